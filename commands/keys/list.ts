@@ -1,0 +1,45 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { renderTable, statusColour } from '../../src/cli/output';
+import { services } from '../../src/cli/services';
+import type { Page } from '../../src/db/scoped';
+import type { ApiKey } from '../../src/services/api-keys';
+
+export default class KeysList extends BaseCommand<typeof KeysList> {
+  static override summary = 'List the API keys of a tenant (one mode at a time).';
+  static override examples = [
+    '<%= config.bin %> keys list --tenant 6f1c…',
+    '<%= config.bin %> keys list --tenant 6f1c… --merchant 0b9e… --status active --json',
+  ];
+  static override flags = {
+    tenant: sharedFlags.tenant,
+    merchant: sharedFlags.merchant,
+    live: sharedFlags.live,
+    status: Flags.string({ description: 'Only keys in this status', options: ['active', 'revoked', 'expired'] }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<ApiKey>> {
+    const rt = await this.runtime();
+    const ctx = services.scope().tenantContext(rt, this.flags.tenant, this.flags.live);
+    const page = await services.apiKeys().listApiKeys(
+      ctx,
+      { merchantId: this.flags.merchant, status: this.flags.status as ApiKey['status'] | undefined },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (k) => k.id },
+        { header: 'Name', get: (k) => k.name },
+        { header: 'Owner', get: (k) => (k.owner.type === 'merchant' ? `merchant ${k.owner.merchantId}` : 'tenant') },
+        { header: 'Status', get: (k) => statusColour(k.status) },
+        { header: 'Public key', get: (k) => k.publicKey },
+        { header: 'Expires', get: (k) => k.expiresAt ?? '' },
+      ]),
+    );
+    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    return page;
+  }
+}

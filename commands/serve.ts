@@ -1,0 +1,47 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../src/cli/base-command';
+import { chalk } from '../src/cli/output';
+import { services } from '../src/cli/services';
+
+export interface ServeResult {
+  url: string;
+  sandbox: boolean;
+  stoppedBy: string;
+}
+
+export default class Serve extends BaseCommand<typeof Serve> {
+  static override summary = 'Run the /v1 API (applies pending migrations first).';
+  static override description =
+    'On an empty SQLite database it provisions a sandbox (tenant, company, merchant, keys, platform token), writes it to .payplane/sandbox.json and prints the keys; later starts print them again. SIGTERM or SIGINT stops accepting connections, lets running requests finish and closes the database.';
+  static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --port 8080 --host 0.0.0.0', 'DATABASE_URL=postgres://127.0.0.1/payplane <%= config.bin %> serve'];
+  static override flags = {
+    port: Flags.integer({ description: 'TCP port', default: 4242, env: 'PORT', min: 0, max: 65535 }),
+    host: Flags.string({ description: 'Address to listen on', default: '127.0.0.1', env: 'HOST' }),
+  };
+
+  async run(): Promise<ServeResult> {
+    const rt = await this.runtime();
+    const sandbox = await services.sandbox().ensureServeSandbox(rt);
+    const server = await services.server().startServer(rt, this.flags.port, this.flags.host);
+    const url = rt.config.publicBaseUrl ?? server.url;
+    this.log(`${chalk.bold('payplane')} serving ${chalk.cyan(url)}  (database: ${rt.db.dialect})`);
+    if (sandbox) {
+      this.log(`\n${chalk.bold('Sandbox')} (saved in ${services.sandbox().sandboxFile(rt)})`);
+      this.log(`  tenant id       ${sandbox.tenantId}`);
+      this.log(`  merchant id     ${sandbox.merchantId}`);
+      this.log(`  tenant key      ${sandbox.tenantKey.secretKey}`);
+      this.log(`  merchant key    ${sandbox.merchantKey.secretKey}`);
+      this.log(`  platform token  ${sandbox.platformToken.slice(0, 24)}… (see the file)`);
+      this.log(`\nTry it:\n  curl -s ${url}/v1/api-keys -H "Authorization: Bearer ${sandbox.tenantKey.secretKey}"`);
+    }
+    this.log(`\nOpenAPI: ${url}/v1/openapi.json  ·  Ctrl-C to stop`);
+
+    const signal = await new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    this.log(`\n${signal}: finishing running requests…`);
+    await server.close();
+    return { url, sandbox: Boolean(sandbox), stoppedBy: signal };
+  }
+}

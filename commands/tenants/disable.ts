@@ -1,0 +1,3 @@
+import { tenantStatusCommand } from '../../src/cli/tenant-status';
+
+export default tenantStatusCommand('disable');

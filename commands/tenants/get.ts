@@ -1,0 +1,18 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderRecord } from '../../src/cli/output';
+import { services } from '../../src/cli/services';
+import type { Tenant } from '../../src/services/tenants';
+
+export default class TenantsGet extends BaseCommand<typeof TenantsGet> {
+  static override summary = 'Show one tenant.';
+  static override examples = ['<%= config.bin %> tenants get 6f1c…'];
+  static override args = { id: Args.string({ description: 'Tenant id', required: true }) };
+
+  async run(): Promise<Tenant> {
+    const rt = await this.runtime();
+    const tenant = await services.tenants().getTenant(services.scope().platformContext(rt), this.args.id);
+    this.log(renderRecord({ ...tenant }));
+    return tenant;
+  }
+}

@@ -1,0 +1,38 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { renderTable, statusColour } from '../../src/cli/output';
+import { services } from '../../src/cli/services';
+import type { Page } from '../../src/db/scoped';
+import type { Tenant, TenantStatus } from '../../src/services/tenants';
+
+export default class TenantsList extends BaseCommand<typeof TenantsList> {
+  static override summary = 'List tenants.';
+  static override examples = ['<%= config.bin %> tenants list', '<%= config.bin %> tenants list --status suspended --json'];
+  static override flags = {
+    status: Flags.string({ description: 'Only tenants in this status', options: ['active', 'suspended', 'disabled'] }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<Tenant>> {
+    const rt = await this.runtime();
+    const page = await services.tenants().listTenants(
+      services.scope().platformContext(rt),
+      { status: this.flags.status as TenantStatus | undefined },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (t) => t.id },
+        { header: 'Name', get: (t) => t.name },
+        { header: 'Status', get: (t) => statusColour(t.status) },
+        { header: 'Mode', get: (t) => (t.livemode ? 'live' : 'sandbox') },
+        { header: 'Currency', get: (t) => t.defaultCurrency ?? '' },
+        { header: 'Created', get: (t) => t.createdAt },
+      ]),
+    );
+    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    return page;
+  }
+}

@@ -1,0 +1,26 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderRecord } from '../../src/cli/output';
+import { services } from '../../src/cli/services';
+import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenant-flags';
+import { validateWith } from '../../src/cli/validate';
+import { UpdateTenantBody } from '../../src/api/tenants/schemas';
+import type { Tenant } from '../../src/services/tenants';
+
+export default class TenantsUpdate extends BaseCommand<typeof TenantsUpdate> {
+  static override summary = 'Change a tenant\'s settings.';
+  static override examples = [
+    '<%= config.bin %> tenants update 6f1c… --rate-limit 1200',
+    '<%= config.bin %> tenants update 6f1c… --feature instantPayouts=true --contact-email ops@acme.example',
+  ];
+  static override args = { id: Args.string({ description: 'Tenant id', required: true }) };
+  static override flags = tenantFieldFlags;
+
+  async run(): Promise<Tenant> {
+    const input = validateWith(UpdateTenantBody, tenantInput(this.flags), tenantFlagNames);
+    const rt = await this.runtime();
+    const tenant = await services.tenants().updateTenant(services.scope().platformContext(rt), this.args.id, input);
+    this.log(renderRecord({ ...tenant }));
+    return tenant;
+  }
+}

@@ -1,0 +1,66 @@
+import { z } from './zod';
+import { isCountry, isCurrency } from '../domain/money';
+
+/** Common list parameters of the specification. */
+export const listParams = {
+  cursor: z.string().uuid('must be a cursor (uuid) from a previous pagination.nextCursor or prevCursor').optional()
+    .openapi({ description: 'Id of the first record of the page to return, from pagination.nextCursor or prevCursor.' }),
+  limit: z.coerce.number().int('must be an integer').min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').default(20)
+    .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20 }),
+  sortOrder: z.enum(['asc', 'desc']).default('desc').openapi({ description: 'Sorts by createdAt; desc (newest first) by default.' }),
+};
+
+export function listQuery<T extends z.ZodRawShape>(filters: T) {
+  return z.object({ ...filters, ...listParams });
+}
+
+/** Query booleans arrive as strings. */
+export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const idParams = z.object({ id: z.string().min(1).openapi({ description: 'Record id (uuid).' }) });
+
+export const Timestamp = z.string().openapi({ format: 'date-time', example: '2026-01-01T00:00:00.000Z' });
+export const NullableTimestamp = Timestamp.nullable();
+
+export const Currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 currency code')
+  .refine(isCurrency, 'is not an ISO 4217 currency')
+  .openapi({ example: 'EUR' });
+
+export const Country = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'must be an upper-case ISO 3166-1 alpha-2 country code')
+  .refine(isCountry, 'is not an ISO 3166-1 country')
+  .openapi({ example: 'DE' });
+
+export const Money = z
+  .strictObject({ currency: Currency, valueMinor: z.number().int('must be an integer amount in minor units').safe() })
+  .openapi('Money');
+
+export const HttpsUrl = z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048);
+export const Email = z.email('must be an email address').max(320);
+
+export const FutureDateInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });
+
+export const Pagination = z
+  .object({
+    nextCursor: z.string().nullable(),
+    prevCursor: z.string().nullable(),
+    hasMore: z.boolean(),
+    totalCount: z.number().int(),
+  })
+  .openapi('Pagination');
+
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string().optional(),
+    code: z.string().openapi({ description: 'Stable UPPER_SNAKE error code.' }),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    requestId: z.string().optional(),
+  })
+  .openapi('Problem');

@@ -1,0 +1,133 @@
+import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
+import type { Runtime } from '../runtime';
+import type { AppConfig } from '../config';
+import { PayplaneError, ValidationError } from '../domain/errors';
+import { configureColour } from './output';
+
+export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
+export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
+
+/**
+ * The one base of every payplane command: --json (the run() result, printed by oclif), --database-url,
+ * colour off under NO_COLOR or a pipe, prompts only on a TTY, and domain errors mapped once to a message,
+ * a code, a hint and an exit code.
+ */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override enableJsonFlag = true;
+
+  static override baseFlags = {
+    'database-url': Flags.string({
+      description: 'Database URL: sqlite:<path> or postgres://… (default: $DATABASE_URL, else sqlite:.payplane/payplane.db)',
+      env: 'DATABASE_URL',
+      helpGroup: 'GLOBAL',
+    }),
+  };
+
+  protected flags!: CommandFlags<T>;
+  protected args!: CommandArgs<T>;
+  private openedRuntime: Runtime | undefined;
+
+  public override async init(): Promise<void> {
+    await super.init();
+    configureColour();
+    const { args, flags } = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    });
+    this.flags = flags as CommandFlags<T>;
+    this.args = args as CommandArgs<T>;
+  }
+
+  protected async config$(overrides: Partial<AppConfig> = {}): Promise<AppConfig> {
+    const { loadConfig } = lazy<typeof import('../config')>('../config');
+    return loadConfig(process.env, { databaseUrl: this.flags['database-url'], ...overrides });
+  }
+
+  /** Opens the database (applying pending migrations) once per command; closed when the command ends. */
+  protected async runtime(options: { migrate?: boolean } = {}): Promise<Runtime> {
+    if (!this.openedRuntime) {
+      const { openRuntime } = lazy<typeof import('../runtime')>('../runtime');
+      this.openedRuntime = await openRuntime(await this.config$(), { migrate: options.migrate, logger: silentLogger() });
+    }
+    return this.openedRuntime!;
+  }
+
+  protected override async finally(error: Error | undefined): Promise<void> {
+    if (this.openedRuntime) {
+      const { closeRuntime } = lazy<typeof import('../runtime')>('../runtime');
+      await closeRuntime(this.openedRuntime).catch(() => undefined);
+      this.openedRuntime = undefined;
+    }
+    await super.finally(error);
+  }
+
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (error instanceof PayplaneError) {
+      const cliError = new Errors.CLIError(error.detail, {
+        code: error.code,
+        exit: error.exitCode,
+        suggestions: error.hint ? [error.hint] : undefined,
+      });
+      Object.assign(cliError, { status: error.status, errors: error.errors });
+      return super.catch(cliError);
+    }
+    return super.catch(error);
+  }
+
+  protected override toErrorJson(error: unknown): unknown {
+    const e = error as { code?: string; message?: string; status?: number; errors?: unknown; suggestions?: string[]; oclif?: { exit?: number } };
+    return {
+      error: {
+        code: e.code ?? 'ERROR',
+        message: e.message,
+        ...(e.status ? { status: e.status } : {}),
+        ...(e.errors ? { errors: e.errors } : {}),
+        ...(e.suggestions?.length ? { hint: e.suggestions[0] } : {}),
+        exitCode: e.oclif?.exit ?? 1,
+      },
+    };
+  }
+
+  /** A value from its flag, else asked on a TTY, else a clear error naming the flag. */
+  protected async required(value: string | undefined, flag: string, question: string): Promise<string> {
+    if (value !== undefined && value !== '') return value;
+    if (process.stdin.isTTY && process.stdout.isTTY && !this.jsonEnabled()) {
+      const { input } = await import('@inquirer/prompts');
+      return input({ message: question, required: true });
+    }
+    throw new ValidationError(`Missing --${flag}.`, [{ path: `--${flag}`, message: 'is required' }], 'MISSING_FLAG', {
+      hint: `Pass --${flag} <value>.`,
+    });
+  }
+
+  /** Asks for confirmation on a TTY unless --yes was given; refuses in a script without --yes. */
+  protected async confirm(yes: boolean | undefined, question: string): Promise<void> {
+    if (yes) return;
+    if (process.stdin.isTTY && process.stdout.isTTY && !this.jsonEnabled()) {
+      const { confirm } = await import('@inquirer/prompts');
+      if (await confirm({ message: question, default: false })) return;
+      throw new ValidationError('Cancelled.', [], 'CANCELLED');
+    }
+    throw new ValidationError('This action needs confirmation.', [{ path: '--yes', message: 'is required when not on a terminal' }], 'CONFIRMATION_REQUIRED', {
+      hint: 'Pass --yes to confirm.',
+    });
+  }
+}
+
+/**
+ * Loads a module when a command first needs it: `--help` and `--version` then never pay for Sequelize or
+ * Express. Paths are relative to this file.
+ */
+export function lazy<M>(specifier: string): M {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(specifier) as M;
+}
+
+function silentLogger() {
+  // Admin commands print their own results; library logs stay quiet unless PAYPLANE_LOG_LEVEL asks.
+  const pino = lazy<typeof import('pino')>('pino');
+  return pino.default({ level: process.env.PAYPLANE_LOG_LEVEL ?? 'silent' });
+}

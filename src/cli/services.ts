@@ -1,0 +1,12 @@
+import { lazy } from './base-command';
+
+/** The service layer as commands reach it: loaded on first use, so help and version stay fast. */
+export const services = {
+  apiKeys: () => lazy<typeof import('../services/api-keys')>('../services/api-keys'),
+  tenants: () => lazy<typeof import('../services/tenants')>('../services/tenants'),
+  sandbox: () => lazy<typeof import('../services/sandbox')>('../services/sandbox'),
+  tokens: () => lazy<typeof import('../services/tokens')>('../services/tokens'),
+  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
+  server: () => lazy<typeof import('../http/server')>('../http/server'),
+  scope: () => lazy<typeof import('./scope')>('./scope'),
+};

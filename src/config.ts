@@ -1,0 +1,47 @@
+import path from 'node:path';
+
+export interface AppConfig {
+  /** folder for the sandbox database, generated keys and sandbox.json */
+  home: string;
+  databaseUrl: string;
+  /** whether DATABASE_URL was left to the default (the sandbox SQLite file) */
+  databaseUrlDefaulted: boolean;
+  tokenSecret?: string;
+  oidcIssuer?: string;
+  oidcJwksUrl?: string;
+  oidcAudience?: string;
+  /** Express "trust proxy" value: false (default), true, a hop count, or addresses/CIDRs */
+  trustProxy: boolean | number | string;
+  logLevel: string;
+  publicBaseUrl?: string;
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
+
+/** Configuration from the environment. Flags of a command override it by passing `overrides`. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
+  const home = path.resolve(overrides.home ?? env.PAYPLANE_HOME ?? '.payplane');
+  const explicitUrl = overrides.databaseUrl ?? env.DATABASE_URL;
+  return {
+    home,
+    databaseUrl: explicitUrl || `sqlite:${path.join(home, 'payplane.db')}`,
+    databaseUrlDefaulted: !explicitUrl,
+    tokenSecret: env.PAYPLANE_TOKEN_SECRET || undefined,
+    oidcIssuer: env.PAYPLANE_OIDC_ISSUER || undefined,
+    oidcJwksUrl: env.PAYPLANE_OIDC_JWKS_URL || undefined,
+    oidcAudience: env.PAYPLANE_OIDC_AUDIENCE || undefined,
+    trustProxy: parseTrustProxy(env.PAYPLANE_TRUST_PROXY),
+    logLevel: env.PAYPLANE_LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    publicBaseUrl: env.PAYPLANE_PUBLIC_URL || undefined,
+    ...stripUndefined(overrides),
+  };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

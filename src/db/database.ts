@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Mutex } from 'async-mutex';
+import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
+import { Umzug, SequelizeStorage } from 'umzug';
+import { defineModels, type Models } from './models';
+import { migrations } from './migrations';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseTarget {
+  dialect: Dialect;
+  /** sqlite: file path or ':memory:'; postgres: the connection URL */
+  location: string;
+}
+
+/** `sqlite:<path>` (relative to the working directory), `sqlite::memory:`, or `postgres://…`. */
+export function parseDatabaseUrl(url: string): DatabaseTarget {
+  if (/^postgres(ql)?:\/\//.test(url)) return { dialect: 'postgres', location: url };
+  const m = /^sqlite:(?:\/\/)?(.+)$/.exec(url);
+  if (m) {
+    const file = m[1];
+    return { dialect: 'sqlite', location: file === ':memory:' ? file : path.resolve(file) };
+  }
+  throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got "${url.replace(/:[^:@/]*@/, ':***@')}")`);
+}
+
+/** Postgres advisory-lock key under which migrations run, so several processes migrate one at a time. */
+const MIGRATION_LOCK = 7_246_071_001;
+
+export class Database {
+  readonly models: Models;
+  /** SQLite allows one writer: in-process write transactions queue here instead of failing with SQLITE_BUSY. */
+  private readonly writeLock: Mutex | null;
+
+  private constructor(
+    readonly sequelize: Sequelize,
+    readonly dialect: Dialect,
+    readonly target: DatabaseTarget,
+  ) {
+    this.models = defineModels(sequelize);
+    this.writeLock = dialect === 'sqlite' ? new Mutex() : null;
+  }
+
+  static async connect(url: string): Promise<Database> {
+    const target = parseDatabaseUrl(url);
+    let sequelize: Sequelize;
+    if (target.dialect === 'sqlite') {
+      if (target.location !== ':memory:') fs.mkdirSync(path.dirname(target.location), { recursive: true });
+      sequelize = new Sequelize({
+        dialect: 'sqlite',
+        storage: target.location,
+        logging: false,
+        transactionType: Transaction.TYPES.IMMEDIATE,
+        retry: { max: 10, match: [/SQLITE_BUSY/] },
+      });
+      configureSqliteConnections(sequelize);
+    } else {
+      sequelize = new Sequelize(target.location, {
+        dialect: 'postgres',
+        logging: false,
+        pool: { max: Number(process.env.PAYPLANE_DB_POOL_MAX ?? 10), min: 0, idle: 10_000 },
+      });
+    }
+    const db = new Database(sequelize, target.dialect, target);
+    await sequelize.authenticate();
+    if (target.dialect === 'sqlite' && target.location !== ':memory:') {
+      await sequelize.query('PRAGMA journal_mode=WAL');
+    }
+    return db;
+  }
+
+  /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
+  async transaction<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
+    if (this.writeLock) return this.writeLock.runExclusive(() => this.sequelize.transaction(fn));
+    return this.sequelize.transaction(fn);
+  }
+
+  migrator(): Umzug<ReturnType<Sequelize['getQueryInterface']>> {
+    return new Umzug({
+      migrations: migrations.map((m) => ({
+        name: m.name,
+        up: ({ context }) => m.up(context, this.dialect),
+        down: ({ context }) => m.down(context, this.dialect),
+      })),
+      context: this.sequelize.getQueryInterface(),
+      storage: new SequelizeStorage({ sequelize: this.sequelize, tableName: 'schema_migrations' }),
+      logger: undefined,
+    });
+  }
+
+  /** Applies pending migrations; on Postgres under an advisory lock so concurrent starts do not race. */
+  async migrate(): Promise<string[]> {
+    return this.withMigrationLock(async () => (await this.migrator().up()).map((m) => m.name));
+  }
+
+  async rollback(): Promise<string[]> {
+    return this.withMigrationLock(async () => (await this.migrator().down()).map((m) => m.name));
+  }
+
+  async migrationStatus(): Promise<{ executed: string[]; pending: string[] }> {
+    const umzug = this.migrator();
+    const [executed, pending] = await Promise.all([umzug.executed(), umzug.pending()]);
+    return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) };
+  }
+
+  private async withMigrationLock<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.dialect !== 'postgres') return fn();
+    // A session-level lock needs one connection for lock and unlock: hold it in a transaction.
+    return this.sequelize.transaction(async (t) => {
+      await this.sequelize.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`, { transaction: t });
+      return fn();
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.sequelize.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    await this.sequelize.close();
+  }
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof UniqueConstraintError;
+}
+
+/** Every new SQLite connection waits for a busy database instead of failing at once (other processes). */
+function configureSqliteConnections(sequelize: Sequelize): void {
+  const manager = sequelize.connectionManager as unknown as {
+    getConnection(options?: unknown): Promise<{ run(sql: string): void; __payplaneConfigured?: boolean }>;
+  };
+  const getConnection = manager.getConnection.bind(manager);
+  manager.getConnection = async (options?: unknown) => {
+    const connection = await getConnection(options);
+    if (!connection.__payplaneConfigured) {
+      connection.__payplaneConfigured = true;
+      connection.run('PRAGMA busy_timeout = 10000');
+    }
+    return connection;
+  };
+}

@@ -1,0 +1,12 @@
+import type { QueryInterface } from 'sequelize';
+import type { Dialect } from '../database';
+import * as m0001 from './0001_foundation';
+
+export interface Migration {
+  name: string;
+  up(qi: QueryInterface, dialect: Dialect): Promise<void>;
+  down(qi: QueryInterface, dialect: Dialect): Promise<void>;
+}
+
+/** Every migration, in order. A new migration is a new file added at the end of this list. */
+export const migrations: Migration[] = [{ name: '0001_foundation', ...m0001 }];

@@ -1,0 +1,206 @@
+import { newId } from '../util/ids';
+import { Op, type WhereOptions } from 'sequelize';
+import type { CallerContext } from '../domain/context';
+import { InternalError, NotFoundError, ValidationError } from '../domain/errors';
+import type { RowModel } from './models';
+
+export interface ListParams {
+  cursor?: string;
+  limit: number;
+  sortOrder: 'asc' | 'desc';
+}
+
+export interface Pagination {
+  nextCursor: string | null;
+  prevCursor: string | null;
+  hasMore: boolean;
+  totalCount: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+type AnyWhere = Record<string | symbol, unknown>;
+
+/**
+ * The one door to the tables: every read and write applies the caller's tenant, merchant and mode, and hides
+ * soft-deleted rows. A record outside the caller's scope does not exist for it (404), wherever it is asked for.
+ */
+export class ScopedAccess<R extends { id: string; createdAt: Date }> {
+  constructor(
+    private readonly ctx: CallerContext,
+    private readonly model: RowModel<R>,
+  ) {}
+
+  private get spec() {
+    return this.model.scopeSpec;
+  }
+
+  /** The conditions the caller's scope puts on every query of this table. */
+  scopeWhere(): AnyWhere {
+    const { tenant, merchant, mode, softDelete } = this.spec;
+    const where: AnyWhere = {};
+    if (tenant && this.ctx.level !== 'platform') where[tenant] = this.ctx.tenantId;
+    if (merchant && this.ctx.merchantId) where[merchant] = this.ctx.merchantId;
+    if (mode) where[mode] = this.ctx.livemode;
+    if (softDelete) where.deletedAt = null;
+    return where;
+  }
+
+  private where(extra: AnyWhere = {}): WhereOptions {
+    return { ...extra, ...this.scopeWhere() } as WhereOptions;
+  }
+
+  async findOne(where: AnyWhere, options: { lock?: boolean } = {}): Promise<R | null> {
+    const row = await this.model.findOne({
+      where: this.where(where),
+      transaction: this.ctx.transaction,
+      lock: options.lock && this.ctx.transaction ? true : undefined,
+    });
+    return row ? (row.get({ plain: true }) as R) : null;
+  }
+
+  async find(id: string, options: { lock?: boolean } = {}): Promise<R | null> {
+    if (!isUuid(id)) return null;
+    return this.findOne({ id }, options);
+  }
+
+  /** The record, or 404 when it does not exist or is outside the caller's scope. */
+  async get(id: string, options: { lock?: boolean } = {}): Promise<R> {
+    const row = await this.find(id, options);
+    if (!row) throw new NotFoundError(this.spec.resource, id);
+    return row;
+  }
+
+  async findAll(where: AnyWhere = {}, options: { limit?: number } = {}): Promise<R[]> {
+    const rows = await this.model.findAll({
+      where: this.where(where),
+      order: [['createdAt', 'DESC'], ['id', 'DESC']],
+      limit: options.limit,
+      transaction: this.ctx.transaction,
+    });
+    return rows.map((r) => r.get({ plain: true }) as R);
+  }
+
+  async count(where: AnyWhere = {}): Promise<number> {
+    return this.model.count({ where: this.where(where), transaction: this.ctx.transaction });
+  }
+
+  /** Inserts a row inside the caller's scope; id and timestamps come from here and the injected clock. */
+  async create(values: Partial<R>): Promise<R> {
+    const { tenant, merchant, mode } = this.spec;
+    const row: AnyWhere = { id: newId(), ...values };
+    if (tenant && this.ctx.level !== 'platform') {
+      if (row[tenant] !== undefined && row[tenant] !== this.ctx.tenantId) {
+        throw new InternalError(`scoped create of ${this.spec.resource} outside the caller's tenant`);
+      }
+      row[tenant] = this.ctx.tenantId;
+    }
+    if (merchant && merchant !== 'id' && this.ctx.merchantId) {
+      if (row[merchant] != null && row[merchant] !== this.ctx.merchantId) {
+        throw new InternalError(`scoped create of ${this.spec.resource} outside the caller's merchant`);
+      }
+      row[merchant] = this.ctx.merchantId;
+    }
+    if (mode && row[mode] === undefined) row[mode] = this.ctx.livemode;
+    if (tenant && !row[tenant] && !this.spec.tenantNullable) throw new InternalError(`${this.spec.resource} created without a tenant`);
+    const now = this.ctx.clock.now();
+    row.createdAt = row.createdAt ?? now;
+    row.updatedAt = now;
+    if ('deletedAt' in this.model.getAttributes()) row.deletedAt = null;
+    const created = await this.model.create(row as never, { transaction: this.ctx.transaction });
+    return created.get({ plain: true }) as R;
+  }
+
+  /**
+   * Updates the row when it still matches `expect` (compare-and-set, so concurrent moves cannot both win).
+   * Returns the updated row, or null when it no longer matched.
+   */
+  async updateIf(row: R, expect: AnyWhere, changes: Partial<R>): Promise<R | null> {
+    const values = { ...changes, updatedAt: this.ctx.clock.now() } as AnyWhere;
+    const [count] = await this.model.update(values as never, {
+      where: this.where({ ...expect, id: row.id }),
+      transaction: this.ctx.transaction,
+    });
+    if (count === 0) return null;
+    return { ...row, ...values } as R;
+  }
+
+  async update(row: R, changes: Partial<R>): Promise<R> {
+    const updated = await this.updateIf(row, {}, changes);
+    if (!updated) throw new NotFoundError(this.spec.resource, row.id);
+    return updated;
+  }
+
+  async softDelete(row: R): Promise<R> {
+    return this.update(row, { deletedAt: this.ctx.clock.now() } as unknown as Partial<R>);
+  }
+
+  /**
+   * One page in createdAt order (ties broken by id). `cursor` is the id of the first record of the page to
+   * return; nextCursor and prevCursor are the first ids of the following and the preceding page.
+   */
+  async list(where: AnyWhere, params: ListParams): Promise<Page<R>> {
+    const desc = params.sortOrder !== 'asc';
+    const dir = desc ? 'DESC' : 'ASC';
+    const baseWhere = this.where(where);
+    let pageWhere: WhereOptions = baseWhere;
+    let anchor: R | null = null;
+    if (params.cursor !== undefined) {
+      anchor = isUuid(params.cursor) ? await this.findOne({ id: params.cursor }) : null;
+      if (!anchor) throw ValidationError.field('query.cursor', 'is not a cursor of this list', 'INVALID_CURSOR');
+      const [before, atOrBefore] = desc ? [Op.lt, Op.lte] : [Op.gt, Op.gte];
+      pageWhere = {
+        [Op.and]: [
+          baseWhere,
+          { [Op.or]: [{ createdAt: { [before]: anchor.createdAt } }, { createdAt: anchor.createdAt, id: { [atOrBefore]: anchor.id } }] },
+        ],
+      };
+    }
+    const [rows, totalCount, prevCursor] = await Promise.all([
+      this.model.findAll({
+        where: pageWhere,
+        order: [['createdAt', dir], ['id', dir]],
+        limit: params.limit + 1,
+        transaction: this.ctx.transaction,
+      }),
+      this.model.count({ where: baseWhere, transaction: this.ctx.transaction }),
+      anchor ? this.previousPageStart(baseWhere, anchor, desc, params.limit) : Promise.resolve(null),
+    ]);
+    const hasMore = rows.length > params.limit;
+    const data = rows.slice(0, params.limit).map((r) => r.get({ plain: true }) as R);
+    return {
+      data,
+      pagination: { nextCursor: hasMore ? (rows[params.limit].get('id') as string) : null, prevCursor, hasMore, totalCount },
+    };
+  }
+
+  private async previousPageStart(baseWhere: WhereOptions, anchor: R, desc: boolean, limit: number): Promise<string | null> {
+    const after = desc ? Op.gt : Op.lt;
+    const reverse = desc ? 'ASC' : 'DESC';
+    const rows = await this.model.findAll({
+      attributes: ['id'],
+      where: {
+        [Op.and]: [
+          baseWhere,
+          { [Op.or]: [{ createdAt: { [after]: anchor.createdAt } }, { createdAt: anchor.createdAt, id: { [after]: anchor.id } }] },
+        ],
+      },
+      order: [['createdAt', reverse], ['id', reverse]],
+      limit,
+      transaction: this.ctx.transaction,
+    });
+    return rows.length ? (rows[rows.length - 1].get('id') as string) : null;
+  }
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export function isUuid(value: string): boolean {
+  return UUID_RE.test(value);
+}
+
+export function scoped<R extends { id: string; createdAt: Date }>(ctx: CallerContext, model: RowModel<R>): ScopedAccess<R> {
+  return new ScopedAccess(ctx, model);
+}

@@ -1,0 +1,45 @@
+import type { Transaction } from 'sequelize';
+import type { Clock } from './clock';
+import type { Database } from '../db/database';
+
+/** Owner levels of operations.md: M merchant, T tenant (operator), P platform. */
+export type Level = 'merchant' | 'tenant' | 'platform';
+export type Layer = 'merchant' | 'operator' | 'platform';
+
+export const LEVEL_LAYER: Record<Level, Layer> = { merchant: 'merchant', tenant: 'operator', platform: 'platform' };
+
+export interface Actor {
+  type: 'api_key' | 'user' | 'cli' | 'system';
+  id: string;
+}
+
+/**
+ * Everything a service needs to know about who is calling and where: scope (tenant, merchant, mode), the
+ * actor, the open transaction and the clock. Services take this plus plain input; never req, res or oclif.
+ */
+export interface CallerContext {
+  db: Database;
+  clock: Clock;
+  level: Level;
+  /** null only for platform callers, who see every tenant. */
+  tenantId: string | null;
+  /** set for merchant callers: they see their own merchant only. */
+  merchantId: string | null;
+  livemode: boolean;
+  actor: Actor;
+  permissions: ReadonlySet<string>;
+  /** how the caller authenticated; secret-key callers are held to their own mode when issuing keys. */
+  credential: 'secret_key' | 'user_token' | 'cli' | 'system';
+  transaction?: Transaction;
+  requestId?: string;
+}
+
+export function withTransaction(ctx: CallerContext, transaction: Transaction): CallerContext {
+  return { ...ctx, transaction };
+}
+
+/** Runs fn in one database transaction (reusing the caller's if one is open). */
+export async function inTransaction<T>(ctx: CallerContext, fn: (ctx: CallerContext) => Promise<T>): Promise<T> {
+  if (ctx.transaction) return fn(ctx);
+  return ctx.db.transaction((t) => fn(withTransaction(ctx, t)));
+}

@@ -1,0 +1,126 @@
+import crypto from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Runtime } from '../runtime';
+import { operations as allOperations } from '../api';
+import {
+  InternalError, NotFoundError, PayplaneError, RequestRejectedError, UnavailableError, ValidationError, toProblem,
+} from '../domain/errors';
+import { operationHandler } from './pipeline';
+import { buildOpenApiDocument } from './openapi';
+import type { Operation } from './registry';
+import { VERSION } from '../version';
+
+function routePattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+}
+
+/** Literal segments before parameters, so /v1/api-keys/grantable-permissions wins over /v1/api-keys/{id}. */
+function bySpecificity(a: Operation, b: Operation): number {
+  const sa = a.path.split('/');
+  const sb = b.path.split('/');
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    const pa = sa[i].startsWith('{');
+    const pb = sb[i].startsWith('{');
+    if (pa !== pb) return pa ? 1 : -1;
+  }
+  return 0;
+}
+
+/** Maps any error once to problem+json. */
+function toPayplaneError(error: unknown): PayplaneError {
+  if (error instanceof PayplaneError) return error;
+  const e = error as { type?: string; status?: number; message?: string };
+  switch (e?.type) {
+    case 'entity.parse.failed':
+      return new ValidationError('The request body is not valid JSON.', [{ path: 'body', message: 'is not valid JSON' }], 'INVALID_JSON');
+    case 'entity.too.large':
+      return new RequestRejectedError(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the 1 MB limit.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new RequestRejectedError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as UTF-8 application/json.');
+    case 'request.aborted':
+      return new ValidationError('The request was aborted by the client.', [], 'REQUEST_ABORTED');
+  }
+  if (e?.status && e.status >= 400 && e.status < 500) {
+    return new ValidationError(e.message ?? 'Bad request.', [], 'BAD_REQUEST');
+  }
+  return new InternalError();
+}
+
+export interface AppOptions {
+  operations?: Operation[];
+}
+
+/** The /v1 API with health checks and the OpenAPI document. */
+export function createApp(rt: Runtime, options: AppOptions = {}): express.Express {
+  const operations = options.operations ?? allOperations;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', rt.config.trustProxy);
+  app.set('query parser', 'simple');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;
+    res.locals.requestId = requestId;
+    res.set('Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      rt.logger.info(
+        { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await rt.db.ping();
+      const { pending } = await rt.db.migrationStatus();
+      if (pending.length) throw new UnavailableError(`Pending migrations: ${pending.join(', ')}.`, 'MIGRATIONS_PENDING');
+      res.json({ status: 'ready', database: rt.db.dialect });
+    } catch (error) {
+      throw error instanceof PayplaneError ? error : new UnavailableError('The database is not reachable.', 'DATABASE_UNAVAILABLE');
+    }
+  });
+
+  let openapi: unknown;
+  app.get('/v1/openapi.json', (_req, res) => {
+    openapi ??= buildOpenApiDocument(operations, VERSION);
+    res.json(openapi);
+  });
+
+  app.use('/v1', express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
+  const sorted = [...operations].sort(bySpecificity);
+  for (const op of sorted) {
+    app[op.method](op.path.replace(/\{([^}]+)\}/g, ':$1'), operationHandler(rt, op));
+  }
+
+  const patterns = operations.map((op) => ({ pattern: routePattern(op.path), method: op.method.toUpperCase() }));
+  app.use((req: Request) => {
+    const allowed = [...new Set(patterns.filter((p) => p.pattern.test(req.path)).map((p) => p.method))];
+    if (allowed.length) {
+      throw new RequestRejectedError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}.`, {
+        headers: { Allow: allowed.join(', ') },
+      });
+    }
+    throw new NotFoundError('route', undefined, {
+      code: 'ROUTE_NOT_FOUND',
+      detail: `No route ${req.method} ${req.path}.`,
+      hint: 'See /v1/openapi.json for the operations.',
+    });
+  });
+
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const mapped = toPayplaneError(error);
+    if (mapped.status >= 500) rt.logger.error({ err: error, requestId: res.locals.requestId }, 'request failed');
+    const problem = toProblem(mapped, req.originalUrl.split('?')[0], res.locals.requestId);
+    for (const [name, value] of Object.entries(mapped.headers ?? {})) res.set(name, value);
+    res.status(mapped.status).type('application/problem+json').send(JSON.stringify(problem));
+  });
+  return app;
+}

@@ -1,0 +1,62 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from '../api/zod';
+import { Pagination, ProblemSchema } from '../api/common';
+import type { Operation } from './registry';
+
+const LEVEL_NAMES = { M: 'merchant', T: 'tenant', P: 'platform' } as const;
+
+function problem(description: string) {
+  return { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
+}
+
+/** The OpenAPI 3.1 document of every declared operation, derived from the same declarations as the routes. */
+export function buildOpenApiDocument(operations: Operation[], version: string): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A secret API key (sk_live_… / sk_test_…) or a user access token (JWT).',
+  });
+  registry.register('Problem', ProblemSchema);
+  for (const op of operations) {
+    const record = op.response;
+    const envelope =
+      op.kind === 'list' ? z.object({ data: z.array(record), pagination: Pagination }) : z.object({ data: record });
+    const responses: Record<string, unknown> = {
+      [op.status ?? 200]: { description: op.kind === 'list' ? 'A page of records' : 'The record', content: { 'application/json': { schema: envelope } } },
+      400: problem('Invalid input; `errors` names each field'),
+      401: problem('Missing, invalid, revoked or expired credentials'),
+      403: problem('The caller\'s level or permissions do not allow this operation'),
+    };
+    if (op.params) responses[404] = problem('Absent or not visible to the caller');
+    if (op.method !== 'get') responses[409] = problem('The current state does not allow this, or the Idempotency-Key was reused');
+    const levels = op.levels.map((l) => LEVEL_NAMES[l]).join(', ');
+    registry.registerPath({
+      method: op.method,
+      path: op.path,
+      operationId: op.id,
+      summary: op.summary,
+      description: [op.description, `Caller levels: ${levels}. Permission: \`${op.permission}\`.`].filter(Boolean).join('\n\n'),
+      tags: [op.tag],
+      security: [{ bearerAuth: [] }],
+      'x-payplane-levels': op.levels,
+      'x-payplane-permission': op.permission,
+      request: {
+        params: op.params as never,
+        query: op.query as never,
+        headers: op.method === 'post' ? z.object({ 'Idempotency-Key': z.string().min(1).max(128).optional() }) : undefined,
+        body: op.body ? { content: { 'application/json': { schema: op.body } }, required: false } : undefined,
+      },
+      responses: responses as never,
+    } as never);
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Payplane API',
+      version,
+      description: 'Multi-tenant payment-processing platform. Errors are RFC 9457 problem details with a stable `code`.',
+    },
+    servers: [{ url: '/' }],
+  });
+}

@@ -1,0 +1,114 @@
+import type { Request, Response } from 'express';
+import type { Runtime } from '../runtime';
+import type { CallerContext, Level } from '../domain/context';
+import { InternalError, PermissionError, RequestRejectedError } from '../domain/errors';
+import { authenticate } from '../services/auth';
+import { allows } from '../services/permissions';
+import {
+  claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, validateIdempotencyKey,
+} from '../services/idempotency';
+import type { LevelCode, Operation } from './registry';
+import { issuesOf, parseInputs } from './validation';
+
+const LEVEL_CODE: Record<Level, LevelCode> = { merchant: 'M', tenant: 'T', platform: 'P' };
+const LEVEL_NAME: Record<LevelCode, string> = { M: 'merchant', T: 'tenant', P: 'platform' };
+
+/** Level, permission and credential-kind checks of an operation, straight from its declaration. */
+export function authorize(op: Operation, ctx: CallerContext): void {
+  if (!op.levels.includes(LEVEL_CODE[ctx.level])) {
+    throw new PermissionError(
+      `This operation is for ${op.levels.map((l) => LEVEL_NAME[l]).join(' or ')} callers; the caller is a ${ctx.level} caller.`,
+      'LEVEL_NOT_ALLOWED',
+    );
+  }
+  if (!allows(ctx.permissions, op.permission)) {
+    throw new PermissionError(`The caller lacks the permission ${op.permission}.`, 'PERMISSION_DENIED', {
+      hint: `Use a key or role that holds ${op.permission}.`,
+    });
+  }
+  if (op.secretKeyOnly && ctx.credential !== 'secret_key') {
+    throw new PermissionError('This operation needs a secret API key (sk_…).', 'SECRET_KEY_REQUIRED');
+  }
+}
+
+function idempotencyScope(ctx: CallerContext): string {
+  return `${ctx.tenantId ?? 'platform'}:${ctx.merchantId ?? '-'}:${ctx.livemode ? 'live' : 'test'}`;
+}
+
+const validateResponses = process.env.PAYPLANE_VALIDATE_RESPONSES === '1';
+
+/** In tests every answer is checked against its declared schema, so the OpenAPI document cannot drift. */
+function checkResponse(op: Operation, record: unknown): void {
+  if (!validateResponses) return;
+  const parsed = op.response.safeParse(record);
+  if (!parsed.success) {
+    const detail = issuesOf('response', parsed.error).map((i) => `${i.path} ${i.message}`).join('; ');
+    throw new InternalError(`Response of ${op.id} does not match its schema: ${detail}`, 'RESPONSE_SCHEMA_MISMATCH');
+  }
+}
+
+/** The Express handler of one declared operation: authenticate, authorize, validate, run, answer. */
+export function operationHandler(rt: Runtime, op: Operation) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const requestId = res.locals.requestId as string;
+    const base = await authenticate(rt, {
+      authorization: req.get('authorization'),
+      ip: req.ip ?? req.socket.remoteAddress ?? '',
+      modeHeader: req.get('payplane-mode'),
+      requestId,
+    });
+    authorize(op, base);
+    if (op.body && req.body === undefined && Number(req.get('content-length') ?? 0) > 0) {
+      throw new RequestRejectedError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
+    }
+    const input = parseInputs<{ params: never; query: never; body: never }>([
+      { location: 'params', schema: op.params, value: req.params },
+      { location: 'query', schema: op.query, value: req.query },
+      { location: 'body', schema: op.body, value: req.body ?? {} },
+    ]);
+
+    const render = (result: unknown) => {
+      if (op.kind === 'list') {
+        const page = result as { data: unknown[]; pagination: unknown };
+        page.data.forEach((record) => checkResponse(op, record));
+        return { data: page.data, pagination: page.pagination };
+      }
+      checkResponse(op, result);
+      return { data: result };
+    };
+    const status = op.status ?? 200;
+
+    if (op.method === 'get') {
+      res.status(status).json(render(await op.handler(base, input)));
+      return;
+    }
+    const key = op.method === 'post' ? req.get('idempotency-key') : undefined;
+    if (key === undefined) {
+      const body = await rt.db.transaction(async (transaction) => render(await op.handler({ ...base, transaction }, input)));
+      res.status(status).json(body);
+      return;
+    }
+    validateIdempotencyKey(key);
+    const claim = await claimIdempotencyKey(rt.db, rt.clock, {
+      scope: idempotencyScope(base), key, method: req.method, path: req.path, body: req.body ?? null,
+    });
+    if (claim.kind === 'replay') {
+      res.set('Idempotent-Replayed', 'true');
+      const replay = op.idempotency ? op.idempotency.replay(claim.body) : { status: claim.status, body: claim.body };
+      res.status(replay.status).json(replay.body);
+      return;
+    }
+    try {
+      const body = await rt.db.transaction(async (transaction) => {
+        const rendered = render(await op.handler({ ...base, transaction }, input));
+        const stored = op.idempotency ? op.idempotency.store(rendered) : rendered;
+        await completeIdempotencyKey(rt.db, rt.clock, claim.id, status, stored, transaction);
+        return rendered;
+      });
+      res.status(status).json(body);
+    } catch (error) {
+      await releaseIdempotencyKey(rt.db, claim.id).catch((e) => rt.logger.error({ err: e, requestId }, 'could not release idempotency key'));
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,81 @@
+import pino, { type Logger } from 'pino';
+import type { AppConfig } from './config';
+import { Database } from './db/database';
+import { systemClock, type Clock } from './domain/clock';
+import type { CallerContext, Level } from './domain/context';
+import { LEVEL_LAYER } from './domain/context';
+import { layerPermissions } from './services/permissions';
+import { TokenService } from './services/tokens';
+import os from 'node:os';
+
+/** What a process holds while it runs: configuration, the database, the clock, tokens and the logger. */
+export interface Runtime {
+  config: AppConfig;
+  db: Database;
+  clock: Clock;
+  tokens: TokenService;
+  logger: Logger;
+}
+
+export interface RuntimeOptions {
+  clock?: Clock;
+  /** apply pending migrations on open (serve and the data commands do) */
+  migrate?: boolean;
+  logger?: Logger;
+}
+
+export async function openRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
+  const db = await Database.connect(config.databaseUrl);
+  try {
+    if (options.migrate !== false) await db.migrate();
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const clock = options.clock ?? systemClock;
+  const logger =
+    options.logger ??
+    pino({
+      level: config.logLevel,
+      redact: { paths: ['*.authorization', '*.secretKey', '*.secret', '*.token', 'headers.authorization'], censor: '[redacted]' },
+    });
+  return { config, db, clock, tokens: new TokenService(config, clock), logger };
+}
+
+export async function closeRuntime(rt: Runtime): Promise<void> {
+  await rt.db.close();
+}
+
+export interface OperatorScope {
+  level?: Level;
+  tenantId: string | null;
+  merchantId?: string | null;
+  livemode: boolean;
+}
+
+/**
+ * The caller context of an operator at the terminal: admin commands run with the database's own authority,
+ * acting at the given level with every permission of that layer; their audit actor is cli:<os user>.
+ */
+export function operatorContext(rt: Runtime, scope: OperatorScope): CallerContext {
+  const level = scope.level ?? (scope.merchantId ? 'merchant' : scope.tenantId ? 'tenant' : 'platform');
+  return {
+    db: rt.db,
+    clock: rt.clock,
+    level,
+    tenantId: level === 'platform' ? null : scope.tenantId,
+    merchantId: level === 'merchant' ? (scope.merchantId ?? null) : null,
+    livemode: scope.livemode,
+    actor: { type: 'cli', id: `cli:${safeUsername()}` },
+    permissions: layerPermissions(LEVEL_LAYER[level]),
+    credential: 'cli',
+  };
+}
+
+function safeUsername(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}

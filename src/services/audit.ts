@@ -1,0 +1,76 @@
+import type { CallerContext } from '../domain/context';
+import { scoped, type ListParams, type Page } from '../db/scoped';
+import type { AuditEntryRow } from '../db/models';
+import { redact } from '../util/secrets';
+import { iso, mapPage } from './present';
+
+export interface AuditInput {
+  action: string;
+  targetType: string;
+  targetId: string;
+  /** tenant and merchant the target belongs to (platform callers act across tenants) */
+  tenantId: string | null;
+  merchantId?: string | null;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** Writes an audit entry in the caller's transaction: who did what to which record, before and after. */
+export async function recordAudit(ctx: CallerContext, input: AuditInput): Promise<void> {
+  await scoped(ctx, ctx.db.models.AuditEntry).create({
+    tenantId: ctx.level === 'platform' ? input.tenantId : undefined,
+    merchantId: input.merchantId ?? ctx.merchantId ?? null,
+    actorType: ctx.actor.type,
+    actorId: ctx.actor.id,
+    action: input.action,
+    targetType: input.targetType,
+    targetId: input.targetId,
+    before: input.before === undefined ? null : redact(input.before),
+    after: input.after === undefined ? null : redact(input.after),
+    requestId: ctx.requestId ?? null,
+  });
+}
+
+export interface AuditEntry {
+  id: string;
+  tenantId: string | null;
+  merchantId: string | null;
+  livemode: boolean;
+  actor: { type: string; id: string };
+  action: string;
+  target: { type: string; id: string };
+  before: unknown;
+  after: unknown;
+  requestId: string | null;
+  createdAt: string;
+}
+
+export function toAuditEntry(row: AuditEntryRow): AuditEntry {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    merchantId: row.merchantId,
+    livemode: row.livemode,
+    actor: { type: row.actorType, id: row.actorId },
+    action: row.action,
+    target: { type: row.targetType, id: row.targetId },
+    before: row.before ?? null,
+    after: row.after ?? null,
+    requestId: row.requestId,
+    createdAt: iso(row.createdAt)!,
+  };
+}
+
+export interface AuditFilters {
+  action?: string;
+  targetId?: string;
+  actorId?: string;
+}
+
+export async function listAuditEntries(ctx: CallerContext, filters: AuditFilters, page: ListParams): Promise<Page<AuditEntry>> {
+  const where: Record<string, unknown> = {};
+  if (filters.action) where.action = filters.action;
+  if (filters.targetId) where.targetId = filters.targetId;
+  if (filters.actorId) where.actorId = filters.actorId;
+  return mapPage(await scoped(ctx, ctx.db.models.AuditEntry).list(where, page), toAuditEntry);
+}

@@ -1,0 +1,147 @@
+import ipaddr from 'ipaddr.js';
+import type { Runtime } from '../runtime';
+import { LEVEL_LAYER, type CallerContext, type Level } from '../domain/context';
+import { AuthenticationError, PermissionError } from '../domain/errors';
+import type { ApiKeyRow, UserRow } from '../db/models';
+import { layerPermissions } from './permissions';
+import { parseSecretKey, apiKeyStatus, verifySecret } from './api-key-secrets';
+
+export interface Credentials {
+  authorization: string | undefined;
+  /** client address as Express resolved it under the configured proxy trust */
+  ip: string;
+  /** `Payplane-Mode: test|live`, honoured for user tokens that carry no mode of their own */
+  modeHeader?: string;
+  requestId?: string;
+}
+
+/**
+ * Turns a bearer credential into the caller context: secret API keys (sk_…) and user tokens (our own JWTs,
+ * or an OIDC issuer's when configured). Refuses unknown, revoked and expired keys (401), keys used from an
+ * address outside their allowlist, and callers whose tenant or merchant is suspended or disabled (403).
+ */
+export async function authenticate(rt: Runtime, credentials: Credentials): Promise<CallerContext> {
+  const header = credentials.authorization;
+  if (!header) throw new AuthenticationError('Send the header Authorization: Bearer <secret key or token>.', 'MISSING_CREDENTIALS');
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw new AuthenticationError('The Authorization header must be "Bearer <secret key or token>".', 'INVALID_CREDENTIALS');
+  const bearer = m[1];
+  if (bearer.startsWith('sk_')) return authenticateKey(rt, bearer, credentials);
+  if (bearer.startsWith('pk_')) {
+    throw new AuthenticationError('A public key cannot authenticate API calls; use the secret key (sk_…).', 'PUBLIC_KEY_USED');
+  }
+  return authenticateUser(rt, bearer, credentials);
+}
+
+async function authenticateKey(rt: Runtime, secret: string, credentials: Credentials): Promise<CallerContext> {
+  const parsed = parseSecretKey(secret);
+  if (!parsed) throw new AuthenticationError('The API key is not valid.', 'INVALID_API_KEY');
+  const { ApiKey } = rt.db.models;
+  // Authentication precedes any caller scope: the key is found by its non-secret prefix, then verified.
+  const found = await ApiKey.findOne({ where: { keyPrefix: parsed.prefix, deletedAt: null } });
+  const key = found?.get({ plain: true }) as ApiKeyRow | undefined;
+  if (!key || !verifySecret(secret, key.secretHash) || key.livemode !== parsed.livemode) {
+    throw new AuthenticationError('The API key is not valid.', 'INVALID_API_KEY');
+  }
+  const status = apiKeyStatus(key, rt.clock.now());
+  if (status === 'revoked') throw new AuthenticationError('The API key has been revoked.', 'API_KEY_REVOKED');
+  if (status === 'expired') throw new AuthenticationError('The API key has expired.', 'API_KEY_EXPIRED');
+  if (key.ipAllowlist.length > 0 && !ipAllowed(credentials.ip, key.ipAllowlist)) {
+    throw new PermissionError(`Requests with this API key are not allowed from ${credentials.ip}.`, 'IP_NOT_ALLOWED');
+  }
+  await assertOwnerActive(rt, key.tenantId, key.merchantId);
+  const level: Level = key.ownerType === 'merchant' ? 'merchant' : 'tenant';
+  const layerSet = layerPermissions(LEVEL_LAYER[level]);
+  return {
+    db: rt.db,
+    clock: rt.clock,
+    level,
+    tenantId: key.tenantId,
+    merchantId: key.ownerType === 'merchant' ? key.merchantId : null,
+    livemode: key.livemode,
+    actor: { type: 'api_key', id: key.id },
+    permissions: new Set(key.permissions.filter((p) => layerSet.has(p))),
+    credential: 'secret_key',
+    requestId: credentials.requestId,
+  };
+}
+
+async function authenticateUser(rt: Runtime, token: string, credentials: Credentials): Promise<CallerContext> {
+  const verified = await rt.tokens.verify(token);
+  const { User } = rt.db.models;
+  const where = verified.kind === 'local' ? { id: verified.subject } : { externalIdpId: verified.subject };
+  if (verified.kind === 'local' && !/^[0-9a-f-]{36}$/i.test(verified.subject)) {
+    throw new AuthenticationError('The token names no known user.', 'UNKNOWN_USER');
+  }
+  const found = await User.findOne({ where: { ...where, deletedAt: null } });
+  const user = found?.get({ plain: true }) as UserRow | undefined;
+  if (!user) throw new AuthenticationError('The token names no known user.', 'UNKNOWN_USER');
+  if (user.status !== 'active') throw new AuthenticationError(`The user is ${user.status}.`, 'USER_NOT_ACTIVE');
+  const level: Level = user.layer === 'platform' ? 'platform' : user.layer === 'operator' ? 'tenant' : 'merchant';
+  if (level !== 'platform') await assertOwnerActive(rt, user.tenantId!, level === 'merchant' ? user.merchantId : null);
+  let livemode = verified.livemode;
+  if (livemode === undefined) {
+    const mode = credentials.modeHeader?.toLowerCase();
+    if (mode !== undefined && mode !== 'test' && mode !== 'live') {
+      throw new AuthenticationError('The Payplane-Mode header must be test or live.', 'INVALID_MODE');
+    }
+    livemode = mode !== 'test';
+  }
+  return {
+    db: rt.db,
+    clock: rt.clock,
+    level,
+    tenantId: level === 'platform' ? null : user.tenantId,
+    merchantId: level === 'merchant' ? user.merchantId : null,
+    livemode,
+    actor: { type: 'user', id: user.id },
+    // Roles narrow this in the organization area; until then a user holds every code of its layer.
+    permissions: layerPermissions(LEVEL_LAYER[level]),
+    credential: 'user_token',
+    requestId: credentials.requestId,
+  };
+}
+
+async function assertOwnerActive(rt: Runtime, tenantId: string, merchantId: string | null): Promise<void> {
+  const { Tenant, Merchant } = rt.db.models;
+  const tenant = await Tenant.findOne({ where: { id: tenantId }, attributes: ['status', 'deletedAt'] });
+  const tenantStatus = tenant?.get('deletedAt') ? 'disabled' : (tenant?.get('status') as string | undefined);
+  if (tenantStatus !== 'active') {
+    throw new PermissionError(`The tenant is ${tenantStatus ?? 'unknown'}; its credentials cannot be used.`, `TENANT_${(tenantStatus ?? 'unknown').toUpperCase()}`);
+  }
+  if (merchantId) {
+    const merchant = await Merchant.findOne({ where: { id: merchantId }, attributes: ['status', 'deletedAt'] });
+    const status = merchant?.get('deletedAt') ? 'disabled' : (merchant?.get('status') as string | undefined);
+    if (status !== 'active') {
+      throw new PermissionError(`The merchant is ${status ?? 'unknown'}; its credentials cannot be used.`, `MERCHANT_${(status ?? 'unknown').toUpperCase()}`);
+    }
+  }
+}
+
+/** Whether the address matches any IP or CIDR entry of the allowlist (IPv4-mapped IPv6 is read as IPv4). */
+export function ipAllowed(ip: string, allowlist: string[]): boolean {
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    address = ipaddr.process(ip);
+  } catch {
+    return false;
+  }
+  return allowlist.some((entry) => {
+    try {
+      const [range, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.process(entry), address.kind() === 'ipv4' ? 32 : 128];
+      return range.kind() === address.kind() && address.match(range, bits);
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function isValidIpEntry(entry: string): boolean {
+  try {
+    if (entry.includes('/')) ipaddr.parseCIDR(entry);
+    else ipaddr.parse(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,113 @@
+import crypto from 'node:crypto';
+import type { Transaction } from 'sequelize';
+import type { Database } from '../db/database';
+import { isUniqueViolation } from '../db/database';
+import type { IdempotencyRow } from '../db/models';
+import type { Clock } from '../domain/clock';
+import { ConflictError, ValidationError } from '../domain/errors';
+
+/** How long a claimed key stays with its first request before another may take it over (a crashed worker). */
+const LOCK_MS = 60_000;
+/** How long a concurrent duplicate waits for the first request to finish before answering 409. */
+const WAIT_MS = 15_000;
+
+export interface IdempotentRequest {
+  /** tenant, merchant and mode of the caller: keys of different callers never collide */
+  scope: string;
+  key: string;
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+export type Claim = { kind: 'owner'; id: string } | { kind: 'replay'; status: number; body: unknown };
+
+export function validateIdempotencyKey(key: string): void {
+  if (key.length < 1 || key.length > 128) {
+    throw ValidationError.field('header.Idempotency-Key', 'must be 1 to 128 characters', 'INVALID_IDEMPOTENCY_KEY');
+  }
+}
+
+export function fingerprint(method: string, path: string, body: unknown): string {
+  return crypto.createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Claims the key for this request, or answers with the first request's stored response. A duplicate that
+ * arrives while the first is still running waits for it; one with another body is refused with 409.
+ */
+export async function claimIdempotencyKey(db: Database, clock: Clock, request: IdempotentRequest): Promise<Claim> {
+  const { Idempotency } = db.models;
+  const print = fingerprint(request.method, request.path, request.body);
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const now = clock.now();
+    const id = crypto.randomUUID();
+    try {
+      await db.transaction((transaction) =>
+        Idempotency.create(
+          {
+            id, scope: request.scope, key: request.key, method: request.method, path: request.path,
+            fingerprint: print, state: 'in_progress', responseStatus: null, responseBody: null,
+            lockedUntil: new Date(now.getTime() + LOCK_MS), createdAt: now, updatedAt: now,
+          },
+          { transaction },
+        ),
+      );
+      return { kind: 'owner', id };
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    const found = await Idempotency.findOne({ where: { scope: request.scope, key: request.key } });
+    if (!found) continue; // released between our insert and read: try again
+    const existing = found.get({ plain: true }) as IdempotencyRow;
+    if (existing.fingerprint !== print) {
+      throw new ConflictError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was already used with a different request (method, path or body).',
+        { hint: 'Use a new Idempotency-Key for a different request.' },
+      );
+    }
+    if (existing.state === 'completed') return { kind: 'replay', status: existing.responseStatus!, body: existing.responseBody };
+    if (existing.lockedUntil && new Date(existing.lockedUntil).getTime() <= now.getTime()) {
+      // The first request's worker is gone: take the key over, exactly one taker wins.
+      const [taken] = await db.transaction((transaction) =>
+        Idempotency.update(
+          { lockedUntil: new Date(now.getTime() + LOCK_MS), updatedAt: now },
+          { where: { id: existing.id, state: 'in_progress', lockedUntil: existing.lockedUntil }, transaction },
+        ),
+      );
+      if (taken === 1) return { kind: 'owner', id: existing.id };
+    }
+    if (Date.now() > deadline) {
+      throw new ConflictError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed.', {
+        hint: 'Retry the same request later.',
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Stores the response in the request's own transaction, so the effect and its replay commit together. */
+export async function completeIdempotencyKey(
+  db: Database, clock: Clock, id: string, status: number, body: unknown, transaction?: Transaction,
+): Promise<void> {
+  await db.models.Idempotency.update(
+    { state: 'completed', responseStatus: status, responseBody: body, lockedUntil: null, updatedAt: clock.now() },
+    { where: { id }, transaction },
+  );
+}
+
+/** Frees the key after a failed request (nothing was committed), so the client may retry with it. */
+export async function releaseIdempotencyKey(db: Database, id: string): Promise<void> {
+  await db.transaction((transaction) => db.models.Idempotency.destroy({ where: { id, state: 'in_progress' }, transaction }));
+}

@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { Runtime } from '../runtime';
+import { operatorContext } from '../runtime';
+import { createTenant } from './tenants';
+import { createApiKey } from './api-keys';
+import { createActiveUser, createCompanyRecord, createMerchantRecord } from './organization';
+import { writePrivateFile } from '../util/paths';
+import { apiKeyStatus, parseSecretKey } from './api-key-secrets';
+
+export const SandboxCredentials = z.object({
+  databaseUrl: z.string(),
+  tenantId: z.string().uuid(),
+  companyId: z.string().uuid(),
+  merchantId: z.string().uuid(),
+  tenantKey: z.object({ id: z.string().uuid(), secretKey: z.string() }),
+  merchantKey: z.object({ id: z.string().uuid(), secretKey: z.string() }),
+  platformUserId: z.string().uuid(),
+  platformToken: z.string(),
+  platformTokenExpiresAt: z.string(),
+});
+export type SandboxCredentials = z.infer<typeof SandboxCredentials>;
+
+const TOKEN_TTL_SECONDS = 30 * 86400;
+
+/**
+ * Provisions a fresh sandbox tenant: tenant, company, merchant (active, sandbox mode), a tenant-owned and a
+ * merchant-owned sandbox key, and a platform user with an access token. Everything through the services.
+ */
+export async function createSandbox(rt: Runtime, options: { name?: string } = {}): Promise<SandboxCredentials> {
+  const platform = operatorContext(rt, { level: 'platform', tenantId: null, livemode: false });
+  const tenant = await createTenant(platform, {
+    name: options.name ?? 'Sandbox tenant',
+    livemode: false,
+    defaultCurrency: 'EUR',
+    defaultLocale: 'en',
+    allowedCurrencies: ['EUR', 'USD'],
+    allowedCountries: [],
+  });
+  const operator = operatorContext(rt, { level: 'tenant', tenantId: tenant.id, livemode: false });
+  const company = await createCompanyRecord(operator, { name: 'Sandbox Company', country: 'DE', livemode: false });
+  const merchant = await createMerchantRecord(operator, { companyId: company.id, name: 'Sandbox Merchant', defaultCurrency: 'EUR' });
+  const tenantKey = await createApiKey(operator, { name: 'Sandbox tenant key', ownerType: 'tenant', livemode: false });
+  const merchantKey = await createApiKey(operator, { name: 'Sandbox merchant key', ownerType: 'merchant', merchantId: merchant.id, livemode: false });
+  const user = await createActiveUser(platform, { layer: 'platform', email: `sandbox-admin+${tenant.id.slice(0, 8)}@payplane.local`, displayName: 'Sandbox platform admin' });
+  const token = await rt.tokens.issue(user.id, TOKEN_TTL_SECONDS, false);
+  return {
+    databaseUrl: rt.config.databaseUrl,
+    tenantId: tenant.id,
+    companyId: company.id,
+    merchantId: merchant.id,
+    tenantKey: { id: tenantKey.id, secretKey: tenantKey.secretKey },
+    merchantKey: { id: merchantKey.id, secretKey: merchantKey.secretKey },
+    platformUserId: user.id,
+    platformToken: token.token,
+    platformTokenExpiresAt: token.expiresAt.toISOString(),
+  };
+}
+
+export function sandboxFile(rt: Runtime): string {
+  return path.join(rt.config.home, 'sandbox.json');
+}
+
+/**
+ * The sandbox of `serve`: on an empty SQLite database it is created and written to <home>/sandbox.json
+ * (mode 0600); a later start reads it back, checks its keys still work, and renews an expiring token.
+ */
+export async function ensureServeSandbox(rt: Runtime): Promise<SandboxCredentials | null> {
+  if (rt.db.dialect !== 'sqlite') return null;
+  const file = sandboxFile(rt);
+  const saved = readSandboxFile(file);
+  if (saved && saved.databaseUrl === rt.config.databaseUrl && (await keysStillWork(rt, saved))) {
+    const expires = new Date(saved.platformTokenExpiresAt).getTime();
+    if (expires - rt.clock.now().getTime() < 86400_000) {
+      const token = await rt.tokens.issue(saved.platformUserId, TOKEN_TTL_SECONDS, false);
+      saved.platformToken = token.token;
+      saved.platformTokenExpiresAt = token.expiresAt.toISOString();
+      writePrivateFile(file, JSON.stringify(saved, null, 2) + '\n');
+    }
+    return saved;
+  }
+  const tenants = await rt.db.models.Tenant.count();
+  if (tenants > 0) return null; // not an empty database: nothing to provision
+  const created = await createSandbox(rt);
+  writePrivateFile(file, JSON.stringify(created, null, 2) + '\n');
+  return created;
+}
+
+function readSandboxFile(file: string): SandboxCredentials | null {
+  if (!fs.existsSync(file)) return null;
+  const parsed = SandboxCredentials.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  return parsed.success ? parsed.data : null;
+}
+
+async function keysStillWork(rt: Runtime, saved: SandboxCredentials): Promise<boolean> {
+  for (const secret of [saved.tenantKey.secretKey, saved.merchantKey.secretKey]) {
+    const parsed = parseSecretKey(secret);
+    if (!parsed) return false;
+    const key = await rt.db.models.ApiKey.findOne({ where: { keyPrefix: parsed.prefix } });
+    if (!key || apiKeyStatus(key.get({ plain: true }), rt.clock.now()) !== 'active') return false;
+  }
+  return true;
+}

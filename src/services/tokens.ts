@@ -1,0 +1,117 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SignJWT, createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import type { AppConfig } from '../config';
+import { AuthenticationError, ValidationError } from '../domain/errors';
+import type { Clock } from '../domain/clock';
+import { writePrivateFile } from '../util/paths';
+
+export const TOKEN_ISSUER = 'payplane';
+export const TOKEN_AUDIENCE = 'payplane-api';
+
+export interface VerifiedToken {
+  /** 'local': our own token, sub is the user id; 'oidc': sub is the user's externalIdpId */
+  kind: 'local' | 'oidc';
+  subject: string;
+  livemode?: boolean;
+}
+
+/** Reads PAYPLANE_TOKEN_SECRET, or the key generated once into <home>/token-secret. */
+export function loadTokenSecret(config: AppConfig): Uint8Array {
+  if (config.tokenSecret) {
+    if (config.tokenSecret.length < 32) throw new Error('PAYPLANE_TOKEN_SECRET must be at least 32 characters');
+    return new TextEncoder().encode(config.tokenSecret);
+  }
+  const file = path.join(config.home, 'token-secret');
+  if (!fs.existsSync(file)) {
+    try {
+      writePrivateFile(file, crypto.randomBytes(48).toString('base64url'));
+    } catch (error) {
+      throw new Error(`cannot create ${file}: ${(error as Error).message}; set PAYPLANE_TOKEN_SECRET`);
+    }
+  }
+  return new TextEncoder().encode(fs.readFileSync(file, 'utf8').trim());
+}
+
+/** Parses a duration such as 90s, 15m, 1h, 7d into seconds. */
+export function parseDuration(value: string, field = 'ttl'): number {
+  const m = /^(\d+)\s*([smhd])$/.exec(value.trim());
+  if (!m) throw ValidationError.field(field, 'must be a duration such as 30m, 1h or 7d');
+  const seconds = Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[m[2] as 's' | 'm' | 'h' | 'd'];
+  if (seconds <= 0 || seconds > 366 * 86400) throw ValidationError.field(field, 'must be between 1s and 366d');
+  return seconds;
+}
+
+export class TokenService {
+  private secret: Uint8Array | undefined;
+  private jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  private key(): Uint8Array {
+    this.secret ??= loadTokenSecret(this.config);
+    return this.secret;
+  }
+
+  async issue(userId: string, ttlSeconds: number, livemode: boolean): Promise<{ token: string; expiresAt: Date }> {
+    const now = Math.floor(this.clock.now().getTime() / 1000);
+    const token = await new SignJWT({ mode: livemode ? 'live' : 'test' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(userId)
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(TOKEN_AUDIENCE)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .setJti(crypto.randomUUID())
+      .sign(this.key());
+    return { token, expiresAt: new Date((now + ttlSeconds) * 1000) };
+  }
+
+  async verify(token: string): Promise<VerifiedToken> {
+    let unverified: JWTPayload;
+    try {
+      unverified = decodeJwt(token);
+    } catch {
+      throw new AuthenticationError('The bearer token is not a valid token.', 'INVALID_TOKEN');
+    }
+    const currentDate = this.clock.now();
+    try {
+      if (this.config.oidcIssuer && unverified.iss === this.config.oidcIssuer) {
+        if (!this.config.oidcJwksUrl) throw new Error('PAYPLANE_OIDC_JWKS_URL is not set');
+        this.jwks ??= createRemoteJWKSet(new URL(this.config.oidcJwksUrl));
+        const { payload } = await jwtVerify(token, this.jwks, {
+          issuer: this.config.oidcIssuer,
+          audience: this.config.oidcAudience,
+          currentDate,
+        });
+        if (!payload.sub) throw new Error('no sub');
+        return { kind: 'oidc', subject: payload.sub, livemode: modeClaim(payload) };
+      }
+      const { payload } = await jwtVerify(token, this.key(), {
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        algorithms: ['HS256'],
+        currentDate,
+      });
+      if (!payload.sub) throw new Error('no sub');
+      return { kind: 'local', subject: payload.sub, livemode: modeClaim(payload) };
+    } catch (error) {
+      const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
+      throw new AuthenticationError(
+        expired ? 'The bearer token has expired.' : 'The bearer token could not be verified.',
+        expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN',
+      );
+    }
+  }
+}
+
+function modeClaim(payload: JWTPayload): boolean | undefined {
+  const mode = payload.mode ?? payload.payplane_mode;
+  if (mode === 'live') return true;
+  if (mode === 'test') return false;
+  return undefined;
+}

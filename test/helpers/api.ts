@@ -1,0 +1,62 @@
+import request from 'supertest';
+import type { Express } from 'express';
+import { createApp } from '../../src/http/app';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { ManualClock } from '../../src/domain/clock';
+import { createTestRuntime, type TestRuntime } from './db';
+import type { AppConfig } from '../../src/config';
+import { operatorContext } from '../../src/runtime';
+import { createApiKey } from '../../src/services/api-keys';
+
+export interface ApiHarness extends TestRuntime {
+  app: Express;
+  clock: ManualClock;
+  /** a sandbox tenant with its keys and a platform token */
+  sandbox: SandboxCredentials;
+  /** supertest bound to the app, with a bearer credential */
+  as(credential: string): Caller;
+}
+
+export interface Caller {
+  get(path: string): request.Test;
+  post(path: string, body?: object): request.Test;
+  patch(path: string, body?: object): request.Test;
+  put(path: string, body?: object): request.Test;
+  delete(path: string): request.Test;
+}
+
+export async function createApiHarness(options: { config?: Partial<AppConfig>; start?: string } = {}): Promise<ApiHarness> {
+  const clock = new ManualClock(options.start ?? '2026-03-01T12:00:00.000Z');
+  const base = await createTestRuntime({ clock, config: options.config });
+  const app = createApp(base.rt);
+  const sandbox = await createSandbox(base.rt);
+  const as = (credential: string): Caller => {
+    const auth = (t: request.Test) => t.set('Authorization', `Bearer ${credential}`);
+    return {
+      get: (path) => auth(request(app).get(path)),
+      post: (path, body) => (body === undefined ? auth(request(app).post(path)) : auth(request(app).post(path)).send(body)),
+      patch: (path, body) => auth(request(app).patch(path)).send(body ?? {}),
+      put: (path, body) => auth(request(app).put(path)).send(body ?? {}),
+      delete: (path) => auth(request(app).delete(path)),
+    };
+  };
+  return { ...base, app, clock, sandbox, as };
+}
+
+/** A live-mode tenant key for the sandbox tenant cannot exist (sandbox tenants hold no live keys); this makes a live tenant. */
+export async function createLiveTenantKey(h: ApiHarness): Promise<{ tenantId: string; secretKey: string; id: string }> {
+  const { createTenant } = await import('../../src/services/tenants');
+  const platform = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: true });
+  const tenant = await createTenant(platform, { name: 'Live tenant', livemode: true });
+  const key = await createApiKey(operatorContext(h.rt, { level: 'tenant', tenantId: tenant.id, livemode: true }), { ownerType: 'tenant' });
+  return { tenantId: tenant.id, secretKey: key.secretKey, id: key.id };
+}
+
+export function expectProblem(res: request.Response, status: number, code?: string): void {
+  if (res.status !== status || (code && res.body.code !== code)) {
+    throw new Error(`expected ${status}${code ? ` ${code}` : ''}, got ${res.status}: ${JSON.stringify(res.body)}`);
+  }
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
+  if (code) expect(res.body.code).toBe(code);
+}
