@@ -24,13 +24,13 @@ export const NullableTimestamp = Timestamp.nullable();
 
 export const Currency = z
   .string()
-  .regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 currency code')
+  .regex(/^[A-Z]{3}$/, { message: 'must be an upper-case ISO 4217 currency code', abort: true })
   .refine(isCurrency, 'is not an ISO 4217 currency')
   .openapi({ example: 'EUR' });
 
 export const Country = z
   .string()
-  .regex(/^[A-Z]{2}$/, 'must be an upper-case ISO 3166-1 alpha-2 country code')
+  .regex(/^[A-Z]{2}$/, { message: 'must be an upper-case ISO 3166-1 alpha-2 country code', abort: true })
   .refine(isCountry, 'is not an ISO 3166-1 country')
   .openapi({ example: 'DE' });
 

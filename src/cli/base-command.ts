@@ -71,9 +71,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         exit: error.exitCode,
         suggestions: error.hint ? [error.hint] : undefined,
       });
-      Object.assign(cliError, { status: error.status, errors: error.errors });
+      Object.assign(cliError, { status: error.status, errors: error.errors, exitCode: error.exitCode });
       return super.catch(cliError);
     }
+    // oclif's own errors (unknown flag, missing argument) keep their exit code under --json too
+    const oclifExit = (error as { oclif?: { exit?: number } }).oclif?.exit;
+    if (error.exitCode === undefined && oclifExit !== undefined) error.exitCode = oclifExit;
     return super.catch(error);
   }
 

@@ -100,7 +100,9 @@ export class Database {
 
   async migrationStatus(): Promise<{ executed: string[]; pending: string[] }> {
     const umzug = this.migrator();
-    const [executed, pending] = await Promise.all([umzug.executed(), umzug.pending()]);
+    // one after the other: each call creates the bookkeeping table if missing, and Postgres races on that
+    const executed = await umzug.executed();
+    const pending = await umzug.pending();
     return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) };
   }
 

@@ -1,0 +1,112 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { dialectName } from '../helpers/db';
+import { operatorContext } from '../../src/runtime';
+import { createActiveUser } from '../../src/services/organization';
+
+const ISSUER = 'https://idp.example.test';
+let h: ApiHarness;
+let jwks: http.Server;
+let signingKey: CryptoKey;
+let strangerKey: CryptoKey;
+
+beforeAll(async () => {
+  const pair = await generateKeyPair('RS256', { extractable: true });
+  signingKey = pair.privateKey;
+  strangerKey = (await generateKeyPair('RS256')).privateKey;
+  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+  jwks = http.createServer((_req, res) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+  const port = (jwks.address() as AddressInfo).port;
+  h = await createApiHarness({
+    config: { oidcIssuer: ISSUER, oidcJwksUrl: `http://127.0.0.1:${port}/jwks`, oidcAudience: 'payplane' },
+  });
+});
+afterAll(async () => {
+  await h.close();
+  await new Promise((resolve) => jwks.close(resolve));
+});
+
+async function idpToken(sub: string, key: CryptoKey = signingKey, claims: Record<string, unknown> = {}) {
+  const now = Math.floor(h.clock.now().getTime() / 1000);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer(ISSUER)
+    .setAudience('payplane')
+    .setSubject(sub)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 300)
+    .sign(key);
+}
+
+describe(`authentication (${dialectName})`, () => {
+  test('missing, malformed, public and unknown credentials answer 401', async () => {
+    const request = (await import('supertest')).default;
+    const none = await request(h.app).get('/v1/api-keys');
+    expectProblem(none, 401, 'MISSING_CREDENTIALS');
+    expect(none.headers['www-authenticate']).toBe('Bearer');
+    expectProblem(await request(h.app).get('/v1/api-keys').set('Authorization', 'Basic abc'), 401, 'INVALID_CREDENTIALS');
+    expectProblem(await h.as('pk_test_AAAAAAAAAAAAAAAA').get('/v1/api-keys'), 401, 'PUBLIC_KEY_USED');
+    expectProblem(await h.as(`sk_test_${'A'.repeat(56)}`).get('/v1/api-keys'), 401, 'INVALID_API_KEY');
+    expectProblem(await h.as('sk_test_short').get('/v1/api-keys'), 401, 'INVALID_API_KEY');
+    // right prefix, wrong secret
+    const real = h.sandbox.tenantKey.secretKey;
+    expectProblem(await h.as(real.slice(0, -1) + (real.endsWith('A') ? 'B' : 'A')).get('/v1/api-keys'), 401, 'INVALID_API_KEY');
+    // a sandbox secret with the live prefix
+    expectProblem(await h.as(real.replace('sk_test_', 'sk_live_')).get('/v1/api-keys'), 401, 'INVALID_API_KEY');
+    expectProblem(await h.as('not.a.jwt').get('/v1/api-keys'), 401, 'INVALID_TOKEN');
+  });
+
+  test('our own user tokens: platform level, expiry, tampering, inactive users', async () => {
+    const ok = await h.as(h.sandbox.platformToken).get('/v1/admin/tenants');
+    expect(ok.status).toBe(200);
+    // a platform caller on a merchant/tenant-only operation
+    expectProblem(await h.as(h.sandbox.platformToken).get('/v1/api-keys'), 403, 'LEVEL_NOT_ALLOWED');
+
+    const short = await h.rt.tokens.issue(h.sandbox.platformUserId, 60, false);
+    expect((await h.as(short.token).get('/v1/admin/tenants')).status).toBe(200);
+    h.clock.advance(61_000);
+    expectProblem(await h.as(short.token).get('/v1/admin/tenants'), 401, 'TOKEN_EXPIRED');
+
+    const [head, body, sig] = h.sandbox.platformToken.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), sub: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+    expectProblem(await h.as(`${head}.${forged}.${sig}`).get('/v1/admin/tenants'), 401, 'INVALID_TOKEN');
+
+    const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
+    const user = await createActiveUser(ctx, { layer: 'operator', email: 'op@example.com' });
+    const token = (await h.rt.tokens.issue(user.id, 3600, false)).token;
+    const asOperator = await h.as(token).get('/v1/admin/tenants');
+    expect(asOperator.body.data.map((t: { id: string }) => t.id)).toEqual([h.sandbox.tenantId]);
+    await h.rt.db.models.User.update({ status: 'disabled' }, { where: { id: user.id } });
+    expectProblem(await h.as(token).get('/v1/admin/tenants'), 401, 'USER_NOT_ACTIVE');
+  });
+
+  test('OIDC: a token of the configured issuer maps sub to the user\'s externalIdpId', async () => {
+    const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
+    await createActiveUser(ctx, { layer: 'operator', email: 'alice@example.com', externalIdpId: 'idp|alice' });
+    const token = await idpToken('idp|alice');
+    const res = await h.as(token).get('/v1/admin/tenants').set('Payplane-Mode', 'test');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((t: { id: string }) => t.id)).toEqual([h.sandbox.tenantId]);
+
+    // the caller's mode: test by header, else live; a tenant caller issues keys in that mode
+    const issued = await h.as(token).post('/v1/api-keys', { ownerType: 'tenant', permissions: ['api-keys:keys:view'] }).set('Payplane-Mode', 'test');
+    expect(issued.status).toBe(201);
+    expect(issued.body.data.livemode).toBe(false);
+    expect(issued.body.data.createdByType).toBe('user');
+    expectProblem(await h.as(token).get('/v1/admin/tenants').set('Payplane-Mode', 'sideways'), 401, 'INVALID_MODE');
+
+    expectProblem(await h.as(await idpToken('idp|nobody')).get('/v1/admin/tenants'), 401, 'UNKNOWN_USER');
+    expectProblem(await h.as(await idpToken('idp|alice', strangerKey)).get('/v1/admin/tenants'), 401, 'INVALID_TOKEN');
+  });
+
+  test('a merchant key on a tenant-only operation answers 403', async () => {
+    const res = await h.as(h.sandbox.merchantKey.secretKey).get('/v1/admin/tenants');
+    expectProblem(res, 403, 'LEVEL_NOT_ALLOWED');
+  });
+});

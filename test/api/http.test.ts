@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import request from 'supertest';
+import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { dialectName } from '../helpers/db';
+import { operations } from '../../src/api';
+
+let h: ApiHarness;
+beforeAll(async () => {
+  h = await createApiHarness();
+});
+afterAll(() => h.close());
+
+describe(`HTTP conventions (${dialectName})`, () => {
+  test('every response carries Request-Id, errors included', async () => {
+    const ok = await h.as(h.sandbox.tenantKey.secretKey).get('/v1/api-keys');
+    const denied = await request(h.app).get('/v1/api-keys');
+    const missing = await request(h.app).get('/v1/nothing-here');
+    const health = await request(h.app).get('/healthz');
+    for (const res of [ok, denied, missing, health]) expect(res.headers['request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(denied.body.requestId).toBe(denied.headers['request-id']);
+    expect(new Set([ok, denied, missing, health].map((r) => r.headers['request-id'])).size).toBe(4);
+  });
+
+  test('unknown routes are 404 and known paths with another method 405, as problem+json', async () => {
+    expectProblem(await request(h.app).get('/v1/nothing-here'), 404, 'ROUTE_NOT_FOUND');
+    const res = await request(h.app).put('/v1/api-keys');
+    expectProblem(res, 405, 'METHOD_NOT_ALLOWED');
+    expect(res.headers.allow).toBe('GET, POST');
+  });
+
+  test('health and readiness', async () => {
+    expect((await request(h.app).get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await request(h.app).get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready', database: dialectName });
+  });
+
+  test('/v1/openapi.json is a valid OpenAPI 3.1 document of every registered operation', async () => {
+    const res = await request(h.app).get('/v1/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toBe('3.1.0');
+    for (const op of operations) {
+      const entry = doc.paths[op.path]?.[op.method];
+      expect(entry).toBeDefined();
+      expect(entry).toMatchObject({ operationId: op.id, 'x-payplane-permission': op.permission, 'x-payplane-levels': op.levels });
+    }
+    const count = Object.values(doc.paths as Record<string, object>).reduce((n, item) => n + Object.keys(item).length, 0);
+    expect(count).toBe(operations.length);
+    // an independent validator, run as its own process (it is an ES module)
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-')), 'openapi.json');
+    fs.writeFileSync(file, JSON.stringify(doc));
+    const cli = path.join(__dirname, '../../node_modules/@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
+    const out = JSON.parse(execFileSync(process.execPath, [cli, file], { encoding: 'utf8' }));
+    expect(out).toEqual({ valid: true });
+  });
+
+  test('operation ids and method+path pairs are unique', () => {
+    expect(new Set(operations.map((o) => o.id)).size).toBe(operations.length);
+    expect(new Set(operations.map((o) => `${o.method} ${o.path}`)).size).toBe(operations.length);
+  });
+});

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BIN, ROOT } from '../helpers/cli';
+import { createTestDatabase, dialectName, TEST_TOKEN_SECRET } from '../helpers/db';
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  url: string;
+}
+
+/** Starts `payplane serve --port 0` and waits for its banner. */
+function startServe(env: Record<string, string | undefined>): Promise<Started> {
+  const fullEnv = { ...process.env, NO_COLOR: '1', ...env } as NodeJS.ProcessEnv;
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
+  delete fullEnv.NODE_ENV;
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: fullEnv, cwd: ROOT });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 30_000);
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${out}`)));
+    const poll = setInterval(() => {
+      const m = /serving (http:\/\/\S+)/.exec(out);
+      if (m && out.includes('OpenAPI:')) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve({ child, output: () => out, url: m[1] });
+      }
+    }, 50);
+  });
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.on('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('payplane serve', () => {
+  test('a fresh SQLite sandbox: prints keys and a working curl line, keeps them in a 0600 file, stops on SIGTERM, reuses them', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-serve-'));
+    const env = { DATABASE_URL: undefined, PAYPLANE_HOME: home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
+    const first = await startServe(env);
+    try {
+      const out = first.output();
+      const tenantKey = /tenant key\s+(sk_test_\S+)/.exec(out)![1];
+      const merchantKey = /merchant key\s+(sk_test_\S+)/.exec(out)![1];
+      const curl = /curl -s (\S+) -H "Authorization: Bearer (\S+)"/.exec(out)!;
+      expect(curl[2]).toBe(tenantKey);
+      const res = await fetch(curl[1], { headers: { Authorization: `Bearer ${curl[2]}` } });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: { id: string }[] };
+      expect(body.data).toHaveLength(2);
+
+      const file = path.join(home, 'sandbox.json');
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+      expect(saved.tenantKey.secretKey).toBe(tenantKey);
+      expect(saved.merchantKey.secretKey).toBe(merchantKey);
+      const tenants = await fetch(`${first.url}/v1/admin/tenants`, { headers: { Authorization: `Bearer ${saved.platformToken}` } });
+      expect(tenants.status).toBe(200);
+      expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+      expect(fs.existsSync(path.join(home, 'payplane.db'))).toBe(true);
+    } finally {
+      expect(await stop(first.child)).toBe(0);
+    }
+    expect(first.output()).toContain('SIGTERM: finishing running requests');
+
+    const second = await startServe(env);
+    try {
+      const out = second.output();
+      const saved = JSON.parse(fs.readFileSync(path.join(home, 'sandbox.json'), 'utf8'));
+      expect(out).toContain(saved.tenantKey.secretKey);
+      expect(out).toContain(saved.merchantKey.secretKey);
+      const res = await fetch(`${second.url}/v1/admin/tenants`, { headers: { Authorization: `Bearer ${saved.tenantKey.secretKey}` } });
+      expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(1);
+    } finally {
+      expect(await stop(second.child)).toBe(0);
+    }
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  test(`serves on the configured database (${dialectName}) with readiness`, async () => {
+    const db = await createTestDatabase();
+    const started = await startServe({ DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET });
+    try {
+      const ready = await fetch(`${started.url}/readyz`);
+      expect(await ready.json()).toEqual({ status: 'ready', database: dialectName });
+      const doc = (await (await fetch(`${started.url}/v1/openapi.json`)).json()) as { openapi: string };
+      expect(doc.openapi).toBe('3.1.0');
+      const unauth = await fetch(`${started.url}/v1/api-keys`);
+      expect(unauth.status).toBe(401);
+      expect(unauth.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    } finally {
+      expect(await stop(started.child)).toBe(0);
+      await db.drop();
+    }
+  });
+});

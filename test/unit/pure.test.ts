@@ -1,0 +1,130 @@
+import { ipAllowed, isValidIpEntry } from '../../src/services/auth';
+import { allows, grantable, layerPermissions, permissionCatalog } from '../../src/services/permissions';
+import { parseDatabaseUrl } from '../../src/db/database';
+import { parseDuration } from '../../src/services/tokens';
+import { fingerprint } from '../../src/services/idempotency';
+import { apiKeyStatus, generateKeyPair, parseSecretKey, verifySecret } from '../../src/services/api-key-secrets';
+import {
+  AuthenticationError, BusinessRuleError, ConflictError, NotFoundError, PermissionError, ValidationError, toProblem,
+} from '../../src/domain/errors';
+import { redact } from '../../src/util/secrets';
+import { isCountry, isCurrency, minorUnits } from '../../src/domain/money';
+import { newId } from '../../src/util/ids';
+
+describe('ip allowlists', () => {
+  test.each([
+    ['127.0.0.1', ['127.0.0.1'], true],
+    ['::ffff:127.0.0.1', ['127.0.0.1'], true],
+    ['10.1.2.3', ['10.0.0.0/8'], true],
+    ['11.1.2.3', ['10.0.0.0/8'], false],
+    ['2001:db8::1', ['2001:db8::/32'], true],
+    ['2001:db9::1', ['2001:db8::/32'], false],
+    ['127.0.0.1', ['2001:db8::/32'], false],
+    ['garbage', ['0.0.0.0/0'], false],
+  ])('%s against %j is %s', (ip, list, expected) => {
+    expect(ipAllowed(ip, list)).toBe(expected);
+  });
+  test('entries are validated', () => {
+    expect(isValidIpEntry('10.0.0.0/8')).toBe(true);
+    expect(isValidIpEntry('::1')).toBe(true);
+    expect(isValidIpEntry('10.0.0.0/33')).toBe(false);
+    expect(isValidIpEntry('example.com')).toBe(false);
+  });
+});
+
+describe('permissions', () => {
+  test('manage implies view of the same resource, nothing else', () => {
+    const held = new Set(['payments:payments:manage']);
+    expect(allows(held, 'payments:payments:view')).toBe(true);
+    expect(allows(held, 'payments:refunds:view')).toBe(false);
+    expect(allows(new Set(['payments:payments:view']), 'payments:payments:manage')).toBe(false);
+    expect(allows(new Set(['payouts:withdrawals:create']), 'payouts:withdrawals:view')).toBe(false);
+  });
+  test('grantable = owner layer intersected with the caller\'s own', () => {
+    expect(grantable('merchant', new Set(['payments:payments:manage', 'organization:tenants:manage']))).toEqual(['payments:payments:manage', 'payments:payments:view']);
+    expect(layerPermissions('platform').has('processing:providers:manage')).toBe(true);
+    expect(layerPermissions('merchant').has('processing:providers:manage')).toBe(false);
+    expect(permissionCatalog().size).toBeGreaterThan(40);
+  });
+});
+
+describe('keys', () => {
+  test('generated pairs share a public prefix; only the hash verifies', () => {
+    const k = generateKeyPair(true);
+    expect(k.secretKey).toMatch(/^sk_live_[A-Za-z0-9]{56}$/);
+    expect(k.publicKey).toBe(`pk_live_${k.prefix}`);
+    expect(parseSecretKey(k.secretKey)).toEqual({ livemode: true, prefix: k.prefix });
+    expect(verifySecret(k.secretKey, k.secretHash)).toBe(true);
+    expect(verifySecret(k.secretKey + 'x', k.secretHash)).toBe(false);
+    expect(k.secretHash).not.toContain(k.secretKey.slice(8));
+  });
+  test('status is derived from revocation and expiry', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    expect(apiKeyStatus({ status: 'active', expiresAt: null }, now)).toBe('active');
+    expect(apiKeyStatus({ status: 'active', expiresAt: now }, now)).toBe('expired');
+    expect(apiKeyStatus({ status: 'revoked', expiresAt: null }, now)).toBe('revoked');
+  });
+});
+
+describe('small parsers', () => {
+  test('database URLs', () => {
+    expect(parseDatabaseUrl('postgres://u@h:5432/db')).toEqual({ dialect: 'postgres', location: 'postgres://u@h:5432/db' });
+    expect(parseDatabaseUrl('sqlite::memory:')).toEqual({ dialect: 'sqlite', location: ':memory:' });
+    expect(parseDatabaseUrl('sqlite:/tmp/x.db').location).toBe('/tmp/x.db');
+    expect(() => parseDatabaseUrl('mysql://secret:pw@h/db')).toThrow(/\*\*\*/);
+  });
+  test('durations', () => {
+    expect(parseDuration('90s')).toBe(90);
+    expect(parseDuration('1h')).toBe(3600);
+    expect(parseDuration('7d')).toBe(604800);
+    expect(() => parseDuration('1y')).toThrow(ValidationError);
+    expect(() => parseDuration('0m')).toThrow(ValidationError);
+  });
+  test('idempotency fingerprints ignore key order, not values', () => {
+    expect(fingerprint('POST', '/v1/x', { a: 1, b: [1, 2] })).toBe(fingerprint('POST', '/v1/x', { b: [1, 2], a: 1 }));
+    expect(fingerprint('POST', '/v1/x', { a: 1 })).not.toBe(fingerprint('POST', '/v1/x', { a: 2 }));
+    expect(fingerprint('POST', '/v1/x', {})).not.toBe(fingerprint('POST', '/v1/y', {}));
+  });
+  test('money helpers', () => {
+    expect(isCurrency('EUR')).toBe(true);
+    expect(isCurrency('XYZ')).toBe(false);
+    expect(minorUnits('JPY')).toBe(0);
+    expect(minorUnits('BHD')).toBe(3);
+    expect(isCountry('DE')).toBe(true);
+    expect(isCountry('ZZ')).toBe(false);
+  });
+  test('ids are time-ordered', () => {
+    const ids = Array.from({ length: 50 }, newId);
+    expect([...ids].sort()).toEqual(ids);
+  });
+});
+
+describe('errors', () => {
+  test('each category maps to its status and exit code', () => {
+    const cases: Array<[Error & { status: number; exitCode: number }, number, number]> = [
+      [new ValidationError('x'), 400, 2],
+      [new AuthenticationError(), 401, 3],
+      [new PermissionError('x'), 403, 3],
+      [new NotFoundError('thing', 'id'), 404, 4],
+      [new ConflictError('X', 'x'), 409, 5],
+      [new BusinessRuleError('X', 'x'), 422, 6],
+    ];
+    for (const [error, status, exit] of cases) {
+      expect(error.status).toBe(status);
+      expect(error.exitCode).toBe(exit);
+    }
+  });
+  test('problem details', () => {
+    const p = toProblem(ValidationError.field('body.name', 'is required'), '/v1/x', 'req_1');
+    expect(p).toEqual({
+      type: 'https://payplane.dev/problems/validation-failed', title: 'Invalid request', status: 400,
+      detail: 'body.name: is required', instance: '/v1/x', code: 'VALIDATION_FAILED',
+      errors: [{ path: 'body.name', message: 'is required' }], requestId: 'req_1',
+    });
+  });
+  test('redaction removes secret-looking fields at any depth', () => {
+    expect(redact({ a: 1, secretKey: 'sk', nested: [{ token: 't', ok: 'v' }], when: new Date(0) })).toEqual({
+      a: 1, secretKey: '[redacted]', nested: [{ token: '[redacted]', ok: 'v' }], when: '1970-01-01T00:00:00.000Z',
+    });
+  });
+});
