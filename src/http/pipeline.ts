@@ -58,7 +58,8 @@ export function operationHandler(rt: Runtime, op: Operation) {
       requestId,
     });
     authorize(op, base);
-    if (op.body && req.body === undefined && Number(req.get('content-length') ?? 0) > 0) {
+    const hasBody = req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
+    if (op.body && req.body === undefined && hasBody) {
       throw new RequestRejectedError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
     }
     const input = parseInputs<{ params: never; query: never; body: never }>([

@@ -105,6 +105,20 @@ describe(`authentication (${dialectName})`, () => {
     expectProblem(await h.as(await idpToken('idp|alice', strangerKey)).get('/v1/admin/tenants'), 401, 'INVALID_TOKEN');
   });
 
+  test('X-Forwarded-For decides the client address only behind a trusted proxy', async () => {
+    const { createApp } = await import('../../src/http/app');
+    const request = (await import('supertest')).default;
+    const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
+    const { createApiKey } = await import('../../src/services/api-keys');
+    const key = await createApiKey(ctx, { ownerType: 'tenant', ipAllowlist: ['203.0.113.0/24'] });
+    const behindProxy = createApp({ ...h.rt, config: { ...h.rt.config, trustProxy: 'loopback' } });
+    const call = (app: typeof behindProxy, forwarded: string) =>
+      request(app).get('/v1/api-keys').set('Authorization', `Bearer ${key.secretKey}`).set('X-Forwarded-For', forwarded);
+    expect((await call(behindProxy, '203.0.113.7')).status).toBe(200);
+    expectProblem(await call(behindProxy, '198.51.100.1'), 403, 'IP_NOT_ALLOWED');
+    expectProblem(await call(h.app, '203.0.113.7'), 403, 'IP_NOT_ALLOWED');
+  });
+
   test('a merchant key on a tenant-only operation answers 403', async () => {
     const res = await h.as(h.sandbox.merchantKey.secretKey).get('/v1/admin/tenants');
     expectProblem(res, 403, 'LEVEL_NOT_ALLOWED');

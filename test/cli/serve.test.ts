@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -99,6 +100,37 @@ describe('payplane serve', () => {
       expect(unauth.headers.get('content-type')).toMatch(/application\/problem\+json/);
     } finally {
       expect(await stop(started.child)).toBe(0);
+      await db.drop();
+    }
+  });
+
+  test('SIGTERM lets a request in flight finish, then refuses new connections and exits 0', async () => {
+    const db = await createTestDatabase();
+    const started = await startServe({ DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET });
+    const { hostname, port } = new URL(started.url);
+    try {
+      const socket = net.connect(Number(port), hostname);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let answer = '';
+      socket.on('data', (d) => (answer += d));
+      const body = JSON.stringify({ name: 'in flight' });
+      socket.write(`POST /v1/admin/tenants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const exited = new Promise<number | null>((resolve) => {
+        started.child.removeAllListeners('exit');
+        started.child.on('exit', (code) => resolve(code));
+      });
+      started.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // the listener is closed: a new connection is refused
+      await expect(fetch(`${started.url}/healthz`)).rejects.toThrow();
+      socket.write(body.slice(5));
+      await new Promise((resolve) => socket.once('end', resolve));
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer).toContain('MISSING_CREDENTIALS');
+      expect(await exited).toBe(0);
+    } finally {
+      started.child.kill('SIGKILL');
       await db.drop();
     }
   });
