@@ -3,58 +3,17 @@ import { ConflictError, PermissionError, ValidationError, type FieldIssue } from
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { TenantRow } from '../db/models';
 import { recordAudit } from './audit';
-import { iso, mapPage } from './present';
+import { mapPage, presentRow, type Presented } from './present';
 import { ensurePlatform } from './platform';
 import { newId } from '../util/ids';
 
 export type TenantStatus = TenantRow['status'];
 
-export interface Tenant {
-  id: string;
-  tenantId: string;
-  platformId: string;
-  livemode: boolean;
-  name: string;
-  status: TenantStatus;
-  defaultCurrency: string | null;
-  defaultLocale: string | null;
-  allowedCurrencies: string[];
-  allowedCountries: string[];
-  featureFlags: Record<string, boolean>;
-  doorRateLimitPerMinute: number;
-  contactEmail: string | null;
-  supportUrl: string | null;
-  logoUrl: string | null;
-  termsUrl: string | null;
-  privacyPolicyUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-}
+/** The Tenant record of the specification: every column of the tenants table is public. */
+export type Tenant = Presented<TenantRow>;
 
 export function toTenant(row: TenantRow): Tenant {
-  return {
-    id: row.id,
-    tenantId: row.tenantId,
-    platformId: row.platformId,
-    livemode: row.livemode,
-    name: row.name,
-    status: row.status,
-    defaultCurrency: row.defaultCurrency,
-    defaultLocale: row.defaultLocale,
-    allowedCurrencies: row.allowedCurrencies,
-    allowedCountries: row.allowedCountries,
-    featureFlags: row.featureFlags,
-    doorRateLimitPerMinute: row.doorRateLimitPerMinute,
-    contactEmail: row.contactEmail,
-    supportUrl: row.supportUrl,
-    logoUrl: row.logoUrl,
-    termsUrl: row.termsUrl,
-    privacyPolicyUrl: row.privacyPolicyUrl,
-    createdAt: iso(row.createdAt)!,
-    updatedAt: iso(row.updatedAt)!,
-    deletedAt: iso(row.deletedAt),
-  };
+  return presentRow(row);
 }
 
 export const DEFAULT_DOOR_RATE_LIMIT = 600;

@@ -5,6 +5,9 @@ import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
 import { createActiveUser } from '../../src/services/organization';
+import { createApp } from '../../src/http/app';
+import { createApiKey } from '../../src/services/api-keys';
+import request from 'supertest';
 
 const ISSUER = 'https://idp.example.test';
 let h: ApiHarness;
@@ -46,7 +49,6 @@ async function idpToken(sub: string, key: CryptoKey = signingKey, claims: Record
 
 describe(`authentication (${dialectName})`, () => {
   test('missing, malformed, public and unknown credentials answer 401', async () => {
-    const request = (await import('supertest')).default;
     const none = await request(h.app).get('/v1/api-keys');
     expectProblem(none, 401, 'MISSING_CREDENTIALS');
     expect(none.headers['www-authenticate']).toBe('Bearer');
@@ -106,10 +108,7 @@ describe(`authentication (${dialectName})`, () => {
   });
 
   test('X-Forwarded-For decides the client address only behind a trusted proxy', async () => {
-    const { createApp } = await import('../../src/http/app');
-    const request = (await import('supertest')).default;
     const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
-    const { createApiKey } = await import('../../src/services/api-keys');
     const key = await createApiKey(ctx, { ownerType: 'tenant', ipAllowlist: ['203.0.113.0/24'] });
     const behindProxy = createApp({ ...h.rt, config: { ...h.rt.config, trustProxy: 'loopback' } });
     const call = (app: typeof behindProxy, forwarded: string) =>

@@ -7,6 +7,7 @@ import { createTestRuntime, type TestRuntime } from './db';
 import type { AppConfig } from '../../src/config';
 import { operatorContext } from '../../src/runtime';
 import { createApiKey } from '../../src/services/api-keys';
+import { createTenant } from '../../src/services/tenants';
 
 export interface ApiHarness extends TestRuntime {
   app: Express;
@@ -45,7 +46,6 @@ export async function createApiHarness(options: { config?: Partial<AppConfig>; s
 
 /** A live-mode tenant key for the sandbox tenant cannot exist (sandbox tenants hold no live keys); this makes a live tenant. */
 export async function createLiveTenantKey(h: ApiHarness): Promise<{ tenantId: string; secretKey: string; id: string }> {
-  const { createTenant } = await import('../../src/services/tenants');
   const platform = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: true });
   const tenant = await createTenant(platform, { name: 'Live tenant', livemode: true });
   const key = await createApiKey(operatorContext(h.rt, { level: 'tenant', tenantId: tenant.id, livemode: true }), { ownerType: 'tenant' });
