@@ -7,6 +7,7 @@ import { LEVEL_LAYER } from './domain/context';
 import { layerPermissions } from './services/permissions';
 import { TokenService } from './services/tokens';
 import os from 'node:os';
+import { Sealer, loadMasterKey } from './util/encryption';
 
 /** What a process holds while it runs: configuration, the database, the clock, tokens and the logger. */
 export interface Runtime {
@@ -14,6 +15,7 @@ export interface Runtime {
   db: Database;
   clock: Clock;
   tokens: TokenService;
+  sealer: Sealer;
   logger: Logger;
 }
 
@@ -39,7 +41,7 @@ export async function openRuntime(config: AppConfig, options: RuntimeOptions = {
       level: config.logLevel,
       redact: { paths: ['*.authorization', '*.secretKey', '*.secret', '*.token', 'headers.authorization'], censor: '[redacted]' },
     });
-  return { config, db, clock, tokens: new TokenService(config, clock), logger };
+  return { config, db, clock, tokens: new TokenService(config, clock), sealer: new Sealer(() => loadMasterKey(config)), logger };
 }
 
 export async function closeRuntime(rt: Runtime): Promise<void> {
@@ -54,6 +56,14 @@ export interface OperatorScope {
 }
 
 /**
+ * The context of the platform's own background work (dispatcher, schedulers): platform level, so it reads
+ * across tenants in one mode; what it writes names its tenant explicitly. Actor: system.
+ */
+export function systemContext(rt: Runtime, livemode: boolean): CallerContext {
+  return { ...operatorContext(rt, { level: 'platform', tenantId: null, livemode }), actor: { type: 'system', id: 'system' }, credential: 'system' };
+}
+
+/**
  * The caller context of an operator at the terminal: admin commands run with the database's own authority,
  * acting at the given level with every permission of that layer; their audit actor is cli:<os user>.
  */
@@ -62,6 +72,7 @@ export function operatorContext(rt: Runtime, scope: OperatorScope): CallerContex
   return {
     db: rt.db,
     clock: rt.clock,
+    sealer: rt.sealer,
     level,
     tenantId: level === 'platform' ? null : scope.tenantId,
     merchantId: level === 'merchant' ? (scope.merchantId ?? null) : null,

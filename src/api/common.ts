@@ -39,7 +39,7 @@ export const Money = z
   .openapi('Money');
 
 export const HttpsUrl = z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048);
-export const Email = z.email('must be an email address').max(320);
+export const Email = z.email('must be an email address').max(254);
 
 export const FutureDateInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });
 

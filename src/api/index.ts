@@ -2,6 +2,7 @@ import type { Operation } from '../http/registry';
 import { apiKeyOperations } from './api-keys/operations';
 import { auditOperations } from './audit/operations';
 import { tenantOperations } from './tenants/operations';
+import { webhookOperations } from './webhooks/operations';
 
 /** Every /v1 operation. No route exists outside this list. */
-export const operations: Operation[] = [...apiKeyOperations, ...tenantOperations, ...auditOperations];
+export const operations: Operation[] = [...apiKeyOperations, ...tenantOperations, ...auditOperations, ...webhookOperations];

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Mutex } from 'async-mutex';
+import { Client } from 'pg';
 import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
 import { defineModels, type Models } from './models';
@@ -106,13 +107,30 @@ export class Database {
     return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) };
   }
 
+  /**
+   * Several processes may start on one database at once: migrations run under a lock. Postgres: an advisory
+   * lock held on a connection of its own (outside the pool the migrations use). SQLite: a lock file beside the
+   * database.
+   */
   private async withMigrationLock<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.dialect !== 'postgres') return fn();
-    // A session-level lock needs one connection for lock and unlock: hold it in a transaction.
-    return this.sequelize.transaction(async (t) => {
-      await this.sequelize.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`, { transaction: t });
-      return fn();
-    });
+    if (this.dialect === 'postgres') {
+      const client = new Client({ connectionString: this.target.location });
+      await client.connect();
+      try {
+        await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+        return await fn();
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`).catch(() => undefined);
+        await client.end().catch(() => undefined);
+      }
+    }
+    if (this.target.location === ':memory:') return fn();
+    const release = await acquireLockFile(`${this.target.location}.migrate-lock`);
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
   }
 
   async ping(): Promise<void> {
@@ -121,6 +139,28 @@ export class Database {
 
   async close(): Promise<void> {
     await this.sequelize.close();
+  }
+}
+
+/** An exclusive lock file; one left by a crashed process is taken over after staleMs. */
+async function acquireLockFile(file: string, waitMs = 60_000, staleMs = 120_000): Promise<() => void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const fd = fs.openSync(file, 'wx');
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      return () => fs.rmSync(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      try {
+        if (Date.now() - fs.statSync(file).mtimeMs > staleMs) fs.rmSync(file, { force: true });
+      } catch {
+        // removed meanwhile
+      }
+      if (Date.now() > deadline) throw new Error(`waited ${waitMs / 1000} s for the migration lock ${file}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 }
 

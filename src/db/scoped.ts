@@ -42,6 +42,9 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
   scopeWhere(): AnyWhere {
     const { tenant, merchant, mode, softDelete } = this.spec;
     const where: AnyWhere = {};
+    // Fail closed: a tenant or merchant caller without its tenant or merchant sees nothing, never everything.
+    if (this.ctx.level !== 'platform' && !this.ctx.tenantId) throw new InternalError(`a ${this.ctx.level} caller without a tenant`);
+    if (this.ctx.level === 'merchant' && !this.ctx.merchantId) throw new InternalError('a merchant caller without a merchant');
     if (tenant && this.ctx.level !== 'platform') where[tenant] = this.ctx.tenantId;
     if (merchant && this.ctx.merchantId) where[merchant] = this.ctx.merchantId;
     if (mode) where[mode] = this.ctx.livemode;
@@ -49,8 +52,9 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     return where;
   }
 
+  /** The caller's conditions AND the scope: a scope column can never be overridden by a filter. */
   private where(extra: AnyWhere = {}): WhereOptions {
-    return { ...extra, ...this.scopeWhere() } as WhereOptions;
+    return { [Op.and]: [extra, this.scopeWhere()] } as WhereOptions;
   }
 
   async findOne(where: AnyWhere, options: { lock?: boolean } = {}): Promise<R | null> {

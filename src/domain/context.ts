@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { Clock } from './clock';
 import type { Database } from '../db/database';
+import type { Sealer } from '../util/encryption';
 
 /** Owner levels of operations.md: M merchant, T tenant (operator), P platform. */
 export type Level = 'merchant' | 'tenant' | 'platform';
@@ -20,6 +21,8 @@ export interface Actor {
 export interface CallerContext {
   db: Database;
   clock: Clock;
+  /** encrypts and decrypts secrets kept at rest (webhook signing secrets) */
+  sealer: Sealer;
   level: Level;
   /** null only for platform callers, who see every tenant. */
   tenantId: string | null;

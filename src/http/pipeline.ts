@@ -5,7 +5,7 @@ import { InternalError, PermissionError, RequestRejectedError } from '../domain/
 import { authenticate } from '../services/auth';
 import { allows } from '../services/permissions';
 import {
-  claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, validateIdempotencyKey,
+  claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewWhileRunning, reused, validateIdempotencyKey,
 } from '../services/idempotency';
 import type { LevelCode, Operation } from './registry';
 import { issuesOf, parseInputs } from './validation';
@@ -31,9 +31,17 @@ export function authorize(op: Operation, ctx: CallerContext): void {
   }
 }
 
+/** Keys are per tenant, merchant and mode (per user for platform callers, who share no tenant). */
 function idempotencyScope(ctx: CallerContext): string {
-  return `${ctx.tenantId ?? 'platform'}:${ctx.merchantId ?? '-'}:${ctx.livemode ? 'live' : 'test'}`;
+  const owner = ctx.level === 'platform' ? `platform/${ctx.actor.id}` : `${ctx.tenantId}/${ctx.merchantId ?? '-'}`;
+  return `${owner}:${ctx.livemode ? 'live' : 'test'}`;
 }
+
+/** By default the first response is kept sealed: it may hold a secret shown once (a webhook signing secret). */
+const sealedStore = {
+  store: (body: unknown, ctx: CallerContext) => ({ sealed: ctx.sealer.seal(JSON.stringify(body)) }),
+  open: (stored: unknown, ctx: CallerContext) => JSON.parse(ctx.sealer.open((stored as { sealed: string }).sealed)) as unknown,
+};
 
 const validateResponses = process.env.PAYPLANE_VALIDATE_RESPONSES === '1';
 
@@ -94,22 +102,28 @@ export function operationHandler(rt: Runtime, op: Operation) {
       scope: idempotencyScope(base), key, method: req.method, path: req.path, body: req.body ?? null,
     });
     if (claim.kind === 'replay') {
+      if (!claim.sameRequest && !op.idempotency?.anyBody) throw reused();
       res.set('Idempotent-Replayed', 'true');
-      const replay = op.idempotency ? op.idempotency.replay(claim.body) : { status: claim.status, body: claim.body };
+      const replay = op.idempotency
+        ? op.idempotency.replay(claim.body, base)
+        : { status: claim.status, body: sealedStore.open(claim.body, base) };
       res.status(replay.status).json(replay.body);
       return;
     }
+    const stopRenewing = renewWhileRunning(rt.db, rt.clock, claim);
     try {
       const body = await rt.db.transaction(async (transaction) => {
         const rendered = render(await op.handler({ ...base, transaction }, input));
-        const stored = op.idempotency ? op.idempotency.store(rendered) : rendered;
-        await completeIdempotencyKey(rt.db, rt.clock, claim.id, status, stored, transaction);
+        const stored = op.idempotency ? op.idempotency.store(rendered, base) : sealedStore.store(rendered, base);
+        await completeIdempotencyKey(rt.db, rt.clock, claim, status, stored, transaction);
         return rendered;
       });
       res.status(status).json(body);
     } catch (error) {
-      await releaseIdempotencyKey(rt.db, claim.id).catch((e) => rt.logger.error({ err: e, requestId }, 'could not release idempotency key'));
+      await releaseIdempotencyKey(rt.db, claim).catch((e) => rt.logger.error({ err: e, requestId }, 'could not release idempotency key'));
       throw error;
+    } finally {
+      stopRenewing();
     }
   };
 }

@@ -16,10 +16,12 @@ export interface OperationInput<P, Q, B> {
 
 /** What a replayed Idempotency-Key answers, for operations with a replay rule of their own. */
 export interface IdempotencyPolicy {
-  /** what is kept of the first response (never a secret in plain text) */
-  store(body: unknown): unknown;
+  /** a reused key answers with replay() whatever the body (the specification's rule for issuing API keys) */
+  anyBody?: boolean;
+  /** what is kept of the first response (never a secret in plain text: seal it with ctx.sealer) */
+  store(body: unknown, ctx: CallerContext): unknown;
   /** turn the stored value into the replay's answer; throw a PayplaneError to answer with an error */
-  replay(stored: unknown): { status: number; body: unknown };
+  replay(stored: unknown, ctx: CallerContext): { status: number; body: unknown };
 }
 
 interface OperationBase<P, Q, B, R extends z.ZodType> {

@@ -21,6 +21,7 @@ export function parseInputs<T extends Record<string, unknown>>(
 ): T {
   const out: Record<string, unknown> = {};
   const issues: FieldIssue[] = [];
+  for (const { location, value } of parts) issues.push(...controlCharacters(location, value));
   for (const { location, schema, value } of parts) {
     if (!schema) {
       out[location] = {};
@@ -34,4 +35,14 @@ export function parseInputs<T extends Record<string, unknown>>(
     throw new ValidationError(`Invalid request: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   }
   return out as T;
+}
+
+/** NUL characters are refused everywhere: databases store them differently or not at all. */
+function controlCharacters(location: string, value: unknown, depth = 0): FieldIssue[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [{ path: location, message: 'must not contain NUL characters' }] : [];
+  if (depth > 32 || !value || typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, v]) => [
+    ...(key.includes('\u0000') ? [{ path: location, message: 'must not contain NUL characters in field names' }] : []),
+    ...controlCharacters(Array.isArray(value) ? `${location}[${key}]` : `${location}.${key}`, v, depth + 1),
+  ]);
 }

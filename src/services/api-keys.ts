@@ -153,10 +153,15 @@ function checkIpAllowlist(entries: string[], field: string): string[] {
   return [...new Set(entries)];
 }
 
+const MAX_LIFETIME_MS = 10 * 366 * 86_400_000;
+
 function checkExpiry(ctx: CallerContext, expiresAt: string | null | undefined, field: string): Date | null {
   if (expiresAt === undefined || expiresAt === null) return null;
   const at = new Date(expiresAt);
-  if (at.getTime() <= ctx.clock.now().getTime()) throw ValidationError.field(field, 'must be in the future');
+  const now = ctx.clock.now().getTime();
+  if (Number.isNaN(at.getTime())) throw ValidationError.field(field, 'must be an ISO 8601 date-time');
+  if (at.getTime() <= now) throw ValidationError.field(field, 'must be in the future');
+  if (at.getTime() > now + MAX_LIFETIME_MS) throw ValidationError.field(field, 'must be within 10 years');
   return at;
 }
 
@@ -254,7 +259,7 @@ async function issueKey(ctx: CallerContext, spec: IssueSpec): Promise<IssuedApiK
     expiresAt: spec.expiresAt,
     revokedAt: null,
     rotatedFromKeyId: spec.rotatedFromKeyId,
-    createdBy: ctx.actor.id,
+    createdBy: ctx.actor.type === 'api_key' || ctx.actor.type === 'user' ? ctx.actor.id : null,
     createdByType: ctx.actor.type,
   });
   const key = toApiKey(row, ctx.clock.now());
@@ -264,6 +269,7 @@ async function issueKey(ctx: CallerContext, spec: IssueSpec): Promise<IssuedApiK
     targetId: key.id,
     tenantId: key.tenantId,
     merchantId: spec.merchantId,
+    livemode: key.livemode,
     after: key,
   });
   return { ...key, secretKey: generated.secretKey };
@@ -291,12 +297,20 @@ export async function updateApiKey(ctx: CallerContext, id: string, input: Update
     const changes: Partial<ApiKeyRow> = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.permissions !== undefined) changes.permissions = checkPermissions(tx, row.ownerType, input.permissions, 'body.permissions');
-    if (input.expiresAt !== undefined) changes.expiresAt = checkExpiry(tx, input.expiresAt, 'body.expiresAt');
+    if (input.expiresAt !== undefined) {
+      // Extending a key's life is as strong as issuing it: the caller must hold what the key carries.
+      checkPermissions(tx, row.ownerType, row.permissions, 'permissions');
+      const successor = await tx.db.models.ApiKey.findOne({ where: { rotatedFromKeyId: row.id }, attributes: ['id'], transaction: tx.transaction });
+      if (successor) {
+        throw new ConflictError('API_KEY_ROTATED', 'The key was rotated; its grace period cannot be changed. Revoke it to end it now.');
+      }
+      changes.expiresAt = checkExpiry(tx, input.expiresAt, 'body.expiresAt');
+    }
     const updated = await scoped(tx, tx.db.models.ApiKey).updateIf(row, { status: 'active' }, changes);
     if (!updated) throw new ConflictError('API_KEY_REVOKED', 'The API key was revoked meanwhile; it cannot be updated.');
     const now = tx.clock.now();
     await recordAudit(tx, {
-      action: 'api_key.updated', targetType: 'api_key', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
+      action: 'api_key.updated', targetType: 'api_key', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
       before: toApiKey(row, now), after: toApiKey(updated, now),
     });
     return toApiKey(updated, now);
@@ -306,13 +320,12 @@ export async function updateApiKey(ctx: CallerContext, id: string, input: Update
 /** Revokes a key for good: it can no longer authenticate; the record stays readable with status revoked. */
 export async function revokeApiKey(ctx: CallerContext, id: string): Promise<ApiKey> {
   return inTransaction(ctx, async (tx) => {
-    const row = await scoped(tx, tx.db.models.ApiKey).get(id, { lock: true });
-    if (row.status === 'revoked') throw new ConflictError('API_KEY_REVOKED', 'The API key is already revoked.');
+    const row = await activeKeyForChange(tx, id, 'revoked');
     const now = tx.clock.now();
     const updated = await scoped(tx, tx.db.models.ApiKey).updateIf(row, { status: 'active' }, { status: 'revoked', revokedAt: now });
     if (!updated) throw new ConflictError('API_KEY_REVOKED', 'The API key is already revoked.');
     await recordAudit(tx, {
-      action: 'api_key.revoked', targetType: 'api_key', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
+      action: 'api_key.revoked', targetType: 'api_key', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
       before: toApiKey(row, now), after: toApiKey(updated, now),
     });
     return toApiKey(updated, now);
@@ -337,7 +350,7 @@ export async function rotateApiKey(ctx: CallerContext, id: string, input: { grac
     if (!updated) throw new ConflictError('API_KEY_REVOKED', 'The API key was revoked meanwhile; it cannot be rotated.');
     await recordAudit(tx, {
       action: 'api_key.rotation_grace_started', targetType: 'api_key', targetId: id, tenantId: source.tenantId,
-      merchantId: source.merchantId, before: toApiKey(source, now), after: toApiKey(updated, now),
+      merchantId: source.merchantId, livemode: source.livemode, before: toApiKey(source, now), after: toApiKey(updated, now),
     });
     return issueKey(tx, {
       ownerType: source.ownerType,
@@ -346,7 +359,8 @@ export async function rotateApiKey(ctx: CallerContext, id: string, input: { grac
       name: source.name,
       permissions,
       ipAllowlist: source.ipAllowlist,
-      expiresAt: null,
+      // the successor keeps the source's own expiry, never the grace deadline set just now
+      expiresAt: source.expiresAt ? new Date(source.expiresAt) : null,
       rotatedFromKeyId: source.id,
     });
   });

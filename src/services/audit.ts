@@ -11,6 +11,8 @@ export interface AuditInput {
   /** tenant and merchant the target belongs to (platform callers act across tenants) */
   tenantId: string | null;
   merchantId?: string | null;
+  /** the mode of the target, when it is not the caller's (a user token issuing a key of the other mode) */
+  livemode?: boolean;
   before?: unknown;
   after?: unknown;
 }
@@ -20,6 +22,7 @@ export async function recordAudit(ctx: CallerContext, input: AuditInput): Promis
   await scoped(ctx, ctx.db.models.AuditEntry).create({
     tenantId: ctx.level === 'platform' ? input.tenantId : undefined,
     merchantId: input.merchantId ?? ctx.merchantId ?? null,
+    livemode: input.livemode,
     actorType: ctx.actor.type,
     actorId: ctx.actor.id,
     action: input.action,

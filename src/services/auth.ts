@@ -55,6 +55,7 @@ async function authenticateKey(rt: Runtime, secret: string, credentials: Credent
   return {
     db: rt.db,
     clock: rt.clock,
+    sealer: rt.sealer,
     level,
     tenantId: key.tenantId,
     merchantId: key.ownerType === 'merchant' ? key.merchantId : null,
@@ -78,6 +79,9 @@ async function authenticateUser(rt: Runtime, token: string, credentials: Credent
   if (!user) throw new AuthenticationError('The token names no known user.', 'UNKNOWN_USER');
   if (user.status !== 'active') throw new AuthenticationError(`The user is ${user.status}.`, 'USER_NOT_ACTIVE');
   const level: Level = user.layer === 'platform' ? 'platform' : user.layer === 'operator' ? 'tenant' : 'merchant';
+  if ((level !== 'platform' && !user.tenantId) || (level === 'merchant' && !user.merchantId)) {
+    throw new AuthenticationError(`The user has no ${level === 'merchant' ? 'merchant' : 'tenant'} to act for.`, 'USER_WITHOUT_SCOPE');
+  }
   if (level !== 'platform') await assertOwnerActive(rt, user.tenantId!, level === 'merchant' ? user.merchantId : null);
   let livemode = verified.livemode;
   if (livemode === undefined) {
@@ -90,6 +94,7 @@ async function authenticateUser(rt: Runtime, token: string, credentials: Credent
   return {
     db: rt.db,
     clock: rt.clock,
+    sealer: rt.sealer,
     level,
     tenantId: level === 'platform' ? null : user.tenantId,
     merchantId: level === 'merchant' ? user.merchantId : null,

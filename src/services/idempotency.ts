@@ -20,7 +20,10 @@ export interface IdempotentRequest {
   body: unknown;
 }
 
-export type Claim = { kind: 'owner'; id: string } | { kind: 'replay'; status: number; body: unknown };
+export type Claim =
+  | { kind: 'owner'; id: string; owner: string }
+  /** a completed first request; `sameRequest` is false when its method, path or body differed */
+  | { kind: 'replay'; status: number; body: unknown; sameRequest: boolean };
 
 export function validateIdempotencyKey(key: string): void {
   if (key.length < 1 || key.length > 128) {
@@ -42,8 +45,8 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * Claims the key for this request, or answers with the first request's stored response. A duplicate that
- * arrives while the first is still running waits for it; one with another body is refused with 409.
+ * Claims the key for this request, or hands back the first request's stored response. A duplicate that arrives
+ * while the first is still running waits for it; one with another body while it runs is refused with 409.
  */
 export async function claimIdempotencyKey(db: Database, clock: Clock, request: IdempotentRequest): Promise<Claim> {
   const { Idempotency } = db.models;
@@ -52,41 +55,38 @@ export async function claimIdempotencyKey(db: Database, clock: Clock, request: I
   for (;;) {
     const now = clock.now();
     const id = crypto.randomUUID();
+    const owner = crypto.randomUUID();
     try {
       await db.transaction((transaction) =>
         Idempotency.create(
           {
-            id, scope: request.scope, key: request.key, method: request.method, path: request.path,
-            fingerprint: print, state: 'in_progress', responseStatus: null, responseBody: null,
+            id, scope: request.scope, key: request.key, method: request.method, path: request.path, fingerprint: print,
+            state: 'in_progress', owner, responseStatus: null, responseBody: null,
             lockedUntil: new Date(now.getTime() + LOCK_MS), createdAt: now, updatedAt: now,
           },
           { transaction },
         ),
       );
-      return { kind: 'owner', id };
+      return { kind: 'owner', id, owner };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
     const found = await Idempotency.findOne({ where: { scope: request.scope, key: request.key } });
     if (!found) continue; // released between our insert and read: try again
     const existing = found.get({ plain: true }) as IdempotencyRow;
-    if (existing.fingerprint !== print) {
-      throw new ConflictError(
-        'IDEMPOTENCY_KEY_REUSED',
-        'This Idempotency-Key was already used with a different request (method, path or body).',
-        { hint: 'Use a new Idempotency-Key for a different request.' },
-      );
+    if (existing.state === 'completed') {
+      return { kind: 'replay', status: existing.responseStatus!, body: existing.responseBody, sameRequest: existing.fingerprint === print };
     }
-    if (existing.state === 'completed') return { kind: 'replay', status: existing.responseStatus!, body: existing.responseBody };
+    if (existing.fingerprint !== print) throw reused();
     if (existing.lockedUntil && new Date(existing.lockedUntil).getTime() <= now.getTime()) {
-      // The first request's worker is gone: take the key over, exactly one taker wins.
+      // The first request's worker is gone (its lease was not renewed): take the key over, one taker wins.
       const [taken] = await db.transaction((transaction) =>
         Idempotency.update(
-          { lockedUntil: new Date(now.getTime() + LOCK_MS), updatedAt: now },
-          { where: { id: existing.id, state: 'in_progress', lockedUntil: existing.lockedUntil }, transaction },
+          { owner, lockedUntil: new Date(now.getTime() + LOCK_MS), updatedAt: now },
+          { where: { id: existing.id, state: 'in_progress', owner: existing.owner }, transaction },
         ),
       );
-      if (taken === 1) return { kind: 'owner', id: existing.id };
+      if (taken === 1) return { kind: 'owner', id: existing.id, owner };
     }
     if (Date.now() > deadline) {
       throw new ConflictError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed.', {
@@ -97,17 +97,39 @@ export async function claimIdempotencyKey(db: Database, clock: Clock, request: I
   }
 }
 
-/** Stores the response in the request's own transaction, so the effect and its replay commit together. */
+export function reused(): ConflictError {
+  return new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request (method, path or body).', {
+    hint: 'Use a new Idempotency-Key for a different request.',
+  });
+}
+
+/** Keeps the claim alive while its request runs (a request longer than the lease must not be taken over). */
+export function renewWhileRunning(db: Database, clock: Clock, claim: { id: string; owner: string }): () => void {
+  const timer = setInterval(() => {
+    db.models.Idempotency.update(
+      { lockedUntil: new Date(clock.now().getTime() + LOCK_MS) },
+      { where: { id: claim.id, owner: claim.owner, state: 'in_progress' } },
+    ).catch(() => undefined);
+  }, LOCK_MS / 3);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Stores the response in the request's own transaction, so the effect and its replay commit together. Throws
+ * (rolling the effect back) when another request took the key over meanwhile.
+ */
 export async function completeIdempotencyKey(
-  db: Database, clock: Clock, id: string, status: number, body: unknown, transaction?: Transaction,
+  db: Database, clock: Clock, claim: { id: string; owner: string }, status: number, body: unknown, transaction?: Transaction,
 ): Promise<void> {
-  await db.models.Idempotency.update(
+  const [updated] = await db.models.Idempotency.update(
     { state: 'completed', responseStatus: status, responseBody: body, lockedUntil: null, updatedAt: clock.now() },
-    { where: { id }, transaction },
+    { where: { id: claim.id, owner: claim.owner, state: 'in_progress' }, transaction },
   );
+  if (updated !== 1) throw new ConflictError('IDEMPOTENCY_KEY_IN_USE', 'Another request took over this Idempotency-Key; this one was rolled back.');
 }
 
 /** Frees the key after a failed request (nothing was committed), so the client may retry with it. */
-export async function releaseIdempotencyKey(db: Database, id: string): Promise<void> {
-  await db.transaction((transaction) => db.models.Idempotency.destroy({ where: { id, state: 'in_progress' }, transaction }));
+export async function releaseIdempotencyKey(db: Database, claim: { id: string; owner: string }): Promise<void> {
+  await db.transaction((transaction) => db.models.Idempotency.destroy({ where: { id: claim.id, owner: claim.owner, state: 'in_progress' }, transaction }));
 }

@@ -1,5 +1,6 @@
 import { inTransaction, type CallerContext } from '../domain/context';
 import { scoped } from '../db/scoped';
+import { ValidationError } from '../domain/errors';
 import type { CompanyRow, MerchantRow, UserRow } from '../db/models';
 import { recordAudit } from './audit';
 
@@ -55,6 +56,7 @@ export interface CreateUserInput {
 
 /** An active user (the invitation flow of the organization area creates pending ones). */
 export async function createActiveUser(ctx: CallerContext, input: CreateUserInput): Promise<UserRow> {
+  if (input.layer === 'merchant' && !input.merchantId) throw new ValidationError('A merchant-layer user needs a merchant.', [{ path: 'merchantId', message: 'is required' }]);
   return inTransaction(ctx, async (tx) => {
     const row = await scoped(tx, tx.db.models.User).create({
       tenantId: input.layer === 'platform' ? null : (input.tenantId ?? tx.tenantId),

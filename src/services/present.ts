@@ -14,10 +14,7 @@ export type Presented<T> = {
   [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K];
 };
 
-/**
- * The row with its dates as ISO strings. Only for tables whose every column is public; a table with secrets
- * (API keys) lists its public fields one by one instead.
- */
-export function presentRow<T extends object>(row: T): Presented<T> {
-  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])) as Presented<T>;
+/** The listed fields of a row, dates as ISO strings. */
+export function presentRow<T extends object, K extends keyof T>(row: T, fields: readonly K[]): Presented<Pick<T, K>> {
+  return Object.fromEntries(fields.map((k) => [k, row[k] instanceof Date ? (row[k] as Date).toISOString() : row[k]])) as Presented<Pick<T, K>>;
 }

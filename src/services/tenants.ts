@@ -9,11 +9,17 @@ import { newId } from '../util/ids';
 
 export type TenantStatus = TenantRow['status'];
 
-/** The Tenant record of the specification: every column of the tenants table is public. */
-export type Tenant = Presented<TenantRow>;
+/** The fields of the Tenant record: listed, so a column added later is not published by accident. */
+const TENANT_FIELDS = [
+  'id', 'tenantId', 'platformId', 'livemode', 'name', 'status', 'defaultCurrency', 'defaultLocale', 'allowedCurrencies',
+  'allowedCountries', 'featureFlags', 'doorRateLimitPerMinute', 'contactEmail', 'supportUrl', 'logoUrl', 'termsUrl',
+  'privacyPolicyUrl', 'createdAt', 'updatedAt', 'deletedAt',
+] as const satisfies readonly (keyof TenantRow)[];
+
+export type Tenant = Presented<Pick<TenantRow, (typeof TENANT_FIELDS)[number]>>;
 
 export function toTenant(row: TenantRow): Tenant {
-  return presentRow(row);
+  return presentRow(row, TENANT_FIELDS);
 }
 
 export const DEFAULT_DOOR_RATE_LIMIT = 600;

@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { SignJWT, createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import type { AppConfig } from '../config';
 import { AuthenticationError, ValidationError } from '../domain/errors';
 import type { Clock } from '../domain/clock';
-import { writePrivateFile } from '../util/paths';
+import { readOrCreateSecretFile } from '../util/paths';
 
 export const TOKEN_ISSUER = 'payplane';
 export const TOKEN_AUDIENCE = 'payplane-api';
@@ -24,14 +23,11 @@ export function loadTokenSecret(config: AppConfig): Uint8Array {
     return new TextEncoder().encode(config.tokenSecret);
   }
   const file = path.join(config.home, 'token-secret');
-  if (!fs.existsSync(file)) {
-    try {
-      writePrivateFile(file, crypto.randomBytes(48).toString('base64url'));
-    } catch (error) {
-      throw new Error(`cannot create ${file}: ${(error as Error).message}; set PAYPLANE_TOKEN_SECRET`);
-    }
+  try {
+    return new TextEncoder().encode(readOrCreateSecretFile(file, () => crypto.randomBytes(48).toString('base64url')));
+  } catch (error) {
+    throw new Error(`cannot read or create ${file}: ${(error as Error).message}; set PAYPLANE_TOKEN_SECRET`);
   }
-  return new TextEncoder().encode(fs.readFileSync(file, 'utf8').trim());
 }
 
 /** Parses a duration such as 90s, 15m, 1h, 7d into seconds. */
@@ -50,7 +46,11 @@ export class TokenService {
   constructor(
     private readonly config: AppConfig,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    if (config.oidcIssuer && (!config.oidcJwksUrl || !config.oidcAudience)) {
+      throw new Error('PAYPLANE_OIDC_ISSUER needs PAYPLANE_OIDC_JWKS_URL and PAYPLANE_OIDC_AUDIENCE (tokens issued to other clients must not pass)');
+    }
+  }
 
   private key(): Uint8Array {
     this.secret ??= loadTokenSecret(this.config);
@@ -86,6 +86,7 @@ export class TokenService {
         const { payload } = await jwtVerify(token, this.jwks, {
           issuer: this.config.oidcIssuer,
           audience: this.config.oidcAudience,
+          algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
           currentDate,
         });
         if (!payload.sub) throw new Error('no sub');

@@ -25,3 +25,25 @@ export function writePrivateFile(file: string, content: string): void {
   fs.writeFileSync(file, content, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
 }
+
+/**
+ * Reads a generated secret file, creating it with `generate()` when absent. Exclusive creation: when several
+ * processes start at once, all of them end up with the one value that was written first.
+ */
+export function readOrCreateSecretFile(file: string, generate: () => string): string {
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    try {
+      fs.writeFileSync(file, generate(), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  let value = fs.readFileSync(file, 'utf8').trim();
+  for (let i = 0; !value && i < 50; i++) {
+    // another process created it an instant ago and is still writing
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    value = fs.readFileSync(file, 'utf8').trim();
+  }
+  return value;
+}

@@ -63,8 +63,10 @@ describe(`API keys over HTTP (${dialectName})`, () => {
     const after = (await h.as(tenantKey).get('/v1/api-keys')).body.pagination.totalCount;
     expect(after).toBe(before + 1);
 
+    // the specification's rule for issuing keys: the same key again is API_KEY_ALREADY_ISSUED, whatever the body
     const other = await issue({ ...body, name: 'Different' }, tenantKey, 'issue-once-1');
-    expectProblem(other, 409, 'IDEMPOTENCY_KEY_REUSED');
+    expectProblem(other, 409, 'API_KEY_ALREADY_ISSUED');
+    expect(other.body.instance).toBe(first.body.data.id);
   });
 
   test('concurrent requests with one Idempotency-Key issue exactly one key', async () => {
@@ -238,6 +240,27 @@ describe(`API keys over HTTP (${dialectName})`, () => {
     expect(byCreator.body.data.map((k: { id: string }) => k.id)).toEqual([own.body.data.id]);
   });
 
+  test('rotation keeps the source\'s own expiry for the successor; a rotated key\'s grace cannot be extended', async () => {
+    const expiresAt = new Date(h.clock.now().getTime() + 30 * 24 * HOUR_MS).toISOString();
+    const src = (await issue({ ownerType: 'tenant', permissions: ['api-keys:keys:view'], expiresAt })).body.data;
+    const next = (await h.as(tenantKey).post(`/v1/api-keys/${src.id}/rotate`, { graceHours: 1 })).body.data;
+    expect(next.expiresAt).toBe(expiresAt);
+    expectProblem(await h.as(tenantKey).patch(`/v1/api-keys/${src.id}`, { expiresAt: null }), 409, 'API_KEY_ROTATED');
+    expect((await h.as(tenantKey).patch(`/v1/api-keys/${src.id}`, { name: 'old' })).status).toBe(200);
+    // an expired key cannot be revoked (the specification revokes active keys)
+    h.clock.advance(HOUR_MS);
+    expectProblem(await h.as(tenantKey).delete(`/v1/api-keys/${src.id}`), 409, 'API_KEY_EXPIRED');
+  });
+
+  test('a merchant filter can never widen a merchant caller\'s scope', async () => {
+    const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
+    const other = await createMerchantRecord(ctx, { companyId: h.sandbox.companyId, name: 'Filtered merchant' });
+    await issue({ merchantId: other.id, permissions: merchantPerms });
+    const res = await h.as(merchantKey).get(`/v1/api-keys?merchantId=${other.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([]);
+  });
+
   test('cross-tenant reads and changes answer 404', async () => {
     const live = await createLiveTenantKey(h);
     const mine = (await issue({ ownerType: 'tenant', permissions: ['api-keys:keys:view'] })).body.data;
@@ -321,6 +344,9 @@ describe(`API keys over HTTP (${dialectName})`, () => {
       [() => issue({ ownerType: 'tenant' }, tenantKey, ''), 'header.Idempotency-Key'],
       [() => h.as(tenantKey).post('/v1/api-keys/00000000-0000-4000-8000-000000000000/rotate', { graceHours: -1 }), 'body.graceHours'],
       [() => h.as(tenantKey).post('/v1/api-keys/00000000-0000-4000-8000-000000000000/rotate', { graceHours: 1.5 }), 'body.graceHours'],
+      [() => issue({ name: 'a\u0000b' }), 'body.name'],
+      [() => h.as(tenantKey).get('/v1/api-keys?createdBy=%00'), 'query.createdBy'],
+      [() => issue({ ownerType: 'tenant', expiresAt: '9999-12-31T23:59:59.999-23:59' }), 'body.expiresAt'],
     ];
     for (const [send, field] of cases) {
       const res = await send();

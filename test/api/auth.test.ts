@@ -8,6 +8,7 @@ import { createActiveUser } from '../../src/services/organization';
 import { createApp } from '../../src/http/app';
 import { createApiKey } from '../../src/services/api-keys';
 import request from 'supertest';
+import { TokenService } from '../../src/services/tokens';
 
 const ISSUER = 'https://idp.example.test';
 let h: ApiHarness;
@@ -116,6 +117,24 @@ describe(`authentication (${dialectName})`, () => {
     expect((await call(behindProxy, '203.0.113.7')).status).toBe(200);
     expectProblem(await call(behindProxy, '198.51.100.1'), 403, 'IP_NOT_ALLOWED');
     expectProblem(await call(h.app, '203.0.113.7'), 403, 'IP_NOT_ALLOWED');
+  });
+
+  test('a merchant-layer user without a merchant cannot authenticate or even be created', async () => {
+    const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
+    await expect(createActiveUser(ctx, { layer: 'merchant', email: 'm@example.com' })).rejects.toMatchObject({ status: 400 });
+    const id = '0194f000-0000-7000-8000-00000000abcd';
+    const now = h.clock.now();
+    await h.rt.db.models.User.create({
+      id, tenantId: h.sandbox.tenantId, merchantId: null, layer: 'merchant', email: 'broken@example.com', displayName: null,
+      status: 'active', externalIdpId: null, entityScope: { type: 'all' }, mfaEnabled: false, lastLoginAt: null, createdBy: null,
+      createdAt: now, updatedAt: now, deletedAt: null,
+    });
+    const token = (await h.rt.tokens.issue(id, 3600, false)).token;
+    expectProblem(await h.as(token).get('/v1/api-keys'), 401, 'USER_WITHOUT_SCOPE');
+  });
+
+  test('an OIDC issuer without an audience is refused at start', () => {
+    expect(() => new TokenService({ ...h.rt.config, oidcAudience: undefined }, h.clock)).toThrow(/AUDIENCE/);
   });
 
   test('a merchant key on a tenant-only operation answers 403', async () => {

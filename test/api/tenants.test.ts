@@ -103,6 +103,10 @@ describe(`tenants (${dialectName})`, () => {
       'body.doorRateLimitPerMinute', 'body.featureFlags.a', 'body.name', 'body.status', 'body.supportUrl',
     ]);
     expectProblem(await h.as(platform).get('/v1/admin/tenants?status=gone'), 400);
+    const longEmail = `a@${Array.from({ length: 5 }, () => 'x'.repeat(60)).join('.')}.com`;
+    const tooLong = await h.as(tenantKey).patch(`/v1/admin/tenants/${h.sandbox.tenantId}`, { contactEmail: longEmail });
+    expectProblem(tooLong, 400);
+    expect(tooLong.body.errors[0].path).toBe('body.contactEmail');
     expectProblem(await h.as(platform).get('/v1/admin/tenants/not-a-uuid'), 404);
     expectProblem(await h.as(platform).post('/v1/admin/tenants/00000000-0000-4000-8000-000000000000/activate'), 404);
   });

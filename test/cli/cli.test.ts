@@ -40,11 +40,24 @@ describe(`payplane CLI (${dialectName})`, () => {
   test('db migrate: status, up, and status again', async () => {
     const before = await cli('db', 'migrate', 'status', '--json');
     expect(before.status).toBe(0);
-    expect(before.json()).toEqual({ action: 'status', executed: [], pending: ['0001_foundation'] });
+    expect(before.json()).toEqual({ action: 'status', executed: [], pending: ['0001_foundation', '0002_webhooks'] });
     const up = await cli('db', 'migrate', '--json');
-    expect(up.json()).toEqual({ action: 'up', applied: ['0001_foundation'] });
+    expect(up.json()).toEqual({ action: 'up', applied: ['0001_foundation', '0002_webhooks'] });
     const after = await cli('db', 'migrate', 'status');
     expect(after.stdout).toContain('applied  0001_foundation');
+  });
+
+  test('several processes migrating one fresh database at once all succeed', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const env2 = { DATABASE_URL: fresh.url, PAYPLANE_HOME: fresh.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
+      const runs = await Promise.all([1, 2, 3].map(() => runCli(['db', 'migrate', '--json'], env2)));
+      expect(runs.map((r) => r.status)).toEqual([0, 0, 0]);
+      const applied = runs.flatMap((r) => r.json().applied);
+      expect(applied.sort()).toEqual(['0001_foundation', '0002_webhooks']);
+    } finally {
+      await fresh.drop();
+    }
   });
 
   test('sandbox init --json creates a tenant with working keys and a platform token', async () => {
@@ -70,7 +83,7 @@ describe(`payplane CLI (${dialectName})`, () => {
     const created = await cli('keys', 'create', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--name', 'CLI key', '--permission', 'api-keys:keys:view', '--json');
     expect(created.status).toBe(0);
     const key = created.json();
-    expect(key).toMatchObject({ name: 'CLI key', permissions: ['api-keys:keys:view'], owner: { type: 'merchant', merchantId: sandbox.merchantId }, createdByType: 'cli' });
+    expect(key).toMatchObject({ name: 'CLI key', permissions: ['api-keys:keys:view'], owner: { type: 'merchant', merchantId: sandbox.merchantId }, createdBy: null, createdByType: 'cli' });
     expect(key.secretKey).toMatch(/^sk_test_/);
     await withApi(async (_rt, app) => {
       const res = await request(app).get(`/v1/api-keys/${key.id}`).set('Authorization', `Bearer ${key.secretKey}`);

@@ -11,6 +11,7 @@ const tag = 'API keys';
 
 /** The specification's replay rule for issuing keys: 409 API_KEY_ALREADY_ISSUED naming the key; no second secret. */
 const alreadyIssued: IdempotencyPolicy = {
+  anyBody: true,
   store: (body) => ({ id: (body as { data: { id: string } }).data.id }),
   replay: (stored) => {
     const id = (stored as { id: string }).id;

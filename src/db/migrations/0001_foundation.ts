@@ -142,6 +142,7 @@ export async function up(qi: QueryInterface): Promise<void> {
     path: text(false),
     fingerprint: str(false),
     state: str(false),
+    owner: { type: DataTypes.UUID, allowNull: false },
     responseStatus: { type: DataTypes.INTEGER, allowNull: true },
     responseBody: json(),
     lockedUntil: date(),

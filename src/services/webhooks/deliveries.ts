@@ -1,0 +1,150 @@
+import { Op } from 'sequelize';
+import { inTransaction, type CallerContext } from '../../domain/context';
+import { ConflictError } from '../../domain/errors';
+import { scoped, type ListParams, type Page } from '../../db/scoped';
+import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../db/models';
+import { recordAudit } from '../audit';
+import { iso, mapPage } from '../present';
+import { matchesPattern } from './catalog';
+
+export interface DeliveryAttempt {
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  success: boolean;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  tenantId: string | null;
+  merchantId: string | null;
+  livemode: boolean;
+  status: WebhookDeliveryRow['status'];
+  attemptCount: number;
+  maxAttempts: number;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastError: string | null;
+  succeededAt: string | null;
+  failedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  attempts?: DeliveryAttempt[];
+}
+
+export function toDelivery(row: WebhookDeliveryRow, attempts?: WebhookAttemptRow[]): WebhookDelivery {
+  const delivery: WebhookDelivery = {
+    id: row.id,
+    eventId: row.eventId,
+    eventType: row.eventType,
+    endpointId: row.endpointId,
+    tenantId: row.tenantId,
+    merchantId: row.merchantId,
+    livemode: row.livemode,
+    status: row.status,
+    attemptCount: row.attemptCount,
+    maxAttempts: row.maxAttempts,
+    nextAttemptAt: iso(row.nextAttemptAt),
+    lastAttemptAt: iso(row.lastAttemptAt),
+    lastError: row.lastError,
+    succeededAt: iso(row.succeededAt),
+    failedAt: iso(row.failedAt),
+    createdAt: iso(row.createdAt)!,
+    updatedAt: iso(row.updatedAt)!,
+  };
+  if (attempts) {
+    delivery.attempts = attempts.map((a) => ({
+      attempt: a.attempt,
+      startedAt: iso(a.startedAt)!,
+      durationMs: a.durationMs,
+      statusCode: a.statusCode,
+      success: a.success,
+      error: a.error,
+      responseExcerpt: a.responseExcerpt,
+    }));
+  }
+  return delivery;
+}
+
+export interface DeliveryFilters {
+  endpointId?: string;
+  status?: WebhookDeliveryRow['status'];
+  eventType?: string;
+}
+
+/** Delivery records in the caller's scope: a merchant its own endpoints', a tenant all of its tenant's. */
+export async function listDeliveries(ctx: CallerContext, filters: DeliveryFilters, page: ListParams): Promise<Page<WebhookDelivery>> {
+  const where: Record<string, unknown> = {};
+  if (filters.endpointId) where.endpointId = filters.endpointId;
+  if (filters.status) where.status = filters.status;
+  if (filters.eventType) where.eventType = filters.eventType;
+  return mapPage(await scoped(ctx, ctx.db.models.WebhookDelivery).list(where, page), (row) => toDelivery(row));
+}
+
+export async function getDelivery(ctx: CallerContext, id: string): Promise<WebhookDelivery> {
+  const row = await scoped(ctx, ctx.db.models.WebhookDelivery).get(id);
+  const attempts = await ctx.db.models.WebhookAttempt.findAll({ where: { deliveryId: id }, order: [['attempt', 'ASC']], transaction: ctx.transaction });
+  return toDelivery(row, attempts.map((a) => a.get({ plain: true }) as WebhookAttemptRow));
+}
+
+/** Puts a failed delivery back in the queue, due now, for one more attempt. */
+export async function retryDelivery(ctx: CallerContext, id: string): Promise<WebhookDelivery> {
+  return inTransaction(ctx, async (tx) => {
+    const access = scoped(tx, tx.db.models.WebhookDelivery);
+    const row = await access.get(id, { lock: true });
+    const updated = await requeue(tx, row);
+    if (!updated) throw new ConflictError('DELIVERY_NOT_FAILED', `The delivery is ${row.status}; only failed deliveries can be retried.`);
+    return toDelivery(updated);
+  });
+}
+
+async function requeue(ctx: CallerContext, row: WebhookDeliveryRow): Promise<WebhookDeliveryRow | null> {
+  const endpoint = await ctx.db.models.WebhookEndpoint.findOne({ where: { id: row.endpointId, deletedAt: null }, transaction: ctx.transaction });
+  if (!endpoint || endpoint.get('status') === 'disabled') {
+    throw new ConflictError('WEBHOOK_ENDPOINT_DISABLED', 'The delivery\'s endpoint is disabled or deleted; enable it first.');
+  }
+  const updated = await scoped(ctx, ctx.db.models.WebhookDelivery).updateIf(
+    row,
+    { status: 'failed' },
+    { status: 'pending', maxAttempts: row.attemptCount + 1, nextAttemptAt: ctx.clock.now(), failedAt: null, lockedUntil: null, lockedBy: null },
+  );
+  if (updated) {
+    await recordAudit(ctx, { action: 'webhook_delivery.retried', targetType: 'webhook_delivery', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, before: toDelivery(row), after: toDelivery(updated) });
+  }
+  return updated;
+}
+
+export interface ReplaySelection {
+  since: Date;
+  endpointId?: string;
+  /** exact type or wildcard (payment.*) */
+  type?: string;
+}
+
+/** Failed deliveries of a window, oldest first: what `webhooks deliveries replay` would send again. */
+export async function failedDeliveries(ctx: CallerContext, selection: ReplaySelection): Promise<WebhookDeliveryRow[]> {
+  const where: Record<string | symbol, unknown> = { status: 'failed', failedAt: { [Op.gte]: selection.since } };
+  if (selection.endpointId) where.endpointId = selection.endpointId;
+  const rows = await ctx.db.models.WebhookDelivery.findAll({ where, order: [['failedAt', 'ASC'], ['id', 'ASC']], transaction: ctx.transaction });
+  return rows.map((r) => r.get({ plain: true }) as WebhookDeliveryRow).filter((r) => !selection.type || matchesPattern(selection.type, r.eventType));
+}
+
+export type ReplayOutcome = 'requeued' | 'skipped';
+
+/** Requeues one failed delivery; a delivery no longer failed (replayed already, or retried) is skipped. */
+export async function replayDelivery(ctx: CallerContext, row: WebhookDeliveryRow): Promise<ReplayOutcome> {
+  return inTransaction(ctx, async (tx) => {
+    try {
+      return (await requeue(tx, row)) ? 'requeued' : 'skipped';
+    } catch (error) {
+      if (error instanceof ConflictError) return 'skipped';
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,207 @@
+import { Op, type WhereOptions } from 'sequelize';
+import { inTransaction, type CallerContext } from '../../domain/context';
+import { ConflictError, NotFoundError } from '../../domain/errors';
+import { scoped, type ListParams, type Page } from '../../db/scoped';
+import type { WebhookEndpointRow } from '../../db/models';
+import { recordAudit } from '../audit';
+import { iso, mapPage } from '../present';
+import { generateWebhookSecret } from './signature';
+import { validateSubscription } from './catalog';
+import { checkDestination } from './transport';
+
+export const MAX_ATTEMPTS = 10;
+export const DEFAULT_SECRET_GRACE_HOURS = 24;
+
+/** The webhook endpoint record; the signing secret is never part of it (create and rotate add it once). */
+export interface WebhookEndpoint {
+  id: string;
+  tenantId: string | null;
+  merchantId: string | null;
+  level: WebhookEndpointRow['level'];
+  livemode: boolean;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: WebhookEndpointRow['status'];
+  maxAttempts: number;
+  /** until when the previous secret still verifies (deliveries carry both signatures meanwhile) */
+  previousSecretExpiresAt: string | null;
+  failingSince: string | null;
+  lastSuccessAt: string | null;
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+export type EndpointWithSecret = WebhookEndpoint & { secret: string };
+
+export function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    merchantId: row.merchantId,
+    level: row.level,
+    livemode: row.livemode,
+    url: row.url,
+    events: row.events,
+    description: row.description,
+    status: row.status,
+    maxAttempts: row.maxAttempts,
+    previousSecretExpiresAt: iso(row.previousSecretExpiresAt),
+    failingSince: iso(row.failingSince),
+    lastSuccessAt: iso(row.lastSuccessAt),
+    disabledReason: row.disabledReason,
+    createdAt: iso(row.createdAt)!,
+    updatedAt: iso(row.updatedAt)!,
+    deletedAt: iso(row.deletedAt),
+  };
+}
+
+/** Endpoints are read at the caller's own level: merchants their merchant's, tenants the tenant's, the platform its own. */
+function access(ctx: CallerContext) {
+  return scoped(ctx, ctx.db.models.WebhookEndpoint);
+}
+
+async function endpointAtLevel(ctx: CallerContext, id: string, lock = false): Promise<WebhookEndpointRow> {
+  const row = await access(ctx).find(id, { lock });
+  if (!row || row.level !== ctx.level) throw new NotFoundError('webhook endpoint', id);
+  return row;
+}
+
+export interface EndpointInput {
+  url: string;
+  events: string[];
+  description?: string | null;
+  maxAttempts?: number;
+}
+
+export async function createEndpoint(ctx: CallerContext, input: EndpointInput): Promise<EndpointWithSecret> {
+  checkDestination(input.url, 'body.url');
+  const events = validateSubscription(ctx.level, input.events);
+  const secret = generateWebhookSecret();
+  return inTransaction(ctx, async (tx) => {
+    const row = await access(tx).create({
+      tenantId: tx.level === 'platform' ? null : tx.tenantId,
+      merchantId: tx.level === 'merchant' ? tx.merchantId : null,
+      level: tx.level,
+      url: input.url,
+      events,
+      description: input.description ?? null,
+      status: 'enabled',
+      maxAttempts: input.maxAttempts ?? MAX_ATTEMPTS,
+      secretSealed: tx.sealer.seal(secret),
+      previousSecretSealed: null,
+      previousSecretExpiresAt: null,
+      failingSince: null,
+      lastSuccessAt: null,
+      disabledReason: null,
+    });
+    const endpoint = toEndpoint(row);
+    await recordAudit(tx, { action: 'webhook_endpoint.created', targetType: 'webhook_endpoint', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: endpoint });
+    return { ...endpoint, secret };
+  });
+}
+
+export async function listEndpoints(ctx: CallerContext, page: ListParams): Promise<Page<WebhookEndpoint>> {
+  return mapPage(await access(ctx).list({ level: ctx.level }, page), toEndpoint);
+}
+
+export async function getEndpoint(ctx: CallerContext, id: string): Promise<WebhookEndpoint> {
+  return toEndpoint(await endpointAtLevel(ctx, id));
+}
+
+export interface EndpointUpdate {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  status?: 'enabled' | 'disabled';
+  maxAttempts?: number;
+}
+
+/** Changes the supplied fields; `events` replaces the whole subscription set; enabling clears failing state. */
+export async function updateEndpoint(ctx: CallerContext, id: string, input: EndpointUpdate): Promise<WebhookEndpoint> {
+  if (input.url !== undefined) checkDestination(input.url, 'body.url');
+  const events = input.events === undefined ? undefined : validateSubscription(ctx.level, input.events);
+  return inTransaction(ctx, async (tx) => {
+    const row = await endpointAtLevel(tx, id, true);
+    const changes: Partial<WebhookEndpointRow> = {};
+    if (input.url !== undefined) changes.url = input.url;
+    if (events !== undefined) changes.events = events;
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.maxAttempts !== undefined) changes.maxAttempts = input.maxAttempts;
+    if (input.status === 'disabled' && row.status !== 'disabled') Object.assign(changes, { status: 'disabled', disabledReason: 'disabled by request' });
+    if (input.status === 'enabled' && row.status !== 'enabled') Object.assign(changes, { status: 'enabled', disabledReason: null, failingSince: null });
+    const updated = await access(tx).update(row, changes);
+    if (changes.status === 'disabled') await cancelPendingDeliveries(tx, row.id);
+    await recordAudit(tx, { action: 'webhook_endpoint.updated', targetType: 'webhook_endpoint', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, before: toEndpoint(row), after: toEndpoint(updated) });
+    return toEndpoint(updated);
+  });
+}
+
+/** Soft delete: the record stays for audit, pending deliveries are canceled at once. */
+export async function deleteEndpoint(ctx: CallerContext, id: string): Promise<WebhookEndpoint> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await endpointAtLevel(tx, id, true);
+    const deleted = await access(tx).softDelete(row);
+    await cancelPendingDeliveries(tx, row.id);
+    await recordAudit(tx, { action: 'webhook_endpoint.deleted', targetType: 'webhook_endpoint', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, before: toEndpoint(row), after: toEndpoint(deleted) });
+    return toEndpoint(deleted);
+  });
+}
+
+export async function cancelPendingDeliveries(ctx: CallerContext, endpointId: string): Promise<number> {
+  const [count] = await ctx.db.models.WebhookDelivery.update(
+    { status: 'canceled', nextAttemptAt: null, lockedUntil: null, lockedBy: null, updatedAt: ctx.clock.now() },
+    { where: { endpointId, status: 'pending' }, transaction: ctx.transaction },
+  );
+  return count;
+}
+
+/**
+ * A new signing secret; the previous one stays valid for graceHours (deliveries carry both signatures until
+ * then). A rotation during a grace period ends the older secret at once.
+ */
+export async function rotateEndpointSecret(ctx: CallerContext, id: string, input: { graceHours?: number }): Promise<EndpointWithSecret> {
+  const graceHours = input.graceHours ?? DEFAULT_SECRET_GRACE_HOURS;
+  return inTransaction(ctx, async (tx) => {
+    const row = await endpointAtLevel(tx, id, true);
+    if (row.status === 'disabled') {
+      throw new ConflictError('WEBHOOK_ENDPOINT_DISABLED', 'The endpoint is disabled; enable it before rotating its secret.');
+    }
+    const secret = generateWebhookSecret();
+    const now = tx.clock.now();
+    const updated = await access(tx).update(row, {
+      secretSealed: tx.sealer.seal(secret),
+      previousSecretSealed: graceHours > 0 ? row.secretSealed : null,
+      previousSecretExpiresAt: graceHours > 0 ? new Date(now.getTime() + graceHours * 3_600_000) : null,
+    });
+    await recordAudit(tx, { action: 'webhook_endpoint.secret_rotated', targetType: 'webhook_endpoint', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, before: toEndpoint(row), after: toEndpoint(updated) });
+    return { ...toEndpoint(updated), secret };
+  });
+}
+
+/** The secrets a delivery is signed with now: the current one, and the previous one during its grace period. */
+export function signingSecrets(ctx: Pick<CallerContext, 'sealer'>, row: WebhookEndpointRow, now: Date): string[] {
+  const secrets = [ctx.sealer.open(row.secretSealed)];
+  if (row.previousSecretSealed && row.previousSecretExpiresAt && new Date(row.previousSecretExpiresAt).getTime() > now.getTime()) {
+    secrets.push(ctx.sealer.open(row.previousSecretSealed));
+  }
+  return secrets;
+}
+
+/** Endpoints that receive an event: its mode, not disabled or deleted, at a level that sees it. */
+export async function endpointsForEvent(
+  ctx: CallerContext,
+  event: { tenantId: string | null; merchantId: string | null; livemode: boolean },
+): Promise<WebhookEndpointRow[]> {
+  const levels: WhereOptions<WebhookEndpointRow>[] = [{ level: 'platform' }];
+  if (event.tenantId) levels.push({ level: 'tenant', tenantId: event.tenantId });
+  if (event.tenantId && event.merchantId) levels.push({ level: 'merchant', tenantId: event.tenantId, merchantId: event.merchantId });
+  // The outbox fans out across scopes by design: this reads every level's endpoints for the event's owner.
+  const rows = await ctx.db.models.WebhookEndpoint.findAll({
+    where: { livemode: event.livemode, deletedAt: null, status: { [Op.ne]: 'disabled' }, [Op.or]: levels },
+    transaction: ctx.transaction,
+  });
+  return rows.map((r) => r.get({ plain: true }) as WebhookEndpointRow);
+}

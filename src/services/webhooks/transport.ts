@@ -1,0 +1,161 @@
+import dns from 'node:dns';
+import fs from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
+import tls from 'node:tls';
+import ipaddr from 'ipaddr.js';
+import { ValidationError } from '../../domain/errors';
+
+export const RESPONSE_TIMEOUT_MS = 10_000;
+const EXCERPT_BYTES = 2048;
+
+export interface TransportOptions {
+  /** CIDRs that may be reached although private, loopback or link-local (PAYPLANE_WEBHOOK_ALLOW_CIDRS) */
+  allowCidrs: string[];
+  /** extra CA certificates to trust (PAYPLANE_WEBHOOK_CA_FILE) */
+  caFile?: string;
+  timeoutMs?: number;
+}
+
+export interface SendResult {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  excerpt: string;
+  durationMs: number;
+}
+
+export function transportOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): TransportOptions {
+  return {
+    allowCidrs: (env.PAYPLANE_WEBHOOK_ALLOW_CIDRS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    caFile: env.PAYPLANE_WEBHOOK_CA_FILE || undefined,
+    timeoutMs: env.PAYPLANE_WEBHOOK_TIMEOUT_MS ? Number(env.PAYPLANE_WEBHOOK_TIMEOUT_MS) : undefined,
+  };
+}
+
+/** Whether an address may be connected to: public unicast, or inside an allowed CIDR. */
+export function addressAllowed(address: string, allowCidrs: string[]): boolean {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.process(address);
+  } catch {
+    return false;
+  }
+  for (const cidr of allowCidrs) {
+    try {
+      const [range, bits] = ipaddr.parseCIDR(cidr);
+      if (range.kind() === ip.kind() && ip.match(range, bits)) return true;
+    } catch {
+      // an invalid allowlist entry allows nothing
+    }
+  }
+  return ip.range() === 'unicast';
+}
+
+/** Checks an endpoint URL when it is saved: HTTPS, no credentials in it, no literal private address. */
+export function checkDestination(url: string, field: string, allowCidrs = transportOptionsFromEnv().allowCidrs): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw ValidationError.field(field, 'must be a URL');
+  }
+  if (parsed.protocol !== 'https:') throw ValidationError.field(field, 'must be an https URL', 'WEBHOOK_URL_NOT_HTTPS');
+  if (parsed.username || parsed.password) throw ValidationError.field(field, 'must not contain credentials');
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (net.isIP(host) && !addressAllowed(host, allowCidrs)) {
+    throw ValidationError.field(field, `${host} is a private, loopback or reserved address`, 'WEBHOOK_URL_NOT_ALLOWED');
+  }
+}
+
+/**
+ * Posts webhook deliveries: HTTPS only, redirects not followed, the whole exchange bounded by a timeout, and
+ * every address checked at connect time (after DNS resolution, so a name cannot rebind to a private address).
+ */
+export class WebhookTransport {
+  private readonly agent: https.Agent;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: TransportOptions) {
+    const ca = options.caFile ? [...tls.rootCertificates, fs.readFileSync(options.caFile, 'utf8')] : undefined;
+    this.agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca });
+    this.timeoutMs = options.timeoutMs ?? RESPONSE_TIMEOUT_MS;
+  }
+
+  private lookup: net.LookupFunction = (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as dns.LookupAddress[];
+      const refused = list.find((a) => !addressAllowed(a.address, this.options.allowCidrs));
+      if (refused) {
+        const err = Object.assign(new Error(`${hostname} resolves to ${refused.address}, a private, loopback or reserved address`), { code: 'EADDRNOTALLOWED' });
+        return callback(err, '', 0);
+      }
+      if ((options as dns.LookupAllOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      return callback(null, list[0].address, list[0].family);
+    });
+  };
+
+  async post(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+    const started = process.hrtime.bigint();
+    const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+    const fail = (error: string, statusCode: number | null = null, excerpt = ''): SendResult => ({ ok: false, statusCode, error, excerpt, durationMs: elapsed() });
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return fail('invalid URL');
+    }
+    if (target.protocol !== 'https:') return fail('the URL is not HTTPS');
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (net.isIP(host) && !addressAllowed(host, this.options.allowCidrs)) {
+      return fail(`${host} is a private, loopback or reserved address`);
+    }
+    return new Promise<SendResult>((resolve) => {
+      let settled = false;
+      const finish = (result: SendResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const request = https.request(
+        target,
+        {
+          method: 'POST',
+          agent: this.agent,
+          lookup: this.lookup,
+          headers: { ...headers, 'content-length': Buffer.byteLength(body).toString() },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let kept = 0;
+          response.on('data', (chunk: Buffer) => {
+            if (kept < EXCERPT_BYTES) {
+              chunks.push(chunk);
+              kept += chunk.length;
+            }
+          });
+          response.on('end', () => {
+            const status = response.statusCode ?? 0;
+            const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+            if (status >= 200 && status < 300) finish({ ok: true, statusCode: status, error: null, excerpt, durationMs: elapsed() });
+            else if (status >= 300 && status < 400) finish(fail(`redirect (${status}) not followed`, status, excerpt));
+            else finish(fail(`HTTP ${status}`, status, excerpt));
+          });
+          response.on('error', (e) => finish(fail(`response error: ${e.message}`, response.statusCode ?? null)));
+        },
+      );
+      const timer = setTimeout(() => {
+        finish(fail(`no answer within ${this.timeoutMs / 1000} s`));
+        request.destroy();
+      }, this.timeoutMs);
+      request.on('error', (e: NodeJS.ErrnoException) => finish(fail(e.code === 'EADDRNOTALLOWED' ? e.message : `${e.code ?? 'error'}: ${e.message}`)));
+      request.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

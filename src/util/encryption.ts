@@ -1,0 +1,50 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import type { AppConfig } from '../config';
+import { readOrCreateSecretFile } from './paths';
+
+/**
+ * Secrets that must be read back (webhook signing secrets, later terminal credentials) are stored encrypted
+ * with AES-256-GCM under the master key: PAYPLANE_MASTER_KEY (32 bytes, base64), or for the sandbox a key
+ * generated once into <home>/master-key. Format: v1:<iv>:<tag>:<ciphertext>, each base64.
+ */
+export class Sealer {
+  private keyBuffer: Buffer | undefined;
+
+  /** The key is read on first use, so commands that never touch a sealed secret never create one. */
+  constructor(private readonly loadKey: () => Buffer) {}
+
+  private get key(): Buffer {
+    if (!this.keyBuffer) {
+      const key = this.loadKey();
+      if (key.length !== 32) throw new Error('the master key must be 32 bytes');
+      this.keyBuffer = key;
+    }
+    return this.keyBuffer;
+  }
+
+  seal(plaintext: string): string {
+    const iv = crypto.randomBytes(12);
+    const cipher = crypto.createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return `v1:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${body.toString('base64')}`;
+  }
+
+  open(sealed: string): string {
+    const [version, iv, tag, body] = sealed.split(':');
+    if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed value');
+    const decipher = crypto.createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+  }
+}
+
+export function loadMasterKey(config: AppConfig): Buffer {
+  const configured = process.env.PAYPLANE_MASTER_KEY;
+  if (configured) {
+    const key = Buffer.from(configured, 'base64');
+    if (key.length !== 32) throw new Error('PAYPLANE_MASTER_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+    return key;
+  }
+  return Buffer.from(readOrCreateSecretFile(path.join(config.home, 'master-key'), () => crypto.randomBytes(32).toString('base64')), 'base64');
+}
