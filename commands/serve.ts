@@ -12,17 +12,22 @@ export interface ServeResult {
 export default class Serve extends BaseCommand<typeof Serve> {
   static override summary = 'Run the /v1 API (applies pending migrations first).';
   static override description =
-    'On an empty SQLite database it provisions a sandbox (tenant, company, merchant, keys, platform token), writes it to .payplane/sandbox.json and prints the keys; later starts print them again. SIGTERM or SIGINT stops accepting connections, lets running requests finish and closes the database.';
+    'Serves the API and runs the webhook dispatcher (--no-dispatch to leave that to `payplane webhooks dispatch`). On an empty SQLite database it provisions a sandbox (tenant, company, merchant, keys, platform token), writes it to .payplane/sandbox.json and prints the keys; later starts print them again. SIGTERM or SIGINT stops accepting connections, lets running requests finish and closes the database.';
   static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --port 8080 --host 0.0.0.0', 'DATABASE_URL=postgres://127.0.0.1/payplane <%= config.bin %> serve'];
   static override flags = {
     port: Flags.integer({ description: 'TCP port', default: 4242, env: 'PORT', min: 0, max: 65535 }),
     host: Flags.string({ description: 'Address to listen on', default: '127.0.0.1', env: 'HOST' }),
+    dispatch: Flags.boolean({ description: 'Run the webhook dispatcher in this process', default: true, allowNo: true }),
   };
 
   async run(): Promise<ServeResult> {
     const rt = await this.runtime();
     const sandbox = await services.sandbox().ensureServeSandbox(rt);
     const server = await services.server().startServer(rt, this.flags.port, this.flags.host);
+    const dispatcher = this.flags.dispatch
+      ? new (services.dispatcher().Dispatcher)(rt, { transport: services.transport().transportOptionsFromEnv() })
+      : undefined;
+    dispatcher?.start();
     const url = rt.config.publicBaseUrl ?? server.url;
     this.log(`${chalk.bold('payplane')} serving ${chalk.cyan(url)}  (database: ${rt.db.dialect})`);
     if (sandbox) {
@@ -41,7 +46,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
     this.log(`\n${signal}: finishing running requests…`);
-    await server.close();
+    await Promise.all([server.close(), dispatcher?.stop()]);
     return { url, sandbox: Boolean(sandbox), stoppedBy: signal };
   }
 }

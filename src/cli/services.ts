@@ -9,4 +9,10 @@ export const services = {
   runtime: () => lazy<typeof import('../runtime')>('../runtime'),
   server: () => lazy<typeof import('../http/server')>('../http/server'),
   scope: () => lazy<typeof import('./scope')>('./scope'),
+  dispatcher: () => lazy<typeof import('../services/webhooks/dispatcher')>('../services/webhooks/dispatcher'),
+  transport: () => lazy<typeof import('../services/webhooks/transport')>('../services/webhooks/transport'),
+  webhookEndpoints: () => lazy<typeof import('../services/webhooks/endpoints')>('../services/webhooks/endpoints'),
+  webhookDeliveries: () => lazy<typeof import('../services/webhooks/deliveries')>('../services/webhooks/deliveries'),
+  webhookEvents: () => lazy<typeof import('../services/webhooks/events')>('../services/webhooks/events'),
+  webhookCatalog: () => lazy<typeof import('../services/webhooks/catalog')>('../services/webhooks/catalog'),
 };

@@ -166,6 +166,9 @@ export class Dispatcher {
       const ctx = { ...systemContext(this.rt, delivery.livemode), transaction };
       if (result.ok) {
         await this.update(delivery, { ...base, status: 'succeeded', succeededAt: finishedAt, nextAttemptAt: null }, transaction);
+        // every success touching one endpoint row would serialize busy endpoints: write only what changes
+        const lastSuccess = endpoint.lastSuccessAt ? new Date(endpoint.lastSuccessAt).getTime() : 0;
+        if (endpoint.status !== 'failing' && !endpoint.failingSince && finishedAt.getTime() - lastSuccess < MINUTE) return;
         await db.models.WebhookEndpoint.update(
           { lastSuccessAt: finishedAt, failingSince: null, ...(endpoint.status === 'failing' ? { status: 'enabled' } : {}), updatedAt: finishedAt },
           { where: { id: endpoint.id }, transaction },
