@@ -4,7 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, ROOT } from '../helpers/cli';
-import { createTestDatabase, dialectName, TEST_TOKEN_SECRET } from '../helpers/db';
+import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET } from '../helpers/db';
+import { Receiver, testTls } from '../helpers/receiver';
+import { openRuntime, closeRuntime, operatorContext } from '../../src/runtime';
+import { emitEvent } from '../../src/services/webhooks/events';
+import { createSandbox } from '../../src/services/sandbox';
 
 interface Started {
   child: ChildProcess;
@@ -131,6 +135,35 @@ describe('payplane serve', () => {
       expect(await exited).toBe(0);
     } finally {
       started.child.kill('SIGKILL');
+      await db.drop();
+    }
+  });
+
+  test('serve runs the webhook dispatcher: an event emitted by another process reaches a merchant endpoint', async () => {
+    const db = await createTestDatabase();
+    const receiver = await new Receiver().start();
+    const started = await startServe({
+      DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
+      PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128', PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile, PAYPLANE_DISPATCH_POLL_MS: '100',
+    });
+    const rt = await openRuntime(testConfig(db));
+    try {
+      const sandbox = await createSandbox(rt);
+      const created = await fetch(`${started.url}/v1/webhooks/endpoints`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${sandbox.merchantKey.secretKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: receiver.url(), events: ['payment.*'] }),
+      });
+      expect(created.status).toBe(201);
+      const ctx = operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
+      await rt.db.transaction((transaction) => emitEvent({ ...ctx, transaction }, { type: 'payment.succeeded', data: { id: 'pay_e2e' }, merchantId: sandbox.merchantId }));
+      const deadline = Date.now() + 15_000;
+      while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(receiver.types()).toEqual(['payment.succeeded']);
+    } finally {
+      await closeRuntime(rt);
+      expect(await stop(started.child)).toBe(0);
+      await receiver.close();
       await db.drop();
     }
   });
