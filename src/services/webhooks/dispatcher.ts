@@ -214,12 +214,16 @@ export class Dispatcher {
     });
   }
 
-  /** Records the outcome only while this worker still holds the claim for this attempt. */
+  /**
+   * Records the outcome only while this worker still holds the claim for this attempt; otherwise throws, so the
+   * whole outcome (attempt record, events) rolls back and the worker that took the claim over owns the delivery.
+   */
   private async update(delivery: WebhookDeliveryRow, changes: Partial<WebhookDeliveryRow>, transaction: import('sequelize').Transaction): Promise<void> {
-    await this.rt.db.models.WebhookDelivery.update(changes, {
+    const [count] = await this.rt.db.models.WebhookDelivery.update(changes, {
       where: { id: delivery.id, lockedBy: this.workerId, attemptCount: delivery.attemptCount },
       transaction,
     });
+    if (count !== 1) throw new Error(`delivery ${delivery.id}: claim lost to another worker; outcome not recorded`);
   }
 
   private async settle(delivery: WebhookDeliveryRow, changes: Partial<WebhookDeliveryRow>): Promise<void> {
