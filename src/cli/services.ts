@@ -14,5 +14,7 @@ export const services = {
   webhookEndpoints: () => lazy<typeof import('../services/webhooks/endpoints')>('../services/webhooks/endpoints'),
   webhookDeliveries: () => lazy<typeof import('../services/webhooks/deliveries')>('../services/webhooks/deliveries'),
   webhookEvents: () => lazy<typeof import('../services/webhooks/events')>('../services/webhooks/events'),
+  webhookSamples: () => lazy<typeof import('../services/webhooks/samples')>('../services/webhooks/samples'),
+  scoped: () => lazy<typeof import('../db/scoped')>('../db/scoped'),
   webhookCatalog: () => lazy<typeof import('../services/webhooks/catalog')>('../services/webhooks/catalog'),
 };

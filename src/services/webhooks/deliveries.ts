@@ -129,7 +129,8 @@ export interface ReplaySelection {
 
 /** Failed deliveries of a window, oldest first: what `webhooks deliveries replay` would send again. */
 export async function failedDeliveries(ctx: CallerContext, selection: ReplaySelection): Promise<WebhookDeliveryRow[]> {
-  const where: Record<string | symbol, unknown> = { status: 'failed', failedAt: { [Op.gte]: selection.since } };
+  // Operator replay spans tenants and both modes: each row is requeued later in its own mode.
+  const where: Record<string | symbol, unknown> = { status: 'failed', failedAt: { [Op.gte]: selection.since }, deletedAt: null };
   if (selection.endpointId) where.endpointId = selection.endpointId;
   const rows = await ctx.db.models.WebhookDelivery.findAll({ where, order: [['failedAt', 'ASC'], ['id', 'ASC']], transaction: ctx.transaction });
   return rows.map((r) => r.get({ plain: true }) as WebhookDeliveryRow).filter((r) => !selection.type || matchesPattern(selection.type, r.eventType));

@@ -1,0 +1,36 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { renderRecord, renderTable } from '../../../src/cli/output';
+import { services } from '../../../src/cli/services';
+import { contextForDelivery, modeName } from '../../../src/cli/webhook-flags';
+import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries';
+
+export default class WebhooksDeliveriesGet extends BaseCommand<typeof WebhooksDeliveriesGet> {
+  static override summary = 'Show one delivery record with its attempts.';
+  static override examples = ['<%= config.bin %> webhooks deliveries get 5b2d…', '<%= config.bin %> webhooks deliveries get 5b2d… --json'];
+  static override args = { id: Args.string({ description: 'Delivery id', required: true }) };
+
+  async run(): Promise<WebhookDelivery> {
+    const rt = await this.runtime();
+    const ctx = await contextForDelivery(rt, this.args.id);
+    const delivery = await services.webhookDeliveries().getDelivery(ctx, this.args.id);
+    const { attempts = [], livemode, ...record } = delivery;
+    this.log(renderRecord({ ...record, mode: modeName(livemode) }));
+    if (attempts.length) {
+      this.log('');
+      this.log(
+        renderTable(attempts, [
+          { header: '#', get: (a) => a.attempt },
+          { header: 'Started', get: (a) => a.startedAt },
+          { header: 'ms', get: (a) => a.durationMs },
+          { header: 'HTTP', get: (a) => a.statusCode ?? '' },
+          { header: 'OK', get: (a) => (a.success ? 'yes' : 'no') },
+          { header: 'Error', get: (a) => a.error ?? '' },
+        ]),
+      );
+    } else {
+      this.log('\nNo attempts yet.');
+    }
+    return delivery;
+  }
+}

@@ -1,0 +1,55 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { renderTable } from '../../../src/cli/output';
+import { services } from '../../../src/cli/services';
+import { endpointScopeContext, modeName, requireUuid } from '../../../src/cli/webhook-flags';
+import type { Page } from '../../../src/db/scoped';
+import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries';
+
+export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksDeliveriesList> {
+  static override summary = 'List webhook delivery records, newest first (one mode at a time).';
+  static override description =
+    'Without --tenant: every tenant\'s deliveries (platform view). With --tenant: that tenant\'s; with --merchant too: the deliveries to that merchant\'s endpoints.';
+  static override examples = [
+    '<%= config.bin %> webhooks deliveries list --status failed',
+    '<%= config.bin %> webhooks deliveries list --tenant 6f1c… --endpoint 9a4e… --json',
+    '<%= config.bin %> webhooks deliveries list --tenant 6f1c… --merchant 0b9e… --type payment.succeeded --live',
+  ];
+  static override flags = {
+    tenant: Flags.string({ description: 'Tenant id (default: every tenant)' }),
+    merchant: Flags.string({ description: 'Merchant id: deliveries to this merchant\'s endpoints (needs --tenant)', dependsOn: ['tenant'] }),
+    live: sharedFlags.live,
+    endpoint: Flags.string({ description: 'Only deliveries to this endpoint' }),
+    status: Flags.string({ description: 'Only deliveries in this status', options: ['pending', 'succeeded', 'failed', 'canceled'] }),
+    type: Flags.string({ description: 'Only deliveries of this event type (exact name)' }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<WebhookDelivery>> {
+    if (this.flags.endpoint) requireUuid(this.flags.endpoint, '--endpoint');
+    if (this.flags.cursor) requireUuid(this.flags.cursor, '--cursor');
+    const rt = await this.runtime();
+    const ctx = await endpointScopeContext(rt, { tenant: this.flags.tenant, merchant: this.flags.merchant, platform: !this.flags.tenant, live: this.flags.live });
+    const page = await services.webhookDeliveries().listDeliveries(
+      ctx,
+      { endpointId: this.flags.endpoint, status: this.flags.status as WebhookDelivery['status'] | undefined, eventType: this.flags.type },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (d) => d.id },
+        { header: 'Event type', get: (d) => d.eventType },
+        { header: 'Endpoint', get: (d) => d.endpointId },
+        { header: 'Status', get: (d) => d.status },
+        { header: 'Attempts', get: (d) => `${d.attemptCount}/${d.maxAttempts}` },
+        { header: 'Mode', get: (d) => modeName(d.livemode) },
+        { header: 'Last error', get: (d) => d.lastError ?? '' },
+        { header: 'Created', get: (d) => d.createdAt },
+      ]),
+    );
+    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    return page;
+  }
+}

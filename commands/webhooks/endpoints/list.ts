@@ -1,0 +1,39 @@
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { renderTable, statusColour } from '../../../src/cli/output';
+import { services } from '../../../src/cli/services';
+import { endpointScopeContext, endpointScopeFlags } from '../../../src/cli/webhook-flags';
+import type { Page } from '../../../src/db/scoped';
+import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
+
+export default class WebhooksEndpointsList extends BaseCommand<typeof WebhooksEndpointsList> {
+  static override summary = 'List the webhook endpoints of a tenant, a merchant or the platform (one mode at a time).';
+  static override examples = [
+    '<%= config.bin %> webhooks endpoints list --tenant 6f1c…',
+    '<%= config.bin %> webhooks endpoints list --tenant 6f1c… --merchant 0b9e… --json',
+    '<%= config.bin %> webhooks endpoints list --platform --live',
+  ];
+  static override flags = {
+    ...endpointScopeFlags,
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<WebhookEndpoint>> {
+    const rt = await this.runtime();
+    const ctx = await endpointScopeContext(rt, this.flags);
+    const page = await services.webhookEndpoints().listEndpoints(ctx, { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' });
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (e) => e.id },
+        { header: 'URL', get: (e) => e.url },
+        { header: 'Events', get: (e) => e.events },
+        { header: 'Status', get: (e) => statusColour(e.status) },
+        { header: 'Level', get: (e) => (e.level === 'merchant' ? `merchant ${e.merchantId}` : e.level) },
+        { header: 'Created', get: (e) => e.createdAt },
+      ]),
+    );
+    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    return page;
+  }
+}

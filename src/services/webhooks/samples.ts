@@ -1,0 +1,315 @@
+import { inTransaction, type CallerContext } from '../../domain/context';
+import { PermissionError, ValidationError } from '../../domain/errors';
+import { scoped } from '../../db/scoped';
+import { newId } from '../../util/ids';
+import { eventCatalog, type EventType } from './catalog';
+import { emitEvent } from './events';
+
+/**
+ * Sample events for developers: a plausible record per event type, emitted through the real outbox so a
+ * receiver gets exactly what it will get in production (signed, retried, rendered at its endpoint's level).
+ * Sandbox (test mode) only.
+ */
+
+export interface SampleScope {
+  tenantId: string;
+  merchantId: string | null;
+  now: Date;
+}
+
+type Data = Record<string, unknown>;
+
+const CURRENCY = 'EUR';
+const money = (valueMinor: number) => ({ currency: CURRENCY, valueMinor });
+const action = (type: string) => type.slice(type.lastIndexOf('.') + 1);
+const later = (now: Date, hours: number) => new Date(now.getTime() + hours * 3_600_000).toISOString();
+const earlier = (now: Date, hours: number) => later(now, -hours);
+const sampleReference = (prefix: string) => `${prefix}_sample_${newId().replace(/-/g, '').slice(-12)}`;
+
+/** The fields only tenant and platform endpoints see (the merchant view drops them); shows the level rendering. */
+function tenantView(amountMinor: number): Data {
+  return {
+    providerFee: money(Math.round(amountMinor * 0.012)),
+    tenantFee: money(Math.round(amountMinor * 0.008)),
+    platformFee: money(Math.round(amountMinor * 0.002)),
+    providerReference: sampleReference('psp'),
+    providerStatus: 'AUTHORISED',
+    routing: { provider: 'sandbox-acquirer', rule: 'default', attempt: 1 },
+    internal: { note: 'platform-only field: only platform endpoints receive it' },
+  };
+}
+
+const PAYMENT_STATUS: Record<string, string> = {
+  created: 'created',
+  processing: 'processing',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  canceled: 'canceled',
+  requires_action: 'requires_action',
+  requires_capture: 'requires_capture',
+  captured: 'succeeded',
+};
+
+function payment(type: string, s: SampleScope): Data {
+  const status = PAYMENT_STATUS[action(type)] ?? 'created';
+  const amount = 2500;
+  return {
+    id: newId(),
+    object: 'payment',
+    merchantId: s.merchantId,
+    amount: money(amount),
+    capturedAmount: money(['succeeded', 'captured'].includes(action(type)) ? amount : 0),
+    status,
+    description: 'Sample order #1001',
+    paymentMethod: { type: 'card', brand: 'visa', last4: '4242' },
+    ...(status === 'failed' ? { failureCode: 'card_declined', failureMessage: 'The card was declined.' } : {}),
+    ...(status === 'requires_action' ? { nextAction: { type: 'redirect', url: 'https://checkout.example.test/3ds/sample' } } : {}),
+    createdAt: earlier(s.now, 0.01),
+    ...tenantView(amount),
+  };
+}
+
+function refund(type: string, s: SampleScope): Data {
+  const status = { created: 'pending', succeeded: 'succeeded', failed: 'failed' }[action(type)] ?? 'pending';
+  return {
+    id: newId(),
+    object: 'refund',
+    paymentId: newId(),
+    merchantId: s.merchantId,
+    amount: money(1000),
+    status,
+    reason: 'requested_by_customer',
+    createdAt: earlier(s.now, 0.01),
+    providerReference: sampleReference('psp_rf'),
+    providerFee: money(0),
+  };
+}
+
+function checkoutSession(type: string, s: SampleScope): Data {
+  const status = { created: 'open', completed: 'complete', expired: 'expired' }[action(type)] ?? 'open';
+  const id = newId();
+  return {
+    id,
+    object: 'checkout.session',
+    merchantId: s.merchantId,
+    amount: money(4900),
+    status,
+    url: `https://checkout.example.test/c/${id}`,
+    successUrl: 'https://shop.example.test/thanks',
+    cancelUrl: 'https://shop.example.test/cart',
+    paymentId: status === 'complete' ? newId() : null,
+    expiresAt: later(s.now, 1),
+    createdAt: earlier(s.now, 0.25),
+  };
+}
+
+function dispute(type: string, s: SampleScope): Data {
+  const status = { created: 'needs_response', updated: 'under_review', won: 'won', lost: 'lost' }[action(type)] ?? 'needs_response';
+  return {
+    id: newId(),
+    object: 'dispute',
+    paymentId: newId(),
+    merchantId: s.merchantId,
+    amount: money(2500),
+    reason: 'fraudulent',
+    status,
+    evidenceDueBy: later(s.now, 24 * 7),
+    createdAt: earlier(s.now, 1),
+    providerReference: sampleReference('psp_dp'),
+  };
+}
+
+function payout(type: string, s: SampleScope): Data {
+  const status = { created: 'pending', succeeded: 'paid', failed: 'failed' }[action(type)] ?? 'pending';
+  return {
+    id: newId(),
+    object: 'payout',
+    merchantId: s.merchantId,
+    amount: money(125_000),
+    status,
+    destination: { type: 'bank_account', iban: 'DE89 **** **** **** 3000' },
+    arrivalDate: later(s.now, 48).slice(0, 10),
+    ...(status === 'failed' ? { failureCode: 'account_closed' } : {}),
+    createdAt: earlier(s.now, 0.01),
+  };
+}
+
+function settlement(_type: string, s: SampleScope): Data {
+  return {
+    id: newId(),
+    object: 'settlement',
+    merchantId: s.merchantId,
+    status: 'finalized',
+    currency: CURRENCY,
+    gross: money(250_000),
+    fees: money(4_250),
+    net: money(245_750),
+    periodStart: earlier(s.now, 24).slice(0, 10),
+    periodEnd: s.now.toISOString().slice(0, 10),
+    feeBreakdown: { provider: money(3_000), tenant: money(1_000), platform: money(250) },
+  };
+}
+
+function withdrawal(type: string, s: SampleScope): Data {
+  const status = action(type) === 'created' ? 'pending' : action(type);
+  return {
+    id: newId(),
+    object: 'withdrawal',
+    merchantId: s.merchantId,
+    amount: money(50_000),
+    status,
+    withdrawalMethodId: newId(),
+    ...(status === 'rejected' ? { rejectionReason: 'Sample rejection' } : {}),
+    ...(status === 'failed' ? { failureCode: 'bank_rejected' } : {}),
+    createdAt: earlier(s.now, 0.5),
+  };
+}
+
+function balance(type: string, s: SampleScope): Data {
+  const base = { object: 'balance', merchantId: s.merchantId, currency: CURRENCY };
+  if (action(type) === 'threshold_reached') return { ...base, threshold: money(100_000), available: money(104_200) };
+  if (action(type) === 'negative') return { ...base, available: money(-3_200), pending: money(0), reason: 'dispute_debit' };
+  return { ...base, available: money(245_750), pending: money(12_000) };
+}
+
+function merchant(_type: string, s: SampleScope): Data {
+  return {
+    id: s.merchantId ?? newId(),
+    object: 'merchant',
+    tenantId: s.tenantId,
+    name: 'Sample Merchant',
+    status: 'pending',
+    defaultCurrency: CURRENCY,
+    createdAt: s.now.toISOString(),
+  };
+}
+
+function kyb(_type: string, s: SampleScope): Data {
+  return {
+    id: newId(),
+    object: 'kyb_case',
+    merchantId: s.merchantId,
+    companyId: newId(),
+    status: 'submitted',
+    documents: ['certificate_of_incorporation', 'proof_of_address'],
+    submittedAt: s.now.toISOString(),
+  };
+}
+
+function alert(type: string, s: SampleScope): Data {
+  if (type.startsWith('fraud.')) {
+    return {
+      id: newId(), object: 'alert', kind: 'fraud', severity: 'high', merchantId: s.merchantId, paymentId: newId(),
+      riskScore: 87, reason: 'velocity: 6 cards from one device within 10 minutes', createdAt: s.now.toISOString(),
+    };
+  }
+  return {
+    id: newId(), object: 'alert', kind: 'routing', severity: 'warning', merchantId: s.merchantId, provider: 'sandbox-acquirer',
+    message: 'Authorisation rate fell below 80 % over the last 15 minutes', authorisationRate: 0.74, createdAt: s.now.toISOString(),
+  };
+}
+
+function webhook(type: string, s: SampleScope): Data {
+  const endpointId = newId();
+  if (action(type) === 'endpoint_disabled') {
+    return { object: 'webhook_endpoint', endpointId, url: 'https://receiver.example.test/hook', status: 'disabled', disabledReason: 'deliveries failed for 3 days' };
+  }
+  return {
+    object: 'webhook_delivery', deliveryId: newId(), endpointId, eventId: newId(), eventType: 'payment.succeeded',
+    attemptCount: 10, lastError: 'HTTP 500', failedAt: s.now.toISOString(), merchantId: s.merchantId,
+  };
+}
+
+const BY_GROUP: Record<string, (type: string, s: SampleScope) => Data> = {
+  Payment: payment,
+  Refund: refund,
+  Checkout: checkoutSession,
+  Dispute: dispute,
+  Payout: payout,
+  Settlement: settlement,
+  Withdrawal: withdrawal,
+  Balance: balance,
+  Merchant: merchant,
+  KYB: kyb,
+  Alerts: alert,
+  Webhook: webhook,
+};
+
+function catalogEntry(type: string): EventType | undefined {
+  return eventCatalog().find((e) => e.type === type);
+}
+
+/** event.data of a sample event of the type (the full, platform representation), marked sample: true. */
+export function sampleEventData(type: string, scope: SampleScope): Data {
+  const entry = catalogEntry(type);
+  const make = entry ? BY_GROUP[entry.group] : undefined;
+  const data = make ? make(type, scope) : { id: newId(), object: type.split('.')[0], merchantId: scope.merchantId };
+  return { ...data, sample: true };
+}
+
+export interface TriggerInput {
+  type: string;
+  /** required for merchant-level event types; optional for tenant-level ones */
+  merchantId?: string | null;
+}
+
+export interface TriggeredEvent {
+  eventId: string;
+  type: string;
+  level: EventType['level'];
+  tenantId: string;
+  merchantId: string | null;
+  livemode: false;
+  createdAt: string;
+  /** deliveries written to the outbox for the subscribed endpoints; the dispatcher sends them */
+  deliveriesQueued: number;
+  deliveries: { id: string; endpointId: string }[];
+  data: Data;
+}
+
+/**
+ * Emits a sample event of the type for the caller's tenant (and merchant) through the real outbox. `ctx` is a
+ * tenant-level context in test mode; live mode is refused.
+ */
+export async function triggerSampleEvent(ctx: CallerContext, input: TriggerInput): Promise<TriggeredEvent> {
+  if (ctx.livemode) {
+    throw new PermissionError('Sample events can only be triggered in sandbox (test) mode.', 'SANDBOX_ONLY', {
+      hint: 'Leave out --live: sample events are emitted in test mode.',
+    });
+  }
+  if (ctx.level === 'platform' || !ctx.tenantId) throw ValidationError.field('tenantId', 'a sample event needs a tenant');
+  const entry = catalogEntry(input.type);
+  if (!entry) {
+    throw ValidationError.field('type', `"${input.type}" is not a known event type`, 'UNKNOWN_EVENT_TYPE');
+  }
+  const merchantId = input.merchantId ?? (ctx.level === 'merchant' ? ctx.merchantId : null);
+  if (entry.level === 'merchant' && !merchantId) {
+    throw ValidationError.field('merchantId', `${input.type} is a merchant event: name the merchant it is for`, 'MERCHANT_REQUIRED');
+  }
+  const tenantId = ctx.tenantId;
+  return inTransaction(ctx, async (tx) => {
+    await scoped(tx, tx.db.models.Tenant).get(tenantId);
+    if (merchantId) await scoped({ ...tx, level: 'tenant', merchantId: null }, tx.db.models.Merchant).get(merchantId);
+    const data = sampleEventData(input.type, { tenantId, merchantId, now: tx.clock.now() });
+    const event = await emitEvent(tx, { type: input.type, data, tenantId, merchantId, livemode: false });
+    const rows = await tx.db.models.WebhookDelivery.findAll({
+      where: { eventId: event.id },
+      attributes: ['id', 'endpointId'],
+      order: [['id', 'ASC']],
+      transaction: tx.transaction,
+    });
+    const deliveries = rows.map((r) => ({ id: r.get('id') as string, endpointId: r.get('endpointId') as string }));
+    return {
+      eventId: event.id,
+      type: event.type,
+      level: entry.level,
+      tenantId,
+      merchantId,
+      livemode: false,
+      createdAt: new Date(event.createdAt).toISOString(),
+      deliveriesQueued: deliveries.length,
+      deliveries,
+      data,
+    };
+  });
+}
