@@ -4,71 +4,22 @@ import { ConflictError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../db/models';
 import { recordAudit } from '../audit';
-import { iso, mapPage } from '../present';
+import { mapPage, presentRow, type Presented } from '../present';
 import { matchesPattern } from './catalog';
 
-export interface DeliveryAttempt {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  success: boolean;
-  error: string | null;
-  responseExcerpt: string | null;
-}
+const ATTEMPT_FIELDS = ['attempt', 'startedAt', 'durationMs', 'statusCode', 'success', 'error', 'responseExcerpt'] as const satisfies readonly (keyof WebhookAttemptRow)[];
+const DELIVERY_FIELDS = [
+  'id', 'eventId', 'eventType', 'endpointId', 'tenantId', 'merchantId', 'livemode', 'status', 'attemptCount', 'maxAttempts',
+  'nextAttemptAt', 'lastAttemptAt', 'lastError', 'succeededAt', 'failedAt', 'createdAt', 'updatedAt',
+] as const satisfies readonly (keyof WebhookDeliveryRow)[];
 
-export interface WebhookDelivery {
-  id: string;
-  eventId: string;
-  eventType: string;
-  endpointId: string;
-  tenantId: string | null;
-  merchantId: string | null;
-  livemode: boolean;
-  status: WebhookDeliveryRow['status'];
-  attemptCount: number;
-  maxAttempts: number;
-  nextAttemptAt: string | null;
-  lastAttemptAt: string | null;
-  lastError: string | null;
-  succeededAt: string | null;
-  failedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  attempts?: DeliveryAttempt[];
-}
+export type DeliveryAttempt = Presented<Pick<WebhookAttemptRow, (typeof ATTEMPT_FIELDS)[number]>>;
+/** A delivery record (lease columns are internal); `attempts` in the single read. */
+export type WebhookDelivery = Presented<Pick<WebhookDeliveryRow, (typeof DELIVERY_FIELDS)[number]>> & { attempts?: DeliveryAttempt[] };
 
 export function toDelivery(row: WebhookDeliveryRow, attempts?: WebhookAttemptRow[]): WebhookDelivery {
-  const delivery: WebhookDelivery = {
-    id: row.id,
-    eventId: row.eventId,
-    eventType: row.eventType,
-    endpointId: row.endpointId,
-    tenantId: row.tenantId,
-    merchantId: row.merchantId,
-    livemode: row.livemode,
-    status: row.status,
-    attemptCount: row.attemptCount,
-    maxAttempts: row.maxAttempts,
-    nextAttemptAt: iso(row.nextAttemptAt),
-    lastAttemptAt: iso(row.lastAttemptAt),
-    lastError: row.lastError,
-    succeededAt: iso(row.succeededAt),
-    failedAt: iso(row.failedAt),
-    createdAt: iso(row.createdAt)!,
-    updatedAt: iso(row.updatedAt)!,
-  };
-  if (attempts) {
-    delivery.attempts = attempts.map((a) => ({
-      attempt: a.attempt,
-      startedAt: iso(a.startedAt)!,
-      durationMs: a.durationMs,
-      statusCode: a.statusCode,
-      success: a.success,
-      error: a.error,
-      responseExcerpt: a.responseExcerpt,
-    }));
-  }
+  const delivery: WebhookDelivery = presentRow(row, DELIVERY_FIELDS);
+  if (attempts) delivery.attempts = attempts.map((a) => presentRow(a, ATTEMPT_FIELDS));
   return delivery;
 }
 

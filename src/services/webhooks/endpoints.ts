@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { WebhookEndpointRow } from '../../db/models';
 import { recordAudit } from '../audit';
-import { iso, mapPage } from '../present';
+import { mapPage, presentRow, type Presented } from '../present';
 import { generateWebhookSecret } from './signature';
 import { validateSubscription } from './catalog';
 import { checkDestination } from './transport';
@@ -12,50 +12,17 @@ import { checkDestination } from './transport';
 export const MAX_ATTEMPTS = 10;
 export const DEFAULT_SECRET_GRACE_HOURS = 24;
 
-/** The webhook endpoint record; the signing secret is never part of it (create and rotate add it once). */
-export interface WebhookEndpoint {
-  id: string;
-  tenantId: string | null;
-  merchantId: string | null;
-  level: WebhookEndpointRow['level'];
-  livemode: boolean;
-  url: string;
-  events: string[];
-  description: string | null;
-  status: WebhookEndpointRow['status'];
-  maxAttempts: number;
-  /** until when the previous secret still verifies (deliveries carry both signatures meanwhile) */
-  previousSecretExpiresAt: string | null;
-  failingSince: string | null;
-  lastSuccessAt: string | null;
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-}
+/** The fields of the webhook endpoint record: never the sealed secrets (create and rotate add `secret` once). */
+const ENDPOINT_FIELDS = [
+  'id', 'tenantId', 'merchantId', 'level', 'livemode', 'url', 'events', 'description', 'status', 'maxAttempts',
+  'previousSecretExpiresAt', 'failingSince', 'lastSuccessAt', 'disabledReason', 'createdAt', 'updatedAt', 'deletedAt',
+] as const satisfies readonly (keyof WebhookEndpointRow)[];
 
+export type WebhookEndpoint = Presented<Pick<WebhookEndpointRow, (typeof ENDPOINT_FIELDS)[number]>>;
 export type EndpointWithSecret = WebhookEndpoint & { secret: string };
 
 export function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
-  return {
-    id: row.id,
-    tenantId: row.tenantId,
-    merchantId: row.merchantId,
-    level: row.level,
-    livemode: row.livemode,
-    url: row.url,
-    events: row.events,
-    description: row.description,
-    status: row.status,
-    maxAttempts: row.maxAttempts,
-    previousSecretExpiresAt: iso(row.previousSecretExpiresAt),
-    failingSince: iso(row.failingSince),
-    lastSuccessAt: iso(row.lastSuccessAt),
-    disabledReason: row.disabledReason,
-    createdAt: iso(row.createdAt)!,
-    updatedAt: iso(row.updatedAt)!,
-    deletedAt: iso(row.deletedAt),
-  };
+  return presentRow(row, ENDPOINT_FIELDS);
 }
 
 /** Endpoints are read at the caller's own level: merchants their merchant's, tenants the tenant's, the platform its own. */
