@@ -3,6 +3,19 @@ import { apiKeyOperations } from './api-keys/operations';
 import { auditOperations } from './audit/operations';
 import { tenantOperations } from './tenants/operations';
 import { webhookOperations } from './webhooks/operations';
+import { organizationOperations } from './organization/operations';
+import { partnerOperations } from './partners/operations';
+import { accessOperations } from './access/operations';
+import { kybOperations } from './kyb/operations';
 
 /** Every /v1 operation. No route exists outside this list. */
-export const operations: Operation[] = [...apiKeyOperations, ...tenantOperations, ...auditOperations, ...webhookOperations];
+export const operations: Operation[] = [
+  ...apiKeyOperations,
+  ...tenantOperations,
+  ...auditOperations,
+  ...webhookOperations,
+  ...organizationOperations,
+  ...partnerOperations,
+  ...accessOperations,
+  ...kybOperations,
+];

@@ -1,22 +1,15 @@
-import { DataTypes, Model, type ModelAttributes, type ModelStatic, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, INTEGER, type RowModel, type Timestamps } from './model-kit';
+import { defineOrganizationModels, type OrganizationModels } from './models-organization';
+import { definePartnerModels, type PartnerModels } from './models-partners';
+import { defineAccessModels, type AccessModels } from './models-access';
+import { defineKybModels, type KybModels } from './models-kyb';
 
-/** How a table is scoped by the caller context: which columns hold tenant, merchant and mode. */
-export interface ScopeSpec {
-  /** resource name used in 404 messages */
-  resource: string;
-  tenant: string | null;
-  merchant: string | null;
-  mode: string | null;
-  softDelete: boolean;
-  /** rows that may belong to no tenant (platform users, platform-level audit entries) */
-  tenantNullable?: boolean;
-}
-
-export interface Timestamps {
-  createdAt: Date;
-  updatedAt: Date;
-  deletedAt: Date | null;
-}
+export type { RowModel, ScopeSpec, Timestamps } from './model-kit';
+export type * from './models-organization';
+export type * from './models-partners';
+export type * from './models-access';
+export type * from './models-kyb';
 
 export interface PlatformRow {
   id: string;
@@ -43,50 +36,6 @@ export interface TenantRow extends Timestamps {
   logoUrl: string | null;
   termsUrl: string | null;
   privacyPolicyUrl: string | null;
-}
-
-export interface CompanyRow extends Timestamps {
-  id: string;
-  tenantId: string;
-  livemode: boolean;
-  name: string;
-  legalName: string | null;
-  legalAddress: string | null;
-  country: string;
-  registrationNumber: string | null;
-  businessType: string | null;
-  contactPerson: string | null;
-  contactEmail: string | null;
-  contactPhone: string | null;
-  website: string | null;
-  status: string;
-}
-
-export interface MerchantRow extends Timestamps {
-  id: string;
-  tenantId: string;
-  companyId: string;
-  name: string;
-  status: 'active' | 'suspended' | 'disabled';
-  liveStatus: 'sandbox' | 'pending_approval' | 'approved';
-  defaultCurrency: string | null;
-  mcc: string | null;
-  website: string | null;
-}
-
-export interface UserRow extends Timestamps {
-  id: string;
-  tenantId: string | null;
-  merchantId: string | null;
-  layer: 'merchant' | 'operator' | 'platform';
-  externalIdpId: string | null;
-  email: string;
-  displayName: string | null;
-  status: string;
-  entityScope: Record<string, unknown>;
-  mfaEnabled: boolean;
-  lastLoginAt: Date | null;
-  createdBy: string | null;
 }
 
 export interface ApiKeyRow extends Timestamps {
@@ -207,14 +156,11 @@ export interface WebhookAttemptRow {
   createdAt: Date;
 }
 
-export type RowModel<R extends object> = ModelStatic<Model<R, Partial<R>>> & { scopeSpec: ScopeSpec };
 
-export interface Models {
+/** Every table's model: the core ones here, each area's in its own file. */
+export interface Models extends OrganizationModels, PartnerModels, AccessModels, KybModels {
   Platform: RowModel<PlatformRow>;
   Tenant: RowModel<TenantRow>;
-  Company: RowModel<CompanyRow>;
-  Merchant: RowModel<MerchantRow>;
-  User: RowModel<UserRow>;
   ApiKey: RowModel<ApiKeyRow>;
   AuditEntry: RowModel<AuditEntryRow>;
   Idempotency: RowModel<IdempotencyRow>;
@@ -224,25 +170,12 @@ export interface Models {
   WebhookAttempt: RowModel<WebhookAttemptRow>;
 }
 
-const { UUID, STRING, TEXT, JSON: JSONT, BOOLEAN, DATE, INTEGER } = DataTypes;
-const pk = { type: UUID, primaryKey: true };
-const stamps = { createdAt: DATE, updatedAt: DATE, deletedAt: DATE };
-
-function define<R extends object>(
-  sequelize: Sequelize,
-  name: string,
-  table: string,
-  attributes: ModelAttributes,
-  scope: Omit<ScopeSpec, 'softDelete'> & { softDelete?: boolean },
-): RowModel<R> {
-  // Timestamps are written from the injected clock by the scoped data access, never by Sequelize.
-  const model = sequelize.define(name, attributes, { tableName: table, timestamps: false }) as unknown as RowModel<R>;
-  model.scopeSpec = { softDelete: true, ...scope };
-  return model;
-}
-
 export function defineModels(sequelize: Sequelize): Models {
   return {
+    ...defineOrganizationModels(sequelize),
+    ...definePartnerModels(sequelize),
+    ...defineAccessModels(sequelize),
+    ...defineKybModels(sequelize),
     Platform: define<PlatformRow>(sequelize, 'Platform', 'platforms', { id: pk, name: STRING, createdAt: DATE, updatedAt: DATE }, {
       resource: 'platform', tenant: null, merchant: null, mode: null, softDelete: false,
     }),
@@ -258,38 +191,6 @@ export function defineModels(sequelize: Sequelize): Models {
       },
       // A tenant spans both modes: its record is not filtered by the caller's mode.
       { resource: 'tenant', tenant: 'tenantId', merchant: null, mode: null },
-    ),
-    Company: define<CompanyRow>(
-      sequelize,
-      'Company',
-      'companies',
-      {
-        id: pk, tenantId: UUID, livemode: BOOLEAN, name: STRING, legalName: STRING, legalAddress: TEXT,
-        country: STRING, registrationNumber: STRING, businessType: STRING, contactPerson: STRING,
-        contactEmail: STRING, contactPhone: STRING, website: TEXT, status: STRING, ...stamps,
-      },
-      { resource: 'company', tenant: 'tenantId', merchant: null, mode: null },
-    ),
-    Merchant: define<MerchantRow>(
-      sequelize,
-      'Merchant',
-      'merchants',
-      {
-        id: pk, tenantId: UUID, companyId: UUID, name: STRING, status: STRING, liveStatus: STRING,
-        defaultCurrency: STRING, mcc: STRING, website: TEXT, ...stamps,
-      },
-      { resource: 'merchant', tenant: 'tenantId', merchant: 'id', mode: null },
-    ),
-    User: define<UserRow>(
-      sequelize,
-      'User',
-      'users',
-      {
-        id: pk, tenantId: UUID, merchantId: UUID, layer: STRING, externalIdpId: STRING, email: STRING,
-        displayName: STRING, status: STRING, entityScope: JSONT, mfaEnabled: BOOLEAN, lastLoginAt: DATE,
-        createdBy: UUID, ...stamps,
-      },
-      { resource: 'user', tenant: 'tenantId', merchant: 'merchantId', mode: null, tenantNullable: true },
     ),
     ApiKey: define<ApiKeyRow>(
       sequelize,

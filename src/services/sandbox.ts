@@ -5,7 +5,8 @@ import type { Runtime } from '../runtime';
 import { operatorContext } from '../runtime';
 import { createTenant } from './tenants';
 import { createApiKey } from './api-keys';
-import { createActiveUser, createCompanyRecord, createMerchantRecord } from './organization';
+import { createCompanyRecord, createMerchantRecord } from './organization';
+import { createActiveUser } from './users';
 import { writePrivateFile } from '../util/paths';
 import { apiKeyStatus, parseSecretKey } from './api-key-secrets';
 

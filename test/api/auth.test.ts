@@ -4,7 +4,7 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createActiveUser } from '../../src/services/organization';
+import { createActiveUser } from '../../src/services/users';
 import { createApp } from '../../src/http/app';
 import { createApiKey } from '../../src/services/api-keys';
 import request from 'supertest';

@@ -3,6 +3,7 @@ import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type Te
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
 import { createApp } from '../../src/http/app';
+import { migrations } from '../../src/db/migrations';
 
 let db: TestDatabase;
 let env: Record<string, string>;
@@ -40,11 +41,16 @@ describe(`payplane CLI (${dialectName})`, () => {
   test('db migrate: status, up, and status again', async () => {
     const before = await cli('db', 'migrate', 'status', '--json');
     expect(before.status).toBe(0);
-    expect(before.json()).toEqual({ action: 'status', executed: [], pending: ['0001_foundation', '0002_webhooks'] });
+    const all = migrations.map((m) => m.name);
+    expect(all.slice(0, 2)).toEqual(['0001_foundation', '0002_webhooks']);
+    expect(before.json()).toEqual({ action: 'status', executed: [], pending: all });
     const up = await cli('db', 'migrate', '--json');
-    expect(up.json()).toEqual({ action: 'up', applied: ['0001_foundation', '0002_webhooks'] });
+    expect(up.json()).toEqual({ action: 'up', applied: all });
     const after = await cli('db', 'migrate', 'status');
-    expect(after.stdout).toContain('applied  0001_foundation');
+    for (const name of all) expect(after.stdout).toContain(`applied  ${name}`);
+    const down = await cli('db', 'migrate', 'down', '--json');
+    expect(down.json()).toEqual({ action: 'down', reverted: [all[all.length - 1]] });
+    expect((await cli('db', 'migrate', '--json')).json()).toEqual({ action: 'up', applied: [all[all.length - 1]] });
   });
 
   test('several processes migrating one fresh database at once all succeed', async () => {
@@ -54,7 +60,7 @@ describe(`payplane CLI (${dialectName})`, () => {
       const runs = await Promise.all([1, 2, 3].map(() => runCli(['db', 'migrate', '--json'], env2)));
       expect(runs.map((r) => r.status)).toEqual([0, 0, 0]);
       const applied = runs.flatMap((r) => r.json().applied);
-      expect(applied.sort()).toEqual(['0001_foundation', '0002_webhooks']);
+      expect(applied.sort()).toEqual(migrations.map((m) => m.name).sort());
     } finally {
       await fresh.drop();
     }

@@ -2,6 +2,10 @@ import type { QueryInterface } from 'sequelize';
 import type { Dialect } from '../database';
 import * as m0001 from './0001_foundation';
 import * as m0002 from './0002_webhooks';
+import * as m0003 from './0003_organization';
+import * as m0004 from './0004_partners_channels';
+import * as m0005 from './0005_access';
+import * as m0006 from './0006_kyb';
 
 export interface Migration {
   name: string;
@@ -13,4 +17,8 @@ export interface Migration {
 export const migrations: Migration[] = [
   { name: '0001_foundation', ...m0001 },
   { name: '0002_webhooks', ...m0002 },
+  { name: '0003_organization', ...m0003 },
+  { name: '0004_partners_channels', ...m0004 },
+  { name: '0005_access', ...m0005 },
+  { name: '0006_kyb', ...m0006 },
 ];

@@ -1,0 +1,4 @@
+import type { Operation } from '../../http/registry';
+
+/** KYB submissions, documents and review. */
+export const kybOperations: Operation[] = [];

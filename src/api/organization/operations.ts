@@ -1,0 +1,4 @@
+import type { Operation } from '../../http/registry';
+
+/** Companies and merchants. */
+export const organizationOperations: Operation[] = [];
