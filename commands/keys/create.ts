@@ -28,19 +28,22 @@ export default class KeysCreate extends BaseCommand<typeof KeysCreate> {
 
   async run(): Promise<IssuedApiKey> {
     const rt = await this.runtime();
-    const ctx = services.scope().tenantContext(rt, this.flags.tenant, this.flags.live);
+    // A merchant key is issued as its merchant, so it can carry every merchant-layer code (a tenant-level issuer
+    // cannot grant codes only merchants hold); a tenant key as the tenant.
+    const ctx = this.flags.merchant
+      ? await services.scope().merchantContext(rt, this.flags.tenant, this.flags.merchant, this.flags.live)
+      : services.scope().tenantContext(rt, this.flags.tenant, this.flags.live);
     const input = validateWith(
       CreateApiKeyBody,
       {
         name: this.flags.name,
         ownerType: this.flags.merchant ? 'merchant' : 'tenant',
-        merchantId: this.flags.merchant,
         livemode: this.flags.live,
         permissions: this.flags.permission,
         ipAllowlist: this.flags['ip-allow'],
         expiresAt: this.flags['expires-at'],
       },
-      { merchantId: 'merchant', permissions: 'permission', ipAllowlist: 'ip-allow', livemode: 'live' },
+      { permissions: 'permission', ipAllowlist: 'ip-allow', livemode: 'live' },
     );
     const key = await services.apiKeys().createApiKey(ctx, input);
     this.log(renderRecord({ id: key.id, name: key.name, owner: key.owner.type, mode: key.environment, publicKey: key.publicKey, permissions: key.permissions.length }));

@@ -21,3 +21,10 @@ export function platformContext(rt: Runtime): CallerContext {
 export function tenantContext(rt: Runtime, tenantId: string, livemode: boolean): CallerContext {
   return operatorContext(rt, { level: 'tenant', tenantId, livemode });
 }
+
+/** Acting as one merchant of the tenant; 404 when the merchant is not the tenant's. */
+export async function merchantContext(rt: Runtime, tenantId: string, merchantId: string, livemode: boolean): Promise<CallerContext> {
+  const merchant = isUuid(merchantId) && isUuid(tenantId) ? await rt.db.models.Merchant.findOne({ where: { id: merchantId, tenantId, deletedAt: null } }) : null;
+  if (!merchant) throw new NotFoundError('merchant', merchantId);
+  return operatorContext(rt, { level: 'merchant', tenantId, merchantId, livemode });
+}

@@ -22,14 +22,32 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
     const record = op.response;
     const envelope =
       op.kind === 'list' ? z.object({ data: z.array(record), pagination: Pagination }) : z.object({ data: record });
+    const binary = { type: 'string', format: 'binary' };
+    const success =
+      op.kind === 'file'
+        ? { description: 'The file', content: Object.fromEntries(op.fileTypes.map((t) => [t, { schema: binary }])) }
+        : { description: op.kind === 'list' ? 'A page of records' : 'The record', content: { 'application/json': { schema: envelope } } };
     const responses: Record<string, unknown> = {
-      [op.status ?? 200]: { description: op.kind === 'list' ? 'A page of records' : 'The record', content: { 'application/json': { schema: envelope } } },
+      [op.status ?? 200]: success,
       400: problem('Invalid input; `errors` names each field'),
       401: problem('Missing, invalid, revoked or expired credentials'),
       403: problem('The caller\'s level or permissions do not allow this operation'),
     };
     if (op.params) responses[404] = problem('Absent or not visible to the caller');
     if (op.method !== 'get') responses[409] = problem('The current state does not allow this, or the Idempotency-Key was reused');
+    if (op.upload) {
+      responses[413] = problem(`The file is larger than ${op.upload.maxBytes} bytes`);
+      responses[415] = problem(`Not one of ${op.upload.types.join(', ')}`);
+    }
+    const uploadBody = op.upload
+      ? {
+          required: true,
+          content: {
+            ...Object.fromEntries(op.upload.types.map((t) => [t, { schema: binary }])),
+            'multipart/form-data': { schema: { type: 'object', properties: { file: binary }, required: ['file'] } },
+          },
+        }
+      : undefined;
     const levels = op.levels.map((l) => LEVEL_NAMES[l]).join(', ');
     registry.registerPath({
       method: op.method,
@@ -45,7 +63,7 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
         params: op.params as never,
         query: op.query as never,
         headers: op.method === 'post' ? z.object({ 'Idempotency-Key': z.string().min(1).max(128).optional() }) : undefined,
-        body: op.body ? { content: { 'application/json': { schema: op.body } }, required: false } : undefined,
+        body: uploadBody ?? (op.body ? { content: { 'application/json': { schema: op.body } }, required: false } : undefined),
       },
       responses: responses as never,
     } as never);

@@ -9,6 +9,7 @@ import {
 } from '../services/idempotency';
 import type { LevelCode, Operation } from './registry';
 import { issuesOf, parseInputs } from './validation';
+import { readUpload, uploadFingerprint } from './upload';
 
 const LEVEL_CODE: Record<Level, LevelCode> = { merchant: 'M', tenant: 'T', platform: 'P' };
 const LEVEL_NAME: Record<LevelCode, string> = { M: 'merchant', T: 'tenant', P: 'platform' };
@@ -75,6 +76,25 @@ export function operationHandler(rt: Runtime, op: Operation) {
       { location: 'query', schema: op.query, value: req.query },
       { location: 'body', schema: op.body, value: req.body ?? {} },
     ]);
+    let fingerprintBody: unknown = req.body ?? null;
+    if (op.upload) {
+      const file = await readUpload(req, op.upload);
+      (input as { body: unknown }).body = file;
+      fingerprintBody = uploadFingerprint(file);
+    }
+
+    if (op.kind === 'file') {
+      const file = await op.handler(base, input);
+      res.status(200).set({
+        'Content-Type': file.contentType,
+        'Content-Length': String(file.bytes.length),
+        'Content-Disposition': `attachment; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'private, no-store',
+      });
+      res.end(file.bytes);
+      return;
+    }
 
     const render = (result: unknown) => {
       if (op.kind === 'list') {
@@ -99,7 +119,7 @@ export function operationHandler(rt: Runtime, op: Operation) {
     }
     validateIdempotencyKey(key);
     const claim = await claimIdempotencyKey(rt.db, rt.clock, {
-      scope: idempotencyScope(base), key, method: req.method, path: req.path, body: req.body ?? null,
+      scope: idempotencyScope(base), key, method: req.method, path: req.path, body: fingerprintBody,
     });
     if (claim.kind === 'replay') {
       if (!claim.sameRequest && !op.idempotency?.anyBody) throw reused();

@@ -24,6 +24,26 @@ export interface IdempotencyPolicy {
   replay(stored: unknown, ctx: CallerContext): { status: number; body: unknown };
 }
 
+/** A binary upload: the raw body (Content-Type one of `types`) or the first file of a multipart/form-data body. */
+export interface UploadSpec {
+  maxBytes: number;
+  types: string[];
+}
+
+/** What an upload operation's handler receives as its body. */
+export interface UploadedFile {
+  contentType: string;
+  filename: string | null;
+  bytes: Buffer;
+}
+
+/** What a download operation's handler returns. */
+export interface FileResult {
+  contentType: string;
+  filename: string;
+  bytes: Buffer;
+}
+
 interface OperationBase<P, Q, B, R extends z.ZodType> {
   /** operationId of the OpenAPI document */
   id: string;
@@ -45,6 +65,8 @@ interface OperationBase<P, Q, B, R extends z.ZodType> {
   /** only a secret-key caller (sk_…) may call this operation */
   secretKeyOnly?: boolean;
   idempotency?: IdempotencyPolicy;
+  /** the body is a file, not JSON: the handler's body is an UploadedFile */
+  upload?: UploadSpec;
 }
 
 export interface SingleOperation<P, Q, B, R extends z.ZodType> extends OperationBase<P, Q, B, R> {
@@ -57,9 +79,18 @@ export interface ListOperation<P, Q, B, R extends z.ZodType> extends OperationBa
   handler(ctx: CallerContext, input: OperationInput<P, Q, B>): Promise<Page<z.input<R>>>;
 }
 
+/** Answers with the bytes of a file (Content-Type and Content-Disposition set); `response` describes its metadata. */
+export interface FileOperation<P, Q, B, R extends z.ZodType> extends OperationBase<P, Q, B, R> {
+  kind: 'file';
+  /** the content types the file may have, for the OpenAPI document */
+  fileTypes: string[];
+  handler(ctx: CallerContext, input: OperationInput<P, Q, B>): Promise<FileResult>;
+}
+
 export type Operation<P = AnyObject | undefined, Q = AnyObject | undefined, B = z.ZodType | undefined, R extends z.ZodType = z.ZodType> =
   | SingleOperation<P, Q, B, R>
-  | ListOperation<P, Q, B, R>;
+  | ListOperation<P, Q, B, R>
+  | FileOperation<P, Q, B, R>;
 
 /**
  * Declares one operation: method, path, levels, permission, schemas and handler, written once. Routing,

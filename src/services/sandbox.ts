@@ -43,7 +43,9 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   const company = await createCompanyRecord(operator, { name: 'Sandbox Company', country: 'DE', livemode: false });
   const merchant = await createMerchantRecord(operator, { companyId: company.id, name: 'Sandbox Merchant', defaultCurrency: 'EUR' });
   const tenantKey = await createApiKey(operator, { name: 'Sandbox tenant key', ownerType: 'tenant', livemode: false });
-  const merchantKey = await createApiKey(operator, { name: 'Sandbox merchant key', ownerType: 'merchant', merchantId: merchant.id, livemode: false });
+  // issued as the merchant itself: a tenant cannot grant codes only merchants hold (compliance:kyb:manage, …)
+  const asMerchant = operatorContext(rt, { level: 'merchant', tenantId: tenant.id, merchantId: merchant.id, livemode: false });
+  const merchantKey = await createApiKey(asMerchant, { name: 'Sandbox merchant key', ownerType: 'merchant', livemode: false });
   const user = await createActiveUser(platform, { layer: 'platform', email: `sandbox-admin+${tenant.id.slice(0, 8)}@payplane.local`, displayName: 'Sandbox platform admin' });
   const token = await rt.tokens.issue(user.id, TOKEN_TTL_SECONDS, false);
   return {
