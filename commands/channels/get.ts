@@ -1,0 +1,19 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderRecord } from '../../src/cli/output';
+import { partnerServices } from '../../src/cli/partners-services';
+import { platformCtx } from '../../src/cli/partners-flags';
+import type { Channel } from '../../src/services/channels';
+
+export default class ChannelsGet extends BaseCommand<typeof ChannelsGet> {
+  static override summary = 'Show one channel.';
+  static override examples = ['<%= config.bin %> channels get 6f1c…'];
+  static override args = { id: Args.string({ description: 'Channel id', required: true }) };
+
+  async run(): Promise<Channel> {
+    const rt = await this.runtime();
+    const channel = await partnerServices.channels().getChannel(platformCtx(rt), this.args.id);
+    this.log(renderRecord({ ...channel }));
+    return channel;
+  }
+}

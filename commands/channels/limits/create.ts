@@ -1,0 +1,23 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { partnerServices } from '../../../src/cli/partners-services';
+import { limitFlags, limitInput, platformCtx, renderLimit } from '../../../src/cli/partners-flags';
+import type { Limit } from '../../../src/services/limits';
+
+export default class ChannelLimitsCreate extends BaseCommand<typeof ChannelLimitsCreate> {
+  static override summary = 'Create a channel limit: a cap on volume or count per period.';
+  static override examples = [
+    '<%= config.bin %> channels limits create 6f1c… --period-unit day --metric volume --threshold 5000000 --currency EUR',
+    '<%= config.bin %> channels limits create 6f1c… --period-value 10 --period-unit minute --metric count --threshold 100 --brand visa --json',
+  ];
+  static override args = { channel: Args.string({ description: 'Channel id', required: true }) };
+  static override flags = limitFlags;
+
+  async run(): Promise<Limit> {
+    const input = await limitInput((v, f, q) => this.required(v, f, q), this.flags);
+    const rt = await this.runtime();
+    const limit = await partnerServices.limits().createLimit(platformCtx(rt), { ...input, entityType: 'channel', entityId: this.args.channel });
+    this.log(renderLimit(limit));
+    return limit;
+  }
+}

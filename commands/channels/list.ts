@@ -1,0 +1,38 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderTable, statusColour } from '../../src/cli/output';
+import { partnerServices } from '../../src/cli/partners-services';
+import { listFlags, pageFooter, platformCtx } from '../../src/cli/partners-flags';
+import type { Page } from '../../src/db/scoped';
+import type { Channel } from '../../src/services/channels';
+
+export default class ChannelsList extends BaseCommand<typeof ChannelsList> {
+  static override summary = 'List processing channels, of one tenant or of all.';
+  static override examples = ['<%= config.bin %> channels list --tenant 6f1c…', '<%= config.bin %> channels list --direction payout --json'];
+  static override flags = {
+    ...listFlags,
+    direction: Flags.string({ description: 'Only channels of this direction', options: ['payin', 'payout'] }),
+    status: Flags.string({ description: 'Only channels in this status', options: ['active', 'disabled'] }),
+  };
+
+  async run(): Promise<Page<Channel>> {
+    const rt = await this.runtime();
+    const page = await partnerServices.channels().listChannels(
+      platformCtx(rt),
+      { tenantId: this.flags.tenant, direction: this.flags.direction as Channel['direction'] | undefined, status: this.flags.status as Channel['status'] | undefined },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (c) => c.id },
+        { header: 'Tenant', get: (c) => c.tenantId },
+        { header: 'Name', get: (c) => c.name },
+        { header: 'Direction', get: (c) => c.direction },
+        { header: 'Currencies', get: (c) => c.currencies },
+        { header: 'Status', get: (c) => statusColour(c.status) },
+      ]),
+    );
+    this.log(pageFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,32 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderRecord } from '../../src/cli/output';
+import { partnerServices } from '../../src/cli/partners-services';
+import { nullable, platformCtx } from '../../src/cli/partners-flags';
+import { validateWith } from '../../src/cli/validate';
+import { UpdateChannelBody } from '../../src/api/partners/schemas';
+import type { Channel } from '../../src/services/channels';
+
+export default class ChannelsUpdate extends BaseCommand<typeof ChannelsUpdate> {
+  static override summary = 'Change a channel\'s name, currencies, provider integration or description (the direction is fixed).';
+  static override examples = ['<%= config.bin %> channels update 6f1c… --currency EUR --currency GBP', '<%= config.bin %> channels update 6f1c… --description null'];
+  static override args = { id: Args.string({ description: 'Channel id', required: true }) };
+  static override flags = {
+    name: Flags.string({ description: 'Display name' }),
+    currency: Flags.string({ description: 'ISO 4217 currency (repeatable; replaces the list)', multiple: true }),
+    'provider-integration': Flags.string({ description: 'Provider integration id ("null" clears it)' }),
+    description: Flags.string({ description: 'Description ("null" clears it)' }),
+  };
+
+  async run(): Promise<Channel> {
+    const input = validateWith(
+      UpdateChannelBody,
+      { name: this.flags.name, currencies: this.flags.currency, providerIntegrationId: nullable(this.flags['provider-integration']), description: nullable(this.flags.description) },
+      { currencies: 'currency', providerIntegrationId: 'provider-integration' },
+    );
+    const rt = await this.runtime();
+    const channel = await partnerServices.channels().updateChannel(platformCtx(rt), this.args.id, input);
+    this.log(renderRecord({ ...channel }));
+    return channel;
+  }
+}

@@ -1,0 +1,24 @@
+import { BaseCommand } from '../../src/cli/base-command';
+import { partnerServices } from '../../src/cli/partners-services';
+import { limitFlags, limitInput, ownerFlags, ownerOf, platformCtx, renderLimit } from '../../src/cli/partners-flags';
+import type { Limit } from '../../src/services/limits';
+
+export default class LimitsCreate extends BaseCommand<typeof LimitsCreate> {
+  static override summary = 'Create a limit of a merchant (--merchant) or of a channel (--channel): a cap on volume or count per period.';
+  static override description =
+    'For --metric volume the threshold is in minor units of --currency (required); for --metric count it is a number of transactions. --payment-method, --brand, --currency and --transaction-type (default payment) narrow what is counted.';
+  static override examples = [
+    '<%= config.bin %> limits create --merchant 0b9e… --period-unit month --metric volume --threshold 100000000 --currency EUR',
+    '<%= config.bin %> limits create --channel 6f1c… --period-value 1 --period-unit hour --metric count --threshold 500 --json',
+  ];
+  static override flags = { ...ownerFlags, ...limitFlags };
+
+  async run(): Promise<Limit> {
+    const owner = ownerOf(this.flags);
+    const input = await limitInput((v, f, q) => this.required(v, f, q), this.flags);
+    const rt = await this.runtime();
+    const limit = await partnerServices.limits().createLimit(platformCtx(rt), { ...input, ...owner });
+    this.log(renderLimit(limit));
+    return limit;
+  }
+}

@@ -1,0 +1,18 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { partnerServices } from '../../../src/cli/partners-services';
+import { platformCtx, renderAssignment } from '../../../src/cli/partners-flags';
+import type { PartnerAssignment } from '../../../src/services/partners';
+
+export default class PartnerAssignmentsGet extends BaseCommand<typeof PartnerAssignmentsGet> {
+  static override summary = 'Show one partner assignment.';
+  static override examples = ['<%= config.bin %> partners assignments get 6f1c…'];
+  static override args = { id: Args.string({ description: 'Assignment id', required: true }) };
+
+  async run(): Promise<PartnerAssignment> {
+    const rt = await this.runtime();
+    const assignment = await partnerServices.partners().getAssignment(platformCtx(rt), this.args.id);
+    this.log(renderAssignment(assignment));
+    return assignment;
+  }
+}

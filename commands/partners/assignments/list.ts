@@ -1,0 +1,41 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { renderTable, statusColour } from '../../../src/cli/output';
+import { partnerServices } from '../../../src/cli/partners-services';
+import { listFlags, pageFooter, platformCtx } from '../../../src/cli/partners-flags';
+import type { Page } from '../../../src/db/scoped';
+import type { PartnerAssignment } from '../../../src/services/partners';
+
+export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAssignmentsList> {
+  static override summary = 'List partner assignments (which partner earns what on which merchant).';
+  static override examples = ['<%= config.bin %> partners assignments list --partner 6f1c…', '<%= config.bin %> partners assignments list --merchant 0b9e… --status active --json'];
+  static override flags = {
+    ...listFlags,
+    partner: Flags.string({ description: 'Only this partner\'s assignments' }),
+    merchant: Flags.string({ description: 'Only assignments to this merchant' }),
+    status: Flags.string({ description: 'Only assignments in this status', options: ['active', 'suspended'] }),
+  };
+
+  async run(): Promise<Page<PartnerAssignment>> {
+    const rt = await this.runtime();
+    const page = await partnerServices.partners().listAssignments(
+      platformCtx(rt),
+      { tenantId: this.flags.tenant, partnerId: this.flags.partner, merchantId: this.flags.merchant, status: this.flags.status as PartnerAssignment['status'] | undefined },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (a) => a.id },
+        { header: 'Partner', get: (a) => a.partnerId },
+        { header: 'Merchant', get: (a) => a.merchantId },
+        { header: 'Rate', get: (a) => `${a.commissionRate / 10000}%` },
+        { header: 'Fixed', get: (a) => (a.commissionFixed ? `${a.commissionFixed.valueMinor} ${a.commissionFixed.currency}` : '') },
+        { header: 'Status', get: (a) => statusColour(a.status) },
+        { header: 'From', get: (a) => a.effectiveFrom },
+        { header: 'To', get: (a) => a.effectiveTo ?? '' },
+      ]),
+    );
+    this.log(pageFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,25 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { partnerServices } from '../../../src/cli/partners-services';
+import { commissionFlagNames, commissionFlags, commissionInput, platformCtx, renderAssignment } from '../../../src/cli/partners-flags';
+import { validateWith } from '../../../src/cli/validate';
+import { UpdateAssignmentBody } from '../../../src/api/partners/schemas';
+import type { PartnerAssignment } from '../../../src/services/partners';
+
+export default class PartnerAssignmentsUpdate extends BaseCommand<typeof PartnerAssignmentsUpdate> {
+  static override summary = 'Change a partner assignment\'s commission or effective period.';
+  static override examples = [
+    '<%= config.bin %> partners assignments update 6f1c… --commission-rate 20000 --no-fixed',
+    '<%= config.bin %> partners assignments update 6f1c… --effective-to 2027-01-01T00:00:00Z',
+  ];
+  static override args = { id: Args.string({ description: 'Assignment id', required: true }) };
+  static override flags = commissionFlags;
+
+  async run(): Promise<PartnerAssignment> {
+    const input = validateWith(UpdateAssignmentBody, commissionInput(this.flags), commissionFlagNames);
+    const rt = await this.runtime();
+    const assignment = await partnerServices.partners().updateAssignment(platformCtx(rt), this.args.id, input);
+    this.log(renderAssignment(assignment));
+    return assignment;
+  }
+}

@@ -1,0 +1,3 @@
+import { partnerStatusCommand } from '../../src/cli/partners-status';
+
+export default partnerStatusCommand('disable');

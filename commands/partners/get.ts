@@ -1,0 +1,19 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderRecord } from '../../src/cli/output';
+import { partnerServices } from '../../src/cli/partners-services';
+import { platformCtx } from '../../src/cli/partners-flags';
+import type { Partner } from '../../src/services/partners';
+
+export default class PartnersGet extends BaseCommand<typeof PartnersGet> {
+  static override summary = 'Show one partner.';
+  static override examples = ['<%= config.bin %> partners get 6f1c…'];
+  static override args = { id: Args.string({ description: 'Partner id', required: true }) };
+
+  async run(): Promise<Partner> {
+    const rt = await this.runtime();
+    const partner = await partnerServices.partners().getPartner(platformCtx(rt), this.args.id);
+    this.log(renderRecord({ ...partner }));
+    return partner;
+  }
+}

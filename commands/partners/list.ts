@@ -1,0 +1,37 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderTable, statusColour } from '../../src/cli/output';
+import { partnerServices } from '../../src/cli/partners-services';
+import { listFlags, pageFooter, platformCtx } from '../../src/cli/partners-flags';
+import type { Page } from '../../src/db/scoped';
+import type { Partner, PartnerStatus } from '../../src/services/partners';
+
+export default class PartnersList extends BaseCommand<typeof PartnersList> {
+  static override summary = 'List partners (resellers and referrers), of one tenant or of all.';
+  static override examples = ['<%= config.bin %> partners list --tenant 6f1c…', '<%= config.bin %> partners list --status suspended --json'];
+  static override flags = {
+    ...listFlags,
+    status: Flags.string({ description: 'Only partners in this status', options: ['active', 'suspended', 'disabled'] }),
+  };
+
+  async run(): Promise<Page<Partner>> {
+    const rt = await this.runtime();
+    const page = await partnerServices.partners().listPartners(
+      platformCtx(rt),
+      { tenantId: this.flags.tenant, status: this.flags.status as PartnerStatus | undefined },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (p) => p.id },
+        { header: 'Tenant', get: (p) => p.tenantId },
+        { header: 'Name', get: (p) => p.name },
+        { header: 'Status', get: (p) => statusColour(p.status) },
+        { header: 'Contact', get: (p) => p.contactEmail ?? '' },
+        { header: 'Created', get: (p) => p.createdAt },
+      ]),
+    );
+    this.log(pageFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,169 @@
+import { Flags } from '@oclif/core';
+import { sharedFlags } from './flags';
+import { renderRecord, renderTable, statusColour } from './output';
+import { partnerServices } from './partners-services';
+import { validateWith } from './validate';
+import { ValidationError } from '../domain/errors';
+import { CreateLimitBody } from '../api/partners/schemas';
+import type { Runtime } from '../runtime';
+import type { CallerContext } from '../domain/context';
+import type { Page } from '../db/scoped';
+import type { Limit, LimitOwner } from '../services/limits';
+import type { PartnerAssignment } from '../services/partners';
+
+/**
+ * Shared pieces of the partners, channels and limits commands. The terminal acts with the platform's authority
+ * (as `tenants` does); --tenant names the tenant a new record belongs to, or narrows a list.
+ */
+export function platformCtx(rt: Runtime): CallerContext {
+  return partnerServices.scope().platformContext(rt);
+}
+
+export const listFlags = {
+  tenant: Flags.string({ description: 'Only this tenant\'s records' }),
+  limit: sharedFlags.limit,
+  cursor: sharedFlags.cursor,
+};
+
+export const createTenantFlag = { tenant: Flags.string({ description: 'Tenant id the record belongs to', required: true }) };
+
+/** --metadata key=value (repeatable) as a string map. */
+export function parseMetadata(entries: string[] | undefined): Record<string, string> | undefined {
+  if (!entries) return undefined;
+  const out: Record<string, string> = {};
+  for (const entry of entries) {
+    const at = entry.indexOf('=');
+    if (at <= 0) throw ValidationError.field('--metadata', `"${entry}" must look like key=value`);
+    out[entry.slice(0, at)] = entry.slice(at + 1);
+  }
+  return out;
+}
+
+export function pageFooter(page: Page<unknown>): string {
+  return `${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`;
+}
+
+/** "null" on the command line clears a nullable field. */
+export const nullable = (value: string | undefined): string | null | undefined => (value === undefined ? undefined : value === '' || value === 'null' ? null : value);
+
+// Limits
+
+export const limitFlags = {
+  'period-value': Flags.integer({ description: 'Length of the period in units (default 1)', default: 1 }),
+  'period-unit': Flags.string({ description: 'Unit of the period', options: ['minute', 'hour', 'day', 'week', 'month'] }),
+  metric: Flags.string({ description: 'volume (sum of amounts, in minor units of --currency) or count', options: ['volume', 'count'] }),
+  threshold: Flags.integer({ description: 'Cap per period: minor units for volume, transactions for count' }),
+  currency: Flags.string({ description: 'ISO 4217 currency (required for volume)' }),
+  'payment-method': Flags.string({ description: 'Only this payment method, e.g. card' }),
+  brand: Flags.string({ description: 'Only this card brand, e.g. visa' }),
+  'transaction-type': Flags.string({ description: 'Transaction type counted (default payment)', options: ['payment', 'refund', 'payout', 'withdrawal'] }),
+};
+
+export interface LimitFlagValues {
+  'period-value': number;
+  'period-unit'?: string;
+  metric?: string;
+  threshold?: number;
+  currency?: string;
+  'payment-method'?: string;
+  brand?: string;
+  'transaction-type'?: string;
+}
+
+export type Ask = (value: string | undefined, flag: string, question: string) => Promise<string>;
+
+/** The limit body from the flags, validated with the API's schema; `ask` prompts for a missing required flag. */
+export async function limitInput(ask: Ask, flags: LimitFlagValues) {
+  const unit = await ask(flags['period-unit'], 'period-unit', 'Period unit (minute, hour, day, week, month)');
+  const metric = await ask(flags.metric, 'metric', 'Metric (volume or count)');
+  const threshold = flags.threshold ?? Number(await ask(undefined, 'threshold', 'Threshold'));
+  let input;
+  try {
+    input = validateWith(
+      CreateLimitBody,
+      {
+        period: { value: flags['period-value'], unit }, metric, threshold, currency: flags.currency, paymentMethod: flags['payment-method'],
+        brand: flags.brand, transactionType: flags['transaction-type'],
+      },
+      { paymentMethod: 'payment-method', transactionType: 'transaction-type' },
+    );
+  } catch (error) {
+    // period.value and period.unit are the flags --period-value and --period-unit
+    if (!(error instanceof ValidationError)) throw error;
+    const errors = (error.errors ?? []).map((e) => ({ ...e, path: e.path.replace(/^--period\.(value|unit)/, '--period-$1') }));
+    throw new ValidationError(`Invalid input: ${errors.map((i) => `${i.path} ${i.message}`).join('; ')}`, errors);
+  }
+  partnerServices.limits().checkLimitInput(input, undefined, '--currency');
+  return input;
+}
+
+export function renderLimits(page: Page<Limit>): string {
+  return renderTable(page.data, [
+    { header: 'ID', get: (l) => l.id },
+    { header: 'Owner', get: (l) => `${l.entityType} ${l.entityId}` },
+    { header: 'Period', get: (l) => `${l.period.value} ${l.period.unit}` },
+    { header: 'Metric', get: (l) => l.metric },
+    { header: 'Threshold', get: (l) => (l.metric === 'volume' ? `${l.threshold} ${l.currency}` : String(l.threshold)) },
+    { header: 'Narrowed to', get: (l) => [l.currency && l.metric !== 'volume' ? l.currency : null, l.paymentMethod, l.brand, l.transactionType].filter(Boolean).join(' ') },
+    { header: 'Status', get: (l) => statusColour(l.status) },
+  ]);
+}
+
+export function renderLimit(limit: Limit): string {
+  return renderRecord({
+    id: limit.id, owner: `${limit.entityType} ${limit.entityId}`, period: `${limit.period.value} ${limit.period.unit}`, metric: limit.metric,
+    threshold: limit.threshold, currency: limit.currency, paymentMethod: limit.paymentMethod, brand: limit.brand,
+    transactionType: limit.transactionType, status: limit.status,
+  });
+}
+
+/** `limits create|list` owner: exactly one of --merchant or --channel. */
+export const ownerFlags = {
+  merchant: Flags.string({ description: 'Merchant id', exclusive: ['channel'] }),
+  channel: Flags.string({ description: 'Channel id', exclusive: ['merchant'] }),
+};
+
+export function ownerOf(flags: { merchant?: string; channel?: string }): LimitOwner {
+  if (flags.merchant) return { entityType: 'merchant', entityId: flags.merchant };
+  if (flags.channel) return { entityType: 'channel', entityId: flags.channel };
+  throw new ValidationError('Missing --merchant or --channel.', [{ path: '--merchant', message: 'or --channel is required' }], 'MISSING_FLAG', {
+    hint: 'Pass --merchant <id> for a merchant\'s limits or --channel <id> for a channel\'s.',
+  });
+}
+
+// Partner assignments
+
+export const commissionFlags = {
+  'commission-rate': Flags.integer({ description: 'Commission rate in millionths of the volume (10000 = 1%)' }),
+  'fixed-amount': Flags.integer({ description: 'Fixed commission per transaction, in minor units (with --fixed-currency; "--fixed-amount -1" is refused)' }),
+  'fixed-currency': Flags.string({ description: 'Currency of --fixed-amount' }),
+  'no-fixed': Flags.boolean({ description: 'Remove the fixed commission', exclusive: ['fixed-amount', 'fixed-currency'] }),
+  'effective-from': Flags.string({ description: 'Start (ISO 8601 date-time; default now)' }),
+  'effective-to': Flags.string({ description: 'End (ISO 8601 date-time; "null" for open-ended)' }),
+};
+
+export const commissionFlagNames = {
+  commissionRate: 'commission-rate', commissionFixed: 'fixed-amount', effectiveFrom: 'effective-from', effectiveTo: 'effective-to',
+};
+
+export function commissionInput(flags: {
+  'commission-rate'?: number; 'fixed-amount'?: number; 'fixed-currency'?: string; 'no-fixed'?: boolean; 'effective-from'?: string; 'effective-to'?: string;
+}): Record<string, unknown> {
+  let commissionFixed: { currency: string | undefined; valueMinor: number } | null | undefined;
+  if (flags['no-fixed']) commissionFixed = null;
+  else if (flags['fixed-amount'] !== undefined || flags['fixed-currency'] !== undefined) {
+    if (flags['fixed-amount'] === undefined) throw ValidationError.field('--fixed-amount', 'is required with --fixed-currency');
+    commissionFixed = { currency: flags['fixed-currency'], valueMinor: flags['fixed-amount'] };
+  }
+  return {
+    commissionRate: flags['commission-rate'], commissionFixed, effectiveFrom: flags['effective-from'], effectiveTo: nullable(flags['effective-to']),
+  };
+}
+
+export function renderAssignment(a: PartnerAssignment): string {
+  return renderRecord({
+    id: a.id, partner: a.partnerId, merchant: a.merchantId, commissionRate: `${a.commissionRate} (${a.commissionRate / 10000}%)`,
+    commissionFixed: a.commissionFixed ? `${a.commissionFixed.valueMinor} ${a.commissionFixed.currency}` : null, status: a.status,
+    effectiveFrom: a.effectiveFrom, effectiveTo: a.effectiveTo,
+  });
+}

@@ -1,0 +1,86 @@
+import { inTransaction, type CallerContext } from '../domain/context';
+import { ConflictError } from '../domain/errors';
+import { scoped, type ListParams, type Page } from '../db/scoped';
+import type { ChannelRow } from '../db/models';
+import { recordAudit } from './audit';
+import { mapPage, presentRow, type Presented } from './present';
+import { tenantForCreate } from './partners';
+
+// Channels: named processing routes of a tenant, pay-in or payout, in a set of currencies, through a provider integration.
+
+const CHANNEL_FIELDS = [
+  'id', 'tenantId', 'name', 'direction', 'currencies', 'providerIntegrationId', 'status', 'description', 'createdAt', 'updatedAt', 'deletedAt',
+] as const satisfies readonly (keyof ChannelRow)[];
+export type Channel = Presented<Pick<ChannelRow, (typeof CHANNEL_FIELDS)[number]>>;
+
+export function toChannel(row: ChannelRow): Channel {
+  return presentRow(row, CHANNEL_FIELDS);
+}
+
+export interface ChannelFields {
+  name?: string;
+  currencies?: string[];
+  providerIntegrationId?: string | null;
+  description?: string | null;
+}
+
+export type CreateChannelInput = ChannelFields & { name: string; direction: ChannelRow['direction']; currencies: string[]; tenantId?: string };
+
+export interface ChannelFilters {
+  tenantId?: string;
+  direction?: ChannelRow['direction'];
+  status?: ChannelRow['status'];
+}
+
+export async function listChannels(ctx: CallerContext, filters: ChannelFilters, page: ListParams): Promise<Page<Channel>> {
+  const where: Record<string, unknown> = {};
+  for (const key of ['tenantId', 'direction', 'status'] as const) if (filters[key]) where[key] = filters[key];
+  return mapPage(await scoped(ctx, ctx.db.models.Channel).list(where, page), toChannel);
+}
+
+export async function getChannel(ctx: CallerContext, id: string): Promise<Channel> {
+  return toChannel(await scoped(ctx, ctx.db.models.Channel).get(id));
+}
+
+export async function createChannel(ctx: CallerContext, input: CreateChannelInput): Promise<Channel> {
+  return inTransaction(ctx, async (tx) => {
+    const tenantId = await tenantForCreate(tx, input.tenantId);
+    const row = await scoped(tx, tx.db.models.Channel).create({
+      tenantId, name: input.name, direction: input.direction, currencies: [...new Set(input.currencies)],
+      providerIntegrationId: input.providerIntegrationId ?? null, status: 'active', description: input.description ?? null,
+    });
+    const channel = toChannel(row);
+    await recordAudit(tx, { action: 'channel.created', targetType: 'channel', targetId: row.id, tenantId, after: channel });
+    return channel;
+  });
+}
+
+/** Changes the given fields; currencies replaces the list. The direction is fixed at creation. */
+export async function updateChannel(ctx: CallerContext, id: string, input: ChannelFields): Promise<Channel> {
+  return inTransaction(ctx, async (tx) => {
+    const access = scoped(tx, tx.db.models.Channel);
+    const row = await access.get(id, { lock: true });
+    const changes: Partial<ChannelRow> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.currencies !== undefined) changes.currencies = [...new Set(input.currencies)];
+    if (input.providerIntegrationId !== undefined) changes.providerIntegrationId = input.providerIntegrationId;
+    if (input.description !== undefined) changes.description = input.description;
+    const updated = await access.update(row, changes);
+    await recordAudit(tx, { action: 'channel.updated', targetType: 'channel', targetId: id, tenantId: row.tenantId, before: toChannel(row), after: toChannel(updated) });
+    return toChannel(updated);
+  });
+}
+
+/** active -> disabled; 409 when already disabled. */
+export async function disableChannel(ctx: CallerContext, id: string): Promise<Channel> {
+  return inTransaction(ctx, async (tx) => {
+    const access = scoped(tx, tx.db.models.Channel);
+    const row = await access.get(id, { lock: true });
+    const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} channel cannot be disabled.`, { hint: 'disable applies to active channels.' });
+    if (row.status !== 'active') throw conflict();
+    const updated = await access.updateIf(row, { status: 'active' }, { status: 'disabled' });
+    if (!updated) throw conflict();
+    await recordAudit(tx, { action: 'channel.disabled', targetType: 'channel', targetId: id, tenantId: row.tenantId, before: toChannel(row), after: toChannel(updated) });
+    return toChannel(updated);
+  });
+}
