@@ -2,7 +2,8 @@ import ipaddr from 'ipaddr.js';
 import type { Runtime } from '../runtime';
 import { LEVEL_LAYER, type CallerContext, type Level } from '../domain/context';
 import { AuthenticationError, PermissionError } from '../domain/errors';
-import type { ApiKeyRow, UserRow } from '../db/models';
+import type { ApiKeyRow, RoleRow, UserRow } from '../db/models';
+import { effectivePermissions } from './roles';
 import { layerPermissions } from './permissions';
 import { parseSecretKey, apiKeyStatus, verifySecret } from './api-key-secrets';
 
@@ -77,6 +78,7 @@ async function authenticateUser(rt: Runtime, token: string, credentials: Credent
   const found = await User.findOne({ where: { ...where, deletedAt: null } });
   const user = found?.get({ plain: true }) as UserRow | undefined;
   if (!user) throw new AuthenticationError('The token names no known user.', 'UNKNOWN_USER');
+  // A disabled user, and an invited one that has not accepted yet, cannot authenticate (checked on every request).
   if (user.status !== 'active') throw new AuthenticationError(`The user is ${user.status}.`, 'USER_NOT_ACTIVE');
   const level: Level = user.layer === 'platform' ? 'platform' : user.layer === 'operator' ? 'tenant' : 'merchant';
   if ((level !== 'platform' && !user.tenantId) || (level === 'merchant' && !user.merchantId)) {
@@ -100,11 +102,26 @@ async function authenticateUser(rt: Runtime, token: string, credentials: Credent
     merchantId: level === 'merchant' ? user.merchantId : null,
     livemode,
     actor: { type: 'user', id: user.id },
-    // Roles narrow this in the organization area; until then a user holds every code of its layer.
-    permissions: layerPermissions(LEVEL_LAYER[level]),
+    permissions: await userPermissions(rt, user),
     credential: 'user_token',
     requestId: credentials.requestId,
   };
+}
+
+/**
+ * A user's permissions, read on every request so a role change applies at once: an owner holds its whole
+ * layer; anyone else the union of its (not deleted) roles' codes, intersected with its layer's set.
+ */
+export async function userPermissions(rt: Pick<Runtime, 'db'>, user: UserRow): Promise<ReadonlySet<string>> {
+  if (user.isOwner) return layerPermissions(user.layer);
+  const { UserRole, Role } = rt.db.models;
+  const links = await UserRole.findAll({ where: { userId: user.id }, attributes: ['roleId'] });
+  if (links.length === 0) return new Set();
+  const roles = await Role.findAll({
+    where: { id: links.map((l) => l.get('roleId') as string), tenantId: user.tenantId, deletedAt: null },
+    attributes: ['layer', 'permissions'],
+  });
+  return effectivePermissions(user, roles.map((r) => r.get({ plain: true }) as Pick<RoleRow, 'layer' | 'permissions'>));
 }
 
 async function assertOwnerActive(rt: Runtime, tenantId: string, merchantId: string | null): Promise<void> {

@@ -1,0 +1,38 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { accessScopeFlags } from '../../src/cli/access-flags';
+import { renderRecord } from '../../src/cli/output';
+import { accessServices } from '../../src/cli/access-services';
+import { validateWith } from '../../src/cli/validate';
+import { CreateRoleBody } from '../../src/api/access/schemas';
+import type { Role } from '../../src/services/roles';
+
+export default class RolesCreate extends BaseCommand<typeof RolesCreate> {
+  static override summary = 'Create a role from permission codes of the acting caller\'s layer.';
+  static override description =
+    'With --merchant a merchant role of that merchant, with --tenant an operator role, with neither a platform role; --as-user acts as a user, ' +
+    'with its permissions. A code outside the layer is refused (exit 2), a code the caller lacks too (exit 3).';
+  static override examples = [
+    '<%= config.bin %> roles create --tenant 6f1c… --name Support --permission payments:payments:view --permission access:users:view',
+    '<%= config.bin %> roles create --as-user 2d0c… --name Cashier --permission payments:refunds:manage --json',
+  ];
+  static override flags = {
+    ...accessScopeFlags,
+    name: Flags.string({ description: 'Role name', required: true }),
+    description: Flags.string({ description: 'Description' }),
+    permission: Flags.string({ description: 'Permission code (repeatable)', multiple: true }),
+  };
+
+  async run(): Promise<Role> {
+    const rt = await this.runtime();
+    const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
+    const input = validateWith(
+      CreateRoleBody,
+      { name: this.flags.name, description: this.flags.description, permissions: this.flags.permission ?? [] },
+      { permissions: 'permission' },
+    );
+    const role = await accessServices.roles().createRole(ctx, input);
+    this.log(renderRecord(role as unknown as Record<string, unknown>));
+    return role;
+  }
+}

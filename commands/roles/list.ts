@@ -1,0 +1,39 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { accessScopeFlags } from '../../src/cli/access-flags';
+import { renderTable } from '../../src/cli/output';
+import { accessServices } from '../../src/cli/access-services';
+import type { Page } from '../../src/db/scoped';
+import type { Role } from '../../src/services/roles';
+
+export default class RolesList extends BaseCommand<typeof RolesList> {
+  static override summary = 'List roles: a merchant\'s (--merchant), a tenant\'s (--tenant, with its merchants\') or the platform\'s.';
+  static override examples = ['<%= config.bin %> roles list --tenant 6f1c…', '<%= config.bin %> roles list --merchant 0b9e… --json'];
+  static override flags = {
+    ...accessScopeFlags,
+    layer: Flags.string({ description: 'Only roles of this layer', options: ['merchant', 'operator', 'platform'] }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<Role>> {
+    const rt = await this.runtime();
+    const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
+    const page = await accessServices.roles().listRoles(
+      ctx,
+      { layer: this.flags.layer as Role['layer'] | undefined },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (r) => r.id },
+        { header: 'Name', get: (r) => r.name },
+        { header: 'Layer', get: (r) => (r.merchantId ? `merchant ${r.merchantId}` : r.layer) },
+        { header: 'Permissions', get: (r) => r.permissions.length },
+      ]),
+    );
+    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    return page;
+  }
+}

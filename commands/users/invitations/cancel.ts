@@ -1,0 +1,21 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { accessScopeFlags } from '../../../src/cli/access-flags';
+import { renderRecord } from '../../../src/cli/output';
+import { accessServices } from '../../../src/cli/access-services';
+import type { Invitation } from '../../../src/services/invitations';
+
+export default class InvitationsCancel extends BaseCommand<typeof InvitationsCancel> {
+  static override summary = 'Cancel a pending invitation (exit 5 otherwise).';
+  static override examples = ['<%= config.bin %> users invitations cancel 5e6f…'];
+  static override args = { id: Args.string({ description: 'Invitation id', required: true }) };
+  static override flags = { 'as-user': accessScopeFlags['as-user'] };
+
+  async run(): Promise<Invitation> {
+    const rt = await this.runtime();
+    const ctx = await accessServices.scope().contextForInvitation(rt, this.args.id, this.flags);
+    const invitation = await accessServices.invitations().cancelInvitation(ctx, this.args.id);
+    this.log(renderRecord({ id: invitation.id, email: invitation.email, status: invitation.status }));
+    return invitation;
+  }
+}

@@ -1,0 +1,45 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { accessScopeFlags } from '../../../src/cli/access-flags';
+import { renderTable, statusColour } from '../../../src/cli/output';
+import { accessServices } from '../../../src/cli/access-services';
+import { validateWith } from '../../../src/cli/validate';
+import { ListInvitationsQuery } from '../../../src/api/access/schemas';
+import type { Page } from '../../../src/db/scoped';
+import type { Invitation } from '../../../src/services/invitations';
+
+export default class InvitationsList extends BaseCommand<typeof InvitationsList> {
+  static override summary = 'List invitations (never their tokens).';
+  static override examples = ['<%= config.bin %> users invitations list --tenant 6f1c… --status pending'];
+  static override flags = {
+    ...accessScopeFlags,
+    status: Flags.string({ description: 'Only invitations in this status', options: ['pending', 'accepted', 'canceled', 'expired'] }),
+    user: Flags.string({ description: 'Only the invitations of this user id' }),
+    email: Flags.string({ description: 'Only invitations sent to this email' }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<Invitation>> {
+    const rt = await this.runtime();
+    const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
+    const { cursor, limit, sortOrder, ...filters } = validateWith(
+      ListInvitationsQuery,
+      { status: this.flags.status, userId: this.flags.user, email: this.flags.email, limit: this.flags.limit, cursor: this.flags.cursor },
+      { userId: 'user' },
+    );
+    const page = await accessServices.invitations().listInvitations(ctx, filters, { cursor, limit, sortOrder });
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (i) => i.id },
+        { header: 'Email', get: (i) => i.email },
+        { header: 'User', get: (i) => i.userId },
+        { header: 'Status', get: (i) => statusColour(i.status) },
+        { header: 'Expires', get: (i) => i.expiresAt },
+      ]),
+    );
+    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    return page;
+  }
+}
