@@ -14,6 +14,8 @@ export interface AppConfig {
   trustProxy: boolean | number | string;
   logLevel: string;
   publicBaseUrl?: string;
+  /** where KYB documents are kept: in the database, or files under <home>/kyb-documents */
+  kybStorage: 'database' | 'filesystem';
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -38,8 +40,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: parseTrustProxy(env.PAYPLANE_TRUST_PROXY),
     logLevel: env.PAYPLANE_LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     publicBaseUrl: env.PAYPLANE_PUBLIC_URL || undefined,
+    kybStorage: parseKybStorage(env.PAYPLANE_KYB_STORAGE),
     ...stripUndefined(overrides),
   };
+}
+
+function parseKybStorage(value: string | undefined): AppConfig['kybStorage'] {
+  if (value === undefined || value === '' || value === 'database') return 'database';
+  if (value === 'filesystem') return 'filesystem';
+  throw new Error(`PAYPLANE_KYB_STORAGE must be database or filesystem (got "${value}")`);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

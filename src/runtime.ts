@@ -72,6 +72,7 @@ export function operatorContext(rt: Runtime, scope: OperatorScope): CallerContex
   return {
     db: rt.db,
     clock: rt.clock,
+    config: rt.config,
     sealer: rt.sealer,
     level,
     tenantId: level === 'platform' ? null : scope.tenantId,

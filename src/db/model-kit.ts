@@ -10,6 +10,8 @@ export interface ScopeSpec {
   softDelete: boolean;
   /** rows that may belong to no tenant (platform users, platform-level audit entries) */
   tenantNullable?: boolean;
+  /** rows the platform writes about a caller's action (audit entries): not refused by an entity scope */
+  writtenBySystem?: boolean;
 }
 
 export interface Timestamps {

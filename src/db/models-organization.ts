@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { define, pk, stamps, UUID, STRING, TEXT, BOOLEAN, type RowModel, type Timestamps } from './model-kit';
+import { define, pk, stamps, UUID, STRING, TEXT, BOOLEAN, JSONT, type RowModel, type Timestamps } from './model-kit';
 
 // Companies and merchants (the organization area).
 
@@ -17,7 +17,16 @@ export interface CompanyRow extends Timestamps {
   contactEmail: string | null;
   contactPhone: string | null;
   website: string | null;
-  status: string;
+  status: 'active' | 'disabled';
+  /** name and legal name lower-cased, for the case-insensitive `search` filter (migration 0003) */
+  searchText: string | null;
+}
+
+/** A merchant's own 3DS settings (the terminal's 3DS configuration decides how 3DS is executed). */
+export interface MerchantThreeDsConfig {
+  enabled: boolean;
+  challengePreference: 'no_preference' | 'no_challenge' | 'challenge_requested' | 'challenge_mandated';
+  exemptions: ('low_value' | 'transaction_risk_analysis' | 'trusted_beneficiary' | 'recurring' | 'secure_corporate')[];
 }
 
 export interface MerchantRow extends Timestamps {
@@ -30,6 +39,10 @@ export interface MerchantRow extends Timestamps {
   defaultCurrency: string | null;
   mcc: string | null;
   website: string | null;
+  checkoutHosting: 'self_hosted' | 'provider_hosted';
+  processingMode: 'principal' | 'passthrough';
+  /** null on rows written before migration 0003 filled it: read as the default */
+  threeDsConfig: MerchantThreeDsConfig | null;
 }
 
 export interface OrganizationModels {
@@ -44,9 +57,9 @@ export function defineOrganizationModels(sequelize: Sequelize): OrganizationMode
       'Company',
       'companies',
       {
-        id: pk, tenantId: UUID, livemode: BOOLEAN, name: STRING, legalName: STRING, legalAddress: TEXT,
+        id: pk, tenantId: UUID, livemode: BOOLEAN, name: TEXT, legalName: TEXT, legalAddress: TEXT,
         country: STRING, registrationNumber: STRING, businessType: STRING, contactPerson: STRING,
-        contactEmail: STRING, contactPhone: STRING, website: TEXT, status: STRING, ...stamps,
+        contactEmail: STRING, contactPhone: STRING, website: TEXT, status: STRING, searchText: TEXT, ...stamps,
       },
       { resource: 'company', tenant: 'tenantId', merchant: null, mode: null },
     ),
@@ -56,7 +69,8 @@ export function defineOrganizationModels(sequelize: Sequelize): OrganizationMode
       'merchants',
       {
         id: pk, tenantId: UUID, companyId: UUID, name: STRING, status: STRING, liveStatus: STRING,
-        defaultCurrency: STRING, mcc: STRING, website: TEXT, ...stamps,
+        defaultCurrency: STRING, mcc: STRING, website: TEXT, checkoutHosting: STRING, processingMode: STRING,
+        threeDsConfig: JSONT, ...stamps,
       },
       { resource: 'merchant', tenant: 'tenantId', merchant: 'id', mode: null },
     ),

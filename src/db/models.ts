@@ -213,7 +213,7 @@ export function defineModels(sequelize: Sequelize): Models {
         action: STRING, targetType: STRING, targetId: STRING, before: JSONT, after: JSONT, requestId: STRING,
         ...stamps,
       },
-      { resource: 'audit entry', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode', tenantNullable: true },
+      { resource: 'audit entry', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode', tenantNullable: true, writtenBySystem: true },
     ),
     Idempotency: define<IdempotencyRow>(
       sequelize,

@@ -1,7 +1,7 @@
 import { newId } from '../util/ids';
 import { Op, type WhereOptions } from 'sequelize';
 import type { CallerContext } from '../domain/context';
-import { InternalError, NotFoundError, ValidationError } from '../domain/errors';
+import { InternalError, NotFoundError, PermissionError, ValidationError } from '../domain/errors';
 import type { RowModel } from './models';
 
 export interface ListParams {
@@ -47,6 +47,7 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     if (this.ctx.level === 'merchant' && !this.ctx.merchantId) throw new InternalError('a merchant caller without a merchant');
     if (tenant && this.ctx.level !== 'platform') where[tenant] = this.ctx.tenantId;
     if (merchant && this.ctx.merchantId) where[merchant] = this.ctx.merchantId;
+    else if (merchant && this.ctx.merchantScope) where[merchant] = { [Op.in]: [...this.ctx.merchantScope] };
     if (mode) where[mode] = this.ctx.livemode;
     if (softDelete) where.deletedAt = null;
     return where;
@@ -107,6 +108,15 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
         throw new InternalError(`scoped create of ${this.spec.resource} outside the caller's merchant`);
       }
       row[merchant] = this.ctx.merchantId;
+    }
+    if (merchant && this.ctx.merchantScope && !this.spec.writtenBySystem) {
+      const owner = row[merchant] as string | null | undefined;
+      if (!owner || !this.ctx.merchantScope.has(owner)) {
+        throw new PermissionError(
+          `This ${this.spec.resource} would be outside the caller's entity scope (its merchants only).`,
+          'ENTITY_SCOPE_EXCEEDED',
+        );
+      }
     }
     if (mode && row[mode] === undefined) row[mode] = this.ctx.livemode;
     if (tenant && !row[tenant] && !this.spec.tenantNullable) throw new InternalError(`${this.spec.resource} created without a tenant`);

@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import type { Clock } from './clock';
 import type { Database } from '../db/database';
 import type { Sealer } from '../util/encryption';
+import type { AppConfig } from '../config';
 
 /** Owner levels of operations.md: M merchant, T tenant (operator), P platform. */
 export type Level = 'merchant' | 'tenant' | 'platform';
@@ -21,6 +22,8 @@ export interface Actor {
 export interface CallerContext {
   db: Database;
   clock: Clock;
+  /** the process's configuration (storage folders and the like) */
+  config: AppConfig;
   /** encrypts and decrypts secrets kept at rest (webhook signing secrets) */
   sealer: Sealer;
   level: Level;
@@ -28,6 +31,11 @@ export interface CallerContext {
   tenantId: string | null;
   /** set for merchant callers: they see their own merchant only. */
   merchantId: string | null;
+  /**
+   * An operator whose entityScope names merchants sees (and writes) only records of those merchants; unset
+   * means the whole tenant.
+   */
+  merchantScope?: ReadonlySet<string>;
   livemode: boolean;
   actor: Actor;
   permissions: ReadonlySet<string>;

@@ -56,6 +56,12 @@ function checkResponse(op: Operation, record: unknown): void {
   }
 }
 
+/** attachment with an ASCII fallback name and the exact name as RFC 5987 filename* */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
 /** The Express handler of one declared operation: authenticate, authorize, validate, run, answer. */
 export function operationHandler(rt: Runtime, op: Operation) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -88,7 +94,7 @@ export function operationHandler(rt: Runtime, op: Operation) {
       res.status(200).set({
         'Content-Type': file.contentType,
         'Content-Length': String(file.bytes.length),
-        'Content-Disposition': `attachment; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`,
+        'Content-Disposition': contentDisposition(file.filename),
         'X-Content-Type-Options': 'nosniff',
         'Cache-Control': 'private, no-store',
       });

@@ -52,7 +52,7 @@ function readMultipart(req: Request, spec: UploadSpec): Promise<UploadedFile> {
   return new Promise((resolve, reject) => {
     let busboy: Busboy.Busboy;
     try {
-      busboy = Busboy({ headers: req.headers, limits: { files: 1, fileSize: spec.maxBytes, fields: 20 } });
+      busboy = Busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: spec.maxBytes, fields: 20 } });
     } catch {
       reject(ValidationError.field('body', 'is not valid multipart/form-data', 'INVALID_MULTIPART'));
       return;

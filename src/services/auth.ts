@@ -56,6 +56,7 @@ async function authenticateKey(rt: Runtime, secret: string, credentials: Credent
   return {
     db: rt.db,
     clock: rt.clock,
+    config: rt.config,
     sealer: rt.sealer,
     level,
     tenantId: key.tenantId,
@@ -96,10 +97,12 @@ async function authenticateUser(rt: Runtime, token: string, credentials: Credent
   return {
     db: rt.db,
     clock: rt.clock,
+    config: rt.config,
     sealer: rt.sealer,
     level,
     tenantId: level === 'platform' ? null : user.tenantId,
     merchantId: level === 'merchant' ? user.merchantId : null,
+    merchantScope: level === 'tenant' ? merchantScopeOf(user) : undefined,
     livemode,
     actor: { type: 'user', id: user.id },
     permissions: await userPermissions(rt, user),
@@ -122,6 +125,13 @@ export async function userPermissions(rt: Pick<Runtime, 'db'>, user: UserRow): P
     attributes: ['layer', 'permissions'],
   });
   return effectivePermissions(user, roles.map((r) => r.get({ plain: true }) as Pick<RoleRow, 'layer' | 'permissions'>));
+}
+
+/** The merchants an operator's entityScope limits it to (undefined: the whole tenant). */
+function merchantScopeOf(user: UserRow): ReadonlySet<string> | undefined {
+  const scope = user.entityScope as { type?: string; merchantIds?: unknown };
+  if (scope?.type !== 'merchants') return undefined;
+  return new Set(Array.isArray(scope.merchantIds) ? scope.merchantIds.filter((id): id is string => typeof id === 'string') : []);
 }
 
 async function assertOwnerActive(rt: Runtime, tenantId: string, merchantId: string | null): Promise<void> {

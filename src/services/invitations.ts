@@ -1,3 +1,4 @@
+import type { AppConfig } from '../config';
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext, type Layer } from '../domain/context';
 import { scoped, type ListParams, type Page } from '../db/scoped';
@@ -82,9 +83,9 @@ export interface InviteInput {
 /** Creates a user in pending_invitation and its invitation; the token is in this answer only. */
 export async function inviteUser(ctx: CallerContext, input: InviteInput): Promise<{ user: User; invitation: IssuedInvitation }> {
   const email = normalizeEmail(input.email);
-  const entityScope = checkEntityScope(input.entityScope, 'body.entityScope');
   return inTransaction(ctx, async (tx) => {
     const target = await resolveInviteTarget(tx, input);
+    const entityScope = await checkEntityScope(tx, input.entityScope, target.layer, 'body.entityScope');
     if (input.owner) checkOwnerGrant(tx, target.layer, 'body.owner');
     const roleIds = input.roleIds ?? [];
     await checkAssignableRoles(tx, target, roleIds, 'body.roleIds');
@@ -162,6 +163,7 @@ export async function resendInvitation(ctx: CallerContext, id: string): Promise<
 export interface AcceptRuntime {
   db: Database;
   clock: Clock;
+  config: AppConfig;
   sealer: Sealer;
 }
 
@@ -175,7 +177,7 @@ export async function acceptInvitation(rt: AcceptRuntime, token: string, idpSubj
   if (!/^inv_[A-Za-z0-9]{40}$/.test(token)) throw ValidationError.field('token', 'is not an invitation token (inv_…)', 'INVALID_INVITATION_TOKEN');
   // The token is the caller's only credential: the invitation is found across tenants, then acted on in its scope.
   const lookup: CallerContext = {
-    db: rt.db, clock: rt.clock, sealer: rt.sealer, level: 'platform', tenantId: null, merchantId: null, livemode: true,
+    db: rt.db, clock: rt.clock, config: rt.config, sealer: rt.sealer, level: 'platform', tenantId: null, merchantId: null, livemode: true,
     actor: { type: 'system', id: 'invitation-acceptance' }, permissions: new Set(), credential: 'system',
   };
   return inTransaction(lookup, async (base) => {

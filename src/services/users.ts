@@ -182,10 +182,31 @@ export async function assertMayManage(ctx: CallerContext, user: UserRow): Promis
   }
 }
 
-export function checkEntityScope(scope: Record<string, unknown> | undefined, field: string): Record<string, unknown> {
-  if (scope === undefined) return { type: 'all' };
-  if (scope.type !== 'all') throw ValidationError.field(`${field}.type`, 'only "all" is supported: the user sees its whole tenant or merchant');
-  return { type: 'all' };
+/**
+ * `{ type: 'all' }` (the whole tenant or merchant), or for operator users `{ type: 'merchants', merchantIds }`: the
+ * user then sees and changes only records of those merchants. A caller limited itself can grant only within
+ * its own scope.
+ */
+export async function checkEntityScope(
+  ctx: CallerContext, scope: Record<string, unknown> | undefined, layer: UserRow['layer'], field: string,
+): Promise<Record<string, unknown>> {
+  if (scope === undefined || scope.type === 'all') {
+    if (ctx.merchantScope) throw new PermissionError('A caller limited to some merchants cannot grant the whole tenant.', 'ENTITY_SCOPE_EXCEEDED', { errors: [{ path: `${field}.type`, message: 'must be merchants for this caller' }] });
+    return { type: 'all' };
+  }
+  if (scope.type !== 'merchants') throw ValidationError.field(`${field}.type`, 'must be "all" or "merchants"');
+  if (layer !== 'operator') throw ValidationError.field(`${field}.type`, 'only operator users can be limited to merchants');
+  const ids = scope.merchantIds;
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > 100) throw ValidationError.field(`${field}.merchantIds`, 'must list 1 to 100 merchant ids');
+  const extra = Object.keys(scope).filter((k) => k !== 'type' && k !== 'merchantIds');
+  if (extra.length) throw ValidationError.field(`${field}.${extra[0]}`, 'is not a known field');
+  const unique = [...new Set(ids)];
+  for (const [i, id] of unique.entries()) {
+    if (typeof id !== 'string' || !(await scoped(ctx, ctx.db.models.Merchant).find(id))) {
+      throw new NotFoundError('merchant', String(id), { errors: [{ path: `${field}.merchantIds[${i}]`, message: 'no such merchant' }] });
+    }
+  }
+  return { type: 'merchants', merchantIds: unique };
 }
 
 export interface UpdateUserInput {
@@ -204,7 +225,7 @@ export async function updateUser(ctx: CallerContext, id: string, input: UpdateUs
     const changes: Partial<UserRow> = {};
     if (input.displayName !== undefined) changes.displayName = input.displayName;
     if (input.mfaEnabled !== undefined) changes.mfaEnabled = input.mfaEnabled;
-    if (input.entityScope !== undefined) changes.entityScope = checkEntityScope(input.entityScope, 'body.entityScope');
+    if (input.entityScope !== undefined) changes.entityScope = await checkEntityScope(tx, input.entityScope, row.layer, 'body.entityScope');
     if (input.roleIds !== undefined) {
       await checkAssignableRoles(tx, row, input.roleIds, 'body.roleIds');
       await setUserRoles(tx, row, input.roleIds);

@@ -54,13 +54,15 @@ describe(`file uploads and downloads (${dialectName})`, () => {
     });
     expect(back.status).toBe(200);
     expect(back.headers['content-type']).toBe('application/pdf');
-    expect(back.headers['content-disposition']).toBe('attachment; filename="statement.pdf"');
+    expect(back.headers['content-disposition']).toBe(`attachment; filename="statement.pdf"; filename*=UTF-8''statement.pdf`);
     expect(Buffer.compare(back.body as Buffer, pdf)).toBe(0);
 
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), crypto.randomBytes(100)]);
-    const multi = await request(app).post('/v1/test-files').set('Authorization', auth()).attach('file', png, { filename: 'logo.png', contentType: 'image/png' });
+    const multi = await request(app).post('/v1/test-files').set('Authorization', auth()).attach('file', png, { filename: 'lögo证书.png', contentType: 'image/png' });
     expect(multi.status).toBe(201);
-    expect(multi.body.data).toMatchObject({ contentType: 'image/png', filename: 'logo.png', size: png.length });
+    expect(multi.body.data).toMatchObject({ contentType: 'image/png', filename: 'lögo证书.png', size: png.length });
+    const named = await request(app).get(`/v1/test-files/${multi.body.data.id}`).set('Authorization', auth());
+    expect(named.headers['content-disposition']).toBe(`attachment; filename="l_go__.png"; filename*=UTF-8''${encodeURIComponent('lögo证书.png')}`);
     expect(Buffer.compare(stored.get(multi.body.data.id)!.bytes, png)).toBe(0);
   });
 

@@ -11,7 +11,10 @@ export const EntityScopeSchema = z
   .object({ type: z.string() })
   .catchall(z.unknown())
   .openapi('EntityScope', {
-    description: 'What the user sees within its tenant or merchant. Only { "type": "all" } is supported (the whole tenant or merchant); other types answer 400.',
+    description:
+      'What the user sees within its tenant or merchant: { "type": "all" } (default), or for operator users { "type": "merchants", "merchantIds": [...] }: ' +
+      'the user then sees and changes only records of those merchants (tenant-wide records owned by no merchant, such as tenant keys, stay out of reach). ' +
+      'A caller limited itself grants only within its own merchants.',
   });
 
 export const UserSchema = z

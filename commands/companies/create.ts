@@ -1,0 +1,32 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { companyFieldFlags, companyInput } from '../../src/cli/organization-flags';
+import { organization } from '../../src/cli/organization-services';
+import { validateWith } from '../../src/cli/validate';
+import { CreateCompanyBody } from '../../src/api/organization/schemas';
+import type { Company } from '../../src/services/companies';
+
+export default class CompaniesCreate extends BaseCommand<typeof CompaniesCreate> {
+  static override summary = 'Create a company of a tenant (in sandbox mode unless --live).';
+  static override examples = [
+    '<%= config.bin %> companies create --tenant 6f1c… --name "Acme Trading" --country DE',
+    '<%= config.bin %> companies create --tenant 6f1c… --name Acme --country DE --legal-name "Acme GmbH" --json',
+  ];
+  static override flags = {
+    tenant: Flags.string({ description: 'Tenant id', required: true }),
+    live: sharedFlags.live,
+    ...companyFieldFlags,
+  };
+
+  async run(): Promise<Company> {
+    const name = await this.required(this.flags.name, 'name', 'Company name');
+    const country = await this.required(this.flags.country, 'country', 'Country (ISO 3166-1 alpha-2)');
+    const input = validateWith(CreateCompanyBody, { ...companyInput(this.flags), name, country });
+    const rt = await this.runtime();
+    const ctx = organization.context().listContext(rt, this.flags.tenant, this.flags.live);
+    const company = await organization.companies().createCompany(ctx, input);
+    this.log(organization.output().companyRecord(company));
+    return company;
+  }
+}

@@ -1,0 +1,36 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { organization } from '../../src/cli/organization-services';
+import { validateWith } from '../../src/cli/validate';
+import { ListCompaniesQuery } from '../../src/api/organization/schemas';
+import type { Page } from '../../src/db/scoped';
+import type { Company } from '../../src/services/companies';
+
+export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
+  static override summary = 'List companies (of every tenant, or of --tenant), one mode at a time.';
+  static override examples = [
+    '<%= config.bin %> companies list --tenant 6f1c…',
+    '<%= config.bin %> companies list --search acme --country DE --json',
+  ];
+  static override flags = {
+    tenant: Flags.string({ description: 'Only this tenant\'s companies' }),
+    live: sharedFlags.live,
+    search: Flags.string({ description: 'Case-insensitive part of the name or legal name (1-256 characters)' }),
+    country: Flags.string({ description: 'Only companies of this country' }),
+    status: Flags.string({ description: 'Only companies in this status', options: ['active', 'disabled'] }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<Company>> {
+    const { search, country, status } = validateWith(ListCompaniesQuery.pick({ search: true, country: true, status: true }), {
+      search: this.flags.search, country: this.flags.country, status: this.flags.status,
+    });
+    const rt = await this.runtime();
+    const ctx = organization.context().listContext(rt, this.flags.tenant, this.flags.live);
+    const page = await organization.companies().listCompanies(ctx, { search, country, status }, { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' });
+    this.log(organization.output().companyTable(page));
+    return page;
+  }
+}

@@ -1,0 +1,28 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { organization } from '../../src/cli/organization-services';
+import type { Page } from '../../src/db/scoped';
+import type { Merchant, MerchantStatus } from '../../src/services/merchants';
+
+export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerchants> {
+  static override summary = 'List the merchants of a company.';
+  static override examples = ['<%= config.bin %> companies merchants 0b9e… --json'];
+  static override args = { id: Args.string({ description: 'Company id', required: true }) };
+  static override flags = {
+    status: Flags.string({ description: 'Only merchants in this status', options: ['active', 'suspended', 'disabled'] }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<Merchant>> {
+    const rt = await this.runtime();
+    const ctx = await organization.context().contextForCompany(rt, this.args.id);
+    const page = await organization.merchants().listCompanyMerchants(
+      ctx, this.args.id, { status: this.flags.status as MerchantStatus | undefined },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(organization.output().merchantTable(page));
+    return page;
+  }
+}

@@ -1,0 +1,18 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
+import type { KybSubmission } from '../../../src/services/kyb';
+
+export default class KybReviewApprove extends BaseCommand<typeof KybReviewApprove> {
+  static override summary = 'Approve a submitted KYB submission (every document judged, at least one accepted).';
+  static override examples = ['<%= config.bin %> kyb review approve 6f1c… --comment "Register checked"'];
+  static override args = { id: Args.string({ description: 'Submission id', required: true }) };
+  static override flags = { tenant: kybFlags.tenant, comment: Flags.string({ description: 'Reviewer comment' }) };
+
+  async run(): Promise<KybSubmission> {
+    const rt = await this.runtime();
+    const submission = await kybServices.kyb().approveSubmission(reviewContext(rt, this.flags.tenant), this.args.id, { comment: this.flags.comment });
+    this.log(`KYB submission ${submission.id} is now ${submission.status}.`);
+    return submission;
+  }
+}

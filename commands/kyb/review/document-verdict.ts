@@ -1,0 +1,27 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
+import type { KybSubmission } from '../../../src/services/kyb';
+
+export default class KybReviewDocumentVerdict extends BaseCommand<typeof KybReviewDocumentVerdict> {
+  static override summary = 'Accept or reject one document of a KYB submission.';
+  static override examples = ['<%= config.bin %> kyb review document-verdict 6f1c… 0d4e… --verdict accepted'];
+  static override args = {
+    submissionId: Args.string({ description: 'Submission id', required: true }),
+    documentId: Args.string({ description: 'Document id', required: true }),
+  };
+  static override flags = {
+    tenant: kybFlags.tenant,
+    verdict: Flags.string({ description: 'The verdict', options: ['accepted', 'rejected'], required: true }),
+    comment: Flags.string({ description: 'Why' }),
+  };
+
+  async run(): Promise<KybSubmission> {
+    const rt = await this.runtime();
+    const submission = await kybServices.kyb().setDocumentVerdict(reviewContext(rt, this.flags.tenant), this.args.submissionId, this.args.documentId, {
+      verdict: this.flags.verdict as 'accepted' | 'rejected', comment: this.flags.comment,
+    });
+    this.log(`Document ${this.args.documentId} ${this.flags.verdict}; submission ${submission.id} is ${submission.status}.`);
+    return submission;
+  }
+}

@@ -1,0 +1,18 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { kybFlags, kybServices, renderSubmission, reviewContext } from '../../../src/cli/kyb-cli';
+import type { KybSubmission } from '../../../src/services/kyb';
+
+export default class KybReviewGet extends BaseCommand<typeof KybReviewGet> {
+  static override summary = 'Show one KYB submission with its documents.';
+  static override examples = ['<%= config.bin %> kyb review get 6f1c…', '<%= config.bin %> kyb review get 6f1c… --tenant 9a2b… --json'];
+  static override args = { id: Args.string({ description: 'Submission id', required: true }) };
+  static override flags = { tenant: kybFlags.tenant };
+
+  async run(): Promise<KybSubmission> {
+    const rt = await this.runtime();
+    const submission = await kybServices.kyb().getSubmission(reviewContext(rt, this.flags.tenant), this.args.id);
+    this.log(renderSubmission(submission));
+    return submission;
+  }
+}

@@ -1,0 +1,47 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
+import { renderTable, statusColour } from '../../../src/cli/output';
+import type { Page } from '../../../src/db/scoped';
+import type { KybStatus } from '../../../src/db/models-kyb';
+import type { KybSubmission } from '../../../src/services/kyb';
+
+export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
+  static override summary = 'List KYB submissions for review.';
+  static override examples = [
+    '<%= config.bin %> kyb review list --status submitted',
+    '<%= config.bin %> kyb review list --tenant 6f1c… --company 9a2b… --json',
+  ];
+  static override flags = {
+    tenant: kybFlags.tenant,
+    status: Flags.string({ description: 'Only submissions in this status', options: ['draft', 'submitted', 'in_review', 'information_requested', 'approved', 'rejected'] }),
+    company: Flags.string({ description: 'Only submissions of this company' }),
+    merchant: Flags.string({ description: 'Only submissions made by this merchant' }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<KybSubmission>> {
+    const rt = await this.runtime();
+    const { status, company, merchant, limit, cursor, tenant } = this.flags;
+    const page = await kybServices.kyb().listSubmissions(
+      reviewContext(rt, tenant),
+      { status: status as KybStatus | undefined, companyId: company, merchantId: merchant },
+      { limit, cursor, sortOrder: 'desc' },
+    );
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (s) => s.id },
+        { header: 'Status', get: (s) => statusColour(s.status) },
+        { header: 'Company', get: (s) => s.companyId },
+        { header: 'Merchant', get: (s) => s.merchantId },
+        { header: 'Legal name', get: (s) => (s.data.legalName as string | undefined) ?? '' },
+        { header: 'Documents', get: (s) => s.documents.length },
+        { header: 'Submitted', get: (s) => s.submittedAt ?? '' },
+      ]),
+    );
+    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    return page;
+  }
+}

@@ -1,0 +1,25 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
+import type { KybSubmission } from '../../../src/services/kyb';
+
+export default class KybReviewReject extends BaseCommand<typeof KybReviewReject> {
+  static override summary = 'Reject a KYB submission with a reason (final).';
+  static override examples = ['<%= config.bin %> kyb review reject 6f1c… --reason "Registry mismatch"'];
+  static override args = { id: Args.string({ description: 'Submission id', required: true }) };
+  static override flags = {
+    tenant: kybFlags.tenant,
+    reason: Flags.string({ description: 'Rejection reason (shown to the merchant)' }),
+    comment: Flags.string({ description: 'Reviewer comment' }),
+  };
+
+  async run(): Promise<KybSubmission> {
+    const reason = await this.required(this.flags.reason, 'reason', 'Rejection reason:');
+    const rt = await this.runtime();
+    const submission = await kybServices.kyb().rejectSubmission(reviewContext(rt, this.flags.tenant), this.args.id, {
+      rejectionReason: reason, comment: this.flags.comment,
+    });
+    this.log(`KYB submission ${submission.id} is now ${submission.status}.`);
+    return submission;
+  }
+}

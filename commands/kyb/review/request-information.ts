@@ -1,0 +1,19 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
+import type { KybSubmission } from '../../../src/services/kyb';
+
+export default class KybReviewRequestInformation extends BaseCommand<typeof KybReviewRequestInformation> {
+  static override summary = 'Ask the merchant for more information (the submission returns to it for changes).';
+  static override examples = ['<%= config.bin %> kyb review request-information 6f1c… --message "Please add a bank statement."'];
+  static override args = { id: Args.string({ description: 'Submission id', required: true }) };
+  static override flags = { tenant: kybFlags.tenant, message: Flags.string({ description: 'What the merchant must provide' }) };
+
+  async run(): Promise<KybSubmission> {
+    const message = await this.required(this.flags.message, 'message', 'What information is needed?');
+    const rt = await this.runtime();
+    const submission = await kybServices.kyb().requestInformation(reviewContext(rt, this.flags.tenant), this.args.id, { message });
+    this.log(`KYB submission ${submission.id} is now ${submission.status}.`);
+    return submission;
+  }
+}

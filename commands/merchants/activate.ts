@@ -1,0 +1,3 @@
+import { merchantStatusCommand } from '../../src/cli/organization-moves';
+
+export default merchantStatusCommand('activate');

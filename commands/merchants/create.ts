@@ -1,0 +1,26 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { merchantFieldFlags, merchantInput } from '../../src/cli/organization-flags';
+import { organization } from '../../src/cli/organization-services';
+import { validateWith } from '../../src/cli/validate';
+import { CreateMerchantBody } from '../../src/api/organization/schemas';
+import type { Merchant } from '../../src/services/merchants';
+
+export default class MerchantsCreate extends BaseCommand<typeof MerchantsCreate> {
+  static override summary = 'Create a merchant of a company (active, sandbox only until approved for live).';
+  static override examples = ['<%= config.bin %> merchants create --company 0b9e… --name "Acme Shop" --default-currency EUR --mcc 5734'];
+  static override flags = {
+    company: Flags.string({ description: 'Company id', required: true }),
+    ...merchantFieldFlags,
+  };
+
+  async run(): Promise<Merchant> {
+    const name = await this.required(this.flags.name, 'name', 'Merchant name');
+    const input = validateWith(CreateMerchantBody, { ...merchantInput(this.flags), name, companyId: this.flags.company }, { companyId: 'company' });
+    const rt = await this.runtime();
+    const ctx = await organization.context().contextForCompany(rt, input.companyId);
+    const merchant = await organization.merchants().createMerchant(ctx, input);
+    this.log(organization.output().merchantRecord(merchant));
+    return merchant;
+  }
+}

@@ -1,0 +1,34 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { organization } from '../../src/cli/organization-services';
+import type { Page } from '../../src/db/scoped';
+import type { LiveStatus, Merchant, MerchantStatus } from '../../src/services/merchants';
+
+export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
+  static override summary = 'List merchants (of every tenant, or of --tenant).';
+  static override examples = [
+    '<%= config.bin %> merchants list --tenant 6f1c…',
+    '<%= config.bin %> merchants list --live-status pending_approval --json',
+  ];
+  static override flags = {
+    tenant: Flags.string({ description: 'Only this tenant\'s merchants' }),
+    company: Flags.string({ description: 'Only this company\'s merchants' }),
+    status: Flags.string({ description: 'Only merchants in this status', options: ['active', 'suspended', 'disabled'] }),
+    'live-status': Flags.string({ description: 'Only merchants in this live status', options: ['sandbox', 'pending_approval', 'approved'] }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<Merchant>> {
+    const rt = await this.runtime();
+    const ctx = organization.context().listContext(rt, this.flags.tenant, false);
+    const page = await organization.merchants().listMerchants(
+      ctx,
+      { companyId: this.flags.company, status: this.flags.status as MerchantStatus | undefined, liveStatus: this.flags['live-status'] as LiveStatus | undefined },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(organization.output().merchantTable(page));
+    return page;
+  }
+}

@@ -1,0 +1,3 @@
+import { merchantLiveCommand } from '../../src/cli/organization-moves';
+
+export default merchantLiveCommand('request');

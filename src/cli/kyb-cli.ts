@@ -1,0 +1,46 @@
+import { Flags } from '@oclif/core';
+import { lazy } from './base-command';
+import { renderRecord, renderTable, statusColour } from './output';
+import type { CallerContext } from '../domain/context';
+import type { Runtime } from '../runtime';
+import type { KybSubmission } from '../services/kyb';
+
+/** The KYB services as the kyb commands reach them: loaded on first use. */
+export const kybServices = {
+  kyb: () => lazy<typeof import('../services/kyb')>('../services/kyb'),
+  documents: () => lazy<typeof import('../services/kyb-documents')>('../services/kyb-documents'),
+  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
+};
+
+export const kybFlags = {
+  tenant: Flags.string({ description: 'Act as an operator of this tenant (default: the platform, which sees every tenant)' }),
+};
+
+/**
+ * The reviewer's context: an operator of --tenant (a submission of another tenant is then 404), or the platform.
+ * KYB records have no mode, so the mode is the sandbox one.
+ */
+export function reviewContext(rt: Runtime, tenantId: string | undefined): CallerContext {
+  const { operatorContext } = kybServices.runtime();
+  return tenantId
+    ? operatorContext(rt, { level: 'tenant', tenantId, livemode: false })
+    : operatorContext(rt, { level: 'platform', tenantId: null, livemode: false });
+}
+
+export function renderSubmission(s: KybSubmission): string {
+  const { documents, data, ...rest } = s;
+  const lines = [renderRecord({ ...rest, status: statusColour(s.status), data })];
+  if (documents.length) {
+    lines.push('', renderTable(documents, [
+      { header: 'Document', get: (d) => d.id },
+      { header: 'Type', get: (d) => d.documentType },
+      { header: 'File', get: (d) => d.filename },
+      { header: 'Content type', get: (d) => d.contentType },
+      { header: 'Size', get: (d) => d.size },
+      { header: 'Verdict', get: (d) => d.verdict },
+    ]));
+  } else {
+    lines.push('', 'No documents.');
+  }
+  return lines.join('\n');
+}
