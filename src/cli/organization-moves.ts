@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from './base-command';
-import { sharedFlags } from './flags';
+import { statusMoveCommand } from './status-move';
 import { organization } from './organization-services';
 import type { Merchant, StatusMove, LiveMove } from '../services/merchants';
 
@@ -12,21 +12,10 @@ const STATUS_SUMMARY: Record<StatusMove, string> = {
 
 /** The command class of one merchant status move (activate, suspend, disable). */
 export function merchantStatusCommand(move: StatusMove) {
-  return class MerchantStatus extends BaseCommand<typeof MerchantStatus> {
-    static override summary = STATUS_SUMMARY[move];
-    static override examples = [`<%= config.bin %> merchants ${move} 0b9e…${move === 'activate' ? '' : ' --yes'}`];
-    static override args = { id: Args.string({ description: 'Merchant id', required: true }) };
-    static override flags = { yes: sharedFlags.yes };
-
-    async run(): Promise<Merchant> {
-      if (move !== 'activate') await this.confirm(this.flags.yes, `${move[0].toUpperCase()}${move.slice(1)} merchant ${this.args.id}?`);
-      const rt = await this.runtime();
-      const ctx = await organization.context().contextForMerchant(rt, this.args.id);
-      const merchant = await organization.merchants().changeMerchantStatus(ctx, this.args.id, move);
-      this.log(`Merchant ${merchant.name} (${merchant.id}) is now ${merchant.status}.`);
-      return merchant;
-    }
-  };
+  return statusMoveCommand({
+    topic: 'merchants', noun: 'merchant', move, summary: STATUS_SUMMARY[move],
+    apply: async (rt, id) => organization.merchants().changeMerchantStatus(await organization.context().contextForMerchant(rt, id), id, move),
+  });
 }
 
 const LIVE_SUMMARY: Record<LiveMove, string> = {

@@ -1,13 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
-
-const id = { type: DataTypes.UUID, primaryKey: true, allowNull: false };
-const uuid = (allowNull = true) => ({ type: DataTypes.UUID, allowNull });
-const str = (allowNull = true) => ({ type: DataTypes.STRING(255), allowNull });
-const text = (allowNull = true) => ({ type: DataTypes.TEXT, allowNull });
-const json = (allowNull = true) => ({ type: DataTypes.JSON, allowNull });
-const bool = (defaultValue: boolean) => ({ type: DataTypes.BOOLEAN, allowNull: false, defaultValue });
-const date = (allowNull = true) => ({ type: DataTypes.DATE, allowNull });
-const stamps = { createdAt: date(false), updatedAt: date(false), deletedAt: date() };
+import { id, uuid, str, text, json, bool, date, stamps } from './columns';
 
 export async function up(qi: QueryInterface): Promise<void> {
   await qi.createTable('platforms', { id, name: str(false), createdAt: date(false), updatedAt: date(false) });

@@ -1,12 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
-
-const id = { type: DataTypes.UUID, primaryKey: true, allowNull: false };
-const uuid = (allowNull = true) => ({ type: DataTypes.UUID, allowNull });
-const str = (allowNull = true) => ({ type: DataTypes.STRING(255), allowNull });
-const text = (allowNull = true) => ({ type: DataTypes.TEXT, allowNull });
-const json = (allowNull = true) => ({ type: DataTypes.JSON, allowNull });
-const int = (allowNull = true) => ({ type: DataTypes.INTEGER, allowNull });
-const date = (allowNull = true) => ({ type: DataTypes.DATE, allowNull });
+import { id, uuid, str, text, json, int, date } from './columns';
 
 export async function up(qi: QueryInterface): Promise<void> {
   await qi.createTable('webhook_endpoints', {

@@ -1,15 +1,7 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
+import { id, uuid, str, text, json, int, date, stamps } from './columns';
 
 // Partners, partner assignments, channels and limit records (shared by merchants, channels and later terminals).
-
-const id = { type: DataTypes.UUID, primaryKey: true, allowNull: false };
-const uuid = (allowNull = true) => ({ type: DataTypes.UUID, allowNull });
-const str = (allowNull = true) => ({ type: DataTypes.STRING(255), allowNull });
-const text = (allowNull = true) => ({ type: DataTypes.TEXT, allowNull });
-const json = (allowNull = true) => ({ type: DataTypes.JSON, allowNull });
-const int = (allowNull = true) => ({ type: DataTypes.INTEGER, allowNull });
-const date = (allowNull = true) => ({ type: DataTypes.DATE, allowNull });
-const stamps = { createdAt: date(false), updatedAt: date(false), deletedAt: date() };
 
 export async function up(qi: QueryInterface): Promise<void> {
   await qi.createTable('partners', {

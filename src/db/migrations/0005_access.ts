@@ -1,15 +1,8 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 import type { Dialect } from '../database';
+import { id, uuid, str, text, json, date, stamps } from './columns';
 
 // Users (owner flag), roles, user-role links and invitations.
-
-const id = { type: DataTypes.UUID, primaryKey: true, allowNull: false };
-const uuid = (allowNull = true) => ({ type: DataTypes.UUID, allowNull });
-const str = (allowNull = true) => ({ type: DataTypes.STRING(255), allowNull });
-const text = (allowNull = true) => ({ type: DataTypes.TEXT, allowNull });
-const json = (allowNull = true) => ({ type: DataTypes.JSON, allowNull });
-const date = (allowNull = true) => ({ type: DataTypes.DATE, allowNull });
-const stamps = { createdAt: date(false), updatedAt: date(false), deletedAt: date() };
 
 export async function up(qi: QueryInterface, _dialect?: Dialect): Promise<void> {
   // An owner holds every permission of its layer whatever its roles (sandbox users, a merchant's first user).

@@ -1,16 +1,9 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 import type { Dialect } from '../database';
+import { id, uuid, str, text, json, date, stamps } from './columns';
 
 // KYB submissions, their documents' metadata, and the documents' bytes (kept apart so that reads of the
 // metadata never load file contents).
-
-const id = { type: DataTypes.UUID, primaryKey: true, allowNull: false };
-const uuid = (allowNull = true) => ({ type: DataTypes.UUID, allowNull });
-const str = (allowNull = true) => ({ type: DataTypes.STRING(255), allowNull });
-const text = (allowNull = true) => ({ type: DataTypes.TEXT, allowNull });
-const json = (allowNull = true) => ({ type: DataTypes.JSON, allowNull });
-const date = (allowNull = true) => ({ type: DataTypes.DATE, allowNull });
-const stamps = { createdAt: date(false), updatedAt: date(false), deletedAt: date() };
 
 export async function up(qi: QueryInterface, _dialect?: Dialect): Promise<void> {
   await qi.createTable('kyb_submissions', {

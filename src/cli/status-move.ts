@@ -1,0 +1,37 @@
+import { Args } from '@oclif/core';
+import type { Runtime } from '../runtime';
+import { BaseCommand } from './base-command';
+import { sharedFlags } from './flags';
+
+export type StatusMove = 'activate' | 'suspend' | 'disable';
+
+export interface StatusMoveSpec<R extends { id: string; name: string; status: string }> {
+  /** topic of the command, e.g. tenants */
+  topic: string;
+  /** what is moved, e.g. tenant */
+  noun: string;
+  move: StatusMove;
+  summary: string;
+  apply(rt: Runtime, id: string): Promise<R>;
+}
+
+/**
+ * The command class of one status move (activate, suspend, disable) of a record: suspend and disable ask for
+ * confirmation (or --yes), the result is the record.
+ */
+export function statusMoveCommand<R extends { id: string; name: string; status: string }>(spec: StatusMoveSpec<R>) {
+  const { move, noun } = spec;
+  return class StatusMoveCommand extends BaseCommand<typeof StatusMoveCommand> {
+    static override summary = spec.summary;
+    static override examples = [`<%= config.bin %> ${spec.topic} ${move} 6f1c…${move === 'activate' ? '' : ' --yes'}`];
+    static override args = { id: Args.string({ description: `${noun[0].toUpperCase()}${noun.slice(1)} id`, required: true }) };
+    static override flags = { yes: sharedFlags.yes };
+
+    async run(): Promise<R> {
+      if (move !== 'activate') await this.confirm(this.flags.yes, `${move[0].toUpperCase()}${move.slice(1)} ${noun} ${this.args.id}?`);
+      const record = await spec.apply(await this.runtime(), this.args.id);
+      this.log(`${noun[0].toUpperCase()}${noun.slice(1)} ${record.name} (${record.id}) is now ${record.status}.`);
+      return record;
+    }
+  };
+}
