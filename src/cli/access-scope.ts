@@ -4,7 +4,7 @@ import { operatorContext } from '../runtime';
 import type { CallerContext, Level } from '../domain/context';
 import { AuthenticationError, NotFoundError } from '../domain/errors';
 import { isUuid } from '../db/scoped';
-import { userPermissions } from '../services/auth';
+import { assertOwnerActive, merchantScopeOf, userPermissions } from '../services/auth';
 import type { UserRow } from '../db/models';
 
 const LEVEL_OF: Record<UserRow['layer'], Level> = { merchant: 'merchant', operator: 'tenant', platform: 'platform' };
@@ -20,10 +20,13 @@ export async function contextAsUser(rt: Runtime, userId: string, livemode: boole
   const user = await findRow<UserRow>(rt, 'User', userId, 'user');
   if (user.status !== 'active') throw new AuthenticationError(`The user is ${user.status}.`, 'USER_NOT_ACTIVE');
   const level = LEVEL_OF[user.layer];
+  // exactly what the user's own token would get: active tenant and merchant, permissions, entity scope
+  if (level !== 'platform') await assertOwnerActive(rt, user.tenantId!, level === 'merchant' ? user.merchantId : null);
   return {
     ...operatorContext(rt, { level, tenantId: user.tenantId, merchantId: user.merchantId, livemode }),
     actor: { type: 'user', id: user.id },
     permissions: await userPermissions(rt, user),
+    merchantScope: level === 'tenant' ? merchantScopeOf(user) : undefined,
   };
 }
 

@@ -95,8 +95,9 @@ export class Database {
     return this.withMigrationLock(async () => (await this.migrator().up()).map((m) => m.name));
   }
 
-  async rollback(): Promise<string[]> {
-    return this.withMigrationLock(async () => (await this.migrator().down()).map((m) => m.name));
+  /** Reverts the last migration, or with `to` every migration down to and including that one. */
+  async rollback(to?: string): Promise<string[]> {
+    return this.withMigrationLock(async () => (await this.migrator().down(to ? { to } : undefined)).map((m) => m.name));
   }
 
   async migrationStatus(): Promise<{ executed: string[]; pending: string[] }> {

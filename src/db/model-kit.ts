@@ -12,6 +12,8 @@ export interface ScopeSpec {
   tenantNullable?: boolean;
   /** rows the platform writes about a caller's action (audit entries): not refused by an entity scope */
   writtenBySystem?: boolean;
+  /** a table owned by no merchant but read through merchants under an entity scope (companies: merchants.companyId) */
+  throughMerchants?: { table: string; column: string };
 }
 
 export interface Timestamps {

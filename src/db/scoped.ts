@@ -1,5 +1,5 @@
 import { newId } from '../util/ids';
-import { Op, type WhereOptions } from 'sequelize';
+import { Op, literal, type WhereOptions } from 'sequelize';
 import type { CallerContext } from '../domain/context';
 import { InternalError, NotFoundError, PermissionError, ValidationError } from '../domain/errors';
 import type { RowModel } from './models';
@@ -48,6 +48,12 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     if (tenant && this.ctx.level !== 'platform') where[tenant] = this.ctx.tenantId;
     if (merchant && this.ctx.merchantId) where[merchant] = this.ctx.merchantId;
     else if (merchant && this.ctx.merchantScope) where[merchant] = { [Op.in]: [...this.ctx.merchantScope] };
+    else if (this.ctx.merchantScope && this.spec.throughMerchants) {
+      // e.g. companies: visible only as the company of an in-scope merchant
+      const ids = [...this.ctx.merchantScope].map((id) => this.model.sequelize!.escape(id)).join(', ') || 'NULL';
+      const { table, column } = this.spec.throughMerchants;
+      where.id = { [Op.in]: literal(`(SELECT "${column}" FROM "${table}" WHERE "id" IN (${ids}))`) };
+    }
     if (mode) where[mode] = this.ctx.livemode;
     if (softDelete) where.deletedAt = null;
     return where;
@@ -109,6 +115,7 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
       }
       row[merchant] = this.ctx.merchantId;
     }
+    this.assertWritable();
     if (merchant && this.ctx.merchantScope && !this.spec.writtenBySystem) {
       const owner = row[merchant] as string | null | undefined;
       if (!owner || !this.ctx.merchantScope.has(owner)) {
@@ -132,7 +139,18 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
    * Updates the row when it still matches `expect` (compare-and-set, so concurrent moves cannot both win).
    * Returns the updated row, or null when it no longer matched.
    */
+  /**
+   * An operator limited to some merchants changes only those merchants' records: a table owned by no merchant
+   * (the tenant, companies, partners, channels, …) is tenant-wide, so writing it is refused.
+   */
+  private assertWritable(): void {
+    if (this.ctx.merchantScope && !this.spec.merchant && !this.spec.writtenBySystem) {
+      throw new PermissionError(`A caller limited to some merchants cannot change a tenant-wide ${this.spec.resource}.`, 'ENTITY_SCOPE_EXCEEDED');
+    }
+  }
+
   async updateIf(row: R, expect: AnyWhere, changes: Partial<R>): Promise<R | null> {
+    this.assertWritable();
     const values = { ...changes, updatedAt: this.ctx.clock.now() } as AnyWhere;
     const [count] = await this.model.update(values as never, {
       where: this.where({ ...expect, id: row.id }),

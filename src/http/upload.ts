@@ -20,7 +20,13 @@ function unsupported(type: string, spec: UploadSpec): RequestRejectedError {
 function rawFilename(req: Request): string | null {
   const disposition = req.get('content-disposition') ?? '';
   const m = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
-  if (m) return decodeURIComponent(m[1]);
+  if (m) {
+    try {
+      return decodeURIComponent(m[1]);
+    } catch {
+      return m[1]; // not percent-encoded after all (e.g. "100%.pdf"): keep it as sent
+    }
+  }
   return typeof req.query.filename === 'string' ? req.query.filename : null;
 }
 

@@ -128,13 +128,13 @@ export async function userPermissions(rt: Pick<Runtime, 'db'>, user: UserRow): P
 }
 
 /** The merchants an operator's entityScope limits it to (undefined: the whole tenant). */
-function merchantScopeOf(user: UserRow): ReadonlySet<string> | undefined {
+export function merchantScopeOf(user: UserRow): ReadonlySet<string> | undefined {
   const scope = user.entityScope as { type?: string; merchantIds?: unknown };
   if (scope?.type !== 'merchants') return undefined;
   return new Set(Array.isArray(scope.merchantIds) ? scope.merchantIds.filter((id): id is string => typeof id === 'string') : []);
 }
 
-async function assertOwnerActive(rt: Runtime, tenantId: string, merchantId: string | null): Promise<void> {
+export async function assertOwnerActive(rt: Pick<Runtime, 'db'>, tenantId: string, merchantId: string | null): Promise<void> {
   const { Tenant, Merchant } = rt.db.models;
   const tenant = await Tenant.findOne({ where: { id: tenantId }, attributes: ['status', 'deletedAt'] });
   const tenantStatus = tenant?.get('deletedAt') ? 'disabled' : (tenant?.get('status') as string | undefined);

@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../db/database';
 import type { AppConfig } from '../config';
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext, type Layer } from '../domain/context';
@@ -199,7 +200,13 @@ export async function acceptInvitation(rt: AcceptRuntime, token: string, idpSubj
     if (taken) throw new ConflictError('IDP_SUBJECT_IN_USE', 'This identity is already bound to another user.', { errors: [{ path: 'idpSubject', message: 'is already bound to a user' }] });
     const accepted = await scoped(tx, tx.db.models.Invitation).updateIf(row, { status: 'pending', tokenHash: row.tokenHash }, { status: 'accepted', acceptedAt: now });
     if (!accepted) throw new ConflictError('INVITATION_ALREADY_ACCEPTED', 'This invitation was used meanwhile.');
-    const activated = await users.updateIf(user, { status: 'pending_invitation' }, { status: 'active', externalIdpId: subject });
+    // two invitations accepted at once with one identity: the unique index decides, and the loser hears why
+    const activated = await users.updateIf(user, { status: 'pending_invitation' }, { status: 'active', externalIdpId: subject }).catch((error: unknown) => {
+      if (isUniqueViolation(error)) {
+        throw new ConflictError('IDP_SUBJECT_IN_USE', 'This identity is already bound to another user.', { errors: [{ path: 'idpSubject', message: 'is already bound to a user' }] });
+      }
+      throw error;
+    });
     if (!activated) throw new ConflictError('INVALID_STATE_TRANSITION', 'The invited user changed meanwhile.');
     const roleIds = (await scoped(tx, tx.db.models.UserRole).findAll({ userId: user.id })).map((l) => l.roleId);
     const invitation = toInvitation(accepted, now);

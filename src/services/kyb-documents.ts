@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inTransaction, type CallerContext } from '../domain/context';
 import { ConflictError, InternalError, NotFoundError, RequestRejectedError } from '../domain/errors';
-import { scoped } from '../db/scoped';
+import { isUuid, scoped } from '../db/scoped';
 import type { KybDocumentRow, KybDocumentType } from '../db/models';
 import { newId } from '../util/ids';
 import { recordAudit } from './audit';
@@ -111,7 +111,7 @@ export async function uploadDocument(ctx: CallerContext, submissionId: string, i
 /** The bytes of one document of a submission the caller sees, checked against the stored size and digest. */
 export async function downloadDocument(ctx: CallerContext, submissionId: string, documentId: string): Promise<{ contentType: string; filename: string; bytes: Buffer; document: KybDocumentRow }> {
   const submission = await scoped(ctx, ctx.db.models.KybSubmission).get(submissionId);
-  const doc = await scoped(ctx, ctx.db.models.KybDocument).findOne({ id: documentId, submissionId: submission.id });
+  const doc = isUuid(documentId) ? await scoped(ctx, ctx.db.models.KybDocument).findOne({ id: documentId, submissionId: submission.id }) : null;
   if (!doc) throw new NotFoundError('KYB document', documentId);
   let bytes: Buffer;
   if (doc.storage === 'filesystem') {

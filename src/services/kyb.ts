@@ -1,7 +1,7 @@
 import { UniqueConstraintError } from 'sequelize';
 import { inTransaction, type CallerContext } from '../domain/context';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../domain/errors';
-import { scoped, type ListParams, type Page } from '../db/scoped';
+import { isUuid, scoped, type ListParams, type Page } from '../db/scoped';
 import type { KybDocumentRow, KybStatus, KybSubmissionRow } from '../db/models';
 import { recordAudit } from './audit';
 import { presentRow, type Presented } from './present';
@@ -67,7 +67,7 @@ async function presentPage(ctx: CallerContext, page: Page<KybSubmissionRow>): Pr
  * rule and the approved-KYB check are about the whole company.
  */
 function companyView(ctx: CallerContext): CallerContext {
-  return ctx.level === 'merchant' ? { ...ctx, level: 'tenant', merchantId: null } : ctx;
+  return ctx.level === 'merchant' ? { ...ctx, level: 'tenant', merchantId: null, merchantScope: undefined } : { ...ctx, merchantScope: undefined };
 }
 
 /** The company of the merchant caller. */
@@ -286,7 +286,7 @@ export async function setDocumentVerdict(
 ): Promise<KybSubmission> {
   return inTransaction(ctx, async (tx) => {
     let row = await submissions(tx).get(id, { lock: true });
-    const doc = await documents(tx).findOne({ id: documentId, submissionId: row.id });
+    const doc = isUuid(documentId) ? await documents(tx).findOne({ id: documentId, submissionId: row.id }) : null;
     if (!doc) throw new NotFoundError('KYB document', documentId);
     if (!REVIEWABLE.includes(row.status)) throw conflict(row, 'take document verdicts', REVIEWABLE);
     const moved = await submissions(tx).updateIf(row, { status: row.status }, { status: 'in_review', ...reviewStamp(tx) });

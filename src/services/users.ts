@@ -143,6 +143,9 @@ export async function checkAssignableRoles(
 
 /** Making someone an owner grants the whole layer: only a caller holding every code of it may. */
 export function checkOwnerGrant(ctx: CallerContext, layer: Layer, field: string): void {
+  // A tenant's operators onboard its merchants: they may make a merchant's owner (who holds merchant-only codes
+  // such as compliance:kyb:manage, which no tenant key or role can carry).
+  if (layer === 'merchant' && ctx.level === 'tenant' && allows(ctx.permissions, 'access:users:manage')) return;
   const lacking = [...layerPermissions(layer)].filter((code) => !allows(ctx.permissions, code));
   if (lacking.length) {
     throw new PermissionError(`An owner holds every ${layer} permission; the caller lacks ${lacking.join(', ')}.`, 'PERMISSION_NOT_GRANTABLE', {
@@ -191,7 +194,8 @@ export async function checkEntityScope(
   ctx: CallerContext, scope: Record<string, unknown> | undefined, layer: UserRow['layer'], field: string,
 ): Promise<Record<string, unknown>> {
   if (scope === undefined || scope.type === 'all') {
-    if (ctx.merchantScope) throw new PermissionError('A caller limited to some merchants cannot grant the whole tenant.', 'ENTITY_SCOPE_EXCEEDED', { errors: [{ path: `${field}.type`, message: 'must be merchants for this caller' }] });
+    // for a merchant user "all" is its one merchant; only an operator's "all" is the whole tenant
+    if (ctx.merchantScope && layer === 'operator') throw new PermissionError('A caller limited to some merchants cannot grant the whole tenant.', 'ENTITY_SCOPE_EXCEEDED', { errors: [{ path: `${field}.type`, message: 'must be merchants for this caller' }] });
     return { type: 'all' };
   }
   if (scope.type !== 'merchants') throw ValidationError.field(`${field}.type`, 'must be "all" or "merchants"');

@@ -66,6 +66,13 @@ describe(`file uploads and downloads (${dialectName})`, () => {
     expect(Buffer.compare(stored.get(multi.body.data.id)!.bytes, png)).toBe(0);
   });
 
+  test('a filename that only looks percent-encoded is kept as sent', async () => {
+    const res = await request(app).post('/v1/test-files').set('Authorization', auth()).set('Content-Type', 'application/pdf')
+      .set('Content-Disposition', 'attachment; filename="100%.pdf"').send(pdf);
+    expect(res.status).toBe(201);
+    expect(res.body.data.filename).toBe('100%.pdf');
+  });
+
   test('too large is 413, another type 415, nothing 400; nothing is stored', async () => {
     const before = stored.size;
     const big = Buffer.alloc(1025, 1);

@@ -4,6 +4,7 @@ import { operatorContext } from '../../src/runtime';
 import { createMerchantRecord } from '../../src/services/organization';
 import { createApiKey } from '../../src/services/api-keys';
 import { createActiveUser } from '../../src/services/users';
+import { acceptInvitation } from '../../src/services/invitations';
 
 let h: ApiHarness;
 beforeAll(async () => {
@@ -48,6 +49,30 @@ describe(`an operator's entityScope (${dialectName})`, () => {
     expectProblem(widen, 404);
     const users = await h.as(token).get('/v1/users?limit=100');
     expect(users.body.data.every((u: { merchantId: string | null }) => u.merchantId === m1)).toBe(true);
+
+    // tenant-wide records: read only where they concern its merchants, never changed
+    expectProblem(await h.as(token).patch(`/v1/admin/tenants/${h.sandbox.tenantId}`, { name: 'Taken over' }), 403, 'ENTITY_SCOPE_EXCEEDED');
+    expectProblem(await h.as(token).post('/v1/admin/channels', { name: 'c', direction: 'payin', currencies: ['EUR'] }), 403, 'ENTITY_SCOPE_EXCEEDED');
+    expectProblem(await h.as(token).post('/v1/admin/companies', { name: 'New Co', country: 'DE' }), 403, 'ENTITY_SCOPE_EXCEEDED');
+    const otherCompany = (await h.as(tenantKey).post('/v1/admin/companies', { name: 'Elsewhere GmbH', country: 'DE' })).body.data;
+    const companies = await h.as(token).get('/v1/admin/companies?limit=100');
+    expect(companies.body.data.map((c: { id: string }) => c.id)).toEqual([h.sandbox.companyId]);
+    expectProblem(await h.as(token).get(`/v1/admin/companies/${otherCompany.id}`), 404);
+    expectProblem(await h.as(token).patch(`/v1/admin/companies/${h.sandbox.companyId}`, { website: 'https://x.example' }), 403, 'ENTITY_SCOPE_EXCEEDED');
+
+    // it may invite users of its own merchants (for a merchant user "all" means that merchant)
+    const invited = await h.as(token).post('/v1/users/invite', { email: 'shop-staff@example.com', layer: 'merchant', merchantId: m1 });
+    expect(invited.status).toBe(201);
+    expectProblem(await h.as(token).post('/v1/users/invite', { email: 'other-staff@example.com', layer: 'merchant', merchantId: m2 }), 404);
+  });
+
+  test('a tenant onboards a merchant owner, who holds merchant-only codes such as compliance:kyb:manage', async () => {
+    const res = await h.as(h.sandbox.tenantKey.secretKey).post('/v1/users/invite', { email: 'owner@shop.example', layer: 'merchant', merchantId: h.sandbox.merchantId, owner: true });
+    expect(res.status).toBe(201);
+    const accepted = await acceptInvitation(h.rt, res.body.data.invitation.token, 'idp|shop-owner');
+    const token = (await h.rt.tokens.issue(accepted.user.id, 3600, false)).token;
+    const draft = await h.as(token).post('/v1/kyb-submissions', {});
+    expect(draft.status).toBe(201);
   });
 
   test('entity scopes are validated', async () => {

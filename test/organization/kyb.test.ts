@@ -463,3 +463,12 @@ describe(`KYB documents in filesystem storage (${dialectName})`, () => {
     expect((await download(merchant.key, sub.id, docB.id)).status).toBe(200);
   });
 });
+
+describe(`malformed ids (${dialectName})`, () => {
+  test('a document id that is not a uuid is 404 on download and verdict, never 500', async () => {
+    const sub = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/kyb-submissions', {});
+    const id = sub.status === 201 ? sub.body.data.id : (await h.as(h.sandbox.merchantKey.secretKey).get('/v1/kyb-submissions/latest')).body.data.id;
+    expectProblem(await h.as(h.sandbox.merchantKey.secretKey).get(`/v1/kyb-submissions/${id}/documents/not-a-uuid/content`), 404);
+    expectProblem(await h.as(h.sandbox.tenantKey.secretKey).post(`/v1/admin/kyb-submissions/${id}/documents/not-a-uuid/verdict`, { verdict: 'accepted' }), 404);
+  });
+});

@@ -13,7 +13,8 @@ export const EntityScopeSchema = z
   .openapi('EntityScope', {
     description:
       'What the user sees within its tenant or merchant: { "type": "all" } (default), or for operator users { "type": "merchants", "merchantIds": [...] }: ' +
-      'the user then sees and changes only records of those merchants (tenant-wide records owned by no merchant, such as tenant keys, stay out of reach). ' +
+      'the user then sees and changes only records of those merchants: records owned by no merchant (tenant keys and endpoints) are invisible, ' +
+      'tenant-wide records (the tenant, companies, partners, channels) cannot be changed, and companies are visible only as those merchants\' companies. ' +
       'A caller limited itself grants only within its own merchants.',
   });
 
