@@ -7,6 +7,8 @@ import { organizationOperations } from './organization/operations';
 import { partnerOperations } from './partners/operations';
 import { accessOperations } from './access/operations';
 import { kybOperations } from './kyb/operations';
+import { processingOperations } from './processing/operations';
+import { feeOperations } from './fees/operations';
 
 /** Every /v1 operation. No route exists outside this list. */
 export const operations: Operation[] = [
@@ -18,4 +20,6 @@ export const operations: Operation[] = [
   ...partnerOperations,
   ...accessOperations,
   ...kybOperations,
+  ...processingOperations,
+  ...feeOperations,
 ];

@@ -4,12 +4,16 @@ import { defineOrganizationModels, type OrganizationModels } from './models-orga
 import { definePartnerModels, type PartnerModels } from './models-partners';
 import { defineAccessModels, type AccessModels } from './models-access';
 import { defineKybModels, type KybModels } from './models-kyb';
+import { defineProcessingModels, type ProcessingModels } from './models-processing';
+import { defineFeeModels, type FeeModels } from './models-fees';
 
 export type { RowModel, ScopeSpec, Timestamps } from './model-kit';
 export type * from './models-organization';
 export type * from './models-partners';
 export type * from './models-access';
 export type * from './models-kyb';
+export type * from './models-processing';
+export type * from './models-fees';
 
 export interface PlatformRow {
   id: string;
@@ -158,7 +162,7 @@ export interface WebhookAttemptRow {
 
 
 /** Every table's model: the core ones here, each area's in its own file. */
-export interface Models extends OrganizationModels, PartnerModels, AccessModels, KybModels {
+export interface Models extends OrganizationModels, PartnerModels, AccessModels, KybModels, ProcessingModels, FeeModels {
   Platform: RowModel<PlatformRow>;
   Tenant: RowModel<TenantRow>;
   ApiKey: RowModel<ApiKeyRow>;
@@ -176,6 +180,8 @@ export function defineModels(sequelize: Sequelize): Models {
     ...definePartnerModels(sequelize),
     ...defineAccessModels(sequelize),
     ...defineKybModels(sequelize),
+    ...defineProcessingModels(sequelize),
+    ...defineFeeModels(sequelize),
     Platform: define<PlatformRow>(sequelize, 'Platform', 'platforms', { id: pk, name: STRING, createdAt: DATE, updatedAt: DATE }, {
       resource: 'platform', tenant: null, merchant: null, mode: null, softDelete: false,
     }),

@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime';
 import { operatorContext } from '../runtime';
 import { createTenant } from './tenants';
 import { createApiKey } from './api-keys';
+import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from './fees';
 import { createCompanyRecord, createMerchantRecord } from './organization';
 import { createActiveUser } from './users';
 import { writePrivateFile } from '../util/paths';
@@ -42,6 +43,19 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   const operator = operatorContext(rt, { level: 'tenant', tenantId: tenant.id, livemode: false });
   const company = await createCompanyRecord(operator, { name: 'Sandbox Company', country: 'DE', livemode: false });
   const merchant = await createMerchantRecord(operator, { companyId: company.id, name: 'Sandbox Merchant', defaultCurrency: 'EUR' });
+  // an active fee schedule assigned at tenant level for card payments in the sandbox's currencies
+  const fees = await createFeeSchedule(operator, {
+    name: 'Sandbox fees',
+    description: 'Card payments: 1.4% + 0.25 EUR, 2.9% + 0.30 USD, earned by the tenant',
+    rules: [
+      { transactionType: 'payment', transactionOutcome: 'successful', method: 'fixed_plus_percentage', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 25 }, percentageRate: 14000, party: 'tenant' },
+      { transactionType: 'payment', transactionOutcome: 'successful', method: 'fixed_plus_percentage', currency: 'USD', fixedAmount: { currency: 'USD', valueMinor: 30 }, percentageRate: 29000, party: 'tenant' },
+    ],
+  } as Parameters<typeof createFeeSchedule>[1]);
+  await changeFeeScheduleStatus(operator, fees.id, 'activate');
+  for (const currency of ['EUR', 'USD']) {
+    await createFeeAssignment(operator, { level: 'tenant', targetEntityId: tenant.id, feeScheduleId: fees.id, currency, paymentMethod: 'card' } as Parameters<typeof createFeeAssignment>[1]);
+  }
   const tenantKey = await createApiKey(operator, { name: 'Sandbox tenant key', ownerType: 'tenant', livemode: false });
   // issued as the merchant itself: a tenant cannot grant codes only merchants hold (compliance:kyb:manage, …)
   const asMerchant = operatorContext(rt, { level: 'merchant', tenantId: tenant.id, merchantId: merchant.id, livemode: false });

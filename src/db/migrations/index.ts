@@ -6,6 +6,8 @@ import * as m0003 from './0003_organization';
 import * as m0004 from './0004_partners_channels';
 import * as m0005 from './0005_access';
 import * as m0006 from './0006_kyb';
+import * as m0007 from './0007_processing';
+import * as m0008 from './0008_fees';
 
 export interface Migration {
   name: string;
@@ -21,4 +23,6 @@ export const migrations: Migration[] = [
   { name: '0004_partners_channels', ...m0004 },
   { name: '0005_access', ...m0005 },
   { name: '0006_kyb', ...m0006 },
+  { name: '0007_processing', ...m0007 },
+  { name: '0008_fees', ...m0008 },
 ];

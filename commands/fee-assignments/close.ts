@@ -1,0 +1,20 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { feeServices, feesPlatformCtx } from '../../src/cli/fees-cli';
+import type { FeeAssignment } from '../../src/services/fees';
+
+export default class FeeAssignmentsClose extends BaseCommand<typeof FeeAssignmentsClose> {
+  static override summary = 'Close an open fee assignment: effectiveTo is set to now.';
+  static override examples = ['<%= config.bin %> fee-assignments close 6f1c… --yes'];
+  static override args = { id: Args.string({ description: 'Fee assignment id', required: true }) };
+  static override flags = { yes: sharedFlags.yes };
+
+  async run(): Promise<FeeAssignment> {
+    await this.confirm(this.flags.yes, `Close fee assignment ${this.args.id}?`);
+    const rt = await this.runtime();
+    const assignment = await feeServices.fees().closeFeeAssignment(feesPlatformCtx(rt), this.args.id);
+    this.log(`Fee assignment ${assignment.id} is now ${assignment.status} (effectiveTo ${assignment.effectiveTo}).`);
+    return assignment;
+  }
+}

@@ -1,0 +1,17 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { feeServices, feesPlatformCtx, renderFeeAssignment } from '../../src/cli/fees-cli';
+import type { FeeAssignment } from '../../src/services/fees';
+
+export default class FeeAssignmentsGet extends BaseCommand<typeof FeeAssignmentsGet> {
+  static override summary = 'Show one fee assignment.';
+  static override examples = ['<%= config.bin %> fee-assignments get 6f1c…'];
+  static override args = { id: Args.string({ description: 'Fee assignment id', required: true }) };
+
+  async run(): Promise<FeeAssignment> {
+    const rt = await this.runtime();
+    const assignment = await feeServices.fees().getFeeAssignment(feesPlatformCtx(rt), this.args.id);
+    this.log(renderFeeAssignment(assignment));
+    return assignment;
+  }
+}

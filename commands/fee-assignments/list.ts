@@ -1,0 +1,43 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { feeListFlags, feePageFooter, feeServices, feesPlatformCtx, renderFeeAssignments } from '../../src/cli/fees-cli';
+import { validateWith } from '../../src/cli/validate';
+import { FEE_LEVELS, ListFeeAssignmentsQuery, PAYMENT_METHODS } from '../../src/api/fees/schemas';
+import type { Page } from '../../src/db/scoped';
+import type { FeeAssignment } from '../../src/services/fees';
+
+export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignmentsList> {
+  static override summary = 'List fee assignments, filtered as the API filters them.';
+  static override examples = [
+    '<%= config.bin %> fee-assignments list --tenant 6f1c… --active-only',
+    '<%= config.bin %> fee-assignments list --level merchant --target 0b9e… --status open --json',
+  ];
+  static override flags = {
+    ...feeListFlags,
+    level: Flags.string({ description: 'Only this level', options: [...FEE_LEVELS] }),
+    target: Flags.string({ description: 'Only this target entity id' }),
+    schedule: Flags.string({ description: 'Only this fee schedule id' }),
+    currency: Flags.string({ description: 'Only this currency' }),
+    'payment-method': Flags.string({ description: 'Only this payment method', options: [...PAYMENT_METHODS] }),
+    status: Flags.string({ description: 'open or closed', options: ['open', 'closed'] }),
+    'active-only': Flags.boolean({ description: 'Only assignments in effect now' }),
+  };
+
+  async run(): Promise<Page<FeeAssignment>> {
+    const query = validateWith(
+      ListFeeAssignmentsQuery,
+      {
+        tenantId: this.flags.tenant, level: this.flags.level, targetEntityId: this.flags.target, feeScheduleId: this.flags.schedule, currency: this.flags.currency,
+        paymentMethod: this.flags['payment-method'], status: this.flags.status, activeOnly: this.flags['active-only'] ? 'true' : undefined,
+        limit: this.flags.limit, cursor: this.flags.cursor,
+      },
+      { tenantId: 'tenant', targetEntityId: 'target', feeScheduleId: 'schedule' },
+    );
+    const { cursor, limit, sortOrder, ...filters } = query;
+    const rt = await this.runtime();
+    const page = await feeServices.fees().listFeeAssignments(feesPlatformCtx(rt), filters, { cursor, limit, sortOrder });
+    this.log(renderFeeAssignments(page));
+    this.log(feePageFooter(page));
+    return page;
+  }
+}

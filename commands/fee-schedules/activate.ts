@@ -1,0 +1,17 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { feeServices, feesPlatformCtx } from '../../src/cli/fees-cli';
+import type { FeeSchedule } from '../../src/services/fees';
+
+export default class FeeSchedulesActivate extends BaseCommand<typeof FeeSchedulesActivate> {
+  static override summary = 'Activate a draft fee schedule (draft -> active).';
+  static override examples = ['<%= config.bin %> fee-schedules activate 6f1c…'];
+  static override args = { id: Args.string({ description: 'Fee schedule id', required: true }) };
+
+  async run(): Promise<FeeSchedule> {
+    const rt = await this.runtime();
+    const schedule = await feeServices.fees().changeFeeScheduleStatus(feesPlatformCtx(rt), this.args.id, 'activate');
+    this.log(`Fee schedule ${schedule.name} (${schedule.id}) is now ${schedule.status}.`);
+    return schedule;
+  }
+}

@@ -1,0 +1,20 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { feeServices, feesPlatformCtx } from '../../src/cli/fees-cli';
+import type { FeeSchedule } from '../../src/services/fees';
+
+export default class FeeSchedulesArchive extends BaseCommand<typeof FeeSchedulesArchive> {
+  static override summary = 'Archive an active fee schedule (active -> archived); its assignments stop applying.';
+  static override examples = ['<%= config.bin %> fee-schedules archive 6f1c… --yes'];
+  static override args = { id: Args.string({ description: 'Fee schedule id', required: true }) };
+  static override flags = { yes: sharedFlags.yes };
+
+  async run(): Promise<FeeSchedule> {
+    await this.confirm(this.flags.yes, 'Archive fee schedule ' + this.args.id + '?');
+    const rt = await this.runtime();
+    const schedule = await feeServices.fees().changeFeeScheduleStatus(feesPlatformCtx(rt), this.args.id, 'archive');
+    this.log(`Fee schedule ${schedule.name} (${schedule.id}) is now ${schedule.status}.`);
+    return schedule;
+  }
+}

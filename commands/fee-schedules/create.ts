@@ -1,0 +1,28 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { feeServices, feesPlatformCtx, renderSchedule, scheduleFlagNames, scheduleFlags, scheduleInput } from '../../src/cli/fees-cli';
+import { validateWith } from '../../src/cli/validate';
+import { CreateFeeScheduleBody } from '../../src/api/fees/schemas';
+import type { FeeSchedule } from '../../src/services/fees';
+
+export default class FeeSchedulesCreate extends BaseCommand<typeof FeeSchedulesCreate> {
+  static override summary = 'Create a fee schedule (draft): rules from --rules-file, or one rule from flags.';
+  static override description = 'Rates are integers in millionths (10000 = 1%); amounts are integers in minor units. Without --tenant it is a platform schedule.';
+  static override examples = [
+    '<%= config.bin %> fee-schedules create --tenant 6f1c… --name "EU cards" --transaction-type payment --method fixed_plus_percentage --currency EUR --fixed 25 --rate 14000',
+    '<%= config.bin %> fee-schedules create --tenant 6f1c… --name Standard --rules-file rules.json --reserve-rate 100000 --hold-days 90 --rounding floor --json',
+  ];
+  static override flags = {
+    tenant: Flags.string({ description: 'Tenant the schedule belongs to (omit for a platform schedule)' }),
+    ...scheduleFlags,
+  };
+
+  async run(): Promise<FeeSchedule> {
+    const name = await this.required(this.flags.name, 'name', 'Schedule name');
+    const input = validateWith(CreateFeeScheduleBody, { ...scheduleInput(this.flags), name, tenantId: this.flags.tenant }, { ...scheduleFlagNames, tenantId: 'tenant' });
+    const rt = await this.runtime();
+    const schedule = await feeServices.fees().createFeeSchedule(feesPlatformCtx(rt), input);
+    this.log(renderSchedule(schedule));
+    return schedule;
+  }
+}

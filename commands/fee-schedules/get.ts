@@ -1,0 +1,17 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { feeServices, feesPlatformCtx, renderSchedule } from '../../src/cli/fees-cli';
+import type { FeeSchedule } from '../../src/services/fees';
+
+export default class FeeSchedulesGet extends BaseCommand<typeof FeeSchedulesGet> {
+  static override summary = 'Show one fee schedule with its rules.';
+  static override examples = ['<%= config.bin %> fee-schedules get 6f1c…'];
+  static override args = { id: Args.string({ description: 'Fee schedule id', required: true }) };
+
+  async run(): Promise<FeeSchedule> {
+    const rt = await this.runtime();
+    const schedule = await feeServices.fees().getFeeSchedule(feesPlatformCtx(rt), this.args.id);
+    this.log(renderSchedule(schedule));
+    return schedule;
+  }
+}

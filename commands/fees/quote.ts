@@ -1,0 +1,47 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { feeServices, feesPlatformCtx, feesTenantCtx, renderBreakdown } from '../../src/cli/fees-cli';
+import { validateWith } from '../../src/cli/validate';
+import { QuoteInput } from '../../src/cli/fees-quote-input';
+import type { FeeBreakdown } from '../../src/services/fee-engine';
+
+export default class FeesQuote extends BaseCommand<typeof FeesQuote> {
+  static override summary = 'Print the fee breakdown of a hypothetical transaction, as the fee engine computes it.';
+  static override description =
+    'Resolves the schedules assigned at each level (terminal, merchant, channel, partner, tenant, platform) in effect at --at and runs the fee engine. Amounts are integers in minor units.';
+  static override examples = [
+    '<%= config.bin %> fees quote --tenant 6f1c… --merchant 0b9e… --amount 10000 --currency EUR --method card',
+    '<%= config.bin %> fees quote --tenant 6f1c… --merchant 0b9e… --amount 10000 --currency EUR --method card --type refund --at 2026-04-01T00:00:00Z --json',
+  ];
+  static override flags = {
+    tenant: Flags.string({ description: 'Tenant the merchant belongs to (omit to act as the platform)' }),
+    merchant: Flags.string({ description: 'Merchant id' }),
+    amount: Flags.integer({ description: 'Amount in minor units' }),
+    currency: Flags.string({ description: 'ISO 4217 currency' }),
+    method: Flags.string({ description: 'Payment method (default card)', default: 'card' }),
+    type: Flags.string({ description: 'Transaction type', options: ['payment', 'refund', 'payout', 'withdrawal', 'chargeback'], default: 'payment' }),
+    outcome: Flags.string({ description: 'Transaction outcome', options: ['successful', 'failed'], default: 'successful' }),
+    terminal: Flags.string({ description: 'Terminal id' }),
+    channel: Flags.string({ description: 'Channel id' }),
+    partner: Flags.string({ description: 'Partner id (default: the merchant\'s active partner assignment)' }),
+    at: Flags.string({ description: 'When (ISO 8601; default now)' }),
+  };
+
+  async run(): Promise<FeeBreakdown> {
+    const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
+    const currency = await this.required(this.flags.currency, 'currency', 'Currency (e.g. EUR)');
+    const amount = this.flags.amount ?? Number(await this.required(undefined, 'amount', 'Amount in minor units'));
+    const input = validateWith(QuoteInput, {
+      tenant: this.flags.tenant, merchant: merchantId, amount: { currency, valueMinor: amount }, method: this.flags.method, type: this.flags.type,
+      outcome: this.flags.outcome, terminal: this.flags.terminal, channel: this.flags.channel, partner: this.flags.partner, at: this.flags.at,
+    });
+    const rt = await this.runtime();
+    const ctx = input.tenant ? feesTenantCtx(rt, input.tenant) : feesPlatformCtx(rt);
+    const breakdown = await feeServices.fees().resolveFees(ctx, {
+      type: input.type, outcome: input.outcome, amount: input.amount, method: input.method, merchantId: input.merchant, terminalId: input.terminal,
+      channelId: input.channel, partnerId: input.partner, at: input.at ? new Date(input.at) : rt.clock.now(),
+    });
+    this.log(renderBreakdown(breakdown));
+    return breakdown;
+  }
+}

@@ -1,0 +1,18 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { processingServices } from '../../src/cli/processing-services';
+import { processingCtx, renderProvider } from '../../src/cli/processing-flags';
+import type { ProviderIntegration } from '../../src/services/providers';
+
+export default class ProvidersGet extends BaseCommand<typeof ProvidersGet> {
+  static override summary = 'Show a provider integration: capabilities, features, 3DS and the credentials a terminal needs.';
+  static override examples = ['<%= config.bin %> providers get 7d3f…', '<%= config.bin %> providers get 7d3f… --json'];
+  static override args = { id: Args.string({ description: 'Provider integration id', required: true }) };
+
+  async run(): Promise<ProviderIntegration> {
+    const rt = await this.runtime();
+    const provider = await processingServices.providers().getProvider(processingCtx(rt), this.args.id);
+    this.log(renderProvider(provider));
+    return provider;
+  }
+}

@@ -1,0 +1,37 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { renderTable, statusColour } from '../../src/cli/output';
+import { processingServices } from '../../src/cli/processing-services';
+import { processingCtx } from '../../src/cli/processing-flags';
+import { pageFooter } from '../../src/cli/partners-flags';
+import type { Page } from '../../src/db/scoped';
+import type { ProviderIntegration, ProviderStatus } from '../../src/services/providers';
+
+export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
+  static override summary = 'List the provider integrations of the connector catalog.';
+  static override examples = ['<%= config.bin %> providers list', '<%= config.bin %> providers list --status maintenance --json'];
+  static override flags = {
+    status: Flags.string({ description: 'Only providers in this status', options: ['available', 'maintenance', 'deprecated'] }),
+    category: Flags.string({ description: 'Only this category, e.g. card_acquirer or payout' }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<ProviderIntegration>> {
+    const rt = await this.runtime();
+    const page = await processingServices.providers().listProviders(
+      processingCtx(rt), { status: this.flags.status as ProviderStatus | undefined, category: this.flags.category },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'asc' },
+    );
+    this.log(renderTable(page.data, [
+      { header: 'ID', get: (p) => p.id },
+      { header: 'Code', get: (p) => p.code },
+      { header: 'Name', get: (p) => p.name },
+      { header: 'Category', get: (p) => p.category },
+      { header: 'Status', get: (p) => statusColour(p.status) },
+    ]));
+    this.log(pageFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,21 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { processingServices } from '../../src/cli/processing-services';
+import { processingCtx } from '../../src/cli/processing-flags';
+import type { ProviderIntegration, ProviderStatus } from '../../src/services/providers';
+
+export default class ProvidersSetStatus extends BaseCommand<typeof ProvidersSetStatus> {
+  static override summary = 'Set a provider integration\'s status: available, maintenance or deprecated (audited).';
+  static override examples = ['<%= config.bin %> providers set-status 7d3f… maintenance', '<%= config.bin %> providers set-status 7d3f… available --json'];
+  static override args = {
+    id: Args.string({ description: 'Provider integration id', required: true }),
+    status: Args.string({ description: 'New status', required: true, options: ['available', 'maintenance', 'deprecated'] }),
+  };
+
+  async run(): Promise<ProviderIntegration> {
+    const rt = await this.runtime();
+    const provider = await processingServices.providers().setProviderStatus(processingCtx(rt), this.args.id, this.args.status as ProviderStatus);
+    this.log(`Provider ${provider.code} (${provider.id}) is now ${provider.status}.`);
+    return provider;
+  }
+}

@@ -1,0 +1,43 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { renderRecord } from '../../../src/cli/output';
+import { processingServices } from '../../../src/cli/processing-services';
+import { processingCtx } from '../../../src/cli/processing-flags';
+import { validateWith } from '../../../src/cli/validate';
+import { PutThreeDsConfigBody } from '../../../src/api/processing/schemas';
+import type { Terminal } from '../../../src/services/terminals';
+
+export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet> {
+  static override summary = 'Change a terminal\'s 3DS settings; what is not given stays, MPI accounts are kept (see terminals mpi-accounts).';
+  static override examples = [
+    '<%= config.bin %> terminals 3ds set 6f1c… --enabled --execution-model gateway_full',
+    '<%= config.bin %> terminals 3ds set 6f1c… --process-only-3ds-cards --no-allow-merchant-disable --json',
+  ];
+  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
+  static override flags = {
+    enabled: Flags.boolean({ description: '3DS on (--no-enabled: off)', allowNo: true }),
+    'execution-model': Flags.string({ description: 'Execution model the provider supports, e.g. gateway_full' }),
+    'process-only-3ds-cards': Flags.boolean({ description: 'Process only 3DS-authenticated cards', allowNo: true }),
+    'decline-on-attempt-status': Flags.boolean({ description: 'Decline on an attempt (A) status', allowNo: true }),
+    'allow-merchant-disable': Flags.boolean({ description: 'Let merchants switch 3DS off', allowNo: true }),
+  };
+
+  async run(): Promise<Terminal> {
+    const rt = await this.runtime();
+    const ctx = processingCtx(rt);
+    const current = await processingServices.terminals().getThreeDsConfig(ctx, this.args.id);
+    const input = validateWith(PutThreeDsConfigBody, {
+      enabled: this.flags.enabled ?? current.enabled,
+      executionModel: this.flags['execution-model'] ?? current.executionModel,
+      rules: {
+        processOnly3dsCards: this.flags['process-only-3ds-cards'] ?? current.rules.processOnly3dsCards,
+        declineOnAttemptStatus: this.flags['decline-on-attempt-status'] ?? current.rules.declineOnAttemptStatus,
+        allowMerchantDisable: this.flags['allow-merchant-disable'] ?? current.rules.allowMerchantDisable,
+      },
+    });
+    const terminal = await processingServices.terminals().putThreeDsConfig(ctx, this.args.id, input, { keepMpiAccounts: true });
+    const c = terminal.threeDsConfig;
+    this.log(renderRecord({ terminal: terminal.id, enabled: c.enabled, executionModel: c.executionModel, ...c.rules, mpiAccounts: c.mpiAccounts.map((a) => a.brand) }));
+    return terminal;
+  }
+}

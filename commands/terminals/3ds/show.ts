@@ -1,0 +1,20 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { renderRecord } from '../../../src/cli/output';
+import { processingServices } from '../../../src/cli/processing-services';
+import { processingCtx, renderMpiAccounts } from '../../../src/cli/processing-flags';
+import type { ThreeDsConfig } from '../../../src/services/terminals';
+
+export default class Terminals3dsShow extends BaseCommand<typeof Terminals3dsShow> {
+  static override summary = 'Show a terminal\'s 3DS configuration and MPI accounts.';
+  static override examples = ['<%= config.bin %> terminals 3ds show 6f1c…', '<%= config.bin %> terminals 3ds show 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
+
+  async run(): Promise<ThreeDsConfig> {
+    const rt = await this.runtime();
+    const config = await processingServices.terminals().getThreeDsConfig(processingCtx(rt), this.args.id);
+    this.log(renderRecord({ enabled: config.enabled, executionModel: config.executionModel, ...config.rules }));
+    if (config.mpiAccounts.length) this.log(renderMpiAccounts(config.mpiAccounts));
+    return config;
+  }
+}

@@ -1,0 +1,48 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { processingServices } from '../../src/cli/processing-services';
+import { credentialFlags, credentialsFrom, processingCtx, renderTerminal } from '../../src/cli/processing-flags';
+import { validateWith } from '../../src/cli/validate';
+import { CreateTerminalBody } from '../../src/api/processing/schemas';
+import type { Terminal } from '../../src/services/terminals';
+
+export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate> {
+  static override summary = 'Create a terminal of a tenant at a provider integration; the credentials are stored encrypted and never shown.';
+  static override examples = [
+    '<%= config.bin %> terminals create --tenant 6f1c… --provider 7d3f… --name "EU cards" --currency EUR --currency USD --credentials-file creds.json',
+    '<%= config.bin %> terminals create --tenant 6f1c… --provider 7d3f… --name Payouts --currency EUR --credential accountId=acc-1 --credential signingKey=… --json',
+  ];
+  static override flags = {
+    tenant: Flags.string({ description: 'Tenant id the terminal belongs to', required: true }),
+    provider: Flags.string({ description: 'Provider integration id (payplane providers list)' }),
+    name: Flags.string({ description: 'Display name' }),
+    currency: Flags.string({ description: 'Supported currency (repeatable; at least one)', multiple: true }),
+    brand: Flags.string({ description: 'Supported card brand (repeatable; default: every brand of the provider)', multiple: true }),
+    method: Flags.string({ description: 'Supported payment method type (repeatable; default: every method of the provider)', multiple: true }),
+    direction: Flags.string({ description: 'payin or payout (default: from the provider)', options: ['payin', 'payout'] }),
+    mcc: Flags.string({ description: 'Merchant category code (4 digits)' }),
+    descriptor: Flags.string({ description: 'Statement descriptor' }),
+    'cost-schedule': Flags.string({ description: 'Provider cost schedule id' }),
+    ...credentialFlags,
+  };
+
+  async run(): Promise<Terminal> {
+    const providerIntegrationId = await this.required(this.flags.provider, 'provider', 'Provider integration id');
+    const name = await this.required(this.flags.name, 'name', 'Terminal name');
+    const supportedCurrencies = this.flags.currency ?? [await this.required(undefined, 'currency', 'Currency (e.g. EUR)')];
+    const credentials = credentialsFrom(this.flags);
+    const input = validateWith(
+      CreateTerminalBody,
+      {
+        tenantId: this.flags.tenant, providerIntegrationId, name, credentials, supportedCurrencies, supportedBrands: this.flags.brand,
+        supportedPaymentMethodTypes: this.flags.method, direction: this.flags.direction, mcc: this.flags.mcc, descriptor: this.flags.descriptor,
+        providerCostScheduleId: this.flags['cost-schedule'],
+      },
+      { tenantId: 'tenant', providerIntegrationId: 'provider', supportedCurrencies: 'currency', supportedBrands: 'brand', supportedPaymentMethodTypes: 'method', providerCostScheduleId: 'cost-schedule' },
+    );
+    const rt = await this.runtime();
+    const terminal = await processingServices.terminals().createTerminal(processingCtx(rt), input);
+    this.log(renderTerminal(terminal));
+    return terminal;
+  }
+}

@@ -1,0 +1,18 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { processingServices } from '../../src/cli/processing-services';
+import { processingCtx, renderTerminal } from '../../src/cli/processing-flags';
+import type { Terminal } from '../../src/services/terminals';
+
+export default class TerminalsGet extends BaseCommand<typeof TerminalsGet> {
+  static override summary = 'Show a terminal (never its credentials: only the credential binding id).';
+  static override examples = ['<%= config.bin %> terminals get 6f1c…', '<%= config.bin %> terminals get 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
+
+  async run(): Promise<Terminal> {
+    const rt = await this.runtime();
+    const terminal = await processingServices.terminals().getTerminal(processingCtx(rt), this.args.id);
+    this.log(renderTerminal(terminal));
+    return terminal;
+  }
+}

@@ -1,0 +1,24 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { processingServices } from '../../../src/cli/processing-services';
+import { processingCtx } from '../../../src/cli/processing-flags';
+import { limitFlags, limitInput, renderLimit } from '../../../src/cli/partners-flags';
+import type { Limit } from '../../../src/services/limits';
+
+export default class TerminalLimitsCreate extends BaseCommand<typeof TerminalLimitsCreate> {
+  static override summary = 'Create a terminal limit: a cap on volume or count per period.';
+  static override examples = [
+    '<%= config.bin %> terminals limits create 6f1c… --period-unit day --metric volume --threshold 5000000 --currency EUR',
+    '<%= config.bin %> terminals limits create 6f1c… --period-value 10 --period-unit minute --metric count --threshold 100 --json',
+  ];
+  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
+  static override flags = limitFlags;
+
+  async run(): Promise<Limit> {
+    const input = await limitInput((v, f, q) => this.required(v, f, q), this.flags);
+    const rt = await this.runtime();
+    const limit = await processingServices.terminals().createTerminalLimit(processingCtx(rt), this.args.id, input);
+    this.log(renderLimit(limit));
+    return limit;
+  }
+}

@@ -1,0 +1,36 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { processingServices } from '../../src/cli/processing-services';
+import { processingCtx, renderTerminals } from '../../src/cli/processing-flags';
+import { pageFooter } from '../../src/cli/partners-flags';
+import type { Page } from '../../src/db/scoped';
+import type { Terminal } from '../../src/services/terminals';
+
+export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
+  static override summary = 'List terminals, of one tenant or of all.';
+  static override examples = ['<%= config.bin %> terminals list --tenant 6f1c…', '<%= config.bin %> terminals list --status active --direction payin --json'];
+  static override flags = {
+    tenant: Flags.string({ description: 'Only this tenant\'s terminals' }),
+    status: Flags.string({ description: 'Only terminals in this status', options: ['active', 'disabled'] }),
+    direction: Flags.string({ description: 'Only terminals of this direction', options: ['payin', 'payout'] }),
+    provider: Flags.string({ description: 'Only terminals of this provider integration id' }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<Terminal>> {
+    const rt = await this.runtime();
+    const page = await processingServices.terminals().listTerminals(
+      processingCtx(rt),
+      {
+        tenantId: this.flags.tenant, status: this.flags.status as Terminal['status'] | undefined,
+        direction: this.flags.direction as Terminal['direction'] | undefined, providerIntegrationId: this.flags.provider,
+      },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(renderTerminals(page.data));
+    this.log(pageFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,23 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { processingServices } from '../../../src/cli/processing-services';
+import { mpiFlagNames, mpiFlags, mpiInput, processingCtx, renderMpiAccounts } from '../../../src/cli/processing-flags';
+import { validateWith } from '../../../src/cli/validate';
+import { MpiAccountBody } from '../../../src/api/processing/schemas';
+import type { MpiAccount } from '../../../src/services/terminals';
+
+export default class MpiAccountsAdd extends BaseCommand<typeof MpiAccountsAdd> {
+  static override summary = 'Add a terminal\'s MPI account for a brand (one per brand).';
+  static override examples = ['<%= config.bin %> terminals mpi-accounts add 6f1c… --brand visa --merchant-name Shop --mpi-merchant-id MPI-1 --acquirer-bin 412345'];
+  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
+  static override flags = { brand: Flags.string({ description: 'Card brand, e.g. visa' }), ...mpiFlags };
+
+  async run(): Promise<MpiAccount> {
+    const brand = await this.required(this.flags.brand, 'brand', 'Brand (e.g. visa)');
+    const input = validateWith(MpiAccountBody, { brand, ...mpiInput(this.flags) }, mpiFlagNames);
+    const rt = await this.runtime();
+    const account = await processingServices.terminals().addMpiAccount(processingCtx(rt), this.args.id, input);
+    this.log(renderMpiAccounts([account]));
+    return account;
+  }
+}

@@ -1,0 +1,24 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { processingServices } from '../../../src/cli/processing-services';
+import { processingCtx } from '../../../src/cli/processing-flags';
+import type { Terminal } from '../../../src/services/terminals';
+
+export default class MpiAccountsDelete extends BaseCommand<typeof MpiAccountsDelete> {
+  static override summary = 'Delete the MPI account of a brand.';
+  static override examples = ['<%= config.bin %> terminals mpi-accounts delete 6f1c… visa --yes'];
+  static override args = {
+    id: Args.string({ description: 'Terminal id', required: true }),
+    brand: Args.string({ description: 'Brand of the account', required: true }),
+  };
+  static override flags = { yes: sharedFlags.yes };
+
+  async run(): Promise<Terminal> {
+    await this.confirm(this.flags.yes, `Delete the ${this.args.brand} MPI account of terminal ${this.args.id}?`);
+    const rt = await this.runtime();
+    const terminal = await processingServices.terminals().deleteMpiAccount(processingCtx(rt), this.args.id, this.args.brand);
+    this.log(`Deleted the ${this.args.brand} MPI account of terminal ${terminal.id}.`);
+    return terminal;
+  }
+}

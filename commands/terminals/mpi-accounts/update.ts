@@ -1,0 +1,28 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { processingServices } from '../../../src/cli/processing-services';
+import { mpiFlagNames, mpiFlags, mpiInput, processingCtx, renderMpiAccounts } from '../../../src/cli/processing-flags';
+import { nullable } from '../../../src/cli/partners-flags';
+import { validateWith } from '../../../src/cli/validate';
+import { UpdateMpiAccountBody } from '../../../src/api/processing/schemas';
+import type { MpiAccount } from '../../../src/services/terminals';
+
+export default class MpiAccountsUpdate extends BaseCommand<typeof MpiAccountsUpdate> {
+  static override summary = 'Update the MPI account of a brand ("null" clears a field).';
+  static override examples = ['<%= config.bin %> terminals mpi-accounts update 6f1c… visa --no-enabled', '<%= config.bin %> terminals mpi-accounts update 6f1c… visa --preferred-version 2.1.0 --json'];
+  static override args = {
+    id: Args.string({ description: 'Terminal id', required: true }),
+    brand: Args.string({ description: 'Brand of the account', required: true }),
+  };
+  static override flags = mpiFlags;
+
+  async run(): Promise<MpiAccount> {
+    const raw = mpiInput(this.flags);
+    const value = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? nullable(v) : v]));
+    const input = validateWith(UpdateMpiAccountBody, value, mpiFlagNames);
+    const rt = await this.runtime();
+    const account = await processingServices.terminals().updateMpiAccount(processingCtx(rt), this.args.id, this.args.brand, input);
+    this.log(renderMpiAccounts([account]));
+    return account;
+  }
+}

@@ -1,0 +1,27 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { processingServices } from '../../../src/cli/processing-services';
+import { processingCtx, renderRestrictions, restrictionFlags } from '../../../src/cli/processing-flags';
+import { validateWith } from '../../../src/cli/validate';
+import { CreateRestrictionBody } from '../../../src/api/processing/schemas';
+import type { TerminalRestriction } from '../../../src/services/terminals';
+
+export default class RestrictionsCreate extends BaseCommand<typeof RestrictionsCreate> {
+  static override summary = 'Create a terminal restriction: allow or deny a payment method and/or brand.';
+  static override examples = ['<%= config.bin %> terminals restrictions create 6f1c… --action deny --brand amex', '<%= config.bin %> terminals restrictions create 6f1c… --action allow --payment-method card --json'];
+  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
+  static override flags = { action: Flags.string({ description: 'allow or deny', options: ['allow', 'deny'] }), ...restrictionFlags };
+
+  async run(): Promise<TerminalRestriction> {
+    const action = await this.required(this.flags.action, 'action', 'Action (allow or deny)');
+    const input = validateWith(
+      CreateRestrictionBody,
+      { action, paymentMethod: this.flags['payment-method'], brand: this.flags.brand, transactionType: this.flags['transaction-type'] },
+      { paymentMethod: 'payment-method', transactionType: 'transaction-type' },
+    );
+    const rt = await this.runtime();
+    const restriction = await processingServices.terminals().createRestriction(processingCtx(rt), this.args.id, input);
+    this.log(renderRestrictions([restriction]));
+    return restriction;
+  }
+}

@@ -1,0 +1,24 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { processingServices } from '../../../src/cli/processing-services';
+import { processingCtx } from '../../../src/cli/processing-flags';
+import type { TerminalRestriction } from '../../../src/services/terminals';
+
+export default class RestrictionsDisable extends BaseCommand<typeof RestrictionsDisable> {
+  static override summary = 'Disable a terminal restriction.';
+  static override examples = ['<%= config.bin %> terminals restrictions disable 6f1c… 9a8b… --yes'];
+  static override args = {
+    id: Args.string({ description: 'Terminal id', required: true }),
+    restriction: Args.string({ description: 'Restriction id', required: true }),
+  };
+  static override flags = { yes: sharedFlags.yes };
+
+  async run(): Promise<TerminalRestriction> {
+    await this.confirm(this.flags.yes, `Disable restriction ${this.args.restriction}?`);
+    const rt = await this.runtime();
+    const restriction = await processingServices.terminals().disableRestriction(processingCtx(rt), this.args.id, this.args.restriction);
+    this.log(`Restriction ${restriction.id} is now ${restriction.status}.`);
+    return restriction;
+  }
+}

@@ -1,0 +1,30 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { processingServices } from '../../../src/cli/processing-services';
+import { processingCtx, renderRestrictions, restrictionFlags } from '../../../src/cli/processing-flags';
+import { nullable } from '../../../src/cli/partners-flags';
+import { validateWith } from '../../../src/cli/validate';
+import { UpdateRestrictionBody } from '../../../src/api/processing/schemas';
+import type { TerminalRestriction } from '../../../src/services/terminals';
+
+export default class RestrictionsUpdate extends BaseCommand<typeof RestrictionsUpdate> {
+  static override summary = 'Update an active terminal restriction.';
+  static override examples = ['<%= config.bin %> terminals restrictions update 6f1c… 9a8b… --action allow --brand null'];
+  static override args = {
+    id: Args.string({ description: 'Terminal id', required: true }),
+    restriction: Args.string({ description: 'Restriction id', required: true }),
+  };
+  static override flags = { action: Flags.string({ description: 'allow or deny', options: ['allow', 'deny'] }), ...restrictionFlags };
+
+  async run(): Promise<TerminalRestriction> {
+    const input = validateWith(
+      UpdateRestrictionBody,
+      { action: this.flags.action, paymentMethod: nullable(this.flags['payment-method']), brand: nullable(this.flags.brand), transactionType: this.flags['transaction-type'] },
+      { paymentMethod: 'payment-method', transactionType: 'transaction-type' },
+    );
+    const rt = await this.runtime();
+    const restriction = await processingServices.terminals().updateRestriction(processingCtx(rt), this.args.id, this.args.restriction, input);
+    this.log(renderRestrictions([restriction]));
+    return restriction;
+  }
+}

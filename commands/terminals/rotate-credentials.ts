@@ -1,0 +1,22 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { processingServices } from '../../src/cli/processing-services';
+import { credentialFlags, credentialsFrom, processingCtx } from '../../src/cli/processing-flags';
+import { validateWith } from '../../src/cli/validate';
+import { RotateCredentialsBody } from '../../src/api/processing/schemas';
+import type { Terminal } from '../../src/services/terminals';
+
+export default class TerminalsRotateCredentials extends BaseCommand<typeof TerminalsRotateCredentials> {
+  static override summary = 'Replace a terminal\'s credentials (a new credential binding); they are stored encrypted and never shown.';
+  static override examples = ['<%= config.bin %> terminals rotate-credentials 6f1c… --credentials-file creds.json', '<%= config.bin %> terminals rotate-credentials 6f1c… --credential apiKey=… --credential merchantAccount=… --json'];
+  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
+  static override flags = credentialFlags;
+
+  async run(): Promise<Terminal> {
+    const { credentials } = validateWith(RotateCredentialsBody, { credentials: credentialsFrom(this.flags) });
+    const rt = await this.runtime();
+    const terminal = await processingServices.terminals().rotateCredentials(processingCtx(rt), this.args.id, credentials);
+    this.log(`Terminal ${terminal.name} (${terminal.id}) now uses credential binding ${terminal.credentialBindingId}.`);
+    return terminal;
+  }
+}

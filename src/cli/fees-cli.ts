@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import { Flags } from '@oclif/core';
+import { lazy } from './base-command';
+import { renderRecord, renderTable, statusColour } from './output';
+import { sharedFlags } from './flags';
+import { ValidationError } from '../domain/errors';
+import type { Runtime } from '../runtime';
+import type { CallerContext } from '../domain/context';
+import type { Page } from '../db/scoped';
+import type { FeeAssignment, FeeSchedule } from '../services/fees';
+import type { FeeBreakdown } from '../services/fee-engine';
+
+/** The fees area's services as commands reach them: loaded on first use, so help and version stay fast. */
+export const feeServices = {
+  fees: () => lazy<typeof import('../services/fees')>('../services/fees'),
+  engine: () => lazy<typeof import('../services/fee-engine')>('../services/fee-engine'),
+  scope: () => lazy<typeof import('./scope')>('./scope'),
+  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
+};
+
+/** The terminal acts with the platform's authority (as `partners` and `channels` do). */
+export function feesPlatformCtx(rt: Runtime): CallerContext {
+  return feeServices.scope().platformContext(rt);
+}
+
+/** A tenant's operator (fees have no mode: livemode is irrelevant to them). */
+export function feesTenantCtx(rt: Runtime, tenantId: string): CallerContext {
+  return feeServices.runtime().operatorContext(rt, { level: 'tenant', tenantId, livemode: false });
+}
+
+export const feeListFlags = {
+  tenant: Flags.string({ description: 'Only this tenant\'s records' }),
+  limit: sharedFlags.limit,
+  cursor: sharedFlags.cursor,
+};
+
+export function feePageFooter(page: Page<unknown>): string {
+  return `${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`;
+}
+
+// Schedules
+
+export const scheduleFlags = {
+  name: Flags.string({ description: 'Display name' }),
+  description: Flags.string({ description: 'Description ("null" clears it)' }),
+  'rules-file': Flags.string({ description: 'JSON file: an array of fee rules (or { "rules": [...] }) as the API takes them' }),
+  'transaction-type': Flags.string({ description: 'One rule from flags: transaction type', options: ['payment', 'refund', 'payout', 'withdrawal', 'chargeback'] }),
+  outcome: Flags.string({ description: 'One rule: transaction outcome (default successful)', options: ['successful', 'failed', 'any'] }),
+  method: Flags.string({ description: 'One rule: fixed, percentage or fixed_plus_percentage', options: ['fixed', 'percentage', 'fixed_plus_percentage'] }),
+  party: Flags.string({ description: 'One rule: who earns it (default tenant)', options: ['provider', 'tenant', 'platform', 'partner'] }),
+  currency: Flags.string({ description: 'One rule: its currency (fixed, min and max are in it)' }),
+  fixed: Flags.integer({ description: 'One rule: fixed amount in minor units' }),
+  rate: Flags.integer({ description: 'One rule: percentage rate in millionths (10000 = 1%)' }),
+  min: Flags.integer({ description: 'One rule: minimum fee in minor units' }),
+  max: Flags.integer({ description: 'One rule: maximum fee in minor units' }),
+  'reserve-rate': Flags.integer({ description: 'Rolling reserve rate in millionths of the net (10000 = 1%)' }),
+  'hold-days': Flags.integer({ description: 'Rolling reserve hold in days' }),
+  'auto-release': Flags.boolean({ description: 'Release the reserve automatically after the hold', allowNo: true }),
+  rounding: Flags.string({ description: 'Rounding of every percentage of the schedule', options: ['floor', 'ceil', 'half_up', 'half_even'] }),
+};
+
+export interface ScheduleFlagValues {
+  name?: string;
+  description?: string;
+  'rules-file'?: string;
+  'transaction-type'?: string;
+  outcome?: string;
+  method?: string;
+  party?: string;
+  currency?: string;
+  fixed?: number;
+  rate?: number;
+  min?: number;
+  max?: number;
+  'reserve-rate'?: number;
+  'hold-days'?: number;
+  'auto-release'?: boolean;
+  rounding?: string;
+}
+
+const money = (currency: string | undefined, valueMinor: number | undefined) => (valueMinor === undefined ? undefined : { currency, valueMinor });
+
+/** The schedule fields from the flags (before validation with the API's schema). */
+export function scheduleInput(flags: ScheduleFlagValues): Record<string, unknown> {
+  let rules: unknown;
+  if (flags['rules-file']) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(fs.readFileSync(flags['rules-file'], 'utf8'));
+    } catch (error) {
+      throw ValidationError.field('--rules-file', `cannot be read as JSON: ${(error as Error).message}`);
+    }
+    rules = Array.isArray(parsed) ? parsed : (parsed as { rules?: unknown })?.rules;
+    if (!Array.isArray(rules)) throw ValidationError.field('--rules-file', 'must hold an array of rules or { "rules": [...] }');
+  } else if (flags.method || flags['transaction-type']) {
+    rules = [
+      {
+        transactionType: flags['transaction-type'], transactionOutcome: flags.outcome, method: flags.method, party: flags.party, currency: flags.currency,
+        fixedAmount: money(flags.currency, flags.fixed), percentageRate: flags.rate, minAmount: money(flags.currency, flags.min), maxAmount: money(flags.currency, flags.max),
+      },
+    ].map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)));
+  }
+  const reserveGiven = [flags['reserve-rate'], flags['hold-days'], flags['auto-release'], flags.rounding].some((v) => v !== undefined);
+  const rollingReserve = reserveGiven
+    ? Object.fromEntries(
+        Object.entries({ rate: flags['reserve-rate'], holdDays: flags['hold-days'], autoRelease: flags['auto-release'], roundingMode: flags.rounding }).filter(([, v]) => v !== undefined),
+      )
+    : undefined;
+  const description = flags.description === undefined ? undefined : flags.description === 'null' ? null : flags.description;
+  return { name: flags.name, description, rules, rollingReserve };
+}
+
+export const scheduleFlagNames = { rollingReserve: 'reserve-rate', rules: 'rules-file' };
+
+export function renderSchedule(s: FeeSchedule): string {
+  const rr = s.rollingReserve;
+  return [
+    renderRecord({
+      id: s.id, tenant: s.tenantId ?? '(platform)', name: s.name, description: s.description, status: s.status, activatedAt: s.activatedAt, archivedAt: s.archivedAt,
+      rollingReserve: `${rr.rate} (${rr.rate / 10000}%) held ${rr.holdDays} days${rr.autoRelease ? ', auto-release' : ''}; rounding ${rr.roundingMode}`,
+    }),
+    renderRules(s),
+  ].join('\n');
+}
+
+export function renderRules(s: FeeSchedule): string {
+  const m = (x: { valueMinor: number; currency: string } | null) => (x ? `${x.valueMinor} ${x.currency}` : '');
+  return renderTable(s.rules, [
+    { header: 'Type', get: (r) => r.transactionType },
+    { header: 'Outcome', get: (r) => r.transactionOutcome },
+    { header: 'Party', get: (r) => r.party },
+    { header: 'Method', get: (r) => r.method },
+    { header: 'Currency', get: (r) => r.currency },
+    { header: 'Fixed', get: (r) => m(r.fixedAmount) },
+    { header: 'Rate', get: (r) => (r.percentageRate === null ? '' : `${r.percentageRate} (${r.percentageRate / 10000}%)`) },
+    { header: 'Min', get: (r) => m(r.minAmount) },
+    { header: 'Max', get: (r) => m(r.maxAmount) },
+  ]);
+}
+
+export function renderSchedules(page: Page<FeeSchedule>): string {
+  return renderTable(page.data, [
+    { header: 'ID', get: (s) => s.id },
+    { header: 'Tenant', get: (s) => s.tenantId ?? '(platform)' },
+    { header: 'Name', get: (s) => s.name },
+    { header: 'Rules', get: (s) => String(s.rules.length) },
+    { header: 'Status', get: (s) => statusColour(s.status) },
+  ]);
+}
+
+// Assignments
+
+export function renderFeeAssignment(a: FeeAssignment): string {
+  return renderRecord({
+    id: a.id, tenant: a.tenantId ?? '(platform)', level: a.level, target: a.targetEntityId, schedule: a.feeScheduleId, currency: a.currency,
+    paymentMethod: a.paymentMethod, effectiveFrom: a.effectiveFrom, effectiveTo: a.effectiveTo, status: a.status,
+  });
+}
+
+export function renderFeeAssignments(page: Page<FeeAssignment>): string {
+  return renderTable(page.data, [
+    { header: 'ID', get: (a) => a.id },
+    { header: 'Level', get: (a) => a.level },
+    { header: 'Target', get: (a) => a.targetEntityId },
+    { header: 'Schedule', get: (a) => a.feeScheduleId },
+    { header: 'Currency', get: (a) => a.currency },
+    { header: 'Method', get: (a) => a.paymentMethod },
+    { header: 'From', get: (a) => a.effectiveFrom },
+    { header: 'To', get: (a) => a.effectiveTo ?? '' },
+    { header: 'Status', get: (a) => statusColour(a.status) },
+  ]);
+}
+
+// Quote
+
+export function renderBreakdown(b: FeeBreakdown): string {
+  const rows = [
+    { item: 'amount', value: b.amount },
+    { item: 'providerFee', value: b.providerFee },
+    { item: 'tenantFee', value: b.tenantFee },
+    { item: 'platformFee', value: b.platformFee },
+    { item: 'partnerCommission', value: b.partnerCommission },
+    { item: 'merchantFee', value: b.merchantFee },
+    { item: 'net', value: b.net },
+    { item: 'reserve', value: b.reserve },
+  ];
+  const table = renderTable(rows, [
+    { header: 'Item', get: (r) => r.item },
+    { header: `Amount (${b.currency}, minor units)`, get: (r) => String(r.value) },
+  ]);
+  const lines = b.lines.length
+    ? renderTable(b.lines, [
+        { header: 'Party', get: (l) => l.party },
+        { header: 'Level', get: (l) => l.level },
+        { header: 'Schedule', get: (l) => l.feeScheduleId },
+        { header: 'Rule', get: (l) => String(l.ruleIndex) },
+        { header: 'Method', get: (l) => l.method },
+        { header: 'Fee', get: (l) => String(l.amount) },
+      ])
+    : 'No fee rule applies.';
+  return `${table}\n\n${lines}`;
+}

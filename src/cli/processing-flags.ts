@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import { Flags } from '@oclif/core';
+import { ValidationError } from '../domain/errors';
+import { renderRecord, renderTable, statusColour } from './output';
+import { processingServices } from './processing-services';
+import type { Runtime } from '../runtime';
+import type { CallerContext } from '../domain/context';
+import type { MpiAccount, Terminal, TerminalRestriction } from '../services/terminals';
+import type { ProviderIntegration } from '../services/providers';
+
+/** The terminal acts with the platform's authority (as `tenants` and `channels` do). */
+export function processingCtx(rt: Runtime): CallerContext {
+  return processingServices.scope().platformContext(rt);
+}
+
+export const credentialFlags = {
+  'credentials-file': Flags.string({ description: 'JSON file of the credentials (an object of strings)', exclusive: ['credential'] }),
+  credential: Flags.string({ description: 'A credential as KEY=VALUE (repeatable)', multiple: true, exclusive: ['credentials-file'] }),
+};
+
+/** The credentials from --credentials-file or --credential KEY=VALUE. Error messages never echo a value. */
+export function credentialsFrom(flags: { 'credentials-file'?: string; credential?: string[] }): Record<string, string> {
+  if (flags['credentials-file']) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(fs.readFileSync(flags['credentials-file'], 'utf8'));
+    } catch {
+      throw ValidationError.field('--credentials-file', 'must be a readable JSON file');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw ValidationError.field('--credentials-file', 'must hold a JSON object of strings');
+    for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+      if (typeof value !== 'string') throw ValidationError.field(`--credentials-file.${key}`, 'must be a string');
+    }
+    return parsed as Record<string, string>;
+  }
+  if (flags.credential?.length) {
+    const out: Record<string, string> = {};
+    flags.credential.forEach((entry, i) => {
+      const at = entry.indexOf('=');
+      if (at <= 0) throw ValidationError.field(`--credential[${i}]`, 'must look like KEY=VALUE');
+      out[entry.slice(0, at)] = entry.slice(at + 1);
+    });
+    return out;
+  }
+  throw new ValidationError('Missing credentials.', [{ path: '--credentials-file', message: 'or --credential KEY=VALUE is required' }], 'MISSING_FLAG', {
+    hint: 'Pass --credentials-file creds.json or --credential KEY=VALUE for each field of the provider\'s credentialSchema (payplane providers get ID).',
+  });
+}
+
+export function renderTerminal(t: Terminal): string {
+  return renderRecord({
+    id: t.id, tenant: t.tenantId, provider: t.providerIntegrationId, name: t.name, direction: t.direction, status: t.status,
+    currencies: t.supportedCurrencies, brands: t.supportedBrands, methods: t.supportedPaymentMethodTypes, mcc: t.mcc, descriptor: t.descriptor,
+    credentialBinding: t.credentialBindingId, '3ds': t.threeDsConfig.enabled ? `enabled (${t.threeDsConfig.executionModel})` : 'disabled',
+  });
+}
+
+export function renderTerminals(rows: Terminal[]): string {
+  return renderTable(rows, [
+    { header: 'ID', get: (t) => t.id },
+    { header: 'Tenant', get: (t) => t.tenantId },
+    { header: 'Name', get: (t) => t.name },
+    { header: 'Direction', get: (t) => t.direction },
+    { header: 'Currencies', get: (t) => t.supportedCurrencies },
+    { header: 'Status', get: (t) => statusColour(t.status) },
+  ]);
+}
+
+export function renderMpiAccounts(rows: MpiAccount[]): string {
+  return renderTable(rows, [
+    { header: 'Brand', get: (a) => a.brand },
+    { header: 'Enabled', get: (a) => String(a.enabled) },
+    { header: 'Merchant', get: (a) => [a.merchantName, a.merchantId].filter(Boolean).join(' ') },
+    { header: 'Country', get: (a) => a.merchantCountry ?? '' },
+    { header: 'BIN', get: (a) => a.acquirerBin ?? '' },
+    { header: 'MCC', get: (a) => a.mcc ?? '' },
+    { header: '3DS version', get: (a) => a.preferredVersion ?? '' },
+  ]);
+}
+
+export function renderRestrictions(rows: TerminalRestriction[]): string {
+  return renderTable(rows, [
+    { header: 'ID', get: (r) => r.id },
+    { header: 'Action', get: (r) => r.action },
+    { header: 'Method', get: (r) => r.paymentMethod ?? 'any' },
+    { header: 'Brand', get: (r) => r.brand ?? 'any' },
+    { header: 'Transaction', get: (r) => r.transactionType },
+    { header: 'Status', get: (r) => statusColour(r.status) },
+  ]);
+}
+
+export function renderProvider(p: ProviderIntegration): string {
+  return renderRecord({
+    id: p.id, code: p.code, name: p.name, category: p.category, status: p.status, testMode: p.testModeAvailable, cutoffTimeUtc: p.cutoffTimeUtc,
+    methods: p.supportedPaymentMethods.map((m) => `${m.method}${m.supported ? '' : ' (off)'}: ${m.operations.filter((o) => o.supported).map((o) => o.operation).join(' ')}`),
+    brands: [...new Set(p.supportedPaymentMethods.flatMap((m) => m.brands))],
+    currencies: [...new Set(p.supportedPaymentMethods.flatMap((m) => m.currencies))],
+    features: p.supportedFeatures.filter((f) => f.supported).map((f) => f.feature),
+    threeDSVersions: p.supportedThreeDSVersions,
+    credentials: Object.keys(p.credentialSchema.properties),
+    adjusted: p.capabilityOverlay ? 'yes (capabilityOverlay)' : 'no',
+  });
+}
+
+export const mpiFlags = {
+  enabled: Flags.boolean({ description: 'Account enabled (--no-enabled to disable)', allowNo: true }),
+  'merchant-name': Flags.string({ description: 'Merchant name at the MPI' }),
+  'mpi-merchant-id': Flags.string({ description: 'Merchant id at the MPI' }),
+  'merchant-country': Flags.string({ description: 'Merchant country (ISO 3166-1 alpha-2)' }),
+  'acquirer-bin': Flags.string({ description: 'Acquirer BIN' }),
+  mcc: Flags.string({ description: 'MCC (default: the terminal\'s)' }),
+  'preferred-version': Flags.string({ description: '3DS version (default: the provider\'s first)' }),
+};
+
+export const mpiFlagNames = { merchantName: 'merchant-name', merchantId: 'mpi-merchant-id', merchantCountry: 'merchant-country', acquirerBin: 'acquirer-bin', preferredVersion: 'preferred-version' };
+
+export function mpiInput(flags: { enabled?: boolean; 'merchant-name'?: string; 'mpi-merchant-id'?: string; 'merchant-country'?: string; 'acquirer-bin'?: string; mcc?: string; 'preferred-version'?: string }) {
+  return {
+    enabled: flags.enabled, merchantName: flags['merchant-name'], merchantId: flags['mpi-merchant-id'], merchantCountry: flags['merchant-country'],
+    acquirerBin: flags['acquirer-bin'], mcc: flags.mcc, preferredVersion: flags['preferred-version'],
+  };
+}
+
+export const restrictionFlags = {
+  'payment-method': Flags.string({ description: 'Only this payment method (one of the terminal\'s); "null" for any' }),
+  brand: Flags.string({ description: 'Only this brand (one of the terminal\'s); "null" for any' }),
+  'transaction-type': Flags.string({ description: 'payment (default), refund or payout', options: ['payment', 'refund', 'payout'] }),
+};

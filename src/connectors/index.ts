@@ -1,0 +1,3 @@
+export * from './types';
+export { HttpConnector } from './http';
+export { connectorFor, registerConnector } from './registry';

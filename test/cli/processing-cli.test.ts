@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { runCli, type CliResult } from '../helpers/cli';
+import { openRuntime, closeRuntime } from '../../src/runtime';
+import { createApp } from '../../src/http/app';
+
+const CARD = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01';
+const SECRET_KEY = 'cli-apikey-Pq8Wn3Zr-SECRETVALUE';
+const SECRET_ACCOUNT = 'cli-account-Lk2Jh7Gf-SECRETVALUE';
+const ROTATED = 'cli-rotated-Vb6Nm1Xc-SECRETVALUE';
+
+let db: TestDatabase;
+let env: Record<string, string>;
+const outputs: CliResult[] = [];
+const cli = async (...args: string[]) => {
+  const res = await runCli(args, env);
+  outputs.push(res);
+  return res;
+};
+let sandbox: { tenantId: string; tenantKey: { secretKey: string } };
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
+  const init = await runCli(['sandbox', 'init', '--json'], env);
+  expect(init.status).toBe(0);
+  sandbox = init.json();
+});
+afterAll(() => db.drop());
+
+async function apiGet(p: string, key: string) {
+  const rt = await openRuntime(testConfig(db));
+  try {
+    return await request(createApp(rt)).get(p).set('Authorization', `Bearer ${key}`);
+  } finally {
+    await closeRuntime(rt);
+  }
+}
+
+describe(`payplane terminals and providers (${dialectName})`, () => {
+  test('providers list, get and set-status', async () => {
+    const list = await cli('providers', 'list', '--json');
+    expect(list.status).toBe(0);
+    expect(list.json().data.map((p: { code: string }) => p.code)).toEqual(['sandbox-card', 'sandbox-payout']);
+    const table = await cli('providers', 'get', CARD);
+    expect(table.status).toBe(0);
+    expect(table.stdout).toContain('sandbox-card');
+    expect(table.stdout).toContain('partial_refund');
+    expect((await cli('providers', 'set-status', CARD, 'maintenance', '--json')).json().status).toBe('maintenance');
+    expect((await cli('providers', 'set-status', CARD, 'available', '--json')).json().status).toBe('available');
+    expect((await cli('providers', 'set-status', CARD, 'offline', '--json')).status).not.toBe(0);
+  });
+
+  test('terminals: create from a credentials file or flags, 3DS, MPI accounts, restrictions, limits, rotate, disable; credentials never echoed', async () => {
+    const file = path.join(db.home, 'creds.json');
+    fs.writeFileSync(file, JSON.stringify({ merchantAccount: SECRET_ACCOUNT, apiKey: SECRET_KEY }));
+    const created = await cli('terminals', 'create', '--tenant', sandbox.tenantId, '--provider', CARD, '--name', 'EU cards', '--currency', 'EUR',
+      '--currency', 'USD', '--brand', 'visa', '--brand', 'mastercard', '--mcc', '5999', '--credentials-file', file, '--json');
+    expect(created.status).toBe(0);
+    const terminal = created.json();
+    expect(terminal).toMatchObject({ tenantId: sandbox.tenantId, name: 'EU cards', supportedCurrencies: ['EUR', 'USD'], status: 'active' });
+    const api = await apiGet(`/v1/admin/terminals/${terminal.id}`, sandbox.tenantKey.secretKey);
+    expect(api.body.data).toEqual(terminal);
+
+    // validation names the flag; a missing credential names the field, never a value
+    const missing = await cli('terminals', 'create', '--tenant', sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'EUR',
+      '--credential', `merchantAccount=${SECRET_ACCOUNT}`, '--json');
+    expect(missing.status).toBe(2);
+    expect(missing.json().error.errors).toEqual([{ path: 'body.credentials.apiKey', message: expect.any(String) }]);
+    const badCurrency = await cli('terminals', 'create', '--tenant', sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'eur',
+      '--credential', `merchantAccount=${SECRET_ACCOUNT}`, '--credential', `apiKey=${SECRET_KEY}`, '--json');
+    expect(badCurrency.status).toBe(2);
+    expect(badCurrency.json().error.errors[0].path).toBe('--currency[0]');
+    const noCreds = await cli('terminals', 'create', '--tenant', sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'EUR', '--json');
+    expect(noCreds.json().error.code).toBe('MISSING_FLAG');
+
+    // list in a table
+    const table = await cli('terminals', 'list', '--tenant', sandbox.tenantId);
+    expect(table.status).toBe(0);
+    expect(table.stdout).toContain('EU cards');
+
+    // 3DS and MPI accounts
+    expect((await cli('terminals', '3ds', 'set', terminal.id, '--enabled', '--process-only-3ds-cards', '--json')).json().threeDsConfig)
+      .toMatchObject({ enabled: true, rules: { processOnly3dsCards: true, allowMerchantDisable: true } });
+    const mpi = await cli('terminals', 'mpi-accounts', 'add', terminal.id, '--brand', 'visa', '--merchant-name', 'Shop', '--acquirer-bin', '412345', '--json');
+    expect(mpi.json()).toMatchObject({ brand: 'visa', merchantName: 'Shop', mcc: '5999', preferredVersion: '2.2.0' });
+    expect((await cli('terminals', 'mpi-accounts', 'add', terminal.id, '--brand', 'visa', '--json')).status).toBe(5);
+    expect((await cli('terminals', 'mpi-accounts', 'update', terminal.id, 'visa', '--no-enabled', '--json')).json().enabled).toBe(false);
+    // set keeps the MPI accounts
+    expect((await cli('terminals', '3ds', 'set', terminal.id, '--no-enabled', '--json')).json().threeDsConfig.mpiAccounts).toHaveLength(1);
+    const shown = await cli('terminals', '3ds', 'show', terminal.id, '--json');
+    expect(shown.json()).toMatchObject({ enabled: false, mpiAccounts: [{ brand: 'visa', enabled: false }] });
+    expect((await cli('terminals', 'mpi-accounts', 'delete', terminal.id, 'visa', '--yes', '--json')).json().threeDsConfig.mpiAccounts).toEqual([]);
+
+    // restrictions and limits
+    const restriction = (await cli('terminals', 'restrictions', 'create', terminal.id, '--action', 'deny', '--brand', 'mastercard', '--json')).json();
+    expect(restriction).toMatchObject({ action: 'deny', brand: 'mastercard', status: 'active' });
+    expect((await cli('terminals', 'restrictions', 'update', terminal.id, restriction.id, '--brand', 'null', '--json')).json().brand).toBeNull();
+    expect((await cli('terminals', 'restrictions', 'list', terminal.id, '--json')).json().data).toHaveLength(1);
+    expect((await cli('terminals', 'restrictions', 'disable', terminal.id, restriction.id, '--yes', '--json')).json().status).toBe('disabled');
+    const limit = (await cli('terminals', 'limits', 'create', terminal.id, '--period-unit', 'day', '--metric', 'count', '--threshold', '100', '--json')).json();
+    expect(limit).toMatchObject({ entityType: 'terminal', entityId: terminal.id, threshold: 100 });
+    expect((await cli('terminals', 'limits', 'list', terminal.id, '--json')).json().data).toHaveLength(1);
+    expect((await cli('terminals', 'limits', 'disable', terminal.id, limit.id, '--yes', '--json')).json().status).toBe('disabled');
+
+    // update, rotate, disable (twice: exit 5)
+    expect((await cli('terminals', 'update', terminal.id, '--name', 'EU cards 2', '--json')).json().name).toBe('EU cards 2');
+    const rotated = await cli('terminals', 'rotate-credentials', terminal.id, '--credential', `merchantAccount=${SECRET_ACCOUNT}`, '--credential', `apiKey=${ROTATED}`);
+    expect(rotated.status).toBe(0);
+    expect(rotated.stdout).toContain('credential binding');
+    expect((await cli('terminals', 'disable', terminal.id, '--yes', '--json')).json().status).toBe('disabled');
+    const again = await cli('terminals', 'disable', terminal.id, '--yes', '--json');
+    expect(again.status).toBe(5);
+    expect(again.json().error.code).toBe('INVALID_STATE_TRANSITION');
+
+    // nothing the CLI printed holds a credential value
+    for (const out of outputs) {
+      for (const secret of [SECRET_KEY, SECRET_ACCOUNT, ROTATED]) {
+        expect(out.stdout).not.toContain(secret);
+        expect(out.stderr).not.toContain(secret);
+      }
+    }
+  });
+});
