@@ -41,7 +41,13 @@ export const Money = z
 export const HttpsUrl = z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048);
 export const Email = z.email('must be an email address').max(254);
 
-export const FutureDateInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });
+/** An ISO 8601 date-time between 1970 and 9999 (UTC): both databases store and order it correctly. */
+export const FutureDateInput = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date-time', abort: true })
+  .refine((v) => {
+    const t = Date.parse(v);
+    return t >= 0 && t < Date.UTC(10000, 0, 1);
+  }, 'must be between 1970-01-01 and 9999-12-31 (UTC)');
 
 export const Pagination = z
   .object({

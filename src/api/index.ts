@@ -9,6 +9,7 @@ import { accessOperations } from './access/operations';
 import { kybOperations } from './kyb/operations';
 import { processingOperations } from './processing/operations';
 import { feeOperations } from './fees/operations';
+import { profileOperations } from './profiles/operations';
 
 /** Every /v1 operation. No route exists outside this list. */
 export const operations: Operation[] = [
@@ -22,4 +23,5 @@ export const operations: Operation[] = [
   ...kybOperations,
   ...processingOperations,
   ...feeOperations,
+  ...profileOperations,
 ];

@@ -14,12 +14,16 @@ export function processingCtx(rt: Runtime): CallerContext {
 }
 
 export const credentialFlags = {
-  'credentials-file': Flags.string({ description: 'JSON file of the credentials (an object of strings)', exclusive: ['credential'] }),
-  credential: Flags.string({ description: 'A credential as KEY=VALUE (repeatable)', multiple: true, exclusive: ['credentials-file'] }),
+  // not oclif's `exclusive`: its message repeats the flags' values, and these are secrets
+  'credentials-file': Flags.string({ description: 'JSON file of the credentials (an object of strings); not with --credential' }),
+  credential: Flags.string({ description: 'A credential as KEY=VALUE (repeatable); not with --credentials-file', multiple: true }),
 };
 
 /** The credentials from --credentials-file or --credential KEY=VALUE. Error messages never echo a value. */
 export function credentialsFrom(flags: { 'credentials-file'?: string; credential?: string[] }): Record<string, string> {
+  if (flags['credentials-file'] && flags.credential?.length) {
+    throw ValidationError.field('--credential', 'give either --credentials-file or --credential, not both');
+  }
   if (flags['credentials-file']) {
     let parsed: unknown;
     try {

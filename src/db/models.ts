@@ -6,6 +6,7 @@ import { defineAccessModels, type AccessModels } from './models-access';
 import { defineKybModels, type KybModels } from './models-kyb';
 import { defineProcessingModels, type ProcessingModels } from './models-processing';
 import { defineFeeModels, type FeeModels } from './models-fees';
+import { defineProfileModels, type ProfileModels } from './models-profiles';
 
 export type { RowModel, ScopeSpec, Timestamps } from './model-kit';
 export type * from './models-organization';
@@ -14,6 +15,7 @@ export type * from './models-access';
 export type * from './models-kyb';
 export type * from './models-processing';
 export type * from './models-fees';
+export type * from './models-profiles';
 
 export interface PlatformRow {
   id: string;
@@ -162,7 +164,7 @@ export interface WebhookAttemptRow {
 
 
 /** Every table's model: the core ones here, each area's in its own file. */
-export interface Models extends OrganizationModels, PartnerModels, AccessModels, KybModels, ProcessingModels, FeeModels {
+export interface Models extends OrganizationModels, PartnerModels, AccessModels, KybModels, ProcessingModels, FeeModels, ProfileModels {
   Platform: RowModel<PlatformRow>;
   Tenant: RowModel<TenantRow>;
   ApiKey: RowModel<ApiKeyRow>;
@@ -182,6 +184,7 @@ export function defineModels(sequelize: Sequelize): Models {
     ...defineKybModels(sequelize),
     ...defineProcessingModels(sequelize),
     ...defineFeeModels(sequelize),
+    ...defineProfileModels(sequelize),
     Platform: define<PlatformRow>(sequelize, 'Platform', 'platforms', { id: pk, name: STRING, createdAt: DATE, updatedAt: DATE }, {
       resource: 'platform', tenant: null, merchant: null, mode: null, softDelete: false,
     }),

@@ -43,7 +43,7 @@ function toPayplaneError(error: unknown): PayplaneError {
   }
   // a value the column cannot hold (too long, out of range) is the caller's input, not a defect
   const dbCode = (error as { original?: { code?: string } })?.original?.code;
-  if (dbCode === '22001' || dbCode === '22003' || dbCode === '22P05' || dbCode === '22021') {
+  if (dbCode === '22001' || dbCode === '22003' || dbCode === '22P05' || dbCode === '22021' || dbCode === '22007' || dbCode === '22008') {
     return new ValidationError('A value is too long or out of range.', [], 'VALUE_OUT_OF_RANGE');
   }
   if (e?.status && e.status >= 400 && e.status < 500) {

@@ -45,6 +45,8 @@ export interface ApplicableSchedule {
   assignmentId?: string;
   rules: FeeRule[];
   rollingReserve: RollingReserve;
+  /** the schedule belongs to the platform (tenantId null); only such schedules can set the platform's fee */
+  platformOwned?: boolean;
 }
 
 export interface FeeLine {
@@ -136,6 +138,8 @@ export function computeFees(tx: FeeTransaction, schedules: ApplicableSchedule[])
   const lines: FeeLine[] = [];
   for (const party of PARTIES) {
     for (const schedule of ordered) {
+      // a tenant's schedule can never set (or waive) the platform's own fee
+      if (party === 'platform' && !schedule.platformOwned) continue;
       const rules = schedule.rules.map((rule, index) => ({ rule, index })).filter(({ rule }) => (rule.party ?? 'tenant') === party && ruleApplies(rule, tx));
       if (rules.length === 0) continue;
       for (const { rule, index } of rules) {

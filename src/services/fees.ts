@@ -84,10 +84,17 @@ export async function getFeeSchedule(ctx: CallerContext, id: string): Promise<Fe
   return toFeeSchedule(await scoped(ctx, ctx.db.models.FeeSchedule).get(id));
 }
 
+/** Only the platform's own schedules may name the platform as the party earning a fee. */
+function refusePlatformParty(rules: Array<{ party?: string }>): void {
+  const issues = rules.flatMap((rule, i) => (rule.party === 'platform' ? [{ path: `body.rules[${i}].party`, message: 'platform fees come only from the platform\'s own schedules' }] : []));
+  if (issues.length) throw new ValidationError('A tenant\'s fee schedule cannot set platform fees.', issues, 'PLATFORM_FEE_NOT_ALLOWED');
+}
+
 export async function createFeeSchedule(ctx: CallerContext, input: FeeScheduleFields & { name: string; tenantId?: string }): Promise<FeeSchedule> {
   return inTransaction(ctx, async (tx) => {
     // a platform caller without tenantId makes a platform schedule (for platform-level assignments)
     const tenantId = tx.level === 'platform' && !input.tenantId ? null : await tenantForCreate(tx, input.tenantId);
+    if (tenantId !== null) refusePlatformParty(input.rules ?? []);
     const row = await scoped(tx, tx.db.models.FeeSchedule).create({
       tenantId, createdBy: tx.actor.id, name: input.name, description: input.description ?? null, status: 'draft',
       rules: (input.rules ?? []).map(normalizeRule), rollingReserve: normalizeReserve(input.rollingReserve), activatedAt: null, archivedAt: null,
@@ -111,7 +118,10 @@ export async function updateFeeSchedule(ctx: CallerContext, id: string, input: F
     const changes: Partial<FeeScheduleRow> = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
-    if (input.rules !== undefined) changes.rules = input.rules.map(normalizeRule);
+    if (input.rules !== undefined) {
+      if (row.tenantId !== null) refusePlatformParty(input.rules);
+      changes.rules = input.rules.map(normalizeRule);
+    }
     if (input.rollingReserve !== undefined) changes.rollingReserve = normalizeReserve(input.rollingReserve);
     const updated = await access.updateIf(row, { status: 'draft' }, changes);
     if (!updated) throw conflict();
@@ -326,7 +336,9 @@ export async function closeFeeAssignment(ctx: CallerContext, id: string): Promis
     const now = tx.clock.now();
     const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', 'A closed fee assignment cannot be closed.', { hint: 'close applies to open assignments.' });
     if (assignmentStatus(row, now) === 'closed') throw conflict();
-    const updated = await access.updateIf(row, { effectiveTo: row.effectiveTo }, { effectiveTo: now });
+    const from = new Date(row.effectiveFrom);
+    const end = from.getTime() > now.getTime() ? from : now; // a future assignment closes as an empty period
+    const updated = await access.updateIf(row, { effectiveTo: row.effectiveTo }, { effectiveTo: end });
     if (!updated) throw conflict();
     await recordAudit(tx, {
       action: 'fee_assignment.closed', targetType: 'fee_assignment', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
@@ -389,6 +401,7 @@ export async function resolveApplicableSchedules(ctx: CallerContext, tx: FeeTran
     const schedule = byId.get(chosen.feeScheduleId)!;
     applicable.push({
       level, feeScheduleId: schedule.id, assignmentId: chosen.id, rules: parseJson(schedule.rules), rollingReserve: parseJson(schedule.rollingReserve),
+      platformOwned: schedule.tenantId === null,
     });
   }
   return applicable;

@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime';
 import { operatorContext } from '../runtime';
 import { createTenant } from './tenants';
 import { createApiKey } from './api-keys';
+import { createProfile } from './integration-profiles';
 import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from './fees';
 import { createCompanyRecord, createMerchantRecord } from './organization';
 import { createActiveUser } from './users';
@@ -43,6 +44,8 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   const operator = operatorContext(rt, { level: 'tenant', tenantId: tenant.id, livemode: false });
   const company = await createCompanyRecord(operator, { name: 'Sandbox Company', country: 'DE', livemode: false });
   const merchant = await createMerchantRecord(operator, { companyId: company.id, name: 'Sandbox Merchant', defaultCurrency: 'EUR' });
+  // the merchant's checkout integration profile (session lifetime one hour)
+  await createProfile(operator, { merchantId: merchant.id, mode: 'checkout', sessionLifetime: 3600 });
   // an active fee schedule assigned at tenant level for card payments in the sandbox's currencies
   const fees = await createFeeSchedule(operator, {
     name: 'Sandbox fees',

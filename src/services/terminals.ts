@@ -78,7 +78,7 @@ export function checkCredentials(schema: CredentialSchema, credentials: Record<s
     if (credentials[key] === undefined) issues.push({ path: `${path}.${key}`, message: 'is required by the provider\'s credentialSchema' });
   }
   for (const [key, value] of Object.entries(credentials)) {
-    if (!(key in schema.properties)) {
+    if (!Object.hasOwn(schema.properties, key)) {
       if (schema.additionalProperties !== true) issues.push({ path: `${path}.${key}`, message: 'is not a credential field of this provider' });
     } else if (typeof value !== 'string' || value.length === 0) {
       issues.push({ path: `${path}.${key}`, message: 'must be a non-empty string' });

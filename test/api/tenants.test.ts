@@ -145,4 +145,9 @@ describe(`the sandbox (${dialectName})`, () => {
     expect(assignments.body.data.map((a: { currency: string; paymentMethod: string; targetEntityId: string }) => [a.currency, a.paymentMethod, a.targetEntityId]).sort())
       .toEqual([['EUR', 'card', h.sandbox.tenantId], ['USD', 'card', h.sandbox.tenantId]]);
   });
+
+  test('comes with a checkout integration profile for its merchant', async () => {
+    const profiles = await h.as(h.sandbox.tenantKey.secretKey).get(`/v1/admin/integration-profiles?merchantId=${h.sandbox.merchantId}`);
+    expect(profiles.body.data).toEqual([expect.objectContaining({ merchantId: h.sandbox.merchantId, mode: 'checkout', sessionLifetime: 3600, status: 'enabled' })]);
+  });
 });

@@ -38,11 +38,6 @@ export const NOT_YET_BUILT: readonly string[] = [
   'POST /v1/withdrawals/{id}/start-execution',
   'POST /v1/withdrawals/{id}/complete',
   'POST /v1/withdrawals/{id}/fail',
-  // Terminals, providers, integration profiles
-  'POST /v1/admin/integration-profiles',
-  'GET /v1/admin/integration-profiles',
-  'GET /v1/admin/integration-profiles/{id}',
-  'PATCH /v1/admin/integration-profiles/{id}',
   // Routing rules
   'POST /v1/admin/routing-rules',
   'GET /v1/admin/routing-rules',

@@ -14,7 +14,8 @@ function rule(fields: Partial<FeeRule>): FeeRule {
 }
 
 function schedule(level: FeeLevel, rules: FeeRule[], reserve: Partial<RollingReserve> = {}): ApplicableSchedule {
-  return { level, feeScheduleId: `${level}-schedule`, rules, rollingReserve: { rate: 0, holdDays: 0, autoRelease: true, roundingMode: 'half_up', ...reserve } };
+  // as the resolver does: only platform-level schedules here belong to the platform
+  return { level, feeScheduleId: `${level}-schedule`, rules, rollingReserve: { rate: 0, holdDays: 0, autoRelease: true, roundingMode: 'half_up', ...reserve }, platformOwned: level === 'platform' };
 }
 
 function tx(valueMinor: number, fields: Partial<FeeTransaction> = {}): FeeTransaction {
@@ -114,6 +115,9 @@ describe('level precedence', () => {
     const b = computeFees(tx(10_000), schedules);
     expect(b).toMatchObject({ providerFee: 80, tenantFee: 150, platformFee: 10, partnerCommission: 50, merchantFee: 290, net: 9_710, currency: 'EUR' });
     expect(b.lines.map((l) => `${l.party}@${l.level}`)).toEqual(['provider@channel', 'tenant@merchant', 'platform@platform', 'partner@partner']);
+    // a tenant's own schedule naming the platform as party cannot override or waive the platform's fee
+    const waived = computeFees(tx(10_000), [schedule('merchant', [pct('platform', 0)]), schedule('platform', [pct('platform', 1_000)])]);
+    expect(waived.platformFee).toBe(10);
     // a terminal level overrides the merchant level
     const withTerminal = computeFees(tx(10_000), [...schedules, schedule('terminal', [pct('tenant', 1_000)])]);
     expect(withTerminal.tenantFee).toBe(10);

@@ -362,3 +362,20 @@ describe(`fee resolution from the database (${dialectName})`, () => {
     expect(b).toMatchObject({ platformFee: 5, partnerCommission: 51, tenantFee: 0, merchantFee: 56, net: 9944 });
   });
 });
+
+describe(`fee review fixes (${dialectName})`, () => {
+  test('a tenant schedule cannot set platform fees; dates out of range and huge amounts are 400', async () => {
+    const res = await h.as(tenantKey).post('/v1/admin/fee-schedules', {
+      name: 'Sneaky', rules: [{ transactionType: 'payment', method: 'fixed', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 0 }, party: 'platform' }],
+    });
+    expectProblem(res, 400, 'PLATFORM_FEE_NOT_ALLOWED');
+    expect(res.body.errors[0].path).toBe('body.rules[0].party');
+    const huge = await h.as(tenantKey).post('/v1/admin/fee-schedules', {
+      name: 'Huge', rules: [{ transactionType: 'payment', method: 'fixed', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: Number.MAX_SAFE_INTEGER } }],
+    });
+    expectProblem(huge, 400);
+    const early = await h.as(tenantKey).post('/v1/admin/fee-assignments', { level: 'tenant', targetEntityId: h.sandbox.tenantId, feeScheduleId: '00000000-0000-4000-8000-000000000000', currency: 'EUR', paymentMethod: 'card', effectiveFrom: '0000-06-01T00:00:00Z' });
+    expectProblem(early, 400);
+    expect(early.body.errors.map((e: { path: string }) => e.path)).toContain('body.effectiveFrom');
+  });
+});

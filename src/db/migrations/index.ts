@@ -8,6 +8,7 @@ import * as m0005 from './0005_access';
 import * as m0006 from './0006_kyb';
 import * as m0007 from './0007_processing';
 import * as m0008 from './0008_fees';
+import * as m0009 from './0009_integration_profiles';
 
 export interface Migration {
   name: string;
@@ -25,4 +26,5 @@ export const migrations: Migration[] = [
   { name: '0006_kyb', ...m0006 },
   { name: '0007_processing', ...m0007 },
   { name: '0008_fees', ...m0008 },
+  { name: '0009_integration_profiles', ...m0009 },
 ];

@@ -1,0 +1,18 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { profileServices } from '../../src/cli/profiles-services';
+import { platformCtx, renderProfile } from '../../src/cli/profiles-flags';
+import type { IntegrationProfile } from '../../src/services/integration-profiles';
+
+export default class IntegrationProfilesGet extends BaseCommand<typeof IntegrationProfilesGet> {
+  static override summary = 'Show one integration profile.';
+  static override examples = ['<%= config.bin %> integration-profiles get 6f1c…', '<%= config.bin %> integration-profiles get 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'Integration profile id', required: true }) };
+
+  async run(): Promise<IntegrationProfile> {
+    const rt = await this.runtime();
+    const profile = await profileServices.profiles().getProfile(platformCtx(rt), this.args.id);
+    this.log(renderProfile(profile));
+    return profile;
+  }
+}

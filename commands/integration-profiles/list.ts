@@ -1,0 +1,49 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { chalk, colourEnabled, renderTable } from '../../src/cli/output';
+import { sharedFlags } from '../../src/cli/flags';
+import { profileServices } from '../../src/cli/profiles-services';
+import { PROFILE_MODES, PROFILE_STATUSES, platformCtx } from '../../src/cli/profiles-flags';
+import { validateWith } from '../../src/cli/validate';
+import { ListIntegrationProfilesQuery } from '../../src/api/profiles/schemas';
+import type { Page } from '../../src/db/scoped';
+import type { IntegrationProfile } from '../../src/services/integration-profiles';
+
+export default class IntegrationProfilesList extends BaseCommand<typeof IntegrationProfilesList> {
+  static override summary = 'List integration profiles, of one tenant or merchant or of all.';
+  static override examples = [
+    '<%= config.bin %> integration-profiles list --tenant 6f1c…',
+    '<%= config.bin %> integration-profiles list --merchant 7a2d… --mode checkout --json',
+  ];
+  static override flags = {
+    tenant: Flags.string({ description: 'Only this tenant\'s profiles' }),
+    merchant: Flags.string({ description: 'Only this merchant\'s profiles' }),
+    mode: Flags.string({ description: 'Only profiles of this mode', options: PROFILE_MODES }),
+    status: Flags.string({ description: 'Only profiles in this status', options: PROFILE_STATUSES }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<IntegrationProfile>> {
+    const { cursor, limit, sortOrder, ...filters } = validateWith(
+      ListIntegrationProfilesQuery,
+      { tenantId: this.flags.tenant, merchantId: this.flags.merchant, mode: this.flags.mode, status: this.flags.status, limit: this.flags.limit, cursor: this.flags.cursor },
+      { tenantId: 'tenant', merchantId: 'merchant' },
+    );
+    const rt = await this.runtime();
+    const page = await profileServices.profiles().listProfiles(platformCtx(rt), filters, { cursor, limit, sortOrder });
+    this.log(
+      renderTable(page.data, [
+        { header: 'ID', get: (p) => p.id },
+        { header: 'Merchant', get: (p) => p.merchantId },
+        { header: 'Mode', get: (p) => p.mode },
+        { header: 'Status', get: (p) => (colourEnabled() ? (p.status === 'enabled' ? chalk.green : chalk.red)(p.status) : p.status) },
+        { header: 'Session', get: (p) => `${p.sessionLifetime} s` },
+        { header: 'Cascading', get: (p) => (p.cascadingEnabled ? `yes (${p.maxDeclineAttempts})` : 'no') },
+        { header: 'Created', get: (p) => p.createdAt },
+      ]),
+    );
+    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    return page;
+  }
+}

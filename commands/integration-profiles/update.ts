@@ -1,0 +1,26 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { profileServices } from '../../src/cli/profiles-services';
+import { platformCtx, profileFieldFlags, profileFields, profileFlagNames, renderProfile } from '../../src/cli/profiles-flags';
+import { validateWith } from '../../src/cli/validate';
+import { UpdateIntegrationProfileBody } from '../../src/api/profiles/schemas';
+import type { IntegrationProfile } from '../../src/services/integration-profiles';
+
+export default class IntegrationProfilesUpdate extends BaseCommand<typeof IntegrationProfilesUpdate> {
+  static override summary = 'Change an integration profile (merchant and mode are fixed).';
+  static override description = '--return-url null and --default-locale null clear those fields; --cascade-policy replaces the whole object.';
+  static override examples = [
+    '<%= config.bin %> integration-profiles update 6f1c… --status disabled',
+    '<%= config.bin %> integration-profiles update 6f1c… --session-lifetime 1800 --cascade-policy \'{"onCodes":["05","51"]}\' --json',
+  ];
+  static override args = { id: Args.string({ description: 'Integration profile id', required: true }) };
+  static override flags = { ...profileFieldFlags };
+
+  async run(): Promise<IntegrationProfile> {
+    const input = validateWith(UpdateIntegrationProfileBody, profileFields(this.flags), profileFlagNames);
+    const rt = await this.runtime();
+    const profile = await profileServices.profiles().updateProfile(platformCtx(rt), this.args.id, input);
+    this.log(renderProfile(profile));
+    return profile;
+  }
+}

@@ -1,0 +1,7 @@
+import { lazy } from './base-command';
+
+/** The integration profiles' services as commands reach them: loaded on first use, so help and version stay fast. */
+export const profileServices = {
+  profiles: () => lazy<typeof import('../services/integration-profiles')>('../services/integration-profiles'),
+  scope: () => lazy<typeof import('./scope')>('./scope'),
+};
