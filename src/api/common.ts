@@ -34,6 +34,19 @@ export const Country = z
   .refine(isCountry, 'is not an ISO 3166-1 country')
   .openapi({ example: 'DE' });
 
+/** A BCP 47 language tag (en, de-DE), as the runtime's Intl canonicalizes it. */
+export const Locale = z
+  .string()
+  .max(35)
+  .refine((v) => {
+    try {
+      return Intl.getCanonicalLocales(v).length === 1;
+    } catch {
+      return false;
+    }
+  }, 'must be a BCP 47 language tag such as en or de-DE')
+  .openapi({ example: 'en-GB' });
+
 export const Money = z
   .strictObject({ currency: Currency, valueMinor: z.number().int('must be an integer amount in minor units').safe() })
   .openapi('Money');

@@ -1,5 +1,5 @@
 import { z } from '../zod';
-import { HttpsUrl, NullableTimestamp, Timestamp, listQuery } from '../common';
+import { HttpsUrl, listQuery, Locale, NullableTimestamp, Timestamp } from '../common';
 
 // Integration profiles.
 
@@ -15,18 +15,6 @@ export const CASCADE_POLICY_MAX_BYTES = 8192;
 const Mode = z.enum(PROFILE_MODES).openapi({ description: 'checkout (sessions on the merchant\'s page), api (server to server) or hosted_page.' });
 const Status = z.enum(PROFILE_STATUSES);
 
-// The same check as the tenants' defaultLocale.
-const Locale = z
-  .string()
-  .max(35)
-  .refine((v) => {
-    try {
-      return Intl.getCanonicalLocales(v).length === 1;
-    } catch {
-      return false;
-    }
-  }, 'must be a BCP 47 language tag such as en or de-DE')
-  .openapi({ example: 'en-GB' });
 
 const SessionLifetime = z
   .number()

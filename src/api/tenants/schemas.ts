@@ -1,19 +1,8 @@
 import { z } from '../zod';
-import { Country, Currency, Email, NullableTimestamp, Timestamp, listQuery } from '../common';
+import { Country, Currency, Email, Locale, NullableTimestamp, Timestamp, listQuery } from '../common';
 
 const TenantStatus = z.enum(['active', 'suspended', 'disabled']);
 
-const Locale = z
-  .string()
-  .max(35)
-  .refine((v) => {
-    try {
-      return Intl.getCanonicalLocales(v).length === 1;
-    } catch {
-      return false;
-    }
-  }, 'must be a BCP 47 language tag such as en or de-DE')
-  .openapi({ example: 'en-GB' });
 
 const WebUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
 
