@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { define, pk, stamps, UUID, STRING, TEXT, JSONT, DATE, type RowModel, type Timestamps } from './model-kit';
+import { BOOLEAN, define, pk, stamps, UUID, STRING, TEXT, JSONT, DATE, type RowModel, type Timestamps } from './model-kit';
 
 // Fee schedules and fee assignments.
 
@@ -46,6 +46,8 @@ export interface FeeScheduleRow extends Timestamps {
   status: 'draft' | 'active' | 'archived';
   rules: FeeRule[];
   rollingReserve: RollingReserve;
+  /** the schedule states its reserve rate (even 0): it then decides the reserve at its level instead of inheriting */
+  reserveSpecified: boolean;
   activatedAt: Date | null;
   archivedAt: Date | null;
 }
@@ -82,7 +84,7 @@ export function defineFeeModels(sequelize: Sequelize): FeeModels {
       'FeeSchedule',
       'fee_schedules',
       {
-        id: pk, tenantId: UUID, createdBy: STRING, name: STRING, description: TEXT, status: STRING, rules: JSONT, rollingReserve: JSONT,
+        id: pk, tenantId: UUID, createdBy: STRING, name: STRING, description: TEXT, status: STRING, rules: JSONT, rollingReserve: JSONT, reserveSpecified: BOOLEAN,
         activatedAt: DATE, archivedAt: DATE, ...stamps,
       },
       // a platform schedule (tenantId null) is visible to platform callers only

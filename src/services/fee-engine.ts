@@ -47,6 +47,8 @@ export interface ApplicableSchedule {
   rollingReserve: RollingReserve;
   /** the schedule belongs to the platform (tenantId null); only such schedules can set the platform's fee */
   platformOwned?: boolean;
+  /** the schedule states its reserve rate (0 waives); otherwise its level inherits the reserve */
+  reserveSpecified?: boolean;
 }
 
 export interface FeeLine {
@@ -158,8 +160,9 @@ export function computeFees(tx: FeeTransaction, schedules: ApplicableSchedule[])
   let reserve = 0n;
   let reserveFrom: FeeBreakdown['reserveFrom'] = null;
   if (tx.type === 'payment' && tx.outcome === 'successful') {
-    const source = ordered.find((s) => s.rollingReserve.rate > 0);
-    if (source) {
+    // the most specific schedule that states a reserve decides it (a stated 0 waives a less specific one)
+    const source = ordered.find((s) => s.reserveSpecified ?? s.rollingReserve.rate > 0);
+    if (source && source.rollingReserve.rate > 0) {
       const rr = source.rollingReserve;
       reserve = net > 0n ? percentageOf(net, rr.rate, rr.roundingMode) : 0n;
       reserveFrom = { level: source.level, feeScheduleId: source.feeScheduleId, rate: rr.rate, holdDays: rr.holdDays, autoRelease: rr.autoRelease };

@@ -97,7 +97,8 @@ export async function createFeeSchedule(ctx: CallerContext, input: FeeScheduleFi
     if (tenantId !== null) refusePlatformParty(input.rules ?? []);
     const row = await scoped(tx, tx.db.models.FeeSchedule).create({
       tenantId, createdBy: tx.actor.id, name: input.name, description: input.description ?? null, status: 'draft',
-      rules: (input.rules ?? []).map(normalizeRule), rollingReserve: normalizeReserve(input.rollingReserve), activatedAt: null, archivedAt: null,
+      rules: (input.rules ?? []).map(normalizeRule), rollingReserve: normalizeReserve(input.rollingReserve),
+      reserveSpecified: input.rollingReserve?.rate !== undefined, activatedAt: null, archivedAt: null,
     });
     const schedule = toFeeSchedule(row);
     await recordAudit(tx, { action: 'fee_schedule.created', targetType: 'fee_schedule', targetId: row.id, tenantId, after: schedule });
@@ -122,7 +123,10 @@ export async function updateFeeSchedule(ctx: CallerContext, id: string, input: F
       if (row.tenantId !== null) refusePlatformParty(input.rules);
       changes.rules = input.rules.map(normalizeRule);
     }
-    if (input.rollingReserve !== undefined) changes.rollingReserve = normalizeReserve(input.rollingReserve);
+    if (input.rollingReserve !== undefined) {
+      changes.rollingReserve = normalizeReserve(input.rollingReserve);
+      changes.reserveSpecified = input.rollingReserve.rate !== undefined;
+    }
     const updated = await access.updateIf(row, { status: 'draft' }, changes);
     if (!updated) throw conflict();
     await recordAudit(tx, {
@@ -402,6 +406,7 @@ export async function resolveApplicableSchedules(ctx: CallerContext, tx: FeeTran
     applicable.push({
       level, feeScheduleId: schedule.id, assignmentId: chosen.id, rules: parseJson(schedule.rules), rollingReserve: parseJson(schedule.rollingReserve),
       platformOwned: schedule.tenantId === null,
+      reserveSpecified: Boolean(schedule.reserveSpecified),
     });
   }
   return applicable;

@@ -115,6 +115,11 @@ describe('level precedence', () => {
     const b = computeFees(tx(10_000), schedules);
     expect(b).toMatchObject({ providerFee: 80, tenantFee: 150, platformFee: 10, partnerCommission: 50, merchantFee: 290, net: 9_710, currency: 'EUR' });
     expect(b.lines.map((l) => `${l.party}@${l.level}`)).toEqual(['provider@channel', 'tenant@merchant', 'platform@platform', 'partner@partner']);
+    // a more specific schedule that states its reserve decides it; one that does not inherits
+    const tenantReserve = { ...schedule('tenant', [pct('tenant', 10_000)], { rate: 50_000 }), reserveSpecified: true };
+    const reserveOf = (merchant: ApplicableSchedule) => computeFees(tx(10_000), [merchant, tenantReserve]).reserve;
+    expect(reserveOf({ ...schedule('merchant', [pct('tenant', 10_000)]), reserveSpecified: false })).toBe(495);
+    expect(reserveOf({ ...schedule('merchant', [pct('tenant', 10_000)], { rate: 0 }), reserveSpecified: true })).toBe(0);
     // a tenant's own schedule naming the platform as party cannot override or waive the platform's fee
     const waived = computeFees(tx(10_000), [schedule('merchant', [pct('platform', 0)]), schedule('platform', [pct('platform', 1_000)])]);
     expect(waived.platformFee).toBe(10);

@@ -347,6 +347,28 @@ describe(`fee resolution from the database (${dialectName})`, () => {
     await expect(resolveFees(operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false }), tx(later))).rejects.toMatchObject({ status: 404 });
   });
 
+  test('a schedule that states its reserve decides it at its level: a stated 0 waives the tenant\'s reserve', async () => {
+    const eurRule = { transactionType: 'payment', method: 'percentage', currency: 'EUR', percentageRate: 10000, party: 'tenant' };
+    const tenantLevel = await activeSchedule(key, { name: 'T-EUR', rules: [eurRule], rollingReserve: { rate: 50000 } });
+    const inherits = await activeSchedule(key, { name: 'M-EUR inherits', rules: [eurRule] });
+    const waives = await activeSchedule(key, { name: 'M-EUR waives', rules: [eurRule], rollingReserve: { rate: 0 } });
+    const assign = (body: Record<string, unknown>) => h.as(key).post('/v1/admin/fee-assignments', { currency: 'EUR', paymentMethod: 'card', ...body });
+    const now = h.clock.now();
+    expect((await assign({ level: 'tenant', targetEntityId: tenantId, feeScheduleId: tenantLevel })).status).toBe(201);
+    const first = await assign({ level: 'merchant', targetEntityId: merchantId, feeScheduleId: inherits });
+    expect(first.status).toBe(201);
+    const eurTx = (at: Date) => ({ ...tx(at), amount: { currency: 'EUR', valueMinor: 10_000 } });
+    // (other tests of this file may add fees at other levels: the reserve is 5% of whatever the net is, half up)
+    const inherited = await resolveFees(ctx, eurTx(now));
+    expect(inherited.tenantFee).toBe(100);
+    expect(inherited.reserve).toBe(Math.floor((inherited.net * 50_000 + 500_000) / 1_000_000));
+    expect(inherited.reserve).toBeGreaterThan(0);
+    h.clock.set(new Date(now.getTime() + 1000));
+    await h.as(key).post(`/v1/admin/fee-assignments/${first.body.data.id}/close`);
+    expect((await assign({ level: 'merchant', targetEntityId: merchantId, feeScheduleId: waives, effectiveFrom: new Date(now.getTime() + 1000).toISOString() })).status).toBe(201);
+    expect(await resolveFees(ctx, eurTx(new Date(now.getTime() + 2000)))).toMatchObject({ tenantFee: 100, net: inherited.net, reserve: 0, reserveFrom: null });
+  });
+
   test('platform-level fees reach every tenant; the partner comes from the merchant\'s partner assignment', async () => {
     const platformSchedule = await activeSchedule(platform, {
       name: 'Platform USD', rules: [{ transactionType: 'payment', method: 'fixed', currency: 'USD', fixedAmount: usd(5), party: 'platform' }],

@@ -121,7 +121,9 @@ export const CreateFeeScheduleBody = z
     name: Name,
     description: Description.optional(),
     rules: Rules.default([]),
-    rollingReserve: RollingReserveInput.optional(),
+    rollingReserve: RollingReserveInput.optional().openapi({
+      description: 'A schedule that states rollingReserve.rate (even 0, which waives) decides the reserve at its level; one that does not inherits it from less specific levels.',
+    }),
     tenantId: Uuid.optional().openapi({ description: 'Platform callers: the tenant the schedule belongs to; omitted, it is a platform schedule (for platform-level assignments).' }),
   })
   .openapi('CreateFeeScheduleRequest');

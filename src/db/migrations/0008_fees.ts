@@ -1,4 +1,4 @@
-import type { QueryInterface } from 'sequelize';
+import { DataTypes, type QueryInterface } from 'sequelize';
 import { id, uuid, str, text, json, date, stamps } from './columns';
 
 // Fee schedules and fee assignments.
@@ -14,6 +14,7 @@ export async function up(qi: QueryInterface): Promise<void> {
     status: str(false),
     rules: json(false),
     rollingReserve: json(false),
+    reserveSpecified: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
     activatedAt: date(),
     archivedAt: date(),
     ...stamps,
