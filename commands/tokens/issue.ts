@@ -25,7 +25,7 @@ export default class TokensIssue extends BaseCommand<typeof TokensIssue> {
     const { parseDuration } = services.tokens();
     const ttl = parseDuration(this.flags.ttl, '--ttl');
     const rt = await this.runtime();
-    const user = /^[0-9a-f-]{36}$/i.test(this.flags.user) ? await rt.db.models.User.findOne({ where: { id: this.flags.user, deletedAt: null } }) : null;
+    const user = services.scoped().isUuid(this.flags.user) ? await rt.db.models.User.findOne({ where: { id: this.flags.user, deletedAt: null } }) : null;
     if (!user) throw new NotFoundError('user', this.flags.user);
     if (user.get('status') !== 'active') throw new AuthenticationError(`The user is ${user.get('status')}; no token is issued.`, 'USER_NOT_ACTIVE');
     const issued = await rt.tokens.issue(this.flags.user, ttl, this.flags.live);

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { lazy } from './base-command';
+import { services } from './services';
 import { renderRecord, renderTable, statusColour } from './output';
 import type { CallerContext } from '../domain/context';
 import type { Runtime } from '../runtime';
@@ -21,10 +22,7 @@ export const kybFlags = {
  * KYB records have no mode, so the mode is the sandbox one.
  */
 export function reviewContext(rt: Runtime, tenantId: string | undefined): CallerContext {
-  const { operatorContext } = kybServices.runtime();
-  return tenantId
-    ? operatorContext(rt, { level: 'tenant', tenantId, livemode: false })
-    : operatorContext(rt, { level: 'platform', tenantId: null, livemode: false });
+  return services.scope().tenantOrPlatformContext(rt, tenantId, false);
 }
 
 export function renderSubmission(s: KybSubmission): string {

@@ -3,6 +3,7 @@ import { operatorContext } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import { NotFoundError } from '../domain/errors';
 import { isUuid } from '../db/scoped';
+import { tenantOrPlatformContext } from './scope';
 
 /**
  * Contexts of the organization commands. The terminal acts with the database's authority: on one company or
@@ -10,9 +11,7 @@ import { isUuid } from '../db/scoped';
  * approval, apply as they do over the API); lists and creates act for the platform, or for --tenant.
  */
 export function listContext(rt: Runtime, tenantId: string | undefined, livemode: boolean): CallerContext {
-  return tenantId
-    ? operatorContext(rt, { level: 'tenant', tenantId, livemode })
-    : operatorContext(rt, { level: 'platform', tenantId: null, livemode });
+  return tenantOrPlatformContext(rt, tenantId, livemode);
 }
 
 async function tenantOf(rt: Runtime, model: 'Company' | 'Merchant', id: string): Promise<string> {

@@ -18,6 +18,11 @@ export function platformContext(rt: Runtime): CallerContext {
   return operatorContext(rt, { level: 'platform', tenantId: null, livemode: true });
 }
 
+/** A tenant's operator when a tenant is named (e.g. by --tenant), else the platform, in the given mode. */
+export function tenantOrPlatformContext(rt: Runtime, tenantId: string | undefined, livemode: boolean): CallerContext {
+  return tenantId ? tenantContext(rt, tenantId, livemode) : operatorContext(rt, { level: 'platform', tenantId: null, livemode });
+}
+
 export function tenantContext(rt: Runtime, tenantId: string, livemode: boolean): CallerContext {
   return operatorContext(rt, { level: 'tenant', tenantId, livemode });
 }

@@ -5,6 +5,7 @@ import { AuthenticationError, PermissionError } from '../domain/errors';
 import type { ApiKeyRow, RoleRow, UserRow } from '../db/models';
 import { effectivePermissions } from './roles';
 import { layerPermissions } from './permissions';
+import { isUuid } from '../db/scoped';
 import { parseSecretKey, apiKeyStatus, verifySecret } from './api-key-secrets';
 
 export interface Credentials {
@@ -73,7 +74,7 @@ async function authenticateUser(rt: Runtime, token: string, credentials: Credent
   const verified = await rt.tokens.verify(token);
   const { User } = rt.db.models;
   const where = verified.kind === 'local' ? { id: verified.subject } : { externalIdpId: verified.subject };
-  if (verified.kind === 'local' && !/^[0-9a-f-]{36}$/i.test(verified.subject)) {
+  if (verified.kind === 'local' && !isUuid(verified.subject)) {
     throw new AuthenticationError('The token names no known user.', 'UNKNOWN_USER');
   }
   const found = await User.findOne({ where: { ...where, deletedAt: null } });
