@@ -16,6 +16,16 @@ export interface AppConfig {
   publicBaseUrl?: string;
   /** where KYB documents are kept: in the database, or files under <home>/kyb-documents */
   kybStorage: 'database' | 'filesystem';
+  /** PAYPLANE_SANDBOX_DELAY_MS: how long the sandbox acquirer takes to answer (default 300; 0 answers at once, still asynchronously) */
+  sandboxDelayMs: number;
+  /** PAYPLANE_HOLDING_PERIOD_HOURS: how long captured funds stay pending before they become available (default 48) */
+  holdingPeriodHours: number;
+}
+
+function nonNegativeInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value)) throw new Error(`${name} must be a non-negative integer (got "${value}")`);
+  return Number(value);
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -41,6 +51,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.PAYPLANE_LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     publicBaseUrl: env.PAYPLANE_PUBLIC_URL || undefined,
     kybStorage: parseKybStorage(env.PAYPLANE_KYB_STORAGE),
+    sandboxDelayMs: nonNegativeInt('PAYPLANE_SANDBOX_DELAY_MS', env.PAYPLANE_SANDBOX_DELAY_MS, 300),
+    holdingPeriodHours: nonNegativeInt('PAYPLANE_HOLDING_PERIOD_HOURS', env.PAYPLANE_HOLDING_PERIOD_HOURS, 48),
     ...stripUndefined(overrides),
   };
 }

@@ -10,6 +10,10 @@ import { kybOperations } from './kyb/operations';
 import { processingOperations } from './processing/operations';
 import { feeOperations } from './fees/operations';
 import { profileOperations } from './profiles/operations';
+import { routingOperations } from './routing/operations';
+import { checkoutOperations } from './checkout/operations';
+import { paymentOperations } from './payments/operations';
+import { balanceOperations } from './balances/operations';
 
 /** Every /v1 operation. No route exists outside this list. */
 export const operations: Operation[] = [
@@ -24,4 +28,8 @@ export const operations: Operation[] = [
   ...processingOperations,
   ...feeOperations,
   ...profileOperations,
+  ...routingOperations,
+  ...checkoutOperations,
+  ...paymentOperations,
+  ...balanceOperations,
 ];

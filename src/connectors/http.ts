@@ -1,4 +1,4 @@
-import { ConnectorError, type Connector, type ConnectorResult, type ConnectorStatus, type ConnectorTerminal } from './types';
+import { ConnectorError, type Connector, type ConnectorEnv, type ConnectorResult, type ConnectorStatus, type ConnectorTerminal } from './types';
 
 const STATUSES: ConnectorStatus[] = ['succeeded', 'pending', 'requires_action', 'declined', 'failed'];
 
@@ -14,11 +14,11 @@ export class HttpConnector implements Connector {
 
   constructor(private readonly options: { timeoutMs?: number; fetch?: typeof fetch } = {}) {}
 
-  authorize = (t: ConnectorTerminal, request: object) => this.call(t, 'authorize', request);
-  capture = (t: ConnectorTerminal, request: object) => this.call(t, 'capture', request);
-  void = (t: ConnectorTerminal, request: object) => this.call(t, 'void', request);
-  refund = (t: ConnectorTerminal, request: object) => this.call(t, 'refund', request);
-  payout = (t: ConnectorTerminal, request: object) => this.call(t, 'payout', request);
+  authorize = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'authorize', request);
+  capture = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'capture', request);
+  void = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'void', request);
+  refund = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'refund', request);
+  payout = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'payout', request);
 
   private async call(terminal: ConnectorTerminal, operation: string, request: object): Promise<ConnectorResult> {
     const base = new URL(terminal.connectorBaseUrl);
@@ -46,6 +46,7 @@ export class HttpConnector implements Connector {
       status: body.status as ConnectorStatus,
       providerReference: typeof body.providerReference === 'string' ? body.providerReference : null,
       rawStatus: body.rawStatus, declineCode: body.declineCode, message: body.message, action: body.action,
+      threeDSResult: body.threeDSResult,
     };
   }
 }

@@ -3,6 +3,17 @@
  * code (src/connectors/registry.ts); results are the provider's own answer, never invented here.
  */
 
+import type { AppConfig } from '../config';
+import type { Database } from '../db/database';
+import type { Clock } from '../domain/clock';
+
+/** What an in-process connector may use (the sandbox acquirer keeps its own records); the HTTP connector needs none of it. */
+export interface ConnectorEnv {
+  db: Database;
+  clock: Clock;
+  config: AppConfig;
+}
+
 export interface ConnectorMoney {
   currency: string;
   valueMinor: number;
@@ -19,7 +30,12 @@ export interface ConnectorTerminal {
 }
 
 export interface AuthorizeRequest {
+  /** our reference of this attempt (the payment attempt id); outcomes arrive with it */
   reference: string;
+  tenantId: string;
+  livemode: boolean;
+  /** where a customer returns after a 3DS challenge page */
+  returnUrl?: string;
   amount: ConnectorMoney;
   capture: boolean;
   paymentMethod: { type: string; card?: { number: string; expMonth: number; expYear: number; cvc?: string; holderName?: string } };
@@ -39,13 +55,18 @@ export interface VoidRequest {
 }
 
 export interface RefundRequest {
+  /** our reference (the refund id); the outcome arrives with it */
   reference: string;
+  tenantId: string;
+  livemode: boolean;
   providerReference: string;
   amount: ConnectorMoney;
 }
 
 export interface PayoutRequest {
   reference: string;
+  tenantId: string;
+  livemode: boolean;
   amount: ConnectorMoney;
   destination: { type: string; details: Record<string, string> };
 }
@@ -60,16 +81,56 @@ export interface ConnectorResult {
   declineCode?: string;
   message?: string;
   action?: { type: 'redirect'; url: string };
+  /** the 3DS outcome when 3DS ran (payment record's threeDSResult) */
+  threeDSResult?: ThreeDsResult;
+  /** the acquirer settles at once: the merchant's funds skip the holding period */
+  fundsAvailableImmediately?: boolean;
+}
+
+/** The specification's threeDSResult record. */
+export interface ThreeDsResult {
+  version: string;
+  status: string;
+  statusReason?: string | null;
+  eci?: string | null;
+  cavv?: string | null;
+  xid?: string | null;
+  dsTransId?: string | null;
+  messageVersion?: string | null;
+  serverTransId?: string | null;
+  acsTransId?: string | null;
+  enrolled?: string | null;
+  liabilityShift?: boolean;
+  challengeFlow?: string | null;
+  challenged?: boolean;
+  challengeCancelled?: boolean;
+  exemptionApplied?: string | null;
+}
+
+/**
+ * An asynchronous answer of a provider to an earlier call that returned `pending` (or `requires_action`): what the
+ * acquirer's callback carries. The payment path applies it idempotently (src/services/payments/outcomes.ts).
+ */
+export interface ProviderOutcome {
+  providerIntegrationId: string;
+  operation: 'authorize' | 'capture' | 'void' | 'refund' | 'payout';
+  /** the reference we gave in the request */
+  reference: string;
+  providerReference: string;
+  tenantId: string;
+  livemode: boolean;
+  /** final: succeeded, declined or failed */
+  result: ConnectorResult;
 }
 
 export interface Connector {
   /** provider code this implementation serves (or "http" for the generic HTTP connector) */
   readonly kind: string;
-  authorize(terminal: ConnectorTerminal, request: AuthorizeRequest): Promise<ConnectorResult>;
-  capture(terminal: ConnectorTerminal, request: CaptureRequest): Promise<ConnectorResult>;
-  void(terminal: ConnectorTerminal, request: VoidRequest): Promise<ConnectorResult>;
-  refund(terminal: ConnectorTerminal, request: RefundRequest): Promise<ConnectorResult>;
-  payout(terminal: ConnectorTerminal, request: PayoutRequest): Promise<ConnectorResult>;
+  authorize(env: ConnectorEnv, terminal: ConnectorTerminal, request: AuthorizeRequest): Promise<ConnectorResult>;
+  capture(env: ConnectorEnv, terminal: ConnectorTerminal, request: CaptureRequest): Promise<ConnectorResult>;
+  void(env: ConnectorEnv, terminal: ConnectorTerminal, request: VoidRequest): Promise<ConnectorResult>;
+  refund(env: ConnectorEnv, terminal: ConnectorTerminal, request: RefundRequest): Promise<ConnectorResult>;
+  payout(env: ConnectorEnv, terminal: ConnectorTerminal, request: PayoutRequest): Promise<ConnectorResult>;
 }
 
 /** A connector that could not reach or understand its provider (the caller decides: retry, cascade, fail). */

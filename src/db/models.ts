@@ -7,6 +7,11 @@ import { defineKybModels, type KybModels } from './models-kyb';
 import { defineProcessingModels, type ProcessingModels } from './models-processing';
 import { defineFeeModels, type FeeModels } from './models-fees';
 import { defineProfileModels, type ProfileModels } from './models-profiles';
+import { defineRoutingModels, type RoutingModels } from './models-routing';
+import { defineCheckoutModels, type CheckoutModels } from './models-checkout';
+import { definePaymentModels, type PaymentModels } from './models-payments';
+import { defineLedgerModels, type LedgerModels } from './models-ledger';
+import { defineSandboxModels, type SandboxModels } from './models-sandbox';
 
 export type { RowModel, ScopeSpec, Timestamps } from './model-kit';
 export type * from './models-organization';
@@ -16,6 +21,11 @@ export type * from './models-kyb';
 export type * from './models-processing';
 export type * from './models-fees';
 export type * from './models-profiles';
+export type * from './models-routing';
+export type * from './models-checkout';
+export type * from './models-payments';
+export type * from './models-ledger';
+export type * from './models-sandbox';
 
 export interface PlatformRow {
   id: string;
@@ -164,7 +174,8 @@ export interface WebhookAttemptRow {
 
 
 /** Every table's model: the core ones here, each area's in its own file. */
-export interface Models extends OrganizationModels, PartnerModels, AccessModels, KybModels, ProcessingModels, FeeModels, ProfileModels {
+export interface Models extends OrganizationModels, PartnerModels, AccessModels, KybModels, ProcessingModels, FeeModels, ProfileModels,
+  RoutingModels, CheckoutModels, PaymentModels, LedgerModels, SandboxModels {
   Platform: RowModel<PlatformRow>;
   Tenant: RowModel<TenantRow>;
   ApiKey: RowModel<ApiKeyRow>;
@@ -185,6 +196,11 @@ export function defineModels(sequelize: Sequelize): Models {
     ...defineProcessingModels(sequelize),
     ...defineFeeModels(sequelize),
     ...defineProfileModels(sequelize),
+    ...defineRoutingModels(sequelize),
+    ...defineCheckoutModels(sequelize),
+    ...definePaymentModels(sequelize),
+    ...defineLedgerModels(sequelize),
+    ...defineSandboxModels(sequelize),
     Platform: define<PlatformRow>(sequelize, 'Platform', 'platforms', { id: pk, name: STRING, createdAt: DATE, updatedAt: DATE }, {
       resource: 'platform', tenant: null, merchant: null, mode: null, softDelete: false,
     }),

@@ -9,6 +9,7 @@ import { operationHandler } from './pipeline';
 import { buildOpenApiDocument } from './openapi';
 import type { Operation } from './registry';
 import { VERSION } from '../version';
+import { mountPages } from './pages';
 
 function routePattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
@@ -97,6 +98,8 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
     openapi ??= buildOpenApiDocument(operations, VERSION);
     res.json(openapi);
   });
+
+  mountPages(app, rt);
 
   app.use('/v1', express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   const sorted = [...operations].sort(bySpecificity);

@@ -1,3 +1,4 @@
+import type { Transaction } from 'sequelize';
 import type { Request, Response } from 'express';
 import type { Runtime } from '../runtime';
 import type { CallerContext, Level } from '../domain/context';
@@ -119,7 +120,9 @@ export function operationHandler(rt: Runtime, op: Operation) {
     }
     const key = op.method === 'post' ? req.get('idempotency-key') : undefined;
     if (key === undefined) {
-      const body = await rt.db.transaction(async (transaction) => render(await op.handler({ ...base, transaction }, input)));
+      const body = op.ownTransactions
+        ? render(await op.handler(base, input))
+        : await rt.db.transaction(async (transaction) => render(await op.handler({ ...base, transaction }, input)));
       res.status(status).json(body);
       return;
     }
@@ -138,12 +141,17 @@ export function operationHandler(rt: Runtime, op: Operation) {
     }
     const stopRenewing = renewWhileRunning(rt.db, rt.clock, claim);
     try {
-      const body = await rt.db.transaction(async (transaction) => {
-        const rendered = render(await op.handler({ ...base, transaction }, input));
+      const complete = async (rendered: unknown, transaction: Transaction) => {
         const stored = op.idempotency ? op.idempotency.store(rendered, base) : sealedStore.store(rendered, base);
         await completeIdempotencyKey(rt.db, rt.clock, claim, status, stored, transaction);
         return rendered;
-      });
+      };
+      const body = op.ownTransactions
+        ? await (async () => {
+            const rendered = render(await op.handler(base, input));
+            return rt.db.transaction((transaction) => complete(rendered, transaction));
+          })()
+        : await rt.db.transaction(async (transaction) => complete(render(await op.handler({ ...base, transaction }, input)), transaction));
       res.status(status).json(body);
     } catch (error) {
       await releaseIdempotencyKey(rt.db, claim).catch((e) => rt.logger.error({ err: e, requestId }, 'could not release idempotency key'));

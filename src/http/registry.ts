@@ -67,6 +67,11 @@ interface OperationBase<P, Q, B, R extends z.ZodType> {
   idempotency?: IdempotencyPolicy;
   /** the body is a file, not JSON: the handler's body is an UploadedFile */
   upload?: UploadSpec;
+  /**
+   * The handler opens its own transactions (it calls a provider between two of them, never inside one); the
+   * idempotent answer is recorded once the handler has returned.
+   */
+  ownTransactions?: boolean;
 }
 
 export interface SingleOperation<P, Q, B, R extends z.ZodType> extends OperationBase<P, Q, B, R> {

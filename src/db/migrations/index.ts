@@ -9,6 +9,11 @@ import * as m0006 from './0006_kyb';
 import * as m0007 from './0007_processing';
 import * as m0008 from './0008_fees';
 import * as m0009 from './0009_integration_profiles';
+import * as m0010 from './0010_routing';
+import * as m0011 from './0011_checkout';
+import * as m0012 from './0012_payments';
+import * as m0013 from './0013_ledger';
+import * as m0014 from './0014_sandbox_acquirer';
 
 export interface Migration {
   name: string;
@@ -27,4 +32,9 @@ export const migrations: Migration[] = [
   { name: '0007_processing', ...m0007 },
   { name: '0008_fees', ...m0008 },
   { name: '0009_integration_profiles', ...m0009 },
+  { name: '0010_routing', ...m0010 },
+  { name: '0011_checkout', ...m0011 },
+  { name: '0012_payments', ...m0012 },
+  { name: '0013_ledger', ...m0013 },
+  { name: '0014_sandbox_acquirer', ...m0014 },
 ];
