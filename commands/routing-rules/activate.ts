@@ -1,0 +1,17 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { routingCtx, routingServices } from '../../src/cli/routing-cli';
+import type { RoutingRule } from '../../src/services/routing-rules';
+
+export default class RoutingRulesActivate extends BaseCommand<typeof RoutingRulesActivate> {
+  static override summary = 'Activate a draft routing rule version (draft -> active); the rule\'s active version is archived.';
+  static override examples = ['<%= config.bin %> routing-rules activate 6f1c…'];
+  static override args = { id: Args.string({ description: 'Routing rule version id', required: true }) };
+
+  async run(): Promise<RoutingRule> {
+    const rt = await this.runtime();
+    const rule = await routingServices.rules().activateRoutingRule(routingCtx(rt), this.args.id);
+    this.log(`Routing rule ${rule.name} version ${rule.version} (${rule.id}) is now ${rule.status}.`);
+    return rule;
+  }
+}

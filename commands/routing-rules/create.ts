@@ -1,0 +1,30 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderRule, routingCtx, routingServices, ruleFlagNames, ruleFlags, ruleInput } from '../../src/cli/routing-cli';
+import { validateWith } from '../../src/cli/validate';
+import { CreateRoutingRuleBody } from '../../src/api/routing/schemas';
+import type { RoutingRule } from '../../src/services/routing-rules';
+
+export default class RoutingRulesCreate extends BaseCommand<typeof RoutingRulesCreate> {
+  static override summary = 'Create a routing rule (draft, version 1) for a tenant.';
+  static override description =
+    'Conditions from --conditions-json and/or the condition flags; the outcome from --terminals (priority order), --split (weighted) or --outcome-json. Amounts are integers in minor units.';
+  static override examples = [
+    '<%= config.bin %> routing-rules create --tenant 6f1c… --name "EU cards" --currencies EUR --brands visa,mastercard --terminals 0b9e…,7a2d…',
+    '<%= config.bin %> routing-rules create --tenant 6f1c… --name "A/B" --split 0b9e…:70,7a2d…:30 --priority 10 --json',
+    '<%= config.bin %> routing-rules create --tenant 6f1c… --name Big --conditions-json conditions.json --outcome-json \'{"type":"priority","terminals":["0b9e…"]}\'',
+  ];
+  static override flags = {
+    tenant: Flags.string({ description: 'Tenant the rule belongs to', required: true }),
+    ...ruleFlags,
+  };
+
+  async run(): Promise<RoutingRule> {
+    const name = await this.required(this.flags.name, 'name', 'Rule name');
+    const input = validateWith(CreateRoutingRuleBody, { ...ruleInput(this.flags), name, tenantId: this.flags.tenant }, { ...ruleFlagNames(this.flags), tenantId: 'tenant' });
+    const rt = await this.runtime();
+    const rule = await routingServices.rules().createRoutingRule(routingCtx(rt), input);
+    this.log(renderRule(rule));
+    return rule;
+  }
+}

@@ -1,0 +1,64 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { renderDecision, routingCtx, routingServices } from '../../src/cli/routing-cli';
+import { validateWith } from '../../src/cli/validate';
+import { DecideInput } from '../../src/cli/routing-decide-input';
+import type { RoutingDecision } from '../../src/services/routing';
+
+/** mulberry32: a repeatable random source for --seed. */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesDecide> {
+  static override summary = 'Dry run: print the routing decision the engine makes for a hypothetical payment.';
+  static override description =
+    'Evaluates the merchant\'s tenant\'s active rules (or the default order) and checks every candidate terminal, with the reasons of each exclusion. Terminal limits count the payments already made. Nothing is written.';
+  static override examples = [
+    '<%= config.bin %> routing-rules decide --merchant 0b9e… --amount 10000 --currency EUR --brand visa',
+    '<%= config.bin %> routing-rules decide --merchant 0b9e… --amount 10000 --currency EUR --brand mastercard --country DE --seed 42 --json',
+  ];
+  static override flags = {
+    merchant: Flags.string({ description: 'Merchant id' }),
+    amount: Flags.integer({ description: 'Amount in minor units' }),
+    currency: Flags.string({ description: 'ISO 4217 currency' }),
+    method: Flags.string({ description: 'Payment method (default card)', default: 'card' }),
+    brand: Flags.string({ description: 'Card brand (visa, mastercard, …)' }),
+    country: Flags.string({ description: 'Card country (ISO alpha-2)' }),
+    channel: Flags.string({ description: 'Channel id' }),
+    at: Flags.string({ description: 'When (ISO 8601; default now)' }),
+    seed: Flags.integer({ description: 'Seed of the random pick of a split (default: random)' }),
+    live: sharedFlags.live,
+  };
+
+  async run(): Promise<RoutingDecision> {
+    const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
+    const currency = await this.required(this.flags.currency, 'currency', 'Currency (e.g. EUR)');
+    const amount = this.flags.amount ?? Number(await this.required(undefined, 'amount', 'Amount in minor units'));
+    const input = validateWith(DecideInput, {
+      merchant: merchantId, amount: { currency, valueMinor: amount }, method: this.flags.method, brand: this.flags.brand, country: this.flags.country,
+      channel: this.flags.channel, at: this.flags.at,
+    });
+    const rt = await this.runtime();
+    const ctx = routingCtx(rt, this.flags.live);
+    const { limitUsage } = routingServices.usage();
+    const decision = await routingServices.engine().decideRoute(
+      ctx,
+      {
+        merchantId: input.merchant, channelId: input.channel ?? null, amount: input.amount, paymentMethod: input.method, brand: input.brand ?? null,
+        cardCountry: input.country ?? null, transactionType: 'payment', at: input.at ? new Date(input.at) : rt.clock.now(),
+      },
+      { usage: (limit, at) => limitUsage(ctx, limit, at), random: this.flags.seed === undefined ? undefined : seeded(this.flags.seed) },
+    );
+    this.log(renderDecision(decision));
+    return decision;
+  }
+}

@@ -1,0 +1,17 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderRule, routingCtx, routingServices } from '../../src/cli/routing-cli';
+import type { RoutingRule } from '../../src/services/routing-rules';
+
+export default class RoutingRulesGet extends BaseCommand<typeof RoutingRulesGet> {
+  static override summary = 'Show one routing rule version with its conditions and outcome.';
+  static override examples = ['<%= config.bin %> routing-rules get 6f1c…', '<%= config.bin %> routing-rules get 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'Routing rule version id', required: true }) };
+
+  async run(): Promise<RoutingRule> {
+    const rt = await this.runtime();
+    const rule = await routingServices.rules().getRoutingRule(routingCtx(rt), this.args.id);
+    this.log(renderRule(rule));
+    return rule;
+  }
+}

@@ -1,0 +1,33 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderRules, routingCtx, routingListFlags, routingPageFooter, routingServices } from '../../src/cli/routing-cli';
+import type { Page } from '../../src/db/scoped';
+import type { RoutingRule } from '../../src/services/routing-rules';
+import type { RoutingRuleStatus } from '../../src/db/models';
+
+export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesList> {
+  static override summary = 'List routing rule versions, of one tenant or of all.';
+  static override examples = [
+    '<%= config.bin %> routing-rules list --tenant 6f1c…',
+    '<%= config.bin %> routing-rules list --status active --json',
+    '<%= config.bin %> routing-rules list --name "eu cards"',
+  ];
+  static override flags = {
+    ...routingListFlags,
+    status: Flags.string({ description: 'Only versions in this status', options: ['draft', 'active', 'archived'] }),
+    rule: Flags.string({ description: 'Only the versions of this rule (its ruleId)' }),
+    name: Flags.string({ description: 'Only rules whose name contains this text (case-insensitive)' }),
+  };
+
+  async run(): Promise<Page<RoutingRule>> {
+    const rt = await this.runtime();
+    const page = await routingServices.rules().listRoutingRules(
+      routingCtx(rt),
+      { tenantId: this.flags.tenant, status: this.flags.status as RoutingRuleStatus | undefined, ruleId: this.flags.rule, name: this.flags.name },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(renderRules(page));
+    this.log(routingPageFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,25 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { renderRule, routingCtx, routingServices, ruleFlagNames, ruleFlags, ruleInput } from '../../src/cli/routing-cli';
+import { validateWith } from '../../src/cli/validate';
+import { UpdateRoutingRuleBody } from '../../src/api/routing/schemas';
+import type { RoutingRule } from '../../src/services/routing-rules';
+
+export default class RoutingRulesUpdate extends BaseCommand<typeof RoutingRulesUpdate> {
+  static override summary = 'Update a draft routing rule version (conditions and outcome replace the whole value).';
+  static override description = 'Only drafts change: an active or archived version is refused (exit 5, ROUTING_RULE_NOT_DRAFT); clone it first.';
+  static override examples = [
+    '<%= config.bin %> routing-rules update 6f1c… --terminals 7a2d…,0b9e…',
+    '<%= config.bin %> routing-rules update 6f1c… --name "EU cards v2" --priority 5 --json',
+  ];
+  static override args = { id: Args.string({ description: 'Routing rule version id', required: true }) };
+  static override flags = ruleFlags;
+
+  async run(): Promise<RoutingRule> {
+    const input = validateWith(UpdateRoutingRuleBody, ruleInput(this.flags), ruleFlagNames(this.flags));
+    const rt = await this.runtime();
+    const rule = await routingServices.rules().updateRoutingRule(routingCtx(rt), this.args.id, input);
+    this.log(renderRule(rule));
+    return rule;
+  }
+}

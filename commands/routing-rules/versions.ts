@@ -1,0 +1,23 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { renderRules, routingCtx, routingPageFooter, routingServices } from '../../src/cli/routing-cli';
+import type { Page } from '../../src/db/scoped';
+import type { RoutingRule } from '../../src/services/routing-rules';
+
+export default class RoutingRulesVersions extends BaseCommand<typeof RoutingRulesVersions> {
+  static override summary = 'List every version of the rule of a version, newest first.';
+  static override examples = ['<%= config.bin %> routing-rules versions 6f1c…', '<%= config.bin %> routing-rules versions 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'Any version id of the rule', required: true }) };
+  static override flags = { limit: sharedFlags.limit, cursor: sharedFlags.cursor };
+
+  async run(): Promise<Page<RoutingRule>> {
+    const rt = await this.runtime();
+    const page = await routingServices.rules().listRoutingRuleVersions(routingCtx(rt), this.args.id, {
+      limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc',
+    });
+    this.log(renderRules(page));
+    this.log(routingPageFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,186 @@
+import fs from 'node:fs';
+import { Flags } from '@oclif/core';
+import { lazy } from './base-command';
+import { renderRecord, renderTable, statusColour } from './output';
+import { sharedFlags } from './flags';
+import { ValidationError } from '../domain/errors';
+import type { Runtime } from '../runtime';
+import type { CallerContext } from '../domain/context';
+import type { Page } from '../db/scoped';
+import type { RoutingRule } from '../services/routing-rules';
+import type { RoutingDecision } from '../services/routing';
+
+/** The routing area's services as commands reach them: loaded on first use, so help and version stay fast. */
+export const routingServices = {
+  rules: () => lazy<typeof import('../services/routing-rules')>('../services/routing-rules'),
+  engine: () => lazy<typeof import('../services/routing')>('../services/routing'),
+  usage: () => lazy<typeof import('../services/limit-usage')>('../services/limit-usage'),
+  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
+};
+
+/** The terminal acts with the platform's authority (rules are tenant configuration without a mode). */
+export function routingCtx(rt: Runtime, livemode = false): CallerContext {
+  return routingServices.runtime().operatorContext(rt, { level: 'platform', tenantId: null, livemode });
+}
+
+export const routingListFlags = {
+  tenant: Flags.string({ description: 'Only this tenant\'s rules' }),
+  limit: sharedFlags.limit,
+  cursor: sharedFlags.cursor,
+};
+
+export function routingPageFooter(page: Page<unknown>): string {
+  return `${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`;
+}
+
+const csv = (value: string | undefined): string[] | undefined => (value === undefined ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
+
+export const ruleFlags = {
+  name: Flags.string({ description: 'Display name' }),
+  description: Flags.string({ description: 'Description ("null" clears it)' }),
+  priority: Flags.integer({ description: 'Lower is evaluated first across active rules (default 100)' }),
+  'conditions-json': Flags.string({ description: 'Conditions as the API takes them: a JSON file path or inline JSON ({"currencies":["EUR"],...})' }),
+  'outcome-json': Flags.string({ description: 'Outcome as the API takes it: a JSON file path or inline JSON ({"type":"priority","terminals":[...]})' }),
+  terminals: Flags.string({ description: 'Outcome: priority order of terminal ids, comma-separated' }),
+  split: Flags.string({ description: 'Outcome: weighted split, comma-separated terminalId:weight (e.g. 6f1c…:70,0b9e…:30)' }),
+  currencies: Flags.string({ description: 'Condition: currencies, comma-separated' }),
+  'payment-methods': Flags.string({ description: 'Condition: payment methods, comma-separated' }),
+  brands: Flags.string({ description: 'Condition: card brands, comma-separated' }),
+  'card-countries': Flags.string({ description: 'Condition: card countries (ISO alpha-2), comma-separated' }),
+  merchants: Flags.string({ description: 'Condition: merchant ids, comma-separated' }),
+  channels: Flags.string({ description: 'Condition: channel ids, comma-separated' }),
+  'amount-currency': Flags.string({ description: 'Condition: the currency of --min-amount and --max-amount' }),
+  'min-amount': Flags.integer({ description: 'Condition: minimum amount in minor units (inclusive)' }),
+  'max-amount': Flags.integer({ description: 'Condition: maximum amount in minor units (inclusive)' }),
+};
+
+export interface RuleFlagValues {
+  name?: string;
+  description?: string;
+  priority?: number;
+  'conditions-json'?: string;
+  'outcome-json'?: string;
+  terminals?: string;
+  split?: string;
+  currencies?: string;
+  'payment-methods'?: string;
+  brands?: string;
+  'card-countries'?: string;
+  merchants?: string;
+  channels?: string;
+  'amount-currency'?: string;
+  'min-amount'?: number;
+  'max-amount'?: number;
+}
+
+/** Inline JSON (starting with { or [) or the path of a JSON file; 400 naming the flag when it cannot be read. */
+export function readJsonFlag(value: string, flag: string): unknown {
+  const trimmed = value.trim();
+  try {
+    return JSON.parse(trimmed.startsWith('{') || trimmed.startsWith('[') ? trimmed : fs.readFileSync(value, 'utf8'));
+  } catch (error) {
+    throw ValidationError.field(`--${flag}`, `is neither inline JSON nor a readable JSON file: ${(error as Error).message}`);
+  }
+}
+
+const CONDITION_FLAGS = ['currencies', 'payment-methods', 'brands', 'card-countries', 'merchants', 'channels', 'amount-currency', 'min-amount', 'max-amount'] as const;
+
+/**
+ * The rule fields from the flags (before validation with the API's schema). Conditions: --conditions-json, with
+ * any condition flag set on top; outcome: --outcome-json, --terminals or --split (one of them).
+ */
+export function ruleInput(flags: RuleFlagValues): Record<string, unknown> {
+  let conditions: Record<string, unknown> | undefined;
+  if (flags['conditions-json'] !== undefined) {
+    const parsed = readJsonFlag(flags['conditions-json'], 'conditions-json');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw ValidationError.field('--conditions-json', 'must be a JSON object');
+    conditions = { ...(parsed as Record<string, unknown>) };
+  }
+  if (CONDITION_FLAGS.some((f) => flags[f] !== undefined)) {
+    const set = (key: string, value: unknown) => {
+      if (value !== undefined) (conditions ??= {})[key] = value;
+    };
+    set('currencies', csv(flags.currencies));
+    set('paymentMethods', csv(flags['payment-methods']));
+    set('brands', csv(flags.brands));
+    set('cardCountries', csv(flags['card-countries']));
+    set('merchantIds', csv(flags.merchants));
+    set('channelIds', csv(flags.channels));
+    if (flags['amount-currency'] !== undefined || flags['min-amount'] !== undefined || flags['max-amount'] !== undefined) {
+      set('amount', Object.fromEntries(Object.entries({ currency: flags['amount-currency'], min: flags['min-amount'], max: flags['max-amount'] }).filter(([, v]) => v !== undefined)));
+    }
+  }
+  const outcomes = (['outcome-json', 'terminals', 'split'] as const).filter((f) => flags[f] !== undefined);
+  if (outcomes.length > 1) throw ValidationError.field(`--${outcomes[1]}`, `cannot be combined with --${outcomes[0]}: give the outcome one way`);
+  let outcome: unknown;
+  if (flags['outcome-json'] !== undefined) outcome = readJsonFlag(flags['outcome-json'], 'outcome-json');
+  else if (flags.terminals !== undefined) outcome = { type: 'priority', terminals: csv(flags.terminals) };
+  else if (flags.split !== undefined) {
+    outcome = {
+      type: 'split',
+      splits: csv(flags.split)!.map((part) => {
+        const at = part.lastIndexOf(':');
+        const weight = Number(part.slice(at + 1));
+        return { terminalId: at < 0 ? part : part.slice(0, at), weight: at < 0 || part.slice(at + 1) === '' ? undefined : weight };
+      }),
+    };
+  }
+  const description = flags.description === undefined ? undefined : flags.description === 'null' ? null : flags.description;
+  return { name: flags.name, description, priority: flags.priority, conditions, outcome };
+}
+
+/** Which flag an issue of a field names: the outcome flag given (--terminals, --split or --outcome-json); conditions: --conditions-json. */
+export function ruleFlagNames(flags: RuleFlagValues): Record<string, string> {
+  const outcome = flags.terminals !== undefined ? 'terminals' : flags.split !== undefined ? 'split' : 'outcome-json';
+  return { conditions: 'conditions-json', outcome };
+}
+
+function describeConditions(rule: RoutingRule): string {
+  const c = rule.conditions;
+  const parts: string[] = [];
+  if (c.amount) parts.push(`amount ${c.amount.min ?? '…'}..${c.amount.max ?? '…'} ${c.amount.currency}`);
+  if (c.currencies) parts.push(`currency in ${c.currencies.join('/')}`);
+  if (c.paymentMethods) parts.push(`method in ${c.paymentMethods.join('/')}`);
+  if (c.brands) parts.push(`brand in ${c.brands.join('/')}`);
+  if (c.cardCountries) parts.push(`card country in ${c.cardCountries.join('/')}`);
+  if (c.merchantIds) parts.push(`merchant in ${c.merchantIds.join('/')}`);
+  if (c.channelIds) parts.push(`channel in ${c.channelIds.join('/')}`);
+  return parts.join('; ') || 'any payment';
+}
+
+function describeOutcome(rule: RoutingRule): string {
+  const o = rule.outcome;
+  return o.type === 'priority' ? `priority: ${o.terminals.join(' > ')}` : `split: ${o.splits.map((s) => `${s.terminalId} (${s.weight})`).join(', ')}`;
+}
+
+export function renderRule(r: RoutingRule): string {
+  return renderRecord({
+    id: r.id, rule: r.ruleId, version: r.version, tenant: r.tenantId, name: r.name, description: r.description, status: r.status, priority: r.priority,
+    conditions: describeConditions(r), outcome: describeOutcome(r), activatedAt: r.activatedAt, archivedAt: r.archivedAt, deletedAt: r.deletedAt,
+  });
+}
+
+export function renderRules(page: Page<RoutingRule>): string {
+  return renderTable(page.data, [
+    { header: 'ID', get: (r) => r.id },
+    { header: 'Rule', get: (r) => r.ruleId },
+    { header: 'Version', get: (r) => String(r.version) },
+    { header: 'Name', get: (r) => r.name },
+    { header: 'Priority', get: (r) => String(r.priority) },
+    { header: 'Status', get: (r) => statusColour(r.status) },
+  ]);
+}
+
+export function renderDecision(d: RoutingDecision): string {
+  const head = renderRecord({
+    strategy: d.strategy, rule: d.ruleId ?? '(none: default order)', version: d.version, ruleVersionId: d.ruleVersionId,
+    terminals: d.terminals.length ? d.terminals.join(' > ') : '(no eligible terminal)',
+  });
+  const table = renderTable(d.candidates, [
+    { header: 'Terminal', get: (c) => c.terminalId },
+    { header: 'Provider', get: (c) => c.providerIntegrationId },
+    { header: 'Eligible', get: (c) => (c.eligible ? 'yes' : 'no') },
+    { header: 'Reasons', get: (c) => c.reasons.join(', ') },
+  ]);
+  return `${head}\n${table}`;
+}
