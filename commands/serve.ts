@@ -12,12 +12,17 @@ export interface ServeResult {
 export default class Serve extends BaseCommand<typeof Serve> {
   static override summary = 'Run the /v1 API (applies pending migrations first).';
   static override description =
-    'Serves the API and runs the webhook dispatcher (--no-dispatch to leave that to `payplane webhooks dispatch`). On an empty SQLite database it provisions a sandbox (tenant, company, merchant, keys, platform token), writes it to .payplane/sandbox.json and prints the keys; later starts print them again. SIGTERM or SIGINT stops accepting connections, lets running requests finish and closes the database.';
+    'Serves the API, the hosted checkout page and the sandbox 3DS page, and runs the webhook dispatcher (--no-dispatch to leave that to `payplane webhooks dispatch`) and the background jobs: checkout session expiry, balance releases after the holding period, and the sandbox acquirer\'s asynchronous answers (--no-jobs to leave them to another process). On an empty SQLite database it provisions a sandbox (tenant, company, merchant, keys, platform token), writes it to .payplane/sandbox.json and prints the keys; later starts print them again. SIGTERM or SIGINT stops accepting connections, lets running requests finish and closes the database.';
   static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --port 8080 --host 0.0.0.0', 'DATABASE_URL=postgres://127.0.0.1/payplane <%= config.bin %> serve'];
   static override flags = {
     port: Flags.integer({ description: 'TCP port', default: 4242, env: 'PORT', min: 0, max: 65535 }),
     host: Flags.string({ description: 'Address to listen on', default: '127.0.0.1', env: 'HOST' }),
     dispatch: Flags.boolean({ description: 'Run the webhook dispatcher in this process', default: true, allowNo: true }),
+    jobs: Flags.boolean({
+      description: 'Run the background jobs in this process: checkout session expiry, balance releases, the sandbox acquirer\'s answers',
+      default: true,
+      allowNo: true,
+    }),
   };
 
   async run(): Promise<ServeResult> {
@@ -28,6 +33,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
       ? new (services.dispatcher().Dispatcher)(rt, { transport: services.transport().transportOptionsFromEnv() })
       : undefined;
     dispatcher?.start();
+    const jobs = this.flags.jobs ? services.jobs().startJobs(rt) : undefined;
     const url = rt.config.publicBaseUrl ?? server.url;
     this.log(`${chalk.bold('payplane')} serving ${chalk.cyan(url)}  (database: ${rt.db.dialect})`);
     if (sandbox) {
@@ -46,7 +52,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
     this.log(`\n${signal}: finishing running requests…`);
-    await Promise.all([server.close(), dispatcher?.stop()]);
+    await Promise.all([server.close(), dispatcher?.stop(), jobs?.stop()]);
     return { url, sandbox: Boolean(sandbox), stoppedBy: signal };
   }
 }

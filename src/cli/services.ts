@@ -16,5 +16,6 @@ export const services = {
   webhookEvents: () => lazy<typeof import('../services/webhooks/events')>('../services/webhooks/events'),
   webhookSamples: () => lazy<typeof import('../services/webhooks/samples')>('../services/webhooks/samples'),
   scoped: () => lazy<typeof import('../db/scoped')>('../db/scoped'),
+  jobs: () => lazy<typeof import('../jobs')>('../jobs'),
   webhookCatalog: () => lazy<typeof import('../services/webhooks/catalog')>('../services/webhooks/catalog'),
 };

@@ -180,6 +180,9 @@ function configureSqliteConnections(sequelize: Sequelize): void {
     if (!connection.__payplaneConfigured) {
       connection.__payplaneConfigured = true;
       connection.run('PRAGMA busy_timeout = 10000');
+      // WAL with synchronous=NORMAL: a commit never corrupts the file; only a power loss may drop the last commits.
+      // SQLite is the embedded sandbox store; production runs on Postgres.
+      connection.run('PRAGMA synchronous = NORMAL');
     }
     return connection;
   };

@@ -99,6 +99,13 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     return this.model.count({ where: this.where(where), transaction: this.ctx.transaction });
   }
 
+  /** The sum of an integer column over the caller's rows matching `where` (0 when none). */
+  async sum(column: keyof R & string, where: AnyWhere = {}): Promise<number> {
+    const total = await this.model.sum(column as never, { where: this.where(where), transaction: this.ctx.transaction });
+    const n = Number(total ?? 0);
+    return Number.isFinite(n) ? n : 0;
+  }
+
   /** Inserts a row inside the caller's scope; id and timestamps come from here and the injected clock. */
   async create(values: Partial<R>): Promise<R> {
     const { tenant, merchant, mode } = this.spec;

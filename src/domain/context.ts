@@ -11,7 +11,8 @@ export type Layer = 'merchant' | 'operator' | 'platform';
 export const LEVEL_LAYER: Record<Level, Layer> = { merchant: 'merchant', tenant: 'operator', platform: 'platform' };
 
 export interface Actor {
-  type: 'api_key' | 'user' | 'cli' | 'system';
+  /** checkout_session: a customer (or agent) holding a checkout session's clientSecret */
+  type: 'api_key' | 'user' | 'cli' | 'system' | 'checkout_session';
   id: string;
 }
 
@@ -40,7 +41,14 @@ export interface CallerContext {
   actor: Actor;
   permissions: ReadonlySet<string>;
   /** how the caller authenticated; secret-key callers are held to their own mode when issuing keys. */
-  credential: 'secret_key' | 'user_token' | 'cli' | 'system';
+  credential: 'secret_key' | 'user_token' | 'cli' | 'system' | 'client_secret';
+  /**
+   * Set for client_secret callers: the one checkout session the secret belongs to; any other session is 404 to
+   * them, and only operations declared with sessionSecretAuth accept them.
+   */
+  checkoutSessionId?: string;
+  /** scheme, host and port the request came to (https://pay.example.com), for URLs the answer links back to */
+  origin?: string;
   transaction?: Transaction;
   requestId?: string;
 }

@@ -17,6 +17,11 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
     scheme: 'bearer',
     description: 'A secret API key (sk_live_… / sk_test_…) or a user access token (JWT).',
   });
+  registry.registerComponent('securitySchemes', 'checkoutClientSecret', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A checkout session\'s clientSecret (cs_…): only that session\'s update and complete operations accept it.',
+  });
   registry.register('Problem', ProblemSchema);
   for (const op of operations) {
     const record = op.response;
@@ -56,7 +61,7 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
       summary: op.summary,
       description: [op.description, `Caller levels: ${levels}. Permission: \`${op.permission}\`.`].filter(Boolean).join('\n\n'),
       tags: [op.tag],
-      security: [{ bearerAuth: [] }],
+      security: op.sessionSecretAuth ? [{ bearerAuth: [] }, { checkoutClientSecret: [] }] : [{ bearerAuth: [] }],
       'x-payplane-levels': op.levels,
       'x-payplane-permission': op.permission,
       request: {

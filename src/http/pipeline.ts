@@ -17,6 +17,12 @@ const LEVEL_NAME: Record<LevelCode, string> = { M: 'merchant', T: 'tenant', P: '
 
 /** Level, permission and credential-kind checks of an operation, straight from its declaration. */
 export function authorize(op: Operation, ctx: CallerContext): void {
+  if (ctx.credential === 'client_secret' && !op.sessionSecretAuth) {
+    throw new PermissionError(
+      'A checkout session\'s clientSecret may only update or complete its own session; use a secret API key (sk_…).',
+      'CLIENT_SECRET_NOT_ALLOWED',
+    );
+  }
   if (!op.levels.includes(LEVEL_CODE[ctx.level])) {
     throw new PermissionError(
       `This operation is for ${op.levels.map((l) => LEVEL_NAME[l]).join(' or ')} callers; the caller is a ${ctx.level} caller.`,
@@ -36,6 +42,8 @@ export function authorize(op: Operation, ctx: CallerContext): void {
 /** Keys are per tenant, merchant and mode (per user for platform callers, who share no tenant). */
 function idempotencyScope(ctx: CallerContext): string {
   const owner = ctx.level === 'platform' ? `platform/${ctx.actor.id}` : `${ctx.tenantId}/${ctx.merchantId ?? '-'}`;
+  // a session's clientSecret holder (the customer) never shares keys with the merchant
+  if (ctx.credential === 'client_secret') return `${owner}/cs:${ctx.checkoutSessionId}:${ctx.livemode ? 'live' : 'test'}`;
   return `${owner}:${ctx.livemode ? 'live' : 'test'}`;
 }
 
@@ -63,6 +71,12 @@ function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
+/** scheme://host[:port] the request came to (the forwarded ones when the proxy is trusted) */
+export function requestOrigin(req: Request): string | undefined {
+  const host = req.get('host');
+  return host ? `${req.protocol}://${host}` : undefined;
+}
+
 /** The Express handler of one declared operation: authenticate, authorize, validate, run, answer. */
 export function operationHandler(rt: Runtime, op: Operation) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -73,6 +87,7 @@ export function operationHandler(rt: Runtime, op: Operation) {
       modeHeader: req.get('payplane-mode'),
       requestId,
     });
+    base.origin = requestOrigin(req);
     authorize(op, base);
     const hasBody = req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
     if (op.body && req.body === undefined && hasBody) {

@@ -64,6 +64,11 @@ interface OperationBase<P, Q, B, R extends z.ZodType> {
   status?: 200 | 201;
   /** only a secret-key caller (sk_…) may call this operation */
   secretKeyOnly?: boolean;
+  /**
+   * Besides M/T keys and tokens, a checkout session's clientSecret is accepted as bearer (the customer's page and
+   * agentic flows); such a caller reaches only its own session ({id} of the path), any other is 404.
+   */
+  sessionSecretAuth?: boolean;
   idempotency?: IdempotencyPolicy;
   /** the body is a file, not JSON: the handler's body is an UploadedFile */
   upload?: UploadSpec;

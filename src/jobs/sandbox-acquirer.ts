@@ -1,7 +1,153 @@
+import os from 'node:os';
+import { Op, QueryTypes } from 'sequelize';
+import type { Runtime } from '../runtime';
+import type { SandboxOperationRow } from '../db/models-sandbox';
+import type { ProviderOutcome } from '../connectors/types';
+import { onSandboxOperationDue } from '../connectors/sandbox-kick';
+import { handleProviderOutcome } from '../services/payments/outcomes';
+import { newId } from '../util/ids';
 import type { BackgroundJob } from './types';
 
-/** sandbox-acquirer (skeleton, filled by its area's builder). */
+/**
+ * The sandbox acquirer's callback side: delivers its due operations (authorization and refund answers) to the
+ * payment path. Several processes may run it: a claim (a lease in lockedBy/lockedUntil, taken in one statement,
+ * with SKIP LOCKED on Postgres) gives each due operation to one worker; an operation is marked done only after
+ * handleProviderOutcome returned, so a crash or an error delivers it again later (the handler is idempotent).
+ */
+
+export interface SandboxWorkerOptions {
+  workerId?: string;
+  /** operations claimed per round */
+  batchSize?: number;
+  /** how long a claim holds (ms of the runtime clock) */
+  leaseMs?: number;
+}
+
+const DEFAULT_BATCH = 50;
+const DEFAULT_LEASE_MS = 60_000;
+/** delay before the next delivery of an operation whose handler failed: 1 s, 2 s, 4 s … at most 1 min */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(60_000, 1000 * 2 ** Math.max(0, attempts - 1));
+}
+
+/** Claims the due operations, delivers each, and returns how many were delivered successfully. */
+export async function runDueSandboxOperations(rt: Runtime, options: SandboxWorkerOptions = {}): Promise<number> {
+  const workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${newId().slice(-12)}`;
+  const claimed = await claim(rt, workerId, options.batchSize ?? DEFAULT_BATCH, options.leaseMs ?? DEFAULT_LEASE_MS);
+  let delivered = 0;
+  for (const op of claimed) {
+    if (await deliver(rt, workerId, op)) delivered++;
+  }
+  return delivered;
+}
+
+async function claim(rt: Runtime, workerId: string, limit: number, leaseMs: number): Promise<SandboxOperationRow[]> {
+  const { db, clock } = rt;
+  const now = clock.now();
+  const replacements = formatReplacements(db.dialect, { now, lease: new Date(now.getTime() + leaseMs), worker: workerId, limit });
+  const lock = db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+  const sql = `UPDATE sandbox_acquirer_operations SET "lockedUntil" = :lease, "lockedBy" = :worker
+    WHERE id IN (SELECT id FROM sandbox_acquirer_operations
+      WHERE "doneAt" IS NULL AND "dueAt" <= :now AND ("lockedUntil" IS NULL OR "lockedUntil" <= :now)
+      ORDER BY "dueAt" LIMIT :limit ${lock})
+    RETURNING id`;
+  // One statement claims the batch: Postgres skips rows another worker is claiming; SQLite serializes writers.
+  const rows = await db.transaction((transaction) => db.sequelize.query<{ id: string }>(sql, { replacements, type: QueryTypes.SELECT, transaction }));
+  if (rows.length === 0) return [];
+  const found = await db.models.SandboxOperation.findAll({ where: { id: { [Op.in]: rows.map((r) => r.id) }, lockedBy: workerId } });
+  return found.map((r) => r.get({ plain: true }) as SandboxOperationRow).sort((a, b) => +new Date(a.dueAt!) - +new Date(b.dueAt!));
+}
+
+function outcomeOf(op: SandboxOperationRow): ProviderOutcome {
+  return {
+    providerIntegrationId: op.providerIntegrationId,
+    operation: op.kind,
+    reference: op.reference,
+    providerReference: op.providerReference,
+    tenantId: op.tenantId,
+    livemode: op.livemode,
+    result: op.outcome!,
+  };
+}
+
+async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): Promise<boolean> {
+  const { db } = rt;
+  const attempts = op.attempts + 1;
+  let failure: unknown;
+  try {
+    if (!op.outcome) throw new Error('the operation has no outcome');
+    await handleProviderOutcome(rt, outcomeOf(op));
+  } catch (error) {
+    failure = error;
+  }
+  const now = rt.clock.now();
+  const changes: Partial<SandboxOperationRow> = failure
+    ? {
+        attempts, lastError: String((failure as Error)?.message ?? failure).slice(0, 1000), lockedBy: null, lockedUntil: null,
+        dueAt: new Date(now.getTime() + retryDelayMs(attempts)), updatedAt: now,
+      }
+    : { attempts, lastError: null, status: 'done', doneAt: now, lockedBy: null, lockedUntil: null, updatedAt: now };
+  // only while this worker still holds the claim: one that lost it leaves the record to the worker that took it over
+  const [count] = await db.transaction((transaction) =>
+    db.models.SandboxOperation.update(changes, { where: { id: op.id, lockedBy: workerId, doneAt: null }, transaction }),
+  );
+  if (failure) {
+    rt.logger.warn({ err: failure, operationId: op.id, kind: op.kind, reference: op.reference, attempts }, 'sandbox acquirer outcome not applied; retrying later');
+    return false;
+  }
+  if (count !== 1) rt.logger.warn({ operationId: op.id }, 'sandbox acquirer operation claim lost before it was marked done');
+  return true;
+}
+
+/** Raw replacements: Sequelize formats Dates for each dialect as it stores them. */
+function formatReplacements(dialect: string, values: Record<string, unknown>): Record<string, unknown> {
+  if (dialect !== 'sqlite') return values;
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v instanceof Date ? v.toISOString().replace('T', ' ').replace('Z', ' +00:00') : v]));
+}
+
+/** Delivers due operations: polls every pollMs, and at once when the connector of this process records one. */
+export function startSandboxWorker(rt: Runtime, options: SandboxWorkerOptions & { pollMs?: number } = {}): { stop(): Promise<void> } {
+  const pollMs = options.pollMs ?? Number(process.env.PAYPLANE_SANDBOX_POLL_MS ?? 200);
+  const workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${newId().slice(-12)}`;
+  let running = true;
+  let wake: (() => void) | undefined;
+  let kicked = false;
+  const unsubscribe = onSandboxOperationDue(() => {
+    kicked = true;
+    wake?.();
+  });
+  const loop = (async () => {
+    while (running) {
+      kicked = false;
+      let delivered = 0;
+      try {
+        delivered = await runDueSandboxOperations(rt, { ...options, workerId });
+      } catch (error) {
+        rt.logger.error({ err: error }, 'sandbox acquirer round failed');
+      }
+      if (delivered === 0 && !kicked && running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      unsubscribe();
+      wake?.();
+      await loop;
+    },
+  };
+}
+
 export const sandboxAcquirerJob: BackgroundJob = {
   name: 'sandbox-acquirer',
-  start: () => ({ stop: async () => undefined }),
+  start: (rt) => startSandboxWorker(rt),
 };

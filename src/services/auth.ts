@@ -7,6 +7,7 @@ import { effectivePermissions } from './roles';
 import { layerPermissions } from './permissions';
 import { isUuid } from '../db/scoped';
 import { parseSecretKey, apiKeyStatus, verifySecret } from './api-key-secrets';
+import { parseClientSecret, verifyClientSecret } from './checkout-sessions';
 
 export interface Credentials {
   authorization: string | undefined;
@@ -29,6 +30,7 @@ export async function authenticate(rt: Runtime, credentials: Credentials): Promi
   if (!m) throw new AuthenticationError('The Authorization header must be "Bearer <secret key or token>".', 'INVALID_CREDENTIALS');
   const bearer = m[1];
   if (bearer.startsWith('sk_')) return authenticateKey(rt, bearer, credentials);
+  if (bearer.startsWith('cs_')) return authenticateClientSecret(rt, bearer, credentials);
   if (bearer.startsWith('pk_')) {
     throw new AuthenticationError('A public key cannot authenticate API calls; use the secret key (sk_…).', 'PUBLIC_KEY_USED');
   }
@@ -66,6 +68,39 @@ async function authenticateKey(rt: Runtime, secret: string, credentials: Credent
     actor: { type: 'api_key', id: key.id },
     permissions: new Set(key.permissions.filter((p) => layerSet.has(p))),
     credential: 'secret_key',
+    requestId: credentials.requestId,
+  };
+}
+
+/**
+ * A checkout session's clientSecret (cs_<mode>_<session>_secret_<random>): a merchant-level caller that reaches
+ * that one session only (ctx.checkoutSessionId), holding payment-experience:checkout:manage. Unknown secrets are 401.
+ */
+export async function authenticateClientSecret(rt: Runtime, secret: string, credentials: Pick<Credentials, 'requestId'>): Promise<CallerContext> {
+  const parsed = parseClientSecret(secret);
+  if (!parsed) throw new AuthenticationError('The checkout session client secret is not valid.', 'INVALID_CLIENT_SECRET');
+  const found = await rt.db.models.CheckoutSession.findOne({
+    where: { id: parsed.sessionId, deletedAt: null },
+    attributes: ['id', 'tenantId', 'merchantId', 'livemode', 'clientSecretHash'],
+  });
+  const session = found?.get({ plain: true }) as { id: string; tenantId: string; merchantId: string; livemode: boolean; clientSecretHash: string } | undefined;
+  if (!session || session.livemode !== parsed.livemode || !verifyClientSecret(secret, session.clientSecretHash)) {
+    throw new AuthenticationError('The checkout session client secret is not valid.', 'INVALID_CLIENT_SECRET');
+  }
+  await assertOwnerActive(rt, session.tenantId, session.merchantId);
+  return {
+    db: rt.db,
+    clock: rt.clock,
+    config: rt.config,
+    sealer: rt.sealer,
+    level: 'merchant',
+    tenantId: session.tenantId,
+    merchantId: session.merchantId,
+    livemode: session.livemode,
+    actor: { type: 'checkout_session', id: session.id },
+    permissions: new Set(['payment-experience:checkout:manage']),
+    credential: 'client_secret',
+    checkoutSessionId: session.id,
     requestId: credentials.requestId,
   };
 }

@@ -18,6 +18,12 @@ const Flag = z.strictObject({ supported: z.boolean(), implemented: z.boolean() }
 const Upper3 = z.string().regex(/^[A-Z]{3}$/);
 const Code = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/);
 
+/** The built-in sandbox providers of fixtures/providers.json. */
+export const SANDBOX_CARD_PROVIDER_ID = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01';
+export const SANDBOX_PAYOUT_PROVIDER_ID = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e02';
+/** The sandbox card acquirer declared as allowing one lifetime full refund per payment (no partial, no second refund). */
+export const SANDBOX_SINGLE_REFUND_PROVIDER_ID = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e03';
+
 export const PROVIDER_STATUSES = ['available', 'maintenance', 'deprecated'] as const;
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 

@@ -9,6 +9,10 @@ import { createProfile } from './integration-profiles';
 import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from './fees';
 import { createCompanyRecord, createMerchantRecord } from './organization';
 import { createActiveUser } from './users';
+import { createTerminal } from './terminals';
+import { createChannel } from './channels';
+import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from './providers';
+import { randomBytes } from 'node:crypto';
 import { writePrivateFile } from '../util/paths';
 import { apiKeyStatus, parseSecretKey } from './api-key-secrets';
 
@@ -17,6 +21,8 @@ export const SandboxCredentials = z.object({
   tenantId: z.string().uuid(),
   companyId: z.string().uuid(),
   merchantId: z.string().uuid(),
+  terminalId: z.string().uuid(),
+  payoutChannelId: z.string().uuid(),
   tenantKey: z.object({ id: z.string().uuid(), secretKey: z.string() }),
   merchantKey: z.object({ id: z.string().uuid(), secretKey: z.string() }),
   platformUserId: z.string().uuid(),
@@ -28,8 +34,9 @@ export type SandboxCredentials = z.infer<typeof SandboxCredentials>;
 const TOKEN_TTL_SECONDS = 30 * 86400;
 
 /**
- * Provisions a fresh sandbox tenant: tenant, company, merchant (active, sandbox mode), a tenant-owned and a
- * merchant-owned sandbox key, and a platform user with an access token. Everything through the services.
+ * Provisions a fresh sandbox tenant: tenant, company, merchant (active, sandbox mode), its checkout integration
+ * profile, a tenant-level fee schedule, a terminal on the sandbox card acquirer, a payout channel on the sandbox
+ * payout provider, a tenant-owned and a merchant-owned sandbox key, and a platform user with an access token. Everything through the services.
  */
 export async function createSandbox(rt: Runtime, options: { name?: string } = {}): Promise<SandboxCredentials> {
   const platform = operatorContext(rt, { level: 'platform', tenantId: null, livemode: false });
@@ -59,6 +66,17 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   for (const currency of ['EUR', 'USD']) {
     await createFeeAssignment(operator, { level: 'tenant', targetEntityId: tenant.id, feeScheduleId: fees.id, currency, paymentMethod: 'card' } as Parameters<typeof createFeeAssignment>[1]);
   }
+  // the sandbox card acquirer: one active terminal for the sandbox currencies and the test cards' brands
+  const terminal = await createTerminal(operator, {
+    providerIntegrationId: SANDBOX_CARD_PROVIDER_ID, name: 'Sandbox card terminal', supportedCurrencies: ['EUR', 'USD'],
+    supportedBrands: ['visa', 'mastercard', 'amex'], supportedPaymentMethodTypes: ['card'], mcc: '5734', descriptor: 'PAYPLANE SANDBOX',
+    credentials: { merchantAccount: 'sandbox-merchant', apiKey: randomBytes(18).toString('base64url') },
+  });
+  // the sandbox payout provider with a payout channel (withdrawals go out through it)
+  const payoutChannel = await createChannel(operator, {
+    name: 'Sandbox payouts', direction: 'payout', currencies: ['EUR', 'USD'], providerIntegrationId: SANDBOX_PAYOUT_PROVIDER_ID,
+    description: 'Withdrawals through the sandbox payout provider',
+  });
   const tenantKey = await createApiKey(operator, { name: 'Sandbox tenant key', ownerType: 'tenant', livemode: false });
   // issued as the merchant itself: a tenant cannot grant codes only merchants hold (compliance:kyb:manage, …)
   const asMerchant = operatorContext(rt, { level: 'merchant', tenantId: tenant.id, merchantId: merchant.id, livemode: false });
@@ -70,6 +88,8 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
     tenantId: tenant.id,
     companyId: company.id,
     merchantId: merchant.id,
+    terminalId: terminal.id,
+    payoutChannelId: payoutChannel.id,
     tenantKey: { id: tenantKey.id, secretKey: tenantKey.secretKey },
     merchantKey: { id: merchantKey.id, secretKey: merchantKey.secretKey },
     platformUserId: user.id,

@@ -10,6 +10,7 @@ import { readOrCreateSecretFile } from './paths';
  */
 export class Sealer {
   private keyBuffer: Buffer | undefined;
+  private readonly macKeys = new Map<string, Buffer>();
 
   /** The key is read on first use, so commands that never touch a sealed secret never create one. */
   constructor(private readonly loadKey: () => Buffer) {}
@@ -28,6 +29,19 @@ export class Sealer {
     const cipher = crypto.createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return `v1:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${body.toString('base64')}`;
+  }
+
+  /**
+   * A keyed hash (HMAC-SHA256, hex) of `data` under a key derived from the master key with HKDF for `purpose`
+   * (card fingerprints, capability tokens): stable for one master key, useless without it, and never reversible.
+   */
+  mac(purpose: string, data: string): string {
+    let key = this.macKeys.get(purpose);
+    if (!key) {
+      key = Buffer.from(crypto.hkdfSync('sha256', this.key, Buffer.alloc(0), Buffer.from(`payplane:mac:${purpose}`, 'utf8'), 32));
+      this.macKeys.set(purpose, key);
+    }
+    return crypto.createHmac('sha256', key).update(data, 'utf8').digest('hex');
   }
 
   open(sealed: string): string {

@@ -3,24 +3,7 @@
  * of these is in fact built (remove it here) or when an operation is neither built nor listed.
  */
 export const NOT_YET_BUILT: readonly string[] = [
-  // Checkout sessions
-  'POST /v1/checkout-sessions',
-  'GET /v1/checkout-sessions',
-  'GET /v1/checkout-sessions/{id}',
-  'PATCH /v1/checkout-sessions/{id}',
-  'POST /v1/checkout-sessions/{id}/complete',
-  'POST /v1/checkout-sessions/{id}/expire',
-  // Payments and refunds
-  'GET /v1/payments',
-  'GET /v1/payments/{id}',
-  'POST /v1/payments/{id}/capture',
-  'POST /v1/payments/{id}/cancel',
-  'POST /v1/payments/{id}/refunds',
-  'GET /v1/payments/{id}/refunds',
-  'GET /v1/refunds/{id}',
   // Balances, withdrawal methods, withdrawals
-  'GET /v1/balances',
-  'GET /v1/balance-transactions',
   'GET /v1/withdrawal-method-types',
   'GET /v1/merchant-withdrawal-methods',
   'POST /v1/merchant-withdrawal-methods',
@@ -38,16 +21,6 @@ export const NOT_YET_BUILT: readonly string[] = [
   'POST /v1/withdrawals/{id}/start-execution',
   'POST /v1/withdrawals/{id}/complete',
   'POST /v1/withdrawals/{id}/fail',
-  // Routing rules
-  'POST /v1/admin/routing-rules',
-  'GET /v1/admin/routing-rules',
-  'GET /v1/admin/routing-rules/{id}',
-  'GET /v1/admin/routing-rules/{id}/versions',
-  'PATCH /v1/admin/routing-rules/{id}',
-  'DELETE /v1/admin/routing-rules/{id}',
-  'POST /v1/admin/routing-rules/{id}/activate',
-  'POST /v1/admin/routing-rules/{id}/archive',
-  'POST /v1/admin/routing-rules/{id}/clone',
   // Risk
   'POST /v1/admin/antifraud-plans',
   'GET /v1/admin/antifraud-plans',

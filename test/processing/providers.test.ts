@@ -1,7 +1,7 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { providerCatalog, supportsFeature } from '../../src/services/providers';
-import { connectorFor, HttpConnector, ConnectorError } from '../../src/connectors';
+import { connectorFor, HttpConnector, ConnectorError, SandboxCardConnector, SandboxPayoutConnector } from '../../src/connectors';
 
 let h: ApiHarness;
 let platform: string;
@@ -11,6 +11,7 @@ let liveKey: string;
 
 const CARD = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01';
 const PAYOUT = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e02';
+const SINGLE = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e03';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
@@ -28,8 +29,8 @@ describe(`provider integrations (${dialectName})`, () => {
   test('the catalog holds the sandbox card acquirer and the sandbox payout provider with what they really support', async () => {
     const res = await h.as(tenantKey).get('/v1/admin/provider-integrations');
     expect(res.status).toBe(200);
-    expect(res.body.data.map((p: { code: string }) => p.code).sort()).toEqual(['sandbox-card', 'sandbox-payout']);
-    expect(res.body.pagination).toMatchObject({ totalCount: 2, hasMore: false });
+    expect(res.body.data.map((p: { code: string }) => p.code).sort()).toEqual(['sandbox-card', 'sandbox-card-single-refund', 'sandbox-payout']);
+    expect(res.body.pagination).toMatchObject({ totalCount: 3, hasMore: false });
     const card = (await h.as(tenantKey).get(`/v1/admin/provider-integrations/${CARD}`)).body.data;
     expect(card).toMatchObject({
       id: CARD, code: 'sandbox-card', category: 'card_acquirer', protocol: 'rest', status: 'available', testModeAvailable: true, capabilityOverlay: null,
@@ -49,16 +50,22 @@ describe(`provider integrations (${dialectName})`, () => {
     expect(payout).toMatchObject({ code: 'sandbox-payout', category: 'payout' });
     expect(payout.supportedPaymentMethods[0].operations).toEqual([{ operation: 'payout', supported: true, implemented: true }]);
     // the fixture loads through the catalog validation
-    expect(providerCatalog()).toHaveLength(2);
+    expect(providerCatalog()).toHaveLength(3);
+    const single = res.body.data.find((p: { code: string }) => p.code === 'sandbox-card-single-refund');
+    const features = Object.fromEntries(single.supportedFeatures.map((f: { feature: string; supported: boolean }) => [f.feature, f.supported]));
+    expect(features).toMatchObject({ single_full_refund_only: true, partial_refund: false, multiple_refunds: false });
   });
 
   test('lists paginate and filter; tenants of either mode see the same platform-wide catalog', async () => {
     const first = await h.as(tenantKey).get('/v1/admin/provider-integrations?limit=1&sortOrder=asc');
     expect(first.body.data.map((p: { id: string }) => p.id)).toEqual([CARD]);
-    expect(first.body.pagination).toMatchObject({ hasMore: true, nextCursor: PAYOUT, prevCursor: null });
-    const second = await h.as(tenantKey).get(`/v1/admin/provider-integrations?limit=1&sortOrder=asc&cursor=${PAYOUT}`);
-    expect(second.body.data.map((p: { id: string }) => p.id)).toEqual([PAYOUT]);
-    expect(second.body.pagination).toMatchObject({ hasMore: false, prevCursor: CARD });
+    expect(first.body.pagination).toMatchObject({ hasMore: true, nextCursor: SINGLE, prevCursor: null });
+    const second = await h.as(tenantKey).get(`/v1/admin/provider-integrations?limit=1&sortOrder=asc&cursor=${SINGLE}`);
+    expect(second.body.data.map((p: { id: string }) => p.id)).toEqual([SINGLE]);
+    expect(second.body.pagination).toMatchObject({ hasMore: true, nextCursor: PAYOUT, prevCursor: CARD });
+    const third = await h.as(tenantKey).get(`/v1/admin/provider-integrations?limit=1&sortOrder=asc&cursor=${PAYOUT}`);
+    expect(third.body.data.map((p: { id: string }) => p.id)).toEqual([PAYOUT]);
+    expect(third.body.pagination).toMatchObject({ hasMore: false, prevCursor: SINGLE });
     expect((await h.as(liveKey).get('/v1/admin/provider-integrations?category=payout')).body.data.map((p: { id: string }) => p.id)).toEqual([PAYOUT]);
     expect((await h.as(platform).get('/v1/admin/provider-integrations?code=sandbox-card')).body.data).toHaveLength(1);
     expect(paths(await h.as(tenantKey).get(`/v1/admin/provider-integrations?cursor=${MISSING}`))).toEqual(['query.cursor']);
@@ -130,8 +137,11 @@ describe(`provider integrations (${dialectName})`, () => {
     expect(audit.body.data).toHaveLength(3);
   });
 
-  test('connectors: the registry serves catalog providers over HTTP at connectorBaseUrl and never invents a result', async () => {
-    expect(connectorFor('sandbox-card')).toBeInstanceOf(HttpConnector);
+  test('connectors: the sandbox providers run in-process; other providers are served over HTTP at connectorBaseUrl, never inventing a result', async () => {
+    expect(connectorFor('sandbox-card')).toBeInstanceOf(SandboxCardConnector);
+    expect(connectorFor('sandbox-payout')).toBeInstanceOf(SandboxPayoutConnector);
+    expect(connectorFor('some-external-acquirer')).toBeInstanceOf(HttpConnector);
+    const env = { db: h.rt.db, clock: h.clock, config: h.rt.config };
     const calls: string[] = [];
     const connector = new HttpConnector({
       fetch: (async (url: string, init: { body: string }) => {
@@ -141,12 +151,14 @@ describe(`provider integrations (${dialectName})`, () => {
       }) as unknown as typeof fetch,
     });
     const terminal = { terminalId: MISSING, providerIntegrationId: CARD, connectorBaseUrl: 'https://connectors.example/card/', credentials: { apiKey: 'k' }, mcc: null, descriptor: null };
-    await expect(connector.capture(terminal, { reference: 'r', providerReference: 'p', amount: { currency: 'EUR', valueMinor: 100 } }))
+    await expect(connector.capture(env, terminal, { reference: 'r', providerReference: 'p', amount: { currency: 'EUR', valueMinor: 100 } }))
       .resolves.toMatchObject({ status: 'succeeded', providerReference: 'psp_1' });
     expect(calls).toEqual(['https://connectors.example/card/capture']);
     const broken = new HttpConnector({ fetch: (async () => new Response('nope', { status: 200 })) as unknown as typeof fetch });
-    await expect(broken.refund(terminal, { reference: 'r', providerReference: 'p', amount: { currency: 'EUR', valueMinor: 1 } })).rejects.toBeInstanceOf(ConnectorError);
-    await expect(connector.payout({ ...terminal, connectorBaseUrl: 'http://plain.example' }, { reference: 'r', amount: { currency: 'EUR', valueMinor: 1 }, destination: { type: 'bank_account', details: {} } }))
+    await expect(broken.refund(env, terminal, { reference: 'r', tenantId: MISSING, livemode: false, providerReference: 'p', amount: { currency: 'EUR', valueMinor: 1 } }))
       .rejects.toBeInstanceOf(ConnectorError);
+    await expect(connector.payout(env, { ...terminal, connectorBaseUrl: 'http://plain.example' }, {
+      reference: 'r', tenantId: MISSING, livemode: false, amount: { currency: 'EUR', valueMinor: 1 }, destination: { type: 'bank_account', details: {} },
+    })).rejects.toBeInstanceOf(ConnectorError);
   });
 });

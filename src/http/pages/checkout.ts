@@ -1,6 +1,325 @@
-import type express from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Runtime } from '../../runtime';
+import type { CallerContext } from '../../domain/context';
+import { AuthenticationError, ConflictError, NotFoundError, PayplaneError, PermissionError, ValidationError } from '../../domain/errors';
+import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
+import { scoped } from '../../db/scoped';
+import { authenticateClientSecret } from '../../services/auth';
+import { formatMoney, getSessionForPayment, hostedPageBase, hostedPageUrl, prepareCompletion } from '../../services/checkout-sessions';
+import { completeCheckoutSession } from '../../services/payments/checkout-complete';
+import { requestOrigin } from '../pipeline';
 
-/** checkout pages (skeleton, filled by its area's builder). */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
-export function mountCheckoutPages(app: express.Express, rt: Runtime): void {}
+/**
+ * The hosted checkout page. GET /checkout/{id}?key=<clientSecret> shows merchant, line items, totals and a card
+ * form, or the state of the payment: while it is processing the page refreshes itself; once the session is paid
+ * it sends the customer to successUrl; a declined payment shows the decline and the form again. The form posts to
+ * /checkout/{id}/pay (urlencoded, the key in the body), which completes the session with a client-secret caller
+ * and redirects to the 3DS challenge (action.url) or back to the page. The page is never the authority on the
+ * outcome (webhooks are). The key is a capability: never logged, never sent onwards (no-referrer).
+ */
+
+const IN_FLIGHT = new Set(['processing', 'requires_action']);
+/** seconds between two refreshes of the status view */
+const REFRESH_SECONDS = 2;
+
+const DECLINES: Record<string, string> = {
+  card_declined: 'Your card was declined.',
+  insufficient_funds: 'Your card has insufficient funds.',
+  lost_card: 'Your card was declined (reported lost).',
+  stolen_card: 'Your card was declined (reported stolen).',
+  expired_card: 'Your card has expired.',
+  incorrect_cvc: 'The security code (CVC) is incorrect.',
+  card_not_supported: 'This card is not supported.',
+  authentication_failed: 'The card could not be authenticated (3D Secure failed).',
+  processing_error: 'The payment could not be processed. Please try again.',
+  no_eligible_terminal: 'This card cannot be used for this payment.',
+};
+
+interface Loaded {
+  ctx: CallerContext;
+  session: CheckoutSessionRow;
+  payment: PaymentRow | null;
+}
+
+export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
+  /** the session the key opens, or null (a bad key, another session's key, an absent session: all the same 404) */
+  const load = async (req: Request, id: string, key: unknown): Promise<Loaded | null> => {
+    if (typeof key !== 'string' || key.length === 0 || key.length > 200) return null;
+    let ctx: CallerContext;
+    try {
+      ctx = await authenticateClientSecret(rt, key, { requestId: req.res?.locals.requestId as string | undefined });
+    } catch (error) {
+      if (error instanceof AuthenticationError) return null;
+      throw error;
+    }
+    if (ctx.checkoutSessionId !== id) return null;
+    ctx = { ...ctx, origin: requestOrigin(req) };
+    const session = await getSessionForPayment(ctx, id);
+    const payment = session.paymentId ? await scoped(ctx, ctx.db.models.Payment).find(session.paymentId) : null;
+    return { ctx, session, payment };
+  };
+
+  app.get('/checkout/:id', async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const loaded = await load(req, String(req.params.id), req.query.key);
+      if (!loaded) return send(res, 404, notFoundPage());
+      const { session, payment } = loaded;
+      const key = String(req.query.key);
+      const now = rt.clock.now();
+      if (session.status === 'complete') {
+        const success = safeUrl(session.successUrl);
+        if (success) return redirect(res, success);
+        return send(res, 200, layout(session, 'Payment received', '<p class="ok" data-testid="status">Thank you: your payment was received.</p>'));
+      }
+      if (IN_FLIGHT.has(session.paymentStatus ?? '')) return send(res, 200, processingPage(session, payment), { refresh: true });
+      if (session.status === 'expired' || new Date(session.expiresAt).getTime() <= now.getTime()) {
+        return send(res, 410, layout(session, 'This checkout has expired', `<p data-testid="status">This checkout link is no longer valid.</p>${cancelLink(session, 'Return to the shop')}`));
+      }
+      const decline = session.paymentStatus === 'failed' ? declineMessage(payment) : null;
+      return send(res, 200, formPage(session, key, decline ? [decline] : []));
+    } catch (error) {
+      fail(rt, res, next, error);
+    }
+  });
+
+  app.post(
+    '/checkout/:id/pay',
+    express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }),
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const form = (req.body ?? {}) as Record<string, unknown>;
+        const id = String(req.params.id);
+        const loaded = await load(req, id, form.key);
+        if (!loaded) return send(res, 404, notFoundPage());
+        const { ctx, session } = loaded;
+        const key = String(form.key);
+        // the 3DS page sends the customer back here (absolute, for a provider elsewhere); our own redirects stay relative
+        const returnUrl = hostedPageUrl(hostedPageBase(ctx), id, key);
+        const statusUrl = hostedPageUrl('', id, key);
+        const card = readCard(form);
+        if ('errors' in card) return send(res, 400, formPage(session, key, card.errors, form));
+        try {
+          await prepareCompletion(ctx, id, {});
+          await completeCheckoutSession(ctx, id, { paymentMethod: { type: 'card', card: card.card }, returnUrl });
+        } catch (error) {
+          if (error instanceof ValidationError) {
+            const messages = (error.errors?.length ? error.errors : [{ path: '', message: error.detail }]).map((e) => cardMessage(e.path, e.message));
+            return send(res, 400, formPage(session, key, messages, form));
+          }
+          // paid, expired, or a payment already in flight (a second click): the page shows where things stand
+          if (error instanceof ConflictError || error instanceof NotFoundError) return redirect(res, statusUrl);
+          if (error instanceof PayplaneError && error.status < 500) {
+            return send(res, error.status, formPage(session, key, [error.detail], form));
+          }
+          throw error;
+        }
+        const after = await load(req, id, key);
+        const action = after?.payment?.status === 'requires_action' ? safeUrl(after.payment.action?.url ?? null) : null;
+        return redirect(res, action ?? statusUrl);
+      } catch (error) {
+        fail(rt, res, next, error);
+      }
+    },
+  );
+}
+
+function fail(rt: Runtime, res: Response, next: NextFunction, error: unknown): void {
+  if (error instanceof PermissionError) {
+    return send(res, 403, simplePage('Checkout unavailable', 'This merchant cannot take payments at the moment.'));
+  }
+  if (res.headersSent) return next(error);
+  rt.logger.error({ err: error, requestId: res.locals.requestId }, 'checkout page failed');
+  send(res, 500, simplePage('Something went wrong', 'The payment page could not be shown. Please try again in a moment.'));
+}
+
+// ---- the card form -------------------------------------------------------------------------------------------
+
+function readCard(form: Record<string, unknown>):
+  | { card: { number: string; expMonth: number; expYear: number; cvc?: string; holderName?: string } }
+  | { errors: string[] } {
+  const str = (name: string) => (typeof form[name] === 'string' ? (form[name] as string).trim() : '');
+  const errors: string[] = [];
+  const number = str('number').replace(/[\s-]/g, '');
+  if (!/^\d{12,19}$/.test(number)) errors.push('Enter the card number (12 to 19 digits).');
+  const month = str('expMonth');
+  if (!/^\d{1,2}$/.test(month) || Number(month) < 1 || Number(month) > 12) errors.push('Enter the expiry month (1 to 12).');
+  const yearText = str('expYear');
+  if (!/^(\d{2}|\d{4})$/.test(yearText)) errors.push('Enter the expiry year (e.g. 2030).');
+  const cvc = str('cvc');
+  if (cvc && !/^\d{3,4}$/.test(cvc)) errors.push('The security code (CVC) has 3 or 4 digits.');
+  const holderName = str('holderName').slice(0, 200);
+  if (errors.length) return { errors };
+  const year = yearText.length === 2 ? 2000 + Number(yearText) : Number(yearText);
+  return { card: { number, expMonth: Number(month), expYear: year, ...(cvc ? { cvc } : {}), ...(holderName ? { holderName } : {}) } };
+}
+
+function cardMessage(path: string, message: string): string {
+  const field = path.split('.').pop() ?? '';
+  const names: Record<string, string> = { number: 'Card number', expMonth: 'Expiry month', expYear: 'Expiry year', cvc: 'Security code', holderName: 'Cardholder name' };
+  return names[field] ? `${names[field]}: ${message}.` : message;
+}
+
+function declineMessage(payment: PaymentRow | null): string {
+  if (!payment) return 'The payment did not go through. Please try another card.';
+  return `${(payment.errorCode && DECLINES[payment.errorCode]) || 'The payment did not go through.'} Please try another card.`;
+}
+
+// ---- HTML ----------------------------------------------------------------------------------------------------
+
+function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** only http(s) URLs or a path on this server: never javascript: or another scheme */
+function safeUrl(url: string | null | undefined): string | null {
+  if (!url) return null;
+  if (url.startsWith('/') && !url.startsWith('//')) return url;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+function money(session: CheckoutSessionRow, valueMinor: number, currency = session.currency): string {
+  return formatMoney({ currency, valueMinor }, session.locale ?? 'en');
+}
+
+function cancelLink(session: CheckoutSessionRow, text = 'Cancel and return to the shop'): string {
+  const url = safeUrl(session.cancelUrl);
+  return url ? `<p class="cancel"><a id="cancel" href="${escapeHtml(url)}">${escapeHtml(text)}</a></p>` : '';
+}
+
+function summary(session: CheckoutSessionRow): string {
+  const lines = (session.lineItems ?? [])
+    .map((item) => {
+      const lineMinor = item.unitAmount.valueMinor * item.quantity + (item.taxAmount?.valueMinor ?? 0);
+      return `<tr><td>${escapeHtml(item.label)}${item.quantity > 1 ? ` <span class="muted">× ${escapeHtml(item.quantity)}</span>` : ''}${
+        item.description ? `<br><span class="muted">${escapeHtml(item.description)}</span>` : ''
+      }</td><td class="num">${escapeHtml(money(session, lineMinor, item.unitAmount.currency))}</td></tr>`;
+    })
+    .join('');
+  const totals = (session.totals ?? [])
+    .filter((t) => t.type !== 'total')
+    .map((t) => `<tr class="sub"><td>${escapeHtml(t.description ?? t.type)}</td><td class="num">${escapeHtml(t.displayText)}</td></tr>`)
+    .join('');
+  const total = `<tr class="total"><td>Total</td><td class="num" data-testid="total">${escapeHtml(money(session, Number(session.amountMinor)))}</td></tr>`;
+  return `<table class="summary">${lines}${totals}${total}</table>`;
+}
+
+function formPage(session: CheckoutSessionRow, key: string, errors: string[], form: Record<string, unknown> = {}): string {
+  const value = (name: string) => (typeof form[name] === 'string' && name !== 'number' && name !== 'cvc' ? escapeHtml(form[name]) : '');
+  const errorBox = errors.length
+    ? `<div class="error" role="alert" data-testid="error">${errors.map((e) => `<p>${escapeHtml(e)}</p>`).join('')}</div>`
+    : '';
+  const sandbox = session.livemode
+    ? ''
+    : '<p class="muted sandbox">Test mode: use a sandbox card such as 4242 4242 4242 4242, any future expiry and any CVC.</p>';
+  return layout(
+    session,
+    `Pay ${session.merchantName}`,
+    `${summary(session)}
+    ${errorBox}
+    <form method="post" action="/checkout/${escapeHtml(session.id)}/pay" autocomplete="on">
+      <input type="hidden" name="key" value="${escapeHtml(key)}">
+      <label>Card number<input id="number" name="number" inputmode="numeric" autocomplete="cc-number" required maxlength="23"></label>
+      <div class="row">
+        <label>Month<input id="expMonth" name="expMonth" inputmode="numeric" autocomplete="cc-exp-month" placeholder="MM" required maxlength="2" value="${value('expMonth')}"></label>
+        <label>Year<input id="expYear" name="expYear" inputmode="numeric" autocomplete="cc-exp-year" placeholder="YYYY" required maxlength="4" value="${value('expYear')}"></label>
+        <label>CVC<input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4"></label>
+      </div>
+      <label>Cardholder name<input id="holderName" name="holderName" autocomplete="cc-name" maxlength="200" value="${value('holderName')}"></label>
+      <button type="submit" id="pay">Pay ${escapeHtml(money(session, Number(session.amountMinor)))}</button>
+    </form>
+    ${sandbox}
+    ${cancelLink(session)}`,
+  );
+}
+
+function processingPage(session: CheckoutSessionRow, payment: PaymentRow | null): string {
+  const action = payment?.status === 'requires_action' ? safeUrl(payment.action?.url ?? null) : null;
+  return layout(
+    session,
+    'Processing your payment',
+    `${summary(session)}
+    <p data-testid="status" class="processing">Your payment is being processed. This page updates by itself.</p>
+    ${action ? `<p><a id="continue" href="${escapeHtml(action)}">Continue to your bank's verification</a></p>` : ''}`,
+  );
+}
+
+function notFoundPage(): string {
+  return simplePage('Checkout not found', 'This checkout link is not valid. Ask the shop for a new one.');
+}
+
+function simplePage(title: string, text: string): string {
+  return document(title, `<h1>${escapeHtml(title)}</h1><p data-testid="status">${escapeHtml(text)}</p>`);
+}
+
+function layout(session: CheckoutSessionRow, title: string, body: string): string {
+  const terms = [safeUrl(session.termsUrl) && `<a href="${escapeHtml(safeUrl(session.termsUrl))}">Terms</a>`, safeUrl(session.privacyUrl) && `<a href="${escapeHtml(safeUrl(session.privacyUrl))}">Privacy</a>`]
+    .filter(Boolean)
+    .join(' · ');
+  return document(
+    title,
+    `<p class="merchant" data-testid="merchant">${escapeHtml(session.merchantName)}</p>
+    <h1>${escapeHtml(title)}</h1>
+    ${body}
+    ${terms ? `<p class="muted legal">${terms}</p>` : ''}`,
+    session.locale ?? 'en',
+  );
+}
+
+function document(title: string, body: string, lang = 'en'): string {
+  return `<!doctype html>
+<html lang="${escapeHtml(lang)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>
+  body { font-family: system-ui, sans-serif; background: #f4f5f7; margin: 0; padding: 2rem 1rem; color: #1f2430; }
+  main { max-width: 28rem; margin: 0 auto; background: #fff; border-radius: 8px; padding: 2rem; box-shadow: 0 1px 4px rgba(0,0,0,.1); }
+  h1 { font-size: 1.25rem; margin: .25rem 0 1rem; }
+  .merchant { font-weight: 600; color: #2f5bea; margin: 0; }
+  .muted { color: #6b7280; font-size: .875rem; }
+  table.summary { width: 100%; border-collapse: collapse; margin-bottom: 1.25rem; }
+  table.summary td { padding: .35rem 0; border-bottom: 1px solid #eef0f3; vertical-align: top; }
+  table.summary .num { text-align: right; white-space: nowrap; }
+  table.summary tr.total td { font-weight: 700; border-bottom: 0; font-size: 1.1rem; }
+  label { display: block; font-size: .875rem; margin-bottom: .75rem; }
+  input { display: block; width: 100%; box-sizing: border-box; padding: .6rem; margin-top: .25rem; border: 1px solid #cfd4dc; border-radius: 6px; font-size: 1rem; }
+  .row { display: flex; gap: .5rem; }
+  .row label { flex: 1; }
+  button { width: 100%; padding: .8rem; border: 0; border-radius: 6px; font-size: 1rem; cursor: pointer; background: #2f5bea; color: #fff; margin-top: .5rem; }
+  .error { background: #fdecec; color: #9b1c1c; border-radius: 6px; padding: .5rem .75rem; margin-bottom: 1rem; }
+  .error p { margin: .25rem 0; }
+  .ok { color: #166534; }
+  .cancel { text-align: center; margin-top: 1rem; }
+</style>
+</head>
+<body><main>
+${body}
+</main></body>
+</html>`;
+}
+
+function send(res: Response, status: number, html: string, options: { refresh?: boolean } = {}): void {
+  res.status(status).set({
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    // the key is in the URL: never sent onwards
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    // no script at all; the status view refreshes through the Refresh header
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; base-uri 'none'; frame-ancestors 'none'",
+  });
+  if (options.refresh) res.set('Refresh', String(REFRESH_SECONDS));
+  res.send(html);
+}
+
+function redirect(res: Response, url: string): void {
+  res.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+  res.redirect(303, url);
+}

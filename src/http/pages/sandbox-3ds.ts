@@ -1,6 +1,132 @@
-import type express from 'express';
+import express, { type Request, type Response } from 'express';
 import type { Runtime } from '../../runtime';
+import { answerChallenge, findChallenge, type ChallengeView } from '../../connectors/sandbox-card';
 
-/** sandbox-3ds pages (skeleton, filled by its area's builder). */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
-export function mountSandboxPages(app: express.Express, rt: Runtime): void {}
+/**
+ * The sandbox acquirer's 3DS challenge page: GET /sandbox/3ds/{token} shows the amount with Complete and Fail
+ * buttons; POST /sandbox/3ds/{token} (urlencoded form, action=complete|fail) schedules the authorization's outcome
+ * and redirects (303) to the returnUrl given at authorize, or shows a plain "done" page without one. The token is a
+ * capability (only its hash is stored); a page answered once or expired is refused.
+ */
+export function mountSandboxPages(app: express.Express, rt: Runtime): void {
+  const env = { db: rt.db, clock: rt.clock, config: rt.config };
+
+  app.get('/sandbox/3ds/:token', async (req: Request, res: Response, next) => {
+    try {
+      const view = await findChallenge(env, String(req.params.token));
+      if (!view) return send(res, 404, page('Challenge not found', '<p>This 3D Secure challenge does not exist.</p>'));
+      if (view.status !== 'open') return refused(res, view);
+      return send(res, 200, challengePage(view));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.post('/sandbox/3ds/:token', express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }), async (req: Request, res: Response, next) => {
+    try {
+      const action = (req.body as Record<string, unknown> | undefined)?.action;
+      if (action !== 'complete' && action !== 'fail') {
+        return send(res, 400, page('Invalid answer', '<p>Answer the challenge with Complete or Fail.</p>'));
+      }
+      const view = await answerChallenge(env, String(req.params.token), action);
+      if (!view) return send(res, 404, page('Challenge not found', '<p>This 3D Secure challenge does not exist.</p>'));
+      if (view.status !== 'open') return refused(res, view);
+      const target = safeReturnUrl(view.returnUrl);
+      if (target) {
+        res.set('Cache-Control', 'no-store');
+        return res.redirect(303, target);
+      }
+      const verdict = action === 'complete' ? 'Authentication completed.' : 'Authentication failed.';
+      return send(res, 200, page('Done', `<p>${verdict}</p><p>You may close this page.</p>`));
+    } catch (error) {
+      next(error);
+    }
+  });
+}
+
+function refused(res: Response, view: ChallengeView): void {
+  if (view.status === 'expired') return send(res, 410, page('Challenge expired', '<p>This 3D Secure challenge has expired.</p>'));
+  return send(res, 409, page('Challenge already answered', '<p>This 3D Secure challenge was already answered.</p>'));
+}
+
+/** Only http(s) URLs or a path on this server: never javascript: or other schemes. */
+function safeReturnUrl(url: string | null): string | null {
+  if (!url) return null;
+  if (url.startsWith('/') && !url.startsWith('//')) return url;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+function send(res: Response, status: number, html: string): void {
+  res
+    .status(status)
+    .set({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      // the token is in the URL: never sent onwards
+      'Referrer-Policy': 'no-referrer',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'self'",
+    })
+    .send(html);
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** Integer minor units shown in major units, with the currency's own number of decimals (no floating point). */
+export function formatAmount(currency: string, minor: number): string {
+  let digits = 2;
+  try {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    // an unknown currency code: two decimals
+  }
+  const sign = minor < 0 ? '-' : '';
+  const abs = String(Math.abs(minor)).padStart(digits + 1, '0');
+  const major = abs.slice(0, abs.length - digits) || '0';
+  const fraction = digits > 0 ? `.${abs.slice(abs.length - digits)}` : '';
+  return `${sign}${major.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction} ${currency}`;
+}
+
+function challengePage(view: ChallengeView): string {
+  return page(
+    '3D Secure challenge',
+    `<p class="muted">Sandbox issuer — no real bank is involved.</p>
+    <p>Confirm the payment of</p>
+    <p class="amount" data-testid="amount">${escapeHtml(formatAmount(view.currency, view.amountMinor))}</p>
+    <form method="post">
+      <button type="submit" name="action" value="complete" id="complete">Complete</button>
+      <button type="submit" name="action" value="fail" id="fail" class="secondary">Fail</button>
+    </form>`,
+  );
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>
+  body { font-family: system-ui, sans-serif; background: #f4f5f7; margin: 0; padding: 3rem 1rem; color: #1f2430; }
+  main { max-width: 24rem; margin: 0 auto; background: #fff; border-radius: 8px; padding: 2rem; box-shadow: 0 1px 4px rgba(0,0,0,.1); }
+  h1 { font-size: 1.25rem; margin-top: 0; }
+  .muted { color: #6b7280; font-size: .875rem; }
+  .amount { font-size: 1.75rem; font-weight: 600; margin: .5rem 0 1.5rem; }
+  form { display: flex; gap: .75rem; }
+  button { flex: 1; padding: .75rem; border: 0; border-radius: 6px; font-size: 1rem; cursor: pointer; background: #2f5bea; color: #fff; }
+  button.secondary { background: #e5e7eb; color: #1f2430; }
+</style>
+</head>
+<body><main><h1>${escapeHtml(title)}</h1>
+${body}
+</main></body>
+</html>`;
+}

@@ -1,17 +1,92 @@
-import type { CallerContext } from '../../domain/context';
+import { inTransaction, type CallerContext } from '../../domain/context';
+import { BusinessRuleError, ConflictError, NotFoundError } from '../../domain/errors';
+import { scoped } from '../../db/scoped';
+import { summarizeCard, validateCard, type CardInput } from '../cards';
+import { decideRoute } from '../routing';
+import { enforceEntityLimits, limitUsage } from '../limit-usage';
+import { paymentChanged, processingContext, runAttempts, type PendingAttempt } from './engine';
+import { minor } from './records';
 
 export interface CompleteSessionInput {
-  paymentMethod: { type: 'card'; card: { number: string; expMonth: number; expYear: number; cvc?: string; holderName?: string } };
+  paymentMethod: { type: 'card'; card: CardInput };
   customerInfo?: Record<string, unknown>;
   selectedFulfillment?: Record<string, unknown>;
+  /** where the customer comes back after a 3DS challenge (the hosted page's status view); default the session's successUrl */
+  returnUrl?: string;
 }
 
 /**
- * Pays an open checkout session: validates the card, checks limits, routes, creates the payment and calls the
- * provider. Opens its own transactions (the operation is declared with ownTransactions); the caller re-reads the
- * session afterwards. (Implemented with the payment path.)
+ * Pays an open checkout session: validates the card, refuses a payment over a merchant or channel limit, routes,
+ * creates the payment (processing; payment.created and payment.processing) and its first attempt, commits, then
+ * calls the provider and applies its answer. The card number never reaches the database in clear: the payment keeps
+ * brand, last4, expiry and a keyed fingerprint; when another terminal may have to be tried (cascading), the card
+ * without its cvc is kept sealed with the master key until the payment leaves processing.
+ * Opens its own transactions (the operation is declared with ownTransactions).
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
 export async function completeCheckoutSession(ctx: CallerContext, sessionId: string, input: CompleteSessionInput): Promise<void> {
-  throw new Error('not implemented yet');
+  const now = ctx.clock.now();
+  validateCard(input.paymentMethod.card, now, 'body.paymentMethod.card');
+  const card = summarizeCard(ctx, input.paymentMethod.card);
+
+  const started = await inTransaction(ctx, async (tx): Promise<{ pctx: CallerContext; first: PendingAttempt | null }> => {
+    if (ctx.checkoutSessionId && ctx.checkoutSessionId !== sessionId) throw new NotFoundError('checkout session', sessionId);
+    const session = await scoped(tx, tx.db.models.CheckoutSession).get(sessionId, { lock: true });
+    if (session.status === 'expired' || (session.status === 'open' && new Date(session.expiresAt).getTime() <= now.getTime())) {
+      throw new ConflictError('CHECKOUT_SESSION_EXPIRED', `Checkout session ${sessionId} has expired.`);
+    }
+    if (session.status !== 'open') throw new ConflictError('CHECKOUT_SESSION_COMPLETE', `Checkout session ${sessionId} is ${session.status}: it was paid.`);
+    if (session.paymentStatus === 'processing' || session.paymentStatus === 'requires_action') {
+      throw new ConflictError('CHECKOUT_PAYMENT_IN_FLIGHT', `A payment of checkout session ${sessionId} is ${session.paymentStatus}: wait for its outcome.`);
+    }
+    const pctx = { ...processingContext(tx, session.tenantId, session.livemode, ctx.actor), transaction: tx.transaction, requestId: ctx.requestId };
+    const merchant = await scoped(pctx, pctx.db.models.Merchant).get(session.merchantId);
+    if (merchant.status !== 'active') throw new BusinessRuleError('MERCHANT_NOT_ACTIVE', `Merchant ${merchant.id} is ${merchant.status}: it takes no payments.`);
+    if (session.livemode && merchant.liveStatus !== 'approved') {
+      throw new BusinessRuleError('MERCHANT_NOT_LIVE', `Merchant ${merchant.id} is not approved for live payments.`);
+    }
+    const amount = { currency: session.currency, valueMinor: minor(session.amountMinor) };
+    const channelId = (session as { channelId?: string | null }).channelId ?? null;
+    const subject = { ...amount, paymentMethod: 'card', brand: card.brand };
+    await enforceEntityLimits(pctx, { merchantId: merchant.id, channelId }, subject, now);
+    const decision = await decideRoute(
+      pctx,
+      { merchantId: merchant.id, channelId, amount, paymentMethod: 'card', brand: card.brand, cardCountry: card.country, transactionType: 'payment', at: now },
+      { usage: (limit, at) => limitUsage(pctx, limit, at) },
+    );
+    const profile = await scoped(pctx, pctx.db.models.IntegrationProfile).findOne({ merchantId: merchant.id, mode: 'checkout' });
+    const mayCascade = Boolean(profile?.cascadingEnabled) && decision.terminals.length > 1;
+    const { cvc: _cvc, ...vaulted } = input.paymentMethod.card;
+    void _cvc;
+    const terminalId = decision.terminals[0] ?? null;
+    const terminal = terminalId ? await scoped(pctx, pctx.db.models.Terminal).get(terminalId) : null;
+    const payments = scoped(pctx, pctx.db.models.Payment);
+    const row = await payments.create({
+      tenantId: session.tenantId, merchantId: merchant.id, livemode: session.livemode, checkoutSessionId: session.id, status: 'processing',
+      currency: amount.currency, amountMinor: amount.valueMinor, authorizedMinor: 0, capturedMinor: 0, refundedMinor: 0, refundPendingMinor: 0,
+      feeMinor: 0, netMinor: 0, captureMethod: session.captureMethod, merchantReference: session.merchantReference,
+      paymentMethodType: 'card', card, cardBrand: card.brand, terminalId, providerIntegrationId: terminal?.providerIntegrationId ?? null,
+      channelId, partnerId: null, providerReference: null, providerStatus: null, action: null, errorCode: null, errorMessage: null,
+      approved: null, threeDSResult: null, metadata: session.metadata ?? {}, routingDecision: decision as unknown as Record<string, unknown>,
+      feeBreakdown: null, fundsAvailableImmediately: false, currentAttemptId: null,
+      returnUrl: input.returnUrl ?? session.successUrl ?? profile?.returnUrl ?? null,
+      cardVault: mayCascade ? pctx.sealer.seal(JSON.stringify(vaulted)) : null,
+    });
+    if (!terminal) {
+      await paymentChanged(pctx, row, 'payment.created');
+      const failed = await payments.update(row, {
+        status: 'failed', approved: false, errorCode: 'no_eligible_terminal',
+        errorMessage: 'No terminal of the tenant can take this payment (currency, brand, method, restrictions, limits or provider status).',
+      });
+      await paymentChanged(pctx, failed, 'payment.failed', row);
+      return { pctx, first: null };
+    }
+    const attempt = await scoped(pctx, pctx.db.models.PaymentAttempt).create({
+      tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, paymentId: row.id, sequence: 1, terminalId: terminal.id,
+      providerIntegrationId: terminal.providerIntegrationId, status: 'pending', providerReference: null, declineCode: null, message: null,
+    });
+    const current = await payments.update(row, { currentAttemptId: attempt.id });
+    await paymentChanged(pctx, current, ['payment.created', 'payment.processing']);
+    return { pctx, first: { paymentId: row.id, attemptId: attempt.id } };
+  });
+  if (started.first) await runAttempts({ ...started.pctx, transaction: undefined }, started.first, input.paymentMethod.card);
 }

@@ -1,12 +1,30 @@
 import type { Runtime } from '../../runtime';
 import type { ProviderOutcome } from '../../connectors/types';
+import { scoped } from '../../db/scoped';
+import { applyAttemptResult, processingContext, runAttempts } from './engine';
+import { applyRefundResult } from './refunds';
 
 /**
- * Applies a provider's asynchronous answer (the sandbox acquirer's callback) to the payment, attempt or refund it
+ * Applies a provider's asynchronous answer (the sandbox acquirer's callback) to the payment attempt or refund it
  * names. Idempotent: an outcome applied twice changes nothing the second time; an outcome for an unknown reference
- * is ignored. (Implemented with the payment path.)
+ * is ignored (logged).
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
 export async function handleProviderOutcome(rt: Runtime, outcome: ProviderOutcome): Promise<void> {
-  throw new Error('not implemented yet');
+  const pctx = processingContext(rt, outcome.tenantId, outcome.livemode);
+  if (outcome.operation === 'authorize') {
+    const attempt = await scoped(pctx, rt.db.models.PaymentAttempt).find(outcome.reference);
+    if (!attempt) {
+      rt.logger.warn({ reference: outcome.reference, operation: outcome.operation }, 'provider outcome for an unknown attempt ignored');
+      return;
+    }
+    const pending = { paymentId: attempt.paymentId, attemptId: attempt.id };
+    const next = await applyAttemptResult(pctx, pending, { ...outcome.result, providerReference: outcome.providerReference });
+    if (next) await runAttempts(pctx, next);
+    return;
+  }
+  if (outcome.operation === 'refund') {
+    await applyRefundResult(pctx, outcome.reference, { ...outcome.result, providerReference: outcome.providerReference });
+    return;
+  }
+  rt.logger.warn({ reference: outcome.reference, operation: outcome.operation }, 'provider outcome of an operation answered synchronously ignored');
 }

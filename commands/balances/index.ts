@@ -1,0 +1,31 @@
+import { BaseCommand } from '../../src/cli/base-command';
+import { validateWith } from '../../src/cli/validate';
+import { balanceScopeFlags, balanceServices, balancesCtx, balancesFooter, renderBalances } from '../../src/cli/balances-cli';
+import type { Page } from '../../src/db/scoped';
+import type { Balance } from '../../src/services/ledger';
+
+export default class Balances extends BaseCommand<typeof Balances> {
+  static override summary = 'Show merchant balances (pending, available, reserved, payable) per currency.';
+  static override description =
+    'Each balance is the sum of its ledger entries, as GET /v1/balances reports it. Amounts are shown in the currency\'s major unit; --json returns the records with integer minor units.';
+  static override examples = [
+    '<%= config.bin %> balances --tenant 6f1c…',
+    '<%= config.bin %> balances --tenant 6f1c… --merchant 0b9e… --currency EUR',
+    '<%= config.bin %> balances --merchant 0b9e… --json',
+  ];
+  static override flags = balanceScopeFlags;
+
+  async run(): Promise<Page<Balance>> {
+    const input = validateWith(
+      balanceServices.schemas().ListBalancesQuery,
+      { merchantId: this.flags.merchant, currency: this.flags.currency, cursor: this.flags.cursor, limit: this.flags.limit },
+      { merchantId: 'merchant' },
+    );
+    const rt = await this.runtime();
+    const { cursor, limit, ...filters } = input;
+    const page = await balanceServices.ledger().listBalances(await balancesCtx(rt, this.flags.tenant, this.flags.live), filters, { cursor, limit });
+    this.log(renderBalances(page.data));
+    this.log(balancesFooter(page));
+    return page;
+  }
+}

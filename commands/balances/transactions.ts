@@ -1,0 +1,38 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { validateWith } from '../../src/cli/validate';
+import { balanceScopeFlags, balanceServices, balancesCtx, balancesFooter, renderBalanceTransactions } from '../../src/cli/balances-cli';
+import type { Page } from '../../src/db/scoped';
+import type { BalanceTransaction } from '../../src/services/ledger';
+
+export default class BalancesTransactions extends BaseCommand<typeof BalancesTransactions> {
+  static override summary = 'List ledger entries of merchant balances, newest first.';
+  static override description = 'What GET /v1/balance-transactions answers: one line per entry on a merchant balance, with its signed amount.';
+  static override examples = [
+    '<%= config.bin %> balances transactions --tenant 6f1c… --merchant 0b9e…',
+    '<%= config.bin %> balances transactions --tenant 6f1c… --type refund --json',
+  ];
+  static override flags = {
+    ...balanceScopeFlags,
+    type: Flags.string({ description: 'Only entries of this source type', options: ['payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment'] }),
+    'balance-type': Flags.string({ description: 'Only entries of this balance', options: ['pending', 'available', 'reserved', 'payable'] }),
+    source: Flags.string({ description: 'Only entries of this source (payment, refund, release or withdrawal id)' }),
+  };
+
+  async run(): Promise<Page<BalanceTransaction>> {
+    const input = validateWith(
+      balanceServices.schemas().ListBalanceTransactionsQuery,
+      {
+        merchantId: this.flags.merchant, currency: this.flags.currency, type: this.flags.type, balanceType: this.flags['balance-type'], sourceId: this.flags.source,
+        cursor: this.flags.cursor, limit: this.flags.limit,
+      },
+      { merchantId: 'merchant', sourceId: 'source' },
+    );
+    const rt = await this.runtime();
+    const { cursor, limit, sortOrder, ...filters } = input;
+    const page = await balanceServices.ledger().listBalanceTransactions(await balancesCtx(rt, this.flags.tenant, this.flags.live), filters, { cursor, limit, sortOrder });
+    this.log(renderBalanceTransactions(page.data));
+    this.log(balancesFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,111 @@
+import { z } from '../zod';
+import { Money, Timestamp, listQuery } from '../common';
+import { LineItemInput, LineItemSchema } from '../checkout/schemas';
+
+// Payments and refunds.
+
+export const PAYMENT_STATUSES = ['processing', 'requires_action', 'requires_capture', 'captured', 'failed', 'voided', 'refunded', 'partially_refunded'] as const;
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+const MoneyOut = z.object({ currency: z.string(), valueMinor: z.number().int() });
+const Text = (max: number) => z.string().trim().min(1).max(max);
+const Metadata = z
+  .record(z.string().max(40), z.string().max(500))
+  .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys')
+  .openapi({ description: 'Your own key-value pairs (at most 50 keys, keys up to 40 and values up to 500 characters).' });
+
+export const ThreeDsResultSchema = z
+  .object({
+    version: z.string(), status: z.string(), statusReason: z.string().nullable().optional(), eci: z.string().nullable().optional(),
+    cavv: z.string().nullable().optional(), xid: z.string().nullable().optional(), dsTransId: z.string().nullable().optional(),
+    messageVersion: z.string().nullable().optional(), serverTransId: z.string().nullable().optional(), acsTransId: z.string().nullable().optional(),
+    enrolled: z.string().nullable().optional(), liabilityShift: z.boolean().optional(), challengeFlow: z.string().nullable().optional(),
+    challenged: z.boolean().optional(), challengeCancelled: z.boolean().optional(), exemptionApplied: z.string().nullable().optional(),
+  })
+  .openapi('ThreeDSResult');
+
+const tenantOnly = (description: string) => ({ description: `${description} Tenant and platform callers only.` });
+
+export const PaymentSchema = z
+  .object({
+    id: z.string(),
+    tenantId: z.string(),
+    merchantId: z.string(),
+    checkoutSessionId: z.string().nullable(),
+    livemode: z.boolean(),
+    status: z.enum(PAYMENT_STATUSES),
+    amount: MoneyOut,
+    amountBreakdown: z
+      .object({ authorized: MoneyOut, captured: MoneyOut, refunded: MoneyOut, fee: MoneyOut, net: MoneyOut })
+      .openapi({ description: 'fee is the total charged to the merchant (capture and refund fees); net = captured - refunded - fee.' }),
+    captureMethod: z.enum(['automatic', 'manual']),
+    merchantReference: z.string().nullable(),
+    paymentMethodType: z.string(),
+    card: z
+      .object({ brand: z.string(), last4: z.string(), expMonth: z.number().int(), expYear: z.number().int(), country: z.string().nullable(), fingerprint: z.string() })
+      .nullable()
+      .openapi({ description: 'The card as kept: never the number. fingerprint is the same for the same card number within this platform.' }),
+    providerReference: z.string().nullable().optional().openapi(tenantOnly('The provider\'s reference of the current attempt.')),
+    providerStatus: z.string().nullable().optional().openapi(tenantOnly('The provider\'s own status.')),
+    action: z
+      .object({ type: z.literal('redirect'), url: z.string(), data: z.record(z.string(), z.unknown()).optional() })
+      .nullable()
+      .openapi({ description: 'What the customer must do next (a 3DS challenge page) while requires_action.' }),
+    errorCode: z.string().nullable(),
+    errorMessage: z.string().nullable(),
+    approved: z.boolean().nullable(),
+    threeDSResult: ThreeDsResultSchema.nullable(),
+    metadata: z.record(z.string(), z.string()),
+    terminalId: z.string().nullable().optional().openapi(tenantOnly('The terminal of the current attempt.')),
+    providerIntegrationId: z.string().nullable().optional(),
+    channelId: z.string().nullable().optional(),
+    routingDecision: z.record(z.string(), z.unknown()).nullable().optional().openapi(tenantOnly('The routing decision: rule, candidates and exclusion reasons.')),
+    feeBreakdown: z
+      .object({ providerFee: MoneyOut, tenantFee: MoneyOut, platformFee: MoneyOut, partnerCommission: MoneyOut })
+      .nullable()
+      .optional()
+      .openapi(tenantOnly('The fee decomposition of the capture.')),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('Payment');
+
+export const ListPaymentsQuery = listQuery({
+  status: z.enum(PAYMENT_STATUSES).optional(),
+  merchantId: z.string().uuid().optional(),
+  checkoutSessionId: z.string().uuid().optional(),
+});
+
+export const CapturePaymentBody = z
+  .strictObject({ amount: Money.optional().openapi({ description: 'Default: the whole authorized amount. Less only where the provider supports partial capture.' }) })
+  .openapi('CapturePaymentBody');
+
+export const RefundSchema = z
+  .object({
+    id: z.string(),
+    tenantId: z.string(),
+    merchantId: z.string(),
+    paymentId: z.string(),
+    livemode: z.boolean(),
+    status: z.enum(REFUND_STATUSES),
+    amount: MoneyOut,
+    reason: z.string().nullable(),
+    merchantReference: z.string().nullable(),
+    statusReason: z.string().nullable(),
+    items: z.array(LineItemSchema),
+    metadata: z.record(z.string(), z.string()),
+    providerReference: z.string().nullable().optional().openapi(tenantOnly('The provider\'s reference of the refund.')),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('Refund');
+
+export const CreateRefundBody = z
+  .strictObject({
+    amount: Money.optional().openapi({ description: 'Default: all that remains refundable. Partial amounts only where the provider supports partial refunds.' }),
+    reason: Text(500).optional(),
+    merchantReference: Text(255).optional(),
+    items: z.array(LineItemInput).max(100).optional(),
+    metadata: Metadata.optional(),
+  })
+  .openapi('CreateRefundBody');

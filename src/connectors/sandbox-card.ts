@@ -1,0 +1,316 @@
+import crypto from 'node:crypto';
+import { Op } from 'sequelize';
+import type { Database } from '../db/database';
+import { isUniqueViolation } from '../db/database';
+import type { SandboxOperationRow, SandboxScenario } from '../db/models-sandbox';
+import type { Clock } from '../domain/clock';
+import { newId } from '../util/ids';
+import { sandboxOperationDue } from './sandbox-kick';
+import {
+  ConnectorError, type AuthorizeRequest, type CaptureRequest, type Connector, type ConnectorEnv, type ConnectorResult,
+  type ConnectorTerminal, type PayoutRequest, type RefundRequest, type ThreeDsResult, type VoidRequest,
+} from './types';
+
+/**
+ * The built-in sandbox card acquirer (provider code sandbox-card). The card number picks a scenario, as in other
+ * sandboxes; the answer to authorize and refund arrives asynchronously: the call returns `pending` (or
+ * `requires_action` with the 3DS challenge page) and records an operation that the worker
+ * (src/jobs/sandbox-acquirer.ts) delivers to the payment path when it is due, like a real acquirer's callback.
+ * The number and cvc are used for the call only: the acquirer keeps the scenario, never the card.
+ */
+
+export const SANDBOX_CARDS: Readonly<Record<string, SandboxScenario>> = {
+  '4242424242424242': 'success',
+  '5555555555554444': 'success',
+  '4000000000000002': 'declined',
+  '4000000000009995': 'insufficient_funds',
+  '4000000000009987': 'lost_card',
+  '4000000000000069': 'expired_card',
+  '4000000000000127': 'incorrect_cvc',
+  '4000000000000119': 'processing_error',
+  '4000002760003184': 'three_ds_challenge',
+  '4000000000003220': 'three_ds_frictionless',
+  '4000000000000077': 'funds_available_immediately',
+  '4000000000005126': 'refund_fails',
+};
+
+/** How long a 3DS challenge page stays open; then the authorization fails as an abandoned challenge. */
+export const CHALLENGE_TTL_MS = 15 * 60_000;
+
+const DECLINES: Partial<Record<SandboxScenario, { declineCode: string; rawStatus: string; message: string }>> = {
+  declined: { declineCode: 'card_declined', rawStatus: 'REFUSED', message: 'The card was declined.' },
+  insufficient_funds: { declineCode: 'insufficient_funds', rawStatus: 'REFUSED_51', message: 'The card has insufficient funds.' },
+  lost_card: { declineCode: 'lost_card', rawStatus: 'REFUSED_41', message: 'The card was reported lost.' },
+  expired_card: { declineCode: 'expired_card', rawStatus: 'REFUSED_54', message: 'The card has expired.' },
+  incorrect_cvc: { declineCode: 'incorrect_cvc', rawStatus: 'REFUSED_N7', message: 'The card security code is incorrect.' },
+  unsupported: { declineCode: 'card_not_supported', rawStatus: 'REFUSED_57', message: 'The card is not supported by the sandbox acquirer.' },
+};
+
+export function scenarioOf(cardNumber: string | undefined): SandboxScenario {
+  if (!cardNumber) return 'unsupported';
+  return SANDBOX_CARDS[cardNumber.replace(/[\s-]/g, '')] ?? 'unsupported';
+}
+
+function randomRef(prefix: string): string {
+  return `${prefix}_${crypto.randomBytes(12).toString('hex')}`;
+}
+
+export function hashChallengeToken(token: string): string {
+  return crypto.createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+function threeDs(flow: 'frictionless' | 'challenge', authenticated: boolean, cancelled = false): ThreeDsResult {
+  return {
+    version: '2.2.0',
+    status: authenticated ? 'authenticated' : 'failed',
+    statusReason: authenticated ? null : cancelled ? 'challenge_abandoned' : 'authentication_failed',
+    eci: authenticated ? '05' : '07',
+    cavv: authenticated ? crypto.randomBytes(20).toString('base64') : null,
+    xid: null,
+    dsTransId: crypto.randomUUID(),
+    messageVersion: '2.2.0',
+    serverTransId: crypto.randomUUID(),
+    acsTransId: crypto.randomUUID(),
+    enrolled: 'Y',
+    liabilityShift: authenticated,
+    challengeFlow: flow,
+    challenged: flow === 'challenge',
+    challengeCancelled: cancelled,
+    exemptionApplied: null,
+  };
+}
+
+function approved(providerReference: string, capture: boolean, extra: Partial<ConnectorResult> = {}): ConnectorResult {
+  return { status: 'succeeded', providerReference, rawStatus: capture ? 'CAPTURED' : 'AUTHORISED', message: 'Approved.', ...extra };
+}
+
+function authenticationFailed(providerReference: string, cancelled: boolean): ConnectorResult {
+  return {
+    status: 'declined', providerReference, rawStatus: 'REFUSED_3DS', declineCode: 'authentication_failed',
+    message: cancelled ? 'The 3DS challenge was not completed in time.' : 'The cardholder failed 3DS authentication.',
+    threeDSResult: threeDs('challenge', false, cancelled),
+  };
+}
+
+/** The final answer of an authorization in a scenario (the challenge card's is decided on its page). */
+export function authorizeOutcome(scenario: SandboxScenario, providerReference: string, capture: boolean): ConnectorResult {
+  switch (scenario) {
+    case 'success':
+    case 'refund_fails':
+      return approved(providerReference, capture);
+    case 'three_ds_frictionless':
+      return approved(providerReference, capture, { threeDSResult: threeDs('frictionless', true) });
+    case 'three_ds_challenge':
+      return approved(providerReference, capture, { threeDSResult: threeDs('challenge', true) });
+    case 'funds_available_immediately':
+      return approved(providerReference, capture, { fundsAvailableImmediately: true });
+    case 'processing_error':
+      return { status: 'failed', providerReference, rawStatus: 'ERROR', declineCode: 'processing_error', message: 'The acquirer could not process the payment; another route may.' };
+    default: {
+      const decline = DECLINES[scenario] ?? DECLINES.unsupported!;
+      return { status: 'declined', providerReference, ...decline };
+    }
+  }
+}
+
+function refundOutcome(scenario: SandboxScenario, providerReference: string): ConnectorResult {
+  if (scenario === 'refund_fails') {
+    return { status: 'failed', providerReference, rawStatus: 'REFUND_REFUSED', declineCode: 'refund_failed', message: 'The issuer refused the refund.' };
+  }
+  return { status: 'succeeded', providerReference, rawStatus: 'REFUNDED', message: 'Refunded.' };
+}
+
+/** Where the challenge page is served: PAYPLANE_PUBLIC_URL when set, else a URL relative to this server. */
+function challengeUrl(env: ConnectorEnv, token: string): string {
+  const base = (env.config.publicBaseUrl ?? '').replace(/\/$/, '');
+  return `${base}/sandbox/3ds/${token}`;
+}
+
+function plain(row: { get(options: { plain: true }): unknown } | null): SandboxOperationRow | null {
+  return row ? (row.get({ plain: true }) as SandboxOperationRow) : null;
+}
+
+async function findOperation(db: Database, where: Partial<Record<keyof SandboxOperationRow, unknown>>): Promise<SandboxOperationRow | null> {
+  return plain(await db.models.SandboxOperation.findOne({ where: where as never }));
+}
+
+function sandboxOnly(livemode: boolean, operation: string): void {
+  if (livemode) throw new ConnectorError(`the sandbox acquirer serves sandbox (test mode) ${operation}s only`, false);
+}
+
+function failedSync(providerReference: string | null, declineCode: string, message: string): ConnectorResult {
+  return { status: 'failed', providerReference, rawStatus: 'ERROR', declineCode, message };
+}
+
+export class SandboxCardConnector implements Connector {
+  readonly kind = 'sandbox-card';
+
+  async authorize(env: ConnectorEnv, terminal: ConnectorTerminal, request: AuthorizeRequest): Promise<ConnectorResult> {
+    sandboxOnly(request.livemode, 'payment');
+    const existing = await findOperation(env.db, { kind: 'authorize', reference: request.reference });
+    if (existing) return this.answerAgain(env, existing);
+
+    const scenario = request.paymentMethod.type === 'card' ? scenarioOf(request.paymentMethod.card?.number) : 'unsupported';
+    const now = env.clock.now();
+    const providerReference = randomRef('sbx');
+    const challenge = scenario === 'three_ds_challenge';
+    const token = challenge ? crypto.randomBytes(24).toString('base64url') : null;
+    const row: SandboxOperationRow = {
+      id: newId(), kind: 'authorize', reference: request.reference, providerReference, paymentProviderReference: null,
+      providerIntegrationId: terminal.providerIntegrationId, terminalId: terminal.terminalId, tenantId: request.tenantId, livemode: false,
+      scenario, captureRequested: request.capture, currency: request.amount.currency, amountMinor: request.amount.valueMinor,
+      // a challenge left open past its lifetime is answered as an abandoned authentication
+      outcome: challenge ? authenticationFailed(providerReference, true) : authorizeOutcome(scenario, providerReference, request.capture),
+      returnUrl: request.returnUrl ?? null, challengeTokenHash: token ? hashChallengeToken(token) : null,
+      status: challenge ? 'awaiting_challenge' : 'scheduled',
+      dueAt: new Date(now.getTime() + (challenge ? CHALLENGE_TTL_MS : env.config.sandboxDelayMs)),
+      lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
+    };
+    try {
+      await env.db.transaction((transaction) => env.db.models.SandboxOperation.create(row, { transaction }));
+    } catch (error) {
+      // the same request twice at once: the first one's operation answers both
+      if (!isUniqueViolation(error)) throw error;
+      const first = await findOperation(env.db, { kind: 'authorize', reference: request.reference });
+      if (!first) throw error;
+      return this.answerAgain(env, first);
+    }
+    if (token) return { status: 'requires_action', providerReference, rawStatus: 'CHALLENGE_REQUIRED', action: { type: 'redirect', url: challengeUrl(env, token) } };
+    sandboxOperationDue(env.config.sandboxDelayMs);
+    return { status: 'pending', providerReference, rawStatus: 'RECEIVED' };
+  }
+
+  /** A repeated authorize of one reference: the same answer (a challenge still open gets a fresh page link). */
+  private async answerAgain(env: ConnectorEnv, op: SandboxOperationRow): Promise<ConnectorResult> {
+    if (op.status === 'awaiting_challenge') {
+      const token = crypto.randomBytes(24).toString('base64url');
+      const [count] = await env.db.transaction((transaction) =>
+        env.db.models.SandboxOperation.update(
+          { challengeTokenHash: hashChallengeToken(token), updatedAt: env.clock.now() },
+          { where: { id: op.id, status: 'awaiting_challenge' }, transaction },
+        ),
+      );
+      if (count === 1) return { status: 'requires_action', providerReference: op.providerReference, rawStatus: 'CHALLENGE_REQUIRED', action: { type: 'redirect', url: challengeUrl(env, token) } };
+    }
+    return { status: 'pending', providerReference: op.providerReference, rawStatus: 'RECEIVED' };
+  }
+
+  /** The approved authorization a capture, void or refund names, or the reason there is none. */
+  private async authorization(env: ConnectorEnv, providerReference: string): Promise<SandboxOperationRow | ConnectorResult> {
+    const auth = await findOperation(env.db, { kind: 'authorize', providerReference });
+    if (!auth) return failedSync(null, 'payment_not_found', 'The sandbox acquirer knows no authorization with this reference.');
+    if (auth.status === 'awaiting_challenge' || auth.outcome?.status !== 'succeeded') {
+      return failedSync(providerReference, 'payment_not_authorized', 'The authorization was not approved.');
+    }
+    return auth;
+  }
+
+  async capture(env: ConnectorEnv, _terminal: ConnectorTerminal, request: CaptureRequest): Promise<ConnectorResult> {
+    const auth = await this.authorization(env, request.providerReference);
+    if (!('id' in auth)) return auth;
+    if (request.amount.currency !== auth.currency || request.amount.valueMinor > Number(auth.amountMinor)) {
+      return failedSync(auth.providerReference, 'amount_exceeds_authorized', 'The capture exceeds the authorized amount.');
+    }
+    return {
+      status: 'succeeded', providerReference: auth.providerReference, rawStatus: 'CAPTURED', message: 'Captured.',
+      ...(auth.scenario === 'funds_available_immediately' ? { fundsAvailableImmediately: true } : {}),
+    };
+  }
+
+  async void(env: ConnectorEnv, _terminal: ConnectorTerminal, request: VoidRequest): Promise<ConnectorResult> {
+    const auth = await this.authorization(env, request.providerReference);
+    if (!('id' in auth)) return auth;
+    return { status: 'succeeded', providerReference: auth.providerReference, rawStatus: 'CANCELLED', message: 'Authorization released.' };
+  }
+
+  async refund(env: ConnectorEnv, terminal: ConnectorTerminal, request: RefundRequest): Promise<ConnectorResult> {
+    sandboxOnly(request.livemode, 'refund');
+    const existing = await findOperation(env.db, { kind: 'refund', reference: request.reference });
+    if (existing) return { status: 'pending', providerReference: existing.providerReference, rawStatus: 'RECEIVED' };
+    const auth = await this.authorization(env, request.providerReference);
+    if (!('id' in auth)) return auth;
+    if (auth.tenantId !== request.tenantId) return failedSync(null, 'payment_not_found', 'The sandbox acquirer knows no authorization with this reference.');
+    if (request.amount.currency !== auth.currency || request.amount.valueMinor <= 0 || request.amount.valueMinor > Number(auth.amountMinor)) {
+      return failedSync(null, 'amount_exceeds_payment', 'The refund amount is not within the payment amount.');
+    }
+    const now = env.clock.now();
+    const providerReference = randomRef('sbxrf');
+    const row: SandboxOperationRow = {
+      id: newId(), kind: 'refund', reference: request.reference, providerReference, paymentProviderReference: auth.providerReference,
+      providerIntegrationId: terminal.providerIntegrationId || auth.providerIntegrationId, terminalId: terminal.terminalId ?? auth.terminalId,
+      tenantId: request.tenantId, livemode: false, scenario: auth.scenario, captureRequested: false,
+      currency: request.amount.currency, amountMinor: request.amount.valueMinor, outcome: refundOutcome(auth.scenario, providerReference),
+      returnUrl: null, challengeTokenHash: null, status: 'scheduled', dueAt: new Date(now.getTime() + env.config.sandboxDelayMs),
+      lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
+    };
+    try {
+      await env.db.transaction((transaction) => env.db.models.SandboxOperation.create(row, { transaction }));
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const first = await findOperation(env.db, { kind: 'refund', reference: request.reference });
+      if (!first) throw error;
+      return { status: 'pending', providerReference: first.providerReference, rawStatus: 'RECEIVED' };
+    }
+    sandboxOperationDue(env.config.sandboxDelayMs);
+    return { status: 'pending', providerReference, rawStatus: 'RECEIVED' };
+  }
+
+  async payout(): Promise<ConnectorResult> {
+    return failedSync(null, 'operation_not_supported', 'The sandbox card acquirer does not make payouts.');
+  }
+}
+
+// ------------------------------------------------------------------------------------------- 3DS challenge page
+
+export interface ChallengeView {
+  status: 'open' | 'used' | 'expired';
+  currency: string;
+  amountMinor: number;
+  returnUrl: string | null;
+}
+
+/** The operation behind a challenge page token (null when the token is unknown). */
+export async function findChallenge(env: { db: Database; clock: Clock }, token: string): Promise<ChallengeView | null> {
+  if (!/^[A-Za-z0-9_-]{16,128}$/.test(token)) return null;
+  const op = await findOperation(env.db, { challengeTokenHash: hashChallengeToken(token) });
+  if (!op || op.kind !== 'authorize') return null;
+  return { status: challengeStatus(op, env.clock.now()), currency: op.currency, amountMinor: Number(op.amountMinor), returnUrl: op.returnUrl };
+}
+
+function challengeStatus(op: SandboxOperationRow, now: Date): ChallengeView['status'] {
+  if (op.status === 'awaiting_challenge') return new Date(op.dueAt!).getTime() <= now.getTime() ? 'expired' : 'open';
+  // answered by the page, or by the worker when the challenge ran out
+  return op.outcome?.threeDSResult?.challengeCancelled ? 'expired' : 'used';
+}
+
+/**
+ * The cardholder's answer on the challenge page: schedules the authorization's final outcome (approved with a
+ * challenged 3DS result, or declined authentication_failed) due after the acquirer's delay. Once only: a used or
+ * expired page changes nothing.
+ */
+export async function answerChallenge(
+  env: ConnectorEnv,
+  token: string,
+  answer: 'complete' | 'fail',
+): Promise<ChallengeView | null> {
+  if (!/^[A-Za-z0-9_-]{16,128}$/.test(token)) return null;
+  const op = await findOperation(env.db, { challengeTokenHash: hashChallengeToken(token) });
+  if (!op || op.kind !== 'authorize') return null;
+  const now = env.clock.now();
+  const outcome = answer === 'complete' ? authorizeOutcome('three_ds_challenge', op.providerReference, op.captureRequested) : authenticationFailed(op.providerReference, false);
+  const [count] = await env.db.transaction((transaction) =>
+    env.db.models.SandboxOperation.update(
+      { status: 'scheduled', outcome, dueAt: new Date(now.getTime() + env.config.sandboxDelayMs), updatedAt: now },
+      // the compare-and-set: still awaiting, and not yet expired (an expired challenge is the worker's to answer)
+      { where: { id: op.id, status: 'awaiting_challenge', dueAt: { [Op.gt]: now } }, transaction },
+    ),
+  );
+  const view = { currency: op.currency, amountMinor: Number(op.amountMinor), returnUrl: op.returnUrl };
+  if (count === 1) {
+    sandboxOperationDue(env.config.sandboxDelayMs);
+    return { status: 'open', ...view };
+  }
+  const after = (await findOperation(env.db, { id: op.id })) ?? op;
+  const status = challengeStatus(after, now);
+  return { status: status === 'open' ? 'used' : status, ...view };
+}

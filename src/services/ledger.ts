@@ -1,0 +1,511 @@
+import { Op, fn, col } from 'sequelize';
+import type { CallerContext } from '../domain/context';
+import { inTransaction } from '../domain/context';
+import { InternalError, ValidationError } from '../domain/errors';
+import { scoped, type ListParams, type Page } from '../db/scoped';
+import {
+  MERCHANT_ACCOUNTS, type LedgerAccount, type LedgerEntryRow, type LedgerReleaseRow, type LedgerSourceType,
+} from '../db/models-ledger';
+import type { FeeBreakdown } from './fee-engine';
+import { PLATFORM_ID } from './platform';
+import { emitEvent } from './webhooks/events';
+import { recordAudit } from './audit';
+import { newId } from '../util/ids';
+import { systemContext, type Runtime } from '../runtime';
+
+/**
+ * The double-entry ledger. Every posting is a set of entries (signed, credit positive) that sum to zero per
+ * currency, written in the caller's transaction; entries are never updated or deleted. A balance is the sum of
+ * its account's entries: nothing is stored besides the entries.
+ *
+ * Accounts: per merchant and currency merchant_pending, merchant_available, merchant_reserve, merchant_payable
+ * (owner: the merchant; entries carry merchantId, the scope column); tenant_revenue (owner tenantId),
+ * platform_revenue (owner PLATFORM_ID), partner_revenue (owner partnerId), provider_fees and provider_clearing
+ * (owner providerIntegrationId).
+ */
+
+export interface PostingLine {
+  account: LedgerAccount;
+  /** the account's owner: merchant, tenant, platform, partner or provider integration id */
+  ownerId: string;
+  currency: string;
+  /** signed integer minor units, credit positive */
+  amountMinor: number;
+  description?: string | null;
+}
+
+export interface Posting {
+  tenantId: string;
+  livemode: boolean;
+  sourceType: LedgerSourceType;
+  sourceId: string;
+  description?: string | null;
+  lines: PostingLine[];
+}
+
+export interface PostingResult {
+  postingId: string;
+  entries: LedgerEntryRow[];
+}
+
+const CURRENCY_RE = /^[A-Z]{3}$/;
+
+export function isMerchantAccount(account: LedgerAccount): boolean {
+  return MERCHANT_ACCOUNTS.includes(account);
+}
+
+/** Checks that a posting balances: ≥ 2 lines, integer amounts, every currency summing to zero. */
+export function assertBalanced(lines: PostingLine[]): void {
+  if (lines.length < 2) throw new InternalError('a ledger posting needs at least two lines', 'LEDGER_POSTING_INVALID');
+  const sums = new Map<string, bigint>();
+  for (const line of lines) {
+    if (!Number.isSafeInteger(line.amountMinor)) throw new InternalError(`ledger amount ${line.amountMinor} is not an integer in minor units`, 'LEDGER_POSTING_INVALID');
+    if (!CURRENCY_RE.test(line.currency)) throw new InternalError(`ledger currency ${line.currency} is invalid`, 'LEDGER_POSTING_INVALID');
+    if (!line.ownerId) throw new InternalError(`ledger line on ${line.account} without an owner`, 'LEDGER_POSTING_INVALID');
+    sums.set(line.currency, (sums.get(line.currency) ?? 0n) + BigInt(line.amountMinor));
+  }
+  for (const [currency, sum] of sums) {
+    if (sum !== 0n) throw new InternalError(`ledger posting does not balance in ${currency} (off by ${sum})`, 'LEDGER_UNBALANCED');
+  }
+}
+
+/** The context the ledger writes with: the platform's own authority, in the caller's transaction and mode. */
+function writer(ctx: CallerContext, livemode: boolean): CallerContext {
+  return { ...ctx, level: 'platform', tenantId: null, merchantId: null, merchantScope: undefined, livemode };
+}
+
+/** Writes one balanced posting (in ctx's transaction, or a new one). Zero lines are kept out. */
+export async function post(ctx: CallerContext, posting: Posting): Promise<PostingResult> {
+  assertBalanced(posting.lines);
+  return inTransaction(ctx, async (tctx) => {
+    const w = writer(tctx, posting.livemode);
+    const table = scoped(w, tctx.db.models.LedgerEntry);
+    const postingId = newId();
+    const entries: LedgerEntryRow[] = [];
+    for (const line of posting.lines) {
+      if (line.amountMinor === 0) continue;
+      entries.push(
+        await table.create({
+          tenantId: posting.tenantId,
+          livemode: posting.livemode,
+          merchantId: isMerchantAccount(line.account) ? line.ownerId : null,
+          postingId,
+          account: line.account,
+          ownerId: line.ownerId,
+          currency: line.currency,
+          amountMinor: line.amountMinor,
+          sourceType: posting.sourceType,
+          sourceId: posting.sourceId,
+          description: line.description ?? posting.description ?? null,
+        }),
+      );
+    }
+    return { postingId, entries: entries.map(normalizeEntry) };
+  });
+}
+
+function normalizeEntry(row: LedgerEntryRow): LedgerEntryRow {
+  return { ...row, amountMinor: Number(row.amountMinor) };
+}
+
+/** Whether a source (a payment's capture, a refund) was already booked: postCapture and postRefund post once. */
+async function alreadyPosted(ctx: CallerContext, livemode: boolean, sourceType: LedgerSourceType, sourceId: string): Promise<boolean> {
+  const found = await scoped(writer(ctx, livemode), ctx.db.models.LedgerEntry).findOne({ sourceType, sourceId });
+  return found !== null;
+}
+
+/** The lines booking each fee of a breakdown to its owner (partner commission without a partner goes to the tenant). */
+function feeLines(
+  fee: Pick<FeeBreakdown, 'currency' | 'providerFee' | 'tenantFee' | 'platformFee' | 'partnerCommission'>,
+  owners: { tenantId: string; providerIntegrationId: string; partnerId: string | null },
+  what: string,
+): PostingLine[] {
+  const currency = fee.currency;
+  return [
+    { account: 'provider_fees', ownerId: owners.providerIntegrationId, currency, amountMinor: fee.providerFee, description: `provider fee of ${what}` },
+    { account: 'tenant_revenue', ownerId: owners.tenantId, currency, amountMinor: fee.tenantFee, description: `tenant fee of ${what}` },
+    { account: 'platform_revenue', ownerId: PLATFORM_ID, currency, amountMinor: fee.platformFee, description: `platform fee of ${what}` },
+    owners.partnerId
+      ? { account: 'partner_revenue', ownerId: owners.partnerId, currency, amountMinor: fee.partnerCommission, description: `partner commission of ${what}` }
+      : { account: 'tenant_revenue', ownerId: owners.tenantId, currency, amountMinor: fee.partnerCommission, description: `partner commission of ${what} (no partner)` },
+  ];
+}
+
+function assertBreakdown(b: FeeBreakdown): void {
+  const parts = b.providerFee + b.tenantFee + b.platformFee + b.partnerCommission;
+  if (parts !== b.merchantFee || b.amount - b.merchantFee !== b.net || b.reserve < 0) {
+    throw new InternalError('inconsistent fee breakdown handed to the ledger', 'LEDGER_POSTING_INVALID');
+  }
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+export interface CapturePosting {
+  tenantId: string;
+  livemode: boolean;
+  merchantId: string;
+  paymentId: string;
+  providerIntegrationId: string;
+  partnerId: string | null;
+  /** amount = the captured amount */
+  breakdown: FeeBreakdown;
+  availableImmediately: boolean;
+}
+
+/**
+ * Books a capture: provider clearing −amount; merchant pending (available when availableImmediately)
+ * +(net − reserve); merchant reserve +reserve; each fee to its owner's revenue account. Schedules the release
+ * of pending to available after the holding period, and of the reserve after holdDays when autoRelease.
+ * Posts once per payment: a second call for the same payment books nothing.
+ */
+export async function postCapture(ctx: CallerContext, p: CapturePosting): Promise<void> {
+  const b = p.breakdown;
+  assertBreakdown(b);
+  if (b.amount === 0) return;
+  await inTransaction(ctx, async (tctx) => {
+    if (await alreadyPosted(tctx, p.livemode, 'payment', p.paymentId)) return;
+    const currency = b.currency;
+    const toMerchant = b.net - b.reserve;
+    const merchantAccount: LedgerAccount = p.availableImmediately ? 'merchant_available' : 'merchant_pending';
+    const what = `payment ${p.paymentId}`;
+    await post(tctx, {
+      tenantId: p.tenantId,
+      livemode: p.livemode,
+      sourceType: 'payment',
+      sourceId: p.paymentId,
+      lines: [
+        { account: 'provider_clearing', ownerId: p.providerIntegrationId, currency, amountMinor: -b.amount, description: `capture of ${what}` },
+        { account: merchantAccount, ownerId: p.merchantId, currency, amountMinor: toMerchant, description: `net of ${what}` },
+        { account: 'merchant_reserve', ownerId: p.merchantId, currency, amountMinor: b.reserve, description: `rolling reserve of ${what}` },
+        ...feeLines(b, p, what),
+      ],
+    });
+    const now = tctx.clock.now();
+    const releases = scoped(writer(tctx, p.livemode), tctx.db.models.LedgerRelease);
+    const base = { tenantId: p.tenantId, livemode: p.livemode, merchantId: p.merchantId, currency, releasedAt: null, postingId: null, sourceType: 'payment' as const, sourceId: p.paymentId };
+    if (!p.availableImmediately && toMerchant !== 0) {
+      await releases.create({ ...base, kind: 'pending', amountMinor: toMerchant, releaseAt: new Date(now.getTime() + tctx.config.holdingPeriodHours * HOUR_MS) });
+    }
+    if (b.reserve > 0 && b.reserveFrom?.autoRelease) {
+      await releases.create({ ...base, kind: 'reserve', amountMinor: b.reserve, releaseAt: new Date(now.getTime() + b.reserveFrom.holdDays * DAY_MS) });
+    }
+  });
+}
+
+export interface RefundPosting {
+  tenantId: string;
+  livemode: boolean;
+  merchantId: string;
+  paymentId: string;
+  refundId: string;
+  providerIntegrationId: string;
+  partnerId: string | null;
+  amount: { currency: string; valueMinor: number };
+  /** refund fees charged to the merchant, when a schedule has refund rules */
+  fee: FeeBreakdown | null;
+}
+
+/**
+ * Books a succeeded refund: merchant available −(amount + refund fee), provider clearing +amount, each refund
+ * fee to its owner. Emits `balance.negative` (tenant level) when the merchant's available balance is left below
+ * zero. Posts once per refund.
+ */
+export async function postRefund(ctx: CallerContext, p: RefundPosting): Promise<void> {
+  const currency = p.amount.currency;
+  const fee = p.fee;
+  if (fee) {
+    assertBreakdown(fee);
+    if (fee.currency !== currency) throw new InternalError('refund fee in another currency than the refund', 'LEDGER_POSTING_INVALID');
+  }
+  const feeTotal = fee?.merchantFee ?? 0;
+  if (p.amount.valueMinor === 0 && feeTotal === 0) return;
+  await inTransaction(ctx, async (tctx) => {
+    if (await alreadyPosted(tctx, p.livemode, 'refund', p.refundId)) return;
+    const what = `refund ${p.refundId} of payment ${p.paymentId}`;
+    await post(tctx, {
+      tenantId: p.tenantId,
+      livemode: p.livemode,
+      sourceType: 'refund',
+      sourceId: p.refundId,
+      lines: [
+        { account: 'merchant_available', ownerId: p.merchantId, currency, amountMinor: -(p.amount.valueMinor + feeTotal), description: what },
+        { account: 'provider_clearing', ownerId: p.providerIntegrationId, currency, amountMinor: p.amount.valueMinor, description: what },
+        ...(fee ? feeLines(fee, p, what) : []),
+      ],
+    });
+    const w = writer(tctx, p.livemode);
+    const [balance] = await balancesOf({ ...w, level: 'tenant', tenantId: p.tenantId }, { merchantId: p.merchantId, currency });
+    if (balance && balance.available.valueMinor < 0) {
+      await emitEvent(w, {
+        type: 'balance.negative',
+        tenantId: p.tenantId,
+        merchantId: p.merchantId,
+        livemode: p.livemode,
+        data: {
+          object: 'balance',
+          merchantId: p.merchantId,
+          currency,
+          available: balance.available,
+          pending: balance.pending,
+          reason: 'refund',
+          refundId: p.refundId,
+          paymentId: p.paymentId,
+        },
+      });
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Balances and balance transactions
+
+export interface Money {
+  currency: string;
+  valueMinor: number;
+}
+
+export interface Balance {
+  merchantId: string;
+  currency: string;
+  pending: Money;
+  available: Money;
+  reserved: Money;
+  payable: Money;
+}
+
+export type BalanceType = 'pending' | 'available' | 'reserved' | 'payable';
+
+const BALANCE_TYPE: Record<string, BalanceType> = {
+  merchant_pending: 'pending',
+  merchant_available: 'available',
+  merchant_reserve: 'reserved',
+  merchant_payable: 'payable',
+};
+const ACCOUNT_OF: Record<BalanceType, LedgerAccount> = {
+  pending: 'merchant_pending',
+  available: 'merchant_available',
+  reserved: 'merchant_reserve',
+  payable: 'merchant_payable',
+};
+
+/**
+ * The merchant balances the caller sees, per merchant and currency, summed from the entries (never stored),
+ * ordered by merchantId then currency. Only merchants and currencies with entries appear.
+ */
+export async function balancesOf(ctx: CallerContext, filters: { merchantId?: string; currency?: string } = {}): Promise<Balance[]> {
+  const { LedgerEntry } = ctx.db.models;
+  const where: Record<string | symbol, unknown> = { account: { [Op.in]: [...MERCHANT_ACCOUNTS] } };
+  if (filters.merchantId) where.merchantId = filters.merchantId;
+  if (filters.currency) where.currency = filters.currency;
+  const rows = (await LedgerEntry.findAll({
+    attributes: ['merchantId', 'currency', 'account', [fn('SUM', col('amountMinor')), 'total']],
+    where: { [Op.and]: [where, scoped(ctx, LedgerEntry).scopeWhere()] },
+    group: ['merchantId', 'currency', 'account'],
+    raw: true,
+    transaction: ctx.transaction,
+  })) as unknown as { merchantId: string; currency: string; account: string; total: string | number }[];
+  const byKey = new Map<string, Balance>();
+  for (const row of rows) {
+    const key = `${row.merchantId}.${row.currency}`;
+    let balance = byKey.get(key);
+    if (!balance) {
+      const zero = () => ({ currency: row.currency, valueMinor: 0 });
+      balance = { merchantId: row.merchantId, currency: row.currency, pending: zero(), available: zero(), reserved: zero(), payable: zero() };
+      byKey.set(key, balance);
+    }
+    balance[BALANCE_TYPE[row.account]].valueMinor = toSafeNumber(row.total);
+  }
+  return [...byKey.values()].sort((a, b) => (a.merchantId === b.merchantId ? cmp(a.currency, b.currency) : cmp(a.merchantId, b.merchantId)));
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function toSafeNumber(value: string | number | null): number {
+  const n = Number(value ?? 0);
+  if (!Number.isSafeInteger(n)) throw new InternalError('a balance outside the safe integer range');
+  return n;
+}
+
+/** A page of balances: the cursor is `<merchantId>.<currency>` of the first balance of the page. */
+export async function listBalances(
+  ctx: CallerContext,
+  filters: { merchantId?: string; currency?: string },
+  params: { cursor?: string; limit: number },
+): Promise<Page<Balance>> {
+  const all = await balancesOf(ctx, filters);
+  let start = 0;
+  if (params.cursor !== undefined) {
+    start = all.findIndex((b) => `${b.merchantId}.${b.currency}` === params.cursor);
+    if (start < 0) throw ValidationError.field('query.cursor', 'is not a cursor of this list', 'INVALID_CURSOR');
+  }
+  const data = all.slice(start, start + params.limit);
+  const next = all[start + params.limit];
+  const prev = start > 0 ? all[Math.max(0, start - params.limit)] : undefined;
+  return {
+    data,
+    pagination: {
+      nextCursor: next ? `${next.merchantId}.${next.currency}` : null,
+      prevCursor: prev ? `${prev.merchantId}.${prev.currency}` : null,
+      hasMore: next !== undefined,
+      totalCount: all.length,
+    },
+  };
+}
+
+export interface BalanceTransaction {
+  id: string;
+  merchantId: string;
+  currency: string;
+  balanceType: BalanceType;
+  amount: Money;
+  type: LedgerSourceType;
+  sourceId: string;
+  postingId: string;
+  description: string | null;
+  createdAt: string;
+}
+
+export function presentBalanceTransaction(row: LedgerEntryRow): BalanceTransaction {
+  return {
+    id: row.id,
+    merchantId: row.merchantId!,
+    currency: row.currency,
+    balanceType: BALANCE_TYPE[row.account],
+    amount: { currency: row.currency, valueMinor: Number(row.amountMinor) },
+    type: row.sourceType,
+    sourceId: row.sourceId,
+    postingId: row.postingId,
+    description: row.description,
+    createdAt: new Date(row.createdAt).toISOString(),
+  };
+}
+
+export interface BalanceTransactionFilters {
+  merchantId?: string;
+  currency?: string;
+  type?: LedgerSourceType;
+  sourceId?: string;
+  balanceType?: BalanceType;
+}
+
+/** The entries of merchant accounts the caller sees, newest first by default. */
+export async function listBalanceTransactions(ctx: CallerContext, filters: BalanceTransactionFilters, params: ListParams): Promise<Page<BalanceTransaction>> {
+  const where: Record<string | symbol, unknown> = {
+    account: filters.balanceType ? ACCOUNT_OF[filters.balanceType] : { [Op.in]: [...MERCHANT_ACCOUNTS] },
+  };
+  if (filters.merchantId) where.merchantId = filters.merchantId;
+  if (filters.currency) where.currency = filters.currency;
+  if (filters.type) where.sourceType = filters.type;
+  if (filters.sourceId) where.sourceId = filters.sourceId;
+  const page = await scoped(ctx, ctx.db.models.LedgerEntry).list(where, params);
+  return { data: page.data.map(presentBalanceTransaction), pagination: page.pagination };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Releases
+
+export interface ReleaseOptions {
+  /** defaults to the context's clock */
+  now?: Date;
+  /** releases read per round */
+  batchSize?: number;
+}
+
+function isRuntime(x: Runtime | CallerContext): x is Runtime {
+  return !('level' in x);
+}
+
+/**
+ * Moves every due release (pending → available after the holding period, reserve → available after holdDays):
+ * one posting each, claimed by a compare-and-set on releasedAt in the posting's transaction, so two processes
+ * never move the same release twice. Emits `balance.available`. With a Runtime it runs over every tenant in both
+ * modes; with a caller context, over what that caller sees. Returns how many releases it moved.
+ */
+export async function releaseDue(source: Runtime | CallerContext, options: ReleaseOptions = {}): Promise<number> {
+  const contexts = isRuntime(source) ? [systemContext(source, false), systemContext(source, true)] : [source];
+  const batchSize = options.batchSize ?? 200;
+  let moved = 0;
+  for (const ctx of contexts) {
+    const now = options.now ?? ctx.clock.now();
+    const seen = new Set<string>();
+    for (;;) {
+      const due = (
+        await ctx.db.models.LedgerRelease.findAll({
+          where: { [Op.and]: [{ releasedAt: null, releaseAt: { [Op.lte]: now } }, scoped(ctx, ctx.db.models.LedgerRelease).scopeWhere()] },
+          order: [['releaseAt', 'ASC'], ['id', 'ASC']],
+          limit: batchSize,
+          transaction: ctx.transaction,
+        })
+      ).map((r) => r.get({ plain: true }) as LedgerReleaseRow);
+      const fresh = due.filter((r) => !seen.has(r.id));
+      if (fresh.length === 0) break;
+      for (const row of fresh) {
+        seen.add(row.id);
+        if (await releaseOne(ctx, row, now)) moved++;
+      }
+      if (due.length < batchSize) break;
+    }
+  }
+  return moved;
+}
+
+/** Moves one release; false when another run moved it first. */
+async function releaseOne(ctx: CallerContext, row: LedgerReleaseRow, now: Date): Promise<boolean> {
+  return inTransaction(ctx, async (tctx) => {
+    const w = writer(tctx, row.livemode);
+    const postingId = newId();
+    const claimed = await scoped(w, tctx.db.models.LedgerRelease).updateIf(row, { releasedAt: null }, { releasedAt: now, postingId });
+    if (!claimed) return false;
+    const amount = Number(row.amountMinor);
+    const from: LedgerAccount = row.kind === 'reserve' ? 'merchant_reserve' : 'merchant_pending';
+    const sourceType: LedgerSourceType = row.kind === 'reserve' ? 'reserve_release' : 'release';
+    const description = row.kind === 'reserve' ? `reserve release of payment ${row.sourceId}` : `release of payment ${row.sourceId}`;
+    await post(w, {
+      tenantId: row.tenantId,
+      livemode: row.livemode,
+      sourceType,
+      sourceId: row.id,
+      description,
+      lines: [
+        { account: from, ownerId: row.merchantId, currency: row.currency, amountMinor: -amount },
+        { account: 'merchant_available', ownerId: row.merchantId, currency: row.currency, amountMinor: amount },
+      ],
+    });
+    await recordAudit(w, {
+      action: row.kind === 'reserve' ? 'balance.reserve_released' : 'balance.released',
+      targetType: 'balance_release',
+      targetId: row.id,
+      tenantId: row.tenantId,
+      merchantId: row.merchantId,
+      livemode: row.livemode,
+      before: { releasedAt: null },
+      after: { releasedAt: now.toISOString(), amount: { currency: row.currency, valueMinor: amount }, kind: row.kind },
+    });
+    if (amount > 0) {
+      const [balance] = await balancesOf({ ...w, level: 'tenant', tenantId: row.tenantId }, { merchantId: row.merchantId, currency: row.currency });
+      await emitEvent(w, {
+        type: 'balance.available',
+        tenantId: row.tenantId,
+        merchantId: row.merchantId,
+        livemode: row.livemode,
+        data: {
+          object: 'balance',
+          entityType: 'merchant',
+          entityId: row.merchantId,
+          merchantId: row.merchantId,
+          currency: row.currency,
+          amount: { currency: row.currency, valueMinor: amount },
+          kind: row.kind,
+          available: balance?.available ?? { currency: row.currency, valueMinor: 0 },
+          pending: balance?.pending ?? { currency: row.currency, valueMinor: 0 },
+          sourceType: row.sourceType,
+          sourceId: row.sourceId,
+        },
+      });
+    }
+    return true;
+  });
+}

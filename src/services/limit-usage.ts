@@ -1,0 +1,86 @@
+import type { CallerContext } from '../domain/context';
+import { BusinessRuleError } from '../domain/errors';
+import type { LimitPeriodUnit, LimitRow, PaymentStatus } from '../db/models';
+import { Op } from 'sequelize';
+import { scoped } from '../db/scoped';
+
+/**
+ * What a limit has consumed, from the payments themselves (no counters to drift): over the rolling period that ends
+ * now, the count or the volume (minor units of the limit's currency) of the entity's payments that were not
+ * refused (failed and voided payments consume nothing), narrowed by the limit's currency, method and brand.
+ * Indexed by (merchantId|channelId|terminalId, createdAt).
+ */
+
+const UNIT_MS: Record<LimitPeriodUnit, number> = {
+  minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000,
+};
+
+const CONSUMING: PaymentStatus[] = ['processing', 'requires_action', 'requires_capture', 'captured', 'partially_refunded', 'refunded'];
+
+const ENTITY_COLUMN = { merchant: 'merchantId', channel: 'channelId', terminal: 'terminalId' } as const;
+
+export interface LimitSubject {
+  currency: string;
+  valueMinor: number;
+  paymentMethod: string;
+  brand?: string | null;
+}
+
+/** Whether the limit applies to this payment at all (payment limits, matching narrowing fields). */
+export function limitApplies(limit: LimitRow, subject: LimitSubject): boolean {
+  if (limit.status !== 'active' || limit.transactionType !== 'payment') return false;
+  if (limit.currency && limit.currency !== subject.currency) return false;
+  if (limit.paymentMethod && limit.paymentMethod !== subject.paymentMethod) return false;
+  if (limit.brand && subject.brand && limit.brand !== subject.brand) return false;
+  return true;
+}
+
+/** The limit's consumption over its period ending at `at` (count, or volume in minor units). */
+export async function limitUsage(ctx: CallerContext, limit: LimitRow, at: Date): Promise<number> {
+  if (limit.transactionType !== 'payment') return 0;
+  const where: Record<string, unknown> = {
+    [ENTITY_COLUMN[limit.entityType]]: limit.entityId,
+    status: CONSUMING,
+    createdAt: { [Op.gte]: new Date(at.getTime() - limit.periodValue * UNIT_MS[limit.periodUnit]) },
+  };
+  if (limit.currency) where.currency = limit.currency;
+  if (limit.paymentMethod) where.paymentMethodType = limit.paymentMethod;
+  if (limit.brand) where.cardBrand = limit.brand;
+  const payments = scoped(ctx, ctx.db.models.Payment);
+  if (limit.metric === 'count') return payments.count(where);
+  return payments.sum('amountMinor', where);
+}
+
+/** Whether this payment would go over the limit. */
+export async function wouldExceed(ctx: CallerContext, limit: LimitRow, subject: LimitSubject, at: Date): Promise<boolean> {
+  if (!limitApplies(limit, subject)) return false;
+  const used = await limitUsage(ctx, limit, at);
+  return used + (limit.metric === 'count' ? 1 : subject.valueMinor) > Number(limit.threshold);
+}
+
+/**
+ * Refuses a payment that would take the merchant or the channel over one of their active limits: 422
+ * LIMIT_EXCEEDED naming the limit. (Terminal limits do not refuse: routing skips the terminal.)
+ */
+export async function enforceEntityLimits(
+  ctx: CallerContext,
+  entities: { merchantId: string; channelId?: string | null },
+  subject: LimitSubject,
+  at: Date,
+): Promise<void> {
+  const owners: { entityType: 'merchant' | 'channel'; entityId: string }[] = [{ entityType: 'merchant', entityId: entities.merchantId }];
+  if (entities.channelId) owners.push({ entityType: 'channel', entityId: entities.channelId });
+  for (const owner of owners) {
+    const limits = await scoped(ctx, ctx.db.models.Limit).findAll({ ...owner, status: 'active' });
+    for (const limit of limits) {
+      if (await wouldExceed(ctx, limit, subject, at)) {
+        const what = limit.metric === 'count' ? `${Number(limit.threshold)} payments` : `${Number(limit.threshold)} ${limit.currency} minor units`;
+        throw new BusinessRuleError(
+          'LIMIT_EXCEEDED',
+          `The ${owner.entityType}'s limit ${limit.id} (${what} per ${limit.periodValue} ${limit.periodUnit}) would be exceeded by this payment.`,
+          { instance: `/v1/admin/${owner.entityType}s/${owner.entityId}/limits/${limit.id}` },
+        );
+      }
+    }
+  }
+}

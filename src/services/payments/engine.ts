@@ -1,0 +1,275 @@
+import { inTransaction, type Actor, type CallerContext } from '../../domain/context';
+import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
+import { scoped } from '../../db/scoped';
+import { connectorFor, ConnectorError, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
+import { emitEvent } from '../webhooks/events';
+import { recordAudit } from '../audit';
+import { resolveFees } from '../fees';
+import { getProvider } from '../providers';
+import { openCredentials } from '../terminals';
+import { postCapture } from '../ledger';
+import { recordSessionPayment } from '../checkout-sessions';
+import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../integration-profiles';
+import type { CardInput } from '../cards';
+import { minor, toPayment } from './records';
+
+/**
+ * The payment state machine shared by the checkout, the provider's asynchronous answers, capture and cancel.
+ *
+ * Statuses: processing → requires_action → processing …; processing → requires_capture (manual capture) or captured
+ * (automatic); any of processing, requires_action, requires_capture → voided (cancel); processing → failed.
+ * captured → partially_refunded → refunded through refunds.
+ *
+ * Provider calls never run inside a database transaction: an attempt is committed first, the connector is called,
+ * and its answer is applied in a new transaction that locks the payment and checks the attempt is still current,
+ * so an answer that arrives twice (or late, after a cancel) changes nothing.
+ */
+
+/** A tenant-level context for the payment path's own work (reading terminals, fees, routing of the payment's tenant). */
+export function processingContext(
+  base: Pick<CallerContext, 'db' | 'clock' | 'config' | 'sealer'> & { requestId?: string },
+  tenantId: string,
+  livemode: boolean,
+  actor: Actor = { type: 'system', id: 'system' },
+): CallerContext {
+  return {
+    db: base.db, clock: base.clock, config: base.config, sealer: base.sealer, requestId: base.requestId,
+    level: 'tenant', tenantId, merchantId: null, livemode, actor, permissions: new Set(), credential: 'system',
+  };
+}
+
+/** Statuses in which the provider may still answer for the current attempt. */
+const OPEN_STATUSES: readonly PaymentStatus[] = ['processing', 'requires_action'];
+
+/** Declines worth trying at another terminal unless the cascade policy says otherwise (soft declines, provider errors). */
+const SOFT_DECLINES = ['card_declined', 'card_not_supported', 'processing_error', 'provider_unavailable', 'do_not_honor'];
+
+/** An attempt to send to the provider once the transaction that created it has committed. */
+export interface PendingAttempt {
+  paymentId: string;
+  attemptId: string;
+}
+
+// ---------------------------------------------------------------------------------------------- events
+
+/** Emits the payment's event (data: the full record; each endpoint sees its level's view) and writes the audit entry. */
+export async function paymentChanged(tx: CallerContext, row: PaymentRow, event: string | string[], before?: PaymentRow): Promise<void> {
+  const data = toPayment(row) as unknown as Record<string, unknown>;
+  for (const type of Array.isArray(event) ? event : [event]) {
+    await emitEvent(tx, { type, data, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode });
+  }
+  await recordAudit(tx, {
+    action: Array.isArray(event) ? event[event.length - 1] : event, targetType: 'payment', targetId: row.id, tenantId: row.tenantId,
+    merchantId: row.merchantId, livemode: row.livemode, before: before ? { status: before.status } : undefined, after: { status: row.status },
+  });
+  if (row.checkoutSessionId) await recordSessionPayment(tx, row.checkoutSessionId, { paymentId: row.id, paymentStatus: row.status });
+}
+
+// ---------------------------------------------------------------------------------------------- capture booking
+
+async function partnerOf(tx: CallerContext, merchantId: string): Promise<string | null> {
+  const assignment = await scoped(tx, tx.db.models.PartnerAssignment).findOne({ merchantId, status: 'active' });
+  return assignment?.partnerId ?? null;
+}
+
+/**
+ * Books a capture of `amount`: the fee breakdown from the fee engine, the ledger posting, and the payment's
+ * captured, fee and net amounts. Returns the changes for the payment row.
+ */
+export async function bookCapture(tx: CallerContext, row: PaymentRow, amount: number): Promise<Partial<PaymentRow>> {
+  const partnerId = row.partnerId ?? (await partnerOf(tx, row.merchantId));
+  const breakdown = await resolveFees(tx, {
+    type: 'payment', outcome: 'successful', amount: { currency: row.currency, valueMinor: amount }, method: row.paymentMethodType,
+    merchantId: row.merchantId, terminalId: row.terminalId, channelId: row.channelId, partnerId, at: tx.clock.now(),
+  });
+  await postCapture(tx, {
+    tenantId: row.tenantId, livemode: row.livemode, merchantId: row.merchantId, paymentId: row.id,
+    providerIntegrationId: row.providerIntegrationId!, partnerId, breakdown, availableImmediately: row.fundsAvailableImmediately,
+  });
+  return {
+    capturedMinor: amount, feeMinor: breakdown.merchantFee, netMinor: breakdown.net, partnerId,
+    feeBreakdown: breakdown as unknown as Record<string, unknown>,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- attempts
+
+async function connectorTerminal(tx: CallerContext, terminalId: string): Promise<{ terminal: ConnectorTerminal; providerCode: string }> {
+  const terminal = await scoped(tx, tx.db.models.Terminal).get(terminalId);
+  const provider = await getProvider(tx, terminal.providerIntegrationId);
+  return {
+    providerCode: provider.code,
+    terminal: {
+      terminalId: terminal.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
+      credentials: await openCredentials(tx, terminal.id), mcc: terminal.mcc, descriptor: terminal.descriptor,
+    },
+  };
+}
+
+/**
+ * Sends pending attempts to their providers one after the other (a decline may cascade to a next attempt), applying
+ * each answer. `card` is the card as the customer gave it (with its cvc) for the first attempt; later attempts read
+ * the sealed card of the payment.
+ */
+export async function runAttempts(pctx: CallerContext, first: PendingAttempt, card?: CardInput): Promise<void> {
+  let next: PendingAttempt | null = first;
+  let given = card;
+  while (next) {
+    const result = await sendAttempt(pctx, next, given);
+    given = undefined;
+    next = await applyAttemptResult(pctx, next, result);
+  }
+}
+
+async function sendAttempt(pctx: CallerContext, pending: PendingAttempt, card?: CardInput): Promise<ConnectorResult> {
+  const payment = await scoped(pctx, pctx.db.models.Payment).get(pending.paymentId);
+  const attempt = await scoped(pctx, pctx.db.models.PaymentAttempt).get(pending.attemptId);
+  const cardData = card ?? (payment.cardVault ? (JSON.parse(pctx.sealer.open(payment.cardVault)) as CardInput) : null);
+  if (!cardData) return { status: 'failed', providerReference: null, declineCode: 'processing_error', message: 'The card is no longer available for another attempt.' };
+  try {
+    const { terminal, providerCode } = await connectorTerminal(pctx, attempt.terminalId);
+    return await connectorFor(providerCode).authorize(pctx, terminal, {
+      reference: attempt.id, tenantId: payment.tenantId, livemode: payment.livemode, returnUrl: payment.returnUrl ?? undefined,
+      amount: { currency: payment.currency, valueMinor: minor(payment.amountMinor) }, capture: payment.captureMethod === 'automatic',
+      paymentMethod: { type: payment.paymentMethodType, card: cardData }, metadata: payment.metadata,
+    });
+  } catch (error) {
+    if (!(error instanceof ConnectorError)) throw error;
+    return { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: error.message };
+  }
+}
+
+function cascadeAllowed(profile: IntegrationProfileRow | null, attempts: number, result: ConnectorResult): boolean {
+  if (!profile?.cascadingEnabled) return false;
+  if (attempts >= (profile.maxDeclineAttempts ?? DEFAULT_MAX_DECLINE_ATTEMPTS)) return false;
+  const code = result.declineCode ?? (result.status === 'failed' ? 'processing_error' : 'card_declined');
+  const policy = (profile.cascadePolicy ?? {}) as { retryOn?: unknown; neverRetryOn?: unknown };
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : null);
+  if (list(policy.neverRetryOn)?.includes(code)) return false;
+  const retryOn = list(policy.retryOn);
+  return retryOn ? retryOn.includes(code) : SOFT_DECLINES.includes(code);
+}
+
+/**
+ * Applies a provider's answer to an attempt (immediate or asynchronous). Returns the next attempt to send when the
+ * decline cascades. Idempotent: a final attempt, or one that is no longer the payment's current attempt, is not
+ * applied again.
+ */
+export async function applyAttemptResult(pctx: CallerContext, pending: PendingAttempt, result: ConnectorResult): Promise<PendingAttempt | null> {
+  let lateApproval: { terminalId: string; providerReference: string } | null = null;
+  const next = await inTransaction(pctx, async (tx): Promise<PendingAttempt | null> => {
+    const payments = scoped(tx, tx.db.models.Payment);
+    const attempts = scoped(tx, tx.db.models.PaymentAttempt);
+    const row = await payments.get(pending.paymentId, { lock: true });
+    const attempt = await attempts.get(pending.attemptId);
+    if (!['pending', 'requires_action'].includes(attempt.status)) return null;
+    if (result.status === 'pending') {
+      await attempts.update(attempt, { providerReference: result.providerReference ?? attempt.providerReference });
+      if (row.currentAttemptId === attempt.id) {
+        await payments.update(row, { providerReference: result.providerReference ?? row.providerReference, providerStatus: result.rawStatus ?? 'pending' });
+      }
+      return null;
+    }
+    const attemptStatus = result.status === 'succeeded' ? 'succeeded' : result.status === 'requires_action' ? 'requires_action' : result.status;
+    await attempts.update(attempt, {
+      status: attemptStatus, providerReference: result.providerReference ?? attempt.providerReference,
+      declineCode: result.declineCode ?? null, message: result.message ?? null,
+    });
+    if (row.currentAttemptId !== attempt.id || !OPEN_STATUSES.includes(row.status)) {
+      // an approval that arrives after the payment was canceled: the provider holds an authorization nobody wants
+      if (result.status === 'succeeded' && row.status === 'voided' && result.providerReference) {
+        lateApproval = { terminalId: attempt.terminalId, providerReference: result.providerReference };
+      }
+      return null;
+    }
+
+    const common: Partial<PaymentRow> = {
+      providerReference: result.providerReference ?? row.providerReference, providerStatus: result.rawStatus ?? result.status,
+      threeDSResult: result.threeDSResult ?? row.threeDSResult,
+    };
+    if (result.status === 'requires_action') {
+      const updated = await payments.update(row, { ...common, status: 'requires_action', action: result.action ?? null });
+      await paymentChanged(tx, updated, 'payment.requires_action', row);
+      return null;
+    }
+    if (result.status === 'succeeded') {
+      await approve(tx, row, { ...common, fundsAvailableImmediately: Boolean(result.fundsAvailableImmediately) });
+      return null;
+    }
+    // declined or failed: another terminal, or the end
+    const profile = await scoped(tx, tx.db.models.IntegrationProfile).findOne({ merchantId: row.merchantId, mode: 'checkout' });
+    const tried = await attempts.findAll({ paymentId: row.id });
+    const triedTerminals = new Set(tried.map((a) => a.terminalId));
+    const decision = row.routingDecision as { terminals?: string[] } | null;
+    const nextTerminal = (decision?.terminals ?? []).find((t) => !triedTerminals.has(t));
+    if (nextTerminal && cascadeAllowed(profile, tried.length, result)) {
+      const terminal = await scoped(tx, tx.db.models.Terminal).get(nextTerminal);
+      const next = await attempts.create({
+        tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, paymentId: row.id, sequence: tried.length + 1,
+        terminalId: terminal.id, providerIntegrationId: terminal.providerIntegrationId, status: 'pending',
+        providerReference: null, declineCode: null, message: null,
+      });
+      await payments.update(row, {
+        ...common, status: 'processing', action: null, currentAttemptId: next.id, terminalId: terminal.id,
+        providerIntegrationId: terminal.providerIntegrationId, providerReference: null,
+      });
+      return { paymentId: row.id, attemptId: next.id };
+    }
+    await failPayment(tx, row, {
+      ...common, errorCode: result.declineCode ?? 'processing_error', errorMessage: result.message ?? declineMessage(result.declineCode),
+    });
+    return null;
+  });
+  if (lateApproval) await voidLateApproval(pctx, pending, lateApproval);
+  return next;
+}
+
+/** Voids, best effort, an authorization the provider approved after the payment was canceled (logged when it cannot). */
+async function voidLateApproval(pctx: CallerContext, pending: PendingAttempt, late: { terminalId: string; providerReference: string }): Promise<void> {
+  try {
+    const { terminal, providerCode } = await connectorTerminal(pctx, late.terminalId);
+    await connectorFor(providerCode).void(pctx, terminal, { reference: pending.attemptId, providerReference: late.providerReference });
+  } catch (error) {
+    if (!(error instanceof ConnectorError)) throw error;
+    throw new Error(`late approval of canceled payment ${pending.paymentId} could not be voided: ${error.message}`);
+  }
+}
+
+function declineMessage(code: string | undefined): string {
+  switch (code) {
+    case 'insufficient_funds': return 'The card has insufficient funds.';
+    case 'lost_card': return 'The card was reported lost.';
+    case 'stolen_card': return 'The card was reported stolen.';
+    case 'expired_card': return 'The card has expired.';
+    case 'incorrect_cvc': return 'The card\'s security code is incorrect.';
+    case 'card_not_supported': return 'The card is not supported.';
+    case 'authentication_failed': return '3-D Secure authentication failed.';
+    case 'processing_error': return 'The provider could not process the card.';
+    default: return 'The card was declined.';
+  }
+}
+
+async function approve(tx: CallerContext, row: PaymentRow, changes: Partial<PaymentRow>): Promise<void> {
+  const payments = scoped(tx, tx.db.models.Payment);
+  const amount = minor(row.amountMinor);
+  const base = { ...changes, approved: true, authorizedMinor: amount, action: null, cardVault: null, errorCode: null, errorMessage: null };
+  if (row.captureMethod === 'manual') {
+    const updated = await payments.update(row, { ...base, status: 'requires_capture' });
+    await paymentChanged(tx, updated, 'payment.requires_capture', row);
+    return;
+  }
+  const booked = await bookCapture(tx, { ...row, ...base } as PaymentRow, amount);
+  const updated = await payments.update(row, { ...base, ...booked, status: 'captured' });
+  await paymentChanged(tx, updated, ['payment.succeeded', 'payment.captured'], row);
+}
+
+/** Ends a payment as failed (no provider will take it). */
+export async function failPayment(tx: CallerContext, row: PaymentRow, changes: Partial<PaymentRow>): Promise<PaymentRow> {
+  const updated = await scoped(tx, tx.db.models.Payment).update(row, {
+    ...changes, status: 'failed', approved: false, action: null, cardVault: null,
+  });
+  await paymentChanged(tx, updated, 'payment.failed', row);
+  return updated;
+}
+
+export type { PaymentAttemptRow };

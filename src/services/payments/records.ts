@@ -1,0 +1,110 @@
+import type { Level } from '../../domain/context';
+import type { LineItem, PaymentRow, RefundRow } from '../../db/models';
+import { renderEventData } from '../webhooks/events';
+import { iso } from '../present';
+
+/** A BIGINT column's value (Postgres answers a string) as a number of minor units. */
+export function minor(value: number | string | null | undefined): number {
+  if (value === null || value === undefined) return 0;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer amount: ${value}`);
+  return n;
+}
+
+export interface Money {
+  currency: string;
+  valueMinor: number;
+}
+
+const money = (currency: string, value: number | string): Money => ({ currency, valueMinor: minor(value) });
+
+/** What a payment still holds that may be refunded: captured, less refunded and pending refunds. */
+export function refundableMinor(row: PaymentRow): number {
+  return minor(row.capturedMinor) - minor(row.refundedMinor) - minor(row.refundPendingMinor);
+}
+
+/**
+ * The payment record: the specification's fields, plus the card summary and, for tenant and platform callers, the
+ * provider, routing and fee details (merchant callers never see those: the same rule as event data).
+ */
+export function toPayment(row: PaymentRow) {
+  const fee = minor(row.feeMinor);
+  const captured = minor(row.capturedMinor);
+  const refunded = minor(row.refundedMinor);
+  const breakdown = row.feeBreakdown as { providerFee?: number; tenantFee?: number; platformFee?: number; partnerCommission?: number } | null;
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    merchantId: row.merchantId,
+    checkoutSessionId: row.checkoutSessionId,
+    livemode: row.livemode,
+    status: row.status,
+    amount: money(row.currency, row.amountMinor),
+    amountBreakdown: {
+      authorized: money(row.currency, row.authorizedMinor),
+      captured: money(row.currency, captured),
+      refunded: money(row.currency, refunded),
+      fee: money(row.currency, fee),
+      net: money(row.currency, captured - refunded - fee),
+    },
+    captureMethod: row.captureMethod,
+    merchantReference: row.merchantReference,
+    paymentMethodType: row.paymentMethodType,
+    card: row.card
+      ? { brand: row.card.brand, last4: row.card.last4, expMonth: row.card.expMonth, expYear: row.card.expYear, country: row.card.country, fingerprint: row.card.fingerprint }
+      : null,
+    providerReference: row.providerReference,
+    providerStatus: row.providerStatus,
+    action: row.action,
+    errorCode: row.errorCode,
+    errorMessage: row.errorMessage,
+    approved: row.approved,
+    threeDSResult: row.threeDSResult,
+    metadata: row.metadata ?? {},
+    terminalId: row.terminalId,
+    providerIntegrationId: row.providerIntegrationId,
+    channelId: row.channelId,
+    routingDecision: row.routingDecision,
+    feeBreakdown: breakdown
+      ? {
+          providerFee: money(row.currency, breakdown.providerFee ?? 0),
+          tenantFee: money(row.currency, breakdown.tenantFee ?? 0),
+          platformFee: money(row.currency, breakdown.platformFee ?? 0),
+          partnerCommission: money(row.currency, breakdown.partnerCommission ?? 0),
+        }
+      : null,
+    createdAt: iso(row.createdAt)!,
+    updatedAt: iso(row.updatedAt)!,
+  };
+}
+export type Payment = ReturnType<typeof toPayment>;
+
+/** The payment as a caller of the level may read it (merchants: no provider, routing or fee decomposition). */
+export function paymentFor(level: Level, row: PaymentRow): Payment {
+  return renderEventData(toPayment(row), level) as Payment;
+}
+
+export function toRefund(row: RefundRow) {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    merchantId: row.merchantId,
+    paymentId: row.paymentId,
+    livemode: row.livemode,
+    status: row.status,
+    amount: money(row.currency, row.amountMinor),
+    reason: row.reason,
+    merchantReference: row.merchantReference,
+    statusReason: row.statusReason,
+    items: (row.items ?? []) as (LineItem & { id: string })[],
+    metadata: row.metadata ?? {},
+    providerReference: row.providerReference,
+    createdAt: iso(row.createdAt)!,
+    updatedAt: iso(row.updatedAt)!,
+  };
+}
+export type Refund = ReturnType<typeof toRefund>;
+
+export function refundFor(level: Level, row: RefundRow): Refund {
+  return renderEventData(toRefund(row), level) as Refund;
+}

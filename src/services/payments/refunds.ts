@@ -1,0 +1,157 @@
+import { inTransaction, type CallerContext } from '../../domain/context';
+import { BusinessRuleError, ConflictError, ValidationError } from '../../domain/errors';
+import type { LineItem, RefundRow } from '../../db/models';
+import { scoped, type ListParams, type Page } from '../../db/scoped';
+import { connectorFor, ConnectorError, type ConnectorResult } from '../../connectors';
+import { emitEvent } from '../webhooks/events';
+import { recordAudit } from '../audit';
+import { resolveFees } from '../fees';
+import { getProvider, supportsFeature } from '../providers';
+import { openCredentials } from '../terminals';
+import { postRefund } from '../ledger';
+import { mapPage } from '../present';
+import { newId } from '../../util/ids';
+import { contextForPayment } from './payments';
+import { minor, refundableMinor, refundFor, toRefund, type Money, type Refund } from './records';
+
+/**
+ * Refunds: created pending against a captured payment (never beyond what is captured and not yet refunded or
+ * pending, whatever the concurrency: the payment row is locked and its pending total moves with a compare-and-set),
+ * sent to the provider after commit, and made final by the provider's answer: succeeded books the ledger and moves
+ * the payment to refunded or partially_refunded (refund.succeeded, no payment event); failed releases the amount.
+ */
+
+export interface CreateRefundInput {
+  amount?: Money;
+  reason?: string;
+  merchantReference?: string;
+  items?: (Omit<LineItem, 'id'> & { id?: string })[];
+  metadata?: Record<string, string>;
+}
+
+async function refundEvent(tx: CallerContext, row: RefundRow, type: string, before?: RefundRow): Promise<void> {
+  const data = toRefund(row) as unknown as Record<string, unknown>;
+  await emitEvent(tx, { type, data, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode });
+  await recordAudit(tx, {
+    action: type, targetType: 'refund', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
+    before: before ? { status: before.status } : undefined, after: { status: row.status, amount: data.amount },
+  });
+}
+
+export async function createRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput): Promise<Refund> {
+  const created = await inTransaction(ctx, async (tx) => {
+    const payments = scoped(tx, tx.db.models.Payment);
+    const payment = await payments.get(paymentId, { lock: true });
+    if (payment.status === 'refunded') throw new ConflictError('PAYMENT_ALREADY_REFUNDED', `Payment ${paymentId} is fully refunded.`);
+    if (payment.status !== 'captured' && payment.status !== 'partially_refunded') {
+      throw new ConflictError('PAYMENT_NOT_REFUNDABLE', `Payment ${paymentId} is ${payment.status}: only captured payments can be refunded.`);
+    }
+    if (input.amount && input.amount.currency !== payment.currency) throw ValidationError.field('body.amount.currency', `must be the payment's currency ${payment.currency}`);
+    const remaining = refundableMinor(payment);
+    const amount = input.amount?.valueMinor ?? remaining;
+    if (input.amount && amount <= 0) throw ValidationError.field('body.amount.valueMinor', 'must be positive');
+    if (amount > remaining || remaining <= 0) {
+      throw new BusinessRuleError('REFUND_EXCEEDS_REFUNDABLE', `Refund of ${amount} exceeds what remains refundable (${Math.max(remaining, 0)}, pending refunds included).`);
+    }
+    const pctx = contextForPayment(tx, payment);
+    const provider = await getProvider(pctx, payment.providerIntegrationId!);
+    const earlier = await scoped(tx, tx.db.models.Refund).count({ paymentId, status: ['pending', 'succeeded'] });
+    const captured = minor(payment.capturedMinor);
+    if (supportsFeature(provider, 'single_full_refund_only') && (earlier > 0 || amount !== captured)) {
+      throw new BusinessRuleError('SINGLE_FULL_REFUND_ONLY', 'The payment\'s provider allows one full refund per payment and no partial or later refunds.');
+    }
+    if (amount < captured && !supportsFeature(provider, 'partial_refund')) {
+      throw new BusinessRuleError('PARTIAL_REFUND_NOT_SUPPORTED', 'The payment\'s provider does not support partial refunds: refund the whole amount.');
+    }
+    if (earlier > 0 && !supportsFeature(provider, 'multiple_refunds')) {
+      throw new BusinessRuleError('MULTIPLE_REFUNDS_NOT_SUPPORTED', 'The payment\'s provider allows one refund per payment.');
+    }
+    const held = await payments.updateIf(
+      payment,
+      { refundPendingMinor: payment.refundPendingMinor, refundedMinor: payment.refundedMinor },
+      { refundPendingMinor: minor(payment.refundPendingMinor) + amount },
+    );
+    if (!held) throw new ConflictError('PAYMENT_CHANGED', `Payment ${paymentId} changed meanwhile: try again.`);
+    const refund = await scoped(pctx, pctx.db.models.Refund).create({
+      tenantId: payment.tenantId, merchantId: payment.merchantId, livemode: payment.livemode, paymentId, status: 'pending',
+      currency: payment.currency, amountMinor: amount, reason: input.reason ?? null, merchantReference: input.merchantReference ?? null,
+      statusReason: null, items: (input.items ?? []).map((item) => ({ ...item, id: item.id ?? newId() })), metadata: input.metadata ?? {}, providerReference: null, feeBreakdown: null,
+    });
+    await refundEvent(pctx, refund, 'refund.created');
+    return { refund, payment };
+  });
+
+  const { refund, payment } = created;
+  const pctx = contextForPayment({ ...ctx, transaction: undefined }, payment);
+  let result: ConnectorResult;
+  try {
+    const terminal = await scoped(pctx, pctx.db.models.Terminal).get(payment.terminalId!);
+    const provider = await getProvider(pctx, terminal.providerIntegrationId);
+    result = await connectorFor(provider.code).refund(
+      pctx,
+      {
+        terminalId: terminal.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
+        credentials: await openCredentials(pctx, terminal.id), mcc: terminal.mcc, descriptor: terminal.descriptor,
+      },
+      {
+        reference: refund.id, tenantId: refund.tenantId, livemode: refund.livemode, providerReference: payment.providerReference!,
+        amount: { currency: refund.currency, valueMinor: minor(refund.amountMinor) },
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof ConnectorError)) throw error;
+    result = { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: error.message };
+  }
+  await applyRefundResult(pctx, refund.id, result);
+  return refundFor(ctx.level, await scoped(pctx, pctx.db.models.Refund).get(refund.id));
+}
+
+/** Applies the provider's answer to a pending refund (immediate or asynchronous); idempotent. */
+export async function applyRefundResult(pctx: CallerContext, refundId: string, result: ConnectorResult): Promise<void> {
+  await inTransaction(pctx, async (tx) => {
+    const refunds = scoped(tx, tx.db.models.Refund);
+    const payments = scoped(tx, tx.db.models.Payment);
+    const found = await refunds.get(refundId);
+    const payment = await payments.get(found.paymentId, { lock: true });
+    const refund = await refunds.get(refundId);
+    if (refund.status !== 'pending') return;
+    const providerReference = result.providerReference ?? refund.providerReference;
+    if (result.status === 'pending' || result.status === 'requires_action') {
+      await refunds.update(refund, { providerReference });
+      return;
+    }
+    const amount = minor(refund.amountMinor);
+    const pendingAfter = minor(payment.refundPendingMinor) - amount;
+    if (result.status !== 'succeeded') {
+      const failed = await refunds.update(refund, { status: 'failed', providerReference, statusReason: result.message ?? result.declineCode ?? 'The provider refused the refund.' });
+      await payments.update(payment, { refundPendingMinor: pendingAfter });
+      await refundEvent(tx, failed, 'refund.failed', refund);
+      return;
+    }
+    const fee = await resolveFees(tx, {
+      type: 'refund', outcome: 'successful', amount: { currency: refund.currency, valueMinor: amount }, method: payment.paymentMethodType,
+      merchantId: payment.merchantId, terminalId: payment.terminalId, channelId: payment.channelId, partnerId: payment.partnerId, at: tx.clock.now(),
+    });
+    const charged = fee.merchantFee > 0 ? fee : null;
+    await postRefund(tx, {
+      tenantId: payment.tenantId, livemode: payment.livemode, merchantId: payment.merchantId, paymentId: payment.id, refundId: refund.id,
+      providerIntegrationId: payment.providerIntegrationId!, partnerId: payment.partnerId, amount: { currency: refund.currency, valueMinor: amount }, fee: charged,
+    });
+    const refunded = minor(payment.refundedMinor) + amount;
+    await payments.update(payment, {
+      refundPendingMinor: pendingAfter, refundedMinor: refunded, feeMinor: minor(payment.feeMinor) + (charged?.merchantFee ?? 0),
+      status: refunded >= minor(payment.capturedMinor) ? 'refunded' : 'partially_refunded',
+    });
+    const succeeded = await refunds.update(refund, { status: 'succeeded', providerReference, feeBreakdown: charged as unknown as Record<string, unknown> | null });
+    await refundEvent(tx, succeeded, 'refund.succeeded', refund);
+  });
+}
+
+export async function listRefunds(ctx: CallerContext, paymentId: string, page: ListParams): Promise<Page<Refund>> {
+  await scoped(ctx, ctx.db.models.Payment).get(paymentId);
+  return mapPage(await scoped(ctx, ctx.db.models.Refund).list({ paymentId }, page), (row) => refundFor(ctx.level, row));
+}
+
+export async function getRefund(ctx: CallerContext, id: string): Promise<Refund> {
+  return refundFor(ctx.level, await scoped(ctx, ctx.db.models.Refund).get(id));
+}
