@@ -4,14 +4,19 @@ import { renderRecord, renderTable } from '../../src/cli/output';
 import { services } from '../../src/cli/services';
 import { requireUuid } from '../../src/cli/webhook-flags';
 import { PermissionError, ValidationError } from '../../src/domain/errors';
+import { paymentServices } from '../../src/cli/payments-cli';
+import type { Runtime } from '../../src/runtime';
 import type { TriggeredEvent } from '../../src/services/webhooks/samples';
+import type { TriggeredPayment } from '../../src/cli/payments-trigger';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
-  static override summary = 'Emit a sample event of a type through the real outbox (sandbox only), to test a webhook receiver.';
-  static override description =
-    'The event (data.sample = true) is written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform, exactly as a real one; a running dispatcher (serve or webhooks dispatch) sends it, signed. Merchant event types need --merchant.';
+  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund and checkout.session.completed events, a sample otherwise.';
+  static override description = `For payment.*, refund.* and checkout.session.completed the command makes a REAL sandbox payment for --merchant through the payment path (checkout session, complete with a sandbox test card, the sandbox acquirer's answers run in this process): 4242… for created, processing, succeeded, captured and checkout.session.completed; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled; a payment then a full refund for refund.created and refund.succeeded; 4000000000005126 then a refund for refund.failed. It reports the payment and every event it emitted.
+
+Other types emit a sample event (data.sample = true). Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant.`;
   static override examples = [
     '<%= config.bin %> events trigger payment.succeeded --tenant 6f1c… --merchant 0b9e…',
+    '<%= config.bin %> events trigger refund.failed --tenant 6f1c… --merchant 0b9e… --json',
     '<%= config.bin %> events trigger merchant.created --tenant 6f1c… --json',
   ];
   static override args = { type: Args.string({ description: 'Event type, e.g. payment.succeeded', required: true }) };
@@ -21,7 +26,7 @@ export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
 
-  async run(): Promise<TriggeredEvent> {
+  async run(): Promise<TriggeredEvent | TriggeredPayment> {
     if (this.flags.live) {
       throw new PermissionError('Sample events can only be triggered in sandbox (test) mode.', 'SANDBOX_ONLY', {
         hint: 'Leave out --live: sample events are emitted in test mode.',
@@ -44,6 +49,8 @@ export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
       });
     }
     const rt = await this.runtime();
+    const trigger = paymentServices.trigger();
+    if (trigger.drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
     const ctx = services.scope().tenantContext(rt, tenantId, false);
     const event = await services.webhookSamples().triggerSampleEvent(ctx, { type: entry.type, merchantId });
     this.log(renderRecord({ eventId: event.eventId, type: event.type, tenant: event.tenantId, merchant: event.merchantId ?? '', mode: 'test', deliveriesQueued: event.deliveriesQueued }));
@@ -54,5 +61,25 @@ export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
       this.log('\nNo endpoint subscribes to this event: nothing was queued.');
     }
     return event;
+  }
+
+  private async realPayment(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayment> {
+    const ctx = await services.scope().merchantContext(rt, tenantId, merchantId, false);
+    const result = await paymentServices.trigger().triggerPaymentEvent(rt, ctx, type);
+    this.log(renderRecord({
+      eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
+      payment: `${result.paymentId} (${result.paymentStatus})`, card: `${result.card.brand ?? ''} •••• ${result.card.last4}`,
+      checkoutSession: result.checkoutSessionId, refund: result.refundId ? `${result.refundId} (${result.refundStatus})` : '',
+      deliveriesQueued: result.deliveriesQueued,
+    }));
+    this.log('');
+    this.log(renderTable(result.events, [
+      { header: 'Event', get: (e) => e.id },
+      { header: 'Type', get: (e) => e.type },
+      { header: 'Created', get: (e) => e.createdAt },
+      { header: 'Deliveries', get: (e) => e.deliveriesQueued },
+    ]));
+    this.log(`\nInspect it with: ${this.config.bin} payments get ${result.paymentId}`);
+    return result;
   }
 }

@@ -5,18 +5,7 @@ import { renderDecision, routingCtx, routingServices } from '../../src/cli/routi
 import { validateWith } from '../../src/cli/validate';
 import { DecideInput } from '../../src/cli/routing-decide-input';
 import type { RoutingDecision } from '../../src/services/routing';
-
-/** mulberry32: a repeatable random source for --seed. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../src/util/random';
 
 export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesDecide> {
   static override summary = 'Dry run: print the routing decision the engine makes for a hypothetical payment.';
@@ -56,7 +45,7 @@ export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesD
         merchantId: input.merchant, channelId: input.channel ?? null, amount: input.amount, paymentMethod: input.method, brand: input.brand ?? null,
         cardCountry: input.country ?? null, transactionType: 'payment', at: input.at ? new Date(input.at) : rt.clock.now(),
       },
-      { usage: (limit, at) => limitUsage(ctx, limit, at), random: this.flags.seed === undefined ? undefined : seeded(this.flags.seed) },
+      { usage: (limit, at) => limitUsage(ctx, limit, at), random: this.flags.seed === undefined ? undefined : mulberry32(this.flags.seed) },
     );
     this.log(renderDecision(decision));
     return decision;

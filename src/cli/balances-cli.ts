@@ -2,12 +2,12 @@ import { Flags } from '@oclif/core';
 import { lazy } from './base-command';
 import { renderTable } from './output';
 import { sharedFlags } from './flags';
-import { minorUnits } from '../domain/money';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
 import type { Balance, BalanceTransaction } from '../services/ledger';
+import { formatMinor } from '../domain/money';
 
 /** The ledger's services as the balances commands reach them: loaded on first use, so help and version stay fast. */
 export const balanceServices = {
@@ -35,12 +35,9 @@ export async function balancesCtx(rt: Runtime, tenantId: string | undefined, liv
 }
 
 /** An amount in minor units written in its currency's major unit: 9835 EUR → "98.35 EUR", -5 JPY → "-5 JPY". */
+/** An amount as operators read it: `98.35 EUR`, `-12.34 EUR`, `5000 JPY`. */
 export function formatMoney(money: { currency: string; valueMinor: number }): string {
-  const digits = minorUnits(money.currency);
-  const negative = money.valueMinor < 0;
-  const abs = String(Math.abs(money.valueMinor)).padStart(digits + 1, '0');
-  const major = digits > 0 ? `${abs.slice(0, -digits)}.${abs.slice(-digits)}` : abs;
-  return `${negative ? '-' : ''}${major} ${money.currency}`;
+  return formatMinor(money);
 }
 
 export function renderBalances(rows: Balance[]): string {

@@ -78,6 +78,8 @@ export interface CheckoutSessionRow extends Timestamps {
   selectedFulfillment: CheckoutSelectedFulfillment | null;
   customerInfo: Record<string, unknown> | null;
   agenticContext: Record<string, unknown> | null;
+  /** the payin channel the payment goes through (routing conditions, channel limits and fees), when named */
+  channelId: string | null;
   metadata: Record<string, string>;
   /** sha256 of the client secret; the secret itself is never stored */
   clientSecretHash: string;
@@ -101,7 +103,7 @@ export function defineCheckoutModels(sequelize: Sequelize): CheckoutModels {
         currency: STRING, amountMinor: DataTypes.BIGINT, captureMethod: STRING, merchantName: TEXT, tenantName: TEXT,
         merchantReference: STRING, locale: STRING, providerCheckoutId: STRING, termsUrl: TEXT, privacyUrl: TEXT, url: TEXT,
         successUrl: TEXT, cancelUrl: TEXT, lineItems: JSONT, totals: JSONT, fulfillmentOptions: JSONT, selectedFulfillment: JSONT,
-        customerInfo: JSONT, agenticContext: JSONT, metadata: JSONT, clientSecretHash: STRING, expiresAt: DATE, completedAt: DATE,
+        customerInfo: JSONT, agenticContext: JSONT, channelId: UUID, metadata: JSONT, clientSecretHash: STRING, expiresAt: DATE, completedAt: DATE,
         expiredAt: DATE, ...stamps,
       },
       { resource: 'checkout session', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode' },

@@ -6,7 +6,7 @@ import { InternalError, PermissionError, RequestRejectedError } from '../domain/
 import { authenticate } from '../services/auth';
 import { allows } from '../services/permissions';
 import {
-  claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewWhileRunning, reused, validateIdempotencyKey,
+  bodyFingerprint, claimIdempotencyKey, idempotencyScope, completeIdempotencyKey, releaseIdempotencyKey, renewWhileRunning, reused, validateIdempotencyKey,
 } from '../services/idempotency';
 import type { LevelCode, Operation } from './registry';
 import { issuesOf, parseInputs } from './validation';
@@ -40,13 +40,6 @@ export function authorize(op: Operation, ctx: CallerContext): void {
 }
 
 /** Keys are per tenant, merchant and mode (per user for platform callers, who share no tenant). */
-function idempotencyScope(ctx: CallerContext): string {
-  const owner = ctx.level === 'platform' ? `platform/${ctx.actor.id}` : `${ctx.tenantId}/${ctx.merchantId ?? '-'}`;
-  // a session's clientSecret holder (the customer) never shares keys with the merchant
-  if (ctx.credential === 'client_secret') return `${owner}/cs:${ctx.checkoutSessionId}:${ctx.livemode ? 'live' : 'test'}`;
-  return `${owner}:${ctx.livemode ? 'live' : 'test'}`;
-}
-
 /** By default the first response is kept sealed: it may hold a secret shown once (a webhook signing secret). */
 const sealedStore = {
   store: (body: unknown, ctx: CallerContext) => ({ sealed: ctx.sealer.seal(JSON.stringify(body)) }),
@@ -143,7 +136,8 @@ export function operationHandler(rt: Runtime, op: Operation) {
     }
     validateIdempotencyKey(key);
     const claim = await claimIdempotencyKey(rt.db, rt.clock, {
-      scope: idempotencyScope(base), key, method: req.method, path: req.path, body: fingerprintBody,
+      // the body is fingerprinted under a key of its own: a stored fingerprint of card data must not be brute-forceable
+      scope: idempotencyScope(base), key, method: req.method, path: req.path, body: bodyFingerprint(rt.sealer, fingerprintBody),
     });
     if (claim.kind === 'replay') {
       if (!claim.sameRequest && !op.idempotency?.anyBody) throw reused();

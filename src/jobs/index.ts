@@ -3,11 +3,12 @@ import type { BackgroundJob } from './types';
 import { checkoutExpiryJob } from './checkout-expiry';
 import { ledgerReleaseJob } from './ledger-release';
 import { sandboxAcquirerJob } from './sandbox-acquirer';
+import { paymentRecoveryJob } from './payment-recovery';
 
 export type { BackgroundJob } from './types';
 
 /** Every background job `serve` runs besides the webhook dispatcher. */
-export const backgroundJobs: BackgroundJob[] = [checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob];
+export const backgroundJobs: BackgroundJob[] = [checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob, paymentRecoveryJob];
 
 /** Starts every job; stop() stops them all. */
 export function startJobs(rt: Runtime, jobs: BackgroundJob[] = backgroundJobs): { stop(): Promise<void> } {

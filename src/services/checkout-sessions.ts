@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../domain/context';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError } from '../domain/errors';
+import { BusinessRuleError, PermissionError, ConflictError, NotFoundError, ValidationError } from '../domain/errors';
 import { minorUnits } from '../domain/money';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type {
@@ -63,6 +63,7 @@ export interface CheckoutSession {
   url: string;
   successUrl: string | null;
   cancelUrl: string | null;
+  channelId: string | null;
   livemode: boolean;
   status: CheckoutSessionStatus;
   paymentStatus: string | null;
@@ -103,6 +104,7 @@ export function toSession(row: CheckoutSessionRow): CheckoutSession {
     url: row.url,
     successUrl: row.successUrl ?? null,
     cancelUrl: row.cancelUrl ?? null,
+    channelId: row.channelId ?? null,
     livemode: row.livemode,
     status: row.status,
     paymentStatus: row.paymentStatus ?? null,
@@ -269,6 +271,7 @@ export interface CreateSessionInput {
   fulfillmentOptions?: CheckoutFulfillmentOption[];
   successUrl?: string;
   cancelUrl?: string;
+  channelId?: string;
   termsUrl?: string;
   privacyUrl?: string;
   locale?: string;
@@ -285,6 +288,17 @@ export function hostedPageBase(ctx: Pick<CallerContext, 'config' | 'origin'>): s
 
 export function hostedPageUrl(base: string, sessionId: string, clientSecret?: string): string {
   return `${base}/checkout/${sessionId}${clientSecret ? `?key=${encodeURIComponent(clientSecret)}` : ''}`;
+}
+
+/** The named payin channel, checked: of the tenant, active, payin, carrying the currency (400 naming the field otherwise). */
+async function payinChannel(tx: CallerContext, tenantId: string, currency: string, channelId: string | undefined): Promise<string | null> {
+  if (!channelId) return null;
+  const channel = await scoped(tx, tx.db.models.Channel).findOne({ id: channelId, tenantId });
+  if (!channel) throw ValidationError.field('body.channelId', 'is not a channel of the merchant\'s tenant', 'CHANNEL_NOT_FOUND');
+  if (channel.direction !== 'payin') throw ValidationError.field('body.channelId', 'must be a payin channel');
+  if (channel.status !== 'active') throw ValidationError.field('body.channelId', `is ${channel.status}`);
+  if (!channel.currencies.includes(currency)) throw ValidationError.field('body.channelId', `does not carry ${currency} (${channel.currencies.join(', ')})`);
+  return channel.id;
 }
 
 /** Creates an open session; the answer alone carries clientSecret and the url with its key. */
@@ -343,6 +357,7 @@ export async function createSession(ctx: CallerContext, input: CreateSessionInpu
         url: hostedPageUrl(base, id),
         successUrl: input.successUrl ?? profile?.returnUrl ?? null,
         cancelUrl: input.cancelUrl ?? null,
+        channelId: await payinChannel(tx, merchant.tenantId, currency, input.channelId),
         lineItems,
         totals,
         fulfillmentOptions,
@@ -430,6 +445,16 @@ async function updateRow(tx: CallerContext, id: string, input: UpdateSessionInpu
   const access = scoped(tx, tx.db.models.CheckoutSession);
   const row = await loadRow(tx, id, true);
   assertChangeable(row, tx.clock.now());
+  if (tx.credential === 'client_secret') {
+    // the customer (or an agent) holding the session's secret chooses, the merchant prices: the cart and the
+    // merchant's own metadata stay the merchant's
+    const refused = (['lineItems', 'metadata'] as const).filter((field) => input[field] !== undefined);
+    if (refused.length) {
+      throw new PermissionError(`A session's clientSecret may change customerInfo, selectedFulfillment and agenticContext only; ${refused.join(' and ')} need the merchant's key.`, 'CLIENT_SECRET_FIELD_NOT_ALLOWED', {
+        errors: refused.map((field) => ({ path: `${path}.${field}`, message: 'needs the merchant\'s key' })),
+      });
+    }
+  }
   const changes = applyUpdate(row, input, path);
   if (Object.keys(changes).length === 0) return row;
   const updated = await access.updateIf(row, changeableWhere(), changes);

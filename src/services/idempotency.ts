@@ -1,3 +1,5 @@
+import type { CallerContext } from '../domain/context';
+import type { Sealer } from '../util/encryption';
 import crypto from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import type { Database } from '../db/database';
@@ -33,6 +35,22 @@ export function validateIdempotencyKey(key: string): void {
 
 export function fingerprint(method: string, path: string, body: unknown): string {
   return crypto.createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+}
+
+/** Whose keys a key belongs to: the caller's tenant and merchant (or platform user) in its mode; a checkout session's secret holder has its own. */
+export function idempotencyScope(ctx: CallerContext): string {
+  const owner = ctx.level === 'platform' ? `platform/${ctx.actor.id}` : `${ctx.tenantId}/${ctx.merchantId ?? '-'}`;
+  // a session's clientSecret holder (the customer) never shares keys with the merchant
+  if (ctx.credential === 'client_secret') return `${owner}/cs:${ctx.checkoutSessionId}:${ctx.livemode ? 'live' : 'test'}`;
+  return `${owner}:${ctx.livemode ? 'live' : 'test'}`;
+}
+
+/**
+ * What the idempotency record keeps of a request body: a keyed digest (HMAC under a key derived from the master key),
+ * so a stored fingerprint of a body holding card data cannot be brute-forced back to it.
+ */
+export function bodyFingerprint(sealer: Pick<Sealer, 'mac'>, body: unknown): string {
+  return sealer.mac('idempotency-body', canonicalJson(body ?? null));
 }
 
 function canonicalJson(value: unknown): string {

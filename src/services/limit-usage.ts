@@ -38,6 +38,10 @@ export function limitApplies(limit: LimitRow, subject: LimitSubject): boolean {
 /** The limit's consumption over its period ending at `at` (count, or volume in minor units). */
 export async function limitUsage(ctx: CallerContext, limit: LimitRow, at: Date): Promise<number> {
   if (limit.transactionType !== 'payment') return 0;
+  // Inside a payment's transaction the limit row is locked first: two payments of the same limit (in two processes
+  // on one Postgres) count one after the other, so neither sees a total that misses the other. (SQLite serializes
+  // writing transactions anyway.)
+  if (ctx.transaction) await scoped(ctx, ctx.db.models.Limit).find(limit.id, { lock: true });
   const where: Record<string, unknown> = {
     [ENTITY_COLUMN[limit.entityType]]: limit.entityId,
     status: CONSUMING,

@@ -144,13 +144,12 @@ export async function loadRoutingSnapshot(ctx: CallerContext, merchantId: string
   const merchant = await scoped(ctx, ctx.db.models.Merchant).get(merchantId);
   const reader: CallerContext = { ...ctx, level: 'tenant', tenantId: merchant.tenantId, merchantId: null, merchantScope: undefined };
   const { models } = reader.db;
-  const [rules, terminalRows, restrictions, limits, overlays] = await Promise.all([
-    scoped(reader, models.RoutingRule).findAll({ status: 'active' }),
-    scoped(reader, models.Terminal).findAll(),
-    scoped(reader, models.TerminalRestriction).findAll({ status: 'active', transactionType }),
-    scoped(reader, models.Limit).findAll({ entityType: 'terminal', status: 'active', transactionType }),
-    scoped(reader, models.ProviderOverlay).findAll(),
-  ]);
+  // one after the other: inside a transaction they share one connection, which runs one query at a time
+  const rules = await scoped(reader, models.RoutingRule).findAll({ status: 'active' });
+  const terminalRows = await scoped(reader, models.Terminal).findAll();
+  const restrictions = await scoped(reader, models.TerminalRestriction).findAll({ status: 'active', transactionType });
+  const limits = await scoped(reader, models.Limit).findAll({ entityType: 'terminal', status: 'active', transactionType });
+  const overlays = await scoped(reader, models.ProviderOverlay).findAll();
   const overlayOf = new Map(overlays.map((o) => [o.id, o]));
   const providers = new Map(providerCatalog().map((p) => [p.id, toProvider(p, overlayOf.get(p.id) ?? null)]));
   const defaultOrder = terminalRows

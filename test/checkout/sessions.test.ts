@@ -67,7 +67,7 @@ describe(`checkout sessions (${dialectName})`, () => {
       id: expect.any(String), tenantId: h.sandbox.tenantId, merchantId, paymentId: null, merchantName: 'Sandbox Merchant', tenantName: 'Sandbox tenant',
       merchantReference: 'order-1', locale: 'de-DE', providerCheckoutId: null, termsUrl: null, privacyUrl: null,
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/checkout\/[0-9a-f-]{36}\?key=cs_test_[0-9a-f]{32}_secret_[A-Za-z0-9]{32}$/),
-      successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart', livemode: false, status: 'open', paymentStatus: null,
+      successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart', channelId: null, livemode: false, status: 'open', paymentStatus: null,
       amount: eur(1999), captureMethod: 'automatic', lineItems: [], fulfillmentOptions: [], selectedFulfillment: null,
       totals: [{ type: 'total', displayText: '19,99\u00a0€', amount: eur(1999), description: 'Total' }],
       clientSecret: expect.stringMatching(/^cs_test_[0-9a-f]{32}_secret_[A-Za-z0-9]{32}$/),
@@ -268,6 +268,14 @@ describe(`checkout sessions (${dialectName})`, () => {
     expect(byCustomer.status).toBe(200);
     expect(byCustomer.body.data.customerInfo).toEqual({ email: 'customer@example.com' });
     expect(byCustomer.body.data.clientSecret).toBeUndefined();
+    // the cart and the merchant's metadata are the merchant's: the secret cannot reprice or relabel the order
+    const reprice = await h.as(s.clientSecret).patch(`${BASE}/${s.id}`, {
+      lineItems: [{ label: 'Cheap', unitAmount: eur(1), quantity: 1 }], metadata: { orderId: 'forged' },
+    });
+    expectProblem(reprice, 403, 'CLIENT_SECRET_FIELD_NOT_ALLOWED');
+    expect(reprice.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.lineItems', 'body.metadata']);
+    const unchanged = await h.as(h.sandbox.merchantKey.secretKey).get(`${BASE}/${s.id}`);
+    expect(unchanged.body.data).toMatchObject({ amount: eur(1000), metadata: {} });
     const audit = await auditOf(s.id);
     expect(audit[audit.length - 1]).toMatchObject({ action: 'checkout_session.updated', actorType: 'checkout_session', actorId: s.id });
 

@@ -43,7 +43,7 @@ describe(`payplane terminals and providers (${dialectName})`, () => {
   test('providers list, get and set-status', async () => {
     const list = await cli('providers', 'list', '--json');
     expect(list.status).toBe(0);
-    expect(list.json().data.map((p: { code: string }) => p.code)).toEqual(['sandbox-card', 'sandbox-payout']);
+    expect(list.json().data.map((p: { code: string }) => p.code)).toEqual(['sandbox-card', 'sandbox-card-single-refund', 'sandbox-payout']);
     const table = await cli('providers', 'get', CARD);
     expect(table.status).toBe(0);
     expect(table.stdout).toContain('sandbox-card');

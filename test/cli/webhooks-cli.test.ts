@@ -160,21 +160,26 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
       tenantEndpointId = (await createEndpoint(tenantCtx, { url: `${URL_A}/ops`, events: ['merchant.created', 'payment.succeeded'] })).id;
     });
 
-    test('queues a delivery of a sample event for each subscribed endpoint, through the outbox', async () => {
+    test('a payment event type drives a real sandbox payment whose events are queued for each subscribed endpoint', async () => {
       const res = await cli('events', 'trigger', 'payment.succeeded', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--json');
       expect(res.status).toBe(0);
       const out = res.json();
-      expect(out).toMatchObject({ type: 'payment.succeeded', tenantId: tenant.tenantId, merchantId: tenant.merchantId, livemode: false, deliveriesQueued: 2 });
+      expect(out).toMatchObject({
+        type: 'payment.succeeded', sample: false, tenantId: tenant.tenantId, merchantId: tenant.merchantId, livemode: false, paymentStatus: 'captured',
+        paymentId: expect.any(String), deliveriesQueued: 2,
+      });
       expect(out.deliveries.map((d: { endpointId: string }) => d.endpointId).sort()).toEqual([merchantEndpointId, tenantEndpointId].sort());
 
-      const event = (await rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as { data: Record<string, unknown>; livemode: boolean; tenantId: string };
-      expect(event).toMatchObject({ livemode: false, tenantId: tenant.tenantId });
-      expect(event.data).toMatchObject({ sample: true, status: 'succeeded', merchantId: tenant.merchantId, amount: { currency: 'EUR', valueMinor: expect.any(Number) } });
-      expect(event.data.providerFee).toBeDefined();
-      // the merchant endpoint gets the merchant view: no fee decomposition or provider details
+      const event = (await rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as { data: Record<string, unknown>; livemode: boolean; tenantId: string; type: string };
+      expect(event).toMatchObject({ type: 'payment.succeeded', livemode: false, tenantId: tenant.tenantId });
+      expect(event.data).toMatchObject({ id: out.paymentId, status: 'captured', merchantId: tenant.merchantId, amount: { currency: 'EUR', valueMinor: 2500 } });
+      expect(event.data.sample).toBeUndefined();
+      expect(event.data.feeBreakdown).toBeTruthy();
+      expect(event.data.routingDecision).toBeTruthy();
+      // the merchant endpoint gets the merchant view: no fee decomposition, routing or provider details
       const merchantView = renderEventData(event.data, 'merchant') as Record<string, unknown>;
-      expect(merchantView.providerFee).toBeUndefined();
-      expect(merchantView.routing).toBeUndefined();
+      expect(merchantView.feeBreakdown).toBeUndefined();
+      expect(merchantView.routingDecision).toBeUndefined();
       expect(merchantView.amount).toEqual(event.data.amount);
 
       for (const d of out.deliveries as { id: string }[]) {
@@ -182,6 +187,20 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
         expect(row).toMatchObject({ status: 'pending', eventId: out.eventId, eventType: 'payment.succeeded', livemode: false, attemptCount: 0 });
         expect(row.nextAttemptAt).not.toBeNull();
       }
+      // every payment event of the payment was queued for the merchant endpoint (payment.*), through the outbox
+      const types = (out.events as { id: string; type: string }[]).filter((e) => e.type.startsWith('payment.'));
+      expect(types.map((e) => e.type)).toEqual(['payment.created', 'payment.processing', 'payment.succeeded', 'payment.captured']);
+      const queued = await rt.db.models.WebhookDelivery.findAll({ where: { endpointId: merchantEndpointId, eventId: { [Op.in]: types.map((e) => e.id) } } });
+      expect(queued.map((d) => d.get('eventType')).sort()).toEqual(['payment.captured', 'payment.created', 'payment.processing', 'payment.succeeded']);
+    });
+
+    test('other merchant event types still emit a sample event', async () => {
+      const res = await cli('events', 'trigger', 'dispute.created', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--json');
+      expect(res.status).toBe(0);
+      const out = res.json();
+      expect(out).toMatchObject({ type: 'dispute.created', merchantId: tenant.merchantId, deliveriesQueued: 0, data: { sample: true, object: 'dispute' } });
+      const text = await cli('events', 'trigger', 'dispute.created', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId);
+      expect(text.stdout).toContain('No endpoint subscribes to this event');
     });
 
     test('a tenant event needs no merchant; the text output names the queued delivery', async () => {

@@ -6,6 +6,7 @@ import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../s
 import { balancesOf, post, postCapture, postRefund, releaseDue } from '../../src/services/ledger';
 import type { FeeRule, RoundingMode } from '../../src/db/models-fees';
 import { newId } from '../../src/util/ids';
+import { mulberry32 } from '../../src/util/random';
 
 /**
  * A randomized run of 1,000 mixed operations (captures with random fee schedules and reserves, immediate funds,
@@ -21,17 +22,6 @@ const SEED = Number(process.env.PAYPLANE_LEDGER_SEED ?? 20260301);
 const OPERATIONS = 1000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = mulberry32(SEED);
 const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));

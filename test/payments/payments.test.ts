@@ -1,8 +1,10 @@
+import request from 'supertest';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { expectProblem, createLiveTenantKey } from '../helpers/api';
 import { dialectName, onPostgres } from '../helpers/db';
 import * as providers from '../../src/services/providers';
+import type { PaymentAttemptRow, PaymentRow } from '../../src/db/models';
 
 /** Capture, cancel, refunds (rules and concurrency), visibility, limits, routing and cascading of payments. */
 
@@ -29,7 +31,7 @@ const typesSince = (mark: number, id: string) =>
   m.events().slice(mark).filter((e) => e.data.id === id || e.data.paymentId === id).map((e) => e.type).sort();
 
 async function attemptsOf(paymentId: string) {
-  return m.rt.db.models.PaymentAttempt.findAll({ where: { paymentId }, order: [['sequence', 'ASC']], raw: true });
+  return (await m.rt.db.models.PaymentAttempt.findAll({ where: { paymentId }, order: [['sequence', 'ASC']], raw: true })) as unknown as PaymentAttemptRow[];
 }
 
 describe(`payments (${dialectName})`, () => {
@@ -78,6 +80,26 @@ describe(`payments (${dialectName})`, () => {
     const captured = await payWithCard(m, '4242424242424242');
     expectProblem(await merchant().post(`/v1/payments/${captured.paymentId}/cancel`), 409, 'PAYMENT_NOT_CANCELABLE');
     expectProblem(await merchant().post(`/v1/payments/${captured.paymentId}/capture`), 409, 'PAYMENT_NOT_CAPTURABLE');
+  });
+
+  test('cancel of a processing or requires_action payment voids it without waiting; a late approval changes nothing', async () => {
+    const challenged = await payWithCard(m, '4000002760003184');
+    expect(challenged.payment.status).toBe('requires_action');
+    const canceled = await merchant().post(`/v1/payments/${challenged.paymentId}/cancel`);
+    expect(canceled.body.data).toMatchObject({ status: 'voided', action: null });
+    const path = new URL(challenged.payment.action.url, 'http://localhost').pathname;
+    await request(m.app).post(path).type('form').send({ action: 'complete' });
+    await m.settle();
+    expect((await tenant().get(`/v1/payments/${challenged.paymentId}`)).body.data).toMatchObject({ status: 'voided', providerStatus: 'voided', amountBreakdown: { captured: { valueMinor: 0 } } });
+
+    const before = await balance();
+    const processing = await payWithCard(m, '4242424242424242', { settle: false });
+    expect(processing.payment.status).toBe('processing');
+    expect((await merchant().post(`/v1/payments/${processing.paymentId}/cancel`)).body.data.status).toBe('voided');
+    await m.settle();
+    expect((await tenant().get(`/v1/payments/${processing.paymentId}`)).body.data).toMatchObject({ status: 'voided', providerStatus: 'voided' });
+    expect(m.events().filter((e) => e.data.id === processing.paymentId).map((e) => e.type)).not.toContain('payment.succeeded');
+    expect(await balance()).toEqual(before);
   });
 
   test('refunds: partial then the rest; no payment event; the merchant is debited; over-refund is 422; idempotent replay', async () => {
@@ -163,8 +185,9 @@ describe(`payments (${dialectName})`, () => {
     const created = results.filter((r) => r.status === 201);
     expect(created).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 201)) expectProblem(r, 422, 'REFUND_EXCEEDS_REFUNDABLE');
+    const winner = results.indexOf(created[0]);
     const sameKey = await Promise.all(
-      Array.from({ length: 5 }, () => merchant().post(`/v1/payments/${paymentId}/refunds`, {}).set('Idempotency-Key', created[0].req.getHeader('Idempotency-Key') as string)),
+      Array.from({ length: 5 }, () => merchant().post(`/v1/payments/${paymentId}/refunds`, {}).set('Idempotency-Key', `concurrent-${paymentId}-${winner}`)),
     );
     for (const r of sameKey) expect(r.body.data?.id ?? r.body.code).toBe(created[0].body.data.id);
     await m.settle();
@@ -220,6 +243,24 @@ describe(`payments (${dialectName})`, () => {
     await tenant().post(`/v1/admin/terminals/${m.sandbox.terminalId}/limits/${capped.body.data.id}/disable`);
   });
 
+  test('a session names a payin channel: the channel\'s limits apply and the payment carries it', async () => {
+    const channel = await tenant().post('/v1/admin/channels', { name: 'Web shop', direction: 'payin', currencies: ['EUR'] });
+    expect(channel.status).toBe(201);
+    const limit = await tenant().post(`/v1/admin/channels/${channel.body.data.id}/limits`, { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 1 });
+    expect(limit.status).toBe(201);
+    const session = () => merchant().post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 500 }, channelId: channel.body.data.id });
+    const card = { paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123' } } };
+    const first = await session();
+    expect(first.body.data.channelId).toBe(channel.body.data.id);
+    const paid = await merchant().post(`/v1/checkout-sessions/${first.body.data.id}/complete`, card);
+    await m.settle();
+    expect((await tenant().get(`/v1/payments/${paid.body.data.paymentId}`)).body.data).toMatchObject({ status: 'captured', channelId: channel.body.data.id });
+    const second = await session();
+    expectProblem(await merchant().post(`/v1/checkout-sessions/${second.body.data.id}/complete`, card), 422, 'LIMIT_EXCEEDED');
+    expectProblem(await merchant().post('/v1/checkout-sessions', { amount: { currency: 'USD', valueMinor: 500 }, channelId: channel.body.data.id }), 400);
+    expectProblem(await merchant().post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 500 }, channelId: m.sandbox.payoutChannelId }), 400);
+  });
+
   test('cascading: a soft decline is tried at the next terminal up to maxDeclineAttempts; a hard decline is not; the sealed card is wiped', async () => {
     const profiles = await tenant().get(`/v1/admin/integration-profiles?merchantId=${m.sandbox.merchantId}`);
     const profileId = profiles.body.data[0].id;
@@ -241,7 +282,7 @@ describe(`payments (${dialectName})`, () => {
     const ok = await payWithCard(m, '4242424242424242');
     expect(ok.payment.status).toBe('captured');
     expect(await attemptsOf(ok.paymentId)).toHaveLength(1);
-    const rows = await m.rt.db.models.Payment.findAll({ where: { id: [soft.paymentId, hard.paymentId, ok.paymentId] }, raw: true });
+    const rows = (await m.rt.db.models.Payment.findAll({ where: { id: [soft.paymentId, hard.paymentId, ok.paymentId] }, raw: true })) as unknown as PaymentRow[];
     expect(rows.map((r) => r.cardVault)).toEqual([null, null, null]);
 
     await tenant().patch(`/v1/admin/integration-profiles/${profileId}`, { maxDeclineAttempts: 1 });

@@ -3,7 +3,7 @@ import { expectLedgerInvariant } from '../helpers/ledger';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
 import type { CallerContext } from '../../src/domain/context';
-import type { PaymentRow } from '../../src/db/models';
+import type { PaymentRow, RefundRow } from '../../src/db/models';
 import { createSession } from '../../src/services/checkout-sessions';
 import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
 import { cancelPayment, capturePayment } from '../../src/services/payments/payments';
@@ -12,6 +12,7 @@ import { minor } from '../../src/services/payments/records';
 import { balancesOf, releaseDue } from '../../src/services/ledger';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 import { PayplaneError } from '../../src/domain/errors';
+import { mulberry32 } from '../../src/util/random';
 
 /**
  * 1,000 mixed operations chosen by a seeded generator — payments with every test card and both capture methods,
@@ -21,17 +22,6 @@ import { PayplaneError } from '../../src/domain/errors';
 
 const SEED = Number(process.env.PAYPLANE_RANDOM_SEED ?? 20261121);
 const OPERATIONS = Number(process.env.OPS ?? 1000);
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CARDS = ['4242424242424242', '5555555555554444', '4000000000000002', '4000000000009995', '4000000000000119', '4000000000003220', '4000000000000077', '4000000000005126'];
 
@@ -112,7 +102,7 @@ test(`${OPERATIONS} random payments, captures, cancels and refunds keep the ledg
     expect(captured).toBeLessThanOrEqual(authorized);
     expect(refunded + pending).toBeLessThanOrEqual(captured);
     expect(pending).toBe(0);
-    const refunds = await h.rt.db.models.Refund.findAll({ where: { paymentId: p.id, status: 'succeeded' }, raw: true });
+    const refunds = (await h.rt.db.models.Refund.findAll({ where: { paymentId: p.id, status: 'succeeded' }, raw: true })) as unknown as RefundRow[];
     expect(refunds.reduce((sum, r) => sum + minor(r.amountMinor), 0)).toBe(refunded);
     if (p.status === 'refunded') expect(refunded).toBe(captured);
     if (p.status === 'partially_refunded') expect(refunded).toBeLessThan(captured);

@@ -1,5 +1,6 @@
 import { computeFees, divRound, type ApplicableSchedule, type FeeTransaction } from '../../src/services/fee-engine';
 import type { FeeLevel, FeeRule, RollingReserve, RoundingMode } from '../../src/db/models-fees';
+import { mulberry32 } from '../../src/util/random';
 
 // The fee engine is pure: no database here.
 
@@ -162,18 +163,6 @@ describe('rolling reserve', () => {
     expect(small).toMatchObject({ merchantFee: 500, net: -400, reserve: 0 });
   });
 });
-
-/** A deterministic pseudo-random generator (mulberry32): the property test is the same on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** plain checks: jest's expect on every one of ~100,000 assertions would cost seconds */
 function same<T>(got: T, want: T, caseNo: number): void {

@@ -6,6 +6,7 @@ import type { LimitRow } from '../../src/db/models';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization';
 import { conditionsMatch, decideRoute, decideWithSnapshot, loadRoutingSnapshot, pickWeighted, type RoutingInput } from '../../src/services/routing';
 import { normalizeConditions } from '../../src/services/routing-rules';
+import { mulberry32 } from '../../src/util/random';
 
 // The routing engine: rule conditions and priority, priority and split outcomes (70/30 over 10,000 decisions),
 // exclusion by currency, brand, restriction, exhausted limit and provider status, sandbox-only providers in live
@@ -29,18 +30,6 @@ let b: string;
 let c: string;
 let payout: string;
 let disabled: string;
-
-/** A seeded pseudo-random source (mulberry32): the same sequence on every run. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Res = { status: number; body: { data: { id: string } } };
 async function ok(pending: Res | PromiseLike<Res>, status = 201): Promise<string> {
@@ -193,11 +182,11 @@ describe(`routing engine (${dialectName})`, () => {
     // decideRoute is loadRoutingSnapshot + decideWithSnapshot: the same seeds give the same decisions either way
     const input = payment();
     const snapshot = await loadRoutingSnapshot(ctx, merchantId);
-    const [viaRoute, viaSnapshot] = [seeded(7), seeded(7)];
+    const [viaRoute, viaSnapshot] = [mulberry32(7), mulberry32(7)];
     for (let i = 0; i < 200; i += 1) {
       expect(await decideRoute(ctx, input, { random: viaRoute })).toEqual(await decideWithSnapshot(snapshot, input, { random: viaSnapshot }));
     }
-    const random = seeded(20260301);
+    const random = mulberry32(20260301);
     const firsts = new Map<string, number>();
     const N = 10_000;
     for (let i = 0; i < N; i += 1) {

@@ -57,7 +57,7 @@ export const PaymentSchema = z
     threeDSResult: ThreeDsResultSchema.nullable(),
     metadata: z.record(z.string(), z.string()),
     terminalId: z.string().nullable().optional().openapi(tenantOnly('The terminal of the current attempt.')),
-    providerIntegrationId: z.string().nullable().optional(),
+    providerIntegrationId: z.string().nullable().optional().openapi(tenantOnly('The provider integration of the current attempt.')),
     channelId: z.string().nullable().optional(),
     routingDecision: z.record(z.string(), z.unknown()).nullable().optional().openapi(tenantOnly('The routing decision: rule, candidates and exclusion reasons.')),
     feeBreakdown: z

@@ -25,6 +25,7 @@ export async function up(qi: QueryInterface): Promise<void> {
     url: text(false),
     successUrl: text(),
     cancelUrl: text(),
+    channelId: uuid(),
     lineItems: json(false),
     totals: json(false),
     fulfillmentOptions: json(false),

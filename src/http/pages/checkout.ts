@@ -8,6 +8,7 @@ import { authenticateClientSecret } from '../../services/auth';
 import { formatMoney, getSessionForPayment, hostedPageBase, hostedPageUrl, prepareCompletion } from '../../services/checkout-sessions';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { requestOrigin } from '../pipeline';
+import { escapeHtml, htmlDocument } from './html';
 
 /**
  * The hosted checkout page. GET /checkout/{id}?key=<clientSecret> shows merchant, line items, totals and a card
@@ -166,10 +167,6 @@ function declineMessage(payment: PaymentRow | null): string {
 
 // ---- HTML ----------------------------------------------------------------------------------------------------
 
-function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
 /** only http(s) URLs or a path on this server: never javascript: or another scheme */
 function safeUrl(url: string | null | undefined): string | null {
   if (!url) return null;
@@ -271,18 +268,13 @@ function layout(session: CheckoutSessionRow, title: string, body: string): strin
 }
 
 function document(title: string, body: string, lang = 'en'): string {
-  return `<!doctype html>
-<html lang="${escapeHtml(lang)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
-  body { font-family: system-ui, sans-serif; background: #f4f5f7; margin: 0; padding: 2rem 1rem; color: #1f2430; }
-  main { max-width: 28rem; margin: 0 auto; background: #fff; border-radius: 8px; padding: 2rem; box-shadow: 0 1px 4px rgba(0,0,0,.1); }
-  h1 { font-size: 1.25rem; margin: .25rem 0 1rem; }
+  return htmlDocument({
+    title, body, lang,
+    css: `
+  body { padding: 2rem 1rem; }
+  main { max-width: 28rem; }
+  h1 { margin: .25rem 0 1rem; }
   .merchant { font-weight: 600; color: #2f5bea; margin: 0; }
-  .muted { color: #6b7280; font-size: .875rem; }
   table.summary { width: 100%; border-collapse: collapse; margin-bottom: 1.25rem; }
   table.summary td { padding: .35rem 0; border-bottom: 1px solid #eef0f3; vertical-align: top; }
   table.summary .num { text-align: right; white-space: nowrap; }
@@ -291,17 +283,12 @@ function document(title: string, body: string, lang = 'en'): string {
   input { display: block; width: 100%; box-sizing: border-box; padding: .6rem; margin-top: .25rem; border: 1px solid #cfd4dc; border-radius: 6px; font-size: 1rem; }
   .row { display: flex; gap: .5rem; }
   .row label { flex: 1; }
-  button { width: 100%; padding: .8rem; border: 0; border-radius: 6px; font-size: 1rem; cursor: pointer; background: #2f5bea; color: #fff; margin-top: .5rem; }
+  button { width: 100%; padding: .8rem; margin-top: .5rem; }
   .error { background: #fdecec; color: #9b1c1c; border-radius: 6px; padding: .5rem .75rem; margin-bottom: 1rem; }
   .error p { margin: .25rem 0; }
   .ok { color: #166534; }
-  .cancel { text-align: center; margin-top: 1rem; }
-</style>
-</head>
-<body><main>
-${body}
-</main></body>
-</html>`;
+  .cancel { text-align: center; margin-top: 1rem; }`,
+  });
 }
 
 function send(res: Response, status: number, html: string, options: { refresh?: boolean } = {}): void {

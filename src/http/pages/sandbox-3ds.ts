@@ -1,6 +1,8 @@
 import express, { type Request, type Response } from 'express';
 import type { Runtime } from '../../runtime';
 import { answerChallenge, findChallenge, type ChallengeView } from '../../connectors/sandbox-card';
+import { formatMinor } from '../../domain/money';
+import { escapeHtml, htmlDocument } from './html';
 
 /**
  * The sandbox acquirer's 3DS challenge page: GET /sandbox/3ds/{token} shows the amount with Complete and Fail
@@ -75,23 +77,9 @@ function send(res: Response, status: number, html: string): void {
     .send(html);
 }
 
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
 /** Integer minor units shown in major units, with the currency's own number of decimals (no floating point). */
 export function formatAmount(currency: string, minor: number): string {
-  let digits = 2;
-  try {
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    // an unknown currency code: two decimals
-  }
-  const sign = minor < 0 ? '-' : '';
-  const abs = String(Math.abs(minor)).padStart(digits + 1, '0');
-  const major = abs.slice(0, abs.length - digits) || '0';
-  const fraction = digits > 0 ? `.${abs.slice(abs.length - digits)}` : '';
-  return `${sign}${major.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction} ${currency}`;
+  return formatMinor({ currency, valueMinor: minor }, { grouping: true });
 }
 
 function challengePage(view: ChallengeView): string {
@@ -108,25 +96,16 @@ function challengePage(view: ChallengeView): string {
 }
 
 function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
-  body { font-family: system-ui, sans-serif; background: #f4f5f7; margin: 0; padding: 3rem 1rem; color: #1f2430; }
-  main { max-width: 24rem; margin: 0 auto; background: #fff; border-radius: 8px; padding: 2rem; box-shadow: 0 1px 4px rgba(0,0,0,.1); }
-  h1 { font-size: 1.25rem; margin-top: 0; }
-  .muted { color: #6b7280; font-size: .875rem; }
+  return htmlDocument({
+    title,
+    body: `<h1>${escapeHtml(title)}</h1>\n${body}`,
+    css: `
+  body { padding: 3rem 1rem; }
+  main { max-width: 24rem; }
+  h1 { margin-top: 0; }
   .amount { font-size: 1.75rem; font-weight: 600; margin: .5rem 0 1.5rem; }
   form { display: flex; gap: .75rem; }
-  button { flex: 1; padding: .75rem; border: 0; border-radius: 6px; font-size: 1rem; cursor: pointer; background: #2f5bea; color: #fff; }
-  button.secondary { background: #e5e7eb; color: #1f2430; }
-</style>
-</head>
-<body><main><h1>${escapeHtml(title)}</h1>
-${body}
-</main></body>
-</html>`;
+  button { flex: 1; padding: .75rem; }
+  button.secondary { background: #e5e7eb; color: #1f2430; }`,
+  });
 }

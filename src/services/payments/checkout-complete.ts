@@ -45,7 +45,7 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
       throw new BusinessRuleError('MERCHANT_NOT_LIVE', `Merchant ${merchant.id} is not approved for live payments.`);
     }
     const amount = { currency: session.currency, valueMinor: minor(session.amountMinor) };
-    const channelId = (session as { channelId?: string | null }).channelId ?? null;
+    const channelId = session.channelId ?? null;
     const subject = { ...amount, paymentMethod: 'card', brand: card.brand };
     await enforceEntityLimits(pctx, { merchantId: merchant.id, channelId }, subject, now);
     const decision = await decideRoute(

@@ -165,7 +165,7 @@ export async function applyAttemptResult(pctx: CallerContext, pending: PendingAt
     if (!['pending', 'requires_action'].includes(attempt.status)) return null;
     if (result.status === 'pending') {
       await attempts.update(attempt, { providerReference: result.providerReference ?? attempt.providerReference });
-      if (row.currentAttemptId === attempt.id) {
+      if (row.currentAttemptId === attempt.id && OPEN_STATUSES.includes(row.status)) {
         await payments.update(row, { providerReference: result.providerReference ?? row.providerReference, providerStatus: result.rawStatus ?? 'pending' });
       }
       return null;
@@ -176,8 +176,8 @@ export async function applyAttemptResult(pctx: CallerContext, pending: PendingAt
       declineCode: result.declineCode ?? null, message: result.message ?? null,
     });
     if (row.currentAttemptId !== attempt.id || !OPEN_STATUSES.includes(row.status)) {
-      // an approval that arrives after the payment was canceled: the provider holds an authorization nobody wants
-      if (result.status === 'succeeded' && row.status === 'voided' && result.providerReference) {
+      // an approval that arrives after the payment was canceled (or given up): the provider holds an authorization nobody wants
+      if (result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && result.providerReference) {
         lateApproval = { terminalId: attempt.terminalId, providerReference: result.providerReference };
       }
       return null;

@@ -68,15 +68,18 @@ export async function capturePayment(ctx: CallerContext, id: string, input: { am
     if (amount < authorized && !supportsFeature(await getProvider(pctx, row.providerIntegrationId!), 'partial_capture')) {
       throw new BusinessRuleError('PARTIAL_CAPTURE_NOT_SUPPORTED', 'The payment\'s provider does not support partial capture: capture the whole authorized amount.');
     }
+    // everything that can fail here is written first; the provider is called last, so a refusal rolls it all back
+    // and an accepted capture is never left unbooked
+    const booked = await bookCapture(pctx, row, amount);
+    let updated = await scoped(pctx, pctx.db.models.Payment).update(row, { ...booked, status: 'captured', providerStatus: 'captured' });
+    await paymentChanged(pctx, updated, ['payment.captured', 'payment.succeeded'], row);
     const result = await callProvider(pctx, row, (c, terminal) =>
       c.capture(pctx, terminal, { reference: row.id, providerReference: row.providerReference!, amount: { currency: row.currency, valueMinor: amount } }),
     );
     if (result.status !== 'succeeded') {
       throw new BusinessRuleError('CAPTURE_DECLINED', `The provider refused the capture${result.message ? `: ${result.message}` : ''}.`);
     }
-    const booked = await bookCapture(pctx, row, amount);
-    const updated = await scoped(pctx, pctx.db.models.Payment).update(row, { ...booked, status: 'captured', providerStatus: result.rawStatus ?? 'captured' });
-    await paymentChanged(pctx, updated, ['payment.captured', 'payment.succeeded'], row);
+    if (result.rawStatus) updated = await scoped(pctx, pctx.db.models.Payment).update(updated, { providerStatus: result.rawStatus });
     return paymentFor(ctx.level, updated);
   });
 }
@@ -94,7 +97,9 @@ export async function cancelPayment(ctx: CallerContext, id: string): Promise<Pay
       throw new ConflictError('PAYMENT_NOT_CANCELABLE', `Payment ${id} is ${row.status}: only processing, requires_action or requires_capture payments can be canceled.`);
     }
     const pctx = contextForPayment(tx, row);
-    if (row.providerReference && row.terminalId) {
+    // an authorization is voided at the provider; an attempt still waiting for its answer (or for a 3DS challenge)
+    // is left behind: an approval that arrives after the cancel is voided then (engine.applyAttemptResult)
+    if (row.status === 'requires_capture' && row.providerReference && row.terminalId) {
       const result = await callProvider(pctx, row, (c, terminal) => c.void(pctx, terminal, { reference: row.id, providerReference: row.providerReference! }));
       if (result.status !== 'succeeded') throw new BusinessRuleError('VOID_DECLINED', `The provider refused to void the authorization${result.message ? `: ${result.message}` : ''}.`);
     }

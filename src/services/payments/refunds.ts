@@ -83,6 +83,14 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
 
   const { refund, payment } = created;
   const pctx = contextForPayment({ ...ctx, transaction: undefined }, payment);
+  await sendRefund(pctx, refund.id);
+  return refundFor(ctx.level, await scoped(pctx, pctx.db.models.Refund).get(refund.id));
+}
+
+/** Sends a pending refund to the payment's provider (again, after a crash: providers take our reference once) and applies the answer. */
+export async function sendRefund(pctx: CallerContext, refundId: string): Promise<void> {
+  const refund = await scoped(pctx, pctx.db.models.Refund).get(refundId);
+  const payment = await scoped(pctx, pctx.db.models.Payment).get(refund.paymentId);
   let result: ConnectorResult;
   try {
     const terminal = await scoped(pctx, pctx.db.models.Terminal).get(payment.terminalId!);
@@ -103,7 +111,6 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
     result = { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: error.message };
   }
   await applyRefundResult(pctx, refund.id, result);
-  return refundFor(ctx.level, await scoped(pctx, pctx.db.models.Refund).get(refund.id));
 }
 
 /** Applies the provider's answer to a pending refund (immediate or asynchronous); idempotent. */

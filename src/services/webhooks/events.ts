@@ -11,7 +11,7 @@ export const EVENT_API_VERSION = '2026-11-01';
 /** Fields the merchant view of event data never carries: fee decomposition and provider, routing and risk details. */
 const TENANT_ONLY_FIELDS = new Set([
   'providerFee', 'tenantFee', 'platformFee', 'partnerCommission', 'feeBreakdown', 'providerReference', 'providerStatus',
-  'rawProviderStatus', 'terminalId', 'routing', 'routingDecision', 'risk', 'riskDecision',
+  'rawProviderStatus', 'terminalId', 'providerIntegrationId', 'routing', 'routingDecision', 'risk', 'riskDecision',
 ]);
 /** Fields only the platform view carries. */
 const PLATFORM_ONLY_FIELDS = new Set(['internal']);

@@ -1,0 +1,26 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { actContext, locatePayment, paymentServices, renderPayment } from '../../src/cli/payments-cli';
+import { formatMoney } from '../../src/cli/balances-cli';
+import type { Payment } from '../../src/services/payments/records';
+
+export default class PaymentsCancel extends BaseCommand<typeof PaymentsCancel> {
+  static override summary = 'Cancel (void) a processing, requires_action or requires_capture payment.';
+  static override description =
+    'The authorization is voided at the provider; no refund is created and nothing is booked; payment.canceled is emitted and the status becomes voided. 409 PAYMENT_NOT_CANCELABLE (exit 5) once captured or final: refund a captured payment instead. Asks for confirmation on a terminal unless --yes.';
+  static override examples = ['<%= config.bin %> payments cancel 0190a1b2-…', '<%= config.bin %> payments cancel 0190a1b2-… --yes --json'];
+  static override args = { id: Args.string({ description: 'Payment id', required: true }) };
+  static override flags = { yes: sharedFlags.yes };
+
+  async run(): Promise<Payment> {
+    const rt = await this.runtime();
+    const where = await locatePayment(rt, this.args.id);
+    const ctx = actContext(rt, where);
+    const current = await paymentServices.payments().getPayment(ctx, where.id);
+    await this.confirm(this.flags.yes, `Cancel payment ${current.id} of ${formatMoney(current.amount)} (${current.status})?`);
+    const payment = await paymentServices.payments().cancelPayment(ctx, where.id);
+    this.log(renderPayment(payment));
+    return payment;
+  }
+}

@@ -1,0 +1,45 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { validateWith } from '../../src/cli/validate';
+import { pageFooter, paymentServices, readContext, renderPayments } from '../../src/cli/payments-cli';
+import type { Page } from '../../src/db/scoped';
+import type { Payment } from '../../src/services/payments/records';
+
+export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
+  static override summary = 'List payments, newest first: of every tenant, or of one with --tenant.';
+  static override description =
+    'Sandbox (test) payments unless --live. Amounts are shown in the currency\'s major unit; --json returns the records (GET /v1/payments) with integer minor units.';
+  static override examples = [
+    '<%= config.bin %> payments list',
+    '<%= config.bin %> payments list --tenant 6f1c… --merchant 0b9e… --status captured',
+    '<%= config.bin %> payments list --session 3a7d… --json',
+  ];
+  static override flags = {
+    tenant: Flags.string({ description: 'Only this tenant\'s payments (omit to see every tenant, as the platform)' }),
+    merchant: Flags.string({ description: 'Only this merchant\'s payments' }),
+    status: Flags.string({
+      description: 'Only payments in this status',
+      options: ['processing', 'requires_action', 'requires_capture', 'captured', 'failed', 'voided', 'refunded', 'partially_refunded'],
+    }),
+    session: Flags.string({ description: 'Only the payments of this checkout session' }),
+    live: sharedFlags.live,
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<Payment>> {
+    const input = validateWith(
+      paymentServices.schemas().ListPaymentsQuery,
+      { status: this.flags.status, merchantId: this.flags.merchant, checkoutSessionId: this.flags.session, cursor: this.flags.cursor, limit: this.flags.limit },
+      { merchantId: 'merchant', checkoutSessionId: 'session' },
+    );
+    const rt = await this.runtime();
+    const { cursor, limit, sortOrder, ...filters } = input;
+    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const page = await paymentServices.payments().listPayments(ctx, filters, { cursor, limit, sortOrder: sortOrder ?? 'desc' });
+    this.log(renderPayments(page.data));
+    this.log(pageFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,47 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { actContext, amountFlags, amountFrom, isSandboxProvider, locatePayment, paymentServices, renderRefund, runSandboxUntil } from '../../src/cli/payments-cli';
+import { createRefundOnce } from '../../src/cli/payments-refund';
+import { ValidationError } from '../../src/domain/errors';
+import type { Refund } from '../../src/services/payments/records';
+
+export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
+  static override summary = 'Refund a captured payment, in whole (default) or in part.';
+  static override description =
+    'Creates a pending refund (refund.created) and sends it to the provider; the final state (refund.succeeded or refund.failed) arrives asynchronously. For a sandbox payment the command runs the sandbox acquirer\'s answers itself and waits up to --wait-seconds for the final state (or says it is still pending). Never beyond what remains refundable (422 REFUND_EXCEEDS_REFUNDABLE); partial refunds only where the provider supports them. With --idempotency-key a retry returns the same refund (the rule of the API\'s Idempotency-Key, in the payment\'s tenant scope).';
+  static override examples = [
+    '<%= config.bin %> refunds create 0190a1b2-…',
+    '<%= config.bin %> refunds create 0190a1b2-… --amount 10.00 --reason "damaged item" --idempotency-key order-1001-r1',
+    '<%= config.bin %> refunds create 0190a1b2-… --amount-minor 500 --json',
+  ];
+  static override args = { paymentId: Args.string({ name: 'PAYMENT_ID', description: 'Payment id', required: true }) };
+  static override flags = {
+    ...amountFlags,
+    reason: Flags.string({ description: 'Why the payment is refunded (up to 500 characters)' }),
+    'idempotency-key': Flags.string({ description: 'A key of your choosing (1-128 characters): the same key returns the same refund' }),
+    'wait-seconds': Flags.integer({ description: 'How long to wait for the final state of a sandbox refund (0: do not wait)', default: 10, min: 0, max: 120 }),
+  };
+
+  async run(): Promise<Refund> {
+    const rt = await this.runtime();
+    const where = await locatePayment(rt, this.args.paymentId);
+    const ctx = actContext(rt, where);
+    const payment = await paymentServices.payments().getPayment(ctx, where.id);
+    const amount = amountFrom(this.flags, payment.amount.currency);
+    if (this.flags.reason !== undefined && (this.flags.reason.length < 1 || this.flags.reason.length > 500)) {
+      throw ValidationError.field('--reason', 'must be 1 to 500 characters');
+    }
+    const body = { ...(amount ? { amount } : {}), ...(this.flags.reason !== undefined ? { reason: this.flags.reason } : {}) };
+    const { refund: created, replayed } = await createRefundOnce(rt, ctx, where.id, body, this.flags['idempotency-key']);
+    let refund = created;
+    const refunds = paymentServices.refunds();
+    if (refund.status === 'pending' && this.flags['wait-seconds'] > 0 && (await isSandboxProvider(ctx, payment.providerIntegrationId))) {
+      await runSandboxUntil(rt, async () => (await refunds.getRefund(ctx, refund.id)).status !== 'pending', this.flags['wait-seconds'] * 1000);
+      refund = await refunds.getRefund(ctx, refund.id);
+    }
+    if (replayed) this.log(`Idempotency key already used: the refund it created is shown.\n`);
+    this.log(renderRefund(refund));
+    if (refund.status === 'pending') this.log(`\nStill pending: the provider has not answered yet. Check later with: ${this.config.bin} refunds get ${refund.id}`);
+    return refund;
+  }
+}

@@ -1,0 +1,21 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { locateRefund, paymentServices, readContext, renderRefund } from '../../src/cli/payments-cli';
+import type { Refund } from '../../src/services/payments/records';
+
+export default class RefundsGet extends BaseCommand<typeof RefundsGet> {
+  static override summary = 'Show a refund (pending, succeeded or failed).';
+  static override examples = ['<%= config.bin %> refunds get 0190c3d4-…', '<%= config.bin %> refunds get 0190c3d4-… --json'];
+  static override args = { id: Args.string({ description: 'Refund id', required: true }) };
+  static override flags = {
+    tenant: Flags.string({ description: 'Read as this tenant (404 when the refund is another tenant\'s)' }),
+  };
+
+  async run(): Promise<Refund> {
+    const rt = await this.runtime();
+    const where = await locateRefund(rt, this.args.id, this.flags.tenant);
+    const refund = await paymentServices.refunds().getRefund(await readContext(rt, this.flags.tenant, where.livemode), where.id);
+    this.log(renderRefund(refund));
+    return refund;
+  }
+}

@@ -1,0 +1,217 @@
+import { Flags } from '@oclif/core';
+import { lazy } from './base-command';
+import { chalk, colourEnabled, renderRecord, renderTable } from './output';
+import { formatMoney } from './balances-cli';
+import { minorUnits } from '../domain/money';
+import { NotFoundError, ValidationError } from '../domain/errors';
+import type { Runtime } from '../runtime';
+import type { CallerContext } from '../domain/context';
+import type { Page } from '../db/scoped';
+import type { Payment, Refund } from '../services/payments/records';
+
+/** The payment path's services as the payments, refunds and events commands reach them: loaded on first use. */
+export const paymentServices = {
+  payments: () => lazy<typeof import('../services/payments/payments')>('../services/payments/payments'),
+  refunds: () => lazy<typeof import('../services/payments/refunds')>('../services/payments/refunds'),
+  providers: () => lazy<typeof import('../services/providers')>('../services/providers'),
+  sessions: () => lazy<typeof import('../services/checkout-sessions')>('../services/checkout-sessions'),
+  complete: () => lazy<typeof import('../services/payments/checkout-complete')>('../services/payments/checkout-complete'),
+  acquirer: () => lazy<typeof import('../jobs/sandbox-acquirer')>('../jobs/sandbox-acquirer'),
+  idempotency: () => lazy<typeof import('../services/idempotency')>('../services/idempotency'),
+  schemas: () => lazy<typeof import('../api/payments/schemas')>('../api/payments/schemas'),
+  scope: () => lazy<typeof import('./scope')>('./scope'),
+  trigger: () => lazy<typeof import('./payments-trigger')>('./payments-trigger'),
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const amountFlags = {
+  amount: Flags.string({ description: 'Amount in the payment\'s currency, in major units (e.g. 12.34 EUR, 1500 JPY); not with --amount-minor' }),
+  'amount-minor': Flags.integer({ description: 'Amount in minor units (e.g. 1234 for 12.34 EUR); not with --amount' }),
+};
+
+/**
+ * An amount from --amount (major units, at most the currency's decimals) or --amount-minor, in the payment's
+ * currency; undefined when neither is given. Never through a float: "12.34" is read as digits.
+ */
+export function amountFrom(flags: { amount?: string; 'amount-minor'?: number }, currency: string): { currency: string; valueMinor: number } | undefined {
+  if (flags.amount !== undefined && flags['amount-minor'] !== undefined) {
+    throw ValidationError.field('--amount', 'give either --amount or --amount-minor, not both');
+  }
+  if (flags['amount-minor'] !== undefined) {
+    if (flags['amount-minor'] <= 0) throw ValidationError.field('--amount-minor', 'must be a positive integer of minor units');
+    return { currency, valueMinor: flags['amount-minor'] };
+  }
+  if (flags.amount === undefined) return undefined;
+  const digits = minorUnits(currency);
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(flags.amount.trim());
+  if (!match) throw ValidationError.field('--amount', `must be a positive amount such as ${digits ? `12.${'3'.repeat(digits)}` : '1500'}`);
+  const [, whole, fraction = ''] = match;
+  if (fraction.length > digits) {
+    throw ValidationError.field('--amount', digits ? `${currency} has ${digits} decimal places at most` : `${currency} has no decimal places`);
+  }
+  const valueMinor = Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
+  if (!Number.isSafeInteger(valueMinor)) throw ValidationError.field('--amount', 'is too large');
+  if (valueMinor <= 0) throw ValidationError.field('--amount', 'must be positive');
+  return { currency, valueMinor };
+}
+
+export function requireId(value: string, what: string, path: string): string {
+  if (!UUID.test(value)) throw ValidationError.field(path, `must be a ${what} id (uuid)`);
+  return value;
+}
+
+export interface Located {
+  id: string;
+  tenantId: string;
+  merchantId: string;
+  livemode: boolean;
+}
+
+/**
+ * Where a payment lives (tenant, merchant, mode), found by id with the database's authority; the command then
+ * acts inside that scope. 404 when there is no such payment (or it is not --tenant's when a tenant is named).
+ */
+export async function locatePayment(rt: Runtime, id: string, tenantId?: string): Promise<Located> {
+  requireId(id, 'payment', 'PAYMENT_ID');
+  const row = await rt.db.models.Payment.findOne({ where: { id }, attributes: ['id', 'tenantId', 'merchantId', 'livemode'] });
+  if (!row || (tenantId && row.get('tenantId') !== tenantId)) throw new NotFoundError('payment', id);
+  return row.get({ plain: true }) as Located;
+}
+
+export async function locateRefund(rt: Runtime, id: string, tenantId?: string): Promise<Located> {
+  requireId(id, 'refund', 'ID');
+  const row = await rt.db.models.Refund.findOne({ where: { id }, attributes: ['id', 'tenantId', 'merchantId', 'livemode'] });
+  if (!row || (tenantId && row.get('tenantId') !== tenantId)) throw new NotFoundError('refund', id);
+  return row.get({ plain: true }) as Located;
+}
+
+/** Reads as the operator: the named tenant's, else the platform's, in the record's mode. */
+export async function readContext(rt: Runtime, tenantId: string | undefined, livemode: boolean): Promise<CallerContext> {
+  if (tenantId !== undefined) {
+    requireId(tenantId, 'tenant', '--tenant');
+    if (!(await rt.db.models.Tenant.findOne({ where: { id: tenantId } }))) throw new NotFoundError('tenant', tenantId);
+  }
+  return paymentServices.scope().tenantOrPlatformContext(rt, tenantId, livemode);
+}
+
+/** Changes act at the tenant level of the record, in its mode, as the tenant's operator. */
+export function actContext(rt: Runtime, where: Located): CallerContext {
+  return paymentServices.scope().tenantContext(rt, where.tenantId, where.livemode);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * In a CLI process nobody else answers for the in-process sandbox acquirer: runs its due answers until `done`
+ * says the awaited state is reached, or the time is up (a running `serve` may deliver them too: claims keep
+ * each answer to one worker). Returns whether `done` was reached.
+ */
+export async function runSandboxUntil(rt: Runtime, done: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await done()) return true;
+    const delivered = await paymentServices.acquirer().runDueSandboxOperations(rt);
+    if (delivered > 0 && (await done())) return true;
+    if (Date.now() >= deadline) return false;
+    if (delivered === 0) await sleep(50);
+  }
+}
+
+/** Whether a payment's provider is one of the in-process sandbox connectors (whose answers the CLI runs). */
+export async function isSandboxProvider(ctx: CallerContext, providerIntegrationId: string | null | undefined): Promise<boolean> {
+  if (!providerIntegrationId) return false;
+  const provider = await paymentServices.providers().getProvider(ctx, providerIntegrationId);
+  return provider.code.startsWith('sandbox-');
+}
+
+const card = (p: Payment) => (p.card ? `${p.card.brand} •••• ${p.card.last4}` : '');
+
+export function renderPayments(rows: Payment[]): string {
+  if (rows.length === 0) return 'No payments.';
+  return renderTable(rows, [
+    { header: 'ID', get: (p) => p.id },
+    { header: 'Merchant', get: (p) => p.merchantId },
+    { header: 'Status', get: (p) => paymentStatusColour(p.status) },
+    { header: 'Amount', get: (p) => formatMoney(p.amount) },
+    { header: 'Card', get: card },
+    { header: 'Created', get: (p) => p.createdAt },
+  ]);
+}
+
+function paymentStatusColour(status: string): string {
+  if (!colourEnabled()) return status;
+  if (['captured', 'refunded', 'partially_refunded', 'succeeded'].includes(status)) return chalk.green(status);
+  if (['failed', 'voided'].includes(status)) return chalk.red(status);
+  return chalk.yellow(status);
+}
+
+interface RoutingSummary {
+  ruleId?: string | null;
+  version?: number | null;
+  strategy?: string;
+  terminals?: string[];
+  candidates?: { terminalId: string; eligible: boolean; reasons: string[] }[];
+}
+
+/** One payment: the record, its amount breakdown, and for operators its fee decomposition and routing summary. */
+export function renderPayment(p: Payment): string {
+  const b = p.amountBreakdown;
+  const lines = [
+    renderRecord({
+      id: p.id, tenant: p.tenantId, merchant: p.merchantId, checkoutSession: p.checkoutSessionId, mode: p.livemode ? 'live' : 'test',
+      status: paymentStatusColour(p.status), amount: formatMoney(p.amount), captureMethod: p.captureMethod,
+      card: p.card ? `${card(p)} exp ${String(p.card.expMonth).padStart(2, '0')}/${p.card.expYear}${p.card.country ? ` (${p.card.country})` : ''}` : '',
+      merchantReference: p.merchantReference, terminal: p.terminalId ?? '', provider: p.providerIntegrationId ?? '',
+      providerReference: p.providerReference ?? '', error: p.errorCode ? `${p.errorCode}: ${p.errorMessage ?? ''}` : '',
+      action: p.action ? JSON.stringify(p.action) : '', created: p.createdAt, updated: p.updatedAt,
+    }),
+    '',
+    'Amounts',
+    renderTable(
+      Object.entries({ authorized: b.authorized, captured: b.captured, refunded: b.refunded, fee: b.fee, net: b.net }),
+      [{ header: 'Amount', get: (r) => r[0] }, { header: 'Value', get: (r) => formatMoney(r[1]) }],
+    ),
+  ];
+  if (p.feeBreakdown) {
+    const f = p.feeBreakdown;
+    lines.push('', 'Fees', renderTable(
+      Object.entries({ provider: f.providerFee, tenant: f.tenantFee, platform: f.platformFee, 'partner commission': f.partnerCommission }),
+      [{ header: 'Fee', get: (r) => r[0] }, { header: 'Value', get: (r) => formatMoney(r[1]) }],
+    ));
+  }
+  const routing = p.routingDecision as RoutingSummary | null | undefined;
+  if (routing) {
+    lines.push('', 'Routing', renderRecord({
+      rule: routing.ruleId ? `${routing.ruleId} v${routing.version ?? '?'}` : 'none (default order)',
+      strategy: routing.strategy ?? '',
+      terminals: (routing.terminals ?? []).join(', ') || 'none eligible',
+      excluded: (routing.candidates ?? []).filter((c) => !c.eligible).map((c) => `${c.terminalId}: ${c.reasons.join('; ')}`),
+    }));
+  }
+  return lines.join('\n');
+}
+
+export function renderRefunds(rows: Refund[]): string {
+  if (rows.length === 0) return 'No refunds.';
+  return renderTable(rows, [
+    { header: 'ID', get: (r) => r.id },
+    { header: 'Payment', get: (r) => r.paymentId },
+    { header: 'Status', get: (r) => paymentStatusColour(r.status) },
+    { header: 'Amount', get: (r) => formatMoney(r.amount) },
+    { header: 'Reason', get: (r) => r.reason ?? '' },
+    { header: 'Created', get: (r) => r.createdAt },
+  ]);
+}
+
+export function renderRefund(r: Refund): string {
+  return renderRecord({
+    id: r.id, payment: r.paymentId, tenant: r.tenantId, merchant: r.merchantId, mode: r.livemode ? 'live' : 'test', status: paymentStatusColour(r.status),
+    amount: formatMoney(r.amount), reason: r.reason ?? '', merchantReference: r.merchantReference ?? '', statusReason: r.statusReason ?? '',
+    providerReference: r.providerReference ?? '', created: r.createdAt, updated: r.updatedAt,
+  });
+}
+
+export function pageFooter(page: Page<unknown>): string {
+  return `${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`;
+}

@@ -1,0 +1,167 @@
+import { Op } from 'sequelize';
+import { BusinessRuleError, UnavailableError } from '../domain/errors';
+import type { CallerContext } from '../domain/context';
+import type { Runtime } from '../runtime';
+import type { EventRow } from '../db/models';
+import { paymentServices, runSandboxUntil } from './payments-cli';
+
+/**
+ * `events trigger` for the money path: instead of a sample, a real sandbox payment (and, for refund events, a real
+ * refund) made through the services, so the event is the one production emits: checkout session → complete with a
+ * sandbox test card → the acquirer's answers run in this process → capture, cancel or refund as the type needs.
+ * Free of oclif: the command prints the result.
+ */
+
+interface Scenario {
+  card: string;
+  captureMethod: 'automatic' | 'manual';
+  /** after the payment's first answer */
+  then?: 'cancel' | 'refund';
+}
+
+const SUCCESS = '4242424242424242';
+const SCENARIOS: Record<string, Scenario> = {
+  'payment.created': { card: SUCCESS, captureMethod: 'automatic' },
+  'payment.processing': { card: SUCCESS, captureMethod: 'automatic' },
+  'payment.succeeded': { card: SUCCESS, captureMethod: 'automatic' },
+  'payment.captured': { card: SUCCESS, captureMethod: 'automatic' },
+  'checkout.session.completed': { card: SUCCESS, captureMethod: 'automatic' },
+  'payment.failed': { card: '4000000000000002', captureMethod: 'automatic' },
+  'payment.requires_action': { card: '4000002760003184', captureMethod: 'automatic' },
+  'payment.requires_capture': { card: SUCCESS, captureMethod: 'manual' },
+  'payment.canceled': { card: SUCCESS, captureMethod: 'manual', then: 'cancel' },
+  'refund.created': { card: SUCCESS, captureMethod: 'automatic', then: 'refund' },
+  'refund.succeeded': { card: SUCCESS, captureMethod: 'automatic', then: 'refund' },
+  'refund.failed': { card: '4000000000005126', captureMethod: 'automatic', then: 'refund' },
+};
+
+/** Whether `events trigger` drives a real sandbox payment for this type (else it emits a sample). */
+export function drivesRealPayment(type: string): boolean {
+  return type in SCENARIOS;
+}
+
+export interface EmittedEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  deliveriesQueued: number;
+}
+
+export interface TriggeredPayment {
+  /** the event of the requested type (the first one, when several were emitted) */
+  eventId: string;
+  type: string;
+  tenantId: string;
+  merchantId: string;
+  livemode: false;
+  sample: false;
+  card: { brand: string | null; last4: string };
+  checkoutSessionId: string;
+  paymentId: string;
+  paymentStatus: string;
+  refundId: string | null;
+  refundStatus: string | null;
+  deliveriesQueued: number;
+  deliveries: { id: string; endpointId: string }[];
+  /** every event the payment, its session and its refunds emitted, oldest first */
+  events: EmittedEvent[];
+}
+
+const AMOUNT_MINOR = 2500;
+const ANSWER_WAIT_MS = 10_000;
+
+/**
+ * Drives the scenario of `type` for the merchant of `ctx` (a merchant-level context in test mode) and reports the
+ * payment, the events it produced and the deliveries queued for the requested one.
+ */
+export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type: string): Promise<TriggeredPayment> {
+  const scenario = SCENARIOS[type];
+  if (!scenario) throw new Error(`no payment scenario for ${type}`);
+  const { sessions, complete, payments, refunds } = paymentServices;
+  const startedAt = rt.clock.now();
+  const merchant = await rt.db.models.Merchant.findOne({ where: { id: ctx.merchantId! }, attributes: ['defaultCurrency'] });
+  const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+
+  const session = await sessions().createSession(ctx, {
+    amount: { currency, valueMinor: AMOUNT_MINOR },
+    captureMethod: scenario.captureMethod,
+    merchantReference: `events trigger ${type}`,
+    metadata: { triggeredBy: 'payplane events trigger', eventType: type },
+  });
+  const year = startedAt.getUTCFullYear() + 3;
+  await complete().completeCheckoutSession(ctx, session.id, {
+    paymentMethod: { type: 'card', card: { number: scenario.card, expMonth: 12, expYear: year, cvc: '123', holderName: 'Sandbox Trigger' } },
+  });
+  const paymentId = (await sessions().getSession(ctx, session.id)).paymentId;
+  if (!paymentId) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Checkout session ${session.id} has no payment.`);
+
+  const status = async () => (await payments().getPayment(ctx, paymentId)).status;
+  const answered = await runSandboxUntil(rt, async () => (await status()) !== 'processing', ANSWER_WAIT_MS);
+  if (!answered) {
+    throw new UnavailableError(`Payment ${paymentId} is still processing: the sandbox acquirer did not answer in time.`, 'SANDBOX_NO_ANSWER', {
+      hint: `Check it later with: payplane payments get ${paymentId}`,
+    });
+  }
+
+  let refundId: string | null = null;
+  let refundStatus: string | null = null;
+  if (scenario.then === 'cancel' && (await status()) === 'requires_capture') {
+    await payments().cancelPayment(ctx, paymentId);
+  }
+  if (scenario.then === 'refund' && (await status()) === 'captured') {
+    const refund = await refunds().createRefund(ctx, paymentId, { reason: `events trigger ${type}` });
+    refundId = refund.id;
+    const final = async () => (await refunds().getRefund(ctx, refund.id)).status !== 'pending';
+    await runSandboxUntil(rt, final, ANSWER_WAIT_MS);
+    refundStatus = (await refunds().getRefund(ctx, refund.id)).status;
+  }
+
+  const payment = await payments().getPayment(ctx, paymentId);
+  const events = await eventsOf(rt, ctx, startedAt, [paymentId, session.id, ...(refundId ? [refundId] : [])], paymentId);
+  const wanted = events.find((e) => e.type === type);
+  if (!wanted) {
+    const why = payment.errorCode ? ` (${payment.errorCode}: ${payment.errorMessage ?? ''})` : '';
+    throw new BusinessRuleError(
+      'EVENT_NOT_PRODUCED',
+      `The sandbox payment ${paymentId} ended ${payment.status}${refundStatus ? ` with a ${refundStatus} refund` : ''}${why} and did not emit ${type}.`,
+      { hint: 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).' },
+    );
+  }
+  const deliveries = (
+    await rt.db.models.WebhookDelivery.findAll({ where: { eventId: wanted.id }, attributes: ['id', 'endpointId'], order: [['id', 'ASC']] })
+  ).map((r) => ({ id: r.get('id') as string, endpointId: r.get('endpointId') as string }));
+  return {
+    eventId: wanted.id,
+    type,
+    tenantId: ctx.tenantId!,
+    merchantId: ctx.merchantId!,
+    livemode: false,
+    sample: false,
+    card: { brand: payment.card?.brand ?? null, last4: scenario.card.slice(-4) },
+    checkoutSessionId: session.id,
+    paymentId,
+    paymentStatus: payment.status,
+    refundId,
+    refundStatus,
+    deliveriesQueued: deliveries.length,
+    deliveries,
+    events,
+  };
+}
+
+/** The events of the tenant since `since` whose object is one of `ids` (or belongs to the payment), oldest first. */
+async function eventsOf(rt: Runtime, ctx: CallerContext, since: Date, ids: string[], paymentId: string): Promise<EmittedEvent[]> {
+  const rows = await rt.db.models.Event.findAll({
+    where: { tenantId: ctx.tenantId, livemode: false, createdAt: { [Op.gte]: since } },
+    order: [['createdAt', 'ASC'], ['id', 'ASC']],
+  });
+  const mine = rows
+    .map((r) => r.get({ plain: true }) as EventRow)
+    .filter((e) => ids.includes(e.data?.id as string) || e.data?.paymentId === paymentId);
+  const counts = new Map<string, number>();
+  if (mine.length) {
+    const deliveries = await rt.db.models.WebhookDelivery.findAll({ where: { eventId: { [Op.in]: mine.map((e) => e.id) } }, attributes: ['eventId'] });
+    for (const d of deliveries) counts.set(d.get('eventId') as string, (counts.get(d.get('eventId') as string) ?? 0) + 1);
+  }
+  return mine.map((e) => ({ id: e.id, type: e.type, createdAt: new Date(e.createdAt).toISOString(), deliveriesQueued: counts.get(e.id) ?? 0 }));
+}

@@ -1,0 +1,30 @@
+/** The HTML pages' shared pieces: escaping and the document shell (no script anywhere; styles inline). */
+
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const BASE_CSS = `
+  body { font-family: system-ui, sans-serif; background: #f4f5f7; margin: 0; color: #1f2430; }
+  main { margin: 0 auto; background: #fff; border-radius: 8px; padding: 2rem; box-shadow: 0 1px 4px rgba(0,0,0,.1); }
+  h1 { font-size: 1.25rem; }
+  .muted { color: #6b7280; font-size: .875rem; }
+  button { border: 0; border-radius: 6px; font-size: 1rem; cursor: pointer; background: #2f5bea; color: #fff; }`;
+
+/** A whole page: the shared look plus the page's own styles, the body inside <main>. */
+export function htmlDocument(page: { title: string; body: string; css: string; lang?: string }): string {
+  return `<!doctype html>
+<html lang="${escapeHtml(page.lang ?? 'en')}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(page.title)}</title>
+<style>${BASE_CSS}
+${page.css}
+</style>
+</head>
+<body><main>
+${page.body}
+</main></body>
+</html>`;
+}

@@ -1,0 +1,99 @@
+import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
+import { expectLedgerInvariant } from '../helpers/ledger';
+import { dialectName } from '../helpers/db';
+import { operatorContext } from '../../src/runtime';
+import { connectorFor, registerConnector, type Connector } from '../../src/connectors';
+import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
+import { createRefund } from '../../src/services/payments/refunds';
+import { recoverStalledCalls } from '../../src/services/payments/recovery';
+
+/**
+ * A process that dies between committing an attempt (or a refund) and calling the provider leaves it pending with no
+ * provider reference; the recovery job makes the call later and the payment or refund moves on.
+ */
+
+let m: MoneyHarness;
+const sandboxCard = connectorFor('sandbox-card');
+beforeAll(async () => {
+  m = await createMoneyHarness();
+});
+afterAll(async () => m.close());
+afterEach(async () => {
+  registerConnector('sandbox-card', sandboxCard);
+  await expectLedgerInvariant(m.rt);
+});
+
+/** The sandbox acquirer, except that one operation dies as the process would. */
+function dyingOn(operation: 'authorize' | 'refund'): Connector {
+  const dying = Object.create(sandboxCard) as Connector;
+  dying[operation] = async () => {
+    throw new Error('process died before the provider was called');
+  };
+  return dying;
+}
+
+const ctx = () => operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
+const card = { type: 'card' as const, card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123' } };
+
+async function openSession(): Promise<string> {
+  const res = await m.as(m.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 4_000 } });
+  return res.body.data.id;
+}
+
+describe(`recovery of provider calls that never happened (${dialectName})`, () => {
+  test('an attempt whose card is no longer kept fails after the stale period; its session takes another card', async () => {
+    const sessionId = await openSession();
+    registerConnector('sandbox-card', dyingOn('authorize'));
+    await expect(completeCheckoutSession(ctx(), sessionId, { paymentMethod: card })).rejects.toThrow('process died');
+    registerConnector('sandbox-card', sandboxCard);
+    const session = (await m.as(m.sandbox.merchantKey.secretKey).get(`/v1/checkout-sessions/${sessionId}`)).body.data;
+    expect(session.paymentStatus).toBe('processing');
+
+    expect(await recoverStalledCalls(m.rt)).toBe(0); // not stale yet
+    m.clock.advance(3 * 60_000);
+    expect(await recoverStalledCalls(m.rt)).toBe(1);
+    await m.settle();
+    const payment = (await m.as(m.sandbox.tenantKey.secretKey).get(`/v1/payments/${session.paymentId}`)).body.data;
+    expect(payment).toMatchObject({ status: 'failed', errorCode: 'processing_error' });
+    const again = await m.as(m.sandbox.merchantKey.secretKey).post(`/v1/checkout-sessions/${sessionId}/complete`, { paymentMethod: card });
+    expect(again.status).toBe(200);
+    await m.settle();
+    expect((await m.as(m.sandbox.merchantKey.secretKey).get(`/v1/checkout-sessions/${sessionId}`)).body.data.status).toBe('complete');
+  });
+
+  test('with cascading on, the sealed card lets the stalled attempt be sent again and the payment succeeds', async () => {
+    const profiles = await m.as(m.sandbox.tenantKey.secretKey).get(`/v1/admin/integration-profiles?merchantId=${m.sandbox.merchantId}`);
+    await m.as(m.sandbox.tenantKey.secretKey).patch(`/v1/admin/integration-profiles/${profiles.body.data[0].id}`, { cascadingEnabled: true });
+    await m.as(m.sandbox.tenantKey.secretKey).post('/v1/admin/terminals', {
+      providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01', name: 'Backup', supportedCurrencies: ['EUR'],
+      credentials: { merchantAccount: 'backup', apiKey: 'k' },
+    });
+    const sessionId = await openSession();
+    registerConnector('sandbox-card', dyingOn('authorize'));
+    await expect(completeCheckoutSession(ctx(), sessionId, { paymentMethod: card })).rejects.toThrow('process died');
+    registerConnector('sandbox-card', sandboxCard);
+    m.clock.advance(3 * 60_000);
+    expect(await recoverStalledCalls(m.rt)).toBe(1);
+    await m.settle();
+    const session = (await m.as(m.sandbox.merchantKey.secretKey).get(`/v1/checkout-sessions/${sessionId}`)).body.data;
+    expect(session).toMatchObject({ status: 'complete', paymentStatus: 'captured' });
+    const row = await m.rt.db.models.Payment.findByPk(session.paymentId, { raw: true });
+    expect(row).toMatchObject({ status: 'captured', cardVault: null });
+  });
+
+  test('a refund whose provider call never happened is sent again and succeeds', async () => {
+    const sessionId = await openSession();
+    await m.as(m.sandbox.merchantKey.secretKey).post(`/v1/checkout-sessions/${sessionId}/complete`, { paymentMethod: card });
+    await m.settle();
+    const paymentId = (await m.as(m.sandbox.merchantKey.secretKey).get(`/v1/checkout-sessions/${sessionId}`)).body.data.paymentId;
+    registerConnector('sandbox-card', dyingOn('refund'));
+    await expect(createRefund(ctx(), paymentId, {})).rejects.toThrow('process died');
+    registerConnector('sandbox-card', sandboxCard);
+    m.clock.advance(3 * 60_000);
+    expect(await recoverStalledCalls(m.rt)).toBe(1);
+    await m.settle();
+    const refunds = (await m.as(m.sandbox.merchantKey.secretKey).get(`/v1/payments/${paymentId}/refunds`)).body.data;
+    expect(refunds).toEqual([expect.objectContaining({ status: 'succeeded', amount: { currency: 'EUR', valueMinor: 4_000 } })]);
+    expect((await m.as(m.sandbox.merchantKey.secretKey).get(`/v1/payments/${paymentId}`)).body.data.status).toBe('refunded');
+  });
+});
