@@ -55,11 +55,15 @@ export async function limitUsage(ctx: CallerContext, limit: LimitRow, at: Date):
   return payments.sum('amountMinor', where);
 }
 
+/** Whether one more payment of `valueMinor` goes over a limit that has consumed `used` (count, or volume in minor units). */
+export function exceedsLimit(limit: Pick<LimitRow, 'metric' | 'threshold'>, used: number, valueMinor: number): boolean {
+  return used + (limit.metric === 'count' ? 1 : valueMinor) > Number(limit.threshold);
+}
+
 /** Whether this payment would go over the limit. */
 export async function wouldExceed(ctx: CallerContext, limit: LimitRow, subject: LimitSubject, at: Date): Promise<boolean> {
   if (!limitApplies(limit, subject)) return false;
-  const used = await limitUsage(ctx, limit, at);
-  return used + (limit.metric === 'count' ? 1 : subject.valueMinor) > Number(limit.threshold);
+  return exceedsLimit(limit, await limitUsage(ctx, limit, at), subject.valueMinor);
 }
 
 /**

@@ -3,6 +3,7 @@ import { scoped } from '../db/scoped';
 import type { LimitRow, RoutingConditions, RoutingRuleRow, TerminalRestrictionRow, TerminalRow } from '../db/models';
 import { providerCatalog, supportedMethods, toProvider, type ProviderIntegration } from './providers';
 import { ruleConditions, ruleOutcome } from './routing-rules';
+import { exceedsLimit } from './limit-usage';
 
 /**
  * The routing engine: which terminals, in which order, may serve a payment.
@@ -197,9 +198,7 @@ export async function decideWithSnapshot(snapshot: RoutingSnapshot, input: Routi
     const allows = own.filter((r) => r.action === 'allow');
     if (allows.length && !allows.some((r) => restrictionMatches(r, input.paymentMethod, brand))) reasons.push('restriction_not_allowed');
     for (const limit of snapshot.limits.filter((l) => l.entityId === t.id && limitApplies(l, input, brand))) {
-      const used = await usage(limit, input.at);
-      const adding = limit.metric === 'volume' ? input.amount.valueMinor : 1;
-      if (used + adding > Number(limit.threshold)) reasons.push(`limit_exhausted:${limit.id}`);
+      if (exceedsLimit(limit, await usage(limit, input.at), input.amount.valueMinor)) reasons.push(`limit_exhausted:${limit.id}`);
     }
     const p = snapshot.providers.get(t.providerIntegrationId);
     if (!p) reasons.push('provider_unknown');

@@ -1,7 +1,7 @@
 import { inTransaction, type Actor, type CallerContext } from '../../domain/context';
 import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
 import { scoped } from '../../db/scoped';
-import { connectorFor, ConnectorError, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
+import { connectorFor, ConnectorError, type Connector, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit';
 import { resolveFees } from '../fees';
@@ -94,11 +94,12 @@ export async function bookCapture(tx: CallerContext, row: PaymentRow, amount: nu
 
 // ---------------------------------------------------------------------------------------------- attempts
 
-async function connectorTerminal(tx: CallerContext, terminalId: string): Promise<{ terminal: ConnectorTerminal; providerCode: string }> {
+/** The connector of a terminal's provider and the terminal as the connector sees it (credentials opened for the call only). */
+export async function connectorTerminal(tx: CallerContext, terminalId: string): Promise<{ terminal: ConnectorTerminal; connector: Connector }> {
   const terminal = await scoped(tx, tx.db.models.Terminal).get(terminalId);
   const provider = await getProvider(tx, terminal.providerIntegrationId);
   return {
-    providerCode: provider.code,
+    connector: connectorFor(provider.code),
     terminal: {
       terminalId: terminal.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
       credentials: await openCredentials(tx, terminal.id), mcc: terminal.mcc, descriptor: terminal.descriptor,
@@ -127,8 +128,8 @@ async function sendAttempt(pctx: CallerContext, pending: PendingAttempt, card?: 
   const cardData = card ?? (payment.cardVault ? (JSON.parse(pctx.sealer.open(payment.cardVault)) as CardInput) : null);
   if (!cardData) return { status: 'failed', providerReference: null, declineCode: 'processing_error', message: 'The card is no longer available for another attempt.' };
   try {
-    const { terminal, providerCode } = await connectorTerminal(pctx, attempt.terminalId);
-    return await connectorFor(providerCode).authorize(pctx, terminal, {
+    const { terminal, connector } = await connectorTerminal(pctx, attempt.terminalId);
+    return await connector.authorize(pctx, terminal, {
       reference: attempt.id, tenantId: payment.tenantId, livemode: payment.livemode, returnUrl: payment.returnUrl ?? undefined,
       amount: { currency: payment.currency, valueMinor: minor(payment.amountMinor) }, capture: payment.captureMethod === 'automatic',
       paymentMethod: { type: payment.paymentMethodType, card: cardData }, metadata: payment.metadata,
@@ -170,9 +171,8 @@ export async function applyAttemptResult(pctx: CallerContext, pending: PendingAt
       }
       return null;
     }
-    const attemptStatus = result.status === 'succeeded' ? 'succeeded' : result.status === 'requires_action' ? 'requires_action' : result.status;
     await attempts.update(attempt, {
-      status: attemptStatus, providerReference: result.providerReference ?? attempt.providerReference,
+      status: result.status, providerReference: result.providerReference ?? attempt.providerReference,
       declineCode: result.declineCode ?? null, message: result.message ?? null,
     });
     if (row.currentAttemptId !== attempt.id || !OPEN_STATUSES.includes(row.status)) {
@@ -227,8 +227,8 @@ export async function applyAttemptResult(pctx: CallerContext, pending: PendingAt
 /** Voids, best effort, an authorization the provider approved after the payment was canceled (logged when it cannot). */
 async function voidLateApproval(pctx: CallerContext, pending: PendingAttempt, late: { terminalId: string; providerReference: string }): Promise<void> {
   try {
-    const { terminal, providerCode } = await connectorTerminal(pctx, late.terminalId);
-    await connectorFor(providerCode).void(pctx, terminal, { reference: pending.attemptId, providerReference: late.providerReference });
+    const { terminal, connector } = await connectorTerminal(pctx, late.terminalId);
+    await connector.void(pctx, terminal, { reference: pending.attemptId, providerReference: late.providerReference });
   } catch (error) {
     if (!(error instanceof ConnectorError)) throw error;
     throw new Error(`late approval of canceled payment ${pending.paymentId} could not be voided: ${error.message}`);

@@ -2,11 +2,10 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { BusinessRuleError, ConflictError, UnavailableError, ValidationError } from '../../domain/errors';
 import type { PaymentRow, PaymentStatus } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
-import { connectorFor, ConnectorError, type ConnectorResult } from '../../connectors';
+import { ConnectorError, type Connector, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
 import { getProvider, supportsFeature } from '../providers';
-import { openCredentials } from '../terminals';
 import { mapPage } from '../present';
-import { bookCapture, paymentChanged, processingContext } from './engine';
+import { bookCapture, connectorTerminal, paymentChanged, processingContext } from './engine';
 import { minor, paymentFor, type Money, type Payment } from './records';
 
 /** The payment path's tenant-level context for a payment, inside the caller's transaction and with the caller as actor. */
@@ -34,15 +33,11 @@ export async function getPayment(ctx: CallerContext, id: string): Promise<Paymen
 async function callProvider(
   pctx: CallerContext,
   row: PaymentRow,
-  call: (c: ReturnType<typeof connectorFor>, terminal: Parameters<ReturnType<typeof connectorFor>['capture']>[1]) => Promise<ConnectorResult>,
+  call: (connector: Connector, terminal: ConnectorTerminal) => Promise<ConnectorResult>,
 ): Promise<ConnectorResult> {
-  const terminal = await scoped(pctx, pctx.db.models.Terminal).get(row.terminalId!);
-  const provider = await getProvider(pctx, terminal.providerIntegrationId);
+  const { connector, terminal } = await connectorTerminal(pctx, row.terminalId!);
   try {
-    return await call(connectorFor(provider.code), {
-      terminalId: terminal.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
-      credentials: await openCredentials(pctx, terminal.id), mcc: terminal.mcc, descriptor: terminal.descriptor,
-    });
+    return await call(connector, terminal);
   } catch (error) {
     if (error instanceof ConnectorError) throw new UnavailableError(`The provider could not be reached: ${error.message}. Try again.`, 'PROVIDER_UNAVAILABLE');
     throw error;

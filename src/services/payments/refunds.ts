@@ -2,16 +2,16 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { BusinessRuleError, ConflictError, ValidationError } from '../../domain/errors';
 import type { LineItem, RefundRow } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
-import { connectorFor, ConnectorError, type ConnectorResult } from '../../connectors';
+import { ConnectorError, type ConnectorResult } from '../../connectors';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit';
 import { resolveFees } from '../fees';
 import { getProvider, supportsFeature } from '../providers';
-import { openCredentials } from '../terminals';
 import { postRefund } from '../ledger';
 import { mapPage } from '../present';
 import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
+import { connectorTerminal } from './engine';
 import { minor, refundableMinor, refundFor, toRefund, type Money, type Refund } from './records';
 
 /**
@@ -93,14 +93,10 @@ export async function sendRefund(pctx: CallerContext, refundId: string): Promise
   const payment = await scoped(pctx, pctx.db.models.Payment).get(refund.paymentId);
   let result: ConnectorResult;
   try {
-    const terminal = await scoped(pctx, pctx.db.models.Terminal).get(payment.terminalId!);
-    const provider = await getProvider(pctx, terminal.providerIntegrationId);
-    result = await connectorFor(provider.code).refund(
+    const { connector, terminal } = await connectorTerminal(pctx, payment.terminalId!);
+    result = await connector.refund(
       pctx,
-      {
-        terminalId: terminal.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
-        credentials: await openCredentials(pctx, terminal.id), mcc: terminal.mcc, descriptor: terminal.descriptor,
-      },
+      terminal,
       {
         reference: refund.id, tenantId: refund.tenantId, livemode: refund.livemode, providerReference: payment.providerReference!,
         amount: { currency: refund.currency, valueMinor: minor(refund.amountMinor) },
