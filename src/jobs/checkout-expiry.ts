@@ -1,10 +1,10 @@
-import cron from 'node-cron';
 import { Op } from 'sequelize';
 import type { Runtime } from '../runtime';
 import { systemContext } from '../runtime';
 import type { CheckoutSessionRow } from '../db/models';
 import { expireRow, PAYMENT_IN_FLIGHT } from '../services/checkout-sessions';
 import type { BackgroundJob } from './types';
+import { cronJob } from './periodic';
 
 /**
  * Expires open checkout sessions past their expiresAt (none with a payment in flight: they expire on a later run
@@ -44,28 +44,7 @@ export async function expireDueSessions(rt: Runtime, now: Date): Promise<number>
 }
 
 /** Every minute (node-cron), inside `serve`. */
-export const checkoutExpiryJob: BackgroundJob = {
-  name: 'checkout-expiry',
-  start: (rt) => {
-    let running: Promise<unknown> = Promise.resolve();
-    const task = cron.schedule(
-      '* * * * *',
-      () => {
-        running = expireDueSessions(rt, rt.clock.now())
-          .then((n) => {
-            if (n > 0) rt.logger.info({ expired: n }, 'checkout sessions expired');
-          })
-          .catch((error) => rt.logger.error({ err: error }, 'checkout expiry round failed'));
-        return running;
-      },
-      { name: 'checkout-expiry', noOverlap: true },
-    );
-    return {
-      stop: async () => {
-        await task.stop();
-        await task.destroy();
-        await running;
-      },
-    };
-  },
-};
+export const checkoutExpiryJob: BackgroundJob = cronJob('checkout-expiry', '* * * * *', async (rt) => {
+  const expired = await expireDueSessions(rt, rt.clock.now());
+  if (expired > 0) rt.logger.info({ expired }, 'checkout sessions expired');
+});
