@@ -20,6 +20,8 @@ export interface AppConfig {
   sandboxDelayMs: number;
   /** PAYPLANE_HOLDING_PERIOD_HOURS: how long captured funds stay pending before they become available (default 48) */
   holdingPeriodHours: number;
+  /** PAYPLANE_WITHDRAWAL_COOLING_HOURS: how long a new withdrawal method (or new details) cools before use, for tenants that set none (default 24) */
+  withdrawalCoolingHours: number;
 }
 
 function nonNegativeInt(name: string, value: string | undefined, fallback: number): number {
@@ -53,6 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     kybStorage: parseKybStorage(env.PAYPLANE_KYB_STORAGE),
     sandboxDelayMs: nonNegativeInt('PAYPLANE_SANDBOX_DELAY_MS', env.PAYPLANE_SANDBOX_DELAY_MS, 300),
     holdingPeriodHours: nonNegativeInt('PAYPLANE_HOLDING_PERIOD_HOURS', env.PAYPLANE_HOLDING_PERIOD_HOURS, 48),
+    withdrawalCoolingHours: nonNegativeInt('PAYPLANE_WITHDRAWAL_COOLING_HOURS', env.PAYPLANE_WITHDRAWAL_COOLING_HOURS, 24),
     ...stripUndefined(overrides),
   };
 }

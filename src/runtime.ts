@@ -53,6 +53,8 @@ export interface OperatorScope {
   tenantId: string | null;
   merchantId?: string | null;
   livemode: boolean;
+  /** who acts, recorded as cli:<name> (default: the OS user); withdrawal commands take it from --operator */
+  operator?: string;
 }
 
 /**
@@ -78,7 +80,7 @@ export function operatorContext(rt: Runtime, scope: OperatorScope): CallerContex
     tenantId: level === 'platform' ? null : scope.tenantId,
     merchantId: level === 'merchant' ? (scope.merchantId ?? null) : null,
     livemode: scope.livemode,
-    actor: { type: 'cli', id: `cli:${safeUsername()}` },
+    actor: { type: 'cli', id: `cli:${scope.operator ?? safeUsername()}` },
     permissions: layerPermissions(LEVEL_LAYER[level]),
     credential: 'cli',
   };

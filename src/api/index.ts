@@ -14,6 +14,8 @@ import { routingOperations } from './routing/operations';
 import { checkoutOperations } from './checkout/operations';
 import { paymentOperations } from './payments/operations';
 import { balanceOperations } from './balances/operations';
+import { withdrawalMethodOperations } from './withdrawal-methods/operations';
+import { withdrawalOperations } from './withdrawals/operations';
 
 /** Every /v1 operation. No route exists outside this list. */
 export const operations: Operation[] = [
@@ -32,4 +34,6 @@ export const operations: Operation[] = [
   ...checkoutOperations,
   ...paymentOperations,
   ...balanceOperations,
+  ...withdrawalMethodOperations,
+  ...withdrawalOperations,
 ];

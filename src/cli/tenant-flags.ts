@@ -15,6 +15,8 @@ export const tenantFieldFlags = {
   'logo-url': Flags.string({ description: 'Logo URL' }),
   'terms-url': Flags.string({ description: 'Terms URL' }),
   'privacy-policy-url': Flags.string({ description: 'Privacy policy URL' }),
+  'withdrawal-cooling-hours': Flags.integer({ description: 'Hours a new withdrawal method (or new details) cools before use (default: the platform\'s, 24)', min: 0 }),
+  'withdrawal-maker-checker': Flags.boolean({ description: 'Four eyes on withdrawals: creator cannot approve, approver cannot execute (--no-withdrawal-maker-checker turns it off)', allowNo: true }),
 };
 
 export const tenantFlagNames = {
@@ -22,6 +24,8 @@ export const tenantFlagNames = {
   allowedCountries: 'allowed-country',
   featureFlags: 'feature',
   doorRateLimitPerMinute: 'rate-limit',
+  withdrawalCoolingPeriodHours: 'withdrawal-cooling-hours',
+  withdrawalMakerChecker: 'withdrawal-maker-checker',
 };
 
 type TenantFlagValues = {
@@ -37,6 +41,8 @@ type TenantFlagValues = {
   'logo-url'?: string;
   'terms-url'?: string;
   'privacy-policy-url'?: string;
+  'withdrawal-cooling-hours'?: number;
+  'withdrawal-maker-checker'?: boolean;
 };
 
 export function tenantInput(flags: TenantFlagValues): Record<string, unknown> {
@@ -62,5 +68,7 @@ export function tenantInput(flags: TenantFlagValues): Record<string, unknown> {
     logoUrl: flags['logo-url'],
     termsUrl: flags['terms-url'],
     privacyPolicyUrl: flags['privacy-policy-url'],
+    withdrawalCoolingPeriodHours: flags['withdrawal-cooling-hours'],
+    withdrawalMakerChecker: flags['withdrawal-maker-checker'],
   };
 }

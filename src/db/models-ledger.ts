@@ -13,7 +13,9 @@ export type LedgerAccount =
   | 'platform_revenue'
   | 'partner_revenue'
   | 'provider_fees'
-  | 'provider_clearing';
+  | 'provider_clearing'
+  /** money sent out through a payout channel (owner: the withdrawal channel) */
+  | 'payout_clearing';
 
 export const MERCHANT_ACCOUNTS: readonly LedgerAccount[] = ['merchant_pending', 'merchant_available', 'merchant_reserve', 'merchant_payable'];
 

@@ -12,6 +12,7 @@ import { defineCheckoutModels, type CheckoutModels } from './models-checkout';
 import { definePaymentModels, type PaymentModels } from './models-payments';
 import { defineLedgerModels, type LedgerModels } from './models-ledger';
 import { defineSandboxModels, type SandboxModels } from './models-sandbox';
+import { defineWithdrawalModels, type WithdrawalModels } from './models-withdrawals';
 
 export type { RowModel, ScopeSpec, Timestamps } from './model-kit';
 export type * from './models-organization';
@@ -52,6 +53,10 @@ export interface TenantRow extends Timestamps {
   logoUrl: string | null;
   termsUrl: string | null;
   privacyPolicyUrl: string | null;
+  /** hours a new withdrawal method (or new details) cools before use; null: the platform default */
+  withdrawalCoolingPeriodHours: number | null;
+  /** maker-checker on withdrawals: the creator cannot approve, the approver cannot execute */
+  withdrawalMakerChecker: boolean;
 }
 
 export interface ApiKeyRow extends Timestamps {
@@ -175,7 +180,7 @@ export interface WebhookAttemptRow {
 
 /** Every table's model: the core ones here, each area's in its own file. */
 export interface Models extends OrganizationModels, PartnerModels, AccessModels, KybModels, ProcessingModels, FeeModels, ProfileModels,
-  RoutingModels, CheckoutModels, PaymentModels, LedgerModels, SandboxModels {
+  RoutingModels, CheckoutModels, PaymentModels, LedgerModels, SandboxModels, WithdrawalModels {
   Platform: RowModel<PlatformRow>;
   Tenant: RowModel<TenantRow>;
   ApiKey: RowModel<ApiKeyRow>;
@@ -201,6 +206,7 @@ export function defineModels(sequelize: Sequelize): Models {
     ...definePaymentModels(sequelize),
     ...defineLedgerModels(sequelize),
     ...defineSandboxModels(sequelize),
+    ...defineWithdrawalModels(sequelize),
     Platform: define<PlatformRow>(sequelize, 'Platform', 'platforms', { id: pk, name: STRING, createdAt: DATE, updatedAt: DATE }, {
       resource: 'platform', tenant: null, merchant: null, mode: null, softDelete: false,
     }),
@@ -212,7 +218,7 @@ export function defineModels(sequelize: Sequelize): Models {
         id: pk, tenantId: UUID, platformId: UUID, livemode: BOOLEAN, name: STRING, status: STRING,
         defaultCurrency: STRING, defaultLocale: STRING, allowedCurrencies: JSONT, allowedCountries: JSONT,
         featureFlags: JSONT, doorRateLimitPerMinute: INTEGER, contactEmail: STRING, supportUrl: TEXT,
-        logoUrl: TEXT, termsUrl: TEXT, privacyPolicyUrl: TEXT, ...stamps,
+        logoUrl: TEXT, termsUrl: TEXT, privacyPolicyUrl: TEXT, withdrawalCoolingPeriodHours: INTEGER, withdrawalMakerChecker: BOOLEAN, ...stamps,
       },
       // A tenant spans both modes: its record is not filtered by the caller's mode.
       { resource: 'tenant', tenant: 'tenantId', merchant: null, mode: null },

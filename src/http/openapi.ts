@@ -67,7 +67,7 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
       request: {
         params: op.params as never,
         query: op.query as never,
-        headers: op.method === 'post' ? z.object({ 'Idempotency-Key': z.string().min(1).max(128).optional() }) : undefined,
+        headers: op.method === 'post' ? z.object({ 'Idempotency-Key': op.requireIdempotencyKey ? z.string().min(1).max(128) : z.string().min(1).max(128).optional() }) : undefined,
         body: uploadBody ?? (op.body ? { content: { 'application/json': { schema: op.body } }, required: false } : undefined),
       },
       responses: responses as never,

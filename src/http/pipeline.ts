@@ -2,7 +2,7 @@ import type { Transaction } from 'sequelize';
 import type { Request, Response } from 'express';
 import type { Runtime } from '../runtime';
 import type { CallerContext, Level } from '../domain/context';
-import { InternalError, PermissionError, RequestRejectedError } from '../domain/errors';
+import { InternalError, PermissionError, RequestRejectedError, ValidationError } from '../domain/errors';
 import { authenticate } from '../services/auth';
 import { allows } from '../services/permissions';
 import {
@@ -127,6 +127,9 @@ export function operationHandler(rt: Runtime, op: Operation) {
       return;
     }
     const key = op.method === 'post' ? req.get('idempotency-key') : undefined;
+    if (key === undefined && op.requireIdempotencyKey) {
+      throw ValidationError.field('header.Idempotency-Key', 'is required: send a key of your own (1 to 128 characters) so that a retry cannot move money twice', 'IDEMPOTENCY_KEY_REQUIRED');
+    }
     if (key === undefined) {
       const body = op.ownTransactions
         ? render(await op.handler(base, input))
@@ -135,6 +138,7 @@ export function operationHandler(rt: Runtime, op: Operation) {
       return;
     }
     validateIdempotencyKey(key);
+    (input as { idempotencyKey?: string }).idempotencyKey = key;
     const claim = await claimIdempotencyKey(rt.db, rt.clock, {
       // the body is fingerprinted under a key of its own: a stored fingerprint of card data must not be brute-forceable
       scope: idempotencyScope(base), key, method: req.method, path: req.path, body: bodyFingerprint(rt.sealer, fingerprintBody),

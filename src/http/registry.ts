@@ -12,6 +12,8 @@ export interface OperationInput<P, Q, B> {
   params: Inferred<P>;
   query: Inferred<Q>;
   body: Inferred<B>;
+  /** the request's Idempotency-Key header (POST only), already checked for length */
+  idempotencyKey?: string;
 }
 
 /** What a replayed Idempotency-Key answers, for operations with a replay rule of their own. */
@@ -77,6 +79,8 @@ interface OperationBase<P, Q, B, R extends z.ZodType> {
    * idempotent answer is recorded once the handler has returned.
    */
   ownTransactions?: boolean;
+  /** a POST that must carry an Idempotency-Key (400 IDEMPOTENCY_KEY_REQUIRED without one): money leaves with it */
+  requireIdempotencyKey?: boolean;
 }
 
 export interface SingleOperation<P, Q, B, R extends z.ZodType> extends OperationBase<P, Q, B, R> {

@@ -4,11 +4,12 @@ import { checkoutExpiryJob } from './checkout-expiry';
 import { ledgerReleaseJob } from './ledger-release';
 import { sandboxAcquirerJob } from './sandbox-acquirer';
 import { paymentRecoveryJob } from './payment-recovery';
+import { withdrawalMethodCoolingJob } from './withdrawal-method-cooling';
 
 export type { BackgroundJob } from './types';
 
 /** Every background job `serve` runs besides the webhook dispatcher. */
-export const backgroundJobs: BackgroundJob[] = [checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob, paymentRecoveryJob];
+export const backgroundJobs: BackgroundJob[] = [checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob, paymentRecoveryJob, withdrawalMethodCoolingJob];
 
 /** Starts every job; stop() stops them all. */
 export function startJobs(rt: Runtime, jobs: BackgroundJob[] = backgroundJobs): { stop(): Promise<void> } {

@@ -11,7 +11,8 @@ import { PLATFORM_ID } from './platform';
 import { emitEvent } from './webhooks/events';
 import { recordAudit } from './audit';
 import { newId } from '../util/ids';
-import { systemContext, type Runtime } from '../runtime';
+import type { Runtime } from '../runtime';
+import { forEachDue, type DueOptions } from './due-work';
 
 /**
  * The double-entry ledger. Every posting is a set of entries (signed, credit positive) that sum to zero per
@@ -21,7 +22,7 @@ import { systemContext, type Runtime } from '../runtime';
  * Accounts: per merchant and currency merchant_pending, merchant_available, merchant_reserve, merchant_payable
  * (owner: the merchant; entries carry merchantId, the scope column); tenant_revenue (owner tenantId),
  * platform_revenue (owner PLATFORM_ID), partner_revenue (owner partnerId), provider_fees and provider_clearing
- * (owner providerIntegrationId).
+ * (owner providerIntegrationId), payout_clearing (owner: the withdrawal channel the money left through).
  */
 
 export interface PostingLine {
@@ -257,6 +258,69 @@ export async function postRefund(ctx: CallerContext, p: RefundPosting): Promise<
   });
 }
 
+export interface WithdrawalPosting {
+  tenantId: string;
+  livemode: boolean;
+  merchantId: string;
+  withdrawalId: string;
+  /** what leaves: the amount paid out */
+  amount: { currency: string; valueMinor: number };
+  /** the withdrawal fee charged to the merchant on top of the amount */
+  fee: FeeBreakdown | null;
+}
+
+/** amount + fee: what a withdrawal holds from the merchant's available balance. */
+export function withdrawalTotal(p: Pick<WithdrawalPosting, 'amount' | 'fee'>): number {
+  return p.amount.valueMinor + (p.fee?.merchantFee ?? 0);
+}
+
+/**
+ * The postings of a withdrawal's life. `hold` (requested): available −(amount + fee), payable +(amount + fee).
+ * `release` (rejected, canceled or failed): the reverse, so the merchant may try again. `complete` (paid out):
+ * payable −(amount + fee), payout_clearing of the channel +amount, each fee to its owner's revenue account.
+ * The withdrawal's state machine guarantees each happens once (its moves are compare-and-set).
+ */
+export async function postWithdrawal(
+  ctx: CallerContext,
+  move: 'hold' | 'release' | 'complete',
+  p: WithdrawalPosting & {
+    /** complete: the channel the money left through; its provider integration earns provider fees (paid out through the channel when it has none) */
+    channelId?: string;
+    providerIntegrationId?: string | null;
+    partnerId?: string | null;
+  },
+): Promise<void> {
+  const currency = p.amount.currency;
+  if (p.fee) {
+    assertBreakdown(p.fee);
+    if (p.fee.currency !== currency) throw new InternalError('withdrawal fee in another currency than the withdrawal', 'LEDGER_POSTING_INVALID');
+  }
+  const total = withdrawalTotal(p);
+  const what = `withdrawal ${p.withdrawalId}`;
+  let lines: PostingLine[];
+  if (move === 'hold' || move === 'release') {
+    const sign = move === 'hold' ? 1 : -1;
+    lines = [
+      { account: 'merchant_available', ownerId: p.merchantId, currency, amountMinor: -sign * total, description: `${move === 'hold' ? 'hold' : 'release'} of ${what}` },
+      { account: 'merchant_payable', ownerId: p.merchantId, currency, amountMinor: sign * total, description: `${move === 'hold' ? 'hold' : 'release'} of ${what}` },
+    ];
+  } else {
+    if (!p.channelId) throw new InternalError('a completed withdrawal needs its channel', 'LEDGER_POSTING_INVALID');
+    lines = [
+      { account: 'merchant_payable', ownerId: p.merchantId, currency, amountMinor: -total, description: `payout of ${what}` },
+      { account: 'payout_clearing', ownerId: p.channelId, currency, amountMinor: p.amount.valueMinor, description: `payout of ${what}` },
+      // without a provider integration (paid out by hand) the provider's share leaves with the payout, to the bank
+      ...(p.fee
+        ? feeLines(p.fee, { tenantId: p.tenantId, providerIntegrationId: p.providerIntegrationId ?? p.channelId, partnerId: p.partnerId ?? null }, what).map(
+            (line): PostingLine => (line.account === 'provider_fees' && !p.providerIntegrationId ? { ...line, account: 'payout_clearing', ownerId: p.channelId! } : line),
+          )
+        : []),
+    ];
+  }
+  if (total === 0) return;
+  await post(ctx, { tenantId: p.tenantId, livemode: p.livemode, sourceType: 'withdrawal', sourceId: p.withdrawalId, lines });
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Balances and balance transactions
 
@@ -407,16 +471,7 @@ export async function listBalanceTransactions(ctx: CallerContext, filters: Balan
 // ---------------------------------------------------------------------------------------------------------------
 // Releases
 
-export interface ReleaseOptions {
-  /** defaults to the context's clock */
-  now?: Date;
-  /** releases read per round */
-  batchSize?: number;
-}
-
-function isRuntime(x: Runtime | CallerContext): x is Runtime {
-  return !('level' in x);
-}
+export type ReleaseOptions = DueOptions;
 
 /**
  * Moves every due release (pending → available after the holding period, reserve → available after holdDays):
@@ -424,32 +479,17 @@ function isRuntime(x: Runtime | CallerContext): x is Runtime {
  * never move the same release twice. Emits `balance.available`. With a Runtime it runs over every tenant in both
  * modes; with a caller context, over what that caller sees. Returns how many releases it moved.
  */
-export async function releaseDue(source: Runtime | CallerContext, options: ReleaseOptions = {}): Promise<number> {
-  const contexts = isRuntime(source) ? [systemContext(source, false), systemContext(source, true)] : [source];
-  const batchSize = options.batchSize ?? 200;
-  let moved = 0;
-  for (const ctx of contexts) {
-    const now = options.now ?? ctx.clock.now();
-    const seen = new Set<string>();
-    for (;;) {
-      const due = (
-        await ctx.db.models.LedgerRelease.findAll({
-          where: { [Op.and]: [{ releasedAt: null, releaseAt: { [Op.lte]: now } }, scoped(ctx, ctx.db.models.LedgerRelease).scopeWhere()] },
-          order: [['releaseAt', 'ASC'], ['id', 'ASC']],
-          limit: batchSize,
-          transaction: ctx.transaction,
-        })
-      ).map((r) => r.get({ plain: true }) as LedgerReleaseRow);
-      const fresh = due.filter((r) => !seen.has(r.id));
-      if (fresh.length === 0) break;
-      for (const row of fresh) {
-        seen.add(row.id);
-        if (await releaseOne(ctx, row, now)) moved++;
-      }
-      if (due.length < batchSize) break;
-    }
-  }
-  return moved;
+export function releaseDue(source: Runtime | CallerContext, options: ReleaseOptions = {}): Promise<number> {
+  return forEachDue<LedgerReleaseRow>(
+    source,
+    {
+      model: (ctx) => ctx.db.models.LedgerRelease,
+      where: (now) => ({ releasedAt: null, releaseAt: { [Op.lte]: now } }),
+      order: [['releaseAt', 'ASC'], ['id', 'ASC']],
+    },
+    releaseOne,
+    options,
+  );
 }
 
 /** Moves one release; false when another run moved it first. */

@@ -1,14 +1,17 @@
 import type { CallerContext } from '../domain/context';
 import { BusinessRuleError } from '../domain/errors';
 import type { LimitPeriodUnit, LimitRow, PaymentStatus } from '../db/models';
+import type { WithdrawalStatus } from '../db/models-withdrawals';
 import { Op } from 'sequelize';
 import { scoped } from '../db/scoped';
 
 /**
- * What a limit has consumed, from the payments themselves (no counters to drift): over the rolling period that ends
- * now, the count or the volume (minor units of the limit's currency) of the entity's payments that were not
- * refused (failed and voided payments consume nothing), narrowed by the limit's currency, method and brand.
- * Indexed by (merchantId|channelId|terminalId, createdAt).
+ * What a limit has consumed, from the transactions themselves (no counters to drift): over the rolling period that
+ * ends now, the count or the volume (minor units of the limit's currency) of the entity's payments that were not
+ * refused (failed and voided payments consume nothing), narrowed by the limit's currency, method and brand; for a
+ * withdrawal limit, the entity's withdrawals that were not rejected, canceled or failed, narrowed by currency (a
+ * method-narrowed withdrawal limit counts every withdrawal of the entity: all withdrawal method types pay out by bank
+ * transfer). Indexed by (merchantId|channelId|terminalId|withdrawalChannelId, createdAt).
  */
 
 const UNIT_MS: Record<LimitPeriodUnit, number> = {
@@ -19,7 +22,15 @@ const CONSUMING: PaymentStatus[] = ['processing', 'requires_action', 'requires_c
 
 const ENTITY_COLUMN = { merchant: 'merchantId', channel: 'channelId', terminal: 'terminalId' } as const;
 
+const CONSUMING_WITHDRAWALS: WithdrawalStatus[] = ['pending', 'approved', 'executing', 'completed'];
+const WITHDRAWAL_ENTITY_COLUMN = { merchant: 'merchantId', channel: 'withdrawalChannelId', terminal: null } as const;
+
+/** The transaction types whose limits are enforced: payments (checkout) and withdrawals. */
+export type LimitedTransaction = 'payment' | 'withdrawal';
+
 export interface LimitSubject {
+  /** default payment */
+  transactionType?: LimitedTransaction;
   currency: string;
   valueMinor: number;
   paymentMethod: string;
@@ -28,7 +39,7 @@ export interface LimitSubject {
 
 /** Whether the limit applies to this payment at all (payment limits, matching narrowing fields). */
 export function limitApplies(limit: LimitRow, subject: LimitSubject): boolean {
-  if (limit.status !== 'active' || limit.transactionType !== 'payment') return false;
+  if (limit.status !== 'active' || limit.transactionType !== (subject.transactionType ?? 'payment')) return false;
   if (limit.currency && limit.currency !== subject.currency) return false;
   if (limit.paymentMethod && limit.paymentMethod !== subject.paymentMethod) return false;
   if (limit.brand && subject.brand && limit.brand !== subject.brand) return false;
@@ -37,15 +48,24 @@ export function limitApplies(limit: LimitRow, subject: LimitSubject): boolean {
 
 /** The limit's consumption over its period ending at `at` (count, or volume in minor units). */
 export async function limitUsage(ctx: CallerContext, limit: LimitRow, at: Date): Promise<number> {
-  if (limit.transactionType !== 'payment') return 0;
+  if (limit.transactionType !== 'payment' && limit.transactionType !== 'withdrawal') return 0;
   // Inside a payment's transaction the limit row is locked first: two payments of the same limit (in two processes
   // on one Postgres) count one after the other, so neither sees a total that misses the other. (SQLite serializes
   // writing transactions anyway.)
   if (ctx.transaction) await scoped(ctx, ctx.db.models.Limit).find(limit.id, { lock: true });
+  const since = new Date(at.getTime() - limit.periodValue * UNIT_MS[limit.periodUnit]);
+  if (limit.transactionType === 'withdrawal') {
+    const column = WITHDRAWAL_ENTITY_COLUMN[limit.entityType];
+    if (!column) return 0;
+    const where: Record<string, unknown> = { [column]: limit.entityId, status: CONSUMING_WITHDRAWALS, createdAt: { [Op.gte]: since } };
+    if (limit.currency) where.currency = limit.currency;
+    const withdrawals = scoped(ctx, ctx.db.models.Withdrawal);
+    return limit.metric === 'count' ? withdrawals.count(where) : withdrawals.sum('amountMinor', where);
+  }
   const where: Record<string, unknown> = {
     [ENTITY_COLUMN[limit.entityType]]: limit.entityId,
     status: CONSUMING,
-    createdAt: { [Op.gte]: new Date(at.getTime() - limit.periodValue * UNIT_MS[limit.periodUnit]) },
+    createdAt: { [Op.gte]: since },
   };
   if (limit.currency) where.currency = limit.currency;
   if (limit.paymentMethod) where.paymentMethodType = limit.paymentMethod;
@@ -67,8 +87,9 @@ export async function wouldExceed(ctx: CallerContext, limit: LimitRow, subject: 
 }
 
 /**
- * Refuses a payment that would take the merchant or the channel over one of their active limits: 422
- * LIMIT_EXCEEDED naming the limit. (Terminal limits do not refuse: routing skips the terminal.)
+ * Refuses a payment (or a withdrawal) that would take the merchant or the channel over one of their active limits
+ * of that transaction type: 422 LIMIT_EXCEEDED naming the limit. (Terminal limits do not refuse: routing skips the
+ * terminal.)
  */
 export async function enforceEntityLimits(
   ctx: CallerContext,
@@ -82,10 +103,11 @@ export async function enforceEntityLimits(
     const limits = await scoped(ctx, ctx.db.models.Limit).findAll({ ...owner, status: 'active' });
     for (const limit of limits) {
       if (await wouldExceed(ctx, limit, subject, at)) {
-        const what = limit.metric === 'count' ? `${Number(limit.threshold)} payments` : `${Number(limit.threshold)} ${limit.currency} minor units`;
+        const kind = subject.transactionType ?? 'payment';
+        const what = limit.metric === 'count' ? `${Number(limit.threshold)} ${kind}s` : `${Number(limit.threshold)} ${limit.currency} minor units`;
         throw new BusinessRuleError(
           'LIMIT_EXCEEDED',
-          `The ${owner.entityType}'s limit ${limit.id} (${what} per ${limit.periodValue} ${limit.periodUnit}) would be exceeded by this payment.`,
+          `The ${owner.entityType}'s limit ${limit.id} (${what} per ${limit.periodValue} ${limit.periodUnit}) would be exceeded by this ${kind}.`,
           { instance: `/v1/admin/${owner.entityType}s/${owner.entityId}/limits/${limit.id}` },
         );
       }

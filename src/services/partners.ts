@@ -223,3 +223,9 @@ export async function suspendAssignment(ctx: CallerContext, id: string): Promise
     return toAssignment(updated);
   });
 }
+
+/** The partner earning commission on a merchant's transactions: its active assignment's, or null. */
+export async function activePartnerOf(tx: CallerContext, merchantId: string): Promise<string | null> {
+  const assignment = await scoped(tx, tx.db.models.PartnerAssignment).findOne({ merchantId, status: 'active' });
+  return assignment?.partnerId ?? null;
+}

@@ -23,6 +23,7 @@ export const SandboxCredentials = z.object({
   merchantId: z.string().uuid(),
   terminalId: z.string().uuid(),
   payoutChannelId: z.string().uuid(),
+  payoutTerminalId: z.string().uuid(),
   tenantKey: z.object({ id: z.string().uuid(), secretKey: z.string() }),
   merchantKey: z.object({ id: z.string().uuid(), secretKey: z.string() }),
   platformUserId: z.string().uuid(),
@@ -56,15 +57,19 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   // an active fee schedule assigned at tenant level for card payments in the sandbox's currencies
   const fees = await createFeeSchedule(operator, {
     name: 'Sandbox fees',
-    description: 'Card payments: 1.4% + 0.25 EUR, 2.9% + 0.30 USD, earned by the tenant',
+    description: 'Card payments: 1.4% + 0.25 EUR, 2.9% + 0.30 USD; withdrawals: 0.50 EUR or USD; earned by the tenant',
     rules: [
       { transactionType: 'payment', transactionOutcome: 'successful', method: 'fixed_plus_percentage', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 25 }, percentageRate: 14000, party: 'tenant' },
       { transactionType: 'payment', transactionOutcome: 'successful', method: 'fixed_plus_percentage', currency: 'USD', fixedAmount: { currency: 'USD', valueMinor: 30 }, percentageRate: 29000, party: 'tenant' },
+      { transactionType: 'withdrawal', transactionOutcome: 'any', method: 'fixed', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 50 }, party: 'tenant' },
+      { transactionType: 'withdrawal', transactionOutcome: 'any', method: 'fixed', currency: 'USD', fixedAmount: { currency: 'USD', valueMinor: 50 }, party: 'tenant' },
     ],
   } as Parameters<typeof createFeeSchedule>[1]);
   await changeFeeScheduleStatus(operator, fees.id, 'activate');
   for (const currency of ['EUR', 'USD']) {
-    await createFeeAssignment(operator, { level: 'tenant', targetEntityId: tenant.id, feeScheduleId: fees.id, currency, paymentMethod: 'card' } as Parameters<typeof createFeeAssignment>[1]);
+    for (const paymentMethod of ['card', 'bank_transfer']) {
+      await createFeeAssignment(operator, { level: 'tenant', targetEntityId: tenant.id, feeScheduleId: fees.id, currency, paymentMethod } as Parameters<typeof createFeeAssignment>[1]);
+    }
   }
   // the sandbox card acquirer: one active terminal for the sandbox currencies and the test cards' brands
   const terminal = await createTerminal(operator, {
@@ -76,6 +81,11 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   const payoutChannel = await createChannel(operator, {
     name: 'Sandbox payouts', direction: 'payout', currencies: ['EUR', 'USD'], providerIntegrationId: SANDBOX_PAYOUT_PROVIDER_ID,
     description: 'Withdrawals through the sandbox payout provider',
+  });
+  // and a payout terminal on it, so that operators may execute withdrawals through the provider (--via-provider)
+  const payoutTerminal = await createTerminal(operator, {
+    providerIntegrationId: SANDBOX_PAYOUT_PROVIDER_ID, name: 'Sandbox payout terminal', supportedCurrencies: ['EUR', 'USD'], supportedBrands: [],
+    supportedPaymentMethodTypes: ['bank_transfer'], credentials: { accountId: 'sandbox-payouts', signingKey: randomBytes(18).toString('base64url') },
   });
   const tenantKey = await createApiKey(operator, { name: 'Sandbox tenant key', ownerType: 'tenant', livemode: false });
   // issued as the merchant itself: a tenant cannot grant codes only merchants hold (compliance:kyb:manage, …)
@@ -90,6 +100,7 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
     merchantId: merchant.id,
     terminalId: terminal.id,
     payoutChannelId: payoutChannel.id,
+    payoutTerminalId: payoutTerminal.id,
     tenantKey: { id: tenantKey.id, secretKey: tenantKey.secretKey },
     merchantKey: { id: merchantKey.id, secretKey: merchantKey.secretKey },
     platformUserId: user.id,

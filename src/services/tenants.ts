@@ -13,7 +13,7 @@ export type TenantStatus = TenantRow['status'];
 const TENANT_FIELDS = [
   'id', 'tenantId', 'platformId', 'livemode', 'name', 'status', 'defaultCurrency', 'defaultLocale', 'allowedCurrencies',
   'allowedCountries', 'featureFlags', 'doorRateLimitPerMinute', 'contactEmail', 'supportUrl', 'logoUrl', 'termsUrl',
-  'privacyPolicyUrl', 'createdAt', 'updatedAt', 'deletedAt',
+  'privacyPolicyUrl', 'withdrawalCoolingPeriodHours', 'withdrawalMakerChecker', 'createdAt', 'updatedAt', 'deletedAt',
 ] as const satisfies readonly (keyof TenantRow)[];
 
 export type Tenant = Presented<Pick<TenantRow, (typeof TENANT_FIELDS)[number]>>;
@@ -37,6 +37,8 @@ export interface TenantFields {
   logoUrl?: string | null;
   termsUrl?: string | null;
   privacyPolicyUrl?: string | null;
+  withdrawalCoolingPeriodHours?: number | null;
+  withdrawalMakerChecker?: boolean;
 }
 
 export type CreateTenantInput = TenantFields & { name: string; livemode?: boolean };
@@ -84,6 +86,8 @@ export async function createTenant(ctx: CallerContext, input: CreateTenantInput)
       logoUrl: input.logoUrl ?? null,
       termsUrl: input.termsUrl ?? null,
       privacyPolicyUrl: input.privacyPolicyUrl ?? null,
+      withdrawalCoolingPeriodHours: input.withdrawalCoolingPeriodHours ?? null,
+      withdrawalMakerChecker: input.withdrawalMakerChecker ?? false,
     });
     const tenant = toTenant(row);
     await recordAudit(tx, { action: 'tenant.created', targetType: 'tenant', targetId: id, tenantId: id, after: tenant });

@@ -138,12 +138,15 @@ describe(`tenants (${dialectName})`, () => {
 });
 
 describe(`the sandbox (${dialectName})`, () => {
-  test('comes with an active fee schedule assigned at tenant level for card payments in EUR and USD', async () => {
+  test('comes with an active fee schedule assigned at tenant level for card payments and withdrawals in EUR and USD', async () => {
     const schedules = await h.as(h.sandbox.tenantKey.secretKey).get('/v1/admin/fee-schedules?status=active');
     expect(schedules.body.data).toHaveLength(1);
     const assignments = await h.as(h.sandbox.tenantKey.secretKey).get(`/v1/admin/fee-assignments?level=tenant&feeScheduleId=${schedules.body.data[0].id}`);
     expect(assignments.body.data.map((a: { currency: string; paymentMethod: string; targetEntityId: string }) => [a.currency, a.paymentMethod, a.targetEntityId]).sort())
-      .toEqual([['EUR', 'card', h.sandbox.tenantId], ['USD', 'card', h.sandbox.tenantId]]);
+      .toEqual([
+        ['EUR', 'bank_transfer', h.sandbox.tenantId], ['EUR', 'card', h.sandbox.tenantId],
+        ['USD', 'bank_transfer', h.sandbox.tenantId], ['USD', 'card', h.sandbox.tenantId],
+      ]);
   });
 
   test('comes with a checkout integration profile for its merchant', async () => {

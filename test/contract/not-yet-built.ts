@@ -3,24 +3,6 @@
  * of these is in fact built (remove it here) or when an operation is neither built nor listed.
  */
 export const NOT_YET_BUILT: readonly string[] = [
-  // Balances, withdrawal methods, withdrawals
-  'GET /v1/withdrawal-method-types',
-  'GET /v1/merchant-withdrawal-methods',
-  'POST /v1/merchant-withdrawal-methods',
-  'GET /v1/merchant-withdrawal-methods/{id}',
-  'PATCH /v1/merchant-withdrawal-methods/{id}',
-  'DELETE /v1/merchant-withdrawal-methods/{id}',
-  'POST /v1/merchant-withdrawal-methods/{id}/suspend',
-  'POST /v1/merchant-withdrawal-methods/{id}/reactivate',
-  'POST /v1/withdrawals',
-  'GET /v1/withdrawals',
-  'GET /v1/withdrawals/{id}',
-  'POST /v1/withdrawals/{id}/cancel',
-  'POST /v1/withdrawals/{id}/approve',
-  'POST /v1/withdrawals/{id}/reject',
-  'POST /v1/withdrawals/{id}/start-execution',
-  'POST /v1/withdrawals/{id}/complete',
-  'POST /v1/withdrawals/{id}/fail',
   // Risk
   'POST /v1/admin/antifraud-plans',
   'GET /v1/admin/antifraud-plans',

@@ -153,7 +153,7 @@ describe(`terminals (${dialectName})`, () => {
     await as(platform).patch(`/v1/admin/provider-integrations/${CARD}/status`, { status: 'deprecated' });
     expectProblem(await as(tenantKey).post('/v1/admin/terminals', cardBody()), 409, 'PROVIDER_DEPRECATED');
     await as(platform).patch(`/v1/admin/provider-integrations/${CARD}/status`, { status: 'available' });
-    expect(await rt.db.models.Terminal.count()).toBe(2); // the sandbox's own terminal and the one created above
+    expect(await rt.db.models.Terminal.count()).toBe(3); // the sandbox's own card and payout terminals and the one created above
   });
 
   test('a payout terminal on the payout provider; the platform creates for a named tenant; tenants are isolated', async () => {
@@ -173,8 +173,8 @@ describe(`terminals (${dialectName})`, () => {
     expectProblem(await as(tenantKey).post('/v1/admin/terminals', cardBody({ tenantId: other.tenantId })), 404);
 
     // lists: a tenant sees its own; the platform every tenant's, filterable
-    expect(ids(await as(tenantKey).get('/v1/admin/terminals?sortOrder=asc'))).toEqual([sandbox.terminalId, terminalId, payoutTerminalId]);
-    expect(ids(await as(tenantKey).get('/v1/admin/terminals?direction=payout'))).toEqual([payoutTerminalId]);
+    expect(ids(await as(tenantKey).get('/v1/admin/terminals?sortOrder=asc'))).toEqual([sandbox.terminalId, sandbox.payoutTerminalId, terminalId, payoutTerminalId]);
+    expect(ids(await as(tenantKey).get('/v1/admin/terminals?direction=payout'))).toEqual([payoutTerminalId, sandbox.payoutTerminalId]);
     expect(ids(await as(tenantKey).get(`/v1/admin/terminals?providerIntegrationId=${CARD}`))).toEqual([terminalId, sandbox.terminalId]);
     expect(ids(await as(platform).get(`/v1/admin/terminals?tenantId=${other.tenantId}`))).toEqual([otherTerminalId]);
     expect(ids(await as(platform).get('/v1/admin/terminals?limit=100'))).toEqual(expect.arrayContaining([terminalId, payoutTerminalId, otherTerminalId]));
@@ -377,7 +377,7 @@ describe(`terminals (${dialectName})`, () => {
     expect(hits).toEqual([]);
     // the values exist, sealed, in the bindings only
     const bindings = await rt.db.models.CredentialBinding.findAll();
-    expect(bindings.length).toBe(5); // four written here, one by the sandbox
+    expect(bindings.length).toBe(6); // four written here, two by the sandbox
     const opened = bindings.map((b) => rt.sealer.open(b.get('credentialsSealed') as string)).join('\n');
     for (const s of [SECRETS.account, SECRETS.apiKey, SECRETS.rotated, SECRETS.payoutKey, SECRETS.otherTenant]) expect(opened).toContain(s);
     expect(await rt.db.models.Idempotency.count()).toBeGreaterThan(0);

@@ -174,7 +174,7 @@ const Narrowing = z
   .regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lower-case identifier such as card or visa (letters, digits, _ and -; at most 50)');
 
 const LIMIT_DESCRIPTION =
-  'Caps, per period, the volume (sum of amounts) or count of transactions of its entity. threshold is a positive integer: for metric volume an amount in minor units of currency (currency then required), for metric count a number of transactions. currency, paymentMethod, brand and transactionType (default payment) narrow what is counted.';
+  'Caps, per period, the volume (sum of amounts) or count of transactions of its entity. threshold is a positive integer: for metric volume an amount in minor units of currency (currency then required), for metric count a number of transactions. currency, paymentMethod, brand and transactionType (default payment) narrow what is counted. Enforced: payment limits on checkout (merchant and channel limits refuse with 422 LIMIT_EXCEEDED; terminal limits make routing skip the terminal) and withdrawal limits on withdrawal requests (merchant and payout channel; rejected, canceled and failed withdrawals consume nothing). refund, payout and chargeback limits are kept but not enforced yet.';
 
 export const LimitSchema = z
   .object({

@@ -25,6 +25,8 @@ export const TenantSchema = z
     logoUrl: z.string().nullable(),
     termsUrl: z.string().nullable(),
     privacyPolicyUrl: z.string().nullable(),
+    withdrawalCoolingPeriodHours: z.number().int().nullable().openapi({ description: 'Hours a new withdrawal method, or a method with new details, stays in cooling before it can be used; null: the platform default (24 unless configured).' }),
+    withdrawalMakerChecker: z.boolean().openapi({ description: 'Four eyes on withdrawals: the actor who created a withdrawal cannot approve it, and its approver cannot start its execution.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     deletedAt: NullableTimestamp,
@@ -44,6 +46,8 @@ const mutableFields = {
   logoUrl: WebUrl.nullable().optional(),
   termsUrl: WebUrl.nullable().optional(),
   privacyPolicyUrl: WebUrl.nullable().optional(),
+  withdrawalCoolingPeriodHours: z.number().int().min(0).max(24 * 90).nullable().optional(),
+  withdrawalMakerChecker: z.boolean().optional(),
 };
 
 export const CreateTenantBody = z

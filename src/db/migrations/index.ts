@@ -14,6 +14,7 @@ import * as m0011 from './0011_checkout';
 import * as m0012 from './0012_payments';
 import * as m0013 from './0013_ledger';
 import * as m0014 from './0014_sandbox_acquirer';
+import * as m0015 from './0015_withdrawals';
 
 export interface Migration {
   name: string;
@@ -37,4 +38,5 @@ export const migrations: Migration[] = [
   { name: '0012_payments', ...m0012 },
   { name: '0013_ledger', ...m0013 },
   { name: '0014_sandbox_acquirer', ...m0014 },
+  { name: '0015_withdrawals', ...m0015 },
 ];

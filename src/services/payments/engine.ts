@@ -1,4 +1,5 @@
 import { inTransaction, type Actor, type CallerContext } from '../../domain/context';
+import { activePartnerOf } from '../partners';
 import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
 import { scoped } from '../../db/scoped';
 import { connectorFor, ConnectorError, type Connector, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
@@ -67,17 +68,12 @@ export async function paymentChanged(tx: CallerContext, row: PaymentRow, event: 
 
 // ---------------------------------------------------------------------------------------------- capture booking
 
-async function partnerOf(tx: CallerContext, merchantId: string): Promise<string | null> {
-  const assignment = await scoped(tx, tx.db.models.PartnerAssignment).findOne({ merchantId, status: 'active' });
-  return assignment?.partnerId ?? null;
-}
-
 /**
  * Books a capture of `amount`: the fee breakdown from the fee engine, the ledger posting, and the payment's
  * captured, fee and net amounts. Returns the changes for the payment row.
  */
 export async function bookCapture(tx: CallerContext, row: PaymentRow, amount: number): Promise<Partial<PaymentRow>> {
-  const partnerId = row.partnerId ?? (await partnerOf(tx, row.merchantId));
+  const partnerId = row.partnerId ?? (await activePartnerOf(tx, row.merchantId));
   const breakdown = await resolveFees(tx, {
     type: 'payment', outcome: 'successful', amount: { currency: row.currency, valueMinor: amount }, method: row.paymentMethodType,
     merchantId: row.merchantId, terminalId: row.terminalId, channelId: row.channelId, partnerId, at: tx.clock.now(),

@@ -4,6 +4,8 @@ import { scoped } from '../../db/scoped';
 import { newId } from '../../util/ids';
 import { eventCatalog, type EventType } from './catalog';
 import { emitEvent } from './events';
+import { fundingAccountId, toWithdrawal } from '../withdrawals';
+import type { WithdrawalRow, WithdrawalStatus } from '../../db/models-withdrawals';
 
 /**
  * Sample events for developers: a plausible record per event type, emitted through the real outbox so a
@@ -150,19 +152,27 @@ function settlement(_type: string, s: SampleScope): Data {
   };
 }
 
+/** A sample withdrawal in the shape of the real events (the real presenter over a made-up row). */
 function withdrawal(type: string, s: SampleScope): Data {
-  const status = action(type) === 'created' ? 'pending' : action(type);
-  return {
-    id: newId(),
-    object: 'withdrawal',
-    merchantId: s.merchantId,
-    amount: money(50_000),
-    status,
-    withdrawalMethodId: newId(),
-    ...(status === 'rejected' ? { rejectionReason: 'Sample rejection' } : {}),
-    ...(status === 'failed' ? { failureCode: 'bank_rejected' } : {}),
-    createdAt: earlier(s.now, 0.5),
+  const move = action(type);
+  const status: WithdrawalStatus = move === 'created' ? 'pending' : move === 'succeeded' ? 'completed' : (move as WithdrawalStatus);
+  const at = (hours: number) => new Date(s.now.getTime() - hours * 3_600_000);
+  const merchantId = s.merchantId ?? newId();
+  const row: WithdrawalRow = {
+    id: newId(), tenantId: s.tenantId, merchantId, livemode: false, entityType: 'merchant', fundingAccountId: fundingAccountId(merchantId, CURRENCY),
+    withdrawalChannelId: newId(), withdrawalMethodId: newId(), currency: CURRENCY, amountMinor: 50_000, feeMinor: 50,
+    feeBreakdown: { currency: CURRENCY, amount: 50_000, merchantFee: 50, tenantFee: 50, providerFee: 0, platformFee: 0, partnerCommission: 0 },
+    destinationType: 'bank_account', destinationSealed: '', destinationMasked: { iban: '••••••••••••••••••3000', accountHolderName: 'Sample Merchant GmbH' },
+    status, failureReason: status === 'failed' ? 'Sample failure: the bank returned the transfer' : null,
+    rejectionReason: status === 'rejected' ? 'Sample rejection' : null, executionComment: null,
+    providerReference: status === 'completed' ? 'SAMPLE-REF-0001' : null, idempotencyKey: 'sample',
+    approvedAt: ['approved', 'completed', 'failed'].includes(status) ? at(1) : null, rejectedAt: status === 'rejected' ? at(0) : null,
+    canceledAt: status === 'canceled' ? at(0) : null, executedAt: ['completed', 'failed'].includes(status) ? at(0.5) : null,
+    completedAt: status === 'completed' ? at(0) : null, failedAt: status === 'failed' ? at(0) : null,
+    createdBy: 'sample', approvedBy: null, rejectedBy: null, canceledBy: null, executedBy: null, completedBy: null, failedBy: null,
+    createdAt: at(2), updatedAt: at(0), deletedAt: null,
   };
+  return { object: 'withdrawal', ...toWithdrawal(row) };
 }
 
 function balance(type: string, s: SampleScope): Data {

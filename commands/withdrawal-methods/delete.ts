@@ -1,0 +1,21 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { confirmedContext, methodScopeFlags, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
+import type { WithdrawalMethod } from '../../src/services/withdrawal-methods';
+
+export default class WithdrawalMethodsDelete extends BaseCommand<typeof WithdrawalMethodsDelete> {
+  static override summary = 'Delete a saved withdrawal method (soft delete).';
+  static override description = 'Afterwards the method is gone for every read and no withdrawal can be paid to it. Asks for confirmation on a terminal unless --yes.';
+  static override examples = ['<%= config.bin %> withdrawal-methods delete 0190a1b2-… --tenant 6f1c…', '<%= config.bin %> withdrawal-methods delete 0190a1b2-… --tenant 6f1c… --yes --json'];
+  static override args = { id: Args.string({ description: 'Withdrawal method id', required: true }) };
+  static override flags = { ...methodScopeFlags, yes: sharedFlags.yes };
+
+  async run(): Promise<WithdrawalMethod> {
+    const rt = await this.runtime();
+    const ctx = await confirmedContext(rt, this.flags, this.args.id, 'Delete', (q) => this.confirm(this.flags.yes, q));
+    const method = await withdrawalMethodServices.methods().deleteWithdrawalMethod(ctx, this.args.id);
+    this.log(`Withdrawal method "${method.label}" (${method.id}) is deleted.`);
+    return method;
+  }
+}

@@ -1,0 +1,19 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { methodScopeFlags, methodsCtx, renderMethod, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
+import type { WithdrawalMethod } from '../../src/services/withdrawal-methods';
+
+export default class WithdrawalMethodsGet extends BaseCommand<typeof WithdrawalMethodsGet> {
+  static override summary = 'Show a saved withdrawal method (details masked).';
+  static override description = 'Found in --tenant\'s records of the mode (sandbox unless --live); 404 (exit 4) when absent or deleted. The full details are never shown.';
+  static override examples = ['<%= config.bin %> withdrawal-methods get 0190a1b2-… --tenant 6f1c…', '<%= config.bin %> withdrawal-methods get 0190a1b2-… --tenant 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'Withdrawal method id', required: true }) };
+  static override flags = methodScopeFlags;
+
+  async run(): Promise<WithdrawalMethod> {
+    const rt = await this.runtime();
+    const method = await withdrawalMethodServices.methods().getWithdrawalMethod(await methodsCtx(rt, this.flags), this.args.id);
+    this.log(renderMethod(method));
+    return method;
+  }
+}

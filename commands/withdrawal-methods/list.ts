@@ -1,0 +1,41 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { validateWith } from '../../src/cli/validate';
+import { pageFooter } from '../../src/cli/payments-cli';
+import { methodScopeFlags, methodsCtx, renderMethods, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
+import type { Page } from '../../src/db/scoped';
+import type { WithdrawalMethod } from '../../src/services/withdrawal-methods';
+
+export default class WithdrawalMethodsList extends BaseCommand<typeof WithdrawalMethodsList> {
+  static override summary = 'List merchants\' saved withdrawal methods, newest first.';
+  static override description =
+    'Sandbox (test) methods unless --live. Details are masked as every read shows them (an IBAN or account number keeps its last characters only); --json returns the records of GET /v1/merchant-withdrawal-methods.';
+  static override examples = [
+    '<%= config.bin %> withdrawal-methods list --tenant 6f1c…',
+    '<%= config.bin %> withdrawal-methods list --tenant 6f1c… --merchant 0b9e… --status cooling',
+    '<%= config.bin %> withdrawal-methods list --tenant 6f1c… --type us_bank_account --json',
+  ];
+  static override flags = {
+    ...methodScopeFlags,
+    merchant: Flags.string({ description: 'Only this merchant\'s methods' }),
+    type: Flags.string({ description: 'Only methods of this type (see withdrawal-methods types)' }),
+    status: Flags.string({ description: 'Only methods in this status', options: ['cooling', 'active', 'suspended'] }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<WithdrawalMethod>> {
+    const input = validateWith(
+      withdrawalMethodServices.schemas().ListWithdrawalMethodsQuery,
+      { merchantId: this.flags.merchant, methodType: this.flags.type, status: this.flags.status, cursor: this.flags.cursor, limit: this.flags.limit },
+      { merchantId: 'merchant', methodType: 'type' },
+    );
+    const rt = await this.runtime();
+    const { cursor, limit, sortOrder, livemode: _livemode, ...filters } = input;
+    const page = await withdrawalMethodServices.methods().listWithdrawalMethods(await methodsCtx(rt, this.flags), filters, { cursor, limit, sortOrder });
+    this.log(renderMethods(page.data));
+    this.log(pageFooter(page));
+    return page;
+  }
+}

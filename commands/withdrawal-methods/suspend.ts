@@ -1,0 +1,21 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { confirmedContext, methodScopeFlags, renderMethod, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
+import type { WithdrawalMethod } from '../../src/services/withdrawal-methods';
+
+export default class WithdrawalMethodsSuspend extends BaseCommand<typeof WithdrawalMethodsSuspend> {
+  static override summary = 'Suspend a cooling or active withdrawal method: nothing is paid to it until it is reactivated.';
+  static override description = '409 INVALID_STATE_TRANSITION (exit 5) when already suspended. Asks for confirmation on a terminal unless --yes.';
+  static override examples = ['<%= config.bin %> withdrawal-methods suspend 0190a1b2-… --tenant 6f1c…', '<%= config.bin %> withdrawal-methods suspend 0190a1b2-… --tenant 6f1c… --yes --json'];
+  static override args = { id: Args.string({ description: 'Withdrawal method id', required: true }) };
+  static override flags = { ...methodScopeFlags, yes: sharedFlags.yes };
+
+  async run(): Promise<WithdrawalMethod> {
+    const rt = await this.runtime();
+    const ctx = await confirmedContext(rt, this.flags, this.args.id, 'Suspend', (q) => this.confirm(this.flags.yes, q));
+    const method = await withdrawalMethodServices.methods().suspendWithdrawalMethod(ctx, this.args.id);
+    this.log(renderMethod(method));
+    return method;
+  }
+}

@@ -1,0 +1,24 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalServices, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
+import type { Withdrawal } from '../../src/services/withdrawals';
+
+export default class WithdrawalsApprove extends BaseCommand<typeof WithdrawalsApprove> {
+  static override summary = 'Approve a pending withdrawal (pending → approved); an operator then executes it.';
+  static override description =
+    'Recorded as approved by cli:<operator> (--operator, else PAYPLANE_OPERATOR, else your OS user); emits withdrawal.approved. 409 INVALID_STATE_TRANSITION (exit 5) unless pending. With the tenant\'s withdrawal maker-checker on, the withdrawal\'s creator may not approve it (403 MAKER_CHECKER_VIOLATION, exit 3).';
+  static override examples = [
+    '<%= config.bin %> withdrawals approve 0190a1b2-…',
+    '<%= config.bin %> withdrawals approve 0190a1b2-… --operator alice --json',
+  ];
+  static override args = { id: Args.string({ description: 'Withdrawal id', required: true }) };
+  static override flags = { ...withdrawalTenantFlag, ...operatorFlags };
+
+  async run(): Promise<Withdrawal> {
+    const rt = await this.runtime();
+    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
+    const withdrawal = await withdrawalServices.withdrawals().approveWithdrawal(operatorFor(rt, where, this.flags.operator), where.id);
+    this.log(renderWithdrawal(withdrawal));
+    return withdrawal;
+  }
+}

@@ -1,0 +1,27 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { formatMoney } from '../../src/cli/balances-cli';
+import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalServices, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
+import type { Withdrawal } from '../../src/services/withdrawals';
+
+export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCancel> {
+  static override summary = 'Cancel a pending withdrawal on the merchant\'s behalf (pending → canceled); the held amount and fee return to available.';
+  static override description =
+    'Emits withdrawal.canceled. 409 INVALID_STATE_TRANSITION (exit 5) once approved or final: reject is for refusing a request, cancel for withdrawing it. Asks for confirmation on a terminal unless --yes.';
+  static override examples = ['<%= config.bin %> withdrawals cancel 0190a1b2-…', '<%= config.bin %> withdrawals cancel 0190a1b2-… --yes --json'];
+  static override args = { id: Args.string({ description: 'Withdrawal id', required: true }) };
+  static override flags = { yes: sharedFlags.yes, ...withdrawalTenantFlag, ...operatorFlags };
+
+  async run(): Promise<Withdrawal> {
+    const rt = await this.runtime();
+    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
+    const ctx = operatorFor(rt, where, this.flags.operator);
+    const service = withdrawalServices.withdrawals();
+    const current = await service.getWithdrawal(ctx, where.id);
+    await this.confirm(this.flags.yes, `Cancel withdrawal ${current.id} of ${formatMoney(current.amount)} (${current.status})?`);
+    const withdrawal = await service.cancelWithdrawal(ctx, where.id);
+    this.log(renderWithdrawal(withdrawal));
+    return withdrawal;
+  }
+}

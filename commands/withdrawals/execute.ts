@@ -1,0 +1,89 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { ValidationError } from '../../src/domain/errors';
+import {
+  applyOutcome, checkedOutcome, claimExecution, locateWithdrawal, operatorFlags, operatorFor, promptOutcome, renderPayoutOrder, renderWithdrawal,
+  withdrawalServices, withdrawalTenantFlag, type ExecutionOutcome,
+} from '../../src/cli/withdrawals-cli';
+import type { CallerContext } from '../../src/domain/context';
+import type { Withdrawal } from '../../src/services/withdrawals';
+
+export default class WithdrawalsExecute extends BaseCommand<typeof WithdrawalsExecute> {
+  static override summary = 'Execute an approved withdrawal: pay it out by hand and record the result, or send it through the payout provider.';
+  static override description = `Starts the execution (approved → executing, recorded as executed by cli:<operator>) or continues one the same operator started; another operator's execution is refused with 409 (exit 5).
+
+On a terminal, without --complete or --fail: shows the amount to pay, the fee, the merchant and the FULL destination (the only place it is shown), then asks whether the payout completed (provider reference, optional comment), failed (comment) or not yet (the withdrawal stays executing; run the command again later).
+
+In a script (no terminal, or --json): --complete --reference R [--comment C] records it as paid out (withdrawal.succeeded); --fail --comment C records the failure, and the amount and fee return to the merchant's available balance (withdrawal.failed). Input is checked before anything changes.
+
+--via-provider sends the payout through the channel's payout provider and records its answer.`;
+  static override examples = [
+    '<%= config.bin %> withdrawals execute 0190a1b2-…',
+    '<%= config.bin %> withdrawals execute 0190a1b2-… --complete --reference "SEPA-2024-000123" --comment "Paid from the EUR account"',
+    '<%= config.bin %> withdrawals execute 0190a1b2-… --fail --comment "Bank returned it: account closed" --json',
+    '<%= config.bin %> withdrawals execute 0190a1b2-… --via-provider --operator alice',
+  ];
+  static override args = { id: Args.string({ description: 'Withdrawal id', required: true }) };
+  static override flags = {
+    complete: Flags.boolean({ description: 'The payout went out: record it as completed (needs --reference)', exclusive: ['fail', 'via-provider'] }),
+    fail: Flags.boolean({ description: 'The payout failed: record it as failed (needs --comment)', exclusive: ['complete', 'via-provider'] }),
+    reference: Flags.string({ description: 'The payout\'s reference at the bank or provider (with --complete; optional with --fail)' }),
+    comment: Flags.string({ description: 'A comment on the execution (required with --fail: why it failed)' }),
+    'via-provider': Flags.boolean({
+      description: 'Send the payout through the channel\'s payout provider and record its answer',
+      exclusive: ['complete', 'fail', 'reference', 'comment'],
+    }),
+    ...withdrawalTenantFlag,
+    ...operatorFlags,
+  };
+
+  async run(): Promise<Withdrawal> {
+    const rt = await this.runtime();
+    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
+    const ctx = operatorFor(rt, where, this.flags.operator);
+    if (this.flags['via-provider']) return this.viaProvider(ctx, where.id);
+    const onTerminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !this.jsonEnabled();
+    if (onTerminal && !this.flags.complete && !this.flags.fail) return this.interactive(ctx, where.id);
+    // every input is checked before the execution is started: a refused command changes nothing
+    const outcome = checkedOutcome(await this.outcomeFromFlags());
+    await claimExecution(ctx, where.id);
+    const withdrawal = await applyOutcome(ctx, where.id, outcome);
+    this.log(renderWithdrawal(withdrawal));
+    return withdrawal;
+  }
+
+  private async outcomeFromFlags(): Promise<ExecutionOutcome> {
+    const { complete, fail, reference, comment } = this.flags;
+    if (complete) return { outcome: 'complete', providerReference: await this.required(reference, 'reference', 'Provider reference:'), comment };
+    if (fail) return { outcome: 'fail', comment: await this.required(comment, 'comment', 'Why did the payout fail?'), providerReference: reference };
+    throw new ValidationError(
+      'Say how the payout went: --complete --reference R, or --fail --comment C (or send it with --via-provider).',
+      [{ path: '--complete', message: 'or --fail is required when not on a terminal' }],
+      'MISSING_FLAG',
+      { hint: 'Pass --complete --reference <reference>, or --fail --comment <why>.' },
+    );
+  }
+
+  private async viaProvider(ctx: CallerContext, id: string): Promise<Withdrawal> {
+    const withdrawal = await withdrawalServices.withdrawals().executeViaProvider(ctx, id);
+    this.log(renderWithdrawal(withdrawal));
+    if (withdrawal.status === 'executing') this.log('The provider accepted the payout; its final answer is still to come: the withdrawal stays executing.');
+    return withdrawal;
+  }
+
+  private async interactive(ctx: CallerContext, id: string): Promise<Withdrawal> {
+    const service = withdrawalServices.withdrawals();
+    const executing = await claimExecution(ctx, id);
+    const [destination, merchant] = await Promise.all([service.revealDestination(ctx, id), withdrawalServices.merchants().getMerchant(ctx, executing.entityId)]);
+    this.log(renderPayoutOrder(executing, merchant.name, destination));
+    this.log('');
+    const outcome = await promptOutcome({ reference: this.flags.reference, comment: this.flags.comment });
+    if (!outcome) {
+      this.log(`Withdrawal ${id} stays executing (by ${executing.executedBy}): run \`${this.config.bin} withdrawals execute ${id}\` again as the same operator once you know how the payout went.`);
+      return executing;
+    }
+    const withdrawal = await applyOutcome(ctx, id, checkedOutcome(outcome));
+    this.log(renderWithdrawal(withdrawal));
+    return withdrawal;
+  }
+}

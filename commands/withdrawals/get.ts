@@ -1,0 +1,21 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalServices, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
+import type { Withdrawal } from '../../src/services/withdrawals';
+
+export default class WithdrawalsGet extends BaseCommand<typeof WithdrawalsGet> {
+  static override summary = 'Show a withdrawal: amount, fee, masked destination, provider reference and who moved it when.';
+  static override description =
+    'Found by id in either mode; read as its tenant\'s operator (the provider reference and fee split are included). The destination is masked as in every read.';
+  static override examples = ['<%= config.bin %> withdrawals get 0190a1b2-…', '<%= config.bin %> withdrawals get 0190a1b2-… --tenant 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'Withdrawal id', required: true }) };
+  static override flags = { ...withdrawalTenantFlag, ...operatorFlags };
+
+  async run(): Promise<Withdrawal> {
+    const rt = await this.runtime();
+    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
+    const withdrawal = await withdrawalServices.withdrawals().getWithdrawal(operatorFor(rt, where, this.flags.operator), where.id);
+    this.log(renderWithdrawal(withdrawal));
+    return withdrawal;
+  }
+}

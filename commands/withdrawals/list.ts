@@ -1,0 +1,44 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
+import { validateWith } from '../../src/cli/validate';
+import { pageFooter } from '../../src/cli/payments-cli';
+import { operatorFlags, renderWithdrawals, tenantOperator, withdrawalServices } from '../../src/cli/withdrawals-cli';
+import type { Page } from '../../src/db/scoped';
+import type { Withdrawal } from '../../src/services/withdrawals';
+
+export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList> {
+  static override summary = 'List a tenant\'s withdrawals, newest first: amount, fee, status and the masked destination.';
+  static override description =
+    'Sandbox (test) withdrawals unless --live. Amounts are shown in the currency\'s major unit; --json returns the records (GET /v1/withdrawals) with integer minor units. Destinations are masked as in every read: only `withdrawals execute` shows one in full, to the operator paying it.';
+  static override examples = [
+    '<%= config.bin %> withdrawals list --tenant 6f1c…',
+    '<%= config.bin %> withdrawals list --tenant 6f1c… --status pending',
+    '<%= config.bin %> withdrawals list --tenant 6f1c… --merchant 0b9e… --currency EUR --json',
+  ];
+  static override flags = {
+    tenant: sharedFlags.tenant,
+    merchant: Flags.string({ description: 'Only this merchant\'s withdrawals (entityId)' }),
+    status: Flags.string({ description: 'Only withdrawals in this status', options: ['pending', 'approved', 'rejected', 'canceled', 'executing', 'completed', 'failed'] }),
+    currency: Flags.string({ description: 'Only this currency (ISO 4217, e.g. EUR)' }),
+    live: sharedFlags.live,
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+    ...operatorFlags,
+  };
+
+  async run(): Promise<Page<Withdrawal>> {
+    const input = validateWith(
+      withdrawalServices.schemas().ListWithdrawalsQuery,
+      { status: this.flags.status, entityId: this.flags.merchant, currency: this.flags.currency, cursor: this.flags.cursor, limit: this.flags.limit },
+      { entityId: 'merchant' },
+    );
+    const rt = await this.runtime();
+    const { cursor, limit, sortOrder, ...filters } = input;
+    const ctx = await tenantOperator(rt, this.flags.tenant, this.flags.live, this.flags.operator);
+    const page = await withdrawalServices.withdrawals().listWithdrawals(ctx, filters, { cursor, limit, sortOrder: sortOrder ?? 'desc' });
+    this.log(renderWithdrawals(page.data));
+    this.log(pageFooter(page));
+    return page;
+  }
+}

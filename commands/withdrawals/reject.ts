@@ -1,0 +1,31 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { validateWith } from '../../src/cli/validate';
+import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalServices, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
+import type { Withdrawal } from '../../src/services/withdrawals';
+
+export default class WithdrawalsReject extends BaseCommand<typeof WithdrawalsReject> {
+  static override summary = 'Reject a pending withdrawal with a reason (pending → rejected); the held amount and fee return to available.';
+  static override description =
+    'The reason is mandatory: asked on a terminal when --reason is missing, an error naming --reason otherwise (exit 2). Emits withdrawal.rejected with rejectionReason. 409 INVALID_STATE_TRANSITION (exit 5) unless pending.';
+  static override examples = [
+    '<%= config.bin %> withdrawals reject 0190a1b2-… --reason "Destination account not verified"',
+    '<%= config.bin %> withdrawals reject 0190a1b2-… --reason "Duplicate request" --operator alice --json',
+  ];
+  static override args = { id: Args.string({ description: 'Withdrawal id', required: true }) };
+  static override flags = {
+    reason: Flags.string({ description: 'Why the withdrawal is rejected (shown to the merchant as rejectionReason)' }),
+    ...withdrawalTenantFlag,
+    ...operatorFlags,
+  };
+
+  async run(): Promise<Withdrawal> {
+    const rt = await this.runtime();
+    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
+    const reason = await this.required(this.flags.reason, 'reason', 'Why is the withdrawal rejected?');
+    const body = validateWith(withdrawalServices.schemas().RejectWithdrawalBody, { rejectionReason: reason }, { rejectionReason: 'reason' });
+    const withdrawal = await withdrawalServices.withdrawals().rejectWithdrawal(operatorFor(rt, where, this.flags.operator), where.id, body);
+    this.log(renderWithdrawal(withdrawal));
+    return withdrawal;
+  }
+}

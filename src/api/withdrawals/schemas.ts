@@ -1,0 +1,72 @@
+import { z } from '../zod';
+import { Currency, Money, NullableTimestamp, Timestamp, listQuery } from '../common';
+
+// Withdrawals.
+
+export const WITHDRAWAL_STATUSES = ['pending', 'approved', 'rejected', 'canceled', 'executing', 'completed', 'failed'] as const;
+
+const MoneyOut = z.object({ currency: z.string(), valueMinor: z.number().int() });
+const Text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
+const actor = (what: string) => z.string().nullable().openapi({ description: `Who ${what}: a user or API key id (cli:<name> for an operator at the terminal).` });
+
+export const WithdrawalSchema = z
+  .object({
+    id: z.string(),
+    tenantId: z.string(),
+    entityType: z.literal('merchant'),
+    entityId: z.string().openapi({ description: 'The merchant whose available balance pays.' }),
+    fundingAccountId: z.string().openapi({ description: 'The merchant\'s balance in the withdrawal\'s currency (the same id for every withdrawal from it).' }),
+    withdrawalChannelId: z.string(),
+    withdrawalMethodId: z.string(),
+    livemode: z.boolean(),
+    currency: z.string(),
+    amount: MoneyOut.openapi({ description: 'What is paid out to the destination.' }),
+    fee: MoneyOut.openapi({ description: 'The withdrawal fee (fee engine, transactionType withdrawal), charged on top of amount.' }),
+    feeBreakdown: z.record(z.string(), z.unknown()).nullable().optional().openapi({ description: 'Who earns the fee. Tenant and platform callers only.' }),
+    destination: z
+      .object({ type: z.string(), details: z.record(z.string(), z.string()) })
+      .openapi({ description: 'The withdrawal method\'s details when the withdrawal was requested, masked (account numbers show their last 4 characters).' }),
+    status: z.enum(WITHDRAWAL_STATUSES),
+    failureReason: z.string().nullable(),
+    rejectionReason: z.string().nullable(),
+    executionComment: z.string().nullable(),
+    providerReference: z.string().nullable().optional().openapi({ description: 'The payout\'s reference at the provider or bank. Tenant and platform callers only.' }),
+    idempotencyKey: z.string(),
+    createdAt: Timestamp,
+    approvedAt: NullableTimestamp,
+    rejectedAt: NullableTimestamp,
+    canceledAt: NullableTimestamp,
+    executedAt: NullableTimestamp.openapi({ description: 'When the execution was started.' }),
+    completedAt: NullableTimestamp,
+    failedAt: NullableTimestamp,
+    updatedAt: Timestamp,
+    createdBy: actor('requested it'),
+    approvedBy: actor('approved it'),
+    rejectedBy: actor('rejected it'),
+    canceledBy: actor('canceled it'),
+    executedBy: actor('started its execution'),
+    completedBy: actor('recorded its completion'),
+    failedBy: actor('recorded its failure'),
+  })
+  .openapi('Withdrawal');
+
+export const CreateWithdrawalBody = z
+  .strictObject({
+    amount: Money.refine((m) => m.valueMinor > 0, { message: 'must be positive', path: ['valueMinor'] }).openapi({ description: 'What to pay out; its fee is held on top.' }),
+    withdrawalMethodId: z.string().uuid('must be a withdrawal method id'),
+    withdrawalChannelId: z.string().uuid('must be a channel id').optional().openapi({ description: 'A payout channel carrying the currency; default: the tenant\'s first active one.' }),
+    merchantId: z.string().uuid('must be a merchant id').optional().openapi({ description: 'Required for tenant callers: whose balance pays.' }),
+  })
+  .openapi('CreateWithdrawalBody');
+
+export const RejectWithdrawalBody = z.strictObject({ rejectionReason: Text(1000) }).openapi('RejectWithdrawalBody');
+export const CompleteWithdrawalBody = z
+  .strictObject({ providerReference: Text(255).optional(), comment: Text(1000).optional() })
+  .openapi('CompleteWithdrawalBody');
+export const FailWithdrawalBody = z.strictObject({ comment: Text(1000), providerReference: Text(255).optional() }).openapi('FailWithdrawalBody');
+
+export const ListWithdrawalsQuery = listQuery({
+  status: z.enum(WITHDRAWAL_STATUSES).optional(),
+  entityId: z.string().uuid('must be a merchant id').optional(),
+  currency: Currency.optional(),
+});

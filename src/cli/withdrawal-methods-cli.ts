@@ -1,0 +1,105 @@
+import { Flags } from '@oclif/core';
+import { lazy } from './base-command';
+import { sharedFlags } from './flags';
+import { renderRecord, renderTable, statusColour } from './output';
+import { readContext } from './payments-cli';
+import { ValidationError } from '../domain/errors';
+import type { Runtime } from '../runtime';
+import type { CallerContext } from '../domain/context';
+import type { WithdrawalMethod, WithdrawalMethodTypeRecord } from '../services/withdrawal-methods';
+
+/** The withdrawal-method services as the commands reach them: loaded on first use, so help and version stay fast. */
+export const withdrawalMethodServices = {
+  methods: () => lazy<typeof import('../services/withdrawal-methods')>('../services/withdrawal-methods'),
+  types: () => lazy<typeof import('../services/withdrawal-method-types')>('../services/withdrawal-method-types'),
+  schemas: () => lazy<typeof import('../api/withdrawal-methods/schemas')>('../api/withdrawal-methods/schemas'),
+};
+
+/** --tenant (required) and --live: the records of one tenant in one mode. */
+export const methodScopeFlags = {
+  tenant: sharedFlags.tenant,
+  live: sharedFlags.live,
+};
+
+export const detailFlag = Flags.string({
+  description: 'A detail of the method type as key=value (repeatable), e.g. --detail iban="DE89 3704 0044 0532 0130 00" --detail accountHolderName="Jane Doe"',
+  multiple: true,
+});
+
+/** The tenant's operator in sandbox mode, or live with --live; 404 when there is no such tenant. */
+export function methodsCtx(rt: Runtime, flags: { tenant: string; live: boolean }): Promise<CallerContext> {
+  return readContext(rt, flags.tenant, flags.live);
+}
+
+/**
+ * The context to act on a method in, once the operator confirmed `verb` on it (asked on a terminal, --yes otherwise);
+ * 404 before any question when there is no such method.
+ */
+export async function confirmedContext(
+  rt: Runtime,
+  flags: { tenant: string; live: boolean },
+  id: string,
+  verb: string,
+  confirm: (question: string) => Promise<void>,
+): Promise<CallerContext> {
+  const ctx = await methodsCtx(rt, flags);
+  const m = await withdrawalMethodServices.methods().getWithdrawalMethod(ctx, id);
+  await confirm(`${verb} withdrawal method "${m.label}" (${m.methodType}, ${m.status}) of merchant ${m.merchantId}?`);
+  return ctx;
+}
+
+/** `--detail key=value` flags as a details object; 400 naming --detail for a malformed or repeated key (values are never echoed). */
+export function detailsFrom(values: string[] | undefined): Record<string, string> {
+  const details = new Map<string, string>();
+  for (const entry of values ?? []) {
+    const at = entry.indexOf('=');
+    const key = at > 0 ? entry.slice(0, at).trim() : '';
+    if (!key) throw ValidationError.field('--detail', 'must be key=value: a detail key of the type, "=", then its value (e.g. accountHolderName=Jane Doe)');
+    if (details.has(key)) throw ValidationError.field(`--detail.${key}`, 'is given twice');
+    details.set(key, entry.slice(at + 1));
+  }
+  return Object.fromEntries(details);
+}
+
+/** Asks for a value on the terminal without echoing it (each character shows as a bullet). */
+export async function askHidden(question: string): Promise<string> {
+  const { password } = await import('@inquirer/prompts');
+  return password({ message: question, mask: '•', validate: (v) => v.trim() !== '' || 'is required' });
+}
+
+const detailsText = (details: Record<string, string>) =>
+  Object.entries(details)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+
+export function renderMethods(rows: WithdrawalMethod[]): string {
+  if (rows.length === 0) return 'No withdrawal methods.';
+  return renderTable(rows, [
+    { header: 'ID', get: (m) => m.id },
+    { header: 'Merchant', get: (m) => m.merchantId },
+    { header: 'Type', get: (m) => m.methodType },
+    { header: 'Label', get: (m) => m.label },
+    { header: 'Details', get: (m) => detailsText(m.details) },
+    { header: 'Status', get: (m) => statusColour(m.status) },
+    { header: 'Active from', get: (m) => m.activatesAt ?? '' },
+  ]);
+}
+
+/** One method: details masked as every read shows them. */
+export function renderMethod(m: WithdrawalMethod): string {
+  return renderRecord({
+    id: m.id, tenant: m.tenantId, merchant: m.merchantId, mode: m.livemode ? 'live' : 'test', type: m.methodType, label: m.label,
+    details: detailsText(m.details),
+    status: statusColour(m.status), activeFrom: m.activatesAt ?? '', created: m.createdAt, updated: m.updatedAt, deleted: m.deletedAt ?? '',
+  });
+}
+
+export function renderTypes(rows: WithdrawalMethodTypeRecord[]): string {
+  return renderTable(rows, [
+    { header: 'Type', get: (t) => t.type },
+    { header: 'Name', get: (t) => t.name },
+    { header: 'Currencies', get: (t) => (t.currencies.length ? t.currencies.join(', ') : 'any') },
+    { header: 'Required details', get: (t) => t.requiredDetails.join(', ') },
+    { header: 'Optional details', get: (t) => t.details.filter((d) => !d.required).map((d) => (d.values ? `${d.key} (${d.values.join('|')})` : d.key)).join(', ') },
+  ]);
+}

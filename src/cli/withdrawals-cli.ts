@@ -1,0 +1,214 @@
+import { Flags } from '@oclif/core';
+import { lazy } from './base-command';
+import { chalk, colourEnabled, renderRecord, renderTable } from './output';
+import { formatMoney } from './balances-cli';
+import { readContext, requireId, type Located } from './payments-cli';
+import { NotFoundError, ValidationError } from '../domain/errors';
+import type { Runtime } from '../runtime';
+import type { CallerContext } from '../domain/context';
+import type { Withdrawal } from '../services/withdrawals';
+
+/** The withdrawal services as the withdrawals commands reach them: loaded on first use, so help and version stay fast. */
+export const withdrawalServices = {
+  withdrawals: () => lazy<typeof import('../services/withdrawals')>('../services/withdrawals'),
+  schemas: () => lazy<typeof import('../api/withdrawals/schemas')>('../api/withdrawals/schemas'),
+  types: () => lazy<typeof import('../services/withdrawal-method-types')>('../services/withdrawal-method-types'),
+  merchants: () => lazy<typeof import('../services/merchants')>('../services/merchants'),
+  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
+};
+
+/** --operator: who acts, on every withdrawals command. */
+export const operatorFlags = {
+  operator: Flags.string({
+    description: 'Who acts: recorded as cli:<name> on the withdrawal (approvedBy, executedBy, …) and in the audit trail (default: your OS user name)',
+    env: 'PAYPLANE_OPERATOR',
+  }),
+};
+
+/** --tenant on the commands that take a withdrawal id: optional, a guard against acting on another tenant's record. */
+export const withdrawalTenantFlag = {
+  tenant: Flags.string({ description: 'The withdrawal\'s tenant (404 when the withdrawal is another tenant\'s)' }),
+};
+
+const MAX_OPERATOR = 100;
+
+/** The operator's name from --operator / PAYPLANE_OPERATOR; undefined leaves the OS user name. */
+export function operatorName(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const name = value.trim();
+  if (!name) throw ValidationError.field('--operator', 'must not be blank');
+  if (name.length > MAX_OPERATOR) throw ValidationError.field('--operator', `must be at most ${MAX_OPERATOR} characters`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw ValidationError.field('--operator', 'must not contain control characters');
+  return name;
+}
+
+/**
+ * Where a withdrawal lives (tenant, merchant, mode), found by id with the database's authority; the command then
+ * acts inside that scope. 404 when there is no such withdrawal (or it is not --tenant's when a tenant is named).
+ */
+export async function locateWithdrawal(rt: Runtime, id: string, tenantId?: string): Promise<Located> {
+  requireId(id, 'withdrawal', 'ID');
+  if (tenantId !== undefined) requireId(tenantId, 'tenant', '--tenant');
+  const row = await rt.db.models.Withdrawal.findOne({ where: { id }, attributes: ['id', 'tenantId', 'merchantId', 'livemode'] });
+  if (!row || (tenantId && row.get('tenantId') !== tenantId)) throw new NotFoundError('withdrawal', id);
+  return row.get({ plain: true }) as Located;
+}
+
+/** The named operator (cli:<name>) acting at the tenant level of `where`, in its mode. */
+export function operatorFor(rt: Runtime, where: { tenantId: string; livemode: boolean }, operator: string | undefined): CallerContext {
+  return withdrawalServices.runtime().operatorContext(rt, { level: 'tenant', tenantId: where.tenantId, livemode: where.livemode, operator: operatorName(operator) });
+}
+
+/** The operator of --tenant (404 when there is no such tenant) in sandbox mode, or live with --live. */
+export async function tenantOperator(rt: Runtime, tenantId: string, livemode: boolean, operator: string | undefined): Promise<CallerContext> {
+  await readContext(rt, tenantId, livemode);
+  return operatorFor(rt, { tenantId, livemode }, operator);
+}
+
+/** Starts the execution when approved, or continues this operator's own; 409 for anyone else's (the service's rule). */
+export const claimExecution = (ctx: CallerContext, id: string): Promise<Withdrawal> => withdrawalServices.withdrawals().claimExecution(ctx, id);
+
+/** How an execution ended, as the operator reports it. */
+export type ExecutionOutcome =
+  | { outcome: 'complete'; providerReference: string; comment?: string }
+  | { outcome: 'fail'; comment: string; providerReference?: string };
+
+/**
+ * The outcome from flags, validated with the API's own bodies (so the terminal accepts what the API accepts), with
+ * issues naming the flags: call it before starting an execution, so a refused input changes nothing.
+ */
+export function checkedOutcome(outcome: ExecutionOutcome): ExecutionOutcome {
+  const { validateWith } = lazy<typeof import('./validate')>('./validate');
+  const schemas = withdrawalServices.schemas();
+  const names = { providerReference: 'reference' };
+  if (outcome.outcome === 'complete') {
+    const body = validateWith(schemas.CompleteWithdrawalBody, { providerReference: outcome.providerReference, comment: outcome.comment }, names);
+    return { outcome: 'complete', providerReference: body.providerReference!, comment: body.comment };
+  }
+  const body = validateWith(schemas.FailWithdrawalBody, { comment: outcome.comment, providerReference: outcome.providerReference }, names);
+  return { outcome: 'fail', comment: body.comment, providerReference: body.providerReference };
+}
+
+/** Records the outcome on an executing withdrawal: completed (paid out) or failed (funds back to available). */
+export function applyOutcome(ctx: CallerContext, id: string, outcome: ExecutionOutcome): Promise<Withdrawal> {
+  const service = withdrawalServices.withdrawals();
+  return outcome.outcome === 'complete'
+    ? service.completeWithdrawal(ctx, id, { providerReference: outcome.providerReference, comment: outcome.comment })
+    : service.failWithdrawal(ctx, id, { comment: outcome.comment, providerReference: outcome.providerReference });
+}
+
+/** A prompt's check of one answer against the API body's field: true, or the message to show. */
+function answerCheck(body: 'CompleteWithdrawalBody' | 'FailWithdrawalBody', field: 'providerReference' | 'comment', optional = false) {
+  return (value: string): true | string => {
+    if (optional && value.trim() === '') return true;
+    const parsed = withdrawalServices.schemas()[body].safeParse({ [field]: value });
+    if (parsed.success) return true;
+    return parsed.error.issues.find((i) => i.path[0] === field)?.message ?? 'is not valid';
+  };
+}
+
+/**
+ * Asks the operator on the terminal how the payout went: Completed (provider reference, optional comment), Failed
+ * (comment) or Not yet. Null for "Not yet" and for Ctrl-C: the withdrawal then stays executing.
+ */
+export async function promptOutcome(defaults: { reference?: string; comment?: string }): Promise<ExecutionOutcome | null> {
+  const { select, input } = await import('@inquirer/prompts');
+  try {
+    const answer = await select({
+      message: 'Did the payout complete?',
+      choices: [
+        { name: 'Completed', value: 'complete' as const, description: 'The money left: record the provider or bank reference.' },
+        { name: 'Failed', value: 'fail' as const, description: 'It did not go out: the amount and fee return to the merchant\'s available balance.' },
+        { name: 'Not yet', value: 'later' as const, description: 'Leave the withdrawal executing; run this command again when you know.' },
+      ],
+    });
+    if (answer === 'later') return null;
+    if (answer === 'complete') {
+      const providerReference = await input({
+        message: 'Provider reference:', required: true, default: defaults.reference, validate: answerCheck('CompleteWithdrawalBody', 'providerReference'),
+      });
+      const comment = await input({ message: 'Comment (optional):', default: defaults.comment, validate: answerCheck('CompleteWithdrawalBody', 'comment', true) });
+      return { outcome: 'complete', providerReference: providerReference.trim(), comment: comment.trim() || undefined };
+    }
+    const comment = await input({ message: 'Why did it fail?', required: true, default: defaults.comment, validate: answerCheck('FailWithdrawalBody', 'comment') });
+    return { outcome: 'fail', comment: comment.trim(), providerReference: defaults.reference };
+  } catch (error) {
+    if ((error as Error).name === 'ExitPromptError') return null;
+    throw error;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------ output
+
+function withdrawalStatusColour(status: string): string {
+  if (!colourEnabled()) return status;
+  if (status === 'completed') return chalk.green(status);
+  if (['failed', 'rejected', 'canceled'].includes(status)) return chalk.red(status);
+  return chalk.yellow(status);
+}
+
+/** The label of a detail key in the method-type catalog (the key itself for an unknown type or key). */
+function detailLabel(type: string, key: string): string {
+  return withdrawalServices.types().methodTypeOf(type)?.details.find((d) => d.key === key)?.label ?? key;
+}
+
+function typeName(type: string): string {
+  return withdrawalServices.types().methodTypeOf(type)?.name ?? type;
+}
+
+/** A destination on one line, as every read shows it (masked): `Bank account (IBAN): IBAN ••••3000, Account holder name Jane`. */
+export function destinationLine(destination: Withdrawal['destination']): string {
+  const parts = Object.entries(destination.details).map(([key, value]) => `${detailLabel(destination.type, key)} ${value}`);
+  return `${typeName(destination.type)}: ${parts.join(', ')}`;
+}
+
+/** The destination as key/value lines under its type's name: the full details when revealed, for the executing operator. */
+export function renderDestination(destination: { type: string; details: Record<string, string> }): string {
+  const labelled = Object.fromEntries(Object.entries(destination.details).map(([key, value]) => [detailLabel(destination.type, key), value]));
+  return [typeName(destination.type), renderRecord(labelled).replace(/^/gm, '  ')].join('\n');
+}
+
+const debited = (w: Withdrawal) => ({ currency: w.currency, valueMinor: w.amount.valueMinor + w.fee.valueMinor });
+const when = (at: string | null, by: string | null) => (at ? `${at}${by ? ` by ${by}` : ''}` : '');
+
+export function renderWithdrawals(rows: Withdrawal[]): string {
+  if (rows.length === 0) return 'No withdrawals.';
+  return renderTable(rows, [
+    { header: 'ID', get: (w) => w.id },
+    { header: 'Merchant', get: (w) => w.entityId },
+    { header: 'Amount', get: (w) => formatMoney(w.amount) },
+    { header: 'Fee', get: (w) => formatMoney(w.fee) },
+    { header: 'Status', get: (w) => withdrawalStatusColour(w.status) },
+    { header: 'Created', get: (w) => w.createdAt },
+    { header: 'Destination', get: (w) => destinationLine(w.destination) },
+  ]);
+}
+
+/** One withdrawal: amounts, the masked destination and who moved it when (empty steps left out). */
+export function renderWithdrawal(w: Withdrawal): string {
+  const record: Record<string, unknown> = {
+    id: w.id, tenant: w.tenantId, merchant: w.entityId, mode: w.livemode ? 'live' : 'test', status: withdrawalStatusColour(w.status),
+    amount: formatMoney(w.amount), fee: formatMoney(w.fee), debited: formatMoney(debited(w)),
+    destination: destinationLine(w.destination), method: w.withdrawalMethodId, channel: w.withdrawalChannelId,
+    providerReference: w.providerReference ?? '', rejectionReason: w.rejectionReason ?? '', comment: w.executionComment ?? '',
+    failureReason: w.failureReason ?? '',
+    created: when(w.createdAt, w.createdBy), approved: when(w.approvedAt, w.approvedBy), rejected: when(w.rejectedAt, w.rejectedBy),
+    canceled: when(w.canceledAt, w.canceledBy), executionStarted: when(w.executedAt, w.executedBy), completed: when(w.completedAt, w.completedBy),
+    failed: when(w.failedAt, w.failedBy), updated: w.updatedAt,
+  };
+  return renderRecord(Object.fromEntries(Object.entries(record).filter(([, v]) => v !== '')));
+}
+
+/** What the executing operator must pay: the amount to send, the fee kept back, the merchant and the FULL destination. */
+export function renderPayoutOrder(w: Withdrawal, merchantName: string, destination: { type: string; details: Record<string, string> }): string {
+  return [
+    `Executing withdrawal ${w.id} (started ${w.executedAt ?? ''} by ${w.executedBy ?? ''}).`,
+    renderRecord({
+      'pay out': formatMoney(w.amount), fee: `${formatMoney(w.fee)} (charged to the merchant on top; not paid out)`,
+      merchant: `${merchantName} (${w.entityId})`, reference: w.id,
+    }),
+    'Destination:',
+    renderDestination(destination),
+  ].join('\n');
+}

@@ -1,0 +1,100 @@
+import { DataTypes, type Sequelize } from 'sequelize';
+import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, type RowModel, type Timestamps } from './model-kit';
+
+// Merchants' withdrawal methods and withdrawals.
+
+export type WithdrawalMethodStatus = 'cooling' | 'active' | 'suspended';
+
+export interface MerchantWithdrawalMethodRow extends Timestamps {
+  id: string;
+  tenantId: string;
+  merchantId: string;
+  livemode: boolean;
+  /** a key of fixtures/withdrawal-method-types.json */
+  methodType: string;
+  label: string;
+  /** the full details (string to string), sealed with the master key; never read back through the API */
+  detailsSealed: string;
+  /** the details as reads show them: each value masked but its last characters */
+  detailsMasked: Record<string, string>;
+  status: WithdrawalMethodStatus;
+  /** when a cooling method becomes active (set while cooling; kept afterwards as the record of it) */
+  activatesAt: Date | null;
+  suspendedAt: Date | null;
+  createdBy: string | null;
+}
+
+export type WithdrawalStatus = 'pending' | 'approved' | 'rejected' | 'canceled' | 'executing' | 'completed' | 'failed';
+
+export interface WithdrawalRow extends Timestamps {
+  id: string;
+  tenantId: string;
+  /** entityId of the record (entityType merchant); the scope column */
+  merchantId: string;
+  livemode: boolean;
+  entityType: 'merchant';
+  fundingAccountId: string;
+  withdrawalChannelId: string;
+  withdrawalMethodId: string;
+  currency: string;
+  /** BIGINT: Postgres hands these back as strings */
+  amountMinor: number;
+  feeMinor: number;
+  feeBreakdown: Record<string, unknown> | null;
+  destinationType: string;
+  destinationSealed: string;
+  destinationMasked: Record<string, string>;
+  status: WithdrawalStatus;
+  failureReason: string | null;
+  rejectionReason: string | null;
+  executionComment: string | null;
+  providerReference: string | null;
+  idempotencyKey: string;
+  approvedAt: Date | null;
+  rejectedAt: Date | null;
+  canceledAt: Date | null;
+  executedAt: Date | null;
+  completedAt: Date | null;
+  failedAt: Date | null;
+  createdBy: string | null;
+  approvedBy: string | null;
+  rejectedBy: string | null;
+  canceledBy: string | null;
+  executedBy: string | null;
+  completedBy: string | null;
+  failedBy: string | null;
+}
+
+export interface WithdrawalModels {
+  MerchantWithdrawalMethod: RowModel<MerchantWithdrawalMethodRow>;
+  Withdrawal: RowModel<WithdrawalRow>;
+}
+
+export function defineWithdrawalModels(sequelize: Sequelize): WithdrawalModels {
+  return {
+    MerchantWithdrawalMethod: define<MerchantWithdrawalMethodRow>(
+      sequelize,
+      'MerchantWithdrawalMethod',
+      'merchant_withdrawal_methods',
+      {
+        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, methodType: STRING, label: STRING, detailsSealed: TEXT, detailsMasked: JSONT,
+        status: STRING, activatesAt: DATE, suspendedAt: DATE, createdBy: STRING, ...stamps,
+      },
+      { resource: 'withdrawal method', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode' },
+    ),
+    Withdrawal: define<WithdrawalRow>(
+      sequelize,
+      'Withdrawal',
+      'withdrawals',
+      {
+        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, entityType: STRING, fundingAccountId: UUID, withdrawalChannelId: UUID,
+        withdrawalMethodId: UUID, currency: STRING, amountMinor: DataTypes.BIGINT, feeMinor: DataTypes.BIGINT, feeBreakdown: JSONT,
+        destinationType: STRING, destinationSealed: TEXT, destinationMasked: JSONT, status: STRING, failureReason: TEXT, rejectionReason: TEXT,
+        executionComment: TEXT, providerReference: STRING, idempotencyKey: STRING, approvedAt: DATE, rejectedAt: DATE, canceledAt: DATE,
+        executedAt: DATE, completedAt: DATE, failedAt: DATE, createdBy: STRING, approvedBy: STRING, rejectedBy: STRING, canceledBy: STRING,
+        executedBy: STRING, completedBy: STRING, failedBy: STRING, ...stamps,
+      },
+      { resource: 'withdrawal', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode', softDelete: false },
+    ),
+  };
+}

@@ -1,0 +1,459 @@
+import { v5 as uuidv5 } from 'uuid';
+import { inTransaction, type CallerContext, type Level } from '../domain/context';
+import { BusinessRuleError, ConflictError, NotFoundError, PermissionError, UnavailableError, ValidationError } from '../domain/errors';
+import type { ChannelRow } from '../db/models-partners';
+import type { TenantRow } from '../db/models';
+import type { WithdrawalRow, WithdrawalStatus } from '../db/models-withdrawals';
+import { scoped, type ListParams, type Page } from '../db/scoped';
+import { ConnectorError, type ConnectorResult } from '../connectors';
+import { recordAudit } from './audit';
+import { emitEvent, renderEventData } from './webhooks/events';
+import { resolveFees } from './fees';
+import type { FeeBreakdown } from './fee-engine';
+import { balancesOf, postWithdrawal, withdrawalTotal } from './ledger';
+import { targetMerchant } from './merchant-target';
+import { activePartnerOf } from './partners';
+import { enforceEntityLimits } from './limit-usage';
+import { usableMethod } from './withdrawal-methods';
+import { connectorTerminal } from './payments/engine';
+import { minor, type Money } from './payments/records';
+import { iso, mapPage } from './present';
+import { newId } from '../util/ids';
+
+/**
+ * Withdrawals: a merchant takes money out of its available balance to a saved, active withdrawal method through a
+ * payout channel; operators approve (or reject) and execute, by hand outside the system or through the channel's
+ * payout provider.
+ *
+ * States: pending → approved | rejected | canceled; approved → executing; executing → completed | failed.
+ * Ledger: creation holds amount + fee (available → payable); reject, cancel and fail release it (payable →
+ * available); completion pays it out (payable → payout clearing of the channel, fee → revenue accounts).
+ * Every move is a compare-and-set on the status inside the row's lock, so a move happens once whatever the
+ * concurrency (a second operator starting an execution gets 409), and emits its event and audit entry in the same
+ * transaction. Maker-checker (the tenant's withdrawalMakerChecker): the creator cannot approve, the approver cannot
+ * start the execution.
+ */
+
+export interface CreateWithdrawalInput {
+  amount: Money;
+  withdrawalMethodId: string;
+  withdrawalChannelId?: string;
+  merchantId?: string;
+}
+
+/** fundingAccountId names the merchant's balance in one currency: the same id for every withdrawal from it. */
+const FUNDING_ACCOUNT_NAMESPACE = '5b0c1f7e-3d2a-4e69-9a51-0d8f6c3b2a17';
+
+export function fundingAccountId(merchantId: string, currency: string): string {
+  return uuidv5(`merchant_available:${merchantId}:${currency}`, FUNDING_ACCOUNT_NAMESPACE);
+}
+
+/** The full record (platform view); callers get it through `withdrawalFor`, which hides what their level may not see. */
+export function toWithdrawal(row: WithdrawalRow) {
+  const money = (value: number | string) => ({ currency: row.currency, valueMinor: minor(value) });
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    entityType: row.entityType,
+    entityId: row.merchantId,
+    fundingAccountId: row.fundingAccountId,
+    withdrawalChannelId: row.withdrawalChannelId,
+    withdrawalMethodId: row.withdrawalMethodId,
+    livemode: row.livemode,
+    currency: row.currency,
+    amount: money(row.amountMinor),
+    fee: money(row.feeMinor),
+    feeBreakdown: row.feeBreakdown,
+    destination: { type: row.destinationType, details: row.destinationMasked },
+    status: row.status,
+    failureReason: row.failureReason,
+    rejectionReason: row.rejectionReason,
+    executionComment: row.executionComment,
+    providerReference: row.providerReference,
+    idempotencyKey: row.idempotencyKey,
+    createdAt: iso(row.createdAt)!,
+    approvedAt: iso(row.approvedAt),
+    rejectedAt: iso(row.rejectedAt),
+    canceledAt: iso(row.canceledAt),
+    executedAt: iso(row.executedAt),
+    completedAt: iso(row.completedAt),
+    failedAt: iso(row.failedAt),
+    updatedAt: iso(row.updatedAt)!,
+    createdBy: row.createdBy,
+    approvedBy: row.approvedBy,
+    rejectedBy: row.rejectedBy,
+    canceledBy: row.canceledBy,
+    executedBy: row.executedBy,
+    completedBy: row.completedBy,
+    failedBy: row.failedBy,
+  };
+}
+
+export type Withdrawal = ReturnType<typeof toWithdrawal>;
+
+/** The record as a caller of `level` sees it: the same rule as event data (no provider reference or fee split for merchants). */
+export function withdrawalFor(level: Level, row: WithdrawalRow): Withdrawal {
+  return renderEventData(toWithdrawal(row), level) as Withdrawal;
+}
+
+function feeOf(row: WithdrawalRow): FeeBreakdown | null {
+  return minor(row.feeMinor) > 0 ? (row.feeBreakdown as unknown as FeeBreakdown) : null;
+}
+
+function postingOf(row: WithdrawalRow) {
+  return {
+    tenantId: row.tenantId, livemode: row.livemode, merchantId: row.merchantId, withdrawalId: row.id,
+    amount: { currency: row.currency, valueMinor: minor(row.amountMinor) }, fee: feeOf(row),
+  };
+}
+
+async function announce(tx: CallerContext, row: WithdrawalRow, action: string, event: string | null, before?: WithdrawalRow): Promise<void> {
+  const data = toWithdrawal(row);
+  if (event) await emitEvent(tx, { type: event, data: { object: 'withdrawal', ...data }, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode });
+  await recordAudit(tx, {
+    action, targetType: 'withdrawal', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
+    before: before ? { status: before.status } : undefined,
+    after: {
+      status: row.status, amount: data.amount, fee: data.fee, rejectionReason: row.rejectionReason, executionComment: row.executionComment,
+      failureReason: row.failureReason, providerReference: row.providerReference,
+    },
+  });
+}
+
+/** The payout channel a withdrawal goes out through: the one named (active, payout, carrying the currency), else the tenant's first such. */
+async function payoutChannel(tx: CallerContext, channelId: string | undefined, currency: string): Promise<ChannelRow> {
+  const channels = scoped(tx, tx.db.models.Channel);
+  if (channelId) {
+    const field = 'body.withdrawalChannelId';
+    const channel = await channels.find(channelId);
+    if (!channel) throw new NotFoundError('channel', channelId, { errors: [{ path: field, message: 'no such channel' }] });
+    if (channel.direction !== 'payout') throw ValidationError.field(field, 'must be a payout channel');
+    if (channel.status !== 'active') throw new BusinessRuleError('CHANNEL_NOT_ACTIVE', `Channel ${channel.id} is ${channel.status}.`);
+    if (!channel.currencies.includes(currency)) throw ValidationError.field(field, `does not carry ${currency} (${channel.currencies.join(', ')})`);
+    return channel;
+  }
+  const candidates = await channels.findAll({ direction: 'payout', status: 'active' });
+  const channel = candidates
+    .filter((c) => c.currencies.includes(currency))
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))[0];
+  if (!channel) throw new BusinessRuleError('NO_PAYOUT_CHANNEL', `The tenant has no active payout channel for ${currency}.`);
+  return channel;
+}
+
+async function tenantOf(tx: CallerContext, tenantId: string): Promise<TenantRow> {
+  const row = await tx.db.models.Tenant.findOne({ where: { id: tenantId }, transaction: tx.transaction });
+  return row!.get({ plain: true }) as TenantRow;
+}
+
+export async function createWithdrawal(ctx: CallerContext, input: CreateWithdrawalInput, idempotencyKey: string | undefined): Promise<Withdrawal> {
+  if (!idempotencyKey) throw ValidationError.field('header.Idempotency-Key', 'is required to request a withdrawal', 'IDEMPOTENCY_KEY_REQUIRED');
+  const currency = input.amount.currency;
+  const row = await inTransaction(ctx, async (tx) => {
+    const target = await targetMerchant(tx, input.merchantId);
+    // one withdrawal request of a merchant at a time: its balance is read and held under this lock
+    const merchant = await scoped(tx, tx.db.models.Merchant).get(target.id, { lock: true });
+    const withdrawals = scoped(tx, tx.db.models.Withdrawal);
+    const earlier = await withdrawals.findOne({ merchantId: merchant.id, idempotencyKey });
+    if (earlier) {
+      const same = earlier.currency === currency && minor(earlier.amountMinor) === input.amount.valueMinor && earlier.withdrawalMethodId === input.withdrawalMethodId
+        && (input.withdrawalChannelId === undefined || earlier.withdrawalChannelId === input.withdrawalChannelId);
+      if (!same) throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another withdrawal request.');
+      return earlier;
+    }
+    if (merchant.status !== 'active') throw new ConflictError('MERCHANT_NOT_ACTIVE', `The merchant is ${merchant.status}; it cannot request withdrawals.`);
+    const { method, type, details } = await usableMethod(tx, input.withdrawalMethodId, merchant.id, currency);
+    const channel = await payoutChannel(tx, input.withdrawalChannelId, currency);
+    await enforceEntityLimits(
+      tx, { merchantId: merchant.id, channelId: channel.id },
+      { transactionType: 'withdrawal', currency, valueMinor: input.amount.valueMinor, paymentMethod: type.paymentMethod }, tx.clock.now(),
+    );
+    const partnerId = await activePartnerOf(tx, merchant.id);
+    const breakdown = await resolveFees(tx, {
+      type: 'withdrawal', outcome: 'successful', amount: input.amount, method: type.paymentMethod, merchantId: merchant.id,
+      channelId: channel.id, partnerId, at: tx.clock.now(),
+    });
+    const fee = breakdown.merchantFee;
+    const total = withdrawalTotal({ amount: input.amount, fee: fee > 0 ? breakdown : null });
+    const [balance] = await balancesOf({ ...tx, level: 'tenant', tenantId: merchant.tenantId, merchantId: null, merchantScope: undefined }, { merchantId: merchant.id, currency });
+    const available = balance?.available.valueMinor ?? 0;
+    if (available < total) {
+      throw new BusinessRuleError(
+        'INSUFFICIENT_BALANCE',
+        `The available ${currency} balance (${available}) does not cover the withdrawal of ${input.amount.valueMinor} plus its fee of ${fee}.`,
+      );
+    }
+    const created = await withdrawals.create({
+      id: newId(), tenantId: merchant.tenantId, merchantId: merchant.id, livemode: tx.livemode, entityType: 'merchant',
+      fundingAccountId: fundingAccountId(merchant.id, currency), withdrawalChannelId: channel.id, withdrawalMethodId: method.id, currency,
+      amountMinor: input.amount.valueMinor, feeMinor: fee, feeBreakdown: { ...breakdown, partnerId } as unknown as Record<string, unknown>,
+      destinationType: method.methodType, destinationSealed: tx.sealer.seal(JSON.stringify(details)), destinationMasked: method.detailsMasked,
+      status: 'pending', failureReason: null, rejectionReason: null, executionComment: null, providerReference: null, idempotencyKey,
+      approvedAt: null, rejectedAt: null, canceledAt: null, executedAt: null, completedAt: null, failedAt: null,
+      createdBy: tx.actor.id, approvedBy: null, rejectedBy: null, canceledBy: null, executedBy: null, completedBy: null, failedBy: null,
+    });
+    await postWithdrawal(tx, 'hold', postingOf(created));
+    await announce(tx, created, 'withdrawal.created', 'withdrawal.created');
+    return created;
+  });
+  return withdrawalFor(ctx.level, row);
+}
+
+export interface WithdrawalFilters {
+  status?: WithdrawalStatus;
+  entityId?: string;
+  currency?: string;
+}
+
+export async function listWithdrawals(ctx: CallerContext, filters: WithdrawalFilters, page: ListParams): Promise<Page<Withdrawal>> {
+  const where: Record<string, unknown> = {};
+  if (filters.status) where.status = filters.status;
+  if (filters.entityId) where.merchantId = filters.entityId;
+  if (filters.currency) where.currency = filters.currency;
+  return mapPage(await scoped(ctx, ctx.db.models.Withdrawal).list(where, page), (row) => withdrawalFor(ctx.level, row));
+}
+
+export async function getWithdrawal(ctx: CallerContext, id: string): Promise<Withdrawal> {
+  return withdrawalFor(ctx.level, await scoped(ctx, ctx.db.models.Withdrawal).get(id));
+}
+
+/**
+ * The full destination of a withdrawal, for the operator who pays it out by hand (never part of an API answer). Each
+ * reveal to a person is audited (withdrawal.destination_revealed); `toProvider` marks the one read to send the payout.
+ */
+export async function revealDestination(ctx: CallerContext, id: string, options: { toProvider?: boolean } = {}): Promise<{ type: string; details: Record<string, string> }> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await scoped(tx, tx.db.models.Withdrawal).get(id);
+    if (!options.toProvider) {
+      await recordAudit(tx, {
+        action: 'withdrawal.destination_revealed', targetType: 'withdrawal', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId,
+        livemode: row.livemode, after: { destination: { type: row.destinationType, details: row.destinationMasked } },
+      });
+    }
+    return { type: row.destinationType, details: JSON.parse(tx.sealer.open(row.destinationSealed)) as Record<string, string> };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------- moves
+
+interface Move<I> {
+  name: string;
+  /** the audit entry's action */
+  audit: string;
+  from: WithdrawalStatus[];
+  to: WithdrawalStatus;
+  event: string | null;
+  /** the moved row's other changes */
+  changes(tx: CallerContext, row: WithdrawalRow, input: I): Partial<WithdrawalRow>;
+  /** refuses the move for this caller or in this situation (maker-checker, the executor's own, a suspended method) */
+  checks?: ((tx: CallerContext, row: WithdrawalRow, tenant: TenantRow) => void | Promise<void>)[];
+  /** the ledger posting of the move */
+  ledger?: 'release' | 'complete';
+}
+
+/**
+ * Money still goes out only to a method the operators have not suspended, for a merchant still active: checked again
+ * when a withdrawal is approved and when its execution starts (a deleted method's withdrawals keep their destination).
+ */
+async function stillPayable(tx: CallerContext, row: WithdrawalRow): Promise<void> {
+  const method = await scoped(tx, tx.db.models.MerchantWithdrawalMethod).find(row.withdrawalMethodId, { lock: true });
+  if (method?.status === 'suspended') {
+    throw new BusinessRuleError('WITHDRAWAL_METHOD_NOT_ACTIVE', `Withdrawal ${row.id} pays out to method ${method.id}, which is suspended: reject the withdrawal, or reactivate the method first.`);
+  }
+  const merchant = await scoped(tx, tx.db.models.Merchant).find(row.merchantId);
+  if (merchant && merchant.status !== 'active') {
+    throw new ConflictError('MERCHANT_NOT_ACTIVE', `The merchant of withdrawal ${row.id} is ${merchant.status}: reject the withdrawal, or reactivate the merchant first.`);
+  }
+}
+
+/** Only the operator who started an execution records how it ended: another could release funds that already left. */
+function executorOnly(what: string) {
+  return (tx: CallerContext, row: WithdrawalRow) => {
+    if (row.executedBy !== tx.actor.id) {
+      throw new ConflictError(
+        'EXECUTION_OWNED_BY_OTHER',
+        `Withdrawal ${row.id} is being executed by ${row.executedBy}: only that operator may ${what} it (you are ${tx.actor.id}).`,
+      );
+    }
+  };
+}
+
+function makerChecker(role: 'creator' | 'approver', what: string) {
+  return (tx: CallerContext, row: WithdrawalRow, tenant: TenantRow) => {
+    if (!tenant.withdrawalMakerChecker) return;
+    const other = role === 'creator' ? row.createdBy : row.approvedBy;
+    if (other !== null && other === tx.actor.id) {
+      throw new PermissionError(
+        `Maker-checker is on for this tenant: the ${role} of withdrawal ${row.id} cannot ${what} it; another operator must.`,
+        'MAKER_CHECKER_VIOLATION',
+      );
+    }
+  };
+}
+
+async function moveWithdrawal<I>(ctx: CallerContext, id: string, move: Move<I>, input: I): Promise<Withdrawal> {
+  const row = await inTransaction(ctx, async (tx) => {
+    const withdrawals = scoped(tx, tx.db.models.Withdrawal);
+    const current = await withdrawals.get(id, { lock: true });
+    if (!move.from.includes(current.status)) {
+      const already = current.status === 'executing' && move.to === 'executing' ? ` (already being executed by ${current.executedBy})` : '';
+      throw new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${id} is ${current.status}${already}: ${move.name} needs a ${move.from.join(' or ')} withdrawal.`);
+    }
+    if (move.checks) {
+      const tenant = await tenantOf(tx, current.tenantId);
+      for (const check of move.checks) await check(tx, current, tenant);
+    }
+    const moved = await withdrawals.updateIf(current, { status: current.status }, { ...move.changes(tx, current, input), status: move.to });
+    if (!moved) throw new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${id} changed meanwhile: read it again.`);
+    if (move.ledger === 'release') await postWithdrawal(tx, 'release', postingOf(moved));
+    if (move.ledger === 'complete') {
+      const channel = await scoped(tx, tx.db.models.Channel).find(moved.withdrawalChannelId);
+      await postWithdrawal(tx, 'complete', {
+        ...postingOf(moved), channelId: moved.withdrawalChannelId, providerIntegrationId: channel?.providerIntegrationId ?? null,
+        partnerId: (moved.feeBreakdown as { partnerId?: string | null } | null)?.partnerId ?? null,
+      });
+    }
+    await announce(tx, moved, move.audit, move.event, current);
+    return moved;
+  });
+  return withdrawalFor(ctx.level, row);
+}
+
+const required = (value: string | undefined, path: string, what: string): string => {
+  const text = value?.trim();
+  if (!text) throw ValidationError.field(path, `is required: ${what}`);
+  return text;
+};
+
+const MOVES = {
+  cancel: {
+    name: 'cancel', audit: 'withdrawal.canceled', from: ['pending'], to: 'canceled', event: 'withdrawal.canceled', ledger: 'release',
+    changes: (tx) => ({ canceledAt: tx.clock.now(), canceledBy: tx.actor.id }),
+  } satisfies Move<void>,
+  approve: {
+    name: 'approve', audit: 'withdrawal.approved', from: ['pending'], to: 'approved', event: 'withdrawal.approved',
+    checks: [makerChecker('creator', 'approve'), stillPayable],
+    changes: (tx) => ({ approvedAt: tx.clock.now(), approvedBy: tx.actor.id }),
+  } satisfies Move<void>,
+  reject: {
+    name: 'reject', audit: 'withdrawal.rejected', from: ['pending'], to: 'rejected', event: 'withdrawal.rejected', ledger: 'release',
+    changes: (tx, _row, input: { rejectionReason?: string }) => ({
+      rejectedAt: tx.clock.now(), rejectedBy: tx.actor.id,
+      rejectionReason: required(input.rejectionReason, 'body.rejectionReason', 'say why the withdrawal is rejected'),
+    }),
+  } satisfies Move<{ rejectionReason?: string }>,
+  start: {
+    name: 'start execution', audit: 'withdrawal.execution_started', from: ['approved'], to: 'executing', event: null,
+    checks: [makerChecker('approver', 'execute'), stillPayable],
+    changes: (tx) => ({ executedAt: tx.clock.now(), executedBy: tx.actor.id }),
+  } satisfies Move<void>,
+  complete: {
+    name: 'complete', audit: 'withdrawal.completed', from: ['executing'], to: 'completed', event: 'withdrawal.succeeded', ledger: 'complete',
+    checks: [executorOnly('complete')],
+    changes: (tx, row, input: { providerReference?: string; comment?: string }) => ({
+      completedAt: tx.clock.now(), completedBy: tx.actor.id,
+      providerReference: input.providerReference?.trim() || row.providerReference, executionComment: input.comment?.trim() || row.executionComment,
+    }),
+  } satisfies Move<{ providerReference?: string; comment?: string }>,
+  fail: {
+    name: 'fail', audit: 'withdrawal.failed', from: ['executing'], to: 'failed', event: 'withdrawal.failed', ledger: 'release',
+    checks: [executorOnly('fail')],
+    changes: (tx, row, input: { comment?: string; providerReference?: string }) => {
+      const comment = required(input.comment, 'body.comment', 'say why the withdrawal failed');
+      return {
+        failedAt: tx.clock.now(), failedBy: tx.actor.id, executionComment: comment, failureReason: comment,
+        providerReference: input.providerReference?.trim() || row.providerReference,
+      };
+    },
+  } satisfies Move<{ comment?: string; providerReference?: string }>,
+} as const;
+
+/** Validates before any lock is taken, so a refused input changes nothing (the moves check again inside). */
+function precheck(input: Record<string, unknown>, path: string, what: string): void {
+  required(input[path.split('.')[1]] as string | undefined, path, what);
+}
+
+export const cancelWithdrawal = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, MOVES.cancel, undefined);
+export const approveWithdrawal = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, MOVES.approve, undefined);
+export const startExecution = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, MOVES.start, undefined);
+
+export function rejectWithdrawal(ctx: CallerContext, id: string, input: { rejectionReason?: string }): Promise<Withdrawal> {
+  precheck(input, 'body.rejectionReason', 'say why the withdrawal is rejected');
+  return moveWithdrawal(ctx, id, MOVES.reject, input);
+}
+
+export function completeWithdrawal(ctx: CallerContext, id: string, input: { providerReference?: string; comment?: string }): Promise<Withdrawal> {
+  return moveWithdrawal(ctx, id, MOVES.complete, input);
+}
+
+export function failWithdrawal(ctx: CallerContext, id: string, input: { comment?: string; providerReference?: string }): Promise<Withdrawal> {
+  precheck(input, 'body.comment', 'say why the withdrawal failed');
+  return moveWithdrawal(ctx, id, MOVES.fail, input);
+}
+
+/**
+ * Takes the execution of a withdrawal for this actor: starts it when approved, or resumes one the same actor started
+ * (executing with executedBy = this actor, e.g. after a crash or an operator's "not yet"). Anything else is 409: another
+ * operator's execution is theirs to close. Used by executeViaProvider and the CLI's `withdrawals execute`.
+ */
+export async function claimExecution(ctx: CallerContext, id: string): Promise<Withdrawal> {
+  const current = await scoped(ctx, ctx.db.models.Withdrawal).get(id);
+  if (current.status === 'approved') return startExecution(ctx, id);
+  if (current.status !== 'executing') {
+    throw new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${id} is ${current.status}: only an approved withdrawal (or one you started executing) can be executed.`);
+  }
+  executorOnly('record the result of')(ctx, current);
+  return withdrawalFor(ctx.level, current);
+}
+
+// ------------------------------------------------------------------------------------------ via the provider
+
+/** The tenant's active payout terminal on the channel's provider integration carrying the currency. */
+async function payoutTerminalId(tx: CallerContext, row: WithdrawalRow): Promise<string> {
+  const channel = await scoped(tx, tx.db.models.Channel).get(row.withdrawalChannelId);
+  if (!channel.providerIntegrationId) {
+    throw new BusinessRuleError('CHANNEL_HAS_NO_PROVIDER', `Channel ${channel.id} has no provider integration: execute the withdrawal outside the system and record the result.`);
+  }
+  const terminals = await scoped(tx, tx.db.models.Terminal).findAll({ providerIntegrationId: channel.providerIntegrationId, direction: 'payout', status: 'active' });
+  const terminal = terminals
+    .filter((t) => t.supportedCurrencies.length === 0 || t.supportedCurrencies.includes(row.currency))
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())[0];
+  if (!terminal) {
+    throw new BusinessRuleError('NO_PAYOUT_TERMINAL', `No active payout terminal on channel ${channel.id}'s provider carries ${row.currency}: create one, or execute outside the system.`);
+  }
+  return terminal.id;
+}
+
+/**
+ * Executes a withdrawal through its channel's payout provider: starts the execution when approved (or resumes one this
+ * actor started, e.g. after a crash: providers take our reference once), sends the payout, and closes the withdrawal
+ * with the provider's answer (completed with its reference, or failed with its message). When the provider cannot be
+ * reached the withdrawal stays executing (503): retry, or record the result by hand.
+ */
+export async function executeViaProvider(ctx: CallerContext, id: string): Promise<Withdrawal> {
+  await claimExecution(ctx, id);
+  const row = await scoped(ctx, ctx.db.models.Withdrawal).get(id);
+  let result: ConnectorResult;
+  try {
+    const { connector, terminal } = await connectorTerminal(ctx, await payoutTerminalId(ctx, row));
+    result = await connector.payout(ctx, terminal, {
+      reference: row.id, tenantId: row.tenantId, livemode: row.livemode, amount: { currency: row.currency, valueMinor: minor(row.amountMinor) },
+      destination: await revealDestination(ctx, id, { toProvider: true }),
+    });
+  } catch (error) {
+    if (!(error instanceof ConnectorError)) throw error;
+    throw new UnavailableError(`The payout provider could not be reached (${error.message}); withdrawal ${id} stays executing: retry, or record the result.`, 'PROVIDER_UNAVAILABLE');
+  }
+  // a provider's reference is kept as given, within the column's 255 characters
+  const reference = result.providerReference?.slice(0, 255) ?? undefined;
+  if (result.status === 'succeeded') return completeWithdrawal(ctx, id, { providerReference: reference, comment: 'Paid out through the payout provider.' });
+  if (result.status === 'declined' || result.status === 'failed') {
+    return failWithdrawal(ctx, id, { comment: `The payout provider refused the payout: ${result.message ?? result.declineCode ?? result.rawStatus ?? 'no reason given'}`, providerReference: reference });
+  }
+  // accepted, answer to come: keep the provider's reference on the executing withdrawal
+  const updated = await inTransaction(ctx, async (tx) => {
+    const withdrawals = scoped(tx, tx.db.models.Withdrawal);
+    const again = await withdrawals.get(id, { lock: true });
+    return again.status === 'executing' ? withdrawals.update(again, { providerReference: reference ?? again.providerReference }) : again;
+  });
+  return withdrawalFor(ctx.level, updated);
+}

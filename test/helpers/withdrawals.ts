@@ -1,0 +1,54 @@
+import { operatorContext } from '../../src/runtime';
+import { post, balancesOf } from '../../src/services/ledger';
+import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/providers';
+import { createApiKey } from '../../src/services/api-keys';
+import type { ApiHarness } from './api';
+
+/** A valid German IBAN (checksum 89). */
+export const TEST_IBAN = 'DE89370400440532013000';
+
+/**
+ * Credits the sandbox merchant's available balance with an adjustment posting (the provider's clearing account on the
+ * other side), as if captured payments had been released: withdrawal tests need funds, not the payment path.
+ */
+export async function fundMerchant(h: ApiHarness, valueMinor: number, currency = 'EUR', merchantId = h.sandbox.merchantId): Promise<void> {
+  const ctx = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
+  await post(ctx, {
+    tenantId: h.sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: `test-funding-${currency}-${valueMinor}`,
+    description: 'test funding',
+    lines: [
+      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency, amountMinor: -valueMinor },
+      { account: 'merchant_available', ownerId: merchantId, currency, amountMinor: valueMinor },
+    ],
+  });
+}
+
+/** The sandbox merchant's balances in `currency` (zeros when it has none). */
+export async function merchantBalance(h: ApiHarness, currency = 'EUR', merchantId = h.sandbox.merchantId) {
+  const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
+  const [balance] = await balancesOf(ctx, { merchantId, currency });
+  const of = (b: typeof balance | undefined, f: 'available' | 'payable' | 'pending' | 'reserved') => b?.[f].valueMinor ?? 0;
+  return { available: of(balance, 'available'), payable: of(balance, 'payable'), pending: of(balance, 'pending'), reserved: of(balance, 'reserved') };
+}
+
+/** Sets the sandbox tenant's withdrawal settings through the API (cooling hours, maker-checker). */
+export async function withdrawalSettings(h: ApiHarness, settings: { withdrawalCoolingPeriodHours?: number | null; withdrawalMakerChecker?: boolean }): Promise<void> {
+  const res = await h.as(h.sandbox.tenantKey.secretKey).patch(`/v1/admin/tenants/${h.sandbox.tenantId}`, settings);
+  if (res.status !== 200) throw new Error(`tenant settings: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** Saves a bank_account method for the sandbox merchant (merchant key); active at once when the tenant's cooling is 0. */
+export async function saveMethod(h: ApiHarness, label = 'Main account', iban = TEST_IBAN): Promise<{ id: string; status: string }> {
+  const res = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/merchant-withdrawal-methods', {
+    methodType: 'bank_account', label, details: { iban, accountHolderName: 'Sandbox Merchant GmbH' },
+  });
+  if (res.status !== 201) throw new Error(`method: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
+
+/** Another tenant-owned sandbox key (another operator, for maker-checker and concurrent executions). */
+export async function anotherTenantKey(h: ApiHarness, name = 'Second operator'): Promise<{ id: string; secretKey: string }> {
+  const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
+  const key = await createApiKey(ctx, { name, ownerType: 'tenant', livemode: false });
+  return { id: key.id, secretKey: key.secretKey };
+}
