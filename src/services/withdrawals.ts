@@ -140,18 +140,12 @@ async function payoutChannel(tx: CallerContext, channelId: string | undefined, c
   return channel;
 }
 
-async function tenantOf(tx: CallerContext, tenantId: string): Promise<TenantRow> {
-  const row = await tx.db.models.Tenant.findOne({ where: { id: tenantId }, transaction: tx.transaction });
-  return row!.get({ plain: true }) as TenantRow;
-}
-
 export async function createWithdrawal(ctx: CallerContext, input: CreateWithdrawalInput, idempotencyKey: string | undefined): Promise<Withdrawal> {
   if (!idempotencyKey) throw ValidationError.field('header.Idempotency-Key', 'is required to request a withdrawal', 'IDEMPOTENCY_KEY_REQUIRED');
   const currency = input.amount.currency;
   const row = await inTransaction(ctx, async (tx) => {
-    const target = await targetMerchant(tx, input.merchantId);
     // one withdrawal request of a merchant at a time: its balance is read and held under this lock
-    const merchant = await scoped(tx, tx.db.models.Merchant).get(target.id, { lock: true });
+    const merchant = await targetMerchant(tx, input.merchantId, 'body.merchantId', { lock: true });
     const withdrawals = scoped(tx, tx.db.models.Withdrawal);
     const earlier = await withdrawals.findOne({ merchantId: merchant.id, idempotencyKey });
     if (earlier) {
@@ -299,7 +293,7 @@ async function moveWithdrawal<I>(ctx: CallerContext, id: string, move: Move<I>, 
       throw new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${id} is ${current.status}${already}: ${move.name} needs a ${move.from.join(' or ')} withdrawal.`);
     }
     if (move.checks) {
-      const tenant = await tenantOf(tx, current.tenantId);
+      const tenant = await scoped(tx, tx.db.models.Tenant).get(current.tenantId);
       for (const check of move.checks) await check(tx, current, tenant);
     }
     const moved = await withdrawals.updateIf(current, { status: current.status }, { ...move.changes(tx, current, input), status: move.to });
@@ -318,6 +312,7 @@ async function moveWithdrawal<I>(ctx: CallerContext, id: string, move: Move<I>, 
   return withdrawalFor(ctx.level, row);
 }
 
+/** A mandatory text, trimmed; checked before any lock is taken, so a refused input changes nothing. */
 const required = (value: string | undefined, path: string, what: string): string => {
   const text = value?.trim();
   if (!text) throw ValidationError.field(path, `is required: ${what}`);
@@ -336,11 +331,8 @@ const MOVES = {
   } satisfies Move<void>,
   reject: {
     name: 'reject', audit: 'withdrawal.rejected', from: ['pending'], to: 'rejected', event: 'withdrawal.rejected', ledger: 'release',
-    changes: (tx, _row, input: { rejectionReason?: string }) => ({
-      rejectedAt: tx.clock.now(), rejectedBy: tx.actor.id,
-      rejectionReason: required(input.rejectionReason, 'body.rejectionReason', 'say why the withdrawal is rejected'),
-    }),
-  } satisfies Move<{ rejectionReason?: string }>,
+    changes: (tx, _row, rejectionReason: string) => ({ rejectedAt: tx.clock.now(), rejectedBy: tx.actor.id, rejectionReason }),
+  } satisfies Move<string>,
   start: {
     name: 'start execution', audit: 'withdrawal.execution_started', from: ['approved'], to: 'executing', event: null,
     checks: [makerChecker('approver', 'execute'), stillPayable],
@@ -357,28 +349,20 @@ const MOVES = {
   fail: {
     name: 'fail', audit: 'withdrawal.failed', from: ['executing'], to: 'failed', event: 'withdrawal.failed', ledger: 'release',
     checks: [executorOnly('fail')],
-    changes: (tx, row, input: { comment?: string; providerReference?: string }) => {
-      const comment = required(input.comment, 'body.comment', 'say why the withdrawal failed');
-      return {
-        failedAt: tx.clock.now(), failedBy: tx.actor.id, executionComment: comment, failureReason: comment,
-        providerReference: input.providerReference?.trim() || row.providerReference,
-      };
-    },
-  } satisfies Move<{ comment?: string; providerReference?: string }>,
+    changes: (tx, row, input: { comment: string; providerReference?: string }) => ({
+      failedAt: tx.clock.now(), failedBy: tx.actor.id, executionComment: input.comment, failureReason: input.comment,
+      providerReference: input.providerReference?.trim() || row.providerReference,
+    }),
+  } satisfies Move<{ comment: string; providerReference?: string }>,
 } as const;
-
-/** Validates before any lock is taken, so a refused input changes nothing (the moves check again inside). */
-function precheck(input: Record<string, unknown>, path: string, what: string): void {
-  required(input[path.split('.')[1]] as string | undefined, path, what);
-}
 
 export const cancelWithdrawal = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, MOVES.cancel, undefined);
 export const approveWithdrawal = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, MOVES.approve, undefined);
 export const startExecution = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, MOVES.start, undefined);
 
 export function rejectWithdrawal(ctx: CallerContext, id: string, input: { rejectionReason?: string }): Promise<Withdrawal> {
-  precheck(input, 'body.rejectionReason', 'say why the withdrawal is rejected');
-  return moveWithdrawal(ctx, id, MOVES.reject, input);
+  const reason = required(input.rejectionReason, 'body.rejectionReason', 'say why the withdrawal is rejected');
+  return moveWithdrawal(ctx, id, MOVES.reject, reason);
 }
 
 export function completeWithdrawal(ctx: CallerContext, id: string, input: { providerReference?: string; comment?: string }): Promise<Withdrawal> {
@@ -386,8 +370,8 @@ export function completeWithdrawal(ctx: CallerContext, id: string, input: { prov
 }
 
 export function failWithdrawal(ctx: CallerContext, id: string, input: { comment?: string; providerReference?: string }): Promise<Withdrawal> {
-  precheck(input, 'body.comment', 'say why the withdrawal failed');
-  return moveWithdrawal(ctx, id, MOVES.fail, input);
+  const comment = required(input.comment, 'body.comment', 'say why the withdrawal failed');
+  return moveWithdrawal(ctx, id, MOVES.fail, { ...input, comment });
 }
 
 /**
