@@ -127,6 +127,35 @@ function sameDetails(a: Record<string, string>, b: Record<string, string>): bool
 const changedMeanwhile = () =>
   new ConflictError('WITHDRAWAL_METHOD_CHANGED', 'The withdrawal method changed while this request was processed.', { hint: 'Read it again and retry.' });
 
+type MethodAction = 'updated' | 'deleted' | 'suspended' | 'reactivated';
+
+/**
+ * One change of a saved method: locks it, lets `decide` refuse (by throwing) or name the changes (null: nothing to
+ * change, the method is answered as it is), applies them by compare-and-set on its status (`raced` when that fails)
+ * and audits `withdrawal_method.<action>` with the masked record before and after.
+ */
+async function changeMethod(
+  ctx: CallerContext,
+  id: string,
+  action: MethodAction,
+  decide: (tx: CallerContext, row: MerchantWithdrawalMethodRow) => Promise<Partial<MerchantWithdrawalMethodRow> | null> | Partial<MerchantWithdrawalMethodRow> | null,
+  raced: (row: MerchantWithdrawalMethodRow) => Error = changedMeanwhile,
+): Promise<WithdrawalMethod> {
+  return inTransaction(ctx, async (tx) => {
+    const access = scoped(tx, tx.db.models.MerchantWithdrawalMethod);
+    const row = await access.get(id, { lock: true });
+    const changes = await decide(tx, row);
+    if (!changes) return toWithdrawalMethod(row);
+    const updated = await access.updateIf(row, { status: row.status }, changes);
+    if (!updated) throw raced(row);
+    await recordAudit(tx, {
+      action: `withdrawal_method.${action}`, targetType: TARGET, targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
+      before: toWithdrawalMethod(row), after: toWithdrawalMethod(updated),
+    });
+    return toWithdrawalMethod(updated);
+  });
+}
+
 export interface CreateWithdrawalMethodInput {
   methodType: string;
   label: string;
@@ -169,10 +198,8 @@ export interface UpdateWithdrawalMethodInput {
  * Changes the label and/or the details. A label alone changes nothing else. Details equal to the current ones (once
  * normalized) change nothing; new details restart cooling (409 WITHDRAWAL_METHOD_SUSPENDED on a suspended method).
  */
-export async function updateWithdrawalMethod(ctx: CallerContext, id: string, input: UpdateWithdrawalMethodInput): Promise<WithdrawalMethod> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.MerchantWithdrawalMethod);
-    const row = await access.get(id, { lock: true });
+export function updateWithdrawalMethod(ctx: CallerContext, id: string, input: UpdateWithdrawalMethodInput): Promise<WithdrawalMethod> {
+  return changeMethod(ctx, id, 'updated', async (tx, row) => {
     const changes: Partial<MerchantWithdrawalMethodRow> = {};
     if (input.label !== undefined && input.label !== row.label) changes.label = input.label;
     if (input.details !== undefined) {
@@ -187,32 +214,18 @@ export async function updateWithdrawalMethod(ctx: CallerContext, id: string, inp
         Object.assign(changes, sealDetails(tx, type, details), await coolingFrom(tx, row.tenantId, tx.clock.now()));
       }
     }
-    if (Object.keys(changes).length === 0) return toWithdrawalMethod(row);
-    const updated = await access.updateIf(row, { status: row.status }, changes);
-    if (!updated) throw changedMeanwhile();
-    await recordAudit(tx, {
-      action: 'withdrawal_method.updated', targetType: TARGET, targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toWithdrawalMethod(row), after: toWithdrawalMethod(updated),
-    });
-    return toWithdrawalMethod(updated);
+    return Object.keys(changes).length === 0 ? null : changes;
   });
 }
 
 /** Soft delete: the method is gone for every read and every new withdrawal. */
-export async function deleteWithdrawalMethod(ctx: CallerContext, id: string): Promise<WithdrawalMethod> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.MerchantWithdrawalMethod);
-    const row = await access.get(id, { lock: true });
+export function deleteWithdrawalMethod(ctx: CallerContext, id: string): Promise<WithdrawalMethod> {
+  return changeMethod(ctx, id, 'deleted', (tx, row) => {
     // a merchant cannot shed an operator's suspension by deleting the method and saving the same account again
     if (row.status === 'suspended' && tx.level === 'merchant') {
       throw new ConflictError('WITHDRAWAL_METHOD_SUSPENDED', `Withdrawal method ${id} is suspended by an operator: only an operator may delete it.`);
     }
-    const deleted = await access.softDelete(row);
-    await recordAudit(tx, {
-      action: 'withdrawal_method.deleted', targetType: TARGET, targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toWithdrawalMethod(row), after: toWithdrawalMethod(deleted),
-    });
-    return toWithdrawalMethod(deleted);
+    return { deletedAt: tx.clock.now() };
   });
 }
 
@@ -226,19 +239,11 @@ const invalidMove = (row: MerchantWithdrawalMethodRow, move: 'suspended' | 'reac
 /** cooling or active → suspended (suspendedAt); 409 INVALID_STATE_TRANSITION when already suspended. Operators only. */
 export async function suspendWithdrawalMethod(ctx: CallerContext, id: string): Promise<WithdrawalMethod> {
   assertOperator(ctx, 'suspend');
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.MerchantWithdrawalMethod);
-    const row = await access.get(id, { lock: true });
-    const conflict = () => invalidMove(row, 'suspended', 'suspend applies to cooling and active methods.');
-    if (row.status === 'suspended') throw conflict();
-    const updated = await access.updateIf(row, { status: row.status }, { status: 'suspended', suspendedAt: tx.clock.now() });
-    if (!updated) throw conflict();
-    await recordAudit(tx, {
-      action: 'withdrawal_method.suspended', targetType: TARGET, targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toWithdrawalMethod(row), after: toWithdrawalMethod(updated),
-    });
-    return toWithdrawalMethod(updated);
-  });
+  const conflict = (row: MerchantWithdrawalMethodRow) => invalidMove(row, 'suspended', 'suspend applies to cooling and active methods.');
+  return changeMethod(ctx, id, 'suspended', (tx, row) => {
+    if (row.status === 'suspended') throw conflict(row);
+    return { status: 'suspended', suspendedAt: tx.clock.now() };
+  }, conflict);
 }
 
 /**
@@ -247,20 +252,12 @@ export async function suspendWithdrawalMethod(ctx: CallerContext, id: string): P
  */
 export async function reactivateWithdrawalMethod(ctx: CallerContext, id: string): Promise<WithdrawalMethod> {
   assertOperator(ctx, 'reactivate');
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.MerchantWithdrawalMethod);
-    const row = await access.get(id, { lock: true });
-    const conflict = () => invalidMove(row, 'reactivated', 'reactivate applies to suspended methods.');
-    if (row.status !== 'suspended') throw conflict();
+  const conflict = (row: MerchantWithdrawalMethodRow) => invalidMove(row, 'reactivated', 'reactivate applies to suspended methods.');
+  return changeMethod(ctx, id, 'reactivated', (tx, row) => {
+    if (row.status !== 'suspended') throw conflict(row);
     const stillCooling = row.activatesAt !== null && new Date(row.activatesAt).getTime() > tx.clock.now().getTime();
-    const updated = await access.updateIf(row, { status: 'suspended' }, { status: stillCooling ? 'cooling' : 'active', suspendedAt: null });
-    if (!updated) throw conflict();
-    await recordAudit(tx, {
-      action: 'withdrawal_method.reactivated', targetType: TARGET, targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toWithdrawalMethod(row), after: toWithdrawalMethod(updated),
-    });
-    return toWithdrawalMethod(updated);
-  });
+    return { status: stillCooling ? 'cooling' : 'active', suspendedAt: null };
+  }, conflict);
 }
 
 // ------------------------------------------------------------------------------------------------ activation
