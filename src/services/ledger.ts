@@ -118,12 +118,14 @@ async function alreadyPosted(ctx: CallerContext, livemode: boolean, sourceType: 
 /** The lines booking each fee of a breakdown to its owner (partner commission without a partner goes to the tenant). */
 function feeLines(
   fee: Pick<FeeBreakdown, 'currency' | 'providerFee' | 'tenantFee' | 'platformFee' | 'partnerCommission'>,
-  owners: { tenantId: string; providerIntegrationId: string; partnerId: string | null },
+  /** the provider's share goes to `provider` (default: provider_fees of the provider integration) */
+  owners: { tenantId: string; providerIntegrationId: string; partnerId: string | null; provider?: { account: LedgerAccount; ownerId: string } },
   what: string,
 ): PostingLine[] {
   const currency = fee.currency;
+  const provider = owners.provider ?? { account: 'provider_fees', ownerId: owners.providerIntegrationId };
   return [
-    { account: 'provider_fees', ownerId: owners.providerIntegrationId, currency, amountMinor: fee.providerFee, description: `provider fee of ${what}` },
+    { ...provider, currency, amountMinor: fee.providerFee, description: `provider fee of ${what}` },
     { account: 'tenant_revenue', ownerId: owners.tenantId, currency, amountMinor: fee.tenantFee, description: `tenant fee of ${what}` },
     { account: 'platform_revenue', ownerId: PLATFORM_ID, currency, amountMinor: fee.platformFee, description: `platform fee of ${what}` },
     owners.partnerId
@@ -301,8 +303,8 @@ export async function postWithdrawal(
   if (move === 'hold' || move === 'release') {
     const sign = move === 'hold' ? 1 : -1;
     lines = [
-      { account: 'merchant_available', ownerId: p.merchantId, currency, amountMinor: -sign * total, description: `${move === 'hold' ? 'hold' : 'release'} of ${what}` },
-      { account: 'merchant_payable', ownerId: p.merchantId, currency, amountMinor: sign * total, description: `${move === 'hold' ? 'hold' : 'release'} of ${what}` },
+      { account: 'merchant_available', ownerId: p.merchantId, currency, amountMinor: -sign * total, description: `${move} of ${what}` },
+      { account: 'merchant_payable', ownerId: p.merchantId, currency, amountMinor: sign * total, description: `${move} of ${what}` },
     ];
   } else {
     if (!p.channelId) throw new InternalError('a completed withdrawal needs its channel', 'LEDGER_POSTING_INVALID');
@@ -311,9 +313,10 @@ export async function postWithdrawal(
       { account: 'payout_clearing', ownerId: p.channelId, currency, amountMinor: p.amount.valueMinor, description: `payout of ${what}` },
       // without a provider integration (paid out by hand) the provider's share leaves with the payout, to the bank
       ...(p.fee
-        ? feeLines(p.fee, { tenantId: p.tenantId, providerIntegrationId: p.providerIntegrationId ?? p.channelId, partnerId: p.partnerId ?? null }, what).map(
-            (line): PostingLine => (line.account === 'provider_fees' && !p.providerIntegrationId ? { ...line, account: 'payout_clearing', ownerId: p.channelId! } : line),
-          )
+        ? feeLines(p.fee, {
+            tenantId: p.tenantId, providerIntegrationId: p.providerIntegrationId ?? p.channelId, partnerId: p.partnerId ?? null,
+            provider: p.providerIntegrationId ? undefined : { account: 'payout_clearing', ownerId: p.channelId },
+          }, what)
         : []),
     ];
   }
