@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { renderTable, statusColour } from '../../src/cli/output';
+import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
 import { partnerServices } from '../../src/cli/partners-services';
-import { listFlags, pageFooter, platformCtx } from '../../src/cli/partners-flags';
+import { listFlags, platformCtx } from '../../src/cli/partners-flags';
 import type { Page } from '../../src/db/scoped';
 import type { Channel } from '../../src/services/channels';
 

@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
-import { pageFooter, paymentServices, readContext, renderPayments } from '../../src/cli/payments-cli';
+import { paymentServices, readContext, renderPayments } from '../../src/cli/payments-cli';
+import { pageFooter } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Payment } from '../../src/services/payments/records';
 

@@ -1,10 +1,9 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { renderTable, statusColour } from '../../src/cli/output';
+import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
 import { processingServices } from '../../src/cli/processing-services';
 import { processingCtx } from '../../src/cli/processing-flags';
-import { pageFooter } from '../../src/cli/partners-flags';
 import type { Page } from '../../src/db/scoped';
 import type { ProviderIntegration, ProviderStatus } from '../../src/services/providers';
 

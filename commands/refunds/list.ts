@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { locatePayment, pageFooter, paymentServices, readContext, renderRefunds } from '../../src/cli/payments-cli';
+import { locatePayment, paymentServices, readContext, renderRefunds } from '../../src/cli/payments-cli';
+import { pageFooter } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Refund } from '../../src/services/payments/records';
 

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { processingServices } from '../../src/cli/processing-services';
 import { processingCtx, renderTerminals } from '../../src/cli/processing-flags';
-import { pageFooter } from '../../src/cli/partners-flags';
+import { pageFooter } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Terminal } from '../../src/services/terminals';
 

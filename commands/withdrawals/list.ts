@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
-import { pageFooter } from '../../src/cli/payments-cli';
+import { pageFooter } from '../../src/cli/output';
 import { operatorFlags, renderWithdrawals, tenantOperator, withdrawalServices } from '../../src/cli/withdrawals-cli';
 import type { Page } from '../../src/db/scoped';
 import type { Withdrawal } from '../../src/services/withdrawals';

@@ -1,5 +1,6 @@
 import chalk from 'chalk';
 import Table from 'cli-table3';
+import type { Page } from '../db/scoped';
 
 /** Colour only on a terminal and never under NO_COLOR (https://no-color.org). */
 export function colourEnabled(): boolean {
@@ -50,3 +51,8 @@ export function statusColour(status: string): string {
 }
 
 export { chalk };
+
+/** The line under a listed page: how many of how many, and the cursor of the next page. */
+export function pageFooter(page: Page<unknown>): string {
+  return `${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`;
+}

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { sharedFlags } from './flags';
-import { renderRecord, renderTable, statusColour } from './output';
+import { pageFooter, renderRecord, renderTable, statusColour } from './output';
 import { partnerServices } from './partners-services';
 import { validateWith } from './validate';
 import { ValidationError } from '../domain/errors';
@@ -37,10 +37,6 @@ export function parseMetadata(entries: string[] | undefined): Record<string, str
     out[entry.slice(0, at)] = entry.slice(at + 1);
   }
   return out;
-}
-
-export function pageFooter(page: Page<unknown>): string {
-  return `${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`;
 }
 
 /** "null" on the command line clears a nullable field. */
@@ -95,6 +91,26 @@ export async function limitInput(ask: Ask, flags: LimitFlagValues) {
   }
   partnerServices.limits().checkLimitInput(input, undefined, '--currency');
   return input;
+}
+
+/** The flags of every limits list command (merchant, channel, terminal limits). */
+export const limitListFlags = {
+  status: Flags.string({ description: 'Only limits in this status', options: ['active', 'disabled'] }),
+  limit: sharedFlags.limit,
+  cursor: sharedFlags.cursor,
+};
+
+/** The status filter and the page (newest first) a limits list command asks for. */
+export function limitListQuery(flags: { status?: string; limit: number; cursor?: string }) {
+  return {
+    filters: { status: flags.status as Limit['status'] | undefined },
+    page: { limit: flags.limit, cursor: flags.cursor, sortOrder: 'desc' as const },
+  };
+}
+
+/** A page of limits as a table with its footer. */
+export function renderLimitPage(page: Page<Limit>): string {
+  return `${renderLimits(page)}\n${pageFooter(page)}`;
 }
 
 export function renderLimits(page: Page<Limit>): string {

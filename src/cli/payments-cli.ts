@@ -212,6 +212,3 @@ export function renderRefund(r: Refund): string {
   });
 }
 
-export function pageFooter(page: Page<unknown>): string {
-  return `${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`;
-}
