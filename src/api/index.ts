@@ -16,6 +16,7 @@ import { paymentOperations } from './payments/operations';
 import { balanceOperations } from './balances/operations';
 import { withdrawalMethodOperations } from './withdrawal-methods/operations';
 import { withdrawalOperations } from './withdrawals/operations';
+import { riskOperations } from './risk/operations';
 
 /** Every /v1 operation. No route exists outside this list. */
 export const operations: Operation[] = [
@@ -36,4 +37,5 @@ export const operations: Operation[] = [
   ...balanceOperations,
   ...withdrawalMethodOperations,
   ...withdrawalOperations,
+  ...riskOperations,
 ];

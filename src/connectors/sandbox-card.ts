@@ -113,6 +113,11 @@ export function authorizeOutcome(scenario: SandboxScenario, providerReference: s
   }
 }
 
+/** The answer of an authorization whose challenge the cardholder passed: the card's own outcome, authenticated by a challenge. */
+function challengedOutcome(scenario: SandboxScenario, providerReference: string, capture: boolean): ConnectorResult {
+  return { ...authorizeOutcome(scenario, providerReference, capture), threeDSResult: threeDs('challenge', true) };
+}
+
 function refundOutcome(scenario: SandboxScenario, providerReference: string): ConnectorResult {
   if (scenario === 'refund_fails') {
     return { status: 'failed', providerReference, rawStatus: 'REFUND_REFUSED', declineCode: 'refund_failed', message: 'The issuer refused the refund.' };
@@ -153,7 +158,8 @@ export class SandboxCardConnector implements Connector {
     const scenario = request.paymentMethod.type === 'card' ? scenarioOf(request.paymentMethod.card?.number) : 'unsupported';
     const now = env.clock.now();
     const providerReference = randomRef('sbx');
-    const challenge = scenario === 'three_ds_challenge';
+    // the challenge card always asks for one; any card the acquirer would approve does when risk forces 3DS
+    const challenge = scenario === 'three_ds_challenge' || (Boolean(request.forceThreeDsChallenge) && authorizeOutcome(scenario, '', false).status === 'succeeded');
     const token = challenge ? crypto.randomBytes(24).toString('base64url') : null;
     const row: SandboxOperationRow = {
       id: newId(), kind: 'authorize', reference: request.reference, providerReference, paymentProviderReference: null,
@@ -297,7 +303,7 @@ export async function answerChallenge(
   const op = await findOperation(env.db, { challengeTokenHash: hashChallengeToken(token) });
   if (!op || op.kind !== 'authorize') return null;
   const now = env.clock.now();
-  const outcome = answer === 'complete' ? authorizeOutcome('three_ds_challenge', op.providerReference, op.captureRequested) : authenticationFailed(op.providerReference, false);
+  const outcome = answer === 'complete' ? challengedOutcome(op.scenario, op.providerReference, op.captureRequested) : authenticationFailed(op.providerReference, false);
   const [count] = await env.db.transaction((transaction) =>
     env.db.models.SandboxOperation.update(
       { status: 'scheduled', outcome, dueAt: new Date(now.getTime() + env.config.sandboxDelayMs), updatedAt: now },

@@ -40,6 +40,8 @@ export interface AuthorizeRequest {
   capture: boolean;
   paymentMethod: { type: string; card?: { number: string; expMonth: number; expYear: number; cvc?: string; holderName?: string } };
   threeDs?: { version?: string; eci?: string; cavv?: string; dsTransactionId?: string };
+  /** the risk engine asks for a 3DS challenge whatever the card and the terminal would do otherwise */
+  forceThreeDsChallenge?: boolean;
   metadata?: Record<string, string>;
 }
 

@@ -75,6 +75,13 @@ export interface PaymentRow extends Timestamps {
    * attempt (cascading); wiped when the payment leaves processing.
    */
   cardVault: string | null;
+  /** the risk engine's decision before routing (tenant-level detail); null for payments taken before risk existed */
+  riskDecision: Record<string, unknown> | null;
+  /** identifiers risk aggregations count by, as indexed columns of their own */
+  cardFingerprint: string | null;
+  customerEmail: string | null;
+  customerIp: string | null;
+  customerReference: string | null;
 }
 
 export interface PaymentAttemptRow {
@@ -147,7 +154,8 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
         captureMethod: STRING, merchantReference: STRING, paymentMethodType: STRING, card: JSONT, cardBrand: STRING, terminalId: UUID,
         providerIntegrationId: UUID, channelId: UUID, partnerId: UUID, providerReference: STRING, providerStatus: STRING, action: JSONT,
         errorCode: STRING, errorMessage: TEXT, approved: BOOLEAN, threeDSResult: JSONT, metadata: JSONT, routingDecision: JSONT,
-        feeBreakdown: JSONT, fundsAvailableImmediately: BOOLEAN, currentAttemptId: UUID, returnUrl: TEXT, cardVault: TEXT, ...stamps,
+        feeBreakdown: JSONT, fundsAvailableImmediately: BOOLEAN, currentAttemptId: UUID, returnUrl: TEXT, cardVault: TEXT,
+        riskDecision: JSONT, cardFingerprint: STRING, customerEmail: STRING, customerIp: STRING, customerReference: STRING, ...stamps,
       },
       { resource: 'payment', ...scope },
     ),

@@ -13,6 +13,7 @@ import { definePaymentModels, type PaymentModels } from './models-payments';
 import { defineLedgerModels, type LedgerModels } from './models-ledger';
 import { defineSandboxModels, type SandboxModels } from './models-sandbox';
 import { defineWithdrawalModels, type WithdrawalModels } from './models-withdrawals';
+import { defineRiskModels, type RiskModels } from './models-risk';
 
 export type { RowModel, ScopeSpec, Timestamps } from './model-kit';
 export type * from './models-organization';
@@ -27,6 +28,7 @@ export type * from './models-checkout';
 export type * from './models-payments';
 export type * from './models-ledger';
 export type * from './models-sandbox';
+export type * from './models-risk';
 
 export interface PlatformRow {
   id: string;
@@ -180,7 +182,7 @@ export interface WebhookAttemptRow {
 
 /** Every table's model: the core ones here, each area's in its own file. */
 export interface Models extends OrganizationModels, PartnerModels, AccessModels, KybModels, ProcessingModels, FeeModels, ProfileModels,
-  RoutingModels, CheckoutModels, PaymentModels, LedgerModels, SandboxModels, WithdrawalModels {
+  RoutingModels, CheckoutModels, PaymentModels, LedgerModels, SandboxModels, WithdrawalModels, RiskModels {
   Platform: RowModel<PlatformRow>;
   Tenant: RowModel<TenantRow>;
   ApiKey: RowModel<ApiKeyRow>;
@@ -207,6 +209,7 @@ export function defineModels(sequelize: Sequelize): Models {
     ...defineLedgerModels(sequelize),
     ...defineSandboxModels(sequelize),
     ...defineWithdrawalModels(sequelize),
+    ...defineRiskModels(sequelize),
     Platform: define<PlatformRow>(sequelize, 'Platform', 'platforms', { id: pk, name: STRING, createdAt: DATE, updatedAt: DATE }, {
       resource: 'platform', tenant: null, merchant: null, mode: null, softDelete: false,
     }),

@@ -49,6 +49,8 @@ export interface CallerContext {
   checkoutSessionId?: string;
   /** scheme, host and port the request came to (https://pay.example.com), for URLs the answer links back to */
   origin?: string;
+  /** the client's address as the server trusts it (X-Forwarded-For only from configured proxies); risk checks the customer's */
+  clientIp?: string;
   transaction?: Transaction;
   requestId?: string;
 }

@@ -81,6 +81,7 @@ export function operationHandler(rt: Runtime, op: Operation) {
       requestId,
     });
     base.origin = requestOrigin(req);
+    base.clientIp = req.ip ?? req.socket.remoteAddress ?? undefined;
     authorize(op, base);
     const hasBody = req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
     if (op.body && req.body === undefined && hasBody) {

@@ -60,6 +60,7 @@ export const PaymentSchema = z
     providerIntegrationId: z.string().nullable().optional().openapi(tenantOnly('The provider integration of the current attempt.')),
     channelId: z.string().nullable().optional(),
     routingDecision: z.record(z.string(), z.unknown()).nullable().optional().openapi(tenantOnly('The routing decision: rule, candidates and exclusion reasons.')),
+    riskDecision: z.record(z.string(), z.unknown()).nullable().optional().openapi(tenantOnly('The risk engine\'s decision before routing: decision (allow, challenge, review, decline), score, matched rules, thresholds, plans.')),
     feeBreakdown: z
       .object({ providerFee: MoneyOut, tenantFee: MoneyOut, platformFee: MoneyOut, partnerCommission: MoneyOut })
       .nullable()

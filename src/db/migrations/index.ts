@@ -15,6 +15,7 @@ import * as m0012 from './0012_payments';
 import * as m0013 from './0013_ledger';
 import * as m0014 from './0014_sandbox_acquirer';
 import * as m0015 from './0015_withdrawals';
+import * as m0016 from './0016_risk';
 
 export interface Migration {
   name: string;
@@ -39,4 +40,5 @@ export const migrations: Migration[] = [
   { name: '0013_ledger', ...m0013 },
   { name: '0014_sandbox_acquirer', ...m0014 },
   { name: '0015_withdrawals', ...m0015 },
+  { name: '0016_risk', ...m0016 },
 ];

@@ -6,6 +6,11 @@ import { decideRoute } from '../routing';
 import { enforceEntityLimits, limitUsage } from '../limit-usage';
 import { paymentChanged, processingContext, runAttempts, type PendingAttempt } from './engine';
 import { minor } from './records';
+import { evaluateRisk } from '../risk/engine';
+import { emitFraudAlert } from '../risk/alerts';
+import { normalizeIp, type RiskSubject } from '../risk/conditions';
+import type { CheckoutSessionRow } from '../../db/models';
+import type { CardSummary } from '../cards';
 
 export interface CompleteSessionInput {
   paymentMethod: { type: 'card'; card: CardInput };
@@ -48,6 +53,26 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     const channelId = session.channelId ?? null;
     const subject = { ...amount, paymentMethod: 'card', brand: card.brand };
     await enforceEntityLimits(pctx, { merchantId: merchant.id, channelId }, subject, now);
+    const riskSubject = riskSubjectOf(ctx, session, card, channelId);
+    const risk = await evaluateRisk(pctx, riskSubject, now);
+    const identifiers = {
+      riskDecision: risk as unknown as Record<string, unknown>, cardFingerprint: card.fingerprint, customerEmail: riskSubject.email,
+      customerIp: riskSubject.ip, customerReference: riskSubject.customerReference,
+    };
+    if (risk.decision === 'decline') {
+      // refused before routing: no terminal, no provider call
+      const declined = await scoped(pctx, pctx.db.models.Payment).create({
+        ...newPaymentFields(session, amount, card, channelId), ...identifiers, status: 'processing', terminalId: null, providerIntegrationId: null,
+        routingDecision: null, cardVault: null, returnUrl: input.returnUrl ?? session.successUrl ?? null,
+      });
+      await paymentChanged(pctx, declined, 'payment.created');
+      const failed = await scoped(pctx, pctx.db.models.Payment).update(declined, {
+        status: 'failed', approved: false, errorCode: 'RISK_DECLINED', errorMessage: 'The payment was declined by the risk checks.',
+      });
+      await paymentChanged(pctx, failed, 'payment.failed', declined);
+      await emitFraudAlert(pctx, failed, risk);
+      return { pctx, first: null };
+    }
     const decision = await decideRoute(
       pctx,
       { merchantId: merchant.id, channelId, amount, paymentMethod: 'card', brand: card.brand, cardCountry: card.country, transactionType: 'payment', at: now },
@@ -61,16 +86,12 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     const terminal = terminalId ? await scoped(pctx, pctx.db.models.Terminal).get(terminalId) : null;
     const payments = scoped(pctx, pctx.db.models.Payment);
     const row = await payments.create({
-      tenantId: session.tenantId, merchantId: merchant.id, livemode: session.livemode, checkoutSessionId: session.id, status: 'processing',
-      currency: amount.currency, amountMinor: amount.valueMinor, authorizedMinor: 0, capturedMinor: 0, refundedMinor: 0, refundPendingMinor: 0,
-      feeMinor: 0, netMinor: 0, captureMethod: session.captureMethod, merchantReference: session.merchantReference,
-      paymentMethodType: 'card', card, cardBrand: card.brand, terminalId, providerIntegrationId: terminal?.providerIntegrationId ?? null,
-      channelId, partnerId: null, providerReference: null, providerStatus: null, action: null, errorCode: null, errorMessage: null,
-      approved: null, threeDSResult: null, metadata: session.metadata ?? {}, routingDecision: decision as unknown as Record<string, unknown>,
-      feeBreakdown: null, fundsAvailableImmediately: false, currentAttemptId: null,
+      ...newPaymentFields(session, amount, card, channelId), ...identifiers, status: 'processing', terminalId,
+      providerIntegrationId: terminal?.providerIntegrationId ?? null, routingDecision: decision as unknown as Record<string, unknown>,
       returnUrl: input.returnUrl ?? session.successUrl ?? profile?.returnUrl ?? null,
       cardVault: mayCascade ? pctx.sealer.seal(JSON.stringify(vaulted)) : null,
     });
+    await emitFraudAlert(pctx, row, risk);
     if (!terminal) {
       await paymentChanged(pctx, row, 'payment.created');
       const failed = await payments.update(row, {
@@ -89,4 +110,39 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     return { pctx, first: { paymentId: row.id, attemptId: attempt.id } };
   });
   if (started.first) await runAttempts({ ...started.pctx, transaction: undefined }, started.first, input.paymentMethod.card);
+}
+
+/** The fields every new payment of a session starts with. */
+function newPaymentFields(session: CheckoutSessionRow, amount: { currency: string; valueMinor: number }, card: CardSummary, channelId: string | null) {
+  return {
+    tenantId: session.tenantId, merchantId: session.merchantId, livemode: session.livemode, checkoutSessionId: session.id,
+    currency: amount.currency, amountMinor: amount.valueMinor, authorizedMinor: 0, capturedMinor: 0, refundedMinor: 0, refundPendingMinor: 0,
+    feeMinor: 0, netMinor: 0, captureMethod: session.captureMethod, merchantReference: session.merchantReference,
+    paymentMethodType: 'card', card, cardBrand: card.brand, channelId, partnerId: null, providerReference: null, providerStatus: null,
+    action: null, errorCode: null, errorMessage: null, approved: null, threeDSResult: null, metadata: session.metadata ?? {},
+    feeBreakdown: null, fundsAvailableImmediately: false, currentAttemptId: null,
+  };
+}
+
+/**
+ * The payment as the risk engine sees it. The customer's address: the one the merchant states (customerInfo.ipAddress),
+ * else the request's when the customer pays with the session's clientSecret (a merchant server's own address says
+ * nothing about the customer).
+ */
+export function riskSubjectOf(ctx: CallerContext, session: CheckoutSessionRow, card: CardSummary, channelId: string | null): RiskSubject {
+  const info = (session.customerInfo ?? {}) as { email?: unknown; ipAddress?: unknown; customerReference?: unknown };
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
+  const rawIp = text(info.ipAddress) ?? (ctx.credential === 'client_secret' ? (ctx.clientIp ?? null) : null);
+  let ip: string | null = null;
+  try {
+    ip = rawIp ? normalizeIp(rawIp) : null;
+  } catch {
+    ip = null;
+  }
+  return {
+    tenantId: session.tenantId, livemode: session.livemode, merchantId: session.merchantId, channelId,
+    amount: { currency: session.currency, valueMinor: minor(session.amountMinor) },
+    card: { fingerprint: card.fingerprint, bin: card.bin, brand: card.brand, country: card.country },
+    email: text(info.email)?.toLowerCase() ?? null, ip, customerReference: text(info.customerReference), threeDSResult: null,
+  };
 }

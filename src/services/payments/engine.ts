@@ -12,7 +12,7 @@ import { postCapture } from '../ledger';
 import { recordSessionPayment } from '../checkout-sessions';
 import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../integration-profiles';
 import type { CardInput } from '../cards';
-import { minor, toPayment } from './records';
+import { capturesAutomatically, minor, riskOf, toPayment } from './records';
 
 /**
  * The payment state machine shared by the checkout, the provider's asynchronous answers, capture and cancel.
@@ -127,7 +127,7 @@ async function sendAttempt(pctx: CallerContext, pending: PendingAttempt, card?: 
     const { terminal, connector } = await connectorTerminal(pctx, attempt.terminalId);
     return await connector.authorize(pctx, terminal, {
       reference: attempt.id, tenantId: payment.tenantId, livemode: payment.livemode, returnUrl: payment.returnUrl ?? undefined,
-      amount: { currency: payment.currency, valueMinor: minor(payment.amountMinor) }, capture: payment.captureMethod === 'automatic',
+      amount: { currency: payment.currency, valueMinor: minor(payment.amountMinor) }, capture: capturesAutomatically(payment), forceThreeDsChallenge: riskOf(payment) === 'challenge',
       paymentMethod: { type: payment.paymentMethodType, card: cardData }, metadata: payment.metadata,
     });
   } catch (error) {
@@ -249,7 +249,8 @@ async function approve(tx: CallerContext, row: PaymentRow, changes: Partial<Paym
   const payments = scoped(tx, tx.db.models.Payment);
   const amount = minor(row.amountMinor);
   const base = { ...changes, approved: true, authorizedMinor: amount, action: null, cardVault: null, errorCode: null, errorMessage: null };
-  if (row.captureMethod === 'manual') {
+  // manual capture, or held for review by the risk engine: the authorization waits for a capture or a cancel
+  if (!capturesAutomatically(row)) {
     const updated = await payments.update(row, { ...base, status: 'requires_capture' });
     await paymentChanged(tx, updated, 'payment.requires_capture', row);
     return;

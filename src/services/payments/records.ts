@@ -18,6 +18,17 @@ export interface Money {
 
 const money = (currency: string, value: number | string): Money => ({ currency, valueMinor: minor(value) });
 
+/** The risk engine's decision applied to a payment (allow when it has none). */
+export function riskOf(row: Pick<PaymentRow, 'riskDecision'>): 'allow' | 'challenge' | 'review' | 'decline' {
+  const decision = (row.riskDecision as { decision?: string } | null)?.decision;
+  return decision === 'challenge' || decision === 'review' || decision === 'decline' ? decision : 'allow';
+}
+
+/** Whether an approved authorization is captured at once: automatic capture, unless risk holds it for review. */
+export function capturesAutomatically(row: Pick<PaymentRow, 'captureMethod' | 'riskDecision'>): boolean {
+  return row.captureMethod === 'automatic' && riskOf(row) !== 'review';
+}
+
 /** What a payment still holds that may be refunded: captured, less refunded and pending refunds. */
 export function refundableMinor(row: PaymentRow): number {
   return minor(row.capturedMinor) - minor(row.refundedMinor) - minor(row.refundPendingMinor);
@@ -65,6 +76,7 @@ export function toPayment(row: PaymentRow) {
     providerIntegrationId: row.providerIntegrationId,
     channelId: row.channelId,
     routingDecision: row.routingDecision,
+    riskDecision: row.riskDecision ?? null,
     feeBreakdown: breakdown
       ? {
           providerFee: money(row.currency, breakdown.providerFee ?? 0),

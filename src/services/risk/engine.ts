@@ -1,0 +1,170 @@
+import { Op } from 'sequelize';
+import type { CallerContext } from '../../domain/context';
+import { scoped } from '../../db/scoped';
+import type { AntifraudPlanRow, RiskAggregation, RiskPeriodUnit, RiskSignal, ScoringRuleRow } from '../../db/models-risk';
+import { compareNumbers, matchesCondition, subjectValue, type RiskSubject } from './conditions';
+import { groupsHolding } from './lists';
+import { planRuleIds, planThresholds } from './plans';
+import { riskSettings } from './configuration';
+import { ruleConditions } from './rules';
+
+/**
+ * The risk engine. Before routing, every payment attempt is scored by the rules of the enabled antifraud plans of its
+ * tenant (and mode) that apply to its merchant, in priority order:
+ *
+ * - a rule matches when all its conditions hold; a matched rule adds its scoreImpact to the score and its signal
+ *   (allow adds nothing, challenge, review, block) raises the decision; a block ends the evaluation;
+ * - the score against the thresholds (the strictest of the plans', else the tenant's risk configuration, else the
+ *   defaults) gives a decision too; the stronger of the two wins: allow < challenge < review < decline;
+ * - under `monitor` enforcement the decision is recorded and the payment goes on as allowed.
+ *
+ * Cost: a fixed number of queries whatever the number of past payments: configuration, plans, rules, at most two list
+ * lookups, and one indexed count or sum per aggregation that is reached (an aggregation is only computed when the
+ * rule's other conditions hold). Aggregations count the tenant's payments of the period that share the identifier,
+ * whatever their status, plus the payment being evaluated. Deterministic: same data and input, same decision.
+ */
+
+export type RiskOutcome = 'allow' | 'challenge' | 'review' | 'decline';
+
+export interface MatchedRule {
+  id: string;
+  name: string;
+  signal: RiskSignal;
+  scoreImpact: number;
+  priority: number;
+}
+
+export interface RiskDecision {
+  /** what applies to the payment (allow under monitor enforcement) */
+  decision: RiskOutcome;
+  /** what the rules and thresholds decided */
+  evaluatedDecision: RiskOutcome;
+  enforced: boolean;
+  score: number;
+  matchedRules: MatchedRule[];
+  thresholds: { challenge: number; review: number | null; decline: number };
+  planIds: string[];
+  /** why, in words (null when allowed without a reason) */
+  reason: string | null;
+}
+
+const SEVERITY: Record<RiskOutcome, number> = { allow: 0, challenge: 1, review: 2, decline: 3 };
+const SIGNAL_OUTCOME: Record<RiskSignal, RiskOutcome> = { allow: 'allow', challenge: 'challenge', review: 'review', block: 'decline' };
+const stronger = (a: RiskOutcome, b: RiskOutcome): RiskOutcome => (SEVERITY[b] > SEVERITY[a] ? b : a);
+
+const UNIT_MS: Record<RiskPeriodUnit, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000 };
+
+/** The payment columns aggregations count by, and the subject's value for each. */
+const IDENTIFIER_COLUMN = {
+  card_fingerprint: { column: 'cardFingerprint', field: 'card_fingerprint' },
+  email: { column: 'customerEmail', field: 'email' },
+  ip: { column: 'customerIp', field: 'ip' },
+  customer_reference: { column: 'customerReference', field: 'customer_reference' },
+  merchant: { column: 'merchantId', field: 'merchant_id' },
+} as const;
+
+/**
+ * The count (or sum of amounts) of the tenant's payments of the period sharing the aggregation's identifier with the
+ * subject, including the subject itself: one indexed query.
+ */
+export async function aggregateValue(ctx: CallerContext, aggregation: RiskAggregation, subject: RiskSubject, now: Date): Promise<number> {
+  const currency = aggregation.currency ?? subject.amount.currency;
+  const own = aggregation.metric === 'count' ? 1 : subject.amount.currency === currency ? subject.amount.valueMinor : 0;
+  const { column, field } = IDENTIFIER_COLUMN[aggregation.identifier];
+  const value = subjectValue(subject, field);
+  if (value === null) return own;
+  const since = new Date(now.getTime() - aggregation.period.value * UNIT_MS[aggregation.period.unit]);
+  const where: Record<string, unknown> = { tenantId: subject.tenantId, livemode: subject.livemode, [column]: value, createdAt: { [Op.gte]: since } };
+  if (aggregation.scope.includes('merchant')) where.merchantId = subject.merchantId;
+  if (aggregation.scope.includes('channel')) where.channelId = subject.channelId;
+  const payments = scoped(ctx, ctx.db.models.Payment);
+  if (aggregation.metric === 'count') return (await payments.count(where)) + own;
+  return (await payments.sum('amountMinor', { ...where, currency })) + own;
+}
+
+/** The enabled plans of the subject's tenant and mode that apply to its merchant, in id order. */
+async function applicablePlans(ctx: CallerContext, subject: RiskSubject): Promise<AntifraudPlanRow[]> {
+  const plans = await scoped(ctx, ctx.db.models.AntifraudPlan).findAll({
+    tenantId: subject.tenantId, livemode: subject.livemode, status: 'enabled',
+    [Op.or]: [{ merchantId: null }, { merchantId: subject.merchantId }],
+  });
+  return plans.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/** Priority, then creation, then id: a total order, so the evaluation is the same every time. */
+function byPriority(a: ScoringRuleRow, b: ScoringRuleRow): number {
+  return Number(a.priority) - Number(b.priority) || new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime() || a.id.localeCompare(b.id);
+}
+
+/**
+ * Scores a payment. `ctx` is a tenant-level context of the payment's tenant (the payment path's processing context,
+ * or an operator's); nothing is written.
+ */
+export async function evaluateRisk(ctx: CallerContext, subject: RiskSubject, now: Date = ctx.clock.now()): Promise<RiskDecision> {
+  const [settings, plans] = await Promise.all([riskSettings(ctx, subject.tenantId), applicablePlans(ctx, subject)]);
+  const planThresholdList = plans.map(planThresholds);
+  const strictest = (key: 'challenge' | 'review' | 'decline', fallback: number | null) => {
+    const set = planThresholdList.map((t) => t[key]).filter((v): v is number => v !== null && v !== undefined);
+    return set.length ? Math.min(...set) : fallback;
+  };
+  const thresholds = {
+    challenge: strictest('challenge', settings.challengeScore)!,
+    review: strictest('review', settings.reviewScore),
+    decline: strictest('decline', settings.declineScore)!,
+  };
+  const ruleIds = [...new Set(plans.flatMap(planRuleIds))];
+  const rules = ruleIds.length
+    ? (await scoped(ctx, ctx.db.models.ScoringRule).findAll({ tenantId: subject.tenantId, livemode: subject.livemode, isActive: true, id: { [Op.in]: ruleIds } })).sort(byPriority)
+    : [];
+
+  const conditionsOf = new Map(rules.map((r) => [r.id, ruleConditions(r)]));
+  const listIds = [...new Set([...conditionsOf.values()].flat().filter((c) => c.operator === 'in_list' && !c.aggregation).map((c) => c.value))];
+  const holding = await groupsHolding(ctx, listIds, subject);
+  const aggregates = new Map<string, Promise<number>>();
+  const aggregate = (a: RiskAggregation) => {
+    const key = JSON.stringify([a.metric, a.period, [...a.scope].sort(), a.identifier, a.currency]);
+    if (!aggregates.has(key)) aggregates.set(key, aggregateValue(ctx, a, subject, now));
+    return aggregates.get(key)!;
+  };
+
+  let score = 0;
+  let bySignal: RiskOutcome = 'allow';
+  const matchedRules: MatchedRule[] = [];
+  let blockedBy: MatchedRule | null = null;
+  for (const rule of rules) {
+    const conditions = conditionsOf.get(rule.id)!;
+    let holds = conditions.filter((c) => !c.aggregation).every((c) => matchesCondition(c, subject, (id) => holding.has(id)));
+    for (const c of conditions.filter((x) => x.aggregation)) {
+      if (!holds) break;
+      holds = compareNumbers(c.operator, await aggregate(c.aggregation!), c.value);
+    }
+    if (!holds) continue;
+    const matched: MatchedRule = { id: rule.id, name: rule.name, signal: rule.signal, scoreImpact: Number(rule.scoreImpact), priority: Number(rule.priority) };
+    matchedRules.push(matched);
+    score += matched.scoreImpact;
+    bySignal = stronger(bySignal, SIGNAL_OUTCOME[rule.signal]);
+    if (rule.signal === 'block') {
+      blockedBy = matched;
+      break;
+    }
+  }
+
+  let byScore: RiskOutcome = 'allow';
+  if (score >= thresholds.decline) byScore = 'decline';
+  else if (thresholds.review !== null && score >= thresholds.review) byScore = 'review';
+  else if (score >= thresholds.challenge) byScore = 'challenge';
+  const evaluatedDecision = stronger(bySignal, byScore);
+  const enforced = settings.enforcement === 'enforce';
+
+  let reason: string | null = null;
+  if (blockedBy) reason = `blocked by rule "${blockedBy.name}"`;
+  else if (evaluatedDecision !== 'allow') {
+    reason = SEVERITY[byScore] >= SEVERITY[bySignal]
+      ? `score ${score} reached the ${evaluatedDecision} threshold ${evaluatedDecision === 'decline' ? thresholds.decline : evaluatedDecision === 'review' ? thresholds.review : thresholds.challenge}`
+      : `rule "${matchedRules.find((r) => SIGNAL_OUTCOME[r.signal] === evaluatedDecision)!.name}" signals ${evaluatedDecision}`;
+  }
+  return {
+    decision: enforced ? evaluatedDecision : 'allow', evaluatedDecision, enforced, score, matchedRules, thresholds,
+    planIds: plans.map((p) => p.id), reason,
+  };
+}

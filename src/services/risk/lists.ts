@@ -1,0 +1,222 @@
+import { Op, UniqueConstraintError } from 'sequelize';
+import ipaddr from 'ipaddr.js';
+import { inTransaction, type CallerContext } from '../../domain/context';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { scoped, type ListParams, type Page } from '../../db/scoped';
+import type { ListEntryRow, ListEntryType, ListGroupRow } from '../../db/models-risk';
+import { isCountry } from '../../domain/money';
+import { recordAudit } from '../audit';
+import { tenantForCreate } from '../partners';
+import { mapPage, presentRow, type Presented } from '../present';
+import { ipKey, ipRange, subjectValue, type RiskSubject } from './conditions';
+
+/**
+ * List groups: named lists of one entry type (card fingerprints, emails, email domains, IPs and CIDR ranges, BINs,
+ * countries, customer references) that scoring rules look into with in_list. Tenant configuration per mode.
+ * Entries are normalized on the way in so matching is exact (ip: containment in the entry's range). Deleting a group
+ * soft-deletes its entries in the same transaction.
+ */
+
+const GROUP_FIELDS = ['id', 'tenantId', 'livemode', 'name', 'description', 'entryType', 'createdBy', 'createdAt', 'updatedAt', 'deletedAt'] as const;
+const ENTRY_FIELDS = ['id', 'listGroupId', 'tenantId', 'livemode', 'entryType', 'value', 'note', 'createdBy', 'createdAt', 'updatedAt', 'deletedAt'] as const;
+
+export type ListGroup = Presented<Pick<ListGroupRow, (typeof GROUP_FIELDS)[number]>> & { entryCount: number };
+export type ListEntry = Presented<Pick<ListEntryRow, (typeof ENTRY_FIELDS)[number]>>;
+
+export const toListEntry = (row: ListEntryRow): ListEntry => presentRow(row, ENTRY_FIELDS);
+
+async function toListGroup(ctx: CallerContext, row: ListGroupRow): Promise<ListGroup> {
+  const entryCount = row.deletedAt ? 0 : await scoped(ctx, ctx.db.models.ListEntry).count({ listGroupId: row.id });
+  return { ...presentRow(row, GROUP_FIELDS), entryCount };
+}
+
+/** The normalized value of an entry of `type` (400 naming body.value when it is not one). */
+export function normalizeEntry(type: ListEntryType, raw: string): { value: string; rangeStart: string | null; rangeEnd: string | null } {
+  const value = raw.trim();
+  const bad = (message: string) => ValidationError.field('body.value', message);
+  switch (type) {
+    case 'ip': {
+      try {
+        const range = ipRange(value);
+        return { value: range.value, rangeStart: range.start, rangeEnd: range.end };
+      } catch {
+        throw bad('must be an IPv4 or IPv6 address or a CIDR range such as 203.0.113.0/24');
+      }
+    }
+    case 'email':
+      if (!/^[^\s@]+@[^\s@]+$/.test(value)) throw bad('must be an email address');
+      return { value: value.toLowerCase(), rangeStart: null, rangeEnd: null };
+    case 'email_domain': {
+      const domain = value.toLowerCase().replace(/^@/, '');
+      if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)) throw bad('must be a domain such as example.com');
+      return { value: domain, rangeStart: null, rangeEnd: null };
+    }
+    case 'bin':
+      if (!/^\d{6,8}$/.test(value)) throw bad('must be the 6 to 8 first digits of a card number');
+      return { value, rangeStart: null, rangeEnd: null };
+    case 'country': {
+      const country = value.toUpperCase();
+      if (!isCountry(country)) throw bad('must be an ISO 3166-1 alpha-2 country code');
+      return { value: country, rangeStart: null, rangeEnd: null };
+    }
+    case 'card_fingerprint':
+    case 'customer_reference':
+      if (!value) throw bad('must not be empty');
+      return { value, rangeStart: null, rangeEnd: null };
+  }
+}
+
+export interface ListGroupFilters {
+  entryType?: ListEntryType;
+  tenantId?: string;
+}
+
+export async function listListGroups(ctx: CallerContext, filters: ListGroupFilters, page: ListParams): Promise<Page<ListGroup>> {
+  const where: Record<string, unknown> = {};
+  if (filters.entryType) where.entryType = filters.entryType;
+  if (filters.tenantId) where.tenantId = filters.tenantId;
+  const result = await scoped(ctx, ctx.db.models.ListGroup).list(where, page);
+  return { data: await Promise.all(result.data.map((row) => toListGroup(ctx, row))), pagination: result.pagination };
+}
+
+export async function getListGroup(ctx: CallerContext, id: string): Promise<ListGroup> {
+  return toListGroup(ctx, await scoped(ctx, ctx.db.models.ListGroup).get(id));
+}
+
+export interface ListGroupInput {
+  name: string;
+  description?: string | null;
+  entryType: ListEntryType;
+  tenantId?: string;
+}
+
+export async function createListGroup(ctx: CallerContext, input: ListGroupInput): Promise<ListGroup> {
+  return inTransaction(ctx, async (tx) => {
+    const tenantId = await tenantForCreate(tx, input.tenantId);
+    const row = await scoped(tx, tx.db.models.ListGroup).create({
+      tenantId, name: input.name, description: input.description ?? null, entryType: input.entryType, createdBy: tx.actor.id,
+    });
+    const group = await toListGroup(tx, row);
+    await recordAudit(tx, { action: 'list_group.created', targetType: 'list_group', targetId: row.id, tenantId, livemode: row.livemode, after: group });
+    return group;
+  });
+}
+
+/** name and description change; the entry type does not (its entries were normalized for it). */
+export async function updateListGroup(ctx: CallerContext, id: string, input: { name?: string; description?: string | null }): Promise<ListGroup> {
+  return inTransaction(ctx, async (tx) => {
+    const access = scoped(tx, tx.db.models.ListGroup);
+    const row = await access.get(id, { lock: true });
+    const changes: Partial<ListGroupRow> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.description !== undefined) changes.description = input.description;
+    const updated = await access.update(row, changes);
+    const [before, after] = [await toListGroup(tx, row), await toListGroup(tx, updated)];
+    await recordAudit(tx, { action: 'list_group.updated', targetType: 'list_group', targetId: id, tenantId: row.tenantId, livemode: row.livemode, before, after });
+    return after;
+  });
+}
+
+/** Soft-deletes the group and its entries together; rules naming the group then match nothing in it. */
+export async function deleteListGroup(ctx: CallerContext, id: string): Promise<ListGroup> {
+  return inTransaction(ctx, async (tx) => {
+    const access = scoped(tx, tx.db.models.ListGroup);
+    const row = await access.get(id, { lock: true });
+    const before = await toListGroup(tx, row);
+    const now = tx.clock.now();
+    const deleted = await access.update(row, { deletedAt: now });
+    const [removed] = await tx.db.models.ListEntry.update(
+      { deletedAt: now, updatedAt: now },
+      { where: { listGroupId: row.id, deletedAt: null }, transaction: tx.transaction },
+    );
+    await recordAudit(tx, {
+      action: 'list_group.deleted', targetType: 'list_group', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
+      before, after: { ...presentRow(deleted, GROUP_FIELDS), entriesDeleted: removed },
+    });
+    return { ...presentRow(deleted, GROUP_FIELDS), entryCount: 0 };
+  });
+}
+
+export async function addListEntry(ctx: CallerContext, groupId: string, input: { value: string; note?: string | null }): Promise<ListEntry> {
+  try {
+    return await inTransaction(ctx, async (tx) => {
+      const group = await scoped(tx, tx.db.models.ListGroup).get(groupId, { lock: true });
+      const normalized = normalizeEntry(group.entryType, input.value);
+      const entries = scoped(tx, tx.db.models.ListEntry);
+      if (await entries.findOne({ listGroupId: group.id, value: normalized.value })) throw entryExists(normalized.value);
+      const row = await entries.create({
+        tenantId: group.tenantId, livemode: group.livemode, listGroupId: group.id, entryType: group.entryType, ...normalized,
+        note: input.note ?? null, createdBy: tx.actor.id,
+      });
+      const entry = toListEntry(row);
+      await recordAudit(tx, { action: 'list_entry.created', targetType: 'list_entry', targetId: row.id, tenantId: group.tenantId, livemode: group.livemode, after: entry });
+      return entry;
+    });
+  } catch (error) {
+    // the same value added twice at once: the partial unique index lets one in
+    if (error instanceof UniqueConstraintError) throw entryExists(input.value.trim());
+    throw error;
+  }
+}
+
+const entryExists = (value: string) =>
+  new ConflictError('LIST_ENTRY_EXISTS', `The list group already holds ${value}.`, { hint: 'Each value is listed once; delete the entry first to change its note.' });
+
+export async function listListEntries(ctx: CallerContext, groupId: string, filters: { value?: string }, page: ListParams): Promise<Page<ListEntry>> {
+  const group = await scoped(ctx, ctx.db.models.ListGroup).get(groupId);
+  const where: Record<string, unknown> = { listGroupId: group.id };
+  if (filters.value !== undefined) {
+    try {
+      where.value = normalizeEntry(group.entryType, filters.value).value;
+    } catch {
+      throw ValidationError.field('query.value', `is not a ${group.entryType} value`);
+    }
+  }
+  return mapPage(await scoped(ctx, ctx.db.models.ListEntry).list(where, page), toListEntry);
+}
+
+export async function deleteListEntry(ctx: CallerContext, groupId: string, entryId: string): Promise<ListEntry> {
+  return inTransaction(ctx, async (tx) => {
+    const group = await scoped(tx, tx.db.models.ListGroup).get(groupId);
+    const entries = scoped(tx, tx.db.models.ListEntry);
+    const row = await entries.findOne({ id: entryId, listGroupId: group.id }, { lock: true });
+    if (!row) throw new NotFoundError('list entry', entryId);
+    const deleted = await entries.softDelete(row);
+    await recordAudit(tx, {
+      action: 'list_entry.deleted', targetType: 'list_entry', targetId: row.id, tenantId: group.tenantId, livemode: group.livemode,
+      before: toListEntry(row), after: toListEntry(deleted),
+    });
+    return toListEntry(deleted);
+  });
+}
+
+/** The value of the subject an entry type is compared with. */
+const ENTRY_FIELD = {
+  card_fingerprint: 'card_fingerprint', email: 'email', email_domain: 'email_domain', ip: 'ip', bin: 'bin', country: 'country',
+  customer_reference: 'customer_reference',
+} as const;
+
+/**
+ * Which of `groupIds` hold the subject: at most two indexed queries whatever the number of groups and entries (one
+ * for exact values, one for ip ranges). Groups of another tenant or mode, and deleted ones, hold nothing.
+ */
+export async function groupsHolding(ctx: CallerContext, groupIds: string[], subject: RiskSubject): Promise<Set<string>> {
+  const holding = new Set<string>();
+  if (!groupIds.length) return holding;
+  const entries = scoped(ctx, ctx.db.models.ListEntry);
+  const values = [...new Set(
+    (Object.keys(ENTRY_FIELD) as ListEntryType[]).filter((t) => t !== 'ip').map((t) => subjectValue(subject, ENTRY_FIELD[t])).filter((v): v is string => v !== null),
+  )];
+  const exact = values.length
+    ? entries.findAll({ tenantId: subject.tenantId, listGroupId: { [Op.in]: groupIds }, entryType: { [Op.ne]: 'ip' }, value: { [Op.in]: values } })
+    : Promise.resolve([]);
+  let key: string | null = null;
+  if (subject.ip && ipaddr.isValid(subject.ip)) key = ipKey(ipaddr.parse(subject.ip));
+  const ranges = key
+    ? entries.findAll({ tenantId: subject.tenantId, listGroupId: { [Op.in]: groupIds }, entryType: 'ip', rangeStart: { [Op.lte]: key }, rangeEnd: { [Op.gte]: key } })
+    : Promise.resolve([]);
+  for (const row of [...(await exact), ...(await ranges)]) {
+    if (row.entryType === 'ip' || subjectValue(subject, ENTRY_FIELD[row.entryType]) === row.value) holding.add(row.listGroupId);
+  }
+  return holding;
+}

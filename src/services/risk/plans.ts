@@ -1,0 +1,162 @@
+import { Op } from 'sequelize';
+import { inTransaction, type CallerContext } from '../../domain/context';
+import { ConflictError, PermissionError, ValidationError, type FieldIssue } from '../../domain/errors';
+import { scoped, type ListParams, type Page } from '../../db/scoped';
+import type { AntifraudPlanRow, AntifraudPlanStatus, RiskThresholds } from '../../db/models-risk';
+import { recordAudit } from '../audit';
+import { tenantForCreate } from '../partners';
+import { mapPage, presentRow, type Presented } from '../present';
+
+/**
+ * Antifraud plans: a set of scoring rules and optional score thresholds, enabled for the whole tenant (merchantId
+ * null) or one merchant. The risk engine evaluates the rules of every enabled plan that applies to the payment's
+ * merchant. The level that created a plan (tenant or platform) owns it: only that level deletes it.
+ */
+
+const PLAN_FIELDS = [
+  'id', 'tenantId', 'livemode', 'merchantId', 'name', 'description', 'status', 'ownerLevel', 'createdBy', 'createdAt', 'updatedAt', 'deletedAt',
+] as const;
+
+export type AntifraudPlan = Presented<Pick<AntifraudPlanRow, (typeof PLAN_FIELDS)[number]>> & { ruleIds: string[]; thresholds: PlanThresholds };
+
+export interface PlanThresholds {
+  challenge: number | null;
+  review: number | null;
+  decline: number | null;
+}
+
+const parseJson = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
+export const planRuleIds = (row: Pick<AntifraudPlanRow, 'ruleIds'>): string[] => parseJson(row.ruleIds) ?? [];
+export const planThresholds = (row: Pick<AntifraudPlanRow, 'thresholds'>): PlanThresholds => {
+  const t = parseJson(row.thresholds) ?? {};
+  return { challenge: t.challenge ?? null, review: t.review ?? null, decline: t.decline ?? null };
+};
+
+export function toAntifraudPlan(row: AntifraudPlanRow): AntifraudPlan {
+  return { ...presentRow(row, PLAN_FIELDS), ruleIds: planRuleIds(row), thresholds: planThresholds(row) };
+}
+
+export interface AntifraudPlanInput {
+  name?: string;
+  description?: string | null;
+  merchantId?: string | null;
+  ruleIds?: string[];
+  thresholds?: RiskThresholds | null;
+}
+
+/** The merchant and the rules a plan names must be the plan's tenant's (rules: of its mode too); 400 naming each. */
+async function checkReferences(ctx: CallerContext, tenantId: string, livemode: boolean, input: AntifraudPlanInput): Promise<void> {
+  const issues: FieldIssue[] = [];
+  if (input.merchantId) {
+    const merchant = await scoped(ctx, ctx.db.models.Merchant).findOne({ tenantId, id: input.merchantId });
+    if (!merchant) issues.push({ path: 'body.merchantId', message: 'is not a merchant of the plan\'s tenant' });
+  }
+  if (input.ruleIds?.length) {
+    const found = new Set((await scoped(ctx, ctx.db.models.ScoringRule).findAll({ tenantId, livemode, id: { [Op.in]: input.ruleIds } })).map((r) => r.id));
+    input.ruleIds.forEach((id, i) => {
+      if (!found.has(id)) issues.push({ path: `body.ruleIds[${i}]`, message: 'is not a scoring rule of the plan\'s tenant and mode' });
+    });
+  }
+  const t = input.thresholds;
+  if (t?.challenge != null && t.decline != null && t.challenge > t.decline) issues.push({ path: 'body.thresholds.challenge', message: 'must not be above thresholds.decline' });
+  if (t?.review != null && t.decline != null && t.review > t.decline) issues.push({ path: 'body.thresholds.review', message: 'must not be above thresholds.decline' });
+  if (issues.length) throw new ValidationError(`Invalid antifraud plan: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+}
+
+const cleanThresholds = (t: RiskThresholds | null | undefined): RiskThresholds | null =>
+  t ? { challenge: t.challenge ?? null, review: t.review ?? null, decline: t.decline ?? null } : null;
+
+export interface AntifraudPlanFilters {
+  status?: AntifraudPlanStatus;
+  merchantId?: string;
+  tenantId?: string;
+}
+
+export async function listAntifraudPlans(ctx: CallerContext, filters: AntifraudPlanFilters, page: ListParams): Promise<Page<AntifraudPlan>> {
+  const where: Record<string, unknown> = {};
+  if (filters.status) where.status = filters.status;
+  if (filters.merchantId) where.merchantId = filters.merchantId;
+  if (filters.tenantId) where.tenantId = filters.tenantId;
+  return mapPage(await scoped(ctx, ctx.db.models.AntifraudPlan).list(where, page), toAntifraudPlan);
+}
+
+export async function getAntifraudPlan(ctx: CallerContext, id: string): Promise<AntifraudPlan> {
+  return toAntifraudPlan(await scoped(ctx, ctx.db.models.AntifraudPlan).get(id));
+}
+
+/** Starts disabled unless `enabled` is true: a plan takes effect when enabled. */
+export async function createAntifraudPlan(ctx: CallerContext, input: AntifraudPlanInput & { name: string; tenantId?: string; enabled?: boolean }): Promise<AntifraudPlan> {
+  return inTransaction(ctx, async (tx) => {
+    const tenantId = await tenantForCreate(tx, input.tenantId);
+    await checkReferences(tx, tenantId, tx.livemode, input);
+    const row = await scoped(tx, tx.db.models.AntifraudPlan).create({
+      tenantId, merchantId: input.merchantId ?? null, name: input.name, description: input.description ?? null,
+      status: input.enabled ? 'enabled' : 'disabled', ruleIds: [...new Set(input.ruleIds ?? [])], thresholds: cleanThresholds(input.thresholds),
+      ownerLevel: tx.level === 'platform' ? 'platform' : 'tenant', createdBy: tx.actor.id,
+    });
+    const plan = toAntifraudPlan(row);
+    await recordAudit(tx, { action: 'antifraud_plan.created', targetType: 'antifraud_plan', targetId: row.id, tenantId, livemode: row.livemode, after: plan });
+    return plan;
+  });
+}
+
+/** Fields given replace the stored ones (ruleIds and thresholds as a whole). */
+export async function updateAntifraudPlan(ctx: CallerContext, id: string, input: AntifraudPlanInput): Promise<AntifraudPlan> {
+  return inTransaction(ctx, async (tx) => {
+    const access = scoped(tx, tx.db.models.AntifraudPlan);
+    const row = await access.get(id, { lock: true });
+    const current = planThresholds(row);
+    await checkReferences(tx, row.tenantId, row.livemode, { ...input, thresholds: input.thresholds === undefined ? current : input.thresholds });
+    const changes: Partial<AntifraudPlanRow> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.merchantId !== undefined) changes.merchantId = input.merchantId;
+    if (input.ruleIds !== undefined) changes.ruleIds = [...new Set(input.ruleIds)];
+    if (input.thresholds !== undefined) changes.thresholds = cleanThresholds(input.thresholds);
+    const updated = await access.update(row, changes);
+    await recordAudit(tx, {
+      action: 'antifraud_plan.updated', targetType: 'antifraud_plan', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
+      before: toAntifraudPlan(row), after: toAntifraudPlan(updated),
+    });
+    return toAntifraudPlan(updated);
+  });
+}
+
+/** enabled <-> disabled, compare-and-set; 409 INVALID_STATE_TRANSITION when the plan already is. */
+export async function setAntifraudPlanStatus(ctx: CallerContext, id: string, status: AntifraudPlanStatus): Promise<AntifraudPlan> {
+  return inTransaction(ctx, async (tx) => {
+    const access = scoped(tx, tx.db.models.AntifraudPlan);
+    const row = await access.get(id, { lock: true });
+    const from: AntifraudPlanStatus = status === 'enabled' ? 'disabled' : 'enabled';
+    const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `Antifraud plan ${id} is already ${status}.`);
+    if (row.status !== from) throw conflict();
+    const updated = await access.updateIf(row, { status: from }, { status });
+    if (!updated) throw conflict();
+    await recordAudit(tx, {
+      action: `antifraud_plan.${status}`, targetType: 'antifraud_plan', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
+      before: { status: row.status }, after: { status },
+    });
+    return toAntifraudPlan(updated);
+  });
+}
+
+/** Soft delete by the plan's owner level only (403 ANTIFRAUD_PLAN_NOT_OWNED otherwise). */
+export async function deleteAntifraudPlan(ctx: CallerContext, id: string): Promise<AntifraudPlan> {
+  return inTransaction(ctx, async (tx) => {
+    const access = scoped(tx, tx.db.models.AntifraudPlan);
+    const row = await access.get(id, { lock: true });
+    const callerLevel = tx.level === 'platform' ? 'platform' : 'tenant';
+    if (row.ownerLevel !== callerLevel) {
+      throw new PermissionError(
+        `Antifraud plan ${id} belongs to the ${row.ownerLevel}: only a ${row.ownerLevel} caller deletes it.`, 'ANTIFRAUD_PLAN_NOT_OWNED',
+      );
+    }
+    const deleted = await access.softDelete(row);
+    await recordAudit(tx, {
+      action: 'antifraud_plan.deleted', targetType: 'antifraud_plan', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
+      before: toAntifraudPlan(row), after: toAntifraudPlan(deleted),
+    });
+    return toAntifraudPlan(deleted);
+  });
+}
