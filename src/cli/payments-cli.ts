@@ -180,6 +180,13 @@ export function renderPayment(p: Payment): string {
       [{ header: 'Fee', get: (r) => r[0] }, { header: 'Value', get: (r) => formatMoney(r[1]) }],
     ));
   }
+  const risk = p.riskDecision as { decision: string; evaluatedDecision: string; enforced: boolean; score: number; reason: string | null; matchedRules: { name: string; signal: string; scoreImpact: number }[] } | null | undefined;
+  if (risk) {
+    lines.push('', 'Risk', renderRecord({
+      decision: risk.enforced ? risk.decision : `${risk.decision} (monitor: evaluated ${risk.evaluatedDecision})`, score: risk.score, reason: risk.reason ?? '',
+      rules: risk.matchedRules.map((r) => `${r.name} (${r.signal}, ${r.scoreImpact >= 0 ? '+' : ''}${r.scoreImpact})`),
+    }));
+  }
   const routing = p.routingDecision as RoutingSummary | null | undefined;
   if (routing) {
     lines.push('', 'Routing', renderRecord({

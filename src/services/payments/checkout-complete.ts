@@ -67,7 +67,7 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
       });
       await paymentChanged(pctx, declined, 'payment.created');
       const failed = await scoped(pctx, pctx.db.models.Payment).update(declined, {
-        status: 'failed', approved: false, errorCode: 'RISK_DECLINED', errorMessage: 'The payment was declined by the risk checks.',
+        status: 'failed', approved: false, errorCode: 'RISK_DECLINED', errorMessage: 'The payment was declined.',
       });
       await paymentChanged(pctx, failed, 'payment.failed', declined);
       await emitFraudAlert(pctx, failed, risk);

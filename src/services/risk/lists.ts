@@ -2,7 +2,7 @@ import { Op, UniqueConstraintError } from 'sequelize';
 import ipaddr from 'ipaddr.js';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
-import { scoped, type ListParams, type Page } from '../../db/scoped';
+import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ListEntryRow, ListEntryType, ListGroupRow } from '../../db/models-risk';
 import { isCountry } from '../../domain/money';
 import { recordAudit } from '../audit';
@@ -179,7 +179,8 @@ export async function deleteListEntry(ctx: CallerContext, groupId: string, entry
   return inTransaction(ctx, async (tx) => {
     const group = await scoped(tx, tx.db.models.ListGroup).get(groupId);
     const entries = scoped(tx, tx.db.models.ListEntry);
-    const row = await entries.findOne({ id: entryId, listGroupId: group.id }, { lock: true });
+    // an id that is no uuid is no entry (Postgres would refuse to compare it with a uuid column)
+    const row = isUuid(entryId) ? await entries.findOne({ id: entryId, listGroupId: group.id }, { lock: true }) : null;
     if (!row) throw new NotFoundError('list entry', entryId);
     const deleted = await entries.softDelete(row);
     await recordAudit(tx, {

@@ -82,13 +82,22 @@ function completeCondition(input: RiskConditionInput, path: string, issues: Fiel
  */
 async function checkConditions(ctx: CallerContext, tenantId: string, livemode: boolean, inputs: RiskConditionInput[]): Promise<RiskCondition[]> {
   const issues: FieldIssue[] = [];
-  const conditions = inputs.map((c, i) => completeCondition(c, `body.conditions[${i}]`, issues));
-  const listIds = conditions.filter((c) => c.operator === 'in_list' && !c.aggregation).map((c) => c.value);
+  // only a condition without issues of its own has its list group looked up (in_list on a field that takes no list
+  // is already refused on its operator)
+  const valid = new Set<number>();
+  const conditions = inputs.map((c, i) => {
+    const before = issues.length;
+    const condition = completeCondition(c, `body.conditions[${i}]`, issues);
+    if (issues.length === before) valid.add(i);
+    return condition;
+  });
+  const looksIntoList = (c: RiskCondition, i: number) => valid.has(i) && c.operator === 'in_list' && !c.aggregation;
+  const listIds = conditions.filter(looksIntoList).map((c) => c.value);
   const groups = listIds.length
     ? new Map((await scoped(ctx, ctx.db.models.ListGroup).findAll({ tenantId, livemode, id: { [Op.in]: listIds.filter(isUuidLike) } })).map((g) => [g.id, g]))
     : new Map();
   conditions.forEach((c, i) => {
-    if (c.operator !== 'in_list' || c.aggregation) return;
+    if (!looksIntoList(c, i)) return;
     const group = groups.get(c.value);
     const expected = FIELDS[c.field].listType;
     if (!group) issues.push({ path: `body.conditions[${i}].value`, message: 'is not a list group of the rule\'s tenant and mode' });
