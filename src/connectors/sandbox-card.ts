@@ -158,8 +158,8 @@ export class SandboxCardConnector implements Connector {
     const scenario = request.paymentMethod.type === 'card' ? scenarioOf(request.paymentMethod.card?.number) : 'unsupported';
     const now = env.clock.now();
     const providerReference = randomRef('sbx');
-    // the challenge card always asks for one; any card the acquirer would approve does when risk forces 3DS
-    const challenge = scenario === 'three_ds_challenge' || (Boolean(request.forceThreeDsChallenge) && authorizeOutcome(scenario, '', false).status === 'succeeded');
+    // the challenge card always asks for one, and any card does when risk forces 3DS (its own answer follows the challenge)
+    const challenge = scenario === 'three_ds_challenge' || Boolean(request.forceThreeDsChallenge);
     const token = challenge ? crypto.randomBytes(24).toString('base64url') : null;
     const row: SandboxOperationRow = {
       id: newId(), kind: 'authorize', reference: request.reference, providerReference, paymentProviderReference: null,

@@ -448,7 +448,10 @@ async function updateRow(tx: CallerContext, id: string, input: UpdateSessionInpu
   if (tx.credential === 'client_secret') {
     // the customer (or an agent) holding the session's secret chooses, the merchant prices: the cart and the
     // merchant's own metadata stay the merchant's
-    const refused = (['lineItems', 'metadata'] as const).filter((field) => input[field] !== undefined);
+    const refused: string[] = (['lineItems', 'metadata'] as const).filter((field) => input[field] !== undefined);
+    // what the risk checks identify the customer by is the merchant's to state, never the customer's own
+    const info = (input.customerInfo ?? {}) as Record<string, unknown>;
+    refused.push(...(['ipAddress', 'customerReference'] as const).filter((field) => info[field] !== undefined).map((field) => `customerInfo.${field}`));
     if (refused.length) {
       throw new PermissionError(`A session's clientSecret may change customerInfo, selectedFulfillment and agenticContext only; ${refused.join(' and ')} need the merchant's key.`, 'CLIENT_SECRET_FIELD_NOT_ALLOWED', {
         errors: refused.map((field) => ({ path: `${path}.${field}`, message: 'needs the merchant\'s key' })),

@@ -741,16 +741,18 @@ describe(`antifraud plans (${dialectName})`, () => {
     expect(ids(await h.as(platform).get(`${PLANS}?tenantId=${other.tenantId}`))).toEqual([other.planId]);
   });
 
-  test('delete is owner only: the tenant cannot delete a platform plan (403 ANTIFRAUD_PLAN_NOT_OWNED) and the platform can', async () => {
+  test('a platform plan is the platform\'s: the tenant cannot change, disable or delete it (403 ANTIFRAUD_PLAN_NOT_OWNED); the platform can', async () => {
     const res = await h.as(platform).post(PLANS, { name: 'Platform plan', tenantId: h.sandbox.tenantId, ruleIds: [r1], enabled: true });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ tenantId: h.sandbox.tenantId, ownerLevel: 'platform', status: 'enabled', createdBy: h.sandbox.platformUserId });
     const id = res.body.data.id;
-    // the tenant sees and runs the plan, but does not delete it
+    // the tenant sees and runs the plan, but neither empties, disables nor deletes it
     expect((await h.as(tenantKey).get(`${PLANS}/${id}`)).status).toBe(200);
-    expect((await h.as(tenantKey).post(`${PLANS}/${id}/disable`)).status).toBe(200);
+    expectProblem(await h.as(tenantKey).patch(`${PLANS}/${id}`, { ruleIds: [] }), 403, 'ANTIFRAUD_PLAN_NOT_OWNED');
+    expectProblem(await h.as(tenantKey).post(`${PLANS}/${id}/disable`), 403, 'ANTIFRAUD_PLAN_NOT_OWNED');
     expectProblem(await h.as(tenantKey).delete(`${PLANS}/${id}`), 403, 'ANTIFRAUD_PLAN_NOT_OWNED');
-    expect((await h.as(tenantKey).get(`${PLANS}/${id}`)).body.data.deletedAt).toBeNull();
+    expect((await h.as(tenantKey).get(`${PLANS}/${id}`)).body.data).toMatchObject({ deletedAt: null, status: 'enabled', ruleIds: [r1] });
+    expect((await h.as(platform).post(`${PLANS}/${id}/disable`)).status).toBe(200);
 
     const deleted = await h.as(platform).delete(`${PLANS}/${id}`);
     expect(deleted.status).toBe(200);

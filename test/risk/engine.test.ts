@@ -171,6 +171,10 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
     const planId = await enabledPlan([review]);
     const held = await payWithCard(m, VISA, { amount: 7_777 });
     expect(held.payment).toMatchObject({ status: 'requires_capture', captureMethod: 'automatic', riskDecision: { decision: 'review' } });
+    // the review is the tenant's: the merchant cannot release the hold itself
+    const byMerchant = await m.as(m.sandbox.merchantKey.secretKey).post(`/v1/payments/${held.paymentId}/capture`, {});
+    expect(byMerchant.status).toBe(403);
+    expect(byMerchant.body.code).toBe('RISK_REVIEW_PENDING');
     const captured = await tenant.post(`/v1/payments/${held.paymentId}/capture`, {});
     expect(captured.status).toBe(200);
     expect(captured.body.data.status).toBe('captured');
@@ -227,6 +231,13 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
       await m.settle();
       return (await tenant.get(`/v1/payments/${done.body.data.paymentId}`)).body.data;
     };
+    // the customer paying with the session's secret cannot state the address (or reference) risk checks
+    const session = await m.as(m.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 2_500 } });
+    const stated = await request(m.app).post(`/v1/checkout-sessions/${session.body.data.id}/complete`).set('Authorization', `Bearer ${session.body.data.clientSecret}`)
+      .send({ paymentMethod: { type: 'card', card: { number: VISA, expMonth: 12, expYear: 2030, cvc: '123' } }, customerInfo: { ipAddress: '198.51.100.1', customerReference: 'vip' } });
+    expect(stated.status).toBe(403);
+    expect(stated.body.code).toBe('CLIENT_SECRET_FIELD_NOT_ALLOWED');
+    expect(stated.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.customerInfo.ipAddress', 'body.customerInfo.customerReference']);
     // the plan is the other merchant's: nothing matches here
     expect((await pay({ ipAddress: '203.0.113.77' })).status).toBe('captured');
 
@@ -238,6 +249,26 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
     expect((await pay({ email: 'someone@mailinator.test' })).status).toBe('requires_capture');
     expect((await pay({ email: 'someone@example.com' })).status).toBe('captured');
     await disable(here);
+  });
+
+  test('payments of one card sent at once cannot pass a velocity rule together', async () => {
+    const velocity = await rule({
+      name: 'Burst', signal: 'block',
+      conditions: [{ field: 'amount', operator: 'gt', value: '3', aggregation: { metric: 'count', identifier: 'card_fingerprint', period: { value: 5, unit: 'minute' } } }],
+    });
+    const planId = await enabledPlan([velocity]);
+    m.clock.advance(60 * 60_000);
+    const merchant = m.as(m.sandbox.merchantKey.secretKey);
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => merchant.post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1_000 } })));
+    const completed = await Promise.all(sessions.map((s) => merchant.post(`/v1/checkout-sessions/${s.body.data.id}/complete`, {
+      paymentMethod: { type: 'card', card: { number: '4000000000003220', expMonth: 12, expYear: 2030, cvc: '123' } },
+    })));
+    expect(completed.map((c) => c.status)).toEqual(Array(8).fill(200));
+    await m.settle();
+    const payments = await Promise.all(completed.map(async (c) => (await tenant.get(`/v1/payments/${c.body.data.paymentId}`)).body.data));
+    expect(payments.filter((p) => p.errorCode === 'RISK_DECLINED')).toHaveLength(5);
+    expect(payments.filter((p) => p.status === 'captured')).toHaveLength(3);
+    await disable(planId);
   });
 
   test('the decision is deterministic: the engine answers the same for the same input, and as it did for the payment', async () => {

@@ -55,7 +55,7 @@ export const ListEntrySchema = z
 export const CreateListEntryBody = z
   .strictObject({
     value: z.string().trim().min(1).max(255).openapi({
-      description: 'Of the group\'s entry type: a card fingerprint, an email, a domain, an IPv4/IPv6 address or CIDR range, a BIN (6 to 8 digits), a country (ISO 3166-1 alpha-2) or a customer reference.',
+      description: 'Of the group\'s entry type: a card fingerprint, an email, a domain, an IPv4/IPv6 address or CIDR range, a BIN (the 6 first digits), a country (ISO 3166-1 alpha-2) or a customer reference.',
       example: '203.0.113.0/24',
     }),
     note: z.string().max(1000).nullable().optional(),

@@ -96,10 +96,10 @@ export async function up(qi: QueryInterface): Promise<void> {
   await qi.addColumn('payments', 'customerIp', str());
   await qi.addColumn('payments', 'customerReference', str());
   // risk aggregations: the tenant's recent payments with one identifier
-  await qi.addIndex('payments', ['tenantId', 'cardFingerprint', 'createdAt'], { name: 'payments_risk_card' });
-  await qi.addIndex('payments', ['tenantId', 'customerEmail', 'createdAt'], { name: 'payments_risk_email' });
-  await qi.addIndex('payments', ['tenantId', 'customerIp', 'createdAt'], { name: 'payments_risk_ip' });
-  await qi.addIndex('payments', ['tenantId', 'customerReference', 'createdAt'], { name: 'payments_risk_customer' });
+  await qi.addIndex('payments', ['tenantId', 'livemode', 'cardFingerprint', 'createdAt'], { name: 'payments_risk_card' });
+  await qi.addIndex('payments', ['tenantId', 'livemode', 'customerEmail', 'createdAt'], { name: 'payments_risk_email' });
+  await qi.addIndex('payments', ['tenantId', 'livemode', 'customerIp', 'createdAt'], { name: 'payments_risk_ip' });
+  await qi.addIndex('payments', ['tenantId', 'livemode', 'customerReference', 'createdAt'], { name: 'payments_risk_customer' });
   // payments taken before this migration count by their card too
   const dialect = qi.sequelize.getDialect();
   const fingerprint = dialect === 'postgres' ? `("card"::json ->> 'fingerprint')` : `json_extract("card", '$.fingerprint')`;

@@ -53,6 +53,8 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     const channelId = session.channelId ?? null;
     const subject = { ...amount, paymentMethod: 'card', brand: card.brand };
     await enforceEntityLimits(pctx, { merchantId: merchant.id, channelId }, subject, now);
+    const profile = await scoped(pctx, pctx.db.models.IntegrationProfile).findOne({ merchantId: merchant.id, mode: 'checkout' });
+    const returnUrl = input.returnUrl ?? session.successUrl ?? profile?.returnUrl ?? null;
     const riskSubject = riskSubjectOf(ctx, session, card, channelId);
     const risk = await evaluateRisk(pctx, riskSubject, now);
     const identifiers = {
@@ -63,7 +65,7 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
       // refused before routing: no terminal, no provider call
       const declined = await scoped(pctx, pctx.db.models.Payment).create({
         ...newPaymentFields(session, amount, card, channelId), ...identifiers, status: 'processing', terminalId: null, providerIntegrationId: null,
-        routingDecision: null, cardVault: null, returnUrl: input.returnUrl ?? session.successUrl ?? null,
+        routingDecision: null, cardVault: null, returnUrl,
       });
       await paymentChanged(pctx, declined, 'payment.created');
       const failed = await scoped(pctx, pctx.db.models.Payment).update(declined, {
@@ -78,7 +80,6 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
       { merchantId: merchant.id, channelId, amount, paymentMethod: 'card', brand: card.brand, cardCountry: card.country, transactionType: 'payment', at: now },
       { usage: (limit, at) => limitUsage(pctx, limit, at) },
     );
-    const profile = await scoped(pctx, pctx.db.models.IntegrationProfile).findOne({ merchantId: merchant.id, mode: 'checkout' });
     const mayCascade = Boolean(profile?.cascadingEnabled) && decision.terminals.length > 1;
     const { cvc: _cvc, ...vaulted } = input.paymentMethod.card;
     void _cvc;
@@ -88,7 +89,7 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     const row = await payments.create({
       ...newPaymentFields(session, amount, card, channelId), ...identifiers, status: 'processing', terminalId,
       providerIntegrationId: terminal?.providerIntegrationId ?? null, routingDecision: decision as unknown as Record<string, unknown>,
-      returnUrl: input.returnUrl ?? session.successUrl ?? profile?.returnUrl ?? null,
+      returnUrl,
       cardVault: mayCascade ? pctx.sealer.seal(JSON.stringify(vaulted)) : null,
     });
     await emitFraudAlert(pctx, row, risk);
@@ -125,14 +126,16 @@ function newPaymentFields(session: CheckoutSessionRow, amount: { currency: strin
 }
 
 /**
- * The payment as the risk engine sees it. The customer's address: the one the merchant states (customerInfo.ipAddress),
- * else the request's when the customer pays with the session's clientSecret (a merchant server's own address says
- * nothing about the customer).
+ * The payment as the risk engine sees it. The customer's address: the request's when the customer pays with the
+ * session's clientSecret (the customer cannot state one: checkout-sessions refuses ipAddress and customerReference
+ * from a clientSecret), else the one the merchant states in customerInfo.ipAddress (a merchant server's own address
+ * says nothing about the customer).
  */
 export function riskSubjectOf(ctx: CallerContext, session: CheckoutSessionRow, card: CardSummary, channelId: string | null): RiskSubject {
   const info = (session.customerInfo ?? {}) as { email?: unknown; ipAddress?: unknown; customerReference?: unknown };
   const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
-  const rawIp = text(info.ipAddress) ?? (ctx.credential === 'client_secret' ? (ctx.clientIp ?? null) : null);
+  // a customer paying with the session's secret is where the request comes from, whatever the session says
+  const rawIp = ctx.credential === 'client_secret' ? (ctx.clientIp ?? null) : text(info.ipAddress);
   let ip: string | null = null;
   try {
     ip = rawIp ? normalizeIp(rawIp) : null;

@@ -1,12 +1,12 @@
 import { inTransaction, type CallerContext } from '../../domain/context';
-import { BusinessRuleError, ConflictError, UnavailableError, ValidationError } from '../../domain/errors';
+import { BusinessRuleError, ConflictError, PermissionError, UnavailableError, ValidationError } from '../../domain/errors';
 import type { PaymentRow, PaymentStatus } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import { ConnectorError, type Connector, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
 import { getProvider, supportsFeature } from '../providers';
 import { mapPage } from '../present';
 import { bookCapture, connectorTerminal, paymentChanged, processingContext } from './engine';
-import { minor, paymentFor, type Money, type Payment } from './records';
+import { minor, paymentFor, riskOf, type Money, type Payment } from './records';
 
 /** The payment path's tenant-level context for a payment, inside the caller's transaction and with the caller as actor. */
 export function contextForPayment(ctx: CallerContext, row: Pick<PaymentRow, 'tenantId' | 'livemode'>): CallerContext {
@@ -53,6 +53,9 @@ export async function capturePayment(ctx: CallerContext, id: string, input: { am
     const row = await scoped(tx, tx.db.models.Payment).get(id, { lock: true });
     if (row.status !== 'requires_capture') {
       throw new ConflictError('PAYMENT_NOT_CAPTURABLE', `Payment ${id} is ${row.status}: only a requires_capture payment can be captured.`);
+    }
+    if (riskOf(row) === 'review' && tx.level === 'merchant') {
+      throw new PermissionError(`Payment ${id} is held for risk review: the tenant captures or cancels it.`, 'RISK_REVIEW_PENDING');
     }
     const authorized = minor(row.authorizedMinor);
     const amount = input.amount?.valueMinor ?? authorized;

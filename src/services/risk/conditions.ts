@@ -50,7 +50,8 @@ export const FIELDS: Record<ConditionField, FieldSpec> = {
   email_domain: { kind: 'text', operators: TEXTUAL, listType: 'email_domain', normalize: lower },
   ip: { kind: 'text', operators: [...EQUALITY, 'in_list'], listType: 'ip', normalize: normalizeIp },
   customer_reference: { kind: 'text', operators: TEXTUAL, listType: 'customer_reference', normalize: trim },
-  three_ds_result: { kind: 'text', operators: EQUALITY, normalize: lower },
+  // risk runs before authentication: only a 3DS result the payment already carries can match (eq, in)
+  three_ds_result: { kind: 'text', operators: ['eq', 'in'], normalize: lower },
   merchant_id: { kind: 'text', operators: EQUALITY, normalize: lower },
 };
 
@@ -121,7 +122,7 @@ export function listValues(value: string): string[] {
   return value.split(',').map((v) => v.trim()).filter((v) => v.length > 0);
 }
 
-const INTEGER = /^-?\d{1,16}$/;
+const INTEGER = /^-?\d{1,15}$/;
 
 /**
  * Checks one condition (shape already checked by the schema): the operator suits the field (or the aggregation),

@@ -25,7 +25,7 @@ export const RiskPaymentInput = z
         expMonth: z.number().int().optional(),
         expYear: z.number().int().optional(),
         fingerprint: text().optional(),
-        bin: z.string().regex(/^\d{6,8}$/, 'must be 6 to 8 digits').optional(),
+        bin: z.string().regex(/^\d{6}$/, 'must be the 6 first digits of the card').optional(),
         brand: text(50).optional(),
         country: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code').nullable().optional(),
       })

@@ -74,7 +74,7 @@ export async function aggregateValue(ctx: CallerContext, aggregation: RiskAggreg
   const value = subjectValue(subject, field);
   if (value === null) return own;
   const since = new Date(now.getTime() - aggregation.period.value * UNIT_MS[aggregation.period.unit]);
-  const where: Record<string, unknown> = { tenantId: subject.tenantId, livemode: subject.livemode, [column]: value, createdAt: { [Op.gte]: since } };
+  const where: Record<string, unknown> = { [column]: value, createdAt: { [Op.gte]: since, [Op.lte]: now } };
   if (aggregation.scope.includes('merchant')) where.merchantId = subject.merchantId;
   if (aggregation.scope.includes('channel')) where.channelId = subject.channelId;
   const payments = scoped(ctx, ctx.db.models.Payment);
@@ -82,10 +82,40 @@ export async function aggregateValue(ctx: CallerContext, aggregation: RiskAggreg
   return (await payments.sum('amountMinor', { ...where, currency })) + own;
 }
 
+/**
+ * The caller's context narrowed to the subject's tenant and mode (a platform operator's dry run reads one tenant), so
+ * the scoped access puts tenant and mode on every query once: the same condition written twice misleads SQLite's
+ * planner into the tenant's createdAt index instead of a payments_risk_* one.
+ */
+function subjectScope(caller: CallerContext, subject: RiskSubject): CallerContext {
+  if (caller.level === 'tenant' && caller.tenantId === subject.tenantId && caller.livemode === subject.livemode && !caller.merchantScope) return caller;
+  return { ...caller, level: 'tenant', tenantId: subject.tenantId, merchantId: null, merchantScope: undefined, livemode: subject.livemode };
+}
+
+/**
+ * Inside a payment's transaction on Postgres, takes a transaction-scoped advisory lock per identifier value the
+ * aggregations count by (in one sorted order, so two payments never wait on each other crosswise): two payments of
+ * one card (email, ip…) in two processes count one after the other, so a velocity rule cannot be passed by sending
+ * them at once. SQLite serializes writing transactions anyway.
+ */
+async function lockIdentifiers(ctx: CallerContext, subject: RiskSubject, identifiers: RiskAggregation['identifier'][]): Promise<void> {
+  if (!ctx.transaction || ctx.db.dialect !== 'postgres') return;
+  const keys = [...new Set(identifiers)]
+    .map((identifier) => {
+      const value = subjectValue(subject, IDENTIFIER_COLUMN[identifier].field);
+      return value === null ? null : `risk:${subject.tenantId}:${subject.livemode}:${identifier}:${value}`;
+    })
+    .filter((k): k is string => k !== null)
+    .sort();
+  for (const key of keys) {
+    await ctx.db.sequelize.query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', { replacements: { key }, transaction: ctx.transaction });
+  }
+}
+
 /** The enabled plans of the subject's tenant and mode that apply to its merchant, in id order. */
 async function applicablePlans(ctx: CallerContext, subject: RiskSubject): Promise<AntifraudPlanRow[]> {
   const plans = await scoped(ctx, ctx.db.models.AntifraudPlan).findAll({
-    tenantId: subject.tenantId, livemode: subject.livemode, status: 'enabled',
+    status: 'enabled',
     [Op.or]: [{ merchantId: null }, { merchantId: subject.merchantId }],
   });
   return plans.sort((a, b) => a.id.localeCompare(b.id));
@@ -97,10 +127,11 @@ function byPriority(a: ScoringRuleRow, b: ScoringRuleRow): number {
 }
 
 /**
- * Scores a payment. `ctx` is a tenant-level context of the payment's tenant (the payment path's processing context,
- * or an operator's); nothing is written.
+ * Scores a payment. `caller` is the payment path's processing context, or an operator's (tenant or platform); every
+ * read is narrowed to the subject's tenant and mode by the scoped access. Nothing is written.
  */
-export async function evaluateRisk(ctx: CallerContext, subject: RiskSubject, now: Date = ctx.clock.now()): Promise<RiskDecision> {
+export async function evaluateRisk(caller: CallerContext, subject: RiskSubject, now: Date = caller.clock.now()): Promise<RiskDecision> {
+  const ctx = subjectScope(caller, subject);
   const [settings, plans] = await Promise.all([riskSettings(ctx, subject.tenantId), applicablePlans(ctx, subject)]);
   const planThresholdList = plans.map(planThresholds);
   const strictest = (key: 'challenge' | 'review' | 'decline', fallback: number | null) => {
@@ -114,10 +145,11 @@ export async function evaluateRisk(ctx: CallerContext, subject: RiskSubject, now
   };
   const ruleIds = [...new Set(plans.flatMap(planRuleIds))];
   const rules = ruleIds.length
-    ? (await scoped(ctx, ctx.db.models.ScoringRule).findAll({ tenantId: subject.tenantId, livemode: subject.livemode, isActive: true, id: { [Op.in]: ruleIds } })).sort(byPriority)
+    ? (await scoped(ctx, ctx.db.models.ScoringRule).findAll({ isActive: true, id: { [Op.in]: ruleIds } })).sort(byPriority)
     : [];
 
   const conditionsOf = new Map(rules.map((r) => [r.id, ruleConditions(r)]));
+  await lockIdentifiers(ctx, subject, [...conditionsOf.values()].flat().flatMap((c) => (c.aggregation ? [c.aggregation.identifier] : [])));
   const listIds = [...new Set([...conditionsOf.values()].flat().filter((c) => c.operator === 'in_list' && !c.aggregation).map((c) => c.value))];
   const holding = await groupsHolding(ctx, listIds, subject);
   const aggregates = new Map<string, Promise<number>>();

@@ -52,7 +52,8 @@ export function normalizeEntry(type: ListEntryType, raw: string): { value: strin
       return { value: domain, rangeStart: null, rangeEnd: null };
     }
     case 'bin':
-      if (!/^\d{6,8}$/.test(value)) throw bad('must be the 6 to 8 first digits of a card number');
+      // payments keep the first 6 digits of the card
+      if (!/^\d{6}$/.test(value)) throw bad('must be the 6 first digits of a card number');
       return { value, rangeStart: null, rangeEnd: null };
     case 'country': {
       const country = value.toUpperCase();
@@ -199,7 +200,8 @@ const ENTRY_FIELD = {
 
 /**
  * Which of `groupIds` hold the subject: at most two indexed queries whatever the number of groups and entries (one
- * for exact values, one for ip ranges). Groups of another tenant or mode, and deleted ones, hold nothing.
+ * for exact values, one for ip ranges). `ctx` is scoped to the subject's tenant and mode: groups of another tenant
+ * or mode, and deleted ones, hold nothing.
  */
 export async function groupsHolding(ctx: CallerContext, groupIds: string[], subject: RiskSubject): Promise<Set<string>> {
   const holding = new Set<string>();
@@ -209,12 +211,12 @@ export async function groupsHolding(ctx: CallerContext, groupIds: string[], subj
     (Object.keys(ENTRY_FIELD) as ListEntryType[]).filter((t) => t !== 'ip').map((t) => subjectValue(subject, ENTRY_FIELD[t])).filter((v): v is string => v !== null),
   )];
   const exact = values.length
-    ? entries.findAll({ tenantId: subject.tenantId, listGroupId: { [Op.in]: groupIds }, entryType: { [Op.ne]: 'ip' }, value: { [Op.in]: values } })
+    ? entries.findAll({ listGroupId: { [Op.in]: groupIds }, entryType: { [Op.ne]: 'ip' }, value: { [Op.in]: values } })
     : Promise.resolve([]);
   let key: string | null = null;
   if (subject.ip && ipaddr.isValid(subject.ip)) key = ipKey(ipaddr.parse(subject.ip));
   const ranges = key
-    ? entries.findAll({ tenantId: subject.tenantId, listGroupId: { [Op.in]: groupIds }, entryType: 'ip', rangeStart: { [Op.lte]: key }, rangeEnd: { [Op.gte]: key } })
+    ? entries.findAll({ listGroupId: { [Op.in]: groupIds }, entryType: 'ip', rangeStart: { [Op.lte]: key }, rangeEnd: { [Op.gte]: key } })
     : Promise.resolve([]);
   for (const row of [...(await exact), ...(await ranges)]) {
     if (row.entryType === 'ip' || subjectValue(subject, ENTRY_FIELD[row.entryType]) === row.value) holding.add(row.listGroupId);

@@ -106,6 +106,7 @@ export async function updateAntifraudPlan(ctx: CallerContext, id: string, input:
   return inTransaction(ctx, async (tx) => {
     const access = scoped(tx, tx.db.models.AntifraudPlan);
     const row = await access.get(id, { lock: true });
+    assertOwner(tx, row, 'change');
     const current = planThresholds(row);
     await checkReferences(tx, row.tenantId, row.livemode, { ...input, thresholds: input.thresholds === undefined ? current : input.thresholds });
     const changes: Partial<AntifraudPlanRow> = {};
@@ -128,6 +129,7 @@ export async function setAntifraudPlanStatus(ctx: CallerContext, id: string, sta
   return inTransaction(ctx, async (tx) => {
     const access = scoped(tx, tx.db.models.AntifraudPlan);
     const row = await access.get(id, { lock: true });
+    assertOwner(tx, row, 'change');
     const from: AntifraudPlanStatus = status === 'enabled' ? 'disabled' : 'enabled';
     const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `Antifraud plan ${id} is already ${status}.`);
     if (row.status !== from) throw conflict();
@@ -141,17 +143,26 @@ export async function setAntifraudPlanStatus(ctx: CallerContext, id: string, sta
   });
 }
 
+/**
+ * A plan the platform put on a tenant is the platform's to change, disable and delete (a tenant could otherwise empty
+ * or disable it); a tenant's own plan is the tenant's to delete. 403 ANTIFRAUD_PLAN_NOT_OWNED otherwise.
+ */
+function assertOwner(ctx: CallerContext, row: AntifraudPlanRow, action: 'change' | 'delete'): void {
+  const callerLevel = ctx.level === 'platform' ? 'platform' : 'tenant';
+  if (row.ownerLevel === callerLevel) return;
+  if (action === 'change' && callerLevel === 'platform') return;
+  throw new PermissionError(
+    `Antifraud plan ${row.id} belongs to the ${row.ownerLevel}: only a ${row.ownerLevel} caller ${action === 'delete' ? 'deletes' : 'changes'} it.`,
+    'ANTIFRAUD_PLAN_NOT_OWNED',
+  );
+}
+
 /** Soft delete by the plan's owner level only (403 ANTIFRAUD_PLAN_NOT_OWNED otherwise). */
 export async function deleteAntifraudPlan(ctx: CallerContext, id: string): Promise<AntifraudPlan> {
   return inTransaction(ctx, async (tx) => {
     const access = scoped(tx, tx.db.models.AntifraudPlan);
     const row = await access.get(id, { lock: true });
-    const callerLevel = tx.level === 'platform' ? 'platform' : 'tenant';
-    if (row.ownerLevel !== callerLevel) {
-      throw new PermissionError(
-        `Antifraud plan ${id} belongs to the ${row.ownerLevel}: only a ${row.ownerLevel} caller deletes it.`, 'ANTIFRAUD_PLAN_NOT_OWNED',
-      );
-    }
+    assertOwner(tx, row, 'delete');
     const deleted = await access.softDelete(row);
     await recordAudit(tx, {
       action: 'antifraud_plan.deleted', targetType: 'antifraud_plan', targetId: id, tenantId: row.tenantId, livemode: row.livemode,

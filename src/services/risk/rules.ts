@@ -42,6 +42,8 @@ export interface RiskConditionInput {
 }
 
 const WINDOW_UNITS = { m: 'minute', h: 'hour', d: 'day', w: 'week' } as const;
+const PERIOD_MINUTES = { minute: 1, hour: 60, day: 1440, week: 10_080 } as const;
+const MAX_PERIOD_MINUTES = 90 * 1440;
 
 /** 10m, 1h, 1d or 7d as a period. */
 export function windowPeriod(window: string): RiskAggregation['period'] | null {
@@ -60,6 +62,9 @@ function completeCondition(input: RiskConditionInput, path: string, issues: Fiel
         path: `${path}.aggregation.period`,
         message: input.statisticWindow ? 'is missing and statisticWindow is not a window such as 10m, 1h, 1d or 7d' : 'is required (or give statisticWindow such as 10m, 1h, 1d)',
       });
+    }
+    if (period && period.value * PERIOD_MINUTES[period.unit] > MAX_PERIOD_MINUTES) {
+      issues.push({ path: `${path}.aggregation.period`, message: 'must be at most 90 days (risk looks at recent payments)' });
     }
     aggregation = {
       metric: input.aggregation.metric, period: period ?? { value: 1, unit: 'day' }, scope: input.aggregation.scope?.length ? [...new Set(input.aggregation.scope)] : ['tenant'],

@@ -1,0 +1,18 @@
+import { BaseCommand } from '../../../src/cli/base-command';
+import { renderRiskConfiguration, riskContext, riskTenantFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { RiskConfiguration } from '../../../src/services/risk/configuration';
+
+export default class RiskConfigGet extends BaseCommand<typeof RiskConfigGet> {
+  static override summary = 'Show a tenant\'s risk configuration (score thresholds and enforcement; the defaults when it set none).';
+  static override description = 'One configuration per tenant for both modes. Defaults: challenge 50, review none, decline 100, enforce.';
+  static override examples = ['<%= config.bin %> risk config get --tenant 6f1c…', '<%= config.bin %> risk config get --tenant 6f1c… --json'];
+  static override flags = riskTenantFlags;
+
+  async run(): Promise<RiskConfiguration> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const configuration = await riskServices.configuration().getRiskConfiguration(ctx);
+    this.log(renderRiskConfiguration(configuration));
+    return configuration;
+  }
+}

@@ -1,0 +1,19 @@
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { renderRiskConfiguration, riskContext, riskTenantFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { RiskConfiguration } from '../../../src/services/risk/configuration';
+
+export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset> {
+  static override summary = 'Reset a tenant\'s risk configuration to the defaults (challenge 50, review none, decline 100, enforce).';
+  static override examples = ['<%= config.bin %> risk config reset --tenant 6f1c…', '<%= config.bin %> risk config reset --tenant 6f1c… --yes --json'];
+  static override flags = { ...riskTenantFlags, yes: sharedFlags.yes };
+
+  async run(): Promise<RiskConfiguration> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.confirm(this.flags.yes, `Reset the risk configuration of tenant ${tenantId} to the defaults?`);
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const configuration = await riskServices.configuration().resetRiskConfiguration(ctx);
+    this.log(renderRiskConfiguration(configuration));
+    return configuration;
+  }
+}

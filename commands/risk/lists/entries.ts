@@ -1,0 +1,32 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { pageFooter } from '../../../src/cli/output';
+import { namingFlags, renderListEntries, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { Page } from '../../../src/db/scoped';
+import type { ListEntry } from '../../../src/services/risk/lists';
+
+export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntries> {
+  static override summary = 'List the entries of a list group, newest first.';
+  static override examples = [
+    '<%= config.bin %> risk lists entries 5e6f… --tenant 6f1c…',
+    '<%= config.bin %> risk lists entries 5e6f… --tenant 6f1c… --value 203.0.113.0/24 --json',
+  ];
+  static override args = { group: Args.string({ description: 'List group id', required: true }) };
+  static override flags = {
+    ...riskScopeFlags,
+    value: Flags.string({ description: 'Only the entry with this value (normalized like entries: case, CIDR)' }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<ListEntry>> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const page = await namingFlags({ value: '--value' }, () =>
+      riskServices.lists().listListEntries(ctx, this.args.group, { value: this.flags.value }, { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' }));
+    this.log(renderListEntries(page.data));
+    this.log(pageFooter(page));
+    return page;
+  }
+}

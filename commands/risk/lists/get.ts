@@ -1,0 +1,19 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { renderListGroup, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { ListGroup } from '../../../src/services/risk/lists';
+
+export default class RiskListsGet extends BaseCommand<typeof RiskListsGet> {
+  static override summary = 'Show one list group with its entry type and entry count (its entries: risk lists entries).';
+  static override examples = ['<%= config.bin %> risk lists get 5e6f… --tenant 6f1c…', '<%= config.bin %> risk lists get 5e6f… --tenant 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'List group id', required: true }) };
+  static override flags = riskScopeFlags;
+
+  async run(): Promise<ListGroup> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const group = await riskServices.lists().getListGroup(ctx, this.args.id);
+    this.log(renderListGroup(group));
+    return group;
+  }
+}

@@ -1,0 +1,32 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { pageFooter } from '../../../src/cli/output';
+import { LIST_ENTRY_TYPE_OPTIONS, renderListGroups, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { Page } from '../../../src/db/scoped';
+import type { ListGroup } from '../../../src/services/risk/lists';
+import type { ListEntryType } from '../../../src/db/models-risk';
+
+export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
+  static override summary = 'List a tenant\'s list groups (sandbox, or live with --live) with their entry counts, newest first.';
+  static override examples = ['<%= config.bin %> risk lists list --tenant 6f1c…', '<%= config.bin %> risk lists list --tenant 6f1c… --entry-type card_fingerprint --json'];
+  static override flags = {
+    ...riskScopeFlags,
+    'entry-type': Flags.string({ description: 'Only groups of this entry type', options: LIST_ENTRY_TYPE_OPTIONS }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<ListGroup>> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const page = await riskServices.lists().listListGroups(
+      ctx,
+      { entryType: this.flags['entry-type'] as ListEntryType | undefined },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(renderListGroups(page.data));
+    this.log(pageFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,27 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { ListEntry } from '../../../src/services/risk/lists';
+
+export default class RiskListsRemoveEntry extends BaseCommand<typeof RiskListsRemoveEntry> {
+  static override summary = 'Remove an entry from a list group (soft delete).';
+  static override examples = [
+    '<%= config.bin %> risk lists remove-entry 5e6f… 8d7c… --tenant 6f1c…',
+    '<%= config.bin %> risk lists remove-entry 5e6f… 8d7c… --tenant 6f1c… --yes --json',
+  ];
+  static override args = {
+    group: Args.string({ description: 'List group id', required: true }),
+    entry: Args.string({ description: 'Entry id', required: true }),
+  };
+  static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
+
+  async run(): Promise<ListEntry> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.confirm(this.flags.yes, `Remove entry ${this.args.entry} from list group ${this.args.group}?`);
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const entry = await riskServices.lists().deleteListEntry(ctx, this.args.group, this.args.entry);
+    this.log(`Entry ${entry.value} (${entry.id}) is removed.`);
+    return entry;
+  }
+}

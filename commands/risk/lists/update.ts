@@ -1,0 +1,29 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { namingFlags, nullable, renderListGroup, riskContext, riskScopeFlags, riskServices, validateRisk } from '../../../src/cli/risk-cli';
+import type { ListGroup } from '../../../src/services/risk/lists';
+
+const FIELDS = { '': '--name or --description' };
+
+export default class RiskListsUpdate extends BaseCommand<typeof RiskListsUpdate> {
+  static override summary = 'Rename a list group or change its description (the entry type never changes).';
+  static override examples = [
+    '<%= config.bin %> risk lists update 5e6f… --tenant 6f1c… --name "Blocked cards (chargebacks)"',
+    '<%= config.bin %> risk lists update 5e6f… --tenant 6f1c… --description none --json',
+  ];
+  static override args = { id: Args.string({ description: 'List group id', required: true }) };
+  static override flags = {
+    ...riskScopeFlags,
+    name: Flags.string({ description: 'Display name' }),
+    description: Flags.string({ description: 'Description ("none" clears it)' }),
+  };
+
+  async run(): Promise<ListGroup> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const input = validateRisk(riskServices.schemas().UpdateListGroupBody, { name: this.flags.name, description: nullable(this.flags.description) }, FIELDS);
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const group = await namingFlags(FIELDS, () => riskServices.lists().updateListGroup(ctx, this.args.id, input));
+    this.log(renderListGroup(group));
+    return group;
+  }
+}

@@ -1,0 +1,23 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { AntifraudPlan } from '../../../src/services/risk/plans';
+
+export default class RiskPlansDelete extends BaseCommand<typeof RiskPlansDelete> {
+  static override summary = 'Delete an antifraud plan (soft delete).';
+  static override description =
+    'The terminal acts at the tenant level: a plan the platform created (ownerLevel platform) is refused (exit 3, ANTIFRAUD_PLAN_NOT_OWNED).';
+  static override examples = ['<%= config.bin %> risk plans delete 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans delete 7a2d… --tenant 6f1c… --yes --json'];
+  static override args = { id: Args.string({ description: 'Antifraud plan id', required: true }) };
+  static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
+
+  async run(): Promise<AntifraudPlan> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.confirm(this.flags.yes, `Delete antifraud plan ${this.args.id}?`);
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const plan = await riskServices.plans().deleteAntifraudPlan(ctx, this.args.id);
+    this.log(`Antifraud plan ${plan.name} (${plan.id}) is deleted.`);
+    return plan;
+  }
+}

@@ -1,0 +1,20 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { AntifraudPlan } from '../../../src/services/risk/plans';
+
+export default class RiskPlansDisable extends BaseCommand<typeof RiskPlansDisable> {
+  static override summary = 'Disable an antifraud plan (enabled -> disabled): its rules stop scoring payments.';
+  static override description = 'Exit 5 (INVALID_STATE_TRANSITION) when the plan is already disabled.';
+  static override examples = ['<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'Antifraud plan id', required: true }) };
+  static override flags = riskScopeFlags;
+
+  async run(): Promise<AntifraudPlan> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const plan = await riskServices.plans().setAntifraudPlanStatus(ctx, this.args.id, 'disabled');
+    this.log(`Antifraud plan ${plan.name} (${plan.id}) is now ${plan.status}.`);
+    return plan;
+  }
+}

@@ -1,0 +1,19 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { renderAntifraudPlan, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { AntifraudPlan } from '../../../src/services/risk/plans';
+
+export default class RiskPlansGet extends BaseCommand<typeof RiskPlansGet> {
+  static override summary = 'Show one antifraud plan: its rules, thresholds, merchant and status.';
+  static override examples = ['<%= config.bin %> risk plans get 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans get 7a2d… --tenant 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'Antifraud plan id', required: true }) };
+  static override flags = riskScopeFlags;
+
+  async run(): Promise<AntifraudPlan> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const plan = await riskServices.plans().getAntifraudPlan(ctx, this.args.id);
+    this.log(renderAntifraudPlan(plan));
+    return plan;
+  }
+}

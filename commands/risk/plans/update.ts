@@ -1,0 +1,31 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import {
+  antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, namingFlags, renderAntifraudPlan, riskContext, riskScopeFlags, riskServices,
+  thresholdsGiven, validateRisk,
+} from '../../../src/cli/risk-cli';
+import type { AntifraudPlan } from '../../../src/services/risk/plans';
+
+export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate> {
+  static override summary = 'Change an antifraud plan: --rules replaces the list; the score flags change only the thresholds they name.';
+  static override examples = [
+    '<%= config.bin %> risk plans update 7a2d… --tenant 6f1c… --rules 0b9e…,3c4d…',
+    '<%= config.bin %> risk plans update 7a2d… --tenant 6f1c… --decline-score 90 --review-score none --json',
+    '<%= config.bin %> risk plans update 7a2d… --tenant 6f1c… --merchant none',
+  ];
+  static override args = { id: Args.string({ description: 'Antifraud plan id', required: true }) };
+  static override flags = { ...riskScopeFlags, ...antifraudPlanFlags };
+
+  async run(): Promise<AntifraudPlan> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const plans = riskServices.plans();
+    // the API replaces the thresholds as a whole: the ones not named keep their current value
+    const current = thresholdsGiven(this.flags) ? (await plans.getAntifraudPlan(ctx, this.args.id)).thresholds : undefined;
+    const fields = { ...antifraudPlanFields, '': '--name, --description, --merchant, --rules or a score flag' };
+    const input = validateRisk(riskServices.schemas().UpdateAntifraudPlanBody, antifraudPlanInput(this.flags, current), fields);
+    const plan = await namingFlags(fields, () => plans.updateAntifraudPlan(ctx, this.args.id, input));
+    this.log(renderAntifraudPlan(plan));
+    return plan;
+  }
+}

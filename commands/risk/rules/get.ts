@@ -1,0 +1,19 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { renderScoringRule, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { ScoringRule } from '../../../src/services/risk/rules';
+
+export default class RiskRulesGet extends BaseCommand<typeof RiskRulesGet> {
+  static override summary = 'Show one scoring rule with its conditions.';
+  static override examples = ['<%= config.bin %> risk rules get 0b9e… --tenant 6f1c…', '<%= config.bin %> risk rules get 0b9e… --tenant 6f1c… --json'];
+  static override args = { id: Args.string({ description: 'Scoring rule id', required: true }) };
+  static override flags = riskScopeFlags;
+
+  async run(): Promise<ScoringRule> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const rule = await riskServices.rules().getScoringRule(ctx, this.args.id);
+    this.log(renderScoringRule(rule));
+    return rule;
+  }
+}

@@ -1,0 +1,37 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
+import { pageFooter } from '../../../src/cli/output';
+import { renderScoringRules, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
+import type { Page } from '../../../src/db/scoped';
+import type { ScoringRule } from '../../../src/services/risk/rules';
+import type { RiskSignal } from '../../../src/db/models-risk';
+
+export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
+  static override summary = 'List a tenant\'s scoring rules (sandbox, or live with --live), newest first.';
+  static override examples = [
+    '<%= config.bin %> risk rules list --tenant 6f1c…',
+    '<%= config.bin %> risk rules list --tenant 6f1c… --signal block --active --json',
+  ];
+  static override flags = {
+    ...riskScopeFlags,
+    signal: Flags.string({ description: 'Only rules of this signal', options: ['allow', 'challenge', 'review', 'block'] }),
+    active: Flags.boolean({ description: 'Only active rules', exclusive: ['inactive'] }),
+    inactive: Flags.boolean({ description: 'Only inactive rules', exclusive: ['active'] }),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+  };
+
+  async run(): Promise<Page<ScoringRule>> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const page = await riskServices.rules().listScoringRules(
+      ctx,
+      { signal: this.flags.signal as RiskSignal | undefined, isActive: this.flags.active ? true : this.flags.inactive ? false : undefined },
+      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
+    );
+    this.log(renderScoringRules(page.data));
+    this.log(pageFooter(page));
+    return page;
+  }
+}

@@ -1,0 +1,27 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../src/cli/base-command';
+import {
+  namingFlags, renderScoringRule, riskContext, riskScopeFlags, riskServices, scoringRuleFields, scoringRuleFlags, scoringRuleInput, validateRisk,
+} from '../../../src/cli/risk-cli';
+import type { ScoringRule } from '../../../src/services/risk/rules';
+
+export default class RiskRulesUpdate extends BaseCommand<typeof RiskRulesUpdate> {
+  static override summary = 'Change a scoring rule: the fields given replace the stored ones (--conditions-json the whole list).';
+  static override examples = [
+    '<%= config.bin %> risk rules update 0b9e… --tenant 6f1c… --score-impact 60 --priority 5',
+    '<%= config.bin %> risk rules update 0b9e… --tenant 6f1c… --inactive --json',
+    '<%= config.bin %> risk rules update 0b9e… --tenant 6f1c… --conditions-json conditions.json --description none',
+  ];
+  static override args = { id: Args.string({ description: 'Scoring rule id', required: true }) };
+  static override flags = { ...riskScopeFlags, ...scoringRuleFlags };
+
+  async run(): Promise<ScoringRule> {
+    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const fields = { ...scoringRuleFields, '': '--name, --description, --signal, --score-impact, --priority, --conditions-json, --active or --inactive' };
+    const input = validateRisk(riskServices.schemas().UpdateScoringRuleBody, scoringRuleInput(this.flags), fields);
+    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const rule = await namingFlags(fields, () => riskServices.rules().updateScoringRule(ctx, this.args.id, input));
+    this.log(renderScoringRule(rule));
+    return rule;
+  }
+}
