@@ -9,6 +9,7 @@ import type { PaymentRow } from '../src/db/models-payments';
 import { closeRuntime, openRuntime, type Runtime } from '../src/runtime';
 import { evaluateRisk, type RiskDecision } from '../src/services/risk/engine';
 import { createSandbox } from '../src/services/sandbox';
+import { mulberry32 } from '../src/util/random';
 import {
   createRiskFixture, insertPayments, paymentRow, recordQueries, riskSubject, SUBJECT_CARD, SUBJECT_EMAIL, SUBJECT_IP, type RiskFixture,
 } from './risk-fixture';
@@ -118,17 +119,6 @@ async function freshDatabase(kind: DbKind, home: string): Promise<BenchDatabase>
   return { url: url.toString(), describe: `${url.host}/${name}`, drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-/** A deterministic pseudo-random sequence (mulberry32), so that every run seeds the same data. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -248,7 +238,7 @@ async function prepare(db: DbKind, size: number, now: Date, instances: Instance[
   const started = Date.now();
   const shared = sharedPayments(fixture, now);
   await insertPayments(rt.db, shared);
-  const next = random(8);
+  const next = mulberry32(8);
   for (let from = shared.length; from < size; from += 10_000) await insertPayments(rt.db, otherPayments(fixture, now, from, Math.min(size, from + 10_000), next));
   // Postgres plans from statistics that autovacuum gathers in the background: gather them now, as it would
   if (rt.db.dialect === 'postgres') await rt.db.sequelize.query('ANALYZE');
