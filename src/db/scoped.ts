@@ -99,6 +99,12 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     return this.model.count({ where: this.where(where), transaction: this.ctx.transaction });
   }
 
+  /** The caller's rows matching `where` counted per value of `column`, in one query (values without rows are absent). */
+  async countBy(column: keyof R & string, where: AnyWhere = {}): Promise<Map<string, number>> {
+    const groups = await this.model.count({ where: this.where(where), group: [column], transaction: this.ctx.transaction });
+    return new Map(groups.map((g) => [String(g[column]), Number(g.count)]));
+  }
+
   /** The sum of an integer column over the caller's rows matching `where` (0 when none). */
   async sum(column: keyof R & string, where: AnyWhere = {}): Promise<number> {
     const total = await this.model.sum(column as never, { where: this.where(where), transaction: this.ctx.transaction });

@@ -8,6 +8,7 @@ import { mapPage, presentRow, type Presented } from './present';
 import { tenantForCreate } from './partners';
 import { ensurePlatform, PLATFORM_ID } from './platform';
 import { computeFees, type ApplicableSchedule, type FeeBreakdown, type FeeTransaction } from './fee-engine';
+import { parseJson } from '../util/json';
 
 // Fee schedules (draft -> active -> archived) and their assignments to a level and target (open, closed), and the
 // resolver that finds a transaction's applicable schedules and runs the fee engine on them.
@@ -21,7 +22,6 @@ const SCHEDULE_FIELDS = [
 export type FeeSchedule = Presented<Pick<FeeScheduleRow, (typeof SCHEDULE_FIELDS)[number]>>;
 export type FeeScheduleStatus = FeeScheduleRow['status'];
 
-const parseJson = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
 export function toFeeSchedule(row: FeeScheduleRow): FeeSchedule {
   return { ...presentRow(row, SCHEDULE_FIELDS), rules: parseJson(row.rules), rollingReserve: parseJson(row.rollingReserve) };

@@ -14,7 +14,8 @@ import { scoped } from '../db/scoped';
  * transfer). Indexed by (merchantId|channelId|terminalId|withdrawalChannelId, createdAt).
  */
 
-const UNIT_MS: Record<LimitPeriodUnit, number> = {
+/** The length of one period unit, for limits and risk aggregations alike. */
+export const UNIT_MS: Record<LimitPeriodUnit, number> = {
   minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000,
 };
 

@@ -7,6 +7,7 @@ import { recordAudit } from './audit';
 import { mapPage, presentRow, type Presented } from './present';
 import { tenantForCreate } from './partners';
 import { newId } from '../util/ids';
+import { parseJson } from '../util/json';
 
 /**
  * Routing rules, versioned. Each version is a record with its own id; the versions of one rule share ruleId (the
@@ -23,7 +24,6 @@ const RULE_FIELDS = [
 
 export type RoutingRule = Presented<Pick<RoutingRuleRow, (typeof RULE_FIELDS)[number]>> & { conditions: RoutingConditions; outcome: RoutingOutcome };
 
-const parseJson = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
 export function ruleConditions(row: Pick<RoutingRuleRow, 'conditions'>): RoutingConditions {
   return normalizeConditions(parseJson(row.conditions) as RoutingConditionsInput);

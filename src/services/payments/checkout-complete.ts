@@ -4,12 +4,12 @@ import { scoped } from '../../db/scoped';
 import { summarizeCard, validateCard, type CardInput } from '../cards';
 import { decideRoute } from '../routing';
 import { enforceEntityLimits, limitUsage } from '../limit-usage';
-import { paymentChanged, processingContext, runAttempts, type PendingAttempt } from './engine';
+import { failPayment, paymentChanged, processingContext, runAttempts, type PendingAttempt } from './engine';
 import { minor } from './records';
 import { evaluateRisk } from '../risk/engine';
 import { emitFraudAlert } from '../risk/alerts';
 import { normalizeIp, type RiskSubject } from '../risk/conditions';
-import type { CheckoutSessionRow } from '../../db/models';
+import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import type { CardSummary } from '../cards';
 
 export interface CompleteSessionInput {
@@ -67,11 +67,7 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
         ...newPaymentFields(session, amount, card, channelId), ...identifiers, status: 'processing', terminalId: null, providerIntegrationId: null,
         routingDecision: null, cardVault: null, returnUrl,
       });
-      await paymentChanged(pctx, declined, 'payment.created');
-      const failed = await scoped(pctx, pctx.db.models.Payment).update(declined, {
-        status: 'failed', approved: false, errorCode: 'RISK_DECLINED', errorMessage: 'The payment was declined.',
-      });
-      await paymentChanged(pctx, failed, 'payment.failed', declined);
+      const failed = await failUnsent(pctx, declined, 'RISK_DECLINED', 'The payment was declined.');
       await emitFraudAlert(pctx, failed, risk);
       return { pctx, first: null };
     }
@@ -94,12 +90,7 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     });
     await emitFraudAlert(pctx, row, risk);
     if (!terminal) {
-      await paymentChanged(pctx, row, 'payment.created');
-      const failed = await payments.update(row, {
-        status: 'failed', approved: false, errorCode: 'no_eligible_terminal',
-        errorMessage: 'No terminal of the tenant can take this payment (currency, brand, method, restrictions, limits or provider status).',
-      });
-      await paymentChanged(pctx, failed, 'payment.failed', row);
+      await failUnsent(pctx, row, 'no_eligible_terminal', 'No terminal of the tenant can take this payment (currency, brand, method, restrictions, limits or provider status).');
       return { pctx, first: null };
     }
     const attempt = await scoped(pctx, pctx.db.models.PaymentAttempt).create({
@@ -111,6 +102,12 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     return { pctx, first: { paymentId: row.id, attemptId: attempt.id } };
   });
   if (started.first) await runAttempts({ ...started.pctx, transaction: undefined }, started.first, input.paymentMethod.card);
+}
+
+/** A payment that ends before any provider is asked: created, then failed with the reason. */
+async function failUnsent(pctx: CallerContext, row: PaymentRow, errorCode: string, errorMessage: string): Promise<PaymentRow> {
+  await paymentChanged(pctx, row, 'payment.created');
+  return failPayment(pctx, row, { errorCode, errorMessage });
 }
 
 /** The fields every new payment of a session starts with. */

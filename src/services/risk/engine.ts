@@ -1,7 +1,8 @@
 import { Op } from 'sequelize';
 import type { CallerContext } from '../../domain/context';
 import { scoped } from '../../db/scoped';
-import type { AntifraudPlanRow, RiskAggregation, RiskPeriodUnit, RiskSignal, ScoringRuleRow } from '../../db/models-risk';
+import type { AntifraudPlanRow, RiskAggregation, RiskSignal, ScoringRuleRow } from '../../db/models-risk';
+import { UNIT_MS } from '../limit-usage';
 import { compareNumbers, matchesCondition, subjectValue, type RiskSubject } from './conditions';
 import { groupsHolding } from './lists';
 import { planRuleIds, planThresholds } from './plans';
@@ -52,7 +53,6 @@ const SEVERITY: Record<RiskOutcome, number> = { allow: 0, challenge: 1, review: 
 const SIGNAL_OUTCOME: Record<RiskSignal, RiskOutcome> = { allow: 'allow', challenge: 'challenge', review: 'review', block: 'decline' };
 const stronger = (a: RiskOutcome, b: RiskOutcome): RiskOutcome => (SEVERITY[b] > SEVERITY[a] ? b : a);
 
-const UNIT_MS: Record<RiskPeriodUnit, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000 };
 
 /** The payment columns aggregations count by, and the subject's value for each. */
 const IDENTIFIER_COLUMN = {

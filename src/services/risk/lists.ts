@@ -25,9 +25,15 @@ export type ListEntry = Presented<Pick<ListEntryRow, (typeof ENTRY_FIELDS)[numbe
 
 export const toListEntry = (row: ListEntryRow): ListEntry => presentRow(row, ENTRY_FIELDS);
 
+/** Groups as records with their live entry counts: one query for any number of groups. */
+async function toListGroups(ctx: CallerContext, rows: ListGroupRow[]): Promise<ListGroup[]> {
+  const live = rows.filter((r) => !r.deletedAt).map((r) => r.id);
+  const counts = live.length ? await scoped(ctx, ctx.db.models.ListEntry).countBy('listGroupId', { listGroupId: { [Op.in]: live } }) : new Map<string, number>();
+  return rows.map((row) => ({ ...presentRow(row, GROUP_FIELDS), entryCount: row.deletedAt ? 0 : (counts.get(row.id) ?? 0) }));
+}
+
 async function toListGroup(ctx: CallerContext, row: ListGroupRow): Promise<ListGroup> {
-  const entryCount = row.deletedAt ? 0 : await scoped(ctx, ctx.db.models.ListEntry).count({ listGroupId: row.id });
-  return { ...presentRow(row, GROUP_FIELDS), entryCount };
+  return (await toListGroups(ctx, [row]))[0];
 }
 
 /** The normalized value of an entry of `type` (400 naming body.value when it is not one). */
@@ -77,7 +83,7 @@ export async function listListGroups(ctx: CallerContext, filters: ListGroupFilte
   if (filters.entryType) where.entryType = filters.entryType;
   if (filters.tenantId) where.tenantId = filters.tenantId;
   const result = await scoped(ctx, ctx.db.models.ListGroup).list(where, page);
-  return { data: await Promise.all(result.data.map((row) => toListGroup(ctx, row))), pagination: result.pagination };
+  return { data: await toListGroups(ctx, result.data), pagination: result.pagination };
 }
 
 export async function getListGroup(ctx: CallerContext, id: string): Promise<ListGroup> {
@@ -112,7 +118,7 @@ export async function updateListGroup(ctx: CallerContext, id: string, input: { n
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
     const updated = await access.update(row, changes);
-    const [before, after] = [await toListGroup(tx, row), await toListGroup(tx, updated)];
+    const [before, after] = await toListGroups(tx, [row, updated]);
     await recordAudit(tx, { action: 'list_group.updated', targetType: 'list_group', targetId: id, tenantId: row.tenantId, livemode: row.livemode, before, after });
     return after;
   });

@@ -6,6 +6,7 @@ import type { AntifraudPlanRow, AntifraudPlanStatus, RiskThresholds } from '../.
 import { recordAudit } from '../audit';
 import { tenantForCreate } from '../partners';
 import { mapPage, presentRow, type Presented } from '../present';
+import { parseJson } from '../../util/json';
 
 /**
  * Antifraud plans: a set of scoring rules and optional score thresholds, enabled for the whole tenant (merchantId
@@ -25,7 +26,6 @@ export interface PlanThresholds {
   decline: number | null;
 }
 
-const parseJson = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
 export const planRuleIds = (row: Pick<AntifraudPlanRow, 'ruleIds'>): string[] => parseJson(row.ruleIds) ?? [];
 export const planThresholds = (row: Pick<AntifraudPlanRow, 'thresholds'>): PlanThresholds => {

@@ -1,12 +1,14 @@
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { ValidationError, type FieldIssue } from '../../domain/errors';
-import { scoped, type ListParams, type Page } from '../../db/scoped';
+import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { RiskAggregation, RiskCondition, RiskSignal, ScoringRuleRow } from '../../db/models-risk';
 import { recordAudit } from '../audit';
+import { UNIT_MS } from '../limit-usage';
 import { tenantForCreate } from '../partners';
 import { mapPage, presentRow, type Presented } from '../present';
 import { FIELDS, conditionIssues, normalizeCondition } from './conditions';
+import { parseJson } from '../../util/json';
 
 /**
  * Scoring rules: conditions on the payment context (all must hold), an optional aggregation over the tenant's recent
@@ -20,7 +22,6 @@ const RULE_FIELDS = [
 
 export type ScoringRule = Presented<Pick<ScoringRuleRow, (typeof RULE_FIELDS)[number]>> & { conditions: RiskCondition[] };
 
-const parseJson = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
 export const ruleConditions = (row: Pick<ScoringRuleRow, 'conditions'>): RiskCondition[] => parseJson(row.conditions);
 
@@ -42,8 +43,7 @@ export interface RiskConditionInput {
 }
 
 const WINDOW_UNITS = { m: 'minute', h: 'hour', d: 'day', w: 'week' } as const;
-const PERIOD_MINUTES = { minute: 1, hour: 60, day: 1440, week: 10_080 } as const;
-const MAX_PERIOD_MINUTES = 90 * 1440;
+const MAX_PERIOD_MS = 90 * UNIT_MS.day;
 
 /** 10m, 1h, 1d or 7d as a period. */
 export function windowPeriod(window: string): RiskAggregation['period'] | null {
@@ -63,7 +63,7 @@ function completeCondition(input: RiskConditionInput, path: string, issues: Fiel
         message: input.statisticWindow ? 'is missing and statisticWindow is not a window such as 10m, 1h, 1d or 7d' : 'is required (or give statisticWindow such as 10m, 1h, 1d)',
       });
     }
-    if (period && period.value * PERIOD_MINUTES[period.unit] > MAX_PERIOD_MINUTES) {
+    if (period && period.value * UNIT_MS[period.unit] > MAX_PERIOD_MS) {
       issues.push({ path: `${path}.aggregation.period`, message: 'must be at most 90 days (risk looks at recent payments)' });
     }
     aggregation = {
@@ -99,7 +99,7 @@ async function checkConditions(ctx: CallerContext, tenantId: string, livemode: b
   const looksIntoList = (c: RiskCondition, i: number) => valid.has(i) && c.operator === 'in_list' && !c.aggregation;
   const listIds = conditions.filter(looksIntoList).map((c) => c.value);
   const groups = listIds.length
-    ? new Map((await scoped(ctx, ctx.db.models.ListGroup).findAll({ tenantId, livemode, id: { [Op.in]: listIds.filter(isUuidLike) } })).map((g) => [g.id, g]))
+    ? new Map((await scoped(ctx, ctx.db.models.ListGroup).findAll({ tenantId, livemode, id: { [Op.in]: listIds.filter(isUuid) } })).map((g) => [g.id, g]))
     : new Map();
   conditions.forEach((c, i) => {
     if (!looksIntoList(c, i)) return;
@@ -112,7 +112,6 @@ async function checkConditions(ctx: CallerContext, tenantId: string, livemode: b
   return conditions;
 }
 
-const isUuidLike = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
 
 export interface ScoringRuleFilters {
   isActive?: boolean;
