@@ -22,6 +22,8 @@ export interface AppConfig {
   holdingPeriodHours: number;
   /** PAYPLANE_WITHDRAWAL_COOLING_HOURS: how long a new withdrawal method (or new details) cools before use, for tenants that set none (default 24) */
   withdrawalCoolingHours: number;
+  /** PAYPLANE_METRICS_TOKEN: when set, GET /metrics asks for `Authorization: Bearer <token>` */
+  metricsToken?: string;
 }
 
 function nonNegativeInt(name: string, value: string | undefined, fallback: number): number {
@@ -56,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sandboxDelayMs: nonNegativeInt('PAYPLANE_SANDBOX_DELAY_MS', env.PAYPLANE_SANDBOX_DELAY_MS, 300),
     holdingPeriodHours: nonNegativeInt('PAYPLANE_HOLDING_PERIOD_HOURS', env.PAYPLANE_HOLDING_PERIOD_HOURS, 48),
     withdrawalCoolingHours: nonNegativeInt('PAYPLANE_WITHDRAWAL_COOLING_HOURS', env.PAYPLANE_WITHDRAWAL_COOLING_HOURS, 24),
+    metricsToken: env.PAYPLANE_METRICS_TOKEN || undefined,
     ...stripUndefined(overrides),
   };
 }

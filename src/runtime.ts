@@ -8,6 +8,7 @@ import { layerPermissions } from './services/permissions';
 import { TokenService } from './services/tokens';
 import os from 'node:os';
 import { Sealer, loadMasterKey } from './util/encryption';
+import { createMetrics, type Metrics } from './metrics';
 
 /** What a process holds while it runs: configuration, the database, the clock, tokens and the logger. */
 export interface Runtime {
@@ -17,6 +18,7 @@ export interface Runtime {
   tokens: TokenService;
   sealer: Sealer;
   logger: Logger;
+  metrics: Metrics;
 }
 
 export interface RuntimeOptions {
@@ -41,7 +43,9 @@ export async function openRuntime(config: AppConfig, options: RuntimeOptions = {
       level: config.logLevel,
       redact: { paths: ['*.authorization', '*.secretKey', '*.secret', '*.token', 'headers.authorization'], censor: '[redacted]' },
     });
-  return { config, db, clock, tokens: new TokenService(config, clock), sealer: new Sealer(() => loadMasterKey(config)), logger };
+  return {
+    config, db, clock, tokens: new TokenService(config, clock), sealer: new Sealer(() => loadMasterKey(config)), logger, metrics: createMetrics(db, clock),
+  };
 }
 
 export async function closeRuntime(rt: Runtime): Promise<void> {

@@ -6,6 +6,7 @@ import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
 import { defineModels, type Models } from './models';
 import { migrations } from './migrations';
+import { ReadCache, readCacheTtlMs } from './read-cache';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -33,6 +34,10 @@ export class Database {
   readonly models: Models;
   /** SQLite allows one writer: in-process write transactions queue here instead of failing with SQLITE_BUSY. */
   private readonly writeLock: Mutex | null;
+  /** API keys and the status of tenants and merchants as authentication reads them (see ReadCache) */
+  readonly authCache = new ReadCache(readCacheTtlMs());
+  /** counts of lists beyond COUNT_EXACT_UP_TO records (db/scoped), refreshed at most every 30 s */
+  readonly largeCounts = new ReadCache(30_000, 1_000);
 
   private constructor(
     readonly sequelize: Sequelize,
@@ -41,6 +46,7 @@ export class Database {
   ) {
     this.models = defineModels(sequelize);
     this.writeLock = dialect === 'sqlite' ? new Mutex() : null;
+    this.authCache.watch([this.models.ApiKey, this.models.Tenant, this.models.Merchant] as never[]);
   }
 
   static async connect(url: string): Promise<Database> {
@@ -132,6 +138,12 @@ export class Database {
     } finally {
       release();
     }
+  }
+
+  /** Replacements of a raw query, with Dates in the text form Sequelize stores them in on SQLite, so comparisons line up. */
+  rawReplacements(values: Record<string, unknown>): Record<string, unknown> {
+    if (this.dialect !== 'sqlite') return values;
+    return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v instanceof Date ? v.toISOString().replace('T', ' ').replace('Z', ' +00:00') : v]));
   }
 
   async ping(): Promise<void> {

@@ -1,5 +1,5 @@
 import { newId } from '../util/ids';
-import { Op, literal, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, literal, type WhereOptions } from 'sequelize';
 import type { CallerContext } from '../domain/context';
 import { InternalError, NotFoundError, PermissionError, ValidationError } from '../domain/errors';
 import type { RowModel } from './models';
@@ -23,6 +23,9 @@ export interface Page<T> {
 }
 
 type AnyWhere = Record<string | symbol, unknown>;
+
+/** Lists count their records exactly up to this many; see ScopedAccess.totalCount. */
+export const COUNT_EXACT_UP_TO = 10_000;
 
 /**
  * The one door to the tables: every read and write applies the caller's tenant, merchant and mode, and hides
@@ -59,9 +62,17 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     return where;
   }
 
-  /** The caller's conditions AND the scope: a scope column can never be overridden by a filter. */
+  /**
+   * The caller's conditions AND the scope: a scope column can never be overridden by a filter. A filter that only
+   * repeats the scope's own condition (a merchant naming itself) is left out: written twice, it misleads SQLite's
+   * planner into the wrong index.
+   */
   private where(extra: AnyWhere = {}): WhereOptions {
-    return { [Op.and]: [extra, this.scopeWhere()] } as WhereOptions;
+    const scope = this.scopeWhere();
+    const own = Object.keys(extra).filter((key) => typeof extra[key] !== 'object' && extra[key] === scope[key]);
+    const filters = { ...extra };
+    for (const key of own) delete filters[key];
+    return { [Op.and]: [filters, scope] } as WhereOptions;
   }
 
   async findOne(where: AnyWhere, options: { lock?: boolean } = {}): Promise<R | null> {
@@ -200,6 +211,8 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
       pageWhere = {
         [Op.and]: [
           baseWhere,
+          // the bound alone as well: Postgres cannot start the index range from the OR below, and would walk the list from its head
+          { createdAt: { [atOrBefore]: anchor.createdAt } },
           { [Op.or]: [{ createdAt: { [before]: anchor.createdAt } }, { createdAt: anchor.createdAt, id: { [atOrBefore]: anchor.id } }] },
         ],
       };
@@ -211,7 +224,7 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
         limit: params.limit + 1,
         transaction: this.ctx.transaction,
       }),
-      this.model.count({ where: baseWhere, transaction: this.ctx.transaction }),
+      this.totalCount(baseWhere),
       anchor ? this.previousPageStart(baseWhere, anchor, desc, params.limit) : Promise.resolve(null),
     ]);
     const hasMore = rows.length > params.limit;
@@ -222,14 +235,35 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     };
   }
 
+  /**
+   * The number of records of the list. Up to COUNT_EXACT_UP_TO it is exact and current, from a count that stops
+   * there (a bounded walk of the list's index, cheap whatever the table's size). Beyond, it is an exact count that
+   * this process refreshes at most every LARGE_COUNT_TTL_MS, so it may lag recent writes by that long.
+   */
+  private async totalCount(where: WhereOptions): Promise<number> {
+    const sequelize = this.model.sequelize!;
+    const generator = sequelize.getQueryInterface().queryGenerator as {
+      selectQuery(table: string, options: object, model: unknown): string;
+    };
+    const rows = generator.selectQuery(this.model.getTableName() as string, { attributes: ['id'], where, limit: COUNT_EXACT_UP_TO + 1 }, this.model).replace(/;\s*$/, '');
+    const [bounded] = await sequelize.query<{ n: number | string }>(`SELECT count(*) AS n FROM (${rows}) AS bounded`, {
+      type: QueryTypes.SELECT, transaction: this.ctx.transaction,
+    });
+    const n = Number(bounded.n);
+    if (n <= COUNT_EXACT_UP_TO) return n;
+    return this.ctx.db.largeCounts.read(rows, () => this.model.count({ where, transaction: this.ctx.transaction }));
+  }
+
   private async previousPageStart(baseWhere: WhereOptions, anchor: R, desc: boolean, limit: number): Promise<string | null> {
     const after = desc ? Op.gt : Op.lt;
+    const atOrAfter = desc ? Op.gte : Op.lte;
     const reverse = desc ? 'ASC' : 'DESC';
     const rows = await this.model.findAll({
       attributes: ['id'],
       where: {
         [Op.and]: [
           baseWhere,
+          { createdAt: { [atOrAfter]: anchor.createdAt } },
           { [Op.or]: [{ createdAt: { [after]: anchor.createdAt } }, { createdAt: anchor.createdAt, id: { [after]: anchor.id } }] },
         ],
       },

@@ -3,13 +3,15 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Runtime } from '../runtime';
 import { operations as allOperations } from '../api';
 import {
-  InternalError, NotFoundError, PayplaneError, RequestRejectedError, UnavailableError, ValidationError, toProblem,
+  AuthenticationError, InternalError, NotFoundError, PayplaneError, RequestRejectedError, UnavailableError, ValidationError, toProblem,
 } from '../domain/errors';
 import { operationHandler } from './pipeline';
 import { buildOpenApiDocument } from './openapi';
 import type { Operation } from './registry';
 import { VERSION } from '../version';
 import { mountPages } from './pages';
+import { tenantRateLimiter } from './rate-limit';
+import { safeEqual } from '../util/secrets';
 
 function routePattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
@@ -71,10 +73,12 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
     res.set('Request-Id', requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      rt.logger.info(
-        { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
-        'request',
-      );
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // an operation of the registry, else a fixed label: unknown paths must not grow the label set
+      const operation = (res.locals.operationId as string | undefined) ?? (req.path.startsWith('/v1/') ? 'unmatched' : 'other');
+      rt.metrics.httpRequests.inc({ operation, method: req.method, status: String(res.statusCode) });
+      rt.metrics.httpDuration.observe({ operation }, ms / 1000);
+      rt.logger.info({ requestId, operation, method: req.method, path: req.path, status: res.statusCode, ms }, 'request');
     });
     next();
   });
@@ -93,6 +97,15 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
     }
   });
 
+  // Prometheus metrics; with PAYPLANE_METRICS_TOKEN set, only for `Authorization: Bearer <that token>`
+  app.get('/metrics', async (req, res) => {
+    const token = rt.config.metricsToken;
+    if (token && !safeEqual(req.get('authorization') ?? '', `Bearer ${token}`)) {
+      throw new AuthenticationError('Send Authorization: Bearer <PAYPLANE_METRICS_TOKEN>.', 'INVALID_CREDENTIALS');
+    }
+    res.type(rt.metrics.registry.contentType).send(await rt.metrics.registry.metrics());
+  });
+
   let openapi: unknown;
   app.get('/v1/openapi.json', (_req, res) => {
     openapi ??= buildOpenApiDocument(operations, VERSION);
@@ -103,8 +116,9 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
 
   app.use('/v1', express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   const sorted = [...operations].sort(bySpecificity);
+  const rateLimit = tenantRateLimiter(rt);
   for (const op of sorted) {
-    app[op.method](op.path.replace(/\{([^}]+)\}/g, ':$1'), operationHandler(rt, op));
+    app[op.method](op.path.replace(/\{([^}]+)\}/g, ':$1'), operationHandler(rt, op, rateLimit));
   }
 
   const patterns = operations.map((op) => ({ pattern: routePattern(op.path), method: op.method.toUpperCase() }));

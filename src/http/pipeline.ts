@@ -71,9 +71,10 @@ export function requestOrigin(req: Request): string | undefined {
 }
 
 /** The Express handler of one declared operation: authenticate, authorize, validate, run, answer. */
-export function operationHandler(rt: Runtime, op: Operation) {
+export function operationHandler(rt: Runtime, op: Operation, rateLimit: (ctx: CallerContext, res: Response) => Promise<void>) {
   return async (req: Request, res: Response): Promise<void> => {
     const requestId = res.locals.requestId as string;
+    res.locals.operationId = op.id;
     const base = await authenticate(rt, {
       authorization: req.get('authorization'),
       ip: req.ip ?? req.socket.remoteAddress ?? '',
@@ -82,6 +83,7 @@ export function operationHandler(rt: Runtime, op: Operation) {
     });
     base.origin = requestOrigin(req);
     base.clientIp = req.ip ?? req.socket.remoteAddress ?? undefined;
+    await rateLimit(base, res);
     authorize(op, base);
     const hasBody = req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
     if (op.body && req.body === undefined && hasBody) {

@@ -11,6 +11,7 @@ export interface RunningServer {
 }
 
 export async function startServer(rt: Runtime, port: number, host: string): Promise<RunningServer> {
+  rt.metrics.collectProcessMetrics();
   const app = createApp(rt);
   const server = http.createServer(app);
   server.keepAliveTimeout = 5_000;

@@ -1,32 +1,100 @@
+import os from 'node:os';
 import cron from 'node-cron';
+import { QueryTypes } from 'sequelize';
 import type { Runtime } from '../runtime';
+import { newId } from '../util/ids';
 import type { BackgroundJob } from './types';
 
+/** Claimed ticks are kept this long (job_runs), then removed by the job's next run. */
+const KEEP_RUNS_MS = 24 * 3_600_000;
+
+function workerName(): string {
+  return `${os.hostname()}:${process.pid}`;
+}
+
 /**
- * A job of `serve` that runs `work` once at start and then every `intervalMs()` (never two runs at once in a
- * process); stop() waits for a run in progress. The work itself must be safe with several processes.
+ * Runs `work` for one tick of a job unless a process (this one or another on the same database) already has that
+ * tick: the first to insert (job, slot) into job_runs runs it, the others skip. The run's outcome is recorded on the
+ * row and counted in payplane_scheduler_runs_total. Returns whether this process ran it.
+ */
+export async function runOncePerTick(rt: Runtime, job: string, slot: number, work: (rt: Runtime) => Promise<void>): Promise<boolean> {
+  const { db } = rt;
+  const id = newId();
+  const claimed = await db.transaction(async (transaction) => {
+    const replacements = db.rawReplacements({ id, job, slot, worker: workerName(), now: rt.clock.now() });
+    await db.sequelize.query(
+      `INSERT INTO job_runs (id, job, slot, "workerId", "startedAt", outcome) VALUES (:id, :job, :slot, :worker, :now, 'running')
+       ON CONFLICT (job, slot) DO NOTHING`,
+      { replacements, transaction },
+    );
+    const [owner] = await db.sequelize.query<{ id: string }>('SELECT id FROM job_runs WHERE job = :job AND slot = :slot', {
+      replacements, type: QueryTypes.SELECT, transaction,
+    });
+    if (owner?.id !== id) return false;
+    await db.sequelize.query('DELETE FROM job_runs WHERE job = :job AND slot < :cutoff', { replacements: { job, cutoff: slot - KEEP_RUNS_MS }, transaction });
+    return true;
+  });
+  if (!claimed) {
+    rt.metrics.schedulerRuns.inc({ job, outcome: 'skipped' });
+    return false;
+  }
+  let error: unknown;
+  try {
+    await work(rt);
+  } catch (e) {
+    error = e;
+    rt.logger.error({ err: e, job }, `${job} run failed`);
+  }
+  const outcome = error === undefined ? 'succeeded' : 'failed';
+  rt.metrics.schedulerRuns.inc({ job, outcome });
+  await db
+    .transaction((transaction) =>
+      db.sequelize.query('UPDATE job_runs SET "finishedAt" = :now, outcome = :outcome, error = :error WHERE id = :id', {
+        replacements: db.rawReplacements({ now: rt.clock.now(), outcome, error: error === undefined ? null : String((error as Error)?.message ?? error).slice(0, 1000), id }),
+        transaction,
+      }),
+    )
+    .catch((e) => rt.logger.error({ err: e, job }, `${job}: could not record the run's outcome`));
+  return true;
+}
+
+/**
+ * A job of `serve` that runs `work` every `intervalMs()` on ticks aligned to the clock (multiples of the interval since
+ * the epoch), so that every process ticks at the same moments and one of them runs each tick (runOncePerTick); also a
+ * tick at start (skipped when a process already ran the current one). Never two runs at once in a process; stop() waits for a run in progress.
  */
 export function periodicJob(name: string, intervalMs: () => number, work: (rt: Runtime) => Promise<void>): BackgroundJob {
   return {
     name,
     start: (rt: Runtime) => {
-      let running: Promise<void> | null = null;
+      let running: Promise<unknown> | null = null;
       let stopped = false;
+      let timer: NodeJS.Timeout | undefined;
+      const interval = intervalMs();
       const tick = () => {
         if (running || stopped) return;
-        running = work(rt)
-          .catch((error) => rt.logger.error({ err: error, job: name }, `${name} run failed`))
+        // the tick is read from the injected clock, so a test that moves the clock gets a new tick
+        const slot = Math.floor(rt.clock.now().getTime() / interval) * interval;
+        running = runOncePerTick(rt, name, slot, work)
+          .catch((error) => rt.logger.error({ err: error, job: name }, `${name}: could not claim its tick`))
           .finally(() => {
             running = null;
           });
       };
-      const timer = setInterval(tick, intervalMs());
-      timer.unref();
+      const schedule = () => {
+        if (stopped) return;
+        timer = setTimeout(() => {
+          tick();
+          schedule();
+        }, interval - (Date.now() % interval));
+        timer.unref();
+      };
       tick();
+      schedule();
       return {
         stop: async () => {
           stopped = true;
-          clearInterval(timer);
+          clearTimeout(timer);
           if (running) await running;
         },
       };
@@ -34,7 +102,7 @@ export function periodicJob(name: string, intervalMs: () => number, work: (rt: R
   };
 }
 
-/** A job of `serve` run by node-cron on `expression` (no overlapping runs); stop() waits for a run in progress. */
+/** A job of `serve` run by node-cron on `expression`, each scheduled time by one process (runOncePerTick); stop() waits for a run in progress. */
 export function cronJob(name: string, expression: string, work: (rt: Runtime) => Promise<void>): BackgroundJob {
   return {
     name,
@@ -42,8 +110,9 @@ export function cronJob(name: string, expression: string, work: (rt: Runtime) =>
       let running: Promise<unknown> = Promise.resolve();
       const task = cron.schedule(
         expression,
-        () => {
-          running = work(rt).catch((error) => rt.logger.error({ err: error, job: name }, `${name} run failed`));
+        (context) => {
+          const slot = Math.floor((context?.date ?? new Date()).getTime() / 1000) * 1000;
+          running = runOncePerTick(rt, name, slot, work).catch((error) => rt.logger.error({ err: error, job: name }, `${name}: could not claim its tick`));
           return running;
         },
         { name, noOverlap: true },

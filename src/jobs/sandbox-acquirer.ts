@@ -44,7 +44,7 @@ export async function runDueSandboxOperations(rt: Runtime, options: SandboxWorke
 async function claim(rt: Runtime, workerId: string, limit: number, leaseMs: number): Promise<SandboxOperationRow[]> {
   const { db, clock } = rt;
   const now = clock.now();
-  const replacements = formatReplacements(db.dialect, { now, lease: new Date(now.getTime() + leaseMs), worker: workerId, limit });
+  const replacements = db.rawReplacements({ now, lease: new Date(now.getTime() + leaseMs), worker: workerId, limit });
   const lock = db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
   const sql = `UPDATE sandbox_acquirer_operations SET "lockedUntil" = :lease, "lockedBy" = :worker
     WHERE id IN (SELECT id FROM sandbox_acquirer_operations
@@ -97,12 +97,6 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
   }
   if (count !== 1) rt.logger.warn({ operationId: op.id }, 'sandbox acquirer operation claim lost before it was marked done');
   return true;
-}
-
-/** Raw replacements: Sequelize formats Dates for each dialect as it stores them. */
-function formatReplacements(dialect: string, values: Record<string, unknown>): Record<string, unknown> {
-  if (dialect !== 'sqlite') return values;
-  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v instanceof Date ? v.toISOString().replace('T', ' ').replace('Z', ' +00:00') : v]));
 }
 
 /** Delivers due operations: polls every pollMs, and at once when the connector of this process records one. */

@@ -42,8 +42,10 @@ async function authenticateKey(rt: Runtime, secret: string, credentials: Credent
   if (!parsed) throw new AuthenticationError('The API key is not valid.', 'INVALID_API_KEY');
   const { ApiKey } = rt.db.models;
   // Authentication precedes any caller scope: the key is found by its non-secret prefix, then verified.
-  const found = await ApiKey.findOne({ where: { keyPrefix: parsed.prefix, deletedAt: null } });
-  const key = found?.get({ plain: true }) as ApiKeyRow | undefined;
+  const key = await rt.db.authCache.read(`key:${parsed.prefix}`, async () => {
+    const found = await ApiKey.findOne({ where: { keyPrefix: parsed.prefix, deletedAt: null } });
+    return (found?.get({ plain: true }) as ApiKeyRow | undefined) ?? null;
+  });
   if (!key || !verifySecret(secret, key.secretHash) || key.livemode !== parsed.livemode) {
     throw new AuthenticationError('The API key is not valid.', 'INVALID_API_KEY');
   }
@@ -170,16 +172,32 @@ export function merchantScopeOf(user: UserRow): ReadonlySet<string> | undefined 
   return new Set(Array.isArray(scope.merchantIds) ? scope.merchantIds.filter((id): id is string => typeof id === 'string') : []);
 }
 
+/** What authentication needs of a tenant: its status (disabled when deleted) and its request rate limit. */
+export interface TenantAccess {
+  status: string | undefined;
+  doorRateLimitPerMinute: number | null;
+}
+
+export async function tenantAccess(rt: Pick<Runtime, 'db'>, tenantId: string): Promise<TenantAccess> {
+  return rt.db.authCache.read(`tenant:${tenantId}`, async () => {
+    const tenant = await rt.db.models.Tenant.findOne({ where: { id: tenantId }, attributes: ['status', 'deletedAt', 'doorRateLimitPerMinute'] });
+    return {
+      status: tenant?.get('deletedAt') ? 'disabled' : (tenant?.get('status') as string | undefined),
+      doorRateLimitPerMinute: (tenant?.get('doorRateLimitPerMinute') as number | null | undefined) ?? null,
+    };
+  });
+}
+
 export async function assertOwnerActive(rt: Pick<Runtime, 'db'>, tenantId: string, merchantId: string | null): Promise<void> {
-  const { Tenant, Merchant } = rt.db.models;
-  const tenant = await Tenant.findOne({ where: { id: tenantId }, attributes: ['status', 'deletedAt'] });
-  const tenantStatus = tenant?.get('deletedAt') ? 'disabled' : (tenant?.get('status') as string | undefined);
+  const tenantStatus = (await tenantAccess(rt, tenantId)).status;
   if (tenantStatus !== 'active') {
     throw new PermissionError(`The tenant is ${tenantStatus ?? 'unknown'}; its credentials cannot be used.`, `TENANT_${(tenantStatus ?? 'unknown').toUpperCase()}`);
   }
   if (merchantId) {
-    const merchant = await Merchant.findOne({ where: { id: merchantId }, attributes: ['status', 'deletedAt'] });
-    const status = merchant?.get('deletedAt') ? 'disabled' : (merchant?.get('status') as string | undefined);
+    const status = await rt.db.authCache.read(`merchant:${merchantId}`, async () => {
+      const merchant = await rt.db.models.Merchant.findOne({ where: { id: merchantId }, attributes: ['status', 'deletedAt'] });
+      return merchant?.get('deletedAt') ? 'disabled' : ((merchant?.get('status') as string | undefined) ?? null);
+    });
     if (status !== 'active') {
       throw new PermissionError(`The merchant is ${status ?? 'unknown'}; its credentials cannot be used.`, `MERCHANT_${(status ?? 'unknown').toUpperCase()}`);
     }

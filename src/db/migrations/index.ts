@@ -16,6 +16,7 @@ import * as m0013 from './0013_ledger';
 import * as m0014 from './0014_sandbox_acquirer';
 import * as m0015 from './0015_withdrawals';
 import * as m0016 from './0016_risk';
+import * as m0017 from './0017_scale';
 
 export interface Migration {
   name: string;
@@ -41,4 +42,5 @@ export const migrations: Migration[] = [
   { name: '0014_sandbox_acquirer', ...m0014 },
   { name: '0015_withdrawals', ...m0015 },
   { name: '0016_risk', ...m0016 },
+  { name: '0017_scale', ...m0017 },
 ];

@@ -124,7 +124,7 @@ export class Dispatcher {
       RETURNING id`;
     // One statement claims the batch: Postgres skips rows another worker is claiming; SQLite serializes writers.
     const rows = await db.transaction((transaction) =>
-      db.sequelize.query<{ id: string }>(sql, { replacements: formatReplacements(db.dialect, replacements), type: QueryTypes.SELECT, transaction }),
+      db.sequelize.query<{ id: string }>(sql, { replacements: db.rawReplacements(replacements), type: QueryTypes.SELECT, transaction }),
     );
     if (rows.length === 0) return [];
     const found = await db.models.WebhookDelivery.findAll({ where: { id: { [Op.in]: rows.map((r) => r.id) }, lockedBy: this.workerId } });
@@ -136,6 +136,7 @@ export class Dispatcher {
     const endpoint = (await db.models.WebhookEndpoint.findByPk(delivery.endpointId))?.get({ plain: true }) as WebhookEndpointRow | undefined;
     if (!endpoint || endpoint.deletedAt || endpoint.status === 'disabled') {
       await this.settle(delivery, { status: 'canceled', nextAttemptAt: null, lastError: 'endpoint disabled or deleted' });
+      this.rt.metrics.webhookAttempts.inc({ outcome: 'canceled' });
       return;
     }
     const event = (await db.models.Event.findByPk(delivery.eventId))!.get({ plain: true }) as EventRow;
@@ -154,7 +155,7 @@ export class Dispatcher {
     const result = await this.sender.post(endpoint.url, headers, body);
     const finishedAt = clock.now();
 
-    await db.transaction(async (transaction) => {
+    const outcome = await db.transaction(async (transaction): Promise<'succeeded' | 'retry' | 'failed'> => {
       await db.models.WebhookAttempt.create(
         {
           id: newId(), deliveryId: delivery.id, attempt, workerId: this.workerId, startedAt, durationMs: result.durationMs,
@@ -168,17 +169,17 @@ export class Dispatcher {
         await this.update(delivery, { ...base, status: 'succeeded', succeededAt: finishedAt, nextAttemptAt: null }, transaction);
         // every success touching one endpoint row would serialize busy endpoints: write only what changes
         const lastSuccess = endpoint.lastSuccessAt ? new Date(endpoint.lastSuccessAt).getTime() : 0;
-        if (endpoint.status !== 'failing' && !endpoint.failingSince && finishedAt.getTime() - lastSuccess < MINUTE) return;
+        if (endpoint.status !== 'failing' && !endpoint.failingSince && finishedAt.getTime() - lastSuccess < MINUTE) return 'succeeded';
         await db.models.WebhookEndpoint.update(
           { lastSuccessAt: finishedAt, failingSince: null, ...(endpoint.status === 'failing' ? { status: 'enabled' } : {}), updatedAt: finishedAt },
           { where: { id: endpoint.id }, transaction },
         );
-        return;
+        return 'succeeded';
       }
       const gone = result.statusCode === 410;
       if (!gone && attempt < delivery.maxAttempts) {
         await this.update(delivery, { ...base, status: 'pending', nextAttemptAt: new Date(startedAt.getTime() + RETRY_DELAYS_MS[attempt]) }, transaction);
-        return;
+        return 'retry';
       }
       await this.update(delivery, { ...base, status: 'failed', failedAt: finishedAt, nextAttemptAt: null }, transaction);
       if (!delivery.eventType.startsWith('webhook.') && endpoint.tenantId) {
@@ -211,7 +212,10 @@ export class Dispatcher {
           { where: { id: endpoint.id }, transaction },
         );
       }
+      return 'failed';
     });
+    this.rt.metrics.webhookAttempts.inc({ outcome });
+    if (outcome === 'succeeded') this.rt.metrics.webhookDeliveryLag.observe(Math.max(0, finishedAt.getTime() - new Date(event.createdAt).getTime()) / 1000);
   }
 
   /**
@@ -231,15 +235,4 @@ export class Dispatcher {
       this.update(delivery, { ...changes, lockedUntil: null, lockedBy: null, updatedAt: this.rt.clock.now() }, transaction),
     );
   }
-}
-
-/** Raw replacements: Sequelize formats Dates for each dialect as it stores them. */
-function formatReplacements(dialect: string, values: Record<string, unknown>): Record<string, unknown> {
-  if (dialect !== 'sqlite') return values;
-  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v instanceof Date ? sqliteDate(v) : v]));
-}
-
-/** The text form Sequelize writes DATE columns in on SQLite, so comparisons in raw SQL line up. */
-function sqliteDate(date: Date): string {
-  return date.toISOString().replace('T', ' ').replace('Z', ' +00:00');
 }
