@@ -17,6 +17,7 @@ import * as m0014 from './0014_sandbox_acquirer';
 import * as m0015 from './0015_withdrawals';
 import * as m0016 from './0016_risk';
 import * as m0017 from './0017_scale';
+import * as m0018 from './0018_list_indexes';
 
 export interface Migration {
   name: string;
@@ -43,4 +44,5 @@ export const migrations: Migration[] = [
   { name: '0015_withdrawals', ...m0015 },
   { name: '0016_risk', ...m0016 },
   { name: '0017_scale', ...m0017 },
+  { name: '0018_list_indexes', ...m0018 },
 ];
