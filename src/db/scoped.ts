@@ -25,7 +25,7 @@ export interface Page<T> {
 type AnyWhere = Record<string | symbol, unknown>;
 
 /** Lists count their records exactly up to this many; see ScopedAccess.totalCount. */
-export const COUNT_EXACT_UP_TO = 10_000;
+export const COUNT_EXACT_UP_TO = 1_000;
 
 /**
  * The one door to the tables: every read and write applies the caller's tenant, merchant and mode, and hides

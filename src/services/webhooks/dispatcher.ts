@@ -64,12 +64,21 @@ export class Dispatcher {
   /** Claims what is due and sends it; returns how many deliveries were attempted. */
   async runOnce(): Promise<number> {
     const claimed = await this.claim();
+    if (claimed.length === 0) return 0;
+    // the batch's endpoints and events in two reads, not two per delivery
+    const { WebhookEndpoint, Event } = this.rt.db.models;
+    const [endpoints, events] = await Promise.all([
+      WebhookEndpoint.findAll({ where: { id: { [Op.in]: [...new Set(claimed.map((d) => d.endpointId))] } } }),
+      Event.findAll({ where: { id: { [Op.in]: [...new Set(claimed.map((d) => d.eventId))] } } }),
+    ]);
+    const endpointById = new Map(endpoints.map((e) => [e.get('id') as string, e.get({ plain: true }) as WebhookEndpointRow]));
+    const eventById = new Map(events.map((e) => [e.get('id') as string, e.get({ plain: true }) as EventRow]));
     let next = 0;
     const worker = async () => {
       while (next < claimed.length) {
         const delivery = claimed[next++];
         try {
-          await this.attempt(delivery);
+          await this.attempt(delivery, endpointById.get(delivery.endpointId), eventById.get(delivery.eventId)!);
         } catch (error) {
           this.rt.logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed unexpectedly');
         }
@@ -131,15 +140,13 @@ export class Dispatcher {
     return found.map((r) => r.get({ plain: true }) as WebhookDeliveryRow).sort((a, b) => +new Date(a.nextAttemptAt!) - +new Date(b.nextAttemptAt!));
   }
 
-  private async attempt(delivery: WebhookDeliveryRow): Promise<void> {
+  private async attempt(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined, event: EventRow): Promise<void> {
     const { db, clock } = this.rt;
-    const endpoint = (await db.models.WebhookEndpoint.findByPk(delivery.endpointId))?.get({ plain: true }) as WebhookEndpointRow | undefined;
     if (!endpoint || endpoint.deletedAt || endpoint.status === 'disabled') {
       await this.settle(delivery, { status: 'canceled', nextAttemptAt: null, lastError: 'endpoint disabled or deleted' });
       this.rt.metrics.webhookAttempts.inc({ outcome: 'canceled' });
       return;
     }
-    const event = (await db.models.Event.findByPk(delivery.eventId))!.get({ plain: true }) as EventRow;
     const attempt = delivery.attemptCount + 1;
     const startedAt = clock.now();
     const body = JSON.stringify({ events: [eventEnvelope(event, endpoint.level, attempt)] });
@@ -199,6 +206,10 @@ export class Dispatcher {
       if (gone || exhaustedTooLong) {
         const reason = gone ? 'the receiver answered 410 Gone' : 'every delivery failed for 5 days with no success';
         await db.models.WebhookEndpoint.update({ status: 'disabled', disabledReason: reason, failingSince, updatedAt: finishedAt }, { where: { id: endpoint.id }, transaction });
+        // the rest of this batch holds the same endpoint record: its deliveries are canceled, not sent
+        transaction.afterCommit(() => {
+          endpoint.status = 'disabled';
+        });
         await cancelPendingDeliveries(ctx, endpoint.id);
         if (endpoint.tenantId) {
           await emitEvent(ctx, {
