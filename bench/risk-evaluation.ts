@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import { QueryTypes } from 'sequelize';
+import { freshDatabase, type BenchDatabase, type DbKind } from './databases';
 import { loadConfig } from '../src/config';
 import type { PaymentRow } from '../src/db/models-payments';
 import { closeRuntime, openRuntime, type Runtime } from '../src/runtime';
@@ -35,7 +35,6 @@ import {
  * Results also go to bench/results/risk-evaluation-<db>.json (ignored by git).
  */
 
-type DbKind = 'sqlite' | 'postgres';
 
 interface Options {
   /** each in turn (--db may be given more than once) */
@@ -89,35 +88,6 @@ function usage(problem?: string): never {
   process.exit(problem ? 2 : 0);
 }
 
-interface BenchDatabase {
-  url: string;
-  describe: string;
-  drop(): Promise<void>;
-}
-
-/** A fresh database: a SQLite file in a temporary folder, or a new Postgres database on the local server. */
-async function freshDatabase(kind: DbKind, home: string): Promise<BenchDatabase> {
-  if (kind === 'sqlite') {
-    const file = path.join(home, 'bench.db');
-    return { url: `sqlite:${file}`, describe: file, drop: async () => undefined };
-  }
-  const fromEnv = process.env.DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL) ? process.env.DATABASE_URL : null;
-  const admin = new URL(process.env.PAYPLANE_BENCH_PG_URL ?? fromEnv ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  const name = `payplane_bench_${crypto.randomBytes(5).toString('hex')}`;
-  const run = async (sql: string) => {
-    const client = new Client({ connectionString: admin.toString() });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`CREATE DATABASE ${name}`);
-  const url = new URL(admin.toString());
-  url.pathname = `/${name}`;
-  return { url: url.toString(), describe: `${url.host}/${name}`, drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
 
 
 const MINUTE = 60_000;
@@ -220,7 +190,7 @@ async function prepare(db: DbKind, size: number, now: Date, instances: Instance[
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-bench-'));
   let database: BenchDatabase;
   try {
-    database = await freshDatabase(db, home);
+    database = await freshDatabase(db, home, 'payplane_bench');
   } catch (error) {
     fs.rmSync(home, { recursive: true, force: true });
     throw error;

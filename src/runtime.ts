@@ -90,10 +90,15 @@ export function operatorContext(rt: Runtime, scope: OperatorScope): CallerContex
   };
 }
 
+let username: string | undefined;
+/** The OS user, read once per process (os.userInfo is a system call). */
 function safeUsername(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return 'unknown';
+  if (username === undefined) {
+    try {
+      username = os.userInfo().username;
+    } catch {
+      username = 'unknown';
+    }
   }
+  return username;
 }

@@ -77,8 +77,12 @@ export class WebhookTransport {
   private readonly timeoutMs: number;
 
   constructor(private readonly options: TransportOptions) {
-    const ca = options.caFile ? [...tls.rootCertificates, fs.readFileSync(options.caFile, 'utf8')] : undefined;
-    this.agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca });
+    // One TLS context made here for every connection: a `ca` list in the agent's options would be joined into the
+    // connection-pool key and turned into a new context on every request.
+    const secureContext = options.caFile
+      ? tls.createSecureContext({ ca: [...tls.rootCertificates, fs.readFileSync(options.caFile, 'utf8')] })
+      : undefined;
+    this.agent = new https.Agent({ keepAlive: true, maxSockets: 64, secureContext });
     this.timeoutMs = options.timeoutMs ?? RESPONSE_TIMEOUT_MS;
   }
 
