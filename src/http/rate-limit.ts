@@ -15,42 +15,29 @@ const WINDOW_SECONDS = 60;
  * a request over the limit is 429 RATE_LIMITED with Retry-After.
  */
 export function tenantRateLimiter(rt: Runtime): (ctx: CallerContext, res: Response) => Promise<void> {
-  // one limiter per distinct limit; they share the key prefix, so a changed limit applies to the running window
-  const limiters = new Map<number, RateLimiterAbstract>();
-  const limiterFor = (points: number): RateLimiterAbstract => {
-    let limiter = limiters.get(points);
-    if (!limiter) {
-      const options = { keyPrefix: 'door', points, duration: WINDOW_SECONDS };
-      limiter =
-        rt.db.dialect === 'postgres'
-          ? new RateLimiterPostgres({
-              ...options, storeClient: rt.db.sequelize, storeType: 'sequelize', tableName: 'rate_limits', tableCreated: true,
-              // the database unreachable for the counter: count in memory rather than refuse or wave everything through
-              insuranceLimiter: new RateLimiterMemory(options),
-            })
-          : new RateLimiterMemory(options);
-      limiters.set(points, limiter);
-    }
-    return limiter;
-  };
+  // One counter per tenant and window whatever its limit: the limiter never refuses by itself (its points are out of
+  // reach); the tenant's limit is compared here with the points consumed, so a changed limit applies to the running
+  // window on both stores (a limiter per limit would start a fresh count in memory).
+  const options = { keyPrefix: 'door', points: Number.MAX_SAFE_INTEGER, duration: WINDOW_SECONDS };
+  const limiter: RateLimiterAbstract =
+    rt.db.dialect === 'postgres'
+      ? new RateLimiterPostgres({
+          ...options, storeClient: rt.db.sequelize, storeType: 'sequelize', tableName: 'rate_limits', tableCreated: true,
+          // the database unreachable for the counter: count in memory rather than refuse or wave everything through
+          insuranceLimiter: new RateLimiterMemory(options),
+        })
+      : new RateLimiterMemory(options);
 
   return async (ctx, res) => {
     if (!ctx.tenantId) return;
     const limit = (await tenantAccess(rt, ctx.tenantId)).doorRateLimitPerMinute;
     if (!limit || limit <= 0) return;
-    let result: RateLimiterRes;
-    let refused = false;
-    try {
-      result = await limiterFor(limit).consume(ctx.tenantId, 1);
-    } catch (error) {
-      if (!(error instanceof RateLimiterRes)) throw error;
-      result = error;
-      refused = true;
-    }
+    const result: RateLimiterRes = await limiter.consume(ctx.tenantId, 1);
+    const refused = result.consumedPoints > limit;
     const reset = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
     res.set({
       'RateLimit-Limit': String(limit),
-      'RateLimit-Remaining': String(Math.max(0, result.remainingPoints)),
+      'RateLimit-Remaining': String(Math.max(0, limit - result.consumedPoints)),
       'RateLimit-Reset': String(reset),
       'RateLimit-Policy': `${limit};w=${WINDOW_SECONDS}`,
     });

@@ -5,6 +5,9 @@ import type { Runtime } from '../runtime';
 import { newId } from '../util/ids';
 import type { BackgroundJob } from './types';
 
+/** Ticks a periodic job catches up on at most, after its process was busy or late. */
+const MAX_CATCH_UP = 10;
+
 /** Claimed ticks are kept this long (job_runs), then removed by the job's next run. */
 const KEEP_RUNS_MS = 24 * 3_600_000;
 
@@ -68,18 +71,35 @@ export function periodicJob(name: string, intervalMs: () => number, work: (rt: R
     name,
     start: (rt: Runtime) => {
       let running: Promise<unknown> | null = null;
+      let again = false;
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
+      let last: number | undefined;
       const interval = intervalMs();
       const tick = () => {
-        if (running || stopped) return;
+        if (stopped) return;
+        if (running) {
+          // busy with an earlier tick: look again when it is done
+          again = true;
+          return;
+        }
         // the tick is read from the injected clock, so a test that moves the clock gets a new tick
-        const slot = Math.floor(rt.clock.now().getTime() / interval) * interval;
-        running = runOncePerTick(rt, name, slot, work)
-          .catch((error) => rt.logger.error({ err: error, job: name }, `${name}: could not claim its tick`))
-          .finally(() => {
-            running = null;
-          });
+        const current = Math.floor(rt.clock.now().getTime() / interval) * interval;
+        // every tick since the last one this process looked at (at most MAX_CATCH_UP): a tick that came while
+        // every process was busy, or while this one's timer was late, is run by the first process free for it
+        const from = last === undefined ? current : Math.max(last + interval, current - MAX_CATCH_UP * interval);
+        last = Math.max(last ?? current, current);
+        running = (async () => {
+          for (let slot = from; slot <= current && !stopped; slot += interval) {
+            await runOncePerTick(rt, name, slot, work).catch((error) => rt.logger.error({ err: error, job: name }, `${name}: could not claim its tick`));
+          }
+        })().finally(() => {
+          running = null;
+          if (again) {
+            again = false;
+            tick();
+          }
+        });
       };
       const schedule = () => {
         if (stopped) return;
@@ -95,7 +115,8 @@ export function periodicJob(name: string, intervalMs: () => number, work: (rt: R
         stop: async () => {
           stopped = true;
           clearTimeout(timer);
-          if (running) await running;
+          // a tick asked for while a run went on starts no new run once stopped
+          while (running) await running;
         },
       };
     },

@@ -67,7 +67,9 @@ export class Receiver {
         else send();
       });
     });
-    this.server.keepAliveTimeout = 1000;
+    // idle connections kept for a minute, as web servers commonly do (nginx: 75 s), so dispatchers reuse them
+    // (Node's client keeps none to a server announcing `Keep-Alive: timeout=1`: every delivery would be a TLS handshake)
+    this.server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
