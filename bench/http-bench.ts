@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Op } from 'sequelize';
-import { freshDatabase, type BenchDatabase, type DbKind } from './databases';
+import { findRoot, freshDatabase, type BenchDatabase, type DbKind } from './common';
 import { loadConfig } from '../src/config';
 import type { EventRow, WebhookDeliveryRow } from '../src/db/models';
 import { closeRuntime, openRuntime, operatorContext, type Runtime } from '../src/runtime';
@@ -68,16 +68,6 @@ const LIST_SCALE_BASE = 1_000;
 const LIST_SCALE_LIMIT = 3;
 const LIST_SCALE_CONNECTIONS = 10;
 const SAMPLE_MS = 200;
-
-function findRoot(from: string): string {
-  let dir = from;
-  while (!fs.existsSync(path.join(dir, 'package.json')) || !fs.existsSync(path.join(dir, 'bench'))) {
-    const up = path.dirname(dir);
-    if (up === dir) return process.cwd();
-    dir = up;
-  }
-  return dir;
-}
 
 function parseArgs(argv: string[]): Options {
   const given: Partial<Options> = {};

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
-import { freshDatabase, type BenchDatabase, type DbKind } from './databases';
+import { findRoot, freshDatabase, type BenchDatabase, type DbKind } from './common';
 import { loadConfig } from '../src/config';
 import type { PaymentRow } from '../src/db/models-payments';
 import { closeRuntime, openRuntime, type Runtime } from '../src/runtime';
@@ -46,16 +46,6 @@ interface Options {
 
 const ROOT = findRoot(__dirname);
 const LIMIT_RATIO = 2;
-
-function findRoot(from: string): string {
-  let dir = from;
-  while (!fs.existsSync(path.join(dir, 'package.json')) || !fs.existsSync(path.join(dir, 'bench'))) {
-    const up = path.dirname(dir);
-    if (up === dir) return process.cwd();
-    dir = up;
-  }
-  return dir;
-}
 
 function parseArgs(argv: string[]): Options {
   const options: Options = { dbs: [], sizes: [1_000, 100_000], iterations: 300, warmup: 300 };

@@ -1,8 +1,20 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 
-// The fresh databases the benchmarks run on (shared by bench/http-bench.ts and bench/risk-evaluation.ts).
+// What the benchmarks share (bench/http-bench.ts and bench/risk-evaluation.ts): the project's root and fresh databases.
+
+/** The project's root: the nearest folder above `from` holding package.json and bench/ (else the working directory). */
+export function findRoot(from: string): string {
+  let dir = from;
+  while (!fs.existsSync(path.join(dir, 'package.json')) || !fs.existsSync(path.join(dir, 'bench'))) {
+    const up = path.dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+  return dir;
+}
 
 export type DbKind = 'sqlite' | 'postgres';
 
