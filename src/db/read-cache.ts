@@ -16,6 +16,7 @@ export function readCacheTtlMs(env: NodeJS.ProcessEnv = process.env): number {
 export class ReadCache {
   private generation = 0;
   private readonly entries: LRUCache<string, { value: unknown }> | null;
+  private readonly loading = new Map<string, Promise<unknown>>();
 
   constructor(ttlMs: number, max = 10_000) {
     this.entries = ttlMs > 0 ? new LRUCache({ max, ttl: ttlMs }) : null;
@@ -25,14 +26,25 @@ export class ReadCache {
     if (!this.entries) return load();
     const hit = this.entries.get(key);
     if (hit) return hit.value as T;
+    // concurrent misses of one key share one load
+    const pending = this.loading.get(key);
+    if (pending) return pending as Promise<T>;
     const generation = this.generation;
-    const value = await load();
-    if (generation === this.generation) this.entries.set(key, { value });
-    return value;
+    const loading = load().then((value) => {
+      if (generation === this.generation) this.entries?.set(key, { value });
+      return value;
+    });
+    this.loading.set(key, loading);
+    try {
+      return await loading;
+    } finally {
+      this.loading.delete(key);
+    }
   }
 
   invalidate(): void {
     this.generation++;
+    this.loading.clear();
     this.entries?.clear();
   }
 

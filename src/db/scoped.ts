@@ -69,7 +69,7 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
    */
   private where(extra: AnyWhere = {}): WhereOptions {
     const scope = this.scopeWhere();
-    const own = Object.keys(extra).filter((key) => typeof extra[key] !== 'object' && extra[key] === scope[key]);
+    const own = Object.keys(extra).filter((key) => extra[key] !== undefined && typeof extra[key] !== 'object' && extra[key] === scope[key]);
     const filters = { ...extra };
     for (const key of own) delete filters[key];
     return { [Op.and]: [filters, scope] } as WhereOptions;

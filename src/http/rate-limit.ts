@@ -6,11 +6,14 @@ import { RateLimitError } from '../domain/errors';
 import { tenantAccess } from '../services/auth';
 
 const WINDOW_SECONDS = 60;
+/** Requests a minute of one checkout session's clientSecret (the customer's browser) */
+export const SESSION_RATE_LIMIT_PER_MINUTE = 60;
 
 /**
- * The per-tenant request rate limit: every authenticated request of a tenant's callers (its keys, users, merchants
- * and checkout sessions; platform callers are not limited) takes one point of the tenant's doorRateLimitPerMinute in
- * a fixed window of 60 s. Postgres keeps the counters in rate_limits, shared by every process on the database;
+ * The per-tenant request rate limit: every authenticated request of a tenant's callers (its keys, users and its
+ * merchants' keys; platform callers are not limited) takes one point of the tenant's doorRateLimitPerMinute in a fixed
+ * window of 60 s. A checkout session's clientSecret, held by a customer's browser, has a counter of its own
+ * (SESSION_RATE_LIMIT_PER_MINUTE), so that no customer can use up the tenant's limit. Postgres keeps the counters in rate_limits, shared by every process on the database;
  * SQLite counts in this process's memory. Each answer carries RateLimit-Limit, -Remaining, -Reset and -Policy;
  * a request over the limit is 429 RATE_LIMITED with Retry-After.
  */
@@ -30,9 +33,10 @@ export function tenantRateLimiter(rt: Runtime): (ctx: CallerContext, res: Respon
 
   return async (ctx, res) => {
     if (!ctx.tenantId) return;
-    const limit = (await tenantAccess(rt, ctx.tenantId)).doorRateLimitPerMinute;
+    const session = ctx.credential === 'client_secret' ? ctx.checkoutSessionId : undefined;
+    const limit = session ? SESSION_RATE_LIMIT_PER_MINUTE : (await tenantAccess(rt, ctx.tenantId)).doorRateLimitPerMinute;
     if (!limit || limit <= 0) return;
-    const result: RateLimiterRes = await limiter.consume(ctx.tenantId, 1);
+    const result: RateLimiterRes = await limiter.consume(session ? `session:${session}` : ctx.tenantId, 1);
     const refused = result.consumedPoints > limit;
     const reset = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
     res.set({
@@ -43,7 +47,8 @@ export function tenantRateLimiter(rt: Runtime): (ctx: CallerContext, res: Respon
     });
     if (refused) {
       rt.metrics.rateLimited.inc();
-      throw new RateLimitError(reset, `The tenant's limit of ${limit} requests per minute is used up; retry after ${reset} s.`);
+      const whose = session ? 'checkout session\'s' : 'tenant\'s';
+      throw new RateLimitError(reset, `The ${whose} limit of ${limit} requests per minute is used up; retry after ${reset} s.`);
     }
   };
 }

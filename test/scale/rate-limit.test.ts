@@ -1,5 +1,6 @@
 import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '../helpers/db';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { SESSION_RATE_LIMIT_PER_MINUTE } from '../../src/http/rate-limit';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 
@@ -146,5 +147,26 @@ describe(`the rate limit in one process (${dialectName})`, () => {
     expect(lowered.headers['ratelimit-limit']).toBe('3');
     // the other tenant is still served
     expect((await h.as(other.merchantKey.secretKey).get('/v1/api-keys')).status).toBe(200);
+  });
+
+  test('a checkout session\'s clientSecret has a counter of its own: a customer cannot use up the tenant\'s limit', async () => {
+    await setLimit(other.tenantId, 10);
+    const created = await h.as(other.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1000 } });
+    expect(created.status).toBe(201);
+    const { id, clientSecret } = created.body.data;
+    const customer = h.as(clientSecret);
+    for (let i = 0; i < SESSION_RATE_LIMIT_PER_MINUTE; i++) {
+      const res = await customer.patch(`/v1/checkout-sessions/${id}`, { customerInfo: { name: `Step ${i}` } });
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit-limit']).toBe(String(SESSION_RATE_LIMIT_PER_MINUTE));
+    }
+    const refused = await customer.patch(`/v1/checkout-sessions/${id}`, { customerInfo: { name: 'One too many' } });
+    expectProblem(refused, 429, 'RATE_LIMITED');
+    expect(refused.body.detail).toMatch(/checkout session/);
+    // the tenant's own window took none of the customer's requests
+    const merchant = await h.as(other.merchantKey.secretKey).get(`/v1/checkout-sessions/${id}`);
+    expect(merchant.status).toBe(200);
+    expect(merchant.headers['ratelimit-limit']).toBe('10');
+    expect(Number(merchant.headers['ratelimit-remaining'])).toBe(Number(created.headers['ratelimit-remaining']) - 1);
   });
 });

@@ -15,6 +15,8 @@ const HOUR = 60 * MINUTE;
 export const RETRY_DELAYS_MS = [0, MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 6 * HOUR, 6 * HOUR, 6 * HOUR, 6 * HOUR, 6 * HOUR];
 /** An endpoint whose deliveries keep failing with no success for this long is disabled. */
 export const DISABLE_AFTER_MS = 5 * 24 * HOUR;
+/** How long the endpoints read with a claimed batch are used before they are read again. */
+const ENDPOINT_FRESH_MS = 1_000;
 
 export interface DispatcherOptions {
   workerId?: string;
@@ -73,12 +75,22 @@ export class Dispatcher {
     ]);
     const endpointById = new Map(endpoints.map((e) => [e.get('id') as string, e.get({ plain: true }) as WebhookEndpointRow]));
     const eventById = new Map(events.map((e) => [e.get('id') as string, e.get({ plain: true }) as EventRow]));
+    const loadedAt = Date.now();
+    // an endpoint changed meanwhile (deleted, disabled, a new URL) must not get the rest of a long batch
+    const endpointOf = async (id: string) => {
+      if (Date.now() - loadedAt > ENDPOINT_FRESH_MS) {
+        const row = (await WebhookEndpoint.findByPk(id))?.get({ plain: true }) as WebhookEndpointRow | undefined;
+        if (row) endpointById.set(id, row);
+        else endpointById.delete(id);
+      }
+      return endpointById.get(id);
+    };
     let next = 0;
     const worker = async () => {
       while (next < claimed.length) {
         const delivery = claimed[next++];
         try {
-          await this.attempt(delivery, endpointById.get(delivery.endpointId), eventById.get(delivery.eventId)!);
+          await this.attempt(delivery, await endpointOf(delivery.endpointId), eventById.get(delivery.eventId)!);
         } catch (error) {
           this.rt.logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed unexpectedly');
         }
@@ -201,7 +213,10 @@ export class Dispatcher {
           },
         });
       }
-      const failingSince = endpoint.failingSince ? new Date(endpoint.failingSince) : finishedAt;
+      // read again, locked: a success of another delivery since the batch was read may have ended the failing streak
+      const current = (await db.models.WebhookEndpoint.findByPk(endpoint.id, { transaction, lock: true }))?.get({ plain: true }) as WebhookEndpointRow | undefined;
+      const since = (current ?? endpoint).failingSince;
+      const failingSince = since ? new Date(since) : finishedAt;
       const exhaustedTooLong = finishedAt.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS;
       if (gone || exhaustedTooLong) {
         const reason = gone ? 'the receiver answered 410 Gone' : 'every delivery failed for 5 days with no success';
