@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 
 // What the benchmarks share (bench/http-bench.ts and bench/risk-evaluation.ts): the project's root and fresh databases.
@@ -49,4 +50,51 @@ export async function freshDatabase(kind: DbKind, home: string, prefix: string):
   const url = new URL(admin.toString());
   url.pathname = `/${name}`;
   return { url: url.toString(), describe: `${url.host}/${name}`, drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+export interface BenchArgs {
+  /** the --db values in order, without repeats (empty when none was given) */
+  dbs: DbKind[];
+  /** the boolean flags given */
+  flags: Set<string>;
+  /** the integer options given (1_000 and 1,000 are read as 1000) */
+  ints: Record<string, number | undefined>;
+}
+
+/**
+ * A benchmark's command line (node:util parseArgs): repeatable `--db sqlite|postgres`, `--help`/`-h`, the given boolean
+ * flags and integer options (each with its minimum). Anything else, or a bad value, goes to `usage(problem)`.
+ */
+export function benchArgs(argv: string[], spec: { flags: string[]; ints: Record<string, number> }, usage: (problem?: string) => never): BenchArgs {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    values = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        db: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+        ...Object.fromEntries(spec.flags.map((name) => [name, { type: 'boolean' as const }])),
+        ...Object.fromEntries(Object.keys(spec.ints).map((name) => [name, { type: 'string' as const }])),
+      },
+    }).values;
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  if (values.help) usage();
+  const dbs: DbKind[] = [];
+  for (const db of (values.db as string[] | undefined) ?? []) {
+    if (db !== 'sqlite' && db !== 'postgres') usage(`--db must be sqlite or postgres (got "${db}")`);
+    if (!dbs.includes(db)) dbs.push(db);
+  }
+  const ints: Record<string, number | undefined> = {};
+  for (const [name, min] of Object.entries(spec.ints)) {
+    const raw = values[name] as string | undefined;
+    if (raw === undefined) continue;
+    const n = Number(raw.replace(/[_,]/g, ''));
+    if (!Number.isInteger(n) || n < min) usage(`--${name} must be an integer of at least ${min} (got "${raw}")`);
+    ints[name] = n;
+  }
+  return { dbs, flags: new Set(spec.flags.filter((name) => values[name] === true)), ints };
 }

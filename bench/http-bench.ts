@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Op } from 'sequelize';
-import { findRoot, freshDatabase, type BenchDatabase, type DbKind } from './common';
+import { benchArgs, findRoot, freshDatabase, type BenchDatabase, type DbKind } from './common';
 import { loadConfig } from '../src/config';
 import type { EventRow, WebhookDeliveryRow } from '../src/db/models';
 import { closeRuntime, openRuntime, operatorContext, type Runtime } from '../src/runtime';
@@ -70,38 +70,15 @@ const LIST_SCALE_CONNECTIONS = 10;
 const SAMPLE_MS = 200;
 
 function parseArgs(argv: string[]): Options {
-  const given: Partial<Options> = {};
-  const dbs: DbKind[] = [];
-  let quick = false;
-  let cpuProf = false;
-  let withRisk = false;
-  const positiveInt = (arg: string, v: string, min: number) => {
-    const n = Number(v.replace(/[_,]/g, ''));
-    if (!Number.isInteger(n) || n < min) usage(`${arg} must be an integer of at least ${min} (got "${v}")`);
-    return n;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) usage(`${arg} needs a value`);
-      return v;
-    };
-    if (arg === '--db') {
-      const db = value();
-      if (db !== 'sqlite' && db !== 'postgres') usage(`--db must be sqlite or postgres (got "${db}")`);
-      if (!dbs.includes(db as DbKind)) dbs.push(db as DbKind);
-    } else if (arg === '--quick') quick = true;
-    else if (arg === '--cpu-prof') cpuProf = true;
-    else if (arg === '--with-risk') withRisk = true;
-    else if (arg === '--duration') given.duration = positiveInt(arg, value(), 1);
-    else if (arg === '--connections') given.connections = positiveInt(arg, value(), 1);
-    else if (arg === '--payments') given.payments = positiveInt(arg, value(), 1);
-    else if (arg === '--events') given.events = positiveInt(arg, value(), 1);
-    else if (arg === '--scale') given.scale = positiveInt(arg, value(), 0);
-    else if (arg === '--help' || arg === '-h') usage();
-    else usage(`unknown argument "${arg}"`);
-  }
+  const { dbs, flags, ints } = benchArgs(
+    argv,
+    { flags: ['quick', 'cpu-prof', 'with-risk'], ints: { duration: 1, connections: 1, payments: 1, events: 1, scale: 0 } },
+    usage,
+  );
+  const quick = flags.has('quick');
+  const cpuProf = flags.has('cpu-prof');
+  const withRisk = flags.has('with-risk');
+  const given: Partial<Options> = ints;
   if (given.scale !== undefined && given.scale !== 0 && given.scale <= LIST_SCALE_BASE) usage(`--scale must be more than ${LIST_SCALE_BASE} (or 0 to skip the step)`);
   const duration = given.duration ?? (quick ? 2 : 10);
   return {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
-import { findRoot, freshDatabase, type BenchDatabase, type DbKind } from './common';
+import { benchArgs, findRoot, freshDatabase, type BenchDatabase, type DbKind } from './common';
 import { loadConfig } from '../src/config';
 import type { PaymentRow } from '../src/db/models-payments';
 import { closeRuntime, openRuntime, type Runtime } from '../src/runtime';
@@ -48,28 +48,13 @@ const ROOT = findRoot(__dirname);
 const LIMIT_RATIO = 2;
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { dbs: [], sizes: [1_000, 100_000], iterations: 300, warmup: 300 };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) usage(`${arg} needs a value`);
-      return v;
-    };
-    if (arg === '--db') {
-      const db = value();
-      if (db !== 'sqlite' && db !== 'postgres') usage(`--db must be sqlite or postgres (got "${db}")`);
-      if (!options.dbs.includes(db as DbKind)) options.dbs.push(db as DbKind);
-    } else if (arg === '--quick') options.sizes = [1_000, 20_000];
-    else if (arg === '--iterations') {
-      const n = Number(value());
-      if (!Number.isInteger(n) || n < 10) usage('--iterations must be an integer of at least 10');
-      options.iterations = n;
-    } else if (arg === '--help' || arg === '-h') usage();
-    else usage(`unknown argument "${arg}"`);
-  }
-  if (!options.dbs.length) options.dbs.push('sqlite');
-  return options;
+  const { dbs, flags, ints } = benchArgs(argv, { flags: ['quick'], ints: { iterations: 10 } }, usage);
+  return {
+    dbs: dbs.length ? dbs : ['sqlite'],
+    sizes: flags.has('quick') ? [1_000, 20_000] : [1_000, 100_000],
+    iterations: ints.iterations ?? 300,
+    warmup: 300,
+  };
 }
 
 function usage(problem?: string): never {

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Mutex } from 'async-mutex';
-import { Client } from 'pg';
 import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
 import { defineModels, type Models } from './models';
@@ -121,6 +120,8 @@ export class Database {
    */
   private async withMigrationLock<T>(fn: () => Promise<T>): Promise<T> {
     if (this.dialect === 'postgres') {
+      // loaded here: a SQLite process never needs pg (about 6 MiB of resident memory)
+      const { Client } = await import('pg');
       const client = new Client({ connectionString: this.target.location });
       await client.connect();
       try {
