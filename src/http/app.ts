@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
 import type { Runtime } from '../runtime';
 import { operations as allOperations } from '../api';
 import {
@@ -66,6 +67,14 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
   app.disable('x-powered-by');
   app.set('trust proxy', rt.config.trustProxy);
   app.set('query parser', 'simple');
+  // security headers on every answer (helmet): a JSON API loads nothing, so its policy allows nothing; the hosted
+  // pages set their own Content-Security-Policy
+  app.use(
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], frameAncestors: ["'none'"] } },
+      referrerPolicy: { policy: 'no-referrer' },
+    }),
+  );
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const requestId = `req_${crypto.randomUUID().replace(/-/g, '')}`;

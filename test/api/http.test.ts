@@ -31,6 +31,34 @@ describe(`HTTP conventions (${dialectName})`, () => {
     expect(res.headers.allow).toBe('GET, POST');
   });
 
+  test('security headers on every answer (helmet); the hosted pages keep their own policy', async () => {
+    const ok = await h.as(h.sandbox.tenantKey.secretKey).get('/v1/api-keys');
+    const problem = await request(h.app).get('/v1/api-keys');
+    for (const res of [ok, problem]) {
+      expect(res.headers['content-security-policy']).toBe("default-src 'none';base-uri 'none';frame-ancestors 'none'");
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['strict-transport-security']).toMatch(/^max-age=\d+/);
+      expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+      expect(res.headers['x-powered-by']).toBeUndefined();
+    }
+    const created = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1000 } });
+    const url = new URL(created.body.data.url);
+    const page = await request(h.app).get(url.pathname + url.search);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toMatch(/style-src 'unsafe-inline'/);
+    expect(page.headers['x-frame-options']).toBe('DENY');
+  });
+
+  test('a JSON body over 1 MB is 413 and a body that is not JSON 415, as problem+json', async () => {
+    const key = h.sandbox.tenantKey.secretKey;
+    const huge = JSON.stringify({ name: 'x'.repeat(1_100_000), ownerType: 'tenant' });
+    const tooLarge = await request(h.app).post('/v1/api-keys').set('Authorization', `Bearer ${key}`).set('Content-Type', 'application/json').send(huge);
+    expectProblem(tooLarge, 413, 'PAYLOAD_TOO_LARGE');
+    const notJson = await request(h.app).post('/v1/api-keys').set('Authorization', `Bearer ${key}`).set('Content-Type', 'text/plain').send('ownerType=tenant');
+    expectProblem(notJson, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
   test('health and readiness', async () => {
     expect((await request(h.app).get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await request(h.app).get('/readyz');
