@@ -98,3 +98,34 @@ export function benchArgs(argv: string[], spec: { flags: string[]; ints: Record<
   }
   return { dbs, flags: new Set(spec.flags.filter((name) => values[name] === true)), ints };
 }
+
+let interruptedRun: Promise<unknown> | null = null;
+
+/** Whether the run was interrupted (Ctrl-C): it then ends when its clean-up is done, whatever main does meanwhile. */
+export function interrupted(): boolean {
+  return interruptedRun !== null;
+}
+
+/**
+ * Runs a benchmark's main and exits with its code (1 when it throws). On SIGINT it prints `message`, waits for
+ * `cleanUp` (stopping children, dropping databases) and exits 130.
+ */
+export function runBench(main: () => Promise<number>, message: string, cleanUp: () => Promise<unknown>): void {
+  process.once('SIGINT', () => {
+    console.error(`\ninterrupted: ${message}`);
+    interruptedRun = cleanUp().then(
+      () => process.exit(130),
+      () => process.exit(130),
+    );
+  });
+  main().then(
+    (code) => {
+      if (!interruptedRun) process.exit(code);
+    },
+    (error: unknown) => {
+      if (interruptedRun) return;
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      process.exit(1);
+    },
+  );
+}

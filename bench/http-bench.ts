@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Op } from 'sequelize';
-import { benchArgs, findRoot, freshDatabase, type BenchDatabase, type DbKind } from './common';
+import { benchArgs, findRoot, freshDatabase, interrupted, runBench, type BenchDatabase, type DbKind } from './common';
 import { loadConfig } from '../src/config';
 import type { EventRow, WebhookDeliveryRow } from '../src/db/models';
 import { closeRuntime, openRuntime, operatorContext, type Runtime } from '../src/runtime';
@@ -915,7 +915,7 @@ async function main(): Promise<number> {
     try {
       failed += await benchmark(db, options);
     } catch (error) {
-      if (interrupted) throw error;
+      if (interrupted()) throw error;
       console.error(`\n${db}: the benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       failed++;
     }
@@ -932,13 +932,9 @@ async function main(): Promise<number> {
 
 let riskChild: ChildProcess | null = null;
 
-/** Set once interrupted: the run then ends when the databases are dropped, whatever main does meanwhile. */
-let interrupted: Promise<unknown> | null = null;
-
-process.once('SIGINT', () => {
-  console.error('\ninterrupted: stopping serve and dropping the benchmark databases');
-  // the risk benchmark drops its own databases on SIGINT (the terminal sends it to the whole group)
-  // (a SIGINT sent to this process alone is passed on after a while, once: a second one would kill it before it drops them)
+// the risk benchmark drops its own databases on SIGINT (the terminal sends it to the whole group)
+// (a SIGINT sent to this process alone is passed on after a while, once: a second one would kill it before it drops them)
+runBench(main, 'stopping serve and dropping the benchmark databases', () => {
   const risk = riskChild && riskChild.exitCode === null
     ? new Promise((resolve) => {
       const child = riskChild!;
@@ -949,16 +945,5 @@ process.once('SIGINT', () => {
       });
     })
     : Promise.resolve();
-  interrupted = Promise.allSettled([...[...live].map(release), risk]).then(() => process.exit(130));
+  return Promise.allSettled([...[...live].map(release), risk]);
 });
-
-main().then(
-  (code) => {
-    if (!interrupted) process.exit(code);
-  },
-  (error: unknown) => {
-    if (interrupted) return;
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exit(1);
-  },
-);

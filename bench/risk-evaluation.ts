@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
-import { benchArgs, findRoot, freshDatabase, type BenchDatabase, type DbKind } from './common';
+import { benchArgs, findRoot, freshDatabase, runBench, type BenchDatabase, type DbKind } from './common';
 import { loadConfig } from '../src/config';
 import type { PaymentRow } from '../src/db/models-payments';
 import { closeRuntime, openRuntime, type Runtime } from '../src/runtime';
@@ -305,21 +305,4 @@ async function benchmark(db: DbKind, options: Options): Promise<number> {
   }
 }
 
-/** Set once interrupted: the run then ends when the databases are dropped, whatever main does meanwhile. */
-let interrupted: Promise<unknown> | null = null;
-
-process.once('SIGINT', () => {
-  console.error('\ninterrupted: dropping the benchmark databases');
-  interrupted = Promise.allSettled([...live].map(release)).then(() => process.exit(130));
-});
-
-main().then(
-  (code) => {
-    if (!interrupted) process.exit(code);
-  },
-  (error: unknown) => {
-    if (interrupted) return;
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exit(1);
-  },
-);
+runBench(main, 'dropping the benchmark databases', () => Promise.allSettled([...live].map(release)));
