@@ -24,12 +24,22 @@ export interface AppConfig {
   withdrawalCoolingHours: number;
   /** PAYPLANE_METRICS_TOKEN: when set, GET /metrics asks for `Authorization: Bearer <token>` */
   metricsToken?: string;
+  /** PAYPLANE_HTTP_HEADERS_TIMEOUT_MS: a client must send its request headers within this time (default 10000) */
+  httpHeadersTimeoutMs: number;
+  /** PAYPLANE_HTTP_REQUEST_TIMEOUT_MS: a client must send its whole request, body included, within this time (default 30000) */
+  httpRequestTimeoutMs: number;
 }
 
 function nonNegativeInt(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   if (!/^\d+$/.test(value)) throw new Error(`${name} must be a non-negative integer (got "${value}")`);
   return Number(value);
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  const n = nonNegativeInt(name, value, fallback);
+  if (n === 0) throw new Error(`${name} must be a positive integer (got "${value}")`);
+  return n;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -59,6 +69,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     holdingPeriodHours: nonNegativeInt('PAYPLANE_HOLDING_PERIOD_HOURS', env.PAYPLANE_HOLDING_PERIOD_HOURS, 48),
     withdrawalCoolingHours: nonNegativeInt('PAYPLANE_WITHDRAWAL_COOLING_HOURS', env.PAYPLANE_WITHDRAWAL_COOLING_HOURS, 24),
     metricsToken: env.PAYPLANE_METRICS_TOKEN || undefined,
+    httpHeadersTimeoutMs: positiveInt('PAYPLANE_HTTP_HEADERS_TIMEOUT_MS', env.PAYPLANE_HTTP_HEADERS_TIMEOUT_MS, 10_000),
+    httpRequestTimeoutMs: positiveInt('PAYPLANE_HTTP_REQUEST_TIMEOUT_MS', env.PAYPLANE_HTTP_REQUEST_TIMEOUT_MS, 30_000),
     ...stripUndefined(overrides),
   };
 }

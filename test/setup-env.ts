@@ -1,4 +1,4 @@
 process.env.NODE_ENV = 'test';
-// Every HTTP answer in the tests is checked against its declared response schema.
+// Every /v1 answer in the tests is checked against /v1/openapi.json (status, content type, schema): src/http/contract.ts.
 process.env.PAYPLANE_VALIDATE_RESPONSES = '1';
 process.env.PAYPLANE_LOG_LEVEL = process.env.PAYPLANE_LOG_LEVEL ?? 'silent';

@@ -13,6 +13,7 @@ import { VERSION } from '../version';
 import { mountPages } from './pages';
 import { tenantRateLimiter } from './rate-limit';
 import { safeEqual } from '../util/secrets';
+import { createContractCheck } from './contract';
 
 function routePattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
@@ -54,6 +55,47 @@ function toPayplaneError(error: unknown): PayplaneError {
     return new ValidationError(e.message ?? 'Bad request.', [], 'BAD_REQUEST');
   }
   return new InternalError();
+}
+
+/**
+ * Checks every /v1 answer against the OpenAPI document before it leaves (src/http/contract.ts); an answer that
+ * breaks the contract is replaced by a 500 RESPONSE_CONTRACT_VIOLATION naming what broke, so a test that receives
+ * it fails. On under PAYPLANE_VALIDATE_RESPONSES=1 (every test sets it).
+ */
+function contractEnforcer(rt: Runtime, sorted: Operation[], document: () => unknown) {
+  const routes = sorted.map((op) => ({ op, method: op.method.toUpperCase(), pattern: routePattern(op.path) }));
+  let check: ReturnType<typeof createContractCheck> | undefined;
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!req.path.startsWith('/v1/') || req.path === '/v1/openapi.json' || req.method === 'HEAD') return next();
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      check ??= createContractCheck(document());
+      const route = routes.find((r) => r.method === req.method && r.pattern.test(req.path));
+      const encoding = typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : 'utf8';
+      const body = typeof chunk === 'string' ? Buffer.from(chunk, encoding) : Buffer.isBuffer(chunk) ? chunk : undefined;
+      const violations = check({
+        operation: route && { method: route.op.method, path: route.op.path },
+        status: res.statusCode,
+        contentType: res.get('content-type'),
+        body,
+      });
+      if (!violations.length) return end(chunk, ...rest);
+      const what = `${req.method} ${req.path} ${res.statusCode}`;
+      rt.logger.error({ requestId: res.locals.requestId, violations, body: body?.toString('utf8').slice(0, 2000) }, 'response breaks the OpenAPI document');
+      const problem = toProblem(
+        new InternalError(`The answer of ${what} breaks /v1/openapi.json: ${violations.join('; ')}`, 'RESPONSE_CONTRACT_VIOLATION'),
+        req.path,
+        res.locals.requestId,
+      );
+      const replacement = Buffer.from(JSON.stringify({ ...problem, answer: body?.toString('utf8').slice(0, 2000) }));
+      res.statusCode = 500;
+      res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+      res.setHeader('Content-Length', String(replacement.length));
+      res.removeHeader('ETag');
+      return end(replacement);
+    }) as typeof res.end;
+    next();
+  };
 }
 
 export interface AppOptions {
@@ -116,15 +158,17 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
   });
 
   let openapi: unknown;
+  const document = () => (openapi ??= buildOpenApiDocument(operations, VERSION));
   app.get('/v1/openapi.json', (_req, res) => {
-    openapi ??= buildOpenApiDocument(operations, VERSION);
-    res.json(openapi);
+    res.json(document());
   });
 
   mountPages(app, rt);
 
-  app.use('/v1', express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   const sorted = [...operations].sort(bySpecificity);
+  if (process.env.PAYPLANE_VALIDATE_RESPONSES === '1') app.use(contractEnforcer(rt, sorted, document));
+
+  app.use('/v1', express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   const rateLimit = tenantRateLimiter(rt);
   for (const op of sorted) {
     app[op.method](op.path.replace(/\{([^}]+)\}/g, ':$1'), operationHandler(rt, op, rateLimit));

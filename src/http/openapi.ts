@@ -32,18 +32,27 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
       op.kind === 'file'
         ? { description: 'The file', content: Object.fromEntries(op.fileTypes.map((t) => [t, { schema: binary }])) }
         : { description: op.kind === 'list' ? 'A page of records' : 'The record', content: { 'application/json': { schema: envelope } } };
+    // every status the pipeline can answer with; the contract check of the tests (src/http/contract.ts) holds
+    // each answer to this list
+    const takesBody = Boolean(op.body || op.upload);
     const responses: Record<string, unknown> = {
       [op.status ?? 200]: success,
       400: problem('Invalid input; `errors` names each field'),
       401: problem('Missing, invalid, revoked or expired credentials'),
       403: problem('The caller\'s level or permissions do not allow this operation'),
+      404: problem(op.params ? 'Absent or not visible to the caller (the record of the path, or one the request names)' : 'A record the request names is absent or not visible to the caller'),
     };
-    if (op.params) responses[404] = problem('Absent or not visible to the caller');
-    if (op.method !== 'get') responses[409] = problem('The current state does not allow this, or the Idempotency-Key was reused');
-    if (op.upload) {
-      responses[413] = problem(`The file is larger than ${op.upload.maxBytes} bytes`);
-      responses[415] = problem(`Not one of ${op.upload.types.join(', ')}`);
+    if (op.method !== 'get') {
+      responses[409] = problem('The current state does not allow this, or the Idempotency-Key was reused or is in use');
+      responses[422] = problem('A business rule refuses the request (e.g. insufficient balance, a limit, a provider refusal)');
     }
+    if (takesBody) {
+      responses[413] = problem(op.upload ? `The file is larger than ${op.upload.maxBytes} bytes` : 'The request body is larger than 1 MB');
+      responses[415] = problem(op.upload ? `Not one of ${op.upload.types.join(', ')}` : 'The request body is not application/json');
+    }
+    responses[429] = problem('Rate limit reached; Retry-After says when to try again');
+    responses[500] = problem('An internal error (never bad input); the Request-Id identifies it');
+    responses[503] = problem('A dependency (the database, a provider) is unavailable; retry later');
     const uploadBody = op.upload
       ? {
           required: true,

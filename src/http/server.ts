@@ -13,10 +13,18 @@ export interface RunningServer {
 export async function startServer(rt: Runtime, port: number, host: string): Promise<RunningServer> {
   rt.metrics.collectProcessMetrics();
   const app = createApp(rt);
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 5_000;
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // slow clients are cut off: headers within httpHeadersTimeoutMs, the whole request within httpRequestTimeoutMs
+  // (answered 408 and closed); the connections are checked every second, not Node's default 30 s
+  const { httpHeadersTimeoutMs, httpRequestTimeoutMs } = rt.config;
+  const server = http.createServer(
+    {
+      headersTimeout: Math.min(httpHeadersTimeoutMs, httpRequestTimeoutMs),
+      requestTimeout: httpRequestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, httpHeadersTimeoutMs),
+      keepAliveTimeout: 5_000,
+    },
+    app,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -32,8 +32,8 @@ export async function startServe(db: TestDatabase, env: Record<string, string | 
   } as NodeJS.ProcessEnv;
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   delete fullEnv.NODE_ENV;
-  // the schema check of every answer (test/setup-env.ts) is for the in-process tests: it would slow the load tests
-  delete fullEnv.PAYPLANE_VALIDATE_RESPONSES;
+  // PAYPLANE_VALIDATE_RESPONSES (test/setup-env.ts) is inherited: a serve process checks its answers against
+  // /v1/openapi.json too
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
     env: fullEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
   });
