@@ -14,6 +14,12 @@ export interface ScopeSpec {
   writtenBySystem?: boolean;
   /** a table owned by no merchant but read through merchants under an entity scope (companies: merchants.companyId) */
   throughMerchants?: { table: string; column: string };
+  /**
+   * A nullable merchant column of a tenant-owned table (antifraud plans): a row without a merchant applies to the
+   * whole tenant and every caller of the tenant sees it; a row of one merchant is seen only by callers whose merchant
+   * (or entity scope) includes it
+   */
+  merchantOrTenantWide?: string;
 }
 
 export interface Timestamps {

@@ -158,7 +158,7 @@ export function defineRiskModels(sequelize: Sequelize): RiskModels {
         id: pk, tenantId: UUID, livemode: BOOLEAN, merchantId: UUID, name: STRING, description: TEXT, status: STRING, ruleIds: JSONT,
         thresholds: JSONT, ownerLevel: STRING, createdBy: STRING, ...stamps,
       },
-      { resource: 'antifraud plan', tenant: 'tenantId', merchant: null, mode: 'livemode' },
+      { resource: 'antifraud plan', tenant: 'tenantId', merchant: null, mode: 'livemode', merchantOrTenantWide: 'merchantId' },
     ),
     RiskConfiguration: define<RiskConfigurationRow>(
       sequelize, 'RiskConfiguration', 'risk_configurations',

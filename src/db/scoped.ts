@@ -57,6 +57,9 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
       const { table, column } = this.spec.throughMerchants;
       where.id = { [Op.in]: literal(`(SELECT "${column}" FROM "${table}" WHERE "id" IN (${ids}))`) };
     }
+    const shared = this.spec.merchantOrTenantWide;
+    const merchants = this.ctx.merchantId ? [this.ctx.merchantId] : this.ctx.merchantScope ? [...this.ctx.merchantScope] : undefined;
+    if (shared && merchants) where[shared] = { [Op.or]: [{ [Op.is]: null }, { [Op.in]: merchants }] };
     if (mode) where[mode] = this.ctx.livemode;
     if (softDelete) where.deletedAt = null;
     return where;

@@ -297,6 +297,11 @@ export async function createFeeAssignment(ctx: CallerContext, input: CreateFeeAs
   if (effectiveTo && effectiveTo.getTime() <= effectiveFrom.getTime()) throw ValidationError.field('body.effectiveTo', 'must be after effectiveFrom');
   return inTransaction(ctx, async (tx) => {
     const target = await resolveTarget(tx, input);
+    // a tenantId names the target's tenant: a tenant the caller cannot see is 404 (as on every create), another one 400
+    if (input.tenantId !== undefined && input.tenantId !== target.tenantId) {
+      await tenantForCreate(tx, input.tenantId);
+      throw ValidationError.field('body.tenantId', 'is not the tenant of the target');
+    }
     // serialize assignment creation per tenant (per platform for platform level), so overlap checks cannot race
     if (target.tenantId) await scoped(tx, tx.db.models.Tenant).find(target.tenantId, { lock: true });
     else await scoped(tx, tx.db.models.Platform).find(PLATFORM_ID, { lock: true });
