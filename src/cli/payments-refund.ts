@@ -37,7 +37,7 @@ export async function createRefundOnce(
   }
   const stopRenewing = idem.renewWhileRunning(rt.db, rt.clock, claim);
   try {
-    const refund = await refunds.createRefund(ctx, paymentId, body);
+    const refund = await refunds.createRefund(ctx, paymentId, body, key);
     await rt.db.transaction((transaction) =>
       idem.completeIdempotencyKey(rt.db, rt.clock, claim, 201, { sealed: ctx.sealer.seal(JSON.stringify({ data: refund })) }, transaction),
     );

@@ -131,6 +131,8 @@ export interface RefundRow extends Timestamps {
   providerReference: string | null;
   /** the fee charged for the refund, when a schedule has refund rules */
   feeBreakdown: Record<string, unknown> | null;
+  /** the Idempotency-Key of the request that asked for it (a retry finds it by the key: one refund per key and payment) */
+  idempotencyKey: string | null;
 }
 
 export interface PaymentModels {
@@ -177,7 +179,7 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
       {
         id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, paymentId: UUID, status: STRING, currency: STRING, amountMinor: BIG,
         reason: STRING, merchantReference: STRING, statusReason: TEXT, items: JSONT, metadata: JSONT, providerReference: STRING,
-        feeBreakdown: JSONT, ...stamps,
+        feeBreakdown: JSONT, idempotencyKey: STRING, ...stamps,
       },
       { resource: 'refund', ...scope },
     ),

@@ -84,6 +84,7 @@ export type ModelName = keyof Models;
 const UNIQUE: Partial<Record<ModelName, () => Record<string, unknown>>> = {
   ApiKey: () => ({ keyPrefix: `sk_test_${randomUUID().replace(/-/g, '')}`, publicKey: `pk_test_${randomUUID().replace(/-/g, '')}` }),
   Withdrawal: () => ({ idempotencyKey: `copy-${randomUUID()}` }),
+  Refund: () => ({ idempotencyKey: `copy-${randomUUID()}` }),
 };
 
 /**

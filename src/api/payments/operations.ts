@@ -42,7 +42,7 @@ export const paymentOperations: Operation[] = [
     description:
       'Creates a pending refund of `amount` (default: all that remains refundable) and sends it to the provider; refund.created now, refund.succeeded or refund.failed when the provider answers (no payment event: the payment becomes partially_refunded or refunded). Never beyond the captured amount, pending refunds included, whatever the concurrency (422 REFUND_EXCEEDS_REFUNDABLE). Partial refunds only where the provider supports them (422 PARTIAL_REFUND_NOT_SUPPORTED); a provider may allow one lifetime full refund only (422 SINGLE_FULL_REFUND_ONLY). Send an Idempotency-Key: a retry returns the same refund.',
     kind: 'single', status: 201, params: idParams, body: CreateRefundBody, response: RefundSchema, ownTransactions: true,
-    handler: (ctx, { params, body }) => refunds.createRefund(ctx, params.id, body),
+    handler: (ctx, { params, body, idempotencyKey }) => refunds.createRefund(ctx, params.id, body, idempotencyKey),
   }),
   defineOperation({
     id: 'listPaymentRefunds', method: 'get', path: '/v1/payments/{id}/refunds', levels: ['M', 'T', 'P'], permission: 'payments:refunds:view', tag,

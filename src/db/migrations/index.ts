@@ -18,6 +18,7 @@ import * as m0015 from './0015_withdrawals';
 import * as m0016 from './0016_risk';
 import * as m0017 from './0017_scale';
 import * as m0018 from './0018_list_indexes';
+import * as m0019 from './0019_refund_idempotency_keys';
 
 export interface Migration {
   name: string;
@@ -45,4 +46,5 @@ export const migrations: Migration[] = [
   { name: '0016_risk', ...m0016 },
   { name: '0017_scale', ...m0017 },
   { name: '0018_list_indexes', ...m0018 },
+  { name: '0019_refund_idempotency_keys', ...m0019 },
 ];

@@ -38,10 +38,22 @@ async function refundEvent(tx: CallerContext, row: RefundRow, type: string, befo
   });
 }
 
-export async function createRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput): Promise<Refund> {
+/**
+ * Creates a pending refund and sends it. With an Idempotency-Key (the API's and the CLI's), a refund that an earlier
+ * request with the key committed (and then died, or failed, before its answer was stored) is answered again, and sent
+ * if it never was, instead of being made twice; another amount with the key is 409 IDEMPOTENCY_KEY_REUSED.
+ */
+export async function createRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput, idempotencyKey?: string): Promise<Refund> {
   const created = await inTransaction(ctx, async (tx) => {
     const payments = scoped(tx, tx.db.models.Payment);
     const payment = await payments.get(paymentId, { lock: true });
+    const committed = idempotencyKey ? await scoped(tx, tx.db.models.Refund).findOne({ paymentId, idempotencyKey }) : null;
+    if (committed) {
+      if (input.amount && (input.amount.currency !== committed.currency || input.amount.valueMinor !== minor(committed.amountMinor))) {
+        throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another refund of this payment.');
+      }
+      return { refund: committed, payment };
+    }
     if (payment.status === 'refunded') throw new ConflictError('PAYMENT_ALREADY_REFUNDED', `Payment ${paymentId} is fully refunded.`);
     if (payment.status !== 'captured' && payment.status !== 'partially_refunded') {
       throw new ConflictError('PAYMENT_NOT_REFUNDABLE', `Payment ${paymentId} is ${payment.status}: only captured payments can be refunded.`);
@@ -76,6 +88,7 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
       tenantId: payment.tenantId, merchantId: payment.merchantId, livemode: payment.livemode, paymentId, status: 'pending',
       currency: payment.currency, amountMinor: amount, reason: input.reason ?? null, merchantReference: input.merchantReference ?? null,
       statusReason: null, items: (input.items ?? []).map((item) => ({ ...item, id: item.id ?? newId() })), metadata: input.metadata ?? {}, providerReference: null, feeBreakdown: null,
+      idempotencyKey: idempotencyKey ?? null,
     });
     await refundEvent(pctx, refund, 'refund.created');
     return { refund, payment };
@@ -83,7 +96,8 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
 
   const { refund, payment } = created;
   const pctx = contextForPayment({ ...ctx, transaction: undefined }, payment);
-  await sendRefund(pctx, refund.id);
+  // sent again when it never was (providers take our reference once); an answered one is not
+  if (refund.status === 'pending' && !refund.providerReference) await sendRefund(pctx, refund.id);
   return refundFor(ctx.level, await scoped(pctx, pctx.db.models.Refund).get(refund.id));
 }
 
