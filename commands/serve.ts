@@ -13,6 +13,8 @@ export default class Serve extends BaseCommand<typeof Serve> {
   static override summary = 'Run the /v1 API (applies pending migrations first).';
   static override description =
     'Serves the API, the hosted checkout page and the sandbox 3DS page, and runs the webhook dispatcher (--no-dispatch to leave that to `payplane webhooks dispatch`) and the background jobs: checkout session expiry, balance releases after the holding period, and the sandbox acquirer\'s asynchronous answers (--no-jobs to leave them to another process). On an empty SQLite database it provisions a sandbox (tenant, company, merchant, keys, platform token), writes it to .payplane/sandbox.json and prints the keys; later starts print them again. SIGTERM or SIGINT stops accepting connections, lets running requests finish and closes the database.';
+  // a server logs its requests and failures (PAYPLANE_LOG_LEVEL, default info)
+  protected override defaultLogLevel = 'info';
   static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --port 8080 --host 0.0.0.0', 'DATABASE_URL=postgres://127.0.0.1/payplane <%= config.bin %> serve'];
   static override flags = {
     port: Flags.integer({ description: 'TCP port', default: 4242, env: 'PORT', min: 0, max: 65535 }),

@@ -13,6 +13,8 @@ export interface AppConfig {
   /** Express "trust proxy" value: false (default), true, a hop count, or addresses/CIDRs */
   trustProxy: boolean | number | string;
   logLevel: string;
+  /** PAYPLANE_LOG_FILE: append the JSON logs to this file instead of stdout ("%p" in the path: the process id) */
+  logFile?: string;
   publicBaseUrl?: string;
   /** where KYB documents are kept: in the database, or files under <home>/kyb-documents */
   kybStorage: 'database' | 'filesystem';
@@ -63,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     oidcAudience: env.PAYPLANE_OIDC_AUDIENCE || undefined,
     trustProxy: parseTrustProxy(env.PAYPLANE_TRUST_PROXY),
     logLevel: env.PAYPLANE_LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    logFile: env.PAYPLANE_LOG_FILE || undefined,
     publicBaseUrl: env.PAYPLANE_PUBLIC_URL || undefined,
     kybStorage: parseKybStorage(env.PAYPLANE_KYB_STORAGE),
     sandboxDelayMs: nonNegativeInt('PAYPLANE_SANDBOX_DELAY_MS', env.PAYPLANE_SANDBOX_DELAY_MS, 300),

@@ -7,6 +7,7 @@ import { LEVEL_LAYER } from './domain/context';
 import { layerPermissions } from './services/permissions';
 import { TokenService } from './services/tokens';
 import os from 'node:os';
+import path from 'node:path';
 import { Sealer, loadMasterKey } from './util/encryption';
 import { createMetrics, type Metrics } from './metrics';
 
@@ -37,15 +38,31 @@ export async function openRuntime(config: AppConfig, options: RuntimeOptions = {
     throw error;
   }
   const clock = options.clock ?? systemClock;
-  const logger =
-    options.logger ??
-    pino({
-      level: config.logLevel,
-      redact: { paths: ['*.authorization', '*.secretKey', '*.secret', '*.token', 'headers.authorization'], censor: '[redacted]' },
-    });
+  const logger = options.logger ?? createLogger(config.logLevel, config.logFile);
   return {
     config, db, clock, tokens: new TokenService(config, clock), sealer: new Sealer(() => loadMasterKey(config)), logger, metrics: createMetrics(db, clock),
   };
+}
+
+const LOG_REDACT = { paths: ['*.authorization', '*.secretKey', '*.secret', '*.token', 'headers.authorization'], censor: '[redacted]' };
+/** one destination per log file and process: every runtime of the process appends through it */
+const logFiles = new Map<string, pino.DestinationStream>();
+
+/**
+ * The process's logger: pino JSON lines at `level`, credential fields redacted, on stdout or, with `file`
+ * (PAYPLANE_LOG_FILE), appended to that file ("%p" in its path is replaced by the process id, so several processes
+ * can share one setting). A silent logger opens no file.
+ */
+export function createLogger(level: string, file?: string): Logger {
+  if (!file || level === 'silent') return pino({ level, redact: LOG_REDACT });
+  const resolved = path.resolve(file.replace(/%p/g, String(process.pid)));
+  let destination = logFiles.get(resolved);
+  if (!destination) {
+    // synchronous appends: a short-lived command's last lines are not lost when it exits
+    destination = pino.destination({ dest: resolved, append: true, mkdir: true, sync: true });
+    logFiles.set(resolved, destination);
+  }
+  return pino({ level, redact: LOG_REDACT }, destination);
 }
 
 export async function closeRuntime(rt: Runtime): Promise<void> {

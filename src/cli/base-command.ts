@@ -25,6 +25,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected flags!: CommandFlags<T>;
   protected args!: CommandArgs<T>;
+  /** the level of the library logs when PAYPLANE_LOG_LEVEL is not set: admin commands print their own results */
+  protected defaultLogLevel = 'silent';
   private openedRuntime: Runtime | undefined;
 
   public override async init(): Promise<void> {
@@ -49,8 +51,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** Opens the database (applying pending migrations) once per command; closed when the command ends. */
   protected async runtime(options: { migrate?: boolean } = {}): Promise<Runtime> {
     if (!this.openedRuntime) {
-      const { openRuntime } = lazy<typeof import('../runtime')>('../runtime');
-      this.openedRuntime = await openRuntime(await this.config$(), { migrate: options.migrate, logger: silentLogger() });
+      const { openRuntime, createLogger } = lazy<typeof import('../runtime')>('../runtime');
+      // one logger for every command, serve's included: credential fields redacted, into PAYPLANE_LOG_FILE when set
+      const logger = createLogger(process.env.PAYPLANE_LOG_LEVEL || this.defaultLogLevel, process.env.PAYPLANE_LOG_FILE || undefined);
+      this.openedRuntime = await openRuntime(await this.config$(), { migrate: options.migrate, logger });
     }
     return this.openedRuntime!;
   }
@@ -129,8 +133,3 @@ export function lazy<M>(specifier: string): M {
   return require(specifier) as M;
 }
 
-function silentLogger() {
-  // Admin commands print their own results; library logs stay quiet unless PAYPLANE_LOG_LEVEL asks.
-  const pino = lazy<typeof import('pino')>('pino');
-  return pino.default({ level: process.env.PAYPLANE_LOG_LEVEL ?? 'silent' });
-}

@@ -81,13 +81,14 @@ function contractEnforcer(rt: Runtime, sorted: Operation[], document: () => unkn
       });
       if (!violations.length) return end(chunk, ...rest);
       const what = `${req.method} ${req.path} ${res.statusCode}`;
-      rt.logger.error({ requestId: res.locals.requestId, violations, body: body?.toString('utf8').slice(0, 2000) }, 'response breaks the OpenAPI document');
+      // the violations only: the answer may hold a secret shown once (a key's create or rotate)
+      rt.logger.error({ requestId: res.locals.requestId, violations }, 'response breaks the OpenAPI document');
       const problem = toProblem(
         new InternalError(`The answer of ${what} breaks /v1/openapi.json: ${violations.join('; ')}`, 'RESPONSE_CONTRACT_VIOLATION'),
         req.path,
         res.locals.requestId,
       );
-      const replacement = Buffer.from(JSON.stringify({ ...problem, answer: body?.toString('utf8').slice(0, 2000) }));
+      const replacement = Buffer.from(JSON.stringify(problem));
       res.statusCode = 500;
       res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
       res.setHeader('Content-Length', String(replacement.length));
@@ -129,7 +130,9 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
       const operation = (res.locals.operationId as string | undefined) ?? (req.path.startsWith('/v1/') ? 'unmatched' : 'other');
       rt.metrics.httpRequests.inc({ operation, method: req.method, status: String(res.statusCode) });
       rt.metrics.httpDuration.observe({ operation }, ms / 1000);
-      rt.logger.info({ requestId, operation, method: req.method, path: req.path, status: res.statusCode, ms }, 'request');
+      // a capability in the path (the sandbox 3DS page's token) is not logged
+      const path = req.path.replace(/^\/sandbox\/3ds\/[^/]+/, '/sandbox/3ds/[token]');
+      rt.logger.info({ requestId, operation, method: req.method, path, status: res.statusCode, ms }, 'request');
     });
     next();
   });

@@ -140,9 +140,16 @@ describe(`hosted checkout page (${dialectName})`, () => {
     expect(waiting.text).toContain('id="continue"');
     const answered = await request(m.app).post(challenge.pathname).type('form').send({ action: 'complete' });
     expect(answered.status).toBe(303);
-    // absolute (a provider elsewhere sends the customer back), to this session's status view with its key
+    // absolute (a provider elsewhere sends the customer back), to this session's status view: the key is not in the
+    // URL (the provider keeps it, so does the payment) but in the cookie the pay form set for this page only
     const back = new URL(answered.headers.location);
-    expect(back.pathname + back.search).toBe(s.path);
+    expect(back.pathname + back.search).toBe(`/checkout/${s.id}`);
+    const cookie = res.headers['set-cookie']?.[0] ?? '';
+    expect(cookie).toMatch(new RegExp(`^payplane_checkout_key=[^;]+; Max-Age=\\d+; Path=/checkout/${s.id}; Expires=[^;]+; HttpOnly; SameSite=Lax$`));
+    expect((await request(m.app).get(back.pathname)).status).toBe(404);
+    const returned = await request(m.app).get(back.pathname).set('Cookie', cookie.split(';')[0]);
+    expect(returned.status).toBe(200);
+    expect(returned.text).toContain('data-testid="status"');
     await m.settle();
     expect((await page(s.path)).headers.location).toBe(SUCCESS);
     const { payment } = await paymentOf(s.id);

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,7 +22,15 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-test-'));
   if (!onPostgres) {
-    return { url: `sqlite:${path.join(home, 'test.db')}`, home, drop: async () => fs.rmSync(home, { recursive: true, force: true }) };
+    const db: TestDatabase = {
+      url: `sqlite:${path.join(home, 'test.db')}`,
+      home,
+      drop: async () => {
+        if (SECRET_SCAN_DIR) await archiveForScan(db);
+        fs.rmSync(home, { recursive: true, force: true });
+      },
+    };
+    return db;
   }
   const base = new URL(process.env.DATABASE_URL!);
   const name = `payplane_t_${crypto.randomBytes(6).toString('hex')}`;
@@ -31,10 +40,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(base.toString());
   url.pathname = `/${name}`;
-  return {
+  const db: TestDatabase = {
     url: url.toString(),
     home,
     drop: async () => {
+      if (SECRET_SCAN_DIR) await archiveForScan(db);
       const client = new Client({ connectionString: base.toString() });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -42,12 +52,87 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       fs.rmSync(home, { recursive: true, force: true });
     },
   };
+  return db;
+}
+
+// ---- secrets at rest (test/security/scan-secrets.ts) ----------------------------------------------------------------
+
+/**
+ * PAYPLANE_SECRET_SCAN_DIR: when set, every test database is archived into <dir>/databases when it is dropped (SQLite:
+ * a copy of the file and of its -wal; Postgres: a plain-SQL pg_dump), the secrets of its home (master key, token
+ * secret) are added to <dir>/canaries.txt, and the tests' runtimes and their serve and CLI child processes log at
+ * debug into <dir>/logs (one file per process). `test/security/scan-secrets.ts <dir>` then looks for secrets in all of it.
+ */
+export const SECRET_SCAN_DIR = process.env.PAYPLANE_SECRET_SCAN_DIR ? path.resolve(process.env.PAYPLANE_SECRET_SCAN_DIR) : undefined;
+
+/** The log settings of a process of kind `kind` (jest, serve, cli) under the scan: debug, into <dir>/logs/<kind>-<pid>.log. */
+export function scanLogEnv(kind: string): Record<string, string> {
+  if (!SECRET_SCAN_DIR) return {};
+  return { PAYPLANE_LOG_LEVEL: 'debug', PAYPLANE_LOG_FILE: path.join(SECRET_SCAN_DIR, 'logs', `${kind}-%p.log`) };
+}
+
+/** Appends values the scanner must never find (one `label<TAB>value` line each) to <dir>/canaries.txt. */
+export function appendCanaries(dir: string, canaries: Record<string, string>): void {
+  const lines = Object.entries(canaries)
+    .filter(([, value]) => value && !/[\t\r\n]/.test(value))
+    .map(([label, value]) => `${label.replace(/[\t\r\n]/g, ' ')}\t${value}\n`);
+  fs.mkdirSync(dir, { recursive: true });
+  if (lines.length) fs.appendFileSync(path.join(dir, 'canaries.txt'), lines.join(''));
+}
+
+/** The test file running now (jest's own state), as a file-name-safe label. */
+function testLabel(): string {
+  const testPath = (globalThis as { expect?: { getState?: () => { testPath?: string } } }).expect?.getState?.().testPath;
+  if (!testPath) return 'unknown';
+  return path.relative(path.resolve(__dirname, '../..'), testPath).replace(/\.test\.ts$/, '').replace(/[^A-Za-z0-9_.-]+/g, '__');
+}
+
+/**
+ * Archives the database into <dir>/databases for the scan: the SQLite file as it is on disk (free pages included, so
+ * deleted rows count too) and its -wal, or a plain-SQL pg_dump of the Postgres database. Returns the files written.
+ */
+export async function archiveDatabase(db: TestDatabase, dir: string): Promise<string[]> {
+  const target = path.join(dir, 'databases');
+  fs.mkdirSync(target, { recursive: true });
+  const stem = path.join(target, `${testLabel()}-${crypto.randomBytes(4).toString('hex')}`);
+  if (!onPostgres) {
+    const file = db.url.replace(/^sqlite:/, '');
+    const written: string[] = [];
+    for (const suffix of ['', '-wal']) {
+      if (!fs.existsSync(file + suffix)) continue;
+      fs.copyFileSync(file + suffix, `${stem}.db${suffix}`);
+      written.push(`${stem}.db${suffix}`);
+    }
+    return written;
+  }
+  await new Promise<void>((resolve, reject) => {
+    execFile('pg_dump', ['--no-owner', '--no-privileges', '--file', `${stem}.sql`, '--dbname', db.url], { timeout: 120_000 }, (error, _stdout, stderr) =>
+      error ? reject(new Error(`pg_dump failed: ${stderr || error.message}`)) : resolve(),
+    );
+  });
+  return [`${stem}.sql`];
+}
+
+/** The secrets a test home holds (never to be found in a database or a log), by label. */
+export function homeSecrets(db: TestDatabase): Record<string, string> {
+  const found: Record<string, string> = { 'token secret (tests)': TEST_TOKEN_SECRET };
+  for (const name of ['master-key', 'token-secret']) {
+    const file = path.join(db.home, name);
+    if (fs.existsSync(file)) found[`${name} of ${path.basename(db.home)}`] = fs.readFileSync(file, 'utf8').trim();
+  }
+  if (process.env.PAYPLANE_MASTER_KEY) found['PAYPLANE_MASTER_KEY'] = process.env.PAYPLANE_MASTER_KEY;
+  return found;
+}
+
+async function archiveForScan(db: TestDatabase): Promise<void> {
+  await archiveDatabase(db, SECRET_SCAN_DIR!);
+  appendCanaries(SECRET_SCAN_DIR!, homeSecrets(db));
 }
 
 export const TEST_TOKEN_SECRET = 'test-token-secret-that-is-long-enough-0123456789';
 
 export function testConfig(db: TestDatabase, overrides: Partial<AppConfig> = {}): AppConfig {
-  return loadConfig({ ...process.env, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET }, { home: db.home, databaseUrl: db.url, ...overrides });
+  return loadConfig({ ...process.env, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, ...scanLogEnv('jest') }, { home: db.home, databaseUrl: db.url, ...overrides });
 }
 
 export interface TestRuntime {

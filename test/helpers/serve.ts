@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BIN, ROOT } from './cli';
-import { TEST_TOKEN_SECRET, type TestDatabase } from './db';
+import { TEST_TOKEN_SECRET, scanLogEnv, type TestDatabase } from './db';
+import { LogLineSplitter } from './cli';
 
 /** A `payplane serve` child process on a test database (dist/ is what runs: `npm run build` first). */
 export interface ServeProcess {
@@ -28,7 +29,7 @@ const running = new Set<ServeProcess>();
 export async function startServe(db: TestDatabase, env: Record<string, string | undefined> = {}, args: string[] = []): Promise<ServeProcess> {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'commands'))) throw new Error('dist/ is missing: run `npm run build` first');
   const fullEnv = {
-    ...process.env, NO_COLOR: '1', DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, ...env,
+    ...process.env, NO_COLOR: '1', DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, ...scanLogEnv('serve'), ...env,
   } as NodeJS.ProcessEnv;
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   delete fullEnv.NODE_ENV;
@@ -39,10 +40,16 @@ export async function startServe(db: TestDatabase, env: Record<string, string | 
   });
   let out = '';
   // keep only the start of the output: the banner, and the first errors if it fails
-  const append = (d: Buffer) => {
-    if (out.length < 200_000) out += d.toString('utf8');
+  const append = (d: Buffer | string) => {
+    if (out.length < 200_000) out += d.toString();
   };
-  child.stdout!.on('data', append);
+  // under PAYPLANE_LOG_FILE, log lines the process still writes to stdout go to that file, not into output()
+  const logFile = fullEnv.PAYPLANE_LOG_FILE;
+  if (logFile) {
+    const splitter = new LogLineSplitter(logFile, () => child.pid);
+    child.stdout!.on('data', (d: Buffer) => append(splitter.write(d)));
+    child.stdout!.on('end', () => append(splitter.end()));
+  } else child.stdout!.on('data', append);
   child.stderr!.on('data', append);
 
   const url = await new Promise<string>((resolve, reject) => {

@@ -16,10 +16,14 @@ import { escapeHtml, htmlDocument } from './html';
  * it sends the customer to successUrl; a declined payment shows the decline and the form again. The form posts to
  * /checkout/{id}/pay (urlencoded, the key in the body), which completes the session with a client-secret caller
  * and redirects to the 3DS challenge (action.url) or back to the page. The page is never the authority on the
- * outcome (webhooks are). The key is a capability: never logged, never sent onwards (no-referrer).
+ * outcome (webhooks are). The key is a capability: never logged, never sent onwards (no-referrer), never stored: the
+ * return URL a provider gets (and keeps with the payment) has no key; a cookie of this session's path (HttpOnly,
+ * SameSite=Lax: sent on the top-level return from a 3DS page) brings it back.
  */
 
 const IN_FLIGHT = new Set(['processing', 'requires_action']);
+/** the cookie that holds the key while the customer is away on a 3DS page */
+const KEY_COOKIE = 'payplane_checkout_key';
 /** seconds between two refreshes of the status view */
 const REFRESH_SECONDS = 2;
 
@@ -62,10 +66,10 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
 
   app.get('/checkout/:id', async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const loaded = await load(req, String(req.params.id), req.query.key);
-      if (!loaded) return send(res, 404, notFoundPage());
+      const key = typeof req.query.key === 'string' ? req.query.key : keyFromCookie(req);
+      const loaded = await load(req, String(req.params.id), key);
+      if (!loaded || key === undefined) return send(res, 404, notFoundPage());
       const { session, payment } = loaded;
-      const key = String(req.query.key);
       const now = rt.clock.now();
       if (session.status === 'complete') {
         const success = safeUrl(session.successUrl);
@@ -94,8 +98,13 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
         if (!loaded) return send(res, 404, notFoundPage());
         const { ctx, session } = loaded;
         const key = String(form.key);
-        // the 3DS page sends the customer back here (absolute, for a provider elsewhere); our own redirects stay relative
-        const returnUrl = hostedPageUrl(hostedPageBase(ctx), id, key);
+        // the 3DS page sends the customer back here (absolute, for a provider elsewhere) without the key, which waits
+        // in a cookie of this page; our own redirects stay relative
+        const returnUrl = hostedPageUrl(hostedPageBase(ctx), id);
+        res.cookie(KEY_COOKIE, key, {
+          httpOnly: true, sameSite: 'lax', secure: req.secure, path: `/checkout/${id}`,
+          maxAge: Math.max(0, new Date(session.expiresAt).getTime() - rt.clock.now().getTime()),
+        });
         const statusUrl = hostedPageUrl('', id, key);
         const card = readCard(form);
         if ('errors' in card) return send(res, 400, formPage(session, key, card.errors, form));
@@ -122,6 +131,21 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
       }
     },
   );
+}
+
+/** The key kept by the pay form's cookie (the return from a 3DS page carries none). */
+function keyFromCookie(req: Request): string | undefined {
+  for (const part of (req.get('cookie') ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === KEY_COOKIE) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
 }
 
 function fail(rt: Runtime, res: Response, next: NextFunction, error: unknown): void {
