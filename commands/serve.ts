@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../src/cli/base-command';
 import { chalk } from '../src/cli/output';
 import { services } from '../src/cli/services';
+import { sandboxBanner } from '../src/cli/serve-banner';
 
 export interface ServeResult {
   url: string;
@@ -39,13 +40,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
     const url = rt.config.publicBaseUrl ?? server.url;
     this.log(`${chalk.bold('payplane')} serving ${chalk.cyan(url)}  (database: ${rt.db.dialect})`);
     if (sandbox) {
-      this.log(`\n${chalk.bold('Sandbox')} (saved in ${services.sandbox().sandboxFile(rt)})`);
-      this.log(`  tenant id       ${sandbox.tenantId}`);
-      this.log(`  merchant id     ${sandbox.merchantId}`);
-      this.log(`  tenant key      ${sandbox.tenantKey.secretKey}`);
-      this.log(`  merchant key    ${sandbox.merchantKey.secretKey}`);
-      this.log(`  platform token  ${sandbox.platformToken.slice(0, 24)}… (see the file)`);
-      this.log(`\nTry it:\n  curl -s ${url}/v1/api-keys -H "Authorization: Bearer ${sandbox.tenantKey.secretKey}"`);
+      for (const line of sandboxBanner({ url, sandbox, file: services.sandbox().sandboxFile(rt), tty: Boolean(process.stdout.isTTY) })) this.log(line);
     }
     this.log(`\nOpenAPI: ${url}/v1/openapi.json  ·  Ctrl-C to stop`);
 

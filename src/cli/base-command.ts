@@ -53,8 +53,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (!this.openedRuntime) {
       const { openRuntime, createLogger } = lazy<typeof import('../runtime')>('../runtime');
       // one logger for every command, serve's included: credential fields redacted, into PAYPLANE_LOG_FILE when set
-      const logger = createLogger(process.env.PAYPLANE_LOG_LEVEL || this.defaultLogLevel, process.env.PAYPLANE_LOG_FILE || undefined);
-      this.openedRuntime = await openRuntime(await this.config$(), { migrate: options.migrate, logger });
+      // (under --json stdout carries the command's result alone: no log lines unless PAYPLANE_LOG_LEVEL asks)
+      const config = await this.config$();
+      const level = process.env.PAYPLANE_LOG_LEVEL ? config.logLevel : this.jsonEnabled() ? 'silent' : this.defaultLogLevel;
+      const logger = createLogger(level, config.logFile);
+      this.openedRuntime = await openRuntime(config, { migrate: options.migrate, logger });
     }
     return this.openedRuntime!;
   }

@@ -131,8 +131,13 @@ export interface RefundRow extends Timestamps {
   providerReference: string | null;
   /** the fee charged for the refund, when a schedule has refund rules */
   feeBreakdown: Record<string, unknown> | null;
-  /** the Idempotency-Key of the request that asked for it (a retry finds it by the key: one refund per key and payment) */
+  /**
+   * a keyed digest of the caller's idempotency scope and the Idempotency-Key of the request that asked for it (a
+   * retry finds it by the key: one refund per caller's key and payment)
+   */
   idempotencyKey: string | null;
+  /** a keyed digest of that request, so that another request under the same key is refused */
+  idempotencyFingerprint: string | null;
 }
 
 export interface PaymentModels {
@@ -179,7 +184,7 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
       {
         id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, paymentId: UUID, status: STRING, currency: STRING, amountMinor: BIG,
         reason: STRING, merchantReference: STRING, statusReason: TEXT, items: JSONT, metadata: JSONT, providerReference: STRING,
-        feeBreakdown: JSONT, idempotencyKey: STRING, ...stamps,
+        feeBreakdown: JSONT, idempotencyKey: STRING, idempotencyFingerprint: STRING, ...stamps,
       },
       { resource: 'refund', ...scope },
     ),

@@ -60,29 +60,38 @@ function toPayplaneError(error: unknown): PayplaneError {
 /**
  * Checks every /v1 answer against the OpenAPI document before it leaves (src/http/contract.ts); an answer that
  * breaks the contract is replaced by a 500 RESPONSE_CONTRACT_VIOLATION naming what broke, so a test that receives
- * it fails. On under PAYPLANE_VALIDATE_RESPONSES=1 (every test sets it).
+ * it fails. The operation is the one Express routed the request to (the pipeline names it in res.locals); an answer
+ * no operation gave (unknown route, 405, a body the JSON parser refused) must be a problem. The check runs as the
+ * answer leaves: a write has committed by then. On under PAYPLANE_VALIDATE_RESPONSES=1 (every test sets it).
  */
-function contractEnforcer(rt: Runtime, sorted: Operation[], document: () => unknown) {
-  const routes = sorted.map((op) => ({ op, method: op.method.toUpperCase(), pattern: routePattern(op.path) }));
+function contractEnforcer(rt: Runtime, operations: Operation[], document: () => unknown) {
+  const byId = new Map(operations.map((op) => [op.id, op]));
   let check: ReturnType<typeof createContractCheck> | undefined;
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!req.path.startsWith('/v1/') || req.path === '/v1/openapi.json' || req.method === 'HEAD') return next();
+    if (!/^\/v1\//i.test(req.path) || req.path === '/v1/openapi.json' || req.method === 'HEAD') return next();
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     res.end = ((chunk?: unknown, ...rest: unknown[]) => {
       check ??= createContractCheck(document());
-      const route = routes.find((r) => r.method === req.method && r.pattern.test(req.path));
+      const op = byId.get(res.locals.operationId as string);
       const encoding = typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : 'utf8';
       const body = typeof chunk === 'string' ? Buffer.from(chunk, encoding) : Buffer.isBuffer(chunk) ? chunk : undefined;
+      // an answer already streamed (res.write before end) can no longer be replaced: its status and type are checked
+      const streamed = res.headersSent;
       const violations = check({
-        operation: route && { method: route.op.method, path: route.op.path },
+        operation: op && { method: op.method, path: op.path },
         status: res.statusCode,
         contentType: res.get('content-type'),
-        body,
+        body: streamed ? undefined : body,
+        bodyless: streamed,
       });
       if (!violations.length) return end(chunk, ...rest);
       const what = `${req.method} ${req.path} ${res.statusCode}`;
       // the violations only: the answer may hold a secret shown once (a key's create or rotate)
       rt.logger.error({ requestId: res.locals.requestId, violations }, 'response breaks the OpenAPI document');
+      if (streamed) {
+        res.destroy(new Error(`response breaks the OpenAPI document: ${violations.join('; ')}`));
+        return res;
+      }
       const problem = toProblem(
         new InternalError(`The answer of ${what} breaks /v1/openapi.json: ${violations.join('; ')}`, 'RESPONSE_CONTRACT_VIOLATION'),
         req.path,
@@ -92,7 +101,6 @@ function contractEnforcer(rt: Runtime, sorted: Operation[], document: () => unkn
       res.statusCode = 500;
       res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
       res.setHeader('Content-Length', String(replacement.length));
-      res.removeHeader('ETag');
       return end(replacement);
     }) as typeof res.end;
     next();
@@ -108,6 +116,8 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
   const operations = options.operations ?? allOperations;
   const app = express();
   app.disable('x-powered-by');
+  // no ETag / 304 on the API: answers are per caller and current, and a conditional GET is not part of the contract
+  app.set('etag', false);
   app.set('trust proxy', rt.config.trustProxy);
   app.set('query parser', 'simple');
   // security headers on every answer (helmet): a JSON API loads nothing, so its policy allows nothing; the hosted
@@ -131,7 +141,7 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
       rt.metrics.httpRequests.inc({ operation, method: req.method, status: String(res.statusCode) });
       rt.metrics.httpDuration.observe({ operation }, ms / 1000);
       // a capability in the path (the sandbox 3DS page's token) is not logged
-      const path = req.path.replace(/^\/sandbox\/3ds\/[^/]+/, '/sandbox/3ds/[token]');
+      const path = req.path.replace(/^\/sandbox\/3ds\/[^/]+/i, '/sandbox/3ds/[token]');
       rt.logger.info({ requestId, operation, method: req.method, path, status: res.statusCode, ms }, 'request');
     });
     next();
@@ -169,7 +179,7 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
   mountPages(app, rt);
 
   const sorted = [...operations].sort(bySpecificity);
-  if (process.env.PAYPLANE_VALIDATE_RESPONSES === '1') app.use(contractEnforcer(rt, sorted, document));
+  if (process.env.PAYPLANE_VALIDATE_RESPONSES === '1') app.use(contractEnforcer(rt, operations, document));
 
   app.use('/v1', express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   const rateLimit = tenantRateLimiter(rt);

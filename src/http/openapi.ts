@@ -46,10 +46,9 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
       responses[409] = problem('The current state does not allow this, or the Idempotency-Key was reused or is in use');
       responses[422] = problem('A business rule refuses the request (e.g. insufficient balance, a limit, a provider refusal)');
     }
-    if (takesBody) {
-      responses[413] = problem(op.upload ? `The file is larger than ${op.upload.maxBytes} bytes` : 'The request body is larger than 1 MB');
-      responses[415] = problem(op.upload ? `Not one of ${op.upload.types.join(', ')}` : 'The request body is not application/json');
-    }
+    // any request may carry a body the JSON parser refuses as too large; only one that takes a body is 415
+    responses[413] = problem(op.upload ? `The file is larger than ${op.upload.maxBytes} bytes` : 'The request body is larger than 1 MB');
+    if (takesBody) responses[415] = problem(op.upload ? `Not one of ${op.upload.types.join(', ')}` : 'The request body is not application/json');
     responses[429] = problem('Rate limit reached; Retry-After says when to try again');
     responses[500] = problem('An internal error (never bad input); the Request-Id identifies it');
     responses[503] = problem('A dependency (the database, a provider) is unavailable; retry later');

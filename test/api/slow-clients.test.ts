@@ -55,7 +55,7 @@ describe('slow clients are timed out', () => {
   let server: RunningServer;
 
   beforeAll(async () => {
-    t = await createTestRuntime({ config: { httpHeadersTimeoutMs: 400, httpRequestTimeoutMs: 1_200 } });
+    t = await createTestRuntime({ config: { httpHeadersTimeoutMs: 1_500, httpRequestTimeoutMs: 3_000 } });
     server = await startServer(t.rt, 0, '127.0.0.1');
   });
   afterAll(async () => {
@@ -64,8 +64,8 @@ describe('slow clients are timed out', () => {
   });
 
   test('headers trickled past the headers timeout are answered 408 and the connection is closed', async () => {
-    // 100 header lines, one every 50 ms: 5 s if the server waited for all of them
-    const pieces = Array.from({ length: 100 }, (_, i) => `X-Slow-${i}: ${'a'.repeat(10)}\r\n`);
+    // 160 header lines, one every 50 ms: 8 s if the server waited for all of them
+    const pieces = Array.from({ length: 160 }, (_, i) => `X-Slow-${i}: ${'a'.repeat(10)}\r\n`);
     const result = await trickle(server.url, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n', pieces, 50);
     expect(result.closedByServer).toBe(true);
     expect(result.received).toMatch(/^HTTP\/1\.1 408 /);
@@ -75,8 +75,8 @@ describe('slow clients are timed out', () => {
   test('a body trickled past the request timeout is answered 408 and the connection is closed', async () => {
     const body = JSON.stringify({ amount: { currency: 'EUR', valueMinor: 1000 }, metadata: { pad: 'x'.repeat(200) } });
     const head = `POST /v1/checkout-sessions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sk_test_nothing\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
-    // one byte every 25 ms: several seconds for the whole body
-    const result = await trickle(server.url, head, body.split(''), 25);
+    // one byte every 40 ms: about 10 s for the whole body
+    const result = await trickle(server.url, head, body.split(''), 40);
     expect(result.closedByServer).toBe(true);
     expect(result.received).toMatch(/^HTTP\/1\.1 408 /);
     expect(result.piecesSent).toBeLessThan(body.length);
@@ -89,8 +89,8 @@ describe('slow clients are timed out', () => {
   });
 
   test('the timeouts come from the configuration, with defaults of 10 s for headers and 30 s for the whole request', () => {
-    expect(server.server.headersTimeout).toBe(400);
-    expect(server.server.requestTimeout).toBe(1_200);
+    expect(server.server.headersTimeout).toBe(1_500);
+    expect(server.server.requestTimeout).toBe(3_000);
     const defaults = loadConfig({});
     expect([defaults.httpHeadersTimeoutMs, defaults.httpRequestTimeoutMs]).toEqual([10_000, 30_000]);
     expect(loadConfig({ PAYPLANE_HTTP_HEADERS_TIMEOUT_MS: '2500' }).httpHeadersTimeoutMs).toBe(2_500);

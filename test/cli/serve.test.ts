@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -48,26 +48,30 @@ function stop(child: ChildProcess): Promise<number | null> {
 }
 
 describe('payplane serve', () => {
-  test('a fresh SQLite sandbox: prints keys and a working curl line, keeps them in a 0600 file, stops on SIGTERM, reuses them', async () => {
+  test('a fresh SQLite sandbox: keys kept in a 0600 file and masked in the output (not a terminal), a working curl line, stops on SIGTERM, reuses them', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-serve-'));
     const env = { DATABASE_URL: undefined, PAYPLANE_HOME: home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
     const first = await startServe(env);
     try {
       const out = first.output();
-      const tenantKey = /tenant key\s+(sk_test_\S+)/.exec(out)![1];
-      const merchantKey = /merchant key\s+(sk_test_\S+)/.exec(out)![1];
-      const curl = /curl -s (\S+) -H "Authorization: Bearer (\S+)"/.exec(out)!;
-      expect(curl[2]).toBe(tenantKey);
-      const res = await fetch(curl[1], { headers: { Authorization: `Bearer ${curl[2]}` } });
+      const file = path.join(home, 'sandbox.json');
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+      // stdout is a pipe here (it also carries the JSON logs): the keys are masked and the file named
+      expect(out).toContain(`Sandbox (saved in ${file})`);
+      expect(out).toMatch(new RegExp(`tenant key\\s+${saved.tenantKey.secretKey.slice(0, 16)}… \\(full key in the file\\)`));
+      expect(out).not.toContain(saved.tenantKey.secretKey);
+      expect(out).not.toContain(saved.merchantKey.secretKey);
+      expect(out).not.toContain(saved.platformToken);
+      // the curl line reads the key from the file
+      const curl = /curl -s (\S+) -H "Authorization: Bearer \$\(node -p '(.+)'\)"/.exec(out)!;
+      const key = execFileSync(process.execPath, ['-p', curl[2]], { encoding: 'utf8' }).trim();
+      expect(key).toBe(saved.tenantKey.secretKey);
+      const res = await fetch(curl[1], { headers: { Authorization: `Bearer ${key}` } });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { data: { id: string }[] };
       expect(body.data).toHaveLength(2);
 
-      const file = path.join(home, 'sandbox.json');
-      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-      const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
-      expect(saved.tenantKey.secretKey).toBe(tenantKey);
-      expect(saved.merchantKey.secretKey).toBe(merchantKey);
       const tenants = await fetch(`${first.url}/v1/admin/tenants`, { headers: { Authorization: `Bearer ${saved.platformToken}` } });
       expect(tenants.status).toBe(200);
       expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
@@ -81,8 +85,8 @@ describe('payplane serve', () => {
     try {
       const out = second.output();
       const saved = JSON.parse(fs.readFileSync(path.join(home, 'sandbox.json'), 'utf8'));
-      expect(out).toContain(saved.tenantKey.secretKey);
-      expect(out).toContain(saved.merchantKey.secretKey);
+      expect(out).toContain(`tenant key      ${saved.tenantKey.secretKey.slice(0, 16)}…`);
+      expect(out).not.toContain(saved.tenantKey.secretKey);
       const res = await fetch(`${second.url}/v1/admin/tenants`, { headers: { Authorization: `Bearer ${saved.tenantKey.secretKey}` } });
       expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(1);
     } finally {
@@ -102,6 +106,31 @@ describe('payplane serve', () => {
       const unauth = await fetch(`${started.url}/v1/api-keys`);
       expect(unauth.status).toBe(401);
       expect(unauth.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    } finally {
+      expect(await stop(started.child)).toBe(0);
+      await db.drop();
+    }
+  });
+
+  test('logs a JSON line per request at info by default, without query strings or credentials', async () => {
+    const db = await createTestDatabase();
+    // the level and file left to serve's defaults (the test set-up and the CI scan set them otherwise)
+    const started = await startServe({
+      DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, PAYPLANE_LOG_LEVEL: undefined, PAYPLANE_LOG_FILE: undefined,
+    });
+    try {
+      const bearer = 'sk_test_0123456789abcdef_notarealsecretvalue';
+      const res = await fetch(`${started.url}/v1/payments?limit=5&key=cs_secret_in_the_query`, { headers: { Authorization: `Bearer ${bearer}` } });
+      expect(res.status).toBe(401);
+      const requestId = res.headers.get('request-id');
+      let line: Record<string, unknown> | undefined;
+      for (let i = 0; i < 100 && !line; i++) {
+        line = started.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === requestId && l.msg === 'request');
+        if (!line) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(line).toMatchObject({ level: 30, operation: 'listPayments', method: 'GET', path: '/v1/payments', status: 401 });
+      expect(started.output()).not.toContain('cs_secret_in_the_query');
+      expect(started.output()).not.toContain(bearer);
     } finally {
       expect(await stop(started.child)).toBe(0);
       await db.drop();

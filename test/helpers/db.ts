@@ -26,8 +26,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       url: `sqlite:${path.join(home, 'test.db')}`,
       home,
       drop: async () => {
-        if (SECRET_SCAN_DIR) await archiveForScan(db);
-        fs.rmSync(home, { recursive: true, force: true });
+        try {
+          if (SECRET_SCAN_DIR) await archiveForScan(db);
+        } finally {
+          fs.rmSync(home, { recursive: true, force: true });
+        }
       },
     };
     return db;
@@ -44,12 +47,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url: url.toString(),
     home,
     drop: async () => {
-      if (SECRET_SCAN_DIR) await archiveForScan(db);
-      const client = new Client({ connectionString: base.toString() });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-      fs.rmSync(home, { recursive: true, force: true });
+      // the database and its home (which holds the master key) go whether or not the archive could be made
+      try {
+        if (SECRET_SCAN_DIR) await archiveForScan(db);
+      } finally {
+        const client = new Client({ connectionString: base.toString() });
+        await client.connect();
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await client.end();
+        fs.rmSync(home, { recursive: true, force: true });
+      }
     },
   };
   return db;

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BIN, ROOT } from './cli';
 import { TEST_TOKEN_SECRET, scanLogEnv, type TestDatabase } from './db';
-import { LogLineSplitter } from './cli';
 
 /** A `payplane serve` child process on a test database (dist/ is what runs: `npm run build` first). */
 export interface ServeProcess {
@@ -43,13 +42,7 @@ export async function startServe(db: TestDatabase, env: Record<string, string | 
   const append = (d: Buffer | string) => {
     if (out.length < 200_000) out += d.toString();
   };
-  // under PAYPLANE_LOG_FILE, log lines the process still writes to stdout go to that file, not into output()
-  const logFile = fullEnv.PAYPLANE_LOG_FILE;
-  if (logFile) {
-    const splitter = new LogLineSplitter(logFile, () => child.pid);
-    child.stdout!.on('data', (d: Buffer) => append(splitter.write(d)));
-    child.stdout!.on('end', () => append(splitter.end()));
-  } else child.stdout!.on('data', append);
+  child.stdout!.on('data', append);
   child.stderr!.on('data', append);
 
   const url = await new Promise<string>((resolve, reject) => {

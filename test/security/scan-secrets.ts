@@ -1,7 +1,7 @@
 /**
  * Secrets at rest: looks for credentials and card data in plain text in what a test run leaves behind (issue 10 item 5).
  *
- *   npx tsc -p test/security/tsconfig.json && node dist/security/test/security/scan-secrets.js <dir>…
+ *   npx tsc -p test/security/tsconfig.json && node .ci/build/test/security/scan-secrets.js <dir>…
  *
  * Each <dir> is a PAYPLANE_SECRET_SCAN_DIR (test/helpers/db.ts): `databases/` holds SQLite files (searched row by row
  * through SQLite, and byte by byte, so free pages, indexes and the -wal count too) and plain pg_dump files, `logs/`
@@ -83,6 +83,16 @@ const PATTERNS: { kind: FindingKind; re: RegExp }[] = [
  */
 const PAN_PLAIN = /(?<![A-Za-z0-9.]|[0-9a-fA-F]{4}-)[2-6]\d{12,18}(?![A-Za-z0-9]|\.\d)/g;
 const PAN_GROUPED = /(?<![A-Za-z0-9.]|\d[ -])[2-6]\d{3}([ -])\d{4,6}\1\d{4,5}(?:\1\d{1,4}){0,2}(?![A-Za-z0-9]|[ -]\d)/g;
+
+/**
+ * A 13-digit number within 50 years of now read as milliseconds since 1970 is a timestamp (pino's "time", stored
+ * dates), not a card: from 2033 they start with 2 and one in ten passes Luhn.
+ */
+export function epochMilliseconds(digits: string): boolean {
+  if (digits.length !== 13) return false;
+  const fiftyYears = 50 * 365.25 * 86_400_000;
+  return Math.abs(Number(digits) - Date.now()) < fiftyYears;
+}
 
 export function luhnValid(digits: string): boolean {
   let sum = 0;
@@ -168,7 +178,7 @@ export class Detector {
     for (const re of [PAN_PLAIN, PAN_GROUPED]) {
       for (const m of text.matchAll(re)) {
         const digits = m[0].replace(/[ -]/g, '');
-        if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits)) hits.push({ kind: 'card_number', index: m.index!, value: m[0] });
+        if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits) && !epochMilliseconds(digits)) hits.push({ kind: 'card_number', index: m.index!, value: m[0] });
       }
     }
     if (this.catalog) for (const m of text.matchAll(this.catalog)) hits.push({ kind: 'card_number', index: m.index!, value: m[0] });

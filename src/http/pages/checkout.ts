@@ -71,6 +71,9 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
       if (!loaded || key === undefined) return send(res, 404, notFoundPage());
       const { session, payment } = loaded;
       const now = rt.clock.now();
+      const finished = session.status === 'complete' || session.status === 'expired' || new Date(session.expiresAt).getTime() <= now.getTime();
+      // the key's cookie is needed only while the customer may still pay
+      if (finished && keyFromCookie(req) !== undefined) res.clearCookie(KEY_COOKIE, { path: `/checkout/${session.id}` });
       if (session.status === 'complete') {
         const success = safeUrl(session.successUrl);
         if (success) return redirect(res, success);
@@ -102,7 +105,8 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
         // in a cookie of this page; our own redirects stay relative
         const returnUrl = hostedPageUrl(hostedPageBase(ctx), id);
         res.cookie(KEY_COOKIE, key, {
-          httpOnly: true, sameSite: 'lax', secure: req.secure, path: `/checkout/${id}`,
+          // Secure whenever customers reach us over https (behind a TLS-terminating proxy req.secure may not know)
+          httpOnly: true, sameSite: 'lax', secure: req.secure || /^https:/i.test(rt.config.publicBaseUrl ?? ''), path: `/checkout/${id}`,
           maxAge: Math.max(0, new Date(session.expiresAt).getTime() - rt.clock.now().getTime()),
         });
         const statusUrl = hostedPageUrl('', id, key);

@@ -11,6 +11,7 @@ import { postRefund } from '../ledger';
 import { mapPage } from '../present';
 import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
+import { bodyFingerprint, idempotencyScope } from '../idempotency';
 import { connectorTerminal } from './engine';
 import { minor, refundableMinor, refundFor, toRefund, type Money, type Refund } from './records';
 
@@ -40,17 +41,20 @@ async function refundEvent(tx: CallerContext, row: RefundRow, type: string, befo
 
 /**
  * Creates a pending refund and sends it. With an Idempotency-Key (the API's and the CLI's), a refund that an earlier
- * request with the key committed (and then died, or failed, before its answer was stored) is answered again, and sent
- * if it never was, instead of being made twice; another amount with the key is 409 IDEMPOTENCY_KEY_REUSED.
+ * request of the same caller with the key committed (and then died, or failed, before its answer was stored) is
+ * answered again, and sent if it never was, instead of being made twice; another request with the key is 409
+ * IDEMPOTENCY_KEY_REUSED. Keys are the caller's own (idempotencyScope), as everywhere.
  */
 export async function createRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput, idempotencyKey?: string): Promise<Refund> {
+  const keyRef = idempotencyKey === undefined ? null : ctx.sealer.mac('refund-idempotency-key', `${idempotencyScope(ctx)}\n${idempotencyKey}`);
+  const fingerprint = keyRef === null ? null : bodyFingerprint(ctx.sealer, input);
   const created = await inTransaction(ctx, async (tx) => {
     const payments = scoped(tx, tx.db.models.Payment);
     const payment = await payments.get(paymentId, { lock: true });
-    const committed = idempotencyKey ? await scoped(tx, tx.db.models.Refund).findOne({ paymentId, idempotencyKey }) : null;
+    const committed = keyRef ? await scoped(tx, tx.db.models.Refund).findOne({ paymentId, idempotencyKey: keyRef }) : null;
     if (committed) {
-      if (input.amount && (input.amount.currency !== committed.currency || input.amount.valueMinor !== minor(committed.amountMinor))) {
-        throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another refund of this payment.');
+      if (committed.idempotencyFingerprint !== fingerprint) {
+        throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another refund request of this payment.');
       }
       return { refund: committed, payment };
     }
@@ -88,7 +92,7 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
       tenantId: payment.tenantId, merchantId: payment.merchantId, livemode: payment.livemode, paymentId, status: 'pending',
       currency: payment.currency, amountMinor: amount, reason: input.reason ?? null, merchantReference: input.merchantReference ?? null,
       statusReason: null, items: (input.items ?? []).map((item) => ({ ...item, id: item.id ?? newId() })), metadata: input.metadata ?? {}, providerReference: null, feeBreakdown: null,
-      idempotencyKey: idempotencyKey ?? null,
+      idempotencyKey: keyRef, idempotencyFingerprint: fingerprint,
     });
     await refundEvent(pctx, refund, 'refund.created');
     return { refund, payment };
