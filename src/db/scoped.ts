@@ -142,7 +142,7 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
       }
       row[merchant] = this.ctx.merchantId;
     }
-    this.assertWritable();
+    this.assertWritable(row);
     if (merchant && this.ctx.merchantScope && !this.spec.writtenBySystem) {
       const owner = row[merchant] as string | null | undefined;
       if (!owner || !this.ctx.merchantScope.has(owner)) {
@@ -168,16 +168,23 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
    */
   /**
    * An operator limited to some merchants changes only those merchants' records: a table owned by no merchant
-   * (the tenant, companies, partners, channels, …) is tenant-wide, so writing it is refused.
+   * (the tenant, companies, partners, channels, …) is tenant-wide, so writing it is refused. A table of tenant-wide
+   * and merchant rows (merchantOrTenantWide: antifraud plans) is written row by row: a row of a merchant in the scope,
+   * that stays one (`changes` of its merchant name one in the scope too); a tenant-wide row is refused.
    */
-  private assertWritable(): void {
-    if (this.ctx.merchantScope && !this.spec.merchant && !this.spec.writtenBySystem) {
-      throw new PermissionError(`A caller limited to some merchants cannot change a tenant-wide ${this.spec.resource}.`, 'ENTITY_SCOPE_EXCEEDED');
+  assertWritable(row?: Partial<R> | AnyWhere, changes?: Partial<R> | AnyWhere): void {
+    if (!this.ctx.merchantScope || this.spec.merchant || this.spec.writtenBySystem) return;
+    const shared = this.spec.merchantOrTenantWide;
+    if (shared && row) {
+      const next = (changes as AnyWhere | undefined)?.[shared];
+      const owners = [(row as AnyWhere)[shared], ...(next !== undefined ? [next] : [])];
+      if (owners.every((owner) => typeof owner === 'string' && this.ctx.merchantScope!.has(owner))) return;
     }
+    throw new PermissionError(`A caller limited to some merchants cannot change a tenant-wide ${this.spec.resource}.`, 'ENTITY_SCOPE_EXCEEDED');
   }
 
   async updateIf(row: R, expect: AnyWhere, changes: Partial<R>): Promise<R | null> {
-    this.assertWritable();
+    this.assertWritable(row, changes);
     const values = { ...changes, updatedAt: this.ctx.clock.now() } as AnyWhere;
     const [count] = await this.model.update(values as never, {
       where: this.where({ ...expect, id: row.id }),

@@ -17,8 +17,10 @@ import {
 // operator of A limited to A2) where A1 owns the record, by A's callers of the other mode where the record belongs to a
 // mode, and by revoked keys of A. Each answer is the status operations.md gives (401 revoked; 403 when the caller's
 // level or permissions do not allow the operation; 404 when they do but the record is not the caller's), and carries no
-// value of A's records. Ids in query filters and request bodies are tried the same way. Afterwards every record of A
-// reads exactly as before and no audit entry or event was written in A. A path parameter with no fixture fails here.
+// value of A's records. Ids in query filters and request bodies are tried the same way: the answer must be an empty
+// page or the refusal of that very id (its field and kind named: notTheRefusal), and each caller's body is shown to be
+// accepted with its own ids instead (the positive controls at the end). Afterwards every record of A reads exactly as
+// before and no audit entry or event was written in A. A path parameter with no fixture fails here.
 
 const ops = operations as Operation[];
 
@@ -152,32 +154,34 @@ interface IdField {
   value(w: World, op: Operation): string | string[];
   /** merchant: A1's record (merchant A2 must not reach it either); tenant: the tenant's as a whole */
   owner: 'merchant' | 'tenant';
+  /** the kind of record, as a refusal names it ("no such fee schedule", CHANNEL_NOT_FOUND) */
+  kind: string;
 }
 const ID_FIELDS: Record<string, IdField> = {
-  merchantId: { value: (w) => w.a.m1, owner: 'merchant' },
-  entityId: { value: (w) => w.a.m1, owner: 'merchant' },
-  tenantId: { value: (w) => w.a.tenantId, owner: 'tenant' },
-  companyId: { value: (w) => w.a.ids.company, owner: 'tenant' },
-  partnerId: { value: (w) => w.a.ids.partner, owner: 'tenant' },
-  roleId: { value: (w) => w.a.ids.role, owner: 'merchant' },
-  roleIds: { value: (w) => [w.a.ids.role], owner: 'merchant' },
-  userId: { value: (w) => w.a.refs.invitedUser, owner: 'merchant' },
-  createdBy: { value: (w) => w.a.m1Key.id, owner: 'merchant' },
-  actorId: { value: (w) => w.a.tenantKey.id, owner: 'tenant' },
-  targetId: { value: (w) => w.a.ids.partner, owner: 'tenant' },
-  endpoint_id: { value: (w, op) => (op.path.startsWith('/v1/admin/') ? w.a.ids.tenantEndpoint : w.a.ids.merchantEndpoint), owner: 'merchant' },
-  feeScheduleId: { value: (w) => w.a.ids.feeSchedule, owner: 'tenant' },
-  providerCostScheduleId: { value: (w) => w.a.ids.feeSchedule, owner: 'tenant' },
-  targetEntityId: { value: (w) => w.a.tenantId, owner: 'tenant' },
-  'createFeeAssignment.targetEntityId': { value: (w) => w.a.m1, owner: 'merchant' },
-  ruleId: { value: (w) => w.a.ids.routingRule, owner: 'tenant' },
-  ruleIds: { value: (w) => [w.a.ids.scoringRule], owner: 'tenant' },
-  checkoutSessionId: { value: (w) => w.a.refs.paidSession, owner: 'merchant' },
-  paymentId: { value: (w) => w.a.ids.payment, owner: 'merchant' },
-  sourceId: { value: (w) => w.a.ids.payment, owner: 'merchant' },
-  channelId: { value: (w) => w.a.refs.payinChannel, owner: 'tenant' },
-  withdrawalMethodId: { value: (w) => w.a.ids.withdrawalMethod, owner: 'merchant' },
-  withdrawalChannelId: { value: (w) => w.a.ids.channel, owner: 'tenant' },
+  merchantId: { value: (w) => w.a.m1, owner: 'merchant', kind: 'merchant' },
+  entityId: { value: (w) => w.a.m1, owner: 'merchant', kind: 'merchant' },
+  tenantId: { value: (w) => w.a.tenantId, owner: 'tenant', kind: 'tenant' },
+  companyId: { value: (w) => w.a.ids.company, owner: 'tenant', kind: 'company' },
+  partnerId: { value: (w) => w.a.ids.partner, owner: 'tenant', kind: 'partner' },
+  roleId: { value: (w) => w.a.ids.role, owner: 'merchant', kind: 'role' },
+  roleIds: { value: (w) => [w.a.ids.role], owner: 'merchant', kind: 'role' },
+  userId: { value: (w) => w.a.refs.invitedUser, owner: 'merchant', kind: 'user' },
+  createdBy: { value: (w) => w.a.m1Key.id, owner: 'merchant', kind: 'api key' },
+  actorId: { value: (w) => w.a.tenantKey.id, owner: 'tenant', kind: 'api key' },
+  targetId: { value: (w) => w.a.ids.partner, owner: 'tenant', kind: 'partner' },
+  endpoint_id: { value: (w, op) => (op.path.startsWith('/v1/admin/') ? w.a.ids.tenantEndpoint : w.a.ids.merchantEndpoint), owner: 'merchant', kind: 'webhook endpoint' },
+  feeScheduleId: { value: (w) => w.a.ids.feeSchedule, owner: 'tenant', kind: 'fee schedule' },
+  providerCostScheduleId: { value: (w) => w.a.ids.feeSchedule, owner: 'tenant', kind: 'fee schedule' },
+  targetEntityId: { value: (w) => w.a.tenantId, owner: 'tenant', kind: 'tenant' },
+  'createFeeAssignment.targetEntityId': { value: (w) => w.a.m1, owner: 'merchant', kind: 'merchant' },
+  ruleId: { value: (w) => w.a.ids.routingRule, owner: 'tenant', kind: 'routing rule' },
+  ruleIds: { value: (w) => [w.a.ids.scoringRule], owner: 'tenant', kind: 'scoring rule' },
+  checkoutSessionId: { value: (w) => w.a.refs.paidSession, owner: 'merchant', kind: 'checkout session' },
+  paymentId: { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
+  sourceId: { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
+  channelId: { value: (w) => w.a.refs.payinChannel, owner: 'tenant', kind: 'channel' },
+  withdrawalMethodId: { value: (w) => w.a.ids.withdrawalMethod, owner: 'merchant', kind: 'withdrawal method' },
+  withdrawalChannelId: { value: (w) => w.a.ids.channel, owner: 'tenant', kind: 'channel' },
 };
 /** Id-named fields that name no record of a tenant, per operation id and field. */
 const NOT_A_RECORD: Record<string, string> = {
@@ -212,21 +216,31 @@ function idFieldsOf(op: Operation, where: 'query' | 'body'): { field: string; sp
 
 /**
  * Valid bodies of the operations that take ids in their body, built from the caller's own records (own.world,
- * own.merchantId); the id field under test is then replaced with A's. `path` names the caller's own record for
+ * own.merchantId: B1 for tenant B's callers, A2 for merchant A2's), each accepted as the caller itself (the positive
+ * controls at the end); the id field under test is then replaced with A's. `path` names the caller's own record for
  * operations with a path parameter.
  */
+const ownOf = (o: Own, m1: string, m2: string): string => (o.merchantId === o.world.m1 ? m1 : m2);
 const uniq = () => crypto.randomBytes(4).toString('hex');
-const BODY_ID_FIXTURES: Record<string, { body(o: Own, level: 'M' | 'T'): Record<string, unknown>; path?(o: Own): Record<string, string> }> = {
+const BODY_ID_FIXTURES: Record<string, {
+  body(o: Own, level: 'M' | 'T'): Record<string, unknown>;
+  path?(o: Own): Record<string, string>;
+  /** removes what a positive control made when it stands in the way of the next caller's (one active of a kind) */
+  undo?(id: string): Promise<unknown>;
+}> = {
   createApiKey: { body: (o, level) => ({ name: `k ${uniq()}`, ownerType: 'merchant', ...(level === 'T' ? { merchantId: o.merchantId } : {}), permissions: ['payments:payments:view'] }) },
   createCompany: { body: (o) => ({ name: `c ${uniq()}`, country: 'DE', tenantId: o.world.tenantId }) },
   createMerchant: { body: (o) => ({ companyId: o.world.ids.company, name: `m ${uniq()}` }) },
   createPartner: { body: (o) => ({ name: `p ${uniq()}`, tenantId: o.world.tenantId }) },
-  createPartnerAssignment: { body: (o) => ({ partnerId: o.world.ids.partner, merchantId: o.world.m2, commissionRate: 1000 }) },
+  createPartnerAssignment: {
+    body: (o) => ({ partnerId: o.world.ids.partner, merchantId: o.world.m2, commissionRate: 1000 }),
+    undo: (id) => h.rt.db.models.PartnerAssignment.destroy({ where: { id } }),
+  },
   createChannel: { body: (o) => ({ name: `ch ${uniq()}`, direction: 'payin', currencies: ['EUR'], tenantId: o.world.tenantId }) },
   inviteUser: {
     body: (o, level) => ({
       email: `u-${uniq()}@example.com`, layer: 'merchant', ...(level === 'T' ? { merchantId: o.merchantId } : {}),
-      roleIds: o.merchantId === o.world.m1 ? [o.world.ids.role] : [],
+      roleIds: [ownOf(o, o.world.ids.role, o.world.refs.m2Role)],
     }),
   },
   createRole: { body: (o, level) => ({ name: `r ${uniq()}`, permissions: ['payments:payments:view'], layer: 'merchant', ...(level === 'T' ? { merchantId: o.merchantId } : {}) }) },
@@ -240,8 +254,12 @@ const BODY_ID_FIXTURES: Record<string, { body(o: Own, level: 'M' | 'T'): Record<
   createFeeSchedule: { body: (o) => ({ name: `f ${uniq()}`, tenantId: o.world.tenantId }) },
   createFeeAssignment: {
     body: (o) => ({ level: 'merchant', targetEntityId: o.merchantId, feeScheduleId: o.world.ids.feeSchedule, currency: 'EUR', paymentMethod: 'wallet', tenantId: o.world.tenantId }),
+    undo: (id) => h.rt.db.models.FeeAssignment.destroy({ where: { id } }),
   },
-  createIntegrationProfile: { body: (o) => ({ merchantId: o.merchantId, mode: 'api', sessionLifetime: 600 }) },
+  createIntegrationProfile: {
+    body: (o) => ({ merchantId: o.merchantId, mode: 'api', sessionLifetime: 600 }),
+    undo: (id) => h.rt.db.models.IntegrationProfile.destroy({ where: { id } }),
+  },
   createRoutingRule: { body: (o) => ({ name: `rr ${uniq()}`, outcome: { type: 'priority', terminals: [o.world.ids.terminal] }, tenantId: o.world.tenantId }) },
   createCheckoutSession: {
     body: (o, level) => ({ amount: { currency: 'EUR', valueMinor: 1000 }, ...(level === 'T' ? { merchantId: o.merchantId } : {}), channelId: o.world.refs.payinChannel }),
@@ -252,26 +270,40 @@ const BODY_ID_FIXTURES: Record<string, { body(o: Own, level: 'M' | 'T'): Record<
   createWithdrawal: {
     body: (o, level) => ({
       amount: { currency: 'EUR', valueMinor: 100 }, withdrawalChannelId: o.world.ids.channel,
-      withdrawalMethodId: o.merchantId === o.world.m1 ? o.world.ids.withdrawalMethod : o.world.refs.m2WithdrawalMethod,
+      withdrawalMethodId: ownOf(o, o.world.ids.withdrawalMethod, o.world.refs.m2WithdrawalMethod),
       ...(level === 'T' ? { merchantId: o.merchantId } : {}),
     }),
   },
   createAntifraudPlan: { body: (o) => ({ name: `ap ${uniq()}`, merchantId: o.merchantId, ruleIds: [o.world.ids.scoringRule], tenantId: o.world.tenantId }) },
-  updateAntifraudPlan: { body: (o) => ({ merchantId: o.merchantId, ruleIds: [o.world.ids.scoringRule] }), path: (o) => ({ id: o.world.ids.antifraudPlan }) },
+  updateAntifraudPlan: { body: (o) => ({ merchantId: o.merchantId, ruleIds: [o.world.ids.scoringRule] }), path: (o) => ({ id: ownOf(o, o.world.ids.antifraudPlan, o.world.refs.m2Plan) }) },
   createScoringRule: {
     body: (o) => ({ name: `sr ${uniq()}`, conditions: [{ field: 'amount', operator: 'gte', value: 1 }], scoreImpact: 1, priority: 1, tenantId: o.world.tenantId }),
   },
   createListGroup: { body: (o) => ({ name: `lg ${uniq()}`, entryType: 'email', tenantId: o.world.tenantId }) },
-  updateUser: { body: (o) => ({ roleIds: [o.world.ids.role] }), path: (o) => ({ id: o.world.ids.user }) },
+  updateUser: { body: (o) => ({ roleIds: [ownOf(o, o.world.ids.role, o.world.refs.m2Role)] }), path: (o) => ({ id: ownOf(o, o.world.ids.user, o.world.refs.m2User) }) },
 };
 
-/** Ids inside nested body fields, which no *Id field name reveals: listed by hand. */
-const NESTED_IDS: { opId: string; field: string; owner: 'merchant' | 'tenant'; set(body: Record<string, unknown>, w: World): void }[] = [
-  { opId: 'createRoutingRule', field: 'outcome.terminals', owner: 'tenant', set: (b, w) => { b.outcome = { type: 'priority', terminals: [w.a.ids.terminal] }; } },
-  { opId: 'createRoutingRule', field: 'conditions.merchantIds', owner: 'merchant', set: (b, w) => { b.conditions = { merchantIds: [w.a.m1] }; } },
-  { opId: 'createRoutingRule', field: 'conditions.channelIds', owner: 'tenant', set: (b, w) => { b.conditions = { channelIds: [w.a.refs.payinChannel] }; } },
-  { opId: 'createScoringRule', field: 'conditions[0].value (in_list group)', owner: 'tenant', set: (b, w) => { b.conditions = [{ field: 'email', operator: 'in_list', value: w.a.ids.listGroup }]; } },
-  { opId: 'inviteUser', field: 'entityScope.merchantIds', owner: 'merchant', set: (b, w) => { Object.assign(b, { layer: 'operator', merchantId: undefined, roleIds: [], entityScope: { type: 'merchants', merchantIds: [w.a.m1] } }); } },
+/**
+ * Ids inside nested body fields, which no *Id field name reveals: listed by hand. `path`: the field as a refusal's
+ * errors[].path names it (under body.); `levels`: the caller levels the field is open to (an entity scope is given to
+ * operators, whom only a tenant-level caller invites).
+ */
+const NESTED_IDS: {
+  opId: string; field: string; path: string; kind: string; owner: 'merchant' | 'tenant'; levels?: ('M' | 'T')[];
+  /** puts the id(s) of tenant t (merchant m of t) in the body: A's (A1's) for the cases, the caller's own for the controls */
+  set(body: Record<string, unknown>, t: TenantWorld, m: string): void;
+}[] = [
+  { opId: 'createRoutingRule', field: 'outcome.terminals', path: 'outcome.terminals', kind: 'terminal', owner: 'tenant', set: (b, t) => { b.outcome = { type: 'priority', terminals: [t.ids.terminal] }; } },
+  { opId: 'createRoutingRule', field: 'conditions.merchantIds', path: 'conditions.merchantIds', kind: 'merchant', owner: 'merchant', set: (b, _t, m) => { b.conditions = { merchantIds: [m] }; } },
+  { opId: 'createRoutingRule', field: 'conditions.channelIds', path: 'conditions.channelIds', kind: 'channel', owner: 'tenant', set: (b, t) => { b.conditions = { channelIds: [t.refs.payinChannel] }; } },
+  {
+    opId: 'createScoringRule', field: 'conditions[0].value (in_list group)', path: 'conditions[0].value', kind: 'list group', owner: 'tenant',
+    set: (b, t) => { b.conditions = [{ field: 'email', operator: 'in_list', value: t.ids.listGroup }]; },
+  },
+  {
+    opId: 'inviteUser', field: 'entityScope.merchantIds', path: 'entityScope.merchantIds', kind: 'merchant', owner: 'merchant', levels: ['T'],
+    set: (b, _t, m) => { Object.assign(b, { layer: 'operator', merchantId: undefined, roleIds: [], entityScope: { type: 'merchants', merchantIds: [m] } }); },
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -380,8 +412,10 @@ function describeAnswer(res: request.Response): string {
 }
 
 function expectRefusal(res: request.Response, expected: IdCase['expect']): void {
-  if (res.status !== expected.status || (expected.code && res.body?.code !== expected.code)) {
-    throw new Error(`expected ${expected.status}${expected.code ? ` ${expected.code}` : ''}, got ${describeAnswer(res)}`);
+  // a 404 without a code named: a *_NOT_FOUND one (not a 404 of an unknown route)
+  const code = expected.code ?? (expected.status === 404 ? /_NOT_FOUND$/ : undefined);
+  if (res.status !== expected.status || (code && !(typeof code === 'string' ? res.body?.code === code : code.test(String(res.body?.code))))) {
+    throw new Error(`expected ${expected.status}${code ? ` ${code}` : ''}, got ${describeAnswer(res)}`);
   }
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
 }
@@ -472,6 +506,64 @@ describe(`tenant isolation, generated from the operation registry (${dialectName
     expect(visibleByDesign.filter(({ caller }) => caller.relation === 'other-tenant').map(({ op }) => op.path).every((p) => p.startsWith('/v1/admin/provider-integrations/'))).toBe(true);
   });
 });
+// ---------------------------------------------------------------------------------------------------------------
+// The refusal of an id of A in a filter or a body: it must be the refusal of that very id, not of something else
+// (a bad fixture, a missing permission), so that a passing case shows isolation. Accepted:
+// - 404 with a *_NOT_FOUND code, naming the kind of record (in its code, detail or errors) and the id tried (every
+//   errors[].path is the field, or, without errors, the detail carries the id sent);
+// - 400 whose errors[] all name the field tried (errors[].path), and whose answer names the kind of record;
+// - 403 only with a code listed for the case (ENTITY_SCOPE_EXCEEDED for an operation the caller's entity scope does
+//   not allow, PERMISSION_DENIED / SECRET_KEY_REQUIRED when the caller's credential does not allow the operation).
+
+interface IdRefusal {
+  where: 'body' | 'query';
+  /** the field as errors[].path names it, without the body./query. prefix */
+  path: string;
+  kind: string;
+  sent: string[];
+  forbidden?: string[];
+}
+
+function namesField(path: string, base: string): boolean {
+  return path === base || path.startsWith(`${base}[`) || path.startsWith(`${base}.`);
+}
+
+/** Why `res` is not the refusal of the id tried, or null when it is. */
+function notTheRefusal(res: request.Response, r: IdRefusal): string | null {
+  const p = (res.body ?? {}) as { code?: string; detail?: string; errors?: { path: string; message: string }[] };
+  if (!/^application\/problem\+json/.test(String(res.headers['content-type']))) return 'not a problem+json answer';
+  const base = `${r.where}.${r.path}`;
+  const errors = Array.isArray(p.errors) ? p.errors : [];
+  const text = [String(p.code ?? '').replace(/_/g, ' '), p.detail ?? '', ...errors.map((e) => e.message)].join(' | ').toLowerCase();
+  const namesKind = text.includes(r.kind.toLowerCase());
+  const allOnField = errors.length > 0 && errors.every((e) => namesField(e.path, base));
+  if (res.status === 403) return r.forbidden?.includes(p.code ?? '') ? null : `403 ${p.code} is not an answer to the id (expected ${r.forbidden?.join(' or ') || 'no 403'})`;
+  if (res.status === 404) {
+    if (!/_NOT_FOUND$/.test(p.code ?? '')) return `404 with code ${p.code}, not a *_NOT_FOUND`;
+    if (!namesKind) return `the 404 does not name a ${r.kind}`;
+    if (errors.length > 0 ? !allOnField : !r.sent.some((id) => (p.detail ?? '').includes(id))) return `the 404 is not about ${base}`;
+    return null;
+  }
+  if (res.status === 400) {
+    if (!allOnField) return `the 400 names ${errors.map((e) => e.path).join(', ') || 'no field'}, not ${base}`;
+    if (!namesKind) return `the 400 does not name a ${r.kind}`;
+    return null;
+  }
+  return `expected a refusal of ${base}`;
+}
+
+function expectIdRefusal(res: request.Response, r: IdRefusal): void {
+  const why = notTheRefusal(res, r);
+  if (why) throw new Error(`${why}: ${describeAnswer(res)}`);
+}
+
+/** 403 code of the caller's credential for `op` (a permission it lacks, a user token on a secret-key operation), if any. */
+function deniedFor(op: Operation, caller: Caller): string | undefined {
+  const ctx = contexts.get(caller.name)!;
+  if (!allows(ctx.permissions, op.permission)) return 'PERMISSION_DENIED';
+  if (op.secretKeyOnly && ctx.credential !== 'secret_key') return 'SECRET_KEY_REQUIRED';
+  return undefined;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Ids in query filters
@@ -514,16 +606,19 @@ describe(`ids of A in query filters (${dialectName})`, () => {
     if (res.body.data.length === 0) throw new Error(`${c.op.id}?${c.field}=${value} finds nothing of A's: change its value in ID_FIELDS, the test would prove nothing`);
   });
 
+  // an empty page (and a count of 0), or the refusal of that very filter; a caller its credential does not allow the
+  // list at all gets exactly that 403
   test.each(filterCases.map((c) => [`${c.caller!.name}: ${c.op.method.toUpperCase()} ${c.op.path}?${c.field}=`, c] as const))('%s finds nothing of A\'s', async (_t, c) => {
-    const ctx = contexts.get(c.caller!.name)!;
     const value = String(c.spec!.value(world, c.op));
     const res = await send(c.op, fillPath(c.op.path, paramsFor(c.op, c.caller!.own!(world).world)), c.caller!.credential(world), undefined, { [c.field]: value, limit: '100' });
-    if (!allows(ctx.permissions, c.op.permission) || (c.op.secretKeyOnly && ctx.credential !== 'secret_key')) {
-      expectRefusal(res, { status: 403 });
+    const denied = deniedFor(c.op, c.caller!);
+    if (denied) {
+      expectRefusal(res, { status: 403, code: denied });
     } else if (res.status === 200) {
-      if (res.body.data.length !== 0) throw new Error(`the filter on A's id answers records: ${describeAnswer(res)}`);
-    } else if (![400, 403, 404].includes(res.status)) {
-      throw new Error(`expected an empty page, 400, 403 or 404, got ${describeAnswer(res)}`);
+      if (!Array.isArray(res.body.data) || res.body.data.length !== 0) throw new Error(`the filter on A's id answers records: ${describeAnswer(res)}`);
+      if (res.body.pagination && res.body.pagination.totalCount !== 0) throw new Error(`the filter on A's id counts A's records: ${describeAnswer(res)}`);
+    } else {
+      expectIdRefusal(res, { where: 'query', path: c.field, kind: c.spec!.kind, sent: [value] });
     }
     expectNoLeak(res, [value]);
   });
@@ -539,14 +634,36 @@ describe(`ids of A in query filters (${dialectName})`, () => {
 // ---------------------------------------------------------------------------------------------------------------
 // Ids in request bodies
 
+/**
+ * What an operator limited to some merchants may not make at all, whatever ids it names (403 ENTITY_SCOPE_EXCEEDED,
+ * src/db/scoped.ts): its own ids are refused that way too, and A1's may be. Keyed by operation, or operation.field for
+ * the body a nested id field makes.
+ */
+const OUT_OF_ENTITY_SCOPE: Record<string, string> = {
+  createRoutingRule: 'a routing rule is the tenant\'s as a whole (scoped.ts assertWritable)',
+  'inviteUser.entityScope.merchantIds': 'an operator user belongs to no merchant: the scoped create of the user refuses it, even limited to A2',
+};
+const SCOPED_OPERATOR = 'operator of A limited to merchant A2';
+const outOfScope = (caller: Caller, opId: string, field?: string): boolean =>
+  caller.name === SCOPED_OPERATOR && (opId in OUT_OF_ENTITY_SCOPE || (field !== undefined && `${opId}.${field}` in OUT_OF_ENTITY_SCOPE));
+
 interface BodyCase {
   op: Operation;
   field: string;
   caller: Caller;
+  /** the refusal, bar `sent` */
+  refusal: Omit<IdRefusal, 'sent'>;
   set(body: Record<string, unknown>): void;
   sent(): string[];
 }
+/** The same body with the caller's own ids (a nested id field: set to the caller's own record). */
+interface BodyControl {
+  op: Operation;
+  caller: Caller;
+  nested?: (typeof NESTED_IDS)[number];
+}
 const bodyCases: BodyCase[] = [];
+const bodyControls: BodyControl[] = [];
 const bodyIdMissing: string[] = [];
 const bodyIdOps = new Set<Operation>();
 for (const op of ops.filter((o) => o.method !== 'get' && o.body)) {
@@ -561,26 +678,32 @@ for (const op of ops.filter((o) => o.method !== 'get' && o.body)) {
   bodyIdOps.add(op);
   const all = [
     ...fields.filter((f) => f.spec).map((f) => ({
-      field: f.field, owner: f.spec!.owner,
+      field: f.field, path: f.field, kind: f.spec!.kind, owner: f.spec!.owner, levels: undefined as ('M' | 'T')[] | undefined, nested: undefined as (typeof NESTED_IDS)[number] | undefined,
       set: (b: Record<string, unknown>) => { b[f.field] = f.spec!.value(world, op); },
       sent: () => [f.spec!.value(world, op)].flat(),
     })),
-    ...nested.map((n) => ({ field: n.field, owner: n.owner, set: (b: Record<string, unknown>) => n.set(b, world), sent: () => leavesOf(n, world) })),
+    ...nested.map((n) => ({
+      field: n.field, path: n.path, kind: n.kind, owner: n.owner, levels: n.levels, nested: n,
+      set: (b: Record<string, unknown>) => n.set(b, world.a, world.a.m1), sent: () => leavesOf(n, world),
+    })),
   ];
-  for (const f of all) {
-    for (const caller of CALLERS) {
-      if (caller.relation !== 'other-tenant' && caller.relation !== 'other-merchant') continue;
-      if (caller.relation === 'other-merchant' && f.owner !== 'merchant') continue;
-      if (!op.levels.includes(caller.level)) continue;
-      if (BODY_ID_FIXTURES[op.id].path && caller.relation !== 'other-tenant') continue;
-      bodyCases.push({ op, field: f.field, caller, set: f.set, sent: f.sent });
+  for (const caller of CALLERS) {
+    if (caller.relation !== 'other-tenant' && caller.relation !== 'other-merchant') continue;
+    if (!op.levels.includes(caller.level)) continue;
+    const mine = all.filter((f) => (caller.relation === 'other-tenant' || f.owner === 'merchant') && (!f.levels || f.levels.includes(caller.level)));
+    if (mine.length === 0) continue;
+    bodyControls.push({ op, caller });
+    for (const f of mine) {
+      const forbidden = outOfScope(caller, op.id, f.field) ? ['ENTITY_SCOPE_EXCEEDED'] : undefined;
+      bodyCases.push({ op, field: f.field, caller, refusal: { where: 'body', path: f.path, kind: f.kind, forbidden }, set: f.set, sent: f.sent });
+      if (f.nested) bodyControls.push({ op, caller, nested: f.nested });
     }
   }
 }
 
 function leavesOf(n: (typeof NESTED_IDS)[number], w: World): string[] {
   const probe: Record<string, unknown> = {};
-  n.set(probe, w);
+  n.set(probe, w.a, w.a.m1);
   return JSON.stringify(probe).match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [];
 }
 
@@ -593,20 +716,10 @@ describe(`ids of A in request bodies (${dialectName})`, () => {
   test('every operation that takes ids in its body has a fixture and every id field is known', () => {
     expect(bodyIdMissing).toEqual([]);
     expect(bodyIdOps.size).toBeGreaterThan(15);
+    // the update operations are tried by merchant A2's callers too, on A2's own records
+    const byA2 = new Set(bodyCases.filter((c) => c.caller.relation === 'other-merchant').map((c) => c.op.id));
+    expect([...byA2].filter((id) => BODY_ID_FIXTURES[id].path).sort()).toEqual(['updateAntifraudPlan', 'updateUser']);
   });
-
-  // the fixture with the caller's own ids is accepted: a refusal of A's id is then isolation, not a bad body
-  const controls = [...bodyIdOps].flatMap((op) => (['T', 'M'] as const).filter((l) => op.levels.includes(l)).map((level) => ({ op, level })));
-  test.each(controls.map((c) => [`${c.op.method.toUpperCase()} ${c.op.path} as ${c.level === 'T' ? 'tenant' : 'merchant'} B`, c] as const))(
-    'positive control: %s with its own ids succeeds',
-    async (_t, c) => {
-      const { path, body } = bodyFor(c.op, { world: world.b, merchantId: world.b.m1 }, c.level);
-      const parsed = c.op.body!.safeParse(body);
-      if (!parsed.success) throw new Error(`BODY_ID_FIXTURES.${c.op.id} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-      const res = await send(c.op, path, c.level === 'T' ? world.b.tenantKey.secret : world.b.m1Key.secret, body);
-      if (res.status !== 200 && res.status !== 201) throw new Error(`B's own ids are refused: ${describeAnswer(res)}`);
-    },
-  );
 
   test.each(bodyCases.map((c) => [`${c.caller.name}: ${c.op.method.toUpperCase()} ${c.op.path} with ${c.field} of A`, c] as const))('%s is refused', async (_t, c) => {
     const own = c.caller.own!(world);
@@ -618,8 +731,9 @@ describe(`ids of A in request bodies (${dialectName})`, () => {
       expectNoLeak(res, c.sent());
       return;
     }
-    if (![400, 403, 404, 422].includes(res.status)) throw new Error(`expected 400, 403, 404 or 422, got ${describeAnswer(res)}`);
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const denied = deniedFor(c.op, c.caller);
+    if (denied) expectRefusal(res, { status: 403, code: denied });
+    else expectIdRefusal(res, { ...c.refusal, sent: c.sent() });
     expectNoLeak(res, c.sent());
   });
 });
@@ -634,5 +748,108 @@ describe(`afterwards (${dialectName})`, () => {
 
   test('no audit entry and no event was written in tenant A by the attempts', async () => {
     expect(await countsOfA()).toEqual(counts);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Positive controls of the body cases, after the check above (they write, in A too): each caller sends the same body
+// with its own ids (B1's for tenant B's callers, A2's for merchant A2's) and is answered 2xx, so that the refusal of
+// the same body with A's id is the refusal of that id. An operator limited to A2 is refused a tenant-wide record
+// whatever it names (OUT_OF_ENTITY_SCOPE): 403 ENTITY_SCOPE_EXCEEDED.
+
+describe(`positive controls of the body cases: the caller's own ids are accepted (${dialectName})`, () => {
+  test.each(bodyControls.map((c) => [`${c.caller.name}: ${c.op.method.toUpperCase()} ${c.op.path}${c.nested ? ` with ${c.nested.field}` : ''}`, c] as const))('%s', async (_t, c) => {
+    const own = c.caller.own!(world);
+    const { path, body } = bodyFor(c.op, own, c.caller.level);
+    c.nested?.set(body, own.world, own.merchantId);
+    const parsed = c.op.body!.safeParse(body);
+    if (!parsed.success) throw new Error(`BODY_ID_FIXTURES.${c.op.id} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+    const res = await send(c.op, path, c.caller.credential(world), body);
+    const denied = deniedFor(c.op, c.caller);
+    if (denied) throw new Error(`the ${c.caller.name} may not ${c.op.id} at all (${denied}): its cases prove nothing, leave it out`);
+    if (outOfScope(c.caller, c.op.id, c.nested?.field)) {
+      expectRefusal(res, { status: 403, code: 'ENTITY_SCOPE_EXCEEDED' });
+    } else if (res.status !== 200 && res.status !== 201) {
+      throw new Error(`the ${c.caller.name}'s own ids are refused: ${describeAnswer(res)}`);
+    } else {
+      await BODY_ID_FIXTURES[c.op.id].undo?.(res.body.data.id);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Antifraud plans are tenant-wide (merchantId null) or one merchant's: an operator limited to merchant A2 sees the
+// tenant-wide ones and A2's, changes only A2's, and cannot move one to A1 or make one tenant-wide.
+
+describe(`antifraud plans and an operator limited to merchant A2 (${dialectName})`, () => {
+  const PLANS = '/v1/admin/antifraud-plans';
+  const as = (method: string, path: string) => call(h, method, path, world.aOperatorOfA2);
+  const read = async (id: string) => (await call(h, 'get', `${PLANS}/${id}`, world.a.tenantKey.secret)).body.data as Record<string, unknown>;
+  const auditOf = (id: string) => h.rt.db.models.AuditEntry.count({ where: { targetId: id } });
+  const changes = (id: string) => [
+    ['patch', `${PLANS}/${id}`, { name: 'taken over' }],
+    ['patch', `${PLANS}/${id}`, { merchantId: world.a.m2 }],
+    ['post', `${PLANS}/${id}/enable`, undefined],
+    ['post', `${PLANS}/${id}/disable`, undefined],
+    ['delete', `${PLANS}/${id}`, undefined],
+  ] as const;
+  const label = (id: string, [method, path, body]: ReturnType<typeof changes>[number]) =>
+    `${method.toUpperCase()} ${path.replace(id, '{id}')}${body ? ` ${JSON.stringify(body).replace(world.a.m2, 'A2')}` : ''}`;
+  /** every change of plan `id` by the operator limited to A2: "<what> -> <status> <code>" */
+  const tryAll = async (id: string) => {
+    const out: string[] = [];
+    for (const change of changes(id)) {
+      const [method, path, body] = change;
+      const res = await (body ? as(method, path).send(body) : as(method, path));
+      out.push(`${label(id, change)} -> ${res.status} ${res.body?.code}`);
+      expectNoLeak(res, [id, world.a.m2]);
+    }
+    return out;
+  };
+
+  test('A1\'s plan: 404 for every change, moving it to A2 included', async () => {
+    const id = world.a.ids.antifraudPlan;
+    const [plan, audit] = [await read(id), await auditOf(id)];
+    expect(await tryAll(id)).toEqual(changes(id).map((change) => `${label(id, change)} -> 404 RESOURCE_NOT_FOUND`));
+    expect([await read(id), await auditOf(id)]).toEqual([plan, audit]);
+  });
+
+  test('the tenant-wide plan: visible, and 403 ENTITY_SCOPE_EXCEEDED for every change (PATCH, enable, disable, DELETE)', async () => {
+    const id = world.a.refs.tenantWidePlan;
+    expect((await as('get', `${PLANS}/${id}`)).status).toBe(200);
+    const listed = (await as('get', `${PLANS}?limit=100`)).body.data as { id: string; merchantId: string | null }[];
+    expect(listed.map((p) => p.id)).toEqual(expect.arrayContaining([id, world.a.refs.m2Plan]));
+    expect(listed.filter((p) => p.merchantId !== null && p.merchantId !== world.a.m2)).toEqual([]);
+    const [plan, audit] = [await read(id), await auditOf(id)];
+    expect(plan).toMatchObject({ merchantId: null, status: 'disabled' });
+    expect(await tryAll(id)).toEqual(changes(id).map((change) => `${label(id, change)} -> 403 ENTITY_SCOPE_EXCEEDED`));
+    expect([await read(id), await auditOf(id)]).toEqual([plan, audit]);
+  });
+
+  test('A2\'s plan: it cannot be moved to A1 nor made tenant-wide, and no plan is created for A1 or the whole tenant', async () => {
+    const id = world.a.refs.m2Plan;
+    const [plan, audit] = [await read(id), await auditOf(id)];
+    const toA1 = await as('patch', `${PLANS}/${id}`).send({ merchantId: world.a.m1 });
+    expectIdRefusal(toA1, { where: 'body', path: 'merchantId', kind: 'merchant', sent: [world.a.m1] });
+    expectNoLeak(toA1, [id, world.a.m1]);
+    expectRefusal(await as('patch', `${PLANS}/${id}`).send({ merchantId: null }), { status: 403, code: 'ENTITY_SCOPE_EXCEEDED' });
+    expect([await read(id), await auditOf(id)]).toEqual([plan, audit]);
+    const plans = await h.rt.db.models.AntifraudPlan.count({ where: { tenantId: world.a.tenantId } });
+    const forA1 = await as('post', PLANS).send({ name: 'for A1', merchantId: world.a.m1 });
+    expectIdRefusal(forA1, { where: 'body', path: 'merchantId', kind: 'merchant', sent: [world.a.m1] });
+    expectRefusal(await as('post', PLANS).send({ name: 'for the tenant' }), { status: 403, code: 'ENTITY_SCOPE_EXCEEDED' });
+    expectRefusal(await as('post', PLANS).send({ name: 'for the tenant', merchantId: null }), { status: 403, code: 'ENTITY_SCOPE_EXCEEDED' });
+    expect(await h.rt.db.models.AntifraudPlan.count({ where: { tenantId: world.a.tenantId } })).toBe(plans);
+  });
+
+  test('A2\'s plan is the operator\'s to change, enable, disable and delete (the positive control)', async () => {
+    const id = world.a.refs.m2Plan;
+    const renamed = await as('patch', `${PLANS}/${id}`).send({ name: 'renamed by the operator of A2', merchantId: world.a.m2 });
+    expect([renamed.status, renamed.body.data?.name, renamed.body.data?.merchantId]).toEqual([200, 'renamed by the operator of A2', world.a.m2]);
+    expect((await as('post', `${PLANS}/${id}/enable`)).body.data?.status).toBe('enabled');
+    expect((await as('post', `${PLANS}/${id}/disable`)).body.data?.status).toBe('disabled');
+    const created = await as('post', PLANS).send({ name: 'made by the operator of A2', merchantId: world.a.m2 });
+    expect([created.status, created.body.data?.merchantId]).toEqual([201, world.a.m2]);
+    expect((await as('delete', `${PLANS}/${created.body.data.id}`)).status).toBe(200);
   });
 });

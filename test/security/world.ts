@@ -177,8 +177,15 @@ export interface TenantWorld {
   amounts: { session: number; payment: number; refund: number; withdrawal: number };
   /** the id of the record of each kind (the brand for an MPI account) */
   ids: Record<Kind, string>;
-  /** records that ids in bodies and query filters name besides those */
-  refs: { payinChannel: string; invitedUser: string; paidSession: string; m2WithdrawalMethod: string };
+  /**
+   * records that ids in bodies and query filters name besides those; merchant 2's own (a role, a clerk, a withdrawal
+   * method, an antifraud plan) let a caller of merchant 2 show that its body is valid with its own ids; tenantWidePlan
+   * is an antifraud plan of no merchant (disabled), which an operator limited to merchant 2 sees but must not change
+   */
+  refs: {
+    payinChannel: string; invitedUser: string; paidSession: string;
+    m2WithdrawalMethod: string; m2Role: string; m2User: string; m2Plan: string; tenantWidePlan: string;
+  };
 }
 
 export interface World {
@@ -309,6 +316,10 @@ async function buildTenant(h: ApiHarness, label: 'A' | 'B', live: boolean): Prom
   ids.routingRule = (await ok(T('post', '/v1/admin/routing-rules').send({ name: `${mark} routing`, description: `${mark} rule`, outcome: { type: 'priority', terminals: [terminal.id] } }), 'routing rule')).id;
   ids.scoringRule = (await ok(T('post', '/v1/admin/scoring-rules').send({ name: `${mark} scoring`, description: `${mark} big amounts`, conditions: [{ field: 'amount', operator: 'gte', value: 99_000_000 }], scoreImpact: 10, priority: 100 }), 'scoring rule')).id;
   ids.antifraudPlan = (await ok(T('post', '/v1/admin/antifraud-plans').send({ name: `${mark} plan`, description: `${mark} plan`, merchantId: m1, ruleIds: [ids.scoringRule] }), 'antifraud plan')).id;
+  const m2Plan = (await ok(T('post', '/v1/admin/antifraud-plans').send({ name: `${mark} second merchant plan`, merchantId: m2, ruleIds: [ids.scoringRule] }), 'merchant two plan')).id as string;
+  const tenantWidePlan = (await ok(T('post', '/v1/admin/antifraud-plans').send({ name: `${mark} tenant-wide plan`, ruleIds: [ids.scoringRule] }), 'tenant-wide plan')).id as string;
+  const m2Role = (await ok(T('post', '/v1/roles').send({ name: `${mark} second merchant role`, permissions: ['payments:payments:view'], layer: 'merchant', merchantId: m2 }), 'merchant two role')).id as string;
+  const m2User = (await createActiveUser(operator, { layer: 'merchant', merchantId: m2, email: `clerk-two-${mark}@example.com`, displayName: `${mark} second clerk`, owner: false })).id;
   ids.listGroup = (await ok(T('post', '/v1/admin/list-groups').send({ name: `${mark} blocked emails`, description: `${mark} list`, entryType: 'email' }), 'list group')).id;
   ids.listEntry = (await ok(T('post', `/v1/admin/list-groups/${ids.listGroup}/entries`).send({ value: `blocked-${mark}@example.com`, note: `${mark} note` }), 'list entry')).id;
 
@@ -351,6 +362,14 @@ async function buildTenant(h: ApiHarness, label: 'A' | 'B', live: boolean): Prom
       { account: 'merchant_available', ownerId: m1, currency: 'EUR', amountMinor: 1_000_000 },
     ],
   });
+  // merchant 2 can withdraw too (the positive controls of its callers)
+  await postLedger(platform, {
+    tenantId, livemode: false, sourceType: 'adjustment', sourceId: `${mark}-funding-two`, description: 'isolation funding',
+    lines: [
+      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -1_000_000 },
+      { account: 'merchant_available', ownerId: m2, currency: 'EUR', amountMinor: 1_000_000 },
+    ],
+  });
   ids.withdrawal = (await ok(
     M('post', '/v1/withdrawals').set('Idempotency-Key', `${mark}-withdrawal`).send({ amount: { currency: 'EUR', valueMinor: amounts.withdrawal }, withdrawalMethodId: ids.withdrawalMethod, withdrawalChannelId: channel.id }),
     'withdrawal',
@@ -364,7 +383,7 @@ async function buildTenant(h: ApiHarness, label: 'A' | 'B', live: boolean): Prom
   if (missing.length > 0) throw new Error(`world: no record of ${missing.join(', ')}`);
   return {
     label, mark, tenantId, m1, m2, tenantKey, m1Key, m2Key, operatorToken, m1UserToken, m2UserToken, otherSessionSecret: other.clientSecret,
-    amounts, ids: ids as Record<Kind, string>, refs: { payinChannel, invitedUser: invited.user.id, paidSession: paid.id, m2WithdrawalMethod: m2Method.id },
+    amounts, ids: ids as Record<Kind, string>, refs: { payinChannel, invitedUser: invited.user.id, paidSession: paid.id, m2WithdrawalMethod: m2Method.id, m2Role, m2User, m2Plan, tenantWidePlan },
   };
 }
 

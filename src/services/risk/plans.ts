@@ -107,6 +107,7 @@ export async function updateAntifraudPlan(ctx: CallerContext, id: string, input:
     const access = scoped(tx, tx.db.models.AntifraudPlan);
     const row = await access.get(id, { lock: true });
     assertOwner(tx, row, 'change');
+    access.assertWritable(row); // a caller limited to some merchants: 403 on a tenant-wide plan (a new merchantId is checked as it is written)
     const current = planThresholds(row);
     await checkReferences(tx, row.tenantId, row.livemode, { ...input, thresholds: input.thresholds === undefined ? current : input.thresholds });
     const changes: Partial<AntifraudPlanRow> = {};
@@ -130,6 +131,7 @@ export async function setAntifraudPlanStatus(ctx: CallerContext, id: string, sta
     const access = scoped(tx, tx.db.models.AntifraudPlan);
     const row = await access.get(id, { lock: true });
     assertOwner(tx, row, 'change');
+    access.assertWritable(row); // 403 on a tenant-wide plan for a caller limited to some merchants, whatever its status
     const from: AntifraudPlanStatus = status === 'enabled' ? 'disabled' : 'enabled';
     const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `Antifraud plan ${id} is already ${status}.`);
     if (row.status !== from) throw conflict();
