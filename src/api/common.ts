@@ -47,6 +47,21 @@ export const Locale = z
   }, 'must be a BCP 47 language tag such as en or de-DE')
   .openapi({ example: 'en-GB' });
 
+/** How deep a free-form JSON value of a request may nest (deeper ones would overflow JSON.stringify: a 500). */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether a parsed JSON value nests at most `max` arrays or objects deep (iterative: any depth is safe). */
+export function jsonDepthWithin(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    if (depth >= max) return false;
+    for (const child of Object.values(v as Record<string, unknown>)) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
 export const Money = z
   .strictObject({ currency: Currency, valueMinor: z.number().int('must be an integer amount in minor units').safe() })
   .openapi('Money');

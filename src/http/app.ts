@@ -14,6 +14,10 @@ import { mountPages } from './pages';
 import { tenantRateLimiter } from './rate-limit';
 import { safeEqual } from '../util/secrets';
 import { createContractCheck } from './contract';
+import { jsonDepthWithin } from '../api/common';
+
+/** how deep a JSON request body may nest: anything that recurses over a body (fingerprints, checks, storage) is safe */
+const MAX_BODY_DEPTH = 64;
 
 function routePattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
@@ -182,6 +186,12 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
   if (process.env.PAYPLANE_VALIDATE_RESPONSES === '1') app.use(contractEnforcer(rt, operations, document));
 
   app.use('/v1', express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use('/v1', (req: Request, _res: Response, next: NextFunction) => {
+    if (req.body !== undefined && !jsonDepthWithin(req.body, MAX_BODY_DEPTH)) {
+      throw ValidationError.field('body', `is nested more than ${MAX_BODY_DEPTH} levels deep`, 'BODY_TOO_DEEP');
+    }
+    next();
+  });
   const rateLimit = tenantRateLimiter(rt);
   for (const op of sorted) {
     app[op.method](op.path.replace(/\{([^}]+)\}/g, ':$1'), operationHandler(rt, op, rateLimit));

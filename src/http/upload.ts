@@ -66,6 +66,8 @@ function readMultipart(req: Request, spec: UploadSpec): Promise<UploadedFile> {
     let result: UploadedFile | undefined;
     let failure: Error | undefined;
     busboy.on('file', (_name, stream, info) => {
+      // an unterminated form destroys the open file stream with busboy's error: handled by busboy's 'error' below
+      stream.on('error', () => {});
       const type = info.mimeType.toLowerCase();
       if (!spec.types.includes(type)) {
         failure ??= unsupported(type, spec);

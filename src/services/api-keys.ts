@@ -79,7 +79,8 @@ export async function listApiKeys(ctx: CallerContext, filters: ApiKeyFilters, pa
   const now = ctx.clock.now();
   const access = scoped(ctx, ctx.db.models.ApiKey);
   if (filters.livemode !== undefined && filters.livemode !== ctx.livemode) {
-    // Rows always belong to the caller's mode: asking for the other mode is an empty page.
+    // Rows always belong to the caller's mode: asking for the other mode is an empty page, where no cursor can point.
+    if (page.cursor !== undefined) throw ValidationError.field('query.cursor', 'is not a cursor of this list', 'INVALID_CURSOR');
     return { data: [], pagination: { nextCursor: null, prevCursor: null, hasMore: false, totalCount: 0 } };
   }
   const where: Record<string | symbol, unknown> = {};

@@ -17,14 +17,20 @@ export const CAPTURE_METHODS = ['automatic', 'manual'] as const;
 export const MAX_LINE_ITEMS = 100;
 export const MAX_FULFILLMENT_OPTIONS = 20;
 
+/**
+ * The largest amount one checkout may take, in minor units (10^12: ten billion of a two-decimal currency). Money
+ * enters only through payments, so this keeps every balance, the sum of its entries, far inside the integers a
+ * JSON number holds exactly (2^53).
+ */
+export const MAX_PAYMENT_MINOR = 1_000_000_000_000;
+const minorUnits = (min: number) =>
+  z.number().int('must be an integer amount in minor units').min(min, `must be at least ${min}`).max(MAX_PAYMENT_MINOR, `must be at most ${MAX_PAYMENT_MINOR}`);
+
 /** a positive amount in minor units */
 const PositiveMoney = z
-  .strictObject({ currency: Currency, valueMinor: z.number().int('must be an integer amount in minor units').safe().min(1, 'must be at least 1') })
+  .strictObject({ currency: Currency, valueMinor: minorUnits(1) })
   .openapi({ description: 'A positive amount: upper-case ISO 4217 currency and integer minor units.' });
-const NonNegativeMoney = z.strictObject({
-  currency: Currency,
-  valueMinor: z.number().int('must be an integer amount in minor units').safe().min(0, 'must be at least 0'),
-});
+const NonNegativeMoney = z.strictObject({ currency: Currency, valueMinor: minorUnits(0) });
 
 // ---- line items, totals, fulfillment -------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ const Rate = z
 const NonNegativeMoney = Money.refine((m) => m.valueMinor >= 0, { message: 'must not be negative', path: ['valueMinor'] }).refine(
   (m) => m.valueMinor <= 1_000_000_000_000,
   { message: 'must be at most 1000000000000 minor units', path: ['valueMinor'] },
-);
+).openapi('FeeRuleMoney'); // a component of its own: a refined Money keeps Money's name, and a .nullable() use would make the shared Money nullable
 
 const RULE_DESCRIPTION =
   'A fee rule applies to transactions of its transactionType, transactionOutcome (or any) and currency. method fixed charges fixedAmount; percentage charges amount x percentageRate / 1,000,000 (millionths: 10000 = 1%) rounded with the schedule\'s rollingReserve.roundingMode; fixed_plus_percentage charges both. The result is clamped to minAmount and maxAmount when set. fixedAmount, minAmount and maxAmount must be in the rule\'s currency. party names who earns the fee (provider, tenant, platform or partner; default tenant): the engine reports it as providerFee, tenantFee, platformFee or partnerCommission, and the merchant is charged their sum.';

@@ -56,7 +56,7 @@ const CommissionRate = z
   .min(0)
   .max(1_000_000)
   .openapi({ description: 'Commission on the merchant\'s volume as a rate in millionths: 10000 is 1%, 1000000 is 100%.', example: 15000 });
-const CommissionFixed = Money.refine((m) => m.valueMinor >= 0, { message: 'must not be negative', path: ['valueMinor'] });
+const CommissionFixed = Money.refine((m) => m.valueMinor >= 0, { message: 'must not be negative', path: ['valueMinor'] }).openapi('CommissionFixed');
 
 const AssignmentStatus = z.enum(['active', 'suspended']);
 const COMMISSION_DESCRIPTION =

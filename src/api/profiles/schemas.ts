@@ -1,5 +1,5 @@
 import { z } from '../zod';
-import { HttpsUrl, listQuery, Locale, NullableTimestamp, Timestamp } from '../common';
+import { HttpsUrl, jsonDepthWithin, listQuery, Locale, MAX_JSON_DEPTH, NullableTimestamp, Timestamp } from '../common';
 
 // Integration profiles.
 
@@ -32,6 +32,7 @@ const MaxDeclineAttempts = z
 
 const CascadePolicy = z
   .record(z.string().min(1).max(100), z.unknown())
+  .refine((v) => jsonDepthWithin(v), { message: `must nest at most ${MAX_JSON_DEPTH} levels deep`, abort: true })
   .refine((v) => Buffer.byteLength(JSON.stringify(v), 'utf8') <= CASCADE_POLICY_MAX_BYTES, `must serialize to at most ${CASCADE_POLICY_MAX_BYTES} bytes of JSON`)
   .openapi({
     description: `Free-form JSON object read by the payment path's cascading (at most ${CASCADE_POLICY_MAX_BYTES} bytes serialized); default {}. The payment path reads retryOn (decline codes that move the payment to the next terminal; default the soft declines card_declined, card_not_supported, do_not_honor, processing_error, provider_unavailable) and neverRetryOn (decline codes that never do).`,

@@ -95,7 +95,7 @@ export const RiskConditionInput = z
   .strictObject({
     field: z.enum(CONDITION_FIELDS),
     operator: z.enum(CONDITION_OPERATORS),
-    value: z.union([z.string().trim().min(1).max(2000), z.number().int().safe().transform(String)]).openapi({ type: 'string', example: '3' }),
+    value: z.union([z.string().trim().min(1).max(2000), z.number().int().safe().transform(String)]).openapi({ type: ['string', 'integer'], example: '3' }),
     aggregation: AggregationInput.nullable().optional(),
     statisticWindow: z.string().max(10).nullable().optional().openapi({ description: 'The aggregation\'s window as 10m, 1h, 1d or 7d (when period is not given).', example: '1d' }),
   })
