@@ -96,7 +96,7 @@ export function methodTypeOf(key: string): WithdrawalMethodType | undefined {
 // ------------------------------------------------------------------------------------------------ validators
 
 /** IBAN length per country (ISO 13616 registry: SEPA and the other common countries). */
-const IBAN_LENGTHS: Record<string, number> = {
+export const IBAN_LENGTHS: Record<string, number> = {
   AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BR: 29, BY: 28, CH: 21, CR: 22, CY: 28, CZ: 24,
   DE: 22, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FO: 18, FR: 27, GB: 22, GE: 22, GI: 23, GL: 18, GR: 27, GT: 28,
   HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20,

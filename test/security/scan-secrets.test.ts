@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
-import { Detector, ibanValid, maskValue, sandboxCardCatalog, scanDirectories, summary, type Finding } from './scan-secrets';
+import { randomIban, randomPan } from './secret-samples';
+import { Detector, maskValue, sandboxCardCatalog, scanDirectories, summary, type Finding } from './scan-secrets';
 import { generateKeyPair, parseSecretKey } from '../../src/services/api-key-secrets';
 import { generateWebhookSecret } from '../../src/services/webhooks/signature';
 import { generateClientSecret, parseClientSecret } from '../../src/services/checkout-sessions';
@@ -37,32 +38,6 @@ async function sqliteFile(file: string, statements: [string, unknown[]][]): Prom
   await new Promise((resolve) => db.close(resolve));
 }
 
-/** A Luhn-valid number of `length` digits starting with `prefix`. */
-function luhnNumber(prefix: string, length: number): string {
-  let body = prefix;
-  while (body.length < length - 1) body += String(crypto.randomInt(10));
-  for (let check = 0; check < 10; check++) {
-    const candidate = body + check;
-    let sum = 0;
-    [...candidate].reverse().forEach((ch, i) => {
-      let d = Number(ch);
-      if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-      sum += d;
-    });
-    if (sum % 10 === 0) return candidate;
-  }
-  throw new Error('unreachable');
-}
-
-/** A valid German IBAN with random account digits. */
-function randomIban(): string {
-  const bban = Array.from({ length: 18 }, () => crypto.randomInt(10)).join('');
-  for (let check = 2; check < 100; check++) {
-    const iban = `DE${String(check).padStart(2, '0')}${bban}`;
-    if (ibanValid(iban)) return iban;
-  }
-  throw new Error('unreachable');
-}
 
 const tokenService = new TokenService(loadConfig({ PAYPLANE_TOKEN_SECRET: 'scanner-test-token-secret-0123456789abcdef' } as NodeJS.ProcessEnv), systemClock);
 const sealer = new Sealer(() => crypto.randomBytes(32));
@@ -84,10 +59,10 @@ describe('the secrets-at-rest scanner', () => {
     expect(parseClientSecret(client)).not.toBeNull();
     const invitation = `inv_${randomBase62(40)}`;
     const jwt = (await tokenService.issue(crypto.randomUUID(), 3600, false)).token;
-    const pan = luhnNumber('4', 16);
-    const amex = luhnNumber('37', 15);
+    const pan = randomPan('4', 16);
+    const amex = randomPan('37', 15);
     const iban = randomIban();
-    const outside = luhnNumber('6011', 16);
+    const outside = randomPan('6011', 16);
     const credential = `credential-canary-${crypto.randomBytes(8).toString('hex')}`;
     const deleted = `deleted-canary-${crypto.randomBytes(8).toString('hex')}`;
     const inBlob = `blob-canary-${crypto.randomBytes(8).toString('hex')}`;
@@ -187,7 +162,7 @@ describe('the secrets-at-rest scanner', () => {
   test('a directory of what is meant to be stored passes: hashes, sealed values, masked details, public keys, prefixes, timestamps', async () => {
     const d = dir('clean');
     const pair = generateKeyPair(false);
-    const pan = luhnNumber('4', 16);
+    const pan = randomPan('4', 16);
     const iban = randomIban();
     const client = generateClientSecret(false, crypto.randomUUID()).secret;
     fs.writeFileSync(path.join(d, 'canaries.txt'), `credential\tnever-written-anywhere-${crypto.randomBytes(6).toString('hex')}\n`);

@@ -32,6 +32,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { luhnValid } from '../../src/services/cards';
+import { IBAN_LENGTHS, ibanProblem } from '../../src/services/withdrawal-method-types';
 
 export type FindingKind = 'secret_key' | 'webhook_secret' | 'client_secret' | 'invitation_token' | 'jwt' | 'card_number' | 'iban' | 'canary';
 
@@ -94,41 +96,9 @@ export function epochMilliseconds(digits: string): boolean {
   return Math.abs(Number(digits) - Date.now()) < fiftyYears;
 }
 
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
-
-/** IBAN lengths by country (the SWIFT IBAN registry). */
-const IBAN_LENGTHS: Record<string, number> = {
-  AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BR: 29, BY: 28, CH: 21, CR: 22, CY: 28, CZ: 24,
-  DE: 22, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FO: 18, FR: 27, GB: 22, GE: 22, GI: 23, GL: 18, GR: 27, GT: 28,
-  HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20,
-  LV: 21, MC: 27, MD: 24, ME: 22, MK: 19, MR: 27, MT: 31, MU: 30, NL: 18, NO: 15, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29,
-  RO: 24, RS: 22, SA: 24, SC: 31, SE: 24, SI: 19, SK: 24, SM: 27, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29, VA: 22,
-  VG: 24, XK: 20,
-};
-
-export function ibanValid(iban: string): boolean {
-  if (IBAN_LENGTHS[iban.slice(0, 2)] !== iban.length || !/^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(iban)) return false;
-  const rearranged = iban.slice(4) + iban.slice(0, 4);
-  let remainder = 0;
-  for (const ch of rearranged) {
-    const n = ch >= 'A' ? String(ch.charCodeAt(0) - 55) : ch;
-    for (const d of n) remainder = (remainder * 10 + Number(d)) % 97;
-  }
-  return remainder === 1;
-}
+/** the platform's own checks: a card number is Luhn-valid, an IBAN has its country's length and a valid mod-97 */
+export { luhnValid };
+export const ibanValid = (iban: string): boolean => ibanProblem(iban) === null;
 
 const IBAN_START = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?=[ A-Z0-9])/g;
 

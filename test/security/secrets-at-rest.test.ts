@@ -10,7 +10,8 @@ import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { testTls } from '../helpers/receiver';
 import { fundMerchant, withdrawalSettings } from '../helpers/withdrawals';
 import { acceptInvitation } from '../../src/services/invitations';
-import { formatFinding, ibanValid, luhnValid, scanDirectories } from './scan-secrets';
+import { formatFinding, scanDirectories } from './scan-secrets';
+import { randomIban, randomPan } from './secret-samples';
 
 /**
  * Secrets at rest (issue 10 item 5): a workload through the real API (in process and in a `serve` child process on the
@@ -41,23 +42,6 @@ function canary<T extends string>(label: string, value: T): T {
 }
 const word = (label: string) => canary(label, `${label.replace(/[^a-z]+/gi, '-')}-${crypto.randomBytes(12).toString('base64url')}`);
 
-/** A Luhn-valid card number that is none of the sandbox's test cards (the acquirer answers card_not_supported). */
-function randomPan(prefix: string, length = 16): string {
-  for (;;) {
-    let digits = prefix;
-    while (digits.length < length) digits += String(crypto.randomInt(10));
-    if (luhnValid(digits)) return digits;
-  }
-}
-
-function randomIban(): string {
-  const bban = Array.from({ length: 18 }, () => crypto.randomInt(10)).join('');
-  for (let check = 2; check < 100; check++) {
-    const iban = `DE${String(check).padStart(2, '0')}${bban}`;
-    if (ibanValid(iban)) return iban;
-  }
-  throw new Error('unreachable');
-}
 
 let m: MoneyHarness;
 let server: ServeProcess;
