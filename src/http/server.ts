@@ -1,7 +1,33 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Runtime } from '../runtime';
+import { problemType } from '../domain/errors';
 import { createApp } from './app';
+
+/** What Node's parser refuses before Express sees a request, as problem details: the status Node would send, a code of ours. */
+const CLIENT_ERRORS: Record<string, { status: number; code: string; detail: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, code: 'HEADERS_TOO_LARGE', detail: 'The request headers are too large.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'REQUEST_TIMEOUT', detail: 'The request was not received in time.' },
+};
+
+/**
+ * Answers a request Node's HTTP parser refused (bytes that are no HTTP, oversized headers, a request not received in
+ * time) with problem+json like every other refusal, and closes the connection.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // as Node's own handler: an answer only on a connection that has not been written to (never inside another answer)
+  if (error.code === 'ECONNRESET' || !socket.writable || ((socket as Partial<Socket>).bytesWritten ?? 0) > 0) {
+    socket.destroy();
+    return;
+  }
+  const known = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, code: 'MALFORMED_REQUEST', detail: 'The request is not valid HTTP.' };
+  const body = JSON.stringify({ type: problemType(known.code), title: http.STATUS_CODES[known.status], status: known.status, detail: known.detail, code: known.code });
+  socket.end(
+    `HTTP/1.1 ${known.status} ${http.STATUS_CODES[known.status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
 
 export interface RunningServer {
   url: string;
@@ -25,6 +51,7 @@ export async function startServer(rt: Runtime, port: number, host: string): Prom
     },
     app,
   );
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -88,6 +88,33 @@ describe('slow clients are timed out', () => {
     expect(result.received).toContain('"status":"ok"');
   });
 
+  test('a timed-out request is answered with problem details', async () => {
+    const result = await trickle(server.url, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n', Array.from({ length: 160 }, (_, i) => `X-${i}: a\r\n`), 50);
+    const [head, body] = result.received.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(head).toContain('Content-Type: application/problem+json');
+    expect(JSON.parse(body)).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT', title: 'Request Timeout' });
+  });
+
+  test.each([
+    ['a byte that is no HTTP in the request line', Buffer.from('GET /v1/pay\x01ments HTTP/1.1\r\nHost: localhost\r\n\r\n', 'latin1'), 400, 'MALFORMED_REQUEST'],
+    ['headers larger than Node takes (16 KB)', Buffer.from(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431, 'HEADERS_TOO_LARGE'],
+  ])('%s: problem details and a closed connection, not a bare status line', async (_what, bytes, status, code) => {
+    const received = await new Promise<string>((resolve, reject) => {
+      const { hostname, port } = new URL(server.url);
+      const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
+      let data = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (data += d));
+      socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' || e.code === 'EPIPE' ? undefined : reject(e)));
+      socket.on('close', () => resolve(data));
+    });
+    const [head, body] = received.split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(head).toContain('Connection: close');
+    expect(JSON.parse(body)).toMatchObject({ status, code, type: expect.stringMatching(/^https?:\/\//) });
+  });
+
   test('the timeouts come from the configuration, with defaults of 10 s for headers and 30 s for the whole request', () => {
     expect(server.server.headersTimeout).toBe(1_500);
     expect(server.server.requestTimeout).toBe(3_000);
