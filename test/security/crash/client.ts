@@ -1,9 +1,14 @@
 /**
  * The clients of the crash-recovery test: every request goes to whichever `serve` process is current, and a POST is
  * sent again with the same Idempotency-Key and body until it gets a definite answer (2xx, or a 4xx other than the
- * "still in progress" one), whatever happens in between: a refused connection while the process is down, a
- * connection cut by SIGKILL, a 5xx, or 409 IDEMPOTENCY_KEY_IN_USE while the key is still held by the process that
- * died with it.
+ * "still in progress" one): after a refused connection while the process is down, a connection cut by SIGKILL, or 409
+ * IDEMPOTENCY_KEY_IN_USE while the key is still held by the process that died with it.
+ *
+ * A server error is not retried blindly: every 5xx and every network error is recorded in `failures` with the time
+ * it came, and the test fails on each one whose request was not in flight at a kill (see `crashWindowOf`). A 500 (a
+ * defect: INTERNAL_ERROR, RESPONSE_CONTRACT_VIOLATION, or one without a code) is retried only when its request was in
+ * flight at a kill; otherwise it is the operation's answer, so that a real bug shows with its body instead of as "gave
+ * up before the deadline", or not at all because a later send succeeded.
  */
 
 export interface Answer {
@@ -35,19 +40,55 @@ export interface OpRecord {
   resultId?: string;
 }
 
+/** A 5xx answer or a network error (refused, cut, timed out) of one send. */
+export interface Failure {
+  client: string;
+  method: string;
+  path: string;
+  key?: string;
+  /** when the send started and when the 5xx or the error came */
+  sentAt: number;
+  at: number;
+  /** the HTTP status, or 'network' */
+  status: number | 'network';
+  code?: string;
+  /** the answer's body, or the network error's message */
+  body: unknown;
+  /** sent again after it */
+  retried: boolean;
+}
+
+/** A process's death: from just before its SIGKILL until its successor answered /readyz (`to` is Infinity until then). */
+export interface CrashWindow {
+  label: string;
+  from: number;
+  to: number;
+}
+
 export interface Target {
   /** the base URL of the current serve process (changes on every restart) */
   url(): string;
+  /** the kills so far (one is listed from the moment before its SIGKILL) */
+  windows(): CrashWindow[];
+}
+
+/** The kill a send was in flight at: it started before the process came back and ended after the kill began. */
+export function crashWindowOf(send: { sentAt: number; at: number }, windows: CrashWindow[]): CrashWindow | undefined {
+  return windows.find((w) => send.sentAt <= w.to && send.at >= w.from);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Sends to the current process and retries until `deadline`; every POST is recorded in `log`. */
+/** The longest one send may take: a retry of a key held by a dead process waits 15 s in the server before its 409. */
+const SEND_TIMEOUT_MS = 40_000;
+
+/** Sends to the current process and retries until `deadline`; every POST is recorded in `log`, every 5xx and network error in `failures`. */
 export class CrashClient {
   constructor(
     private readonly target: Target,
     private readonly deadline: number,
     readonly log: OpRecord[],
+    readonly failures: Failure[],
   ) {}
 
   private async once(method: string, pathname: string, credential: string, body: unknown, key: string | undefined): Promise<Response> {
@@ -59,28 +100,48 @@ export class CrashClient {
         ...(key ? { 'Idempotency-Key': key } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
-      // a retry of a key held by a dead process waits up to 15 s in the server before it answers 409
-      signal: AbortSignal.timeout(40_000),
+      // never past the deadline: the test's budget holds even when a send hangs
+      signal: AbortSignal.timeout(Math.max(1, Math.min(SEND_TIMEOUT_MS, this.deadline - Date.now()))),
     });
   }
 
-  /** GET, retried on network errors and 5xx; answers the first 2xx or 4xx. */
+  /**
+   * One send and what to do with it: 'answer' (definite), 'retry' (a network error, a 5xx in flight at a kill, or a
+   * 502/503/504), after recording each failure.
+   */
+  private async send(client: string, method: string, pathname: string, credential: string, body: unknown, key: string | undefined) {
+    const sentAt = Date.now();
+    let res: Response;
+    let parsed: any;
+    try {
+      res = await this.once(method, pathname, credential, body, key);
+      parsed = await res.json().catch(() => null);
+    } catch (error) {
+      // refused (the process is down), cut (it died with the request), or timed out: the same request again
+      const failure: Failure = { client, method, path: pathname, key, sentAt, at: Date.now(), status: 'network', body: String((error as Error)?.cause ?? error), retried: true };
+      this.failures.push(failure);
+      return { outcome: 'network' as const };
+    }
+    if (res.status >= 500) {
+      const failure: Failure = { client, method, path: pathname, key, sentAt, at: Date.now(), status: res.status, code: parsed?.code, body: parsed, retried: true };
+      // a 500 is a defect unless the process died under the request: it is the answer then, not retried
+      failure.retried = res.status !== 500 || crashWindowOf(failure, this.target.windows()) !== undefined;
+      this.failures.push(failure);
+      if (failure.retried) return { outcome: 'server-error' as const };
+    }
+    return { outcome: 'answer' as const, res, parsed };
+  }
+
+  /** GET, retried on network errors and 5xx as above; answers the first 2xx or 4xx (or a 500 that is not retried). */
   async get(pathname: string, credential: string): Promise<Answer> {
     for (;;) {
       this.checkDeadline(`GET ${pathname}`);
-      let res: Response;
-      try {
-        res = await this.once('GET', pathname, credential, undefined, undefined);
-      } catch {
+      const sent = await this.send('get', 'GET', pathname, credential, undefined, undefined);
+      if (sent.outcome !== 'answer' || sent.res.status === 429) {
         await sleep(100);
         continue;
       }
-      const body = await res.json().catch(() => null);
-      if (res.status >= 500 || res.status === 429) {
-        await sleep(100);
-        continue;
-      }
-      return { status: res.status, replayed: false, body };
+      return { status: sent.res.status, replayed: false, body: sent.parsed };
     }
   }
 
@@ -94,22 +155,19 @@ export class CrashClient {
     for (;;) {
       this.checkDeadline(`${kind} ${key}`);
       op.sends++;
-      let res: Response;
-      let parsed: any;
-      try {
-        res = await this.once('POST', pathname, credential, body, key);
-        parsed = await res.json().catch(() => null);
-      } catch {
-        // refused (the process is down) or cut (it died with the request): the same request again
+      const sent = await this.send(client, 'POST', pathname, credential, body, key);
+      if (sent.outcome === 'network') {
         op.networkErrors++;
         await sleep(100);
         continue;
       }
-      if (res.status >= 500) {
+      if (sent.outcome === 'server-error') {
         op.serverErrors++;
         await sleep(100);
         continue;
       }
+      const { res, parsed } = sent;
+      if (res.status >= 500) op.serverErrors++;
       if (res.status === 409 && parsed?.code === 'IDEMPOTENCY_KEY_IN_USE') {
         // the key is still claimed (by a process that died, until its lock runs out): wait and retry
         op.inUse++;
@@ -134,14 +192,5 @@ export class CrashClient {
   }
 }
 
-/** A small seeded generator (mulberry32): the same seed, the same choices. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator: the same seed, the same choices. */
+export { mulberry32 as seeded } from '../../../src/util/random';
