@@ -17,5 +17,6 @@ export const services = {
   webhookSamples: () => lazy<typeof import('../services/webhooks/samples')>('../services/webhooks/samples'),
   scoped: () => lazy<typeof import('../db/scoped')>('../db/scoped'),
   jobs: () => lazy<typeof import('../jobs')>('../jobs'),
+  doctor: () => lazy<typeof import('../services/doctor')>('../services/doctor'),
   webhookCatalog: () => lazy<typeof import('../services/webhooks/catalog')>('../services/webhooks/catalog'),
 };
