@@ -138,7 +138,7 @@ export function indexPage(commands: Command.Loadable[], version: string): string
 /** Every page by file name, from the commands oclif loads at `root` (dist/ must be built). */
 export async function manPages(root: string): Promise<Map<string, string>> {
   const config = await Config.load({ root });
-  const commands = config.commands.filter((c) => !c.hidden && !c.pluginName?.startsWith('@oclif/')).sort((a, b) => a.id.localeCompare(b.id));
+  const commands = config.commands.filter((c) => !c.hidden).sort((a, b) => a.id.localeCompare(b.id));
   const pages = new Map<string, string>([['payplane.1', indexPage(commands, config.version)]]);
   for (const cmd of commands) pages.set(`${pageName(cmd.id)}.1`, commandPage(cmd, config.version));
   return pages;
