@@ -32,6 +32,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   public override async init(): Promise<void> {
     await super.init();
     configureColour();
+    // payplane.config.json (or PAYPLANE_CONFIG) under the environment and the flags: read before the flags are parsed
+    const { applyConfigFile } = lazy<typeof import('../settings')>('../settings');
+    applyConfigFile(process.env);
     const { args, flags } = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,

@@ -15,7 +15,7 @@ export interface CliResult {
 }
 
 /** Runs the built payplane binary as a user would (npm test builds dist/ first). */
-export function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string | undefined> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'commands'))) {
     throw new Error('dist/ is missing: run `npm run build` (npm test does it first)');
   }
@@ -23,7 +23,7 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   delete fullEnv.NODE_ENV;
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: fullEnv, cwd: ROOT, timeout: 60_000 }, (error, output, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: fullEnv, cwd: options.cwd ?? ROOT, timeout: 60_000 }, (error, output, stderr) => {
       const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       const stdout = output;
       resolve({
