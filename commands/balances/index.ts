@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import { balanceScopeFlags, balanceServices, balancesCtx, balancesFooter, renderBalances } from '../../src/cli/balances-cli';
 import type { Page } from '../../src/db/scoped';
@@ -12,8 +13,9 @@ export default class Balances extends BaseCommand<typeof Balances> {
     '<%= config.bin %> balances --tenant 6f1c…',
     '<%= config.bin %> balances --tenant 6f1c… --merchant 0b9e… --currency EUR',
     '<%= config.bin %> balances --merchant 0b9e… --json',
+    '<%= config.bin %> balances --tenant 6f1c… --all --json',
   ];
-  static override flags = balanceScopeFlags;
+  static override flags = { ...balanceScopeFlags, all: sharedFlags.all };
 
   async run(): Promise<Page<Balance>> {
     const input = validateWith(
@@ -22,8 +24,9 @@ export default class Balances extends BaseCommand<typeof Balances> {
       { merchantId: 'merchant' },
     );
     const rt = await this.runtime();
-    const { cursor, limit, ...filters } = input;
-    const page = await balanceServices.ledger().listBalances(await balancesCtx(rt, this.flags.tenant, this.flags.live), filters, { cursor, limit });
+    const { cursor: _cursor, limit: _limit, ...filters } = input;
+    const ctx = await balancesCtx(rt, this.flags.tenant, this.flags.live);
+    const page = await this.listAll((p) => balanceServices.ledger().listBalances(ctx, filters, p));
     this.log(renderBalances(page.data));
     this.log(balancesFooter(page));
     return page;

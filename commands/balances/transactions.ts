@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import { balanceScopeFlags, balanceServices, balancesCtx, balancesFooter, renderBalanceTransactions } from '../../src/cli/balances-cli';
 import type { Page } from '../../src/db/scoped';
@@ -11,9 +12,11 @@ export default class BalancesTransactions extends BaseCommand<typeof BalancesTra
   static override examples = [
     '<%= config.bin %> balances transactions --tenant 6f1c… --merchant 0b9e…',
     '<%= config.bin %> balances transactions --tenant 6f1c… --type refund --json',
+    '<%= config.bin %> balances transactions --tenant 6f1c… --merchant 0b9e… --all --json',
   ];
   static override flags = {
     ...balanceScopeFlags,
+    all: sharedFlags.all,
     type: Flags.string({ description: 'Only entries of this source type', options: ['payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment'] }),
     'balance-type': Flags.string({ description: 'Only entries of this balance', options: ['pending', 'available', 'reserved', 'payable'] }),
     source: Flags.string({ description: 'Only entries of this source (payment, refund, release or withdrawal id)' }),
@@ -29,8 +32,9 @@ export default class BalancesTransactions extends BaseCommand<typeof BalancesTra
       { merchantId: 'merchant', sourceId: 'source' },
     );
     const rt = await this.runtime();
-    const { cursor, limit, sortOrder, ...filters } = input;
-    const page = await balanceServices.ledger().listBalanceTransactions(await balancesCtx(rt, this.flags.tenant, this.flags.live), filters, { cursor, limit, sortOrder });
+    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
+    const ctx = await balancesCtx(rt, this.flags.tenant, this.flags.live);
+    const page = await this.listAll((p) => balanceServices.ledger().listBalanceTransactions(ctx, filters, { ...p, sortOrder }));
     this.log(renderBalanceTransactions(page.data));
     this.log(balancesFooter(page));
     return page;

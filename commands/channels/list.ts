@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
 import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
 import { partnerServices } from '../../src/cli/partners-services';
 import { listFlags, platformCtx } from '../../src/cli/partners-flags';
@@ -8,20 +9,21 @@ import type { Channel } from '../../src/services/channels';
 
 export default class ChannelsList extends BaseCommand<typeof ChannelsList> {
   static override summary = 'List processing channels, of one tenant or of all.';
-  static override examples = ['<%= config.bin %> channels list --tenant 6f1c…', '<%= config.bin %> channels list --direction payout --json'];
+  static override examples = ['<%= config.bin %> channels list --tenant 6f1c…', '<%= config.bin %> channels list --direction payout --json', '<%= config.bin %> channels list --tenant 6f1c… --all --json'];
   static override flags = {
     ...listFlags,
+    all: sharedFlags.all,
     direction: Flags.string({ description: 'Only channels of this direction', options: ['payin', 'payout'] }),
     status: Flags.string({ description: 'Only channels in this status', options: ['active', 'disabled'] }),
   };
 
   async run(): Promise<Page<Channel>> {
     const rt = await this.runtime();
-    const page = await partnerServices.channels().listChannels(
+    const page = await this.listAll((p) => partnerServices.channels().listChannels(
       platformCtx(rt),
       { tenantId: this.flags.tenant, direction: this.flags.direction as Channel['direction'] | undefined, status: this.flags.status as Channel['status'] | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (c) => c.id },

@@ -12,6 +12,7 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
   static override examples = [
     '<%= config.bin %> companies list --tenant 6f1c…',
     '<%= config.bin %> companies list --search acme --country DE --json',
+    '<%= config.bin %> companies list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     tenant: Flags.string({ description: 'Only this tenant\'s companies' }),
@@ -21,6 +22,7 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
     status: Flags.string({ description: 'Only companies in this status', options: ['active', 'disabled'] }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<Company>> {
@@ -29,7 +31,7 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
     });
     const rt = await this.runtime();
     const ctx = organization.context().listContext(rt, this.flags.tenant, this.flags.live);
-    const page = await organization.companies().listCompanies(ctx, { search, country, status }, { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' });
+    const page = await this.listAll((p) => organization.companies().listCompanies(ctx, { search, country, status }, { ...p, sortOrder: 'desc' }));
     this.log(organization.output().companyTable(page));
     return page;
   }

@@ -7,21 +7,22 @@ import type { Merchant, MerchantStatus } from '../../src/services/merchants';
 
 export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerchants> {
   static override summary = 'List the merchants of a company.';
-  static override examples = ['<%= config.bin %> companies merchants 0b9e… --json'];
+  static override examples = ['<%= config.bin %> companies merchants 0b9e… --json', '<%= config.bin %> companies merchants 0b9e… --json --all'];
   static override args = { id: Args.string({ description: 'Company id', required: true }) };
   static override flags = {
     status: Flags.string({ description: 'Only merchants in this status', options: ['active', 'suspended', 'disabled'] }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<Merchant>> {
     const rt = await this.runtime();
     const ctx = await organization.context().contextForCompany(rt, this.args.id);
-    const page = await organization.merchants().listCompanyMerchants(
+    const page = await this.listAll((p) => organization.merchants().listCompanyMerchants(
       ctx, this.args.id, { status: this.flags.status as MerchantStatus | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(organization.output().merchantTable(page));
     return page;
   }

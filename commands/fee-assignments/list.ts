@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
 import { feeListFlags, feePageFooter, feeServices, feesPlatformCtx, renderFeeAssignments } from '../../src/cli/fees-cli';
 import { validateWith } from '../../src/cli/validate';
 import { FEE_LEVELS, ListFeeAssignmentsQuery, PAYMENT_METHODS } from '../../src/api/fees/schemas';
@@ -11,9 +12,11 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
   static override examples = [
     '<%= config.bin %> fee-assignments list --tenant 6f1c… --active-only',
     '<%= config.bin %> fee-assignments list --level merchant --target 0b9e… --status open --json',
+    '<%= config.bin %> fee-assignments list --tenant 6f1c… --active-only --all --json',
   ];
   static override flags = {
     ...feeListFlags,
+    all: sharedFlags.all,
     level: Flags.string({ description: 'Only this level', options: [...FEE_LEVELS] }),
     target: Flags.string({ description: 'Only this target entity id' }),
     schedule: Flags.string({ description: 'Only this fee schedule id' }),
@@ -33,9 +36,9 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
       },
       { tenantId: 'tenant', targetEntityId: 'target', feeScheduleId: 'schedule' },
     );
-    const { cursor, limit, sortOrder, ...filters } = query;
+    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = query;
     const rt = await this.runtime();
-    const page = await feeServices.fees().listFeeAssignments(feesPlatformCtx(rt), filters, { cursor, limit, sortOrder });
+    const page = await this.listAll((p) => feeServices.fees().listFeeAssignments(feesPlatformCtx(rt), filters, { ...p, sortOrder }));
     this.log(renderFeeAssignments(page));
     this.log(feePageFooter(page));
     return page;

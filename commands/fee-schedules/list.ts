@@ -1,24 +1,26 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
 import { feeListFlags, feePageFooter, feeServices, feesPlatformCtx, renderSchedules } from '../../src/cli/fees-cli';
 import type { Page } from '../../src/db/scoped';
 import type { FeeSchedule, FeeScheduleStatus } from '../../src/services/fees';
 
 export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesList> {
   static override summary = 'List fee schedules, of one tenant or of all.';
-  static override examples = ['<%= config.bin %> fee-schedules list --tenant 6f1c…', '<%= config.bin %> fee-schedules list --status active --json'];
+  static override examples = ['<%= config.bin %> fee-schedules list --tenant 6f1c…', '<%= config.bin %> fee-schedules list --status active --json', '<%= config.bin %> fee-schedules list --tenant 6f1c… --all --json'];
   static override flags = {
     ...feeListFlags,
+    all: sharedFlags.all,
     status: Flags.string({ description: 'Only schedules in this status', options: ['draft', 'active', 'archived'] }),
   };
 
   async run(): Promise<Page<FeeSchedule>> {
     const rt = await this.runtime();
-    const page = await feeServices.fees().listFeeSchedules(
+    const page = await this.listAll((p) => feeServices.fees().listFeeSchedules(
       feesPlatformCtx(rt),
       { tenantId: this.flags.tenant, status: this.flags.status as FeeScheduleStatus | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(renderSchedules(page));
     this.log(feePageFooter(page));
     return page;

@@ -14,6 +14,7 @@ export default class IntegrationProfilesList extends BaseCommand<typeof Integrat
   static override examples = [
     '<%= config.bin %> integration-profiles list --tenant 6f1c…',
     '<%= config.bin %> integration-profiles list --merchant 7a2d… --mode checkout --json',
+    '<%= config.bin %> integration-profiles list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     tenant: Flags.string({ description: 'Only this tenant\'s profiles' }),
@@ -22,16 +23,17 @@ export default class IntegrationProfilesList extends BaseCommand<typeof Integrat
     status: Flags.string({ description: 'Only profiles in this status', options: PROFILE_STATUSES }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<IntegrationProfile>> {
-    const { cursor, limit, sortOrder, ...filters } = validateWith(
+    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = validateWith(
       ListIntegrationProfilesQuery,
       { tenantId: this.flags.tenant, merchantId: this.flags.merchant, mode: this.flags.mode, status: this.flags.status, limit: this.flags.limit, cursor: this.flags.cursor },
       { tenantId: 'tenant', merchantId: 'merchant' },
     );
     const rt = await this.runtime();
-    const page = await profileServices.profiles().listProfiles(platformCtx(rt), filters, { cursor, limit, sortOrder });
+    const page = await this.listAll((p) => profileServices.profiles().listProfiles(platformCtx(rt), filters, { ...p, sortOrder }));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (p) => p.id },

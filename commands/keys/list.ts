@@ -11,6 +11,7 @@ export default class KeysList extends BaseCommand<typeof KeysList> {
   static override examples = [
     '<%= config.bin %> keys list --tenant 6f1c…',
     '<%= config.bin %> keys list --tenant 6f1c… --merchant 0b9e… --status active --json',
+    '<%= config.bin %> keys list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     tenant: sharedFlags.tenant,
@@ -19,16 +20,17 @@ export default class KeysList extends BaseCommand<typeof KeysList> {
     status: Flags.string({ description: 'Only keys in this status', options: ['active', 'revoked', 'expired'] }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<ApiKey>> {
     const rt = await this.runtime();
     const ctx = services.scope().tenantContext(rt, this.flags.tenant, this.flags.live);
-    const page = await services.apiKeys().listApiKeys(
+    const page = await this.listAll((p) => services.apiKeys().listApiKeys(
       ctx,
       { merchantId: this.flags.merchant, status: this.flags.status as ApiKey['status'] | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (k) => k.id },

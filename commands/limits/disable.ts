@@ -1,15 +1,18 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
 import { partnerServices } from '../../src/cli/partners-services';
 import { platformCtx } from '../../src/cli/partners-flags';
 import type { Limit } from '../../src/services/limits';
 
 export default class LimitsDisable extends BaseCommand<typeof LimitsDisable> {
   static override summary = 'Disable a limit (of a merchant or a channel) by its id.';
-  static override examples = ['<%= config.bin %> limits disable 9d2e…', '<%= config.bin %> limits disable 9d2e… --json'];
+  static override examples = ['<%= config.bin %> limits disable 9d2e…', '<%= config.bin %> limits disable 9d2e… --yes --json'];
   static override args = { id: Args.string({ description: 'Limit id', required: true }) };
+  static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<Limit> {
+    await this.confirm(this.flags.yes, `Disable limit ${this.args.id}?`);
     const rt = await this.runtime();
     const ctx = platformCtx(rt);
     const limits = partnerServices.limits();

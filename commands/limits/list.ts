@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
 import { partnerServices } from '../../src/cli/partners-services';
 import { limitListFlags, limitListQuery, ownerFlags, ownerOf, platformCtx, renderLimitPage } from '../../src/cli/partners-flags';
 import type { Page } from '../../src/db/scoped';
@@ -6,14 +7,14 @@ import type { Limit } from '../../src/services/limits';
 
 export default class LimitsList extends BaseCommand<typeof LimitsList> {
   static override summary = 'List the limits of a merchant (--merchant) or of a channel (--channel).';
-  static override examples = ['<%= config.bin %> limits list --merchant 0b9e…', '<%= config.bin %> limits list --channel 6f1c… --status active --json'];
-  static override flags = { ...ownerFlags, ...limitListFlags };
+  static override examples = ['<%= config.bin %> limits list --merchant 0b9e…', '<%= config.bin %> limits list --channel 6f1c… --status active --json', '<%= config.bin %> limits list --merchant 0b9e… --all --json'];
+  static override flags = { ...ownerFlags, ...limitListFlags, all: sharedFlags.all };
 
   async run(): Promise<Page<Limit>> {
     const owner = ownerOf(this.flags);
     const rt = await this.runtime();
     const { filters, page: params } = limitListQuery(this.flags);
-    const page = await partnerServices.limits().listLimits(platformCtx(rt), owner, filters, params);
+    const page = await this.listAll((p) => partnerServices.limits().listLimits(platformCtx(rt), owner, filters, { ...params, ...p }));
     this.log(renderLimitPage(page));
     return page;
   }

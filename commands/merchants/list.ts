@@ -10,6 +10,7 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
   static override examples = [
     '<%= config.bin %> merchants list --tenant 6f1c…',
     '<%= config.bin %> merchants list --live-status pending_approval --json',
+    '<%= config.bin %> merchants list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     tenant: Flags.string({ description: 'Only this tenant\'s merchants' }),
@@ -18,16 +19,17 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
     'live-status': Flags.string({ description: 'Only merchants in this live status', options: ['sandbox', 'pending_approval', 'approved'] }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<Merchant>> {
     const rt = await this.runtime();
     const ctx = organization.context().listContext(rt, this.flags.tenant, false);
-    const page = await organization.merchants().listMerchants(
+    const page = await this.listAll((p) => organization.merchants().listMerchants(
       ctx,
       { companyId: this.flags.company, status: this.flags.status as MerchantStatus | undefined, liveStatus: this.flags['live-status'] as LiveStatus | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(organization.output().merchantTable(page));
     return page;
   }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
 import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
 import { partnerServices } from '../../src/cli/partners-services';
 import { listFlags, platformCtx } from '../../src/cli/partners-flags';
@@ -8,19 +9,20 @@ import type { Partner, PartnerStatus } from '../../src/services/partners';
 
 export default class PartnersList extends BaseCommand<typeof PartnersList> {
   static override summary = 'List partners (resellers and referrers), of one tenant or of all.';
-  static override examples = ['<%= config.bin %> partners list --tenant 6f1c…', '<%= config.bin %> partners list --status suspended --json'];
+  static override examples = ['<%= config.bin %> partners list --tenant 6f1c…', '<%= config.bin %> partners list --status suspended --json', '<%= config.bin %> partners list --tenant 6f1c… --all --json'];
   static override flags = {
     ...listFlags,
+    all: sharedFlags.all,
     status: Flags.string({ description: 'Only partners in this status', options: ['active', 'suspended', 'disabled'] }),
   };
 
   async run(): Promise<Page<Partner>> {
     const rt = await this.runtime();
-    const page = await partnerServices.partners().listPartners(
+    const page = await this.listAll((p) => partnerServices.partners().listPartners(
       platformCtx(rt),
       { tenantId: this.flags.tenant, status: this.flags.status as PartnerStatus | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (p) => p.id },

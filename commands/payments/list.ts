@@ -15,6 +15,7 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
     '<%= config.bin %> payments list',
     '<%= config.bin %> payments list --tenant 6f1c… --merchant 0b9e… --status captured',
     '<%= config.bin %> payments list --session 3a7d… --json',
+    '<%= config.bin %> payments list --all --json',
   ];
   static override flags = {
     tenant: Flags.string({ description: 'Only this tenant\'s payments (omit to see every tenant, as the platform)' }),
@@ -27,6 +28,7 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
     live: sharedFlags.live,
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<Payment>> {
@@ -36,9 +38,9 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
       { merchantId: 'merchant', checkoutSessionId: 'session' },
     );
     const rt = await this.runtime();
-    const { cursor, limit, sortOrder, ...filters } = input;
+    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
     const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
-    const page = await paymentServices.payments().listPayments(ctx, filters, { cursor, limit, sortOrder: sortOrder ?? 'desc' });
+    const page = await this.listAll((p) => paymentServices.payments().listPayments(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
     this.log(renderPayments(page.data));
     this.log(pageFooter(page));
     return page;

@@ -9,20 +9,21 @@ import type { ProviderIntegration, ProviderStatus } from '../../src/services/pro
 
 export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
   static override summary = 'List the provider integrations of the connector catalog.';
-  static override examples = ['<%= config.bin %> providers list', '<%= config.bin %> providers list --status maintenance --json'];
+  static override examples = ['<%= config.bin %> providers list', '<%= config.bin %> providers list --status maintenance --json', '<%= config.bin %> providers list --all --json'];
   static override flags = {
     status: Flags.string({ description: 'Only providers in this status', options: ['available', 'maintenance', 'deprecated'] }),
     category: Flags.string({ description: 'Only this category, e.g. card_acquirer or payout' }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<ProviderIntegration>> {
     const rt = await this.runtime();
-    const page = await processingServices.providers().listProviders(
+    const page = await this.listAll((p) => processingServices.providers().listProviders(
       processingCtx(rt), { status: this.flags.status as ProviderStatus | undefined, category: this.flags.category },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'asc' },
-    );
+      { ...p, sortOrder: 'asc' },
+    ));
     this.log(renderTable(page.data, [
       { header: 'ID', get: (p) => p.id },
       { header: 'Code', get: (p) => p.code },

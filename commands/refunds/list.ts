@@ -8,19 +8,20 @@ import type { Refund } from '../../src/services/payments/records';
 
 export default class RefundsList extends BaseCommand<typeof RefundsList> {
   static override summary = 'List the refunds of a payment, newest first.';
-  static override examples = ['<%= config.bin %> refunds list 0190a1b2-…', '<%= config.bin %> refunds list 0190a1b2-… --json'];
+  static override examples = ['<%= config.bin %> refunds list 0190a1b2-…', '<%= config.bin %> refunds list 0190a1b2-… --json', '<%= config.bin %> refunds list 0190a1b2-… --all --json'];
   static override args = { paymentId: Args.string({ name: 'PAYMENT_ID', description: 'Payment id', required: true }) };
   static override flags = {
     tenant: Flags.string({ description: 'Read as this tenant (404 when the payment is another tenant\'s)' }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<Refund>> {
     const rt = await this.runtime();
     const where = await locatePayment(rt, this.args.paymentId, this.flags.tenant);
     const ctx = await readContext(rt, this.flags.tenant, where.livemode);
-    const page = await paymentServices.refunds().listRefunds(ctx, where.id, { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' });
+    const page = await this.listAll((p) => paymentServices.refunds().listRefunds(ctx, where.id, { ...p, sortOrder: 'desc' }));
     this.log(renderRefunds(page.data));
     this.log(pageFooter(page));
     return page;

@@ -9,22 +9,23 @@ import type { Role } from '../../src/services/roles';
 
 export default class RolesList extends BaseCommand<typeof RolesList> {
   static override summary = 'List roles: a merchant\'s (--merchant), a tenant\'s (--tenant, with its merchants\') or the platform\'s.';
-  static override examples = ['<%= config.bin %> roles list --tenant 6f1c…', '<%= config.bin %> roles list --merchant 0b9e… --json'];
+  static override examples = ['<%= config.bin %> roles list --tenant 6f1c…', '<%= config.bin %> roles list --merchant 0b9e… --json', '<%= config.bin %> roles list --tenant 6f1c… --all --json'];
   static override flags = {
     ...accessScopeFlags,
     layer: Flags.string({ description: 'Only roles of this layer', options: ['merchant', 'operator', 'platform'] }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<Role>> {
     const rt = await this.runtime();
     const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
-    const page = await accessServices.roles().listRoles(
+    const page = await this.listAll((p) => accessServices.roles().listRoles(
       ctx,
       { layer: this.flags.layer as Role['layer'] | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (r) => r.id },

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
 import { renderRules, routingCtx, routingListFlags, routingPageFooter, routingServices } from '../../src/cli/routing-cli';
 import type { Page } from '../../src/db/scoped';
 import type { RoutingRule } from '../../src/services/routing-rules';
@@ -11,9 +12,11 @@ export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesLis
     '<%= config.bin %> routing-rules list --tenant 6f1c…',
     '<%= config.bin %> routing-rules list --status active --json',
     '<%= config.bin %> routing-rules list --name "eu cards"',
+    '<%= config.bin %> routing-rules list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     ...routingListFlags,
+    all: sharedFlags.all,
     status: Flags.string({ description: 'Only versions in this status', options: ['draft', 'active', 'archived'] }),
     rule: Flags.string({ description: 'Only the versions of this rule (its ruleId)' }),
     name: Flags.string({ description: 'Only rules whose name contains this text (case-insensitive)' }),
@@ -21,11 +24,11 @@ export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesLis
 
   async run(): Promise<Page<RoutingRule>> {
     const rt = await this.runtime();
-    const page = await routingServices.rules().listRoutingRules(
+    const page = await this.listAll((p) => routingServices.rules().listRoutingRules(
       routingCtx(rt),
       { tenantId: this.flags.tenant, status: this.flags.status as RoutingRuleStatus | undefined, ruleId: this.flags.rule, name: this.flags.name },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(renderRules(page));
     this.log(routingPageFooter(page));
     return page;

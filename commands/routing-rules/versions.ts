@@ -7,15 +7,13 @@ import type { RoutingRule } from '../../src/services/routing-rules';
 
 export default class RoutingRulesVersions extends BaseCommand<typeof RoutingRulesVersions> {
   static override summary = 'List every version of the rule of a version, newest first.';
-  static override examples = ['<%= config.bin %> routing-rules versions 6f1c…', '<%= config.bin %> routing-rules versions 6f1c… --json'];
+  static override examples = ['<%= config.bin %> routing-rules versions 6f1c…', '<%= config.bin %> routing-rules versions 6f1c… --json', '<%= config.bin %> routing-rules versions 6f1c… --all --json'];
   static override args = { id: Args.string({ description: 'Any version id of the rule', required: true }) };
-  static override flags = { limit: sharedFlags.limit, cursor: sharedFlags.cursor };
+  static override flags = { limit: sharedFlags.limit, cursor: sharedFlags.cursor, all: sharedFlags.all };
 
   async run(): Promise<Page<RoutingRule>> {
     const rt = await this.runtime();
-    const page = await routingServices.rules().listRoutingRuleVersions(routingCtx(rt), this.args.id, {
-      limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc',
-    });
+    const page = await this.listAll((p) => routingServices.rules().listRoutingRuleVersions(routingCtx(rt), this.args.id, { ...p, sortOrder: 'desc' }));
     this.log(renderRules(page));
     this.log(routingPageFooter(page));
     return page;

@@ -8,20 +8,21 @@ import type { Tenant, TenantStatus } from '../../src/services/tenants';
 
 export default class TenantsList extends BaseCommand<typeof TenantsList> {
   static override summary = 'List tenants.';
-  static override examples = ['<%= config.bin %> tenants list', '<%= config.bin %> tenants list --status suspended --json'];
+  static override examples = ['<%= config.bin %> tenants list', '<%= config.bin %> tenants list --status suspended --json', '<%= config.bin %> tenants list --all --json'];
   static override flags = {
     status: Flags.string({ description: 'Only tenants in this status', options: ['active', 'suspended', 'disabled'] }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<Tenant>> {
     const rt = await this.runtime();
-    const page = await services.tenants().listTenants(
+    const page = await this.listAll((p) => services.tenants().listTenants(
       services.scope().platformContext(rt),
       { status: this.flags.status as TenantStatus | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (t) => t.id },

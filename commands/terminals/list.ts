@@ -9,7 +9,7 @@ import type { Terminal } from '../../src/services/terminals';
 
 export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
   static override summary = 'List terminals, of one tenant or of all.';
-  static override examples = ['<%= config.bin %> terminals list --tenant 6f1c…', '<%= config.bin %> terminals list --status active --direction payin --json'];
+  static override examples = ['<%= config.bin %> terminals list --tenant 6f1c…', '<%= config.bin %> terminals list --status active --direction payin --json', '<%= config.bin %> terminals list --tenant 6f1c… --all --json'];
   static override flags = {
     tenant: Flags.string({ description: 'Only this tenant\'s terminals' }),
     status: Flags.string({ description: 'Only terminals in this status', options: ['active', 'disabled'] }),
@@ -17,18 +17,19 @@ export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
     provider: Flags.string({ description: 'Only terminals of this provider integration id' }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<Terminal>> {
     const rt = await this.runtime();
-    const page = await processingServices.terminals().listTerminals(
+    const page = await this.listAll((p) => processingServices.terminals().listTerminals(
       processingCtx(rt),
       {
         tenantId: this.flags.tenant, status: this.flags.status as Terminal['status'] | undefined,
         direction: this.flags.direction as Terminal['direction'] | undefined, providerIntegrationId: this.flags.provider,
       },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(renderTerminals(page.data));
     this.log(pageFooter(page));
     return page;

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
+import { sharedFlags } from '../../src/cli/flags';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord, statusColour } from '../../src/cli/output';
 import { accessServices } from '../../src/cli/access-services';
@@ -7,11 +8,12 @@ import type { User } from '../../src/services/users';
 
 export default class UsersDisable extends BaseCommand<typeof UsersDisable> {
   static override summary = 'Disable an active user: its tokens stop working at once.';
-  static override examples = ['<%= config.bin %> users disable 2d0c…', '<%= config.bin %> users disable 2d0c… --json'];
+  static override examples = ['<%= config.bin %> users disable 2d0c…', '<%= config.bin %> users disable 2d0c… --yes --json'];
   static override args = { id: Args.string({ description: 'User id', required: true }) };
-  static override flags = { 'as-user': accessScopeFlags['as-user'] };
+  static override flags = { 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
 
   async run(): Promise<User> {
+    await this.confirm(this.flags.yes, `Disable user ${this.args.id}? Its tokens stop working at once.`);
     const rt = await this.runtime();
     const ctx = await accessServices.scope().contextForUser(rt, this.args.id, this.flags);
     const user = await accessServices.users().changeUserStatus(ctx, this.args.id, 'disable');

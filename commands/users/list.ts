@@ -14,6 +14,7 @@ export default class UsersList extends BaseCommand<typeof UsersList> {
   static override examples = [
     '<%= config.bin %> users list --tenant 6f1c…',
     '<%= config.bin %> users list --merchant 0b9e… --status active --json',
+    '<%= config.bin %> users list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     ...accessScopeFlags,
@@ -23,17 +24,18 @@ export default class UsersList extends BaseCommand<typeof UsersList> {
     role: Flags.string({ description: 'Only users holding this role id' }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<User>> {
     const rt = await this.runtime();
     const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
-    const { cursor, limit, sortOrder, ...filters } = validateWith(
+    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = validateWith(
       ListUsersQuery,
       { status: this.flags.status, layer: this.flags.layer, email: this.flags.email, roleId: this.flags.role, limit: this.flags.limit, cursor: this.flags.cursor },
       { roleId: 'role' },
     );
-    const page = await accessServices.users().listUsers(ctx, filters, { cursor, limit, sortOrder });
+    const page = await this.listAll((p) => accessServices.users().listUsers(ctx, filters, { ...p, sortOrder }));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (u) => u.id },

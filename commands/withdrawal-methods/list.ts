@@ -15,6 +15,7 @@ export default class WithdrawalMethodsList extends BaseCommand<typeof Withdrawal
     '<%= config.bin %> withdrawal-methods list --tenant 6f1c…',
     '<%= config.bin %> withdrawal-methods list --tenant 6f1c… --merchant 0b9e… --status cooling',
     '<%= config.bin %> withdrawal-methods list --tenant 6f1c… --type us_bank_account --json',
+    '<%= config.bin %> withdrawal-methods list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     ...methodScopeFlags,
@@ -23,6 +24,7 @@ export default class WithdrawalMethodsList extends BaseCommand<typeof Withdrawal
     status: Flags.string({ description: 'Only methods in this status', options: ['cooling', 'active', 'suspended'] }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<WithdrawalMethod>> {
@@ -32,8 +34,9 @@ export default class WithdrawalMethodsList extends BaseCommand<typeof Withdrawal
       { merchantId: 'merchant', methodType: 'type' },
     );
     const rt = await this.runtime();
-    const { cursor, limit, sortOrder, livemode: _livemode, ...filters } = input;
-    const page = await withdrawalMethodServices.methods().listWithdrawalMethods(await methodsCtx(rt, this.flags), filters, { cursor, limit, sortOrder });
+    const { cursor: _cursor, limit: _limit, sortOrder, livemode: _livemode, ...filters } = input;
+    const ctx = await methodsCtx(rt, this.flags);
+    const page = await this.listAll((p) => withdrawalMethodServices.methods().listWithdrawalMethods(ctx, filters, { ...p, sortOrder }));
     this.log(renderMethods(page.data));
     this.log(pageFooter(page));
     return page;

@@ -15,6 +15,7 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
     '<%= config.bin %> withdrawals list --tenant 6f1c…',
     '<%= config.bin %> withdrawals list --tenant 6f1c… --status pending',
     '<%= config.bin %> withdrawals list --tenant 6f1c… --merchant 0b9e… --currency EUR --json',
+    '<%= config.bin %> withdrawals list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     tenant: sharedFlags.tenant,
@@ -24,6 +25,7 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
     live: sharedFlags.live,
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
     ...operatorFlags,
   };
 
@@ -34,9 +36,9 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
       { entityId: 'merchant' },
     );
     const rt = await this.runtime();
-    const { cursor, limit, sortOrder, ...filters } = input;
+    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
     const ctx = await tenantOperator(rt, this.flags.tenant, this.flags.live, this.flags.operator);
-    const page = await withdrawalServices.withdrawals().listWithdrawals(ctx, filters, { cursor, limit, sortOrder: sortOrder ?? 'desc' });
+    const page = await this.listAll((p) => withdrawalServices.withdrawals().listWithdrawals(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
     this.log(renderWithdrawals(page.data));
     this.log(pageFooter(page));
     return page;

@@ -3,6 +3,8 @@ import type { Runtime } from '../runtime';
 import type { AppConfig } from '../config';
 import { PayplaneError, ValidationError } from '../domain/errors';
 import { configureColour } from './output';
+import { followPages, type PageRequest } from './progress';
+import type { Page } from '../db/scoped';
 
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
@@ -113,6 +115,22 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
     throw new ValidationError(`Missing --${flag}.`, [{ path: `--${flag}`, message: 'is required' }], 'MISSING_FLAG', {
       hint: `Pass --${flag} <value>.`,
+    });
+  }
+
+  /**
+   * A list command's records: one page (--limit, --cursor), or with --all every page from --cursor on as one page,
+   * with a progress bar on stderr when it is a terminal and --json is off (src/cli/progress.ts followPages).
+   */
+  protected async listAll<R>(load: (page: PageRequest) => Promise<Page<R>>): Promise<Page<R>> {
+    const flags = this.flags as { all?: boolean; limit?: number; cursor?: string };
+    return followPages(load, {
+      all: flags.all === true,
+      limit: flags.limit ?? 20,
+      limitGiven: this.argv.some((arg) => arg === '--limit' || arg.startsWith('--limit=')),
+      cursor: flags.cursor,
+      label: (this.id ?? 'list').split(':').join(' '),
+      progress: !this.jsonEnabled(),
     });
   }
 

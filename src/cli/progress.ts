@@ -1,3 +1,6 @@
+import type { Page } from '../db/scoped';
+import { InternalError } from '../domain/errors';
+
 /** Where a progress bar writes: stderr in commands, so stdout stays the command's result. */
 export interface ProgressStream {
   isTTY?: boolean;
@@ -57,4 +60,62 @@ export class ProgressBar {
     this.lastLength = line.length;
     this.stream.write(`\r${line}${pad}`);
   }
+}
+
+/** The page a list command asks its service for. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string;
+}
+
+export interface FollowPagesOptions {
+  /** --all: every page from `cursor` on; else the one page of `limit` records at `cursor` */
+  all: boolean;
+  /** --limit */
+  limit: number;
+  /** --limit was given on the command line: --all then asks for pages of that size instead of ALL_PAGE_SIZE */
+  limitGiven?: boolean;
+  /** --cursor: where the first page starts */
+  cursor?: string;
+  /** the progress bar's label */
+  label?: string;
+  /** false under --json; the bar is drawn only when this is true and the stream is a terminal */
+  progress?: boolean;
+  stream?: ProgressStream;
+}
+
+/** The page size of --all: the largest a list accepts. */
+export const ALL_PAGE_SIZE = 100;
+
+/**
+ * A list command's page (`--limit`, `--cursor`), or with --all every page from `--cursor` on, following nextCursor
+ * until it is null, as one page: every record in the list's order, `nextCursor`/`prevCursor` null, `hasMore` false
+ * and the first page's `totalCount` (so `N of total` stays true). A progress bar on `stream` (stderr) counts the
+ * records against that total, on a terminal only. A cursor answered twice would loop: it stops with an error.
+ */
+export async function followPages<T>(load: (page: PageRequest) => Promise<Page<T>>, options: FollowPagesOptions): Promise<Page<T>> {
+  if (!options.all) return load({ limit: options.limit, cursor: options.cursor });
+  const limit = options.limitGiven ? options.limit : ALL_PAGE_SIZE;
+  const seen = new Set<string>(options.cursor === undefined ? [] : [options.cursor]);
+  const first = await load({ limit, cursor: options.cursor });
+  const data = [...first.data];
+  const totalCount = first.pagination.totalCount;
+  const bar = new ProgressBar(totalCount, { label: options.label ?? 'Fetching', enabled: options.progress !== false, stream: options.stream });
+  bar.tick(first.data.length);
+  try {
+    let cursor = first.pagination.nextCursor;
+    while (cursor) {
+      if (seen.has(cursor)) {
+        throw new InternalError(`The list answered the cursor ${cursor} twice: stopped instead of looping.`, 'PAGINATION_LOOP');
+      }
+      seen.add(cursor);
+      const page = await load({ limit, cursor });
+      data.push(...page.data);
+      bar.tick(page.data.length);
+      cursor = page.pagination.nextCursor;
+    }
+  } finally {
+    bar.stop();
+  }
+  return { data, pagination: { nextCursor: null, prevCursor: null, hasMore: false, totalCount } };
 }

@@ -61,7 +61,7 @@ describe(`payplane users and roles (${dialectName})`, () => {
     expect(table.stdout).toContain('cli-admin@example.com');
     expect(table.stdout).toContain('teammate@example.com');
 
-    expect((await cli('users', 'disable', user.id, '--json')).json().status).toBe('disabled');
+    expect((await cli('users', 'disable', user.id, '--yes', '--json')).json().status).toBe('disabled');
     expect((await cli('users', 'enable', user.id, '--json')).json().status).toBe('active');
     const updated = await cli('users', 'update', user.id, '--role', admin.json().id, '--role', payments.id, '--json');
     expect(updated.json().roleIds.sort()).toEqual([admin.json().id, payments.id].sort());
@@ -81,7 +81,7 @@ describe(`payplane users and roles (${dialectName})`, () => {
     expect(resent.token).not.toBe(invitation.token);
     const old = await cli('users', 'accept-invitation', invitation.token, '--idp-subject', 'idp|later', '--json');
     expect(old.status).toBe(4);
-    expect((await cli('users', 'invitations', 'cancel', invitation.id, '--json')).json().status).toBe('canceled');
+    expect((await cli('users', 'invitations', 'cancel', invitation.id, '--yes', '--json')).json().status).toBe('canceled');
     const deleted = await cli('users', 'delete', user.id, '--yes', '--json');
     expect(deleted.status).toBe(0);
     expect(deleted.json().deletedAt).not.toBeNull();

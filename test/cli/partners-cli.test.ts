@@ -76,7 +76,7 @@ describe(`payplane partners, channels and limits (${dialectName})`, () => {
 
     const listed = await cli('channels', 'limits', 'list', channel.id, '--json');
     expect(listed.json().data.map((l: { id: string }) => l.id)).toEqual([limit.json().id]);
-    expect((await cli('channels', 'limits', 'disable', channel.id, limit.json().id, '--json')).json().status).toBe('disabled');
+    expect((await cli('channels', 'limits', 'disable', channel.id, limit.json().id, '--yes', '--json')).json().status).toBe('disabled');
     expect((await cli('channels', 'disable', channel.id, '--yes', '--json')).json().status).toBe('disabled');
   });
 
@@ -97,8 +97,8 @@ describe(`payplane partners, channels and limits (${dialectName})`, () => {
     const seen = await apiGet(`/v1/admin/merchants/${sandbox.merchantId}/limits`, sandbox.merchantKey.secretKey);
     expect(seen.body.data.map((l: { id: string }) => l.id)).toEqual([limit.id]);
 
-    expect((await cli('limits', 'disable', limit.id, '--json')).json().status).toBe('disabled');
-    const twice = await cli('limits', 'disable', limit.id, '--json');
+    expect((await cli('limits', 'disable', limit.id, '--yes', '--json')).json().status).toBe('disabled');
+    const twice = await cli('limits', 'disable', limit.id, '--yes', '--json');
     expect(twice.status).toBe(5);
   });
 });

@@ -240,7 +240,7 @@ describe(`payplane risk (${dialectName})`, () => {
     const again = await cli('risk', 'plans', 'enable', strictId, ...tenant, '--json');
     expect(again.status).toBe(5);
     expect(again.json().error.code).toBe('INVALID_STATE_TRANSITION');
-    expect((await cli('risk', 'plans', 'disable', strictId, ...tenant, '--json')).json()).toMatchObject({ id: strictId, status: 'disabled' });
+    expect((await cli('risk', 'plans', 'disable', strictId, ...tenant, '--yes', '--json')).json()).toMatchObject({ id: strictId, status: 'disabled' });
 
     const [enabledOnly, got, table] = await Promise.all([
       cli('risk', 'plans', 'list', ...tenant, '--status', 'enabled', '--json'),

@@ -5,6 +5,7 @@ import type { RowModel } from '../../src/db/model-kit';
 import type { Models } from '../../src/db/models';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { fundMerchant, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { randomBase62 } from '../../src/util/secrets';
 
 // Shared by the list tests of issue 9 (test/perf/list-plans.test.ts, test/perf/list-queries.test.ts): one pass of
 // the real money path (checkout session, card payment, refund, webhook deliveries, ledger postings, a withdrawal),
@@ -82,7 +83,12 @@ export type ModelName = keyof Models;
 
 /** Columns that must stay unique per copy, per table. */
 const UNIQUE: Partial<Record<ModelName, () => Record<string, unknown>>> = {
-  ApiKey: () => ({ keyPrefix: `sk_test_${randomUUID().replace(/-/g, '')}`, publicKey: `pk_test_${randomUUID().replace(/-/g, '')}` }),
+  // the real shape: a 16-character base62 lookup prefix, shared by the public key (a longer sk_… string would be a
+  // secret key at rest for the CI's secret scan)
+  ApiKey: () => {
+    const prefix = randomBase62(16);
+    return { keyPrefix: prefix, publicKey: `pk_test_${prefix}` };
+  },
   Withdrawal: () => ({ idempotencyKey: `copy-${randomUUID()}` }),
   Refund: () => ({ idempotencyKey: `copy-${randomUUID()}` }),
 };

@@ -391,7 +391,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const roots = dirs.map((d) => path.resolve(d));
   const result = await scanDirectories(roots);
-  const limit = 200;
+  const limit = Number(process.env.SCAN_LIMIT ?? 200);
   for (const f of result.findings.slice(0, limit)) console.log(formatFinding(f, roots.find((r) => f.file.startsWith(`${r}${path.sep}`)) ?? process.cwd()));
   if (result.findings.length > limit) console.log(`… and ${result.findings.length - limit} more findings`);
   console.log(summary(result));

@@ -1,18 +1,21 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
 import { partnerServices } from '../../../src/cli/partners-services';
 import { platformCtx } from '../../../src/cli/partners-flags';
 import type { Limit } from '../../../src/services/limits';
 
 export default class ChannelLimitsDisable extends BaseCommand<typeof ChannelLimitsDisable> {
   static override summary = 'Disable a channel limit.';
-  static override examples = ['<%= config.bin %> channels limits disable 6f1c… 9d2e…'];
+  static override examples = ['<%= config.bin %> channels limits disable 6f1c… 9d2e…', '<%= config.bin %> channels limits disable 6f1c… 9d2e… --yes --json'];
   static override args = {
     channel: Args.string({ description: 'Channel id', required: true }),
     limit: Args.string({ description: 'Limit id', required: true }),
   };
+  static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<Limit> {
+    await this.confirm(this.flags.yes, `Disable limit ${this.args.limit} of channel ${this.args.channel}?`);
     const rt = await this.runtime();
     const limit = await partnerServices.limits().disableLimit(platformCtx(rt), { entityType: 'channel', entityId: this.args.channel }, this.args.limit);
     this.log(`Limit ${limit.id} of channel ${limit.entityId} is now ${limit.status}.`);

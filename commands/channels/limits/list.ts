@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
 import { partnerServices } from '../../../src/cli/partners-services';
 import { limitListFlags, limitListQuery, platformCtx, renderLimitPage } from '../../../src/cli/partners-flags';
 import type { Page } from '../../../src/db/scoped';
@@ -7,14 +8,14 @@ import type { Limit } from '../../../src/services/limits';
 
 export default class ChannelLimitsList extends BaseCommand<typeof ChannelLimitsList> {
   static override summary = 'List a channel\'s limits.';
-  static override examples = ['<%= config.bin %> channels limits list 6f1c…', '<%= config.bin %> channels limits list 6f1c… --status active --json'];
+  static override examples = ['<%= config.bin %> channels limits list 6f1c…', '<%= config.bin %> channels limits list 6f1c… --status active --json', '<%= config.bin %> channels limits list 6f1c… --all --json'];
   static override args = { channel: Args.string({ description: 'Channel id', required: true }) };
-  static override flags = limitListFlags;
+  static override flags = { ...limitListFlags, all: sharedFlags.all };
 
   async run(): Promise<Page<Limit>> {
     const rt = await this.runtime();
     const { filters, page: params } = limitListQuery(this.flags);
-    const page = await partnerServices.limits().listLimits(platformCtx(rt), { entityType: 'channel', entityId: this.args.channel }, filters, params);
+    const page = await this.listAll((p) => partnerServices.limits().listLimits(platformCtx(rt), { entityType: 'channel', entityId: this.args.channel }, filters, { ...params, ...p }));
     this.log(renderLimitPage(page));
     return page;
   }

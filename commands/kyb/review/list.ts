@@ -12,6 +12,7 @@ export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
   static override examples = [
     '<%= config.bin %> kyb review list --status submitted',
     '<%= config.bin %> kyb review list --tenant 6f1c… --company 9a2b… --json',
+    '<%= config.bin %> kyb review list --status submitted --all --json',
   ];
   static override flags = {
     tenant: kybFlags.tenant,
@@ -20,16 +21,17 @@ export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
     merchant: Flags.string({ description: 'Only submissions made by this merchant' }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<KybSubmission>> {
     const rt = await this.runtime();
-    const { status, company, merchant, limit, cursor, tenant } = this.flags;
-    const page = await kybServices.kyb().listSubmissions(
+    const { status, company, merchant, tenant } = this.flags;
+    const page = await this.listAll((p) => kybServices.kyb().listSubmissions(
       reviewContext(rt, tenant),
       { status: status as KybStatus | undefined, companyId: company, merchantId: merchant },
-      { limit, cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (s) => s.id },

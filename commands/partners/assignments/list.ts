@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
 import { pageFooter, renderTable, statusColour } from '../../../src/cli/output';
 import { partnerServices } from '../../../src/cli/partners-services';
 import { listFlags, platformCtx } from '../../../src/cli/partners-flags';
@@ -8,9 +9,10 @@ import type { PartnerAssignment } from '../../../src/services/partners';
 
 export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAssignmentsList> {
   static override summary = 'List partner assignments (which partner earns what on which merchant).';
-  static override examples = ['<%= config.bin %> partners assignments list --partner 6f1c…', '<%= config.bin %> partners assignments list --merchant 0b9e… --status active --json'];
+  static override examples = ['<%= config.bin %> partners assignments list --partner 6f1c…', '<%= config.bin %> partners assignments list --merchant 0b9e… --status active --json', '<%= config.bin %> partners assignments list --partner 6f1c… --all --json'];
   static override flags = {
     ...listFlags,
+    all: sharedFlags.all,
     partner: Flags.string({ description: 'Only this partner\'s assignments' }),
     merchant: Flags.string({ description: 'Only assignments to this merchant' }),
     status: Flags.string({ description: 'Only assignments in this status', options: ['active', 'suspended'] }),
@@ -18,11 +20,11 @@ export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAs
 
   async run(): Promise<Page<PartnerAssignment>> {
     const rt = await this.runtime();
-    const page = await partnerServices.partners().listAssignments(
+    const page = await this.listAll((p) => partnerServices.partners().listAssignments(
       platformCtx(rt),
       { tenantId: this.flags.tenant, partnerId: this.flags.partner, merchantId: this.flags.merchant, status: this.flags.status as PartnerAssignment['status'] | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (a) => a.id },

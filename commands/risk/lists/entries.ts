@@ -11,6 +11,7 @@ export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntrie
   static override examples = [
     '<%= config.bin %> risk lists entries 5e6f… --tenant 6f1c…',
     '<%= config.bin %> risk lists entries 5e6f… --tenant 6f1c… --value 203.0.113.0/24 --json',
+    '<%= config.bin %> risk lists entries 5e6f… --tenant 6f1c… --all --json',
   ];
   static override args = { group: Args.string({ description: 'List group id', required: true }) };
   static override flags = {
@@ -18,13 +19,14 @@ export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntrie
     value: Flags.string({ description: 'Only the entry with this value (normalized like entries: case, CIDR)' }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<ListEntry>> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const page = await namingFlags({ value: '--value' }, () =>
-      riskServices.lists().listListEntries(ctx, this.args.group, { value: this.flags.value }, { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' }));
+    const page = await this.listAll((p) => namingFlags({ value: '--value' }, () =>
+      riskServices.lists().listListEntries(ctx, this.args.group, { value: this.flags.value }, { ...p, sortOrder: 'desc' })));
     this.log(renderListEntries(page.data));
     this.log(pageFooter(page));
     return page;

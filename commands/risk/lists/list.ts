@@ -9,22 +9,23 @@ import type { ListEntryType } from '../../../src/db/models-risk';
 
 export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
   static override summary = 'List a tenant\'s list groups (sandbox, or live with --live) with their entry counts, newest first.';
-  static override examples = ['<%= config.bin %> risk lists list --tenant 6f1c…', '<%= config.bin %> risk lists list --tenant 6f1c… --entry-type card_fingerprint --json'];
+  static override examples = ['<%= config.bin %> risk lists list --tenant 6f1c…', '<%= config.bin %> risk lists list --tenant 6f1c… --entry-type card_fingerprint --json', '<%= config.bin %> risk lists list --tenant 6f1c… --all --json'];
   static override flags = {
     ...riskScopeFlags,
     'entry-type': Flags.string({ description: 'Only groups of this entry type', options: LIST_ENTRY_TYPE_OPTIONS }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<ListGroup>> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const page = await riskServices.lists().listListGroups(
+    const page = await this.listAll((p) => riskServices.lists().listListGroups(
       ctx,
       { entryType: this.flags['entry-type'] as ListEntryType | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(renderListGroups(page.data));
     this.log(pageFooter(page));
     return page;

@@ -1,17 +1,19 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
 import { riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 
 export default class RiskPlansDisable extends BaseCommand<typeof RiskPlansDisable> {
   static override summary = 'Disable an antifraud plan (enabled -> disabled): its rules stop scoring payments.';
   static override description = 'Exit 5 (INVALID_STATE_TRANSITION) when the plan is already disabled.';
-  static override examples = ['<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c… --json'];
+  static override examples = ['<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c… --yes --json'];
   static override args = { id: Args.string({ description: 'Antifraud plan id', required: true }) };
-  static override flags = riskScopeFlags;
+  static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.confirm(this.flags.yes, `Disable antifraud plan ${this.args.id}?`);
     const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
     const plan = await riskServices.plans().setAntifraudPlanStatus(ctx, this.args.id, 'disabled');
     this.log(`Antifraud plan ${plan.name} (${plan.id}) is now ${plan.status}.`);

@@ -10,24 +10,25 @@ import type { AntifraudPlanStatus } from '../../../src/db/models-risk';
 
 export default class RiskPlansList extends BaseCommand<typeof RiskPlansList> {
   static override summary = 'List a tenant\'s antifraud plans (sandbox, or live with --live), newest first.';
-  static override examples = ['<%= config.bin %> risk plans list --tenant 6f1c…', '<%= config.bin %> risk plans list --tenant 6f1c… --status enabled --json'];
+  static override examples = ['<%= config.bin %> risk plans list --tenant 6f1c…', '<%= config.bin %> risk plans list --tenant 6f1c… --status enabled --json', '<%= config.bin %> risk plans list --tenant 6f1c… --all --json'];
   static override flags = {
     ...riskScopeFlags,
     status: Flags.string({ description: 'Only plans in this status', options: ['enabled', 'disabled'] }),
     merchant: Flags.string({ description: 'Only the plans of this one merchant' }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<AntifraudPlan>> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     if (this.flags.merchant !== undefined) requireId(this.flags.merchant, 'merchant', '--merchant');
     const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const page = await riskServices.plans().listAntifraudPlans(
+    const page = await this.listAll((p) => riskServices.plans().listAntifraudPlans(
       ctx,
       { status: this.flags.status as AntifraudPlanStatus | undefined, merchantId: this.flags.merchant },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(renderAntifraudPlans(page.data));
     this.log(pageFooter(page));
     return page;

@@ -12,6 +12,7 @@ export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
   static override examples = [
     '<%= config.bin %> risk rules list --tenant 6f1c…',
     '<%= config.bin %> risk rules list --tenant 6f1c… --signal block --active --json',
+    '<%= config.bin %> risk rules list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     ...riskScopeFlags,
@@ -20,16 +21,17 @@ export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
     inactive: Flags.boolean({ description: 'Only inactive rules', exclusive: ['active'] }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<ScoringRule>> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const page = await riskServices.rules().listScoringRules(
+    const page = await this.listAll((p) => riskServices.rules().listScoringRules(
       ctx,
       { signal: this.flags.signal as RiskSignal | undefined, isActive: this.flags.active ? true : this.flags.inactive ? false : undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(renderScoringRules(page.data));
     this.log(pageFooter(page));
     return page;

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
 import { processingServices } from '../../../src/cli/processing-services';
 import { processingCtx } from '../../../src/cli/processing-flags';
 import { limitListFlags, limitListQuery, renderLimitPage } from '../../../src/cli/partners-flags';
@@ -8,14 +9,14 @@ import type { Limit } from '../../../src/services/limits';
 
 export default class TerminalLimitsList extends BaseCommand<typeof TerminalLimitsList> {
   static override summary = 'List a terminal\'s limits.';
-  static override examples = ['<%= config.bin %> terminals limits list 6f1c…', '<%= config.bin %> terminals limits list 6f1c… --status active --json'];
+  static override examples = ['<%= config.bin %> terminals limits list 6f1c…', '<%= config.bin %> terminals limits list 6f1c… --status active --json', '<%= config.bin %> terminals limits list 6f1c… --all --json'];
   static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
-  static override flags = limitListFlags;
+  static override flags = { ...limitListFlags, all: sharedFlags.all };
 
   async run(): Promise<Page<Limit>> {
     const rt = await this.runtime();
     const { filters, page: params } = limitListQuery(this.flags);
-    const page = await processingServices.terminals().listTerminalLimits(processingCtx(rt), this.args.id, filters, params);
+    const page = await this.listAll((p) => processingServices.terminals().listTerminalLimits(processingCtx(rt), this.args.id, filters, { ...params, ...p }));
     this.log(renderLimitPage(page));
     return page;
   }

@@ -9,20 +9,21 @@ import type { TerminalRestriction } from '../../../src/services/terminals';
 
 export default class RestrictionsList extends BaseCommand<typeof RestrictionsList> {
   static override summary = 'List a terminal\'s restrictions.';
-  static override examples = ['<%= config.bin %> terminals restrictions list 6f1c…', '<%= config.bin %> terminals restrictions list 6f1c… --status active --json'];
+  static override examples = ['<%= config.bin %> terminals restrictions list 6f1c…', '<%= config.bin %> terminals restrictions list 6f1c… --status active --json', '<%= config.bin %> terminals restrictions list 6f1c… --all --json'];
   static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
   static override flags = {
     status: Flags.string({ description: 'Only restrictions in this status', options: ['active', 'disabled'] }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<TerminalRestriction>> {
     const rt = await this.runtime();
-    const page = await processingServices.terminals().listRestrictions(
+    const page = await this.listAll((p) => processingServices.terminals().listRestrictions(
       processingCtx(rt), this.args.id, { status: this.flags.status as TerminalRestriction['status'] | undefined },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(renderRestrictions(page.data));
     this.log(pageFooter(page));
     return page;

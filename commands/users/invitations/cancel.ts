@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
+import { sharedFlags } from '../../../src/cli/flags';
 import { accessScopeFlags } from '../../../src/cli/access-flags';
 import { renderRecord } from '../../../src/cli/output';
 import { accessServices } from '../../../src/cli/access-services';
@@ -7,11 +8,12 @@ import type { Invitation } from '../../../src/services/invitations';
 
 export default class InvitationsCancel extends BaseCommand<typeof InvitationsCancel> {
   static override summary = 'Cancel a pending invitation (exit 5 otherwise).';
-  static override examples = ['<%= config.bin %> users invitations cancel 5e6f…'];
+  static override examples = ['<%= config.bin %> users invitations cancel 5e6f…', '<%= config.bin %> users invitations cancel 5e6f… --yes --json'];
   static override args = { id: Args.string({ description: 'Invitation id', required: true }) };
-  static override flags = { 'as-user': accessScopeFlags['as-user'] };
+  static override flags = { 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
 
   async run(): Promise<Invitation> {
+    await this.confirm(this.flags.yes, `Cancel invitation ${this.args.id}?`);
     const rt = await this.runtime();
     const ctx = await accessServices.scope().contextForInvitation(rt, this.args.id, this.flags);
     const invitation = await accessServices.invitations().cancelInvitation(ctx, this.args.id);

@@ -11,7 +11,7 @@ import type { Invitation } from '../../../src/services/invitations';
 
 export default class InvitationsList extends BaseCommand<typeof InvitationsList> {
   static override summary = 'List invitations (never their tokens).';
-  static override examples = ['<%= config.bin %> users invitations list --tenant 6f1c… --status pending'];
+  static override examples = ['<%= config.bin %> users invitations list --tenant 6f1c… --status pending', '<%= config.bin %> users invitations list --tenant 6f1c… --status pending --all --json'];
   static override flags = {
     ...accessScopeFlags,
     status: Flags.string({ description: 'Only invitations in this status', options: ['pending', 'accepted', 'canceled', 'expired'] }),
@@ -19,17 +19,18 @@ export default class InvitationsList extends BaseCommand<typeof InvitationsList>
     email: Flags.string({ description: 'Only invitations sent to this email' }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<Invitation>> {
     const rt = await this.runtime();
     const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
-    const { cursor, limit, sortOrder, ...filters } = validateWith(
+    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = validateWith(
       ListInvitationsQuery,
       { status: this.flags.status, userId: this.flags.user, email: this.flags.email, limit: this.flags.limit, cursor: this.flags.cursor },
       { userId: 'user' },
     );
-    const page = await accessServices.invitations().listInvitations(ctx, filters, { cursor, limit, sortOrder });
+    const page = await this.listAll((p) => accessServices.invitations().listInvitations(ctx, filters, { ...p, sortOrder }));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (i) => i.id },

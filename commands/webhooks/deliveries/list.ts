@@ -15,6 +15,7 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
     '<%= config.bin %> webhooks deliveries list --status failed',
     '<%= config.bin %> webhooks deliveries list --tenant 6f1c… --endpoint 9a4e… --json',
     '<%= config.bin %> webhooks deliveries list --tenant 6f1c… --merchant 0b9e… --type payment.succeeded --live',
+    '<%= config.bin %> webhooks deliveries list --status failed --all --json',
   ];
   static override flags = {
     tenant: Flags.string({ description: 'Tenant id (default: every tenant)' }),
@@ -25,6 +26,7 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
     type: Flags.string({ description: 'Only deliveries of this event type (exact name)' }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<WebhookDelivery>> {
@@ -32,11 +34,11 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
     if (this.flags.cursor) requireUuid(this.flags.cursor, '--cursor');
     const rt = await this.runtime();
     const ctx = await endpointScopeContext(rt, { tenant: this.flags.tenant, merchant: this.flags.merchant, platform: !this.flags.tenant, live: this.flags.live });
-    const page = await services.webhookDeliveries().listDeliveries(
+    const page = await this.listAll((p) => services.webhookDeliveries().listDeliveries(
       ctx,
       { endpointId: this.flags.endpoint, status: this.flags.status as WebhookDelivery['status'] | undefined, eventType: this.flags.type },
-      { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' },
-    );
+      { ...p, sortOrder: 'desc' },
+    ));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (d) => d.id },

@@ -12,17 +12,19 @@ export default class WebhooksEndpointsList extends BaseCommand<typeof WebhooksEn
     '<%= config.bin %> webhooks endpoints list --tenant 6f1c…',
     '<%= config.bin %> webhooks endpoints list --tenant 6f1c… --merchant 0b9e… --json',
     '<%= config.bin %> webhooks endpoints list --platform --live',
+    '<%= config.bin %> webhooks endpoints list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     ...endpointScopeFlags,
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
   };
 
   async run(): Promise<Page<WebhookEndpoint>> {
     const rt = await this.runtime();
     const ctx = await endpointScopeContext(rt, this.flags);
-    const page = await services.webhookEndpoints().listEndpoints(ctx, { limit: this.flags.limit, cursor: this.flags.cursor, sortOrder: 'desc' });
+    const page = await this.listAll((p) => services.webhookEndpoints().listEndpoints(ctx, { ...p, sortOrder: 'desc' }));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (e) => e.id },
