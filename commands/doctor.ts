@@ -11,9 +11,10 @@ function mark(status: CheckStatus): string {
 }
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
-  static override summary = 'Check this machine and configuration: Node, database, migrations, keys, file permissions, webhook CA, clock.';
+  static override summary = 'Check this machine and configuration: Node, configuration file, database, migrations, clock, keys, file permissions, webhook CA.';
   static override description =
     'Each check passes, warns or fails, with a hint to fix it. Exits 1 when a check fails (warnings do not). Changes nothing: no migration is applied and no key file is generated.';
+  static override reportsConfigErrors = true;
   static override examples = [
     '<%= config.bin %> doctor',
     '<%= config.bin %> doctor --json',

@@ -16,6 +16,8 @@ export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['a
  */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true;
+  /** the command reports an invalid configuration file itself instead of stopping on it (doctor) */
+  static reportsConfigErrors = false;
 
   static override baseFlags = {
     'database-url': Flags.string({
@@ -36,7 +38,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     configureColour();
     // payplane.config.json (or PAYPLANE_CONFIG) under the environment and the flags: read before the flags are parsed
     const { applyConfigFile } = lazy<typeof import('../settings')>('../settings');
-    applyConfigFile(process.env);
+    try {
+      applyConfigFile(process.env);
+    } catch (error) {
+      // doctor reports a bad file as a failed check; every other command stops on it
+      if (!(this.ctor as typeof BaseCommand).reportsConfigErrors) throw error;
+    }
     const { args, flags } = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,

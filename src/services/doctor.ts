@@ -4,11 +4,12 @@ import path from 'node:path';
 import type { AppConfig } from '../config';
 import { Database, parseDatabaseUrl } from '../db/database';
 import { migrations } from '../db/migrations';
+import { configFilePath, readConfigFile } from '../settings';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
 export interface DoctorCheck {
-  /** a stable name: node, database, migrations, master-key, token-secret, file-permissions, webhook-ca, clock */
+  /** a stable name: node, config-file, database, migrations, clock, master-key, token-secret, file-permissions, webhook-ca */
   name: string;
   status: CheckStatus;
   detail: string;
@@ -125,6 +126,19 @@ function checkWebhookCa(env: NodeJS.ProcessEnv, now: Date): DoctorCheck {
   return pass(name, `${blocks.length} certificate${blocks.length === 1 ? '' : 's'} trusted from ${file}`);
 }
 
+/** The configuration file that applies (./payplane.config.json or PAYPLANE_CONFIG), if any, and whether it is valid. */
+function checkConfigFile(env: NodeJS.ProcessEnv): DoctorCheck {
+  const name = 'config-file';
+  const file = configFilePath(env);
+  if (!file) return pass(name, 'no configuration file: environment variables and defaults');
+  try {
+    const settings = Object.keys(readConfigFile(file));
+    return pass(name, `${file}: ${settings.length} setting${settings.length === 1 ? '' : 's'} (${settings.join(', ') || 'none'}), under the environment and the flags`);
+  } catch (error) {
+    return fail(name, (error as Error).message, 'Fix the named keys (`payplane config show` lists the settings once the file is valid).');
+  }
+}
+
 /** Connection, migrations and (on Postgres) the clock of the database against this machine's. */
 async function checkDatabase(config: AppConfig, now: () => Date): Promise<DoctorCheck[]> {
   const target = parseDatabaseUrl(config.databaseUrl);
@@ -179,7 +193,7 @@ async function checkDatabase(config: AppConfig, now: () => Date): Promise<Doctor
 }
 
 /**
- * What `payplane doctor` checks: Node, the database (reachable, migrations, clock), the master key and token secret,
+ * What `payplane doctor` checks: Node, the configuration file, the database (reachable, migrations, clock), the master key and token secret,
  * the permissions of the secret files, the webhook CA file. It changes nothing (no key file is generated, no
  * migration applied).
  */
@@ -189,6 +203,7 @@ export async function runDoctor(config: AppConfig, options: DoctorOptions = {}):
   const postgres = parseDatabaseUrl(config.databaseUrl).dialect === 'postgres';
   const checks = [
     checkNode(options.nodeVersion ?? process.versions.node),
+    checkConfigFile(env),
     ...(await checkDatabase(config, now)),
     checkMasterKey(config, env, postgres),
     checkTokenSecret(config, postgres),

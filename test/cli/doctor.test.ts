@@ -23,9 +23,9 @@ describe('payplane doctor', () => {
     const res = await cli(['--json']);
     expect(res.status).toBe(0);
     const report = res.json<DoctorReport>();
-    expect(report.checks.map((c) => c.name)).toEqual(['node', 'database', 'migrations', 'clock', 'master-key', 'token-secret', 'file-permissions', 'webhook-ca']);
+    expect(report.checks.map((c) => c.name)).toEqual(['node', 'config-file', 'database', 'migrations', 'clock', 'master-key', 'token-secret', 'file-permissions', 'webhook-ca']);
     const checks = byName(report);
-    for (const name of ['node', 'database', 'migrations', 'clock', 'file-permissions', 'webhook-ca']) expect(checks[name].status).toBe('pass');
+    for (const name of ['node', 'config-file', 'database', 'migrations', 'clock', 'file-permissions', 'webhook-ca']) expect(checks[name].status).toBe('pass');
     expect(checks.migrations.detail).toMatch(/^all \d+ applied$/);
     expect(report.ok).toBe(true);
   });
@@ -79,6 +79,21 @@ describe('payplane doctor', () => {
     fs.writeFileSync(empty, 'not a certificate');
     expect(byName(await runDoctor(testConfig(t.db), { env: { PAYPLANE_WEBHOOK_CA_FILE: empty } }))['webhook-ca']).toMatchObject({ status: 'fail', detail: expect.stringContaining('no PEM certificate') });
     expect(byName(await runDoctor(testConfig(t.db), { env: { PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile } }))['webhook-ca']).toMatchObject({ status: 'pass', detail: expect.stringMatching(/^1 certificate trusted from /) });
+  });
+
+  test('the configuration file: which one applies, and a bad one is a failed check rather than a stop', async () => {
+    const good = path.join(t.db.home, 'good.json');
+    fs.writeFileSync(good, JSON.stringify({ holdingPeriodHours: 12 }));
+    const ok = await cli(['--json'], { PAYPLANE_CONFIG: good });
+    expect(ok.status).toBe(0);
+    expect(byName(ok.json<DoctorReport>())['config-file']).toMatchObject({ status: 'pass', detail: expect.stringContaining(`${good}: 1 setting (holdingPeriodHours)`) });
+    const bad = path.join(t.db.home, 'bad.json');
+    fs.writeFileSync(bad, JSON.stringify({ holdingPeriodHour: 12 }));
+    const res = await cli(['--json'], { PAYPLANE_CONFIG: bad });
+    expect(res.status).toBe(1);
+    const report = res.json<DoctorReport>();
+    expect(byName(report)['config-file']).toMatchObject({ status: 'fail', detail: expect.stringContaining('"holdingPeriodHour" is not a setting: did you mean "holdingPeriodHours"?') });
+    expect(byName(report).database.status).toBe('pass');
   });
 
   (onPostgres ? test : test.skip)('clock skew against Postgres: a warning from 1 s, a failure from 5 s (Postgres only: SQLite shares the clock)', async () => {
