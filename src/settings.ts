@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import type { z as Zod } from 'zod';
 import { ValidationError } from './domain/errors';
 
 /**
@@ -60,14 +60,24 @@ export const SETTINGS: Setting[] = [
 
 export const CONFIG_FILE_NAME = 'payplane.config.json';
 
-const VALUE: Record<Setting['kind'], z.ZodType<string | number | boolean>> = {
-  string: z.string('must be a string').min(1, 'must not be empty'),
-  int: z.number('must be a number').int('must be a whole number').min(0, 'must not be negative'),
-  'boolean-or-string': z.union([z.boolean(), z.string().min(1)], 'must be true, false or a string'),
-};
-
-/** The file's schema: every key optional, no other key. */
-export const ConfigFileSchema = z.strictObject(Object.fromEntries(SETTINGS.map((setting) => [setting.key, VALUE[setting.kind].optional()])));
+/**
+ * The file's schema: every key optional, no other key. Built when a file is read, so that zod is not loaded as every
+ * command starts (about 60 ms) when there is no file.
+ */
+let fileSchema: Zod.ZodType<Record<string, string | number | boolean | undefined>> | undefined;
+function configFileSchema() {
+  if (!fileSchema) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { z } = require('zod') as typeof import('zod');
+    const value: Record<Setting['kind'], Zod.ZodType<string | number | boolean>> = {
+      string: z.string('must be a string').min(1, 'must not be empty'),
+      int: z.number('must be a number').int('must be a whole number').min(0, 'must not be negative'),
+      'boolean-or-string': z.union([z.boolean(), z.string().min(1)], 'must be true, false or a string'),
+    };
+    fileSchema = z.strictObject(Object.fromEntries(SETTINGS.map((setting) => [setting.key, value[setting.kind].optional()])));
+  }
+  return fileSchema;
+}
 
 /** Which file applies: PAYPLANE_CONFIG (it must exist), else ./payplane.config.json when present. */
 export function configFilePath(env: NodeJS.ProcessEnv, cwd = process.cwd()): string | undefined {
@@ -85,7 +95,7 @@ export function readConfigFile(file: string): Record<string, string | number | b
     const message = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `is not valid JSON (${(error as Error).message})`;
     throw new ValidationError(`The configuration file ${file} ${message}.`, [{ path: file, message }], 'INVALID_CONFIG_FILE');
   }
-  const parsed = ConfigFileSchema.safeParse(raw);
+  const parsed = configFileSchema().safeParse(raw);
   if (!parsed.success) {
     const errors = parsed.error.issues.flatMap((issue) => {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [issue.path.join('.')];
