@@ -5,6 +5,8 @@ import type { AppConfig } from '../config';
 import { Database, parseDatabaseUrl } from '../db/database';
 import { migrations } from '../db/migrations';
 import { configFilePath, readConfigFile } from '../settings';
+import { decodeMasterKey, masterKeyFile } from '../util/encryption';
+import { TOKEN_SECRET_MIN_LENGTH, tokenSecretFile } from './tokens';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -58,11 +60,11 @@ function checkMasterKey(config: AppConfig, env: NodeJS.ProcessEnv, postgres: boo
   const name = 'master-key';
   const configured = env.PAYPLANE_MASTER_KEY;
   if (configured) {
-    return Buffer.from(configured, 'base64').length === 32
+    return decodeMasterKey(configured)
       ? pass(name, 'PAYPLANE_MASTER_KEY is set (32 bytes)')
       : fail(name, 'PAYPLANE_MASTER_KEY is not 32 bytes of base64', 'Generate one with `openssl rand -base64 32`; keep the old one if data was sealed with it.');
   }
-  const file = path.join(config.home, 'master-key');
+  const file = masterKeyFile(config);
   if (fs.existsSync(file)) {
     return postgres
       ? warn(name, `the master key is the generated file ${file}`, 'On a shared Postgres database set PAYPLANE_MASTER_KEY (the same on every process) to the content of that file.')
@@ -76,11 +78,11 @@ function checkMasterKey(config: AppConfig, env: NodeJS.ProcessEnv, postgres: boo
 function checkTokenSecret(config: AppConfig, postgres: boolean): DoctorCheck {
   const name = 'token-secret';
   if (config.tokenSecret) {
-    return config.tokenSecret.length >= 32
+    return config.tokenSecret.length >= TOKEN_SECRET_MIN_LENGTH
       ? pass(name, 'PAYPLANE_TOKEN_SECRET is set')
-      : fail(name, 'PAYPLANE_TOKEN_SECRET is shorter than 32 characters', 'Use at least 32 random characters (openssl rand -base64 48).');
+      : fail(name, `PAYPLANE_TOKEN_SECRET is shorter than ${TOKEN_SECRET_MIN_LENGTH} characters`, `Use at least ${TOKEN_SECRET_MIN_LENGTH} random characters (openssl rand -base64 48).`);
   }
-  const file = path.join(config.home, 'token-secret');
+  const file = tokenSecretFile(config);
   if (!fs.existsSync(file)) return warn(name, `no token secret yet: it is generated into ${file} on first use`, 'Set PAYPLANE_TOKEN_SECRET in production.');
   return postgres
     ? warn(name, `the token secret is the generated file ${file}`, 'On a shared database set PAYPLANE_TOKEN_SECRET on every process, or tokens issued by one are refused by another.')
@@ -92,7 +94,7 @@ function checkPermissions(config: AppConfig): DoctorCheck {
   const name = 'file-permissions';
   if (process.platform === 'win32') return pass(name, 'not checked on Windows');
   const loose: string[] = [];
-  const files = ['sandbox.json', 'master-key', 'token-secret'].map((f) => path.join(config.home, f)).filter((f) => fs.existsSync(f));
+  const files = [path.join(config.home, 'sandbox.json'), masterKeyFile(config), tokenSecretFile(config)].filter((f) => fs.existsSync(f));
   for (const file of files) if ((fs.statSync(file).mode & 0o077) !== 0) loose.push(file);
   if (loose.length) {
     return fail(name, `readable by others: ${loose.join(', ')}`, `chmod 600 ${loose.join(' ')}`);

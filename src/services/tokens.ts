@@ -16,13 +16,21 @@ export interface VerifiedToken {
   livemode?: boolean;
 }
 
+/** The shortest PAYPLANE_TOKEN_SECRET accepted. */
+export const TOKEN_SECRET_MIN_LENGTH = 32;
+
+/** The key generated once into the home when PAYPLANE_TOKEN_SECRET is not set. */
+export function tokenSecretFile(config: AppConfig): string {
+  return path.join(config.home, 'token-secret');
+}
+
 /** Reads PAYPLANE_TOKEN_SECRET, or the key generated once into <home>/token-secret. */
 export function loadTokenSecret(config: AppConfig): Uint8Array {
   if (config.tokenSecret) {
-    if (config.tokenSecret.length < 32) throw new Error('PAYPLANE_TOKEN_SECRET must be at least 32 characters');
+    if (config.tokenSecret.length < TOKEN_SECRET_MIN_LENGTH) throw new Error(`PAYPLANE_TOKEN_SECRET must be at least ${TOKEN_SECRET_MIN_LENGTH} characters`);
     return new TextEncoder().encode(config.tokenSecret);
   }
-  const file = path.join(config.home, 'token-secret');
+  const file = tokenSecretFile(config);
   try {
     return new TextEncoder().encode(readOrCreateSecretFile(file, () => crypto.randomBytes(48).toString('base64url')));
   } catch (error) {

@@ -53,12 +53,23 @@ export class Sealer {
   }
 }
 
+/** PAYPLANE_MASTER_KEY as a key, or null when it is not 32 bytes of base64. */
+export function decodeMasterKey(value: string): Buffer | null {
+  const key = Buffer.from(value, 'base64');
+  return key.length === 32 ? key : null;
+}
+
+/** The key generated once into the home when PAYPLANE_MASTER_KEY is not set (the sandbox). */
+export function masterKeyFile(config: AppConfig): string {
+  return path.join(config.home, 'master-key');
+}
+
 export function loadMasterKey(config: AppConfig): Buffer {
   const configured = process.env.PAYPLANE_MASTER_KEY;
   if (configured) {
-    const key = Buffer.from(configured, 'base64');
-    if (key.length !== 32) throw new Error('PAYPLANE_MASTER_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+    const key = decodeMasterKey(configured);
+    if (!key) throw new Error('PAYPLANE_MASTER_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
     return key;
   }
-  return Buffer.from(readOrCreateSecretFile(path.join(config.home, 'master-key'), () => crypto.randomBytes(32).toString('base64')), 'base64');
+  return Buffer.from(readOrCreateSecretFile(masterKeyFile(config), () => crypto.randomBytes(32).toString('base64')), 'base64');
 }
