@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { loadConfig } from '../../src/config';
 import { SETTINGS } from '../../src/settings';
 
 // Every setting is declared once in src/settings.ts (so payplane.config.json and `payplane config show` cover it), and
@@ -35,6 +36,13 @@ describe('settings', () => {
     }
     const undeclared = [...read].filter((name) => !declared.has(name) && !(name in NOT_SETTINGS)).sort();
     expect(undeclared).toEqual([]);
+  });
+
+  test('the defaults config show prints are the ones the configuration takes (for the settings loadConfig reads)', () => {
+    const defaults = loadConfig({}) as unknown as Record<string, unknown>;
+    const numeric = SETTINGS.filter((setting) => setting.kind === 'int' && setting.key in defaults);
+    expect(numeric.length).toBeGreaterThan(3);
+    for (const setting of numeric) expect([setting.key, setting.default]).toEqual([setting.key, String(defaults[setting.key])]);
   });
 
   test('the README\'s Configuration table documents exactly the declared settings', () => {
