@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { parse as parseCookies } from 'cookie';
 import type { Runtime } from '../../runtime';
 import type { CallerContext } from '../../domain/context';
 import { AuthenticationError, ConflictError, NotFoundError, PayplaneError, PermissionError, ValidationError } from '../../domain/errors';
@@ -139,17 +140,7 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
 
 /** The key kept by the pay form's cookie (the return from a 3DS page carries none). */
 function keyFromCookie(req: Request): string | undefined {
-  for (const part of (req.get('cookie') ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === KEY_COOKIE) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
+  return parseCookies(req.get('cookie') ?? '')[KEY_COOKIE];
 }
 
 function fail(rt: Runtime, res: Response, next: NextFunction, error: unknown): void {
