@@ -33,7 +33,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
     const sandbox = await services.sandbox().ensureServeSandbox(rt);
     const server = await services.server().startServer(rt, this.flags.port, this.flags.host);
     const dispatcher = this.flags.dispatch
-      ? new (services.dispatcher().Dispatcher)(rt, { transport: services.transport().transportOptionsFromEnv() })
+      ? new (services.dispatcher().Dispatcher)(rt, { transport: services.transport().transportOptionsFromEnv(process.env, rt.config.home) })
       : undefined;
     dispatcher?.start();
     const jobs = this.flags.jobs ? services.jobs().startJobs(rt) : undefined;

@@ -1,22 +1,44 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { locatePayment, paymentServices, readContext, renderPayment } from '../../src/cli/payments-cli';
+import { UnavailableError } from '../../src/domain/errors';
 import type { Payment } from '../../src/services/payments/records';
+
+const POLL_MS = 200;
+
+/** Reads the payment until it leaves `processing` (the provider's answer is asynchronous). */
+async function waitWhileProcessing(read: () => Promise<Payment>, timeoutMs: number): Promise<Payment> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const payment = await read();
+    if (payment.status !== 'processing') return payment;
+    if (Date.now() >= deadline) {
+      throw new UnavailableError(`Payment ${payment.id} is still processing after ${timeoutMs / 1000} s.`, 'PAYMENT_STILL_PROCESSING', {
+        hint: 'The provider has not answered yet. For the sandbox acquirer, is `payplane serve` (with its jobs) running on this database?',
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
 
 export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
   static override summary = 'Show a payment: its amounts (authorized, captured, refunded, fee, net), fee breakdown and routing summary.';
   static override description =
     'Found by id in either mode. The operator\'s view: provider reference, terminal, fee decomposition and the routing decision are included (merchant API keys never see them).';
-  static override examples = ['<%= config.bin %> payments get 0190a1b2-…', '<%= config.bin %> payments get 0190a1b2-… --json'];
+  static override examples = ['<%= config.bin %> payments get 0190a1b2-…', '<%= config.bin %> payments get 0190a1b2-… --json', '<%= config.bin %> payments get 0190a1b2-… --wait --timeout 10'];
   static override args = { id: Args.string({ description: 'Payment id', required: true }) };
   static override flags = {
     tenant: Flags.string({ description: 'Read as this tenant (404 when the payment is another tenant\'s)' }),
+    wait: Flags.boolean({ description: 'Wait until the provider has answered (the payment has left processing), up to --timeout', default: false }),
+    timeout: Flags.integer({ description: 'Seconds --wait waits at most (then exit code 8)', default: 30, min: 1, max: 3600, dependsOn: ['wait'] }),
   };
 
   async run(): Promise<Payment> {
     const rt = await this.runtime();
     const where = await locatePayment(rt, this.args.id, this.flags.tenant);
-    const payment = await paymentServices.payments().getPayment(await readContext(rt, this.flags.tenant, where.livemode), where.id);
+    const ctx = await readContext(rt, this.flags.tenant, where.livemode);
+    const read = () => paymentServices.payments().getPayment(ctx, where.id);
+    const payment = this.flags.wait ? await waitWhileProcessing(read, this.flags.timeout * 1000) : await read();
     this.log(renderPayment(payment));
     return payment;
   }

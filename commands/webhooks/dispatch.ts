@@ -20,7 +20,7 @@ export default class WebhooksDispatch extends BaseCommand<typeof WebhooksDispatc
     const rt = await this.runtime();
     const { Dispatcher } = services.dispatcher();
     const { transportOptionsFromEnv } = services.transport();
-    const dispatcher = new Dispatcher(rt, { concurrency: this.flags.concurrency, transport: transportOptionsFromEnv() });
+    const dispatcher = new Dispatcher(rt, { concurrency: this.flags.concurrency, transport: transportOptionsFromEnv(process.env, rt.config.home) });
     dispatcher.start();
     this.log(`dispatcher ${dispatcher.workerId} running (database: ${rt.db.dialect}) · Ctrl-C to stop`);
     const signal = await new Promise<string>((resolve) => {

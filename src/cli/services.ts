@@ -18,5 +18,6 @@ export const services = {
   scoped: () => lazy<typeof import('../db/scoped')>('../db/scoped'),
   jobs: () => lazy<typeof import('../jobs')>('../jobs'),
   doctor: () => lazy<typeof import('../services/doctor')>('../services/doctor'),
+  webhookListener: () => lazy<typeof import('../services/webhooks/listener')>('../services/webhooks/listener'),
   webhookCatalog: () => lazy<typeof import('../services/webhooks/catalog')>('../services/webhooks/catalog'),
 };

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Runtime } from '../runtime';
+import type { AppConfig } from '../config';
 import { operatorContext } from '../runtime';
 import { createTenant } from './tenants';
 import { createApiKey } from './api-keys';
@@ -109,8 +110,14 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   };
 }
 
-export function sandboxFile(rt: Runtime): string {
+export function sandboxFile(rt: { config: Pick<AppConfig, 'home'> }): string {
   return path.join(rt.config.home, 'sandbox.json');
+}
+
+/** The sandbox `serve` saved in <home>/sandbox.json, when it is this database's; else null. */
+export function savedSandbox(config: Pick<AppConfig, 'home' | 'databaseUrl'>): SandboxCredentials | null {
+  const saved = readSandboxFile(sandboxFile({ config }));
+  return saved && saved.databaseUrl === config.databaseUrl ? saved : null;
 }
 
 /**

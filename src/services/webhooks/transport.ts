@@ -1,7 +1,9 @@
+import crypto from 'node:crypto';
 import dns from 'node:dns';
 import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
+import path from 'node:path';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { ValidationError } from '../../domain/errors';
@@ -15,6 +17,11 @@ export interface TransportOptions {
   /** extra CA certificates to trust (PAYPLANE_WEBHOOK_CA_FILE) */
   caFile?: string;
   timeoutMs?: number;
+  /**
+   * The certificate of this machine's `payplane webhooks listen` (<home>/webhook-listener/cert.pem): a loopback
+   * URL the allowlist refuses is still reached when the receiver presents exactly this certificate (pinned).
+   */
+  listenerCertFile?: string;
 }
 
 export interface SendResult {
@@ -25,12 +32,31 @@ export interface SendResult {
   durationMs: number;
 }
 
-export function transportOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): TransportOptions {
+/** The dispatcher's options from the environment; with `home`, it also reaches this machine's local listener. */
+export function transportOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, home?: string): TransportOptions {
   return {
     allowCidrs: (env.PAYPLANE_WEBHOOK_ALLOW_CIDRS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     caFile: env.PAYPLANE_WEBHOOK_CA_FILE || undefined,
     timeoutMs: env.PAYPLANE_WEBHOOK_TIMEOUT_MS ? Number(env.PAYPLANE_WEBHOOK_TIMEOUT_MS) : undefined,
+    listenerCertFile: home === undefined ? undefined : listenerCertFile(home),
   };
+}
+
+/** Where `payplane webhooks listen` keeps its certificate (and key) under a home folder. */
+export function listenerCertFile(home: string): string {
+  return path.join(home, 'webhook-listener', 'cert.pem');
+}
+
+/** `localhost` (and its subdomains, RFC 6761) or a literal loopback address. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (!net.isIP(name)) return false;
+  try {
+    return ipaddr.process(name).range() === 'loopback';
+  } catch {
+    return false;
+  }
 }
 
 /** Whether an address may be connected to: public unicast, or inside an allowed CIDR. */
@@ -112,8 +138,10 @@ export class WebhookTransport {
     }
     if (target.protocol !== 'https:') return fail('the URL is not HTTPS');
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (net.isIP(host) && !addressAllowed(host, this.options.allowCidrs)) {
-      return fail(`${host} is a private, loopback or reserved address`);
+    // a loopback URL the allowlist refuses may only be this machine's `payplane webhooks listen` (certificate pinned)
+    const listener = isLoopbackHost(host) && !addressAllowed('127.0.0.1', this.options.allowCidrs) ? this.listenerAgent() : undefined;
+    if (!listener && net.isIP(host) && !addressAllowed(host, this.options.allowCidrs)) {
+      return fail(`${host} is a private, loopback or reserved address${this.options.listenerCertFile ? ' (no `payplane webhooks listen` certificate on this machine)' : ''}`);
     }
     return new Promise<SendResult>((resolve) => {
       let settled = false;
@@ -127,8 +155,8 @@ export class WebhookTransport {
         target,
         {
           method: 'POST',
-          agent: this.agent,
-          lookup: this.lookup,
+          agent: listener ?? this.agent,
+          lookup: listener ? loopbackOnlyLookup : this.lookup,
           headers: { ...headers, 'content-length': Buffer.byteLength(body).toString() },
         },
         (response) => {
@@ -159,7 +187,57 @@ export class WebhookTransport {
     });
   }
 
+  /**
+   * The agent for the local listener: it trusts the listener's certificate alone and accepts no other (the
+   * certificate's SHA-256 fingerprint must match, so no other service on a loopback port is ever sent a request).
+   * Read again when the file changes (a new listener certificate); undefined when there is none.
+   */
+  private listenerAgent(): https.Agent | undefined {
+    const file = this.options.listenerCertFile;
+    if (!file) return undefined;
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(file);
+    } catch {
+      return undefined;
+    }
+    if (this.listener?.mtimeMs === stat.mtimeMs) return this.listener.agent;
+    let pem: string;
+    let fingerprint: string;
+    try {
+      pem = fs.readFileSync(file, 'utf8');
+      fingerprint = new crypto.X509Certificate(pem).fingerprint256;
+    } catch {
+      return undefined;
+    }
+    this.listener?.agent.destroy();
+    const agent = new https.Agent({
+      keepAlive: true,
+      maxSockets: 16,
+      secureContext: tls.createSecureContext({ ca: [pem] }),
+      checkServerIdentity: (_host, cert) => (cert.fingerprint256 === fingerprint ? undefined : new Error('the receiver is not this machine\'s `payplane webhooks listen` (certificate differs)')),
+    });
+    this.listener = { mtimeMs: stat.mtimeMs, agent };
+    return agent;
+  }
+
+  private listener: { mtimeMs: number; agent: https.Agent } | undefined;
+
   close(): void {
     this.agent.destroy();
+    this.listener?.agent.destroy();
   }
 }
+
+/** For the local listener: loopback addresses only, whatever a name resolves to. */
+const loopbackOnlyLookup: net.LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '', 0);
+    const list = (addresses as dns.LookupAddress[]).filter((a) => isLoopbackHost(a.address));
+    if (list.length === 0) {
+      return callback(Object.assign(new Error(`${hostname} does not resolve to a loopback address`), { code: 'EADDRNOTALLOWED' }), '', 0);
+    }
+    if ((options as dns.LookupAllOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+    return callback(null, list[0].address, list[0].family);
+  });
+};

@@ -1,0 +1,30 @@
+import { BaseCommand } from '../../src/cli/base-command';
+import { services } from '../../src/cli/services';
+import { NotFoundError } from '../../src/domain/errors';
+
+export type SandboxEnv = Record<string, string>;
+
+export default class SandboxEnvCommand extends BaseCommand<typeof SandboxEnvCommand> {
+  static override summary = 'Print the sandbox\'s ids and keys as shell variables: eval "$(payplane sandbox env)".';
+  static override description =
+    'Reads .payplane/sandbox.json (written by serve when it provisions the sandbox) and prints export lines for API_URL (PAYPLANE_PUBLIC_URL, else http://HOST:PORT as serve uses them), TENANT_ID, MERCHANT_ID, TENANT_KEY, MERCHANT_KEY and PLATFORM_TOKEN. Secrets are printed in full: it is meant for eval in your own shell.';
+  static override examples = ['eval "$(<%= config.bin %> sandbox env)"', '<%= config.bin %> sandbox env --json'];
+
+  async run(): Promise<SandboxEnv> {
+    const config = await this.config$();
+    const sandbox = services.sandbox().savedSandbox(config);
+    if (!sandbox) {
+      throw new NotFoundError('sandbox', undefined, { code: 'SANDBOX_NOT_FOUND', detail: `No sandbox of this database in ${services.sandbox().sandboxFile({ config })}.`, hint: 'Start the sandbox first: npm start (payplane serve on the SQLite sandbox database) writes .payplane/sandbox.json.' });
+    }
+    const variables: SandboxEnv = {
+      API_URL: config.publicBaseUrl ?? `http://${process.env.HOST || '127.0.0.1'}:${process.env.PORT || '4242'}`,
+      TENANT_ID: sandbox.tenantId,
+      MERCHANT_ID: sandbox.merchantId,
+      TENANT_KEY: sandbox.tenantKey.secretKey,
+      MERCHANT_KEY: sandbox.merchantKey.secretKey,
+      PLATFORM_TOKEN: sandbox.platformToken,
+    };
+    for (const [name, value] of Object.entries(variables)) this.log(`export ${name}='${value.replace(/'/g, `'\\''`)}'`);
+    return variables;
+  }
+}

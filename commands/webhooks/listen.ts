@@ -1,0 +1,107 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../src/cli/base-command';
+import { chalk } from '../../src/cli/output';
+import { services } from '../../src/cli/services';
+import { endpointScopeContext, endpointScopeFlags, modeName } from '../../src/cli/webhook-flags';
+import { ValidationError } from '../../src/domain/errors';
+import type { ReceivedDelivery } from '../../src/services/webhooks/listener';
+import type { WebhookEndpoint } from '../../src/services/webhooks/endpoints';
+
+export interface ListenResult {
+  endpoint: WebhookEndpoint;
+  secret: string;
+  forwardTo: string | null;
+  deliveries: ReceivedDelivery[];
+  stoppedBy: string;
+}
+
+export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
+  static override summary = 'Receive webhooks on this machine: verify each delivery\'s signature, print it, forward it to your app.';
+  static override description = `Registers a webhook endpoint at https://localhost:<port>/ (the sandbox's merchant by default: .payplane/sandbox.json; or --tenant [--merchant], --platform), prints its signing secret (whsec_…, the same on every run at that level and port) and listens on 127.0.0.1 with a certificate of its own, kept under <home>/webhook-listener/. A dispatcher (serve, webhooks dispatch) sharing that home reaches it although it is a loopback address, because the listener proves itself with that certificate (pinned; no other loopback service is ever sent a delivery). Every delivery's signature is verified with the Standard Webhooks library and printed; with --forward-to each verified delivery is posted as received (body and webhook-* headers) to your app, whose status is the answer (so a failing app sees the retries). Ctrl-C disables the endpoint (deliveries do not queue while nobody listens); the next run enables it again with the same secret.`;
+  static override examples = [
+    '<%= config.bin %> webhooks listen',
+    '<%= config.bin %> webhooks listen --event payment.* --event refund.* --forward-to http://localhost:3000/webhooks',
+    '<%= config.bin %> webhooks listen --tenant 6f1c… --port 4300',
+  ];
+  static override flags = {
+    ...endpointScopeFlags,
+    event: Flags.string({ description: 'Event type, wildcard (payment.*) or * (repeatable)', multiple: true, default: ['*'] }),
+    port: Flags.integer({ description: 'Port of 127.0.0.1 to listen on', default: 4243, min: 1, max: 65535 }),
+    'forward-to': Flags.string({ description: 'Post each verified delivery to this http(s) URL of your app (its status is the answer)' }),
+  };
+
+  async run(): Promise<ListenResult> {
+    const forwardTo = this.flags['forward-to'] ? checkForwardUrl(this.flags['forward-to']) : null;
+    const rt = await this.runtime();
+    const listener = services.webhookListener();
+    const scope = { ...this.flags };
+    if (!scope.tenant && !scope.platform) {
+      const sandbox = services.sandbox().savedSandbox(rt.config);
+      if (!sandbox) {
+        throw new ValidationError('Missing --tenant.', [{ path: '--tenant', message: 'is required: no sandbox of this database in .payplane/sandbox.json' }], 'MISSING_FLAG', {
+          hint: 'Start the sandbox first (npm start), or pass --tenant <id> [--merchant <id>] or --platform.',
+        });
+      }
+      Object.assign(scope, { tenant: sandbox.tenantId, merchant: sandbox.merchantId });
+    }
+    const ctx = await endpointScopeContext(rt, scope);
+    const certificate = await listener.ensureListenerCertificate(rt.config.home, rt.clock.now());
+    const deliveries: ReceivedDelivery[] = [];
+    // the receiver first (a port in use stops here, before anything is registered), then its endpoint
+    let secrets: string[] = [];
+    const receiver = new listener.LocalListener({
+      port: this.flags.port,
+      certificate,
+      secrets: () => secrets,
+      forwardTo: forwardTo ?? undefined,
+      onDelivery: (delivery) => {
+        deliveries.push(delivery);
+        this.log(describe(delivery));
+      },
+    });
+    await receiver.start();
+    let opened: Awaited<ReturnType<typeof listener.openListenerEndpoint>>;
+    try {
+      opened = await listener.openListenerEndpoint(ctx, { port: this.flags.port, events: this.flags.event });
+    } catch (error) {
+      await receiver.stop();
+      throw error;
+    }
+    secrets = opened.secrets;
+    const { endpoint } = opened;
+    const level = endpoint.level === 'merchant' ? `merchant ${endpoint.merchantId}` : endpoint.level === 'tenant' ? `tenant ${endpoint.tenantId}` : 'platform';
+    this.log(`${chalk.bold('Ready.')} Listening for ${modeName(endpoint.livemode)} webhooks of ${level} at ${chalk.cyan(endpoint.url)} (endpoint ${endpoint.id}, events ${endpoint.events.join(', ')})`);
+    this.log(`Signing secret: ${secrets[0]}`);
+    if (forwardTo) this.log(`Forwarding verified deliveries to ${chalk.cyan(forwardTo)}`);
+    this.log('Ctrl-C to stop.');
+
+    const stoppedBy = await new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    const closed = await listener.closeListenerEndpoint(ctx, endpoint.id);
+    await receiver.stop();
+    this.log(`${stoppedBy}: endpoint ${endpoint.id} disabled; ${deliveries.length} deliveries received.`);
+    return { endpoint: closed, secret: secrets[0], forwardTo, deliveries, stoppedBy };
+  }
+}
+
+function checkForwardUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw ValidationError.field('--forward-to', 'must be a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw ValidationError.field('--forward-to', 'must be an http or https URL');
+  return url.toString();
+}
+
+/** One line a delivery: time, events, verification, answer. */
+function describe(delivery: ReceivedDelivery): string {
+  const time = delivery.at.toISOString().slice(11, 19);
+  const events = delivery.events.length > 0 ? delivery.events.map((e) => `${chalk.bold(e.type)} ${e.id}`).join(', ') : '(no events)';
+  const check = delivery.verified ? chalk.green('signature verified') : chalk.red(`signature NOT verified: ${delivery.error}`);
+  const forwarded = delivery.forwarded ? `  → app ${delivery.forwarded.status ?? delivery.forwarded.error}` : '';
+  return `${time}  ${events}  ${check}  [${delivery.status}]${forwarded}`;
+}
