@@ -29,8 +29,8 @@ export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
   static override args = { id: Args.string({ description: 'Payment id', required: true }) };
   static override flags = {
     tenant: Flags.string({ description: 'Read as this tenant (404 when the payment is another tenant\'s)' }),
-    wait: Flags.boolean({ description: 'Wait until the provider has answered (the payment has left processing), up to --timeout', default: false }),
-    timeout: Flags.integer({ description: 'Seconds --wait waits at most (then exit code 8)', default: 30, min: 1, max: 3600, dependsOn: ['wait'] }),
+    wait: Flags.boolean({ description: 'Wait until the provider has answered (the payment has left processing), up to --timeout' }),
+    timeout: Flags.integer({ description: 'Seconds --wait waits at most, then exit code 8 (default 30)', min: 1, max: 3600, dependsOn: ['wait'] }),
   };
 
   async run(): Promise<Payment> {
@@ -38,7 +38,7 @@ export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
     const where = await locatePayment(rt, this.args.id, this.flags.tenant);
     const ctx = await readContext(rt, this.flags.tenant, where.livemode);
     const read = () => paymentServices.payments().getPayment(ctx, where.id);
-    const payment = this.flags.wait ? await waitWhileProcessing(read, this.flags.timeout * 1000) : await read();
+    const payment = this.flags.wait ? await waitWhileProcessing(read, (this.flags.timeout ?? 30) * 1000) : await read();
     this.log(renderPayment(payment));
     return payment;
   }

@@ -4,6 +4,7 @@ import { runCli, type CliResult } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { openRuntime, closeRuntime } from '../../src/runtime';
 import { createApp } from '../../src/http/app';
+import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 
 /**
  * The payments and refunds CLI on real sandbox payments made by `events trigger` (checkout session → complete →
@@ -264,5 +265,33 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     expect(payment.action).toMatchObject({ type: 'redirect', url: expect.stringContaining('/sandbox/3ds/') });
     // the ledger holds after all of it
     await withRuntime((rt) => expectLedgerInvariant(rt));
+  });
+
+  test('payments get --wait waits while the payment is processing: exit 8 after --timeout, the answer once the acquirer has given it', async () => {
+    // a payment whose acquirer answer nobody has run yet (no serve, no jobs): it stays processing
+    const paymentId = await withRuntime(async (rt) => {
+      const app = createApp(rt);
+      const auth = `Bearer ${sb.tenantKey.secretKey}`;
+      const session = await request(app).post('/v1/checkout-sessions').set('Authorization', auth)
+        .send({ merchantId: sb.merchantId, amount: { currency: 'EUR', valueMinor: 1234 }, successUrl: 'https://example.com/ok' });
+      expect(session.status).toBe(201);
+      const paid = await request(app).post(`/v1/checkout-sessions/${session.body.data.id}/complete`).set('Authorization', auth)
+        .send({ paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2034, cvc: '123', holderName: 'Wait Test' } } });
+      expect(paid.status).toBe(200);
+      expect(paid.body.data.paymentStatus).toBe('processing');
+      return paid.body.data.paymentId as string;
+    });
+    const late = await cli('payments', 'get', paymentId, '--wait', '--timeout', '1', '--json');
+    expect(late.status).toBe(8);
+    expect(late.json().error).toMatchObject({ code: 'PAYMENT_STILL_PROCESSING' });
+    // the acquirer answers while the command waits
+    const waiting = cli('payments', 'get', paymentId, '--wait', '--timeout', '60', '--json');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await withRuntime((rt) => runDueSandboxOperations(rt))).toBeGreaterThanOrEqual(1);
+    const answered = await waiting;
+    expect(answered.status).toBe(0);
+    expect(answered.json()).toMatchObject({ id: paymentId, status: 'captured' });
+    // --timeout only with --wait
+    expect((await cli('payments', 'get', paymentId, '--timeout', '5')).status).toBe(2);
   });
 });

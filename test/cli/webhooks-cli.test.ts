@@ -1,6 +1,8 @@
 import { Op } from 'sequelize';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli } from '../helpers/cli';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { BIN, runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, operatorContext, systemContext, type Runtime } from '../../src/runtime';
 import { withTransaction } from '../../src/domain/context';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
@@ -439,5 +441,48 @@ describe('progress bar', () => {
       bar.stop();
       expect(s.chunks).toEqual([]);
     }
+  });
+});
+
+describe(`payplane webhooks listen and sandbox env at the terminal (${dialectName})`, () => {
+  test('without a saved sandbox: sandbox env is 404 (exit 4), listen asks for --tenant (exit 2); a bad --forward-to names the flag', async () => {
+    const env404 = await cli('sandbox', 'env', '--json');
+    expect(env404.status).toBe(4);
+    expect(env404.json().error).toMatchObject({ code: 'SANDBOX_NOT_FOUND' });
+    const missing = await cli('webhooks', 'listen', '--json');
+    expect(missing.status).toBe(2);
+    expect(missing.json().error).toMatchObject({ code: 'MISSING_FLAG' });
+    const sb = await createSandbox(rt);
+    const badForward = await cli('webhooks', 'listen', '--tenant', sb.tenantId, '--forward-to', 'ftp://example.com/', '--json');
+    expect(badForward.status).toBe(2);
+    expect(badForward.json().error.errors).toEqual([{ path: '--forward-to', message: 'must be an http or https URL' }]);
+  });
+
+  test('a port in use stops listen before it registers anything (exit 5); --json prints the endpoint, disabled, when it stops', async () => {
+    const sb = await createSandbox(rt);
+    const listenerRows = () => rt.db.models.WebhookEndpoint.findAll({ where: { tenantId: sb.tenantId, description: 'payplane webhooks listen' } });
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as net.AddressInfo).port;
+    const inUse = await cli('webhooks', 'listen', '--tenant', sb.tenantId, '--port', String(port), '--json');
+    await new Promise((resolve) => busy.close(resolve));
+    expect(inUse.status).toBe(5);
+    expect(inUse.json().error).toMatchObject({ code: 'PORT_IN_USE' });
+    expect(await listenerRows()).toHaveLength(0);
+
+    const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--tenant', sb.tenantId, '--port', String(port), '--json'], {
+      env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (let i = 0; i < 300 && !(await listenerRows()).some((r) => r.get('status') === 'enabled'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const result = JSON.parse(out);
+    expect(result).toMatchObject({ endpoint: { level: 'tenant', url: `https://localhost:${port}/`, status: 'disabled' }, forwardTo: null, deliveries: [], stoppedBy: 'SIGINT' });
+    expect(result.secret).toMatch(/^whsec_/);
+    expect((await listenerRows()).map((r) => r.get('status'))).toEqual(['disabled']);
   });
 });
