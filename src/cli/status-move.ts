@@ -25,7 +25,8 @@ export function statusMoveCommand<R extends { id: string; name: string; status: 
     static override summary = spec.summary;
     static override examples = [`<%= config.bin %> ${spec.topic} ${move} 6f1c…${move === 'activate' ? '' : ' --yes'}`];
     static override args = { id: Args.string({ description: `${noun[0].toUpperCase()}${noun.slice(1)} id`, required: true }) };
-    static override flags = { yes: sharedFlags.yes };
+    // activate asks nothing: --yes is still accepted (scripts pass it to every status move) but not offered
+    static override flags = { yes: move === 'activate' ? { ...sharedFlags.yes, hidden: true } : sharedFlags.yes };
 
     async run(): Promise<R> {
       if (move !== 'activate') await this.confirm(this.flags.yes, `${move[0].toUpperCase()}${move.slice(1)} ${noun} ${this.args.id}?`);

@@ -12,6 +12,7 @@ interface FlagInfo {
   char?: string;
   description?: string;
   helpGroup?: string;
+  hidden?: boolean;
 }
 interface CommandInfo {
   id: string;
@@ -27,13 +28,15 @@ Config.load({ root: process.cwd() }).then((config) => {
     id: c.id,
     plugin: c.pluginName,
     examples: (c.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command)),
-    flags: Object.fromEntries(Object.entries(c.flags).map(([name, f]) => [name, { type: f.type, char: f.char, description: f.description, helpGroup: f.helpGroup }])),
+    flags: Object.fromEntries(Object.entries(c.flags).map(([name, f]) => [name, { type: f.type, char: f.char, description: f.description, helpGroup: f.helpGroup, hidden: f.hidden }])),
   }));
   process.stdout.write(JSON.stringify(commands));
 });
 `;
 
 /** Commands whose last word is one of these change or remove something for good (or stop it working): they confirm. */
+/** commands outside DESTRUCTIVE's names that do ask for confirmation (and so offer --yes) */
+const NON_DESTRUCTIVE_CONFIRMING: string[] = [];
 const DESTRUCTIVE = /:(delete|revoke|disable|cancel|remove-entry|suspend|archive|close|reset)$/;
 
 /** Flags whose names mention a tenant or a merchant without naming the one the command acts on, and why. */
@@ -120,6 +123,8 @@ describe('flag consistency across commands', () => {
     // every --yes is the shared one: boolean, -y; and -y means nothing else
     expect(offenders((_c, name, f) => name === 'yes' && (f.type !== 'boolean' || f.char !== 'y' || f.description !== SHARED.yes))).toEqual([]);
     expect(offenders((_c, name, f) => f.char === 'y' && name !== 'yes', commands)).toEqual([]);
+    // a command that asks nothing does not offer --yes (status moves to active still accept it, hidden, for scripts)
+    expect(own.filter((c) => !DESTRUCTIVE.test(c.id) && c.flags.yes && !c.flags.yes.hidden).map((c) => c.id)).toEqual(NON_DESTRUCTIVE_CONFIRMING);
   });
 
   test('the destructive commands that took no --yes before (issue 11) now refuse without it off a terminal', async () => {
@@ -140,6 +145,9 @@ describe('flag consistency across commands', () => {
         }),
       );
       expect(runs.filter(([, status, code]) => status !== 2 || code !== 'CONFIRMATION_REQUIRED')).toEqual([]);
+      // activate asks nothing and offers no --yes, but a script passing it is not broken: the move is tried (404 here)
+      const activate = await runCli(['tenants', 'activate', id, '--yes', '--json'], env);
+      expect([activate.status, activate.json().error?.code]).toEqual([4, 'RESOURCE_NOT_FOUND']);
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
     }
