@@ -4,10 +4,16 @@ import { NotFoundError } from '../../src/domain/errors';
 
 export type SandboxEnv = Record<string, string>;
 
+/** Where serve listens by HOST and PORT (its defaults), as a client reaches it: a wildcard address is this machine. */
+function localUrl(host = '127.0.0.1', port = '4242'): string {
+  const name = host === '' || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port || '4242'}`;
+}
+
 export default class SandboxEnvCommand extends BaseCommand<typeof SandboxEnvCommand> {
   static override summary = 'Print the sandbox\'s ids and keys as shell variables: eval "$(payplane sandbox env)".';
   static override description =
-    'Reads .payplane/sandbox.json (written by serve when it provisions the sandbox) and prints export lines for API_URL (PAYPLANE_PUBLIC_URL, else http://HOST:PORT as serve uses them), TENANT_ID, MERCHANT_ID, TENANT_KEY, MERCHANT_KEY and PLATFORM_TOKEN. Secrets are printed in full: it is meant for eval in your own shell.';
+    'Reads .payplane/sandbox.json (written by serve when it provisions the sandbox) and prints export lines for API_URL (PAYPLANE_PUBLIC_URL, else http://HOST:PORT as serve reads them from the environment; a --port given to serve is not seen), TENANT_ID, MERCHANT_ID, TENANT_KEY, MERCHANT_KEY and PLATFORM_TOKEN. Secrets are printed in full: it is meant for eval in your own shell.';
   static override examples = ['eval "$(<%= config.bin %> sandbox env)"', '<%= config.bin %> sandbox env --json'];
 
   async run(): Promise<SandboxEnv> {
@@ -17,7 +23,7 @@ export default class SandboxEnvCommand extends BaseCommand<typeof SandboxEnvComm
       throw new NotFoundError('sandbox', undefined, { code: 'SANDBOX_NOT_FOUND', detail: `No sandbox of this database in ${services.sandbox().sandboxFile({ config })}.`, hint: 'Start the sandbox first: npm start (payplane serve on the SQLite sandbox database) writes .payplane/sandbox.json.' });
     }
     const variables: SandboxEnv = {
-      API_URL: config.publicBaseUrl ?? `http://${process.env.HOST || '127.0.0.1'}:${process.env.PORT || '4242'}`,
+      API_URL: config.publicBaseUrl ?? localUrl(process.env.HOST, process.env.PORT),
       TENANT_ID: sandbox.tenantId,
       MERCHANT_ID: sandbox.merchantId,
       TENANT_KEY: sandbox.tenantKey.secretKey,

@@ -17,7 +17,7 @@ export interface ListenResult {
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'Receive webhooks on this machine: verify each delivery\'s signature, print it, forward it to your app.';
-  static override description = `Registers a webhook endpoint at https://localhost:<port>/ (the sandbox's merchant by default: .payplane/sandbox.json; or --tenant [--merchant], --platform), prints its signing secret (whsec_…, the same on every run at that level and port) and listens on 127.0.0.1 with a certificate of its own, kept under <home>/webhook-listener/. A dispatcher (serve, webhooks dispatch) sharing that home reaches it although it is a loopback address, because the listener proves itself with that certificate (pinned; no other loopback service is ever sent a delivery). Every delivery's signature is verified with the Standard Webhooks library and printed; with --forward-to each verified delivery is posted as received (body and webhook-* headers) to your app, whose status is the answer (so a failing app sees the retries). Ctrl-C disables the endpoint (deliveries do not queue while nobody listens); the next run enables it again with the same secret.`;
+  static override description = `Registers a webhook endpoint at https://localhost:<port>/ (the sandbox's merchant by default: .payplane/sandbox.json; or --tenant [--merchant], --platform), prints its signing secret (whsec_…, the same on every run at that level and port) and listens on 127.0.0.1 with a certificate of its own, kept under <home>/webhook-listener/, where it also announces itself while it runs. A dispatcher (serve, webhooks dispatch) sharing that home delivers this endpoint's events to it although it is a loopback address, pinning that certificate (no other endpoint may reach a loopback address, and no other loopback service is ever sent a delivery). Every delivery's signature is verified with the Standard Webhooks library and printed; with --forward-to each verified delivery is posted as received (body and webhook-* headers) to your app, whose status is the answer (so a failing app sees the retries). Ctrl-C disables the endpoint (deliveries do not queue while nobody listens); the next run enables it again with the same secret.`;
   static override examples = [
     '<%= config.bin %> webhooks listen',
     '<%= config.bin %> webhooks listen --event payment.* --event refund.* --forward-to http://localhost:3000/webhooks',
@@ -31,9 +31,15 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   };
 
   async run(): Promise<ListenResult> {
+    // Ctrl-C at any moment from here on ends the run through the cleanup below, never half-way
+    const stopped = new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
     const forwardTo = this.flags['forward-to'] ? checkForwardUrl(this.flags['forward-to']) : null;
     const rt = await this.runtime();
     const listener = services.webhookListener();
+    const registry = services.webhookListenerRegistry();
     const scope = { ...this.flags };
     if (!scope.tenant && !scope.platform) {
       const sandbox = services.sandbox().savedSandbox(rt.config);
@@ -47,42 +53,52 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     const ctx = await endpointScopeContext(rt, scope);
     const certificate = await listener.ensureListenerCertificate(rt.config.home, rt.clock.now());
     const deliveries: ReceivedDelivery[] = [];
-    // the receiver first (a port in use stops here, before anything is registered), then its endpoint
-    let secrets: string[] = [];
+    let endpointId: string | undefined;
+    let shownSecret: string | undefined;
     const receiver = new listener.LocalListener({
       port: this.flags.port,
       certificate,
-      secrets: () => secrets,
+      // read for each delivery: a rotation while listening is followed, and shown
+      secrets: async () => {
+        if (!endpointId) return [];
+        const secrets = await listener.listenerSecrets(ctx, endpointId);
+        if (secrets[0] !== shownSecret) {
+          shownSecret = secrets[0];
+          this.log(`Signing secret is now ${shownSecret} (rotated)`);
+        }
+        return secrets;
+      },
       forwardTo: forwardTo ?? undefined,
       onDelivery: (delivery) => {
         deliveries.push(delivery);
         this.log(describe(delivery));
       },
     });
+    // the receiver first (a port in use stops here, before anything is registered), then its endpoint
     await receiver.start();
-    let opened: Awaited<ReturnType<typeof listener.openListenerEndpoint>>;
     try {
-      opened = await listener.openListenerEndpoint(ctx, { port: this.flags.port, events: this.flags.event });
-    } catch (error) {
+      const opened = await listener.openListenerEndpoint(ctx, { port: this.flags.port, events: this.flags.event });
+      const { endpoint } = opened;
+      endpointId = endpoint.id;
+      shownSecret = opened.secrets[0];
+      // from now on the dispatchers of this home deliver this endpoint's events here
+      registry.announceListener(rt.config.home, { endpointId: endpoint.id, port: this.flags.port, pid: process.pid, cert: certificate.cert });
+      try {
+        const level = endpoint.level === 'merchant' ? `merchant ${endpoint.merchantId}` : endpoint.level === 'tenant' ? `tenant ${endpoint.tenantId}` : 'platform';
+        this.log(`${chalk.bold('Ready.')} Listening for ${modeName(endpoint.livemode)} webhooks of ${level} at ${chalk.cyan(endpoint.url)} (endpoint ${endpoint.id}, events ${endpoint.events.join(', ')})`);
+        this.log(`Signing secret: ${shownSecret}`);
+        if (forwardTo) this.log(`Forwarding verified deliveries to ${chalk.cyan(forwardTo)}`);
+        this.log('Ctrl-C to stop.');
+        const stoppedBy = await stopped;
+        const closed = await listener.closeListenerEndpoint(ctx, endpoint.id);
+        this.log(`${stoppedBy}: endpoint ${endpoint.id} disabled; ${deliveries.length} deliveries received.`);
+        return { endpoint: closed, secret: shownSecret!, forwardTo, deliveries, stoppedBy };
+      } finally {
+        registry.withdrawListener(rt.config.home, endpoint.id);
+      }
+    } finally {
       await receiver.stop();
-      throw error;
     }
-    secrets = opened.secrets;
-    const { endpoint } = opened;
-    const level = endpoint.level === 'merchant' ? `merchant ${endpoint.merchantId}` : endpoint.level === 'tenant' ? `tenant ${endpoint.tenantId}` : 'platform';
-    this.log(`${chalk.bold('Ready.')} Listening for ${modeName(endpoint.livemode)} webhooks of ${level} at ${chalk.cyan(endpoint.url)} (endpoint ${endpoint.id}, events ${endpoint.events.join(', ')})`);
-    this.log(`Signing secret: ${secrets[0]}`);
-    if (forwardTo) this.log(`Forwarding verified deliveries to ${chalk.cyan(forwardTo)}`);
-    this.log('Ctrl-C to stop.');
-
-    const stoppedBy = await new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-    });
-    const closed = await listener.closeListenerEndpoint(ctx, endpoint.id);
-    await receiver.stop();
-    this.log(`${stoppedBy}: endpoint ${endpoint.id} disabled; ${deliveries.length} deliveries received.`);
-    return { endpoint: closed, secret: secrets[0], forwardTo, deliveries, stoppedBy };
   }
 }
 

@@ -19,5 +19,6 @@ export const services = {
   jobs: () => lazy<typeof import('../jobs')>('../jobs'),
   doctor: () => lazy<typeof import('../services/doctor')>('../services/doctor'),
   webhookListener: () => lazy<typeof import('../services/webhooks/listener')>('../services/webhooks/listener'),
+  webhookListenerRegistry: () => lazy<typeof import('../services/webhooks/listener-registry')>('../services/webhooks/listener-registry'),
   webhookCatalog: () => lazy<typeof import('../services/webhooks/catalog')>('../services/webhooks/catalog'),
 };

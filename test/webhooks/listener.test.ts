@@ -12,10 +12,12 @@ import { operatorContext } from '../../src/runtime';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';
 import { rotateEndpointSecret } from '../../src/services/webhooks/endpoints';
-import { listenerCertFile, transportOptionsFromEnv } from '../../src/services/webhooks/transport';
+import { transportOptionsFromEnv } from '../../src/services/webhooks/transport';
+import { announceListener, identityFile, runningListener, withdrawListener } from '../../src/services/webhooks/listener-registry';
 import {
-  closeListenerEndpoint, ensureListenerCertificate, LISTENER_DESCRIPTION, LocalListener, openListenerEndpoint, type ListenerCertificate, type ReceivedDelivery,
+  closeListenerEndpoint, ensureListenerCertificate, LISTENER_DESCRIPTION, listenerSecrets, LocalListener, openListenerEndpoint, type ListenerCertificate, type ReceivedDelivery,
 } from '../../src/services/webhooks/listener';
+import { testTls } from '../helpers/receiver';
 
 let h: ApiHarness;
 let certificate: ListenerCertificate;
@@ -33,17 +35,23 @@ afterAll(async () => {
 
 const merchantCtx = () => operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId: h.sandbox.merchantId, livemode: false });
 
-/** A dispatcher as `serve` makes it: no private range allowed, this home's listener certificate. */
-function dispatcher(options: { home?: string } = { home: h.rt.config.home }): Dispatcher {
-  const d = new Dispatcher(h.rt, { transport: transportOptionsFromEnv({}, options.home) });
+/** A dispatcher as `serve` makes it: no private range allowed (unless `env` says so), this home's listeners. */
+function dispatcher(options: { home?: string; env?: NodeJS.ProcessEnv } = { home: h.rt.config.home }): Dispatcher {
+  const d = new Dispatcher(h.rt, { transport: transportOptionsFromEnv(options.env ?? {}, options.home) });
   closers.push(() => d['sender'].close());
   return d;
 }
 
-async function startListener(port: number, secrets: () => string[], forwardTo?: string): Promise<{ listener: LocalListener; received: ReceivedDelivery[] }> {
+/** A listener on `port` for the endpoint (its secrets read for each delivery), announced as running, as `listen` does. */
+async function startListener(port: number, endpointId: string | null, forwardTo?: string, secrets?: () => Promise<string[]>): Promise<{ listener: LocalListener; received: ReceivedDelivery[] }> {
   const received: ReceivedDelivery[] = [];
-  const listener = await new LocalListener({ port, certificate, secrets, forwardTo, onDelivery: (d) => received.push(d) }).start();
-  closers.push(() => listener.stop());
+  const read = secrets ?? (async () => (endpointId ? listenerSecrets(merchantCtx(), endpointId) : []));
+  const listener = await new LocalListener({ port, certificate, secrets: read, forwardTo, onDelivery: (d) => received.push(d) }).start();
+  if (endpointId) announceListener(h.rt.config.home, { endpointId, port, pid: process.pid, cert: certificate.cert });
+  closers.push(async () => {
+    if (endpointId) withdrawListener(h.rt.config.home, endpointId);
+    await listener.stop();
+  });
   return { listener, received };
 }
 
@@ -67,8 +75,7 @@ async function freePort(): Promise<number> {
 
 describe(`payplane webhooks listen: the local listener (${dialectName})`, () => {
   test('its certificate is made once under the home (key 0600), for localhost only, and renewed when it is about to end', async () => {
-    const dir = path.dirname(listenerCertFile(h.rt.config.home));
-    expect(fs.statSync(path.join(dir, 'key.pem')).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(identityFile(h.rt.config.home)).mode & 0o777).toBe(0o600);
     const x509 = new crypto.X509Certificate(certificate.cert);
     expect(x509.subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1');
     expect(x509.ca).toBe(false);
@@ -80,18 +87,58 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
     expect((await ensureListenerCertificate(other, new Date(first.validTo.getTime() - 8 * 86_400_000))).fingerprint256).toBe(first.fingerprint256);
     const renewed = await ensureListenerCertificate(other, new Date(first.validTo.getTime() - 6 * 86_400_000));
     expect(renewed.fingerprint256).not.toBe(first.fingerprint256);
-    expect(fs.readFileSync(listenerCertFile(other), 'utf8')).toBe(renewed.cert);
+    expect(fs.readFileSync(identityFile(other), 'utf8')).toContain(renewed.cert.trim());
   });
 
   test('the dispatcher reaches the listener on loopback (its certificate pinned), and every delivery verifies', async () => {
     const port = await freePort();
     const opened = await openListenerEndpoint(merchantCtx(), { port, events: ['*'] });
     expect(opened).toMatchObject({ created: true, endpoint: { url: `https://localhost:${port}/`, description: LISTENER_DESCRIPTION, level: 'merchant', status: 'enabled' } });
-    const { received } = await startListener(port, () => opened.secrets);
+    const { received } = await startListener(port, opened.endpoint.id);
     const event = await emit('payment.captured', { id: 'pay_listen_1' });
     expect(await dispatcher().runOnce()).toBeGreaterThanOrEqual(1);
     expect(received).toEqual([expect.objectContaining({ verified: true, status: 200, events: [{ id: event.id, type: 'payment.captured', livemode: false }] })]);
     expect(await deliveriesOf(opened.endpoint.id)).toEqual([expect.objectContaining({ status: 'succeeded', attemptCount: 1 })]);
+
+    // a dispatcher that also allows loopback (PAYPLANE_WEBHOOK_ALLOW_CIDRS, its own CA file) still reaches the listener
+    await emit('payment.captured', { id: 'pay_listen_1b' });
+    expect(await dispatcher({ home: h.rt.config.home, env: { PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128', PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile } }).runOnce()).toBe(1);
+    expect(received.map((d) => d.verified)).toEqual([true, true]);
+
+    // a secret rotated while listening (no grace period): the listener follows, deliveries still verify
+    await rotateEndpointSecret(merchantCtx(), opened.endpoint.id, { graceHours: 0 });
+    await emit('payment.captured', { id: 'pay_listen_1c' });
+    expect(await dispatcher().runOnce()).toBe(1);
+    expect(received.map((d) => [d.verified, d.status])).toEqual([[true, 200], [true, 200], [true, 200]]);
+    await closeListenerEndpoint(merchantCtx(), opened.endpoint.id);
+  });
+
+  test('only the running listener\'s own endpoint is reached on loopback: another endpoint on its port, or a listener gone, is refused before any connection', async () => {
+    const port = await freePort();
+    const opened = await openListenerEndpoint(merchantCtx(), { port, events: ['dispute.*'] });
+    const { received } = await startListener(port, opened.endpoint.id);
+    // an endpoint anyone could create through the API at the same address
+    const res = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/webhooks/endpoints', { url: `https://localhost:${port}/`, events: ['dispute.created'] });
+    expect(res.status).toBe(201);
+    await emit('dispute.created', { id: 'dp_listen_0' });
+    expect(await dispatcher().runOnce()).toBe(2);
+    const [foreign] = await deliveriesOf(res.body.data.id);
+    expect(foreign).toMatchObject({ status: 'pending', attemptCount: 1 });
+    expect(foreign.lastError).toMatch(/localhost resolves to (127\.0\.0\.1|::1), a private, loopback or reserved address/);
+    expect(received.map((d) => d.events[0]?.type)).toEqual(['dispute.created']); // the listener's own delivery only
+    expect(await deliveriesOf(opened.endpoint.id)).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+
+    // the listener killed without its Ctrl-C: its running file names a dead process, so nothing is sent
+    withdrawListener(h.rt.config.home, opened.endpoint.id);
+    announceListener(h.rt.config.home, { endpointId: opened.endpoint.id, port, pid: 2 ** 22 + 7, cert: certificate.cert });
+    expect(runningListener(h.rt.config.home, opened.endpoint.id)).toBeUndefined();
+    await emit('dispute.updated', { id: 'dp_listen_00' });
+    expect(await dispatcher().runOnce()).toBe(1);
+    expect(received).toHaveLength(1);
+    const rows = await deliveriesOf(opened.endpoint.id);
+    expect(rows.find((r) => r.status === 'pending')!.lastError).toMatch(/a private, loopback or reserved address/);
+    withdrawListener(h.rt.config.home, opened.endpoint.id);
+    await h.rt.db.models.WebhookEndpoint.update({ status: 'disabled' }, { where: { id: res.body.data.id } });
     await closeListenerEndpoint(merchantCtx(), opened.endpoint.id);
   });
 
@@ -101,6 +148,9 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
     closers.push(() => other.close());
     const res = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/webhooks/endpoints', { url: other.url('/'), events: ['dispute.created'] });
     expect(res.status).toBe(201);
+    // a running listener announced for that endpoint and port, whose certificate is not the one presented there
+    announceListener(h.rt.config.home, { endpointId: res.body.data.id, port: other.port, pid: process.pid, cert: certificate.cert });
+    closers.push(() => withdrawListener(h.rt.config.home, res.body.data.id));
     await emit('dispute.created', { id: 'dp_listen_1' });
     expect(await dispatcher().runOnce()).toBe(1);
     const [pinned] = await deliveriesOf(res.body.data.id);
@@ -120,7 +170,7 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
   test('a delivery whose signature does not verify is answered 400 and reported', async () => {
     const port = await freePort();
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    const { received } = await startListener(port, () => [secret]);
+    const { received } = await startListener(port, null, undefined, async () => [secret]);
     const body = JSON.stringify({ events: [{ id: 'evt_forged', type: 'payment.captured' }] });
     const forged = new Webhook(`whsec_${Buffer.alloc(32, 8).toString('base64')}`).sign('msg_1', new Date(), body);
     const status = await new Promise<number>((resolve, reject) => {
@@ -154,7 +204,7 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
     closers.push(() => new Promise<void>((resolve) => app.close(() => resolve())));
     const port = await freePort();
     const opened = await openListenerEndpoint(merchantCtx(), { port, events: ['refund.*'] });
-    const { received } = await startListener(port, () => opened.secrets, `http://127.0.0.1:${(app.address() as AddressInfo).port}/webhooks`);
+    const { received } = await startListener(port, opened.endpoint.id, `http://127.0.0.1:${(app.address() as AddressInfo).port}/webhooks`);
     await emit('refund.succeeded', { id: 're_listen_1' });
     const d = dispatcher();
     await d.runOnce();
@@ -202,7 +252,7 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
 
   test('a port in use is refused with a conflict naming it', async () => {
     const port = await freePort();
-    await startListener(port, () => []);
-    await expect(new LocalListener({ port, certificate, secrets: () => [], onDelivery: () => undefined }).start()).rejects.toMatchObject({ code: 'PORT_IN_USE', exitCode: 5 });
+    await startListener(port, null);
+    await expect(new LocalListener({ port, certificate, secrets: async () => [], onDelivery: () => undefined }).start()).rejects.toMatchObject({ code: 'PORT_IN_USE', exitCode: 5 });
   });
 });

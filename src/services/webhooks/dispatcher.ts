@@ -7,7 +7,7 @@ import { newId } from '../../util/ids';
 import { eventEnvelope, emitEvent } from './events';
 import { signatureHeader } from './signature';
 import { signingSecrets, cancelPendingDeliveries } from './endpoints';
-import { WebhookTransport, type SendResult, type TransportOptions } from './transport';
+import { WebhookTransport, type SendResult, type SendTarget, type TransportOptions } from './transport';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -31,7 +31,8 @@ export interface DispatcherOptions {
 }
 
 export interface Sender {
-  post(url: string, headers: Record<string, string>, body: string): Promise<SendResult>;
+  /** `to`: the endpoint delivered to (a running local listener's own endpoint may be reached on loopback) */
+  post(url: string, headers: Record<string, string>, body: string, to?: SendTarget): Promise<SendResult>;
   close(): void;
 }
 
@@ -171,7 +172,7 @@ export class Dispatcher {
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(signingSecrets(this.rt, endpoint, startedAt), messageId, timestamp, body),
     };
-    const result = await this.sender.post(endpoint.url, headers, body);
+    const result = await this.sender.post(endpoint.url, headers, body, { endpointId: endpoint.id });
     const finishedAt = clock.now();
 
     const outcome = await db.transaction(async (transaction): Promise<'succeeded' | 'retry' | 'failed'> => {

@@ -8,10 +8,10 @@ import { Webhook } from 'standardwebhooks';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError } from '../../domain/errors';
 import { scoped } from '../../db/scoped';
-import { writePrivateFile } from '../../util/paths';
 import { createEndpoint, signingSecrets, toEndpoint, updateEndpoint, type WebhookEndpoint } from './endpoints';
+import { NotFoundError } from '../../domain/errors';
 import { validateSubscription } from './catalog';
-import { listenerCertFile } from './transport';
+import { identityFile, writeFileAtomically } from './listener-registry';
 
 /**
  * `payplane webhooks listen`: a receiver on this machine for a developer's sandbox. It keeps one endpoint per
@@ -21,7 +21,8 @@ import { listenerCertFile } from './transport';
  */
 export const LISTENER_DESCRIPTION = 'payplane webhooks listen';
 const RENEW_BEFORE_MS = 7 * 86_400_000;
-const FORWARD_TIMEOUT_MS = 10_000;
+/** shorter than the dispatcher's 10 s: the app's answer reaches the dispatcher before it gives up */
+const FORWARD_TIMEOUT_MS = 8_000;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface ListenerCertificate {
@@ -32,31 +33,34 @@ export interface ListenerCertificate {
 }
 
 /**
- * This machine's listener certificate (<home>/webhook-listener/cert.pem and key.pem, 0600): an EC P-256 key,
- * for localhost, 127.0.0.1 and ::1, valid a year; made once and renewed when it ends within a week.
+ * This home's listener identity (<home>/webhook-listener/identity.pem, 0600: the key and the certificate in one file,
+ * replaced whole, so that two listeners starting at once never leave a key with the other's certificate): an EC
+ * P-256 key, a certificate for localhost, 127.0.0.1 and ::1, valid a year; made once, renewed when it ends within a
+ * week. A running listener keeps presenting the certificate it started with (and announces that one).
  */
 export async function ensureListenerCertificate(home: string, now: Date): Promise<ListenerCertificate> {
-  const certFile = listenerCertFile(home);
-  const keyFile = path.join(path.dirname(certFile), 'key.pem');
+  const file = identityFile(home);
   try {
-    const cert = fs.readFileSync(certFile, 'utf8');
-    const key = fs.readFileSync(keyFile, 'utf8');
-    const x509 = new crypto.X509Certificate(cert);
-    const validTo = new Date(x509.validTo);
-    if (validTo.getTime() - now.getTime() > RENEW_BEFORE_MS && x509.checkPrivateKey(crypto.createPrivateKey(key))) {
-      return { cert, key, fingerprint256: x509.fingerprint256, validTo };
+    const pem = fs.readFileSync(file, 'utf8');
+    const key = /-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----\n?/.exec(pem)?.[0];
+    const cert = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/.exec(pem)?.[0];
+    if (key && cert) {
+      const x509 = new crypto.X509Certificate(cert);
+      const validTo = new Date(x509.validTo);
+      if (validTo.getTime() - now.getTime() > RENEW_BEFORE_MS && x509.checkPrivateKey(crypto.createPrivateKey(key))) {
+        return { cert, key, fingerprint256: x509.fingerprint256, validTo };
+      }
     }
   } catch {
     // none yet, unreadable or not a pair: make a new one
   }
   const selfsigned = await import('selfsigned');
-  const notAfter = new Date(now.getTime() + 365 * 86_400_000);
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'payplane webhooks listen' }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
     notBeforeDate: new Date(now.getTime() - 60_000),
-    notAfterDate: notAfter,
+    notAfterDate: new Date(now.getTime() + 365 * 86_400_000),
     extensions: [
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, critical: true },
@@ -64,9 +68,7 @@ export async function ensureListenerCertificate(home: string, now: Date): Promis
       { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
     ],
   });
-  // the key first: a dispatcher that sees the new certificate must find a listener able to present it
-  writePrivateFile(keyFile, pems.private);
-  writePrivateFile(certFile, pems.cert);
+  writeFileAtomically(file, `${pems.private.trim()}\n${pems.cert.trim()}\n`);
   const x509 = new crypto.X509Certificate(pems.cert);
   return { cert: pems.cert, key: pems.private, fingerprint256: x509.fingerprint256, validTo: new Date(x509.validTo) };
 }
@@ -103,6 +105,13 @@ export async function openListenerEndpoint(ctx: CallerContext, input: { port: nu
   return { endpoint, secrets: signingSecrets(ctx, existing, ctx.clock.now()), created: false };
 }
 
+/** The endpoint's signing secrets now (the current one first; the previous one during a rotation's grace period). */
+export async function listenerSecrets(ctx: CallerContext, id: string): Promise<string[]> {
+  const row = await scoped(ctx, ctx.db.models.WebhookEndpoint).findOne({ id, level: ctx.level });
+  if (!row) throw new NotFoundError('webhook endpoint', id);
+  return signingSecrets(ctx, row, ctx.clock.now());
+}
+
 /** Disables the listener's endpoint when it stops: no deliveries queue up for a receiver that is gone. */
 export async function closeListenerEndpoint(ctx: CallerContext, id: string): Promise<WebhookEndpoint> {
   return inTransaction(ctx, (tx) => updateEndpoint(tx, id, { status: 'disabled' }));
@@ -125,8 +134,8 @@ export interface ReceivedDelivery {
 export interface LocalListenerOptions {
   port: number;
   certificate: ListenerCertificate;
-  /** the endpoint's current signing secrets (read for each delivery) */
-  secrets: () => string[];
+  /** the endpoint's signing secrets, asked for each delivery (a rotation while listening is followed) */
+  secrets: () => Promise<string[]>;
   /** an http(s) URL of the developer's app: each verified delivery is posted to it with its headers */
   forwardTo?: string;
   onDelivery: (delivery: ReceivedDelivery) => void;
@@ -182,7 +191,7 @@ export class LocalListener {
     if (raw === undefined) return answer(413, 'body too large');
     const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(req.headers[h] ?? '')]));
     const delivery: ReceivedDelivery = { at: new Date(), webhookId: headers['webhook-id'], events: eventsOf(raw), verified: false, status: 400 };
-    const refusal = this.verify(raw, headers);
+    const refusal = await this.verify(raw, headers);
     if (refusal) {
       delivery.error = refusal;
       answer(400, `signature not verified: ${refusal}`);
@@ -201,9 +210,9 @@ export class LocalListener {
   }
 
   /** Undefined when one of the secrets verifies the delivery, else why none did. */
-  private verify(raw: string, headers: Record<string, string>): string | undefined {
+  private async verify(raw: string, headers: Record<string, string>): Promise<string | undefined> {
     let reason = 'no signing secret';
-    for (const secret of this.options.secrets()) {
+    for (const secret of await this.options.secrets()) {
       try {
         new Webhook(secret).verify(raw, headers);
         return undefined;
@@ -222,8 +231,9 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
         reject(new Error('too large'));
-        req.destroy();
         return;
       }
       chunks.push(chunk);
@@ -233,13 +243,18 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
+/** What a body says, fit to print on a terminal (a body may be anyone's until it is verified): no control characters. */
+function printable(value: string): string {
+  return value.replace(/[^\w.*:-]/g, '?').slice(0, 100);
+}
+
 function eventsOf(raw: string): ReceivedDelivery['events'] {
   try {
     const body = JSON.parse(raw) as { events?: unknown };
     if (!Array.isArray(body.events)) return [];
     return body.events
       .filter((e): e is { id: string; type: string; livemode?: boolean } => typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string')
-      .map((e) => ({ id: String(e.id), type: e.type, livemode: e.livemode }));
+      .map((e) => ({ id: printable(String(e.id)), type: printable(e.type), livemode: e.livemode }));
   } catch {
     return [];
   }

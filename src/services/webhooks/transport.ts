@@ -3,7 +3,7 @@ import dns from 'node:dns';
 import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
-import path from 'node:path';
+import { runningListener } from './listener-registry';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { ValidationError } from '../../domain/errors';
@@ -18,10 +18,15 @@ export interface TransportOptions {
   caFile?: string;
   timeoutMs?: number;
   /**
-   * The certificate of this machine's `payplane webhooks listen` (<home>/webhook-listener/cert.pem): a loopback
-   * URL the allowlist refuses is still reached when the receiver presents exactly this certificate (pinned).
+   * The home whose running `payplane webhooks listen` processes may be reached (<home>/webhook-listener/running):
+   * the loopback URL of the endpoint such a listener registered, on its port, with its certificate pinned.
    */
-  listenerCertFile?: string;
+  listenerHome?: string;
+}
+
+/** What is being delivered: the endpoint (a running local listener's own endpoint may be on loopback). */
+export interface SendTarget {
+  endpointId: string;
 }
 
 export interface SendResult {
@@ -38,13 +43,8 @@ export function transportOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, ho
     allowCidrs: (env.PAYPLANE_WEBHOOK_ALLOW_CIDRS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     caFile: env.PAYPLANE_WEBHOOK_CA_FILE || undefined,
     timeoutMs: env.PAYPLANE_WEBHOOK_TIMEOUT_MS ? Number(env.PAYPLANE_WEBHOOK_TIMEOUT_MS) : undefined,
-    listenerCertFile: home === undefined ? undefined : listenerCertFile(home),
+    listenerHome: home,
   };
-}
-
-/** Where `payplane webhooks listen` keeps its certificate (and key) under a home folder. */
-export function listenerCertFile(home: string): string {
-  return path.join(home, 'webhook-listener', 'cert.pem');
 }
 
 /** `localhost` (and its subdomains, RFC 6761) or a literal loopback address. */
@@ -126,7 +126,7 @@ export class WebhookTransport {
     });
   };
 
-  async post(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+  async post(url: string, headers: Record<string, string>, body: string, to?: SendTarget): Promise<SendResult> {
     const started = process.hrtime.bigint();
     const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
     const fail = (error: string, statusCode: number | null = null, excerpt = ''): SendResult => ({ ok: false, statusCode, error, excerpt, durationMs: elapsed() });
@@ -138,10 +138,11 @@ export class WebhookTransport {
     }
     if (target.protocol !== 'https:') return fail('the URL is not HTTPS');
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    // a loopback URL the allowlist refuses may only be this machine's `payplane webhooks listen` (certificate pinned)
-    const listener = isLoopbackHost(host) && !addressAllowed('127.0.0.1', this.options.allowCidrs) ? this.listenerAgent() : undefined;
+    // the endpoint of a running `payplane webhooks listen` of this home, on its port: that listener alone (pinned);
+    // any other loopback URL is refused before a connection, as every private address is
+    const listener = to && isLoopbackHost(host) ? this.listenerAgent(to.endpointId, Number(target.port || 443)) : undefined;
     if (!listener && net.isIP(host) && !addressAllowed(host, this.options.allowCidrs)) {
-      return fail(`${host} is a private, loopback or reserved address${this.options.listenerCertFile ? ' (no `payplane webhooks listen` certificate on this machine)' : ''}`);
+      return fail(`${host} is a private, loopback or reserved address`);
     }
     return new Promise<SendResult>((resolve) => {
       let settled = false;
@@ -188,44 +189,38 @@ export class WebhookTransport {
   }
 
   /**
-   * The agent for the local listener: it trusts the listener's certificate alone and accepts no other (the
-   * certificate's SHA-256 fingerprint must match, so no other service on a loopback port is ever sent a request).
-   * Read again when the file changes (a new listener certificate); undefined when there is none.
+   * The agent for a running local listener's endpoint: it trusts the certificate that listener presents and nothing
+   * else, and checks its SHA-256 fingerprint too; undefined when no listener of this home runs for the endpoint on
+   * that port. One agent a certificate (a listener renewed later gets its own; the old one's sockets finish).
    */
-  private listenerAgent(): https.Agent | undefined {
-    const file = this.options.listenerCertFile;
-    if (!file) return undefined;
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(file);
-    } catch {
-      return undefined;
-    }
-    if (this.listener?.mtimeMs === stat.mtimeMs) return this.listener.agent;
-    let pem: string;
+  private listenerAgent(endpointId: string, port: number): https.Agent | undefined {
+    const home = this.options.listenerHome;
+    const running = home === undefined ? undefined : runningListener(home, endpointId);
+    if (!running || running.port !== port) return undefined;
     let fingerprint: string;
     try {
-      pem = fs.readFileSync(file, 'utf8');
-      fingerprint = new crypto.X509Certificate(pem).fingerprint256;
+      fingerprint = new crypto.X509Certificate(running.cert).fingerprint256;
     } catch {
       return undefined;
     }
-    this.listener?.agent.destroy();
-    const agent = new https.Agent({
-      keepAlive: true,
-      maxSockets: 16,
-      secureContext: tls.createSecureContext({ ca: [pem] }),
-      checkServerIdentity: (_host, cert) => (cert.fingerprint256 === fingerprint ? undefined : new Error('the receiver is not this machine\'s `payplane webhooks listen` (certificate differs)')),
-    });
-    this.listener = { mtimeMs: stat.mtimeMs, agent };
+    let agent = this.listenerAgents.get(fingerprint);
+    if (!agent) {
+      agent = new https.Agent({
+        keepAlive: true,
+        maxSockets: 16,
+        secureContext: tls.createSecureContext({ ca: [running.cert] }),
+        checkServerIdentity: (_host, cert) => (cert.fingerprint256 === fingerprint ? undefined : new Error('the receiver is not the `payplane webhooks listen` of this endpoint (certificate differs)')),
+      });
+      this.listenerAgents.set(fingerprint, agent);
+    }
     return agent;
   }
 
-  private listener: { mtimeMs: number; agent: https.Agent } | undefined;
+  private readonly listenerAgents = new Map<string, https.Agent>();
 
   close(): void {
     this.agent.destroy();
-    this.listener?.agent.destroy();
+    for (const agent of this.listenerAgents.values()) agent.destroy();
   }
 }
 
@@ -233,7 +228,8 @@ export class WebhookTransport {
 const loopbackOnlyLookup: net.LookupFunction = (hostname, options, callback) => {
   dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, '', 0);
-    const list = (addresses as dns.LookupAddress[]).filter((a) => isLoopbackHost(a.address));
+    // IPv4 first: the listener binds 127.0.0.1
+    const list = (addresses as dns.LookupAddress[]).filter((a) => isLoopbackHost(a.address)).sort((a, b) => a.family - b.family);
     if (list.length === 0) {
       return callback(Object.assign(new Error(`${hostname} does not resolve to a loopback address`), { code: 'EADDRNOTALLOWED' }), '', 0);
     }
