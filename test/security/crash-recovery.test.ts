@@ -230,8 +230,8 @@ async function crash(label: string, holdMs: number, beforeRestart?: () => Promis
  * Test-only, for a kill that must find requests holding their keys: from now on no request can store its answer or
  * free its key (triggers on idempotency_records), so a request that has claimed its key keeps it, in progress, until
  * its process dies. On Postgres the trigger waits for an advisory lock the test holds; a SQLite trigger cannot wait,
- * so it counts rows for seconds (about 5 s here), far longer than the test takes to see a claimed key and kill. Both
- * then fail the statement, so even a request that outlived the kill commits nothing. The function returned, called
+ * so it counts rows until its process dies (the triggers are dropped before the restart). Both then fail the
+ * statement, so even a request that outlived the kill commits nothing. The function returned, called
  * once the process is dead, lets the waiting ones fail and drops the triggers.
  */
 async function holdAnswers(): Promise<() => Promise<void>> {
@@ -257,7 +257,9 @@ async function holdAnswers(): Promise<() => Promise<void>> {
   }
   await q('CREATE TABLE crash_hold_rows (n INTEGER)');
   await q('INSERT INTO crash_hold_rows (n) WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 800) SELECT n FROM c');
-  const spin = 'SELECT count(*) FROM crash_hold_rows a, crash_hold_rows b, crash_hold_rows c; SELECT RAISE(ABORT, \'crash hold\');';
+  // 800^4 rows: hours. A bounded spin (800^3, ~5 s idle) outlived its window on a loaded CI machine: the test saw the
+  // held key late, and the waiting requests answered 500 before the kill. This one ends only with its process.
+  const spin = 'SELECT count(*) FROM crash_hold_rows a, crash_hold_rows b, crash_hold_rows c, crash_hold_rows d; SELECT RAISE(ABORT, \'crash hold\');';
   await q(`CREATE TRIGGER crash_hold_store BEFORE UPDATE ON idempotency_records WHEN NEW.state = 'completed' BEGIN ${spin} END`);
   await q(`CREATE TRIGGER crash_hold_free BEFORE DELETE ON idempotency_records BEGIN ${spin} END`);
   return async () => {
