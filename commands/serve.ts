@@ -44,10 +44,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
     }
     this.log(`\nOpenAPI: ${url}/v1/openapi.json  ·  Ctrl-C to stop`);
 
-    const signal = await new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-    });
+    const signal = await this.untilStopped();
     this.log(`\n${signal}: finishing running requests…`);
     await Promise.all([server.close(), dispatcher?.stop(), jobs?.stop()]);
     return { url, sandbox: Boolean(sandbox), stoppedBy: signal };

@@ -23,10 +23,7 @@ export default class WebhooksDispatch extends BaseCommand<typeof WebhooksDispatc
     const dispatcher = new Dispatcher(rt, { concurrency: this.flags.concurrency, transport: transportOptionsFromEnv(process.env, rt.config.home) });
     dispatcher.start();
     this.log(`dispatcher ${dispatcher.workerId} running (database: ${rt.db.dialect}) · Ctrl-C to stop`);
-    const signal = await new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-    });
+    const signal = await this.untilStopped();
     this.log(`${signal}: finishing attempts in flight…`);
     await dispatcher.stop();
     return { workerId: dispatcher.workerId, stoppedBy: signal };

@@ -32,10 +32,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
 
   async run(): Promise<ListenResult> {
     // Ctrl-C at any moment from here on ends the run through the cleanup below, never half-way
-    const stopped = new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-    });
+    const stopped = this.untilStopped();
     const forwardTo = this.flags['forward-to'] ? checkForwardUrl(this.flags['forward-to']) : null;
     const rt = await this.runtime();
     const listener = services.webhookListener();
@@ -61,7 +58,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
       // read for each delivery: a rotation while listening is followed, and shown
       secrets: async () => {
         if (!endpointId) return [];
-        const secrets = await listener.listenerSecrets(ctx, endpointId);
+        const secrets = await services.webhookEndpoints().currentSigningSecrets(ctx, endpointId);
         if (secrets[0] !== shownSecret) {
           shownSecret = secrets[0];
           this.log(`Signing secret is now ${shownSecret} (rotated)`);

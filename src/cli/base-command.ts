@@ -141,6 +141,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     });
   }
 
+  /** For long-running commands (serve, dispatch, listen): the first of SIGINT and SIGTERM, by name. */
+  protected untilStopped(): Promise<string> {
+    return new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+  }
+
   /** Asks for confirmation on a TTY unless --yes was given; refuses in a script without --yes. */
   protected async confirm(yes: boolean | undefined, question: string): Promise<void> {
     if (yes) return;

@@ -7,6 +7,7 @@ import { migrations } from '../db/migrations';
 import { configFilePath, readConfigFile } from '../settings';
 import { decodeMasterKey, masterKeyFile } from '../util/encryption';
 import { TOKEN_SECRET_MIN_LENGTH, tokenSecretFile } from './tokens';
+import { MIN_NODE } from '../version';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -32,8 +33,6 @@ export interface DoctorOptions {
   now?: () => Date;
 }
 
-/** The oldest Node this build runs on (package.json engines). */
-export const MIN_NODE = '20.19.0';
 /** Differences between this machine's clock and the database's that a warning, and a failure, start at. */
 export const CLOCK_WARN_MS = 1_000;
 export const CLOCK_FAIL_MS = 5_000;

@@ -127,8 +127,8 @@ export function savedSandbox(config: Pick<AppConfig, 'home' | 'databaseUrl'>): S
 export async function ensureServeSandbox(rt: Runtime): Promise<SandboxCredentials | null> {
   if (rt.db.dialect !== 'sqlite') return null;
   const file = sandboxFile(rt);
-  const saved = readSandboxFile(file);
-  if (saved && saved.databaseUrl === rt.config.databaseUrl && (await keysStillWork(rt, saved))) {
+  const saved = savedSandbox(rt.config);
+  if (saved && (await keysStillWork(rt, saved))) {
     const expires = new Date(saved.platformTokenExpiresAt).getTime();
     if (expires - rt.clock.now().getTime() < 86400_000) {
       const token = await rt.tokens.issue(saved.platformUserId, TOKEN_TTL_SECONDS, false);

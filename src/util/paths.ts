@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -19,11 +20,16 @@ export function fixturePath(name: string): string {
   return path.join(projectRoot(), 'fixtures', name);
 }
 
-/** Writes a file readable by its owner only (secrets, sandbox credentials). */
+/**
+ * Writes a file readable by its owner only (secrets, sandbox credentials), whole or not at all: a temporary file
+ * renamed over it, so that a reader (another process) never sees half of it, nor a mix of two writers.
+ */
 export function writePrivateFile(file: string, content: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(file, content, { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
+  const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  fs.writeFileSync(temporary, content, { mode: 0o600 });
+  fs.chmodSync(temporary, 0o600);
+  fs.renameSync(temporary, file);
 }
 
 /**

@@ -11,11 +11,11 @@ import { Receiver } from '../helpers/receiver';
 import { operatorContext } from '../../src/runtime';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';
-import { rotateEndpointSecret } from '../../src/services/webhooks/endpoints';
+import { currentSigningSecrets, rotateEndpointSecret } from '../../src/services/webhooks/endpoints';
 import { transportOptionsFromEnv } from '../../src/services/webhooks/transport';
 import { announceListener, identityFile, runningListener, withdrawListener } from '../../src/services/webhooks/listener-registry';
 import {
-  closeListenerEndpoint, ensureListenerCertificate, LISTENER_DESCRIPTION, listenerSecrets, LocalListener, openListenerEndpoint, type ListenerCertificate, type ReceivedDelivery,
+  closeListenerEndpoint, ensureListenerCertificate, LISTENER_DESCRIPTION, LocalListener, openListenerEndpoint, type ListenerCertificate, type ReceivedDelivery,
 } from '../../src/services/webhooks/listener';
 import { testTls } from '../helpers/receiver';
 
@@ -45,7 +45,7 @@ function dispatcher(options: { home?: string; env?: NodeJS.ProcessEnv } = { home
 /** A listener on `port` for the endpoint (its secrets read for each delivery), announced as running, as `listen` does. */
 async function startListener(port: number, endpointId: string | null, forwardTo?: string, secrets?: () => Promise<string[]>): Promise<{ listener: LocalListener; received: ReceivedDelivery[] }> {
   const received: ReceivedDelivery[] = [];
-  const read = secrets ?? (async () => (endpointId ? listenerSecrets(merchantCtx(), endpointId) : []));
+  const read = secrets ?? (async () => (endpointId ? currentSigningSecrets(merchantCtx(), endpointId) : []));
   const listener = await new LocalListener({ port, certificate, secrets: read, forwardTo, onDelivery: (d) => received.push(d) }).start();
   if (endpointId) announceListener(h.rt.config.home, { endpointId, port, pid: process.pid, cert: certificate.cert });
   closers.push(async () => {

@@ -157,6 +157,11 @@ export function signingSecrets(ctx: Pick<CallerContext, 'sealer'>, row: WebhookE
   return secrets;
 }
 
+/** The signing secrets of one endpoint at the caller's level, now (the receiving side's view: `webhooks listen`). */
+export async function currentSigningSecrets(ctx: CallerContext, id: string): Promise<string[]> {
+  return signingSecrets(ctx, await endpointAtLevel(ctx, id), ctx.clock.now());
+}
+
 /** Endpoints that receive an event: its mode, not disabled or deleted, at a level that sees it. */
 export async function endpointsForEvent(
   ctx: CallerContext,

@@ -1,6 +1,6 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writePrivateFile } from '../../util/paths';
 
 /**
  * Where `payplane webhooks listen` keeps its identity and says it is running, under a home folder:
@@ -20,14 +20,6 @@ function runningFile(home: string, endpointId: string): string {
   return path.join(listenerDir(home), 'running', `${endpointId.replace(/[^0-9a-zA-Z-]/g, '')}.json`);
 }
 
-/** Writes a 0600 file whole or not at all (a temporary file renamed over it): readers never see half of it. */
-export function writeFileAtomically(file: string, content: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(temporary, content, { mode: 0o600 });
-  fs.renameSync(temporary, file);
-}
-
 export interface RunningListener {
   endpointId: string;
   port: number;
@@ -37,7 +29,7 @@ export interface RunningListener {
 }
 
 export function announceListener(home: string, listener: RunningListener): void {
-  writeFileAtomically(runningFile(home, listener.endpointId), JSON.stringify(listener));
+  writePrivateFile(runningFile(home, listener.endpointId), JSON.stringify(listener));
 }
 
 export function withdrawListener(home: string, endpointId: string): void {

@@ -2,16 +2,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { inTransaction, type CallerContext } from '../../domain/context';
+import type { CallerContext } from '../../domain/context';
 import { ConflictError } from '../../domain/errors';
 import { scoped } from '../../db/scoped';
+import { writePrivateFile } from '../../util/paths';
 import { createEndpoint, signingSecrets, toEndpoint, updateEndpoint, type WebhookEndpoint } from './endpoints';
-import { NotFoundError } from '../../domain/errors';
 import { validateSubscription } from './catalog';
-import { identityFile, writeFileAtomically } from './listener-registry';
+import { identityFile } from './listener-registry';
 
 /**
  * `payplane webhooks listen`: a receiver on this machine for a developer's sandbox. It keeps one endpoint per
@@ -68,7 +66,7 @@ export async function ensureListenerCertificate(home: string, now: Date): Promis
       { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
     ],
   });
-  writeFileAtomically(file, `${pems.private.trim()}\n${pems.cert.trim()}\n`);
+  writePrivateFile(file, `${pems.private.trim()}\n${pems.cert.trim()}\n`);
   const x509 = new crypto.X509Certificate(pems.cert);
   return { cert: pems.cert, key: pems.private, fingerprint256: x509.fingerprint256, validTo: new Date(x509.validTo) };
 }
@@ -105,16 +103,9 @@ export async function openListenerEndpoint(ctx: CallerContext, input: { port: nu
   return { endpoint, secrets: signingSecrets(ctx, existing, ctx.clock.now()), created: false };
 }
 
-/** The endpoint's signing secrets now (the current one first; the previous one during a rotation's grace period). */
-export async function listenerSecrets(ctx: CallerContext, id: string): Promise<string[]> {
-  const row = await scoped(ctx, ctx.db.models.WebhookEndpoint).findOne({ id, level: ctx.level });
-  if (!row) throw new NotFoundError('webhook endpoint', id);
-  return signingSecrets(ctx, row, ctx.clock.now());
-}
-
 /** Disables the listener's endpoint when it stops: no deliveries queue up for a receiver that is gone. */
 export async function closeListenerEndpoint(ctx: CallerContext, id: string): Promise<WebhookEndpoint> {
-  return inTransaction(ctx, (tx) => updateEndpoint(tx, id, { status: 'disabled' }));
+  return updateEndpoint(ctx, id, { status: 'disabled' });
 }
 
 export interface ReceivedDelivery {
@@ -150,10 +141,6 @@ export class LocalListener {
   private server: https.Server | undefined;
 
   constructor(private readonly options: LocalListenerOptions) {}
-
-  get port(): number {
-    return (this.server?.address() as AddressInfo | null)?.port ?? this.options.port;
-  }
 
   async start(): Promise<this> {
     const { cert, key } = this.options.certificate;

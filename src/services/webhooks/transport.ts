@@ -3,10 +3,10 @@ import dns from 'node:dns';
 import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
-import { runningListener } from './listener-registry';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { ValidationError } from '../../domain/errors';
+import { runningListener } from './listener-registry';
 
 export const RESPONSE_TIMEOUT_MS = 10_000;
 const EXCERPT_BYTES = 2048;
@@ -112,19 +112,10 @@ export class WebhookTransport {
     this.timeoutMs = options.timeoutMs ?? RESPONSE_TIMEOUT_MS;
   }
 
-  private lookup: net.LookupFunction = (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      const refused = list.find((a) => !addressAllowed(a.address, this.options.allowCidrs));
-      if (refused) {
-        const err = Object.assign(new Error(`${hostname} resolves to ${refused.address}, a private, loopback or reserved address`), { code: 'EADDRNOTALLOWED' });
-        return callback(err, '', 0);
-      }
-      if ((options as dns.LookupAllOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      return callback(null, list[0].address, list[0].family);
-    });
-  };
+  private lookup = checkedLookup((hostname, list) => {
+    const refused = list.find((a) => !addressAllowed(a.address, this.options.allowCidrs));
+    return refused ? `${hostname} resolves to ${refused.address}, a private, loopback or reserved address` : list;
+  });
 
   async post(url: string, headers: Record<string, string>, body: string, to?: SendTarget): Promise<SendResult> {
     const started = process.hrtime.bigint();
@@ -197,25 +188,26 @@ export class WebhookTransport {
     const home = this.options.listenerHome;
     const running = home === undefined ? undefined : runningListener(home, endpointId);
     if (!running || running.port !== port) return undefined;
-    let fingerprint: string;
-    try {
-      fingerprint = new crypto.X509Certificate(running.cert).fingerprint256;
-    } catch {
-      return undefined;
-    }
-    let agent = this.listenerAgents.get(fingerprint);
+    let agent = this.listenerAgents.get(running.cert);
     if (!agent) {
+      let fingerprint: string;
+      try {
+        fingerprint = new crypto.X509Certificate(running.cert).fingerprint256;
+      } catch {
+        return undefined;
+      }
       agent = new https.Agent({
         keepAlive: true,
         maxSockets: 16,
         secureContext: tls.createSecureContext({ ca: [running.cert] }),
         checkServerIdentity: (_host, cert) => (cert.fingerprint256 === fingerprint ? undefined : new Error('the receiver is not the `payplane webhooks listen` of this endpoint (certificate differs)')),
       });
-      this.listenerAgents.set(fingerprint, agent);
+      this.listenerAgents.set(running.cert, agent);
     }
     return agent;
   }
 
+  /** the local listeners' agents, by the PEM certificate they pin */
   private readonly listenerAgents = new Map<string, https.Agent>();
 
   close(): void {
@@ -224,16 +216,24 @@ export class WebhookTransport {
   }
 }
 
-/** For the local listener: loopback addresses only, whatever a name resolves to. */
-const loopbackOnlyLookup: net.LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0);
-    // IPv4 first: the listener binds 127.0.0.1
-    const list = (addresses as dns.LookupAddress[]).filter((a) => isLoopbackHost(a.address)).sort((a, b) => a.family - b.family);
-    if (list.length === 0) {
-      return callback(Object.assign(new Error(`${hostname} does not resolve to a loopback address`), { code: 'EADDRNOTALLOWED' }), '', 0);
-    }
-    if ((options as dns.LookupAllOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    return callback(null, list[0].address, list[0].family);
-  });
-};
+/**
+ * A lookup that resolves every address of a name and lets `choose` keep some of them (an array) or refuse the name
+ * (a message: the connection fails with EADDRNOTALLOWED before it is made).
+ */
+function checkedLookup(choose: (hostname: string, addresses: dns.LookupAddress[]) => dns.LookupAddress[] | string): net.LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = choose(hostname, addresses as dns.LookupAddress[]);
+      if (typeof list === 'string') return callback(Object.assign(new Error(list), { code: 'EADDRNOTALLOWED' }), '', 0);
+      if ((options as dns.LookupAllOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      return callback(null, list[0].address, list[0].family);
+    });
+  };
+}
+
+/** For the local listener: loopback addresses only, whatever a name resolves to; IPv4 first (it binds 127.0.0.1). */
+const loopbackOnlyLookup = checkedLookup((hostname, addresses) => {
+  const list = addresses.filter((a) => isLoopbackHost(a.address)).sort((a, b) => a.family - b.family);
+  return list.length > 0 ? list : `${hostname} does not resolve to a loopback address`;
+});
