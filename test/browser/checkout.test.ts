@@ -36,11 +36,7 @@ function loadPlaywright(): Playwright | null {
 const chromiumPath = findChromium();
 const playwright = loadPlaywright();
 const missing = !chromiumPath ? 'no chromium binary (apt-get install -y chromium, or set CHROMIUM_PATH)' : !playwright ? 'playwright-core is not installed' : null;
-if (missing) {
-  // eslint-disable-next-line no-console
-  console.warn(`browser checkout test skipped: ${missing}`);
-}
-const describeBrowser = missing ? describe.skip : describe;
+const describeBrowser = describeWhenPresent('the browser checkout test', missing);
 
 const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
 const eur = (valueMinor: number) => ({ currency: 'EUR', valueMinor });

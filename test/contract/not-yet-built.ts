@@ -3,4 +3,22 @@
  * of these is in fact built (remove it here) or when an operation is neither built nor listed.
  */
 export const NOT_YET_BUILT: readonly string[] = [
+  // issue 23: disputes, payouts, settlements, balance alerts
+  'GET /v1/disputes',
+  'GET /v1/disputes/{id}',
+  'PATCH /v1/disputes/{id}',
+  'POST /v1/disputes/{id}/submit',
+  'POST /v1/disputes/{id}/accept',
+  'GET /v1/payouts',
+  'GET /v1/payouts/{id}',
+  'POST /v1/payouts/{id}/cancel',
+  'GET /v1/payout-schedule',
+  'PUT /v1/payout-schedule',
+  'GET /v1/settlements',
+  'GET /v1/settlements/{id}',
+  'GET /v1/settlements/{id}/lines',
+  'GET /v1/settlements/{id}/download',
+  'GET /v1/balance-thresholds',
+  'POST /v1/balance-thresholds',
+  'DELETE /v1/balance-thresholds/{id}',
 ];

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { operations } from '../../src/api';
 import { permissionCatalog } from '../../src/services/permissions';
 import { NOT_YET_BUILT } from './not-yet-built';
+import { describeWhenPresent } from '../helpers/prerequisite';
 
 const SPEC = path.resolve(__dirname, '../../../shared/spec/operations.md');
 const specPresent = fs.existsSync(SPEC);
@@ -25,11 +26,7 @@ function readSpec(): SpecRow[] {
   return rows;
 }
 
-const describeSpec = specPresent ? describe : describe.skip;
-if (!specPresent) {
-  // eslint-disable-next-line no-console
-  console.warn(`contract test skipped: ${SPEC} is not present beside the project`);
-}
+const describeSpec = describeWhenPresent('the contract test', specPresent ? null : `${SPEC} is not present beside the project`);
 
 describeSpec('the registry against the pinned contract (operations.md)', () => {
   const spec = specPresent ? readSpec() : [];
@@ -72,7 +69,8 @@ describeSpec('the registry against the pinned contract (operations.md)', () => {
   test('the permission fixture holds every code of the contract, with the layers of its levels', () => {
     const catalog = permissionCatalog();
     const layerOf: Record<string, string> = { M: 'merchant', T: 'operator', P: 'platform' };
-    const problems = spec.flatMap((row) => {
+    // an operation not built yet brings its permission codes with the issue that builds it
+    const problems = spec.filter((row) => !NOT_YET_BUILT.includes(row.key)).flatMap((row) => {
       const info = catalog.get(row.permission);
       if (!info) return [`${row.permission} missing`];
       return row.levels.filter((l) => !info.layers.includes(layerOf[l] as never)).map((l) => `${row.permission} lacks layer ${layerOf[l]} (${row.key})`);
