@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { createTestRuntime, dialectName, type TestRuntime } from '../helpers/db';
+import { describeWhenPresent } from '../helpers/prerequisite';
 import { Receiver, testTls } from '../helpers/receiver';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { startServer, type RunningServer } from '../../src/http/server';
