@@ -257,6 +257,38 @@ function rssSampler(pids: Array<number | undefined>): { stop(): Record<number, n
   };
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (getconf CLK_TCK; 100 on Linux). */
+let clockTicks: number | null = null;
+function ticksPerSecond(): number {
+  if (clockTicks === null) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** CPU time (user + system, ms) a process has used so far (/proc/<pid>/stat), or null where there is no /proc. */
+function cpuMs(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    // the command name (2nd field) may hold spaces: count fields after its closing parenthesis
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond();
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ms per request between two cpuMs readings, or null when either is missing or nothing was counted. */
+function cpuPer(before: number | null, after: number | null, count: number): number | null {
+  if (before === null || after === null || count <= 0) return null;
+  return round((after - before) / count, 3);
+}
+
 // ---------------------------------------------------------------------------------------------------------------------
 // Cases
 
@@ -278,6 +310,11 @@ interface CaseResult {
   seconds: number;
   /** nothing was answered (or, for e and f, completed) while measuring */
   noResult: boolean;
+  /**
+   * CPU time (user + system) of the process under test per request (e: per payment) while measuring, in ms: steadier
+   * than a rate on a shared machine, where other processes take turns on the same cores. null where not measured.
+   */
+  cpuMsPerRequest: number | null;
   note?: string;
 }
 
@@ -285,8 +322,11 @@ const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
 type Requests = NonNullable<autocannon.Options['requests']>;
 
-/** One autocannon run: warm-up first (not measured), then the measured run. */
-async function load(url: string, options: Options, spec: { headers?: Record<string, string>; requests?: Requests; method?: 'GET' | 'POST'; path?: string; body?: string }) {
+/**
+ * One autocannon run: warm-up first (not measured), then the measured run; with `pid`, the CPU time that process used
+ * during the measured run per request is set on the result as cpuMsPerRequest.
+ */
+async function load(url: string, options: Options, spec: { headers?: Record<string, string>; requests?: Requests; method?: 'GET' | 'POST'; path?: string; body?: string }, pid?: number) {
   const run = (seconds: number) =>
     autocannon({
       url: `${url}${spec.path ?? ''}`,
@@ -299,10 +339,12 @@ async function load(url: string, options: Options, spec: { headers?: Record<stri
       timeout: 10,
     });
   if (options.warmup > 0) await run(options.warmup);
-  return run(options.duration);
+  const before = cpuMs(pid);
+  const result = await run(options.duration);
+  return Object.assign(result, { cpuMsPerRequest: cpuPer(before, cpuMs(pid), result.requests.total) });
 }
 
-function caseFrom(key: string, label: string, result: autocannon.Result, rate?: number, unit = 'req/s'): CaseResult {
+function caseFrom(key: string, label: string, result: autocannon.Result & { cpuMsPerRequest?: number | null }, rate?: number, unit = 'req/s'): CaseResult {
   const statusCodes: Record<string, number> = {};
   for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = (s as { count?: number }).count ?? 0;
   const rateValue = rate ?? result.requests.total / result.duration;
@@ -313,7 +355,7 @@ function caseFrom(key: string, label: string, result: autocannon.Result, rate?: 
     noResult: result.requests.total === 0 || rateValue === 0,
     p50Ms: result.latency.p50, p99Ms: result.latency.p99, ratio: null,
     errors: result.errors + result.timeouts, non2xx: result.non2xx, statusCodes,
-    requests: result.requests.total, seconds: result.duration,
+    requests: result.requests.total, seconds: result.duration, cpuMsPerRequest: result.cpuMsPerRequest ?? null,
   };
 }
 
@@ -567,12 +609,12 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
   delete serveEnv.HOST;
 
   const cases: CaseResult[] = [];
-  const say = (c: CaseResult) => console.log(`  ${c.label}: ${fmt(c.rate)} ${c.unit}, p50 ${c.p50Ms ?? '-'} ms, p99 ${c.p99Ms ?? '-'} ms${c.errors + c.non2xx ? `, ${errorText(c)}` : ''}`);
+  const say = (c: CaseResult) => console.log(`  ${c.label}: ${fmt(c.rate)} ${c.unit}, p50 ${c.p50Ms ?? '-'} ms, p99 ${c.p99Ms ?? '-'} ms, CPU ${c.cpuMsPerRequest ?? '-'} ms per ${c.key === 'e' ? 'payment' : c.key === 'f' ? 'delivery' : 'request'}${c.errors + c.non2xx ? `, ${errorText(c)}` : ''}`);
 
   // (a) the physical limit, with nothing else running
   {
     const hello = await forkListening(session, 'http-hello.js', ['0']);
-    const result = await load(`http://127.0.0.1:${hello.port}`, options, { path: '/hello' });
+    const result = await load(`http://127.0.0.1:${hello.port}`, options, { path: '/hello' }, hello.child.pid);
     await stopChild(hello.child);
     const c = caseFrom('a', '(a) Express hello-world', result);
     cases.push(c);
@@ -591,19 +633,19 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
     const result = await load(serve.url, options, {
       headers: auth,
       requests: [{ method: 'GET', setupRequest: (request: autocannon.Request) => ({ ...request, path: `/v1/payments/${paymentIds[Math.floor(pick() * paymentIds.length)]}` }) }] as Requests,
-    });
+    }, serve.child.pid);
     const c = caseFrom('b', '(b) GET /v1/payments/{id}', result);
     cases.push(c);
     say(c);
   }
   {
-    const result = await load(serve.url, options, { headers: auth, path: '/v1/payments?limit=20' });
+    const result = await load(serve.url, options, { headers: auth, path: '/v1/payments?limit=20' }, serve.child.pid);
     const c = caseFrom('c', '(c) GET /v1/payments?limit=20', result);
     cases.push(c);
     say(c);
   }
   {
-    const result = await load(serve.url, options, { method: 'POST', path: '/v1/checkout-sessions', headers: { ...auth, 'content-type': 'application/json' }, body: sessionBody });
+    const result = await load(serve.url, options, { method: 'POST', path: '/v1/checkout-sessions', headers: { ...auth, 'content-type': 'application/json' }, body: sessionBody }, serve.child.pid);
     const c = caseFrom('d', '(d) POST /v1/checkout-sessions', result);
     cases.push(c);
     say(c);
@@ -617,9 +659,14 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
     const window = Math.max(options.duration, 4);
     const started = Date.now();
     payments.from = started + warmup * 1000;
+    // serve's CPU from the end of the warm-up: per payment completed in the counting window (both requests and the
+    // acquirer's answer in serve's jobs)
+    let cpuFrom: number | null = null;
+    const cpuMark = setTimeout(() => { cpuFrom = cpuMs(serve.child.pid); }, warmup * 1000);
     const result = await autocannon({ url: serve.url, connections: options.connections, duration: warmup + window, requests: payRequests(sandbox.merchantKey.secretKey, payments), timeout: 10 });
     const seconds = (result.finish.getTime() - payments.from) / 1000;
-    const c = caseFrom('e', '(e) create + complete a payment', result, payments.completed / seconds, 'payments/s');
+    clearTimeout(cpuMark);
+    const c = caseFrom('e', '(e) create + complete a payment', Object.assign(result, { cpuMsPerRequest: cpuPer(cpuFrom, cpuMs(serve.child.pid), payments.completed) }), payments.completed / seconds, 'payments/s');
     c.note = `${fmt(payments.completed)} payments completed in the last ${round(seconds, 2)} s of a ${result.duration} s run (${fmt(result.requests.total)} requests, session + complete; latencies over the whole run)`;
     cases.push(c);
     say(c);
@@ -766,6 +813,8 @@ async function webhookCase(
     Array.from({ length: processes }, (_, i) => startServe(session, `${db}-webhooks-${i + 1}`, serveEnv, options, i === 0 ? [] : ['--no-jobs'])),
   );
   const sampler = rssSampler(serves.map((s) => s.child.pid));
+  const cpuOf = () => serves.reduce<number | null>((sum, s) => { const ms = cpuMs(s.child.pid); return sum === null || ms === null ? null : sum + ms; }, 0);
+  const cpuBefore = cpuOf();
   // sessions completed in (e) may still be settling when serve starts: their payment.captured events count too
   const timeoutMs = Math.max(120_000, options.events * 20);
   const deadline = Date.now() + timeoutMs;
@@ -786,6 +835,7 @@ async function webhookCase(
     await sleep(50);
   }
   const peakByPid = sampler.stop();
+  const cpuAfter = cpuOf();
   const received = await stats();
   const profiles: DbReport['profiles'] = [];
   for (const s of serves) {
@@ -820,7 +870,7 @@ async function webhookCase(
     key: 'f', label: `(f) webhook deliveries${processes > 1 ? ' (2 serve)' : ''}`, unit: 'deliveries/s',
     rate: seconds > 0 ? round(succeeded / seconds, 1) : 0, p50Ms: percentile(durations, 50), p99Ms: percentile(durations, 99), ratio: null,
     errors: failedAttempts + (deliveries.length - succeeded) + received.duplicates + received.malformed, non2xx: 0, statusCodes: {},
-    requests: received.received, seconds, noResult: succeeded === 0,
+    requests: received.received, seconds, noResult: succeeded === 0, cpuMsPerRequest: cpuPer(cpuBefore, cpuAfter, succeeded),
   };
   const problems = [
     failedAttempts ? `${fmt(failedAttempts)} failed attempts` : '',
@@ -856,13 +906,14 @@ function errorText(c: CaseResult): string {
 }
 
 function table(cases: CaseResult[]): string {
-  const header = ['case', 'requests/s', 'p50 ms', 'p99 ms', 'ratio to (a)', 'errors/non-2xx'];
+  const header = ['case', 'requests/s', 'CPU ms/req', 'p50 ms', 'p99 ms', 'ratio to (a)', 'errors/non-2xx'];
   const body = cases.map((c) => [
-    c.label, `${fmt(c.rate)}${c.unit === 'req/s' ? '' : ` ${c.unit.replace('/s', '')}/s`}`, c.p50Ms === null ? '-' : String(c.p50Ms), c.p99Ms === null ? '-' : String(c.p99Ms),
+    c.label, `${fmt(c.rate)}${c.unit === 'req/s' ? '' : ` ${c.unit.replace('/s', '')}/s`}`, c.cpuMsPerRequest === null ? '-' : c.cpuMsPerRequest.toFixed(2),
+    c.p50Ms === null ? '-' : String(c.p50Ms), c.p99Ms === null ? '-' : String(c.p99Ms),
     c.ratio === null ? '-' : `${c.ratio.toFixed(3)} (${pct(c.ratio)})`, c.errors + c.non2xx ? errorText(c) : '0',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const left = (i: number) => i === 0 || i === 5;
+  const left = (i: number) => i === 0 || i === 6;
   const line = (cells: string[]) => `| ${cells.map((cell, i) => (left(i) ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
   return [line(header), `|${widths.map((w, i) => (left(i) ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`, ...body.map(line)].join('\n');
 }
