@@ -6,6 +6,7 @@ import { createTenant } from '../../src/services/tenants';
 import { createApiKey } from '../../src/services/api-keys';
 import { ALL_PAGE_SIZE, followPages, type PageRequest, type ProgressStream } from '../../src/cli/progress';
 import type { Page } from '../../src/db/scoped';
+import { testWhenPresent } from '../helpers/prerequisite';
 
 // --all on the list commands: every page from --cursor on, following nextCursor (src/cli/progress.ts followPages,
 // reached through BaseCommand.listAll), with a progress bar on a terminal only.
@@ -95,7 +96,7 @@ describe(`list commands --all (${dialectName})`, () => {
 
   // a real terminal through script(1): the bar is drawn on it, and not under --json
   const hasScript = spawnSync('script', ['--version']).status === 0;
-  (hasScript ? test : test.skip)('on a terminal the bar is drawn while the pages load; under --json it is not', () => {
+  testWhenPresent('the terminal test', hasScript ? null : 'no `script` command (bsdutils)')('on a terminal the bar is drawn while the pages load; under --json it is not', () => {
     const run = (args: string) =>
       spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args}`, '/dev/null'], {
         cwd: ROOT,

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pageName } from '../../src/cli/man';
 import { ROOT } from '../helpers/cli';
+import { testWhenPresent } from '../helpers/prerequisite';
 
 // man/ is generated from the command manifest by `npm run man`: every command has its page, and the pages on disk are
 // what the commands say today.
@@ -45,7 +46,7 @@ describe('man pages', () => {
     for (const [name, page] of pages) if (name !== 'payplane.1') expect([name, page.includes('.SH EXAMPLES')]).toEqual([name, true]);
   });
 
-  (hasMan ? test : test.skip)('`man ./man/payplane-keys-create.1` renders synopsis, options, examples, environment and exit codes, and groff warns of nothing', () => {
+  testWhenPresent('the man rendering test', hasMan ? null : 'no `man` or `groff` (apt-get install man-db groff-base)')('`man ./man/payplane-keys-create.1` renders synopsis, options, examples, environment and exit codes, and groff warns of nothing', () => {
     const out = execFileSync('man', ['./man/payplane-keys-create.1'], { cwd: ROOT, env: { ...process.env, MANPAGER: 'cat', MANWIDTH: '100' }, encoding: 'utf8' });
     for (const heading of ['NAME', 'SYNOPSIS', 'OPTIONS', 'GLOBAL OPTIONS', 'EXAMPLES', 'ENVIRONMENT', 'EXIT STATUS', 'SEE ALSO']) expect(out).toMatch(new RegExp(`^${heading}$`, 'm'));
     expect(out).toMatch(/payplane keys create --tenant value \[flags\]/);

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createTestDatabase, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { BIN, ROOT, runCli, type CliResult } from '../helpers/cli';
+import { testWhenPresent } from '../helpers/prerequisite';
 
 /**
  * payplane withdrawal-methods: the catalog, create (flags, and prompts on a terminal with the IBAN typed unechoed),
@@ -154,7 +155,7 @@ describe(`payplane withdrawal-methods (${dialectName})`, () => {
   });
 
   const hasScript = spawnSync('script', ['--version']).status === 0;
-  (hasScript ? test : test.skip)('on a terminal, create asks for the missing required details; the IBAN is typed without echo', async () => {
+  testWhenPresent('the prompt test', hasScript ? null : 'no `script` command (bsdutils)')('on a terminal, create asks for the missing required details; the IBAN is typed without echo', async () => {
     const command = [process.execPath, BIN, 'withdrawal-methods', 'create', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--type', 'bank_account', '--label', 'Typed']
       .map((a) => `'${a}'`)
       .join(' ');
