@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { listenUrlOf } from './util/public-url';
 
 export interface AppConfig {
   /** folder for the sandbox database, generated keys and sandbox.json */
@@ -16,6 +17,11 @@ export interface AppConfig {
   /** PAYPLANE_LOG_FILE: append the JSON logs to this file instead of stdout ("%p" in the path: the process id) */
   logFile?: string;
   publicBaseUrl?: string;
+  /**
+   * http://host:port where serve listens (HOST and PORT, then the address serve bound): the base of URLs made
+   * outside a request (a job, a CLI command) when PAYPLANE_PUBLIC_URL is unset (src/util/public-url.ts)
+   */
+  listenUrl?: string;
   /** where KYB documents are kept: in the database, or files under <home>/kyb-documents */
   kybStorage: 'database' | 'filesystem';
   /** PAYPLANE_SANDBOX_DELAY_MS: how long the sandbox acquirer takes to answer (default 300; 0 answers at once, still asynchronously) */
@@ -67,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.PAYPLANE_LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     logFile: env.PAYPLANE_LOG_FILE || undefined,
     publicBaseUrl: env.PAYPLANE_PUBLIC_URL || undefined,
+    listenUrl: listenUrlOf(env.HOST || '127.0.0.1', env.PORT || 4242),
     kybStorage: parseKybStorage(env.PAYPLANE_KYB_STORAGE),
     sandboxDelayMs: nonNegativeInt('PAYPLANE_SANDBOX_DELAY_MS', env.PAYPLANE_SANDBOX_DELAY_MS, 300),
     holdingPeriodHours: nonNegativeInt('PAYPLANE_HOLDING_PERIOD_HOURS', env.PAYPLANE_HOLDING_PERIOD_HOURS, 48),

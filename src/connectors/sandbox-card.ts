@@ -6,6 +6,7 @@ import type { SandboxOperationRow, SandboxScenario } from '../db/models-sandbox'
 import type { Clock } from '../domain/clock';
 import { newId } from '../util/ids';
 import { sandboxOperationDue } from './sandbox-kick';
+import { publicUrl } from '../util/public-url';
 import {
   ConnectorError, type AuthorizeRequest, type CaptureRequest, type Connector, type ConnectorEnv, type ConnectorResult,
   type ConnectorTerminal, type PayoutRequest, type RefundRequest, type ThreeDsResult, type VoidRequest,
@@ -125,10 +126,9 @@ function refundOutcome(scenario: SandboxScenario, providerReference: string): Co
   return { status: 'succeeded', providerReference, rawStatus: 'REFUNDED', message: 'Refunded.' };
 }
 
-/** Where the challenge page is served: PAYPLANE_PUBLIC_URL when set, else a URL relative to this server. */
+/** Where the challenge page is served: an absolute URL of this server (src/util/public-url.ts). */
 function challengeUrl(env: ConnectorEnv, token: string): string {
-  const base = (env.config.publicBaseUrl ?? '').replace(/\/$/, '');
-  return `${base}/sandbox/3ds/${token}`;
+  return publicUrl(env, `/sandbox/3ds/${token}`);
 }
 
 function plain(row: { get(options: { plain: true }): unknown } | null): SandboxOperationRow | null {

@@ -12,6 +12,8 @@ export interface ConnectorEnv {
   db: Database;
   clock: Clock;
   config: AppConfig;
+  /** the origin of the request the call serves, if any: the base of URLs of this server the answer carries */
+  origin?: string;
 }
 
 export interface ConnectorMoney {

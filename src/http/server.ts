@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Runtime } from '../runtime';
 import { problemType } from '../domain/errors';
 import { createApp } from './app';
+import { listenUrlOf } from '../util/public-url';
 
 /** What Node's parser refuses before Express sees a request, as problem details: the status Node would send, a code of ours. */
 const CLIENT_ERRORS: Record<string, { status: number; code: string; detail: string }> = {
@@ -57,6 +58,8 @@ export async function startServer(rt: Runtime, port: number, host: string): Prom
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
+  // URLs made outside a request (jobs of this process) link to where this server listens unless PAYPLANE_PUBLIC_URL is set
+  rt.config.listenUrl = listenUrlOf(address.address, address.port);
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}`,

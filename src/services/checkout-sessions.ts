@@ -13,6 +13,7 @@ import { recordAudit } from './audit';
 import { findProfileFor } from './integration-profiles';
 import { iso, mapPage } from './present';
 import { emitEvent } from './webhooks/events';
+import { publicBase } from '../util/public-url';
 
 // Checkout sessions: what a customer is asked to pay and the hosted page that collects it. The payment path
 // (src/services/payments/*) creates the payment and tells the session through recordSessionPayment.
@@ -281,9 +282,9 @@ export interface CreateSessionInput {
   metadata?: Record<string, string>;
 }
 
-/** The base of the hosted page: the configured public URL, else the origin the request came to (else relative). */
+/** The base of the hosted page: the public base of every URL handed out (src/util/public-url.ts). */
 export function hostedPageBase(ctx: Pick<CallerContext, 'config' | 'origin'>): string {
-  return (ctx.config.publicBaseUrl ?? ctx.origin ?? '').replace(/\/+$/, '');
+  return publicBase(ctx);
 }
 
 export function hostedPageUrl(base: string, sessionId: string, clientSecret?: string): string {

@@ -262,12 +262,13 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
     expect(JSON.stringify(row)).not.toContain(token);
   });
 
-  test('a relative challenge URL when no public URL is configured', async () => {
-    const answer = await connector.authorize({ ...env, config: { ...env.config, publicBaseUrl: undefined } }, terminal, {
+  test('without a public URL, the challenge URL is on the origin of the request, else on the address serve listens at', async () => {
+    const authorize = (origin?: string) => connector.authorize({ ...env, config: { ...env.config, publicBaseUrl: undefined, listenUrl: 'http://127.0.0.1:4343' }, origin }, terminal, {
       reference: crypto.randomUUID(), tenantId, livemode: false, amount: { currency: 'EUR', valueMinor: 1 }, capture: true,
       paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030 } },
     });
-    expect(answer.action!.url).toMatch(/^\/sandbox\/3ds\/[A-Za-z0-9_-]+$/);
+    expect((await authorize('https://api.example.test')).action!.url).toMatch(/^https:\/\/api\.example\.test\/sandbox\/3ds\/[A-Za-z0-9_-]+$/);
+    expect((await authorize()).action!.url).toMatch(/^http:\/\/127\.0\.0\.1:4343\/sandbox\/3ds\/[A-Za-z0-9_-]+$/);
   });
 
   test('never stores a card number or cvc', async () => {

@@ -144,6 +144,12 @@ function expectationOf(r: FuzzRequest, rawParams: Record<string, string>): Expec
   };
   check('params', r.op.params, params);
   check('query', r.op.query, { ...query });
+  // the query holds the declared parameters only, each given once as a plain value (src/http/validation.ts)
+  const declaredQuery = Object.keys((r.op.query as { shape?: object } | undefined)?.shape ?? {});
+  if (!out.invalidLocations.includes('query') && Object.entries(query).some(([k, v]) => !declaredQuery.includes(k) || Array.isArray(v))) {
+    out.schemaInvalid = true;
+    out.invalidLocations.push('query');
+  }
   // a body the pipeline reads as JSON (or none at all) is checked; another one is refused before (415, 400 of the parser)
   const bodyRead = !b.bytes?.length || body !== undefined;
   if (!r.op.upload && bodyRead) check('body', r.op.body, body ?? {});

@@ -28,13 +28,13 @@ import { capturesAutomatically, minor, riskOf, toPayment } from './records';
 
 /** A tenant-level context for the payment path's own work (reading terminals, fees, routing of the payment's tenant). */
 export function processingContext(
-  base: Pick<CallerContext, 'db' | 'clock' | 'config' | 'sealer'> & { requestId?: string },
+  base: Pick<CallerContext, 'db' | 'clock' | 'config' | 'sealer'> & { requestId?: string; origin?: string },
   tenantId: string,
   livemode: boolean,
   actor: Actor = { type: 'system', id: 'system' },
 ): CallerContext {
   return {
-    db: base.db, clock: base.clock, config: base.config, sealer: base.sealer, requestId: base.requestId,
+    db: base.db, clock: base.clock, config: base.config, sealer: base.sealer, requestId: base.requestId, origin: base.origin,
     level: 'tenant', tenantId, merchantId: null, livemode, actor, permissions: new Set(), credential: 'system',
   };
 }

@@ -22,7 +22,14 @@ export interface TransportOptions {
    * the loopback URL of the endpoint such a listener registered, on its port, with its certificate pinned.
    */
   listenerHome?: string;
+  /** how a host name is resolved to every one of its addresses (default: the system resolver, dns.lookup) */
+  resolve?: Resolver;
 }
+
+/** Every address of a host name, as dns.lookup with `all: true` gives them. */
+export type Resolver = (hostname: string, family?: number) => Promise<dns.LookupAddress[]>;
+
+const systemResolver: Resolver = (hostname, family) => dns.promises.lookup(hostname, { all: true, family: family ?? 0 });
 
 /** What is being delivered: the endpoint (a running local listener's own endpoint may be on loopback). */
 export interface SendTarget {
@@ -59,7 +66,39 @@ export function isLoopbackHost(host: string): boolean {
   }
 }
 
-/** Whether an address may be connected to: public unicast, or inside an allowed CIDR. */
+/**
+ * The IPv4 addresses an IPv6 address carries, by the ranges that embed one: IPv4-compatible (::/96), IPv4-mapped
+ * (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16: bits 16-48) and Teredo
+ * (2001::/32: the server in bits 32-64, the client in the last 32 bits, inverted). `opaque` for the local-use NAT64
+ * prefix 64:ff9b:1::/48, whose operator chooses where the IPv4 address sits; an empty list for other addresses.
+ */
+export function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4[] | 'opaque' {
+  const p = ip.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  switch (ip.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return [v4(p[6], p[7])];
+    case 'rfc6052':
+      return p[2] === 1 ? 'opaque' : [v4(p[6], p[7])];
+    case '6to4':
+      return [v4(p[1], p[2])];
+    case 'teredo':
+      return [v4(p[2], p[3]), v4(p[6] ^ 0xffff, p[7] ^ 0xffff)];
+    case 'unicast':
+      // IPv4-compatible (deprecated, RFC 4291): :: and ::1 fall in ranges of their own
+      return p.slice(0, 6).every((part) => part === 0) ? [v4(p[6], p[7])] : [];
+    default:
+      return [];
+  }
+}
+
+/**
+ * Whether an address may be connected to: the one decision of the endpoint save (a literal address) and of the
+ * dispatcher's connect-time lookup (every address a name resolves to). Allowed: an address inside an allowed CIDR;
+ * else public unicast IPv4; else IPv6 that is public unicast, or a form that carries IPv4 addresses (mapped, NAT64,
+ * 6to4, Teredo, IPv4-compatible) every one of which is allowed. Anything unparsable is refused.
+ */
 export function addressAllowed(address: string, allowCidrs: string[]): boolean {
   let ip: ipaddr.IPv4 | ipaddr.IPv6;
   try {
@@ -75,6 +114,10 @@ export function addressAllowed(address: string, allowCidrs: string[]): boolean {
       // an invalid allowlist entry allows nothing
     }
   }
+  if (ip.kind() === 'ipv4') return ip.range() === 'unicast';
+  const carried = embeddedIPv4(ip as ipaddr.IPv6);
+  if (carried === 'opaque') return false;
+  if (carried.length > 0) return carried.every((v4) => addressAllowed(v4.toString(), allowCidrs));
   return ip.range() === 'unicast';
 }
 
@@ -112,9 +155,17 @@ export class WebhookTransport {
     this.timeoutMs = options.timeoutMs ?? RESPONSE_TIMEOUT_MS;
   }
 
-  private lookup = checkedLookup((hostname, list) => {
+  private resolve: Resolver = (hostname, family) => (this.options.resolve ?? systemResolver)(hostname, family);
+
+  private lookup = checkedLookup(this.resolve, (hostname, list) => {
     const refused = list.find((a) => !addressAllowed(a.address, this.options.allowCidrs));
     return refused ? `${hostname} resolves to ${refused.address}, a private, loopback or reserved address` : list;
+  });
+
+  /** For the local listener: loopback addresses only, whatever a name resolves to; IPv4 first (it binds 127.0.0.1). */
+  private loopbackOnlyLookup = checkedLookup(this.resolve, (hostname, addresses) => {
+    const list = addresses.filter((a) => isLoopbackHost(a.address)).sort((a, b) => a.family - b.family);
+    return list.length > 0 ? list : `${hostname} does not resolve to a loopback address`;
   });
 
   async post(url: string, headers: Record<string, string>, body: string, to?: SendTarget): Promise<SendResult> {
@@ -148,7 +199,7 @@ export class WebhookTransport {
         {
           method: 'POST',
           agent: listener ?? this.agent,
-          lookup: listener ? loopbackOnlyLookup : this.lookup,
+          lookup: listener ? this.loopbackOnlyLookup : this.lookup,
           headers: { ...headers, 'content-length': Buffer.byteLength(body).toString() },
         },
         (response) => {
@@ -220,20 +271,16 @@ export class WebhookTransport {
  * A lookup that resolves every address of a name and lets `choose` keep some of them (an array) or refuse the name
  * (a message: the connection fails with EADDRNOTALLOWED before it is made).
  */
-function checkedLookup(choose: (hostname: string, addresses: dns.LookupAddress[]) => dns.LookupAddress[] | string): net.LookupFunction {
+function checkedLookup(resolve: Resolver, choose: (hostname: string, addresses: dns.LookupAddress[]) => dns.LookupAddress[] | string): net.LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, '', 0);
-      const list = choose(hostname, addresses as dns.LookupAddress[]);
-      if (typeof list === 'string') return callback(Object.assign(new Error(list), { code: 'EADDRNOTALLOWED' }), '', 0);
-      if ((options as dns.LookupAllOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      return callback(null, list[0].address, list[0].family);
-    });
+    resolve(hostname, (options as dns.LookupOptions).family as number | undefined).then(
+      (addresses) => {
+        const list = addresses.length ? choose(hostname, addresses) : `${hostname} has no address`;
+        if (typeof list === 'string') return callback(Object.assign(new Error(list), { code: 'EADDRNOTALLOWED' }), '', 0);
+        if ((options as dns.LookupAllOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+        return callback(null, list[0].address, list[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
   };
 }
-
-/** For the local listener: loopback addresses only, whatever a name resolves to; IPv4 first (it binds 127.0.0.1). */
-const loopbackOnlyLookup = checkedLookup((hostname, addresses) => {
-  const list = addresses.filter((a) => isLoopbackHost(a.address)).sort((a, b) => a.family - b.family);
-  return list.length > 0 ? list : `${hostname} does not resolve to a loopback address`;
-});
