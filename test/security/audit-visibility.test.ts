@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createApiHarness, createLiveTenantKey, type ApiHarness } from '../helpers/api';
@@ -11,6 +12,7 @@ import { AUDIT_TARGETS, type AuditTargetType } from '../../src/services/audit-ta
 import { createMerchantRecord } from '../../src/services/organization';
 import { allows, layerPermissions } from '../../src/services/permissions';
 import { LEVEL_LAYER } from '../../src/domain/context';
+import { up as retargetLimitEntries } from '../../src/db/migrations/0026_audit_limit_targets';
 
 /**
  * Audit entries (issue 20, item 3): a caller sees an entry only if it may read the record the entry is about, and
@@ -247,5 +249,24 @@ describe(`audit entries are shown as the records they are about (${dialectName})
       const byId = await h.as(mine.key).get(`/v1/audit-entries?targetId=${id}`);
       expect([id, byId.body.data, byId.body.pagination.totalCount]).toEqual([id, [], 0]);
     }
+  });
+
+  test('migration 0026: entries written about a limit as \'limit\' take their owner\'s kind, and are shown by it', async () => {
+    const { AuditEntry } = h.rt.db.models;
+    const now = h.clock.now();
+    const legacy = ['merchant', 'channel', 'terminal'].map((entityType) => ({
+      id: crypto.randomUUID(), tenantId: h.sandbox.tenantId, merchantId: entityType === 'merchant' ? mine.merchantId : null, livemode: false,
+      actorType: 'system', actorId: `${ACTOR}-legacy`, action: 'limit.created', targetType: 'limit', targetId: `legacy-${entityType}-limit`,
+      before: null, after: { entityType, status: 'active' }, requestId: null, createdAt: now, updatedAt: now, deletedAt: null,
+    }));
+    await AuditEntry.bulkCreate(legacy);
+    await retargetLimitEntries(h.rt.db.sequelize.getQueryInterface());
+    const rows = (await AuditEntry.findAll({ where: { actorId: `${ACTOR}-legacy` } })).map((r) => r.get({ plain: true }));
+    expect(Object.fromEntries(rows.map((r) => [r.targetId, r.targetType]))).toEqual({
+      'legacy-merchant-limit': 'merchant_limit', 'legacy-channel-limit': 'channel_limit', 'legacy-terminal-limit': 'terminal_limit',
+    });
+    const seen = (await h.as(mine.key).get(`/v1/audit-entries?actorId=${ACTOR}-legacy`)).body.data.map((e: Entry) => e.target.id);
+    expect(seen).toEqual(['legacy-merchant-limit']);
+    expect((await h.as(h.sandbox.tenantKey.secretKey).get(`/v1/audit-entries?actorId=${ACTOR}-legacy`)).body.pagination.totalCount).toBe(3);
   });
 });
