@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../domain/errors'
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { LimitEntityType, LimitMetric, LimitPeriodUnit, LimitRow, LimitTransactionType } from '../db/models';
 import { recordAudit } from './audit';
+import type { AuditTargetType } from './audit-targets';
 import { mapPage, presentRow, type Presented } from './present';
 
 /**
@@ -24,6 +25,9 @@ export type Limit = Presented<Pick<LimitRow, (typeof LIMIT_FIELDS)[number]>> & {
 export function toLimit(row: LimitRow): Limit {
   return { ...presentRow(row, LIMIT_FIELDS), period: { value: row.periodValue, unit: row.periodUnit }, threshold: Number(row.threshold) };
 }
+
+/** A limit's audit entries name its owner's kind: each is read through its owner, with its owner's permission. */
+const AUDIT_TARGET = { merchant: 'merchant_limit', channel: 'channel_limit', terminal: 'terminal_limit' } as const satisfies Record<LimitEntityType, AuditTargetType>;
 
 export interface LimitInput {
   period: { value: number; unit: LimitPeriodUnit };
@@ -104,7 +108,7 @@ export async function createLimit(ctx: CallerContext, input: LimitOwner & LimitI
       status: 'active',
     });
     const limit = toLimit(row);
-    await recordAudit(tx, { action: 'limit.created', targetType: 'limit', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: limit });
+    await recordAudit(tx, { action: 'limit.created', targetType: AUDIT_TARGET[row.entityType], targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: limit });
     return limit;
   });
 }
@@ -143,7 +147,7 @@ export async function disableLimit(ctx: CallerContext, owner: LimitOwner, limitI
     const updated = await scoped(tx, tx.db.models.Limit).updateIf(row, { status: 'active' }, { status: 'disabled' });
     if (!updated) throw conflict();
     await recordAudit(tx, {
-      action: 'limit.disabled', targetType: 'limit', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId,
+      action: 'limit.disabled', targetType: AUDIT_TARGET[row.entityType], targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId,
       before: toLimit(row), after: toLimit(updated),
     });
     return toLimit(updated);

@@ -25,7 +25,13 @@ const running = new Set<ServeProcess>();
  * Starts `payplane serve --port 0 --host 127.0.0.1` (the system picks a free port; the banner says which) on the
  * database, with the test token secret and `env` on top of this process's environment, and waits until /readyz answers 200.
  */
-export async function startServe(db: TestDatabase, env: Record<string, string | undefined> = {}, args: string[] = []): Promise<ServeProcess> {
+export async function startServe(
+  db: TestDatabase,
+  env: Record<string, string | undefined> = {},
+  args: string[] = [],
+  /** how long the banner and then /readyz may take (60 s and 30 s; a test on a loaded machine may allow more) */
+  limits: { startMs?: number; readyMs?: number } = {},
+): Promise<ServeProcess> {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'commands'))) throw new Error('dist/ is missing: run `npm run build` first');
   const fullEnv = {
     ...process.env, NO_COLOR: '1', DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, ...scanLogEnv('serve'), ...env,
@@ -46,7 +52,8 @@ export async function startServe(db: TestDatabase, env: Record<string, string | 
   child.stderr!.on('data', append);
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`serve did not start in 60 s:\n${out}`)), 60_000);
+    const startMs = limits.startMs ?? 60_000;
+    const timer = setTimeout(() => finish(new Error(`serve did not start in ${startMs / 1000} s:\n${out}`)), startMs);
     const onExit = (code: number | null) => finish(new Error(`serve exited with ${code} before it started:\n${out}`));
     const poll = setInterval(() => {
       const m = /serving (http:\/\/\S+)/.exec(out);
@@ -99,13 +106,14 @@ export async function startServe(db: TestDatabase, env: Record<string, string | 
   };
   running.add(server);
 
-  const deadline = Date.now() + 30_000;
+  const readyMs = limits.readyMs ?? 30_000;
+  const deadline = Date.now() + readyMs;
   for (;;) {
     const res = await request('/readyz').catch(() => undefined);
     if (res?.status === 200) break;
     if (Date.now() > deadline) {
       await server.stop();
-      throw new Error(`serve at ${url} not ready in 30 s (last: ${res?.status}):\n${out}`);
+      throw new Error(`serve at ${url} not ready in ${readyMs / 1000} s (last: ${res?.status}):\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -12,7 +12,7 @@ import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { post as postLedger } from '../../src/services/ledger';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/providers';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';
-import { CrashClient, crashWindowOf, seeded, type CrashWindow, type Failure, type OpRecord, type Target } from './crash/client';
+import { CrashClient, Watchdog, crashWindowOf, seeded, type CrashWindow, type Failure, type OpRecord, type Target } from './crash/client';
 
 /**
  * Crash recovery (issue 10, item 4). `serve` is killed with SIGKILL three times, at different phases, while clients
@@ -25,9 +25,9 @@ import { CrashClient, crashWindowOf, seeded, type CrashWindow, type Failure, typ
  *
  * What a dead process claimed holds for 60 s: an Idempotency-Key's lock (LOCK_MS in src/services/idempotency.ts) and
  * a sandbox acquirer answer's lease (src/jobs/sandbox-acquirer.ts); no setting shortens either. After the second kill
- * the test lets the clients run into those locks for 18 s (a retry waits 15 s in the server, gets 409
- * IDEMPOTENCY_KEY_IN_USE and retries), then moves the dead process's lock deadlines to now, which is what the rest of
- * the minute would do; after the other kills it does so at once. The dispatcher's lease has a setting (3 s here).
+ * the test lets the clients run into those locks until the retry of every held key has been told to wait (a retry
+ * waits 15 s in the server, gets 409 IDEMPOTENCY_KEY_IN_USE and retries), then moves the dead process's lock
+ * deadlines to now, which is what the rest of the minute would do; after the other kills it does so at once. The dispatcher's lease has a setting (3 s here).
  * Provider calls a dead process committed but never made are sent by the payment-recovery job's function (every
  * minute in `serve`, for calls older than 2 minutes), called here once the load is over.
  *
@@ -36,31 +36,33 @@ import { CrashClient, crashWindowOf, seeded, type CrashWindow, type Failure, typ
  * request has claimed one, and the triggers are dropped before the restart. The other kills land where they land.
  *
  * A 5xx or a network error is allowed only for a request in flight at a kill (the client records each one with its
- * time; see test/security/crash/client.ts). Each phase has a budget (BUDGET), and jest's limit is above their sum: when
- * one runs out, the test fails with its own message and the summary of the run is printed.
+ * time; see test/security/crash/client.ts). No wait is a fixed time: every wait is for an event (a count, an answer,
+ * a restart), and the run's budget is counted in progress (Watchdog in crash/client.ts): it fails, with its own message
+ * and the summary of the run, only when nothing has moved for a minute (more when `serve` was seen to start slower),
+ * so a loaded machine, slower at everything, does not fail it, while a hang does. Jest's limit is only a backstop.
  */
 
 const SEED = Number(process.env.PAYPLANE_CRASH_SEED ?? 20260310);
 const CLIENTS = 4;
 const PAYMENTS_PER_CLIENT = 14;
-/** how long the clients meet the second dead process's locks before the test lets them run out (> the server's 15 s wait) */
-const HOLD_MS = 18_000;
 /**
- * The most each phase of the first test may take (a run here: load about 30 s, 18 of them the hold; the rest a few
- * seconds): the clients and the kills, the first drain, paying again what the recovery failed, the second drain, and
- * moving the open withdrawals to an end.
+ * Jest's limits: backstops only (a run here takes about a minute idle, three on a machine at a load of 20). A stalled
+ * run fails earlier, by its Watchdog, with its summary.
  */
-const BUDGET = { load: 90_000, drain: 30_000, repay: 20_000, redrain: 20_000, finish: 20_000 };
-/** jest's limit of the first test: the sum of the budgets and a minute for the checks and the summary */
-const TEST_TIMEOUT = Object.values(BUDGET).reduce((sum, ms) => sum + ms, 0) + 60_000;
-/** the second test: everything within a minute, jest's limit 30 s above */
-const WINDOW_BUDGET = 60_000;
+const TEST_TIMEOUT = 20 * 60_000;
+/** a restart of `serve` takes a few seconds idle, half a minute at a load of 20: its own limits, far above */
+const START_LIMITS = { startMs: 5 * 60_000, readyMs: 5 * 60_000 };
+const WINDOW_TEST_TIMEOUT = 10 * 60_000;
 
 let t: TestRuntime;
 let receiver: Receiver;
 let sandbox: SandboxCredentials;
 let server: ServeProcess;
 let methodId: string;
+/** the budget of the running test (a new one per test) */
+let budget: Watchdog;
+/** how long the first `serve` took to start: the first measure of the machine's speed, for every budget */
+let firstStartMs = 0;
 
 const env: Record<string, string> = {
   PAYPLANE_SANDBOX_DELAY_MS: '0',
@@ -95,7 +97,9 @@ beforeAll(async () => {
       { account: 'merchant_available', ownerId: sandbox.merchantId, currency: 'EUR', amountMinor: 10_000_000 },
     ],
   });
-  server = await startServe(t.db, env);
+  const starting = Date.now();
+  server = await startServe(t.db, env, [], START_LIMITS);
+  firstStartMs = Date.now() - starting;
   const res = await server.request('/v1/merchant-withdrawal-methods', {
     credential: sandbox.merchantKey.secretKey,
     body: { methodType: 'bank_account', label: 'Main account', details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' } },
@@ -104,7 +108,14 @@ beforeAll(async () => {
   const method = await res.json();
   if (res.status !== 201 || method.data.status !== 'active') throw new Error(`withdrawal method: ${res.status} ${JSON.stringify(method)}`);
   methodId = method.data.id;
-}, 120_000);
+}, 12 * 60_000);
+
+beforeEach(() => {
+  budget = new Watchdog(() => `the budget of ${expect.getState().currentTestName ?? 'the test'}`);
+  budget.observeStart(firstStartMs);
+});
+
+afterEach(() => budget.stop());
 
 afterAll(async () => {
   await stopAllServes();
@@ -115,26 +126,36 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const tenantOf = () => ({ tenant: sandbox.tenantId });
 
-/** Polls `check` (null: done, else what is missing) until it is done; fails at `until` (a time) with what is missing. */
-async function waitUntil(check: () => Promise<string | null> | string | null, until: number, pollMs = 100): Promise<void> {
+/**
+ * Polls `check` (null: done, else what is missing) until it is done. What is missing changing is progress (a queue
+ * going down); fails with what is missing when the run's budget runs out.
+ */
+async function waitUntil(check: () => Promise<string | null> | string | null, pollMs = 100): Promise<void> {
+  // a state not seen before (going back and forth between two is not progress)
+  const seen = new Set<string>();
   for (;;) {
     const missing = await check();
     if (missing === null) return;
-    if (Date.now() > until) throw new Error(`timed out waiting: ${missing}`);
+    if (!seen.has(missing)) budget.progress();
+    seen.add(missing);
+    if (budget.expired()) throw new Error(`timed out waiting: ${missing} (${budget.reason.message})`);
     await sleep(pollMs);
   }
 }
 
-/** `work`, or a failure naming the budget when it is not done by `until` (a time). */
-async function within<T>(what: string, until: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+/** `work`, or a failure naming `what` when the run's budget runs out first (a hung kill or restart included). */
+async function within<T>(what: string, work: Promise<T>): Promise<T> {
+  let onAbort: (() => void) | undefined;
   const ranOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the budget of ${what} ran out`)), Math.max(0, until - Date.now()));
+    onAbort = () => reject(new Error(`${what}: ${budget.reason.message}`));
+    if (budget.signal.aborted) onAbort();
+    else budget.signal.addEventListener('abort', onAbort, { once: true });
   });
+  ranOut.catch(() => undefined);
   try {
     return await Promise.race([work, ranOut]);
   } finally {
-    clearTimeout(timer);
+    budget.signal.removeEventListener('abort', onAbort!);
   }
 }
 
@@ -174,6 +195,8 @@ interface Crash {
   runningTicks: number;
   /** payment attempts and refunds committed but never sent to the provider */
   unsent: number;
+  /** the payments of those attempts (what a recovery, the test's or `serve`'s own job, may fail when the card is gone) */
+  unsentPayments: string[];
   expiredAt?: number;
 }
 
@@ -185,15 +208,16 @@ const target: Target = { url: () => server.url, windows: crashWindows };
 
 /**
  * SIGKILL the current serve, note what it held, restart it on the same database (after `beforeRestart`). The dead
- * process's locks run out after `holdMs` when it held Idempotency-Keys, else (and when 0) at once.
+ * process's locks run out once `holdUntil` says so for the Idempotency-Keys it held (polled; an event, never a time),
+ * else (and without one) at once.
  */
-async function crash(label: string, holdMs: number, beforeRestart?: () => Promise<void>): Promise<{ record: Crash; expired: Promise<void> }> {
+async function crash(label: string, holdUntil?: (keys: HeldKey[]) => boolean, beforeRestart?: () => Promise<void>): Promise<{ record: Crash; expired: Promise<void> }> {
   const { Idempotency, SandboxOperation, WebhookDelivery } = t.rt.db.models;
   const dead = server;
   const pid = dead.child.pid!;
   const exited = new Promise((resolve) => dead.child.once('exit', resolve));
   const record: Crash = {
-    label, pid, killStartedAt: Date.now(), killedAt: 0, restartedAt: 0, heldKeys: [], heldOperations: 0, heldDeliveries: 0, runningTicks: 0, unsent: 0,
+    label, pid, killStartedAt: Date.now(), killedAt: 0, restartedAt: 0, heldKeys: [], heldOperations: 0, heldDeliveries: 0, runningTicks: 0, unsent: 0, unsentPayments: [],
   };
   crashes.push(record);
   dead.child.kill('SIGKILL');
@@ -207,10 +231,16 @@ async function crash(label: string, holdMs: number, beforeRestart?: () => Promis
     heldKeys: keys, heldOperations: operations.length,
     heldDeliveries: await WebhookDelivery.count({ where: { status: 'pending', lockedBy: like } }),
     runningTicks: await count(`SELECT count(*) AS n FROM job_runs WHERE outcome = 'running' AND "workerId" = :worker`, { worker: `${os.hostname()}:${pid}` }),
-    unsent:
-      (await count(`SELECT count(*) AS n FROM payment_attempts WHERE status = 'pending' AND "providerReference" IS NULL`))
-      + (await count(`SELECT count(*) AS n FROM refunds WHERE status = 'pending' AND "providerReference" IS NULL`)),
   });
+  const unsentAttempts = await rows<{ paymentId: string }>(`SELECT "paymentId" FROM payment_attempts WHERE status = 'pending' AND "providerReference" IS NULL`, {});
+  record.unsentPayments = unsentAttempts.map((a) => a.paymentId);
+  record.unsent = unsentAttempts.length + (await count(`SELECT count(*) AS n FROM refunds WHERE status = 'pending' AND "providerReference" IS NULL`));
+  if (keys.length > 0 && holdUntil) {
+    // the dead process's locks last until the test lets them run out, however slow the restart: on a loaded machine
+    // the minute of LOCK_MS could otherwise pass before a retry had been told to wait
+    const later = new Date(Date.now() + 3_600_000);
+    for (const k of keys) await Idempotency.update({ lockedUntil: later }, { where: { id: k.id, owner: k.owner, state: 'in_progress' } });
+  }
   if (beforeRestart) await beforeRestart();
   const expire = async () => {
     const past = new Date(Date.now() - 1_000);
@@ -219,11 +249,17 @@ async function crash(label: string, holdMs: number, beforeRestart?: () => Promis
     for (const o of operations) await SandboxOperation.update({ lockedUntil: past }, { where: { id: o.id, lockedBy: o.lockedBy, doneAt: null } });
     record.expiredAt = Date.now();
   };
-  const hold = keys.length > 0 ? holdMs : 0;
-  if (hold === 0) await expire();
-  server = await startServe(t.db, env);
+  const hold = keys.length > 0 && holdUntil !== undefined;
+  if (!hold) await expire();
+  const starting = Date.now();
+  server = await budget.during(startServe(t.db, env, [], START_LIMITS));
   record.restartedAt = Date.now();
-  return { record, expired: hold === 0 ? Promise.resolve() : sleep(hold).then(expire) };
+  budget.observeStart(record.restartedAt - starting);
+  const held = async () => {
+    await waitUntil(() => (holdUntil!(keys) ? null : `the clients meeting the locks of ${label}`));
+    await expire();
+  };
+  return { record, expired: hold ? held() : Promise.resolve() };
 }
 
 /**
@@ -270,7 +306,7 @@ async function holdAnswers(): Promise<() => Promise<void>> {
 }
 
 /** Waits until nothing is left to do: payments final, refunds answered, acquirer answers delivered, funds released, every event delivered. */
-async function drain(until: number): Promise<void> {
+async function drain(): Promise<void> {
   const tenant = tenantOf();
   await waitUntil(async () => {
     const open = await count(`SELECT count(*) AS n FROM payments WHERE "tenantId" = :tenant AND status IN ('processing', 'requires_action')`, tenant);
@@ -283,7 +319,7 @@ async function drain(until: number): Promise<void> {
     return open + refundsPending + operations + releases + undelivered === 0 && deliveries === events
       ? null
       : `${open} payments open, ${refundsPending} refunds pending, ${operations} acquirer answers, ${releases} releases, ${undelivered} deliveries pending, ${deliveries}/${events} deliveries/events`;
-  }, until);
+  });
 }
 
 const card = { paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada Lovelace' } } };
@@ -294,7 +330,6 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     const random = seeded(SEED);
     const log: OpRecord[] = [];
     const failures: Failure[] = [];
-    const deadline = started + BUDGET.load;
     const merchantKey = sandbox.merchantKey.secretKey;
     const tenantKey = sandbox.tenantKey.secretKey;
     const tenant = tenantOf();
@@ -306,7 +341,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     // ------------------------------------------------------------------------------------------- the clients
     async function merchantClient(c: number): Promise<void> {
       const name = `m${c}`;
-      const http = new CrashClient(target, deadline, log, failures);
+      const http = new CrashClient(target, budget, log, failures);
       const rand = seeded(SEED * 31 + c);
       const mine: Array<{ sessionId: string; amount: number; refunds: number; index: number }> = [];
       let refunds = 0;
@@ -360,7 +395,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
 
     /** Approves and executes the withdrawals as they come; leaves some approved and some executing on purpose. */
     async function operatorClient(): Promise<void> {
-      const http = new CrashClient(target, deadline, log, failures);
+      const http = new CrashClient(target, budget, log, failures);
       let n = 0;
       while (progress.clientsDone < CLIENTS || withdrawalQueue.length > 0) {
         const id = withdrawalQueue.shift();
@@ -385,33 +420,34 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     async function kills(): Promise<void> {
       const jitter = () => sleep(Math.floor(random() * 200));
       // A: while payments are being taken and the first refunds made
-      await waitUntil(() => (stopped || progress.completes >= 5 + Math.floor(random() * 4) ? null : 'payments'), deadline);
+      await waitUntil(() => (stopped || progress.completes >= 5 + Math.floor(random() * 4) ? null : 'payments'));
       if (stopped) return;
       await jitter();
-      const a = await crash('A: payments and refunds', 0);
+      const a = await crash('A: payments and refunds');
       // B: while withdrawals are being executed (payments and refunds go on), once a request holds its key: no
       // request can store its answer from here on, so the first key claimed stays held until the kill
-      await waitUntil(() => (stopped || (Date.now() > a.record.restartedAt + 2_000 && progress.executions >= 2) ? null : 'executions'), deadline);
+      await waitUntil(() => (stopped || (Date.now() > a.record.restartedAt + 2_000 && progress.executions >= 2) ? null : 'executions'));
       if (stopped) return;
       const open = await holdAnswers();
       try {
         await waitUntil(
           async () => ((await t.rt.db.models.Idempotency.count({ where: { state: 'in_progress', lockedUntil: { [Op.gt]: new Date() } } })) > 0 ? null : 'a request holding its key'),
-          Math.min(deadline, Date.now() + 15_000),
           10,
         );
       } catch (error) {
         await open();
         throw error;
       }
-      const b = await crash('B: withdrawal executions', HOLD_MS, open);
+      // the locks run out once the retry of every key the dead process held has been told to wait (409 IDEMPOTENCY_KEY_IN_USE)
+      const toldToWait = (keys: HeldKey[]) => keys.every((k) => (log.find((o) => o.key === k.key)?.inUse ?? 1) > 0);
+      const b = await crash('B: withdrawal executions', toldToWait, open);
       expiries.push(b.expired);
       b.expired.catch(() => undefined); // awaited with the load; after a failure, no unhandled rejection
       // C: once the clients are done, while the dispatcher works through its backlog
-      await waitUntil(() => (stopped || progress.clientsDone === CLIENTS ? null : 'clients'), deadline);
+      await waitUntil(() => (stopped || progress.clientsDone === CLIENTS ? null : 'clients'));
       if (stopped) return;
       await jitter();
-      await crash('C: webhook deliveries', 0);
+      await crash('C: webhook deliveries');
     }
 
     // what happened, printed whether the checks pass or not (also when a budget ran out)
@@ -451,8 +487,8 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     try {
       const load = Promise.all([...Array.from({ length: CLIENTS }, (_, c) => merchantClient(c)), operatorClient(), kills()]).then(() => Promise.all(expiries));
       try {
-        // a hung kill or restart cannot outlast the budget either (the clients give up at the deadline themselves)
-        await within('the load (clients and kills)', deadline + 5_000, load);
+        // a hung kill or restart cannot outlast the budget either (the clients give up when it runs out themselves)
+        await within('the load (clients and kills)', load);
       } finally {
         stopped = true;
       }
@@ -462,19 +498,19 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
       // provider calls a dead process committed and never made (what the payment-recovery job finds, later)
       phase = 'drain';
       resent = await recoverStalledCalls(t.rt, { staleMs: 0 });
-      await drain(Date.now() + BUDGET.drain);
+      await drain();
       // A payment whose process died before it reached the acquirer cannot be sent again: the card number died with
       // the process (it is never stored), so the recovery fails it and its session is open again. Its customer pays again.
       phase = 'repay';
       repaid = await rows<{ id: string; checkoutSessionId: string; errorCode: string; errorMessage: string }>(
         `SELECT id, "checkoutSessionId", "errorCode", "errorMessage" FROM payments WHERE "tenantId" = :tenant AND status = 'failed'`,
       );
-      const repayer = new CrashClient(target, Date.now() + BUDGET.repay, log, failures);
+      const repayer = new CrashClient(target, budget, log, failures);
       for (const p of repaid) {
         await repayer.post('repay', 'repay', `/v1/checkout-sessions/${p.checkoutSessionId}/complete`, clientSecrets.get(p.checkoutSessionId)!, card, `repay-${p.checkoutSessionId}`);
       }
       phase = 'second drain';
-      if (repaid.length > 0) await drain(Date.now() + BUDGET.redrain);
+      if (repaid.length > 0) await drain();
       drained = Date.now();
       phase = 'checks';
       await checkOutcome();
@@ -526,7 +562,10 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
       const completeOf = new Map(completeOps.map((o) => [o.path.split('/')[3], o]));
       expect(repaid.filter((p) => p.errorMessage !== 'The card is no longer available for another attempt.' || !(completeOf.get(p.checkoutSessionId)!.sends > 1))).toEqual([]);
       expect(ops('repay').filter((o) => o.status !== 200)).toEqual([]);
-      expect(repaid.length).toBeLessThanOrEqual(resent!);
+      // each of them a payment whose attempt a kill left unsent (the recovery that failed it may be `serve`'s own job,
+      // which takes calls older than two minutes: a slow run meets it)
+      const unsentPayments = new Set(crashes.flatMap((c) => c.unsentPayments));
+      expect(repaid.filter((p) => !unsentPayments.has(p.id)).map((p) => p.id)).toEqual([]);
 
       // refunds: a 201 has exactly one refund, a refused one none; never beyond what was captured
       const refundOps = ops('refund');
@@ -589,7 +628,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
       expect(open.some((w) => w.status === 'executing')).toBe(true);
       expect(open.some((w) => w.status === 'approved')).toBe(true);
       phase = 'finish';
-      const finisher = new CrashClient(target, Date.now() + BUDGET.finish, [], failures);
+      const finisher = new CrashClient(target, budget, [], failures);
       for (const w of open) {
         const steps = w.status === 'pending' ? ['approve', 'start-execution', 'complete'] : w.status === 'approved' ? ['start-execution', 'complete'] : ['complete'];
         for (const step of steps) {
@@ -605,9 +644,8 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
 
   test('a process killed after a refund or a payment committed and before its answer was stored: the retry makes no second one', async () => {
     const merchantKey = sandbox.merchantKey.secretKey;
-    const until = Date.now() + WINDOW_BUDGET;
     const failures: Failure[] = [];
-    const http = new CrashClient(target, until, [], failures);
+    const http = new CrashClient(target, budget, [], failures);
     // a captured payment to refund, and an open session to pay
     const session = async (ref: string) => {
       const created = await http.post('window', 'session', '/v1/checkout-sessions', merchantKey, {
@@ -620,7 +658,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     const completed = await http.post('window', 'complete', `/v1/checkout-sessions/${paid.id}/complete`, paid.clientSecret, card, 'pay-window-paid');
     expect(completed.status).toBe(200);
     const paymentId = completed.body.data.paymentId as string;
-    await waitUntil(async () => ((await http.get(`/v1/payments/${paymentId}`, merchantKey)).body.data.status === 'captured' ? null : 'capture'), until);
+    await waitUntil(async () => ((await http.get(`/v1/payments/${paymentId}`, merchantKey)).body.data.status === 'captured' ? null : 'capture'));
     const unpaid = await session('window-unpaid');
 
     // The process is held in the window: storing the answer of these two keys fails (and so does freeing the key,
@@ -663,7 +701,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
       await q('DROP TRIGGER crash_window_store');
       await q('DROP TRIGGER crash_window_free');
     }
-    const { record } = await crash('window: refund and complete committed, answers not stored', 0);
+    const { record } = await crash('window: refund and complete committed, answers not stored');
     expect(record.heldKeys.map((k) => k.key).sort()).toEqual(['pay-window', 'refund-window']);
 
     // the clients retry with the same keys and bodies
@@ -678,7 +716,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     expect(await paymentsOf()).toHaveLength(1);
 
     await recoverStalledCalls(t.rt, { staleMs: 0 });
-    await drain(until);
+    await drain();
     const payment = (await http.get(`/v1/payments/${paymentId}`, merchantKey)).body.data;
     expect([payment.status, payment.amountBreakdown.refunded.valueMinor]).toEqual(['partially_refunded', 1_500]);
     expect((await http.get(`/v1/refunds/${only.id}`, merchantKey)).body.data.status).toBe('succeeded');
@@ -686,5 +724,5 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     await expectLedgerInvariant(t.rt);
     // the client met no 5xx and no network error (its requests went out after the kill, to the new process)
     expect(failures).toEqual([]);
-  }, WINDOW_BUDGET + 30_000);
+  }, WINDOW_TEST_TIMEOUT);
 });

@@ -8,9 +8,9 @@ import { endpointsForEvent } from './endpoints';
 /** Date-form API version that renders event payloads. */
 export const EVENT_API_VERSION = '2026-11-01';
 
-/** Fields the merchant view of event data never carries: fee decomposition and provider, routing and risk details. */
+/** Fields the merchant view of event data never carries: fee decomposition and commissions, provider, routing and risk details. */
 const TENANT_ONLY_FIELDS = new Set([
-  'providerFee', 'tenantFee', 'platformFee', 'partnerCommission', 'feeBreakdown', 'providerReference', 'providerStatus',
+  'providerFee', 'tenantFee', 'platformFee', 'partnerCommission', 'commissionRate', 'feeBreakdown', 'providerReference', 'providerStatus',
   'rawProviderStatus', 'terminalId', 'providerIntegrationId', 'routing', 'routingDecision', 'risk', 'riskDecision',
 ]);
 /** Fields only the platform view carries. */

@@ -8,7 +8,7 @@
  * it came, and the test fails on each one whose request was not in flight at a kill (see `crashWindowOf`). A 500 (a
  * defect: INTERNAL_ERROR, RESPONSE_CONTRACT_VIOLATION, or one without a code) is retried only when its request was in
  * flight at a kill; otherwise it is the operation's answer, so that a real bug shows with its body instead of as "gave
- * up before the deadline", or not at all because a later send succeeded.
+ * up before the run stalled", or not at all because a later send succeeded.
  */
 
 export interface Answer {
@@ -79,14 +79,80 @@ export function crashWindowOf(send: { sentAt: number; at: number }, windows: Cra
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The longest one send may take: a retry of a key held by a dead process waits 15 s in the server before its 409. */
-const SEND_TIMEOUT_MS = 40_000;
+/**
+ * The test's budget, counted in progress instead of time: it runs out only when nothing has moved for a while (no
+ * answer to any client, no restart, no row drained), so a loaded machine, slower at everything, still gets to the
+ * end, while a hang (a request that never answers, a queue that never drains) still ends the run with its summary.
+ * The idle allowance is IDLE_MS, or more when the machine shows itself slower: three times the slowest start of
+ * `serve` seen (`observeStart`), the one step in which nothing else can move.
+ */
+export class Watchdog {
+  static readonly IDLE_MS = 60_000;
+  private last = Date.now();
+  private slowestStartMs = 0;
+  /** steps under way that are progress by themselves, however long they take (a restart: bounded by its own limit) */
+  private busy = 0;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
 
-/** Sends to the current process and retries until `deadline`; every POST is recorded in `log`, every 5xx and network error in `failures`. */
+  constructor(private readonly what: () => string) {
+    this.timer = setInterval(() => {
+      if (this.expired()) this.stop(new Error(`${this.what()}: nothing moved for ${Math.round((Date.now() - this.last) / 1000)} s (the idle allowance is ${this.idleMs / 1000} s)`));
+    }, 250);
+    this.timer.unref();
+  }
+
+  get idleMs(): number {
+    return Math.max(Watchdog.IDLE_MS, 3 * this.slowestStartMs);
+  }
+
+  /** something moved: the whole idle allowance again */
+  progress(): void {
+    this.last = Date.now();
+  }
+
+  /** a `serve` started in `ms` (which is also progress) */
+  observeStart(ms: number): void {
+    this.slowestStartMs = Math.max(this.slowestStartMs, ms);
+    this.progress();
+  }
+
+  expired(): boolean {
+    return this.controller.signal.aborted || (this.busy === 0 && Date.now() > this.last + this.idleMs);
+  }
+
+  /** `work` (a restart of `serve`) does not count as standing still; once done, the whole allowance again */
+  async during<T>(work: Promise<T>): Promise<T> {
+    this.busy++;
+    try {
+      return await work;
+    } finally {
+      this.busy--;
+      this.progress();
+    }
+  }
+
+  /** aborted when the allowance runs out (every send in flight with it), with the reason */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** the reason it ran out */
+  get reason(): Error {
+    return (this.controller.signal.reason as Error) ?? new Error(`${this.what()}: nothing moved for ${this.idleMs / 1000} s`);
+  }
+
+  stop(reason?: Error): void {
+    clearInterval(this.timer);
+    if (reason && !this.controller.signal.aborted) this.controller.abort(reason);
+  }
+}
+
+/** Sends to the current process and retries while the run moves (`Watchdog`); every POST is recorded in `log`, every 5xx and network error in `failures`. */
 export class CrashClient {
   constructor(
     private readonly target: Target,
-    private readonly deadline: number,
+    private readonly budget: Watchdog,
     readonly log: OpRecord[],
     readonly failures: Failure[],
   ) {}
@@ -100,8 +166,9 @@ export class CrashClient {
         ...(key ? { 'Idempotency-Key': key } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
-      // never past the deadline: the test's budget holds even when a send hangs
-      signal: AbortSignal.timeout(Math.max(1, Math.min(SEND_TIMEOUT_MS, this.deadline - Date.now()))),
+      // a send waits as long as the run moves (a retry of a key held by a dead process waits 15 s in the server, more
+      // on a loaded machine); when nothing has moved for the idle allowance, it is cut with the rest (a hang fails the run)
+      signal: this.budget.signal,
     });
   }
 
@@ -116,6 +183,7 @@ export class CrashClient {
     try {
       res = await this.once(method, pathname, credential, body, key);
       parsed = await res.json().catch(() => null);
+      this.budget.progress();
     } catch (error) {
       // refused (the process is down), cut (it died with the request), or timed out: the same request again
       const failure: Failure = { client, method, path: pathname, key, sentAt, at: Date.now(), status: 'network', body: String((error as Error)?.cause ?? error), retried: true };
@@ -188,7 +256,7 @@ export class CrashClient {
   }
 
   private checkDeadline(what: string): void {
-    if (Date.now() > this.deadline) throw new Error(`the client gave up on ${what}: no definite answer before the test's deadline`);
+    if (this.budget.expired()) throw new Error(`the client gave up on ${what}: no definite answer before the run stalled (${this.budget.reason.message})`);
   }
 }
 
