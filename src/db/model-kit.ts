@@ -6,7 +6,17 @@ export interface ScopeSpec {
   resource: string;
   tenant: string | null;
   merchant: string | null;
+  /**
+   * The column of the caller's mode: derived by define() from the attributes, never declared. A table with a
+   * `livemode` column is scoped by it (a caller works in exactly one mode: a row of the other mode is a 404, a list
+   * shows rows of the caller's mode only), unless it declares `modeExempt` with the reason.
+   */
   mode: string | null;
+  /**
+   * Why a table with a `livemode` column is not scoped by it (reviewed exceptions only, listed in
+   * test/security/mode-matrix.test.ts): its livemode is then a plain attribute of the record, not the mode it lives in.
+   */
+  modeExempt?: string;
   softDelete: boolean;
   /** rows that may belong to no tenant (platform users, platform-level audit entries) */
   tenantNullable?: boolean;
@@ -35,16 +45,52 @@ export const pk = { type: UUID, primaryKey: true };
 export const stamps = { createdAt: DATE, updatedAt: DATE, deletedAt: DATE };
 
 
-/** Defines a model with its scope; timestamps are written from the injected clock, never by Sequelize. */
+/** The column that holds a row's mode (true: live, false: sandbox). */
+export const MODE_COLUMN = 'livemode';
+
+/**
+ * The scope declared by a model: as ScopeSpec, but the mode is not declared: define() derives it from the
+ * attributes (`mode` may still be written, and must then agree with them).
+ */
+export type DeclaredScope = Omit<ScopeSpec, 'softDelete' | 'mode'> & { softDelete?: boolean; mode?: string | null };
+
+/** The mode column of a table: `livemode` when it has one, unless the table declares a reasoned exception. */
+export function modeColumnOf(name: string, attributes: ModelAttributes, scope: DeclaredScope): string | null {
+  const hasMode = MODE_COLUMN in attributes;
+  if (scope.modeExempt !== undefined) {
+    if (!hasMode) throw new Error(`model ${name}: modeExempt is declared but the table has no ${MODE_COLUMN} column`);
+    if (scope.modeExempt.trim().length < 10) throw new Error(`model ${name}: modeExempt must say why the table is not scoped by mode`);
+    if (scope.mode) throw new Error(`model ${name}: modeExempt and mode '${scope.mode}' contradict each other`);
+    return null;
+  }
+  if (scope.mode !== undefined && scope.mode !== null && scope.mode !== MODE_COLUMN) {
+    throw new Error(`model ${name}: the mode column is '${MODE_COLUMN}', not '${scope.mode}'`);
+  }
+  if (scope.mode && !hasMode) throw new Error(`model ${name}: scoped by mode without a ${MODE_COLUMN} column`);
+  if (scope.mode === null && hasMode) {
+    throw new Error(
+      `model ${name}: the table has a ${MODE_COLUMN} column, so it is scoped by the caller's mode; `
+        + 'leave out `mode: null`, or declare modeExempt with the reason (a reviewed exception)',
+    );
+  }
+  return hasMode ? MODE_COLUMN : null;
+}
+
+/**
+ * Defines a model with its scope; timestamps are written from the injected clock, never by Sequelize. The mode
+ * column comes from the attributes (modeColumnOf): a table with `livemode` cannot be left out of the mode scope by
+ * omission.
+ */
 export function define<R extends object>(
   sequelize: Sequelize,
   name: string,
   table: string,
   attributes: ModelAttributes,
-  scope: Omit<ScopeSpec, 'softDelete'> & { softDelete?: boolean },
+  scope: DeclaredScope,
 ): RowModel<R> {
+  const mode = modeColumnOf(name, attributes, scope);
   // Timestamps are written from the injected clock by the scoped data access, never by Sequelize.
   const model = sequelize.define(name, attributes, { tableName: table, timestamps: false }) as unknown as RowModel<R>;
-  model.scopeSpec = { softDelete: true, ...scope };
+  model.scopeSpec = { softDelete: true, ...scope, mode };
   return model;
 }

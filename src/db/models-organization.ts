@@ -61,7 +61,7 @@ export function defineOrganizationModels(sequelize: Sequelize): OrganizationMode
         country: STRING, registrationNumber: STRING, businessType: STRING, contactPerson: STRING,
         contactEmail: STRING, contactPhone: STRING, website: TEXT, status: STRING, searchText: TEXT, ...stamps,
       },
-      { resource: 'company', tenant: 'tenantId', merchant: null, mode: null, throughMerchants: { table: 'merchants', column: 'companyId' } },
+      { resource: 'company', tenant: 'tenantId', merchant: null, mode: 'livemode', throughMerchants: { table: 'merchants', column: 'companyId' } },
     ),
     Merchant: define<MerchantRow>(
       sequelize,

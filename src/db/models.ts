@@ -223,8 +223,11 @@ export function defineModels(sequelize: Sequelize): Models {
         featureFlags: JSONT, doorRateLimitPerMinute: INTEGER, contactEmail: STRING, supportUrl: TEXT,
         logoUrl: TEXT, termsUrl: TEXT, privacyPolicyUrl: TEXT, withdrawalCoolingPeriodHours: INTEGER, withdrawalMakerChecker: BOOLEAN, ...stamps,
       },
-      // A tenant spans both modes: its record is not filtered by the caller's mode.
-      { resource: 'tenant', tenant: 'tenantId', merchant: null, mode: null },
+      {
+        resource: 'tenant', tenant: 'tenantId', merchant: null,
+        modeExempt: 'a tenant spans both modes: its livemode says whether it may hold live keys (false: a sandbox-only tenant), '
+          + 'it is not the mode the record lives in; callers of either mode read their own tenant',
+      },
     ),
     ApiKey: define<ApiKeyRow>(
       sequelize,

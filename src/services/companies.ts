@@ -51,8 +51,9 @@ export async function targetTenant(ctx: CallerContext, tenantId: string | undefi
 }
 
 /**
- * Creates a company in the caller's mode (or `options.livemode`: the sandbox provisions sandbox companies from
- * any context). Audited; no event (the catalog has no company events).
+ * Creates a company in the caller's mode (`options.livemode`, from the services that provision records, must name
+ * the same mode: a company of the other mode would not exist for its creator). Audited; no event (the catalog has
+ * no company events).
  */
 export async function createCompany(ctx: CallerContext, input: CreateCompanyInput, options: { livemode?: boolean } = {}): Promise<Company> {
   return toCompany(await createCompanyRow(ctx, input, options));
@@ -91,9 +92,13 @@ export interface CompanyFilters {
   tenantId?: string;
 }
 
-/** Companies of the caller's mode (or of `livemode`), filtered; `search` matches name or legalName, case-insensitively. */
+/**
+ * Companies of the caller's mode, filtered; `search` matches name or legalName, case-insensitively. A livemode filter
+ * naming the other mode finds nothing (the scope keeps the caller's mode: an empty page).
+ */
 export async function listCompanies(ctx: CallerContext, filters: CompanyFilters, page: ListParams): Promise<Page<Company>> {
-  const where: Record<string | symbol, unknown> = { livemode: filters.livemode ?? ctx.livemode };
+  const where: Record<string | symbol, unknown> = {};
+  if (filters.livemode !== undefined) where.livemode = filters.livemode;
   if (filters.country) where.country = filters.country;
   if (filters.status) where.status = filters.status;
   if (filters.tenantId) where.tenantId = filters.tenantId;

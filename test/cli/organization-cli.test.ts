@@ -130,4 +130,22 @@ describe(`payplane companies and merchants (${dialectName})`, () => {
     expect(late.status).toBe(5);
     expect(late.json().error.code).toBe('COMPANY_DISABLED');
   });
+
+  test('a company of live mode (issue 20): listed with --live only; get, update, merchants and disable act in its own mode', async () => {
+    const created = await cli('companies', 'create', '--tenant', sandbox.tenantId, '--name', 'Live Only Co', '--country', 'NL', '--live', '--json');
+    expect(created.status).toBe(0);
+    const live = created.json();
+    expect(live).toMatchObject({ livemode: true, status: 'active' });
+    const ids = async (...args: string[]) => (await cli('companies', 'list', '--tenant', sandbox.tenantId, '--json', ...args)).json().data.map((c: { id: string }) => c.id);
+    expect(await ids()).not.toContain(live.id);
+    expect(await ids('--live')).toEqual([live.id]);
+    expect((await cli('companies', 'get', live.id, '--json')).json()).toEqual(live);
+    const renamed = await cli('companies', 'update', live.id, '--name', 'Live Only Renamed', '--json');
+    expect([renamed.status, renamed.json().name, renamed.json().livemode]).toEqual([0, 'Live Only Renamed', true]);
+    const merchant = await cli('merchants', 'create', '--company', live.id, '--name', 'Live Co Shop', '--json');
+    expect(merchant.status).toBe(0);
+    expect((await cli('companies', 'merchants', live.id, '--json')).json().data.map((m: { id: string }) => m.id)).toEqual([merchant.json().id]);
+    const disabled = await cli('companies', 'disable', live.id, '--yes', '--json');
+    expect([disabled.status, disabled.json().status]).toEqual([0, 'disabled']);
+  }, 300_000);
 });

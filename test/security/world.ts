@@ -103,7 +103,7 @@ export const KINDS: Record<Kind, KindSpec> = {
   merchantEndpoint: { owner: 'merchant', modeScoped: true, reads: (w) => [{ path: `/v1/webhooks/endpoints/${w.ids.merchantEndpoint}`, as: 'merchant' }] },
   tenantEndpoint: { owner: 'tenant', modeScoped: true, reads: (w) => [{ path: `/v1/admin/webhook-endpoints/${w.ids.tenantEndpoint}` }] },
   delivery: { owner: 'tenant', modeScoped: true, reads: (w) => [{ path: `/v1/admin/webhook-deliveries/${w.ids.delivery}` }] },
-  company: { owner: 'tenant', modeScoped: false, viaMerchants: true, reads: (w) => [{ path: `/v1/admin/companies/${w.ids.company}` }] },
+  company: { owner: 'tenant', modeScoped: true, viaMerchants: true, reads: (w) => [{ path: `/v1/admin/companies/${w.ids.company}` }] },
   merchant: {
     owner: 'merchant', modeScoped: false,
     reads: (w) => [{ path: `/v1/admin/merchants/${w.m1}` }, { path: `/v1/admin/merchants/${w.m1}/3ds-config` }],

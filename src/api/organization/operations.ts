@@ -22,8 +22,8 @@ const companyOperations = [
   defineOperation({
     id: 'listCompanies', method: 'get', path: '/v1/admin/companies', levels: ['T', 'P'], permission: 'organization:companies:view',
     tag: companyTag, summary: 'List companies',
-    description: 'Companies span both modes (a company\'s merchants move from sandbox to live), so each is readable by id in either '
-      + 'mode; the list holds the companies created in the caller\'s mode, or in the mode the livemode filter names. search matches '
+    description: 'A company belongs to the mode it was created in: a caller reads, changes and lists the companies of its own mode '
+      + 'only (another mode\'s company is 404 by id; a livemode filter naming the other mode yields an empty page). search matches '
       + 'a case-insensitive substring of name or legalName.',
     kind: 'list', query: ListCompaniesQuery, response: CompanySchema,
     handler: (ctx, { query: { cursor, limit, sortOrder, ...filters } }) => companies.listCompanies(ctx, filters, { cursor, limit, sortOrder }),

@@ -62,8 +62,8 @@ export const ListCompaniesQuery = listQuery({
   country: Country.optional(),
   livemode: queryBoolean.optional().openapi({
     type: 'string', enum: ['true', 'false'],
-    description: 'Companies span both modes (their merchants go from sandbox to live), so every company is readable by id in '
-      + 'either mode. The list holds the companies created in the caller\'s mode unless livemode asks for the other mode\'s.',
+    description: 'A company belongs to the mode it was created in, and the caller works in exactly one mode: the list holds '
+      + 'the companies of the caller\'s mode; a value different from the caller\'s mode yields an empty page.',
   }),
   status: CompanyStatus.optional(),
   tenantId: z.string().uuid().optional().openapi({ description: 'Platform callers: only this tenant\'s companies.' }),
