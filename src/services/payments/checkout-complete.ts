@@ -56,7 +56,8 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     const profile = await scoped(pctx, pctx.db.models.IntegrationProfile).findOne({ merchantId: merchant.id, mode: 'checkout' });
     const returnUrl = input.returnUrl ?? session.successUrl ?? profile?.returnUrl ?? null;
     const riskSubject = riskSubjectOf(ctx, session, card, channelId);
-    const risk = await evaluateRisk(pctx, riskSubject, now);
+    // no moment given: the engine reads it once the payment's identifiers are locked (see evaluateRisk)
+    const risk = await evaluateRisk(pctx, riskSubject);
     const identifiers = {
       riskDecision: risk as unknown as Record<string, unknown>, cardFingerprint: card.fingerprint, customerEmail: riskSubject.email,
       customerIp: riskSubject.ip, customerReference: riskSubject.customerReference,

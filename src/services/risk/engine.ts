@@ -129,8 +129,13 @@ function byPriority(a: ScoringRuleRow, b: ScoringRuleRow): number {
 /**
  * Scores a payment. `caller` is the payment path's processing context, or an operator's (tenant or platform); every
  * read is narrowed to the subject's tenant and mode by the scoped access. Nothing is written.
+ *
+ * `at`: the moment the aggregation windows end (a dry run of the past). Without it (the payment path) the moment is
+ * read after the identifiers are locked, never before: a payment of the same card that committed while this one
+ * waited for the lock (or for SQLite's write lock) has a createdAt later than a moment read before the wait, and a
+ * window ending then would leave it out: the race that let a burst of one card's payments all pass a velocity rule.
  */
-export async function evaluateRisk(caller: CallerContext, subject: RiskSubject, now: Date = caller.clock.now()): Promise<RiskDecision> {
+export async function evaluateRisk(caller: CallerContext, subject: RiskSubject, at?: Date): Promise<RiskDecision> {
   const ctx = subjectScope(caller, subject);
   const [settings, plans] = await Promise.all([riskSettings(ctx, subject.tenantId), applicablePlans(ctx, subject)]);
   const planThresholdList = plans.map(planThresholds);
@@ -150,6 +155,7 @@ export async function evaluateRisk(caller: CallerContext, subject: RiskSubject, 
 
   const conditionsOf = new Map(rules.map((r) => [r.id, ruleConditions(r)]));
   await lockIdentifiers(ctx, subject, [...conditionsOf.values()].flat().flatMap((c) => (c.aggregation ? [c.aggregation.identifier] : [])));
+  const now = at ?? ctx.clock.now();
   const listIds = [...new Set([...conditionsOf.values()].flat().filter((c) => c.operator === 'in_list' && !c.aggregation).map((c) => c.value))];
   const holding = await groupsHolding(ctx, listIds, subject);
   const aggregates = new Map<string, Promise<number>>();
