@@ -47,7 +47,7 @@ export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 export const AGGREGATION_IDENTIFIERS = ['card_fingerprint', 'email', 'ip', 'customer_reference', 'merchant'] as const;
 export type AggregationIdentifier = (typeof AGGREGATION_IDENTIFIERS)[number];
 
-export const AGGREGATION_SCOPES = ['tenant', 'merchant', 'channel'] as const;
+export const AGGREGATION_SCOPES = ['tenant', 'merchant', 'channel', 'terminal'] as const;
 export type AggregationScope = (typeof AGGREGATION_SCOPES)[number];
 
 export type RiskPeriodUnit = 'minute' | 'hour' | 'day' | 'week';
@@ -55,7 +55,7 @@ export type RiskPeriodUnit = 'minute' | 'hour' | 'day' | 'week';
 export interface RiskAggregation {
   metric: 'count' | 'sum';
   period: { value: number; unit: RiskPeriodUnit };
-  /** narrows the payments counted to the payment's own merchant or channel; tenant (all of them) by default */
+  /** narrows the payments counted to the payment's own merchant, channel or terminal (routed to); tenant (all of them) by default */
   scope: AggregationScope[];
   /** the payments counted share this identifier with the payment evaluated */
   identifier: AggregationIdentifier;

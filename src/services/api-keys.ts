@@ -127,8 +127,11 @@ function assertMayOwn(ctx: CallerContext, ownerType: OwnerType, field: string): 
   }
 }
 
-/** Checks requested codes against the owner layer (400) and against the issuing caller's own (403). */
-function checkPermissions(ctx: CallerContext, ownerType: OwnerType, requested: string[], field: string): string[] {
+/**
+ * Checks requested codes against the owner layer (400) and against the issuing caller's own (403). Codes the key
+ * already carries (`kept`) are not granted by this write: a caller sends back the list it read.
+ */
+function checkPermissions(ctx: CallerContext, ownerType: OwnerType, requested: string[], field: string, kept: string[] = []): string[] {
   const layer = layerPermissions(OWNER_LAYER[ownerType]);
   const invalid: FieldIssue[] = [];
   requested.forEach((code, i) => {
@@ -138,7 +141,7 @@ function checkPermissions(ctx: CallerContext, ownerType: OwnerType, requested: s
   if (invalid.length) throw new ValidationError(`Invalid permissions: ${invalid.map((i) => i.message).join('; ')}`, invalid, 'INVALID_PERMISSIONS');
   const notHeld: FieldIssue[] = [];
   requested.forEach((code, i) => {
-    if (!allows(ctx.permissions, code)) notHeld.push({ path: `${field}[${i}]`, message: `the caller does not hold "${code}"` });
+    if (!kept.includes(code) && !allows(ctx.permissions, code)) notHeld.push({ path: `${field}[${i}]`, message: `the caller does not hold "${code}"` });
   });
   if (notHeld.length) {
     throw new PermissionError(`A key cannot carry permissions its issuer lacks: ${notHeld.map((i) => i.message).join('; ')}`, 'PERMISSION_NOT_GRANTABLE', {
@@ -297,8 +300,10 @@ export async function updateApiKey(ctx: CallerContext, id: string, input: Update
     const row = await activeKeyForChange(tx, id, 'updated');
     const changes: Partial<ApiKeyRow> = {};
     if (input.name !== undefined) changes.name = input.name;
-    if (input.permissions !== undefined) changes.permissions = checkPermissions(tx, row.ownerType, input.permissions, 'body.permissions');
-    if (input.expiresAt !== undefined) {
+    if (input.permissions !== undefined) changes.permissions = checkPermissions(tx, row.ownerType, input.permissions, 'body.permissions', row.permissions);
+    // the expiry sent back as read changes nothing
+    const sameExpiry = (input.expiresAt ?? null) === null ? row.expiresAt === null : row.expiresAt !== null && new Date(input.expiresAt!).getTime() === new Date(row.expiresAt).getTime();
+    if (input.expiresAt !== undefined && !sameExpiry) {
       // Extending a key's life is as strong as issuing it: the caller must hold what the key carries.
       checkPermissions(tx, row.ownerType, row.permissions, 'permissions');
       const successor = await tx.db.models.ApiKey.findOne({ where: { rotatedFromKeyId: row.id }, attributes: ['id'], transaction: tx.transaction });

@@ -96,16 +96,18 @@ export async function createTenant(ctx: CallerContext, input: CreateTenantInput)
 }
 
 export async function updateTenant(ctx: CallerContext, id: string, input: TenantFields): Promise<Tenant> {
-  if (ctx.level !== 'platform') {
-    const refused: FieldIssue[] = PLATFORM_ONLY_FIELDS.filter((f) => input[f] !== undefined).map((f) => ({
-      path: `body.${f}`,
-      message: 'can only be changed by the platform',
-    }));
-    if (refused.length) throw new PermissionError(`Only the platform may change ${refused.map((r) => r.path).join(', ')}.`, 'PLATFORM_ONLY_FIELD', { errors: refused });
-  }
   return inTransaction(ctx, async (tx) => {
     const access = scoped(tx, tx.db.models.Tenant);
     const row = await access.get(id, { lock: true });
+    if (ctx.level !== 'platform') {
+      // a platform-only field sent back as read (the tenant's own value) changes nothing: only a change is refused
+      const current = toTenant(row) as unknown as Record<string, unknown>;
+      const refused: FieldIssue[] = PLATFORM_ONLY_FIELDS.filter((f) => input[f] !== undefined && !sameValue(input[f], current[f])).map((f) => ({
+        path: `body.${f}`,
+        message: 'can only be changed by the platform',
+      }));
+      if (refused.length) throw new PermissionError(`Only the platform may change ${refused.map((r) => r.path).join(', ')}.`, 'PLATFORM_ONLY_FIELD', { errors: refused });
+    }
     checkDefaultCurrency(input, row);
     const changes: Partial<TenantRow> = { ...input } as Partial<TenantRow>;
     if (input.allowedCurrencies) changes.allowedCurrencies = dedupe(input.allowedCurrencies);
@@ -114,6 +116,13 @@ export async function updateTenant(ctx: CallerContext, id: string, input: Tenant
     await recordAudit(tx, { action: 'tenant.updated', targetType: 'tenant', targetId: id, tenantId: id, before: toTenant(row), after: toTenant(updated) });
     return toTenant(updated);
   });
+}
+
+/** Equal as JSON values (object keys in any order). */
+function sameValue(a: unknown, b: unknown): boolean {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => x.localeCompare(y)).map(([k, w]) => [k, canonical(w)])) : v;
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
 /** Allowed status moves: the key is the operation, the value the states it may start from. */

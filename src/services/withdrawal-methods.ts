@@ -204,8 +204,12 @@ export function updateWithdrawalMethod(ctx: CallerContext, id: string, input: Up
     if (input.label !== undefined && input.label !== row.label) changes.label = input.label;
     if (input.details !== undefined) {
       const type = typeOfRow(row);
-      const details = validateDetails(type, input.details, 'body.details');
-      if (!sameDetails(details, openDetails(tx, row))) {
+      // a detail sent back as read (its masked form) keeps the stored value: what a client reads it can send back
+      const stored = openDetails(tx, row);
+      const masked: Record<string, string> = { ...row.detailsMasked };
+      const given = Object.fromEntries(Object.entries(input.details).map(([k, v]) => [k, masked[k] !== undefined && v === masked[k] && masked[k] !== stored[k] ? stored[k] : v]));
+      const details = validateDetails(type, given, 'body.details');
+      if (!sameDetails(details, stored)) {
         if (row.status === 'suspended') {
           throw new ConflictError('WITHDRAWAL_METHOD_SUSPENDED', 'The details of a suspended withdrawal method cannot be changed.', {
             hint: 'Ask an operator to reactivate it first, or save a new method.',

@@ -223,7 +223,7 @@ export const UpdateCheckoutSessionBody = z
   .strictObject({
     customerInfo: CustomerInfoSchema.optional(),
     selectedFulfillment: SelectedFulfillmentInput.nullable().optional().openapi({ description: 'null removes the selection.' }),
-    lineItems: z.array(LineItemInput).min(1).max(MAX_LINE_ITEMS).optional().openapi({ description: 'Replaces the lines; the amount follows.' }),
+    lineItems: z.array(LineItemInput).max(MAX_LINE_ITEMS).optional().openapi({ description: 'Replaces the lines; the amount follows. [] (as a session without lines reads) removes the lines and keeps the amount.' }),
     metadata: Metadata.optional().openapi({ description: 'Replaces the whole object.' }),
     agenticContext: AgenticContextSchema.optional(),
   })

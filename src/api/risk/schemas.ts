@@ -81,8 +81,8 @@ const AggregationInput = z
   .strictObject({
     metric: z.enum(['count', 'sum']),
     period: PeriodSchema.optional().openapi({ description: 'The window ending now; or give the condition\'s statisticWindow.' }),
-    scope: z.array(z.enum(AGGREGATION_SCOPES)).max(3).optional()
-      .openapi({ description: 'Counts only payments of the payment\'s own merchant and/or channel; tenant (default): every payment of the tenant and mode.' }),
+    scope: z.array(z.enum(AGGREGATION_SCOPES)).max(AGGREGATION_SCOPES.length).optional()
+      .openapi({ description: 'Counts only payments of the payment\'s own merchant, channel and/or terminal (the terminal its route starts with); tenant (default): every payment of the tenant and mode.' }),
     identifier: z.enum(AGGREGATION_IDENTIFIERS).openapi({ description: 'The payments counted share this with the payment evaluated.' }),
     currency: Currency.nullable().optional().openapi({ description: 'sum: the currency summed (default the payment\'s own).' }),
   })

@@ -55,14 +55,21 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     await enforceEntityLimits(pctx, { merchantId: merchant.id, channelId }, subject, now);
     const profile = await scoped(pctx, pctx.db.models.IntegrationProfile).findOne({ merchantId: merchant.id, mode: 'checkout' });
     const returnUrl = input.returnUrl ?? session.successUrl ?? profile?.returnUrl ?? null;
-    const riskSubject = riskSubjectOf(ctx, session, card, channelId);
-    const risk = await evaluateRisk(pctx, riskSubject, now);
+    const decision = await decideRoute(
+      pctx,
+      { merchantId: merchant.id, channelId, amount, paymentMethod: 'card', brand: card.brand, cardCountry: card.country, transactionType: 'payment', at: now },
+      { usage: (limit, at) => limitUsage(pctx, limit, at) },
+    );
+    // routed first (nothing is written or sent by routing): a rule may count the payments routed to the same terminal
+    const riskSubject = { ...riskSubjectOf(ctx, session, card, channelId), terminalId: decision.terminals[0] ?? null };
+    // no moment given: the engine reads it once the payment's identifiers are locked (see evaluateRisk)
+    const risk = await evaluateRisk(pctx, riskSubject);
     const identifiers = {
       riskDecision: risk as unknown as Record<string, unknown>, cardFingerprint: card.fingerprint, customerEmail: riskSubject.email,
       customerIp: riskSubject.ip, customerReference: riskSubject.customerReference,
     };
     if (risk.decision === 'decline') {
-      // refused before routing: no terminal, no provider call
+      // refused before any provider call: sent to no terminal
       const declined = await scoped(pctx, pctx.db.models.Payment).create({
         ...newPaymentFields(session, amount, card, channelId), ...identifiers, status: 'processing', terminalId: null, providerIntegrationId: null,
         routingDecision: null, cardVault: null, returnUrl,
@@ -71,11 +78,6 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
       await emitFraudAlert(pctx, failed, risk);
       return { pctx, first: null };
     }
-    const decision = await decideRoute(
-      pctx,
-      { merchantId: merchant.id, channelId, amount, paymentMethod: 'card', brand: card.brand, cardCountry: card.country, transactionType: 'payment', at: now },
-      { usage: (limit, at) => limitUsage(pctx, limit, at) },
-    );
     const mayCascade = Boolean(profile?.cascadingEnabled) && decision.terminals.length > 1;
     const { cvc: _cvc, ...vaulted } = input.paymentMethod.card;
     void _cvc;

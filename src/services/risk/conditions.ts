@@ -7,12 +7,14 @@ import type { ConditionField, ConditionOperator, ListEntryType, RiskCondition } 
  * (so that a rule, a list entry and a payment compare alike), and the matching itself. Pure: no database here.
  */
 
-/** The payment as the risk engine sees it (before routing: no terminal yet). */
+/** The payment as the risk engine sees it (routed, not yet sent: the terminal is the one the route starts with). */
 export interface RiskSubject {
   tenantId: string;
   livemode: boolean;
   merchantId: string;
   channelId: string | null;
+  /** the terminal the payment is routed to first; null when none can take it (or a dry run names none) */
+  terminalId?: string | null;
   amount: { currency: string; valueMinor: number };
   card: { fingerprint: string; bin: string; brand: string; country: string | null } | null;
   email: string | null;

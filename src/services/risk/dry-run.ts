@@ -19,6 +19,7 @@ export const RiskPaymentInput = z
     merchantId: z.string().uuid(),
     amount: z.strictObject({ currency: z.string().regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 currency code'), valueMinor: z.number().int().safe().min(0) }),
     channelId: z.string().uuid().nullable().optional(),
+    terminalId: z.string().uuid().nullable().optional().describe('the terminal the payment would be routed to (aggregations scoped to terminal)'),
     card: z
       .strictObject({
         number: z.string().optional(),
@@ -67,7 +68,7 @@ export async function riskSubjectFromInput(ctx: CallerContext, input: RiskPaymen
     }
   }
   return {
-    tenantId: merchant.tenantId, livemode: ctx.livemode, merchantId: merchant.id, channelId: input.channelId ?? null,
+    tenantId: merchant.tenantId, livemode: ctx.livemode, merchantId: merchant.id, channelId: input.channelId ?? null, terminalId: input.terminalId ?? null,
     amount: input.amount, card, email: input.customerInfo?.email?.toLowerCase() ?? null, ip,
     customerReference: input.customerInfo?.customerReference ?? null, threeDSResult: input.threeDSResult ?? null,
   };

@@ -10,7 +10,7 @@ import { riskSettings } from './configuration';
 import { ruleConditions } from './rules';
 
 /**
- * The risk engine. Before routing, every payment attempt is scored by the rules of the enabled antifraud plans of its
+ * The risk engine. Once routed and before any provider call, every payment attempt is scored by the rules of the enabled antifraud plans of its
  * tenant (and mode) that apply to its merchant, in priority order:
  *
  * - a rule matches when all its conditions hold; a matched rule adds its scoreImpact to the score and its signal
@@ -65,7 +65,9 @@ const IDENTIFIER_COLUMN = {
 
 /**
  * The count (or sum of amounts) of the tenant's payments of the period sharing the aggregation's identifier with the
- * subject, including the subject itself: one indexed query.
+ * subject, including the subject itself: one indexed query. Scopes narrow it to the payments of the subject's merchant,
+ * channel, or terminal (the one its route starts with; a payment the engine declined was sent to none: its terminalId is
+ * null, so it is not counted under a terminal scope).
  */
 export async function aggregateValue(ctx: CallerContext, aggregation: RiskAggregation, subject: RiskSubject, now: Date): Promise<number> {
   const currency = aggregation.currency ?? subject.amount.currency;
@@ -77,6 +79,11 @@ export async function aggregateValue(ctx: CallerContext, aggregation: RiskAggreg
   const where: Record<string, unknown> = { [column]: value, createdAt: { [Op.gte]: since, [Op.lte]: now } };
   if (aggregation.scope.includes('merchant')) where.merchantId = subject.merchantId;
   if (aggregation.scope.includes('channel')) where.channelId = subject.channelId;
+  if (aggregation.scope.includes('terminal')) {
+    // the payments routed to the payment's terminal; a payment no terminal takes shares a terminal with none
+    if (!subject.terminalId) return own;
+    where.terminalId = subject.terminalId;
+  }
   const payments = scoped(ctx, ctx.db.models.Payment);
   if (aggregation.metric === 'count') return (await payments.count(where)) + own;
   return (await payments.sum('amountMinor', { ...where, currency })) + own;
@@ -129,8 +136,13 @@ function byPriority(a: ScoringRuleRow, b: ScoringRuleRow): number {
 /**
  * Scores a payment. `caller` is the payment path's processing context, or an operator's (tenant or platform); every
  * read is narrowed to the subject's tenant and mode by the scoped access. Nothing is written.
+ *
+ * `at`: the moment the aggregation windows end (a dry run of the past). Without it (the payment path) the moment is
+ * read after the identifiers are locked, never before: a payment of the same card that committed while this one
+ * waited for the lock (or for SQLite's write lock) has a createdAt later than a moment read before the wait, and a
+ * window ending then would leave it out: the race that let a burst of one card's payments all pass a velocity rule.
  */
-export async function evaluateRisk(caller: CallerContext, subject: RiskSubject, now: Date = caller.clock.now()): Promise<RiskDecision> {
+export async function evaluateRisk(caller: CallerContext, subject: RiskSubject, at?: Date): Promise<RiskDecision> {
   const ctx = subjectScope(caller, subject);
   const [settings, plans] = await Promise.all([riskSettings(ctx, subject.tenantId), applicablePlans(ctx, subject)]);
   const planThresholdList = plans.map(planThresholds);
@@ -150,6 +162,7 @@ export async function evaluateRisk(caller: CallerContext, subject: RiskSubject, 
 
   const conditionsOf = new Map(rules.map((r) => [r.id, ruleConditions(r)]));
   await lockIdentifiers(ctx, subject, [...conditionsOf.values()].flat().flatMap((c) => (c.aggregation ? [c.aggregation.identifier] : [])));
+  const now = at ?? ctx.clock.now();
   const listIds = [...new Set([...conditionsOf.values()].flat().filter((c) => c.operator === 'in_list' && !c.aggregation).map((c) => c.value))];
   const holding = await groupsHolding(ctx, listIds, subject);
   const aggregates = new Map<string, Promise<number>>();

@@ -45,8 +45,13 @@ export interface AntifraudPlanInput {
   thresholds?: RiskThresholds | null;
 }
 
-/** The merchant and the rules a plan names must be the plan's tenant's (rules: of its mode too); 400 naming each. */
-async function checkReferences(ctx: CallerContext, tenantId: string, livemode: boolean, input: AntifraudPlanInput): Promise<void> {
+/**
+ * The merchant and the rules a plan names must be the plan's tenant's (rules: of its mode too); 400 naming each.
+ * A rule the plan already lists (`stored`) that is gone meanwhile is dropped, not refused: a client sends back the
+ * list it read, and a rule deleted since then leaves it. Returns the rule ids to store.
+ */
+async function checkReferences(ctx: CallerContext, tenantId: string, livemode: boolean, input: AntifraudPlanInput, stored: string[] = []): Promise<string[] | undefined> {
+  let ruleIds = input.ruleIds;
   const issues: FieldIssue[] = [];
   if (input.merchantId) {
     const merchant = await scoped(ctx, ctx.db.models.Merchant).findOne({ tenantId, id: input.merchantId });
@@ -54,14 +59,17 @@ async function checkReferences(ctx: CallerContext, tenantId: string, livemode: b
   }
   if (input.ruleIds?.length) {
     const found = new Set((await scoped(ctx, ctx.db.models.ScoringRule).findAll({ tenantId, livemode, id: { [Op.in]: input.ruleIds } })).map((r) => r.id));
+    const listed = new Set(stored);
     input.ruleIds.forEach((id, i) => {
-      if (!found.has(id)) issues.push({ path: `body.ruleIds[${i}]`, message: 'is not a scoring rule of the plan\'s tenant and mode' });
+      if (!found.has(id) && !listed.has(id)) issues.push({ path: `body.ruleIds[${i}]`, message: 'is not a scoring rule of the plan\'s tenant and mode' });
     });
+    ruleIds = input.ruleIds.filter((id) => found.has(id));
   }
   const t = input.thresholds;
   if (t?.challenge != null && t.decline != null && t.challenge > t.decline) issues.push({ path: 'body.thresholds.challenge', message: 'must not be above thresholds.decline' });
   if (t?.review != null && t.decline != null && t.review > t.decline) issues.push({ path: 'body.thresholds.review', message: 'must not be above thresholds.decline' });
   if (issues.length) throw new ValidationError(`Invalid antifraud plan: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  return ruleIds;
 }
 
 const cleanThresholds = (t: RiskThresholds | null | undefined): RiskThresholds | null =>
@@ -109,12 +117,12 @@ export async function updateAntifraudPlan(ctx: CallerContext, id: string, input:
     assertOwner(tx, row, 'change');
     access.assertWritable(row); // a caller limited to some merchants: 403 on a tenant-wide plan (a new merchantId is checked as it is written)
     const current = planThresholds(row);
-    await checkReferences(tx, row.tenantId, row.livemode, { ...input, thresholds: input.thresholds === undefined ? current : input.thresholds });
+    const ruleIds = await checkReferences(tx, row.tenantId, row.livemode, { ...input, thresholds: input.thresholds === undefined ? current : input.thresholds }, planRuleIds(row));
     const changes: Partial<AntifraudPlanRow> = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
     if (input.merchantId !== undefined) changes.merchantId = input.merchantId;
-    if (input.ruleIds !== undefined) changes.ruleIds = [...new Set(input.ruleIds)];
+    if (ruleIds !== undefined) changes.ruleIds = [...new Set(ruleIds)];
     if (input.thresholds !== undefined) changes.thresholds = cleanThresholds(input.thresholds);
     const updated = await access.update(row, changes);
     await recordAudit(tx, {
@@ -172,4 +180,20 @@ export async function deleteAntifraudPlan(ctx: CallerContext, id: string): Promi
     });
     return toAntifraudPlan(deleted);
   });
+}
+
+/**
+ * A deleted scoring rule leaves the plans that list it (inside the deleting transaction), each change audited as an
+ * update of the plan: what a client reads of a plan names only rules that exist, and it can send that list back.
+ */
+export async function removeRuleFromPlans(tx: CallerContext, rule: { id: string; tenantId: string; livemode: boolean }): Promise<void> {
+  const access = scoped(tx, tx.db.models.AntifraudPlan);
+  const plans = await access.findAll({ tenantId: rule.tenantId, livemode: rule.livemode });
+  for (const plan of plans.filter((p) => planRuleIds(p).includes(rule.id)).sort((a, b) => a.id.localeCompare(b.id))) {
+    const updated = await access.update(plan, { ruleIds: planRuleIds(plan).filter((id) => id !== rule.id) });
+    await recordAudit(tx, {
+      action: 'antifraud_plan.updated', targetType: 'antifraud_plan', targetId: plan.id, tenantId: plan.tenantId, livemode: plan.livemode,
+      before: toAntifraudPlan(plan), after: toAntifraudPlan(updated),
+    });
+  }
 }

@@ -9,6 +9,7 @@ import { tenantForCreate } from '../partners';
 import { mapPage, presentRow, type Presented } from '../present';
 import { FIELDS, conditionIssues, normalizeCondition } from './conditions';
 import { parseJson } from '../../util/json';
+import { removeRuleFromPlans } from './plans';
 
 /**
  * Scoring rules: conditions on the payment context (all must hold), an optional aggregation over the tenant's recent
@@ -85,7 +86,12 @@ function completeCondition(input: RiskConditionInput, path: string, issues: Fiel
  * Checks and completes a rule's conditions: operators suit their fields, values parse, in_list names a list group of
  * the rule's tenant and mode whose entry type is the field's. 400 naming every offending path.
  */
-async function checkConditions(ctx: CallerContext, tenantId: string, livemode: boolean, inputs: RiskConditionInput[]): Promise<RiskCondition[]> {
+async function checkConditions(
+  ctx: CallerContext, tenantId: string, livemode: boolean, inputs: RiskConditionInput[], stored: RiskCondition[] = [],
+): Promise<RiskCondition[]> {
+  // a list group the rule already looks into and that was deleted since: the condition sent back as read is kept (it
+  // matches nothing: the group holds no entry any more), not refused
+  const storedGroups = new Set(stored.filter((c) => c.operator === 'in_list' && !c.aggregation).map((c) => `${c.field}:${c.value}`));
   const issues: FieldIssue[] = [];
   // only a condition without issues of its own has its list group looked up (in_list on a field that takes no list
   // is already refused on its operator)
@@ -105,6 +111,7 @@ async function checkConditions(ctx: CallerContext, tenantId: string, livemode: b
     if (!looksIntoList(c, i)) return;
     const group = groups.get(c.value);
     const expected = FIELDS[c.field].listType;
+    if (!group && storedGroups.has(`${c.field}:${c.value}`)) return;
     if (!group) issues.push({ path: `body.conditions[${i}].value`, message: 'is not a list group of the rule\'s tenant and mode' });
     else if (group.entryType !== expected) issues.push({ path: `body.conditions[${i}].value`, message: `is a list group of ${group.entryType} entries; field ${c.field} needs one of ${expected} entries` });
   });
@@ -167,7 +174,7 @@ export async function updateScoringRule(ctx: CallerContext, id: string, input: S
     for (const key of ['name', 'description', 'isActive', 'signal', 'scoreImpact', 'priority'] as const) {
       if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
     }
-    if (input.conditions !== undefined) changes.conditions = await checkConditions(tx, row.tenantId, row.livemode, input.conditions);
+    if (input.conditions !== undefined) changes.conditions = await checkConditions(tx, row.tenantId, row.livemode, input.conditions, ruleConditions(row));
     const updated = await access.update(row, changes);
     await recordAudit(tx, {
       action: 'scoring_rule.updated', targetType: 'scoring_rule', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
@@ -177,12 +184,13 @@ export async function updateScoringRule(ctx: CallerContext, id: string, input: S
   });
 }
 
-/** Soft delete: plans listing the rule no longer evaluate it. */
+/** Soft delete; the rule leaves the plans that list it. */
 export async function deleteScoringRule(ctx: CallerContext, id: string): Promise<ScoringRule> {
   return inTransaction(ctx, async (tx) => {
     const access = scoped(tx, tx.db.models.ScoringRule);
     const row = await access.get(id, { lock: true });
     const deleted = await access.softDelete(row);
+    await removeRuleFromPlans(tx, row);
     await recordAudit(tx, {
       action: 'scoring_rule.deleted', targetType: 'scoring_rule', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
       before: toScoringRule(row), after: toScoringRule(deleted),
