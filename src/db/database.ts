@@ -73,7 +73,7 @@ function within(transaction: Transaction | null | undefined, open: Transaction):
 
 function guardQueries(sequelize: Sequelize): void {
   const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
-  (sequelize as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (sql: unknown, options?: { transaction?: Transaction | null }) => {
+  (sequelize as unknown as { query: (sql: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (sql, options) => {
     const open = openFlowTransaction();
     if (open && !within(options?.transaction, open)) {
       const text = typeof sql === 'string' ? sql : String((sql as { query?: string } | null)?.query ?? sql);
