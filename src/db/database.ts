@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Mutex } from 'async-mutex';
+import { Mutex, Semaphore, withTimeout, type SemaphoreInterface } from 'async-mutex';
 import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
 import { defineModels, type Models } from './models';
@@ -83,6 +83,11 @@ function guardQueries(sequelize: Sequelize): void {
   };
 }
 
+/** Postgres connections per process unless PAYPLANE_DB_POOL_MAX says otherwise. */
+export const DEFAULT_POOL_MAX = 10;
+/** how long a transaction waits for a slot (the pool's own acquire timeout is 60 s too) */
+const TRANSACTION_SLOT_WAIT_MS = 60_000;
+
 /** Postgres advisory-lock key under which migrations run, so several processes migrate one at a time. */
 const MIGRATION_LOCK = 7_246_071_001;
 
@@ -97,13 +102,22 @@ export class Database {
 
   /** test mode: queries outside the flow's open transaction are refused (connectionGuardOn) */
   private readonly guarded = connectionGuardOn();
+  /**
+   * Postgres: open transactions take at most the pool's size less a reserve, so that a plain query (an unrelated
+   * read) finds a connection at once however many writes queue; a transaction waits here rather than in the pool.
+   */
+  private readonly transactionSlots: SemaphoreInterface | null;
 
   private constructor(
     readonly sequelize: Sequelize,
     readonly dialect: Dialect,
     readonly target: DatabaseTarget,
+    poolMax?: number,
   ) {
     if (this.guarded) guardQueries(sequelize);
+    this.transactionSlots = poolMax && poolMax > 1
+      ? withTimeout(new Semaphore(poolMax - Math.max(1, Math.ceil(poolMax / 5))), TRANSACTION_SLOT_WAIT_MS, new Error(`no database connection for a transaction within ${TRANSACTION_SLOT_WAIT_MS / 1000} s`))
+      : null;
     this.models = defineModels(sequelize);
     this.writeLock = dialect === 'sqlite' ? new Mutex() : null;
     this.authCache.watch([this.models.ApiKey, this.models.Tenant, this.models.Merchant] as never[]);
@@ -112,6 +126,7 @@ export class Database {
   static async connect(url: string): Promise<Database> {
     const target = parseDatabaseUrl(url);
     let sequelize: Sequelize;
+    let poolMax: number | undefined;
     if (target.dialect === 'sqlite') {
       if (target.location !== ':memory:') fs.mkdirSync(path.dirname(target.location), { recursive: true });
       sequelize = new Sequelize({
@@ -123,13 +138,14 @@ export class Database {
       });
       configureSqliteConnections(sequelize);
     } else {
+      poolMax = Number(process.env.PAYPLANE_DB_POOL_MAX ?? DEFAULT_POOL_MAX);
       sequelize = new Sequelize(target.location, {
         dialect: 'postgres',
         logging: false,
-        pool: { max: Number(process.env.PAYPLANE_DB_POOL_MAX ?? 10), min: 0, idle: 10_000 },
+        pool: { max: poolMax, min: 0, idle: 10_000 },
       });
     }
-    const db = new Database(sequelize, target.dialect, target);
+    const db = new Database(sequelize, target.dialect, target, poolMax);
     await sequelize.authenticate();
     if (target.dialect === 'sqlite' && target.location !== ':memory:') {
       await sequelize.query('PRAGMA journal_mode=WAL');
@@ -146,6 +162,7 @@ export class Database {
       run = (t) => flowTransaction.run(t, () => fn(t));
     }
     if (this.writeLock) return this.writeLock.runExclusive(() => this.sequelize.transaction(run));
+    if (this.transactionSlots) return this.transactionSlots.runExclusive(() => this.sequelize.transaction(run));
     return this.sequelize.transaction(run);
   }
 
