@@ -30,7 +30,7 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
 // ------------------------------------------------------------------------------------ one connection per flow
 
 /**
- * Test mode (PAYPLANE_CONNECTION_GUARD=1 with NODE_ENV=test, set for every test in test/setup-env.ts): a request or a
+ * Test mode (the CONNECTION_GUARD switch with NODE_ENV=test, set for every test in test/setup-env.ts): a request or a
  * job holds at most one pooled connection at a time. Database.transaction marks its async flow with the transaction
  * it holds; a query of that flow that runs outside it (through the pool, or in a second transaction) would need a
  * second connection while the first is held — the pool starvation of issue 20 — and is refused: it throws, and is
@@ -41,8 +41,11 @@ const flowTransaction = new AsyncLocalStorage<Transaction>();
 /** Where refused queries are recorded (on globalThis: a test that resets its modules still reports into the same list). */
 const VIOLATIONS = Symbol.for('payplane.connectionGuard.violations');
 
-export function connectionGuardOn(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.NODE_ENV === 'test' && env.PAYPLANE_CONNECTION_GUARD === '1';
+/** The test-only switch (test/setup-env.ts sets it in the jest process only; processes a test spawns do not inherit it). */
+export const CONNECTION_GUARD = Symbol.for('payplane.connectionGuard.on');
+
+export function connectionGuardOn(): boolean {
+  return process.env.NODE_ENV === 'test' && (globalThis as unknown as Record<symbol, unknown>)[CONNECTION_GUARD] === true;
 }
 
 /** The refused queries recorded since the last call (and forgets them). */
