@@ -108,6 +108,7 @@ export function paymentRow(p: PastPayment): PaymentRow {
     paymentMethodType: 'card',
     card: fingerprint ? { brand: 'visa', last4: '4242', bin: '424242', expMonth: 12, expYear: 2035, fingerprint, country: 'DE', holderName: null } : null,
     cardBrand: fingerprint ? 'visa' : null, terminalId: null, providerIntegrationId: null, channelId: null, partnerId: null,
+    pendingOperation: null, pendingOperationUntil: null,
     providerReference: null, providerStatus: null, action: null, errorCode: null, errorMessage: null, approved: true, threeDSResult: null,
     metadata: {}, routingDecision: null, feeBreakdown: null, fundsAvailableImmediately: false, currentAttemptId: null, returnUrl: null,
     cardVault: null, riskDecision: null, cardFingerprint: fingerprint, customerEmail: p.customerEmail ?? null, customerIp: p.customerIp ?? null,

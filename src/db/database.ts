@@ -1,6 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Mutex } from 'async-mutex';
+import { Mutex, Semaphore, withTimeout, type SemaphoreInterface } from 'async-mutex';
 import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
 import { defineModels, type Models } from './models';
@@ -26,6 +27,70 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got "${url.replace(/:[^:@/]*@/, ':***@')}")`);
 }
 
+// ------------------------------------------------------------------------------------ one connection per flow
+
+/**
+ * Test mode (the CONNECTION_GUARD switch with NODE_ENV=test, set for every test in test/setup-env.ts): a request or a
+ * job holds at most one pooled connection at a time. Database.transaction marks its async flow with the transaction
+ * it holds; a query of that flow that runs outside it (through the pool, or in a second transaction) would need a
+ * second connection while the first is held — the pool starvation of issue 20 — and is refused: it throws, and is
+ * recorded so that a test fails even where the error is swallowed (test/setup-after-env.ts).
+ */
+const flowTransaction = new AsyncLocalStorage<Transaction>();
+
+/** Where refused queries are recorded (on globalThis: a test that resets its modules still reports into the same list). */
+const VIOLATIONS = Symbol.for('payplane.connectionGuard.violations');
+
+/** The test-only switch (test/setup-env.ts sets it in the jest process only; processes a test spawns do not inherit it). */
+export const CONNECTION_GUARD = Symbol.for('payplane.connectionGuard.on');
+
+export function connectionGuardOn(): boolean {
+  return process.env.NODE_ENV === 'test' && (globalThis as unknown as Record<symbol, unknown>)[CONNECTION_GUARD] === true;
+}
+
+/** The refused queries recorded since the last call (and forgets them). */
+export function takeConnectionViolations(): string[] {
+  const store = globalThis as unknown as Record<symbol, string[] | undefined>;
+  const taken = store[VIOLATIONS] ?? [];
+  store[VIOLATIONS] = [];
+  return taken;
+}
+
+function connectionViolation(what: string): Error {
+  const error = new Error(`connection guard: ${what} while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it`);
+  const store = globalThis as unknown as Record<symbol, string[] | undefined>;
+  (store[VIOLATIONS] ??= []).push(error.stack ?? error.message);
+  return error;
+}
+
+/** The flow's open transaction, when there is one (a finished one no longer holds its connection). */
+function openFlowTransaction(): Transaction | undefined {
+  const open = flowTransaction.getStore();
+  return open && !(open as unknown as { finished?: string }).finished ? open : undefined;
+}
+
+function within(transaction: Transaction | null | undefined, open: Transaction): boolean {
+  for (let t = transaction as (Transaction & { parent?: Transaction }) | null | undefined; t; t = t.parent) if (t === open) return true;
+  return false;
+}
+
+function guardQueries(sequelize: Sequelize): void {
+  const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
+  (sequelize as unknown as { query: (sql: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (sql, options) => {
+    const open = openFlowTransaction();
+    if (open && !within(options?.transaction, open)) {
+      const text = typeof sql === 'string' ? sql : String((sql as { query?: string } | null)?.query ?? sql);
+      return Promise.reject(connectionViolation(`the query "${text.replace(/\s+/g, ' ').slice(0, 160)}" ran outside the flow's transaction`));
+    }
+    return query(sql, options);
+  };
+}
+
+/** Postgres connections per process unless PAYPLANE_DB_POOL_MAX says otherwise. */
+export const DEFAULT_POOL_MAX = 10;
+/** how long a transaction waits for a slot (the pool's own acquire timeout is 60 s too) */
+const TRANSACTION_SLOT_WAIT_MS = 60_000;
+
 /** Postgres advisory-lock key under which migrations run, so several processes migrate one at a time. */
 const MIGRATION_LOCK = 7_246_071_001;
 
@@ -38,11 +103,24 @@ export class Database {
   /** counts of lists beyond COUNT_EXACT_UP_TO records (db/scoped), refreshed at most every 30 s */
   readonly largeCounts = new ReadCache(30_000, 1_000);
 
+  /** test mode: queries outside the flow's open transaction are refused (connectionGuardOn) */
+  private readonly guarded = connectionGuardOn();
+  /**
+   * Postgres: open transactions take at most the pool's size less a reserve, so that a plain query (an unrelated
+   * read) finds a connection at once however many writes queue; a transaction waits here rather than in the pool.
+   */
+  private readonly transactionSlots: SemaphoreInterface | null;
+
   private constructor(
     readonly sequelize: Sequelize,
     readonly dialect: Dialect,
     readonly target: DatabaseTarget,
+    poolMax?: number,
   ) {
+    if (this.guarded) guardQueries(sequelize);
+    this.transactionSlots = poolMax && poolMax > 1
+      ? withTimeout(new Semaphore(poolMax - Math.max(1, Math.ceil(poolMax / 5))), TRANSACTION_SLOT_WAIT_MS, new Error(`no database connection for a transaction within ${TRANSACTION_SLOT_WAIT_MS / 1000} s`))
+      : null;
     this.models = defineModels(sequelize);
     this.writeLock = dialect === 'sqlite' ? new Mutex() : null;
     this.authCache.watch([this.models.ApiKey, this.models.Tenant, this.models.Merchant] as never[]);
@@ -51,6 +129,7 @@ export class Database {
   static async connect(url: string): Promise<Database> {
     const target = parseDatabaseUrl(url);
     let sequelize: Sequelize;
+    let poolMax: number | undefined;
     if (target.dialect === 'sqlite') {
       if (target.location !== ':memory:') fs.mkdirSync(path.dirname(target.location), { recursive: true });
       sequelize = new Sequelize({
@@ -62,13 +141,14 @@ export class Database {
       });
       configureSqliteConnections(sequelize);
     } else {
+      poolMax = Number(process.env.PAYPLANE_DB_POOL_MAX ?? DEFAULT_POOL_MAX);
       sequelize = new Sequelize(target.location, {
         dialect: 'postgres',
         logging: false,
-        pool: { max: Number(process.env.PAYPLANE_DB_POOL_MAX ?? 10), min: 0, idle: 10_000 },
+        pool: { max: poolMax, min: 0, idle: 10_000 },
       });
     }
-    const db = new Database(sequelize, target.dialect, target);
+    const db = new Database(sequelize, target.dialect, target, poolMax);
     await sequelize.authenticate();
     if (target.dialect === 'sqlite' && target.location !== ':memory:') {
       await sequelize.query('PRAGMA journal_mode=WAL');
@@ -78,8 +158,15 @@ export class Database {
 
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   async transaction<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
-    if (this.writeLock) return this.writeLock.runExclusive(() => this.sequelize.transaction(fn));
-    return this.sequelize.transaction(fn);
+    let run = fn;
+    if (this.guarded) {
+      // a transaction opened while the flow holds one would wait for a second connection (on SQLite: for the write lock it holds)
+      if (openFlowTransaction()) throw connectionViolation('a second transaction was opened');
+      run = (t) => flowTransaction.run(t, () => fn(t));
+    }
+    if (this.writeLock) return this.writeLock.runExclusive(() => this.sequelize.transaction(run));
+    if (this.transactionSlots) return this.transactionSlots.runExclusive(() => this.sequelize.transaction(run));
+    return this.sequelize.transaction(run);
   }
 
   migrator(): Umzug<ReturnType<Sequelize['getQueryInterface']>> {

@@ -82,6 +82,23 @@ export interface PaymentRow extends Timestamps {
   customerEmail: string | null;
   customerIp: string | null;
   customerReference: string | null;
+  /**
+   * A capture or void recorded before its provider is called (the claim: a second one is 409); cleared when the
+   * answer is applied. Internal: never part of the payment record.
+   */
+  pendingOperation: PendingPaymentOperation | null;
+  /** the lease of pendingOperation: past it, the recovery job finishes the operation */
+  pendingOperationUntil: Date | null;
+}
+
+export interface PendingPaymentOperation {
+  id: string;
+  kind: 'capture' | 'void';
+  /** capture: the amount asked for */
+  amountMinor?: number;
+  /** who asked (the audit entry of the outcome names them, also when recovery applies it) */
+  actor: { type: 'api_key' | 'user' | 'cli' | 'system' | 'checkout_session'; id: string };
+  requestedAt: string;
 }
 
 export interface PaymentAttemptRow {
@@ -162,7 +179,8 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
         providerIntegrationId: UUID, channelId: UUID, partnerId: UUID, providerReference: STRING, providerStatus: STRING, action: JSONT,
         errorCode: STRING, errorMessage: TEXT, approved: BOOLEAN, threeDSResult: JSONT, metadata: JSONT, routingDecision: JSONT,
         feeBreakdown: JSONT, fundsAvailableImmediately: BOOLEAN, currentAttemptId: UUID, returnUrl: TEXT, cardVault: TEXT,
-        riskDecision: JSONT, cardFingerprint: STRING, customerEmail: STRING, customerIp: STRING, customerReference: STRING, ...stamps,
+        riskDecision: JSONT, cardFingerprint: STRING, customerEmail: STRING, customerIp: STRING, customerReference: STRING,
+        pendingOperation: JSONT, pendingOperationUntil: DATE, ...stamps,
       },
       { resource: 'payment', ...scope },
     ),

@@ -5,7 +5,7 @@ import type { ChannelRow } from '../db/models-partners';
 import type { TenantRow } from '../db/models';
 import type { WithdrawalRow, WithdrawalStatus } from '../db/models-withdrawals';
 import { scoped, type ListParams, type Page } from '../db/scoped';
-import { ConnectorError, type ConnectorResult } from '../connectors';
+import { throughProvider } from './provider-call';
 import { recordAudit } from './audit';
 import { emitEvent, renderEventData } from './webhooks/events';
 import { resolveFees } from './fees';
@@ -414,30 +414,35 @@ async function payoutTerminalId(tx: CallerContext, row: WithdrawalRow): Promise<
  * reached the withdrawal stays executing (503): retry, or record the result by hand.
  */
 export async function executeViaProvider(ctx: CallerContext, id: string): Promise<Withdrawal> {
-  await claimExecution(ctx, id);
-  const row = await scoped(ctx, ctx.db.models.Withdrawal).get(id);
-  let result: ConnectorResult;
-  try {
-    const { connector, terminal } = await connectorTerminal(ctx, await payoutTerminalId(ctx, row));
-    result = await connector.payout(ctx, terminal, {
-      reference: row.id, tenantId: row.tenantId, livemode: row.livemode, amount: { currency: row.currency, valueMinor: minor(row.amountMinor) },
-      destination: await revealDestination(ctx, id, { toProvider: true }),
-    });
-  } catch (error) {
-    if (!(error instanceof ConnectorError)) throw error;
-    throw new UnavailableError(`The payout provider could not be reached (${error.message}); withdrawal ${id} stays executing: retry, or record the result.`, 'PROVIDER_UNAVAILABLE');
-  }
-  // a provider's reference is kept as given, within the column's 255 characters
-  const reference = result.providerReference?.slice(0, 255) ?? undefined;
-  if (result.status === 'succeeded') return completeWithdrawal(ctx, id, { providerReference: reference, comment: 'Paid out through the payout provider.' });
-  if (result.status === 'declined' || result.status === 'failed') {
-    return failWithdrawal(ctx, id, { comment: `The payout provider refused the payout: ${result.message ?? result.declineCode ?? result.rawStatus ?? 'no reason given'}`, providerReference: reference });
-  }
-  // accepted, answer to come: keep the provider's reference on the executing withdrawal
-  const updated = await inTransaction(ctx, async (tx) => {
-    const withdrawals = scoped(tx, tx.db.models.Withdrawal);
-    const again = await withdrawals.get(id, { lock: true });
-    return again.status === 'executing' ? withdrawals.update(again, { providerReference: reference ?? again.providerReference }) : again;
+  return throughProvider(ctx, {
+    name: 'payout',
+    // the execution (executing, executedBy) is the claim: another operator gets 409; a refused start changes nothing
+    record: async (tx) => {
+      await claimExecution(tx, id);
+      const row = await scoped(tx, tx.db.models.Withdrawal).get(id);
+      return { row, terminalId: await payoutTerminalId(tx, row), destination: await revealDestination(tx, id, { toProvider: true }) };
+    },
+    call: async (octx, { row, terminalId, destination }) => {
+      const { connector, terminal } = await connectorTerminal(octx, terminalId);
+      return connector.payout(octx, terminal, {
+        reference: row.id, tenantId: row.tenantId, livemode: row.livemode, amount: { currency: row.currency, valueMinor: minor(row.amountMinor) }, destination,
+      });
+    },
+    apply: async (tx, _intent, answer) => {
+      if (answer.unreachable) {
+        throw new UnavailableError(`The payout provider could not be reached (${answer.unreachable.message}); withdrawal ${id} stays executing: retry, or record the result.`, 'PROVIDER_UNAVAILABLE');
+      }
+      const { result } = answer;
+      // a provider's reference is kept as given, within the column's 255 characters
+      const reference = result.providerReference?.slice(0, 255) ?? undefined;
+      if (result.status === 'succeeded') return completeWithdrawal(tx, id, { providerReference: reference, comment: 'Paid out through the payout provider.' });
+      if (result.status === 'declined' || result.status === 'failed') {
+        return failWithdrawal(tx, id, { comment: `The payout provider refused the payout: ${result.message ?? result.declineCode ?? result.rawStatus ?? 'no reason given'}`, providerReference: reference });
+      }
+      // accepted, answer to come: keep the provider's reference on the executing withdrawal
+      const withdrawals = scoped(tx, tx.db.models.Withdrawal);
+      const again = await withdrawals.get(id, { lock: true });
+      return withdrawalFor(tx.level, again.status === 'executing' ? await withdrawals.update(again, { providerReference: reference ?? again.providerReference }) : again);
+    },
   });
-  return withdrawalFor(ctx.level, updated);
 }

@@ -25,7 +25,7 @@ export const paymentOperations: Operation[] = [
     summary: 'Capture a requires_capture payment',
     description:
       'Captures the whole authorized amount, or less where the provider supports partial capture (422 PARTIAL_CAPTURE_NOT_SUPPORTED otherwise). 409 PAYMENT_NOT_CAPTURABLE unless the payment is requires_capture. Emits payment.captured and payment.succeeded; the capture is booked to the ledger net of fees.',
-    kind: 'single', params: idParams, body: CapturePaymentBody, response: PaymentSchema,
+    kind: 'single', params: idParams, body: CapturePaymentBody, response: PaymentSchema, ownTransactions: true,
     handler: (ctx, { params, body }) => payments.capturePayment(ctx, params.id, body),
   }),
   defineOperation({
@@ -33,7 +33,7 @@ export const paymentOperations: Operation[] = [
     summary: 'Cancel (void) a payment',
     description:
       'Valid for processing, requires_action and requires_capture payments: the authorization is voided, no refund is created, payment.canceled is emitted and the status becomes voided. 409 PAYMENT_NOT_CANCELABLE when captured or in a final state.',
-    kind: 'single', params: idParams, response: PaymentSchema,
+    kind: 'single', params: idParams, response: PaymentSchema, ownTransactions: true,
     handler: (ctx, { params }) => payments.cancelPayment(ctx, params.id),
   }),
   defineOperation({

@@ -19,6 +19,7 @@ import * as m0016 from './0016_risk';
 import * as m0017 from './0017_scale';
 import * as m0018 from './0018_list_indexes';
 import * as m0019 from './0019_refund_idempotency_keys';
+import * as m0025 from './0025_payment_pending_operations';
 import * as m0026 from './0026_audit_limit_targets';
 
 export interface Migration {
@@ -48,5 +49,6 @@ export const migrations: Migration[] = [
   { name: '0017_scale', ...m0017 },
   { name: '0018_list_indexes', ...m0018 },
   { name: '0019_refund_idempotency_keys', ...m0019 },
+  { name: '0025_payment_pending_operations', ...m0025 },
   { name: '0026_audit_limit_targets', ...m0026 },
 ];

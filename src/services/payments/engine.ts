@@ -2,7 +2,8 @@ import { inTransaction, type Actor, type CallerContext } from '../../domain/cont
 import { activePartnerOf } from '../partners';
 import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
 import { scoped } from '../../db/scoped';
-import { connectorFor, ConnectorError, type Connector, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
+import { connectorFor, type Connector, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
+import { throughProvider } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit';
 import { resolveFees } from '../fees';
@@ -112,9 +113,20 @@ export async function runAttempts(pctx: CallerContext, first: PendingAttempt, ca
   let next: PendingAttempt | null = first;
   let given = card;
   while (next) {
-    const result = await sendAttempt(pctx, next, given);
+    const cardOfAttempt = given;
     given = undefined;
-    next = await applyAttemptResult(pctx, next, result);
+    // the attempt was recorded (committed) by whoever created it: sent with no transaction open, its answer applied after
+    const applied: AppliedAttempt = await throughProvider(pctx, {
+      name: 'payment attempt',
+      record: { recorded: next },
+      call: (ctx, pending) => sendAttempt(ctx, pending, cardOfAttempt),
+      apply: async (tx, pending, answer) => {
+        const result: ConnectorResult = answer.result
+          ?? { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: answer.unreachable.message };
+        return applyAttemptAnswer(tx, pending, result);
+      },
+    });
+    next = await afterAttemptApplied(pctx, applied.pending, applied);
   }
 }
 
@@ -123,17 +135,12 @@ async function sendAttempt(pctx: CallerContext, pending: PendingAttempt, card?: 
   const attempt = await scoped(pctx, pctx.db.models.PaymentAttempt).get(pending.attemptId);
   const cardData = card ?? (payment.cardVault ? (JSON.parse(pctx.sealer.open(payment.cardVault)) as CardInput) : null);
   if (!cardData) return { status: 'failed', providerReference: null, declineCode: 'processing_error', message: 'The card is no longer available for another attempt.' };
-  try {
-    const { terminal, connector } = await connectorTerminal(pctx, attempt.terminalId);
-    return await connector.authorize(pctx, terminal, {
-      reference: attempt.id, tenantId: payment.tenantId, livemode: payment.livemode, returnUrl: payment.returnUrl ?? undefined,
-      amount: { currency: payment.currency, valueMinor: minor(payment.amountMinor) }, capture: capturesAutomatically(payment), forceThreeDsChallenge: riskOf(payment) === 'challenge',
-      paymentMethod: { type: payment.paymentMethodType, card: cardData }, metadata: payment.metadata,
-    });
-  } catch (error) {
-    if (!(error instanceof ConnectorError)) throw error;
-    return { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: error.message };
-  }
+  const { terminal, connector } = await connectorTerminal(pctx, attempt.terminalId);
+  return connector.authorize(pctx, terminal, {
+    reference: attempt.id, tenantId: payment.tenantId, livemode: payment.livemode, returnUrl: payment.returnUrl ?? undefined,
+    amount: { currency: payment.currency, valueMinor: minor(payment.amountMinor) }, capture: capturesAutomatically(payment), forceThreeDsChallenge: riskOf(payment) === 'challenge',
+    paymentMethod: { type: payment.paymentMethodType, card: cardData }, metadata: payment.metadata,
+  });
 }
 
 function cascadeAllowed(profile: IntegrationProfileRow | null, attempts: number, result: ConnectorResult): boolean {
@@ -153,8 +160,27 @@ function cascadeAllowed(profile: IntegrationProfileRow | null, attempts: number,
  * applied again.
  */
 export async function applyAttemptResult(pctx: CallerContext, pending: PendingAttempt, result: ConnectorResult): Promise<PendingAttempt | null> {
-  let lateApproval: { terminalId: string; providerReference: string } | null = null;
-  const next = await inTransaction(pctx, async (tx): Promise<PendingAttempt | null> => {
+  const applied = await inTransaction(pctx, (tx) => applyAttemptAnswer(tx, pending, result));
+  return afterAttemptApplied(pctx, pending, applied);
+}
+
+interface AppliedAttempt {
+  pending: PendingAttempt;
+  /** the attempt to send next (a cascading decline) */
+  next: PendingAttempt | null;
+  /** an approval that arrived after the payment was canceled (or given up): to void at the provider */
+  late: { terminalId: string; providerReference: string } | null;
+}
+
+/** After the answer's transaction committed: a late approval is voided at its provider; the next attempt is returned. */
+async function afterAttemptApplied(pctx: CallerContext, pending: PendingAttempt, applied: AppliedAttempt): Promise<PendingAttempt | null> {
+  if (applied.late) await voidLateApproval(pctx, pending, applied.late);
+  return applied.next;
+}
+
+async function applyAttemptAnswer(tx: CallerContext, pending: PendingAttempt, result: ConnectorResult): Promise<AppliedAttempt> {
+  let late: AppliedAttempt['late'] = null;
+  const next = await (async (): Promise<PendingAttempt | null> => {
     const payments = scoped(tx, tx.db.models.Payment);
     const attempts = scoped(tx, tx.db.models.PaymentAttempt);
     const row = await payments.get(pending.paymentId, { lock: true });
@@ -174,7 +200,7 @@ export async function applyAttemptResult(pctx: CallerContext, pending: PendingAt
     if (row.currentAttemptId !== attempt.id || !OPEN_STATUSES.includes(row.status)) {
       // an approval that arrives after the payment was canceled (or given up): the provider holds an authorization nobody wants
       if (result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && result.providerReference) {
-        lateApproval = { terminalId: attempt.terminalId, providerReference: result.providerReference };
+        late = { terminalId: attempt.terminalId, providerReference: result.providerReference };
       }
       return null;
     }
@@ -215,20 +241,23 @@ export async function applyAttemptResult(pctx: CallerContext, pending: PendingAt
       ...common, errorCode: result.declineCode ?? 'processing_error', errorMessage: result.message ?? declineMessage(result.declineCode),
     });
     return null;
-  });
-  if (lateApproval) await voidLateApproval(pctx, pending, lateApproval);
-  return next;
+  })();
+  return { pending, next, late };
 }
 
 /** Voids, best effort, an authorization the provider approved after the payment was canceled (logged when it cannot). */
 async function voidLateApproval(pctx: CallerContext, pending: PendingAttempt, late: { terminalId: string; providerReference: string }): Promise<void> {
-  try {
-    const { terminal, connector } = await connectorTerminal(pctx, late.terminalId);
-    await connector.void(pctx, terminal, { reference: pending.attemptId, providerReference: late.providerReference });
-  } catch (error) {
-    if (!(error instanceof ConnectorError)) throw error;
-    throw new Error(`late approval of canceled payment ${pending.paymentId} could not be voided: ${error.message}`);
-  }
+  await throughProvider(pctx, {
+    name: 'void of a late approval',
+    record: { recorded: late },
+    call: async (ctx, approval) => {
+      const { terminal, connector } = await connectorTerminal(ctx, approval.terminalId);
+      return connector.void(ctx, terminal, { reference: pending.attemptId, providerReference: approval.providerReference });
+    },
+    apply: async (_tx, _approval, answer) => {
+      if (answer.unreachable) throw new Error(`late approval of canceled payment ${pending.paymentId} could not be voided: ${answer.unreachable.message}`);
+    },
+  });
 }
 
 function declineMessage(code: string | undefined): string {

@@ -1,8 +1,11 @@
+import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
+import { newId } from '../../util/ids';
+import { settled, throughProvider, type ProviderAnswer, type ProviderOperation } from '../provider-call';
 import { BusinessRuleError, ConflictError, PermissionError, UnavailableError, ValidationError } from '../../domain/errors';
-import type { PaymentRow, PaymentStatus } from '../../db/models';
+import type { PaymentRow, PaymentStatus, PendingPaymentOperation } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
-import { ConnectorError, type Connector, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
+import type { ConnectorResult } from '../../connectors';
 import { getProvider, supportsFeature } from '../providers';
 import { mapPage } from '../present';
 import { bookCapture, connectorTerminal, paymentChanged, processingContext } from './engine';
@@ -29,27 +32,105 @@ export async function getPayment(ctx: CallerContext, id: string): Promise<Paymen
   return paymentFor(ctx.level, await scoped(ctx, ctx.db.models.Payment).get(id));
 }
 
-/** Calls the payment's provider for a synchronous operation (capture, void); an unreachable provider is a 503. */
-async function callProvider(
-  pctx: CallerContext,
-  row: PaymentRow,
-  call: (connector: Connector, terminal: ConnectorTerminal) => Promise<ConnectorResult>,
-): Promise<ConnectorResult> {
+/** How long a recorded capture or void holds its payment before the recovery job may finish it (over the connectors' timeouts). */
+export const PAYMENT_OPERATION_LEASE_MS = 120_000;
+
+interface PaymentIntent {
+  paymentId: string;
+  operation: PendingPaymentOperation;
+}
+
+/** Records a capture or void on the locked payment: the claim that keeps a second one away (409), and what recovery finishes. */
+async function recordOperation(tx: CallerContext, row: PaymentRow, kind: PendingPaymentOperation['kind'], amountMinor?: number): Promise<PaymentIntent> {
+  refuseWhilePending(row);
+  const operation: PendingPaymentOperation = {
+    id: newId(), kind, ...(amountMinor === undefined ? {} : { amountMinor }), actor: tx.actor, requestedAt: tx.clock.now().toISOString(),
+  };
+  const claimed = await scoped(tx, tx.db.models.Payment).updateIf(
+    row,
+    { pendingOperation: null },
+    { pendingOperation: operation, pendingOperationUntil: new Date(tx.clock.now().getTime() + PAYMENT_OPERATION_LEASE_MS) },
+  );
+  if (!claimed) refuseWhilePending({ ...row, pendingOperation: operation });
+  return { paymentId: row.id, operation };
+}
+
+function refuseWhilePending(row: Pick<PaymentRow, 'id' | 'pendingOperation'>): void {
+  if (!row.pendingOperation) return;
+  throw new ConflictError(
+    'PAYMENT_OPERATION_IN_PROGRESS',
+    `A ${row.pendingOperation.kind === 'void' ? 'cancel' : 'capture'} of payment ${row.id} is in progress at the provider: read the payment again in a moment.`,
+  );
+}
+
+/** Sends a recorded capture or void to the payment's provider (no transaction open). */
+async function sendOperation(ctx: CallerContext, intent: PaymentIntent): Promise<ConnectorResult> {
+  const row = await scoped(ctx, ctx.db.models.Payment).get(intent.paymentId);
+  const pctx = contextForPayment(ctx, row);
   const { connector, terminal } = await connectorTerminal(pctx, row.terminalId!);
-  try {
-    return await call(connector, terminal);
-  } catch (error) {
-    if (error instanceof ConnectorError) throw new UnavailableError(`The provider could not be reached: ${error.message}. Try again.`, 'PROVIDER_UNAVAILABLE');
-    throw error;
+  const providerReference = row.providerReference!;
+  if (intent.operation.kind === 'void') return connector.void(pctx, terminal, { reference: row.id, providerReference });
+  const amount = { currency: row.currency, valueMinor: intent.operation.amountMinor ?? minor(row.authorizedMinor) };
+  return connector.capture(pctx, terminal, { reference: row.id, providerReference, amount });
+}
+
+/** The outcome of a capture or void: the payment as it is now, or the refusal to answer with (the payment unchanged). */
+type OperationOutcome = { row: PaymentRow; refusal?: undefined } | { row?: undefined; refusal: Error };
+
+/**
+ * Applies the provider's answer to a recorded capture or void: the payment is locked again and must still carry this
+ * operation (else recovery or an earlier answer applied it: the payment is returned as it is). Accepted: booked and
+ * moved (captured / voided) with its events. Refused or unreachable: the operation is cleared and the payment stays as
+ * it was (requires_capture), with the refusal to answer.
+ */
+async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: ProviderAnswer): Promise<OperationOutcome> {
+  const payments = scoped(tx, tx.db.models.Payment);
+  const row = await payments.get(intent.paymentId, { lock: true });
+  const { operation } = intent;
+  if (row.pendingOperation?.id !== operation.id) return { row };
+  const clear = { pendingOperation: null, pendingOperationUntil: null };
+  const what = operation.kind === 'void' ? 'void the authorization' : 'capture';
+  if (answer.unreachable) {
+    await payments.update(row, clear);
+    return { refusal: new UnavailableError(`The provider could not be reached: ${answer.unreachable.message}. Try again.`, 'PROVIDER_UNAVAILABLE') };
   }
+  const { result } = answer;
+  if (result.status !== 'succeeded') {
+    await payments.update(row, clear);
+    const code = operation.kind === 'void' ? 'VOID_DECLINED' : 'CAPTURE_DECLINED';
+    return { refusal: new BusinessRuleError(code, `The provider refused to ${what}${result.message ? `: ${result.message}` : ''}.`) };
+  }
+  // the outcome is recorded in the name of whoever asked for it (also when recovery applies it)
+  const pctx = contextForPayment({ ...tx, actor: operation.actor }, row);
+  if (operation.kind === 'void') {
+    const updated = await scoped(pctx, pctx.db.models.Payment).update(row, { ...clear, status: 'voided', action: null, cardVault: null, providerStatus: result.rawStatus ?? 'voided' });
+    await paymentChanged(pctx, updated, 'payment.canceled', row);
+    return { row: updated };
+  }
+  const booked = await bookCapture(pctx, row, operation.amountMinor ?? minor(row.authorizedMinor));
+  const updated = await scoped(pctx, pctx.db.models.Payment).update(row, { ...booked, ...clear, status: 'captured', providerStatus: result.rawStatus ?? 'captured' });
+  await paymentChanged(pctx, updated, ['payment.captured', 'payment.succeeded'], row);
+  return { row: updated };
+}
+
+/** A recorded capture or void through the provider: the call outside any transaction, the answer applied after. */
+function paymentOperation(record: ProviderOperation<PaymentIntent, OperationOutcome>['record']): ProviderOperation<PaymentIntent, OperationOutcome> {
+  return { name: 'payment operation', record, call: sendOperation, apply: applyOperation };
+}
+
+function answered(ctx: CallerContext, outcome: OperationOutcome): Payment {
+  if (outcome.refusal) throw outcome.refusal;
+  return paymentFor(ctx.level, outcome.row);
 }
 
 /**
  * Captures a requires_capture payment: the whole authorized amount, or less where the provider supports partial
- * capture. The provider answers synchronously; the capture is booked (fees, ledger) in the same transaction.
+ * capture. The capture is recorded on the payment (a second capture or a cancel meanwhile is 409), sent to the
+ * provider with no transaction open, and booked (fees, ledger) with the provider's answer; a refusal leaves the
+ * payment requires_capture.
  */
 export async function capturePayment(ctx: CallerContext, id: string, input: { amount?: Money }): Promise<Payment> {
-  return inTransaction(ctx, async (tx) => {
+  const outcome = await throughProvider(ctx, paymentOperation(async (tx) => {
     const row = await scoped(tx, tx.db.models.Payment).get(id, { lock: true });
     if (row.status !== 'requires_capture') {
       throw new ConflictError('PAYMENT_NOT_CAPTURABLE', `Payment ${id} is ${row.status}: only a requires_capture payment can be captured.`);
@@ -66,43 +147,51 @@ export async function capturePayment(ctx: CallerContext, id: string, input: { am
     if (amount < authorized && !supportsFeature(await getProvider(pctx, row.providerIntegrationId!), 'partial_capture')) {
       throw new BusinessRuleError('PARTIAL_CAPTURE_NOT_SUPPORTED', 'The payment\'s provider does not support partial capture: capture the whole authorized amount.');
     }
-    // everything that can fail here is written first; the provider is called last, so a refusal rolls it all back
-    // and an accepted capture is never left unbooked
-    const booked = await bookCapture(pctx, row, amount);
-    let updated = await scoped(pctx, pctx.db.models.Payment).update(row, { ...booked, status: 'captured', providerStatus: 'captured' });
-    await paymentChanged(pctx, updated, ['payment.captured', 'payment.succeeded'], row);
-    const result = await callProvider(pctx, row, (c, terminal) =>
-      c.capture(pctx, terminal, { reference: row.id, providerReference: row.providerReference!, amount: { currency: row.currency, valueMinor: amount } }),
-    );
-    if (result.status !== 'succeeded') {
-      throw new BusinessRuleError('CAPTURE_DECLINED', `The provider refused the capture${result.message ? `: ${result.message}` : ''}.`);
-    }
-    if (result.rawStatus) updated = await scoped(pctx, pctx.db.models.Payment).update(updated, { providerStatus: result.rawStatus });
-    return paymentFor(ctx.level, updated);
-  });
+    return recordOperation(tx, row, 'capture', amount);
+  }));
+  return answered(ctx, outcome);
 }
 
 const CANCELABLE: readonly PaymentStatus[] = ['processing', 'requires_action', 'requires_capture'];
 
 /**
  * Cancels (voids) a payment that is processing, requires_action or requires_capture: an authorization is voided at
- * the provider; no refund is created and nothing is booked. 409 once captured or final.
+ * the provider (recorded first, sent with no transaction open, applied with the answer); no refund is created and
+ * nothing is booked. 409 once captured or final, or while a capture or cancel is in progress.
  */
 export async function cancelPayment(ctx: CallerContext, id: string): Promise<Payment> {
-  return inTransaction(ctx, async (tx) => {
+  const outcome = await throughProvider(ctx, paymentOperation(async (tx) => {
     const row = await scoped(tx, tx.db.models.Payment).get(id, { lock: true });
     if (!CANCELABLE.includes(row.status)) {
       throw new ConflictError('PAYMENT_NOT_CANCELABLE', `Payment ${id} is ${row.status}: only processing, requires_action or requires_capture payments can be canceled.`);
     }
-    const pctx = contextForPayment(tx, row);
+    refuseWhilePending(row);
     // an authorization is voided at the provider; an attempt still waiting for its answer (or for a 3DS challenge)
     // is left behind: an approval that arrives after the cancel is voided then (engine.applyAttemptResult)
-    if (row.status === 'requires_capture' && row.providerReference && row.terminalId) {
-      const result = await callProvider(pctx, row, (c, terminal) => c.void(pctx, terminal, { reference: row.id, providerReference: row.providerReference! }));
-      if (result.status !== 'succeeded') throw new BusinessRuleError('VOID_DECLINED', `The provider refused to void the authorization${result.message ? `: ${result.message}` : ''}.`);
-    }
+    if (row.status === 'requires_capture' && row.providerReference && row.terminalId) return recordOperation(tx, row, 'void');
+    const pctx = contextForPayment(tx, row);
     const updated = await scoped(pctx, pctx.db.models.Payment).update(row, { status: 'voided', action: null, cardVault: null, providerStatus: 'voided' });
     await paymentChanged(pctx, updated, 'payment.canceled', row);
-    return paymentFor(ctx.level, updated);
+    return settled({ row: updated });
+  }));
+  return answered(ctx, outcome);
+}
+
+/**
+ * Finishes a capture or void whose lease ran out (its process died between recording it and applying the answer, or
+ * the answer could not be applied): the lease is taken over (one process wins), the provider is called again with the
+ * same reference (providers take a reference once) and the answer applied. Returns whether this call finished it.
+ */
+export async function finishStalledOperation(pctx: CallerContext, paymentId: string): Promise<boolean> {
+  const now = pctx.clock.now();
+  const intent = await inTransaction(pctx, async (tx) => {
+    const payments = scoped(tx, tx.db.models.Payment);
+    const row = await payments.find(paymentId, { lock: true });
+    if (!row?.pendingOperation || !row.pendingOperationUntil || new Date(row.pendingOperationUntil).getTime() > now.getTime()) return null;
+    const taken = await payments.updateIf(row, { pendingOperationUntil: { [Op.lte]: now } }, { pendingOperationUntil: new Date(now.getTime() + PAYMENT_OPERATION_LEASE_MS) });
+    return taken ? { paymentId, operation: row.pendingOperation } : null;
   });
+  if (!intent) return false;
+  await throughProvider(pctx, paymentOperation({ recorded: intent }));
+  return true;
 }

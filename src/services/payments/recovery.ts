@@ -1,8 +1,9 @@
 import { Op } from 'sequelize';
 import type { Runtime } from '../../runtime';
-import type { PaymentAttemptRow, RefundRow } from '../../db/models';
+import type { PaymentAttemptRow, PaymentRow, RefundRow } from '../../db/models';
 import { processingContext, runAttempts } from './engine';
 import { sendRefund } from './refunds';
+import { finishStalledOperation } from './payments';
 
 /**
  * Picks up provider calls that never happened: an attempt or a refund is committed before its provider is called, so
@@ -11,6 +12,10 @@ import { sendRefund } from './refunds';
  * reference once (the sandbox acquirer answers a repeated reference with its first answer) — and the answer is
  * applied as usual; an attempt whose card is no longer kept fails (and may cascade). Safe to run in several
  * processes at once: every answer is applied idempotently.
+ *
+ * Also finishes captures and voids whose lease ran out (recorded on the payment, the process gone before the answer
+ * was applied): the lease is taken over by one process, the provider called again with the same reference, the
+ * answer applied (payments.finishStalledOperation).
  */
 export async function recoverStalledCalls(rt: Runtime, options: { staleMs?: number; batchSize?: number } = {}): Promise<number> {
   const before = new Date(rt.clock.now().getTime() - (options.staleMs ?? 120_000));
@@ -35,6 +40,17 @@ export async function recoverStalledCalls(rt: Runtime, options: { staleMs?: numb
       recovered++;
     } catch (error) {
       rt.logger.error({ err: error, refundId: refund.id }, 'stalled refund not recovered');
+    }
+  }
+  const leased = await rt.db.models.Payment.findAll({
+    where: { pendingOperationUntil: { [Op.lte]: rt.clock.now() } }, order: [['pendingOperationUntil', 'ASC']], limit, raw: true,
+  }) as unknown as PaymentRow[];
+  for (const payment of leased) {
+    const pctx = processingContext(rt, payment.tenantId, Boolean(payment.livemode));
+    try {
+      if (await finishStalledOperation(pctx, payment.id)) recovered++;
+    } catch (error) {
+      rt.logger.error({ err: error, paymentId: payment.id }, 'stalled payment operation not recovered');
     }
   }
   return recovered;

@@ -2,7 +2,8 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { BusinessRuleError, ConflictError, ValidationError } from '../../domain/errors';
 import type { LineItem, RefundRow } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
-import { ConnectorError, type ConnectorResult } from '../../connectors';
+import type { ConnectorResult } from '../../connectors';
+import { settled, throughProvider, type ProviderOperation } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit';
 import { resolveFees } from '../fees';
@@ -48,7 +49,7 @@ async function refundEvent(tx: CallerContext, row: RefundRow, type: string, befo
 export async function createRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput, idempotencyKey?: string): Promise<Refund> {
   const keyRef = idempotencyKey === undefined ? null : ctx.sealer.mac('refund-idempotency-key', `${idempotencyScope(ctx)}\n${idempotencyKey}`);
   const fingerprint = keyRef === null ? null : bodyFingerprint(ctx.sealer, input);
-  const created = await inTransaction(ctx, async (tx) => {
+  const refundId = await throughProvider(ctx, refundOperation(async (tx) => {
     const payments = scoped(tx, tx.db.models.Payment);
     const payment = await payments.get(paymentId, { lock: true });
     const committed = keyRef ? await scoped(tx, tx.db.models.Refund).findOne({ paymentId, idempotencyKey: keyRef }) : null;
@@ -56,7 +57,8 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
       if (committed.idempotencyFingerprint !== fingerprint) {
         throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another refund request of this payment.');
       }
-      return { refund: committed, payment };
+      // answered, or sent and waiting for the answer: not sent again (providers take our reference once)
+      return committed.status === 'pending' && !committed.providerReference ? committed.id : settled(committed.id);
     }
     if (payment.status === 'refunded') throw new ConflictError('PAYMENT_ALREADY_REFUNDED', `Payment ${paymentId} is fully refunded.`);
     if (payment.status !== 'captured' && payment.status !== 'partially_refunded') {
@@ -95,77 +97,81 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
       idempotencyKey: keyRef, idempotencyFingerprint: fingerprint,
     });
     await refundEvent(pctx, refund, 'refund.created');
-    return { refund, payment };
-  });
+    return refund.id;
+  }));
+  return refundFor(ctx.level, await scoped(ctx, ctx.db.models.Refund).get(refundId));
+}
 
-  const { refund, payment } = created;
-  const pctx = contextForPayment({ ...ctx, transaction: undefined }, payment);
-  // sent again when it never was (providers take our reference once); an answered one is not
-  if (refund.status === 'pending' && !refund.providerReference) await sendRefund(pctx, refund.id);
-  return refundFor(ctx.level, await scoped(pctx, pctx.db.models.Refund).get(refund.id));
+/** A refund through the provider: recorded pending (the intent), sent with no transaction open, its answer applied after. */
+function refundOperation(record: ProviderOperation<string, string>['record']): ProviderOperation<string, string> {
+  return {
+    name: 'refund',
+    record,
+    call: async (ctx, refundId) => {
+      const refund = await scoped(ctx, ctx.db.models.Refund).get(refundId);
+      const pctx = contextForPayment(ctx, refund);
+      const payment = await scoped(pctx, pctx.db.models.Payment).get(refund.paymentId);
+      const { connector, terminal } = await connectorTerminal(pctx, payment.terminalId!);
+      return connector.refund(pctx, terminal, {
+        reference: refund.id, tenantId: refund.tenantId, livemode: refund.livemode, providerReference: payment.providerReference!,
+        amount: { currency: refund.currency, valueMinor: minor(refund.amountMinor) },
+      });
+    },
+    apply: async (tx, refundId, answer) => {
+      const result: ConnectorResult = answer.result
+        ?? { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: answer.unreachable.message };
+      await applyRefundAnswer(contextForPayment(tx, await scoped(tx, tx.db.models.Refund).get(refundId)), refundId, result);
+      return refundId;
+    },
+  };
 }
 
 /** Sends a pending refund to the payment's provider (again, after a crash: providers take our reference once) and applies the answer. */
 export async function sendRefund(pctx: CallerContext, refundId: string): Promise<void> {
-  const refund = await scoped(pctx, pctx.db.models.Refund).get(refundId);
-  const payment = await scoped(pctx, pctx.db.models.Payment).get(refund.paymentId);
-  let result: ConnectorResult;
-  try {
-    const { connector, terminal } = await connectorTerminal(pctx, payment.terminalId!);
-    result = await connector.refund(
-      pctx,
-      terminal,
-      {
-        reference: refund.id, tenantId: refund.tenantId, livemode: refund.livemode, providerReference: payment.providerReference!,
-        amount: { currency: refund.currency, valueMinor: minor(refund.amountMinor) },
-      },
-    );
-  } catch (error) {
-    if (!(error instanceof ConnectorError)) throw error;
-    result = { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: error.message };
-  }
-  await applyRefundResult(pctx, refund.id, result);
+  await throughProvider(pctx, refundOperation({ recorded: refundId }));
 }
 
 /** Applies the provider's answer to a pending refund (immediate or asynchronous); idempotent. */
 export async function applyRefundResult(pctx: CallerContext, refundId: string, result: ConnectorResult): Promise<void> {
-  await inTransaction(pctx, async (tx) => {
-    const refunds = scoped(tx, tx.db.models.Refund);
-    const payments = scoped(tx, tx.db.models.Payment);
-    const found = await refunds.get(refundId);
-    const payment = await payments.get(found.paymentId, { lock: true });
-    const refund = await refunds.get(refundId);
-    if (refund.status !== 'pending') return;
-    const providerReference = result.providerReference ?? refund.providerReference;
-    if (result.status === 'pending' || result.status === 'requires_action') {
-      await refunds.update(refund, { providerReference });
-      return;
-    }
-    const amount = minor(refund.amountMinor);
-    const pendingAfter = minor(payment.refundPendingMinor) - amount;
-    if (result.status !== 'succeeded') {
-      const failed = await refunds.update(refund, { status: 'failed', providerReference, statusReason: result.message ?? result.declineCode ?? 'The provider refused the refund.' });
-      await payments.update(payment, { refundPendingMinor: pendingAfter });
-      await refundEvent(tx, failed, 'refund.failed', refund);
-      return;
-    }
-    const fee = await resolveFees(tx, {
-      type: 'refund', outcome: 'successful', amount: { currency: refund.currency, valueMinor: amount }, method: payment.paymentMethodType,
-      merchantId: payment.merchantId, terminalId: payment.terminalId, channelId: payment.channelId, partnerId: payment.partnerId, at: tx.clock.now(),
-    });
-    const charged = fee.merchantFee > 0 ? fee : null;
-    await postRefund(tx, {
-      tenantId: payment.tenantId, livemode: payment.livemode, merchantId: payment.merchantId, paymentId: payment.id, refundId: refund.id,
-      providerIntegrationId: payment.providerIntegrationId!, partnerId: payment.partnerId, amount: { currency: refund.currency, valueMinor: amount }, fee: charged,
-    });
-    const refunded = minor(payment.refundedMinor) + amount;
-    await payments.update(payment, {
-      refundPendingMinor: pendingAfter, refundedMinor: refunded, feeMinor: minor(payment.feeMinor) + (charged?.merchantFee ?? 0),
-      status: refunded >= minor(payment.capturedMinor) ? 'refunded' : 'partially_refunded',
-    });
-    const succeeded = await refunds.update(refund, { status: 'succeeded', providerReference, feeBreakdown: charged as unknown as Record<string, unknown> | null });
-    await refundEvent(tx, succeeded, 'refund.succeeded', refund);
+  await inTransaction(pctx, (tx) => applyRefundAnswer(tx, refundId, result));
+}
+
+async function applyRefundAnswer(tx: CallerContext, refundId: string, result: ConnectorResult): Promise<void> {
+  const refunds = scoped(tx, tx.db.models.Refund);
+  const payments = scoped(tx, tx.db.models.Payment);
+  const found = await refunds.get(refundId);
+  const payment = await payments.get(found.paymentId, { lock: true });
+  const refund = await refunds.get(refundId);
+  if (refund.status !== 'pending') return;
+  const providerReference = result.providerReference ?? refund.providerReference;
+  if (result.status === 'pending' || result.status === 'requires_action') {
+    await refunds.update(refund, { providerReference });
+    return;
+  }
+  const amount = minor(refund.amountMinor);
+  const pendingAfter = minor(payment.refundPendingMinor) - amount;
+  if (result.status !== 'succeeded') {
+    const failed = await refunds.update(refund, { status: 'failed', providerReference, statusReason: result.message ?? result.declineCode ?? 'The provider refused the refund.' });
+    await payments.update(payment, { refundPendingMinor: pendingAfter });
+    await refundEvent(tx, failed, 'refund.failed', refund);
+    return;
+  }
+  const fee = await resolveFees(tx, {
+    type: 'refund', outcome: 'successful', amount: { currency: refund.currency, valueMinor: amount }, method: payment.paymentMethodType,
+    merchantId: payment.merchantId, terminalId: payment.terminalId, channelId: payment.channelId, partnerId: payment.partnerId, at: tx.clock.now(),
   });
+  const charged = fee.merchantFee > 0 ? fee : null;
+  await postRefund(tx, {
+    tenantId: payment.tenantId, livemode: payment.livemode, merchantId: payment.merchantId, paymentId: payment.id, refundId: refund.id,
+    providerIntegrationId: payment.providerIntegrationId!, partnerId: payment.partnerId, amount: { currency: refund.currency, valueMinor: amount }, fee: charged,
+  });
+  const refunded = minor(payment.refundedMinor) + amount;
+  await payments.update(payment, {
+    refundPendingMinor: pendingAfter, refundedMinor: refunded, feeMinor: minor(payment.feeMinor) + (charged?.merchantFee ?? 0),
+    status: refunded >= minor(payment.capturedMinor) ? 'refunded' : 'partially_refunded',
+  });
+  const succeeded = await refunds.update(refund, { status: 'succeeded', providerReference, feeBreakdown: charged as unknown as Record<string, unknown> | null });
+  await refundEvent(tx, succeeded, 'refund.succeeded', refund);
 }
 
 export async function listRefunds(ctx: CallerContext, paymentId: string, page: ListParams): Promise<Page<Refund>> {

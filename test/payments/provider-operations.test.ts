@@ -1,0 +1,132 @@
+import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { expectLedgerInvariant } from '../helpers/ledger';
+import { expectProblem } from '../helpers/api';
+import { dialectName } from '../helpers/db';
+import { operatorContext } from '../../src/runtime';
+import { connectorFor, registerConnector, type Connector } from '../../src/connectors';
+import type { ConnectorResult } from '../../src/connectors/types';
+import { capturePayment, PAYMENT_OPERATION_LEASE_MS } from '../../src/services/payments/payments';
+import { recoverStalledCalls } from '../../src/services/payments/recovery';
+import { takeConnectionViolations } from '../../src/db/database';
+import type { PaymentRow } from '../../src/db/models';
+
+/**
+ * Capture and cancel through the one provider-call helper (src/services/provider-call.ts): the operation is recorded
+ * on the payment before the provider is called with no transaction open, and applied after. The recorded operation is
+ * the claim (a second capture or cancel meanwhile is 409, the provider is called once), a refusal leaves the payment
+ * as it was, and one whose process died between the call and the apply is finished by recovery, once.
+ */
+
+let m: MoneyHarness;
+const sandboxCard = connectorFor('sandbox-card');
+beforeAll(async () => {
+  m = await createMoneyHarness();
+});
+afterAll(async () => m.close());
+afterEach(async () => {
+  registerConnector('sandbox-card', sandboxCard);
+  await expectLedgerInvariant(m.rt);
+});
+
+const merchant = () => m.as(m.sandbox.merchantKey.secretKey);
+const row = async (id: string) => (await m.rt.db.models.Payment.findByPk(id))!.get({ plain: true }) as PaymentRow;
+
+/** The sandbox acquirer with one operation replaced; counts its calls. */
+function replacing(operation: 'capture' | 'void', answer: (original: () => Promise<ConnectorResult>) => Promise<ConnectorResult>) {
+  const calls: string[] = [];
+  const connector = Object.create(sandboxCard) as Connector;
+  connector[operation] = async (env, terminal, request) => {
+    calls.push(operation);
+    return answer(() => (sandboxCard[operation] as (...args: unknown[]) => Promise<ConnectorResult>).call(sandboxCard, env, terminal, request));
+  };
+  registerConnector('sandbox-card', connector);
+  return calls;
+}
+
+describe(`capture and cancel through the provider-call helper (${dialectName})`, () => {
+  test('while a capture waits for its provider, a second capture and a cancel are 409 and the provider is called once', async () => {
+    const { paymentId } = await payWithCard(m, '4242424242424242', { captureMethod: 'manual' });
+    let entered!: () => void;
+    const inCall = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const calls = replacing('capture', async (original) => {
+      entered();
+      await gate;
+      return original();
+    });
+    const first = merchant().post(`/v1/payments/${paymentId}/capture`, {}).then((res) => res);
+    await inCall;
+    // the provider is being called: no transaction is open, the payment is still requires_capture to readers
+    expect((await merchant().get(`/v1/payments/${paymentId}`)).body.data.status).toBe('requires_capture');
+    expectProblem(await merchant().post(`/v1/payments/${paymentId}/capture`, {}), 409, 'PAYMENT_OPERATION_IN_PROGRESS');
+    expectProblem(await merchant().post(`/v1/payments/${paymentId}/cancel`), 409, 'PAYMENT_OPERATION_IN_PROGRESS');
+    release();
+    const captured = await first;
+    expect(captured.status).toBe(200);
+    expect(captured.body.data.status).toBe('captured');
+    expect(calls).toEqual(['capture']);
+    expect(await row(paymentId)).toMatchObject({ status: 'captured', pendingOperation: null, pendingOperationUntil: null });
+  });
+
+  test('a provider refusal leaves the payment requires_capture (422) and it can be captured or canceled after', async () => {
+    const { paymentId } = await payWithCard(m, '4242424242424242', { captureMethod: 'manual' });
+    replacing('capture', async () => ({ status: 'declined', providerReference: null, declineCode: 'capture_refused', message: 'Refused.' }));
+    expectProblem(await merchant().post(`/v1/payments/${paymentId}/capture`, {}), 422, 'CAPTURE_DECLINED');
+    replacing('void', async () => ({ status: 'failed', providerReference: null, declineCode: 'void_refused', message: 'Refused.' }));
+    expectProblem(await merchant().post(`/v1/payments/${paymentId}/cancel`), 422, 'VOID_DECLINED');
+    expect(await row(paymentId)).toMatchObject({ status: 'requires_capture', pendingOperation: null });
+    expect(Number((await row(paymentId)).capturedMinor)).toBe(0);
+    registerConnector('sandbox-card', sandboxCard);
+    expect((await merchant().post(`/v1/payments/${paymentId}/cancel`)).body.data.status).toBe('voided');
+  });
+
+  test('a capture whose process died after the provider call is finished by recovery once its lease ran out, and only once', async () => {
+    const { paymentId } = await payWithCard(m, '4242424242424242', { captureMethod: 'manual' });
+    // the provider captures, then the process dies before the answer is applied
+    const calls = replacing('capture', async (original) => {
+      await original();
+      throw new Error('process died after the provider call');
+    });
+    const died = await merchant().post(`/v1/payments/${paymentId}/capture`, {});
+    expect(died.status).toBe(500);
+    expect(await row(paymentId)).toMatchObject({ status: 'requires_capture', pendingOperation: { kind: 'capture', amountMinor: 10_000 } });
+    // the recorded capture is still the claim: nobody else captures or cancels meanwhile
+    expectProblem(await merchant().post(`/v1/payments/${paymentId}/cancel`), 409, 'PAYMENT_OPERATION_IN_PROGRESS');
+    registerConnector('sandbox-card', sandboxCard);
+    const recorded = replacing('capture', (original) => original());
+    expect(await recoverStalledCalls(m.rt)).toBe(0); // the lease still holds
+    m.clock.advance(PAYMENT_OPERATION_LEASE_MS + 1_000);
+    const mark = m.events().length;
+    expect(await recoverStalledCalls(m.rt)).toBe(1);
+    expect(await recoverStalledCalls(m.rt)).toBe(0);
+    expect(calls).toEqual(['capture']);
+    expect(recorded).toEqual(['capture']); // sent again once, with the same reference
+    expect(await row(paymentId)).toMatchObject({ status: 'captured', pendingOperation: null });
+    expect(Number((await row(paymentId)).capturedMinor)).toBe(10_000);
+    await m.settle();
+    expect(m.events().slice(mark).filter((e) => e.data.id === paymentId).map((e) => e.type).sort()).toEqual(['payment.captured', 'payment.succeeded']);
+  });
+
+  test('the helper refuses to call a provider inside an open transaction', async () => {
+    const { paymentId } = await payWithCard(m, '4242424242424242', { captureMethod: 'manual' });
+    const ctx = operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
+    await expect(m.rt.db.transaction((transaction) => capturePayment({ ...ctx, transaction }, paymentId, {}))).rejects.toMatchObject({ code: 'PROVIDER_CALL_IN_TRANSACTION' });
+    expect((await row(paymentId)).status).toBe('requires_capture');
+  });
+});
+
+describe(`the connection guard (${dialectName})`, () => {
+  test('a query outside the open transaction of its flow, or a second transaction, throws and is recorded', async () => {
+    const { Tenant } = m.rt.db.models;
+    await expect(m.rt.db.transaction(async () => Tenant.count())).rejects.toThrow(/connection guard/);
+    await expect(m.rt.db.transaction(async () => m.rt.db.transaction(async () => 1))).rejects.toThrow(/connection guard/);
+    // swallowed, it is still recorded (test/setup-after-env.ts fails the test with it)
+    await m.rt.db.transaction(async () => Tenant.count().catch(() => 0));
+    expect(takeConnectionViolations()).toHaveLength(3);
+    // inside the transaction, and after it, nothing is refused
+    await m.rt.db.transaction(async (transaction) => Tenant.count({ transaction }));
+    await Tenant.count();
+    expect(takeConnectionViolations()).toEqual([]);
+  });
+});
