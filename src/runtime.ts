@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { AppConfig } from './config';
-import { Database } from './db/database';
+import { Database, tightenMode } from './db/database';
 import { systemClock, type Clock } from './domain/clock';
 import type { CallerContext, Level } from './domain/context';
 import { LEVEL_LAYER } from './domain/context';
@@ -30,7 +30,10 @@ export interface RuntimeOptions {
 }
 
 export async function openRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
-  const db = await Database.connect(config.databaseUrl);
+  const sealer = new Sealer(() => loadMasterKey(config));
+  // the home holds the master key, the sandbox's credentials and (by default) the database: its owner's only
+  tightenMode(config.home, 0o700);
+  const db = await Database.connect(config.databaseUrl, { sealer });
   try {
     if (options.migrate !== false) await db.migrate();
   } catch (error) {
@@ -40,7 +43,7 @@ export async function openRuntime(config: AppConfig, options: RuntimeOptions = {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel, config.logFile);
   return {
-    config, db, clock, tokens: new TokenService(config, clock), sealer: new Sealer(() => loadMasterKey(config)), logger, metrics: createMetrics(db, clock),
+    config, db, clock, tokens: new TokenService(config, clock), sealer, logger, metrics: createMetrics(db, clock),
   };
 }
 
