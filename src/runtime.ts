@@ -5,6 +5,7 @@ import { systemClock, type Clock } from './domain/clock';
 import type { CallerContext, Level } from './domain/context';
 import { LEVEL_LAYER } from './domain/context';
 import { layerPermissions } from './services/permissions';
+import { operatorActor } from './services/operators';
 import { TokenService } from './services/tokens';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,7 +78,10 @@ export interface OperatorScope {
   tenantId: string | null;
   merchantId?: string | null;
   livemode: boolean;
-  /** who acts, recorded as cli:<name> (default: the OS user); withdrawal commands take it from --operator */
+  /**
+   * who acts (default: the OS user; withdrawal and risk commands take it from --operator): the platform user of that
+   * account (services/operators), whose id records carry; audit entries name the account too
+   */
   operator?: string;
 }
 
@@ -91,7 +95,8 @@ export function systemContext(rt: Runtime, livemode: boolean): CallerContext {
 
 /**
  * The caller context of an operator at the terminal: admin commands run with the database's own authority,
- * acting at the given level with every permission of that layer; their audit actor is cli:<os user>.
+ * acting at the given level with every permission of that layer. The actor is the operator's user (created on first
+ * use, externalIdpId os:<account>); audit entries name the account.
  */
 export function operatorContext(rt: Runtime, scope: OperatorScope): CallerContext {
   const level = scope.level ?? (scope.merchantId ? 'merchant' : scope.tenantId ? 'tenant' : 'platform');
@@ -104,7 +109,7 @@ export function operatorContext(rt: Runtime, scope: OperatorScope): CallerContex
     tenantId: level === 'platform' ? null : scope.tenantId,
     merchantId: level === 'merchant' ? (scope.merchantId ?? null) : null,
     livemode: scope.livemode,
-    actor: { type: 'cli', id: `cli:${scope.operator ?? safeUsername()}` },
+    actor: operatorActor(scope.operator ?? safeUsername()),
     permissions: layerPermissions(LEVEL_LAYER[level]),
     credential: 'cli',
   };
