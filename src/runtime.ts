@@ -1,10 +1,11 @@
 import pino, { type Logger } from 'pino';
 import type { AppConfig } from './config';
-import { Database } from './db/database';
+import { Database, tightenMode } from './db/database';
 import { systemClock, type Clock } from './domain/clock';
 import type { CallerContext, Level } from './domain/context';
 import { LEVEL_LAYER } from './domain/context';
 import { layerPermissions } from './services/permissions';
+import { operatorActor } from './services/operators';
 import { TokenService } from './services/tokens';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,7 +31,10 @@ export interface RuntimeOptions {
 }
 
 export async function openRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
-  const db = await Database.connect(config.databaseUrl);
+  const sealer = new Sealer(() => loadMasterKey(config));
+  // the home holds the master key, the sandbox's credentials and (by default) the database: its owner's only
+  tightenMode(config.home, 0o700);
+  const db = await Database.connect(config.databaseUrl, { sealer });
   try {
     if (options.migrate !== false) await db.migrate();
   } catch (error) {
@@ -40,7 +44,7 @@ export async function openRuntime(config: AppConfig, options: RuntimeOptions = {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel, config.logFile);
   return {
-    config, db, clock, tokens: new TokenService(config, clock), sealer: new Sealer(() => loadMasterKey(config)), logger, metrics: createMetrics(db, clock),
+    config, db, clock, tokens: new TokenService(config, clock), sealer, logger, metrics: createMetrics(db, clock),
   };
 }
 
@@ -74,7 +78,10 @@ export interface OperatorScope {
   tenantId: string | null;
   merchantId?: string | null;
   livemode: boolean;
-  /** who acts, recorded as cli:<name> (default: the OS user); withdrawal commands take it from --operator */
+  /**
+   * who acts (default: the OS user; withdrawal and risk commands take it from --operator): the platform user of that
+   * account (services/operators), whose id records carry; audit entries name the account too
+   */
   operator?: string;
 }
 
@@ -88,7 +95,8 @@ export function systemContext(rt: Runtime, livemode: boolean): CallerContext {
 
 /**
  * The caller context of an operator at the terminal: admin commands run with the database's own authority,
- * acting at the given level with every permission of that layer; their audit actor is cli:<os user>.
+ * acting at the given level with every permission of that layer. The actor is the operator's user (created on first
+ * use, externalIdpId os:<account>); audit entries name the account.
  */
 export function operatorContext(rt: Runtime, scope: OperatorScope): CallerContext {
   const level = scope.level ?? (scope.merchantId ? 'merchant' : scope.tenantId ? 'tenant' : 'platform');
@@ -101,7 +109,7 @@ export function operatorContext(rt: Runtime, scope: OperatorScope): CallerContex
     tenantId: level === 'platform' ? null : scope.tenantId,
     merchantId: level === 'merchant' ? (scope.merchantId ?? null) : null,
     livemode: scope.livemode,
-    actor: { type: 'cli', id: `cli:${scope.operator ?? safeUsername()}` },
+    actor: operatorActor(scope.operator ?? safeUsername()),
     permissions: layerPermissions(LEVEL_LAYER[level]),
     credential: 'cli',
   };

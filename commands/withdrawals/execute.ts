@@ -10,7 +10,7 @@ import type { Withdrawal } from '../../src/services/withdrawals';
 
 export default class WithdrawalsExecute extends BaseCommand<typeof WithdrawalsExecute> {
   static override summary = 'Execute an approved withdrawal: pay it out by hand and record the result, or send it through the payout provider.';
-  static override description = `Starts the execution (approved → executing, recorded as executed by cli:<operator>) or continues one the same operator started; another operator's execution is refused with 409 (exit 5).
+  static override description = `Starts the execution (approved → executing, recorded as executed by the operator's platform user) or continues one the same operator started; another operator's execution is refused with 409 (exit 5).
 
 On a terminal, without --complete or --fail: shows the amount to pay, the fee, the merchant and the FULL destination (the only place it is shown), then asks whether the payout completed (provider reference, optional comment), failed (comment) or not yet (the withdrawal stays executing; run the command again later).
 

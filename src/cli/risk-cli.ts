@@ -36,7 +36,7 @@ export const riskScopeFlags = {
   tenant: Flags.string({ description: 'Tenant id (asked on a terminal when missing)' }),
   live: sharedFlags.live,
   operator: Flags.string({
-    description: 'Who acts: recorded as cli:<name> in createdBy and the audit trail (default: your OS user name)',
+    description: 'Who acts (default: your OS user name): createdBy holds the id of that account\'s platform user (externalIdpId os:<name>, created on first use), the audit trail names the account',
     env: 'PAYPLANE_OPERATOR',
   }),
 };
@@ -46,7 +46,7 @@ export const riskTenantFlags = { tenant: riskScopeFlags.tenant, operator: riskSc
 
 /**
  * The tenant-level operator context of `tenantId` (404 when there is no such tenant), in live mode with --live;
- * the actor is cli:<--operator or PAYPLANE_OPERATOR or the OS user>.
+ * the actor is the platform user of <--operator or PAYPLANE_OPERATOR or the OS user> (services/operators).
  */
 export async function riskContext(rt: Runtime, tenantId: string, flags: { live?: boolean; operator?: string }): Promise<CallerContext> {
   requireId(tenantId, 'tenant', '--tenant');

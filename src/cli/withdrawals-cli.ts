@@ -20,7 +20,7 @@ export const withdrawalServices = {
 /** --operator: who acts, on every withdrawals command. */
 export const operatorFlags = {
   operator: Flags.string({
-    description: 'Who acts: recorded as cli:<name> on the withdrawal (approvedBy, executedBy, …) and in the audit trail (default: your OS user name)',
+    description: 'Who acts (default: your OS user name): approvedBy, executedBy, … hold the id of that account\'s platform user (externalIdpId os:<name>, created on first use), the audit trail names the account',
     env: 'PAYPLANE_OPERATOR',
   }),
 };
@@ -55,7 +55,7 @@ export async function locateWithdrawal(rt: Runtime, id: string, tenantId?: strin
   return row.get({ plain: true }) as Located;
 }
 
-/** The named operator (cli:<name>) acting at the tenant level of `where`, in its mode. */
+/** The named operator (its platform user) acting at the tenant level of `where`, in its mode. */
 export function operatorFor(rt: Runtime, where: { tenantId: string; livemode: boolean }, operator: string | undefined): CallerContext {
   return withdrawalServices.runtime().operatorContext(rt, { level: 'tenant', tenantId: where.tenantId, livemode: where.livemode, operator: operatorName(operator) });
 }

@@ -5,7 +5,7 @@ import { Mutex, Semaphore, withTimeout, type SemaphoreInterface } from 'async-mu
 import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
 import { defineModels, type Models } from './models';
-import { migrations } from './migrations';
+import { migrations, type MigrationEnv } from './migrations';
 import { ReadCache, readCacheTtlMs } from './read-cache';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -116,6 +116,8 @@ export class Database {
     readonly dialect: Dialect,
     readonly target: DatabaseTarget,
     poolMax?: number,
+    /** the master key's sealer, for migrations that seal data at rest (MigrationEnv) */
+    private readonly sealer?: MigrationEnv['sealer'],
   ) {
     if (this.guarded) guardQueries(sequelize);
     this.transactionSlots = poolMax && poolMax > 1
@@ -126,12 +128,14 @@ export class Database {
     this.authCache.watch([this.models.ApiKey, this.models.Tenant, this.models.Merchant] as never[]);
   }
 
-  static async connect(url: string): Promise<Database> {
+  /** `keepModes`: leave the SQLite files' modes as they are (doctor, which reports them and changes nothing) */
+  static async connect(url: string, options: { sealer?: MigrationEnv['sealer']; keepModes?: boolean } = {}): Promise<Database> {
     const target = parseDatabaseUrl(url);
     let sequelize: Sequelize;
     let poolMax: number | undefined;
     if (target.dialect === 'sqlite') {
-      if (target.location !== ':memory:') fs.mkdirSync(path.dirname(target.location), { recursive: true });
+      if (target.location !== ':memory:' && !options.keepModes) preparePrivateSqliteFile(target.location);
+      else if (target.location !== ':memory:') fs.mkdirSync(path.dirname(target.location), { recursive: true, mode: 0o700 });
       sequelize = new Sequelize({
         dialect: 'sqlite',
         storage: target.location,
@@ -148,7 +152,7 @@ export class Database {
         pool: { max: poolMax, min: 0, idle: 10_000 },
       });
     }
-    const db = new Database(sequelize, target.dialect, target, poolMax);
+    const db = new Database(sequelize, target.dialect, target, poolMax, options.sealer);
     await sequelize.authenticate();
     if (target.dialect === 'sqlite' && target.location !== ':memory:') {
       await sequelize.query('PRAGMA journal_mode=WAL');
@@ -173,8 +177,8 @@ export class Database {
     return new Umzug({
       migrations: migrations.map((m) => ({
         name: m.name,
-        up: ({ context }) => m.up(context, this.dialect),
-        down: ({ context }) => m.down(context, this.dialect),
+        up: ({ context }) => m.up(context, this.dialect, { sealer: this.sealer }),
+        down: ({ context }) => m.down(context, this.dialect, { sealer: this.sealer }),
       })),
       context: this.sequelize.getQueryInterface(),
       storage: new SequelizeStorage({ sequelize: this.sequelize, tableName: 'schema_migrations' }),
@@ -240,6 +244,27 @@ export class Database {
 
   async close(): Promise<void> {
     await this.sequelize.close();
+  }
+}
+
+/**
+ * The database file readable by its owner only, from its creation: its folder made 0700 when created here, the file
+ * itself created (empty: SQLite starts a new database in it) or tightened to 0600 before SQLite opens it. SQLite
+ * creates the -wal and -shm files with the mode of the database file, so they are 0600 from their creation too; ones
+ * left wider by an earlier version are tightened here.
+ */
+export function preparePrivateSqliteFile(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  for (const part of [file, `${file}-wal`, `${file}-shm`]) tightenMode(part, 0o600);
+}
+
+/** chmod to `mode` when the path is wider (group or others may read it); a missing path or one of another owner is left. */
+export function tightenMode(file: string, mode: number): void {
+  try {
+    if ((fs.statSync(file).mode & 0o777 & ~mode) !== 0) fs.chmodSync(file, mode);
+  } catch (error) {
+    if (!['ENOENT', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
   }
 }
 

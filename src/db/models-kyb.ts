@@ -53,7 +53,7 @@ export interface KybDocumentRow extends Timestamps {
   uploadedBy: string | null;
 }
 
-/** The bytes of a document stored in the database (id = the document's id). */
+/** The bytes of a document stored in the database (id = the document's id), sealed under the master key (Sealer.sealBytes). */
 export interface KybDocumentContentRow {
   id: string;
   tenantId: string;

@@ -97,7 +97,7 @@ export interface PendingPaymentOperation {
   /** capture: the amount asked for */
   amountMinor?: number;
   /** who asked (the audit entry of the outcome names them, also when recovery applies it) */
-  actor: { type: 'api_key' | 'user' | 'cli' | 'system' | 'checkout_session'; id: string };
+  actor: { type: 'api_key' | 'user' | 'system' | 'checkout_session'; id: string; name?: string };
   requestedAt: string;
 }
 

@@ -91,6 +91,8 @@ export interface AuditEntryRow extends Timestamps {
   livemode: boolean;
   actorType: string;
   actorId: string;
+  /** the operating-system account of an operator at the terminal (os:<name>); null for other actors */
+  actorName: string | null;
   action: string;
   targetType: string;
   targetId: string;
@@ -246,7 +248,7 @@ export function defineModels(sequelize: Sequelize): Models {
       'AuditEntry',
       'audit_entries',
       {
-        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, actorType: STRING, actorId: STRING,
+        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, actorType: STRING, actorId: STRING, actorName: STRING,
         action: STRING, targetType: STRING, targetId: STRING, before: JSONT, after: JSONT, requestId: STRING,
         ...stamps,
       },

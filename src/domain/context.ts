@@ -12,8 +12,13 @@ export const LEVEL_LAYER: Record<Level, Layer> = { merchant: 'merchant', tenant:
 
 export interface Actor {
   /** checkout_session: a customer (or agent) holding a checkout session's clientSecret */
-  type: 'api_key' | 'user' | 'cli' | 'system' | 'checkout_session';
+  type: 'api_key' | 'user' | 'system' | 'checkout_session';
+  /** what records' createdBy, approvedBy, … hold: the user's or the key's id */
   id: string;
+  /** the operating-system account of an operator at the terminal (os:<name>), which audit entries name */
+  name?: string;
+  /** makes sure the actor's record exists before it is written anywhere (the terminal's operator user, created on first use) */
+  provision?: (ctx: CallerContext) => Promise<void>;
 }
 
 /**
@@ -61,6 +66,13 @@ export function withTransaction(ctx: CallerContext, transaction: Transaction): C
 
 /** Runs fn in one database transaction (reusing the caller's if one is open). */
 export async function inTransaction<T>(ctx: CallerContext, fn: (ctx: CallerContext) => Promise<T>): Promise<T> {
-  if (ctx.transaction) return fn(ctx);
-  return ctx.db.transaction((t) => fn(withTransaction(ctx, t)));
+  if (ctx.transaction) {
+    await ctx.actor.provision?.(ctx);
+    return fn(ctx);
+  }
+  return ctx.db.transaction(async (t) => {
+    const tx = withTransaction(ctx, t);
+    await ctx.actor.provision?.(tx);
+    return fn(tx);
+  });
 }

@@ -31,6 +31,7 @@ export async function recordAudit(ctx: CallerContext, input: AuditInput): Promis
     livemode: input.livemode,
     actorType: ctx.actor.type,
     actorId: ctx.actor.id,
+    actorName: ctx.actor.name ?? null,
     action: input.action,
     targetType: input.targetType,
     targetId: input.targetId,
@@ -45,7 +46,8 @@ export interface AuditEntry {
   tenantId: string | null;
   merchantId: string | null;
   livemode: boolean;
-  actor: { type: string; id: string };
+  /** name: the operating-system account of an operator at the terminal (os:<name>), else null */
+  actor: { type: string; id: string; name: string | null };
   action: string;
   target: { type: string; id: string };
   before: unknown;
@@ -61,7 +63,7 @@ export function toAuditEntry(row: AuditEntryRow, level: Level): AuditEntry {
     tenantId: row.tenantId,
     merchantId: row.merchantId,
     livemode: row.livemode,
-    actor: { type: row.actorType, id: row.actorId },
+    actor: { type: row.actorType, id: row.actorId, name: row.actorName ?? null },
     action: row.action,
     target: { type: row.targetType, id: row.targetId },
     before: auditValueAt(row.targetType, row.before, level),

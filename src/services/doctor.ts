@@ -93,10 +93,15 @@ function checkPermissions(config: AppConfig): DoctorCheck {
   const name = 'file-permissions';
   if (process.platform === 'win32') return pass(name, 'not checked on Windows');
   const loose: string[] = [];
-  const files = [path.join(config.home, 'sandbox.json'), masterKeyFile(config), tokenSecretFile(config)].filter((f) => fs.existsSync(f));
+  const target = parseDatabaseUrl(config.databaseUrl);
+  // the SQLite database and its -wal and -shm hold every record (payplane tightens them when it opens the database)
+  const database = target.dialect === 'sqlite' && target.location !== ':memory:' ? [target.location, `${target.location}-wal`, `${target.location}-shm`] : [];
+  const files = [path.join(config.home, 'sandbox.json'), masterKeyFile(config), tokenSecretFile(config), ...database].filter((f) => fs.existsSync(f));
   for (const file of files) if ((fs.statSync(file).mode & 0o077) !== 0) loose.push(file);
-  if (loose.length) {
-    return fail(name, `readable by others: ${loose.join(', ')}`, `chmod 600 ${loose.join(' ')}`);
+  const looseHome = fs.existsSync(config.home) && (fs.statSync(config.home).mode & 0o077) !== 0;
+  if (loose.length || looseHome) {
+    const hint = [...(loose.length ? [`chmod 600 ${loose.join(' ')}`] : []), ...(looseHome ? [`chmod 700 ${config.home}`] : [])].join('; ');
+    return fail(name, `readable by others: ${[...(looseHome ? [`${config.home}/`] : []), ...loose].join(', ')}`, hint);
   }
   return pass(name, files.length ? `${files.length} secret file${files.length === 1 ? '' : 's'} in ${config.home}, owner only` : `no secret files in ${config.home}`);
 }
@@ -153,7 +158,7 @@ async function checkDatabase(config: AppConfig, now: () => Date): Promise<Doctor
   }
   let db: Database;
   try {
-    db = await Database.connect(config.databaseUrl);
+    db = await Database.connect(config.databaseUrl, { keepModes: true });
   } catch (error) {
     const hint = target.dialect === 'postgres'
       ? 'Check DATABASE_URL (host, port, user, database) and that Postgres runs: pg_isready -h <host> -p <port>.'
@@ -202,13 +207,15 @@ export async function runDoctor(config: AppConfig, options: DoctorOptions = {}):
   const env = options.env ?? process.env;
   const now = options.now ?? (() => new Date());
   const postgres = parseDatabaseUrl(config.databaseUrl).dialect === 'postgres';
+  // before the database is opened: opening it tightens the modes of its files
+  const permissions = checkPermissions(config);
   const checks = [
     checkNode(options.nodeVersion ?? process.versions.node),
     checkConfigFile(env),
     ...(await checkDatabase(config, now)),
     checkMasterKey(config, env, postgres),
     checkTokenSecret(config, postgres),
-    checkPermissions(config),
+    permissions,
     checkWebhookCa(env, now()),
   ];
   return { ok: checks.every((c) => c.status !== 'fail'), checks };

@@ -7,6 +7,7 @@ import { ConflictError, InternalError, NotFoundError, RequestRejectedError } fro
 import { isUuid, scoped } from '../db/scoped';
 import type { KybDocumentRow, KybDocumentType } from '../db/models';
 import { newId } from '../util/ids';
+import { isSealedBytes } from '../util/encryption';
 import { recordAudit } from './audit';
 import { EDITABLE, getSubmission, toKybDocument, type KybSubmission } from './kyb';
 
@@ -14,7 +15,10 @@ import { EDITABLE, getSubmission, toKybDocument, type KybSubmission } from './ky
  * KYB document bytes: PDF, PNG or JPEG (checked by magic bytes as well as by the declared type), kept with a
  * SHA-256 digest either in the database (kyb_document_contents, the default) or as files under
  * <PAYPLANE_HOME>/kyb-documents/<tenantId>/<documentId> (mode 0600) when PAYPLANE_KYB_STORAGE=filesystem.
- * Every read checks size and digest; a mismatch is corruption (500), never served.
+ * Either way the bytes are sealed under the master key (Sealer.sealBytes, AES-256-GCM bound to the document id), as
+ * terminal credentials are: identity documents and bank statements are never in clear at rest. Migration 0022 sealed
+ * the rows stored before; a file written before is still read as it is (it starts with the document's own magic).
+ * Every read checks size and digest; a mismatch, or sealed bytes that do not open, is corruption (500), never served.
  */
 
 export const KYB_MAX_BYTES = 10 * 1024 * 1024;
@@ -81,14 +85,15 @@ export async function uploadDocument(ctx: CallerContext, submissionId: string, i
     const id = newId();
     const storage = tx.config.kybStorage;
     const digest = sha256(input.bytes);
+    const sealed = tx.sealer.sealBytes(input.bytes, id);
     let written: string | null = null;
     try {
       if (storage === 'filesystem') {
         written = filePath(tx.config, submission.tenantId, id);
         fs.mkdirSync(path.dirname(written), { recursive: true, mode: 0o700 });
-        fs.writeFileSync(written, input.bytes, { mode: 0o600, flag: 'wx' });
+        fs.writeFileSync(written, sealed, { mode: 0o600, flag: 'wx' });
       } else {
-        await scoped(tx, tx.db.models.KybDocumentContent).create({ id, tenantId: submission.tenantId, merchantId: submission.merchantId, content: input.bytes });
+        await scoped(tx, tx.db.models.KybDocumentContent).create({ id, tenantId: submission.tenantId, merchantId: submission.merchantId, content: sealed });
       }
       const doc = await scoped(tx, tx.db.models.KybDocument).create({
         id, tenantId: submission.tenantId, merchantId: submission.merchantId, submissionId: submission.id,
@@ -113,21 +118,32 @@ export async function downloadDocument(ctx: CallerContext, submissionId: string,
   const submission = await scoped(ctx, ctx.db.models.KybSubmission).get(submissionId);
   const doc = isUuid(documentId) ? await scoped(ctx, ctx.db.models.KybDocument).findOne({ id: documentId, submissionId: submission.id }) : null;
   if (!doc) throw new NotFoundError('KYB document', documentId);
-  let bytes: Buffer;
+  let stored: Buffer;
   if (doc.storage === 'filesystem') {
     try {
-      bytes = fs.readFileSync(filePath(ctx.config, doc.tenantId, doc.id));
+      stored = fs.readFileSync(filePath(ctx.config, doc.tenantId, doc.id));
     } catch {
       throw new InternalError(`The stored file of KYB document ${doc.id} is missing.`, 'KYB_DOCUMENT_MISSING');
     }
   } else {
     const content = await scoped(ctx, ctx.db.models.KybDocumentContent).findOne({ id: doc.id });
     if (!content) throw new InternalError(`The stored bytes of KYB document ${doc.id} are missing.`, 'KYB_DOCUMENT_MISSING');
-    bytes = Buffer.isBuffer(content.content) ? content.content : Buffer.from(content.content as unknown as Uint8Array);
+    stored = Buffer.isBuffer(content.content) ? content.content : Buffer.from(content.content as unknown as Uint8Array);
   }
-  if (bytes.length !== doc.size || sha256(bytes) !== doc.sha256) {
+  const bytes = openStored(ctx, doc.id, stored);
+  if (!bytes || bytes.length !== doc.size || sha256(bytes) !== doc.sha256) {
     throw new InternalError(`KYB document ${doc.id} is corrupted: its bytes no longer match the stored SHA-256.`, 'KYB_DOCUMENT_CORRUPTED');
   }
   // the download's Content-Disposition header takes ASCII only: other characters become _
   return { contentType: doc.contentType, filename: doc.filename, bytes, document: doc };
+}
+
+/** The document's bytes from what is stored: sealed bytes opened (null when they do not open), a file of before 0022 as it is. */
+function openStored(ctx: Pick<CallerContext, 'sealer'>, documentId: string, stored: Buffer): Buffer | null {
+  if (!isSealedBytes(stored)) return stored;
+  try {
+    return ctx.sealer.openBytes(stored, documentId);
+  } catch {
+    return null;
+  }
 }

@@ -4,7 +4,7 @@ import type { AppConfig } from '../config';
 import { readOrCreateSecretFile } from './paths';
 
 /**
- * Secrets that must be read back (webhook signing secrets, later terminal credentials) are stored encrypted
+ * Secrets that must be read back (webhook signing secrets, terminal credentials, KYB documents) are stored encrypted
  * with AES-256-GCM under the master key: PAYPLANE_MASTER_KEY (32 bytes, base64), or for the sandbox a key
  * generated once into <home>/master-key. Format: v1:<iv>:<tag>:<ciphertext>, each base64.
  */
@@ -44,6 +44,29 @@ export class Sealer {
     return crypto.createHmac('sha256', key).update(data, 'utf8').digest('hex');
   }
 
+  /**
+   * Bytes sealed the same way, kept as bytes (KYB documents): SEALED_BYTES_MAGIC, the 12-byte IV, the 16-byte tag,
+   * then the ciphertext. `context` (a record id) is authenticated with it, so sealed bytes moved to another record
+   * do not open.
+   */
+  sealBytes(plaintext: Buffer, context: string): Buffer {
+    const iv = crypto.randomBytes(12);
+    const cipher = crypto.createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(context, 'utf8'));
+    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    return Buffer.concat([SEALED_BYTES_MAGIC, iv, cipher.getAuthTag(), body]);
+  }
+
+  /** The bytes sealed by sealBytes under the same context; throws when they were altered or the context differs. */
+  openBytes(sealed: Buffer, context: string): Buffer {
+    if (!isSealedBytes(sealed)) throw new Error('not sealed bytes');
+    const start = SEALED_BYTES_MAGIC.length;
+    const decipher = crypto.createDecipheriv('aes-256-gcm', this.key, sealed.subarray(start, start + 12));
+    decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAuthTag(sealed.subarray(start + 12, start + 28));
+    return Buffer.concat([decipher.update(sealed.subarray(start + 28)), decipher.final()]);
+  }
+
   open(sealed: string): string {
     const [version, iv, tag, body] = sealed.split(':');
     if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed value');
@@ -51,6 +74,13 @@ export class Sealer {
     decipher.setAuthTag(Buffer.from(tag, 'base64'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
   }
+}
+
+/** The leading bytes of sealed bytes (no PDF, PNG or JPEG starts so). */
+export const SEALED_BYTES_MAGIC = Buffer.from('PPSEAL1\0', 'latin1');
+
+export function isSealedBytes(bytes: Buffer): boolean {
+  return bytes.length >= SEALED_BYTES_MAGIC.length + 28 && bytes.subarray(0, SEALED_BYTES_MAGIC.length).equals(SEALED_BYTES_MAGIC);
 }
 
 /** PAYPLANE_MASTER_KEY as a key, or null when it is not 32 bytes of base64. */

@@ -7,6 +7,7 @@ import { evaluateRisk } from '../../src/services/risk/engine';
 import { createSession } from '../../src/services/checkout-sessions';
 import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
 import type { RiskSubject } from '../../src/services/risk/conditions';
+import { operatorUserId as op } from '../../src/services/operators';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const CARD = '4242424242424242';
@@ -66,7 +67,7 @@ describe(`payplane risk (${dialectName})`, () => {
     blockList = created.json();
     expect(blockList).toMatchObject({
       tenantId: sandbox.tenantId, livemode: false, name: 'Blocked cards', description: 'chargebacks', entryType: 'card_fingerprint', entryCount: 0,
-      createdBy: 'cli:alice', deletedAt: null,
+      createdBy: op('alice'), deletedAt: null,
     });
     const ipId: string = ipList.json().id;
 
@@ -155,7 +156,7 @@ describe(`payplane risk (${dialectName})`, () => {
       }],
     });
     blockRule = b.json();
-    expect(blockRule).toMatchObject({ signal: 'block', scoreImpact: 100, priority: 20, createdBy: 'cli:bob', conditions: [{ field: 'card_fingerprint', operator: 'in_list', value: blockList.id, aggregation: null }] });
+    expect(blockRule).toMatchObject({ signal: 'block', scoreImpact: 100, priority: 20, createdBy: op('bob'), conditions: [{ field: 'card_fingerprint', operator: 'in_list', value: blockList.id, aggregation: null }] });
     expect(spare.json()).toMatchObject({ signal: 'allow', priority: 100, isActive: true });
 
     // issues name the flag: the schema's, the service's, and the flag's own
@@ -265,7 +266,7 @@ describe(`payplane risk (${dialectName})`, () => {
       createdAt: null, updatedAt: null,
     });
     const set = await cli('risk', 'config', 'set', ...tenant, '--challenge-score', '40', '--review-score', '60', '--operator', 'carol', '--json');
-    expect(set.json()).toMatchObject({ challengeScore: 40, reviewScore: 60, declineScore: 100, enforcement: 'enforce', isDefault: false, updatedBy: 'cli:carol' });
+    expect(set.json()).toMatchObject({ challengeScore: 40, reviewScore: 60, declineScore: 100, enforcement: 'enforce', isDefault: false, updatedBy: op('carol') });
     const monitor = await cli('risk', 'config', 'set', ...tenant, '--enforcement', 'monitor', '--review-score', 'none', '--json');
     expect(monitor.json()).toMatchObject({ challengeScore: 40, reviewScore: null, declineScore: 100, enforcement: 'monitor' });
     const [above, notNumber, nothing, shown] = await Promise.all([

@@ -9,6 +9,7 @@ import { createWithdrawalMethod } from '../../src/services/withdrawal-methods';
 import { approveWithdrawal, createWithdrawal, getWithdrawal, startExecution } from '../../src/services/withdrawals';
 import { balancesOf, post } from '../../src/services/ledger';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/providers';
+import { operatorUserId as op } from '../../src/services/operators';
 
 /**
  * The operators' withdrawals CLI on withdrawals requested through the services (a sandbox merchant with an active
@@ -74,7 +75,9 @@ async function balance(currency = 'EUR') {
 async function auditActors(id: string): Promise<[string, string][]> {
   return withRuntime(async (rt) => {
     const rows = await rt.db.models.AuditEntry.findAll({ where: { targetId: id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
-    return rows.map((r) => [r.get('action') as string, r.get('actorId') as string]);
+    // the actor is the operator's user; the entry names the OS account too
+    for (const r of rows) expect(r.get('actorId')).toBe(op(String(r.get('actorName')).replace(/^os:/, '')));
+    return rows.map((r) => [r.get('action') as string, r.get('actorName') as string]);
   });
 }
 
@@ -216,12 +219,12 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(got.json()).toEqual(await stored(eur));
     expect(got.json()).toMatchObject({
       id: eur, tenantId: sb.tenantId, entityId: sb.merchantId, status: 'pending', amount: { currency: 'EUR', valueMinor: 4000 },
-      fee: { currency: 'EUR', valueMinor: FEE }, createdBy: 'cli:merchant-admin', withdrawalChannelId: sb.payoutChannelId,
+      fee: { currency: 'EUR', valueMinor: FEE }, createdBy: op('merchant-admin'), withdrawalChannelId: sb.payoutChannelId,
     });
     expect(text.stdout).toMatch(/amount\s+40\.00 EUR/);
     expect(text.stdout).toMatch(/fee\s+0\.50 EUR/);
     expect(text.stdout).toMatch(/debited\s+40\.50 EUR/);
-    expect(text.stdout).toMatch(/created\s+\S+ by cli:merchant-admin/);
+    expect(text.stdout).toMatch(new RegExp(`created\\s+\\S+ by ${op('merchant-admin')}`));
 
     // bad input names its flag; an unknown or another tenant's withdrawal is 404
     const [badMerchant, noTenant, badId, unknown, wrongTenant] = await Promise.all([
@@ -248,7 +251,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect((await stored(usd)).status).toBe('pending');
     const canceled = await cli('withdrawals', 'cancel', usd, '--yes', '--operator', 'carol', '--json');
     expect(canceled.status).toBe(0);
-    expect(canceled.json()).toMatchObject({ status: 'canceled', canceledBy: 'cli:carol' });
+    expect(canceled.json()).toMatchObject({ status: 'canceled', canceledBy: op('carol') });
     expect(await balance('USD')).toEqual({ available: before.available + 1250 + FEE, payable: before.payable - 1250 - FEE });
     expect(await balance('USD')).toEqual({ available: FUNDS, payable: 0 });
     const again = await cli('withdrawals', 'cancel', usd, '--yes', '--json');
@@ -262,9 +265,9 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     const toApprove = await requestWithdrawal(4000);
     const approved = await cli('withdrawals', 'approve', toApprove, '--operator', 'alice', '--json');
     expect(approved.status).toBe(0);
-    expect(approved.json()).toMatchObject({ id: toApprove, status: 'approved', approvedBy: 'cli:alice' });
+    expect(approved.json()).toMatchObject({ id: toApprove, status: 'approved', approvedBy: op('alice') });
     expect(approved.json().approvedAt).not.toBeNull();
-    expect(await auditActors(toApprove)).toEqual([['withdrawal.created', 'cli:merchant-admin'], [expect.stringMatching(/^withdrawal\.approve/), 'cli:alice']]);
+    expect(await auditActors(toApprove)).toEqual([['withdrawal.created', 'os:merchant-admin'], [expect.stringMatching(/^withdrawal\.approve/), 'os:alice']]);
     // PAYPLANE_OPERATOR names the operator when --operator does not
     const twice = await runCli(['withdrawals', 'approve', toApprove, '--json'], { ...env, PAYPLANE_OPERATOR: 'bob' });
     expect(twice.status).toBe(5);
@@ -285,12 +288,12 @@ describe(`payplane withdrawals (${dialectName})`, () => {
 
     const rejected = await runCli(['withdrawals', 'reject', toReject, '--reason', 'Destination not verified', '--json'], { ...env, PAYPLANE_OPERATOR: 'bob' });
     expect(rejected.status).toBe(0);
-    expect(rejected.json()).toMatchObject({ status: 'rejected', rejectionReason: 'Destination not verified', rejectedBy: 'cli:bob' });
+    expect(rejected.json()).toMatchObject({ status: 'rejected', rejectionReason: 'Destination not verified', rejectedBy: op('bob') });
     expect(await balance()).toEqual(before);
 
     const text = await cli('withdrawals', 'get', toReject);
     expect(text.stdout).toMatch(/rejectionReason\s+Destination not verified/);
-    expect(text.stdout).toMatch(/rejected\s+\S+ by cli:bob/);
+    expect(text.stdout).toMatch(new RegExp(`rejected\\s+\\S+ by ${op('bob')}`));
 
     const blankOperator = await cli('withdrawals', 'approve', toApprove, '--operator', ' ', '--json');
     expect(blankOperator.status).toBe(2);
@@ -314,19 +317,19 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(done.status).toBe(0);
     expect(done.json()).toMatchObject({
       id, status: 'completed', providerReference: 'SEPA-2024-000123', executionComment: 'Paid from the EUR account',
-      approvedBy: 'cli:approver', executedBy: 'cli:bob', completedBy: 'cli:bob',
+      approvedBy: op('approver'), executedBy: op('bob'), completedBy: op('bob'),
     });
     expect(done.json().completedAt).not.toBeNull();
     expect(await stored(id)).toEqual(done.json());
     expect(await balance()).toEqual({ available: before.available - 4000 - FEE, payable: before.payable });
     // the audit trail names each step's operator
-    expect((await auditActors(id)).map(([, actor]) => actor)).toEqual(['cli:merchant-admin', 'cli:approver', 'cli:bob', 'cli:bob']);
+    expect((await auditActors(id)).map(([, actor]) => actor)).toEqual(['os:merchant-admin', 'os:approver', 'os:bob', 'os:bob']);
 
     const again = await cli('withdrawals', 'execute', id, '--complete', '--reference', 'X', '--operator', 'bob', '--json');
     expect(again.status).toBe(5);
     const text = await cli('withdrawals', 'get', id);
     expect(text.stdout).toMatch(/providerReference\s+SEPA-2024-000123/);
-    expect(text.stdout).toMatch(/completed\s+\S+ by cli:bob/);
+    expect(text.stdout).toMatch(new RegExp(`completed\\s+\\S+ by ${op('bob')}`));
   });
 
   test('execute --fail: without --comment nothing changes; with it the funds are available again', async () => {
@@ -352,7 +355,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(failed.status).toBe(0);
     expect(failed.json()).toMatchObject({
       status: 'failed', executionComment: 'Bank returned it: account closed', failureReason: 'Bank returned it: account closed',
-      executedBy: 'cli:bob', failedBy: 'cli:bob',
+      executedBy: op('bob'), failedBy: op('bob'),
     });
     expect(await balance()).toEqual(before);
   });
@@ -364,7 +367,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(mixed.status).toBe(2);
     const sent = await cli('withdrawals', 'execute', id, '--via-provider', '--operator', 'bob', '--json');
     expect(sent.status).toBe(0);
-    expect(sent.json()).toMatchObject({ id, status: 'completed', executedBy: 'cli:bob', completedBy: 'cli:bob' });
+    expect(sent.json()).toMatchObject({ id, status: 'completed', executedBy: op('bob'), completedBy: op('bob') });
     expect(sent.json().providerReference).toMatch(/^sbpo_/);
     expect(await balance()).toEqual({ available: before.available - 1999 - FEE, payable: before.payable });
   });
@@ -381,9 +384,9 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     for (const res of [complete, fail, viaProvider]) {
       expect(res.status).toBe(5);
       expect(res.json().error).toMatchObject({ code: 'EXECUTION_OWNED_BY_OTHER', status: 409 });
-      expect(res.json().error.message).toContain('cli:carol');
+      expect(res.json().error.message).toContain(op('carol'));
     }
-    expect(await stored(id)).toMatchObject({ status: 'executing', executedBy: 'cli:carol' });
+    expect(await stored(id)).toMatchObject({ status: 'executing', executedBy: op('carol') });
 
     const pending = await requestWithdrawal(1000);
     const notApproved = await cli('withdrawals', 'execute', pending, '--complete', '--reference', 'R-2', '--operator', 'carol', '--json');
@@ -393,7 +396,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
 
     const mine = await cli('withdrawals', 'execute', id, '--complete', '--reference', 'R-1', '--operator', 'carol', '--json');
     expect(mine.status).toBe(0);
-    expect(mine.json()).toMatchObject({ status: 'completed', executedBy: 'cli:carol', completedBy: 'cli:carol', providerReference: 'R-1' });
+    expect(mine.json()).toMatchObject({ status: 'completed', executedBy: op('carol'), completedBy: op('carol'), providerReference: 'R-1' });
   });
 
   test('maker-checker: --operator tells the approver from the executor', async () => {
@@ -407,7 +410,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       expect(await stored(id)).toMatchObject({ status: 'approved', executedBy: null });
       const other = await cli('withdrawals', 'execute', id, '--complete', '--reference', 'R-3', '--operator', 'hugo', '--json');
       expect(other.status).toBe(0);
-      expect(other.json()).toMatchObject({ status: 'completed', approvedBy: 'cli:gina', executedBy: 'cli:hugo' });
+      expect(other.json()).toMatchObject({ status: 'completed', approvedBy: op('gina'), executedBy: op('hugo') });
     } finally {
       await withRuntime((rt) => updateTenant(tenantOperator(rt), sb.tenantId, { withdrawalMakerChecker: false }));
     }
@@ -429,19 +432,19 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       expect(interrupted.text).toMatch(/fee\s+0\.50 EUR/);
       expect(interrupted.text).toContain(`Sandbox Merchant (${sb.merchantId})`);
       expect(interrupted.text).toContain('stays executing');
-      expect(await stored(id)).toMatchObject({ status: 'executing', executedBy: 'cli:erin' });
+      expect(await stored(id)).toMatchObject({ status: 'executing', executedBy: op('erin') });
 
       const later = await onTerminal(['withdrawals', 'execute', id, '--operator', 'erin'], [{ waitFor: selectShown, keys: [DOWN, DOWN, ENTER] }]);
       expect(later.status).toBe(0);
       expect(later.text).toContain(TEST_IBAN);
       expect(later.text).toContain('stays executing');
-      expect(await stored(id)).toMatchObject({ status: 'executing', executedBy: 'cli:erin' });
+      expect(await stored(id)).toMatchObject({ status: 'executing', executedBy: op('erin') });
 
       // another operator does not even see the destination: the execution is erin's
       const other = await onTerminal(['withdrawals', 'execute', id, '--operator', 'frank'], []);
       expect(other.status).toBe(5);
       expect(other.text).not.toContain(TEST_IBAN);
-      expect(other.text).toContain('cli:erin');
+      expect(other.text).toContain(op('erin'));
 
       const completed = await onTerminal(['withdrawals', 'execute', id, '--operator', 'erin'], [
         { waitFor: selectShown, keys: [ENTER] },
@@ -452,7 +455,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       expect(completed.text).toContain(TEST_IBAN);
       expect(completed.text).toMatch(/status\s+completed/);
       expect(await stored(id)).toMatchObject({
-        status: 'completed', providerReference: 'BANK-REF-77', executionComment: 'sent from the EUR account', executedBy: 'cli:erin', completedBy: 'cli:erin',
+        status: 'completed', providerReference: 'BANK-REF-77', executionComment: 'sent from the EUR account', executedBy: op('erin'), completedBy: op('erin'),
       });
       expect(await balance()).toEqual({ available: before.available - 4000 - FEE, payable: before.payable });
     });
@@ -471,7 +474,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       expect(failed.text).toMatch(/pay out\s+20\.00 EUR/);
       expect(failed.text).toMatch(/status\s+failed/);
       expect(await stored(id)).toMatchObject({
-        status: 'failed', executionComment: 'Account closed at the bank', failureReason: 'Account closed at the bank', executedBy: 'cli:erin', failedBy: 'cli:erin',
+        status: 'failed', executionComment: 'Account closed at the bank', failureReason: 'Account closed at the bank', executedBy: op('erin'), failedBy: op('erin'),
       });
       expect(await balance()).toEqual(before);
     });

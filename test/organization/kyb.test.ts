@@ -426,7 +426,7 @@ describe(`KYB documents in filesystem storage (${dialectName})`, () => {
     fs.rmSync(home, { recursive: true, force: true });
   });
 
-  test('files land under <home>/kyb-documents/<tenant>/<document> with mode 0600 and come back byte for byte', async () => {
+  test('files land under <home>/kyb-documents/<tenant>/<document> with mode 0600, sealed, and come back byte for byte', async () => {
     const merchant = await newMerchant(h.sandbox.tenantId);
     const sub = (await h.as(merchant.key).post('/v1/kyb-submissions', {})).body.data;
     const before = await countDocuments();
@@ -440,7 +440,9 @@ describe(`KYB documents in filesystem storage (${dialectName})`, () => {
     expect(after).toEqual({ docs: before.docs + 2, contents: before.contents });
     const [docA, docB] = multi.body.data.documents;
     const file = path.join(home, 'kyb-documents', h.sandbox.tenantId, docA.id);
-    expect(Buffer.compare(fs.readFileSync(file), bytes)).toBe(0);
+    // sealed under the master key (issue 20 item 11): the file is not the document
+    expect(fs.readFileSync(file).subarray(0, 8).toString('latin1')).toBe('PPSEAL1\0');
+    expect(fs.readFileSync(file).includes(bytes.subarray(9, 60))).toBe(false);
     if (process.platform !== 'win32') expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(Buffer.compare((await download(merchant.key, sub.id, docA.id)).body as Buffer, bytes)).toBe(0);
     expect(Buffer.compare((await download(tenantKey, sub.id, docB.id)).body as Buffer, multiBytes)).toBe(0);
@@ -450,7 +452,8 @@ describe(`KYB documents in filesystem storage (${dialectName})`, () => {
     expect(fs.readdirSync(path.dirname(file)).sort()).toEqual([docA.id, docB.id].sort());
 
     // corruption at rest is detected, not served
-    fs.writeFileSync(file, Buffer.concat([bytes.subarray(0, -1), Buffer.from([bytes[bytes.length - 1] ^ 0xff])]));
+    const sealed = fs.readFileSync(file);
+    fs.writeFileSync(file, Buffer.concat([sealed.subarray(0, -1), Buffer.from([sealed[sealed.length - 1] ^ 0xff])]));
     const corrupt = await download(merchant.key, sub.id, docA.id);
     expectProblem(corrupt, 500, 'KYB_DOCUMENT_CORRUPTED');
 

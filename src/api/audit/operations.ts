@@ -9,7 +9,11 @@ export const AuditEntrySchema = z
     tenantId: z.string().uuid().nullable(),
     merchantId: z.string().uuid().nullable(),
     livemode: z.boolean(),
-    actor: z.object({ type: z.string(), id: z.string() }),
+    actor: z.object({
+      type: z.string(),
+      id: z.string().openapi({ description: 'The user or API key id (system for the platform\'s own jobs)' }),
+      name: z.string().nullable().openapi({ description: 'For an operator at the terminal (payplane CLI): its operating-system account, os:<name>' }),
+    }),
     action: z.string(),
     target: z.object({ type: z.string(), id: z.string() }),
     before: z.unknown(),

@@ -7,7 +7,7 @@ export const WITHDRAWAL_STATUSES = ['pending', 'approved', 'rejected', 'canceled
 
 const MoneyOut = z.object({ currency: z.string(), valueMinor: z.number().int() });
 const Text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
-const actor = (what: string) => z.string().nullable().openapi({ description: `Who ${what}: a user or API key id (cli:<name> for an operator at the terminal).` });
+const actor = (what: string) => z.string().nullable().openapi({ description: `Who ${what}: the id of a user or API key (an operator at the terminal acts as its platform user, externalIdpId os:<name>).` });
 
 export const WithdrawalSchema = z
   .object({

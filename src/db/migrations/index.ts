@@ -1,5 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import type { Dialect } from '../database';
+import type { Sealer } from '../../util/encryption';
 import * as m0001 from './0001_foundation';
 import * as m0002 from './0002_webhooks';
 import * as m0003 from './0003_organization';
@@ -19,13 +20,19 @@ import * as m0016 from './0016_risk';
 import * as m0017 from './0017_scale';
 import * as m0018 from './0018_list_indexes';
 import * as m0019 from './0019_refund_idempotency_keys';
+import * as m0022 from './0022_sealed_documents_actor_names';
 import * as m0025 from './0025_payment_pending_operations';
 import * as m0026 from './0026_audit_limit_targets';
 
+/** What a migration may need besides the schema: the master key's sealer (Database.connect's `sealer`), for data sealed at rest. */
+export interface MigrationEnv {
+  sealer?: Pick<Sealer, 'sealBytes' | 'openBytes'>;
+}
+
 export interface Migration {
   name: string;
-  up(qi: QueryInterface, dialect: Dialect): Promise<void>;
-  down(qi: QueryInterface, dialect: Dialect): Promise<void>;
+  up(qi: QueryInterface, dialect: Dialect, env: MigrationEnv): Promise<void>;
+  down(qi: QueryInterface, dialect: Dialect, env: MigrationEnv): Promise<void>;
 }
 
 /** Every migration, in order. A new migration is a new file added at the end of this list. */
@@ -49,6 +56,7 @@ export const migrations: Migration[] = [
   { name: '0017_scale', ...m0017 },
   { name: '0018_list_indexes', ...m0018 },
   { name: '0019_refund_idempotency_keys', ...m0019 },
+  { name: '0022_sealed_documents_actor_names', ...m0022 },
   { name: '0025_payment_pending_operations', ...m0025 },
   { name: '0026_audit_limit_targets', ...m0026 },
 ];

@@ -44,7 +44,7 @@ interface PaymentIntent {
 async function recordOperation(tx: CallerContext, row: PaymentRow, kind: PendingPaymentOperation['kind'], amountMinor?: number): Promise<PaymentIntent> {
   refuseWhilePending(row);
   const operation: PendingPaymentOperation = {
-    id: newId(), kind, ...(amountMinor === undefined ? {} : { amountMinor }), actor: tx.actor, requestedAt: tx.clock.now().toISOString(),
+    id: newId(), kind, ...(amountMinor === undefined ? {} : { amountMinor }), actor: { type: tx.actor.type, id: tx.actor.id, ...(tx.actor.name ? { name: tx.actor.name } : {}) }, requestedAt: tx.clock.now().toISOString(),
   };
   const claimed = await scoped(tx, tx.db.models.Payment).updateIf(
     row,
