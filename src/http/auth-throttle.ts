@@ -101,8 +101,8 @@ function createAuthThrottle(db: Database): AuthThrottle {
   const trustStore = sharedCounter(db, 'authok', TRUSTED_CREDENTIAL_SECONDS);
   /** credentials this process saw authenticate recently: they skip the counters altogether */
   const trustedHere = new LRUCache<string, true>({ max: 10_000, ttl: LOCAL_TRUST_MS });
-  /** counters this process saw at their limit, until the end of their window: refused without asking the store */
-  const full = new Map<string, number>();
+  /** counters this process saw at their limit (their keys name their window): refused without asking the store */
+  const full = new LRUCache<string, true>({ max: 10_000 });
 
   const digestOf = (credential: string) => crypto.createHash('sha256').update('payplane-auth-trust\0').update(credential).digest('hex');
 
@@ -138,12 +138,11 @@ function createAuthThrottle(db: Database): AuthThrottle {
       const store = failures(authFailureWindowSeconds);
 
       if (!trustedHere.has(digest)) {
-        for (const [key, end] of full) if (end <= now) full.delete(key);
         let over: Counter | undefined;
         for (const counter of counters) {
           if (full.has(counter.key)) over = counter;
           else if (((await store.get(counter.key))?.consumedPoints ?? 0) >= counter.limit) {
-            full.set(counter.key, windowEnd);
+            full.set(counter.key, true);
             over = counter;
           }
           if (over) break;
