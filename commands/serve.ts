@@ -13,7 +13,7 @@ export interface ServeResult {
 export default class Serve extends BaseCommand<typeof Serve> {
   static override summary = 'Run the /v1 API (applies pending migrations first).';
   static override description =
-    'Serves the API, the hosted checkout page and the sandbox 3DS page, and runs the webhook dispatcher (--no-dispatch to leave that to `payplane webhooks dispatch`) and the background jobs: checkout session expiry, balance releases after the holding period, and the sandbox acquirer\'s asynchronous answers (--no-jobs to leave them to another process). On an empty SQLite database it provisions a sandbox (tenant, company, merchant, keys, platform token), writes it to .payplane/sandbox.json and prints the keys; later starts print them again. SIGTERM or SIGINT stops accepting connections, lets running requests finish and closes the database.';
+    'Serves the API, the hosted checkout page and the sandbox 3DS page, and runs the webhook dispatcher (--no-dispatch to leave that to `payplane webhooks dispatch`) and the background jobs: checkout session expiry, balance releases after the holding period, and the sandbox acquirer\'s asynchronous answers (--no-jobs to leave them to another process). On an empty SQLite database it provisions a sandbox (tenant, company, merchant, keys, platform token), writes it to .payplane/sandbox.json and prints the keys; later starts print them again. The platform token lives at most PAYPLANE_TOKEN_MAX_LIFETIME_HOURS; serve renews it in sandbox.json on start and as it ages. SIGTERM or SIGINT stops accepting connections, lets running requests finish and closes the database.';
   // a server logs its requests and failures (PAYPLANE_LOG_LEVEL, default info)
   protected override defaultLogLevel = 'info';
   static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --port 8080 --host 0.0.0.0', 'DATABASE_URL=postgres://127.0.0.1/payplane <%= config.bin %> serve'];
@@ -37,6 +37,8 @@ export default class Serve extends BaseCommand<typeof Serve> {
       : undefined;
     dispatcher?.start();
     const jobs = this.flags.jobs ? services.jobs().startJobs(rt) : undefined;
+    // user tokens live at most PAYPLANE_TOKEN_MAX_LIFETIME_HOURS: the sandbox's platform token is renewed as it ages
+    const stopRenewing = sandbox ? services.sandbox().keepSandboxTokenFresh(rt) : undefined;
     const url = rt.config.publicBaseUrl ?? server.url;
     this.log(`${chalk.bold('payplane')} serving ${chalk.cyan(url)}  (database: ${rt.db.dialect})`);
     if (sandbox) {
@@ -46,6 +48,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
 
     const signal = await this.untilStopped();
     this.log(`\n${signal}: finishing running requests…`);
+    stopRenewing?.();
     await Promise.all([server.close(), dispatcher?.stop(), jobs?.stop()]);
     return { url, sandbox: Boolean(sandbox), stoppedBy: signal };
   }

@@ -36,6 +36,14 @@ export interface AppConfig {
   httpHeadersTimeoutMs: number;
   /** PAYPLANE_HTTP_REQUEST_TIMEOUT_MS: a client must send its whole request, body included, within this time (default 30000) */
   httpRequestTimeoutMs: number;
+  /** PAYPLANE_AUTH_FAILURES_PER_ADDRESS: failed authentications one client address may make in a window before it is refused (0: no limit) */
+  authFailuresPerAddress: number;
+  /** PAYPLANE_AUTH_FAILURES_PER_KEY: failed authentications naming one API key prefix or checkout session in a window (0: no limit) */
+  authFailuresPerKey: number;
+  /** PAYPLANE_AUTH_FAILURE_WINDOW_SECONDS: the fixed window those failures are counted in */
+  authFailureWindowSeconds: number;
+  /** PAYPLANE_TOKEN_MAX_LIFETIME_HOURS: the longest life (exp - iat) a user token may have, ours or an identity provider's */
+  tokenMaxLifetimeHours: number;
 }
 
 function nonNegativeInt(name: string, value: string | undefined, fallback: number): number {
@@ -81,6 +89,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsToken: env.PAYPLANE_METRICS_TOKEN || undefined,
     httpHeadersTimeoutMs: positiveInt('PAYPLANE_HTTP_HEADERS_TIMEOUT_MS', env.PAYPLANE_HTTP_HEADERS_TIMEOUT_MS, 10_000),
     httpRequestTimeoutMs: positiveInt('PAYPLANE_HTTP_REQUEST_TIMEOUT_MS', env.PAYPLANE_HTTP_REQUEST_TIMEOUT_MS, 30_000),
+    authFailuresPerAddress: nonNegativeInt('PAYPLANE_AUTH_FAILURES_PER_ADDRESS', env.PAYPLANE_AUTH_FAILURES_PER_ADDRESS, 100),
+    authFailuresPerKey: nonNegativeInt('PAYPLANE_AUTH_FAILURES_PER_KEY', env.PAYPLANE_AUTH_FAILURES_PER_KEY, 20),
+    authFailureWindowSeconds: positiveInt('PAYPLANE_AUTH_FAILURE_WINDOW_SECONDS', env.PAYPLANE_AUTH_FAILURE_WINDOW_SECONDS, 300),
+    tokenMaxLifetimeHours: positiveInt('PAYPLANE_TOKEN_MAX_LIFETIME_HOURS', env.PAYPLANE_TOKEN_MAX_LIFETIME_HOURS, 24),
     ...stripUndefined(overrides),
   };
 }

@@ -55,7 +55,7 @@ export function createMetrics(db: Database, clock: Clock): Metrics {
       name: 'payplane_http_request_duration_seconds', help: 'API request latency by operation', labelNames: ['operation'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
     }),
-    rateLimited: new Counter({ name: 'payplane_rate_limited_total', help: 'Requests refused with 429 by a tenant\'s rate limit', registers: [registry] }),
+    rateLimited: new Counter({ name: 'payplane_rate_limited_total', help: 'Requests refused with 429 by a tenant\'s rate limit or the failed-authentication limit', registers: [registry] }),
     webhookAttempts: new Counter({ name: 'payplane_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (succeeded, retry, failed, canceled)', labelNames: ['outcome'], registers: [registry] }),
     webhookDeliveryLag: new Histogram({
       name: 'payplane_webhook_delivery_lag_seconds', help: 'From an event to its successful delivery to an endpoint',

@@ -7,7 +7,7 @@ import type { SandboxCredentials } from '../../src/services/sandbox';
 export default class SandboxInit extends BaseCommand<typeof SandboxInit> {
   static override summary = 'Create a fresh sandbox tenant with keys and a platform token.';
   static override description =
-    'Works on whatever DATABASE_URL points to: a tenant (sandbox only), a company, an active merchant, a tenant-owned and a merchant-owned sandbox key, and a platform user with a 30-day access token. The secrets are printed once.';
+    'Works on whatever DATABASE_URL points to: a tenant (sandbox only), a company, an active merchant, a tenant-owned and a merchant-owned sandbox key, and a platform user with an access token of the maximum lifetime (PAYPLANE_TOKEN_MAX_LIFETIME_HOURS, 24 h by default). The secrets are printed once.';
   static override examples = ['<%= config.bin %> sandbox init --json', 'DATABASE_URL=postgres://127.0.0.1/payplane <%= config.bin %> sandbox init --name "CI"'];
   static override flags = { name: Flags.string({ description: 'Tenant name', default: 'Sandbox tenant' }) };
 

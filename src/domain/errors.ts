@@ -108,8 +108,8 @@ export class RateLimitError extends PayplaneError {
   readonly status = 429;
   readonly title = 'Too many requests';
   readonly exitCode = 7;
-  constructor(retryAfterSeconds: number, detail = `Rate limit exceeded; retry after ${retryAfterSeconds} s.`) {
-    super('RATE_LIMITED', detail, {
+  constructor(retryAfterSeconds: number, detail = `Rate limit exceeded; retry after ${retryAfterSeconds} s.`, code = 'RATE_LIMITED') {
+    super(code, detail, {
       headers: { 'Retry-After': String(retryAfterSeconds) },
     });
   }

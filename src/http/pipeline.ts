@@ -4,6 +4,7 @@ import type { Runtime } from '../runtime';
 import type { CallerContext, Level } from '../domain/context';
 import { PermissionError, RequestRejectedError, ValidationError } from '../domain/errors';
 import { authenticate } from '../services/auth';
+import { authThrottle } from './auth-throttle';
 import { allows } from '../services/permissions';
 import {
   bodyFingerprint, claimIdempotencyKey, idempotencyScope, completeIdempotencyKey, releaseIdempotencyKey, renewWhileRunning, reused, validateIdempotencyKey,
@@ -63,12 +64,9 @@ export function operationHandler(rt: Runtime, op: Operation, rateLimit: (ctx: Ca
   return async (req: Request, res: Response): Promise<void> => {
     const requestId = res.locals.requestId as string;
     res.locals.operationId = op.id;
-    const base = await authenticate(rt, {
-      authorization: req.get('authorization'),
-      ip: req.ip ?? req.socket.remoteAddress ?? '',
-      modeHeader: req.get('payplane-mode'),
-      requestId,
-    });
+    const credentials = { authorization: req.get('authorization'), ip: req.ip ?? req.socket.remoteAddress ?? '', modeHeader: req.get('payplane-mode'), requestId };
+    // failed authentications are limited per client address and per key prefix (src/http/auth-throttle.ts)
+    const base = await authThrottle(rt).guard(rt, { credential: credentials.authorization, ip: credentials.ip }, () => authenticate(rt, credentials));
     base.origin = requestOrigin(req);
     base.clientIp = req.ip ?? req.socket.remoteAddress ?? undefined;
     await rateLimit(base, res);

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Runtime } from '../runtime';
+import type { Database } from '../db/database';
 import type { CallerContext } from '../domain/context';
 import { RateLimitError } from '../domain/errors';
 import { tenantAccess } from '../services/auth';
@@ -21,15 +22,7 @@ export function tenantRateLimiter(rt: Runtime): (ctx: CallerContext, res: Respon
   // One counter per tenant and window whatever its limit: the limiter never refuses by itself (its points are out of
   // reach); the tenant's limit is compared here with the points consumed, so a changed limit applies to the running
   // window on both stores (a limiter per limit would start a fresh count in memory).
-  const options = { keyPrefix: 'door', points: Number.MAX_SAFE_INTEGER, duration: WINDOW_SECONDS };
-  const limiter: RateLimiterAbstract =
-    rt.db.dialect === 'postgres'
-      ? new RateLimiterPostgres({
-          ...options, storeClient: rt.db.sequelize, storeType: 'sequelize', tableName: 'rate_limits', tableCreated: true,
-          // the database unreachable for the counter: count in memory rather than refuse or wave everything through
-          insuranceLimiter: new RateLimiterMemory(options),
-        })
-      : new RateLimiterMemory(options);
+  const limiter = sharedCounter(rt.db, 'door', WINDOW_SECONDS);
 
   return async (ctx, res) => {
     if (!ctx.tenantId) return;
@@ -51,4 +44,21 @@ export function tenantRateLimiter(rt: Runtime): (ctx: CallerContext, res: Respon
       throw new RateLimitError(reset, `The ${whose} limit of ${limit} requests per minute is used up; retry after ${reset} s.`);
     }
   };
+}
+
+/**
+ * A counter store that never refuses by itself (its points are out of reach: callers compare the points consumed with
+ * their own limit): on Postgres rows of rate_limits, shared by every process on the database, with a count in memory
+ * while the database is unreachable; on SQLite this process's memory. A key's count starts again `durationSeconds`
+ * after its first point (the store's own time).
+ */
+export function sharedCounter(db: Database, keyPrefix: string, durationSeconds: number): RateLimiterAbstract {
+  const options = { keyPrefix, points: Number.MAX_SAFE_INTEGER, duration: durationSeconds };
+  return db.dialect === 'postgres'
+    ? new RateLimiterPostgres({
+        ...options, storeClient: db.sequelize, storeType: 'sequelize', tableName: 'rate_limits', tableCreated: true,
+        // the database unreachable for the counter: count in memory rather than refuse or wave everything through
+        insuranceLimiter: new RateLimiterMemory(options),
+      })
+    : new RateLimiterMemory(options);
 }

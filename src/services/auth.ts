@@ -19,6 +19,19 @@ export interface Credentials {
 }
 
 /**
+ * The refusals of a credential that is not what it claims to be: a guess, a typo, a forgery (its secret or signature
+ * did not verify, or it is no credential at all). The failed-authentication throttle (src/http/auth-throttle.ts) counts
+ * these; a genuine credential refused for its state (revoked, expired, an inactive user, a public key sent by mistake)
+ * is not a guess and is not counted.
+ */
+export const UNVERIFIED_CREDENTIAL_CODES: ReadonlySet<string> = new Set(['INVALID_CREDENTIALS', 'INVALID_API_KEY', 'INVALID_CLIENT_SECRET', 'INVALID_TOKEN']);
+
+/** The bearer credential of an Authorization header ("Bearer <credential>"), or undefined when it has another form. */
+export function bearerOf(header: string): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+}
+
+/**
  * Turns a bearer credential into the caller context: secret API keys (sk_…) and user tokens (our own JWTs,
  * or an OIDC issuer's when configured). Refuses unknown, revoked and expired keys (401), keys used from an
  * address outside their allowlist, and callers whose tenant or merchant is suspended or disabled (403).
@@ -26,9 +39,8 @@ export interface Credentials {
 export async function authenticate(rt: Runtime, credentials: Credentials): Promise<CallerContext> {
   const header = credentials.authorization;
   if (!header) throw new AuthenticationError('Send the header Authorization: Bearer <secret key or token>.', 'MISSING_CREDENTIALS');
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m) throw new AuthenticationError('The Authorization header must be "Bearer <secret key or token>".', 'INVALID_CREDENTIALS');
-  const bearer = m[1];
+  const bearer = bearerOf(header);
+  if (!bearer) throw new AuthenticationError('The Authorization header must be "Bearer <secret key or token>".', 'INVALID_CREDENTIALS');
   if (bearer.startsWith('sk_')) return authenticateKey(rt, bearer, credentials);
   if (bearer.startsWith('cs_')) return authenticateClientSecret(rt, bearer, credentials);
   if (bearer.startsWith('pk_')) {

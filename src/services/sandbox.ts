@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { decodeJwt } from 'jose';
 import type { Runtime } from '../runtime';
 import type { AppConfig } from '../config';
 import { operatorContext } from '../runtime';
@@ -33,12 +34,12 @@ export const SandboxCredentials = z.object({
 });
 export type SandboxCredentials = z.infer<typeof SandboxCredentials>;
 
-const TOKEN_TTL_SECONDS = 30 * 86400;
 
 /**
  * Provisions a fresh sandbox tenant: tenant, company, merchant (active, sandbox mode), its checkout integration
  * profile, a tenant-level fee schedule, a terminal on the sandbox card acquirer, a payout channel on the sandbox
- * payout provider, a tenant-owned and a merchant-owned sandbox key, and a platform user with an access token. Everything through the services.
+ * payout provider, a tenant-owned and a merchant-owned sandbox key, and a platform user with an access token of the maximum
+ * lifetime (PAYPLANE_TOKEN_MAX_LIFETIME_HOURS; `serve` renews it in sandbox.json). Everything through the services.
  */
 export async function createSandbox(rt: Runtime, options: { name?: string } = {}): Promise<SandboxCredentials> {
   const platform = operatorContext(rt, { level: 'platform', tenantId: null, livemode: false });
@@ -93,7 +94,7 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   const asMerchant = operatorContext(rt, { level: 'merchant', tenantId: tenant.id, merchantId: merchant.id, livemode: false });
   const merchantKey = await createApiKey(asMerchant, { name: 'Sandbox merchant key', ownerType: 'merchant', livemode: false });
   const user = await createActiveUser(platform, { layer: 'platform', email: `sandbox-admin+${tenant.id.slice(0, 8)}@payplane.local`, displayName: 'Sandbox platform admin' });
-  const token = await rt.tokens.issue(user.id, TOKEN_TTL_SECONDS, false);
+  const token = await rt.tokens.issue(user.id, rt.tokens.maxLifetimeSeconds, false);
   return {
     databaseUrl: rt.config.databaseUrl,
     tenantId: tenant.id,
@@ -122,27 +123,53 @@ export function savedSandbox(config: Pick<AppConfig, 'home' | 'databaseUrl'>): S
 
 /**
  * The sandbox of `serve`: on an empty SQLite database it is created and written to <home>/sandbox.json
- * (mode 0600); a later start reads it back, checks its keys still work, and renews an expiring token.
+ * (mode 0600); a later start reads it back, checks its keys still work, and renews the platform token when it would
+ * no longer be accepted (expired, past half its life, longer-lived than the maximum, signed with another secret).
  */
 export async function ensureServeSandbox(rt: Runtime): Promise<SandboxCredentials | null> {
   if (rt.db.dialect !== 'sqlite') return null;
   const file = sandboxFile(rt);
   const saved = savedSandbox(rt.config);
-  if (saved && (await keysStillWork(rt, saved))) {
-    const expires = new Date(saved.platformTokenExpiresAt).getTime();
-    if (expires - rt.clock.now().getTime() < 86400_000) {
-      const token = await rt.tokens.issue(saved.platformUserId, TOKEN_TTL_SECONDS, false);
-      saved.platformToken = token.token;
-      saved.platformTokenExpiresAt = token.expiresAt.toISOString();
-      writePrivateFile(file, JSON.stringify(saved, null, 2) + '\n');
-    }
-    return saved;
-  }
+  if (saved && (await keysStillWork(rt, saved))) return renewPlatformToken(rt, saved);
+
   const tenants = await rt.db.models.Tenant.count();
   if (tenants > 0) return null; // not an empty database: nothing to provision
   const created = await createSandbox(rt);
   writePrivateFile(file, JSON.stringify(created, null, 2) + '\n');
   return created;
+}
+
+/**
+ * The saved sandbox with a platform token that is accepted for at least half the maximum lifetime: the token is
+ * re-issued (and sandbox.json rewritten) when it fails verification or has lived half its life. User tokens live at
+ * most PAYPLANE_TOKEN_MAX_LIFETIME_HOURS (24 h by default), so `serve` renews the sandbox's on start and while it
+ * runs (keepSandboxTokenFresh): the token in sandbox.json (and `payplane sandbox env`) keeps working.
+ */
+export async function renewPlatformToken(rt: Runtime, saved: SandboxCredentials): Promise<SandboxCredentials> {
+  let fresh = true;
+  try {
+    await rt.tokens.verify(saved.platformToken);
+    const { iat, exp } = decodeJwt(saved.platformToken) as { iat: number; exp: number };
+    fresh = exp * 1000 - rt.clock.now().getTime() > ((exp - iat) * 1000) / 2;
+  } catch {
+    fresh = false;
+  }
+  if (fresh) return saved;
+  const token = await rt.tokens.issue(saved.platformUserId, rt.tokens.maxLifetimeSeconds, false);
+  const renewed = { ...saved, platformToken: token.token, platformTokenExpiresAt: token.expiresAt.toISOString() };
+  writePrivateFile(sandboxFile(rt), JSON.stringify(renewed, null, 2) + '\n');
+  return renewed;
+}
+
+/** While `serve` runs: renews the saved sandbox's platform token as it reaches half its life. Returns the stop function. */
+export function keepSandboxTokenFresh(rt: Runtime): () => void {
+  const every = Math.min(3_600_000, (rt.tokens.maxLifetimeSeconds * 1000) / 8);
+  const timer = setInterval(() => {
+    const saved = savedSandbox(rt.config);
+    if (saved) renewPlatformToken(rt, saved).catch((error) => rt.logger.error({ err: error }, 'could not renew the sandbox platform token'));
+  }, every);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 function readSandboxFile(file: string): SandboxCredentials | null {

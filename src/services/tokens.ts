@@ -16,6 +16,9 @@ export interface VerifiedToken {
   livemode?: boolean;
 }
 
+/** How far ahead of our clock a token's iat may be (an identity provider's clock runs a little ahead). */
+const ISSUED_AT_SKEW_SECONDS = 60;
+
 /** The shortest PAYPLANE_TOKEN_SECRET accepted. */
 export const TOKEN_SECRET_MIN_LENGTH = 32;
 
@@ -65,7 +68,16 @@ export class TokenService {
     return this.secret;
   }
 
-  async issue(userId: string, ttlSeconds: number, livemode: boolean): Promise<{ token: string; expiresAt: Date }> {
+  /** The longest life (exp - iat) a user token may have: PAYPLANE_TOKEN_MAX_LIFETIME_HOURS. */
+  get maxLifetimeSeconds(): number {
+    return this.config.tokenMaxLifetimeHours * 3600;
+  }
+
+  /** A token of the user, in one mode, living ttlSeconds (at most maxLifetimeSeconds: a longer life is refused, naming `field`). */
+  async issue(userId: string, ttlSeconds: number, livemode: boolean, field = 'ttl'): Promise<{ token: string; expiresAt: Date }> {
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0 || ttlSeconds > this.maxLifetimeSeconds) {
+      throw ValidationError.field(field, `must be between 1s and the maximum token lifetime, ${this.config.tokenMaxLifetimeHours}h (PAYPLANE_TOKEN_MAX_LIFETIME_HOURS)`, 'TOKEN_LIFETIME_TOO_LONG');
+    }
     const now = Math.floor(this.clock.now().getTime() / 1000);
     const token = await new SignJWT({ mode: livemode ? 'live' : 'test' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -98,6 +110,7 @@ export class TokenService {
           currentDate,
         });
         if (!payload.sub) throw new Error('no sub');
+        this.checkLifetime(payload, currentDate);
         return { kind: 'oidc', subject: payload.sub, livemode: modeClaim(payload) };
       }
       const { payload } = await jwtVerify(token, this.key(), {
@@ -107,13 +120,37 @@ export class TokenService {
         currentDate,
       });
       if (!payload.sub) throw new Error('no sub');
+      this.checkLifetime(payload, currentDate);
       return { kind: 'local', subject: payload.sub, livemode: modeClaim(payload) };
     } catch (error) {
-      const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
-      throw new AuthenticationError(
-        expired ? 'The bearer token has expired.' : 'The bearer token could not be verified.',
-        expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN',
+      if (error instanceof AuthenticationError) throw error;
+      if ((error as { code?: string }).code === 'ERR_JWT_EXPIRED') throw new AuthenticationError('The bearer token has expired.', 'TOKEN_EXPIRED');
+      throw new AuthenticationError('The bearer token could not be verified.', 'INVALID_TOKEN');
+    }
+  }
+
+  /**
+   * Every user token (its signature verified: jose checked exp and iat are numbers when present, and exp not past)
+   * says when it expires and when it was issued, and lives at most maxLifetimeSeconds: exp - iat within it, and iat
+   * not in the future (beyond a minute of clock skew), so that no token outlives the maximum from now.
+   */
+  private checkLifetime(payload: JWTPayload, currentDate: Date): void {
+    const { iat, exp } = payload;
+    const missing = (claim: 'exp' | 'iat') =>
+      new AuthenticationError(
+        `The bearer token has no ${claim} claim: a user token must carry iat and exp, at most ${this.config.tokenMaxLifetimeHours}h apart.`,
+        claim === 'exp' ? 'TOKEN_EXP_MISSING' : 'TOKEN_IAT_MISSING',
       );
+    if (typeof exp !== 'number') throw missing('exp');
+    if (typeof iat !== 'number') throw missing('iat');
+    if (exp - iat > this.maxLifetimeSeconds) {
+      throw new AuthenticationError(
+        `The bearer token lives ${exp - iat} s (exp - iat), longer than the maximum of ${this.config.tokenMaxLifetimeHours}h; ask for a shorter-lived token.`,
+        'TOKEN_LIFETIME_TOO_LONG',
+      );
+    }
+    if (iat > currentDate.getTime() / 1000 + ISSUED_AT_SKEW_SECONDS) {
+      throw new AuthenticationError('The bearer token was issued in the future (iat).', 'TOKEN_ISSUED_IN_FUTURE');
     }
   }
 }

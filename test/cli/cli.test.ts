@@ -194,5 +194,10 @@ describe(`payplane CLI (${dialectName})`, () => {
     const bad = await cli('tokens', 'issue', '--user', sandbox.platformUserId, '--ttl', 'forever', '--json');
     expect(bad.status).toBe(2);
     expect(bad.json().error.errors[0].path).toBe('--ttl');
+    // no token outlives PAYPLANE_TOKEN_MAX_LIFETIME_HOURS (24 h by default)
+    const long = await cli('tokens', 'issue', '--user', sandbox.platformUserId, '--ttl', '25h', '--json');
+    expect(long.status).toBe(2);
+    expect(long.json().error).toMatchObject({ code: 'TOKEN_LIFETIME_TOO_LONG', errors: [{ path: '--ttl' }] });
+    expect((await cli('tokens', 'issue', '--user', sandbox.platformUserId, '--ttl', '24h', '--json')).status).toBe(0);
   });
 });

@@ -2,13 +2,14 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { parse as parseCookies } from 'cookie';
 import type { Runtime } from '../../runtime';
 import type { CallerContext } from '../../domain/context';
-import { AuthenticationError, ConflictError, NotFoundError, PayplaneError, PermissionError, ValidationError } from '../../domain/errors';
+import { AuthenticationError, ConflictError, NotFoundError, PayplaneError, PermissionError, RateLimitError, ValidationError } from '../../domain/errors';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import { scoped } from '../../db/scoped';
 import { authenticateClientSecret } from '../../services/auth';
 import { formatMoney, getSessionForPayment, hostedPageBase, hostedPageUrl, prepareCompletion } from '../../services/checkout-sessions';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { requestOrigin } from '../pipeline';
+import { authThrottle } from '../auth-throttle';
 import { escapeHtml, htmlDocument } from './html';
 
 /**
@@ -53,7 +54,10 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
     if (typeof key !== 'string' || key.length === 0 || key.length > 200) return null;
     let ctx: CallerContext;
     try {
-      ctx = await authenticateClientSecret(rt, key, { requestId: req.res?.locals.requestId as string | undefined });
+      // the failed-authentication throttle of the API counts the page's wrong keys too
+      ctx = await authThrottle(rt).guard(rt, { credential: key, ip: req.ip ?? req.socket.remoteAddress ?? '' }, () =>
+        authenticateClientSecret(rt, key, { requestId: req.res?.locals.requestId as string | undefined }),
+      );
     } catch (error) {
       if (error instanceof AuthenticationError) return null;
       throw error;
@@ -146,6 +150,10 @@ function keyFromCookie(req: Request): string | undefined {
 function fail(rt: Runtime, res: Response, next: NextFunction, error: unknown): void {
   if (error instanceof PermissionError) {
     return send(res, 403, simplePage('Checkout unavailable', 'This merchant cannot take payments at the moment.'));
+  }
+  if (error instanceof RateLimitError && !res.headersSent) {
+    res.set(error.headers ?? {});
+    return send(res, 429, simplePage('Too many attempts', 'Too many attempts with a wrong checkout link. Please wait a few minutes and try again.'));
   }
   if (res.headersSent) return next(error);
   rt.logger.error({ err: error, requestId: res.locals.requestId }, 'checkout page failed');
