@@ -31,7 +31,7 @@ export const SETTINGS: Setting[] = [
   s('oidcIssuer', 'PAYPLANE_OIDC_ISSUER', 'accept an identity provider\'s tokens: its issuer', 'string'),
   s('oidcJwksUrl', 'PAYPLANE_OIDC_JWKS_URL', 'the identity provider\'s JWKS URL', 'string'),
   s('oidcAudience', 'PAYPLANE_OIDC_AUDIENCE', 'the audience its tokens must carry', 'string'),
-  s('publicUrl', 'PAYPLANE_PUBLIC_URL', 'the address customers reach serve at (hosted checkout, 3DS pages)', 'string', { default: 'the request\'s own origin' }),
+  s('publicUrl', 'PAYPLANE_PUBLIC_URL', 'the address customers reach serve at: the base of every URL the API hands out (hosted checkout, 3DS pages)', 'string', { default: 'the request\'s own origin; for jobs, the address serve listens on' }),
   s('trustProxy', 'PAYPLANE_TRUST_PROXY', 'Express trust proxy: true, a hop count, or addresses/CIDRs of trusted proxies', 'boolean-or-string', { default: 'false' }),
   s('logLevel', 'PAYPLANE_LOG_LEVEL', 'pino level of the logs', 'string', { default: 'info (serve), silent (other commands)' }),
   s('logFile', 'PAYPLANE_LOG_FILE', 'append the JSON logs to this file (%p: the process id)', 'string', { default: 'stdout' }),
