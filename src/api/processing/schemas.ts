@@ -206,7 +206,7 @@ export const CreateTerminalBody = z
     supportedCurrencies: Currencies,
     supportedBrands: Brands.optional().openapi({ description: 'Default: every brand the provider supports for the chosen methods.' }),
     supportedPaymentMethodTypes: Methods.optional().openapi({ description: 'Default: every method the provider supports for the direction.' }),
-    providerCostScheduleId: refersTo('feeSchedule', Uuid).nullable().optional().openapi({ description: 'The fee schedule of the provider\'s costs (stored as given).' }),
+    providerCostScheduleId: refersTo('feeSchedule', Uuid).nullable().optional().openapi({ description: 'The fee schedule of the provider\'s costs: one of the terminal\'s tenant, or a platform schedule.' }),
     threeDsConfig: PutThreeDsConfigBody.optional(),
     tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
   })
