@@ -24,15 +24,20 @@ export interface ReferenceBy {
 
 const REFERS = 'x-payplane-refers-to';
 const NOT_CHECKED = 'x-payplane-not-checked';
+const REFUSAL = 'x-payplane-refusal';
 
 type Meta = Record<string, unknown>;
 const metaOf = (schema: unknown): Meta | undefined => zodToOpenAPIRegistry.get(schema as never) as Meta | undefined;
 const withMeta = <T extends z.ZodType>(schema: T, meta: Meta): T =>
   (schema as unknown as { openapi(m: Meta): T }).openapi(meta);
 
-/** The id names a record of `kind` (or, by a sibling field, of one of several kinds), looked up in the caller's scope. */
-export function refersTo<T extends z.ZodType>(kind: ReferenceKind | ReferenceBy, schema: T): T {
-  return withMeta(schema, { [REFERS]: kind });
+/**
+ * The id names a record of `kind` (or, by a sibling field, of one of several kinds), looked up in the caller's scope.
+ * An id out of scope is a 404 naming the field; `refusal` 400: a 400 VALIDATION_FAILED naming it instead (the
+ * convention of the routing and risk lists, which name every wrong item at once).
+ */
+export function refersTo<T extends z.ZodType>(kind: ReferenceKind | ReferenceBy, schema: T, refusal: 404 | 400 = 404): T {
+  return withMeta(schema, { [REFERS]: kind, ...(refusal === 400 ? { [REFUSAL]: 400 } : {}) });
 }
 
 /** An id-like field that is not looked up before the handler, and why (a text of another system, a filter over history). */
@@ -113,12 +118,14 @@ export interface NamedId {
   path: string;
   kind: ReferenceKind;
   id: string;
+  /** 400: refused as invalid rather than not found */
+  refusal?: 400;
 }
 
 /** The declared ids of a parsed request value (the body, the query), with their concrete paths. */
 export function namedIds(schema: unknown, value: unknown, location: string): NamedId[] {
   const out = new Map<string, NamedId>();
-  const walk = (s: unknown, v: unknown, path: string, parent: unknown, found: { refersTo?: ReferenceKind | ReferenceBy }, depth: number) => {
+  const walk = (s: unknown, v: unknown, path: string, parent: unknown, found: { refersTo?: ReferenceKind | ReferenceBy }, depth: number, wrappers: unknown[] = []) => {
     const def = defOf(s);
     if (!def || depth > 64 || v === undefined || v === null) return;
     const here = { ...found };
@@ -126,10 +133,11 @@ export function namedIds(schema: unknown, value: unknown, location: string): Nam
     if (typeof v === 'string' && here.refersTo !== undefined) {
       const ref = here.refersTo;
       const kind = typeof ref === 'string' ? ref : ref.kinds[String((parent as Record<string, unknown> | undefined)?.[ref.by])];
-      if (kind) out.set(`${path}\u0000${v}`, { path, kind, id: v });
+      const refusal = [s, ...wrappers].some((w) => metaOf(w)?.[REFUSAL] === 400) ? { refusal: 400 as const } : {};
+      if (kind) out.set(`${path}\u0000${v}`, { path, kind, id: v, ...refusal });
       return;
     }
-    if (WRAPPERS.has(def.type)) return walk(def.innerType, v, path, parent, here, depth + 1);
+    if (WRAPPERS.has(def.type)) return walk(def.innerType, v, path, parent, here, depth + 1, [...wrappers, s]);
     switch (def.type) {
       case 'object':
         if (typeof v !== 'object' || Array.isArray(v)) return;

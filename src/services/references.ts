@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import type { CallerContext } from '../domain/context';
-import { NotFoundError, type FieldIssue } from '../domain/errors';
+import { NotFoundError, ValidationError, type FieldIssue } from '../domain/errors';
 import type { Models } from '../db/models';
 import { isUuid, scoped } from '../db/scoped';
 import { namedIds, type NamedId, type ReferenceKind } from '../api/references';
@@ -70,6 +70,9 @@ export async function checkNamedIds(ctx: CallerContext, named: NamedId[]): Promi
   }
   if (missing.length === 0) return;
   const errors: FieldIssue[] = missing.map((m) => ({ path: m.path, message: `no such ${m.resource}` }));
+  if (missing.some((m) => m.refusal === 400)) {
+    throw new ValidationError(`Invalid request: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  }
   const first = missing[0];
   throw new NotFoundError(first.resource, first.id, {
     errors,

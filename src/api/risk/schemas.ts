@@ -164,11 +164,11 @@ export const AntifraudPlanSchema = z
   .strict()
   .openapi('AntifraudPlan', { description: 'Scoring rules and thresholds, enabled for the whole tenant or one merchant.' });
 
-const RuleIds = z.array(refersTo('scoringRule', Uuid)).max(200).openapi({ description: 'Scoring rules of the plan\'s tenant and mode.' });
+const RuleIds = z.array(refersTo('scoringRule', Uuid, 400)).max(200).openapi({ description: 'Scoring rules of the plan\'s tenant and mode.' });
 
 export const CreateAntifraudPlanBody = z
   .strictObject({
-    name: Name, description: Description.optional(), merchantId: refersTo('merchant', Uuid).nullable().optional(), ruleIds: RuleIds.default([]),
+    name: Name, description: Description.optional(), merchantId: refersTo('merchant', Uuid, 400).nullable().optional(), ruleIds: RuleIds.default([]),
     thresholds: ThresholdsInput.nullable().optional(), enabled: z.boolean().default(false).openapi({ description: 'Enable at once (default: created disabled).' }),
     tenantId: TenantIdInput,
   })
@@ -176,7 +176,7 @@ export const CreateAntifraudPlanBody = z
 
 export const UpdateAntifraudPlanBody = z
   .strictObject({
-    name: Name.optional(), description: Description.optional(), merchantId: refersTo('merchant', Uuid).nullable().optional(), ruleIds: RuleIds.optional(),
+    name: Name.optional(), description: Description.optional(), merchantId: refersTo('merchant', Uuid, 400).nullable().optional(), ruleIds: RuleIds.optional(),
     thresholds: ThresholdsInput.nullable().optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'provide at least one field to change' })

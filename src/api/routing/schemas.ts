@@ -56,8 +56,8 @@ export const RoutingConditionsInput = z
     paymentMethods: distinctList(z.enum(PAYMENT_METHODS)).nullable().optional(),
     brands: distinctList(Code).nullable().optional(),
     cardCountries: distinctList(Country, 250).nullable().optional(),
-    merchantIds: distinctList(refersTo('merchant', Uuid), 1000).nullable().optional().openapi({ description: 'Merchants of the rule\'s tenant.' }),
-    channelIds: distinctList(refersTo('channel', Uuid)).nullable().optional().openapi({ description: 'Channels of the rule\'s tenant.' }),
+    merchantIds: distinctList(refersTo('merchant', Uuid, 400), 1000).nullable().optional().openapi({ description: 'Merchants of the rule\'s tenant.' }),
+    channelIds: distinctList(refersTo('channel', Uuid, 400)).nullable().optional().openapi({ description: 'Channels of the rule\'s tenant.' }),
   })
   .openapi('RoutingConditionsInput', { description: CONDITIONS_DESCRIPTION });
 
@@ -79,12 +79,12 @@ const OUTCOME_DESCRIPTION =
 
 const PriorityOutcomeInput = z.strictObject({
   type: z.literal('priority'),
-  terminals: distinctList(refersTo('terminal', Uuid), 50),
+  terminals: distinctList(refersTo('terminal', Uuid, 400), 50),
 });
 const SplitOutcomeInput = z.strictObject({
   type: z.literal('split'),
   splits: z
-    .array(z.strictObject({ terminalId: refersTo('terminal', Uuid), weight: z.number().int('must be an integer').min(1, 'must be a positive integer').max(1_000_000) }))
+    .array(z.strictObject({ terminalId: refersTo('terminal', Uuid, 400), weight: z.number().int('must be an integer').min(1, 'must be a positive integer').max(1_000_000) }))
     .min(1)
     .max(50)
     .superRefine((splits, ctx) => {
