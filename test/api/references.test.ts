@@ -43,9 +43,9 @@ describe('ids of request schemas', () => {
     const [t1, t2, m1] = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333'];
     const body = op.body!.parse({ name: 'r', conditions: { merchantIds: [m1] }, outcome: { type: 'split', splits: [{ terminalId: t1, weight: 1 }, { terminalId: t2, weight: 2 }] } });
     expect(namedIds(op.body, body, 'body')).toEqual([
-      { path: 'body.conditions.merchantIds[0]', kind: 'merchant', id: m1 },
-      { path: 'body.outcome.splits[0].terminalId', kind: 'terminal', id: t1 },
-      { path: 'body.outcome.splits[1].terminalId', kind: 'terminal', id: t2 },
+      { path: 'body.conditions.merchantIds[0]', kind: 'merchant', id: m1, refusal: 400 },
+      { path: 'body.outcome.splits[0].terminalId', kind: 'terminal', id: t1, refusal: 400 },
+      { path: 'body.outcome.splits[1].terminalId', kind: 'terminal', id: t2, refusal: 400 },
     ]);
     const fees = ops.find((o) => o.id === 'createFeeAssignment')!;
     const assignment = (level: string) => fees.body!.parse({ level, targetEntityId: t1, feeScheduleId: t2, currency: 'EUR', paymentMethod: 'card' });
