@@ -193,6 +193,7 @@ const FIELD_VALUES: Record<string, IdField> = {
   actorId: { value: (w) => w.a.tenantKey.id, owner: 'tenant', kind: 'api key' },
   targetId: { value: (w) => w.a.ids.partner, owner: 'tenant', kind: 'partner' },
   sourceId: { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
+  'listCheckoutSessions.paymentId': { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
   targetEntityId: { value: (w) => w.a.tenantId, owner: 'tenant', kind: 'tenant' },
 };
 

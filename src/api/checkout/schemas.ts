@@ -250,7 +250,7 @@ export const CompleteCheckoutSessionBody = z
 export const ListCheckoutSessionsQuery = listQuery({
   status: z.enum(SESSION_STATUSES).optional(),
   merchantId: refersTo('merchant', Uuid).optional(),
-  paymentId: refersTo('payment', Uuid).optional(),
+  paymentId: notChecked('the payment a session made, as the session records it: a filter over the caller\'s own sessions', Uuid).optional(),
   createdFrom: FutureDateInput.optional().openapi({ description: 'Only sessions created at or after this instant.' }),
   createdTo: FutureDateInput.optional().openapi({ description: 'Only sessions created before this instant.' }),
 });
