@@ -1,9 +1,10 @@
 import { z } from './zod';
+import { notChecked } from './references';
 import { isCountry, isCurrency } from '../domain/money';
 
 /** Common list parameters of the specification. */
 export const listParams = {
-  cursor: z.string().uuid('must be a cursor (uuid) from a previous pagination.nextCursor or prevCursor').optional()
+  cursor: notChecked('the list\'s own cursor, which the list checks (INVALID_CURSOR)', z.string().uuid('must be a cursor (uuid) from a previous pagination.nextCursor or prevCursor')).optional()
     .openapi({ description: 'Id of the first record of the page to return, from pagination.nextCursor or prevCursor.' }),
   limit: z.coerce.number().int('must be an integer').min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').default(20)
     .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20 }),

@@ -1,6 +1,7 @@
 import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
 import type { z } from '../api/zod';
+import { checkReferences } from '../services/references';
 
 export type LevelCode = 'M' | 'T' | 'P';
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -116,5 +117,14 @@ export function defineOperation<
   Q extends AnyObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
 >(op: Operation<P, Q, B, R>): Operation {
-  return op as unknown as Operation;
+  const declared = op as unknown as Operation;
+  const handler = declared.handler as (ctx: CallerContext, input: OperationInput<unknown, unknown, unknown>) => Promise<never>;
+  // every id of the body and query is looked up in the caller's scope first (src/api/references.ts): 404 naming the field
+  return {
+    ...declared,
+    handler: async (ctx: CallerContext, input: OperationInput<unknown, unknown, unknown>) => {
+      await checkReferences(ctx, declared, input);
+      return handler(ctx, input);
+    },
+  } as Operation;
 }

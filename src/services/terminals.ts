@@ -244,6 +244,20 @@ export interface TerminalFilters {
 
 const uniq = (values: string[]) => [...new Set(values)];
 
+/**
+ * A terminal's provider cost schedule: a fee schedule the caller sees (404 naming the field otherwise) of the
+ * terminal's tenant, or a platform schedule (tenantId null, which only platform callers see). Never another
+ * tenant's, whoever names it (a platform caller sees every tenant's).
+ */
+async function costSchedule(ctx: CallerContext, tenantId: string, id: string | null | undefined): Promise<string | null | undefined> {
+  if (id === undefined || id === null) return id;
+  const field = 'body.providerCostScheduleId';
+  const schedule = await scoped(ctx, ctx.db.models.FeeSchedule).find(id);
+  if (!schedule) throw new NotFoundError('fee schedule', id, { errors: [{ path: field, message: 'no such fee schedule' }] });
+  if (schedule.tenantId !== null && schedule.tenantId !== tenantId) throw ValidationError.field(field, 'is a fee schedule of another tenant than the terminal\'s');
+  return schedule.id;
+}
+
 export async function createTerminal(ctx: CallerContext, input: CreateTerminalInput): Promise<Terminal> {
   return inTransaction(ctx, async (tx) => {
     const tenantId = await tenantForCreate(tx, input.tenantId);
@@ -262,10 +276,11 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
     checkCapabilities(p, caps, { supportedCurrencies: true, supportedBrands: true, supportedPaymentMethodTypes: true });
     const threeDs = input.threeDsConfig ?? null;
     if (threeDs) checkThreeDs(p, caps, threeDs, 'body.threeDsConfig.');
+    const providerCostScheduleId = await costSchedule(tx, tenantId, input.providerCostScheduleId);
     const id = newId();
     const binding = await seal(tx, { id, tenantId, providerIntegrationId: p.id }, credentials);
     const row = await scoped(tx, tx.db.models.Terminal).create({
-      id, tenantId, providerIntegrationId: p.id, credentialBindingId: binding.id, providerCostScheduleId: input.providerCostScheduleId ?? null,
+      id, tenantId, providerIntegrationId: p.id, credentialBindingId: binding.id, providerCostScheduleId: providerCostScheduleId ?? null,
       name: input.name, mcc: input.mcc ?? null, descriptor: input.descriptor ?? null, status: 'active', ...caps,
       threeDsConfig: threeDs
         ? { enabled: threeDs.enabled, executionModel: threeDs.executionModel, mpiAccounts: (threeDs.mpiAccounts ?? []).map(mpiRow), rules: { ...threeDs.rules } }
@@ -301,7 +316,7 @@ export async function updateTerminal(ctx: CallerContext, id: string, input: Upda
     if (input.name !== undefined) changes.name = input.name;
     if (input.mcc !== undefined) changes.mcc = input.mcc;
     if (input.descriptor !== undefined) changes.descriptor = input.descriptor;
-    if (input.providerCostScheduleId !== undefined) changes.providerCostScheduleId = input.providerCostScheduleId;
+    if (input.providerCostScheduleId !== undefined) changes.providerCostScheduleId = (await costSchedule(tx, row.tenantId, input.providerCostScheduleId)) ?? null;
     if (input.supportedCurrencies !== undefined) changes.supportedCurrencies = uniq(input.supportedCurrencies);
     if (input.supportedBrands !== undefined) changes.supportedBrands = uniq(input.supportedBrands);
     if (input.supportedPaymentMethodTypes !== undefined) changes.supportedPaymentMethodTypes = uniq(input.supportedPaymentMethodTypes);

@@ -256,9 +256,10 @@ describe(`API keys over HTTP (${dialectName})`, () => {
     const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
     const other = await createMerchantRecord(ctx, { companyId: h.sandbox.companyId, name: 'Filtered merchant' });
     await issue({ merchantId: other.id, permissions: merchantPerms });
+    // another merchant is not the merchant caller's to name, even as a filter: 404 naming it
     const res = await h.as(merchantKey).get(`/v1/api-keys?merchantId=${other.id}`);
-    expect(res.status).toBe(200);
-    expect(res.body.data).toEqual([]);
+    expectProblem(res, 404, 'RESOURCE_NOT_FOUND');
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['query.merchantId']);
   });
 
   test('cross-tenant reads and changes answer 404', async () => {

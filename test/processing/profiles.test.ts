@@ -175,7 +175,10 @@ describe(`integration profiles (${dialectName})`, () => {
     expectProblem(await h.as(tenantKey).patch(`${BASE}/${otherId}`, { status: 'disabled' }), 404);
     expectProblem(await h.as(tenantKey).get(`${BASE}/${MISSING}`), 404);
     expectProblem(await h.as(tenantKey).get(`${BASE}/not-a-uuid`), 404);
-    expect((await h.as(tenantKey).get(`${BASE}?tenantId=${other.tenantId}`)).body.data).toEqual([]);
+    // a filter naming another tenant is looked up like any id of a request: 404 naming it
+    const filter = await h.as(tenantKey).get(`${BASE}?tenantId=${other.tenantId}`);
+    expectProblem(filter, 404, 'RESOURCE_NOT_FOUND');
+    expect(filter.body.errors.map((e: { path: string }) => e.path)).toEqual(['query.tenantId']);
   });
 
   test('a merchant key is refused every operation (levels T P): 403', async () => {

@@ -121,14 +121,17 @@ describe(`routing rules (${dialectName})`, () => {
     expect(paths(await post({ conditions: { currencies: [] } }))).toEqual(['body.conditions.currencies']);
     expect(paths(await post({ conditions: { colour: 'red' } }))).toEqual(['body.conditions.colour']);
 
+    // ids outside the caller's scope are refused before the service (src/services/references.ts), all at once
     const refs = await post({
       conditions: { merchantIds: [h.sandbox.merchantId, other.merchantId], channelIds: [MISSING] },
-      outcome: { type: 'priority', terminals: [t1, other.terminalId, payoutTerminal, MISSING] },
+      outcome: { type: 'priority', terminals: [t1, other.terminalId, MISSING] },
     });
     expectProblem(refs, 400, 'VALIDATION_FAILED');
     expect(paths(refs)).toEqual([
-      'body.conditions.channelIds[0]', 'body.conditions.merchantIds[1]', 'body.outcome.terminals[1]', 'body.outcome.terminals[2]', 'body.outcome.terminals[3]',
+      'body.conditions.channelIds[0]', 'body.conditions.merchantIds[1]', 'body.outcome.terminals[1]', 'body.outcome.terminals[2]',
     ]);
+    // a terminal of the tenant that cannot take payins: the service's refusal
+    expect(paths(await post({ outcome: { type: 'priority', terminals: [t1, payoutTerminal] } }))).toEqual(['body.outcome.terminals[1]']);
     const split = await post({ outcome: { type: 'split', splits: [{ terminalId: t1, weight: 1 }, { terminalId: other.terminalId, weight: 1 }] } });
     expect(paths(split)).toEqual(['body.outcome.splits[1].terminalId']);
 

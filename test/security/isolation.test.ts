@@ -4,6 +4,7 @@ import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api/index';
 import type { Operation } from '../../src/http/registry';
+import { schemaFields, type ReferenceKind } from '../../src/api/references';
 import type { CallerContext } from '../../src/domain/context';
 import { authenticate } from '../../src/services/auth';
 import { allows } from '../../src/services/permissions';
@@ -20,7 +21,10 @@ import {
 // value of A's records. Ids in query filters and request bodies are tried the same way: the answer must be an empty
 // page or the refusal of that very id (its field and kind named: notTheRefusal), and each caller's body is shown to be
 // accepted with its own ids instead (the positive controls at the end). Afterwards every record of A reads exactly as
-// before and no audit entry or event was written in A. A path parameter with no fixture fails here.
+// before and no audit entry or event was written in A. A path parameter with no fixture fails here. The ids of bodies
+// and queries are the fields the request schemas declare with refersTo (src/api/references.ts), found by walking the
+// zod schemas (nested objects, array items, union branches): a new declared field is tried at once, and one the body
+// fixture does not name fails here (issue 20, item 13).
 
 const ops = operations as Operation[];
 
@@ -146,72 +150,110 @@ function queryOf(op: Operation): Fixture<Record<string, string> | undefined> {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Ids in query filters and bodies: every field named *Id, *Ids or *_id of an operation's query or body schema names a
-// record of A (or is listed as naming none).
+// Ids in query filters and bodies, generated from the declarations of the request schemas (src/api/references.ts):
+// every field declared refersTo(kind) names A's record of that kind (KIND_VALUES), wherever it sits in the body
+// (nested objects, arrays). test/api/references.test.ts makes sure every id-like field is declared.
 
 interface IdField {
-  /** A's value (an array for *Ids fields) */
-  value(w: World, op: Operation): string | string[];
+  /** A's value (a single id: a field of an array is set item by item) */
+  value(w: World, op: Operation): string;
   /** merchant: A1's record (merchant A2 must not reach it either); tenant: the tenant's as a whole */
   owner: 'merchant' | 'tenant';
-  /** the kind of record, as a refusal names it ("no such fee schedule", CHANNEL_NOT_FOUND) */
+  /** the kind of record, as a refusal names it ("no such fee schedule") */
   kind: string;
 }
-const ID_FIELDS: Record<string, IdField> = {
-  merchantId: { value: (w) => w.a.m1, owner: 'merchant', kind: 'merchant' },
-  entityId: { value: (w) => w.a.m1, owner: 'merchant', kind: 'merchant' },
-  tenantId: { value: (w) => w.a.tenantId, owner: 'tenant', kind: 'tenant' },
-  companyId: { value: (w) => w.a.ids.company, owner: 'tenant', kind: 'company' },
-  partnerId: { value: (w) => w.a.ids.partner, owner: 'tenant', kind: 'partner' },
-  roleId: { value: (w) => w.a.ids.role, owner: 'merchant', kind: 'role' },
-  roleIds: { value: (w) => [w.a.ids.role], owner: 'merchant', kind: 'role' },
-  userId: { value: (w) => w.a.refs.invitedUser, owner: 'merchant', kind: 'user' },
+/** A's record of each kind a request can name; null: the platform's shared provider catalog, the same for every tenant. */
+const KIND_VALUES: Record<ReferenceKind, IdField | null> = {
+  tenant: { value: (w) => w.a.tenantId, owner: 'tenant', kind: 'tenant' },
+  merchant: { value: (w) => w.a.m1, owner: 'merchant', kind: 'merchant' },
+  company: { value: (w) => w.a.ids.company, owner: 'tenant', kind: 'company' },
+  partner: { value: (w) => w.a.ids.partner, owner: 'tenant', kind: 'partner' },
+  channel: { value: (w) => w.a.refs.payinChannel, owner: 'tenant', kind: 'channel' },
+  role: { value: (w) => w.a.ids.role, owner: 'merchant', kind: 'role' },
+  user: { value: (w) => w.a.refs.invitedUser, owner: 'merchant', kind: 'user' },
+  feeSchedule: { value: (w) => w.a.ids.feeSchedule, owner: 'tenant', kind: 'fee schedule' },
+  terminal: { value: (w) => w.a.ids.terminal, owner: 'tenant', kind: 'terminal' },
+  providerIntegration: null,
+  routingRule: { value: (w) => w.a.ids.routingRule, owner: 'tenant', kind: 'routing rule' },
+  scoringRule: { value: (w) => w.a.ids.scoringRule, owner: 'tenant', kind: 'scoring rule' },
+  listGroup: { value: (w) => w.a.ids.listGroup, owner: 'tenant', kind: 'list group' },
+  checkoutSession: { value: (w) => w.a.refs.paidSession, owner: 'merchant', kind: 'checkout session' },
+  payment: { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
+  withdrawalMethod: { value: (w) => w.a.ids.withdrawalMethod, owner: 'merchant', kind: 'withdrawal method' },
+  webhookEndpoint: {
+    value: (w, op) => (op.path.startsWith('/v1/admin/') ? w.a.ids.tenantEndpoint : w.a.ids.merchantEndpoint), owner: 'merchant', kind: 'webhook endpoint',
+  },
+};
+/**
+ * Values of particular fields (operation.path or path): a field whose kind depends on a sibling (refersTo by), a field
+ * needing a record of a particular sort, and filters declared notChecked that still name A's records (audit entries,
+ * ledger sources, API keys' creators): those must find nothing of A's, though they are not looked up.
+ */
+const FIELD_VALUES: Record<string, IdField> = {
+  'createFeeAssignment.targetEntityId': { value: (w) => w.a.m1, owner: 'merchant', kind: 'merchant' },
+  withdrawalChannelId: { value: (w) => w.a.ids.channel, owner: 'tenant', kind: 'channel' },
   createdBy: { value: (w) => w.a.m1Key.id, owner: 'merchant', kind: 'api key' },
   actorId: { value: (w) => w.a.tenantKey.id, owner: 'tenant', kind: 'api key' },
   targetId: { value: (w) => w.a.ids.partner, owner: 'tenant', kind: 'partner' },
-  endpoint_id: { value: (w, op) => (op.path.startsWith('/v1/admin/') ? w.a.ids.tenantEndpoint : w.a.ids.merchantEndpoint), owner: 'merchant', kind: 'webhook endpoint' },
-  feeScheduleId: { value: (w) => w.a.ids.feeSchedule, owner: 'tenant', kind: 'fee schedule' },
-  providerCostScheduleId: { value: (w) => w.a.ids.feeSchedule, owner: 'tenant', kind: 'fee schedule' },
-  targetEntityId: { value: (w) => w.a.tenantId, owner: 'tenant', kind: 'tenant' },
-  'createFeeAssignment.targetEntityId': { value: (w) => w.a.m1, owner: 'merchant', kind: 'merchant' },
-  ruleId: { value: (w) => w.a.ids.routingRule, owner: 'tenant', kind: 'routing rule' },
-  ruleIds: { value: (w) => [w.a.ids.scoringRule], owner: 'tenant', kind: 'scoring rule' },
-  checkoutSessionId: { value: (w) => w.a.refs.paidSession, owner: 'merchant', kind: 'checkout session' },
-  paymentId: { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
   sourceId: { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
-  channelId: { value: (w) => w.a.refs.payinChannel, owner: 'tenant', kind: 'channel' },
-  withdrawalMethodId: { value: (w) => w.a.ids.withdrawalMethod, owner: 'merchant', kind: 'withdrawal method' },
-  withdrawalChannelId: { value: (w) => w.a.ids.channel, owner: 'tenant', kind: 'channel' },
+  'listCheckoutSessions.paymentId': { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
+  targetEntityId: { value: (w) => w.a.tenantId, owner: 'tenant', kind: 'tenant' },
 };
-/** Id-named fields that name no record of a tenant, per operation id and field. */
-const NOT_A_RECORD: Record<string, string> = {
-  providerIntegrationId: 'the platform\'s provider catalog, the same for every tenant',
-  'addTerminalMpiAccount.merchantId': 'the merchant id the card scheme gave for 3DS (text)',
-  'updateTerminalMpiAccount.merchantId': 'the merchant id the card scheme gave for 3DS (text)',
-};
-/**
- * Id fields kept as given, without a lookup (so documented): naming A's id is accepted, and must reveal nothing. A
- * finding of the isolation test: src/api/processing/schemas.ts says of providerCostScheduleId "stored as given".
- */
-const STORED_AS_GIVEN: Record<string, string> = {
-  providerCostScheduleId: 'a terminal\'s provider cost schedule is stored as given (nothing reads it yet)',
-};
-const ID_NAME = /(Id|Ids|_id)$/;
 
-function shapeKeys(schema: unknown): string[] {
-  const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
-  return shape ? Object.keys(shape) : [];
+interface DeclaredId {
+  /** the field's path without its location, [] for the items of an array: outcome.splits[].terminalId */
+  field: string;
+  /** the field as a refusal's errors[].path starts (up to its first array): outcome.splits */
+  path: string;
+  spec?: IdField;
+  /** looked up before the handler (refersTo): the refusal is due; otherwise (a notChecked filter) an empty page will do */
+  checked: boolean;
+  missing?: string;
 }
 
-function idFieldsOf(op: Operation, where: 'query' | 'body'): { field: string; spec?: IdField; missing?: string }[] {
-  return shapeKeys(where === 'query' ? op.query : op.body)
-    .filter((field) => ID_NAME.test(field) && !(field in NOT_A_RECORD) && !(`${op.id}.${field}` in NOT_A_RECORD))
-    .map((field) => {
-      const spec = ID_FIELDS[`${op.id}.${field}`] ?? ID_FIELDS[field];
-      return spec
-        ? { field, spec }
-        : { field, missing: `${op.id} takes ${where}.${field}: say which record of A it names in ID_FIELDS (or NOT_A_RECORD) of test/security/isolation.test.ts` };
-    });
+function idFieldsOf(op: Operation, where: 'query' | 'body'): DeclaredId[] {
+  const schema = where === 'query' ? op.query : op.body;
+  if (!schema || (where === 'body' && op.upload)) return [];
+  return schemaFields(schema, where).flatMap((f): DeclaredId[] => {
+    const field = f.path.slice(where.length + 1);
+    const path = field.split('[]')[0];
+    const override = FIELD_VALUES[`${op.id}.${field}`] ?? FIELD_VALUES[field];
+    if (f.refersTo === undefined) return override && f.notChecked !== undefined ? [{ field, path, spec: override, checked: false }] : [];
+    if (typeof f.refersTo === 'string' && KIND_VALUES[f.refersTo] === null) return [];
+    const spec = override ?? (typeof f.refersTo === 'string' ? KIND_VALUES[f.refersTo]! : undefined);
+    return [spec
+      ? { field, path, spec, checked: true }
+      : { field, path, checked: true, missing: `${op.id} takes ${where}.${field} (${JSON.stringify(f.refersTo)}): say which record of A it names in FIELD_VALUES of test/security/isolation.test.ts` }];
+  });
+}
+
+/** Puts `value` at `field` (outcome.splits[].terminalId: in every item) of `body`; false when the body has no such field. */
+function setAt(body: Record<string, unknown>, field: string, value: string): boolean {
+  const steps = field.replace(/\[\]/g, '.[]').split('.');
+  if (steps.length === 1) {
+    body[field] = value;
+    return true;
+  }
+  const put = (node: unknown, i: number): boolean => {
+    const step = steps[i];
+    const last = i === steps.length - 1;
+    if (step === '[]') {
+      if (!Array.isArray(node) || node.length === 0) return false;
+      if (last) {
+        node.fill(value);
+        return true;
+      }
+      return node.map((item) => put(item, i + 1)).every(Boolean);
+    }
+    if (!node || typeof node !== 'object' || !(step in node)) return false;
+    const record = node as Record<string, unknown>;
+    if (last) {
+      record[step] = value;
+      return true;
+    }
+    return put(record[step], i + 1);
+  };
+  return put(body, 0);
 }
 
 /**
@@ -220,11 +262,18 @@ function idFieldsOf(op: Operation, where: 'query' | 'body'): { field: string; sp
  * controls at the end); the id field under test is then replaced with A's. `path` names the caller's own record for
  * operations with a path parameter.
  */
+/** conditions and outcome of a routing rule naming the caller's own merchant, channel and terminal */
+const routingParts = (o: Own) => ({
+  conditions: { merchantIds: [o.merchantId], channelIds: [o.world.refs.payinChannel] },
+  outcome: { type: 'priority', terminals: [o.world.ids.terminal] },
+});
 const ownOf = (o: Own, m1: string, m2: string): string => (o.merchantId === o.world.m1 ? m1 : m2);
 const uniq = () => crypto.randomBytes(4).toString('hex');
 const BODY_ID_FIXTURES: Record<string, {
   body(o: Own, level: 'M' | 'T'): Record<string, unknown>;
   path?(o: Own): Record<string, string>;
+  /** a body of its own for a field the body above cannot carry (the other branch of a union), keyed by the field */
+  variants?: Record<string, (o: Own, level: 'M' | 'T') => Record<string, unknown>>;
   /** removes what a positive control made when it stands in the way of the next caller's (one active of a kind) */
   undo?(id: string): Promise<unknown>;
 }> = {
@@ -260,7 +309,15 @@ const BODY_ID_FIXTURES: Record<string, {
     body: (o) => ({ merchantId: o.merchantId, mode: 'api', sessionLifetime: 600 }),
     undo: (id) => h.rt.db.models.IntegrationProfile.destroy({ where: { id } }),
   },
-  createRoutingRule: { body: (o) => ({ name: `rr ${uniq()}`, outcome: { type: 'priority', terminals: [o.world.ids.terminal] }, tenantId: o.world.tenantId }) },
+  createRoutingRule: {
+    body: (o) => ({ name: `rr ${uniq()}`, ...routingParts(o), tenantId: o.world.tenantId }),
+    variants: { 'outcome.splits[].terminalId': (o) => ({ name: `rr ${uniq()}`, outcome: { type: 'split', splits: [{ terminalId: o.world.ids.terminal, weight: 1 }] } }) },
+  },
+  updateRoutingRule: {
+    body: (o) => routingParts(o),
+    path: (o) => ({ id: o.world.ids.routingRule }),
+    variants: { 'outcome.splits[].terminalId': (o) => ({ outcome: { type: 'split', splits: [{ terminalId: o.world.ids.terminal, weight: 1 }] } }) },
+  },
   createCheckoutSession: {
     body: (o, level) => ({ amount: { currency: 'EUR', valueMinor: 1000 }, ...(level === 'T' ? { merchantId: o.merchantId } : {}), channelId: o.world.refs.payinChannel }),
   },
@@ -284,7 +341,8 @@ const BODY_ID_FIXTURES: Record<string, {
 };
 
 /**
- * Ids inside nested body fields, which no *Id field name reveals: listed by hand. `path`: the field as a refusal's
+ * Ids the schemas cannot declare (inside a free-form entity scope; a scoring condition's value that is a list group
+ * only for in_list): listed by hand. `path`: the field as a refusal's
  * errors[].path names it (under body.); `levels`: the caller levels the field is open to (an entity scope is given to
  * operators, whom only a tenant-level caller invites).
  */
@@ -293,9 +351,6 @@ const NESTED_IDS: {
   /** puts the id(s) of tenant t (merchant m of t) in the body: A's (A1's) for the cases, the caller's own for the controls */
   set(body: Record<string, unknown>, t: TenantWorld, m: string): void;
 }[] = [
-  { opId: 'createRoutingRule', field: 'outcome.terminals', path: 'outcome.terminals', kind: 'terminal', owner: 'tenant', set: (b, t) => { b.outcome = { type: 'priority', terminals: [t.ids.terminal] }; } },
-  { opId: 'createRoutingRule', field: 'conditions.merchantIds', path: 'conditions.merchantIds', kind: 'merchant', owner: 'merchant', set: (b, _t, m) => { b.conditions = { merchantIds: [m] }; } },
-  { opId: 'createRoutingRule', field: 'conditions.channelIds', path: 'conditions.channelIds', kind: 'channel', owner: 'tenant', set: (b, t) => { b.conditions = { channelIds: [t.refs.payinChannel] }; } },
   {
     opId: 'createScoringRule', field: 'conditions[0].value (in_list group)', path: 'conditions[0].value', kind: 'list group', owner: 'tenant',
     set: (b, t) => { b.conditions = [{ field: 'email', operator: 'in_list', value: t.ids.listGroup }]; },
@@ -568,11 +623,8 @@ function deniedFor(op: Operation, caller: Caller): string | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // Ids in query filters
 
-interface FilterCase {
+interface FilterCase extends DeclaredId {
   op: Operation;
-  field: string;
-  spec?: IdField;
-  missing?: string;
   caller?: Caller;
 }
 /**
@@ -603,18 +655,19 @@ describe(`ids of A in query filters (${dialectName})`, () => {
     const value = c.spec!.value(world, c.op);
     const res = await send(c.op, fillPath(c.op.path, paramsFor(c.op, world.a)), owner, undefined, { [c.field]: String(value), limit: '100' });
     if (res.status !== 200) throw new Error(`the owner's filter answers ${describeAnswer(res)}`);
-    if (res.body.data.length === 0) throw new Error(`${c.op.id}?${c.field}=${value} finds nothing of A's: change its value in ID_FIELDS, the test would prove nothing`);
+    if (res.body.data.length === 0) throw new Error(`${c.op.id}?${c.field}=${value} finds nothing of A's: change its value in KIND_VALUES or FIELD_VALUES, the test would prove nothing`);
   });
 
-  // an empty page (and a count of 0), or the refusal of that very filter; a caller its credential does not allow the
-  // list at all gets exactly that 403
+  // the refusal of that very filter (a filter declared refersTo is looked up: 404 naming it); a filter declared
+  // notChecked may answer an empty page (and a count of 0) instead; a caller its credential does not allow the list at
+  // all gets exactly that 403
   test.each(filterCases.map((c) => [`${c.caller!.name}: ${c.op.method.toUpperCase()} ${c.op.path}?${c.field}=`, c] as const))('%s finds nothing of A\'s', async (_t, c) => {
     const value = String(c.spec!.value(world, c.op));
     const res = await send(c.op, fillPath(c.op.path, paramsFor(c.op, c.caller!.own!(world).world)), c.caller!.credential(world), undefined, { [c.field]: value, limit: '100' });
     const denied = deniedFor(c.op, c.caller!);
     if (denied) {
       expectRefusal(res, { status: 403, code: denied });
-    } else if (res.status === 200) {
+    } else if (res.status === 200 && !c.checked) {
       if (!Array.isArray(res.body.data) || res.body.data.length !== 0) throw new Error(`the filter on A's id answers records: ${describeAnswer(res)}`);
       if (res.body.pagination && res.body.pagination.totalCount !== 0) throw new Error(`the filter on A's id counts A's records: ${describeAnswer(res)}`);
     } else {
@@ -627,7 +680,8 @@ describe(`ids of A in query filters (${dialectName})`, () => {
   test('an operator limited to merchant A2 does not see the antifraud plan of merchant A1', async () => {
     const byId = await call(h, 'get', `/v1/admin/antifraud-plans/${world.a.ids.antifraudPlan}`, world.aOperatorOfA2);
     const byFilter = await call(h, 'get', `/v1/admin/antifraud-plans?merchantId=${world.a.m1}`, world.aOperatorOfA2);
-    expect([byId.status, byFilter.status, byFilter.body.data?.length ?? 0]).toEqual([404, 200, 0]);
+    // the filter names a merchant outside the operator's entity scope: looked up, 404 naming it
+    expect([byId.status, byFilter.status, byFilter.body.errors?.[0]?.path]).toEqual([404, 404, 'query.merchantId']);
   });
 });
 
@@ -641,6 +695,7 @@ describe(`ids of A in query filters (${dialectName})`, () => {
  */
 const OUT_OF_ENTITY_SCOPE: Record<string, string> = {
   createRoutingRule: 'a routing rule is the tenant\'s as a whole (scoped.ts assertWritable)',
+  updateRoutingRule: 'a routing rule is the tenant\'s as a whole (scoped.ts assertWritable)',
   'inviteUser.entityScope.merchantIds': 'an operator user belongs to no merchant: the scoped create of the user refuses it, even limited to A2',
 };
 const SCOPED_OPERATOR = 'operator of A limited to merchant A2';
@@ -653,6 +708,8 @@ interface BodyCase {
   caller: Caller;
   /** the refusal, bar `sent` */
   refusal: Omit<IdRefusal, 'sent'>;
+  /** the fixture's variant the field is tried in, if not its body */
+  variant?: string;
   set(body: Record<string, unknown>): void;
   sent(): string[];
 }
@@ -661,6 +718,7 @@ interface BodyControl {
   op: Operation;
   caller: Caller;
   nested?: (typeof NESTED_IDS)[number];
+  variant?: string;
 }
 const bodyCases: BodyCase[] = [];
 const bodyControls: BodyControl[] = [];
@@ -676,14 +734,19 @@ for (const op of ops.filter((o) => o.method !== 'get' && o.body)) {
     continue;
   }
   bodyIdOps.add(op);
+  const variants = BODY_ID_FIXTURES[op.id].variants ?? {};
   const all = [
     ...fields.filter((f) => f.spec).map((f) => ({
-      field: f.field, path: f.field, kind: f.spec!.kind, owner: f.spec!.owner, levels: undefined as ('M' | 'T')[] | undefined, nested: undefined as (typeof NESTED_IDS)[number] | undefined,
-      set: (b: Record<string, unknown>) => { b[f.field] = f.spec!.value(world, op); },
-      sent: () => [f.spec!.value(world, op)].flat(),
+      field: f.field, path: f.path, kind: f.spec!.kind, owner: f.spec!.owner, levels: undefined as ('M' | 'T')[] | undefined, nested: undefined as (typeof NESTED_IDS)[number] | undefined,
+      variant: f.field in variants ? f.field : undefined,
+      set: (b: Record<string, unknown>) => {
+        // the fixture names the caller's own record there: it is replaced with A's
+        if (!setAt(b, f.field, f.spec!.value(world, op))) throw new Error(`BODY_ID_FIXTURES.${op.id} names no record at ${f.field}: add one there (or a variant for it)`);
+      },
+      sent: () => [f.spec!.value(world, op)],
     })),
     ...nested.map((n) => ({
-      field: n.field, path: n.path, kind: n.kind, owner: n.owner, levels: n.levels, nested: n,
+      field: n.field, path: n.path, kind: n.kind, owner: n.owner, levels: n.levels, nested: n, variant: undefined as string | undefined,
       set: (b: Record<string, unknown>) => n.set(b, world.a, world.a.m1), sent: () => leavesOf(n, world),
     })),
   ];
@@ -695,8 +758,9 @@ for (const op of ops.filter((o) => o.method !== 'get' && o.body)) {
     bodyControls.push({ op, caller });
     for (const f of mine) {
       const forbidden = outOfScope(caller, op.id, f.field) ? ['ENTITY_SCOPE_EXCEEDED'] : undefined;
-      bodyCases.push({ op, field: f.field, caller, refusal: { where: 'body', path: f.path, kind: f.kind, forbidden }, set: f.set, sent: f.sent });
+      bodyCases.push({ op, field: f.field, caller, variant: f.variant, refusal: { where: 'body', path: f.path, kind: f.kind, forbidden }, set: f.set, sent: f.sent });
       if (f.nested) bodyControls.push({ op, caller, nested: f.nested });
+      if (f.variant) bodyControls.push({ op, caller, variant: f.variant });
     }
   }
 }
@@ -707,9 +771,10 @@ function leavesOf(n: (typeof NESTED_IDS)[number], w: World): string[] {
   return JSON.stringify(probe).match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [];
 }
 
-function bodyFor(op: Operation, own: Own, level: 'M' | 'T'): { path: string; body: Record<string, unknown> } {
+function bodyFor(op: Operation, own: Own, level: 'M' | 'T', variant?: string): { path: string; body: Record<string, unknown> } {
   const fixture = BODY_ID_FIXTURES[op.id];
-  return { path: fillPath(op.path, fixture.path ? fixture.path(own) : {}), body: fixture.body(own, level) };
+  const body = variant ? fixture.variants![variant](own, level) : fixture.body(own, level);
+  return { path: fillPath(op.path, fixture.path ? fixture.path(own) : {}), body };
 }
 
 describe(`ids of A in request bodies (${dialectName})`, () => {
@@ -718,23 +783,25 @@ describe(`ids of A in request bodies (${dialectName})`, () => {
     expect(bodyIdOps.size).toBeGreaterThan(15);
     // the update operations are tried by merchant A2's callers too, on A2's own records
     const byA2 = new Set(bodyCases.filter((c) => c.caller.relation === 'other-merchant').map((c) => c.op.id));
-    expect([...byA2].filter((id) => BODY_ID_FIXTURES[id].path).sort()).toEqual(['updateAntifraudPlan', 'updateUser']);
+    expect([...byA2].filter((id) => BODY_ID_FIXTURES[id].path).sort()).toEqual(['updateAntifraudPlan', 'updateRoutingRule', 'updateUser']);
+    // every id field the schemas declare in a body is tried, nested ones and array items included
+    const tried = new Set(bodyCases.map((c) => `${c.op.id} ${c.field}`));
+    expect([...tried]).toEqual(expect.arrayContaining([
+      'createTerminal providerCostScheduleId', 'updateTerminal providerCostScheduleId', 'createRoutingRule outcome.splits[].terminalId',
+      'updateRoutingRule conditions.channelIds[]', 'createAntifraudPlan ruleIds[]', 'inviteUser roleIds[]',
+    ]));
   });
 
   test.each(bodyCases.map((c) => [`${c.caller.name}: ${c.op.method.toUpperCase()} ${c.op.path} with ${c.field} of A`, c] as const))('%s is refused', async (_t, c) => {
     const own = c.caller.own!(world);
-    const { path, body } = bodyFor(c.op, own, c.caller.level);
+    const { path, body } = bodyFor(c.op, own, c.caller.level, c.variant);
     c.set(body);
     const res = await send(c.op, path, c.caller.credential(world), body);
-    if (c.field in STORED_AS_GIVEN && res.status < 300) {
-      // accepted as an opaque value: the answer echoes the id sent and nothing else of A's
-      expectNoLeak(res, c.sent());
-      return;
-    }
     const denied = deniedFor(c.op, c.caller);
     if (denied) expectRefusal(res, { status: 403, code: denied });
     else expectIdRefusal(res, { ...c.refusal, sent: c.sent() });
-    expectNoLeak(res, c.sent());
+    // the caller's own record of the path (a tenant-wide one of A for an operator of A) may be named back
+    expectNoLeak(res, [...c.sent(), ...Object.values(BODY_ID_FIXTURES[c.op.id].path?.(own) ?? {})]);
   });
 });
 
@@ -758,9 +825,9 @@ describe(`afterwards (${dialectName})`, () => {
 // whatever it names (OUT_OF_ENTITY_SCOPE): 403 ENTITY_SCOPE_EXCEEDED.
 
 describe(`positive controls of the body cases: the caller's own ids are accepted (${dialectName})`, () => {
-  test.each(bodyControls.map((c) => [`${c.caller.name}: ${c.op.method.toUpperCase()} ${c.op.path}${c.nested ? ` with ${c.nested.field}` : ''}`, c] as const))('%s', async (_t, c) => {
+  test.each(bodyControls.map((c) => [`${c.caller.name}: ${c.op.method.toUpperCase()} ${c.op.path}${c.nested ? ` with ${c.nested.field}` : ''}${c.variant ? ` with ${c.variant}` : ''}`, c] as const))('%s', async (_t, c) => {
     const own = c.caller.own!(world);
-    const { path, body } = bodyFor(c.op, own, c.caller.level);
+    const { path, body } = bodyFor(c.op, own, c.caller.level, c.variant);
     c.nested?.set(body, own.world, own.merchantId);
     const parsed = c.op.body!.safeParse(body);
     if (!parsed.success) throw new Error(`BODY_ID_FIXTURES.${c.op.id} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);

@@ -1,11 +1,12 @@
 import { z } from '../zod';
+import { refersTo } from '../references';
 import { Email, NullableTimestamp, Timestamp, listQuery } from '../common';
 
 const Layer = z.enum(['merchant', 'operator', 'platform']);
 const UserStatus = z.enum(['pending_invitation', 'active', 'disabled']);
 const InvitationStatus = z.enum(['pending', 'accepted', 'canceled', 'expired']);
 const PermissionCodes = z.array(z.string().max(100)).max(200);
-const RoleIds = z.array(z.string().uuid()).max(50);
+const RoleIds = z.array(refersTo('role', z.string().uuid())).max(50);
 
 export const EntityScopeSchema = z
   .object({ type: z.string() })
@@ -97,9 +98,9 @@ export const PermissionListSchema = z
 export const ListUsersQuery = listQuery({
   status: UserStatus.optional(),
   layer: Layer.optional(),
-  merchantId: z.string().uuid().optional(),
+  merchantId: refersTo('merchant', z.string().uuid()).optional(),
   email: z.string().min(1).max(254).optional(),
-  roleId: z.string().uuid().optional(),
+  roleId: refersTo('role', z.string().uuid()).optional(),
 });
 
 export const InviteUserBody = z
@@ -108,7 +109,7 @@ export const InviteUserBody = z
     displayName: z.string().trim().min(1).max(200).nullable().optional(),
     roleIds: RoleIds.optional(),
     layer: Layer.optional().openapi({ description: 'Defaults to the caller\'s layer (merchant when a tenant caller gives merchantId). A tenant caller may invite operator or merchant users.' }),
-    merchantId: z.string().uuid().optional().openapi({ description: 'For merchant-layer users invited by a tenant caller.' }),
+    merchantId: refersTo('merchant', z.string().uuid()).optional().openapi({ description: 'For merchant-layer users invited by a tenant caller.' }),
     entityScope: EntityScopeSchema.optional(),
     owner: z.boolean().optional().openapi({ description: 'Invite an owner (every permission of the layer); only a caller holding the whole layer may.' }),
   })
@@ -126,13 +127,13 @@ export const UpdateUserBody = z
 
 export const ListInvitationsQuery = listQuery({
   status: InvitationStatus.optional(),
-  userId: z.string().uuid().optional(),
+  userId: refersTo('user', z.string().uuid()).optional(),
   email: z.string().min(1).max(254).optional(),
 });
 
 export const ListRolesQuery = listQuery({
   layer: Layer.optional(),
-  merchantId: z.string().uuid().optional(),
+  merchantId: refersTo('merchant', z.string().uuid()).optional(),
 });
 
 export const CreateRoleBody = z
@@ -141,7 +142,7 @@ export const CreateRoleBody = z
     description: z.string().max(1000).nullable().optional(),
     permissions: PermissionCodes,
     layer: Layer.optional().openapi({ description: 'Defaults to the caller\'s layer; a tenant caller may create merchant roles (with merchantId).' }),
-    merchantId: z.string().uuid().optional(),
+    merchantId: refersTo('merchant', z.string().uuid()).optional(),
   })
   .openapi('CreateRoleRequest');
 

@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { notChecked } from '../references';
 import { defineOperation } from '../../http/registry';
 import { Timestamp, listQuery } from '../common';
 import { listAuditEntries } from '../../services/audit';
@@ -26,8 +27,8 @@ export const AuditEntrySchema = z
 
 const ListAuditQuery = listQuery({
   action: z.string().min(1).max(100).optional(),
-  targetId: z.string().min(1).max(100).optional(),
-  actorId: z.string().min(1).max(255).optional(),
+  targetId: notChecked('the record an entry is about, of any kind, deleted ones included: a filter over the caller\'s own entries', z.string().min(1).max(100)).optional(),
+  actorId: notChecked('the user, key or operator account that acted, of any time: a filter over the caller\'s own entries', z.string().min(1).max(255)).optional(),
 });
 
 export const auditOperations = [

@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo, notChecked } from '../references';
 import { Currency, Money, Timestamp, listParams, listQuery } from '../common';
 
 // Balances and balance transactions (the merchant side of the ledger).
@@ -22,7 +23,7 @@ export const BalanceSchema = z
   });
 
 export const ListBalancesQuery = z.object({
-  merchantId: Uuid.optional().openapi({ description: 'Tenant callers: one merchant\'s balances. Merchant callers see their own only.' }),
+  merchantId: refersTo('merchant', Uuid).optional().openapi({ description: 'Tenant callers: one merchant\'s balances. Merchant callers see their own only.' }),
   currency: Currency.optional(),
   cursor: z
     .string()
@@ -50,9 +51,9 @@ export const BalanceTransactionSchema = z
   .openapi('BalanceTransaction');
 
 export const ListBalanceTransactionsQuery = listQuery({
-  merchantId: Uuid.optional(),
+  merchantId: refersTo('merchant', Uuid).optional(),
   currency: Currency.optional(),
   type: z.enum(BALANCE_TRANSACTION_TYPES).optional(),
   balanceType: z.enum(BALANCE_TYPES).optional(),
-  sourceId: z.string().min(1).max(255).optional(),
+  sourceId: notChecked('the payment, refund, release or withdrawal an entry comes from: a filter over the caller\'s own ledger', z.string().min(1).max(255)).optional(),
 });

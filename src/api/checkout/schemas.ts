@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo, notChecked } from '../references';
 import { Country, Currency, FutureDateInput, listQuery, Locale, Money, NullableTimestamp, Timestamp } from '../common';
 
 // Checkout sessions: the specification's record, the pinned create and complete bodies.
@@ -35,7 +36,7 @@ const NonNegativeMoney = z.strictObject({ currency: Currency, valueMinor: minorU
 // ---- line items, totals, fulfillment -------------------------------------------------------------------------
 
 const LineItemFields = {
-  productId: Str().optional(),
+  productId: notChecked('the merchant\'s own product reference (text)', Str()).optional(),
   label: Str(500),
   description: Str(2000).optional(),
   imageUrl: WebUrl.optional(),
@@ -91,7 +92,7 @@ export const FulfillmentOptionSchema = z
   .openapi('CheckoutFulfillmentOption');
 
 export const SelectedFulfillmentInput = z
-  .strictObject({ fulfillmentOptionId: Str(100).min(1).openapi({ description: 'The id of one of the session\'s fulfillmentOptions.' }) })
+  .strictObject({ fulfillmentOptionId: notChecked('one of the session\'s own fulfillmentOptions (text)', Str(100).min(1)).openapi({ description: 'The id of one of the session\'s fulfillmentOptions.' }) })
   .openapi('CheckoutSelectFulfillment');
 
 export const SelectedFulfillmentSchema = z
@@ -121,7 +122,7 @@ export const CustomerInfoSchema = z
   .strictObject({
     email: z.email('must be an email address').max(254).optional(),
     phone: Str(50).optional(), name: Str().optional(), firstName: Str().optional(), lastName: Str().optional(),
-    companyName: Str().optional(), dateOfBirth: Str(32).optional(), taxId: Str(64).optional(), nationalId: Str(64).optional(),
+    companyName: Str().optional(), dateOfBirth: Str(32).optional(), taxId: notChecked('a customer\'s tax or national id (text)', Str(64)).optional(), nationalId: notChecked('a customer\'s national id (text)', Str(64)).optional(),
     locale: Str(35).optional(), language: Str(35).optional(), customerReference: Str().optional(), ipAddress: Str(64).optional(),
     emailFingerprint: Str().optional(), phoneFingerprint: Str().optional(), emailDomain: Str().optional(),
     taxIds: z.array(z.strictObject({ type: Str(50), country: Country.optional(), value: Str(64) })).max(10).optional(),
@@ -136,7 +137,7 @@ export const AgenticContextSchema = z
     channel: Str(50).optional().openapi({ example: 'acp' }),
     trustLayers: z.array(Str(100)).max(20).optional(),
     agentVerification: z
-      .strictObject({ status: Str(50).optional(), keyId: Str().optional(), tag: Str().optional(), provider: Str().optional(), verifiedAt: Str(64).optional() })
+      .strictObject({ status: Str(50).optional(), keyId: notChecked('an agent\'s key id (text of the agent\'s protocol)', Str()).optional(), tag: Str().optional(), provider: Str().optional(), verifiedAt: Str(64).optional() })
       .optional(),
     consumerRecognition: z
       .object({ recognized: z.boolean().optional(), hasSavedCards: z.boolean().optional() })
@@ -144,9 +145,9 @@ export const AgenticContextSchema = z
       .optional()
       .openapi({ description: 'recognized, <card_network>SubjectId, matchedCustomerId, hasSavedCards, maskedPhone, maskedEmail.' }),
     mandate: z
-      .strictObject({ cartMandateId: Str().optional(), paymentMandateId: Str().optional(), intentMandateId: Str().optional(), modality: Str(50).optional() })
+      .strictObject({ cartMandateId: notChecked('a mandate id of the agent\'s protocol (text)', Str()).optional(), paymentMandateId: notChecked('a mandate id of the agent\'s protocol (text)', Str()).optional(), intentMandateId: notChecked('a mandate id of the agent\'s protocol (text)', Str()).optional(), modality: Str(50).optional() })
       .optional(),
-    sptId: Str().optional(),
+    sptId: notChecked('a shared payment token of the agent\'s protocol (text)', Str()).optional(),
     riskSignals: z
       .array(z.strictObject({ source: Str(50).optional(), type: Str(100).optional(), score: z.number().optional(), action: Str(50).optional() }))
       .max(50)
@@ -202,13 +203,13 @@ export const CheckoutSessionSchema = z
 export const CreateCheckoutSessionBody = z
   .strictObject({
     amount: PositiveMoney.openapi({ description: 'Must equal the total of lineItems when they are given.' }),
-    merchantId: Uuid.optional().openapi({ description: 'Tenant callers: the merchant the session is for (required).' }),
+    merchantId: refersTo('merchant', Uuid).optional().openapi({ description: 'Tenant callers: the merchant the session is for (required).' }),
     merchantReference: Str().optional(),
     lineItems: z.array(LineItemInput).max(MAX_LINE_ITEMS).optional(),
     fulfillmentOptions: z.array(FulfillmentOptionInput).max(MAX_FULFILLMENT_OPTIONS).optional(),
     successUrl: WebUrl.optional(),
     cancelUrl: WebUrl.optional(),
-    channelId: Uuid.optional().openapi({ description: 'A payin channel of the merchant\'s tenant for the session\'s currency: its routing rules, limits and fees apply.' }),
+    channelId: refersTo('channel', Uuid).optional().openapi({ description: 'A payin channel of the merchant\'s tenant for the session\'s currency: its routing rules, limits and fees apply.' }),
     termsUrl: WebUrl.optional(),
     privacyUrl: WebUrl.optional(),
     locale: Locale.optional(),
@@ -248,8 +249,8 @@ export const CompleteCheckoutSessionBody = z
 
 export const ListCheckoutSessionsQuery = listQuery({
   status: z.enum(SESSION_STATUSES).optional(),
-  merchantId: Uuid.optional(),
-  paymentId: Uuid.optional(),
+  merchantId: refersTo('merchant', Uuid).optional(),
+  paymentId: notChecked('the payment a session made, as the session records it: a filter over the caller\'s own sessions', Uuid).optional(),
   createdFrom: FutureDateInput.optional().openapi({ description: 'Only sessions created at or after this instant.' }),
   createdTo: FutureDateInput.optional().openapi({ description: 'Only sessions created before this instant.' }),
 });

@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo, notChecked } from '../references';
 import { Currency, FutureDateInput, Money, NullableTimestamp, Timestamp, listQuery, queryBoolean } from '../common';
 
 // Fee schedules and fee assignments.
@@ -124,7 +125,7 @@ export const CreateFeeScheduleBody = z
     rollingReserve: RollingReserveInput.optional().openapi({
       description: 'A schedule that states rollingReserve.rate (even 0, which waives) decides the reserve at its level; one that does not inherits it from less specific levels.',
     }),
-    tenantId: Uuid.optional().openapi({ description: 'Platform callers: the tenant the schedule belongs to; omitted, it is a platform schedule (for platform-level assignments).' }),
+    tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: the tenant the schedule belongs to; omitted, it is a platform schedule (for platform-level assignments).' }),
   })
   .openapi('CreateFeeScheduleRequest');
 
@@ -140,7 +141,7 @@ export const UpdateFeeScheduleBody = z
 
 export const ListFeeSchedulesQuery = listQuery({
   status: ScheduleStatus.optional(),
-  tenantId: Uuid.optional().openapi({ description: 'Platform callers: only this tenant\'s schedules.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s schedules.' }),
 });
 
 // Fee assignments
@@ -171,25 +172,25 @@ export const FeeAssignmentSchema = z
 export const CreateFeeAssignmentBody = z
   .strictObject({
     level: z.enum(FEE_LEVELS),
-    targetEntityId: Uuid.optional().openapi({
+    targetEntityId: refersTo({ by: 'level', kinds: { terminal: 'terminal', merchant: 'merchant', tenant: 'tenant', channel: 'channel', partner: 'partner' } }, Uuid).optional().openapi({
       description: 'The terminal, merchant, channel, partner or tenant; for level platform the platform (default).',
     }),
-    feeScheduleId: Uuid,
+    feeScheduleId: refersTo('feeSchedule', Uuid),
     currency: Currency,
     paymentMethod: z.enum(PAYMENT_METHODS),
     effectiveFrom: FutureDateInput.optional().openapi({ description: 'Default now.' }),
     effectiveTo: FutureDateInput.nullable().optional().openapi({ description: 'After effectiveFrom; null or omitted: open-ended.' }),
-    tenantId: Uuid.optional().openapi({ description: 'Platform callers assigning at terminal level while terminals are not yet known: the terminal\'s tenant.' }),
+    tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers assigning at terminal level while terminals are not yet known: the terminal\'s tenant.' }),
   })
   .openapi('CreateFeeAssignmentRequest', { description: ASSIGNMENT_DESCRIPTION });
 
 export const ListFeeAssignmentsQuery = listQuery({
   level: z.enum(FEE_LEVELS).optional(),
-  targetEntityId: Uuid.optional(),
-  feeScheduleId: Uuid.optional(),
+  targetEntityId: notChecked('the record an assignment targets, of any level (no level given): a filter over the caller\'s own assignments', Uuid).optional(),
+  feeScheduleId: refersTo('feeSchedule', Uuid).optional(),
   currency: Currency.optional(),
   paymentMethod: z.enum(PAYMENT_METHODS).optional(),
   status: z.enum(['open', 'closed']).optional(),
   activeOnly: queryBoolean.optional().openapi({ description: 'true: only assignments in effect now (effectiveFrom passed, effectiveTo not).' }),
-  tenantId: Uuid.optional().openapi({ description: 'Platform callers: only this tenant\'s assignments.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s assignments.' }),
 });

@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo, notChecked } from '../references';
 import { KYB_DOCUMENT_TYPES } from '../../db/models-kyb';
 import { Country, Email, NullableTimestamp, Timestamp, listQuery } from '../common';
 
@@ -43,7 +44,7 @@ const dataFields = {
   incorporationDate: IsoDate,
   businessType: text(100),
   industry: text(200),
-  taxId: text(100),
+  taxId: notChecked('the company\'s tax id (text)', text(100)),
   vatNumber: text(100),
   website: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048),
   contactEmail: Email,
@@ -122,8 +123,8 @@ export const KybSubmissionSchema = z
 export const MerchantListQuery = listQuery({ status: KybStatus.optional() });
 export const ReviewerListQuery = listQuery({
   status: KybStatus.optional(),
-  companyId: z.string().uuid().optional(),
-  merchantId: z.string().uuid().optional(),
+  companyId: refersTo('company', z.string().uuid()).optional(),
+  merchantId: refersTo('merchant', z.string().uuid()).optional(),
 });
 
 export const UploadQuery = z.object({

@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo } from '../references';
 import { Country, Currency, Email, NullableTimestamp, Timestamp, listQuery, queryBoolean } from '../common';
 
 const WebUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
@@ -47,7 +48,7 @@ export const CreateCompanyBody = z
     name: Text(256),
     country: Country,
     ...companyFields,
-    tenantId: z.string().uuid().optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
+    tenantId: refersTo('tenant', z.string().uuid()).optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
   })
   .openapi('CreateCompanyRequest', { description: 'The company is created in the caller\'s mode (livemode).' });
 
@@ -66,7 +67,7 @@ export const ListCompaniesQuery = listQuery({
       + 'the companies of the caller\'s mode; a value different from the caller\'s mode yields an empty page.',
   }),
   status: CompanyStatus.optional(),
-  tenantId: z.string().uuid().optional().openapi({ description: 'Platform callers: only this tenant\'s companies.' }),
+  tenantId: refersTo('tenant', z.string().uuid()).optional().openapi({ description: 'Platform callers: only this tenant\'s companies.' }),
 });
 
 // ---------------------------------------------------------------------------------------------- merchants
@@ -117,7 +118,7 @@ const Mcc = z.string().regex(/^\d{4}$/, 'must be a 4-digit merchant category cod
 
 export const CreateMerchantBody = z
   .strictObject({
-    companyId: z.string().uuid(),
+    companyId: refersTo('company', z.string().uuid()),
     name: Text(255),
     defaultCurrency: Currency.optional(),
     mcc: Mcc.optional(),
@@ -136,7 +137,7 @@ export const UpdateMerchantBody = z
   .openapi('UpdateMerchantRequest');
 
 export const ListMerchantsQuery = listQuery({
-  companyId: z.string().uuid().optional(),
+  companyId: refersTo('company', z.string().uuid()).optional(),
   status: MerchantStatus.optional(),
   liveStatus: LiveStatus.optional(),
 });

@@ -1,11 +1,12 @@
 import { z } from '../zod';
+import { refersTo } from '../references';
 import { Currency, Email, FutureDateInput, Money, NullableTimestamp, Timestamp, listQuery } from '../common';
 
 // Partners, partner assignments, channels and limit records.
 
 const Uuid = z.string().uuid();
 const Name = z.string().trim().min(1).max(200);
-const TenantIdInput = Uuid.optional().openapi({ description: 'The tenant of the new record: required for platform callers; a tenant caller may only name its own.' });
+const TenantIdInput = refersTo('tenant', Uuid).optional().openapi({ description: 'The tenant of the new record: required for platform callers; a tenant caller may only name its own.' });
 const Metadata = z
   .record(z.string().min(1).max(40), z.string().max(500))
   .refine((m) => Object.keys(m).length <= 50, 'must have at most 50 keys')
@@ -45,7 +46,7 @@ export const UpdatePartnerBody = z
 
 export const ListPartnersQuery = listQuery({
   status: PartnerStatus.optional(),
-  tenantId: Uuid.optional().openapi({ description: 'Platform callers: only this tenant\'s partners.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s partners.' }),
 });
 
 // Partner assignments
@@ -85,8 +86,8 @@ const EffectiveTo = FutureDateInput.nullable().openapi({ description: 'End of th
 
 export const CreateAssignmentBody = z
   .strictObject({
-    partnerId: Uuid,
-    merchantId: Uuid,
+    partnerId: refersTo('partner', Uuid),
+    merchantId: refersTo('merchant', Uuid),
     commissionRate: CommissionRate,
     commissionFixed: CommissionFixed.nullable().optional(),
     effectiveFrom: EffectiveFrom.optional(),
@@ -105,10 +106,10 @@ export const UpdateAssignmentBody = z
   .openapi('UpdatePartnerAssignmentRequest');
 
 export const ListAssignmentsQuery = listQuery({
-  partnerId: Uuid.optional(),
-  merchantId: Uuid.optional(),
+  partnerId: refersTo('partner', Uuid).optional(),
+  merchantId: refersTo('merchant', Uuid).optional(),
   status: AssignmentStatus.optional(),
-  tenantId: Uuid.optional().openapi({ description: 'Platform callers: only this tenant\'s assignments.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s assignments.' }),
 });
 
 // Channels
@@ -135,7 +136,7 @@ export const ChannelSchema = z
   .strict()
   .openapi('Channel', { description: 'A named processing route: pay-in or payout, in a set of currencies, through a provider integration.' });
 
-const ProviderIntegrationId = Uuid.nullable().openapi({ description: 'The provider integration this channel routes through (stored as given until provider integrations land).' });
+const ProviderIntegrationId = refersTo('providerIntegration', Uuid).nullable().openapi({ description: 'The provider integration this channel routes through (stored as given until provider integrations land).' });
 
 export const CreateChannelBody = z
   .strictObject({
@@ -161,7 +162,7 @@ export const UpdateChannelBody = z
 export const ListChannelsQuery = listQuery({
   direction: Direction.optional(),
   status: ChannelStatus.optional(),
-  tenantId: Uuid.optional().openapi({ description: 'Platform callers: only this tenant\'s channels.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s channels.' }),
 });
 
 // Limits

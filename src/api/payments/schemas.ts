@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo } from '../references';
 import { Money, Timestamp, listQuery } from '../common';
 import { LineItemInput, LineItemSchema } from '../checkout/schemas';
 
@@ -73,8 +74,8 @@ export const PaymentSchema = z
 
 export const ListPaymentsQuery = listQuery({
   status: z.enum(PAYMENT_STATUSES).optional(),
-  merchantId: z.string().uuid().optional(),
-  checkoutSessionId: z.string().uuid().optional(),
+  merchantId: refersTo('merchant', z.string().uuid()).optional(),
+  checkoutSessionId: refersTo('checkoutSession', z.string().uuid()).optional(),
 });
 
 export const CapturePaymentBody = z

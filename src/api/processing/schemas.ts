@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo, notChecked } from '../references';
 import { Country, Currency, NullableTimestamp, Timestamp, listQuery } from '../common';
 
 const Uuid = z.string().uuid();
@@ -172,7 +173,7 @@ const Text = (max: number) => z.string().trim().min(1).max(max);
 const MpiFields = {
   enabled: z.boolean().optional().openapi({ description: 'Default true.' }),
   merchantName: Text(200).nullable().optional(),
-  merchantId: Text(100).nullable().optional(),
+  merchantId: notChecked('the merchant id a card scheme gave for 3DS (text)', Text(100)).nullable().optional(),
   merchantCountry: Country.nullable().optional(),
   acquirerBin: z.string().regex(/^\d{6,11}$/, 'must be 6 to 11 digits').nullable().optional(),
   mcc: Mcc.nullable().optional().openapi({ description: 'Default: the terminal\'s mcc.' }),
@@ -196,7 +197,7 @@ export const PutThreeDsConfigBody = z
 
 export const CreateTerminalBody = z
   .strictObject({
-    providerIntegrationId: Uuid,
+    providerIntegrationId: refersTo('providerIntegration', Uuid),
     name: Name,
     credentials: Credentials,
     mcc: Mcc.nullable().optional(),
@@ -205,9 +206,9 @@ export const CreateTerminalBody = z
     supportedCurrencies: Currencies,
     supportedBrands: Brands.optional().openapi({ description: 'Default: every brand the provider supports for the chosen methods.' }),
     supportedPaymentMethodTypes: Methods.optional().openapi({ description: 'Default: every method the provider supports for the direction.' }),
-    providerCostScheduleId: Uuid.nullable().optional().openapi({ description: 'The fee schedule of the provider\'s costs (stored as given).' }),
+    providerCostScheduleId: refersTo('feeSchedule', Uuid).nullable().optional().openapi({ description: 'The fee schedule of the provider\'s costs: one of the terminal\'s tenant, or a platform schedule.' }),
     threeDsConfig: PutThreeDsConfigBody.optional(),
-    tenantId: Uuid.optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
+    tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
   })
   .openapi('CreateTerminalRequest', { description: 'currencies, brands and methods must be ones the provider integration supports.' });
 
@@ -219,7 +220,7 @@ export const UpdateTerminalBody = z
     supportedCurrencies: Currencies.optional(),
     supportedBrands: Brands.optional(),
     supportedPaymentMethodTypes: Methods.optional(),
-    providerCostScheduleId: Uuid.nullable().optional(),
+    providerCostScheduleId: refersTo('feeSchedule', Uuid).nullable().optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'provide at least one field to change' })
   .openapi('UpdateTerminalRequest', {
@@ -231,8 +232,8 @@ export const RotateCredentialsBody = z.strictObject({ credentials: Credentials }
 export const ListTerminalsQuery = listQuery({
   status: TerminalStatus.optional(),
   direction: Direction.optional(),
-  providerIntegrationId: Uuid.optional(),
-  tenantId: Uuid.optional().openapi({ description: 'Platform callers: only this tenant\'s terminals.' }),
+  providerIntegrationId: refersTo('providerIntegration', Uuid).optional(),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s terminals.' }),
 });
 
 // ---------------------------------------------------------------------------------------------- restrictions

@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo } from '../references';
 import { HttpsUrl, jsonDepthWithin, listQuery, Locale, MAX_JSON_DEPTH, NullableTimestamp, Timestamp } from '../common';
 
 // Integration profiles.
@@ -65,7 +66,7 @@ export const IntegrationProfileSchema = z
 
 export const CreateIntegrationProfileBody = z
   .strictObject({
-    merchantId: Uuid.openapi({ description: 'A merchant the caller sees; the profile belongs to its tenant.' }),
+    merchantId: refersTo('merchant', Uuid).openapi({ description: 'A merchant the caller sees; the profile belongs to its tenant.' }),
     mode: Mode,
     sessionLifetime: SessionLifetime,
     status: Status.optional().openapi({ description: 'Default enabled.' }),
@@ -93,8 +94,8 @@ export const UpdateIntegrationProfileBody = z
   .openapi('UpdateIntegrationProfileRequest', { description: 'merchantId and mode are fixed at creation.' });
 
 export const ListIntegrationProfilesQuery = listQuery({
-  merchantId: Uuid.optional(),
+  merchantId: refersTo('merchant', Uuid).optional(),
   mode: Mode.optional(),
   status: Status.optional(),
-  tenantId: Uuid.optional().openapi({ description: 'Platform callers: only this tenant\'s profiles.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s profiles.' }),
 });

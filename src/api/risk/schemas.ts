@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo } from '../references';
 import { Currency, NullableTimestamp, Timestamp, listQuery, queryBoolean } from '../common';
 import {
   AGGREGATION_IDENTIFIERS, AGGREGATION_SCOPES, CONDITION_FIELDS, CONDITION_OPERATORS, LIST_ENTRY_TYPES, RISK_SIGNALS,
@@ -9,8 +10,8 @@ import {
 const Uuid = z.string().uuid();
 const Name = z.string().trim().min(1).max(200);
 const Description = z.string().max(1000).nullable();
-const TenantIdInput = Uuid.optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' });
-const TenantFilter = Uuid.optional().openapi({ description: 'Platform callers: only this tenant\'s records.' });
+const TenantIdInput = refersTo('tenant', Uuid).optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' });
+const TenantFilter = refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s records.' });
 const Score = z.number().int('must be an integer').min(1, 'must be at least 1').max(1_000_000);
 const ScoreImpact = z.number().int('must be an integer').min(-1_000_000).max(1_000_000)
   .openapi({ description: 'Added to the payment\'s score when the rule matches (negative lowers it).', example: 40 });
@@ -163,11 +164,11 @@ export const AntifraudPlanSchema = z
   .strict()
   .openapi('AntifraudPlan', { description: 'Scoring rules and thresholds, enabled for the whole tenant or one merchant.' });
 
-const RuleIds = z.array(Uuid).max(200).openapi({ description: 'Scoring rules of the plan\'s tenant and mode.' });
+const RuleIds = z.array(refersTo('scoringRule', Uuid, 400)).max(200).openapi({ description: 'Scoring rules of the plan\'s tenant and mode.' });
 
 export const CreateAntifraudPlanBody = z
   .strictObject({
-    name: Name, description: Description.optional(), merchantId: Uuid.nullable().optional(), ruleIds: RuleIds.default([]),
+    name: Name, description: Description.optional(), merchantId: refersTo('merchant', Uuid, 400).nullable().optional(), ruleIds: RuleIds.default([]),
     thresholds: ThresholdsInput.nullable().optional(), enabled: z.boolean().default(false).openapi({ description: 'Enable at once (default: created disabled).' }),
     tenantId: TenantIdInput,
   })
@@ -175,13 +176,13 @@ export const CreateAntifraudPlanBody = z
 
 export const UpdateAntifraudPlanBody = z
   .strictObject({
-    name: Name.optional(), description: Description.optional(), merchantId: Uuid.nullable().optional(), ruleIds: RuleIds.optional(),
+    name: Name.optional(), description: Description.optional(), merchantId: refersTo('merchant', Uuid, 400).nullable().optional(), ruleIds: RuleIds.optional(),
     thresholds: ThresholdsInput.nullable().optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'provide at least one field to change' })
   .openapi('UpdateAntifraudPlanRequest');
 
-export const ListAntifraudPlansQuery = listQuery({ status: z.enum(['enabled', 'disabled']).optional(), merchantId: Uuid.optional(), tenantId: TenantFilter });
+export const ListAntifraudPlansQuery = listQuery({ status: z.enum(['enabled', 'disabled']).optional(), merchantId: refersTo('merchant', Uuid).optional(), tenantId: TenantFilter });
 
 // ------------------------------------------------------------------------------------------------ risk configuration
 

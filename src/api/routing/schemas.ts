@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo } from '../references';
 import { Country, Currency, NullableTimestamp, Timestamp, listQuery } from '../common';
 import { PAYMENT_METHODS } from '../fees/schemas';
 
@@ -55,8 +56,8 @@ export const RoutingConditionsInput = z
     paymentMethods: distinctList(z.enum(PAYMENT_METHODS)).nullable().optional(),
     brands: distinctList(Code).nullable().optional(),
     cardCountries: distinctList(Country, 250).nullable().optional(),
-    merchantIds: distinctList(Uuid, 1000).nullable().optional().openapi({ description: 'Merchants of the rule\'s tenant.' }),
-    channelIds: distinctList(Uuid).nullable().optional().openapi({ description: 'Channels of the rule\'s tenant.' }),
+    merchantIds: distinctList(refersTo('merchant', Uuid, 400), 1000).nullable().optional().openapi({ description: 'Merchants of the rule\'s tenant.' }),
+    channelIds: distinctList(refersTo('channel', Uuid, 400)).nullable().optional().openapi({ description: 'Channels of the rule\'s tenant.' }),
   })
   .openapi('RoutingConditionsInput', { description: CONDITIONS_DESCRIPTION });
 
@@ -78,12 +79,12 @@ const OUTCOME_DESCRIPTION =
 
 const PriorityOutcomeInput = z.strictObject({
   type: z.literal('priority'),
-  terminals: distinctList(Uuid, 50),
+  terminals: distinctList(refersTo('terminal', Uuid, 400), 50),
 });
 const SplitOutcomeInput = z.strictObject({
   type: z.literal('split'),
   splits: z
-    .array(z.strictObject({ terminalId: Uuid, weight: z.number().int('must be an integer').min(1, 'must be a positive integer').max(1_000_000) }))
+    .array(z.strictObject({ terminalId: refersTo('terminal', Uuid, 400), weight: z.number().int('must be an integer').min(1, 'must be a positive integer').max(1_000_000) }))
     .min(1)
     .max(50)
     .superRefine((splits, ctx) => {
@@ -138,7 +139,7 @@ export const CreateRoutingRuleBody = z
     priority: Priority.default(100).openapi({ description: 'Default 100; lower is evaluated first.' }),
     conditions: RoutingConditionsInput.default({}).openapi({ description: 'Default: no condition (matches every payment).' }),
     outcome: RoutingOutcomeInput,
-    tenantId: Uuid.optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
+    tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
   })
   .openapi('CreateRoutingRuleRequest');
 
@@ -155,9 +156,9 @@ export const UpdateRoutingRuleBody = z
 
 export const ListRoutingRulesQuery = listQuery({
   status: RuleStatus.optional(),
-  ruleId: Uuid.optional().openapi({ description: 'Only the versions of this rule.' }),
+  ruleId: refersTo('routingRule', Uuid).optional().openapi({ description: 'Only the versions of this rule.' }),
   name: z.string().trim().min(1).max(200).optional().openapi({ description: 'Only rules whose name contains this text (case-insensitive).' }),
-  tenantId: Uuid.optional().openapi({ description: 'Platform callers: only this tenant\'s rules.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s rules.' }),
 });
 
 export const ListRoutingRuleVersionsQuery = listQuery({});

@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo } from '../references';
 import { NullableTimestamp, Timestamp, listQuery } from '../common';
 
 const Level = z.enum(['merchant', 'tenant', 'platform']);
@@ -95,7 +96,7 @@ export const DeliverySchema = z
   .openapi('WebhookDelivery');
 
 export const ListDeliveriesQuery = listQuery({
-  endpoint_id: z.string().uuid().optional(),
+  endpoint_id: refersTo('webhookEndpoint', z.string().uuid()).optional(),
   status: z.enum(['pending', 'succeeded', 'failed', 'canceled']).optional(),
   eventType: z.string().min(1).max(100).optional(),
 });

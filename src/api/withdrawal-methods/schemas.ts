@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo } from '../references';
 import { NullableTimestamp, Timestamp, listQuery, queryBoolean } from '../common';
 import { DETAIL_FORMATS } from '../../services/withdrawal-method-types';
 
@@ -73,7 +74,7 @@ export const CreateWithdrawalMethodBody = z
     methodType: z.string().min(1).max(64).openapi({ description: 'A catalog type key.', example: 'bank_account' }),
     label: Label,
     details: DetailsInput,
-    merchantId: Uuid.optional().openapi({ description: 'Required for tenant callers; a merchant caller saves its own.' }),
+    merchantId: refersTo('merchant', Uuid).optional().openapi({ description: 'Required for tenant callers; a merchant caller saves its own.' }),
   })
   .openapi('CreateWithdrawalMethodRequest');
 
@@ -86,7 +87,7 @@ export const UpdateWithdrawalMethodBody = z
   .openapi('UpdateWithdrawalMethodRequest');
 
 export const ListWithdrawalMethodsQuery = listQuery({
-  merchantId: Uuid.optional(),
+  merchantId: refersTo('merchant', Uuid).optional(),
   methodType: z.string().min(1).max(64).optional().openapi({ description: 'A catalog type key.' }),
   status: z.enum(WITHDRAWAL_METHOD_STATUSES).optional(),
   livemode: queryBoolean.optional().openapi({ description: 'Accepted for compatibility: rows always belong to the caller\'s mode.' }),

@@ -1,4 +1,5 @@
 import { z } from '../zod';
+import { refersTo } from '../references';
 import { Currency, Money, NullableTimestamp, Timestamp, listQuery } from '../common';
 
 // Withdrawals.
@@ -53,9 +54,9 @@ export const WithdrawalSchema = z
 export const CreateWithdrawalBody = z
   .strictObject({
     amount: Money.refine((m) => m.valueMinor > 0, { message: 'must be positive', path: ['valueMinor'] }).openapi({ description: 'What to pay out; its fee is held on top.' }),
-    withdrawalMethodId: z.string().uuid('must be a withdrawal method id'),
-    withdrawalChannelId: z.string().uuid('must be a channel id').optional().openapi({ description: 'A payout channel carrying the currency; default: the tenant\'s first active one.' }),
-    merchantId: z.string().uuid('must be a merchant id').optional().openapi({ description: 'Required for tenant callers: whose balance pays.' }),
+    withdrawalMethodId: refersTo('withdrawalMethod', z.string().uuid('must be a withdrawal method id')),
+    withdrawalChannelId: refersTo('channel', z.string().uuid('must be a channel id')).optional().openapi({ description: 'A payout channel carrying the currency; default: the tenant\'s first active one.' }),
+    merchantId: refersTo('merchant', z.string().uuid('must be a merchant id')).optional().openapi({ description: 'Required for tenant callers: whose balance pays.' }),
   })
   .openapi('CreateWithdrawalBody');
 
@@ -67,6 +68,6 @@ export const FailWithdrawalBody = z.strictObject({ comment: Text(1000), provider
 
 export const ListWithdrawalsQuery = listQuery({
   status: z.enum(WITHDRAWAL_STATUSES).optional(),
-  entityId: z.string().uuid('must be a merchant id').optional(),
+  entityId: refersTo('merchant', z.string().uuid('must be a merchant id')).optional(),
   currency: Currency.optional(),
 });
