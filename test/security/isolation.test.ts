@@ -9,7 +9,7 @@ import type { CallerContext } from '../../src/domain/context';
 import { authenticate } from '../../src/services/auth';
 import { allows } from '../../src/services/permissions';
 import {
-  CARD, IBAN, KINDS, PATH_PARAMS, buildWorld, call, distinctiveValues, fillPath, kybPdf, leaked, pathParams, snapshot,
+  CARD, IBAN, KINDS, PATH_PARAMS, VALID_BODIES, VALID_QUERIES, buildWorld, call, distinctiveValues, fillPath, kybPdf, leaked, pathParams, snapshot,
   type Kind, type TenantWorld, type World,
 } from './world';
 
@@ -74,78 +74,27 @@ const CALLERS: Caller[] = [
 // Request fixtures: a valid body (and query) for every operation that needs one, so that a refusal can only be
 // isolation. Values name no record: ids in bodies are tried on their own below.
 
-const LIMIT_BODY = { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 1 };
-const BODIES: Record<string, unknown> = {
-  updateApiKey: { name: 'taken over' },
-  updateTenant: { name: 'taken over' },
-  updateMerchantWebhookEndpoint: { description: 'taken over' },
-  updateAdminWebhookEndpoint: { description: 'taken over' },
-  updateCompany: { name: 'taken over' },
-  updateMerchant: { name: 'taken over' },
-  putMerchantThreeDsConfig: { enabled: false },
-  putMerchantCheckoutHosting: { checkoutHosting: 'self_hosted' },
-  putMerchantProcessingMode: { processingMode: 'passthrough' },
-  updatePartner: { name: 'taken over' },
-  updatePartnerAssignment: { commissionRate: 1 },
-  updateChannel: { name: 'taken over' },
-  createChannelLimit: LIMIT_BODY,
-  createMerchantLimit: LIMIT_BODY,
-  updateUser: { displayName: 'taken over' },
-  updateRole: { name: 'taken over' },
-  updateKybSubmission: { data: { legalName: 'taken over' } },
-  rejectKybSubmission: { rejectionReason: 'taken over' },
-  requestKybInformation: { message: 'taken over' },
-  setKybDocumentVerdict: { verdict: 'rejected' },
-  setProviderIntegrationStatus: { status: 'maintenance' },
-  adjustProviderIntegrationCapabilities: { testModeAvailable: false },
-  updateTerminal: { name: 'taken over' },
-  rotateTerminalCredentials: { credentials: { merchantAccount: 'taken', apiKey: 'over' } },
-  putTerminalThreeDsConfig: { enabled: false, executionModel: 'gateway_full', rules: { processOnly3dsCards: false, declineOnAttemptStatus: false, allowMerchantDisable: true } },
-  addTerminalMpiAccount: { brand: 'mastercard' },
-  updateTerminalMpiAccount: { merchantName: 'taken over' },
-  createTerminalRestriction: { action: 'deny', brand: 'visa' },
-  updateTerminalRestriction: { action: 'allow' },
-  createTerminalLimit: LIMIT_BODY,
-  updateFeeSchedule: { name: 'taken over' },
-  updateIntegrationProfile: { sessionLifetime: 600 },
-  updateRoutingRule: { name: 'taken over' },
-  updateCheckoutSession: { metadata: { taken: 'over' } },
-  completeCheckoutSession: { paymentMethod: { type: 'card', card: CARD } },
-  capturePayment: { amount: { currency: 'EUR', valueMinor: 100 } },
-  createRefund: { amount: { currency: 'EUR', valueMinor: 100 } },
-  updateMerchantWithdrawalMethod: { label: 'taken over' },
-  rejectWithdrawal: { rejectionReason: 'taken over' },
-  completeWithdrawal: { providerReference: 'taken-over' },
-  failWithdrawal: { comment: 'taken over' },
-  updateAntifraudPlan: { name: 'taken over' },
-  updateScoringRule: { name: 'taken over' },
-  updateListGroup: { name: 'taken over' },
-  createListEntry: { value: 'taken-over@example.com' },
-};
 /** bodies of the platform-only creates (tried by tenant callers, who must be refused for their level) */
 const BODIES_OF_CREATES: Record<string, unknown> = {
   createTenant: { name: 'taken over' },
-};
-const QUERIES: Record<string, Record<string, string>> = {
-  uploadKybDocument: { type: 'other', filename: 'taken-over.pdf' },
 };
 
 type Fixture<T> = { value: T } | { missing: string };
 
 function bodyOf(op: Operation): Fixture<unknown> {
   if (op.upload || !op.body) return { value: undefined };
-  if (op.id in BODIES) {
-    const parsed = op.body.safeParse(BODIES[op.id]);
-    if (!parsed.success) return { missing: `the body fixture of ${op.id} in test/security/isolation.test.ts (BODIES) is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}` };
-    return { value: BODIES[op.id] };
+  if (op.id in VALID_BODIES) {
+    const parsed = op.body.safeParse(VALID_BODIES[op.id]);
+    if (!parsed.success) return { missing: `the body fixture of ${op.id} in test/security/world.ts (VALID_BODIES) is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}` };
+    return { value: VALID_BODIES[op.id] };
   }
   if (op.body.safeParse({}).success) return { value: op.method === 'get' ? undefined : {} };
-  return { missing: `${op.id} (${op.method.toUpperCase()} ${op.path}) needs a body: add a valid one to BODIES in test/security/isolation.test.ts` };
+  return { missing: `${op.id} (${op.method.toUpperCase()} ${op.path}) needs a body: add a valid one to VALID_BODIES in test/security/world.ts` };
 }
 
 function queryOf(op: Operation): Fixture<Record<string, string> | undefined> {
-  if (op.id in QUERIES) return { value: QUERIES[op.id] };
-  if (op.query && !op.query.safeParse({}).success) return { missing: `${op.id} needs query parameters: add them to QUERIES in test/security/isolation.test.ts` };
+  if (op.id in VALID_QUERIES) return { value: VALID_QUERIES[op.id] };
+  if (op.query && !op.query.safeParse({}).success) return { missing: `${op.id} needs query parameters: add them to VALID_QUERIES in test/security/world.ts` };
   return { value: undefined };
 }
 

@@ -482,3 +482,60 @@ export function leaked(res: request.Response, values: { strings: string[]; numbe
   for (const n of values.numbers) if (new RegExp(`(?<![0-9A-Za-z])${n}(?![0-9A-Za-z])`).test(text)) found.push(String(n));
   return found;
 }
+
+const LIMIT_BODY = { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 1 };
+/**
+ * Valid bodies of the operations that act on a record, so that an answer can only be about the record (its tenant, merchant
+ * or mode): the isolation matrix and the mode matrix send them.
+ */
+export const VALID_BODIES: Record<string, unknown> = {
+  updateApiKey: { name: 'taken over' },
+  updateTenant: { name: 'taken over' },
+  updateMerchantWebhookEndpoint: { description: 'taken over' },
+  updateAdminWebhookEndpoint: { description: 'taken over' },
+  updateCompany: { name: 'taken over' },
+  updateMerchant: { name: 'taken over' },
+  putMerchantThreeDsConfig: { enabled: false },
+  putMerchantCheckoutHosting: { checkoutHosting: 'self_hosted' },
+  putMerchantProcessingMode: { processingMode: 'passthrough' },
+  updatePartner: { name: 'taken over' },
+  updatePartnerAssignment: { commissionRate: 1 },
+  updateChannel: { name: 'taken over' },
+  createChannelLimit: LIMIT_BODY,
+  createMerchantLimit: LIMIT_BODY,
+  updateUser: { displayName: 'taken over' },
+  updateRole: { name: 'taken over' },
+  updateKybSubmission: { data: { legalName: 'taken over' } },
+  rejectKybSubmission: { rejectionReason: 'taken over' },
+  requestKybInformation: { message: 'taken over' },
+  setKybDocumentVerdict: { verdict: 'rejected' },
+  setProviderIntegrationStatus: { status: 'maintenance' },
+  adjustProviderIntegrationCapabilities: { testModeAvailable: false },
+  updateTerminal: { name: 'taken over' },
+  rotateTerminalCredentials: { credentials: { merchantAccount: 'taken', apiKey: 'over' } },
+  putTerminalThreeDsConfig: { enabled: false, executionModel: 'gateway_full', rules: { processOnly3dsCards: false, declineOnAttemptStatus: false, allowMerchantDisable: true } },
+  addTerminalMpiAccount: { brand: 'mastercard' },
+  updateTerminalMpiAccount: { merchantName: 'taken over' },
+  createTerminalRestriction: { action: 'deny', brand: 'visa' },
+  updateTerminalRestriction: { action: 'allow' },
+  createTerminalLimit: LIMIT_BODY,
+  updateFeeSchedule: { name: 'taken over' },
+  updateIntegrationProfile: { sessionLifetime: 600 },
+  updateRoutingRule: { name: 'taken over' },
+  updateCheckoutSession: { metadata: { taken: 'over' } },
+  completeCheckoutSession: { paymentMethod: { type: 'card', card: CARD } },
+  capturePayment: { amount: { currency: 'EUR', valueMinor: 100 } },
+  createRefund: { amount: { currency: 'EUR', valueMinor: 100 } },
+  updateMerchantWithdrawalMethod: { label: 'taken over' },
+  rejectWithdrawal: { rejectionReason: 'taken over' },
+  completeWithdrawal: { providerReference: 'taken-over' },
+  failWithdrawal: { comment: 'taken over' },
+  updateAntifraudPlan: { name: 'taken over' },
+  updateScoringRule: { name: 'taken over' },
+  updateListGroup: { name: 'taken over' },
+  createListEntry: { value: 'taken-over@example.com' },
+};
+/** Valid query strings of the operations that take one besides their body (a KYB upload's type and filename). */
+export const VALID_QUERIES: Record<string, Record<string, string>> = {
+  uploadKybDocument: { type: 'other', filename: 'taken-over.pdf' },
+};
