@@ -1,4 +1,4 @@
-import { withTransaction, type CallerContext } from '../domain/context';
+import { inTransaction, type CallerContext } from '../domain/context';
 import { InternalError } from '../domain/errors';
 import { ConnectorError, type ConnectorResult } from '../connectors';
 
@@ -41,7 +41,8 @@ export async function throughProvider<I, R>(ctx: CallerContext, op: ProviderOper
     throw new InternalError(`${op.name}: a provider call was asked for inside an open database transaction; it runs only between two transactions.`, 'PROVIDER_CALL_IN_TRANSACTION');
   }
   const { record } = op;
-  const recorded = typeof record === 'function' ? await ctx.db.transaction((t) => record(withTransaction(ctx, t))) : record.recorded;
+  // inTransaction: a new transaction (none is open here) in which the actor's own record is made sure of first
+  const recorded = typeof record === 'function' ? await inTransaction(ctx, record) : record.recorded;
   if (recorded instanceof Settled) return recorded.value;
   let answer: ProviderAnswer;
   try {
@@ -51,5 +52,5 @@ export async function throughProvider<I, R>(ctx: CallerContext, op: ProviderOper
     if (!(error instanceof ConnectorError)) throw error;
     answer = { unreachable: error };
   }
-  return ctx.db.transaction((t) => op.apply(withTransaction(ctx, t), recorded, answer));
+  return inTransaction(ctx, (tx) => op.apply(tx, recorded, answer));
 }
