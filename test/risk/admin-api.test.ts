@@ -120,7 +120,7 @@ describe(`list groups and entries (${dialectName})`, () => {
 
     const entries = await audit('list_group.created', byType.email);
     expect(entries).toHaveLength(1);
-    expect(entries[0].actor).toEqual({ type: 'api_key', id: h.sandbox.tenantKey.id });
+    expect(entries[0].actor).toEqual({ type: 'api_key', id: h.sandbox.tenantKey.id, name: null });
     expect(entries[0].after).toMatchObject({ id: byType.email, entryType: 'email', entryCount: 0 });
   });
 
