@@ -1,9 +1,9 @@
 import os from 'node:os';
 import { Op } from 'sequelize';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli, type CliResult } from '../helpers/cli';
 import { TEST_IBAN } from '../helpers/withdrawals';
-import { openRuntime, closeRuntime, operatorContext, type Runtime } from '../../src/runtime';
+import { operatorContext } from '../../src/runtime';
 import { updateTenant } from '../../src/services/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods';
 import { createWithdrawal } from '../../src/services/withdrawals';
@@ -38,19 +38,10 @@ const cli = async (...args: string[]): Promise<CliResult> => {
   return res;
 };
 
-async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(testConfig(db));
-  try {
-    return await fn(rt);
-  } finally {
-    await closeRuntime(rt);
-  }
-}
-
 let requests = 0;
 /** A pending withdrawal, requested as the merchant (in process, as an operator of the merchant's level). */
 const requestWithdrawal = (valueMinor: number) =>
-  withRuntime(async (rt) => {
+  withRuntimeOf(db, async (rt) => {
     requests += 1;
     const merchant = operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, operator: 'merchant-admin' });
     return (await createWithdrawal(merchant, { amount: { currency: 'EUR', valueMinor }, withdrawalMethodId: methodId }, `actor-ids-${requests}`)).id;
@@ -60,7 +51,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
   sb = (await cli('sandbox', 'init', '--json')).json();
-  await withRuntime(async (rt) => {
+  await withRuntimeOf(db, async (rt) => {
     const tenant = operatorContext(rt, { level: 'tenant', tenantId: sb.tenantId, livemode: false });
     await updateTenant(tenant, sb.tenantId, { withdrawalCoolingPeriodHours: 0 });
     const merchant = operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, operator: 'merchant-admin' });
@@ -99,7 +90,7 @@ describe(`who did it is an id (${dialectName})`, () => {
     await cli('withdrawals', 'reject', toReject, '--reason', 'Destination not verified', '--operator', 'carol', '--json');
     await cli('withdrawals', 'cancel', toCancel, '--yes', '--json');
 
-    await withRuntime(async (rt) => {
+    await withRuntimeOf(db, async (rt) => {
       const models = Object.values(rt.db.models) as unknown as { name: string; tableName: string; getAttributes(): Record<string, unknown>; findAll(o: object): Promise<Record<string, unknown>[]> }[];
       const users = new Set((await rt.db.models.User.findAll({ attributes: ['id'], raw: true })).map((u) => (u as unknown as { id: string }).id));
       const keys = new Set((await rt.db.models.ApiKey.findAll({ attributes: ['id'], raw: true })).map((k) => (k as unknown as { id: string }).id));

@@ -1,8 +1,7 @@
 import request from 'supertest';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli, type CliResult } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
-import { openRuntime, closeRuntime } from '../../src/runtime';
 import { createApp } from '../../src/http/app';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 
@@ -40,16 +39,7 @@ afterAll(async () => {
   await db.drop();
 });
 
-async function withRuntime<T>(fn: (rt: Awaited<ReturnType<typeof openRuntime>>) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(testConfig(db));
-  try {
-    return await fn(rt);
-  } finally {
-    await closeRuntime(rt);
-  }
-}
-
-const apiGet = (p: string) => withRuntime((rt) => request(createApp(rt)).get(p).set('Authorization', `Bearer ${sb.tenantKey.secretKey}`));
+const apiGet = (p: string) => withRuntimeOf(db, (rt) => request(createApp(rt)).get(p).set('Authorization', `Bearer ${sb.tenantKey.secretKey}`));
 
 async function trigger(type: string) {
   const res = await cli('events', 'trigger', type, '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--json');
@@ -58,7 +48,7 @@ async function trigger(type: string) {
 }
 
 async function eventTypesOf(paymentId: string): Promise<string[]> {
-  return withRuntime(async (rt) => {
+  return withRuntimeOf(db, async (rt) => {
     const rows = await rt.db.models.Event.findAll({ where: { tenantId: sb.tenantId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
     return rows
       .map((r) => r.get({ plain: true }) as { type: string; data: Record<string, unknown> })
@@ -144,7 +134,7 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     expect(replay.status).toBe(0);
     expect(replay.json()).toEqual(refund);
     // the key lives in the tenant's scope, as the API's: the tenant's secret key replays the same refund
-    const api = await withRuntime((rt) =>
+    const api = await withRuntimeOf(db, (rt) =>
       request(createApp(rt)).post(`/v1/payments/${paid}/refunds`).set('Authorization', `Bearer ${sb.tenantKey.secretKey}`)
         .set('Idempotency-Key', 'cli-refund-1').send({ amount: { currency: 'EUR', valueMinor: 1000 }, reason: 'damaged item' }),
     );
@@ -264,12 +254,12 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     const payment = (await cli('payments', 'get', action.paymentId, '--json')).json();
     expect(payment.action).toMatchObject({ type: 'redirect', url: expect.stringContaining('/sandbox/3ds/') });
     // the ledger holds after all of it
-    await withRuntime((rt) => expectLedgerInvariant(rt));
+    await withRuntimeOf(db, (rt) => expectLedgerInvariant(rt));
   });
 
   test('payments get --wait waits while the payment is processing: exit 8 after --timeout, the answer once the acquirer has given it', async () => {
     // a payment whose acquirer answer nobody has run yet (no serve, no jobs): it stays processing
-    const paymentId = await withRuntime(async (rt) => {
+    const paymentId = await withRuntimeOf(db, async (rt) => {
       const app = createApp(rt);
       const auth = `Bearer ${sb.tenantKey.secretKey}`;
       const session = await request(app).post('/v1/checkout-sessions').set('Authorization', auth)
@@ -287,7 +277,7 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     // the acquirer answers while the command waits
     const waiting = cli('payments', 'get', paymentId, '--wait', '--timeout', '60', '--json');
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await withRuntime((rt) => runDueSandboxOperations(rt))).toBeGreaterThanOrEqual(1);
+    expect(await withRuntimeOf(db, (rt) => runDueSandboxOperations(rt))).toBeGreaterThanOrEqual(1);
     const answered = await waiting;
     expect(answered.status).toBe(0);
     expect(answered.json()).toMatchObject({ id: paymentId, status: 'captured' });

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, operatorContext, type Runtime } from '../../src/runtime';
+import { operatorContext } from '../../src/runtime';
 import { evaluateRisk } from '../../src/services/risk/engine';
 import { createSession } from '../../src/services/checkout-sessions';
 import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
@@ -19,15 +19,6 @@ const cli = (...args: string[]) => runCli(args, env);
 let sandbox: { tenantId: string; merchantId: string };
 let tenant: string[];
 let fingerprint: string;
-
-async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(testConfig(db));
-  try {
-    return await fn(rt);
-  } finally {
-    await closeRuntime(rt);
-  }
-}
 
 const payment = (card: string, extra: Record<string, unknown> = {}) => JSON.stringify({ amount: { currency: 'EUR', valueMinor: 2500 }, card: { number: card }, ...extra });
 const paths = (res: { json(): { error: { errors: { path: string }[] } } }) => res.json().error.errors.map((e) => e.path);
@@ -301,11 +292,11 @@ describe(`payplane risk (${dialectName})`, () => {
 
     // the engine in this process, on the same database and subject
     const subject = run.subject as RiskSubject;
-    const engine = await withRuntime((rt) => evaluateRisk(operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), subject));
+    const engine = await withRuntimeOf(db, (rt) => evaluateRisk(operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), subject));
     expect(engine).toEqual(run.decision);
 
     // a real checkout payment with the card: declined by the risk checks with the dry run's decision
-    const paid = await withRuntime(async (rt) => {
+    const paid = await withRuntimeOf(db, async (rt) => {
       const ctx = operatorContext(rt, { level: 'merchant', tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, livemode: false });
       const session = await createSession(ctx, { amount: { currency: 'EUR', valueMinor: 2500 } });
       await completeCheckoutSession(ctx, session.id, { paymentMethod: { type: 'card', card: { number: CARD, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123' } } });

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, operatorContext, type Runtime } from '../../src/runtime';
+import { operatorContext } from '../../src/runtime';
 import { createTerminal } from '../../src/services/terminals';
 import { decideRoute, type RoutingInput } from '../../src/services/routing';
 
@@ -16,22 +16,13 @@ let sandbox: { tenantId: string; merchantId: string };
 let t1: string;
 let t2: string;
 
-async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(testConfig(db));
-  try {
-    return await fn(rt);
-  } finally {
-    await closeRuntime(rt);
-  }
-}
-
 beforeAll(async () => {
   db = await createTestDatabase();
   env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
   const init = await cli('sandbox', 'init', '--json');
   expect(init.status).toBe(0);
   sandbox = init.json();
-  await withRuntime(async (rt) => {
+  await withRuntimeOf(db, async (rt) => {
     const op = operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
     const base = { providerIntegrationId: CARD, credentials: { merchantAccount: 'acct', apiKey: 'key' } };
     t1 = (await createTerminal(op, { ...base, name: 'CLI T1', supportedCurrencies: ['EUR', 'USD'], supportedBrands: ['visa', 'mastercard'] })).id;
@@ -121,7 +112,7 @@ describe(`payplane routing-rules (${dialectName})`, () => {
     const decide = await cli('routing-rules', 'decide', '--merchant', sandbox.merchantId, '--amount', '5000', '--currency', 'EUR', '--brand', 'visa', '--at', at, '--json');
     expect(decide.status).toBe(0);
     const input: RoutingInput = { merchantId: sandbox.merchantId, amount: { currency: 'EUR', valueMinor: 5000 }, paymentMethod: 'card', brand: 'visa', cardCountry: null, channelId: null, transactionType: 'payment', at: new Date(at) };
-    const expected = await withRuntime((rt) => decideRoute(operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), input));
+    const expected = await withRuntimeOf(db, (rt) => decideRoute(operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), input));
     expect(decide.json()).toEqual(expected);
     expect(expected).toMatchObject({ ruleId: v1.id, ruleVersionId: v2.id, version: 2, strategy: 'priority', terminals: [t1] });
     const decideTable = await cli('routing-rules', 'decide', '--merchant', sandbox.merchantId, '--amount', '5000', '--currency', 'USD', '--brand', 'amex');

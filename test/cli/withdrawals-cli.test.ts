@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { BIN, ROOT, runCli, type CliResult } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { TEST_IBAN } from '../helpers/withdrawals';
-import { openRuntime, closeRuntime, operatorContext, type Runtime } from '../../src/runtime';
+import { operatorContext, type Runtime } from '../../src/runtime';
 import { updateTenant } from '../../src/services/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods';
 import { approveWithdrawal, createWithdrawal, getWithdrawal, startExecution } from '../../src/services/withdrawals';
@@ -37,15 +37,6 @@ const NO_ESCAPES = /\u001b\[/;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
-async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(testConfig(db));
-  try {
-    return await fn(rt);
-  } finally {
-    await closeRuntime(rt);
-  }
-}
-
 const tenantOperator = (rt: Runtime, operator?: string) => operatorContext(rt, { level: 'tenant', tenantId: sb.tenantId, livemode: false, operator });
 const merchantCaller = (rt: Runtime) =>
   operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, operator: 'merchant-admin' });
@@ -53,7 +44,7 @@ const merchantCaller = (rt: Runtime) =>
 let requests = 0;
 /** A pending withdrawal of the sandbox merchant, requested as the merchant (approved too when asked). */
 async function requestWithdrawal(valueMinor: number, options: { approve?: boolean; currency?: string } = {}): Promise<string> {
-  return withRuntime(async (rt) => {
+  return withRuntimeOf(db, async (rt) => {
     requests += 1;
     const amount = { currency: options.currency ?? 'EUR', valueMinor };
     const w = await createWithdrawal(merchantCaller(rt), { amount, withdrawalMethodId: methodId }, `cli-test-${requests}`);
@@ -62,10 +53,10 @@ async function requestWithdrawal(valueMinor: number, options: { approve?: boolea
   });
 }
 
-const stored = (id: string) => withRuntime((rt) => getWithdrawal(tenantOperator(rt), id));
+const stored = (id: string) => withRuntimeOf(db, (rt) => getWithdrawal(tenantOperator(rt), id));
 
 async function balance(currency = 'EUR') {
-  return withRuntime(async (rt) => {
+  return withRuntimeOf(db, async (rt) => {
     const [b] = await balancesOf(tenantOperator(rt), { merchantId: sb.merchantId, currency });
     return { available: b?.available.valueMinor ?? 0, payable: b?.payable.valueMinor ?? 0 };
   });
@@ -73,7 +64,7 @@ async function balance(currency = 'EUR') {
 
 /** The operator names recorded in the audit trail for one withdrawal, action by action. */
 async function auditActors(id: string): Promise<[string, string][]> {
-  return withRuntime(async (rt) => {
+  return withRuntimeOf(db, async (rt) => {
     const rows = await rt.db.models.AuditEntry.findAll({ where: { targetId: id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
     // the actor is the operator's user; the entry names the OS account too
     for (const r of rows) expect(r.get('actorId')).toBe(op(String(r.get('actorName')).replace(/^os:/, '')));
@@ -146,7 +137,7 @@ beforeAll(async () => {
   const init = await runCli(['sandbox', 'init', '--json'], env);
   expect(init.status).toBe(0);
   sb = init.json();
-  await withRuntime(async (rt) => {
+  await withRuntimeOf(db, async (rt) => {
     const tenant = tenantOperator(rt);
     await updateTenant(tenant, sb.tenantId, { withdrawalCoolingPeriodHours: 0 });
     const method = await createWithdrawalMethod(merchantCaller(rt), {
@@ -170,7 +161,7 @@ afterAll(async () => {
   // no read and no flag-driven command shows the full IBAN: only the interactive execute does (checked below)
   for (const out of outputs) expect(out.stdout + out.stderr).not.toContain(TEST_IBAN);
   if (db) {
-    await withRuntime((rt) => expectLedgerInvariant(rt));
+    await withRuntimeOf(db, (rt) => expectLedgerInvariant(rt));
     await db.drop();
   }
 });
@@ -374,7 +365,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
 
   test('another operator cannot take over an execution (409, exit 5); its own operator continues it', async () => {
     const id = await requestWithdrawal(1500, { approve: true });
-    await withRuntime((rt) => startExecution(tenantOperator(rt, 'carol'), id));
+    await withRuntimeOf(db, (rt) => startExecution(tenantOperator(rt, 'carol'), id));
 
     const [complete, fail, viaProvider] = await Promise.all([
       cli('withdrawals', 'execute', id, '--complete', '--reference', 'R-1', '--operator', 'dave', '--json'),
@@ -400,7 +391,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
   });
 
   test('maker-checker: --operator tells the approver from the executor', async () => {
-    await withRuntime((rt) => updateTenant(tenantOperator(rt), sb.tenantId, { withdrawalMakerChecker: true }));
+    await withRuntimeOf(db, (rt) => updateTenant(tenantOperator(rt), sb.tenantId, { withdrawalMakerChecker: true }));
     try {
       const id = await requestWithdrawal(1200);
       expect((await cli('withdrawals', 'approve', id, '--operator', 'gina', '--json')).status).toBe(0);
@@ -412,7 +403,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       expect(other.status).toBe(0);
       expect(other.json()).toMatchObject({ status: 'completed', approvedBy: op('gina'), executedBy: op('hugo') });
     } finally {
-      await withRuntime((rt) => updateTenant(tenantOperator(rt), sb.tenantId, { withdrawalMakerChecker: false }));
+      await withRuntimeOf(db, (rt) => updateTenant(tenantOperator(rt), sb.tenantId, { withdrawalMakerChecker: false }));
     }
   });
 

@@ -148,6 +148,16 @@ export interface TestRuntime {
   close(): Promise<void>;
 }
 
+/** Opens a runtime on a test database (as a CLI process would), runs fn with it and closes it, whatever fn does. */
+export async function withRuntimeOf<T>(db: TestDatabase, fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const rt = await openRuntime(testConfig(db));
+  try {
+    return await fn(rt);
+  } finally {
+    await closeRuntime(rt);
+  }
+}
+
 export async function createTestRuntime(options: { clock?: Clock; config?: Partial<AppConfig> } = {}): Promise<TestRuntime> {
   const db = await createTestDatabase();
   const rt = await openRuntime(testConfig(db, options.config), { clock: options.clock });
