@@ -224,7 +224,7 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     expect(usable.type.type).toBe('bank_account');
     expect(usable.details).toEqual({ iban: IBAN_3, accountHolderName: 'Jean Dupont' });
     expect((await as(merchantKey).get(`${BASE}/${cooling.id}`)).body.data.status).toBe('active');
-    expect((await auditOf(cooling.id)).map((a) => [a.action, a.actorType])).toEqual([['withdrawal_method.created', 'api_key'], ['withdrawal_method.activated', 'cli']]);
+    expect((await auditOf(cooling.id)).map((a) => [a.action, a.actorType])).toEqual([['withdrawal_method.created', 'api_key'], ['withdrawal_method.activated', 'user']]);
     // the job finds nothing left to do for it
     await activateDueMethods(h.rt);
     expect((await auditOf(cooling.id)).filter((a) => a.action === 'withdrawal_method.activated')).toHaveLength(1);
@@ -319,8 +319,10 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     expectProblem(await other.patch(`${BASE}/${main.id}`, { label: 'Hijack' }), 404);
     expectProblem(await other.delete(`${BASE}/${main.id}`), 404);
     expect(ids(await other.get(BASE))).toEqual([mine.id]);
-    // a merchant filter naming another merchant finds nothing
-    expect(ids(await other.get(`${BASE}?merchantId=${merchantId}`))).toEqual([]);
+    // a merchant filter naming another merchant names a record the caller cannot see: 404 naming the parameter
+    const filtered = await other.get(`${BASE}?merchantId=${merchantId}`);
+    expectProblem(filtered, 404);
+    expect(paths(filtered)).toEqual(['query.merchantId']);
     expectProblem(await as(merchantKey).get(`${BASE}/${mine.id}`), 404);
     expect(ids(await as(merchantKey).get(`${BASE}?limit=100`))).not.toContain(mine.id);
     expect(ids(await as(tenantKey).get(`${BASE}?merchantId=${second.merchantId}`))).toEqual([mine.id]);
