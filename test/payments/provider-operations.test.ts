@@ -3,7 +3,7 @@ import { expectLedgerInvariant } from '../helpers/ledger';
 import { expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { connectorFor, registerConnector, type Connector } from '../../src/connectors';
+import { ConnectorError, connectorFor, registerConnector, type Connector } from '../../src/connectors';
 import type { ConnectorResult } from '../../src/connectors/types';
 import { capturePayment, PAYMENT_OPERATION_LEASE_MS } from '../../src/services/payments/payments';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';
@@ -106,6 +106,43 @@ describe(`capture and cancel through the provider-call helper (${dialectName})`,
     expect(Number((await row(paymentId)).capturedMinor)).toBe(10_000);
     await m.settle();
     expect(m.events().slice(mark).filter((e) => e.data.id === paymentId).map((e) => e.type).sort()).toEqual(['payment.captured', 'payment.succeeded']);
+  });
+
+  test('a capture the provider did not answer (timeout, 5xx) stays recorded: 503, 409 to another amount, sent again by recovery until it answers, booked once', async () => {
+    const { paymentId } = await payWithCard(m, '4242424242424242', { captureMethod: 'manual' });
+    // the provider captures the whole amount, but its answer is lost (the connector's timeout: a retryable ConnectorError)
+    const lost = replacing('capture', async (original) => {
+      await original();
+      throw new ConnectorError('connector capture call failed: TimeoutError', true);
+    });
+    expectProblem(await merchant().post(`/v1/payments/${paymentId}/capture`, {}), 503, 'PROVIDER_UNAVAILABLE');
+    expect(await row(paymentId)).toMatchObject({ status: 'requires_capture', pendingOperation: { kind: 'capture', amountMinor: 10_000 } });
+    // another amount under the same reference, or a cancel, would contradict what the provider may have done
+    expectProblem(await merchant().post(`/v1/payments/${paymentId}/capture`, { amount: { currency: 'EUR', valueMinor: 5_000 } }), 409, 'PAYMENT_OPERATION_IN_PROGRESS');
+    expectProblem(await merchant().post(`/v1/payments/${paymentId}/cancel`), 409, 'PAYMENT_OPERATION_IN_PROGRESS');
+    // recovery after the lease: still no answer, so it stays recorded; then the provider answers and it is booked once
+    m.clock.advance(PAYMENT_OPERATION_LEASE_MS + 1_000);
+    await recoverStalledCalls(m.rt);
+    expect(await row(paymentId)).toMatchObject({ status: 'requires_capture', pendingOperation: { kind: 'capture' } });
+    const resent = replacing('capture', (original) => original());
+    m.clock.advance(PAYMENT_OPERATION_LEASE_MS + 1_000);
+    expect(await recoverStalledCalls(m.rt)).toBe(1);
+    expect(lost).toEqual(['capture', 'capture']);
+    expect(resent).toEqual(['capture']);
+    expect(await row(paymentId)).toMatchObject({ status: 'captured', pendingOperation: null });
+    expect(Number((await row(paymentId)).capturedMinor)).toBe(10_000);
+  });
+
+  test('a capture the connector could not send at all (not retryable) is cleared: 503 and the payment as it was', async () => {
+    const { paymentId } = await payWithCard(m, '4242424242424242', { captureMethod: 'manual' });
+    const calls = replacing('capture', async () => {
+      throw new ConnectorError('connector is not served over https', false);
+    });
+    expectProblem(await merchant().post(`/v1/payments/${paymentId}/capture`, {}), 503, 'PROVIDER_UNAVAILABLE');
+    expect(calls).toEqual(['capture']);
+    expect(await row(paymentId)).toMatchObject({ status: 'requires_capture', pendingOperation: null });
+    registerConnector('sandbox-card', sandboxCard);
+    expect((await merchant().post(`/v1/payments/${paymentId}/capture`, {})).body.data.status).toBe('captured');
   });
 
   test('the helper refuses to call a provider inside an open transaction', async () => {

@@ -80,8 +80,9 @@ type OperationOutcome = { row: PaymentRow; refusal?: undefined } | { row?: undef
 /**
  * Applies the provider's answer to a recorded capture or void: the payment is locked again and must still carry this
  * operation (else recovery or an earlier answer applied it: the payment is returned as it is). Accepted: booked and
- * moved (captured / voided) with its events. Refused or unreachable: the operation is cleared and the payment stays as
- * it was (requires_capture), with the refusal to answer.
+ * moved (captured / voided) with its events. Refused, or never sent: the operation is cleared and the payment stays as
+ * it was (requires_capture), with the refusal to answer. No answer (a timeout, a 5xx: the outcome is unknown): the
+ * operation stays recorded for recovery to send again, and the caller is answered 503.
  */
 async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: ProviderAnswer): Promise<OperationOutcome> {
   const payments = scoped(tx, tx.db.models.Payment);
@@ -90,7 +91,19 @@ async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: 
   if (row.pendingOperation?.id !== operation.id) return { row };
   const clear = { pendingOperation: null, pendingOperationUntil: null };
   const what = operation.kind === 'void' ? 'void the authorization' : 'capture';
+  if (answer.unreachable?.retryable) {
+    // a timeout or a 5xx: the provider may have done it. The outcome is unknown, so the operation stays recorded (a
+    // second capture or cancel meanwhile is 409, never another amount under the same reference) and recovery sends it
+    // again with the same reference once its lease runs out, until the provider answers.
+    return {
+      refusal: new UnavailableError(
+        `The provider did not answer (${answer.unreachable.message}): the ${operation.kind === 'void' ? 'cancel' : 'capture'} stays recorded and is sent again until the provider answers; read the payment again later.`,
+        'PROVIDER_UNAVAILABLE',
+      ),
+    };
+  }
   if (answer.unreachable) {
+    // never sent (the connector refused before the provider was reached): nothing happened, the payment stays as it was
     await payments.update(row, clear);
     return { refusal: new UnavailableError(`The provider could not be reached: ${answer.unreachable.message}. Try again.`, 'PROVIDER_UNAVAILABLE') };
   }
