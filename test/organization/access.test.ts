@@ -17,6 +17,11 @@ beforeAll(async () => {
   other = await createSandbox(h.rt, { name: 'Other tenant' });
 });
 afterAll(() => h.close());
+// user tokens live at most PAYPLANE_TOKEN_MAX_LIFETIME_HOURS (24 h) and the tests move the clock past invitations'
+// expiry: each test takes a platform token issued at its own start
+beforeEach(async () => {
+  platform = (await h.rt.tokens.issue(h.sandbox.platformUserId, 24 * 3600, false)).token;
+});
 
 let emails = 0;
 const email = (tag: string) => `${tag}-${++emails}@example.com`;
