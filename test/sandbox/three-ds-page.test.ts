@@ -48,7 +48,10 @@ async function challenge(options: { returnUrl?: string; amount?: number; currenc
     paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030, cvc: '123' } },
   });
   expect(answer.status).toBe('requires_action');
-  return { path: answer.action!.url, reference };
+  // the page's URL is absolute (every URL handed out is): the app under test is asked for its path
+  const url = new URL(answer.action!.url);
+  expect(url.pathname).toMatch(/^\/sandbox\/3ds\//);
+  return { path: `${url.pathname}${url.search}`, reference };
 }
 
 const answer = (path: string, action: string) => request(app).post(path).type('form').send({ action });
