@@ -89,7 +89,7 @@ describe(`payplane CLI (${dialectName})`, () => {
     const created = await cli('keys', 'create', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--name', 'CLI key', '--permission', 'api-keys:keys:view', '--json');
     expect(created.status).toBe(0);
     const key = created.json();
-    expect(key).toMatchObject({ name: 'CLI key', permissions: ['api-keys:keys:view'], owner: { type: 'merchant', merchantId: sandbox.merchantId }, createdBy: null, createdByType: 'cli' });
+    expect(key).toMatchObject({ name: 'CLI key', permissions: ['api-keys:keys:view'], owner: { type: 'merchant', merchantId: sandbox.merchantId }, createdBy: expect.stringMatching(/^[0-9a-f-]{36}$/), createdByType: 'user' });
     expect(key.secretKey).toMatch(/^sk_test_/);
     await withApi(async (_rt, app) => {
       const res = await request(app).get(`/v1/api-keys/${key.id}`).set('Authorization', `Bearer ${key.secretKey}`);
