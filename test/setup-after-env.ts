@@ -14,3 +14,8 @@ afterAll(() => {
   const violations = takeConnectionViolations();
   if (violations.length > 0) throw new Error(`${violations.length} queries ran outside the open transaction of their request or job:\n\n${violations.slice(0, 3).join('\n\n')}`);
 });
+
+// A CLI test runs the real binary once per command, a node process of its own each time: on a loaded machine (CI runs
+// two test files at once on two cores) one test of a few dozen commands takes minutes. Their budget is a backstop
+// against a hang, not a speed check (speed is the benchmarks'); a file that sets a longer one keeps it.
+if (/[\\/]test[\\/]cli[\\/]/.test(expect.getState().testPath ?? '')) jest.setTimeout(180_000);
