@@ -36,6 +36,18 @@ export interface ProviderOperation<I, R> {
   apply: (tx: CallerContext, intent: I, answer: ProviderAnswer) => Promise<R>;
 }
 
+/**
+ * What an operation that leaves its record pending until the provider answers (an attempt, a refund) applies when the
+ * provider gave no answer. A timeout or a 5xx (retryable): the provider may have done it, so the outcome is unknown and
+ * the record stays pending with no provider reference, for recovery to send again with the same reference (never a
+ * failure the caller would retry under a new reference, nor a cascade to another terminal: two authorizations). Not
+ * retryable (never sent): a failure.
+ */
+export function unansweredResult(unreachable: ConnectorError): ConnectorResult {
+  if (unreachable.retryable) return { status: 'pending', providerReference: null, rawStatus: 'pending' };
+  return { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: unreachable.message };
+}
+
 export async function throughProvider<I, R>(ctx: CallerContext, op: ProviderOperation<I, R>): Promise<R> {
   if (ctx.transaction) {
     throw new InternalError(`${op.name}: a provider call was asked for inside an open database transaction; it runs only between two transactions.`, 'PROVIDER_CALL_IN_TRANSACTION');

@@ -32,7 +32,7 @@ const merchant = () => m.as(m.sandbox.merchantKey.secretKey);
 const row = async (id: string) => (await m.rt.db.models.Payment.findByPk(id))!.get({ plain: true }) as PaymentRow;
 
 /** The sandbox acquirer with one operation replaced; counts its calls. */
-function replacing(operation: 'capture' | 'void', answer: (original: () => Promise<ConnectorResult>) => Promise<ConnectorResult>) {
+function replacing(operation: 'capture' | 'void' | 'refund' | 'authorize', answer: (original: () => Promise<ConnectorResult>) => Promise<ConnectorResult>) {
   const calls: string[] = [];
   const connector = Object.create(sandboxCard) as Connector;
   connector[operation] = async (env, terminal, request) => {
@@ -143,6 +143,42 @@ describe(`capture and cancel through the provider-call helper (${dialectName})`,
     expect(await row(paymentId)).toMatchObject({ status: 'requires_capture', pendingOperation: null });
     registerConnector('sandbox-card', sandboxCard);
     expect((await merchant().post(`/v1/payments/${paymentId}/capture`, {})).body.data.status).toBe('captured');
+  });
+
+  test('a refund or an authorization the provider did not answer stays pending (no failure, no cascade): the provider\'s own later answer, or recovery resending the refund with the same reference, settles it once (recovery would resend it with the same reference otherwise)', async () => {
+    // a refund: the provider refunds, its answer is lost
+    const { paymentId } = await payWithCard(m, '4242424242424242');
+    const lostRefunds = replacing('refund', async (original) => {
+      await original();
+      throw new ConnectorError('connector refund call failed: TimeoutError', true);
+    });
+    const created = await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 2_500 } });
+    expect(created.status).toBe(201);
+    expect(created.body.data.status).toBe('pending');
+    const refundId = created.body.data.id as string;
+    const refundRow = async () => (await m.rt.db.models.Refund.findByPk(refundId))!.get({ plain: true }) as { status: string; providerReference: string | null };
+    expect(await refundRow()).toMatchObject({ status: 'pending', providerReference: null });
+    // an authorization whose answer is lost: the payment stays processing with its one attempt pending, no cascade
+    const lostAuth = replacing('authorize', async (original) => {
+      await original();
+      throw new ConnectorError('connector authorize call failed: TimeoutError', true);
+    });
+    const paid = await payWithCard(m, '4242424242424242', { settle: false });
+    expect((await row(paid.paymentId)).status).toBe('processing');
+    const attempts = async () => (await m.rt.db.models.PaymentAttempt.findAll({ where: { paymentId: paid.paymentId } })).map((a) => a.get({ plain: true }) as { status: string });
+    expect((await attempts()).map((a) => a.status)).toEqual(['pending']);
+    expect(lostRefunds).toEqual(['refund']);
+    expect(lostAuth).toEqual(['authorize']);
+    // the provider's own asynchronous answers arrive (the sandbox acquirer answers after its delay): each applied to
+    // the one pending record, once
+    registerConnector('sandbox-card', sandboxCard);
+    await m.settle();
+    expect((await attempts()).map((a) => a.status)).toEqual(['succeeded']);
+    expect((await row(paid.paymentId)).status).toBe('captured');
+    expect((await refundRow()).status).toBe('succeeded');
+    expect(Number((await row(paymentId)).refundedMinor)).toBe(2_500);
+    m.clock.advance(3 * 60_000);
+    expect(await recoverStalledCalls(m.rt)).toBe(0);
   });
 
   test('the helper refuses to call a provider inside an open transaction', async () => {

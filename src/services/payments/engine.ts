@@ -3,7 +3,7 @@ import { activePartnerOf } from '../partners';
 import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
 import { scoped } from '../../db/scoped';
 import { connectorFor, type Connector, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
-import { throughProvider } from '../provider-call';
+import { throughProvider, unansweredResult } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit';
 import { resolveFees } from '../fees';
@@ -121,8 +121,7 @@ export async function runAttempts(pctx: CallerContext, first: PendingAttempt, ca
       record: { recorded: next },
       call: (ctx, pending) => sendAttempt(ctx, pending, cardOfAttempt),
       apply: async (tx, pending, answer) => {
-        const result: ConnectorResult = answer.result
-          ?? { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: answer.unreachable.message };
+        const result: ConnectorResult = answer.result ?? unansweredResult(answer.unreachable);
         return applyAttemptAnswer(tx, pending, result);
       },
     });

@@ -3,7 +3,7 @@ import { BusinessRuleError, ConflictError, ValidationError } from '../../domain/
 import type { LineItem, RefundRow } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ConnectorResult } from '../../connectors';
-import { settled, throughProvider, type ProviderOperation } from '../provider-call';
+import { settled, throughProvider, unansweredResult, type ProviderOperation } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit';
 import { resolveFees } from '../fees';
@@ -118,8 +118,7 @@ function refundOperation(record: ProviderOperation<string, string>['record']): P
       });
     },
     apply: async (tx, refundId, answer) => {
-      const result: ConnectorResult = answer.result
-        ?? { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: answer.unreachable.message };
+      const result: ConnectorResult = answer.result ?? unansweredResult(answer.unreachable);
       await applyRefundAnswer(contextForPayment(tx, await scoped(tx, tx.db.models.Refund).get(refundId)), refundId, result);
       return refundId;
     },
