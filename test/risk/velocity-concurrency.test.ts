@@ -112,14 +112,23 @@ describe(`velocity rules under concurrency (${dialectName})`, () => {
     const subject = await riskSubjectFromInput(ctx, { merchantId: m.sandbox.merchantId, amount: { currency: 'EUR', valueMinor: 1_000 }, card: { number: VISA } });
     const [heldSession, otherSession] = await Promise.all([session(), session()]);
     let heldDone = false;
-    let held: Promise<string> | null = null;
-    await inTransaction(ctx, async (tx) => {
-      // this transaction evaluates a payment of VISA and keeps its card's lock until it ends
+    // this transaction evaluates a payment of VISA and keeps its card's lock until released; the test's own requests and
+    // queries run outside it (each request or job holds one connection: the connection guard watches the flow)
+    let evaluated!: () => void;
+    const ready = new Promise<void>((resolve) => (evaluated = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = inTransaction(ctx, async (tx) => {
       expect((await evaluateRisk(tx, subject)).decision).toBe('allow');
-      held = complete(heldSession, VISA).then((id) => {
-        heldDone = true;
-        return id;
-      });
+      evaluated();
+      await released;
+    });
+    await ready;
+    const held = complete(heldSession, VISA).then((id) => {
+      heldDone = true;
+      return id;
+    });
+    try {
       // the payment of VISA waits for the lock of its card ...
       let waiting = 0;
       for (let i = 0; i < 200 && waiting === 0; i++) {
@@ -132,8 +141,11 @@ describe(`velocity rules under concurrency (${dialectName})`, () => {
       const other = await complete(otherSession, MASTERCARD);
       expect((await outcomes([other])).passed).toBe(1);
       expect(heldDone).toBe(false);
-    });
-    const heldId = await held!;
+    } finally {
+      release();
+      await holding;
+    }
+    const heldId = await held;
     // the evaluation above wrote no payment: the held one is the card's first of the hour
     expect((await outcomes([heldId])).passed).toBe(1);
   });
