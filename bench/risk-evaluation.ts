@@ -5,7 +5,7 @@ import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { benchArgs, findRoot, freshDatabase, runBench, type BenchDatabase, type DbKind } from './common';
 import { loadConfig } from '../src/config';
-import type { PaymentRow } from '../src/db/models-payments';
+import type { PaymentRow } from '../src/db/models/payments';
 import { closeRuntime, openRuntime, type Runtime } from '../src/runtime';
 import { evaluateRisk, type RiskDecision } from '../src/services/risk/engine';
 import { createSandbox } from '../src/services/sandbox';

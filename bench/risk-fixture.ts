@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../src/db/database';
-import type { PaymentRow } from '../src/db/models-payments';
+import type { PaymentRow } from '../src/db/models/payments';
 import type { CallerContext } from '../src/domain/context';
 import { operatorContext, type Runtime } from '../src/runtime';
 import { putRiskConfiguration } from '../src/services/risk/configuration';

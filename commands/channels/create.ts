@@ -4,7 +4,7 @@ import { renderRecord } from '../../src/cli/output';
 import { partnerServices } from '../../src/cli/partners-services';
 import { createTenantFlag, platformCtx } from '../../src/cli/partners-flags';
 import { validateWith } from '../../src/cli/validate';
-import { CreateChannelBody } from '../../src/api/partners/schemas';
+import { CreateChannelBody } from '../../src/api/channels/schemas';
 import type { Channel } from '../../src/services/channels';
 
 export default class ChannelsCreate extends BaseCommand<typeof ChannelsCreate> {

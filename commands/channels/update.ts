@@ -4,7 +4,7 @@ import { renderRecord } from '../../src/cli/output';
 import { partnerServices } from '../../src/cli/partners-services';
 import { nullable, platformCtx } from '../../src/cli/partners-flags';
 import { validateWith } from '../../src/cli/validate';
-import { UpdateChannelBody } from '../../src/api/partners/schemas';
+import { UpdateChannelBody } from '../../src/api/channels/schemas';
 import type { Channel } from '../../src/services/channels';
 
 export default class ChannelsUpdate extends BaseCommand<typeof ChannelsUpdate> {

@@ -5,7 +5,7 @@ import { companyFieldFlags, companyInput } from '../../src/cli/organization-flag
 import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { CreateCompanyBody } from '../../src/api/organization/schemas';
-import type { Company } from '../../src/services/companies';
+import type { Company } from '../../src/services/organization/companies';
 
 export default class CompaniesCreate extends BaseCommand<typeof CompaniesCreate> {
   static override summary = 'Create a company of a tenant (in sandbox mode unless --live).';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { organization } from '../../src/cli/organization-services';
-import type { Company } from '../../src/services/companies';
+import type { Company } from '../../src/services/organization/companies';
 
 export default class CompaniesDisable extends BaseCommand<typeof CompaniesDisable> {
   static override summary = 'Disable a company: it takes no new merchants (its merchants keep their state).';

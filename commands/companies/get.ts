@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { organization } from '../../src/cli/organization-services';
-import type { Company } from '../../src/services/companies';
+import type { Company } from '../../src/services/organization/companies';
 
 export default class CompaniesGet extends BaseCommand<typeof CompaniesGet> {
   static override summary = 'Show a company.';

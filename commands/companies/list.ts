@@ -5,7 +5,7 @@ import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { ListCompaniesQuery } from '../../src/api/organization/schemas';
 import type { Page } from '../../src/db/scoped';
-import type { Company } from '../../src/services/companies';
+import type { Company } from '../../src/services/organization/companies';
 
 export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
   static override summary = 'List companies (of every tenant, or of --tenant), one mode at a time.';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { organization } from '../../src/cli/organization-services';
 import type { Page } from '../../src/db/scoped';
-import type { Merchant, MerchantStatus } from '../../src/services/merchants';
+import type { Merchant, MerchantStatus } from '../../src/services/organization/merchants';
 
 export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerchants> {
   static override summary = 'List the merchants of a company.';

@@ -4,7 +4,7 @@ import { companyFieldFlags, companyInput } from '../../src/cli/organization-flag
 import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateCompanyBody } from '../../src/api/organization/schemas';
-import type { Company } from '../../src/services/companies';
+import type { Company } from '../../src/services/organization/companies';
 
 export default class CompaniesUpdate extends BaseCommand<typeof CompaniesUpdate> {
   static override summary = 'Change a company\'s details.';

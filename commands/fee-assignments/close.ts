@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { feeServices, feesPlatformCtx } from '../../src/cli/fees-cli';
-import type { FeeAssignment } from '../../src/services/fees';
+import type { FeeAssignment } from '../../src/services/fees/schedules';
 
 export default class FeeAssignmentsClose extends BaseCommand<typeof FeeAssignmentsClose> {
   static override summary = 'Close an open fee assignment: effectiveTo is set to now.';

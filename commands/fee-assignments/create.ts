@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { feeServices, feesPlatformCtx, renderFeeAssignment } from '../../src/cli/fees-cli';
 import { validateWith } from '../../src/cli/validate';
 import { CreateFeeAssignmentBody, FEE_LEVELS, PAYMENT_METHODS } from '../../src/api/fees/schemas';
-import type { FeeAssignment } from '../../src/services/fees';
+import type { FeeAssignment } from '../../src/services/fees/schedules';
 
 export default class FeeAssignmentsCreate extends BaseCommand<typeof FeeAssignmentsCreate> {
   static override summary = 'Assign an active fee schedule to a level and target, for one currency and payment method.';

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { feeServices, feesPlatformCtx, renderFeeAssignment } from '../../src/cli/fees-cli';
-import type { FeeAssignment } from '../../src/services/fees';
+import type { FeeAssignment } from '../../src/services/fees/schedules';
 
 export default class FeeAssignmentsGet extends BaseCommand<typeof FeeAssignmentsGet> {
   static override summary = 'Show one fee assignment.';

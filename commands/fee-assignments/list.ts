@@ -5,7 +5,7 @@ import { feeListFlags, feePageFooter, feeServices, feesPlatformCtx, renderFeeAss
 import { validateWith } from '../../src/cli/validate';
 import { FEE_LEVELS, ListFeeAssignmentsQuery, PAYMENT_METHODS } from '../../src/api/fees/schemas';
 import type { Page } from '../../src/db/scoped';
-import type { FeeAssignment } from '../../src/services/fees';
+import type { FeeAssignment } from '../../src/services/fees/schedules';
 
 export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignmentsList> {
   static override summary = 'List fee assignments, filtered as the API filters them.';

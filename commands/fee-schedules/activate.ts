@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { feeServices, feesPlatformCtx } from '../../src/cli/fees-cli';
-import type { FeeSchedule } from '../../src/services/fees';
+import type { FeeSchedule } from '../../src/services/fees/schedules';
 
 export default class FeeSchedulesActivate extends BaseCommand<typeof FeeSchedulesActivate> {
   static override summary = 'Activate a draft fee schedule (draft -> active).';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { feeServices, feesPlatformCtx } from '../../src/cli/fees-cli';
-import type { FeeSchedule } from '../../src/services/fees';
+import type { FeeSchedule } from '../../src/services/fees/schedules';
 
 export default class FeeSchedulesArchive extends BaseCommand<typeof FeeSchedulesArchive> {
   static override summary = 'Archive an active fee schedule (active -> archived); its assignments stop applying.';

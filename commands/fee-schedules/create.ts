@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { feeServices, feesPlatformCtx, renderSchedule, scheduleFlagNames, scheduleFlags, scheduleInput } from '../../src/cli/fees-cli';
 import { validateWith } from '../../src/cli/validate';
 import { CreateFeeScheduleBody } from '../../src/api/fees/schemas';
-import type { FeeSchedule } from '../../src/services/fees';
+import type { FeeSchedule } from '../../src/services/fees/schedules';
 
 export default class FeeSchedulesCreate extends BaseCommand<typeof FeeSchedulesCreate> {
   static override summary = 'Create a fee schedule (draft): rules from --rules-file, or one rule from flags.';

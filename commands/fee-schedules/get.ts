@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { feeServices, feesPlatformCtx, renderSchedule } from '../../src/cli/fees-cli';
-import type { FeeSchedule } from '../../src/services/fees';
+import type { FeeSchedule } from '../../src/services/fees/schedules';
 
 export default class FeeSchedulesGet extends BaseCommand<typeof FeeSchedulesGet> {
   static override summary = 'Show one fee schedule with its rules.';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { feeListFlags, feePageFooter, feeServices, feesPlatformCtx, renderSchedules } from '../../src/cli/fees-cli';
 import type { Page } from '../../src/db/scoped';
-import type { FeeSchedule, FeeScheduleStatus } from '../../src/services/fees';
+import type { FeeSchedule, FeeScheduleStatus } from '../../src/services/fees/schedules';
 
 export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesList> {
   static override summary = 'List fee schedules, of one tenant or of all.';

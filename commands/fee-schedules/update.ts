@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { feeServices, feesPlatformCtx, renderSchedule, scheduleFlagNames, scheduleFlags, scheduleInput } from '../../src/cli/fees-cli';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateFeeScheduleBody } from '../../src/api/fees/schemas';
-import type { FeeSchedule } from '../../src/services/fees';
+import type { FeeSchedule } from '../../src/services/fees/schedules';
 
 export default class FeeSchedulesUpdate extends BaseCommand<typeof FeeSchedulesUpdate> {
   static override summary = 'Update a draft fee schedule (rules and rolling reserve replace the whole value).';

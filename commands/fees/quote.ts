@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { feeServices, feesPlatformCtx, feesTenantCtx, renderBreakdown } from '../../src/cli/fees-cli';
 import { validateWith } from '../../src/cli/validate';
 import { QuoteInput } from '../../src/cli/fees-quote-input';
-import type { FeeBreakdown } from '../../src/services/fee-engine';
+import type { FeeBreakdown } from '../../src/services/fees/engine';
 
 export default class FeesQuote extends BaseCommand<typeof FeesQuote> {
   static override summary = 'Print the fee breakdown of a hypothetical transaction, as the fee engine computes it.';

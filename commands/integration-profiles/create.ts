@@ -4,7 +4,7 @@ import { profileServices } from '../../src/cli/profiles-services';
 import { PROFILE_MODES, platformCtx, profileFieldFlags, profileFields, profileFlagNames, renderProfile } from '../../src/cli/profiles-flags';
 import { validateWith } from '../../src/cli/validate';
 import { CreateIntegrationProfileBody } from '../../src/api/profiles/schemas';
-import type { IntegrationProfile } from '../../src/services/integration-profiles';
+import type { IntegrationProfile } from '../../src/services/profiles';
 
 export default class IntegrationProfilesCreate extends BaseCommand<typeof IntegrationProfilesCreate> {
   static override summary = 'Create a merchant\'s integration profile for one mode (one per merchant and mode).';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { profileServices } from '../../src/cli/profiles-services';
 import { platformCtx, renderProfile } from '../../src/cli/profiles-flags';
-import type { IntegrationProfile } from '../../src/services/integration-profiles';
+import type { IntegrationProfile } from '../../src/services/profiles';
 
 export default class IntegrationProfilesGet extends BaseCommand<typeof IntegrationProfilesGet> {
   static override summary = 'Show one integration profile.';

@@ -7,7 +7,7 @@ import { PROFILE_MODES, PROFILE_STATUSES, platformCtx } from '../../src/cli/prof
 import { validateWith } from '../../src/cli/validate';
 import { ListIntegrationProfilesQuery } from '../../src/api/profiles/schemas';
 import type { Page } from '../../src/db/scoped';
-import type { IntegrationProfile } from '../../src/services/integration-profiles';
+import type { IntegrationProfile } from '../../src/services/profiles';
 
 export default class IntegrationProfilesList extends BaseCommand<typeof IntegrationProfilesList> {
   static override summary = 'List integration profiles, of one tenant or merchant or of all.';

@@ -4,7 +4,7 @@ import { profileServices } from '../../src/cli/profiles-services';
 import { platformCtx, profileFieldFlags, profileFields, profileFlagNames, renderProfile } from '../../src/cli/profiles-flags';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateIntegrationProfileBody } from '../../src/api/profiles/schemas';
-import type { IntegrationProfile } from '../../src/services/integration-profiles';
+import type { IntegrationProfile } from '../../src/services/profiles';
 
 export default class IntegrationProfilesUpdate extends BaseCommand<typeof IntegrationProfilesUpdate> {
   static override summary = 'Change an integration profile (merchant and mode are fixed).';

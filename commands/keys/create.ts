@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { chalk, renderRecord } from '../../src/cli/output';
 import { services } from '../../src/cli/services';
-import type { IssuedApiKey } from '../../src/services/api-keys';
+import type { IssuedApiKey } from '../../src/services/api-keys/keys';
 import { validateWith } from '../../src/cli/validate';
 import { CreateApiKeyBody } from '../../src/api/api-keys/schemas';
 

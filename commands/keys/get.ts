@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
 import { services } from '../../src/cli/services';
-import type { ApiKey } from '../../src/services/api-keys';
+import type { ApiKey } from '../../src/services/api-keys/keys';
 
 export default class KeysGet extends BaseCommand<typeof KeysGet> {
   static override summary = 'Show one API key (never its secret).';

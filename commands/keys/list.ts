@@ -4,7 +4,7 @@ import { sharedFlags } from '../../src/cli/flags';
 import { renderTable, statusColour } from '../../src/cli/output';
 import { services } from '../../src/cli/services';
 import type { Page } from '../../src/db/scoped';
-import type { ApiKey } from '../../src/services/api-keys';
+import type { ApiKey } from '../../src/services/api-keys/keys';
 
 export default class KeysList extends BaseCommand<typeof KeysList> {
   static override summary = 'List the API keys of a tenant (one mode at a time).';

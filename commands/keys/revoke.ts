@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { services } from '../../src/cli/services';
-import type { ApiKey } from '../../src/services/api-keys';
+import type { ApiKey } from '../../src/services/api-keys/keys';
 
 export default class KeysRevoke extends BaseCommand<typeof KeysRevoke> {
   static override summary = 'Revoke an API key for good: it stops authenticating at once.';

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { chalk } from '../../src/cli/output';
 import { services } from '../../src/cli/services';
-import type { IssuedApiKey } from '../../src/services/api-keys';
+import type { IssuedApiKey } from '../../src/services/api-keys/keys';
 
 export default class KeysRotate extends BaseCommand<typeof KeysRotate> {
   static override summary = 'Issue a successor key; the old one keeps working for the grace period.';

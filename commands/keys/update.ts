@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
 import { services } from '../../src/cli/services';
 import { ValidationError } from '../../src/domain/errors';
-import type { ApiKey } from '../../src/services/api-keys';
+import type { ApiKey } from '../../src/services/api-keys/keys';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateApiKeyBody } from '../../src/api/api-keys/schemas';
 

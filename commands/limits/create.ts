@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { partnerServices } from '../../src/cli/partners-services';
 import { limitFlags, limitInput, ownerFlags, ownerOf, platformCtx, renderLimit } from '../../src/cli/partners-flags';
-import type { Limit } from '../../src/services/limits';
+import type { Limit } from '../../src/services/limits/manage';
 
 export default class LimitsCreate extends BaseCommand<typeof LimitsCreate> {
   static override summary = 'Create a limit of a merchant (--merchant) or of a channel (--channel): a cap on volume or count per period.';

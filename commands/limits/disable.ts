@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { partnerServices } from '../../src/cli/partners-services';
 import { platformCtx } from '../../src/cli/partners-flags';
-import type { Limit } from '../../src/services/limits';
+import type { Limit } from '../../src/services/limits/manage';
 
 export default class LimitsDisable extends BaseCommand<typeof LimitsDisable> {
   static override summary = 'Disable a limit (of a merchant or a channel) by its id.';

@@ -3,7 +3,7 @@ import { sharedFlags } from '../../src/cli/flags';
 import { partnerServices } from '../../src/cli/partners-services';
 import { limitListFlags, limitListQuery, ownerFlags, ownerOf, platformCtx, renderLimitPage } from '../../src/cli/partners-flags';
 import type { Page } from '../../src/db/scoped';
-import type { Limit } from '../../src/services/limits';
+import type { Limit } from '../../src/services/limits/manage';
 
 export default class LimitsList extends BaseCommand<typeof LimitsList> {
   static override summary = 'List the limits of a merchant (--merchant) or of a channel (--channel).';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { PutCheckoutHostingBody } from '../../src/api/organization/schemas';
-import type { Merchant } from '../../src/services/merchants';
+import type { Merchant } from '../../src/services/organization/merchants';
 
 export default class MerchantsCheckoutHosting extends BaseCommand<typeof MerchantsCheckoutHosting> {
   static override summary = 'Set who hosts the merchant\'s checkout: self_hosted or provider_hosted.';

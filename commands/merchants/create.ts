@@ -4,7 +4,7 @@ import { merchantFieldFlags, merchantInput } from '../../src/cli/organization-fl
 import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { CreateMerchantBody } from '../../src/api/organization/schemas';
-import type { Merchant } from '../../src/services/merchants';
+import type { Merchant } from '../../src/services/organization/merchants';
 
 export default class MerchantsCreate extends BaseCommand<typeof MerchantsCreate> {
   static override summary = 'Create a merchant of a company (active, sandbox only until approved for live).';

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { organization } from '../../src/cli/organization-services';
-import type { Merchant } from '../../src/services/merchants';
+import type { Merchant } from '../../src/services/organization/merchants';
 
 export default class MerchantsGet extends BaseCommand<typeof MerchantsGet> {
   static override summary = 'Show a merchant.';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { organization } from '../../src/cli/organization-services';
 import type { Page } from '../../src/db/scoped';
-import type { LiveStatus, Merchant, MerchantStatus } from '../../src/services/merchants';
+import type { LiveStatus, Merchant, MerchantStatus } from '../../src/services/organization/merchants';
 
 export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
   static override summary = 'List merchants (of every tenant, or of --tenant).';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { PutProcessingModeBody } from '../../src/api/organization/schemas';
-import type { Merchant } from '../../src/services/merchants';
+import type { Merchant } from '../../src/services/organization/merchants';
 
 export default class MerchantsProcessingMode extends BaseCommand<typeof MerchantsProcessingMode> {
   static override summary = 'Set the merchant\'s processing mode: principal or passthrough.';

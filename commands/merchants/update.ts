@@ -4,7 +4,7 @@ import { merchantFieldFlags, merchantInput } from '../../src/cli/organization-fl
 import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateMerchantBody } from '../../src/api/organization/schemas';
-import type { Merchant } from '../../src/services/merchants';
+import type { Merchant } from '../../src/services/organization/merchants';
 
 export default class MerchantsUpdate extends BaseCommand<typeof MerchantsUpdate> {
   static override summary = 'Change a merchant\'s name, default currency, MCC or website.';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { processingServices } from '../../src/cli/processing-services';
 import { processingCtx, renderProvider } from '../../src/cli/processing-flags';
-import type { ProviderIntegration } from '../../src/services/providers';
+import type { ProviderIntegration } from '../../src/services/processing/providers';
 
 export default class ProvidersGet extends BaseCommand<typeof ProvidersGet> {
   static override summary = 'Show a provider integration: capabilities, features, 3DS and the credentials a terminal needs.';

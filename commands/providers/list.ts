@@ -5,7 +5,7 @@ import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
 import { processingServices } from '../../src/cli/processing-services';
 import { processingCtx } from '../../src/cli/processing-flags';
 import type { Page } from '../../src/db/scoped';
-import type { ProviderIntegration, ProviderStatus } from '../../src/services/providers';
+import type { ProviderIntegration, ProviderStatus } from '../../src/services/processing/providers';
 
 export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
   static override summary = 'List the provider integrations of the connector catalog.';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { processingServices } from '../../src/cli/processing-services';
 import { processingCtx } from '../../src/cli/processing-flags';
-import type { ProviderIntegration, ProviderStatus } from '../../src/services/providers';
+import type { ProviderIntegration, ProviderStatus } from '../../src/services/processing/providers';
 
 export default class ProvidersSetStatus extends BaseCommand<typeof ProvidersSetStatus> {
   static override summary = 'Set a provider integration\'s status: available, maintenance or deprecated (audited).';

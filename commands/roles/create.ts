@@ -5,7 +5,7 @@ import { renderRecord } from '../../src/cli/output';
 import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { CreateRoleBody } from '../../src/api/access/schemas';
-import type { Role } from '../../src/services/roles';
+import type { Role } from '../../src/services/access/roles';
 
 export default class RolesCreate extends BaseCommand<typeof RolesCreate> {
   static override summary = 'Create a role from permission codes of the acting caller\'s layer.';

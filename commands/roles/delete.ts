@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { accessServices } from '../../src/cli/access-services';
-import type { Role } from '../../src/services/roles';
+import type { Role } from '../../src/services/access/roles';
 
 export default class RolesDelete extends BaseCommand<typeof RolesDelete> {
   static override summary = 'Delete a role (soft); refused while a user holds it (exit 5).';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord } from '../../src/cli/output';
 import { accessServices } from '../../src/cli/access-services';
-import type { Role } from '../../src/services/roles';
+import type { Role } from '../../src/services/access/roles';
 
 export default class RolesGet extends BaseCommand<typeof RolesGet> {
   static override summary = 'Show one role and its permission codes.';

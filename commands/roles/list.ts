@@ -5,7 +5,7 @@ import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderTable } from '../../src/cli/output';
 import { accessServices } from '../../src/cli/access-services';
 import type { Page } from '../../src/db/scoped';
-import type { Role } from '../../src/services/roles';
+import type { Role } from '../../src/services/access/roles';
 
 export default class RolesList extends BaseCommand<typeof RolesList> {
   static override summary = 'List roles: a merchant\'s (--merchant), a tenant\'s (--tenant, with its merchants\') or the platform\'s.';

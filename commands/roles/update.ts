@@ -5,7 +5,7 @@ import { renderRecord } from '../../src/cli/output';
 import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateRoleBody } from '../../src/api/access/schemas';
-import type { Role } from '../../src/services/roles';
+import type { Role } from '../../src/services/access/roles';
 
 export default class RolesUpdate extends BaseCommand<typeof RolesUpdate> {
   static override summary = 'Update a role\'s name, description or permissions (replaces the list; applies to its users at once).';

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { routingCtx, routingServices } from '../../src/cli/routing-cli';
-import type { RoutingRule } from '../../src/services/routing-rules';
+import type { RoutingRule } from '../../src/services/routing/rules';
 
 export default class RoutingRulesActivate extends BaseCommand<typeof RoutingRulesActivate> {
   static override summary = 'Activate a draft routing rule version (draft -> active); the rule\'s active version is archived.';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { routingCtx, routingServices } from '../../src/cli/routing-cli';
-import type { RoutingRule } from '../../src/services/routing-rules';
+import type { RoutingRule } from '../../src/services/routing/rules';
 
 export default class RoutingRulesArchive extends BaseCommand<typeof RoutingRulesArchive> {
   static override summary = 'Archive the active routing rule version (active -> archived): the rule stops routing.';

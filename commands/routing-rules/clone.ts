@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRule, routingCtx, routingServices } from '../../src/cli/routing-cli';
-import type { RoutingRule } from '../../src/services/routing-rules';
+import type { RoutingRule } from '../../src/services/routing/rules';
 
 export default class RoutingRulesClone extends BaseCommand<typeof RoutingRulesClone> {
   static override summary = 'Clone any routing rule version into a new draft version of the same rule.';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { renderRule, routingCtx, routingServices, ruleFlagNames, ruleFlags, ruleInput } from '../../src/cli/routing-cli';
 import { validateWith } from '../../src/cli/validate';
 import { CreateRoutingRuleBody } from '../../src/api/routing/schemas';
-import type { RoutingRule } from '../../src/services/routing-rules';
+import type { RoutingRule } from '../../src/services/routing/rules';
 
 export default class RoutingRulesCreate extends BaseCommand<typeof RoutingRulesCreate> {
   static override summary = 'Create a routing rule (draft, version 1) for a tenant.';

@@ -4,7 +4,7 @@ import { sharedFlags } from '../../src/cli/flags';
 import { renderDecision, routingCtx, routingServices } from '../../src/cli/routing-cli';
 import { validateWith } from '../../src/cli/validate';
 import { DecideInput } from '../../src/cli/routing-decide-input';
-import type { RoutingDecision } from '../../src/services/routing';
+import type { RoutingDecision } from '../../src/services/routing/decide';
 import { mulberry32 } from '../../src/util/random';
 
 export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesDecide> {

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { routingCtx, routingServices } from '../../src/cli/routing-cli';
-import type { RoutingRule } from '../../src/services/routing-rules';
+import type { RoutingRule } from '../../src/services/routing/rules';
 
 export default class RoutingRulesDelete extends BaseCommand<typeof RoutingRulesDelete> {
   static override summary = 'Delete a draft routing rule version (soft delete; other versions stay).';

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRule, routingCtx, routingServices } from '../../src/cli/routing-cli';
-import type { RoutingRule } from '../../src/services/routing-rules';
+import type { RoutingRule } from '../../src/services/routing/rules';
 
 export default class RoutingRulesGet extends BaseCommand<typeof RoutingRulesGet> {
   static override summary = 'Show one routing rule version with its conditions and outcome.';

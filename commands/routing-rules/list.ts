@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { renderRules, routingCtx, routingListFlags, routingPageFooter, routingServices } from '../../src/cli/routing-cli';
 import type { Page } from '../../src/db/scoped';
-import type { RoutingRule } from '../../src/services/routing-rules';
+import type { RoutingRule } from '../../src/services/routing/rules';
 import type { RoutingRuleStatus } from '../../src/db/models';
 
 export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesList> {

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { renderRule, routingCtx, routingServices, ruleFlagNames, ruleFlags, ruleInput } from '../../src/cli/routing-cli';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateRoutingRuleBody } from '../../src/api/routing/schemas';
-import type { RoutingRule } from '../../src/services/routing-rules';
+import type { RoutingRule } from '../../src/services/routing/rules';
 
 export default class RoutingRulesUpdate extends BaseCommand<typeof RoutingRulesUpdate> {
   static override summary = 'Update a draft routing rule version (conditions and outcome replace the whole value).';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { renderRules, routingCtx, routingPageFooter, routingServices } from '../../src/cli/routing-cli';
 import type { Page } from '../../src/db/scoped';
-import type { RoutingRule } from '../../src/services/routing-rules';
+import type { RoutingRule } from '../../src/services/routing/rules';
 
 export default class RoutingRulesVersions extends BaseCommand<typeof RoutingRulesVersions> {
   static override summary = 'List every version of the rule of a version, newest first.';

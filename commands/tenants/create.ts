@@ -5,7 +5,7 @@ import { services } from '../../src/cli/services';
 import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenant-flags';
 import { validateWith } from '../../src/cli/validate';
 import { CreateTenantBody } from '../../src/api/tenants/schemas';
-import type { Tenant } from '../../src/services/tenants';
+import type { Tenant } from '../../src/services/tenants/tenants';
 
 export default class TenantsCreate extends BaseCommand<typeof TenantsCreate> {
   static override summary = 'Create a tenant (an operator on the platform).';

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
 import { services } from '../../src/cli/services';
-import type { Tenant } from '../../src/services/tenants';
+import type { Tenant } from '../../src/services/tenants/tenants';
 
 export default class TenantsGet extends BaseCommand<typeof TenantsGet> {
   static override summary = 'Show one tenant.';

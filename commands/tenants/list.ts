@@ -4,7 +4,7 @@ import { sharedFlags } from '../../src/cli/flags';
 import { renderTable, statusColour } from '../../src/cli/output';
 import { services } from '../../src/cli/services';
 import type { Page } from '../../src/db/scoped';
-import type { Tenant, TenantStatus } from '../../src/services/tenants';
+import type { Tenant, TenantStatus } from '../../src/services/tenants/tenants';
 
 export default class TenantsList extends BaseCommand<typeof TenantsList> {
   static override summary = 'List tenants.';

@@ -5,7 +5,7 @@ import { services } from '../../src/cli/services';
 import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenant-flags';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateTenantBody } from '../../src/api/tenants/schemas';
-import type { Tenant } from '../../src/services/tenants';
+import type { Tenant } from '../../src/services/tenants/tenants';
 
 export default class TenantsUpdate extends BaseCommand<typeof TenantsUpdate> {
   static override summary = 'Change a tenant\'s settings.';

@@ -4,7 +4,7 @@ import { processingServices } from '../../src/cli/processing-services';
 import { credentialFlags, credentialsFrom, processingCtx, renderTerminal } from '../../src/cli/processing-flags';
 import { validateWith } from '../../src/cli/validate';
 import { CreateTerminalBody } from '../../src/api/processing/schemas';
-import type { Terminal } from '../../src/services/terminals';
+import type { Terminal } from '../../src/services/processing/terminals';
 
 export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate> {
   static override summary = 'Create a terminal of a tenant at a provider integration; the credentials are stored encrypted and never shown.';

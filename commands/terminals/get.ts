@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { processingServices } from '../../src/cli/processing-services';
 import { processingCtx, renderTerminal } from '../../src/cli/processing-flags';
-import type { Terminal } from '../../src/services/terminals';
+import type { Terminal } from '../../src/services/processing/terminals';
 
 export default class TerminalsGet extends BaseCommand<typeof TerminalsGet> {
   static override summary = 'Show a terminal (never its credentials: only the credential binding id).';

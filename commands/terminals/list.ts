@@ -5,7 +5,7 @@ import { processingServices } from '../../src/cli/processing-services';
 import { processingCtx, renderTerminals } from '../../src/cli/processing-flags';
 import { pageFooter } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
-import type { Terminal } from '../../src/services/terminals';
+import type { Terminal } from '../../src/services/processing/terminals';
 
 export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
   static override summary = 'List terminals, of one tenant or of all.';

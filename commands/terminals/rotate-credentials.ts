@@ -4,7 +4,7 @@ import { processingServices } from '../../src/cli/processing-services';
 import { credentialFlags, credentialsFrom, processingCtx } from '../../src/cli/processing-flags';
 import { validateWith } from '../../src/cli/validate';
 import { RotateCredentialsBody } from '../../src/api/processing/schemas';
-import type { Terminal } from '../../src/services/terminals';
+import type { Terminal } from '../../src/services/processing/terminals';
 
 export default class TerminalsRotateCredentials extends BaseCommand<typeof TerminalsRotateCredentials> {
   static override summary = 'Replace a terminal\'s credentials (a new credential binding); they are stored encrypted and never shown.';

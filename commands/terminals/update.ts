@@ -5,7 +5,7 @@ import { processingCtx, renderTerminal } from '../../src/cli/processing-flags';
 import { nullable } from '../../src/cli/partners-flags';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateTerminalBody } from '../../src/api/processing/schemas';
-import type { Terminal } from '../../src/services/terminals';
+import type { Terminal } from '../../src/services/processing/terminals';
 
 export default class TerminalsUpdate extends BaseCommand<typeof TerminalsUpdate> {
   static override summary = 'Update a terminal (lists replace the old ones and must be the provider\'s).';

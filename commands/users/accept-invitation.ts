@@ -2,8 +2,8 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
 import { accessServices } from '../../src/cli/access-services';
-import type { Invitation } from '../../src/services/invitations';
-import type { User } from '../../src/services/users';
+import type { Invitation } from '../../src/services/access/invitations';
+import type { User } from '../../src/services/access/users';
 
 export default class UsersAcceptInvitation extends BaseCommand<typeof UsersAcceptInvitation> {
   static override summary = 'Accept an invitation: bind the user to an identity (externalIdpId) and activate it.';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { accessServices } from '../../src/cli/access-services';
-import type { User } from '../../src/services/users';
+import type { User } from '../../src/services/access/users';
 
 export default class UsersDelete extends BaseCommand<typeof UsersDelete> {
   static override summary = 'Delete a user (soft): its tokens stop working, its pending invitations are canceled.';

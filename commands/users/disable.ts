@@ -4,7 +4,7 @@ import { sharedFlags } from '../../src/cli/flags';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord, statusColour } from '../../src/cli/output';
 import { accessServices } from '../../src/cli/access-services';
-import type { User } from '../../src/services/users';
+import type { User } from '../../src/services/access/users';
 
 export default class UsersDisable extends BaseCommand<typeof UsersDisable> {
   static override summary = 'Disable an active user: its tokens stop working at once.';

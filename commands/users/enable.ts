@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord, statusColour } from '../../src/cli/output';
 import { accessServices } from '../../src/cli/access-services';
-import type { User } from '../../src/services/users';
+import type { User } from '../../src/services/access/users';
 
 export default class UsersEnable extends BaseCommand<typeof UsersEnable> {
   static override summary = 'Enable a disabled user.';

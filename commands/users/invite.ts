@@ -5,8 +5,8 @@ import { chalk, renderRecord } from '../../src/cli/output';
 import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { InviteUserBody } from '../../src/api/access/schemas';
-import type { IssuedInvitation } from '../../src/services/invitations';
-import type { User } from '../../src/services/users';
+import type { IssuedInvitation } from '../../src/services/access/invitations';
+import type { User } from '../../src/services/access/users';
 
 export default class UsersInvite extends BaseCommand<typeof UsersInvite> {
   static override summary = 'Invite a user by email with roles; prints the single-use invitation token once.';

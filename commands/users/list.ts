@@ -7,7 +7,7 @@ import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { ListUsersQuery } from '../../src/api/access/schemas';
 import type { Page } from '../../src/db/scoped';
-import type { User } from '../../src/services/users';
+import type { User } from '../../src/services/access/users';
 
 export default class UsersList extends BaseCommand<typeof UsersList> {
   static override summary = 'List users: a merchant\'s (--merchant), a tenant\'s (--tenant) or every user (platform).';

@@ -5,7 +5,7 @@ import { renderRecord } from '../../src/cli/output';
 import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateUserBody } from '../../src/api/access/schemas';
-import type { User } from '../../src/services/users';
+import type { User } from '../../src/services/access/users';
 
 export default class UsersUpdate extends BaseCommand<typeof UsersUpdate> {
   static override summary = 'Update a user\'s display name, roles or MFA flag.';

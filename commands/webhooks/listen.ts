@@ -4,7 +4,7 @@ import { chalk } from '../../src/cli/output';
 import { services } from '../../src/cli/services';
 import { endpointScopeContext, endpointScopeFlags, modeName } from '../../src/cli/webhook-flags';
 import { ValidationError } from '../../src/domain/errors';
-import type { ReceivedDelivery } from '../../src/services/webhooks/listener';
+import type { ReceivedDelivery } from '../../src/listener/listener';
 import type { WebhookEndpoint } from '../../src/services/webhooks/endpoints';
 
 export interface ListenResult {

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { askHidden, detailFlag, detailsFrom, methodScopeFlags, methodsCtx, renderMethod, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import { ValidationError } from '../../src/domain/errors';
 import { validateWith } from '../../src/cli/validate';
-import type { WithdrawalMethod } from '../../src/services/withdrawal-methods';
+import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 
 export default class WithdrawalMethodsCreate extends BaseCommand<typeof WithdrawalMethodsCreate> {
   static override summary = 'Save a withdrawal method for a merchant; it starts cooling.';

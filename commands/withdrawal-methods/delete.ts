@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { confirmedContext, methodScopeFlags, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
-import type { WithdrawalMethod } from '../../src/services/withdrawal-methods';
+import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 
 export default class WithdrawalMethodsDelete extends BaseCommand<typeof WithdrawalMethodsDelete> {
   static override summary = 'Delete a saved withdrawal method (soft delete).';

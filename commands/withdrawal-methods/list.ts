@@ -5,7 +5,7 @@ import { validateWith } from '../../src/cli/validate';
 import { pageFooter } from '../../src/cli/output';
 import { methodScopeFlags, methodsCtx, renderMethods, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import type { Page } from '../../src/db/scoped';
-import type { WithdrawalMethod } from '../../src/services/withdrawal-methods';
+import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 
 export default class WithdrawalMethodsList extends BaseCommand<typeof WithdrawalMethodsList> {
   static override summary = 'List merchants\' saved withdrawal methods, newest first.';

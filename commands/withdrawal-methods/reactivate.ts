@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { methodScopeFlags, methodsCtx, renderMethod, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
-import type { WithdrawalMethod } from '../../src/services/withdrawal-methods';
+import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 
 export default class WithdrawalMethodsReactivate extends BaseCommand<typeof WithdrawalMethodsReactivate> {
   static override summary = 'Reactivate a suspended withdrawal method.';

@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderTypes, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import type { Page } from '../../src/db/scoped';
-import type { WithdrawalMethodTypeRecord } from '../../src/services/withdrawal-methods';
+import type { WithdrawalMethodTypeRecord } from '../../src/services/withdrawal-methods/methods';
 
 export default class WithdrawalMethodsTypes extends BaseCommand<typeof WithdrawalMethodsTypes> {
   static override summary = 'List the withdrawal method types and the details each one takes.';

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
 import { detailFlag, detailsFrom, methodScopeFlags, methodsCtx, renderMethod, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
-import type { WithdrawalMethod } from '../../src/services/withdrawal-methods';
+import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 
 export default class WithdrawalMethodsUpdate extends BaseCommand<typeof WithdrawalMethodsUpdate> {
   static override summary = 'Change a withdrawal method\'s label, or give it new details (which restarts cooling).';

@@ -18,6 +18,11 @@ export function listQuery<T extends z.ZodRawShape>(filters: T) {
 /** Query booleans arrive as strings. */
 export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 
+/** A record id. */
+export const Uuid = z.string().uuid();
+/** A record's display name. */
+export const RecordName = z.string().trim().min(1).max(200);
+
 export const idParams = z.object({ id: z.string().min(1).openapi({ description: 'Record id (uuid).' }) });
 
 export const Timestamp = z.string().openapi({ format: 'date-time', example: '2026-01-01T00:00:00.000Z' });

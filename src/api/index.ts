@@ -1,10 +1,12 @@
-import type { Operation } from '../http/registry';
+import type { Operation } from './registry';
 import { apiKeyOperations } from './api-keys/operations';
 import { auditOperations } from './audit/operations';
 import { tenantOperations } from './tenants/operations';
 import { webhookOperations } from './webhooks/operations';
 import { organizationOperations } from './organization/operations';
 import { partnerOperations } from './partners/operations';
+import { channelOperations } from './channels/operations';
+import { limitOperations } from './limits/operations';
 import { accessOperations } from './access/operations';
 import { kybOperations } from './kyb/operations';
 import { processingOperations } from './processing/operations';
@@ -13,7 +15,7 @@ import { profileOperations } from './profiles/operations';
 import { routingOperations } from './routing/operations';
 import { checkoutOperations } from './checkout/operations';
 import { paymentOperations } from './payments/operations';
-import { balanceOperations } from './balances/operations';
+import { balanceOperations } from './ledger/operations';
 import { withdrawalMethodOperations } from './withdrawal-methods/operations';
 import { withdrawalOperations } from './withdrawals/operations';
 import { riskOperations } from './risk/operations';
@@ -26,6 +28,8 @@ export const operations: Operation[] = [
   ...webhookOperations,
   ...organizationOperations,
   ...partnerOperations,
+  ...channelOperations,
+  ...limitOperations('merchant'),
   ...accessOperations,
   ...kybOperations,
   ...processingOperations,

@@ -4,7 +4,7 @@ import { operatorContext } from '../runtime';
 import type { CallerContext, Level } from '../domain/context';
 import { AuthenticationError, NotFoundError } from '../domain/errors';
 import { isUuid } from '../db/scoped';
-import { assertOwnerActive, merchantScopeOf, userPermissions } from '../services/auth';
+import { assertOwnerActive, merchantScopeOf, userPermissions } from '../services/access/authenticate';
 import type { UserRow } from '../db/models';
 
 const LEVEL_OF: Record<UserRow['layer'], Level> = { merchant: 'merchant', operator: 'tenant', platform: 'platform' };

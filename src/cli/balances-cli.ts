@@ -12,7 +12,7 @@ import { formatMinor } from '../domain/money';
 /** The ledger's services as the balances commands reach them: loaded on first use, so help and version stay fast. */
 export const balanceServices = {
   ledger: () => lazy<typeof import('../services/ledger')>('../services/ledger'),
-  schemas: () => lazy<typeof import('../api/balances/schemas')>('../api/balances/schemas'),
+  schemas: () => lazy<typeof import('../api/ledger/schemas')>('../api/ledger/schemas'),
   scope: () => lazy<typeof import('./scope')>('./scope'),
 };
 

@@ -7,13 +7,13 @@ import { ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
-import type { FeeAssignment, FeeSchedule } from '../services/fees';
-import type { FeeBreakdown } from '../services/fee-engine';
+import type { FeeAssignment, FeeSchedule } from '../services/fees/schedules';
+import type { FeeBreakdown } from '../services/fees/engine';
 
 /** The fees area's services as commands reach them: loaded on first use, so help and version stay fast. */
 export const feeServices = {
-  fees: () => lazy<typeof import('../services/fees')>('../services/fees'),
-  engine: () => lazy<typeof import('../services/fee-engine')>('../services/fee-engine'),
+  fees: () => lazy<typeof import('../services/fees/schedules')>('../services/fees/schedules'),
+  engine: () => lazy<typeof import('../services/fees/engine')>('../services/fees/engine'),
   scope: () => lazy<typeof import('./scope')>('./scope'),
   runtime: () => lazy<typeof import('../runtime')>('../runtime'),
 };

@@ -4,12 +4,12 @@ import { services } from './services';
 import { renderRecord, renderTable, statusColour } from './output';
 import type { CallerContext } from '../domain/context';
 import type { Runtime } from '../runtime';
-import type { KybSubmission } from '../services/kyb';
+import type { KybSubmission } from '../services/kyb/submissions';
 
 /** The KYB services as the kyb commands reach them: loaded on first use. */
 export const kybServices = {
-  kyb: () => lazy<typeof import('../services/kyb')>('../services/kyb'),
-  documents: () => lazy<typeof import('../services/kyb-documents')>('../services/kyb-documents'),
+  kyb: () => lazy<typeof import('../services/kyb/submissions')>('../services/kyb/submissions'),
+  documents: () => lazy<typeof import('../services/kyb/documents')>('../services/kyb/documents'),
   runtime: () => lazy<typeof import('../runtime')>('../runtime'),
 };
 

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from './base-command';
 import { statusMoveCommand } from './status-move';
 import { organization } from './organization-services';
-import type { Merchant, StatusMove, LiveMove } from '../services/merchants';
+import type { Merchant, StatusMove, LiveMove } from '../services/organization/merchants';
 
 const STATUS_SUMMARY: Record<StatusMove, string> = {
   activate: 'Activate a suspended or disabled merchant: its keys and users work again.',

@@ -1,7 +1,7 @@
 import { renderRecord, renderTable, statusColour } from './output';
 import type { Page } from '../db/scoped';
-import type { Company } from '../services/companies';
-import type { Merchant } from '../services/merchants';
+import type { Company } from '../services/organization/companies';
+import type { Merchant } from '../services/organization/merchants';
 
 export function companyTable(page: Page<Company>): string {
   return [

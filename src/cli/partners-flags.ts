@@ -4,11 +4,11 @@ import { pageFooter, renderRecord, renderTable, statusColour } from './output';
 import { partnerServices } from './partners-services';
 import { validateWith } from './validate';
 import { ValidationError } from '../domain/errors';
-import { CreateLimitBody } from '../api/partners/schemas';
+import { CreateLimitBody } from '../api/limits/schemas';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
-import type { Limit, LimitOwner } from '../services/limits';
+import type { Limit, LimitOwner } from '../services/limits/manage';
 import type { PartnerAssignment } from '../services/partners';
 
 /**

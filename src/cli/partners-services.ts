@@ -4,6 +4,6 @@ import { lazy } from './base-command';
 export const partnerServices = {
   partners: () => lazy<typeof import('../services/partners')>('../services/partners'),
   channels: () => lazy<typeof import('../services/channels')>('../services/channels'),
-  limits: () => lazy<typeof import('../services/limits')>('../services/limits'),
+  limits: () => lazy<typeof import('../services/limits/manage')>('../services/limits/manage'),
   scope: () => lazy<typeof import('./scope')>('./scope'),
 };

@@ -13,8 +13,8 @@ import type { Payment, Refund } from '../services/payments/records';
 export const paymentServices = {
   payments: () => lazy<typeof import('../services/payments/payments')>('../services/payments/payments'),
   refunds: () => lazy<typeof import('../services/payments/refunds')>('../services/payments/refunds'),
-  providers: () => lazy<typeof import('../services/providers')>('../services/providers'),
-  sessions: () => lazy<typeof import('../services/checkout-sessions')>('../services/checkout-sessions'),
+  providers: () => lazy<typeof import('../services/processing/providers')>('../services/processing/providers'),
+  sessions: () => lazy<typeof import('../services/checkout')>('../services/checkout'),
   complete: () => lazy<typeof import('../services/payments/checkout-complete')>('../services/payments/checkout-complete'),
   acquirer: () => lazy<typeof import('../jobs/sandbox-acquirer')>('../jobs/sandbox-acquirer'),
   idempotency: () => lazy<typeof import('../services/idempotency')>('../services/idempotency'),

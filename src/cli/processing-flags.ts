@@ -5,8 +5,8 @@ import { renderRecord, renderTable, statusColour } from './output';
 import { processingServices } from './processing-services';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
-import type { MpiAccount, Terminal, TerminalRestriction } from '../services/terminals';
-import type { ProviderIntegration } from '../services/providers';
+import type { MpiAccount, Terminal, TerminalRestriction } from '../services/processing/terminals';
+import type { ProviderIntegration } from '../services/processing/providers';
 
 /** The terminal acts with the platform's authority (as `tenants` and `channels` do). */
 export function processingCtx(rt: Runtime): CallerContext {

@@ -4,7 +4,7 @@ import { renderRecord } from './output';
 import { profileServices } from './profiles-services';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
-import type { IntegrationProfile } from '../services/integration-profiles';
+import type { IntegrationProfile } from '../services/profiles';
 
 // Shared pieces of the `integration-profiles` commands. The terminal acts with the platform's authority (as
 // `tenants` and `partners` do): a profile belongs to its merchant's tenant.

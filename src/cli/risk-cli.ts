@@ -10,7 +10,7 @@ import { requireId } from './payments-cli';
 import { NotFoundError, ValidationError, type FieldIssue } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
-import type { RiskCondition } from '../db/models-risk';
+import type { RiskCondition } from '../db/models/risk';
 import type { ScoringRule } from '../services/risk/rules';
 import type { AntifraudPlan } from '../services/risk/plans';
 import type { ListEntry, ListGroup } from '../services/risk/lists';

@@ -7,14 +7,14 @@ import { ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
-import type { RoutingRule } from '../services/routing-rules';
-import type { RoutingDecision } from '../services/routing';
+import type { RoutingRule } from '../services/routing/rules';
+import type { RoutingDecision } from '../services/routing/decide';
 
 /** The routing area's services as commands reach them: loaded on first use, so help and version stay fast. */
 export const routingServices = {
-  rules: () => lazy<typeof import('../services/routing-rules')>('../services/routing-rules'),
-  engine: () => lazy<typeof import('../services/routing')>('../services/routing'),
-  usage: () => lazy<typeof import('../services/limit-usage')>('../services/limit-usage'),
+  rules: () => lazy<typeof import('../services/routing/rules')>('../services/routing/rules'),
+  engine: () => lazy<typeof import('../services/routing/decide')>('../services/routing/decide'),
+  usage: () => lazy<typeof import('../services/limits/usage')>('../services/limits/usage'),
   runtime: () => lazy<typeof import('../runtime')>('../runtime'),
 };
 

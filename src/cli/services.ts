@@ -2,10 +2,10 @@ import { lazy } from './base-command';
 
 /** The service layer as commands reach it: loaded on first use, so help and version stay fast. */
 export const services = {
-  apiKeys: () => lazy<typeof import('../services/api-keys')>('../services/api-keys'),
-  tenants: () => lazy<typeof import('../services/tenants')>('../services/tenants'),
+  apiKeys: () => lazy<typeof import('../services/api-keys/keys')>('../services/api-keys/keys'),
+  tenants: () => lazy<typeof import('../services/tenants/tenants')>('../services/tenants/tenants'),
   sandbox: () => lazy<typeof import('../services/sandbox')>('../services/sandbox'),
-  tokens: () => lazy<typeof import('../services/tokens')>('../services/tokens'),
+  tokens: () => lazy<typeof import('../services/access/tokens')>('../services/access/tokens'),
   runtime: () => lazy<typeof import('../runtime')>('../runtime'),
   server: () => lazy<typeof import('../http/server')>('../http/server'),
   scope: () => lazy<typeof import('./scope')>('./scope'),
@@ -18,7 +18,7 @@ export const services = {
   scoped: () => lazy<typeof import('../db/scoped')>('../db/scoped'),
   jobs: () => lazy<typeof import('../jobs')>('../jobs'),
   doctor: () => lazy<typeof import('../services/doctor')>('../services/doctor'),
-  webhookListener: () => lazy<typeof import('../services/webhooks/listener')>('../services/webhooks/listener'),
-  webhookListenerRegistry: () => lazy<typeof import('../services/webhooks/listener-registry')>('../services/webhooks/listener-registry'),
+  webhookListener: () => lazy<typeof import('../listener/listener')>('../listener/listener'),
+  webhookListenerRegistry: () => lazy<typeof import('../listener/registry')>('../listener/registry'),
   webhookCatalog: () => lazy<typeof import('../services/webhooks/catalog')>('../services/webhooks/catalog'),
 };

@@ -6,12 +6,12 @@ import { readContext } from './payments-cli';
 import { ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
-import type { WithdrawalMethod, WithdrawalMethodTypeRecord } from '../services/withdrawal-methods';
+import type { WithdrawalMethod, WithdrawalMethodTypeRecord } from '../services/withdrawal-methods/methods';
 
 /** The withdrawal-method services as the commands reach them: loaded on first use, so help and version stay fast. */
 export const withdrawalMethodServices = {
-  methods: () => lazy<typeof import('../services/withdrawal-methods')>('../services/withdrawal-methods'),
-  types: () => lazy<typeof import('../services/withdrawal-method-types')>('../services/withdrawal-method-types'),
+  methods: () => lazy<typeof import('../services/withdrawal-methods/methods')>('../services/withdrawal-methods/methods'),
+  types: () => lazy<typeof import('../services/withdrawal-methods/types')>('../services/withdrawal-methods/types'),
   schemas: () => lazy<typeof import('../api/withdrawal-methods/schemas')>('../api/withdrawal-methods/schemas'),
 };
 

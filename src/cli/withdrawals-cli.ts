@@ -12,8 +12,8 @@ import type { Withdrawal } from '../services/withdrawals';
 export const withdrawalServices = {
   withdrawals: () => lazy<typeof import('../services/withdrawals')>('../services/withdrawals'),
   schemas: () => lazy<typeof import('../api/withdrawals/schemas')>('../api/withdrawals/schemas'),
-  types: () => lazy<typeof import('../services/withdrawal-method-types')>('../services/withdrawal-method-types'),
-  merchants: () => lazy<typeof import('../services/merchants')>('../services/merchants'),
+  types: () => lazy<typeof import('../services/withdrawal-methods/types')>('../services/withdrawal-methods/types'),
+  merchants: () => lazy<typeof import('../services/organization/merchants')>('../services/organization/merchants'),
   runtime: () => lazy<typeof import('../runtime')>('../runtime'),
 };
 

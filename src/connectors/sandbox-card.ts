@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { Op } from 'sequelize';
 import type { Database } from '../db/database';
 import { isUniqueViolation } from '../db/database';
-import type { SandboxOperationRow, SandboxScenario } from '../db/models-sandbox';
+import type { SandboxOperationRow, SandboxScenario } from '../db/models/sandbox';
 import type { Clock } from '../domain/clock';
 import { newId } from '../util/ids';
 import { sandboxOperationDue } from './sandbox-kick';

@@ -6,6 +6,7 @@
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
 import type { Clock } from '../domain/clock';
+import type { ConnectorResult } from './results';
 
 /** What an in-process connector may use (the sandbox acquirer keeps its own records); the HTTP connector needs none of it. */
 export interface ConnectorEnv {
@@ -75,41 +76,7 @@ export interface PayoutRequest {
   destination: { type: string; details: Record<string, string> };
 }
 
-export type ConnectorStatus = 'succeeded' | 'pending' | 'requires_action' | 'declined' | 'failed';
-
-export interface ConnectorResult {
-  status: ConnectorStatus;
-  providerReference: string | null;
-  /** the provider's own status and codes, kept for the record (not shown to merchants) */
-  rawStatus?: string;
-  declineCode?: string;
-  message?: string;
-  action?: { type: 'redirect'; url: string };
-  /** the 3DS outcome when 3DS ran (payment record's threeDSResult) */
-  threeDSResult?: ThreeDsResult;
-  /** the acquirer settles at once: the merchant's funds skip the holding period */
-  fundsAvailableImmediately?: boolean;
-}
-
-/** The specification's threeDSResult record. */
-export interface ThreeDsResult {
-  version: string;
-  status: string;
-  statusReason?: string | null;
-  eci?: string | null;
-  cavv?: string | null;
-  xid?: string | null;
-  dsTransId?: string | null;
-  messageVersion?: string | null;
-  serverTransId?: string | null;
-  acsTransId?: string | null;
-  enrolled?: string | null;
-  liabilityShift?: boolean;
-  challengeFlow?: string | null;
-  challenged?: boolean;
-  challengeCancelled?: boolean;
-  exemptionApplied?: string | null;
-}
+export type { ConnectorStatus, ConnectorResult, ThreeDsResult } from './results';
 
 /**
  * An asynchronous answer of a provider to an earlier call that returned `pending` (or `requires_action`): what the

@@ -8,7 +8,8 @@ import { defineModels, type Models } from './models';
 import { migrations, type MigrationEnv } from './migrations';
 import { ReadCache, readCacheTtlMs } from './read-cache';
 
-export type Dialect = 'sqlite' | 'postgres';
+import type { Dialect } from './dialect';
+export type { Dialect } from './dialect';
 
 export interface DatabaseTarget {
   dialect: Dialect;

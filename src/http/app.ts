@@ -8,7 +8,7 @@ import {
 } from '../domain/errors';
 import { operationHandler } from './pipeline';
 import { buildOpenApiDocument } from './openapi';
-import type { Operation } from './registry';
+import type { Operation } from '../api/registry';
 import { VERSION } from '../version';
 import { mountPages } from './pages';
 import { tenantRateLimiter } from './rate-limit';

@@ -5,9 +5,9 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Runtime } from '../runtime';
 import type { Database } from '../db/database';
 import { AuthenticationError, RateLimitError } from '../domain/errors';
-import { UNVERIFIED_CREDENTIAL_CODES, bearerOf } from '../services/auth';
-import { parseSecretKey } from '../services/api-key-secrets';
-import { parseClientSecret } from '../services/checkout-sessions';
+import { UNVERIFIED_CREDENTIAL_CODES, bearerOf } from '../services/access/authenticate';
+import { parseSecretKey } from '../services/api-keys/secrets';
+import { parseClientSecret } from '../services/checkout';
 import { sharedCounter } from './rate-limit';
 
 /** How long a credential that authenticated stays exempt from the failure limits (the store's own time). */

@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from '../api/zod';
 import { Pagination, ProblemSchema } from '../api/common';
-import type { Operation } from './registry';
+import type { Operation } from '../api/registry';
 
 const LEVEL_NAMES = { M: 'merchant', T: 'tenant', P: 'platform' } as const;
 

@@ -3,13 +3,13 @@ import type { Request, Response } from 'express';
 import type { Runtime } from '../runtime';
 import type { CallerContext, Level } from '../domain/context';
 import { PermissionError, RequestRejectedError, ValidationError } from '../domain/errors';
-import { authenticate } from '../services/auth';
+import { authenticate } from '../services/access/authenticate';
 import { authThrottle } from './auth-throttle';
-import { allows } from '../services/permissions';
+import { allows } from '../services/access/permissions';
 import {
   bodyFingerprint, claimIdempotencyKey, idempotencyScope, completeIdempotencyKey, releaseIdempotencyKey, renewWhileRunning, reused, validateIdempotencyKey,
 } from '../services/idempotency';
-import type { LevelCode, Operation } from './registry';
+import type { LevelCode, Operation } from '../api/registry';
 import { parseInputs } from './validation';
 import { readUpload, uploadFingerprint } from './upload';
 

@@ -4,7 +4,7 @@ import type { Runtime } from '../runtime';
 import type { Database } from '../db/database';
 import type { CallerContext } from '../domain/context';
 import { RateLimitError } from '../domain/errors';
-import { tenantAccess } from '../services/auth';
+import { tenantAccess } from '../services/access/authenticate';
 
 const WINDOW_SECONDS = 60;
 /** Requests a minute of one checkout session's clientSecret (the customer's browser) */

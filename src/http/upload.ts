@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Request } from 'express';
 import Busboy from 'busboy';
 import { RequestRejectedError, ValidationError } from '../domain/errors';
-import type { UploadSpec, UploadedFile } from './registry';
+import type { UploadSpec, UploadedFile } from '../api/registry';
 
 function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();

@@ -2,7 +2,7 @@ import { Op } from 'sequelize';
 import type { Runtime } from '../runtime';
 import { systemContext } from '../runtime';
 import type { CheckoutSessionRow } from '../db/models';
-import { expireRow, PAYMENT_IN_FLIGHT } from '../services/checkout-sessions';
+import { expireRow, PAYMENT_IN_FLIGHT } from '../services/checkout';
 import type { BackgroundJob } from './types';
 import { cronJob } from './periodic';
 

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { Op, QueryTypes } from 'sequelize';
 import type { Runtime } from '../runtime';
-import type { SandboxOperationRow } from '../db/models-sandbox';
+import type { SandboxOperationRow } from '../db/models/sandbox';
 import type { ProviderOutcome } from '../connectors/types';
 import { onSandboxOperationDue } from '../connectors/sandbox-kick';
 import { handleProviderOutcome } from '../services/payments/outcomes';

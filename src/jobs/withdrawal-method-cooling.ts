@@ -1,6 +1,6 @@
 import type { BackgroundJob } from './types';
 import { intervalFromEnv, periodicJob } from './periodic';
-import { activateDueMethods } from '../services/withdrawal-methods';
+import { activateDueMethods } from '../services/withdrawal-methods/methods';
 
 /**
  * withdrawal-method-cooling: every minute, moves merchants' withdrawal methods whose cooling period has ended

@@ -2,7 +2,7 @@ import { inTransaction, type CallerContext } from '../domain/context';
 import { ConflictError } from '../domain/errors';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { ChannelRow } from '../db/models';
-import { recordAudit } from './audit';
+import { recordAudit } from './audit/entries';
 import { mapPage, presentRow, type Presented } from './present';
 import { tenantForCreate } from './partners';
 

@@ -6,7 +6,7 @@ import { Database, parseDatabaseUrl } from '../db/database';
 import { migrations } from '../db/migrations';
 import { configFilePath, readConfigFile } from '../settings';
 import { decodeMasterKey, masterKeyFile } from '../util/encryption';
-import { TOKEN_SECRET_MIN_LENGTH, tokenSecretFile } from './tokens';
+import { TOKEN_SECRET_MIN_LENGTH, tokenSecretFile } from './access/tokens';
 import { MIN_NODE } from '../version';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';

@@ -5,11 +5,11 @@ import { InternalError, ValidationError } from '../domain/errors';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import {
   MERCHANT_ACCOUNTS, type LedgerAccount, type LedgerEntryRow, type LedgerReleaseRow, type LedgerSourceType,
-} from '../db/models-ledger';
-import type { FeeBreakdown } from './fee-engine';
-import { PLATFORM_ID } from './platform';
+} from '../db/models/ledger';
+import type { FeeBreakdown } from './fees/engine';
+import { PLATFORM_ID } from './tenants/platform';
 import { emitEvent } from './webhooks/events';
-import { recordAudit } from './audit';
+import { recordAudit } from './audit/entries';
 import { newId } from '../util/ids';
 import type { Runtime } from '../runtime';
 import { forEachDue, type DueOptions } from './due-work';

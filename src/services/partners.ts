@@ -3,7 +3,7 @@ import { inTransaction, type CallerContext } from '../domain/context';
 import { ConflictError, NotFoundError, ValidationError } from '../domain/errors';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { PartnerAssignmentRow, PartnerRow } from '../db/models';
-import { recordAudit } from './audit';
+import { recordAudit } from './audit/entries';
 import { mapPage, presentRow, type Presented } from './present';
 
 // Partners (resellers and referrers of a tenant) and their assignments to merchants with a commission.

@@ -4,7 +4,6 @@ import { NotFoundError, ValidationError, type FieldIssue } from '../domain/error
 import type { Models } from '../db/models';
 import { isUuid, scoped } from '../db/scoped';
 import { namedIds, type NamedId, type ReferenceKind } from '../api/references';
-import type { Operation, OperationInput } from '../http/registry';
 
 /**
  * Where each kind of record a request can name is looked up: its table, read with the caller's scope (tenant,
@@ -81,7 +80,14 @@ export async function checkNamedIds(ctx: CallerContext, named: NamedId[]): Promi
 }
 
 /** Every id the operation's body and query name, checked against the caller's scope before its handler runs. */
-export async function checkReferences(ctx: CallerContext, op: Operation, input: OperationInput<unknown, unknown, unknown>): Promise<void> {
+/** What the check reads of an operation's declaration (src/api/registry.ts) and of its parsed input. */
+export interface DeclaredInput {
+  query?: unknown;
+  body?: unknown;
+  upload?: unknown;
+}
+
+export async function checkReferences(ctx: CallerContext, op: DeclaredInput, input: { query?: unknown; body?: unknown }): Promise<void> {
   const named = [
     ...(op.query ? namedIds(op.query, input.query, 'query') : []),
     ...(op.body && !op.upload ? namedIds(op.body, input.body, 'body') : []),

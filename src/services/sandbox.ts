@@ -5,18 +5,18 @@ import { decodeJwt } from 'jose';
 import type { Runtime } from '../runtime';
 import type { AppConfig } from '../config';
 import { operatorContext } from '../runtime';
-import { createTenant } from './tenants';
-import { createApiKey } from './api-keys';
-import { createProfile } from './integration-profiles';
-import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from './fees';
-import { createCompanyRecord, createMerchantRecord } from './organization';
-import { createActiveUser } from './users';
-import { createTerminal } from './terminals';
+import { createTenant } from './tenants/tenants';
+import { createApiKey } from './api-keys/keys';
+import { createProfile } from './profiles';
+import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from './fees/schedules';
+import { createCompanyRecord, createMerchantRecord } from './organization/records';
+import { createActiveUser } from './access/users';
+import { createTerminal } from './processing/terminals';
 import { createChannel } from './channels';
-import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from './providers';
+import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from './processing/providers';
 import { randomBytes } from 'node:crypto';
 import { writePrivateFile } from '../util/paths';
-import { apiKeyStatus, parseSecretKey } from './api-key-secrets';
+import { apiKeyStatus, parseSecretKey } from './api-keys/secrets';
 
 export const SandboxCredentials = z.object({
   databaseUrl: z.string(),

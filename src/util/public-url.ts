@@ -1,11 +1,10 @@
-import type { AppConfig } from '../config';
-
 /** Where `payplane serve` listens unless told otherwise (HOST 127.0.0.1, PORT 4242). */
 const DEFAULT_LISTEN_URL = 'http://127.0.0.1:4242';
 
 /** What a public URL is built from: the configuration, and the origin of the request being answered if any. */
 export interface PublicUrlSource {
-  config: Pick<AppConfig, 'publicBaseUrl' | 'listenUrl'>;
+  /** PAYPLANE_PUBLIC_URL and the address serve listens at (AppConfig's fields of the same names) */
+  config: { publicBaseUrl?: string; listenUrl?: string };
   /** scheme://host[:port] the request came to; none in a job or a CLI command */
   origin?: string;
 }

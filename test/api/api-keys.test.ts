@@ -1,7 +1,7 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { operatorContext } from '../../src/runtime';
-import { createMerchantRecord } from '../../src/services/organization';
-import { createApiKey } from '../../src/services/api-keys';
+import { createMerchantRecord } from '../../src/services/organization/records';
+import { createApiKey } from '../../src/services/api-keys/keys';
 import { HOUR_MS } from '../../src/domain/clock';
 import { dialectName } from '../helpers/db';
 

@@ -1,7 +1,7 @@
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { closeRuntime, openRuntime, operatorContext, type Runtime } from '../../src/runtime';
-import { revokeApiKey } from '../../src/services/api-keys';
-import { changeTenantStatus } from '../../src/services/tenants';
+import { revokeApiKey } from '../../src/services/api-keys/keys';
+import { changeTenantStatus } from '../../src/services/tenants/tenants';
 import { ReadCache, readCacheTtlMs } from '../../src/db/read-cache';
 import { dialectName } from '../helpers/db';
 

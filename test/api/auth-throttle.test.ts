@@ -5,8 +5,8 @@ import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api
 import { dialectName, onPostgres, testConfig } from '../helpers/db';
 import { createApp } from '../../src/http/app';
 import { openRuntime, closeRuntime, operatorContext, type Runtime } from '../../src/runtime';
-import { createApiKey, revokeApiKey } from '../../src/services/api-keys';
-import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/services/tokens';
+import { createApiKey, revokeApiKey } from '../../src/services/api-keys/keys';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/services/access/tokens';
 
 // Issue 20, item 9: failed authentications are limited per client address and per credential identifier (an API
 // key's public prefix, a checkout session of a clientSecret), with 429 AUTH_RATE_LIMITED and Retry-After, before any

@@ -4,11 +4,11 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createActiveUser } from '../../src/services/users';
+import { createActiveUser } from '../../src/services/access/users';
 import { createApp } from '../../src/http/app';
-import { createApiKey } from '../../src/services/api-keys';
+import { createApiKey } from '../../src/services/api-keys/keys';
 import request from 'supertest';
-import { TokenService } from '../../src/services/tokens';
+import { TokenService } from '../../src/services/access/tokens';
 
 const ISSUER = 'https://idp.example.test';
 let h: ApiHarness;

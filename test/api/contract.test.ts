@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createApp } from '../../src/http/app';
 import { createContractCheck } from '../../src/http/contract';
 import { buildOpenApiDocument } from '../../src/http/openapi';
-import { defineOperation } from '../../src/http/registry';
+import { defineOperation } from '../../src/api/registry';
 import { z } from '../../src/api/zod';
 import { operations } from '../../src/api';
 import { createSandbox } from '../../src/services/sandbox';

@@ -1,7 +1,7 @@
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
-import type { Operation } from '../../src/http/registry';
+import type { Operation } from '../../src/api/registry';
 
 /**
  * Query strings as the operations declare them, generated from the registry: for every operation with a query

@@ -1,7 +1,7 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/providers';
+import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { saveMethod } from '../helpers/withdrawals';
 
 // Issue 20 item 6: what a client reads it can send back unchanged. For every PATCH and PUT of the registry, the record

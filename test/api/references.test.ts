@@ -1,5 +1,5 @@
 import { operations } from '../../src/api/index';
-import type { Operation } from '../../src/http/registry';
+import type { Operation } from '../../src/api/registry';
 import { REFERENCE_KINDS, isIdLike, namedIds, schemaFields, type SchemaField } from '../../src/api/references';
 import { REFERENCE_MODELS } from '../../src/services/references';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { dialectName } from '../helpers/db';
 import { saveMethod } from '../helpers/withdrawals';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/providers';
+import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { describeWhenPresent } from '../helpers/prerequisite';
 
 // Issue 20 item 5: the values the specification names ("observed" in its tables) are accepted where they are inputs

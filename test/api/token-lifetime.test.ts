@@ -7,8 +7,8 @@ import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api
 import { TEST_TOKEN_SECRET, dialectName, onPostgres } from '../helpers/db';
 import { createApp } from '../../src/http/app';
 import { operatorContext } from '../../src/runtime';
-import { createActiveUser } from '../../src/services/users';
-import { TOKEN_AUDIENCE, TOKEN_ISSUER, TokenService } from '../../src/services/tokens';
+import { createActiveUser } from '../../src/services/access/users';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER, TokenService } from '../../src/services/access/tokens';
 import { createSandbox, ensureServeSandbox, renewPlatformToken, sandboxFile, savedSandbox } from '../../src/services/sandbox';
 import { writePrivateFile } from '../../src/util/paths';
 

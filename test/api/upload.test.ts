@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import request from 'supertest';
 import { z } from '../../src/api/zod';
 import { createApp } from '../../src/http/app';
-import { defineOperation, type UploadedFile } from '../../src/http/registry';
+import { defineOperation, type UploadedFile } from '../../src/api/registry';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { NotFoundError } from '../../src/domain/errors';

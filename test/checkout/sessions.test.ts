@@ -1,12 +1,12 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext, systemContext } from '../../src/runtime';
-import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization';
-import { createApiKey } from '../../src/services/api-keys';
-import { createActiveUser } from '../../src/services/users';
-import { createSession, getSessionForPayment, parseClientSecret, recordSessionPayment } from '../../src/services/checkout-sessions';
+import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
+import { createApiKey } from '../../src/services/api-keys/keys';
+import { createActiveUser } from '../../src/services/access/users';
+import { createSession, getSessionForPayment, parseClientSecret, recordSessionPayment } from '../../src/services/checkout';
 import { expireDueSessions } from '../../src/jobs/checkout-expiry';
-import { updateProfile } from '../../src/services/integration-profiles';
+import { updateProfile } from '../../src/services/profiles';
 
 let h: ApiHarness;
 let tenantKey: string;

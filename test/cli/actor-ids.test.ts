@@ -4,12 +4,12 @@ import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_
 import { runCli, type CliResult } from '../helpers/cli';
 import { TEST_IBAN } from '../helpers/withdrawals';
 import { operatorContext } from '../../src/runtime';
-import { updateTenant } from '../../src/services/tenants';
-import { createWithdrawalMethod } from '../../src/services/withdrawal-methods';
+import { updateTenant } from '../../src/services/tenants/tenants';
+import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { createWithdrawal } from '../../src/services/withdrawals';
 import { post } from '../../src/services/ledger';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/providers';
-import { operatorUserId } from '../../src/services/operators';
+import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
+import { operatorUserId } from '../../src/services/access/operators';
 import { isUuid } from '../../src/db/scoped';
 
 /**

@@ -2,7 +2,7 @@ import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type Te
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, operatorContext } from '../../src/runtime';
 import { inTransaction } from '../../src/domain/context';
-import { resolveFees } from '../../src/services/fees';
+import { resolveFees } from '../../src/services/fees/schedules';
 import { postCapture, postRefund } from '../../src/services/ledger';
 import { newId } from '../../src/util/ids';
 

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, operatorContext } from '../../src/runtime';
-import { resolveFees } from '../../src/services/fees';
-import type { FeeTransaction } from '../../src/services/fee-engine';
+import { resolveFees } from '../../src/services/fees/schedules';
+import type { FeeTransaction } from '../../src/services/fees/engine';
 
 let db: TestDatabase;
 let env: Record<string, string>;

@@ -5,10 +5,10 @@ import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type Te
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, operatorContext, type Runtime } from '../../src/runtime';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
-import { createTenant } from '../../src/services/tenants';
-import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization';
-import * as kyb from '../../src/services/kyb';
-import { uploadDocument } from '../../src/services/kyb-documents';
+import { createTenant } from '../../src/services/tenants/tenants';
+import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
+import * as kyb from '../../src/services/kyb/submissions';
+import { uploadDocument } from '../../src/services/kyb/documents';
 import type { CallerContext } from '../../src/domain/context';
 
 let db: TestDatabase;

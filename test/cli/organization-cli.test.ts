@@ -3,7 +3,7 @@ import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type Te
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, operatorContext, type Runtime } from '../../src/runtime';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
-import { createApiKey } from '../../src/services/api-keys';
+import { createApiKey } from '../../src/services/api-keys/keys';
 import { createApp } from '../../src/http/app';
 
 let db: TestDatabase;

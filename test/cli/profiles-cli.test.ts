@@ -3,7 +3,7 @@ import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type Te
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, operatorContext } from '../../src/runtime';
 import { createApp } from '../../src/http/app';
-import { createMerchantRecord } from '../../src/services/organization';
+import { createMerchantRecord } from '../../src/services/organization/records';
 
 let db: TestDatabase;
 let env: Record<string, string>;

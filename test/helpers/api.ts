@@ -6,8 +6,8 @@ import { ManualClock } from '../../src/domain/clock';
 import { createTestRuntime, type TestRuntime } from './db';
 import type { AppConfig } from '../../src/config';
 import { operatorContext } from '../../src/runtime';
-import { createApiKey } from '../../src/services/api-keys';
-import { createTenant } from '../../src/services/tenants';
+import { createApiKey } from '../../src/services/api-keys/keys';
+import { createTenant } from '../../src/services/tenants/tenants';
 
 export interface ApiHarness extends TestRuntime {
   app: Express;

@@ -1,7 +1,7 @@
 import { operatorContext } from '../../src/runtime';
 import { post, balancesOf } from '../../src/services/ledger';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/providers';
-import { createApiKey } from '../../src/services/api-keys';
+import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
+import { createApiKey } from '../../src/services/api-keys/keys';
 import type { ApiHarness } from './api';
 
 /** A valid German IBAN (checksum 89). */

@@ -2,10 +2,10 @@ import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext } from '../../src/runtime';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
-import { resolveFees } from '../../src/services/fees';
+import { resolveFees } from '../../src/services/fees/schedules';
 import { postCapture, postRefund, releaseDue } from '../../src/services/ledger';
-import { createMerchantRecord } from '../../src/services/organization';
-import { createApiKey } from '../../src/services/api-keys';
+import { createMerchantRecord } from '../../src/services/organization/records';
+import { createApiKey } from '../../src/services/api-keys/keys';
 import { newId } from '../../src/util/ids';
 
 const HOUR = 3_600_000;

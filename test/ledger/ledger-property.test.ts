@@ -2,9 +2,9 @@ import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext } from '../../src/runtime';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
-import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../src/services/fee-engine';
+import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../src/services/fees/engine';
 import { balancesOf, post, postCapture, postRefund, releaseDue } from '../../src/services/ledger';
-import type { FeeRule, RoundingMode } from '../../src/db/models-fees';
+import type { FeeRule, RoundingMode } from '../../src/db/models/fees';
 import { newId } from '../../src/util/ids';
 import { mulberry32 } from '../../src/util/random';
 

@@ -3,12 +3,12 @@ import { expectLedgerInvariant } from '../helpers/ledger';
 import { openRuntime, closeRuntime, operatorContext, type Runtime } from '../../src/runtime';
 import type { CallerContext } from '../../src/domain/context';
 import { inTransaction } from '../../src/domain/context';
-import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../src/services/fee-engine';
-import { resolveFees } from '../../src/services/fees';
+import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../src/services/fees/engine';
+import { resolveFees } from '../../src/services/fees/schedules';
 import { balancesOf, post, postCapture, postRefund, releaseDue } from '../../src/services/ledger';
-import { PLATFORM_ID } from '../../src/services/platform';
+import { PLATFORM_ID } from '../../src/services/tenants/platform';
 import { newId } from '../../src/util/ids';
-import type { FeeRule } from '../../src/db/models-fees';
+import type { FeeRule } from '../../src/db/models/fees';
 import type { LedgerEntryRow } from '../../src/db/models';
 
 const HOUR = 3_600_000;

@@ -2,7 +2,7 @@ import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext } from '../../src/runtime';
 import { inTransaction } from '../../src/domain/context';
-import { resolveFees } from '../../src/services/fees';
+import { resolveFees } from '../../src/services/fees/schedules';
 import { balancesOf, postCapture } from '../../src/services/ledger';
 import { ledgerReleaseJob } from '../../src/jobs/ledger-release';
 import { backgroundJobs } from '../../src/jobs';

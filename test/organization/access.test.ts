@@ -1,7 +1,7 @@
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
-import { acceptInvitation } from '../../src/services/invitations';
+import { acceptInvitation } from '../../src/services/access/invitations';
 
 let h: ApiHarness;
 let tenantKey: string;

@@ -1,10 +1,10 @@
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createMerchantRecord } from '../../src/services/organization';
-import { createApiKey } from '../../src/services/api-keys';
-import { createActiveUser } from '../../src/services/users';
-import { acceptInvitation } from '../../src/services/invitations';
+import { createMerchantRecord } from '../../src/services/organization/records';
+import { createApiKey } from '../../src/services/api-keys/keys';
+import { createActiveUser } from '../../src/services/access/users';
+import { acceptInvitation } from '../../src/services/access/invitations';
 
 let h: ApiHarness;
 beforeAll(async () => {

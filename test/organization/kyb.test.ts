@@ -6,9 +6,9 @@ import request from 'supertest';
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createApiKey } from '../../src/services/api-keys';
-import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization';
-import { companyHasApprovedKyb } from '../../src/services/kyb';
+import { createApiKey } from '../../src/services/api-keys/keys';
+import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
+import { companyHasApprovedKyb } from '../../src/services/kyb/submissions';
 
 let h: ApiHarness;
 let tenantKey: string;

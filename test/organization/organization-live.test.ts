@@ -1,12 +1,12 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createApiKey } from '../../src/services/api-keys';
+import { createApiKey } from '../../src/services/api-keys/keys';
 
 // The KYB verdict is the KYB area's (its walkthrough test drives the real submissions end to end); here it is a
 // switch, so the live-approval path of the merchant operations is tested on its own.
 const kyb = { approved: new Set<string>() };
-jest.mock('../../src/services/kyb', () => ({
+jest.mock('../../src/services/kyb/submissions', () => ({
   companyHasApprovedKyb: jest.fn(async (_ctx: unknown, companyId: string) => kyb.approved.has(companyId)),
 }));
 

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createApiKey } from '../../src/services/api-keys';
+import { createApiKey } from '../../src/services/api-keys/keys';
 
 let h: ApiHarness;
 let platform: string;

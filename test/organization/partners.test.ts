@@ -1,8 +1,8 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createApiKey } from '../../src/services/api-keys';
-import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization';
+import { createApiKey } from '../../src/services/api-keys/keys';
+import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 
 let h: ApiHarness;
 let platform: string;

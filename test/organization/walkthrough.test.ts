@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createApiKey } from '../../src/services/api-keys';
+import { createApiKey } from '../../src/services/api-keys/keys';
 
 // Issue 4, item 2: the whole onboarding of a merchant over HTTP, from company to live key to suspension.
 // Only key issuing for a merchant's own sandbox key goes through the service (as the merchant itself, like the

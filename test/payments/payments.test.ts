@@ -3,7 +3,7 @@ import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/m
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { expectProblem, createLiveTenantKey } from '../helpers/api';
 import { dialectName, onPostgres } from '../helpers/db';
-import * as providers from '../../src/services/providers';
+import * as providers from '../../src/services/processing/providers';
 import type { PaymentAttemptRow, PaymentRow } from '../../src/db/models';
 
 /** Capture, cancel, refunds (rules and concurrency), visibility, limits, routing and cascading of payments. */

@@ -4,7 +4,7 @@ import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
 import type { CallerContext } from '../../src/domain/context';
 import type { PaymentRow, RefundRow } from '../../src/db/models';
-import { createSession } from '../../src/services/checkout-sessions';
+import { createSession } from '../../src/services/checkout';
 import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
 import { cancelPayment, capturePayment } from '../../src/services/payments/payments';
 import { createRefund } from '../../src/services/payments/refunds';

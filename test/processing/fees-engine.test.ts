@@ -1,5 +1,5 @@
-import { computeFees, divRound, type ApplicableSchedule, type FeeTransaction } from '../../src/services/fee-engine';
-import type { FeeLevel, FeeRule, RollingReserve, RoundingMode } from '../../src/db/models-fees';
+import { computeFees, divRound, type ApplicableSchedule, type FeeTransaction } from '../../src/services/fees/engine';
+import type { FeeLevel, FeeRule, RollingReserve, RoundingMode } from '../../src/db/models/fees';
 import { mulberry32 } from '../../src/util/random';
 
 // The fee engine is pure: no database here.

@@ -1,9 +1,9 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization';
-import { resolveFees } from '../../src/services/fees';
-import { PLATFORM_ID } from '../../src/services/platform';
+import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
+import { resolveFees } from '../../src/services/fees/schedules';
+import { PLATFORM_ID } from '../../src/services/tenants/platform';
 
 let h: ApiHarness;
 let platform: string;

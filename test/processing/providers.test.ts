@@ -1,6 +1,6 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { providerCatalog, supportsFeature } from '../../src/services/providers';
+import { providerCatalog, supportsFeature } from '../../src/services/processing/providers';
 import { connectorFor, HttpConnector, ConnectorError, SandboxCardConnector, SandboxPayoutConnector } from '../../src/connectors';
 
 let h: ApiHarness;

@@ -3,9 +3,9 @@ import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
 import type { CallerContext } from '../../src/domain/context';
 import type { LimitRow } from '../../src/db/models';
-import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization';
-import { conditionsMatch, decideRoute, decideWithSnapshot, loadRoutingSnapshot, pickWeighted, type RoutingInput } from '../../src/services/routing';
-import { normalizeConditions } from '../../src/services/routing-rules';
+import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
+import { conditionsMatch, decideRoute, decideWithSnapshot, loadRoutingSnapshot, pickWeighted, type RoutingInput } from '../../src/services/routing/decide';
+import { normalizeConditions } from '../../src/services/routing/rules';
 import { mulberry32 } from '../../src/util/random';
 
 // The routing engine: rule conditions and priority, priority and split outcomes (70/30 over 10,000 decisions),

@@ -8,8 +8,8 @@ import { createApp } from '../../src/http/app';
 import { openRuntime, closeRuntime, operatorContext, type Runtime } from '../../src/runtime';
 import { ManualClock } from '../../src/domain/clock';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
-import { createTenant } from '../../src/services/tenants';
-import { createApiKey } from '../../src/services/api-keys';
+import { createTenant } from '../../src/services/tenants/tenants';
+import { createApiKey } from '../../src/services/api-keys/keys';
 
 // A harness of its own: the runtime logs through a pino logger into `logs`, and every response body is kept in
 // `bodies`, so the last test can search both (and the audit trail and every table) for the credential values.

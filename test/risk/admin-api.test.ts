@@ -1,9 +1,9 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createTenant } from '../../src/services/tenants';
-import { createApiKey } from '../../src/services/api-keys';
-import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization';
+import { createTenant } from '../../src/services/tenants/tenants';
+import { createApiKey } from '../../src/services/api-keys/keys';
+import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 
 // The Risk admin API over HTTP: the 23 operations of list groups and entries, scoring rules, antifraud plans and the
 // risk configuration. Happy paths with the records answered, validation naming the field (never 500), 409s on state

@@ -1,13 +1,13 @@
 import { QueryTypes } from 'sequelize';
 import { ManualClock } from '../../src/domain/clock';
 import { inTransaction } from '../../src/domain/context';
-import type { PaymentRow } from '../../src/db/models-payments';
-import type { RiskAggregation } from '../../src/db/models-risk';
+import type { PaymentRow } from '../../src/db/models/payments';
+import type { RiskAggregation } from '../../src/db/models/risk';
 import { operatorContext } from '../../src/runtime';
-import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization';
+import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { aggregateValue, evaluateRisk } from '../../src/services/risk/engine';
 import { createSandbox } from '../../src/services/sandbox';
-import { createTenant } from '../../src/services/tenants';
+import { createTenant } from '../../src/services/tenants/tenants';
 import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '../helpers/db';
 import {
   createRiskFixture, insertPayments, paymentRow, recordQueries, riskSubject, SUBJECT_CARD, SUBJECT_EMAIL, type RiskFixture,

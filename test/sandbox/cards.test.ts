@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { Sealer } from '../../src/util/encryption';
-import { cardBrand, cardCountry, luhnValid, summarizeCard, validateCard, type CardInput } from '../../src/services/cards';
+import { cardBrand, cardCountry, luhnValid, summarizeCard, validateCard, type CardInput } from '../../src/services/payments/cards';
 import { SANDBOX_CARDS } from '../../src/connectors/sandbox-card';
 import { ValidationError } from '../../src/domain/errors';
 

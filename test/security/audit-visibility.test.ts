@@ -6,18 +6,18 @@ import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
 import { operatorContext } from '../../src/runtime';
 import type { CallerContext, Level } from '../../src/domain/context';
-import { createApiKey } from '../../src/services/api-keys';
-import { listAuditEntries, recordAudit } from '../../src/services/audit';
-import { AUDIT_TARGETS, type AuditTargetType } from '../../src/services/audit-targets';
-import { createMerchantRecord } from '../../src/services/organization';
-import { allows, layerPermissions } from '../../src/services/permissions';
+import { createApiKey } from '../../src/services/api-keys/keys';
+import { listAuditEntries, recordAudit } from '../../src/services/audit/entries';
+import { AUDIT_TARGETS, type AuditTargetType } from '../../src/services/audit/targets';
+import { createMerchantRecord } from '../../src/services/organization/records';
+import { allows, layerPermissions } from '../../src/services/access/permissions';
 import { LEVEL_LAYER } from '../../src/domain/context';
 import { up as retargetLimitEntries } from '../../src/db/migrations/0026_audit_limit_targets';
 
 /**
  * Audit entries (issue 20, item 3): a caller sees an entry only if it may read the record the entry is about, and
  * sees its before and after as its level's view of that record. Generated from the declarations of
- * src/services/audit-targets.ts, which are held to the recordAudit call sites of src (every targetType written is
+ * src/services/audit/targets.ts, which are held to the recordAudit call sites of src (every targetType written is
  * declared, every declared one is written) and to the operation registry (the reading operations, their levels and
  * permissions): a new kind of audited record, a new reading operation or a changed permission is covered.
  */

@@ -10,7 +10,7 @@ import { createSandbox, type SandboxCredentials } from '../../src/services/sandb
 import { operatorContext } from '../../src/runtime';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { post as postLedger } from '../../src/services/ledger';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/providers';
+import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';
 import { CrashClient, Watchdog, crashWindowOf, seeded, type CrashWindow, type Failure, type OpRecord, type Target } from './crash/client';
 

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { operations } from '../../src/api';
 import { jsonDepthWithin } from '../../src/api/common';
 import { buildOpenApiDocument } from '../../src/http/openapi';
-import type { Operation } from '../../src/http/registry';
+import type { Operation } from '../../src/api/registry';
 import { VERSION } from '../../src/version';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { dialectName } from '../helpers/db';

@@ -3,11 +3,11 @@ import type request from 'supertest';
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api/index';
-import type { Operation } from '../../src/http/registry';
+import type { Operation } from '../../src/api/registry';
 import { schemaFields, type ReferenceKind } from '../../src/api/references';
 import type { CallerContext } from '../../src/domain/context';
-import { authenticate } from '../../src/services/auth';
-import { allows } from '../../src/services/permissions';
+import { authenticate } from '../../src/services/access/authenticate';
+import { allows } from '../../src/services/access/permissions';
 import {
   CARD, IBAN, KINDS, PATH_PARAMS, VALID_BODIES, VALID_QUERIES, buildWorld, call, distinctiveValues, fillPath, kybPdf, leaked, pathParams, snapshot,
   type Kind, type TenantWorld, type World,

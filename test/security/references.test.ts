@@ -1,8 +1,8 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
-import { createTenant } from '../../src/services/tenants';
-import { createApiKey } from '../../src/services/api-keys';
+import { createTenant } from '../../src/services/tenants/tenants';
+import { createApiKey } from '../../src/services/api-keys/keys';
 
 // Issue 20 item 13, the instance found from outside: tenant B created and patched a terminal whose
 // providerCostScheduleId was tenant A's fee schedule (201, 200). Every id of a body or query is now looked up in the

@@ -32,8 +32,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { luhnValid } from '../../src/services/cards';
-import { IBAN_LENGTHS, ibanProblem } from '../../src/services/withdrawal-method-types';
+import { luhnValid } from '../../src/services/payments/cards';
+import { IBAN_LENGTHS, ibanProblem } from '../../src/services/withdrawal-methods/types';
 
 export type FindingKind = 'secret_key' | 'webhook_secret' | 'client_secret' | 'invitation_token' | 'jwt' | 'card_number' | 'iban' | 'canary';
 

@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { testTls } from '../helpers/receiver';
 import { fundMerchant, withdrawalSettings } from '../helpers/withdrawals';
-import { acceptInvitation } from '../../src/services/invitations';
+import { acceptInvitation } from '../../src/services/access/invitations';
 import { formatFinding, scanDirectories } from './scan-secrets';
 import { randomIban, randomPan } from './secret-samples';
 

@@ -2,16 +2,16 @@ import crypto from 'node:crypto';
 import request from 'supertest';
 import type { ApiHarness } from '../helpers/api';
 import { operatorContext } from '../../src/runtime';
-import { createTenant } from '../../src/services/tenants';
-import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization';
-import { createProfile } from '../../src/services/integration-profiles';
-import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from '../../src/services/fees';
-import { createTerminal } from '../../src/services/terminals';
+import { createTenant } from '../../src/services/tenants/tenants';
+import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
+import { createProfile } from '../../src/services/profiles';
+import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from '../../src/services/fees/schedules';
+import { createTerminal } from '../../src/services/processing/terminals';
 import { createChannel } from '../../src/services/channels';
-import { createApiKey } from '../../src/services/api-keys';
-import { createActiveUser } from '../../src/services/users';
+import { createApiKey } from '../../src/services/api-keys/keys';
+import { createActiveUser } from '../../src/services/access/users';
 import { post as postLedger } from '../../src/services/ledger';
-import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from '../../src/services/providers';
+import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from '../../src/services/processing/providers';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 
 // The isolation world: tenant A (a live-capable tenant: merchants A1 and A2, A1 owning every merchant record, all of

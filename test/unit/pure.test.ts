@@ -1,9 +1,9 @@
-import { ipAllowed, isValidIpEntry } from '../../src/services/auth';
-import { allows, grantable, layerPermissions, permissionCatalog } from '../../src/services/permissions';
+import { ipAllowed, isValidIpEntry } from '../../src/services/access/authenticate';
+import { allows, grantable, layerPermissions, permissionCatalog } from '../../src/services/access/permissions';
 import { parseDatabaseUrl } from '../../src/db/database';
-import { parseDuration } from '../../src/services/tokens';
+import { parseDuration } from '../../src/services/access/tokens';
 import { fingerprint } from '../../src/services/idempotency';
-import { apiKeyStatus, generateKeyPair, parseSecretKey, verifySecret } from '../../src/services/api-key-secrets';
+import { apiKeyStatus, generateKeyPair, parseSecretKey, verifySecret } from '../../src/services/api-keys/secrets';
 import {
   AuthenticationError, BusinessRuleError, ConflictError, NotFoundError, PermissionError, ValidationError, toProblem,
 } from '../../src/domain/errors';

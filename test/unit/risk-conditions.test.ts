@@ -1,6 +1,6 @@
 import { conditionIssues, ipRange, matchesCondition, normalizeCondition, normalizeIp, type RiskSubject } from '../../src/services/risk/conditions';
 import { windowPeriod } from '../../src/services/risk/rules';
-import type { RiskCondition } from '../../src/db/models-risk';
+import type { RiskCondition } from '../../src/db/models/risk';
 
 const subject: RiskSubject = {
   tenantId: 't', livemode: false, merchantId: 'M-1', channelId: null, amount: { currency: 'EUR', valueMinor: 12_345 },

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../src/domain/errors';
 import {
   abaRoutingProblem, bicProblem, ibanProblem, maskDetails, methodTypeOf, validateDetails, withdrawalMethodTypes, type WithdrawalMethodType,
-} from '../../src/services/withdrawal-method-types';
+} from '../../src/services/withdrawal-methods/types';
 
 /** The catalog's validators: IBAN (country length + mod-97), BIC, ABA routing (3-7-1), digits, enum, text; masking. */
 

@@ -5,8 +5,8 @@ import { Receiver, testTls } from '../helpers/receiver';
 import { operatorContext } from '../../src/runtime';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher, RETRY_DELAYS_MS } from '../../src/services/webhooks/dispatcher';
-import { createMerchantRecord } from '../../src/services/organization';
-import { createApiKey } from '../../src/services/api-keys';
+import { createMerchantRecord } from '../../src/services/organization/records';
+import { createApiKey } from '../../src/services/api-keys/keys';
 
 let h: ApiHarness;
 let dispatcher: Dispatcher;

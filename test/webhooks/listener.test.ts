@@ -13,10 +13,10 @@ import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';
 import { currentSigningSecrets, rotateEndpointSecret } from '../../src/services/webhooks/endpoints';
 import { transportOptionsFromEnv } from '../../src/services/webhooks/transport';
-import { announceListener, identityFile, runningListener, withdrawListener } from '../../src/services/webhooks/listener-registry';
+import { announceListener, identityFile, runningListener, withdrawListener } from '../../src/listener/registry';
 import {
   closeListenerEndpoint, ensureListenerCertificate, LISTENER_DESCRIPTION, LocalListener, openListenerEndpoint, type ListenerCertificate, type ReceivedDelivery,
-} from '../../src/services/webhooks/listener';
+} from '../../src/listener/listener';
 import { testTls } from '../helpers/receiver';
 
 let h: ApiHarness;

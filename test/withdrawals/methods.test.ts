@@ -4,9 +4,9 @@ import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/runtime';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { HOUR_MS } from '../../src/domain/clock';
-import { createMerchantRecord } from '../../src/services/organization';
-import { createApiKey } from '../../src/services/api-keys';
-import { activateDueMethods, usableMethod } from '../../src/services/withdrawal-methods';
+import { createMerchantRecord } from '../../src/services/organization/records';
+import { createApiKey } from '../../src/services/api-keys/keys';
+import { activateDueMethods, usableMethod } from '../../src/services/withdrawal-methods/methods';
 import { withdrawalMethodCoolingJob } from '../../src/jobs/withdrawal-method-cooling';
 import { backgroundJobs } from '../../src/jobs';
 

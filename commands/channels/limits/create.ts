@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { partnerServices } from '../../../src/cli/partners-services';
 import { limitFlags, limitInput, platformCtx, renderLimit } from '../../../src/cli/partners-flags';
-import type { Limit } from '../../../src/services/limits';
+import type { Limit } from '../../../src/services/limits/manage';
 
 export default class ChannelLimitsCreate extends BaseCommand<typeof ChannelLimitsCreate> {
   static override summary = 'Create a channel limit: a cap on volume or count per period.';

@@ -4,7 +4,7 @@ import { sharedFlags } from '../../../src/cli/flags';
 import { partnerServices } from '../../../src/cli/partners-services';
 import { limitListFlags, limitListQuery, platformCtx, renderLimitPage } from '../../../src/cli/partners-flags';
 import type { Page } from '../../../src/db/scoped';
-import type { Limit } from '../../../src/services/limits';
+import type { Limit } from '../../../src/services/limits/manage';
 
 export default class ChannelLimitsList extends BaseCommand<typeof ChannelLimitsList> {
   static override summary = 'List a channel\'s limits.';

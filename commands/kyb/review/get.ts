@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { kybFlags, kybServices, renderSubmission, reviewContext } from '../../../src/cli/kyb-cli';
-import type { KybSubmission } from '../../../src/services/kyb';
+import type { KybSubmission } from '../../../src/services/kyb/submissions';
 
 export default class KybReviewGet extends BaseCommand<typeof KybReviewGet> {
   static override summary = 'Show one KYB submission with its documents.';

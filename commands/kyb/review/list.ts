@@ -4,8 +4,8 @@ import { sharedFlags } from '../../../src/cli/flags';
 import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
 import { renderTable, statusColour } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
-import type { KybStatus } from '../../../src/db/models-kyb';
-import type { KybSubmission } from '../../../src/services/kyb';
+import type { KybStatus } from '../../../src/db/models/kyb';
+import type { KybSubmission } from '../../../src/services/kyb/submissions';
 
 export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
   static override summary = 'List KYB submissions for review.';

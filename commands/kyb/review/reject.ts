@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
-import type { KybSubmission } from '../../../src/services/kyb';
+import type { KybSubmission } from '../../../src/services/kyb/submissions';
 
 export default class KybReviewReject extends BaseCommand<typeof KybReviewReject> {
   static override summary = 'Reject a KYB submission with a reason (final).';

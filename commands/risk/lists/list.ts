@@ -5,7 +5,7 @@ import { pageFooter } from '../../../src/cli/output';
 import { LIST_ENTRY_TYPE_OPTIONS, renderListGroups, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { Page } from '../../../src/db/scoped';
 import type { ListGroup } from '../../../src/services/risk/lists';
-import type { ListEntryType } from '../../../src/db/models-risk';
+import type { ListEntryType } from '../../../src/db/models/risk';
 
 export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
   static override summary = 'List a tenant\'s list groups (sandbox, or live with --live) with their entry counts, newest first.';

@@ -6,7 +6,7 @@ import { requireId } from '../../../src/cli/payments-cli';
 import { renderAntifraudPlans, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { Page } from '../../../src/db/scoped';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
-import type { AntifraudPlanStatus } from '../../../src/db/models-risk';
+import type { AntifraudPlanStatus } from '../../../src/db/models/risk';
 
 export default class RiskPlansList extends BaseCommand<typeof RiskPlansList> {
   static override summary = 'List a tenant\'s antifraud plans (sandbox, or live with --live), newest first.';

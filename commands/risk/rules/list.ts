@@ -5,7 +5,7 @@ import { pageFooter } from '../../../src/cli/output';
 import { renderScoringRules, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { Page } from '../../../src/db/scoped';
 import type { ScoringRule } from '../../../src/services/risk/rules';
-import type { RiskSignal } from '../../../src/db/models-risk';
+import type { RiskSignal } from '../../../src/db/models/risk';
 
 export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
   static override summary = 'List a tenant\'s scoring rules (sandbox, or live with --live), newest first.';

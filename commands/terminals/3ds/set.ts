@@ -5,7 +5,7 @@ import { processingServices } from '../../../src/cli/processing-services';
 import { processingCtx } from '../../../src/cli/processing-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { PutThreeDsConfigBody } from '../../../src/api/processing/schemas';
-import type { Terminal } from '../../../src/services/terminals';
+import type { Terminal } from '../../../src/services/processing/terminals';
 
 export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet> {
   static override summary = 'Change a terminal\'s 3DS settings; what is not given stays, MPI accounts are kept (see terminals mpi-accounts).';

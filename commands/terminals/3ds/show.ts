@@ -3,7 +3,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord } from '../../../src/cli/output';
 import { processingServices } from '../../../src/cli/processing-services';
 import { processingCtx, renderMpiAccounts } from '../../../src/cli/processing-flags';
-import type { ThreeDsConfig } from '../../../src/services/terminals';
+import type { ThreeDsConfig } from '../../../src/services/processing/terminals';
 
 export default class Terminals3dsShow extends BaseCommand<typeof Terminals3dsShow> {
   static override summary = 'Show a terminal\'s 3DS configuration and MPI accounts.';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { processingServices } from '../../../src/cli/processing-services';
 import { processingCtx } from '../../../src/cli/processing-flags';
 import { limitFlags, limitInput, renderLimit } from '../../../src/cli/partners-flags';
-import type { Limit } from '../../../src/services/limits';
+import type { Limit } from '../../../src/services/limits/manage';
 
 export default class TerminalLimitsCreate extends BaseCommand<typeof TerminalLimitsCreate> {
   static override summary = 'Create a terminal limit: a cap on volume or count per period.';

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { processingServices } from '../../../src/cli/processing-services';
 import { processingCtx } from '../../../src/cli/processing-flags';
-import type { Limit } from '../../../src/services/limits';
+import type { Limit } from '../../../src/services/limits/manage';
 
 export default class TerminalLimitsDisable extends BaseCommand<typeof TerminalLimitsDisable> {
   static override summary = 'Disable a terminal limit.';

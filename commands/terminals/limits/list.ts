@@ -5,7 +5,7 @@ import { processingServices } from '../../../src/cli/processing-services';
 import { processingCtx } from '../../../src/cli/processing-flags';
 import { limitListFlags, limitListQuery, renderLimitPage } from '../../../src/cli/partners-flags';
 import type { Page } from '../../../src/db/scoped';
-import type { Limit } from '../../../src/services/limits';
+import type { Limit } from '../../../src/services/limits/manage';
 
 export default class TerminalLimitsList extends BaseCommand<typeof TerminalLimitsList> {
   static override summary = 'List a terminal\'s limits.';

@@ -4,7 +4,7 @@ import { processingServices } from '../../../src/cli/processing-services';
 import { mpiFlagNames, mpiFlags, mpiInput, processingCtx, renderMpiAccounts } from '../../../src/cli/processing-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { MpiAccountBody } from '../../../src/api/processing/schemas';
-import type { MpiAccount } from '../../../src/services/terminals';
+import type { MpiAccount } from '../../../src/services/processing/terminals';
 
 export default class MpiAccountsAdd extends BaseCommand<typeof MpiAccountsAdd> {
   static override summary = 'Add a terminal\'s MPI account for a brand (one per brand).';

@@ -5,7 +5,7 @@ import { mpiFlagNames, mpiFlags, mpiInput, processingCtx, renderMpiAccounts } fr
 import { nullable } from '../../../src/cli/partners-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { UpdateMpiAccountBody } from '../../../src/api/processing/schemas';
-import type { MpiAccount } from '../../../src/services/terminals';
+import type { MpiAccount } from '../../../src/services/processing/terminals';
 
 export default class MpiAccountsUpdate extends BaseCommand<typeof MpiAccountsUpdate> {
   static override summary = 'Update the MPI account of a brand ("null" clears a field).';

@@ -4,7 +4,7 @@ import { processingServices } from '../../../src/cli/processing-services';
 import { processingCtx, renderRestrictions, restrictionFlags } from '../../../src/cli/processing-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { CreateRestrictionBody } from '../../../src/api/processing/schemas';
-import type { TerminalRestriction } from '../../../src/services/terminals';
+import type { TerminalRestriction } from '../../../src/services/processing/terminals';
 
 export default class RestrictionsCreate extends BaseCommand<typeof RestrictionsCreate> {
   static override summary = 'Create a terminal restriction: allow or deny a payment method and/or brand.';

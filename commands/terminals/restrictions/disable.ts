@@ -3,7 +3,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { processingServices } from '../../../src/cli/processing-services';
 import { processingCtx } from '../../../src/cli/processing-flags';
-import type { TerminalRestriction } from '../../../src/services/terminals';
+import type { TerminalRestriction } from '../../../src/services/processing/terminals';
 
 export default class RestrictionsDisable extends BaseCommand<typeof RestrictionsDisable> {
   static override summary = 'Disable a terminal restriction.';

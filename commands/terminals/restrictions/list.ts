@@ -5,7 +5,7 @@ import { processingServices } from '../../../src/cli/processing-services';
 import { processingCtx, renderRestrictions } from '../../../src/cli/processing-flags';
 import { pageFooter } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
-import type { TerminalRestriction } from '../../../src/services/terminals';
+import type { TerminalRestriction } from '../../../src/services/processing/terminals';
 
 export default class RestrictionsList extends BaseCommand<typeof RestrictionsList> {
   static override summary = 'List a terminal\'s restrictions.';

@@ -5,7 +5,7 @@ import { processingCtx, renderRestrictions, restrictionFlags } from '../../../sr
 import { nullable } from '../../../src/cli/partners-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { UpdateRestrictionBody } from '../../../src/api/processing/schemas';
-import type { TerminalRestriction } from '../../../src/services/terminals';
+import type { TerminalRestriction } from '../../../src/services/processing/terminals';
 
 export default class RestrictionsUpdate extends BaseCommand<typeof RestrictionsUpdate> {
   static override summary = 'Update an active terminal restriction.';

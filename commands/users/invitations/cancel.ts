@@ -4,7 +4,7 @@ import { sharedFlags } from '../../../src/cli/flags';
 import { accessScopeFlags } from '../../../src/cli/access-flags';
 import { renderRecord } from '../../../src/cli/output';
 import { accessServices } from '../../../src/cli/access-services';
-import type { Invitation } from '../../../src/services/invitations';
+import type { Invitation } from '../../../src/services/access/invitations';
 
 export default class InvitationsCancel extends BaseCommand<typeof InvitationsCancel> {
   static override summary = 'Cancel a pending invitation (exit 5 otherwise).';

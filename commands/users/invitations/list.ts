@@ -7,7 +7,7 @@ import { accessServices } from '../../../src/cli/access-services';
 import { validateWith } from '../../../src/cli/validate';
 import { ListInvitationsQuery } from '../../../src/api/access/schemas';
 import type { Page } from '../../../src/db/scoped';
-import type { Invitation } from '../../../src/services/invitations';
+import type { Invitation } from '../../../src/services/access/invitations';
 
 export default class InvitationsList extends BaseCommand<typeof InvitationsList> {
   static override summary = 'List invitations (never their tokens).';

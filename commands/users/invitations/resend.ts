@@ -3,7 +3,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { accessScopeFlags } from '../../../src/cli/access-flags';
 import { chalk, renderRecord } from '../../../src/cli/output';
 import { accessServices } from '../../../src/cli/access-services';
-import type { IssuedInvitation } from '../../../src/services/invitations';
+import type { IssuedInvitation } from '../../../src/services/access/invitations';
 
 export default class InvitationsResend extends BaseCommand<typeof InvitationsResend> {
   static override summary = 'Resend an invitation: a new token valid 7 days (shown once); the old token stops working.';

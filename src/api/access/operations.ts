@@ -1,9 +1,9 @@
 import { ConflictError } from '../../domain/errors';
-import { defineOperation, type IdempotencyPolicy, type Operation } from '../../http/registry';
+import { defineOperation, type IdempotencyPolicy, type Operation } from '../registry';
 import { idParams } from '../common';
-import * as users from '../../services/users';
-import * as roles from '../../services/roles';
-import * as invitations from '../../services/invitations';
+import * as users from '../../services/access/users';
+import * as roles from '../../services/access/roles';
+import * as invitations from '../../services/access/invitations';
 import {
   CreateRoleBody, InvitationSchema, InviteResultSchema, InviteUserBody, IssuedInvitationSchema, ListInvitationsQuery, ListRolesQuery,
   ListUsersQuery, PermissionListSchema, PermissionsQuery, RoleSchema, UpdateRoleBody, UpdateUserBody, UserSchema,

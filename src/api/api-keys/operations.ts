@@ -1,7 +1,7 @@
 import { ConflictError } from '../../domain/errors';
-import { defineOperation, type IdempotencyPolicy } from '../../http/registry';
+import { defineOperation, type IdempotencyPolicy } from '../registry';
 import { idParams } from '../common';
-import * as keys from '../../services/api-keys';
+import * as keys from '../../services/api-keys/keys';
 import {
   ApiKeySchema, CreateApiKeyBody, GrantablePermissionsSchema, GrantableQuery, IssuedApiKeySchema, ListApiKeysQuery,
   RotateApiKeyBody, UpdateApiKeyBody,

@@ -1,8 +1,8 @@
 import { z } from '../zod';
 import { notChecked } from '../references';
-import { defineOperation } from '../../http/registry';
+import { defineOperation } from '../registry';
 import { Timestamp, listQuery } from '../common';
-import { listAuditEntries } from '../../services/audit';
+import { listAuditEntries } from '../../services/audit/entries';
 
 export const AuditEntrySchema = z
   .object({

@@ -1,6 +1,6 @@
-import { defineOperation, type Operation } from '../../http/registry';
+import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
-import * as sessions from '../../services/checkout-sessions';
+import * as sessions from '../../services/checkout';
 import { completeCheckoutSession, type CompleteSessionInput } from '../../services/payments/checkout-complete';
 import {
   CheckoutSessionSchema, CompleteCheckoutSessionBody, CreateCheckoutSessionBody, ListCheckoutSessionsQuery, UpdateCheckoutSessionBody,

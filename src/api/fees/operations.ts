@@ -1,6 +1,6 @@
-import { defineOperation, type Operation } from '../../http/registry';
+import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
-import * as fees from '../../services/fees';
+import * as fees from '../../services/fees/schedules';
 import {
   CreateFeeAssignmentBody, CreateFeeScheduleBody, FeeAssignmentSchema, FeeScheduleSchema, ListFeeAssignmentsQuery, ListFeeSchedulesQuery,
   UpdateFeeScheduleBody,

@@ -1,10 +1,9 @@
 import { z } from '../zod';
 import { refersTo, notChecked } from '../references';
-import { Currency, FutureDateInput, Money, NullableTimestamp, Timestamp, listQuery, queryBoolean } from '../common';
+import { Currency, FutureDateInput, Money, NullableTimestamp, Timestamp, listQuery, queryBoolean, Uuid, RecordName as Name } from '../common';
 
 // Fee schedules and fee assignments.
 
-const Uuid = z.string().uuid();
 
 export const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'withdrawal', 'chargeback'] as const;
 export const TRANSACTION_OUTCOMES = ['successful', 'failed', 'any'] as const;
@@ -113,7 +112,6 @@ export const FeeScheduleSchema = z
   .strict()
   .openapi('FeeSchedule', { description: 'Fee rules and a rolling reserve. draft -> active -> archived; only a draft can be updated.' });
 
-const Name = z.string().trim().min(1).max(200);
 const Description = z.string().max(1000).nullable();
 const Rules = z.array(FeeRuleInput).max(100);
 

@@ -1,7 +1,7 @@
-import { defineOperation, type Operation, type UploadedFile } from '../../http/registry';
+import { defineOperation, type Operation, type UploadedFile } from '../registry';
 import { idParams } from '../common';
-import * as kyb from '../../services/kyb';
-import * as kybDocuments from '../../services/kyb-documents';
+import * as kyb from '../../services/kyb/submissions';
+import * as kybDocuments from '../../services/kyb/documents';
 import {
   ApproveBody, CreateKybBody, DocumentParams, KybDocumentSchema, KybSubmissionSchema, MerchantListQuery, RejectBody,
   RequestInformationBody, ReviewerListQuery, UpdateKybBody, UploadQuery, VerdictBody,

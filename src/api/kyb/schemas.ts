@@ -1,6 +1,6 @@
 import { z } from '../zod';
 import { refersTo, notChecked } from '../references';
-import { KYB_DOCUMENT_TYPES } from '../../db/models-kyb';
+import { KYB_DOCUMENT_TYPES } from '../../db/models/kyb';
 import { Country, Email, NullableTimestamp, Timestamp, listQuery } from '../common';
 
 export const KybStatus = z.enum(['draft', 'submitted', 'in_review', 'information_requested', 'approved', 'rejected']);

@@ -1,7 +1,7 @@
-import { defineOperation, type Operation } from '../../http/registry';
+import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
-import * as companies from '../../services/companies';
-import * as merchants from '../../services/merchants';
+import * as companies from '../../services/organization/companies';
+import * as merchants from '../../services/organization/merchants';
 import {
   CompanySchema, CreateCompanyBody, CreateMerchantBody, ListCompaniesQuery, ListCompanyMerchantsQuery, ListMerchantsQuery,
   MerchantSchema, PutCheckoutHostingBody, PutProcessingModeBody, PutThreeDsConfigBody, ThreeDsConfigSchema, UpdateCompanyBody,

@@ -1,4 +1,4 @@
-import { defineOperation, type Operation } from '../../http/registry';
+import { defineOperation, type Operation } from '../registry';
 import { idParams, listQuery } from '../common';
 import * as payments from '../../services/payments/payments';
 import * as refunds from '../../services/payments/refunds';

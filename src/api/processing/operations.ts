@@ -1,8 +1,8 @@
-import { defineOperation, type Operation } from '../../http/registry';
+import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
-import * as providers from '../../services/providers';
-import * as terminals from '../../services/terminals';
-import { CreateLimitBody, LimitSchema, ListLimitsQuery, limitParams } from '../partners/schemas';
+import * as providers from '../../services/processing/providers';
+import * as terminals from '../../services/processing/terminals';
+import { CreateLimitBody, LimitSchema, ListLimitsQuery, limitParams } from '../limits/schemas';
 import {
   AdjustCapabilitiesBody, CreateRestrictionBody, CreateTerminalBody, ListProvidersQuery, ListRestrictionsQuery, ListTerminalsQuery, MpiAccountBody,
   ProviderIntegrationSchema, PutThreeDsConfigBody, RestrictionSchema, RotateCredentialsBody, SetProviderStatusBody, TerminalSchema, ThreeDsConfigSchema,

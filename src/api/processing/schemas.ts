@@ -1,9 +1,7 @@
 import { z } from '../zod';
 import { refersTo, notChecked } from '../references';
-import { Country, Currency, NullableTimestamp, Timestamp, listQuery } from '../common';
+import { Country, Currency, NullableTimestamp, Timestamp, listQuery, Uuid, RecordName as Name } from '../common';
 
-const Uuid = z.string().uuid();
-const Name = z.string().trim().min(1).max(200);
 const Code = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lower-case identifier such as card or visa (letters, digits, _ and -; at most 50)');
 const Mcc = z.string().regex(/^\d{4}$/, 'must be a 4-digit merchant category code');
 const Descriptor = z.string().trim().min(1).max(22).openapi({ description: 'Statement descriptor (at most 22 characters).' });

@@ -1,6 +1,6 @@
-import { defineOperation, type Operation } from '../../http/registry';
+import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
-import * as profiles from '../../services/integration-profiles';
+import * as profiles from '../../services/profiles';
 import { CreateIntegrationProfileBody, IntegrationProfileSchema, ListIntegrationProfilesQuery, UpdateIntegrationProfileBody } from './schemas';
 
 const tag = 'Integration profiles';

@@ -1,10 +1,9 @@
 import { z } from '../zod';
 import { refersTo } from '../references';
-import { HttpsUrl, jsonDepthWithin, listQuery, Locale, MAX_JSON_DEPTH, NullableTimestamp, Timestamp } from '../common';
+import { HttpsUrl, jsonDepthWithin, listQuery, Locale, MAX_JSON_DEPTH, NullableTimestamp, Timestamp, Uuid } from '../common';
 
 // Integration profiles.
 
-const Uuid = z.string().uuid();
 
 export const PROFILE_MODES = ['checkout', 'api', 'hosted_page'] as const;
 export const PROFILE_STATUSES = ['enabled', 'disabled'] as const;

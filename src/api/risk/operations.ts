@@ -1,4 +1,4 @@
-import { defineOperation, type Operation } from '../../http/registry';
+import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
 import * as lists from '../../services/risk/lists';
 import * as rules from '../../services/risk/rules';

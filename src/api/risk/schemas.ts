@@ -1,14 +1,12 @@
 import { z } from '../zod';
 import { refersTo } from '../references';
-import { Currency, NullableTimestamp, Timestamp, listQuery, queryBoolean } from '../common';
+import { Currency, NullableTimestamp, Timestamp, listQuery, queryBoolean, Uuid, RecordName as Name } from '../common';
 import {
   AGGREGATION_IDENTIFIERS, AGGREGATION_SCOPES, CONDITION_FIELDS, CONDITION_OPERATORS, LIST_ENTRY_TYPES, RISK_SIGNALS,
-} from '../../db/models-risk';
+} from '../../db/models/risk';
 
 // Risk: list groups and entries, scoring rules, antifraud plans, risk configuration.
 
-const Uuid = z.string().uuid();
-const Name = z.string().trim().min(1).max(200);
 const Description = z.string().max(1000).nullable();
 const TenantIdInput = refersTo('tenant', Uuid).optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' });
 const TenantFilter = refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s records.' });

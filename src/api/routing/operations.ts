@@ -1,6 +1,6 @@
-import { defineOperation, type Operation } from '../../http/registry';
+import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
-import * as rules from '../../services/routing-rules';
+import * as rules from '../../services/routing/rules';
 import { CreateRoutingRuleBody, ListRoutingRuleVersionsQuery, ListRoutingRulesQuery, RoutingRuleSchema, UpdateRoutingRuleBody } from './schemas';
 
 const common = { levels: ['T', 'P'] as ('T' | 'P')[], tag: 'Routing rules' };

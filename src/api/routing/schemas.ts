@@ -1,12 +1,10 @@
 import { z } from '../zod';
 import { refersTo } from '../references';
-import { Country, Currency, NullableTimestamp, Timestamp, listQuery } from '../common';
+import { Country, Currency, NullableTimestamp, Timestamp, listQuery, Uuid, RecordName as Name } from '../common';
 import { PAYMENT_METHODS } from '../fees/schemas';
 
 // Routing rules: versioned (draft -> active -> archived), conditions on the payment, an outcome naming terminals.
 
-const Uuid = z.string().uuid();
-const Name = z.string().trim().min(1).max(200);
 const Description = z.string().max(1000).nullable();
 const Code = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lower-case identifier such as visa (letters, digits, _ and -; at most 50)');
 const Priority = z

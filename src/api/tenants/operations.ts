@@ -1,6 +1,6 @@
-import { defineOperation } from '../../http/registry';
+import { defineOperation } from '../registry';
 import { idParams } from '../common';
-import * as tenants from '../../services/tenants';
+import * as tenants from '../../services/tenants/tenants';
 import { CreateTenantBody, ListTenantsQuery, TenantSchema, UpdateTenantBody } from './schemas';
 
 const tag = 'Tenants';

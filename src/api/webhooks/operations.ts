@@ -1,5 +1,5 @@
 import { z } from '../zod';
-import { defineOperation, type LevelCode } from '../../http/registry';
+import { defineOperation, type LevelCode } from '../registry';
 import { idParams } from '../common';
 import * as endpoints from '../../services/webhooks/endpoints';
 import * as deliveries from '../../services/webhooks/deliveries';

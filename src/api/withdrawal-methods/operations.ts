@@ -1,6 +1,6 @@
-import { defineOperation, type Operation } from '../../http/registry';
+import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
-import * as methods from '../../services/withdrawal-methods';
+import * as methods from '../../services/withdrawal-methods/methods';
 import {
   COOLING_RULE, CreateWithdrawalMethodBody, ListWithdrawalMethodsQuery, UpdateWithdrawalMethodBody, WithdrawalMethodSchema, WithdrawalMethodTypeSchema,
 } from './schemas';

@@ -1,11 +1,10 @@
 import { z } from '../zod';
 import { refersTo } from '../references';
-import { NullableTimestamp, Timestamp, listQuery, queryBoolean } from '../common';
-import { DETAIL_FORMATS } from '../../services/withdrawal-method-types';
+import { NullableTimestamp, Timestamp, listQuery, queryBoolean, Uuid } from '../common';
+import { DETAIL_FORMATS } from '../../services/withdrawal-methods/types';
 
 // Withdrawal method types (the catalog) and merchants' saved withdrawal methods.
 
-const Uuid = z.string().uuid();
 
 export const WITHDRAWAL_METHOD_STATUSES = ['cooling', 'active', 'suspended'] as const;
 

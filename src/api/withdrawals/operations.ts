@@ -1,4 +1,4 @@
-import { defineOperation, type Operation } from '../../http/registry';
+import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
 import * as withdrawals from '../../services/withdrawals';
 import { CompleteWithdrawalBody, CreateWithdrawalBody, FailWithdrawalBody, ListWithdrawalsQuery, RejectWithdrawalBody, WithdrawalSchema } from './schemas';

@@ -1,5 +1,5 @@
 import { DataTypes, QueryTypes, type QueryInterface } from 'sequelize';
-import type { Dialect } from '../database';
+import type { Dialect } from '../dialect';
 
 // Companies and merchants (organization area). The tables exist since 0001; this adds what the organization
 // operations need: the merchant's checkout hosting, processing mode and 3DS configuration, and the companies'

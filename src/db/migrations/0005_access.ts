@@ -1,5 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
-import type { Dialect } from '../database';
+import type { Dialect } from '../dialect';
 import { id, uuid, str, text, json, date, stamps } from './columns';
 
 // Users (owner flag), roles, user-role links and invitations.

@@ -1,5 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
-import type { Dialect } from '../database';
+import type { Dialect } from '../dialect';
 import { id, uuid, str, text, json, date, stamps } from './columns';
 
 // KYB submissions, their documents' metadata, and the documents' bytes (kept apart so that reads of the

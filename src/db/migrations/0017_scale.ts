@@ -1,5 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
-import type { Dialect } from '../database';
+import type { Dialect } from '../dialect';
 import { id, str, text, date } from './columns';
 
 // Scale-out: the claimed runs of the schedulers (one process runs each job once per tick) and the counters of the

@@ -1,6 +1,6 @@
 import { DataTypes, QueryTypes, type QueryInterface } from 'sequelize';
-import type { Dialect } from '../database';
-import type { MigrationEnv } from './index';
+import type { Dialect } from '../dialect';
+import type { MigrationEnv } from './types';
 import { isSealedBytes } from '../../util/encryption';
 
 // Two changes of issue 20.

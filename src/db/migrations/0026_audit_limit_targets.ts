@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 
 // Audit entries about limits name their owner's kind (merchant_limit, channel_limit, terminal_limit), each read with
-// its owner's permission (src/services/audit-targets.ts): the entries written as 'limit' take the kind their record
+// its owner's permission (src/services/audit/targets.ts): the entries written as 'limit' take the kind their record
 // states (every limit entry's `after` is the limit, with its entityType). GET /v1/audit-entries shows no entry of an
 // undeclared kind, so an entry left as 'limit' would be shown to no one.
 

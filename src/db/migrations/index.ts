@@ -1,6 +1,5 @@
-import type { QueryInterface } from 'sequelize';
-import type { Dialect } from '../database';
-import type { Sealer } from '../../util/encryption';
+import type { Migration } from './types';
+export type { Migration, MigrationEnv } from './types';
 import * as m0001 from './0001_foundation';
 import * as m0002 from './0002_webhooks';
 import * as m0003 from './0003_organization';
@@ -23,17 +22,6 @@ import * as m0019 from './0019_refund_idempotency_keys';
 import * as m0022 from './0022_sealed_documents_actor_names';
 import * as m0025 from './0025_payment_pending_operations';
 import * as m0026 from './0026_audit_limit_targets';
-
-/** What a migration may need besides the schema: the master key's sealer (Database.connect's `sealer`), for data sealed at rest. */
-export interface MigrationEnv {
-  sealer?: Pick<Sealer, 'sealBytes' | 'openBytes'>;
-}
-
-export interface Migration {
-  name: string;
-  up(qi: QueryInterface, dialect: Dialect, env: MigrationEnv): Promise<void>;
-  down(qi: QueryInterface, dialect: Dialect, env: MigrationEnv): Promise<void>;
-}
 
 /** Every migration, in order. A new migration is a new file added at the end of this list. */
 export const migrations: Migration[] = [

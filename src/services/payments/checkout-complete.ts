@@ -1,16 +1,16 @@
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../../domain/errors';
 import { scoped } from '../../db/scoped';
-import { summarizeCard, validateCard, type CardInput } from '../cards';
-import { decideRoute } from '../routing';
-import { enforceEntityLimits, limitUsage } from '../limit-usage';
+import { summarizeCard, validateCard, type CardInput } from './cards';
+import { decideRoute } from '../routing/decide';
+import { enforceEntityLimits, limitUsage } from '../limits/usage';
 import { failPayment, paymentChanged, processingContext, runAttempts, type PendingAttempt } from './engine';
 import { minor } from './records';
 import { evaluateRisk } from '../risk/engine';
 import { emitFraudAlert } from '../risk/alerts';
 import { normalizeIp, type RiskSubject } from '../risk/conditions';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
-import type { CardSummary } from '../cards';
+import type { CardSummary } from './cards';
 
 export interface CompleteSessionInput {
   paymentMethod: { type: 'card'; card: CardInput };

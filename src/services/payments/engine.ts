@@ -5,14 +5,14 @@ import { scoped } from '../../db/scoped';
 import { connectorFor, type Connector, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
 import { throughProvider, unansweredResult } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
-import { recordAudit } from '../audit';
-import { resolveFees } from '../fees';
-import { getProvider } from '../providers';
-import { openCredentials } from '../terminals';
+import { recordAudit } from '../audit/entries';
+import { resolveFees } from '../fees/schedules';
+import { getProvider } from '../processing/providers';
+import { openCredentials } from '../processing/terminals';
 import { postCapture } from '../ledger';
-import { recordSessionPayment } from '../checkout-sessions';
-import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../integration-profiles';
-import type { CardInput } from '../cards';
+import { recordSessionPayment } from '../checkout';
+import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../profiles';
+import type { CardInput } from './cards';
 import { capturesAutomatically, minor, riskOf, toPayment } from './records';
 
 /**

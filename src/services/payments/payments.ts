@@ -6,7 +6,7 @@ import { BusinessRuleError, ConflictError, PermissionError, UnavailableError, Va
 import type { PaymentRow, PaymentStatus, PendingPaymentOperation } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ConnectorResult } from '../../connectors';
-import { getProvider, supportsFeature } from '../providers';
+import { getProvider, supportsFeature } from '../processing/providers';
 import { mapPage } from '../present';
 import { bookCapture, connectorTerminal, paymentChanged, processingContext } from './engine';
 import { minor, paymentFor, riskOf, type Money, type Payment } from './records';

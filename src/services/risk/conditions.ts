@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { FieldIssue } from '../../domain/errors';
-import type { ConditionField, ConditionOperator, ListEntryType, RiskCondition } from '../../db/models-risk';
+import type { ConditionField, ConditionOperator, ListEntryType, RiskCondition } from '../../db/models/risk';
 
 /**
  * Conditions of scoring rules: which operators each field of the payment context takes, how values are normalized

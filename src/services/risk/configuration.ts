@@ -1,8 +1,8 @@
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { ValidationError, type FieldIssue } from '../../domain/errors';
 import { scoped } from '../../db/scoped';
-import type { RiskConfigurationRow } from '../../db/models-risk';
-import { recordAudit } from '../audit';
+import type { RiskConfigurationRow } from '../../db/models/risk';
+import { recordAudit } from '../audit/entries';
 import { iso } from '../present';
 
 /**

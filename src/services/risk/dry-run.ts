@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CallerContext } from '../../domain/context';
 import { ValidationError } from '../../domain/errors';
 import { scoped } from '../../db/scoped';
-import { summarizeCard, validateCard } from '../cards';
+import { summarizeCard, validateCard } from '../payments/cards';
 import { normalizeIp, type RiskSubject } from './conditions';
 import { evaluateRisk, type RiskDecision } from './engine';
 

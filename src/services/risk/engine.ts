@@ -1,8 +1,8 @@
 import { Op } from 'sequelize';
 import type { CallerContext } from '../../domain/context';
 import { scoped } from '../../db/scoped';
-import type { AntifraudPlanRow, RiskAggregation, RiskSignal, ScoringRuleRow } from '../../db/models-risk';
-import { UNIT_MS } from '../limit-usage';
+import type { AntifraudPlanRow, RiskAggregation, RiskSignal, ScoringRuleRow } from '../../db/models/risk';
+import { UNIT_MS } from '../limits/usage';
 import { compareNumbers, matchesCondition, subjectValue, type RiskSubject } from './conditions';
 import { groupsHolding } from './lists';
 import { planRuleIds, planThresholds } from './plans';

@@ -3,7 +3,7 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../db/models';
-import { recordAudit } from '../audit';
+import { recordAudit } from '../audit/entries';
 import { mapPage, presentRow, type Presented } from '../present';
 import { matchesPattern } from './catalog';
 

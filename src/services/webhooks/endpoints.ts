@@ -3,7 +3,7 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError, NotFoundError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { WebhookEndpointRow } from '../../db/models';
-import { recordAudit } from '../audit';
+import { recordAudit } from '../audit/entries';
 import { mapPage, presentRow, type Presented } from '../present';
 import { generateWebhookSecret } from './signature';
 import { validateSubscription } from './catalog';

@@ -5,7 +5,7 @@ import { newId } from '../../util/ids';
 import { eventCatalog, type EventType } from './catalog';
 import { emitEvent } from './events';
 import { fundingAccountId, toWithdrawal } from '../withdrawals';
-import type { WithdrawalRow, WithdrawalStatus } from '../../db/models-withdrawals';
+import type { WithdrawalRow, WithdrawalStatus } from '../../db/models/withdrawals';
 
 /**
  * Sample events for developers: a plausible record per event type, emitted through the real outbox so a

@@ -6,7 +6,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { ValidationError } from '../../domain/errors';
-import { runningListener } from './listener-registry';
+import { runningListener } from '../../listener/registry';
 
 export const RESPONSE_TIMEOUT_MS = 10_000;
 const EXCERPT_BYTES = 2048;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Operation } from '../../../src/http/registry';
+import type { Operation } from '../../../src/api/registry';
 import type { CredentialName, FuzzWorld } from './world';
 import {
   collectSites, Entries, jsonText, mutationsOf, setAt, validArb, type Mutation, type Path, type Schema, type SchemaSet,

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { Operation } from '../../../src/http/registry';
+import type { Operation } from '../../../src/api/registry';
 import type { MoneyHarness } from '../../helpers/money';
 import type { GenContext } from './schema';
 

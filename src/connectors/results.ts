@@ -1,0 +1,37 @@
+// What a provider answers: plain data, kept on payment and sandbox-acquirer records (so the db layer may name it).
+
+export type ConnectorStatus = 'succeeded' | 'pending' | 'requires_action' | 'declined' | 'failed';
+
+export interface ConnectorResult {
+  status: ConnectorStatus;
+  providerReference: string | null;
+  /** the provider's own status and codes, kept for the record (not shown to merchants) */
+  rawStatus?: string;
+  declineCode?: string;
+  message?: string;
+  action?: { type: 'redirect'; url: string };
+  /** the 3DS outcome when 3DS ran (payment record's threeDSResult) */
+  threeDSResult?: ThreeDsResult;
+  /** the acquirer settles at once: the merchant's funds skip the holding period */
+  fundsAvailableImmediately?: boolean;
+}
+
+/** The specification's threeDSResult record. */
+export interface ThreeDsResult {
+  version: string;
+  status: string;
+  statusReason?: string | null;
+  eci?: string | null;
+  cavv?: string | null;
+  xid?: string | null;
+  dsTransId?: string | null;
+  messageVersion?: string | null;
+  serverTransId?: string | null;
+  acsTransId?: string | null;
+  enrolled?: string | null;
+  liabilityShift?: boolean;
+  challengeFlow?: string | null;
+  challenged?: boolean;
+  challengeCancelled?: boolean;
+  exemptionApplied?: string | null;
+}

@@ -1,0 +1,2 @@
+/** The two databases Payplane runs on. */
+export type Dialect = 'sqlite' | 'postgres';

@@ -1,0 +1,112 @@
+import { DataTypes, type Sequelize } from 'sequelize';
+import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, type RowModel, type Timestamps } from '../model-kit';
+
+// Checkout sessions: what a customer is asked to pay (amount, line items, fulfillment), the hosted page's
+// address, and the state of the payment made through it. Amounts are BIGINT minor units (Postgres hands BIGINT
+// back as a string: read them through Number()).
+
+export type CheckoutSessionStatus = 'open' | 'complete' | 'expired';
+
+export interface CheckoutMoney {
+  currency: string;
+  valueMinor: number;
+}
+
+export interface CheckoutLineItem {
+  id: string;
+  productId?: string;
+  label: string;
+  description?: string;
+  imageUrl?: string;
+  unitAmount: CheckoutMoney;
+  quantity: number;
+  taxRate?: number;
+  taxAmount?: CheckoutMoney;
+  metadata?: Record<string, string>;
+}
+
+export interface CheckoutTotal {
+  type: 'subtotal' | 'tax' | 'fulfillment' | 'total';
+  displayText: string;
+  amount: CheckoutMoney;
+  description?: string;
+}
+
+export interface CheckoutFulfillmentOption {
+  id: string;
+  type: string;
+  title: string;
+  description?: string;
+  price: CheckoutMoney;
+  estimatedDelivery?: { earliest?: string; latest?: string };
+}
+
+export interface CheckoutSelectedFulfillment {
+  fulfillmentOptionId: string;
+  type: string;
+  title: string;
+  price: CheckoutMoney;
+}
+
+export interface CheckoutSessionRow extends Timestamps {
+  id: string;
+  tenantId: string;
+  merchantId: string;
+  livemode: boolean;
+  status: CheckoutSessionStatus;
+  /** the status of the session's latest payment (follows the payment), null before the first */
+  paymentStatus: string | null;
+  paymentId: string | null;
+  currency: string;
+  /** BIGINT: a string on Postgres, read through Number() */
+  amountMinor: number | string;
+  captureMethod: 'automatic' | 'manual';
+  merchantName: string;
+  tenantName: string;
+  merchantReference: string | null;
+  locale: string | null;
+  providerCheckoutId: string | null;
+  termsUrl: string | null;
+  privacyUrl: string | null;
+  /** the hosted page without its key (the key is the client secret, shown once) */
+  url: string;
+  successUrl: string | null;
+  cancelUrl: string | null;
+  lineItems: CheckoutLineItem[];
+  totals: CheckoutTotal[];
+  fulfillmentOptions: CheckoutFulfillmentOption[];
+  selectedFulfillment: CheckoutSelectedFulfillment | null;
+  customerInfo: Record<string, unknown> | null;
+  agenticContext: Record<string, unknown> | null;
+  /** the payin channel the payment goes through (routing conditions, channel limits and fees), when named */
+  channelId: string | null;
+  metadata: Record<string, string>;
+  /** sha256 of the client secret; the secret itself is never stored */
+  clientSecretHash: string;
+  expiresAt: Date;
+  completedAt: Date | null;
+  expiredAt: Date | null;
+}
+
+export interface CheckoutModels {
+  CheckoutSession: RowModel<CheckoutSessionRow>;
+}
+
+export function defineCheckoutModels(sequelize: Sequelize): CheckoutModels {
+  return {
+    CheckoutSession: define<CheckoutSessionRow>(
+      sequelize,
+      'CheckoutSession',
+      'checkout_sessions',
+      {
+        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, status: STRING, paymentStatus: STRING, paymentId: UUID,
+        currency: STRING, amountMinor: DataTypes.BIGINT, captureMethod: STRING, merchantName: TEXT, tenantName: TEXT,
+        merchantReference: STRING, locale: STRING, providerCheckoutId: STRING, termsUrl: TEXT, privacyUrl: TEXT, url: TEXT,
+        successUrl: TEXT, cancelUrl: TEXT, lineItems: JSONT, totals: JSONT, fulfillmentOptions: JSONT, selectedFulfillment: JSONT,
+        customerInfo: JSONT, agenticContext: JSONT, channelId: UUID, metadata: JSONT, clientSecretHash: STRING, expiresAt: DATE, completedAt: DATE,
+        expiredAt: DATE, ...stamps,
+      },
+      { resource: 'checkout session', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode' },
+    ),
+  };
+}

@@ -1,0 +1,210 @@
+import { DataTypes, type Sequelize } from 'sequelize';
+import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, INTEGER, type RowModel, type Timestamps } from '../model-kit';
+import type { ThreeDsResult } from '../../connectors/results';
+
+// Payments, their attempts at terminals, and refunds. Amounts are BIGINT minor units (Postgres hands BIGINT back as
+// a string: read them through Number()).
+
+export type PaymentStatus =
+  | 'processing'
+  | 'requires_action'
+  | 'requires_capture'
+  | 'captured'
+  | 'failed'
+  | 'voided'
+  | 'refunded'
+  | 'partially_refunded';
+
+export interface PaymentCard {
+  brand: string;
+  last4: string;
+  bin: string;
+  expMonth: number;
+  expYear: number;
+  fingerprint: string;
+  country: string | null;
+  holderName: string | null;
+}
+
+type Minor = number | string;
+
+export interface PaymentRow extends Timestamps {
+  id: string;
+  tenantId: string;
+  merchantId: string;
+  livemode: boolean;
+  checkoutSessionId: string | null;
+  status: PaymentStatus;
+  currency: string;
+  amountMinor: Minor;
+  authorizedMinor: Minor;
+  capturedMinor: Minor;
+  refundedMinor: Minor;
+  /** refunds created and not yet final: they count against the refundable amount */
+  refundPendingMinor: Minor;
+  feeMinor: Minor;
+  netMinor: Minor;
+  captureMethod: 'automatic' | 'manual';
+  merchantReference: string | null;
+  paymentMethodType: string;
+  card: PaymentCard | null;
+  /** the card's brand, a column of its own for limit and risk queries */
+  cardBrand: string | null;
+  terminalId: string | null;
+  providerIntegrationId: string | null;
+  channelId: string | null;
+  partnerId: string | null;
+  providerReference: string | null;
+  /** the provider's own status of the current attempt (tenant-level detail) */
+  providerStatus: string | null;
+  action: { type: 'redirect'; url: string; data?: Record<string, unknown> } | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  approved: boolean | null;
+  threeDSResult: ThreeDsResult | null;
+  metadata: Record<string, string>;
+  routingDecision: Record<string, unknown> | null;
+  feeBreakdown: Record<string, unknown> | null;
+  fundsAvailableImmediately: boolean;
+  /** the attempt the provider is working on (its id is the connector reference) */
+  currentAttemptId: string | null;
+  /** where the customer returns after a 3DS challenge */
+  returnUrl: string | null;
+  /**
+   * The card (number and expiry, never the cvc) sealed with the master key while the payment may still need another
+   * attempt (cascading); wiped when the payment leaves processing.
+   */
+  cardVault: string | null;
+  /** the risk engine's decision before routing (tenant-level detail); null for payments taken before risk existed */
+  riskDecision: Record<string, unknown> | null;
+  /** identifiers risk aggregations count by, as indexed columns of their own */
+  cardFingerprint: string | null;
+  customerEmail: string | null;
+  customerIp: string | null;
+  customerReference: string | null;
+  /**
+   * A capture or void recorded before its provider is called (the claim: a second one is 409); cleared when the
+   * answer is applied. Internal: never part of the payment record.
+   */
+  pendingOperation: PendingPaymentOperation | null;
+  /** the lease of pendingOperation: past it, the recovery job finishes the operation */
+  pendingOperationUntil: Date | null;
+}
+
+export interface PendingPaymentOperation {
+  id: string;
+  kind: 'capture' | 'void';
+  /** capture: the amount asked for */
+  amountMinor?: number;
+  /** who asked (the audit entry of the outcome names them, also when recovery applies it) */
+  actor: { type: 'api_key' | 'user' | 'system' | 'checkout_session'; id: string; name?: string };
+  requestedAt: string;
+}
+
+export interface PaymentAttemptRow {
+  id: string;
+  tenantId: string;
+  merchantId: string;
+  livemode: boolean;
+  paymentId: string;
+  sequence: number;
+  terminalId: string;
+  providerIntegrationId: string;
+  status: 'pending' | 'requires_action' | 'succeeded' | 'declined' | 'failed';
+  providerReference: string | null;
+  declineCode: string | null;
+  message: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface LineItem {
+  id?: string;
+  productId?: string;
+  label: string;
+  description?: string;
+  imageUrl?: string;
+  unitAmount: { currency: string; valueMinor: number };
+  quantity: number;
+  taxRate?: number;
+  taxAmount?: { currency: string; valueMinor: number };
+  metadata?: Record<string, string>;
+}
+
+export interface RefundRow extends Timestamps {
+  id: string;
+  tenantId: string;
+  merchantId: string;
+  livemode: boolean;
+  paymentId: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  currency: string;
+  amountMinor: Minor;
+  reason: string | null;
+  merchantReference: string | null;
+  statusReason: string | null;
+  items: LineItem[];
+  metadata: Record<string, string>;
+  providerReference: string | null;
+  /** the fee charged for the refund, when a schedule has refund rules */
+  feeBreakdown: Record<string, unknown> | null;
+  /**
+   * a keyed digest of the caller's idempotency scope and the Idempotency-Key of the request that asked for it (a
+   * retry finds it by the key: one refund per caller's key and payment)
+   */
+  idempotencyKey: string | null;
+  /** a keyed digest of that request, so that another request under the same key is refused */
+  idempotencyFingerprint: string | null;
+}
+
+export interface PaymentModels {
+  Payment: RowModel<PaymentRow>;
+  PaymentAttempt: RowModel<PaymentAttemptRow>;
+  Refund: RowModel<RefundRow>;
+}
+
+const BIG = DataTypes.BIGINT;
+const scope = { tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode' } as const;
+
+export function definePaymentModels(sequelize: Sequelize): PaymentModels {
+  return {
+    Payment: define<PaymentRow>(
+      sequelize,
+      'Payment',
+      'payments',
+      {
+        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, checkoutSessionId: UUID, status: STRING, currency: STRING,
+        amountMinor: BIG, authorizedMinor: BIG, capturedMinor: BIG, refundedMinor: BIG, refundPendingMinor: BIG, feeMinor: BIG, netMinor: BIG,
+        captureMethod: STRING, merchantReference: STRING, paymentMethodType: STRING, card: JSONT, cardBrand: STRING, terminalId: UUID,
+        providerIntegrationId: UUID, channelId: UUID, partnerId: UUID, providerReference: STRING, providerStatus: STRING, action: JSONT,
+        errorCode: STRING, errorMessage: TEXT, approved: BOOLEAN, threeDSResult: JSONT, metadata: JSONT, routingDecision: JSONT,
+        feeBreakdown: JSONT, fundsAvailableImmediately: BOOLEAN, currentAttemptId: UUID, returnUrl: TEXT, cardVault: TEXT,
+        riskDecision: JSONT, cardFingerprint: STRING, customerEmail: STRING, customerIp: STRING, customerReference: STRING,
+        pendingOperation: JSONT, pendingOperationUntil: DATE, ...stamps,
+      },
+      { resource: 'payment', ...scope },
+    ),
+    PaymentAttempt: define<PaymentAttemptRow>(
+      sequelize,
+      'PaymentAttempt',
+      'payment_attempts',
+      {
+        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, paymentId: UUID, sequence: INTEGER, terminalId: UUID,
+        providerIntegrationId: UUID, status: STRING, providerReference: STRING, declineCode: STRING, message: TEXT,
+        createdAt: DATE, updatedAt: DATE,
+      },
+      { resource: 'payment attempt', ...scope, softDelete: false },
+    ),
+    Refund: define<RefundRow>(
+      sequelize,
+      'Refund',
+      'refunds',
+      {
+        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, paymentId: UUID, status: STRING, currency: STRING, amountMinor: BIG,
+        reason: STRING, merchantReference: STRING, statusReason: TEXT, items: JSONT, metadata: JSONT, providerReference: STRING,
+        feeBreakdown: JSONT, idempotencyKey: STRING, idempotencyFingerprint: STRING, ...stamps,
+      },
+      { resource: 'refund', ...scope },
+    ),
+  };
+}

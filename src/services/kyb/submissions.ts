@@ -1,0 +1,312 @@
+import { UniqueConstraintError } from 'sequelize';
+import { inTransaction, type CallerContext } from '../../domain/context';
+import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../domain/errors';
+import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
+import type { KybDocumentRow, KybStatus, KybSubmissionRow } from '../../db/models';
+import { recordAudit } from '../audit/entries';
+import { presentRow, type Presented } from '../present';
+import { emitEvent } from '../webhooks/events';
+
+/**
+ * KYB submissions. A merchant caller acts for the company of its own merchant and sees only the submissions
+ * it made; tenant and platform reviewers see their scope's.
+ *
+ * States: draft -> submitted (submit) -> in_review (the first document verdict) -> approved | rejected |
+ * information_requested; information_requested -> submitted (submit again). approve, reject and
+ * request-information also apply straight from submitted. approved and rejected are final. Any other move is
+ * 409 INVALID_STATE_TRANSITION. A company holds at most one open (not final) submission at a time.
+ */
+
+const SUBMISSION_FIELDS = [
+  'id', 'tenantId', 'companyId', 'merchantId', 'status', 'data', 'reviewerComment', 'rejectionReason', 'informationRequest',
+  'submittedAt', 'reviewedAt', 'reviewedBy', 'decidedAt', 'createdAt', 'updatedAt', 'deletedAt',
+] as const satisfies readonly (keyof KybSubmissionRow)[];
+
+const DOCUMENT_FIELDS = [
+  'id', 'submissionId', 'documentType', 'filename', 'contentType', 'size', 'sha256', 'verdict', 'verdictComment',
+  'verdictAt', 'verdictBy', 'createdAt', 'updatedAt',
+] as const satisfies readonly (keyof KybDocumentRow)[];
+
+export type KybDocument = Presented<Pick<KybDocumentRow, (typeof DOCUMENT_FIELDS)[number]>>;
+export type KybSubmissionCore = Presented<Pick<KybSubmissionRow, (typeof SUBMISSION_FIELDS)[number]>>;
+export type KybSubmission = KybSubmissionCore & { documents: KybDocument[] };
+
+export function toKybDocument(row: KybDocumentRow): KybDocument {
+  return presentRow(row, DOCUMENT_FIELDS);
+}
+
+function core(row: KybSubmissionRow): KybSubmissionCore {
+  return presentRow({ ...row, data: row.data ?? {} }, SUBMISSION_FIELDS);
+}
+
+function toSubmission(row: KybSubmissionRow, documents: KybDocumentRow[]): KybSubmission {
+  const own = documents.filter((d) => d.submissionId === row.id).sort((a, b) => +new Date(a.createdAt) - +new Date(b.createdAt) || a.id.localeCompare(b.id));
+  return { ...core(row), documents: own.map(toKybDocument) };
+}
+
+const submissions = (ctx: CallerContext) => scoped(ctx, ctx.db.models.KybSubmission);
+const documents = (ctx: CallerContext) => scoped(ctx, ctx.db.models.KybDocument);
+
+/** The documents of these submissions, in the caller's scope. */
+export async function documentsOf(ctx: CallerContext, submissionIds: string[]): Promise<KybDocumentRow[]> {
+  if (submissionIds.length === 0) return [];
+  return documents(ctx).findAll({ submissionId: submissionIds });
+}
+
+async function present(ctx: CallerContext, row: KybSubmissionRow): Promise<KybSubmission> {
+  return toSubmission(row, await documentsOf(ctx, [row.id]));
+}
+
+async function presentPage(ctx: CallerContext, page: Page<KybSubmissionRow>): Promise<Page<KybSubmission>> {
+  const docs = await documentsOf(ctx, page.data.map((r) => r.id));
+  return { data: page.data.map((r) => toSubmission(r, docs)), pagination: page.pagination };
+}
+
+/**
+ * The same tenant seen company-wide: a merchant caller sees only its own submissions, but the one-open-submission
+ * rule and the approved-KYB check are about the whole company.
+ */
+function companyView(ctx: CallerContext): CallerContext {
+  return ctx.level === 'merchant' ? { ...ctx, level: 'tenant', merchantId: null, merchantScope: undefined } : { ...ctx, merchantScope: undefined };
+}
+
+/** The company of the merchant caller. */
+async function callerCompanyId(ctx: CallerContext): Promise<string> {
+  const merchant = await scoped(ctx, ctx.db.models.Merchant).get(ctx.merchantId ?? '');
+  return merchant.companyId;
+}
+
+const FINAL: KybStatus[] = ['approved', 'rejected'];
+export const EDITABLE: KybStatus[] = ['draft', 'information_requested'];
+
+async function audit(ctx: CallerContext, action: string, before: KybSubmissionRow | null, after: KybSubmissionRow): Promise<void> {
+  await recordAudit(ctx, {
+    action: `kyb_submission.${action}`, targetType: 'kyb_submission', targetId: after.id, tenantId: after.tenantId,
+    merchantId: after.merchantId, before: before ? core(before) : undefined, after: core(after),
+  });
+}
+
+function conflict(row: KybSubmissionRow, verb: string, from: KybStatus[]): ConflictError {
+  return new ConflictError('INVALID_STATE_TRANSITION', `A KYB submission in status ${row.status} cannot ${verb}.`, {
+    hint: `This applies to submissions in status ${from.join(' or ')}.`,
+  });
+}
+
+type DataInput = Record<string, unknown>;
+
+function cleanData(data: DataInput): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined && v !== null));
+}
+
+// ---- merchant side ----
+
+export async function createSubmission(ctx: CallerContext, input: { data?: DataInput }): Promise<KybSubmission> {
+  return inTransaction(ctx, async (tx) => {
+    const companyId = await callerCompanyId(tx);
+    const open = await submissions(companyView(tx)).findOne({ openCompanyId: companyId });
+    const alreadyOpen = () =>
+      new ConflictError('KYB_SUBMISSION_OPEN', `Company ${companyId} already has an open KYB submission${open ? ` (${open.id}, ${open.status})` : ''}.`, {
+        hint: 'Continue that submission; a new one can start once it is approved or rejected.',
+      });
+    if (open) throw alreadyOpen();
+    let row: KybSubmissionRow;
+    try {
+      row = await submissions(tx).create({
+        companyId, status: 'draft', data: cleanData(input.data ?? {}), reviewerComment: null, rejectionReason: null,
+        informationRequest: null, submittedAt: null, reviewedAt: null, reviewedBy: null, decidedAt: null, openCompanyId: companyId,
+      });
+    } catch (error) {
+      if (error instanceof UniqueConstraintError) throw alreadyOpen();
+      throw error;
+    }
+    await audit(tx, 'created', null, row);
+    return toSubmission(row, []);
+  });
+}
+
+export async function listSubmissions(
+  ctx: CallerContext,
+  filters: { status?: KybStatus; companyId?: string; merchantId?: string },
+  page: ListParams,
+): Promise<Page<KybSubmission>> {
+  const where: Record<string, unknown> = {};
+  if (filters.status) where.status = filters.status;
+  if (filters.companyId) where.companyId = filters.companyId;
+  if (filters.merchantId) where.merchantId = filters.merchantId;
+  return presentPage(ctx, await submissions(ctx).list(where, page));
+}
+
+export async function getSubmission(ctx: CallerContext, id: string): Promise<KybSubmission> {
+  return present(ctx, await submissions(ctx).get(id));
+}
+
+/** The newest submission of the caller's company that the caller made; 404 when none. */
+export async function getLatestSubmission(ctx: CallerContext): Promise<KybSubmission> {
+  const companyId = await callerCompanyId(ctx);
+  const [row] = await submissions(ctx).findAll({ companyId }, { limit: 1 });
+  if (!row) throw new NotFoundError('KYB submission', undefined, { detail: 'The company has no KYB submission yet.' });
+  return present(ctx, row);
+}
+
+export async function updateSubmission(ctx: CallerContext, id: string, input: { data: DataInput }): Promise<KybSubmission> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await submissions(tx).get(id, { lock: true });
+    if (!EDITABLE.includes(row.status)) throw conflict(row, 'have its data changed', EDITABLE);
+    const merged: Record<string, unknown> = { ...(row.data ?? {}) };
+    for (const [k, v] of Object.entries(input.data)) {
+      if (v === null) delete merged[k];
+      else if (v !== undefined) merged[k] = v;
+    }
+    const updated = await submissions(tx).updateIf(row, { status: row.status }, { data: merged });
+    if (!updated) throw conflict(row, 'have its data changed', EDITABLE);
+    await audit(tx, 'updated', row, updated);
+    return present(tx, updated);
+  });
+}
+
+/** What submit requires of the data: each missing essential is named (data.<path>). */
+export function missingEssentials(data: Record<string, unknown>): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const need = (present: unknown, path: string) => {
+    if (present === undefined || present === null || present === '') issues.push({ path: `data.${path}`, message: 'is required to submit' });
+  };
+  need(data.legalName, 'legalName');
+  need(data.registrationNumber, 'registrationNumber');
+  need(data.country, 'country');
+  const address = data.registeredAddress as Record<string, unknown> | undefined;
+  if (!address) need(undefined, 'registeredAddress');
+  else for (const f of ['line1', 'city', 'postalCode', 'country']) need(address[f], `registeredAddress.${f}`);
+  const owners = data.owners as Record<string, unknown>[] | undefined;
+  if (!owners || owners.length === 0) issues.push({ path: 'data.owners', message: 'must list at least one owner to submit' });
+  else owners.forEach((o, i) => {
+    need(o.name, `owners[${i}].name`);
+    need(o.ownershipPercent, `owners[${i}].ownershipPercent`);
+  });
+  return issues;
+}
+
+export async function submitSubmission(ctx: CallerContext, id: string): Promise<KybSubmission> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await submissions(tx).get(id, { lock: true });
+    if (!EDITABLE.includes(row.status)) throw conflict(row, 'be submitted', EDITABLE);
+    const issues = missingEssentials(row.data ?? {});
+    const docs = await documentsOf(tx, [row.id]);
+    if (docs.length === 0) issues.push({ path: 'documents', message: 'must hold at least one uploaded document to submit' });
+    if (issues.length) {
+      throw new ValidationError(`The submission is incomplete: ${issues.map((i) => i.path).join(', ')}.`, issues, 'KYB_INCOMPLETE');
+    }
+    const now = tx.clock.now();
+    const updated = await submissions(tx).updateIf(row, { status: row.status }, { status: 'submitted', submittedAt: now });
+    if (!updated) throw conflict(row, 'be submitted', EDITABLE);
+    await audit(tx, 'submitted', row, updated);
+    await emitEvent(tx, {
+      type: 'kyb.submitted',
+      tenantId: updated.tenantId,
+      merchantId: updated.merchantId,
+      data: {
+        id: updated.id, object: 'kyb_submission', companyId: updated.companyId, merchantId: updated.merchantId,
+        status: updated.status, submittedAt: now.toISOString(), documentCount: docs.length,
+      },
+    });
+    return toSubmission(updated, docs);
+  });
+}
+
+// ---- reviewer side ----
+
+const REVIEWABLE: KybStatus[] = ['submitted', 'in_review'];
+
+function reviewStamp(ctx: CallerContext) {
+  return { reviewedAt: ctx.clock.now(), reviewedBy: ctx.actor.id };
+}
+
+async function decide(
+  ctx: CallerContext,
+  id: string,
+  verb: string,
+  action: string,
+  changes: (tx: CallerContext, row: KybSubmissionRow) => Promise<Partial<KybSubmissionRow>>,
+): Promise<KybSubmission> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await submissions(tx).get(id, { lock: true });
+    if (!REVIEWABLE.includes(row.status)) throw conflict(row, verb, REVIEWABLE);
+    const updated = await submissions(tx).updateIf(row, { status: row.status }, { ...(await changes(tx, row)), ...reviewStamp(tx) });
+    if (!updated) throw conflict(row, verb, REVIEWABLE);
+    await audit(tx, action, row, updated);
+    return present(tx, updated);
+  });
+}
+
+/**
+ * Approve: needs at least one document, none still pending, and at least one accepted (a rejected document that
+ * a later upload replaced stays on the record as history).
+ */
+export async function approveSubmission(ctx: CallerContext, id: string, input: { comment?: string }): Promise<KybSubmission> {
+  return decide(ctx, id, 'be approved', 'approved', async (tx, row) => {
+    const docs = await documentsOf(tx, [row.id]);
+    const pending = docs.filter((d) => d.verdict === 'pending');
+    if (docs.length === 0 || pending.length > 0 || !docs.some((d) => d.verdict === 'accepted')) {
+      throw new ConflictError(
+        'KYB_DOCUMENTS_NOT_ACCEPTED',
+        docs.length === 0
+          ? 'The submission has no documents.'
+          : pending.length > 0
+            ? `Documents without a verdict: ${pending.map((d) => d.id).join(', ')}.`
+            : 'No document of the submission was accepted.',
+        { hint: 'Give every document a verdict (accept at least one) before approving.' },
+      );
+    }
+    const now = tx.clock.now();
+    return { status: 'approved', decidedAt: now, reviewerComment: input.comment ?? row.reviewerComment, openCompanyId: null };
+  });
+}
+
+export async function rejectSubmission(ctx: CallerContext, id: string, input: { rejectionReason: string; comment?: string }): Promise<KybSubmission> {
+  return decide(ctx, id, 'be rejected', 'rejected', async (tx, row) => ({
+    status: 'rejected', decidedAt: tx.clock.now(), rejectionReason: input.rejectionReason,
+    reviewerComment: input.comment ?? row.reviewerComment, openCompanyId: null,
+  }));
+}
+
+export async function requestInformation(ctx: CallerContext, id: string, input: { message: string }): Promise<KybSubmission> {
+  return decide(ctx, id, 'have information requested', 'information_requested', async () => ({
+    status: 'information_requested', informationRequest: input.message,
+  }));
+}
+
+/**
+ * A verdict on one document (submitted or in_review submissions only; a verdict may be changed until the
+ * decision). The first verdict moves a submitted submission to in_review.
+ */
+export async function setDocumentVerdict(
+  ctx: CallerContext,
+  id: string,
+  documentId: string,
+  input: { verdict: 'accepted' | 'rejected'; comment?: string },
+): Promise<KybSubmission> {
+  return inTransaction(ctx, async (tx) => {
+    let row = await submissions(tx).get(id, { lock: true });
+    const doc = isUuid(documentId) ? await documents(tx).findOne({ id: documentId, submissionId: row.id }) : null;
+    if (!doc) throw new NotFoundError('KYB document', documentId);
+    if (!REVIEWABLE.includes(row.status)) throw conflict(row, 'take document verdicts', REVIEWABLE);
+    const moved = await submissions(tx).updateIf(row, { status: row.status }, { status: 'in_review', ...reviewStamp(tx) });
+    if (!moved) throw conflict(row, 'take document verdicts', REVIEWABLE);
+    if (row.status === 'submitted') await audit(tx, 'review_started', row, moved);
+    row = moved;
+    const updatedDoc = await documents(tx).update(doc, {
+      verdict: input.verdict, verdictComment: input.comment ?? null, verdictAt: tx.clock.now(), verdictBy: tx.actor.id,
+    });
+    await recordAudit(tx, {
+      action: `kyb_document.${input.verdict}`, targetType: 'kyb_document', targetId: doc.id, tenantId: doc.tenantId,
+      merchantId: doc.merchantId, before: toKybDocument(doc), after: toKybDocument(updatedDoc),
+    });
+    return present(tx, row);
+  });
+}
+
+/** Whether the company has an approved KYB submission (live approval of its merchants needs one). */
+export async function companyHasApprovedKyb(ctx: CallerContext, companyId: string): Promise<boolean> {
+  return (await submissions(companyView(ctx)).count({ companyId, status: 'approved' })) > 0;
+}
+
+export { FINAL as KYB_FINAL_STATUSES };
