@@ -10,7 +10,7 @@ import { formatMoney, getSessionForPayment, hostedPageBase, hostedPageUrl, prepa
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { requestOrigin } from '../pipeline';
 import { authThrottle } from '../auth-throttle';
-import { escapeHtml, htmlDocument } from './html';
+import { escapeHtml, htmlDocument, safeUrl } from './html';
 
 /**
  * The hosted checkout page. GET /checkout/{id}?key=<clientSecret> shows merchant, line items, totals and a card
@@ -193,18 +193,6 @@ function declineMessage(payment: PaymentRow | null): string {
 }
 
 // ---- HTML ----------------------------------------------------------------------------------------------------
-
-/** only http(s) URLs or a path on this server: never javascript: or another scheme */
-function safeUrl(url: string | null | undefined): string | null {
-  if (!url) return null;
-  if (url.startsWith('/') && !url.startsWith('//')) return url;
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.toString() : null;
-  } catch {
-    return null;
-  }
-}
 
 function money(session: CheckoutSessionRow, valueMinor: number, currency = session.currency): string {
   return formatMoney({ currency, valueMinor }, session.locale ?? 'en');

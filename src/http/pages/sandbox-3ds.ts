@@ -2,7 +2,7 @@ import express, { type Request, type Response } from 'express';
 import type { Runtime } from '../../runtime';
 import { answerChallenge, findChallenge, type ChallengeView } from '../../connectors/sandbox-card';
 import { formatMinor } from '../../domain/money';
-import { escapeHtml, htmlDocument } from './html';
+import { escapeHtml, htmlDocument, safeUrl } from './html';
 
 /**
  * The sandbox acquirer's 3DS challenge page: GET /sandbox/3ds/{token} shows the amount with Complete and Fail
@@ -33,7 +33,7 @@ export function mountSandboxPages(app: express.Express, rt: Runtime): void {
       const view = await answerChallenge(env, String(req.params.token), action);
       if (!view) return send(res, 404, page('Challenge not found', '<p>This 3D Secure challenge does not exist.</p>'));
       if (view.status !== 'open') return refused(res, view);
-      const target = safeReturnUrl(view.returnUrl);
+      const target = safeUrl(view.returnUrl);
       if (target) {
         res.set('Cache-Control', 'no-store');
         return res.redirect(303, target);
@@ -49,18 +49,6 @@ export function mountSandboxPages(app: express.Express, rt: Runtime): void {
 function refused(res: Response, view: ChallengeView): void {
   if (view.status === 'expired') return send(res, 410, page('Challenge expired', '<p>This 3D Secure challenge has expired.</p>'));
   return send(res, 409, page('Challenge already answered', '<p>This 3D Secure challenge was already answered.</p>'));
-}
-
-/** Only http(s) URLs or a path on this server: never javascript: or other schemes. */
-function safeReturnUrl(url: string | null): string | null {
-  if (!url) return null;
-  if (url.startsWith('/') && !url.startsWith('//')) return url;
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.toString() : null;
-  } catch {
-    return null;
-  }
 }
 
 function send(res: Response, status: number, html: string): void {

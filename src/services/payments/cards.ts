@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../domain/errors';
 import type { Sealer } from '../../util/encryption';
 import { fixturePath } from '../../util/paths';
+import type { PaymentCard } from '../../db/models';
 
 /**
  * Card data as a customer gives it. It lives in memory for the request only: what is kept is the CardSummary
@@ -18,16 +19,7 @@ export interface CardInput {
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'jcb' | 'diners' | 'unionpay' | 'unknown';
 
-export interface CardSummary {
-  brand: CardBrand;
-  last4: string;
-  bin: string;
-  expMonth: number;
-  expYear: number;
-  fingerprint: string;
-  country: string | null;
-  holderName: string | null;
-}
+export type CardSummary = Omit<PaymentCard, 'brand'> & { brand: CardBrand };
 
 /** The Luhn (mod 10) check of a string of digits. */
 export function luhnValid(digits: string): boolean {

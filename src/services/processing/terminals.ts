@@ -22,13 +22,7 @@ const TERMINAL_FIELDS = [
   'status', 'supportedCurrencies', 'supportedBrands', 'supportedPaymentMethodTypes', 'createdAt', 'updatedAt', 'deletedAt',
 ] as const satisfies readonly (keyof TerminalRow)[];
 
-export interface MpiAccount {
-  brand: string;
-  enabled: boolean;
-  merchantName: string | null;
-  merchantId: string | null;
-  merchantCountry: string | null;
-  acquirerBin: string | null;
+export interface MpiAccount extends Omit<MpiAccountRow, 'mcc' | 'preferredVersion'> {
   /** the account's own, else the terminal's mcc */
   mcc: string | null;
   /** the account's own, else the provider's first supported 3DS version */
