@@ -228,7 +228,6 @@ export interface ElevationScope {
  * permissions, credential, transaction and request stay. `reason` says why, for the reader of the call.
  */
 export function elevate<R extends string>(ctx: CallerContext, level: 'tenant' | 'platform', reason: Literal<R>, scope: ElevationScope = {}): CallerContext {
-  void reason;
   const tenantId = level === 'platform' ? null : (scope.tenantId ?? ctx.tenantId);
   if (level === 'tenant' && !tenantId) throw new InternalError(`a tenant-level context needs a tenant (${reason})`, 'CONTEXT_WITHOUT_TENANT');
   return { ...ctx, level, tenantId, merchantId: null, merchantScope: undefined, livemode: scope.livemode ?? ctx.livemode };

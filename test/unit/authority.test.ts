@@ -1,5 +1,8 @@
 import path from 'node:path';
 import ts from 'typescript';
+import type { Transaction } from 'sequelize';
+import { clientSecretContext, elevate, type ContextSources } from '../../src/domain/authority';
+import { withTransaction } from '../../src/domain/context';
 
 // Issue 21 item 1: a caller context is made, and its scope changed, in src/domain/authority.ts only (and the
 // transaction and request are set through context.ts's setters). The TypeScript compiler reads src/ and commands/ and
@@ -113,5 +116,40 @@ describe('authority', () => {
 
   test('a planted literal, a lifting spread and an Object.assign are each reported with file and line', () => {
     expect(sites.filter((site) => site.startsWith(`${PLANTED}:`)).map((site) => site.split(': ')[0])).toEqual([`${PLANTED}:3`, `${PLANTED}:6`, `${PLANTED}:11`]);
+  });
+});
+
+describe('elevate', () => {
+  // the process's parts are carried along untouched: plain markers stand for them
+  const sources = { db: {}, clock: {}, config: {}, sealer: {} } as unknown as ContextSources;
+  const merchant = withTransaction(
+    clientSecretContext(sources, { id: 'cs-1', tenantId: 'tenant-a', merchantId: 'merchant-a', livemode: true }, 'req-1'),
+    {} as Transaction,
+  );
+
+  test('lifts to the tenant: merchant and entity scope cleared, actor, permissions, transaction and request kept', () => {
+    const lifted = elevate(merchant, 'tenant', 'a test lift');
+    expect(lifted).toMatchObject({ level: 'tenant', tenantId: 'tenant-a', merchantId: null, livemode: true, actor: merchant.actor, requestId: 'req-1' });
+    expect(lifted.merchantScope).toBeUndefined();
+    expect(lifted.permissions).toBe(merchant.permissions);
+    expect(lifted.transaction).toBe(merchant.transaction);
+    expect(merchant).toMatchObject({ level: 'merchant', merchantId: 'merchant-a' });
+  });
+
+  test('to the platform (no tenant), or pointed at another tenant and mode', () => {
+    const platform = elevate(merchant, 'platform', 'a test lift');
+    expect(platform).toMatchObject({ level: 'platform', tenantId: null, merchantId: null, livemode: true });
+    expect(elevate(platform, 'tenant', 'a test lift', { tenantId: 'tenant-b', livemode: false })).toMatchObject({ level: 'tenant', tenantId: 'tenant-b', livemode: false });
+  });
+
+  test('a tenant-level context without a tenant is refused', () => {
+    const platform = elevate(merchant, 'platform', 'a test lift');
+    expect(() => elevate(platform, 'tenant', 'a test lift')).toThrow(/needs a tenant \(a test lift\)/);
+  });
+
+  test('the reason is a string literal', () => {
+    const computed: string = 'computed';
+    // @ts-expect-error a computed string is no reason a reader can find
+    expect(elevate(merchant, 'platform', computed).level).toBe('platform');
   });
 });
