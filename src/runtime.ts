@@ -2,12 +2,7 @@ import pino, { type Logger } from 'pino';
 import type { AppConfig } from './config';
 import { Database, tightenMode } from './db/database';
 import { systemClock, type Clock } from './domain/clock';
-import type { CallerContext, Level } from './domain/context';
-import { LEVEL_LAYER } from './domain/context';
-import { layerPermissions } from './services/access/permissions';
-import { operatorActor } from './services/access/operators';
 import { TokenService } from './services/access/tokens';
-import os from 'node:os';
 import path from 'node:path';
 import { Sealer, loadMasterKey } from './util/encryption';
 import { createMetrics, type Metrics } from './metrics';
@@ -73,57 +68,8 @@ export async function closeRuntime(rt: Runtime): Promise<void> {
   await rt.db.close();
 }
 
-export interface OperatorScope {
-  level?: Level;
-  tenantId: string | null;
-  merchantId?: string | null;
-  livemode: boolean;
-  /**
-   * who acts (default: the OS user; withdrawal and risk commands take it from --operator): the platform user of that
-   * account (services/operators), whose id records carry; audit entries name the account too
-   */
-  operator?: string;
-}
-
 /**
- * The context of the platform's own background work (dispatcher, schedulers): platform level, so it reads
- * across tenants in one mode; what it writes names its tenant explicitly. Actor: system.
+ * The operator's and the platform's contexts are made in src/domain/authority.ts, the one home of caller contexts;
+ * they stay importable from here for the CLI's runtime loaders.
  */
-export function systemContext(rt: Runtime, livemode: boolean): CallerContext {
-  return { ...operatorContext(rt, { level: 'platform', tenantId: null, livemode }), actor: { type: 'system', id: 'system' }, credential: 'system' };
-}
-
-/**
- * The caller context of an operator at the terminal: admin commands run with the database's own authority,
- * acting at the given level with every permission of that layer. The actor is the operator's user (created on first
- * use, externalIdpId os:<account>); audit entries name the account.
- */
-export function operatorContext(rt: Runtime, scope: OperatorScope): CallerContext {
-  const level = scope.level ?? (scope.merchantId ? 'merchant' : scope.tenantId ? 'tenant' : 'platform');
-  return {
-    db: rt.db,
-    clock: rt.clock,
-    config: rt.config,
-    sealer: rt.sealer,
-    level,
-    tenantId: level === 'platform' ? null : scope.tenantId,
-    merchantId: level === 'merchant' ? (scope.merchantId ?? null) : null,
-    livemode: scope.livemode,
-    actor: operatorActor(scope.operator ?? safeUsername()),
-    permissions: layerPermissions(LEVEL_LAYER[level]),
-    credential: 'cli',
-  };
-}
-
-let username: string | undefined;
-/** The OS user, read once per process (os.userInfo is a system call). */
-function safeUsername(): string {
-  if (username === undefined) {
-    try {
-      username = os.userInfo().username;
-    } catch {
-      username = 'unknown';
-    }
-  }
-  return username;
-}
+export { operatorContext, systemContext, type OperatorScope } from './domain/authority';

@@ -4,7 +4,8 @@ import { operatorContext } from '../runtime';
 import type { CallerContext, Level } from '../domain/context';
 import { AuthenticationError, NotFoundError } from '../domain/errors';
 import { isUuid } from '../db/scoped';
-import { assertOwnerActive, merchantScopeOf, userPermissions } from '../services/access/authenticate';
+import { assertOwnerActive, userPermissions } from '../services/access/authenticate';
+import { userContext } from '../domain/authority';
 import type { UserRow } from '../db/models';
 
 const LEVEL_OF: Record<UserRow['layer'], Level> = { merchant: 'merchant', operator: 'tenant', platform: 'platform' };
@@ -22,12 +23,7 @@ export async function contextAsUser(rt: Runtime, userId: string, livemode: boole
   const level = LEVEL_OF[user.layer];
   // exactly what the user's own token would get: active tenant and merchant, permissions, entity scope
   if (level !== 'platform') await assertOwnerActive(rt, user.tenantId!, level === 'merchant' ? user.merchantId : null);
-  return {
-    ...operatorContext(rt, { level, tenantId: user.tenantId, merchantId: user.merchantId, livemode }),
-    actor: { type: 'user', id: user.id },
-    permissions: await userPermissions(rt, user),
-    merchantScope: level === 'tenant' ? merchantScopeOf(user) : undefined,
-  };
+  return userContext(rt, user, { livemode, permissions: await userPermissions(rt, user), credential: 'cli' });
 }
 
 export async function contextFromFlags(rt: Runtime, flags: AccessScopeValues): Promise<CallerContext> {

@@ -12,13 +12,13 @@ export const LEVEL_LAYER: Record<Level, Layer> = { merchant: 'merchant', tenant:
 
 export interface Actor {
   /** checkout_session: a customer (or agent) holding a checkout session's clientSecret */
-  type: 'api_key' | 'user' | 'system' | 'checkout_session';
+  readonly type: 'api_key' | 'user' | 'system' | 'checkout_session';
   /** what records' createdBy, approvedBy, … hold: the user's or the key's id */
-  id: string;
+  readonly id: string;
   /** the operating-system account of an operator at the terminal (os:<name>), which audit entries name */
-  name?: string;
+  readonly name?: string;
   /** makes sure the actor's record exists before it is written anywhere (the terminal's operator user, created on first use) */
-  provision?: (ctx: CallerContext) => Promise<void>;
+  readonly provision?: (ctx: CallerContext) => Promise<void>;
 }
 
 /**
@@ -26,42 +26,51 @@ export interface Actor {
  * actor, the open transaction and the clock. Services take this plus plain input; never req, res or oclif.
  */
 export interface CallerContext {
-  db: Database;
-  clock: Clock;
+  readonly db: Database;
+  readonly clock: Clock;
   /** the process's configuration (storage folders and the like) */
-  config: AppConfig;
+  readonly config: AppConfig;
   /** encrypts and decrypts secrets kept at rest (webhook signing secrets) */
-  sealer: Sealer;
-  level: Level;
+  readonly sealer: Sealer;
+  readonly level: Level;
   /** null only for platform callers, who see every tenant. */
-  tenantId: string | null;
+  readonly tenantId: string | null;
   /** set for merchant callers: they see their own merchant only. */
-  merchantId: string | null;
+  readonly merchantId: string | null;
   /**
    * An operator whose entityScope names merchants sees (and writes) only records of those merchants; unset
    * means the whole tenant.
    */
-  merchantScope?: ReadonlySet<string>;
-  livemode: boolean;
-  actor: Actor;
-  permissions: ReadonlySet<string>;
+  readonly merchantScope?: ReadonlySet<string>;
+  readonly livemode: boolean;
+  readonly actor: Actor;
+  readonly permissions: ReadonlySet<string>;
   /** how the caller authenticated; secret-key callers are held to their own mode when issuing keys. */
-  credential: 'secret_key' | 'user_token' | 'cli' | 'system' | 'client_secret';
+  readonly credential: 'secret_key' | 'user_token' | 'cli' | 'system' | 'client_secret';
   /**
    * Set for client_secret callers: the one checkout session the secret belongs to; any other session is 404 to
    * them, and only operations declared with sessionSecretAuth accept them.
    */
-  checkoutSessionId?: string;
+  readonly checkoutSessionId?: string;
   /** scheme, host and port the request came to (https://pay.example.com), for URLs the answer links back to */
-  origin?: string;
+  readonly origin?: string;
   /** the client's address as the server trusts it (X-Forwarded-For only from configured proxies); risk checks the customer's */
-  clientIp?: string;
-  transaction?: Transaction;
-  requestId?: string;
+  readonly clientIp?: string;
+  readonly transaction?: Transaction;
+  readonly requestId?: string;
 }
 
-export function withTransaction(ctx: CallerContext, transaction: Transaction): CallerContext {
+/**
+ * Contexts are read-only: src/domain/authority.ts makes them and changes their scope; these setters give one the
+ * open transaction (or none: work that must run outside it, such as a provider call) and the request's details.
+ */
+export function withTransaction(ctx: CallerContext, transaction: Transaction | undefined): CallerContext {
   return { ...ctx, transaction };
+}
+
+/** The request a context serves: the origin it came to and the client's address (set by the HTTP layer). */
+export function withRequest(ctx: CallerContext, request: Pick<CallerContext, 'origin' | 'clientIp'>): CallerContext {
+  return { ...ctx, ...request };
 }
 
 /** Runs fn in one database transaction (reusing the caller's if one is open). */

@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { Request, Response } from 'express';
 import type { Runtime } from '../runtime';
-import type { CallerContext, Level } from '../domain/context';
+import { withRequest, withTransaction, type CallerContext, type Level } from '../domain/context';
 import { PermissionError, RequestRejectedError, ValidationError } from '../domain/errors';
 import { authenticate } from '../services/access/authenticate';
 import { authThrottle } from './auth-throttle';
@@ -66,9 +66,8 @@ export function operationHandler(rt: Runtime, op: Operation, rateLimit: (ctx: Ca
     res.locals.operationId = op.id;
     const credentials = { authorization: req.get('authorization'), ip: req.ip ?? req.socket.remoteAddress ?? '', modeHeader: req.get('payplane-mode'), requestId };
     // failed authentications are limited per client address and per key prefix (src/http/auth-throttle.ts)
-    const base = await authThrottle(rt).guard(rt, { credential: credentials.authorization, ip: credentials.ip }, () => authenticate(rt, credentials));
-    base.origin = requestOrigin(req);
-    base.clientIp = req.ip ?? req.socket.remoteAddress ?? undefined;
+    const authenticated = await authThrottle(rt).guard(rt, { credential: credentials.authorization, ip: credentials.ip }, () => authenticate(rt, credentials));
+    const base = withRequest(authenticated, { origin: requestOrigin(req), clientIp: req.ip ?? req.socket.remoteAddress ?? undefined });
     await rateLimit(base, res);
     authorize(op, base);
     const hasBody = req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;
@@ -120,7 +119,7 @@ export function operationHandler(rt: Runtime, op: Operation, rateLimit: (ctx: Ca
     if (key === undefined) {
       const body = op.ownTransactions
         ? render(await op.handler(base, input))
-        : await rt.db.transaction(async (transaction) => render(await op.handler({ ...base, transaction }, input)));
+        : await rt.db.transaction(async (transaction) => render(await op.handler(withTransaction(base, transaction), input)));
       res.status(status).json(body);
       return;
     }
@@ -151,7 +150,7 @@ export function operationHandler(rt: Runtime, op: Operation, rateLimit: (ctx: Ca
             const rendered = render(await op.handler(base, input));
             return rt.db.transaction((transaction) => complete(rendered, transaction));
           })()
-        : await rt.db.transaction(async (transaction) => complete(render(await op.handler({ ...base, transaction }, input)), transaction));
+        : await rt.db.transaction(async (transaction) => complete(render(await op.handler(withTransaction(base, transaction), input)), transaction));
       res.status(status).json(body);
     } catch (error) {
       await releaseIdempotencyKey(rt.db, claim).catch((e) => rt.logger.error({ err: e, requestId }, 'could not release idempotency key'));

@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import type { Runtime } from '../runtime';
-import { systemContext } from '../runtime';
+import { systemContext } from '../domain/authority';
+import { withTransaction } from '../domain/context';
 import type { CheckoutSessionRow } from '../db/models';
 import { expireRow, PAYMENT_IN_FLIGHT } from '../services/checkout';
 import type { BackgroundJob } from './types';
@@ -34,7 +35,7 @@ export async function expireDueSessions(rt: Runtime, now: Date): Promise<number>
       await rt.db.models.CheckoutSession.findAll({ where, order: [['expiresAt', 'ASC'], ['id', 'ASC']], limit: BATCH })
     ).map((r) => r.get({ plain: true }) as CheckoutSessionRow);
     for (const row of rows) {
-      const done = await rt.db.transaction((transaction) => expireRow({ ...systemContext(rt, row.livemode), transaction }, row));
+      const done = await rt.db.transaction((transaction) => expireRow(withTransaction(systemContext(rt, row.livemode), transaction), row));
       if (done) expired++;
     }
     if (rows.length < BATCH) return expired;

@@ -2,7 +2,8 @@ import { Op, type Order, type WhereOptions } from 'sequelize';
 import type { CallerContext } from '../domain/context';
 import type { RowModel } from '../db/model-kit';
 import { scoped } from '../db/scoped';
-import { systemContext, type Runtime } from '../runtime';
+import type { Runtime } from '../runtime';
+import { systemContext } from '../domain/authority';
 
 export interface DueOptions {
   /** defaults to the context's clock */

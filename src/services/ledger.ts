@@ -1,5 +1,6 @@
 import { Op, fn, col } from 'sequelize';
 import type { CallerContext } from '../domain/context';
+import { elevate } from '../domain/authority';
 import { inTransaction } from '../domain/context';
 import { InternalError, ValidationError } from '../domain/errors';
 import { scoped, type ListParams, type Page } from '../db/scoped';
@@ -72,7 +73,7 @@ export function assertBalanced(lines: PostingLine[]): void {
 
 /** The context the ledger writes with: the platform's own authority, in the caller's transaction and mode. */
 function writer(ctx: CallerContext, livemode: boolean): CallerContext {
-  return { ...ctx, level: 'platform', tenantId: null, merchantId: null, merchantScope: undefined, livemode };
+  return elevate(ctx, 'platform', 'the ledger writes with the platform authority', { livemode });
 }
 
 /** Writes one balanced posting (in ctx's transaction, or a new one). Zero lines are kept out. */
@@ -238,7 +239,7 @@ export async function postRefund(ctx: CallerContext, p: RefundPosting): Promise<
       ],
     });
     const w = writer(tctx, p.livemode);
-    const [balance] = await balancesOf({ ...w, level: 'tenant', tenantId: p.tenantId }, { merchantId: p.merchantId, currency });
+    const [balance] = await balancesOf(elevate(w, 'tenant', 'the refunded merchant balance', { tenantId: p.tenantId }), { merchantId: p.merchantId, currency });
     if (balance && balance.available.valueMinor < 0) {
       await emitEvent(w, {
         type: 'balance.negative',
@@ -528,7 +529,7 @@ async function releaseOne(ctx: CallerContext, row: LedgerReleaseRow, now: Date):
       after: { releasedAt: now.toISOString(), amount: { currency: row.currency, valueMinor: amount }, kind: row.kind },
     });
     if (amount > 0) {
-      const [balance] = await balancesOf({ ...w, level: 'tenant', tenantId: row.tenantId }, { merchantId: row.merchantId, currency: row.currency });
+      const [balance] = await balancesOf(elevate(w, 'tenant', 'the released merchant balance', { tenantId: row.tenantId }), { merchantId: row.merchantId, currency: row.currency });
       await emitEvent(w, {
         type: 'balance.available',
         tenantId: row.tenantId,

@@ -1,5 +1,6 @@
 import { v5 as uuidv5 } from 'uuid';
 import { inTransaction, type CallerContext, type Level } from '../domain/context';
+import { elevate } from '../domain/authority';
 import { BusinessRuleError, ConflictError, NotFoundError, PermissionError, UnavailableError, ValidationError } from '../domain/errors';
 import type { ChannelRow } from '../db/models/channels';
 import type { TenantRow } from '../db/models';
@@ -168,7 +169,7 @@ export async function createWithdrawal(ctx: CallerContext, input: CreateWithdraw
     });
     const fee = breakdown.merchantFee;
     const total = withdrawalTotal({ amount: input.amount, fee: fee > 0 ? breakdown : null });
-    const [balance] = await balancesOf({ ...tx, level: 'tenant', tenantId: merchant.tenantId, merchantId: null, merchantScope: undefined }, { merchantId: merchant.id, currency });
+    const [balance] = await balancesOf(elevate(tx, 'tenant', 'the merchant balance a withdrawal draws on', { tenantId: merchant.tenantId }), { merchantId: merchant.id, currency });
     const available = balance?.available.valueMinor ?? 0;
     if (available < total) {
       throw new BusinessRuleError(

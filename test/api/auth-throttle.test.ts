@@ -4,7 +4,8 @@ import { SignJWT } from 'jose';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName, onPostgres, testConfig } from '../helpers/db';
 import { createApp } from '../../src/http/app';
-import { openRuntime, closeRuntime, operatorContext, type Runtime } from '../../src/runtime';
+import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { createApiKey, revokeApiKey } from '../../src/services/api-keys/keys';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/services/access/tokens';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { createActiveUser } from '../../src/services/access/users';
 import { createApp } from '../../src/http/app';
 import { createApiKey } from '../../src/services/api-keys/keys';

@@ -1,6 +1,6 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext, systemContext } from '../../src/runtime';
+import { operatorContext, systemContext } from '../../src/domain/authority';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createActiveUser } from '../../src/services/access/users';

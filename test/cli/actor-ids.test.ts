@@ -3,7 +3,7 @@ import { Op } from 'sequelize';
 import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli, type CliResult } from '../helpers/cli';
 import { TEST_IBAN } from '../helpers/withdrawals';
-import { operatorContext } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { createWithdrawal } from '../../src/services/withdrawals';

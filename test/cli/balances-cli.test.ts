@@ -1,6 +1,7 @@
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, operatorContext } from '../../src/runtime';
+import { openRuntime, closeRuntime } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { inTransaction } from '../../src/domain/context';
 import { resolveFees } from '../../src/services/fees/schedules';
 import { postCapture, postRefund } from '../../src/services/ledger';

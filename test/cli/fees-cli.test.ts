@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, operatorContext } from '../../src/runtime';
+import { openRuntime, closeRuntime } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { resolveFees } from '../../src/services/fees/schedules';
 import type { FeeTransaction } from '../../src/services/fees/engine';
 

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, operatorContext } from '../../src/runtime';
+import { openRuntime, closeRuntime } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { createApp } from '../../src/http/app';
 import { createMerchantRecord } from '../../src/services/organization/records';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
-import { operatorContext } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { evaluateRisk } from '../../src/services/risk/engine';
 import { createSession } from '../../src/services/checkout';
 import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { BIN, ROOT } from '../helpers/cli';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
-import { openRuntime, closeRuntime, operatorContext } from '../../src/runtime';
+import { openRuntime, closeRuntime } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { createSandbox } from '../../src/services/sandbox';
 

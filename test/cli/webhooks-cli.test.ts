@@ -3,7 +3,8 @@ import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type Te
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { BIN, runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, operatorContext, systemContext, type Runtime } from '../../src/runtime';
+import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
+import { operatorContext, systemContext } from '../../src/domain/authority';
 import { withTransaction } from '../../src/domain/context';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { createEndpoint, deleteEndpoint, updateEndpoint } from '../../src/services/webhooks/endpoints';

@@ -3,7 +3,8 @@ import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_
 import { BIN, ROOT, runCli, type CliResult } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { TEST_IBAN } from '../helpers/withdrawals';
-import { operatorContext, type Runtime } from '../../src/runtime';
+import type { Runtime } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { approveWithdrawal, createWithdrawal, getWithdrawal, startExecution } from '../../src/services/withdrawals';

@@ -1,5 +1,5 @@
 import type { Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import type { LedgerEntryRow } from '../../src/db/models';
 import { balancesOf, type Balance } from '../../src/services/ledger';
 

@@ -1,4 +1,4 @@
-import { operatorContext } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { createRefund } from '../../src/services/payments/refunds';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createApiHarness, createLiveTenantKey, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
-import { operatorContext } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import type { CallerContext, Level } from '../../src/domain/context';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { listAuditEntries, recordAudit } from '../../src/services/audit/entries';

@@ -1,6 +1,6 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createApiKey } from '../../src/services/api-keys/keys';
 

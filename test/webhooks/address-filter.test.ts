@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';
 import { addressAllowed, WebhookTransport, type Resolver } from '../../src/services/webhooks/transport';

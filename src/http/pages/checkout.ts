@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { parse as parseCookies } from 'cookie';
 import type { Runtime } from '../../runtime';
-import type { CallerContext } from '../../domain/context';
+import { withRequest, type CallerContext } from '../../domain/context';
 import { AuthenticationError, ConflictError, NotFoundError, PayplaneError, PermissionError, RateLimitError, ValidationError } from '../../domain/errors';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import { scoped } from '../../db/scoped';
@@ -63,7 +63,7 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
       throw error;
     }
     if (ctx.checkoutSessionId !== id) return null;
-    ctx = { ...ctx, origin: requestOrigin(req) };
+    ctx = withRequest(ctx, { origin: requestOrigin(req) });
     const session = await getSessionForPayment(ctx, id);
     const payment = session.paymentId ? await scoped(ctx, ctx.db.models.Payment).find(session.paymentId) : null;
     return { ctx, session, payment };

@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import type { Runtime } from '../../runtime';
-import { LEVEL_LAYER, type CallerContext, type Level } from '../../domain/context';
+import type { CallerContext } from '../../domain/context';
+import { apiKeyContext, clientSecretContext, levelOfLayer, userContext } from '../../domain/authority';
 import { AuthenticationError, PermissionError } from '../../domain/errors';
 import type { ApiKeyRow, RoleRow, UserRow } from '../../db/models';
 import { effectivePermissions } from './roles';
@@ -68,22 +69,7 @@ async function authenticateKey(rt: Runtime, secret: string, credentials: Credent
     throw new PermissionError(`Requests with this API key are not allowed from ${credentials.ip}.`, 'IP_NOT_ALLOWED');
   }
   await assertOwnerActive(rt, key.tenantId, key.merchantId);
-  const level: Level = key.ownerType === 'merchant' ? 'merchant' : 'tenant';
-  const layerSet = layerPermissions(LEVEL_LAYER[level]);
-  return {
-    db: rt.db,
-    clock: rt.clock,
-    config: rt.config,
-    sealer: rt.sealer,
-    level,
-    tenantId: key.tenantId,
-    merchantId: key.ownerType === 'merchant' ? key.merchantId : null,
-    livemode: key.livemode,
-    actor: { type: 'api_key', id: key.id },
-    permissions: new Set(key.permissions.filter((p) => layerSet.has(p))),
-    credential: 'secret_key',
-    requestId: credentials.requestId,
-  };
+  return apiKeyContext(rt, key, credentials.requestId);
 }
 
 /**
@@ -102,21 +88,7 @@ export async function authenticateClientSecret(rt: Runtime, secret: string, cred
     throw new AuthenticationError('The checkout session client secret is not valid.', 'INVALID_CLIENT_SECRET');
   }
   await assertOwnerActive(rt, session.tenantId, session.merchantId);
-  return {
-    db: rt.db,
-    clock: rt.clock,
-    config: rt.config,
-    sealer: rt.sealer,
-    level: 'merchant',
-    tenantId: session.tenantId,
-    merchantId: session.merchantId,
-    livemode: session.livemode,
-    actor: { type: 'checkout_session', id: session.id },
-    permissions: new Set(['payment-experience:checkout:manage']),
-    credential: 'client_secret',
-    checkoutSessionId: session.id,
-    requestId: credentials.requestId,
-  };
+  return clientSecretContext(rt, session, credentials.requestId);
 }
 
 async function authenticateUser(rt: Runtime, token: string, credentials: Credentials): Promise<CallerContext> {
@@ -131,7 +103,7 @@ async function authenticateUser(rt: Runtime, token: string, credentials: Credent
   if (!user) throw new AuthenticationError('The token names no known user.', 'UNKNOWN_USER');
   // A disabled user, and an invited one that has not accepted yet, cannot authenticate (checked on every request).
   if (user.status !== 'active') throw new AuthenticationError(`The user is ${user.status}.`, 'USER_NOT_ACTIVE');
-  const level: Level = user.layer === 'platform' ? 'platform' : user.layer === 'operator' ? 'tenant' : 'merchant';
+  const level = levelOfLayer(user.layer);
   if ((level !== 'platform' && !user.tenantId) || (level === 'merchant' && !user.merchantId)) {
     throw new AuthenticationError(`The user has no ${level === 'merchant' ? 'merchant' : 'tenant'} to act for.`, 'USER_WITHOUT_SCOPE');
   }
@@ -144,21 +116,7 @@ async function authenticateUser(rt: Runtime, token: string, credentials: Credent
     }
     livemode = mode !== 'test';
   }
-  return {
-    db: rt.db,
-    clock: rt.clock,
-    config: rt.config,
-    sealer: rt.sealer,
-    level,
-    tenantId: level === 'platform' ? null : user.tenantId,
-    merchantId: level === 'merchant' ? user.merchantId : null,
-    merchantScope: level === 'tenant' ? merchantScopeOf(user) : undefined,
-    livemode,
-    actor: { type: 'user', id: user.id },
-    permissions: await userPermissions(rt, user),
-    credential: 'user_token',
-    requestId: credentials.requestId,
-  };
+  return userContext(rt, user, { livemode, permissions: await userPermissions(rt, user), credential: 'user_token', requestId: credentials.requestId });
 }
 
 /**
@@ -175,13 +133,6 @@ export async function userPermissions(rt: Pick<Runtime, 'db'>, user: UserRow): P
     attributes: ['layer', 'permissions'],
   });
   return effectivePermissions(user, roles.map((r) => r.get({ plain: true }) as Pick<RoleRow, 'layer' | 'permissions'>));
-}
-
-/** The merchants an operator's entityScope limits it to (undefined: the whole tenant). */
-export function merchantScopeOf(user: UserRow): ReadonlySet<string> | undefined {
-  const scope = user.entityScope as { type?: string; merchantIds?: unknown };
-  if (scope?.type !== 'merchants') return undefined;
-  return new Set(Array.isArray(scope.merchantIds) ? scope.merchantIds.filter((id): id is string => typeof id === 'string') : []);
 }
 
 /** What authentication needs of a tenant: its status (disabled when deleted) and its request rate limit. */

@@ -2,6 +2,7 @@ import { isUniqueViolation } from '../../db/database';
 import type { AppConfig } from '../../config';
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext, type Layer } from '../../domain/context';
+import { invitationTokenContext, invitedUserContext } from '../../domain/authority';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
 import type { InvitationRow, UserRow } from '../../db/models';
@@ -177,17 +178,13 @@ export async function acceptInvitation(rt: AcceptRuntime, token: string, idpSubj
   if (!subject || subject.length > 255) throw ValidationError.field('idpSubject', 'must be 1 to 255 characters');
   if (!/^inv_[A-Za-z0-9]{40}$/.test(token)) throw ValidationError.field('token', 'is not an invitation token (inv_…)', 'INVALID_INVITATION_TOKEN');
   // The token is the caller's only credential: the invitation is found across tenants, then acted on in its scope.
-  const lookup: CallerContext = {
-    db: rt.db, clock: rt.clock, config: rt.config, sealer: rt.sealer, level: 'platform', tenantId: null, merchantId: null, livemode: true,
-    actor: { type: 'system', id: 'invitation-acceptance' }, permissions: new Set(), credential: 'system',
-  };
-  return inTransaction(lookup, async (base) => {
+  return inTransaction(invitationTokenContext(rt), async (base) => {
     const row = await scoped(base, base.db.models.Invitation).findOne({ tokenHash: sha256Hex(token) }, { lock: true });
     if (!row) {
       throw new NotFoundError('invitation', undefined, { code: 'INVITATION_NOT_FOUND', detail: 'No invitation matches this token (it may have been resent, or never existed).' });
     }
     const tenant = row.tenantId ? await scoped(base, base.db.models.Tenant).find(row.tenantId) : null;
-    const tx: CallerContext = { ...base, livemode: tenant ? tenant.livemode : true, actor: { type: 'user', id: row.userId } };
+    const tx = invitedUserContext(base, row.userId, tenant ? tenant.livemode : true);
     const now = tx.clock.now();
     const status = invitationStatus(row, now);
     if (status === 'accepted') throw new ConflictError('INVITATION_ALREADY_ACCEPTED', 'This invitation was already accepted; a token works once.');

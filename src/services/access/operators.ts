@@ -1,7 +1,6 @@
 import { v5 } from 'uuid';
-import type { Actor, CallerContext } from '../../domain/context';
+import type { CallerContext } from '../../domain/context';
 import type { Database } from '../../db/database';
-import { layerPermissions } from './permissions';
 import { recordAudit } from '../audit/entries';
 import { toUser } from './users';
 
@@ -31,23 +30,22 @@ export function operatorIdpId(account: string): string {
   return `os:${account}`;
 }
 
-/** The actor of the operator `account` at the terminal: its user record, created on first use. */
-export function operatorActor(account: string): Actor {
-  return { type: 'user', id: operatorUserId(account), name: operatorIdpId(account), provision: (ctx) => provisionOperator(ctx, account) };
-}
-
 /** Databases (per process) where the operator's user is known to exist. */
 const provisioned = new WeakMap<Database, Set<string>>();
 
-async function provisionOperator(ctx: CallerContext, account: string): Promise<void> {
+/**
+ * Creates the operator's user when it is missing (the provision step of the operator's actor, src/domain/authority.ts
+ * operatorActor). `platform` is the operator's context lifted to platform level: the user is a platform record.
+ */
+export async function provisionOperator(platform: CallerContext, account: string): Promise<void> {
   const id = operatorUserId(account);
-  let known = provisioned.get(ctx.db);
-  if (!known) provisioned.set(ctx.db, (known = new Set()));
+  let known = provisioned.get(platform.db);
+  if (!known) provisioned.set(platform.db, (known = new Set()));
   if (known.has(id)) return;
-  const transaction = ctx.transaction;
-  const User = ctx.db.models.User;
+  const transaction = platform.transaction;
+  const User = platform.db.models.User;
   if (!(await User.findByPk(id, { transaction }))) {
-    const now = ctx.clock.now();
+    const now = platform.clock.now();
     const row = {
       id, tenantId: null, merchantId: null, layer: 'platform' as const, externalIdpId: operatorIdpId(account),
       email: `${account.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').slice(0, MAX_EMAIL_LOCAL) || 'operator'}@operators.payplane.invalid`,
@@ -60,7 +58,6 @@ async function provisionOperator(ctx: CallerContext, account: string): Promise<v
     if (!created) {
       throw new Error(`The user of the operator ${operatorIdpId(account)} cannot be created: another user already has externalIdpId ${operatorIdpId(account)}.`);
     }
-    const platform: CallerContext = { ...ctx, level: 'platform', tenantId: null, merchantId: null, merchantScope: undefined, permissions: layerPermissions('platform') };
     await recordAudit(platform, { action: 'user.created', targetType: 'user', targetId: id, tenantId: null, merchantId: null, after: toUser(created.get({ plain: true }), []) });
   }
   if (transaction) (transaction as unknown as { afterCommit(fn: () => void): void }).afterCommit(() => known.add(id));

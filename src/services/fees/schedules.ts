@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
+import { elevate } from '../../domain/authority';
 import { ConflictError, NotFoundError, PermissionError, ValidationError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { FeeAssignmentRow, FeeLevel, FeePaymentMethod, FeeRule, FeeScheduleRow, RollingReserve, RowModel } from '../../db/models';
@@ -386,7 +387,7 @@ export async function resolveApplicableSchedules(ctx: CallerContext, tx: FeeTran
     { level: 'tenant', id: merchant.tenantId },
     { level: 'platform', id: PLATFORM_ID },
   ];
-  const reader: CallerContext = { ...ctx, level: 'platform', tenantId: null, merchantId: null, merchantScope: undefined };
+  const reader = elevate(ctx, 'platform', 'fee assignments of every level, the platform included');
   const rows = await scoped(reader, reader.db.models.FeeAssignment).findAll({
     [Op.and]: [
       { [Op.or]: [{ tenantId: merchant.tenantId }, { tenantId: null }] },

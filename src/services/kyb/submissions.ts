@@ -1,5 +1,6 @@
 import { UniqueConstraintError } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
+import { elevate } from '../../domain/authority';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../domain/errors';
 import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { KybDocumentRow, KybStatus, KybSubmissionRow } from '../../db/models';
@@ -67,7 +68,7 @@ async function presentPage(ctx: CallerContext, page: Page<KybSubmissionRow>): Pr
  * rule and the approved-KYB check are about the whole company.
  */
 function companyView(ctx: CallerContext): CallerContext {
-  return ctx.level === 'merchant' ? { ...ctx, level: 'tenant', merchantId: null, merchantScope: undefined } : { ...ctx, merchantScope: undefined };
+  return elevate(ctx, ctx.level === 'platform' ? 'platform' : 'tenant', 'KYB rules are about the whole company');
 }
 
 /** The company of the merchant caller. */

@@ -1,10 +1,11 @@
-import { inTransaction, type CallerContext } from '../../domain/context';
+import { inTransaction, withTransaction, type CallerContext } from '../../domain/context';
+import { processingContext } from '../../domain/authority';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../../domain/errors';
 import { scoped } from '../../db/scoped';
 import { summarizeCard, validateCard, type CardInput } from './cards';
 import { decideRoute } from '../routing/decide';
 import { enforceEntityLimits, limitUsage } from '../limits/usage';
-import { failPayment, paymentChanged, processingContext, runAttempts, type PendingAttempt } from './engine';
+import { failPayment, paymentChanged, runAttempts, type PendingAttempt } from './engine';
 import { minor } from './records';
 import { evaluateRisk } from '../risk/engine';
 import { emitFraudAlert } from '../risk/alerts';
@@ -43,7 +44,7 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     if (session.paymentStatus === 'processing' || session.paymentStatus === 'requires_action') {
       throw new ConflictError('CHECKOUT_PAYMENT_IN_FLIGHT', `A payment of checkout session ${sessionId} is ${session.paymentStatus}: wait for its outcome.`);
     }
-    const pctx = { ...processingContext(tx, session.tenantId, session.livemode, ctx.actor), transaction: tx.transaction, requestId: ctx.requestId };
+    const pctx = withTransaction(processingContext(tx, session.tenantId, session.livemode, ctx.actor), tx.transaction);
     const merchant = await scoped(pctx, pctx.db.models.Merchant).get(session.merchantId);
     if (merchant.status !== 'active') throw new BusinessRuleError('MERCHANT_NOT_ACTIVE', `Merchant ${merchant.id} is ${merchant.status}: it takes no payments.`);
     if (session.livemode && merchant.liveStatus !== 'approved') {
@@ -103,7 +104,7 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     await paymentChanged(pctx, current, ['payment.created', 'payment.processing']);
     return { pctx, first: { paymentId: row.id, attemptId: attempt.id } };
   });
-  if (started.first) await runAttempts({ ...started.pctx, transaction: undefined }, started.first, input.paymentMethod.card);
+  if (started.first) await runAttempts(withTransaction(started.pctx, undefined), started.first, input.paymentMethod.card);
 }
 
 /** A payment that ends before any provider is asked: created, then failed with the reason. */

@@ -1,4 +1,4 @@
-import { inTransaction, type Actor, type CallerContext } from '../../domain/context';
+import { inTransaction, type CallerContext } from '../../domain/context';
 import { activePartnerOf } from '../partners';
 import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
 import { scoped } from '../../db/scoped';
@@ -26,19 +26,6 @@ import { capturesAutomatically, minor, riskOf, toPayment } from './records';
  * and its answer is applied in a new transaction that locks the payment and checks the attempt is still current,
  * so an answer that arrives twice (or late, after a cancel) changes nothing.
  */
-
-/** A tenant-level context for the payment path's own work (reading terminals, fees, routing of the payment's tenant). */
-export function processingContext(
-  base: Pick<CallerContext, 'db' | 'clock' | 'config' | 'sealer'> & { requestId?: string; origin?: string },
-  tenantId: string,
-  livemode: boolean,
-  actor: Actor = { type: 'system', id: 'system' },
-): CallerContext {
-  return {
-    db: base.db, clock: base.clock, config: base.config, sealer: base.sealer, requestId: base.requestId, origin: base.origin,
-    level: 'tenant', tenantId, merchantId: null, livemode, actor, permissions: new Set(), credential: 'system',
-  };
-}
 
 /** Statuses in which the provider may still answer for the current attempt. */
 const OPEN_STATUSES: readonly PaymentStatus[] = ['processing', 'requires_action'];

@@ -1,7 +1,8 @@
 import type { Runtime } from '../../runtime';
 import type { ProviderOutcome } from '../../connectors/types';
 import { scoped } from '../../db/scoped';
-import { applyAttemptResult, processingContext, runAttempts } from './engine';
+import { applyAttemptResult, runAttempts } from './engine';
+import { processingContext } from '../../domain/authority';
 import { applyRefundResult } from './refunds';
 
 /**

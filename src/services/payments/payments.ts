@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
-import { inTransaction, type CallerContext } from '../../domain/context';
+import { inTransaction, withTransaction, type Actor, type CallerContext } from '../../domain/context';
+import { processingContext } from '../../domain/authority';
 import { newId } from '../../util/ids';
 import { settled, throughProvider, type ProviderAnswer, type ProviderOperation } from '../provider-call';
 import { BusinessRuleError, ConflictError, PermissionError, UnavailableError, ValidationError } from '../../domain/errors';
@@ -8,12 +9,15 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ConnectorResult } from '../../connectors';
 import { getProvider, supportsFeature } from '../processing/providers';
 import { mapPage } from '../present';
-import { bookCapture, connectorTerminal, paymentChanged, processingContext } from './engine';
+import { bookCapture, connectorTerminal, paymentChanged } from './engine';
 import { minor, paymentFor, riskOf, type Money, type Payment } from './records';
 
-/** The payment path's tenant-level context for a payment, inside the caller's transaction and with the caller as actor. */
-export function contextForPayment(ctx: CallerContext, row: Pick<PaymentRow, 'tenantId' | 'livemode'>): CallerContext {
-  return { ...processingContext(ctx, row.tenantId, row.livemode, ctx.actor), transaction: ctx.transaction, requestId: ctx.requestId };
+/**
+ * The payment path's tenant-level context for a payment, inside the caller's transaction and with the caller (or
+ * `actor`) as actor.
+ */
+export function contextForPayment(ctx: CallerContext, row: Pick<PaymentRow, 'tenantId' | 'livemode'>, actor: Actor = ctx.actor): CallerContext {
+  return withTransaction(processingContext(ctx, row.tenantId, row.livemode, actor), ctx.transaction);
 }
 
 export interface PaymentFilters {
@@ -114,7 +118,7 @@ async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: 
     return { refusal: new BusinessRuleError(code, `The provider refused to ${what}${result.message ? `: ${result.message}` : ''}.`) };
   }
   // the outcome is recorded in the name of whoever asked for it (also when recovery applies it)
-  const pctx = contextForPayment({ ...tx, actor: operation.actor }, row);
+  const pctx = contextForPayment(tx, row, operation.actor);
   if (operation.kind === 'void') {
     const updated = await scoped(pctx, pctx.db.models.Payment).update(row, { ...clear, status: 'voided', action: null, cardVault: null, providerStatus: result.rawStatus ?? 'voided' });
     await paymentChanged(pctx, updated, 'payment.canceled', row);

@@ -1,7 +1,8 @@
 import { Op } from 'sequelize';
 import type { Runtime } from '../../runtime';
 import type { PaymentAttemptRow, PaymentRow, RefundRow } from '../../db/models';
-import { processingContext, runAttempts } from './engine';
+import { runAttempts } from './engine';
+import { processingContext } from '../../domain/authority';
 import { sendRefund } from './refunds';
 import { finishStalledOperation } from './payments';
 

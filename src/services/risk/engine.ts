@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
 import type { CallerContext } from '../../domain/context';
+import { elevate } from '../../domain/authority';
 import { scoped } from '../../db/scoped';
 import type { AntifraudPlanRow, RiskAggregation, RiskSignal, ScoringRuleRow } from '../../db/models/risk';
 import { UNIT_MS } from '../limits/usage';
@@ -96,7 +97,7 @@ export async function aggregateValue(ctx: CallerContext, aggregation: RiskAggreg
  */
 function subjectScope(caller: CallerContext, subject: RiskSubject): CallerContext {
   if (caller.level === 'tenant' && caller.tenantId === subject.tenantId && caller.livemode === subject.livemode && !caller.merchantScope) return caller;
-  return { ...caller, level: 'tenant', tenantId: subject.tenantId, merchantId: null, merchantScope: undefined, livemode: subject.livemode };
+  return elevate(caller, 'tenant', 'the risk subject tenant and mode', { tenantId: subject.tenantId, livemode: subject.livemode });
 }
 
 /**

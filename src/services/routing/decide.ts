@@ -1,4 +1,5 @@
 import type { CallerContext } from '../../domain/context';
+import { elevate } from '../../domain/authority';
 import { scoped } from '../../db/scoped';
 import type { LimitRow, RoutingConditions, RoutingRuleRow, TerminalRestrictionRow, TerminalRow } from '../../db/models';
 import { providerCatalog, supportedMethods, toProvider, type ProviderIntegration } from '../processing/providers';
@@ -143,7 +144,7 @@ export interface RoutingSnapshot {
  */
 export async function loadRoutingSnapshot(ctx: CallerContext, merchantId: string, transactionType: 'payment' = 'payment'): Promise<RoutingSnapshot> {
   const merchant = await scoped(ctx, ctx.db.models.Merchant).get(merchantId);
-  const reader: CallerContext = { ...ctx, level: 'tenant', tenantId: merchant.tenantId, merchantId: null, merchantScope: undefined };
+  const reader = elevate(ctx, 'tenant', 'a payment is routed by its tenant configuration', { tenantId: merchant.tenantId });
   const { models } = reader.db;
   // one after the other: inside a transaction they share one connection, which runs one query at a time
   const rules = await scoped(reader, models.RoutingRule).findAll({ status: 'active' });

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { Op, QueryTypes } from 'sequelize';
 import type { Runtime } from '../../runtime';
-import { systemContext } from '../../runtime';
+import { systemContext } from '../../domain/authority';
+import { withTransaction } from '../../domain/context';
 import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/models';
 import { newId } from '../../util/ids';
 import { eventEnvelope, emitEvent } from './events';
@@ -184,7 +185,7 @@ export class Dispatcher {
         { transaction },
       );
       const base = { attemptCount: attempt, lastAttemptAt: startedAt, lastError: result.error, lockedUntil: null, lockedBy: null, updatedAt: finishedAt };
-      const ctx = { ...systemContext(this.rt, delivery.livemode), transaction };
+      const ctx = withTransaction(systemContext(this.rt, delivery.livemode), transaction);
       if (result.ok) {
         await this.update(delivery, { ...base, status: 'succeeded', succeededAt: finishedAt, nextAttemptAt: null }, transaction);
         // every success touching one endpoint row would serialize busy endpoints: write only what changes

@@ -1,4 +1,5 @@
 import { inTransaction, type CallerContext } from '../../domain/context';
+import { elevate } from '../../domain/authority';
 import { PermissionError, ValidationError } from '../../domain/errors';
 import { scoped } from '../../db/scoped';
 import { newId } from '../../util/ids';
@@ -299,7 +300,7 @@ export async function triggerSampleEvent(ctx: CallerContext, input: TriggerInput
   const tenantId = ctx.tenantId;
   return inTransaction(ctx, async (tx) => {
     await scoped(tx, tx.db.models.Tenant).get(tenantId);
-    if (merchantId) await scoped({ ...tx, level: 'tenant', merchantId: null }, tx.db.models.Merchant).get(merchantId);
+    if (merchantId) await scoped(tx.level === 'merchant' ? elevate(tx, 'tenant', 'a merchant of the sample tenant') : tx, tx.db.models.Merchant).get(merchantId);
     const data = sampleEventData(input.type, { tenantId, merchantId, now: tx.clock.now() });
     const event = await emitEvent(tx, { type: input.type, data, tenantId, merchantId, livemode: false });
     const rows = await tx.db.models.WebhookDelivery.findAll({
