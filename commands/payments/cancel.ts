@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { actContext, locatePayment, paymentServices, renderPayment } from '../../src/cli/payments-cli';
-import { formatMoney } from '../../src/cli/balances-cli';
+import { formatMinor } from '../../src/domain/money';
 import type { Payment } from '../../src/services/payments/records';
 
 export default class PaymentsCancel extends BaseCommand<typeof PaymentsCancel> {
@@ -18,7 +18,7 @@ export default class PaymentsCancel extends BaseCommand<typeof PaymentsCancel> {
     const where = await locatePayment(rt, this.args.id);
     const ctx = actContext(rt, where);
     const current = await paymentServices.payments().getPayment(ctx, where.id);
-    await this.confirm(this.flags.yes, `Cancel payment ${current.id} of ${formatMoney(current.amount)} (${current.status})?`);
+    await this.confirm(this.flags.yes, `Cancel payment ${current.id} of ${formatMinor(current.amount)} (${current.status})?`);
     const payment = await paymentServices.payments().cancelPayment(ctx, where.id);
     this.log(renderPayment(payment));
     return payment;

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { formatMoney } from '../../src/cli/balances-cli';
+import { formatMinor } from '../../src/domain/money';
 import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalServices, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
 import type { Withdrawal } from '../../src/services/withdrawals';
 
@@ -19,7 +19,7 @@ export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCan
     const ctx = operatorFor(rt, where, this.flags.operator);
     const service = withdrawalServices.withdrawals();
     const current = await service.getWithdrawal(ctx, where.id);
-    await this.confirm(this.flags.yes, `Cancel withdrawal ${current.id} of ${formatMoney(current.amount)} (${current.status})?`);
+    await this.confirm(this.flags.yes, `Cancel withdrawal ${current.id} of ${formatMinor(current.amount)} (${current.status})?`);
     const withdrawal = await service.cancelWithdrawal(ctx, where.id);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;

@@ -34,21 +34,15 @@ export async function balancesCtx(rt: Runtime, tenantId: string | undefined, liv
   return balanceServices.scope().tenantOrPlatformContext(rt, tenantId, live);
 }
 
-/** An amount in minor units written in its currency's major unit: 9835 EUR → "98.35 EUR", -5 JPY → "-5 JPY". */
-/** An amount as operators read it: `98.35 EUR`, `-12.34 EUR`, `5000 JPY`. */
-export function formatMoney(money: { currency: string; valueMinor: number }): string {
-  return formatMinor(money);
-}
-
 export function renderBalances(rows: Balance[]): string {
   if (rows.length === 0) return 'No balances.';
   return renderTable(rows, [
     { header: 'Merchant', get: (b) => b.merchantId },
     { header: 'Currency', get: (b) => b.currency },
-    { header: 'Pending', get: (b) => formatMoney(b.pending) },
-    { header: 'Available', get: (b) => formatMoney(b.available) },
-    { header: 'Reserved', get: (b) => formatMoney(b.reserved) },
-    { header: 'Payable', get: (b) => formatMoney(b.payable) },
+    { header: 'Pending', get: (b) => formatMinor(b.pending) },
+    { header: 'Available', get: (b) => formatMinor(b.available) },
+    { header: 'Reserved', get: (b) => formatMinor(b.reserved) },
+    { header: 'Payable', get: (b) => formatMinor(b.payable) },
   ]);
 }
 
@@ -58,7 +52,7 @@ export function renderBalanceTransactions(rows: BalanceTransaction[]): string {
     { header: 'Created', get: (t) => t.createdAt },
     { header: 'Merchant', get: (t) => t.merchantId },
     { header: 'Balance', get: (t) => t.balanceType },
-    { header: 'Amount', get: (t) => formatMoney(t.amount) },
+    { header: 'Amount', get: (t) => formatMinor(t.amount) },
     { header: 'Type', get: (t) => t.type },
     { header: 'Source', get: (t) => t.sourceId },
     { header: 'Description', get: (t) => t.description },

@@ -9,6 +9,7 @@ import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
 import type { FeeAssignment, FeeSchedule } from '../services/fees/schedules';
 import type { FeeBreakdown } from '../services/fees/engine';
+import type { Money } from '../domain/money';
 
 /** The fees area's services as commands reach them: loaded on first use, so help and version stay fast. */
 export const feeServices = {
@@ -124,7 +125,7 @@ export function renderSchedule(s: FeeSchedule): string {
 }
 
 export function renderRules(s: FeeSchedule): string {
-  const m = (x: { valueMinor: number; currency: string } | null) => (x ? `${x.valueMinor} ${x.currency}` : '');
+  const m = (x: Money | null) => (x ? `${x.valueMinor} ${x.currency}` : '');
   return renderTable(s.rules, [
     { header: 'Type', get: (r) => r.transactionType },
     { header: 'Outcome', get: (r) => r.transactionOutcome },

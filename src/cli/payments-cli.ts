@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 import { lazy } from './base-command';
 import { chalk, colourEnabled, renderRecord, renderTable } from './output';
-import { formatMoney } from './balances-cli';
-import { minorUnits } from '../domain/money';
+import { formatMinor, minorUnits, type Money } from '../domain/money';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
@@ -34,7 +33,7 @@ export const amountFlags = {
  * An amount from --amount (major units, at most the currency's decimals) or --amount-minor, in the payment's
  * currency; undefined when neither is given. Never through a float: "12.34" is read as digits.
  */
-export function amountFrom(flags: { amount?: string; 'amount-minor'?: number }, currency: string): { currency: string; valueMinor: number } | undefined {
+export function amountFrom(flags: { amount?: string; 'amount-minor'?: number }, currency: string): Money | undefined {
   if (flags.amount !== undefined && flags['amount-minor'] !== undefined) {
     throw ValidationError.field('--amount', 'give either --amount or --amount-minor, not both');
   }
@@ -133,7 +132,7 @@ export function renderPayments(rows: Payment[]): string {
     { header: 'ID', get: (p) => p.id },
     { header: 'Merchant', get: (p) => p.merchantId },
     { header: 'Status', get: (p) => paymentStatusColour(p.status) },
-    { header: 'Amount', get: (p) => formatMoney(p.amount) },
+    { header: 'Amount', get: (p) => formatMinor(p.amount) },
     { header: 'Card', get: card },
     { header: 'Created', get: (p) => p.createdAt },
   ]);
@@ -160,7 +159,7 @@ export function renderPayment(p: Payment): string {
   const lines = [
     renderRecord({
       id: p.id, tenant: p.tenantId, merchant: p.merchantId, checkoutSession: p.checkoutSessionId, mode: p.livemode ? 'live' : 'test',
-      status: paymentStatusColour(p.status), amount: formatMoney(p.amount), captureMethod: p.captureMethod,
+      status: paymentStatusColour(p.status), amount: formatMinor(p.amount), captureMethod: p.captureMethod,
       card: p.card ? `${card(p)} exp ${String(p.card.expMonth).padStart(2, '0')}/${p.card.expYear}${p.card.country ? ` (${p.card.country})` : ''}` : '',
       merchantReference: p.merchantReference, terminal: p.terminalId ?? '', provider: p.providerIntegrationId ?? '',
       providerReference: p.providerReference ?? '', error: p.errorCode ? `${p.errorCode}: ${p.errorMessage ?? ''}` : '',
@@ -170,14 +169,14 @@ export function renderPayment(p: Payment): string {
     'Amounts',
     renderTable(
       Object.entries({ authorized: b.authorized, captured: b.captured, refunded: b.refunded, fee: b.fee, net: b.net }),
-      [{ header: 'Amount', get: (r) => r[0] }, { header: 'Value', get: (r) => formatMoney(r[1]) }],
+      [{ header: 'Amount', get: (r) => r[0] }, { header: 'Value', get: (r) => formatMinor(r[1]) }],
     ),
   ];
   if (p.feeBreakdown) {
     const f = p.feeBreakdown;
     lines.push('', 'Fees', renderTable(
       Object.entries({ provider: f.providerFee, tenant: f.tenantFee, platform: f.platformFee, 'partner commission': f.partnerCommission }),
-      [{ header: 'Fee', get: (r) => r[0] }, { header: 'Value', get: (r) => formatMoney(r[1]) }],
+      [{ header: 'Fee', get: (r) => r[0] }, { header: 'Value', get: (r) => formatMinor(r[1]) }],
     ));
   }
   const risk = p.riskDecision as { decision: string; evaluatedDecision: string; enforced: boolean; score: number; reason: string | null; matchedRules: { name: string; signal: string; scoreImpact: number }[] } | null | undefined;
@@ -205,7 +204,7 @@ export function renderRefunds(rows: Refund[]): string {
     { header: 'ID', get: (r) => r.id },
     { header: 'Payment', get: (r) => r.paymentId },
     { header: 'Status', get: (r) => paymentStatusColour(r.status) },
-    { header: 'Amount', get: (r) => formatMoney(r.amount) },
+    { header: 'Amount', get: (r) => formatMinor(r.amount) },
     { header: 'Reason', get: (r) => r.reason ?? '' },
     { header: 'Created', get: (r) => r.createdAt },
   ]);
@@ -214,7 +213,7 @@ export function renderRefunds(rows: Refund[]): string {
 export function renderRefund(r: Refund): string {
   return renderRecord({
     id: r.id, payment: r.paymentId, tenant: r.tenantId, merchant: r.merchantId, mode: r.livemode ? 'live' : 'test', status: paymentStatusColour(r.status),
-    amount: formatMoney(r.amount), reason: r.reason ?? '', merchantReference: r.merchantReference ?? '', statusReason: r.statusReason ?? '',
+    amount: formatMinor(r.amount), reason: r.reason ?? '', merchantReference: r.merchantReference ?? '', statusReason: r.statusReason ?? '',
     providerReference: r.providerReference ?? '', created: r.createdAt, updated: r.updatedAt,
   });
 }

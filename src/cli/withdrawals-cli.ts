@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { lazy } from './base-command';
 import { chalk, colourEnabled, renderRecord, renderTable } from './output';
-import { formatMoney } from './balances-cli';
+import { formatMinor } from '../domain/money';
 import { readContext, requireId, type Located } from './payments-cli';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
@@ -177,8 +177,8 @@ export function renderWithdrawals(rows: Withdrawal[]): string {
   return renderTable(rows, [
     { header: 'ID', get: (w) => w.id },
     { header: 'Merchant', get: (w) => w.entityId },
-    { header: 'Amount', get: (w) => formatMoney(w.amount) },
-    { header: 'Fee', get: (w) => formatMoney(w.fee) },
+    { header: 'Amount', get: (w) => formatMinor(w.amount) },
+    { header: 'Fee', get: (w) => formatMinor(w.fee) },
     { header: 'Status', get: (w) => withdrawalStatusColour(w.status) },
     { header: 'Created', get: (w) => w.createdAt },
     { header: 'Destination', get: (w) => destinationLine(w.destination) },
@@ -189,7 +189,7 @@ export function renderWithdrawals(rows: Withdrawal[]): string {
 export function renderWithdrawal(w: Withdrawal): string {
   const record: Record<string, unknown> = {
     id: w.id, tenant: w.tenantId, merchant: w.entityId, mode: w.livemode ? 'live' : 'test', status: withdrawalStatusColour(w.status),
-    amount: formatMoney(w.amount), fee: formatMoney(w.fee), debited: formatMoney(debited(w)),
+    amount: formatMinor(w.amount), fee: formatMinor(w.fee), debited: formatMinor(debited(w)),
     destination: destinationLine(w.destination), method: w.withdrawalMethodId, channel: w.withdrawalChannelId,
     providerReference: w.providerReference ?? '', rejectionReason: w.rejectionReason ?? '', comment: w.executionComment ?? '',
     failureReason: w.failureReason ?? '',
@@ -205,7 +205,7 @@ export function renderPayoutOrder(w: Withdrawal, merchantName: string, destinati
   return [
     `Executing withdrawal ${w.id} (started ${w.executedAt ?? ''} by ${w.executedBy ?? ''}).`,
     renderRecord({
-      'pay out': formatMoney(w.amount), fee: `${formatMoney(w.fee)} (charged to the merchant on top; not paid out)`,
+      'pay out': formatMinor(w.amount), fee: `${formatMinor(w.fee)} (charged to the merchant on top; not paid out)`,
       merchant: `${merchantName} (${w.entityId})`, reference: w.id,
     }),
     'Destination:',

@@ -7,6 +7,7 @@ import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
 import type { Clock } from '../domain/clock';
 import type { ConnectorResult } from './results';
+import type { Money } from '../domain/money';
 
 /** What an in-process connector may use (the sandbox acquirer keeps its own records); the HTTP connector needs none of it. */
 export interface ConnectorEnv {
@@ -15,11 +16,6 @@ export interface ConnectorEnv {
   config: AppConfig;
   /** the origin of the request the call serves, if any: the base of URLs of this server the answer carries */
   origin?: string;
-}
-
-export interface ConnectorMoney {
-  currency: string;
-  valueMinor: number;
 }
 
 /** Who is calling: the terminal and its opened credentials (held in memory for the call only, never logged). */
@@ -39,7 +35,7 @@ export interface AuthorizeRequest {
   livemode: boolean;
   /** where a customer returns after a 3DS challenge page */
   returnUrl?: string;
-  amount: ConnectorMoney;
+  amount: Money;
   capture: boolean;
   paymentMethod: { type: string; card?: { number: string; expMonth: number; expYear: number; cvc?: string; holderName?: string } };
   threeDs?: { version?: string; eci?: string; cavv?: string; dsTransactionId?: string };
@@ -51,7 +47,7 @@ export interface AuthorizeRequest {
 export interface CaptureRequest {
   reference: string;
   providerReference: string;
-  amount: ConnectorMoney;
+  amount: Money;
 }
 
 export interface VoidRequest {
@@ -65,14 +61,14 @@ export interface RefundRequest {
   tenantId: string;
   livemode: boolean;
   providerReference: string;
-  amount: ConnectorMoney;
+  amount: Money;
 }
 
 export interface PayoutRequest {
   reference: string;
   tenantId: string;
   livemode: boolean;
-  amount: ConnectorMoney;
+  amount: Money;
   destination: { type: string; details: Record<string, string> };
 }
 

@@ -16,22 +16,51 @@ export function minorUnits(currency: string): number {
   return digits;
 }
 
-/**
- * An amount of minor units in major units with the currency's own decimals, from the digits themselves (no floating
- * point): `-12.34 EUR`, `5000 JPY`, or with `grouping` `1,000,000.00 USD`.
- */
-export function formatMinor(money: { currency: string; valueMinor: number }, options: { grouping?: boolean } = {}): string {
-  let digits = 2;
+/** An amount: integer minor units of an upper-case ISO 4217 currency (the one declaration of money in the code). */
+export interface Money {
+  currency: string;
+  valueMinor: number;
+}
+
+/** The currency's number of decimals, two for a code the runtime does not know. */
+function digitsOf(currency: string): number {
   try {
-    digits = minorUnits(money.currency);
+    return minorUnits(currency);
   } catch {
-    // an unknown currency code: two decimals
+    return 2;
   }
+}
+
+/** `valueMinor` as an exact decimal string in major units (`-12.34`, `5000`, `1.234`), from its digits. */
+function majorDigits(money: Money, digits: number, grouping: boolean): string {
+  if (!Number.isSafeInteger(money.valueMinor)) throw new RangeError(`not an integer amount of minor units: ${money.valueMinor}`);
   const abs = String(Math.abs(money.valueMinor)).padStart(digits + 1, '0');
   let major = abs.slice(0, abs.length - digits);
-  if (options.grouping) major = major.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  if (grouping) major = major.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   const fraction = digits > 0 ? `.${abs.slice(abs.length - digits)}` : '';
-  return `${money.valueMinor < 0 ? '-' : ''}${major}${fraction} ${money.currency}`;
+  return `${money.valueMinor < 0 ? '-' : ''}${major}${fraction}`;
+}
+
+/**
+ * The one formatter of money: minor units in major units with the currency's own decimals, from the digits
+ * themselves (never through floating point). Plain: `-12.34 EUR`, `5000 JPY`, `1.234 BHD`, or with `grouping`
+ * `1,000,000.00 USD`. With a `locale`, as a customer reads it in that locale (`€12.34`, `19,99 €`, `¥5,000`): the
+ * exact decimal string is handed to Intl.NumberFormat (which formats a numeric string without converting it to a
+ * float); a locale or currency Intl cannot format falls back to the plain form.
+ */
+export function formatMinor(money: Money, options: { grouping?: boolean; locale?: string } = {}): string {
+  const digits = digitsOf(money.currency);
+  if (options.locale !== undefined) {
+    const decimal = majorDigits(money, digits, false);
+    try {
+      const format = new Intl.NumberFormat(options.locale, { style: 'currency', currency: money.currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
+      // an exact decimal string (ES2023 Intl.NumberFormat v3), typed as a number by the ES2022 library
+      return format.format(decimal as unknown as number);
+    } catch {
+      return `${decimal} ${money.currency}`;
+    }
+  }
+  return `${majorDigits(money, digits, options.grouping ?? false)} ${money.currency}`;
 }
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });

@@ -1,10 +1,10 @@
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../domain/context';
 import { BusinessRuleError, PermissionError, ConflictError, NotFoundError, ValidationError } from '../domain/errors';
-import { minorUnits } from '../domain/money';
+import { formatMinor, type Money } from '../domain/money';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type {
-  CheckoutFulfillmentOption, CheckoutLineItem, CheckoutMoney, CheckoutSelectedFulfillment, CheckoutSessionRow, CheckoutSessionStatus,
+  CheckoutFulfillmentOption, CheckoutLineItem, CheckoutSelectedFulfillment, CheckoutSessionRow, CheckoutSessionStatus,
   CheckoutTotal, MerchantRow, TenantRow,
 } from '../db/models';
 import { newId } from '../util/ids';
@@ -68,7 +68,7 @@ export interface CheckoutSession {
   livemode: boolean;
   status: CheckoutSessionStatus;
   paymentStatus: string | null;
-  amount: CheckoutMoney;
+  amount: Money;
   captureMethod: 'automatic' | 'manual';
   lineItems: CheckoutLineItem[];
   totals: CheckoutTotal[];
@@ -130,16 +130,6 @@ const eventData = (row: CheckoutSessionRow) => ({ object: 'checkout.session', ..
 
 // ---- amounts -------------------------------------------------------------------------------------------------
 
-export function formatMoney(m: CheckoutMoney, locale = 'en'): string {
-  const digits = minorUnits(m.currency);
-  const value = m.valueMinor / 10 ** digits;
-  try {
-    return new Intl.NumberFormat(locale, { style: 'currency', currency: m.currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
-  } catch {
-    return `${value.toFixed(digits)} ${m.currency}`;
-  }
-}
-
 function lineTotal(item: CheckoutLineItem): number {
   return item.unitAmount.valueMinor * item.quantity + (item.taxAmount?.valueMinor ?? 0);
 }
@@ -157,7 +147,7 @@ export function computeTotals(
 ): { amountMinor: number; totals: CheckoutTotal[] } {
   const money = (valueMinor: number) => ({ currency, valueMinor });
   const total = (type: CheckoutTotal['type'], valueMinor: number, description?: string): CheckoutTotal => ({
-    type, displayText: formatMoney(money(valueMinor), locale ?? 'en'), amount: money(valueMinor), ...(description ? { description } : {}),
+    type, displayText: formatMinor(money(valueMinor), { locale: locale ?? 'en' }), amount: money(valueMinor), ...(description ? { description } : {}),
   });
   const shipping = selected?.price.valueMinor ?? 0;
   const totals: CheckoutTotal[] = [];
@@ -181,7 +171,7 @@ interface LineItemInput extends Omit<CheckoutLineItem, 'id'> {
   id?: string;
 }
 
-function checkCurrency(m: CheckoutMoney | undefined, currency: string, path: string): void {
+function checkCurrency(m: Money | undefined, currency: string, path: string): void {
   if (m && m.currency !== currency) throw ValidationError.field(`${path}.currency`, `must be ${currency}, the currency of the session`, 'CURRENCY_MISMATCH');
 }
 
@@ -265,7 +255,7 @@ function raced(): ConflictError {
 // ---- operations ----------------------------------------------------------------------------------------------
 
 export interface CreateSessionInput {
-  amount: CheckoutMoney;
+  amount: Money;
   merchantId?: string;
   merchantReference?: string;
   lineItems?: LineItemInput[];

@@ -14,6 +14,7 @@ import { recordAudit } from './audit/entries';
 import { newId } from '../util/ids';
 import type { Runtime } from '../runtime';
 import { forEachDue, type DueOptions } from './due-work';
+import type { Money } from '../domain/money';
 
 /**
  * The double-entry ledger. Every posting is a set of entries (signed, credit positive) that sum to zero per
@@ -205,7 +206,7 @@ export interface RefundPosting {
   refundId: string;
   providerIntegrationId: string;
   partnerId: string | null;
-  amount: { currency: string; valueMinor: number };
+  amount: Money;
   /** refund fees charged to the merchant, when a schedule has refund rules */
   fee: FeeBreakdown | null;
 }
@@ -267,7 +268,7 @@ export interface WithdrawalPosting {
   merchantId: string;
   withdrawalId: string;
   /** what leaves: the amount paid out */
-  amount: { currency: string; valueMinor: number };
+  amount: Money;
   /** the withdrawal fee charged to the merchant on top of the amount */
   fee: FeeBreakdown | null;
 }
@@ -327,11 +328,6 @@ export async function postWithdrawal(
 
 // ---------------------------------------------------------------------------------------------------------------
 // Balances and balance transactions
-
-export interface Money {
-  currency: string;
-  valueMinor: number;
-}
 
 export interface Balance {
   merchantId: string;

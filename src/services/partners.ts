@@ -5,6 +5,7 @@ import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { PartnerAssignmentRow, PartnerRow } from '../db/models';
 import { recordAudit } from './audit/entries';
 import { mapPage, presentRow, type Presented } from './present';
+import type { Money } from '../domain/money';
 
 // Partners (resellers and referrers of a tenant) and their assignments to merchants with a commission.
 
@@ -115,11 +116,6 @@ export async function changePartnerStatus(ctx: CallerContext, id: string, move: 
 }
 
 // Partner assignments
-
-export interface Money {
-  currency: string;
-  valueMinor: number;
-}
 
 export interface AssignmentFields {
   commissionRate?: number;

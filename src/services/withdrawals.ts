@@ -17,7 +17,8 @@ import { activePartnerOf } from './partners';
 import { enforceEntityLimits } from './limits/usage';
 import { usableMethod } from './withdrawal-methods/methods';
 import { connectorTerminal } from './payments/engine';
-import { minor, type Money } from './payments/records';
+import { minor } from './payments/records';
+import type { Money } from '../domain/money';
 import { iso, mapPage } from './present';
 import { newId } from '../util/ids';
 

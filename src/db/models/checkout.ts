@@ -1,5 +1,6 @@
 import { DataTypes, type Sequelize } from 'sequelize';
 import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, type RowModel, type Timestamps } from '../model-kit';
+import type { Money } from '../../domain/money';
 
 // Checkout sessions: what a customer is asked to pay (amount, line items, fulfillment), the hosted page's
 // address, and the state of the payment made through it. Amounts are BIGINT minor units (Postgres hands BIGINT
@@ -7,28 +8,23 @@ import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, type RowM
 
 export type CheckoutSessionStatus = 'open' | 'complete' | 'expired';
 
-export interface CheckoutMoney {
-  currency: string;
-  valueMinor: number;
-}
-
 export interface CheckoutLineItem {
   id: string;
   productId?: string;
   label: string;
   description?: string;
   imageUrl?: string;
-  unitAmount: CheckoutMoney;
+  unitAmount: Money;
   quantity: number;
   taxRate?: number;
-  taxAmount?: CheckoutMoney;
+  taxAmount?: Money;
   metadata?: Record<string, string>;
 }
 
 export interface CheckoutTotal {
   type: 'subtotal' | 'tax' | 'fulfillment' | 'total';
   displayText: string;
-  amount: CheckoutMoney;
+  amount: Money;
   description?: string;
 }
 
@@ -37,7 +33,7 @@ export interface CheckoutFulfillmentOption {
   type: string;
   title: string;
   description?: string;
-  price: CheckoutMoney;
+  price: Money;
   estimatedDelivery?: { earliest?: string; latest?: string };
 }
 
@@ -45,7 +41,7 @@ export interface CheckoutSelectedFulfillment {
   fulfillmentOptionId: string;
   type: string;
   title: string;
-  price: CheckoutMoney;
+  price: Money;
 }
 
 export interface CheckoutSessionRow extends Timestamps {

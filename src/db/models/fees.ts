@@ -1,5 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { BOOLEAN, define, pk, stamps, UUID, STRING, TEXT, JSONT, DATE, type RowModel, type Timestamps } from '../model-kit';
+import type { Money } from '../../domain/money';
 
 // Fee schedules and fee assignments.
 
@@ -10,22 +11,17 @@ export type FeeMethod = 'fixed' | 'percentage' | 'fixed_plus_percentage';
 export type FeeParty = 'provider' | 'tenant' | 'platform' | 'partner';
 export type RoundingMode = 'floor' | 'ceil' | 'half_up' | 'half_even';
 
-export interface FeeMoney {
-  currency: string;
-  valueMinor: number;
-}
-
 export interface FeeRule {
   transactionType: FeeTransactionType;
   transactionOutcome: FeeTransactionOutcome;
   method: FeeMethod;
   party: FeeParty;
   currency: string;
-  fixedAmount: FeeMoney | null;
+  fixedAmount: Money | null;
   /** millionths of the amount: 10000 is 1% */
   percentageRate: number | null;
-  minAmount: FeeMoney | null;
-  maxAmount: FeeMoney | null;
+  minAmount: Money | null;
+  maxAmount: Money | null;
 }
 
 export interface RollingReserve {

@@ -1,5 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { define, pk, stamps, UUID, STRING, JSONT, DATE, INTEGER, type RowModel, type Timestamps } from '../model-kit';
+import type { Money } from '../../domain/money';
 
 // Partners, partner assignments, channels and limit records (shared by merchants, channels and later terminals).
 
@@ -19,7 +20,7 @@ export interface PartnerAssignmentRow extends Timestamps {
   merchantId: string;
   /** commission as a rate in millionths of the volume: 10000 is 1% */
   commissionRate: number;
-  commissionFixed: { currency: string; valueMinor: number } | null;
+  commissionFixed: Money | null;
   status: 'active' | 'suspended';
   effectiveFrom: Date;
   effectiveTo: Date | null;

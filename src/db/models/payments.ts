@@ -1,6 +1,7 @@
 import { DataTypes, type Sequelize } from 'sequelize';
 import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, INTEGER, type RowModel, type Timestamps } from '../model-kit';
 import type { ThreeDsResult } from '../../connectors/results';
+import type { Money } from '../../domain/money';
 
 // Payments, their attempts at terminals, and refunds. Amounts are BIGINT minor units (Postgres hands BIGINT back as
 // a string: read them through Number()).
@@ -124,10 +125,10 @@ export interface LineItem {
   label: string;
   description?: string;
   imageUrl?: string;
-  unitAmount: { currency: string; valueMinor: number };
+  unitAmount: Money;
   quantity: number;
   taxRate?: number;
-  taxAmount?: { currency: string; valueMinor: number };
+  taxAmount?: Money;
   metadata?: Record<string, string>;
 }
 

@@ -5,8 +5,9 @@ import { withRequest, type CallerContext } from '../../domain/context';
 import { AuthenticationError, ConflictError, NotFoundError, PayplaneError, PermissionError, RateLimitError, ValidationError } from '../../domain/errors';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import { scoped } from '../../db/scoped';
+import { formatMinor } from '../../domain/money';
 import { authenticateClientSecret } from '../../services/access/authenticate';
-import { formatMoney, getSessionForPayment, hostedPageBase, hostedPageUrl, prepareCompletion } from '../../services/checkout';
+import { getSessionForPayment, hostedPageBase, hostedPageUrl, prepareCompletion } from '../../services/checkout';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { requestOrigin } from '../pipeline';
 import { authThrottle } from '../auth-throttle';
@@ -195,7 +196,7 @@ function declineMessage(payment: PaymentRow | null): string {
 // ---- HTML ----------------------------------------------------------------------------------------------------
 
 function money(session: CheckoutSessionRow, valueMinor: number, currency = session.currency): string {
-  return formatMoney({ currency, valueMinor }, session.locale ?? 'en');
+  return formatMinor({ currency, valueMinor }, { locale: session.locale ?? 'en' });
 }
 
 function cancelLink(session: CheckoutSessionRow, text = 'Cancel and return to the shop'): string {

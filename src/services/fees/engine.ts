@@ -1,4 +1,5 @@
 import type { FeeLevel, FeeParty, FeeRule, RollingReserve, RoundingMode } from '../../db/models/fees';
+import type { Money } from '../../domain/money';
 
 /**
  * The fee engine: pure and deterministic, integer minor units only (BigInt inside, never a float).
@@ -29,7 +30,7 @@ const MILLION = 1_000_000n;
 export interface FeeTransaction {
   type: FeeRule['transactionType'];
   outcome: 'successful' | 'failed';
-  amount: { currency: string; valueMinor: number };
+  amount: Money;
   method: string;
   merchantId: string;
   terminalId?: string | null;

@@ -10,6 +10,7 @@ import { tenantForCreate } from '../partners';
 import { ensurePlatform, PLATFORM_ID } from '../tenants/platform';
 import { computeFees, type ApplicableSchedule, type FeeBreakdown, type FeeTransaction } from './engine';
 import { parseJson } from '../../util/json';
+import type { Money } from '../../domain/money';
 
 // Fee schedules (draft -> active -> archived) and their assignments to a level and target (open, closed), and the
 // resolver that finds a transaction's applicable schedules and runs the fee engine on them.
@@ -29,8 +30,6 @@ export function toFeeSchedule(row: FeeScheduleRow): FeeSchedule {
 }
 
 export const DEFAULT_ROLLING_RESERVE: RollingReserve = { rate: 0, holdDays: 0, autoRelease: true, roundingMode: 'half_up' };
-
-type Money = { currency: string; valueMinor: number };
 
 export interface FeeRuleInput {
   transactionType: FeeRule['transactionType'];

@@ -12,6 +12,7 @@ import { emitFraudAlert } from '../risk/alerts';
 import { normalizeIp, type RiskSubject } from '../risk/conditions';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import type { CardSummary } from './cards';
+import type { Money } from '../../domain/money';
 
 export interface CompleteSessionInput {
   paymentMethod: { type: 'card'; card: CardInput };
@@ -114,7 +115,7 @@ async function failUnsent(pctx: CallerContext, row: PaymentRow, errorCode: strin
 }
 
 /** The fields every new payment of a session starts with. */
-function newPaymentFields(session: CheckoutSessionRow, amount: { currency: string; valueMinor: number }, card: CardSummary, channelId: string | null) {
+function newPaymentFields(session: CheckoutSessionRow, amount: Money, card: CardSummary, channelId: string | null) {
   return {
     tenantId: session.tenantId, merchantId: session.merchantId, livemode: session.livemode, checkoutSessionId: session.id,
     currency: amount.currency, amountMinor: amount.valueMinor, authorizedMinor: 0, capturedMinor: 0, refundedMinor: 0, refundPendingMinor: 0,

@@ -10,7 +10,8 @@ import type { ConnectorResult } from '../../connectors';
 import { getProvider, supportsFeature } from '../processing/providers';
 import { mapPage } from '../present';
 import { bookCapture, connectorTerminal, paymentChanged } from './engine';
-import { minor, paymentFor, riskOf, type Money, type Payment } from './records';
+import { minor, paymentFor, riskOf, type Payment } from './records';
+import type { Money } from '../../domain/money';
 
 /**
  * The payment path's tenant-level context for a payment, inside the caller's transaction and with the caller (or

@@ -2,6 +2,7 @@ import type { Level } from '../../domain/context';
 import type { LineItem, PaymentRow, RefundRow } from '../../db/models';
 import { renderEventData } from '../webhooks/events';
 import { iso } from '../present';
+import type { Money } from '../../domain/money';
 
 /** A BIGINT column's value (Postgres answers a string) as a number of minor units. */
 export function minor(value: number | string | null | undefined): number {
@@ -9,11 +10,6 @@ export function minor(value: number | string | null | undefined): number {
   const n = typeof value === 'number' ? value : Number(value);
   if (!Number.isSafeInteger(n)) throw new Error(`not an integer amount: ${value}`);
   return n;
-}
-
-export interface Money {
-  currency: string;
-  valueMinor: number;
 }
 
 const money = (currency: string, value: number | string): Money => ({ currency, valueMinor: minor(value) });

@@ -14,7 +14,8 @@ import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
 import { bodyFingerprint, idempotencyScope } from '../idempotency';
 import { connectorTerminal } from './engine';
-import { minor, refundableMinor, refundFor, toRefund, type Money, type Refund } from './records';
+import { minor, refundableMinor, refundFor, toRefund, type Refund } from './records';
+import type { Money } from '../../domain/money';
 
 /**
  * Refunds: created pending against a captured payment (never beyond what is captured and not yet refunded or

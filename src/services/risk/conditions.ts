@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import type { FieldIssue } from '../../domain/errors';
 import type { ConditionField, ConditionOperator, ListEntryType, RiskCondition } from '../../db/models/risk';
+import type { Money } from '../../domain/money';
 
 /**
  * Conditions of scoring rules: which operators each field of the payment context takes, how values are normalized
@@ -15,7 +16,7 @@ export interface RiskSubject {
   channelId: string | null;
   /** the terminal the payment is routed to first; null when none can take it (or a dry run names none) */
   terminalId?: string | null;
-  amount: { currency: string; valueMinor: number };
+  amount: Money;
   card: { fingerprint: string; bin: string; brand: string; country: string | null } | null;
   email: string | null;
   ip: string | null;

@@ -5,6 +5,7 @@ import type { LimitRow, RoutingConditions, RoutingRuleRow, TerminalRestrictionRo
 import { providerCatalog, supportedMethods, toProvider, type ProviderIntegration } from '../processing/providers';
 import { ruleConditions, ruleOutcome } from './rules';
 import { exceedsLimit } from '../limits/usage';
+import type { Money } from '../../domain/money';
 
 /**
  * The routing engine: which terminals, in which order, may serve a payment.
@@ -25,7 +26,7 @@ import { exceedsLimit } from '../limits/usage';
 export interface RoutingInput {
   merchantId: string;
   channelId?: string | null;
-  amount: { currency: string; valueMinor: number };
+  amount: Money;
   paymentMethod: string;
   brand?: string | null;
   cardCountry?: string | null;
