@@ -214,7 +214,7 @@ export class SandboxCardConnector implements Connector {
   async capture(env: ConnectorEnv, _terminal: ConnectorTerminal, request: CaptureRequest): Promise<ConnectorResult> {
     const auth = await this.authorization(env, request.providerReference);
     if (!('id' in auth)) return auth;
-    if (request.amount.currency !== auth.currency || request.amount.valueMinor > Number(auth.amountMinor)) {
+    if (request.amount.currency !== auth.currency || request.amount.valueMinor > auth.amountMinor) {
       return failedSync(auth.providerReference, 'amount_exceeds_authorized', 'The capture exceeds the authorized amount.');
     }
     return {
@@ -236,7 +236,7 @@ export class SandboxCardConnector implements Connector {
     const auth = await this.authorization(env, request.providerReference);
     if (!('id' in auth)) return auth;
     if (auth.tenantId !== request.tenantId) return failedSync(null, 'payment_not_found', 'The sandbox acquirer knows no authorization with this reference.');
-    if (request.amount.currency !== auth.currency || request.amount.valueMinor <= 0 || request.amount.valueMinor > Number(auth.amountMinor)) {
+    if (request.amount.currency !== auth.currency || request.amount.valueMinor <= 0 || request.amount.valueMinor > auth.amountMinor) {
       return failedSync(null, 'amount_exceeds_payment', 'The refund amount is not within the payment amount.');
     }
     const now = env.clock.now();
@@ -280,7 +280,7 @@ export async function findChallenge(env: { db: Database; clock: Clock }, token: 
   if (!/^[A-Za-z0-9_-]{16,128}$/.test(token)) return null;
   const op = await findOperation(env.db, { challengeTokenHash: hashChallengeToken(token) });
   if (!op || op.kind !== 'authorize') return null;
-  return { status: challengeStatus(op, env.clock.now()), currency: op.currency, amountMinor: Number(op.amountMinor), returnUrl: op.returnUrl };
+  return { status: challengeStatus(op, env.clock.now()), currency: op.currency, amountMinor: op.amountMinor, returnUrl: op.returnUrl };
 }
 
 function challengeStatus(op: SandboxOperationRow, now: Date): ChallengeView['status'] {
@@ -311,7 +311,7 @@ export async function answerChallenge(
       { where: { id: op.id, status: 'awaiting_challenge', dueAt: { [Op.gt]: now } }, transaction },
     ),
   );
-  const view = { currency: op.currency, amountMinor: Number(op.amountMinor), returnUrl: op.returnUrl };
+  const view = { currency: op.currency, amountMinor: op.amountMinor, returnUrl: op.returnUrl };
   if (count === 1) {
     sandboxOperationDue(env.config.sandboxDelayMs);
     return { status: 'open', ...view };

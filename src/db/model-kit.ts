@@ -1,4 +1,5 @@
-import { DataTypes, Model, type ModelAttributes, type ModelStatic, type Sequelize } from 'sequelize';
+import { DataTypes, Model, type ModelAttributeColumnOptions, type ModelAttributes, type ModelStatic, type Sequelize } from 'sequelize';
+import { InternalError } from '../domain/errors';
 
 /** How a table is scoped by the caller context: which columns hold tenant, merchant and mode. */
 export interface ScopeSpec {
@@ -40,10 +41,56 @@ export interface Timestamps {
 
 export type RowModel<R extends object> = ModelStatic<Model<R, Partial<R>>> & { scopeSpec: ScopeSpec };
 
-export const { UUID, STRING, TEXT, JSON: JSONT, BOOLEAN, DATE, INTEGER } = DataTypes;
+export const { UUID, STRING, TEXT, JSON: JSONT, BOOLEAN, DATE, INTEGER, BIGINT } = DataTypes;
 export const pk = { type: UUID, primaryKey: true };
 export const stamps = { createdAt: DATE, updatedAt: DATE, deletedAt: DATE };
 
+
+// ------------------------------------------------------------------------------------ BIGINT columns as numbers
+
+/**
+ * A BIGINT value (amounts in minor units, limit thresholds) as a JS number, the one place it is converted: Postgres
+ * hands int8 and SUM(...) back as strings, SQLite as numbers. Refused (an error, never a rounded amount) when it is
+ * not an integer within Number.MAX_SAFE_INTEGER.
+ */
+export function bigintNumber(value: number | string | bigint): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && !/^-?\d+$/.test(value.trim()) ? NaN : Number(value);
+  if (!Number.isSafeInteger(n)) throw new InternalError(`a BIGINT value outside the safe integer range: ${String(value)}`);
+  return n;
+}
+
+/** The result of SUM over a BIGINT column (a raw or grouped aggregate bypasses the models' getters): 0 over no rows. */
+export function sumNumber(total: number | string | bigint | null | undefined): number {
+  return total === null || total === undefined ? 0 : bigintNumber(total);
+}
+
+function isBigint(attribute: ModelAttributes[string]): boolean {
+  const type = typeof attribute === 'object' && attribute !== null && 'type' in attribute ? (attribute as ModelAttributeColumnOptions).type : attribute;
+  return (type as { key?: string } | undefined)?.key === DataTypes.BIGINT.key;
+}
+
+/**
+ * The attributes with a getter on every BIGINT column: a row read through a model (an instance, `get({ plain: true })`,
+ * toJSON) holds numbers on both databases. `raw: true` reads bypass it: they go through bigintNumber/sumNumber.
+ */
+function withBigintNumbers(attributes: ModelAttributes): ModelAttributes {
+  const out: ModelAttributes = {};
+  for (const [name, attribute] of Object.entries(attributes)) {
+    if (!isBigint(attribute)) {
+      out[name] = attribute;
+      continue;
+    }
+    const column = typeof attribute === 'object' && attribute !== null && 'type' in attribute ? attribute : { type: attribute };
+    out[name] = {
+      ...column,
+      get(this: Model) {
+        const value = this.getDataValue(name) as number | string | bigint | null | undefined;
+        return value === null || value === undefined ? value : bigintNumber(value);
+      },
+    } as ModelAttributeColumnOptions;
+  }
+  return out;
+}
 
 /** The column that holds a row's mode (true: live, false: sandbox). */
 export const MODE_COLUMN = 'livemode';
@@ -79,7 +126,7 @@ export function modeColumnOf(name: string, attributes: ModelAttributes, scope: D
 /**
  * Defines a model with its scope; timestamps are written from the injected clock, never by Sequelize. The mode
  * column comes from the attributes (modeColumnOf): a table with `livemode` cannot be left out of the mode scope by
- * omission.
+ * omission. BIGINT columns read as numbers on both databases (withBigintNumbers).
  */
 export function define<R extends object>(
   sequelize: Sequelize,
@@ -90,7 +137,7 @@ export function define<R extends object>(
 ): RowModel<R> {
   const mode = modeColumnOf(name, attributes, scope);
   // Timestamps are written from the injected clock by the scoped data access, never by Sequelize.
-  const model = sequelize.define(name, attributes, { tableName: table, timestamps: false }) as unknown as RowModel<R>;
+  const model = sequelize.define(name, withBigintNumbers(attributes), { tableName: table, timestamps: false }) as unknown as RowModel<R>;
   model.scopeSpec = { softDelete: true, ...scope, mode };
   return model;
 }

@@ -3,6 +3,7 @@ import { Op, QueryTypes, literal, type WhereOptions } from 'sequelize';
 import type { CallerContext } from '../domain/context';
 import { InternalError, NotFoundError, PermissionError, ValidationError } from '../domain/errors';
 import type { RowModel } from './models';
+import { sumNumber } from './model-kit';
 
 export interface ListParams {
   cursor?: string;
@@ -121,9 +122,7 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
 
   /** The sum of an integer column over the caller's rows matching `where` (0 when none). */
   async sum(column: keyof R & string, where: AnyWhere = {}): Promise<number> {
-    const total = await this.model.sum(column as never, { where: this.where(where), transaction: this.ctx.transaction });
-    const n = Number(total ?? 0);
-    return Number.isFinite(n) ? n : 0;
+    return sumNumber(await this.model.sum(column as never, { where: this.where(where), transaction: this.ctx.transaction }));
   }
 
   /** Inserts a row inside the caller's scope; id and timestamps come from here and the injected clock. */

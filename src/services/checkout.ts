@@ -84,11 +84,6 @@ export interface CheckoutSession {
   deletedAt: string | null;
 }
 
-/** BIGINT columns come back as strings on Postgres */
-function normalize(row: CheckoutSessionRow): CheckoutSessionRow {
-  return { ...row, amountMinor: Number(row.amountMinor) };
-}
-
 export function toSession(row: CheckoutSessionRow): CheckoutSession {
   return {
     id: row.id,
@@ -109,7 +104,7 @@ export function toSession(row: CheckoutSessionRow): CheckoutSession {
     livemode: row.livemode,
     status: row.status,
     paymentStatus: row.paymentStatus ?? null,
-    amount: { currency: row.currency, valueMinor: Number(row.amountMinor) },
+    amount: { currency: row.currency, valueMinor: row.amountMinor },
     captureMethod: row.captureMethod,
     lineItems: row.lineItems ?? [],
     totals: row.totals ?? [],
@@ -218,7 +213,7 @@ function assertReachable(ctx: CallerContext, id: string): void {
 
 async function loadRow(ctx: CallerContext, id: string, lock = false): Promise<CheckoutSessionRow> {
   assertReachable(ctx, id);
-  return normalize(await scoped(ctx, ctx.db.models.CheckoutSession).get(id, { lock }));
+  return scoped(ctx, ctx.db.models.CheckoutSession).get(id, { lock });
 }
 
 const inFlight = (row: Pick<CheckoutSessionRow, 'paymentStatus'>) => (PAYMENT_IN_FLIGHT as readonly string[]).includes(row.paymentStatus ?? '');
@@ -327,41 +322,39 @@ export async function createSession(ctx: CallerContext, input: CreateSessionInpu
     const id = newId();
     const { secret, hash } = generateClientSecret(tx.livemode, id);
     const base = hostedPageBase(ctx);
-    const row = normalize(
-      await scoped(tx, tx.db.models.CheckoutSession).create({
-        id,
-        tenantId: merchant.tenantId,
-        merchantId: merchant.id,
-        status: 'open',
-        paymentStatus: null,
-        paymentId: null,
-        currency,
-        amountMinor,
-        captureMethod: input.captureMethod ?? 'automatic',
-        merchantName: merchant.name,
-        tenantName: tenant?.name ?? '',
-        merchantReference: input.merchantReference ?? null,
-        locale: input.locale ?? profile?.defaultLocale ?? null,
-        providerCheckoutId: null,
-        termsUrl: input.termsUrl ?? null,
-        privacyUrl: input.privacyUrl ?? null,
-        url: hostedPageUrl(base, id),
-        successUrl: input.successUrl ?? profile?.returnUrl ?? null,
-        cancelUrl: input.cancelUrl ?? null,
-        channelId: await payinChannel(tx, merchant.tenantId, currency, input.channelId),
-        lineItems,
-        totals,
-        fulfillmentOptions,
-        selectedFulfillment: null,
-        customerInfo: input.customerInfo ?? null,
-        agenticContext: input.agenticContext ?? null,
-        metadata: input.metadata ?? {},
-        clientSecretHash: hash,
-        expiresAt: new Date(now.getTime() + lifetime * 1000),
-        completedAt: null,
-        expiredAt: null,
-      }),
-    );
+    const row = await scoped(tx, tx.db.models.CheckoutSession).create({
+      id,
+      tenantId: merchant.tenantId,
+      merchantId: merchant.id,
+      status: 'open',
+      paymentStatus: null,
+      paymentId: null,
+      currency,
+      amountMinor,
+      captureMethod: input.captureMethod ?? 'automatic',
+      merchantName: merchant.name,
+      tenantName: tenant?.name ?? '',
+      merchantReference: input.merchantReference ?? null,
+      locale: input.locale ?? profile?.defaultLocale ?? null,
+      providerCheckoutId: null,
+      termsUrl: input.termsUrl ?? null,
+      privacyUrl: input.privacyUrl ?? null,
+      url: hostedPageUrl(base, id),
+      successUrl: input.successUrl ?? profile?.returnUrl ?? null,
+      cancelUrl: input.cancelUrl ?? null,
+      channelId: await payinChannel(tx, merchant.tenantId, currency, input.channelId),
+      lineItems,
+      totals,
+      fulfillmentOptions,
+      selectedFulfillment: null,
+      customerInfo: input.customerInfo ?? null,
+      agenticContext: input.agenticContext ?? null,
+      metadata: input.metadata ?? {},
+      clientSecretHash: hash,
+      expiresAt: new Date(now.getTime() + lifetime * 1000),
+      completedAt: null,
+      expiredAt: null,
+    });
     const session = toSession(row);
     await recordAudit(tx, {
       action: 'checkout_session.created', targetType: 'checkout_session', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
@@ -388,7 +381,7 @@ export async function listSessions(ctx: CallerContext, filters: SessionFilters, 
   if (filters.createdTo) created[Op.lt] = new Date(filters.createdTo);
   if (Object.getOwnPropertySymbols(created).length) where.createdAt = created;
   const result = await scoped(ctx, ctx.db.models.CheckoutSession).list(where, page);
-  return mapPage(result, (row) => toSession(normalize(row)));
+  return mapPage(result, (row) => toSession(row));
 }
 
 export async function getSession(ctx: CallerContext, id: string): Promise<CheckoutSession> {
@@ -415,7 +408,7 @@ function applyUpdate(row: CheckoutSessionRow, input: UpdateSessionInput, path: s
   if (input.metadata !== undefined) changes.metadata = input.metadata;
   if (input.agenticContext !== undefined) changes.agenticContext = { ...(row.agenticContext ?? {}), ...input.agenticContext };
   if (input.lineItems !== undefined || input.selectedFulfillment !== undefined) {
-    const amountMinor = Number(row.amountMinor);
+    const amountMinor = row.amountMinor;
     const lineItems = input.lineItems !== undefined ? buildLineItems(input.lineItems, row.currency, `${path}.lineItems`) : row.lineItems;
     const selected =
       input.selectedFulfillment === undefined
@@ -486,7 +479,7 @@ export async function expireRow(tx: CallerContext, row: CheckoutSessionRow): Pro
   const now = tx.clock.now();
   const updated = await scoped(tx, tx.db.models.CheckoutSession).updateIf(row, changeableWhere(), { status: 'expired', expiredAt: now });
   if (!updated) return null;
-  const after = normalize(updated);
+  const after = updated;
   await recordAudit(tx, {
     action: 'checkout_session.expired', targetType: 'checkout_session', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId,
     livemode: row.livemode, before: toSession(row), after: toSession(after),
@@ -538,7 +531,7 @@ export async function recordSessionPayment(ctx: CallerContext, sessionId: string
       updated = await access.updateIf(row, { paymentId: p.paymentId, status: row.status }, changes);
     }
     if (!updated) throw raced();
-    const after = normalize(updated);
+    const after = updated;
     await recordAudit(tx, {
       action: completes ? 'checkout_session.completed' : 'checkout_session.payment_updated', targetType: 'checkout_session', targetId: row.id,
       tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, before: toSession(row), after: toSession(after),

@@ -4,6 +4,7 @@ import { elevate } from '../domain/authority';
 import { inTransaction } from '../domain/context';
 import { InternalError, ValidationError } from '../domain/errors';
 import { scoped, type ListParams, type Page } from '../db/scoped';
+import { sumNumber } from '../db/model-kit';
 import {
   MERCHANT_ACCOUNTS, type LedgerAccount, type LedgerEntryRow, type LedgerReleaseRow, type LedgerSourceType,
 } from '../db/models/ledger';
@@ -103,12 +104,8 @@ export async function post(ctx: CallerContext, posting: Posting): Promise<Postin
         }),
       );
     }
-    return { postingId, entries: entries.map(normalizeEntry) };
+    return { postingId, entries };
   });
-}
-
-function normalizeEntry(row: LedgerEntryRow): LedgerEntryRow {
-  return { ...row, amountMinor: Number(row.amountMinor) };
 }
 
 /** Whether a source (a payment's capture, a refund) was already booked: postCapture and postRefund post once. */
@@ -378,19 +375,13 @@ export async function balancesOf(ctx: CallerContext, filters: { merchantId?: str
       balance = { merchantId: row.merchantId, currency: row.currency, pending: zero(), available: zero(), reserved: zero(), payable: zero() };
       byKey.set(key, balance);
     }
-    balance[BALANCE_TYPE[row.account]].valueMinor = toSafeNumber(row.total);
+    balance[BALANCE_TYPE[row.account]].valueMinor = sumNumber(row.total);
   }
   return [...byKey.values()].sort((a, b) => (a.merchantId === b.merchantId ? cmp(a.currency, b.currency) : cmp(a.merchantId, b.merchantId)));
 }
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function toSafeNumber(value: string | number | null): number {
-  const n = Number(value ?? 0);
-  if (!Number.isSafeInteger(n)) throw new InternalError('a balance outside the safe integer range');
-  return n;
 }
 
 /** A page of balances: the cursor is `<merchantId>.<currency>` of the first balance of the page. */
@@ -438,7 +429,7 @@ export function presentBalanceTransaction(row: LedgerEntryRow): BalanceTransacti
     merchantId: row.merchantId!,
     currency: row.currency,
     balanceType: BALANCE_TYPE[row.account],
-    amount: { currency: row.currency, valueMinor: Number(row.amountMinor) },
+    amount: { currency: row.currency, valueMinor: row.amountMinor },
     type: row.sourceType,
     sourceId: row.sourceId,
     postingId: row.postingId,
@@ -499,7 +490,7 @@ async function releaseOne(ctx: CallerContext, row: LedgerReleaseRow, now: Date):
     const postingId = newId();
     const claimed = await scoped(w, tctx.db.models.LedgerRelease).updateIf(row, { releasedAt: null }, { releasedAt: now, postingId });
     if (!claimed) return false;
-    const amount = Number(row.amountMinor);
+    const amount = row.amountMinor;
     const from: LedgerAccount = row.kind === 'reserve' ? 'merchant_reserve' : 'merchant_pending';
     const sourceType: LedgerSourceType = row.kind === 'reserve' ? 'reserve_release' : 'release';
     const description = row.kind === 'reserve' ? `reserve release of payment ${row.sourceId}` : `release of payment ${row.sourceId}`;

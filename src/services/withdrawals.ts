@@ -17,7 +17,6 @@ import { activePartnerOf } from './partners';
 import { enforceEntityLimits } from './limits/usage';
 import { usableMethod } from './withdrawal-methods/methods';
 import { connectorTerminal } from './payments/engine';
-import { minor } from './payments/records';
 import type { Money } from '../domain/money';
 import { iso, mapPage } from './present';
 import { newId } from '../util/ids';
@@ -52,7 +51,7 @@ export function fundingAccountId(merchantId: string, currency: string): string {
 
 /** The full record (platform view); callers get it through `withdrawalFor`, which hides what their level may not see. */
 export function toWithdrawal(row: WithdrawalRow) {
-  const money = (value: number | string) => ({ currency: row.currency, valueMinor: minor(value) });
+  const money = (valueMinor: number): Money => ({ currency: row.currency, valueMinor });
   return {
     id: row.id,
     tenantId: row.tenantId,
@@ -99,13 +98,13 @@ export function withdrawalFor(level: Level, row: WithdrawalRow): Withdrawal {
 }
 
 function feeOf(row: WithdrawalRow): FeeBreakdown | null {
-  return minor(row.feeMinor) > 0 ? (row.feeBreakdown as unknown as FeeBreakdown) : null;
+  return row.feeMinor > 0 ? (row.feeBreakdown as unknown as FeeBreakdown) : null;
 }
 
 function postingOf(row: WithdrawalRow) {
   return {
     tenantId: row.tenantId, livemode: row.livemode, merchantId: row.merchantId, withdrawalId: row.id,
-    amount: { currency: row.currency, valueMinor: minor(row.amountMinor) }, fee: feeOf(row),
+    amount: { currency: row.currency, valueMinor: row.amountMinor }, fee: feeOf(row),
   };
 }
 
@@ -151,7 +150,7 @@ export async function createWithdrawal(ctx: CallerContext, input: CreateWithdraw
     const withdrawals = scoped(tx, tx.db.models.Withdrawal);
     const earlier = await withdrawals.findOne({ merchantId: merchant.id, idempotencyKey });
     if (earlier) {
-      const same = earlier.currency === currency && minor(earlier.amountMinor) === input.amount.valueMinor && earlier.withdrawalMethodId === input.withdrawalMethodId
+      const same = earlier.currency === currency && earlier.amountMinor === input.amount.valueMinor && earlier.withdrawalMethodId === input.withdrawalMethodId
         && (input.withdrawalChannelId === undefined || earlier.withdrawalChannelId === input.withdrawalChannelId);
       if (!same) throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another withdrawal request.');
       return earlier;
@@ -427,7 +426,7 @@ export async function executeViaProvider(ctx: CallerContext, id: string): Promis
     call: async (octx, { row, terminalId, destination }) => {
       const { connector, terminal } = await connectorTerminal(octx, terminalId);
       return connector.payout(octx, terminal, {
-        reference: row.id, tenantId: row.tenantId, livemode: row.livemode, amount: { currency: row.currency, valueMinor: minor(row.amountMinor) }, destination,
+        reference: row.id, tenantId: row.tenantId, livemode: row.livemode, amount: { currency: row.currency, valueMinor: row.amountMinor }, destination,
       });
     },
     apply: async (tx, _intent, answer) => {

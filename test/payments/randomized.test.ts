@@ -8,7 +8,7 @@ import { createSession } from '../../src/services/checkout';
 import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
 import { cancelPayment, capturePayment } from '../../src/services/payments/payments';
 import { createRefund } from '../../src/services/payments/refunds';
-import { minor } from '../../src/services/payments/records';
+import { bigintNumber as minor } from '../../src/db/model-kit';
 import { balancesOf, releaseDue } from '../../src/services/ledger';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 import { PayplaneError } from '../../src/domain/errors';

@@ -1,10 +1,10 @@
-import { DataTypes, type Sequelize } from 'sequelize';
-import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, type RowModel, type Timestamps } from '../model-kit';
+import type { Sequelize } from 'sequelize';
+import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, BIGINT, type RowModel, type Timestamps } from '../model-kit';
 import type { Money } from '../../domain/money';
 
 // Checkout sessions: what a customer is asked to pay (amount, line items, fulfillment), the hosted page's
-// address, and the state of the payment made through it. Amounts are BIGINT minor units (Postgres hands BIGINT
-// back as a string: read them through Number()).
+// address, and the state of the payment made through it. Amounts are BIGINT minor units (read as numbers:
+// model-kit).
 
 export type CheckoutSessionStatus = 'open' | 'complete' | 'expired';
 
@@ -54,8 +54,7 @@ export interface CheckoutSessionRow extends Timestamps {
   paymentStatus: string | null;
   paymentId: string | null;
   currency: string;
-  /** BIGINT: a string on Postgres, read through Number() */
-  amountMinor: number | string;
+  amountMinor: number;
   captureMethod: 'automatic' | 'manual';
   merchantName: string;
   tenantName: string;
@@ -96,7 +95,7 @@ export function defineCheckoutModels(sequelize: Sequelize): CheckoutModels {
       'checkout_sessions',
       {
         id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, status: STRING, paymentStatus: STRING, paymentId: UUID,
-        currency: STRING, amountMinor: DataTypes.BIGINT, captureMethod: STRING, merchantName: TEXT, tenantName: TEXT,
+        currency: STRING, amountMinor: BIGINT, captureMethod: STRING, merchantName: TEXT, tenantName: TEXT,
         merchantReference: STRING, locale: STRING, providerCheckoutId: STRING, termsUrl: TEXT, privacyUrl: TEXT, url: TEXT,
         successUrl: TEXT, cancelUrl: TEXT, lineItems: JSONT, totals: JSONT, fulfillmentOptions: JSONT, selectedFulfillment: JSONT,
         customerInfo: JSONT, agenticContext: JSONT, channelId: UUID, metadata: JSONT, clientSecretHash: STRING, expiresAt: DATE, completedAt: DATE,

@@ -1,5 +1,5 @@
-import { DataTypes, type Sequelize } from 'sequelize';
-import { BOOLEAN, define, pk, UUID, STRING, TEXT, DATE, type RowModel } from '../model-kit';
+import type { Sequelize } from 'sequelize';
+import { BOOLEAN, define, pk, UUID, STRING, TEXT, DATE, BIGINT, type RowModel } from '../model-kit';
 
 // The double-entry ledger: entries (append-only, never updated or deleted) and scheduled releases.
 
@@ -33,7 +33,7 @@ export interface LedgerEntryRow {
   /** the merchant, tenant, platform, partner or provider integration whose account this is */
   ownerId: string;
   currency: string;
-  /** signed, credit positive; BIGINT: Postgres hands it back as a string */
+  /** signed, credit positive */
   amountMinor: number;
   sourceType: LedgerSourceType;
   sourceId: string;
@@ -50,7 +50,6 @@ export interface LedgerReleaseRow {
   currency: string;
   /** pending: merchant_pending to available after the holding period; reserve: merchant_reserve to available after holdDays */
   kind: 'pending' | 'reserve';
-  /** BIGINT: Postgres hands it back as a string */
   amountMinor: number;
   releaseAt: Date;
   /** set (compare-and-set from null) by the run that moved it */
@@ -76,7 +75,7 @@ export function defineLedgerModels(sequelize: Sequelize): LedgerModels {
       'ledger_entries',
       {
         id: pk, tenantId: UUID, livemode: BOOLEAN, merchantId: UUID, postingId: UUID, account: STRING, ownerId: STRING, currency: STRING,
-        amountMinor: DataTypes.BIGINT, sourceType: STRING, sourceId: STRING, description: TEXT, createdAt: DATE, updatedAt: DATE,
+        amountMinor: BIGINT, sourceType: STRING, sourceId: STRING, description: TEXT, createdAt: DATE, updatedAt: DATE,
       },
       { resource: 'balance transaction', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode', softDelete: false, writtenBySystem: true },
     ),
@@ -85,7 +84,7 @@ export function defineLedgerModels(sequelize: Sequelize): LedgerModels {
       'LedgerRelease',
       'ledger_releases',
       {
-        id: pk, tenantId: UUID, livemode: BOOLEAN, merchantId: UUID, currency: STRING, kind: STRING, amountMinor: DataTypes.BIGINT,
+        id: pk, tenantId: UUID, livemode: BOOLEAN, merchantId: UUID, currency: STRING, kind: STRING, amountMinor: BIGINT,
         releaseAt: DATE, releasedAt: DATE, postingId: UUID, sourceType: STRING, sourceId: STRING, createdAt: DATE, updatedAt: DATE,
       },
       { resource: 'balance release', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode', softDelete: false, writtenBySystem: true },

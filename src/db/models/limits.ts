@@ -1,6 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { DataTypes } from 'sequelize';
-import { define, pk, stamps, UUID, STRING, INTEGER, type RowModel, type Timestamps } from '../model-kit';
+import { define, pk, stamps, UUID, STRING, INTEGER, BIGINT, type RowModel, type Timestamps } from '../model-kit';
 
 // Limit records, shared by merchants, channels and terminals.
 
@@ -22,8 +21,7 @@ export interface LimitRow extends Timestamps {
   periodValue: number;
   periodUnit: LimitPeriodUnit;
   metric: LimitMetric;
-  /** BIGINT: Postgres hands it back as a string */
-  threshold: number | string;
+  threshold: number;
   currency: string | null;
   paymentMethod: string | null;
   brand: string | null;
@@ -43,7 +41,7 @@ export function defineLimitModels(sequelize: Sequelize): LimitModels {
       'limits',
       {
         id: pk, tenantId: UUID, entityType: STRING, entityId: UUID, merchantId: UUID, periodValue: INTEGER,
-        periodUnit: STRING, metric: STRING, threshold: DataTypes.BIGINT, currency: STRING, paymentMethod: STRING,
+        periodUnit: STRING, metric: STRING, threshold: BIGINT, currency: STRING, paymentMethod: STRING,
         brand: STRING, transactionType: STRING, status: STRING, ...stamps,
       },
       // merchantId is set for merchant limits only: a merchant caller sees its own merchant's limits and never a

@@ -1,10 +1,9 @@
-import { DataTypes, type Sequelize } from 'sequelize';
-import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, INTEGER, type RowModel, type Timestamps } from '../model-kit';
+import type { Sequelize } from 'sequelize';
+import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, INTEGER, BIGINT, type RowModel, type Timestamps } from '../model-kit';
 import type { ThreeDsResult } from '../../connectors/results';
 import type { Money } from '../../domain/money';
 
-// Payments, their attempts at terminals, and refunds. Amounts are BIGINT minor units (Postgres hands BIGINT back as
-// a string: read them through Number()).
+// Payments, their attempts at terminals, and refunds. Amounts are BIGINT minor units (read as numbers: model-kit).
 
 export type PaymentStatus =
   | 'processing'
@@ -27,8 +26,6 @@ export interface PaymentCard {
   holderName: string | null;
 }
 
-type Minor = number | string;
-
 export interface PaymentRow extends Timestamps {
   id: string;
   tenantId: string;
@@ -37,14 +34,14 @@ export interface PaymentRow extends Timestamps {
   checkoutSessionId: string | null;
   status: PaymentStatus;
   currency: string;
-  amountMinor: Minor;
-  authorizedMinor: Minor;
-  capturedMinor: Minor;
-  refundedMinor: Minor;
+  amountMinor: number;
+  authorizedMinor: number;
+  capturedMinor: number;
+  refundedMinor: number;
   /** refunds created and not yet final: they count against the refundable amount */
-  refundPendingMinor: Minor;
-  feeMinor: Minor;
-  netMinor: Minor;
+  refundPendingMinor: number;
+  feeMinor: number;
+  netMinor: number;
   captureMethod: 'automatic' | 'manual';
   merchantReference: string | null;
   paymentMethodType: string;
@@ -140,7 +137,7 @@ export interface RefundRow extends Timestamps {
   paymentId: string;
   status: 'pending' | 'succeeded' | 'failed';
   currency: string;
-  amountMinor: Minor;
+  amountMinor: number;
   reason: string | null;
   merchantReference: string | null;
   statusReason: string | null;
@@ -164,7 +161,7 @@ export interface PaymentModels {
   Refund: RowModel<RefundRow>;
 }
 
-const BIG = DataTypes.BIGINT;
+const BIG = BIGINT;
 const scope = { tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode' } as const;
 
 export function definePaymentModels(sequelize: Sequelize): PaymentModels {

@@ -1,5 +1,5 @@
-import { DataTypes, type Sequelize } from 'sequelize';
-import { define, pk, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, INTEGER, type RowModel } from '../model-kit';
+import type { Sequelize } from 'sequelize';
+import { define, pk, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, INTEGER, BIGINT, type RowModel } from '../model-kit';
 import type { ConnectorResult } from '../../connectors/results';
 
 // The sandbox acquirer's own operations: its side of the asynchronous answers (what a real acquirer keeps before it
@@ -32,8 +32,7 @@ export interface SandboxOperationRow {
   scenario: SandboxScenario;
   captureRequested: boolean;
   currency: string;
-  /** BIGINT: Postgres hands it back as a string */
-  amountMinor: number | string;
+  amountMinor: number;
   /** the final answer delivered at dueAt */
   outcome: ConnectorResult | null;
   returnUrl: string | null;
@@ -63,7 +62,7 @@ export function defineSandboxModels(sequelize: Sequelize): SandboxModels {
       {
         id: pk, kind: STRING, reference: STRING, providerReference: STRING, paymentProviderReference: STRING, providerIntegrationId: UUID,
         terminalId: UUID, tenantId: UUID, livemode: BOOLEAN, scenario: STRING, captureRequested: BOOLEAN, currency: STRING,
-        amountMinor: DataTypes.BIGINT, outcome: JSONT, returnUrl: TEXT, challengeTokenHash: STRING, status: STRING, dueAt: DATE,
+        amountMinor: BIGINT, outcome: JSONT, returnUrl: TEXT, challengeTokenHash: STRING, status: STRING, dueAt: DATE,
         lockedBy: STRING, lockedUntil: DATE, doneAt: DATE, attempts: INTEGER, lastError: TEXT, createdAt: DATE, updatedAt: DATE,
       },
       // the acquirer's own records, read and written by the acquirer only (never through a caller's scope)

@@ -1,5 +1,5 @@
-import { DataTypes, type Sequelize } from 'sequelize';
-import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, type RowModel, type Timestamps } from '../model-kit';
+import type { Sequelize } from 'sequelize';
+import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, BIGINT, type RowModel, type Timestamps } from '../model-kit';
 
 // Merchants' withdrawal methods and withdrawals.
 
@@ -16,7 +16,6 @@ export interface WithdrawalRow extends Timestamps {
   withdrawalChannelId: string;
   withdrawalMethodId: string;
   currency: string;
-  /** BIGINT: Postgres hands these back as strings */
   amountMinor: number;
   feeMinor: number;
   feeBreakdown: Record<string, unknown> | null;
@@ -56,7 +55,7 @@ export function defineWithdrawalModels(sequelize: Sequelize): WithdrawalModels {
       'withdrawals',
       {
         id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, entityType: STRING, fundingAccountId: UUID, withdrawalChannelId: UUID,
-        withdrawalMethodId: UUID, currency: STRING, amountMinor: DataTypes.BIGINT, feeMinor: DataTypes.BIGINT, feeBreakdown: JSONT,
+        withdrawalMethodId: UUID, currency: STRING, amountMinor: BIGINT, feeMinor: BIGINT, feeBreakdown: JSONT,
         destinationType: STRING, destinationSealed: TEXT, destinationMasked: JSONT, status: STRING, failureReason: TEXT, rejectionReason: TEXT,
         executionComment: TEXT, providerReference: STRING, idempotencyKey: STRING, approvedAt: DATE, rejectedAt: DATE, canceledAt: DATE,
         executedAt: DATE, completedAt: DATE, failedAt: DATE, createdBy: STRING, approvedBy: STRING, rejectedBy: STRING, canceledBy: STRING,

@@ -217,7 +217,7 @@ function summary(session: CheckoutSessionRow): string {
     .filter((t) => t.type !== 'total')
     .map((t) => `<tr class="sub"><td>${escapeHtml(t.description ?? t.type)}</td><td class="num">${escapeHtml(t.displayText)}</td></tr>`)
     .join('');
-  const total = `<tr class="total"><td>Total</td><td class="num" data-testid="total">${escapeHtml(money(session, Number(session.amountMinor)))}</td></tr>`;
+  const total = `<tr class="total"><td>Total</td><td class="num" data-testid="total">${escapeHtml(money(session, session.amountMinor))}</td></tr>`;
   return `<table class="summary">${lines}${totals}${total}</table>`;
 }
 
@@ -243,7 +243,7 @@ function formPage(session: CheckoutSessionRow, key: string, errors: string[], fo
         <label>CVC<input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4"></label>
       </div>
       <label>Cardholder name<input id="holderName" name="holderName" autocomplete="cc-name" maxlength="200" value="${value('holderName')}"></label>
-      <button type="submit" id="pay">Pay ${escapeHtml(money(session, Number(session.amountMinor)))}</button>
+      <button type="submit" id="pay">Pay ${escapeHtml(money(session, session.amountMinor))}</button>
     </form>
     ${sandbox}
     ${cancelLink(session)}`,

@@ -23,7 +23,7 @@ export type Limit = Presented<Pick<LimitRow, (typeof LIMIT_FIELDS)[number]>> & {
 };
 
 export function toLimit(row: LimitRow): Limit {
-  return { ...presentRow(row, LIMIT_FIELDS), period: { value: row.periodValue, unit: row.periodUnit }, threshold: Number(row.threshold) };
+  return { ...presentRow(row, LIMIT_FIELDS), period: { value: row.periodValue, unit: row.periodUnit }, threshold: row.threshold };
 }
 
 /** A limit's audit entries name its owner's kind: each is read through its owner, with its owner's permission. */

@@ -78,7 +78,7 @@ export async function limitUsage(ctx: CallerContext, limit: LimitRow, at: Date):
 
 /** Whether one more payment of `valueMinor` goes over a limit that has consumed `used` (count, or volume in minor units). */
 export function exceedsLimit(limit: Pick<LimitRow, 'metric' | 'threshold'>, used: number, valueMinor: number): boolean {
-  return used + (limit.metric === 'count' ? 1 : valueMinor) > Number(limit.threshold);
+  return used + (limit.metric === 'count' ? 1 : valueMinor) > limit.threshold;
 }
 
 /** Whether this payment would go over the limit. */
@@ -105,7 +105,7 @@ export async function enforceEntityLimits(
     for (const limit of limits) {
       if (await wouldExceed(ctx, limit, subject, at)) {
         const kind = subject.transactionType ?? 'payment';
-        const what = limit.metric === 'count' ? `${Number(limit.threshold)} ${kind}s` : `${Number(limit.threshold)} ${limit.currency} minor units`;
+        const what = limit.metric === 'count' ? `${limit.threshold} ${kind}s` : `${limit.threshold} ${limit.currency} minor units`;
         throw new BusinessRuleError(
           'LIMIT_EXCEEDED',
           `The ${owner.entityType}'s limit ${limit.id} (${what} per ${limit.periodValue} ${limit.periodUnit}) would be exceeded by this ${kind}.`,

@@ -6,7 +6,6 @@ import { summarizeCard, validateCard, type CardInput } from './cards';
 import { decideRoute } from '../routing/decide';
 import { enforceEntityLimits, limitUsage } from '../limits/usage';
 import { failPayment, paymentChanged, runAttempts, type PendingAttempt } from './engine';
-import { minor } from './records';
 import { evaluateRisk } from '../risk/engine';
 import { emitFraudAlert } from '../risk/alerts';
 import { normalizeIp, type RiskSubject } from '../risk/conditions';
@@ -51,7 +50,7 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     if (session.livemode && merchant.liveStatus !== 'approved') {
       throw new BusinessRuleError('MERCHANT_NOT_LIVE', `Merchant ${merchant.id} is not approved for live payments.`);
     }
-    const amount = { currency: session.currency, valueMinor: minor(session.amountMinor) };
+    const amount = { currency: session.currency, valueMinor: session.amountMinor };
     const channelId = session.channelId ?? null;
     const subject = { ...amount, paymentMethod: 'card', brand: card.brand };
     await enforceEntityLimits(pctx, { merchantId: merchant.id, channelId }, subject, now);
@@ -145,7 +144,7 @@ export function riskSubjectOf(ctx: CallerContext, session: CheckoutSessionRow, c
   }
   return {
     tenantId: session.tenantId, livemode: session.livemode, merchantId: session.merchantId, channelId,
-    amount: { currency: session.currency, valueMinor: minor(session.amountMinor) },
+    amount: { currency: session.currency, valueMinor: session.amountMinor },
     card: { fingerprint: card.fingerprint, bin: card.bin, brand: card.brand, country: card.country },
     email: text(info.email)?.toLowerCase() ?? null, ip, customerReference: text(info.customerReference), threeDSResult: null,
   };

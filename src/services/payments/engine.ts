@@ -13,7 +13,7 @@ import { postCapture } from '../ledger';
 import { recordSessionPayment } from '../checkout';
 import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../profiles';
 import type { CardInput } from './cards';
-import { capturesAutomatically, minor, riskOf, toPayment } from './records';
+import { capturesAutomatically, riskOf, toPayment } from './records';
 
 /**
  * The payment state machine shared by the checkout, the provider's asynchronous answers, capture and cancel.
@@ -124,7 +124,7 @@ async function sendAttempt(pctx: CallerContext, pending: PendingAttempt, card?: 
   const { terminal, connector } = await connectorTerminal(pctx, attempt.terminalId);
   return connector.authorize(pctx, terminal, {
     reference: attempt.id, tenantId: payment.tenantId, livemode: payment.livemode, returnUrl: payment.returnUrl ?? undefined,
-    amount: { currency: payment.currency, valueMinor: minor(payment.amountMinor) }, capture: capturesAutomatically(payment), forceThreeDsChallenge: riskOf(payment) === 'challenge',
+    amount: { currency: payment.currency, valueMinor: payment.amountMinor }, capture: capturesAutomatically(payment), forceThreeDsChallenge: riskOf(payment) === 'challenge',
     paymentMethod: { type: payment.paymentMethodType, card: cardData }, metadata: payment.metadata,
   });
 }
@@ -262,7 +262,7 @@ function declineMessage(code: string | undefined): string {
 
 async function approve(tx: CallerContext, row: PaymentRow, changes: Partial<PaymentRow>): Promise<void> {
   const payments = scoped(tx, tx.db.models.Payment);
-  const amount = minor(row.amountMinor);
+  const amount = row.amountMinor;
   const base = { ...changes, approved: true, authorizedMinor: amount, action: null, cardVault: null, errorCode: null, errorMessage: null };
   // manual capture, or held for review by the risk engine: the authorization waits for a capture or a cancel
   if (!capturesAutomatically(row)) {

@@ -10,7 +10,7 @@ import type { ConnectorResult } from '../../connectors';
 import { getProvider, supportsFeature } from '../processing/providers';
 import { mapPage } from '../present';
 import { bookCapture, connectorTerminal, paymentChanged } from './engine';
-import { minor, paymentFor, riskOf, type Payment } from './records';
+import { paymentFor, riskOf, type Payment } from './records';
 import type { Money } from '../../domain/money';
 
 /**
@@ -75,7 +75,7 @@ async function sendOperation(ctx: CallerContext, intent: PaymentIntent): Promise
   const { connector, terminal } = await connectorTerminal(pctx, row.terminalId!);
   const providerReference = row.providerReference!;
   if (intent.operation.kind === 'void') return connector.void(pctx, terminal, { reference: row.id, providerReference });
-  const amount = { currency: row.currency, valueMinor: intent.operation.amountMinor ?? minor(row.authorizedMinor) };
+  const amount = { currency: row.currency, valueMinor: intent.operation.amountMinor ?? row.authorizedMinor };
   return connector.capture(pctx, terminal, { reference: row.id, providerReference, amount });
 }
 
@@ -125,7 +125,7 @@ async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: 
     await paymentChanged(pctx, updated, 'payment.canceled', row);
     return { row: updated };
   }
-  const booked = await bookCapture(pctx, row, operation.amountMinor ?? minor(row.authorizedMinor));
+  const booked = await bookCapture(pctx, row, operation.amountMinor ?? row.authorizedMinor);
   const updated = await scoped(pctx, pctx.db.models.Payment).update(row, { ...booked, ...clear, status: 'captured', providerStatus: result.rawStatus ?? 'captured' });
   await paymentChanged(pctx, updated, ['payment.captured', 'payment.succeeded'], row);
   return { row: updated };
@@ -156,7 +156,7 @@ export async function capturePayment(ctx: CallerContext, id: string, input: { am
     if (riskOf(row) === 'review' && tx.level === 'merchant') {
       throw new PermissionError(`Payment ${id} is held for risk review: the tenant captures or cancels it.`, 'RISK_REVIEW_PENDING');
     }
-    const authorized = minor(row.authorizedMinor);
+    const authorized = row.authorizedMinor;
     const amount = input.amount?.valueMinor ?? authorized;
     if (input.amount && input.amount.currency !== row.currency) throw ValidationError.field('body.amount.currency', `must be the payment's currency ${row.currency}`);
     if (amount <= 0) throw ValidationError.field('body.amount.valueMinor', 'must be positive');

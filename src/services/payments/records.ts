@@ -4,15 +4,7 @@ import { renderEventData } from '../webhooks/events';
 import { iso } from '../present';
 import type { Money } from '../../domain/money';
 
-/** A BIGINT column's value (Postgres answers a string) as a number of minor units. */
-export function minor(value: number | string | null | undefined): number {
-  if (value === null || value === undefined) return 0;
-  const n = typeof value === 'number' ? value : Number(value);
-  if (!Number.isSafeInteger(n)) throw new Error(`not an integer amount: ${value}`);
-  return n;
-}
-
-const money = (currency: string, value: number | string): Money => ({ currency, valueMinor: minor(value) });
+const money = (currency: string, valueMinor: number): Money => ({ currency, valueMinor });
 
 /** The risk engine's decision applied to a payment (allow when it has none). */
 export function riskOf(row: Pick<PaymentRow, 'riskDecision'>): 'allow' | 'challenge' | 'review' | 'decline' {
@@ -27,7 +19,7 @@ export function capturesAutomatically(row: Pick<PaymentRow, 'captureMethod' | 'r
 
 /** What a payment still holds that may be refunded: captured, less refunded and pending refunds. */
 export function refundableMinor(row: PaymentRow): number {
-  return minor(row.capturedMinor) - minor(row.refundedMinor) - minor(row.refundPendingMinor);
+  return row.capturedMinor - row.refundedMinor - row.refundPendingMinor;
 }
 
 /**
@@ -35,9 +27,9 @@ export function refundableMinor(row: PaymentRow): number {
  * provider, routing and fee details (merchant callers never see those: the same rule as event data).
  */
 export function toPayment(row: PaymentRow) {
-  const fee = minor(row.feeMinor);
-  const captured = minor(row.capturedMinor);
-  const refunded = minor(row.refundedMinor);
+  const fee = row.feeMinor;
+  const captured = row.capturedMinor;
+  const refunded = row.refundedMinor;
   const breakdown = row.feeBreakdown as { providerFee?: number; tenantFee?: number; platformFee?: number; partnerCommission?: number } | null;
   return {
     id: row.id,

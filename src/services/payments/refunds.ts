@@ -14,7 +14,7 @@ import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
 import { bodyFingerprint, idempotencyScope } from '../idempotency';
 import { connectorTerminal } from './engine';
-import { minor, refundableMinor, refundFor, toRefund, type Refund } from './records';
+import { refundableMinor, refundFor, toRefund, type Refund } from './records';
 import type { Money } from '../../domain/money';
 
 /**
@@ -75,7 +75,7 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
     const pctx = contextForPayment(tx, payment);
     const provider = await getProvider(pctx, payment.providerIntegrationId!);
     const earlier = await scoped(tx, tx.db.models.Refund).count({ paymentId, status: ['pending', 'succeeded'] });
-    const captured = minor(payment.capturedMinor);
+    const captured = payment.capturedMinor;
     if (supportsFeature(provider, 'single_full_refund_only') && (earlier > 0 || amount !== captured)) {
       throw new BusinessRuleError('SINGLE_FULL_REFUND_ONLY', 'The payment\'s provider allows one full refund per payment and no partial or later refunds.');
     }
@@ -88,7 +88,7 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
     const held = await payments.updateIf(
       payment,
       { refundPendingMinor: payment.refundPendingMinor, refundedMinor: payment.refundedMinor },
-      { refundPendingMinor: minor(payment.refundPendingMinor) + amount },
+      { refundPendingMinor: payment.refundPendingMinor + amount },
     );
     if (!held) throw new ConflictError('PAYMENT_CHANGED', `Payment ${paymentId} changed meanwhile: try again.`);
     const refund = await scoped(pctx, pctx.db.models.Refund).create({
@@ -115,7 +115,7 @@ function refundOperation(record: ProviderOperation<string, string>['record']): P
       const { connector, terminal } = await connectorTerminal(pctx, payment.terminalId!);
       return connector.refund(pctx, terminal, {
         reference: refund.id, tenantId: refund.tenantId, livemode: refund.livemode, providerReference: payment.providerReference!,
-        amount: { currency: refund.currency, valueMinor: minor(refund.amountMinor) },
+        amount: { currency: refund.currency, valueMinor: refund.amountMinor },
       });
     },
     apply: async (tx, refundId, answer) => {
@@ -148,8 +148,8 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
     await refunds.update(refund, { providerReference });
     return;
   }
-  const amount = minor(refund.amountMinor);
-  const pendingAfter = minor(payment.refundPendingMinor) - amount;
+  const amount = refund.amountMinor;
+  const pendingAfter = payment.refundPendingMinor - amount;
   if (result.status !== 'succeeded') {
     const failed = await refunds.update(refund, { status: 'failed', providerReference, statusReason: result.message ?? result.declineCode ?? 'The provider refused the refund.' });
     await payments.update(payment, { refundPendingMinor: pendingAfter });
@@ -165,10 +165,10 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
     tenantId: payment.tenantId, livemode: payment.livemode, merchantId: payment.merchantId, paymentId: payment.id, refundId: refund.id,
     providerIntegrationId: payment.providerIntegrationId!, partnerId: payment.partnerId, amount: { currency: refund.currency, valueMinor: amount }, fee: charged,
   });
-  const refunded = minor(payment.refundedMinor) + amount;
+  const refunded = payment.refundedMinor + amount;
   await payments.update(payment, {
-    refundPendingMinor: pendingAfter, refundedMinor: refunded, feeMinor: minor(payment.feeMinor) + (charged?.merchantFee ?? 0),
-    status: refunded >= minor(payment.capturedMinor) ? 'refunded' : 'partially_refunded',
+    refundPendingMinor: pendingAfter, refundedMinor: refunded, feeMinor: payment.feeMinor + (charged?.merchantFee ?? 0),
+    status: refunded >= payment.capturedMinor ? 'refunded' : 'partially_refunded',
   });
   const succeeded = await refunds.update(refund, { status: 'succeeded', providerReference, feeBreakdown: charged as unknown as Record<string, unknown> | null });
   await refundEvent(tx, succeeded, 'refund.succeeded', refund);
