@@ -61,7 +61,17 @@ interface ObjectParts {
   entries?: unknown;
 }
 
-function objectParts(schema: unknown, into: ObjectParts = { fields: new Map() }): ObjectParts {
+const partsOf = new WeakMap<object, ObjectParts>();
+
+/** The parts of an object schema, worked out once per schema (a list answer renders many values of one). */
+function objectParts(schema: unknown): ObjectParts {
+  if (!schema || typeof schema !== 'object') return { fields: new Map() };
+  let parts = partsOf.get(schema);
+  if (!parts) partsOf.set(schema, (parts = collectParts(schema, { fields: new Map() })));
+  return parts;
+}
+
+function collectParts(schema: unknown, into: ObjectParts): ObjectParts {
   const def = unwrap(schema);
   switch (def?.type) {
     case 'object':
@@ -71,11 +81,11 @@ function objectParts(schema: unknown, into: ObjectParts = { fields: new Map() })
       into.entries ??= def.valueType;
       break;
     case 'union':
-      for (const option of def.options as unknown[]) objectParts(option, into);
+      for (const option of def.options as unknown[]) collectParts(option, into);
       break;
     case 'intersection':
-      objectParts(def.left, into);
-      objectParts(def.right, into);
+      collectParts(def.left, into);
+      collectParts(def.right, into);
       break;
     default:
   }
@@ -89,23 +99,29 @@ function elementOf(schema: unknown): unknown {
   return undefined;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (!value || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
 /** How keys that no schema declares are shown: by their name (a level), or to everyone (undefined). */
 export type UndeclaredRule = (name: string) => Level | undefined;
 
 /**
  * The value as a caller of `level` sees it: a declared field is shown by its mark; a key the schema does not
- * declare (data with no schema, a record's entries, extra keys) by `undeclared`, its name's rule. Dates and
- * primitives as they are.
+ * declare (data with no schema, a record's entries, extra keys) by `undeclared`, its name's rule. Primitives, and
+ * objects of a class of their own (a Date), as they are.
  */
 export function render(schema: unknown, value: unknown, level: Level, undeclared: UndeclaredRule): unknown {
   if (Array.isArray(value)) {
     const element = elementOf(schema);
     return value.map((item) => render(element, item, level, undeclared));
   }
-  if (!value || typeof value !== 'object' || value instanceof Date) return value;
+  if (!isPlainObject(value)) return value;
   const { fields, entries } = objectParts(schema);
   const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+  for (const [key, v] of Object.entries(value)) {
     const field = fields.get(key);
     if (!sees(level, field !== undefined ? shownFrom(field) : undeclared(key) ?? 'merchant')) continue;
     out[key] = render(field ?? entries, v, level, undeclared);
