@@ -27,8 +27,9 @@ const NOT_CHECKED = 'x-payplane-not-checked';
 const REFUSAL = 'x-payplane-refusal';
 
 type Meta = Record<string, unknown>;
-const metaOf = (schema: unknown): Meta | undefined => zodToOpenAPIRegistry.get(schema as never) as Meta | undefined;
-const withMeta = <T extends z.ZodType>(schema: T, meta: Meta): T =>
+/** The x-payplane-… declarations of one schema (no wrapper looked through). */
+export const metaOf = (schema: unknown): Meta | undefined => zodToOpenAPIRegistry.get(schema as never) as Meta | undefined;
+export const withMeta = <T extends z.ZodType>(schema: T, meta: Meta): T =>
   (schema as unknown as { openapi(m: Meta): T }).openapi(meta);
 
 /**
@@ -55,12 +56,13 @@ export interface SchemaField {
   notChecked?: string;
 }
 
-interface Def {
+export interface Def {
   type: string;
   [key: string]: unknown;
 }
-const defOf = (schema: unknown): Def | undefined => (schema as { _zod?: { def: Def } } | undefined)?._zod?.def;
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'nonoptional', 'catch']);
+export const defOf = (schema: unknown): Def | undefined => (schema as { _zod?: { def: Def } } | undefined)?._zod?.def;
+/** Schemas that only wrap another (innerType): the walks look through them. */
+export const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'nonoptional', 'catch']);
 
 function declared(schema: unknown, found: { refersTo?: ReferenceKind | ReferenceBy; notChecked?: string }): void {
   const meta = metaOf(schema);

@@ -10,6 +10,7 @@ import {
   bodyFingerprint, claimIdempotencyKey, idempotencyScope, completeIdempotencyKey, releaseIdempotencyKey, renewWhileRunning, reused, validateIdempotencyKey,
 } from '../services/idempotency';
 import type { LevelCode, Operation } from '../api/registry';
+import { viewAt } from '../api/views';
 import { parseInputs } from './validation';
 import { readUpload, uploadFingerprint } from './upload';
 
@@ -99,12 +100,14 @@ export function operationHandler(rt: Runtime, op: Operation, rateLimit: (ctx: Ca
       return;
     }
 
+    // the answer as the caller's level sees it, by the response schema's declaration (src/api/visibility.ts)
+    const view = (record: unknown) => viewAt(op.response, record, base.level);
     const render = (result: unknown) => {
       if (op.kind === 'list') {
         const page = result as { data: unknown[]; pagination: unknown };
-        return { data: page.data, pagination: page.pagination };
+        return { data: page.data.map(view), pagination: page.pagination };
       }
-      return { data: result };
+      return { data: view(result) };
     };
     const status = op.status ?? 200;
 

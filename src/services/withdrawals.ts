@@ -8,7 +8,8 @@ import type { WithdrawalRow, WithdrawalStatus } from '../db/models/withdrawals';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import { throughProvider } from './provider-call';
 import { recordAudit } from './audit/entries';
-import { emitEvent, renderEventData } from './webhooks/events';
+import { emitEvent } from './webhooks/events';
+import { viewOf } from '../api/views';
 import { resolveFees } from './fees/schedules';
 import type { FeeBreakdown } from './fees/engine';
 import { balancesOf, postWithdrawal, withdrawalTotal } from './ledger';
@@ -92,9 +93,9 @@ export function toWithdrawal(row: WithdrawalRow) {
 
 export type Withdrawal = ReturnType<typeof toWithdrawal>;
 
-/** The record as a caller of `level` sees it: the same rule as event data (no provider reference or fee split for merchants). */
+/** The record as a caller of `level` sees it, by WithdrawalSchema's marks (no provider reference or fee split for merchants). */
 export function withdrawalFor(level: Level, row: WithdrawalRow): Withdrawal {
-  return renderEventData(toWithdrawal(row), level) as Withdrawal;
+  return viewOf('withdrawal', toWithdrawal(row), level);
 }
 
 function feeOf(row: WithdrawalRow): FeeBreakdown | null {

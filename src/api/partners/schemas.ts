@@ -1,5 +1,6 @@
 import { z } from '../zod';
 import { refersTo } from '../references';
+import { tenantOnly } from '../visibility';
 import { Email, FutureDateInput, Money, NullableTimestamp, Timestamp, listQuery, Uuid, RecordName as Name } from '../common';
 
 // Partners and partner assignments.
@@ -67,7 +68,7 @@ export const PartnerAssignmentSchema = z
     tenantId: Uuid,
     partnerId: Uuid,
     merchantId: Uuid,
-    commissionRate: z.number().int().openapi({ description: 'Millionths of the volume: 10000 is 1%.' }),
+    commissionRate: tenantOnly(z.number().int(), 'Millionths of the volume: 10000 is 1%.'),
     commissionFixed: z.object({ currency: z.string(), valueMinor: z.number().int() }).strict().nullable().openapi({ description: 'Fixed amount per transaction, in minor units.' }),
     status: AssignmentStatus,
     effectiveFrom: Timestamp,

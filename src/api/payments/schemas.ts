@@ -2,6 +2,7 @@ import { z } from '../zod';
 import { refersTo } from '../references';
 import { Money, Timestamp, listQuery } from '../common';
 import { LineItemInput, LineItemSchema } from '../checkout/schemas';
+import { tenantOnly } from '../visibility';
 
 // Payments and refunds.
 
@@ -25,8 +26,6 @@ export const ThreeDsResultSchema = z
   })
   .openapi('ThreeDSResult');
 
-const tenantOnly = (description: string) => ({ description: `${description} Tenant and platform callers only.` });
-
 export const PaymentSchema = z
   .object({
     id: z.string(),
@@ -46,8 +45,8 @@ export const PaymentSchema = z
       .object({ brand: z.string(), last4: z.string(), expMonth: z.number().int(), expYear: z.number().int(), country: z.string().nullable(), fingerprint: z.string() })
       .nullable()
       .openapi({ description: 'The card as kept: never the number. fingerprint is the same for the same card number within this platform.' }),
-    providerReference: z.string().nullable().optional().openapi(tenantOnly('The provider\'s reference of the current attempt.')),
-    providerStatus: z.string().nullable().optional().openapi(tenantOnly('The provider\'s own status.')),
+    providerReference: tenantOnly(z.string().nullable().optional(), 'The provider\'s reference of the current attempt.'),
+    providerStatus: tenantOnly(z.string().nullable().optional(), 'The provider\'s own status.'),
     action: z
       .object({ type: z.literal('redirect'), url: z.string(), data: z.record(z.string(), z.unknown()).optional() })
       .nullable()
@@ -57,16 +56,23 @@ export const PaymentSchema = z
     approved: z.boolean().nullable(),
     threeDSResult: ThreeDsResultSchema.nullable(),
     metadata: z.record(z.string(), z.string()),
-    terminalId: z.string().nullable().optional().openapi(tenantOnly('The terminal of the current attempt.')),
-    providerIntegrationId: z.string().nullable().optional().openapi(tenantOnly('The provider integration of the current attempt.')),
+    terminalId: tenantOnly(z.string().nullable().optional(), 'The terminal of the current attempt.'),
+    providerIntegrationId: tenantOnly(z.string().nullable().optional(), 'The provider integration of the current attempt.'),
     channelId: z.string().nullable().optional(),
-    routingDecision: z.record(z.string(), z.unknown()).nullable().optional().openapi(tenantOnly('The routing decision: rule, candidates and exclusion reasons.')),
-    riskDecision: z.record(z.string(), z.unknown()).nullable().optional().openapi(tenantOnly('The risk engine\'s decision before routing: decision (allow, challenge, review, decline), score, matched rules, thresholds, plans.')),
-    feeBreakdown: z
-      .object({ providerFee: MoneyOut, tenantFee: MoneyOut, platformFee: MoneyOut, partnerCommission: MoneyOut })
-      .nullable()
-      .optional()
-      .openapi(tenantOnly('The fee decomposition of the capture.')),
+    routingDecision: tenantOnly(z.record(z.string(), z.unknown()).nullable().optional(), 'The routing decision: rule, candidates and exclusion reasons.'),
+    riskDecision: tenantOnly(z.record(z.string(), z.unknown()).nullable().optional(), 'The risk engine\'s decision before routing: decision (allow, challenge, review, decline), score, matched rules, thresholds, plans.'),
+    feeBreakdown: tenantOnly(
+      z
+        .object({
+          providerFee: tenantOnly(MoneyOut, 'What the provider earns.'),
+          tenantFee: tenantOnly(MoneyOut, 'What the tenant earns.'),
+          platformFee: tenantOnly(MoneyOut, 'What the platform earns.'),
+          partnerCommission: tenantOnly(MoneyOut, 'What the merchant\'s partner earns.'),
+        })
+        .nullable()
+        .optional(),
+      'The fee decomposition of the capture.',
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -96,7 +102,7 @@ export const RefundSchema = z
     statusReason: z.string().nullable(),
     items: z.array(LineItemSchema),
     metadata: z.record(z.string(), z.string()),
-    providerReference: z.string().nullable().optional().openapi(tenantOnly('The provider\'s reference of the refund.')),
+    providerReference: tenantOnly(z.string().nullable().optional(), 'The provider\'s reference of the refund.'),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })

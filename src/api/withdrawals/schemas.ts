@@ -1,6 +1,7 @@
 import { z } from '../zod';
 import { refersTo } from '../references';
 import { Currency, Money, NullableTimestamp, Timestamp, listQuery } from '../common';
+import { tenantOnly } from '../visibility';
 
 // Withdrawals.
 
@@ -23,7 +24,7 @@ export const WithdrawalSchema = z
     currency: z.string(),
     amount: MoneyOut.openapi({ description: 'What is paid out to the destination.' }),
     fee: MoneyOut.openapi({ description: 'The withdrawal fee (fee engine, transactionType withdrawal), charged on top of amount.' }),
-    feeBreakdown: z.record(z.string(), z.unknown()).nullable().optional().openapi({ description: 'Who earns the fee. Tenant and platform callers only.' }),
+    feeBreakdown: tenantOnly(z.record(z.string(), z.unknown()).nullable().optional(), 'Who earns the fee.'),
     destination: z
       .object({ type: z.string(), details: z.record(z.string(), z.string()) })
       .openapi({ description: 'The withdrawal method\'s details when the withdrawal was requested, masked (account numbers show their last 4 characters).' }),
@@ -31,7 +32,7 @@ export const WithdrawalSchema = z
     failureReason: z.string().nullable(),
     rejectionReason: z.string().nullable(),
     executionComment: z.string().nullable(),
-    providerReference: z.string().nullable().optional().openapi({ description: 'The payout\'s reference at the provider or bank. Tenant and platform callers only.' }),
+    providerReference: tenantOnly(z.string().nullable().optional(), 'The payout\'s reference at the provider or bank.'),
     idempotencyKey: z.string(),
     createdAt: Timestamp,
     approvedAt: NullableTimestamp,

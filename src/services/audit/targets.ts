@@ -1,11 +1,12 @@
 import type { Level } from '../../domain/context';
 import { allows } from '../access/permissions';
-import { renderEventData } from '../webhooks/events';
+import { RESOURCES, viewAt, type ResourceKind } from '../../api/views';
 
 /**
  * Who may read an audit entry, and what of it: an entry is about one record (its targetType and targetId), and a
  * caller sees it only if it may read that kind of record, at its level (operations.md's levels and view permission
- * of the operations that read it), with before and after rendered as that level's view of the record. Every
+ * of the operations that read it), with before and after rendered as that level's view of the record: through the
+ * schema its reading operations answer with (RESOURCES of src/api/views.ts, one per kind declared here). Every
  * targetType that recordAudit writes is declared here (recordAudit refuses any other), and GET /v1/audit-entries
  * selects, in its query, only the kinds the caller may read (src/services/audit/entries.ts).
  */
@@ -21,12 +22,6 @@ export interface AuditReader {
 export interface AuditTarget {
   /** the operations that read the record; a caller that may call one of them may see the record's entries */
   readBy: readonly AuditReader[];
-  /**
-   * before/after as a caller of the level may see them; by default the specification's data scope, the rule the
-   * level views of payments, refunds and withdrawals apply to their reads (paymentFor, refundFor, withdrawalFor): a
-   * merchant never sees fee parts, commissions, provider, routing or risk details, a tenant never platform-only fields
-   */
-  view?: (value: unknown, level: Level) => unknown;
 }
 
 const LEVEL: Record<string, Level> = { M: 'merchant', T: 'tenant', P: 'platform' };
@@ -73,7 +68,7 @@ export const AUDIT_TARGETS = {
   webhook_endpoint: { readBy: [op('getMerchantWebhookEndpoint', 'M', 'developers:webhooks:view'), op('getAdminWebhookEndpoint', 'TP', 'developers:webhooks:view')] },
   withdrawal: { readBy: [op('getWithdrawal', 'MT', 'payouts:withdrawals:view')] },
   withdrawal_method: { readBy: [op('getMerchantWithdrawalMethod', 'MT', 'payouts:withdrawal-methods:view')] },
-} as const satisfies Record<string, AuditTarget>;
+} as const satisfies Record<ResourceKind, AuditTarget>;
 
 /** Every kind of record an audit entry may be about. */
 export type AuditTargetType = keyof typeof AUDIT_TARGETS;
@@ -92,6 +87,5 @@ export function readableTargetTypes(level: Level, permissions: ReadonlySet<strin
 /** An entry's before or after as a caller of the level sees it. */
 export function auditValueAt(type: string, value: unknown, level: Level): unknown {
   if (value === null || value === undefined) return null;
-  const target = isAuditTargetType(type) ? (AUDIT_TARGETS[type] as AuditTarget) : undefined;
-  return (target?.view ?? renderEventData)(value, level);
+  return viewAt(isAuditTargetType(type) ? RESOURCES[type] : undefined, value, level);
 }

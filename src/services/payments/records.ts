@@ -1,6 +1,6 @@
 import type { Level } from '../../domain/context';
 import type { LineItem, PaymentRow, RefundRow } from '../../db/models';
-import { renderEventData } from '../webhooks/events';
+import { viewOf } from '../../api/views';
 import { iso } from '../present';
 import type { Money } from '../../domain/money';
 
@@ -24,7 +24,7 @@ export function refundableMinor(row: PaymentRow): number {
 
 /**
  * The payment record: the specification's fields, plus the card summary and, for tenant and platform callers, the
- * provider, routing and fee details (merchant callers never see those: the same rule as event data).
+ * provider, routing and fee details (PaymentSchema marks those tenantOnly: merchant callers and endpoints never see them).
  */
 export function toPayment(row: PaymentRow) {
   const fee = row.feeMinor;
@@ -81,7 +81,7 @@ export type Payment = ReturnType<typeof toPayment>;
 
 /** The payment as a caller of the level may read it (merchants: no provider, routing or fee decomposition). */
 export function paymentFor(level: Level, row: PaymentRow): Payment {
-  return renderEventData(toPayment(row), level) as Payment;
+  return viewOf('payment', toPayment(row), level);
 }
 
 export function toRefund(row: RefundRow) {
@@ -106,5 +106,5 @@ export function toRefund(row: RefundRow) {
 export type Refund = ReturnType<typeof toRefund>;
 
 export function refundFor(level: Level, row: RefundRow): Refund {
-  return renderEventData(toRefund(row), level) as Refund;
+  return viewOf('refund', toRefund(row), level);
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Level } from '../../domain/context';
 import { ValidationError, type FieldIssue } from '../../domain/errors';
 import { fixturePath } from '../../util/paths';
+import type { ResourceKind } from '../../api/views';
 
 const CatalogFile = z.object({
   events: z
@@ -19,6 +20,26 @@ const CatalogFile = z.object({
 
 export type EventType = z.infer<typeof CatalogFile>['events'][number];
 
+/**
+ * The record each group's events carry, rendered through that record's schema (src/api/views.ts), exactly as its
+ * API answer: a field the schema hides from merchants is hidden from merchant endpoints. null: the group's data is
+ * a summary of its own (a balance, an alert, a delivery), shown by field name. Every group of the catalog is here.
+ */
+const GROUP_RESOURCE: Record<string, ResourceKind | null> = {
+  Payment: 'payment',
+  Refund: 'refund',
+  Checkout: 'checkout_session',
+  Withdrawal: 'withdrawal',
+  Merchant: 'merchant',
+  Dispute: null,
+  Payout: null,
+  Settlement: null,
+  Balance: null,
+  KYB: null,
+  Alerts: null,
+  Webhook: null,
+};
+
 let catalog: EventType[] | undefined;
 
 /** Every event type of fixtures/events.json, validated once at load. */
@@ -30,10 +51,17 @@ export function eventCatalog(): EventType[] {
   const seen = new Set<string>();
   for (const e of parsed.data.events) {
     if (seen.has(e.type)) throw new Error(`${file}: duplicate event type ${e.type}`);
+    if (!Object.prototype.hasOwnProperty.call(GROUP_RESOURCE, e.group)) throw new Error(`${file}: group ${e.group} of ${e.type} names no record (declare it in GROUP_RESOURCE)`);
     seen.add(e.type);
   }
   catalog = parsed.data.events;
   return catalog;
+}
+
+/** The kind of record the event type's data is, or null when its data is a summary of its own. */
+export function eventResource(type: string): ResourceKind | null {
+  const entry = eventCatalog().find((e) => e.type === type);
+  return entry ? GROUP_RESOURCE[entry.group] : null;
 }
 
 export function isKnownEventType(type: string): boolean {

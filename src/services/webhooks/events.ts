@@ -2,32 +2,22 @@ import type { CallerContext, Level } from '../../domain/context';
 import { InternalError } from '../../domain/errors';
 import type { EventRow, WebhookDeliveryRow } from '../../db/models';
 import { newId } from '../../util/ids';
-import { eventCatalog, isKnownEventType, subscribes } from './catalog';
+import { redact } from '../../util/secrets';
+import { viewAt, viewOf } from '../../api/views';
+import { eventCatalog, eventResource, isKnownEventType, subscribes } from './catalog';
 import { endpointsForEvent } from './endpoints';
 
 /** Date-form API version that renders event payloads. */
 export const EVENT_API_VERSION = '2026-11-01';
 
-/** Fields the merchant view of event data never carries: fee decomposition and commissions, provider, routing and risk details. */
-const TENANT_ONLY_FIELDS = new Set([
-  'providerFee', 'tenantFee', 'platformFee', 'partnerCommission', 'commissionRate', 'feeBreakdown', 'providerReference', 'providerStatus',
-  'rawProviderStatus', 'terminalId', 'providerIntegrationId', 'routing', 'routingDecision', 'risk', 'riskDecision',
-]);
-/** Fields only the platform view carries. */
-const PLATFORM_ONLY_FIELDS = new Set(['internal']);
-
-/** event.data as an endpoint of the level may see it (the specification's "Data scope" table). */
-export function renderEventData(data: unknown, level: Level): unknown {
-  if (level === 'platform') return data;
-  const hidden = level === 'merchant' ? (key: string) => TENANT_ONLY_FIELDS.has(key) || PLATFORM_ONLY_FIELDS.has(key) : (key: string) => PLATFORM_ONLY_FIELDS.has(key);
-  const walk = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(walk);
-    if (value && typeof value === 'object' && !(value instanceof Date)) {
-      return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([k]) => !hidden(k)).map(([k, v]) => [k, walk(v)]));
-    }
-    return value;
-  };
-  return walk(data);
+/**
+ * event.data as an endpoint of the level may see it: the data of an event type that carries a record (the catalog
+ * names it) through that record's schema, as its API answer shows it; any other data by field name. What each level
+ * sees is declared once, on the schemas (src/api/visibility.ts).
+ */
+export function renderEventData(data: unknown, level: Level, type?: string): unknown {
+  const kind = type === undefined ? null : eventResource(type);
+  return kind ? viewOf(kind, data, level) : viewAt(undefined, data, level);
 }
 
 export interface EmitInput {
@@ -54,7 +44,8 @@ export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<E
     tenantId: input.tenantId === undefined ? ctx.tenantId : input.tenantId,
     merchantId: input.merchantId === undefined ? ctx.merchantId : input.merchantId,
     livemode: input.livemode ?? ctx.livemode,
-    data: input.data,
+    // secrets never stored in an event, by the same rule as audit entries (util/secrets.ts: secret, hash, token, … fields)
+    data: redact(input.data) as Record<string, unknown>,
     apiVersion: EVENT_API_VERSION,
     createdAt: now,
     updatedAt: now,
@@ -100,7 +91,7 @@ export function eventEnvelope(event: EventRow, level: Level, attempt: number) {
     type: event.type,
     createdAt: new Date(event.createdAt).toISOString(),
     livemode: event.livemode,
-    data: renderEventData(event.data, level),
+    data: renderEventData(event.data, level, event.type),
     attempt,
     version: event.apiVersion,
   };

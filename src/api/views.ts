@@ -1,0 +1,96 @@
+import type { Level } from '../domain/context';
+import { z } from './zod';
+import { markedNames, platformOnly, render, tenantOnly } from './visibility';
+import { RoleSchema, UserSchema, InvitationSchema } from './access/schemas';
+import { ApiKeySchema } from './api-keys/schemas';
+import { ChannelSchema } from './channels/schemas';
+import { CheckoutSessionSchema } from './checkout/schemas';
+import { FeeAssignmentSchema, FeeScheduleSchema } from './fees/schemas';
+import { KybDocumentSchema, KybSubmissionSchema } from './kyb/schemas';
+import { BalanceTransactionSchema } from './ledger/schemas';
+import { LimitSchema } from './limits/schemas';
+import { CompanySchema, MerchantSchema } from './organization/schemas';
+import { PartnerAssignmentSchema, PartnerSchema } from './partners/schemas';
+import { PaymentSchema, RefundSchema } from './payments/schemas';
+import { ProviderIntegrationSchema, RestrictionSchema, TerminalSchema } from './processing/schemas';
+import { IntegrationProfileSchema } from './profiles/schemas';
+import { AntifraudPlanSchema, ListEntrySchema, ListGroupSchema, RiskConfigurationSchema, ScoringRuleSchema } from './risk/schemas';
+import { RoutingRuleSchema } from './routing/schemas';
+import { TenantSchema } from './tenants/schemas';
+import { DeliverySchema, WebhookEndpointSchema } from './webhooks/schemas';
+import { WithdrawalMethodSchema } from './withdrawal-methods/schemas';
+import { WithdrawalSchema } from './withdrawals/schemas';
+
+/**
+ * Every kind of record the API reads, with the schema its reading operations answer with (the kinds audit entries
+ * are about: src/services/audit/targets.ts; the records event data carries: src/services/webhooks/catalog.ts).
+ * What each level sees of one is that schema's declaration (src/api/visibility.ts), wherever the record is shown.
+ */
+export const RESOURCES = {
+  antifraud_plan: AntifraudPlanSchema,
+  api_key: ApiKeySchema,
+  /** a release of held funds is read as the balance transactions it posts */
+  balance_release: BalanceTransactionSchema,
+  channel: ChannelSchema,
+  channel_limit: LimitSchema,
+  checkout_session: CheckoutSessionSchema,
+  company: CompanySchema,
+  fee_assignment: FeeAssignmentSchema,
+  fee_schedule: FeeScheduleSchema,
+  integration_profile: IntegrationProfileSchema,
+  invitation: InvitationSchema,
+  kyb_document: KybDocumentSchema,
+  kyb_submission: KybSubmissionSchema,
+  list_entry: ListEntrySchema,
+  list_group: ListGroupSchema,
+  merchant: MerchantSchema,
+  merchant_limit: LimitSchema,
+  partner: PartnerSchema,
+  partner_assignment: PartnerAssignmentSchema,
+  payment: PaymentSchema,
+  provider_integration: ProviderIntegrationSchema,
+  refund: RefundSchema,
+  risk_configuration: RiskConfigurationSchema,
+  role: RoleSchema,
+  routing_rule: RoutingRuleSchema,
+  scoring_rule: ScoringRuleSchema,
+  tenant: TenantSchema,
+  terminal: TerminalSchema,
+  terminal_limit: LimitSchema,
+  terminal_restriction: RestrictionSchema,
+  user: UserSchema,
+  webhook_delivery: DeliverySchema,
+  webhook_endpoint: WebhookEndpointSchema,
+  withdrawal: WithdrawalSchema,
+  withdrawal_method: WithdrawalMethodSchema,
+} as const satisfies Record<string, z.ZodType>;
+
+export type ResourceKind = keyof typeof RESOURCES;
+
+/**
+ * Fields that only data with no schema of its own carries (the data of sample events, of alerts, the extras of an
+ * audit entry): how the routing and risk evaluation, the provider's raw status and platform bookkeeping are shown.
+ */
+const FreeFormFields = z.object({
+  routing: tenantOnly(z.unknown(), 'How the payment was routed: provider, rule, attempt.'),
+  risk: tenantOnly(z.unknown(), 'The risk evaluation.'),
+  rawProviderStatus: tenantOnly(z.string(), 'The provider\'s status as it sent it.'),
+  internal: platformOnly(z.unknown(), 'Platform bookkeeping.'),
+});
+
+/**
+ * A key that no schema declares (data with no schema, a record's entries, extra keys) is shown as the schemas show
+ * a field of its name: the most restricted of the marks of RESOURCES and FreeFormFields.
+ */
+let byName: Map<string, Level> | undefined;
+const undeclared = (name: string): Level | undefined => (byName ??= markedNames([...Object.values(RESOURCES), FreeFormFields])).get(name);
+
+/** The value as a caller of `level` sees it, by `schema` (undefined: data with no schema, shown by field name). */
+export function viewAt(schema: z.ZodType | undefined, value: unknown, level: Level): unknown {
+  return render(schema, value, level, undeclared);
+}
+
+/** A record of the kind as a caller of `level` sees it. */
+export function viewOf<T>(kind: ResourceKind, value: T, level: Level): T {
+  return viewAt(RESOURCES[kind], value, level) as T;
+}
