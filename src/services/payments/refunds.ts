@@ -3,7 +3,7 @@ import { BusinessRuleError, ConflictError, ValidationError } from '../../domain/
 import type { LineItem, RefundRow } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ConnectorResult } from '../../connectors';
-import { settled, throughProvider, unansweredResult, type ProviderOperation } from '../provider-call';
+import { answerOrPending, settled, throughProvider, type ProviderOperation } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit/entries';
 import { resolveFees } from '../fees/schedules';
@@ -13,7 +13,6 @@ import { mapPage } from '../present';
 import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
 import { bodyFingerprint, idempotencyScope } from '../idempotency';
-import { connectorTerminal } from './engine';
 import { minor, refundableMinor, refundFor, toRefund, type Money, type Refund } from './records';
 
 /**
@@ -107,19 +106,20 @@ function refundOperation(record: ProviderOperation<string, string>['record']): P
   return {
     name: 'refund',
     record,
-    call: async (ctx, refundId) => {
+    request: async (ctx, refundId) => {
       const refund = await scoped(ctx, ctx.db.models.Refund).get(refundId);
-      const pctx = contextForPayment(ctx, refund);
-      const payment = await scoped(pctx, pctx.db.models.Payment).get(refund.paymentId);
-      const { connector, terminal } = await connectorTerminal(pctx, payment.terminalId!);
-      return connector.refund(pctx, terminal, {
-        reference: refund.id, tenantId: refund.tenantId, livemode: refund.livemode, providerReference: payment.providerReference!,
-        amount: { currency: refund.currency, valueMinor: minor(refund.amountMinor) },
-      });
+      const via = contextForPayment(ctx, refund);
+      const payment = await scoped(via, via.db.models.Payment).get(refund.paymentId);
+      return {
+        via, terminalId: payment.terminalId!, operation: 'refund',
+        request: {
+          reference: refund.id, tenantId: refund.tenantId, livemode: refund.livemode, providerReference: payment.providerReference!,
+          amount: { currency: refund.currency, valueMinor: minor(refund.amountMinor) },
+        },
+      };
     },
     apply: async (tx, refundId, answer) => {
-      const result: ConnectorResult = answer.result ?? unansweredResult(answer.unreachable);
-      await applyRefundAnswer(contextForPayment(tx, await scoped(tx, tx.db.models.Refund).get(refundId)), refundId, result);
+      await applyRefundAnswer(contextForPayment(tx, await scoped(tx, tx.db.models.Refund).get(refundId)), refundId, answerOrPending(answer));
       return refundId;
     },
   };
