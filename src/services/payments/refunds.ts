@@ -12,7 +12,7 @@ import { postRefund } from '../ledger';
 import { mapPage } from '../present';
 import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
-import { bodyFingerprint, idempotencyScope } from '../idempotency';
+import { keptKey, type IdempotentRequest } from '../idempotency';
 import { minor, refundableMinor, refundFor, toRefund, type Money, type Refund } from './records';
 
 /**
@@ -40,20 +40,29 @@ async function refundEvent(tx: CallerContext, row: RefundRow, type: string, befo
 }
 
 /**
- * Creates a pending refund and sends it. With an Idempotency-Key (the API's and the CLI's), a refund that an earlier
- * request of the same caller with the key committed (and then died, or failed, before its answer was stored) is
- * answered again, and sent if it never was, instead of being made twice; another request with the key is 409
- * IDEMPOTENCY_KEY_REUSED. Keys are the caller's own (idempotencyScope), as everywhere.
+ * A refund request as its Idempotency-Key knows it (runIdempotent), the same through the API (its operation
+ * createRefund) and the CLI (`refunds create --idempotency-key`): either replays the other's refund. The refund calls
+ * its provider between two transactions of its own.
+ */
+export function refundRequest(paymentId: string, input: CreateRefundInput): IdempotentRequest {
+  return { operation: 'createRefund', target: { id: paymentId }, input, ownTransactions: true };
+}
+
+/**
+ * Creates a pending refund and sends it. With the caller's Idempotency-Key (the API's and the CLI's run it through
+ * runIdempotent with refundRequest), the refund keeps the key (keptKey): it commits before runIdempotent keeps the
+ * answer, so a refund that an earlier request with the key committed (and then died, or failed, before its answer was
+ * kept) is answered again, and sent if it never was, instead of being made twice; another request with the key is
+ * 409 IDEMPOTENCY_KEY_REUSED. A unique index (payment, key) is the last line of defence.
  */
 export async function createRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput, idempotencyKey?: string): Promise<Refund> {
-  const keyRef = idempotencyKey === undefined ? null : ctx.sealer.mac('refund-idempotency-key', `${idempotencyScope(ctx)}\n${idempotencyKey}`);
-  const fingerprint = keyRef === null ? null : bodyFingerprint(ctx.sealer, input);
+  const kept = idempotencyKey === undefined ? null : keptKey(ctx, 'refund', idempotencyKey, input);
   const refundId = await throughProvider(ctx, refundOperation(async (tx) => {
     const payments = scoped(tx, tx.db.models.Payment);
     const payment = await payments.get(paymentId, { lock: true });
-    const committed = keyRef ? await scoped(tx, tx.db.models.Refund).findOne({ paymentId, idempotencyKey: keyRef }) : null;
+    const committed = kept ? await scoped(tx, tx.db.models.Refund).findOne({ paymentId, idempotencyKey: kept.key }) : null;
     if (committed) {
-      if (committed.idempotencyFingerprint !== fingerprint) {
+      if (committed.idempotencyFingerprint !== kept?.fingerprint) {
         throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another refund request of this payment.');
       }
       // answered, or sent and waiting for the answer: not sent again (providers take our reference once)
@@ -93,7 +102,7 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
       tenantId: payment.tenantId, merchantId: payment.merchantId, livemode: payment.livemode, paymentId, status: 'pending',
       currency: payment.currency, amountMinor: amount, reason: input.reason ?? null, merchantReference: input.merchantReference ?? null,
       statusReason: null, items: (input.items ?? []).map((item) => ({ ...item, id: item.id ?? newId() })), metadata: input.metadata ?? {}, providerReference: null, feeBreakdown: null,
-      idempotencyKey: keyRef, idempotencyFingerprint: fingerprint,
+      idempotencyKey: kept?.key ?? null, idempotencyFingerprint: kept?.fingerprint ?? null,
     });
     await refundEvent(pctx, refund, 'refund.created');
     return refund.id;
