@@ -89,7 +89,7 @@ describe('provider calls in one place (the source)', () => {
     // the scan sees the calls it guards (a scan that found nothing would pass for the wrong reason)
     expect(methods.map((s) => s.text.replace(/^.*\./, '')).sort()).toEqual(methodNames);
     expect(lookups.length).toBeGreaterThanOrEqual(1);
-  });
+  }, 180_000); // type-checks src and commands: tens of seconds on a loaded machine
 });
 
 describe(`provider calls in one place (the helper refuses an open transaction, ${dialectName})`, () => {
