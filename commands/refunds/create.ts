@@ -1,7 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { actContext, amountFlags, amountFrom, isSandboxProvider, locatePayment, paymentServices, renderRefund, runSandboxUntil } from '../../src/cli/payments-cli';
-import { createRefundOnce } from '../../src/cli/payments-refund';
 import { ValidationError } from '../../src/domain/errors';
 import type { Refund } from '../../src/services/payments/records';
 
@@ -32,9 +31,15 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
       throw ValidationError.field('--reason', 'must be 1 to 500 characters');
     }
     const body = { ...(amount ? { amount } : {}), ...(this.flags.reason !== undefined ? { reason: this.flags.reason } : {}) };
-    const { refund: created, replayed } = await createRefundOnce(rt, ctx, where.id, body, this.flags['idempotency-key']);
-    let refund = created;
+    // the Idempotency-Key rule of the API (runIdempotent): the key is the caller's (the payment's tenant), as for its secret keys
     const refunds = paymentServices.refunds();
+    const key = this.flags['idempotency-key'];
+    const outcome = await paymentServices.idempotency().runIdempotent(
+      ctx, { key, keyField: '--idempotency-key', ...refunds.refundRequest(where.id, body) }, (c) => refunds.createRefund(c, where.id, body, key),
+    );
+    const { replayed } = outcome;
+    // a replay shows the refund as it is now
+    let refund = outcome.replayed ? await refunds.getRefund(ctx, outcome.replay.id) : outcome.result;
     if (refund.status === 'pending' && this.flags['wait-seconds'] > 0 && (await isSandboxProvider(ctx, payment.providerIntegrationId))) {
       await runSandboxUntil(rt, async () => (await refunds.getRefund(ctx, refund.id)).status !== 'pending', this.flags['wait-seconds'] * 1000);
       refund = await refunds.getRefund(ctx, refund.id);

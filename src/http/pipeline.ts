@@ -1,14 +1,11 @@
-import type { Transaction } from 'sequelize';
 import type { Request, Response } from 'express';
 import type { Runtime } from '../runtime';
-import { withRequest, withTransaction, type CallerContext, type Level } from '../domain/context';
+import { withRequest, type CallerContext, type Level } from '../domain/context';
 import { PermissionError, RequestRejectedError, ValidationError } from '../domain/errors';
 import { authenticate } from '../services/access/authenticate';
 import { authThrottle } from './auth-throttle';
 import { allows } from '../services/access/permissions';
-import {
-  bodyFingerprint, claimIdempotencyKey, idempotencyScope, completeIdempotencyKey, releaseIdempotencyKey, renewWhileRunning, reused, validateIdempotencyKey,
-} from '../services/idempotency';
+import { runIdempotent } from '../services/idempotency';
 import type { LevelCode, Operation } from '../api/registry';
 import { viewAt } from '../api/views';
 import { parseInputs } from './validation';
@@ -40,13 +37,6 @@ export function authorize(op: Operation, ctx: CallerContext): void {
     throw new PermissionError('This operation needs a secret API key (sk_…).', 'SECRET_KEY_REQUIRED');
   }
 }
-
-/** Keys are per tenant, merchant and mode (per user for platform callers, who share no tenant). */
-/** By default the first response is kept sealed: it may hold a secret shown once (a webhook signing secret). */
-const sealedStore = {
-  store: (body: unknown, ctx: CallerContext) => ({ sealed: ctx.sealer.seal(JSON.stringify(body)) }),
-  open: (stored: unknown, ctx: CallerContext) => JSON.parse(ctx.sealer.open((stored as { sealed: string }).sealed)) as unknown,
-};
 
 /** attachment with an ASCII fallback name and the exact name as RFC 5987 filename* */
 function contentDisposition(filename: string): string {
@@ -119,47 +109,21 @@ export function operationHandler(rt: Runtime, op: Operation, rateLimit: (ctx: Ca
     if (key === undefined && op.requireIdempotencyKey) {
       throw ValidationError.field('header.Idempotency-Key', 'is required: send a key of your own (1 to 128 characters) so that a retry cannot move money twice', 'IDEMPOTENCY_KEY_REQUIRED');
     }
-    if (key === undefined) {
-      const body = op.ownTransactions
-        ? render(await op.handler(base, input))
-        : await rt.db.transaction(async (transaction) => render(await op.handler(withTransaction(base, transaction), input)));
-      res.status(status).json(body);
+    if (key !== undefined) (input as { idempotencyKey?: string }).idempotencyKey = key;
+    // the Idempotency-Key rule (src/services/idempotency.ts); an operation with a replay rule of its own keeps what it says
+    const policy = op.idempotency;
+    const outcome = await runIdempotent(base, {
+      key, keyField: 'header.Idempotency-Key', operation: op.id, target: req.params, input: fingerprintBody,
+      ownTransactions: op.ownTransactions, anyInput: policy?.anyBody,
+      keeping: policy && { store: (result: unknown) => policy.store(render(result), base), replay: (stored: unknown) => stored },
+      onReleaseFailure: (e) => rt.logger.error({ err: e, requestId }, 'could not release idempotency key'),
+    }, (ctx) => op.handler(ctx, input) as Promise<unknown>);
+    if (!outcome.replayed) {
+      res.status(status).json(render(outcome.result));
       return;
     }
-    validateIdempotencyKey(key);
-    (input as { idempotencyKey?: string }).idempotencyKey = key;
-    const claim = await claimIdempotencyKey(rt.db, rt.clock, {
-      // the body is fingerprinted under a key of its own: a stored fingerprint of card data must not be brute-forceable
-      scope: idempotencyScope(base), key, method: req.method, path: req.path, body: bodyFingerprint(rt.sealer, fingerprintBody),
-    });
-    if (claim.kind === 'replay') {
-      if (!claim.sameRequest && !op.idempotency?.anyBody) throw reused();
-      res.set('Idempotent-Replayed', 'true');
-      const replay = op.idempotency
-        ? op.idempotency.replay(claim.body, base)
-        : { status: claim.status, body: sealedStore.open(claim.body, base) };
-      res.status(replay.status).json(replay.body);
-      return;
-    }
-    const stopRenewing = renewWhileRunning(rt.db, rt.clock, claim);
-    try {
-      const complete = async (rendered: unknown, transaction: Transaction) => {
-        const stored = op.idempotency ? op.idempotency.store(rendered, base) : sealedStore.store(rendered, base);
-        await completeIdempotencyKey(rt.db, rt.clock, claim, status, stored, transaction);
-        return rendered;
-      };
-      const body = op.ownTransactions
-        ? await (async () => {
-            const rendered = render(await op.handler(base, input));
-            return rt.db.transaction((transaction) => complete(rendered, transaction));
-          })()
-        : await rt.db.transaction(async (transaction) => complete(render(await op.handler(withTransaction(base, transaction), input)), transaction));
-      res.status(status).json(body);
-    } catch (error) {
-      await releaseIdempotencyKey(rt.db, claim).catch((e) => rt.logger.error({ err: e, requestId }, 'could not release idempotency key'));
-      throw error;
-    } finally {
-      stopRenewing();
-    }
+    res.set('Idempotent-Replayed', 'true');
+    const replay = policy ? policy.replay(outcome.replay, base) : { status, body: render(outcome.replay) };
+    res.status(replay.status).json(replay.body);
   };
 }

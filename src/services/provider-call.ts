@@ -1,9 +1,16 @@
 import { inTransaction, type CallerContext } from '../domain/context';
 import { InternalError } from '../domain/errors';
-import { ConnectorError, type ConnectorResult } from '../connectors';
+import { scoped } from '../db/scoped';
+import {
+  ConnectorError, connectorFor, type AuthorizeRequest, type CaptureRequest, type ConnectorResult, type PayoutRequest, type RefundRequest,
+  type VoidRequest,
+} from '../connectors';
+import { getProvider } from './processing/providers';
+import { openCredentials } from './processing/terminals';
 
 /**
- * The one way the platform calls a provider (authorize attempts, capture, void, refund, payout):
+ * The one way the platform calls a provider (authorize attempts, capture, void, refund, payout), and the only module
+ * that calls a connector (test/payments/provider-calls-once.test.ts holds every other file to it):
  *
  * 1. record the intent in a transaction of its own, which commits (the intent is the claim: a second caller meets it
  *    and is refused, and a process that dies after this step leaves it for recovery to finish);
@@ -25,27 +32,46 @@ export class Settled<R> {
 
 export const settled = <R>(value: R): Settled<R> => new Settled(value);
 
+/**
+ * One request to a provider: the terminal whose connector and credentials carry it, the context it is sent in (the
+ * payment path's tenant-level context: the terminal is read in it, and an in-process connector uses its database,
+ * clock and origin) and what is asked.
+ */
+export type ProviderRequest = { via: CallerContext; terminalId: string } & (
+  | { operation: 'authorize'; request: AuthorizeRequest }
+  | { operation: 'capture'; request: CaptureRequest }
+  | { operation: 'void'; request: VoidRequest }
+  | { operation: 'refund'; request: RefundRequest }
+  | { operation: 'payout'; request: PayoutRequest }
+);
+
+/** What `request` returns when the provider need not be asked: the answer is known without it (a card no longer kept). */
+export interface Unsent {
+  unsent: ConnectorResult;
+}
+
 export interface ProviderOperation<I, R> {
   /** for the error of a defect */
   name: string;
   /** records the intent and returns it (or settled(value) when no call is needed); `{ recorded }` when it already was */
   record: ((tx: CallerContext) => Promise<I | Settled<R>>) | { recorded: I };
-  /** calls the provider (no transaction is open: reads go through the pool one at a time) */
-  call: (ctx: CallerContext, intent: I) => Promise<ConnectorResult>;
+  /** what to ask the provider for the intent (no transaction is open: reads go through the pool one at a time) */
+  request: (ctx: CallerContext, intent: I) => Promise<ProviderRequest | Unsent>;
   /** applies the answer in a new transaction: lock the record again and check the intent is still current */
   apply: (tx: CallerContext, intent: I, answer: ProviderAnswer) => Promise<R>;
 }
 
 /**
- * What an operation that leaves its record pending until the provider answers (an attempt, a refund) applies when the
- * provider gave no answer. A timeout or a 5xx (retryable): the provider may have done it, so the outcome is unknown and
+ * The answer of an operation that leaves its record pending until the provider answers (an attempt, a refund). When
+ * the provider gave none, a timeout or a 5xx (retryable): the provider may have done it, so the outcome is unknown and
  * the record stays pending with no provider reference, for recovery to send again with the same reference (never a
  * failure the caller would retry under a new reference, nor a cascade to another terminal: two authorizations). Not
  * retryable (never sent): a failure.
  */
-export function unansweredResult(unreachable: ConnectorError): ConnectorResult {
-  if (unreachable.retryable) return { status: 'pending', providerReference: null, rawStatus: 'pending' };
-  return { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: unreachable.message };
+export function answerOrPending(answer: ProviderAnswer): ConnectorResult {
+  if (answer.result) return answer.result;
+  if (answer.unreachable.retryable) return { status: 'pending', providerReference: null, rawStatus: 'pending' };
+  return { status: 'failed', providerReference: null, declineCode: 'provider_unavailable', message: answer.unreachable.message };
 }
 
 export async function throughProvider<I, R>(ctx: CallerContext, op: ProviderOperation<I, R>): Promise<R> {
@@ -58,11 +84,31 @@ export async function throughProvider<I, R>(ctx: CallerContext, op: ProviderOper
   if (recorded instanceof Settled) return recorded.value;
   let answer: ProviderAnswer;
   try {
-    answer = { result: await op.call(ctx, recorded) };
+    const asked = await op.request(ctx, recorded);
+    answer = { result: 'unsent' in asked ? asked.unsent : await send(asked) };
   } catch (error) {
     // anything else (a defect, a process dying) leaves the intent recorded: recovery finishes it
     if (!(error instanceof ConnectorError)) throw error;
     answer = { unreachable: error };
   }
   return inTransaction(ctx, (tx) => op.apply(tx, recorded, answer));
+}
+
+/** The call itself: the terminal's connector, with its credentials opened for this call only (never kept or logged). */
+async function send(asked: ProviderRequest): Promise<ConnectorResult> {
+  const { via } = asked;
+  const row = await scoped(via, via.db.models.Terminal).get(asked.terminalId);
+  const provider = await getProvider(via, row.providerIntegrationId);
+  const connector = connectorFor(provider.code);
+  const terminal = {
+    terminalId: row.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
+    credentials: await openCredentials(via, row.id), mcc: row.mcc, descriptor: row.descriptor,
+  };
+  switch (asked.operation) {
+    case 'authorize': return connector.authorize(via, terminal, asked.request);
+    case 'capture': return connector.capture(via, terminal, asked.request);
+    case 'void': return connector.void(via, terminal, asked.request);
+    case 'refund': return connector.refund(via, terminal, asked.request);
+    case 'payout': return connector.payout(via, terminal, asked.request);
+  }
 }

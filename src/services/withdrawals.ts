@@ -17,7 +17,6 @@ import { targetMerchant } from './organization/merchant-target';
 import { activePartnerOf } from './partners';
 import { enforceEntityLimits } from './limits/usage';
 import { usableMethod } from './withdrawal-methods/methods';
-import { connectorTerminal } from './payments/engine';
 import type { Money } from '../domain/money';
 import { iso, mapPage } from './present';
 import { newId } from '../util/ids';
@@ -424,12 +423,10 @@ export async function executeViaProvider(ctx: CallerContext, id: string): Promis
       const row = await scoped(tx, tx.db.models.Withdrawal).get(id);
       return { row, terminalId: await payoutTerminalId(tx, row), destination: await revealDestination(tx, id, { toProvider: true }) };
     },
-    call: async (octx, { row, terminalId, destination }) => {
-      const { connector, terminal } = await connectorTerminal(octx, terminalId);
-      return connector.payout(octx, terminal, {
-        reference: row.id, tenantId: row.tenantId, livemode: row.livemode, amount: { currency: row.currency, valueMinor: row.amountMinor }, destination,
-      });
-    },
+    request: async (octx, { row, terminalId, destination }) => ({
+      via: octx, terminalId, operation: 'payout',
+      request: { reference: row.id, tenantId: row.tenantId, livemode: row.livemode, amount: { currency: row.currency, valueMinor: row.amountMinor }, destination },
+    }),
     apply: async (tx, _intent, answer) => {
       if (answer.unreachable) {
         throw new UnavailableError(`The payout provider could not be reached (${answer.unreachable.message}); withdrawal ${id} stays executing: retry, or record the result.`, 'PROVIDER_UNAVAILABLE');

@@ -2,13 +2,11 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { activePartnerOf } from '../partners';
 import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
 import { scoped } from '../../db/scoped';
-import { connectorFor, type Connector, type ConnectorResult, type ConnectorTerminal } from '../../connectors';
-import { throughProvider, unansweredResult } from '../provider-call';
+import type { ConnectorResult } from '../../connectors';
+import { answerOrPending, throughProvider, type ProviderRequest, type Unsent } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit/entries';
 import { resolveFees } from '../fees/schedules';
-import { getProvider } from '../processing/providers';
-import { openCredentials } from '../processing/terminals';
 import { postCapture } from '../ledger';
 import { recordSessionPayment } from '../checkout';
 import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../profiles';
@@ -78,19 +76,6 @@ export async function bookCapture(tx: CallerContext, row: PaymentRow, amount: nu
 
 // ---------------------------------------------------------------------------------------------- attempts
 
-/** The connector of a terminal's provider and the terminal as the connector sees it (credentials opened for the call only). */
-export async function connectorTerminal(tx: CallerContext, terminalId: string): Promise<{ terminal: ConnectorTerminal; connector: Connector }> {
-  const terminal = await scoped(tx, tx.db.models.Terminal).get(terminalId);
-  const provider = await getProvider(tx, terminal.providerIntegrationId);
-  return {
-    connector: connectorFor(provider.code),
-    terminal: {
-      terminalId: terminal.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
-      credentials: await openCredentials(tx, terminal.id), mcc: terminal.mcc, descriptor: terminal.descriptor,
-    },
-  };
-}
-
 /**
  * Sends pending attempts to their providers one after the other (a decline may cascade to a next attempt), applying
  * each answer. `card` is the card as the customer gave it (with its cvc) for the first attempt; later attempts read
@@ -106,27 +91,27 @@ export async function runAttempts(pctx: CallerContext, first: PendingAttempt, ca
     const applied: AppliedAttempt = await throughProvider(pctx, {
       name: 'payment attempt',
       record: { recorded: next },
-      call: (ctx, pending) => sendAttempt(ctx, pending, cardOfAttempt),
-      apply: async (tx, pending, answer) => {
-        const result: ConnectorResult = answer.result ?? unansweredResult(answer.unreachable);
-        return applyAttemptAnswer(tx, pending, result);
-      },
+      request: (ctx, pending) => attemptRequest(ctx, pending, cardOfAttempt),
+      apply: (tx, pending, answer) => applyAttemptAnswer(tx, pending, answerOrPending(answer)),
     });
     next = await afterAttemptApplied(pctx, applied.pending, applied);
   }
 }
 
-async function sendAttempt(pctx: CallerContext, pending: PendingAttempt, card?: CardInput): Promise<ConnectorResult> {
+/** The authorization of an attempt, with the card as the customer gave it or as the payment keeps it sealed. */
+async function attemptRequest(pctx: CallerContext, pending: PendingAttempt, card?: CardInput): Promise<ProviderRequest | Unsent> {
   const payment = await scoped(pctx, pctx.db.models.Payment).get(pending.paymentId);
   const attempt = await scoped(pctx, pctx.db.models.PaymentAttempt).get(pending.attemptId);
   const cardData = card ?? (payment.cardVault ? (JSON.parse(pctx.sealer.open(payment.cardVault)) as CardInput) : null);
-  if (!cardData) return { status: 'failed', providerReference: null, declineCode: 'processing_error', message: 'The card is no longer available for another attempt.' };
-  const { terminal, connector } = await connectorTerminal(pctx, attempt.terminalId);
-  return connector.authorize(pctx, terminal, {
-    reference: attempt.id, tenantId: payment.tenantId, livemode: payment.livemode, returnUrl: payment.returnUrl ?? undefined,
-    amount: { currency: payment.currency, valueMinor: payment.amountMinor }, capture: capturesAutomatically(payment), forceThreeDsChallenge: riskOf(payment) === 'challenge',
-    paymentMethod: { type: payment.paymentMethodType, card: cardData }, metadata: payment.metadata,
-  });
+  if (!cardData) return { unsent: { status: 'failed', providerReference: null, declineCode: 'processing_error', message: 'The card is no longer available for another attempt.' } };
+  return {
+    via: pctx, terminalId: attempt.terminalId, operation: 'authorize',
+    request: {
+      reference: attempt.id, tenantId: payment.tenantId, livemode: payment.livemode, returnUrl: payment.returnUrl ?? undefined,
+      amount: { currency: payment.currency, valueMinor: payment.amountMinor }, capture: capturesAutomatically(payment), forceThreeDsChallenge: riskOf(payment) === 'challenge',
+      paymentMethod: { type: payment.paymentMethodType, card: cardData }, metadata: payment.metadata,
+    },
+  };
 }
 
 function cascadeAllowed(profile: IntegrationProfileRow | null, attempts: number, result: ConnectorResult): boolean {
@@ -236,10 +221,9 @@ async function voidLateApproval(pctx: CallerContext, pending: PendingAttempt, la
   await throughProvider(pctx, {
     name: 'void of a late approval',
     record: { recorded: late },
-    call: async (ctx, approval) => {
-      const { terminal, connector } = await connectorTerminal(ctx, approval.terminalId);
-      return connector.void(ctx, terminal, { reference: pending.attemptId, providerReference: approval.providerReference });
-    },
+    request: async (ctx, approval) => ({
+      via: ctx, terminalId: approval.terminalId, operation: 'void', request: { reference: pending.attemptId, providerReference: approval.providerReference },
+    }),
     apply: async (_tx, _approval, answer) => {
       if (answer.unreachable) throw new Error(`late approval of canceled payment ${pending.paymentId} could not be voided: ${answer.unreachable.message}`);
     },

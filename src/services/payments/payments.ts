@@ -2,14 +2,13 @@ import { Op } from 'sequelize';
 import { inTransaction, withTransaction, type Actor, type CallerContext } from '../../domain/context';
 import { processingContext } from '../../domain/authority';
 import { newId } from '../../util/ids';
-import { settled, throughProvider, type ProviderAnswer, type ProviderOperation } from '../provider-call';
+import { settled, throughProvider, type ProviderAnswer, type ProviderOperation, type ProviderRequest } from '../provider-call';
 import { BusinessRuleError, ConflictError, PermissionError, UnavailableError, ValidationError } from '../../domain/errors';
 import type { PaymentRow, PaymentStatus, PendingPaymentOperation } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
-import type { ConnectorResult } from '../../connectors';
 import { getProvider, supportsFeature } from '../processing/providers';
 import { mapPage } from '../present';
-import { bookCapture, connectorTerminal, paymentChanged } from './engine';
+import { bookCapture, paymentChanged } from './engine';
 import { paymentFor, riskOf, type Payment } from './records';
 import type { Money } from '../../domain/money';
 
@@ -68,15 +67,14 @@ function refuseWhilePending(row: Pick<PaymentRow, 'id' | 'pendingOperation'>): v
   );
 }
 
-/** Sends a recorded capture or void to the payment's provider (no transaction open). */
-async function sendOperation(ctx: CallerContext, intent: PaymentIntent): Promise<ConnectorResult> {
+/** What a recorded capture or void asks of the payment's provider (sent with no transaction open). */
+async function operationRequest(ctx: CallerContext, intent: PaymentIntent): Promise<ProviderRequest> {
   const row = await scoped(ctx, ctx.db.models.Payment).get(intent.paymentId);
-  const pctx = contextForPayment(ctx, row);
-  const { connector, terminal } = await connectorTerminal(pctx, row.terminalId!);
+  const via = contextForPayment(ctx, row);
   const providerReference = row.providerReference!;
-  if (intent.operation.kind === 'void') return connector.void(pctx, terminal, { reference: row.id, providerReference });
+  if (intent.operation.kind === 'void') return { via, terminalId: row.terminalId!, operation: 'void', request: { reference: row.id, providerReference } };
   const amount = { currency: row.currency, valueMinor: intent.operation.amountMinor ?? row.authorizedMinor };
-  return connector.capture(pctx, terminal, { reference: row.id, providerReference, amount });
+  return { via, terminalId: row.terminalId!, operation: 'capture', request: { reference: row.id, providerReference, amount } };
 }
 
 /** The outcome of a capture or void: the payment as it is now, or the refusal to answer with (the payment unchanged). */
@@ -133,7 +131,7 @@ async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: 
 
 /** A recorded capture or void through the provider: the call outside any transaction, the answer applied after. */
 function paymentOperation(record: ProviderOperation<PaymentIntent, OperationOutcome>['record']): ProviderOperation<PaymentIntent, OperationOutcome> {
-  return { name: 'payment operation', record, call: sendOperation, apply: applyOperation };
+  return { name: 'payment operation', record, request: operationRequest, apply: applyOperation };
 }
 
 function answered(ctx: CallerContext, outcome: OperationOutcome): Payment {

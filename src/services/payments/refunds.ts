@@ -3,7 +3,7 @@ import { BusinessRuleError, ConflictError, ValidationError } from '../../domain/
 import type { LineItem, RefundRow } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ConnectorResult } from '../../connectors';
-import { settled, throughProvider, unansweredResult, type ProviderOperation } from '../provider-call';
+import { answerOrPending, settled, throughProvider, type ProviderOperation } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit/entries';
 import { resolveFees } from '../fees/schedules';
@@ -12,8 +12,7 @@ import { postRefund } from '../ledger';
 import { mapPage } from '../present';
 import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
-import { bodyFingerprint, idempotencyScope } from '../idempotency';
-import { connectorTerminal } from './engine';
+import { keptKey, type IdempotentRequest } from '../idempotency';
 import { refundableMinor, refundFor, toRefund, type Refund } from './records';
 import type { Money } from '../../domain/money';
 
@@ -42,20 +41,29 @@ async function refundEvent(tx: CallerContext, row: RefundRow, type: string, befo
 }
 
 /**
- * Creates a pending refund and sends it. With an Idempotency-Key (the API's and the CLI's), a refund that an earlier
- * request of the same caller with the key committed (and then died, or failed, before its answer was stored) is
- * answered again, and sent if it never was, instead of being made twice; another request with the key is 409
- * IDEMPOTENCY_KEY_REUSED. Keys are the caller's own (idempotencyScope), as everywhere.
+ * A refund request as its Idempotency-Key knows it (runIdempotent), the same through the API (its operation
+ * createRefund) and the CLI (`refunds create --idempotency-key`): either replays the other's refund. The refund calls
+ * its provider between two transactions of its own.
+ */
+export function refundRequest(paymentId: string, input: CreateRefundInput): IdempotentRequest {
+  return { operation: 'createRefund', target: { id: paymentId }, input, ownTransactions: true };
+}
+
+/**
+ * Creates a pending refund and sends it. With the caller's Idempotency-Key (the API's and the CLI's run it through
+ * runIdempotent with refundRequest), the refund keeps the key (keptKey): it commits before runIdempotent keeps the
+ * answer, so a refund that an earlier request with the key committed (and then died, or failed, before its answer was
+ * kept) is answered again, and sent if it never was, instead of being made twice; another request with the key is
+ * 409 IDEMPOTENCY_KEY_REUSED. A unique index (payment, key) is the last line of defence.
  */
 export async function createRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput, idempotencyKey?: string): Promise<Refund> {
-  const keyRef = idempotencyKey === undefined ? null : ctx.sealer.mac('refund-idempotency-key', `${idempotencyScope(ctx)}\n${idempotencyKey}`);
-  const fingerprint = keyRef === null ? null : bodyFingerprint(ctx.sealer, input);
+  const kept = idempotencyKey === undefined ? null : keptKey(ctx, 'refund', idempotencyKey, input);
   const refundId = await throughProvider(ctx, refundOperation(async (tx) => {
     const payments = scoped(tx, tx.db.models.Payment);
     const payment = await payments.get(paymentId, { lock: true });
-    const committed = keyRef ? await scoped(tx, tx.db.models.Refund).findOne({ paymentId, idempotencyKey: keyRef }) : null;
+    const committed = kept ? await scoped(tx, tx.db.models.Refund).findOne({ paymentId, idempotencyKey: kept.key }) : null;
     if (committed) {
-      if (committed.idempotencyFingerprint !== fingerprint) {
+      if (committed.idempotencyFingerprint !== kept?.fingerprint) {
         throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another refund request of this payment.');
       }
       // answered, or sent and waiting for the answer: not sent again (providers take our reference once)
@@ -95,7 +103,7 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
       tenantId: payment.tenantId, merchantId: payment.merchantId, livemode: payment.livemode, paymentId, status: 'pending',
       currency: payment.currency, amountMinor: amount, reason: input.reason ?? null, merchantReference: input.merchantReference ?? null,
       statusReason: null, items: (input.items ?? []).map((item) => ({ ...item, id: item.id ?? newId() })), metadata: input.metadata ?? {}, providerReference: null, feeBreakdown: null,
-      idempotencyKey: keyRef, idempotencyFingerprint: fingerprint,
+      idempotencyKey: kept?.key ?? null, idempotencyFingerprint: kept?.fingerprint ?? null,
     });
     await refundEvent(pctx, refund, 'refund.created');
     return refund.id;
@@ -108,19 +116,20 @@ function refundOperation(record: ProviderOperation<string, string>['record']): P
   return {
     name: 'refund',
     record,
-    call: async (ctx, refundId) => {
+    request: async (ctx, refundId) => {
       const refund = await scoped(ctx, ctx.db.models.Refund).get(refundId);
-      const pctx = contextForPayment(ctx, refund);
-      const payment = await scoped(pctx, pctx.db.models.Payment).get(refund.paymentId);
-      const { connector, terminal } = await connectorTerminal(pctx, payment.terminalId!);
-      return connector.refund(pctx, terminal, {
-        reference: refund.id, tenantId: refund.tenantId, livemode: refund.livemode, providerReference: payment.providerReference!,
-        amount: { currency: refund.currency, valueMinor: refund.amountMinor },
-      });
+      const via = contextForPayment(ctx, refund);
+      const payment = await scoped(via, via.db.models.Payment).get(refund.paymentId);
+      return {
+        via, terminalId: payment.terminalId!, operation: 'refund',
+        request: {
+          reference: refund.id, tenantId: refund.tenantId, livemode: refund.livemode, providerReference: payment.providerReference!,
+          amount: { currency: refund.currency, valueMinor: refund.amountMinor },
+        },
+      };
     },
     apply: async (tx, refundId, answer) => {
-      const result: ConnectorResult = answer.result ?? unansweredResult(answer.unreachable);
-      await applyRefundAnswer(contextForPayment(tx, await scoped(tx, tx.db.models.Refund).get(refundId)), refundId, result);
+      await applyRefundAnswer(contextForPayment(tx, await scoped(tx, tx.db.models.Refund).get(refundId)), refundId, answerOrPending(answer));
       return refundId;
     },
   };
