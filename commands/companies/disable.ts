@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { organization } from '../../src/cli/organization-services';
 import type { Company } from '../../src/services/organization/companies';
+import { disableCompany } from '../../src/services/organization/companies';
+import { contextForCompany } from '../../src/cli/organization-context';
 
 export default class CompaniesDisable extends BaseCommand<typeof CompaniesDisable> {
   static override summary = 'Disable a company: it takes no new merchants (its merchants keep their state).';
@@ -13,7 +14,7 @@ export default class CompaniesDisable extends BaseCommand<typeof CompaniesDisabl
   async run(): Promise<Company> {
     await this.confirm(this.flags.yes, `Disable company ${this.args.id}?`);
     const rt = await this.runtime();
-    const company = await organization.companies().disableCompany(await organization.context().contextForCompany(rt, this.args.id), this.args.id);
+    const company = await disableCompany(await contextForCompany(rt, this.args.id), this.args.id);
     this.log(`Company ${company.name} (${company.id}) is now ${company.status}.`);
     return company;
   }

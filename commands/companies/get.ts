@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { organization } from '../../src/cli/organization-services';
 import type { Company } from '../../src/services/organization/companies';
+import { getCompany } from '../../src/services/organization/companies';
+import { contextForCompany } from '../../src/cli/organization-context';
+import { companyRecord } from '../../src/cli/organization-output';
 
 export default class CompaniesGet extends BaseCommand<typeof CompaniesGet> {
   static override summary = 'Show a company.';
@@ -10,8 +12,8 @@ export default class CompaniesGet extends BaseCommand<typeof CompaniesGet> {
 
   async run(): Promise<Company> {
     const rt = await this.runtime();
-    const company = await organization.companies().getCompany(await organization.context().contextForCompany(rt, this.args.id), this.args.id);
-    this.log(organization.output().companyRecord(company));
+    const company = await getCompany(await contextForCompany(rt, this.args.id), this.args.id);
+    this.log(companyRecord(company));
     return company;
   }
 }

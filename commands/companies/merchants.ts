@@ -1,9 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { organization } from '../../src/cli/organization-services';
 import type { Page } from '../../src/db/scoped';
 import type { Merchant, MerchantStatus } from '../../src/services/organization/merchants';
+import { contextForCompany } from '../../src/cli/organization-context';
+import { listCompanyMerchants } from '../../src/services/organization/merchants';
+import { merchantTable } from '../../src/cli/organization-output';
 
 export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerchants> {
   static override summary = 'List the merchants of a company.';
@@ -18,12 +20,12 @@ export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerc
 
   async run(): Promise<Page<Merchant>> {
     const rt = await this.runtime();
-    const ctx = await organization.context().contextForCompany(rt, this.args.id);
-    const page = await this.listAll((p) => organization.merchants().listCompanyMerchants(
+    const ctx = await contextForCompany(rt, this.args.id);
+    const page = await this.listAll((p) => listCompanyMerchants(
       ctx, this.args.id, { status: this.flags.status as MerchantStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(organization.output().merchantTable(page));
+    this.log(merchantTable(page));
     return page;
   }
 }

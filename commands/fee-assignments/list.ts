@@ -1,11 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { feeListFlags, feePageFooter, feeServices, feesPlatformCtx, renderFeeAssignments } from '../../src/cli/fees-cli';
+import { feeListFlags, feePageFooter, feesPlatformCtx, renderFeeAssignments } from '../../src/cli/fees-cli';
 import { validateWith } from '../../src/cli/validate';
 import { FEE_LEVELS, ListFeeAssignmentsQuery, PAYMENT_METHODS } from '../../src/api/fees/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
+import { listFeeAssignments } from '../../src/services/fees/schedules';
 
 export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignmentsList> {
   static override summary = 'List fee assignments, filtered as the API filters them.';
@@ -38,7 +39,7 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = query;
     const rt = await this.runtime();
-    const page = await this.listAll((p) => feeServices.fees().listFeeAssignments(feesPlatformCtx(rt), filters, { ...p, sortOrder }));
+    const page = await this.listAll((p) => listFeeAssignments(feesPlatformCtx(rt), filters, { ...p, sortOrder }));
     this.log(renderFeeAssignments(page));
     this.log(feePageFooter(page));
     return page;

@@ -1,9 +1,10 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { feeListFlags, feePageFooter, feeServices, feesPlatformCtx, renderSchedules } from '../../src/cli/fees-cli';
+import { feeListFlags, feePageFooter, feesPlatformCtx, renderSchedules } from '../../src/cli/fees-cli';
 import type { Page } from '../../src/db/scoped';
 import type { FeeSchedule, FeeScheduleStatus } from '../../src/services/fees/schedules';
+import { listFeeSchedules } from '../../src/services/fees/schedules';
 
 export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesList> {
   static override summary = 'List fee schedules, of one tenant or of all.';
@@ -16,7 +17,7 @@ export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesLis
 
   async run(): Promise<Page<FeeSchedule>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => feeServices.fees().listFeeSchedules(
+    const page = await this.listAll((p) => listFeeSchedules(
       feesPlatformCtx(rt),
       { tenantId: this.flags.tenant, status: this.flags.status as FeeScheduleStatus | undefined },
       { ...p, sortOrder: 'desc' },

@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
 import type { ApiKey } from '../../src/services/api-keys/keys';
+import { contextForApiKey } from '../../src/cli/scope';
+import { getApiKey } from '../../src/services/api-keys/keys';
 
 export default class KeysGet extends BaseCommand<typeof KeysGet> {
   static override summary = 'Show one API key (never its secret).';
@@ -11,8 +12,8 @@ export default class KeysGet extends BaseCommand<typeof KeysGet> {
 
   async run(): Promise<ApiKey> {
     const rt = await this.runtime();
-    const ctx = await services.scope().contextForApiKey(rt, this.args.id);
-    const key = await services.apiKeys().getApiKey(ctx, this.args.id);
+    const ctx = await contextForApiKey(rt, this.args.id);
+    const key = await getApiKey(ctx, this.args.id);
     this.log(renderRecord({ ...key, owner: key.owner.type === 'merchant' ? `merchant ${key.owner.merchantId}` : 'tenant' }));
     return key;
   }

@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { services } from '../../src/cli/services';
 import type { ApiKey } from '../../src/services/api-keys/keys';
+import { contextForApiKey } from '../../src/cli/scope';
+import { revokeApiKey } from '../../src/services/api-keys/keys';
 
 export default class KeysRevoke extends BaseCommand<typeof KeysRevoke> {
   static override summary = 'Revoke an API key for good: it stops authenticating at once.';
@@ -13,8 +14,8 @@ export default class KeysRevoke extends BaseCommand<typeof KeysRevoke> {
   async run(): Promise<ApiKey> {
     await this.confirm(this.flags.yes, `Revoke API key ${this.args.id}? This cannot be undone.`);
     const rt = await this.runtime();
-    const ctx = await services.scope().contextForApiKey(rt, this.args.id);
-    const key = await services.apiKeys().revokeApiKey(ctx, this.args.id);
+    const ctx = await contextForApiKey(rt, this.args.id);
+    const key = await revokeApiKey(ctx, this.args.id);
     this.log(`Revoked ${key.id} (${key.name}) at ${key.revokedAt}.`);
     return key;
   }

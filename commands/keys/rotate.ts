@@ -1,8 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { chalk } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
 import type { IssuedApiKey } from '../../src/services/api-keys/keys';
+import { contextForApiKey } from '../../src/cli/scope';
+import { rotateApiKey } from '../../src/services/api-keys/keys';
 
 export default class KeysRotate extends BaseCommand<typeof KeysRotate> {
   static override summary = 'Issue a successor key; the old one keeps working for the grace period.';
@@ -14,8 +15,8 @@ export default class KeysRotate extends BaseCommand<typeof KeysRotate> {
 
   async run(): Promise<IssuedApiKey> {
     const rt = await this.runtime();
-    const ctx = await services.scope().contextForApiKey(rt, this.args.id);
-    const key = await services.apiKeys().rotateApiKey(ctx, this.args.id, { graceHours: this.flags['grace-hours'] });
+    const ctx = await contextForApiKey(rt, this.args.id);
+    const key = await rotateApiKey(ctx, this.args.id, { graceHours: this.flags['grace-hours'] });
     this.log(`New key ${key.id} replaces ${this.args.id}; the old key stays active for ${this.flags['grace-hours']} h.`);
     this.log(`\n${chalk.bold('Secret key')} (shown once, store it now):\n${key.secretKey}`);
     return key;

@@ -1,11 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
 import { ValidationError } from '../../src/domain/errors';
 import type { ApiKey } from '../../src/services/api-keys/keys';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateApiKeyBody } from '../../src/api/api-keys/schemas';
+import { contextForApiKey } from '../../src/cli/scope';
+import { updateApiKey } from '../../src/services/api-keys/keys';
 
 export default class KeysUpdate extends BaseCommand<typeof KeysUpdate> {
   static override summary = 'Change the name, permissions or expiry of an active key.';
@@ -33,8 +34,8 @@ export default class KeysUpdate extends BaseCommand<typeof KeysUpdate> {
     }
     const input = validateWith(UpdateApiKeyBody, raw, { permissions: 'permission' });
     const rt = await this.runtime();
-    const ctx = await services.scope().contextForApiKey(rt, this.args.id);
-    const key = await services.apiKeys().updateApiKey(ctx, this.args.id, input);
+    const ctx = await contextForApiKey(rt, this.args.id);
+    const key = await updateApiKey(ctx, this.args.id, input);
     this.log(renderRecord({ id: key.id, name: key.name, status: key.status, permissions: key.permissions, expiresAt: key.expiresAt }));
     return key;
   }

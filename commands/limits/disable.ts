@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { partnerServices } from '../../src/cli/partners-services';
 import { platformCtx } from '../../src/cli/partners-flags';
 import type { Limit } from '../../src/services/limits/manage';
+import { disableLimit, ownerOfLimit } from '../../src/services/limits/manage';
 
 export default class LimitsDisable extends BaseCommand<typeof LimitsDisable> {
   static override summary = 'Disable a limit (of a merchant or a channel) by its id.';
@@ -15,8 +15,7 @@ export default class LimitsDisable extends BaseCommand<typeof LimitsDisable> {
     await this.confirm(this.flags.yes, `Disable limit ${this.args.id}?`);
     const rt = await this.runtime();
     const ctx = platformCtx(rt);
-    const limits = partnerServices.limits();
-    const limit = await limits.disableLimit(ctx, await limits.ownerOfLimit(ctx, this.args.id), this.args.id);
+    const limit = await disableLimit(ctx, await ownerOfLimit(ctx, this.args.id), this.args.id);
     this.log(`Limit ${limit.id} of ${limit.entityType} ${limit.entityId} is now ${limit.status}.`);
     return limit;
   }

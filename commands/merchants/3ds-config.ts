@@ -1,11 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { PutThreeDsConfigBody } from '../../src/api/organization/schemas';
 import type { MerchantThreeDsConfig } from '../../src/db/models';
 import { ValidationError } from '../../src/domain/errors';
+import { contextForMerchant } from '../../src/cli/organization-context';
+import { getThreeDsConfig, putThreeDsConfig } from '../../src/services/organization/merchants';
 
 export default class MerchantsThreeDsConfig extends BaseCommand<typeof MerchantsThreeDsConfig> {
   static override summary = 'Show the merchant\'s 3DS configuration, or replace it with --enable/--disable.';
@@ -36,10 +37,10 @@ export default class MerchantsThreeDsConfig extends BaseCommand<typeof Merchants
       throw ValidationError.field('--enable', 'or --disable is required to replace the configuration');
     }
     const rt = await this.runtime();
-    const ctx = await organization.context().contextForMerchant(rt, this.args.id);
+    const ctx = await contextForMerchant(rt, this.args.id);
     const config = input
-      ? (await organization.merchants().putThreeDsConfig(ctx, this.args.id, input)).threeDsConfig
-      : await organization.merchants().getThreeDsConfig(ctx, this.args.id);
+      ? (await putThreeDsConfig(ctx, this.args.id, input)).threeDsConfig
+      : await getThreeDsConfig(ctx, this.args.id);
     this.log(renderRecord({ ...config }));
     return config;
   }

@@ -1,9 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { PutCheckoutHostingBody } from '../../src/api/organization/schemas';
 import type { Merchant } from '../../src/services/organization/merchants';
+import { setCheckoutHosting } from '../../src/services/organization/merchants';
+import { contextForMerchant } from '../../src/cli/organization-context';
 
 export default class MerchantsCheckoutHosting extends BaseCommand<typeof MerchantsCheckoutHosting> {
   static override summary = 'Set who hosts the merchant\'s checkout: self_hosted or provider_hosted.';
@@ -16,7 +17,7 @@ export default class MerchantsCheckoutHosting extends BaseCommand<typeof Merchan
   async run(): Promise<Merchant> {
     const { checkoutHosting } = validateWith(PutCheckoutHostingBody, { checkoutHosting: this.args.value });
     const rt = await this.runtime();
-    const merchant = await organization.merchants().setCheckoutHosting(await organization.context().contextForMerchant(rt, this.args.id), this.args.id, checkoutHosting);
+    const merchant = await setCheckoutHosting(await contextForMerchant(rt, this.args.id), this.args.id, checkoutHosting);
     this.log(`Merchant ${merchant.name} (${merchant.id}): checkout ${merchant.checkoutHosting}.`);
     return merchant;
   }

@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { organization } from '../../src/cli/organization-services';
 import type { Merchant } from '../../src/services/organization/merchants';
+import { getMerchant } from '../../src/services/organization/merchants';
+import { contextForMerchant } from '../../src/cli/organization-context';
+import { merchantRecord } from '../../src/cli/organization-output';
 
 export default class MerchantsGet extends BaseCommand<typeof MerchantsGet> {
   static override summary = 'Show a merchant.';
@@ -10,8 +12,8 @@ export default class MerchantsGet extends BaseCommand<typeof MerchantsGet> {
 
   async run(): Promise<Merchant> {
     const rt = await this.runtime();
-    const merchant = await organization.merchants().getMerchant(await organization.context().contextForMerchant(rt, this.args.id), this.args.id);
-    this.log(organization.output().merchantRecord(merchant));
+    const merchant = await getMerchant(await contextForMerchant(rt, this.args.id), this.args.id);
+    this.log(merchantRecord(merchant));
     return merchant;
   }
 }

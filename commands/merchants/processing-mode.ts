@@ -1,9 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { PutProcessingModeBody } from '../../src/api/organization/schemas';
 import type { Merchant } from '../../src/services/organization/merchants';
+import { setProcessingMode } from '../../src/services/organization/merchants';
+import { contextForMerchant } from '../../src/cli/organization-context';
 
 export default class MerchantsProcessingMode extends BaseCommand<typeof MerchantsProcessingMode> {
   static override summary = 'Set the merchant\'s processing mode: principal or passthrough.';
@@ -16,7 +17,7 @@ export default class MerchantsProcessingMode extends BaseCommand<typeof Merchant
   async run(): Promise<Merchant> {
     const { processingMode } = validateWith(PutProcessingModeBody, { processingMode: this.args.value });
     const rt = await this.runtime();
-    const merchant = await organization.merchants().setProcessingMode(await organization.context().contextForMerchant(rt, this.args.id), this.args.id, processingMode);
+    const merchant = await setProcessingMode(await contextForMerchant(rt, this.args.id), this.args.id, processingMode);
     this.log(`Merchant ${merchant.name} (${merchant.id}): processing mode ${merchant.processingMode}.`);
     return merchant;
   }

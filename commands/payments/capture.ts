@@ -1,7 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { actContext, amountFlags, amountFrom, locatePayment, paymentServices, renderPayment } from '../../src/cli/payments-cli';
+import { actContext, amountFlags, amountFrom, locatePayment, renderPayment } from '../../src/cli/payments-cli';
 import type { Payment } from '../../src/services/payments/records';
+import { capturePayment, getPayment } from '../../src/services/payments/payments';
 
 export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture> {
   static override summary = 'Capture a requires_capture payment (manual capture): the whole authorized amount, or less.';
@@ -19,9 +20,9 @@ export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture>
     const rt = await this.runtime();
     const where = await locatePayment(rt, this.args.id);
     const ctx = actContext(rt, where);
-    const current = await paymentServices.payments().getPayment(ctx, where.id);
+    const current = await getPayment(ctx, where.id);
     const amount = amountFrom(this.flags, current.amount.currency);
-    const payment = await paymentServices.payments().capturePayment(ctx, where.id, { amount });
+    const payment = await capturePayment(ctx, where.id, { amount });
     this.log(renderPayment(payment));
     return payment;
   }

@@ -1,8 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { locatePayment, paymentServices, readContext, renderPayment } from '../../src/cli/payments-cli';
+import { locatePayment, readContext, renderPayment } from '../../src/cli/payments-cli';
 import { UnavailableError } from '../../src/domain/errors';
 import type { Payment } from '../../src/services/payments/records';
+import { getPayment } from '../../src/services/payments/payments';
 
 const POLL_MS = 200;
 
@@ -37,7 +38,7 @@ export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
     const rt = await this.runtime();
     const where = await locatePayment(rt, this.args.id, this.flags.tenant);
     const ctx = await readContext(rt, this.flags.tenant, where.livemode);
-    const read = () => paymentServices.payments().getPayment(ctx, where.id);
+    const read = () => getPayment(ctx, where.id);
     const payment = this.flags.wait ? await waitWhileProcessing(read, (this.flags.timeout ?? 30) * 1000) : await read();
     this.log(renderPayment(payment));
     return payment;

@@ -1,9 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { actContext, amountFlags, amountFrom, isSandboxProvider, locatePayment, paymentServices, renderRefund, runSandboxUntil } from '../../src/cli/payments-cli';
+import { actContext, amountFlags, amountFrom, isSandboxProvider, locatePayment, renderRefund, runSandboxUntil } from '../../src/cli/payments-cli';
 import { createRefundOnce } from '../../src/cli/payments-refund';
 import { ValidationError } from '../../src/domain/errors';
 import type { Refund } from '../../src/services/payments/records';
+import { getPayment } from '../../src/services/payments/payments';
+import { getRefund } from '../../src/services/payments/refunds';
 
 export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
   static override summary = 'Refund a captured payment, in whole (default) or in part.';
@@ -26,7 +28,7 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
     const rt = await this.runtime();
     const where = await locatePayment(rt, this.args.paymentId);
     const ctx = actContext(rt, where);
-    const payment = await paymentServices.payments().getPayment(ctx, where.id);
+    const payment = await getPayment(ctx, where.id);
     const amount = amountFrom(this.flags, payment.amount.currency);
     if (this.flags.reason !== undefined && (this.flags.reason.length < 1 || this.flags.reason.length > 500)) {
       throw ValidationError.field('--reason', 'must be 1 to 500 characters');
@@ -34,10 +36,9 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
     const body = { ...(amount ? { amount } : {}), ...(this.flags.reason !== undefined ? { reason: this.flags.reason } : {}) };
     const { refund: created, replayed } = await createRefundOnce(rt, ctx, where.id, body, this.flags['idempotency-key']);
     let refund = created;
-    const refunds = paymentServices.refunds();
     if (refund.status === 'pending' && this.flags['wait-seconds'] > 0 && (await isSandboxProvider(ctx, payment.providerIntegrationId))) {
-      await runSandboxUntil(rt, async () => (await refunds.getRefund(ctx, refund.id)).status !== 'pending', this.flags['wait-seconds'] * 1000);
-      refund = await refunds.getRefund(ctx, refund.id);
+      await runSandboxUntil(rt, async () => (await getRefund(ctx, refund.id)).status !== 'pending', this.flags['wait-seconds'] * 1000);
+      refund = await getRefund(ctx, refund.id);
     }
     if (replayed) this.log(`Idempotency key already used: the refund it created is shown.\n`);
     this.log(renderRefund(refund));

@@ -1,7 +1,9 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { namingFlags, paymentFields, paymentInput, renderDryRun, riskContext, riskScopeFlags, riskServices } from '../../src/cli/risk-cli';
+import { namingFlags, paymentFields, paymentInput, renderDryRun, riskContext, riskScopeFlags } from '../../src/cli/risk-cli';
 import type { RiskDryRun } from '../../src/services/risk/dry-run';
+import { operatorContext } from '../../src/runtime';
+import { dryRunRisk } from '../../src/services/risk/dry-run';
 
 export default class RiskEvaluate extends BaseCommand<typeof RiskEvaluate> {
   static override summary = 'Dry run: the risk engine\'s decision for a hypothetical payment (score, thresholds, matched rules, reason). Nothing is written.';
@@ -30,8 +32,8 @@ export default class RiskEvaluate extends BaseCommand<typeof RiskEvaluate> {
     // the engine names the subject's tenant in every query: the platform's view of the merchant is enough
     const ctx = this.flags.tenant !== undefined
       ? await riskContext(rt, this.flags.tenant, this.flags)
-      : riskServices.runtime().operatorContext(rt, { level: 'platform', tenantId: null, livemode: this.flags.live });
-    const run = await namingFlags(paymentFields(this.flags.merchant), () => riskServices.dryRun().dryRunRisk(ctx, input));
+      : operatorContext(rt, { level: 'platform', tenantId: null, livemode: this.flags.live });
+    const run = await namingFlags(paymentFields(this.flags.merchant), () => dryRunRisk(ctx, input));
     this.log(renderDryRun(run));
     return run;
   }

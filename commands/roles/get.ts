@@ -2,8 +2,9 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import type { Role } from '../../src/services/access/roles';
+import { contextForRole } from '../../src/cli/access-scope';
+import { getRole } from '../../src/services/access/roles';
 
 export default class RolesGet extends BaseCommand<typeof RolesGet> {
   static override summary = 'Show one role and its permission codes.';
@@ -13,8 +14,8 @@ export default class RolesGet extends BaseCommand<typeof RolesGet> {
 
   async run(): Promise<Role> {
     const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForRole(rt, this.args.id, this.flags);
-    const role = await accessServices.roles().getRole(ctx, this.args.id);
+    const ctx = await contextForRole(rt, this.args.id, this.flags);
+    const role = await getRole(ctx, this.args.id);
     this.log(renderRecord(role as unknown as Record<string, unknown>));
     return role;
   }

@@ -2,10 +2,11 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateRoleBody } from '../../src/api/access/schemas';
 import type { Role } from '../../src/services/access/roles';
+import { contextForRole } from '../../src/cli/access-scope';
+import { updateRole } from '../../src/services/access/roles';
 
 export default class RolesUpdate extends BaseCommand<typeof RolesUpdate> {
   static override summary = 'Update a role\'s name, description or permissions (replaces the list; applies to its users at once).';
@@ -20,13 +21,13 @@ export default class RolesUpdate extends BaseCommand<typeof RolesUpdate> {
 
   async run(): Promise<Role> {
     const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForRole(rt, this.args.id, this.flags);
+    const ctx = await contextForRole(rt, this.args.id, this.flags);
     const input = validateWith(
       UpdateRoleBody,
       { name: this.flags.name, description: this.flags.description, permissions: this.flags.permission },
       { permissions: 'permission' },
     );
-    const role = await accessServices.roles().updateRole(ctx, this.args.id, input);
+    const role = await updateRole(ctx, this.args.id, input);
     this.log(renderRecord(role as unknown as Record<string, unknown>));
     return role;
   }

@@ -1,7 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { renderRule, routingCtx, routingServices } from '../../src/cli/routing-cli';
+import { renderRule, routingCtx } from '../../src/cli/routing-cli';
 import type { RoutingRule } from '../../src/services/routing/rules';
+import { cloneRoutingRule } from '../../src/services/routing/rules';
 
 export default class RoutingRulesClone extends BaseCommand<typeof RoutingRulesClone> {
   static override summary = 'Clone any routing rule version into a new draft version of the same rule.';
@@ -10,7 +11,7 @@ export default class RoutingRulesClone extends BaseCommand<typeof RoutingRulesCl
 
   async run(): Promise<RoutingRule> {
     const rt = await this.runtime();
-    const rule = await routingServices.rules().cloneRoutingRule(routingCtx(rt), this.args.id);
+    const rule = await cloneRoutingRule(routingCtx(rt), this.args.id);
     this.log(renderRule(rule));
     return rule;
   }

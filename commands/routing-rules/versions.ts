@@ -1,9 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { renderRules, routingCtx, routingPageFooter, routingServices } from '../../src/cli/routing-cli';
+import { renderRules, routingCtx, routingPageFooter } from '../../src/cli/routing-cli';
 import type { Page } from '../../src/db/scoped';
 import type { RoutingRule } from '../../src/services/routing/rules';
+import { listRoutingRuleVersions } from '../../src/services/routing/rules';
 
 export default class RoutingRulesVersions extends BaseCommand<typeof RoutingRulesVersions> {
   static override summary = 'List every version of the rule of a version, newest first.';
@@ -13,7 +14,7 @@ export default class RoutingRulesVersions extends BaseCommand<typeof RoutingRule
 
   async run(): Promise<Page<RoutingRule>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => routingServices.rules().listRoutingRuleVersions(routingCtx(rt), this.args.id, { ...p, sortOrder: 'desc' }));
+    const page = await this.listAll((p) => listRoutingRuleVersions(routingCtx(rt), this.args.id, { ...p, sortOrder: 'desc' }));
     this.log(renderRules(page));
     this.log(routingPageFooter(page));
     return page;

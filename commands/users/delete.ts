@@ -2,8 +2,9 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { accessScopeFlags } from '../../src/cli/access-flags';
-import { accessServices } from '../../src/cli/access-services';
 import type { User } from '../../src/services/access/users';
+import { contextForUser } from '../../src/cli/access-scope';
+import { deleteUser } from '../../src/services/access/users';
 
 export default class UsersDelete extends BaseCommand<typeof UsersDelete> {
   static override summary = 'Delete a user (soft): its tokens stop working, its pending invitations are canceled.';
@@ -13,9 +14,9 @@ export default class UsersDelete extends BaseCommand<typeof UsersDelete> {
 
   async run(): Promise<User> {
     const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForUser(rt, this.args.id, this.flags);
+    const ctx = await contextForUser(rt, this.args.id, this.flags);
     await this.confirm(this.flags.yes, `Delete user ${this.args.id}?`);
-    const user = await accessServices.users().deleteUser(ctx, this.args.id);
+    const user = await deleteUser(ctx, this.args.id);
     this.log(`Deleted user ${user.id} (${user.email}).`);
     return user;
   }

@@ -3,8 +3,9 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord, statusColour } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import type { User } from '../../src/services/access/users';
+import { contextForUser } from '../../src/cli/access-scope';
+import { changeUserStatus } from '../../src/services/access/users';
 
 export default class UsersDisable extends BaseCommand<typeof UsersDisable> {
   static override summary = 'Disable an active user: its tokens stop working at once.';
@@ -15,8 +16,8 @@ export default class UsersDisable extends BaseCommand<typeof UsersDisable> {
   async run(): Promise<User> {
     await this.confirm(this.flags.yes, `Disable user ${this.args.id}? Its tokens stop working at once.`);
     const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForUser(rt, this.args.id, this.flags);
-    const user = await accessServices.users().changeUserStatus(ctx, this.args.id, 'disable');
+    const ctx = await contextForUser(rt, this.args.id, this.flags);
+    const user = await changeUserStatus(ctx, this.args.id, 'disable');
     this.log(renderRecord({ id: user.id, email: user.email, status: statusColour(user.status) }));
     return user;
   }

@@ -2,8 +2,9 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord, statusColour } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import type { User } from '../../src/services/access/users';
+import { contextForUser } from '../../src/cli/access-scope';
+import { changeUserStatus } from '../../src/services/access/users';
 
 export default class UsersEnable extends BaseCommand<typeof UsersEnable> {
   static override summary = 'Enable a disabled user.';
@@ -13,8 +14,8 @@ export default class UsersEnable extends BaseCommand<typeof UsersEnable> {
 
   async run(): Promise<User> {
     const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForUser(rt, this.args.id, this.flags);
-    const user = await accessServices.users().changeUserStatus(ctx, this.args.id, 'enable');
+    const ctx = await contextForUser(rt, this.args.id, this.flags);
+    const user = await changeUserStatus(ctx, this.args.id, 'enable');
     this.log(renderRecord({ id: user.id, email: user.email, status: statusColour(user.status) }));
     return user;
   }

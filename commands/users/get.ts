@@ -2,8 +2,9 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import type { User } from '../../src/services/access/users';
+import { contextForUser } from '../../src/cli/access-scope';
+import { getUser } from '../../src/services/access/users';
 
 export default class UsersGet extends BaseCommand<typeof UsersGet> {
   static override summary = 'Show one user with its roles.';
@@ -13,8 +14,8 @@ export default class UsersGet extends BaseCommand<typeof UsersGet> {
 
   async run(): Promise<User> {
     const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForUser(rt, this.args.id, this.flags);
-    const user = await accessServices.users().getUser(ctx, this.args.id);
+    const ctx = await contextForUser(rt, this.args.id, this.flags);
+    const user = await getUser(ctx, this.args.id);
     this.log(renderRecord(user as unknown as Record<string, unknown>));
     return user;
   }

@@ -2,8 +2,9 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { formatMoney } from '../../src/cli/balances-cli';
-import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalServices, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
+import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
 import type { Withdrawal } from '../../src/services/withdrawals';
+import { cancelWithdrawal, getWithdrawal } from '../../src/services/withdrawals';
 
 export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCancel> {
   static override summary = 'Cancel a pending withdrawal on the merchant\'s behalf (pending → canceled); the held amount and fee return to available.';
@@ -17,10 +18,9 @@ export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCan
     const rt = await this.runtime();
     const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
     const ctx = operatorFor(rt, where, this.flags.operator);
-    const service = withdrawalServices.withdrawals();
-    const current = await service.getWithdrawal(ctx, where.id);
+    const current = await getWithdrawal(ctx, where.id);
     await this.confirm(this.flags.yes, `Cancel withdrawal ${current.id} of ${formatMoney(current.amount)} (${current.status})?`);
-    const withdrawal = await service.cancelWithdrawal(ctx, where.id);
+    const withdrawal = await cancelWithdrawal(ctx, where.id);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { renderTable } from './output';
 import { sharedFlags } from './flags';
 import { NotFoundError, ValidationError } from '../domain/errors';
@@ -8,13 +7,8 @@ import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
 import type { Balance, BalanceTransaction } from '../services/ledger';
 import { formatMinor } from '../domain/money';
+import { tenantOrPlatformContext } from './scope';
 
-/** The ledger's services as the balances commands reach them: loaded on first use, so help and version stay fast. */
-export const balanceServices = {
-  ledger: () => lazy<typeof import('../services/ledger')>('../services/ledger'),
-  schemas: () => lazy<typeof import('../api/ledger/schemas')>('../api/ledger/schemas'),
-  scope: () => lazy<typeof import('./scope')>('./scope'),
-};
 
 export const balanceScopeFlags = {
   tenant: Flags.string({ description: 'Only this tenant\'s merchants (omit to see every tenant, as the platform)' }),
@@ -31,7 +25,7 @@ export async function balancesCtx(rt: Runtime, tenantId: string | undefined, liv
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tenantId)) throw ValidationError.field('--tenant', 'must be a tenant id (uuid)');
     if (!(await rt.db.models.Tenant.findOne({ where: { id: tenantId, deletedAt: null } }))) throw new NotFoundError('tenant', tenantId);
   }
-  return balanceServices.scope().tenantOrPlatformContext(rt, tenantId, live);
+  return tenantOrPlatformContext(rt, tenantId, live);
 }
 
 /** An amount in minor units written in its currency's major unit: 9835 EUR → "98.35 EUR", -5 JPY → "-5 JPY". */

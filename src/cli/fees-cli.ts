@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { renderRecord, renderTable, statusColour } from './output';
 import { sharedFlags } from './flags';
 import { ValidationError } from '../domain/errors';
@@ -9,23 +8,18 @@ import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
 import type { FeeAssignment, FeeSchedule } from '../services/fees/schedules';
 import type { FeeBreakdown } from '../services/fees/engine';
+import { platformContext } from './scope';
+import { operatorContext } from '../runtime';
 
-/** The fees area's services as commands reach them: loaded on first use, so help and version stay fast. */
-export const feeServices = {
-  fees: () => lazy<typeof import('../services/fees/schedules')>('../services/fees/schedules'),
-  engine: () => lazy<typeof import('../services/fees/engine')>('../services/fees/engine'),
-  scope: () => lazy<typeof import('./scope')>('./scope'),
-  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
-};
 
 /** The terminal acts with the platform's authority (as `partners` and `channels` do). */
 export function feesPlatformCtx(rt: Runtime): CallerContext {
-  return feeServices.scope().platformContext(rt);
+  return platformContext(rt);
 }
 
 /** A tenant's operator (fees have no mode: livemode is irrelevant to them). */
 export function feesTenantCtx(rt: Runtime, tenantId: string): CallerContext {
-  return feeServices.runtime().operatorContext(rt, { level: 'tenant', tenantId, livemode: false });
+  return operatorContext(rt, { level: 'tenant', tenantId, livemode: false });
 }
 
 export const feeListFlags = {

@@ -1,17 +1,10 @@
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
-import { services } from './services';
 import { renderRecord, renderTable, statusColour } from './output';
 import type { CallerContext } from '../domain/context';
 import type { Runtime } from '../runtime';
 import type { KybSubmission } from '../services/kyb/submissions';
+import { tenantOrPlatformContext } from './scope';
 
-/** The KYB services as the kyb commands reach them: loaded on first use. */
-export const kybServices = {
-  kyb: () => lazy<typeof import('../services/kyb/submissions')>('../services/kyb/submissions'),
-  documents: () => lazy<typeof import('../services/kyb/documents')>('../services/kyb/documents'),
-  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
-};
 
 export const kybFlags = {
   tenant: Flags.string({ description: 'Act as an operator of this tenant (default: the platform, which sees every tenant)' }),
@@ -22,7 +15,7 @@ export const kybFlags = {
  * KYB records have no mode, so the mode is the sandbox one.
  */
 export function reviewContext(rt: Runtime, tenantId: string | undefined): CallerContext {
-  return services.scope().tenantOrPlatformContext(rt, tenantId, false);
+  return tenantOrPlatformContext(rt, tenantId, false);
 }
 
 export function renderSubmission(s: KybSubmission): string {

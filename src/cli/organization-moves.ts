@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from './base-command';
 import { statusMoveCommand } from './status-move';
-import { organization } from './organization-services';
 import type { Merchant, StatusMove, LiveMove } from '../services/organization/merchants';
+import { changeLiveStatus, changeMerchantStatus } from '../services/organization/merchants';
+import { contextForMerchant } from './organization-context';
 
 const STATUS_SUMMARY: Record<StatusMove, string> = {
   activate: 'Activate a suspended or disabled merchant: its keys and users work again.',
@@ -14,7 +15,7 @@ const STATUS_SUMMARY: Record<StatusMove, string> = {
 export function merchantStatusCommand(move: StatusMove) {
   return statusMoveCommand({
     topic: 'merchants', noun: 'merchant', move, summary: STATUS_SUMMARY[move],
-    apply: async (rt, id) => organization.merchants().changeMerchantStatus(await organization.context().contextForMerchant(rt, id), id, move),
+    apply: async (rt, id) => changeMerchantStatus(await contextForMerchant(rt, id), id, move),
   });
 }
 
@@ -34,8 +35,8 @@ export function merchantLiveCommand(move: LiveMove) {
 
     async run(): Promise<Merchant> {
       const rt = await this.runtime();
-      const ctx = await organization.context().contextForMerchant(rt, this.args.id);
-      const merchant = await organization.merchants().changeLiveStatus(ctx, this.args.id, move);
+      const ctx = await contextForMerchant(rt, this.args.id);
+      const merchant = await changeLiveStatus(ctx, this.args.id, move);
       this.log(`Merchant ${merchant.name} (${merchant.id}): liveStatus ${merchant.liveStatus}.`);
       return merchant;
     }

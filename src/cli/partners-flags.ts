@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { sharedFlags } from './flags';
 import { pageFooter, renderRecord, renderTable, statusColour } from './output';
-import { partnerServices } from './partners-services';
 import { validateWith } from './validate';
 import { ValidationError } from '../domain/errors';
 import { CreateLimitBody } from '../api/limits/schemas';
@@ -10,13 +9,15 @@ import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
 import type { Limit, LimitOwner } from '../services/limits/manage';
 import type { PartnerAssignment } from '../services/partners';
+import { platformContext } from './scope';
+import { checkLimitInput } from '../services/limits/manage';
 
 /**
  * Shared pieces of the partners, channels and limits commands. The terminal acts with the platform's authority
  * (as `tenants` does); --tenant names the tenant a new record belongs to, or narrows a list.
  */
 export function platformCtx(rt: Runtime): CallerContext {
-  return partnerServices.scope().platformContext(rt);
+  return platformContext(rt);
 }
 
 export const listFlags = {
@@ -89,7 +90,7 @@ export async function limitInput(ask: Ask, flags: LimitFlagValues) {
     const errors = (error.errors ?? []).map((e) => ({ ...e, path: e.path.replace(/^--period\.(value|unit)/, '--period-$1') }));
     throw new ValidationError(`Invalid input: ${errors.map((i) => `${i.path} ${i.message}`).join('; ')}`, errors);
   }
-  partnerServices.limits().checkLimitInput(input, undefined, '--currency');
+  checkLimitInput(input, undefined, '--currency');
   return input;
 }
 

@@ -1,7 +1,7 @@
-import { partnerServices } from './partners-services';
 import { platformCtx } from './partners-flags';
 import { statusMoveCommand } from './status-move';
 import type { PartnerMove } from '../services/partners';
+import { changePartnerStatus } from '../services/partners';
 
 const SUMMARY: Record<PartnerMove, string> = {
   activate: 'Activate a suspended or disabled partner.',
@@ -13,6 +13,6 @@ const SUMMARY: Record<PartnerMove, string> = {
 export function partnerStatusCommand(move: PartnerMove) {
   return statusMoveCommand({
     topic: 'partners', noun: 'partner', move, summary: SUMMARY[move],
-    apply: (rt, id) => partnerServices.partners().changePartnerStatus(platformCtx(rt), id, move),
+    apply: (rt, id) => changePartnerStatus(platformCtx(rt), id, move),
   });
 }

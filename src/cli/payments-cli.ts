@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { chalk, colourEnabled, renderRecord, renderTable } from './output';
 import { formatMoney } from './balances-cli';
 import { minorUnits } from '../domain/money';
@@ -8,20 +7,10 @@ import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
 import type { Payment, Refund } from '../services/payments/records';
+import { tenantContext, tenantOrPlatformContext } from './scope';
+import { runDueSandboxOperations } from '../jobs/sandbox-acquirer';
+import { getProvider } from '../services/processing/providers';
 
-/** The payment path's services as the payments, refunds and events commands reach them: loaded on first use. */
-export const paymentServices = {
-  payments: () => lazy<typeof import('../services/payments/payments')>('../services/payments/payments'),
-  refunds: () => lazy<typeof import('../services/payments/refunds')>('../services/payments/refunds'),
-  providers: () => lazy<typeof import('../services/processing/providers')>('../services/processing/providers'),
-  sessions: () => lazy<typeof import('../services/checkout')>('../services/checkout'),
-  complete: () => lazy<typeof import('../services/payments/checkout-complete')>('../services/payments/checkout-complete'),
-  acquirer: () => lazy<typeof import('../jobs/sandbox-acquirer')>('../jobs/sandbox-acquirer'),
-  idempotency: () => lazy<typeof import('../services/idempotency')>('../services/idempotency'),
-  schemas: () => lazy<typeof import('../api/payments/schemas')>('../api/payments/schemas'),
-  scope: () => lazy<typeof import('./scope')>('./scope'),
-  trigger: () => lazy<typeof import('./payments-trigger')>('./payments-trigger'),
-};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -92,12 +81,12 @@ export async function readContext(rt: Runtime, tenantId: string | undefined, liv
     requireId(tenantId, 'tenant', '--tenant');
     if (!(await rt.db.models.Tenant.findOne({ where: { id: tenantId } }))) throw new NotFoundError('tenant', tenantId);
   }
-  return paymentServices.scope().tenantOrPlatformContext(rt, tenantId, livemode);
+  return tenantOrPlatformContext(rt, tenantId, livemode);
 }
 
 /** Changes act at the tenant level of the record, in its mode, as the tenant's operator. */
 export function actContext(rt: Runtime, where: Located): CallerContext {
-  return paymentServices.scope().tenantContext(rt, where.tenantId, where.livemode);
+  return tenantContext(rt, where.tenantId, where.livemode);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -111,7 +100,7 @@ export async function runSandboxUntil(rt: Runtime, done: () => Promise<boolean>,
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await done()) return true;
-    const delivered = await paymentServices.acquirer().runDueSandboxOperations(rt);
+    const delivered = await runDueSandboxOperations(rt);
     if (delivered > 0 && (await done())) return true;
     if (Date.now() >= deadline) return false;
     if (delivered === 0) await sleep(50);
@@ -121,7 +110,7 @@ export async function runSandboxUntil(rt: Runtime, done: () => Promise<boolean>,
 /** Whether a payment's provider is one of the in-process sandbox connectors (whose answers the CLI runs). */
 export async function isSandboxProvider(ctx: CallerContext, providerIntegrationId: string | null | undefined): Promise<boolean> {
   if (!providerIntegrationId) return false;
-  const provider = await paymentServices.providers().getProvider(ctx, providerIntegrationId);
+  const provider = await getProvider(ctx, providerIntegrationId);
   return provider.code.startsWith('sandbox-');
 }
 

@@ -3,7 +3,10 @@ import type { CallerContext } from '../domain/context';
 import type { Runtime } from '../runtime';
 import type { Refund } from '../services/payments/records';
 import type { CreateRefundInput } from '../services/payments/refunds';
-import { paymentServices } from './payments-cli';
+import { createRefund, getRefund } from '../services/payments/refunds';
+import {
+  bodyFingerprint, claimIdempotencyKey, completeIdempotencyKey, idempotencyScope, releaseIdempotencyKey, renewWhileRunning, reused,
+} from '../services/idempotency';
 
 /**
  * Creates a refund as POST /v1/payments/{id}/refunds does, with the API's Idempotency-Key rule when a key is given:
@@ -18,32 +21,30 @@ export async function createRefundOnce(
   body: CreateRefundInput,
   key: string | undefined,
 ): Promise<{ refund: Refund; replayed: boolean }> {
-  const refunds = paymentServices.refunds();
-  if (key === undefined) return { refund: await refunds.createRefund(ctx, paymentId, body), replayed: false };
+  if (key === undefined) return { refund: await createRefund(ctx, paymentId, body), replayed: false };
   if (key.length < 1 || key.length > 128) throw ValidationError.field('--idempotency-key', 'must be 1 to 128 characters', 'INVALID_IDEMPOTENCY_KEY');
-  const idem = paymentServices.idempotency();
   const request = {
-    scope: idem.idempotencyScope(ctx),
+    scope: idempotencyScope(ctx),
     key,
     method: 'POST',
     path: `/v1/payments/${paymentId}/refunds`,
-    body: idem.bodyFingerprint(ctx.sealer, body),
+    body: bodyFingerprint(ctx.sealer, body),
   };
-  const claim = await idem.claimIdempotencyKey(rt.db, rt.clock, request);
+  const claim = await claimIdempotencyKey(rt.db, rt.clock, request);
   if (claim.kind === 'replay') {
-    if (!claim.sameRequest) throw idem.reused();
+    if (!claim.sameRequest) throw reused();
     const stored = JSON.parse(ctx.sealer.open((claim.body as { sealed: string }).sealed)) as { data: Refund };
-    return { refund: await refunds.getRefund(ctx, stored.data.id), replayed: true };
+    return { refund: await getRefund(ctx, stored.data.id), replayed: true };
   }
-  const stopRenewing = idem.renewWhileRunning(rt.db, rt.clock, claim);
+  const stopRenewing = renewWhileRunning(rt.db, rt.clock, claim);
   try {
-    const refund = await refunds.createRefund(ctx, paymentId, body, key);
+    const refund = await createRefund(ctx, paymentId, body, key);
     await rt.db.transaction((transaction) =>
-      idem.completeIdempotencyKey(rt.db, rt.clock, claim, 201, { sealed: ctx.sealer.seal(JSON.stringify({ data: refund })) }, transaction),
+      completeIdempotencyKey(rt.db, rt.clock, claim, 201, { sealed: ctx.sealer.seal(JSON.stringify({ data: refund })) }, transaction),
     );
     return { refund, replayed: false };
   } catch (error) {
-    await idem.releaseIdempotencyKey(rt.db, claim).catch(() => undefined);
+    await releaseIdempotencyKey(rt.db, claim).catch(() => undefined);
     throw error;
   } finally {
     stopRenewing();

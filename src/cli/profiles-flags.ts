@@ -1,10 +1,10 @@
 import { Flags } from '@oclif/core';
 import { ValidationError } from '../domain/errors';
 import { renderRecord } from './output';
-import { profileServices } from './profiles-services';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import type { IntegrationProfile } from '../services/profiles';
+import { platformContext } from './scope';
 
 // Shared pieces of the `integration-profiles` commands. The terminal acts with the platform's authority (as
 // `tenants` and `partners` do): a profile belongs to its merchant's tenant.
@@ -13,7 +13,7 @@ export const PROFILE_MODES = ['checkout', 'api', 'hosted_page'];
 export const PROFILE_STATUSES = ['enabled', 'disabled'];
 
 export function platformCtx(rt: Runtime): CallerContext {
-  return profileServices.scope().platformContext(rt);
+  return platformContext(rt);
 }
 
 /** The fields create and update share. */

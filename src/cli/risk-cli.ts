@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { Flags } from '@oclif/core';
 import type { z } from 'zod';
-import { lazy } from './base-command';
 import { chalk, colourEnabled, renderRecord, renderTable } from './output';
 import { sharedFlags } from './flags';
 import { readJsonFlag } from './routing-cli';
@@ -16,18 +15,10 @@ import type { AntifraudPlan } from '../services/risk/plans';
 import type { ListEntry, ListGroup } from '../services/risk/lists';
 import type { RiskConfiguration } from '../services/risk/configuration';
 import type { RiskDryRun } from '../services/risk/dry-run';
+import { operatorContext } from '../runtime';
+import { issuesOf } from '../http/validation';
+import { RiskPaymentInput } from '../services/risk/dry-run';
 
-/** The risk area's services as the `payplane risk …` commands reach them: loaded on first use, so help and version stay fast. */
-export const riskServices = {
-  rules: () => lazy<typeof import('../services/risk/rules')>('../services/risk/rules'),
-  plans: () => lazy<typeof import('../services/risk/plans')>('../services/risk/plans'),
-  lists: () => lazy<typeof import('../services/risk/lists')>('../services/risk/lists'),
-  configuration: () => lazy<typeof import('../services/risk/configuration')>('../services/risk/configuration'),
-  dryRun: () => lazy<typeof import('../services/risk/dry-run')>('../services/risk/dry-run'),
-  schemas: () => lazy<typeof import('../api/risk/schemas')>('../api/risk/schemas'),
-  issues: () => lazy<typeof import('../http/validation')>('../http/validation'),
-  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
-};
 
 // ------------------------------------------------------------------------------------------------ who acts, where
 
@@ -52,7 +43,7 @@ export async function riskContext(rt: Runtime, tenantId: string, flags: { live?:
   requireId(tenantId, 'tenant', '--tenant');
   const operator = operatorName(flags.operator);
   if (!(await rt.db.models.Tenant.findOne({ where: { id: tenantId }, attributes: ['id'] }))) throw new NotFoundError('tenant', tenantId);
-  return riskServices.runtime().operatorContext(rt, { level: 'tenant', tenantId, livemode: flags.live ?? false, operator });
+  return operatorContext(rt, { level: 'tenant', tenantId, livemode: flags.live ?? false, operator });
 }
 
 // ------------------------------------------------------------------------------------------------ input
@@ -103,7 +94,7 @@ export function validateRisk<S extends z.ZodType>(schema: S, value: Record<strin
   const present = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
   const parsed = schema.safeParse(present);
   if (parsed.success) return parsed.data;
-  const issues = riskServices.issues().issuesOf('', parsed.error);
+  const issues = issuesOf('', parsed.error);
   throw renamed(new ValidationError('Invalid input.', issues), fields);
 }
 
@@ -343,7 +334,7 @@ export function paymentInput(value: string, merchant: string | undefined): impor
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw ValidationError.field('--payment-json', 'must be a JSON object (a payment)');
   const input = { ...(parsed as Record<string, unknown>), ...(merchant !== undefined ? { merchantId: merchant } : {}) };
   try {
-    return validateRisk(riskServices.dryRun().RiskPaymentInput, input, paymentFields(merchant));
+    return validateRisk(RiskPaymentInput, input, paymentFields(merchant));
   } catch (error) {
     if (error instanceof ValidationError && !error.hint && error.errors?.some((i) => i.path === '--payment-json.merchantId')) {
       throw new ValidationError(error.detail, error.errors, error.code, { hint: 'Give the payment a merchantId, or pass --merchant.' });

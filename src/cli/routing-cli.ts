@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { renderRecord, renderTable, statusColour } from './output';
 import { sharedFlags } from './flags';
 import { ValidationError } from '../domain/errors';
@@ -9,18 +8,12 @@ import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
 import type { RoutingRule } from '../services/routing/rules';
 import type { RoutingDecision } from '../services/routing/decide';
+import { operatorContext } from '../runtime';
 
-/** The routing area's services as commands reach them: loaded on first use, so help and version stay fast. */
-export const routingServices = {
-  rules: () => lazy<typeof import('../services/routing/rules')>('../services/routing/rules'),
-  engine: () => lazy<typeof import('../services/routing/decide')>('../services/routing/decide'),
-  usage: () => lazy<typeof import('../services/limits/usage')>('../services/limits/usage'),
-  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
-};
 
 /** The terminal acts with the platform's authority (rules are tenant configuration without a mode). */
 export function routingCtx(rt: Runtime, livemode = false): CallerContext {
-  return routingServices.runtime().operatorContext(rt, { level: 'platform', tenantId: null, livemode });
+  return operatorContext(rt, { level: 'platform', tenantId: null, livemode });
 }
 
 export const routingListFlags = {

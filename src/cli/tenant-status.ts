@@ -1,5 +1,6 @@
-import { services } from './services';
 import { statusMoveCommand, type StatusMove } from './status-move';
+import { changeTenantStatus } from '../services/tenants/tenants';
+import { platformContext } from './scope';
 
 const SUMMARY: Record<StatusMove, string> = {
   activate: 'Activate a suspended or disabled tenant.',
@@ -11,6 +12,6 @@ const SUMMARY: Record<StatusMove, string> = {
 export function tenantStatusCommand(move: StatusMove) {
   return statusMoveCommand({
     topic: 'tenants', noun: 'tenant', move, summary: SUMMARY[move],
-    apply: (rt, id) => services.tenants().changeTenantStatus(services.scope().platformContext(rt), id, move),
+    apply: (rt, id) => changeTenantStatus(platformContext(rt), id, move),
   });
 }

@@ -2,9 +2,8 @@ import { Flags } from '@oclif/core';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import { NotFoundError, ValidationError } from '../domain/errors';
-import { services } from './services';
-
-const isUuid = (value: string) => services.scoped().isUuid(value);
+import { isUuid } from '../db/scoped';
+import { operatorContext } from '../runtime';
 
 /** Where endpoints are listed or created: a tenant's, one of its merchants', or the platform's own. */
 export const endpointScopeFlags = {
@@ -31,7 +30,6 @@ export function requireUuid(value: string, path: string): string {
  * --merchant (merchant level). The tenant and merchant must exist.
  */
 export async function endpointScopeContext(rt: Runtime, flags: EndpointScopeValues): Promise<CallerContext> {
-  const { operatorContext } = services.runtime();
   if (flags.platform) return operatorContext(rt, { level: 'platform', tenantId: null, livemode: flags.live });
   if (!flags.tenant) {
     throw new ValidationError('Missing --tenant.', [{ path: '--tenant', message: 'is required (or --platform for platform endpoints)' }], 'MISSING_FLAG', {
@@ -55,7 +53,6 @@ export async function endpointScopeContext(rt: Runtime, flags: EndpointScopeValu
 export async function contextForEndpoint(rt: Runtime, id: string): Promise<CallerContext> {
   const row = isUuid(id) ? await rt.db.models.WebhookEndpoint.findOne({ where: { id, deletedAt: null } }) : null;
   if (!row) throw new NotFoundError('webhook endpoint', id);
-  const { operatorContext } = services.runtime();
   return operatorContext(rt, {
     level: row.get('level') as CallerContext['level'],
     tenantId: row.get('tenantId') as string | null,
@@ -68,7 +65,6 @@ export async function contextForEndpoint(rt: Runtime, id: string): Promise<Calle
 export async function contextForDelivery(rt: Runtime, id: string): Promise<CallerContext> {
   const row = isUuid(id) ? await rt.db.models.WebhookDelivery.findOne({ where: { id, deletedAt: null } }) : null;
   if (!row) throw new NotFoundError('webhook delivery', id);
-  const { operatorContext } = services.runtime();
   return operatorContext(rt, { level: 'platform', tenantId: null, livemode: row.get('livemode') as boolean });
 }
 

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { sharedFlags } from './flags';
 import { renderRecord, renderTable, statusColour } from './output';
 import { readContext } from './payments-cli';
@@ -7,13 +6,8 @@ import { ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import type { WithdrawalMethod, WithdrawalMethodTypeRecord } from '../services/withdrawal-methods/methods';
+import { getWithdrawalMethod } from '../services/withdrawal-methods/methods';
 
-/** The withdrawal-method services as the commands reach them: loaded on first use, so help and version stay fast. */
-export const withdrawalMethodServices = {
-  methods: () => lazy<typeof import('../services/withdrawal-methods/methods')>('../services/withdrawal-methods/methods'),
-  types: () => lazy<typeof import('../services/withdrawal-methods/types')>('../services/withdrawal-methods/types'),
-  schemas: () => lazy<typeof import('../api/withdrawal-methods/schemas')>('../api/withdrawal-methods/schemas'),
-};
 
 /** --tenant (required) and --live: the records of one tenant in one mode. */
 export const methodScopeFlags = {
@@ -43,7 +37,7 @@ export async function confirmedContext(
   confirm: (question: string) => Promise<void>,
 ): Promise<CallerContext> {
   const ctx = await methodsCtx(rt, flags);
-  const m = await withdrawalMethodServices.methods().getWithdrawalMethod(ctx, id);
+  const m = await getWithdrawalMethod(ctx, id);
   await confirm(`${verb} withdrawal method "${m.label}" (${m.methodType}, ${m.status}) of merchant ${m.merchantId}?`);
   return ctx;
 }

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { chalk, colourEnabled, renderRecord, renderTable } from './output';
 import { formatMoney } from './balances-cli';
 import { readContext, requireId, type Located } from './payments-cli';
@@ -7,15 +6,11 @@ import { NotFoundError, ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import type { Withdrawal } from '../services/withdrawals';
-
-/** The withdrawal services as the withdrawals commands reach them: loaded on first use, so help and version stay fast. */
-export const withdrawalServices = {
-  withdrawals: () => lazy<typeof import('../services/withdrawals')>('../services/withdrawals'),
-  schemas: () => lazy<typeof import('../api/withdrawals/schemas')>('../api/withdrawals/schemas'),
-  types: () => lazy<typeof import('../services/withdrawal-methods/types')>('../services/withdrawal-methods/types'),
-  merchants: () => lazy<typeof import('../services/organization/merchants')>('../services/organization/merchants'),
-  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
-};
+import { operatorContext } from '../runtime';
+import { claimExecution, completeWithdrawal, failWithdrawal } from '../services/withdrawals';
+import { validateWith } from './validate';
+import { CompleteWithdrawalBody, FailWithdrawalBody } from '../api/withdrawals/schemas';
+import { methodTypeOf } from '../services/withdrawal-methods/types';
 
 /** --operator: who acts, on every withdrawals command. */
 export const operatorFlags = {
@@ -57,7 +52,7 @@ export async function locateWithdrawal(rt: Runtime, id: string, tenantId?: strin
 
 /** The named operator (its platform user) acting at the tenant level of `where`, in its mode. */
 export function operatorFor(rt: Runtime, where: { tenantId: string; livemode: boolean }, operator: string | undefined): CallerContext {
-  return withdrawalServices.runtime().operatorContext(rt, { level: 'tenant', tenantId: where.tenantId, livemode: where.livemode, operator: operatorName(operator) });
+  return operatorContext(rt, { level: 'tenant', tenantId: where.tenantId, livemode: where.livemode, operator: operatorName(operator) });
 }
 
 /** The operator of --tenant (404 when there is no such tenant) in sandbox mode, or live with --live. */
@@ -67,7 +62,7 @@ export async function tenantOperator(rt: Runtime, tenantId: string, livemode: bo
 }
 
 /** Starts the execution when approved, or continues this operator's own; 409 for anyone else's (the service's rule). */
-export const claimExecution = (ctx: CallerContext, id: string): Promise<Withdrawal> => withdrawalServices.withdrawals().claimExecution(ctx, id);
+export { claimExecution };
 
 /** How an execution ended, as the operator reports it. */
 export type ExecutionOutcome =
@@ -79,30 +74,27 @@ export type ExecutionOutcome =
  * issues naming the flags: call it before starting an execution, so a refused input changes nothing.
  */
 export function checkedOutcome(outcome: ExecutionOutcome): ExecutionOutcome {
-  const { validateWith } = lazy<typeof import('./validate')>('./validate');
-  const schemas = withdrawalServices.schemas();
   const names = { providerReference: 'reference' };
   if (outcome.outcome === 'complete') {
-    const body = validateWith(schemas.CompleteWithdrawalBody, { providerReference: outcome.providerReference, comment: outcome.comment }, names);
+    const body = validateWith(CompleteWithdrawalBody, { providerReference: outcome.providerReference, comment: outcome.comment }, names);
     return { outcome: 'complete', providerReference: body.providerReference!, comment: body.comment };
   }
-  const body = validateWith(schemas.FailWithdrawalBody, { comment: outcome.comment, providerReference: outcome.providerReference }, names);
+  const body = validateWith(FailWithdrawalBody, { comment: outcome.comment, providerReference: outcome.providerReference }, names);
   return { outcome: 'fail', comment: body.comment, providerReference: body.providerReference };
 }
 
 /** Records the outcome on an executing withdrawal: completed (paid out) or failed (funds back to available). */
 export function applyOutcome(ctx: CallerContext, id: string, outcome: ExecutionOutcome): Promise<Withdrawal> {
-  const service = withdrawalServices.withdrawals();
   return outcome.outcome === 'complete'
-    ? service.completeWithdrawal(ctx, id, { providerReference: outcome.providerReference, comment: outcome.comment })
-    : service.failWithdrawal(ctx, id, { comment: outcome.comment, providerReference: outcome.providerReference });
+    ? completeWithdrawal(ctx, id, { providerReference: outcome.providerReference, comment: outcome.comment })
+    : failWithdrawal(ctx, id, { comment: outcome.comment, providerReference: outcome.providerReference });
 }
 
 /** A prompt's check of one answer against the API body's field: true, or the message to show. */
 function answerCheck(body: 'CompleteWithdrawalBody' | 'FailWithdrawalBody', field: 'providerReference' | 'comment', optional = false) {
   return (value: string): true | string => {
     if (optional && value.trim() === '') return true;
-    const parsed = withdrawalServices.schemas()[body].safeParse({ [field]: value });
+    const parsed = { CompleteWithdrawalBody, FailWithdrawalBody }[body].safeParse({ [field]: value });
     if (parsed.success) return true;
     return parsed.error.issues.find((i) => i.path[0] === field)?.message ?? 'is not valid';
   };
@@ -150,11 +142,11 @@ function withdrawalStatusColour(status: string): string {
 
 /** The label of a detail key in the method-type catalog (the key itself for an unknown type or key). */
 function detailLabel(type: string, key: string): string {
-  return withdrawalServices.types().methodTypeOf(type)?.details.find((d) => d.key === key)?.label ?? key;
+  return methodTypeOf(type)?.details.find((d) => d.key === key)?.label ?? key;
 }
 
 function typeName(type: string): string {
-  return withdrawalServices.types().methodTypeOf(type)?.name ?? type;
+  return methodTypeOf(type)?.name ?? type;
 }
 
 /** A destination on one line, as every read shows it (masked): `Bank account (IBAN): IBAN ••••3000, Account holder name Jane`. */

@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
+import { kybFlags, reviewContext } from '../../../src/cli/kyb-cli';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
+import { approveSubmission } from '../../../src/services/kyb/submissions';
 
 export default class KybReviewApprove extends BaseCommand<typeof KybReviewApprove> {
   static override summary = 'Approve a submitted KYB submission (every document judged, at least one accepted).';
@@ -11,7 +12,7 @@ export default class KybReviewApprove extends BaseCommand<typeof KybReviewApprov
 
   async run(): Promise<KybSubmission> {
     const rt = await this.runtime();
-    const submission = await kybServices.kyb().approveSubmission(reviewContext(rt, this.flags.tenant), this.args.id, { comment: this.flags.comment });
+    const submission = await approveSubmission(reviewContext(rt, this.flags.tenant), this.args.id, { comment: this.flags.comment });
     this.log(`KYB submission ${submission.id} is now ${submission.status}.`);
     return submission;
   }

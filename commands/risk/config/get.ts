@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../../src/cli/base-command';
-import { renderRiskConfiguration, riskContext, riskTenantFlags, riskServices } from '../../../src/cli/risk-cli';
+import { renderRiskConfiguration, riskContext, riskTenantFlags } from '../../../src/cli/risk-cli';
 import type { RiskConfiguration } from '../../../src/services/risk/configuration';
+import { getRiskConfiguration } from '../../../src/services/risk/configuration';
 
 export default class RiskConfigGet extends BaseCommand<typeof RiskConfigGet> {
   static override summary = 'Show a tenant\'s risk configuration (score thresholds and enforcement; the defaults when it set none).';
@@ -11,7 +12,7 @@ export default class RiskConfigGet extends BaseCommand<typeof RiskConfigGet> {
   async run(): Promise<RiskConfiguration> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const configuration = await riskServices.configuration().getRiskConfiguration(ctx);
+    const configuration = await getRiskConfiguration(ctx);
     this.log(renderRiskConfiguration(configuration));
     return configuration;
   }

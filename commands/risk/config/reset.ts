@@ -1,7 +1,8 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { renderRiskConfiguration, riskContext, riskTenantFlags, riskServices } from '../../../src/cli/risk-cli';
+import { renderRiskConfiguration, riskContext, riskTenantFlags } from '../../../src/cli/risk-cli';
 import type { RiskConfiguration } from '../../../src/services/risk/configuration';
+import { resetRiskConfiguration } from '../../../src/services/risk/configuration';
 
 export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset> {
   static override summary = 'Reset a tenant\'s risk configuration to the defaults (challenge 50, review none, decline 100, enforce).';
@@ -12,7 +13,7 @@ export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset>
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirm(this.flags.yes, `Reset the risk configuration of tenant ${tenantId} to the defaults?`);
     const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const configuration = await riskServices.configuration().resetRiskConfiguration(ctx);
+    const configuration = await resetRiskConfiguration(ctx);
     this.log(renderRiskConfiguration(configuration));
     return configuration;
   }

@@ -1,7 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { renderAntifraudPlan, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
+import { renderAntifraudPlan, riskContext, riskScopeFlags } from '../../../src/cli/risk-cli';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
+import { getAntifraudPlan } from '../../../src/services/risk/plans';
 
 export default class RiskPlansGet extends BaseCommand<typeof RiskPlansGet> {
   static override summary = 'Show one antifraud plan: its rules, thresholds, merchant and status.';
@@ -12,7 +13,7 @@ export default class RiskPlansGet extends BaseCommand<typeof RiskPlansGet> {
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const plan = await riskServices.plans().getAntifraudPlan(ctx, this.args.id);
+    const plan = await getAntifraudPlan(ctx, this.args.id);
     this.log(renderAntifraudPlan(plan));
     return plan;
   }

@@ -3,8 +3,9 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { accessScopeFlags } from '../../../src/cli/access-flags';
 import { renderRecord } from '../../../src/cli/output';
-import { accessServices } from '../../../src/cli/access-services';
 import type { Invitation } from '../../../src/services/access/invitations';
+import { contextForInvitation } from '../../../src/cli/access-scope';
+import { cancelInvitation } from '../../../src/services/access/invitations';
 
 export default class InvitationsCancel extends BaseCommand<typeof InvitationsCancel> {
   static override summary = 'Cancel a pending invitation (exit 5 otherwise).';
@@ -15,8 +16,8 @@ export default class InvitationsCancel extends BaseCommand<typeof InvitationsCan
   async run(): Promise<Invitation> {
     await this.confirm(this.flags.yes, `Cancel invitation ${this.args.id}?`);
     const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForInvitation(rt, this.args.id, this.flags);
-    const invitation = await accessServices.invitations().cancelInvitation(ctx, this.args.id);
+    const ctx = await contextForInvitation(rt, this.args.id, this.flags);
+    const invitation = await cancelInvitation(ctx, this.args.id);
     this.log(renderRecord({ id: invitation.id, email: invitation.email, status: invitation.status }));
     return invitation;
   }

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord, renderTable } from '../../../src/cli/output';
-import { services } from '../../../src/cli/services';
 import { contextForDelivery, modeName } from '../../../src/cli/webhook-flags';
 import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries';
+import { getDelivery } from '../../../src/services/webhooks/deliveries';
 
 export default class WebhooksDeliveriesGet extends BaseCommand<typeof WebhooksDeliveriesGet> {
   static override summary = 'Show one delivery record with its attempts.';
@@ -13,7 +13,7 @@ export default class WebhooksDeliveriesGet extends BaseCommand<typeof WebhooksDe
   async run(): Promise<WebhookDelivery> {
     const rt = await this.runtime();
     const ctx = await contextForDelivery(rt, this.args.id);
-    const delivery = await services.webhookDeliveries().getDelivery(ctx, this.args.id);
+    const delivery = await getDelivery(ctx, this.args.id);
     const { attempts = [], livemode, ...record } = delivery;
     this.log(renderRecord({ ...record, mode: modeName(livemode) }));
     if (attempts.length) {

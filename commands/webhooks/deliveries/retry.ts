@@ -1,8 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { services } from '../../../src/cli/services';
 import { contextForDelivery } from '../../../src/cli/webhook-flags';
 import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries';
+import { retryDelivery } from '../../../src/services/webhooks/deliveries';
 
 export default class WebhooksDeliveriesRetry extends BaseCommand<typeof WebhooksDeliveriesRetry> {
   static override summary = 'Put one failed delivery back in the queue for one more attempt, due now.';
@@ -13,7 +13,7 @@ export default class WebhooksDeliveriesRetry extends BaseCommand<typeof Webhooks
   async run(): Promise<WebhookDelivery> {
     const rt = await this.runtime();
     const ctx = await contextForDelivery(rt, this.args.id);
-    const delivery = await services.webhookDeliveries().retryDelivery(ctx, this.args.id);
+    const delivery = await retryDelivery(ctx, this.args.id);
     this.log(`Requeued ${delivery.id} (${delivery.eventType}); next attempt due ${delivery.nextAttemptAt}.`);
     return delivery;
   }

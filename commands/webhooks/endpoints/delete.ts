@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { services } from '../../../src/cli/services';
 import { contextForEndpoint } from '../../../src/cli/webhook-flags';
 import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
+import { deleteEndpoint } from '../../../src/services/webhooks/endpoints';
 
 export default class WebhooksEndpointsDelete extends BaseCommand<typeof WebhooksEndpointsDelete> {
   static override summary = 'Delete a webhook endpoint; its pending deliveries are canceled.';
@@ -15,7 +15,7 @@ export default class WebhooksEndpointsDelete extends BaseCommand<typeof Webhooks
     await this.confirm(this.flags.yes, `Delete webhook endpoint ${this.args.id}? Its pending deliveries are canceled.`);
     const rt = await this.runtime();
     const ctx = await contextForEndpoint(rt, this.args.id);
-    const endpoint = await services.webhookEndpoints().deleteEndpoint(ctx, this.args.id);
+    const endpoint = await deleteEndpoint(ctx, this.args.id);
     this.log(`Deleted ${endpoint.id} (${endpoint.url}) at ${endpoint.deletedAt}.`);
     return endpoint;
   }

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord } from '../../../src/cli/output';
-import { services } from '../../../src/cli/services';
 import { contextForEndpoint } from '../../../src/cli/webhook-flags';
 import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
+import { getEndpoint } from '../../../src/services/webhooks/endpoints';
 
 export default class WebhooksEndpointsGet extends BaseCommand<typeof WebhooksEndpointsGet> {
   static override summary = 'Show one webhook endpoint (never its secret).';
@@ -13,7 +13,7 @@ export default class WebhooksEndpointsGet extends BaseCommand<typeof WebhooksEnd
   async run(): Promise<WebhookEndpoint> {
     const rt = await this.runtime();
     const ctx = await contextForEndpoint(rt, this.args.id);
-    const endpoint = await services.webhookEndpoints().getEndpoint(ctx, this.args.id);
+    const endpoint = await getEndpoint(ctx, this.args.id);
     this.log(renderRecord({ ...endpoint }));
     return endpoint;
   }

@@ -1,9 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { chalk } from '../../../src/cli/output';
-import { services } from '../../../src/cli/services';
 import { contextForEndpoint } from '../../../src/cli/webhook-flags';
 import type { EndpointWithSecret } from '../../../src/services/webhooks/endpoints';
+import { rotateEndpointSecret } from '../../../src/services/webhooks/endpoints';
 
 export default class WebhooksEndpointsRotateSecret extends BaseCommand<typeof WebhooksEndpointsRotateSecret> {
   static override summary = 'Issue a new signing secret; the old one keeps verifying for the grace period.';
@@ -21,7 +21,7 @@ export default class WebhooksEndpointsRotateSecret extends BaseCommand<typeof We
   async run(): Promise<EndpointWithSecret> {
     const rt = await this.runtime();
     const ctx = await contextForEndpoint(rt, this.args.id);
-    const endpoint = await services.webhookEndpoints().rotateEndpointSecret(ctx, this.args.id, { graceHours: this.flags['grace-hours'] });
+    const endpoint = await rotateEndpointSecret(ctx, this.args.id, { graceHours: this.flags['grace-hours'] });
     this.log(
       endpoint.previousSecretExpiresAt
         ? `New secret for ${endpoint.id}; the previous one stays valid until ${endpoint.previousSecretExpiresAt}.`
