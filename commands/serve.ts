@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../src/cli/base-command';
 import { chalk } from '../src/cli/output';
-import { sandboxBanner } from '../src/cli/serve-banner';
 import { ensureServeSandbox, keepSandboxTokenFresh, sandboxFile } from '../src/services/sandbox';
 import { startServer } from '../src/http/server';
 import { Dispatcher } from '../src/services/webhooks/dispatcher';
 import { transportOptionsFromEnv } from '../src/services/webhooks/transport';
 import { startJobs } from '../src/jobs';
+import { sandboxBanner } from '../src/cli/sandbox/banner';
 
 export interface ServeResult {
   url: string;

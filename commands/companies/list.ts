@@ -5,9 +5,9 @@ import { validateWith } from '../../src/cli/validate';
 import { ListCompaniesQuery } from '../../src/api/organization/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { Company } from '../../src/services/organization/companies';
-import { listContext } from '../../src/cli/organization-context';
 import { listCompanies } from '../../src/services/organization/companies';
-import { companyTable } from '../../src/cli/organization-output';
+import { tenantOrPlatformContext } from '../../src/cli/context';
+import { companyTable } from '../../src/cli/organization';
 
 export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
   static override summary = 'List companies (of every tenant, or of --tenant), one mode at a time.';
@@ -32,7 +32,7 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
       search: this.flags.search, country: this.flags.country, status: this.flags.status,
     });
     const rt = await this.runtime();
-    const ctx = listContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = tenantOrPlatformContext(rt, this.flags.tenant, this.flags.live);
     const page = await this.listAll((p) => listCompanies(ctx, { search, country, status }, { ...p, sortOrder: 'desc' }));
     this.log(companyTable(page));
     return page;

@@ -1,15 +1,13 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord, renderTable } from '../../src/cli/output';
-import { requireUuid } from '../../src/cli/webhook-flags';
 import { PermissionError, ValidationError } from '../../src/domain/errors';
 import type { Runtime } from '../../src/runtime';
 import type { TriggeredEvent } from '../../src/services/webhooks/samples';
-import type { TriggeredPayment } from '../../src/cli/payments-trigger';
-import { drivesRealPayment, triggerPaymentEvent } from '../../src/cli/payments-trigger';
 import { eventCatalog } from '../../src/services/webhooks/catalog';
-import { merchantContext, tenantContext } from '../../src/cli/scope';
 import { triggerSampleEvent } from '../../src/services/webhooks/samples';
+import { merchantContext, requireUuid, tenantContext } from '../../src/cli/context';
+import { type TriggeredPayment, drivesRealPayment, triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
   static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund and checkout.session.completed events, a sample otherwise.';

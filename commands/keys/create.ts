@@ -5,8 +5,8 @@ import { chalk, renderRecord } from '../../src/cli/output';
 import type { IssuedApiKey } from '../../src/services/api-keys/keys';
 import { validateWith } from '../../src/cli/validate';
 import { CreateApiKeyBody } from '../../src/api/api-keys/schemas';
-import { merchantContext, tenantContext } from '../../src/cli/scope';
 import { createApiKey } from '../../src/services/api-keys/keys';
+import { merchantContext, tenantContext } from '../../src/cli/context';
 
 export default class KeysCreate extends BaseCommand<typeof KeysCreate> {
   static override summary = 'Issue an API key pair; the secret is shown once.';

@@ -4,8 +4,8 @@ import { sharedFlags } from '../../src/cli/flags';
 import { renderTable, statusColour } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { ApiKey } from '../../src/services/api-keys/keys';
-import { tenantContext } from '../../src/cli/scope';
 import { listApiKeys } from '../../src/services/api-keys/keys';
+import { tenantContext } from '../../src/cli/context';
 
 export default class KeysList extends BaseCommand<typeof KeysList> {
   static override summary = 'List the API keys of a tenant (one mode at a time).';

@@ -3,9 +3,9 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Page } from '../../src/db/scoped';
 import type { LiveStatus, Merchant, MerchantStatus } from '../../src/services/organization/merchants';
-import { listContext } from '../../src/cli/organization-context';
 import { listMerchants } from '../../src/services/organization/merchants';
-import { merchantTable } from '../../src/cli/organization-output';
+import { tenantOrPlatformContext } from '../../src/cli/context';
+import { merchantTable } from '../../src/cli/organization';
 
 export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
   static override summary = 'List merchants (of every tenant, or of --tenant).';
@@ -26,7 +26,7 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
 
   async run(): Promise<Page<Merchant>> {
     const rt = await this.runtime();
-    const ctx = listContext(rt, this.flags.tenant, false);
+    const ctx = tenantOrPlatformContext(rt, this.flags.tenant, false);
     const page = await this.listAll((p) => listMerchants(
       ctx,
       { companyId: this.flags.company, status: this.flags.status as MerchantStatus | undefined, liveStatus: this.flags['live-status'] as LiveStatus | undefined },

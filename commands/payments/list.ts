@@ -2,12 +2,13 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
-import { readContext, renderPayments } from '../../src/cli/payments-cli';
 import { pageFooter } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Payment } from '../../src/services/payments/records';
 import { ListPaymentsQuery } from '../../src/api/payments/schemas';
 import { listPayments } from '../../src/services/payments/payments';
+import { readContext } from '../../src/cli/context';
+import { renderPayments } from '../../src/cli/payments';
 
 export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
   static override summary = 'List payments, newest first: of every tenant, or of one with --tenant.';

@@ -1,11 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { actContext, amountFlags, amountFrom, isSandboxProvider, locatePayment, renderRefund, runSandboxUntil } from '../../src/cli/payments-cli';
 import { createRefundOnce } from '../../src/cli/payments-refund';
 import { ValidationError } from '../../src/domain/errors';
 import type { Refund } from '../../src/services/payments/records';
 import { getPayment } from '../../src/services/payments/payments';
 import { getRefund } from '../../src/services/payments/refunds';
+import { actContext, locate } from '../../src/cli/context';
+import { amountFlags, amountFrom, isSandboxProvider, renderRefund, runSandboxUntil } from '../../src/cli/payments';
 
 export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
   static override summary = 'Refund a captured payment, in whole (default) or in part.';
@@ -26,7 +27,7 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
 
   async run(): Promise<Refund> {
     const rt = await this.runtime();
-    const where = await locatePayment(rt, this.args.paymentId);
+    const where = await locate(rt, 'payment', this.args.paymentId);
     const ctx = actContext(rt, where);
     const payment = await getPayment(ctx, where.id);
     const amount = amountFrom(this.flags, payment.amount.currency);

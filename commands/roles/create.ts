@@ -1,12 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord } from '../../src/cli/output';
 import { validateWith } from '../../src/cli/validate';
 import { CreateRoleBody } from '../../src/api/access/schemas';
 import type { Role } from '../../src/services/access/roles';
-import { contextFromFlags } from '../../src/cli/access-scope';
 import { createRole } from '../../src/services/access/roles';
+import { accessScopeFlags } from '../../src/cli/context';
 
 export default class RolesCreate extends BaseCommand<typeof RolesCreate> {
   static override summary = 'Create a role from permission codes of the acting caller\'s layer.';
@@ -25,8 +24,7 @@ export default class RolesCreate extends BaseCommand<typeof RolesCreate> {
   };
 
   async run(): Promise<Role> {
-    const rt = await this.runtime();
-    const ctx = await contextFromFlags(rt, this.flags);
+    const ctx = await this.scope();
     const input = validateWith(
       CreateRoleBody,
       { name: this.flags.name, description: this.flags.description, permissions: this.flags.permission ?? [] },

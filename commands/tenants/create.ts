@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenant-flags';
 import { validateWith } from '../../src/cli/validate';
 import { CreateTenantBody } from '../../src/api/tenants/schemas';
 import type { Tenant } from '../../src/services/tenants/tenants';
 import { createTenant } from '../../src/services/tenants/tenants';
-import { platformContext } from '../../src/cli/scope';
+import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenants';
+import { platformContext } from '../../src/cli/context';
 
 export default class TenantsCreate extends BaseCommand<typeof TenantsCreate> {
   static override summary = 'Create a tenant (an operator on the platform).';

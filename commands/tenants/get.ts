@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
 import type { Tenant } from '../../src/services/tenants/tenants';
 import { getTenant } from '../../src/services/tenants/tenants';
-import { platformContext } from '../../src/cli/scope';
+import { platformContext } from '../../src/cli/context';
 
 export default class TenantsGet extends BaseCommand<typeof TenantsGet> {
   static override summary = 'Show one tenant.';

@@ -5,7 +5,7 @@ import { renderTable, statusColour } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Tenant, TenantStatus } from '../../src/services/tenants/tenants';
 import { listTenants } from '../../src/services/tenants/tenants';
-import { platformContext } from '../../src/cli/scope';
+import { platformContext } from '../../src/cli/context';
 
 export default class TenantsList extends BaseCommand<typeof TenantsList> {
   static override summary = 'List tenants.';

@@ -1,13 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { accessScopeFlags } from '../../src/cli/access-flags';
 import { chalk, renderRecord } from '../../src/cli/output';
 import { validateWith } from '../../src/cli/validate';
 import { InviteUserBody } from '../../src/api/access/schemas';
 import type { IssuedInvitation } from '../../src/services/access/invitations';
 import type { User } from '../../src/services/access/users';
-import { contextFromFlags } from '../../src/cli/access-scope';
 import { inviteUser } from '../../src/services/access/invitations';
+import { accessScopeFlags } from '../../src/cli/context';
 
 export default class UsersInvite extends BaseCommand<typeof UsersInvite> {
   static override summary = 'Invite a user by email with roles; prints the single-use invitation token once.';
@@ -27,8 +26,7 @@ export default class UsersInvite extends BaseCommand<typeof UsersInvite> {
   };
 
   async run(): Promise<{ user: User; invitation: IssuedInvitation }> {
-    const rt = await this.runtime();
-    const ctx = await contextFromFlags(rt, this.flags);
+    const ctx = await this.scope();
     const input = validateWith(
       InviteUserBody,
       { email: this.flags.email, displayName: this.flags['display-name'], roleIds: this.flags.role, owner: this.flags.owner || undefined },

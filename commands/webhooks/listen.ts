@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { chalk } from '../../src/cli/output';
-import { endpointScopeContext, endpointScopeFlags, modeName } from '../../src/cli/webhook-flags';
 import { ValidationError } from '../../src/domain/errors';
 import type { ReceivedDelivery } from '../../src/listener/listener';
 import type { WebhookEndpoint } from '../../src/services/webhooks/endpoints';
@@ -9,6 +8,8 @@ import { savedSandbox } from '../../src/services/sandbox';
 import { currentSigningSecrets } from '../../src/services/webhooks/endpoints';
 import { LocalListener, closeListenerEndpoint, ensureListenerCertificate, openListenerEndpoint } from '../../src/listener/listener';
 import { announceListener, withdrawListener } from '../../src/listener/registry';
+import { endpointScopeContext } from '../../src/cli/context';
+import { endpointScopeFlags, modeName } from '../../src/cli/webhooks';
 
 export interface ListenResult {
   endpoint: WebhookEndpoint;

@@ -1,12 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { askHidden, detailFlag, detailsFrom, methodScopeFlags, methodsCtx, renderMethod } from '../../src/cli/withdrawal-methods-cli';
 import { ValidationError } from '../../src/domain/errors';
 import { validateWith } from '../../src/cli/validate';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { methodTypeOf, validateDetails, withdrawalMethodTypes } from '../../src/services/withdrawal-methods/types';
 import { CreateWithdrawalMethodBody } from '../../src/api/withdrawal-methods/schemas';
+import { askHidden, detailFlag, detailsFrom, methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods';
+import { readContext } from '../../src/cli/context';
 
 export default class WithdrawalMethodsCreate extends BaseCommand<typeof WithdrawalMethodsCreate> {
   static override summary = 'Save a withdrawal method for a merchant; it starts cooling.';
@@ -42,7 +43,7 @@ export default class WithdrawalMethodsCreate extends BaseCommand<typeof Withdraw
     // checked here first so that problems name the flag (--detail.iban); the service checks them again
     input.details = validateDetails(type, input.details, '--detail');
     const rt = await this.runtime();
-    const method = await createWithdrawalMethod(await methodsCtx(rt, this.flags), input);
+    const method = await createWithdrawalMethod(await readContext(rt, this.flags.tenant, this.flags.live), input);
     this.log(renderMethod(method));
     return method;
   }

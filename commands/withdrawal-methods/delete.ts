@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { confirmedContext, methodScopeFlags } from '../../src/cli/withdrawal-methods-cli';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { deleteWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { confirmedContext, methodScopeFlags } from '../../src/cli/withdrawal-methods';
 
 export default class WithdrawalMethodsDelete extends BaseCommand<typeof WithdrawalMethodsDelete> {
   static override summary = 'Delete a saved withdrawal method (soft delete).';

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { confirmedContext, methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods-cli';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { suspendWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { confirmedContext, methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods';
 
 export default class WithdrawalMethodsSuspend extends BaseCommand<typeof WithdrawalMethodsSuspend> {
   static override summary = 'Suspend a cooling or active withdrawal method: nothing is paid to it until it is reactivated.';

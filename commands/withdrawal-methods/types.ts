@@ -1,8 +1,8 @@
 import { BaseCommand } from '../../src/cli/base-command';
-import { renderTypes } from '../../src/cli/withdrawal-methods-cli';
 import type { Page } from '../../src/db/scoped';
 import type { WithdrawalMethodTypeRecord } from '../../src/services/withdrawal-methods/methods';
 import { listWithdrawalMethodTypes } from '../../src/services/withdrawal-methods/methods';
+import { renderTypes } from '../../src/cli/withdrawal-methods';
 
 export default class WithdrawalMethodsTypes extends BaseCommand<typeof WithdrawalMethodsTypes> {
   static override summary = 'List the withdrawal method types and the details each one takes.';

@@ -1,10 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
-import { detailFlag, detailsFrom, methodScopeFlags, methodsCtx, renderMethod } from '../../src/cli/withdrawal-methods-cli';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { UpdateWithdrawalMethodBody } from '../../src/api/withdrawal-methods/schemas';
 import { updateWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { detailFlag, detailsFrom, methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods';
+import { readContext } from '../../src/cli/context';
 
 export default class WithdrawalMethodsUpdate extends BaseCommand<typeof WithdrawalMethodsUpdate> {
   static override summary = 'Change a withdrawal method\'s label, or give it new details (which restarts cooling).';
@@ -28,7 +29,7 @@ export default class WithdrawalMethodsUpdate extends BaseCommand<typeof Withdraw
       { details: 'detail' },
     );
     const rt = await this.runtime();
-    const method = await updateWithdrawalMethod(await methodsCtx(rt, this.flags), this.args.id, input);
+    const method = await updateWithdrawalMethod(await readContext(rt, this.flags.tenant, this.flags.live), this.args.id, input);
     this.log(renderMethod(method));
     return method;
   }

@@ -1,10 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { formatMoney } from '../../src/cli/balances-cli';
-import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { cancelWithdrawal, getWithdrawal } from '../../src/services/withdrawals';
+import { formatMoney } from '../../src/cli/ledger';
+import { actContext, locate } from '../../src/cli/context';
+import { operatorFlags, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCancel> {
   static override summary = 'Cancel a pending withdrawal on the merchant\'s behalf (pending → canceled); the held amount and fee return to available.';
@@ -16,8 +17,8 @@ export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCan
 
   async run(): Promise<Withdrawal> {
     const rt = await this.runtime();
-    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
-    const ctx = operatorFor(rt, where, this.flags.operator);
+    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
+    const ctx = actContext(rt, where, this.flags.operator);
     const current = await getWithdrawal(ctx, where.id);
     await this.confirm(this.flags.yes, `Cancel withdrawal ${current.id} of ${formatMoney(current.amount)} (${current.status})?`);
     const withdrawal = await cancelWithdrawal(ctx, where.id);

@@ -1,14 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { ValidationError } from '../../src/domain/errors';
-import {
-  applyOutcome, checkedOutcome, claimExecution, type ExecutionOutcome, locateWithdrawal, operatorFlags, operatorFor, promptOutcome,
-  renderPayoutOrder, renderWithdrawal, withdrawalTenantFlag,
-} from '../../src/cli/withdrawals-cli';
 import type { CallerContext } from '../../src/domain/context';
 import type { Withdrawal } from '../../src/services/withdrawals';
-import { executeViaProvider, revealDestination } from '../../src/services/withdrawals';
+import { claimExecution, executeViaProvider, revealDestination } from '../../src/services/withdrawals';
 import { getMerchant } from '../../src/services/organization/merchants';
+import { type ExecutionOutcome, applyOutcome, checkedOutcome, operatorFlags, promptOutcome, renderPayoutOrder, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
+import { actContext, locate } from '../../src/cli/context';
 
 export default class WithdrawalsExecute extends BaseCommand<typeof WithdrawalsExecute> {
   static override summary = 'Execute an approved withdrawal: pay it out by hand and record the result, or send it through the payout provider.';
@@ -41,8 +39,8 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
 
   async run(): Promise<Withdrawal> {
     const rt = await this.runtime();
-    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
-    const ctx = operatorFor(rt, where, this.flags.operator);
+    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
+    const ctx = actContext(rt, where, this.flags.operator);
     if (this.flags['via-provider']) return this.viaProvider(ctx, where.id);
     const onTerminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !this.jsonEnabled();
     if (onTerminal && !this.flags.complete && !this.flags.fail) return this.interactive(ctx, where.id);

@@ -2,7 +2,9 @@ import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 import { closeRuntime, createLogger, openRuntime, type Runtime } from '../runtime';
 import { loadConfig, type AppConfig } from '../config';
 import { applyConfigFile } from '../settings';
+import type { CallerContext } from '../domain/context';
 import { PayplaneError, ValidationError } from '../domain/errors';
+import type { ScopeOf } from './context';
 import { configureColour } from './output';
 import { followPages, type PageRequest } from './progress';
 import type { Page } from '../db/scoped';
@@ -70,6 +72,24 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       this.openedRuntime = await openRuntime(config, { migrate: options.migrate, logger });
     }
     return this.openedRuntime!;
+  }
+
+  /**
+   * The context the command acts in, from the argument or flag whose type says where (src/cli/context.ts): the
+   * record an id argument names (its owner decides), else a scope flag such as --tenant (with its fellow flags).
+   * `livemode` is the mode of a record already found (else --live, else sandbox).
+   */
+  protected async scope(options: { livemode?: boolean } = {}): Promise<CallerContext> {
+    const rt = await this.runtime();
+    const flags = this.flags as Record<string, unknown>;
+    const args = this.args as Record<string, unknown>;
+    const scoped = (definitions: object | undefined, values: Record<string, unknown>) =>
+      Object.entries(definitions ?? {})
+        .filter(([, definition]) => typeof (definition as { scope?: unknown }).scope === 'function')
+        .map(([name, definition]) => ({ scope: (definition as { scope: ScopeOf }).scope, value: values[name] as string | undefined }));
+    const [first] = [...scoped(this.ctor.args, args).filter((a) => a.value !== undefined), ...scoped(this.ctor.flags, flags)];
+    if (!first) throw new Error(`${this.id}: no argument or flag says where the command acts`);
+    return first.scope(rt, first.value, flags, options.livemode);
   }
 
   protected override async finally(error: Error | undefined): Promise<void> {

@@ -1,12 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import {
-  antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, namingFlags, renderAntifraudPlan, riskContext, riskScopeFlags, thresholdsGiven,
-  validateRisk,
-} from '../../../src/cli/risk-cli';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { UpdateAntifraudPlanBody } from '../../../src/api/risk/schemas';
 import { getAntifraudPlan, updateAntifraudPlan } from '../../../src/services/risk/plans';
+import { antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, renderAntifraudPlan, thresholdsGiven } from '../../../src/cli/risk/plans';
+import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate> {
   static override summary = 'Change an antifraud plan: --rules replaces the list; the score flags change only the thresholds they name.';
@@ -20,7 +19,7 @@ export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate>
 
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     // the API replaces the thresholds as a whole: the ones not named keep their current value
     const current = thresholdsGiven(this.flags) ? (await getAntifraudPlan(ctx, this.args.id)).thresholds : undefined;
     const fields = { ...antifraudPlanFields, '': '--name, --description, --merchant, --rules or a score flag' };

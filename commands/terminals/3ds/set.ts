@@ -1,11 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord } from '../../../src/cli/output';
-import { processingCtx } from '../../../src/cli/processing-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { PutThreeDsConfigBody } from '../../../src/api/processing/schemas';
 import type { Terminal } from '../../../src/services/processing/terminals';
 import { getThreeDsConfig, putThreeDsConfig } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
 
 export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet> {
   static override summary = 'Change a terminal\'s 3DS settings; what is not given stays, MPI accounts are kept (see terminals mpi-accounts).';
@@ -24,7 +24,7 @@ export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet>
 
   async run(): Promise<Terminal> {
     const rt = await this.runtime();
-    const ctx = processingCtx(rt);
+    const ctx = platformContext(rt);
     const current = await getThreeDsConfig(ctx, this.args.id);
     const input = validateWith(PutThreeDsConfigBody, {
       enabled: this.flags.enabled ?? current.enabled,

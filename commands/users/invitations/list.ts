@@ -1,14 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { accessScopeFlags } from '../../../src/cli/access-flags';
 import { renderTable, statusColour } from '../../../src/cli/output';
 import { validateWith } from '../../../src/cli/validate';
 import { ListInvitationsQuery } from '../../../src/api/access/schemas';
 import type { Page } from '../../../src/db/scoped';
 import type { Invitation } from '../../../src/services/access/invitations';
-import { contextFromFlags } from '../../../src/cli/access-scope';
 import { listInvitations } from '../../../src/services/access/invitations';
+import { accessScopeFlags } from '../../../src/cli/context';
 
 export default class InvitationsList extends BaseCommand<typeof InvitationsList> {
   static override summary = 'List invitations (never their tokens).';
@@ -24,8 +23,7 @@ export default class InvitationsList extends BaseCommand<typeof InvitationsList>
   };
 
   async run(): Promise<Page<Invitation>> {
-    const rt = await this.runtime();
-    const ctx = await contextFromFlags(rt, this.flags);
+    const ctx = await this.scope();
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = validateWith(
       ListInvitationsQuery,
       { status: this.flags.status, userId: this.flags.user, email: this.flags.email, limit: this.flags.limit, cursor: this.flags.cursor },

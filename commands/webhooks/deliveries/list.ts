@@ -2,10 +2,11 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { renderTable } from '../../../src/cli/output';
-import { endpointScopeContext, modeName, requireUuid } from '../../../src/cli/webhook-flags';
 import type { Page } from '../../../src/db/scoped';
 import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries';
 import { listDeliveries } from '../../../src/services/webhooks/deliveries';
+import { endpointScopeContext, requireUuid } from '../../../src/cli/context';
+import { modeName } from '../../../src/cli/webhooks';
 
 export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksDeliveriesList> {
   static override summary = 'List webhook delivery records, newest first (one mode at a time).';

@@ -2,12 +2,13 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderTable } from '../../../src/cli/output';
 import { ProgressBar } from '../../../src/cli/progress';
-import { checkTypeFilter, modeName, requireUuid } from '../../../src/cli/webhook-flags';
 import { NotFoundError } from '../../../src/domain/errors';
 import { parseDuration } from '../../../src/services/access/tokens';
 import { operatorContext, systemContext } from '../../../src/runtime';
 import { eventCatalog, matchesPattern } from '../../../src/services/webhooks/catalog';
 import { failedDeliveries, replayDelivery } from '../../../src/services/webhooks/deliveries';
+import { checkTypeFilter, modeName } from '../../../src/cli/webhooks';
+import { requireUuid } from '../../../src/cli/context';
 
 export interface ReplayResult {
   /** failed deliveries found in the window (after --endpoint and --type) */

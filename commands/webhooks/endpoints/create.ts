@@ -2,12 +2,13 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { chalk, renderRecord } from '../../../src/cli/output';
 import { validateWith } from '../../../src/cli/validate';
-import { endpointScopeContext, endpointScopeFlags, modeName } from '../../../src/cli/webhook-flags';
 import { CreateEndpointBody } from '../../../src/api/webhooks/schemas';
 import type { EndpointWithSecret } from '../../../src/services/webhooks/endpoints';
 import { checkDestination } from '../../../src/services/webhooks/transport';
 import { validateSubscription } from '../../../src/services/webhooks/catalog';
 import { createEndpoint } from '../../../src/services/webhooks/endpoints';
+import { endpointScopeContext } from '../../../src/cli/context';
+import { endpointScopeFlags, modeName } from '../../../src/cli/webhooks';
 
 export default class WebhooksEndpointsCreate extends BaseCommand<typeof WebhooksEndpointsCreate> {
   static override summary = 'Create a webhook endpoint; its signing secret (whsec_…) is shown once.';

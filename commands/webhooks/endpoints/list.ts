@@ -1,10 +1,11 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { renderTable, statusColour } from '../../../src/cli/output';
-import { endpointScopeContext, endpointScopeFlags } from '../../../src/cli/webhook-flags';
 import type { Page } from '../../../src/db/scoped';
 import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
 import { listEndpoints } from '../../../src/services/webhooks/endpoints';
+import { endpointScopeContext } from '../../../src/cli/context';
+import { endpointScopeFlags } from '../../../src/cli/webhooks';
 
 export default class WebhooksEndpointsList extends BaseCommand<typeof WebhooksEndpointsList> {
   static override summary = 'List the webhook endpoints of a tenant, a merchant or the platform (one mode at a time).';

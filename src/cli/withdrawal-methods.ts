@@ -1,13 +1,11 @@
 import { Flags } from '@oclif/core';
 import { sharedFlags } from './flags';
 import { renderRecord, renderTable, statusColour } from './output';
-import { readContext } from './payments-cli';
+import { readContext } from './context';
 import { ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
-import type { WithdrawalMethod, WithdrawalMethodTypeRecord } from '../services/withdrawal-methods/methods';
-import { getWithdrawalMethod } from '../services/withdrawal-methods/methods';
-
+import { getWithdrawalMethod, type WithdrawalMethod, type WithdrawalMethodTypeRecord } from '../services/withdrawal-methods/methods';
 
 /** --tenant (required) and --live: the records of one tenant in one mode. */
 export const methodScopeFlags = {
@@ -20,11 +18,6 @@ export const detailFlag = Flags.string({
   multiple: true,
 });
 
-/** The tenant's operator in sandbox mode, or live with --live; 404 when there is no such tenant. */
-export function methodsCtx(rt: Runtime, flags: { tenant: string; live: boolean }): Promise<CallerContext> {
-  return readContext(rt, flags.tenant, flags.live);
-}
-
 /**
  * The context to act on a method in, once the operator confirmed `verb` on it (asked on a terminal, --yes otherwise);
  * 404 before any question when there is no such method.
@@ -36,7 +29,7 @@ export async function confirmedContext(
   verb: string,
   confirm: (question: string) => Promise<void>,
 ): Promise<CallerContext> {
-  const ctx = await methodsCtx(rt, flags);
+  const ctx = await readContext(rt, flags.tenant, flags.live);
   const m = await getWithdrawalMethod(ctx, id);
   await confirm(`${verb} withdrawal method "${m.label}" (${m.methodType}, ${m.status}) of merchant ${m.merchantId}?`);
   return ctx;

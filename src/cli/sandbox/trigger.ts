@@ -1,13 +1,13 @@
 import { Op } from 'sequelize';
-import { BusinessRuleError, UnavailableError } from '../domain/errors';
-import type { CallerContext } from '../domain/context';
-import type { Runtime } from '../runtime';
-import type { EventRow } from '../db/models';
-import { runSandboxUntil } from './payments-cli';
-import { createSession, getSession } from '../services/checkout';
-import { completeCheckoutSession } from '../services/payments/checkout-complete';
-import { cancelPayment, getPayment } from '../services/payments/payments';
-import { createRefund, getRefund } from '../services/payments/refunds';
+import { BusinessRuleError, UnavailableError } from '../../domain/errors';
+import type { CallerContext } from '../../domain/context';
+import type { Runtime } from '../../runtime';
+import type { EventRow } from '../../db/models';
+import { runSandboxUntil } from '../payments';
+import { createSession, getSession } from '../../services/checkout';
+import { completeCheckoutSession } from '../../services/payments/checkout-complete';
+import { cancelPayment, getPayment } from '../../services/payments/payments';
+import { createRefund, getRefund } from '../../services/payments/refunds';
 
 /**
  * `events trigger` for the money path: instead of a sample, a real sandbox payment (and, for refund events, a real

@@ -1,22 +1,14 @@
-import { Flags } from '@oclif/core';
 import { renderRecord, renderTable, statusColour } from './output';
-import type { CallerContext } from '../domain/context';
-import type { Runtime } from '../runtime';
 import type { KybSubmission } from '../services/kyb/submissions';
-import { tenantOrPlatformContext } from './scope';
-
-
-export const kybFlags = {
-  tenant: Flags.string({ description: 'Act as an operator of this tenant (default: the platform, which sees every tenant)' }),
-};
+import { scopeFlag, tenantOrPlatformContext } from './context';
 
 /**
- * The reviewer's context: an operator of --tenant (a submission of another tenant is then 404), or the platform.
- * KYB records have no mode, so the mode is the sandbox one.
+ * --tenant of the kyb commands, the reviewer: an operator of the tenant (a submission of another tenant is then 404),
+ * or the platform. KYB records have no mode, so the mode is the sandbox one.
  */
-export function reviewContext(rt: Runtime, tenantId: string | undefined): CallerContext {
-  return tenantOrPlatformContext(rt, tenantId, false);
-}
+export const kybFlags = {
+  tenant: scopeFlag('Act as an operator of this tenant (default: the platform, which sees every tenant)', async (rt, tenantId) => tenantOrPlatformContext(rt, tenantId, false)),
+};
 
 export function renderSubmission(s: KybSubmission): string {
   const { documents, data, ...rest } = s;

@@ -1,13 +1,8 @@
 import { Flags } from '@oclif/core';
 import { chalk, colourEnabled, renderRecord, renderTable } from './output';
-import { formatMoney } from './balances-cli';
-import { readContext, requireId, type Located } from './payments-cli';
-import { NotFoundError, ValidationError } from '../domain/errors';
-import type { Runtime } from '../runtime';
+import { formatMoney } from './ledger';
 import type { CallerContext } from '../domain/context';
-import type { Withdrawal } from '../services/withdrawals';
-import { operatorContext } from '../runtime';
-import { claimExecution, completeWithdrawal, failWithdrawal } from '../services/withdrawals';
+import { completeWithdrawal, failWithdrawal, type Withdrawal } from '../services/withdrawals';
 import { validateWith } from './validate';
 import { CompleteWithdrawalBody, FailWithdrawalBody } from '../api/withdrawals/schemas';
 import { methodTypeOf } from '../services/withdrawal-methods/types';
@@ -24,45 +19,6 @@ export const operatorFlags = {
 export const withdrawalTenantFlag = {
   tenant: Flags.string({ description: 'The withdrawal\'s tenant (404 when the withdrawal is another tenant\'s)' }),
 };
-
-const MAX_OPERATOR = 100;
-
-/** The operator's name from --operator / PAYPLANE_OPERATOR; undefined leaves the OS user name. */
-export function operatorName(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const name = value.trim();
-  if (!name) throw ValidationError.field('--operator', 'must not be blank');
-  if (name.length > MAX_OPERATOR) throw ValidationError.field('--operator', `must be at most ${MAX_OPERATOR} characters`);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw ValidationError.field('--operator', 'must not contain control characters');
-  return name;
-}
-
-/**
- * Where a withdrawal lives (tenant, merchant, mode), found by id with the database's authority; the command then
- * acts inside that scope. 404 when there is no such withdrawal (or it is not --tenant's when a tenant is named).
- */
-export async function locateWithdrawal(rt: Runtime, id: string, tenantId?: string): Promise<Located> {
-  requireId(id, 'withdrawal', 'ID');
-  if (tenantId !== undefined) requireId(tenantId, 'tenant', '--tenant');
-  const row = await rt.db.models.Withdrawal.findOne({ where: { id }, attributes: ['id', 'tenantId', 'merchantId', 'livemode'] });
-  if (!row || (tenantId && row.get('tenantId') !== tenantId)) throw new NotFoundError('withdrawal', id);
-  return row.get({ plain: true }) as Located;
-}
-
-/** The named operator (its platform user) acting at the tenant level of `where`, in its mode. */
-export function operatorFor(rt: Runtime, where: { tenantId: string; livemode: boolean }, operator: string | undefined): CallerContext {
-  return operatorContext(rt, { level: 'tenant', tenantId: where.tenantId, livemode: where.livemode, operator: operatorName(operator) });
-}
-
-/** The operator of --tenant (404 when there is no such tenant) in sandbox mode, or live with --live. */
-export async function tenantOperator(rt: Runtime, tenantId: string, livemode: boolean, operator: string | undefined): Promise<CallerContext> {
-  await readContext(rt, tenantId, livemode);
-  return operatorFor(rt, { tenantId, livemode }, operator);
-}
-
-/** Starts the execution when approved, or continues this operator's own; 409 for anyone else's (the service's rule). */
-export { claimExecution };
 
 /** How an execution ended, as the operator reports it. */
 export type ExecutionOutcome =
