@@ -1,11 +1,10 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import type { RiskDryRun } from '../../src/services/risk/dry-run';
-import { operatorContext } from '../../src/runtime';
 import { dryRunRisk } from '../../src/services/risk/dry-run';
 import { namingFlags, riskScopeFlags } from '../../src/cli/risk/input';
 import { paymentFields, paymentInput, renderDryRun } from '../../src/cli/risk/dry-run';
-import { operatorOfTenant } from '../../src/cli/context';
+import { operatorOfTenant, platformContext } from '../../src/cli/context';
 
 export default class RiskEvaluate extends BaseCommand<typeof RiskEvaluate> {
   static override summary = 'Dry run: the risk engine\'s decision for a hypothetical payment (score, thresholds, matched rules, reason). Nothing is written.';
@@ -34,7 +33,7 @@ export default class RiskEvaluate extends BaseCommand<typeof RiskEvaluate> {
     // the engine names the subject's tenant in every query: the platform's view of the merchant is enough
     const ctx = this.flags.tenant !== undefined
       ? await operatorOfTenant(rt, this.flags.tenant, this.flags)
-      : operatorContext(rt, { level: 'platform', tenantId: null, livemode: this.flags.live });
+      : platformContext(rt, this.flags.live);
     const run = await namingFlags(paymentFields(this.flags.merchant), () => dryRunRisk(ctx, input));
     this.log(renderDryRun(run));
     return run;

@@ -4,11 +4,11 @@ import { renderTable } from '../../../src/cli/output';
 import { ProgressBar } from '../../../src/cli/progress';
 import { NotFoundError } from '../../../src/domain/errors';
 import { parseDuration } from '../../../src/services/access/tokens';
-import { operatorContext, systemContext } from '../../../src/runtime';
+import { systemContext } from '../../../src/runtime';
 import { eventCatalog, matchesPattern } from '../../../src/services/webhooks/catalog';
 import { failedDeliveries, replayDelivery } from '../../../src/services/webhooks/deliveries';
 import { checkTypeFilter, modeName } from '../../../src/cli/webhooks';
-import { requireUuid } from '../../../src/cli/context';
+import { platformContext, requireUuid } from '../../../src/cli/context';
 
 export interface ReplayResult {
   /** failed deliveries found in the window (after --endpoint and --type) */
@@ -56,7 +56,7 @@ export default class WebhooksDeliveriesReplay extends BaseCommand<typeof Webhook
     if (endpointId && !(await rt.db.models.WebhookEndpoint.findOne({ where: { id: endpointId } }))) throw new NotFoundError('webhook endpoint', endpointId);
     const since = new Date(rt.clock.now().getTime() - seconds * 1000);
     // failedDeliveries reads across tenants and modes; each row is then requeued in its own mode.
-    const selectCtx = operatorContext(rt, { level: 'platform', tenantId: null, livemode: false });
+    const selectCtx = platformContext(rt, false);
     const rows = await failedDeliveries(selectCtx, { since, endpointId, type });
 
     let requeued = 0;
