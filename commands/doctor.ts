@@ -1,7 +1,7 @@
 import { BaseCommand } from '../src/cli/base-command';
 import { chalk, colourEnabled, renderTable } from '../src/cli/output';
-import { services } from '../src/cli/services';
 import type { CheckStatus, DoctorReport } from '../src/services/doctor';
+import { runDoctor } from '../src/services/doctor';
 
 const MARK: Record<CheckStatus, string> = { pass: 'ok', warn: 'warn', fail: 'FAIL' };
 
@@ -22,7 +22,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
   ];
 
   async run(): Promise<DoctorReport> {
-    const report = await services.doctor().runDoctor(await this.config$());
+    const report = await runDoctor(await this.config$());
     this.log(
       renderTable(report.checks, [
         { header: 'Check', get: (c) => c.name },

@@ -1,8 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../src/cli/base-command';
 import { chalk } from '../src/cli/output';
-import { services } from '../src/cli/services';
-import { sandboxBanner } from '../src/cli/serve-banner';
+import { ensureServeSandbox, keepSandboxTokenFresh, sandboxFile } from '../src/services/sandbox';
+import { startServer } from '../src/http/server';
+import { Dispatcher } from '../src/services/webhooks/dispatcher';
+import { transportOptionsFromEnv } from '../src/services/webhooks/transport';
+import { startJobs } from '../src/jobs';
+import { sandboxBanner } from '../src/cli/sandbox/banner';
 
 export interface ServeResult {
   url: string;
@@ -30,19 +34,19 @@ export default class Serve extends BaseCommand<typeof Serve> {
 
   async run(): Promise<ServeResult> {
     const rt = await this.runtime();
-    const sandbox = await services.sandbox().ensureServeSandbox(rt);
-    const server = await services.server().startServer(rt, this.flags.port, this.flags.host);
+    const sandbox = await ensureServeSandbox(rt);
+    const server = await startServer(rt, this.flags.port, this.flags.host);
     const dispatcher = this.flags.dispatch
-      ? new (services.dispatcher().Dispatcher)(rt, { transport: services.transport().transportOptionsFromEnv(process.env, rt.config.home) })
+      ? new (Dispatcher)(rt, { transport: transportOptionsFromEnv(process.env, rt.config.home) })
       : undefined;
     dispatcher?.start();
-    const jobs = this.flags.jobs ? services.jobs().startJobs(rt) : undefined;
+    const jobs = this.flags.jobs ? startJobs(rt) : undefined;
     // user tokens live at most PAYPLANE_TOKEN_MAX_LIFETIME_HOURS: the sandbox's platform token is renewed as it ages
-    const stopRenewing = sandbox ? services.sandbox().keepSandboxTokenFresh(rt) : undefined;
+    const stopRenewing = sandbox ? keepSandboxTokenFresh(rt) : undefined;
     const url = rt.config.publicBaseUrl ?? server.url;
     this.log(`${chalk.bold('payplane')} serving ${chalk.cyan(url)}  (database: ${rt.db.dialect})`);
     if (sandbox) {
-      for (const line of sandboxBanner({ url, sandbox, file: services.sandbox().sandboxFile(rt), tty: Boolean(process.stdout.isTTY) })) this.log(line);
+      for (const line of sandboxBanner({ url, sandbox, file: sandboxFile(rt), tty: Boolean(process.stdout.isTTY) })) this.log(line);
     }
     this.log(`\nOpenAPI: ${url}/v1/openapi.json  ·  Ctrl-C to stop`);
 

@@ -68,8 +68,3 @@ export async function closeRuntime(rt: Runtime): Promise<void> {
   await rt.db.close();
 }
 
-/**
- * The operator's and the platform's contexts are made in src/domain/authority.ts, the one home of caller contexts;
- * they stay importable from here for the CLI's runtime loaders.
- */
-export { operatorContext, systemContext, type OperatorScope } from './domain/authority';

@@ -1,9 +1,12 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
-import { balanceScopeFlags, balanceServices, balancesCtx, balancesFooter, renderBalances } from '../../src/cli/balances-cli';
 import type { Page } from '../../src/db/scoped';
 import type { Balance } from '../../src/services/ledger';
+import { ListBalancesQuery } from '../../src/api/ledger/schemas';
+import { listBalances } from '../../src/services/ledger';
+import { balanceScopeFlags, renderBalances } from '../../src/cli/ledger';
+import { pageFooter } from '../../src/cli/output';
 
 export default class Balances extends BaseCommand<typeof Balances> {
   static override summary = 'Show merchant balances (pending, available, reserved, payable) per currency.';
@@ -19,16 +22,15 @@ export default class Balances extends BaseCommand<typeof Balances> {
 
   async run(): Promise<Page<Balance>> {
     const input = validateWith(
-      balanceServices.schemas().ListBalancesQuery,
+      ListBalancesQuery,
       { merchantId: this.flags.merchant, currency: this.flags.currency, cursor: this.flags.cursor, limit: this.flags.limit },
       { merchantId: 'merchant' },
     );
-    const rt = await this.runtime();
     const { cursor: _cursor, limit: _limit, ...filters } = input;
-    const ctx = await balancesCtx(rt, this.flags.tenant, this.flags.live);
-    const page = await this.listAll((p) => balanceServices.ledger().listBalances(ctx, filters, p));
+    const ctx = await this.scope();
+    const page = await this.listAll((p) => listBalances(ctx, filters, p));
     this.log(renderBalances(page.data));
-    this.log(balancesFooter(page));
+    this.log(pageFooter(page));
     return page;
   }
 }

@@ -2,9 +2,12 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
-import { balanceScopeFlags, balanceServices, balancesCtx, balancesFooter, renderBalanceTransactions } from '../../src/cli/balances-cli';
 import type { Page } from '../../src/db/scoped';
 import type { BalanceTransaction } from '../../src/services/ledger';
+import { ListBalanceTransactionsQuery } from '../../src/api/ledger/schemas';
+import { listBalanceTransactions } from '../../src/services/ledger';
+import { balanceScopeFlags, renderBalanceTransactions } from '../../src/cli/ledger';
+import { pageFooter } from '../../src/cli/output';
 
 export default class BalancesTransactions extends BaseCommand<typeof BalancesTransactions> {
   static override summary = 'List ledger entries of merchant balances, newest first.';
@@ -24,19 +27,18 @@ export default class BalancesTransactions extends BaseCommand<typeof BalancesTra
 
   async run(): Promise<Page<BalanceTransaction>> {
     const input = validateWith(
-      balanceServices.schemas().ListBalanceTransactionsQuery,
+      ListBalanceTransactionsQuery,
       {
         merchantId: this.flags.merchant, currency: this.flags.currency, type: this.flags.type, balanceType: this.flags['balance-type'], sourceId: this.flags.source,
         cursor: this.flags.cursor, limit: this.flags.limit,
       },
       { merchantId: 'merchant', sourceId: 'source' },
     );
-    const rt = await this.runtime();
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
-    const ctx = await balancesCtx(rt, this.flags.tenant, this.flags.live);
-    const page = await this.listAll((p) => balanceServices.ledger().listBalanceTransactions(ctx, filters, { ...p, sortOrder }));
+    const ctx = await this.scope();
+    const page = await this.listAll((p) => listBalanceTransactions(ctx, filters, { ...p, sortOrder }));
     this.log(renderBalanceTransactions(page.data));
-    this.log(balancesFooter(page));
+    this.log(pageFooter(page));
     return page;
   }
 }

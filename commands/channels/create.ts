@@ -1,11 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { partnerServices } from '../../src/cli/partners-services';
-import { createTenantFlag, platformCtx } from '../../src/cli/partners-flags';
 import { validateWith } from '../../src/cli/validate';
 import { CreateChannelBody } from '../../src/api/channels/schemas';
 import type { Channel } from '../../src/services/channels';
+import { createChannel } from '../../src/services/channels';
+import { createTenantFlag } from '../../src/cli/flags';
+import { platformContext } from '../../src/cli/context';
 
 export default class ChannelsCreate extends BaseCommand<typeof ChannelsCreate> {
   static override summary = 'Create a processing channel (payin or payout) of a tenant.';
@@ -32,7 +33,7 @@ export default class ChannelsCreate extends BaseCommand<typeof ChannelsCreate> {
       { currencies: 'currency', providerIntegrationId: 'provider-integration', tenantId: 'tenant' },
     );
     const rt = await this.runtime();
-    const channel = await partnerServices.channels().createChannel(platformCtx(rt), input);
+    const channel = await createChannel(platformContext(rt), input);
     this.log(renderRecord({ id: channel.id, tenant: channel.tenantId, name: channel.name, direction: channel.direction, currencies: channel.currencies, status: channel.status }));
     return channel;
   }

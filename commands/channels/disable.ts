@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { partnerServices } from '../../src/cli/partners-services';
-import { platformCtx } from '../../src/cli/partners-flags';
 import type { Channel } from '../../src/services/channels';
+import { disableChannel } from '../../src/services/channels';
+import { platformContext } from '../../src/cli/context';
 
 export default class ChannelsDisable extends BaseCommand<typeof ChannelsDisable> {
   static override summary = 'Disable a channel.';
@@ -14,7 +14,7 @@ export default class ChannelsDisable extends BaseCommand<typeof ChannelsDisable>
   async run(): Promise<Channel> {
     await this.confirm(this.flags.yes, `Disable channel ${this.args.id}?`);
     const rt = await this.runtime();
-    const channel = await partnerServices.channels().disableChannel(platformCtx(rt), this.args.id);
+    const channel = await disableChannel(platformContext(rt), this.args.id);
     this.log(`Channel ${channel.name} (${channel.id}) is now ${channel.status}.`);
     return channel;
   }

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { partnerServices } from '../../src/cli/partners-services';
-import { platformCtx } from '../../src/cli/partners-flags';
 import type { Channel } from '../../src/services/channels';
+import { getChannel } from '../../src/services/channels';
+import { platformContext } from '../../src/cli/context';
 
 export default class ChannelsGet extends BaseCommand<typeof ChannelsGet> {
   static override summary = 'Show one channel.';
@@ -12,7 +12,7 @@ export default class ChannelsGet extends BaseCommand<typeof ChannelsGet> {
 
   async run(): Promise<Channel> {
     const rt = await this.runtime();
-    const channel = await partnerServices.channels().getChannel(platformCtx(rt), this.args.id);
+    const channel = await getChannel(platformContext(rt), this.args.id);
     this.log(renderRecord({ ...channel }));
     return channel;
   }

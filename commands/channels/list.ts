@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { listFlags, sharedFlags } from '../../src/cli/flags';
 import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
-import { partnerServices } from '../../src/cli/partners-services';
-import { listFlags, platformCtx } from '../../src/cli/partners-flags';
 import type { Page } from '../../src/db/scoped';
 import type { Channel } from '../../src/services/channels';
+import { listChannels } from '../../src/services/channels';
+import { platformContext } from '../../src/cli/context';
 
 export default class ChannelsList extends BaseCommand<typeof ChannelsList> {
   static override summary = 'List processing channels, of one tenant or of all.';
@@ -19,8 +19,8 @@ export default class ChannelsList extends BaseCommand<typeof ChannelsList> {
 
   async run(): Promise<Page<Channel>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => partnerServices.channels().listChannels(
-      platformCtx(rt),
+    const page = await this.listAll((p) => listChannels(
+      platformContext(rt),
       { tenantId: this.flags.tenant, direction: this.flags.direction as Channel['direction'] | undefined, status: this.flags.status as Channel['status'] | undefined },
       { ...p, sortOrder: 'desc' },
     ));

@@ -1,11 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { partnerServices } from '../../src/cli/partners-services';
-import { nullable, platformCtx } from '../../src/cli/partners-flags';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateChannelBody } from '../../src/api/channels/schemas';
 import type { Channel } from '../../src/services/channels';
+import { updateChannel } from '../../src/services/channels';
+import { nullable } from '../../src/cli/flags';
+import { platformContext } from '../../src/cli/context';
 
 export default class ChannelsUpdate extends BaseCommand<typeof ChannelsUpdate> {
   static override summary = 'Change a channel\'s name, currencies, provider integration or description (the direction is fixed).';
@@ -25,7 +26,7 @@ export default class ChannelsUpdate extends BaseCommand<typeof ChannelsUpdate> {
       { currencies: 'currency', providerIntegrationId: 'provider-integration' },
     );
     const rt = await this.runtime();
-    const channel = await partnerServices.channels().updateChannel(platformCtx(rt), this.args.id, input);
+    const channel = await updateChannel(platformContext(rt), this.args.id, input);
     this.log(renderRecord({ ...channel }));
     return channel;
   }

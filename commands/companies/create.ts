@@ -1,11 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { companyFieldFlags, companyInput } from '../../src/cli/organization-flags';
-import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { CreateCompanyBody } from '../../src/api/organization/schemas';
 import type { Company } from '../../src/services/organization/companies';
+import { createCompany } from '../../src/services/organization/companies';
+import { companyFieldFlags, companyInput, companyRecord } from '../../src/cli/organization';
+import { tenantOrPlatformContext } from '../../src/cli/context';
 
 export default class CompaniesCreate extends BaseCommand<typeof CompaniesCreate> {
   static override summary = 'Create a company of a tenant (in sandbox mode unless --live).';
@@ -24,9 +25,9 @@ export default class CompaniesCreate extends BaseCommand<typeof CompaniesCreate>
     const country = await this.required(this.flags.country, 'country', 'Country (ISO 3166-1 alpha-2)');
     const input = validateWith(CreateCompanyBody, { ...companyInput(this.flags), name, country });
     const rt = await this.runtime();
-    const ctx = organization.context().listContext(rt, this.flags.tenant, this.flags.live);
-    const company = await organization.companies().createCompany(ctx, input);
-    this.log(organization.output().companyRecord(company));
+    const ctx = tenantOrPlatformContext(rt, this.flags.tenant, this.flags.live);
+    const company = await createCompany(ctx, input);
+    this.log(companyRecord(company));
     return company;
   }
 }

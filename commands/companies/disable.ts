@@ -1,19 +1,18 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { organization } from '../../src/cli/organization-services';
 import type { Company } from '../../src/services/organization/companies';
+import { disableCompany } from '../../src/services/organization/companies';
+import { recordArg } from '../../src/cli/context';
 
 export default class CompaniesDisable extends BaseCommand<typeof CompaniesDisable> {
   static override summary = 'Disable a company: it takes no new merchants (its merchants keep their state).';
   static override examples = ['<%= config.bin %> companies disable 0b9e… --yes'];
-  static override args = { id: Args.string({ description: 'Company id', required: true }) };
+  static override args = { id: recordArg('company', { description: 'Company id', required: true }) };
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<Company> {
     await this.confirm(this.flags.yes, `Disable company ${this.args.id}?`);
-    const rt = await this.runtime();
-    const company = await organization.companies().disableCompany(await organization.context().contextForCompany(rt, this.args.id), this.args.id);
+    const company = await disableCompany(await this.scope(), this.args.id);
     this.log(`Company ${company.name} (${company.id}) is now ${company.status}.`);
     return company;
   }

@@ -1,11 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { ListCompaniesQuery } from '../../src/api/organization/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { Company } from '../../src/services/organization/companies';
+import { listCompanies } from '../../src/services/organization/companies';
+import { tenantOrPlatformContext } from '../../src/cli/context';
+import { companyTable } from '../../src/cli/organization';
 
 export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
   static override summary = 'List companies (of every tenant, or of --tenant), one mode at a time.';
@@ -30,9 +32,9 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
       search: this.flags.search, country: this.flags.country, status: this.flags.status,
     });
     const rt = await this.runtime();
-    const ctx = organization.context().listContext(rt, this.flags.tenant, this.flags.live);
-    const page = await this.listAll((p) => organization.companies().listCompanies(ctx, { search, country, status }, { ...p, sortOrder: 'desc' }));
-    this.log(organization.output().companyTable(page));
+    const ctx = tenantOrPlatformContext(rt, this.flags.tenant, this.flags.live);
+    const page = await this.listAll((p) => listCompanies(ctx, { search, country, status }, { ...p, sortOrder: 'desc' }));
+    this.log(companyTable(page));
     return page;
   }
 }

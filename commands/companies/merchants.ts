@@ -1,14 +1,16 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { organization } from '../../src/cli/organization-services';
 import type { Page } from '../../src/db/scoped';
 import type { Merchant, MerchantStatus } from '../../src/services/organization/merchants';
+import { listCompanyMerchants } from '../../src/services/organization/merchants';
+import { recordArg } from '../../src/cli/context';
+import { merchantTable } from '../../src/cli/organization';
 
 export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerchants> {
   static override summary = 'List the merchants of a company.';
   static override examples = ['<%= config.bin %> companies merchants 0b9e… --json', '<%= config.bin %> companies merchants 0b9e… --json --all'];
-  static override args = { id: Args.string({ description: 'Company id', required: true }) };
+  static override args = { id: recordArg('company', { description: 'Company id', required: true }) };
   static override flags = {
     status: Flags.string({ description: 'Only merchants in this status', options: ['active', 'suspended', 'disabled'] }),
     limit: sharedFlags.limit,
@@ -17,13 +19,12 @@ export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerc
   };
 
   async run(): Promise<Page<Merchant>> {
-    const rt = await this.runtime();
-    const ctx = await organization.context().contextForCompany(rt, this.args.id);
-    const page = await this.listAll((p) => organization.merchants().listCompanyMerchants(
+    const ctx = await this.scope();
+    const page = await this.listAll((p) => listCompanyMerchants(
       ctx, this.args.id, { status: this.flags.status as MerchantStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(organization.output().merchantTable(page));
+    this.log(merchantTable(page));
     return page;
   }
 }

@@ -1,13 +1,13 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord, renderTable } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
-import { requireUuid } from '../../src/cli/webhook-flags';
 import { PermissionError, ValidationError } from '../../src/domain/errors';
-import { paymentServices } from '../../src/cli/payments-cli';
 import type { Runtime } from '../../src/runtime';
 import type { TriggeredEvent } from '../../src/services/webhooks/samples';
-import type { TriggeredPayment } from '../../src/cli/payments-trigger';
+import { eventCatalog } from '../../src/services/webhooks/catalog';
+import { triggerSampleEvent } from '../../src/services/webhooks/samples';
+import { merchantContext, requireUuid, tenantContext } from '../../src/cli/context';
+import { type TriggeredPayment, drivesRealPayment, triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
   static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund and checkout.session.completed events, a sample otherwise.';
@@ -32,7 +32,7 @@ Other types emit a sample event (data.sample = true). Either way the events are 
         hint: 'Leave out --live: sample events are emitted in test mode.',
       });
     }
-    const catalog = services.webhookCatalog().eventCatalog();
+    const catalog = eventCatalog();
     const entry = catalog.find((e) => e.type === this.args.type);
     if (!entry) {
       const prefix = this.args.type.split('.')[0];
@@ -49,10 +49,9 @@ Other types emit a sample event (data.sample = true). Either way the events are 
       });
     }
     const rt = await this.runtime();
-    const trigger = paymentServices.trigger();
-    if (trigger.drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
-    const ctx = services.scope().tenantContext(rt, tenantId, false);
-    const event = await services.webhookSamples().triggerSampleEvent(ctx, { type: entry.type, merchantId });
+    if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
+    const ctx = tenantContext(rt, tenantId, false);
+    const event = await triggerSampleEvent(ctx, { type: entry.type, merchantId });
     this.log(renderRecord({ eventId: event.eventId, type: event.type, tenant: event.tenantId, merchant: event.merchantId ?? '', mode: 'test', deliveriesQueued: event.deliveriesQueued }));
     if (event.deliveries.length) {
       this.log('');
@@ -64,8 +63,8 @@ Other types emit a sample event (data.sample = true). Either way the events are 
   }
 
   private async realPayment(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayment> {
-    const ctx = await services.scope().merchantContext(rt, tenantId, merchantId, false);
-    const result = await paymentServices.trigger().triggerPaymentEvent(rt, ctx, type);
+    const ctx = await merchantContext(rt, tenantId, merchantId, false);
+    const result = await triggerPaymentEvent(rt, ctx, type);
     this.log(renderRecord({
       eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
       payment: `${result.paymentId} (${result.paymentStatus})`, card: `${result.card.brand ?? ''} •••• ${result.card.last4}`,

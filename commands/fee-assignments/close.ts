@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { feeServices, feesPlatformCtx } from '../../src/cli/fees-cli';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
+import { closeFeeAssignment } from '../../src/services/fees/schedules';
+import { platformContext } from '../../src/cli/context';
 
 export default class FeeAssignmentsClose extends BaseCommand<typeof FeeAssignmentsClose> {
   static override summary = 'Close an open fee assignment: effectiveTo is set to now.';
@@ -13,7 +14,7 @@ export default class FeeAssignmentsClose extends BaseCommand<typeof FeeAssignmen
   async run(): Promise<FeeAssignment> {
     await this.confirm(this.flags.yes, `Close fee assignment ${this.args.id}?`);
     const rt = await this.runtime();
-    const assignment = await feeServices.fees().closeFeeAssignment(feesPlatformCtx(rt), this.args.id);
+    const assignment = await closeFeeAssignment(platformContext(rt), this.args.id);
     this.log(`Fee assignment ${assignment.id} is now ${assignment.status} (effectiveTo ${assignment.effectiveTo}).`);
     return assignment;
   }

@@ -1,9 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { feeServices, feesPlatformCtx, renderFeeAssignment } from '../../src/cli/fees-cli';
 import { validateWith } from '../../src/cli/validate';
 import { CreateFeeAssignmentBody, FEE_LEVELS, PAYMENT_METHODS } from '../../src/api/fees/schemas';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
+import { createFeeAssignment } from '../../src/services/fees/schedules';
+import { platformContext } from '../../src/cli/context';
+import { renderFeeAssignment } from '../../src/cli/fees';
 
 export default class FeeAssignmentsCreate extends BaseCommand<typeof FeeAssignmentsCreate> {
   static override summary = 'Assign an active fee schedule to a level and target, for one currency and payment method.';
@@ -38,7 +40,7 @@ export default class FeeAssignmentsCreate extends BaseCommand<typeof FeeAssignme
       { targetEntityId: 'target', feeScheduleId: 'schedule', tenantId: 'tenant' },
     );
     const rt = await this.runtime();
-    const assignment = await feeServices.fees().createFeeAssignment(feesPlatformCtx(rt), input);
+    const assignment = await createFeeAssignment(platformContext(rt), input);
     this.log(renderFeeAssignment(assignment));
     return assignment;
   }

@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { feeServices, feesPlatformCtx, renderFeeAssignment } from '../../src/cli/fees-cli';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
+import { getFeeAssignment } from '../../src/services/fees/schedules';
+import { platformContext } from '../../src/cli/context';
+import { renderFeeAssignment } from '../../src/cli/fees';
 
 export default class FeeAssignmentsGet extends BaseCommand<typeof FeeAssignmentsGet> {
   static override summary = 'Show one fee assignment.';
@@ -10,7 +12,7 @@ export default class FeeAssignmentsGet extends BaseCommand<typeof FeeAssignments
 
   async run(): Promise<FeeAssignment> {
     const rt = await this.runtime();
-    const assignment = await feeServices.fees().getFeeAssignment(feesPlatformCtx(rt), this.args.id);
+    const assignment = await getFeeAssignment(platformContext(rt), this.args.id);
     this.log(renderFeeAssignment(assignment));
     return assignment;
   }

@@ -1,11 +1,14 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
-import { feeListFlags, feePageFooter, feeServices, feesPlatformCtx, renderFeeAssignments } from '../../src/cli/fees-cli';
+import { listFlags, sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import { FEE_LEVELS, ListFeeAssignmentsQuery, PAYMENT_METHODS } from '../../src/api/fees/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
+import { listFeeAssignments } from '../../src/services/fees/schedules';
+import { pageFooter } from '../../src/cli/output';
+import { platformContext } from '../../src/cli/context';
+import { renderFeeAssignments } from '../../src/cli/fees';
 
 export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignmentsList> {
   static override summary = 'List fee assignments, filtered as the API filters them.';
@@ -15,7 +18,7 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
     '<%= config.bin %> fee-assignments list --tenant 6f1c… --active-only --all --json',
   ];
   static override flags = {
-    ...feeListFlags,
+    ...listFlags,
     all: sharedFlags.all,
     level: Flags.string({ description: 'Only this level', options: [...FEE_LEVELS] }),
     target: Flags.string({ description: 'Only this target entity id' }),
@@ -38,9 +41,9 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = query;
     const rt = await this.runtime();
-    const page = await this.listAll((p) => feeServices.fees().listFeeAssignments(feesPlatformCtx(rt), filters, { ...p, sortOrder }));
+    const page = await this.listAll((p) => listFeeAssignments(platformContext(rt), filters, { ...p, sortOrder }));
     this.log(renderFeeAssignments(page));
-    this.log(feePageFooter(page));
+    this.log(pageFooter(page));
     return page;
   }
 }

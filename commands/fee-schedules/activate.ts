@@ -1,7 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { feeServices, feesPlatformCtx } from '../../src/cli/fees-cli';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
+import { changeFeeScheduleStatus } from '../../src/services/fees/schedules';
+import { platformContext } from '../../src/cli/context';
 
 export default class FeeSchedulesActivate extends BaseCommand<typeof FeeSchedulesActivate> {
   static override summary = 'Activate a draft fee schedule (draft -> active).';
@@ -10,7 +11,7 @@ export default class FeeSchedulesActivate extends BaseCommand<typeof FeeSchedule
 
   async run(): Promise<FeeSchedule> {
     const rt = await this.runtime();
-    const schedule = await feeServices.fees().changeFeeScheduleStatus(feesPlatformCtx(rt), this.args.id, 'activate');
+    const schedule = await changeFeeScheduleStatus(platformContext(rt), this.args.id, 'activate');
     this.log(`Fee schedule ${schedule.name} (${schedule.id}) is now ${schedule.status}.`);
     return schedule;
   }

@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { feeServices, feesPlatformCtx } from '../../src/cli/fees-cli';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
+import { changeFeeScheduleStatus } from '../../src/services/fees/schedules';
+import { platformContext } from '../../src/cli/context';
 
 export default class FeeSchedulesArchive extends BaseCommand<typeof FeeSchedulesArchive> {
   static override summary = 'Archive an active fee schedule (active -> archived); its assignments stop applying.';
@@ -13,7 +14,7 @@ export default class FeeSchedulesArchive extends BaseCommand<typeof FeeSchedules
   async run(): Promise<FeeSchedule> {
     await this.confirm(this.flags.yes, 'Archive fee schedule ' + this.args.id + '?');
     const rt = await this.runtime();
-    const schedule = await feeServices.fees().changeFeeScheduleStatus(feesPlatformCtx(rt), this.args.id, 'archive');
+    const schedule = await changeFeeScheduleStatus(platformContext(rt), this.args.id, 'archive');
     this.log(`Fee schedule ${schedule.name} (${schedule.id}) is now ${schedule.status}.`);
     return schedule;
   }

@@ -1,9 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { feeServices, feesPlatformCtx, renderSchedule, scheduleFlagNames, scheduleFlags, scheduleInput } from '../../src/cli/fees-cli';
 import { validateWith } from '../../src/cli/validate';
 import { CreateFeeScheduleBody } from '../../src/api/fees/schemas';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
+import { createFeeSchedule } from '../../src/services/fees/schedules';
+import { platformContext } from '../../src/cli/context';
+import { renderSchedule, scheduleFlagNames, scheduleFlags, scheduleInput } from '../../src/cli/fees';
 
 export default class FeeSchedulesCreate extends BaseCommand<typeof FeeSchedulesCreate> {
   static override summary = 'Create a fee schedule (draft): rules from --rules-file, or one rule from flags.';
@@ -21,7 +23,7 @@ export default class FeeSchedulesCreate extends BaseCommand<typeof FeeSchedulesC
     const name = await this.required(this.flags.name, 'name', 'Schedule name');
     const input = validateWith(CreateFeeScheduleBody, { ...scheduleInput(this.flags), name, tenantId: this.flags.tenant }, { ...scheduleFlagNames, tenantId: 'tenant' });
     const rt = await this.runtime();
-    const schedule = await feeServices.fees().createFeeSchedule(feesPlatformCtx(rt), input);
+    const schedule = await createFeeSchedule(platformContext(rt), input);
     this.log(renderSchedule(schedule));
     return schedule;
   }

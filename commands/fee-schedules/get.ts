@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { feeServices, feesPlatformCtx, renderSchedule } from '../../src/cli/fees-cli';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
+import { getFeeSchedule } from '../../src/services/fees/schedules';
+import { platformContext } from '../../src/cli/context';
+import { renderSchedule } from '../../src/cli/fees';
 
 export default class FeeSchedulesGet extends BaseCommand<typeof FeeSchedulesGet> {
   static override summary = 'Show one fee schedule with its rules.';
@@ -10,7 +12,7 @@ export default class FeeSchedulesGet extends BaseCommand<typeof FeeSchedulesGet>
 
   async run(): Promise<FeeSchedule> {
     const rt = await this.runtime();
-    const schedule = await feeServices.fees().getFeeSchedule(feesPlatformCtx(rt), this.args.id);
+    const schedule = await getFeeSchedule(platformContext(rt), this.args.id);
     this.log(renderSchedule(schedule));
     return schedule;
   }

@@ -1,28 +1,31 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
-import { feeListFlags, feePageFooter, feeServices, feesPlatformCtx, renderSchedules } from '../../src/cli/fees-cli';
+import { listFlags, sharedFlags } from '../../src/cli/flags';
 import type { Page } from '../../src/db/scoped';
 import type { FeeSchedule, FeeScheduleStatus } from '../../src/services/fees/schedules';
+import { listFeeSchedules } from '../../src/services/fees/schedules';
+import { pageFooter } from '../../src/cli/output';
+import { platformContext } from '../../src/cli/context';
+import { renderSchedules } from '../../src/cli/fees';
 
 export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesList> {
   static override summary = 'List fee schedules, of one tenant or of all.';
   static override examples = ['<%= config.bin %> fee-schedules list --tenant 6f1c…', '<%= config.bin %> fee-schedules list --status active --json', '<%= config.bin %> fee-schedules list --tenant 6f1c… --all --json'];
   static override flags = {
-    ...feeListFlags,
+    ...listFlags,
     all: sharedFlags.all,
     status: Flags.string({ description: 'Only schedules in this status', options: ['draft', 'active', 'archived'] }),
   };
 
   async run(): Promise<Page<FeeSchedule>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => feeServices.fees().listFeeSchedules(
-      feesPlatformCtx(rt),
+    const page = await this.listAll((p) => listFeeSchedules(
+      platformContext(rt),
       { tenantId: this.flags.tenant, status: this.flags.status as FeeScheduleStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(renderSchedules(page));
-    this.log(feePageFooter(page));
+    this.log(pageFooter(page));
     return page;
   }
 }

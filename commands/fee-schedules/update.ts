@@ -1,9 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { feeServices, feesPlatformCtx, renderSchedule, scheduleFlagNames, scheduleFlags, scheduleInput } from '../../src/cli/fees-cli';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateFeeScheduleBody } from '../../src/api/fees/schemas';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
+import { updateFeeSchedule } from '../../src/services/fees/schedules';
+import { platformContext } from '../../src/cli/context';
+import { renderSchedule, scheduleFlagNames, scheduleFlags, scheduleInput } from '../../src/cli/fees';
 
 export default class FeeSchedulesUpdate extends BaseCommand<typeof FeeSchedulesUpdate> {
   static override summary = 'Update a draft fee schedule (rules and rolling reserve replace the whole value).';
@@ -15,7 +17,7 @@ export default class FeeSchedulesUpdate extends BaseCommand<typeof FeeSchedulesU
   async run(): Promise<FeeSchedule> {
     const input = validateWith(UpdateFeeScheduleBody, scheduleInput(this.flags), scheduleFlagNames);
     const rt = await this.runtime();
-    const schedule = await feeServices.fees().updateFeeSchedule(feesPlatformCtx(rt), this.args.id, input);
+    const schedule = await updateFeeSchedule(platformContext(rt), this.args.id, input);
     this.log(renderSchedule(schedule));
     return schedule;
   }

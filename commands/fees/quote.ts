@@ -1,9 +1,10 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { feeServices, feesPlatformCtx, feesTenantCtx, renderBreakdown } from '../../src/cli/fees-cli';
 import { validateWith } from '../../src/cli/validate';
-import { QuoteInput } from '../../src/cli/fees-quote-input';
 import type { FeeBreakdown } from '../../src/services/fees/engine';
+import { resolveFees } from '../../src/services/fees/schedules';
+import { platformContext, tenantContext } from '../../src/cli/context';
+import { QuoteInput, renderBreakdown } from '../../src/cli/fees';
 
 export default class FeesQuote extends BaseCommand<typeof FeesQuote> {
   static override summary = 'Print the fee breakdown of a hypothetical transaction, as the fee engine computes it.';
@@ -36,8 +37,8 @@ export default class FeesQuote extends BaseCommand<typeof FeesQuote> {
       outcome: this.flags.outcome, terminal: this.flags.terminal, channel: this.flags.channel, partner: this.flags.partner, at: this.flags.at,
     });
     const rt = await this.runtime();
-    const ctx = input.tenant ? feesTenantCtx(rt, input.tenant) : feesPlatformCtx(rt);
-    const breakdown = await feeServices.fees().resolveFees(ctx, {
+    const ctx = input.tenant ? tenantContext(rt, input.tenant, false) : platformContext(rt);
+    const breakdown = await resolveFees(ctx, {
       type: input.type, outcome: input.outcome, amount: input.amount, method: input.method, merchantId: input.merchant, terminalId: input.terminal,
       channelId: input.channel, partnerId: input.partner, at: input.at ? new Date(input.at) : rt.clock.now(),
     });

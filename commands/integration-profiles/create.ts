@@ -1,10 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { profileServices } from '../../src/cli/profiles-services';
-import { PROFILE_MODES, platformCtx, profileFieldFlags, profileFields, profileFlagNames, renderProfile } from '../../src/cli/profiles-flags';
 import { validateWith } from '../../src/cli/validate';
 import { CreateIntegrationProfileBody } from '../../src/api/profiles/schemas';
 import type { IntegrationProfile } from '../../src/services/profiles';
+import { createProfile } from '../../src/services/profiles';
+import { PROFILE_MODES, profileFieldFlags, profileFields, profileFlagNames, renderProfile } from '../../src/cli/profiles';
+import { platformContext } from '../../src/cli/context';
 
 export default class IntegrationProfilesCreate extends BaseCommand<typeof IntegrationProfilesCreate> {
   static override summary = 'Create a merchant\'s integration profile for one mode (one per merchant and mode).';
@@ -24,7 +25,7 @@ export default class IntegrationProfilesCreate extends BaseCommand<typeof Integr
     const sessionLifetime = this.flags['session-lifetime'] ?? Number(await this.required(undefined, 'session-lifetime', 'Session lifetime in seconds'));
     const input = validateWith(CreateIntegrationProfileBody, { ...profileFields(this.flags), merchantId, mode, sessionLifetime }, profileFlagNames);
     const rt = await this.runtime();
-    const profile = await profileServices.profiles().createProfile(platformCtx(rt), input);
+    const profile = await createProfile(platformContext(rt), input);
     this.log(renderProfile(profile));
     return profile;
   }

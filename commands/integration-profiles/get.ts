@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { profileServices } from '../../src/cli/profiles-services';
-import { platformCtx, renderProfile } from '../../src/cli/profiles-flags';
 import type { IntegrationProfile } from '../../src/services/profiles';
+import { getProfile } from '../../src/services/profiles';
+import { platformContext } from '../../src/cli/context';
+import { renderProfile } from '../../src/cli/profiles';
 
 export default class IntegrationProfilesGet extends BaseCommand<typeof IntegrationProfilesGet> {
   static override summary = 'Show one integration profile.';
@@ -11,7 +12,7 @@ export default class IntegrationProfilesGet extends BaseCommand<typeof Integrati
 
   async run(): Promise<IntegrationProfile> {
     const rt = await this.runtime();
-    const profile = await profileServices.profiles().getProfile(platformCtx(rt), this.args.id);
+    const profile = await getProfile(platformContext(rt), this.args.id);
     this.log(renderProfile(profile));
     return profile;
   }

@@ -2,12 +2,13 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { chalk, colourEnabled, renderTable } from '../../src/cli/output';
 import { sharedFlags } from '../../src/cli/flags';
-import { profileServices } from '../../src/cli/profiles-services';
-import { PROFILE_MODES, PROFILE_STATUSES, platformCtx } from '../../src/cli/profiles-flags';
 import { validateWith } from '../../src/cli/validate';
 import { ListIntegrationProfilesQuery } from '../../src/api/profiles/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { IntegrationProfile } from '../../src/services/profiles';
+import { listProfiles } from '../../src/services/profiles';
+import { PROFILE_MODES, PROFILE_STATUSES } from '../../src/cli/profiles';
+import { platformContext } from '../../src/cli/context';
 
 export default class IntegrationProfilesList extends BaseCommand<typeof IntegrationProfilesList> {
   static override summary = 'List integration profiles, of one tenant or merchant or of all.';
@@ -33,7 +34,7 @@ export default class IntegrationProfilesList extends BaseCommand<typeof Integrat
       { tenantId: 'tenant', merchantId: 'merchant' },
     );
     const rt = await this.runtime();
-    const page = await this.listAll((p) => profileServices.profiles().listProfiles(platformCtx(rt), filters, { ...p, sortOrder }));
+    const page = await this.listAll((p) => listProfiles(platformContext(rt), filters, { ...p, sortOrder }));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (p) => p.id },

@@ -1,10 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { profileServices } from '../../src/cli/profiles-services';
-import { platformCtx, profileFieldFlags, profileFields, profileFlagNames, renderProfile } from '../../src/cli/profiles-flags';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateIntegrationProfileBody } from '../../src/api/profiles/schemas';
 import type { IntegrationProfile } from '../../src/services/profiles';
+import { updateProfile } from '../../src/services/profiles';
+import { platformContext } from '../../src/cli/context';
+import { profileFieldFlags, profileFields, profileFlagNames, renderProfile } from '../../src/cli/profiles';
 
 export default class IntegrationProfilesUpdate extends BaseCommand<typeof IntegrationProfilesUpdate> {
   static override summary = 'Change an integration profile (merchant and mode are fixed).';
@@ -19,7 +20,7 @@ export default class IntegrationProfilesUpdate extends BaseCommand<typeof Integr
   async run(): Promise<IntegrationProfile> {
     const input = validateWith(UpdateIntegrationProfileBody, profileFields(this.flags), profileFlagNames);
     const rt = await this.runtime();
-    const profile = await profileServices.profiles().updateProfile(platformCtx(rt), this.args.id, input);
+    const profile = await updateProfile(platformContext(rt), this.args.id, input);
     this.log(renderProfile(profile));
     return profile;
   }

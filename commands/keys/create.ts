@@ -2,10 +2,11 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { chalk, renderRecord } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
 import type { IssuedApiKey } from '../../src/services/api-keys/keys';
 import { validateWith } from '../../src/cli/validate';
 import { CreateApiKeyBody } from '../../src/api/api-keys/schemas';
+import { createApiKey } from '../../src/services/api-keys/keys';
+import { merchantContext, tenantContext } from '../../src/cli/context';
 
 export default class KeysCreate extends BaseCommand<typeof KeysCreate> {
   static override summary = 'Issue an API key pair; the secret is shown once.';
@@ -31,8 +32,8 @@ export default class KeysCreate extends BaseCommand<typeof KeysCreate> {
     // A merchant key is issued as its merchant, so it can carry every merchant-layer code (a tenant-level issuer
     // cannot grant codes only merchants hold); a tenant key as the tenant.
     const ctx = this.flags.merchant
-      ? await services.scope().merchantContext(rt, this.flags.tenant, this.flags.merchant, this.flags.live)
-      : services.scope().tenantContext(rt, this.flags.tenant, this.flags.live);
+      ? await merchantContext(rt, this.flags.tenant, this.flags.merchant, this.flags.live)
+      : tenantContext(rt, this.flags.tenant, this.flags.live);
     const input = validateWith(
       CreateApiKeyBody,
       {
@@ -45,7 +46,7 @@ export default class KeysCreate extends BaseCommand<typeof KeysCreate> {
       },
       { permissions: 'permission', ipAllowlist: 'ip-allow', livemode: 'live' },
     );
-    const key = await services.apiKeys().createApiKey(ctx, input);
+    const key = await createApiKey(ctx, input);
     this.log(renderRecord({ id: key.id, name: key.name, owner: key.owner.type, mode: key.environment, publicKey: key.publicKey, permissions: key.permissions.length }));
     this.log(`\n${chalk.bold('Secret key')} (shown once, store it now):\n${key.secretKey}`);
     return key;

@@ -2,9 +2,10 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { renderTable, statusColour } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
 import type { Page } from '../../src/db/scoped';
 import type { ApiKey } from '../../src/services/api-keys/keys';
+import { listApiKeys } from '../../src/services/api-keys/keys';
+import { tenantContext } from '../../src/cli/context';
 
 export default class KeysList extends BaseCommand<typeof KeysList> {
   static override summary = 'List the API keys of a tenant (one mode at a time).';
@@ -25,8 +26,8 @@ export default class KeysList extends BaseCommand<typeof KeysList> {
 
   async run(): Promise<Page<ApiKey>> {
     const rt = await this.runtime();
-    const ctx = services.scope().tenantContext(rt, this.flags.tenant, this.flags.live);
-    const page = await this.listAll((p) => services.apiKeys().listApiKeys(
+    const ctx = tenantContext(rt, this.flags.tenant, this.flags.live);
+    const page = await this.listAll((p) => listApiKeys(
       ctx,
       { merchantId: this.flags.merchant, status: this.flags.status as ApiKey['status'] | undefined },
       { ...p, sortOrder: 'desc' },

@@ -1,20 +1,19 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { services } from '../../src/cli/services';
 import type { ApiKey } from '../../src/services/api-keys/keys';
+import { revokeApiKey } from '../../src/services/api-keys/keys';
+import { recordArg } from '../../src/cli/context';
 
 export default class KeysRevoke extends BaseCommand<typeof KeysRevoke> {
   static override summary = 'Revoke an API key for good: it stops authenticating at once.';
   static override examples = ['<%= config.bin %> keys revoke 2d0c…', '<%= config.bin %> keys revoke 2d0c… --yes --json'];
-  static override args = { id: Args.string({ description: 'API key id', required: true }) };
+  static override args = { id: recordArg('apiKey', { description: 'API key id', required: true }) };
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<ApiKey> {
     await this.confirm(this.flags.yes, `Revoke API key ${this.args.id}? This cannot be undone.`);
-    const rt = await this.runtime();
-    const ctx = await services.scope().contextForApiKey(rt, this.args.id);
-    const key = await services.apiKeys().revokeApiKey(ctx, this.args.id);
+    const ctx = await this.scope();
+    const key = await revokeApiKey(ctx, this.args.id);
     this.log(`Revoked ${key.id} (${key.name}) at ${key.revokedAt}.`);
     return key;
   }

@@ -1,11 +1,12 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
 import { ValidationError } from '../../src/domain/errors';
 import type { ApiKey } from '../../src/services/api-keys/keys';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateApiKeyBody } from '../../src/api/api-keys/schemas';
+import { updateApiKey } from '../../src/services/api-keys/keys';
+import { recordArg } from '../../src/cli/context';
 
 export default class KeysUpdate extends BaseCommand<typeof KeysUpdate> {
   static override summary = 'Change the name, permissions or expiry of an active key.';
@@ -14,7 +15,7 @@ export default class KeysUpdate extends BaseCommand<typeof KeysUpdate> {
     '<%= config.bin %> keys update 2d0c… --permission payments:payments:view --permission payments:refunds:view',
     '<%= config.bin %> keys update 2d0c… --no-expiry',
   ];
-  static override args = { id: Args.string({ description: 'API key id', required: true }) };
+  static override args = { id: recordArg('apiKey', { description: 'API key id', required: true }) };
   static override flags = {
     name: Flags.string({ description: 'New name' }),
     permission: Flags.string({ description: 'Permission code (repeatable); replaces the key\'s permissions', multiple: true }),
@@ -32,9 +33,8 @@ export default class KeysUpdate extends BaseCommand<typeof KeysUpdate> {
       throw new ValidationError('Nothing to change.', [{ path: '--name', message: 'give --name, --permission, --expires-at or --no-expiry' }], 'NOTHING_TO_CHANGE');
     }
     const input = validateWith(UpdateApiKeyBody, raw, { permissions: 'permission' });
-    const rt = await this.runtime();
-    const ctx = await services.scope().contextForApiKey(rt, this.args.id);
-    const key = await services.apiKeys().updateApiKey(ctx, this.args.id, input);
+    const ctx = await this.scope();
+    const key = await updateApiKey(ctx, this.args.id, input);
     this.log(renderRecord({ id: key.id, name: key.name, status: key.status, permissions: key.permissions, expiresAt: key.expiresAt }));
     return key;
   }

@@ -1,7 +1,8 @@
 import { BaseCommand } from '../../src/cli/base-command';
-import { partnerServices } from '../../src/cli/partners-services';
-import { limitFlags, limitInput, ownerFlags, ownerOf, platformCtx, renderLimit } from '../../src/cli/partners-flags';
 import type { Limit } from '../../src/services/limits/manage';
+import { createLimit } from '../../src/services/limits/manage';
+import { limitFlags, limitInput, ownerFlags, ownerOf, renderLimit } from '../../src/cli/limits';
+import { platformContext } from '../../src/cli/context';
 
 export default class LimitsCreate extends BaseCommand<typeof LimitsCreate> {
   static override summary = 'Create a limit of a merchant (--merchant) or of a channel (--channel): a cap on volume or count per period.';
@@ -17,7 +18,7 @@ export default class LimitsCreate extends BaseCommand<typeof LimitsCreate> {
     const owner = ownerOf(this.flags);
     const input = await limitInput((v, f, q) => this.required(v, f, q), this.flags);
     const rt = await this.runtime();
-    const limit = await partnerServices.limits().createLimit(platformCtx(rt), { ...input, ...owner });
+    const limit = await createLimit(platformContext(rt), { ...input, ...owner });
     this.log(renderLimit(limit));
     return limit;
   }

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { partnerServices } from '../../src/cli/partners-services';
-import { platformCtx } from '../../src/cli/partners-flags';
 import type { Limit } from '../../src/services/limits/manage';
+import { disableLimit, ownerOfLimit } from '../../src/services/limits/manage';
+import { platformContext } from '../../src/cli/context';
 
 export default class LimitsDisable extends BaseCommand<typeof LimitsDisable> {
   static override summary = 'Disable a limit (of a merchant or a channel) by its id.';
@@ -14,9 +14,8 @@ export default class LimitsDisable extends BaseCommand<typeof LimitsDisable> {
   async run(): Promise<Limit> {
     await this.confirm(this.flags.yes, `Disable limit ${this.args.id}?`);
     const rt = await this.runtime();
-    const ctx = platformCtx(rt);
-    const limits = partnerServices.limits();
-    const limit = await limits.disableLimit(ctx, await limits.ownerOfLimit(ctx, this.args.id), this.args.id);
+    const ctx = platformContext(rt);
+    const limit = await disableLimit(ctx, await ownerOfLimit(ctx, this.args.id), this.args.id);
     this.log(`Limit ${limit.id} of ${limit.entityType} ${limit.entityId} is now ${limit.status}.`);
     return limit;
   }

@@ -1,9 +1,10 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { partnerServices } from '../../src/cli/partners-services';
-import { limitListFlags, limitListQuery, ownerFlags, ownerOf, platformCtx, renderLimitPage } from '../../src/cli/partners-flags';
 import type { Page } from '../../src/db/scoped';
 import type { Limit } from '../../src/services/limits/manage';
+import { listLimits } from '../../src/services/limits/manage';
+import { limitListFlags, limitListQuery, ownerFlags, ownerOf, renderLimitPage } from '../../src/cli/limits';
+import { platformContext } from '../../src/cli/context';
 
 export default class LimitsList extends BaseCommand<typeof LimitsList> {
   static override summary = 'List the limits of a merchant (--merchant) or of a channel (--channel).';
@@ -14,7 +15,7 @@ export default class LimitsList extends BaseCommand<typeof LimitsList> {
     const owner = ownerOf(this.flags);
     const rt = await this.runtime();
     const { filters, page: params } = limitListQuery(this.flags);
-    const page = await this.listAll((p) => partnerServices.limits().listLimits(platformCtx(rt), owner, filters, { ...params, ...p }));
+    const page = await this.listAll((p) => listLimits(platformContext(rt), owner, filters, { ...params, ...p }));
     this.log(renderLimitPage(page));
     return page;
   }

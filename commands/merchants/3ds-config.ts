@@ -1,11 +1,12 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { PutThreeDsConfigBody } from '../../src/api/organization/schemas';
 import type { MerchantThreeDsConfig } from '../../src/db/models';
 import { ValidationError } from '../../src/domain/errors';
+import { getThreeDsConfig, putThreeDsConfig } from '../../src/services/organization/merchants';
+import { recordArg } from '../../src/cli/context';
 
 export default class MerchantsThreeDsConfig extends BaseCommand<typeof MerchantsThreeDsConfig> {
   static override summary = 'Show the merchant\'s 3DS configuration, or replace it with --enable/--disable.';
@@ -13,7 +14,7 @@ export default class MerchantsThreeDsConfig extends BaseCommand<typeof Merchants
     '<%= config.bin %> merchants 3ds-config 0b9e…',
     '<%= config.bin %> merchants 3ds-config 0b9e… --enable --challenge-preference challenge_requested --exemption low_value',
   ];
-  static override args = { id: Args.string({ description: 'Merchant id', required: true }) };
+  static override args = { id: recordArg('merchant', { description: 'Merchant id', required: true }) };
   static override flags = {
     enable: Flags.boolean({ description: 'Replace the configuration: 3DS enabled', exclusive: ['disable'] }),
     disable: Flags.boolean({ description: 'Replace the configuration: 3DS disabled', exclusive: ['enable'] }),
@@ -35,11 +36,10 @@ export default class MerchantsThreeDsConfig extends BaseCommand<typeof Merchants
     if (!setting && (this.flags['challenge-preference'] || this.flags.exemption)) {
       throw ValidationError.field('--enable', 'or --disable is required to replace the configuration');
     }
-    const rt = await this.runtime();
-    const ctx = await organization.context().contextForMerchant(rt, this.args.id);
+    const ctx = await this.scope();
     const config = input
-      ? (await organization.merchants().putThreeDsConfig(ctx, this.args.id, input)).threeDsConfig
-      : await organization.merchants().getThreeDsConfig(ctx, this.args.id);
+      ? (await putThreeDsConfig(ctx, this.args.id, input)).threeDsConfig
+      : await getThreeDsConfig(ctx, this.args.id);
     this.log(renderRecord({ ...config }));
     return config;
   }

@@ -1,10 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { merchantFieldFlags, merchantInput } from '../../src/cli/organization-flags';
-import { organization } from '../../src/cli/organization-services';
 import { validateWith } from '../../src/cli/validate';
 import { CreateMerchantBody } from '../../src/api/organization/schemas';
 import type { Merchant } from '../../src/services/organization/merchants';
+import { createMerchant } from '../../src/services/organization/merchants';
+import { merchantFieldFlags, merchantInput, merchantRecord } from '../../src/cli/organization';
+import { recordContext } from '../../src/cli/context';
 
 export default class MerchantsCreate extends BaseCommand<typeof MerchantsCreate> {
   static override summary = 'Create a merchant of a company (active, sandbox only until approved for live).';
@@ -18,9 +19,9 @@ export default class MerchantsCreate extends BaseCommand<typeof MerchantsCreate>
     const name = await this.required(this.flags.name, 'name', 'Merchant name');
     const input = validateWith(CreateMerchantBody, { ...merchantInput(this.flags), name, companyId: this.flags.company }, { companyId: 'company' });
     const rt = await this.runtime();
-    const ctx = await organization.context().contextForCompany(rt, input.companyId);
-    const merchant = await organization.merchants().createMerchant(ctx, input);
-    this.log(organization.output().merchantRecord(merchant));
+    const ctx = await recordContext(rt, 'company', input.companyId);
+    const merchant = await createMerchant(ctx, input);
+    this.log(merchantRecord(merchant));
     return merchant;
   }
 }

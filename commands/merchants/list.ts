@@ -1,9 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { organization } from '../../src/cli/organization-services';
 import type { Page } from '../../src/db/scoped';
 import type { LiveStatus, Merchant, MerchantStatus } from '../../src/services/organization/merchants';
+import { listMerchants } from '../../src/services/organization/merchants';
+import { tenantOrPlatformContext } from '../../src/cli/context';
+import { merchantTable } from '../../src/cli/organization';
 
 export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
   static override summary = 'List merchants (of every tenant, or of --tenant).';
@@ -24,13 +26,13 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
 
   async run(): Promise<Page<Merchant>> {
     const rt = await this.runtime();
-    const ctx = organization.context().listContext(rt, this.flags.tenant, false);
-    const page = await this.listAll((p) => organization.merchants().listMerchants(
+    const ctx = tenantOrPlatformContext(rt, this.flags.tenant, false);
+    const page = await this.listAll((p) => listMerchants(
       ctx,
       { companyId: this.flags.company, status: this.flags.status as MerchantStatus | undefined, liveStatus: this.flags['live-status'] as LiveStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(organization.output().merchantTable(page));
+    this.log(merchantTable(page));
     return page;
   }
 }

@@ -1,3 +1,3 @@
-import { merchantLiveCommand } from '../../src/cli/organization-moves';
+import { merchantLiveCommand } from '../../src/cli/organization';
 
 export default merchantLiveCommand('reject');

@@ -1,3 +1,3 @@
-import { merchantStatusCommand } from '../../src/cli/organization-moves';
+import { merchantStatusCommand } from '../../src/cli/organization';
 
 export default merchantStatusCommand('suspend');

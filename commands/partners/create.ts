@@ -1,11 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { partnerServices } from '../../src/cli/partners-services';
-import { createTenantFlag, parseMetadata, platformCtx } from '../../src/cli/partners-flags';
 import { validateWith } from '../../src/cli/validate';
 import { CreatePartnerBody } from '../../src/api/partners/schemas';
 import type { Partner } from '../../src/services/partners';
+import { createPartner } from '../../src/services/partners';
+import { createTenantFlag, parseMetadata } from '../../src/cli/flags';
+import { platformContext } from '../../src/cli/context';
 
 export default class PartnersCreate extends BaseCommand<typeof PartnersCreate> {
   static override summary = 'Create a partner (a reseller or referrer) of a tenant.';
@@ -26,7 +27,7 @@ export default class PartnersCreate extends BaseCommand<typeof PartnersCreate> {
       name, contactEmail: this.flags['contact-email'], metadata: parseMetadata(this.flags.metadata), tenantId: this.flags.tenant,
     }, { tenantId: 'tenant' });
     const rt = await this.runtime();
-    const partner = await partnerServices.partners().createPartner(platformCtx(rt), input);
+    const partner = await createPartner(platformContext(rt), input);
     this.log(renderRecord({ id: partner.id, tenant: partner.tenantId, name: partner.name, status: partner.status }));
     return partner;
   }

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { partnerServices } from '../../src/cli/partners-services';
-import { platformCtx } from '../../src/cli/partners-flags';
 import type { Partner } from '../../src/services/partners';
+import { getPartner } from '../../src/services/partners';
+import { platformContext } from '../../src/cli/context';
 
 export default class PartnersGet extends BaseCommand<typeof PartnersGet> {
   static override summary = 'Show one partner.';
@@ -12,7 +12,7 @@ export default class PartnersGet extends BaseCommand<typeof PartnersGet> {
 
   async run(): Promise<Partner> {
     const rt = await this.runtime();
-    const partner = await partnerServices.partners().getPartner(platformCtx(rt), this.args.id);
+    const partner = await getPartner(platformContext(rt), this.args.id);
     this.log(renderRecord({ ...partner }));
     return partner;
   }

@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { listFlags, sharedFlags } from '../../src/cli/flags';
 import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
-import { partnerServices } from '../../src/cli/partners-services';
-import { listFlags, platformCtx } from '../../src/cli/partners-flags';
 import type { Page } from '../../src/db/scoped';
 import type { Partner, PartnerStatus } from '../../src/services/partners';
+import { listPartners } from '../../src/services/partners';
+import { platformContext } from '../../src/cli/context';
 
 export default class PartnersList extends BaseCommand<typeof PartnersList> {
   static override summary = 'List partners (resellers and referrers), of one tenant or of all.';
@@ -18,8 +18,8 @@ export default class PartnersList extends BaseCommand<typeof PartnersList> {
 
   async run(): Promise<Page<Partner>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => partnerServices.partners().listPartners(
-      platformCtx(rt),
+    const page = await this.listAll((p) => listPartners(
+      platformContext(rt),
       { tenantId: this.flags.tenant, status: this.flags.status as PartnerStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));

@@ -1,3 +1,3 @@
-import { partnerStatusCommand } from '../../src/cli/partners-status';
+import { partnerStatusCommand } from '../../src/cli/partners';
 
 export default partnerStatusCommand('suspend');

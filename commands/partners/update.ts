@@ -1,11 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { partnerServices } from '../../src/cli/partners-services';
-import { nullable, parseMetadata, platformCtx } from '../../src/cli/partners-flags';
 import { validateWith } from '../../src/cli/validate';
 import { UpdatePartnerBody } from '../../src/api/partners/schemas';
 import type { Partner } from '../../src/services/partners';
+import { updatePartner } from '../../src/services/partners';
+import { nullable, parseMetadata } from '../../src/cli/flags';
+import { platformContext } from '../../src/cli/context';
 
 export default class PartnersUpdate extends BaseCommand<typeof PartnersUpdate> {
   static override summary = 'Change a partner\'s name, contact email or metadata.';
@@ -22,7 +23,7 @@ export default class PartnersUpdate extends BaseCommand<typeof PartnersUpdate> {
       name: this.flags.name, contactEmail: nullable(this.flags['contact-email']), metadata: parseMetadata(this.flags.metadata),
     });
     const rt = await this.runtime();
-    const partner = await partnerServices.partners().updatePartner(platformCtx(rt), this.args.id, input);
+    const partner = await updatePartner(platformContext(rt), this.args.id, input);
     this.log(renderRecord({ ...partner }));
     return partner;
   }

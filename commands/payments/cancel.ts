@@ -1,9 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { actContext, locatePayment, paymentServices, renderPayment } from '../../src/cli/payments-cli';
-import { formatMinor } from '../../src/domain/money';
 import type { Payment } from '../../src/services/payments/records';
+import { cancelPayment, getPayment } from '../../src/services/payments/payments';
+import { actContext, locate } from '../../src/cli/context';
+import { renderPayment } from '../../src/cli/payments';
+import { formatMinor } from '../../src/domain/money';
 
 export default class PaymentsCancel extends BaseCommand<typeof PaymentsCancel> {
   static override summary = 'Cancel (void) a processing, requires_action or requires_capture payment.';
@@ -15,11 +17,11 @@ export default class PaymentsCancel extends BaseCommand<typeof PaymentsCancel> {
 
   async run(): Promise<Payment> {
     const rt = await this.runtime();
-    const where = await locatePayment(rt, this.args.id);
+    const where = await locate(rt, 'payment', this.args.id);
     const ctx = actContext(rt, where);
-    const current = await paymentServices.payments().getPayment(ctx, where.id);
+    const current = await getPayment(ctx, where.id);
     await this.confirm(this.flags.yes, `Cancel payment ${current.id} of ${formatMinor(current.amount)} (${current.status})?`);
-    const payment = await paymentServices.payments().cancelPayment(ctx, where.id);
+    const payment = await cancelPayment(ctx, where.id);
     this.log(renderPayment(payment));
     return payment;
   }

@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { actContext, amountFlags, amountFrom, locatePayment, paymentServices, renderPayment } from '../../src/cli/payments-cli';
 import type { Payment } from '../../src/services/payments/records';
+import { capturePayment, getPayment } from '../../src/services/payments/payments';
+import { actContext, locate } from '../../src/cli/context';
+import { amountFlags, amountFrom, renderPayment } from '../../src/cli/payments';
 
 export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture> {
   static override summary = 'Capture a requires_capture payment (manual capture): the whole authorized amount, or less.';
@@ -17,11 +19,11 @@ export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture>
 
   async run(): Promise<Payment> {
     const rt = await this.runtime();
-    const where = await locatePayment(rt, this.args.id);
+    const where = await locate(rt, 'payment', this.args.id);
     const ctx = actContext(rt, where);
-    const current = await paymentServices.payments().getPayment(ctx, where.id);
+    const current = await getPayment(ctx, where.id);
     const amount = amountFrom(this.flags, current.amount.currency);
-    const payment = await paymentServices.payments().capturePayment(ctx, where.id, { amount });
+    const payment = await capturePayment(ctx, where.id, { amount });
     this.log(renderPayment(payment));
     return payment;
   }

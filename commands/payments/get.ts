@@ -1,25 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { locatePayment, paymentServices, readContext, renderPayment } from '../../src/cli/payments-cli';
-import { UnavailableError } from '../../src/domain/errors';
 import type { Payment } from '../../src/services/payments/records';
-
-const POLL_MS = 200;
-
-/** Reads the payment until it leaves `processing` (the provider's answer is asynchronous). */
-async function waitWhileProcessing(read: () => Promise<Payment>, timeoutMs: number): Promise<Payment> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const payment = await read();
-    if (payment.status !== 'processing') return payment;
-    if (Date.now() >= deadline) {
-      throw new UnavailableError(`Payment ${payment.id} is still processing after ${timeoutMs / 1000} s.`, 'PAYMENT_STILL_PROCESSING', {
-        hint: 'The provider has not answered yet. For the sandbox acquirer, is `payplane serve` (with its jobs) running on this database?',
-      });
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
+import { getPayment } from '../../src/services/payments/payments';
+import { locate, readContext } from '../../src/cli/context';
+import { renderPayment, waitWhileProcessing } from '../../src/cli/payments';
 
 export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
   static override summary = 'Show a payment: its amounts (authorized, captured, refunded, fee, net), fee breakdown and routing summary.';
@@ -35,9 +19,9 @@ export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
 
   async run(): Promise<Payment> {
     const rt = await this.runtime();
-    const where = await locatePayment(rt, this.args.id, this.flags.tenant);
+    const where = await locate(rt, 'payment', this.args.id, this.flags.tenant);
     const ctx = await readContext(rt, this.flags.tenant, where.livemode);
-    const read = () => paymentServices.payments().getPayment(ctx, where.id);
+    const read = () => getPayment(ctx, where.id);
     const payment = this.flags.wait ? await waitWhileProcessing(read, (this.flags.timeout ?? 30) * 1000) : await read();
     this.log(renderPayment(payment));
     return payment;

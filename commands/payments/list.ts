@@ -2,10 +2,13 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
-import { paymentServices, readContext, renderPayments } from '../../src/cli/payments-cli';
 import { pageFooter } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Payment } from '../../src/services/payments/records';
+import { ListPaymentsQuery } from '../../src/api/payments/schemas';
+import { listPayments } from '../../src/services/payments/payments';
+import { readContext } from '../../src/cli/context';
+import { renderPayments } from '../../src/cli/payments';
 
 export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
   static override summary = 'List payments, newest first: of every tenant, or of one with --tenant.';
@@ -33,14 +36,14 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
 
   async run(): Promise<Page<Payment>> {
     const input = validateWith(
-      paymentServices.schemas().ListPaymentsQuery,
+      ListPaymentsQuery,
       { status: this.flags.status, merchantId: this.flags.merchant, checkoutSessionId: this.flags.session, cursor: this.flags.cursor, limit: this.flags.limit },
       { merchantId: 'merchant', checkoutSessionId: 'session' },
     );
     const rt = await this.runtime();
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
     const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
-    const page = await this.listAll((p) => paymentServices.payments().listPayments(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
+    const page = await this.listAll((p) => listPayments(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
     this.log(renderPayments(page.data));
     this.log(pageFooter(page));
     return page;

@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { processingServices } from '../../src/cli/processing-services';
-import { processingCtx, renderProvider } from '../../src/cli/processing-flags';
 import type { ProviderIntegration } from '../../src/services/processing/providers';
+import { getProvider } from '../../src/services/processing/providers';
+import { platformContext } from '../../src/cli/context';
+import { renderProvider } from '../../src/cli/processing';
 
 export default class ProvidersGet extends BaseCommand<typeof ProvidersGet> {
   static override summary = 'Show a provider integration: capabilities, features, 3DS and the credentials a terminal needs.';
@@ -11,7 +12,7 @@ export default class ProvidersGet extends BaseCommand<typeof ProvidersGet> {
 
   async run(): Promise<ProviderIntegration> {
     const rt = await this.runtime();
-    const provider = await processingServices.providers().getProvider(processingCtx(rt), this.args.id);
+    const provider = await getProvider(platformContext(rt), this.args.id);
     this.log(renderProvider(provider));
     return provider;
   }

@@ -2,10 +2,10 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
-import { processingServices } from '../../src/cli/processing-services';
-import { processingCtx } from '../../src/cli/processing-flags';
 import type { Page } from '../../src/db/scoped';
 import type { ProviderIntegration, ProviderStatus } from '../../src/services/processing/providers';
+import { listProviders } from '../../src/services/processing/providers';
+import { platformContext } from '../../src/cli/context';
 
 export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
   static override summary = 'List the provider integrations of the connector catalog.';
@@ -20,8 +20,8 @@ export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
 
   async run(): Promise<Page<ProviderIntegration>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => processingServices.providers().listProviders(
-      processingCtx(rt), { status: this.flags.status as ProviderStatus | undefined, category: this.flags.category },
+    const page = await this.listAll((p) => listProviders(
+      platformContext(rt), { status: this.flags.status as ProviderStatus | undefined, category: this.flags.category },
       { ...p, sortOrder: 'asc' },
     ));
     this.log(renderTable(page.data, [

@@ -1,8 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { processingServices } from '../../src/cli/processing-services';
-import { processingCtx } from '../../src/cli/processing-flags';
 import type { ProviderIntegration, ProviderStatus } from '../../src/services/processing/providers';
+import { setProviderStatus } from '../../src/services/processing/providers';
+import { platformContext } from '../../src/cli/context';
 
 export default class ProvidersSetStatus extends BaseCommand<typeof ProvidersSetStatus> {
   static override summary = 'Set a provider integration\'s status: available, maintenance or deprecated (audited).';
@@ -14,7 +14,7 @@ export default class ProvidersSetStatus extends BaseCommand<typeof ProvidersSetS
 
   async run(): Promise<ProviderIntegration> {
     const rt = await this.runtime();
-    const provider = await processingServices.providers().setProviderStatus(processingCtx(rt), this.args.id, this.args.status as ProviderStatus);
+    const provider = await setProviderStatus(platformContext(rt), this.args.id, this.args.status as ProviderStatus);
     this.log(`Provider ${provider.code} (${provider.id}) is now ${provider.status}.`);
     return provider;
   }

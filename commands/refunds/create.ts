@@ -1,8 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { actContext, amountFlags, amountFrom, isSandboxProvider, locatePayment, paymentServices, renderRefund, runSandboxUntil } from '../../src/cli/payments-cli';
+import { runIdempotent } from '../../src/services/idempotency';
+import { createRefund, getRefund, refundRequest } from '../../src/services/payments/refunds';
 import { ValidationError } from '../../src/domain/errors';
 import type { Refund } from '../../src/services/payments/records';
+import { getPayment } from '../../src/services/payments/payments';
+import { actContext, locate } from '../../src/cli/context';
+import { amountFlags, amountFrom, isSandboxProvider, renderRefund, runSandboxUntil } from '../../src/cli/payments';
 
 export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
   static override summary = 'Refund a captured payment, in whole (default) or in part.';
@@ -23,26 +27,25 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
 
   async run(): Promise<Refund> {
     const rt = await this.runtime();
-    const where = await locatePayment(rt, this.args.paymentId);
+    const where = await locate(rt, 'payment', this.args.paymentId);
     const ctx = actContext(rt, where);
-    const payment = await paymentServices.payments().getPayment(ctx, where.id);
+    const payment = await getPayment(ctx, where.id);
     const amount = amountFrom(this.flags, payment.amount.currency);
     if (this.flags.reason !== undefined && (this.flags.reason.length < 1 || this.flags.reason.length > 500)) {
       throw ValidationError.field('--reason', 'must be 1 to 500 characters');
     }
     const body = { ...(amount ? { amount } : {}), ...(this.flags.reason !== undefined ? { reason: this.flags.reason } : {}) };
     // the Idempotency-Key rule of the API (runIdempotent): the key is the caller's (the payment's tenant), as for its secret keys
-    const refunds = paymentServices.refunds();
     const key = this.flags['idempotency-key'];
-    const outcome = await paymentServices.idempotency().runIdempotent(
-      ctx, { key, keyField: '--idempotency-key', ...refunds.refundRequest(where.id, body) }, (c) => refunds.createRefund(c, where.id, body, key),
+    const outcome = await runIdempotent(
+      ctx, { key, keyField: '--idempotency-key', ...refundRequest(where.id, body) }, (c) => createRefund(c, where.id, body, key),
     );
     const { replayed } = outcome;
     // a replay shows the refund as it is now
-    let refund = outcome.replayed ? await refunds.getRefund(ctx, outcome.replay.id) : outcome.result;
+    let refund = outcome.replayed ? await getRefund(ctx, outcome.replay.id) : outcome.result;
     if (refund.status === 'pending' && this.flags['wait-seconds'] > 0 && (await isSandboxProvider(ctx, payment.providerIntegrationId))) {
-      await runSandboxUntil(rt, async () => (await refunds.getRefund(ctx, refund.id)).status !== 'pending', this.flags['wait-seconds'] * 1000);
-      refund = await refunds.getRefund(ctx, refund.id);
+      await runSandboxUntil(rt, async () => (await getRefund(ctx, refund.id)).status !== 'pending', this.flags['wait-seconds'] * 1000);
+      refund = await getRefund(ctx, refund.id);
     }
     if (replayed) this.log(`Idempotency key already used: the refund it created is shown.\n`);
     this.log(renderRefund(refund));

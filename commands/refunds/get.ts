@@ -1,7 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { locateRefund, paymentServices, readContext, renderRefund } from '../../src/cli/payments-cli';
 import type { Refund } from '../../src/services/payments/records';
+import { getRefund } from '../../src/services/payments/refunds';
+import { locate, readContext } from '../../src/cli/context';
+import { renderRefund } from '../../src/cli/payments';
 
 export default class RefundsGet extends BaseCommand<typeof RefundsGet> {
   static override summary = 'Show a refund (pending, succeeded or failed).';
@@ -13,8 +15,8 @@ export default class RefundsGet extends BaseCommand<typeof RefundsGet> {
 
   async run(): Promise<Refund> {
     const rt = await this.runtime();
-    const where = await locateRefund(rt, this.args.id, this.flags.tenant);
-    const refund = await paymentServices.refunds().getRefund(await readContext(rt, this.flags.tenant, where.livemode), where.id);
+    const where = await locate(rt, 'refund', this.args.id, this.flags.tenant);
+    const refund = await getRefund(await readContext(rt, this.flags.tenant, where.livemode), where.id);
     this.log(renderRefund(refund));
     return refund;
   }

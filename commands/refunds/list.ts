@@ -1,10 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { locatePayment, paymentServices, readContext, renderRefunds } from '../../src/cli/payments-cli';
 import { pageFooter } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Refund } from '../../src/services/payments/records';
+import { listRefunds } from '../../src/services/payments/refunds';
+import { locate, readContext } from '../../src/cli/context';
+import { renderRefunds } from '../../src/cli/payments';
 
 export default class RefundsList extends BaseCommand<typeof RefundsList> {
   static override summary = 'List the refunds of a payment, newest first.';
@@ -19,9 +21,9 @@ export default class RefundsList extends BaseCommand<typeof RefundsList> {
 
   async run(): Promise<Page<Refund>> {
     const rt = await this.runtime();
-    const where = await locatePayment(rt, this.args.paymentId, this.flags.tenant);
+    const where = await locate(rt, 'payment', this.args.paymentId, this.flags.tenant);
     const ctx = await readContext(rt, this.flags.tenant, where.livemode);
-    const page = await this.listAll((p) => paymentServices.refunds().listRefunds(ctx, where.id, { ...p, sortOrder: 'desc' }));
+    const page = await this.listAll((p) => listRefunds(ctx, where.id, { ...p, sortOrder: 'desc' }));
     this.log(renderRefunds(page.data));
     this.log(pageFooter(page));
     return page;

@@ -1,7 +1,10 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { namingFlags, paymentFields, paymentInput, renderDryRun, riskContext, riskScopeFlags, riskServices } from '../../src/cli/risk-cli';
 import type { RiskDryRun } from '../../src/services/risk/dry-run';
+import { dryRunRisk } from '../../src/services/risk/dry-run';
+import { namingFlags, riskScopeFlags } from '../../src/cli/risk/input';
+import { paymentFields, paymentInput, renderDryRun } from '../../src/cli/risk/dry-run';
+import { operatorOfTenant, platformContext } from '../../src/cli/context';
 
 export default class RiskEvaluate extends BaseCommand<typeof RiskEvaluate> {
   static override summary = 'Dry run: the risk engine\'s decision for a hypothetical payment (score, thresholds, matched rules, reason). Nothing is written.';
@@ -29,9 +32,9 @@ export default class RiskEvaluate extends BaseCommand<typeof RiskEvaluate> {
     const rt = await this.runtime();
     // the engine names the subject's tenant in every query: the platform's view of the merchant is enough
     const ctx = this.flags.tenant !== undefined
-      ? await riskContext(rt, this.flags.tenant, this.flags)
-      : riskServices.runtime().operatorContext(rt, { level: 'platform', tenantId: null, livemode: this.flags.live });
-    const run = await namingFlags(paymentFields(this.flags.merchant), () => riskServices.dryRun().dryRunRisk(ctx, input));
+      ? await operatorOfTenant(rt, this.flags.tenant, this.flags)
+      : platformContext(rt, this.flags.live);
+    const run = await namingFlags(paymentFields(this.flags.merchant), () => dryRunRisk(ctx, input));
     this.log(renderDryRun(run));
     return run;
   }

@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { CreateRoleBody } from '../../src/api/access/schemas';
 import type { Role } from '../../src/services/access/roles';
+import { createRole } from '../../src/services/access/roles';
+import { accessScopeFlags } from '../../src/cli/context';
 
 export default class RolesCreate extends BaseCommand<typeof RolesCreate> {
   static override summary = 'Create a role from permission codes of the acting caller\'s layer.';
@@ -24,14 +24,13 @@ export default class RolesCreate extends BaseCommand<typeof RolesCreate> {
   };
 
   async run(): Promise<Role> {
-    const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
+    const ctx = await this.scope();
     const input = validateWith(
       CreateRoleBody,
       { name: this.flags.name, description: this.flags.description, permissions: this.flags.permission ?? [] },
       { permissions: 'permission' },
     );
-    const role = await accessServices.roles().createRole(ctx, input);
+    const role = await createRole(ctx, input);
     this.log(renderRecord(role as unknown as Record<string, unknown>));
     return role;
   }

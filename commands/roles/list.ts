@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderTable } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import type { Page } from '../../src/db/scoped';
 import type { Role } from '../../src/services/access/roles';
+import { listRoles } from '../../src/services/access/roles';
+import { accessScopeFlags } from '../../src/cli/context';
 
 export default class RolesList extends BaseCommand<typeof RolesList> {
   static override summary = 'List roles: a merchant\'s (--merchant), a tenant\'s (--tenant, with its merchants\') or the platform\'s.';
@@ -19,9 +19,8 @@ export default class RolesList extends BaseCommand<typeof RolesList> {
   };
 
   async run(): Promise<Page<Role>> {
-    const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
-    const page = await this.listAll((p) => accessServices.roles().listRoles(
+    const ctx = await this.scope();
+    const page = await this.listAll((p) => listRoles(
       ctx,
       { layer: this.flags.layer as Role['layer'] | undefined },
       { ...p, sortOrder: 'desc' },

@@ -1,16 +1,16 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateRoleBody } from '../../src/api/access/schemas';
 import type { Role } from '../../src/services/access/roles';
+import { updateRole } from '../../src/services/access/roles';
+import { accessScopeFlags, recordArg } from '../../src/cli/context';
 
 export default class RolesUpdate extends BaseCommand<typeof RolesUpdate> {
   static override summary = 'Update a role\'s name, description or permissions (replaces the list; applies to its users at once).';
   static override examples = ['<%= config.bin %> roles update 9a7b… --permission payments:payments:view'];
-  static override args = { id: Args.string({ description: 'Role id', required: true }) };
+  static override args = { id: recordArg('role', { description: 'Role id', required: true }) };
   static override flags = {
     'as-user': accessScopeFlags['as-user'],
     name: Flags.string({ description: 'Role name' }),
@@ -19,14 +19,13 @@ export default class RolesUpdate extends BaseCommand<typeof RolesUpdate> {
   };
 
   async run(): Promise<Role> {
-    const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForRole(rt, this.args.id, this.flags);
+    const ctx = await this.scope();
     const input = validateWith(
       UpdateRoleBody,
       { name: this.flags.name, description: this.flags.description, permissions: this.flags.permission },
       { permissions: 'permission' },
     );
-    const role = await accessServices.roles().updateRole(ctx, this.args.id, input);
+    const role = await updateRole(ctx, this.args.id, input);
     this.log(renderRecord(role as unknown as Record<string, unknown>));
     return role;
   }

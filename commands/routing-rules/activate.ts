@@ -1,7 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { routingCtx, routingServices } from '../../src/cli/routing-cli';
 import type { RoutingRule } from '../../src/services/routing/rules';
+import { activateRoutingRule } from '../../src/services/routing/rules';
+import { platformContext } from '../../src/cli/context';
 
 export default class RoutingRulesActivate extends BaseCommand<typeof RoutingRulesActivate> {
   static override summary = 'Activate a draft routing rule version (draft -> active); the rule\'s active version is archived.';
@@ -10,7 +11,7 @@ export default class RoutingRulesActivate extends BaseCommand<typeof RoutingRule
 
   async run(): Promise<RoutingRule> {
     const rt = await this.runtime();
-    const rule = await routingServices.rules().activateRoutingRule(routingCtx(rt), this.args.id);
+    const rule = await activateRoutingRule(platformContext(rt, false), this.args.id);
     this.log(`Routing rule ${rule.name} version ${rule.version} (${rule.id}) is now ${rule.status}.`);
     return rule;
   }

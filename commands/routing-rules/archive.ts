@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { routingCtx, routingServices } from '../../src/cli/routing-cli';
 import type { RoutingRule } from '../../src/services/routing/rules';
+import { archiveRoutingRule } from '../../src/services/routing/rules';
+import { platformContext } from '../../src/cli/context';
 
 export default class RoutingRulesArchive extends BaseCommand<typeof RoutingRulesArchive> {
   static override summary = 'Archive the active routing rule version (active -> archived): the rule stops routing.';
@@ -13,7 +14,7 @@ export default class RoutingRulesArchive extends BaseCommand<typeof RoutingRules
   async run(): Promise<RoutingRule> {
     await this.confirm(this.flags.yes, `Archive routing rule version ${this.args.id}?`);
     const rt = await this.runtime();
-    const rule = await routingServices.rules().archiveRoutingRule(routingCtx(rt), this.args.id);
+    const rule = await archiveRoutingRule(platformContext(rt, false), this.args.id);
     this.log(`Routing rule ${rule.name} version ${rule.version} (${rule.id}) is now ${rule.status}.`);
     return rule;
   }

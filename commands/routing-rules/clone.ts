@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { renderRule, routingCtx, routingServices } from '../../src/cli/routing-cli';
 import type { RoutingRule } from '../../src/services/routing/rules';
+import { cloneRoutingRule } from '../../src/services/routing/rules';
+import { renderRule } from '../../src/cli/routing';
+import { platformContext } from '../../src/cli/context';
 
 export default class RoutingRulesClone extends BaseCommand<typeof RoutingRulesClone> {
   static override summary = 'Clone any routing rule version into a new draft version of the same rule.';
@@ -10,7 +12,7 @@ export default class RoutingRulesClone extends BaseCommand<typeof RoutingRulesCl
 
   async run(): Promise<RoutingRule> {
     const rt = await this.runtime();
-    const rule = await routingServices.rules().cloneRoutingRule(routingCtx(rt), this.args.id);
+    const rule = await cloneRoutingRule(platformContext(rt, false), this.args.id);
     this.log(renderRule(rule));
     return rule;
   }

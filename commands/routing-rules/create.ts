@@ -1,9 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { renderRule, routingCtx, routingServices, ruleFlagNames, ruleFlags, ruleInput } from '../../src/cli/routing-cli';
 import { validateWith } from '../../src/cli/validate';
 import { CreateRoutingRuleBody } from '../../src/api/routing/schemas';
 import type { RoutingRule } from '../../src/services/routing/rules';
+import { createRoutingRule } from '../../src/services/routing/rules';
+import { renderRule, ruleFlagNames, ruleFlags, ruleInput } from '../../src/cli/routing';
+import { platformContext } from '../../src/cli/context';
 
 export default class RoutingRulesCreate extends BaseCommand<typeof RoutingRulesCreate> {
   static override summary = 'Create a routing rule (draft, version 1) for a tenant.';
@@ -23,7 +25,7 @@ export default class RoutingRulesCreate extends BaseCommand<typeof RoutingRulesC
     const name = await this.required(this.flags.name, 'name', 'Rule name');
     const input = validateWith(CreateRoutingRuleBody, { ...ruleInput(this.flags), name, tenantId: this.flags.tenant }, { ...ruleFlagNames(this.flags), tenantId: 'tenant' });
     const rt = await this.runtime();
-    const rule = await routingServices.rules().createRoutingRule(routingCtx(rt), input);
+    const rule = await createRoutingRule(platformContext(rt, false), input);
     this.log(renderRule(rule));
     return rule;
   }

@@ -1,11 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { renderDecision, routingCtx, routingServices } from '../../src/cli/routing-cli';
 import { validateWith } from '../../src/cli/validate';
-import { DecideInput } from '../../src/cli/routing-decide-input';
 import type { RoutingDecision } from '../../src/services/routing/decide';
 import { mulberry32 } from '../../src/util/random';
+import { decideRoute } from '../../src/services/routing/decide';
+import { limitUsage } from '../../src/services/limits/usage';
+import { DecideInput, renderDecision } from '../../src/cli/routing';
+import { platformContext } from '../../src/cli/context';
 
 export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesDecide> {
   static override summary = 'Dry run: print the routing decision the engine makes for a hypothetical payment.';
@@ -37,9 +39,8 @@ export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesD
       channel: this.flags.channel, at: this.flags.at,
     });
     const rt = await this.runtime();
-    const ctx = routingCtx(rt, this.flags.live);
-    const { limitUsage } = routingServices.usage();
-    const decision = await routingServices.engine().decideRoute(
+    const ctx = platformContext(rt, this.flags.live);
+    const decision = await decideRoute(
       ctx,
       {
         merchantId: input.merchant, channelId: input.channel ?? null, amount: input.amount, paymentMethod: input.method, brand: input.brand ?? null,

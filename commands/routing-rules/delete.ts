@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { routingCtx, routingServices } from '../../src/cli/routing-cli';
 import type { RoutingRule } from '../../src/services/routing/rules';
+import { deleteRoutingRule } from '../../src/services/routing/rules';
+import { platformContext } from '../../src/cli/context';
 
 export default class RoutingRulesDelete extends BaseCommand<typeof RoutingRulesDelete> {
   static override summary = 'Delete a draft routing rule version (soft delete; other versions stay).';
@@ -13,7 +14,7 @@ export default class RoutingRulesDelete extends BaseCommand<typeof RoutingRulesD
   async run(): Promise<RoutingRule> {
     await this.confirm(this.flags.yes, `Delete routing rule version ${this.args.id}?`);
     const rt = await this.runtime();
-    const rule = await routingServices.rules().deleteRoutingRule(routingCtx(rt), this.args.id);
+    const rule = await deleteRoutingRule(platformContext(rt, false), this.args.id);
     this.log(`Routing rule ${rule.name} version ${rule.version} (${rule.id}) is deleted.`);
     return rule;
   }

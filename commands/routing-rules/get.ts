@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { renderRule, routingCtx, routingServices } from '../../src/cli/routing-cli';
 import type { RoutingRule } from '../../src/services/routing/rules';
+import { getRoutingRule } from '../../src/services/routing/rules';
+import { renderRule } from '../../src/cli/routing';
+import { platformContext } from '../../src/cli/context';
 
 export default class RoutingRulesGet extends BaseCommand<typeof RoutingRulesGet> {
   static override summary = 'Show one routing rule version with its conditions and outcome.';
@@ -10,7 +12,7 @@ export default class RoutingRulesGet extends BaseCommand<typeof RoutingRulesGet>
 
   async run(): Promise<RoutingRule> {
     const rt = await this.runtime();
-    const rule = await routingServices.rules().getRoutingRule(routingCtx(rt), this.args.id);
+    const rule = await getRoutingRule(platformContext(rt, false), this.args.id);
     this.log(renderRule(rule));
     return rule;
   }

@@ -1,10 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { renderRules, routingCtx, routingListFlags, routingPageFooter, routingServices } from '../../src/cli/routing-cli';
 import type { Page } from '../../src/db/scoped';
 import type { RoutingRule } from '../../src/services/routing/rules';
 import type { RoutingRuleStatus } from '../../src/db/models';
+import { listRoutingRules } from '../../src/services/routing/rules';
+import { renderRules, routingListFlags } from '../../src/cli/routing';
+import { platformContext } from '../../src/cli/context';
+import { pageFooter } from '../../src/cli/output';
 
 export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesList> {
   static override summary = 'List routing rule versions, of one tenant or of all.';
@@ -24,13 +27,13 @@ export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesLis
 
   async run(): Promise<Page<RoutingRule>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => routingServices.rules().listRoutingRules(
-      routingCtx(rt),
+    const page = await this.listAll((p) => listRoutingRules(
+      platformContext(rt, false),
       { tenantId: this.flags.tenant, status: this.flags.status as RoutingRuleStatus | undefined, ruleId: this.flags.rule, name: this.flags.name },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(renderRules(page));
-    this.log(routingPageFooter(page));
+    this.log(pageFooter(page));
     return page;
   }
 }

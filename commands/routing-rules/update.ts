@@ -1,9 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { renderRule, routingCtx, routingServices, ruleFlagNames, ruleFlags, ruleInput } from '../../src/cli/routing-cli';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateRoutingRuleBody } from '../../src/api/routing/schemas';
 import type { RoutingRule } from '../../src/services/routing/rules';
+import { updateRoutingRule } from '../../src/services/routing/rules';
+import { renderRule, ruleFlagNames, ruleFlags, ruleInput } from '../../src/cli/routing';
+import { platformContext } from '../../src/cli/context';
 
 export default class RoutingRulesUpdate extends BaseCommand<typeof RoutingRulesUpdate> {
   static override summary = 'Update a draft routing rule version (conditions and outcome replace the whole value).';
@@ -18,7 +20,7 @@ export default class RoutingRulesUpdate extends BaseCommand<typeof RoutingRulesU
   async run(): Promise<RoutingRule> {
     const input = validateWith(UpdateRoutingRuleBody, ruleInput(this.flags), ruleFlagNames(this.flags));
     const rt = await this.runtime();
-    const rule = await routingServices.rules().updateRoutingRule(routingCtx(rt), this.args.id, input);
+    const rule = await updateRoutingRule(platformContext(rt, false), this.args.id, input);
     this.log(renderRule(rule));
     return rule;
   }

@@ -1,9 +1,12 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { renderRules, routingCtx, routingPageFooter, routingServices } from '../../src/cli/routing-cli';
 import type { Page } from '../../src/db/scoped';
 import type { RoutingRule } from '../../src/services/routing/rules';
+import { listRoutingRuleVersions } from '../../src/services/routing/rules';
+import { renderRules } from '../../src/cli/routing';
+import { platformContext } from '../../src/cli/context';
+import { pageFooter } from '../../src/cli/output';
 
 export default class RoutingRulesVersions extends BaseCommand<typeof RoutingRulesVersions> {
   static override summary = 'List every version of the rule of a version, newest first.';
@@ -13,9 +16,9 @@ export default class RoutingRulesVersions extends BaseCommand<typeof RoutingRule
 
   async run(): Promise<Page<RoutingRule>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => routingServices.rules().listRoutingRuleVersions(routingCtx(rt), this.args.id, { ...p, sortOrder: 'desc' }));
+    const page = await this.listAll((p) => listRoutingRuleVersions(platformContext(rt, false), this.args.id, { ...p, sortOrder: 'desc' }));
     this.log(renderRules(page));
-    this.log(routingPageFooter(page));
+    this.log(pageFooter(page));
     return page;
   }
 }

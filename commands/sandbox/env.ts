@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../src/cli/base-command';
-import { services } from '../../src/cli/services';
 import { NotFoundError } from '../../src/domain/errors';
+import { sandboxFile, savedSandbox } from '../../src/services/sandbox';
 
 export type SandboxEnv = Record<string, string>;
 
@@ -18,9 +18,9 @@ export default class SandboxEnvCommand extends BaseCommand<typeof SandboxEnvComm
 
   async run(): Promise<SandboxEnv> {
     const config = await this.config$();
-    const sandbox = services.sandbox().savedSandbox(config);
+    const sandbox = savedSandbox(config);
     if (!sandbox) {
-      throw new NotFoundError('sandbox', undefined, { code: 'SANDBOX_NOT_FOUND', detail: `No sandbox of this database in ${services.sandbox().sandboxFile({ config })}.`, hint: 'Start the sandbox first: npm start (payplane serve on the SQLite sandbox database) writes .payplane/sandbox.json.' });
+      throw new NotFoundError('sandbox', undefined, { code: 'SANDBOX_NOT_FOUND', detail: `No sandbox of this database in ${sandboxFile({ config })}.`, hint: 'Start the sandbox first: npm start (payplane serve on the SQLite sandbox database) writes .payplane/sandbox.json.' });
     }
     const variables: SandboxEnv = {
       API_URL: config.publicBaseUrl ?? localUrl(process.env.HOST, process.env.PORT),

@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
 import type { SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox';
 
 export default class SandboxInit extends BaseCommand<typeof SandboxInit> {
   static override summary = 'Create a fresh sandbox tenant with keys and a platform token.';
@@ -13,7 +13,7 @@ export default class SandboxInit extends BaseCommand<typeof SandboxInit> {
 
   async run(): Promise<SandboxCredentials> {
     const rt = await this.runtime();
-    const sandbox = await services.sandbox().createSandbox(rt, { name: this.flags.name });
+    const sandbox = await createSandbox(rt, { name: this.flags.name });
     this.log(
       renderRecord({
         tenantId: sandbox.tenantId,

@@ -1,3 +1,3 @@
-import { tenantStatusCommand } from '../../src/cli/tenant-status';
+import { tenantStatusCommand } from '../../src/cli/tenants';
 
 export default tenantStatusCommand('activate');

@@ -1,11 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
-import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenant-flags';
 import { validateWith } from '../../src/cli/validate';
 import { CreateTenantBody } from '../../src/api/tenants/schemas';
 import type { Tenant } from '../../src/services/tenants/tenants';
+import { createTenant } from '../../src/services/tenants/tenants';
+import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenants';
+import { platformContext } from '../../src/cli/context';
 
 export default class TenantsCreate extends BaseCommand<typeof TenantsCreate> {
   static override summary = 'Create a tenant (an operator on the platform).';
@@ -22,7 +23,7 @@ export default class TenantsCreate extends BaseCommand<typeof TenantsCreate> {
     const name = await this.required(this.flags.name, 'name', 'Tenant name');
     const input = validateWith(CreateTenantBody, { ...tenantInput(this.flags), name, livemode: !this.flags.sandbox }, tenantFlagNames);
     const rt = await this.runtime();
-    const tenant = await services.tenants().createTenant(services.scope().platformContext(rt), input);
+    const tenant = await createTenant(platformContext(rt), input);
     this.log(renderRecord({ id: tenant.id, name: tenant.name, status: tenant.status, mode: tenant.livemode ? 'live' : 'sandbox' }));
     return tenant;
   }

@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
 import type { Tenant } from '../../src/services/tenants/tenants';
+import { getTenant } from '../../src/services/tenants/tenants';
+import { platformContext } from '../../src/cli/context';
 
 export default class TenantsGet extends BaseCommand<typeof TenantsGet> {
   static override summary = 'Show one tenant.';
@@ -11,7 +12,7 @@ export default class TenantsGet extends BaseCommand<typeof TenantsGet> {
 
   async run(): Promise<Tenant> {
     const rt = await this.runtime();
-    const tenant = await services.tenants().getTenant(services.scope().platformContext(rt), this.args.id);
+    const tenant = await getTenant(platformContext(rt), this.args.id);
     this.log(renderRecord({ ...tenant }));
     return tenant;
   }

@@ -2,9 +2,10 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { renderTable, statusColour } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
 import type { Page } from '../../src/db/scoped';
 import type { Tenant, TenantStatus } from '../../src/services/tenants/tenants';
+import { listTenants } from '../../src/services/tenants/tenants';
+import { platformContext } from '../../src/cli/context';
 
 export default class TenantsList extends BaseCommand<typeof TenantsList> {
   static override summary = 'List tenants.';
@@ -18,8 +19,8 @@ export default class TenantsList extends BaseCommand<typeof TenantsList> {
 
   async run(): Promise<Page<Tenant>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => services.tenants().listTenants(
-      services.scope().platformContext(rt),
+    const page = await this.listAll((p) => listTenants(
+      platformContext(rt),
       { status: this.flags.status as TenantStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));

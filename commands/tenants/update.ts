@@ -1,11 +1,12 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
-import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenant-flags';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateTenantBody } from '../../src/api/tenants/schemas';
 import type { Tenant } from '../../src/services/tenants/tenants';
+import { updateTenant } from '../../src/services/tenants/tenants';
+import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenants';
+import { platformContext } from '../../src/cli/context';
 
 export default class TenantsUpdate extends BaseCommand<typeof TenantsUpdate> {
   static override summary = 'Change a tenant\'s settings.';
@@ -19,7 +20,7 @@ export default class TenantsUpdate extends BaseCommand<typeof TenantsUpdate> {
   async run(): Promise<Tenant> {
     const input = validateWith(UpdateTenantBody, tenantInput(this.flags), tenantFlagNames);
     const rt = await this.runtime();
-    const tenant = await services.tenants().updateTenant(services.scope().platformContext(rt), this.args.id, input);
+    const tenant = await updateTenant(platformContext(rt), this.args.id, input);
     this.log(renderRecord({ ...tenant }));
     return tenant;
   }

@@ -1,10 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { processingServices } from '../../src/cli/processing-services';
-import { credentialFlags, credentialsFrom, processingCtx, renderTerminal } from '../../src/cli/processing-flags';
 import { validateWith } from '../../src/cli/validate';
 import { CreateTerminalBody } from '../../src/api/processing/schemas';
 import type { Terminal } from '../../src/services/processing/terminals';
+import { createTerminal } from '../../src/services/processing/terminals';
+import { credentialFlags, credentialsFrom, renderTerminal } from '../../src/cli/processing';
+import { platformContext } from '../../src/cli/context';
 
 export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate> {
   static override summary = 'Create a terminal of a tenant at a provider integration; the credentials are stored encrypted and never shown.';
@@ -41,7 +42,7 @@ export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate>
       { tenantId: 'tenant', providerIntegrationId: 'provider', supportedCurrencies: 'currency', supportedBrands: 'brand', supportedPaymentMethodTypes: 'method', providerCostScheduleId: 'cost-schedule' },
     );
     const rt = await this.runtime();
-    const terminal = await processingServices.terminals().createTerminal(processingCtx(rt), input);
+    const terminal = await createTerminal(platformContext(rt), input);
     this.log(renderTerminal(terminal));
     return terminal;
   }

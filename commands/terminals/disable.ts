@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { processingServices } from '../../src/cli/processing-services';
-import { processingCtx } from '../../src/cli/processing-flags';
 import type { Terminal } from '../../src/services/processing/terminals';
+import { disableTerminal } from '../../src/services/processing/terminals';
+import { platformContext } from '../../src/cli/context';
 
 export default class TerminalsDisable extends BaseCommand<typeof TerminalsDisable> {
   static override summary = 'Disable a terminal (it becomes read-only).';
@@ -14,7 +14,7 @@ export default class TerminalsDisable extends BaseCommand<typeof TerminalsDisabl
   async run(): Promise<Terminal> {
     await this.confirm(this.flags.yes, `Disable terminal ${this.args.id}?`);
     const rt = await this.runtime();
-    const terminal = await processingServices.terminals().disableTerminal(processingCtx(rt), this.args.id);
+    const terminal = await disableTerminal(platformContext(rt), this.args.id);
     this.log(`Terminal ${terminal.name} (${terminal.id}) is now ${terminal.status}.`);
     return terminal;
   }

@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { processingServices } from '../../src/cli/processing-services';
-import { processingCtx, renderTerminal } from '../../src/cli/processing-flags';
 import type { Terminal } from '../../src/services/processing/terminals';
+import { getTerminal } from '../../src/services/processing/terminals';
+import { platformContext } from '../../src/cli/context';
+import { renderTerminal } from '../../src/cli/processing';
 
 export default class TerminalsGet extends BaseCommand<typeof TerminalsGet> {
   static override summary = 'Show a terminal (never its credentials: only the credential binding id).';
@@ -11,7 +12,7 @@ export default class TerminalsGet extends BaseCommand<typeof TerminalsGet> {
 
   async run(): Promise<Terminal> {
     const rt = await this.runtime();
-    const terminal = await processingServices.terminals().getTerminal(processingCtx(rt), this.args.id);
+    const terminal = await getTerminal(platformContext(rt), this.args.id);
     this.log(renderTerminal(terminal));
     return terminal;
   }

@@ -1,11 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { processingServices } from '../../src/cli/processing-services';
-import { processingCtx, renderTerminals } from '../../src/cli/processing-flags';
 import { pageFooter } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Terminal } from '../../src/services/processing/terminals';
+import { listTerminals } from '../../src/services/processing/terminals';
+import { platformContext } from '../../src/cli/context';
+import { renderTerminals } from '../../src/cli/processing';
 
 export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
   static override summary = 'List terminals, of one tenant or of all.';
@@ -22,8 +23,8 @@ export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
 
   async run(): Promise<Page<Terminal>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => processingServices.terminals().listTerminals(
-      processingCtx(rt),
+    const page = await this.listAll((p) => listTerminals(
+      platformContext(rt),
       {
         tenantId: this.flags.tenant, status: this.flags.status as Terminal['status'] | undefined,
         direction: this.flags.direction as Terminal['direction'] | undefined, providerIntegrationId: this.flags.provider,

@@ -1,10 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { processingServices } from '../../src/cli/processing-services';
-import { credentialFlags, credentialsFrom, processingCtx } from '../../src/cli/processing-flags';
 import { validateWith } from '../../src/cli/validate';
 import { RotateCredentialsBody } from '../../src/api/processing/schemas';
 import type { Terminal } from '../../src/services/processing/terminals';
+import { rotateCredentials } from '../../src/services/processing/terminals';
+import { credentialFlags, credentialsFrom } from '../../src/cli/processing';
+import { platformContext } from '../../src/cli/context';
 
 export default class TerminalsRotateCredentials extends BaseCommand<typeof TerminalsRotateCredentials> {
   static override summary = 'Replace a terminal\'s credentials (a new credential binding); they are stored encrypted and never shown.';
@@ -15,7 +16,7 @@ export default class TerminalsRotateCredentials extends BaseCommand<typeof Termi
   async run(): Promise<Terminal> {
     const { credentials } = validateWith(RotateCredentialsBody, { credentials: credentialsFrom(this.flags) });
     const rt = await this.runtime();
-    const terminal = await processingServices.terminals().rotateCredentials(processingCtx(rt), this.args.id, credentials);
+    const terminal = await rotateCredentials(platformContext(rt), this.args.id, credentials);
     this.log(`Terminal ${terminal.name} (${terminal.id}) now uses credential binding ${terminal.credentialBindingId}.`);
     return terminal;
   }

@@ -1,11 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { processingServices } from '../../src/cli/processing-services';
-import { processingCtx, renderTerminal } from '../../src/cli/processing-flags';
-import { nullable } from '../../src/cli/partners-flags';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateTerminalBody } from '../../src/api/processing/schemas';
 import type { Terminal } from '../../src/services/processing/terminals';
+import { updateTerminal } from '../../src/services/processing/terminals';
+import { platformContext } from '../../src/cli/context';
+import { renderTerminal } from '../../src/cli/processing';
+import { nullable } from '../../src/cli/flags';
 
 export default class TerminalsUpdate extends BaseCommand<typeof TerminalsUpdate> {
   static override summary = 'Update a terminal (lists replace the old ones and must be the provider\'s).';
@@ -31,7 +32,7 @@ export default class TerminalsUpdate extends BaseCommand<typeof TerminalsUpdate>
       { supportedCurrencies: 'currency', supportedBrands: 'brand', supportedPaymentMethodTypes: 'method', providerCostScheduleId: 'cost-schedule' },
     );
     const rt = await this.runtime();
-    const terminal = await processingServices.terminals().updateTerminal(processingCtx(rt), this.args.id, input);
+    const terminal = await updateTerminal(platformContext(rt), this.args.id, input);
     this.log(renderTerminal(terminal));
     return terminal;
   }

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { services } from '../../src/cli/services';
 import { AuthenticationError, NotFoundError } from '../../src/domain/errors';
+import { isUuid } from '../../src/db/scoped';
+import { parseDuration } from '../../src/services/access/tokens';
 
 export interface IssuedToken {
   token: string;
@@ -22,10 +23,9 @@ export default class TokensIssue extends BaseCommand<typeof TokensIssue> {
   };
 
   async run(): Promise<IssuedToken> {
-    const { parseDuration } = services.tokens();
     const ttl = parseDuration(this.flags.ttl, '--ttl');
     const rt = await this.runtime();
-    const user = services.scoped().isUuid(this.flags.user) ? await rt.db.models.User.findOne({ where: { id: this.flags.user, deletedAt: null } }) : null;
+    const user = isUuid(this.flags.user) ? await rt.db.models.User.findOne({ where: { id: this.flags.user, deletedAt: null } }) : null;
     if (!user) throw new NotFoundError('user', this.flags.user);
     if (user.get('status') !== 'active') throw new AuthenticationError(`The user is ${user.get('status')}; no token is issued.`, 'USER_NOT_ACTIVE');
     const issued = await rt.tokens.issue(this.flags.user, ttl, this.flags.live, '--ttl');

@@ -1,9 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import type { Invitation } from '../../src/services/access/invitations';
 import type { User } from '../../src/services/access/users';
+import { acceptInvitation } from '../../src/services/access/invitations';
 
 export default class UsersAcceptInvitation extends BaseCommand<typeof UsersAcceptInvitation> {
   static override summary = 'Accept an invitation: bind the user to an identity (externalIdpId) and activate it.';
@@ -16,7 +16,7 @@ export default class UsersAcceptInvitation extends BaseCommand<typeof UsersAccep
 
   async run(): Promise<{ user: User; invitation: Invitation }> {
     const rt = await this.runtime();
-    const result = await accessServices.invitations().acceptInvitation(rt, this.args.token, this.flags['idp-subject']);
+    const result = await acceptInvitation(rt, this.args.token, this.flags['idp-subject']);
     this.log(renderRecord({ user: result.user.id, email: result.user.email, status: result.user.status, externalIdpId: result.user.externalIdpId }));
     return result;
   }

@@ -1,21 +1,19 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { accessScopeFlags } from '../../src/cli/access-flags';
-import { accessServices } from '../../src/cli/access-services';
 import type { User } from '../../src/services/access/users';
+import { deleteUser } from '../../src/services/access/users';
+import { accessScopeFlags, recordArg } from '../../src/cli/context';
 
 export default class UsersDelete extends BaseCommand<typeof UsersDelete> {
   static override summary = 'Delete a user (soft): its tokens stop working, its pending invitations are canceled.';
   static override examples = ['<%= config.bin %> users delete 2d0c… --yes'];
-  static override args = { id: Args.string({ description: 'User id', required: true }) };
+  static override args = { id: recordArg('user', { description: 'User id', required: true }) };
   static override flags = { 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
 
   async run(): Promise<User> {
-    const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForUser(rt, this.args.id, this.flags);
+    const ctx = await this.scope();
     await this.confirm(this.flags.yes, `Delete user ${this.args.id}?`);
-    const user = await accessServices.users().deleteUser(ctx, this.args.id);
+    const user = await deleteUser(ctx, this.args.id);
     this.log(`Deleted user ${user.id} (${user.email}).`);
     return user;
   }

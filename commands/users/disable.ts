@@ -1,22 +1,20 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord, statusColour } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import type { User } from '../../src/services/access/users';
+import { changeUserStatus } from '../../src/services/access/users';
+import { accessScopeFlags, recordArg } from '../../src/cli/context';
 
 export default class UsersDisable extends BaseCommand<typeof UsersDisable> {
   static override summary = 'Disable an active user: its tokens stop working at once.';
   static override examples = ['<%= config.bin %> users disable 2d0c…', '<%= config.bin %> users disable 2d0c… --yes --json'];
-  static override args = { id: Args.string({ description: 'User id', required: true }) };
+  static override args = { id: recordArg('user', { description: 'User id', required: true }) };
   static override flags = { 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
 
   async run(): Promise<User> {
     await this.confirm(this.flags.yes, `Disable user ${this.args.id}? Its tokens stop working at once.`);
-    const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForUser(rt, this.args.id, this.flags);
-    const user = await accessServices.users().changeUserStatus(ctx, this.args.id, 'disable');
+    const ctx = await this.scope();
+    const user = await changeUserStatus(ctx, this.args.id, 'disable');
     this.log(renderRecord({ id: user.id, email: user.email, status: statusColour(user.status) }));
     return user;
   }

@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { accessScopeFlags } from '../../src/cli/access-flags';
 import { chalk, renderRecord } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { InviteUserBody } from '../../src/api/access/schemas';
 import type { IssuedInvitation } from '../../src/services/access/invitations';
 import type { User } from '../../src/services/access/users';
+import { inviteUser } from '../../src/services/access/invitations';
+import { accessScopeFlags } from '../../src/cli/context';
 
 export default class UsersInvite extends BaseCommand<typeof UsersInvite> {
   static override summary = 'Invite a user by email with roles; prints the single-use invitation token once.';
@@ -26,14 +26,13 @@ export default class UsersInvite extends BaseCommand<typeof UsersInvite> {
   };
 
   async run(): Promise<{ user: User; invitation: IssuedInvitation }> {
-    const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
+    const ctx = await this.scope();
     const input = validateWith(
       InviteUserBody,
       { email: this.flags.email, displayName: this.flags['display-name'], roleIds: this.flags.role, owner: this.flags.owner || undefined },
       { roleIds: 'role', displayName: 'display-name' },
     );
-    const result = await accessServices.invitations().inviteUser(ctx, input);
+    const result = await inviteUser(ctx, input);
     this.log(renderRecord({ user: result.user.id, email: result.user.email, layer: result.user.layer, status: result.user.status, invitation: result.invitation.id, expiresAt: result.invitation.expiresAt }));
     this.log(`\n${chalk.bold('Invitation token')} (shown once; hand it to the invitee):\n${result.invitation.token}`);
     return result;

@@ -1,13 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderTable, statusColour } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { ListUsersQuery } from '../../src/api/access/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { User } from '../../src/services/access/users';
+import { listUsers } from '../../src/services/access/users';
+import { accessScopeFlags } from '../../src/cli/context';
 
 export default class UsersList extends BaseCommand<typeof UsersList> {
   static override summary = 'List users: a merchant\'s (--merchant), a tenant\'s (--tenant) or every user (platform).';
@@ -28,14 +28,13 @@ export default class UsersList extends BaseCommand<typeof UsersList> {
   };
 
   async run(): Promise<Page<User>> {
-    const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
+    const ctx = await this.scope();
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = validateWith(
       ListUsersQuery,
       { status: this.flags.status, layer: this.flags.layer, email: this.flags.email, roleId: this.flags.role, limit: this.flags.limit, cursor: this.flags.cursor },
       { roleId: 'role' },
     );
-    const page = await this.listAll((p) => accessServices.users().listUsers(ctx, filters, { ...p, sortOrder }));
+    const page = await this.listAll((p) => listUsers(ctx, filters, { ...p, sortOrder }));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (u) => u.id },

@@ -1,11 +1,11 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { accessScopeFlags } from '../../src/cli/access-flags';
 import { renderRecord } from '../../src/cli/output';
-import { accessServices } from '../../src/cli/access-services';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateUserBody } from '../../src/api/access/schemas';
 import type { User } from '../../src/services/access/users';
+import { updateUser } from '../../src/services/access/users';
+import { accessScopeFlags, recordArg } from '../../src/cli/context';
 
 export default class UsersUpdate extends BaseCommand<typeof UsersUpdate> {
   static override summary = 'Update a user\'s display name, roles or MFA flag.';
@@ -13,7 +13,7 @@ export default class UsersUpdate extends BaseCommand<typeof UsersUpdate> {
     '<%= config.bin %> users update 2d0c… --role 9a7b… --role 1c2d…',
     '<%= config.bin %> users update 2d0c… --no-roles --mfa',
   ];
-  static override args = { id: Args.string({ description: 'User id', required: true }) };
+  static override args = { id: recordArg('user', { description: 'User id', required: true }) };
   static override flags = {
     'as-user': accessScopeFlags['as-user'],
     'display-name': Flags.string({ description: 'Display name' }),
@@ -23,14 +23,13 @@ export default class UsersUpdate extends BaseCommand<typeof UsersUpdate> {
   };
 
   async run(): Promise<User> {
-    const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForUser(rt, this.args.id, this.flags);
+    const ctx = await this.scope();
     const input = validateWith(
       UpdateUserBody,
       { displayName: this.flags['display-name'], roleIds: this.flags['no-roles'] ? [] : this.flags.role, mfaEnabled: this.flags.mfa },
       { roleIds: 'role', displayName: 'display-name', mfaEnabled: 'mfa' },
     );
-    const user = await accessServices.users().updateUser(ctx, this.args.id, input);
+    const user = await updateUser(ctx, this.args.id, input);
     this.log(renderRecord(user as unknown as Record<string, unknown>));
     return user;
   }

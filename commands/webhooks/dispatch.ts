@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { services } from '../../src/cli/services';
+import { Dispatcher } from '../../src/services/webhooks/dispatcher';
+import { transportOptionsFromEnv } from '../../src/services/webhooks/transport';
 
 export interface DispatchResult {
   workerId: string;
@@ -18,8 +19,6 @@ export default class WebhooksDispatch extends BaseCommand<typeof WebhooksDispatc
 
   async run(): Promise<DispatchResult> {
     const rt = await this.runtime();
-    const { Dispatcher } = services.dispatcher();
-    const { transportOptionsFromEnv } = services.transport();
     const dispatcher = new Dispatcher(rt, { concurrency: this.flags.concurrency, transport: transportOptionsFromEnv(process.env, rt.config.home) });
     dispatcher.start();
     this.log(`dispatcher ${dispatcher.workerId} running (database: ${rt.db.dialect}) · Ctrl-C to stop`);

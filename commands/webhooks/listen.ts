@@ -1,11 +1,15 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { chalk } from '../../src/cli/output';
-import { services } from '../../src/cli/services';
-import { endpointScopeContext, endpointScopeFlags, modeName } from '../../src/cli/webhook-flags';
 import { ValidationError } from '../../src/domain/errors';
 import type { ReceivedDelivery } from '../../src/listener/listener';
 import type { WebhookEndpoint } from '../../src/services/webhooks/endpoints';
+import { savedSandbox } from '../../src/services/sandbox';
+import { currentSigningSecrets } from '../../src/services/webhooks/endpoints';
+import { LocalListener, closeListenerEndpoint, ensureListenerCertificate, openListenerEndpoint } from '../../src/listener/listener';
+import { announceListener, withdrawListener } from '../../src/listener/registry';
+import { endpointScopeContext } from '../../src/cli/context';
+import { endpointScopeFlags, modeName } from '../../src/cli/webhooks';
 
 export interface ListenResult {
   endpoint: WebhookEndpoint;
@@ -35,11 +39,9 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     const stopped = this.untilStopped();
     const forwardTo = this.flags['forward-to'] ? checkForwardUrl(this.flags['forward-to']) : null;
     const rt = await this.runtime();
-    const listener = services.webhookListener();
-    const registry = services.webhookListenerRegistry();
     const scope = { ...this.flags };
     if (!scope.tenant && !scope.platform) {
-      const sandbox = services.sandbox().savedSandbox(rt.config);
+      const sandbox = savedSandbox(rt.config);
       if (!sandbox) {
         throw new ValidationError('Missing --tenant.', [{ path: '--tenant', message: 'is required: no sandbox of this database in .payplane/sandbox.json' }], 'MISSING_FLAG', {
           hint: 'Start the sandbox first (npm start), or pass --tenant <id> [--merchant <id>] or --platform.',
@@ -48,17 +50,17 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
       Object.assign(scope, { tenant: sandbox.tenantId, merchant: sandbox.merchantId });
     }
     const ctx = await endpointScopeContext(rt, scope);
-    const certificate = await listener.ensureListenerCertificate(rt.config.home, rt.clock.now());
+    const certificate = await ensureListenerCertificate(rt.config.home, rt.clock.now());
     const deliveries: ReceivedDelivery[] = [];
     let endpointId: string | undefined;
     let shownSecret: string | undefined;
-    const receiver = new listener.LocalListener({
+    const receiver = new LocalListener({
       port: this.flags.port,
       certificate,
       // read for each delivery: a rotation while listening is followed, and shown
       secrets: async () => {
         if (!endpointId) return [];
-        const secrets = await services.webhookEndpoints().currentSigningSecrets(ctx, endpointId);
+        const secrets = await currentSigningSecrets(ctx, endpointId);
         if (secrets[0] !== shownSecret) {
           shownSecret = secrets[0];
           this.log(`Signing secret is now ${shownSecret} (rotated)`);
@@ -74,12 +76,12 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     // the receiver first (a port in use stops here, before anything is registered), then its endpoint
     await receiver.start();
     try {
-      const opened = await listener.openListenerEndpoint(ctx, { port: this.flags.port, events: this.flags.event });
+      const opened = await openListenerEndpoint(ctx, { port: this.flags.port, events: this.flags.event });
       const { endpoint } = opened;
       endpointId = endpoint.id;
       shownSecret = opened.secrets[0];
       // from now on the dispatchers of this home deliver this endpoint's events here
-      registry.announceListener(rt.config.home, { endpointId: endpoint.id, port: this.flags.port, pid: process.pid, cert: certificate.cert });
+      announceListener(rt.config.home, { endpointId: endpoint.id, port: this.flags.port, pid: process.pid, cert: certificate.cert });
       try {
         const level = endpoint.level === 'merchant' ? `merchant ${endpoint.merchantId}` : endpoint.level === 'tenant' ? `tenant ${endpoint.tenantId}` : 'platform';
         this.log(`${chalk.bold('Ready.')} Listening for ${modeName(endpoint.livemode)} webhooks of ${level} at ${chalk.cyan(endpoint.url)} (endpoint ${endpoint.id}, events ${endpoint.events.join(', ')})`);
@@ -87,11 +89,11 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
         if (forwardTo) this.log(`Forwarding verified deliveries to ${chalk.cyan(forwardTo)}`);
         this.log('Ctrl-C to stop.');
         const stoppedBy = await stopped;
-        const closed = await listener.closeListenerEndpoint(ctx, endpoint.id);
+        const closed = await closeListenerEndpoint(ctx, endpoint.id);
         this.log(`${stoppedBy}: endpoint ${endpoint.id} disabled; ${deliveries.length} deliveries received.`);
         return { endpoint: closed, secret: shownSecret!, forwardTo, deliveries, stoppedBy };
       } finally {
-        registry.withdrawListener(rt.config.home, endpoint.id);
+        withdrawListener(rt.config.home, endpoint.id);
       }
     } finally {
       await receiver.stop();

@@ -1,9 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { askHidden, detailFlag, detailsFrom, methodScopeFlags, methodsCtx, renderMethod, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import { ValidationError } from '../../src/domain/errors';
 import { validateWith } from '../../src/cli/validate';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { methodTypeOf, validateDetails, withdrawalMethodTypes } from '../../src/services/withdrawal-methods/types';
+import { CreateWithdrawalMethodBody } from '../../src/api/withdrawal-methods/schemas';
+import { askHidden, detailFlag, detailsFrom, methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods';
+import { readContext } from '../../src/cli/context';
 
 export default class WithdrawalMethodsCreate extends BaseCommand<typeof WithdrawalMethodsCreate> {
   static override summary = 'Save a withdrawal method for a merchant; it starts cooling.';
@@ -22,12 +26,11 @@ export default class WithdrawalMethodsCreate extends BaseCommand<typeof Withdraw
   };
 
   async run(): Promise<WithdrawalMethod> {
-    const svc = withdrawalMethodServices;
     const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
-    const typeKey = await this.required(this.flags.type, 'type', `Method type (${svc.types().withdrawalMethodTypes().map((t) => t.type).join(', ')})`);
+    const typeKey = await this.required(this.flags.type, 'type', `Method type (${withdrawalMethodTypes().map((t) => t.type).join(', ')})`);
     const label = await this.required(this.flags.label, 'label', 'Label');
-    const type = svc.types().methodTypeOf(typeKey);
-    if (!type) throw ValidationError.field('--type', `is not a withdrawal method type (known: ${svc.types().withdrawalMethodTypes().map((t) => t.type).join(', ')})`);
+    const type = methodTypeOf(typeKey);
+    if (!type) throw ValidationError.field('--type', `is not a withdrawal method type (known: ${withdrawalMethodTypes().map((t) => t.type).join(', ')})`);
     const details = detailsFrom(this.flags.detail);
     if (process.stdin.isTTY && process.stdout.isTTY && !this.jsonEnabled()) {
       // on a terminal, the required details not given are asked for; masked ones (IBAN, account number) without echo
@@ -36,11 +39,11 @@ export default class WithdrawalMethodsCreate extends BaseCommand<typeof Withdraw
         details[spec.key] = spec.masked ? await askHidden(question) : await this.required(undefined, `detail ${spec.key}=…`, question);
       }
     }
-    const input = validateWith(svc.schemas().CreateWithdrawalMethodBody, { merchantId, methodType: type.type, label, details }, { merchantId: 'merchant', methodType: 'type', details: 'detail' });
+    const input = validateWith(CreateWithdrawalMethodBody, { merchantId, methodType: type.type, label, details }, { merchantId: 'merchant', methodType: 'type', details: 'detail' });
     // checked here first so that problems name the flag (--detail.iban); the service checks them again
-    input.details = svc.types().validateDetails(type, input.details, '--detail');
+    input.details = validateDetails(type, input.details, '--detail');
     const rt = await this.runtime();
-    const method = await svc.methods().createWithdrawalMethod(await methodsCtx(rt, this.flags), input);
+    const method = await createWithdrawalMethod(await readContext(rt, this.flags.tenant, this.flags.live), input);
     this.log(renderMethod(method));
     return method;
   }

@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { confirmedContext, methodScopeFlags, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { deleteWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { confirmedContext, methodScopeFlags } from '../../src/cli/withdrawal-methods';
 
 export default class WithdrawalMethodsDelete extends BaseCommand<typeof WithdrawalMethodsDelete> {
   static override summary = 'Delete a saved withdrawal method (soft delete).';
@@ -14,7 +15,7 @@ export default class WithdrawalMethodsDelete extends BaseCommand<typeof Withdraw
   async run(): Promise<WithdrawalMethod> {
     const rt = await this.runtime();
     const ctx = await confirmedContext(rt, this.flags, this.args.id, 'Delete', (q) => this.confirm(this.flags.yes, q));
-    const method = await withdrawalMethodServices.methods().deleteWithdrawalMethod(ctx, this.args.id);
+    const method = await deleteWithdrawalMethod(ctx, this.args.id);
     this.log(`Withdrawal method "${method.label}" (${method.id}) is deleted.`);
     return method;
   }

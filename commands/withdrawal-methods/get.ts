@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { methodScopeFlags, methodsCtx, renderMethod, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { getWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods';
+import { readContext } from '../../src/cli/context';
 
 export default class WithdrawalMethodsGet extends BaseCommand<typeof WithdrawalMethodsGet> {
   static override summary = 'Show a saved withdrawal method (details masked).';
@@ -12,7 +14,7 @@ export default class WithdrawalMethodsGet extends BaseCommand<typeof WithdrawalM
 
   async run(): Promise<WithdrawalMethod> {
     const rt = await this.runtime();
-    const method = await withdrawalMethodServices.methods().getWithdrawalMethod(await methodsCtx(rt, this.flags), this.args.id);
+    const method = await getWithdrawalMethod(await readContext(rt, this.flags.tenant, this.flags.live), this.args.id);
     this.log(renderMethod(method));
     return method;
   }

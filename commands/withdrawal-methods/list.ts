@@ -3,9 +3,12 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import { pageFooter } from '../../src/cli/output';
-import { methodScopeFlags, methodsCtx, renderMethods, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import type { Page } from '../../src/db/scoped';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { ListWithdrawalMethodsQuery } from '../../src/api/withdrawal-methods/schemas';
+import { listWithdrawalMethods } from '../../src/services/withdrawal-methods/methods';
+import { methodScopeFlags, renderMethods } from '../../src/cli/withdrawal-methods';
+import { readContext } from '../../src/cli/context';
 
 export default class WithdrawalMethodsList extends BaseCommand<typeof WithdrawalMethodsList> {
   static override summary = 'List merchants\' saved withdrawal methods, newest first.';
@@ -29,14 +32,14 @@ export default class WithdrawalMethodsList extends BaseCommand<typeof Withdrawal
 
   async run(): Promise<Page<WithdrawalMethod>> {
     const input = validateWith(
-      withdrawalMethodServices.schemas().ListWithdrawalMethodsQuery,
+      ListWithdrawalMethodsQuery,
       { merchantId: this.flags.merchant, methodType: this.flags.type, status: this.flags.status, cursor: this.flags.cursor, limit: this.flags.limit },
       { merchantId: 'merchant', methodType: 'type' },
     );
     const rt = await this.runtime();
     const { cursor: _cursor, limit: _limit, sortOrder, livemode: _livemode, ...filters } = input;
-    const ctx = await methodsCtx(rt, this.flags);
-    const page = await this.listAll((p) => withdrawalMethodServices.methods().listWithdrawalMethods(ctx, filters, { ...p, sortOrder }));
+    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const page = await this.listAll((p) => listWithdrawalMethods(ctx, filters, { ...p, sortOrder }));
     this.log(renderMethods(page.data));
     this.log(pageFooter(page));
     return page;

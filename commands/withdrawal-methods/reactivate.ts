@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { methodScopeFlags, methodsCtx, renderMethod, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { reactivateWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods';
+import { readContext } from '../../src/cli/context';
 
 export default class WithdrawalMethodsReactivate extends BaseCommand<typeof WithdrawalMethodsReactivate> {
   static override summary = 'Reactivate a suspended withdrawal method.';
@@ -13,7 +15,7 @@ export default class WithdrawalMethodsReactivate extends BaseCommand<typeof With
 
   async run(): Promise<WithdrawalMethod> {
     const rt = await this.runtime();
-    const method = await withdrawalMethodServices.methods().reactivateWithdrawalMethod(await methodsCtx(rt, this.flags), this.args.id);
+    const method = await reactivateWithdrawalMethod(await readContext(rt, this.flags.tenant, this.flags.live), this.args.id);
     this.log(renderMethod(method));
     return method;
   }

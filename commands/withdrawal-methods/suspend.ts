@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { confirmedContext, methodScopeFlags, renderMethod, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { suspendWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { confirmedContext, methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods';
 
 export default class WithdrawalMethodsSuspend extends BaseCommand<typeof WithdrawalMethodsSuspend> {
   static override summary = 'Suspend a cooling or active withdrawal method: nothing is paid to it until it is reactivated.';
@@ -14,7 +15,7 @@ export default class WithdrawalMethodsSuspend extends BaseCommand<typeof Withdra
   async run(): Promise<WithdrawalMethod> {
     const rt = await this.runtime();
     const ctx = await confirmedContext(rt, this.flags, this.args.id, 'Suspend', (q) => this.confirm(this.flags.yes, q));
-    const method = await withdrawalMethodServices.methods().suspendWithdrawalMethod(ctx, this.args.id);
+    const method = await suspendWithdrawalMethod(ctx, this.args.id);
     this.log(renderMethod(method));
     return method;
   }

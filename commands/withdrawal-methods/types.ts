@@ -1,7 +1,8 @@
 import { BaseCommand } from '../../src/cli/base-command';
-import { renderTypes, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import type { Page } from '../../src/db/scoped';
 import type { WithdrawalMethodTypeRecord } from '../../src/services/withdrawal-methods/methods';
+import { listWithdrawalMethodTypes } from '../../src/services/withdrawal-methods/methods';
+import { renderTypes } from '../../src/cli/withdrawal-methods';
 
 export default class WithdrawalMethodsTypes extends BaseCommand<typeof WithdrawalMethodsTypes> {
   static override summary = 'List the withdrawal method types and the details each one takes.';
@@ -10,7 +11,7 @@ export default class WithdrawalMethodsTypes extends BaseCommand<typeof Withdrawa
   static override examples = ['<%= config.bin %> withdrawal-methods types', '<%= config.bin %> withdrawal-methods types --json'];
 
   async run(): Promise<Page<WithdrawalMethodTypeRecord>> {
-    const page = withdrawalMethodServices.methods().listWithdrawalMethodTypes();
+    const page = listWithdrawalMethodTypes();
     this.log(renderTypes(page.data));
     return page;
   }

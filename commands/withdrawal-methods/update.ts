@@ -1,8 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
-import { detailFlag, detailsFrom, methodScopeFlags, methodsCtx, renderMethod, withdrawalMethodServices } from '../../src/cli/withdrawal-methods-cli';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { UpdateWithdrawalMethodBody } from '../../src/api/withdrawal-methods/schemas';
+import { updateWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { detailFlag, detailsFrom, methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods';
+import { readContext } from '../../src/cli/context';
 
 export default class WithdrawalMethodsUpdate extends BaseCommand<typeof WithdrawalMethodsUpdate> {
   static override summary = 'Change a withdrawal method\'s label, or give it new details (which restarts cooling).';
@@ -21,12 +24,12 @@ export default class WithdrawalMethodsUpdate extends BaseCommand<typeof Withdraw
 
   async run(): Promise<WithdrawalMethod> {
     const input = validateWith(
-      withdrawalMethodServices.schemas().UpdateWithdrawalMethodBody,
+      UpdateWithdrawalMethodBody,
       { label: this.flags.label, details: this.flags.detail ? detailsFrom(this.flags.detail) : undefined },
       { details: 'detail' },
     );
     const rt = await this.runtime();
-    const method = await withdrawalMethodServices.methods().updateWithdrawalMethod(await methodsCtx(rt, this.flags), this.args.id, input);
+    const method = await updateWithdrawalMethod(await readContext(rt, this.flags.tenant, this.flags.live), this.args.id, input);
     this.log(renderMethod(method));
     return method;
   }

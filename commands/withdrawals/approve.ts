@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalServices, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
 import type { Withdrawal } from '../../src/services/withdrawals';
+import { approveWithdrawal } from '../../src/services/withdrawals';
+import { actContext, locate } from '../../src/cli/context';
+import { operatorFlags, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsApprove extends BaseCommand<typeof WithdrawalsApprove> {
   static override summary = 'Approve a pending withdrawal (pending → approved); an operator then executes it.';
@@ -16,8 +18,8 @@ export default class WithdrawalsApprove extends BaseCommand<typeof WithdrawalsAp
 
   async run(): Promise<Withdrawal> {
     const rt = await this.runtime();
-    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
-    const withdrawal = await withdrawalServices.withdrawals().approveWithdrawal(operatorFor(rt, where, this.flags.operator), where.id);
+    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
+    const withdrawal = await approveWithdrawal(actContext(rt, where, this.flags.operator), where.id);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }

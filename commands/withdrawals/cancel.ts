@@ -1,9 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { formatMinor } from '../../src/domain/money';
-import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalServices, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
 import type { Withdrawal } from '../../src/services/withdrawals';
+import { cancelWithdrawal, getWithdrawal } from '../../src/services/withdrawals';
+import { formatMinor } from '../../src/domain/money';
+import { actContext, locate } from '../../src/cli/context';
+import { operatorFlags, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCancel> {
   static override summary = 'Cancel a pending withdrawal on the merchant\'s behalf (pending → canceled); the held amount and fee return to available.';
@@ -15,12 +17,11 @@ export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCan
 
   async run(): Promise<Withdrawal> {
     const rt = await this.runtime();
-    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
-    const ctx = operatorFor(rt, where, this.flags.operator);
-    const service = withdrawalServices.withdrawals();
-    const current = await service.getWithdrawal(ctx, where.id);
+    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
+    const ctx = actContext(rt, where, this.flags.operator);
+    const current = await getWithdrawal(ctx, where.id);
     await this.confirm(this.flags.yes, `Cancel withdrawal ${current.id} of ${formatMinor(current.amount)} (${current.status})?`);
-    const withdrawal = await service.cancelWithdrawal(ctx, where.id);
+    const withdrawal = await cancelWithdrawal(ctx, where.id);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }

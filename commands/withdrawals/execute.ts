@@ -1,12 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { ValidationError } from '../../src/domain/errors';
-import {
-  applyOutcome, checkedOutcome, claimExecution, locateWithdrawal, operatorFlags, operatorFor, promptOutcome, renderPayoutOrder, renderWithdrawal,
-  withdrawalServices, withdrawalTenantFlag, type ExecutionOutcome,
-} from '../../src/cli/withdrawals-cli';
 import type { CallerContext } from '../../src/domain/context';
 import type { Withdrawal } from '../../src/services/withdrawals';
+import { claimExecution, executeViaProvider, revealDestination } from '../../src/services/withdrawals';
+import { getMerchant } from '../../src/services/organization/merchants';
+import { type ExecutionOutcome, applyOutcome, checkedOutcome, operatorFlags, promptOutcome, renderPayoutOrder, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
+import { actContext, locate } from '../../src/cli/context';
 
 export default class WithdrawalsExecute extends BaseCommand<typeof WithdrawalsExecute> {
   static override summary = 'Execute an approved withdrawal: pay it out by hand and record the result, or send it through the payout provider.';
@@ -39,8 +39,8 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
 
   async run(): Promise<Withdrawal> {
     const rt = await this.runtime();
-    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
-    const ctx = operatorFor(rt, where, this.flags.operator);
+    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
+    const ctx = actContext(rt, where, this.flags.operator);
     if (this.flags['via-provider']) return this.viaProvider(ctx, where.id);
     const onTerminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !this.jsonEnabled();
     if (onTerminal && !this.flags.complete && !this.flags.fail) return this.interactive(ctx, where.id);
@@ -65,16 +65,15 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
   }
 
   private async viaProvider(ctx: CallerContext, id: string): Promise<Withdrawal> {
-    const withdrawal = await withdrawalServices.withdrawals().executeViaProvider(ctx, id);
+    const withdrawal = await executeViaProvider(ctx, id);
     this.log(renderWithdrawal(withdrawal));
     if (withdrawal.status === 'executing') this.log('The provider accepted the payout; its final answer is still to come: the withdrawal stays executing.');
     return withdrawal;
   }
 
   private async interactive(ctx: CallerContext, id: string): Promise<Withdrawal> {
-    const service = withdrawalServices.withdrawals();
     const executing = await claimExecution(ctx, id);
-    const [destination, merchant] = await Promise.all([service.revealDestination(ctx, id), withdrawalServices.merchants().getMerchant(ctx, executing.entityId)]);
+    const [destination, merchant] = await Promise.all([revealDestination(ctx, id), getMerchant(ctx, executing.entityId)]);
     this.log(renderPayoutOrder(executing, merchant.name, destination));
     this.log('');
     const outcome = await promptOutcome({ reference: this.flags.reference, comment: this.flags.comment });

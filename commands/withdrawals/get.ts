@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalServices, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
 import type { Withdrawal } from '../../src/services/withdrawals';
+import { getWithdrawal } from '../../src/services/withdrawals';
+import { actContext, locate } from '../../src/cli/context';
+import { operatorFlags, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsGet extends BaseCommand<typeof WithdrawalsGet> {
   static override summary = 'Show a withdrawal: amount, fee, masked destination, provider reference and who moved it when.';
@@ -13,8 +15,8 @@ export default class WithdrawalsGet extends BaseCommand<typeof WithdrawalsGet> {
 
   async run(): Promise<Withdrawal> {
     const rt = await this.runtime();
-    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
-    const withdrawal = await withdrawalServices.withdrawals().getWithdrawal(operatorFor(rt, where, this.flags.operator), where.id);
+    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
+    const withdrawal = await getWithdrawal(actContext(rt, where, this.flags.operator), where.id);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }

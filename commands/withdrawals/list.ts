@@ -3,9 +3,12 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import { pageFooter } from '../../src/cli/output';
-import { operatorFlags, renderWithdrawals, tenantOperator, withdrawalServices } from '../../src/cli/withdrawals-cli';
 import type { Page } from '../../src/db/scoped';
 import type { Withdrawal } from '../../src/services/withdrawals';
+import { ListWithdrawalsQuery } from '../../src/api/withdrawals/schemas';
+import { listWithdrawals } from '../../src/services/withdrawals';
+import { operatorFlags, renderWithdrawals } from '../../src/cli/withdrawals';
+import { operatorOfTenant } from '../../src/cli/context';
 
 export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList> {
   static override summary = 'List a tenant\'s withdrawals, newest first: amount, fee, status and the masked destination.';
@@ -31,14 +34,14 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
 
   async run(): Promise<Page<Withdrawal>> {
     const input = validateWith(
-      withdrawalServices.schemas().ListWithdrawalsQuery,
+      ListWithdrawalsQuery,
       { status: this.flags.status, entityId: this.flags.merchant, currency: this.flags.currency, cursor: this.flags.cursor, limit: this.flags.limit },
       { entityId: 'merchant' },
     );
     const rt = await this.runtime();
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
-    const ctx = await tenantOperator(rt, this.flags.tenant, this.flags.live, this.flags.operator);
-    const page = await this.listAll((p) => withdrawalServices.withdrawals().listWithdrawals(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
+    const ctx = await operatorOfTenant(rt, this.flags.tenant, this.flags);
+    const page = await this.listAll((p) => listWithdrawals(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
     this.log(renderWithdrawals(page.data));
     this.log(pageFooter(page));
     return page;

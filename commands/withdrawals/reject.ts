@@ -1,8 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
-import { locateWithdrawal, operatorFlags, operatorFor, renderWithdrawal, withdrawalServices, withdrawalTenantFlag } from '../../src/cli/withdrawals-cli';
 import type { Withdrawal } from '../../src/services/withdrawals';
+import { RejectWithdrawalBody } from '../../src/api/withdrawals/schemas';
+import { rejectWithdrawal } from '../../src/services/withdrawals';
+import { actContext, locate } from '../../src/cli/context';
+import { operatorFlags, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsReject extends BaseCommand<typeof WithdrawalsReject> {
   static override summary = 'Reject a pending withdrawal with a reason (pending → rejected); the held amount and fee return to available.';
@@ -21,10 +24,10 @@ export default class WithdrawalsReject extends BaseCommand<typeof WithdrawalsRej
 
   async run(): Promise<Withdrawal> {
     const rt = await this.runtime();
-    const where = await locateWithdrawal(rt, this.args.id, this.flags.tenant);
+    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
     const reason = await this.required(this.flags.reason, 'reason', 'Why is the withdrawal rejected?');
-    const body = validateWith(withdrawalServices.schemas().RejectWithdrawalBody, { rejectionReason: reason }, { rejectionReason: 'reason' });
-    const withdrawal = await withdrawalServices.withdrawals().rejectWithdrawal(operatorFor(rt, where, this.flags.operator), where.id, body);
+    const body = validateWith(RejectWithdrawalBody, { rejectionReason: reason }, { rejectionReason: 'reason' });
+    const withdrawal = await rejectWithdrawal(actContext(rt, where, this.flags.operator), where.id, body);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }

@@ -1,7 +1,10 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
-import type { Runtime } from '../runtime';
-import type { AppConfig } from '../config';
+import { closeRuntime, createLogger, openRuntime, type Runtime } from '../runtime';
+import { loadConfig, type AppConfig } from '../config';
+import { applyConfigFile } from '../settings';
+import type { CallerContext } from '../domain/context';
 import { PayplaneError, ValidationError } from '../domain/errors';
+import type { ScopeOf } from './context';
 import { configureColour } from './output';
 import { followPages, type PageRequest } from './progress';
 import type { Page } from '../db/scoped';
@@ -37,7 +40,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await super.init();
     configureColour();
     // payplane.config.json (or PAYPLANE_CONFIG) under the environment and the flags: read before the flags are parsed
-    const { applyConfigFile } = lazy<typeof import('../settings')>('../settings');
     try {
       applyConfigFile(process.env);
     } catch (error) {
@@ -56,14 +58,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected async config$(overrides: Partial<AppConfig> = {}): Promise<AppConfig> {
-    const { loadConfig } = lazy<typeof import('../config')>('../config');
     return loadConfig(process.env, { databaseUrl: this.flags['database-url'], ...overrides });
   }
 
   /** Opens the database (applying pending migrations) once per command; closed when the command ends. */
   protected async runtime(options: { migrate?: boolean } = {}): Promise<Runtime> {
     if (!this.openedRuntime) {
-      const { openRuntime, createLogger } = lazy<typeof import('../runtime')>('../runtime');
       // one logger for every command, serve's included: credential fields redacted, into PAYPLANE_LOG_FILE when set
       // (under --json stdout carries the command's result alone: no log lines unless PAYPLANE_LOG_LEVEL asks)
       const config = await this.config$();
@@ -74,9 +74,26 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this.openedRuntime!;
   }
 
+  /**
+   * The context the command acts in, from the argument or flag whose type says where (src/cli/context.ts): the
+   * record an id argument names (its owner decides), else a scope flag such as --tenant (with its fellow flags).
+   * `livemode` is the mode of a record already found (else --live, else sandbox).
+   */
+  protected async scope(options: { livemode?: boolean } = {}): Promise<CallerContext> {
+    const rt = await this.runtime();
+    const flags = this.flags as Record<string, unknown>;
+    const args = this.args as Record<string, unknown>;
+    const scoped = (definitions: object | undefined, values: Record<string, unknown>) =>
+      Object.entries(definitions ?? {})
+        .filter(([, definition]) => typeof (definition as { scope?: unknown }).scope === 'function')
+        .map(([name, definition]) => ({ scope: (definition as { scope: ScopeOf }).scope, value: values[name] as string | undefined }));
+    const [first] = [...scoped(this.ctor.args, args).filter((a) => a.value !== undefined), ...scoped(this.ctor.flags, flags)];
+    if (!first) throw new Error(`${this.id}: no argument or flag says where the command acts`);
+    return first.scope(rt, first.value, flags, options.livemode);
+  }
+
   protected override async finally(error: Error | undefined): Promise<void> {
     if (this.openedRuntime) {
-      const { closeRuntime } = lazy<typeof import('../runtime')>('../runtime');
       await closeRuntime(this.openedRuntime).catch(() => undefined);
       this.openedRuntime = undefined;
     }
@@ -161,14 +178,5 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       hint: 'Pass --yes to confirm.',
     });
   }
-}
-
-/**
- * Loads a module when a command first needs it: `--help` and `--version` then never pay for Sequelize or
- * Express. Paths are relative to this file.
- */
-export function lazy<M>(specifier: string): M {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require(specifier) as M;
 }
 

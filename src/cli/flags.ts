@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { Flags } from '@oclif/core';
+import { ValidationError } from '../domain/errors';
 
 /** Flags shared by many commands, named the same everywhere. */
 export const sharedFlags = {
@@ -14,3 +16,41 @@ export const sharedFlags = {
   }),
   yes: Flags.boolean({ char: 'y', description: 'Confirm without a prompt', default: false }),
 };
+
+/** --tenant and the page of a list a platform operator may narrow to one tenant. */
+export const listFlags = {
+  tenant: Flags.string({ description: 'Only this tenant\'s records' }),
+  limit: sharedFlags.limit,
+  cursor: sharedFlags.cursor,
+};
+
+/** --tenant of a record created for a tenant by the platform's operator. */
+export const createTenantFlag = { tenant: Flags.string({ description: 'Tenant id the record belongs to', required: true }) };
+
+/** --metadata key=value (repeatable) as a string map. */
+export function parseMetadata(entries: string[] | undefined): Record<string, string> | undefined {
+  if (!entries) return undefined;
+  const out: Record<string, string> = {};
+  for (const entry of entries) {
+    const at = entry.indexOf('=');
+    if (at <= 0) throw ValidationError.field('--metadata', `"${entry}" must look like key=value`);
+    out[entry.slice(0, at)] = entry.slice(at + 1);
+  }
+  return out;
+}
+
+/** "null" (or "") on the command line clears a nullable field. */
+export const nullable = (value: string | undefined): string | null | undefined => (value === undefined ? undefined : value === '' || value === 'null' ? null : value);
+
+/** A comma-separated list flag as its trimmed, non-empty items. */
+export const csv = (value: string | undefined): string[] | undefined => (value === undefined ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
+
+/** Inline JSON (starting with { or [) or the path of a JSON file; 400 naming the flag when it cannot be read. */
+export function readJsonFlag(value: string, flag: string): unknown {
+  const trimmed = value.trim();
+  try {
+    return JSON.parse(trimmed.startsWith('{') || trimmed.startsWith('[') ? trimmed : fs.readFileSync(value, 'utf8'));
+  } catch (error) {
+    throw ValidationError.field(`--${flag}`, `is neither inline JSON nor a readable JSON file: ${(error as Error).message}`);
+  }
+}

@@ -19,3 +19,11 @@ export function validateWith<S extends z.ZodType>(schema: S, value: Record<strin
   });
   throw new ValidationError(`Invalid input: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An id given on the command line: 400 naming `path` (`--tenant must be a tenant id (uuid)`) unless it is a uuid. */
+export function requireId(value: string, what: string, path: string): string {
+  if (!UUID.test(value)) throw ValidationError.field(path, `must be a ${what} id (uuid)`);
+  return value;
+}

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTestRuntime, dialectName, type TestRuntime } from '../helpers/db';
-import { operatorContext } from '../../src/runtime';
+import { operatorContext } from '../../src/domain/authority';
 import type { CallerContext } from '../../src/domain/context';
 import { runIdempotent, type IdempotentCall } from '../../src/services/idempotency';
 import { newId } from '../../src/util/ids';

@@ -1,4 +1,4 @@
-import { sandboxBanner } from '../../src/cli/serve-banner';
+import { sandboxBanner } from '../../src/cli/sandbox/banner';
 
 const sandbox = {
   databaseUrl: 'sqlite:/tmp/x.db', tenantId: 't-1', companyId: 'c-1', merchantId: 'm-1', terminalId: 'x', payoutChannelId: 'x', payoutTerminalId: 'x',

@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { partnerServices } from '../../../src/cli/partners-services';
-import { limitFlags, limitInput, platformCtx, renderLimit } from '../../../src/cli/partners-flags';
 import type { Limit } from '../../../src/services/limits/manage';
+import { createLimit } from '../../../src/services/limits/manage';
+import { limitFlags, limitInput, renderLimit } from '../../../src/cli/limits';
+import { platformContext } from '../../../src/cli/context';
 
 export default class ChannelLimitsCreate extends BaseCommand<typeof ChannelLimitsCreate> {
   static override summary = 'Create a channel limit: a cap on volume or count per period.';
@@ -16,7 +17,7 @@ export default class ChannelLimitsCreate extends BaseCommand<typeof ChannelLimit
   async run(): Promise<Limit> {
     const input = await limitInput((v, f, q) => this.required(v, f, q), this.flags);
     const rt = await this.runtime();
-    const limit = await partnerServices.limits().createLimit(platformCtx(rt), { ...input, entityType: 'channel', entityId: this.args.channel });
+    const limit = await createLimit(platformContext(rt), { ...input, entityType: 'channel', entityId: this.args.channel });
     this.log(renderLimit(limit));
     return limit;
   }

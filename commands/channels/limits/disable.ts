@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { partnerServices } from '../../../src/cli/partners-services';
-import { platformCtx } from '../../../src/cli/partners-flags';
 import type { Limit } from '../../../src/services/limits/manage';
+import { disableLimit } from '../../../src/services/limits/manage';
+import { platformContext } from '../../../src/cli/context';
 
 export default class ChannelLimitsDisable extends BaseCommand<typeof ChannelLimitsDisable> {
   static override summary = 'Disable a channel limit.';
@@ -17,7 +17,7 @@ export default class ChannelLimitsDisable extends BaseCommand<typeof ChannelLimi
   async run(): Promise<Limit> {
     await this.confirm(this.flags.yes, `Disable limit ${this.args.limit} of channel ${this.args.channel}?`);
     const rt = await this.runtime();
-    const limit = await partnerServices.limits().disableLimit(platformCtx(rt), { entityType: 'channel', entityId: this.args.channel }, this.args.limit);
+    const limit = await disableLimit(platformContext(rt), { entityType: 'channel', entityId: this.args.channel }, this.args.limit);
     this.log(`Limit ${limit.id} of channel ${limit.entityId} is now ${limit.status}.`);
     return limit;
   }

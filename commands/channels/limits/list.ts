@@ -1,10 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { partnerServices } from '../../../src/cli/partners-services';
-import { limitListFlags, limitListQuery, platformCtx, renderLimitPage } from '../../../src/cli/partners-flags';
 import type { Page } from '../../../src/db/scoped';
 import type { Limit } from '../../../src/services/limits/manage';
+import { listLimits } from '../../../src/services/limits/manage';
+import { limitListFlags, limitListQuery, renderLimitPage } from '../../../src/cli/limits';
+import { platformContext } from '../../../src/cli/context';
 
 export default class ChannelLimitsList extends BaseCommand<typeof ChannelLimitsList> {
   static override summary = 'List a channel\'s limits.';
@@ -15,7 +16,7 @@ export default class ChannelLimitsList extends BaseCommand<typeof ChannelLimitsL
   async run(): Promise<Page<Limit>> {
     const rt = await this.runtime();
     const { filters, page: params } = limitListQuery(this.flags);
-    const page = await this.listAll((p) => partnerServices.limits().listLimits(platformCtx(rt), { entityType: 'channel', entityId: this.args.channel }, filters, { ...params, ...p }));
+    const page = await this.listAll((p) => listLimits(platformContext(rt), { entityType: 'channel', entityId: this.args.channel }, filters, { ...params, ...p }));
     this.log(renderLimitPage(page));
     return page;
   }

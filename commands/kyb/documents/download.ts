@@ -3,7 +3,8 @@ import path from 'node:path';
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { ValidationError } from '../../../src/domain/errors';
-import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
+import { downloadDocument } from '../../../src/services/kyb/documents';
+import { kybFlags } from '../../../src/cli/kyb';
 
 interface Downloaded {
   submissionId: string;
@@ -33,8 +34,7 @@ export default class KybDocumentsDownload extends BaseCommand<typeof KybDocument
     if (!this.flags.force && fs.existsSync(out)) {
       throw new ValidationError(`${out} exists.`, [{ path: '--out', message: 'exists' }], 'FILE_EXISTS', { hint: 'Choose another --out or pass --force.' });
     }
-    const rt = await this.runtime();
-    const file = await kybServices.documents().downloadDocument(reviewContext(rt, this.flags.tenant), this.args.submissionId, this.args.documentId);
+    const file = await downloadDocument(await this.scope(), this.args.submissionId, this.args.documentId);
     fs.writeFileSync(out, file.bytes, { mode: 0o600, flag: this.flags.force ? 'w' : 'wx' });
     const result = {
       submissionId: this.args.submissionId, documentId: file.document.id, path: out, filename: file.filename,

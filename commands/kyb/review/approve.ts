@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
+import { approveSubmission } from '../../../src/services/kyb/submissions';
+import { kybFlags } from '../../../src/cli/kyb';
 
 export default class KybReviewApprove extends BaseCommand<typeof KybReviewApprove> {
   static override summary = 'Approve a submitted KYB submission (every document judged, at least one accepted).';
@@ -10,8 +11,7 @@ export default class KybReviewApprove extends BaseCommand<typeof KybReviewApprov
   static override flags = { tenant: kybFlags.tenant, comment: Flags.string({ description: 'Reviewer comment' }) };
 
   async run(): Promise<KybSubmission> {
-    const rt = await this.runtime();
-    const submission = await kybServices.kyb().approveSubmission(reviewContext(rt, this.flags.tenant), this.args.id, { comment: this.flags.comment });
+    const submission = await approveSubmission(await this.scope(), this.args.id, { comment: this.flags.comment });
     this.log(`KYB submission ${submission.id} is now ${submission.status}.`);
     return submission;
   }

@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
+import { setDocumentVerdict } from '../../../src/services/kyb/submissions';
+import { kybFlags } from '../../../src/cli/kyb';
 
 export default class KybReviewDocumentVerdict extends BaseCommand<typeof KybReviewDocumentVerdict> {
   static override summary = 'Accept or reject one document of a KYB submission.';
@@ -17,8 +18,7 @@ export default class KybReviewDocumentVerdict extends BaseCommand<typeof KybRevi
   };
 
   async run(): Promise<KybSubmission> {
-    const rt = await this.runtime();
-    const submission = await kybServices.kyb().setDocumentVerdict(reviewContext(rt, this.flags.tenant), this.args.submissionId, this.args.documentId, {
+    const submission = await setDocumentVerdict(await this.scope(), this.args.submissionId, this.args.documentId, {
       verdict: this.flags.verdict as 'accepted' | 'rejected', comment: this.flags.comment,
     });
     this.log(`Document ${this.args.documentId} ${this.flags.verdict}; submission ${submission.id} is ${submission.status}.`);

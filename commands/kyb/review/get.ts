@@ -1,7 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { kybFlags, kybServices, renderSubmission, reviewContext } from '../../../src/cli/kyb-cli';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
+import { getSubmission } from '../../../src/services/kyb/submissions';
+import { kybFlags, renderSubmission } from '../../../src/cli/kyb';
 
 export default class KybReviewGet extends BaseCommand<typeof KybReviewGet> {
   static override summary = 'Show one KYB submission with its documents.';
@@ -10,8 +11,7 @@ export default class KybReviewGet extends BaseCommand<typeof KybReviewGet> {
   static override flags = { tenant: kybFlags.tenant };
 
   async run(): Promise<KybSubmission> {
-    const rt = await this.runtime();
-    const submission = await kybServices.kyb().getSubmission(reviewContext(rt, this.flags.tenant), this.args.id);
+    const submission = await getSubmission(await this.scope(), this.args.id);
     this.log(renderSubmission(submission));
     return submission;
   }

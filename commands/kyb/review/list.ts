@@ -1,11 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
 import { renderTable, statusColour } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { KybStatus } from '../../../src/db/models/kyb';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
+import { listSubmissions } from '../../../src/services/kyb/submissions';
+import { kybFlags } from '../../../src/cli/kyb';
 
 export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
   static override summary = 'List KYB submissions for review.';
@@ -25,10 +26,10 @@ export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
   };
 
   async run(): Promise<Page<KybSubmission>> {
-    const rt = await this.runtime();
-    const { status, company, merchant, tenant } = this.flags;
-    const page = await this.listAll((p) => kybServices.kyb().listSubmissions(
-      reviewContext(rt, tenant),
+    const { status, company, merchant } = this.flags;
+    const ctx = await this.scope();
+    const page = await this.listAll((p) => listSubmissions(
+      ctx,
       { status: status as KybStatus | undefined, companyId: company, merchantId: merchant },
       { ...p, sortOrder: 'desc' },
     ));

@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
+import { rejectSubmission } from '../../../src/services/kyb/submissions';
+import { kybFlags } from '../../../src/cli/kyb';
 
 export default class KybReviewReject extends BaseCommand<typeof KybReviewReject> {
   static override summary = 'Reject a KYB submission with a reason (final).';
@@ -15,8 +16,7 @@ export default class KybReviewReject extends BaseCommand<typeof KybReviewReject>
 
   async run(): Promise<KybSubmission> {
     const reason = await this.required(this.flags.reason, 'reason', 'Rejection reason:');
-    const rt = await this.runtime();
-    const submission = await kybServices.kyb().rejectSubmission(reviewContext(rt, this.flags.tenant), this.args.id, {
+    const submission = await rejectSubmission(await this.scope(), this.args.id, {
       rejectionReason: reason, comment: this.flags.comment,
     });
     this.log(`KYB submission ${submission.id} is now ${submission.status}.`);

@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { kybFlags, kybServices, reviewContext } from '../../../src/cli/kyb-cli';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
+import { requestInformation } from '../../../src/services/kyb/submissions';
+import { kybFlags } from '../../../src/cli/kyb';
 
 export default class KybReviewRequestInformation extends BaseCommand<typeof KybReviewRequestInformation> {
   static override summary = 'Ask the merchant for more information (the submission returns to it for changes).';
@@ -11,8 +12,7 @@ export default class KybReviewRequestInformation extends BaseCommand<typeof KybR
 
   async run(): Promise<KybSubmission> {
     const message = await this.required(this.flags.message, 'message', 'What information is needed?');
-    const rt = await this.runtime();
-    const submission = await kybServices.kyb().requestInformation(reviewContext(rt, this.flags.tenant), this.args.id, { message });
+    const submission = await requestInformation(await this.scope(), this.args.id, { message });
     this.log(`KYB submission ${submission.id} is now ${submission.status}.`);
     return submission;
   }

@@ -1,10 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { partnerServices } from '../../../src/cli/partners-services';
-import { commissionFlagNames, commissionFlags, commissionInput, platformCtx, renderAssignment } from '../../../src/cli/partners-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { CreateAssignmentBody } from '../../../src/api/partners/schemas';
 import type { PartnerAssignment } from '../../../src/services/partners';
+import { createAssignment } from '../../../src/services/partners';
+import { commissionFlagNames, commissionFlags, commissionInput, renderAssignment } from '../../../src/cli/partners';
+import { platformContext } from '../../../src/cli/context';
 
 export default class PartnerAssignmentsCreate extends BaseCommand<typeof PartnerAssignmentsCreate> {
   static override summary = 'Assign a partner to a merchant with a commission (a rate in millionths plus an optional fixed amount).';
@@ -29,7 +30,7 @@ export default class PartnerAssignmentsCreate extends BaseCommand<typeof Partner
       { ...commissionFlagNames, partnerId: 'partner', merchantId: 'merchant' },
     );
     const rt = await this.runtime();
-    const assignment = await partnerServices.partners().createAssignment(platformCtx(rt), input);
+    const assignment = await createAssignment(platformContext(rt), input);
     this.log(renderAssignment(assignment));
     return assignment;
   }

@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { partnerServices } from '../../../src/cli/partners-services';
-import { platformCtx, renderAssignment } from '../../../src/cli/partners-flags';
 import type { PartnerAssignment } from '../../../src/services/partners';
+import { getAssignment } from '../../../src/services/partners';
+import { platformContext } from '../../../src/cli/context';
+import { renderAssignment } from '../../../src/cli/partners';
 
 export default class PartnerAssignmentsGet extends BaseCommand<typeof PartnerAssignmentsGet> {
   static override summary = 'Show one partner assignment.';
@@ -11,7 +12,7 @@ export default class PartnerAssignmentsGet extends BaseCommand<typeof PartnerAss
 
   async run(): Promise<PartnerAssignment> {
     const rt = await this.runtime();
-    const assignment = await partnerServices.partners().getAssignment(platformCtx(rt), this.args.id);
+    const assignment = await getAssignment(platformContext(rt), this.args.id);
     this.log(renderAssignment(assignment));
     return assignment;
   }

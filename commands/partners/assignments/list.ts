@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
+import { listFlags, sharedFlags } from '../../../src/cli/flags';
 import { pageFooter, renderTable, statusColour } from '../../../src/cli/output';
-import { partnerServices } from '../../../src/cli/partners-services';
-import { listFlags, platformCtx } from '../../../src/cli/partners-flags';
 import type { Page } from '../../../src/db/scoped';
 import type { PartnerAssignment } from '../../../src/services/partners';
+import { listAssignments } from '../../../src/services/partners';
+import { platformContext } from '../../../src/cli/context';
 
 export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAssignmentsList> {
   static override summary = 'List partner assignments (which partner earns what on which merchant).';
@@ -20,8 +20,8 @@ export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAs
 
   async run(): Promise<Page<PartnerAssignment>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => partnerServices.partners().listAssignments(
-      platformCtx(rt),
+    const page = await this.listAll((p) => listAssignments(
+      platformContext(rt),
       { tenantId: this.flags.tenant, partnerId: this.flags.partner, merchantId: this.flags.merchant, status: this.flags.status as PartnerAssignment['status'] | undefined },
       { ...p, sortOrder: 'desc' },
     ));

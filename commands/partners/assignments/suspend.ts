@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { partnerServices } from '../../../src/cli/partners-services';
-import { platformCtx } from '../../../src/cli/partners-flags';
 import type { PartnerAssignment } from '../../../src/services/partners';
+import { suspendAssignment } from '../../../src/services/partners';
+import { platformContext } from '../../../src/cli/context';
 
 export default class PartnerAssignmentsSuspend extends BaseCommand<typeof PartnerAssignmentsSuspend> {
   static override summary = 'Suspend an active partner assignment: the partner stops earning on the merchant.';
@@ -14,7 +14,7 @@ export default class PartnerAssignmentsSuspend extends BaseCommand<typeof Partne
   async run(): Promise<PartnerAssignment> {
     await this.confirm(this.flags.yes, `Suspend partner assignment ${this.args.id}?`);
     const rt = await this.runtime();
-    const assignment = await partnerServices.partners().suspendAssignment(platformCtx(rt), this.args.id);
+    const assignment = await suspendAssignment(platformContext(rt), this.args.id);
     this.log(`Partner assignment ${assignment.id} is now ${assignment.status}.`);
     return assignment;
   }

@@ -1,10 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { partnerServices } from '../../../src/cli/partners-services';
-import { commissionFlagNames, commissionFlags, commissionInput, platformCtx, renderAssignment } from '../../../src/cli/partners-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { UpdateAssignmentBody } from '../../../src/api/partners/schemas';
 import type { PartnerAssignment } from '../../../src/services/partners';
+import { updateAssignment } from '../../../src/services/partners';
+import { commissionFlagNames, commissionFlags, commissionInput, renderAssignment } from '../../../src/cli/partners';
+import { platformContext } from '../../../src/cli/context';
 
 export default class PartnerAssignmentsUpdate extends BaseCommand<typeof PartnerAssignmentsUpdate> {
   static override summary = 'Change a partner assignment\'s commission or effective period.';
@@ -18,7 +19,7 @@ export default class PartnerAssignmentsUpdate extends BaseCommand<typeof Partner
   async run(): Promise<PartnerAssignment> {
     const input = validateWith(UpdateAssignmentBody, commissionInput(this.flags), commissionFlagNames);
     const rt = await this.runtime();
-    const assignment = await partnerServices.partners().updateAssignment(platformCtx(rt), this.args.id, input);
+    const assignment = await updateAssignment(platformContext(rt), this.args.id, input);
     this.log(renderAssignment(assignment));
     return assignment;
   }

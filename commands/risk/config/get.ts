@@ -1,6 +1,9 @@
 import { BaseCommand } from '../../../src/cli/base-command';
-import { renderRiskConfiguration, riskContext, riskTenantFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { RiskConfiguration } from '../../../src/services/risk/configuration';
+import { getRiskConfiguration } from '../../../src/services/risk/configuration';
+import { renderRiskConfiguration } from '../../../src/cli/risk/configuration';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskTenantFlags } from '../../../src/cli/risk/input';
 
 export default class RiskConfigGet extends BaseCommand<typeof RiskConfigGet> {
   static override summary = 'Show a tenant\'s risk configuration (score thresholds and enforcement; the defaults when it set none).';
@@ -10,8 +13,8 @@ export default class RiskConfigGet extends BaseCommand<typeof RiskConfigGet> {
 
   async run(): Promise<RiskConfiguration> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const configuration = await riskServices.configuration().getRiskConfiguration(ctx);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const configuration = await getRiskConfiguration(ctx);
     this.log(renderRiskConfiguration(configuration));
     return configuration;
   }

@@ -1,7 +1,10 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { renderRiskConfiguration, riskContext, riskTenantFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { RiskConfiguration } from '../../../src/services/risk/configuration';
+import { resetRiskConfiguration } from '../../../src/services/risk/configuration';
+import { renderRiskConfiguration } from '../../../src/cli/risk/configuration';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskTenantFlags } from '../../../src/cli/risk/input';
 
 export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset> {
   static override summary = 'Reset a tenant\'s risk configuration to the defaults (challenge 50, review none, decline 100, enforce).';
@@ -11,8 +14,8 @@ export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset>
   async run(): Promise<RiskConfiguration> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirm(this.flags.yes, `Reset the risk configuration of tenant ${tenantId} to the defaults?`);
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const configuration = await riskServices.configuration().resetRiskConfiguration(ctx);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const configuration = await resetRiskConfiguration(ctx);
     this.log(renderRiskConfiguration(configuration));
     return configuration;
   }

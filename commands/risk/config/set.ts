@@ -1,10 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import {
-  namingFlags, renderRiskConfiguration, riskConfigurationFields, riskContext, riskServices, riskTenantFlags, scoreFlag, validateRisk,
-} from '../../../src/cli/risk-cli';
 import { ValidationError } from '../../../src/domain/errors';
 import type { RiskConfiguration } from '../../../src/services/risk/configuration';
+import { PutRiskConfigurationBody } from '../../../src/api/risk/schemas';
+import { getRiskConfiguration, putRiskConfiguration } from '../../../src/services/risk/configuration';
+import { namingFlags, riskTenantFlags, scoreFlag, validateRisk } from '../../../src/cli/risk/input';
+import { renderRiskConfiguration, riskConfigurationFields } from '../../../src/cli/risk/configuration';
+import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskConfigSet extends BaseCommand<typeof RiskConfigSet> {
   static override summary = 'Set a tenant\'s score thresholds and enforcement; the values not given keep their current ones.';
@@ -34,13 +36,12 @@ export default class RiskConfigSet extends BaseCommand<typeof RiskConfigSet> {
     if (Object.values(given).every((v) => v === undefined)) {
       throw new ValidationError('Nothing to set.', [{ path: 'flags', message: 'give at least one of --challenge-score, --review-score, --decline-score, --enforcement' }]);
     }
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const service = riskServices.configuration();
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     // PUT replaces the whole configuration: start from the one in force
-    const { challengeScore, reviewScore, declineScore, enforcement } = await service.getRiskConfiguration(ctx);
+    const { challengeScore, reviewScore, declineScore, enforcement } = await getRiskConfiguration(ctx);
     const merged = { challengeScore, reviewScore, declineScore, enforcement, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
-    const input = validateRisk(riskServices.schemas().PutRiskConfigurationBody, merged, riskConfigurationFields);
-    const configuration = await namingFlags(riskConfigurationFields, () => service.putRiskConfiguration(ctx, input));
+    const input = validateRisk(PutRiskConfigurationBody, merged, riskConfigurationFields);
+    const configuration = await namingFlags(riskConfigurationFields, () => putRiskConfiguration(ctx, input));
     this.log(renderRiskConfiguration(configuration));
     return configuration;
   }

@@ -1,7 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { namingFlags, renderListEntry, riskContext, riskScopeFlags, riskServices, validateRisk } from '../../../src/cli/risk-cli';
 import type { ListEntry } from '../../../src/services/risk/lists';
+import { CreateListEntryBody } from '../../../src/api/risk/schemas';
+import { addListEntry } from '../../../src/services/risk/lists';
+import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { renderListEntry } from '../../../src/cli/risk/lists';
+import { operatorOfTenant } from '../../../src/cli/context';
 
 const FIELDS = { value: 'VALUE', note: '--note' };
 
@@ -21,9 +25,9 @@ export default class RiskListsAddEntry extends BaseCommand<typeof RiskListsAddEn
 
   async run(): Promise<ListEntry> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const input = validateRisk(riskServices.schemas().CreateListEntryBody, { value: this.args.value, note: this.flags.note }, FIELDS);
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const entry = await namingFlags(FIELDS, () => riskServices.lists().addListEntry(ctx, this.args.group, input));
+    const input = validateRisk(CreateListEntryBody, { value: this.args.value, note: this.flags.note }, FIELDS);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const entry = await namingFlags(FIELDS, () => addListEntry(ctx, this.args.group, input));
     this.log(renderListEntry(entry));
     return entry;
   }

@@ -1,7 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { LIST_ENTRY_TYPE_OPTIONS, namingFlags, nullable, renderListGroup, riskContext, riskScopeFlags, riskServices, validateRisk } from '../../../src/cli/risk-cli';
 import type { ListGroup } from '../../../src/services/risk/lists';
+import { CreateListGroupBody } from '../../../src/api/risk/schemas';
+import { createListGroup } from '../../../src/services/risk/lists';
+import { LIST_ENTRY_TYPE_OPTIONS, renderListGroup } from '../../../src/cli/risk/lists';
+import { namingFlags, nullable, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { operatorOfTenant } from '../../../src/cli/context';
 
 const FIELDS = { entryType: '--entry-type', tenantId: '--tenant' };
 
@@ -22,9 +26,9 @@ export default class RiskListsCreate extends BaseCommand<typeof RiskListsCreate>
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const name = await this.required(this.flags.name, 'name', 'List name');
     const entryType = await this.required(this.flags['entry-type'], 'entry-type', `Entry type (${LIST_ENTRY_TYPE_OPTIONS.join(', ')})`);
-    const input = validateRisk(riskServices.schemas().CreateListGroupBody, { name, description: nullable(this.flags.description), entryType }, FIELDS);
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const group = await namingFlags(FIELDS, () => riskServices.lists().createListGroup(ctx, input));
+    const input = validateRisk(CreateListGroupBody, { name, description: nullable(this.flags.description), entryType }, FIELDS);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const group = await namingFlags(FIELDS, () => createListGroup(ctx, input));
     this.log(renderListGroup(group));
     return group;
   }

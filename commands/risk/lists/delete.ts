@@ -1,8 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { ListGroup } from '../../../src/services/risk/lists';
+import { deleteListGroup } from '../../../src/services/risk/lists';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsDelete extends BaseCommand<typeof RiskListsDelete> {
   static override summary = 'Delete a list group and all its entries (soft delete): rules naming it then match nothing in it.';
@@ -13,8 +15,8 @@ export default class RiskListsDelete extends BaseCommand<typeof RiskListsDelete>
   async run(): Promise<ListGroup> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirm(this.flags.yes, `Delete list group ${this.args.id} and all its entries?`);
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const group = await riskServices.lists().deleteListGroup(ctx, this.args.id);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const group = await deleteListGroup(ctx, this.args.id);
     this.log(`List group ${group.name} (${group.id}) and its entries are deleted.`);
     return group;
   }

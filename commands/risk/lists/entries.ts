@@ -2,9 +2,12 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { pageFooter } from '../../../src/cli/output';
-import { namingFlags, renderListEntries, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { Page } from '../../../src/db/scoped';
 import type { ListEntry } from '../../../src/services/risk/lists';
+import { listListEntries } from '../../../src/services/risk/lists';
+import { namingFlags, riskScopeFlags } from '../../../src/cli/risk/input';
+import { renderListEntries } from '../../../src/cli/risk/lists';
+import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntries> {
   static override summary = 'List the entries of a list group, newest first.';
@@ -24,9 +27,9 @@ export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntrie
 
   async run(): Promise<Page<ListEntry>> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const page = await this.listAll((p) => namingFlags({ value: '--value' }, () =>
-      riskServices.lists().listListEntries(ctx, this.args.group, { value: this.flags.value }, { ...p, sortOrder: 'desc' })));
+      listListEntries(ctx, this.args.group, { value: this.flags.value }, { ...p, sortOrder: 'desc' })));
     this.log(renderListEntries(page.data));
     this.log(pageFooter(page));
     return page;

@@ -1,7 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { renderListGroup, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { ListGroup } from '../../../src/services/risk/lists';
+import { getListGroup } from '../../../src/services/risk/lists';
+import { renderListGroup } from '../../../src/cli/risk/lists';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsGet extends BaseCommand<typeof RiskListsGet> {
   static override summary = 'Show one list group with its entry type and entry count (its entries: risk lists entries).';
@@ -11,8 +14,8 @@ export default class RiskListsGet extends BaseCommand<typeof RiskListsGet> {
 
   async run(): Promise<ListGroup> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const group = await riskServices.lists().getListGroup(ctx, this.args.id);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const group = await getListGroup(ctx, this.args.id);
     this.log(renderListGroup(group));
     return group;
   }

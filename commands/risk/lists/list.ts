@@ -2,10 +2,13 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { pageFooter } from '../../../src/cli/output';
-import { LIST_ENTRY_TYPE_OPTIONS, renderListGroups, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { Page } from '../../../src/db/scoped';
 import type { ListGroup } from '../../../src/services/risk/lists';
 import type { ListEntryType } from '../../../src/db/models/risk';
+import { listListGroups } from '../../../src/services/risk/lists';
+import { LIST_ENTRY_TYPE_OPTIONS, renderListGroups } from '../../../src/cli/risk/lists';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
   static override summary = 'List a tenant\'s list groups (sandbox, or live with --live) with their entry counts, newest first.';
@@ -20,8 +23,8 @@ export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
 
   async run(): Promise<Page<ListGroup>> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const page = await this.listAll((p) => riskServices.lists().listListGroups(
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const page = await this.listAll((p) => listListGroups(
       ctx,
       { entryType: this.flags['entry-type'] as ListEntryType | undefined },
       { ...p, sortOrder: 'desc' },

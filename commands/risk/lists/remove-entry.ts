@@ -1,8 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { ListEntry } from '../../../src/services/risk/lists';
+import { deleteListEntry } from '../../../src/services/risk/lists';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsRemoveEntry extends BaseCommand<typeof RiskListsRemoveEntry> {
   static override summary = 'Remove an entry from a list group (soft delete).';
@@ -19,8 +21,8 @@ export default class RiskListsRemoveEntry extends BaseCommand<typeof RiskListsRe
   async run(): Promise<ListEntry> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirm(this.flags.yes, `Remove entry ${this.args.entry} from list group ${this.args.group}?`);
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const entry = await riskServices.lists().deleteListEntry(ctx, this.args.group, this.args.entry);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const entry = await deleteListEntry(ctx, this.args.group, this.args.entry);
     this.log(`Entry ${entry.value} (${entry.id}) is removed.`);
     return entry;
   }

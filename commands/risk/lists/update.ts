@@ -1,7 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { namingFlags, nullable, renderListGroup, riskContext, riskScopeFlags, riskServices, validateRisk } from '../../../src/cli/risk-cli';
 import type { ListGroup } from '../../../src/services/risk/lists';
+import { UpdateListGroupBody } from '../../../src/api/risk/schemas';
+import { updateListGroup } from '../../../src/services/risk/lists';
+import { namingFlags, nullable, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { renderListGroup } from '../../../src/cli/risk/lists';
+import { operatorOfTenant } from '../../../src/cli/context';
 
 const FIELDS = { '': '--name or --description' };
 
@@ -20,9 +24,9 @@ export default class RiskListsUpdate extends BaseCommand<typeof RiskListsUpdate>
 
   async run(): Promise<ListGroup> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const input = validateRisk(riskServices.schemas().UpdateListGroupBody, { name: this.flags.name, description: nullable(this.flags.description) }, FIELDS);
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const group = await namingFlags(FIELDS, () => riskServices.lists().updateListGroup(ctx, this.args.id, input));
+    const input = validateRisk(UpdateListGroupBody, { name: this.flags.name, description: nullable(this.flags.description) }, FIELDS);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const group = await namingFlags(FIELDS, () => updateListGroup(ctx, this.args.id, input));
     this.log(renderListGroup(group));
     return group;
   }

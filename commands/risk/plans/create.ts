@@ -1,9 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import {
-  antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, namingFlags, renderAntifraudPlan, riskContext, riskScopeFlags, riskServices, validateRisk,
-} from '../../../src/cli/risk-cli';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
+import { CreateAntifraudPlanBody } from '../../../src/api/risk/schemas';
+import { createAntifraudPlan } from '../../../src/services/risk/plans';
+import { antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, renderAntifraudPlan } from '../../../src/cli/risk/plans';
+import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskPlansCreate extends BaseCommand<typeof RiskPlansCreate> {
   static override summary = 'Create an antifraud plan: scoring rules and optional thresholds, for the whole tenant or one merchant.';
@@ -23,12 +25,12 @@ export default class RiskPlansCreate extends BaseCommand<typeof RiskPlansCreate>
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const name = await this.required(this.flags.name, 'name', 'Plan name');
     const input = validateRisk(
-      riskServices.schemas().CreateAntifraudPlanBody,
+      CreateAntifraudPlanBody,
       { ...antifraudPlanInput(this.flags), name, enabled: this.flags.enable },
       antifraudPlanFields,
     );
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const plan = await namingFlags(antifraudPlanFields, () => riskServices.plans().createAntifraudPlan(ctx, input));
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const plan = await namingFlags(antifraudPlanFields, () => createAntifraudPlan(ctx, input));
     this.log(renderAntifraudPlan(plan));
     return plan;
   }

@@ -1,8 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
+import { deleteAntifraudPlan } from '../../../src/services/risk/plans';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansDelete extends BaseCommand<typeof RiskPlansDelete> {
   static override summary = 'Delete an antifraud plan (soft delete).';
@@ -15,8 +17,8 @@ export default class RiskPlansDelete extends BaseCommand<typeof RiskPlansDelete>
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirm(this.flags.yes, `Delete antifraud plan ${this.args.id}?`);
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const plan = await riskServices.plans().deleteAntifraudPlan(ctx, this.args.id);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const plan = await deleteAntifraudPlan(ctx, this.args.id);
     this.log(`Antifraud plan ${plan.name} (${plan.id}) is deleted.`);
     return plan;
   }

@@ -1,8 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
+import { setAntifraudPlanStatus } from '../../../src/services/risk/plans';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansDisable extends BaseCommand<typeof RiskPlansDisable> {
   static override summary = 'Disable an antifraud plan (enabled -> disabled): its rules stop scoring payments.';
@@ -14,8 +16,8 @@ export default class RiskPlansDisable extends BaseCommand<typeof RiskPlansDisabl
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirm(this.flags.yes, `Disable antifraud plan ${this.args.id}?`);
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const plan = await riskServices.plans().setAntifraudPlanStatus(ctx, this.args.id, 'disabled');
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const plan = await setAntifraudPlanStatus(ctx, this.args.id, 'disabled');
     this.log(`Antifraud plan ${plan.name} (${plan.id}) is now ${plan.status}.`);
     return plan;
   }

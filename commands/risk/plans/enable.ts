@@ -1,7 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
+import { setAntifraudPlanStatus } from '../../../src/services/risk/plans';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansEnable extends BaseCommand<typeof RiskPlansEnable> {
   static override summary = 'Enable an antifraud plan (disabled -> enabled): its rules score the next payments.';
@@ -12,8 +14,8 @@ export default class RiskPlansEnable extends BaseCommand<typeof RiskPlansEnable>
 
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const plan = await riskServices.plans().setAntifraudPlanStatus(ctx, this.args.id, 'enabled');
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const plan = await setAntifraudPlanStatus(ctx, this.args.id, 'enabled');
     this.log(`Antifraud plan ${plan.name} (${plan.id}) is now ${plan.status}.`);
     return plan;
   }

@@ -1,7 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { renderAntifraudPlan, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
+import { getAntifraudPlan } from '../../../src/services/risk/plans';
+import { renderAntifraudPlan } from '../../../src/cli/risk/plans';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansGet extends BaseCommand<typeof RiskPlansGet> {
   static override summary = 'Show one antifraud plan: its rules, thresholds, merchant and status.';
@@ -11,8 +14,8 @@ export default class RiskPlansGet extends BaseCommand<typeof RiskPlansGet> {
 
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const plan = await riskServices.plans().getAntifraudPlan(ctx, this.args.id);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const plan = await getAntifraudPlan(ctx, this.args.id);
     this.log(renderAntifraudPlan(plan));
     return plan;
   }

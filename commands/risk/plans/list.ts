@@ -2,11 +2,14 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { pageFooter } from '../../../src/cli/output';
-import { requireId } from '../../../src/cli/payments-cli';
-import { renderAntifraudPlans, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { Page } from '../../../src/db/scoped';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import type { AntifraudPlanStatus } from '../../../src/db/models/risk';
+import { listAntifraudPlans } from '../../../src/services/risk/plans';
+import { requireId } from '../../../src/cli/validate';
+import { renderAntifraudPlans } from '../../../src/cli/risk/plans';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansList extends BaseCommand<typeof RiskPlansList> {
   static override summary = 'List a tenant\'s antifraud plans (sandbox, or live with --live), newest first.';
@@ -23,8 +26,8 @@ export default class RiskPlansList extends BaseCommand<typeof RiskPlansList> {
   async run(): Promise<Page<AntifraudPlan>> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     if (this.flags.merchant !== undefined) requireId(this.flags.merchant, 'merchant', '--merchant');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const page = await this.listAll((p) => riskServices.plans().listAntifraudPlans(
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const page = await this.listAll((p) => listAntifraudPlans(
       ctx,
       { status: this.flags.status as AntifraudPlanStatus | undefined, merchantId: this.flags.merchant },
       { ...p, sortOrder: 'desc' },

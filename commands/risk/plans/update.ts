@@ -1,10 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import {
-  antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, namingFlags, renderAntifraudPlan, riskContext, riskScopeFlags, riskServices,
-  thresholdsGiven, validateRisk,
-} from '../../../src/cli/risk-cli';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
+import { UpdateAntifraudPlanBody } from '../../../src/api/risk/schemas';
+import { getAntifraudPlan, updateAntifraudPlan } from '../../../src/services/risk/plans';
+import { antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, renderAntifraudPlan, thresholdsGiven } from '../../../src/cli/risk/plans';
+import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate> {
   static override summary = 'Change an antifraud plan: --rules replaces the list; the score flags change only the thresholds they name.';
@@ -18,13 +19,12 @@ export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate>
 
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const plans = riskServices.plans();
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     // the API replaces the thresholds as a whole: the ones not named keep their current value
-    const current = thresholdsGiven(this.flags) ? (await plans.getAntifraudPlan(ctx, this.args.id)).thresholds : undefined;
+    const current = thresholdsGiven(this.flags) ? (await getAntifraudPlan(ctx, this.args.id)).thresholds : undefined;
     const fields = { ...antifraudPlanFields, '': '--name, --description, --merchant, --rules or a score flag' };
-    const input = validateRisk(riskServices.schemas().UpdateAntifraudPlanBody, antifraudPlanInput(this.flags, current), fields);
-    const plan = await namingFlags(fields, () => plans.updateAntifraudPlan(ctx, this.args.id, input));
+    const input = validateRisk(UpdateAntifraudPlanBody, antifraudPlanInput(this.flags, current), fields);
+    const plan = await namingFlags(fields, () => updateAntifraudPlan(ctx, this.args.id, input));
     this.log(renderAntifraudPlan(plan));
     return plan;
   }

@@ -1,8 +1,10 @@
 import { BaseCommand } from '../../../src/cli/base-command';
-import {
-  namingFlags, renderScoringRule, riskContext, riskScopeFlags, riskServices, scoringRuleFields, scoringRuleFlags, scoringRuleInput, validateRisk,
-} from '../../../src/cli/risk-cli';
 import type { ScoringRule } from '../../../src/services/risk/rules';
+import { CreateScoringRuleBody } from '../../../src/api/risk/schemas';
+import { createScoringRule } from '../../../src/services/risk/rules';
+import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { renderScoringRule, scoringRuleFields, scoringRuleFlags, scoringRuleInput } from '../../../src/cli/risk/rules';
+import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskRulesCreate extends BaseCommand<typeof RiskRulesCreate> {
   static override summary = 'Create a scoring rule of a tenant (sandbox, or live with --live).';
@@ -21,12 +23,12 @@ export default class RiskRulesCreate extends BaseCommand<typeof RiskRulesCreate>
     const conditions = await this.required(this.flags['conditions-json'], 'conditions-json', 'Conditions (inline JSON array or a JSON file path)');
     const scoreImpact = this.flags['score-impact'] ?? Number(await this.required(undefined, 'score-impact', 'Score impact (an integer)'));
     const input = validateRisk(
-      riskServices.schemas().CreateScoringRuleBody,
+      CreateScoringRuleBody,
       { ...scoringRuleInput({ ...this.flags, 'conditions-json': conditions }), name, scoreImpact, priority: this.flags.priority ?? 100 },
       scoringRuleFields,
     );
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const rule = await namingFlags(scoringRuleFields, () => riskServices.rules().createScoringRule(ctx, input));
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const rule = await namingFlags(scoringRuleFields, () => createScoringRule(ctx, input));
     this.log(renderScoringRule(rule));
     return rule;
   }

@@ -1,8 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { ScoringRule } from '../../../src/services/risk/rules';
+import { deleteScoringRule } from '../../../src/services/risk/rules';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskRulesDelete extends BaseCommand<typeof RiskRulesDelete> {
   static override summary = 'Delete a scoring rule (soft delete): the plans that list it no longer evaluate it.';
@@ -13,8 +15,8 @@ export default class RiskRulesDelete extends BaseCommand<typeof RiskRulesDelete>
   async run(): Promise<ScoringRule> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirm(this.flags.yes, `Delete scoring rule ${this.args.id}?`);
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const rule = await riskServices.rules().deleteScoringRule(ctx, this.args.id);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const rule = await deleteScoringRule(ctx, this.args.id);
     this.log(`Scoring rule ${rule.name} (${rule.id}) is deleted.`);
     return rule;
   }

@@ -1,7 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { renderScoringRule, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { ScoringRule } from '../../../src/services/risk/rules';
+import { getScoringRule } from '../../../src/services/risk/rules';
+import { renderScoringRule } from '../../../src/cli/risk/rules';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskRulesGet extends BaseCommand<typeof RiskRulesGet> {
   static override summary = 'Show one scoring rule with its conditions.';
@@ -11,8 +14,8 @@ export default class RiskRulesGet extends BaseCommand<typeof RiskRulesGet> {
 
   async run(): Promise<ScoringRule> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const rule = await riskServices.rules().getScoringRule(ctx, this.args.id);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const rule = await getScoringRule(ctx, this.args.id);
     this.log(renderScoringRule(rule));
     return rule;
   }

@@ -2,10 +2,13 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { pageFooter } from '../../../src/cli/output';
-import { renderScoringRules, riskContext, riskScopeFlags, riskServices } from '../../../src/cli/risk-cli';
 import type { Page } from '../../../src/db/scoped';
 import type { ScoringRule } from '../../../src/services/risk/rules';
 import type { RiskSignal } from '../../../src/db/models/risk';
+import { listScoringRules } from '../../../src/services/risk/rules';
+import { renderScoringRules } from '../../../src/cli/risk/rules';
+import { operatorOfTenant } from '../../../src/cli/context';
+import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
   static override summary = 'List a tenant\'s scoring rules (sandbox, or live with --live), newest first.';
@@ -26,8 +29,8 @@ export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
 
   async run(): Promise<Page<ScoringRule>> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const page = await this.listAll((p) => riskServices.rules().listScoringRules(
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const page = await this.listAll((p) => listScoringRules(
       ctx,
       { signal: this.flags.signal as RiskSignal | undefined, isActive: this.flags.active ? true : this.flags.inactive ? false : undefined },
       { ...p, sortOrder: 'desc' },

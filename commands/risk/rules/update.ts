@@ -1,9 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import {
-  namingFlags, renderScoringRule, riskContext, riskScopeFlags, riskServices, scoringRuleFields, scoringRuleFlags, scoringRuleInput, validateRisk,
-} from '../../../src/cli/risk-cli';
 import type { ScoringRule } from '../../../src/services/risk/rules';
+import { UpdateScoringRuleBody } from '../../../src/api/risk/schemas';
+import { updateScoringRule } from '../../../src/services/risk/rules';
+import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { renderScoringRule, scoringRuleFields, scoringRuleFlags, scoringRuleInput } from '../../../src/cli/risk/rules';
+import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskRulesUpdate extends BaseCommand<typeof RiskRulesUpdate> {
   static override summary = 'Change a scoring rule: the fields given replace the stored ones (--conditions-json the whole list).';
@@ -18,9 +20,9 @@ export default class RiskRulesUpdate extends BaseCommand<typeof RiskRulesUpdate>
   async run(): Promise<ScoringRule> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const fields = { ...scoringRuleFields, '': '--name, --description, --signal, --score-impact, --priority, --conditions-json, --active or --inactive' };
-    const input = validateRisk(riskServices.schemas().UpdateScoringRuleBody, scoringRuleInput(this.flags), fields);
-    const ctx = await riskContext(await this.runtime(), tenantId, this.flags);
-    const rule = await namingFlags(fields, () => riskServices.rules().updateScoringRule(ctx, this.args.id, input));
+    const input = validateRisk(UpdateScoringRuleBody, scoringRuleInput(this.flags), fields);
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const rule = await namingFlags(fields, () => updateScoringRule(ctx, this.args.id, input));
     this.log(renderScoringRule(rule));
     return rule;
   }

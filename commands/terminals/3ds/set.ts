@@ -1,11 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord } from '../../../src/cli/output';
-import { processingServices } from '../../../src/cli/processing-services';
-import { processingCtx } from '../../../src/cli/processing-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { PutThreeDsConfigBody } from '../../../src/api/processing/schemas';
 import type { Terminal } from '../../../src/services/processing/terminals';
+import { getThreeDsConfig, putThreeDsConfig } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
 
 export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet> {
   static override summary = 'Change a terminal\'s 3DS settings; what is not given stays, MPI accounts are kept (see terminals mpi-accounts).';
@@ -24,8 +24,8 @@ export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet>
 
   async run(): Promise<Terminal> {
     const rt = await this.runtime();
-    const ctx = processingCtx(rt);
-    const current = await processingServices.terminals().getThreeDsConfig(ctx, this.args.id);
+    const ctx = platformContext(rt);
+    const current = await getThreeDsConfig(ctx, this.args.id);
     const input = validateWith(PutThreeDsConfigBody, {
       enabled: this.flags.enabled ?? current.enabled,
       executionModel: this.flags['execution-model'] ?? current.executionModel,
@@ -35,7 +35,7 @@ export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet>
         allowMerchantDisable: this.flags['allow-merchant-disable'] ?? current.rules.allowMerchantDisable,
       },
     });
-    const terminal = await processingServices.terminals().putThreeDsConfig(ctx, this.args.id, input, { keepMpiAccounts: true });
+    const terminal = await putThreeDsConfig(ctx, this.args.id, input, { keepMpiAccounts: true });
     const c = terminal.threeDsConfig;
     this.log(renderRecord({ terminal: terminal.id, enabled: c.enabled, executionModel: c.executionModel, ...c.rules, mpiAccounts: c.mpiAccounts.map((a) => a.brand) }));
     return terminal;

@@ -1,9 +1,10 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord } from '../../../src/cli/output';
-import { processingServices } from '../../../src/cli/processing-services';
-import { processingCtx, renderMpiAccounts } from '../../../src/cli/processing-flags';
 import type { ThreeDsConfig } from '../../../src/services/processing/terminals';
+import { getThreeDsConfig } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
+import { renderMpiAccounts } from '../../../src/cli/processing';
 
 export default class Terminals3dsShow extends BaseCommand<typeof Terminals3dsShow> {
   static override summary = 'Show a terminal\'s 3DS configuration and MPI accounts.';
@@ -12,7 +13,7 @@ export default class Terminals3dsShow extends BaseCommand<typeof Terminals3dsSho
 
   async run(): Promise<ThreeDsConfig> {
     const rt = await this.runtime();
-    const config = await processingServices.terminals().getThreeDsConfig(processingCtx(rt), this.args.id);
+    const config = await getThreeDsConfig(platformContext(rt), this.args.id);
     this.log(renderRecord({ enabled: config.enabled, executionModel: config.executionModel, ...config.rules }));
     if (config.mpiAccounts.length) this.log(renderMpiAccounts(config.mpiAccounts));
     return config;

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { processingServices } from '../../../src/cli/processing-services';
-import { processingCtx } from '../../../src/cli/processing-flags';
-import { limitFlags, limitInput, renderLimit } from '../../../src/cli/partners-flags';
 import type { Limit } from '../../../src/services/limits/manage';
+import { createTerminalLimit } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
+import { limitFlags, limitInput, renderLimit } from '../../../src/cli/limits';
 
 export default class TerminalLimitsCreate extends BaseCommand<typeof TerminalLimitsCreate> {
   static override summary = 'Create a terminal limit: a cap on volume or count per period.';
@@ -17,7 +17,7 @@ export default class TerminalLimitsCreate extends BaseCommand<typeof TerminalLim
   async run(): Promise<Limit> {
     const input = await limitInput((v, f, q) => this.required(v, f, q), this.flags);
     const rt = await this.runtime();
-    const limit = await processingServices.terminals().createTerminalLimit(processingCtx(rt), this.args.id, input);
+    const limit = await createTerminalLimit(platformContext(rt), this.args.id, input);
     this.log(renderLimit(limit));
     return limit;
   }

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { processingServices } from '../../../src/cli/processing-services';
-import { processingCtx } from '../../../src/cli/processing-flags';
 import type { Limit } from '../../../src/services/limits/manage';
+import { disableTerminalLimit } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
 
 export default class TerminalLimitsDisable extends BaseCommand<typeof TerminalLimitsDisable> {
   static override summary = 'Disable a terminal limit.';
@@ -17,7 +17,7 @@ export default class TerminalLimitsDisable extends BaseCommand<typeof TerminalLi
   async run(): Promise<Limit> {
     await this.confirm(this.flags.yes, `Disable limit ${this.args.limit}?`);
     const rt = await this.runtime();
-    const limit = await processingServices.terminals().disableTerminalLimit(processingCtx(rt), this.args.id, this.args.limit);
+    const limit = await disableTerminalLimit(platformContext(rt), this.args.id, this.args.limit);
     this.log(`Limit ${limit.id} is now ${limit.status}.`);
     return limit;
   }

@@ -1,11 +1,11 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { processingServices } from '../../../src/cli/processing-services';
-import { processingCtx } from '../../../src/cli/processing-flags';
-import { limitListFlags, limitListQuery, renderLimitPage } from '../../../src/cli/partners-flags';
 import type { Page } from '../../../src/db/scoped';
 import type { Limit } from '../../../src/services/limits/manage';
+import { listTerminalLimits } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
+import { limitListFlags, limitListQuery, renderLimitPage } from '../../../src/cli/limits';
 
 export default class TerminalLimitsList extends BaseCommand<typeof TerminalLimitsList> {
   static override summary = 'List a terminal\'s limits.';
@@ -16,7 +16,7 @@ export default class TerminalLimitsList extends BaseCommand<typeof TerminalLimit
   async run(): Promise<Page<Limit>> {
     const rt = await this.runtime();
     const { filters, page: params } = limitListQuery(this.flags);
-    const page = await this.listAll((p) => processingServices.terminals().listTerminalLimits(processingCtx(rt), this.args.id, filters, { ...params, ...p }));
+    const page = await this.listAll((p) => listTerminalLimits(platformContext(rt), this.args.id, filters, { ...params, ...p }));
     this.log(renderLimitPage(page));
     return page;
   }

@@ -1,10 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { processingServices } from '../../../src/cli/processing-services';
-import { mpiFlagNames, mpiFlags, mpiInput, processingCtx, renderMpiAccounts } from '../../../src/cli/processing-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { MpiAccountBody } from '../../../src/api/processing/schemas';
 import type { MpiAccount } from '../../../src/services/processing/terminals';
+import { addMpiAccount } from '../../../src/services/processing/terminals';
+import { mpiFlagNames, mpiFlags, mpiInput, renderMpiAccounts } from '../../../src/cli/processing';
+import { platformContext } from '../../../src/cli/context';
 
 export default class MpiAccountsAdd extends BaseCommand<typeof MpiAccountsAdd> {
   static override summary = 'Add a terminal\'s MPI account for a brand (one per brand).';
@@ -16,7 +17,7 @@ export default class MpiAccountsAdd extends BaseCommand<typeof MpiAccountsAdd> {
     const brand = await this.required(this.flags.brand, 'brand', 'Brand (e.g. visa)');
     const input = validateWith(MpiAccountBody, { brand, ...mpiInput(this.flags) }, mpiFlagNames);
     const rt = await this.runtime();
-    const account = await processingServices.terminals().addMpiAccount(processingCtx(rt), this.args.id, input);
+    const account = await addMpiAccount(platformContext(rt), this.args.id, input);
     this.log(renderMpiAccounts([account]));
     return account;
   }

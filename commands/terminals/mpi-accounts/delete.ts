@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { processingServices } from '../../../src/cli/processing-services';
-import { processingCtx } from '../../../src/cli/processing-flags';
 import type { Terminal } from '../../../src/services/processing/terminals';
+import { deleteMpiAccount } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
 
 export default class MpiAccountsDelete extends BaseCommand<typeof MpiAccountsDelete> {
   static override summary = 'Delete the MPI account of a brand.';
@@ -17,7 +17,7 @@ export default class MpiAccountsDelete extends BaseCommand<typeof MpiAccountsDel
   async run(): Promise<Terminal> {
     await this.confirm(this.flags.yes, `Delete the ${this.args.brand} MPI account of terminal ${this.args.id}?`);
     const rt = await this.runtime();
-    const terminal = await processingServices.terminals().deleteMpiAccount(processingCtx(rt), this.args.id, this.args.brand);
+    const terminal = await deleteMpiAccount(platformContext(rt), this.args.id, this.args.brand);
     this.log(`Deleted the ${this.args.brand} MPI account of terminal ${terminal.id}.`);
     return terminal;
   }

@@ -1,11 +1,12 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { processingServices } from '../../../src/cli/processing-services';
-import { mpiFlagNames, mpiFlags, mpiInput, processingCtx, renderMpiAccounts } from '../../../src/cli/processing-flags';
-import { nullable } from '../../../src/cli/partners-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { UpdateMpiAccountBody } from '../../../src/api/processing/schemas';
 import type { MpiAccount } from '../../../src/services/processing/terminals';
+import { updateMpiAccount } from '../../../src/services/processing/terminals';
+import { mpiFlagNames, mpiFlags, mpiInput, renderMpiAccounts } from '../../../src/cli/processing';
+import { platformContext } from '../../../src/cli/context';
+import { nullable } from '../../../src/cli/flags';
 
 export default class MpiAccountsUpdate extends BaseCommand<typeof MpiAccountsUpdate> {
   static override summary = 'Update the MPI account of a brand ("null" clears a field).';
@@ -21,7 +22,7 @@ export default class MpiAccountsUpdate extends BaseCommand<typeof MpiAccountsUpd
     const value = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? nullable(v) : v]));
     const input = validateWith(UpdateMpiAccountBody, value, mpiFlagNames);
     const rt = await this.runtime();
-    const account = await processingServices.terminals().updateMpiAccount(processingCtx(rt), this.args.id, this.args.brand, input);
+    const account = await updateMpiAccount(platformContext(rt), this.args.id, this.args.brand, input);
     this.log(renderMpiAccounts([account]));
     return account;
   }

@@ -1,10 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { processingServices } from '../../../src/cli/processing-services';
-import { processingCtx, renderRestrictions, restrictionFlags } from '../../../src/cli/processing-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { CreateRestrictionBody } from '../../../src/api/processing/schemas';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals';
+import { createRestriction } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
+import { renderRestrictions, restrictionFlags } from '../../../src/cli/processing';
 
 export default class RestrictionsCreate extends BaseCommand<typeof RestrictionsCreate> {
   static override summary = 'Create a terminal restriction: allow or deny a payment method and/or brand.';
@@ -20,7 +21,7 @@ export default class RestrictionsCreate extends BaseCommand<typeof RestrictionsC
       { paymentMethod: 'payment-method', transactionType: 'transaction-type' },
     );
     const rt = await this.runtime();
-    const restriction = await processingServices.terminals().createRestriction(processingCtx(rt), this.args.id, input);
+    const restriction = await createRestriction(platformContext(rt), this.args.id, input);
     this.log(renderRestrictions([restriction]));
     return restriction;
   }

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { processingServices } from '../../../src/cli/processing-services';
-import { processingCtx } from '../../../src/cli/processing-flags';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals';
+import { disableRestriction } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
 
 export default class RestrictionsDisable extends BaseCommand<typeof RestrictionsDisable> {
   static override summary = 'Disable a terminal restriction.';
@@ -17,7 +17,7 @@ export default class RestrictionsDisable extends BaseCommand<typeof Restrictions
   async run(): Promise<TerminalRestriction> {
     await this.confirm(this.flags.yes, `Disable restriction ${this.args.restriction}?`);
     const rt = await this.runtime();
-    const restriction = await processingServices.terminals().disableRestriction(processingCtx(rt), this.args.id, this.args.restriction);
+    const restriction = await disableRestriction(platformContext(rt), this.args.id, this.args.restriction);
     this.log(`Restriction ${restriction.id} is now ${restriction.status}.`);
     return restriction;
   }

@@ -1,11 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { processingServices } from '../../../src/cli/processing-services';
-import { processingCtx, renderRestrictions } from '../../../src/cli/processing-flags';
 import { pageFooter } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals';
+import { listRestrictions } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
+import { renderRestrictions } from '../../../src/cli/processing';
 
 export default class RestrictionsList extends BaseCommand<typeof RestrictionsList> {
   static override summary = 'List a terminal\'s restrictions.';
@@ -20,8 +21,8 @@ export default class RestrictionsList extends BaseCommand<typeof RestrictionsLis
 
   async run(): Promise<Page<TerminalRestriction>> {
     const rt = await this.runtime();
-    const page = await this.listAll((p) => processingServices.terminals().listRestrictions(
-      processingCtx(rt), this.args.id, { status: this.flags.status as TerminalRestriction['status'] | undefined },
+    const page = await this.listAll((p) => listRestrictions(
+      platformContext(rt), this.args.id, { status: this.flags.status as TerminalRestriction['status'] | undefined },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(renderRestrictions(page.data));

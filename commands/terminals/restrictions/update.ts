@@ -1,11 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { processingServices } from '../../../src/cli/processing-services';
-import { processingCtx, renderRestrictions, restrictionFlags } from '../../../src/cli/processing-flags';
-import { nullable } from '../../../src/cli/partners-flags';
 import { validateWith } from '../../../src/cli/validate';
 import { UpdateRestrictionBody } from '../../../src/api/processing/schemas';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals';
+import { updateRestriction } from '../../../src/services/processing/terminals';
+import { platformContext } from '../../../src/cli/context';
+import { renderRestrictions, restrictionFlags } from '../../../src/cli/processing';
+import { nullable } from '../../../src/cli/flags';
 
 export default class RestrictionsUpdate extends BaseCommand<typeof RestrictionsUpdate> {
   static override summary = 'Update an active terminal restriction.';
@@ -23,7 +24,7 @@ export default class RestrictionsUpdate extends BaseCommand<typeof RestrictionsU
       { paymentMethod: 'payment-method', transactionType: 'transaction-type' },
     );
     const rt = await this.runtime();
-    const restriction = await processingServices.terminals().updateRestriction(processingCtx(rt), this.args.id, this.args.restriction, input);
+    const restriction = await updateRestriction(platformContext(rt), this.args.id, this.args.restriction, input);
     this.log(renderRestrictions([restriction]));
     return restriction;
   }

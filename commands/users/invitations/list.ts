@@ -1,13 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { accessScopeFlags } from '../../../src/cli/access-flags';
 import { renderTable, statusColour } from '../../../src/cli/output';
-import { accessServices } from '../../../src/cli/access-services';
 import { validateWith } from '../../../src/cli/validate';
 import { ListInvitationsQuery } from '../../../src/api/access/schemas';
 import type { Page } from '../../../src/db/scoped';
 import type { Invitation } from '../../../src/services/access/invitations';
+import { listInvitations } from '../../../src/services/access/invitations';
+import { accessScopeFlags } from '../../../src/cli/context';
 
 export default class InvitationsList extends BaseCommand<typeof InvitationsList> {
   static override summary = 'List invitations (never their tokens).';
@@ -23,14 +23,13 @@ export default class InvitationsList extends BaseCommand<typeof InvitationsList>
   };
 
   async run(): Promise<Page<Invitation>> {
-    const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextFromFlags(rt, this.flags);
+    const ctx = await this.scope();
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = validateWith(
       ListInvitationsQuery,
       { status: this.flags.status, userId: this.flags.user, email: this.flags.email, limit: this.flags.limit, cursor: this.flags.cursor },
       { userId: 'user' },
     );
-    const page = await this.listAll((p) => accessServices.invitations().listInvitations(ctx, filters, { ...p, sortOrder }));
+    const page = await this.listAll((p) => listInvitations(ctx, filters, { ...p, sortOrder }));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (i) => i.id },

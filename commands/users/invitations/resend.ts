@@ -1,20 +1,18 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { accessScopeFlags } from '../../../src/cli/access-flags';
 import { chalk, renderRecord } from '../../../src/cli/output';
-import { accessServices } from '../../../src/cli/access-services';
 import type { IssuedInvitation } from '../../../src/services/access/invitations';
+import { resendInvitation } from '../../../src/services/access/invitations';
+import { accessScopeFlags, recordArg } from '../../../src/cli/context';
 
 export default class InvitationsResend extends BaseCommand<typeof InvitationsResend> {
   static override summary = 'Resend an invitation: a new token valid 7 days (shown once); the old token stops working.';
   static override examples = ['<%= config.bin %> users invitations resend 5e6f… --json'];
-  static override args = { id: Args.string({ description: 'Invitation id', required: true }) };
+  static override args = { id: recordArg('invitation', { description: 'Invitation id', required: true }) };
   static override flags = { 'as-user': accessScopeFlags['as-user'] };
 
   async run(): Promise<IssuedInvitation> {
-    const rt = await this.runtime();
-    const ctx = await accessServices.scope().contextForInvitation(rt, this.args.id, this.flags);
-    const invitation = await accessServices.invitations().resendInvitation(ctx, this.args.id);
+    const ctx = await this.scope();
+    const invitation = await resendInvitation(ctx, this.args.id);
     this.log(renderRecord({ id: invitation.id, email: invitation.email, status: invitation.status, expiresAt: invitation.expiresAt }));
     this.log(`\n${chalk.bold('Invitation token')} (shown once):\n${invitation.token}`);
     return invitation;

@@ -2,10 +2,11 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { renderTable } from '../../../src/cli/output';
-import { services } from '../../../src/cli/services';
-import { endpointScopeContext, modeName, requireUuid } from '../../../src/cli/webhook-flags';
 import type { Page } from '../../../src/db/scoped';
 import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries';
+import { listDeliveries } from '../../../src/services/webhooks/deliveries';
+import { endpointScopeContext, requireUuid } from '../../../src/cli/context';
+import { modeName } from '../../../src/cli/webhooks';
 
 export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksDeliveriesList> {
   static override summary = 'List webhook delivery records, newest first (one mode at a time).';
@@ -34,7 +35,7 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
     if (this.flags.cursor) requireUuid(this.flags.cursor, '--cursor');
     const rt = await this.runtime();
     const ctx = await endpointScopeContext(rt, { tenant: this.flags.tenant, merchant: this.flags.merchant, platform: !this.flags.tenant, live: this.flags.live });
-    const page = await this.listAll((p) => services.webhookDeliveries().listDeliveries(
+    const page = await this.listAll((p) => listDeliveries(
       ctx,
       { endpointId: this.flags.endpoint, status: this.flags.status as WebhookDelivery['status'] | undefined, eventType: this.flags.type },
       { ...p, sortOrder: 'desc' },

@@ -2,9 +2,13 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderTable } from '../../../src/cli/output';
 import { ProgressBar } from '../../../src/cli/progress';
-import { services } from '../../../src/cli/services';
-import { checkTypeFilter, modeName, requireUuid } from '../../../src/cli/webhook-flags';
 import { NotFoundError } from '../../../src/domain/errors';
+import { parseDuration } from '../../../src/services/access/tokens';
+import { systemContext } from '../../../src/domain/authority';
+import { eventCatalog, matchesPattern } from '../../../src/services/webhooks/catalog';
+import { failedDeliveries, replayDelivery } from '../../../src/services/webhooks/deliveries';
+import { checkTypeFilter, modeName } from '../../../src/cli/webhooks';
+import { platformContext, requireUuid } from '../../../src/cli/context';
 
 export interface ReplayResult {
   /** failed deliveries found in the window (after --endpoint and --type) */
@@ -43,21 +47,17 @@ export default class WebhooksDeliveriesReplay extends BaseCommand<typeof Webhook
   };
 
   async run(): Promise<ReplayResult> {
-    const { parseDuration } = services.tokens();
     const seconds = parseDuration(this.flags.since, '--since');
     const endpointId = this.flags.endpoint === undefined ? undefined : requireUuid(this.flags.endpoint, '--endpoint');
-    const catalog = services.webhookCatalog();
-    const type = this.flags.type === undefined ? undefined : checkTypeFilter(this.flags.type, catalog.eventCatalog().map((e) => e.type), catalog.matchesPattern);
+    const type = this.flags.type === undefined ? undefined : checkTypeFilter(this.flags.type, eventCatalog().map((e) => e.type), matchesPattern);
     const dryRun = this.flags['dry-run'];
 
     const rt = await this.runtime();
     if (endpointId && !(await rt.db.models.WebhookEndpoint.findOne({ where: { id: endpointId } }))) throw new NotFoundError('webhook endpoint', endpointId);
     const since = new Date(rt.clock.now().getTime() - seconds * 1000);
-    const { operatorContext, systemContext } = services.runtime();
-    const deliveries = services.webhookDeliveries();
     // failedDeliveries reads across tenants and modes; each row is then requeued in its own mode.
-    const selectCtx = operatorContext(rt, { level: 'platform', tenantId: null, livemode: false });
-    const rows = await deliveries.failedDeliveries(selectCtx, { since, endpointId, type });
+    const selectCtx = platformContext(rt, false);
+    const rows = await failedDeliveries(selectCtx, { since, endpointId, type });
 
     let requeued = 0;
     let skipped = 0;
@@ -77,7 +77,7 @@ export default class WebhooksDeliveriesReplay extends BaseCommand<typeof Webhook
     } else {
       const bar = new ProgressBar(rows.length, { label: 'Replaying', enabled: !this.jsonEnabled() });
       for (const row of rows) {
-        const outcome = await deliveries.replayDelivery(systemContext(rt, row.livemode), row);
+        const outcome = await replayDelivery(systemContext(rt, row.livemode), row);
         if (outcome === 'requeued') requeued++;
         else skipped++;
         bar.tick();

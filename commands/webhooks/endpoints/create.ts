@@ -1,11 +1,14 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { chalk, renderRecord } from '../../../src/cli/output';
-import { services } from '../../../src/cli/services';
 import { validateWith } from '../../../src/cli/validate';
-import { endpointScopeContext, endpointScopeFlags, modeName } from '../../../src/cli/webhook-flags';
 import { CreateEndpointBody } from '../../../src/api/webhooks/schemas';
 import type { EndpointWithSecret } from '../../../src/services/webhooks/endpoints';
+import { checkDestination } from '../../../src/services/webhooks/transport';
+import { validateSubscription } from '../../../src/services/webhooks/catalog';
+import { createEndpoint } from '../../../src/services/webhooks/endpoints';
+import { endpointScopeContext } from '../../../src/cli/context';
+import { endpointScopeFlags, modeName } from '../../../src/cli/webhooks';
 
 export default class WebhooksEndpointsCreate extends BaseCommand<typeof WebhooksEndpointsCreate> {
   static override summary = 'Create a webhook endpoint; its signing secret (whsec_…) is shown once.';
@@ -33,9 +36,9 @@ export default class WebhooksEndpointsCreate extends BaseCommand<typeof Webhooks
     );
     const rt = await this.runtime();
     const ctx = await endpointScopeContext(rt, this.flags);
-    services.transport().checkDestination(input.url, '--url');
-    services.webhookCatalog().validateSubscription(ctx.level, input.events, '--event');
-    const endpoint = await services.webhookEndpoints().createEndpoint(ctx, input);
+    checkDestination(input.url, '--url');
+    validateSubscription(ctx.level, input.events, '--event');
+    const endpoint = await createEndpoint(ctx, input);
     this.log(renderRecord({ id: endpoint.id, url: endpoint.url, events: endpoint.events, level: endpoint.level, mode: modeName(endpoint.livemode), status: endpoint.status, maxAttempts: endpoint.maxAttempts }));
     this.log(`\n${chalk.bold('Signing secret')} (shown once, store it now):\n${endpoint.secret}`);
     return endpoint;

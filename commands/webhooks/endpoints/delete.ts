@@ -1,21 +1,19 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { services } from '../../../src/cli/services';
-import { contextForEndpoint } from '../../../src/cli/webhook-flags';
 import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
+import { deleteEndpoint } from '../../../src/services/webhooks/endpoints';
+import { recordArg } from '../../../src/cli/context';
 
 export default class WebhooksEndpointsDelete extends BaseCommand<typeof WebhooksEndpointsDelete> {
   static override summary = 'Delete a webhook endpoint; its pending deliveries are canceled.';
   static override examples = ['<%= config.bin %> webhooks endpoints delete 9a4e…', '<%= config.bin %> webhooks endpoints delete 9a4e… --yes --json'];
-  static override args = { id: Args.string({ description: 'Webhook endpoint id', required: true }) };
+  static override args = { id: recordArg('webhookEndpoint', { description: 'Webhook endpoint id', required: true }) };
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<WebhookEndpoint> {
     await this.confirm(this.flags.yes, `Delete webhook endpoint ${this.args.id}? Its pending deliveries are canceled.`);
-    const rt = await this.runtime();
-    const ctx = await contextForEndpoint(rt, this.args.id);
-    const endpoint = await services.webhookEndpoints().deleteEndpoint(ctx, this.args.id);
+    const ctx = await this.scope();
+    const endpoint = await deleteEndpoint(ctx, this.args.id);
     this.log(`Deleted ${endpoint.id} (${endpoint.url}) at ${endpoint.deletedAt}.`);
     return endpoint;
   }

@@ -1,10 +1,11 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { renderTable, statusColour } from '../../../src/cli/output';
-import { services } from '../../../src/cli/services';
-import { endpointScopeContext, endpointScopeFlags } from '../../../src/cli/webhook-flags';
 import type { Page } from '../../../src/db/scoped';
 import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
+import { listEndpoints } from '../../../src/services/webhooks/endpoints';
+import { endpointScopeContext } from '../../../src/cli/context';
+import { endpointScopeFlags } from '../../../src/cli/webhooks';
 
 export default class WebhooksEndpointsList extends BaseCommand<typeof WebhooksEndpointsList> {
   static override summary = 'List the webhook endpoints of a tenant, a merchant or the platform (one mode at a time).';
@@ -24,7 +25,7 @@ export default class WebhooksEndpointsList extends BaseCommand<typeof WebhooksEn
   async run(): Promise<Page<WebhookEndpoint>> {
     const rt = await this.runtime();
     const ctx = await endpointScopeContext(rt, this.flags);
-    const page = await this.listAll((p) => services.webhookEndpoints().listEndpoints(ctx, { ...p, sortOrder: 'desc' }));
+    const page = await this.listAll((p) => listEndpoints(ctx, { ...p, sortOrder: 'desc' }));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (e) => e.id },

@@ -1,9 +1,9 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { chalk } from '../../../src/cli/output';
-import { services } from '../../../src/cli/services';
-import { contextForEndpoint } from '../../../src/cli/webhook-flags';
 import type { EndpointWithSecret } from '../../../src/services/webhooks/endpoints';
+import { rotateEndpointSecret } from '../../../src/services/webhooks/endpoints';
+import { recordArg } from '../../../src/cli/context';
 
 export default class WebhooksEndpointsRotateSecret extends BaseCommand<typeof WebhooksEndpointsRotateSecret> {
   static override summary = 'Issue a new signing secret; the old one keeps verifying for the grace period.';
@@ -13,15 +13,14 @@ export default class WebhooksEndpointsRotateSecret extends BaseCommand<typeof We
     '<%= config.bin %> webhooks endpoints rotate-secret 9a4e…',
     '<%= config.bin %> webhooks endpoints rotate-secret 9a4e… --grace-hours 0 --json',
   ];
-  static override args = { id: Args.string({ description: 'Webhook endpoint id', required: true }) };
+  static override args = { id: recordArg('webhookEndpoint', { description: 'Webhook endpoint id', required: true }) };
   static override flags = {
     'grace-hours': Flags.integer({ description: 'Hours the previous secret stays valid (0 to 720)', default: 24, min: 0, max: 720 }),
   };
 
   async run(): Promise<EndpointWithSecret> {
-    const rt = await this.runtime();
-    const ctx = await contextForEndpoint(rt, this.args.id);
-    const endpoint = await services.webhookEndpoints().rotateEndpointSecret(ctx, this.args.id, { graceHours: this.flags['grace-hours'] });
+    const ctx = await this.scope();
+    const endpoint = await rotateEndpointSecret(ctx, this.args.id, { graceHours: this.flags['grace-hours'] });
     this.log(
       endpoint.previousSecretExpiresAt
         ? `New secret for ${endpoint.id}; the previous one stays valid until ${endpoint.previousSecretExpiresAt}.`

@@ -1,12 +1,14 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord } from '../../../src/cli/output';
-import { services } from '../../../src/cli/services';
 import { validateWith } from '../../../src/cli/validate';
-import { contextForEndpoint } from '../../../src/cli/webhook-flags';
 import { ValidationError } from '../../../src/domain/errors';
 import { UpdateEndpointBody } from '../../../src/api/webhooks/schemas';
 import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
+import { checkDestination } from '../../../src/services/webhooks/transport';
+import { validateSubscription } from '../../../src/services/webhooks/catalog';
+import { updateEndpoint } from '../../../src/services/webhooks/endpoints';
+import { recordArg } from '../../../src/cli/context';
 
 export default class WebhooksEndpointsUpdate extends BaseCommand<typeof WebhooksEndpointsUpdate> {
   static override summary = 'Change a webhook endpoint: URL, subscribed events, description, attempts, or enable/disable it.';
@@ -17,7 +19,7 @@ export default class WebhooksEndpointsUpdate extends BaseCommand<typeof Webhooks
     '<%= config.bin %> webhooks endpoints update 9a4e… --event payment.succeeded --event refund.*',
     '<%= config.bin %> webhooks endpoints update 9a4e… --status disabled --json',
   ];
-  static override args = { id: Args.string({ description: 'Webhook endpoint id', required: true }) };
+  static override args = { id: recordArg('webhookEndpoint', { description: 'Webhook endpoint id', required: true }) };
   static override flags = {
     url: Flags.string({ description: 'New receiver URL (https)' }),
     event: Flags.string({ description: 'Event type, wildcard or * (repeatable); replaces the subscription set', multiple: true }),
@@ -43,11 +45,10 @@ export default class WebhooksEndpointsUpdate extends BaseCommand<typeof Webhooks
       );
     }
     const input = validateWith(UpdateEndpointBody, raw, { events: 'event', maxAttempts: 'max-attempts' });
-    const rt = await this.runtime();
-    const ctx = await contextForEndpoint(rt, this.args.id);
-    if (input.url !== undefined) services.transport().checkDestination(input.url, '--url');
-    if (input.events !== undefined) services.webhookCatalog().validateSubscription(ctx.level, input.events, '--event');
-    const endpoint = await services.webhookEndpoints().updateEndpoint(ctx, this.args.id, input);
+    const ctx = await this.scope();
+    if (input.url !== undefined) checkDestination(input.url, '--url');
+    if (input.events !== undefined) validateSubscription(ctx.level, input.events, '--event');
+    const endpoint = await updateEndpoint(ctx, this.args.id, input);
     this.log(renderRecord({ id: endpoint.id, url: endpoint.url, events: endpoint.events, description: endpoint.description, status: endpoint.status, maxAttempts: endpoint.maxAttempts }));
     return endpoint;
   }

@@ -1,19 +1,11 @@
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { sharedFlags } from './flags';
 import { renderRecord, renderTable, statusColour } from './output';
-import { readContext } from './payments-cli';
+import { readContext } from './context';
 import { ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
-import type { WithdrawalMethod, WithdrawalMethodTypeRecord } from '../services/withdrawal-methods/methods';
-
-/** The withdrawal-method services as the commands reach them: loaded on first use, so help and version stay fast. */
-export const withdrawalMethodServices = {
-  methods: () => lazy<typeof import('../services/withdrawal-methods/methods')>('../services/withdrawal-methods/methods'),
-  types: () => lazy<typeof import('../services/withdrawal-methods/types')>('../services/withdrawal-methods/types'),
-  schemas: () => lazy<typeof import('../api/withdrawal-methods/schemas')>('../api/withdrawal-methods/schemas'),
-};
+import { getWithdrawalMethod, type WithdrawalMethod, type WithdrawalMethodTypeRecord } from '../services/withdrawal-methods/methods';
 
 /** --tenant (required) and --live: the records of one tenant in one mode. */
 export const methodScopeFlags = {
@@ -26,11 +18,6 @@ export const detailFlag = Flags.string({
   multiple: true,
 });
 
-/** The tenant's operator in sandbox mode, or live with --live; 404 when there is no such tenant. */
-export function methodsCtx(rt: Runtime, flags: { tenant: string; live: boolean }): Promise<CallerContext> {
-  return readContext(rt, flags.tenant, flags.live);
-}
-
 /**
  * The context to act on a method in, once the operator confirmed `verb` on it (asked on a terminal, --yes otherwise);
  * 404 before any question when there is no such method.
@@ -42,8 +29,8 @@ export async function confirmedContext(
   verb: string,
   confirm: (question: string) => Promise<void>,
 ): Promise<CallerContext> {
-  const ctx = await methodsCtx(rt, flags);
-  const m = await withdrawalMethodServices.methods().getWithdrawalMethod(ctx, id);
+  const ctx = await readContext(rt, flags.tenant, flags.live);
+  const m = await getWithdrawalMethod(ctx, id);
   await confirm(`${verb} withdrawal method "${m.label}" (${m.methodType}, ${m.status}) of merchant ${m.merchantId}?`);
   return ctx;
 }

@@ -1,43 +1,17 @@
 import fs from 'node:fs';
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { renderRecord, renderTable, statusColour } from './output';
-import { sharedFlags } from './flags';
 import { ValidationError } from '../domain/errors';
-import type { Runtime } from '../runtime';
-import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
 import type { FeeAssignment, FeeSchedule } from '../services/fees/schedules';
 import type { FeeBreakdown } from '../services/fees/engine';
 import type { Money } from '../domain/money';
+import { z } from '../api/zod';
+import { Currency, FutureDateInput } from '../api/common';
+import { PAYMENT_METHODS, TRANSACTION_TYPES } from '../api/fees/schemas';
 
-/** The fees area's services as commands reach them: loaded on first use, so help and version stay fast. */
-export const feeServices = {
-  fees: () => lazy<typeof import('../services/fees/schedules')>('../services/fees/schedules'),
-  engine: () => lazy<typeof import('../services/fees/engine')>('../services/fees/engine'),
-  scope: () => lazy<typeof import('./scope')>('./scope'),
-  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
-};
-
-/** The terminal acts with the platform's authority (as `partners` and `channels` do). */
-export function feesPlatformCtx(rt: Runtime): CallerContext {
-  return feeServices.scope().platformContext(rt);
-}
-
-/** A tenant's operator (fees have no mode: livemode is irrelevant to them). */
-export function feesTenantCtx(rt: Runtime, tenantId: string): CallerContext {
-  return feeServices.runtime().operatorContext(rt, { level: 'tenant', tenantId, livemode: false });
-}
-
-export const feeListFlags = {
-  tenant: Flags.string({ description: 'Only this tenant\'s records' }),
-  limit: sharedFlags.limit,
-  cursor: sharedFlags.cursor,
-};
-
-export function feePageFooter(page: Page<unknown>): string {
-  return `${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`;
-}
+// The fee schedules, fee assignments and fee quote commands' pieces. The terminal acts with the platform's authority
+// (as `partners` and `channels` do), or as a tenant's operator (fees have no mode: livemode is irrelevant to them).
 
 // Schedules
 
@@ -201,3 +175,17 @@ export function renderBreakdown(b: FeeBreakdown): string {
     : 'No fee rule applies.';
   return `${table}\n\n${lines}`;
 }
+
+/** `payplane fees quote` input: issues name the flags (amount covers --amount and --currency). */
+export const QuoteInput = z.strictObject({
+  tenant: z.string().uuid().optional(),
+  merchant: z.string().uuid(),
+  amount: z.strictObject({ currency: Currency, valueMinor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }),
+  method: z.enum(PAYMENT_METHODS),
+  type: z.enum(TRANSACTION_TYPES),
+  outcome: z.enum(['successful', 'failed']),
+  terminal: z.string().uuid().optional(),
+  channel: z.string().uuid().optional(),
+  partner: z.string().uuid().optional(),
+  at: FutureDateInput.optional(),
+});

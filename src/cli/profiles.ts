@@ -1,20 +1,14 @@
 import { Flags } from '@oclif/core';
 import { ValidationError } from '../domain/errors';
 import { renderRecord } from './output';
-import { profileServices } from './profiles-services';
-import type { Runtime } from '../runtime';
-import type { CallerContext } from '../domain/context';
 import type { IntegrationProfile } from '../services/profiles';
+import { nullable } from './flags';
 
 // Shared pieces of the `integration-profiles` commands. The terminal acts with the platform's authority (as
 // `tenants` and `partners` do): a profile belongs to its merchant's tenant.
 
 export const PROFILE_MODES = ['checkout', 'api', 'hosted_page'];
 export const PROFILE_STATUSES = ['enabled', 'disabled'];
-
-export function platformCtx(rt: Runtime): CallerContext {
-  return profileServices.scope().platformContext(rt);
-}
 
 /** The fields create and update share. */
 export const profileFieldFlags = {
@@ -39,9 +33,6 @@ export interface ProfileFlagValues {
   'cascade-policy'?: string;
   'default-locale'?: string;
 }
-
-/** "null" or "" clears a nullable field. */
-const nullable = (value: string | undefined): string | null | undefined => (value === undefined ? undefined : value === '' || value === 'null' ? null : value);
 
 function parsePolicy(value: string | undefined): unknown {
   if (value === undefined) return undefined;

@@ -1,21 +1,11 @@
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { chalk, colourEnabled, renderRecord, renderTable } from './output';
 import { formatMinor } from '../domain/money';
-import { readContext, requireId, type Located } from './payments-cli';
-import { NotFoundError, ValidationError } from '../domain/errors';
-import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
-import type { Withdrawal } from '../services/withdrawals';
-
-/** The withdrawal services as the withdrawals commands reach them: loaded on first use, so help and version stay fast. */
-export const withdrawalServices = {
-  withdrawals: () => lazy<typeof import('../services/withdrawals')>('../services/withdrawals'),
-  schemas: () => lazy<typeof import('../api/withdrawals/schemas')>('../api/withdrawals/schemas'),
-  types: () => lazy<typeof import('../services/withdrawal-methods/types')>('../services/withdrawal-methods/types'),
-  merchants: () => lazy<typeof import('../services/organization/merchants')>('../services/organization/merchants'),
-  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
-};
+import { completeWithdrawal, failWithdrawal, type Withdrawal } from '../services/withdrawals';
+import { validateWith } from './validate';
+import { CompleteWithdrawalBody, FailWithdrawalBody } from '../api/withdrawals/schemas';
+import { methodTypeOf } from '../services/withdrawal-methods/types';
 
 /** --operator: who acts, on every withdrawals command. */
 export const operatorFlags = {
@@ -30,45 +20,6 @@ export const withdrawalTenantFlag = {
   tenant: Flags.string({ description: 'The withdrawal\'s tenant (404 when the withdrawal is another tenant\'s)' }),
 };
 
-const MAX_OPERATOR = 100;
-
-/** The operator's name from --operator / PAYPLANE_OPERATOR; undefined leaves the OS user name. */
-export function operatorName(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const name = value.trim();
-  if (!name) throw ValidationError.field('--operator', 'must not be blank');
-  if (name.length > MAX_OPERATOR) throw ValidationError.field('--operator', `must be at most ${MAX_OPERATOR} characters`);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw ValidationError.field('--operator', 'must not contain control characters');
-  return name;
-}
-
-/**
- * Where a withdrawal lives (tenant, merchant, mode), found by id with the database's authority; the command then
- * acts inside that scope. 404 when there is no such withdrawal (or it is not --tenant's when a tenant is named).
- */
-export async function locateWithdrawal(rt: Runtime, id: string, tenantId?: string): Promise<Located> {
-  requireId(id, 'withdrawal', 'ID');
-  if (tenantId !== undefined) requireId(tenantId, 'tenant', '--tenant');
-  const row = await rt.db.models.Withdrawal.findOne({ where: { id }, attributes: ['id', 'tenantId', 'merchantId', 'livemode'] });
-  if (!row || (tenantId && row.get('tenantId') !== tenantId)) throw new NotFoundError('withdrawal', id);
-  return row.get({ plain: true }) as Located;
-}
-
-/** The named operator (its platform user) acting at the tenant level of `where`, in its mode. */
-export function operatorFor(rt: Runtime, where: { tenantId: string; livemode: boolean }, operator: string | undefined): CallerContext {
-  return withdrawalServices.runtime().operatorContext(rt, { level: 'tenant', tenantId: where.tenantId, livemode: where.livemode, operator: operatorName(operator) });
-}
-
-/** The operator of --tenant (404 when there is no such tenant) in sandbox mode, or live with --live. */
-export async function tenantOperator(rt: Runtime, tenantId: string, livemode: boolean, operator: string | undefined): Promise<CallerContext> {
-  await readContext(rt, tenantId, livemode);
-  return operatorFor(rt, { tenantId, livemode }, operator);
-}
-
-/** Starts the execution when approved, or continues this operator's own; 409 for anyone else's (the service's rule). */
-export const claimExecution = (ctx: CallerContext, id: string): Promise<Withdrawal> => withdrawalServices.withdrawals().claimExecution(ctx, id);
-
 /** How an execution ended, as the operator reports it. */
 export type ExecutionOutcome =
   | { outcome: 'complete'; providerReference: string; comment?: string }
@@ -79,30 +30,27 @@ export type ExecutionOutcome =
  * issues naming the flags: call it before starting an execution, so a refused input changes nothing.
  */
 export function checkedOutcome(outcome: ExecutionOutcome): ExecutionOutcome {
-  const { validateWith } = lazy<typeof import('./validate')>('./validate');
-  const schemas = withdrawalServices.schemas();
   const names = { providerReference: 'reference' };
   if (outcome.outcome === 'complete') {
-    const body = validateWith(schemas.CompleteWithdrawalBody, { providerReference: outcome.providerReference, comment: outcome.comment }, names);
+    const body = validateWith(CompleteWithdrawalBody, { providerReference: outcome.providerReference, comment: outcome.comment }, names);
     return { outcome: 'complete', providerReference: body.providerReference!, comment: body.comment };
   }
-  const body = validateWith(schemas.FailWithdrawalBody, { comment: outcome.comment, providerReference: outcome.providerReference }, names);
+  const body = validateWith(FailWithdrawalBody, { comment: outcome.comment, providerReference: outcome.providerReference }, names);
   return { outcome: 'fail', comment: body.comment, providerReference: body.providerReference };
 }
 
 /** Records the outcome on an executing withdrawal: completed (paid out) or failed (funds back to available). */
 export function applyOutcome(ctx: CallerContext, id: string, outcome: ExecutionOutcome): Promise<Withdrawal> {
-  const service = withdrawalServices.withdrawals();
   return outcome.outcome === 'complete'
-    ? service.completeWithdrawal(ctx, id, { providerReference: outcome.providerReference, comment: outcome.comment })
-    : service.failWithdrawal(ctx, id, { comment: outcome.comment, providerReference: outcome.providerReference });
+    ? completeWithdrawal(ctx, id, { providerReference: outcome.providerReference, comment: outcome.comment })
+    : failWithdrawal(ctx, id, { comment: outcome.comment, providerReference: outcome.providerReference });
 }
 
 /** A prompt's check of one answer against the API body's field: true, or the message to show. */
 function answerCheck(body: 'CompleteWithdrawalBody' | 'FailWithdrawalBody', field: 'providerReference' | 'comment', optional = false) {
   return (value: string): true | string => {
     if (optional && value.trim() === '') return true;
-    const parsed = withdrawalServices.schemas()[body].safeParse({ [field]: value });
+    const parsed = { CompleteWithdrawalBody, FailWithdrawalBody }[body].safeParse({ [field]: value });
     if (parsed.success) return true;
     return parsed.error.issues.find((i) => i.path[0] === field)?.message ?? 'is not valid';
   };
@@ -150,11 +98,11 @@ function withdrawalStatusColour(status: string): string {
 
 /** The label of a detail key in the method-type catalog (the key itself for an unknown type or key). */
 function detailLabel(type: string, key: string): string {
-  return withdrawalServices.types().methodTypeOf(type)?.details.find((d) => d.key === key)?.label ?? key;
+  return methodTypeOf(type)?.details.find((d) => d.key === key)?.label ?? key;
 }
 
 function typeName(type: string): string {
-  return withdrawalServices.types().methodTypeOf(type)?.name ?? type;
+  return methodTypeOf(type)?.name ?? type;
 }
 
 /** A destination on one line, as every read shows it (masked): `Bank account (IBAN): IBAN ••••3000, Account holder name Jane`. */

@@ -1,9 +1,13 @@
 import { Op } from 'sequelize';
-import { BusinessRuleError, UnavailableError } from '../domain/errors';
-import type { CallerContext } from '../domain/context';
-import type { Runtime } from '../runtime';
-import type { EventRow } from '../db/models';
-import { paymentServices, runSandboxUntil } from './payments-cli';
+import { BusinessRuleError, UnavailableError } from '../../domain/errors';
+import type { CallerContext } from '../../domain/context';
+import type { Runtime } from '../../runtime';
+import type { EventRow } from '../../db/models';
+import { runSandboxUntil } from '../payments';
+import { createSession, getSession } from '../../services/checkout';
+import { completeCheckoutSession } from '../../services/payments/checkout-complete';
+import { cancelPayment, getPayment } from '../../services/payments/payments';
+import { createRefund, getRefund } from '../../services/payments/refunds';
 
 /**
  * `events trigger` for the money path: instead of a sample, a real sandbox payment (and, for refund events, a real
@@ -77,25 +81,24 @@ const ANSWER_WAIT_MS = 10_000;
 export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type: string): Promise<TriggeredPayment> {
   const scenario = SCENARIOS[type];
   if (!scenario) throw new Error(`no payment scenario for ${type}`);
-  const { sessions, complete, payments, refunds } = paymentServices;
   const startedAt = rt.clock.now();
   const merchant = await rt.db.models.Merchant.findOne({ where: { id: ctx.merchantId! }, attributes: ['defaultCurrency'] });
   const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
 
-  const session = await sessions().createSession(ctx, {
+  const session = await createSession(ctx, {
     amount: { currency, valueMinor: AMOUNT_MINOR },
     captureMethod: scenario.captureMethod,
     merchantReference: `events trigger ${type}`,
     metadata: { triggeredBy: 'payplane events trigger', eventType: type },
   });
   const year = startedAt.getUTCFullYear() + 3;
-  await complete().completeCheckoutSession(ctx, session.id, {
+  await completeCheckoutSession(ctx, session.id, {
     paymentMethod: { type: 'card', card: { number: scenario.card, expMonth: 12, expYear: year, cvc: '123', holderName: 'Sandbox Trigger' } },
   });
-  const paymentId = (await sessions().getSession(ctx, session.id)).paymentId;
+  const paymentId = (await getSession(ctx, session.id)).paymentId;
   if (!paymentId) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Checkout session ${session.id} has no payment.`);
 
-  const status = async () => (await payments().getPayment(ctx, paymentId)).status;
+  const status = async () => (await getPayment(ctx, paymentId)).status;
   const answered = await runSandboxUntil(rt, async () => (await status()) !== 'processing', ANSWER_WAIT_MS);
   if (!answered) {
     throw new UnavailableError(`Payment ${paymentId} is still processing: the sandbox acquirer did not answer in time.`, 'SANDBOX_NO_ANSWER', {
@@ -106,17 +109,17 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
   let refundId: string | null = null;
   let refundStatus: string | null = null;
   if (scenario.then === 'cancel' && (await status()) === 'requires_capture') {
-    await payments().cancelPayment(ctx, paymentId);
+    await cancelPayment(ctx, paymentId);
   }
   if (scenario.then === 'refund' && (await status()) === 'captured') {
-    const refund = await refunds().createRefund(ctx, paymentId, { reason: `events trigger ${type}` });
+    const refund = await createRefund(ctx, paymentId, { reason: `events trigger ${type}` });
     refundId = refund.id;
-    const final = async () => (await refunds().getRefund(ctx, refund.id)).status !== 'pending';
+    const final = async () => (await getRefund(ctx, refund.id)).status !== 'pending';
     await runSandboxUntil(rt, final, ANSWER_WAIT_MS);
-    refundStatus = (await refunds().getRefund(ctx, refund.id)).status;
+    refundStatus = (await getRefund(ctx, refund.id)).status;
   }
 
-  const payment = await payments().getPayment(ctx, paymentId);
+  const payment = await getPayment(ctx, paymentId);
   const events = await eventsOf(rt, ctx, startedAt, [paymentId, session.id, ...(refundId ? [refundId] : [])], paymentId);
   const wanted = events.find((e) => e.type === type);
   if (!wanted) {

@@ -1,28 +1,15 @@
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { chalk, colourEnabled, renderRecord, renderTable } from './output';
+import { pollUntil } from './poll';
 import { formatMinor, minorUnits, type Money } from '../domain/money';
-import { NotFoundError, ValidationError } from '../domain/errors';
+import { UnavailableError, ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
-import type { Page } from '../db/scoped';
 import type { Payment, Refund } from '../services/payments/records';
+import { runDueSandboxOperations } from '../jobs/sandbox-acquirer';
+import { getProvider } from '../services/processing/providers';
 
-/** The payment path's services as the payments, refunds and events commands reach them: loaded on first use. */
-export const paymentServices = {
-  payments: () => lazy<typeof import('../services/payments/payments')>('../services/payments/payments'),
-  refunds: () => lazy<typeof import('../services/payments/refunds')>('../services/payments/refunds'),
-  providers: () => lazy<typeof import('../services/processing/providers')>('../services/processing/providers'),
-  sessions: () => lazy<typeof import('../services/checkout')>('../services/checkout'),
-  complete: () => lazy<typeof import('../services/payments/checkout-complete')>('../services/payments/checkout-complete'),
-  acquirer: () => lazy<typeof import('../jobs/sandbox-acquirer')>('../jobs/sandbox-acquirer'),
-  idempotency: () => lazy<typeof import('../services/idempotency')>('../services/idempotency'),
-  schemas: () => lazy<typeof import('../api/payments/schemas')>('../api/payments/schemas'),
-  scope: () => lazy<typeof import('./scope')>('./scope'),
-  trigger: () => lazy<typeof import('./payments-trigger')>('./payments-trigger'),
-};
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// The payments and refunds commands' pieces: amounts, waiting for the provider's answer, tables.
 
 export const amountFlags = {
   amount: Flags.string({ description: 'Amount in the payment\'s currency, in major units (e.g. 12.34 EUR, 1500 JPY); not with --amount-minor' }),
@@ -55,72 +42,31 @@ export function amountFrom(flags: { amount?: string; 'amount-minor'?: number }, 
   return { currency, valueMinor };
 }
 
-export function requireId(value: string, what: string, path: string): string {
-  if (!UUID.test(value)) throw ValidationError.field(path, `must be a ${what} id (uuid)`);
-  return value;
-}
-
-export interface Located {
-  id: string;
-  tenantId: string;
-  merchantId: string;
-  livemode: boolean;
-}
-
-/**
- * Where a payment lives (tenant, merchant, mode), found by id with the database's authority; the command then
- * acts inside that scope. 404 when there is no such payment (or it is not --tenant's when a tenant is named).
- */
-export async function locatePayment(rt: Runtime, id: string, tenantId?: string): Promise<Located> {
-  requireId(id, 'payment', 'PAYMENT_ID');
-  const row = await rt.db.models.Payment.findOne({ where: { id }, attributes: ['id', 'tenantId', 'merchantId', 'livemode'] });
-  if (!row || (tenantId && row.get('tenantId') !== tenantId)) throw new NotFoundError('payment', id);
-  return row.get({ plain: true }) as Located;
-}
-
-export async function locateRefund(rt: Runtime, id: string, tenantId?: string): Promise<Located> {
-  requireId(id, 'refund', 'ID');
-  const row = await rt.db.models.Refund.findOne({ where: { id }, attributes: ['id', 'tenantId', 'merchantId', 'livemode'] });
-  if (!row || (tenantId && row.get('tenantId') !== tenantId)) throw new NotFoundError('refund', id);
-  return row.get({ plain: true }) as Located;
-}
-
-/** Reads as the operator: the named tenant's, else the platform's, in the record's mode. */
-export async function readContext(rt: Runtime, tenantId: string | undefined, livemode: boolean): Promise<CallerContext> {
-  if (tenantId !== undefined) {
-    requireId(tenantId, 'tenant', '--tenant');
-    if (!(await rt.db.models.Tenant.findOne({ where: { id: tenantId } }))) throw new NotFoundError('tenant', tenantId);
-  }
-  return paymentServices.scope().tenantOrPlatformContext(rt, tenantId, livemode);
-}
-
-/** Changes act at the tenant level of the record, in its mode, as the tenant's operator. */
-export function actContext(rt: Runtime, where: Located): CallerContext {
-  return paymentServices.scope().tenantContext(rt, where.tenantId, where.livemode);
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * In a CLI process nobody else answers for the in-process sandbox acquirer: runs its due answers until `done`
  * says the awaited state is reached, or the time is up (a running `serve` may deliver them too: claims keep
  * each answer to one worker). Returns whether `done` was reached.
  */
 export async function runSandboxUntil(rt: Runtime, done: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await done()) return true;
-    const delivered = await paymentServices.acquirer().runDueSandboxOperations(rt);
-    if (delivered > 0 && (await done())) return true;
-    if (Date.now() >= deadline) return false;
-    if (delivered === 0) await sleep(50);
-  }
+  const { reached } = await pollUntil(done, (reached) => reached, { timeoutMs, intervalMs: 50, work: () => runDueSandboxOperations(rt) });
+  return reached;
+}
+
+const PROCESSING_POLL_MS = 200;
+
+/** Reads the payment until it leaves `processing` (the provider's answer is asynchronous); 503 when the time is up. */
+export async function waitWhileProcessing(read: () => Promise<Payment>, timeoutMs: number): Promise<Payment> {
+  const { value: payment, reached } = await pollUntil(read, (p) => p.status !== 'processing', { timeoutMs, intervalMs: PROCESSING_POLL_MS });
+  if (reached) return payment;
+  throw new UnavailableError(`Payment ${payment.id} is still processing after ${timeoutMs / 1000} s.`, 'PAYMENT_STILL_PROCESSING', {
+    hint: 'The provider has not answered yet. For the sandbox acquirer, is `payplane serve` (with its jobs) running on this database?',
+  });
 }
 
 /** Whether a payment's provider is one of the in-process sandbox connectors (whose answers the CLI runs). */
 export async function isSandboxProvider(ctx: CallerContext, providerIntegrationId: string | null | undefined): Promise<boolean> {
   if (!providerIntegrationId) return false;
-  const provider = await paymentServices.providers().getProvider(ctx, providerIntegrationId);
+  const provider = await getProvider(ctx, providerIntegrationId);
   return provider.code.startsWith('sandbox-');
 }
 

@@ -2,16 +2,11 @@ import fs from 'node:fs';
 import { Flags } from '@oclif/core';
 import { ValidationError } from '../domain/errors';
 import { renderRecord, renderTable, statusColour } from './output';
-import { processingServices } from './processing-services';
-import type { Runtime } from '../runtime';
-import type { CallerContext } from '../domain/context';
 import type { MpiAccount, Terminal, TerminalRestriction } from '../services/processing/terminals';
 import type { ProviderIntegration } from '../services/processing/providers';
 
-/** The terminal acts with the platform's authority (as `tenants` and `channels` do). */
-export function processingCtx(rt: Runtime): CallerContext {
-  return processingServices.scope().platformContext(rt);
-}
+// The terminals and providers commands' pieces. The terminal acts with the platform's authority (as `tenants` and
+// `channels` do).
 
 export const credentialFlags = {
   // not oclif's `exclusive`: its message repeats the flags' values, and these are secrets

@@ -1,39 +1,22 @@
-import fs from 'node:fs';
 import { Flags } from '@oclif/core';
-import { lazy } from './base-command';
 import { renderRecord, renderTable, statusColour } from './output';
-import { sharedFlags } from './flags';
+import { csv, readJsonFlag, sharedFlags } from './flags';
 import { ValidationError } from '../domain/errors';
-import type { Runtime } from '../runtime';
-import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
 import type { RoutingRule } from '../services/routing/rules';
 import type { RoutingDecision } from '../services/routing/decide';
+import { z } from '../api/zod';
+import { Country, Currency, FutureDateInput } from '../api/common';
+import { PAYMENT_METHODS } from '../api/fees/schemas';
 
-/** The routing area's services as commands reach them: loaded on first use, so help and version stay fast. */
-export const routingServices = {
-  rules: () => lazy<typeof import('../services/routing/rules')>('../services/routing/rules'),
-  engine: () => lazy<typeof import('../services/routing/decide')>('../services/routing/decide'),
-  usage: () => lazy<typeof import('../services/limits/usage')>('../services/limits/usage'),
-  runtime: () => lazy<typeof import('../runtime')>('../runtime'),
-};
-
-/** The terminal acts with the platform's authority (rules are tenant configuration without a mode). */
-export function routingCtx(rt: Runtime, livemode = false): CallerContext {
-  return routingServices.runtime().operatorContext(rt, { level: 'platform', tenantId: null, livemode });
-}
+// The routing-rules commands' pieces. The terminal acts with the platform's authority (rules are tenant configuration
+// without a mode: sandbox unless a decision is asked for live).
 
 export const routingListFlags = {
   tenant: Flags.string({ description: 'Only this tenant\'s rules' }),
   limit: sharedFlags.limit,
   cursor: sharedFlags.cursor,
 };
-
-export function routingPageFooter(page: Page<unknown>): string {
-  return `${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`;
-}
-
-const csv = (value: string | undefined): string[] | undefined => (value === undefined ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
 
 export const ruleFlags = {
   name: Flags.string({ description: 'Display name' }),
@@ -71,16 +54,6 @@ export interface RuleFlagValues {
   'amount-currency'?: string;
   'min-amount'?: number;
   'max-amount'?: number;
-}
-
-/** Inline JSON (starting with { or [) or the path of a JSON file; 400 naming the flag when it cannot be read. */
-export function readJsonFlag(value: string, flag: string): unknown {
-  const trimmed = value.trim();
-  try {
-    return JSON.parse(trimmed.startsWith('{') || trimmed.startsWith('[') ? trimmed : fs.readFileSync(value, 'utf8'));
-  } catch (error) {
-    throw ValidationError.field(`--${flag}`, `is neither inline JSON nor a readable JSON file: ${(error as Error).message}`);
-  }
 }
 
 const CONDITION_FLAGS = ['currencies', 'payment-methods', 'brands', 'card-countries', 'merchants', 'channels', 'amount-currency', 'min-amount', 'max-amount'] as const;
@@ -184,3 +157,14 @@ export function renderDecision(d: RoutingDecision): string {
   ]);
   return `${head}\n${table}`;
 }
+
+/** `payplane routing-rules decide` input: issues name the flags (amount covers --amount and --currency). */
+export const DecideInput = z.strictObject({
+  merchant: z.string().uuid(),
+  amount: z.strictObject({ currency: Currency, valueMinor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }),
+  method: z.enum(PAYMENT_METHODS),
+  brand: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lower-case brand such as visa').optional(),
+  country: Country.optional(),
+  channel: z.string().uuid().optional(),
+  at: FutureDateInput.optional(),
+});

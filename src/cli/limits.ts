@@ -1,48 +1,13 @@
 import { Flags } from '@oclif/core';
 import { sharedFlags } from './flags';
 import { pageFooter, renderRecord, renderTable, statusColour } from './output';
-import { partnerServices } from './partners-services';
 import { validateWith } from './validate';
 import { ValidationError } from '../domain/errors';
 import { CreateLimitBody } from '../api/limits/schemas';
-import type { Runtime } from '../runtime';
-import type { CallerContext } from '../domain/context';
 import type { Page } from '../db/scoped';
-import type { Limit, LimitOwner } from '../services/limits/manage';
-import type { PartnerAssignment } from '../services/partners';
+import { checkLimitInput, type Limit, type LimitOwner } from '../services/limits/manage';
 
-/**
- * Shared pieces of the partners, channels and limits commands. The terminal acts with the platform's authority
- * (as `tenants` does); --tenant names the tenant a new record belongs to, or narrows a list.
- */
-export function platformCtx(rt: Runtime): CallerContext {
-  return partnerServices.scope().platformContext(rt);
-}
-
-export const listFlags = {
-  tenant: Flags.string({ description: 'Only this tenant\'s records' }),
-  limit: sharedFlags.limit,
-  cursor: sharedFlags.cursor,
-};
-
-export const createTenantFlag = { tenant: Flags.string({ description: 'Tenant id the record belongs to', required: true }) };
-
-/** --metadata key=value (repeatable) as a string map. */
-export function parseMetadata(entries: string[] | undefined): Record<string, string> | undefined {
-  if (!entries) return undefined;
-  const out: Record<string, string> = {};
-  for (const entry of entries) {
-    const at = entry.indexOf('=');
-    if (at <= 0) throw ValidationError.field('--metadata', `"${entry}" must look like key=value`);
-    out[entry.slice(0, at)] = entry.slice(at + 1);
-  }
-  return out;
-}
-
-/** "null" on the command line clears a nullable field. */
-export const nullable = (value: string | undefined): string | null | undefined => (value === undefined ? undefined : value === '' || value === 'null' ? null : value);
-
-// Limits
+// The limits of merchants, channels and terminals: their flags, input and tables.
 
 export const limitFlags = {
   'period-value': Flags.integer({ description: 'Length of the period in units (default 1)', default: 1 }),
@@ -89,7 +54,7 @@ export async function limitInput(ask: Ask, flags: LimitFlagValues) {
     const errors = (error.errors ?? []).map((e) => ({ ...e, path: e.path.replace(/^--period\.(value|unit)/, '--period-$1') }));
     throw new ValidationError(`Invalid input: ${errors.map((i) => `${i.path} ${i.message}`).join('; ')}`, errors);
   }
-  partnerServices.limits().checkLimitInput(input, undefined, '--currency');
+  checkLimitInput(input, undefined, '--currency');
   return input;
 }
 
@@ -144,42 +109,5 @@ export function ownerOf(flags: { merchant?: string; channel?: string }): LimitOw
   if (flags.channel) return { entityType: 'channel', entityId: flags.channel };
   throw new ValidationError('Missing --merchant or --channel.', [{ path: '--merchant', message: 'or --channel is required' }], 'MISSING_FLAG', {
     hint: 'Pass --merchant <id> for a merchant\'s limits or --channel <id> for a channel\'s.',
-  });
-}
-
-// Partner assignments
-
-export const commissionFlags = {
-  'commission-rate': Flags.integer({ description: 'Commission rate in millionths of the volume (10000 = 1%)' }),
-  'fixed-amount': Flags.integer({ description: 'Fixed commission per transaction, in minor units (with --fixed-currency; "--fixed-amount -1" is refused)' }),
-  'fixed-currency': Flags.string({ description: 'Currency of --fixed-amount' }),
-  'no-fixed': Flags.boolean({ description: 'Remove the fixed commission', exclusive: ['fixed-amount', 'fixed-currency'] }),
-  'effective-from': Flags.string({ description: 'Start (ISO 8601 date-time; default now)' }),
-  'effective-to': Flags.string({ description: 'End (ISO 8601 date-time; "null" for open-ended)' }),
-};
-
-export const commissionFlagNames = {
-  commissionRate: 'commission-rate', commissionFixed: 'fixed-amount', effectiveFrom: 'effective-from', effectiveTo: 'effective-to',
-};
-
-export function commissionInput(flags: {
-  'commission-rate'?: number; 'fixed-amount'?: number; 'fixed-currency'?: string; 'no-fixed'?: boolean; 'effective-from'?: string; 'effective-to'?: string;
-}): Record<string, unknown> {
-  let commissionFixed: { currency: string | undefined; valueMinor: number } | null | undefined;
-  if (flags['no-fixed']) commissionFixed = null;
-  else if (flags['fixed-amount'] !== undefined || flags['fixed-currency'] !== undefined) {
-    if (flags['fixed-amount'] === undefined) throw ValidationError.field('--fixed-amount', 'is required with --fixed-currency');
-    commissionFixed = { currency: flags['fixed-currency'], valueMinor: flags['fixed-amount'] };
-  }
-  return {
-    commissionRate: flags['commission-rate'], commissionFixed, effectiveFrom: flags['effective-from'], effectiveTo: nullable(flags['effective-to']),
-  };
-}
-
-export function renderAssignment(a: PartnerAssignment): string {
-  return renderRecord({
-    id: a.id, partner: a.partnerId, merchant: a.merchantId, commissionRate: `${a.commissionRate} (${a.commissionRate / 10000}%)`,
-    commissionFixed: a.commissionFixed ? `${a.commissionFixed.valueMinor} ${a.commissionFixed.currency}` : null, status: a.status,
-    effectiveFrom: a.effectiveFrom, effectiveTo: a.effectiveTo,
   });
 }

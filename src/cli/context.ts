@@ -1,0 +1,260 @@
+import { Args, Flags } from '@oclif/core';
+import type { Runtime } from '../runtime';
+import { operatorContext, userContext } from '../domain/authority';
+import type { CallerContext, Level } from '../domain/context';
+import { AuthenticationError, NotFoundError, ValidationError } from '../domain/errors';
+import { isUuid } from '../db/scoped';
+import type { UserRow } from '../db/models';
+import { assertOwnerActive, userPermissions } from '../services/access/authenticate';
+import { requireId } from './validate';
+
+/**
+ * Where a command acts: every caller context of the terminal is made here, through the one operator constructor
+ * (`operatorContext`). The terminal has the database's authority: a command acts at the level its flags name
+ * (--tenant, --merchant, --platform, --as-user), or at the one its record decides (a key, a company, a merchant, an
+ * endpoint, a user, …: the record is found first, then the command runs inside its owner's scope). The argument and
+ * flag types below carry that rule with them; `BaseCommand.scope()` resolves them.
+ */
+
+// ------------------------------------------------------------------------------------------------ who acts
+
+const MAX_OPERATOR = 100;
+
+/** The operator's name from --operator / PAYPLANE_OPERATOR; undefined leaves the OS user name. */
+export function operatorName(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const name = value.trim();
+  if (!name) throw ValidationError.field('--operator', 'must not be blank');
+  if (name.length > MAX_OPERATOR) throw ValidationError.field('--operator', `must be at most ${MAX_OPERATOR} characters`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw ValidationError.field('--operator', 'must not contain control characters');
+  return name;
+}
+
+// ------------------------------------------------------------------------------------------------ levels
+
+/** The platform's operator (every tenant), in live mode unless told otherwise. */
+export function platformContext(rt: Runtime, livemode = true): CallerContext {
+  return operatorContext(rt, { level: 'platform', tenantId: null, livemode });
+}
+
+/** A tenant's operator; `operator` names who acts (--operator), else the OS user. */
+export function tenantContext(rt: Runtime, tenantId: string, livemode: boolean, operator?: string): CallerContext {
+  return operatorContext(rt, { level: 'tenant', tenantId, livemode, operator: operatorName(operator) });
+}
+
+/** A tenant's operator when a tenant is named (e.g. by --tenant), else the platform, in the given mode. */
+export function tenantOrPlatformContext(rt: Runtime, tenantId: string | undefined, livemode: boolean): CallerContext {
+  return tenantId ? tenantContext(rt, tenantId, livemode) : platformContext(rt, livemode);
+}
+
+/** Acting as one merchant of the tenant; 404 when the merchant is not the tenant's. */
+export async function merchantContext(rt: Runtime, tenantId: string, merchantId: string, livemode: boolean): Promise<CallerContext> {
+  const merchant = isUuid(merchantId) && isUuid(tenantId) ? await rt.db.models.Merchant.findOne({ where: { id: merchantId, tenantId, deletedAt: null } }) : null;
+  if (!merchant) throw new NotFoundError('merchant', merchantId);
+  return operatorContext(rt, { level: 'merchant', tenantId, merchantId, livemode });
+}
+
+/** --tenant checked: a tenant id (400 naming --tenant otherwise) of a tenant that exists (404 otherwise). */
+async function existingTenant(rt: Runtime, tenantId: string): Promise<void> {
+  requireId(tenantId, 'tenant', '--tenant');
+  if (!(await rt.db.models.Tenant.findOne({ where: { id: tenantId, deletedAt: null }, attributes: ['id'] }))) throw new NotFoundError('tenant', tenantId);
+}
+
+/** Reads as the operator of --tenant when one is named (checked), else as the platform, in the given mode. */
+export async function readContext(rt: Runtime, tenantId: string | undefined, livemode: boolean): Promise<CallerContext> {
+  if (tenantId !== undefined) await existingTenant(rt, tenantId);
+  return tenantOrPlatformContext(rt, tenantId, livemode);
+}
+
+/**
+ * The named operator (--operator, else the OS user) of --tenant (checked), in live mode with --live: its platform
+ * user is the actor (created on first use), the audit trail names the account.
+ */
+export async function operatorOfTenant(rt: Runtime, tenantId: string, flags: { live?: boolean; operator?: string }): Promise<CallerContext> {
+  requireId(tenantId, 'tenant', '--tenant');
+  const name = operatorName(flags.operator);
+  await existingTenant(rt, tenantId);
+  return tenantContext(rt, tenantId, flags.live ?? false, name);
+}
+
+// ------------------------------------------------------------------------------------------------ records that decide
+
+/** Where a payment, refund or withdrawal lives. */
+export interface Located {
+  id: string;
+  tenantId: string;
+  merchantId: string;
+  livemode: boolean;
+}
+
+const LOCATED = {
+  payment: { model: 'Payment', path: 'PAYMENT_ID', checksTenant: false },
+  refund: { model: 'Refund', path: 'ID', checksTenant: false },
+  withdrawal: { model: 'Withdrawal', path: 'ID', checksTenant: true },
+} as const;
+
+/**
+ * Where a payment, refund or withdrawal lives (tenant, merchant, mode), found by id with the database's authority; the
+ * command then acts inside that scope. 404 when there is no such record (or it is not --tenant's when one is named).
+ */
+export async function locate(rt: Runtime, kind: keyof typeof LOCATED, id: string, tenantId?: string): Promise<Located> {
+  const { model, path, checksTenant } = LOCATED[kind];
+  requireId(id, kind, path);
+  if (checksTenant && tenantId !== undefined) requireId(tenantId, 'tenant', '--tenant');
+  const table = rt.db.models[model] as unknown as { findOne(o: object): Promise<{ get(key: string | object): unknown } | null> };
+  const row = await table.findOne({ where: { id }, attributes: ['id', 'tenantId', 'merchantId', 'livemode'] });
+  if (!row || (tenantId && row.get('tenantId') !== tenantId)) throw new NotFoundError(kind, id);
+  return row.get({ plain: true }) as Located;
+}
+
+/** Changes act at the tenant level of the record, in its mode, as the tenant's operator (named by --operator). */
+export function actContext(rt: Runtime, where: { tenantId: string; livemode: boolean }, operator?: string): CallerContext {
+  return tenantContext(rt, where.tenantId, where.livemode, operator);
+}
+
+const LEVEL_OF: Record<UserRow['layer'], Level> = { merchant: 'merchant', operator: 'tenant', platform: 'platform' };
+
+/** The flags that say who acts on an access record (users, roles, invitations). */
+export interface AccessScopeValues {
+  tenant?: string;
+  merchant?: string;
+  'as-user'?: string;
+  live?: boolean;
+}
+
+type Row = Record<string, unknown>;
+
+/** A record by id (not soft-deleted); 404 naming `resource` when the id is no uuid or there is no such record. */
+async function findRow(rt: Runtime, model: 'ApiKey' | 'Company' | 'Merchant' | 'User' | 'Role' | 'Invitation' | 'WebhookEndpoint' | 'WebhookDelivery', id: string, resource: string): Promise<Row> {
+  const table = rt.db.models[model] as unknown as { findOne(o: object): Promise<{ get(o: object): unknown } | null> };
+  const found = isUuid(id) ? await table.findOne({ where: { id, deletedAt: null } }) : null;
+  if (!found) throw new NotFoundError(resource, id);
+  return found.get({ plain: true }) as Row;
+}
+
+/** Acting as a user: its level, tenant, merchant and permissions; refused unless the user is active. */
+export async function contextAsUser(rt: Runtime, userId: string, livemode: boolean): Promise<CallerContext> {
+  const user = (await findRow(rt, 'User', userId, 'user')) as unknown as UserRow;
+  if (user.status !== 'active') throw new AuthenticationError(`The user is ${user.status}.`, 'USER_NOT_ACTIVE');
+  const level = LEVEL_OF[user.layer];
+  // exactly what the user's own token would get: active tenant and merchant, permissions, entity scope
+  if (level !== 'platform') await assertOwnerActive(rt, user.tenantId!, level === 'merchant' ? user.merchantId : null);
+  return userContext(rt, user, { livemode, permissions: await userPermissions(rt, user), credential: 'cli' });
+}
+
+/** An access record's owner (its merchant, tenant or the platform), unless --as-user says who acts. */
+async function accessOwner(rt: Runtime, model: 'User' | 'Role' | 'Invitation', resource: string, id: string, flags: AccessScopeValues): Promise<CallerContext> {
+  const livemode = flags.live ?? false;
+  if (flags['as-user']) return contextAsUser(rt, flags['as-user'], livemode);
+  const row = (await findRow(rt, model, id, resource)) as { layer: UserRow['layer']; tenantId: string | null; merchantId: string | null };
+  return operatorContext(rt, { level: LEVEL_OF[row.layer], tenantId: row.tenantId, merchantId: row.merchantId, livemode });
+}
+
+/** The records whose owner decides where a command on them acts, and how. */
+const OWNERS = {
+  /** an API key: the key's own tenant and mode */
+  apiKey: async (rt: Runtime, id: string) => {
+    const key = await findRow(rt, 'ApiKey', id, 'API key');
+    return tenantContext(rt, key.tenantId as string, key.livemode as boolean);
+  },
+  /** a company: an operator of its tenant, in the company's mode (a company belongs to the mode it was created in) */
+  company: async (rt: Runtime, id: string) => {
+    const company = await findRow(rt, 'Company', id, 'company');
+    return tenantContext(rt, company.tenantId as string, company.livemode === true);
+  },
+  /** a merchant: an operator of its tenant (tenant-level rules, like asking for live approval, apply as over the API) */
+  merchant: async (rt: Runtime, id: string, flags: { live?: boolean }) => tenantContext(rt, (await findRow(rt, 'Merchant', id, 'merchant')).tenantId as string, flags.live ?? false),
+  /** a webhook endpoint: its own level, tenant, merchant and mode */
+  webhookEndpoint: async (rt: Runtime, id: string) => {
+    const row = await findRow(rt, 'WebhookEndpoint', id, 'webhook endpoint');
+    return operatorContext(rt, { level: row.level as Level, tenantId: row.tenantId as string | null, merchantId: row.merchantId as string | null, livemode: row.livemode as boolean });
+  },
+  /** a delivery record: the platform, in the delivery's mode */
+  webhookDelivery: async (rt: Runtime, id: string) => platformContext(rt, (await findRow(rt, 'WebhookDelivery', id, 'webhook delivery')).livemode as boolean),
+  user: (rt: Runtime, id: string, flags: AccessScopeValues) => accessOwner(rt, 'User', 'user', id, flags),
+  role: (rt: Runtime, id: string, flags: AccessScopeValues) => accessOwner(rt, 'Role', 'role', id, flags),
+  invitation: (rt: Runtime, id: string, flags: AccessScopeValues) => accessOwner(rt, 'Invitation', 'invitation', id, flags),
+};
+
+export type RecordKind = keyof typeof OWNERS;
+
+/** The context of a command on one record: its owner's (404 when there is no such record). */
+export function recordContext(rt: Runtime, kind: RecordKind, id: string, flags: AccessScopeValues = {}): Promise<CallerContext> {
+  return OWNERS[kind](rt, id, flags);
+}
+
+/** Where a users/roles command acts: --as-user, else --merchant (its tenant found from it), else --tenant, else the platform. */
+export async function accessContext(rt: Runtime, flags: AccessScopeValues): Promise<CallerContext> {
+  const livemode = flags.live ?? false;
+  if (flags['as-user']) return contextAsUser(rt, flags['as-user'], livemode);
+  if (flags.merchant) {
+    const merchant = await findRow(rt, 'Merchant', flags.merchant, 'merchant');
+    if (flags.tenant && flags.tenant !== merchant.tenantId) throw new NotFoundError('merchant', flags.merchant);
+    return operatorContext(rt, { level: 'merchant', tenantId: merchant.tenantId as string, merchantId: flags.merchant, livemode });
+  }
+  return tenantOrPlatformContext(rt, flags.tenant, livemode);
+}
+
+/** Where webhook endpoints are listed or created. */
+export interface EndpointScopeValues {
+  tenant?: string;
+  merchant?: string;
+  platform: boolean;
+  live: boolean;
+}
+
+/**
+ * The context of an operator managing endpoints at one level: --platform, else --tenant (tenant level) and
+ * --merchant (merchant level). The tenant and merchant must exist.
+ */
+export async function endpointScopeContext(rt: Runtime, flags: EndpointScopeValues): Promise<CallerContext> {
+  if (flags.platform) return platformContext(rt, flags.live);
+  if (!flags.tenant) {
+    throw new ValidationError('Missing --tenant.', [{ path: '--tenant', message: 'is required (or --platform for platform endpoints)' }], 'MISSING_FLAG', {
+      hint: 'Pass --tenant <id> (and --merchant <id> for a merchant\'s endpoints), or --platform.',
+    });
+  }
+  const tenantId = requireUuid(flags.tenant, '--tenant');
+  const tenant = await rt.db.models.Tenant.findOne({ where: { id: tenantId, deletedAt: null } });
+  if (!tenant) throw new NotFoundError('tenant', tenantId);
+  if (!flags.merchant) return tenantContext(rt, tenantId, flags.live);
+  return merchantContext(rt, tenantId, requireUuid(flags.merchant, '--merchant'), flags.live);
+}
+
+export function requireUuid(value: string, path: string): string {
+  if (!isUuid(value)) throw ValidationError.field(path, 'must be a UUID');
+  return value;
+}
+
+// ------------------------------------------------------------------------------------------------ argument and flag types
+
+/** Resolves the value of a scope-carrying argument or flag to the context the command acts in. */
+export type ScopeOf = (rt: Runtime, value: string | undefined, flags: Record<string, unknown>, livemode: boolean | undefined) => Promise<CallerContext>;
+
+/**
+ * The id of a record whose owner decides where the command acts (`payplane merchants get ID`): the command asks
+ * `this.scope()` for its context.
+ */
+export function recordArg(kind: RecordKind, options: { description: string; required: true }) {
+  const scope: ScopeOf = (rt, id, flags) => recordContext(rt, kind, id!, flags as AccessScopeValues);
+  return Object.assign(Args.custom<string>({ parse: async (id) => id })(options), { scope });
+}
+
+/** A flag (a string) that says where the command acts: `scope` makes the context of its value (and the other flags). */
+export function scopeFlag(description: string, scope: ScopeOf) {
+  return Object.assign(Flags.custom<string>({ parse: async (value) => value })({ description }), { scope });
+}
+
+/** --tenant as a reading scope: the tenant's operator (checked: 400 for no uuid, 404 for no tenant), else the platform. */
+export function readAsTenantFlag(description: string) {
+  return scopeFlag(description, (rt, tenantId, flags, livemode) => readContext(rt, tenantId, livemode ?? (flags.live as boolean | undefined) ?? false));
+}
+
+/** --tenant, --merchant, --as-user and --live of the users and roles commands: who acts (accessContext, from all four). */
+export const accessScopeFlags = {
+  tenant: scopeFlag('Act as the tenant (operator level)', (rt, _tenant, flags) => accessContext(rt, flags as AccessScopeValues)),
+  merchant: Flags.string({ description: 'Act as this merchant (merchant level; its tenant is found from it)' }),
+  'as-user': Flags.string({ description: 'Act as this active user, with its scope and its roles\' permissions' }),
+  live: Flags.boolean({ description: 'Write audit entries in live mode (default: test mode)', default: false }),
+};
