@@ -87,10 +87,10 @@ const done = (action: string) => action.slice(action.lastIndexOf('.') + 1);
  * The usual refusal, 409 INVALID_STATE_TRANSITION: "A suspended tenant cannot be activated." with the move's hint or
  * the machine's (`hint` from the move and the statuses it starts from).
  */
-export function refusedMove<R extends Row>(noun: string, hint: (move: string, from: readonly string[]) => string) {
+export function refusedMove<R extends Row>(noun: string, hint?: (move: string, from: readonly string[]) => string) {
   return (row: R, move: string, spec: Move<R, string>): ConflictError =>
     new ConflictError('INVALID_STATE_TRANSITION', `A ${String((row as { status?: unknown }).status)} ${noun} cannot be ${done(spec.action)}.`, {
-      hint: spec.hint ?? hint(move, spec.from),
+      hint: spec.hint ?? hint?.(move, spec.from),
     });
 }
 
