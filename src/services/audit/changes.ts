@@ -16,8 +16,8 @@ type Row = { id: string; createdAt: Date };
 /** The tenant, merchant and mode an entry about a record is filed under (see AuditInput). */
 export type AuditOwner = Pick<AuditInput, 'tenantId' | 'merchantId' | 'livemode'>;
 
-/** What an entry shows of the record: its rendering at `now` (a record whose status depends on the time). */
-export type AuditRender<R> = (row: R, now: Date) => unknown;
+/** What an entry shows of the record: its rendering at `now` (a record whose status depends on the time), in `ctx`. */
+export type AuditRender<R> = (row: R, now: Date, ctx: CallerContext) => unknown;
 
 export interface AuditedRecord<R extends Row> {
   /** the record's table */
@@ -67,7 +67,7 @@ export async function auditedUpdateIf<R extends Row>(
   if (!updated) return null;
   const render = change.render ?? record.render;
   const now = change.now ?? ctx.clock.now();
-  await auditRecord(ctx, record, row, change.action, { before: render(row, now), after: render(updated, now) });
+  await auditRecord(ctx, record, row, change.action, { before: await render(row, now, ctx), after: await render(updated, now, ctx) });
   return updated;
 }
 

@@ -25,10 +25,9 @@ export type ListEntry = Presented<Pick<ListEntryRow, (typeof ENTRY_FIELDS)[numbe
 
 export const toListEntry = (row: ListEntryRow): ListEntry => presentRow(row, ENTRY_FIELDS);
 
-/** A group's entries show it with its entry count, rendered where it changes (one count query for before and after). */
 const GROUP = auditedRecord<ListGroupRow>({
   model: (ctx) => ctx.db.models.ListGroup, targetType: 'list_group', owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }),
-  render: (row) => presentRow(row, GROUP_FIELDS),
+  render: (row, _now, ctx) => toListGroup(ctx, row),
 });
 
 const ENTRY = auditedRecord<ListEntryRow>({
