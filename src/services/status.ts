@@ -45,8 +45,8 @@ export function statusMachine<R extends Row, M extends string, S extends string>
 export interface TransitionOptions<R> {
   /** refuses the move in this situation (by throwing), once it is allowed from the record's status */
   check?: (row: R, ctx: CallerContext) => void | Promise<void>;
-  /** other changes of this move */
-  changes?: Partial<R>;
+  /** other changes of this move, or how they follow from the record (which may refuse the move by throwing) */
+  changes?: Partial<R> | ((row: R, ctx: CallerContext) => Partial<R> | Promise<Partial<R>>);
   /** the event announcing the move, from the moved record */
   event?: (moved: R) => EmitInput;
   /** the error when a concurrent move won (default: the machine's refusal) */
@@ -65,7 +65,8 @@ export async function transition<R extends Row, M extends string, S extends stri
   const refused = () => machine.refused(row, move, spec);
   if (!spec.from.includes(current)) throw refused();
   await options.check?.(row, ctx);
-  const changes = { ...spec.also?.(ctx, row), ...options.changes, [field]: spec.to } as Partial<R>;
+  const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
+  const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
   const moved = await auditedUpdate(ctx, machine.record, row, changes, {
     action: spec.action, expect: { [field]: current }, refused: options.raced ?? refused, render: options.render ?? machine.render,
   });
