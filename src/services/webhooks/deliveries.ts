@@ -3,7 +3,7 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../db/models';
-import { recordAudit } from '../audit/entries';
+import { auditedRecord, auditedUpdateIf } from '../audit/changes';
 import { mapPage, presentRow, type Presented } from '../present';
 import { matchesPattern } from './catalog';
 
@@ -55,20 +55,22 @@ export async function retryDelivery(ctx: CallerContext, id: string): Promise<Web
   });
 }
 
+const DELIVERY = auditedRecord<WebhookDeliveryRow>({
+  model: (ctx) => ctx.db.models.WebhookDelivery, targetType: 'webhook_delivery', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: (row) => toDelivery(row),
+});
+
 async function requeue(ctx: CallerContext, row: WebhookDeliveryRow): Promise<WebhookDeliveryRow | null> {
   const endpoint = await ctx.db.models.WebhookEndpoint.findOne({ where: { id: row.endpointId, deletedAt: null }, transaction: ctx.transaction });
   if (!endpoint || endpoint.get('status') === 'disabled') {
     throw new ConflictError('WEBHOOK_ENDPOINT_DISABLED', 'The delivery\'s endpoint is disabled or deleted; enable it first.');
   }
-  const updated = await scoped(ctx, ctx.db.models.WebhookDelivery).updateIf(
-    row,
+  return auditedUpdateIf(
+    ctx, DELIVERY, row,
     { status: 'failed' },
     { status: 'pending', maxAttempts: row.attemptCount + 1, nextAttemptAt: ctx.clock.now(), failedAt: null, lockedUntil: null, lockedBy: null },
+    { action: 'webhook_delivery.retried' },
   );
-  if (updated) {
-    await recordAudit(ctx, { action: 'webhook_delivery.retried', targetType: 'webhook_delivery', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, before: toDelivery(row), after: toDelivery(updated) });
-  }
-  return updated;
 }
 
 export interface ReplaySelection {
