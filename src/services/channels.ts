@@ -2,7 +2,7 @@ import { inTransaction, type CallerContext } from '../domain/context';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { ChannelRow } from '../db/models';
 import { auditRecord, auditedRecord, givenFields, updateRecord } from './audit/changes';
-import { moveRecord, ofStatus, refusedMove, statusMachine } from './status';
+import { disableOnly, moveRecord } from './status';
 import { mapPage, presentRow, type Presented } from './present';
 import { tenantForCreate } from './partners';
 
@@ -19,11 +19,7 @@ export function toChannel(row: ChannelRow): Channel {
 
 const CHANNEL = auditedRecord<ChannelRow>({ model: (ctx) => ctx.db.models.Channel, targetType: 'channel', owner: (row) => ({ tenantId: row.tenantId }), render: toChannel });
 
-const CHANNEL_STATUS = statusMachine({
-  record: CHANNEL,
-  moves: { disable: { from: ['active'], to: 'disabled', action: 'channel.disabled' } },
-  refused: refusedMove('channel', ofStatus('channels')),
-});
+const CHANNEL_STATUS = disableOnly(CHANNEL, 'channel.disabled', 'channel', 'channels');
 
 export interface ChannelFields {
   name?: string;

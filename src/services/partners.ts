@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../domain/errors'
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { PartnerAssignmentRow, PartnerRow } from '../db/models';
 import { auditRecord, auditedRecord, givenFields, updateRecord } from './audit/changes';
-import { moveRecord, inStatus, ofStatus, refusedMove, statusMachine } from './status';
+import { accountMachine, moveRecord, ofStatus, refusedMove, statusMachine } from './status';
 import { mapPage, presentRow, type Presented } from './present';
 
 // Partners (resellers and referrers of a tenant) and their assignments to merchants with a commission.
@@ -88,15 +88,7 @@ export async function updatePartner(ctx: CallerContext, id: string, input: Partn
 
 export type PartnerMove = 'activate' | 'suspend' | 'disable';
 
-const PARTNER_STATUS = statusMachine({
-  record: PARTNER,
-  moves: {
-    activate: { from: ['suspended', 'disabled'], to: 'active', action: 'partner.activated' },
-    suspend: { from: ['active'], to: 'suspended', action: 'partner.suspended' },
-    disable: { from: ['active', 'suspended'], to: 'disabled', action: 'partner.disabled' },
-  } satisfies Record<PartnerMove, unknown>,
-  refused: refusedMove('partner', inStatus('partners')),
-});
+const PARTNER_STATUS = accountMachine(PARTNER, 'partner');
 
 export async function changePartnerStatus(ctx: CallerContext, id: string, move: PartnerMove): Promise<Partner> {
   return toPartner(await moveRecord(ctx, PARTNER_STATUS, id, move));

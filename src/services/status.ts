@@ -100,3 +100,24 @@ export const inStatus = (plural: string) => (move: string, from: readonly string
 
 /** "disable applies to active channels." */
 export const ofStatus = (plural: string) => (move: string, from: readonly string[]) => `${move} applies to ${from.join(' or ')} ${plural}.`;
+
+/**
+ * The lifecycle of an account (a tenant, a merchant, a partner): activate, suspend, disable. `kind` names it in its
+ * audit actions (tenant.activated, …) and its refusals ("A suspended tenant cannot be activated.").
+ */
+export function accountMachine<R extends Row>(record: AuditedRecord<R>, kind: string) {
+  return statusMachine({
+    record,
+    moves: {
+      activate: { from: ['suspended', 'disabled'], to: 'active', action: `${kind}.activated` },
+      suspend: { from: ['active'], to: 'suspended', action: `${kind}.suspended` },
+      disable: { from: ['active', 'suspended'], to: 'disabled', action: `${kind}.disabled` },
+    },
+    refused: refusedMove(kind, inStatus(`${kind}s`)),
+  });
+}
+
+/** active -> disabled, the one move of a record that is only ever switched off (a channel, a company, a limit, a terminal). */
+export function disableOnly<R extends Row>(record: AuditedRecord<R>, action: string, noun: string, plural: string) {
+  return statusMachine({ record, moves: { disable: { from: ['active'], to: 'disabled', action } }, refused: refusedMove(noun, ofStatus(plural)) });
+}

@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { LimitEntityType, LimitMetric, LimitPeriodUnit, LimitRow, LimitTransactionType } from '../../db/models';
 import { auditRecord, auditedRecord } from '../audit/changes';
-import { ofStatus, refusedMove, statusMachine, transition } from '../status';
+import { disableOnly, transition } from '../status';
 import type { AuditTargetType } from '../audit/targets';
 import { mapPage, presentRow, type Presented } from '../present';
 
@@ -34,11 +34,7 @@ const LIMIT = auditedRecord<LimitRow>({
   model: (ctx) => ctx.db.models.Limit, targetType: (row) => AUDIT_TARGET[row.entityType], owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toLimit,
 });
 
-const LIMIT_STATUS = statusMachine({
-  record: LIMIT,
-  moves: { disable: { from: ['active'], to: 'disabled', action: 'limit.disabled' } },
-  refused: refusedMove('limit', ofStatus('limits')),
-});
+const LIMIT_STATUS = disableOnly(LIMIT, 'limit.disabled', 'limit', 'limits');
 
 export interface LimitInput {
   period: { value: number; unit: LimitPeriodUnit };

@@ -5,7 +5,7 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { CompanyRow } from '../../db/models';
 import { companySearchText } from '../../db/migrations/0003_organization';
 import { auditRecord, auditedRecord, updateRecord } from '../audit/changes';
-import { moveRecord, ofStatus, refusedMove, statusMachine } from '../status';
+import { disableOnly, moveRecord } from '../status';
 import { mapPage, presentRow, type Presented } from '../present';
 
 /** The fields of the Company record (the specification's, plus status): listed, so no column leaks by accident. */
@@ -43,11 +43,7 @@ const COMPANY = auditedRecord<CompanyRow>({
   model: (ctx) => ctx.db.models.Company, targetType: 'company', owner: (row) => ({ tenantId: row.tenantId, merchantId: null }), render: toCompany,
 });
 
-const COMPANY_STATUS = statusMachine({
-  record: COMPANY,
-  moves: { disable: { from: ['active'], to: 'disabled', action: 'company.disabled' } },
-  refused: refusedMove('company', ofStatus('companies')),
-});
+const COMPANY_STATUS = disableOnly(COMPANY, 'company.disabled', 'company', 'companies');
 
 /** The tenant a new record goes to: the caller's own, or for the platform the one named in the body. */
 export async function targetTenant(ctx: CallerContext, tenantId: string | undefined, field = 'body.tenantId'): Promise<string> {

@@ -4,7 +4,7 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { MerchantRow, MerchantThreeDsConfig } from '../../db/models';
 import { DEFAULT_THREE_DS_CONFIG } from '../../db/migrations/0003_organization';
 import { auditRecord, auditedRecord, updateRecord } from '../audit/changes';
-import { inStatus, moveRecord, refusedMove, statusMachine, type Move } from '../status';
+import { accountMachine, moveRecord, statusMachine, type Move } from '../status';
 import { mapPage, presentRow, type Presented } from '../present';
 import { emitEvent } from '../webhooks/events';
 import { companyHasApprovedKyb } from '../kyb/submissions';
@@ -183,15 +183,7 @@ export async function setProcessingMode(ctx: CallerContext, id: string, processi
 export type StatusMove = 'activate' | 'suspend' | 'disable';
 
 /** Allowed status moves: the key is the operation, the value the states it may start from. */
-const MERCHANT_STATUS = statusMachine({
-  record: MERCHANT,
-  moves: {
-    activate: { from: ['suspended', 'disabled'], to: 'active', action: 'merchant.activated' },
-    suspend: { from: ['active'], to: 'suspended', action: 'merchant.suspended' },
-    disable: { from: ['active', 'suspended'], to: 'disabled', action: 'merchant.disabled' },
-  } satisfies Record<StatusMove, Move<MerchantRow, MerchantStatus>>,
-  refused: refusedMove('merchant', inStatus('merchants')),
-});
+const MERCHANT_STATUS = accountMachine(MERCHANT, 'merchant');
 
 /** activate, suspend, disable: a suspended or disabled merchant's keys and users stop working at once (403). */
 export async function changeMerchantStatus(ctx: CallerContext, id: string, move: StatusMove): Promise<Merchant> {

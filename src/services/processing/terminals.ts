@@ -4,7 +4,7 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { MpiAccountRow, TerminalRestrictionRow, TerminalRow, ThreeDsConfigRow } from '../../db/models';
 import { newId } from '../../util/ids';
 import { auditRecord, auditedRecord, auditedUpdate, givenFields, lockedRecord, updateRecord } from '../audit/changes';
-import { moveRecord, ofStatus, refusedMove, statusMachine, transition } from '../status';
+import { disableOnly, moveRecord, transition } from '../status';
 import { mapPage, presentRow, type Presented } from '../present';
 import { tenantForCreate } from '../partners';
 import { createLimit, disableLimit, listLimits, registerLimitEntity, type Limit, type LimitFilters, type LimitInput } from '../limits/manage';
@@ -72,21 +72,13 @@ export function toRestriction(row: TerminalRestrictionRow): TerminalRestriction 
 
 const TERMINAL = auditedRecord<TerminalRow>({ model: (ctx) => ctx.db.models.Terminal, targetType: 'terminal', owner: (row) => ({ tenantId: row.tenantId }), render: toTerminal });
 
-const TERMINAL_STATUS = statusMachine({
-  record: TERMINAL,
-  moves: { disable: { from: ['active'], to: 'disabled', action: 'terminal.disabled' } },
-  refused: refusedMove('terminal', ofStatus('terminals')),
-});
+const TERMINAL_STATUS = disableOnly(TERMINAL, 'terminal.disabled', 'terminal', 'terminals');
 
 const RESTRICTION = auditedRecord<TerminalRestrictionRow>({
   model: (ctx) => ctx.db.models.TerminalRestriction, targetType: 'terminal_restriction', owner: (row) => ({ tenantId: row.tenantId }), render: toRestriction,
 });
 
-const RESTRICTION_STATUS = statusMachine({
-  record: RESTRICTION,
-  moves: { disable: { from: ['active'], to: 'disabled', action: 'terminal_restriction.disabled' } },
-  refused: refusedMove('restriction', ofStatus('restrictions')),
-});
+const RESTRICTION_STATUS = disableOnly(RESTRICTION, 'terminal_restriction.disabled', 'restriction', 'restrictions');
 
 // ------------------------------------------------------------------------------------------------ checks
 

@@ -3,7 +3,7 @@ import { PermissionError, ValidationError, type FieldIssue } from '../../domain/
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { TenantRow } from '../../db/models';
 import { auditRecord, auditedRecord, auditedUpdate } from '../audit/changes';
-import { inStatus, moveRecord, refusedMove, statusMachine } from '../status';
+import { accountMachine, moveRecord } from '../status';
 import { mapPage, presentRow, type Presented } from '../present';
 import { ensurePlatform } from './platform';
 import { newId } from '../../util/ids';
@@ -128,15 +128,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** Allowed status moves: the key is the operation, the value the states it may start from. */
-const TENANT_STATUS = statusMachine({
-  record: TENANT,
-  moves: {
-    activate: { from: ['suspended', 'disabled'], to: 'active', action: 'tenant.activated' },
-    suspend: { from: ['active'], to: 'suspended', action: 'tenant.suspended' },
-    disable: { from: ['active', 'suspended'], to: 'disabled', action: 'tenant.disabled' },
-  },
-  refused: refusedMove('tenant', inStatus('tenants')),
-});
+const TENANT_STATUS = accountMachine(TENANT, 'tenant');
 
 export async function changeTenantStatus(ctx: CallerContext, id: string, move: keyof typeof TENANT_STATUS.moves): Promise<Tenant> {
   return toTenant(await moveRecord(ctx, TENANT_STATUS, id, move));
