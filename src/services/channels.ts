@@ -3,7 +3,7 @@ import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { ChannelRow } from '../db/models';
 import { auditRecord, auditedRecord, givenFields, updateRecord } from './audit/changes';
 import { disableOnly, moveRecord } from './status';
-import { mapPage, presentRow, type Presented } from './present';
+import { filterWhere, mapPage, presentRow, type Presented } from './present';
 import { tenantForCreate } from './partners';
 
 // Channels: named processing routes of a tenant, pay-in or payout, in a set of currencies, through a provider integration.
@@ -37,8 +37,7 @@ export interface ChannelFilters {
 }
 
 export async function listChannels(ctx: CallerContext, filters: ChannelFilters, page: ListParams): Promise<Page<Channel>> {
-  const where: Record<string, unknown> = {};
-  for (const key of ['tenantId', 'direction', 'status'] as const) if (filters[key]) where[key] = filters[key];
+  const where: Record<string, unknown> = filterWhere(filters, ['tenantId', 'direction', 'status']);
   return mapPage(await scoped(ctx, ctx.db.models.Channel).list(where, page), toChannel);
 }
 

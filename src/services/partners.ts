@@ -5,7 +5,7 @@ import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { PartnerAssignmentRow, PartnerRow } from '../db/models';
 import { auditRecord, auditedRecord, givenFields, updateRecord } from './audit/changes';
 import { accountMachine, moveRecord, ofStatus, refusedMove, statusMachine } from './status';
-import { mapPage, presentRow, type Presented } from './present';
+import { filterWhere, mapPage, presentRow, type Presented } from './present';
 
 // Partners (resellers and referrers of a tenant) and their assignments to merchants with a commission.
 
@@ -59,9 +59,7 @@ export interface PartnerFilters {
 }
 
 export async function listPartners(ctx: CallerContext, filters: PartnerFilters, page: ListParams): Promise<Page<Partner>> {
-  const where: Record<string, unknown> = {};
-  if (filters.tenantId) where.tenantId = filters.tenantId;
-  if (filters.status) where.status = filters.status;
+  const where: Record<string, unknown> = filterWhere(filters, ['tenantId', 'status']);
   return mapPage(await scoped(ctx, ctx.db.models.Partner).list(where, page), toPartner);
 }
 
@@ -118,8 +116,7 @@ export interface AssignmentFilters {
 }
 
 export async function listAssignments(ctx: CallerContext, filters: AssignmentFilters, page: ListParams): Promise<Page<PartnerAssignment>> {
-  const where: Record<string, unknown> = {};
-  for (const key of ['tenantId', 'partnerId', 'merchantId', 'status'] as const) if (filters[key]) where[key] = filters[key];
+  const where: Record<string, unknown> = filterWhere(filters, ['tenantId', 'partnerId', 'merchantId', 'status']);
   return mapPage(await scoped(ctx, ctx.db.models.PartnerAssignment).list(where, page), toAssignment);
 }
 

@@ -4,7 +4,7 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { RoleRow, UserRow } from '../../db/models';
 import { auditRecord, auditedDelete, auditedRecord, updateRecord, lockedRecord } from '../audit/changes';
 import { allows, isKnownPermission, layerPermissions, permissionCatalog } from './permissions';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 
 /**
  * Roles: named sets of permission codes of one layer. A role never holds a code outside its layer (400) nor one
@@ -109,9 +109,7 @@ export interface RoleFilters {
 }
 
 export async function listRoles(ctx: CallerContext, filters: RoleFilters, page: ListParams): Promise<Page<Role>> {
-  const where: Record<string, unknown> = {};
-  if (filters.layer) where.layer = filters.layer;
-  if (filters.merchantId) where.merchantId = filters.merchantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['layer', 'merchantId']);
   return mapPage(await scoped(ctx, ctx.db.models.Role).list(where, page), toRole);
 }
 

@@ -6,7 +6,7 @@ import { auditRecord, auditedRecord, givenFields, lockedRecord } from '../audit/
 import { inStatus, refusedMove, statusMachine, transition } from '../status';
 import { allows, layerPermissions } from './permissions';
 import { assertLayerAllowed, callerLayer, effectivePermissions, resolveMerchant } from './roles';
-import { presentRow, type Presented } from '../present';
+import { filterWhere, presentRow, type Presented } from '../present';
 
 /**
  * Users. Visibility comes from the scoped access: a merchant caller sees its merchant's users, a tenant caller
@@ -104,10 +104,7 @@ export interface UserFilters {
 }
 
 export async function listUsers(ctx: CallerContext, filters: UserFilters, page: ListParams): Promise<Page<User>> {
-  const where: Record<string, unknown> = {};
-  if (filters.status) where.status = filters.status;
-  if (filters.layer) where.layer = filters.layer;
-  if (filters.merchantId) where.merchantId = filters.merchantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['status', 'layer', 'merchantId']);
   if (filters.email) where.email = normalizeEmail(filters.email);
   if (filters.roleId) {
     const links = await scoped(ctx, ctx.db.models.UserRole).findAll({ roleId: filters.roleId });

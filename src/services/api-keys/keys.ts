@@ -7,7 +7,7 @@ import { auditRecord, auditedRecord, auditedUpdate } from '../audit/changes';
 import { allows, grantable, isKnownPermission, layerPermissions } from '../access/permissions';
 import { apiKeyStatus, generateKeyPair } from './secrets';
 import { isValidIpEntry } from '../access/authenticate';
-import { iso, mapPage } from '../present';
+import { filterWhere, iso, mapPage } from '../present';
 
 export type OwnerType = 'merchant' | 'tenant';
 export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
@@ -83,9 +83,7 @@ export async function listApiKeys(ctx: CallerContext, filters: ApiKeyFilters, pa
     if (page.cursor !== undefined) throw ValidationError.field('query.cursor', 'is not a cursor of this list', 'INVALID_CURSOR');
     return { data: [], pagination: { nextCursor: null, prevCursor: null, hasMore: false, totalCount: 0 } };
   }
-  const where: Record<string | symbol, unknown> = {};
-  if (filters.merchantId) where.merchantId = filters.merchantId;
-  if (filters.createdBy) where.createdBy = filters.createdBy;
+  const where: Record<string | symbol, unknown> = filterWhere(filters, ['merchantId', 'createdBy']);
   if (filters.status === 'revoked') where.status = 'revoked';
   if (filters.status === 'active') {
     where.status = 'active';

@@ -5,7 +5,7 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { FeeAssignmentRow, FeeLevel, FeePaymentMethod, FeeRule, FeeScheduleRow, RollingReserve, RowModel } from '../../db/models';
 import { auditRecord, auditedRecord, auditedUpdate, givenFields, lockedRecord, updateRecord } from '../audit/changes';
 import { moveRecord, ofStatus, refusedMove, statusMachine, type Move } from '../status';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { tenantForCreate } from '../partners';
 import { ensurePlatform, PLATFORM_ID } from '../tenants/platform';
 import { computeFees, type ApplicableSchedule, type FeeBreakdown, type FeeTransaction } from './engine';
@@ -79,9 +79,7 @@ export interface FeeScheduleFilters {
 }
 
 export async function listFeeSchedules(ctx: CallerContext, filters: FeeScheduleFilters, page: ListParams): Promise<Page<FeeSchedule>> {
-  const where: Record<string, unknown> = {};
-  if (filters.status) where.status = filters.status;
-  if (filters.tenantId) where.tenantId = filters.tenantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['status', 'tenantId']);
   return mapPage(await scoped(ctx, ctx.db.models.FeeSchedule).list(where, page), toFeeSchedule);
 }
 

@@ -5,7 +5,7 @@ import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { KybDocumentRow, KybStatus, KybSubmissionRow } from '../../db/models';
 import { auditRecord, auditedRecord, auditedUpdate, lockedRecord } from '../audit/changes';
 import { moveRecord, statusMachine, transition, type Move } from '../status';
-import { presentRow, type Presented } from '../present';
+import { filterWhere, presentRow, type Presented } from '../present';
 
 /**
  * KYB submissions. A merchant caller acts for the company of its own merchant and sees only the submissions
@@ -149,10 +149,7 @@ export async function listSubmissions(
   filters: { status?: KybStatus; companyId?: string; merchantId?: string },
   page: ListParams,
 ): Promise<Page<KybSubmission>> {
-  const where: Record<string, unknown> = {};
-  if (filters.status) where.status = filters.status;
-  if (filters.companyId) where.companyId = filters.companyId;
-  if (filters.merchantId) where.merchantId = filters.merchantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['status', 'companyId', 'merchantId']);
   return presentPage(ctx, await submissions(ctx).list(where, page));
 }
 

@@ -5,7 +5,7 @@ import type { MerchantRow, MerchantThreeDsConfig } from '../../db/models';
 import { DEFAULT_THREE_DS_CONFIG } from '../../db/migrations/0003_organization';
 import { auditRecord, auditedRecord, updateRecord } from '../audit/changes';
 import { accountMachine, moveRecord, statusMachine, type Move } from '../status';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { emitEvent } from '../webhooks/events';
 import { companyHasApprovedKyb } from '../kyb/submissions';
 
@@ -104,17 +104,9 @@ export interface MerchantFilters {
   liveStatus?: LiveStatus;
 }
 
-function filterWhere(filters: MerchantFilters): Record<string, unknown> {
-  const where: Record<string, unknown> = {};
-  if (filters.companyId) where.companyId = filters.companyId;
-  if (filters.status) where.status = filters.status;
-  if (filters.liveStatus) where.liveStatus = filters.liveStatus;
-  return where;
-}
-
 /** Merchants in the caller's scope (a merchant caller sees itself only). Merchants span both modes. */
 export async function listMerchants(ctx: CallerContext, filters: MerchantFilters, page: ListParams): Promise<Page<Merchant>> {
-  return mapPage(await access(ctx).list(filterWhere(filters), page), toMerchant);
+  return mapPage(await access(ctx).list(filterWhere(filters, ['companyId', 'status', 'liveStatus']), page), toMerchant);
 }
 
 /** The merchants of one company (404 when the company is not visible to the caller). */

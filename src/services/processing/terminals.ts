@@ -5,7 +5,7 @@ import type { MpiAccountRow, TerminalRestrictionRow, TerminalRow, ThreeDsConfigR
 import { newId } from '../../util/ids';
 import { auditRecord, auditedRecord, auditedUpdate, givenFields, lockedRecord, updateRecord } from '../audit/changes';
 import { disableOnly, moveRecord, transition } from '../status';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { tenantForCreate } from '../partners';
 import { createLimit, disableLimit, listLimits, registerLimitEntity, type Limit, type LimitFilters, type LimitInput } from '../limits/manage';
 import { providerCatalog, providerForField, supportedMethods, threeDsVersions, type CredentialSchema, type ProviderIntegration } from './providers';
@@ -304,8 +304,7 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
 }
 
 export async function listTerminals(ctx: CallerContext, filters: TerminalFilters, page: ListParams): Promise<Page<Terminal>> {
-  const where: Record<string, unknown> = {};
-  for (const key of ['tenantId', 'status', 'direction', 'providerIntegrationId'] as const) if (filters[key]) where[key] = filters[key];
+  const where: Record<string, unknown> = filterWhere(filters, ['tenantId', 'status', 'direction', 'providerIntegrationId']);
   return mapPage(await scoped(ctx, ctx.db.models.Terminal).list(where, page), toTerminal);
 }
 

@@ -7,7 +7,7 @@ import type { ListEntryRow, ListEntryType, ListGroupRow } from '../../db/models/
 import { isCountry } from '../../domain/money';
 import { auditRecord, auditedDelete, auditedRecord, givenFields } from '../audit/changes';
 import { tenantForCreate } from '../partners';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { ipKey, ipRange, subjectValue, type RiskSubject } from './conditions';
 
 /**
@@ -88,9 +88,7 @@ export interface ListGroupFilters {
 }
 
 export async function listListGroups(ctx: CallerContext, filters: ListGroupFilters, page: ListParams): Promise<Page<ListGroup>> {
-  const where: Record<string, unknown> = {};
-  if (filters.entryType) where.entryType = filters.entryType;
-  if (filters.tenantId) where.tenantId = filters.tenantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['entryType', 'tenantId']);
   const result = await scoped(ctx, ctx.db.models.ListGroup).list(where, page);
   return { data: await toListGroups(ctx, result.data), pagination: result.pagination };
 }

@@ -6,7 +6,7 @@ import type { AntifraudPlanRow, AntifraudPlanStatus, RiskThresholds } from '../.
 import { auditRecord, auditedDelete, auditedRecord, auditedUpdate, givenFields, lockedRecord } from '../audit/changes';
 import { statusMachine, transition } from '../status';
 import { tenantForCreate } from '../partners';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { parseJson } from '../../util/json';
 
 /**
@@ -98,10 +98,7 @@ export interface AntifraudPlanFilters {
 }
 
 export async function listAntifraudPlans(ctx: CallerContext, filters: AntifraudPlanFilters, page: ListParams): Promise<Page<AntifraudPlan>> {
-  const where: Record<string, unknown> = {};
-  if (filters.status) where.status = filters.status;
-  if (filters.merchantId) where.merchantId = filters.merchantId;
-  if (filters.tenantId) where.tenantId = filters.tenantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['status', 'merchantId', 'tenantId']);
   return mapPage(await scoped(ctx, ctx.db.models.AntifraudPlan).list(where, page), toAntifraudPlan);
 }
 

@@ -4,7 +4,7 @@ import { ConflictError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../db/models';
 import { auditedRecord, auditedUpdateIf } from '../audit/changes';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { matchesPattern } from './catalog';
 
 const ATTEMPT_FIELDS = ['attempt', 'startedAt', 'durationMs', 'statusCode', 'success', 'error', 'responseExcerpt'] as const satisfies readonly (keyof WebhookAttemptRow)[];
@@ -31,10 +31,7 @@ export interface DeliveryFilters {
 
 /** Delivery records in the caller's scope: a merchant its own endpoints', a tenant all of its tenant's. */
 export async function listDeliveries(ctx: CallerContext, filters: DeliveryFilters, page: ListParams): Promise<Page<WebhookDelivery>> {
-  const where: Record<string, unknown> = {};
-  if (filters.endpointId) where.endpointId = filters.endpointId;
-  if (filters.status) where.status = filters.status;
-  if (filters.eventType) where.eventType = filters.eventType;
+  const where: Record<string, unknown> = filterWhere(filters, ['endpointId', 'status', 'eventType']);
   return mapPage(await scoped(ctx, ctx.db.models.WebhookDelivery).list(where, page), (row) => toDelivery(row));
 }
 

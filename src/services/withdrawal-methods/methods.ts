@@ -8,7 +8,7 @@ import type { Runtime } from '../../runtime';
 import { forEachDue, type DueOptions } from '../due-work';
 import { auditRecord, auditedRecord, auditedUpdate, auditedUpdateIf, lockedRecord } from '../audit/changes';
 import { targetMerchant } from '../organization/merchant-target';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { maskDetails, methodTypeOf, validateDetails, withdrawalMethodTypes, type WithdrawalDetailSpec, type WithdrawalMethodType } from './types';
 
 /**
@@ -90,10 +90,7 @@ export interface WithdrawalMethodFilters {
 }
 
 export async function listWithdrawalMethods(ctx: CallerContext, filters: WithdrawalMethodFilters, page: ListParams): Promise<Page<WithdrawalMethod>> {
-  const where: Record<string, unknown> = {};
-  if (filters.merchantId) where.merchantId = filters.merchantId;
-  if (filters.methodType) where.methodType = filters.methodType;
-  if (filters.status) where.status = filters.status;
+  const where: Record<string, unknown> = filterWhere(filters, ['merchantId', 'methodType', 'status']);
   return mapPage(await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).list(where, page), toWithdrawalMethod);
 }
 
