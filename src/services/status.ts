@@ -49,8 +49,6 @@ export interface TransitionOptions<R> {
   changes?: Partial<R> | ((row: R, ctx: CallerContext) => Partial<R> | Promise<Partial<R>>);
   /** the event announcing the move, from the moved record */
   event?: (moved: R) => EmitInput;
-  /** the error when a concurrent move won (default: the machine's refusal) */
-  raced?: () => Error;
   /** what the audit entries show of the record (default: the machine's) */
   render?: AuditRender<R>;
 }
@@ -68,7 +66,7 @@ export async function transition<R extends Row, M extends string, S extends stri
   const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
   const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
   const moved = await auditedUpdate(ctx, machine.record, row, changes, {
-    action: spec.action, expect: { [field]: current }, refused: options.raced ?? refused, render: options.render ?? machine.render,
+    action: spec.action, expect: { [field]: current }, refused, render: options.render ?? machine.render,
   });
   if (options.event) await emitEvent(ctx, options.event(moved));
   return moved;

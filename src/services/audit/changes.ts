@@ -35,7 +35,7 @@ export function auditedRecord<R extends Row>(record: AuditedRecord<R>): AuditedR
   return record;
 }
 
-/** The record's own values: before and after, each given as the entry shows it (null before: a creation). */
+/** Before and after, each given as the entry shows it (no before: a creation). */
 export interface AuditValues {
   before?: unknown;
   after?: unknown;

@@ -174,7 +174,7 @@ export async function setProcessingMode(ctx: CallerContext, id: string, processi
 
 export type StatusMove = 'activate' | 'suspend' | 'disable';
 
-/** Allowed status moves: the key is the operation, the value the states it may start from. */
+/** The account lifecycle: activate, suspend, disable (accountMachine, src/services/status.ts). */
 const MERCHANT_STATUS = accountMachine(MERCHANT, 'merchant');
 
 /** activate, suspend, disable: a suspended or disabled merchant's keys and users stop working at once (403). */

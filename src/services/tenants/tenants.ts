@@ -127,7 +127,7 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
-/** Allowed status moves: the key is the operation, the value the states it may start from. */
+/** The account lifecycle: activate, suspend, disable (accountMachine, src/services/status.ts). */
 const TENANT_STATUS = accountMachine(TENANT, 'tenant');
 
 export async function changeTenantStatus(ctx: CallerContext, id: string, move: keyof typeof TENANT_STATUS.moves): Promise<Tenant> {
