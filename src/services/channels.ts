@@ -1,9 +1,9 @@
 import { inTransaction, type CallerContext } from '../domain/context';
-import { ConflictError } from '../domain/errors';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { ChannelRow } from '../db/models';
-import { recordAudit } from './audit/entries';
-import { mapPage, presentRow, type Presented } from './present';
+import { auditRecord, auditedRecord, givenFields, updateRecord } from './audit/changes';
+import { disableOnly, moveRecord } from './status';
+import { filterWhere, mapPage, presentRow, type Presented } from './present';
 import { tenantForCreate } from './partners';
 
 // Channels: named processing routes of a tenant, pay-in or payout, in a set of currencies, through a provider integration.
@@ -16,6 +16,10 @@ export type Channel = Presented<Pick<ChannelRow, (typeof CHANNEL_FIELDS)[number]
 export function toChannel(row: ChannelRow): Channel {
   return presentRow(row, CHANNEL_FIELDS);
 }
+
+const CHANNEL = auditedRecord<ChannelRow>({ model: (ctx) => ctx.db.models.Channel, targetType: 'channel', owner: (row) => ({ tenantId: row.tenantId }), render: toChannel });
+
+const CHANNEL_STATUS = disableOnly(CHANNEL, 'channel.disabled', 'channel', 'channels');
 
 export interface ChannelFields {
   name?: string;
@@ -33,8 +37,7 @@ export interface ChannelFilters {
 }
 
 export async function listChannels(ctx: CallerContext, filters: ChannelFilters, page: ListParams): Promise<Page<Channel>> {
-  const where: Record<string, unknown> = {};
-  for (const key of ['tenantId', 'direction', 'status'] as const) if (filters[key]) where[key] = filters[key];
+  const where: Record<string, unknown> = filterWhere(filters, ['tenantId', 'direction', 'status']);
   return mapPage(await scoped(ctx, ctx.db.models.Channel).list(where, page), toChannel);
 }
 
@@ -50,37 +53,21 @@ export async function createChannel(ctx: CallerContext, input: CreateChannelInpu
       providerIntegrationId: input.providerIntegrationId ?? null, status: 'active', description: input.description ?? null,
     });
     const channel = toChannel(row);
-    await recordAudit(tx, { action: 'channel.created', targetType: 'channel', targetId: row.id, tenantId, after: channel });
+    await auditRecord(tx, CHANNEL, row, 'channel.created', { after: channel });
     return channel;
   });
 }
 
 /** Changes the given fields; currencies replaces the list. The direction is fixed at creation. */
 export async function updateChannel(ctx: CallerContext, id: string, input: ChannelFields): Promise<Channel> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Channel);
-    const row = await access.get(id, { lock: true });
-    const changes: Partial<ChannelRow> = {};
-    if (input.name !== undefined) changes.name = input.name;
+  return toChannel(await updateRecord(ctx, CHANNEL, id, () => {
+    const changes: Partial<ChannelRow> = givenFields(input, ['name', 'providerIntegrationId', 'description']);
     if (input.currencies !== undefined) changes.currencies = [...new Set(input.currencies)];
-    if (input.providerIntegrationId !== undefined) changes.providerIntegrationId = input.providerIntegrationId;
-    if (input.description !== undefined) changes.description = input.description;
-    const updated = await access.update(row, changes);
-    await recordAudit(tx, { action: 'channel.updated', targetType: 'channel', targetId: id, tenantId: row.tenantId, before: toChannel(row), after: toChannel(updated) });
-    return toChannel(updated);
-  });
+    return changes;
+  }, { action: 'channel.updated' }));
 }
 
 /** active -> disabled; 409 when already disabled. */
 export async function disableChannel(ctx: CallerContext, id: string): Promise<Channel> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Channel);
-    const row = await access.get(id, { lock: true });
-    const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} channel cannot be disabled.`, { hint: 'disable applies to active channels.' });
-    if (row.status !== 'active') throw conflict();
-    const updated = await access.updateIf(row, { status: 'active' }, { status: 'disabled' });
-    if (!updated) throw conflict();
-    await recordAudit(tx, { action: 'channel.disabled', targetType: 'channel', targetId: id, tenantId: row.tenantId, before: toChannel(row), after: toChannel(updated) });
-    return toChannel(updated);
-  });
+  return toChannel(await moveRecord(ctx, CHANNEL_STATUS, id, 'disable'));
 }

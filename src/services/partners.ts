@@ -3,8 +3,9 @@ import { inTransaction, type CallerContext } from '../domain/context';
 import { ConflictError, NotFoundError, ValidationError } from '../domain/errors';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { PartnerAssignmentRow, PartnerRow } from '../db/models';
-import { recordAudit } from './audit/entries';
-import { mapPage, presentRow, type Presented } from './present';
+import { auditRecord, auditedRecord, givenFields, updateRecord } from './audit/changes';
+import { accountMachine, moveRecord, ofStatus, refusedMove, statusMachine } from './status';
+import { filterWhere, mapPage, presentRow, type Presented } from './present';
 import type { Money } from '../domain/money';
 
 // Partners (resellers and referrers of a tenant) and their assignments to merchants with a commission.
@@ -26,6 +27,12 @@ export type PartnerAssignment = Presented<Pick<PartnerAssignmentRow, (typeof ASS
 export function toAssignment(row: PartnerAssignmentRow): PartnerAssignment {
   return presentRow(row, ASSIGNMENT_FIELDS);
 }
+
+const PARTNER = auditedRecord<PartnerRow>({ model: (ctx) => ctx.db.models.Partner, targetType: 'partner', owner: (row) => ({ tenantId: row.tenantId }), render: toPartner });
+
+const ASSIGNMENT = auditedRecord<PartnerAssignmentRow>({
+  model: (ctx) => ctx.db.models.PartnerAssignment, targetType: 'partner_assignment', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toAssignment,
+});
 
 /**
  * The tenant a new tenant-level record belongs to: the caller's own, or for a platform caller the body's tenantId
@@ -53,9 +60,7 @@ export interface PartnerFilters {
 }
 
 export async function listPartners(ctx: CallerContext, filters: PartnerFilters, page: ListParams): Promise<Page<Partner>> {
-  const where: Record<string, unknown> = {};
-  if (filters.tenantId) where.tenantId = filters.tenantId;
-  if (filters.status) where.status = filters.status;
+  const where: Record<string, unknown> = filterWhere(filters, ['tenantId', 'status']);
   return mapPage(await scoped(ctx, ctx.db.models.Partner).list(where, page), toPartner);
 }
 
@@ -70,49 +75,22 @@ export async function createPartner(ctx: CallerContext, input: PartnerInput & { 
       tenantId, name: input.name, contactEmail: input.contactEmail ?? null, status: 'active', metadata: input.metadata ?? {},
     });
     const partner = toPartner(row);
-    await recordAudit(tx, { action: 'partner.created', targetType: 'partner', targetId: row.id, tenantId, after: partner });
+    await auditRecord(tx, PARTNER, row, 'partner.created', { after: partner });
     return partner;
   });
 }
 
 /** Changes the given fields; metadata replaces the whole map. */
 export async function updatePartner(ctx: CallerContext, id: string, input: PartnerInput): Promise<Partner> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Partner);
-    const row = await access.get(id, { lock: true });
-    const changes: Partial<PartnerRow> = {};
-    if (input.name !== undefined) changes.name = input.name;
-    if (input.contactEmail !== undefined) changes.contactEmail = input.contactEmail;
-    if (input.metadata !== undefined) changes.metadata = input.metadata;
-    const updated = await access.update(row, changes);
-    await recordAudit(tx, { action: 'partner.updated', targetType: 'partner', targetId: id, tenantId: row.tenantId, before: toPartner(row), after: toPartner(updated) });
-    return toPartner(updated);
-  });
+  return toPartner(await updateRecord(ctx, PARTNER, id, () => givenFields(input, ['name', 'contactEmail', 'metadata']), { action: 'partner.updated' }));
 }
 
 export type PartnerMove = 'activate' | 'suspend' | 'disable';
 
-const PARTNER_MOVES: Record<PartnerMove, { from: PartnerStatus[]; to: PartnerStatus; action: string }> = {
-  activate: { from: ['suspended', 'disabled'], to: 'active', action: 'partner.activated' },
-  suspend: { from: ['active'], to: 'suspended', action: 'partner.suspended' },
-  disable: { from: ['active', 'suspended'], to: 'disabled', action: 'partner.disabled' },
-};
+const PARTNER_STATUS = accountMachine(PARTNER, 'partner');
 
 export async function changePartnerStatus(ctx: CallerContext, id: string, move: PartnerMove): Promise<Partner> {
-  const { from, to, action } = PARTNER_MOVES[move];
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Partner);
-    const row = await access.get(id, { lock: true });
-    const conflict = () =>
-      new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} partner cannot be ${to === 'active' ? 'activated' : to}.`, {
-        hint: `${move} applies to partners in status ${from.join(' or ')}.`,
-      });
-    if (!from.includes(row.status)) throw conflict();
-    const updated = await access.updateIf(row, { status: row.status }, { status: to });
-    if (!updated) throw conflict();
-    await recordAudit(tx, { action, targetType: 'partner', targetId: id, tenantId: row.tenantId, before: toPartner(row), after: toPartner(updated) });
-    return toPartner(updated);
-  });
+  return toPartner(await moveRecord(ctx, PARTNER_STATUS, id, move));
 }
 
 // Partner assignments
@@ -134,8 +112,7 @@ export interface AssignmentFilters {
 }
 
 export async function listAssignments(ctx: CallerContext, filters: AssignmentFilters, page: ListParams): Promise<Page<PartnerAssignment>> {
-  const where: Record<string, unknown> = {};
-  for (const key of ['tenantId', 'partnerId', 'merchantId', 'status'] as const) if (filters[key]) where[key] = filters[key];
+  const where: Record<string, unknown> = filterWhere(filters, ['tenantId', 'partnerId', 'merchantId', 'status']);
   return mapPage(await scoped(ctx, ctx.db.models.PartnerAssignment).list(where, page), toAssignment);
 }
 
@@ -173,7 +150,7 @@ export async function createAssignment(ctx: CallerContext, input: CreateAssignme
         commissionFixed: input.commissionFixed ?? null, status: 'active', effectiveFrom, effectiveTo,
       });
       const assignment = toAssignment(row);
-      await recordAudit(tx, { action: 'partner_assignment.created', targetType: 'partner_assignment', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: assignment });
+      await auditRecord(tx, ASSIGNMENT, row, 'partner_assignment.created', { after: assignment });
       return assignment;
     });
   } catch (error) {
@@ -184,40 +161,24 @@ export async function createAssignment(ctx: CallerContext, input: CreateAssignme
 }
 
 export async function updateAssignment(ctx: CallerContext, id: string, input: AssignmentFields): Promise<PartnerAssignment> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.PartnerAssignment);
-    const row = await access.get(id, { lock: true });
-    const changes: Partial<PartnerAssignmentRow> = {};
-    if (input.commissionRate !== undefined) changes.commissionRate = input.commissionRate;
-    if (input.commissionFixed !== undefined) changes.commissionFixed = input.commissionFixed;
+  return toAssignment(await updateRecord(ctx, ASSIGNMENT, id, (row) => {
+    const changes: Partial<PartnerAssignmentRow> = givenFields(input, ['commissionRate', 'commissionFixed']);
     if (input.effectiveFrom !== undefined) changes.effectiveFrom = new Date(input.effectiveFrom);
     if (input.effectiveTo !== undefined) changes.effectiveTo = input.effectiveTo === null ? null : new Date(input.effectiveTo);
     checkPeriod(new Date(changes.effectiveFrom ?? row.effectiveFrom), changes.effectiveTo === undefined ? (row.effectiveTo ? new Date(row.effectiveTo) : null) : changes.effectiveTo);
-    const updated = await access.update(row, changes);
-    await recordAudit(tx, {
-      action: 'partner_assignment.updated', targetType: 'partner_assignment', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toAssignment(row), after: toAssignment(updated),
-    });
-    return toAssignment(updated);
-  });
+    return changes;
+  }, { action: 'partner_assignment.updated' }));
 }
+
+const ASSIGNMENT_STATUS = statusMachine({
+  record: ASSIGNMENT,
+  moves: { suspend: { from: ['active'], to: 'suspended', action: 'partner_assignment.suspended' } },
+  refused: refusedMove('partner assignment', ofStatus('assignments')),
+});
 
 /** active -> suspended; 409 otherwise. */
 export async function suspendAssignment(ctx: CallerContext, id: string): Promise<PartnerAssignment> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.PartnerAssignment);
-    const row = await access.get(id, { lock: true });
-    const conflict = () =>
-      new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} partner assignment cannot be suspended.`, { hint: 'suspend applies to active assignments.' });
-    if (row.status !== 'active') throw conflict();
-    const updated = await access.updateIf(row, { status: 'active' }, { status: 'suspended' });
-    if (!updated) throw conflict();
-    await recordAudit(tx, {
-      action: 'partner_assignment.suspended', targetType: 'partner_assignment', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toAssignment(row), after: toAssignment(updated),
-    });
-    return toAssignment(updated);
-  });
+  return toAssignment(await moveRecord(ctx, ASSIGNMENT_STATUS, id, 'suspend'));
 }
 
 /** The partner earning commission on a merchant's transactions: its active assignment's, or null. */

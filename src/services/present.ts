@@ -18,3 +18,8 @@ export type Presented<T> = {
 export function presentRow<T extends object, K extends keyof T>(row: T, fields: readonly K[]): Presented<Pick<T, K>> {
   return Object.fromEntries(fields.map((k) => [k, row[k] instanceof Date ? (row[k] as Date).toISOString() : row[k]])) as Presented<Pick<T, K>>;
 }
+
+/** The where of a list: the filters among `keys` that are set (empty ones filter nothing). */
+export function filterWhere<F extends object>(filters: F, keys: readonly (keyof F & string)[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => filters[key]).map((key) => [key, filters[key]]));
+}

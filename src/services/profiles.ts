@@ -3,7 +3,7 @@ import { inTransaction, type CallerContext } from '../domain/context';
 import { ConflictError, NotFoundError } from '../domain/errors';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { IntegrationProfileMode, IntegrationProfileRow, IntegrationProfileStatus } from '../db/models';
-import { recordAudit } from './audit/entries';
+import { auditRecord, auditedRecord, givenFields, updateRecord } from './audit/changes';
 import { mapPage, presentRow, type Presented } from './present';
 
 // Integration profiles: how one merchant integrates in one mode. sessionLifetime (seconds) bounds checkout
@@ -56,6 +56,10 @@ export async function findProfileFor(ctx: CallerContext, merchantId: string, mod
   return row ? toProfile(row) : null;
 }
 
+const PROFILE = auditedRecord<IntegrationProfileRow>({
+  model: (ctx) => ctx.db.models.IntegrationProfile, targetType: 'integration_profile', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toProfile,
+});
+
 const duplicate = (mode: string) =>
   new ConflictError('INTEGRATION_PROFILE_EXISTS', `The merchant already has an integration profile for mode ${mode}.`, {
     hint: 'Update the existing profile instead (PATCH /v1/admin/integration-profiles/{id}).',
@@ -81,10 +85,7 @@ export async function createProfile(ctx: CallerContext, input: CreateProfileInpu
         defaultLocale: input.defaultLocale ?? null,
       });
       const profile = toProfile(row);
-      await recordAudit(tx, {
-        action: 'integration_profile.created', targetType: 'integration_profile', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId,
-        after: profile,
-      });
+      await auditRecord(tx, PROFILE, row, 'integration_profile.created', { after: profile });
       return profile;
     });
   } catch (error) {
@@ -96,18 +97,6 @@ export async function createProfile(ctx: CallerContext, input: CreateProfileInpu
 
 /** Changes the given fields (status included); cascadePolicy replaces the whole object. */
 export async function updateProfile(ctx: CallerContext, id: string, input: ProfileFields): Promise<IntegrationProfile> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.IntegrationProfile);
-    const row = await access.get(id, { lock: true });
-    const changes: Partial<IntegrationProfileRow> = {};
-    for (const key of ['status', 'returnUrl', 'sessionLifetime', 'maxDeclineAttempts', 'cascadingEnabled', 'cascadePolicy', 'defaultLocale'] as const) {
-      if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
-    }
-    const updated = await access.update(row, changes);
-    await recordAudit(tx, {
-      action: 'integration_profile.updated', targetType: 'integration_profile', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toProfile(row), after: toProfile(updated),
-    });
-    return toProfile(updated);
-  });
+  const fields = ['status', 'returnUrl', 'sessionLifetime', 'maxDeclineAttempts', 'cascadingEnabled', 'cascadePolicy', 'defaultLocale'] as const;
+  return toProfile(await updateRecord(ctx, PROFILE, id, () => givenFields(input, fields), { action: 'integration_profile.updated' }));
 }

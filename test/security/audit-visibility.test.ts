@@ -70,8 +70,10 @@ function sourceFiles(dir: string): string[] {
 }
 
 /**
- * The targetTypes the recordAudit calls of src write: a literal, or a constant of the same file (a string, or an
- * object of strings indexed by the call). A call whose targetType cannot be read this way is listed as unresolved.
+ * The targetTypes the recordAudit calls of src write, directly or through an audited record's declaration
+ * (auditedRecord, src/services/audit/changes.ts): a literal, or a constant of the same file (a string, or an object of
+ * strings indexed by the call or by the record's function of its row). A call whose targetType cannot be read this way
+ * is listed as unresolved.
  */
 function writtenTargetTypes(): { types: Map<string, string[]>; unresolved: string[] } {
   const types = new Map<string, string[]>();
@@ -79,8 +81,8 @@ function writtenTargetTypes(): { types: Map<string, string[]>; unresolved: strin
   for (const file of sourceFiles(SRC)) {
     const text = fs.readFileSync(file, 'utf8');
     const rel = path.relative(SRC, file);
-    for (const call of text.matchAll(/recordAudit\((?!ctx: CallerContext)[\s\S]{0,600}?targetType:\s*([^,\n}]+)/g)) {
-      const expr = call[1].trim();
+    for (const call of text.matchAll(/(?:recordAudit|auditedRecord<\w+>)\((?!ctx: CallerContext)[\s\S]{0,600}?targetType:\s*([^,\n}]+)/g)) {
+      const expr = call[1].trim().replace(/^\(\w*\)\s*=>\s*/, '');
       let found: string[] = [];
       const literal = /^'([a-z_]+)'$/.exec(expr);
       if (literal) found = [literal[1]];

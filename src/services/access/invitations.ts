@@ -9,12 +9,12 @@ import type { InvitationRow, UserRow } from '../../db/models';
 import type { Database } from '../../db/database';
 import type { Clock } from '../../domain/clock';
 import type { Sealer } from '../../util/encryption';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedRecord, auditedUpdate } from '../audit/changes';
 import { mapPage, presentRow, type Presented } from '../present';
 import { randomBase62, sha256Hex } from '../../util/secrets';
 import {
   assertEmailFree, assertMayManage, checkAssignableRoles, checkEntityScope, checkOwnerGrant, normalizeEmail, resolveInviteTarget,
-  setUserRoles, toUser, type User,
+  setUserRoles, toUser, USER, type User,
 } from './users';
 
 /**
@@ -44,6 +44,10 @@ export function invitationStatus(row: InvitationRow, now: Date): InvitationStatu
 export function toInvitation(row: InvitationRow, now: Date): Invitation {
   return { ...presentRow(row, INVITATION_FIELDS), status: invitationStatus(row, now) };
 }
+
+const INVITATION = auditedRecord<InvitationRow>({
+  model: (ctx) => ctx.db.models.Invitation, targetType: 'invitation', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toInvitation,
+});
 
 function newToken(): { token: string; tokenHash: string } {
   const token = `inv_${randomBase62(40)}`;
@@ -106,8 +110,8 @@ export async function inviteUser(ctx: CallerContext, input: InviteInput): Promis
     });
     const presentedUser = toUser(user, roleIds);
     const invitation = toInvitation(row, tx.clock.now());
-    await recordAudit(tx, { action: 'user.invited', targetType: 'user', targetId: user.id, tenantId: user.tenantId, merchantId: user.merchantId, after: presentedUser });
-    await recordAudit(tx, { action: 'invitation.created', targetType: 'invitation', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: invitation });
+    await auditRecord(tx, USER, user, 'user.invited', { after: presentedUser });
+    await auditRecord(tx, INVITATION, row, 'invitation.created', { after: invitation });
     return { user: presentedUser, invitation: { ...invitation, token } };
   });
 }
@@ -127,11 +131,8 @@ export async function cancelInvitation(ctx: CallerContext, id: string): Promise<
     const status = invitationStatus(row, now);
     const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `A ${status} invitation cannot be canceled.`, { hint: 'cancel applies to pending invitations.' });
     if (status !== 'pending') throw conflict();
-    const updated = await scoped(tx, tx.db.models.Invitation).updateIf(row, { status: 'pending', tokenHash: row.tokenHash }, { status: 'canceled', canceledAt: now });
-    if (!updated) throw conflict();
-    await recordAudit(tx, {
-      action: 'invitation.canceled', targetType: 'invitation', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toInvitation(row, now), after: toInvitation(updated, now),
+    const updated = await auditedUpdate(tx, INVITATION, row, { status: 'canceled', canceledAt: now }, {
+      action: 'invitation.canceled', expect: { status: 'pending', tokenHash: row.tokenHash }, refused: conflict, now,
     });
     return toInvitation(updated, now);
   });
@@ -146,18 +147,10 @@ export async function resendInvitation(ctx: CallerContext, id: string): Promise<
     const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `A ${status} invitation cannot be resent.`, { hint: 'resend applies to pending or expired invitations.' });
     if (row.status !== 'pending' || !user || user.status !== 'pending_invitation') throw conflict();
     const { token, tokenHash } = newToken();
-    const updated = await scoped(tx, tx.db.models.Invitation).updateIf(
-      row,
-      { status: 'pending', tokenHash: row.tokenHash },
-      { tokenHash, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), sentCount: row.sentCount + 1 },
-    );
-    if (!updated) throw conflict();
-    const invitation = toInvitation(updated, now);
-    await recordAudit(tx, {
-      action: 'invitation.resent', targetType: 'invitation', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toInvitation(row, now), after: invitation,
+    const updated = await auditedUpdate(tx, INVITATION, row, { tokenHash, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), sentCount: row.sentCount + 1 }, {
+      action: 'invitation.resent', expect: { status: 'pending', tokenHash: row.tokenHash }, refused: conflict, now,
     });
-    return { ...invitation, token };
+    return { ...toInvitation(updated, now), token };
   });
 }
 
@@ -208,8 +201,8 @@ export async function acceptInvitation(rt: AcceptRuntime, token: string, idpSubj
     const roleIds = (await scoped(tx, tx.db.models.UserRole).findAll({ userId: user.id })).map((l) => l.roleId);
     const invitation = toInvitation(accepted, now);
     const after = toUser(activated, roleIds);
-    await recordAudit(tx, { action: 'invitation.accepted', targetType: 'invitation', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, before: toInvitation(row, now), after: invitation });
-    await recordAudit(tx, { action: 'user.activated', targetType: 'user', targetId: user.id, tenantId: user.tenantId, merchantId: user.merchantId, before: toUser(user, roleIds), after });
+    await auditRecord(tx, INVITATION, row, 'invitation.accepted', { before: toInvitation(row, now), after: invitation });
+    await auditRecord(tx, USER, user, 'user.activated', { before: toUser(user, roleIds), after });
     return { user: after, invitation };
   });
 }

@@ -2,9 +2,9 @@ import { inTransaction, LEVEL_LAYER, type CallerContext, type Layer } from '../.
 import { ConflictError, NotFoundError, PermissionError, ValidationError, type FieldIssue } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { RoleRow, UserRow } from '../../db/models';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedDelete, auditedRecord, updateRecord, lockedRecord } from '../audit/changes';
 import { allows, isKnownPermission, layerPermissions, permissionCatalog } from './permissions';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 
 /**
  * Roles: named sets of permission codes of one layer. A role never holds a code outside its layer (400) nor one
@@ -99,15 +99,17 @@ export async function resolveMerchant(ctx: CallerContext, layer: Layer, merchant
   return merchantId;
 }
 
+const ROLE = auditedRecord<RoleRow>({
+  model: (ctx) => ctx.db.models.Role, targetType: 'role', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toRole,
+});
+
 export interface RoleFilters {
   layer?: Layer;
   merchantId?: string;
 }
 
 export async function listRoles(ctx: CallerContext, filters: RoleFilters, page: ListParams): Promise<Page<Role>> {
-  const where: Record<string, unknown> = {};
-  if (filters.layer) where.layer = filters.layer;
-  if (filters.merchantId) where.merchantId = filters.merchantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['layer', 'merchantId']);
   return mapPage(await scoped(ctx, ctx.db.models.Role).list(where, page), toRole);
 }
 
@@ -144,7 +146,7 @@ export async function createRole(ctx: CallerContext, input: CreateRoleInput): Pr
       createdBy: tx.actor.id,
     });
     const role = toRole(row);
-    await recordAudit(tx, { action: 'role.created', targetType: 'role', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: role });
+    await auditRecord(tx, ROLE, row, 'role.created', { after: role });
     return role;
   });
 }
@@ -156,9 +158,7 @@ export interface UpdateRoleInput {
 }
 
 export async function updateRole(ctx: CallerContext, id: string, input: UpdateRoleInput): Promise<Role> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Role);
-    const row = await access.get(id, { lock: true });
+  return toRole(await updateRecord(ctx, ROLE, id, async (row, tx) => {
     const changes: Partial<RoleRow> = {};
     if (input.name !== undefined && input.name !== row.name) {
       await assertNameFree(tx, row, input.name, row.id);
@@ -170,32 +170,21 @@ export async function updateRole(ctx: CallerContext, id: string, input: UpdateRo
       checkRolePermissions(tx, row.layer, row.permissions, 'permissions');
       changes.permissions = checkRolePermissions(tx, row.layer, input.permissions, 'body.permissions');
     }
-    const updated = await access.update(row, changes);
-    await recordAudit(tx, {
-      action: 'role.updated', targetType: 'role', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toRole(row), after: toRole(updated),
-    });
-    return toRole(updated);
-  });
+    return changes;
+  }, { action: 'role.updated' }));
 }
 
 /** Soft delete; 409 ROLE_IN_USE while a user holds the role. */
 export async function deleteRole(ctx: CallerContext, id: string): Promise<Role> {
   return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Role);
-    const row = await access.get(id, { lock: true });
+    const row = await lockedRecord(tx, ROLE, id);
     const holders = await scoped(tx, tx.db.models.UserRole).count({ roleId: id });
     if (holders > 0) {
       throw new ConflictError('ROLE_IN_USE', `The role is assigned to ${holders} user${holders === 1 ? '' : 's'}; remove it from them first.`, {
         hint: 'PATCH /v1/users/{id} with roleIds without this role, then delete it.',
       });
     }
-    const deleted = await access.softDelete(row);
-    await recordAudit(tx, {
-      action: 'role.deleted', targetType: 'role', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toRole(row), after: toRole(deleted),
-    });
-    return toRole(deleted);
+    return toRole(await auditedDelete(tx, ROLE, row, { action: 'role.deleted' }));
   });
 }
 

@@ -2,10 +2,11 @@ import { inTransaction, type CallerContext, type Layer } from '../../domain/cont
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import { ConflictError, NotFoundError, PermissionError, ValidationError, type FieldIssue } from '../../domain/errors';
 import type { RoleRow, UserRow } from '../../db/models';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedRecord, givenFields, lockedRecord } from '../audit/changes';
+import { inStatus, refusedMove, statusMachine, transition } from '../status';
 import { allows, layerPermissions } from './permissions';
 import { assertLayerAllowed, callerLayer, effectivePermissions, resolveMerchant } from './roles';
-import { presentRow, type Presented } from '../present';
+import { filterWhere, presentRow, type Presented } from '../present';
 
 /**
  * Users. Visibility comes from the scoped access: a merchant caller sees its merchant's users, a tenant caller
@@ -56,7 +57,7 @@ export async function createActiveUser(ctx: CallerContext, input: CreateUserInpu
       isOwner: input.owner ?? true,
       createdBy: tx.actor.type === 'user' ? tx.actor.id : null,
     });
-    await recordAudit(tx, { action: 'user.created', targetType: 'user', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: toUser(row, []) });
+    await auditRecord(tx, USER, row, 'user.created', { after: toUser(row, []) });
     return row;
   });
 }
@@ -78,6 +79,22 @@ async function present(ctx: CallerContext, row: UserRow): Promise<User> {
   return toUser(row, (await roleIdsOf(ctx, [row.id])).get(row.id) ?? []);
 }
 
+/** A user's entries show it with its roles. */
+export const USER = auditedRecord<UserRow>({
+  model: (ctx) => ctx.db.models.User, targetType: 'user', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: (row, _now, ctx) => present(ctx, row),
+});
+
+/** active <-> disabled; the entries show the user with its roles (which the move leaves as they are). */
+const USER_STATUS = statusMachine({
+  record: USER,
+  moves: {
+    enable: { from: ['disabled'], to: 'active', action: 'user.enabled' },
+    disable: { from: ['active'], to: 'disabled', action: 'user.disabled' },
+  },
+  refused: refusedMove('user', inStatus('users')),
+});
+
 export interface UserFilters {
   status?: UserStatus;
   layer?: Layer;
@@ -87,10 +104,7 @@ export interface UserFilters {
 }
 
 export async function listUsers(ctx: CallerContext, filters: UserFilters, page: ListParams): Promise<Page<User>> {
-  const where: Record<string, unknown> = {};
-  if (filters.status) where.status = filters.status;
-  if (filters.layer) where.layer = filters.layer;
-  if (filters.merchantId) where.merchantId = filters.merchantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['status', 'layer', 'merchantId']);
   if (filters.email) where.email = normalizeEmail(filters.email);
   if (filters.roleId) {
     const links = await scoped(ctx, ctx.db.models.UserRole).findAll({ roleId: filters.roleId });
@@ -226,9 +240,7 @@ export async function updateUser(ctx: CallerContext, id: string, input: UpdateUs
     const row = await access.get(id, { lock: true });
     await assertMayManage(tx, row);
     const before = await present(tx, row);
-    const changes: Partial<UserRow> = {};
-    if (input.displayName !== undefined) changes.displayName = input.displayName;
-    if (input.mfaEnabled !== undefined) changes.mfaEnabled = input.mfaEnabled;
+    const changes: Partial<UserRow> = givenFields(input, ['displayName', 'mfaEnabled']);
     if (input.entityScope !== undefined) changes.entityScope = await checkEntityScope(tx, input.entityScope, row.layer, 'body.entityScope');
     if (input.roleIds !== undefined) {
       await checkAssignableRoles(tx, row, input.roleIds, 'body.roleIds');
@@ -236,36 +248,27 @@ export async function updateUser(ctx: CallerContext, id: string, input: UpdateUs
     }
     const updated = await access.update(row, changes);
     const after = await present(tx, updated);
-    await recordAudit(tx, { action: 'user.updated', targetType: 'user', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, before, after });
+    await auditRecord(tx, USER, row, 'user.updated', { before, after });
     return after;
   });
 }
 
-const MOVES = {
-  enable: { from: 'disabled', to: 'active', action: 'user.enabled' },
-  disable: { from: 'active', to: 'disabled', action: 'user.disabled' },
-} as const;
-
 /** active <-> disabled; 409 from any other state; nobody disables itself. A disabled user's tokens fail at once. */
-export async function changeUserStatus(ctx: CallerContext, id: string, move: keyof typeof MOVES): Promise<User> {
-  const { from, to, action } = MOVES[move];
+export async function changeUserStatus(ctx: CallerContext, id: string, move: keyof typeof USER_STATUS.moves): Promise<User> {
   return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.User);
-    const row = await access.get(id, { lock: true });
+    const row = await lockedRecord(tx, USER, id);
     if (move === 'disable' && tx.actor.type === 'user' && tx.actor.id === id) {
       throw new ConflictError('CANNOT_DISABLE_SELF', 'A user cannot disable itself.');
     }
-    const conflict = () =>
-      new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} user cannot be ${to === 'active' ? 'enabled' : 'disabled'}.`, {
-        hint: `${move} applies to users in status ${from}.`,
-      });
-    if (row.status !== from) throw conflict();
-    await assertMayManage(tx, row);
-    const updated = await access.updateIf(row, { status: from }, { status: to });
-    if (!updated) throw conflict();
-    const roles = (await roleIdsOf(tx, [id])).get(id) ?? [];
-    await recordAudit(tx, { action, targetType: 'user', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, before: toUser(row, roles), after: toUser(updated, roles) });
-    return toUser(updated, roles);
+    let roles: string[] = [];
+    const moved = await transition(tx, USER_STATUS, row, move, {
+      check: async (r) => {
+        await assertMayManage(tx, r);
+        roles = (await roleIdsOf(tx, [id])).get(id) ?? [];
+      },
+      render: (r) => toUser(r, roles),
+    });
+    return toUser(moved, roles);
   });
 }
 
@@ -285,7 +288,7 @@ export async function deleteUser(ctx: CallerContext, id: string): Promise<User> 
     await setUserRoles(tx, row, []);
     const deleted = await access.softDelete(row);
     const after = toUser(deleted, []);
-    await recordAudit(tx, { action: 'user.deleted', targetType: 'user', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, before, after });
+    await auditRecord(tx, USER, row, 'user.deleted', { before, after });
     return after;
   });
 }

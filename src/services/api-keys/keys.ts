@@ -3,11 +3,11 @@ import { inTransaction, type CallerContext, type Layer } from '../../domain/cont
 import { ConflictError, PermissionError, ValidationError, NotFoundError, type FieldIssue } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ApiKeyRow } from '../../db/models';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedRecord, auditedUpdate } from '../audit/changes';
 import { allows, grantable, isKnownPermission, layerPermissions } from '../access/permissions';
 import { apiKeyStatus, generateKeyPair } from './secrets';
 import { isValidIpEntry } from '../access/authenticate';
-import { iso, mapPage } from '../present';
+import { filterWhere, iso, mapPage } from '../present';
 
 export type OwnerType = 'merchant' | 'tenant';
 export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
@@ -83,9 +83,7 @@ export async function listApiKeys(ctx: CallerContext, filters: ApiKeyFilters, pa
     if (page.cursor !== undefined) throw ValidationError.field('query.cursor', 'is not a cursor of this list', 'INVALID_CURSOR');
     return { data: [], pagination: { nextCursor: null, prevCursor: null, hasMore: false, totalCount: 0 } };
   }
-  const where: Record<string | symbol, unknown> = {};
-  if (filters.merchantId) where.merchantId = filters.merchantId;
-  if (filters.createdBy) where.createdBy = filters.createdBy;
+  const where: Record<string | symbol, unknown> = filterWhere(filters, ['merchantId', 'createdBy']);
   if (filters.status === 'revoked') where.status = 'revoked';
   if (filters.status === 'active') {
     where.status = 'active';
@@ -267,17 +265,14 @@ async function issueKey(ctx: CallerContext, spec: IssueSpec): Promise<IssuedApiK
     createdByType: ctx.actor.type,
   });
   const key = toApiKey(row, ctx.clock.now());
-  await recordAudit(ctx, {
-    action: spec.rotatedFromKeyId ? 'api_key.rotated' : 'api_key.created',
-    targetType: 'api_key',
-    targetId: key.id,
-    tenantId: key.tenantId,
-    merchantId: spec.merchantId,
-    livemode: key.livemode,
-    after: key,
-  });
+  await auditRecord(ctx, API_KEY, row, spec.rotatedFromKeyId ? 'api_key.rotated' : 'api_key.created', { after: key });
   return { ...key, secretKey: generated.secretKey };
 }
+
+const API_KEY = auditedRecord<ApiKeyRow>({
+  model: (ctx) => ctx.db.models.ApiKey, targetType: 'api_key', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: toApiKey,
+});
 
 /** Loads a key for a state change, locked in the transaction; 409 unless it is active. */
 async function activeKeyForChange(ctx: CallerContext, id: string, verb: string): Promise<ApiKeyRow> {
@@ -312,12 +307,10 @@ export async function updateApiKey(ctx: CallerContext, id: string, input: Update
       }
       changes.expiresAt = checkExpiry(tx, input.expiresAt, 'body.expiresAt');
     }
-    const updated = await scoped(tx, tx.db.models.ApiKey).updateIf(row, { status: 'active' }, changes);
-    if (!updated) throw new ConflictError('API_KEY_REVOKED', 'The API key was revoked meanwhile; it cannot be updated.');
     const now = tx.clock.now();
-    await recordAudit(tx, {
-      action: 'api_key.updated', targetType: 'api_key', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
-      before: toApiKey(row, now), after: toApiKey(updated, now),
+    const updated = await auditedUpdate(tx, API_KEY, row, changes, {
+      action: 'api_key.updated', expect: { status: 'active' }, now,
+      refused: () => new ConflictError('API_KEY_REVOKED', 'The API key was revoked meanwhile; it cannot be updated.'),
     });
     return toApiKey(updated, now);
   });
@@ -328,11 +321,8 @@ export async function revokeApiKey(ctx: CallerContext, id: string): Promise<ApiK
   return inTransaction(ctx, async (tx) => {
     const row = await activeKeyForChange(tx, id, 'revoked');
     const now = tx.clock.now();
-    const updated = await scoped(tx, tx.db.models.ApiKey).updateIf(row, { status: 'active' }, { status: 'revoked', revokedAt: now });
-    if (!updated) throw new ConflictError('API_KEY_REVOKED', 'The API key is already revoked.');
-    await recordAudit(tx, {
-      action: 'api_key.revoked', targetType: 'api_key', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
-      before: toApiKey(row, now), after: toApiKey(updated, now),
+    const updated = await auditedUpdate(tx, API_KEY, row, { status: 'revoked', revokedAt: now }, {
+      action: 'api_key.revoked', expect: { status: 'active' }, now, refused: () => new ConflictError('API_KEY_REVOKED', 'The API key is already revoked.'),
     });
     return toApiKey(updated, now);
   });
@@ -352,11 +342,9 @@ export async function rotateApiKey(ctx: CallerContext, id: string, input: { grac
     const now = tx.clock.now();
     const graceEnd = new Date(now.getTime() + graceHours * 3_600_000);
     const expiresAt = source.expiresAt && new Date(source.expiresAt) < graceEnd ? new Date(source.expiresAt) : graceEnd;
-    const updated = await scoped(tx, tx.db.models.ApiKey).updateIf(source, { status: 'active' }, { expiresAt });
-    if (!updated) throw new ConflictError('API_KEY_REVOKED', 'The API key was revoked meanwhile; it cannot be rotated.');
-    await recordAudit(tx, {
-      action: 'api_key.rotation_grace_started', targetType: 'api_key', targetId: id, tenantId: source.tenantId,
-      merchantId: source.merchantId, livemode: source.livemode, before: toApiKey(source, now), after: toApiKey(updated, now),
+    await auditedUpdate(tx, API_KEY, source, { expiresAt }, {
+      action: 'api_key.rotation_grace_started', expect: { status: 'active' }, now,
+      refused: () => new ConflictError('API_KEY_REVOKED', 'The API key was revoked meanwhile; it cannot be rotated.'),
     });
     return issueKey(tx, {
       ownerType: source.ownerType,

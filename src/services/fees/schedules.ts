@@ -4,8 +4,9 @@ import { elevate } from '../../domain/authority';
 import { ConflictError, NotFoundError, PermissionError, ValidationError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { FeeAssignmentRow, FeeLevel, FeePaymentMethod, FeeRule, FeeScheduleRow, RollingReserve, RowModel } from '../../db/models';
-import { recordAudit } from '../audit/entries';
-import { mapPage, presentRow, type Presented } from '../present';
+import { auditRecord, auditedRecord, auditedUpdate, givenFields, lockedRecord, updateRecord } from '../audit/changes';
+import { moveRecord, ofStatus, refusedMove, statusMachine, type Move } from '../status';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { tenantForCreate } from '../partners';
 import { ensurePlatform, PLATFORM_ID } from '../tenants/platform';
 import { computeFees, type ApplicableSchedule, type FeeBreakdown, type FeeTransaction } from './engine';
@@ -28,6 +29,10 @@ export type FeeScheduleStatus = FeeScheduleRow['status'];
 export function toFeeSchedule(row: FeeScheduleRow): FeeSchedule {
   return { ...presentRow(row, SCHEDULE_FIELDS), rules: parseJson(row.rules), rollingReserve: parseJson(row.rollingReserve) };
 }
+
+const SCHEDULE = auditedRecord<FeeScheduleRow>({
+  model: (ctx) => ctx.db.models.FeeSchedule, targetType: 'fee_schedule', owner: (row) => ({ tenantId: row.tenantId }), render: toFeeSchedule,
+});
 
 export const DEFAULT_ROLLING_RESERVE: RollingReserve = { rate: 0, holdDays: 0, autoRelease: true, roundingMode: 'half_up' };
 
@@ -74,9 +79,7 @@ export interface FeeScheduleFilters {
 }
 
 export async function listFeeSchedules(ctx: CallerContext, filters: FeeScheduleFilters, page: ListParams): Promise<Page<FeeSchedule>> {
-  const where: Record<string, unknown> = {};
-  if (filters.status) where.status = filters.status;
-  if (filters.tenantId) where.tenantId = filters.tenantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['status', 'tenantId']);
   return mapPage(await scoped(ctx, ctx.db.models.FeeSchedule).list(where, page), toFeeSchedule);
 }
 
@@ -101,24 +104,20 @@ export async function createFeeSchedule(ctx: CallerContext, input: FeeScheduleFi
       reserveSpecified: input.rollingReserve?.rate !== undefined, activatedAt: null, archivedAt: null,
     });
     const schedule = toFeeSchedule(row);
-    await recordAudit(tx, { action: 'fee_schedule.created', targetType: 'fee_schedule', targetId: row.id, tenantId, after: schedule });
+    await auditRecord(tx, SCHEDULE, row, 'fee_schedule.created', { after: schedule });
     return schedule;
   });
 }
 
 /** Only a draft can change (409 otherwise); rules and rollingReserve replace the whole value. */
 export async function updateFeeSchedule(ctx: CallerContext, id: string, input: FeeScheduleFields): Promise<FeeSchedule> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.FeeSchedule);
-    const row = await access.get(id, { lock: true });
-    const conflict = () =>
-      new ConflictError('FEE_SCHEDULE_NOT_DRAFT', `A ${row.status} fee schedule cannot be updated.`, {
-        hint: 'Only draft schedules change: create a new schedule, activate it and reassign.',
-      });
-    if (row.status !== 'draft') throw conflict();
-    const changes: Partial<FeeScheduleRow> = {};
-    if (input.name !== undefined) changes.name = input.name;
-    if (input.description !== undefined) changes.description = input.description;
+  const notDraft = (row: FeeScheduleRow) =>
+    new ConflictError('FEE_SCHEDULE_NOT_DRAFT', `A ${row.status} fee schedule cannot be updated.`, {
+      hint: 'Only draft schedules change: create a new schedule, activate it and reassign.',
+    });
+  return toFeeSchedule(await updateRecord(ctx, SCHEDULE, id, (row) => {
+    if (row.status !== 'draft') throw notDraft(row);
+    const changes: Partial<FeeScheduleRow> = givenFields(input, ['name', 'description']);
     if (input.rules !== undefined) {
       if (row.tenantId !== null) refusePlatformParty(input.rules);
       changes.rules = input.rules.map(normalizeRule);
@@ -127,38 +126,24 @@ export async function updateFeeSchedule(ctx: CallerContext, id: string, input: F
       changes.rollingReserve = normalizeReserve(input.rollingReserve);
       changes.reserveSpecified = input.rollingReserve.rate !== undefined;
     }
-    const updated = await access.updateIf(row, { status: 'draft' }, changes);
-    if (!updated) throw conflict();
-    await recordAudit(tx, {
-      action: 'fee_schedule.updated', targetType: 'fee_schedule', targetId: id, tenantId: row.tenantId, before: toFeeSchedule(row), after: toFeeSchedule(updated),
-    });
-    return toFeeSchedule(updated);
-  });
+    return changes;
+  }, { action: 'fee_schedule.updated', expect: { status: 'draft' }, refused: notDraft }));
 }
 
 export type FeeScheduleMove = 'activate' | 'archive';
 
-const SCHEDULE_MOVES: Record<FeeScheduleMove, { from: FeeScheduleStatus; to: FeeScheduleStatus; stamp: 'activatedAt' | 'archivedAt'; action: string }> = {
-  activate: { from: 'draft', to: 'active', stamp: 'activatedAt', action: 'fee_schedule.activated' },
-  archive: { from: 'active', to: 'archived', stamp: 'archivedAt', action: 'fee_schedule.archived' },
-};
-
 /** draft -> active (activatedAt set), active -> archived (archivedAt set); 409 INVALID_STATE_TRANSITION otherwise. */
+const SCHEDULE_STATUS = statusMachine({
+  record: SCHEDULE,
+  moves: {
+    activate: { from: ['draft'], to: 'active', action: 'fee_schedule.activated', also: (ctx) => ({ activatedAt: ctx.clock.now() }) },
+    archive: { from: ['active'], to: 'archived', action: 'fee_schedule.archived', also: (ctx) => ({ archivedAt: ctx.clock.now() }) },
+  } satisfies Record<FeeScheduleMove, Move<FeeScheduleRow, FeeScheduleStatus>>,
+  refused: refusedMove('fee schedule', ofStatus('schedules')),
+});
+
 export async function changeFeeScheduleStatus(ctx: CallerContext, id: string, move: FeeScheduleMove): Promise<FeeSchedule> {
-  const { from, to, stamp, action } = SCHEDULE_MOVES[move];
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.FeeSchedule);
-    const row = await access.get(id, { lock: true });
-    const conflict = () =>
-      new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} fee schedule cannot be ${move === 'activate' ? 'activated' : 'archived'}.`, {
-        hint: `${move} applies to ${from} schedules.`,
-      });
-    if (row.status !== from) throw conflict();
-    const updated = await access.updateIf(row, { status: from }, { status: to, [stamp]: tx.clock.now() });
-    if (!updated) throw conflict();
-    await recordAudit(tx, { action, targetType: 'fee_schedule', targetId: id, tenantId: row.tenantId, before: toFeeSchedule(row), after: toFeeSchedule(updated) });
-    return toFeeSchedule(updated);
-  });
+  return toFeeSchedule(await moveRecord(ctx, SCHEDULE_STATUS, id, move));
 }
 
 // Fee assignments
@@ -181,6 +166,10 @@ export function toFeeAssignment(row: FeeAssignmentRow, now: Date): FeeAssignment
   const presented = presentRow(row, ASSIGNMENT_FIELDS);
   return { ...presented, status: assignmentStatus(row, now) };
 }
+
+const FEE_ASSIGNMENT = auditedRecord<FeeAssignmentRow>({
+  model: (ctx) => ctx.db.models.FeeAssignment, targetType: 'fee_assignment', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toFeeAssignment,
+});
 
 export interface FeeAssignmentFilters {
   level?: FeeLevel;
@@ -330,9 +319,7 @@ export async function createFeeAssignment(ctx: CallerContext, input: CreateFeeAs
       createdBy: tx.actor.id, level: input.level, currency: input.currency, paymentMethod: input.paymentMethod, effectiveFrom, effectiveTo,
     });
     const assignment = toFeeAssignment(row, tx.clock.now());
-    await recordAudit(tx, {
-      action: 'fee_assignment.created', targetType: 'fee_assignment', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: assignment,
-    });
+    await auditRecord(tx, FEE_ASSIGNMENT, row, 'fee_assignment.created', { after: assignment });
     return assignment;
   });
 }
@@ -340,18 +327,14 @@ export async function createFeeAssignment(ctx: CallerContext, input: CreateFeeAs
 /** open -> closed: effectiveTo set to now; 409 INVALID_STATE_TRANSITION when already closed. */
 export async function closeFeeAssignment(ctx: CallerContext, id: string): Promise<FeeAssignment> {
   return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.FeeAssignment);
-    const row = await access.get(id, { lock: true });
+    const row = await lockedRecord(tx, FEE_ASSIGNMENT, id);
     const now = tx.clock.now();
     const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', 'A closed fee assignment cannot be closed.', { hint: 'close applies to open assignments.' });
     if (assignmentStatus(row, now) === 'closed') throw conflict();
     const from = new Date(row.effectiveFrom);
     const end = from.getTime() > now.getTime() ? from : now; // a future assignment closes as an empty period
-    const updated = await access.updateIf(row, { effectiveTo: row.effectiveTo }, { effectiveTo: end });
-    if (!updated) throw conflict();
-    await recordAudit(tx, {
-      action: 'fee_assignment.closed', targetType: 'fee_assignment', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toFeeAssignment(row, now), after: toFeeAssignment(updated, now),
+    const updated = await auditedUpdate(tx, FEE_ASSIGNMENT, row, { effectiveTo: end }, {
+      action: 'fee_assignment.closed', expect: { effectiveTo: row.effectiveTo }, refused: conflict, now,
     });
     return toFeeAssignment(updated, now);
   });

@@ -8,8 +8,8 @@ import { isUuid, scoped } from '../../db/scoped';
 import type { KybDocumentRow, KybDocumentType } from '../../db/models';
 import { newId } from '../../util/ids';
 import { isSealedBytes } from '../../util/encryption';
-import { recordAudit } from '../audit/entries';
-import { EDITABLE, getSubmission, toKybDocument, type KybSubmission } from './submissions';
+import { auditRecord } from '../audit/changes';
+import { EDITABLE, getSubmission, KYB_DOCUMENT, toKybDocument, type KybSubmission } from './submissions';
 
 /**
  * KYB document bytes: PDF, PNG or JPEG (checked by magic bytes as well as by the declared type), kept with a
@@ -101,10 +101,7 @@ export async function uploadDocument(ctx: CallerContext, submissionId: string, i
         contentType: input.contentType, size: input.bytes.length, sha256: digest, storage, verdict: 'pending',
         verdictComment: null, verdictAt: null, verdictBy: null, uploadedBy: tx.actor.id,
       });
-      await recordAudit(tx, {
-        action: 'kyb_document.uploaded', targetType: 'kyb_document', targetId: id, tenantId: doc.tenantId, merchantId: doc.merchantId,
-        after: toKybDocument(doc),
-      });
+      await auditRecord(tx, KYB_DOCUMENT, doc, 'kyb_document.uploaded', { after: toKybDocument(doc) });
     } catch (error) {
       if (written) fs.rmSync(written, { force: true });
       throw error;

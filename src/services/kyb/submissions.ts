@@ -4,9 +4,9 @@ import { elevate } from '../../domain/authority';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../domain/errors';
 import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { KybDocumentRow, KybStatus, KybSubmissionRow } from '../../db/models';
-import { recordAudit } from '../audit/entries';
-import { presentRow, type Presented } from '../present';
-import { emitEvent } from '../webhooks/events';
+import { auditRecord, auditedRecord, auditedUpdate, lockedRecord } from '../audit/changes';
+import { moveRecord, statusMachine, type Move } from '../status';
+import { filterWhere, presentRow, type Presented } from '../present';
 
 /**
  * KYB submissions. A merchant caller acts for the company of its own merchant and sees only the submissions
@@ -80,18 +80,38 @@ async function callerCompanyId(ctx: CallerContext): Promise<string> {
 const FINAL: KybStatus[] = ['approved', 'rejected'];
 export const EDITABLE: KybStatus[] = ['draft', 'information_requested'];
 
-async function audit(ctx: CallerContext, action: string, before: KybSubmissionRow | null, after: KybSubmissionRow): Promise<void> {
-  await recordAudit(ctx, {
-    action: `kyb_submission.${action}`, targetType: 'kyb_submission', targetId: after.id, tenantId: after.tenantId,
-    merchantId: after.merchantId, before: before ? core(before) : undefined, after: core(after),
-  });
-}
+const SUBMISSION = auditedRecord<KybSubmissionRow>({
+  model: (ctx) => ctx.db.models.KybSubmission, targetType: 'kyb_submission', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: core,
+});
 
-function conflict(row: KybSubmissionRow, verb: string, from: KybStatus[]): ConflictError {
+export const KYB_DOCUMENT = auditedRecord<KybDocumentRow>({
+  model: (ctx) => ctx.db.models.KybDocument, targetType: 'kyb_document', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toKybDocument,
+});
+
+function conflict(row: KybSubmissionRow, verb: string, from: readonly KybStatus[]): ConflictError {
   return new ConflictError('INVALID_STATE_TRANSITION', `A KYB submission in status ${row.status} cannot ${verb}.`, {
     hint: `This applies to submissions in status ${from.join(' or ')}.`,
   });
 }
+
+const REVIEWABLE: KybStatus[] = ['submitted', 'in_review'];
+
+type KybMove = 'submit' | 'approve' | 'reject' | 'request_information';
+
+const KYB_VERBS: Record<KybMove, string> = {
+  submit: 'be submitted', approve: 'be approved', reject: 'be rejected', request_information: 'have information requested',
+};
+
+const KYB_STATUS = statusMachine({
+  record: SUBMISSION,
+  moves: {
+    submit: { from: EDITABLE, to: 'submitted', action: 'kyb_submission.submitted' },
+    approve: { from: REVIEWABLE, to: 'approved', action: 'kyb_submission.approved' },
+    reject: { from: REVIEWABLE, to: 'rejected', action: 'kyb_submission.rejected' },
+    request_information: { from: REVIEWABLE, to: 'information_requested', action: 'kyb_submission.information_requested' },
+  } satisfies Record<KybMove, Move<KybSubmissionRow, KybStatus>>,
+  refused: (row, move, spec) => conflict(row, KYB_VERBS[move], spec.from),
+});
 
 type DataInput = Record<string, unknown>;
 
@@ -120,7 +140,7 @@ export async function createSubmission(ctx: CallerContext, input: { data?: DataI
       if (error instanceof UniqueConstraintError) throw alreadyOpen();
       throw error;
     }
-    await audit(tx, 'created', null, row);
+    await auditRecord(tx, SUBMISSION, row, 'kyb_submission.created', { after: core(row) });
     return toSubmission(row, []);
   });
 }
@@ -130,10 +150,7 @@ export async function listSubmissions(
   filters: { status?: KybStatus; companyId?: string; merchantId?: string },
   page: ListParams,
 ): Promise<Page<KybSubmission>> {
-  const where: Record<string, unknown> = {};
-  if (filters.status) where.status = filters.status;
-  if (filters.companyId) where.companyId = filters.companyId;
-  if (filters.merchantId) where.merchantId = filters.merchantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['status', 'companyId', 'merchantId']);
   return presentPage(ctx, await submissions(ctx).list(where, page));
 }
 
@@ -151,16 +168,15 @@ export async function getLatestSubmission(ctx: CallerContext): Promise<KybSubmis
 
 export async function updateSubmission(ctx: CallerContext, id: string, input: { data: DataInput }): Promise<KybSubmission> {
   return inTransaction(ctx, async (tx) => {
-    const row = await submissions(tx).get(id, { lock: true });
-    if (!EDITABLE.includes(row.status)) throw conflict(row, 'have its data changed', EDITABLE);
+    const row = await lockedRecord(tx, SUBMISSION, id);
+    const refused = () => conflict(row, 'have its data changed', EDITABLE);
+    if (!EDITABLE.includes(row.status)) throw refused();
     const merged: Record<string, unknown> = { ...(row.data ?? {}) };
     for (const [k, v] of Object.entries(input.data)) {
       if (v === null) delete merged[k];
       else if (v !== undefined) merged[k] = v;
     }
-    const updated = await submissions(tx).updateIf(row, { status: row.status }, { data: merged });
-    if (!updated) throw conflict(row, 'have its data changed', EDITABLE);
-    await audit(tx, 'updated', row, updated);
+    const updated = await auditedUpdate(tx, SUBMISSION, row, { data: merged }, { action: 'kyb_submission.updated', expect: { status: row.status }, refused });
     return present(tx, updated);
   });
 }
@@ -187,53 +203,45 @@ export function missingEssentials(data: Record<string, unknown>): FieldIssue[] {
 }
 
 export async function submitSubmission(ctx: CallerContext, id: string): Promise<KybSubmission> {
-  return inTransaction(ctx, async (tx) => {
-    const row = await submissions(tx).get(id, { lock: true });
-    if (!EDITABLE.includes(row.status)) throw conflict(row, 'be submitted', EDITABLE);
-    const issues = missingEssentials(row.data ?? {});
-    const docs = await documentsOf(tx, [row.id]);
-    if (docs.length === 0) issues.push({ path: 'documents', message: 'must hold at least one uploaded document to submit' });
-    if (issues.length) {
-      throw new ValidationError(`The submission is incomplete: ${issues.map((i) => i.path).join(', ')}.`, issues, 'KYB_INCOMPLETE');
-    }
-    const now = tx.clock.now();
-    const updated = await submissions(tx).updateIf(row, { status: row.status }, { status: 'submitted', submittedAt: now });
-    if (!updated) throw conflict(row, 'be submitted', EDITABLE);
-    await audit(tx, 'submitted', row, updated);
-    await emitEvent(tx, {
+  let docs: KybDocumentRow[] = [];
+  const updated = await moveRecord(ctx, KYB_STATUS, id, 'submit', {
+    check: async (row, tx) => {
+      const issues = missingEssentials(row.data ?? {});
+      docs = await documentsOf(tx, [row.id]);
+      if (docs.length === 0) issues.push({ path: 'documents', message: 'must hold at least one uploaded document to submit' });
+      if (issues.length) {
+        throw new ValidationError(`The submission is incomplete: ${issues.map((i) => i.path).join(', ')}.`, issues, 'KYB_INCOMPLETE');
+      }
+    },
+    changes: (_row, tx) => ({ submittedAt: tx.clock.now() }),
+    event: (moved) => ({
       type: 'kyb.submitted',
-      tenantId: updated.tenantId,
-      merchantId: updated.merchantId,
+      tenantId: moved.tenantId,
+      merchantId: moved.merchantId,
       data: {
-        id: updated.id, object: 'kyb_submission', companyId: updated.companyId, merchantId: updated.merchantId,
-        status: updated.status, submittedAt: now.toISOString(), documentCount: docs.length,
+        id: moved.id, object: 'kyb_submission', companyId: moved.companyId, merchantId: moved.merchantId,
+        status: moved.status, submittedAt: new Date(moved.submittedAt!).toISOString(), documentCount: docs.length,
       },
-    });
-    return toSubmission(updated, docs);
+    }),
   });
+  return toSubmission(updated, docs);
 }
 
 // ---- reviewer side ----
-
-const REVIEWABLE: KybStatus[] = ['submitted', 'in_review'];
 
 function reviewStamp(ctx: CallerContext) {
   return { reviewedAt: ctx.clock.now(), reviewedBy: ctx.actor.id };
 }
 
+/** A reviewer's decision: the move's changes (which may refuse it by throwing) and the review stamp. */
 async function decide(
   ctx: CallerContext,
   id: string,
-  verb: string,
-  action: string,
+  move: Exclude<KybMove, 'submit'>,
   changes: (tx: CallerContext, row: KybSubmissionRow) => Promise<Partial<KybSubmissionRow>>,
 ): Promise<KybSubmission> {
   return inTransaction(ctx, async (tx) => {
-    const row = await submissions(tx).get(id, { lock: true });
-    if (!REVIEWABLE.includes(row.status)) throw conflict(row, verb, REVIEWABLE);
-    const updated = await submissions(tx).updateIf(row, { status: row.status }, { ...(await changes(tx, row)), ...reviewStamp(tx) });
-    if (!updated) throw conflict(row, verb, REVIEWABLE);
-    await audit(tx, action, row, updated);
+    const updated = await moveRecord(tx, KYB_STATUS, id, move, { changes: async (row) => ({ ...(await changes(tx, row)), ...reviewStamp(tx) }) });
     return present(tx, updated);
   });
 }
@@ -243,7 +251,7 @@ async function decide(
  * a later upload replaced stays on the record as history).
  */
 export async function approveSubmission(ctx: CallerContext, id: string, input: { comment?: string }): Promise<KybSubmission> {
-  return decide(ctx, id, 'be approved', 'approved', async (tx, row) => {
+  return decide(ctx, id, 'approve', async (tx, row) => {
     const docs = await documentsOf(tx, [row.id]);
     const pending = docs.filter((d) => d.verdict === 'pending');
     if (docs.length === 0 || pending.length > 0 || !docs.some((d) => d.verdict === 'accepted')) {
@@ -263,14 +271,14 @@ export async function approveSubmission(ctx: CallerContext, id: string, input: {
 }
 
 export async function rejectSubmission(ctx: CallerContext, id: string, input: { rejectionReason: string; comment?: string }): Promise<KybSubmission> {
-  return decide(ctx, id, 'be rejected', 'rejected', async (tx, row) => ({
+  return decide(ctx, id, 'reject', async (tx, row) => ({
     status: 'rejected', decidedAt: tx.clock.now(), rejectionReason: input.rejectionReason,
     reviewerComment: input.comment ?? row.reviewerComment, openCompanyId: null,
   }));
 }
 
 export async function requestInformation(ctx: CallerContext, id: string, input: { message: string }): Promise<KybSubmission> {
-  return decide(ctx, id, 'have information requested', 'information_requested', async () => ({
+  return decide(ctx, id, 'request_information', async () => ({
     status: 'information_requested', informationRequest: input.message,
   }));
 }
@@ -292,15 +300,11 @@ export async function setDocumentVerdict(
     if (!REVIEWABLE.includes(row.status)) throw conflict(row, 'take document verdicts', REVIEWABLE);
     const moved = await submissions(tx).updateIf(row, { status: row.status }, { status: 'in_review', ...reviewStamp(tx) });
     if (!moved) throw conflict(row, 'take document verdicts', REVIEWABLE);
-    if (row.status === 'submitted') await audit(tx, 'review_started', row, moved);
+    if (row.status === 'submitted') await auditRecord(tx, SUBMISSION, row, 'kyb_submission.review_started', { before: core(row), after: core(moved) });
     row = moved;
-    const updatedDoc = await documents(tx).update(doc, {
+    await auditedUpdate(tx, KYB_DOCUMENT, doc, {
       verdict: input.verdict, verdictComment: input.comment ?? null, verdictAt: tx.clock.now(), verdictBy: tx.actor.id,
-    });
-    await recordAudit(tx, {
-      action: `kyb_document.${input.verdict}`, targetType: 'kyb_document', targetId: doc.id, tenantId: doc.tenantId,
-      merchantId: doc.merchantId, before: toKybDocument(doc), after: toKybDocument(updatedDoc),
-    });
+    }, { action: `kyb_document.${input.verdict}` });
     return present(tx, row);
   });
 }

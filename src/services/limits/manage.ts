@@ -1,8 +1,9 @@
 import { inTransaction, type CallerContext } from '../../domain/context';
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { NotFoundError, ValidationError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { LimitEntityType, LimitMetric, LimitPeriodUnit, LimitRow, LimitTransactionType } from '../../db/models';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedRecord } from '../audit/changes';
+import { disableOnly, transition } from '../status';
 import type { AuditTargetType } from '../audit/targets';
 import { mapPage, presentRow, type Presented } from '../present';
 
@@ -28,6 +29,12 @@ export function toLimit(row: LimitRow): Limit {
 
 /** A limit's audit entries name its owner's kind: each is read through its owner, with its owner's permission. */
 const AUDIT_TARGET = { merchant: 'merchant_limit', channel: 'channel_limit', terminal: 'terminal_limit' } as const satisfies Record<LimitEntityType, AuditTargetType>;
+
+const LIMIT = auditedRecord<LimitRow>({
+  model: (ctx) => ctx.db.models.Limit, targetType: (row) => AUDIT_TARGET[row.entityType], owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toLimit,
+});
+
+const LIMIT_STATUS = disableOnly(LIMIT, 'limit.disabled', 'limit', 'limits');
 
 export interface LimitInput {
   period: { value: number; unit: LimitPeriodUnit };
@@ -108,7 +115,7 @@ export async function createLimit(ctx: CallerContext, input: LimitOwner & LimitI
       status: 'active',
     });
     const limit = toLimit(row);
-    await recordAudit(tx, { action: 'limit.created', targetType: AUDIT_TARGET[row.entityType], targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: limit });
+    await auditRecord(tx, LIMIT, row, 'limit.created', { after: limit });
     return limit;
   });
 }
@@ -140,17 +147,7 @@ async function limitOf(ctx: CallerContext, owner: LimitOwner, limitId: string, l
 export async function disableLimit(ctx: CallerContext, owner: LimitOwner, limitId: string): Promise<Limit> {
   return inTransaction(ctx, async (tx) => {
     await resolveEntity(tx, owner);
-    const row = await limitOf(tx, owner, limitId, true);
-    const conflict = () =>
-      new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} limit cannot be disabled.`, { hint: 'disable applies to active limits.' });
-    if (row.status !== 'active') throw conflict();
-    const updated = await scoped(tx, tx.db.models.Limit).updateIf(row, { status: 'active' }, { status: 'disabled' });
-    if (!updated) throw conflict();
-    await recordAudit(tx, {
-      action: 'limit.disabled', targetType: AUDIT_TARGET[row.entityType], targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toLimit(row), after: toLimit(updated),
-    });
-    return toLimit(updated);
+    return toLimit(await transition(tx, LIMIT_STATUS, await limitOf(tx, owner, limitId, true), 'disable'));
   });
 }
 

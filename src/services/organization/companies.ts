@@ -1,10 +1,11 @@
 import { Op, fn, col, where as sqlWhere } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { NotFoundError, ValidationError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { CompanyRow } from '../../db/models';
 import { companySearchText } from '../../db/migrations/0003_organization';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedRecord, updateRecord } from '../audit/changes';
+import { disableOnly, moveRecord } from '../status';
 import { mapPage, presentRow, type Presented } from '../present';
 
 /** The fields of the Company record (the specification's, plus status): listed, so no column leaks by accident. */
@@ -37,6 +38,12 @@ export type UpdateCompanyInput = CompanyFields & { name?: string; country?: stri
 function access(ctx: CallerContext) {
   return scoped(ctx, ctx.db.models.Company);
 }
+
+const COMPANY = auditedRecord<CompanyRow>({
+  model: (ctx) => ctx.db.models.Company, targetType: 'company', owner: (row) => ({ tenantId: row.tenantId, merchantId: null }), render: toCompany,
+});
+
+const COMPANY_STATUS = disableOnly(COMPANY, 'company.disabled', 'company', 'companies');
 
 /** The tenant a new record goes to: the caller's own, or for the platform the one named in the body. */
 export async function targetTenant(ctx: CallerContext, tenantId: string | undefined, field = 'body.tenantId'): Promise<string> {
@@ -79,7 +86,7 @@ export async function createCompanyRow(ctx: CallerContext, input: CreateCompanyI
       status: 'active',
       searchText: companySearchText(input.name, legalName),
     });
-    await recordAudit(tx, { action: 'company.created', targetType: 'company', targetId: row.id, tenantId: row.tenantId, merchantId: null, after: toCompany(row) });
+    await auditRecord(tx, COMPANY, row, 'company.created', { after: toCompany(row) });
     return row;
   });
 }
@@ -115,28 +122,17 @@ export async function getCompany(ctx: CallerContext, id: string): Promise<Compan
 }
 
 export async function updateCompany(ctx: CallerContext, id: string, input: UpdateCompanyInput): Promise<Company> {
-  return inTransaction(ctx, async (tx) => {
-    const row = await access(tx).get(id, { lock: true });
+  return toCompany(await updateRecord(ctx, COMPANY, id, (row) => {
     const changes: Partial<CompanyRow> = {};
     for (const [k, v] of Object.entries(input)) if (v !== undefined) (changes as Record<string, unknown>)[k] = v;
     if (changes.name !== undefined || changes.legalName !== undefined) {
       changes.searchText = companySearchText(changes.name ?? row.name, changes.legalName === undefined ? row.legalName : changes.legalName);
     }
-    const updated = await access(tx).update(row, changes);
-    await recordAudit(tx, { action: 'company.updated', targetType: 'company', targetId: id, tenantId: row.tenantId, merchantId: null, before: toCompany(row), after: toCompany(updated) });
-    return toCompany(updated);
-  });
+    return changes;
+  }, { action: 'company.updated' }));
 }
 
 /** active to disabled (409 otherwise). The company's merchants stay as they are; it takes no new merchants. */
 export async function disableCompany(ctx: CallerContext, id: string): Promise<Company> {
-  return inTransaction(ctx, async (tx) => {
-    const row = await access(tx).get(id, { lock: true });
-    const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} company cannot be disabled.`, { hint: 'disable applies to active companies.' });
-    if (row.status !== 'active') throw conflict();
-    const updated = await access(tx).updateIf(row, { status: 'active' }, { status: 'disabled' });
-    if (!updated) throw conflict();
-    await recordAudit(tx, { action: 'company.disabled', targetType: 'company', targetId: id, tenantId: row.tenantId, merchantId: null, before: toCompany(row), after: toCompany(updated) });
-    return toCompany(updated);
-  });
+  return toCompany(await moveRecord(ctx, COMPANY_STATUS, id, 'disable'));
 }

@@ -3,8 +3,9 @@ import { ConflictError, NotFoundError, ValidationError } from '../../domain/erro
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { MerchantRow, MerchantThreeDsConfig } from '../../db/models';
 import { DEFAULT_THREE_DS_CONFIG } from '../../db/migrations/0003_organization';
-import { recordAudit } from '../audit/entries';
-import { mapPage, presentRow, type Presented } from '../present';
+import { auditRecord, auditedRecord, updateRecord } from '../audit/changes';
+import { accountMachine, moveRecord, statusMachine, type Move } from '../status';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { emitEvent } from '../webhooks/events';
 import { companyHasApprovedKyb } from '../kyb/submissions';
 
@@ -33,12 +34,9 @@ function access(ctx: CallerContext) {
   return scoped(ctx, ctx.db.models.Merchant);
 }
 
-async function audit(ctx: CallerContext, action: string, before: MerchantRow | null, after: MerchantRow): Promise<void> {
-  await recordAudit(ctx, {
-    action: `merchant.${action}`, targetType: 'merchant', targetId: after.id, tenantId: after.tenantId, merchantId: after.id,
-    before: before ? toMerchant(before) : undefined, after: toMerchant(after),
-  });
-}
+const MERCHANT = auditedRecord<MerchantRow>({
+  model: (ctx) => ctx.db.models.Merchant, targetType: 'merchant', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.id }), render: toMerchant,
+});
 
 export interface CreateMerchantInput {
   companyId: string;
@@ -87,7 +85,7 @@ export async function createMerchantRow(
       processingMode: 'principal',
       threeDsConfig: { ...(DEFAULT_THREE_DS_CONFIG as MerchantThreeDsConfig) },
     });
-    await audit(tx, 'created', null, row);
+    await auditRecord(tx, MERCHANT, row, 'merchant.created', { after: toMerchant(row) });
     if (options.event) {
       await emitEvent(tx, { type: 'merchant.created', data: toMerchant(row) as unknown as Record<string, unknown>, tenantId: row.tenantId, merchantId: row.id });
     }
@@ -106,17 +104,9 @@ export interface MerchantFilters {
   liveStatus?: LiveStatus;
 }
 
-function filterWhere(filters: MerchantFilters): Record<string, unknown> {
-  const where: Record<string, unknown> = {};
-  if (filters.companyId) where.companyId = filters.companyId;
-  if (filters.status) where.status = filters.status;
-  if (filters.liveStatus) where.liveStatus = filters.liveStatus;
-  return where;
-}
-
 /** Merchants in the caller's scope (a merchant caller sees itself only). Merchants span both modes. */
 export async function listMerchants(ctx: CallerContext, filters: MerchantFilters, page: ListParams): Promise<Page<Merchant>> {
-  return mapPage(await access(ctx).list(filterWhere(filters), page), toMerchant);
+  return mapPage(await access(ctx).list(filterWhere(filters, ['companyId', 'status', 'liveStatus']), page), toMerchant);
 }
 
 /** The merchants of one company (404 when the company is not visible to the caller). */
@@ -137,13 +127,7 @@ export interface UpdateMerchantInput {
 }
 
 async function change(ctx: CallerContext, id: string, action: string, compute: (row: MerchantRow, tx: CallerContext) => Promise<Partial<MerchantRow>> | Partial<MerchantRow>): Promise<Merchant> {
-  return inTransaction(ctx, async (tx) => {
-    const row = await access(tx).get(id, { lock: true });
-    const changes = await compute(row, tx);
-    const updated = await access(tx).update(row, changes);
-    await audit(tx, action, row, updated);
-    return toMerchant(updated);
-  });
+  return toMerchant(await updateRecord(ctx, MERCHANT, id, compute, { action: `merchant.${action}` }));
 }
 
 export async function updateMerchant(ctx: CallerContext, id: string, input: UpdateMerchantInput): Promise<Merchant> {
@@ -190,37 +174,33 @@ export async function setProcessingMode(ctx: CallerContext, id: string, processi
 
 export type StatusMove = 'activate' | 'suspend' | 'disable';
 
-/** Allowed status moves: the key is the operation, the value the states it may start from. */
-const STATUS_MOVES: Record<StatusMove, { from: MerchantStatus[]; to: MerchantStatus; action: string }> = {
-  activate: { from: ['suspended', 'disabled'], to: 'active', action: 'activated' },
-  suspend: { from: ['active'], to: 'suspended', action: 'suspended' },
-  disable: { from: ['active', 'suspended'], to: 'disabled', action: 'disabled' },
-};
+/** The account lifecycle: activate, suspend, disable (accountMachine, src/services/status.ts). */
+const MERCHANT_STATUS = accountMachine(MERCHANT, 'merchant');
 
 /** activate, suspend, disable: a suspended or disabled merchant's keys and users stop working at once (403). */
 export async function changeMerchantStatus(ctx: CallerContext, id: string, move: StatusMove): Promise<Merchant> {
-  const { from, to, action } = STATUS_MOVES[move];
-  return inTransaction(ctx, async (tx) => {
-    const row = await access(tx).get(id, { lock: true });
-    const conflict = () =>
-      new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} merchant cannot be ${to === 'active' ? 'activated' : to}.`, {
-        hint: `${move} applies to merchants in status ${from.join(' or ')}.`,
-      });
-    if (!from.includes(row.status)) throw conflict();
-    const updated = await access(tx).updateIf(row, { status: row.status }, { status: to });
-    if (!updated) throw conflict();
-    await audit(tx, action, row, updated);
-    return toMerchant(updated);
-  });
+  return toMerchant(await moveRecord(ctx, MERCHANT_STATUS, id, move));
 }
 
 export type LiveMove = 'request' | 'approve' | 'reject';
 
-const LIVE_MOVES: Record<LiveMove, { from: LiveStatus[]; to: LiveStatus; action: string; verb: string }> = {
-  request: { from: ['sandbox'], to: 'pending_approval', action: 'live_approval_requested', verb: 'request live approval' },
-  approve: { from: ['sandbox', 'pending_approval'], to: 'approved', action: 'live_approved', verb: 'be approved for live' },
-  reject: { from: ['pending_approval'], to: 'sandbox', action: 'live_rejected', verb: 'have its live approval rejected' },
+const LIVE_VERBS: Record<LiveMove, string> = {
+  request: 'request live approval', approve: 'be approved for live', reject: 'have its live approval rejected',
 };
+
+const LIVE_STATUS = statusMachine({
+  record: MERCHANT,
+  field: 'liveStatus',
+  moves: {
+    request: { from: ['sandbox'], to: 'pending_approval', action: 'merchant.live_approval_requested' },
+    approve: { from: ['sandbox', 'pending_approval'], to: 'approved', action: 'merchant.live_approved' },
+    reject: { from: ['pending_approval'], to: 'sandbox', action: 'merchant.live_rejected' },
+  } satisfies Record<LiveMove, Move<MerchantRow, LiveStatus>>,
+  refused: (row, move, spec) =>
+    new ConflictError('INVALID_STATE_TRANSITION', `A merchant in liveStatus ${row.liveStatus} cannot ${LIVE_VERBS[move]}.`, {
+      hint: `This applies to merchants in liveStatus ${spec.from.join(' or ')}.`,
+    }),
+});
 
 /**
  * Live approval: request (sandbox to pending_approval), approve (sandbox or pending_approval to approved; needs an
@@ -228,23 +208,14 @@ const LIVE_MOVES: Record<LiveMove, { from: LiveStatus[]; to: LiveStatus; action:
  * back to sandbox). Any other start state is 409 INVALID_STATE_TRANSITION.
  */
 export async function changeLiveStatus(ctx: CallerContext, id: string, move: LiveMove): Promise<Merchant> {
-  const { from, to, action, verb } = LIVE_MOVES[move];
-  return inTransaction(ctx, async (tx) => {
-    const row = await access(tx).get(id, { lock: true });
-    const conflict = () =>
-      new ConflictError('INVALID_STATE_TRANSITION', `A merchant in liveStatus ${row.liveStatus} cannot ${verb}.`, {
-        hint: `This applies to merchants in liveStatus ${from.join(' or ')}.`,
-      });
-    if (!from.includes(row.liveStatus)) throw conflict();
-    if (row.status === 'disabled') throw new ConflictError('MERCHANT_DISABLED', 'The merchant is disabled; activate it first.');
-    if (move === 'approve' && !(await companyHasApprovedKyb(tx, row.companyId))) {
-      throw new ConflictError('KYB_NOT_APPROVED', `Company ${row.companyId} has no approved KYB submission; the merchant cannot go live yet.`, {
-        hint: 'The company submits KYB and a reviewer approves it first.',
-      });
-    }
-    const updated = await access(tx).updateIf(row, { liveStatus: row.liveStatus }, { liveStatus: to });
-    if (!updated) throw conflict();
-    await audit(tx, action, row, updated);
-    return toMerchant(updated);
-  });
+  return toMerchant(await moveRecord(ctx, LIVE_STATUS, id, move, {
+    check: async (row, tx) => {
+      if (row.status === 'disabled') throw new ConflictError('MERCHANT_DISABLED', 'The merchant is disabled; activate it first.');
+      if (move === 'approve' && !(await companyHasApprovedKyb(tx, row.companyId))) {
+        throw new ConflictError('KYB_NOT_APPROVED', `Company ${row.companyId} has no approved KYB submission; the merchant cannot go live yet.`, {
+          hint: 'The company submits KYB and a reviewer approves it first.',
+        });
+      }
+    },
+  }));
 }

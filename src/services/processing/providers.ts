@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError, type FieldIssue } from '../../domain/er
 import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ProviderOverlayRow } from '../../db/models';
 import { fixturePath } from '../../util/paths';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedRecord } from '../audit/changes';
 import { iso } from '../present';
 
 /**
@@ -205,6 +205,12 @@ export async function listProviders(ctx: CallerContext, filters: ProviderFilters
   };
 }
 
+/** A provider integration is audited through its overlay (its id is the provider's), as the platform's. */
+const PROVIDER = auditedRecord<ProviderOverlayRow>({
+  model: (ctx) => ctx.db.models.ProviderOverlay, targetType: 'provider_integration', owner: () => ({ tenantId: null }),
+  render: (row) => toProvider(declarationOf(row.id), row),
+});
+
 async function saveOverlay(ctx: CallerContext, id: string, changes: { status?: ProviderStatus; capabilities?: CapabilityOverlay }): Promise<ProviderOverlayRow> {
   const access = scoped(ctx, ctx.db.models.ProviderOverlay);
   const existing = await access.find(id, { lock: true });
@@ -217,11 +223,9 @@ export async function setProviderStatus(ctx: CallerContext, id: string, status: 
   return inTransaction(ctx, async (tx) => {
     const p = declarationOf(id);
     const before = toProvider(p, await scoped(tx, tx.db.models.ProviderOverlay).find(p.id));
-    const after = toProvider(p, await saveOverlay(tx, p.id, { status }));
-    await recordAudit(tx, {
-      action: 'provider_integration.status_changed', targetType: 'provider_integration', targetId: p.id, tenantId: null,
-      before: { status: before.status }, after: { status: after.status },
-    });
+    const overlay = await saveOverlay(tx, p.id, { status });
+    const after = toProvider(p, overlay);
+    await auditRecord(tx, PROVIDER, overlay, 'provider_integration.status_changed', { before: { status: before.status }, after: { status: after.status } });
     return after;
   });
 }
@@ -296,9 +300,9 @@ export async function adjustCapabilities(ctx: CallerContext, id: string, input: 
     const existing = await scoped(tx, tx.db.models.ProviderOverlay).find(p.id, { lock: true });
     const before = toProvider(p, existing);
     const merged = mergeOverlay(input.reset ? {} : ((existing?.capabilities ?? {}) as CapabilityOverlay), add);
-    const after = toProvider(p, await saveOverlay(tx, p.id, { capabilities: merged }));
-    await recordAudit(tx, {
-      action: 'provider_integration.capabilities_adjusted', targetType: 'provider_integration', targetId: p.id, tenantId: null,
+    const overlay = await saveOverlay(tx, p.id, { capabilities: merged });
+    const after = toProvider(p, overlay);
+    await auditRecord(tx, PROVIDER, overlay, 'provider_integration.capabilities_adjusted', {
       before: { capabilityOverlay: before.capabilityOverlay }, after: { capabilityOverlay: after.capabilityOverlay },
     });
     return after;

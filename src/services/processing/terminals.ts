@@ -3,8 +3,9 @@ import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { MpiAccountRow, TerminalRestrictionRow, TerminalRow, ThreeDsConfigRow } from '../../db/models';
 import { newId } from '../../util/ids';
-import { recordAudit } from '../audit/entries';
-import { mapPage, presentRow, type Presented } from '../present';
+import { auditRecord, auditedRecord, auditedUpdate, givenFields, lockedRecord, updateRecord } from '../audit/changes';
+import { disableOnly, moveRecord, transition } from '../status';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { tenantForCreate } from '../partners';
 import { createLimit, disableLimit, listLimits, registerLimitEntity, type Limit, type LimitFilters, type LimitInput } from '../limits/manage';
 import { providerCatalog, providerForField, supportedMethods, threeDsVersions, type CredentialSchema, type ProviderIntegration } from './providers';
@@ -62,6 +63,16 @@ export type TerminalRestriction = Presented<Pick<TerminalRestrictionRow, (typeof
 export function toRestriction(row: TerminalRestrictionRow): TerminalRestriction {
   return presentRow(row, RESTRICTION_FIELDS);
 }
+
+const TERMINAL = auditedRecord<TerminalRow>({ model: (ctx) => ctx.db.models.Terminal, targetType: 'terminal', owner: (row) => ({ tenantId: row.tenantId }), render: toTerminal });
+
+const TERMINAL_STATUS = disableOnly(TERMINAL, 'terminal.disabled', 'terminal', 'terminals');
+
+const RESTRICTION = auditedRecord<TerminalRestrictionRow>({
+  model: (ctx) => ctx.db.models.TerminalRestriction, targetType: 'terminal_restriction', owner: (row) => ({ tenantId: row.tenantId }), render: toRestriction,
+});
+
+const RESTRICTION_STATUS = disableOnly(RESTRICTION, 'terminal_restriction.disabled', 'restriction', 'restrictions');
 
 // ------------------------------------------------------------------------------------------------ checks
 
@@ -281,14 +292,13 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
         : defaultThreeDs(p),
     });
     const terminal = toTerminal(row);
-    await recordAudit(tx, { action: 'terminal.created', targetType: 'terminal', targetId: id, tenantId, after: terminal });
+    await auditRecord(tx, TERMINAL, row, 'terminal.created', { after: terminal });
     return terminal;
   });
 }
 
 export async function listTerminals(ctx: CallerContext, filters: TerminalFilters, page: ListParams): Promise<Page<Terminal>> {
-  const where: Record<string, unknown> = {};
-  for (const key of ['tenantId', 'status', 'direction', 'providerIntegrationId'] as const) if (filters[key]) where[key] = filters[key];
+  const where: Record<string, unknown> = filterWhere(filters, ['tenantId', 'status', 'direction', 'providerIntegrationId']);
   return mapPage(await scoped(ctx, ctx.db.models.Terminal).list(where, page), toTerminal);
 }
 
@@ -302,14 +312,9 @@ async function provider(ctx: CallerContext, row: TerminalRow): Promise<ProviderI
 
 /** Changes the given fields; the lists replace the old ones and are checked against the provider again. */
 export async function updateTerminal(ctx: CallerContext, id: string, input: UpdateTerminalInput): Promise<Terminal> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Terminal);
-    const row = await access.get(id, { lock: true });
+  return toTerminal(await updateRecord(ctx, TERMINAL, id, async (row, tx) => {
     writable(row);
-    const changes: Partial<TerminalRow> = {};
-    if (input.name !== undefined) changes.name = input.name;
-    if (input.mcc !== undefined) changes.mcc = input.mcc;
-    if (input.descriptor !== undefined) changes.descriptor = input.descriptor;
+    const changes: Partial<TerminalRow> = givenFields(input, ['name', 'mcc', 'descriptor']);
     if (input.providerCostScheduleId !== undefined) changes.providerCostScheduleId = (await costSchedule(tx, row.tenantId, input.providerCostScheduleId)) ?? null;
     if (input.supportedCurrencies !== undefined) changes.supportedCurrencies = uniq(input.supportedCurrencies);
     if (input.supportedBrands !== undefined) changes.supportedBrands = uniq(input.supportedBrands);
@@ -322,31 +327,19 @@ export async function updateTerminal(ctx: CallerContext, id: string, input: Upda
         supportedPaymentMethodTypes: changes.supportedPaymentMethodTypes ?? row.supportedPaymentMethodTypes,
       }, { supportedCurrencies: !!input.supportedCurrencies, supportedBrands: !!input.supportedBrands, supportedPaymentMethodTypes: !!input.supportedPaymentMethodTypes });
     }
-    const updated = await access.update(row, changes);
-    await recordAudit(tx, { action: 'terminal.updated', targetType: 'terminal', targetId: id, tenantId: row.tenantId, before: toTerminal(row), after: toTerminal(updated) });
-    return toTerminal(updated);
-  });
+    return changes;
+  }, { action: 'terminal.updated' }));
 }
 
 /** active -> disabled; 409 when already disabled. */
 export async function disableTerminal(ctx: CallerContext, id: string): Promise<Terminal> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Terminal);
-    const row = await access.get(id, { lock: true });
-    const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} terminal cannot be disabled.`, { hint: 'disable applies to active terminals.' });
-    if (row.status !== 'active') throw conflict();
-    const updated = await access.updateIf(row, { status: 'active' }, { status: 'disabled' });
-    if (!updated) throw conflict();
-    await recordAudit(tx, { action: 'terminal.disabled', targetType: 'terminal', targetId: id, tenantId: row.tenantId, before: toTerminal(row), after: toTerminal(updated) });
-    return toTerminal(updated);
-  });
+  return toTerminal(await moveRecord(ctx, TERMINAL_STATUS, id, 'disable'));
 }
 
 /** A new credential binding (new id) replaces the current one, which is kept sealed and marked replaced. */
 export async function rotateCredentials(ctx: CallerContext, id: string, credentials: Record<string, string>): Promise<Terminal> {
   return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Terminal);
-    const row = await access.get(id, { lock: true });
+    const row = await lockedRecord(tx, TERMINAL, id);
     writable(row);
     const p = await provider(tx, row);
     const checked = checkCredentials(p.credentialSchema, credentials);
@@ -354,11 +347,9 @@ export async function rotateCredentials(ctx: CallerContext, id: string, credenti
     const old = await bindings.find(row.credentialBindingId, { lock: true });
     if (old) await bindings.update(old, { status: 'replaced', replacedAt: tx.clock.now() });
     const binding = await seal(tx, row, checked);
-    const updated = await access.update(row, { credentialBindingId: binding.id });
     // the binding ids under names the audit redaction leaves readable; never a credential value
-    await recordAudit(tx, {
-      action: 'terminal.credentials_rotated', targetType: 'terminal', targetId: id, tenantId: row.tenantId,
-      before: { bindingId: row.credentialBindingId }, after: { bindingId: binding.id },
+    const updated = await auditedUpdate(tx, TERMINAL, row, { credentialBindingId: binding.id }, {
+      action: 'terminal.credentials_rotated', render: (r) => ({ bindingId: r.credentialBindingId }),
     });
     return toTerminal(updated);
   });
@@ -374,17 +365,10 @@ async function changeThreeDs(
   action: string,
   change: (row: TerminalRow, p: ProviderIntegration) => ThreeDsConfigRow,
 ): Promise<TerminalRow> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Terminal);
-    const row = await access.get(id, { lock: true });
+  return updateRecord(ctx, TERMINAL, id, async (row, tx) => {
     writable(row);
-    const next = change(row, await provider(tx, row));
-    const updated = await access.update(row, { threeDsConfig: next });
-    await recordAudit(tx, {
-      action, targetType: 'terminal', targetId: id, tenantId: row.tenantId, before: { threeDsConfig: toThreeDsConfig(row) }, after: { threeDsConfig: toThreeDsConfig(updated) },
-    });
-    return updated;
-  });
+    return { threeDsConfig: change(row, await provider(tx, row)) };
+  }, { action, render: (r) => ({ threeDsConfig: toThreeDsConfig(r) }) });
 }
 
 /** Replaces the whole 3DS configuration (MPI accounts included). */
@@ -470,7 +454,7 @@ export async function createRestriction(ctx: CallerContext, terminalId: string, 
       transactionType: input.transactionType ?? (terminal.direction === 'payout' ? 'payout' : 'payment'), status: 'active',
     });
     const restriction = toRestriction(row);
-    await recordAudit(tx, { action: 'terminal_restriction.created', targetType: 'terminal_restriction', targetId: row.id, tenantId: row.tenantId, after: restriction });
+    await auditRecord(tx, RESTRICTION, row, 'terminal_restriction.created', { after: restriction });
     return restriction;
   });
 }
@@ -496,16 +480,9 @@ export async function updateRestriction(ctx: CallerContext, terminalId: string, 
     writable(terminal);
     if (row.status !== 'active') throw new ConflictError('INVALID_STATE_TRANSITION', 'A disabled restriction cannot be changed.', { hint: 'Create a new restriction.' });
     checkRestriction(terminal, input);
-    const changes: Partial<TerminalRestrictionRow> = {};
-    for (const key of ['action', 'paymentMethod', 'brand', 'transactionType'] as const) {
-      if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
-    }
-    const updated = await scoped(tx, tx.db.models.TerminalRestriction).updateIf(row, { status: 'active' }, changes);
-    if (!updated) throw new ConflictError('INVALID_STATE_TRANSITION', 'A disabled restriction cannot be changed.');
-    await recordAudit(tx, {
-      action: 'terminal_restriction.updated', targetType: 'terminal_restriction', targetId: row.id, tenantId: row.tenantId, before: toRestriction(row), after: toRestriction(updated),
-    });
-    return toRestriction(updated);
+    const changes = givenFields(input, ['action', 'paymentMethod', 'brand', 'transactionType']);
+    const refused = () => new ConflictError('INVALID_STATE_TRANSITION', 'A disabled restriction cannot be changed.');
+    return toRestriction(await auditedUpdate(tx, RESTRICTION, row, changes, { action: 'terminal_restriction.updated', expect: { status: 'active' }, refused }));
   });
 }
 
@@ -513,14 +490,7 @@ export async function updateRestriction(ctx: CallerContext, terminalId: string, 
 export async function disableRestriction(ctx: CallerContext, terminalId: string, restrictionId: string): Promise<TerminalRestriction> {
   return inTransaction(ctx, async (tx) => {
     const { row } = await restrictionOf(tx, terminalId, restrictionId);
-    const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} restriction cannot be disabled.`, { hint: 'disable applies to active restrictions.' });
-    if (row.status !== 'active') throw conflict();
-    const updated = await scoped(tx, tx.db.models.TerminalRestriction).updateIf(row, { status: 'active' }, { status: 'disabled' });
-    if (!updated) throw conflict();
-    await recordAudit(tx, {
-      action: 'terminal_restriction.disabled', targetType: 'terminal_restriction', targetId: row.id, tenantId: row.tenantId, before: toRestriction(row), after: toRestriction(updated),
-    });
-    return toRestriction(updated);
+    return toRestriction(await transition(tx, RESTRICTION_STATUS, row, 'disable'));
   });
 }
 

@@ -5,9 +5,9 @@ import { ConflictError, NotFoundError, ValidationError } from '../../domain/erro
 import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ListEntryRow, ListEntryType, ListGroupRow } from '../../db/models/risk';
 import { isCountry } from '../../domain/money';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedDelete, auditedRecord, givenFields } from '../audit/changes';
 import { tenantForCreate } from '../partners';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { ipKey, ipRange, subjectValue, type RiskSubject } from './conditions';
 
 /**
@@ -24,6 +24,15 @@ export type ListGroup = Presented<Pick<ListGroupRow, (typeof GROUP_FIELDS)[numbe
 export type ListEntry = Presented<Pick<ListEntryRow, (typeof ENTRY_FIELDS)[number]>>;
 
 export const toListEntry = (row: ListEntryRow): ListEntry => presentRow(row, ENTRY_FIELDS);
+
+const GROUP = auditedRecord<ListGroupRow>({
+  model: (ctx) => ctx.db.models.ListGroup, targetType: 'list_group', owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }),
+  render: (row, _now, ctx) => toListGroup(ctx, row),
+});
+
+const ENTRY = auditedRecord<ListEntryRow>({
+  model: (ctx) => ctx.db.models.ListEntry, targetType: 'list_entry', owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }), render: toListEntry,
+});
 
 /** Groups as records with their live entry counts: one query for any number of groups. */
 async function toListGroups(ctx: CallerContext, rows: ListGroupRow[]): Promise<ListGroup[]> {
@@ -79,9 +88,7 @@ export interface ListGroupFilters {
 }
 
 export async function listListGroups(ctx: CallerContext, filters: ListGroupFilters, page: ListParams): Promise<Page<ListGroup>> {
-  const where: Record<string, unknown> = {};
-  if (filters.entryType) where.entryType = filters.entryType;
-  if (filters.tenantId) where.tenantId = filters.tenantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['entryType', 'tenantId']);
   const result = await scoped(ctx, ctx.db.models.ListGroup).list(where, page);
   return { data: await toListGroups(ctx, result.data), pagination: result.pagination };
 }
@@ -104,7 +111,7 @@ export async function createListGroup(ctx: CallerContext, input: ListGroupInput)
       tenantId, name: input.name, description: input.description ?? null, entryType: input.entryType, createdBy: tx.actor.id,
     });
     const group = await toListGroup(tx, row);
-    await recordAudit(tx, { action: 'list_group.created', targetType: 'list_group', targetId: row.id, tenantId, livemode: row.livemode, after: group });
+    await auditRecord(tx, GROUP, row, 'list_group.created', { after: group });
     return group;
   });
 }
@@ -114,12 +121,9 @@ export async function updateListGroup(ctx: CallerContext, id: string, input: { n
   return inTransaction(ctx, async (tx) => {
     const access = scoped(tx, tx.db.models.ListGroup);
     const row = await access.get(id, { lock: true });
-    const changes: Partial<ListGroupRow> = {};
-    if (input.name !== undefined) changes.name = input.name;
-    if (input.description !== undefined) changes.description = input.description;
-    const updated = await access.update(row, changes);
+    const updated = await access.update(row, givenFields(input, ['name', 'description']));
     const [before, after] = await toListGroups(tx, [row, updated]);
-    await recordAudit(tx, { action: 'list_group.updated', targetType: 'list_group', targetId: id, tenantId: row.tenantId, livemode: row.livemode, before, after });
+    await auditRecord(tx, GROUP, row, 'list_group.updated', { before, after });
     return after;
   });
 }
@@ -136,10 +140,7 @@ export async function deleteListGroup(ctx: CallerContext, id: string): Promise<L
       { deletedAt: now, updatedAt: now },
       { where: { listGroupId: row.id, deletedAt: null }, transaction: tx.transaction },
     );
-    await recordAudit(tx, {
-      action: 'list_group.deleted', targetType: 'list_group', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
-      before, after: { ...presentRow(deleted, GROUP_FIELDS), entriesDeleted: removed },
-    });
+    await auditRecord(tx, GROUP, row, 'list_group.deleted', { before, after: { ...presentRow(deleted, GROUP_FIELDS), entriesDeleted: removed } });
     return { ...presentRow(deleted, GROUP_FIELDS), entryCount: 0 };
   });
 }
@@ -156,7 +157,7 @@ export async function addListEntry(ctx: CallerContext, groupId: string, input: {
         note: input.note ?? null, createdBy: tx.actor.id,
       });
       const entry = toListEntry(row);
-      await recordAudit(tx, { action: 'list_entry.created', targetType: 'list_entry', targetId: row.id, tenantId: group.tenantId, livemode: group.livemode, after: entry });
+      await auditRecord(tx, ENTRY, row, 'list_entry.created', { after: entry });
       return entry;
     });
   } catch (error) {
@@ -189,12 +190,7 @@ export async function deleteListEntry(ctx: CallerContext, groupId: string, entry
     // an id that is no uuid is no entry (Postgres would refuse to compare it with a uuid column)
     const row = isUuid(entryId) ? await entries.findOne({ id: entryId, listGroupId: group.id }, { lock: true }) : null;
     if (!row) throw new NotFoundError('list entry', entryId);
-    const deleted = await entries.softDelete(row);
-    await recordAudit(tx, {
-      action: 'list_entry.deleted', targetType: 'list_entry', targetId: row.id, tenantId: group.tenantId, livemode: group.livemode,
-      before: toListEntry(row), after: toListEntry(deleted),
-    });
-    return toListEntry(deleted);
+    return toListEntry(await auditedDelete(tx, ENTRY, row, { action: 'list_entry.deleted' }));
   });
 }
 

@@ -3,9 +3,10 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError, PermissionError, ValidationError, type FieldIssue } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { AntifraudPlanRow, AntifraudPlanStatus, RiskThresholds } from '../../db/models/risk';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedDelete, auditedRecord, auditedUpdate, givenFields, lockedRecord } from '../audit/changes';
+import { statusMachine, transition } from '../status';
 import { tenantForCreate } from '../partners';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { parseJson } from '../../util/json';
 
 /**
@@ -36,6 +37,21 @@ export const planThresholds = (row: Pick<AntifraudPlanRow, 'thresholds'>): PlanT
 export function toAntifraudPlan(row: AntifraudPlanRow): AntifraudPlan {
   return { ...presentRow(row, PLAN_FIELDS), ruleIds: planRuleIds(row), thresholds: planThresholds(row) };
 }
+
+const PLAN = auditedRecord<AntifraudPlanRow>({
+  model: (ctx) => ctx.db.models.AntifraudPlan, targetType: 'antifraud_plan', owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }), render: toAntifraudPlan,
+});
+
+/** enabled <-> disabled; the entries show the status only. */
+const PLAN_STATUS = statusMachine({
+  record: PLAN,
+  moves: {
+    enable: { from: ['disabled'], to: 'enabled', action: 'antifraud_plan.enabled' },
+    disable: { from: ['enabled'], to: 'disabled', action: 'antifraud_plan.disabled' },
+  },
+  refused: (row, move, spec) => new ConflictError('INVALID_STATE_TRANSITION', `Antifraud plan ${row.id} is already ${spec.to}.`),
+  render: (row) => ({ status: row.status }),
+});
 
 export interface AntifraudPlanInput {
   name?: string;
@@ -82,10 +98,7 @@ export interface AntifraudPlanFilters {
 }
 
 export async function listAntifraudPlans(ctx: CallerContext, filters: AntifraudPlanFilters, page: ListParams): Promise<Page<AntifraudPlan>> {
-  const where: Record<string, unknown> = {};
-  if (filters.status) where.status = filters.status;
-  if (filters.merchantId) where.merchantId = filters.merchantId;
-  if (filters.tenantId) where.tenantId = filters.tenantId;
+  const where: Record<string, unknown> = filterWhere(filters, ['status', 'merchantId', 'tenantId']);
   return mapPage(await scoped(ctx, ctx.db.models.AntifraudPlan).list(where, page), toAntifraudPlan);
 }
 
@@ -104,7 +117,7 @@ export async function createAntifraudPlan(ctx: CallerContext, input: AntifraudPl
       ownerLevel: tx.level === 'platform' ? 'platform' : 'tenant', createdBy: tx.actor.id,
     });
     const plan = toAntifraudPlan(row);
-    await recordAudit(tx, { action: 'antifraud_plan.created', targetType: 'antifraud_plan', targetId: row.id, tenantId, livemode: row.livemode, after: plan });
+    await auditRecord(tx, PLAN, row, 'antifraud_plan.created', { after: plan });
     return plan;
   });
 }
@@ -112,44 +125,25 @@ export async function createAntifraudPlan(ctx: CallerContext, input: AntifraudPl
 /** Fields given replace the stored ones (ruleIds and thresholds as a whole). */
 export async function updateAntifraudPlan(ctx: CallerContext, id: string, input: AntifraudPlanInput): Promise<AntifraudPlan> {
   return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.AntifraudPlan);
-    const row = await access.get(id, { lock: true });
+    const row = await lockedRecord(tx, PLAN, id);
     assertOwner(tx, row, 'change');
-    access.assertWritable(row); // a caller limited to some merchants: 403 on a tenant-wide plan (a new merchantId is checked as it is written)
+    scoped(tx, tx.db.models.AntifraudPlan).assertWritable(row); // a caller limited to some merchants: 403 on a tenant-wide plan (a new merchantId is checked as it is written)
     const current = planThresholds(row);
     const ruleIds = await checkReferences(tx, row.tenantId, row.livemode, { ...input, thresholds: input.thresholds === undefined ? current : input.thresholds }, planRuleIds(row));
-    const changes: Partial<AntifraudPlanRow> = {};
-    if (input.name !== undefined) changes.name = input.name;
-    if (input.description !== undefined) changes.description = input.description;
-    if (input.merchantId !== undefined) changes.merchantId = input.merchantId;
+    const changes: Partial<AntifraudPlanRow> = givenFields(input, ['name', 'description', 'merchantId']);
     if (ruleIds !== undefined) changes.ruleIds = [...new Set(ruleIds)];
     if (input.thresholds !== undefined) changes.thresholds = cleanThresholds(input.thresholds);
-    const updated = await access.update(row, changes);
-    await recordAudit(tx, {
-      action: 'antifraud_plan.updated', targetType: 'antifraud_plan', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
-      before: toAntifraudPlan(row), after: toAntifraudPlan(updated),
-    });
-    return toAntifraudPlan(updated);
+    return toAntifraudPlan(await auditedUpdate(tx, PLAN, row, changes, { action: 'antifraud_plan.updated' }));
   });
 }
 
 /** enabled <-> disabled, compare-and-set; 409 INVALID_STATE_TRANSITION when the plan already is. */
 export async function setAntifraudPlanStatus(ctx: CallerContext, id: string, status: AntifraudPlanStatus): Promise<AntifraudPlan> {
   return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.AntifraudPlan);
-    const row = await access.get(id, { lock: true });
+    const row = await lockedRecord(tx, PLAN, id);
     assertOwner(tx, row, 'change');
-    access.assertWritable(row); // 403 on a tenant-wide plan for a caller limited to some merchants, whatever its status
-    const from: AntifraudPlanStatus = status === 'enabled' ? 'disabled' : 'enabled';
-    const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `Antifraud plan ${id} is already ${status}.`);
-    if (row.status !== from) throw conflict();
-    const updated = await access.updateIf(row, { status: from }, { status });
-    if (!updated) throw conflict();
-    await recordAudit(tx, {
-      action: `antifraud_plan.${status}`, targetType: 'antifraud_plan', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
-      before: { status: row.status }, after: { status },
-    });
-    return toAntifraudPlan(updated);
+    scoped(tx, tx.db.models.AntifraudPlan).assertWritable(row); // 403 on a tenant-wide plan for a caller limited to some merchants, whatever its status
+    return toAntifraudPlan(await transition(tx, PLAN_STATUS, row, status === 'enabled' ? 'enable' : 'disable'));
   });
 }
 
@@ -170,15 +164,9 @@ function assertOwner(ctx: CallerContext, row: AntifraudPlanRow, action: 'change'
 /** Soft delete by the plan's owner level only (403 ANTIFRAUD_PLAN_NOT_OWNED otherwise). */
 export async function deleteAntifraudPlan(ctx: CallerContext, id: string): Promise<AntifraudPlan> {
   return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.AntifraudPlan);
-    const row = await access.get(id, { lock: true });
+    const row = await lockedRecord(tx, PLAN, id);
     assertOwner(tx, row, 'delete');
-    const deleted = await access.softDelete(row);
-    await recordAudit(tx, {
-      action: 'antifraud_plan.deleted', targetType: 'antifraud_plan', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
-      before: toAntifraudPlan(row), after: toAntifraudPlan(deleted),
-    });
-    return toAntifraudPlan(deleted);
+    return toAntifraudPlan(await auditedDelete(tx, PLAN, row, { action: 'antifraud_plan.deleted' }));
   });
 }
 
@@ -190,10 +178,6 @@ export async function removeRuleFromPlans(tx: CallerContext, rule: { id: string;
   const access = scoped(tx, tx.db.models.AntifraudPlan);
   const plans = await access.findAll({ tenantId: rule.tenantId, livemode: rule.livemode });
   for (const plan of plans.filter((p) => planRuleIds(p).includes(rule.id)).sort((a, b) => a.id.localeCompare(b.id))) {
-    const updated = await access.update(plan, { ruleIds: planRuleIds(plan).filter((id) => id !== rule.id) });
-    await recordAudit(tx, {
-      action: 'antifraud_plan.updated', targetType: 'antifraud_plan', targetId: plan.id, tenantId: plan.tenantId, livemode: plan.livemode,
-      before: toAntifraudPlan(plan), after: toAntifraudPlan(updated),
-    });
+    await auditedUpdate(tx, PLAN, plan, { ruleIds: planRuleIds(plan).filter((id) => id !== rule.id) }, { action: 'antifraud_plan.updated' });
   }
 }

@@ -3,7 +3,7 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { ValidationError, type FieldIssue } from '../../domain/errors';
 import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { RiskAggregation, RiskCondition, RiskSignal, ScoringRuleRow } from '../../db/models/risk';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedDelete, auditedRecord, givenFields, lockedRecord, updateRecord } from '../audit/changes';
 import { UNIT_MS } from '../limits/usage';
 import { tenantForCreate } from '../partners';
 import { mapPage, presentRow, type Presented } from '../present';
@@ -29,6 +29,10 @@ export const ruleConditions = (row: Pick<ScoringRuleRow, 'conditions'>): RiskCon
 export function toScoringRule(row: ScoringRuleRow): ScoringRule {
   return { ...presentRow(row, RULE_FIELDS), scoreImpact: Number(row.scoreImpact), priority: Number(row.priority), conditions: ruleConditions(row) };
 }
+
+const RULE = auditedRecord<ScoringRuleRow>({
+  model: (ctx) => ctx.db.models.ScoringRule, targetType: 'scoring_rule', owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }), render: toScoringRule,
+});
 
 /** A condition as clients write it: aggregation and statisticWindow optional. */
 export interface RiskConditionInput {
@@ -160,41 +164,25 @@ export async function createScoringRule(
       signal: input.signal ?? 'allow', scoreImpact: input.scoreImpact, priority: input.priority, createdBy: tx.actor.id,
     });
     const rule = toScoringRule(row);
-    await recordAudit(tx, { action: 'scoring_rule.created', targetType: 'scoring_rule', targetId: row.id, tenantId, livemode: row.livemode, after: rule });
+    await auditRecord(tx, RULE, row, 'scoring_rule.created', { after: rule });
     return rule;
   });
 }
 
 /** Fields given replace the stored ones (conditions as a whole). */
 export async function updateScoringRule(ctx: CallerContext, id: string, input: ScoringRuleInput): Promise<ScoringRule> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.ScoringRule);
-    const row = await access.get(id, { lock: true });
-    const changes: Partial<ScoringRuleRow> = {};
-    for (const key of ['name', 'description', 'isActive', 'signal', 'scoreImpact', 'priority'] as const) {
-      if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
-    }
+  return toScoringRule(await updateRecord(ctx, RULE, id, async (row, tx) => {
+    const changes: Partial<ScoringRuleRow> = givenFields(input, ['name', 'description', 'isActive', 'signal', 'scoreImpact', 'priority']);
     if (input.conditions !== undefined) changes.conditions = await checkConditions(tx, row.tenantId, row.livemode, input.conditions, ruleConditions(row));
-    const updated = await access.update(row, changes);
-    await recordAudit(tx, {
-      action: 'scoring_rule.updated', targetType: 'scoring_rule', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
-      before: toScoringRule(row), after: toScoringRule(updated),
-    });
-    return toScoringRule(updated);
-  });
+    return changes;
+  }, { action: 'scoring_rule.updated' }));
 }
 
 /** Soft delete; the rule leaves the plans that list it. */
 export async function deleteScoringRule(ctx: CallerContext, id: string): Promise<ScoringRule> {
   return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.ScoringRule);
-    const row = await access.get(id, { lock: true });
-    const deleted = await access.softDelete(row);
+    const row = await lockedRecord(tx, RULE, id);
     await removeRuleFromPlans(tx, row);
-    await recordAudit(tx, {
-      action: 'scoring_rule.deleted', targetType: 'scoring_rule', targetId: id, tenantId: row.tenantId, livemode: row.livemode,
-      before: toScoringRule(row), after: toScoringRule(deleted),
-    });
-    return toScoringRule(deleted);
+    return toScoringRule(await auditedDelete(tx, RULE, row, { action: 'scoring_rule.deleted' }));
   });
 }

@@ -3,7 +3,8 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { RoutingConditions, RoutingOutcome, RoutingRuleRow, RoutingRuleStatus } from '../../db/models';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedRecord, auditedUpdate, givenFields, updateRecord } from '../audit/changes';
+import { moveRecord, refusedMove, statusMachine, transition } from '../status';
 import { mapPage, presentRow, type Presented } from '../present';
 import { tenantForCreate } from '../partners';
 import { newId } from '../../util/ids';
@@ -36,6 +37,10 @@ export function ruleOutcome(row: Pick<RoutingRuleRow, 'outcome'>): RoutingOutcom
 export function toRoutingRule(row: RoutingRuleRow): RoutingRule {
   return { ...presentRow(row, RULE_FIELDS), version: Number(row.version), priority: Number(row.priority), conditions: ruleConditions(row), outcome: ruleOutcome(row) };
 }
+
+const ROUTING_RULE = auditedRecord<RoutingRuleRow>({
+  model: (ctx) => ctx.db.models.RoutingRule, targetType: 'routing_rule', owner: (row) => ({ tenantId: row.tenantId }), render: toRoutingRule,
+});
 
 export interface RoutingConditionsInput {
   amount?: { currency: string; min?: number | null; max?: number | null } | null;
@@ -148,7 +153,7 @@ export async function createRoutingRule(ctx: CallerContext, input: RoutingRuleFi
       priority: input.priority ?? 100, conditions, outcome: input.outcome, createdBy: tx.actor.id, activatedAt: null, archivedAt: null,
     });
     const rule = toRoutingRule(row);
-    await recordAudit(tx, { action: 'routing_rule.created', targetType: 'routing_rule', targetId: row.id, tenantId, after: rule });
+    await auditRecord(tx, ROUTING_RULE, row, 'routing_rule.created', { after: rule });
     return rule;
   });
 }
@@ -160,45 +165,37 @@ const notDraft = (row: RoutingRuleRow, what: 'updated' | 'deleted') =>
 
 /** Only a draft changes (409 ROUTING_RULE_NOT_DRAFT otherwise); conditions and outcome replace the whole value. */
 export async function updateRoutingRule(ctx: CallerContext, id: string, input: RoutingRuleFields): Promise<RoutingRule> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.RoutingRule);
-    const row = await access.get(id, { lock: true });
-    if (row.status !== 'draft') throw notDraft(row, 'updated');
-    const changes: Partial<RoutingRuleRow> = {};
-    if (input.name !== undefined) changes.name = input.name;
-    if (input.description !== undefined) changes.description = input.description;
-    if (input.priority !== undefined) changes.priority = input.priority;
+  const refused = (row: RoutingRuleRow) => notDraft(row, 'updated');
+  return toRoutingRule(await updateRecord(ctx, ROUTING_RULE, id, async (row, tx) => {
+    if (row.status !== 'draft') throw refused(row);
+    const changes: Partial<RoutingRuleRow> = givenFields(input, ['name', 'description', 'priority']);
     if (input.conditions !== undefined) changes.conditions = normalizeConditions(input.conditions);
     if (input.outcome !== undefined) changes.outcome = input.outcome;
     await checkReferences(tx, row.tenantId, input.conditions !== undefined ? changes.conditions : undefined, input.outcome);
-    const updated = await access.updateIf(row, { status: 'draft' }, changes);
-    if (!updated) throw notDraft(row, 'updated');
-    await recordAudit(tx, {
-      action: 'routing_rule.updated', targetType: 'routing_rule', targetId: id, tenantId: row.tenantId, before: toRoutingRule(row), after: toRoutingRule(updated),
-    });
-    return toRoutingRule(updated);
-  });
+    return changes;
+  }, { action: 'routing_rule.updated', expect: { status: 'draft' }, refused }));
 }
 
 /** Soft-deletes a draft version (409 ROUTING_RULE_NOT_DRAFT otherwise); the rule's other versions stay. */
 export async function deleteRoutingRule(ctx: CallerContext, id: string): Promise<RoutingRule> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.RoutingRule);
-    const row = await access.get(id, { lock: true });
-    if (row.status !== 'draft') throw notDraft(row, 'deleted');
-    const deleted = await access.updateIf(row, { status: 'draft' }, { deletedAt: tx.clock.now() });
-    if (!deleted) throw notDraft(row, 'deleted');
-    await recordAudit(tx, {
-      action: 'routing_rule.deleted', targetType: 'routing_rule', targetId: id, tenantId: row.tenantId, before: toRoutingRule(row), after: toRoutingRule(deleted),
-    });
-    return toRoutingRule(deleted);
-  });
+  const refused = (row: RoutingRuleRow) => notDraft(row, 'deleted');
+  return toRoutingRule(await updateRecord(ctx, ROUTING_RULE, id, (row, tx) => {
+    if (row.status !== 'draft') throw refused(row);
+    return { deletedAt: tx.clock.now() };
+  }, { action: 'routing_rule.deleted', expect: { status: 'draft' }, refused }));
 }
 
-const invalidMove = (row: RoutingRuleRow, move: 'activate' | 'archive') =>
-  new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} routing rule version cannot be ${move === 'activate' ? 'activated' : 'archived'}.`, {
-    hint: move === 'activate' ? 'activate applies to drafts: clone this version into a new draft first.' : 'archive applies to the active version.',
-  });
+/** draft -> active (the rule's active version archived with it), active -> archived: the rule no longer routes. */
+const VERSION_STATUS = statusMachine({
+  record: ROUTING_RULE,
+  moves: {
+    activate: { from: ['draft'], to: 'active', action: 'routing_rule.activated', hint: 'activate applies to drafts: clone this version into a new draft first.' },
+    archive: {
+      from: ['active'], to: 'archived', action: 'routing_rule.archived', hint: 'archive applies to the active version.', also: (ctx) => ({ archivedAt: ctx.clock.now() }),
+    },
+  },
+  refused: refusedMove('routing rule version'),
+});
 
 const concurrentActivation = () =>
   new ConflictError('ROUTING_RULE_CONCURRENT_ACTIVATION', 'Another version of this routing rule was activated at the same time.', {
@@ -218,23 +215,18 @@ export async function activateRoutingRule(ctx: CallerContext, id: string): Promi
       const found = await access.get(id);
       await lockTenant(tx, found.tenantId);
       const row = await access.get(id, { lock: true });
-      if (row.status !== 'draft') throw invalidMove(row, 'activate');
       const now = tx.clock.now();
-      const previous = await access.findOne({ ruleId: row.ruleId, status: 'active' }, { lock: true });
-      if (previous) {
-        const archived = await access.updateIf(previous, { status: 'active' }, { status: 'archived', archivedAt: now });
-        if (!archived) throw concurrentActivation();
-        await recordAudit(tx, {
-          action: 'routing_rule.archived', targetType: 'routing_rule', targetId: previous.id, tenantId: row.tenantId,
-          before: toRoutingRule(previous), after: toRoutingRule(archived),
-        });
-      }
-      const updated = await access.updateIf(row, { status: 'draft' }, { status: 'active', activatedAt: now });
-      if (!updated) throw invalidMove(row, 'activate');
-      await recordAudit(tx, {
-        action: 'routing_rule.activated', targetType: 'routing_rule', targetId: id, tenantId: row.tenantId, before: toRoutingRule(row), after: toRoutingRule(updated),
-      });
-      return toRoutingRule(updated);
+      return toRoutingRule(await transition(tx, VERSION_STATUS, row, 'activate', {
+        changes: { activatedAt: now },
+        check: async () => {
+          const previous = await access.findOne({ ruleId: row.ruleId, status: 'active' }, { lock: true });
+          if (previous) {
+            await auditedUpdate(tx, ROUTING_RULE, previous, { status: 'archived', archivedAt: now }, {
+              action: 'routing_rule.archived', expect: { status: 'active' }, refused: concurrentActivation,
+            });
+          }
+        },
+      }));
     });
   } catch (error) {
     // two activations of versions of one rule racing: the partial unique index lets one win
@@ -245,17 +237,7 @@ export async function activateRoutingRule(ctx: CallerContext, id: string): Promi
 
 /** active -> archived (archivedAt set): the rule no longer routes until another version is activated. */
 export async function archiveRoutingRule(ctx: CallerContext, id: string): Promise<RoutingRule> {
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.RoutingRule);
-    const row = await access.get(id, { lock: true });
-    if (row.status !== 'active') throw invalidMove(row, 'archive');
-    const updated = await access.updateIf(row, { status: 'active' }, { status: 'archived', archivedAt: tx.clock.now() });
-    if (!updated) throw invalidMove(row, 'archive');
-    await recordAudit(tx, {
-      action: 'routing_rule.archived', targetType: 'routing_rule', targetId: id, tenantId: row.tenantId, before: toRoutingRule(row), after: toRoutingRule(updated),
-    });
-    return toRoutingRule(updated);
-  });
+  return toRoutingRule(await moveRecord(ctx, VERSION_STATUS, id, 'archive'));
 }
 
 /** A new draft version (the rule's highest version + 1) with the fields of version `id` (any status). */
@@ -273,9 +255,7 @@ export async function cloneRoutingRule(ctx: CallerContext, id: string): Promise<
         priority: source.priority, conditions: ruleConditions(source), outcome: ruleOutcome(source), createdBy: tx.actor.id, activatedAt: null, archivedAt: null,
       });
       const rule = toRoutingRule(row);
-      await recordAudit(tx, {
-        action: 'routing_rule.cloned', targetType: 'routing_rule', targetId: row.id, tenantId: row.tenantId, before: toRoutingRule(source), after: rule,
-      });
+      await auditRecord(tx, ROUTING_RULE, row, 'routing_rule.cloned', { before: toRoutingRule(source), after: rule });
       return rule;
     });
   } catch (error) {

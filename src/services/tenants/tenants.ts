@@ -1,8 +1,9 @@
 import { inTransaction, type CallerContext } from '../../domain/context';
-import { ConflictError, PermissionError, ValidationError, type FieldIssue } from '../../domain/errors';
+import { PermissionError, ValidationError, type FieldIssue } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { TenantRow } from '../../db/models';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedRecord, auditedUpdate } from '../audit/changes';
+import { accountMachine, moveRecord } from '../status';
 import { mapPage, presentRow, type Presented } from '../present';
 import { ensurePlatform } from './platform';
 import { newId } from '../../util/ids';
@@ -21,6 +22,9 @@ export type Tenant = Presented<Pick<TenantRow, (typeof TENANT_FIELDS)[number]>>;
 export function toTenant(row: TenantRow): Tenant {
   return presentRow(row, TENANT_FIELDS);
 }
+
+/** A tenant's audit entries are filed under the tenant itself. */
+const TENANT = auditedRecord<TenantRow>({ model: (ctx) => ctx.db.models.Tenant, targetType: 'tenant', owner: (row) => ({ tenantId: row.id }), render: toTenant });
 
 export const DEFAULT_DOOR_RATE_LIMIT = 600;
 
@@ -90,7 +94,7 @@ export async function createTenant(ctx: CallerContext, input: CreateTenantInput)
       withdrawalMakerChecker: input.withdrawalMakerChecker ?? false,
     });
     const tenant = toTenant(row);
-    await recordAudit(tx, { action: 'tenant.created', targetType: 'tenant', targetId: id, tenantId: id, after: tenant });
+    await auditRecord(tx, TENANT, row, 'tenant.created', { after: tenant });
     return tenant;
   });
 }
@@ -112,9 +116,7 @@ export async function updateTenant(ctx: CallerContext, id: string, input: Tenant
     const changes: Partial<TenantRow> = { ...input } as Partial<TenantRow>;
     if (input.allowedCurrencies) changes.allowedCurrencies = dedupe(input.allowedCurrencies);
     if (input.allowedCountries) changes.allowedCountries = dedupe(input.allowedCountries);
-    const updated = await access.update(row, changes);
-    await recordAudit(tx, { action: 'tenant.updated', targetType: 'tenant', targetId: id, tenantId: id, before: toTenant(row), after: toTenant(updated) });
-    return toTenant(updated);
+    return toTenant(await auditedUpdate(tx, TENANT, row, changes, { action: 'tenant.updated' }));
   });
 }
 
@@ -125,28 +127,11 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
-/** Allowed status moves: the key is the operation, the value the states it may start from. */
-const TRANSITIONS: Record<'activate' | 'suspend' | 'disable', { from: TenantStatus[]; to: TenantStatus }> = {
-  activate: { from: ['suspended', 'disabled'], to: 'active' },
-  suspend: { from: ['active'], to: 'suspended' },
-  disable: { from: ['active', 'suspended'], to: 'disabled' },
-};
+/** The account lifecycle: activate, suspend, disable (accountMachine, src/services/status.ts). */
+const TENANT_STATUS = accountMachine(TENANT, 'tenant');
 
-export async function changeTenantStatus(ctx: CallerContext, id: string, move: keyof typeof TRANSITIONS): Promise<Tenant> {
-  const { from, to } = TRANSITIONS[move];
-  return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.Tenant);
-    const row = await access.get(id, { lock: true });
-    const conflict = () =>
-      new ConflictError('INVALID_STATE_TRANSITION', `A ${row.status} tenant cannot be ${to === 'active' ? 'activated' : to}.`, {
-        hint: `${move} applies to tenants in status ${from.join(' or ')}.`,
-      });
-    if (!from.includes(row.status)) throw conflict();
-    const updated = await access.updateIf(row, { status: row.status }, { status: to });
-    if (!updated) throw conflict();
-    await recordAudit(tx, { action: `tenant.${move === 'activate' ? 'activated' : to}`, targetType: 'tenant', targetId: id, tenantId: id, before: toTenant(row), after: toTenant(updated) });
-    return toTenant(updated);
-  });
+export async function changeTenantStatus(ctx: CallerContext, id: string, move: keyof typeof TENANT_STATUS.moves): Promise<Tenant> {
+  return toTenant(await moveRecord(ctx, TENANT_STATUS, id, move));
 }
 
 function dedupe<T>(values: T[]): T[] {

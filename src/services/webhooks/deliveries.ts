@@ -3,8 +3,8 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../db/models';
-import { recordAudit } from '../audit/entries';
-import { mapPage, presentRow, type Presented } from '../present';
+import { auditedRecord, auditedUpdateIf } from '../audit/changes';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { matchesPattern } from './catalog';
 
 const ATTEMPT_FIELDS = ['attempt', 'startedAt', 'durationMs', 'statusCode', 'success', 'error', 'responseExcerpt'] as const satisfies readonly (keyof WebhookAttemptRow)[];
@@ -31,10 +31,7 @@ export interface DeliveryFilters {
 
 /** Delivery records in the caller's scope: a merchant its own endpoints', a tenant all of its tenant's. */
 export async function listDeliveries(ctx: CallerContext, filters: DeliveryFilters, page: ListParams): Promise<Page<WebhookDelivery>> {
-  const where: Record<string, unknown> = {};
-  if (filters.endpointId) where.endpointId = filters.endpointId;
-  if (filters.status) where.status = filters.status;
-  if (filters.eventType) where.eventType = filters.eventType;
+  const where: Record<string, unknown> = filterWhere(filters, ['endpointId', 'status', 'eventType']);
   return mapPage(await scoped(ctx, ctx.db.models.WebhookDelivery).list(where, page), (row) => toDelivery(row));
 }
 
@@ -55,20 +52,22 @@ export async function retryDelivery(ctx: CallerContext, id: string): Promise<Web
   });
 }
 
+const DELIVERY = auditedRecord<WebhookDeliveryRow>({
+  model: (ctx) => ctx.db.models.WebhookDelivery, targetType: 'webhook_delivery', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: (row) => toDelivery(row),
+});
+
 async function requeue(ctx: CallerContext, row: WebhookDeliveryRow): Promise<WebhookDeliveryRow | null> {
   const endpoint = await ctx.db.models.WebhookEndpoint.findOne({ where: { id: row.endpointId, deletedAt: null }, transaction: ctx.transaction });
   if (!endpoint || endpoint.get('status') === 'disabled') {
     throw new ConflictError('WEBHOOK_ENDPOINT_DISABLED', 'The delivery\'s endpoint is disabled or deleted; enable it first.');
   }
-  const updated = await scoped(ctx, ctx.db.models.WebhookDelivery).updateIf(
-    row,
+  return auditedUpdateIf(
+    ctx, DELIVERY, row,
     { status: 'failed' },
     { status: 'pending', maxAttempts: row.attemptCount + 1, nextAttemptAt: ctx.clock.now(), failedAt: null, lockedUntil: null, lockedBy: null },
+    { action: 'webhook_delivery.retried' },
   );
-  if (updated) {
-    await recordAudit(ctx, { action: 'webhook_delivery.retried', targetType: 'webhook_delivery', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, before: toDelivery(row), after: toDelivery(updated) });
-  }
-  return updated;
 }
 
 export interface ReplaySelection {

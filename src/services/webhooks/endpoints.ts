@@ -3,7 +3,7 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError, NotFoundError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { WebhookEndpointRow } from '../../db/models';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedDelete, auditedRecord, auditedUpdate, givenFields } from '../audit/changes';
 import { mapPage, presentRow, type Presented } from '../present';
 import { generateWebhookSecret } from './signature';
 import { validateSubscription } from './catalog';
@@ -29,6 +29,10 @@ export function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
 function access(ctx: CallerContext) {
   return scoped(ctx, ctx.db.models.WebhookEndpoint);
 }
+
+const ENDPOINT = auditedRecord<WebhookEndpointRow>({
+  model: (ctx) => ctx.db.models.WebhookEndpoint, targetType: 'webhook_endpoint', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toEndpoint,
+});
 
 async function endpointAtLevel(ctx: CallerContext, id: string, lock = false): Promise<WebhookEndpointRow> {
   const row = await access(ctx).find(id, { lock });
@@ -65,7 +69,7 @@ export async function createEndpoint(ctx: CallerContext, input: EndpointInput): 
       disabledReason: null,
     });
     const endpoint = toEndpoint(row);
-    await recordAudit(tx, { action: 'webhook_endpoint.created', targetType: 'webhook_endpoint', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: endpoint });
+    await auditRecord(tx, ENDPOINT, row, 'webhook_endpoint.created', { after: endpoint });
     return { ...endpoint, secret };
   });
 }
@@ -92,17 +96,11 @@ export async function updateEndpoint(ctx: CallerContext, id: string, input: Endp
   const events = input.events === undefined ? undefined : validateSubscription(ctx.level, input.events);
   return inTransaction(ctx, async (tx) => {
     const row = await endpointAtLevel(tx, id, true);
-    const changes: Partial<WebhookEndpointRow> = {};
-    if (input.url !== undefined) changes.url = input.url;
-    if (events !== undefined) changes.events = events;
-    if (input.description !== undefined) changes.description = input.description;
-    if (input.maxAttempts !== undefined) changes.maxAttempts = input.maxAttempts;
+    const changes: Partial<WebhookEndpointRow> = givenFields({ ...input, events }, ['url', 'events', 'description', 'maxAttempts']);
     if (input.status === 'disabled' && row.status !== 'disabled') Object.assign(changes, { status: 'disabled', disabledReason: 'disabled by request' });
     if (input.status === 'enabled' && row.status !== 'enabled') Object.assign(changes, { status: 'enabled', disabledReason: null, failingSince: null });
-    const updated = await access(tx).update(row, changes);
     if (changes.status === 'disabled') await cancelPendingDeliveries(tx, row.id);
-    await recordAudit(tx, { action: 'webhook_endpoint.updated', targetType: 'webhook_endpoint', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, before: toEndpoint(row), after: toEndpoint(updated) });
-    return toEndpoint(updated);
+    return toEndpoint(await auditedUpdate(tx, ENDPOINT, row, changes, { action: 'webhook_endpoint.updated' }));
   });
 }
 
@@ -110,10 +108,8 @@ export async function updateEndpoint(ctx: CallerContext, id: string, input: Endp
 export async function deleteEndpoint(ctx: CallerContext, id: string): Promise<WebhookEndpoint> {
   return inTransaction(ctx, async (tx) => {
     const row = await endpointAtLevel(tx, id, true);
-    const deleted = await access(tx).softDelete(row);
     await cancelPendingDeliveries(tx, row.id);
-    await recordAudit(tx, { action: 'webhook_endpoint.deleted', targetType: 'webhook_endpoint', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, before: toEndpoint(row), after: toEndpoint(deleted) });
-    return toEndpoint(deleted);
+    return toEndpoint(await auditedDelete(tx, ENDPOINT, row, { action: 'webhook_endpoint.deleted' }));
   });
 }
 
@@ -138,12 +134,11 @@ export async function rotateEndpointSecret(ctx: CallerContext, id: string, input
     }
     const secret = generateWebhookSecret();
     const now = tx.clock.now();
-    const updated = await access(tx).update(row, {
+    const updated = await auditedUpdate(tx, ENDPOINT, row, {
       secretSealed: tx.sealer.seal(secret),
       previousSecretSealed: graceHours > 0 ? row.secretSealed : null,
       previousSecretExpiresAt: graceHours > 0 ? new Date(now.getTime() + graceHours * 3_600_000) : null,
-    });
-    await recordAudit(tx, { action: 'webhook_endpoint.secret_rotated', targetType: 'webhook_endpoint', targetId: id, tenantId: row.tenantId, merchantId: row.merchantId, before: toEndpoint(row), after: toEndpoint(updated) });
+    }, { action: 'webhook_endpoint.secret_rotated' });
     return { ...toEndpoint(updated), secret };
   });
 }

@@ -6,9 +6,9 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { MerchantWithdrawalMethodRow, WithdrawalMethodStatus } from '../../db/models/withdrawal-methods';
 import type { Runtime } from '../../runtime';
 import { forEachDue, type DueOptions } from '../due-work';
-import { recordAudit } from '../audit/entries';
+import { auditRecord, auditedRecord, auditedUpdate, auditedUpdateIf, lockedRecord } from '../audit/changes';
 import { targetMerchant } from '../organization/merchant-target';
-import { mapPage, presentRow, type Presented } from '../present';
+import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { maskDetails, methodTypeOf, validateDetails, withdrawalMethodTypes, type WithdrawalDetailSpec, type WithdrawalMethodType } from './types';
 
 /**
@@ -32,7 +32,11 @@ export function toWithdrawalMethod(row: MerchantWithdrawalMethodRow): Withdrawal
 }
 
 const RESOURCE = 'withdrawal method';
-const TARGET = 'withdrawal_method';
+/** A method's entries show it masked, in its mode. */
+const METHOD = auditedRecord<MerchantWithdrawalMethodRow>({
+  model: (ctx) => ctx.db.models.MerchantWithdrawalMethod, targetType: 'withdrawal_method',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toWithdrawalMethod,
+});
 
 // ------------------------------------------------------------------------------------------------ the catalog
 
@@ -86,10 +90,7 @@ export interface WithdrawalMethodFilters {
 }
 
 export async function listWithdrawalMethods(ctx: CallerContext, filters: WithdrawalMethodFilters, page: ListParams): Promise<Page<WithdrawalMethod>> {
-  const where: Record<string, unknown> = {};
-  if (filters.merchantId) where.merchantId = filters.merchantId;
-  if (filters.methodType) where.methodType = filters.methodType;
-  if (filters.status) where.status = filters.status;
+  const where: Record<string, unknown> = filterWhere(filters, ['merchantId', 'methodType', 'status']);
   return mapPage(await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).list(where, page), toWithdrawalMethod);
 }
 
@@ -142,17 +143,10 @@ async function changeMethod(
   raced: (row: MerchantWithdrawalMethodRow) => Error = changedMeanwhile,
 ): Promise<WithdrawalMethod> {
   return inTransaction(ctx, async (tx) => {
-    const access = scoped(tx, tx.db.models.MerchantWithdrawalMethod);
-    const row = await access.get(id, { lock: true });
+    const row = await lockedRecord(tx, METHOD, id);
     const changes = await decide(tx, row);
     if (!changes) return toWithdrawalMethod(row);
-    const updated = await access.updateIf(row, { status: row.status }, changes);
-    if (!updated) throw raced(row);
-    await recordAudit(tx, {
-      action: `withdrawal_method.${action}`, targetType: TARGET, targetId: id, tenantId: row.tenantId, merchantId: row.merchantId,
-      before: toWithdrawalMethod(row), after: toWithdrawalMethod(updated),
-    });
-    return toWithdrawalMethod(updated);
+    return toWithdrawalMethod(await auditedUpdate(tx, METHOD, row, changes, { action: `withdrawal_method.${action}`, expect: { status: row.status }, refused: raced }));
   });
 }
 
@@ -183,7 +177,7 @@ export async function createWithdrawalMethod(ctx: CallerContext, input: CreateWi
       createdBy: tx.actor.id,
     });
     const method = toWithdrawalMethod(row);
-    await recordAudit(tx, { action: 'withdrawal_method.created', targetType: TARGET, targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, after: method });
+    await auditRecord(tx, METHOD, row, 'withdrawal_method.created', { after: method });
     return method;
   });
 }
@@ -272,17 +266,7 @@ export async function reactivateWithdrawalMethod(ctx: CallerContext, id: string)
  */
 async function activateOne(ctx: CallerContext, row: MerchantWithdrawalMethodRow, now: Date): Promise<MerchantWithdrawalMethodRow | null> {
   return inTransaction(ctx, async (tx) => {
-    const updated = await scoped(tx, tx.db.models.MerchantWithdrawalMethod).updateIf(
-      row,
-      { status: 'cooling', activatesAt: { [Op.lte]: now } },
-      { status: 'active' },
-    );
-    if (!updated) return null;
-    await recordAudit(tx, {
-      action: 'withdrawal_method.activated', targetType: TARGET, targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
-      before: toWithdrawalMethod(row), after: toWithdrawalMethod(updated),
-    });
-    return updated;
+    return auditedUpdateIf(tx, METHOD, row, { status: 'cooling', activatesAt: { [Op.lte]: now } }, { status: 'active' }, { action: 'withdrawal_method.activated' });
   });
 }
 

@@ -1,0 +1,121 @@
+import { inTransaction, type CallerContext } from '../domain/context';
+import { ConflictError } from '../domain/errors';
+import { auditedUpdate, lockedRecord, type AuditedRecord, type AuditRender } from './audit/changes';
+import { emitEvent, type EmitInput } from './webhooks/events';
+
+/**
+ * Status moves in one place. Each status machine (tenants, merchants, partners, terminals, …) is declared once: its
+ * audited record, the field that holds the status, and its moves (the statuses each may start from, the one it
+ * leads to, the audit action). `transition` makes one move: refused with the machine's 409 from any other status,
+ * else written by compare-and-set on the status it was read in (the same 409 when a concurrent move won), audited
+ * and, when the move names one, announced by an event, all in the caller's transaction.
+ */
+
+type Row = { id: string; createdAt: Date };
+
+export interface Move<R, S extends string> {
+  /** the statuses the move starts from */
+  from: readonly S[];
+  /** the status it leads to */
+  to: S;
+  /** the audit entry's action */
+  action: string;
+  /** the move's other changes (a timestamp) */
+  also?: (ctx: CallerContext, row: R) => Partial<R>;
+  /** the refusal's hint, when not the machine's */
+  hint?: string;
+}
+
+export interface StatusMachine<R extends Row, M extends string, S extends string> {
+  record: AuditedRecord<R>;
+  /** the field holding the status (default: status) */
+  field?: keyof R & string;
+  moves: Record<M, Move<R, S>>;
+  /** the error of a move refused from the record's status */
+  refused: (row: R, move: M, spec: Move<R, S>) => Error;
+  /** what the audit entries show of the record (default: the record's rendering) */
+  render?: AuditRender<R>;
+}
+
+/** Declares a status machine (typed by its record, moves and statuses). */
+export function statusMachine<R extends Row, M extends string, S extends string>(machine: StatusMachine<R, M, S>): StatusMachine<R, M, S> {
+  return machine;
+}
+
+export interface TransitionOptions<R> {
+  /** refuses the move in this situation (by throwing), once it is allowed from the record's status */
+  check?: (row: R, ctx: CallerContext) => void | Promise<void>;
+  /** other changes of this move, or how they follow from the record (which may refuse the move by throwing) */
+  changes?: Partial<R> | ((row: R, ctx: CallerContext) => Partial<R> | Promise<Partial<R>>);
+  /** the event announcing the move, from the moved record */
+  event?: (moved: R) => EmitInput;
+  /** what the audit entries show of the record (default: the machine's) */
+  render?: AuditRender<R>;
+}
+
+/** One move of a record read (locked) in the caller's transaction; returns the moved record. */
+export async function transition<R extends Row, M extends string, S extends string>(
+  ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M, options: TransitionOptions<R> = {},
+): Promise<R> {
+  const spec = machine.moves[move];
+  const field = machine.field ?? ('status' as keyof R & string);
+  const current = row[field] as unknown as S;
+  const refused = () => machine.refused(row, move, spec);
+  if (!spec.from.includes(current)) throw refused();
+  await options.check?.(row, ctx);
+  const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
+  const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
+  const moved = await auditedUpdate(ctx, machine.record, row, changes, {
+    action: spec.action, expect: { [field]: current }, refused, render: options.render ?? machine.render,
+  });
+  if (options.event) await emitEvent(ctx, options.event(moved));
+  return moved;
+}
+
+/** The record of `id` in the caller's scope (404 otherwise), locked and moved, in one transaction. */
+export async function moveRecord<R extends Row, M extends string, S extends string>(
+  ctx: CallerContext, machine: StatusMachine<R, M, S>, id: string, move: M, options: TransitionOptions<R> = {},
+): Promise<R> {
+  return inTransaction(ctx, async (tx) => transition(tx, machine, await lockedRecord(tx, machine.record, id), move, options));
+}
+
+/** The past of a move as its audit action says it: tenant.activated -> activated. */
+const done = (action: string) => action.slice(action.lastIndexOf('.') + 1);
+
+/**
+ * The usual refusal, 409 INVALID_STATE_TRANSITION: "A suspended tenant cannot be activated." with the move's hint or
+ * the machine's (`hint` from the move and the statuses it starts from).
+ */
+export function refusedMove<R extends Row>(noun: string, hint?: (move: string, from: readonly string[]) => string) {
+  return (row: R, move: string, spec: Move<R, string>): ConflictError =>
+    new ConflictError('INVALID_STATE_TRANSITION', `A ${String((row as { status?: unknown }).status)} ${noun} cannot be ${done(spec.action)}.`, {
+      hint: spec.hint ?? hint?.(move, spec.from),
+    });
+}
+
+/** "suspend applies to tenants in status active." */
+export const inStatus = (plural: string) => (move: string, from: readonly string[]) => `${move} applies to ${plural} in status ${from.join(' or ')}.`;
+
+/** "disable applies to active channels." */
+export const ofStatus = (plural: string) => (move: string, from: readonly string[]) => `${move} applies to ${from.join(' or ')} ${plural}.`;
+
+/**
+ * The lifecycle of an account (a tenant, a merchant, a partner): activate, suspend, disable. `kind` names it in its
+ * audit actions (tenant.activated, …) and its refusals ("A suspended tenant cannot be activated.").
+ */
+export function accountMachine<R extends Row>(record: AuditedRecord<R>, kind: string) {
+  return statusMachine({
+    record,
+    moves: {
+      activate: { from: ['suspended', 'disabled'], to: 'active', action: `${kind}.activated` },
+      suspend: { from: ['active'], to: 'suspended', action: `${kind}.suspended` },
+      disable: { from: ['active', 'suspended'], to: 'disabled', action: `${kind}.disabled` },
+    },
+    refused: refusedMove(kind, inStatus(`${kind}s`)),
+  });
+}
+
+/** active -> disabled, the one move of a record that is only ever switched off (a channel, a company, a limit, a terminal). */
+export function disableOnly<R extends Row>(record: AuditedRecord<R>, action: string, noun: string, plural: string) {
+  return statusMachine({ record, moves: { disable: { from: ['active'], to: 'disabled', action } }, refused: refusedMove(noun, ofStatus(plural)) });
+}
