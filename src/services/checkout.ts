@@ -11,7 +11,7 @@ import { newId } from '../util/ids';
 import { randomBase62, safeEqual, sha256Hex } from '../util/secrets';
 import { recordAudit } from './audit/entries';
 import { findProfileFor } from './profiles';
-import { iso, mapPage } from './present';
+import { iso, mapPage, type Presented } from './present';
 import { emitEvent } from './webhooks/events';
 import { publicBase } from '../util/public-url';
 
@@ -49,40 +49,12 @@ export function verifyClientSecret(secret: string, storedHash: string): boolean 
 
 // ---- presentation --------------------------------------------------------------------------------------------
 
-export interface CheckoutSession {
-  id: string;
-  tenantId: string;
-  merchantId: string;
-  paymentId: string | null;
-  merchantName: string;
-  tenantName: string;
-  merchantReference: string | null;
-  locale: string | null;
-  providerCheckoutId: string | null;
-  termsUrl: string | null;
-  privacyUrl: string | null;
-  url: string;
-  successUrl: string | null;
-  cancelUrl: string | null;
-  channelId: string | null;
-  livemode: boolean;
-  status: CheckoutSessionStatus;
-  paymentStatus: string | null;
+/** The specification's checkout session record: the row's fields (dates as ISO strings) with its amount as Money. */
+export type CheckoutSession = Presented<Omit<CheckoutSessionRow, 'currency' | 'amountMinor' | 'clientSecretHash' | 'completedAt' | 'expiredAt'>> & {
   amount: Money;
-  captureMethod: 'automatic' | 'manual';
-  lineItems: CheckoutLineItem[];
-  totals: CheckoutTotal[];
-  fulfillmentOptions: CheckoutFulfillmentOption[];
-  selectedFulfillment: CheckoutSelectedFulfillment | null;
+  /** shown once, when the session is created */
   clientSecret?: string;
-  customerInfo: Record<string, unknown> | null;
-  agenticContext: Record<string, unknown> | null;
-  metadata: Record<string, string>;
-  createdAt: string;
-  expiresAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-}
+};
 
 export function toSession(row: CheckoutSessionRow): CheckoutSession {
   return {

@@ -1,5 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, BIGINT, type RowModel, type Timestamps } from '../model-kit';
+import type { LineItem } from './payments';
 import type { Money } from '../../domain/money';
 
 // Checkout sessions: what a customer is asked to pay (amount, line items, fulfillment), the hosted page's
@@ -8,18 +9,8 @@ import type { Money } from '../../domain/money';
 
 export type CheckoutSessionStatus = 'open' | 'complete' | 'expired';
 
-export interface CheckoutLineItem {
-  id: string;
-  productId?: string;
-  label: string;
-  description?: string;
-  imageUrl?: string;
-  unitAmount: Money;
-  quantity: number;
-  taxRate?: number;
-  taxAmount?: Money;
-  metadata?: Record<string, string>;
-}
+/** A line item as a checkout session keeps it: the payment's line item, always with its id. */
+export type CheckoutLineItem = LineItem & { id: string };
 
 export interface CheckoutTotal {
   type: 'subtotal' | 'tax' | 'fulfillment' | 'total';
