@@ -8,7 +8,9 @@ import type { WithdrawalRow, WithdrawalStatus } from '../db/models/withdrawals';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import { throughProvider } from './provider-call';
 import { recordAudit } from './audit/entries';
-import { emitEvent } from './webhooks/events';
+import { auditRecord, auditedRecord, lockedRecord } from './audit/changes';
+import { statusMachine, transition, type Move as StatusMove } from './status';
+import { emitEvent, type EmitInput } from './webhooks/events';
 import { viewOf } from '../api/views';
 import { resolveFees } from './fees/schedules';
 import type { FeeBreakdown } from './fees/engine';
@@ -108,17 +110,15 @@ function postingOf(row: WithdrawalRow) {
   };
 }
 
-async function announce(tx: CallerContext, row: WithdrawalRow, action: string, event: string | null, before?: WithdrawalRow): Promise<void> {
-  const data = toWithdrawal(row);
-  if (event) await emitEvent(tx, { type: event, data: { object: 'withdrawal', ...data }, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode });
-  await recordAudit(tx, {
-    action, targetType: 'withdrawal', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
-    before: before ? { status: before.status } : undefined,
-    after: {
-      status: row.status, amount: data.amount, fee: data.fee, rejectionReason: row.rejectionReason, executionComment: row.executionComment,
-      failureReason: row.failureReason, providerReference: row.providerReference,
-    },
-  });
+/** Withdrawals as their audit entries name and show them: the record as the API renders it (at the reader's level). */
+const WITHDRAWAL = auditedRecord<WithdrawalRow>({
+  model: (ctx) => ctx.db.models.Withdrawal, targetType: 'withdrawal',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toWithdrawal,
+});
+
+/** The withdrawal.* event announcing the record as it is now. */
+function withdrawalEvent(type: string, row: WithdrawalRow): EmitInput {
+  return { type, data: { object: 'withdrawal', ...toWithdrawal(row) }, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode };
 }
 
 /** The payout channel a withdrawal goes out through: the one named (active, payout, carrying the currency), else the tenant's first such. */
@@ -187,7 +187,8 @@ export async function createWithdrawal(ctx: CallerContext, input: CreateWithdraw
       createdBy: tx.actor.id, approvedBy: null, rejectedBy: null, canceledBy: null, executedBy: null, completedBy: null, failedBy: null,
     });
     await postWithdrawal(tx, 'hold', postingOf(created));
-    await announce(tx, created, 'withdrawal.created', 'withdrawal.created');
+    await emitEvent(tx, withdrawalEvent('withdrawal.created', created));
+    await auditRecord(tx, WITHDRAWAL, created, 'withdrawal.created', { after: toWithdrawal(created) });
     return created;
   });
   return withdrawalFor(ctx.level, row);
@@ -285,20 +286,17 @@ function makerChecker(role: 'creator' | 'approver', what: string) {
   };
 }
 
-async function moveWithdrawal<I>(ctx: CallerContext, id: string, move: Move<I>, input: I): Promise<Withdrawal> {
+async function moveWithdrawal<I>(ctx: CallerContext, id: string, name: WithdrawalMoveName, input: I): Promise<Withdrawal> {
+  const move = MOVES[name] as Move<I>;
   const row = await inTransaction(ctx, async (tx) => {
-    const withdrawals = scoped(tx, tx.db.models.Withdrawal);
-    const current = await withdrawals.get(id, { lock: true });
-    if (!move.from.includes(current.status)) {
-      const already = current.status === 'executing' && move.to === 'executing' ? ` (already being executed by ${current.executedBy})` : '';
-      throw new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${id} is ${current.status}${already}: ${move.name} needs a ${move.from.join(' or ')} withdrawal.`);
-    }
-    if (move.checks) {
-      const tenant = await scoped(tx, tx.db.models.Tenant).get(current.tenantId);
-      for (const check of move.checks) await check(tx, current, tenant);
-    }
-    const moved = await withdrawals.updateIf(current, { status: current.status }, { ...move.changes(tx, current, input), status: move.to });
-    if (!moved) throw new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${id} changed meanwhile: read it again.`);
+    const moved = await transition(tx, WITHDRAWAL_MACHINE, await lockedRecord(tx, WITHDRAWAL, id), name, {
+      check: move.checks && (async (current, c) => {
+        const tenant = await scoped(c, c.db.models.Tenant).get(current.tenantId);
+        for (const check of move.checks!) await check(c, current, tenant);
+      }),
+      changes: (current, c) => move.changes(c, current, input),
+      event: move.event ? (m) => withdrawalEvent(move.event!, m) : undefined,
+    });
     if (move.ledger === 'release') await postWithdrawal(tx, 'release', postingOf(moved));
     if (move.ledger === 'complete') {
       const channel = await scoped(tx, tx.db.models.Channel).find(moved.withdrawalChannelId);
@@ -307,7 +305,6 @@ async function moveWithdrawal<I>(ctx: CallerContext, id: string, move: Move<I>, 
         partnerId: (moved.feeBreakdown as { partnerId?: string | null } | null)?.partnerId ?? null,
       });
     }
-    await announce(tx, moved, move.audit, move.event, current);
     return moved;
   });
   return withdrawalFor(ctx.level, row);
@@ -357,22 +354,41 @@ const MOVES = {
   } satisfies Move<{ comment: string; providerReference?: string }>,
 } as const;
 
-export const cancelWithdrawal = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, MOVES.cancel, undefined);
-export const approveWithdrawal = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, MOVES.approve, undefined);
-export const startExecution = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, MOVES.start, undefined);
+type WithdrawalMoveName = keyof typeof MOVES;
+
+/** MOVES as the status machine declares moves: the statuses each starts from, the one it leads to, its audit action. */
+function statusMoves(): Record<WithdrawalMoveName, StatusMove<WithdrawalRow, WithdrawalStatus>> {
+  const moves = {} as Record<WithdrawalMoveName, StatusMove<WithdrawalRow, WithdrawalStatus>>;
+  for (const name of Object.keys(MOVES) as WithdrawalMoveName[]) moves[name] = { from: MOVES[name].from, to: MOVES[name].to, action: MOVES[name].audit };
+  return moves;
+}
+
+/** The withdrawal status machine: MOVES's statuses and audit actions, moved by transition (src/services/status.ts). */
+const WITHDRAWAL_MACHINE = statusMachine<WithdrawalRow, WithdrawalMoveName, WithdrawalStatus>({
+  record: WITHDRAWAL,
+  moves: statusMoves(),
+  refused: (row, name, spec) => {
+    const already = row.status === 'executing' && spec.to === 'executing' ? ` (already being executed by ${row.executedBy})` : '';
+    return new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${row.id} is ${row.status}${already}: ${MOVES[name].name} needs a ${spec.from.join(' or ')} withdrawal.`);
+  },
+});
+
+export const cancelWithdrawal = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, 'cancel', undefined);
+export const approveWithdrawal = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, 'approve', undefined);
+export const startExecution = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, 'start', undefined);
 
 export function rejectWithdrawal(ctx: CallerContext, id: string, input: { rejectionReason?: string }): Promise<Withdrawal> {
   const reason = required(input.rejectionReason, 'body.rejectionReason', 'say why the withdrawal is rejected');
-  return moveWithdrawal(ctx, id, MOVES.reject, reason);
+  return moveWithdrawal(ctx, id, 'reject', reason);
 }
 
 export function completeWithdrawal(ctx: CallerContext, id: string, input: { providerReference?: string; comment?: string }): Promise<Withdrawal> {
-  return moveWithdrawal(ctx, id, MOVES.complete, input);
+  return moveWithdrawal(ctx, id, 'complete', input);
 }
 
 export function failWithdrawal(ctx: CallerContext, id: string, input: { comment?: string; providerReference?: string }): Promise<Withdrawal> {
   const comment = required(input.comment, 'body.comment', 'say why the withdrawal failed');
-  return moveWithdrawal(ctx, id, MOVES.fail, { ...input, comment });
+  return moveWithdrawal(ctx, id, 'fail', { ...input, comment });
 }
 
 /**
