@@ -84,10 +84,13 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
       announceListener(rt.config.home, { endpointId: endpoint.id, port: this.flags.port, pid: process.pid, cert: certificate.cert });
       try {
         const level = endpoint.level === 'merchant' ? `merchant ${endpoint.merchantId}` : endpoint.level === 'tenant' ? `tenant ${endpoint.tenantId}` : 'platform';
-        this.log(`${chalk.bold('Ready.')} Listening for ${modeName(endpoint.livemode)} webhooks of ${level} at ${chalk.cyan(endpoint.url)} (endpoint ${endpoint.id}, events ${endpoint.events.join(', ')})`);
-        this.log(`Signing secret: ${shownSecret}`);
-        if (forwardTo) this.log(`Forwarding verified deliveries to ${chalk.cyan(forwardTo)}`);
-        this.log('Ctrl-C to stop.');
+        // one write: whoever waits for "Ready." reads the signing secret with it
+        this.log([
+          `${chalk.bold('Ready.')} Listening for ${modeName(endpoint.livemode)} webhooks of ${level} at ${chalk.cyan(endpoint.url)} (endpoint ${endpoint.id}, events ${endpoint.events.join(', ')})`,
+          `Signing secret: ${shownSecret}`,
+          ...(forwardTo ? [`Forwarding verified deliveries to ${chalk.cyan(forwardTo)}`] : []),
+          'Ctrl-C to stop.',
+        ].join('\n'));
         const stoppedBy = await stopped;
         const closed = await closeListenerEndpoint(ctx, endpoint.id);
         this.log(`${stoppedBy}: endpoint ${endpoint.id} disabled; ${deliveries.length} deliveries received.`);
