@@ -7,6 +7,7 @@ import { Umzug, SequelizeStorage } from 'umzug';
 import { defineModels, type Models } from './models';
 import { migrations, type MigrationEnv } from './migrations';
 import { ReadCache, readCacheTtlMs } from './read-cache';
+import { finalizeStatements, Statements } from './statements';
 
 import type { Dialect } from './dialect';
 export type { Dialect } from './dialect';
@@ -75,15 +76,19 @@ function within(transaction: Transaction | null | undefined, open: Transaction):
   return false;
 }
 
+/** The guard's refusal of a query sent outside the flow's open transaction, or null when it may run. */
+function refusedQuery(sql: unknown, transaction: Transaction | null | undefined): Error | null {
+  const open = openFlowTransaction();
+  if (!open || within(transaction, open)) return null;
+  const text = typeof sql === 'string' ? sql : String((sql as { query?: string } | null)?.query ?? sql);
+  return connectionViolation(`the query "${text.replace(/\s+/g, ' ').slice(0, 160)}" ran outside the flow's transaction`);
+}
+
 function guardQueries(sequelize: Sequelize): void {
   const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
   (sequelize as unknown as { query: (sql: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (sql, options) => {
-    const open = openFlowTransaction();
-    if (open && !within(options?.transaction, open)) {
-      const text = typeof sql === 'string' ? sql : String((sql as { query?: string } | null)?.query ?? sql);
-      return Promise.reject(connectionViolation(`the query "${text.replace(/\s+/g, ' ').slice(0, 160)}" ran outside the flow's transaction`));
-    }
-    return query(sql, options);
+    const refused = refusedQuery(sql, options?.transaction);
+    return refused ? Promise.reject(refused) : query(sql, options);
   };
 }
 
@@ -111,6 +116,10 @@ export class Database {
    * read) finds a connection at once however many writes queue; a transaction waits here rather than in the pool.
    */
   private readonly transactionSlots: SemaphoreInterface | null;
+  /** prepared statements kept per connection: the hot data path (db/statements) */
+  readonly sql: Statements;
+  /** SQLite file databases: the kept writer and readers */
+  private readonly sqliteConnections: SqliteConnections | null;
 
   private constructor(
     readonly sequelize: Sequelize,
@@ -119,8 +128,12 @@ export class Database {
     poolMax?: number,
     /** the master key's sealer, for migrations that seal data at rest (MigrationEnv) */
     private readonly sealer?: MigrationEnv['sealer'],
+    sqliteConnections?: SqliteConnections,
   ) {
     if (this.guarded) guardQueries(sequelize);
+    this.sql = new Statements(sequelize, dialect, this.guarded ? refusedQuery : null);
+    this.sqliteConnections = sqliteConnections ?? null;
+    if (this.sqliteConnections) this.sqliteConnections.onClose = finalizeStatements;
     this.transactionSlots = poolMax && poolMax > 1
       ? withTimeout(new Semaphore(poolMax - Math.max(1, Math.ceil(poolMax / 5))), TRANSACTION_SLOT_WAIT_MS, new Error(`no database connection for a transaction within ${TRANSACTION_SLOT_WAIT_MS / 1000} s`))
       : null;
@@ -134,6 +147,7 @@ export class Database {
     const target = parseDatabaseUrl(url);
     let sequelize: Sequelize;
     let poolMax: number | undefined;
+    let sqliteConnections: SqliteConnections | undefined;
     if (target.dialect === 'sqlite') {
       if (target.location !== ':memory:' && !options.keepModes) preparePrivateSqliteFile(target.location);
       else if (target.location !== ':memory:') fs.mkdirSync(path.dirname(target.location), { recursive: true, mode: 0o700 });
@@ -144,7 +158,7 @@ export class Database {
         transactionType: Transaction.TYPES.IMMEDIATE,
         retry: { max: 10, match: [/SQLITE_BUSY/] },
       });
-      configureSqliteConnections(sequelize);
+      sqliteConnections = new SqliteConnections(sequelize);
     } else {
       poolMax = Number(process.env.PAYPLANE_DB_POOL_MAX ?? DEFAULT_POOL_MAX);
       sequelize = new Sequelize(target.location, {
@@ -153,7 +167,7 @@ export class Database {
         pool: { max: poolMax, min: 0, idle: 10_000 },
       });
     }
-    const db = new Database(sequelize, target.dialect, target, poolMax, options.sealer);
+    const db = new Database(sequelize, target.dialect, target, poolMax, options.sealer, sqliteConnections);
     await sequelize.authenticate();
     if (target.dialect === 'sqlite' && target.location !== ':memory:') {
       await sequelize.query('PRAGMA journal_mode=WAL');
@@ -211,6 +225,18 @@ export class Database {
    * database.
    */
   private async withMigrationLock<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.sqliteConnections) {
+      const connections = this.sqliteConnections;
+      const unlocked = fn;
+      fn = async () => {
+        connections.single = true;
+        try {
+          return await unlocked();
+        } finally {
+          connections.single = false;
+        }
+      };
+    }
     if (this.dialect === 'postgres') {
       // loaded here: a SQLite process never needs pg (about 6 MiB of resident memory)
       const { Client } = await import('pg');
@@ -295,21 +321,98 @@ export function isUniqueViolation(error: unknown): boolean {
   return error instanceof UniqueConstraintError;
 }
 
-/** Every new SQLite connection waits for a busy database instead of failing at once (other processes). */
-function configureSqliteConnections(sequelize: Sequelize): void {
-  const manager = sequelize.connectionManager as unknown as {
-    getConnection(options?: unknown): Promise<{ run(sql: string): void; __payplaneConfigured?: boolean }>;
-  };
-  const getConnection = manager.getConnection.bind(manager);
-  manager.getConnection = async (options?: unknown) => {
-    const connection = await getConnection(options);
-    if (!connection.__payplaneConfigured) {
-      connection.__payplaneConfigured = true;
+/** Reader connections a SQLite file database keeps for queries outside a transaction (WAL: they never wait for the writer). */
+const SQLITE_READERS = 2;
+
+type SqliteConnection = {
+  run(sql: string, callback?: (error: Error | null) => void): void;
+  close(callback?: (error: Error | null) => void): void;
+  uuid?: string;
+  filename?: string;
+  __payplaneRole?: 'writer' | 'reader' | 'own';
+};
+
+/**
+ * SQLite connections. Sequelize's own manager opens a new connection (a file open, the WAL index mapped, every
+ * pragma) for every transaction and closes it after, so nothing could be kept per connection. Here a file database
+ * keeps its connections for the life of the process:
+ * - one writer, which every transaction uses in turn (Database.transaction queues them on the write lock; a
+ *   transaction opened while the writer is taken, which only code outside that lock could do, gets a connection of
+ *   its own, closed after it as before);
+ * - SQLITE_READERS readers, taken in turn by the queries outside a transaction: in WAL mode a reader sees every
+ *   committed write and never waits for the writer, so reads go on while a write transaction is open.
+ * While migrations run (`single`), every query outside a transaction goes to the first reader: a migration's pragmas
+ * hold for the statements after them. Each connection waits for a busy database instead of failing at once (other
+ * processes), enforces foreign keys, and keeps its prepared statements (src/db/statements.ts) until it closes.
+ */
+export class SqliteConnections {
+  private writer: SqliteConnection | null = null;
+  private writerTaken = false;
+  private readers: SqliteConnection[] = [];
+  private next = 0;
+  /** migrations: one connection for the queries outside a transaction */
+  single = false;
+  /** called before a kept connection closes (its prepared statements are finalized there) */
+  onClose: (connection: SqliteConnection) => Promise<void> = async () => undefined;
+
+  constructor(private readonly sequelize: Sequelize) {
+    const manager = sequelize.connectionManager as unknown as {
+      connections: Record<string, SqliteConnection>;
+      getConnection(options?: { uuid?: string }): Promise<SqliteConnection>;
+      releaseConnection(connection: SqliteConnection, force?: boolean): void;
+      _onProcessExit(): Promise<void>;
+    };
+    const open = manager.getConnection.bind(manager);
+    const release = manager.releaseConnection.bind(manager);
+    const exit = manager._onProcessExit.bind(manager);
+    const configure = (connection: SqliteConnection, role: 'writer' | 'reader' | 'own') => {
+      connection.__payplaneRole = role;
       connection.run('PRAGMA busy_timeout = 10000');
       // WAL with synchronous=NORMAL: a commit never corrupts the file; only a power loss may drop the last commits.
       // SQLite is the embedded sandbox store; production runs on Postgres.
       connection.run('PRAGMA synchronous = NORMAL');
-    }
-    return connection;
-  };
+      return connection;
+    };
+    /** a kept connection: opened through Sequelize's manager under a key of its own (so that close() closes it) */
+    const keep = async (key: string, role: 'writer' | 'reader') => {
+      const connection = await open({ uuid: key });
+      return connection.__payplaneRole ? connection : configure(connection, role);
+    };
+    manager.getConnection = async (options?: { uuid?: string; inMemory?: number }) => {
+      const storage = (sequelize as unknown as { options: { storage?: string } }).options.storage;
+      if (!storage || storage === ':memory:') return open(options);
+      const uuid = options?.uuid ?? 'default';
+      if (uuid === 'default') {
+        if (this.readers.length < SQLITE_READERS) this.readers.push(await keep(`reader${this.readers.length}`, 'reader'));
+        if (this.single) return this.readers[0];
+        return this.readers[this.next++ % this.readers.length];
+      }
+      if (!this.writerTaken) {
+        this.writerTaken = true;
+        try {
+          this.writer ??= await keep('writer', 'writer');
+        } catch (error) {
+          this.writerTaken = false;
+          throw error;
+        }
+        return this.writer;
+      }
+      const own = await open(options);
+      return own.__payplaneRole ? own : configure(own, 'own');
+    };
+    manager.releaseConnection = (connection: SqliteConnection, force?: boolean) => {
+      if (connection === this.writer) {
+        this.writerTaken = false;
+        return;
+      }
+      if (connection.__payplaneRole === 'reader') return;
+      release(connection, force);
+    };
+    manager._onProcessExit = async () => {
+      for (const connection of [this.writer, ...this.readers]) if (connection) await this.onClose(connection);
+      this.writer = null;
+      this.readers = [];
+      await exit();
+    };
+  }
 }
