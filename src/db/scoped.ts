@@ -4,6 +4,7 @@ import type { CallerContext } from '../domain/context';
 import { InternalError, NotFoundError, PermissionError, ValidationError } from '../domain/errors';
 import type { RowModel } from './models';
 import { sumNumber } from './model-kit';
+import { bindable, compileWhere, decode, encode, tableOf, type Table } from './table';
 
 export interface ListParams {
   cursor?: string;
@@ -72,14 +73,55 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
    * planner into the wrong index.
    */
   private where(extra: AnyWhere = {}): WhereOptions {
-    const scope = this.scopeWhere();
-    const own = Object.keys(extra).filter((key) => extra[key] !== undefined && typeof extra[key] !== 'object' && extra[key] === scope[key]);
-    const filters = { ...extra };
-    for (const key of own) delete filters[key];
+    const { filters, scope } = this.conditions(extra);
     return { [Op.and]: [filters, scope] } as WhereOptions;
   }
 
+  private conditions(extra: AnyWhere): { filters: AnyWhere; scope: AnyWhere } {
+    const scope = this.scopeWhere();
+    const filters = { ...extra };
+    for (const key of Object.keys(extra)) {
+      if (extra[key] !== undefined && typeof extra[key] !== 'object' && extra[key] === scope[key]) delete filters[key];
+    }
+    return { filters, scope };
+  }
+
+  // ------------------------------------------------------------------------------ the hot path: prepared statements
+
+  /**
+   * The table on the prepared-statement path (db/statements, db/table), or null where it stays on Sequelize: a table
+   * whose attributes are named apart from their columns, and for writes a table with hooks (read caches watch them).
+   */
+  private fastTable(write = false): Table | null {
+    const table = tableOf(this.model as never, this.ctx.db.dialect);
+    return table && !(write && table.hooked) ? table : null;
+  }
+
+  /** `WHERE …` of the caller's filters and its scope, with their values; null when one of them is not plain. */
+  private fastWhere(table: Table, extra: AnyWhere): { sql: string; params: unknown[] } | null {
+    const { filters, scope } = this.conditions(extra);
+    const parts: string[] = [];
+    const params: unknown[] = [];
+    if (!compileWhere(table, filters, parts, params) || !compileWhere(table, scope, parts, params)) return null;
+    return { sql: parts.length ? ` WHERE ${parts.join(' AND ')}` : '', params };
+  }
+
+  private async fastRows(table: Table, sql: string, params: unknown[]): Promise<R[]> {
+    const rows = await this.ctx.db.sql.all<Record<string, unknown>>(sql, params, { transaction: this.ctx.transaction });
+    return rows.map((row) => decode<R>(table, row));
+  }
+
+  private lockClause(lock: boolean | undefined): string {
+    return lock && this.ctx.transaction && this.ctx.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+  }
+
   async findOne(where: AnyWhere, options: { lock?: boolean } = {}): Promise<R | null> {
+    const table = this.fastTable();
+    const compiled = table && this.fastWhere(table, where);
+    if (table && compiled) {
+      const [found] = await this.fastRows(table, `SELECT ${table.selectList} FROM "${table.name}"${compiled.sql} LIMIT 1${this.lockClause(options.lock)}`, compiled.params);
+      return found ?? null;
+    }
     const row = await this.model.findOne({
       where: this.where(where),
       transaction: this.ctx.transaction,
@@ -101,6 +143,12 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
   }
 
   async findAll(where: AnyWhere = {}, options: { limit?: number } = {}): Promise<R[]> {
+    const table = this.fastTable();
+    const compiled = table && this.fastWhere(table, where);
+    if (table && compiled) {
+      const limit = options.limit !== undefined ? ` LIMIT ${Math.trunc(options.limit)}` : '';
+      return this.fastRows(table, `SELECT ${table.selectList} FROM "${table.name}"${compiled.sql} ORDER BY "createdAt" DESC, "id" DESC${limit}`, compiled.params);
+    }
     const rows = await this.model.findAll({
       where: this.where(where),
       order: [['createdAt', 'DESC'], ['id', 'DESC']],
@@ -111,6 +159,12 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
   }
 
   async count(where: AnyWhere = {}): Promise<number> {
+    const table = this.fastTable();
+    const compiled = table && this.fastWhere(table, where);
+    if (compiled) {
+      const [row] = await this.ctx.db.sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM "${table!.name}"${compiled.sql}`, compiled.params, { transaction: this.ctx.transaction });
+      return Number(row.n);
+    }
     return this.model.count({ where: this.where(where), transaction: this.ctx.transaction });
   }
 
@@ -157,6 +211,14 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     row.createdAt = row.createdAt ?? now;
     row.updatedAt = now;
     if ('deletedAt' in this.model.getAttributes()) row.deletedAt = null;
+    const table = this.fastTable(true);
+    if (table && Object.keys(row).every((column) => bindable(table, column, row[column]))) {
+      for (const [column, value] of table.defaults) if (row[column] === undefined) row[column] = value;
+      const columns = Object.keys(row).filter((column) => row[column] !== undefined);
+      const sql = `INSERT INTO "${table.name}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) RETURNING ${table.selectList}`;
+      const [created] = await this.fastRows(table, sql, columns.map((column) => encode(table, column, row[column])));
+      return created;
+    }
     const created = await this.model.create(row as never, { transaction: this.ctx.transaction });
     return created.get({ plain: true }) as R;
   }
@@ -185,6 +247,14 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
   async updateIf(row: R, expect: AnyWhere, changes: Partial<R>): Promise<R | null> {
     this.assertWritable(row, changes);
     const values = { ...changes, updatedAt: this.ctx.clock.now() } as AnyWhere;
+    const table = this.fastTable(true);
+    const columns = Object.keys(values).filter((column) => values[column] !== undefined);
+    const compiled = table && columns.every((column) => bindable(table, column, values[column])) ? this.fastWhere(table, { ...expect, id: row.id }) : null;
+    if (table && compiled) {
+      const sql = `UPDATE "${table.name}" SET ${columns.map((c) => `"${c}" = ?`).join(', ')}${compiled.sql}`;
+      const changed = await this.ctx.db.sql.run(sql, [...columns.map((column) => encode(table, column, values[column])), ...compiled.params], { transaction: this.ctx.transaction });
+      return changed === 0 ? null : ({ ...row, ...values } as R);
+    }
     const [count] = await this.model.update(values as never, {
       where: this.where({ ...expect, id: row.id }),
       transaction: this.ctx.transaction,
@@ -208,6 +278,9 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
    * return; nextCursor and prevCursor are the first ids of the following and the preceding page.
    */
   async list(where: AnyWhere, params: ListParams): Promise<Page<R>> {
+    const table = this.fastTable();
+    const compiled = table && this.fastWhere(table, where);
+    if (table && compiled) return this.fastList(table, compiled, params);
     const desc = params.sortOrder !== 'asc';
     const dir = desc ? 'DESC' : 'ASC';
     const baseWhere = this.where(where);
@@ -242,6 +315,63 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
       data,
       pagination: { nextCursor: hasMore ? (rows[params.limit].get('id') as string) : null, prevCursor, hasMore, totalCount },
     };
+  }
+
+  /** list() on prepared statements: the same three queries (page, bounded count, previous page's start) as SQL. */
+  private async fastList(table: Table, base: { sql: string; params: unknown[] }, params: ListParams): Promise<Page<R>> {
+    const desc = params.sortOrder !== 'asc';
+    const dir = desc ? 'DESC' : 'ASC';
+    let anchor: R | null = null;
+    if (params.cursor !== undefined) {
+      anchor = isUuid(params.cursor) ? await this.findOne({ id: params.cursor }) : null;
+      if (!anchor) throw ValidationError.field('query.cursor', 'is not a cursor of this list', 'INVALID_CURSOR');
+    }
+    const and = base.sql ? `${base.sql} AND ` : ' WHERE ';
+    /** the records at or beyond the anchor in the list's order (`after`: the other way) */
+    const from = (after: boolean): { sql: string; params: unknown[] } => {
+      const forward = desc !== after;
+      const [beyond, atOrBeyond] = forward ? ['<', '<='] : ['>', '>='];
+      const at = encode(table, 'createdAt', anchor!.createdAt);
+      // the bound alone as well: Postgres cannot start the index range from the OR, and would walk the list from its head
+      return {
+        sql: `${and}"createdAt" ${atOrBeyond} ? AND ("createdAt" ${beyond} ? OR ("createdAt" = ? AND "id" ${after ? beyond : atOrBeyond} ?))`,
+        params: [...base.params, at, at, at, anchor!.id],
+      };
+    };
+    const page = anchor ? from(false) : { sql: base.sql, params: base.params };
+    const [rows, totalCount, prevCursor] = await Promise.all([
+      this.fastRows(table, `SELECT ${table.selectList} FROM "${table.name}"${page.sql} ORDER BY "createdAt" ${dir}, "id" ${dir} LIMIT ${params.limit + 1}`, page.params),
+      this.fastCount(table, base),
+      anchor ? this.fastPreviousStart(table, from(true), desc, params.limit) : Promise.resolve(null),
+    ]);
+    const hasMore = rows.length > params.limit;
+    return {
+      data: rows.slice(0, params.limit),
+      pagination: { nextCursor: hasMore ? rows[params.limit].id : null, prevCursor, hasMore, totalCount },
+    };
+  }
+
+  /** totalCount() on prepared statements */
+  private async fastCount(table: Table, base: { sql: string; params: unknown[] }): Promise<number> {
+    const options = { transaction: this.ctx.transaction };
+    const rows = `SELECT "id" FROM "${table.name}"${base.sql} LIMIT ${COUNT_EXACT_UP_TO + 1}`;
+    const [bounded] = await this.ctx.db.sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM (${rows}) AS bounded`, base.params, options);
+    const n = Number(bounded.n);
+    if (n <= COUNT_EXACT_UP_TO) return n;
+    return this.ctx.db.largeCounts.read(`${rows} ${JSON.stringify(base.params)}`, async () => {
+      const [all] = await this.ctx.db.sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM "${table.name}"${base.sql}`, base.params, options);
+      return Number(all.n);
+    });
+  }
+
+  private async fastPreviousStart(table: Table, after: { sql: string; params: unknown[] }, desc: boolean, limit: number): Promise<string | null> {
+    const reverse = desc ? 'ASC' : 'DESC';
+    const rows = await this.ctx.db.sql.all<{ id: string }>(
+      `SELECT "id" FROM "${table.name}"${after.sql} ORDER BY "createdAt" ${reverse}, "id" ${reverse} LIMIT ${limit}`,
+      after.params,
+      { transaction: this.ctx.transaction },
+    );
+    return rows.length ? rows[rows.length - 1].id : null;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { selectRows } from '../../db/rows';
 import { Op, type WhereOptions } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError, NotFoundError } from '../../domain/errors';
@@ -166,9 +167,7 @@ export async function endpointsForEvent(
   if (event.tenantId) levels.push({ level: 'tenant', tenantId: event.tenantId });
   if (event.tenantId && event.merchantId) levels.push({ level: 'merchant', tenantId: event.tenantId, merchantId: event.merchantId });
   // The outbox fans out across scopes by design: this reads every level's endpoints for the event's owner.
-  const rows = await ctx.db.models.WebhookEndpoint.findAll({
-    where: { livemode: event.livemode, deletedAt: null, status: { [Op.ne]: 'disabled' }, [Op.or]: levels },
-    transaction: ctx.transaction,
-  });
-  return rows.map((r) => r.get({ plain: true }) as WebhookEndpointRow);
+  return selectRows<WebhookEndpointRow>(ctx.db, ctx.db.models.WebhookEndpoint as never, {
+    livemode: event.livemode, deletedAt: null, status: { [Op.ne]: 'disabled' }, [Op.or]: levels,
+  }, { transaction: ctx.transaction, orderBy: '"createdAt", "id"' });
 }

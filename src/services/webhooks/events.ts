@@ -6,6 +6,7 @@ import { redact } from '../../util/secrets';
 import { viewAt, viewOf } from '../../api/views';
 import { eventCatalog, eventResource, isKnownEventType, subscribes } from './catalog';
 import { endpointsForEvent } from './endpoints';
+import { insertRows } from '../../db/rows';
 
 /** Date-form API version that renders event payloads. */
 export const EVENT_API_VERSION = '2026-11-01';
@@ -51,7 +52,7 @@ export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<E
     updatedAt: now,
     deletedAt: null,
   };
-  await Event.create(event, { transaction: ctx.transaction });
+  await insertRows(ctx.db, Event as never, [event], ctx.transaction);
   const merchantVisible = eventCatalog().find((e) => e.type === event.type)?.level === 'merchant';
   const endpoints = (await endpointsForEvent(ctx, event)).filter(
     (endpoint) => subscribes(endpoint.events, event.type) && (endpoint.level !== 'merchant' || merchantVisible),
@@ -79,7 +80,7 @@ export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<E
       updatedAt: now,
       deletedAt: null,
     }));
-    await WebhookDelivery.bulkCreate(deliveries, { transaction: ctx.transaction });
+    await insertRows(ctx.db, WebhookDelivery as never, deliveries, ctx.transaction);
   }
   return event;
 }

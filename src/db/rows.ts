@@ -1,0 +1,70 @@
+import type { Transaction } from 'sequelize';
+import type { Database } from './database';
+import type { RowModel } from './model-kit';
+import { bindable, compileWhere, decode, encode, tableOf, type Table } from './table';
+import { InternalError } from '../domain/errors';
+
+/**
+ * The tables the platform itself works through, outside any caller's scope (the outbox, the dispatcher's claims, the
+ * sandbox acquirer's operations), on prepared statements (db/statements): rows in and out as plain objects. A caller's
+ * reads and writes go through db/scoped, which uses the same statements.
+ */
+
+function tableFor(db: Database, model: RowModel<object>): Table {
+  const table = tableOf(model, db.dialect);
+  if (!table) throw new InternalError(`${model.name}: its attributes are named apart from its columns; it has no prepared-statement path`);
+  return table;
+}
+
+export interface SelectOptions {
+  transaction?: Transaction | null;
+  /** e.g. `"createdAt" DESC, "id" DESC` */
+  orderBy?: string;
+  limit?: number;
+  /** Postgres: lock the rows (FOR UPDATE) when inside a transaction */
+  lock?: boolean;
+}
+
+/** The rows of a model matching a where of plain conditions (db/table's compileWhere). */
+export async function selectRows<R>(db: Database, model: RowModel<object>, where: Record<string | symbol, unknown>, options: SelectOptions = {}): Promise<R[]> {
+  const table = tableFor(db, model);
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (!compileWhere(table, where, parts, params)) throw new InternalError(`${model.name}: a condition the prepared-statement path does not take`);
+  let sql = `SELECT ${table.selectList} FROM "${table.name}"${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`;
+  if (options.orderBy) sql += ` ORDER BY ${options.orderBy}`;
+  if (options.limit !== undefined) sql += ` LIMIT ${Math.trunc(options.limit)}`;
+  if (options.lock && options.transaction && db.dialect === 'postgres') sql += ' FOR UPDATE';
+  const rows = await db.sql.all<Record<string, unknown>>(sql, params, { transaction: options.transaction });
+  return rows.map((row) => decode<R>(table, row));
+}
+
+/** Rows of one model in one multi-row INSERT (every row with the same columns: the first row's). */
+export async function insertRows(db: Database, model: RowModel<object>, rows: object[], transaction?: Transaction | null): Promise<void> {
+  if (!rows.length) return;
+  const table = tableFor(db, model);
+  if (table.hooked) throw new InternalError(`${model.name}: its writes run hooks; write it through the model`);
+  const columns = Object.keys(rows[0]).filter((column) => (rows[0] as Record<string, unknown>)[column] !== undefined);
+  for (const row of rows) {
+    for (const column of columns) {
+      if (!bindable(table, column, (row as Record<string, unknown>)[column])) throw new InternalError(`${model.name}.${column}: not a value to bind`);
+    }
+  }
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const sql = `INSERT INTO "${table.name}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${rows.map(() => tuple).join(', ')}`;
+  const params = rows.flatMap((row) => columns.map((column) => encode(table, column, (row as Record<string, unknown>)[column])));
+  await db.sql.run(sql, params, { transaction });
+}
+
+/** UPDATE of a model's rows matching a where of plain conditions: the number of rows changed. */
+export async function updateRows(db: Database, model: RowModel<object>, changes: Record<string, unknown>, where: Record<string | symbol, unknown>, transaction?: Transaction | null): Promise<number> {
+  const table = tableFor(db, model);
+  if (table.hooked) throw new InternalError(`${model.name}: its writes run hooks; write it through the model`);
+  const columns = Object.keys(changes).filter((column) => changes[column] !== undefined);
+  if (!columns.every((column) => bindable(table, column, changes[column]))) throw new InternalError(`${model.name}: a change that is not a value to bind`);
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (!compileWhere(table, where, parts, params)) throw new InternalError(`${model.name}: a condition the prepared-statement path does not take`);
+  const sql = `UPDATE "${table.name}" SET ${columns.map((c) => `"${c}" = ?`).join(', ')}${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`;
+  return db.sql.run(sql, [...columns.map((column) => encode(table, column, changes[column])), ...params], { transaction });
+}
