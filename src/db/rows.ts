@@ -68,3 +68,19 @@ export async function updateRows(db: Database, model: RowModel<object>, changes:
   const sql = `UPDATE "${table.name}" SET ${columns.map((c) => `"${c}" = ?`).join(', ')}${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`;
   return db.sql.run(sql, [...columns.map((column) => encode(table, column, changes[column])), ...params], { transaction });
 }
+
+/** A value bound for a column of a model's table (a Date on SQLite as the text Sequelize stores). */
+export function bindFor(db: Database, model: RowModel<object>, column: string, value: unknown): unknown {
+  return encode(tableFor(db, model), column, value);
+}
+
+/** `"a", "b", …`: every column of a model's table, for a statement's SELECT or RETURNING. */
+export function columnsOf(db: Database, model: RowModel<object>): string {
+  return tableFor(db, model).selectList;
+}
+
+/** Rows a hand-written statement returned (with columnsOf), with the types the model gives. */
+export function decodeRows<R>(db: Database, model: RowModel<object>, rows: Record<string, unknown>[]): R[] {
+  const table = tableFor(db, model);
+  return rows.map((row) => decode<R>(table, row));
+}

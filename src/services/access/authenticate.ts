@@ -1,3 +1,4 @@
+import { selectRows } from '../../db/rows';
 import ipaddr from 'ipaddr.js';
 import type { Runtime } from '../../runtime';
 import type { CallerContext } from '../../domain/context';
@@ -79,11 +80,9 @@ async function authenticateKey(rt: Runtime, secret: string, credentials: Credent
 export async function authenticateClientSecret(rt: Runtime, secret: string, credentials: Pick<Credentials, 'requestId'>): Promise<CallerContext> {
   const parsed = parseClientSecret(secret);
   if (!parsed) throw new AuthenticationError('The checkout session client secret is not valid.', 'INVALID_CLIENT_SECRET');
-  const found = await rt.db.models.CheckoutSession.findOne({
-    where: { id: parsed.sessionId, deletedAt: null },
-    attributes: ['id', 'tenantId', 'merchantId', 'livemode', 'clientSecretHash'],
-  });
-  const session = found?.get({ plain: true }) as { id: string; tenantId: string; merchantId: string; livemode: boolean; clientSecretHash: string } | undefined;
+  const [session] = await selectRows<{ id: string; tenantId: string; merchantId: string; livemode: boolean; clientSecretHash: string }>(
+    rt.db, rt.db.models.CheckoutSession as never, { id: parsed.sessionId, deletedAt: null }, { limit: 1 },
+  );
   if (!session || session.livemode !== parsed.livemode || !verifyClientSecret(secret, session.clientSecretHash)) {
     throw new AuthenticationError('The checkout session client secret is not valid.', 'INVALID_CLIENT_SECRET');
   }
