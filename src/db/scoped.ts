@@ -162,8 +162,8 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     const table = this.fastTable();
     const compiled = table && this.fastWhere(table, where);
     if (compiled) {
-      const [row] = await this.ctx.db.sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM "${table!.name}"${compiled.sql}`, compiled.params, { transaction: this.ctx.transaction });
-      return Number(row.n);
+      const [row] = await this.ctx.db.sql.all<{ count: number | string }>(`SELECT count(*) AS "count" FROM "${table!.name}"${compiled.sql}`, compiled.params, { transaction: this.ctx.transaction });
+      return Number(row.count);
     }
     return this.model.count({ where: this.where(where), transaction: this.ctx.transaction });
   }
@@ -176,6 +176,12 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
 
   /** The sum of an integer column over the caller's rows matching `where` (0 when none). */
   async sum(column: keyof R & string, where: AnyWhere = {}): Promise<number> {
+    const table = this.fastTable();
+    const compiled = table && table.kinds.has(column) ? this.fastWhere(table, where) : null;
+    if (compiled) {
+      const [row] = await this.ctx.db.sql.all<{ sum: number | string | null }>(`SELECT sum("${column}") AS "sum" FROM "${table!.name}"${compiled.sql}`, compiled.params, { transaction: this.ctx.transaction });
+      return sumNumber(row.sum);
+    }
     return sumNumber(await this.model.sum(column as never, { where: this.where(where), transaction: this.ctx.transaction }));
   }
 

@@ -80,7 +80,7 @@ export class Statements {
       if (refused) throw refused;
     }
     const hooked = this.sequelize.hasHook('beforeQuery') || this.sequelize.hasHook('afterQuery');
-    const query = { sql, fast: true };
+    const query = { sql, bind: params, fast: true };
     if (hooked) await runHooks(this.sequelize, 'beforeQuery', { transaction }, query);
     const manager = this.sequelize.connectionManager as unknown as {
       getConnection(options: object): Promise<unknown>;
