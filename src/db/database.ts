@@ -92,6 +92,53 @@ function guardQueries(sequelize: Sequelize): void {
   };
 }
 
+/** A statement sent through Sequelize in a transaction tells db/statements' read memo what it may have changed. */
+function forgetReadsOnWrites(sequelize: Sequelize, sql: Statements): void {
+  const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
+  (sequelize as unknown as { query: (text: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (text, options) => {
+    if (options?.transaction) sql.sentThroughSequelize(typeof text === 'string' ? text : String((text as { query?: string } | null)?.query ?? ''), options.transaction);
+    return query(text, options);
+  };
+}
+
+/**
+ * BEGIN, COMMIT and ROLLBACK of a transaction (not of a savepoint) go to its connection through db/statements, like
+ * the hot path's queries, instead of through Sequelize's query pipeline; Sequelize's Transaction objects, and
+ * everything they do besides, stay as they are.
+ */
+function transactionControlOnStatements(sequelize: Sequelize, sql: Statements): void {
+  type Control = (transaction: Transaction & { parent?: Transaction; finished?: string }, options?: object) => Promise<unknown>;
+  const qi = sequelize.getQueryInterface() as unknown as {
+    startTransaction: Control;
+    commitTransaction: Control;
+    rollbackTransaction: Control;
+    queryGenerator: {
+      startTransactionQuery(t: Transaction): string;
+      commitTransactionQuery(t: Transaction): string;
+      rollbackTransactionQuery(t: Transaction): string;
+    };
+  };
+  const start = qi.startTransaction.bind(qi);
+  const rollback = qi.rollbackTransaction.bind(qi);
+  const generator = qi.queryGenerator;
+  qi.startTransaction = async (transaction, options) => {
+    if (transaction.parent) return start(transaction, options);
+    return sql.run(generator.startTransactionQuery(transaction), [], { transaction, unprepared: true });
+  };
+  qi.commitTransaction = async (transaction) => {
+    if (transaction.parent) return undefined;
+    const done = sql.run(generator.commitTransactionQuery(transaction), [], { transaction, unprepared: true });
+    transaction.finished = 'commit';
+    return done;
+  };
+  qi.rollbackTransaction = async (transaction, options) => {
+    if (transaction.parent) return rollback(transaction, options);
+    const done = sql.run(generator.rollbackTransactionQuery(transaction), [], { transaction, unprepared: true });
+    transaction.finished = 'rollback';
+    return done;
+  };
+}
+
 /** Postgres connections per process unless PAYPLANE_DB_POOL_MAX says otherwise. */
 export const DEFAULT_POOL_MAX = 10;
 /** how long a transaction waits for a slot (the pool's own acquire timeout is 60 s too) */
@@ -134,6 +181,8 @@ export class Database {
     this.sql = new Statements(sequelize, dialect, this.guarded ? refusedQuery : null);
     this.sqliteConnections = sqliteConnections ?? null;
     if (this.sqliteConnections) this.sqliteConnections.onClose = finalizeStatements;
+    transactionControlOnStatements(sequelize, this.sql);
+    forgetReadsOnWrites(sequelize, this.sql);
     this.transactionSlots = poolMax && poolMax > 1
       ? withTimeout(new Semaphore(poolMax - Math.max(1, Math.ceil(poolMax / 5))), TRANSACTION_SLOT_WAIT_MS, new Error(`no database connection for a transaction within ${TRANSACTION_SLOT_WAIT_MS / 1000} s`))
       : null;
@@ -355,7 +404,7 @@ export class SqliteConnections {
   /** called before a kept connection closes (its prepared statements are finalized there) */
   onClose: (connection: SqliteConnection) => Promise<void> = async () => undefined;
 
-  constructor(private readonly sequelize: Sequelize) {
+  constructor(sequelize: Sequelize) {
     const manager = sequelize.connectionManager as unknown as {
       connections: Record<string, SqliteConnection>;
       getConnection(options?: { uuid?: string }): Promise<SqliteConnection>;

@@ -51,12 +51,76 @@ function pgStatement(sql: string): { name?: string; text: string } {
 
 export interface StatementOptions {
   transaction?: Transaction | null;
+  /** Postgres: send it unprepared (transaction control: BEGIN, COMMIT, ROLLBACK) */
+  unprepared?: boolean;
 }
 
 /** What the connection guard of db/database checks before a query runs (test mode only). */
 export type QueryGuard = (sql: string, transaction: Transaction | null | undefined) => Error | null;
 
+/**
+ * What a transaction has read, so that it does not read it again: a SELECT of one table sent in a transaction is kept
+ * (its SQL and bound values are the key, FOR UPDATE included) until the transaction writes to that table, through
+ * here or through Sequelize (Database wires Sequelize's queries to `wrote`); any other statement, or one whose table
+ * cannot be told, forgets everything. A transaction sees its own snapshot of what it read: on SQLite no other writer
+ * runs meanwhile; on Postgres a row read again within one transaction is the one it read (a row it locked cannot
+ * change). Each answer is a copy.
+ */
+class ReadMemo {
+  private readonly byTransaction = new WeakMap<object, Map<string, Map<string, unknown[]>>>();
+
+  private root(transaction: Transaction): object {
+    let t = transaction as Transaction & { parent?: Transaction };
+    while (t.parent) t = t.parent as Transaction & { parent?: Transaction };
+    return t;
+  }
+
+  get(transaction: Transaction, table: string, key: string): unknown[] | undefined {
+    const rows = this.byTransaction.get(this.root(transaction))?.get(table)?.get(key);
+    return rows && structuredClone(rows);
+  }
+
+  set(transaction: Transaction, table: string, key: string, rows: unknown[]): void {
+    const root = this.root(transaction);
+    let tables = this.byTransaction.get(root);
+    if (!tables) this.byTransaction.set(root, (tables = new Map()));
+    let entries = tables.get(table);
+    if (!entries) tables.set(table, (entries = new Map()));
+    entries.set(key, structuredClone(rows));
+  }
+
+  /** A statement that is not a read of one table ran in the transaction: forget what it may have changed. */
+  wrote(transaction: Transaction, sql: string): void {
+    const tables = this.byTransaction.get(this.root(transaction));
+    if (!tables) return;
+    const written = writtenTable(sql);
+    if (written) tables.delete(written);
+    else tables.clear();
+  }
+}
+
+/** The one table a SELECT reads (no join, no subquery), or null. */
+function readTable(sql: string): string | null {
+  if (!/^SELECT\b/i.test(sql)) return null;
+  const from = sql.match(/\b(FROM|JOIN)\s/gi);
+  if (!from || from.length !== 1) return null;
+  return /\bFROM\s+[`"]?([\w]+)[`"]?/i.exec(sql)?.[1] ?? null;
+}
+
+/** The table an INSERT, UPDATE or DELETE writes (null: not one of them, or several tables). */
+function writtenTable(sql: string): string | null {
+  const m = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+[`"]?(\w+)[`"]?/i.exec(sql);
+  return m ? m[1] : null;
+}
+
 export class Statements {
+  private readonly memo = new ReadMemo();
+
+  /** A statement sent through Sequelize in a transaction: what the transaction read of its table is forgotten. */
+  sentThroughSequelize(sql: string, transaction: Transaction): void {
+    if (!/^\s*SELECT\b/i.test(sql)) this.memo.wrote(transaction, sql);
+  }
+
   constructor(
     private readonly sequelize: Sequelize,
     readonly dialect: Dialect,
@@ -79,6 +143,14 @@ export class Statements {
       const refused = this.guard(sql, transaction);
       if (refused) throw refused;
     }
+    const read = transaction && kind === 'all' ? readTable(sql) : null;
+    const key = read ? `${sql}\u0000${JSON.stringify(params)}` : '';
+    if (read) {
+      const kept = this.memo.get(transaction!, read, key);
+      if (kept) return kept;
+    } else if (transaction) {
+      this.memo.wrote(transaction, sql);
+    }
     const hooked = this.sequelize.hasHook('beforeQuery') || this.sequelize.hasHook('afterQuery');
     const query = { sql, bind: params, fast: true };
     if (hooked) await runHooks(this.sequelize, 'beforeQuery', { transaction }, query);
@@ -91,8 +163,9 @@ export class Statements {
     try {
       const result = this.dialect === 'sqlite'
         ? await sqliteExecute(connection as SqliteConnection, sql, params, kind)
-        : await pgExecute(connection as PgConnection, sql, params, kind);
+        : await pgExecute(connection as PgConnection, sql, params, kind, options.unprepared);
       if (hooked) await runHooks(this.sequelize, 'afterQuery', { transaction }, query);
+      if (read) this.memo.set(transaction!, read, key, result as unknown[]);
       return result;
     } catch (error) {
       throw asSequelizeError(error as Error & { code?: string }, sql);
@@ -145,8 +218,8 @@ export async function finalizeStatements(connection: unknown): Promise<void> {
   await Promise.all(kept.map((p) => p.then((s) => new Promise<void>((resolve) => s.finalize(() => resolve())), () => undefined)));
 }
 
-async function pgExecute(connection: PgConnection, sql: string, params: unknown[], kind: 'all' | 'run'): Promise<unknown> {
-  const result = await connection.query({ ...pgStatement(sql), values: params });
+async function pgExecute(connection: PgConnection, sql: string, params: unknown[], kind: 'all' | 'run', unprepared?: boolean): Promise<unknown> {
+  const result = await connection.query(unprepared ? { text: sql, values: params } : { ...pgStatement(sql), values: params });
   return kind === 'all' ? result.rows : (result.rowCount ?? 0);
 }
 
