@@ -77,7 +77,7 @@ class ReadMemo {
 
   get(transaction: Transaction, table: string, key: string): unknown[] | undefined {
     const rows = this.byTransaction.get(this.root(transaction))?.get(table)?.get(key);
-    return rows && structuredClone(rows);
+    return rows && rows.map(copyRow);
   }
 
   set(transaction: Transaction, table: string, key: string, rows: unknown[]): void {
@@ -86,7 +86,7 @@ class ReadMemo {
     if (!tables) this.byTransaction.set(root, (tables = new Map()));
     let entries = tables.get(table);
     if (!entries) tables.set(table, (entries = new Map()));
-    entries.set(key, structuredClone(rows));
+    entries.set(key, rows.map(copyRow));
   }
 
   /** A statement that is not a read of one table ran in the transaction: forget what it may have changed. */
@@ -97,6 +97,15 @@ class ReadMemo {
     if (written) tables.delete(written);
     else tables.clear();
   }
+}
+
+/** A copy of a driver's row: its values are primitives (SQLite), or also Dates and parsed JSON (Postgres), copied too. */
+function copyRow(row: unknown): unknown {
+  const copy: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row as Record<string, unknown>)) {
+    copy[column] = value === null || typeof value !== 'object' ? value : value instanceof Date ? new Date(value.getTime()) : structuredClone(value);
+  }
+  return copy;
 }
 
 /** The one table a SELECT reads (no join, no subquery), or null. */

@@ -469,7 +469,9 @@ export async function prepareCompletion(
   ctx: CallerContext,
   id: string,
   input: { customerInfo?: Record<string, unknown>; selectedFulfillment?: { fulfillmentOptionId: string } },
-): Promise<CheckoutSessionRow> {
+): Promise<CheckoutSessionRow | null> {
+  // nothing to apply: the payment's own transaction checks the session (completeCheckoutSession)
+  if (input.customerInfo === undefined && input.selectedFulfillment === undefined) return null;
   return inTransaction(ctx, (tx) => updateRow(tx, id, { customerInfo: input.customerInfo, selectedFulfillment: input.selectedFulfillment }, 'body'));
 }
 
