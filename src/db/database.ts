@@ -375,6 +375,7 @@ const SQLITE_READERS = 2;
 
 type SqliteConnection = {
   run(sql: string, callback?: (error: Error | null) => void): void;
+  exec(sql: string, callback: (error: Error | null) => void): void;
   close(callback?: (error: Error | null) => void): void;
   uuid?: string;
   filename?: string;
@@ -398,6 +399,7 @@ export class SqliteConnections {
   private writer: SqliteConnection | null = null;
   private writerTaken = false;
   private readers: SqliteConnection[] = [];
+  private readersOpening: Promise<void> | null = null;
   private next = 0;
   /** migrations: one connection for the queries outside a transaction */
   single = false;
@@ -414,12 +416,14 @@ export class SqliteConnections {
     const open = manager.getConnection.bind(manager);
     const release = manager.releaseConnection.bind(manager);
     const exit = manager._onProcessExit.bind(manager);
-    const configure = (connection: SqliteConnection, role: 'writer' | 'reader' | 'own') => {
+    /** the connection's pragmas, applied before it serves its first query (a pragma queued behind BEGIN would fail) */
+    const configure = async (connection: SqliteConnection, role: 'writer' | 'reader' | 'own') => {
       connection.__payplaneRole = role;
-      connection.run('PRAGMA busy_timeout = 10000');
       // WAL with synchronous=NORMAL: a commit never corrupts the file; only a power loss may drop the last commits.
       // SQLite is the embedded sandbox store; production runs on Postgres.
-      connection.run('PRAGMA synchronous = NORMAL');
+      await new Promise<void>((resolve, reject) => {
+        connection.exec('PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;', (error) => (error ? reject(error) : resolve()));
+      });
       return connection;
     };
     /** a kept connection: opened through Sequelize's manager under a key of its own (so that close() closes it) */
@@ -432,7 +436,16 @@ export class SqliteConnections {
       if (!storage || storage === ':memory:') return open(options);
       const uuid = options?.uuid ?? 'default';
       if (uuid === 'default') {
-        if (this.readers.length < SQLITE_READERS) this.readers.push(await keep(`reader${this.readers.length}`, 'reader'));
+        // opened once, by the first caller; the others wait for the same opening
+        this.readersOpening ??= (async () => {
+          const readers: SqliteConnection[] = [];
+          for (let i = 0; i < SQLITE_READERS; i++) readers.push(await keep(`reader${i}`, 'reader'));
+          this.readers = readers;
+        })().catch((error: unknown) => {
+          this.readersOpening = null;
+          throw error;
+        });
+        await this.readersOpening;
         if (this.single) return this.readers[0];
         return this.readers[this.next++ % this.readers.length];
       }
@@ -461,6 +474,7 @@ export class SqliteConnections {
       for (const connection of [this.writer, ...this.readers]) if (connection) await this.onClose(connection);
       this.writer = null;
       this.readers = [];
+      this.readersOpening = null;
       await exit();
     };
   }
