@@ -92,11 +92,24 @@ function guardQueries(sequelize: Sequelize): void {
   };
 }
 
-/** A statement sent through Sequelize in a transaction tells db/statements' read memo what it may have changed. */
+/**
+ * A statement sent through Sequelize in a transaction tells db/statements' read memo what it may have changed, and
+ * first writes the rows the transaction deferred to a table it names.
+ */
 function forgetReadsOnWrites(sequelize: Sequelize, sql: Statements): void {
   const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
   (sequelize as unknown as { query: (text: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (text, options) => {
-    if (options?.transaction) sql.sentThroughSequelize(typeof text === 'string' ? text : String((text as { query?: string } | null)?.query ?? ''), options.transaction);
+    const transaction = options?.transaction;
+    if (!transaction) return query(text, options);
+    const statement = typeof text === 'string' ? text : String((text as { query?: string } | null)?.query ?? '');
+    // rows the transaction deferred to a table this statement names are written first (db/statements' defer)
+    if (sql.mustFlushBefore(statement, transaction)) {
+      return sql.flush(transaction).then(() => {
+        sql.sentThroughSequelize(statement, transaction);
+        return query(text, options);
+      });
+    }
+    sql.sentThroughSequelize(statement, transaction);
     return query(text, options);
   };
 }
@@ -127,12 +140,15 @@ function transactionControlOnStatements(sequelize: Sequelize, sql: Statements): 
   };
   qi.commitTransaction = async (transaction) => {
     if (transaction.parent) return undefined;
+    // what the transaction deferred is written before it commits (a failure here rolls it back)
+    await sql.flush(transaction);
     const done = sql.run(generator.commitTransactionQuery(transaction), [], { transaction, unprepared: true });
     transaction.finished = 'commit';
     return done;
   };
   qi.rollbackTransaction = async (transaction, options) => {
     if (transaction.parent) return rollback(transaction, options);
+    sql.forget(transaction);
     const done = sql.run(generator.rollbackTransactionQuery(transaction), [], { transaction, unprepared: true });
     transaction.finished = 'rollback';
     return done;

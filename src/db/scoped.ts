@@ -4,7 +4,7 @@ import type { CallerContext } from '../domain/context';
 import { InternalError, NotFoundError, PermissionError, ValidationError } from '../domain/errors';
 import type { RowModel } from './models';
 import { sumNumber } from './model-kit';
-import { bindable, compileWhere, decode, encode, tableOf, type Table } from './table';
+import { bindable, compileWhere, decode, encode, insertStatement, tableOf, type Table } from './table';
 
 export interface ListParams {
   cursor?: string;
@@ -192,6 +192,21 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
   }
 
   /**
+   * Inserts a row inside the caller's scope as create() does, but at the end of the caller's transaction (just before
+   * its COMMIT, with the other rows it deferred to the table: db/statements' defer); at once without a transaction.
+   * For records nothing reads back in the same transaction by the row returned (audit entries): the row is the one
+   * given, not read back from the database.
+   */
+  async createLater(values: Partial<R>): Promise<R> {
+    const table = this.fastTable(true);
+    if (!this.ctx.transaction || !table) return this.create(values);
+    const row = this.newRow(values);
+    if (!insertStatement(table, [row], false)) return this.create(values);
+    this.ctx.db.sql.defer(this.ctx.transaction, table, [row]);
+    return row as unknown as R;
+  }
+
+  /**
    * Inserts rows inside the caller's scope, as create() does each, in one statement (one multi-row INSERT on the
    * prepared-statement path; one by one where the table stays on Sequelize). Returns them in the order given.
    */
@@ -199,12 +214,9 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     if (!values.length) return [];
     const rows = values.map((v) => this.newRow(v));
     const table = this.fastTable(true);
-    const columns = table ? Object.keys(rows[0]).filter((column) => rows[0][column] !== undefined) : [];
-    const uniform = rows.every((row) => Object.keys(row).filter((column) => row[column] !== undefined).join() === columns.join());
-    if (table && uniform && rows.every((row) => columns.every((column) => bindable(table, column, row[column])))) {
-      const tuple = `(${columns.map(() => '?').join(', ')})`;
-      const sql = `INSERT INTO "${table.name}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${rows.map(() => tuple).join(', ')} RETURNING ${table.selectList}`;
-      const created = await this.fastRows(table, sql, rows.flatMap((row) => columns.map((column) => encode(table, column, row[column]))));
+    const insert = table && insertStatement(table, rows, true);
+    if (insert) {
+      const created = await this.fastRows(table!, insert.sql, insert.params);
       const byId = new Map(created.map((row) => [row.id, row]));
       return rows.map((row) => byId.get(row.id as string)!);
     }

@@ -1,5 +1,6 @@
 import { DatabaseError, ForeignKeyConstraintError, TimeoutError, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { Dialect } from './dialect';
+import { insertStatement, type Table } from './table';
 
 /**
  * Prepared statements, kept per connection: the hot data path (db/scoped's reads, inserts and updates, the outbox,
@@ -70,9 +71,7 @@ class ReadMemo {
   private readonly byTransaction = new WeakMap<object, Map<string, Map<string, unknown[]>>>();
 
   private root(transaction: Transaction): object {
-    let t = transaction as Transaction & { parent?: Transaction };
-    while (t.parent) t = t.parent as Transaction & { parent?: Transaction };
-    return t;
+    return rootOf(transaction);
   }
 
   get(transaction: Transaction, table: string, key: string): unknown[] | undefined {
@@ -122,8 +121,77 @@ function writtenTable(sql: string): string | null {
   return m ? m[1] : null;
 }
 
+/** The root of a transaction (a savepoint's own is its parent's). */
+function rootOf(transaction: Transaction): object {
+  let t = transaction as Transaction & { parent?: Transaction };
+  while (t.parent) t = t.parent as Transaction & { parent?: Transaction };
+  return t;
+}
+
 export class Statements {
   private readonly memo = new ReadMemo();
+  /** rows a transaction writes at its end, per table in the order the tables first came (see defer) */
+  private readonly deferred = new WeakMap<object, Map<string, { table: Table; rows: Record<string, unknown>[] }>>();
+  /** a flush in progress per transaction: a statement sent meanwhile waits for it */
+  private readonly flushing = new WeakMap<object, Promise<void>>();
+
+  /**
+   * Rows the transaction inserts when it ends, just before its COMMIT: the outbox's events and deliveries and the
+   * audit entries of a transaction go in one multi-row INSERT per table instead of one each. A statement of the
+   * transaction that names one of those tables (a read of them, through here or through Sequelize) first writes
+   * what is pending; a rollback forgets it.
+   */
+  defer(transaction: Transaction, table: Table, rows: Record<string, unknown>[]): void {
+    const root = rootOf(transaction);
+    let pending = this.deferred.get(root);
+    if (!pending) this.deferred.set(root, (pending = new Map()));
+    let entry = pending.get(table.name);
+    if (!entry) pending.set(table.name, (entry = { table, rows: [] }));
+    entry.rows.push(...rows);
+  }
+
+  /** Whether a statement of the transaction names a table with rows still to write. */
+  mustFlushBefore(sql: string, transaction: Transaction): boolean {
+    const pending = this.deferred.get(rootOf(transaction));
+    if (!pending) return false;
+    for (const name of pending.keys()) if (new RegExp(`\\b(FROM|JOIN|INTO|UPDATE)\\s+[\`"]?${name}[\`"]?(\\s|$|\\()`, 'i').test(sql)) return true;
+    return false;
+  }
+
+  /** Writes the transaction's pending rows (a multi-row INSERT per table and shape of row). */
+  async flush(transaction: Transaction): Promise<void> {
+    const root = rootOf(transaction);
+    const flushing = this.flushing.get(root);
+    if (flushing) return flushing;
+    const pending = this.deferred.get(root);
+    if (!pending) return;
+    this.deferred.delete(root);
+    const done = this.write(transaction, pending).finally(() => this.flushing.delete(root));
+    this.flushing.set(root, done);
+    return done;
+  }
+
+  private async write(transaction: Transaction, pending: Map<string, { table: Table; rows: Record<string, unknown>[] }>): Promise<void> {
+    for (const { table, rows } of pending.values()) {
+      const shapes = new Map<string, Record<string, unknown>[]>();
+      for (const row of rows) {
+        const shape = Object.keys(row).filter((column) => row[column] !== undefined).join();
+        const same = shapes.get(shape);
+        if (same) same.push(row);
+        else shapes.set(shape, [row]);
+      }
+      for (const group of shapes.values()) {
+        const insert = insertStatement(table, group, false);
+        if (!insert) throw new Error(`rows of ${table.name} that cannot be bound as they are`);
+        await this.execute(insert.sql, insert.params, { transaction }, 'run', true);
+      }
+    }
+  }
+
+  /** The transaction rolled back: what it had still to write is forgotten. */
+  forget(transaction: Transaction): void {
+    this.deferred.delete(rootOf(transaction));
+  }
 
   /** A statement sent through Sequelize in a transaction: what the transaction read of its table is forgotten. */
   sentThroughSequelize(sql: string, transaction: Transaction): void {
@@ -146,11 +214,17 @@ export class Statements {
     return (await this.execute(sql, params, options, 'run')) as number;
   }
 
-  private async execute(sql: string, params: unknown[], options: StatementOptions, kind: 'all' | 'run'): Promise<unknown> {
+  /** `flushed`: a statement of the flush itself (it does not wait for the flush) */
+  private async execute(sql: string, params: unknown[], options: StatementOptions, kind: 'all' | 'run', flushed = false): Promise<unknown> {
     const transaction = options.transaction ?? null;
     if (this.guard) {
       const refused = this.guard(sql, transaction);
       if (refused) throw refused;
+    }
+    if (transaction && !flushed) {
+      const flushing = this.flushing.get(rootOf(transaction));
+      if (flushing) await flushing;
+      if (this.mustFlushBefore(sql, transaction)) await this.flush(transaction);
     }
     const read = transaction && kind === 'all' ? readTable(sql) : null;
     const key = read ? `${sql}\u0000${JSON.stringify(params)}` : '';
