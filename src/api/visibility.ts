@@ -68,6 +68,8 @@ function unwrap(schema: unknown, depth = 0): Def | undefined {
 interface ObjectParts {
   fields: Map<string, unknown>;
   entries?: unknown;
+  /** each declared field's level (shownFrom), worked out once */
+  shown?: Map<string, Level>;
 }
 
 const partsOf = new WeakMap<object, ObjectParts>();
@@ -134,18 +136,23 @@ export type UndeclaredRule = (name: string) => Level | undefined;
  */
 export function render(schema: unknown, value: unknown, level: Level, undeclared: UndeclaredRule): unknown {
   // the platform sees every field: nothing to hide, so no copy to make (every platform answer passes here)
-  if (level === 'platform') return value;
+  if (level === 'platform' || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     const element = elementOf(schema);
-    return value.map((item) => render(element, item, level, undeclared));
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = render(element, value[i], level, undeclared);
+    return out;
   }
   if (!isPlainObject(value)) return value;
-  const { fields, entries } = objectParts(schema);
+  const parts = objectParts(schema);
+  const shown = (parts.shown ??= new Map([...parts.fields].map(([key, field]) => [key, shownFrom(field)])));
   const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
-    const field = fields.get(key);
-    if (!sees(level, field !== undefined ? shownFrom(field) : undeclared(key) ?? 'merchant')) continue;
-    out[key] = render(field ?? entries, v, level, undeclared);
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const from = shown.get(key);
+    if (!sees(level, from !== undefined ? from : undeclared(key) ?? 'merchant')) continue;
+    const v = (value as Record<string, unknown>)[key];
+    out[key] = v === null || typeof v !== 'object' ? v : render(parts.fields.get(key) ?? parts.entries, v, level, undeclared);
   }
   return out;
 }
