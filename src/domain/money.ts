@@ -41,6 +41,22 @@ function majorDigits(money: Money, digits: number, grouping: boolean): string {
   return `${money.valueMinor < 0 ? '-' : ''}${major}${fraction}`;
 }
 
+/** Intl formatters by locale and currency: building one costs far more than formatting with it. */
+const currencyFormats = new Map<string, Intl.NumberFormat>();
+const CURRENCY_FORMATS_KEPT = 500;
+
+function currencyFormat(locale: string, currency: string, digits: number): Intl.NumberFormat {
+  const key = `${locale}\u0000${currency}`;
+  let format = currencyFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
+    // locales come from requests: the kept formatters are bounded (the oldest goes first)
+    if (currencyFormats.size >= CURRENCY_FORMATS_KEPT) currencyFormats.delete(currencyFormats.keys().next().value as string);
+    currencyFormats.set(key, format);
+  }
+  return format;
+}
+
 /**
  * The one formatter of money: minor units in major units with the currency's own decimals, from the digits
  * themselves (never through floating point). Plain: `-12.34 EUR`, `5000 JPY`, `1.234 BHD`, or with `grouping`
@@ -53,9 +69,8 @@ export function formatMinor(money: Money, options: { grouping?: boolean; locale?
   if (options.locale !== undefined) {
     const decimal = majorDigits(money, digits, false);
     try {
-      const format = new Intl.NumberFormat(options.locale, { style: 'currency', currency: money.currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
       // an exact decimal string (ES2023 Intl.NumberFormat v3), typed as a number by the ES2022 library
-      return format.format(decimal as unknown as number);
+      return currencyFormat(options.locale, money.currency, digits).format(decimal as unknown as number);
     } catch {
       return `${decimal} ${money.currency}`;
     }
