@@ -85,9 +85,17 @@ const FreeFormFields = z.object({
 let byName: Map<string, Level> | undefined;
 const undeclared = (name: string): Level | undefined => (byName ??= markedNames([...Object.values(RESOURCES), FreeFormFields])).get(name);
 
+/** Views already made: a value a service rendered for the level is not rendered again by the pipeline. */
+const made = new WeakMap<object, { schema: z.ZodType | undefined; level: Level }>();
+
 /** The value as a caller of `level` sees it, by `schema` (undefined: data with no schema, shown by field name). */
 export function viewAt(schema: z.ZodType | undefined, value: unknown, level: Level): unknown {
-  return render(schema, value, level, undeclared);
+  if (value === null || typeof value !== 'object' || level === 'platform') return value;
+  const known = made.get(value);
+  if (known && known.schema === schema && known.level === level) return value;
+  const view = render(schema, value, level, undeclared);
+  if (view !== null && typeof view === 'object') made.set(view, { schema, level });
+  return view;
 }
 
 /** A record of the kind as a caller of `level` sees it. */
