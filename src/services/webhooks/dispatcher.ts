@@ -132,7 +132,10 @@ export class Dispatcher {
     this.sender = sender ?? new WebhookTransport(options.transport ?? { allowCidrs: [] });
   }
 
-  /** Claims what is due and sends it, and records every outcome; returns how many deliveries were claimed. */
+  /**
+   * Claims what is due, sends it and records every outcome; returns how many deliveries it worked on (a delivery of
+   * its own still in flight, claimed again because its lease ran out, is left to the attempt in flight).
+   */
   async runOnce(): Promise<number> {
     const batch = await this.claimBatch();
     if (!batch) return 0;
@@ -194,6 +197,10 @@ export class Dispatcher {
       if (!batch) {
         if (this.running) await wait(this.pollMs);
         continue;
+      }
+      if (!this.running) {
+        await this.release(batch.deliveries);
+        break;
       }
       for (const delivery of batch.deliveries) queue.push({ delivery, batch });
       while (workers.size < this.concurrency && queue.length > workers.size) {
