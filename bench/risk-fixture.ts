@@ -130,6 +130,12 @@ export interface Recorded<T> {
   sql: string[];
 }
 
+/** A statement with `?` placeholders with its bound values written in as SQL literals. */
+function inlineBound(sequelize: Database['sequelize'], text: string, bind: unknown[]): string {
+  let i = 0;
+  return text.replace(/\?/g, () => sequelize.escape(bind[i++] as string));
+}
+
 /**
  * Runs `fn` and counts the SQL statements the database receives meanwhile (a sequelize beforeQuery hook); with
  * `capture`, also keeps their text (an afterQuery hook: the dialect's query object holds the SQL it ran). Nothing
@@ -145,8 +151,9 @@ export async function recordQueries<T>(db: Database, fn: () => Promise<T>, optio
   });
   if (options.capture) {
     sequelize.addHook('afterQuery', name, (_options, query) => {
-      const text = (query as unknown as { sql?: unknown }).sql;
-      if (typeof text === 'string') sql.push(text);
+      const { sql: text, bind, fast } = query as unknown as { sql?: unknown; bind?: unknown[]; fast?: boolean };
+      // a prepared statement (src/db/statements.ts) is kept with its bound values written in, as Sequelize writes its own
+      if (typeof text === 'string') sql.push(fast && bind ? inlineBound(sequelize, text, bind) : text);
     });
   }
   try {

@@ -7,6 +7,7 @@ import { Dispatcher } from '../src/services/webhooks/dispatcher';
 import { transportOptionsFromEnv } from '../src/services/webhooks/transport';
 import { startJobs } from '../src/jobs';
 import { sandboxBanner } from '../src/cli/sandbox/banner';
+import { settleHeapAfterStart } from '../src/cli/heap';
 
 export interface ServeResult {
   url: string;
@@ -43,6 +44,8 @@ export default class Serve extends BaseCommand<typeof Serve> {
     const jobs = this.flags.jobs ? startJobs(rt) : undefined;
     // user tokens live at most PAYPLANE_TOKEN_MAX_LIFETIME_HOURS: the sandbox's platform token is renewed as it ages
     const stopRenewing = sandbox ? keepSandboxTokenFresh(rt) : undefined;
+    // started: what the start left in the heap is compacted once, and the young generation may grow under load
+    settleHeapAfterStart();
     const url = rt.config.publicBaseUrl ?? server.url;
     this.log(`${chalk.bold('payplane')} serving ${chalk.cyan(url)}  (database: ${rt.db.dialect})`);
     if (sandbox) {

@@ -27,8 +27,17 @@ export function platformOnly<T extends z.ZodType>(schema: T, description: string
   return mark('platform', schema, description);
 }
 
-/** The lowest level a field's schema (its wrappers included) is shown to. */
+const shownFromCache = new WeakMap<object, Level>();
+
+/** The lowest level a field's schema (its wrappers included) is shown to (worked out once per schema). */
 export function shownFrom(schema: unknown): Level {
+  if (!schema || typeof schema !== 'object') return computeShownFrom(schema);
+  let level = shownFromCache.get(schema);
+  if (level === undefined) shownFromCache.set(schema, (level = computeShownFrom(schema)));
+  return level;
+}
+
+function computeShownFrom(schema: unknown): Level {
   let level: Level = 'merchant';
   let s = schema;
   for (let depth = 0; depth < 32; depth++) {
@@ -92,10 +101,20 @@ function collectParts(schema: unknown, into: ObjectParts): ObjectParts {
   return into;
 }
 
+const elements = new WeakMap<object, { element: unknown }>();
+
+/** The schema of an array value's elements (worked out once per schema). */
 function elementOf(schema: unknown): unknown {
+  if (!schema || typeof schema !== 'object') return computeElementOf(schema);
+  let known = elements.get(schema);
+  if (!known) elements.set(schema, (known = { element: computeElementOf(schema) }));
+  return known.element;
+}
+
+function computeElementOf(schema: unknown): unknown {
   const def = unwrap(schema);
   if (def?.type === 'array') return def.element;
-  if (def?.type === 'union') return (def.options as unknown[]).map(elementOf).find((e) => e !== undefined);
+  if (def?.type === 'union') return (def.options as unknown[]).map(computeElementOf).find((e) => e !== undefined);
   return undefined;
 }
 

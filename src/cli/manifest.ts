@@ -11,7 +11,10 @@ import { Plugin } from '@oclif/core';
 export async function writeManifest(root: string): Promise<number> {
   const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true, errorOnManifestCreate: true, respectNoCacheDefault: true });
   await plugin.load();
-  fs.writeFileSync(path.join(root, 'oclif.manifest.json'), `${JSON.stringify(plugin.manifest, null, 2)}\n`);
+  // without indentation and in ASCII (\uXXXX for the rest): a process keeps the text it read (oclif caches it under
+  // NODE_ENV=production), and one character outside Latin-1 would make all of it a string of two bytes a character
+  const text = JSON.stringify(plugin.manifest).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  fs.writeFileSync(path.join(root, 'oclif.manifest.json'), `${text}\n`);
   return Object.keys(plugin.manifest.commands).length;
 }
 

@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import Table from 'cli-table3';
+import type Table from 'cli-table3';
 import type { Page } from '../db/scoped';
 
 /** Colour only on a terminal and never under NO_COLOR (https://no-color.org). */
@@ -20,7 +20,8 @@ export interface Column<T> {
 /** A table of rows; cli-table3's own colours are emptied so a pipe gets plain text. */
 export function renderTable<T>(rows: T[], columns: Column<T>[]): string {
   const colour = colourEnabled();
-  const table = new Table({
+  // cli-table3 is loaded by the first table printed (serve prints none)
+  const table = new (require('cli-table3') as typeof Table)({
     head: columns.map((c) => (colour ? chalk.bold(c.header) : c.header)),
     style: { head: [], border: [] },
   });

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { Op } from 'sequelize';
 import type { Database } from '../db/database';
 import { isUniqueViolation } from '../db/database';
+import { insertRows, selectRows } from '../db/rows';
 import type { SandboxOperationRow, SandboxScenario } from '../db/models/sandbox';
 import type { Clock } from '../domain/clock';
 import { newId } from '../util/ids';
@@ -131,12 +132,9 @@ function challengeUrl(env: ConnectorEnv, token: string): string {
   return publicUrl(env, `/sandbox/3ds/${token}`);
 }
 
-function plain(row: { get(options: { plain: true }): unknown } | null): SandboxOperationRow | null {
-  return row ? (row.get({ plain: true }) as SandboxOperationRow) : null;
-}
-
 async function findOperation(db: Database, where: Partial<Record<keyof SandboxOperationRow, unknown>>): Promise<SandboxOperationRow | null> {
-  return plain(await db.models.SandboxOperation.findOne({ where: where as never }));
+  const [row] = await selectRows<SandboxOperationRow>(db, db.models.SandboxOperation as never, where, { limit: 1 });
+  return row ?? null;
 }
 
 function sandboxOnly(livemode: boolean, operation: string): void {
@@ -173,7 +171,7 @@ export class SandboxCardConnector implements Connector {
       lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
     };
     try {
-      await env.db.transaction((transaction) => env.db.models.SandboxOperation.create(row, { transaction }));
+      await env.db.transaction((transaction) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], transaction));
     } catch (error) {
       // the same request twice at once: the first one's operation answers both
       if (!isUniqueViolation(error)) throw error;
@@ -250,7 +248,7 @@ export class SandboxCardConnector implements Connector {
       lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
     };
     try {
-      await env.db.transaction((transaction) => env.db.models.SandboxOperation.create(row, { transaction }));
+      await env.db.transaction((transaction) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], transaction));
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       const first = await findOperation(env.db, { kind: 'refund', reference: request.reference });

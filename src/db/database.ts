@@ -92,6 +92,69 @@ function guardQueries(sequelize: Sequelize): void {
   };
 }
 
+/**
+ * A statement sent through Sequelize in a transaction tells db/statements' read memo what it may have changed, and
+ * first writes the rows the transaction deferred to a table it names.
+ */
+function forgetReadsOnWrites(sequelize: Sequelize, sql: Statements): void {
+  const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
+  (sequelize as unknown as { query: (text: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (text, options) => {
+    const transaction = options?.transaction;
+    if (!transaction) return query(text, options);
+    const statement = typeof text === 'string' ? text : String((text as { query?: string } | null)?.query ?? '');
+    // rows the transaction deferred to a table this statement names are written first (db/statements' defer)
+    if (sql.mustFlushBefore(statement, transaction)) {
+      return sql.flush(transaction).then(() => {
+        sql.sentThroughSequelize(statement, transaction);
+        return query(text, options);
+      });
+    }
+    sql.sentThroughSequelize(statement, transaction);
+    return query(text, options);
+  };
+}
+
+/**
+ * BEGIN, COMMIT and ROLLBACK of a transaction (not of a savepoint) go to its connection through db/statements, like
+ * the hot path's queries, instead of through Sequelize's query pipeline; Sequelize's Transaction objects, and
+ * everything they do besides, stay as they are.
+ */
+function transactionControlOnStatements(sequelize: Sequelize, sql: Statements): void {
+  type Control = (transaction: Transaction & { parent?: Transaction; finished?: string }, options?: object) => Promise<unknown>;
+  const qi = sequelize.getQueryInterface() as unknown as {
+    startTransaction: Control;
+    commitTransaction: Control;
+    rollbackTransaction: Control;
+    queryGenerator: {
+      startTransactionQuery(t: Transaction): string;
+      commitTransactionQuery(t: Transaction): string;
+      rollbackTransactionQuery(t: Transaction): string;
+    };
+  };
+  const start = qi.startTransaction.bind(qi);
+  const rollback = qi.rollbackTransaction.bind(qi);
+  const generator = qi.queryGenerator;
+  qi.startTransaction = async (transaction, options) => {
+    if (transaction.parent) return start(transaction, options);
+    return sql.run(generator.startTransactionQuery(transaction), [], { transaction, unprepared: true });
+  };
+  qi.commitTransaction = async (transaction) => {
+    if (transaction.parent) return undefined;
+    // what the transaction deferred is written before it commits (a failure here rolls it back)
+    await sql.flush(transaction);
+    const done = sql.run(generator.commitTransactionQuery(transaction), [], { transaction, unprepared: true });
+    transaction.finished = 'commit';
+    return done;
+  };
+  qi.rollbackTransaction = async (transaction, options) => {
+    if (transaction.parent) return rollback(transaction, options);
+    sql.forget(transaction);
+    const done = sql.run(generator.rollbackTransactionQuery(transaction), [], { transaction, unprepared: true });
+    transaction.finished = 'rollback';
+    return done;
+  };
+}
+
 /** Postgres connections per process unless PAYPLANE_DB_POOL_MAX says otherwise. */
 export const DEFAULT_POOL_MAX = 10;
 /** how long a transaction waits for a slot (the pool's own acquire timeout is 60 s too) */
@@ -134,6 +197,8 @@ export class Database {
     this.sql = new Statements(sequelize, dialect, this.guarded ? refusedQuery : null);
     this.sqliteConnections = sqliteConnections ?? null;
     if (this.sqliteConnections) this.sqliteConnections.onClose = finalizeStatements;
+    transactionControlOnStatements(sequelize, this.sql);
+    forgetReadsOnWrites(sequelize, this.sql);
     this.transactionSlots = poolMax && poolMax > 1
       ? withTimeout(new Semaphore(poolMax - Math.max(1, Math.ceil(poolMax / 5))), TRANSACTION_SLOT_WAIT_MS, new Error(`no database connection for a transaction within ${TRANSACTION_SLOT_WAIT_MS / 1000} s`))
       : null;
@@ -326,6 +391,7 @@ const SQLITE_READERS = 2;
 
 type SqliteConnection = {
   run(sql: string, callback?: (error: Error | null) => void): void;
+  exec(sql: string, callback: (error: Error | null) => void): void;
   close(callback?: (error: Error | null) => void): void;
   uuid?: string;
   filename?: string;
@@ -349,13 +415,14 @@ export class SqliteConnections {
   private writer: SqliteConnection | null = null;
   private writerTaken = false;
   private readers: SqliteConnection[] = [];
+  private readersOpening: Promise<void> | null = null;
   private next = 0;
   /** migrations: one connection for the queries outside a transaction */
   single = false;
   /** called before a kept connection closes (its prepared statements are finalized there) */
   onClose: (connection: SqliteConnection) => Promise<void> = async () => undefined;
 
-  constructor(private readonly sequelize: Sequelize) {
+  constructor(sequelize: Sequelize) {
     const manager = sequelize.connectionManager as unknown as {
       connections: Record<string, SqliteConnection>;
       getConnection(options?: { uuid?: string }): Promise<SqliteConnection>;
@@ -365,12 +432,14 @@ export class SqliteConnections {
     const open = manager.getConnection.bind(manager);
     const release = manager.releaseConnection.bind(manager);
     const exit = manager._onProcessExit.bind(manager);
-    const configure = (connection: SqliteConnection, role: 'writer' | 'reader' | 'own') => {
+    /** the connection's pragmas, applied before it serves its first query (a pragma queued behind BEGIN would fail) */
+    const configure = async (connection: SqliteConnection, role: 'writer' | 'reader' | 'own') => {
       connection.__payplaneRole = role;
-      connection.run('PRAGMA busy_timeout = 10000');
       // WAL with synchronous=NORMAL: a commit never corrupts the file; only a power loss may drop the last commits.
       // SQLite is the embedded sandbox store; production runs on Postgres.
-      connection.run('PRAGMA synchronous = NORMAL');
+      await new Promise<void>((resolve, reject) => {
+        connection.exec('PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;', (error) => (error ? reject(error) : resolve()));
+      });
       return connection;
     };
     /** a kept connection: opened through Sequelize's manager under a key of its own (so that close() closes it) */
@@ -383,7 +452,16 @@ export class SqliteConnections {
       if (!storage || storage === ':memory:') return open(options);
       const uuid = options?.uuid ?? 'default';
       if (uuid === 'default') {
-        if (this.readers.length < SQLITE_READERS) this.readers.push(await keep(`reader${this.readers.length}`, 'reader'));
+        // opened once, by the first caller; the others wait for the same opening
+        this.readersOpening ??= (async () => {
+          const readers: SqliteConnection[] = [];
+          for (let i = 0; i < SQLITE_READERS; i++) readers.push(await keep(`reader${i}`, 'reader'));
+          this.readers = readers;
+        })().catch((error: unknown) => {
+          this.readersOpening = null;
+          throw error;
+        });
+        await this.readersOpening;
         if (this.single) return this.readers[0];
         return this.readers[this.next++ % this.readers.length];
       }
@@ -412,6 +490,7 @@ export class SqliteConnections {
       for (const connection of [this.writer, ...this.readers]) if (connection) await this.onClose(connection);
       this.writer = null;
       this.readers = [];
+      this.readersOpening = null;
       await exit();
     };
   }

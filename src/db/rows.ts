@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { Database } from './database';
 import type { RowModel } from './model-kit';
-import { bindable, compileWhere, decode, encode, tableOf, type Table } from './table';
+import { bindable, compileWhere, decode, encode, insertStatement, tableOf, type Table } from './table';
 import { InternalError } from '../domain/errors';
 
 /**
@@ -44,16 +44,20 @@ export async function insertRows(db: Database, model: RowModel<object>, rows: ob
   if (!rows.length) return;
   const table = tableFor(db, model);
   if (table.hooked) throw new InternalError(`${model.name}: its writes run hooks; write it through the model`);
-  const columns = Object.keys(rows[0]).filter((column) => (rows[0] as Record<string, unknown>)[column] !== undefined);
-  for (const row of rows) {
-    for (const column of columns) {
-      if (!bindable(table, column, (row as Record<string, unknown>)[column])) throw new InternalError(`${model.name}.${column}: not a value to bind`);
-    }
-  }
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  const sql = `INSERT INTO "${table.name}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${rows.map(() => tuple).join(', ')}`;
-  const params = rows.flatMap((row) => columns.map((column) => encode(table, column, (row as Record<string, unknown>)[column])));
-  await db.sql.run(sql, params, { transaction });
+  const insert = insertStatement(table, rows as Record<string, unknown>[], false);
+  if (!insert) throw new InternalError(`${model.name}: rows of different columns, or a value that is not one to bind`);
+  await db.sql.run(insert.sql, insert.params, { transaction });
+}
+
+/**
+ * Rows of one model written at the end of the caller's transaction, just before its COMMIT, with whatever else it
+ * deferred to the table, in one multi-row INSERT (db/statements' defer); at once when there is no transaction.
+ */
+export async function insertLater(db: Database, model: RowModel<object>, rows: object[], transaction?: Transaction | null): Promise<void> {
+  if (!rows.length) return;
+  const table = tableFor(db, model);
+  if (!transaction || table.hooked || !insertStatement(table, rows as Record<string, unknown>[], false)) return insertRows(db, model, rows, transaction);
+  db.sql.defer(transaction, table, rows as Record<string, unknown>[]);
 }
 
 /** UPDATE of a model's rows matching a where of plain conditions: the number of rows changed. */
@@ -67,4 +71,20 @@ export async function updateRows(db: Database, model: RowModel<object>, changes:
   if (!compileWhere(table, where, parts, params)) throw new InternalError(`${model.name}: a condition the prepared-statement path does not take`);
   const sql = `UPDATE "${table.name}" SET ${columns.map((c) => `"${c}" = ?`).join(', ')}${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`;
   return db.sql.run(sql, [...columns.map((column) => encode(table, column, changes[column])), ...params], { transaction });
+}
+
+/** A value bound for a column of a model's table (a Date on SQLite as the text Sequelize stores). */
+export function bindFor(db: Database, model: RowModel<object>, column: string, value: unknown): unknown {
+  return encode(tableFor(db, model), column, value);
+}
+
+/** `"a", "b", …`: every column of a model's table, for a statement's SELECT or RETURNING. */
+export function columnsOf(db: Database, model: RowModel<object>): string {
+  return tableFor(db, model).selectList;
+}
+
+/** Rows a hand-written statement returned (with columnsOf), with the types the model gives. */
+export function decodeRows<R>(db: Database, model: RowModel<object>, rows: Record<string, unknown>[]): R[] {
+  const table = tableFor(db, model);
+  return rows.map((row) => decode<R>(table, row));
 }

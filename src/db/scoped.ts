@@ -4,7 +4,7 @@ import type { CallerContext } from '../domain/context';
 import { InternalError, NotFoundError, PermissionError, ValidationError } from '../domain/errors';
 import type { RowModel } from './models';
 import { sumNumber } from './model-kit';
-import { bindable, compileWhere, decode, encode, tableOf, type Table } from './table';
+import { bindable, compileWhere, decode, encode, insertStatement, tableOf, type Table } from './table';
 
 export interface ListParams {
   cursor?: string;
@@ -162,8 +162,8 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     const table = this.fastTable();
     const compiled = table && this.fastWhere(table, where);
     if (compiled) {
-      const [row] = await this.ctx.db.sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM "${table!.name}"${compiled.sql}`, compiled.params, { transaction: this.ctx.transaction });
-      return Number(row.n);
+      const [row] = await this.ctx.db.sql.all<{ count: number | string }>(`SELECT count(*) AS "count" FROM "${table!.name}"${compiled.sql}`, compiled.params, { transaction: this.ctx.transaction });
+      return Number(row.count);
     }
     return this.model.count({ where: this.where(where), transaction: this.ctx.transaction });
   }
@@ -176,11 +176,57 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
 
   /** The sum of an integer column over the caller's rows matching `where` (0 when none). */
   async sum(column: keyof R & string, where: AnyWhere = {}): Promise<number> {
+    const table = this.fastTable();
+    const compiled = table && table.kinds.has(column) ? this.fastWhere(table, where) : null;
+    if (compiled) {
+      const [row] = await this.ctx.db.sql.all<{ sum: number | string | null }>(`SELECT sum("${column}") AS "sum" FROM "${table!.name}"${compiled.sql}`, compiled.params, { transaction: this.ctx.transaction });
+      return sumNumber(row.sum);
+    }
     return sumNumber(await this.model.sum(column as never, { where: this.where(where), transaction: this.ctx.transaction }));
   }
 
   /** Inserts a row inside the caller's scope; id and timestamps come from here and the injected clock. */
   async create(values: Partial<R>): Promise<R> {
+    const [created] = await this.createMany([values]);
+    return created;
+  }
+
+  /**
+   * Inserts a row inside the caller's scope as create() does, but at the end of the caller's transaction (just before
+   * its COMMIT, with the other rows it deferred to the table: db/statements' defer); at once without a transaction.
+   * For records nothing reads back in the same transaction by the row returned (audit entries): the row is the one
+   * given, not read back from the database.
+   */
+  async createLater(values: Partial<R>): Promise<R> {
+    const table = this.fastTable(true);
+    if (!this.ctx.transaction || !table) return this.create(values);
+    const row = this.newRow(values);
+    if (!insertStatement(table, [row], false)) return this.create(values);
+    this.ctx.db.sql.defer(this.ctx.transaction, table, [row]);
+    return row as unknown as R;
+  }
+
+  /**
+   * Inserts rows inside the caller's scope, as create() does each, in one statement (one multi-row INSERT on the
+   * prepared-statement path; one by one where the table stays on Sequelize). Returns them in the order given.
+   */
+  async createMany(values: Partial<R>[]): Promise<R[]> {
+    if (!values.length) return [];
+    const rows = values.map((v) => this.newRow(v));
+    const table = this.fastTable(true);
+    const insert = table && insertStatement(table, rows, true);
+    if (insert) {
+      const created = await this.fastRows(table!, insert.sql, insert.params);
+      const byId = new Map(created.map((row) => [row.id, row]));
+      return rows.map((row) => byId.get(row.id as string)!);
+    }
+    const created: R[] = [];
+    for (const row of rows) created.push((await this.model.create(row as never, { transaction: this.ctx.transaction })).get({ plain: true }) as R);
+    return created;
+  }
+
+  /** A new row of the table inside the caller's scope: id, scope columns, mode and timestamps filled in and checked. */
+  private newRow(values: Partial<R>): AnyWhere {
     const { tenant, merchant, mode } = this.spec;
     const row: AnyWhere = { id: newId(), ...values };
     if (tenant && this.ctx.level !== 'platform') {
@@ -210,17 +256,11 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     const now = this.ctx.clock.now();
     row.createdAt = row.createdAt ?? now;
     row.updatedAt = now;
-    if ('deletedAt' in this.model.getAttributes()) row.deletedAt = null;
+    const attributes = this.model.getAttributes();
+    if ('deletedAt' in attributes) row.deletedAt = null;
     const table = this.fastTable(true);
-    if (table && Object.keys(row).every((column) => bindable(table, column, row[column]))) {
-      for (const [column, value] of table.defaults) if (row[column] === undefined) row[column] = value;
-      const columns = Object.keys(row).filter((column) => row[column] !== undefined);
-      const sql = `INSERT INTO "${table.name}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) RETURNING ${table.selectList}`;
-      const [created] = await this.fastRows(table, sql, columns.map((column) => encode(table, column, row[column])));
-      return created;
-    }
-    const created = await this.model.create(row as never, { transaction: this.ctx.transaction });
-    return created.get({ plain: true }) as R;
+    if (table) for (const [column, value] of table.defaults) if (row[column] === undefined) row[column] = value;
+    return row;
   }
 
   /**

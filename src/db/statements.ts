@@ -1,5 +1,6 @@
 import { DatabaseError, ForeignKeyConstraintError, TimeoutError, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { Dialect } from './dialect';
+import { insertStatement, type Table } from './table';
 
 /**
  * Prepared statements, kept per connection: the hot data path (db/scoped's reads, inserts and updates, the outbox,
@@ -51,12 +52,152 @@ function pgStatement(sql: string): { name?: string; text: string } {
 
 export interface StatementOptions {
   transaction?: Transaction | null;
+  /** Postgres: send it unprepared (transaction control: BEGIN, COMMIT, ROLLBACK) */
+  unprepared?: boolean;
 }
 
 /** What the connection guard of db/database checks before a query runs (test mode only). */
 export type QueryGuard = (sql: string, transaction: Transaction | null | undefined) => Error | null;
 
+/**
+ * What a transaction has read, so that it does not read it again: a SELECT of one table sent in a transaction is kept
+ * (its SQL and bound values are the key, FOR UPDATE included) until the transaction writes to that table, through
+ * here or through Sequelize (Database wires Sequelize's queries to `wrote`); any other statement, or one whose table
+ * cannot be told, forgets everything. A transaction sees its own snapshot of what it read: on SQLite no other writer
+ * runs meanwhile; on Postgres a row read again within one transaction is the one it read (a row it locked cannot
+ * change). Each answer is a copy.
+ */
+class ReadMemo {
+  private readonly byTransaction = new WeakMap<object, Map<string, Map<string, unknown[]>>>();
+
+  private root(transaction: Transaction): object {
+    return rootOf(transaction);
+  }
+
+  get(transaction: Transaction, table: string, key: string): unknown[] | undefined {
+    const rows = this.byTransaction.get(this.root(transaction))?.get(table)?.get(key);
+    return rows && rows.map(copyRow);
+  }
+
+  set(transaction: Transaction, table: string, key: string, rows: unknown[]): void {
+    const root = this.root(transaction);
+    let tables = this.byTransaction.get(root);
+    if (!tables) this.byTransaction.set(root, (tables = new Map()));
+    let entries = tables.get(table);
+    if (!entries) tables.set(table, (entries = new Map()));
+    entries.set(key, rows.map(copyRow));
+  }
+
+  /** A statement that is not a read of one table ran in the transaction: forget what it may have changed. */
+  wrote(transaction: Transaction, sql: string): void {
+    const tables = this.byTransaction.get(this.root(transaction));
+    if (!tables) return;
+    const written = writtenTable(sql);
+    if (written) tables.delete(written);
+    else tables.clear();
+  }
+}
+
+/** A copy of a driver's row: its values are primitives (SQLite), or also Dates and parsed JSON (Postgres), copied too. */
+function copyRow(row: unknown): unknown {
+  const copy: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row as Record<string, unknown>)) {
+    copy[column] = value === null || typeof value !== 'object' ? value : value instanceof Date ? new Date(value.getTime()) : structuredClone(value);
+  }
+  return copy;
+}
+
+/** The one table a SELECT reads (no join, no subquery), or null. */
+function readTable(sql: string): string | null {
+  if (!/^SELECT\b/i.test(sql)) return null;
+  const from = sql.match(/\b(FROM|JOIN)\s/gi);
+  if (!from || from.length !== 1) return null;
+  return /\bFROM\s+[`"]?([\w]+)[`"]?/i.exec(sql)?.[1] ?? null;
+}
+
+/** The table an INSERT, UPDATE or DELETE writes (null: not one of them, or several tables). */
+function writtenTable(sql: string): string | null {
+  const m = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+[`"]?(\w+)[`"]?/i.exec(sql);
+  return m ? m[1] : null;
+}
+
+/** The root of a transaction (a savepoint's own is its parent's). */
+function rootOf(transaction: Transaction): object {
+  let t = transaction as Transaction & { parent?: Transaction };
+  while (t.parent) t = t.parent as Transaction & { parent?: Transaction };
+  return t;
+}
+
 export class Statements {
+  private readonly memo = new ReadMemo();
+  /** rows a transaction writes at its end, per table in the order the tables first came (see defer) */
+  private readonly deferred = new WeakMap<object, Map<string, { table: Table; rows: Record<string, unknown>[] }>>();
+  /** a flush in progress per transaction: a statement sent meanwhile waits for it */
+  private readonly flushing = new WeakMap<object, Promise<void>>();
+
+  /**
+   * Rows the transaction inserts when it ends, just before its COMMIT: the outbox's events and deliveries and the
+   * audit entries of a transaction go in one multi-row INSERT per table instead of one each. A statement of the
+   * transaction that names one of those tables (a read of them, through here or through Sequelize) first writes
+   * what is pending; a rollback forgets it.
+   */
+  defer(transaction: Transaction, table: Table, rows: Record<string, unknown>[]): void {
+    const root = rootOf(transaction);
+    let pending = this.deferred.get(root);
+    if (!pending) this.deferred.set(root, (pending = new Map()));
+    let entry = pending.get(table.name);
+    if (!entry) pending.set(table.name, (entry = { table, rows: [] }));
+    entry.rows.push(...rows);
+  }
+
+  /** Whether a statement of the transaction names a table with rows still to write. */
+  mustFlushBefore(sql: string, transaction: Transaction): boolean {
+    const pending = this.deferred.get(rootOf(transaction));
+    if (!pending) return false;
+    for (const name of pending.keys()) if (new RegExp(`\\b(FROM|JOIN|INTO|UPDATE)\\s+[\`"]?${name}[\`"]?(\\s|$|\\()`, 'i').test(sql)) return true;
+    return false;
+  }
+
+  /** Writes the transaction's pending rows (a multi-row INSERT per table and shape of row). */
+  async flush(transaction: Transaction): Promise<void> {
+    const root = rootOf(transaction);
+    const flushing = this.flushing.get(root);
+    if (flushing) return flushing;
+    const pending = this.deferred.get(root);
+    if (!pending) return;
+    this.deferred.delete(root);
+    const done = this.write(transaction, pending).finally(() => this.flushing.delete(root));
+    this.flushing.set(root, done);
+    return done;
+  }
+
+  private async write(transaction: Transaction, pending: Map<string, { table: Table; rows: Record<string, unknown>[] }>): Promise<void> {
+    for (const { table, rows } of pending.values()) {
+      const shapes = new Map<string, Record<string, unknown>[]>();
+      for (const row of rows) {
+        const shape = Object.keys(row).filter((column) => row[column] !== undefined).join();
+        const same = shapes.get(shape);
+        if (same) same.push(row);
+        else shapes.set(shape, [row]);
+      }
+      for (const group of shapes.values()) {
+        const insert = insertStatement(table, group, false);
+        if (!insert) throw new Error(`rows of ${table.name} that cannot be bound as they are`);
+        await this.execute(insert.sql, insert.params, { transaction }, 'run', true);
+      }
+    }
+  }
+
+  /** The transaction rolled back: what it had still to write is forgotten. */
+  forget(transaction: Transaction): void {
+    this.deferred.delete(rootOf(transaction));
+  }
+
+  /** A statement sent through Sequelize in a transaction: what the transaction read of its table is forgotten. */
+  sentThroughSequelize(sql: string, transaction: Transaction): void {
+    if (!/^\s*SELECT\b/i.test(sql)) this.memo.wrote(transaction, sql);
+  }
+
   constructor(
     private readonly sequelize: Sequelize,
     readonly dialect: Dialect,
@@ -73,14 +214,28 @@ export class Statements {
     return (await this.execute(sql, params, options, 'run')) as number;
   }
 
-  private async execute(sql: string, params: unknown[], options: StatementOptions, kind: 'all' | 'run'): Promise<unknown> {
+  /** `flushed`: a statement of the flush itself (it does not wait for the flush) */
+  private async execute(sql: string, params: unknown[], options: StatementOptions, kind: 'all' | 'run', flushed = false): Promise<unknown> {
     const transaction = options.transaction ?? null;
     if (this.guard) {
       const refused = this.guard(sql, transaction);
       if (refused) throw refused;
     }
+    if (transaction && !flushed) {
+      const flushing = this.flushing.get(rootOf(transaction));
+      if (flushing) await flushing;
+      if (this.mustFlushBefore(sql, transaction)) await this.flush(transaction);
+    }
+    const read = transaction && kind === 'all' ? readTable(sql) : null;
+    const key = read ? `${sql}\u0000${JSON.stringify(params)}` : '';
+    if (read) {
+      const kept = this.memo.get(transaction!, read, key);
+      if (kept) return kept;
+    } else if (transaction) {
+      this.memo.wrote(transaction, sql);
+    }
     const hooked = this.sequelize.hasHook('beforeQuery') || this.sequelize.hasHook('afterQuery');
-    const query = { sql, fast: true };
+    const query = { sql, bind: params, fast: true };
     if (hooked) await runHooks(this.sequelize, 'beforeQuery', { transaction }, query);
     const manager = this.sequelize.connectionManager as unknown as {
       getConnection(options: object): Promise<unknown>;
@@ -91,8 +246,9 @@ export class Statements {
     try {
       const result = this.dialect === 'sqlite'
         ? await sqliteExecute(connection as SqliteConnection, sql, params, kind)
-        : await pgExecute(connection as PgConnection, sql, params, kind);
+        : await pgExecute(connection as PgConnection, sql, params, kind, options.unprepared);
       if (hooked) await runHooks(this.sequelize, 'afterQuery', { transaction }, query);
+      if (read) this.memo.set(transaction!, read, key, result as unknown[]);
       return result;
     } catch (error) {
       throw asSequelizeError(error as Error & { code?: string }, sql);
@@ -145,8 +301,8 @@ export async function finalizeStatements(connection: unknown): Promise<void> {
   await Promise.all(kept.map((p) => p.then((s) => new Promise<void>((resolve) => s.finalize(() => resolve())), () => undefined)));
 }
 
-async function pgExecute(connection: PgConnection, sql: string, params: unknown[], kind: 'all' | 'run'): Promise<unknown> {
-  const result = await connection.query({ ...pgStatement(sql), values: params });
+async function pgExecute(connection: PgConnection, sql: string, params: unknown[], kind: 'all' | 'run', unprepared?: boolean): Promise<unknown> {
+  const result = await connection.query(unprepared ? { text: sql, values: params } : { ...pgStatement(sql), values: params });
   return kind === 'all' ? result.rows : (result.rowCount ?? 0);
 }
 

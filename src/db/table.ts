@@ -231,3 +231,23 @@ function compileIn(table: Table, column: string, values: unknown[], negated: boo
   for (const v of values) params.push(encode(table, column, v));
   return true;
 }
+
+/**
+ * One INSERT of rows that all name the same columns (the first row's, undefined values left out), with their values
+ * bound; RETURNING every column when asked. Null when the rows name different columns or hold a value that cannot be
+ * bound as it is (the caller writes them another way).
+ */
+export function insertStatement(table: Table, rows: Record<string, unknown>[], returning: boolean): Compiled | null {
+  if (!rows.length) return null;
+  const columns = Object.keys(rows[0]).filter((column) => rows[0][column] !== undefined);
+  const shape = columns.join();
+  for (const row of rows) {
+    if (Object.keys(row).filter((column) => row[column] !== undefined).join() !== shape) return null;
+    for (const column of columns) if (!bindable(table, column, row[column])) return null;
+  }
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  return {
+    sql: `INSERT INTO "${table.name}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${rows.map(() => tuple).join(', ')}${returning ? ` RETURNING ${table.selectList}` : ''}`,
+    params: rows.flatMap((row) => columns.map((column) => encode(table, column, row[column]))),
+  };
+}

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterMemory as Memory, RateLimiterPostgres as Postgres, RateLimiterRes, RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Runtime } from '../runtime';
 import type { Database } from '../db/database';
 import type { CallerContext } from '../domain/context';
@@ -53,9 +53,11 @@ export function tenantRateLimiter(rt: Runtime): (ctx: CallerContext, res: Respon
  * after its first point (the store's own time).
  */
 export function sharedCounter(db: Database, keyPrefix: string, durationSeconds: number): RateLimiterAbstract {
+  // the two stores by their own files: the package's index loads every store it has (Redis, Mongo, DynamoDB, …)
+  const RateLimiterMemory = require('rate-limiter-flexible/lib/RateLimiterMemory') as typeof Memory;
   const options = { keyPrefix, points: Number.MAX_SAFE_INTEGER, duration: durationSeconds };
   return db.dialect === 'postgres'
-    ? new RateLimiterPostgres({
+    ? new (require('rate-limiter-flexible/lib/RateLimiterPostgres') as typeof Postgres)({
         ...options, storeClient: db.sequelize, storeType: 'sequelize', tableName: 'rate_limits', tableCreated: true,
         // the database unreachable for the counter: count in memory rather than refuse or wave everything through
         insuranceLimiter: new RateLimiterMemory(options),

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Request } from 'express';
-import Busboy from 'busboy';
+import type Busboy from 'busboy';
 import { RequestRejectedError, ValidationError } from '../domain/errors';
 import type { UploadSpec, UploadedFile } from '../api/registry';
 
@@ -58,7 +58,8 @@ function readMultipart(req: Request, spec: UploadSpec): Promise<UploadedFile> {
   return new Promise((resolve, reject) => {
     let busboy: Busboy.Busboy;
     try {
-      busboy = Busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: spec.maxBytes, fields: 20 } });
+      // busboy is loaded on the first multipart upload
+      busboy = (require('busboy') as typeof Busboy)({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: spec.maxBytes, fields: 20 } });
     } catch {
       reject(ValidationError.field('body', 'is not valid multipart/form-data', 'INVALID_MULTIPART'));
       return;

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { Op, QueryTypes } from 'sequelize';
+import { bindFor, columnsOf, decodeRows, updateRows } from '../db/rows';
 import type { Runtime } from '../runtime';
 import type { SandboxOperationRow } from '../db/models/sandbox';
 import type { ProviderOutcome } from '../connectors/types';
@@ -44,18 +44,19 @@ export async function runDueSandboxOperations(rt: Runtime, options: SandboxWorke
 async function claim(rt: Runtime, workerId: string, limit: number, leaseMs: number): Promise<SandboxOperationRow[]> {
   const { db, clock } = rt;
   const now = clock.now();
-  const replacements = db.rawReplacements({ now, lease: new Date(now.getTime() + leaseMs), worker: workerId, limit });
+  const model = db.models.SandboxOperation as never;
+  const at = (date: Date) => bindFor(db, model, 'dueAt', date);
   const lock = db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
-  const sql = `UPDATE sandbox_acquirer_operations SET "lockedUntil" = :lease, "lockedBy" = :worker
+  const sql = `UPDATE sandbox_acquirer_operations SET "lockedUntil" = ?, "lockedBy" = ?
     WHERE id IN (SELECT id FROM sandbox_acquirer_operations
-      WHERE "doneAt" IS NULL AND "dueAt" <= :now AND ("lockedUntil" IS NULL OR "lockedUntil" <= :now)
-      ORDER BY "dueAt" LIMIT :limit ${lock})
-    RETURNING id`;
-  // One statement claims the batch: Postgres skips rows another worker is claiming; SQLite serializes writers.
-  const rows = await db.transaction((transaction) => db.sequelize.query<{ id: string }>(sql, { replacements, type: QueryTypes.SELECT, transaction }));
-  if (rows.length === 0) return [];
-  const found = await db.models.SandboxOperation.findAll({ where: { id: { [Op.in]: rows.map((r) => r.id) }, lockedBy: workerId } });
-  return found.map((r) => r.get({ plain: true }) as SandboxOperationRow).sort((a, b) => +new Date(a.dueAt!) - +new Date(b.dueAt!));
+      WHERE "doneAt" IS NULL AND "dueAt" <= ? AND ("lockedUntil" IS NULL OR "lockedUntil" <= ?)
+      ORDER BY "dueAt" LIMIT ${Math.trunc(limit)} ${lock})
+    RETURNING ${columnsOf(db, model)}`;
+  // One statement claims the batch and returns it: Postgres skips rows another worker is claiming; SQLite serializes writers.
+  const rows = await db.transaction((transaction) =>
+    db.sql.all<Record<string, unknown>>(sql, [at(new Date(now.getTime() + leaseMs)), workerId, at(now), at(now)], { transaction }),
+  );
+  return decodeRows<SandboxOperationRow>(db, model, rows).sort((a, b) => +new Date(a.dueAt!) - +new Date(b.dueAt!));
 }
 
 function outcomeOf(op: SandboxOperationRow): ProviderOutcome {
@@ -88,8 +89,8 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
       }
     : { attempts, lastError: null, status: 'done', doneAt: now, lockedBy: null, lockedUntil: null, updatedAt: now };
   // only while this worker still holds the claim: one that lost it leaves the record to the worker that took it over
-  const [count] = await db.transaction((transaction) =>
-    db.models.SandboxOperation.update(changes, { where: { id: op.id, lockedBy: workerId, doneAt: null }, transaction }),
+  const count = await db.transaction((transaction) =>
+    updateRows(db, db.models.SandboxOperation as never, changes, { id: op.id, lockedBy: workerId, doneAt: null }, transaction),
   );
   if (failure) {
     rt.logger.warn({ err: failure, operationId: op.id, kind: op.kind, reference: op.reference, attempts }, 'sandbox acquirer outcome not applied; retrying later');

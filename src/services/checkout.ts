@@ -1,3 +1,4 @@
+import { selectRows } from '../db/rows';
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../domain/context';
 import { BusinessRuleError, PermissionError, ConflictError, NotFoundError, ValidationError } from '../domain/errors';
@@ -274,9 +275,7 @@ export async function createSession(ctx: CallerContext, input: CreateSessionInpu
     if (tx.livemode && merchant.liveStatus !== 'approved') {
       throw new BusinessRuleError('MERCHANT_NOT_LIVE', 'The merchant is not approved for live payments; use a test key.');
     }
-    const tenant = (await tx.db.models.Tenant.findOne({ where: { id: merchant.tenantId }, transaction: tx.transaction }))?.get({
-      plain: true,
-    }) as TenantRow | undefined;
+    const [tenant] = await selectRows<TenantRow>(tx.db, tx.db.models.Tenant as never, { id: merchant.tenantId }, { transaction: tx.transaction, limit: 1 });
     const currency = input.amount.currency;
     const lineItems = buildLineItems(input.lineItems ?? [], currency, 'body.lineItems');
     const fulfillmentOptions = buildFulfillmentOptions(input.fulfillmentOptions ?? [], currency, 'body.fulfillmentOptions');
@@ -470,7 +469,9 @@ export async function prepareCompletion(
   ctx: CallerContext,
   id: string,
   input: { customerInfo?: Record<string, unknown>; selectedFulfillment?: { fulfillmentOptionId: string } },
-): Promise<CheckoutSessionRow> {
+): Promise<CheckoutSessionRow | null> {
+  // nothing to apply: the payment's own transaction checks the session (completeCheckoutSession)
+  if (input.customerInfo === undefined && input.selectedFulfillment === undefined) return null;
   return inTransaction(ctx, (tx) => updateRow(tx, id, { customerInfo: input.customerInfo, selectedFulfillment: input.selectedFulfillment }, 'body'));
 }
 

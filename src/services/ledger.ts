@@ -85,25 +85,22 @@ export async function post(ctx: CallerContext, posting: Posting): Promise<Postin
     const w = writer(tctx, posting.livemode);
     const table = scoped(w, tctx.db.models.LedgerEntry);
     const postingId = newId();
-    const entries: LedgerEntryRow[] = [];
-    for (const line of posting.lines) {
-      if (line.amountMinor === 0) continue;
-      entries.push(
-        await table.create({
-          tenantId: posting.tenantId,
-          livemode: posting.livemode,
-          merchantId: isMerchantAccount(line.account) ? line.ownerId : null,
-          postingId,
-          account: line.account,
-          ownerId: line.ownerId,
-          currency: line.currency,
-          amountMinor: line.amountMinor,
-          sourceType: posting.sourceType,
-          sourceId: posting.sourceId,
-          description: line.description ?? posting.description ?? null,
-        }),
-      );
-    }
+    // the posting's lines in one statement
+    const entries: LedgerEntryRow[] = await table.createMany(
+      posting.lines.filter((line) => line.amountMinor !== 0).map((line) => ({
+        tenantId: posting.tenantId,
+        livemode: posting.livemode,
+        merchantId: isMerchantAccount(line.account) ? line.ownerId : null,
+        postingId,
+        account: line.account,
+        ownerId: line.ownerId,
+        currency: line.currency,
+        amountMinor: line.amountMinor,
+        sourceType: posting.sourceType,
+        sourceId: posting.sourceId,
+        description: line.description ?? posting.description ?? null,
+      })),
+    );
     return { postingId, entries };
   });
 }

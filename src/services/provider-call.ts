@@ -102,7 +102,7 @@ async function send(asked: ProviderRequest): Promise<ConnectorResult> {
   const connector = connectorFor(provider.code);
   const terminal = {
     terminalId: row.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
-    credentials: await openCredentials(via, row.id), mcc: row.mcc, descriptor: row.descriptor,
+    credentials: await openCredentials(via, row.id, row), mcc: row.mcc, descriptor: row.descriptor,
   };
   switch (asked.operation) {
     case 'authorize': return connector.authorize(via, terminal, asked.request);

@@ -7,7 +7,7 @@ import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import { scoped } from '../../db/scoped';
 import { formatMinor } from '../../domain/money';
 import { authenticateClientSecret } from '../../services/access/authenticate';
-import { getSessionForPayment, hostedPageBase, hostedPageUrl, prepareCompletion } from '../../services/checkout';
+import { getSessionForPayment, hostedPageBase, hostedPageUrl } from '../../services/checkout';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { requestOrigin } from '../pipeline';
 import { authThrottle } from '../auth-throttle';
@@ -119,7 +119,6 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
         const card = readCard(form);
         if ('errors' in card) return send(res, 400, formPage(session, key, card.errors, form));
         try {
-          await prepareCompletion(ctx, id, {});
           await completeCheckoutSession(ctx, id, { paymentMethod: { type: 'card', card: card.card }, returnUrl });
         } catch (error) {
           if (error instanceof ValidationError) {

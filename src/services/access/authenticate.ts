@@ -1,9 +1,10 @@
+import { selectRows } from '../../db/rows';
 import ipaddr from 'ipaddr.js';
 import type { Runtime } from '../../runtime';
 import type { CallerContext } from '../../domain/context';
 import { apiKeyContext, clientSecretContext, levelOfLayer, userContext } from '../../domain/authority';
 import { AuthenticationError, PermissionError } from '../../domain/errors';
-import type { ApiKeyRow, RoleRow, UserRow } from '../../db/models';
+import type { ApiKeyRow, MerchantRow, RoleRow, TenantRow, UserRow } from '../../db/models';
 import { effectivePermissions } from './roles';
 import { layerPermissions } from './permissions';
 import { isUuid } from '../../db/scoped';
@@ -56,8 +57,8 @@ async function authenticateKey(rt: Runtime, secret: string, credentials: Credent
   const { ApiKey } = rt.db.models;
   // Authentication precedes any caller scope: the key is found by its non-secret prefix, then verified.
   const key = await rt.db.authCache.read(`key:${parsed.prefix}`, async () => {
-    const found = await ApiKey.findOne({ where: { keyPrefix: parsed.prefix, deletedAt: null } });
-    return (found?.get({ plain: true }) as ApiKeyRow | undefined) ?? null;
+    const [found] = await selectRows<ApiKeyRow>(rt.db, ApiKey as never, { keyPrefix: parsed.prefix, deletedAt: null }, { limit: 1 });
+    return found ?? null;
   });
   if (!key || !verifySecret(secret, key.secretHash) || key.livemode !== parsed.livemode) {
     throw new AuthenticationError('The API key is not valid.', 'INVALID_API_KEY');
@@ -79,11 +80,9 @@ async function authenticateKey(rt: Runtime, secret: string, credentials: Credent
 export async function authenticateClientSecret(rt: Runtime, secret: string, credentials: Pick<Credentials, 'requestId'>): Promise<CallerContext> {
   const parsed = parseClientSecret(secret);
   if (!parsed) throw new AuthenticationError('The checkout session client secret is not valid.', 'INVALID_CLIENT_SECRET');
-  const found = await rt.db.models.CheckoutSession.findOne({
-    where: { id: parsed.sessionId, deletedAt: null },
-    attributes: ['id', 'tenantId', 'merchantId', 'livemode', 'clientSecretHash'],
-  });
-  const session = found?.get({ plain: true }) as { id: string; tenantId: string; merchantId: string; livemode: boolean; clientSecretHash: string } | undefined;
+  const [session] = await selectRows<{ id: string; tenantId: string; merchantId: string; livemode: boolean; clientSecretHash: string }>(
+    rt.db, rt.db.models.CheckoutSession as never, { id: parsed.sessionId, deletedAt: null }, { limit: 1 },
+  );
   if (!session || session.livemode !== parsed.livemode || !verifyClientSecret(secret, session.clientSecretHash)) {
     throw new AuthenticationError('The checkout session client secret is not valid.', 'INVALID_CLIENT_SECRET');
   }
@@ -143,10 +142,10 @@ export interface TenantAccess {
 
 export async function tenantAccess(rt: Pick<Runtime, 'db'>, tenantId: string): Promise<TenantAccess> {
   return rt.db.authCache.read(`tenant:${tenantId}`, async () => {
-    const tenant = await rt.db.models.Tenant.findOne({ where: { id: tenantId }, attributes: ['status', 'deletedAt', 'doorRateLimitPerMinute'] });
+    const [tenant] = await selectRows<TenantRow>(rt.db, rt.db.models.Tenant as never, { id: tenantId }, { limit: 1 });
     return {
-      status: tenant?.get('deletedAt') ? 'disabled' : (tenant?.get('status') as string | undefined),
-      doorRateLimitPerMinute: (tenant?.get('doorRateLimitPerMinute') as number | null | undefined) ?? null,
+      status: tenant?.deletedAt ? 'disabled' : tenant?.status,
+      doorRateLimitPerMinute: tenant?.doorRateLimitPerMinute ?? null,
     };
   });
 }
@@ -158,8 +157,8 @@ export async function assertOwnerActive(rt: Pick<Runtime, 'db'>, tenantId: strin
   }
   if (merchantId) {
     const status = await rt.db.authCache.read(`merchant:${merchantId}`, async () => {
-      const merchant = await rt.db.models.Merchant.findOne({ where: { id: merchantId }, attributes: ['status', 'deletedAt'] });
-      return merchant?.get('deletedAt') ? 'disabled' : ((merchant?.get('status') as string | undefined) ?? null);
+      const [merchant] = await selectRows<MerchantRow>(rt.db, rt.db.models.Merchant as never, { id: merchantId }, { limit: 1 });
+      return merchant?.deletedAt ? 'disabled' : (merchant?.status ?? null);
     });
     if (status !== 'active') {
       throw new PermissionError(`The merchant is ${status ?? 'unknown'}; its credentials cannot be used.`, `MERCHANT_${(status ?? 'unknown').toUpperCase()}`);

@@ -21,11 +21,15 @@ export interface AuditInput {
   after?: unknown;
 }
 
-/** Writes an audit entry in the caller's transaction: who did what to which record, before and after. */
+/**
+ * Writes an audit entry in the caller's transaction: who did what to which record, before and after. It is written
+ * with the transaction's other entries and its events just before the transaction commits (ScopedAccess.createLater),
+ * so it commits with the change it records or not at all.
+ */
 export async function recordAudit(ctx: CallerContext, input: AuditInput): Promise<void> {
   // an entry nobody's read rule covers would be shown to no one, or, worse, to everyone: refused
   if (!isAuditTargetType(input.targetType)) throw new InternalError(`audit entry about an undeclared kind of record: ${String(input.targetType)} (declare it in src/services/audit/targets.ts)`);
-  await scoped(ctx, ctx.db.models.AuditEntry).create({
+  await scoped(ctx, ctx.db.models.AuditEntry).createLater({
     tenantId: ctx.level === 'platform' ? input.tenantId : undefined,
     merchantId: input.merchantId ?? ctx.merchantId ?? null,
     livemode: input.livemode,

@@ -102,7 +102,7 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     });
     const current = await payments.update(row, { currentAttemptId: attempt.id });
     await paymentChanged(pctx, current, ['payment.created', 'payment.processing']);
-    return { pctx, first: { paymentId: row.id, attemptId: attempt.id } };
+    return { pctx, first: { paymentId: row.id, attemptId: attempt.id, written: { payment: current, attempt } } };
   });
   if (started.first) await runAttempts(withTransaction(started.pctx, undefined), started.first, input.paymentMethod.card);
 }

@@ -35,6 +35,8 @@ const SOFT_DECLINES = ['card_declined', 'card_not_supported', 'processing_error'
 export interface PendingAttempt {
   paymentId: string;
   attemptId: string;
+  /** the payment and the attempt as the transaction that recorded them wrote them (no read of them again to send it) */
+  written?: { payment: PaymentRow; attempt: PaymentAttemptRow };
 }
 
 // ---------------------------------------------------------------------------------------------- events
@@ -100,8 +102,8 @@ export async function runAttempts(pctx: CallerContext, first: PendingAttempt, ca
 
 /** The authorization of an attempt, with the card as the customer gave it or as the payment keeps it sealed. */
 async function attemptRequest(pctx: CallerContext, pending: PendingAttempt, card?: CardInput): Promise<ProviderRequest | Unsent> {
-  const payment = await scoped(pctx, pctx.db.models.Payment).get(pending.paymentId);
-  const attempt = await scoped(pctx, pctx.db.models.PaymentAttempt).get(pending.attemptId);
+  const payment = pending.written?.payment ?? (await scoped(pctx, pctx.db.models.Payment).get(pending.paymentId));
+  const attempt = pending.written?.attempt ?? (await scoped(pctx, pctx.db.models.PaymentAttempt).get(pending.attemptId));
   const cardData = card ?? (payment.cardVault ? (JSON.parse(pctx.sealer.open(payment.cardVault)) as CardInput) : null);
   if (!cardData) return { unsent: { status: 'failed', providerReference: null, declineCode: 'processing_error', message: 'The card is no longer available for another attempt.' } };
   return {

@@ -147,8 +147,9 @@ async function seal(ctx: CallerContext, terminal: { id: string; tenantId: string
 }
 
 /** The terminal's credentials in plain text, for a connector call only (never for a response, a log or an audit entry). */
-export async function openCredentials(ctx: CallerContext, terminalId: string): Promise<Record<string, string>> {
-  const terminal = await scoped(ctx, ctx.db.models.Terminal).get(terminalId);
+export async function openCredentials(ctx: CallerContext, terminalId: string, read?: TerminalRow): Promise<Record<string, string>> {
+  // the terminal as the caller just read it, when it did (the provider call reads it to pick the connector)
+  const terminal = read?.id === terminalId ? read : await scoped(ctx, ctx.db.models.Terminal).get(terminalId);
   const binding = await scoped(ctx, ctx.db.models.CredentialBinding).get(terminal.credentialBindingId);
   return JSON.parse(ctx.sealer.open(binding.credentialsSealed)) as Record<string, string>;
 }

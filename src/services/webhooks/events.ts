@@ -6,7 +6,7 @@ import { redact } from '../../util/secrets';
 import { viewAt, viewOf } from '../../api/views';
 import { eventCatalog, eventResource, isKnownEventType, subscribes } from './catalog';
 import { endpointsForEvent } from './endpoints';
-import { insertRows } from '../../db/rows';
+import { insertLater } from '../../db/rows';
 
 /** Date-form API version that renders event payloads. */
 export const EVENT_API_VERSION = '2026-11-01';
@@ -32,7 +32,8 @@ export interface EmitInput {
 
 /**
  * The transactional outbox: writes the event and one delivery per subscribed endpoint in the caller's open
- * transaction, so the state change and its events commit together or not at all. The dispatcher sends them.
+ * transaction, so the state change and its events commit together or not at all. The dispatcher sends them. They are
+ * written just before the transaction commits, with its other events and deliveries, one INSERT per table (insertLater).
  */
 export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<EventRow> {
   if (!ctx.transaction) throw new InternalError('emitEvent must run inside the transaction of the state change');
@@ -52,7 +53,7 @@ export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<E
     updatedAt: now,
     deletedAt: null,
   };
-  await insertRows(ctx.db, Event as never, [event], ctx.transaction);
+  await insertLater(ctx.db, Event as never, [event], ctx.transaction);
   const merchantVisible = eventCatalog().find((e) => e.type === event.type)?.level === 'merchant';
   const endpoints = (await endpointsForEvent(ctx, event)).filter(
     (endpoint) => subscribes(endpoint.events, event.type) && (endpoint.level !== 'merchant' || merchantVisible),
@@ -80,7 +81,7 @@ export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<E
       updatedAt: now,
       deletedAt: null,
     }));
-    await insertRows(ctx.db, WebhookDelivery as never, deliveries, ctx.transaction);
+    await insertLater(ctx.db, WebhookDelivery as never, deliveries, ctx.transaction);
   }
   return event;
 }
