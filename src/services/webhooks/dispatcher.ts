@@ -4,8 +4,7 @@ import type { Runtime } from '../../runtime';
 import { systemContext } from '../../domain/authority';
 import { withTransaction } from '../../domain/context';
 import type { EventRow, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/models';
-import { insertRows, selectRows, updateRows } from '../../db/rows';
-import { decode, encode, tableOf, type Table } from '../../db/table';
+import { bindFor, columnsOf, decodeRows, insertRows, selectRows, updateRows } from '../../db/rows';
 import { InternalError } from '../../domain/errors';
 import { newId } from '../../util/ids';
 import { eventEnvelope, emitEvent } from './events';
@@ -188,6 +187,7 @@ export class Dispatcher {
       }
       // outcomes not yet recorded hold their claims: let the database catch up before claiming more
       while (this.waiting.length > 4 * this.batchSize && this.flushing) await this.flushing;
+      if (!this.running) break;
       let batch: Batch | null = null;
       try {
         batch = await this.claimBatch();
@@ -235,32 +235,24 @@ export class Dispatcher {
 
   // ------------------------------------------------------------------------------------------------------ claiming
 
-  private deliveriesTable(): Table {
-    const table = tableOf(this.rt.db.models.WebhookDelivery as never, this.rt.db.dialect);
-    if (!table) throw new InternalError('webhook_deliveries has no prepared-statement path');
-    return table;
-  }
-
   /** One statement claims the batch and returns its rows: Postgres skips rows another worker is claiming; SQLite serializes writers. */
   private async claim(): Promise<WebhookDeliveryRow[]> {
     const { db, clock } = this.rt;
-    const table = this.deliveriesTable();
+    const model = db.models.WebhookDelivery as never;
     const now = clock.now();
-    const at = (date: Date) => encode(table, 'lockedUntil', date);
+    const at = (date: Date) => bindFor(db, model, 'lockedUntil', date);
     const lock = db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
     const sql = `UPDATE webhook_deliveries SET "lockedUntil" = ?, "lockedBy" = ?
       WHERE id IN (SELECT id FROM webhook_deliveries
         WHERE status = 'pending' AND "nextAttemptAt" <= ? AND ("lockedUntil" IS NULL OR "lockedUntil" <= ?)
         ORDER BY "nextAttemptAt" LIMIT ?${lock})
-      RETURNING ${table.selectList}`;
+      RETURNING ${columnsOf(db, model)}`;
     const params = [at(new Date(now.getTime() + this.leaseMs)), this.workerId, at(now), at(now), this.batchSize];
     // Postgres: the one statement is its own transaction; SQLite: writes go through the kept writer, in turn
     const rows = db.dialect === 'postgres'
       ? await db.sql.all<Record<string, unknown>>(sql, params)
       : await db.transaction((transaction) => db.sql.all<Record<string, unknown>>(sql, params, { transaction }));
-    return rows
-      .map((row) => decode<WebhookDeliveryRow>(table, row))
-      .sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime());
+    return decodeRows<WebhookDeliveryRow>(db, model, rows).sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime());
   }
 
   /** Claims a batch and reads its endpoints and events (two reads); null when nothing is due. */
