@@ -2,7 +2,8 @@ import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
-import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../db/models';
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/models';
+import { selectRows } from '../../db/rows';
 import { auditedRecord, auditedUpdateIf } from '../audit/changes';
 import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { matchesPattern } from './catalog';
@@ -37,8 +38,8 @@ export async function listDeliveries(ctx: CallerContext, filters: DeliveryFilter
 
 export async function getDelivery(ctx: CallerContext, id: string): Promise<WebhookDelivery> {
   const row = await scoped(ctx, ctx.db.models.WebhookDelivery).get(id);
-  const attempts = await ctx.db.models.WebhookAttempt.findAll({ where: { deliveryId: id }, order: [['attempt', 'ASC']], transaction: ctx.transaction });
-  return toDelivery(row, attempts.map((a) => a.get({ plain: true }) as WebhookAttemptRow));
+  const attempts = await selectRows<WebhookAttemptRow>(ctx.db, ctx.db.models.WebhookAttempt as never, { deliveryId: id }, { transaction: ctx.transaction, orderBy: '"attempt" ASC' });
+  return toDelivery(row, attempts);
 }
 
 /** Puts a failed delivery back in the queue, due now, for one more attempt. */
@@ -58,8 +59,8 @@ const DELIVERY = auditedRecord<WebhookDeliveryRow>({
 });
 
 async function requeue(ctx: CallerContext, row: WebhookDeliveryRow): Promise<WebhookDeliveryRow | null> {
-  const endpoint = await ctx.db.models.WebhookEndpoint.findOne({ where: { id: row.endpointId, deletedAt: null }, transaction: ctx.transaction });
-  if (!endpoint || endpoint.get('status') === 'disabled') {
+  const [endpoint] = await selectRows<WebhookEndpointRow>(ctx.db, ctx.db.models.WebhookEndpoint as never, { id: row.endpointId, deletedAt: null }, { transaction: ctx.transaction });
+  if (!endpoint || endpoint.status === 'disabled') {
     throw new ConflictError('WEBHOOK_ENDPOINT_DISABLED', 'The delivery\'s endpoint is disabled or deleted; enable it first.');
   }
   return auditedUpdateIf(
@@ -82,8 +83,8 @@ export async function failedDeliveries(ctx: CallerContext, selection: ReplaySele
   // Operator replay spans tenants and both modes: each row is requeued later in its own mode.
   const where: Record<string | symbol, unknown> = { status: 'failed', failedAt: { [Op.gte]: selection.since }, deletedAt: null };
   if (selection.endpointId) where.endpointId = selection.endpointId;
-  const rows = await ctx.db.models.WebhookDelivery.findAll({ where, order: [['failedAt', 'ASC'], ['id', 'ASC']], transaction: ctx.transaction });
-  return rows.map((r) => r.get({ plain: true }) as WebhookDeliveryRow).filter((r) => !selection.type || matchesPattern(selection.type, r.eventType));
+  const rows = await selectRows<WebhookDeliveryRow>(ctx.db, ctx.db.models.WebhookDelivery as never, where, { transaction: ctx.transaction, orderBy: '"failedAt" ASC, "id" ASC' });
+  return rows.filter((r) => !selection.type || matchesPattern(selection.type, r.eventType));
 }
 
 export type ReplayOutcome = 'requeued' | 'skipped';

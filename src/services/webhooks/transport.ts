@@ -3,10 +3,12 @@ import dns from 'node:dns';
 import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
+import path from 'node:path';
 import tls from 'node:tls';
+import { urlToHttpOptions } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { ValidationError } from '../../domain/errors';
-import { runningListener } from '../../listener/registry';
+import { listenerDir, runningListener } from '../../listener/registry';
 
 export const RESPONSE_TIMEOUT_MS = 10_000;
 const EXCERPT_BYTES = 2048;
@@ -30,6 +32,17 @@ export interface TransportOptions {
 export type Resolver = (hostname: string, family?: number) => Promise<dns.LookupAddress[]>;
 
 const systemResolver: Resolver = (hostname, family) => dns.promises.lookup(hostname, { all: true, family: family ?? 0 });
+
+/** A URL as the transport uses it: refused (why), or the request's options and what decides where it may go. */
+interface Destination {
+  refused?: string;
+  request?: https.RequestOptions;
+  port?: number;
+  /** localhost or a loopback address: a running local listener's endpoint may be reached there */
+  loopback?: boolean;
+  /** a literal address that is not allowed: why */
+  literalRefused?: string;
+}
 
 /** What is being delivered: the endpoint (a running local listener's own endpoint may be on loopback). */
 export interface SendTarget {
@@ -168,24 +181,44 @@ export class WebhookTransport {
     return list.length > 0 ? list : `${hostname} does not resolve to a loopback address`;
   });
 
+  /** What a URL says of where it leads, worked out once per URL (an endpoint's deliveries all go to the same). */
+  private destination(url: string): Destination {
+    let known = this.destinations.get(url);
+    if (known) return known;
+    let target: URL | undefined;
+    try {
+      target = new URL(url);
+    } catch {
+      target = undefined;
+    }
+    if (!target) known = { refused: 'invalid URL' };
+    else if (target.protocol !== 'https:') known = { refused: 'the URL is not HTTPS' };
+    else {
+      const host = target.hostname.replace(/^\[|\]$/g, '');
+      known = {
+        request: urlToHttpOptions(target),
+        port: Number(target.port || 443),
+        loopback: isLoopbackHost(host),
+        literalRefused: net.isIP(host) && !addressAllowed(host, this.options.allowCidrs) ? `${host} is a private, loopback or reserved address` : undefined,
+      };
+    }
+    if (this.destinations.size >= 1_000) this.destinations.clear();
+    this.destinations.set(url, known);
+    return known;
+  }
+
+  private readonly destinations = new Map<string, Destination>();
+
   async post(url: string, headers: Record<string, string>, body: string, to?: SendTarget): Promise<SendResult> {
     const started = process.hrtime.bigint();
     const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
     const fail = (error: string, statusCode: number | null = null, excerpt = ''): SendResult => ({ ok: false, statusCode, error, excerpt, durationMs: elapsed() });
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return fail('invalid URL');
-    }
-    if (target.protocol !== 'https:') return fail('the URL is not HTTPS');
-    const host = target.hostname.replace(/^\[|\]$/g, '');
+    const target = this.destination(url);
+    if (!target.request) return fail(target.refused!);
     // the endpoint of a running `payplane webhooks listen` of this home, on its port: that listener alone (pinned);
     // any other loopback URL is refused before a connection, as every private address is
-    const listener = to && isLoopbackHost(host) ? this.listenerAgent(to.endpointId, Number(target.port || 443)) : undefined;
-    if (!listener && net.isIP(host) && !addressAllowed(host, this.options.allowCidrs)) {
-      return fail(`${host} is a private, loopback or reserved address`);
-    }
+    const listener = to && target.loopback ? this.listenerAgent(to.endpointId, target.port!) : undefined;
+    if (!listener && target.literalRefused) return fail(target.literalRefused);
     return new Promise<SendResult>((resolve) => {
       let settled = false;
       const finish = (result: SendResult) => {
@@ -195,8 +228,8 @@ export class WebhookTransport {
         resolve(result);
       };
       const request = https.request(
-        target,
         {
+          ...target.request,
           method: 'POST',
           agent: listener ?? this.agent,
           lookup: listener ? this.loopbackOnlyLookup : this.lookup,
@@ -237,7 +270,10 @@ export class WebhookTransport {
    */
   private listenerAgent(endpointId: string, port: number): https.Agent | undefined {
     const home = this.options.listenerHome;
-    const running = home === undefined ? undefined : runningListener(home, endpointId);
+    if (home === undefined) return undefined;
+    // most loopback deliveries have no listener of their own: one stat (no read, no exception thrown and caught) says so
+    if (!fs.statSync(path.join(listenerDir(home), 'running', `${endpointId.replace(/[^0-9a-zA-Z-]/g, '')}.json`), { throwIfNoEntry: false })) return undefined;
+    const running = runningListener(home, endpointId);
     if (!running || running.port !== port) return undefined;
     let agent = this.listenerAgents.get(running.cert);
     if (!agent) {
