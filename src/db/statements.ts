@@ -69,6 +69,13 @@ export type QueryGuard = (sql: string, transaction: Transaction | null | undefin
  */
 class ReadMemo {
   private readonly byTransaction = new WeakMap<object, Map<string, Map<string, unknown[]>>>();
+  /** writes seen per transaction: a read that overlapped a write of its transaction is not kept */
+  private readonly writes = new WeakMap<object, number>();
+
+  /** The transaction's count of writes, taken when a read is sent. */
+  stamp(transaction: Transaction): number {
+    return this.writes.get(this.root(transaction)) ?? 0;
+  }
 
   private root(transaction: Transaction): object {
     return rootOf(transaction);
@@ -79,8 +86,9 @@ class ReadMemo {
     return rows && rows.map(copyRow);
   }
 
-  set(transaction: Transaction, table: string, key: string, rows: unknown[]): void {
+  set(transaction: Transaction, table: string, key: string, rows: unknown[], stamp: number): void {
     const root = this.root(transaction);
+    if ((this.writes.get(root) ?? 0) !== stamp) return;
     let tables = this.byTransaction.get(root);
     if (!tables) this.byTransaction.set(root, (tables = new Map()));
     let entries = tables.get(table);
@@ -90,7 +98,9 @@ class ReadMemo {
 
   /** A statement that is not a read of one table ran in the transaction: forget what it may have changed. */
   wrote(transaction: Transaction, sql: string): void {
-    const tables = this.byTransaction.get(this.root(transaction));
+    const root = this.root(transaction);
+    this.writes.set(root, (this.writes.get(root) ?? 0) + 1);
+    const tables = this.byTransaction.get(root);
     if (!tables) return;
     const written = writtenTable(sql);
     if (written) tables.delete(written);
@@ -228,6 +238,7 @@ export class Statements {
     }
     const read = transaction && kind === 'all' ? readTable(sql) : null;
     const key = read ? `${sql}\u0000${JSON.stringify(params)}` : '';
+    const stamp = read ? this.memo.stamp(transaction!) : 0;
     if (read) {
       const kept = this.memo.get(transaction!, read, key);
       if (kept) return kept;
@@ -248,7 +259,7 @@ export class Statements {
         ? await sqliteExecute(connection as SqliteConnection, sql, params, kind)
         : await pgExecute(connection as PgConnection, sql, params, kind, options.unprepared);
       if (hooked) await runHooks(this.sequelize, 'afterQuery', { transaction }, query);
-      if (read) this.memo.set(transaction!, read, key, result as unknown[]);
+      if (read) this.memo.set(transaction!, read, key, result as unknown[], stamp);
       return result;
     } catch (error) {
       throw asSequelizeError(error as Error & { code?: string }, sql);
