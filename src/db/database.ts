@@ -144,7 +144,14 @@ function transactionControlOnStatements(sequelize: Sequelize, sql: Statements): 
     await sql.flush(transaction);
     const done = sql.run(generator.commitTransactionQuery(transaction), [], { transaction, unprepared: true });
     transaction.finished = 'commit';
-    return done;
+    try {
+      return await done;
+    } catch (error) {
+      // a COMMIT that failed leaves the transaction open on its connection; a kept connection (SQLite's writer) must
+      // not carry it into the next transaction: it is rolled back here (Sequelize does not, once it has sent COMMIT)
+      await sql.run(generator.rollbackTransactionQuery(transaction), [], { transaction, unprepared: true }).catch(() => undefined);
+      throw error;
+    }
   };
   qi.rollbackTransaction = async (transaction, options) => {
     if (transaction.parent) return rollback(transaction, options);
