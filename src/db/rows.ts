@@ -16,6 +16,13 @@ function tableFor(db: Database, model: RowModel<object>): Table {
   return table;
 }
 
+/** The table of a model written on the prepared-statement path: refused when its writes run hooks (read caches watch it). */
+export function writableTableFor(db: Database, model: RowModel<object>): Table {
+  const table = tableFor(db, model);
+  if (table.hooked) throw new InternalError(`${model.name}: its writes run hooks; write it through the model`);
+  return table;
+}
+
 export interface SelectOptions {
   transaction?: Transaction | null;
   /** e.g. `"createdAt" DESC, "id" DESC` */
@@ -42,8 +49,7 @@ export async function selectRows<R>(db: Database, model: RowModel<object>, where
 /** Rows of one model in one multi-row INSERT (every row with the same columns: the first row's). */
 export async function insertRows(db: Database, model: RowModel<object>, rows: object[], transaction?: Transaction | null): Promise<void> {
   if (!rows.length) return;
-  const table = tableFor(db, model);
-  if (table.hooked) throw new InternalError(`${model.name}: its writes run hooks; write it through the model`);
+  const table = writableTableFor(db, model);
   const insert = insertStatement(table, rows as Record<string, unknown>[], false);
   if (!insert) throw new InternalError(`${model.name}: rows of different columns, or a value that is not one to bind`);
   await db.sql.run(insert.sql, insert.params, { transaction });
@@ -62,8 +68,7 @@ export async function insertLater(db: Database, model: RowModel<object>, rows: o
 
 /** UPDATE of a model's rows matching a where of plain conditions: the number of rows changed. */
 export async function updateRows(db: Database, model: RowModel<object>, changes: Record<string, unknown>, where: Record<string | symbol, unknown>, transaction?: Transaction | null): Promise<number> {
-  const table = tableFor(db, model);
-  if (table.hooked) throw new InternalError(`${model.name}: its writes run hooks; write it through the model`);
+  const table = writableTableFor(db, model);
   const columns = Object.keys(changes).filter((column) => changes[column] !== undefined);
   if (!columns.every((column) => bindable(table, column, changes[column]))) throw new InternalError(`${model.name}: a change that is not a value to bind`);
   const parts: string[] = [];

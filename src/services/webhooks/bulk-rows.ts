@@ -1,7 +1,8 @@
 import type { Transaction } from 'sequelize';
 import type { Database } from '../../db/database';
 import type { RowModel } from '../../db/model-kit';
-import { bindable, compileWhere, encode, tableOf, type Table } from '../../db/table';
+import { bindable, compileWhere, encode } from '../../db/table';
+import { writableTableFor } from '../../db/rows';
 import { InternalError } from '../../domain/errors';
 
 /**
@@ -9,13 +10,6 @@ import { InternalError } from '../../domain/errors';
  * dispatcher records the outcomes of many attempts at once. Kept here until db/rows takes it (same rules: plain rows,
  * prepared statements of db/statements, values bound as db/table encodes them).
  */
-
-function tableFor(db: Database, model: RowModel<object>): Table {
-  const table = tableOf(model, db.dialect);
-  if (!table) throw new InternalError(`${model.name}: its attributes are named apart from its columns; it has no prepared-statement path`);
-  if (table.hooked) throw new InternalError(`${model.name}: its writes run hooks; write it through the model`);
-  return table;
-}
 
 /** Postgres: the SQL type of each column, for the casts of a VALUES list (its parameters would otherwise be text). */
 const pgTypes = new WeakMap<object, Map<string, string>>();
@@ -56,7 +50,7 @@ export async function updateEach(
   options: { where?: Record<string | symbol, unknown>; constants?: Record<string, unknown>; transaction?: Transaction | null },
 ): Promise<Set<unknown>> {
   if (!rows.length) return new Set();
-  const table = tableFor(db, model);
+  const table = writableTableFor(db, model);
   const matchColumns = Object.keys(rows[0].match);
   const setColumns = Object.keys(rows[0].set);
   const constants = options.constants ?? {};
