@@ -235,19 +235,23 @@ async function crash(label: string, holdUntil?: (keys: HeldKey[]) => boolean, be
   const unsentAttempts = await rows<{ paymentId: string }>(`SELECT "paymentId" FROM payment_attempts WHERE status = 'pending' AND "providerReference" IS NULL`, {});
   record.unsentPayments = unsentAttempts.map((a) => a.paymentId);
   record.unsent = unsentAttempts.length + (await count(`SELECT count(*) AS n FROM refunds WHERE status = 'pending' AND "providerReference" IS NULL`));
+  // first (before the keys are written to): on Postgres a statement of the dead process may still wait at the test's
+  // gate (holdAnswers) with the row of its key locked; opening the gate ends it
+  if (beforeRestart) await beforeRestart();
   if (keys.length > 0 && holdUntil) {
     // the dead process's locks last until the test lets them run out, however slow the restart: on a loaded machine
     // the minute of LOCK_MS could otherwise pass before a retry had been told to wait
     const later = new Date(Date.now() + 3_600_000);
     for (const k of keys) await Idempotency.update({ lockedUntil: later }, { where: { id: k.id, owner: k.owner, state: 'in_progress' } });
   }
-  if (beforeRestart) await beforeRestart();
   const expire = async () => {
-    const past = new Date(Date.now() - 1_000);
+    // from the first update on, a retry may take its key over (before the last update returns, on a fast server)
+    const expiring = Date.now();
+    const past = new Date(expiring - 1_000);
     // only the dead process's claims, each only while still its own
     for (const k of keys) await Idempotency.update({ lockedUntil: past }, { where: { id: k.id, owner: k.owner, state: 'in_progress' } });
     for (const o of operations) await SandboxOperation.update({ lockedUntil: past }, { where: { id: o.id, lockedBy: o.lockedBy, doneAt: null } });
-    record.expiredAt = Date.now();
+    record.expiredAt = expiring;
   };
   const hold = keys.length > 0 && holdUntil !== undefined;
   if (!hold) await expire();
@@ -291,13 +295,18 @@ async function holdAnswers(): Promise<() => Promise<void>> {
       await q('DROP FUNCTION crash_hold()');
     };
   }
-  await q('CREATE TABLE crash_hold_rows (n INTEGER)');
-  await q('INSERT INTO crash_hold_rows (n) WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 800) SELECT n FROM c');
   // 800^4 rows: hours. A bounded spin (800^3, ~5 s idle) outlived its window on a loaded CI machine: the test saw the
   // held key late, and the waiting requests answered 500 before the kill. This one ends only with its process.
   const spin = 'SELECT count(*) FROM crash_hold_rows a, crash_hold_rows b, crash_hold_rows c, crash_hold_rows d; SELECT RAISE(ABORT, \'crash hold\');';
-  await q(`CREATE TRIGGER crash_hold_store BEFORE UPDATE ON idempotency_records WHEN NEW.state = 'completed' BEGIN ${spin} END`);
-  await q(`CREATE TRIGGER crash_hold_free BEFORE DELETE ON idempotency_records BEGIN ${spin} END`);
+  // All in one transaction: once the first trigger holds a request (and with it the write lock, until the kill), a
+  // second statement of the test's would wait for that lock and never get it.
+  await t.rt.db.transaction(async (transaction) => {
+    const inTransaction = (sql: string) => t.rt.db.sequelize.query(sql, { transaction });
+    await inTransaction('CREATE TABLE crash_hold_rows (n INTEGER)');
+    await inTransaction('INSERT INTO crash_hold_rows (n) WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 800) SELECT n FROM c');
+    await inTransaction(`CREATE TRIGGER crash_hold_store BEFORE UPDATE ON idempotency_records WHEN NEW.state = 'completed' BEGIN ${spin} END`);
+    await inTransaction(`CREATE TRIGGER crash_hold_free BEFORE DELETE ON idempotency_records BEGIN ${spin} END`);
+  });
   return async () => {
     await q('DROP TRIGGER crash_hold_store');
     await q('DROP TRIGGER crash_hold_free');
