@@ -7,6 +7,7 @@ import {
   AuthenticationError, InternalError, NotFoundError, PayplaneError, RequestRejectedError, UnavailableError, ValidationError, toProblem,
 } from '../domain/errors';
 import { operationHandler } from './pipeline';
+import { RouteTable } from './routes';
 import { buildOpenApiDocument } from './openapi';
 import type { Operation } from '../api/registry';
 import { VERSION } from '../version';
@@ -18,22 +19,6 @@ import { jsonDepthWithin } from '../api/common';
 
 /** how deep a JSON request body may nest: anything that recurses over a body (fingerprints, checks, storage) is safe */
 const MAX_BODY_DEPTH = 64;
-
-function routePattern(path: string): RegExp {
-  return new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
-}
-
-/** Literal segments before parameters, so /v1/api-keys/grantable-permissions wins over /v1/api-keys/{id}. */
-function bySpecificity(a: Operation, b: Operation): number {
-  const sa = a.path.split('/');
-  const sb = b.path.split('/');
-  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
-    const pa = sa[i].startsWith('{');
-    const pb = sb[i].startsWith('{');
-    if (pa !== pb) return pa ? 1 : -1;
-  }
-  return 0;
-}
 
 /** Maps any error once to problem+json. */
 function toPayplaneError(error: unknown): PayplaneError {
@@ -183,7 +168,6 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
 
   mountPages(app, rt);
 
-  const sorted = [...operations].sort(bySpecificity);
   if (process.env.PAYPLANE_VALIDATE_RESPONSES === '1') app.use(contractEnforcer(rt, operations, document));
 
   app.use('/v1', express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
@@ -193,14 +177,19 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
     }
     next();
   });
+  // every /v1 operation of the registry, found in one lookup (src/http/routes.ts)
   const rateLimit = tenantRateLimiter(rt);
-  for (const op of sorted) {
-    app[op.method](op.path.replace(/\{([^}]+)\}/g, ':$1'), operationHandler(rt, op, rateLimit));
-  }
+  const routes = new RouteTable(operations);
+  const handlers = new Map(operations.map((op) => [op, operationHandler(rt, op, rateLimit)]));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const found = routes.find(req.method, req.path);
+    if (!found) return next();
+    req.params = found.params;
+    return handlers.get(found.op)!(req, res);
+  });
 
-  const patterns = operations.map((op) => ({ pattern: routePattern(op.path), method: op.method.toUpperCase() }));
   app.use((req: Request) => {
-    const allowed = [...new Set(patterns.filter((p) => p.pattern.test(req.path)).map((p) => p.method))];
+    const allowed = routes.allowed(req.path);
     if (allowed.length) {
       throw new RequestRejectedError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}.`, {
         headers: { Allow: allowed.join(', ') },
