@@ -168,7 +168,9 @@ export class CrashClient {
       body: body === undefined ? undefined : JSON.stringify(body),
       // a send waits as long as the run moves (a retry of a key held by a dead process waits 15 s in the server, more
       // on a loaded machine); when nothing has moved for the idle allowance, it is cut with the rest (a hang fails the run)
-      signal: this.budget.signal,
+      // (a signal of its own that follows the budget's: undici leaves its abort listener on the signal it is given
+      // until that signal is collected, and thousands of sends on the one budget signal trip MaxListenersExceededWarning)
+      signal: AbortSignal.any([this.budget.signal]),
     });
   }
 
