@@ -11,8 +11,9 @@ import type { BackgroundJob } from './types';
 /**
  * The sandbox acquirer's callback side: delivers its due operations (authorization and refund answers) to the
  * payment path. Several processes may run it: a claim (a lease in lockedBy/lockedUntil, taken in one statement,
- * with SKIP LOCKED on Postgres) gives each due operation to one worker; an operation is marked done only after
- * handleProviderOutcome returned, so a crash or an error delivers it again later (the handler is idempotent).
+ * with SKIP LOCKED on Postgres) gives each due operation to one worker; an operation is marked done in the
+ * transaction that applies its outcome, so a crash or an error before that commit delivers it again later (the
+ * handler is idempotent).
  */
 
 export interface SandboxWorkerOptions {
@@ -73,30 +74,45 @@ function outcomeOf(op: SandboxOperationRow): ProviderOutcome {
 
 async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): Promise<boolean> {
   const { db } = rt;
+  const model = db.models.SandboxOperation as never;
   const attempts = op.attempts + 1;
+  // only while this worker still holds the claim: one that lost it leaves the record to the worker that took it over
+  const mine = { id: op.id, lockedBy: workerId, doneAt: null };
+  const done = (): Partial<SandboxOperationRow> => {
+    const now = rt.clock.now();
+    return { attempts, lastError: null, status: 'done', doneAt: now, lockedBy: null, lockedUntil: null, updatedAt: now };
+  };
+  // marked done in the transaction that applies the outcome (one transaction, not two; and no outcome applied whose
+  // operation stays due)
+  let marked: number | undefined;
   let failure: unknown;
   try {
     if (!op.outcome) throw new Error('the operation has no outcome');
-    await handleProviderOutcome(rt, outcomeOf(op));
+    await handleProviderOutcome(rt, outcomeOf(op), async (transaction) => {
+      marked = await updateRows(db, model, done(), mine, transaction);
+    });
   } catch (error) {
     failure = error;
   }
-  const now = rt.clock.now();
-  const changes: Partial<SandboxOperationRow> = failure
-    ? {
+  if (failure) {
+    const now = rt.clock.now();
+    // due again later, unless the outcome's transaction committed (what failed came after it): then it is done
+    const retried = await db.transaction((transaction) =>
+      updateRows(db, model, {
         attempts, lastError: String((failure as Error)?.message ?? failure).slice(0, 1000), lockedBy: null, lockedUntil: null,
         dueAt: new Date(now.getTime() + retryDelayMs(attempts)), updatedAt: now,
-      }
-    : { attempts, lastError: null, status: 'done', doneAt: now, lockedBy: null, lockedUntil: null, updatedAt: now };
-  // only while this worker still holds the claim: one that lost it leaves the record to the worker that took it over
-  const count = await db.transaction((transaction) =>
-    updateRows(db, db.models.SandboxOperation as never, changes, { id: op.id, lockedBy: workerId, doneAt: null }, transaction),
-  );
-  if (failure) {
+      }, mine, transaction),
+    );
+    if (retried === 0 && marked !== undefined) {
+      rt.logger.error({ err: failure, operationId: op.id, kind: op.kind, reference: op.reference }, 'sandbox acquirer outcome applied; what followed it failed');
+      return true;
+    }
     rt.logger.warn({ err: failure, operationId: op.id, kind: op.kind, reference: op.reference, attempts }, 'sandbox acquirer outcome not applied; retrying later');
     return false;
   }
-  if (count !== 1) rt.logger.warn({ operationId: op.id }, 'sandbox acquirer operation claim lost before it was marked done');
+  // nothing applied in a transaction (an unknown reference): marked done on its own
+  marked ??= await db.transaction((transaction) => updateRows(db, model, done(), mine, transaction));
+  if (marked !== 1) rt.logger.warn({ operationId: op.id }, 'sandbox acquirer operation claim lost before it was marked done');
   return true;
 }
 

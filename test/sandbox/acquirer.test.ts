@@ -240,6 +240,42 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
     expect(row).toMatchObject({ status: 'done', attempts: 2, lastError: null });
   });
 
+  test('the operation is marked done in the transaction that applies its outcome: rolled back with it, kept when what follows fails', async () => {
+    // the outcome's transaction fails after the mark: the mark goes with it, and the operation is due again
+    const rolledBack = crypto.randomUUID();
+    await authorize('4242424242424242', { reference: rolledBack });
+    handler.mockImplementationOnce(async (_rt, _outcome, settle) => {
+      await t.rt.db.transaction(async (transaction) => {
+        await settle!(transaction);
+        throw new Error('the outcome could not be applied');
+      });
+    });
+    clock.advance(DELAY);
+    expect(await runDueSandboxOperations(t.rt)).toBe(0);
+    let [row] = (await operations()).filter((o) => o.reference === rolledBack);
+    expect(row).toMatchObject({ status: 'scheduled', doneAt: null, attempts: 1, lastError: 'the outcome could not be applied', lockedBy: null });
+    clock.advance(1000);
+    expect(await runDueSandboxOperations(t.rt)).toBe(1);
+    [row] = (await operations()).filter((o) => o.reference === rolledBack);
+    expect(row).toMatchObject({ status: 'done', attempts: 2, lastError: null });
+
+    // the outcome committed and what came after it failed (a cascade's next attempt): done, not delivered again
+    const committed = crypto.randomUUID();
+    await authorize('4242424242424242', { reference: committed });
+    handler.mockImplementationOnce(async (_rt, _outcome, settle) => {
+      await t.rt.db.transaction((transaction) => settle!(transaction));
+      throw new Error('the next attempt could not be sent');
+    });
+    clock.advance(DELAY);
+    expect(await runDueSandboxOperations(t.rt)).toBe(1);
+    [row] = (await operations()).filter((o) => o.reference === committed);
+    expect(row).toMatchObject({ status: 'done', attempts: 1, lastError: null, lockedBy: null });
+    clock.advance(60_000);
+    handler.mockClear();
+    await runDueSandboxOperations(t.rt);
+    expect(handler.mock.calls.map((c) => c[1].reference)).not.toContain(committed);
+  });
+
   test('the 3DS challenge card asks for the challenge page; an abandoned challenge fails after its lifetime', async () => {
     const reference = crypto.randomUUID();
     const answer = await authorize('4000002760003184', { reference });

@@ -1,3 +1,4 @@
+import type { Transaction } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { activePartnerOf } from '../partners';
 import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
@@ -132,8 +133,15 @@ function cascadeAllowed(profile: IntegrationProfileRow | null, attempts: number,
  * decline cascades. Idempotent: a final attempt, or one that is no longer the payment's current attempt, is not
  * applied again.
  */
-export async function applyAttemptResult(pctx: CallerContext, pending: PendingAttempt, result: ConnectorResult): Promise<PendingAttempt | null> {
-  const applied = await inTransaction(pctx, (tx) => applyAttemptAnswer(tx, pending, result));
+export async function applyAttemptResult(
+  pctx: CallerContext, pending: PendingAttempt, result: ConnectorResult, settle?: (transaction: Transaction) => Promise<void>,
+): Promise<PendingAttempt | null> {
+  const applied = await inTransaction(pctx, async (tx) => {
+    const answer = await applyAttemptAnswer(tx, pending, result);
+    // what the caller records of the answer's delivery commits with it (see handleProviderOutcome)
+    if (settle) await settle(tx.transaction!);
+    return answer;
+  });
   return afterAttemptApplied(pctx, pending, applied);
 }
 

@@ -1,3 +1,4 @@
+import type { Transaction } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { BusinessRuleError, ConflictError, ValidationError } from '../../domain/errors';
 import type { LineItem, RefundRow } from '../../db/models';
@@ -141,8 +142,12 @@ export async function sendRefund(pctx: CallerContext, refundId: string): Promise
 }
 
 /** Applies the provider's answer to a pending refund (immediate or asynchronous); idempotent. */
-export async function applyRefundResult(pctx: CallerContext, refundId: string, result: ConnectorResult): Promise<void> {
-  await inTransaction(pctx, (tx) => applyRefundAnswer(tx, refundId, result));
+export async function applyRefundResult(pctx: CallerContext, refundId: string, result: ConnectorResult, settle?: (transaction: Transaction) => Promise<void>): Promise<void> {
+  await inTransaction(pctx, async (tx) => {
+    await applyRefundAnswer(tx, refundId, result);
+    // what the caller records of the answer's delivery commits with it (see handleProviderOutcome)
+    if (settle) await settle(tx.transaction!);
+  });
 }
 
 async function applyRefundAnswer(tx: CallerContext, refundId: string, result: ConnectorResult): Promise<void> {
