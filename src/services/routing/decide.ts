@@ -154,7 +154,9 @@ export async function loadRoutingSnapshot(ctx: CallerContext, merchantId: string
   const limits = await scoped(reader, models.Limit).findAll({ entityType: 'terminal', status: 'active', transactionType });
   const overlays = await scoped(reader, models.ProviderOverlay).findAll();
   const overlayOf = new Map(overlays.map((o) => [o.id, o]));
-  const providers = new Map(providerCatalog().map((p) => [p.id, toProvider(p, overlayOf.get(p.id) ?? null)]));
+  // the providers of the tenant's terminals only (each one a copy of its declaration with the overlay applied)
+  const used = new Set(terminalRows.map((t) => t.providerIntegrationId));
+  const providers = new Map(providerCatalog().filter((p) => used.has(p.id)).map((p) => [p.id, toProvider(p, overlayOf.get(p.id) ?? null)]));
   const defaultOrder = terminalRows
     .filter((t) => t.status === 'active' && t.direction === 'payin')
     .sort((x, y) => byTime(x.createdAt, y.createdAt) || x.id.localeCompare(y.id))
