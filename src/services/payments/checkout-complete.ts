@@ -3,7 +3,8 @@ import { processingContext } from '../../domain/authority';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../../domain/errors';
 import { scoped } from '../../db/scoped';
 import { summarizeCard, validateCard, type CardInput } from './cards';
-import { decideRoute } from '../routing/decide';
+import { decideWithSnapshot, loadRoutingSnapshot } from '../routing/decide';
+import { newId } from '../../util/ids';
 import { enforceEntityLimits, limitUsage } from '../limits/usage';
 import { failPayment, paymentChanged, runAttempts, type PendingAttempt } from './engine';
 import { evaluateRisk } from '../risk/engine';
@@ -56,8 +57,9 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     await enforceEntityLimits(pctx, { merchantId: merchant.id, channelId }, subject, now);
     const profile = await scoped(pctx, pctx.db.models.IntegrationProfile).findOne({ merchantId: merchant.id, mode: 'checkout' });
     const returnUrl = input.returnUrl ?? session.successUrl ?? profile?.returnUrl ?? null;
-    const decision = await decideRoute(
-      pctx,
+    const routing = await loadRoutingSnapshot(pctx, merchant.id);
+    const decision = await decideWithSnapshot(
+      routing,
       { merchantId: merchant.id, channelId, amount, paymentMethod: 'card', brand: card.brand, cardCountry: card.country, transactionType: 'payment', at: now },
       { usage: (limit, at) => limitUsage(pctx, limit, at) },
     );
@@ -83,13 +85,17 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     const { cvc: _cvc, ...vaulted } = input.paymentMethod.card;
     void _cvc;
     const terminalId = decision.terminals[0] ?? null;
-    const terminal = terminalId ? await scoped(pctx, pctx.db.models.Terminal).get(terminalId) : null;
+    // the terminal as routing read it in this transaction
+    const terminal = terminalId ? routing.terminals.get(terminalId) ?? (await scoped(pctx, pctx.db.models.Terminal).get(terminalId)) : null;
+    // the first attempt's id is known before either row is written: the payment names it from its INSERT on
+    const attemptId = terminal ? newId() : null;
     const payments = scoped(pctx, pctx.db.models.Payment);
     const row = await payments.create({
       ...newPaymentFields(session, amount, card, channelId), ...identifiers, status: 'processing', terminalId,
       providerIntegrationId: terminal?.providerIntegrationId ?? null, routingDecision: decision as unknown as Record<string, unknown>,
       returnUrl,
       cardVault: mayCascade ? pctx.sealer.seal(JSON.stringify(vaulted)) : null,
+      currentAttemptId: attemptId,
     });
     await emitFraudAlert(pctx, row, risk);
     if (!terminal) {
@@ -97,12 +103,11 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
       return { pctx, first: null };
     }
     const attempt = await scoped(pctx, pctx.db.models.PaymentAttempt).create({
-      tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, paymentId: row.id, sequence: 1, terminalId: terminal.id,
+      id: attemptId!, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, paymentId: row.id, sequence: 1, terminalId: terminal.id,
       providerIntegrationId: terminal.providerIntegrationId, status: 'pending', providerReference: null, declineCode: null, message: null,
     });
-    const current = await payments.update(row, { currentAttemptId: attempt.id });
-    await paymentChanged(pctx, current, ['payment.created', 'payment.processing']);
-    return { pctx, first: { paymentId: row.id, attemptId: attempt.id, written: { payment: current, attempt } } };
+    await paymentChanged(pctx, row, ['payment.created', 'payment.processing']);
+    return { pctx, first: { paymentId: row.id, attemptId: attempt.id, written: { payment: row, attempt } } };
   });
   if (started.first) await runAttempts(withTransaction(started.pctx, undefined), started.first, input.paymentMethod.card);
 }
