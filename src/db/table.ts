@@ -20,6 +20,8 @@ export interface Table {
   /** the attributes, in the model's order */
   columns: string[];
   kinds: Map<string, Kind>;
+  /** the columns whose values are converted when read (dates, booleans, JSON, BIGINT), with their kinds */
+  converted: Array<[string, Kind]>;
   /** the attributes' defaults (Sequelize's defaultValue), applied to an insert that leaves them out */
   defaults: Array<[string, unknown]>;
   /** `"a", "b", …` */
@@ -53,7 +55,10 @@ export function tableOf(model: RowModel<object>, dialect: Dialect): Table | null
     .filter((c) => attributes[c].defaultValue !== undefined && typeof attributes[c].defaultValue !== 'object' && typeof attributes[c].defaultValue !== 'function')
     .map((c) => [c, attributes[c].defaultValue] as [string, unknown]);
   const hooked = HOOKS.some((hook) => (model as unknown as { hasHook(name: string): boolean }).hasHook(hook));
-  const table: Table = { name: model.getTableName() as string, dialect, columns, kinds, defaults, selectList: columns.map((c) => `"${c}"`).join(', '), hooked };
+  const converted = [...kinds].filter(([, kind]) => kind !== 'plain');
+  const table: Table = {
+    name: model.getTableName() as string, dialect, columns, kinds, converted, defaults, selectList: columns.map((c) => `"${c}"`).join(', '), hooked,
+  };
   tables.set(model, table);
   return table;
 }
@@ -99,33 +104,31 @@ export function encode(table: Table, column: string, value: unknown): unknown {
   }
 }
 
-/** A row as the driver returned it, with the types a model would give. */
+/**
+ * A row as the driver returned it (every column of the table: a SELECT or RETURNING of its selectList), with the types
+ * a model would give. The driver's object is converted in place, only in the columns that need it: each row is the
+ * driver's own (or the read memo's copy), and a list of rows with dozens of columns each is read on every request.
+ */
 export function decode<R>(table: Table, raw: Record<string, unknown>): R {
-  const row: Record<string, unknown> = {};
-  for (const column of table.columns) {
+  for (const [column, kind] of table.converted) {
     const value = raw[column];
-    if (value === null || value === undefined) {
-      row[column] = value === undefined ? undefined : null;
-      continue;
-    }
-    switch (table.kinds.get(column)) {
+    if (value === null || value === undefined) continue;
+    switch (kind) {
       case 'date':
-        row[column] = readDate(value);
+        raw[column] = readDate(value);
         break;
       case 'boolean':
-        row[column] = typeof value === 'boolean' ? value : Boolean(Number(value));
+        if (typeof value !== 'boolean') raw[column] = Boolean(Number(value));
         break;
       case 'json':
-        row[column] = typeof value === 'string' && table.dialect === 'sqlite' ? JSON.parse(value) : value;
+        if (typeof value === 'string' && table.dialect === 'sqlite') raw[column] = JSON.parse(value);
         break;
       case 'bigint':
-        row[column] = bigintNumber(value as number | string);
+        raw[column] = bigintNumber(value as number | string);
         break;
-      default:
-        row[column] = value;
     }
   }
-  return row as R;
+  return raw as R;
 }
 
 /** A `where` as SQL with its bound values; null when it holds something this compiler does not take (it stays on Sequelize). */
