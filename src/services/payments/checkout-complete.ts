@@ -85,8 +85,8 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     const { cvc: _cvc, ...vaulted } = input.paymentMethod.card;
     void _cvc;
     const terminalId = decision.terminals[0] ?? null;
-    // the terminal as routing read it in this transaction
-    const terminal = terminalId ? routing.terminals.get(terminalId) ?? (await scoped(pctx, pctx.db.models.Terminal).get(terminalId)) : null;
+    // the terminal as routing read it in this transaction (an eligible terminal is one of the snapshot's)
+    const terminal = terminalId ? (routing.terminals.get(terminalId) ?? null) : null;
     // the first attempt's id is known before either row is written: the payment names it from its INSERT on
     const attemptId = terminal ? newId() : null;
     const payments = scoped(pctx, pctx.db.models.Payment);
