@@ -14,13 +14,9 @@ describe('the route table of the /v1 operations', () => {
       const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => `value-of-${name}`);
       const found = table.find(op.method.toUpperCase(), path);
-      // a literal route declared for the same shape wins over a parameter (see the next test)
-      expect(found?.op.path.split('/').length).toBe(op.path.split('/').length);
-      if (found?.op === op) expect(found.params).toEqual(Object.fromEntries(names.map((n) => [n, `value-of-${n}`])));
-      else expect(found!.op.method).toBe(op.method);
+      expect([op.id, found?.op.id]).toEqual([op.id, op.id]);
+      expect(found!.params).toEqual(Object.fromEntries(names.map((n) => [n, `value-of-${n}`])));
     }
-    const self = operations.filter((op) => table.find(op.method.toUpperCase(), op.path.replace(/\{([^}]+)\}/g, 'x1'))?.op === op);
-    expect(self.length).toBeGreaterThan(operations.length * 0.9);
   });
 
   test('literal segments win over parameters, whatever the order of declaration', () => {
