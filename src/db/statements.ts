@@ -1,6 +1,7 @@
 import { DatabaseError, ForeignKeyConstraintError, TimeoutError, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { Dialect } from './dialect';
 import { insertStatement, type Table } from './table';
+import { CONFIG_TABLES } from './migrations/0027_config_version';
 
 /**
  * Prepared statements, kept per connection: the hot data path (db/scoped's reads, inserts and updates, the outbox,
@@ -108,6 +109,72 @@ class ReadMemo {
   }
 }
 
+/**
+ * Answers of configuration reads kept between transactions, so that a payment does not read its merchant, terminals,
+ * rules and fees again each time: a SELECT of one table of CONFIG_TABLES sent in a transaction (no FOR UPDATE) is kept
+ * under its SQL and bound values, with the count of configuration changes (config_version, bumped by a trigger on
+ * each of those tables in the transaction that writes, by whatever process) that the transaction read first. A
+ * transaction uses a kept answer only if it read the same count: what it gets is what it would have read at the time
+ * it read the count. A transaction that has written to a configuration table (or sent a statement whose table cannot
+ * be told) reads them itself and keeps nothing. Answers of a newer count replace the older ones; the least recently
+ * used go beyond KEPT_ANSWERS. Each answer is a copy.
+ */
+class ConfigCache {
+  private static readonly KEPT_ANSWERS = 2_000;
+  private static readonly TABLES: ReadonlySet<string> = new Set(CONFIG_TABLES);
+  private version = 0;
+  private readonly answers = new Map<string, unknown[]>();
+  /** the count each transaction read (a promise: its statements may ask at once) */
+  private readonly read = new WeakMap<object, Promise<number | null>>();
+  /** transactions that wrote to a configuration table, or sent a statement whose table cannot be told */
+  private readonly writers = new WeakSet<object>();
+
+  /** Whether answers of this SELECT of `table` may be kept. */
+  keeps(table: string, sql: string): boolean {
+    return ConfigCache.TABLES.has(table) && !/\bFOR\s+(UPDATE|SHARE|NO KEY UPDATE|KEY SHARE)\b/i.test(sql);
+  }
+
+  /** The count the transaction reads with (read once, by `readCount`), or null: it reads for itself. */
+  countOf(transaction: Transaction, readCount: () => Promise<number | null>): Promise<number | null> {
+    const root = rootOf(transaction);
+    if (this.writers.has(root)) return Promise.resolve(null);
+    let count = this.read.get(root);
+    if (!count) {
+      count = readCount();
+      this.read.set(root, count);
+      count.catch(() => this.read.delete(root));
+    }
+    return count;
+  }
+
+  get(count: number, key: string): unknown[] | undefined {
+    if (count !== this.version) return undefined;
+    const rows = this.answers.get(key);
+    if (!rows) return undefined;
+    // most recently used last
+    this.answers.delete(key);
+    this.answers.set(key, rows);
+    return rows.map(copyRow);
+  }
+
+  set(count: number, key: string, rows: unknown[]): void {
+    if (count < this.version) return;
+    if (count > this.version) {
+      this.answers.clear();
+      this.version = count;
+    }
+    this.answers.set(key, rows.map(copyRow));
+    if (this.answers.size > ConfigCache.KEPT_ANSWERS) this.answers.delete(this.answers.keys().next().value as string);
+  }
+
+  /** A statement other than a SELECT ran in the transaction: one that may change configuration ends its use of the cache. */
+  wrote(transaction: Transaction, sql: string): void {
+    if (/^\s*(SELECT|BEGIN|START|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/i.test(sql)) return;
+    const written = writtenTable(sql);
+    if (written === null || ConfigCache.TABLES.has(written)) this.writers.add(rootOf(transaction));
+  }
+}
+
 /** A copy of a driver's row: its values are primitives (SQLite), or also Dates and parsed JSON (Postgres), copied too. */
 function copyRow(row: unknown): unknown {
   const copy: Record<string, unknown> = {};
@@ -140,6 +207,7 @@ function rootOf(transaction: Transaction): object {
 
 export class Statements {
   private readonly memo = new ReadMemo();
+  private readonly config = new ConfigCache();
   /** rows a transaction writes at its end, per table in the order the tables first came (see defer) */
   private readonly deferred = new WeakMap<object, Map<string, { table: Table; rows: Record<string, unknown>[] }>>();
   /** a flush in progress per transaction: a statement sent meanwhile waits for it */
@@ -205,7 +273,9 @@ export class Statements {
 
   /** A statement sent through Sequelize in a transaction: what the transaction read of its table is forgotten. */
   sentThroughSequelize(sql: string, transaction: Transaction): void {
-    if (!/^\s*SELECT\b/i.test(sql)) this.memo.wrote(transaction, sql);
+    if (/^\s*SELECT\b/i.test(sql)) return;
+    this.memo.wrote(transaction, sql);
+    this.config.wrote(transaction, sql);
   }
 
   constructor(
@@ -224,8 +294,17 @@ export class Statements {
     return (await this.execute(sql, params, options, 'run')) as number;
   }
 
-  /** `flushed`: a statement of the flush itself (it does not wait for the flush) */
-  private async execute(sql: string, params: unknown[], options: StatementOptions, kind: 'all' | 'run', flushed = false): Promise<unknown> {
+  /** The count of configuration changes as the transaction sees it (null: no count to go by). */
+  private async configCount(transaction: Transaction): Promise<number | null> {
+    const [row] = await this.all<{ version: number | string }>('SELECT "version" FROM "config_version" WHERE "id" = 1', [], { transaction });
+    return row ? Number(row.version) : null;
+  }
+
+  /**
+   * `flushed`: a statement of the flush itself (it does not wait for the flush); `configRead`: a read of configuration
+   * the ConfigCache did not have (it is sent as it is)
+   */
+  private async execute(sql: string, params: unknown[], options: StatementOptions, kind: 'all' | 'run', flushed = false, configRead = false): Promise<unknown> {
     const transaction = options.transaction ?? null;
     if (this.guard) {
       const refused = this.guard(sql, transaction);
@@ -238,12 +317,23 @@ export class Statements {
     }
     const read = transaction && kind === 'all' ? readTable(sql) : null;
     const key = read ? `${sql}\u0000${JSON.stringify(params)}` : '';
+    if (read && !configRead && this.config.keeps(read, sql)) {
+      const count = await this.config.countOf(transaction!, () => this.configCount(transaction!));
+      if (count !== null) {
+        const kept = this.config.get(count, key);
+        if (kept) return kept;
+        const rows = (await this.execute(sql, params, options, kind, flushed, true)) as unknown[];
+        this.config.set(count, key, rows);
+        return rows;
+      }
+    }
     const stamp = read ? this.memo.stamp(transaction!) : 0;
     if (read) {
       const kept = this.memo.get(transaction!, read, key);
       if (kept) return kept;
     } else if (transaction) {
       this.memo.wrote(transaction, sql);
+      this.config.wrote(transaction, sql);
     }
     const hooked = this.sequelize.hasHook('beforeQuery') || this.sequelize.hasHook('afterQuery');
     const query = { sql, bind: params, fast: true };

@@ -22,6 +22,7 @@ import * as m0019 from './0019_refund_idempotency_keys';
 import * as m0022 from './0022_sealed_documents_actor_names';
 import * as m0025 from './0025_payment_pending_operations';
 import * as m0026 from './0026_audit_limit_targets';
+import * as m0027 from './0027_config_version';
 
 /** Every migration, in order. A new migration is a new file added at the end of this list. */
 export const migrations: Migration[] = [
@@ -47,4 +48,5 @@ export const migrations: Migration[] = [
   { name: '0022_sealed_documents_actor_names', ...m0022 },
   { name: '0025_payment_pending_operations', ...m0025 },
   { name: '0026_audit_limit_targets', ...m0026 },
+  { name: '0027_config_version', ...m0027 },
 ];

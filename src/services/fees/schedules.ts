@@ -370,14 +370,16 @@ export async function resolveApplicableSchedules(ctx: CallerContext, tx: FeeTran
     { level: 'platform', id: PLATFORM_ID },
   ];
   const reader = elevate(ctx, 'platform', 'fee assignments of every level, the platform included');
-  const rows = await scoped(reader, reader.db.models.FeeAssignment).findAll({
+  // every assignment of the targets, the time filtered here: the same query for every transaction (db/statements
+  // keeps its answer between transactions while no fee assignment changes)
+  const at = tx.at.getTime();
+  const rows = (await scoped(reader, reader.db.models.FeeAssignment).findAll({
     [Op.and]: [
       { [Op.or]: [{ tenantId: merchant.tenantId }, { tenantId: null }] },
       { [Op.or]: targets.filter((t) => t.id).map((t) => ({ level: t.level, targetEntityId: t.id })) },
-      { currency: tx.amount.currency, paymentMethod: tx.method, effectiveFrom: { [Op.lte]: tx.at } },
-      { [Op.or]: [{ effectiveTo: null }, { effectiveTo: { [Op.gt]: tx.at } }] },
+      { currency: tx.amount.currency, paymentMethod: tx.method },
     ],
-  });
+  })).filter((r) => time(r.effectiveFrom)! <= at && (r.effectiveTo === null || time(r.effectiveTo)! > at));
   const scheduleIds = [...new Set(rows.map((r) => r.feeScheduleId))];
   const schedules = scheduleIds.length
     ? await scoped(reader, reader.db.models.FeeSchedule).findAll({ id: { [Op.in]: scheduleIds }, status: 'active' })
