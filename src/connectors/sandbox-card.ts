@@ -171,7 +171,7 @@ export class SandboxCardConnector implements Connector {
       lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
     };
     try {
-      await env.db.transaction((transaction) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], transaction));
+      await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], alone));
     } catch (error) {
       // the same request twice at once: the first one's operation answers both
       if (!isUniqueViolation(error)) throw error;
@@ -248,7 +248,7 @@ export class SandboxCardConnector implements Connector {
       lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
     };
     try {
-      await env.db.transaction((transaction) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], transaction));
+      await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], alone));
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       const first = await findOperation(env.db, { kind: 'refund', reference: request.reference });

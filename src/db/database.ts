@@ -260,6 +260,17 @@ export class Database {
     return this.sequelize.transaction(run);
   }
 
+  /**
+   * One write statement on its own, without BEGIN and COMMIT (a statement is atomic by itself): `fn` sends exactly one
+   * statement with the options it is given. On SQLite it goes to the kept writer, in turn with the write transactions
+   * (a write on a reader would wait for the file's lock instead); on Postgres to a connection of the pool.
+   */
+  async writeAlone<T>(fn: (options: { alone: true }) => Promise<T>): Promise<T> {
+    if (this.guarded && openFlowTransaction()) throw connectionViolation('a write on its own was sent while the flow holds a transaction');
+    if (this.writeLock) return this.writeLock.runExclusive(() => fn({ alone: true }));
+    return fn({ alone: true });
+  }
+
   migrator(): Umzug<ReturnType<Sequelize['getQueryInterface']>> {
     return new Umzug({
       migrations: migrations.map((m) => ({

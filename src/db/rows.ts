@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 import type { Database } from './database';
+import type { StatementOptions } from './statements';
 import type { RowModel } from './model-kit';
 import { bindable, compileWhere, decode, encode, insertStatement, tableOf, type Table } from './table';
 import { InternalError } from '../domain/errors';
@@ -32,6 +33,13 @@ export interface SelectOptions {
   lock?: boolean;
 }
 
+/** Where a write goes: the caller's transaction, or on its own (inside Database.writeAlone, which gives `{ alone: true }`). */
+export type WriteTarget = Transaction | null | undefined | { alone: true };
+
+function statementOptions(target: WriteTarget): StatementOptions {
+  return target && 'alone' in target ? { alone: true } : { transaction: target as Transaction | null | undefined };
+}
+
 /** The rows of a model matching a where of plain conditions (db/table's compileWhere). */
 export async function selectRows<R>(db: Database, model: RowModel<object>, where: Record<string | symbol, unknown>, options: SelectOptions = {}): Promise<R[]> {
   const table = tableFor(db, model);
@@ -47,12 +55,12 @@ export async function selectRows<R>(db: Database, model: RowModel<object>, where
 }
 
 /** Rows of one model in one multi-row INSERT (every row with the same columns: the first row's). */
-export async function insertRows(db: Database, model: RowModel<object>, rows: object[], transaction?: Transaction | null): Promise<void> {
+export async function insertRows(db: Database, model: RowModel<object>, rows: object[], transaction?: WriteTarget): Promise<void> {
   if (!rows.length) return;
   const table = writableTableFor(db, model);
   const insert = insertStatement(table, rows as Record<string, unknown>[], false);
   if (!insert) throw new InternalError(`${model.name}: rows of different columns, or a value that is not one to bind`);
-  await db.sql.run(insert.sql, insert.params, { transaction });
+  await db.sql.run(insert.sql, insert.params, statementOptions(transaction));
 }
 
 /**
@@ -67,7 +75,7 @@ export async function insertLater(db: Database, model: RowModel<object>, rows: o
 }
 
 /** UPDATE of a model's rows matching a where of plain conditions: the number of rows changed. */
-export async function updateRows(db: Database, model: RowModel<object>, changes: Record<string, unknown>, where: Record<string | symbol, unknown>, transaction?: Transaction | null): Promise<number> {
+export async function updateRows(db: Database, model: RowModel<object>, changes: Record<string, unknown>, where: Record<string | symbol, unknown>, transaction?: WriteTarget): Promise<number> {
   const table = writableTableFor(db, model);
   const columns = Object.keys(changes).filter((column) => changes[column] !== undefined);
   if (!columns.every((column) => bindable(table, column, changes[column]))) throw new InternalError(`${model.name}: a change that is not a value to bind`);
@@ -75,7 +83,7 @@ export async function updateRows(db: Database, model: RowModel<object>, changes:
   const params: unknown[] = [];
   if (!compileWhere(table, where, parts, params)) throw new InternalError(`${model.name}: a condition the prepared-statement path does not take`);
   const sql = `UPDATE "${table.name}" SET ${columns.map((c) => `"${c}" = ?`).join(', ')}${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`;
-  return db.sql.run(sql, [...columns.map((column) => encode(table, column, changes[column])), ...params], { transaction });
+  return db.sql.run(sql, [...columns.map((column) => encode(table, column, changes[column])), ...params], statementOptions(transaction));
 }
 
 /** A value bound for a column of a model's table (a Date on SQLite as the text Sequelize stores). */

@@ -53,6 +53,11 @@ function pgStatement(sql: string): { name?: string; text: string } {
 
 export interface StatementOptions {
   transaction?: Transaction | null;
+  /**
+   * A write on its own, outside any transaction (Database.writeAlone): SQLite sends it to the kept writer, which the
+   * caller holds the write lock of; Postgres to a connection of the pool, as any statement without a transaction
+   */
+  alone?: boolean;
   /** Postgres: send it unprepared (transaction control: BEGIN, COMMIT, ROLLBACK) */
   unprepared?: boolean;
 }
@@ -342,7 +347,7 @@ export class Statements {
       getConnection(options: object): Promise<unknown>;
       releaseConnection(connection: unknown): void | Promise<void>;
     };
-    const own = transaction ? null : await manager.getConnection({ type: kind === 'all' ? 'SELECT' : 'RAW', uuid: 'default' });
+    const own = transaction ? null : await manager.getConnection({ type: kind === 'all' ? 'SELECT' : 'RAW', uuid: options.alone ? 'alone' : 'default' });
     const connection = transaction ? (transaction as unknown as { connection: unknown }).connection : own;
     try {
       const result = this.dialect === 'sqlite'

@@ -54,9 +54,7 @@ async function claim(rt: Runtime, workerId: string, limit: number, leaseMs: numb
       ORDER BY "dueAt" LIMIT ${Math.trunc(limit)} ${lock})
     RETURNING ${columnsOf(db, model)}`;
   // One statement claims the batch and returns it: Postgres skips rows another worker is claiming; SQLite serializes writers.
-  const rows = await db.transaction((transaction) =>
-    db.sql.all<Record<string, unknown>>(sql, [at(new Date(now.getTime() + leaseMs)), workerId, at(now), at(now)], { transaction }),
-  );
+  const rows = await db.writeAlone((alone) => db.sql.all<Record<string, unknown>>(sql, [at(new Date(now.getTime() + leaseMs)), workerId, at(now), at(now)], alone));
   return decodeRows<SandboxOperationRow>(db, model, rows).sort((a, b) => +new Date(a.dueAt!) - +new Date(b.dueAt!));
 }
 
@@ -97,11 +95,11 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
   if (failure) {
     const now = rt.clock.now();
     // due again later, unless the outcome's transaction committed (what failed came after it): then it is done
-    const retried = await db.transaction((transaction) =>
+    const retried = await db.writeAlone((alone) =>
       updateRows(db, model, {
         attempts, lastError: String((failure as Error)?.message ?? failure).slice(0, 1000), lockedBy: null, lockedUntil: null,
         dueAt: new Date(now.getTime() + retryDelayMs(attempts)), updatedAt: now,
-      }, mine, transaction),
+      }, mine, alone),
     );
     if (retried === 0 && marked !== undefined) {
       rt.logger.error({ err: failure, operationId: op.id, kind: op.kind, reference: op.reference }, 'sandbox acquirer outcome applied; what followed it failed');
@@ -111,7 +109,7 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
     return false;
   }
   // nothing applied in a transaction (an unknown reference): marked done on its own
-  marked ??= await db.transaction((transaction) => updateRows(db, model, done(), mine, transaction));
+  marked ??= await db.writeAlone((alone) => updateRows(db, model, done(), mine, alone));
   if (marked !== 1) rt.logger.warn({ operationId: op.id }, 'sandbox acquirer operation claim lost before it was marked done');
   return true;
 }

@@ -67,7 +67,47 @@ describe(`hot operations on prepared statements, with fewer round trips (${diale
     // key cached. The acquirer's answer marks its operation done in the transaction that applies it (26 before: a
     // transaction of its own); complete takes its terminal from the routing it read and writes the payment naming its
     // first attempt (37 before). Configuration kept between transactions: session 9 to 7, complete 35 to 26, the
-    // acquirer's answer 24 to 20.
-    expect(least).toEqual({ session: 7, complete: 26, acquirer: 20, get: 1 });
+    // acquirer's answer 24 to 20. A write that is one statement goes alone, without BEGIN and COMMIT
+    // (Database.writeAlone): the sandbox acquirer's record of the authorization (complete 26 to 24) and its claim of
+    // due operations (the answer 20 to 18).
+    expect(least).toEqual({ session: 7, complete: 24, acquirer: 18, get: 1 });
+  });
+});
+
+describe(`a write on its own (${dialectName})`, () => {
+  test('is one statement, without BEGIN or COMMIT, and takes its turn with the write transactions', async () => {
+    const db = h.rt.db;
+    const sentSql: string[] = [];
+    const hook = (_options: unknown, query: { sql?: string }) => {
+      sentSql.push(String(query.sql ?? ''));
+    };
+    const order: string[] = [];
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    // a transaction holding its writes open while the write alone is sent
+    const transaction = db.transaction(async (t) => {
+      await db.sql.run('UPDATE "tenants" SET "name" = "name" WHERE "id" = ?', [h.sandbox.tenantId], { transaction: t });
+      inside();
+      await held;
+      order.push('transaction');
+    });
+    await entered;
+    db.sequelize.addHook('beforeQuery', 'write-alone', hook as never);
+    const alone = db.writeAlone((options) => db.sql.run('UPDATE "merchants" SET "name" = "name" WHERE "id" = ?', [h.sandbox.merchantId], options)).then((n) => {
+      order.push('alone');
+      return n;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    finish();
+    const [, changed] = await Promise.all([transaction, alone]);
+    db.sequelize.removeHook('beforeQuery', 'write-alone');
+    expect(changed).toBe(1);
+    // SQLite: it waits for the transaction (one writer); Postgres: another row, so it need not
+    if (dialectName === 'sqlite') expect(order).toEqual(['transaction', 'alone']);
+    // the one COMMIT is the held transaction's
+    expect(sentSql.filter((sql) => /^(BEGIN|START|COMMIT)/i.test(sql))).toEqual(['COMMIT;']);
+    expect(sentSql.filter((sql) => sql.startsWith('UPDATE "merchants"'))).toHaveLength(1);
   });
 });

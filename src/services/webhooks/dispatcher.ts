@@ -248,10 +248,8 @@ export class Dispatcher {
         ORDER BY "nextAttemptAt" LIMIT ?${lock})
       RETURNING ${columnsOf(db, model)}`;
     const params = [at(new Date(now.getTime() + this.leaseMs)), this.workerId, at(now), at(now), this.batchSize];
-    // Postgres: the one statement is its own transaction; SQLite: writes go through the kept writer, in turn
-    const rows = db.dialect === 'postgres'
-      ? await db.sql.all<Record<string, unknown>>(sql, params)
-      : await db.transaction((transaction) => db.sql.all<Record<string, unknown>>(sql, params, { transaction }));
+    // the one statement is its own transaction (on SQLite on the kept writer, in turn)
+    const rows = await db.writeAlone((alone) => db.sql.all<Record<string, unknown>>(sql, params, alone));
     return decodeRows<WebhookDeliveryRow>(db, model, rows).sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime());
   }
 
@@ -290,10 +288,10 @@ export class Dispatcher {
     if (!deliveries.length) return;
     const { db } = this.rt;
     try {
-      await db.transaction((transaction) =>
+      await db.writeAlone((alone) =>
         updateRows(db, db.models.WebhookDelivery as never, { lockedUntil: null, lockedBy: null }, {
           id: { [Op.in]: deliveries.map((d) => d.id) }, lockedBy: this.workerId,
-        }, transaction),
+        }, alone),
       );
     } catch (error) {
       // their leases run out instead
