@@ -175,8 +175,12 @@ class ConfigCache {
   /** A statement other than a SELECT ran in the transaction: one that may change configuration ends its use of the cache. */
   wrote(transaction: Transaction, sql: string): void {
     if (/^\s*(SELECT|BEGIN|START|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/i.test(sql)) return;
-    const written = writtenTable(sql);
-    if (written === null || ConfigCache.TABLES.has(written)) this.writers.add(rootOf(transaction));
+    this.wroteTo(transaction, writtenTable(sql));
+  }
+
+  /** The transaction writes (or will write, before its COMMIT) to `table` (null: a table that cannot be told). */
+  wroteTo(transaction: Transaction, table: string | null): void {
+    if (table === null || ConfigCache.TABLES.has(table)) this.writers.add(rootOf(transaction));
   }
 }
 
@@ -226,6 +230,7 @@ export class Statements {
    */
   defer(transaction: Transaction, table: Table, rows: Record<string, unknown>[]): void {
     const root = rootOf(transaction);
+    this.config.wroteTo(transaction, table.name);
     let pending = this.deferred.get(root);
     if (!pending) this.deferred.set(root, (pending = new Map()));
     let entry = pending.get(table.name);
@@ -255,6 +260,7 @@ export class Statements {
   }
 
   private async write(transaction: Transaction, pending: Map<string, { table: Table; rows: Record<string, unknown>[] }>): Promise<void> {
+    const inserts: { sql: string; params: unknown[] }[] = [];
     for (const { table, rows } of pending.values()) {
       const shapes = new Map<string, Record<string, unknown>[]>();
       for (const row of rows) {
@@ -266,9 +272,18 @@ export class Statements {
       for (const group of shapes.values()) {
         const insert = insertStatement(table, group, false);
         if (!insert) throw new Error(`rows of ${table.name} that cannot be bound as they are`);
-        await this.execute(insert.sql, insert.params, { transaction }, 'run', true);
+        inserts.push(insert);
       }
     }
+    // Postgres: one statement, the INSERTs before the last as data-modifying WITH clauses (a foreign key between them,
+    // a delivery's event, is checked at the statement's end, when all are in); SQLite: one INSERT each
+    if (this.dialect === 'postgres' && inserts.length > 1) {
+      const last = inserts[inserts.length - 1];
+      const sql = `WITH ${inserts.slice(0, -1).map((insert, i) => `w${i} AS (${insert.sql})`).join(', ')} ${last.sql}`;
+      await this.execute(sql, inserts.flatMap((insert) => insert.params), { transaction }, 'run', true);
+      return;
+    }
+    for (const insert of inserts) await this.execute(insert.sql, insert.params, { transaction }, 'run', true);
   }
 
   /** The transaction rolled back: what it had still to write is forgotten. */
@@ -338,7 +353,8 @@ export class Statements {
       if (kept) return kept;
     } else if (transaction) {
       this.memo.wrote(transaction, sql);
-      this.config.wrote(transaction, sql);
+      // the flush writes only the tables its rows were deferred to (defer told the cache of them)
+      if (!flushed) this.config.wrote(transaction, sql);
     }
     const hooked = this.sequelize.hasHook('beforeQuery') || this.sequelize.hasHook('afterQuery');
     const query = { sql, bind: params, fast: true };

@@ -69,8 +69,12 @@ describe(`hot operations on prepared statements, with fewer round trips (${diale
     // first attempt (37 before). Configuration kept between transactions: session 9 to 7, complete 35 to 26, the
     // acquirer's answer 24 to 20. A write that is one statement goes alone, without BEGIN and COMMIT
     // (Database.writeAlone): the sandbox acquirer's record of the authorization (complete 26 to 24) and its claim of
-    // due operations (the answer 20 to 18).
-    expect(least).toEqual({ session: 7, complete: 24, acquirer: 18, get: 1 });
+    // due operations (the answer 20 to 18). A provider's "pending" answer is recorded by two compare-and-set updates,
+    // without reading the payment and the attempt first (complete 24 to 22). Postgres writes what a transaction
+    // deferred (its audit entries, events and deliveries) in one statement, the INSERTs before the last as WITH
+    // clauses: one statement less in each transaction that deferred rows of two tables.
+    const expected = { session: 7, complete: 22, acquirer: 18, get: 1 };
+    expect(least).toEqual(dialectName === 'postgres' ? { session: 6, complete: 21, acquirer: 17, get: 1 } : expected);
   });
 });
 

@@ -93,9 +93,15 @@ describe('small parsers', () => {
     expect(isCountry('DE')).toBe(true);
     expect(isCountry('ZZ')).toBe(false);
   });
-  test('ids are time-ordered', () => {
-    const ids = Array.from({ length: 50 }, newId);
+  test('ids are time-ordered, distinct and version 7, many within one millisecond', () => {
+    // more than one pool of random bytes (256 ids), so that the pool is refilled on the way
+    const ids = Array.from({ length: 2_000 }, newId);
     expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // the time part is the clock's
+    const ms = parseInt(ids[ids.length - 1].replace(/-/g, '').slice(0, 12), 16);
+    expect(Math.abs(ms - Date.now())).toBeLessThan(60_000);
   });
 });
 

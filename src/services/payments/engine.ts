@@ -1,4 +1,4 @@
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { activePartnerOf } from '../partners';
 import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
@@ -28,6 +28,8 @@ import { capturesAutomatically, riskOf, toPayment } from './records';
 
 /** Statuses in which the provider may still answer for the current attempt. */
 const OPEN_STATUSES: readonly PaymentStatus[] = ['processing', 'requires_action'];
+/** an attempt still waiting for its provider's answer */
+const OPEN_ATTEMPT_STATUSES: readonly string[] = ['pending', 'requires_action'];
 
 /** Declines worth trying at another terminal unless the cascade policy says otherwise (soft declines, provider errors). */
 const SOFT_DECLINES = ['card_declined', 'card_not_supported', 'processing_error', 'provider_unavailable', 'do_not_honor'];
@@ -164,16 +166,23 @@ async function applyAttemptAnswer(tx: CallerContext, pending: PendingAttempt, re
   const next = await (async (): Promise<PendingAttempt | null> => {
     const payments = scoped(tx, tx.db.models.Payment);
     const attempts = scoped(tx, tx.db.models.PaymentAttempt);
-    const row = await payments.get(pending.paymentId, { lock: true });
-    const attempt = await attempts.get(pending.attemptId);
-    if (!['pending', 'requires_action'].includes(attempt.status)) return null;
     if (result.status === 'pending') {
-      await attempts.update(attempt, { providerReference: result.providerReference ?? attempt.providerReference });
-      if (row.currentAttemptId === attempt.id && OPEN_STATUSES.includes(row.status)) {
-        await payments.update(row, { providerReference: result.providerReference ?? row.providerReference, providerStatus: result.rawStatus ?? 'pending' });
+      // the provider's reference only, each a compare-and-set (nothing read): the attempt while it is open, the payment
+      // while this is its current attempt and it is open
+      const providerReference = result.providerReference ?? undefined;
+      const marked = await attempts.updateIf({ id: pending.attemptId } as PaymentAttemptRow, { status: { [Op.in]: OPEN_ATTEMPT_STATUSES } }, { providerReference });
+      if (marked) {
+        await payments.updateIf(
+          { id: pending.paymentId } as PaymentRow,
+          { currentAttemptId: pending.attemptId, status: { [Op.in]: OPEN_STATUSES } },
+          { providerReference, providerStatus: result.rawStatus ?? 'pending' },
+        );
       }
       return null;
     }
+    const row = await payments.get(pending.paymentId, { lock: true });
+    const attempt = await attempts.get(pending.attemptId);
+    if (!OPEN_ATTEMPT_STATUSES.includes(attempt.status)) return null;
     await attempts.update(attempt, {
       status: result.status, providerReference: result.providerReference ?? attempt.providerReference,
       declineCode: result.declineCode ?? null, message: result.message ?? null,
