@@ -150,8 +150,8 @@ export class SandboxCardConnector implements Connector {
 
   async authorize(env: ConnectorEnv, terminal: ConnectorTerminal, request: AuthorizeRequest): Promise<ConnectorResult> {
     sandboxOnly(request.livemode, 'payment');
-    const existing = await findOperation(env.db, { kind: 'authorize', reference: request.reference });
-    if (existing) return this.answerAgain(env, existing);
+    // an authorization asked again (a retry after a lost answer) meets the first one's row: its insert below is
+    // refused by the unique (kind, reference), and the first operation answers
 
     const scenario = request.paymentMethod.type === 'card' ? scenarioOf(request.paymentMethod.card?.number) : 'unsupported';
     const now = env.clock.now();

@@ -5,8 +5,9 @@ import {
   ConnectorError, connectorFor, type AuthorizeRequest, type CaptureRequest, type ConnectorResult, type PayoutRequest, type RefundRequest,
   type VoidRequest,
 } from '../connectors';
-import { getProvider } from './processing/providers';
-import { openCredentials } from './processing/terminals';
+import { getProvider, type ProviderIntegration } from './processing/providers';
+import { openBinding, openCredentials } from './processing/terminals';
+import type { CredentialBindingRow, TerminalRow } from '../db/models';
 
 /**
  * The one way the platform calls a provider (authorize attempts, capture, void, refund, payout), and the only module
@@ -37,7 +38,17 @@ export const settled = <R>(value: R): Settled<R> => new Settled(value);
  * payment path's tenant-level context: the terminal is read in it, and an in-process connector uses its database,
  * clock and origin) and what is asked.
  */
-export type ProviderRequest = { via: CallerContext; terminalId: string } & (
+/**
+ * The terminal, its provider and its credentials as the transaction that recorded the intent read them: the call is
+ * then sent without reading them again (the credentials are opened for the call only, as when they are read).
+ */
+export interface TerminalRoute {
+  terminal: TerminalRow;
+  provider: ProviderIntegration;
+  binding: CredentialBindingRow;
+}
+
+export type ProviderRequest = { via: CallerContext; terminalId: string; route?: TerminalRoute } & (
   | { operation: 'authorize'; request: AuthorizeRequest }
   | { operation: 'capture'; request: CaptureRequest }
   | { operation: 'void'; request: VoidRequest }
@@ -97,12 +108,13 @@ export async function throughProvider<I, R>(ctx: CallerContext, op: ProviderOper
 /** The call itself: the terminal's connector, with its credentials opened for this call only (never kept or logged). */
 async function send(asked: ProviderRequest): Promise<ConnectorResult> {
   const { via } = asked;
-  const row = await scoped(via, via.db.models.Terminal).get(asked.terminalId);
-  const provider = await getProvider(via, row.providerIntegrationId);
+  const route = asked.route?.terminal.id === asked.terminalId ? asked.route : undefined;
+  const row = route?.terminal ?? (await scoped(via, via.db.models.Terminal).get(asked.terminalId));
+  const provider = route?.provider ?? (await getProvider(via, row.providerIntegrationId));
   const connector = connectorFor(provider.code);
   const terminal = {
     terminalId: row.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
-    credentials: await openCredentials(via, row.id, row), mcc: row.mcc, descriptor: row.descriptor,
+    credentials: route ? openBinding(via, route.binding) : await openCredentials(via, row.id, row), mcc: row.mcc, descriptor: row.descriptor,
   };
   switch (asked.operation) {
     case 'authorize': return connector.authorize(via, terminal, asked.request);

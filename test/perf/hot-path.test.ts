@@ -73,8 +73,11 @@ describe(`hot operations on prepared statements, with fewer round trips (${diale
     // without reading the payment and the attempt first (complete 24 to 22). Postgres writes what a transaction
     // deferred (its audit entries, events and deliveries) in one statement, the INSERTs before the last as WITH
     // clauses: one statement less in each transaction that deferred rows of two tables.
-    const expected = { session: 7, complete: 22, acquirer: 18, get: 1 };
-    expect(least).toEqual(dialectName === 'postgres' ? { session: 6, complete: 21, acquirer: 17, get: 1 } : expected);
+    // The first attempt is sent with its terminal, provider and credentials as complete's transaction read them, and
+    // the sandbox acquirer finds a repeated authorization by its unique reference instead of looking first
+    // (complete 22 to 18).
+    const expected = { session: 7, complete: 18, acquirer: 18, get: 1 };
+    expect(least).toEqual(dialectName === 'postgres' ? { session: 6, complete: 17, acquirer: 17, get: 1 } : expected);
   });
 });
 

@@ -107,7 +107,11 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
       providerIntegrationId: terminal.providerIntegrationId, status: 'pending', providerReference: null, declineCode: null, message: null,
     });
     await paymentChanged(pctx, row, ['payment.created', 'payment.processing']);
-    return { pctx, first: { paymentId: row.id, attemptId: attempt.id, written: { payment: row, attempt } } };
+    // what the call needs of the terminal, read here (configuration: kept between transactions, db/statements)
+    const provider = routing.providers.get(terminal.providerIntegrationId);
+    const binding = await scoped(pctx, pctx.db.models.CredentialBinding).get(terminal.credentialBindingId);
+    const route = provider && { terminal, provider, binding };
+    return { pctx, first: { paymentId: row.id, attemptId: attempt.id, written: { payment: row, attempt }, route } };
   });
   if (started.first) await runAttempts(withTransaction(started.pctx, undefined), started.first, input.paymentMethod.card);
 }

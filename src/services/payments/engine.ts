@@ -4,7 +4,7 @@ import { activePartnerOf } from '../partners';
 import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
 import { scoped } from '../../db/scoped';
 import type { ConnectorResult } from '../../connectors';
-import { answerOrPending, throughProvider, type ProviderRequest, type Unsent } from '../provider-call';
+import { answerOrPending, throughProvider, type ProviderRequest, type TerminalRoute, type Unsent } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit/entries';
 import { resolveFees } from '../fees/schedules';
@@ -40,6 +40,8 @@ export interface PendingAttempt {
   attemptId: string;
   /** the payment and the attempt as the transaction that recorded them wrote them (no read of them again to send it) */
   written?: { payment: PaymentRow; attempt: PaymentAttemptRow };
+  /** the attempt's terminal, provider and credentials as that transaction read them */
+  route?: TerminalRoute;
 }
 
 // ---------------------------------------------------------------------------------------------- events
@@ -110,7 +112,7 @@ async function attemptRequest(pctx: CallerContext, pending: PendingAttempt, card
   const cardData = card ?? (payment.cardVault ? (JSON.parse(pctx.sealer.open(payment.cardVault)) as CardInput) : null);
   if (!cardData) return { unsent: { status: 'failed', providerReference: null, declineCode: 'processing_error', message: 'The card is no longer available for another attempt.' } };
   return {
-    via: pctx, terminalId: attempt.terminalId, operation: 'authorize',
+    via: pctx, terminalId: attempt.terminalId, route: pending.route, operation: 'authorize',
     request: {
       reference: attempt.id, tenantId: payment.tenantId, livemode: payment.livemode, returnUrl: payment.returnUrl ?? undefined,
       amount: { currency: payment.currency, valueMinor: payment.amountMinor }, capture: capturesAutomatically(payment), forceThreeDsChallenge: riskOf(payment) === 'challenge',

@@ -1,7 +1,7 @@
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
-import type { MpiAccountRow, TerminalRestrictionRow, TerminalRow, ThreeDsConfigRow } from '../../db/models';
+import type { CredentialBindingRow, MpiAccountRow, TerminalRestrictionRow, TerminalRow, ThreeDsConfigRow } from '../../db/models';
 import { newId } from '../../util/ids';
 import { auditRecord, auditedRecord, auditedUpdate, givenFields, lockedRecord, updateRecord } from '../audit/changes';
 import { disableOnly, moveRecord, transition } from '../status';
@@ -150,7 +150,11 @@ async function seal(ctx: CallerContext, terminal: { id: string; tenantId: string
 export async function openCredentials(ctx: CallerContext, terminalId: string, read?: TerminalRow): Promise<Record<string, string>> {
   // the terminal as the caller just read it, when it did (the provider call reads it to pick the connector)
   const terminal = read?.id === terminalId ? read : await scoped(ctx, ctx.db.models.Terminal).get(terminalId);
-  const binding = await scoped(ctx, ctx.db.models.CredentialBinding).get(terminal.credentialBindingId);
+  return openBinding(ctx, await scoped(ctx, ctx.db.models.CredentialBinding).get(terminal.credentialBindingId));
+}
+
+/** A binding's credentials, opened (for one provider call: never kept or logged). */
+export function openBinding(ctx: CallerContext, binding: CredentialBindingRow): Record<string, string> {
   return JSON.parse(ctx.sealer.open(binding.credentialsSealed)) as Record<string, string>;
 }
 
