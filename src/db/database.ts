@@ -140,15 +140,16 @@ function transactionControlOnStatements(sequelize: Sequelize, sql: Statements): 
   };
   qi.commitTransaction = async (transaction) => {
     if (transaction.parent) return undefined;
-    // what the transaction deferred is written before it commits (a failure here rolls it back)
-    await sql.flush(transaction);
-    const done = sql.run(generator.commitTransactionQuery(transaction), [], { transaction, unprepared: true });
-    transaction.finished = 'commit';
     try {
+      // what the transaction deferred is written before it commits
+      await sql.flush(transaction);
+      const done = sql.run(generator.commitTransactionQuery(transaction), [], { transaction, unprepared: true });
+      transaction.finished = 'commit';
       return await done;
     } catch (error) {
-      // a COMMIT that failed leaves the transaction open on its connection; a kept connection (SQLite's writer) must
-      // not carry it into the next transaction: it is rolled back here (Sequelize does not, once it has sent COMMIT)
+      // a deferred row refused, or a COMMIT that failed, leaves the transaction open on its connection; a kept
+      // connection (SQLite's writer) must not carry it into the next transaction: it is rolled back here (Sequelize
+      // does not once commit was asked for; it only releases the connection)
       await sql.run(generator.rollbackTransactionQuery(transaction), [], { transaction, unprepared: true }).catch(() => undefined);
       throw error;
     }
@@ -445,6 +446,7 @@ export class SqliteConnections {
       connections: Record<string, SqliteConnection>;
       getConnection(options?: { uuid?: string }): Promise<SqliteConnection>;
       releaseConnection(connection: SqliteConnection, force?: boolean): void;
+      destroyConnection(connection: SqliteConnection): Promise<void>;
       _onProcessExit(): Promise<void>;
     };
     const open = manager.getConnection.bind(manager);
@@ -503,6 +505,21 @@ export class SqliteConnections {
       }
       if (connection.__payplaneRole === 'reader') return;
       release(connection, force);
+    };
+    // Sequelize gives up a transaction's connection when its COMMIT or ROLLBACK failed: the kept writer is then
+    // closed (its statements finalized first) and the next transaction opens a new one; a kept reader stays
+    const destroy = manager.destroyConnection.bind(manager);
+    manager.destroyConnection = async (connection: SqliteConnection) => {
+      if (connection === this.writer) {
+        this.writer = null;
+        this.writerTaken = false;
+        for (const [key, kept] of Object.entries(manager.connections)) if (kept === connection) delete manager.connections[key];
+        await this.onClose(connection);
+        await new Promise<void>((resolve) => connection.close(() => resolve()));
+        return;
+      }
+      if (connection.__payplaneRole === 'reader') return;
+      await destroy(connection);
     };
     manager._onProcessExit = async () => {
       for (const connection of [this.writer, ...this.readers]) if (connection) await this.onClose(connection);

@@ -1,6 +1,9 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 import { dialectName } from '../helpers/db';
+import { UniqueConstraintError } from 'sequelize';
+import { insertLater } from '../../src/db/rows';
+import { newId } from '../../src/util/ids';
 
 // Issue 22: the hot operations run on prepared statements (src/db/statements.ts: plain rows, no model instances),
 // with fewer round trips than before. Each operation is run three times (authentication may find its key cached or
@@ -116,5 +119,57 @@ describe(`a write on its own (${dialectName})`, () => {
     // the one COMMIT is the held transaction's
     expect(sentSql.filter((sql) => /^(BEGIN|START|COMMIT)/i.test(sql))).toEqual(['COMMIT;']);
     expect(sentSql.filter((sql) => sql.startsWith('UPDATE "merchants"'))).toHaveLength(1);
+  });
+});
+
+describe(`what a transaction deferred, written before its COMMIT (${dialectName})`, () => {
+  const eventRow = (id: string, tenantId: string) => {
+    const at = new Date();
+    return { id, type: 'payment.created', tenantId, merchantId: null, livemode: false, data: '{}', apiVersion: '2026-11-01', createdAt: at, updatedAt: at, deletedAt: null };
+  };
+
+  test('rows of several tables are written in order (a delivery after its event) and commit together', async () => {
+    const db = h.rt.db;
+    const { Event, WebhookDelivery } = db.models;
+    const created = await h.as(h.sandbox.tenantKey.secretKey).post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.com/deferred', events: ['*'] });
+    expect(created.status).toBe(201);
+    const eventId = newId();
+    const deliveryId = newId();
+    const at = new Date();
+    await db.transaction(async (transaction) => {
+      // the event first, then its delivery (which names it by foreign key): written in that order, in one go
+      await insertLater(db, Event as never, [eventRow(eventId, h.sandbox.tenantId)], transaction);
+      await insertLater(db, WebhookDelivery as never, [{
+        id: deliveryId, eventId, endpointId: created.body.data.id, eventType: 'payment.created', tenantId: h.sandbox.tenantId, merchantId: null, livemode: false,
+        status: 'pending', attemptCount: 0, maxAttempts: 3, nextAttemptAt: at, createdAt: at, updatedAt: at,
+      }], transaction);
+    });
+    expect(await Event.count({ where: { id: eventId } })).toBe(1);
+    expect(await WebhookDelivery.count({ where: { id: deliveryId, eventId } })).toBe(1);
+  });
+
+  test('one of them refused: the transaction rolls back with the database\'s error, nothing of it is kept', async () => {
+    const db = h.rt.db;
+    const { Event, AuditEntry } = db.models;
+    const taken = newId();
+    await db.transaction((transaction) => insertLater(db, Event as never, [eventRow(taken, h.sandbox.tenantId)], transaction));
+    const fresh = newId();
+    const audited = newId();
+    const at = new Date();
+    const attempt = db.transaction(async (transaction) => {
+      await insertLater(db, AuditEntry as never, [{
+        id: audited, tenantId: h.sandbox.tenantId, merchantId: null, livemode: false, actorType: 'system', actorId: 'system', actorName: null,
+        action: 'test.deferred', targetType: 'tenant', targetId: h.sandbox.tenantId, before: null, after: null, requestId: null, createdAt: at, updatedAt: at, deletedAt: null,
+      }], transaction);
+      // the second event's id is already taken: its INSERT is refused at the flush
+      await insertLater(db, Event as never, [eventRow(fresh, h.sandbox.tenantId), eventRow(taken, h.sandbox.tenantId)], transaction);
+    });
+    await expect(attempt).rejects.toBeInstanceOf(UniqueConstraintError);
+    expect(await Event.count({ where: { id: fresh } })).toBe(0);
+    expect(await AuditEntry.count({ where: { id: audited } })).toBe(0);
+    // and the connection it ran on (SQLite: the one writer) is left with no transaction open: the next one commits
+    const next = newId();
+    await db.transaction((transaction) => insertLater(db, Event as never, [eventRow(next, h.sandbox.tenantId)], transaction));
+    expect(await Event.count({ where: { id: next } })).toBe(1);
   });
 });
