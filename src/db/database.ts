@@ -136,7 +136,7 @@ function transactionControlOnStatements(sequelize: Sequelize, sql: Statements): 
   const generator = qi.queryGenerator;
   qi.startTransaction = async (transaction, options) => {
     if (transaction.parent) return start(transaction, options);
-    return sql.run(generator.startTransactionQuery(transaction), [], { transaction, unprepared: true });
+    return sql.begin(transaction, generator.startTransactionQuery(transaction));
   };
   qi.commitTransaction = async (transaction) => {
     if (transaction.parent) return undefined;

@@ -154,6 +154,11 @@ class ConfigCache {
     return count;
   }
 
+  /** The count the transaction read with its BEGIN (Statements.begin). */
+  setCount(transaction: Transaction, count: number | null): void {
+    this.read.set(rootOf(transaction), Promise.resolve(count));
+  }
+
   get(count: number, key: string): unknown[] | undefined {
     if (count !== this.version) return undefined;
     const rows = this.answers.get(key);
@@ -216,9 +221,25 @@ function rootOf(transaction: Transaction): object {
   return t;
 }
 
+/** The count of configuration changes (ConfigCache). */
+const CONFIG_COUNT_SQL = 'SELECT "version" FROM "config_version" WHERE "id" = 1';
+
+/** config_version is not there (SQLite: no such table; Postgres: 42P01, relation does not exist). */
+function isMissingCount(error: unknown): boolean {
+  return /config_version/.test(String((error as Error)?.message)) && /no such table|does not exist/.test(String((error as Error)?.message));
+}
+
 export class Statements {
   private readonly memo = new ReadMemo();
   private readonly config = new ConfigCache();
+  /**
+   * Where the count of configuration changes is read (see begin): `lazy` until a read of it succeeded in this process,
+   * then with each BEGIN; `missing` while config_version is not there (a database not yet migrated, or its migration
+   * rolled back): configuration is then read each time, and BEGIN tries the count again at most every missingRetryMs.
+   */
+  private countRead: 'lazy' | 'begin' | 'missing' = 'lazy';
+  private missingSince = 0;
+  missingRetryMs = 5_000;
   /** rows a transaction writes at its end, per table in the order the tables first came (see defer) */
   private readonly deferred = new WeakMap<object, Map<string, { table: Table; rows: Record<string, unknown>[] }>>();
   /** a flush in progress per transaction: a statement sent meanwhile waits for it */
@@ -285,7 +306,10 @@ export class Statements {
       await this.execute(sql, inserts.flatMap((insert) => insert.params), { transaction }, 'run', true);
       return;
     }
-    if (this.dialect === 'sqlite' && inserts.length > 1) return this.sqliteInOrder(transaction, inserts);
+    if (this.dialect === 'sqlite' && inserts.length > 1) {
+      await this.sqliteInOrder(transaction, inserts);
+      return;
+    }
     for (const insert of inserts) await this.execute(insert.sql, insert.params, { transaction }, 'run', true);
   }
 
@@ -295,7 +319,7 @@ export class Statements {
    * them: the writer is held for less time. Every one runs whatever the others did; the first error is thrown (the
    * transaction then rolls back).
    */
-  private async sqliteInOrder(transaction: Transaction, statements: { sql: string; params: unknown[] }[]): Promise<void> {
+  private async sqliteInOrder(transaction: Transaction, statements: { sql: string; params: unknown[]; kind?: 'all' | 'run' }[]): Promise<unknown[]> {
     for (const { sql } of statements) {
       const refused = this.guard?.(sql, transaction);
       if (refused) throw refused;
@@ -306,16 +330,62 @@ export class Statements {
     if (hooked) for (const query of queries) await runHooks(this.sequelize, 'beforeQuery', { transaction }, query);
     const connection = (transaction as unknown as { connection: SqliteConnection }).connection;
     const prepared = await Promise.all(statements.map(({ sql }) => sqlitePrepared(connection, sql)));
-    const runs: Promise<number>[] = [];
+    const runs: Promise<unknown>[] = [];
     connection.serialize(() => {
       prepared.forEach((statement, i) => {
-        runs.push(new Promise((resolve, reject) => statement.run(statements[i].params, function (error) { return error ? reject(error) : resolve(this.changes); })));
+        const { params, kind } = statements[i];
+        runs.push(new Promise((resolve, reject) => {
+          if (kind === 'all') statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows)));
+          else statement.run(params, function (error) { return error ? reject(error) : resolve(this.changes); });
+        }));
       });
     });
     const settled = await Promise.allSettled(runs);
     const failed = settled.findIndex((r) => r.status === 'rejected');
     if (failed >= 0) throw asSequelizeError((settled[failed] as PromiseRejectedResult).reason as Error, statements[failed].sql);
     if (hooked) for (const query of queries) await runHooks(this.sequelize, 'afterQuery', { transaction }, query);
+    return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value);
+  }
+
+  /**
+   * A transaction's BEGIN, with the count of configuration changes (ConfigCache) read in the same trip: on Postgres
+   * one simple query of the two statements, on SQLite the two in order without a turn of the event loop between them.
+   * Until a read of the count has succeeded in this process (a database not yet migrated has no config_version),
+   * BEGIN goes alone and the count is read when first needed.
+   */
+  async begin(transaction: Transaction, sql: string): Promise<void> {
+    const retry = this.countRead === 'missing' && Date.now() - this.missingSince >= this.missingRetryMs;
+    if (this.countRead === 'lazy' || (this.countRead === 'missing' && !retry)) {
+      await this.run(sql, [], { transaction, unprepared: true });
+      return;
+    }
+    let rows: { version: number | string }[];
+    try {
+      if (this.dialect === 'postgres') {
+        rows = await this.all(`${sql} ${CONFIG_COUNT_SQL}`, [], { transaction, unprepared: true });
+      } else {
+        const [, selected] = await this.sqliteInOrder(transaction, [{ sql, params: [] }, { sql: CONFIG_COUNT_SQL, params: [], kind: 'all' }]);
+        rows = selected as { version: number | string }[];
+      }
+    } catch (error) {
+      if (!isMissingCount(error)) throw error;
+      // the table is not there: this transaction reads configuration itself; on Postgres the failed SELECT ended the
+      // transaction's use, so it starts again
+      this.countMissing();
+      this.config.setCount(transaction, null);
+      if (this.dialect === 'postgres') {
+        await this.run('ROLLBACK', [], { transaction, unprepared: true });
+        await this.run(sql, [], { transaction, unprepared: true });
+      }
+      return;
+    }
+    this.countRead = 'begin';
+    this.config.setCount(transaction, rows[0] ? Number(rows[0].version) : null);
+  }
+
+  private countMissing(): void {
+    this.countRead = 'missing';
+    this.missingSince = Date.now();
   }
 
   /** The transaction rolled back: what it had still to write is forgotten. */
@@ -348,8 +418,17 @@ export class Statements {
 
   /** The count of configuration changes as the transaction sees it (null: no count to go by). */
   private async configCount(transaction: Transaction): Promise<number | null> {
-    const [row] = await this.all<{ version: number | string }>('SELECT "version" FROM "config_version" WHERE "id" = 1', [], { transaction });
-    return row ? Number(row.version) : null;
+    if (this.countRead === 'missing') return null;
+    try {
+      const [row] = await this.all<{ version: number | string }>(CONFIG_COUNT_SQL, [], { transaction });
+      this.countRead = 'begin';
+      return row ? Number(row.version) : null;
+    } catch (error) {
+      // SQLite goes on without it; on Postgres the transaction cannot (a failed statement ends it): it fails once
+      if (isMissingCount(error)) this.countMissing();
+      if (isMissingCount(error) && this.dialect === 'sqlite') return null;
+      throw error;
+    }
   }
 
   /**
@@ -456,7 +535,9 @@ export async function finalizeStatements(connection: unknown): Promise<void> {
 }
 
 async function pgExecute(connection: PgConnection, sql: string, params: unknown[], kind: 'all' | 'run', unprepared?: boolean): Promise<unknown> {
-  const result = await connection.query(unprepared ? { text: sql, values: params } : { ...pgStatement(sql), values: params });
+  const answer = await connection.query(unprepared ? { text: sql, values: params } : { ...pgStatement(sql), values: params });
+  // a simple query of several statements answers each: the last one's is the answer
+  const result = Array.isArray(answer) ? (answer[answer.length - 1] as typeof answer) : answer;
   return kind === 'all' ? result.rows : (result.rowCount ?? 0);
 }
 

@@ -79,8 +79,13 @@ describe(`hot operations on prepared statements, with fewer round trips (${diale
     // The first attempt is sent with its terminal, provider and credentials as complete's transaction read them, and
     // the sandbox acquirer finds a repeated authorization by its unique reference instead of looking first
     // (complete 22 to 18).
-    const expected = { session: 7, complete: 18, acquirer: 18, get: 1 };
-    expect(least).toEqual(dialectName === 'postgres' ? { session: 6, complete: 17, acquirer: 17, get: 1 } : expected);
+    // BEGIN reads the count of configuration changes in the same trip (Statements.begin): on Postgres one statement
+    // of the two (one less in each transaction that reads configuration: session 6 to 5, complete 17 to 16, the
+    // answer 17 to 16); on SQLite two statements run one after the other without a turn of the event loop, so a
+    // transaction that reads no configuration sends one statement more (complete's record of the pending answer:
+    // 18 to 19) but no transaction waits for the event loop once more for the count.
+    const expected = { session: 7, complete: 19, acquirer: 18, get: 1 };
+    expect(least).toEqual(dialectName === 'postgres' ? { session: 5, complete: 16, acquirer: 16, get: 1 } : expected);
   });
 });
 
