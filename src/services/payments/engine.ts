@@ -169,17 +169,16 @@ async function applyAttemptAnswer(tx: CallerContext, pending: PendingAttempt, re
     const payments = scoped(tx, tx.db.models.Payment);
     const attempts = scoped(tx, tx.db.models.PaymentAttempt);
     if (result.status === 'pending') {
-      // the provider's reference only, each a compare-and-set (nothing read): the attempt while it is open, the payment
-      // while this is its current attempt and it is open
+      // the provider's reference only, each a compare-and-set (nothing read): the payment while this is its current
+      // attempt and it is open (an attempt answered for good has moved its payment on), the attempt while it is open.
+      // The payment first, as every answer locks it before its attempt: two transactions never wait for each other.
       const providerReference = result.providerReference ?? undefined;
-      const marked = await attempts.updateIf({ id: pending.attemptId } as PaymentAttemptRow, { status: { [Op.in]: OPEN_ATTEMPT_STATUSES } }, { providerReference });
-      if (marked) {
-        await payments.updateIf(
-          { id: pending.paymentId } as PaymentRow,
-          { currentAttemptId: pending.attemptId, status: { [Op.in]: OPEN_STATUSES } },
-          { providerReference, providerStatus: result.rawStatus ?? 'pending' },
-        );
-      }
+      await payments.updateIf(
+        { id: pending.paymentId } as PaymentRow,
+        { currentAttemptId: pending.attemptId, status: { [Op.in]: OPEN_STATUSES } },
+        { providerReference, providerStatus: result.rawStatus ?? 'pending' },
+      );
+      await attempts.updateIf({ id: pending.attemptId } as PaymentAttemptRow, { status: { [Op.in]: OPEN_ATTEMPT_STATUSES } }, { providerReference });
       return null;
     }
     const row = await payments.get(pending.paymentId, { lock: true });
