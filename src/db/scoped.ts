@@ -4,7 +4,7 @@ import type { CallerContext } from '../domain/context';
 import { InternalError, NotFoundError, PermissionError, ValidationError } from '../domain/errors';
 import type { RowModel } from './models';
 import { sumNumber } from './model-kit';
-import { bindable, compileWhere, decode, encode, insertStatement, tableOf, type Table } from './table';
+import { bindable, compileWhere, decode, encode, insertStatement, matchesWhere, tableOf, type Table } from './table';
 
 export interface ListParams {
   cursor?: string;
@@ -106,8 +106,8 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     return { sql: parts.length ? ` WHERE ${parts.join(' AND ')}` : '', params };
   }
 
-  private async fastRows(table: Table, sql: string, params: unknown[]): Promise<R[]> {
-    const rows = await this.ctx.db.sql.all<Record<string, unknown>>(sql, params, { transaction: this.ctx.transaction });
+  private async fastRows(table: Table, sql: string, params: unknown[], byId?: { id: string; locked: boolean }): Promise<R[]> {
+    const rows = await this.ctx.db.sql.all<Record<string, unknown>>(sql, params, { transaction: this.ctx.transaction, byId });
     return rows.map((row) => decode<R>(table, row));
   }
 
@@ -119,7 +119,16 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     const table = this.fastTable();
     const compiled = table && this.fastWhere(table, where);
     if (table && compiled) {
-      const [found] = await this.fastRows(table, `SELECT ${table.selectList} FROM "${table.name}"${compiled.sql} LIMIT 1${this.lockClause(options.lock)}`, compiled.params);
+      const lock = this.lockClause(options.lock);
+      const transaction = this.ctx.transaction;
+      const byId = transaction && typeof where.id === 'string' ? { id: where.id, locked: lock !== '' } : undefined;
+      if (byId) {
+        // read already in this transaction under another scope (a session read by its merchant, then by its tenant)
+        const kept = this.ctx.db.sql.keptRow(transaction!, table.name, byId.id, byId.locked);
+        const { filters, scope } = this.conditions(where);
+        if (kept && matchesWhere(table, kept, filters) && matchesWhere(table, kept, scope)) return decode<R>(table, kept);
+      }
+      const [found] = await this.fastRows(table, `SELECT ${table.selectList} FROM "${table.name}"${compiled.sql} LIMIT 1${lock}`, compiled.params, byId);
       return found ?? null;
     }
     const row = await this.model.findOne({

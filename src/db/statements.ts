@@ -62,6 +62,11 @@ export interface StatementOptions {
   alone?: boolean;
   /** Postgres: send it unprepared (transaction control: BEGIN, COMMIT, ROLLBACK) */
   unprepared?: boolean;
+  /**
+   * A read of one row by its id (and the caller's scope) in a transaction: its row is kept for the transaction's other
+   * reads of that id under another scope (Statements.keptRow); `locked`: the read locks it (FOR UPDATE)
+   */
+  byId?: { id: string; locked: boolean };
 }
 
 /** What the connection guard of db/database checks before a query runs (test mode only). */
@@ -102,6 +107,16 @@ class ReadMemo {
     let entries = tables.get(table);
     if (!entries) tables.set(table, (entries = new Map()));
     entries.set(key, rows.map(copyRow));
+  }
+
+  /**
+   * The row of `table` with this id as a read of the transaction returned it (`locked`: by a read that locked it),
+   * a copy; kept with the read's answer and forgotten with it.
+   */
+  row(transaction: Transaction, table: string, id: string, locked: boolean): Record<string, unknown> | undefined {
+    const entries = this.byTransaction.get(this.root(transaction))?.get(table);
+    const rows = entries?.get(byIdKey(id, true)) ?? (locked ? undefined : entries?.get(byIdKey(id, false)));
+    return rows?.length === 1 ? (copyRow(rows[0]) as Record<string, unknown>) : undefined;
   }
 
   /** A statement that is not a read of one table ran in the transaction: forget what it may have changed. */
@@ -189,6 +204,11 @@ class ConfigCache {
   wroteTo(transaction: Transaction, table: string | null): void {
     if (table === null || ConfigCache.TABLES.has(table)) this.writers.add(rootOf(transaction));
   }
+}
+
+/** Where ReadMemo keeps the row a read by id returned (apart from any SQL text: the key of a statement starts with its SQL). */
+function byIdKey(id: string, locked: boolean): string {
+  return `\u0000${locked ? 'locked' : 'read'}\u0000${id}`;
 }
 
 /** A copy of a driver's row: its values are primitives (SQLite), or also Dates and parsed JSON (Postgres), copied too. */
@@ -406,6 +426,14 @@ export class Statements {
     private readonly guard: QueryGuard | null,
   ) {}
 
+  /**
+   * The row of `table` with this id as an earlier read of the transaction returned it (a copy, as the driver gave it),
+   * unless the transaction wrote to the table since; `locked`: only a row a locking read returned.
+   */
+  keptRow(transaction: Transaction, table: string, id: string, locked: boolean): Record<string, unknown> | undefined {
+    return this.memo.row(transaction, table, id, locked);
+  }
+
   /** The rows of a SELECT (or of a statement with RETURNING). */
   async all<T = Record<string, unknown>>(sql: string, params: unknown[], options: StatementOptions = {}): Promise<T[]> {
     return (await this.execute(sql, params, options, 'all')) as T[];
@@ -481,7 +509,10 @@ export class Statements {
         ? await sqliteExecute(connection as SqliteConnection, sql, params, kind)
         : await pgExecute(connection as PgConnection, sql, params, kind, options.unprepared);
       if (hooked) await runHooks(this.sequelize, 'afterQuery', { transaction }, query);
-      if (read) this.memo.set(transaction!, read, key, result as unknown[], stamp);
+      if (read) {
+        this.memo.set(transaction!, read, key, result as unknown[], stamp);
+        if (options.byId) this.memo.set(transaction!, read, byIdKey(options.byId.id, options.byId.locked), result as unknown[], stamp);
+      }
       return result;
     } catch (error) {
       throw asSequelizeError(error as Error & { code?: string }, sql);

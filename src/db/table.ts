@@ -169,6 +169,23 @@ export function compileWhere(table: Table, where: Record<string | symbol, unknow
   return true;
 }
 
+/**
+ * Whether a driver's row (as the database gave it) meets a `where` of plain equalities (a string, a number, a boolean
+ * or null per column): true or false; null when the where holds anything else (an operator, a date, a symbol key).
+ */
+export function matchesWhere(table: Table, row: Record<string, unknown>, where: Record<string | symbol, unknown>): boolean | null {
+  if (Object.getOwnPropertySymbols(where).length) return null;
+  let matches = true;
+  for (const [column, value] of Object.entries(where)) {
+    if (value === undefined) continue;
+    if (!table.kinds.has(column)) return null;
+    if (value === null) matches &&= row[column] === null;
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') matches &&= row[column] === encode(table, column, value);
+    else return null;
+  }
+  return matches;
+}
+
 function isPlainValue(value: unknown): boolean {
   return value === null || value instanceof Date || ['string', 'number', 'boolean'].includes(typeof value);
 }

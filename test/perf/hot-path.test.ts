@@ -4,6 +4,10 @@ import { dialectName } from '../helpers/db';
 import { UniqueConstraintError } from 'sequelize';
 import { insertLater } from '../../src/db/rows';
 import { newId } from '../../src/util/ids';
+import { withTransaction } from '../../src/domain/context';
+import { operatorContext } from '../../src/domain/authority';
+import { scoped } from '../../src/db/scoped';
+import { createSandbox } from '../../src/services/sandbox';
 
 // Issue 22: the hot operations run on prepared statements (src/db/statements.ts: plain rows, no model instances),
 // with fewer round trips than before. Each operation is run three times (authentication may find its key cached or
@@ -84,8 +88,10 @@ describe(`hot operations on prepared statements, with fewer round trips (${diale
     // answer 17 to 16); on SQLite two statements run one after the other without a turn of the event loop, so a
     // transaction that reads no configuration sends one statement more (complete's record of the pending answer:
     // 18 to 19) but no transaction waits for the event loop once more for the count.
-    const expected = { session: 7, complete: 19, acquirer: 18, get: 1 };
-    expect(least).toEqual(dialectName === 'postgres' ? { session: 5, complete: 16, acquirer: 16, get: 1 } : expected);
+    // A row a transaction read by its id is not read again by id under another scope (complete reads its session by
+    // its merchant, then by its tenant): 19 to 18, and 16 to 15.
+    const expected = { session: 7, complete: 18, acquirer: 18, get: 1 };
+    expect(least).toEqual(dialectName === 'postgres' ? { session: 5, complete: 15, acquirer: 16, get: 1 } : expected);
   });
 });
 
@@ -176,5 +182,45 @@ describe(`what a transaction deferred, written before its COMMIT (${dialectName}
     const next = newId();
     await db.transaction((transaction) => insertLater(db, Event as never, [eventRow(next, h.sandbox.tenantId)], transaction));
     expect(await Event.count({ where: { id: next } })).toBe(1);
+  });
+});
+
+describe(`a row read by its id in a transaction (${dialectName})`, () => {
+  test('is not read again under another scope while the transaction has not written its table; a scope it is outside of still finds nothing', async () => {
+    const db = h.rt.db;
+    const { tenantId, merchantId } = h.sandbox;
+    const merchantCtx = operatorContext(h.rt, { level: 'merchant', tenantId, merchantId, livemode: false, operator: 'test' });
+    const tenantCtx = operatorContext(h.rt, { level: 'tenant', tenantId, livemode: false, operator: 'test' });
+    const other = await createSandbox(h.rt, { name: 'Another tenant' });
+    const otherCtx = operatorContext(h.rt, { level: 'tenant', tenantId: other.tenantId, livemode: false, operator: 'test' });
+    const session = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 700 } });
+    const id = session.body.data.id as string;
+    const selects: string[] = [];
+    const hook = (_options: unknown, query: { sql?: string }) => {
+      if (String(query.sql).startsWith('SELECT') && String(query.sql).includes('FROM "checkout_sessions"')) selects.push(String(query.sql));
+    };
+    db.sequelize.addHook('beforeQuery', 'by-id', hook as never);
+    try {
+      await db.transaction(async (transaction) => {
+        const byMerchant = await scoped(withTransaction(merchantCtx, transaction), db.models.CheckoutSession).get(id);
+        const byTenant = await scoped(withTransaction(tenantCtx, transaction), db.models.CheckoutSession).get(id);
+        expect(byTenant).toEqual(byMerchant);
+        expect(selects).toHaveLength(1);
+        // each answer is the caller's own copy
+        byTenant.metadata = { changed: 'yes' };
+        expect((await scoped(withTransaction(tenantCtx, transaction), db.models.CheckoutSession).get(id)).metadata).toEqual({});
+        expect(selects).toHaveLength(1);
+        // another tenant's caller: the row is outside its scope, so it is asked of the database, which finds nothing
+        expect(await scoped(withTransaction(otherCtx, transaction), db.models.CheckoutSession).find(id)).toBeNull();
+        expect(selects).toHaveLength(2);
+        // a write to the table: the next read goes to the database again
+        await db.sql.run('UPDATE "checkout_sessions" SET "merchantReference" = ? WHERE "id" = ?', ['ref-1', id], { transaction });
+        const after = await scoped(withTransaction(tenantCtx, transaction), db.models.CheckoutSession).get(id);
+        expect(after.merchantReference).toBe('ref-1');
+        expect(selects).toHaveLength(3);
+      });
+    } finally {
+      db.sequelize.removeHook('beforeQuery', 'by-id');
+    }
   });
 });
