@@ -216,6 +216,21 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
   }
 
   /**
+   * Rows inserted inside the caller's scope as createMany() does, written when the transaction ends, just before its
+   * COMMIT, with whatever else it deferred (db/statements' defer: one statement on Postgres, one trip on SQLite); a
+   * read of the table in the transaction writes them first. Outside a transaction, or where the table stays on
+   * Sequelize, at once. Returns them in the order given.
+   */
+  async createManyLater(values: Partial<R>[]): Promise<R[]> {
+    const table = this.fastTable(true);
+    if (!values.length || !this.ctx.transaction || !table) return this.createMany(values);
+    const rows = values.map((v) => this.newRow(v));
+    if (!insertStatement(table, rows, false)) return this.createMany(values);
+    this.ctx.db.sql.defer(this.ctx.transaction, table, rows);
+    return rows as unknown as R[];
+  }
+
+  /**
    * Inserts rows inside the caller's scope, as create() does each, in one statement (one multi-row INSERT on the
    * prepared-statement path; one by one where the table stays on Sequelize). Returns them in the order given.
    */

@@ -85,8 +85,9 @@ export async function post(ctx: CallerContext, posting: Posting): Promise<Postin
     const w = writer(tctx, posting.livemode);
     const table = scoped(w, tctx.db.models.LedgerEntry);
     const postingId = newId();
-    // the posting's lines in one statement
-    const entries: LedgerEntryRow[] = await table.createMany(
+    // the posting's lines in one statement, written with the transaction's other deferred rows before its COMMIT (a
+    // read of the ledger in the transaction writes them first)
+    const entries: LedgerEntryRow[] = await table.createManyLater(
       posting.lines.filter((line) => line.amountMinor !== 0).map((line) => ({
         tenantId: posting.tenantId,
         livemode: posting.livemode,
@@ -184,10 +185,10 @@ export async function postCapture(ctx: CallerContext, p: CapturePosting): Promis
     const releases = scoped(writer(tctx, p.livemode), tctx.db.models.LedgerRelease);
     const base = { tenantId: p.tenantId, livemode: p.livemode, merchantId: p.merchantId, currency, releasedAt: null, postingId: null, sourceType: 'payment' as const, sourceId: p.paymentId };
     if (!p.availableImmediately && toMerchant !== 0) {
-      await releases.create({ ...base, kind: 'pending', amountMinor: toMerchant, releaseAt: new Date(now.getTime() + tctx.config.holdingPeriodHours * HOUR_MS) });
+      await releases.createLater({ ...base, kind: 'pending', amountMinor: toMerchant, releaseAt: new Date(now.getTime() + tctx.config.holdingPeriodHours * HOUR_MS) });
     }
     if (b.reserve > 0 && b.reserveFrom?.autoRelease) {
-      await releases.create({ ...base, kind: 'reserve', amountMinor: b.reserve, releaseAt: new Date(now.getTime() + b.reserveFrom.holdDays * DAY_MS) });
+      await releases.createLater({ ...base, kind: 'reserve', amountMinor: b.reserve, releaseAt: new Date(now.getTime() + b.reserveFrom.holdDays * DAY_MS) });
     }
   });
 }

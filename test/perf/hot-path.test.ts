@@ -90,8 +90,10 @@ describe(`hot operations on prepared statements, with fewer round trips (${diale
     // 18 to 19) but no transaction waits for the event loop once more for the count.
     // A row a transaction read by its id is not read again by id under another scope (complete reads its session by
     // its merchant, then by its tenant): 19 to 18, and 16 to 15.
+    // A ledger posting's lines and its releases are written with the transaction's other deferred rows before its
+    // COMMIT: on Postgres in the one statement of those (the answer 16 to 14), on SQLite in the same trip.
     const expected = { session: 7, complete: 18, acquirer: 18, get: 1 };
-    expect(least).toEqual(dialectName === 'postgres' ? { session: 5, complete: 15, acquirer: 16, get: 1 } : expected);
+    expect(least).toEqual(dialectName === 'postgres' ? { session: 5, complete: 15, acquirer: 14, get: 1 } : expected);
   });
 });
 
