@@ -42,6 +42,11 @@ export class ReadCache {
     }
   }
 
+  /** The value kept for `key`, if any (nothing is loaded). */
+  peek<T>(key: string): T | undefined {
+    return this.entries?.get(key)?.value as T | undefined;
+  }
+
   invalidate(): void {
     this.generation++;
     this.loading.clear();

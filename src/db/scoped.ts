@@ -419,10 +419,14 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
   private async fastCount(table: Table, base: { sql: string; params: unknown[] }): Promise<number> {
     const options = { transaction: this.ctx.transaction };
     const rows = `SELECT "id" FROM "${table.name}"${base.sql} LIMIT ${COUNT_EXACT_UP_TO + 1}`;
+    const key = `${rows} ${JSON.stringify(base.params)}`;
+    // a list this process found beyond COUNT_EXACT_UP_TO: its count as kept, not a bounded walk of a thousand rows again
+    const known = this.ctx.db.largeCounts.peek<number>(key);
+    if (known !== undefined) return known;
     const [bounded] = await this.ctx.db.sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM (${rows}) AS bounded`, base.params, options);
     const n = Number(bounded.n);
     if (n <= COUNT_EXACT_UP_TO) return n;
-    return this.ctx.db.largeCounts.read(`${rows} ${JSON.stringify(base.params)}`, async () => {
+    return this.ctx.db.largeCounts.read(key, async () => {
       const [all] = await this.ctx.db.sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM "${table.name}"${base.sql}`, base.params, options);
       return Number(all.n);
     });
@@ -441,7 +445,8 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
   /**
    * The number of records of the list. Up to COUNT_EXACT_UP_TO it is exact and current, from a count that stops
    * there (a bounded walk of the list's index, cheap whatever the table's size). Beyond, it is an exact count that
-   * this process refreshes at most every LARGE_COUNT_TTL_MS, so it may lag recent writes by that long.
+   * this process refreshes at most every LARGE_COUNT_TTL_MS, so it may lag recent writes by that long (also a list
+   * that shrank back below COUNT_EXACT_UP_TO meanwhile: while its large count is kept, the bounded walk is not made).
    */
   private async totalCount(where: WhereOptions): Promise<number> {
     const sequelize = this.model.sequelize!;
@@ -449,6 +454,8 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
       selectQuery(table: string, options: object, model: unknown): string;
     };
     const rows = generator.selectQuery(this.model.getTableName() as string, { attributes: ['id'], where, limit: COUNT_EXACT_UP_TO + 1 }, this.model).replace(/;\s*$/, '');
+    const known = this.ctx.db.largeCounts.peek<number>(rows);
+    if (known !== undefined) return known;
     const [bounded] = await sequelize.query<{ n: number | string }>(`SELECT count(*) AS n FROM (${rows}) AS bounded`, {
       type: QueryTypes.SELECT, transaction: this.ctx.transaction,
     });

@@ -44,5 +44,22 @@ describe(`list totalCount (${dialectName})`, () => {
     const next = await page(`limit=20&cursor=${all.pagination.nextCursor}`);
     expect(next.data[0].id).toBe(all.pagination.nextCursor);
     expect(next.pagination.totalCount).toBe(COUNT_EXACT_UP_TO + 10);
+
+    // a list known to be beyond the bound is not walked to the bound again while its count is kept: no count at all
+    const counts: string[] = [];
+    const hook = (_options: unknown, query: { sql?: string }) => {
+      if (/count\(\*\)/i.test(String(query.sql))) counts.push(String(query.sql));
+    };
+    h.rt.db.sequelize.addHook('beforeQuery', 'list-count', hook as never);
+    try {
+      const again = await page('status=captured&limit=20');
+      expect(again.pagination.totalCount).toBe(COUNT_EXACT_UP_TO + 5);
+      expect(counts).toEqual([]);
+      // a small list is still counted, and current
+      expect((await page('status=failed')).pagination.totalCount).toBe(5);
+      expect(counts).toHaveLength(1);
+    } finally {
+      h.rt.db.sequelize.removeHook('beforeQuery', 'list-count');
+    }
   });
 });
