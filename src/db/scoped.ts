@@ -125,8 +125,8 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
       if (byId) {
         // read already in this transaction under another scope (a session read by its merchant, then by its tenant)
         const kept = this.ctx.db.sql.keptRow(transaction!, table.name, byId.id, byId.locked);
-        const { filters, scope } = this.conditions(where);
-        if (kept && matchesWhere(table, kept, filters) && matchesWhere(table, kept, scope)) return decode<R>(table, kept);
+        const conditions = kept && this.conditions(where);
+        if (kept && conditions && matchesWhere(table, kept, conditions.filters) && matchesWhere(table, kept, conditions.scope)) return decode<R>(table, kept);
       }
       const [found] = await this.fastRows(table, `SELECT ${table.selectList} FROM "${table.name}"${compiled.sql} LIMIT 1${lock}`, compiled.params, byId);
       return found ?? null;

@@ -99,14 +99,16 @@ class ReadMemo {
     return rows && rows.map(copyRow);
   }
 
-  set(transaction: Transaction, table: string, key: string, rows: unknown[], stamp: number): void {
+  /** Keeps one copy of `rows` under each of `keys` (a read's SQL and values, and its row by id). */
+  set(transaction: Transaction, table: string, keys: string[], rows: unknown[], stamp: number): void {
     const root = this.root(transaction);
     if ((this.writes.get(root) ?? 0) !== stamp) return;
     let tables = this.byTransaction.get(root);
     if (!tables) this.byTransaction.set(root, (tables = new Map()));
     let entries = tables.get(table);
     if (!entries) tables.set(table, (entries = new Map()));
-    entries.set(key, rows.map(copyRow));
+    const copy = rows.map(copyRow);
+    for (const key of keys) entries.set(key, copy);
   }
 
   /**
@@ -510,8 +512,8 @@ export class Statements {
         : await pgExecute(connection as PgConnection, sql, params, kind, options.unprepared);
       if (hooked) await runHooks(this.sequelize, 'afterQuery', { transaction }, query);
       if (read) {
-        this.memo.set(transaction!, read, key, result as unknown[], stamp);
-        if (options.byId) this.memo.set(transaction!, read, byIdKey(options.byId.id, options.byId.locked), result as unknown[], stamp);
+        const keys = options.byId ? [key, byIdKey(options.byId.id, options.byId.locked)] : [key];
+        this.memo.set(transaction!, read, keys, result as unknown[], stamp);
       }
       return result;
     } catch (error) {

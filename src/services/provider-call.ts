@@ -34,11 +34,6 @@ export class Settled<R> {
 export const settled = <R>(value: R): Settled<R> => new Settled(value);
 
 /**
- * One request to a provider: the terminal whose connector and credentials carry it, the context it is sent in (the
- * payment path's tenant-level context: the terminal is read in it, and an in-process connector uses its database,
- * clock and origin) and what is asked.
- */
-/**
  * The terminal, its provider and its credentials as the transaction that recorded the intent read them: the call is
  * then sent without reading them again (the credentials are opened for the call only, as when they are read).
  */
@@ -48,6 +43,11 @@ export interface TerminalRoute {
   binding: CredentialBindingRow;
 }
 
+/**
+ * One request to a provider: the terminal whose connector and credentials carry it, the context it is sent in (the
+ * payment path's tenant-level context: the terminal is read in it, and an in-process connector uses its database,
+ * clock and origin), what is asked, and (`route`) the terminal as the recording transaction read it, when it did.
+ */
 export type ProviderRequest = { via: CallerContext; terminalId: string; route?: TerminalRoute } & (
   | { operation: 'authorize'; request: AuthorizeRequest }
   | { operation: 'capture'; request: CaptureRequest }
