@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -128,4 +129,36 @@ export function runBench(main: () => Promise<number>, message: string, cleanUp: 
       process.exit(1);
     },
   );
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (getconf CLK_TCK; 100 on Linux). */
+let clockTicks: number | null = null;
+function ticksPerSecond(): number {
+  if (clockTicks === null) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** CPU time (user + system, ms) a process has used so far (/proc/<pid>/stat), or null where there is no /proc. */
+export function cpuMs(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    // the command name (2nd field) may hold spaces: count fields after its closing parenthesis
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond();
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ms per request between two cpuMs readings, or null when either is missing or nothing was counted. */
+export function cpuPer(before: number | null, after: number | null, count: number): number | null {
+  if (before === null || after === null || count <= 0) return null;
+  return Number(((after - before) / count).toFixed(3));
 }

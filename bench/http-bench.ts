@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Op } from 'sequelize';
-import { benchArgs, findRoot, freshDatabase, interrupted, runBench, type BenchDatabase, type DbKind } from './common';
+import { benchArgs, cpuMs, cpuPer, findRoot, freshDatabase, interrupted, runBench, type BenchDatabase, type DbKind } from './common';
 import { loadConfig } from '../src/config';
 import type { EventRow, WebhookDeliveryRow } from '../src/db/models';
 import { closeRuntime, openRuntime, type Runtime } from '../src/runtime';
@@ -261,38 +261,6 @@ function rssSampler(pids: Array<number | undefined>): { stop(): Record<number, n
       return peak;
     },
   };
-}
-
-/** Clock ticks per second of /proc/<pid>/stat's CPU times (getconf CLK_TCK; 100 on Linux). */
-let clockTicks: number | null = null;
-function ticksPerSecond(): number {
-  if (clockTicks === null) {
-    try {
-      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      clockTicks = 100;
-    }
-  }
-  return clockTicks;
-}
-
-/** CPU time (user + system, ms) a process has used so far (/proc/<pid>/stat), or null where there is no /proc. */
-function cpuMs(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    // the command name (2nd field) may hold spaces: count fields after its closing parenthesis
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond();
-  } catch {
-    return null;
-  }
-}
-
-/** CPU ms per request between two cpuMs readings, or null when either is missing or nothing was counted. */
-function cpuPer(before: number | null, after: number | null, count: number): number | null {
-  if (before === null || after === null || count <= 0) return null;
-  return round((after - before) / count, 3);
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
