@@ -120,16 +120,23 @@ describeBrowser(`hosted checkout in Chromium (${dialectName})`, () => {
     await t?.close();
   });
 
-  async function checkout(label: string) {
+  async function checkout(label: string, body: object = {}) {
     const session = await api('POST', '/v1/checkout-sessions', {
       amount: eur(3480), successUrl: `${shop.url}/thanks`, cancelUrl: `${shop.url}/cart`, merchantReference: `browser-${label}`,
       lineItems: [
         { id: 'mug', label: 'Payplane mug', unitAmount: eur(1290), quantity: 2 },
         { id: 'cap', label: 'Cap', unitAmount: eur(900), quantity: 1 },
       ],
+      ...body,
     });
     const context = await browser.newContext();
     const page = await context.newPage();
+    // every answer the browser gets from our server is a success: no 404 (the favicon), no 5xx
+    const failed: string[] = [];
+    page.on('response', (r: Playwright) => {
+      if (r.url().startsWith(server.url) && r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`);
+    });
+    (page as { failedRequests?: string[] }).failedRequests = failed;
     const response = await page.goto(session.url as string);
     expect(response.status()).toBe(200);
     expect(await page.textContent('[data-testid="merchant"]')).toBe('Sandbox Merchant');
@@ -191,6 +198,30 @@ describeBrowser(`hosted checkout in Chromium (${dialectName})`, () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'checkout-declined.png'), fullPage: true });
     expect(await api('GET', `/v1/checkout-sessions/${session.id}`)).toMatchObject({ status: 'open', paymentStatus: 'failed' });
     await Promise.all([page.waitForURL(`${shop.url}/cart`), page.click('#cancel')]);
+    await context.close();
+  });
+
+  test('issue 24 item 12: an invalid card number is marked and focused, the name kept; then {CHECKOUT_SESSION_ID} in successUrl is filled in', async () => {
+    const { session, context, page } = await checkout('invalid', { successUrl: `${shop.url}/thanks?session={CHECKOUT_SESSION_ID}` });
+    await fillCard(page, '4242424242424241'); // the check digit is wrong: refused by the server, not by the browser
+    await page.click('#pay');
+    await page.waitForSelector('[data-testid="error"]', { timeout: 30_000 });
+    expect(await page.getAttribute('#number', 'aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('number');
+    expect(await page.inputValue('#number')).toBe('');
+    expect(await page.inputValue('#cvc')).toBe('');
+    expect(await page.inputValue('#holderName')).toBe('Ada Lovelace');
+    expect(await page.inputValue('#expYear')).toBe('2030');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'checkout-invalid-field.png'), fullPage: true });
+    await page.fill('#number', '4242 4242 4242 4242');
+    await page.fill('#cvc', '123');
+    await Promise.all([page.waitForURL(`${shop.url}/thanks?session=${session.id}`, { timeout: 30_000 }), page.click('#pay')]);
+    expect(await page.textContent('#shop')).toBe('Thank you for your order');
+    await expectPaid(session.id);
+    // nothing the browser fetched failed but the refused form itself: no favicon 404 (the pages name an inline icon)
+    expect((page as { failedRequests?: string[] }).failedRequests).toEqual([`400 /checkout/${session.id}/pay`]);
+    // and a browser asking for it anyway is answered
+    expect((await page.request.get(`${server.url}/favicon.ico`)).status()).toBe(204);
     await context.close();
   });
 });

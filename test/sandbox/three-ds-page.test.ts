@@ -65,7 +65,7 @@ describe(`sandbox 3DS challenge page (${dialectName})`, () => {
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.headers['referrer-policy']).toBe('no-referrer');
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
-    expect(page.text).toContain('1,234.56 EUR');
+    expect(page.text).toContain('€1,234.56');
     expect(page.text).toMatch(/<form method="post">/);
     expect(page.text).toMatch(/<button[^>]+name="action" value="complete"[^>]*>Complete<\/button>/);
     expect(page.text).toMatch(/<button[^>]+name="action" value="fail"[^>]*>Fail<\/button>/);
@@ -150,9 +150,10 @@ describe(`sandbox 3DS challenge page (${dialectName})`, () => {
   });
 
   test('amounts are shown from minor units with the currency\'s decimals', () => {
-    expect(formatAmount('EUR', 5)).toBe('0.05 EUR');
-    expect(formatAmount('USD', 100000000)).toBe('1,000,000.00 USD');
-    expect(formatAmount('JPY', 1500)).toBe('1,500 JPY');
-    expect(formatAmount('KWD', 1234)).toBe('1.234 KWD');
+    // the checkout page's format (issue 24 item 12): the currency's symbol, its own decimals, a fixed locale
+    expect(formatAmount('EUR', 5)).toBe('€0.05');
+    expect(formatAmount('USD', 100000000)).toBe('$1,000,000.00');
+    expect(formatAmount('JPY', 1500)).toBe('¥1,500');
+    expect(formatAmount('KWD', 1234)).toBe('KWD\u00a01.234');
   });
 });

@@ -5,18 +5,20 @@ import { withRequest, type CallerContext } from '../../domain/context';
 import { AuthenticationError, ConflictError, NotFoundError, PayplaneError, PermissionError, RateLimitError, ValidationError } from '../../domain/errors';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import { scoped } from '../../db/scoped';
-import { formatMinor } from '../../domain/money';
 import { authenticateClientSecret } from '../../services/access/authenticate';
-import { getSessionForPayment, hostedPageBase, hostedPageUrl } from '../../services/checkout';
+import { getSessionForPayment, hostedPageBase, hostedPageUrl, sessionRedirectUrl } from '../../services/checkout';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { requestOrigin } from '../pipeline';
 import { authThrottle } from '../auth-throttle';
-import { escapeHtml, htmlDocument, safeUrl } from './html';
+import { escapeHtml, htmlDocument, pageMoney, safeUrl } from './html';
 
 /**
  * The hosted checkout page. GET /checkout/{id}?key=<clientSecret> shows merchant, line items, totals and a card
  * form, or the state of the payment: while it is processing the page refreshes itself; once the session is paid
- * it sends the customer to successUrl; a declined payment shows the decline and the form again. The form posts to
+ * it sends the customer to successUrl (303, the paid page as the answer's body; without a successUrl the paid page:
+ * amount and merchant reference); a declined payment shows the decline and the form again. successUrl and cancelUrl
+ * have their {CHECKOUT_SESSION_ID} filled in wherever the customer is sent to them. An invalid field comes back
+ * marked (aria-invalid, autofocus on the first), the form keeping all but the card number and CVC. The form posts to
  * /checkout/{id}/pay (urlencoded, the key in the body), which completes the session with a client-secret caller
  * and redirects to the 3DS challenge (action.url) or back to the page. The page is never the authority on the
  * outcome (webhooks are). The key is a capability: never logged, never sent onwards (no-referrer), never stored: the
@@ -81,16 +83,17 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
       // the key's cookie is needed only while the customer may still pay
       if (finished && keyFromCookie(req) !== undefined) res.clearCookie(KEY_COOKIE, { path: `/checkout/${session.id}` });
       if (session.status === 'complete') {
-        const success = safeUrl(session.successUrl);
-        if (success) return redirect(res, success);
-        return send(res, 200, layout(session, 'Payment received', '<p class="ok" data-testid="status">Thank you: your payment was received.</p>'));
+        const success = successUrl(session);
+        // the browser follows the redirect; the paid page is the answer's body for anything that does not
+        if (success) return send(res, 303, paidPage(session, success), { location: success });
+        return send(res, 200, paidPage(session, null));
       }
       if (IN_FLIGHT.has(session.paymentStatus ?? '')) return send(res, 200, processingPage(session, payment), { refresh: true });
       if (session.status === 'expired' || new Date(session.expiresAt).getTime() <= now.getTime()) {
         return send(res, 410, layout(session, 'This checkout has expired', `<p data-testid="status">This checkout link is no longer valid.</p>${cancelLink(session, 'Return to the shop')}`));
       }
       const decline = session.paymentStatus === 'failed' ? declineMessage(payment) : null;
-      return send(res, 200, formPage(session, key, decline ? [decline] : []));
+      return send(res, 200, formPage(session, key, decline ? [{ message: decline }] : []));
     } catch (error) {
       fail(rt, res, next, error);
     }
@@ -122,13 +125,13 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
           await completeCheckoutSession(ctx, id, { paymentMethod: { type: 'card', card: card.card }, returnUrl });
         } catch (error) {
           if (error instanceof ValidationError) {
-            const messages = (error.errors?.length ? error.errors : [{ path: '', message: error.detail }]).map((e) => cardMessage(e.path, e.message));
-            return send(res, 400, formPage(session, key, messages, form));
+            const problems = (error.errors?.length ? error.errors : [{ path: '', message: error.detail }]).map((e) => cardProblem(e.path, e.message));
+            return send(res, 400, formPage(session, key, problems, form));
           }
           // paid, expired, or a payment already in flight (a second click): the page shows where things stand
           if (error instanceof ConflictError || error instanceof NotFoundError) return redirect(res, statusUrl);
           if (error instanceof PayplaneError && error.status < 500) {
-            return send(res, error.status, formPage(session, key, [error.detail], form));
+            return send(res, error.status, formPage(session, key, [{ message: error.detail }], form));
           }
           throw error;
         }
@@ -162,29 +165,41 @@ function fail(rt: Runtime, res: Response, next: NextFunction, error: unknown): v
 
 // ---- the card form -------------------------------------------------------------------------------------------
 
+/** the card form's fields, in the order the form shows them (the first invalid one takes the focus) */
+const CARD_FIELDS = ['number', 'expMonth', 'expYear', 'cvc', 'holderName'] as const;
+type CardField = (typeof CARD_FIELDS)[number];
+const FIELD_NAMES: Record<CardField, string> = { number: 'Card number', expMonth: 'Expiry month', expYear: 'Expiry year', cvc: 'Security code', holderName: 'Cardholder name' };
+
+/** What the form says went wrong: about one field (marked on the field) or about the payment. */
+interface FormProblem {
+  field?: CardField;
+  message: string;
+}
+
 function readCard(form: Record<string, unknown>):
   | { card: { number: string; expMonth: number; expYear: number; cvc?: string; holderName?: string } }
-  | { errors: string[] } {
+  | { errors: FormProblem[] } {
   const str = (name: string) => (typeof form[name] === 'string' ? (form[name] as string).trim() : '');
-  const errors: string[] = [];
+  const errors: FormProblem[] = [];
   const number = str('number').replace(/[\s-]/g, '');
-  if (!/^\d{12,19}$/.test(number)) errors.push('Enter the card number (12 to 19 digits).');
+  if (!/^\d{12,19}$/.test(number)) errors.push({ field: 'number', message: 'Enter the card number (12 to 19 digits).' });
   const month = str('expMonth');
-  if (!/^\d{1,2}$/.test(month) || Number(month) < 1 || Number(month) > 12) errors.push('Enter the expiry month (1 to 12).');
+  if (!/^\d{1,2}$/.test(month) || Number(month) < 1 || Number(month) > 12) errors.push({ field: 'expMonth', message: 'Enter the expiry month (1 to 12).' });
   const yearText = str('expYear');
-  if (!/^(\d{2}|\d{4})$/.test(yearText)) errors.push('Enter the expiry year (e.g. 2030).');
+  if (!/^(\d{2}|\d{4})$/.test(yearText)) errors.push({ field: 'expYear', message: 'Enter the expiry year (e.g. 2030).' });
   const cvc = str('cvc');
-  if (cvc && !/^\d{3,4}$/.test(cvc)) errors.push('The security code (CVC) has 3 or 4 digits.');
+  if (cvc && !/^\d{3,4}$/.test(cvc)) errors.push({ field: 'cvc', message: 'The security code (CVC) has 3 or 4 digits.' });
   const holderName = str('holderName').slice(0, 200);
   if (errors.length) return { errors };
   const year = yearText.length === 2 ? 2000 + Number(yearText) : Number(yearText);
   return { card: { number, expMonth: Number(month), expYear: year, ...(cvc ? { cvc } : {}), ...(holderName ? { holderName } : {}) } };
 }
 
-function cardMessage(path: string, message: string): string {
-  const field = path.split('.').pop() ?? '';
-  const names: Record<string, string> = { number: 'Card number', expMonth: 'Expiry month', expYear: 'Expiry year', cvc: 'Security code', holderName: 'Cardholder name' };
-  return names[field] ? `${names[field]}: ${message}.` : message;
+/** A refusal of the complete operation (`body.paymentMethod.card.number`, …) as the form shows it. */
+function cardProblem(path: string, message: string): FormProblem {
+  const last = path.split('.').pop() ?? '';
+  const field = (CARD_FIELDS as readonly string[]).includes(last) && /(^|\.)card\.[^.]+$/.test(path) ? (last as CardField) : undefined;
+  return field ? { field, message: `${FIELD_NAMES[field]}: ${message}.` } : { message };
 }
 
 function declineMessage(payment: PaymentRow | null): string {
@@ -195,11 +210,16 @@ function declineMessage(payment: PaymentRow | null): string {
 // ---- HTML ----------------------------------------------------------------------------------------------------
 
 function money(session: CheckoutSessionRow, valueMinor: number, currency = session.currency): string {
-  return formatMinor({ currency, valueMinor }, { locale: session.locale ?? 'en' });
+  return pageMoney({ currency, valueMinor });
+}
+
+/** where the paid customer goes: the session's successUrl, its {CHECKOUT_SESSION_ID} filled in; null without one */
+function successUrl(session: CheckoutSessionRow): string | null {
+  return safeUrl(sessionRedirectUrl(session.successUrl, session.id));
 }
 
 function cancelLink(session: CheckoutSessionRow, text = 'Cancel and return to the shop'): string {
-  const url = safeUrl(session.cancelUrl);
+  const url = safeUrl(sessionRedirectUrl(session.cancelUrl, session.id));
   return url ? `<p class="cancel"><a id="cancel" href="${escapeHtml(url)}">${escapeHtml(text)}</a></p>` : '';
 }
 
@@ -214,38 +234,69 @@ function summary(session: CheckoutSessionRow): string {
     .join('');
   const totals = (session.totals ?? [])
     .filter((t) => t.type !== 'total')
-    .map((t) => `<tr class="sub"><td>${escapeHtml(t.description ?? t.type)}</td><td class="num">${escapeHtml(t.displayText)}</td></tr>`)
+    // formatted as every amount of the pages (displayText follows the session's locale)
+    .map((t) => `<tr class="sub"><td>${escapeHtml(t.description ?? t.type)}</td><td class="num">${escapeHtml(money(session, t.amount.valueMinor, t.amount.currency))}</td></tr>`)
     .join('');
   const total = `<tr class="total"><td>Total</td><td class="num" data-testid="total">${escapeHtml(money(session, session.amountMinor))}</td></tr>`;
   return `<table class="summary">${lines}${totals}${total}</table>`;
 }
 
-function formPage(session: CheckoutSessionRow, key: string, errors: string[], form: Record<string, unknown> = {}): string {
-  const value = (name: string) => (typeof form[name] === 'string' && name !== 'number' && name !== 'cvc' ? escapeHtml(form[name]) : '');
-  const errorBox = errors.length
-    ? `<div class="error" role="alert" data-testid="error">${errors.map((e) => `<p>${escapeHtml(e)}</p>`).join('')}</div>`
+function formPage(session: CheckoutSessionRow, key: string, problems: FormProblem[], form: Record<string, unknown> = {}): string {
+  // what the customer typed comes back, except the card number and the CVC (never written into a page)
+  const value = (name: CardField) => (typeof form[name] === 'string' && name !== 'number' && name !== 'cvc' ? escapeHtml(form[name]) : '');
+  const invalid = new Set(problems.map((p) => p.field).filter((f): f is CardField => f !== undefined));
+  const first = CARD_FIELDS.find((f) => invalid.has(f));
+  const described = new Set<CardField>();
+  const errorBox = problems.length
+    ? `<div class="error" role="alert" data-testid="error">${problems
+        .map((p) => {
+          // the field's first message describes it (aria-describedby)
+          const id = p.field && !described.has(p.field) ? (described.add(p.field), ` id="error-${p.field}"`) : '';
+          return `<p${id}>${escapeHtml(p.message)}</p>`;
+        })
+        .join('')}</div>`
     : '';
+  /** the attributes of a field: its value when kept, and when invalid aria-invalid, its message and (the first) the focus */
+  const attrs = (name: CardField) =>
+    `${value(name) ? ` value="${value(name)}"` : ''}${
+      invalid.has(name) ? ` aria-invalid="true" aria-describedby="error-${name}"${name === first ? ' autofocus' : ''}` : ''
+    }`;
   const sandbox = session.livemode
     ? ''
     : '<p class="muted sandbox">Test mode: use a sandbox card such as 4242 4242 4242 4242, any future expiry and any CVC.</p>';
   return layout(
     session,
-    `Pay ${session.merchantName}`,
+    'Pay by card',
     `${summary(session)}
     ${errorBox}
     <form method="post" action="/checkout/${escapeHtml(session.id)}/pay" autocomplete="on">
       <input type="hidden" name="key" value="${escapeHtml(key)}">
-      <label>Card number<input id="number" name="number" inputmode="numeric" autocomplete="cc-number" required maxlength="23"></label>
+      <label>Card number<input id="number" name="number" inputmode="numeric" autocomplete="cc-number" required maxlength="23"${attrs('number')}></label>
       <div class="row">
-        <label>Month<input id="expMonth" name="expMonth" inputmode="numeric" autocomplete="cc-exp-month" placeholder="MM" required maxlength="2" value="${value('expMonth')}"></label>
-        <label>Year<input id="expYear" name="expYear" inputmode="numeric" autocomplete="cc-exp-year" placeholder="YYYY" required maxlength="4" value="${value('expYear')}"></label>
-        <label>CVC<input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4"></label>
+        <label>Month<input id="expMonth" name="expMonth" inputmode="numeric" autocomplete="cc-exp-month" placeholder="MM" required maxlength="2"${attrs('expMonth')}></label>
+        <label>Year<input id="expYear" name="expYear" inputmode="numeric" autocomplete="cc-exp-year" placeholder="YYYY" required maxlength="4"${attrs('expYear')}></label>
+        <label>CVC<input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4"${attrs('cvc')}></label>
       </div>
-      <label>Cardholder name<input id="holderName" name="holderName" autocomplete="cc-name" maxlength="200" value="${value('holderName')}"></label>
+      <label>Cardholder name<input id="holderName" name="holderName" autocomplete="cc-name" maxlength="200"${attrs('holderName')}></label>
       <button type="submit" id="pay">Pay ${escapeHtml(money(session, session.amountMinor))}</button>
     </form>
     ${sandbox}
     ${cancelLink(session)}`,
+  );
+}
+
+/** The session paid: what was paid and the merchant's reference for it, and the way back to the shop when there is one. */
+function paidPage(session: CheckoutSessionRow, success: string | null): string {
+  const reference = session.merchantReference
+    ? `<br>Order reference: <strong data-testid="reference">${escapeHtml(session.merchantReference)}</strong>`
+    : '';
+  return layout(
+    session,
+    'Payment received',
+    `<p class="ok" data-testid="status">Thank you: your payment was received.</p>
+    <p class="paid">Amount paid: <strong data-testid="amount">${escapeHtml(money(session, session.amountMinor))}</strong>${reference}</p>
+    ${summary(session)}
+    ${success ? `<p class="cancel"><a id="return" href="${escapeHtml(success)}">Return to the shop</a></p>` : ''}`,
   );
 }
 
@@ -272,8 +323,9 @@ function layout(session: CheckoutSessionRow, title: string, body: string): strin
   const terms = [safeUrl(session.termsUrl) && `<a href="${escapeHtml(safeUrl(session.termsUrl))}">Terms</a>`, safeUrl(session.privacyUrl) && `<a href="${escapeHtml(safeUrl(session.privacyUrl))}">Privacy</a>`]
     .filter(Boolean)
     .join(' · ');
+  // the merchant's name once on the page (the heading does not repeat it); the window's title names it too
   return document(
-    title,
+    `${title} · ${session.merchantName}`,
     `<p class="merchant" data-testid="merchant">${escapeHtml(session.merchantName)}</p>
     <h1>${escapeHtml(title)}</h1>
     ${body}
@@ -296,17 +348,19 @@ function document(title: string, body: string, lang = 'en'): string {
   table.summary tr.total td { font-weight: 700; border-bottom: 0; font-size: 1.1rem; }
   label { display: block; font-size: .875rem; margin-bottom: .75rem; }
   input { display: block; width: 100%; box-sizing: border-box; padding: .6rem; margin-top: .25rem; border: 1px solid #cfd4dc; border-radius: 6px; font-size: 1rem; }
+  input[aria-invalid="true"] { border-color: #c81e1e; outline-color: #c81e1e; background: #fff8f8; }
   .row { display: flex; gap: .5rem; }
   .row label { flex: 1; }
   button { width: 100%; padding: .8rem; margin-top: .5rem; }
   .error { background: #fdecec; color: #9b1c1c; border-radius: 6px; padding: .5rem .75rem; margin-bottom: 1rem; }
   .error p { margin: .25rem 0; }
   .ok { color: #166534; }
+  .paid { line-height: 1.6; }
   .cancel { text-align: center; margin-top: 1rem; }`,
   });
 }
 
-function send(res: Response, status: number, html: string, options: { refresh?: boolean } = {}): void {
+function send(res: Response, status: number, html: string, options: { refresh?: boolean; location?: string } = {}): void {
   res.status(status).set({
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
@@ -318,6 +372,7 @@ function send(res: Response, status: number, html: string, options: { refresh?: 
     'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; base-uri 'none'; frame-ancestors 'none'",
   });
   if (options.refresh) res.set('Refresh', String(REFRESH_SECONDS));
+  if (options.location) res.location(options.location);
   res.send(html);
 }
 

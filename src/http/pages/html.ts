@@ -1,4 +1,15 @@
-/** The HTML pages' shared pieces: escaping and the document shell (no script anywhere; styles inline). */
+import { formatMinor, type Money } from '../../domain/money';
+
+/** The HTML pages' shared pieces: escaping, money, and the document shell (no script anywhere; styles inline). */
+
+/**
+ * The one money format of the pages (checkout and 3DS): `€25.00`, `$1,000,000.00`, `¥1,500`, `KWD 1.234`: the
+ * currency's symbol and its own number of decimals, in a fixed locale (en) whatever the session's locale, so that
+ * an amount reads the same on every page the customer passes through.
+ */
+export function pageMoney(money: Money): string {
+  return formatMinor(money, { locale: 'en' });
+}
 
 export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -31,6 +42,7 @@ export function htmlDocument(page: { title: string; body: string; css: string; l
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.title)}</title>
+<link rel="icon" href="data:,">
 <style>${BASE_CSS}
 ${page.css}
 </style>

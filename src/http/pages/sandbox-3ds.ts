@@ -1,8 +1,7 @@
 import express, { type Request, type Response } from 'express';
 import type { Runtime } from '../../runtime';
 import { answerChallenge, findChallenge, type ChallengeView } from '../../connectors/sandbox-card';
-import { formatMinor } from '../../domain/money';
-import { escapeHtml, htmlDocument, safeUrl } from './html';
+import { escapeHtml, htmlDocument, pageMoney, safeUrl } from './html';
 
 /**
  * The sandbox acquirer's 3DS challenge page: GET /sandbox/3ds/{token} shows the amount with Complete and Fail
@@ -60,14 +59,15 @@ function send(res: Response, status: number, html: string): void {
       // the token is in the URL: never sent onwards
       'Referrer-Policy': 'no-referrer',
       'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'self'",
+      // img-src data: for the empty inline favicon
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'self'",
     })
     .send(html);
 }
 
-/** Integer minor units shown in major units, with the currency's own number of decimals (no floating point). */
+/** Integer minor units as the checkout page shows them (`€12.34`, the currency's own decimals; no floating point). */
 export function formatAmount(currency: string, minor: number): string {
-  return formatMinor({ currency, valueMinor: minor }, { grouping: true });
+  return pageMoney({ currency, valueMinor: minor });
 }
 
 function challengePage(view: ChallengeView): string {

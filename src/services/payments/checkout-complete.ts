@@ -13,6 +13,7 @@ import { normalizeIp, type RiskSubject } from '../risk/conditions';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import type { CardSummary } from './cards';
 import type { Money } from '../../domain/money';
+import { sessionRedirectUrl } from '../checkout';
 
 export interface CompleteSessionInput {
   paymentMethod: { type: 'card'; card: CardInput };
@@ -56,7 +57,8 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     const subject = { ...amount, paymentMethod: 'card', brand: card.brand };
     await enforceEntityLimits(pctx, { merchantId: merchant.id, channelId }, subject, now);
     const profile = await scoped(pctx, pctx.db.models.IntegrationProfile).findOne({ merchantId: merchant.id, mode: 'checkout' });
-    const returnUrl = input.returnUrl ?? session.successUrl ?? profile?.returnUrl ?? null;
+    // the provider sends the customer there after a challenge: {CHECKOUT_SESSION_ID} is filled in now
+    const returnUrl = sessionRedirectUrl(input.returnUrl ?? session.successUrl ?? profile?.returnUrl ?? null, session.id);
     const routing = await loadRoutingSnapshot(pctx, merchant.id);
     const decision = await decideWithSnapshot(
       routing,
