@@ -1,5 +1,6 @@
 import { BaseCommand } from '../src/cli/base-command';
-import { chalk, colourEnabled, renderTable } from '../src/cli/output';
+import { tableFlags } from '../src/cli/flags';
+import { chalk, colourEnabled, logBesideTable, renderTable } from '../src/cli/output';
 import type { CheckStatus, DoctorReport } from '../src/services/doctor';
 import { runDoctor } from '../src/services/doctor';
 
@@ -21,6 +22,8 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
     'DATABASE_URL=postgres://127.0.0.1/payplane PAYPLANE_MASTER_KEY=… <%= config.bin %> doctor',
   ];
 
+  static override flags = { ...tableFlags };
+
   async run(): Promise<DoctorReport> {
     const report = await runDoctor(await this.config$());
     this.log(
@@ -28,11 +31,11 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
         { header: 'Check', get: (c) => c.name },
         { header: 'Result', get: (c) => mark(c.status) },
         { header: 'Detail', get: (c) => (c.hint ? `${c.detail}\n→ ${c.hint}` : c.detail) },
-      ]),
+      ], this.flags),
     );
     const failed = report.checks.filter((c) => c.status === 'fail').length;
     const warned = report.checks.filter((c) => c.status === 'warn').length;
-    this.log(failed ? `${failed} check${failed === 1 ? '' : 's'} failed.` : warned ? `All checks passed, ${warned} with a warning.` : 'All checks passed.');
+    logBesideTable(this, this.flags, failed ? `${failed} check${failed === 1 ? '' : 's'} failed.` : warned ? `All checks passed, ${warned} with a warning.` : 'All checks passed.');
     // the report is the result (printed under --json too); a failed check is the exit code
     if (failed) process.exitCode = 1;
     return report;

@@ -1,12 +1,12 @@
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import type { Page } from '../../src/db/scoped';
 import type { Balance } from '../../src/services/ledger';
 import { ListBalancesQuery } from '../../src/api/ledger/schemas';
 import { listBalances } from '../../src/services/ledger';
 import { balanceScopeFlags, renderBalances } from '../../src/cli/ledger';
-import { pageFooter } from '../../src/cli/output';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
 
 export default class Balances extends BaseCommand<typeof Balances> {
   static override summary = 'Show merchant balances (pending, available, reserved, payable) per currency.';
@@ -18,7 +18,7 @@ export default class Balances extends BaseCommand<typeof Balances> {
     '<%= config.bin %> balances --merchant 0b9e… --json',
     '<%= config.bin %> balances --tenant 6f1c… --all --json',
   ];
-  static override flags = { ...balanceScopeFlags, all: sharedFlags.all };
+  static override flags = { ...balanceScopeFlags, all: sharedFlags.all, ...tableFlags };
 
   async run(): Promise<Page<Balance>> {
     const input = validateWith(
@@ -29,8 +29,8 @@ export default class Balances extends BaseCommand<typeof Balances> {
     const { cursor: _cursor, limit: _limit, ...filters } = input;
     const ctx = await this.scope();
     const page = await this.listAll((p) => listBalances(ctx, filters, p));
-    this.log(renderBalances(page.data));
-    this.log(pageFooter(page));
+    this.log(renderBalances(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,13 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import type { Page } from '../../src/db/scoped';
 import type { BalanceTransaction } from '../../src/services/ledger';
 import { ListBalanceTransactionsQuery } from '../../src/api/ledger/schemas';
 import { listBalanceTransactions } from '../../src/services/ledger';
 import { balanceScopeFlags, renderBalanceTransactions } from '../../src/cli/ledger';
-import { pageFooter } from '../../src/cli/output';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
 
 export default class BalancesTransactions extends BaseCommand<typeof BalancesTransactions> {
   static override summary = 'List ledger entries of merchant balances, newest first.';
@@ -23,6 +23,7 @@ export default class BalancesTransactions extends BaseCommand<typeof BalancesTra
     type: Flags.string({ description: 'Only entries of this source type', options: ['payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment'] }),
     'balance-type': Flags.string({ description: 'Only entries of this balance', options: ['pending', 'available', 'reserved', 'payable'] }),
     source: Flags.string({ description: 'Only entries of this source (payment, refund, release or withdrawal id)' }),
+    ...tableFlags,
   };
 
   async run(): Promise<Page<BalanceTransaction>> {
@@ -37,8 +38,8 @@ export default class BalancesTransactions extends BaseCommand<typeof BalancesTra
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
     const ctx = await this.scope();
     const page = await this.listAll((p) => listBalanceTransactions(ctx, filters, { ...p, sortOrder }));
-    this.log(renderBalanceTransactions(page.data));
-    this.log(pageFooter(page));
+    this.log(renderBalanceTransactions(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

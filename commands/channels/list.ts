@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { listFlags, sharedFlags } from '../../src/cli/flags';
-import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
+import { listFlags, sharedFlags, tableFlags } from '../../src/cli/flags';
+import { pageFooter, renderTable, statusColour, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Channel } from '../../src/services/channels';
 import { listChannels } from '../../src/services/channels';
@@ -15,6 +15,7 @@ export default class ChannelsList extends BaseCommand<typeof ChannelsList> {
     all: sharedFlags.all,
     direction: Flags.string({ description: 'Only channels of this direction', options: ['payin', 'payout'] }),
     status: Flags.string({ description: 'Only channels in this status', options: ['active', 'disabled'] }),
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Channel>> {
@@ -32,9 +33,9 @@ export default class ChannelsList extends BaseCommand<typeof ChannelsList> {
         { header: 'Direction', get: (c) => c.direction },
         { header: 'Currencies', get: (c) => c.currencies },
         { header: 'Status', get: (c) => statusColour(c.status) },
-      ]),
+      ], this.flags),
     );
-    this.log(pageFooter(page));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

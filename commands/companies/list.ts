@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import { ListCompaniesQuery } from '../../src/api/organization/schemas';
 import type { Page } from '../../src/db/scoped';
@@ -25,6 +26,7 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Company>> {
@@ -34,7 +36,8 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
     const rt = await this.runtime();
     const ctx = tenantOrPlatformContext(rt, this.flags.tenant, this.flags.live);
     const page = await this.listAll((p) => listCompanies(ctx, { search, country, status }, { ...p, sortOrder: 'desc' }));
-    this.log(companyTable(page));
+    this.log(companyTable(page, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import type { Page } from '../../src/db/scoped';
 import type { Merchant, MerchantStatus } from '../../src/services/organization/merchants';
 import { listCompanyMerchants } from '../../src/services/organization/merchants';
@@ -16,6 +17,7 @@ export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerc
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Merchant>> {
@@ -24,7 +26,8 @@ export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerc
       ctx, this.args.id, { status: this.flags.status as MerchantStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(merchantTable(page));
+    this.log(merchantTable(page, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

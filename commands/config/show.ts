@@ -1,5 +1,6 @@
 import { BaseCommand } from '../../src/cli/base-command';
-import { renderTable } from '../../src/cli/output';
+import { tableFlags } from '../../src/cli/flags';
+import { logBesideTable, renderTable } from '../../src/cli/output';
 import { appliedConfig, effectiveSettings, type EffectiveSetting } from '../../src/settings';
 
 export interface ConfigShowResult {
@@ -19,18 +20,20 @@ export default class ConfigShow extends BaseCommand<typeof ConfigShow> {
     'PAYPLANE_CONFIG=/etc/payplane/production.json <%= config.bin %> config show',
   ];
 
+  static override flags = { ...tableFlags };
+
   async run(): Promise<ConfigShowResult> {
     const flags = this.flags['database-url'] !== undefined && this.flags['database-url'] !== process.env.DATABASE_URL ? { DATABASE_URL: this.flags['database-url'] } : {};
     const settings = effectiveSettings(process.env, flags);
     const file = appliedConfig().file ?? null;
-    this.log(file ? `Configuration file: ${file}` : 'Configuration file: none (./payplane.config.json or PAYPLANE_CONFIG)');
+    logBesideTable(this, this.flags, file ? `Configuration file: ${file}` : 'Configuration file: none (./payplane.config.json or PAYPLANE_CONFIG)');
     this.log(
       renderTable(settings, [
         { header: 'Key', get: (s) => s.key },
         { header: 'Environment', get: (s) => s.env },
         { header: 'Value', get: (s) => s.value ?? '' },
         { header: 'Source', get: (s) => s.source },
-      ]),
+      ], this.flags),
     );
     return { file, precedence: ['flag', 'environment', 'file', 'default'], settings };
   }

@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { listFlags, sharedFlags } from '../../src/cli/flags';
+import { listFlags, sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import { FEE_LEVELS, ListFeeAssignmentsQuery, PAYMENT_METHODS } from '../../src/api/fees/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
 import { listFeeAssignments } from '../../src/services/fees/schedules';
-import { pageFooter } from '../../src/cli/output';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
 import { platformContext } from '../../src/cli/context';
 import { renderFeeAssignments } from '../../src/cli/fees';
 
@@ -27,6 +27,7 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
     'payment-method': Flags.string({ description: 'Only this payment method', options: [...PAYMENT_METHODS] }),
     status: Flags.string({ description: 'open or closed', options: ['open', 'closed'] }),
     'active-only': Flags.boolean({ description: 'Only assignments in effect now' }),
+    ...tableFlags,
   };
 
   async run(): Promise<Page<FeeAssignment>> {
@@ -42,8 +43,8 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = query;
     const rt = await this.runtime();
     const page = await this.listAll((p) => listFeeAssignments(platformContext(rt), filters, { ...p, sortOrder }));
-    this.log(renderFeeAssignments(page));
-    this.log(pageFooter(page));
+    this.log(renderFeeAssignments(page, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,10 +1,10 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { listFlags, sharedFlags } from '../../src/cli/flags';
+import { listFlags, sharedFlags, tableFlags } from '../../src/cli/flags';
 import type { Page } from '../../src/db/scoped';
 import type { FeeSchedule, FeeScheduleStatus } from '../../src/services/fees/schedules';
 import { listFeeSchedules } from '../../src/services/fees/schedules';
-import { pageFooter } from '../../src/cli/output';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
 import { platformContext } from '../../src/cli/context';
 import { renderSchedules } from '../../src/cli/fees';
 
@@ -15,6 +15,7 @@ export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesLis
     ...listFlags,
     all: sharedFlags.all,
     status: Flags.string({ description: 'Only schedules in this status', options: ['draft', 'active', 'archived'] }),
+    ...tableFlags,
   };
 
   async run(): Promise<Page<FeeSchedule>> {
@@ -24,8 +25,8 @@ export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesLis
       { tenantId: this.flags.tenant, status: this.flags.status as FeeScheduleStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(renderSchedules(page));
-    this.log(pageFooter(page));
+    this.log(renderSchedules(page, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { chalk, colourEnabled, renderTable } from '../../src/cli/output';
-import { sharedFlags } from '../../src/cli/flags';
+import { chalk, colourEnabled, renderTable, pageFooter, logBesideTable } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import { ListIntegrationProfilesQuery } from '../../src/api/profiles/schemas';
 import type { Page } from '../../src/db/scoped';
@@ -25,6 +25,7 @@ export default class IntegrationProfilesList extends BaseCommand<typeof Integrat
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<IntegrationProfile>> {
@@ -44,9 +45,9 @@ export default class IntegrationProfilesList extends BaseCommand<typeof Integrat
         { header: 'Session', get: (p) => `${p.sessionLifetime} s` },
         { header: 'Cascading', get: (p) => (p.cascadingEnabled ? `yes (${p.maxDeclineAttempts})` : 'no') },
         { header: 'Created', get: (p) => p.createdAt },
-      ]),
+      ], this.flags),
     );
-    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
-import { renderTable, statusColour } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
+import { renderTable, statusColour, pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { ApiKey } from '../../src/services/api-keys/keys';
 import { listApiKeys } from '../../src/services/api-keys/keys';
@@ -22,6 +22,7 @@ export default class KeysList extends BaseCommand<typeof KeysList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<ApiKey>> {
@@ -40,9 +41,9 @@ export default class KeysList extends BaseCommand<typeof KeysList> {
         { header: 'Status', get: (k) => statusColour(k.status) },
         { header: 'Public key', get: (k) => k.publicKey },
         { header: 'Expires', get: (k) => k.expiresAt ?? '' },
-      ]),
+      ], this.flags),
     );
-    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

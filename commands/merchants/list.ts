@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import type { Page } from '../../src/db/scoped';
 import type { LiveStatus, Merchant, MerchantStatus } from '../../src/services/organization/merchants';
 import { listMerchants } from '../../src/services/organization/merchants';
@@ -22,6 +23,7 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Merchant>> {
@@ -32,7 +34,8 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
       { companyId: this.flags.company, status: this.flags.status as MerchantStatus | undefined, liveStatus: this.flags['live-status'] as LiveStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(merchantTable(page));
+    this.log(merchantTable(page, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { listFlags, sharedFlags } from '../../src/cli/flags';
-import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
+import { listFlags, sharedFlags, tableFlags } from '../../src/cli/flags';
+import { pageFooter, renderTable, statusColour, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Partner, PartnerStatus } from '../../src/services/partners';
 import { listPartners } from '../../src/services/partners';
@@ -14,6 +14,7 @@ export default class PartnersList extends BaseCommand<typeof PartnersList> {
     ...listFlags,
     all: sharedFlags.all,
     status: Flags.string({ description: 'Only partners in this status', options: ['active', 'suspended', 'disabled'] }),
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Partner>> {
@@ -31,9 +32,9 @@ export default class PartnersList extends BaseCommand<typeof PartnersList> {
         { header: 'Status', get: (p) => statusColour(p.status) },
         { header: 'Contact', get: (p) => p.contactEmail ?? '' },
         { header: 'Created', get: (p) => p.createdAt },
-      ]),
+      ], this.flags),
     );
-    this.log(pageFooter(page));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

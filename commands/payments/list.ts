@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
-import { pageFooter } from '../../src/cli/output';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Payment } from '../../src/services/payments/records';
 import { ListPaymentsQuery } from '../../src/api/payments/schemas';
@@ -32,6 +32,7 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Payment>> {
@@ -44,8 +45,8 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
     const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
     const page = await this.listAll((p) => listPayments(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
-    this.log(renderPayments(page.data));
-    this.log(pageFooter(page));
+    this.log(renderPayments(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

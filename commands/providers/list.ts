@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
-import { pageFooter, renderTable, statusColour } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
+import { pageFooter, renderTable, statusColour, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { ProviderIntegration, ProviderStatus } from '../../src/services/processing/providers';
 import { listProviders } from '../../src/services/processing/providers';
@@ -16,6 +16,7 @@ export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<ProviderIntegration>> {
@@ -30,8 +31,8 @@ export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
       { header: 'Name', get: (p) => p.name },
       { header: 'Category', get: (p) => p.category },
       { header: 'Status', get: (p) => statusColour(p.status) },
-    ]));
-    this.log(pageFooter(page));
+    ], this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

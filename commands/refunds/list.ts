@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
-import { pageFooter } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Refund } from '../../src/services/payments/records';
 import { listRefunds } from '../../src/services/payments/refunds';
@@ -17,6 +17,7 @@ export default class RefundsList extends BaseCommand<typeof RefundsList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Refund>> {
@@ -24,8 +25,8 @@ export default class RefundsList extends BaseCommand<typeof RefundsList> {
     const where = await locate(rt, 'payment', this.args.paymentId, this.flags.tenant);
     const ctx = await readContext(rt, this.flags.tenant, where.livemode);
     const page = await this.listAll((p) => listRefunds(ctx, where.id, { ...p, sortOrder: 'desc' }));
-    this.log(renderRefunds(page.data));
-    this.log(pageFooter(page));
+    this.log(renderRefunds(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

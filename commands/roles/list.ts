@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
-import { renderTable } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
+import { renderTable, pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Role } from '../../src/services/access/roles';
 import { listRoles } from '../../src/services/access/roles';
@@ -16,6 +16,7 @@ export default class RolesList extends BaseCommand<typeof RolesList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Role>> {
@@ -31,9 +32,9 @@ export default class RolesList extends BaseCommand<typeof RolesList> {
         { header: 'Name', get: (r) => r.name },
         { header: 'Layer', get: (r) => (r.merchantId ? `merchant ${r.merchantId}` : r.layer) },
         { header: 'Permissions', get: (r) => r.permissions.length },
-      ]),
+      ], this.flags),
     );
-    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

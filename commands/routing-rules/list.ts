@@ -1,13 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import type { Page } from '../../src/db/scoped';
 import type { RoutingRule } from '../../src/services/routing/rules';
 import type { RoutingRuleStatus } from '../../src/db/models';
 import { listRoutingRules } from '../../src/services/routing/rules';
 import { renderRules, routingListFlags } from '../../src/cli/routing';
 import { platformContext } from '../../src/cli/context';
-import { pageFooter } from '../../src/cli/output';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
 
 export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesList> {
   static override summary = 'List routing rule versions, of one tenant or of all.';
@@ -23,6 +23,7 @@ export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesLis
     status: Flags.string({ description: 'Only versions in this status', options: ['draft', 'active', 'archived'] }),
     rule: Flags.string({ description: 'Only the versions of this rule (its ruleId)' }),
     name: Flags.string({ description: 'Only rules whose name contains this text (case-insensitive)' }),
+    ...tableFlags,
   };
 
   async run(): Promise<Page<RoutingRule>> {
@@ -32,8 +33,8 @@ export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesLis
       { tenantId: this.flags.tenant, status: this.flags.status as RoutingRuleStatus | undefined, ruleId: this.flags.rule, name: this.flags.name },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(renderRules(page));
-    this.log(pageFooter(page));
+    this.log(renderRules(page, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
-import { renderTable, statusColour } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
+import { renderTable, statusColour, pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Tenant, TenantStatus } from '../../src/services/tenants/tenants';
 import { listTenants } from '../../src/services/tenants/tenants';
@@ -15,6 +15,7 @@ export default class TenantsList extends BaseCommand<typeof TenantsList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Tenant>> {
@@ -32,9 +33,9 @@ export default class TenantsList extends BaseCommand<typeof TenantsList> {
         { header: 'Mode', get: (t) => (t.livemode ? 'live' : 'sandbox') },
         { header: 'Currency', get: (t) => t.defaultCurrency ?? '' },
         { header: 'Created', get: (t) => t.createdAt },
-      ]),
+      ], this.flags),
     );
-    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
-import { pageFooter } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Terminal } from '../../src/services/processing/terminals';
 import { listTerminals } from '../../src/services/processing/terminals';
@@ -19,6 +19,7 @@ export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Terminal>> {
@@ -31,8 +32,8 @@ export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
       },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(renderTerminals(page.data));
-    this.log(pageFooter(page));
+    this.log(renderTerminals(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

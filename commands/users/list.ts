@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
-import { renderTable, statusColour } from '../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
+import { renderTable, statusColour, pageFooter, logBesideTable } from '../../src/cli/output';
 import { validateWith } from '../../src/cli/validate';
 import { ListUsersQuery } from '../../src/api/access/schemas';
 import type { Page } from '../../src/db/scoped';
@@ -25,6 +25,7 @@ export default class UsersList extends BaseCommand<typeof UsersList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<User>> {
@@ -42,9 +43,9 @@ export default class UsersList extends BaseCommand<typeof UsersList> {
         { header: 'Layer', get: (u) => (u.merchantId ? `merchant ${u.merchantId}` : u.layer) },
         { header: 'Status', get: (u) => statusColour(u.status) },
         { header: 'Roles', get: (u) => (u.isOwner ? 'owner' : u.roleIds.length) },
-      ]),
+      ], this.flags),
     );
-    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

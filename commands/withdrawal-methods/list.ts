@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
-import { pageFooter } from '../../src/cli/output';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { ListWithdrawalMethodsQuery } from '../../src/api/withdrawal-methods/schemas';
@@ -28,6 +28,7 @@ export default class WithdrawalMethodsList extends BaseCommand<typeof Withdrawal
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<WithdrawalMethod>> {
@@ -40,8 +41,8 @@ export default class WithdrawalMethodsList extends BaseCommand<typeof Withdrawal
     const { cursor: _cursor, limit: _limit, sortOrder, livemode: _livemode, ...filters } = input;
     const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
     const page = await this.listAll((p) => listWithdrawalMethods(ctx, filters, { ...p, sortOrder }));
-    this.log(renderMethods(page.data));
-    this.log(pageFooter(page));
+    this.log(renderMethods(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

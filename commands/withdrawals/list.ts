@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { sharedFlags } from '../../src/cli/flags';
+import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
-import { pageFooter } from '../../src/cli/output';
+import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { ListWithdrawalsQuery } from '../../src/api/withdrawals/schemas';
@@ -30,6 +30,7 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
     ...operatorFlags,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Withdrawal>> {
@@ -42,8 +43,8 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
     const ctx = await operatorOfTenant(rt, this.flags.tenant, this.flags);
     const page = await this.listAll((p) => listWithdrawals(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
-    this.log(renderWithdrawals(page.data));
-    this.log(pageFooter(page));
+    this.log(renderWithdrawals(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

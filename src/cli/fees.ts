@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Flags } from '@oclif/core';
-import { renderRecord, renderTable, statusColour } from './output';
+import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
 import { ValidationError } from '../domain/errors';
 import type { Page } from '../db/scoped';
 import type { FeeAssignment, FeeSchedule } from '../services/fees/schedules';
@@ -113,14 +113,14 @@ export function renderRules(s: FeeSchedule): string {
   ]);
 }
 
-export function renderSchedules(page: Page<FeeSchedule>): string {
+export function renderSchedules(page: Page<FeeSchedule>, options: TableOptions = {}): string {
   return renderTable(page.data, [
     { header: 'ID', get: (s) => s.id },
     { header: 'Tenant', get: (s) => s.tenantId ?? '(platform)' },
     { header: 'Name', get: (s) => s.name },
     { header: 'Rules', get: (s) => String(s.rules.length) },
     { header: 'Status', get: (s) => statusColour(s.status) },
-  ]);
+  ], options);
 }
 
 // Assignments
@@ -132,7 +132,7 @@ export function renderFeeAssignment(a: FeeAssignment): string {
   });
 }
 
-export function renderFeeAssignments(page: Page<FeeAssignment>): string {
+export function renderFeeAssignments(page: Page<FeeAssignment>, options: TableOptions = {}): string {
   return renderTable(page.data, [
     { header: 'ID', get: (a) => a.id },
     { header: 'Level', get: (a) => a.level },
@@ -143,7 +143,7 @@ export function renderFeeAssignments(page: Page<FeeAssignment>): string {
     { header: 'From', get: (a) => a.effectiveFrom },
     { header: 'To', get: (a) => a.effectiveTo ?? '' },
     { header: 'Status', get: (a) => statusColour(a.status) },
-  ]);
+  ], options);
 }
 
 // Quote

@@ -17,6 +17,27 @@ export const sharedFlags = {
   yes: Flags.boolean({ char: 'y', description: 'Confirm without a prompt', default: false }),
 };
 
+/**
+ * The flags of every command that prints a table of rows (src/cli/output.ts renderTable): which columns, whole
+ * cells, or CSV. Nothing changes under --json.
+ */
+export const tableFlags = {
+  columns: Flags.string({
+    description: 'Only these columns, in this order: a comma-separated list of header names (any case, kebab-case or camelCase), e.g. id,status',
+    helpGroup: 'TABLE',
+  }),
+  'no-truncate': Flags.boolean({
+    description: 'Keep every cell whole (on a terminal, cells are otherwise cut with … to fit its width; a pipe always gets them whole)',
+    default: false,
+    helpGroup: 'TABLE',
+  }),
+  csv: Flags.boolean({
+    description: 'Print the rows as CSV (RFC 4180, a header row, no colour) instead of a table; other lines go to stderr',
+    default: false,
+    helpGroup: 'TABLE',
+  }),
+};
+
 /** --tenant and the page of a list a platform operator may narrow to one tenant. */
 export const listFlags = {
   tenant: Flags.string({ description: 'Only this tenant\'s records' }),

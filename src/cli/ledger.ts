@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { renderTable } from './output';
+import { renderTable, type TableOptions } from './output';
 import { sharedFlags } from './flags';
 import type { Balance, BalanceTransaction } from '../services/ledger';
 import { formatMinor } from '../domain/money';
@@ -16,8 +16,8 @@ export const balanceScopeFlags = {
   cursor: sharedFlags.cursor,
 };
 
-export function renderBalances(rows: Balance[]): string {
-  if (rows.length === 0) return 'No balances.';
+export function renderBalances(rows: Balance[], options: TableOptions = {}): string {
+  if (rows.length === 0 && !options.csv && !options.columns) return 'No balances.';
   return renderTable(rows, [
     { header: 'Merchant', get: (b) => b.merchantId },
     { header: 'Currency', get: (b) => b.currency },
@@ -25,11 +25,11 @@ export function renderBalances(rows: Balance[]): string {
     { header: 'Available', get: (b) => formatMinor(b.available) },
     { header: 'Reserved', get: (b) => formatMinor(b.reserved) },
     { header: 'Payable', get: (b) => formatMinor(b.payable) },
-  ]);
+  ], options);
 }
 
-export function renderBalanceTransactions(rows: BalanceTransaction[]): string {
-  if (rows.length === 0) return 'No balance transactions.';
+export function renderBalanceTransactions(rows: BalanceTransaction[], options: TableOptions = {}): string {
+  if (rows.length === 0 && !options.csv && !options.columns) return 'No balance transactions.';
   return renderTable(rows, [
     { header: 'Created', get: (t) => t.createdAt },
     { header: 'Merchant', get: (t) => t.merchantId },
@@ -38,5 +38,5 @@ export function renderBalanceTransactions(rows: BalanceTransaction[]): string {
     { header: 'Type', get: (t) => t.type },
     { header: 'Source', get: (t) => t.sourceId },
     { header: 'Description', get: (t) => t.description },
-  ]);
+  ], options);
 }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { sharedFlags } from './flags';
-import { pageFooter, renderRecord, renderTable, statusColour } from './output';
+import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
 import { validateWith } from './validate';
 import { ValidationError } from '../domain/errors';
 import { CreateLimitBody } from '../api/limits/schemas';
@@ -73,12 +73,7 @@ export function limitListQuery(flags: { status?: string; limit: number; cursor?:
   };
 }
 
-/** A page of limits as a table with its footer. */
-export function renderLimitPage(page: Page<Limit>): string {
-  return `${renderLimits(page)}\n${pageFooter(page)}`;
-}
-
-export function renderLimits(page: Page<Limit>): string {
+export function renderLimits(page: Page<Limit>, options: TableOptions = {}): string {
   return renderTable(page.data, [
     { header: 'ID', get: (l) => l.id },
     { header: 'Owner', get: (l) => `${l.entityType} ${l.entityId}` },
@@ -87,7 +82,7 @@ export function renderLimits(page: Page<Limit>): string {
     { header: 'Threshold', get: (l) => (l.metric === 'volume' ? `${l.threshold} ${l.currency}` : String(l.threshold)) },
     { header: 'Narrowed to', get: (l) => [l.currency && l.metric !== 'volume' ? l.currency : null, l.paymentMethod, l.brand, l.transactionType].filter(Boolean).join(' ') },
     { header: 'Status', get: (l) => statusColour(l.status) },
-  ]);
+  ], options);
 }
 
 export function renderLimit(limit: Limit): string {

@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from './base-command';
 import { recordArg, recordContext } from './context';
-import { pageFooter, renderRecord, renderTable, statusColour } from './output';
+import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
 import { statusMoveCommand } from './status-move';
 import type { Page } from '../db/scoped';
 import type { Company } from '../services/organization/companies';
-import { changeLiveStatus, changeMerchantStatus, type LiveMove, type Merchant, type StatusMove } from '../services/organization/merchants';
+import { changeLiveStatus, changeMerchantStatus, getMerchant, type LiveMove, type Merchant, type StatusMove } from '../services/organization/merchants';
 
 /** Flags of companies create and update; `companyInput` turns them into the request body's fields. */
 export const companyFieldFlags = {
@@ -52,32 +52,28 @@ export function merchantInput(flags: MerchantFlagValues): Record<string, unknown
   return { name: flags.name, defaultCurrency: flags['default-currency'], mcc: flags.mcc, website: flags.website };
 }
 
-export function companyTable(page: Page<Company>): string {
-  return [
-    renderTable(page.data, [
-      { header: 'ID', get: (c) => c.id },
-      { header: 'Name', get: (c) => c.name },
-      { header: 'Country', get: (c) => c.country },
-      { header: 'Status', get: (c) => statusColour(c.status) },
-      { header: 'Mode', get: (c) => (c.livemode ? 'live' : 'sandbox') },
-      { header: 'Tenant', get: (c) => c.tenantId },
-    ]),
-    pageFooter(page),
-  ].join('\n');
+/** A page of companies as a table (its footer is the caller's: pageFooter). */
+export function companyTable(page: Page<Company>, options: TableOptions = {}): string {
+  return renderTable(page.data, [
+    { header: 'ID', get: (c) => c.id },
+    { header: 'Name', get: (c) => c.name },
+    { header: 'Country', get: (c) => c.country },
+    { header: 'Status', get: (c) => statusColour(c.status) },
+    { header: 'Mode', get: (c) => (c.livemode ? 'live' : 'sandbox') },
+    { header: 'Tenant', get: (c) => c.tenantId },
+  ], options);
 }
 
-export function merchantTable(page: Page<Merchant>): string {
-  return [
-    renderTable(page.data, [
-      { header: 'ID', get: (m) => m.id },
-      { header: 'Name', get: (m) => m.name },
-      { header: 'Status', get: (m) => statusColour(m.status) },
-      { header: 'Live', get: (m) => m.liveStatus },
-      { header: 'Company', get: (m) => m.companyId },
-      { header: 'Currency', get: (m) => m.defaultCurrency ?? '' },
-    ]),
-    pageFooter(page),
-  ].join('\n');
+/** A page of merchants as a table (its footer is the caller's: pageFooter). */
+export function merchantTable(page: Page<Merchant>, options: TableOptions = {}): string {
+  return renderTable(page.data, [
+    { header: 'ID', get: (m) => m.id },
+    { header: 'Name', get: (m) => m.name },
+    { header: 'Status', get: (m) => statusColour(m.status) },
+    { header: 'Live', get: (m) => m.liveStatus },
+    { header: 'Company', get: (m) => m.companyId },
+    { header: 'Currency', get: (m) => m.defaultCurrency ?? '' },
+  ], options);
 }
 
 export function merchantRecord(m: Merchant): string {
@@ -98,6 +94,7 @@ const STATUS_SUMMARY: Record<StatusMove, string> = {
 export function merchantStatusCommand(move: StatusMove) {
   return statusMoveCommand({
     topic: 'merchants', noun: 'merchant', move, summary: STATUS_SUMMARY[move],
+    get: async (rt, id) => getMerchant(await recordContext(rt, 'merchant', id), id),
     apply: async (rt, id) => changeMerchantStatus(await recordContext(rt, 'merchant', id), id, move),
   });
 }

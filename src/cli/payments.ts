@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { chalk, colourEnabled, renderRecord, renderTable } from './output';
+import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from './output';
 import { pollUntil } from './poll';
 import { formatMinor, minorUnits, type Money } from '../domain/money';
 import { UnavailableError, ValidationError } from '../domain/errors';
@@ -72,8 +72,8 @@ export async function isSandboxProvider(ctx: CallerContext, providerIntegrationI
 
 const card = (p: Payment) => (p.card ? `${p.card.brand} •••• ${p.card.last4}` : '');
 
-export function renderPayments(rows: Payment[]): string {
-  if (rows.length === 0) return 'No payments.';
+export function renderPayments(rows: Payment[], options: TableOptions = {}): string {
+  if (rows.length === 0 && !options.csv && !options.columns) return 'No payments.';
   return renderTable(rows, [
     { header: 'ID', get: (p) => p.id },
     { header: 'Merchant', get: (p) => p.merchantId },
@@ -81,7 +81,7 @@ export function renderPayments(rows: Payment[]): string {
     { header: 'Amount', get: (p) => formatMinor(p.amount) },
     { header: 'Card', get: card },
     { header: 'Created', get: (p) => p.createdAt },
-  ]);
+  ], options);
 }
 
 function paymentStatusColour(status: string): string {
@@ -144,8 +144,8 @@ export function renderPayment(p: Payment): string {
   return lines.join('\n');
 }
 
-export function renderRefunds(rows: Refund[]): string {
-  if (rows.length === 0) return 'No refunds.';
+export function renderRefunds(rows: Refund[], options: TableOptions = {}): string {
+  if (rows.length === 0 && !options.csv && !options.columns) return 'No refunds.';
   return renderTable(rows, [
     { header: 'ID', get: (r) => r.id },
     { header: 'Payment', get: (r) => r.paymentId },
@@ -153,7 +153,7 @@ export function renderRefunds(rows: Refund[]): string {
     { header: 'Amount', get: (r) => formatMinor(r.amount) },
     { header: 'Reason', get: (r) => r.reason ?? '' },
     { header: 'Created', get: (r) => r.createdAt },
-  ]);
+  ], options);
 }
 
 export function renderRefund(r: Refund): string {

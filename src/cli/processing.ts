@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Flags } from '@oclif/core';
 import { ValidationError } from '../domain/errors';
-import { renderRecord, renderTable, statusColour } from './output';
+import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
 import type { MpiAccount, Terminal, TerminalRestriction } from '../services/processing/terminals';
 import type { ProviderIntegration } from '../services/processing/providers';
 
@@ -54,7 +54,7 @@ export function renderTerminal(t: Terminal): string {
   });
 }
 
-export function renderTerminals(rows: Terminal[]): string {
+export function renderTerminals(rows: Terminal[], options: TableOptions = {}): string {
   return renderTable(rows, [
     { header: 'ID', get: (t) => t.id },
     { header: 'Tenant', get: (t) => t.tenantId },
@@ -62,10 +62,10 @@ export function renderTerminals(rows: Terminal[]): string {
     { header: 'Direction', get: (t) => t.direction },
     { header: 'Currencies', get: (t) => t.supportedCurrencies },
     { header: 'Status', get: (t) => statusColour(t.status) },
-  ]);
+  ], options);
 }
 
-export function renderMpiAccounts(rows: MpiAccount[]): string {
+export function renderMpiAccounts(rows: MpiAccount[], options: TableOptions = {}): string {
   return renderTable(rows, [
     { header: 'Brand', get: (a) => a.brand },
     { header: 'Enabled', get: (a) => String(a.enabled) },
@@ -74,10 +74,10 @@ export function renderMpiAccounts(rows: MpiAccount[]): string {
     { header: 'BIN', get: (a) => a.acquirerBin ?? '' },
     { header: 'MCC', get: (a) => a.mcc ?? '' },
     { header: '3DS version', get: (a) => a.preferredVersion ?? '' },
-  ]);
+  ], options);
 }
 
-export function renderRestrictions(rows: TerminalRestriction[]): string {
+export function renderRestrictions(rows: TerminalRestriction[], options: TableOptions = {}): string {
   return renderTable(rows, [
     { header: 'ID', get: (r) => r.id },
     { header: 'Action', get: (r) => r.action },
@@ -85,7 +85,7 @@ export function renderRestrictions(rows: TerminalRestriction[]): string {
     { header: 'Brand', get: (r) => r.brand ?? 'any' },
     { header: 'Transaction', get: (r) => r.transactionType },
     { header: 'Status', get: (r) => statusColour(r.status) },
-  ]);
+  ], options);
 }
 
 export function renderProvider(p: ProviderIntegration): string {

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { renderRecord, renderTable, statusColour } from './output';
+import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
 import { csv, readJsonFlag, sharedFlags } from './flags';
 import { ValidationError } from '../domain/errors';
 import type { Page } from '../db/scoped';
@@ -133,7 +133,7 @@ export function renderRule(r: RoutingRule): string {
   });
 }
 
-export function renderRules(page: Page<RoutingRule>): string {
+export function renderRules(page: Page<RoutingRule>, options: TableOptions = {}): string {
   return renderTable(page.data, [
     { header: 'ID', get: (r) => r.id },
     { header: 'Rule', get: (r) => r.ruleId },
@@ -141,7 +141,7 @@ export function renderRules(page: Page<RoutingRule>): string {
     { header: 'Name', get: (r) => r.name },
     { header: 'Priority', get: (r) => String(r.priority) },
     { header: 'Status', get: (r) => statusColour(r.status) },
-  ]);
+  ], options);
 }
 
 export function renderDecision(d: RoutingDecision): string {

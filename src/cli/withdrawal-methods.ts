@@ -1,11 +1,13 @@
 import { Flags } from '@oclif/core';
 import { sharedFlags } from './flags';
-import { renderRecord, renderTable, statusColour } from './output';
+import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
 import { readContext } from './context';
 import { ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import { getWithdrawalMethod, type WithdrawalMethod, type WithdrawalMethodTypeRecord } from '../services/withdrawal-methods/methods';
+import { getMerchant } from '../services/organization/merchants';
+import type { ConfirmSubject } from './prompts';
 
 /** --tenant (required) and --live: the records of one tenant in one mode. */
 export const methodScopeFlags = {
@@ -27,11 +29,14 @@ export async function confirmedContext(
   flags: { tenant: string; live: boolean },
   id: string,
   verb: string,
-  confirm: (question: string) => Promise<void>,
+  confirm: (subject: () => Promise<ConfirmSubject>) => Promise<void>,
 ): Promise<CallerContext> {
   const ctx = await readContext(rt, flags.tenant, flags.live);
   const m = await getWithdrawalMethod(ctx, id);
-  await confirm(`${verb} withdrawal method "${m.label}" (${m.methodType}, ${m.status}) of merchant ${m.merchantId}?`);
+  await confirm(async () => {
+    const merchant = await getMerchant(ctx, m.merchantId);
+    return { verb, noun: 'withdrawal method', name: m.label, id: m.id, of: { noun: 'merchant', name: merchant.name, id: merchant.id } };
+  });
   return ctx;
 }
 
@@ -59,8 +64,8 @@ const detailsText = (details: Record<string, string>) =>
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
 
-export function renderMethods(rows: WithdrawalMethod[]): string {
-  if (rows.length === 0) return 'No withdrawal methods.';
+export function renderMethods(rows: WithdrawalMethod[], options: TableOptions = {}): string {
+  if (rows.length === 0 && !options.csv && !options.columns) return 'No withdrawal methods.';
   return renderTable(rows, [
     { header: 'ID', get: (m) => m.id },
     { header: 'Merchant', get: (m) => m.merchantId },
@@ -69,7 +74,7 @@ export function renderMethods(rows: WithdrawalMethod[]): string {
     { header: 'Details', get: (m) => detailsText(m.details) },
     { header: 'Status', get: (m) => statusColour(m.status) },
     { header: 'Active from', get: (m) => m.activatesAt ?? '' },
-  ]);
+  ], options);
 }
 
 /** One method: details masked as every read shows them. */
@@ -81,12 +86,12 @@ export function renderMethod(m: WithdrawalMethod): string {
   });
 }
 
-export function renderTypes(rows: WithdrawalMethodTypeRecord[]): string {
+export function renderTypes(rows: WithdrawalMethodTypeRecord[], options: TableOptions = {}): string {
   return renderTable(rows, [
     { header: 'Type', get: (t) => t.type },
     { header: 'Name', get: (t) => t.name },
     { header: 'Currencies', get: (t) => (t.currencies.length ? t.currencies.join(', ') : 'any') },
     { header: 'Required details', get: (t) => t.requiredDetails.join(', ') },
     { header: 'Optional details', get: (t) => t.details.filter((d) => !d.required).map((d) => (d.values ? `${d.key} (${d.values.join('|')})` : d.key)).join(', ') },
-  ]);
+  ], options);
 }

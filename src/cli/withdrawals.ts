@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { chalk, colourEnabled, renderRecord, renderTable } from './output';
+import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from './output';
 import { formatMinor } from '../domain/money';
 import type { CallerContext } from '../domain/context';
 import { completeWithdrawal, failWithdrawal, type Withdrawal } from '../services/withdrawals';
@@ -58,33 +58,29 @@ function answerCheck(body: 'CompleteWithdrawalBody' | 'FailWithdrawalBody', fiel
 
 /**
  * Asks the operator on the terminal how the payout went: Completed (provider reference, optional comment), Failed
- * (comment) or Not yet. Null for "Not yet" and for Ctrl-C: the withdrawal then stays executing.
+ * (comment) or Not yet. Null for "Not yet": the withdrawal then stays executing. Ctrl-C throws the prompt's
+ * ExitPromptError, as at every prompt (exit 130, BaseCommand.catch).
  */
 export async function promptOutcome(defaults: { reference?: string; comment?: string }): Promise<ExecutionOutcome | null> {
   const { select, input } = await import('@inquirer/prompts');
-  try {
-    const answer = await select({
-      message: 'Did the payout complete?',
-      choices: [
-        { name: 'Completed', value: 'complete' as const, description: 'The money left: record the provider or bank reference.' },
-        { name: 'Failed', value: 'fail' as const, description: 'It did not go out: the amount and fee return to the merchant\'s available balance.' },
-        { name: 'Not yet', value: 'later' as const, description: 'Leave the withdrawal executing; run this command again when you know.' },
-      ],
+  const answer = await select({
+    message: 'Did the payout complete?',
+    choices: [
+      { name: 'Completed', value: 'complete' as const, description: 'The money left: record the provider or bank reference.' },
+      { name: 'Failed', value: 'fail' as const, description: 'It did not go out: the amount and fee return to the merchant\'s available balance.' },
+      { name: 'Not yet', value: 'later' as const, description: 'Leave the withdrawal executing; run this command again when you know.' },
+    ],
+  });
+  if (answer === 'later') return null;
+  if (answer === 'complete') {
+    const providerReference = await input({
+      message: 'Provider reference:', required: true, default: defaults.reference, validate: answerCheck('CompleteWithdrawalBody', 'providerReference'),
     });
-    if (answer === 'later') return null;
-    if (answer === 'complete') {
-      const providerReference = await input({
-        message: 'Provider reference:', required: true, default: defaults.reference, validate: answerCheck('CompleteWithdrawalBody', 'providerReference'),
-      });
-      const comment = await input({ message: 'Comment (optional):', default: defaults.comment, validate: answerCheck('CompleteWithdrawalBody', 'comment', true) });
-      return { outcome: 'complete', providerReference: providerReference.trim(), comment: comment.trim() || undefined };
-    }
-    const comment = await input({ message: 'Why did it fail?', required: true, default: defaults.comment, validate: answerCheck('FailWithdrawalBody', 'comment') });
-    return { outcome: 'fail', comment: comment.trim(), providerReference: defaults.reference };
-  } catch (error) {
-    if ((error as Error).name === 'ExitPromptError') return null;
-    throw error;
+    const comment = await input({ message: 'Comment (optional):', default: defaults.comment, validate: answerCheck('CompleteWithdrawalBody', 'comment', true) });
+    return { outcome: 'complete', providerReference: providerReference.trim(), comment: comment.trim() || undefined };
   }
+  const comment = await input({ message: 'Why did it fail?', required: true, default: defaults.comment, validate: answerCheck('FailWithdrawalBody', 'comment') });
+  return { outcome: 'fail', comment: comment.trim(), providerReference: defaults.reference };
 }
 
 // ------------------------------------------------------------------------------------------------------ output
@@ -120,8 +116,8 @@ export function renderDestination(destination: { type: string; details: Record<s
 const debited = (w: Withdrawal) => ({ currency: w.currency, valueMinor: w.amount.valueMinor + w.fee.valueMinor });
 const when = (at: string | null, by: string | null) => (at ? `${at}${by ? ` by ${by}` : ''}` : '');
 
-export function renderWithdrawals(rows: Withdrawal[]): string {
-  if (rows.length === 0) return 'No withdrawals.';
+export function renderWithdrawals(rows: Withdrawal[], options: TableOptions = {}): string {
+  if (rows.length === 0 && !options.csv && !options.columns) return 'No withdrawals.';
   return renderTable(rows, [
     { header: 'ID', get: (w) => w.id },
     { header: 'Merchant', get: (w) => w.entityId },
@@ -130,7 +126,7 @@ export function renderWithdrawals(rows: Withdrawal[]): string {
     { header: 'Status', get: (w) => withdrawalStatusColour(w.status) },
     { header: 'Created', get: (w) => w.createdAt },
     { header: 'Destination', get: (w) => destinationLine(w.destination) },
-  ]);
+  ], options);
 }
 
 /** One withdrawal: amounts, the masked destination and who moved it when (empty steps left out). */

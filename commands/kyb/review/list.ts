@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
-import { renderTable, statusColour } from '../../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../../src/cli/flags';
+import { renderTable, statusColour, pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { KybStatus } from '../../../src/db/models/kyb';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
@@ -23,6 +23,7 @@ export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<KybSubmission>> {
@@ -42,9 +43,9 @@ export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
         { header: 'Legal name', get: (s) => (s.data.legalName as string | undefined) ?? '' },
         { header: 'Documents', get: (s) => s.documents.length },
         { header: 'Submitted', get: (s) => s.submittedAt ?? '' },
-      ]),
+      ], this.flags),
     );
-    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { listFlags, sharedFlags } from '../../../src/cli/flags';
-import { pageFooter, renderTable, statusColour } from '../../../src/cli/output';
+import { listFlags, sharedFlags, tableFlags } from '../../../src/cli/flags';
+import { pageFooter, renderTable, statusColour, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { PartnerAssignment } from '../../../src/services/partners';
 import { listAssignments } from '../../../src/services/partners';
@@ -16,6 +16,7 @@ export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAs
     partner: Flags.string({ description: 'Only this partner\'s assignments' }),
     merchant: Flags.string({ description: 'Only assignments to this merchant' }),
     status: Flags.string({ description: 'Only assignments in this status', options: ['active', 'suspended'] }),
+    ...tableFlags,
   };
 
   async run(): Promise<Page<PartnerAssignment>> {
@@ -35,9 +36,9 @@ export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAs
         { header: 'Status', get: (a) => statusColour(a.status) },
         { header: 'From', get: (a) => a.effectiveFrom },
         { header: 'To', get: (a) => a.effectiveTo ?? '' },
-      ]),
+      ], this.flags),
     );
-    this.log(pageFooter(page));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

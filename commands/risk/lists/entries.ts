@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
-import { pageFooter } from '../../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { ListEntry } from '../../../src/services/risk/lists';
 import { listListEntries } from '../../../src/services/risk/lists';
@@ -23,6 +23,7 @@ export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntrie
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<ListEntry>> {
@@ -30,8 +31,8 @@ export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntrie
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const page = await this.listAll((p) => namingFlags({ value: '--value' }, () =>
       listListEntries(ctx, this.args.group, { value: this.flags.value }, { ...p, sortOrder: 'desc' })));
-    this.log(renderListEntries(page.data));
-    this.log(pageFooter(page));
+    this.log(renderListEntries(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
-import { pageFooter } from '../../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { ListGroup } from '../../../src/services/risk/lists';
 import type { ListEntryType } from '../../../src/db/models/risk';
@@ -19,6 +19,7 @@ export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<ListGroup>> {
@@ -29,8 +30,8 @@ export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
       { entryType: this.flags['entry-type'] as ListEntryType | undefined },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(renderListGroups(page.data));
-    this.log(pageFooter(page));
+    this.log(renderListGroups(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
-import { pageFooter } from '../../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import type { AntifraudPlanStatus } from '../../../src/db/models/risk';
@@ -21,6 +21,7 @@ export default class RiskPlansList extends BaseCommand<typeof RiskPlansList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<AntifraudPlan>> {
@@ -32,8 +33,8 @@ export default class RiskPlansList extends BaseCommand<typeof RiskPlansList> {
       { status: this.flags.status as AntifraudPlanStatus | undefined, merchantId: this.flags.merchant },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(renderAntifraudPlans(page.data));
-    this.log(pageFooter(page));
+    this.log(renderAntifraudPlans(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

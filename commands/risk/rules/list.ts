@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
-import { pageFooter } from '../../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { ScoringRule } from '../../../src/services/risk/rules';
 import type { RiskSignal } from '../../../src/db/models/risk';
@@ -25,6 +25,7 @@ export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<ScoringRule>> {
@@ -35,8 +36,8 @@ export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
       { signal: this.flags.signal as RiskSignal | undefined, isActive: this.flags.active ? true : this.flags.inactive ? false : undefined },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(renderScoringRules(page.data));
-    this.log(pageFooter(page));
+    this.log(renderScoringRules(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,23 +1,25 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../../src/cli/flags';
 import type { Page } from '../../../src/db/scoped';
 import type { Limit } from '../../../src/services/limits/manage';
 import { listTerminalLimits } from '../../../src/services/processing/terminals';
 import { platformContext } from '../../../src/cli/context';
-import { limitListFlags, limitListQuery, renderLimitPage } from '../../../src/cli/limits';
+import { limitListFlags, limitListQuery, renderLimits } from '../../../src/cli/limits';
 
 export default class TerminalLimitsList extends BaseCommand<typeof TerminalLimitsList> {
   static override summary = 'List a terminal\'s limits.';
   static override examples = ['<%= config.bin %> terminals limits list 6f1c…', '<%= config.bin %> terminals limits list 6f1c… --status active --json', '<%= config.bin %> terminals limits list 6f1c… --all --json'];
   static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
-  static override flags = { ...limitListFlags, all: sharedFlags.all };
+  static override flags = { ...limitListFlags, all: sharedFlags.all, ...tableFlags };
 
   async run(): Promise<Page<Limit>> {
     const rt = await this.runtime();
     const { filters, page: params } = limitListQuery(this.flags);
     const page = await this.listAll((p) => listTerminalLimits(platformContext(rt), this.args.id, filters, { ...params, ...p }));
-    this.log(renderLimitPage(page));
+    this.log(renderLimits(page, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

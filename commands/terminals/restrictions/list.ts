@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
-import { pageFooter } from '../../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../../src/cli/flags';
+import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals';
 import { listRestrictions } from '../../../src/services/processing/terminals';
@@ -17,6 +17,7 @@ export default class RestrictionsList extends BaseCommand<typeof RestrictionsLis
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<TerminalRestriction>> {
@@ -25,8 +26,8 @@ export default class RestrictionsList extends BaseCommand<typeof RestrictionsLis
       platformContext(rt), this.args.id, { status: this.flags.status as TerminalRestriction['status'] | undefined },
       { ...p, sortOrder: 'desc' },
     ));
-    this.log(renderRestrictions(page.data));
-    this.log(pageFooter(page));
+    this.log(renderRestrictions(page.data, this.flags));
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

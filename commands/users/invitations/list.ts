@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
-import { renderTable, statusColour } from '../../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../../src/cli/flags';
+import { renderTable, statusColour, pageFooter, logBesideTable } from '../../../src/cli/output';
 import { validateWith } from '../../../src/cli/validate';
 import { ListInvitationsQuery } from '../../../src/api/access/schemas';
 import type { Page } from '../../../src/db/scoped';
@@ -20,6 +20,7 @@ export default class InvitationsList extends BaseCommand<typeof InvitationsList>
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<Invitation>> {
@@ -37,9 +38,9 @@ export default class InvitationsList extends BaseCommand<typeof InvitationsList>
         { header: 'User', get: (i) => i.userId },
         { header: 'Status', get: (i) => statusColour(i.status) },
         { header: 'Expires', get: (i) => i.expiresAt },
-      ]),
+      ], this.flags),
     );
-    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
-import { renderTable } from '../../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../../src/cli/flags';
+import { renderTable, pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries';
 import { listDeliveries } from '../../../src/services/webhooks/deliveries';
@@ -17,6 +17,8 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
     '<%= config.bin %> webhooks deliveries list --tenant 6f1c… --endpoint 9a4e… --json',
     '<%= config.bin %> webhooks deliveries list --tenant 6f1c… --merchant 0b9e… --type payment.succeeded --live',
     '<%= config.bin %> webhooks deliveries list --status failed --all --json',
+    '<%= config.bin %> webhooks deliveries list --status failed --columns id,event-type,last-error --no-truncate',
+    '<%= config.bin %> webhooks deliveries list --all --csv > deliveries.csv',
   ];
   static override flags = {
     tenant: Flags.string({ description: 'Tenant id (default: every tenant)' }),
@@ -28,6 +30,7 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<WebhookDelivery>> {
@@ -50,9 +53,9 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
         { header: 'Mode', get: (d) => modeName(d.livemode) },
         { header: 'Last error', get: (d) => d.lastError ?? '' },
         { header: 'Created', get: (d) => d.createdAt },
-      ]),
+      ], this.flags),
     );
-    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

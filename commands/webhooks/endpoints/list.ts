@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../../src/cli/base-command';
-import { sharedFlags } from '../../../src/cli/flags';
-import { renderTable, statusColour } from '../../../src/cli/output';
+import { sharedFlags, tableFlags } from '../../../src/cli/flags';
+import { renderTable, statusColour, pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
 import { listEndpoints } from '../../../src/services/webhooks/endpoints';
@@ -20,6 +20,7 @@ export default class WebhooksEndpointsList extends BaseCommand<typeof WebhooksEn
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
+    ...tableFlags,
   };
 
   async run(): Promise<Page<WebhookEndpoint>> {
@@ -34,9 +35,9 @@ export default class WebhooksEndpointsList extends BaseCommand<typeof WebhooksEn
         { header: 'Status', get: (e) => statusColour(e.status) },
         { header: 'Level', get: (e) => (e.level === 'merchant' ? `merchant ${e.merchantId}` : e.level) },
         { header: 'Created', get: (e) => e.createdAt },
-      ]),
+      ], this.flags),
     );
-    this.log(`${page.data.length} of ${page.pagination.totalCount}${page.pagination.nextCursor ? ` (next: --cursor ${page.pagination.nextCursor})` : ''}`);
+    logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }
 }

@@ -1,4 +1,4 @@
-import { renderRecord, renderTable } from '../output';
+import { renderRecord, renderTable, type TableOptions } from '../output';
 import type { ListEntry, ListGroup } from '../../services/risk/lists';
 
 // The `payplane risk lists …` commands' pieces: list groups and their entries.
@@ -12,24 +12,24 @@ export function renderListGroup(g: ListGroup): string {
   });
 }
 
-export function renderListGroups(groups: ListGroup[]): string {
+export function renderListGroups(groups: ListGroup[], options: TableOptions = {}): string {
   return renderTable(groups, [
     { header: 'ID', get: (g) => g.id },
     { header: 'Name', get: (g) => g.name },
     { header: 'Entry type', get: (g) => g.entryType },
     { header: 'Entries', get: (g) => String(g.entryCount) },
     { header: 'Created', get: (g) => g.createdAt },
-  ]);
+  ], options);
 }
 
-export function renderListEntries(entries: ListEntry[]): string {
+export function renderListEntries(entries: ListEntry[], options: TableOptions = {}): string {
   return renderTable(entries, [
     { header: 'ID', get: (e) => e.id },
     { header: 'Value', get: (e) => e.value },
     { header: 'Note', get: (e) => e.note },
     { header: 'Created by', get: (e) => e.createdBy },
     { header: 'Created', get: (e) => e.createdAt },
-  ]);
+  ], options);
 }
 
 export function renderListEntry(e: ListEntry): string {

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { chalk, colourEnabled, renderRecord, renderTable } from '../output';
+import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from '../output';
 import { csv } from '../flags';
 import { nullable, scoreFlag } from './input';
 import type { AntifraudPlan } from '../../services/risk/plans';
@@ -65,7 +65,7 @@ export function renderAntifraudPlan(p: AntifraudPlan): string {
   });
 }
 
-export function renderAntifraudPlans(plans: AntifraudPlan[]): string {
+export function renderAntifraudPlans(plans: AntifraudPlan[], options: TableOptions = {}): string {
   return renderTable(plans, [
     { header: 'ID', get: (p) => p.id },
     { header: 'Name', get: (p) => p.name },
@@ -73,7 +73,7 @@ export function renderAntifraudPlans(plans: AntifraudPlan[]): string {
     { header: 'Merchant', get: (p) => p.merchantId ?? 'all' },
     { header: 'Rules', get: (p) => String(p.ruleIds.length) },
     { header: 'Thresholds', get: (p) => describeThresholds(p.thresholds) },
-  ]);
+  ], options);
 }
 
 function planStatus(status: string): string {

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { chalk, colourEnabled, renderRecord, renderTable } from '../output';
+import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from '../output';
 import { conditionsFlag, nullable } from './input';
 import type { RiskCondition } from '../../db/models/risk';
 import type { ScoringRule } from '../../services/risk/rules';
@@ -59,7 +59,7 @@ export function renderScoringRule(r: ScoringRule): string {
   });
 }
 
-export function renderScoringRules(rules: ScoringRule[]): string {
+export function renderScoringRules(rules: ScoringRule[], options: TableOptions = {}): string {
   return renderTable(rules, [
     { header: 'ID', get: (r) => r.id },
     { header: 'Name', get: (r) => r.name },
@@ -68,7 +68,7 @@ export function renderScoringRules(rules: ScoringRule[]): string {
     { header: 'Priority', get: (r) => String(r.priority) },
     { header: 'Active', get: (r) => (r.isActive ? 'yes' : 'no') },
     { header: 'Conditions', get: (r) => r.conditions.map(describeCondition).join('; ') },
-  ]);
+  ], options);
 }
 
 export function signalColour(signal: string): string {
