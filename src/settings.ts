@@ -35,6 +35,7 @@ export const SETTINGS: Setting[] = [
   s('trustProxy', 'PAYPLANE_TRUST_PROXY', 'Express trust proxy: true, a hop count, or addresses/CIDRs of trusted proxies', 'boolean-or-string', { default: 'false' }),
   s('logLevel', 'PAYPLANE_LOG_LEVEL', 'pino level of the logs', 'string', { default: 'info (serve), silent (other commands)' }),
   s('logFile', 'PAYPLANE_LOG_FILE', 'append the JSON logs to this file (%p: the process id)', 'string', { default: 'stdout' }),
+  s('logFormat', 'PAYPLANE_LOG_FORMAT', 'json (pino JSON lines), pretty (one readable line per request) or auto: pretty when the logs go to a terminal', 'string', { default: 'auto' }),
   s('metricsToken', 'PAYPLANE_METRICS_TOKEN', 'GET /metrics asks for Authorization: Bearer <token>', 'string', { default: 'none (open)', secret: true }),
   s('httpHeadersTimeoutMs', 'PAYPLANE_HTTP_HEADERS_TIMEOUT_MS', 'a client must send its request headers within this time', 'int', { default: '10000' }),
   s('httpRequestTimeoutMs', 'PAYPLANE_HTTP_REQUEST_TIMEOUT_MS', 'a client must send its whole request within this time', 'int', { default: '30000' }),

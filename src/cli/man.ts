@@ -8,7 +8,7 @@ import { Config, type Command } from '@oclif/core';
  * writes them; test/cli/man.test.ts checks that every command has its page and that the pages are current.
  */
 
-/** What every command shares: the exit codes of src/domain/errors.ts (exitCode of each error class). */
+/** What every command shares: the exit codes of src/domain/errors.ts (exitCode of each error class), and 130 for Ctrl-C at a prompt. */
 export const EXIT_CODES: [number, string][] = [
   [0, 'success'],
   [1, 'internal error'],
@@ -19,6 +19,8 @@ export const EXIT_CODES: [number, string][] = [
   [6, 'business rule refused'],
   [7, 'rate limited'],
   [8, 'unavailable (the database, a provider)'],
+  [9, 'cancelled: the operator answered no at a confirmation (nothing was changed)'],
+  [130, 'interrupted: Ctrl-C at a prompt'],
 ];
 
 /** Environment variables every command reads (a flag's own variable is listed with the flag). */
@@ -29,6 +31,7 @@ export const COMMON_ENVIRONMENT: [string, string][] = [
   ['PAYPLANE_TOKEN_SECRET', 'HS256 key (32+ characters) of user access tokens'],
   ['PAYPLANE_LOG_LEVEL', 'pino level of the logs (serve: info; other commands: silent)'],
   ['PAYPLANE_LOG_FILE', 'append the JSON logs to this file instead of stdout (%p: the process id)'],
+  ['PAYPLANE_LOG_FORMAT', 'json, pretty (one readable line per request) or auto (default: pretty on a terminal, else JSON)'],
   ['NO_COLOR', 'no colour in tables and messages (also when stdout is not a terminal)'],
 ];
 
