@@ -7,5 +7,8 @@
 if (process.argv[2] === 'serve') require('../dist/src/cli/heap').holdYoungGeneration();
 
 const oclif = require('@oclif/core');
+// an error is one line for a script or a log (oclif wraps it at 80 columns when stderr is not a terminal)
+// (its lib/screen.js, by path: the package does not export it)
+if (!process.stderr.isTTY) require(require('node:path').join(require.resolve('@oclif/core'), '..', 'screen.js')).errtermwidth = 100_000;
 
 oclif.execute({ dir: __dirname }).catch(oclif.Errors.handle);

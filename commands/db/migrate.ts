@@ -20,9 +20,12 @@ export default class DbMigrate extends BaseCommand<typeof DbMigrate> {
     action: Args.string({ description: 'up, down or status', options: ['up', 'down', 'status'], default: 'up' }),
   };
 
+  static override createsDatabase = true;
+
   async run(): Promise<MigrateResult> {
-    const rt = await this.runtime({ migrate: false });
     const action = this.args.action as MigrateResult['action'];
+    // up creates the database (a SQLite file; on Postgres the database must exist: `payplane db create`); status and down do not
+    const rt = await this.runtime({ migrate: false, create: action === 'up', requireSchema: action === 'down' });
     if (action === 'status') {
       const status = await rt.db.migrationStatus();
       for (const name of status.executed) this.log(`  applied  ${name}`);

@@ -6,23 +6,24 @@ import type { Runtime } from '../../src/runtime';
 import type { TriggeredEvent } from '../../src/services/webhooks/samples';
 import { eventCatalog } from '../../src/services/webhooks/catalog';
 import { triggerSampleEvent } from '../../src/services/webhooks/samples';
-import { merchantContext, requireUuid, tenantContext } from '../../src/cli/context';
+import { merchantContext, requireUuid, sandboxDefaults, tenantContext } from '../../src/cli/context';
 import { type TriggeredPayment, drivesRealPayment, triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
   static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund and checkout.session.completed events, a sample otherwise.';
   static override description = `For payment.*, refund.* and checkout.session.completed the command makes a REAL sandbox payment for --merchant through the payment path (checkout session, complete with a sandbox test card, the sandbox acquirer's answers run in this process): 4242… for created, processing, succeeded, captured and checkout.session.completed; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled; a payment then a full refund for refund.created and refund.succeeded; 4000000000005126 then a refund for refund.failed. It reports the payment and every event it emitted.
 
-Other types emit a sample event (data.sample = true). Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant.`;
+Other types emit a sample event (data.sample = true). Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
   static override examples = [
+    '<%= config.bin %> events trigger payment.succeeded',
     '<%= config.bin %> events trigger payment.succeeded --tenant 6f1c… --merchant 0b9e…',
     '<%= config.bin %> events trigger refund.failed --tenant 6f1c… --merchant 0b9e… --json',
     '<%= config.bin %> events trigger merchant.created --tenant 6f1c… --json',
   ];
   static override args = { type: Args.string({ description: 'Event type, e.g. payment.succeeded', required: true }) };
   static override flags = {
-    tenant: Flags.string({ description: 'Tenant id', required: true }),
-    merchant: Flags.string({ description: 'Merchant id (required for merchant event types)' }),
+    tenant: Flags.string({ description: 'Tenant id (default: the saved sandbox\'s, <home>/sandbox.json)' }),
+    merchant: Flags.string({ description: 'Merchant id, needed by merchant event types (default without --tenant: the saved sandbox\'s)' }),
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
 
@@ -41,14 +42,17 @@ Other types emit a sample event (data.sample = true). Either way the events are 
         hint: near.length ? `Did you mean one of: ${near.join(', ')}?` : `Known groups: ${[...new Set(catalog.map((e) => e.type.split('.')[0]))].join(', ')}.`,
       });
     }
-    const tenantId = requireUuid(this.flags.tenant, '--tenant');
-    const merchantId = this.flags.merchant === undefined ? undefined : requireUuid(this.flags.merchant, '--merchant');
+    const rt = await this.runtime();
+    const scope = await sandboxDefaults(rt, this.flags);
+    const tenantId = requireUuid(scope.tenant, '--tenant');
+    // the sandbox's merchant only where the event is a merchant's
+    const merchantGiven = scope.fromSandbox ? (entry.level === 'merchant' ? scope.merchant : this.flags.merchant) : scope.merchant;
+    const merchantId = merchantGiven === undefined ? undefined : requireUuid(merchantGiven, '--merchant');
     if (entry.level === 'merchant' && !merchantId) {
       throw new ValidationError(`${entry.type} is a merchant event: name the merchant.`, [{ path: '--merchant', message: `is required for ${entry.type}` }], 'MISSING_FLAG', {
         hint: 'Pass --merchant <id>.',
       });
     }
-    const rt = await this.runtime();
     if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
     const ctx = tenantContext(rt, tenantId, false);
     const event = await triggerSampleEvent(ctx, { type: entry.type, merchantId });

@@ -20,7 +20,7 @@ export default class SandboxEnvCommand extends BaseCommand<typeof SandboxEnvComm
     const config = await this.config$();
     const sandbox = savedSandbox(config);
     if (!sandbox) {
-      throw new NotFoundError('sandbox', undefined, { code: 'SANDBOX_NOT_FOUND', detail: `No sandbox of this database in ${sandboxFile({ config })}.`, hint: 'Start the sandbox first: npm start (payplane serve on the SQLite sandbox database) writes .payplane/sandbox.json.' });
+      throw new NotFoundError('sandbox', undefined, { code: 'SANDBOX_NOT_FOUND', detail: `No sandbox of this database in ${sandboxFile({ config })}.`, hint: 'Start the sandbox first: `npm start` (payplane serve on an empty database) or `payplane sandbox init` writes it.' });
     }
     const variables: SandboxEnv = {
       API_URL: config.publicBaseUrl ?? localUrl(process.env.HOST, process.env.PORT),

@@ -4,11 +4,10 @@ import { chalk } from '../../src/cli/output';
 import { ValidationError } from '../../src/domain/errors';
 import type { ReceivedDelivery } from '../../src/listener/listener';
 import type { WebhookEndpoint } from '../../src/services/webhooks/endpoints';
-import { savedSandbox } from '../../src/services/sandbox';
 import { currentSigningSecrets } from '../../src/services/webhooks/endpoints';
 import { LocalListener, closeListenerEndpoint, ensureListenerCertificate, openListenerEndpoint } from '../../src/listener/listener';
 import { announceListener, withdrawListener } from '../../src/listener/registry';
-import { endpointScopeContext } from '../../src/cli/context';
+import { endpointScopeContext, sandboxDefaults } from '../../src/cli/context';
 import { endpointScopeFlags, modeName } from '../../src/cli/webhooks';
 
 export interface ListenResult {
@@ -41,13 +40,8 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     const rt = await this.runtime();
     const scope = { ...this.flags };
     if (!scope.tenant && !scope.platform) {
-      const sandbox = savedSandbox(rt.config);
-      if (!sandbox) {
-        throw new ValidationError('Missing --tenant.', [{ path: '--tenant', message: 'is required: no sandbox of this database in .payplane/sandbox.json' }], 'MISSING_FLAG', {
-          hint: 'Start the sandbox first (npm start), or pass --tenant <id> [--merchant <id>] or --platform.',
-        });
-      }
-      Object.assign(scope, { tenant: sandbox.tenantId, merchant: sandbox.merchantId });
+      const { tenant, merchant } = await sandboxDefaults(rt, scope, 'pass --tenant <id> [--merchant <id>] or --platform');
+      Object.assign(scope, { tenant, merchant });
     }
     const ctx = await endpointScopeContext(rt, scope);
     const certificate = await ensureListenerCertificate(rt.config.home, rt.clock.now());

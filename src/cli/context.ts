@@ -222,6 +222,24 @@ export async function endpointScopeContext(rt: Runtime, flags: EndpointScopeValu
   return merchantContext(rt, tenantId, requireUuid(flags.merchant, '--merchant'), flags.live);
 }
 
+/**
+ * --tenant and --merchant of a sandbox-facing command (events trigger, tail and resend, webhooks listen): when --tenant
+ * is not given, the saved sandbox's tenant and merchant (<home>/sandbox.json, written by `serve` on an empty database
+ * and by `sandbox init`), as long as it is this database's; a missing sandbox is a usage error naming --tenant.
+ */
+export async function sandboxDefaults(rt: Runtime, flags: { tenant?: string; merchant?: string }, otherwise = 'pass --tenant <id> [--merchant <id>]'): Promise<{ tenant: string; merchant?: string; fromSandbox: boolean }> {
+  if (flags.tenant !== undefined) return { tenant: flags.tenant, merchant: flags.merchant, fromSandbox: false };
+  // loaded on use: the sandbox service pulls in the provisioning code no other command needs
+  const { savedSandbox, sandboxFile } = require('../services/sandbox') as typeof import('../services/sandbox');
+  const sandbox = savedSandbox(rt.config);
+  if (!sandbox) {
+    throw new ValidationError('Missing --tenant.', [{ path: '--tenant', message: `is required: no sandbox of this database in ${sandboxFile(rt)}` }], 'MISSING_FLAG', {
+      hint: `Start the sandbox first (\`npm start\` or \`payplane sandbox init\`), or ${otherwise}.`,
+    });
+  }
+  return { tenant: sandbox.tenantId, merchant: flags.merchant ?? sandbox.merchantId, fromSandbox: true };
+}
+
 export function requireUuid(value: string, path: string): string {
   if (!isUuid(value)) throw ValidationError.field(path, 'must be a UUID');
   return value;

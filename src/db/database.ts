@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Mutex, Semaphore, withTimeout, type SemaphoreInterface } from 'async-mutex';
 import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
-import { Umzug, SequelizeStorage } from 'umzug';
+import type { Umzug } from 'umzug';
+import { UnavailableError, ValidationError } from '../domain/errors';
 import { defineModels, type Models } from './models';
 import { migrations, type MigrationEnv } from './migrations';
 import { ReadCache, readCacheTtlMs } from './read-cache';
@@ -20,13 +21,92 @@ export interface DatabaseTarget {
 
 /** `sqlite:<path>` (relative to the working directory), `sqlite::memory:`, or `postgres://…`. */
 export function parseDatabaseUrl(url: string): DatabaseTarget {
-  if (/^postgres(ql)?:\/\//.test(url)) return { dialect: 'postgres', location: url };
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    try {
+      new URL(url);
+    } catch {
+      throw invalidDatabaseUrl(url, 'is not a valid postgres:// URL');
+    }
+    return { dialect: 'postgres', location: url };
+  }
   const m = /^sqlite:(?:\/\/)?(.+)$/.exec(url);
   if (m) {
     const file = m[1];
     return { dialect: 'sqlite', location: file === ':memory:' ? file : path.resolve(file) };
   }
-  throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got "${url.replace(/:[^:@/]*@/, ':***@')}")`);
+  throw invalidDatabaseUrl(url, 'must start with sqlite: or postgres://');
+}
+
+/** A database URL the platform cannot use: a usage error (exit 2) naming the flag and the variable. */
+function invalidDatabaseUrl(url: string, problem: string): ValidationError {
+  return new ValidationError(`The database URL ${problem} (got "${hidePassword(url)}").`, [{ path: '--database-url', message: problem }], 'INVALID_DATABASE_URL', {
+    hint: 'Pass --database-url (or set DATABASE_URL) to sqlite:<path> or postgres://user@host:5432/database.',
+  });
+}
+
+const hidePassword = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
+
+/** Where a database is, for messages: the SQLite file, or Postgres's host, port and database (never a password). */
+export function describeDatabase(target: DatabaseTarget): string {
+  if (target.dialect === 'sqlite') return `SQLite file ${target.location}`;
+  const url = new URL(target.location);
+  return `Postgres at ${url.hostname || 'localhost'}:${url.port || '5432'}, database "${decodeURIComponent(url.pathname.slice(1)) || url.username || 'postgres'}"`;
+}
+
+/**
+ * Creates the database `url` names when it does not exist: a SQLite file (mode 0600, its folder 0700), or a Postgres
+ * database, created through the server's `postgres` database with the URL's user. Returns whether it was created.
+ */
+export async function createDatabase(url: string): Promise<boolean> {
+  const target = parseDatabaseUrl(url);
+  if (target.dialect === 'sqlite') {
+    if (target.location === ':memory:' || fs.existsSync(target.location)) return false;
+    preparePrivateSqliteFile(target.location);
+    return true;
+  }
+  const wanted = new URL(target.location);
+  const name = decodeURIComponent(wanted.pathname.slice(1));
+  if (!name) throw invalidDatabaseUrl(url, 'names no database (postgres://user@host:5432/<database>)');
+  const admin = new URL(target.location);
+  admin.pathname = name === 'postgres' ? '/template1' : '/postgres';
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: admin.toString() });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw unreachable({ dialect: 'postgres', location: admin.toString() }, { original: error });
+  }
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount) return false;
+    await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    return true;
+  } catch (error) {
+    // created meanwhile by another process: as good as found
+    if ((error as { code?: string }).code === '42P04') return false;
+    throw new UnavailableError(`Cannot create ${describeDatabase(target)}: ${(error as Error).message}.`, 'DATABASE_NOT_CREATED', {
+      hint: 'The URL\'s user needs the CREATEDB privilege (or create it yourself: createdb <name>).',
+    });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const POINT_ELSEWHERE = 'Point to another with --database-url, DATABASE_URL or PAYPLANE_HOME (its payplane.db).';
+
+/** Why a database could not be opened, as the unavailable error (exit 8) that names it and what to do. */
+function unreachable(target: DatabaseTarget, error: unknown): UnavailableError {
+  const cause = error as { message?: string; original?: { code?: string; message?: string }; parent?: { code?: string } };
+  const code = cause.original?.code ?? cause.parent?.code;
+  const where = describeDatabase(target);
+  if (target.dialect === 'postgres' && code === '3D000') {
+    return new UnavailableError(`${where} does not exist.`, 'DATABASE_NOT_FOUND', {
+      hint: `\`payplane db create\`, \`payplane sandbox init\` or \`payplane serve\` with the same URL creates it. ${POINT_ELSEWHERE}`,
+    });
+  }
+  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'unknown host' : code === '28P01' || code === '28000' ? 'authentication failed' : (cause.original?.message ?? cause.message ?? String(error));
+  const hint = target.dialect === 'postgres' ? `Check that Postgres runs there (pg_isready -h <host> -p <port>) and the URL's user and password. ${POINT_ELSEWHERE}` : `Check that the file and its folder are readable and writable. ${POINT_ELSEWHERE}`;
+  return new UnavailableError(`Cannot open the ${where}: ${reason}.`, 'DATABASE_UNAVAILABLE', { hint });
 }
 
 // ------------------------------------------------------------------------------------ one connection per flow
@@ -216,8 +296,20 @@ export class Database {
   }
 
   /** `keepModes`: leave the SQLite files' modes as they are (doctor, which reports them and changes nothing) */
-  static async connect(url: string, options: { sealer?: MigrationEnv['sealer']; keepModes?: boolean } = {}): Promise<Database> {
+  /**
+   * Opens the database at `url`. With `create: false` (every command but serve, sandbox init and the db commands) a
+   * missing SQLite file, or a database without Payplane's schema, is refused as unavailable (exit 8) instead of being
+   * created empty (`requireSchema: false` accepts a database without the schema: `db migrate status`); an unreachable
+   * Postgres database is refused that way in every case, and a missing one unless the caller may create it (then it
+   * is created, as a SQLite file would be).
+   */
+  static async connect(url: string, options: { sealer?: MigrationEnv['sealer']; keepModes?: boolean; create?: boolean; requireSchema?: boolean; createdNow?: boolean } = {}): Promise<Database> {
     const target = parseDatabaseUrl(url);
+    if (options.create === false && target.dialect === 'sqlite' && target.location !== ':memory:' && !fs.existsSync(target.location)) {
+      throw new UnavailableError(`No database: the ${describeDatabase(target)} does not exist.`, 'DATABASE_NOT_FOUND', {
+        hint: `\`payplane sandbox init\`, \`payplane serve\` or \`payplane db migrate\` creates one. ${POINT_ELSEWHERE}`,
+      });
+    }
     let sequelize: Sequelize;
     let poolMax: number | undefined;
     let sqliteConnections: SqliteConnections | undefined;
@@ -241,7 +333,24 @@ export class Database {
       });
     }
     const db = new Database(sequelize, target.dialect, target, poolMax, options.sealer, sqliteConnections);
-    await sequelize.authenticate();
+    try {
+      await sequelize.authenticate();
+    } catch (error) {
+      await sequelize.close().catch(() => undefined);
+      const missing = (error as { original?: { code?: string } }).original?.code === '3D000';
+      // serve, sandbox init and the db commands create a missing Postgres database as they create a SQLite file
+      if (missing && options.create !== false && !options.createdNow) {
+        await createDatabase(url);
+        return Database.connect(url, { ...options, createdNow: true });
+      }
+      throw unreachable(target, error);
+    }
+    if (options.create === false && options.requireSchema !== false && !(await db.hasSchema())) {
+      await db.close();
+      throw new UnavailableError(`The ${describeDatabase(target)} holds no Payplane schema.`, 'DATABASE_NOT_MIGRATED', {
+        hint: `\`payplane db migrate\` (or \`payplane sandbox init\`, \`payplane serve\`) creates it. ${POINT_ELSEWHERE}`,
+      });
+    }
     if (target.dialect === 'sqlite' && target.location !== ':memory:') {
       await sequelize.query('PRAGMA journal_mode=WAL');
     }
@@ -273,6 +382,8 @@ export class Database {
   }
 
   migrator(): Umzug<ReturnType<Sequelize['getQueryInterface']>> {
+    // loaded on use: umzug brings its own command-line kit (@rushstack), and most runs have nothing to migrate
+    const { Umzug, SequelizeStorage } = require('umzug') as typeof import('umzug');
     return new Umzug({
       migrations: migrations.map((m) => ({
         name: m.name,
@@ -285,9 +396,34 @@ export class Database {
     });
   }
 
-  /** Applies pending migrations; on Postgres under an advisory lock so concurrent starts do not race. */
+  /** Whether the database holds Payplane's schema: a migration recorded as applied. */
+  async hasSchema(): Promise<boolean> {
+    try {
+      const [rows] = await this.sequelize.query('SELECT 1 FROM schema_migrations LIMIT 1');
+      return rows.length > 0;
+    } catch {
+      return false; // no migrations table
+    }
+  }
+
+  /**
+   * Applies pending migrations; on Postgres under an advisory lock so concurrent starts do not race. A database that
+   * records every migration of this build as applied is left alone without taking the lock or loading the migrator.
+   */
   async migrate(): Promise<string[]> {
+    if (await this.upToDate()) return [];
     return this.withMigrationLock(async () => (await this.migrator().up()).map((m) => m.name));
+  }
+
+  /** Whether every migration of this build is recorded as applied (one read of the bookkeeping table). */
+  private async upToDate(): Promise<boolean> {
+    try {
+      const [rows] = (await this.sequelize.query('SELECT name FROM schema_migrations')) as [Array<{ name: string }>, unknown];
+      const applied = new Set(rows.map((r) => r.name));
+      return migrations.every((m) => applied.has(m.name));
+    } catch {
+      return false; // no bookkeeping table yet
+    }
   }
 
   /** Reverts the last migration, or with `to` every migration down to and including that one. */

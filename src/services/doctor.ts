@@ -158,7 +158,7 @@ async function checkDatabase(config: AppConfig, now: () => Date): Promise<Doctor
   }
   let db: Database;
   try {
-    db = await Database.connect(config.databaseUrl, { keepModes: true });
+    db = await Database.connect(config.databaseUrl, { keepModes: true, create: false, requireSchema: false });
   } catch (error) {
     const hint = target.dialect === 'postgres'
       ? 'Check DATABASE_URL (host, port, user, database) and that Postgres runs: pg_isready -h <host> -p <port>.'

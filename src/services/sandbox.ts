@@ -122,21 +122,24 @@ export function savedSandbox(config: Pick<AppConfig, 'home' | 'databaseUrl'>): S
 }
 
 /**
- * The sandbox of `serve`: on an empty SQLite database it is created and written to <home>/sandbox.json
+ * The sandbox of `serve`: on an empty database (SQLite or Postgres; unless `provision` is false) it is created and written to <home>/sandbox.json
  * (mode 0600); a later start reads it back, checks its keys still work, and renews the platform token when it would
  * no longer be accepted (expired, past half its life, longer-lived than the maximum, signed with another secret).
  */
-export async function ensureServeSandbox(rt: Runtime): Promise<SandboxCredentials | null> {
-  if (rt.db.dialect !== 'sqlite') return null;
-  const file = sandboxFile(rt);
+export async function ensureServeSandbox(rt: Runtime, options: { provision?: boolean } = {}): Promise<{ sandbox: SandboxCredentials | null; emptyDatabase: boolean }> {
   const saved = savedSandbox(rt.config);
-  if (saved && (await keysStillWork(rt, saved))) return renewPlatformToken(rt, saved);
+  if (saved && (await keysStillWork(rt, saved))) return { sandbox: await renewPlatformToken(rt, saved), emptyDatabase: false };
 
   const tenants = await rt.db.models.Tenant.count();
-  if (tenants > 0) return null; // not an empty database: nothing to provision
-  const created = await createSandbox(rt);
-  writePrivateFile(file, JSON.stringify(created, null, 2) + '\n');
-  return created;
+  if (tenants > 0) return { sandbox: null, emptyDatabase: false }; // not an empty database: nothing to provision
+  if (options.provision === false) return { sandbox: null, emptyDatabase: true };
+  return { sandbox: await createSandbox(rt).then((created) => saveSandbox(rt, created)), emptyDatabase: true };
+}
+
+/** Writes a sandbox to <home>/sandbox.json (mode 0600), where `serve`, `sandbox env` and `webhooks listen` find it. */
+export function saveSandbox(rt: Pick<Runtime, 'config'>, sandbox: SandboxCredentials): SandboxCredentials {
+  writePrivateFile(sandboxFile(rt), JSON.stringify(sandbox, null, 2) + '\n');
+  return sandbox;
 }
 
 /**
@@ -178,7 +181,7 @@ function readSandboxFile(file: string): SandboxCredentials | null {
   return parsed.success ? parsed.data : null;
 }
 
-async function keysStillWork(rt: Runtime, saved: SandboxCredentials): Promise<boolean> {
+export async function keysStillWork(rt: Runtime, saved: SandboxCredentials): Promise<boolean> {
   for (const secret of [saved.tenantKey.secretKey, saved.merchantKey.secretKey]) {
     const parsed = parseSecretKey(secret);
     if (!parsed) return false;

@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import request from 'supertest';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, dialectName, onPostgres, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
 import { createApp } from '../../src/http/app';
@@ -39,9 +40,17 @@ describe(`payplane CLI (${dialectName})`, () => {
   });
 
   test('db migrate: status, up, and status again', async () => {
+    const all = migrations.map((m) => m.name);
+    if (!onPostgres) {
+      // status does not create a missing SQLite file: unavailable, naming it (up creates it)
+      const missing = await cli('db', 'migrate', 'status', '--json');
+      expect(missing.status).toBe(8);
+      expect(missing.json().error).toMatchObject({ code: 'DATABASE_NOT_FOUND', message: expect.stringContaining(db.url.slice('sqlite:'.length)) });
+      // an existing database without the schema: status lists every migration as pending
+      fs.writeFileSync(db.url.slice('sqlite:'.length), '');
+    }
     const before = await cli('db', 'migrate', 'status', '--json');
     expect(before.status).toBe(0);
-    const all = migrations.map((m) => m.name);
     expect(all.slice(0, 2)).toEqual(['0001_foundation', '0002_webhooks']);
     expect(before.json()).toEqual({ action: 'status', executed: [], pending: all });
     const up = await cli('db', 'migrate', '--json');

@@ -57,6 +57,8 @@ describe('configuration file and payplane config show', () => {
   test('./payplane.config.json applies without PAYPLANE_CONFIG, and its settings reach every command', async () => {
     const cwd = fs.mkdtempSync(path.join(dir, 'cwd-'));
     fs.writeFileSync(path.join(cwd, 'payplane.config.json'), JSON.stringify({ databaseUrl: db.url, home: db.home }));
+    // status reads a database without creating it: an empty SQLite file stands for the empty Postgres database
+    if (db.url.startsWith('sqlite:')) fs.writeFileSync(db.url.slice('sqlite:'.length), '');
     const res = await runCli(['db', 'migrate', 'status', '--json'], clean, { cwd });
     expect(res.status).toBe(0);
     expect(res.json<{ pending: string[] }>().pending.length).toBeGreaterThan(0);

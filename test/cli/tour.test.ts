@@ -4,14 +4,14 @@ import net from 'node:net';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli';
 import { eventCatalog } from '../../src/services/webhooks/catalog';
-import { createTestDatabase, onPostgres, scanLogEnv, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, dialectName, scanLogEnv, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 
 /**
  * The README's ten-minute tour, run as written: its `serve` block in one process, its `listen` block in another,
  * its `run` blocks one after the other in one bash session (terminal 3), then what it promises is checked. The
  * only changes: the test's own ports (PORT for serve, --port for the listener) and home (PAYPLANE_HOME and
  * DATABASE_URL), so that it never touches a developer's .payplane or sandbox server.
- * The tour is the SQLite sandbox's (`npm start` provisions a sandbox on SQLite only): skipped on Postgres.
+ * It runs on the suite's database: on Postgres `npm start` provisions the sandbox in the test's empty database.
  */
 interface TourBlock {
   kind: 'serve' | 'listen' | 'run';
@@ -102,9 +102,7 @@ function groupAlive(shell: Shell): boolean {
   }
 }
 
-const describeOnSqlite = onPostgres ? describe.skip : describe;
-
-describeOnSqlite('the README ten-minute tour', () => {
+describe(`the README ten-minute tour (${dialectName})`, () => {
   let db: TestDatabase;
   let serve: Shell | undefined;
   let listen: Shell | undefined;

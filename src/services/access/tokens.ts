@@ -1,6 +1,10 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { SignJWT, createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload, createRemoteJWKSet } from 'jose';
+
+/** jose, loaded by the first token signed or verified: most admin commands handle none */
+let joseModule: typeof import('jose') | undefined;
+const jose = () => (joseModule ??= require('jose') as typeof import('jose'));
 import type { AppConfig } from '../../config';
 import { AuthenticationError, ValidationError } from '../../domain/errors';
 import type { Clock } from '../../domain/clock';
@@ -79,7 +83,7 @@ export class TokenService {
       throw ValidationError.field(field, `must be between 1s and the maximum token lifetime, ${this.config.tokenMaxLifetimeHours}h (PAYPLANE_TOKEN_MAX_LIFETIME_HOURS)`, 'TOKEN_LIFETIME_TOO_LONG');
     }
     const now = Math.floor(this.clock.now().getTime() / 1000);
-    const token = await new SignJWT({ mode: livemode ? 'live' : 'test' })
+    const token = await new (jose().SignJWT)({ mode: livemode ? 'live' : 'test' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(TOKEN_ISSUER)
@@ -94,7 +98,7 @@ export class TokenService {
   async verify(token: string): Promise<VerifiedToken> {
     let unverified: JWTPayload;
     try {
-      unverified = decodeJwt(token);
+      unverified = jose().decodeJwt(token);
     } catch {
       throw new AuthenticationError('The bearer token is not a valid token.', 'INVALID_TOKEN');
     }
@@ -102,8 +106,8 @@ export class TokenService {
     try {
       if (this.config.oidcIssuer && unverified.iss === this.config.oidcIssuer) {
         if (!this.config.oidcJwksUrl) throw new Error('PAYPLANE_OIDC_JWKS_URL is not set');
-        this.jwks ??= createRemoteJWKSet(new URL(this.config.oidcJwksUrl));
-        const { payload } = await jwtVerify(token, this.jwks, {
+        this.jwks ??= jose().createRemoteJWKSet(new URL(this.config.oidcJwksUrl));
+        const { payload } = await jose().jwtVerify(token, this.jwks, {
           issuer: this.config.oidcIssuer,
           audience: this.config.oidcAudience,
           algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
@@ -113,7 +117,7 @@ export class TokenService {
         this.checkLifetime(payload, currentDate);
         return { kind: 'oidc', subject: payload.sub, livemode: modeClaim(payload) };
       }
-      const { payload } = await jwtVerify(token, this.key(), {
+      const { payload } = await jose().jwtVerify(token, this.key(), {
         issuer: TOKEN_ISSUER,
         audience: TOKEN_AUDIENCE,
         algorithms: ['HS256'],
