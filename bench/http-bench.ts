@@ -935,35 +935,10 @@ function table(cases: CaseResult[]): string {
 
 // ---------------------------------------------------------------------------------------------------------------------
 
-/** The first source file of the project (src/, commands/, tsconfig.json) newer than its dist/ output, or null. */
-function staleSource(): string | null {
-  const dist = path.join(ROOT, 'dist');
-  const tsconfig = fs.statSync(path.join(ROOT, 'tsconfig.json')).mtimeMs;
-  const walk = (dir: string): string | null => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        const found = walk(file);
-        if (found) return found;
-      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
-        const out = path.join(dist, path.relative(ROOT, file)).replace(/\.ts$/, '.js');
-        const built = fs.existsSync(out) ? fs.statSync(out).mtimeMs : 0;
-        if (built < Math.max(fs.statSync(file).mtimeMs, tsconfig)) return path.relative(ROOT, file);
-      }
-    }
-    return null;
-  };
-  return walk(path.join(ROOT, 'src')) ?? walk(path.join(ROOT, 'commands'));
-}
-
-/** `serve` runs from dist/: builds the project first (tsc -p tsconfig.json) unless dist/ is newer than every source. */
 function ensureBuilt(): void {
-  const stale = staleSource();
-  if (!stale) return;
-  console.log(`dist/ is older than ${stale}: building the project (tsc -p tsconfig.json)…`);
   const started = Date.now();
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json')], { cwd: ROOT, stdio: 'inherit' });
-  console.log(`built in ${round((Date.now() - started) / 1000, 1)} s\n`);
+  const { buildIfStale } = require(path.join(ROOT, 'bin', 'build-if-stale.js')) as { buildIfStale(root: string, log: (line: string) => void): string | null };
+  if (buildIfStale(ROOT, (line) => console.log(line))) console.log(`built in ${round((Date.now() - started) / 1000, 1)} s\n`);
 }
 
 async function main(): Promise<number> {
