@@ -409,7 +409,7 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
         cli('webhooks', 'deliveries', 'retry', '00000000-0000-4000-8000-000000000000', '--json'),
       ]);
       expect(again.status).toBe(5);
-      expect(again.json().error.code).toBe('DELIVERY_NOT_FAILED');
+      expect(again.json().error.code).toBe('DELIVERY_ALREADY_DUE');
       expect(missing.status).toBe(4);
     });
   });

@@ -4,15 +4,29 @@ import { retryDelivery } from '../../../src/services/webhooks/deliveries';
 import { recordArg } from '../../../src/cli/context';
 
 export default class WebhooksDeliveriesRetry extends BaseCommand<typeof WebhooksDeliveriesRetry> {
-  static override summary = 'Put one failed delivery back in the queue for one more attempt, due now.';
-  static override description = 'Only failed deliveries can be retried (exit code 5 otherwise); the endpoint must be enabled. A running dispatcher sends it.';
-  static override examples = ['<%= config.bin %> webhooks deliveries retry 5b2d…', '<%= config.bin %> webhooks deliveries retry 5b2d… --json'];
+  static override summary = 'Send one delivery now: failed, canceled, succeeded, or pending with a later attempt scheduled.';
+  static override description = [
+    'A failed, canceled or succeeded delivery is opened again for one more attempt, due now; its attempts so far are kept',
+    '(see webhooks deliveries get), and the receiver gets the same webhook-id and event id, so it can tell a repeat.',
+    'A pending delivery waiting for a later attempt (e.g. 6 hours away) is made due now, not duplicated: the rest of its retry',
+    'schedule is unchanged. A running dispatcher (serve, webhooks dispatch) sends it.',
+    'Refused (exit code 5) when the delivery is pending and already due or being sent, or when its endpoint is disabled',
+    '(enable it first: webhooks endpoints update ID --status enabled, or run webhooks listen again for its endpoint) or deleted',
+    '(send the event to another endpoint: events resend EVENT_ID --endpoint ID).',
+  ].join(' ');
+  static override examples = [
+    '<%= config.bin %> webhooks deliveries retry 5b2d…',
+    '<%= config.bin %> webhooks deliveries retry 5b2d… --json',
+    '<%= config.bin %> webhooks deliveries list --status canceled --tenant 6f1c…',
+  ];
   static override args = { id: recordArg('webhookDelivery', { description: 'Delivery id', required: true }) };
 
   async run(): Promise<WebhookDelivery> {
     const ctx = await this.scope();
     const delivery = await retryDelivery(ctx, this.args.id);
-    this.log(`Requeued ${delivery.id} (${delivery.eventType}); next attempt due ${delivery.nextAttemptAt}.`);
+    this.log(
+      `Requeued ${delivery.id} (${delivery.eventType}): attempt ${delivery.attemptCount + 1} of ${delivery.maxAttempts} is due now (${delivery.nextAttemptAt}); a running dispatcher sends it.`,
+    );
     return delivery;
   }
 }

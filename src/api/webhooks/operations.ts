@@ -89,7 +89,8 @@ export const webhookOperations = [
   }),
   defineOperation({
     id: 'retryWebhookDelivery', method: 'post', path: '/v1/admin/webhook-deliveries/{id}/retry', levels: ['T', 'P'], permission: 'developers:webhooks:manage', tag,
-    summary: 'Deliver a failed record again now', description: 'Queues one more attempt, due at once; 409 unless the delivery failed.',
+    summary: 'Deliver a record again now',
+    description: 'A failed, canceled or succeeded delivery is opened again for one more attempt, due at once (its attempts are kept); a pending delivery waiting for a later attempt is made due at once, its schedule otherwise unchanged. 409 DELIVERY_ALREADY_DUE when it is pending and due already; 409 WEBHOOK_ENDPOINT_DISABLED or WEBHOOK_ENDPOINT_DELETED when its endpoint cannot receive.',
     kind: 'single', params: idParams, response: DeliverySchema,
     handler: (ctx, { params }) => deliveries.retryDelivery(ctx, params.id),
   }),

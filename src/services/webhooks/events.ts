@@ -1,6 +1,6 @@
 import type { CallerContext, Level } from '../../domain/context';
 import { InternalError } from '../../domain/errors';
-import type { EventRow, WebhookDeliveryRow } from '../../db/models';
+import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/models';
 import { newId } from '../../util/ids';
 import { redact } from '../../util/secrets';
 import { viewAt, viewOf } from '../../api/views';
@@ -54,36 +54,68 @@ export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<E
     deletedAt: null,
   };
   await insertLater(ctx.db, Event as never, [event], ctx.transaction);
-  const merchantVisible = eventCatalog().find((e) => e.type === event.type)?.level === 'merchant';
-  const endpoints = (await endpointsForEvent(ctx, event)).filter(
-    (endpoint) => subscribes(endpoint.events, event.type) && (endpoint.level !== 'merchant' || merchantVisible),
-  );
-  if (endpoints.length) {
-    const deliveries: WebhookDeliveryRow[] = endpoints.map((endpoint) => ({
-      id: newId(),
-      eventId: event.id,
-      eventType: event.type,
-      endpointId: endpoint.id,
-      tenantId: endpoint.tenantId,
-      merchantId: endpoint.merchantId,
-      livemode: event.livemode,
-      status: 'pending',
-      attemptCount: 0,
-      maxAttempts: endpoint.maxAttempts,
-      nextAttemptAt: now,
-      lockedUntil: null,
-      lockedBy: null,
-      lastAttemptAt: null,
-      lastError: null,
-      succeededAt: null,
-      failedAt: null,
-      createdAt: now,
-      updatedAt: now,
-      deletedAt: null,
-    }));
-    await insertLater(ctx.db, WebhookDelivery as never, deliveries, ctx.transaction);
-  }
+  const endpoints = await receivingEndpoints(ctx, event);
+  if (endpoints.length) await insertLater(ctx.db, WebhookDelivery as never, endpoints.map((endpoint) => newDeliveryRow(event, endpoint, now)), ctx.transaction);
   return event;
+}
+
+/**
+ * The endpoints that receive an event: of its mode, not disabled or deleted, at a level that sees it (a merchant
+ * endpoint only its own merchant's events of merchant types), subscribed to its type. The one rule of the outbox, used
+ * again when an event is resent.
+ */
+export async function receivingEndpoints(ctx: CallerContext, event: Pick<EventRow, 'type' | 'tenantId' | 'merchantId' | 'livemode'>): Promise<WebhookEndpointRow[]> {
+  const merchantVisible = eventCatalog().find((e) => e.type === event.type)?.level === 'merchant';
+  return (await endpointsForEvent(ctx, event)).filter((endpoint) => receives(endpoint, event.type, merchantVisible));
+}
+
+/** Whether an endpoint that may see the event's owner (endpointsForEvent) takes its type. */
+function receives(endpoint: WebhookEndpointRow, type: string, merchantVisible: boolean): boolean {
+  return subscribes(endpoint.events, type) && (endpoint.level !== 'merchant' || merchantVisible);
+}
+
+/**
+ * Why an endpoint does not receive an event (null when it does, as receivingEndpoints decides): a deleted or disabled
+ * endpoint, another mode, an owner that does not see the event, a level or a subscription without its type.
+ */
+export function whyNotReceiving(endpoint: WebhookEndpointRow, event: Pick<EventRow, 'type' | 'tenantId' | 'merchantId' | 'livemode'>): string | null {
+  if (endpoint.deletedAt) return `endpoint ${endpoint.id} is deleted`;
+  if (endpoint.status === 'disabled') return `endpoint ${endpoint.id} is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}`;
+  if (endpoint.livemode !== event.livemode) return `endpoint ${endpoint.id} is a ${endpoint.livemode ? 'live' : 'test'}-mode endpoint and the event a ${event.livemode ? 'live' : 'test'}-mode event`;
+  const sees = endpoint.level === 'platform'
+    || (endpoint.level === 'tenant' && event.tenantId !== null && endpoint.tenantId === event.tenantId)
+    || (endpoint.level === 'merchant' && event.merchantId !== null && endpoint.tenantId === event.tenantId && endpoint.merchantId === event.merchantId);
+  if (!sees) return `endpoint ${endpoint.id} belongs to ${endpoint.level === 'merchant' ? `merchant ${endpoint.merchantId}` : `tenant ${endpoint.tenantId}`}, which does not see this event`;
+  const merchantVisible = eventCatalog().find((e) => e.type === event.type)?.level === 'merchant';
+  if (endpoint.level === 'merchant' && !merchantVisible) return `${event.type} is not delivered to merchant endpoints`;
+  if (!subscribes(endpoint.events, event.type)) return `endpoint ${endpoint.id} does not subscribe to ${event.type} (its events: ${endpoint.events.join(', ')})`;
+  return null;
+}
+
+/** A new delivery of the event to the endpoint, due now: what the outbox writes, and what a resend writes again. */
+export function newDeliveryRow(event: Pick<EventRow, 'id' | 'type' | 'livemode'>, endpoint: WebhookEndpointRow, now: Date): WebhookDeliveryRow {
+  return {
+    id: newId(),
+    eventId: event.id,
+    eventType: event.type,
+    endpointId: endpoint.id,
+    tenantId: endpoint.tenantId,
+    merchantId: endpoint.merchantId,
+    livemode: event.livemode,
+    status: 'pending',
+    attemptCount: 0,
+    maxAttempts: endpoint.maxAttempts,
+    nextAttemptAt: now,
+    lockedUntil: null,
+    lockedBy: null,
+    lastAttemptAt: null,
+    lastError: null,
+    succeededAt: null,
+    failedAt: null,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  };
 }
 
 /** The delivered envelope's event object. */
