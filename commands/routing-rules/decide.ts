@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { amountFlagsIn, requiredAmount } from '../../src/cli/payments';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
@@ -14,12 +15,12 @@ export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesD
   static override description =
     'Evaluates the merchant\'s tenant\'s active rules (or the default order) and checks every candidate terminal, with the reasons of each exclusion. Terminal limits count the payments already made. Nothing is written.';
   static override examples = [
-    '<%= config.bin %> routing-rules decide --merchant 0b9e… --amount 10000 --currency EUR --brand visa',
-    '<%= config.bin %> routing-rules decide --merchant 0b9e… --amount 10000 --currency EUR --brand mastercard --country DE --seed 42 --json',
+    '<%= config.bin %> routing-rules decide --merchant 0b9e… --amount 100.00 --currency EUR --brand visa',
+    '<%= config.bin %> routing-rules decide --merchant 0b9e… --amount 100.00 --currency EUR --brand mastercard --country DE --seed 42 --json',
   ];
   static override flags = {
     merchant: Flags.string({ description: 'Merchant id' }),
-    amount: Flags.integer({ description: 'Amount in minor units' }),
+    ...amountFlagsIn('--currency'),
     currency: Flags.string({ description: 'ISO 4217 currency' }),
     method: Flags.string({ description: 'Payment method (default card)', default: 'card' }),
     brand: Flags.string({ description: 'Card brand (visa, mastercard, …)' }),
@@ -33,7 +34,7 @@ export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesD
   async run(): Promise<RoutingDecision> {
     const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
     const currency = await this.required(this.flags.currency, 'currency', 'Currency (e.g. EUR)');
-    const amount = this.flags.amount ?? Number(await this.required(undefined, 'amount', 'Amount in minor units'));
+    const amount = (await requiredAmount(this.flags, currency, (value, flag, question) => this.required(value, flag, question))).valueMinor;
     const input = validateWith(DecideInput, {
       merchant: merchantId, amount: { currency, valueMinor: amount }, method: this.flags.method, brand: this.flags.brand, country: this.flags.country,
       channel: this.flags.channel, at: this.flags.at,

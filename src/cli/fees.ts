@@ -5,7 +5,7 @@ import { ValidationError } from '../domain/errors';
 import type { Page } from '../db/scoped';
 import type { FeeAssignment, FeeSchedule } from '../services/fees/schedules';
 import type { FeeBreakdown } from '../services/fees/engine';
-import type { Money } from '../domain/money';
+import { formatMinor, type Money } from '../domain/money';
 import { z } from '../api/zod';
 import { Currency, FutureDateInput } from '../api/common';
 import { PAYMENT_METHODS, TRANSACTION_TYPES } from '../api/fees/schemas';
@@ -99,7 +99,7 @@ export function renderSchedule(s: FeeSchedule): string {
 }
 
 export function renderRules(s: FeeSchedule): string {
-  const m = (x: Money | null) => (x ? `${x.valueMinor} ${x.currency}` : '');
+  const m = (x: Money | null) => (x ? formatMinor(x) : '');
   return renderTable(s.rules, [
     { header: 'Type', get: (r) => r.transactionType },
     { header: 'Outcome', get: (r) => r.transactionOutcome },
@@ -161,7 +161,7 @@ export function renderBreakdown(b: FeeBreakdown): string {
   ];
   const table = renderTable(rows, [
     { header: 'Item', get: (r) => r.item },
-    { header: `Amount (${b.currency}, minor units)`, get: (r) => String(r.value) },
+    { header: 'Amount', get: (r) => formatMinor({ currency: b.currency, valueMinor: r.value }) },
   ]);
   const lines = b.lines.length
     ? renderTable(b.lines, [
@@ -170,7 +170,7 @@ export function renderBreakdown(b: FeeBreakdown): string {
         { header: 'Schedule', get: (l) => l.feeScheduleId },
         { header: 'Rule', get: (l) => String(l.ruleIndex) },
         { header: 'Method', get: (l) => l.method },
-        { header: 'Fee', get: (l) => String(l.amount) },
+        { header: 'Fee', get: (l) => formatMinor({ currency: b.currency, valueMinor: l.amount }) },
       ])
     : 'No fee rule applies.';
   return `${table}\n\n${lines}`;

@@ -1,10 +1,11 @@
+import { formatMinor } from '../domain/money';
 import { Flags } from '@oclif/core';
 import { nullable } from './flags';
 import { platformContext } from './context';
 import { renderRecord } from './output';
 import { statusMoveCommand } from './status-move';
 import { ValidationError } from '../domain/errors';
-import { changePartnerStatus, type PartnerAssignment, type PartnerMove } from '../services/partners';
+import { changePartnerStatus, getPartner, type PartnerAssignment, type PartnerMove } from '../services/partners';
 
 // The partners and partner-assignments commands' pieces. The terminal acts with the platform's authority.
 
@@ -38,7 +39,7 @@ export function commissionInput(flags: {
 export function renderAssignment(a: PartnerAssignment): string {
   return renderRecord({
     id: a.id, partner: a.partnerId, merchant: a.merchantId, commissionRate: `${a.commissionRate} (${a.commissionRate / 10000}%)`,
-    commissionFixed: a.commissionFixed ? `${a.commissionFixed.valueMinor} ${a.commissionFixed.currency}` : null, status: a.status,
+    commissionFixed: a.commissionFixed ? formatMinor(a.commissionFixed) : null, status: a.status,
     effectiveFrom: a.effectiveFrom, effectiveTo: a.effectiveTo,
   });
 }
@@ -53,6 +54,7 @@ const SUMMARY: Record<PartnerMove, string> = {
 export function partnerStatusCommand(move: PartnerMove) {
   return statusMoveCommand({
     topic: 'partners', noun: 'partner', move, summary: SUMMARY[move],
+    get: (rt, id) => getPartner(platformContext(rt), id),
     apply: (rt, id) => changePartnerStatus(platformContext(rt), id, move),
   });
 }

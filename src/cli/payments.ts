@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from './output';
 import { pollUntil } from './poll';
-import { formatMinor, minorUnits, type Money } from '../domain/money';
+import { formatMinor, isCurrency, minorUnits, type Money } from '../domain/money';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
@@ -11,10 +11,32 @@ import { getProvider } from '../services/processing/providers';
 
 // The payments and refunds commands' pieces: amounts, waiting for the provider's answer, tables.
 
-export const amountFlags = {
-  amount: Flags.string({ description: 'Amount in the payment\'s currency, in major units (e.g. 12.34 EUR, 1500 JPY); not with --amount-minor' }),
-  'amount-minor': Flags.integer({ description: 'Amount in minor units (e.g. 1234 for 12.34 EUR); not with --amount' }),
-};
+/**
+ * --amount and --amount-minor, read the same way by every command: --amount in major units of `currency` (25.00 EUR,
+ * 1500 JPY), --amount-minor in minor units for scripts (2500).
+ */
+export function amountFlagsIn(currency: string) {
+  return {
+    amount: Flags.string({ description: `Amount in ${currency}, in major units (e.g. 25.00 EUR, 1500 JPY); not with --amount-minor` }),
+    'amount-minor': Flags.integer({ description: 'Amount in minor units (e.g. 2500 for 25.00 EUR); not with --amount' }),
+  };
+}
+
+export const amountFlags = amountFlagsIn('the payment\'s currency');
+
+/**
+ * The amount of a command that needs one: --amount-minor, else --amount, else asked on a terminal (`ask`, the
+ * command's `required`) in major units of the currency; read by amountFrom either way.
+ */
+export async function requiredAmount(
+  flags: { amount?: string; 'amount-minor'?: number },
+  currency: string,
+  ask: (value: string | undefined, flag: string, question: string) => Promise<string>,
+): Promise<Money> {
+  if (!isCurrency(currency)) throw ValidationError.field('--currency', `"${currency}" is not an ISO 4217 currency code (e.g. EUR)`);
+  const amount = flags['amount-minor'] !== undefined && flags.amount === undefined ? undefined : await ask(flags.amount, 'amount', `Amount in ${currency} (e.g. 25.00)`);
+  return amountFrom({ ...flags, amount }, currency)!;
+}
 
 /**
  * An amount from --amount (major units, at most the currency's decimals) or --amount-minor, in the payment's

@@ -74,24 +74,24 @@ describe(`payplane fee-schedules, fee-assignments and fees quote (${dialectName}
 
     // the quote is the engine's result for the same input
     const at = new Date(Date.now() + 60_000).toISOString();
-    const quote = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '12345', '--currency', 'EUR',
+    const quote = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '123.45', '--currency', 'EUR',
       '--method', 'card', '--at', at, '--json');
     expect(quote.status).toBe(0);
     const expected = await engine({ type: 'payment', outcome: 'successful', amount: { currency: 'EUR', valueMinor: 12_345 }, method: 'card', merchantId: sandbox.merchantId, at: new Date(at) });
     expect(quote.json()).toEqual(expected);
     // 25 + 1.45% of 12345 = 25 + 179.0025 -> 204 (tenant); 0.3333% = 41.146 -> 41 (provider)
     expect(quote.json()).toMatchObject({ tenantFee: 204, providerFee: 41, merchantFee: 245, net: 12_100, reserve: 605, currency: 'EUR' });
-    const table = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '12345', '--currency', 'EUR', '--at', at);
-    expect(table.stdout).toMatch(/merchantFee\s*│\s*245/);
-    const badQuote = await cli('fees', 'quote', '--merchant', sandbox.merchantId, '--amount', '10', '--currency', 'euro', '--json');
+    const table = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '123.45', '--currency', 'EUR', '--at', at);
+    expect(table.stdout).toMatch(/merchantFee\s*│?\s*2\.45 EUR/);
+    const badQuote = await cli('fees', 'quote', '--merchant', sandbox.merchantId, '--amount', '0.10', '--currency', 'euro', '--json');
     expect(badQuote.status).toBe(2);
-    expect(badQuote.json().error.errors[0].path).toBe('--amount.currency');
+    expect(badQuote.json().error.errors[0].path).toBe('--currency');
 
     const closed = await cli('fee-assignments', 'close', assignment.id, '--yes', '--json');
     expect(closed.json()).toMatchObject({ status: 'closed', effectiveTo: expect.any(String) });
     expect((await cli('fee-assignments', 'close', assignment.id, '--yes', '--json')).status).toBe(5);
     expect((await cli('fee-schedules', 'archive', schedule.id, '--yes', '--json')).json().status).toBe('archived');
-    const after = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '12345', '--currency', 'EUR', '--json');
+    const after = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '123.45', '--currency', 'EUR', '--json');
     expect(after.json()).toEqual(await engine({ type: 'payment', outcome: 'successful', amount: { currency: 'EUR', valueMinor: 12_345 }, method: 'card', merchantId: sandbox.merchantId, at: new Date() }));
     expect(after.json().lines.some((l: { feeScheduleId: string }) => l.feeScheduleId === schedule.id)).toBe(false);
   });

@@ -1,3 +1,4 @@
+import { formatMinor } from '../../../src/domain/money';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { listFlags, sharedFlags, tableFlags } from '../../../src/cli/flags';
@@ -32,7 +33,7 @@ export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAs
         { header: 'Partner', get: (a) => a.partnerId },
         { header: 'Merchant', get: (a) => a.merchantId },
         { header: 'Rate', get: (a) => `${a.commissionRate / 10000}%` },
-        { header: 'Fixed', get: (a) => (a.commissionFixed ? `${a.commissionFixed.valueMinor} ${a.commissionFixed.currency}` : '') },
+        { header: 'Fixed', get: (a) => (a.commissionFixed ? formatMinor(a.commissionFixed) : '') },
         { header: 'Status', get: (a) => statusColour(a.status) },
         { header: 'From', get: (a) => a.effectiveFrom },
         { header: 'To', get: (a) => a.effectiveTo ?? '' },

@@ -1,0 +1,69 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { BIN, ROOT, runCli } from '../helpers/cli';
+import { createTestDatabase, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+
+// Issue 24, item 5: every --amount reads the same way (25.00 in the currency's major units; --amount-minor for
+// minor units), its prompt too, and outputs show formatted amounts.
+
+let db: TestDatabase;
+let env: Record<string, string>;
+let sandbox: { tenantId: string; merchantId: string };
+const cli = (...args: string[]) => runCli(args, env);
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
+  sandbox = (await cli('sandbox', 'init', '--json')).json();
+});
+afterAll(() => db.drop());
+
+describe(`one unit for every amount (${dialectName})`, () => {
+  test('fees quote and routing-rules decide read --amount 25.00 as 2500 minor units, as refunds and capture do', async () => {
+    const major = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '25.00', '--currency', 'EUR', '--json');
+    expect(major.status).toBe(0);
+    expect(major.json()).toMatchObject({ amount: 2500, currency: 'EUR' });
+    const minor = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount-minor', '2500', '--currency', 'EUR', '--json');
+    expect(minor.json()).toEqual(major.json());
+    const yen = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '1500', '--currency', 'JPY', '--json');
+    expect(yen.json()).toMatchObject({ amount: 1500, currency: 'JPY' });
+    const decide = await cli('routing-rules', 'decide', '--merchant', sandbox.merchantId, '--amount', '25.00', '--currency', 'EUR', '--brand', 'visa', '--json');
+    expect(decide.status).toBe(0);
+
+    for (const [args, path] of [
+      [['--amount', '25.001', '--currency', 'EUR'], '--amount'],
+      [['--amount', '25', '--amount-minor', '2500', '--currency', 'EUR'], '--amount'],
+      [['--amount', '25.00', '--currency', 'euro'], '--currency'],
+    ] as const) {
+      const bad = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, ...args, '--json');
+      expect(bad.status).toBe(2);
+      expect(bad.json().error.errors[0].path).toBe(path);
+    }
+  });
+
+  test('the quote shows formatted amounts', async () => {
+    const table = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '25.00', '--currency', 'EUR');
+    expect(table.status).toBe(0);
+    expect(table.stdout).toMatch(/amount\s*│?\s*25\.00 EUR/);
+    expect(table.stdout).not.toMatch(/minor units/);
+  });
+
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  (hasScript ? test : test.skip)('on a terminal the prompt for a missing --amount takes 25.00 as 25.00 EUR', async () => {
+    const child = spawn('script', ['-qec', `${process.execPath} ${BIN} fees quote --tenant ${sandbox.tenantId} --merchant ${sandbox.merchantId} --currency EUR`, '/dev/null'], {
+      cwd: ROOT, env: { ...process.env, ...env, NO_COLOR: '1', COLUMNS: '120' },
+    });
+    let out = '';
+    let answered = false;
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (!answered && out.includes('Amount in EUR')) {
+        answered = true;
+        child.stdin.write('25.00\r');
+      }
+    });
+    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(out).toContain('Amount in EUR (e.g. 25.00)');
+    expect(status).toBe(0);
+    expect(out).toMatch(/amount\s*│?\s*25\.00 EUR/);
+  }, 60_000);
+});
