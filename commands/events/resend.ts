@@ -4,9 +4,8 @@ import { renderRecord, renderTable } from '../../src/cli/output';
 import { NotFoundError, ValidationError } from '../../src/domain/errors';
 import type { CallerContext } from '../../src/domain/context';
 import type { Runtime } from '../../src/runtime';
-import { savedSandbox } from '../../src/services/sandbox';
 import { resendEvent, type ResentEvent } from '../../src/services/webhooks/deliveries';
-import { accessContext, endpointScopeContext, requireUuid } from '../../src/cli/context';
+import { accessContext, endpointScopeContext, requireUuid, sandboxDefaults } from '../../src/cli/context';
 import { modeName } from '../../src/cli/webhooks';
 
 export default class EventsResend extends BaseCommand<typeof EventsResend> {
@@ -65,15 +64,8 @@ The scope is --tenant (the tenant's events; its endpoints and its merchants'), -
     const { platform, live, merchant } = this.flags;
     let tenant = this.flags.tenant;
     if (!platform && tenant === undefined && merchant !== undefined) return accessContext(rt, { merchant, live });
-    if (!platform && tenant === undefined) {
-      const sandbox = savedSandbox(rt.config);
-      if (!sandbox) {
-        throw new ValidationError('Missing --tenant.', [{ path: '--tenant', message: 'is required: no sandbox of this database in .payplane/sandbox.json' }], 'MISSING_FLAG', {
-          hint: 'Start the sandbox first (`npm start` or `payplane sandbox init`), or pass --tenant <id> [--merchant <id>], --merchant <id> or --platform.',
-        });
-      }
-      tenant = sandbox.tenantId;
-    }
+    // the sandbox's tenant only: its tenant-level events are resent too, and its merchant's endpoints still receive theirs
+    if (!platform && tenant === undefined) tenant = (await sandboxDefaults(rt, {}, 'pass --tenant <id> [--merchant <id>], --merchant <id> or --platform')).tenant;
     return endpointScopeContext(rt, { platform, tenant, merchant, live });
   }
 

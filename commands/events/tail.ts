@@ -1,14 +1,13 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { chalk } from '../../src/cli/output';
-import { accessContext, endpointScopeContext } from '../../src/cli/context';
+import { accessContext, endpointScopeContext, sandboxDefaults } from '../../src/cli/context';
 import { checkTypeFilter, modeName } from '../../src/cli/webhooks';
 import type { CallerContext } from '../../src/domain/context';
 import { ValidationError } from '../../src/domain/errors';
 import { formatMinor, type Money } from '../../src/domain/money';
 import { parseDuration } from '../../src/services/access/tokens';
 import { EventTail, type TailedEvent } from '../../src/services/event-tail';
-import { savedSandbox } from '../../src/services/sandbox';
 import { eventCatalog, eventResource, matchesPattern } from '../../src/services/webhooks/catalog';
 
 export interface TailResult {
@@ -103,16 +102,7 @@ From now on by default; --since 10m replays the events of the last ten minutes f
     const rt = await this.runtime();
     const { live } = this.flags;
     let { tenant, merchant } = this.flags;
-    if (tenant === undefined && merchant === undefined) {
-      const sandbox = savedSandbox(rt.config);
-      if (!sandbox) {
-        throw new ValidationError('Missing --tenant.', [{ path: '--tenant', message: 'is required: no sandbox of this database in .payplane/sandbox.json' }], 'MISSING_FLAG', {
-          hint: 'Start the sandbox first (`npm start` or `payplane sandbox init`), or pass --tenant <id> [--merchant <id>].',
-        });
-      }
-      tenant = sandbox.tenantId;
-      merchant = sandbox.merchantId;
-    }
+    if (tenant === undefined && merchant === undefined) ({ tenant, merchant } = await sandboxDefaults(rt, {}));
     if (tenant === undefined) return accessContext(rt, { merchant, live });
     return endpointScopeContext(rt, { tenant, merchant, platform: false, live });
   }

@@ -1,10 +1,7 @@
 import type { Level } from '../../domain/context';
 import { allows } from '../access/permissions';
 import type { ResourceKind } from '../../api/views';
-
-/** src/api/views (every resource's read schema), loaded on first use: a command that writes no audit entry never loads the API's schemas */
-let viewsModule: typeof import('../../api/views') | undefined;
-const views = () => (viewsModule ??= require('../../api/views') as typeof import('../../api/views'));
+import { apiViews } from '../../api/lazy-views';
 
 /**
  * Who may read an audit entry, and what of it: an entry is about one record (its targetType and targetId), and a
@@ -91,6 +88,6 @@ export function readableTargetTypes(level: Level, permissions: ReadonlySet<strin
 /** An entry's before or after as a caller of the level sees it. */
 export function auditValueAt(type: string, value: unknown, level: Level): unknown {
   if (value === null || value === undefined) return null;
-  const { RESOURCES, viewAt } = views();
+  const { RESOURCES, viewAt } = apiViews();
   return viewAt(isAuditTargetType(type) ? RESOURCES[type] : undefined, value, level);
 }

@@ -3,7 +3,7 @@ import { InternalError } from '../../domain/errors';
 import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/models';
 import { newId } from '../../util/ids';
 import { redact } from '../../util/secrets';
-import { viewAt, viewOf } from '../../api/views';
+import { apiViews } from '../../api/lazy-views';
 import { eventCatalog, eventResource, isKnownEventType, subscribes } from './catalog';
 import { endpointsForEvent } from './endpoints';
 import { insertLater } from '../../db/rows';
@@ -18,6 +18,7 @@ export const EVENT_API_VERSION = '2026-11-01';
  */
 export function renderEventData(data: unknown, level: Level, type?: string): unknown {
   const kind = type === undefined ? null : eventResource(type);
+  const { viewAt, viewOf } = apiViews();
   return kind ? viewOf(kind, data, level) : viewAt(undefined, data, level);
 }
 
