@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Channel } from '../../src/services/channels';
-import { disableChannel } from '../../src/services/channels';
+import { disableChannel, getChannel } from '../../src/services/channels';
 import { platformContext } from '../../src/cli/context';
 
 export default class ChannelsDisable extends BaseCommand<typeof ChannelsDisable> {
@@ -12,7 +12,10 @@ export default class ChannelsDisable extends BaseCommand<typeof ChannelsDisable>
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<Channel> {
-    await this.confirm(this.flags.yes, `Disable channel ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const channel = await getChannel(platformContext(await this.runtime()), this.args.id);
+      return { verb: 'Disable', noun: 'channel', name: channel.name, id: channel.id };
+    });
     const rt = await this.runtime();
     const channel = await disableChannel(platformContext(rt), this.args.id);
     this.log(`Channel ${channel.name} (${channel.id}) is now ${channel.status}.`);

@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Company } from '../../src/services/organization/companies';
-import { disableCompany } from '../../src/services/organization/companies';
+import { disableCompany, getCompany } from '../../src/services/organization/companies';
 import { recordArg } from '../../src/cli/context';
 
 export default class CompaniesDisable extends BaseCommand<typeof CompaniesDisable> {
@@ -11,8 +11,12 @@ export default class CompaniesDisable extends BaseCommand<typeof CompaniesDisabl
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<Company> {
-    await this.confirm(this.flags.yes, `Disable company ${this.args.id}?`);
-    const company = await disableCompany(await this.scope(), this.args.id);
+    await this.confirmAction(this.flags.yes, async () => {
+      const current = await getCompany(await this.scope(), this.args.id);
+      return { verb: 'Disable', noun: 'company', name: current.name, id: current.id, consequence: 'It takes no new merchants.' };
+    });
+    const ctx = await this.scope();
+    const company = await disableCompany(ctx, this.args.id);
     this.log(`Company ${company.name} (${company.id}) is now ${company.status}.`);
     return company;
   }

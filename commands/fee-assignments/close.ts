@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
-import { closeFeeAssignment } from '../../src/services/fees/schedules';
+import { closeFeeAssignment, getFeeAssignment, getFeeSchedule } from '../../src/services/fees/schedules';
 import { platformContext } from '../../src/cli/context';
 
 export default class FeeAssignmentsClose extends BaseCommand<typeof FeeAssignmentsClose> {
@@ -12,7 +12,13 @@ export default class FeeAssignmentsClose extends BaseCommand<typeof FeeAssignmen
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<FeeAssignment> {
-    await this.confirm(this.flags.yes, `Close fee assignment ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = platformContext(await this.runtime());
+      const assignment = await getFeeAssignment(ctx, this.args.id);
+      const schedule = await getFeeSchedule(ctx, assignment.feeScheduleId);
+      const name = `${schedule.name} for ${assignment.level} ${assignment.targetEntityId}, ${assignment.currency} ${assignment.paymentMethod}`;
+      return { verb: 'Close', noun: 'fee assignment', name, id: assignment.id, consequence: 'It stops applying now.' };
+    });
     const rt = await this.runtime();
     const assignment = await closeFeeAssignment(platformContext(rt), this.args.id);
     this.log(`Fee assignment ${assignment.id} is now ${assignment.status} (effectiveTo ${assignment.effectiveTo}).`);

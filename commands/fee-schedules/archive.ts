@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
-import { changeFeeScheduleStatus } from '../../src/services/fees/schedules';
+import { changeFeeScheduleStatus, getFeeSchedule } from '../../src/services/fees/schedules';
 import { platformContext } from '../../src/cli/context';
 
 export default class FeeSchedulesArchive extends BaseCommand<typeof FeeSchedulesArchive> {
@@ -12,7 +12,10 @@ export default class FeeSchedulesArchive extends BaseCommand<typeof FeeSchedules
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<FeeSchedule> {
-    await this.confirm(this.flags.yes, 'Archive fee schedule ' + this.args.id + '?');
+    await this.confirmAction(this.flags.yes, async () => {
+      const schedule = await getFeeSchedule(platformContext(await this.runtime()), this.args.id);
+      return { verb: 'Archive', noun: 'fee schedule', name: schedule.name, id: schedule.id, consequence: 'Its assignments stop applying.' };
+    });
     const rt = await this.runtime();
     const schedule = await changeFeeScheduleStatus(platformContext(rt), this.args.id, 'archive');
     this.log(`Fee schedule ${schedule.name} (${schedule.id}) is now ${schedule.status}.`);

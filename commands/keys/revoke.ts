@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { ApiKey } from '../../src/services/api-keys/keys';
-import { revokeApiKey } from '../../src/services/api-keys/keys';
+import { getApiKey, revokeApiKey } from '../../src/services/api-keys/keys';
 import { recordArg } from '../../src/cli/context';
 
 export default class KeysRevoke extends BaseCommand<typeof KeysRevoke> {
@@ -11,7 +11,10 @@ export default class KeysRevoke extends BaseCommand<typeof KeysRevoke> {
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<ApiKey> {
-    await this.confirm(this.flags.yes, `Revoke API key ${this.args.id}? This cannot be undone.`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const key = await getApiKey(await this.scope(), this.args.id);
+      return { verb: 'Revoke', noun: 'API key', name: key.name, id: key.id, consequence: 'It stops authenticating at once. This cannot be undone.' };
+    });
     const ctx = await this.scope();
     const key = await revokeApiKey(ctx, this.args.id);
     this.log(`Revoked ${key.id} (${key.name}) at ${key.revokedAt}.`);

@@ -2,7 +2,11 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Limit } from '../../src/services/limits/manage';
-import { disableLimit, ownerOfLimit } from '../../src/services/limits/manage';
+import { disableLimit, getLimit, ownerOfLimit } from '../../src/services/limits/manage';
+import { getChannel } from '../../src/services/channels';
+import { getMerchant } from '../../src/services/organization/merchants';
+import { getTerminal } from '../../src/services/processing/terminals';
+import { limitLabel } from '../../src/cli/prompts';
 import { platformContext } from '../../src/cli/context';
 
 export default class LimitsDisable extends BaseCommand<typeof LimitsDisable> {
@@ -12,7 +16,14 @@ export default class LimitsDisable extends BaseCommand<typeof LimitsDisable> {
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<Limit> {
-    await this.confirm(this.flags.yes, `Disable limit ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = platformContext(await this.runtime());
+      const owner = await ownerOfLimit(ctx, this.args.id);
+      const limit = await getLimit(ctx, owner, this.args.id);
+      const get = { merchant: getMerchant, channel: getChannel, terminal: getTerminal }[owner.entityType];
+      const entity = await get(ctx, owner.entityId);
+      return { verb: 'Disable', noun: 'limit', name: limitLabel(limit), id: limit.id, of: { noun: owner.entityType, name: entity.name, id: entity.id } };
+    });
     const rt = await this.runtime();
     const ctx = platformContext(rt);
     const limit = await disableLimit(ctx, await ownerOfLimit(ctx, this.args.id), this.args.id);

@@ -20,7 +20,7 @@ export default class PaymentsCancel extends BaseCommand<typeof PaymentsCancel> {
     const where = await locate(rt, 'payment', this.args.id);
     const ctx = actContext(rt, where);
     const current = await getPayment(ctx, where.id);
-    await this.confirm(this.flags.yes, `Cancel payment ${current.id} of ${formatMinor(current.amount)} (${current.status})?`);
+    await this.confirmAction(this.flags.yes, { verb: 'Cancel', noun: 'payment', name: `${formatMinor(current.amount)}, ${current.status}`, id: current.id, consequence: 'The authorization is voided.' });
     const payment = await cancelPayment(ctx, where.id);
     this.log(renderPayment(payment));
     return payment;

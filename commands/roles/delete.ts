@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Role } from '../../src/services/access/roles';
-import { deleteRole } from '../../src/services/access/roles';
+import { deleteRole, getRole } from '../../src/services/access/roles';
 import { accessScopeFlags, recordArg } from '../../src/cli/context';
 
 export default class RolesDelete extends BaseCommand<typeof RolesDelete> {
@@ -12,7 +12,10 @@ export default class RolesDelete extends BaseCommand<typeof RolesDelete> {
 
   async run(): Promise<Role> {
     const ctx = await this.scope();
-    await this.confirm(this.flags.yes, `Delete role ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const role = await getRole(ctx, this.args.id);
+      return { verb: 'Delete', noun: 'role', name: role.name, id: role.id };
+    });
     const role = await deleteRole(ctx, this.args.id);
     this.log(`Deleted role ${role.id} (${role.name}).`);
     return role;

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { RoutingRule } from '../../src/services/routing/rules';
-import { archiveRoutingRule } from '../../src/services/routing/rules';
+import { archiveRoutingRule, getRoutingRule } from '../../src/services/routing/rules';
 import { platformContext } from '../../src/cli/context';
 
 export default class RoutingRulesArchive extends BaseCommand<typeof RoutingRulesArchive> {
@@ -12,7 +12,10 @@ export default class RoutingRulesArchive extends BaseCommand<typeof RoutingRules
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<RoutingRule> {
-    await this.confirm(this.flags.yes, `Archive routing rule version ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const rule = await getRoutingRule(platformContext(await this.runtime(), false), this.args.id);
+      return { verb: 'Archive', noun: 'routing rule', name: `${rule.name}, version ${rule.version}`, id: rule.id, consequence: 'The rule stops routing.' };
+    });
     const rt = await this.runtime();
     const rule = await archiveRoutingRule(platformContext(rt, false), this.args.id);
     this.log(`Routing rule ${rule.name} version ${rule.version} (${rule.id}) is now ${rule.status}.`);

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { RoutingRule } from '../../src/services/routing/rules';
-import { deleteRoutingRule } from '../../src/services/routing/rules';
+import { deleteRoutingRule, getRoutingRule } from '../../src/services/routing/rules';
 import { platformContext } from '../../src/cli/context';
 
 export default class RoutingRulesDelete extends BaseCommand<typeof RoutingRulesDelete> {
@@ -12,7 +12,10 @@ export default class RoutingRulesDelete extends BaseCommand<typeof RoutingRulesD
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<RoutingRule> {
-    await this.confirm(this.flags.yes, `Delete routing rule version ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const rule = await getRoutingRule(platformContext(await this.runtime(), false), this.args.id);
+      return { verb: 'Delete', noun: 'routing rule', name: `${rule.name}, version ${rule.version}`, id: rule.id };
+    });
     const rt = await this.runtime();
     const rule = await deleteRoutingRule(platformContext(rt, false), this.args.id);
     this.log(`Routing rule ${rule.name} version ${rule.version} (${rule.id}) is deleted.`);

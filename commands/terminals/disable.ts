@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Terminal } from '../../src/services/processing/terminals';
-import { disableTerminal } from '../../src/services/processing/terminals';
+import { disableTerminal, getTerminal } from '../../src/services/processing/terminals';
 import { platformContext } from '../../src/cli/context';
 
 export default class TerminalsDisable extends BaseCommand<typeof TerminalsDisable> {
@@ -12,7 +12,10 @@ export default class TerminalsDisable extends BaseCommand<typeof TerminalsDisabl
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<Terminal> {
-    await this.confirm(this.flags.yes, `Disable terminal ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const terminal = await getTerminal(platformContext(await this.runtime()), this.args.id);
+      return { verb: 'Disable', noun: 'terminal', name: terminal.name, id: terminal.id, consequence: 'It becomes read-only.' };
+    });
     const rt = await this.runtime();
     const terminal = await disableTerminal(platformContext(rt), this.args.id);
     this.log(`Terminal ${terminal.name} (${terminal.id}) is now ${terminal.status}.`);

@@ -1,7 +1,8 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { User } from '../../src/services/access/users';
-import { deleteUser } from '../../src/services/access/users';
+import { deleteUser, getUser } from '../../src/services/access/users';
+import { userLabel } from '../../src/cli/prompts';
 import { accessScopeFlags, recordArg } from '../../src/cli/context';
 
 export default class UsersDelete extends BaseCommand<typeof UsersDelete> {
@@ -12,7 +13,10 @@ export default class UsersDelete extends BaseCommand<typeof UsersDelete> {
 
   async run(): Promise<User> {
     const ctx = await this.scope();
-    await this.confirm(this.flags.yes, `Delete user ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const user = await getUser(ctx, this.args.id);
+      return { verb: 'Delete', noun: 'user', name: userLabel(user), id: user.id, consequence: 'Its tokens stop working and its pending invitations are canceled.' };
+    });
     const user = await deleteUser(ctx, this.args.id);
     this.log(`Deleted user ${user.id} (${user.email}).`);
     return user;

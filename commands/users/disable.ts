@@ -2,7 +2,8 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { renderRecord, statusColour } from '../../src/cli/output';
 import type { User } from '../../src/services/access/users';
-import { changeUserStatus } from '../../src/services/access/users';
+import { changeUserStatus, getUser } from '../../src/services/access/users';
+import { userLabel } from '../../src/cli/prompts';
 import { accessScopeFlags, recordArg } from '../../src/cli/context';
 
 export default class UsersDisable extends BaseCommand<typeof UsersDisable> {
@@ -12,7 +13,10 @@ export default class UsersDisable extends BaseCommand<typeof UsersDisable> {
   static override flags = { 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
 
   async run(): Promise<User> {
-    await this.confirm(this.flags.yes, `Disable user ${this.args.id}? Its tokens stop working at once.`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const user = await getUser(await this.scope(), this.args.id);
+      return { verb: 'Disable', noun: 'user', name: userLabel(user), id: user.id, consequence: 'Its tokens stop working at once.' };
+    });
     const ctx = await this.scope();
     const user = await changeUserStatus(ctx, this.args.id, 'disable');
     this.log(renderRecord({ id: user.id, email: user.email, status: statusColour(user.status) }));

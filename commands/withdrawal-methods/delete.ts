@@ -14,7 +14,7 @@ export default class WithdrawalMethodsDelete extends BaseCommand<typeof Withdraw
 
   async run(): Promise<WithdrawalMethod> {
     const rt = await this.runtime();
-    const ctx = await confirmedContext(rt, this.flags, this.args.id, 'Delete', (q) => this.confirm(this.flags.yes, q));
+    const ctx = await confirmedContext(rt, this.flags, this.args.id, 'Delete', (subject) => this.confirmAction(this.flags.yes, subject));
     const method = await deleteWithdrawalMethod(ctx, this.args.id);
     this.log(`Withdrawal method "${method.label}" (${method.id}) is deleted.`);
     return method;

@@ -14,7 +14,7 @@ export default class WithdrawalMethodsSuspend extends BaseCommand<typeof Withdra
 
   async run(): Promise<WithdrawalMethod> {
     const rt = await this.runtime();
-    const ctx = await confirmedContext(rt, this.flags, this.args.id, 'Suspend', (q) => this.confirm(this.flags.yes, q));
+    const ctx = await confirmedContext(rt, this.flags, this.args.id, 'Suspend', (subject) => this.confirmAction(this.flags.yes, subject));
     const method = await suspendWithdrawalMethod(ctx, this.args.id);
     this.log(renderMethod(method));
     return method;

@@ -20,7 +20,9 @@ export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCan
     const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
     const ctx = actContext(rt, where, this.flags.operator);
     const current = await getWithdrawal(ctx, where.id);
-    await this.confirm(this.flags.yes, `Cancel withdrawal ${current.id} of ${formatMinor(current.amount)} (${current.status})?`);
+    await this.confirmAction(this.flags.yes, {
+      verb: 'Cancel', noun: 'withdrawal', name: `${formatMinor(current.amount)}, ${current.status}`, id: current.id, consequence: 'The held amount and fee return to available.',
+    });
     const withdrawal = await cancelWithdrawal(ctx, where.id);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;

@@ -7,6 +7,7 @@ import { claimExecution, executeViaProvider, revealDestination } from '../../src
 import { getMerchant } from '../../src/services/organization/merchants';
 import { type ExecutionOutcome, applyOutcome, checkedOutcome, operatorFlags, promptOutcome, renderPayoutOrder, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
 import { actContext, locate } from '../../src/cli/context';
+import { isPromptInterrupt } from '../../src/cli/prompts';
 
 export default class WithdrawalsExecute extends BaseCommand<typeof WithdrawalsExecute> {
   static override summary = 'Execute an approved withdrawal: pay it out by hand and record the result, or send it through the payout provider.';
@@ -76,9 +77,14 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
     const [destination, merchant] = await Promise.all([revealDestination(ctx, id), getMerchant(ctx, executing.entityId)]);
     this.log(renderPayoutOrder(executing, merchant.name, destination));
     this.log('');
-    const outcome = await promptOutcome({ reference: this.flags.reference, comment: this.flags.comment });
+    const stays = `Withdrawal ${id} stays executing (by ${executing.executedBy}): run \`${this.config.bin} withdrawals execute ${id}\` again as the same operator once you know how the payout went.`;
+    const outcome = await promptOutcome({ reference: this.flags.reference, comment: this.flags.comment }).catch((error: unknown) => {
+      // Ctrl-C: the execution started above stays; say so before the command ends with 130 (BaseCommand.catch)
+      if (isPromptInterrupt(error)) this.logToStderr(stays);
+      throw error;
+    });
     if (!outcome) {
-      this.log(`Withdrawal ${id} stays executing (by ${executing.executedBy}): run \`${this.config.bin} withdrawals execute ${id}\` again as the same operator once you know how the payout went.`);
+      this.log(stays);
       return executing;
     }
     const withdrawal = await applyOutcome(ctx, id, checkedOutcome(outcome));

@@ -3,7 +3,8 @@ import { closeRuntime, createLogger, openRuntime, type Runtime } from '../runtim
 import { loadConfig, type AppConfig } from '../config';
 import { applyConfigFile } from '../settings';
 import type { CallerContext } from '../domain/context';
-import { PayplaneError, ValidationError } from '../domain/errors';
+import { CancelledError, PayplaneError, ValidationError } from '../domain/errors';
+import { confirmQuestion, INTERRUPTED_EXIT, isPromptInterrupt, type ConfirmSubject } from './prompts';
 import type { ScopeOf } from './context';
 import { configureColour } from './output';
 import { followPages, type PageRequest } from './progress';
@@ -21,6 +22,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true;
   /** the command reports an invalid configuration file itself instead of stopping on it (doctor) */
   static reportsConfigErrors = false;
+  /**
+   * The command may create the database it is pointed at (serve, sandbox init, the db commands); every other one
+   * refuses a missing database as unavailable (exit 8), naming where it looked, instead of creating an empty one.
+   */
+  static createsDatabase = false;
 
   static override baseFlags = {
     'database-url': Flags.string({
@@ -62,14 +68,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** Opens the database (applying pending migrations) once per command; closed when the command ends. */
-  protected async runtime(options: { migrate?: boolean } = {}): Promise<Runtime> {
+  protected async runtime(options: { migrate?: boolean; create?: boolean; requireSchema?: boolean } = {}): Promise<Runtime> {
     if (!this.openedRuntime) {
       // one logger for every command, serve's included: credential fields redacted, into PAYPLANE_LOG_FILE when set
       // (under --json stdout carries the command's result alone: no log lines unless PAYPLANE_LOG_LEVEL asks)
       const config = await this.config$();
       const level = process.env.PAYPLANE_LOG_LEVEL ? config.logLevel : this.jsonEnabled() ? 'silent' : this.defaultLogLevel;
       const logger = createLogger(level, config.logFile);
-      this.openedRuntime = await openRuntime(config, { migrate: options.migrate, logger });
+      this.openedRuntime = await openRuntime(config, { migrate: options.migrate, logger, create: (this.ctor as typeof BaseCommand).createsDatabase && options.create !== false, requireSchema: options.requireSchema });
     }
     return this.openedRuntime!;
   }
@@ -101,6 +107,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    // the operator's own answers at a prompt (prompts run on a terminal only, never under --json): one plain line on
+    // stderr, no "Error:" and no stack. "No" is exit 9; Ctrl-C at any prompt (confirm, input, select, password) is 130.
+    if (!this.jsonEnabled() && (error instanceof CancelledError || isPromptInterrupt(error))) {
+      const interrupted = isPromptInterrupt(error);
+      this.logToStderr(interrupted ? 'Interrupted.' : (error as CancelledError).detail);
+      return this.exit(interrupted ? INTERRUPTED_EXIT : (error as CancelledError).exitCode);
+    }
+    if (isPromptInterrupt(error)) {
+      return super.catch(Object.assign(new Errors.CLIError('Interrupted.', { code: 'INTERRUPTED', exit: INTERRUPTED_EXIT }), { exitCode: INTERRUPTED_EXIT }));
+    }
     if (error instanceof PayplaneError) {
       const cliError = new Errors.CLIError(error.detail, {
         code: error.code,
@@ -166,13 +182,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     });
   }
 
-  /** Asks for confirmation on a TTY unless --yes was given; refuses in a script without --yes. */
-  protected async confirm(yes: boolean | undefined, question: string): Promise<void> {
+  /**
+   * Asks on a terminal, unless --yes, whether to do what `subject` says to the record it names, in the one wording of
+   * src/cli/prompts.ts: `Delete role "Support agents" (3f2a…)? …`. "No" ends the command with CancelledError (exit 9,
+   * nothing changed); in a script without --yes it is refused (exit 2, CONFIRMATION_REQUIRED). Given a function, the
+   * record is loaded (through the command's own get) only when the question is asked.
+   */
+  protected async confirmAction(yes: boolean | undefined, subject: ConfirmSubject | (() => Promise<ConfirmSubject>)): Promise<void> {
     if (yes) return;
     if (process.stdin.isTTY && process.stdout.isTTY && !this.jsonEnabled()) {
+      const question = confirmQuestion(typeof subject === 'function' ? await subject() : subject);
       const { confirm } = await import('@inquirer/prompts');
       if (await confirm({ message: question, default: false })) return;
-      throw new ValidationError('Cancelled.', [], 'CANCELLED');
+      throw new CancelledError();
     }
     throw new ValidationError('This action needs confirmation.', [{ path: '--yes', message: 'is required when not on a terminal' }], 'CONFIRMATION_REQUIRED', {
       hint: 'Pass --yes to confirm.',

@@ -12,6 +12,8 @@ export interface StatusMoveSpec<R extends { id: string; name: string; status: st
   noun: string;
   move: StatusMove;
   summary: string;
+  /** the record as its get command reads it: the confirmation names it */
+  get(rt: Runtime, id: string): Promise<R>;
   apply(rt: Runtime, id: string): Promise<R>;
 }
 
@@ -29,7 +31,12 @@ export function statusMoveCommand<R extends { id: string; name: string; status: 
     static override flags = { yes: move === 'activate' ? { ...sharedFlags.yes, hidden: true } : sharedFlags.yes };
 
     async run(): Promise<R> {
-      if (move !== 'activate') await this.confirm(this.flags.yes, `${move[0].toUpperCase()}${move.slice(1)} ${noun} ${this.args.id}?`);
+      if (move !== 'activate') {
+        await this.confirmAction(this.flags.yes, async () => {
+          const current = await spec.get(await this.runtime(), this.args.id);
+          return { verb: `${move[0].toUpperCase()}${move.slice(1)}`, noun, name: current.name, id: current.id };
+        });
+      }
       const record = await spec.apply(await this.runtime(), this.args.id);
       this.log(`${noun[0].toUpperCase()}${noun.slice(1)} ${record.name} (${record.id}) is now ${record.status}.`);
       return record;

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ValidationError } from '../domain/errors';
 import { statusMoveCommand, type StatusMove } from './status-move';
-import { changeTenantStatus } from '../services/tenants/tenants';
+import { changeTenantStatus, getTenant } from '../services/tenants/tenants';
 import { platformContext } from './context';
 
 /** Flags of tenants create and update; `tenantInput` turns them into the request body's fields. */
@@ -86,6 +86,7 @@ const SUMMARY: Record<StatusMove, string> = {
 export function tenantStatusCommand(move: StatusMove) {
   return statusMoveCommand({
     topic: 'tenants', noun: 'tenant', move, summary: SUMMARY[move],
+    get: (rt, id) => getTenant(platformContext(rt), id),
     apply: (rt, id) => changeTenantStatus(platformContext(rt), id, move),
   });
 }

@@ -125,6 +125,16 @@ export class UnavailableError extends PayplaneError {
   }
 }
 
+/** Raised when the operator answers no to a confirmation on the terminal: nothing changed (CLI only; never reaches HTTP). */
+export class CancelledError extends PayplaneError {
+  readonly status = 409;
+  readonly title = 'Cancelled';
+  readonly exitCode = 9;
+  constructor(detail = 'Cancelled: nothing was changed.', code = 'CANCELLED') {
+    super(code, detail);
+  }
+}
+
 /** Raised for a defect: never for bad input. */
 export class InternalError extends PayplaneError {
   readonly status = 500;

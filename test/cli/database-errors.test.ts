@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { runCli } from '../helpers/cli';
+import { BIN, runCli } from '../helpers/cli';
 import { createTestDatabase, dialectName, onPostgres, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 
 // Issue 24, items 1 to 3: a command pointed at a missing database says so (exit 8) instead of creating an empty one;
@@ -210,8 +211,6 @@ describe(`Postgres starts as SQLite does (${dialectName} suite)`, () => {
     test('--no-sandbox provisions nothing and says how to get a sandbox', async () => {
       const created = await run(['db', 'create', '--json'], { DATABASE_URL: db.url, PAYPLANE_HOME: db.home });
       expect(created.status).toBe(0);
-      const { spawn } = await import('node:child_process');
-      const { BIN } = await import('../helpers/cli');
       const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-sandbox'], {
         env: { ...process.env, NO_COLOR: '1', DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, PAYPLANE_LOG_LEVEL: 'warn', NODE_ENV: undefined } as NodeJS.ProcessEnv,
       });

@@ -415,8 +415,10 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       const before = await balance();
       const id = await requestWithdrawal(4000, { approve: true });
 
+      // Ctrl-C at the question exits 130, as at every prompt (test/cli/prompts.test.ts), saying the execution stays
       const interrupted = await onTerminal(['withdrawals', 'execute', id, '--operator', 'erin'], [{ waitFor: selectShown, keys: [CTRL_C] }]);
-      expect(interrupted.status).toBe(0);
+      expect(interrupted.status).toBe(130);
+      expect(interrupted.text).toContain('Interrupted.');
       // what the operator must pay, and to where: the full IBAN, the amount, the fee and the merchant
       expect(interrupted.text).toContain(TEST_IBAN);
       expect(interrupted.text).toContain('Sandbox Merchant GmbH');

@@ -2,7 +2,9 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { Limit } from '../../../src/services/limits/manage';
-import { disableLimit } from '../../../src/services/limits/manage';
+import { disableLimit, getLimit } from '../../../src/services/limits/manage';
+import { getChannel } from '../../../src/services/channels';
+import { limitLabel } from '../../../src/cli/prompts';
 import { platformContext } from '../../../src/cli/context';
 
 export default class ChannelLimitsDisable extends BaseCommand<typeof ChannelLimitsDisable> {
@@ -15,7 +17,12 @@ export default class ChannelLimitsDisable extends BaseCommand<typeof ChannelLimi
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<Limit> {
-    await this.confirm(this.flags.yes, `Disable limit ${this.args.limit} of channel ${this.args.channel}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = platformContext(await this.runtime());
+      const channel = await getChannel(ctx, this.args.channel);
+      const limit = await getLimit(ctx, { entityType: 'channel', entityId: channel.id }, this.args.limit);
+      return { verb: 'Disable', noun: 'limit', name: limitLabel(limit), id: limit.id, of: { noun: 'channel', name: channel.name, id: channel.id } };
+    });
     const rt = await this.runtime();
     const limit = await disableLimit(platformContext(rt), { entityType: 'channel', entityId: this.args.channel }, this.args.limit);
     this.log(`Limit ${limit.id} of channel ${limit.entityId} is now ${limit.status}.`);

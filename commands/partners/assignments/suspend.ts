@@ -2,7 +2,8 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { PartnerAssignment } from '../../../src/services/partners';
-import { suspendAssignment } from '../../../src/services/partners';
+import { getAssignment, getPartner, suspendAssignment } from '../../../src/services/partners';
+import { getMerchant } from '../../../src/services/organization/merchants';
 import { platformContext } from '../../../src/cli/context';
 
 export default class PartnerAssignmentsSuspend extends BaseCommand<typeof PartnerAssignmentsSuspend> {
@@ -12,7 +13,12 @@ export default class PartnerAssignmentsSuspend extends BaseCommand<typeof Partne
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<PartnerAssignment> {
-    await this.confirm(this.flags.yes, `Suspend partner assignment ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = platformContext(await this.runtime());
+      const assignment = await getAssignment(ctx, this.args.id);
+      const [partner, merchant] = [await getPartner(ctx, assignment.partnerId), await getMerchant(ctx, assignment.merchantId)];
+      return { verb: 'Suspend', noun: 'partner assignment', name: `${partner.name} on ${merchant.name}`, id: assignment.id, consequence: 'The partner stops earning on the merchant.' };
+    });
     const rt = await this.runtime();
     const assignment = await suspendAssignment(platformContext(rt), this.args.id);
     this.log(`Partner assignment ${assignment.id} is now ${assignment.status}.`);

@@ -3,7 +3,8 @@ import { sharedFlags } from '../../../src/cli/flags';
 import type { RiskConfiguration } from '../../../src/services/risk/configuration';
 import { resetRiskConfiguration } from '../../../src/services/risk/configuration';
 import { renderRiskConfiguration } from '../../../src/cli/risk/configuration';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, platformContext } from '../../../src/cli/context';
+import { getTenant } from '../../../src/services/tenants/tenants';
 import { riskTenantFlags } from '../../../src/cli/risk/input';
 
 export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset> {
@@ -13,7 +14,11 @@ export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset>
 
   async run(): Promise<RiskConfiguration> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    await this.confirm(this.flags.yes, `Reset the risk configuration of tenant ${tenantId} to the defaults?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+      const tenant = await getTenant(platformContext(await this.runtime()), tenantId);
+      return { verb: 'Reset the risk configuration of', noun: 'tenant', name: tenant.name, id: tenant.id, consequence: 'Its thresholds return to the defaults (challenge 50, review none, decline 100, enforce).' };
+    });
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const configuration = await resetRiskConfiguration(ctx);
     this.log(renderRiskConfiguration(configuration));

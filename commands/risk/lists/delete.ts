@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { ListGroup } from '../../../src/services/risk/lists';
-import { deleteListGroup } from '../../../src/services/risk/lists';
+import { deleteListGroup, getListGroup } from '../../../src/services/risk/lists';
 import { operatorOfTenant } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
@@ -14,7 +14,11 @@ export default class RiskListsDelete extends BaseCommand<typeof RiskListsDelete>
 
   async run(): Promise<ListGroup> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    await this.confirm(this.flags.yes, `Delete list group ${this.args.id} and all its entries?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+      const group = await getListGroup(ctx, this.args.id);
+      return { verb: 'Delete', noun: 'list group', name: group.name, id: group.id, consequence: `Its ${group.entryCount} ${group.entryCount === 1 ? 'entry is' : 'entries are'} deleted with it.` };
+    });
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const group = await deleteListGroup(ctx, this.args.id);
     this.log(`List group ${group.name} (${group.id}) and its entries are deleted.`);

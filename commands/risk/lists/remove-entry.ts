@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { ListEntry } from '../../../src/services/risk/lists';
-import { deleteListEntry } from '../../../src/services/risk/lists';
+import { deleteListEntry, getListEntry, getListGroup } from '../../../src/services/risk/lists';
 import { operatorOfTenant } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
@@ -20,7 +20,12 @@ export default class RiskListsRemoveEntry extends BaseCommand<typeof RiskListsRe
 
   async run(): Promise<ListEntry> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    await this.confirm(this.flags.yes, `Remove entry ${this.args.entry} from list group ${this.args.group}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+      const group = await getListGroup(ctx, this.args.group);
+      const entry = await getListEntry(ctx, group.id, this.args.entry);
+      return { verb: 'Remove', noun: 'entry', name: entry.value, id: entry.id, of: { noun: 'list group', name: group.name, id: group.id, preposition: 'from' } };
+    });
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const entry = await deleteListEntry(ctx, this.args.group, this.args.entry);
     this.log(`Entry ${entry.value} (${entry.id}) is removed.`);

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
-import { deleteAntifraudPlan } from '../../../src/services/risk/plans';
+import { deleteAntifraudPlan, getAntifraudPlan } from '../../../src/services/risk/plans';
 import { operatorOfTenant } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
@@ -16,7 +16,11 @@ export default class RiskPlansDelete extends BaseCommand<typeof RiskPlansDelete>
 
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    await this.confirm(this.flags.yes, `Delete antifraud plan ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+      const plan = await getAntifraudPlan(ctx, this.args.id);
+      return { verb: 'Delete', noun: 'antifraud plan', name: plan.name, id: plan.id };
+    });
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const plan = await deleteAntifraudPlan(ctx, this.args.id);
     this.log(`Antifraud plan ${plan.name} (${plan.id}) is deleted.`);

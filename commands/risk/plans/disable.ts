@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
-import { setAntifraudPlanStatus } from '../../../src/services/risk/plans';
+import { getAntifraudPlan, setAntifraudPlanStatus } from '../../../src/services/risk/plans';
 import { operatorOfTenant } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
@@ -15,7 +15,11 @@ export default class RiskPlansDisable extends BaseCommand<typeof RiskPlansDisabl
 
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    await this.confirm(this.flags.yes, `Disable antifraud plan ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+      const plan = await getAntifraudPlan(ctx, this.args.id);
+      return { verb: 'Disable', noun: 'antifraud plan', name: plan.name, id: plan.id, consequence: 'Its rules stop scoring payments.' };
+    });
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const plan = await setAntifraudPlanStatus(ctx, this.args.id, 'disabled');
     this.log(`Antifraud plan ${plan.name} (${plan.id}) is now ${plan.status}.`);

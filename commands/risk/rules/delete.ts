@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { ScoringRule } from '../../../src/services/risk/rules';
-import { deleteScoringRule } from '../../../src/services/risk/rules';
+import { deleteScoringRule, getScoringRule } from '../../../src/services/risk/rules';
 import { operatorOfTenant } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
@@ -14,7 +14,11 @@ export default class RiskRulesDelete extends BaseCommand<typeof RiskRulesDelete>
 
   async run(): Promise<ScoringRule> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    await this.confirm(this.flags.yes, `Delete scoring rule ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+      const rule = await getScoringRule(ctx, this.args.id);
+      return { verb: 'Delete', noun: 'scoring rule', name: rule.name, id: rule.id, consequence: 'The plans that list it no longer evaluate it.' };
+    });
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const rule = await deleteScoringRule(ctx, this.args.id);
     this.log(`Scoring rule ${rule.name} (${rule.id}) is deleted.`);

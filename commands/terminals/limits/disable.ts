@@ -2,7 +2,9 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { Limit } from '../../../src/services/limits/manage';
-import { disableTerminalLimit } from '../../../src/services/processing/terminals';
+import { disableTerminalLimit, getTerminal } from '../../../src/services/processing/terminals';
+import { getLimit } from '../../../src/services/limits/manage';
+import { limitLabel } from '../../../src/cli/prompts';
 import { platformContext } from '../../../src/cli/context';
 
 export default class TerminalLimitsDisable extends BaseCommand<typeof TerminalLimitsDisable> {
@@ -15,7 +17,12 @@ export default class TerminalLimitsDisable extends BaseCommand<typeof TerminalLi
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<Limit> {
-    await this.confirm(this.flags.yes, `Disable limit ${this.args.limit}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = platformContext(await this.runtime());
+      const terminal = await getTerminal(ctx, this.args.id);
+      const limit = await getLimit(ctx, { entityType: 'terminal', entityId: terminal.id }, this.args.limit);
+      return { verb: 'Disable', noun: 'limit', name: limitLabel(limit), id: limit.id, of: { noun: 'terminal', name: terminal.name, id: terminal.id } };
+    });
     const rt = await this.runtime();
     const limit = await disableTerminalLimit(platformContext(rt), this.args.id, this.args.limit);
     this.log(`Limit ${limit.id} is now ${limit.status}.`);

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { Terminal } from '../../../src/services/processing/terminals';
-import { deleteMpiAccount } from '../../../src/services/processing/terminals';
+import { deleteMpiAccount, getTerminal } from '../../../src/services/processing/terminals';
 import { platformContext } from '../../../src/cli/context';
 
 export default class MpiAccountsDelete extends BaseCommand<typeof MpiAccountsDelete> {
@@ -15,7 +15,12 @@ export default class MpiAccountsDelete extends BaseCommand<typeof MpiAccountsDel
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<Terminal> {
-    await this.confirm(this.flags.yes, `Delete the ${this.args.brand} MPI account of terminal ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const terminal = await getTerminal(platformContext(await this.runtime()), this.args.id);
+      const account = terminal.threeDsConfig.mpiAccounts.find((a) => a.brand === this.args.brand);
+      const name = account?.merchantName ? `${this.args.brand}, ${account.merchantName}` : this.args.brand;
+      return { verb: 'Delete', noun: 'MPI account', name, of: { noun: 'terminal', name: terminal.name, id: terminal.id } };
+    });
     const rt = await this.runtime();
     const terminal = await deleteMpiAccount(platformContext(rt), this.args.id, this.args.brand);
     this.log(`Deleted the ${this.args.brand} MPI account of terminal ${terminal.id}.`);

@@ -2,7 +2,8 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals';
-import { disableRestriction } from '../../../src/services/processing/terminals';
+import { disableRestriction, getRestriction, getTerminal } from '../../../src/services/processing/terminals';
+import { restrictionLabel } from '../../../src/cli/prompts';
 import { platformContext } from '../../../src/cli/context';
 
 export default class RestrictionsDisable extends BaseCommand<typeof RestrictionsDisable> {
@@ -15,7 +16,12 @@ export default class RestrictionsDisable extends BaseCommand<typeof Restrictions
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<TerminalRestriction> {
-    await this.confirm(this.flags.yes, `Disable restriction ${this.args.restriction}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const ctx = platformContext(await this.runtime());
+      const terminal = await getTerminal(ctx, this.args.id);
+      const restriction = await getRestriction(ctx, terminal.id, this.args.restriction);
+      return { verb: 'Disable', noun: 'restriction', name: restrictionLabel(restriction), id: restriction.id, of: { noun: 'terminal', name: terminal.name, id: terminal.id } };
+    });
     const rt = await this.runtime();
     const restriction = await disableRestriction(platformContext(rt), this.args.id, this.args.restriction);
     this.log(`Restriction ${restriction.id} is now ${restriction.status}.`);

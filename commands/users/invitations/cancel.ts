@@ -2,7 +2,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { renderRecord } from '../../../src/cli/output';
 import type { Invitation } from '../../../src/services/access/invitations';
-import { cancelInvitation } from '../../../src/services/access/invitations';
+import { cancelInvitation, getInvitation } from '../../../src/services/access/invitations';
 import { accessScopeFlags, recordArg } from '../../../src/cli/context';
 
 export default class InvitationsCancel extends BaseCommand<typeof InvitationsCancel> {
@@ -12,7 +12,10 @@ export default class InvitationsCancel extends BaseCommand<typeof InvitationsCan
   static override flags = { 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
 
   async run(): Promise<Invitation> {
-    await this.confirm(this.flags.yes, `Cancel invitation ${this.args.id}?`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const invitation = await getInvitation(await this.scope(), this.args.id);
+      return { verb: 'Cancel', noun: 'invitation', name: invitation.email, id: invitation.id };
+    });
     const ctx = await this.scope();
     const invitation = await cancelInvitation(ctx, this.args.id);
     this.log(renderRecord({ id: invitation.id, email: invitation.email, status: invitation.status }));

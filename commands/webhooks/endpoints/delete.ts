@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
-import { deleteEndpoint } from '../../../src/services/webhooks/endpoints';
+import { deleteEndpoint, getEndpoint } from '../../../src/services/webhooks/endpoints';
 import { recordArg } from '../../../src/cli/context';
 
 export default class WebhooksEndpointsDelete extends BaseCommand<typeof WebhooksEndpointsDelete> {
@@ -11,7 +11,10 @@ export default class WebhooksEndpointsDelete extends BaseCommand<typeof Webhooks
   static override flags = { yes: sharedFlags.yes };
 
   async run(): Promise<WebhookEndpoint> {
-    await this.confirm(this.flags.yes, `Delete webhook endpoint ${this.args.id}? Its pending deliveries are canceled.`);
+    await this.confirmAction(this.flags.yes, async () => {
+      const endpoint = await getEndpoint(await this.scope(), this.args.id);
+      return { verb: 'Delete', noun: 'webhook endpoint', name: endpoint.url, id: endpoint.id, consequence: 'Its pending deliveries are canceled.' };
+    });
     const ctx = await this.scope();
     const endpoint = await deleteEndpoint(ctx, this.args.id);
     this.log(`Deleted ${endpoint.id} (${endpoint.url}) at ${endpoint.deletedAt}.`);

@@ -471,6 +471,14 @@ export async function listRestrictions(ctx: CallerContext, terminalId: string, f
   return mapPage(await scoped(ctx, ctx.db.models.TerminalRestriction).list(where, page), toRestriction);
 }
 
+/** One restriction of a terminal (404 when there is none with that id on that terminal). */
+export async function getRestriction(ctx: CallerContext, terminalId: string, restrictionId: string): Promise<TerminalRestriction> {
+  await scoped(ctx, ctx.db.models.Terminal).get(terminalId);
+  const row = await scoped(ctx, ctx.db.models.TerminalRestriction).find(restrictionId);
+  if (!row || row.terminalId !== terminalId) throw new NotFoundError('restriction', restrictionId);
+  return toRestriction(row);
+}
+
 async function restrictionOf(ctx: CallerContext, terminalId: string, restrictionId: string): Promise<{ terminal: TerminalRow; row: TerminalRestrictionRow }> {
   const terminal = await scoped(ctx, ctx.db.models.Terminal).get(terminalId, { lock: true });
   const row = await scoped(ctx, ctx.db.models.TerminalRestriction).find(restrictionId, { lock: true });

@@ -183,6 +183,14 @@ export async function listListEntries(ctx: CallerContext, groupId: string, filte
   return mapPage(await scoped(ctx, ctx.db.models.ListEntry).list(where, page), toListEntry);
 }
 
+/** One entry of a list group (404 when there is none with that id in that group). */
+export async function getListEntry(ctx: CallerContext, groupId: string, entryId: string): Promise<ListEntry> {
+  const group = await scoped(ctx, ctx.db.models.ListGroup).get(groupId);
+  const row = isUuid(entryId) ? await scoped(ctx, ctx.db.models.ListEntry).findOne({ id: entryId, listGroupId: group.id }) : null;
+  if (!row) throw new NotFoundError('list entry', entryId);
+  return toListEntry(row);
+}
+
 export async function deleteListEntry(ctx: CallerContext, groupId: string, entryId: string): Promise<ListEntry> {
   return inTransaction(ctx, async (tx) => {
     const group = await scoped(tx, tx.db.models.ListGroup).get(groupId);
