@@ -2,13 +2,14 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Company } from '../../src/services/organization/companies';
 import { disableCompany, getCompany } from '../../src/services/organization/companies';
-import { recordArg } from '../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class CompaniesDisable extends BaseCommand<typeof CompaniesDisable> {
   static override summary = 'Disable a company: it takes no new merchants (its merchants keep their state).';
   static override examples = ['<%= config.bin %> companies disable 0b9e… --yes'];
   static override args = { id: recordArg('company', { description: 'Company id', required: true }) };
-  static override flags = { yes: sharedFlags.yes };
+  static override flags = {
+    ...recordOwnerFlags, yes: sharedFlags.yes };
 
   async run(): Promise<Company> {
     await this.confirmAction(this.flags.yes, async () => {

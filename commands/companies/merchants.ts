@@ -5,7 +5,7 @@ import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import type { Page } from '../../src/db/scoped';
 import type { Merchant, MerchantStatus } from '../../src/services/organization/merchants';
 import { listCompanyMerchants } from '../../src/services/organization/merchants';
-import { recordArg } from '../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 import { merchantTable } from '../../src/cli/organization';
 
 export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerchants> {
@@ -13,6 +13,7 @@ export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerc
   static override examples = ['<%= config.bin %> companies merchants 0b9e… --json', '<%= config.bin %> companies merchants 0b9e… --json --all'];
   static override args = { id: recordArg('company', { description: 'Company id', required: true }) };
   static override flags = {
+    ...recordOwnerFlags,
     status: Flags.string({ description: 'Only merchants in this status', options: ['active', 'suspended', 'disabled'] }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,

@@ -6,7 +6,7 @@ import type { ApiKey } from '../../src/services/api-keys/keys';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateApiKeyBody } from '../../src/api/api-keys/schemas';
 import { updateApiKey } from '../../src/services/api-keys/keys';
-import { recordArg } from '../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class KeysUpdate extends BaseCommand<typeof KeysUpdate> {
   static override summary = 'Change the name, permissions or expiry of an active key.';
@@ -17,6 +17,7 @@ export default class KeysUpdate extends BaseCommand<typeof KeysUpdate> {
   ];
   static override args = { id: recordArg('apiKey', { description: 'API key id', required: true }) };
   static override flags = {
+    ...recordOwnerFlags,
     name: Flags.string({ description: 'New name' }),
     permission: Flags.string({ description: 'Permission code (repeatable); replaces the key\'s permissions', multiple: true }),
     'expires-at': Flags.string({ description: 'New expiry (ISO 8601 date-time)', exclusive: ['no-expiry'] }),

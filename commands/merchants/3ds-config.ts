@@ -6,7 +6,7 @@ import { PutThreeDsConfigBody } from '../../src/api/organization/schemas';
 import type { MerchantThreeDsConfig } from '../../src/db/models';
 import { ValidationError } from '../../src/domain/errors';
 import { getThreeDsConfig, putThreeDsConfig } from '../../src/services/organization/merchants';
-import { recordArg } from '../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class MerchantsThreeDsConfig extends BaseCommand<typeof MerchantsThreeDsConfig> {
   static override summary = 'Show the merchant\'s 3DS configuration, or replace it with --enable/--disable.';
@@ -16,6 +16,7 @@ export default class MerchantsThreeDsConfig extends BaseCommand<typeof Merchants
   ];
   static override args = { id: recordArg('merchant', { description: 'Merchant id', required: true }) };
   static override flags = {
+    ...recordOwnerFlags,
     enable: Flags.boolean({ description: 'Replace the configuration: 3DS enabled', exclusive: ['disable'] }),
     disable: Flags.boolean({ description: 'Replace the configuration: 3DS disabled', exclusive: ['enable'] }),
     'challenge-preference': Flags.string({

@@ -4,7 +4,7 @@ import { validateWith } from '../../src/cli/validate';
 import { PutCheckoutHostingBody } from '../../src/api/organization/schemas';
 import type { Merchant } from '../../src/services/organization/merchants';
 import { setCheckoutHosting } from '../../src/services/organization/merchants';
-import { recordArg } from '../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class MerchantsCheckoutHosting extends BaseCommand<typeof MerchantsCheckoutHosting> {
   static override summary = 'Set who hosts the merchant\'s checkout: self_hosted or provider_hosted.';
@@ -13,6 +13,7 @@ export default class MerchantsCheckoutHosting extends BaseCommand<typeof Merchan
     id: recordArg('merchant', { description: 'Merchant id', required: true }),
     value: Args.string({ description: 'self_hosted or provider_hosted', required: true, options: ['self_hosted', 'provider_hosted'] }),
   };
+  static override flags = { ...recordOwnerFlags };
 
   async run(): Promise<Merchant> {
     const { checkoutHosting } = validateWith(PutCheckoutHostingBody, { checkoutHosting: this.args.value });

@@ -4,7 +4,7 @@ import { validateWith } from '../../src/cli/validate';
 import { PutProcessingModeBody } from '../../src/api/organization/schemas';
 import type { Merchant } from '../../src/services/organization/merchants';
 import { setProcessingMode } from '../../src/services/organization/merchants';
-import { recordArg } from '../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class MerchantsProcessingMode extends BaseCommand<typeof MerchantsProcessingMode> {
   static override summary = 'Set the merchant\'s processing mode: principal or passthrough.';
@@ -13,6 +13,7 @@ export default class MerchantsProcessingMode extends BaseCommand<typeof Merchant
     id: recordArg('merchant', { description: 'Merchant id', required: true }),
     value: Args.string({ description: 'principal or passthrough', required: true, options: ['principal', 'passthrough'] }),
   };
+  static override flags = { ...recordOwnerFlags };
 
   async run(): Promise<Merchant> {
     const { processingMode } = validateWith(PutProcessingModeBody, { processingMode: this.args.value });

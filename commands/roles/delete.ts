@@ -2,13 +2,14 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Role } from '../../src/services/access/roles';
 import { deleteRole, getRole } from '../../src/services/access/roles';
-import { accessScopeFlags, recordArg } from '../../src/cli/context';
+import { accessScopeFlags, recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class RolesDelete extends BaseCommand<typeof RolesDelete> {
   static override summary = 'Delete a role (soft); refused while a user holds it (exit 5).';
   static override examples = ['<%= config.bin %> roles delete 9a7b… --yes'];
   static override args = { id: recordArg('role', { description: 'Role id', required: true }) };
-  static override flags = { 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
+  static override flags = {
+    ...recordOwnerFlags, 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
 
   async run(): Promise<Role> {
     const ctx = await this.scope();

@@ -5,13 +5,14 @@ import { validateWith } from '../../src/cli/validate';
 import { UpdateRoleBody } from '../../src/api/access/schemas';
 import type { Role } from '../../src/services/access/roles';
 import { updateRole } from '../../src/services/access/roles';
-import { accessScopeFlags, recordArg } from '../../src/cli/context';
+import { accessScopeFlags, recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class RolesUpdate extends BaseCommand<typeof RolesUpdate> {
   static override summary = 'Update a role\'s name, description or permissions (replaces the list; applies to its users at once).';
   static override examples = ['<%= config.bin %> roles update 9a7b… --permission payments:payments:view'];
   static override args = { id: recordArg('role', { description: 'Role id', required: true }) };
   static override flags = {
+    ...recordOwnerFlags,
     'as-user': accessScopeFlags['as-user'],
     name: Flags.string({ description: 'Role name' }),
     description: Flags.string({ description: 'Description' }),

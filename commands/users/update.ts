@@ -5,7 +5,7 @@ import { validateWith } from '../../src/cli/validate';
 import { UpdateUserBody } from '../../src/api/access/schemas';
 import type { User } from '../../src/services/access/users';
 import { updateUser } from '../../src/services/access/users';
-import { accessScopeFlags, recordArg } from '../../src/cli/context';
+import { accessScopeFlags, recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class UsersUpdate extends BaseCommand<typeof UsersUpdate> {
   static override summary = 'Update a user\'s display name, roles or MFA flag.';
@@ -15,6 +15,7 @@ export default class UsersUpdate extends BaseCommand<typeof UsersUpdate> {
   ];
   static override args = { id: recordArg('user', { description: 'User id', required: true }) };
   static override flags = {
+    ...recordOwnerFlags,
     'as-user': accessScopeFlags['as-user'],
     'display-name': Flags.string({ description: 'Display name' }),
     role: Flags.string({ description: 'Role id (repeatable; replaces the user\'s roles)', multiple: true, exclusive: ['no-roles'] }),

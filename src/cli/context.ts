@@ -255,9 +255,48 @@ export type ScopeOf = (rt: Runtime, value: string | undefined, flags: Record<str
  * `this.scope()` for its context.
  */
 export function recordArg(kind: RecordKind, options: { description: string; required: true }) {
-  const scope: ScopeOf = (rt, id, flags) => recordContext(rt, kind, id!, flags as AccessScopeValues);
+  const scope: ScopeOf = async (rt, id, flags) => {
+    const ctx = await recordContext(rt, kind, id!, flags as AccessScopeValues);
+    await assertOwner(rt, kind, id!, flags as { tenant?: string; merchant?: string });
+    return ctx;
+  };
   return Object.assign(Args.custom<string>({ parse: async (id) => id })(options), { scope });
 }
+
+/** The table and the name of each record kind a command names by id. */
+const RECORD_TABLES: Record<RecordKind, { model: Parameters<typeof findRow>[1]; resource: string }> = {
+  apiKey: { model: 'ApiKey', resource: 'API key' },
+  company: { model: 'Company', resource: 'company' },
+  merchant: { model: 'Merchant', resource: 'merchant' },
+  webhookEndpoint: { model: 'WebhookEndpoint', resource: 'webhook endpoint' },
+  webhookDelivery: { model: 'WebhookDelivery', resource: 'webhook delivery' },
+  user: { model: 'User', resource: 'user' },
+  role: { model: 'Role', resource: 'role' },
+  invitation: { model: 'Invitation', resource: 'invitation' },
+};
+
+/**
+ * --tenant and --merchant on a command about one record (`webhooks endpoints get ID --tenant T --merchant M`), as
+ * everywhere: the record must be that tenant's and that merchant's, else it is not found (404), as over the API a
+ * record outside the caller's scope is. A merchant record is its own merchant.
+ */
+async function assertOwner(rt: Runtime, kind: RecordKind, id: string, flags: { tenant?: string; merchant?: string }): Promise<void> {
+  if (flags.tenant === undefined && flags.merchant === undefined) return;
+  if (flags.tenant !== undefined) requireUuid(flags.tenant, '--tenant');
+  if (flags.merchant !== undefined) requireUuid(flags.merchant, '--merchant');
+  const { model, resource } = RECORD_TABLES[kind];
+  const row = await findRow(rt, model, id, resource);
+  const merchantId = kind === 'merchant' ? row.id : (row.merchantId ?? null);
+  if ((flags.tenant !== undefined && row.tenantId !== flags.tenant) || (flags.merchant !== undefined && merchantId !== flags.merchant)) {
+    throw new NotFoundError(resource, id);
+  }
+}
+
+/** --tenant and --merchant of the commands on one record (recordArg): they check whose the record is (assertOwner). */
+export const recordOwnerFlags = {
+  tenant: Flags.string({ description: 'Only if the record is this tenant\'s (else not found, exit 4)' }),
+  merchant: Flags.string({ description: 'Only if the record is this merchant\'s (else not found, exit 4)' }),
+};
 
 /** A flag (a string) that says where the command acts: `scope` makes the context of its value (and the other flags). */
 export function scopeFlag(description: string, scope: ScopeOf) {

@@ -3,13 +3,14 @@ import { sharedFlags } from '../../../src/cli/flags';
 import { renderRecord } from '../../../src/cli/output';
 import type { Invitation } from '../../../src/services/access/invitations';
 import { cancelInvitation, getInvitation } from '../../../src/services/access/invitations';
-import { accessScopeFlags, recordArg } from '../../../src/cli/context';
+import { accessScopeFlags, recordArg, recordOwnerFlags } from '../../../src/cli/context';
 
 export default class InvitationsCancel extends BaseCommand<typeof InvitationsCancel> {
   static override summary = 'Cancel a pending invitation (exit 5 otherwise).';
   static override examples = ['<%= config.bin %> users invitations cancel 5e6f…', '<%= config.bin %> users invitations cancel 5e6f… --yes --json'];
   static override args = { id: recordArg('invitation', { description: 'Invitation id', required: true }) };
-  static override flags = { 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
+  static override flags = {
+    ...recordOwnerFlags, 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
 
   async run(): Promise<Invitation> {
     await this.confirmAction(this.flags.yes, async () => {

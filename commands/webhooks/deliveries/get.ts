@@ -3,12 +3,13 @@ import { renderRecord, renderTable } from '../../../src/cli/output';
 import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries';
 import { getDelivery } from '../../../src/services/webhooks/deliveries';
 import { modeName } from '../../../src/cli/webhooks';
-import { recordArg } from '../../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../../src/cli/context';
 
 export default class WebhooksDeliveriesGet extends BaseCommand<typeof WebhooksDeliveriesGet> {
   static override summary = 'Show one delivery record with its attempts.';
   static override examples = ['<%= config.bin %> webhooks deliveries get 5b2d…', '<%= config.bin %> webhooks deliveries get 5b2d… --json'];
   static override args = { id: recordArg('webhookDelivery', { description: 'Delivery id', required: true }) };
+  static override flags = { ...recordOwnerFlags };
 
   async run(): Promise<WebhookDelivery> {
     const ctx = await this.scope();

@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries';
 import { retryDelivery } from '../../../src/services/webhooks/deliveries';
-import { recordArg } from '../../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../../src/cli/context';
 
 export default class WebhooksDeliveriesRetry extends BaseCommand<typeof WebhooksDeliveriesRetry> {
   static override summary = 'Send one delivery now: failed, canceled, succeeded, or pending with a later attempt scheduled.';
@@ -20,6 +20,7 @@ export default class WebhooksDeliveriesRetry extends BaseCommand<typeof Webhooks
     '<%= config.bin %> webhooks deliveries list --status canceled --tenant 6f1c…',
   ];
   static override args = { id: recordArg('webhookDelivery', { description: 'Delivery id', required: true }) };
+  static override flags = { ...recordOwnerFlags };
 
   async run(): Promise<WebhookDelivery> {
     const ctx = await this.scope();

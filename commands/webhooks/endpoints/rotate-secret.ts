@@ -3,7 +3,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { chalk } from '../../../src/cli/output';
 import type { EndpointWithSecret } from '../../../src/services/webhooks/endpoints';
 import { rotateEndpointSecret } from '../../../src/services/webhooks/endpoints';
-import { recordArg } from '../../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../../src/cli/context';
 
 export default class WebhooksEndpointsRotateSecret extends BaseCommand<typeof WebhooksEndpointsRotateSecret> {
   static override summary = 'Issue a new signing secret; the old one keeps verifying for the grace period.';
@@ -15,6 +15,7 @@ export default class WebhooksEndpointsRotateSecret extends BaseCommand<typeof We
   ];
   static override args = { id: recordArg('webhookEndpoint', { description: 'Webhook endpoint id', required: true }) };
   static override flags = {
+    ...recordOwnerFlags,
     'grace-hours': Flags.integer({ description: 'Hours the previous secret stays valid (0 to 720)', default: 24, min: 0, max: 720 }),
   };
 

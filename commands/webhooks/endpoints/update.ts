@@ -8,7 +8,7 @@ import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
 import { checkDestination } from '../../../src/services/webhooks/transport';
 import { validateSubscription } from '../../../src/services/webhooks/catalog';
 import { updateEndpoint } from '../../../src/services/webhooks/endpoints';
-import { recordArg } from '../../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../../src/cli/context';
 
 export default class WebhooksEndpointsUpdate extends BaseCommand<typeof WebhooksEndpointsUpdate> {
   static override summary = 'Change a webhook endpoint: URL, subscribed events, description, attempts, or enable/disable it.';
@@ -21,6 +21,7 @@ export default class WebhooksEndpointsUpdate extends BaseCommand<typeof Webhooks
   ];
   static override args = { id: recordArg('webhookEndpoint', { description: 'Webhook endpoint id', required: true }) };
   static override flags = {
+    ...recordOwnerFlags,
     url: Flags.string({ description: 'New receiver URL (https)' }),
     event: Flags.string({ description: 'Event type, wildcard or * (repeatable); replaces the subscription set', multiple: true }),
     description: Flags.string({ description: 'New description', exclusive: ['no-description'] }),
