@@ -90,7 +90,8 @@ function timeOf(value: unknown): string {
 
 function durationOf(ms: unknown): string {
   if (typeof ms !== 'number' || !Number.isFinite(ms)) return '';
-  return ms >= 10 ? `${Math.round(ms)}ms` : `${ms.toFixed(1)}ms`;
+  // whole milliseconds from 10 on, one decimal below (a duration, not an amount: no money formatter applies)
+  return `${ms >= 10 ? Math.round(ms) : Math.round(ms * 10) / 10}ms`;
 }
 
 function valueText(value: unknown): string {

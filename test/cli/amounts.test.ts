@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { BIN, ROOT, runCli } from '../helpers/cli';
+import { testWhenPresent } from '../helpers/prerequisite';
 import { createTestDatabase, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 
 // Issue 24, item 5: every --amount reads the same way (25.00 in the currency's major units; --amount-minor for
@@ -48,7 +49,7 @@ describe(`one unit for every amount (${dialectName})`, () => {
   });
 
   const hasScript = spawnSync('script', ['--version']).status === 0;
-  (hasScript ? test : test.skip)('on a terminal the prompt for a missing --amount takes 25.00 as 25.00 EUR', async () => {
+  testWhenPresent('the terminal test', hasScript ? null : 'no `script` command (bsdutils)')('on a terminal the prompt for a missing --amount takes 25.00 as 25.00 EUR', async () => {
     const child = spawn('script', ['-qec', `${process.execPath} ${BIN} fees quote --tenant ${sandbox.tenantId} --merchant ${sandbox.merchantId} --currency EUR`, '/dev/null'], {
       cwd: ROOT, env: { ...process.env, ...env, NO_COLOR: '1', COLUMNS: '120' },
     });
