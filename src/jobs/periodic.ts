@@ -5,8 +5,13 @@ import type { Runtime } from '../runtime';
 import { newId } from '../util/ids';
 import type { BackgroundJob } from './types';
 
-/** Ticks a periodic job catches up on at most, after its process was busy or late. */
+/**
+ * Ticks a periodic job catches up on at most, after its process was busy or late: 10, or as many as a minute holds
+ * when its interval is shorter (a process busy for up to a minute loses none of a short job's ticks).
+ */
 const MAX_CATCH_UP = 10;
+const CATCH_UP_WINDOW_MS = 60_000;
+const catchUpTicks = (interval: number) => Math.max(MAX_CATCH_UP, Math.ceil(CATCH_UP_WINDOW_MS / interval));
 
 /** Claimed ticks are kept this long (job_runs), then removed by the job's next run. */
 const KEEP_RUNS_MS = 24 * 3_600_000;
@@ -85,9 +90,9 @@ export function periodicJob(name: string, intervalMs: () => number, work: (rt: R
         }
         // the tick is read from the injected clock, so a test that moves the clock gets a new tick
         const current = Math.floor(rt.clock.now().getTime() / interval) * interval;
-        // every tick since the last one this process looked at (at most MAX_CATCH_UP): a tick that came while
+        // every tick since the last one this process looked at (at most catchUpTicks): a tick that came while
         // every process was busy, or while this one's timer was late, is run by the first process free for it
-        const from = last === undefined ? current : Math.max(last + interval, current - MAX_CATCH_UP * interval);
+        const from = last === undefined ? current : Math.max(last + interval, current - catchUpTicks(interval) * interval);
         last = Math.max(last ?? current, current);
         running = (async () => {
           for (let slot = from; slot <= current && !stopped; slot += interval) {
