@@ -1,33 +1,24 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { BIN, ROOT, runCli } from '../helpers/cli';
+import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
 import { testWhenPresent } from '../helpers/prerequisite';
-import { createTestDatabase, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { dialectName } from '../helpers/db';
 
 // Issue 24, item 5: every --amount reads the same way (25.00 in the currency's major units; --amount-minor for
 // minor units), its prompt too, and outputs show formatted amounts.
 
-let db: TestDatabase;
-let env: Record<string, string>;
-let sandbox: { tenantId: string; merchantId: string };
-const cli = (...args: string[]) => runCli(args, env);
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  sandbox = (await cli('sandbox', 'init', '--json')).json();
-});
-afterAll(() => db.drop());
+const t = useCliSandbox();
+const cli = t.cli;
 
 describe(`one unit for every amount (${dialectName})`, () => {
   test('fees quote and routing-rules decide read --amount 25.00 as 2500 minor units, as refunds and capture do', async () => {
-    const major = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '25.00', '--currency', 'EUR', '--json');
+    const major = await cli('fees', 'quote', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId, '--amount', '25.00', '--currency', 'EUR', '--json');
     expect(major.status).toBe(0);
     expect(major.json()).toMatchObject({ amount: 2500, currency: 'EUR' });
-    const minor = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount-minor', '2500', '--currency', 'EUR', '--json');
+    const minor = await cli('fees', 'quote', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId, '--amount-minor', '2500', '--currency', 'EUR', '--json');
     expect(minor.json()).toEqual(major.json());
-    const yen = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '1500', '--currency', 'JPY', '--json');
+    const yen = await cli('fees', 'quote', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId, '--amount', '1500', '--currency', 'JPY', '--json');
     expect(yen.json()).toMatchObject({ amount: 1500, currency: 'JPY' });
-    const decide = await cli('routing-rules', 'decide', '--merchant', sandbox.merchantId, '--amount', '25.00', '--currency', 'EUR', '--brand', 'visa', '--json');
+    const decide = await cli('routing-rules', 'decide', '--merchant', t.sandbox.merchantId, '--amount', '25.00', '--currency', 'EUR', '--brand', 'visa', '--json');
     expect(decide.status).toBe(0);
 
     for (const [args, path] of [
@@ -35,14 +26,14 @@ describe(`one unit for every amount (${dialectName})`, () => {
       [['--amount', '25', '--amount-minor', '2500', '--currency', 'EUR'], '--amount'],
       [['--amount', '25.00', '--currency', 'euro'], '--currency'],
     ] as const) {
-      const bad = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, ...args, '--json');
+      const bad = await cli('fees', 'quote', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId, ...args, '--json');
       expect(bad.status).toBe(2);
       expect(bad.json().error.errors[0].path).toBe(path);
     }
   });
 
   test('the quote shows formatted amounts', async () => {
-    const table = await cli('fees', 'quote', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--amount', '25.00', '--currency', 'EUR');
+    const table = await cli('fees', 'quote', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId, '--amount', '25.00', '--currency', 'EUR');
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/amount\s*│?\s*25\.00 EUR/);
     expect(table.stdout).not.toMatch(/minor units/);
@@ -50,8 +41,8 @@ describe(`one unit for every amount (${dialectName})`, () => {
 
   const hasScript = spawnSync('script', ['--version']).status === 0;
   testWhenPresent('the terminal test', hasScript ? null : 'no `script` command (bsdutils)')('on a terminal the prompt for a missing --amount takes 25.00 as 25.00 EUR', async () => {
-    const child = spawn('script', ['-qec', `${process.execPath} ${BIN} fees quote --tenant ${sandbox.tenantId} --merchant ${sandbox.merchantId} --currency EUR`, '/dev/null'], {
-      cwd: ROOT, env: { ...process.env, ...env, NO_COLOR: '1', COLUMNS: '120' },
+    const child = spawn('script', ['-qec', `${process.execPath} ${BIN} fees quote --tenant ${t.sandbox.tenantId} --merchant ${t.sandbox.merchantId} --currency EUR`, '/dev/null'], {
+      cwd: ROOT, env: { ...process.env, ...t.env, NO_COLOR: '1', COLUMNS: '120' },
     });
     let out = '';
     let answered = false;

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestDatabase, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { BIN, ROOT, runCli } from '../helpers/cli';
+import { dialectName } from '../helpers/db';
+import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
 import { describeWhenPresent } from '../helpers/prerequisite';
 import { confirmQuestion, limitLabel, restrictionLabel, userLabel } from '../../src/cli/prompts';
 import { CancelledError } from '../../src/domain/errors';
@@ -13,9 +13,8 @@ import { CancelledError } from '../../src/domain/errors';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
-let db: TestDatabase;
-let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
+const t = useCliSandbox();
+const cli = t.cli;
 
 interface TerminalRun {
   status: number | null;
@@ -32,7 +31,7 @@ const plain = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').re
  */
 function onTerminal(args: string[], prompt: string, keys: string): Promise<TerminalRun> {
   const command = `stty cols 250 rows 50; ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args.map((a) => JSON.stringify(a)).join(' ')}`;
-  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env, NO_COLOR: '1' } });
+  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...t.env, NO_COLOR: '1' } });
   return new Promise((resolve, reject) => {
     let raw = '';
     let typed = false;
@@ -77,11 +76,7 @@ let tenantId: string;
 let group: { id: string; entryId: string };
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  const init = await cli('sandbox', 'init', '--json');
-  expect(init.status).toBe(0);
-  sandbox = init.json();
+  sandbox = t.sandbox;
   const role = await cli('roles', 'create', '--name', 'Support agents', '--json');
   expect(role.status).toBe(0);
   roleId = role.json().id;
@@ -97,7 +92,6 @@ beforeAll(async () => {
   expect(entry.status).toBe(0);
   group = { id: list.json().id, entryId: entry.json().id };
 }, 120_000);
-afterAll(() => db?.drop());
 
 describe('the one wording of a confirmation (src/cli/prompts.ts)', () => {
   test('verb, kind, "name" (id), the record it belongs to, then the consequence', () => {
@@ -224,7 +218,7 @@ describeWhenPresent('the terminal tests', hasScript ? null : 'no `script` comman
   test('a missing record is 404 before any question (the record is loaded to name it)', async () => {
     const missing = '00000000-0000-4000-8000-000000000000';
     const child = spawnSync('script', ['-qec', `stty cols 250; ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} terminals disable ${missing}`, '/dev/null'], {
-      cwd: ROOT, env: { ...process.env, ...env, NO_COLOR: '1' }, encoding: 'utf8', timeout: 45_000,
+      cwd: ROOT, env: { ...process.env, ...t.env, NO_COLOR: '1' }, encoding: 'utf8', timeout: 45_000,
     });
     expect(child.status).toBe(4);
     expect(plain(child.stdout)).not.toContain('Disable terminal');

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { scanLogEnv } from './db';
+import { createTestDatabase, scanLogEnv, TEST_TOKEN_SECRET, type TestDatabase } from './db';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const BIN = path.join(ROOT, 'bin', 'run.js');
@@ -40,4 +40,41 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
       });
     });
   });
+}
+
+/** What `payplane sandbox init --json` prints: the ids and keys a CLI test acts with. */
+export interface CliSandboxIds {
+  tenantId: string;
+  merchantId: string;
+  tenantKey: { id: string; secretKey: string };
+  merchantKey: { id: string; secretKey: string };
+  platformToken: string;
+  platformUserId: string;
+}
+
+/** A CLI test's database, the environment pointing the binary at it, and the sandbox `sandbox init` made there. */
+export interface CliSandbox {
+  db: TestDatabase;
+  env: Record<string, string>;
+  sandbox: CliSandboxIds;
+  /** the built binary with `env` */
+  cli(...args: string[]): Promise<CliResult>;
+}
+
+/**
+ * Registers the set-up most CLI tests share: before all, a fresh test database and a sandbox made by the binary
+ * (`sandbox init --json`, saved in the database's home); after all, the database dropped. The fields are set once
+ * the hooks have run.
+ */
+export function useCliSandbox(extraEnv: Record<string, string> = {}): CliSandbox {
+  const state = { cli: (...args: string[]) => runCli(args, state.env) } as CliSandbox;
+  beforeAll(async () => {
+    state.db = await createTestDatabase();
+    state.env = { DATABASE_URL: state.db.url, PAYPLANE_HOME: state.db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, ...extraEnv };
+    const init = await state.cli('sandbox', 'init', '--json');
+    if (init.status !== 0) throw new Error(`sandbox init exited ${init.status}: ${init.stderr}`);
+    state.sandbox = init.json();
+  });
+  afterAll(() => state.db?.drop());
+  return state;
 }
