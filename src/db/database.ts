@@ -44,7 +44,8 @@ function invalidDatabaseUrl(url: string, problem: string): ValidationError {
   });
 }
 
-const hidePassword = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
+/** A database URL for messages: its password, if any, as ***. */
+export const hidePassword = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
 
 /** Where a database is, for messages: the SQLite file, or Postgres's host, port and database (never a password). */
 export function describeDatabase(target: DatabaseTarget): string {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../config';
-import { Database, parseDatabaseUrl } from '../db/database';
+import { Database, hidePassword, parseDatabaseUrl } from '../db/database';
 import { migrations } from '../db/migrations';
 import { configFilePath, readConfigFile } from '../settings';
 import { decodeMasterKey, masterKeyFile } from '../util/encryption';
@@ -148,7 +148,7 @@ function checkConfigFile(env: NodeJS.ProcessEnv): DoctorCheck {
 /** Connection, migrations and (on Postgres) the clock of the database against this machine's. */
 async function checkDatabase(config: AppConfig, now: () => Date): Promise<DoctorCheck[]> {
   const target = parseDatabaseUrl(config.databaseUrl);
-  const shown = target.dialect === 'postgres' ? config.databaseUrl.replace(/:[^:@/]*@/, ':***@') : `sqlite:${target.location}`;
+  const shown = target.dialect === 'postgres' ? hidePassword(config.databaseUrl) : `sqlite:${target.location}`;
   if (target.dialect === 'sqlite' && target.location !== ':memory:' && !fs.existsSync(target.location)) {
     return [
       warn('database', `${shown} does not exist yet`, '`payplane serve` (or `payplane db migrate`) creates it.'),
