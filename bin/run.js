@@ -5,6 +5,8 @@
 // serve stays up: its young generation is held at its initial size while it starts, before anything is loaded, and
 // released once it listens (src/cli/heap.ts)
 if (process.argv[2] === 'serve') require('../dist/src/cli/heap').holdYoungGeneration();
+// the compiled code of the modules, kept between runs (src/cli/compile-cache.ts); serve's V8 flags differ: its own file
+require('../dist/src/cli/compile-cache').installCompileCache(process.argv[2] === 'serve' ? 'serve' : 'cli', require('node:path').join(__dirname, '..'));
 
 const oclif = require('@oclif/core');
 // an error is one line for a script or a log (oclif wraps it at 80 columns when stderr is not a terminal)

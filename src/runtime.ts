@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import type { Logger, DestinationStream } from 'pino';
 import type { AppConfig } from './config';
 import { Database, tightenMode } from './db/database';
 import { systemClock, type Clock } from './domain/clock';
@@ -6,7 +6,7 @@ import { TokenService } from './services/access/tokens';
 import path from 'node:path';
 import { Sealer, loadMasterKey } from './util/encryption';
 import type { Metrics } from './metrics';
-import { chooseLogFormat, prettyLogStream, type LogFormat } from './log-format';
+import type { LogFormat } from './log-format';
 
 /** What a process holds while it runs: configuration, the database, the clock, tokens and the logger. */
 export interface Runtime {
@@ -28,6 +28,8 @@ export interface RuntimeOptions {
   /** with create false: false also accepts a database without the schema (`db migrate status`) */
   requireSchema?: boolean;
   logger?: Logger;
+  /** without `logger`: the level of the logger made on first use (default: the configuration's) */
+  logLevel?: string;
 }
 
 export async function openRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -42,10 +44,14 @@ export async function openRuntime(config: AppConfig, options: RuntimeOptions = {
     throw error;
   }
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger(config.logLevel, config.logFile);
+  let logger = options.logger;
   let metrics: Metrics | undefined;
   return {
-    config, db, clock, tokens: new TokenService(config, clock), sealer, logger,
+    config, db, clock, tokens: new TokenService(config, clock), sealer,
+    // made on first use (pino and its streams): an admin command that logs nothing does not load it
+    get logger(): Logger {
+      return (logger ??= createLogger(options.logLevel ?? config.logLevel, config.logFile));
+    },
     // made on first use (prom-client and its collectors): serve and the dispatcher count, admin commands do not
     get metrics(): Metrics {
       return (metrics ??= (require('./metrics') as typeof import('./metrics')).createMetrics(db, clock));
@@ -60,7 +66,7 @@ const LOG_REDACT = {
   censor: '[redacted]',
 };
 /** one destination per log file and process: every runtime of the process appends through it */
-const logFiles = new Map<string, pino.DestinationStream>();
+const logFiles = new Map<string, DestinationStream>();
 
 /**
  * The process's logger at `level`, credential fields redacted, on stdout or, with `file` (PAYPLANE_LOG_FILE), appended
@@ -69,7 +75,10 @@ const logFiles = new Map<string, pino.DestinationStream>();
  * and by default when they go to stdout and stdout is a terminal; redaction comes first either way.
  */
 export function createLogger(level: string, file?: string, options: { format?: LogFormat } = {}): Logger {
+  // loaded with the logger: the readable format brings the terminal's colours
+  const { chooseLogFormat, prettyLogStream } = require('./log-format') as typeof import('./log-format');
   const format = options.format ?? chooseLogFormat({ toFile: Boolean(file), tty: Boolean(process.stdout.isTTY) });
+  const pino = (require('pino') as typeof import('pino')).default;
   if (level === 'silent') return pino({ level, redact: LOG_REDACT });
   if (!file) return format === 'pretty' ? pino({ level, redact: LOG_REDACT }, prettyLogStream((text) => process.stdout.write(text))) : pino({ level, redact: LOG_REDACT });
   const resolved = path.resolve(file.replace(/%p/g, String(process.pid)));

@@ -1,5 +1,5 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
-import { closeRuntime, createLogger, openRuntime, type Runtime } from '../runtime';
+import { closeRuntime, openRuntime, type Runtime } from '../runtime';
 import { loadConfig, type AppConfig } from '../config';
 import { applyConfigFile } from '../settings';
 import type { CallerContext } from '../domain/context';
@@ -9,6 +9,7 @@ import type { ScopeOf } from './context';
 import { configureColour } from './output';
 import { followPages, type PageRequest } from './progress';
 import type { Page } from '../db/scoped';
+import { inquirer } from './inquirer';
 
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
@@ -74,8 +75,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       // (under --json stdout carries the command's result alone: no log lines unless PAYPLANE_LOG_LEVEL asks)
       const config = await this.config$();
       const level = process.env.PAYPLANE_LOG_LEVEL ? config.logLevel : this.jsonEnabled() ? 'silent' : this.defaultLogLevel;
-      const logger = createLogger(level, config.logFile);
-      this.openedRuntime = await openRuntime(config, { migrate: options.migrate, logger, create: (this.ctor as typeof BaseCommand).createsDatabase && options.create !== false, requireSchema: options.requireSchema });
+      this.openedRuntime = await openRuntime(config, { migrate: options.migrate, logLevel: level, create: (this.ctor as typeof BaseCommand).createsDatabase && options.create !== false, requireSchema: options.requireSchema });
     }
     return this.openedRuntime!;
   }
@@ -150,7 +150,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async required(value: string | undefined, flag: string, question: string): Promise<string> {
     if (value !== undefined && value !== '') return value;
     if (process.stdin.isTTY && process.stdout.isTTY && !this.jsonEnabled()) {
-      const { input } = await import('@inquirer/prompts');
+      const { input } = await inquirer();
       return input({ message: question, required: true });
     }
     throw new ValidationError(`Missing --${flag}.`, [{ path: `--${flag}`, message: 'is required' }], 'MISSING_FLAG', {
@@ -192,7 +192,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (yes) return;
     if (process.stdin.isTTY && process.stdout.isTTY && !this.jsonEnabled()) {
       const question = confirmQuestion(typeof subject === 'function' ? await subject() : subject);
-      const { confirm } = await import('@inquirer/prompts');
+      const { confirm } = await inquirer();
       if (await confirm({ message: question, default: false })) return;
       throw new CancelledError();
     }

@@ -8,6 +8,7 @@ import type { CallerContext } from '../domain/context';
 import { getWithdrawalMethod, type WithdrawalMethod, type WithdrawalMethodTypeRecord } from '../services/withdrawal-methods/methods';
 import { getMerchant } from '../services/organization/merchants';
 import type { ConfirmSubject } from './prompts';
+import { inquirer } from './inquirer';
 
 /** --tenant (required) and --live: the records of one tenant in one mode. */
 export const methodScopeFlags = {
@@ -55,7 +56,7 @@ export function detailsFrom(values: string[] | undefined): Record<string, string
 
 /** Asks for a value on the terminal without echoing it (each character shows as a bullet). */
 export async function askHidden(question: string): Promise<string> {
-  const { password } = await import('@inquirer/prompts');
+  const { password } = await inquirer();
   return password({ message: question, mask: '•', validate: (v) => v.trim() !== '' || 'is required' });
 }
 

@@ -6,6 +6,7 @@ import { completeWithdrawal, failWithdrawal, type Withdrawal } from '../services
 import { validateWith } from './validate';
 import { CompleteWithdrawalBody, FailWithdrawalBody } from '../api/withdrawals/schemas';
 import { methodTypeOf } from '../services/withdrawal-methods/types';
+import { inquirer } from './inquirer';
 
 /** --operator: who acts, on every withdrawals command. */
 export const operatorFlags = {
@@ -62,7 +63,7 @@ function answerCheck(body: 'CompleteWithdrawalBody' | 'FailWithdrawalBody', fiel
  * ExitPromptError, as at every prompt (exit 130, BaseCommand.catch).
  */
 export async function promptOutcome(defaults: { reference?: string; comment?: string }): Promise<ExecutionOutcome | null> {
-  const { select, input } = await import('@inquirer/prompts');
+  const { select, input } = await inquirer();
   const answer = await select({
     message: 'Did the payout complete?',
     choices: [

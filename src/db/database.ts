@@ -70,7 +70,7 @@ export async function createDatabase(url: string): Promise<boolean> {
   if (!name) throw invalidDatabaseUrl(url, 'names no database (postgres://user@host:5432/<database>)');
   const admin = new URL(target.location);
   admin.pathname = name === 'postgres' ? '/template1' : '/postgres';
-  const { Client } = await import('pg');
+  const { Client } = require('pg') as typeof import('pg');
   const client = new Client({ connectionString: admin.toString() });
   try {
     await client.connect();
@@ -291,9 +291,12 @@ export class Database {
     this.transactionSlots = poolMax && poolMax > 1
       ? withTimeout(new Semaphore(poolMax - Math.max(1, Math.ceil(poolMax / 5))), TRANSACTION_SLOT_WAIT_MS, new Error(`no database connection for a transaction within ${TRANSACTION_SLOT_WAIT_MS / 1000} s`))
       : null;
-    this.models = defineModels(sequelize);
+    // the models authentication reads are watched as they are defined (each area's models are defined on first use)
+    this.models = defineModels(sequelize, (models) => {
+      const watched = [models.ApiKey, models.Tenant, models.Merchant].filter((model) => model !== undefined);
+      if (watched.length > 0) this.authCache.watch(watched as never[]);
+    });
     this.writeLock = dialect === 'sqlite' ? new Mutex() : null;
-    this.authCache.watch([this.models.ApiKey, this.models.Tenant, this.models.Merchant] as never[]);
   }
 
   /** `keepModes`: leave the SQLite files' modes as they are (doctor, which reports them and changes nothing) */
@@ -460,7 +463,7 @@ export class Database {
     }
     if (this.dialect === 'postgres') {
       // loaded here: a SQLite process never needs pg (about 6 MiB of resident memory)
-      const { Client } = await import('pg');
+      const { Client } = require('pg') as typeof import('pg');
       const client = new Client({ connectionString: this.target.location });
       await client.connect();
       try {

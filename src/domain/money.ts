@@ -1,8 +1,9 @@
 /** Money is integer minor units with an upper-case ISO 4217 currency. */
-const CURRENCIES = new Set<string>(Intl.supportedValuesOf('currency'));
+// ICU's tables are read on first use, not when the module loads (an admin command's start)
+let currencies: Set<string> | undefined;
 
 export function isCurrency(code: string): boolean {
-  return CURRENCIES.has(code);
+  return (currencies ??= new Set<string>(Intl.supportedValuesOf('currency'))).has(code);
 }
 
 const minorUnitCache = new Map<string, number>();
@@ -78,10 +79,10 @@ export function formatMinor(money: Money, options: { grouping?: boolean; locale?
   return `${majorDigits(money, digits, options.grouping ?? false)} ${money.currency}`;
 }
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+let regionNames: Intl.DisplayNames | undefined;
 /** ISO 3166-1 alpha-2 country code known to the runtime's ICU data. */
 export function isCountry(code: string): boolean {
   if (!/^[A-Z]{2}$/.test(code)) return false;
-  const name = regionNames.of(code);
+  const name = (regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' })).of(code);
   return name !== undefined && name !== code && name !== 'Unknown Region';
 }

@@ -1,5 +1,10 @@
 import { ipAllowed, isValidIpEntry } from '../../src/services/access/authenticate';
-import { allows, grantable, layerPermissions, permissionCatalog } from '../../src/services/access/permissions';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MIGRATION_NAMES, migrations } from '../../src/db/migrations';
+import * as zod from 'zod';
+import { allows, grantable, layerPermissions, permissionCatalog, permissionFixture } from '../../src/services/access/permissions';
+import { fixturePath } from '../../src/util/paths';
 import { parseDatabaseUrl } from '../../src/db/database';
 import { parseDuration } from '../../src/services/access/tokens';
 import { fingerprint } from '../../src/services/idempotency';
@@ -45,6 +50,11 @@ describe('permissions', () => {
     expect(layerPermissions('platform').has('processing:providers:manage')).toBe(true);
     expect(layerPermissions('merchant').has('processing:providers:manage')).toBe(false);
     expect(permissionCatalog().size).toBeGreaterThan(40);
+  });
+  test('the shipped fixtures/permissions.json matches its schema (the catalog reads it without zod)', () => {
+    const parsed = permissionFixture(zod).safeParse(JSON.parse(fs.readFileSync(fixturePath('permissions.json'), 'utf8')));
+    expect(parsed.error?.issues ?? []).toEqual([]);
+    expect(permissionFixture(zod).safeParse({ permissions: [{ code: 'payments', layers: ['merchant'], description: 'x' }] }).success).toBe(false);
   });
 });
 
@@ -132,5 +142,18 @@ describe('errors', () => {
     expect(redact({ a: 1, secretKey: 'sk', nested: [{ token: 't', ok: 'v' }], when: new Date(0) })).toEqual({
       a: 1, secretKey: '[redacted]', nested: [{ token: '[redacted]', ok: 'v' }], when: '1970-01-01T00:00:00.000Z',
     });
+  });
+});
+
+describe('migrations', () => {
+  test('every migration file is listed once, in order, and loads with its up and down', () => {
+    const dir = path.join(__dirname, '..', '..', 'src', 'db', 'migrations');
+    const files = fs.readdirSync(dir).filter((f) => /^\d{4}_\w+\.ts$/.test(f)).map((f) => f.replace(/\.ts$/, '')).sort();
+    expect([...MIGRATION_NAMES]).toEqual(files);
+    expect(migrations.map((m) => m.name)).toEqual(files);
+    for (const name of files) {
+      const module = require(path.join(dir, name)) as { up?: unknown; down?: unknown };
+      expect([name, typeof module.up, typeof module.down]).toEqual([name, 'function', 'function']);
+    }
   });
 });

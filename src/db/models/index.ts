@@ -1,26 +1,26 @@
 import type { Sequelize } from 'sequelize';
-import { defineTenantModels, type TenantModels } from './tenants';
-import { defineApiKeyModels, type ApiKeyModels } from './api-keys';
-import { defineAccessModels, type AccessModels } from './access';
-import { defineOrganizationModels, type OrganizationModels } from './organization';
-import { definePartnerModels, type PartnerModels } from './partners';
-import { defineChannelModels, type ChannelModels } from './channels';
-import { defineLimitModels, type LimitModels } from './limits';
-import { defineKybModels, type KybModels } from './kyb';
-import { defineProcessingModels, type ProcessingModels } from './processing';
-import { defineFeeModels, type FeeModels } from './fees';
-import { defineProfileModels, type ProfileModels } from './profiles';
-import { defineRoutingModels, type RoutingModels } from './routing';
-import { defineRiskModels, type RiskModels } from './risk';
-import { defineCheckoutModels, type CheckoutModels } from './checkout';
-import { definePaymentModels, type PaymentModels } from './payments';
-import { defineLedgerModels, type LedgerModels } from './ledger';
-import { defineSandboxModels, type SandboxModels } from './sandbox';
-import { defineWithdrawalMethodModels, type WithdrawalMethodModels } from './withdrawal-methods';
-import { defineWithdrawalModels, type WithdrawalModels } from './withdrawals';
-import { defineWebhookModels, type WebhookModels } from './webhooks';
-import { defineAuditModels, type AuditModels } from './audit';
-import { defineIdempotencyModels, type IdempotencyModels } from './idempotency';
+import type { TenantModels } from './tenants';
+import type { ApiKeyModels } from './api-keys';
+import type { AccessModels } from './access';
+import type { OrganizationModels } from './organization';
+import type { PartnerModels } from './partners';
+import type { ChannelModels } from './channels';
+import type { LimitModels } from './limits';
+import type { KybModels } from './kyb';
+import type { ProcessingModels } from './processing';
+import type { FeeModels } from './fees';
+import type { ProfileModels } from './profiles';
+import type { RoutingModels } from './routing';
+import type { RiskModels } from './risk';
+import type { CheckoutModels } from './checkout';
+import type { PaymentModels } from './payments';
+import type { LedgerModels } from './ledger';
+import type { SandboxModels } from './sandbox';
+import type { WithdrawalMethodModels } from './withdrawal-methods';
+import type { WithdrawalModels } from './withdrawals';
+import type { WebhookModels } from './webhooks';
+import type { AuditModels } from './audit';
+import type { IdempotencyModels } from './idempotency';
 
 // Every table's model, one file an area (the same area names as src/api, src/services and src/cli).
 
@@ -53,29 +53,64 @@ export interface Models extends
   ProcessingModels, FeeModels, ProfileModels, RoutingModels, RiskModels, CheckoutModels, PaymentModels, LedgerModels,
   SandboxModels, WithdrawalMethodModels, WithdrawalModels, WebhookModels, AuditModels, IdempotencyModels {}
 
-export function defineModels(sequelize: Sequelize): Models {
-  return {
-    ...defineTenantModels(sequelize),
-    ...defineApiKeyModels(sequelize),
-    ...defineAccessModels(sequelize),
-    ...defineOrganizationModels(sequelize),
-    ...definePartnerModels(sequelize),
-    ...defineChannelModels(sequelize),
-    ...defineLimitModels(sequelize),
-    ...defineKybModels(sequelize),
-    ...defineProcessingModels(sequelize),
-    ...defineFeeModels(sequelize),
-    ...defineProfileModels(sequelize),
-    ...defineRoutingModels(sequelize),
-    ...defineRiskModels(sequelize),
-    ...defineCheckoutModels(sequelize),
-    ...definePaymentModels(sequelize),
-    ...defineLedgerModels(sequelize),
-    ...defineSandboxModels(sequelize),
-    ...defineWithdrawalMethodModels(sequelize),
-    ...defineWithdrawalModels(sequelize),
-    ...defineWebhookModels(sequelize),
-    ...defineAuditModels(sequelize),
-    ...defineIdempotencyModels(sequelize),
+type DefineGroup = (sequelize: Sequelize) => object;
+
+/** Each area's models, in this order: its module is loaded and its models defined when one of them is first used. */
+const GROUPS: Array<() => DefineGroup> = [
+  () => (require('./tenants') as typeof import('./tenants')).defineTenantModels,
+  () => (require('./api-keys') as typeof import('./api-keys')).defineApiKeyModels,
+  () => (require('./access') as typeof import('./access')).defineAccessModels,
+  () => (require('./organization') as typeof import('./organization')).defineOrganizationModels,
+  () => (require('./partners') as typeof import('./partners')).definePartnerModels,
+  () => (require('./channels') as typeof import('./channels')).defineChannelModels,
+  () => (require('./limits') as typeof import('./limits')).defineLimitModels,
+  () => (require('./kyb') as typeof import('./kyb')).defineKybModels,
+  () => (require('./processing') as typeof import('./processing')).defineProcessingModels,
+  () => (require('./fees') as typeof import('./fees')).defineFeeModels,
+  () => (require('./profiles') as typeof import('./profiles')).defineProfileModels,
+  () => (require('./routing') as typeof import('./routing')).defineRoutingModels,
+  () => (require('./risk') as typeof import('./risk')).defineRiskModels,
+  () => (require('./checkout') as typeof import('./checkout')).defineCheckoutModels,
+  () => (require('./payments') as typeof import('./payments')).definePaymentModels,
+  () => (require('./ledger') as typeof import('./ledger')).defineLedgerModels,
+  () => (require('./sandbox') as typeof import('./sandbox')).defineSandboxModels,
+  () => (require('./withdrawal-methods') as typeof import('./withdrawal-methods')).defineWithdrawalMethodModels,
+  () => (require('./withdrawals') as typeof import('./withdrawals')).defineWithdrawalModels,
+  () => (require('./webhooks') as typeof import('./webhooks')).defineWebhookModels,
+  () => (require('./audit') as typeof import('./audit')).defineAuditModels,
+  () => (require('./idempotency') as typeof import('./idempotency')).defineIdempotencyModels,
+];
+
+/**
+ * The models of every table, each area's defined when one of its models is first used (`db.models.Payment`): defining
+ * all of them took 20 to 30 ms of every admin command, most of which use one or two areas (issue 24, item 11). Listing
+ * the models (Object.keys) defines them all. `afterDefine` sees each area's models as they are defined.
+ */
+export function defineModels(sequelize: Sequelize, afterDefine?: (models: Partial<Models>) => void): Models {
+  const defined: Record<string, unknown> = {};
+  let next = 0;
+  const defineNext = () => {
+    const models = GROUPS[next++]()(sequelize);
+    Object.assign(defined, models);
+    afterDefine?.(models as Partial<Models>);
   };
+  const find = (name: string) => {
+    while (!Object.prototype.hasOwnProperty.call(defined, name) && next < GROUPS.length) defineNext();
+    return defined[name];
+  };
+  const all = () => {
+    while (next < GROUPS.length) defineNext();
+  };
+  return new Proxy(defined, {
+    get: (target, name) => (typeof name === 'string' ? find(name) : Reflect.get(target, name)),
+    has: (target, name) => (typeof name === 'string' ? find(name) !== undefined : Reflect.has(target, name)),
+    ownKeys: (target) => {
+      all();
+      return Reflect.ownKeys(target);
+    },
+    getOwnPropertyDescriptor: (target, name) => {
+      if (typeof name === 'string') find(name);
+      return Reflect.getOwnPropertyDescriptor(target, name);
+    },
+  }) as unknown as Models;
 }

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
-import { z } from 'zod';
+import type { z as Zod } from 'zod';
 import type { Level } from '../../domain/context';
 import { ValidationError, type FieldIssue } from '../../domain/errors';
 import { fixturePath } from '../../util/paths';
 import type { ResourceKind } from '../../api/views';
 
-const CatalogFile = z.object({
+/** The catalog file's schema, made when the catalog is first read (zod is not loaded by a command that never reads it). */
+const catalogFile = ({ z }: { z: typeof Zod }) => z.object({
   events: z
     .array(
       z.strictObject({
@@ -18,7 +19,7 @@ const CatalogFile = z.object({
     .min(1),
 });
 
-export type EventType = z.infer<typeof CatalogFile>['events'][number];
+export type EventType = Zod.infer<ReturnType<typeof catalogFile>>['events'][number];
 
 /**
  * The record each group's events carry, rendered through that record's schema (src/api/views.ts), exactly as its
@@ -46,7 +47,7 @@ let catalog: EventType[] | undefined;
 export function eventCatalog(): EventType[] {
   if (catalog) return catalog;
   const file = fixturePath('events.json');
-  const parsed = CatalogFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  const parsed = catalogFile(require('zod') as typeof import('zod')).safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
   if (!parsed.success) throw new Error(`${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const seen = new Set<string>();
   for (const e of parsed.data.events) {

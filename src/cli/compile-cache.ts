@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import Module from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import vm from 'node:vm';
+
+/**
+ * What a command's start repeats on every run, kept between runs (issue 24, item 11): where each `require` leads, and
+ * the compiled code of the modules. An admin command spent about a fifth of its time finding its 500 to 600 modules
+ * (stat calls and package.json reads) and as much compiling them. bin/run.js installs it before anything else is
+ * loaded.
+ *
+ * Where a `require` of a module in a folder leads is kept while the installation is unchanged: the modification times
+ * of package.json, node_modules/.package-lock.json (npm writes it on every install) and oclif.manifest.json (written
+ * by every build) are the file's stamp, and a remembered file that no longer exists is looked up again.
+ *
+ * On Node 22 and later this is Node's own cache (`module.enableCompileCache`). Node 20 has none, so this is the same
+ * idea on `vm.Script`'s cached data: each CommonJS module is compiled with the code V8 made for it last time, and at
+ * exit the code of what was compiled anew (with the functions the run compiled lazily) is written back. One file per
+ * kind of process (`serve` runs with other V8 flags, whose code V8 would refuse), written whole to a temporary file and
+ * renamed, so processes starting at once never read half a file; an entry is used only while its source file has the
+ * same size and modification time, and V8 itself refuses code made by another V8 or with other flags.
+ *
+ * As with Node's own: NODE_COMPILE_CACHE names the folder (default: <tmp>/payplane-compile-cache-<uid>), and
+ * NODE_DISABLE_COMPILE_CACHE=1 turns it off. A module that uses `import()` or `import.meta` is compiled as Node
+ * compiles it (code from cached data would have no dynamic import callback), and so is anything the cache cannot
+ * compile (Node's own loader then says why).
+ */
+
+interface Entry {
+  mtimeMs: number;
+  size: number;
+  length: number;
+  data: Buffer;
+}
+
+interface InternalModule {
+  exports: unknown;
+  filename: string;
+  require(id: string): unknown;
+}
+
+type CompileFn = (this: InternalModule, content: string, filename: string) => unknown;
+
+const MAGIC = 'payplane-compile-cache-2';
+
+interface InternalLoader {
+  prototype: { _compile: CompileFn };
+  wrap(source: string): string;
+  _resolveFilename(request: string, parent: InternalModule | undefined, isMain: boolean, options?: unknown): string;
+  _resolveLookupPaths(request: string, parent: InternalModule): string[];
+  _extensions: unknown;
+  _cache: unknown;
+}
+
+/**
+ * Installs the cache for this process; `kind` names its file (`cli` or `serve`), `root` is the installation's folder
+ * (each installation has its own file). Does nothing when turned off.
+ */
+export function installCompileCache(kind: string, root: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (env.NODE_DISABLE_COMPILE_CACHE) return;
+  const dir = env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), `payplane-compile-cache-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`);
+  const nodeModule = Module as unknown as { enableCompileCache?: (dir?: string) => unknown };
+  if (typeof nodeModule.enableCompileCache === 'function') {
+    nodeModule.enableCompileCache(dir);
+    return;
+  }
+  if (!ownFolder(dir)) return;
+  const installation = createHash('sha1').update(root).digest('hex').slice(0, 12);
+  new CompileCache(path.join(dir, `${kind}-${installation}-${process.arch}-${process.versions.v8}.bin`), stampOf(root)).install();
+}
+
+/** The installation's stamp: what changes when a build or an install changes where a require leads. */
+function stampOf(root: string): string {
+  return ['package.json', 'node_modules/.package-lock.json', 'oclif.manifest.json']
+    .map((file) => fs.statSync(path.join(root, file), { throwIfNoEntry: false })?.mtimeMs ?? 0)
+    .join(':');
+}
+
+/**
+ * The folder, made if missing, only when it is this user's and nobody else may write to it: cached code is run as it
+ * is, so a folder someone else made in a shared /tmp must not be used.
+ */
+function ownFolder(dir: string): boolean {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = fs.statSync(dir);
+    return stat.isDirectory() && (typeof process.getuid !== 'function' || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+class CompileCache {
+  private readonly entries = new Map<string, Entry>();
+  /** `<folder of the requiring module>\0<request>` to the file it led to, while the stamp is the same */
+  private resolved = new Map<string, string>();
+  private resolvedChanged = false;
+  /** the files this process found (resolved or compiled): their stat */
+  private readonly stats = new Map<string, fs.Stats | undefined>();
+  /** scripts compiled without usable cached data: their code is written at exit */
+  private readonly fresh: Array<{ filename: string; mtimeMs: number; size: number; length: number; script: vm.Script }> = [];
+
+  constructor(private readonly file: string, private readonly stamp: string) {
+    this.read();
+  }
+
+  private stat(filename: string): fs.Stats | undefined {
+    if (!this.stats.has(filename)) this.stats.set(filename, fs.statSync(filename, { throwIfNoEntry: false }));
+    return this.stats.get(filename);
+  }
+
+  install(): void {
+    const internal = Module as unknown as InternalLoader;
+    const cache = this;
+    const resolve = internal._resolveFilename;
+    internal._resolveFilename = function resolveFilename(request, parent, isMain, options) {
+      // a require of a module (not require.resolve with paths, not the main script, not a node: module)
+      if (options !== undefined || isMain || !parent?.filename || request.startsWith('node:')) return resolve.call(this, request, parent, isMain, options);
+      const key = `${path.dirname(parent.filename)}\0${request}`;
+      const known = cache.resolved.get(key);
+      if (known !== undefined && (known === request || cache.stat(known)?.isFile())) return known;
+      const filename = resolve.call(this, request, parent, isMain, options);
+      cache.resolved.set(key, filename);
+      cache.resolvedChanged = true;
+      return filename;
+    };
+    const original = internal.prototype._compile;
+    internal.prototype._compile = function compile(this: InternalModule, content: string, filename: string) {
+      if (content.includes('import(') || content.includes('import.meta')) return original.call(this, content, filename);
+      let compiled: Function;
+      try {
+        compiled = cache.compile(internal.wrap(content.startsWith('#!') ? `//${content}` : content), filename, content.length);
+      } catch {
+        return original.call(this, content, filename);
+      }
+      const module = this;
+      const requireOf = Object.assign((id: string) => module.require(id), {
+        resolve: Object.assign((request: string, options?: unknown) => internal._resolveFilename(request, module, false, options), {
+          paths: (request: string) => internal._resolveLookupPaths(request, module),
+        }),
+        main: process.mainModule,
+        extensions: internal._extensions,
+        cache: internal._cache,
+      });
+      return compiled.call(module.exports, module.exports, requireOf, module, filename, path.dirname(filename));
+    };
+    process.once('exit', () => this.write());
+  }
+
+  private compile(wrapper: string, filename: string, length: number): Function {
+    const stat = this.stat(filename)!;
+    const entry = this.entries.get(filename);
+    const usable = entry && entry.mtimeMs === stat.mtimeMs && entry.size === stat.size && entry.length === length ? entry.data : undefined;
+    const script = new vm.Script(wrapper, { filename, cachedData: usable });
+    if (!usable || script.cachedDataRejected) this.fresh.push({ filename, mtimeMs: stat.mtimeMs, size: stat.size, length, script });
+    return script.runInThisContext({ displayErrors: true }) as Function;
+  }
+
+  /**
+   * The file: MAGIC, a JSON line ({stamp, resolved}), then per module a JSON header line ({filename, mtimeMs, size,
+   * length, bytes}) and its code's bytes.
+   */
+  private read(): void {
+    let raw: Buffer;
+    try {
+      raw = fs.readFileSync(this.file);
+    } catch {
+      return;
+    }
+    try {
+      let at = raw.indexOf(10);
+      if (raw.toString('utf8', 0, at) !== MAGIC) return;
+      at += 1;
+      const line = raw.indexOf(10, at);
+      const head = JSON.parse(raw.toString('utf8', at, line)) as { stamp: string; resolved: Record<string, string> };
+      if (head.stamp === this.stamp) this.resolved = new Map(Object.entries(head.resolved));
+      at = line + 1;
+      while (at < raw.length) {
+        const end = raw.indexOf(10, at);
+        if (end < 0) return;
+        const header = JSON.parse(raw.toString('utf8', at, end)) as Omit<Entry, 'data'> & { filename: string; bytes: number };
+        const data = raw.subarray(end + 1, end + 1 + header.bytes);
+        if (data.length !== header.bytes) return;
+        this.entries.set(header.filename, { mtimeMs: header.mtimeMs, size: header.size, length: header.length, data });
+        at = end + 1 + header.bytes;
+      }
+    } catch {
+      // a damaged file is as good as none: what it held is compiled again and written anew
+    }
+  }
+
+  private write(): void {
+    if (this.fresh.length === 0 && !this.resolvedChanged) return;
+    try {
+      for (const { filename, mtimeMs, size, length, script } of this.fresh) {
+        this.entries.set(filename, { mtimeMs, size, length, data: script.createCachedData() });
+      }
+      const parts: Buffer[] = [Buffer.from(`${MAGIC}\n${JSON.stringify({ stamp: this.stamp, resolved: Object.fromEntries(this.resolved) })}\n`)];
+      for (const [filename, { mtimeMs, size, length, data }] of this.entries) {
+        if (!fs.existsSync(filename)) continue;
+        parts.push(Buffer.from(`${JSON.stringify({ filename, mtimeMs, size, length, bytes: data.length })}\n`), data);
+      }
+      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      const temporary = `${this.file}.${process.pid}.tmp`;
+      fs.writeFileSync(temporary, Buffer.concat(parts), { mode: 0o600 });
+      fs.renameSync(temporary, this.file);
+    } catch {
+      // a cache that cannot be written (a read-only or full disk) only makes the next start slower
+    }
+  }
+}
