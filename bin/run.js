@@ -8,6 +8,9 @@ if (process.argv[2] === 'serve') require('../dist/src/cli/heap').holdYoungGenera
 // the compiled code of the modules, kept between runs (src/cli/compile-cache.ts); serve's V8 flags differ: its own file
 require('../dist/src/cli/compile-cache').installCompileCache(process.argv[2] === 'serve' ? 'serve' : 'cli', require('node:path').join(__dirname, '..'));
 
+// oclif checks node's version against its own engines with semver (47 modules) on every start; ours is checked by
+// npm at install (package.json engines)
+process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1';
 const oclif = require('@oclif/core');
 // an error is one line for a script or a log (oclif wraps it at 80 columns when stderr is not a terminal)
 // (its lib/screen.js, by path: the package does not export it)

@@ -32,25 +32,31 @@ interface Entry {
   mtimeMs: number;
   size: number;
   length: number;
+  /** V8's code */
   data: Buffer;
+  /** the module's source as the loader read it (its file is not read again while its size and time are the same) */
+  source: Buffer;
+  /** the source is ASCII (read as latin1, which makes its string at once) */
+  ascii: boolean;
 }
 
 interface InternalModule {
   exports: unknown;
   filename: string;
   require(id: string): unknown;
+  _compile(content: string, filename: string): unknown;
 }
 
 type CompileFn = (this: InternalModule, content: string, filename: string) => unknown;
 
-const MAGIC = 'payplane-compile-cache-2';
+const MAGIC = 'payplane-compile-cache-3';
 
 interface InternalLoader {
   prototype: { _compile: CompileFn };
   wrap(source: string): string;
   _resolveFilename(request: string, parent: InternalModule | undefined, isMain: boolean, options?: unknown): string;
   _resolveLookupPaths(request: string, parent: InternalModule): string[];
-  _extensions: unknown;
+  _extensions: Record<string, (module: InternalModule, filename: string) => unknown>;
   _cache: unknown;
 }
 
@@ -100,7 +106,7 @@ class CompileCache {
   /** the files this process found (resolved or compiled): their stat */
   private readonly stats = new Map<string, fs.Stats | undefined>();
   /** scripts compiled without usable cached data: their code is written at exit */
-  private readonly fresh: Array<{ filename: string; mtimeMs: number; size: number; length: number; script: vm.Script }> = [];
+  private readonly fresh: Array<{ filename: string; mtimeMs: number; size: number; content: string; script: vm.Script }> = [];
 
   constructor(private readonly file: string, private readonly stamp: string) {
     this.read();
@@ -126,12 +132,20 @@ class CompileCache {
       cache.resolvedChanged = true;
       return filename;
     };
+    // a module kept with its source is not read again (nor its package.json asked whether it is an ES module: it was
+    // compiled as CommonJS, and a changed package.json changes the stamp)
+    const loadJs = internal._extensions['.js'];
+    internal._extensions['.js'] = function loadKept(module, filename) {
+      const source = cache.sourceOf(filename);
+      if (source === undefined) return loadJs.call(this, module, filename);
+      return module._compile(source, filename);
+    };
     const original = internal.prototype._compile;
     internal.prototype._compile = function compile(this: InternalModule, content: string, filename: string) {
       if (content.includes('import(') || content.includes('import.meta')) return original.call(this, content, filename);
       let compiled: Function;
       try {
-        compiled = cache.compile(internal.wrap(content.startsWith('#!') ? `//${content}` : content), filename, content.length);
+        compiled = cache.compile(content, filename);
       } catch {
         return original.call(this, content, filename);
       }
@@ -149,18 +163,34 @@ class CompileCache {
     process.once('exit', () => this.write());
   }
 
-  private compile(wrapper: string, filename: string, length: number): Function {
-    const stat = this.stat(filename)!;
+  /** The kept entry of a file whose size and modification time are unchanged. */
+  private current(filename: string): Entry | undefined {
     const entry = this.entries.get(filename);
-    const usable = entry && entry.mtimeMs === stat.mtimeMs && entry.size === stat.size && entry.length === length ? entry.data : undefined;
+    if (!entry) return undefined;
+    const stat = this.stat(filename);
+    return stat && entry.mtimeMs === stat.mtimeMs && entry.size === stat.size ? entry : undefined;
+  }
+
+  sourceOf(filename: string): string | undefined {
+    const entry = this.current(filename);
+    return entry?.source.toString(entry.ascii ? 'latin1' : 'utf8');
+  }
+
+  private compile(content: string, filename: string): Function {
+    const wrapper = Module.wrap(content.startsWith('#!') ? `//${content}` : content);
+    const entry = this.current(filename);
+    const usable = entry && entry.length === content.length ? entry.data : undefined;
     const script = new vm.Script(wrapper, { filename, cachedData: usable });
-    if (!usable || script.cachedDataRejected) this.fresh.push({ filename, mtimeMs: stat.mtimeMs, size: stat.size, length, script });
+    if (!usable || script.cachedDataRejected) {
+      const stat = this.stat(filename);
+      if (stat) this.fresh.push({ filename, mtimeMs: stat.mtimeMs, size: stat.size, content, script });
+    }
     return script.runInThisContext({ displayErrors: true }) as Function;
   }
 
   /**
    * The file: MAGIC, a JSON line ({stamp, resolved}), then per module a JSON header line ({filename, mtimeMs, size,
-   * length, bytes}) and its code's bytes.
+   * length, ascii, sourceBytes, bytes}), its source's bytes and its code's bytes.
    */
   private read(): void {
     let raw: Buffer;
@@ -180,11 +210,12 @@ class CompileCache {
       while (at < raw.length) {
         const end = raw.indexOf(10, at);
         if (end < 0) return;
-        const header = JSON.parse(raw.toString('utf8', at, end)) as Omit<Entry, 'data'> & { filename: string; bytes: number };
-        const data = raw.subarray(end + 1, end + 1 + header.bytes);
-        if (data.length !== header.bytes) return;
-        this.entries.set(header.filename, { mtimeMs: header.mtimeMs, size: header.size, length: header.length, data });
-        at = end + 1 + header.bytes;
+        const header = JSON.parse(raw.toString('utf8', at, end)) as Omit<Entry, 'data' | 'source'> & { filename: string; sourceBytes: number; bytes: number };
+        const source = raw.subarray(end + 1, end + 1 + header.sourceBytes);
+        const data = raw.subarray(end + 1 + header.sourceBytes, end + 1 + header.sourceBytes + header.bytes);
+        if (source.length !== header.sourceBytes || data.length !== header.bytes) return;
+        this.entries.set(header.filename, { mtimeMs: header.mtimeMs, size: header.size, length: header.length, ascii: header.ascii, source, data });
+        at = end + 1 + header.sourceBytes + header.bytes;
       }
     } catch {
       // a damaged file is as good as none: what it held is compiled again and written anew
@@ -194,13 +225,14 @@ class CompileCache {
   private write(): void {
     if (this.fresh.length === 0 && !this.resolvedChanged) return;
     try {
-      for (const { filename, mtimeMs, size, length, script } of this.fresh) {
-        this.entries.set(filename, { mtimeMs, size, length, data: script.createCachedData() });
+      for (const { filename, mtimeMs, size, content, script } of this.fresh) {
+        const source = Buffer.from(content, 'utf8');
+        this.entries.set(filename, { mtimeMs, size, length: content.length, ascii: source.length === content.length, source, data: script.createCachedData() });
       }
       const parts: Buffer[] = [Buffer.from(`${MAGIC}\n${JSON.stringify({ stamp: this.stamp, resolved: Object.fromEntries(this.resolved) })}\n`)];
-      for (const [filename, { mtimeMs, size, length, data }] of this.entries) {
+      for (const [filename, { mtimeMs, size, length, ascii, source, data }] of this.entries) {
         if (!fs.existsSync(filename)) continue;
-        parts.push(Buffer.from(`${JSON.stringify({ filename, mtimeMs, size, length, bytes: data.length })}\n`), data);
+        parts.push(Buffer.from(`${JSON.stringify({ filename, mtimeMs, size, length, ascii, sourceBytes: source.length, bytes: data.length })}\n`), source, data);
       }
       fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
       const temporary = `${this.file}.${process.pid}.tmp`;

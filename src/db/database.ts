@@ -6,7 +6,7 @@ import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import type { Umzug } from 'umzug';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import { defineModels, type Models } from './models';
-import { migrations, type MigrationEnv } from './migrations';
+import { MIGRATION_NAMES, migrations, type MigrationEnv } from './migrations';
 import { ReadCache, readCacheTtlMs } from './read-cache';
 import { finalizeStatements, Statements } from './statements';
 
@@ -400,14 +400,20 @@ export class Database {
     });
   }
 
+  /** the names schema_migrations records as applied, read once (null: no bookkeeping table); forgotten when migrating */
+  private appliedRead: Promise<Set<string> | null> | null = null;
+
+  private appliedMigrations(): Promise<Set<string> | null> {
+    this.appliedRead ??= this.sequelize.query('SELECT name FROM schema_migrations').then(
+      ([rows]) => new Set((rows as Array<{ name: string }>).map((r) => r.name)),
+      () => null, // no bookkeeping table yet
+    );
+    return this.appliedRead;
+  }
+
   /** Whether the database holds Payplane's schema: a migration recorded as applied. */
   async hasSchema(): Promise<boolean> {
-    try {
-      const [rows] = await this.sequelize.query('SELECT 1 FROM schema_migrations LIMIT 1');
-      return rows.length > 0;
-    } catch {
-      return false; // no migrations table
-    }
+    return ((await this.appliedMigrations())?.size ?? 0) > 0;
   }
 
   /**
@@ -415,23 +421,15 @@ export class Database {
    * records every migration of this build as applied is left alone without taking the lock or loading the migrator.
    */
   async migrate(): Promise<string[]> {
-    if (await this.upToDate()) return [];
+    const applied = await this.appliedMigrations();
+    if (applied && MIGRATION_NAMES.every((name) => applied.has(name))) return [];
+    this.appliedRead = null;
     return this.withMigrationLock(async () => (await this.migrator().up()).map((m) => m.name));
-  }
-
-  /** Whether every migration of this build is recorded as applied (one read of the bookkeeping table). */
-  private async upToDate(): Promise<boolean> {
-    try {
-      const [rows] = (await this.sequelize.query('SELECT name FROM schema_migrations')) as [Array<{ name: string }>, unknown];
-      const applied = new Set(rows.map((r) => r.name));
-      return migrations.every((m) => applied.has(m.name));
-    } catch {
-      return false; // no bookkeeping table yet
-    }
   }
 
   /** Reverts the last migration, or with `to` every migration down to and including that one. */
   async rollback(to?: string): Promise<string[]> {
+    this.appliedRead = null;
     return this.withMigrationLock(async () => (await this.migrator().down(to ? { to } : undefined)).map((m) => m.name));
   }
 
