@@ -12,6 +12,8 @@ const NOT_SETTINGS: Record<string, string> = {
   PAYPLANE_VALIDATE_RESPONSES: 'tests check every answer against the OpenAPI document',
   PAYPLANE_SECRET_SCAN_DIR: 'CI archives databases and logs for the secret scan',
   PAYPLANE_CONFIG: 'names the configuration file itself',
+  NODE_COMPILE_CACHE: 'read by bin/run.js before any configuration (src/cli/compile-cache.ts), as Node 22 reads it',
+  NODE_DISABLE_COMPILE_CACHE: 'the same',
 };
 
 function sourceFiles(dir: string): string[] {
