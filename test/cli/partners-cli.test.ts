@@ -70,7 +70,7 @@ describe(`payplane partners, channels and limits (${dialectName})`, () => {
     expect(noCurrency.status).toBe(2);
     expect(noCurrency.json().error.errors).toEqual([{ path: '--currency', message: expect.stringContaining('volume') }]);
 
-    const limit = await cli('channels', 'limits', 'create', channel.id, '--period-unit', 'day', '--metric', 'volume', '--threshold', '5000000', '--currency', 'EUR', '--json');
+    const limit = await cli('channels', 'limits', 'create', channel.id, '--period-unit', 'day', '--metric', 'volume', '--threshold', '50000.00', '--currency', 'EUR', '--json');
     expect(limit.status).toBe(0);
     expect(limit.json()).toMatchObject({ entityType: 'channel', entityId: channel.id, period: { value: 1, unit: 'day' }, threshold: 5000000, currency: 'EUR' });
 
