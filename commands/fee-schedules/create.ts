@@ -9,9 +9,10 @@ import { renderSchedule, scheduleFlagNames, scheduleFlags, scheduleInput } from 
 
 export default class FeeSchedulesCreate extends BaseCommand<typeof FeeSchedulesCreate> {
   static override summary = 'Create a fee schedule (draft): rules from --rules-file, or one rule from flags.';
-  static override description = 'Rates are integers in millionths (10000 = 1%); amounts are integers in minor units. Without --tenant it is a platform schedule.';
+  static override description =
+    'Rates are integers in millionths (10000 = 1%). --fixed, --min and --max are amounts in major units of the rule\'s --currency (--fixed 0.25 --currency EUR), or in minor units with --fixed-minor, --min-minor and --max-minor (--fixed-minor 25); a --rules-file holds the API\'s rules, with amounts in minor units ({"currency":"EUR","valueMinor":25}). Tables show formatted amounts (0.25 EUR). Without --tenant it is a platform schedule.';
   static override examples = [
-    '<%= config.bin %> fee-schedules create --tenant 6f1c… --name "EU cards" --transaction-type payment --method fixed_plus_percentage --currency EUR --fixed 25 --rate 14000',
+    '<%= config.bin %> fee-schedules create --tenant 6f1c… --name "EU cards" --transaction-type payment --method fixed_plus_percentage --currency EUR --fixed 0.25 --rate 14000 --max 10.00',
     '<%= config.bin %> fee-schedules create --tenant 6f1c… --name Standard --rules-file rules.json --reserve-rate 100000 --hold-days 90 --rounding floor --json',
   ];
   static override flags = {

@@ -1,15 +1,15 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import type { Limit } from '../../src/services/limits/manage';
 import { createLimit } from '../../src/services/limits/manage';
-import { limitFlags, limitInput, ownerFlags, ownerOf, renderLimit } from '../../src/cli/limits';
+import { THRESHOLD_DESCRIPTION, limitFlags, limitInput, ownerFlags, ownerOf, renderLimit } from '../../src/cli/limits';
 import { platformContext } from '../../src/cli/context';
 
 export default class LimitsCreate extends BaseCommand<typeof LimitsCreate> {
   static override summary = 'Create a limit of a merchant (--merchant) or of a channel (--channel): a cap on volume or count per period.';
   static override description =
-    'For --metric volume the threshold is in minor units of --currency (required); for --metric count it is a number of transactions. --payment-method, --brand, --currency and --transaction-type (default payment) narrow what is counted.';
+    `${THRESHOLD_DESCRIPTION} --payment-method, --brand, --currency and --transaction-type (default payment) narrow what is counted.`;
   static override examples = [
-    '<%= config.bin %> limits create --merchant 0b9e… --period-unit month --metric volume --threshold 100000000 --currency EUR',
+    '<%= config.bin %> limits create --merchant 0b9e… --period-unit month --metric volume --threshold 1000000.00 --currency EUR',
     '<%= config.bin %> limits create --channel 6f1c… --period-value 1 --period-unit hour --metric count --threshold 500 --json',
   ];
   static override flags = { ...ownerFlags, ...limitFlags };

@@ -6,6 +6,7 @@ import type { Page } from '../db/scoped';
 import type { FeeAssignment, FeeSchedule } from '../services/fees/schedules';
 import type { FeeBreakdown } from '../services/fees/engine';
 import { formatMinor, type Money } from '../domain/money';
+import { amountFlagPair, minorOf } from './amounts';
 import { z } from '../api/zod';
 import { Currency, FutureDateInput } from '../api/common';
 import { PAYMENT_METHODS, TRANSACTION_TYPES } from '../api/fees/schemas';
@@ -23,11 +24,11 @@ export const scheduleFlags = {
   outcome: Flags.string({ description: 'One rule: transaction outcome (default successful)', options: ['successful', 'failed', 'any'] }),
   method: Flags.string({ description: 'One rule: fixed, percentage or fixed_plus_percentage', options: ['fixed', 'percentage', 'fixed_plus_percentage'] }),
   party: Flags.string({ description: 'One rule: who earns it (default tenant)', options: ['provider', 'tenant', 'platform', 'partner'] }),
-  currency: Flags.string({ description: 'One rule: its currency (fixed, min and max are in it)' }),
-  fixed: Flags.integer({ description: 'One rule: fixed amount in minor units' }),
+  currency: Flags.string({ description: 'One rule: its currency (--fixed, --min and --max are in it)' }),
+  ...amountFlagPair('fixed', 'One rule: fixed amount', 'the rule\'s --currency'),
   rate: Flags.integer({ description: 'One rule: percentage rate in millionths (10000 = 1%)' }),
-  min: Flags.integer({ description: 'One rule: minimum fee in minor units' }),
-  max: Flags.integer({ description: 'One rule: maximum fee in minor units' }),
+  ...amountFlagPair('min', 'One rule: minimum fee', 'the rule\'s --currency'),
+  ...amountFlagPair('max', 'One rule: maximum fee', 'the rule\'s --currency'),
   'reserve-rate': Flags.integer({ description: 'Rolling reserve rate in millionths of the net (10000 = 1%)' }),
   'hold-days': Flags.integer({ description: 'Rolling reserve hold in days' }),
   'auto-release': Flags.boolean({ description: 'Release the reserve automatically after the hold', allowNo: true }),
@@ -43,17 +44,24 @@ export interface ScheduleFlagValues {
   method?: string;
   party?: string;
   currency?: string;
-  fixed?: number;
+  fixed?: string;
+  'fixed-minor'?: number;
   rate?: number;
-  min?: number;
-  max?: number;
+  min?: string;
+  'min-minor'?: number;
+  max?: string;
+  'max-minor'?: number;
   'reserve-rate'?: number;
   'hold-days'?: number;
   'auto-release'?: boolean;
   rounding?: string;
 }
 
-const money = (currency: string | undefined, valueMinor: number | undefined) => (valueMinor === undefined ? undefined : { currency, valueMinor });
+/** A rule amount from its flag pair (--fixed or --fixed-minor, …), in the rule's --currency. */
+function ruleMoney(flags: ScheduleFlagValues, name: 'fixed' | 'min' | 'max') {
+  const valueMinor = minorOf(flags, name, { currency: flags.currency, currencyFlag: '--currency', zero: true });
+  return valueMinor === undefined ? undefined : { currency: flags.currency, valueMinor };
+}
 
 /** The schedule fields from the flags (before validation with the API's schema). */
 export function scheduleInput(flags: ScheduleFlagValues): Record<string, unknown> {
@@ -71,7 +79,7 @@ export function scheduleInput(flags: ScheduleFlagValues): Record<string, unknown
     rules = [
       {
         transactionType: flags['transaction-type'], transactionOutcome: flags.outcome, method: flags.method, party: flags.party, currency: flags.currency,
-        fixedAmount: money(flags.currency, flags.fixed), percentageRate: flags.rate, minAmount: money(flags.currency, flags.min), maxAmount: money(flags.currency, flags.max),
+        fixedAmount: ruleMoney(flags, 'fixed'), percentageRate: flags.rate, minAmount: ruleMoney(flags, 'min'), maxAmount: ruleMoney(flags, 'max'),
       },
     ].map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)));
   }

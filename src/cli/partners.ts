@@ -1,6 +1,7 @@
-import { formatMinor } from '../domain/money';
+import { formatMinor, type Money } from '../domain/money';
 import { Flags } from '@oclif/core';
 import { nullable } from './flags';
+import { amountFlagPair, minorOf } from './amounts';
 import { platformContext } from './context';
 import { renderRecord } from './output';
 import { statusMoveCommand } from './status-move';
@@ -11,9 +12,9 @@ import { changePartnerStatus, getPartner, type PartnerAssignment, type PartnerMo
 
 export const commissionFlags = {
   'commission-rate': Flags.integer({ description: 'Commission rate in millionths of the volume (10000 = 1%)' }),
-  'fixed-amount': Flags.integer({ description: 'Fixed commission per transaction, in minor units (with --fixed-currency; "--fixed-amount -1" is refused)' }),
-  'fixed-currency': Flags.string({ description: 'Currency of --fixed-amount' }),
-  'no-fixed': Flags.boolean({ description: 'Remove the fixed commission', exclusive: ['fixed-amount', 'fixed-currency'] }),
+  ...amountFlagPair('fixed-amount', 'Fixed commission per transaction', '--fixed-currency'),
+  'fixed-currency': Flags.string({ description: 'Currency of --fixed-amount (or --fixed-amount-minor)' }),
+  'no-fixed': Flags.boolean({ description: 'Remove the fixed commission', exclusive: ['fixed-amount', 'fixed-amount-minor', 'fixed-currency'] }),
   'effective-from': Flags.string({ description: 'Start (ISO 8601 date-time; default now)' }),
   'effective-to': Flags.string({ description: 'End (ISO 8601 date-time; "null" for open-ended)' }),
 };
@@ -23,13 +24,17 @@ export const commissionFlagNames = {
 };
 
 export function commissionInput(flags: {
-  'commission-rate'?: number; 'fixed-amount'?: number; 'fixed-currency'?: string; 'no-fixed'?: boolean; 'effective-from'?: string; 'effective-to'?: string;
+  'commission-rate'?: number; 'fixed-amount'?: string; 'fixed-amount-minor'?: number; 'fixed-currency'?: string; 'no-fixed'?: boolean;
+  'effective-from'?: string; 'effective-to'?: string;
 }): Record<string, unknown> {
-  let commissionFixed: { currency: string | undefined; valueMinor: number } | null | undefined;
+  let commissionFixed: Money | null | undefined;
+  const currency = flags['fixed-currency'];
   if (flags['no-fixed']) commissionFixed = null;
-  else if (flags['fixed-amount'] !== undefined || flags['fixed-currency'] !== undefined) {
-    if (flags['fixed-amount'] === undefined) throw ValidationError.field('--fixed-amount', 'is required with --fixed-currency');
-    commissionFixed = { currency: flags['fixed-currency'], valueMinor: flags['fixed-amount'] };
+  else if (flags['fixed-amount'] !== undefined || flags['fixed-amount-minor'] !== undefined || currency !== undefined) {
+    const valueMinor = minorOf(flags, 'fixed-amount', { currency, currencyFlag: '--fixed-currency', zero: true });
+    if (valueMinor === undefined) throw ValidationError.field('--fixed-amount', 'is required with --fixed-currency');
+    if (currency === undefined) throw ValidationError.field('--fixed-currency', 'is required with --fixed-amount-minor');
+    commissionFixed = { currency, valueMinor };
   }
   return {
     commissionRate: flags['commission-rate'], commissionFixed, effectiveFrom: flags['effective-from'], effectiveTo: nullable(flags['effective-to']),

@@ -1,7 +1,7 @@
-import { Flags } from '@oclif/core';
 import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from './output';
 import { pollUntil } from './poll';
-import { formatMinor, isCurrency, minorUnits, type Money } from '../domain/money';
+import { formatMinor, isCurrency, type Money } from '../domain/money';
+import { amountFlagPair, minorOf } from './amounts';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
@@ -12,14 +12,11 @@ import { getProvider } from '../services/processing/providers';
 // The payments and refunds commands' pieces: amounts, waiting for the provider's answer, tables.
 
 /**
- * --amount and --amount-minor, read the same way by every command: --amount in major units of `currency` (25.00 EUR,
- * 1500 JPY), --amount-minor in minor units for scripts (2500).
+ * --amount and --amount-minor, read the same way by every command (the rule of src/cli/amounts.ts): --amount in
+ * major units of `currency` (25.00 EUR, 1500 JPY), --amount-minor in minor units for scripts (2500).
  */
 export function amountFlagsIn(currency: string) {
-  return {
-    amount: Flags.string({ description: `Amount in ${currency}, in major units (e.g. 25.00 EUR, 1500 JPY); not with --amount-minor` }),
-    'amount-minor': Flags.integer({ description: 'Amount in minor units (e.g. 2500 for 25.00 EUR); not with --amount' }),
-  };
+  return amountFlagPair('amount', 'Amount', currency);
 }
 
 export const amountFlags = amountFlagsIn('the payment\'s currency');
@@ -43,25 +40,8 @@ export async function requiredAmount(
  * currency; undefined when neither is given. Never through a float: "12.34" is read as digits.
  */
 export function amountFrom(flags: { amount?: string; 'amount-minor'?: number }, currency: string): Money | undefined {
-  if (flags.amount !== undefined && flags['amount-minor'] !== undefined) {
-    throw ValidationError.field('--amount', 'give either --amount or --amount-minor, not both');
-  }
-  if (flags['amount-minor'] !== undefined) {
-    if (flags['amount-minor'] <= 0) throw ValidationError.field('--amount-minor', 'must be a positive integer of minor units');
-    return { currency, valueMinor: flags['amount-minor'] };
-  }
-  if (flags.amount === undefined) return undefined;
-  const digits = minorUnits(currency);
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(flags.amount.trim());
-  if (!match) throw ValidationError.field('--amount', `must be a positive amount such as ${digits ? `12.${'3'.repeat(digits)}` : '1500'}`);
-  const [, whole, fraction = ''] = match;
-  if (fraction.length > digits) {
-    throw ValidationError.field('--amount', digits ? `${currency} has ${digits} decimal places at most` : `${currency} has no decimal places`);
-  }
-  const valueMinor = Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
-  if (!Number.isSafeInteger(valueMinor)) throw ValidationError.field('--amount', 'is too large');
-  if (valueMinor <= 0) throw ValidationError.field('--amount', 'must be positive');
-  return { currency, valueMinor };
+  const valueMinor = minorOf(flags, 'amount', { currency, currencyFlag: '--currency' });
+  return valueMinor === undefined ? undefined : { currency, valueMinor };
 }
 
 /**

@@ -2,6 +2,8 @@ import { Flags } from '@oclif/core';
 import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
 import { csv, readJsonFlag, sharedFlags } from './flags';
 import { ValidationError } from '../domain/errors';
+import { formatMinor } from '../domain/money';
+import { amountFlagPair, minorOf } from './amounts';
 import type { Page } from '../db/scoped';
 import type { RoutingRule } from '../services/routing/rules';
 import type { RoutingDecision } from '../services/routing/decide';
@@ -32,9 +34,9 @@ export const ruleFlags = {
   'card-countries': Flags.string({ description: 'Condition: card countries (ISO alpha-2), comma-separated' }),
   merchants: Flags.string({ description: 'Condition: merchant ids, comma-separated' }),
   channels: Flags.string({ description: 'Condition: channel ids, comma-separated' }),
-  'amount-currency': Flags.string({ description: 'Condition: the currency of --min-amount and --max-amount' }),
-  'min-amount': Flags.integer({ description: 'Condition: minimum amount in minor units (inclusive)' }),
-  'max-amount': Flags.integer({ description: 'Condition: maximum amount in minor units (inclusive)' }),
+  'amount-currency': Flags.string({ description: 'Condition: the currency of --min-amount and --max-amount (default: the one currency of --currencies)' }),
+  ...amountFlagPair('min-amount', 'Condition: minimum amount (inclusive)', '--amount-currency'),
+  ...amountFlagPair('max-amount', 'Condition: maximum amount (inclusive)', '--amount-currency'),
 };
 
 export interface RuleFlagValues {
@@ -52,11 +54,34 @@ export interface RuleFlagValues {
   merchants?: string;
   channels?: string;
   'amount-currency'?: string;
-  'min-amount'?: number;
-  'max-amount'?: number;
+  'min-amount'?: string;
+  'min-amount-minor'?: number;
+  'max-amount'?: string;
+  'max-amount-minor'?: number;
 }
 
-const CONDITION_FLAGS = ['currencies', 'payment-methods', 'brands', 'card-countries', 'merchants', 'channels', 'amount-currency', 'min-amount', 'max-amount'] as const;
+const AMOUNT_FLAGS = ['amount-currency', 'min-amount', 'min-amount-minor', 'max-amount', 'max-amount-minor'] as const;
+const CONDITION_FLAGS = ['currencies', 'payment-methods', 'brands', 'card-countries', 'merchants', 'channels', ...AMOUNT_FLAGS] as const;
+
+/**
+ * The amount condition from the flags over the one of --conditions-json (`given`): min and max read in major units
+ * of its currency (--amount-currency, else the JSON's amount.currency, else the rule's currency condition when it
+ * names exactly one currency) or in minor units (--min-amount-minor, --max-amount-minor).
+ */
+function amountCondition(flags: RuleFlagValues, given: unknown, currencies: unknown): Record<string, unknown> {
+  const base = given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
+  let currency = flags['amount-currency'] ?? (typeof base.currency === 'string' ? base.currency : undefined);
+  let currencyFlag = flags['amount-currency'] !== undefined || base.currency === undefined ? '--amount-currency' : '--conditions-json.amount.currency';
+  if (currency === undefined && Array.isArray(currencies) && currencies.length === 1 && typeof currencies[0] === 'string') {
+    currency = currencies[0];
+    currencyFlag = flags.currencies !== undefined ? '--currencies' : '--conditions-json.currencies';
+  }
+  const rule = { currency, currencyFlag, missing: '--amount-currency or a single currency in --currencies', zero: true };
+  const min = minorOf(flags, 'min-amount', rule);
+  const max = minorOf(flags, 'max-amount', rule);
+  if (currency === undefined) throw ValidationError.field('--amount-currency', 'is required for an amount condition (or a single currency in --currencies)');
+  return { ...base, currency, ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+}
 
 /**
  * The rule fields from the flags (before validation with the API's schema). Conditions: --conditions-json, with
@@ -79,9 +104,7 @@ export function ruleInput(flags: RuleFlagValues): Record<string, unknown> {
     set('cardCountries', csv(flags['card-countries']));
     set('merchantIds', csv(flags.merchants));
     set('channelIds', csv(flags.channels));
-    if (flags['amount-currency'] !== undefined || flags['min-amount'] !== undefined || flags['max-amount'] !== undefined) {
-      set('amount', Object.fromEntries(Object.entries({ currency: flags['amount-currency'], min: flags['min-amount'], max: flags['max-amount'] }).filter(([, v]) => v !== undefined)));
-    }
+    if (AMOUNT_FLAGS.some((f) => flags[f] !== undefined)) set('amount', amountCondition(flags, conditions?.amount, conditions?.currencies));
   }
   const outcomes = (['outcome-json', 'terminals', 'split'] as const).filter((f) => flags[f] !== undefined);
   if (outcomes.length > 1) throw ValidationError.field(`--${outcomes[1]}`, `cannot be combined with --${outcomes[0]}: give the outcome one way`);
@@ -108,10 +131,19 @@ export function ruleFlagNames(flags: RuleFlagValues): Record<string, string> {
   return { conditions: 'conditions-json', outcome };
 }
 
+/** An amount condition in words: `amount 10.00 EUR to 500.00 EUR`, `amount at least 10.00 EUR`, `amount at most 500.00 EUR`. */
+function describeAmount(a: NonNullable<RoutingRule['conditions']['amount']>): string {
+  const money = (valueMinor: number) => formatMinor({ currency: a.currency, valueMinor });
+  if (a.min != null && a.max != null) return `amount ${money(a.min)} to ${money(a.max)}`;
+  if (a.min != null) return `amount at least ${money(a.min)}`;
+  if (a.max != null) return `amount at most ${money(a.max)}`;
+  return `amount in ${a.currency}`;
+}
+
 function describeConditions(rule: RoutingRule): string {
   const c = rule.conditions;
   const parts: string[] = [];
-  if (c.amount) parts.push(`amount ${c.amount.min ?? '…'}..${c.amount.max ?? '…'} ${c.amount.currency}`);
+  if (c.amount) parts.push(describeAmount(c.amount));
   if (c.currencies) parts.push(`currency in ${c.currencies.join('/')}`);
   if (c.paymentMethods) parts.push(`method in ${c.paymentMethods.join('/')}`);
   if (c.brands) parts.push(`brand in ${c.brands.join('/')}`);

@@ -74,7 +74,7 @@ describe(`who did it is an id (${dialectName})`, () => {
     const tenant = ['--tenant', sb.tenantId];
     await cli('keys', 'create', ...tenant, '--name', 'Reporting', '--json');
     await cli('roles', 'create', ...tenant, '--name', 'Viewer', '--permission', 'access:users:view', '--json');
-    const schedule = (await cli('fee-schedules', 'create', ...tenant, '--name', 'Flat', '--transaction-type', 'payment', '--method', 'fixed', '--currency', 'EUR', '--fixed', '30', '--json')).json();
+    const schedule = (await cli('fee-schedules', 'create', ...tenant, '--name', 'Flat', '--transaction-type', 'payment', '--method', 'fixed', '--currency', 'EUR', '--fixed', '0.30', '--json')).json();
     await cli('fee-schedules', 'activate', schedule.id, '--json');
     await cli('fee-assignments', 'create', '--level', 'merchant', '--target', sb.merchantId, '--schedule', schedule.id, '--currency', 'EUR', '--payment-method', 'card', '--tenant', sb.tenantId, '--json');
     const list = (await cli('risk', 'lists', 'create', ...tenant, '--name', 'Blocked IPs', '--entry-type', 'ip', '--operator', 'alice', '--json')).json();

@@ -49,7 +49,7 @@ describe(`payplane fee-schedules, fee-assignments and fees quote (${dialectName}
 
     // one rule from flags; invalid input names the flag
     const flagged = await cli('fee-schedules', 'create', '--tenant', sandbox.tenantId, '--name', 'Flat', '--transaction-type', 'payment', '--method', 'fixed',
-      '--currency', 'EUR', '--fixed', '30', '--json');
+      '--currency', 'EUR', '--fixed', '0.30', '--json');
     expect(flagged.json().rules).toEqual([expect.objectContaining({ method: 'fixed', fixedAmount: { currency: 'EUR', valueMinor: 30 }, transactionOutcome: 'successful' })]);
     const bad = await cli('fee-schedules', 'create', '--tenant', sandbox.tenantId, '--name', 'Bad', '--transaction-type', 'payment', '--method', 'percentage', '--currency', 'EUR', '--json');
     expect(bad.status).toBe(2);

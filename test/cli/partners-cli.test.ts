@@ -36,7 +36,7 @@ describe(`payplane partners, channels and limits (${dialectName})`, () => {
     expect(partner).toMatchObject({ tenantId: sandbox.tenantId, name: 'Referral Co', status: 'active', metadata: { region: 'EU' } });
 
     const assigned = await cli('partners', 'assignments', 'create', '--partner', partner.id, '--merchant', sandbox.merchantId,
-      '--commission-rate', '15000', '--fixed-amount', '10', '--fixed-currency', 'EUR', '--json');
+      '--commission-rate', '15000', '--fixed-amount', '0.10', '--fixed-currency', 'EUR', '--json');
     expect(assigned.status).toBe(0);
     expect(assigned.json()).toMatchObject({ commissionRate: 15000, commissionFixed: { currency: 'EUR', valueMinor: 10 }, status: 'active' });
     const again = await cli('partners', 'assignments', 'create', '--partner', partner.id, '--merchant', sandbox.merchantId, '--commission-rate', '1', '--json');
@@ -70,7 +70,7 @@ describe(`payplane partners, channels and limits (${dialectName})`, () => {
     expect(noCurrency.status).toBe(2);
     expect(noCurrency.json().error.errors).toEqual([{ path: '--currency', message: expect.stringContaining('volume') }]);
 
-    const limit = await cli('channels', 'limits', 'create', channel.id, '--period-unit', 'day', '--metric', 'volume', '--threshold', '5000000', '--currency', 'EUR', '--json');
+    const limit = await cli('channels', 'limits', 'create', channel.id, '--period-unit', 'day', '--metric', 'volume', '--threshold', '50000.00', '--currency', 'EUR', '--json');
     expect(limit.status).toBe(0);
     expect(limit.json()).toMatchObject({ entityType: 'channel', entityId: channel.id, period: { value: 1, unit: 'day' }, threshold: 5000000, currency: 'EUR' });
 

@@ -38,7 +38,7 @@ describe(`payplane routing-rules (${dialectName})`, () => {
 
   test('create from flags, a JSON file and inline JSON; invalid input names the flag', async () => {
     const created = await cli('routing-rules', 'create', '--tenant', sandbox.tenantId, '--name', 'EU visa', '--currencies', 'EUR', '--brands', 'visa,mastercard',
-      '--min-amount', '100', '--amount-currency', 'EUR', '--terminals', `${t2},${t1}`, '--priority', '10', '--json');
+      '--min-amount', '1.00', '--amount-currency', 'EUR', '--terminals', `${t2},${t1}`, '--priority', '10', '--json');
     expect(created.status).toBe(0);
     v1 = created.json();
     expect(v1).toMatchObject({
@@ -103,6 +103,7 @@ describe(`payplane routing-rules (${dialectName})`, () => {
     const shown = await cli('routing-rules', 'get', v2.id);
     expect(shown.stdout).toContain(`priority: ${t1}`);
     expect(shown.stdout).toMatch(/currency in EUR/);
+    expect(shown.stdout).toMatch(/amount at least 1\.00 EUR/);
 
   });
 

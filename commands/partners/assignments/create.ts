@@ -9,10 +9,11 @@ import { platformContext } from '../../../src/cli/context';
 
 export default class PartnerAssignmentsCreate extends BaseCommand<typeof PartnerAssignmentsCreate> {
   static override summary = 'Assign a partner to a merchant with a commission (a rate in millionths plus an optional fixed amount).';
-  static override description = 'One active assignment per partner and merchant: suspend the active one before assigning anew.';
+  static override description =
+    'One active assignment per partner and merchant: suspend the active one before assigning anew. --fixed-amount is in major units of --fixed-currency (--fixed-amount 0.10 --fixed-currency EUR), --fixed-amount-minor in minor units (10).';
   static override examples = [
     '<%= config.bin %> partners assignments create --partner 6f1c… --merchant 0b9e… --commission-rate 15000',
-    '<%= config.bin %> partners assignments create --partner 6f1c… --merchant 0b9e… --commission-rate 5000 --fixed-amount 10 --fixed-currency EUR --json',
+    '<%= config.bin %> partners assignments create --partner 6f1c… --merchant 0b9e… --commission-rate 5000 --fixed-amount 0.10 --fixed-currency EUR --json',
   ];
   static override flags = {
     partner: Flags.string({ description: 'Partner id' }),

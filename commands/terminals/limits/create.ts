@@ -3,12 +3,13 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import type { Limit } from '../../../src/services/limits/manage';
 import { createTerminalLimit } from '../../../src/services/processing/terminals';
 import { platformContext } from '../../../src/cli/context';
-import { limitFlags, limitInput, renderLimit } from '../../../src/cli/limits';
+import { THRESHOLD_DESCRIPTION, limitFlags, limitInput, renderLimit } from '../../../src/cli/limits';
 
 export default class TerminalLimitsCreate extends BaseCommand<typeof TerminalLimitsCreate> {
   static override summary = 'Create a terminal limit: a cap on volume or count per period.';
+  static override description = THRESHOLD_DESCRIPTION;
   static override examples = [
-    '<%= config.bin %> terminals limits create 6f1c… --period-unit day --metric volume --threshold 5000000 --currency EUR',
+    '<%= config.bin %> terminals limits create 6f1c… --period-unit day --metric volume --threshold 50000.00 --currency EUR',
     '<%= config.bin %> terminals limits create 6f1c… --period-value 10 --period-unit minute --metric count --threshold 100 --json',
   ];
   static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
