@@ -1,5 +1,6 @@
 import type { CallerContext } from '../../domain/context';
 import { BusinessRuleError } from '../../domain/errors';
+import { formatMinor } from '../../domain/money';
 import type { LimitPeriodUnit, LimitRow, PaymentStatus } from '../../db/models';
 import type { WithdrawalStatus } from '../../db/models/withdrawals';
 import { Op } from 'sequelize';
@@ -105,7 +106,7 @@ export async function enforceEntityLimits(
     for (const limit of limits) {
       if (await wouldExceed(ctx, limit, subject, at)) {
         const kind = subject.transactionType ?? 'payment';
-        const what = limit.metric === 'count' ? `${limit.threshold} ${kind}s` : `${limit.threshold} ${limit.currency} minor units`;
+        const what = limit.metric === 'count' ? `${limit.threshold} ${kind}s` : limit.currency ? formatMinor({ currency: limit.currency, valueMinor: limit.threshold }) : `${limit.threshold} minor units`;
         throw new BusinessRuleError(
           'LIMIT_EXCEEDED',
           `The ${owner.entityType}'s limit ${limit.id} (${what} per ${limit.periodValue} ${limit.periodUnit}) would be exceeded by this ${kind}.`,
