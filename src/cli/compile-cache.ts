@@ -49,7 +49,7 @@ interface InternalModule {
 
 type CompileFn = (this: InternalModule, content: string, filename: string) => unknown;
 
-const MAGIC = 'payplane-compile-cache-3';
+const MAGIC = 'payplane-compile-cache-4';
 
 interface InternalLoader {
   prototype: { _compile: CompileFn };
@@ -189,8 +189,8 @@ class CompileCache {
   }
 
   /**
-   * The file: MAGIC, a JSON line ({stamp, resolved}), then per module a JSON header line ({filename, mtimeMs, size,
-   * length, ascii, sourceBytes, bytes}), its source's bytes and its code's bytes.
+   * The file: MAGIC, one JSON line ({stamp, resolved, modules: [{filename, mtimeMs, size, length, ascii, sourceBytes,
+   * bytes}]}), then each module's source and code bytes, in that order.
    */
   private read(): void {
     let raw: Buffer;
@@ -200,23 +200,21 @@ class CompileCache {
       return;
     }
     try {
-      let at = raw.indexOf(10);
-      if (raw.toString('utf8', 0, at) !== MAGIC) return;
-      at += 1;
-      const line = raw.indexOf(10, at);
-      const head = JSON.parse(raw.toString('utf8', at, line)) as { stamp: string; resolved: Record<string, string> };
-      if (head.stamp === this.stamp) this.resolved = new Map(Object.entries(head.resolved));
-      at = line + 1;
-      while (at < raw.length) {
-        const end = raw.indexOf(10, at);
-        if (end < 0) return;
-        const header = JSON.parse(raw.toString('utf8', at, end)) as Omit<Entry, 'data' | 'source'> & { filename: string; sourceBytes: number; bytes: number };
-        const source = raw.subarray(end + 1, end + 1 + header.sourceBytes);
-        const data = raw.subarray(end + 1 + header.sourceBytes, end + 1 + header.sourceBytes + header.bytes);
-        if (source.length !== header.sourceBytes || data.length !== header.bytes) return;
-        this.entries.set(header.filename, { mtimeMs: header.mtimeMs, size: header.size, length: header.length, ascii: header.ascii, source, data });
-        at = end + 1 + header.sourceBytes + header.bytes;
+      const first = raw.indexOf(10);
+      if (raw.toString('latin1', 0, first) !== MAGIC) return;
+      const line = raw.indexOf(10, first + 1);
+      const head = JSON.parse(raw.toString('utf8', first + 1, line)) as { stamp: string; resolved: Record<string, string>; modules: Array<Omit<Entry, 'data' | 'source'> & { filename: string; sourceBytes: number; bytes: number }> };
+      let at = line + 1;
+      const entries = new Map<string, Entry>();
+      for (const { filename, mtimeMs, size, length, ascii, sourceBytes, bytes } of head.modules) {
+        const source = raw.subarray(at, at + sourceBytes);
+        const data = raw.subarray(at + sourceBytes, at + sourceBytes + bytes);
+        if (source.length !== sourceBytes || data.length !== bytes) return;
+        entries.set(filename, { mtimeMs, size, length, ascii, source, data });
+        at += sourceBytes + bytes;
       }
+      for (const [filename, entry] of entries) this.entries.set(filename, entry);
+      if (head.stamp === this.stamp) this.resolved = new Map(Object.entries(head.resolved));
     } catch {
       // a damaged file is as good as none: what it held is compiled again and written anew
     }
@@ -229,11 +227,15 @@ class CompileCache {
         const source = Buffer.from(content, 'utf8');
         this.entries.set(filename, { mtimeMs, size, length: content.length, ascii: source.length === content.length, source, data: script.createCachedData() });
       }
-      const parts: Buffer[] = [Buffer.from(`${MAGIC}\n${JSON.stringify({ stamp: this.stamp, resolved: Object.fromEntries(this.resolved) })}\n`)];
+      const modules: Array<Record<string, unknown>> = [];
+      const blobs: Buffer[] = [];
       for (const [filename, { mtimeMs, size, length, ascii, source, data }] of this.entries) {
         if (!fs.existsSync(filename)) continue;
-        parts.push(Buffer.from(`${JSON.stringify({ filename, mtimeMs, size, length, ascii, sourceBytes: source.length, bytes: data.length })}\n`), source, data);
+        modules.push({ filename, mtimeMs, size, length, ascii, sourceBytes: source.length, bytes: data.length });
+        blobs.push(source, data);
       }
+      const head = JSON.stringify({ stamp: this.stamp, resolved: Object.fromEntries(this.resolved), modules });
+      const parts = [Buffer.from(`${MAGIC}\n${head}\n`), ...blobs];
       fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
       const temporary = `${this.file}.${process.pid}.tmp`;
       fs.writeFileSync(temporary, Buffer.concat(parts), { mode: 0o600 });

@@ -5,7 +5,6 @@ import type { CallerContext, Level } from '../domain/context';
 import { AuthenticationError, NotFoundError, ValidationError } from '../domain/errors';
 import { isUuid } from '../db/scoped';
 import type { UserRow } from '../db/models';
-import { assertOwnerActive, userPermissions } from '../services/access/authenticate';
 import { requireId } from './validate';
 
 /**
@@ -139,6 +138,8 @@ export async function contextAsUser(rt: Runtime, userId: string, livemode: boole
   if (user.status !== 'active') throw new AuthenticationError(`The user is ${user.status}.`, 'USER_NOT_ACTIVE');
   const level = LEVEL_OF[user.layer];
   // exactly what the user's own token would get: active tenant and merchant, permissions, entity scope
+  // loaded for --as-user only: authentication brings the API keys', sessions' and tokens' code
+  const { assertOwnerActive, userPermissions } = require('../services/access/authenticate') as typeof import('../services/access/authenticate');
   if (level !== 'platform') await assertOwnerActive(rt, user.tenantId!, level === 'merchant' ? user.merchantId : null);
   return userContext(rt, user, { livemode, permissions: await userPermissions(rt, user), credential: 'cli' });
 }

@@ -5,7 +5,6 @@ import { newId } from '../../util/ids';
 import { redact } from '../../util/secrets';
 import { apiViews } from '../../api/lazy-views';
 import { eventCatalog, eventResource, isKnownEventType, subscribes } from './catalog';
-import { endpointsForEvent } from './endpoints';
 import { insertLater } from '../../db/rows';
 
 /** Date-form API version that renders event payloads. */
@@ -67,6 +66,8 @@ export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<E
  */
 export async function receivingEndpoints(ctx: CallerContext, event: Pick<EventRow, 'type' | 'tenantId' | 'merchantId' | 'livemode'>): Promise<WebhookEndpointRow[]> {
   const merchantVisible = eventCatalog().find((e) => e.type === event.type)?.level === 'merchant';
+  // loaded when an event is delivered: a command that only reads never loads the endpoints' service and its transport
+  const { endpointsForEvent } = require('./endpoints') as typeof import('./endpoints');
   return (await endpointsForEvent(ctx, event)).filter((endpoint) => receives(endpoint, event.type, merchantVisible));
 }
 
