@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
 import { validateWith } from '../../src/cli/validate';
@@ -6,13 +6,14 @@ import { UpdateChannelBody } from '../../src/api/channels/schemas';
 import type { Channel } from '../../src/services/channels';
 import { updateChannel } from '../../src/services/channels';
 import { nullable } from '../../src/cli/flags';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class ChannelsUpdate extends BaseCommand<typeof ChannelsUpdate> {
   static override summary = 'Change a channel\'s name, currencies, provider integration or description (the direction is fixed).';
   static override examples = ['<%= config.bin %> channels update 6f1c… --currency EUR --currency GBP', '<%= config.bin %> channels update 6f1c… --description null'];
-  static override args = { id: Args.string({ description: 'Channel id', required: true }) };
+  static override args = { id: ownedArg('channel', { description: 'Channel id', required: true }) };
   static override flags = {
+    ...ownerFlags('channel'),
     name: Flags.string({ description: 'Display name' }),
     currency: Flags.string({ description: 'ISO 4217 currency (repeatable; replaces the list)', multiple: true }),
     'provider-integration': Flags.string({ description: 'Provider integration id ("null" clears it)' }),

@@ -1,15 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
 import { closeFeeAssignment, getFeeAssignment, getFeeSchedule } from '../../src/services/fees/schedules';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class FeeAssignmentsClose extends BaseCommand<typeof FeeAssignmentsClose> {
   static override summary = 'Close an open fee assignment: effectiveTo is set to now.';
   static override examples = ['<%= config.bin %> fee-assignments close 6f1c… --yes'];
-  static override args = { id: Args.string({ description: 'Fee assignment id', required: true }) };
-  static override flags = { yes: sharedFlags.yes };
+  static override args = { id: ownedArg('feeAssignment', { description: 'Fee assignment id', required: true }) };
+  static override flags = { ...ownerFlags('feeAssignment'), yes: sharedFlags.yes };
 
   async run(): Promise<FeeAssignment> {
     await this.confirmAction(this.flags.yes, async () => {

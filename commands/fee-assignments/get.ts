@@ -1,14 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
 import { getFeeAssignment } from '../../src/services/fees/schedules';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 import { renderFeeAssignment } from '../../src/cli/fees';
 
 export default class FeeAssignmentsGet extends BaseCommand<typeof FeeAssignmentsGet> {
   static override summary = 'Show one fee assignment.';
   static override examples = ['<%= config.bin %> fee-assignments get 6f1c…'];
-  static override args = { id: Args.string({ description: 'Fee assignment id', required: true }) };
+  static override args = { id: ownedArg('feeAssignment', { description: 'Fee assignment id', required: true }) };
+  static override flags = { ...ownerFlags('feeAssignment') };
 
   async run(): Promise<FeeAssignment> {
     const rt = await this.runtime();

@@ -1,13 +1,13 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
 import { changeFeeScheduleStatus } from '../../src/services/fees/schedules';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class FeeSchedulesActivate extends BaseCommand<typeof FeeSchedulesActivate> {
   static override summary = 'Activate a draft fee schedule (draft -> active).';
   static override examples = ['<%= config.bin %> fee-schedules activate 6f1c…'];
-  static override args = { id: Args.string({ description: 'Fee schedule id', required: true }) };
+  static override args = { id: ownedArg('feeSchedule', { description: 'Fee schedule id', required: true }) };
+  static override flags = { ...ownerFlags('feeSchedule') };
 
   async run(): Promise<FeeSchedule> {
     const rt = await this.runtime();

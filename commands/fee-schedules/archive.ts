@@ -1,15 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
 import { changeFeeScheduleStatus, getFeeSchedule } from '../../src/services/fees/schedules';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class FeeSchedulesArchive extends BaseCommand<typeof FeeSchedulesArchive> {
   static override summary = 'Archive an active fee schedule (active -> archived); its assignments stop applying.';
   static override examples = ['<%= config.bin %> fee-schedules archive 6f1c… --yes'];
-  static override args = { id: Args.string({ description: 'Fee schedule id', required: true }) };
-  static override flags = { yes: sharedFlags.yes };
+  static override args = { id: ownedArg('feeSchedule', { description: 'Fee schedule id', required: true }) };
+  static override flags = { ...ownerFlags('feeSchedule'), yes: sharedFlags.yes };
 
   async run(): Promise<FeeSchedule> {
     await this.confirmAction(this.flags.yes, async () => {

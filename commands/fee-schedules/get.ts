@@ -1,14 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
 import { getFeeSchedule } from '../../src/services/fees/schedules';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 import { renderSchedule } from '../../src/cli/fees';
 
 export default class FeeSchedulesGet extends BaseCommand<typeof FeeSchedulesGet> {
   static override summary = 'Show one fee schedule with its rules.';
   static override examples = ['<%= config.bin %> fee-schedules get 6f1c…'];
-  static override args = { id: Args.string({ description: 'Fee schedule id', required: true }) };
+  static override args = { id: ownedArg('feeSchedule', { description: 'Fee schedule id', required: true }) };
+  static override flags = { ...ownerFlags('feeSchedule') };
 
   async run(): Promise<FeeSchedule> {
     const rt = await this.runtime();

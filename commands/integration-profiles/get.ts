@@ -1,14 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import type { IntegrationProfile } from '../../src/services/profiles';
 import { getProfile } from '../../src/services/profiles';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 import { renderProfile } from '../../src/cli/profiles';
 
 export default class IntegrationProfilesGet extends BaseCommand<typeof IntegrationProfilesGet> {
   static override summary = 'Show one integration profile.';
   static override examples = ['<%= config.bin %> integration-profiles get 6f1c…', '<%= config.bin %> integration-profiles get 6f1c… --json'];
-  static override args = { id: Args.string({ description: 'Integration profile id', required: true }) };
+  static override args = { id: ownedArg('integrationProfile', { description: 'Integration profile id', required: true }) };
+  static override flags = { ...ownerFlags('integrationProfile') };
 
   async run(): Promise<IntegrationProfile> {
     const rt = await this.runtime();

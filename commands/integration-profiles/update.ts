@@ -1,10 +1,9 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateIntegrationProfileBody } from '../../src/api/profiles/schemas';
 import type { IntegrationProfile } from '../../src/services/profiles';
 import { updateProfile } from '../../src/services/profiles';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 import { profileFieldFlags, profileFields, profileFlagNames, renderProfile } from '../../src/cli/profiles';
 
 export default class IntegrationProfilesUpdate extends BaseCommand<typeof IntegrationProfilesUpdate> {
@@ -14,8 +13,8 @@ export default class IntegrationProfilesUpdate extends BaseCommand<typeof Integr
     '<%= config.bin %> integration-profiles update 6f1c… --status disabled',
     '<%= config.bin %> integration-profiles update 6f1c… --session-lifetime 1800 --cascade-policy \'{"onCodes":["05","51"]}\' --json',
   ];
-  static override args = { id: Args.string({ description: 'Integration profile id', required: true }) };
-  static override flags = { ...profileFieldFlags };
+  static override args = { id: ownedArg('integrationProfile', { description: 'Integration profile id', required: true }) };
+  static override flags = { ...ownerFlags('integrationProfile'), ...profileFieldFlags };
 
   async run(): Promise<IntegrationProfile> {
     const input = validateWith(UpdateIntegrationProfileBody, profileFields(this.flags), profileFlagNames);

@@ -1,4 +1,3 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Limit } from '../../src/services/limits/manage';
@@ -7,13 +6,13 @@ import { getChannel } from '../../src/services/channels';
 import { getMerchant } from '../../src/services/organization/merchants';
 import { getTerminal } from '../../src/services/processing/terminals';
 import { limitLabel } from '../../src/cli/prompts';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class LimitsDisable extends BaseCommand<typeof LimitsDisable> {
   static override summary = 'Disable a limit (of a merchant or a channel) by its id.';
   static override examples = ['<%= config.bin %> limits disable 9d2e…', '<%= config.bin %> limits disable 9d2e… --yes --json'];
-  static override args = { id: Args.string({ description: 'Limit id', required: true }) };
-  static override flags = { yes: sharedFlags.yes };
+  static override args = { id: ownedArg('limit', { description: 'Limit id', required: true }) };
+  static override flags = { ...ownerFlags('limit'), yes: sharedFlags.yes };
 
   async run(): Promise<Limit> {
     await this.confirmAction(this.flags.yes, async () => {

@@ -1,8 +1,7 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import type { Payment } from '../../src/services/payments/records';
 import { capturePayment, getPayment } from '../../src/services/payments/payments';
-import { actContext, locate } from '../../src/cli/context';
+import { actContext, locate, ownedArg, ownerFlags } from '../../src/cli/context';
 import { amountFlags, amountFrom, renderPayment } from '../../src/cli/payments';
 
 export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture> {
@@ -14,8 +13,8 @@ export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture>
     '<%= config.bin %> payments capture 0190a1b2-… --amount 12.34',
     '<%= config.bin %> payments capture 0190a1b2-… --amount-minor 1234 --json',
   ];
-  static override args = { id: Args.string({ description: 'Payment id', required: true }) };
-  static override flags = { ...amountFlags };
+  static override args = { id: ownedArg('payment', { description: 'Payment id', required: true }) };
+  static override flags = { ...ownerFlags('payment'), ...amountFlags };
 
   async run(): Promise<Payment> {
     const rt = await this.runtime();

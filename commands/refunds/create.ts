@@ -1,11 +1,11 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { runIdempotent } from '../../src/services/idempotency';
 import { createRefund, getRefund, refundRequest } from '../../src/services/payments/refunds';
 import { ValidationError } from '../../src/domain/errors';
 import type { Refund } from '../../src/services/payments/records';
 import { getPayment } from '../../src/services/payments/payments';
-import { actContext, locate } from '../../src/cli/context';
+import { actContext, locate, ownedArg, ownerFlags } from '../../src/cli/context';
 import { amountFlags, amountFrom, isSandboxProvider, renderRefund, runSandboxUntil } from '../../src/cli/payments';
 
 export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
@@ -17,8 +17,9 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
     '<%= config.bin %> refunds create 0190a1b2-… --amount 10.00 --reason "damaged item" --idempotency-key order-1001-r1',
     '<%= config.bin %> refunds create 0190a1b2-… --amount-minor 500 --json',
   ];
-  static override args = { paymentId: Args.string({ name: 'PAYMENT_ID', description: 'Payment id', required: true }) };
+  static override args = { paymentId: ownedArg('payment', { name: 'PAYMENT_ID', description: 'Payment id', required: true }) };
   static override flags = {
+    ...ownerFlags('payment'),
     ...amountFlags,
     reason: Flags.string({ description: 'Why the payment is refunded (up to 500 characters)' }),
     'idempotency-key': Flags.string({ description: 'A key of your choosing (1-128 characters): the same key returns the same refund' }),

@@ -1,19 +1,20 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Refund } from '../../src/services/payments/records';
 import { listRefunds } from '../../src/services/payments/refunds';
-import { locate, readContext } from '../../src/cli/context';
+import { locate, readContext, ownedArg, recordOwnerFlags } from '../../src/cli/context';
 import { renderRefunds } from '../../src/cli/payments';
 
 export default class RefundsList extends BaseCommand<typeof RefundsList> {
   static override summary = 'List the refunds of a payment, newest first.';
   static override examples = ['<%= config.bin %> refunds list 0190a1b2-…', '<%= config.bin %> refunds list 0190a1b2-… --json', '<%= config.bin %> refunds list 0190a1b2-… --all --json'];
-  static override args = { paymentId: Args.string({ name: 'PAYMENT_ID', description: 'Payment id', required: true }) };
+  static override args = { paymentId: ownedArg('payment', { name: 'PAYMENT_ID', description: 'Payment id', required: true }) };
   static override flags = {
     tenant: Flags.string({ description: 'Read as this tenant (404 when the payment is another tenant\'s)' }),
+    merchant: recordOwnerFlags.merchant,
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,

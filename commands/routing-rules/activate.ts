@@ -1,13 +1,13 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import type { RoutingRule } from '../../src/services/routing/rules';
 import { activateRoutingRule } from '../../src/services/routing/rules';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class RoutingRulesActivate extends BaseCommand<typeof RoutingRulesActivate> {
   static override summary = 'Activate a draft routing rule version (draft -> active); the rule\'s active version is archived.';
   static override examples = ['<%= config.bin %> routing-rules activate 6f1c…'];
-  static override args = { id: Args.string({ description: 'Routing rule version id', required: true }) };
+  static override args = { id: ownedArg('routingRule', { description: 'Routing rule version id', required: true }) };
+  static override flags = { ...ownerFlags('routingRule') };
 
   async run(): Promise<RoutingRule> {
     const rt = await this.runtime();

@@ -1,15 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { RoutingRule } from '../../src/services/routing/rules';
 import { deleteRoutingRule, getRoutingRule } from '../../src/services/routing/rules';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class RoutingRulesDelete extends BaseCommand<typeof RoutingRulesDelete> {
   static override summary = 'Delete a draft routing rule version (soft delete; other versions stay).';
   static override examples = ['<%= config.bin %> routing-rules delete 6f1c… --yes'];
-  static override args = { id: Args.string({ description: 'Routing rule version id', required: true }) };
-  static override flags = { yes: sharedFlags.yes };
+  static override args = { id: ownedArg('routingRule', { description: 'Routing rule version id', required: true }) };
+  static override flags = { ...ownerFlags('routingRule'), yes: sharedFlags.yes };
 
   async run(): Promise<RoutingRule> {
     await this.confirmAction(this.flags.yes, async () => {

@@ -1,11 +1,10 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateRoutingRuleBody } from '../../src/api/routing/schemas';
 import type { RoutingRule } from '../../src/services/routing/rules';
 import { updateRoutingRule } from '../../src/services/routing/rules';
 import { renderRule, ruleFlagNames, ruleFlags, ruleInput } from '../../src/cli/routing';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class RoutingRulesUpdate extends BaseCommand<typeof RoutingRulesUpdate> {
   static override summary = 'Update a draft routing rule version (conditions and outcome replace the whole value).';
@@ -14,8 +13,8 @@ export default class RoutingRulesUpdate extends BaseCommand<typeof RoutingRulesU
     '<%= config.bin %> routing-rules update 6f1c… --terminals 7a2d…,0b9e…',
     '<%= config.bin %> routing-rules update 6f1c… --name "EU cards v2" --priority 5 --json',
   ];
-  static override args = { id: Args.string({ description: 'Routing rule version id', required: true }) };
-  static override flags = ruleFlags;
+  static override args = { id: ownedArg('routingRule', { description: 'Routing rule version id', required: true }) };
+  static override flags = { ...ownerFlags('routingRule'), ...ruleFlags };
 
   async run(): Promise<RoutingRule> {
     const input = validateWith(UpdateRoutingRuleBody, ruleInput(this.flags), ruleFlagNames(this.flags));

@@ -1,14 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
 import type { Tenant } from '../../src/services/tenants/tenants';
 import { getTenant } from '../../src/services/tenants/tenants';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class TenantsGet extends BaseCommand<typeof TenantsGet> {
   static override summary = 'Show one tenant.';
   static override examples = ['<%= config.bin %> tenants get 6f1c…'];
-  static override args = { id: Args.string({ description: 'Tenant id', required: true }) };
+  static override args = { id: ownedArg('tenant', { description: 'Tenant id', required: true }) };
+  static override flags = { ...ownerFlags('tenant') };
 
   async run(): Promise<Tenant> {
     const rt = await this.runtime();

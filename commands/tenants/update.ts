@@ -1,4 +1,3 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
 import { validateWith } from '../../src/cli/validate';
@@ -6,7 +5,7 @@ import { UpdateTenantBody } from '../../src/api/tenants/schemas';
 import type { Tenant } from '../../src/services/tenants/tenants';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenants';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class TenantsUpdate extends BaseCommand<typeof TenantsUpdate> {
   static override summary = 'Change a tenant\'s settings.';
@@ -14,8 +13,8 @@ export default class TenantsUpdate extends BaseCommand<typeof TenantsUpdate> {
     '<%= config.bin %> tenants update 6f1c… --rate-limit 1200',
     '<%= config.bin %> tenants update 6f1c… --feature instantPayouts=true --contact-email ops@acme.example',
   ];
-  static override args = { id: Args.string({ description: 'Tenant id', required: true }) };
-  static override flags = tenantFieldFlags;
+  static override args = { id: ownedArg('tenant', { description: 'Tenant id', required: true }) };
+  static override flags = { ...ownerFlags('tenant'), ...tenantFieldFlags };
 
   async run(): Promise<Tenant> {
     const input = validateWith(UpdateTenantBody, tenantInput(this.flags), tenantFlagNames);

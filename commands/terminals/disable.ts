@@ -1,15 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Terminal } from '../../src/services/processing/terminals';
 import { disableTerminal, getTerminal } from '../../src/services/processing/terminals';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class TerminalsDisable extends BaseCommand<typeof TerminalsDisable> {
   static override summary = 'Disable a terminal (it becomes read-only).';
   static override examples = ['<%= config.bin %> terminals disable 6f1c… --yes'];
-  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
-  static override flags = { yes: sharedFlags.yes };
+  static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
+  static override flags = { ...ownerFlags('terminal'), yes: sharedFlags.yes };
 
   async run(): Promise<Terminal> {
     await this.confirmAction(this.flags.yes, async () => {

@@ -1,18 +1,19 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
 import { UpdateTerminalBody } from '../../src/api/processing/schemas';
 import type { Terminal } from '../../src/services/processing/terminals';
 import { updateTerminal } from '../../src/services/processing/terminals';
-import { platformContext } from '../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
 import { renderTerminal } from '../../src/cli/processing';
 import { nullable } from '../../src/cli/flags';
 
 export default class TerminalsUpdate extends BaseCommand<typeof TerminalsUpdate> {
   static override summary = 'Update a terminal (lists replace the old ones and must be the provider\'s).';
   static override examples = ['<%= config.bin %> terminals update 6f1c… --name "EU cards" --currency EUR --currency GBP', '<%= config.bin %> terminals update 6f1c… --descriptor null --json'];
-  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
+  static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
   static override flags = {
+    ...ownerFlags('terminal'),
     name: Flags.string({ description: 'Display name' }),
     currency: Flags.string({ description: 'Supported currency (repeatable; replaces the list)', multiple: true }),
     brand: Flags.string({ description: 'Supported brand (repeatable; replaces the list)', multiple: true }),

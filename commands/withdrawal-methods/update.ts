@@ -1,11 +1,11 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { UpdateWithdrawalMethodBody } from '../../src/api/withdrawal-methods/schemas';
 import { updateWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
-import { detailFlag, detailsFrom, methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods';
-import { readContext } from '../../src/cli/context';
+import { detailFlag, detailsFrom, methodOwnerFlags, renderMethod } from '../../src/cli/withdrawal-methods';
+import { readContext, ownedArg } from '../../src/cli/context';
 
 export default class WithdrawalMethodsUpdate extends BaseCommand<typeof WithdrawalMethodsUpdate> {
   static override summary = 'Change a withdrawal method\'s label, or give it new details (which restarts cooling).';
@@ -15,9 +15,9 @@ export default class WithdrawalMethodsUpdate extends BaseCommand<typeof Withdraw
     '<%= config.bin %> withdrawal-methods update 0190a1b2-… --tenant 6f1c… --label "Savings"',
     '<%= config.bin %> withdrawal-methods update 0190a1b2-… --tenant 6f1c… --detail iban=GB82WEST12345698765432 --detail accountHolderName="Jane Doe" --json',
   ];
-  static override args = { id: Args.string({ description: 'Withdrawal method id', required: true }) };
+  static override args = { id: ownedArg('withdrawalMethod', { description: 'Withdrawal method id', required: true }) };
   static override flags = {
-    ...methodScopeFlags,
+    ...methodOwnerFlags,
     label: Flags.string({ description: 'New label' }),
     detail: detailFlag,
   };

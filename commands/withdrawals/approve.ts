@@ -1,9 +1,8 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { approveWithdrawal } from '../../src/services/withdrawals';
-import { actContext, locate } from '../../src/cli/context';
-import { operatorFlags, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
+import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { operatorFlags, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsApprove extends BaseCommand<typeof WithdrawalsApprove> {
   static override summary = 'Approve a pending withdrawal (pending → approved); an operator then executes it.';
@@ -13,8 +12,8 @@ export default class WithdrawalsApprove extends BaseCommand<typeof WithdrawalsAp
     '<%= config.bin %> withdrawals approve 0190a1b2-…',
     '<%= config.bin %> withdrawals approve 0190a1b2-… --operator alice --json',
   ];
-  static override args = { id: Args.string({ description: 'Withdrawal id', required: true }) };
-  static override flags = { ...withdrawalTenantFlag, ...operatorFlags };
+  static override args = { id: ownedArg('withdrawal', { description: 'Withdrawal id', required: true }) };
+  static override flags = { ...withdrawalOwnerFlags, ...operatorFlags };
 
   async run(): Promise<Withdrawal> {
     const rt = await this.runtime();

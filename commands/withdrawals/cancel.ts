@@ -1,19 +1,18 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { cancelWithdrawal, getWithdrawal } from '../../src/services/withdrawals';
 import { formatMinor } from '../../src/domain/money';
-import { actContext, locate } from '../../src/cli/context';
-import { operatorFlags, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
+import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { operatorFlags, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCancel> {
   static override summary = 'Cancel a pending withdrawal on the merchant\'s behalf (pending → canceled); the held amount and fee return to available.';
   static override description =
     'Emits withdrawal.canceled. 409 INVALID_STATE_TRANSITION (exit 5) once approved or final: reject is for refusing a request, cancel for withdrawing it. Asks for confirmation on a terminal unless --yes.';
   static override examples = ['<%= config.bin %> withdrawals cancel 0190a1b2-…', '<%= config.bin %> withdrawals cancel 0190a1b2-… --yes --json'];
-  static override args = { id: Args.string({ description: 'Withdrawal id', required: true }) };
-  static override flags = { yes: sharedFlags.yes, ...withdrawalTenantFlag, ...operatorFlags };
+  static override args = { id: ownedArg('withdrawal', { description: 'Withdrawal id', required: true }) };
+  static override flags = { yes: sharedFlags.yes, ...withdrawalOwnerFlags, ...operatorFlags };
 
   async run(): Promise<Withdrawal> {
     const rt = await this.runtime();

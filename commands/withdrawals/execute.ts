@@ -1,12 +1,12 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { ValidationError } from '../../src/domain/errors';
 import type { CallerContext } from '../../src/domain/context';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { claimExecution, executeViaProvider, revealDestination } from '../../src/services/withdrawals';
 import { getMerchant } from '../../src/services/organization/merchants';
-import { type ExecutionOutcome, applyOutcome, checkedOutcome, operatorFlags, promptOutcome, renderPayoutOrder, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
-import { actContext, locate } from '../../src/cli/context';
+import { type ExecutionOutcome, applyOutcome, checkedOutcome, operatorFlags, promptOutcome, renderPayoutOrder, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
+import { actContext, locate, ownedArg } from '../../src/cli/context';
 import { isPromptInterrupt } from '../../src/cli/prompts';
 
 export default class WithdrawalsExecute extends BaseCommand<typeof WithdrawalsExecute> {
@@ -24,7 +24,7 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
     '<%= config.bin %> withdrawals execute 0190a1b2-… --fail --comment "Bank returned it: account closed" --json',
     '<%= config.bin %> withdrawals execute 0190a1b2-… --via-provider --operator alice',
   ];
-  static override args = { id: Args.string({ description: 'Withdrawal id', required: true }) };
+  static override args = { id: ownedArg('withdrawal', { description: 'Withdrawal id', required: true }) };
   static override flags = {
     complete: Flags.boolean({ description: 'The payout went out: record it as completed (needs --reference)', exclusive: ['fail', 'via-provider'] }),
     fail: Flags.boolean({ description: 'The payout failed: record it as failed (needs --comment)', exclusive: ['complete', 'via-provider'] }),
@@ -34,7 +34,7 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
       description: 'Send the payout through the channel\'s payout provider and record its answer',
       exclusive: ['complete', 'fail', 'reference', 'comment'],
     }),
-    ...withdrawalTenantFlag,
+    ...withdrawalOwnerFlags,
     ...operatorFlags,
   };
 

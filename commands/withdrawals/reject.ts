@@ -1,11 +1,11 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { RejectWithdrawalBody } from '../../src/api/withdrawals/schemas';
 import { rejectWithdrawal } from '../../src/services/withdrawals';
-import { actContext, locate } from '../../src/cli/context';
-import { operatorFlags, renderWithdrawal, withdrawalTenantFlag } from '../../src/cli/withdrawals';
+import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { operatorFlags, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsReject extends BaseCommand<typeof WithdrawalsReject> {
   static override summary = 'Reject a pending withdrawal with a reason (pending → rejected); the held amount and fee return to available.';
@@ -15,10 +15,10 @@ export default class WithdrawalsReject extends BaseCommand<typeof WithdrawalsRej
     '<%= config.bin %> withdrawals reject 0190a1b2-… --reason "Destination account not verified"',
     '<%= config.bin %> withdrawals reject 0190a1b2-… --reason "Duplicate request" --operator alice --json',
   ];
-  static override args = { id: Args.string({ description: 'Withdrawal id', required: true }) };
+  static override args = { id: ownedArg('withdrawal', { description: 'Withdrawal id', required: true }) };
   static override flags = {
     reason: Flags.string({ description: 'Why the withdrawal is rejected (shown to the merchant as rejectionReason)' }),
-    ...withdrawalTenantFlag,
+    ...withdrawalOwnerFlags,
     ...operatorFlags,
   };
 

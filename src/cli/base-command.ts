@@ -5,7 +5,7 @@ import { applyConfigFile } from '../settings';
 import type { CallerContext } from '../domain/context';
 import { CancelledError, PayplaneError, ValidationError } from '../domain/errors';
 import { confirmQuestion, INTERRUPTED_EXIT, isPromptInterrupt, type ConfirmSubject } from './prompts';
-import type { ScopeOf } from './context';
+import type { OwnedArgument, OwnedKind, ScopeOf } from './context';
 import { configureColour } from './output';
 import { followPages, type PageRequest } from './progress';
 import type { Page } from '../db/scoped';
@@ -76,8 +76,27 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const config = await this.config$();
       const level = process.env.PAYPLANE_LOG_LEVEL ? config.logLevel : this.jsonEnabled() ? 'silent' : this.defaultLogLevel;
       this.openedRuntime = await openRuntime(config, { migrate: options.migrate, logLevel: level, create: (this.ctor as typeof BaseCommand).createsDatabase && options.create !== false, requireSchema: options.requireSchema });
+      await this.checkOwners(this.openedRuntime);
     }
     return this.openedRuntime!;
+  }
+
+  /**
+   * --tenant and --merchant of a command about records named by id (the arguments of src/cli/context.ts ownedArg and
+   * recordArg): each record must be theirs, else it is not found (exit 4), whatever else the flags mean there. Checked
+   * once, as the command opens the database, before it reads or changes anything.
+   */
+  private async checkOwners(rt: Runtime): Promise<void> {
+    const flags = this.flags as { tenant?: unknown; merchant?: unknown };
+    if (typeof flags.tenant !== 'string' && typeof flags.merchant !== 'string') return;
+    const args = this.args as Record<string, unknown>;
+    const owned = Object.entries(this.ctor.args ?? {})
+      .map(([name, definition]) => ({ kind: (definition as Partial<OwnedArgument>).owner, id: args[name] }))
+      .filter((a): a is { kind: OwnedKind; id: string } => a.kind !== undefined && typeof a.id === 'string');
+    if (!owned.length) return;
+    // loaded on use: most commands never name a record and its owner
+    const { assertOwner } = require('./context') as typeof import('./context');
+    for (const { kind, id } of owned) await assertOwner(rt, kind, id, flags);
   }
 
   /**

@@ -4,7 +4,8 @@ import { operatorContext, userContext } from '../domain/authority';
 import type { CallerContext, Level } from '../domain/context';
 import { AuthenticationError, NotFoundError, ValidationError } from '../domain/errors';
 import { isUuid } from '../db/scoped';
-import type { UserRow } from '../db/models';
+import type { Models, UserRow } from '../db/models';
+import type { ScopeSpec } from '../db/model-kit';
 import { requireId } from './validate';
 
 /**
@@ -252,52 +253,117 @@ export function requireUuid(value: string, path: string): string {
 export type ScopeOf = (rt: Runtime, value: string | undefined, flags: Record<string, unknown>, livemode: boolean | undefined) => Promise<CallerContext>;
 
 /**
- * The id of a record whose owner decides where the command acts (`payplane merchants get ID`): the command asks
- * `this.scope()` for its context.
+ * The records a command names by id, by kind: their table, and whether a merchant can own one (the table has a merchant
+ * column, or a company's merchants). Every kind takes --tenant, the kinds a merchant can own --merchant too
+ * (`ownerFlags`); a merchant record is its own merchant, a tenant record its own tenant.
  */
-export function recordArg(kind: RecordKind, options: { description: string; required: true }) {
-  const scope: ScopeOf = async (rt, id, flags) => {
-    const ctx = await recordContext(rt, kind, id!, flags as AccessScopeValues);
-    await assertOwner(rt, kind, id!, flags as { tenant?: string; merchant?: string });
-    return ctx;
-  };
-  return Object.assign(Args.custom<string>({ parse: async (id) => id })(options), { scope });
+const RECORD_TABLES = {
+  apiKey: { model: 'ApiKey', merchant: true },
+  company: { model: 'Company', merchant: true },
+  merchant: { model: 'Merchant', merchant: true },
+  webhookEndpoint: { model: 'WebhookEndpoint', merchant: true },
+  webhookDelivery: { model: 'WebhookDelivery', merchant: true },
+  user: { model: 'User', merchant: true },
+  role: { model: 'Role', merchant: true },
+  invitation: { model: 'Invitation', merchant: true },
+  tenant: { model: 'Tenant', merchant: false },
+  partner: { model: 'Partner', merchant: false },
+  partnerAssignment: { model: 'PartnerAssignment', merchant: true },
+  terminal: { model: 'Terminal', merchant: false },
+  restriction: { model: 'TerminalRestriction', merchant: false },
+  channel: { model: 'Channel', merchant: false },
+  /** a merchant's limit is its merchant's; a channel's or a terminal's is no merchant's */
+  limit: { model: 'Limit', merchant: true },
+  /** a platform schedule (no tenant) is no tenant's: a tenant caller of the API does not see it either */
+  feeSchedule: { model: 'FeeSchedule', merchant: false },
+  /** a merchant-level assignment is its merchant's; a platform-level one is no tenant's */
+  feeAssignment: { model: 'FeeAssignment', merchant: true },
+  routingRule: { model: 'RoutingRule', merchant: false },
+  integrationProfile: { model: 'IntegrationProfile', merchant: true },
+  /** tenant configuration: the merchant a plan applies to is a field of the plan (risk plans update --merchant) */
+  riskPlan: { model: 'AntifraudPlan', merchant: false },
+  scoringRule: { model: 'ScoringRule', merchant: false },
+  listGroup: { model: 'ListGroup', merchant: false },
+  listEntry: { model: 'ListEntry', merchant: false },
+  payment: { model: 'Payment', merchant: true },
+  refund: { model: 'Refund', merchant: true },
+  withdrawal: { model: 'Withdrawal', merchant: true },
+  withdrawalMethod: { model: 'MerchantWithdrawalMethod', merchant: true },
+  kybSubmission: { model: 'KybSubmission', merchant: true },
+  kybDocument: { model: 'KybDocument', merchant: true },
+} as const satisfies Record<string, { model: keyof Models; merchant: boolean }>;
+
+/** A kind of record a command names by id (ownedArg); RecordKind are those whose owner also decides where it acts. */
+export type OwnedKind = keyof typeof RECORD_TABLES;
+
+/** The kind of record an argument names (ownedArg, recordArg): BaseCommand checks --tenant and --merchant against it. */
+export interface OwnedArgument {
+  owner: OwnedKind;
 }
 
-/** The table and the name of each record kind a command names by id. */
-const RECORD_TABLES: Record<RecordKind, { model: Parameters<typeof findRow>[1]; resource: string }> = {
-  apiKey: { model: 'ApiKey', resource: 'API key' },
-  company: { model: 'Company', resource: 'company' },
-  merchant: { model: 'Merchant', resource: 'merchant' },
-  webhookEndpoint: { model: 'WebhookEndpoint', resource: 'webhook endpoint' },
-  webhookDelivery: { model: 'WebhookDelivery', resource: 'webhook delivery' },
-  user: { model: 'User', resource: 'user' },
-  role: { model: 'Role', resource: 'role' },
-  invitation: { model: 'Invitation', resource: 'invitation' },
-};
+/**
+ * The id of one record (`payplane terminals get ID`): with --tenant or --merchant (`ownerFlags`) the record must be
+ * theirs, else it is not found (exit 4). BaseCommand checks it (assertOwner) as the command opens the database, before
+ * anything is read or changed; the command acts where it always does.
+ */
+export function ownedArg(kind: OwnedKind, options: { description: string; required: true; name?: string }) {
+  const owned: OwnedArgument = { owner: kind };
+  return Object.assign(Args.custom<string>({ parse: async (id) => id })(options), owned);
+}
+
+/**
+ * The id of a record whose owner decides where the command acts (`payplane merchants get ID`): the command asks
+ * `this.scope()` for its context. --tenant and --merchant are checked as for every ownedArg.
+ */
+export function recordArg(kind: RecordKind, options: { description: string; required: true }) {
+  const scope: ScopeOf = (rt, id, flags) => recordContext(rt, kind, id!, flags as AccessScopeValues);
+  return Object.assign(ownedArg(kind, options), { scope });
+}
 
 /**
  * --tenant and --merchant on a command about one record (`webhooks endpoints get ID --tenant T --merchant M`), as
  * everywhere: the record must be that tenant's and that merchant's, else it is not found (404), as over the API a
- * record outside the caller's scope is. A merchant record is its own merchant.
+ * record outside the caller's scope is. A record of no tenant (the platform's) is no tenant's; one of no merchant
+ * (the tenant's own) no merchant's; a company is the company of its merchants. --merchant is not checked on a kind
+ * no merchant owns (there it may be a field of the command). A malformed flag is a usage error naming it (exit 2); a
+ * malformed id is left to the command, which reports it as it always has.
  */
-async function assertOwner(rt: Runtime, kind: RecordKind, id: string, flags: { tenant?: string; merchant?: string }): Promise<void> {
-  if (flags.tenant === undefined && flags.merchant === undefined) return;
-  if (flags.tenant !== undefined) requireUuid(flags.tenant, '--tenant');
-  if (flags.merchant !== undefined) requireUuid(flags.merchant, '--merchant');
-  const { model, resource } = RECORD_TABLES[kind];
-  const row = await findRow(rt, model, id, resource);
-  const merchantId = kind === 'merchant' ? row.id : (row.merchantId ?? null);
-  if ((flags.tenant !== undefined && row.tenantId !== flags.tenant) || (flags.merchant !== undefined && merchantId !== flags.merchant)) {
-    throw new NotFoundError(resource, id);
+export async function assertOwner(rt: Runtime, kind: OwnedKind, id: string, flags: { tenant?: unknown; merchant?: unknown }): Promise<void> {
+  const { model: name, merchant: merchantOwns } = RECORD_TABLES[kind];
+  const tenant = typeof flags.tenant === 'string' ? flags.tenant : undefined;
+  const merchant = merchantOwns && typeof flags.merchant === 'string' ? flags.merchant : undefined;
+  if (tenant === undefined && merchant === undefined) return;
+  if (tenant !== undefined) requireId(tenant, 'tenant', '--tenant');
+  if (merchant !== undefined) requireId(merchant, 'merchant', '--merchant');
+  if (!isUuid(id)) return;
+  const model = rt.db.models[name] as unknown as { scopeSpec: ScopeSpec; findOne(o: object): Promise<Row | null> };
+  const spec = model.scopeSpec;
+  const row = await model.findOne({ where: { id, ...(spec.softDelete ? { deletedAt: null } : {}) }, raw: true });
+  if (!row) throw new NotFoundError(spec.resource, id);
+  if (tenant !== undefined && (!spec.tenant || row[spec.tenant] !== tenant)) throw new NotFoundError(spec.resource, id);
+  if (merchant === undefined) return;
+  if (spec.merchant) {
+    if (row[spec.merchant] !== merchant) throw new NotFoundError(spec.resource, id);
+  } else if (spec.throughMerchants) {
+    // a company: a merchant caller of the API sees the company of its merchant (and no other)
+    const of = await rt.db.models.Merchant.findOne({ where: { id: merchant, [spec.throughMerchants.column]: id, deletedAt: null }, attributes: ['id'] });
+    if (!of) throw new NotFoundError(spec.resource, id);
+  } else {
+    throw new NotFoundError(spec.resource, id);
   }
 }
 
-/** --tenant and --merchant of the commands on one record (recordArg): they check whose the record is (assertOwner). */
+/** --tenant and --merchant of the commands on one record (ownedArg, recordArg): they check whose the record is (assertOwner). */
 export const recordOwnerFlags = {
   tenant: Flags.string({ description: 'Only if the record is this tenant\'s (else not found, exit 4)' }),
   merchant: Flags.string({ description: 'Only if the record is this merchant\'s (else not found, exit 4)' }),
 };
+
+/** The owner flags of a kind of record: --tenant, and --merchant where a merchant can own one. */
+export function ownerFlags<K extends OwnedKind>(kind: K): (typeof RECORD_TABLES)[K]['merchant'] extends true ? typeof recordOwnerFlags : Pick<typeof recordOwnerFlags, 'tenant'> {
+  const flags = RECORD_TABLES[kind].merchant ? recordOwnerFlags : { tenant: recordOwnerFlags.tenant };
+  return flags as never;
+}
 
 /** A flag (a string) that says where the command acts: `scope` makes the context of its value (and the other flags). */
 export function scopeFlag(description: string, scope: ScopeOf) {

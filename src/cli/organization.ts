@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from './base-command';
-import { recordArg, recordContext } from './context';
+import { recordArg, recordContext, recordOwnerFlags } from './context';
 import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
 import { statusMoveCommand } from './status-move';
 import type { Page } from '../db/scoped';
@@ -93,7 +93,7 @@ const STATUS_SUMMARY: Record<StatusMove, string> = {
 /** The command class of one merchant status move (activate, suspend, disable). */
 export function merchantStatusCommand(move: StatusMove) {
   return statusMoveCommand({
-    topic: 'merchants', noun: 'merchant', move, summary: STATUS_SUMMARY[move],
+    topic: 'merchants', noun: 'merchant', kind: 'merchant', move, summary: STATUS_SUMMARY[move],
     get: async (rt, id) => getMerchant(await recordContext(rt, 'merchant', id), id),
     apply: async (rt, id) => changeMerchantStatus(await recordContext(rt, 'merchant', id), id, move),
   });
@@ -112,6 +112,7 @@ export function merchantLiveCommand(move: LiveMove) {
     static override summary = LIVE_SUMMARY[move];
     static override examples = [`<%= config.bin %> merchants ${name} 0b9e…`];
     static override args = { id: recordArg('merchant', { description: 'Merchant id', required: true }) };
+    static override flags = { ...recordOwnerFlags };
 
     async run(): Promise<Merchant> {
       const ctx = await this.scope();

@@ -58,7 +58,7 @@ const SUMMARY: Record<PartnerMove, string> = {
 /** The command class of one partner status move (activate, suspend, disable). */
 export function partnerStatusCommand(move: PartnerMove) {
   return statusMoveCommand({
-    topic: 'partners', noun: 'partner', move, summary: SUMMARY[move],
+    topic: 'partners', noun: 'partner', kind: 'partner', move, summary: SUMMARY[move],
     get: (rt, id) => getPartner(platformContext(rt), id),
     apply: (rt, id) => changePartnerStatus(platformContext(rt), id, move),
   });

@@ -1,6 +1,6 @@
-import { Args } from '@oclif/core';
 import type { Runtime } from '../runtime';
 import { BaseCommand } from './base-command';
+import { ownedArg, ownerFlags, type OwnedKind } from './context';
 import { sharedFlags } from './flags';
 
 export type StatusMove = 'activate' | 'suspend' | 'disable';
@@ -10,6 +10,8 @@ export interface StatusMoveSpec<R extends { id: string; name: string; status: st
   topic: string;
   /** what is moved, e.g. tenant */
   noun: string;
+  /** the kind of record: --tenant (and --merchant where a merchant owns one) check whose it is */
+  kind: OwnedKind;
   move: StatusMove;
   summary: string;
   /** the record as its get command reads it: the confirmation names it */
@@ -19,16 +21,16 @@ export interface StatusMoveSpec<R extends { id: string; name: string; status: st
 
 /**
  * The command class of one status move (activate, suspend, disable) of a record: suspend and disable ask for
- * confirmation (or --yes), the result is the record.
+ * confirmation (or --yes), the result is the record. --tenant (and --merchant) name whose the record must be.
  */
 export function statusMoveCommand<R extends { id: string; name: string; status: string }>(spec: StatusMoveSpec<R>) {
   const { move, noun } = spec;
   return class StatusMoveCommand extends BaseCommand<typeof StatusMoveCommand> {
     static override summary = spec.summary;
     static override examples = [`<%= config.bin %> ${spec.topic} ${move} 6f1c…${move === 'activate' ? '' : ' --yes'}`];
-    static override args = { id: Args.string({ description: `${noun[0].toUpperCase()}${noun.slice(1)} id`, required: true }) };
+    static override args = { id: ownedArg(spec.kind, { description: `${noun[0].toUpperCase()}${noun.slice(1)} id`, required: true }) };
     // activate asks nothing: --yes is still accepted (scripts pass it to every status move) but not offered
-    static override flags = { yes: move === 'activate' ? { ...sharedFlags.yes, hidden: true } : sharedFlags.yes };
+    static override flags = { ...ownerFlags(spec.kind), yes: move === 'activate' ? { ...sharedFlags.yes, hidden: true } : sharedFlags.yes };
 
     async run(): Promise<R> {
       if (move !== 'activate') {

@@ -85,7 +85,7 @@ const SUMMARY: Record<StatusMove, string> = {
 /** The command class of one tenant status move (activate, suspend, disable). */
 export function tenantStatusCommand(move: StatusMove) {
   return statusMoveCommand({
-    topic: 'tenants', noun: 'tenant', move, summary: SUMMARY[move],
+    topic: 'tenants', noun: 'tenant', kind: 'tenant', move, summary: SUMMARY[move],
     get: (rt, id) => getTenant(platformContext(rt), id),
     apply: (rt, id) => changeTenantStatus(platformContext(rt), id, move),
   });

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { sharedFlags } from './flags';
 import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
-import { readContext } from './context';
+import { readContext, recordOwnerFlags } from './context';
 import { ValidationError } from '../domain/errors';
 import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
@@ -15,6 +15,9 @@ export const methodScopeFlags = {
   tenant: sharedFlags.tenant,
   live: sharedFlags.live,
 };
+
+/** The same, with --merchant: the method must be that merchant's (404 otherwise), on the commands that take a method id. */
+export const methodOwnerFlags = { tenant: methodScopeFlags.tenant, merchant: recordOwnerFlags.merchant, live: methodScopeFlags.live };
 
 export const detailFlag = Flags.string({
   description: 'A detail of the method type as key=value (repeatable), e.g. --detail iban="DE89 3704 0044 0532 0130 00" --detail accountHolderName="Jane Doe"',

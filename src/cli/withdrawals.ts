@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { recordOwnerFlags } from './context';
 import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from './output';
 import { formatMinor } from '../domain/money';
 import type { CallerContext } from '../domain/context';
@@ -16,9 +17,13 @@ export const operatorFlags = {
   }),
 };
 
-/** --tenant on the commands that take a withdrawal id: optional, a guard against acting on another tenant's record. */
-export const withdrawalTenantFlag = {
+/**
+ * --tenant and --merchant on the commands that take a withdrawal id: optional, guards against acting on another
+ * tenant's or merchant's record (BaseCommand checks them against the withdrawal, as for every record named by id).
+ */
+export const withdrawalOwnerFlags = {
   tenant: Flags.string({ description: 'The withdrawal\'s tenant (404 when the withdrawal is another tenant\'s)' }),
+  merchant: recordOwnerFlags.merchant,
 };
 
 /** How an execution ended, as the operator reports it. */

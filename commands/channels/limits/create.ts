@@ -1,9 +1,8 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { Limit } from '../../../src/services/limits/manage';
 import { createLimit } from '../../../src/services/limits/manage';
 import { THRESHOLD_DESCRIPTION, limitFlags, limitInput, renderLimit } from '../../../src/cli/limits';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class ChannelLimitsCreate extends BaseCommand<typeof ChannelLimitsCreate> {
   static override summary = 'Create a channel limit: a cap on volume or count per period.';
@@ -12,8 +11,8 @@ export default class ChannelLimitsCreate extends BaseCommand<typeof ChannelLimit
     '<%= config.bin %> channels limits create 6f1c… --period-unit day --metric volume --threshold 50000.00 --currency EUR',
     '<%= config.bin %> channels limits create 6f1c… --period-value 10 --period-unit minute --metric count --threshold 100 --brand visa --json',
   ];
-  static override args = { channel: Args.string({ description: 'Channel id', required: true }) };
-  static override flags = limitFlags;
+  static override args = { channel: ownedArg('channel', { description: 'Channel id', required: true }) };
+  static override flags = { ...ownerFlags('channel'), ...limitFlags };
 
   async run(): Promise<Limit> {
     const input = await limitInput((v, f, q) => this.required(v, f, q), this.flags);

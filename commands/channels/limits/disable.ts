@@ -1,20 +1,19 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { Limit } from '../../../src/services/limits/manage';
 import { disableLimit, getLimit } from '../../../src/services/limits/manage';
 import { getChannel } from '../../../src/services/channels';
 import { limitLabel } from '../../../src/cli/prompts';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class ChannelLimitsDisable extends BaseCommand<typeof ChannelLimitsDisable> {
   static override summary = 'Disable a channel limit.';
   static override examples = ['<%= config.bin %> channels limits disable 6f1c… 9d2e…', '<%= config.bin %> channels limits disable 6f1c… 9d2e… --yes --json'];
   static override args = {
-    channel: Args.string({ description: 'Channel id', required: true }),
-    limit: Args.string({ description: 'Limit id', required: true }),
+    channel: ownedArg('channel', { description: 'Channel id', required: true }),
+    limit: ownedArg('limit', { description: 'Limit id', required: true }),
   };
-  static override flags = { yes: sharedFlags.yes };
+  static override flags = { ...ownerFlags('channel'), yes: sharedFlags.yes };
 
   async run(): Promise<Limit> {
     await this.confirmAction(this.flags.yes, async () => {

@@ -1,4 +1,3 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import { sharedFlags, tableFlags } from '../../../src/cli/flags';
@@ -6,13 +5,13 @@ import type { Page } from '../../../src/db/scoped';
 import type { Limit } from '../../../src/services/limits/manage';
 import { listLimits } from '../../../src/services/limits/manage';
 import { limitListFlags, limitListQuery, renderLimits } from '../../../src/cli/limits';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class ChannelLimitsList extends BaseCommand<typeof ChannelLimitsList> {
   static override summary = 'List a channel\'s limits.';
   static override examples = ['<%= config.bin %> channels limits list 6f1c…', '<%= config.bin %> channels limits list 6f1c… --status active --json', '<%= config.bin %> channels limits list 6f1c… --all --json'];
-  static override args = { channel: Args.string({ description: 'Channel id', required: true }) };
-  static override flags = { ...limitListFlags, all: sharedFlags.all, ...tableFlags };
+  static override args = { channel: ownedArg('channel', { description: 'Channel id', required: true }) };
+  static override flags = { ...ownerFlags('channel'), ...limitListFlags, all: sharedFlags.all, ...tableFlags };
 
   async run(): Promise<Page<Limit>> {
     const rt = await this.runtime();

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
+import { ownedArg, recordOwnerFlags } from '../../../src/cli/context';
 import { ValidationError } from '../../../src/domain/errors';
 import { downloadDocument } from '../../../src/services/kyb/documents';
 import { kybFlags } from '../../../src/cli/kyb';
@@ -20,11 +21,11 @@ export default class KybDocumentsDownload extends BaseCommand<typeof KybDocument
   static override summary = 'Save a KYB document to a file, byte for byte as uploaded (its SHA-256 is checked).';
   static override examples = ['<%= config.bin %> kyb documents download 6f1c… 0d4e… --out certificate.pdf'];
   static override args = {
-    submissionId: Args.string({ description: 'Submission id', required: true }),
-    documentId: Args.string({ description: 'Document id', required: true }),
+    submissionId: ownedArg('kybSubmission', { description: 'Submission id', required: true }),
+    documentId: ownedArg('kybDocument', { description: 'Document id', required: true }),
   };
   static override flags = {
-    tenant: kybFlags.tenant,
+    tenant: kybFlags.tenant, merchant: recordOwnerFlags.merchant,
     out: Flags.string({ description: 'File to write (mode 0600; an existing file is not overwritten without --force)', required: true }),
     force: Flags.boolean({ description: 'Overwrite --out if it exists', default: false }),
   };

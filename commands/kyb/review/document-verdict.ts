@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
+import { ownedArg, recordOwnerFlags } from '../../../src/cli/context';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
 import { setDocumentVerdict } from '../../../src/services/kyb/submissions';
 import { kybFlags } from '../../../src/cli/kyb';
@@ -8,11 +9,11 @@ export default class KybReviewDocumentVerdict extends BaseCommand<typeof KybRevi
   static override summary = 'Accept or reject one document of a KYB submission.';
   static override examples = ['<%= config.bin %> kyb review document-verdict 6f1c… 0d4e… --verdict accepted'];
   static override args = {
-    submissionId: Args.string({ description: 'Submission id', required: true }),
-    documentId: Args.string({ description: 'Document id', required: true }),
+    submissionId: ownedArg('kybSubmission', { description: 'Submission id', required: true }),
+    documentId: ownedArg('kybDocument', { description: 'Document id', required: true }),
   };
   static override flags = {
-    tenant: kybFlags.tenant,
+    tenant: kybFlags.tenant, merchant: recordOwnerFlags.merchant,
     verdict: Flags.string({ description: 'The verdict', options: ['accepted', 'rejected'], required: true }),
     comment: Flags.string({ description: 'Why' }),
   };

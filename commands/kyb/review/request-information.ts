@@ -1,5 +1,6 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
+import { ownedArg, recordOwnerFlags } from '../../../src/cli/context';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
 import { requestInformation } from '../../../src/services/kyb/submissions';
 import { kybFlags } from '../../../src/cli/kyb';
@@ -7,8 +8,8 @@ import { kybFlags } from '../../../src/cli/kyb';
 export default class KybReviewRequestInformation extends BaseCommand<typeof KybReviewRequestInformation> {
   static override summary = 'Ask the merchant for more information (the submission returns to it for changes).';
   static override examples = ['<%= config.bin %> kyb review request-information 6f1c… --message "Please add a bank statement."'];
-  static override args = { id: Args.string({ description: 'Submission id', required: true }) };
-  static override flags = { tenant: kybFlags.tenant, message: Flags.string({ description: 'What the merchant must provide' }) };
+  static override args = { id: ownedArg('kybSubmission', { description: 'Submission id', required: true }) };
+  static override flags = { tenant: kybFlags.tenant, merchant: recordOwnerFlags.merchant, message: Flags.string({ description: 'What the merchant must provide' }) };
 
   async run(): Promise<KybSubmission> {
     const message = await this.required(this.flags.message, 'message', 'What information is needed?');

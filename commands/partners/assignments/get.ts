@@ -1,14 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { PartnerAssignment } from '../../../src/services/partners';
 import { getAssignment } from '../../../src/services/partners';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { renderAssignment } from '../../../src/cli/partners';
 
 export default class PartnerAssignmentsGet extends BaseCommand<typeof PartnerAssignmentsGet> {
   static override summary = 'Show one partner assignment.';
   static override examples = ['<%= config.bin %> partners assignments get 6f1c…'];
-  static override args = { id: Args.string({ description: 'Assignment id', required: true }) };
+  static override args = { id: ownedArg('partnerAssignment', { description: 'Assignment id', required: true }) };
+  static override flags = { ...ownerFlags('partnerAssignment') };
 
   async run(): Promise<PartnerAssignment> {
     const rt = await this.runtime();

@@ -1,16 +1,15 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { PartnerAssignment } from '../../../src/services/partners';
 import { getAssignment, getPartner, suspendAssignment } from '../../../src/services/partners';
 import { getMerchant } from '../../../src/services/organization/merchants';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class PartnerAssignmentsSuspend extends BaseCommand<typeof PartnerAssignmentsSuspend> {
   static override summary = 'Suspend an active partner assignment: the partner stops earning on the merchant.';
   static override examples = ['<%= config.bin %> partners assignments suspend 6f1c… --yes'];
-  static override args = { id: Args.string({ description: 'Assignment id', required: true }) };
-  static override flags = { yes: sharedFlags.yes };
+  static override args = { id: ownedArg('partnerAssignment', { description: 'Assignment id', required: true }) };
+  static override flags = { ...ownerFlags('partnerAssignment'), yes: sharedFlags.yes };
 
   async run(): Promise<PartnerAssignment> {
     await this.confirmAction(this.flags.yes, async () => {

@@ -5,7 +5,7 @@ import { CreateListEntryBody } from '../../../src/api/risk/schemas';
 import { addListEntry } from '../../../src/services/risk/lists';
 import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
 import { renderListEntry } from '../../../src/cli/risk/lists';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 
 const FIELDS = { value: 'VALUE', note: '--note' };
 
@@ -18,7 +18,7 @@ export default class RiskListsAddEntry extends BaseCommand<typeof RiskListsAddEn
     '<%= config.bin %> risk lists add-entry 5e6f… 3f9a2c… --tenant 6f1c… --json',
   ];
   static override args = {
-    group: Args.string({ description: 'List group id', required: true }),
+    group: ownedArg('listGroup', { description: 'List group id', required: true }),
     value: Args.string({ description: 'The value (of the group\'s entry type)', required: true }),
   };
   static override flags = { ...riskScopeFlags, note: Flags.string({ description: 'Why the value is listed' }) };

@@ -1,15 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { ListGroup } from '../../../src/services/risk/lists';
 import { deleteListGroup, getListGroup } from '../../../src/services/risk/lists';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsDelete extends BaseCommand<typeof RiskListsDelete> {
   static override summary = 'Delete a list group and all its entries (soft delete): rules naming it then match nothing in it.';
   static override examples = ['<%= config.bin %> risk lists delete 5e6f… --tenant 6f1c…', '<%= config.bin %> risk lists delete 5e6f… --tenant 6f1c… --yes --json'];
-  static override args = { id: Args.string({ description: 'List group id', required: true }) };
+  static override args = { id: ownedArg('listGroup', { description: 'List group id', required: true }) };
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 
   async run(): Promise<ListGroup> {

@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../../src/cli/flags';
 import { pageFooter, logBesideTable } from '../../../src/cli/output';
@@ -7,7 +7,7 @@ import type { ListEntry } from '../../../src/services/risk/lists';
 import { listListEntries } from '../../../src/services/risk/lists';
 import { namingFlags, riskScopeFlags } from '../../../src/cli/risk/input';
 import { renderListEntries } from '../../../src/cli/risk/lists';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 
 export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntries> {
   static override summary = 'List the entries of a list group, newest first.';
@@ -16,7 +16,7 @@ export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntrie
     '<%= config.bin %> risk lists entries 5e6f… --tenant 6f1c… --value 203.0.113.0/24 --json',
     '<%= config.bin %> risk lists entries 5e6f… --tenant 6f1c… --all --json',
   ];
-  static override args = { group: Args.string({ description: 'List group id', required: true }) };
+  static override args = { group: ownedArg('listGroup', { description: 'List group id', required: true }) };
   static override flags = {
     ...riskScopeFlags,
     value: Flags.string({ description: 'Only the entry with this value (normalized like entries: case, CIDR)' }),

@@ -1,9 +1,8 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { ListEntry } from '../../../src/services/risk/lists';
 import { deleteListEntry, getListEntry, getListGroup } from '../../../src/services/risk/lists';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsRemoveEntry extends BaseCommand<typeof RiskListsRemoveEntry> {
@@ -13,8 +12,8 @@ export default class RiskListsRemoveEntry extends BaseCommand<typeof RiskListsRe
     '<%= config.bin %> risk lists remove-entry 5e6f… 8d7c… --tenant 6f1c… --yes --json',
   ];
   static override args = {
-    group: Args.string({ description: 'List group id', required: true }),
-    entry: Args.string({ description: 'Entry id', required: true }),
+    group: ownedArg('listGroup', { description: 'List group id', required: true }),
+    entry: ownedArg('listEntry', { description: 'Entry id', required: true }),
   };
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 

@@ -1,11 +1,11 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { ListGroup } from '../../../src/services/risk/lists';
 import { UpdateListGroupBody } from '../../../src/api/risk/schemas';
 import { updateListGroup } from '../../../src/services/risk/lists';
 import { namingFlags, nullable, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
 import { renderListGroup } from '../../../src/cli/risk/lists';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 
 const FIELDS = { '': '--name or --description' };
 
@@ -15,7 +15,7 @@ export default class RiskListsUpdate extends BaseCommand<typeof RiskListsUpdate>
     '<%= config.bin %> risk lists update 5e6f… --tenant 6f1c… --name "Blocked cards (chargebacks)"',
     '<%= config.bin %> risk lists update 5e6f… --tenant 6f1c… --description none --json',
   ];
-  static override args = { id: Args.string({ description: 'List group id', required: true }) };
+  static override args = { id: ownedArg('listGroup', { description: 'List group id', required: true }) };
   static override flags = {
     ...riskScopeFlags,
     name: Flags.string({ description: 'Display name' }),

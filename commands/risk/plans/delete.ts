@@ -1,9 +1,8 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { deleteAntifraudPlan, getAntifraudPlan } from '../../../src/services/risk/plans';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansDelete extends BaseCommand<typeof RiskPlansDelete> {
@@ -11,7 +10,7 @@ export default class RiskPlansDelete extends BaseCommand<typeof RiskPlansDelete>
   static override description =
     'The terminal acts at the tenant level: a plan the platform created (ownerLevel platform) is refused (exit 3, ANTIFRAUD_PLAN_NOT_OWNED).';
   static override examples = ['<%= config.bin %> risk plans delete 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans delete 7a2d… --tenant 6f1c… --yes --json'];
-  static override args = { id: Args.string({ description: 'Antifraud plan id', required: true }) };
+  static override args = { id: ownedArg('riskPlan', { description: 'Antifraud plan id', required: true }) };
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 
   async run(): Promise<AntifraudPlan> {

@@ -1,16 +1,15 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { getAntifraudPlan, setAntifraudPlanStatus } from '../../../src/services/risk/plans';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansDisable extends BaseCommand<typeof RiskPlansDisable> {
   static override summary = 'Disable an antifraud plan (enabled -> disabled): its rules stop scoring payments.';
   static override description = 'Exit 5 (INVALID_STATE_TRANSITION) when the plan is already disabled.';
   static override examples = ['<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c… --yes --json'];
-  static override args = { id: Args.string({ description: 'Antifraud plan id', required: true }) };
+  static override args = { id: ownedArg('riskPlan', { description: 'Antifraud plan id', required: true }) };
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 
   async run(): Promise<AntifraudPlan> {

@@ -1,15 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { setAntifraudPlanStatus } from '../../../src/services/risk/plans';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansEnable extends BaseCommand<typeof RiskPlansEnable> {
   static override summary = 'Enable an antifraud plan (disabled -> enabled): its rules score the next payments.';
   static override description = 'Exit 5 (INVALID_STATE_TRANSITION) when the plan is already enabled.';
   static override examples = ['<%= config.bin %> risk plans enable 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans enable 7a2d… --tenant 6f1c… --json'];
-  static override args = { id: Args.string({ description: 'Antifraud plan id', required: true }) };
+  static override args = { id: ownedArg('riskPlan', { description: 'Antifraud plan id', required: true }) };
   static override flags = riskScopeFlags;
 
   async run(): Promise<AntifraudPlan> {

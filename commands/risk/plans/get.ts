@@ -1,15 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { getAntifraudPlan } from '../../../src/services/risk/plans';
 import { renderAntifraudPlan } from '../../../src/cli/risk/plans';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansGet extends BaseCommand<typeof RiskPlansGet> {
   static override summary = 'Show one antifraud plan: its rules, thresholds, merchant and status.';
   static override examples = ['<%= config.bin %> risk plans get 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans get 7a2d… --tenant 6f1c… --json'];
-  static override args = { id: Args.string({ description: 'Antifraud plan id', required: true }) };
+  static override args = { id: ownedArg('riskPlan', { description: 'Antifraud plan id', required: true }) };
   static override flags = riskScopeFlags;
 
   async run(): Promise<AntifraudPlan> {

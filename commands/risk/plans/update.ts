@@ -1,11 +1,10 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { UpdateAntifraudPlanBody } from '../../../src/api/risk/schemas';
 import { getAntifraudPlan, updateAntifraudPlan } from '../../../src/services/risk/plans';
 import { antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, renderAntifraudPlan, thresholdsGiven } from '../../../src/cli/risk/plans';
 import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 
 export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate> {
   static override summary = 'Change an antifraud plan: --rules replaces the list; the score flags change only the thresholds they name.';
@@ -14,7 +13,7 @@ export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate>
     '<%= config.bin %> risk plans update 7a2d… --tenant 6f1c… --decline-score 90 --review-score none --json',
     '<%= config.bin %> risk plans update 7a2d… --tenant 6f1c… --merchant none',
   ];
-  static override args = { id: Args.string({ description: 'Antifraud plan id', required: true }) };
+  static override args = { id: ownedArg('riskPlan', { description: 'Antifraud plan id', required: true }) };
   static override flags = { ...riskScopeFlags, ...antifraudPlanFlags };
 
   async run(): Promise<AntifraudPlan> {

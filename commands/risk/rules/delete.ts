@@ -1,15 +1,14 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { ScoringRule } from '../../../src/services/risk/rules';
 import { deleteScoringRule, getScoringRule } from '../../../src/services/risk/rules';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskRulesDelete extends BaseCommand<typeof RiskRulesDelete> {
   static override summary = 'Delete a scoring rule (soft delete): the plans that list it no longer evaluate it.';
   static override examples = ['<%= config.bin %> risk rules delete 0b9e… --tenant 6f1c…', '<%= config.bin %> risk rules delete 0b9e… --tenant 6f1c… --yes --json'];
-  static override args = { id: Args.string({ description: 'Scoring rule id', required: true }) };
+  static override args = { id: ownedArg('scoringRule', { description: 'Scoring rule id', required: true }) };
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 
   async run(): Promise<ScoringRule> {

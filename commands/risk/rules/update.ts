@@ -1,11 +1,10 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { ScoringRule } from '../../../src/services/risk/rules';
 import { UpdateScoringRuleBody } from '../../../src/api/risk/schemas';
 import { updateScoringRule } from '../../../src/services/risk/rules';
 import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
 import { renderScoringRule, scoringRuleFields, scoringRuleFlags, scoringRuleInput } from '../../../src/cli/risk/rules';
-import { operatorOfTenant } from '../../../src/cli/context';
+import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
 
 export default class RiskRulesUpdate extends BaseCommand<typeof RiskRulesUpdate> {
   static override summary = 'Change a scoring rule: the fields given replace the stored ones (--conditions-json the whole list).';
@@ -14,7 +13,7 @@ export default class RiskRulesUpdate extends BaseCommand<typeof RiskRulesUpdate>
     '<%= config.bin %> risk rules update 0b9e… --tenant 6f1c… --inactive --json',
     '<%= config.bin %> risk rules update 0b9e… --tenant 6f1c… --conditions-json conditions.json --description none',
   ];
-  static override args = { id: Args.string({ description: 'Scoring rule id', required: true }) };
+  static override args = { id: ownedArg('scoringRule', { description: 'Scoring rule id', required: true }) };
   static override flags = { ...riskScopeFlags, ...scoringRuleFlags };
 
   async run(): Promise<ScoringRule> {

@@ -1,11 +1,11 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord } from '../../../src/cli/output';
 import { validateWith } from '../../../src/cli/validate';
 import { PutThreeDsConfigBody } from '../../../src/api/processing/schemas';
 import type { Terminal } from '../../../src/services/processing/terminals';
 import { getThreeDsConfig, putThreeDsConfig } from '../../../src/services/processing/terminals';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet> {
   static override summary = 'Change a terminal\'s 3DS settings; what is not given stays, MPI accounts are kept (see terminals mpi-accounts).';
@@ -13,8 +13,9 @@ export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet>
     '<%= config.bin %> terminals 3ds set 6f1c… --enabled --execution-model gateway_full',
     '<%= config.bin %> terminals 3ds set 6f1c… --process-only-3ds-cards --no-allow-merchant-disable --json',
   ];
-  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
+  static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
   static override flags = {
+    ...ownerFlags('terminal'),
     enabled: Flags.boolean({ description: '3DS on (--no-enabled: off)', allowNo: true }),
     'execution-model': Flags.string({ description: 'Execution model the provider supports, e.g. gateway_full' }),
     'process-only-3ds-cards': Flags.boolean({ description: 'Process only 3DS-authenticated cards', allowNo: true }),

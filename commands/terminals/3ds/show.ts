@@ -1,15 +1,15 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord } from '../../../src/cli/output';
 import type { ThreeDsConfig } from '../../../src/services/processing/terminals';
 import { getThreeDsConfig } from '../../../src/services/processing/terminals';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { renderMpiAccounts } from '../../../src/cli/processing';
 
 export default class Terminals3dsShow extends BaseCommand<typeof Terminals3dsShow> {
   static override summary = 'Show a terminal\'s 3DS configuration and MPI accounts.';
   static override examples = ['<%= config.bin %> terminals 3ds show 6f1c…', '<%= config.bin %> terminals 3ds show 6f1c… --json'];
-  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
+  static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
+  static override flags = { ...ownerFlags('terminal') };
 
   async run(): Promise<ThreeDsConfig> {
     const rt = await this.runtime();

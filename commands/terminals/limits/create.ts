@@ -1,8 +1,7 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { Limit } from '../../../src/services/limits/manage';
 import { createTerminalLimit } from '../../../src/services/processing/terminals';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { THRESHOLD_DESCRIPTION, limitFlags, limitInput, renderLimit } from '../../../src/cli/limits';
 
 export default class TerminalLimitsCreate extends BaseCommand<typeof TerminalLimitsCreate> {
@@ -12,8 +11,8 @@ export default class TerminalLimitsCreate extends BaseCommand<typeof TerminalLim
     '<%= config.bin %> terminals limits create 6f1c… --period-unit day --metric volume --threshold 50000.00 --currency EUR',
     '<%= config.bin %> terminals limits create 6f1c… --period-value 10 --period-unit minute --metric count --threshold 100 --json',
   ];
-  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
-  static override flags = limitFlags;
+  static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
+  static override flags = { ...ownerFlags('terminal'), ...limitFlags };
 
   async run(): Promise<Limit> {
     const input = await limitInput((v, f, q) => this.required(v, f, q), this.flags);

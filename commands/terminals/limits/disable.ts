@@ -1,20 +1,19 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { Limit } from '../../../src/services/limits/manage';
 import { disableTerminalLimit, getTerminal } from '../../../src/services/processing/terminals';
 import { getLimit } from '../../../src/services/limits/manage';
 import { limitLabel } from '../../../src/cli/prompts';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class TerminalLimitsDisable extends BaseCommand<typeof TerminalLimitsDisable> {
   static override summary = 'Disable a terminal limit.';
   static override examples = ['<%= config.bin %> terminals limits disable 6f1c… 9a8b… --yes'];
   static override args = {
-    id: Args.string({ description: 'Terminal id', required: true }),
-    limit: Args.string({ description: 'Limit id', required: true }),
+    id: ownedArg('terminal', { description: 'Terminal id', required: true }),
+    limit: ownedArg('limit', { description: 'Limit id', required: true }),
   };
-  static override flags = { yes: sharedFlags.yes };
+  static override flags = { ...ownerFlags('terminal'), yes: sharedFlags.yes };
 
   async run(): Promise<Limit> {
     await this.confirmAction(this.flags.yes, async () => {

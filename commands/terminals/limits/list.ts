@@ -1,18 +1,17 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import { sharedFlags, tableFlags } from '../../../src/cli/flags';
 import type { Page } from '../../../src/db/scoped';
 import type { Limit } from '../../../src/services/limits/manage';
 import { listTerminalLimits } from '../../../src/services/processing/terminals';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { limitListFlags, limitListQuery, renderLimits } from '../../../src/cli/limits';
 
 export default class TerminalLimitsList extends BaseCommand<typeof TerminalLimitsList> {
   static override summary = 'List a terminal\'s limits.';
   static override examples = ['<%= config.bin %> terminals limits list 6f1c…', '<%= config.bin %> terminals limits list 6f1c… --status active --json', '<%= config.bin %> terminals limits list 6f1c… --all --json'];
-  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
-  static override flags = { ...limitListFlags, all: sharedFlags.all, ...tableFlags };
+  static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
+  static override flags = { ...ownerFlags('terminal'), ...limitListFlags, all: sharedFlags.all, ...tableFlags };
 
   async run(): Promise<Page<Limit>> {
     const rt = await this.runtime();

@@ -1,17 +1,17 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { validateWith } from '../../../src/cli/validate';
 import { MpiAccountBody } from '../../../src/api/processing/schemas';
 import type { MpiAccount } from '../../../src/services/processing/terminals';
 import { addMpiAccount } from '../../../src/services/processing/terminals';
 import { mpiFlagNames, mpiFlags, mpiInput, renderMpiAccounts } from '../../../src/cli/processing';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class MpiAccountsAdd extends BaseCommand<typeof MpiAccountsAdd> {
   static override summary = 'Add a terminal\'s MPI account for a brand (one per brand).';
   static override examples = ['<%= config.bin %> terminals mpi-accounts add 6f1c… --brand visa --merchant-name Shop --mpi-merchant-id MPI-1 --acquirer-bin 412345'];
-  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
-  static override flags = { brand: Flags.string({ description: 'Card brand, e.g. visa' }), ...mpiFlags };
+  static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
+  static override flags = { ...ownerFlags('terminal'), brand: Flags.string({ description: 'Card brand, e.g. visa' }), ...mpiFlags };
 
   async run(): Promise<MpiAccount> {
     const brand = await this.required(this.flags.brand, 'brand', 'Brand (e.g. visa)');

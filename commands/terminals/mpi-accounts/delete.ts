@@ -3,16 +3,16 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { Terminal } from '../../../src/services/processing/terminals';
 import { deleteMpiAccount, getTerminal } from '../../../src/services/processing/terminals';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class MpiAccountsDelete extends BaseCommand<typeof MpiAccountsDelete> {
   static override summary = 'Delete the MPI account of a brand.';
   static override examples = ['<%= config.bin %> terminals mpi-accounts delete 6f1c… visa --yes'];
   static override args = {
-    id: Args.string({ description: 'Terminal id', required: true }),
+    id: ownedArg('terminal', { description: 'Terminal id', required: true }),
     brand: Args.string({ description: 'Brand of the account', required: true }),
   };
-  static override flags = { yes: sharedFlags.yes };
+  static override flags = { ...ownerFlags('terminal'), yes: sharedFlags.yes };
 
   async run(): Promise<Terminal> {
     await this.confirmAction(this.flags.yes, async () => {

@@ -5,17 +5,17 @@ import { UpdateMpiAccountBody } from '../../../src/api/processing/schemas';
 import type { MpiAccount } from '../../../src/services/processing/terminals';
 import { updateMpiAccount } from '../../../src/services/processing/terminals';
 import { mpiFlagNames, mpiFlags, mpiInput, renderMpiAccounts } from '../../../src/cli/processing';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { nullable } from '../../../src/cli/flags';
 
 export default class MpiAccountsUpdate extends BaseCommand<typeof MpiAccountsUpdate> {
   static override summary = 'Update the MPI account of a brand ("null" clears a field).';
   static override examples = ['<%= config.bin %> terminals mpi-accounts update 6f1c… visa --no-enabled', '<%= config.bin %> terminals mpi-accounts update 6f1c… visa --preferred-version 2.1.0 --json'];
   static override args = {
-    id: Args.string({ description: 'Terminal id', required: true }),
+    id: ownedArg('terminal', { description: 'Terminal id', required: true }),
     brand: Args.string({ description: 'Brand of the account', required: true }),
   };
-  static override flags = mpiFlags;
+  static override flags = { ...ownerFlags('terminal'), ...mpiFlags };
 
   async run(): Promise<MpiAccount> {
     const raw = mpiInput(this.flags);

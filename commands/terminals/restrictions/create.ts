@@ -1,17 +1,17 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { validateWith } from '../../../src/cli/validate';
 import { CreateRestrictionBody } from '../../../src/api/processing/schemas';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals';
 import { createRestriction } from '../../../src/services/processing/terminals';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { renderRestrictions, restrictionFlags } from '../../../src/cli/processing';
 
 export default class RestrictionsCreate extends BaseCommand<typeof RestrictionsCreate> {
   static override summary = 'Create a terminal restriction: allow or deny a payment method and/or brand.';
   static override examples = ['<%= config.bin %> terminals restrictions create 6f1c… --action deny --brand amex', '<%= config.bin %> terminals restrictions create 6f1c… --action allow --payment-method card --json'];
-  static override args = { id: Args.string({ description: 'Terminal id', required: true }) };
-  static override flags = { action: Flags.string({ description: 'allow or deny', options: ['allow', 'deny'] }), ...restrictionFlags };
+  static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
+  static override flags = { ...ownerFlags('terminal'), action: Flags.string({ description: 'allow or deny', options: ['allow', 'deny'] }), ...restrictionFlags };
 
   async run(): Promise<TerminalRestriction> {
     const action = await this.required(this.flags.action, 'action', 'Action (allow or deny)');

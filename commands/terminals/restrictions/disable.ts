@@ -1,19 +1,18 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals';
 import { disableRestriction, getRestriction, getTerminal } from '../../../src/services/processing/terminals';
 import { restrictionLabel } from '../../../src/cli/prompts';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class RestrictionsDisable extends BaseCommand<typeof RestrictionsDisable> {
   static override summary = 'Disable a terminal restriction.';
   static override examples = ['<%= config.bin %> terminals restrictions disable 6f1c… 9a8b… --yes'];
   static override args = {
-    id: Args.string({ description: 'Terminal id', required: true }),
-    restriction: Args.string({ description: 'Restriction id', required: true }),
+    id: ownedArg('terminal', { description: 'Terminal id', required: true }),
+    restriction: ownedArg('restriction', { description: 'Restriction id', required: true }),
   };
-  static override flags = { yes: sharedFlags.yes };
+  static override flags = { ...ownerFlags('terminal'), yes: sharedFlags.yes };
 
   async run(): Promise<TerminalRestriction> {
     await this.confirmAction(this.flags.yes, async () => {

@@ -1,10 +1,10 @@
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { validateWith } from '../../../src/cli/validate';
 import { UpdateRestrictionBody } from '../../../src/api/processing/schemas';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals';
 import { updateRestriction } from '../../../src/services/processing/terminals';
-import { platformContext } from '../../../src/cli/context';
+import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { renderRestrictions, restrictionFlags } from '../../../src/cli/processing';
 import { nullable } from '../../../src/cli/flags';
 
@@ -12,10 +12,10 @@ export default class RestrictionsUpdate extends BaseCommand<typeof RestrictionsU
   static override summary = 'Update an active terminal restriction.';
   static override examples = ['<%= config.bin %> terminals restrictions update 6f1c… 9a8b… --action allow --brand null'];
   static override args = {
-    id: Args.string({ description: 'Terminal id', required: true }),
-    restriction: Args.string({ description: 'Restriction id', required: true }),
+    id: ownedArg('terminal', { description: 'Terminal id', required: true }),
+    restriction: ownedArg('restriction', { description: 'Restriction id', required: true }),
   };
-  static override flags = { action: Flags.string({ description: 'allow or deny', options: ['allow', 'deny'] }), ...restrictionFlags };
+  static override flags = { ...ownerFlags('terminal'), action: Flags.string({ description: 'allow or deny', options: ['allow', 'deny'] }), ...restrictionFlags };
 
   async run(): Promise<TerminalRestriction> {
     const input = validateWith(
