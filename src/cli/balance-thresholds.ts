@@ -10,7 +10,7 @@ export const directionFlag = Flags.string({ description: 'above: reached at or o
 
 /** What a person knows a threshold by: "available above 1,000.00 EUR". */
 export function thresholdName(t: BalanceThreshold): string {
-  return `${t.balanceType} ${t.direction} ${formatMinor(t.amount)} ${t.currency}`;
+  return `${t.balanceType} ${t.direction} ${formatMinor(t.amount)}`;
 }
 
 export function renderThresholds(rows: BalanceThreshold[], options: TableOptions = {}): string {
@@ -30,7 +30,7 @@ export function renderThresholds(rows: BalanceThreshold[], options: TableOptions
 export function renderThreshold(t: BalanceThreshold): string {
   return renderRecord({
     id: t.id, tenant: t.tenantId, merchant: t.merchantId, mode: t.livemode ? 'live' : 'test', currency: t.currency, balance: t.balanceType,
-    direction: t.direction, amount: `${formatMinor(t.amount)} ${t.currency}`, crossed: t.crossed ? 'yes' : 'no', lastReached: t.crossedAt ?? '',
+    direction: t.direction, amount: formatMinor(t.amount), crossed: t.crossed ? 'yes' : 'no', lastReached: t.crossedAt ?? '',
     created: t.createdAt, deleted: t.deletedAt ?? '',
   });
 }
