@@ -40,7 +40,7 @@ const KIND_MODELS: Record<Kind, string> = {
   restriction: 'TerminalRestriction', terminalLimit: 'Limit', feeSchedule: 'FeeSchedule', feeAssignment: 'FeeAssignment',
   integrationProfile: 'IntegrationProfile', routingRule: 'RoutingRule', checkoutSession: 'CheckoutSession', payment: 'Payment',
   refund: 'Refund', withdrawalMethod: 'MerchantWithdrawalMethod', withdrawal: 'Withdrawal', antifraudPlan: 'AntifraudPlan',
-  scoringRule: 'ScoringRule', listGroup: 'ListGroup', listEntry: 'ListEntry',
+  scoringRule: 'ScoringRule', listGroup: 'ListGroup', listEntry: 'ListEntry', balanceThreshold: 'BalanceThreshold',
 };
 
 const models = defineModels(new Sequelize({ dialect: 'sqlite', storage: ':memory:', logging: false })) as unknown as Record<string, RowModel<object>>;

@@ -17,6 +17,7 @@ export default class BalancesThresholdsList extends BaseCommand<typeof BalancesT
     '<%= config.bin %> balances thresholds list --tenant 6f1c…',
     '<%= config.bin %> balances thresholds list --tenant 6f1c… --merchant 0b9e… --currency EUR --json',
     '<%= config.bin %> balances thresholds list --tenant 6f1c… --balance-type pending --direction below',
+    '<%= config.bin %> balances thresholds list --tenant 6f1c… --all --json',
   ];
   static override flags = {
     ...balanceScopeFlags,
