@@ -16,6 +16,7 @@ import { routingOperations } from './routing/operations';
 import { checkoutOperations } from './checkout/operations';
 import { paymentOperations } from './payments/operations';
 import { balanceOperations } from './ledger/operations';
+import { balanceThresholdOperations } from './balance-thresholds/operations';
 import { withdrawalMethodOperations } from './withdrawal-methods/operations';
 import { withdrawalOperations } from './withdrawals/operations';
 import { riskOperations } from './risk/operations';
@@ -39,6 +40,7 @@ export const operations: Operation[] = [
   ...checkoutOperations,
   ...paymentOperations,
   ...balanceOperations,
+  ...balanceThresholdOperations,
   ...withdrawalMethodOperations,
   ...withdrawalOperations,
   ...riskOperations,

@@ -8,6 +8,7 @@ import { CheckoutSessionSchema } from './checkout/schemas';
 import { FeeAssignmentSchema, FeeScheduleSchema } from './fees/schemas';
 import { KybDocumentSchema, KybSubmissionSchema } from './kyb/schemas';
 import { BalanceTransactionSchema } from './ledger/schemas';
+import { BalanceThresholdSchema } from './balance-thresholds/schemas';
 import { LimitSchema } from './limits/schemas';
 import { CompanySchema, MerchantSchema } from './organization/schemas';
 import { PartnerAssignmentSchema, PartnerSchema } from './partners/schemas';
@@ -31,6 +32,7 @@ export const RESOURCES = {
   api_key: ApiKeySchema,
   /** a release of held funds is read as the balance transactions it posts */
   balance_release: BalanceTransactionSchema,
+  balance_threshold: BalanceThresholdSchema,
   channel: ChannelSchema,
   channel_limit: LimitSchema,
   checkout_session: CheckoutSessionSchema,

@@ -289,6 +289,7 @@ const RECORD_TABLES = {
   refund: { model: 'Refund', merchant: true },
   withdrawal: { model: 'Withdrawal', merchant: true },
   withdrawalMethod: { model: 'MerchantWithdrawalMethod', merchant: true },
+  balanceThreshold: { model: 'BalanceThreshold', merchant: true },
   kybSubmission: { model: 'KybSubmission', merchant: true },
   kybDocument: { model: 'KybDocument', merchant: true },
 } as const satisfies Record<string, { model: keyof Models; merchant: boolean }>;

@@ -1,7 +1,7 @@
 import { DatabaseError, ForeignKeyConstraintError, TimeoutError, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { Dialect } from './dialect';
 import { insertStatement, type Table } from './table';
-import { CONFIG_TABLES } from './migrations/0027_config_version';
+import { CONFIG_TABLES } from './config-tables';
 
 /**
  * Prepared statements, kept per connection: the hot data path (db/scoped's reads, inserts and updates, the outbox,

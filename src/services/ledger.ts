@@ -16,6 +16,7 @@ import { newId } from '../util/ids';
 import type { Runtime } from '../runtime';
 import { forEachDue, type DueOptions } from './due-work';
 import type { Money } from '../domain/money';
+import { checkThresholds } from './balances/thresholds';
 
 /**
  * The double-entry ledger. Every posting is a set of entries (signed, credit positive) that sum to zero per
@@ -78,7 +79,10 @@ function writer(ctx: CallerContext, livemode: boolean): CallerContext {
   return elevate(ctx, 'platform', 'the ledger writes with the platform authority', { livemode });
 }
 
-/** Writes one balanced posting (in ctx's transaction, or a new one). Zero lines are kept out. */
+/**
+ * Writes one balanced posting (in ctx's transaction, or a new one). Zero lines are kept out. Balance thresholds the
+ * posting crosses raise their events in the same transaction (services/balances/thresholds.ts).
+ */
 export async function post(ctx: CallerContext, posting: Posting): Promise<PostingResult> {
   assertBalanced(posting.lines);
   return inTransaction(ctx, async (tctx) => {
@@ -102,6 +106,9 @@ export async function post(ctx: CallerContext, posting: Posting): Promise<Postin
         description: line.description ?? posting.description ?? null,
       })),
     );
+    // balance thresholds crossed by the posting: their state and events in the posting's transaction (no statement
+    // while the merchant has no threshold in the currency and mode: the lookup is kept configuration)
+    await checkThresholds(w, posting, posting.lines);
     return { postingId, entries };
   });
 }

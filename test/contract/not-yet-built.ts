@@ -18,7 +18,4 @@ export const NOT_YET_BUILT: readonly string[] = [
   'GET /v1/settlements/{id}',
   'GET /v1/settlements/{id}/lines',
   'GET /v1/settlements/{id}/download',
-  'GET /v1/balance-thresholds',
-  'POST /v1/balance-thresholds',
-  'DELETE /v1/balance-thresholds/{id}',
 ];

@@ -3,7 +3,7 @@ import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '..
 import { closeRuntime, openRuntime, type Runtime } from '../../src/runtime';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { selectRows } from '../../src/db/rows';
-import { CONFIG_TABLES } from '../../src/db/migrations/0027_config_version';
+import { CONFIG_TABLES } from '../../src/db/config-tables';
 
 // Issue 22: configuration (merchants, terminals, rules, fees…) read in a transaction is kept between transactions
 // (db/statements' ConfigCache), and stays exact: every change of a configuration table, by any process, bumps

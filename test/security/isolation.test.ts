@@ -273,6 +273,9 @@ const BODY_ID_FIXTURES: Record<string, {
   createMerchantWithdrawalMethod: {
     body: (o, level) => ({ methodType: 'bank_account', label: `w ${uniq()}`, details: { iban: IBAN, accountHolderName: 'Holder' }, ...(level === 'T' ? { merchantId: o.merchantId } : {}) }),
   },
+  createBalanceThreshold: {
+    body: (o, level) => ({ balanceType: 'available', direction: 'above', amount: { currency: 'EUR', valueMinor: 100 }, ...(level === 'T' ? { merchantId: o.merchantId } : {}) }),
+  },
   createWithdrawal: {
     body: (o, level) => ({
       amount: { currency: 'EUR', valueMinor: 100 }, withdrawalChannelId: o.world.ids.channel,

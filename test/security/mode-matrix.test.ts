@@ -40,7 +40,7 @@ const KIND_MODELS: Record<Kind, string> = {
   restriction: 'TerminalRestriction', terminalLimit: 'Limit', feeSchedule: 'FeeSchedule', feeAssignment: 'FeeAssignment',
   integrationProfile: 'IntegrationProfile', routingRule: 'RoutingRule', checkoutSession: 'CheckoutSession', payment: 'Payment',
   refund: 'Refund', withdrawalMethod: 'MerchantWithdrawalMethod', withdrawal: 'Withdrawal', antifraudPlan: 'AntifraudPlan',
-  scoringRule: 'ScoringRule', listGroup: 'ListGroup', listEntry: 'ListEntry',
+  scoringRule: 'ScoringRule', listGroup: 'ListGroup', listEntry: 'ListEntry', balanceThreshold: 'BalanceThreshold',
 };
 
 const models = defineModels(new Sequelize({ dialect: 'sqlite', storage: ':memory:', logging: false })) as unknown as Record<string, RowModel<object>>;
@@ -134,7 +134,7 @@ const platformTokens = { test: '', live: '' };
 /** The kinds buildLive() makes a live record of (checked once it ran). */
 const LIVE_KINDS: Kind[] = [
   'company', 'tenantEndpoint', 'merchantEndpoint', 'apiKey', 'scoringRule', 'antifraudPlan', 'listGroup', 'listEntry', 'checkoutSession',
-  'withdrawalMethod', 'delivery',
+  'withdrawalMethod', 'delivery', 'balanceThreshold',
 ];
 /**
  * Kinds with no live record in the world, with the reason: their operations are tried by the live callers on the test
@@ -176,6 +176,7 @@ async function buildLive(): Promise<void> {
   live.listEntry = (await ok(T('post', `/v1/admin/list-groups/${live.listGroup}/entries`).send({ value: `live-${mark}@example.com` }), 'live list entry')).id;
   live.checkoutSession = (await ok(M('post', '/v1/checkout-sessions').send({ amount: { currency: 'EUR', valueMinor: 4321 }, merchantReference: `${mark}-live` }), 'live checkout session')).id;
   live.withdrawalMethod = (await ok(M('post', '/v1/merchant-withdrawal-methods').send({ methodType: 'bank_account', label: `${mark} live account`, details: { iban: IBAN, accountHolderName: 'Live Holder' } }), 'live withdrawal method')).id;
+  live.balanceThreshold = (await ok(M('post', '/v1/balance-thresholds').send({ balanceType: 'available', direction: 'above', amount: { currency: 'EUR', valueMinor: 60_000_321 } }), 'live balance threshold')).id;
   const deliveries = await ok(T('get', `/v1/admin/webhook-deliveries?endpoint_id=${live.tenantEndpoint}&limit=1`), 'live deliveries') as unknown as { id: string }[];
   if (deliveries[0]) live.delivery = deliveries[0].id;
 }

@@ -27,7 +27,7 @@ export type Kind =
   | 'partner' | 'partnerAssignment' | 'channel' | 'channelLimit' | 'user' | 'invitation' | 'role' | 'kybSubmission'
   | 'kybDocument' | 'providerIntegration' | 'terminal' | 'mpiAccount' | 'restriction' | 'terminalLimit' | 'feeSchedule'
   | 'feeAssignment' | 'integrationProfile' | 'routingRule' | 'checkoutSession' | 'payment' | 'refund' | 'withdrawalMethod'
-  | 'withdrawal' | 'antifraudPlan' | 'scoringRule' | 'listGroup' | 'listEntry';
+  | 'withdrawal' | 'antifraudPlan' | 'scoringRule' | 'listGroup' | 'listEntry' | 'balanceThreshold';
 
 /**
  * Which record fills each path parameter, keyed by the operation's path up to and including the parameter. An
@@ -72,6 +72,7 @@ export const PATH_PARAMS: Record<string, Kind> = {
   '/v1/admin/scoring-rules/{id}': 'scoringRule',
   '/v1/admin/list-groups/{id}': 'listGroup',
   '/v1/admin/list-groups/{id}/entries/{entryId}': 'listEntry',
+  '/v1/balance-thresholds/{id}': 'balanceThreshold',
 };
 
 /** The path parameters of an operation's path, each with its PATH_PARAMS key. */
@@ -151,6 +152,7 @@ export const KINDS: Record<Kind, KindSpec> = {
   scoringRule: { owner: 'tenant', modeScoped: true, reads: (w) => [{ path: `/v1/admin/scoring-rules/${w.ids.scoringRule}` }] },
   listGroup: { owner: 'tenant', modeScoped: true, reads: (w) => [{ path: `/v1/admin/list-groups/${w.ids.listGroup}` }] },
   listEntry: { owner: 'tenant', modeScoped: true, reads: (w) => [{ path: `/v1/admin/list-groups/${w.ids.listGroup}/entries?limit=100`, pick: w.ids.listEntry }] },
+  balanceThreshold: { owner: 'merchant', modeScoped: true, reads: (w) => [{ path: '/v1/balance-thresholds?limit=100', pick: w.ids.balanceThreshold }] },
 };
 
 export interface Key {
@@ -322,6 +324,9 @@ async function buildTenant(h: ApiHarness, label: 'A' | 'B', live: boolean): Prom
   const m2User = (await createActiveUser(operator, { layer: 'merchant', merchantId: m2, email: `clerk-two-${mark}@example.com`, displayName: `${mark} second clerk`, owner: false })).id;
   ids.listGroup = (await ok(T('post', '/v1/admin/list-groups').send({ name: `${mark} blocked emails`, description: `${mark} list`, entryType: 'email' }), 'list group')).id;
   ids.listEntry = (await ok(T('post', `/v1/admin/list-groups/${ids.listGroup}/entries`).send({ value: `blocked-${mark}@example.com`, note: `${mark} note` }), 'list entry')).id;
+
+  // a balance threshold of merchant 1, far above anything the world posts (no event of it)
+  ids.balanceThreshold = (await ok(M('post', '/v1/balance-thresholds').send({ balanceType: 'available', direction: 'above', amount: { currency: 'EUR', valueMinor: 70_000_000 + 1_000 * k + 321 } }), 'balance threshold')).id;
 
   // KYB: a submitted submission of merchant 1 with one document
   ids.kybSubmission = (await ok(M('post', '/v1/kyb-submissions').send({

@@ -26,6 +26,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0025_payment_pending_operations',
   '0026_audit_limit_targets',
   '0027_config_version',
+  '0028_balance_thresholds',
 ];
 
 type MigrationModule = Pick<Migration, 'up' | 'down'>;

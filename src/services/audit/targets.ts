@@ -36,6 +36,7 @@ export const AUDIT_TARGETS = {
   antifraud_plan: { readBy: [op('getAntifraudPlan', 'TP', 'risk:antifraud:view')] },
   api_key: { readBy: [op('getApiKey', 'MT', 'api-keys:keys:view')] },
   /** a release of held funds is read as the balance transactions it posts */
+  balance_threshold: { readBy: [op('listBalanceThresholds', 'MT', 'payouts:balances:view')] },
   balance_release: { readBy: [op('listBalanceTransactions', 'MT', 'payouts:balances:view')] },
   channel: { readBy: [op('getChannel', 'TP', 'organization:channels:view')] },
   channel_limit: { readBy: [op('listChannelLimits', 'TP', 'organization:channels:view')] },

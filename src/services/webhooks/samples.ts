@@ -178,7 +178,18 @@ function withdrawal(type: string, s: SampleScope): Data {
 
 function balance(type: string, s: SampleScope): Data {
   const base = { object: 'balance', merchantId: s.merchantId, currency: CURRENCY };
-  if (action(type) === 'threshold_reached') return { ...base, threshold: money(100_000), available: money(104_200) };
+  if (action(type) === 'threshold_reached') {
+    // as services/balances/thresholds.ts raises it: the threshold record, the balance it watches, both balances
+    const now = s.now.toISOString();
+    const threshold = {
+      id: newId(), tenantId: s.tenantId, merchantId: s.merchantId, livemode: false, currency: CURRENCY, balanceType: 'available', direction: 'above',
+      amount: money(100_000), crossed: true, crossedAt: now, createdAt: now, updatedAt: now, deletedAt: null,
+    };
+    return {
+      ...base, balanceType: 'available', direction: 'above', threshold, balance: money(104_200), available: money(104_200), pending: money(0),
+      sourceType: 'release', sourceId: newId(),
+    };
+  }
   if (action(type) === 'negative') return { ...base, available: money(-3_200), pending: money(0), reason: 'dispute_debit' };
   return { ...base, available: money(245_750), pending: money(12_000) };
 }
