@@ -197,6 +197,22 @@ describe(`balance.threshold_reached: once per crossing, in the posting's transac
     expect(await reached(m1)).toHaveLength(2);
   });
 
+  it('postings at once that cross it together raise it exactly once (each waits for the one before to commit)', async () => {
+    await create(h.sandbox.merchantKey.secretKey, { balanceType: 'available', direction: 'above', amount: money('SEK', 10_000) }).expect(201);
+    const ctx = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
+    // two postings of 60.00 in their own transactions at once: neither crosses 100.00 alone, together they do
+    await Promise.all(Array.from({ length: 2 }, () => post(ctx, {
+      tenantId: h.sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: newId(), description: 'threshold race',
+      lines: [
+        { account: 'provider_clearing', ownerId: clearing, currency: 'SEK', amountMinor: -6_000 },
+        { account: 'merchant_available', ownerId: m1, currency: 'SEK', amountMinor: 6_000 },
+      ],
+    })));
+    const events = (await reached(m1)).filter((e) => e.data.currency === 'SEK');
+    expect(events).toHaveLength(1);
+    expect(events[0].data.balance.valueMinor).toBeGreaterThanOrEqual(10_000);
+  });
+
   it('below, mirrored, on the pending balance, for the merchant only; a threshold created beyond starts crossed', async () => {
     const t = (await create(h.sandbox.tenantKey.secretKey, { merchantId: m2, balanceType: 'pending', direction: 'below', amount: money('SEK', 2_000) }).expect(201)).body.data;
     expect(t.crossed).toBe(true); // no SEK yet: 0 ≤ 2_000, and no event for it

@@ -138,9 +138,17 @@ export async function checkThresholds(writer: CallerContext, posting: { tenantId
     // answered by the configuration cache while no configuration changed: no statement for a merchant without thresholds
     const thresholds = await table.findAll({ merchantId, currency });
     if (thresholds.length === 0) continue;
+    // locked, oldest first, before the balances are read: of two postings for this merchant at once (Postgres), the
+    // second waits here for the first to commit and then reads the balances with the first's entries, so neither
+    // misses a crossing the two make together (SQLite has one writer: postings are one after the other anyway)
+    const locked: BalanceThresholdRow[] = [];
+    for (const threshold of thresholds.reverse()) {
+      const row = await table.findOne({ id: threshold.id }, { lock: true });
+      if (row) locked.push(row);
+    }
     const balance = await balanceOf(writer, { tenantId: posting.tenantId, id: merchantId }, currency);
     const now = writer.clock.now();
-    for (const threshold of thresholds.reverse()) {
+    for (const threshold of locked) {
       const value = balance?.[threshold.balanceType].valueMinor ?? 0;
       const beyond = isBeyond(threshold, value);
       if (beyond === threshold.crossed) continue;
