@@ -17,6 +17,7 @@ import type { Runtime } from '../runtime';
 import { forEachDue, type DueOptions } from './due-work';
 import type { Money } from '../domain/money';
 import { checkThresholds } from './balances/thresholds';
+import { ACCOUNT_OF, BALANCE_TYPE, balancesOf, type Balance, type BalanceType } from './balances/balances';
 
 /**
  * The double-entry ledger. Every posting is a set of entries (signed, credit positive) that sum to zero per
@@ -331,63 +332,8 @@ export async function postWithdrawal(
 // ---------------------------------------------------------------------------------------------------------------
 // Balances and balance transactions
 
-export interface Balance {
-  merchantId: string;
-  currency: string;
-  pending: Money;
-  available: Money;
-  reserved: Money;
-  payable: Money;
-}
-
-export type BalanceType = 'pending' | 'available' | 'reserved' | 'payable';
-
-const BALANCE_TYPE: Record<string, BalanceType> = {
-  merchant_pending: 'pending',
-  merchant_available: 'available',
-  merchant_reserve: 'reserved',
-  merchant_payable: 'payable',
-};
-const ACCOUNT_OF: Record<BalanceType, LedgerAccount> = {
-  pending: 'merchant_pending',
-  available: 'merchant_available',
-  reserved: 'merchant_reserve',
-  payable: 'merchant_payable',
-};
-
-/**
- * The merchant balances the caller sees, per merchant and currency, summed from the entries (never stored),
- * ordered by merchantId then currency. Only merchants and currencies with entries appear.
- */
-export async function balancesOf(ctx: CallerContext, filters: { merchantId?: string; currency?: string } = {}): Promise<Balance[]> {
-  const { LedgerEntry } = ctx.db.models;
-  const where: Record<string | symbol, unknown> = { account: { [Op.in]: [...MERCHANT_ACCOUNTS] } };
-  if (filters.merchantId) where.merchantId = filters.merchantId;
-  if (filters.currency) where.currency = filters.currency;
-  const rows = (await LedgerEntry.findAll({
-    attributes: ['merchantId', 'currency', 'account', [fn('SUM', col('amountMinor')), 'total']],
-    where: { [Op.and]: [where, scoped(ctx, LedgerEntry).scopeWhere()] },
-    group: ['merchantId', 'currency', 'account'],
-    raw: true,
-    transaction: ctx.transaction,
-  })) as unknown as { merchantId: string; currency: string; account: string; total: string | number }[];
-  const byKey = new Map<string, Balance>();
-  for (const row of rows) {
-    const key = `${row.merchantId}.${row.currency}`;
-    let balance = byKey.get(key);
-    if (!balance) {
-      const zero = () => ({ currency: row.currency, valueMinor: 0 });
-      balance = { merchantId: row.merchantId, currency: row.currency, pending: zero(), available: zero(), reserved: zero(), payable: zero() };
-      byKey.set(key, balance);
-    }
-    balance[BALANCE_TYPE[row.account]].valueMinor = sumNumber(row.total);
-  }
-  return [...byKey.values()].sort((a, b) => (a.merchantId === b.merchantId ? cmp(a.currency, b.currency) : cmp(a.merchantId, b.merchantId)));
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+// the balances themselves are read in src/services/balances/balances.ts (the thresholds read them in a posting)
+export { balancesOf, BALANCE_TYPE, ACCOUNT_OF, type Balance, type BalanceType } from './balances/balances';
 
 /** A page of balances: the cursor is `<merchantId>.<currency>` of the first balance of the page. */
 export async function listBalances(

@@ -8,7 +8,7 @@ import { auditRecord, auditedDelete, auditedRecord, lockedRecord } from '../audi
 import { targetMerchant } from '../organization/merchant-target';
 import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { emitEvent } from '../webhooks/events';
-import { balancesOf, type Balance } from '../ledger';
+import { balancesOf, type Balance } from './balances';
 
 /**
  * Balance thresholds (issue 23, part 4): a merchant's threshold on its available or pending balance in one currency
