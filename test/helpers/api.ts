@@ -8,6 +8,7 @@ import type { AppConfig } from '../../src/config';
 import { operatorContext } from '../../src/domain/authority';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createTenant } from '../../src/services/tenants/tenants';
+import { createMerchantRecord } from '../../src/services/organization/records';
 
 export interface ApiHarness extends TestRuntime {
   app: Express;
@@ -50,6 +51,14 @@ export async function createLiveTenantKey(h: ApiHarness): Promise<{ tenantId: st
   const tenant = await createTenant(platform, { name: 'Live tenant', livemode: true });
   const key = await createApiKey(operatorContext(h.rt, { level: 'tenant', tenantId: tenant.id, livemode: true }), { ownerType: 'tenant' });
   return { tenantId: tenant.id, secretKey: key.secretKey, id: key.id };
+}
+
+/** A second merchant of the sandbox's company, with a merchant API key of its own (test mode). */
+export async function createSecondMerchant(h: ApiHarness, name = 'Second merchant'): Promise<{ merchantId: string; secretKey: string }> {
+  const tenant = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
+  const merchantId = (await createMerchantRecord(tenant, { companyId: h.sandbox.companyId, name, defaultCurrency: 'EUR' })).id;
+  const asMerchant = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId, livemode: false });
+  return { merchantId, secretKey: (await createApiKey(asMerchant, { name: `${name} key`, ownerType: 'merchant', livemode: false })).secretKey };
 }
 
 export function expectProblem(res: request.Response, status: number, code?: string): void {

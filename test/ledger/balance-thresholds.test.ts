@@ -1,9 +1,8 @@
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { createApiHarness, createSecondMerchant, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/domain/authority';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { post, releaseDue } from '../../src/services/ledger';
-import { createMerchantRecord } from '../../src/services/organization/records';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createCompanyRecord } from '../../src/services/organization/records';
@@ -52,9 +51,7 @@ beforeAll(async () => {
   h = await createApiHarness();
   tenant = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   m1 = h.sandbox.merchantId;
-  m2 = (await createMerchantRecord(tenant, { companyId: h.sandbox.companyId, name: 'Second merchant', defaultCurrency: 'EUR' })).id;
-  const asM2 = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId: m2, livemode: false });
-  m2Key = (await createApiKey(asM2, { name: 'M2 key', ownerType: 'merchant', livemode: false })).secretKey;
+  ({ merchantId: m2, secretKey: m2Key } = await createSecondMerchant(h));
   const platform = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
   const other = await createTenant(platform, { name: 'Other tenant', livemode: false });
   otherTenantKey = (await createApiKey(operatorContext(h.rt, { level: 'tenant', tenantId: other.id, livemode: false }), { ownerType: 'tenant', livemode: false })).secretKey;

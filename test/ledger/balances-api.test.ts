@@ -1,10 +1,9 @@
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { createApiHarness, createSecondMerchant, expectProblem, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext } from '../../src/domain/authority';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { resolveFees } from '../../src/services/fees/schedules';
 import { postCapture, postRefund, releaseDue } from '../../src/services/ledger';
-import { createMerchantRecord } from '../../src/services/organization/records';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { newId } from '../../src/util/ids';
 
@@ -41,9 +40,7 @@ beforeAll(async () => {
   h = await createApiHarness();
   tenant = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   m1 = h.sandbox.merchantId;
-  m2 = (await createMerchantRecord(tenant, { companyId: h.sandbox.companyId, name: 'Second merchant', defaultCurrency: 'EUR' })).id;
-  const asM2 = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId: m2, livemode: false });
-  m2Key = (await createApiKey(asM2, { name: 'M2 key', ownerType: 'merchant', livemode: false })).secretKey;
+  ({ merchantId: m2, secretKey: m2Key } = await createSecondMerchant(h));
 
   // merchant 1: EUR 100.00 captured (1.4% + 0.25 fee: net 98.35 pending), 10.00 refunded; USD 50.00 available at once
   const eur = await capture(m1, 'EUR', 10_000, { paymentId: p1 });
