@@ -1,8 +1,9 @@
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { Receiver } from '../helpers/receiver';
-import { dialectName } from '../helpers/db';
+import { dialectName, onPostgres } from '../helpers/db';
+import { QueryTypes } from 'sequelize';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
-import { ROUTING_ALERT_WINDOW_MS, claimCause } from '../../src/services/routing/alerts';
+import { DECLINE_COUNT_SQL, ROUTING_ALERT_WINDOW_MS, claimCause } from '../../src/services/routing/alerts';
 import { operatorContext, processingContext } from '../../src/domain/authority';
 import { inTransaction } from '../../src/domain/context';
 
@@ -130,5 +131,20 @@ describe(`routing alerts (${dialectName})`, () => {
     // the other mode is its own cause
     const live = processingContext(m.rt, m.sandbox.tenantId, true);
     expect(await inTransaction(live, (tx) => claimCause(tx, m.sandbox.tenantId, true, 'test:concurrent'))).toBe(true);
+  });
+
+  test('the count of a declined attempt reads the index payment_attempts_terminal_recent', async () => {
+    const { sequelize } = m.rt.db;
+    const literals = [`'${m.sandbox.tenantId}'`, onPostgres ? 'false' : '0', `'2026-03-01 12:00:00.000 +00:00'`, `'succeeded'`, `'declined'`, `'failed'`];
+    let i = 0;
+    const statement = DECLINE_COUNT_SQL.replace(/\?/g, () => literals[i++]);
+    const plan = onPostgres
+      ? await sequelize.transaction(async (transaction) => {
+        // the tables are small here: the planner is told to avoid a sequential scan when an index can serve
+        await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
+        return (await sequelize.query<Record<string, string>>(`EXPLAIN ${statement}`, { type: QueryTypes.SELECT, transaction })).map((r) => r['QUERY PLAN']);
+      })
+      : (await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${statement}`, { type: QueryTypes.SELECT })).map((r) => r.detail);
+    expect(plan.join('\n')).toContain('payment_attempts_terminal_recent');
   });
 });

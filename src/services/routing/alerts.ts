@@ -25,6 +25,13 @@ export const DECLINE_ALERT_MIN_ATTEMPTS = 20;
 const ANSWERED = ['succeeded', 'declined', 'failed'] as const;
 
 /**
+ * A terminal's answered attempts and declines of a mode since a moment (binds: terminalId, livemode, since, then the
+ * answered statuses): on the index payment_attempts_terminal_recent, which holds every column it reads.
+ */
+export const DECLINE_COUNT_SQL = `SELECT COUNT(*) AS attempts, SUM(CASE WHEN status = 'declined' THEN 1 ELSE 0 END) AS declines FROM payment_attempts
+     WHERE "terminalId" = ? AND livemode = ? AND "createdAt" > ? AND status IN (${ANSWERED.map(() => '?').join(', ')})`;
+
+/**
  * Claims the cause for the window: one atomic statement inserts the row, or moves its lastRaisedAt when the last alert
  * is older than the window, and returns it; otherwise it changes nothing and returns no row. Two transactions at once:
  * on Postgres the second waits for the first's row and then finds it recent; SQLite runs one writer at a time.
@@ -84,8 +91,7 @@ export async function alertOnDecline(tx: CallerContext, attempt: Pick<PaymentAtt
   const model = db.models.PaymentAttempt as never;
   const since = new Date(tx.clock.now().getTime() - ROUTING_ALERT_WINDOW_MS);
   const [row] = await db.sql.all<{ attempts: number | string; declines: number | string | null }>(
-    `SELECT COUNT(*) AS attempts, SUM(CASE WHEN status = 'declined' THEN 1 ELSE 0 END) AS declines FROM payment_attempts
-     WHERE "terminalId" = ? AND livemode = ? AND "createdAt" > ? AND status IN (${ANSWERED.map(() => '?').join(', ')})`,
+    DECLINE_COUNT_SQL,
     [attempt.terminalId, bindFor(db, model, 'livemode', attempt.livemode), bindFor(db, model, 'createdAt', since), ...ANSWERED],
     { transaction: tx.transaction },
   );
