@@ -147,4 +147,20 @@ describe(`routing alerts (${dialectName})`, () => {
       : (await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${statement}`, { type: QueryTypes.SELECT })).map((r) => r.detail);
     expect(plan.join('\n')).toContain('payment_attempts_terminal_recent');
   });
+
+  test('the count runs once for a declined attempt, and never for an approved one', async () => {
+    const counts: string[] = [];
+    const hook = (_options: unknown, query: { sql?: string }) => {
+      if (/FROM payment_attempts\s+WHERE "terminalId"/.test(String(query.sql ?? ''))) counts.push(String(query.sql));
+    };
+    m.rt.db.sequelize.addHook('beforeQuery', 'decline-count', hook as never);
+    try {
+      await payWithCard(m, APPROVED);
+      expect(counts).toHaveLength(0);
+      await payWithCard(m, DECLINED);
+      expect(counts).toHaveLength(1);
+    } finally {
+      m.rt.db.sequelize.removeHook('beforeQuery', 'decline-count');
+    }
+  });
 });
