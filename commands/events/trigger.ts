@@ -10,8 +10,8 @@ import { merchantContext, requireUuid, sandboxDefaults, tenantContext } from '..
 import { type TriggeredPayment, drivesRealPayment, triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
-  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund and checkout.session.completed events, a sample otherwise.';
-  static override description = `For payment.*, refund.* and checkout.session.completed the command makes a REAL sandbox payment for --merchant through the payment path (checkout session, complete with a sandbox test card, the sandbox acquirer's answers run in this process): 4242… for created, processing, succeeded, captured and checkout.session.completed; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled; a payment then a full refund for refund.created and refund.succeeded; 4000000000005126 then a refund for refund.failed. It reports the payment and every event it emitted.
+  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund, checkout.session.completed and routing.alert events, a sample otherwise.';
+  static override description = `For payment.*, refund.*, checkout.session.completed and routing.alert the command makes a REAL sandbox payment for --merchant through the payment path (checkout session, complete with a sandbox test card, the sandbox acquirer's answers run in this process): 4242… for created, processing, succeeded, captured and checkout.session.completed; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled; a payment then a full refund for refund.created and refund.succeeded; 4000000000005126 then a refund for refund.failed; for routing.alert (a tenant event) a payment of --merchant in a currency none of the tenant's active terminals takes (it fails with no_eligible_terminal and raises the alert, at most once per merchant per 15 minutes: within them the command fails with EVENT_NOT_PRODUCED). It reports the payment and every event it emitted.
 
 Other types emit a sample event (data.sample = true). Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
   static override examples = [
@@ -46,10 +46,12 @@ Other types emit a sample event (data.sample = true). Either way the events are 
     const scope = await sandboxDefaults(rt, this.flags);
     const tenantId = requireUuid(scope.tenant, '--tenant');
     // the sandbox's merchant only where the event is a merchant's
-    const merchantGiven = scope.fromSandbox ? (entry.level === 'merchant' ? scope.merchant : this.flags.merchant) : scope.merchant;
+    // (and for a tenant event made by a real payment: routing.alert, by a payment of the merchant no terminal takes)
+    const needsMerchant = entry.level === 'merchant' || drivesRealPayment(entry.type);
+    const merchantGiven = scope.fromSandbox ? (needsMerchant ? scope.merchant : this.flags.merchant) : scope.merchant;
     const merchantId = merchantGiven === undefined ? undefined : requireUuid(merchantGiven, '--merchant');
-    if (entry.level === 'merchant' && !merchantId) {
-      throw new ValidationError(`${entry.type} is a merchant event: name the merchant.`, [{ path: '--merchant', message: `is required for ${entry.type}` }], 'MISSING_FLAG', {
+    if (needsMerchant && !merchantId) {
+      throw new ValidationError(`${entry.type} ${entry.level === 'merchant' ? 'is a merchant event' : 'is made by a real payment of a merchant'}: name the merchant.`, [{ path: '--merchant', message: `is required for ${entry.type}` }], 'MISSING_FLAG', {
         hint: 'Pass --merchant <id>.',
       });
     }

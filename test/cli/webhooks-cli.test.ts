@@ -243,6 +243,25 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
         expect(Object.keys(data).length).toBeGreaterThan(3);
       }
     });
+
+    test('routing.alert drives a real payment no terminal takes: the alert goes to tenant endpoints, at most once per 15 minutes', async () => {
+      const alertEndpointId = (await createEndpoint(operatorContext(rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false }), { url: `${URL_A}/alerts`, events: ['routing.alert'] })).id;
+      const res = await cli('events', 'trigger', 'routing.alert', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--json');
+      expect(res.status).toBe(0);
+      const out = res.json();
+      expect(out).toMatchObject({ type: 'routing.alert', sample: false, paymentStatus: 'failed', deliveriesQueued: 1, deliveries: [{ endpointId: alertEndpointId }] });
+      const event = (await rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as { data: Record<string, unknown>; tenantId: string };
+      expect(event.data).toMatchObject({ reason: 'no_eligible_terminal', merchantId: tenant.merchantId, paymentId: out.paymentId, currency: 'GBP', brand: 'visa' });
+      expect(event.data.sample).toBeUndefined();
+      // the merchant endpoint (payment.*) had the failed payment's events, never the tenant-level alert
+      expect(out.deliveries.map((d: { endpointId: string }) => d.endpointId)).not.toContain(merchantEndpointId);
+      // within 15 minutes the same merchant's cause is not raised again: the command says so
+      const again = await cli('events', 'trigger', 'routing.alert', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--json');
+      expect(again.status).not.toBe(0);
+      expect(again.json().error).toMatchObject({ code: 'EVENT_NOT_PRODUCED' });
+      expect(again.json().error.message).toContain('at most once per cause per 15 minutes');
+      await deleteEndpoint(operatorContext(rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false }), alertEndpointId);
+    });
   });
 
   describe('deliveries replay', () => {

@@ -21,6 +21,8 @@ interface Scenario {
   captureMethod: 'automatic' | 'manual';
   /** after the payment's first answer */
   then?: 'cancel' | 'refund';
+  /** pay in a currency none of the tenant's active payin terminals takes: the payment finds no eligible terminal */
+  unrouted?: true;
 }
 
 const SUCCESS = '4242424242424242';
@@ -37,7 +39,19 @@ const SCENARIOS: Record<string, Scenario> = {
   'refund.created': { card: SUCCESS, captureMethod: 'automatic', then: 'refund' },
   'refund.succeeded': { card: SUCCESS, captureMethod: 'automatic', then: 'refund' },
   'refund.failed': { card: '4000000000005126', captureMethod: 'automatic', then: 'refund' },
+  // routing.alert (reason no_eligible_terminal): at most once per merchant per 15 minutes, as in production
+  'routing.alert': { card: SUCCESS, captureMethod: 'automatic', unrouted: true },
 };
+
+/** Currencies tried, in order, for a payment no terminal takes (each one a sandbox checkout session accepts). */
+const UNROUTED_CANDIDATES = ['GBP', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'JPY', 'CAD', 'AUD'];
+
+/** A currency none of the tenant's active payin terminals lists (null: they take every candidate). */
+async function unroutedCurrency(rt: Runtime, tenantId: string): Promise<string | null> {
+  const terminals = await rt.db.models.Terminal.findAll({ where: { tenantId, status: 'active', direction: 'payin' }, attributes: ['supportedCurrencies'] });
+  const taken = new Set(terminals.flatMap((t) => (t.get('supportedCurrencies') as string[] | null) ?? []));
+  return UNROUTED_CANDIDATES.find((c) => !taken.has(c)) ?? null;
+}
 
 /** Whether `events trigger` drives a real sandbox payment for this type (else it emits a sample). */
 export function drivesRealPayment(type: string): boolean {
@@ -83,7 +97,14 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
   if (!scenario) throw new Error(`no payment scenario for ${type}`);
   const startedAt = rt.clock.now();
   const merchant = await rt.db.models.Merchant.findOne({ where: { id: ctx.merchantId! }, attributes: ['defaultCurrency'] });
-  const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+  let currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+  if (scenario.unrouted) {
+    const unrouted = await unroutedCurrency(rt, ctx.tenantId!);
+    if (!unrouted) {
+      throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The tenant's terminals take every currency tried (${UNROUTED_CANDIDATES.join(', ')}): no payment of the sandbox would find no eligible terminal.`);
+    }
+    currency = unrouted;
+  }
 
   const session = await createSession(ctx, {
     amount: { currency, valueMinor: AMOUNT_MINOR },
@@ -124,6 +145,13 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
   const wanted = events.find((e) => e.type === type);
   if (!wanted) {
     const why = payment.errorCode ? ` (${payment.errorCode}: ${payment.errorMessage ?? ''})` : '';
+    if (scenario.unrouted && payment.errorCode === 'no_eligible_terminal') {
+      throw new BusinessRuleError(
+        'EVENT_NOT_PRODUCED',
+        `The sandbox payment ${paymentId} in ${currency} found no eligible terminal, but routing.alert was already raised for merchant ${ctx.merchantId} in the last 15 minutes: it is raised at most once per cause per 15 minutes.`,
+        { hint: 'Try again in 15 minutes, or with another --merchant.' },
+      );
+    }
     throw new BusinessRuleError(
       'EVENT_NOT_PRODUCED',
       `The sandbox payment ${paymentId} ended ${payment.status}${refundStatus ? ` with a ${refundStatus} refund` : ''}${why} and did not emit ${type}.`,

@@ -32,6 +32,7 @@ const LOADERS: Record<string, () => MigrationModule> = {
   '0026_audit_limit_targets': () => require('./0026_audit_limit_targets') as typeof import('./0026_audit_limit_targets'),
   '0027_config_version': () => require('./0027_config_version') as typeof import('./0027_config_version'),
   '0028_balance_thresholds': () => require('./0028_balance_thresholds') as typeof import('./0028_balance_thresholds'),
+  '0029_routing_alerts': () => require('./0029_routing_alerts') as typeof import('./0029_routing_alerts'),
 };
 
 /** Every migration's name, in order. */

@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { define, pk, stamps, UUID, STRING, TEXT, JSONT, DATE, INTEGER, type RowModel, type Timestamps } from '../model-kit';
+import { define, pk, stamps, UUID, STRING, TEXT, JSONT, DATE, INTEGER, BOOLEAN, type RowModel, type Timestamps } from '../model-kit';
 
 // Routing rules (versioned): every version is a row with its own id; the versions of one rule share ruleId (the
 // first version's id) and count 1, 2, 3… Tenant configuration without a mode (like terminals).
@@ -40,8 +40,22 @@ export interface RoutingRuleRow extends Timestamps {
   archivedAt: Date | null;
 }
 
+/**
+ * When routing.alert was last raised for a cause of a tenant and mode (issue 23, part 5): the claim that keeps it to
+ * once per cause per window across processes (services/routing/alerts.ts). Written by one atomic statement only.
+ */
+export interface RoutingAlertRow extends Timestamps {
+  id: string;
+  tenantId: string;
+  livemode: boolean;
+  /** `no_eligible_terminal:<merchantId>` or `terminal_declines:<terminalId>` */
+  cause: string;
+  lastRaisedAt: Date;
+}
+
 export interface RoutingModels {
   RoutingRule: RowModel<RoutingRuleRow>;
+  RoutingAlert: RowModel<RoutingAlertRow>;
 }
 
 export function defineRoutingModels(sequelize: Sequelize): RoutingModels {
@@ -55,6 +69,13 @@ export function defineRoutingModels(sequelize: Sequelize): RoutingModels {
         conditions: JSONT, outcome: JSONT, createdBy: STRING, activatedAt: DATE, archivedAt: DATE, ...stamps,
       },
       { resource: 'routing rule', tenant: 'tenantId', merchant: null, mode: null },
+    ),
+    RoutingAlert: define<RoutingAlertRow>(
+      sequelize,
+      'RoutingAlert',
+      'routing_alerts',
+      { id: pk, tenantId: UUID, livemode: BOOLEAN, cause: STRING, lastRaisedAt: DATE, ...stamps },
+      { resource: 'routing alert', tenant: 'tenantId', merchant: null, mode: 'livemode' },
     ),
   };
 }

@@ -4,6 +4,7 @@ import { BusinessRuleError, ConflictError, NotFoundError } from '../../domain/er
 import { scoped } from '../../db/scoped';
 import { summarizeCard, validateCard, type CardInput } from './cards';
 import { decideWithSnapshot, loadRoutingSnapshot } from '../routing/decide';
+import { alertNoEligibleTerminal } from '../routing/alerts';
 import { newId } from '../../util/ids';
 import { enforceEntityLimits, limitUsage } from '../limits/usage';
 import { failPayment, paymentChanged, runAttempts, type PendingAttempt } from './engine';
@@ -101,7 +102,9 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     });
     await emitFraudAlert(pctx, row, risk);
     if (!terminal) {
-      await failUnsent(pctx, row, 'no_eligible_terminal', 'No terminal of the tenant can take this payment (currency, brand, method, restrictions, limits or provider status).');
+      const failed = await failUnsent(pctx, row, 'no_eligible_terminal', 'No terminal of the tenant can take this payment (currency, brand, method, restrictions, limits or provider status).');
+      // the tenant hears of it (once per merchant per 15 minutes), in the transaction that records the failed payment
+      await alertNoEligibleTerminal(pctx, failed, decision);
       return { pctx, first: null };
     }
     const attempt = await scoped(pctx, pctx.db.models.PaymentAttempt).create({

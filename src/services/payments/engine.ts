@@ -7,6 +7,7 @@ import type { ConnectorResult } from '../../connectors';
 import { answerOrPending, throughProvider, type ProviderRequest, type TerminalRoute, type Unsent } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit/entries';
+import { alertOnDecline } from '../routing/alerts';
 import { resolveFees } from '../fees/schedules';
 import { postCapture } from '../ledger';
 import { recordSessionPayment } from '../checkout';
@@ -188,6 +189,8 @@ async function applyAttemptAnswer(tx: CallerContext, pending: PendingAttempt, re
       status: result.status, providerReference: result.providerReference ?? attempt.providerReference,
       declineCode: result.declineCode ?? null, message: result.message ?? null,
     });
+    // a decline counts its terminal's recent attempts (one statement, on this path only): routing.alert past the threshold
+    if (result.status === 'declined') await alertOnDecline(tx, attempt);
     if (row.currentAttemptId !== attempt.id || !OPEN_STATUSES.includes(row.status)) {
       // an approval that arrives after the payment was canceled (or given up): the provider holds an authorization nobody wants
       if (result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && result.providerReference) {

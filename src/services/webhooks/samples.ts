@@ -225,9 +225,14 @@ function alert(type: string, s: SampleScope): Data {
       riskScore: 87, reason: 'velocity: 6 cards from one device within 10 minutes', createdAt: s.now.toISOString(),
     };
   }
+  // routing.alert as src/services/routing/alerts.ts raises it: the terminal_declines shape (the other reason,
+  // no_eligible_terminal, carries the payment's merchantId, paymentId, currency, amount, brand and candidates instead)
+  const attempts = 24;
+  const declines = 15;
   return {
-    id: newId(), object: 'alert', kind: 'routing', severity: 'warning', merchantId: s.merchantId, provider: 'sandbox-acquirer',
-    message: 'Authorisation rate fell below 80 % over the last 15 minutes', authorisationRate: 0.74, createdAt: s.now.toISOString(),
+    object: 'alert', kind: 'routing', severity: 'warning', reason: 'terminal_declines', terminalId: newId(),
+    attempts, declines, counts: { attempts, declines }, declineRate: Math.round((declines / attempts) * 1000) / 1000,
+    windowMinutes: 15, createdAt: s.now.toISOString(),
   };
 }
 
