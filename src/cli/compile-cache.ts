@@ -53,7 +53,6 @@ const MAGIC = 'payplane-compile-cache-4';
 
 interface InternalLoader {
   prototype: { _compile: CompileFn };
-  wrap(source: string): string;
   _resolveFilename(request: string, parent: InternalModule | undefined, isMain: boolean, options?: unknown): string;
   _resolveLookupPaths(request: string, parent: InternalModule): string[];
   _extensions: Record<string, (module: InternalModule, filename: string) => unknown>;
@@ -230,7 +229,7 @@ class CompileCache {
       const modules: Array<Record<string, unknown>> = [];
       const blobs: Buffer[] = [];
       for (const [filename, { mtimeMs, size, length, ascii, source, data }] of this.entries) {
-        if (!fs.existsSync(filename)) continue;
+        if (!this.stat(filename)) continue;
         modules.push({ filename, mtimeMs, size, length, ascii, sourceBytes: source.length, bytes: data.length });
         blobs.push(source, data);
       }

@@ -1,10 +1,9 @@
-import { Op, fn, col } from 'sequelize';
+import { Op } from 'sequelize';
 import type { CallerContext } from '../domain/context';
 import { elevate } from '../domain/authority';
 import { inTransaction } from '../domain/context';
 import { InternalError, ValidationError } from '../domain/errors';
 import { scoped, type ListParams, type Page } from '../db/scoped';
-import { sumNumber } from '../db/model-kit';
 import {
   MERCHANT_ACCOUNTS, type LedgerAccount, type LedgerEntryRow, type LedgerReleaseRow, type LedgerSourceType,
 } from '../db/models/ledger';
@@ -333,7 +332,7 @@ export async function postWithdrawal(
 // Balances and balance transactions
 
 // the balances themselves are read in src/services/balances/balances.ts (the thresholds read them in a posting)
-export { balancesOf, BALANCE_TYPE, ACCOUNT_OF, type Balance, type BalanceType } from './balances/balances';
+export { balancesOf, type Balance, type BalanceType } from './balances/balances';
 
 /** A page of balances: the cursor is `<merchantId>.<currency>` of the first balance of the page. */
 export async function listBalances(

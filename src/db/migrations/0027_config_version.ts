@@ -19,6 +19,31 @@ export const CONFIG_TABLES = [
 const FUNCTION = 'payplane_config_changed';
 const trigger = (table: string, op?: string) => `${table}_config_changed${op ? `_${op}` : ''}`;
 
+/**
+ * The triggers that bump config_version on every change of `tables` (the function exists from 0027 on, on Postgres):
+ * a later migration that makes a table configuration adds them the same way.
+ */
+export async function addConfigTriggers(qi: QueryInterface, dialect: Dialect, tables: readonly string[]): Promise<void> {
+  const q = (sql: string) => qi.sequelize.query(sql);
+  for (const table of tables) {
+    if (dialect === 'postgres') {
+      await q(`CREATE TRIGGER ${trigger(table)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${table}" FOR EACH STATEMENT EXECUTE FUNCTION ${FUNCTION}()`);
+      continue;
+    }
+    for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
+      await q(`CREATE TRIGGER ${trigger(table, op.toLowerCase())} AFTER ${op} ON "${table}" BEGIN UPDATE config_version SET "version" = "version" + 1 WHERE "id" = 1; END`);
+    }
+  }
+}
+
+export async function dropConfigTriggers(qi: QueryInterface, dialect: Dialect, tables: readonly string[]): Promise<void> {
+  const q = (sql: string) => qi.sequelize.query(sql);
+  for (const table of tables) {
+    if (dialect === 'postgres') await q(`DROP TRIGGER IF EXISTS ${trigger(table)} ON "${table}"`);
+    else for (const op of ['insert', 'update', 'delete']) await q(`DROP TRIGGER IF EXISTS ${trigger(table, op)}`);
+  }
+}
+
 export async function up(qi: QueryInterface, dialect: Dialect): Promise<void> {
   const q = (sql: string) => qi.sequelize.query(sql);
   await q('CREATE TABLE config_version ("id" INTEGER PRIMARY KEY, "version" BIGINT NOT NULL)');
@@ -26,25 +51,13 @@ export async function up(qi: QueryInterface, dialect: Dialect): Promise<void> {
   if (dialect === 'postgres') {
     await q(`CREATE FUNCTION ${FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN UPDATE config_version SET "version" = "version" + 1 WHERE "id" = 1; RETURN NULL; END $$`);
-    for (const table of CONFIG_TABLES) {
-      await q(`CREATE TRIGGER ${trigger(table)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${table}" FOR EACH STATEMENT EXECUTE FUNCTION ${FUNCTION}()`);
-    }
-    return;
   }
-  for (const table of CONFIG_TABLES) {
-    for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-      await q(`CREATE TRIGGER ${trigger(table, op.toLowerCase())} AFTER ${op} ON "${table}" BEGIN UPDATE config_version SET "version" = "version" + 1 WHERE "id" = 1; END`);
-    }
-  }
+  await addConfigTriggers(qi, dialect, CONFIG_TABLES);
 }
 
 export async function down(qi: QueryInterface, dialect: Dialect): Promise<void> {
   const q = (sql: string) => qi.sequelize.query(sql);
-  if (dialect === 'postgres') {
-    for (const table of CONFIG_TABLES) await q(`DROP TRIGGER IF EXISTS ${trigger(table)} ON "${table}"`);
-    await q(`DROP FUNCTION IF EXISTS ${FUNCTION}()`);
-  } else {
-    for (const table of CONFIG_TABLES) for (const op of ['insert', 'update', 'delete']) await q(`DROP TRIGGER IF EXISTS ${trigger(table, op)}`);
-  }
+  await dropConfigTriggers(qi, dialect, CONFIG_TABLES);
+  if (dialect === 'postgres') await q(`DROP FUNCTION IF EXISTS ${FUNCTION}()`);
   await q('DROP TABLE config_version');
 }

@@ -1,6 +1,7 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 import type { Dialect } from '../dialect';
 import { id, uuid, str, bool, date, stamps } from './columns';
+import { addConfigTriggers, dropConfigTriggers } from './0027_config_version';
 
 // Issue 23, part 4: balance thresholds. A merchant's threshold on one of its balances (available or pending) in one
 // currency and mode; `crossed` records whether the balance is beyond it, so that each crossing raises
@@ -11,9 +12,6 @@ import { id, uuid, str, bool, date, stamps } from './columns';
 
 /** The tables this migration adds to the configuration kept between transactions (src/db/config-tables.ts). */
 export const ADDED_CONFIG_TABLES = ['balance_thresholds'] as const;
-
-const FUNCTION = 'payplane_config_changed';
-const trigger = (table: string, op?: string) => `${table}_config_changed${op ? `_${op}` : ''}`;
 
 export async function up(qi: QueryInterface, dialect: Dialect): Promise<void> {
   await qi.createTable('balance_thresholds', {
@@ -37,24 +35,10 @@ export async function up(qi: QueryInterface, dialect: Dialect): Promise<void> {
   // lists: a tenant's (or merchant's) thresholds in a mode, newest first
   await qi.addIndex('balance_thresholds', ['tenantId', 'livemode', 'createdAt', 'id'], { name: 'balance_thresholds_tenant_mode_created' });
 
-  const q = (sql: string) => qi.sequelize.query(sql);
-  // the function exists since 0027
-  for (const table of ADDED_CONFIG_TABLES) {
-    if (dialect === 'postgres') {
-      await q(`CREATE TRIGGER ${trigger(table)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${table}" FOR EACH STATEMENT EXECUTE FUNCTION ${FUNCTION}()`);
-    } else {
-      for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-        await q(`CREATE TRIGGER ${trigger(table, op.toLowerCase())} AFTER ${op} ON "${table}" BEGIN UPDATE config_version SET "version" = "version" + 1 WHERE "id" = 1; END`);
-      }
-    }
-  }
+  await addConfigTriggers(qi, dialect, ADDED_CONFIG_TABLES);
 }
 
 export async function down(qi: QueryInterface, dialect: Dialect): Promise<void> {
-  const q = (sql: string) => qi.sequelize.query(sql);
-  for (const table of ADDED_CONFIG_TABLES) {
-    if (dialect === 'postgres') await q(`DROP TRIGGER IF EXISTS ${trigger(table)} ON "${table}"`);
-    else for (const op of ['insert', 'update', 'delete']) await q(`DROP TRIGGER IF EXISTS ${trigger(table, op)}`);
-  }
+  await dropConfigTriggers(qi, dialect, ADDED_CONFIG_TABLES);
   await qi.dropTable('balance_thresholds');
 }

@@ -8,7 +8,7 @@ import { auditRecord, auditedDelete, auditedRecord, lockedRecord } from '../audi
 import { targetMerchant } from '../organization/merchant-target';
 import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { emitEvent } from '../webhooks/events';
-import { balancesOf, type Balance } from './balances';
+import { ACCOUNT_OF, balancesOf, type Balance } from './balances';
 
 /**
  * Balance thresholds (issue 23, part 4): a merchant's threshold on its available or pending balance in one currency
@@ -41,9 +41,8 @@ const THRESHOLD = auditedRecord<BalanceThresholdRow>({
   owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toBalanceThreshold,
 });
 
-/** The merchant account each threshold balance type watches. */
-const ACCOUNT: Record<ThresholdBalanceType, LedgerAccount> = { available: 'merchant_available', pending: 'merchant_pending' };
-const WATCHED: ReadonlySet<LedgerAccount> = new Set(Object.values(ACCOUNT));
+/** The merchant accounts of the balance types a threshold may watch. */
+const WATCHED: ReadonlySet<LedgerAccount> = new Set((['available', 'pending'] as const satisfies readonly ThresholdBalanceType[]).map((type) => ACCOUNT_OF[type]));
 
 /** Whether `balance` (minor units) is at or beyond the threshold in its direction. */
 export function isBeyond(threshold: Pick<BalanceThresholdRow, 'direction' | 'amountMinor'>, balance: number): boolean {

@@ -62,7 +62,12 @@ export async function claimCause(tx: CallerContext, tenantId: string, livemode: 
 export async function alertNoEligibleTerminal(tx: CallerContext, payment: PaymentRow, decision: RoutingDecision): Promise<boolean> {
   if (!(await claimCause(tx, payment.tenantId, payment.livemode, `no_eligible_terminal:${payment.merchantId}`))) return false;
   const excluded: Record<string, number> = {};
-  for (const c of decision.candidates) for (const reason of c.reasons) excluded[reason.split(':')[0]] = (excluded[reason.split(':')[0]] ?? 0) + 1;
+  for (const c of decision.candidates) {
+    for (const reason of c.reasons) {
+      const kind = reason.split(':')[0];
+      excluded[kind] = (excluded[kind] ?? 0) + 1;
+    }
+  }
   await emitEvent(tx, {
     type: 'routing.alert',
     tenantId: payment.tenantId,
