@@ -15,10 +15,12 @@ import { publicUrl } from '../../src/util/public-url';
 
 const BASE = 'https://pay.example.test/pp';
 const URL_KEY = /^(url|href|path)$|(Url|Href|Path)$/;
+/** keys whose values are base64 binary (a 3DS cryptogram), which begins with "/" one time in 64 and is never a URL */
+const BINARY_KEYS = new Set(['cavv']);
 
 /** Every URL-like string of a value: [where, value]. */
 function urlsIn(value: unknown, where = '', key = ''): Array<[string, string]> {
-  if (typeof value === 'string') return URL_KEY.test(key) || value.startsWith('/') ? [[where, value]] : [];
+  if (typeof value === 'string') return URL_KEY.test(key) || (value.startsWith('/') && !BINARY_KEYS.has(key)) ? [[where, value]] : [];
   if (Array.isArray(value)) return value.flatMap((v, i) => urlsIn(v, `${where}[${i}]`, key));
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => urlsIn(v, `${where}.${k}`, k));
   return [];
