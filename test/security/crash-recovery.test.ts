@@ -448,12 +448,20 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
         throw error;
       }
       // the locks run out once the retry of every key the dead process held has been told to wait (409 IDEMPOTENCY_KEY_IN_USE)
-      const toldToWait = (keys: HeldKey[]) => keys.every((k) => (log.find((o) => o.key === k.key)?.inUse ?? 1) > 0);
+      const toldToWait = (keys: HeldKey[]) => {
+        // a held key answered before its retry was told to wait: the server did not honour the dead process's lock
+        const early = keys.map((k) => log.find((o) => o.key === k.key)).filter((o) => o && o.status !== undefined && o.inUse === 0);
+        if (early.length > 0) throw new Error(`B: ${early.map((o) => `${o!.key} answered ${o!.status}`).join(', ')} while the dead process's lock held`);
+        return keys.every((k) => (log.find((o) => o.key === k.key)?.inUse ?? 1) > 0);
+      };
       const b = await crash('B: withdrawal executions', toldToWait, open);
       expiries.push(b.expired);
       b.expired.catch(() => undefined); // awaited with the load; after a failure, no unhandled rejection
-      // C: once the clients are done, while the dispatcher works through its backlog
+      // C: once the clients are done, while the dispatcher works through its backlog, and not before B's locks ran
+      // out: a kill while a retry of B's held key waits in the server (15 s) would cut it before it is told to wait,
+      // and C's restart would let the key run out, so that B's hold would wait for a 409 that never comes
       await waitUntil(() => (stopped || progress.clientsDone === CLIENTS ? null : 'clients'));
+      await b.expired;
       if (stopped) return;
       await jitter();
       await crash('C: webhook deliveries');
