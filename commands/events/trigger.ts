@@ -10,10 +10,19 @@ import { merchantContext, requireUuid, sandboxDefaults, tenantContext } from '..
 import { type TriggeredPayment, drivesRealPayment, triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
-  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund, checkout.session.completed and routing.alert events, a sample otherwise.';
-  static override description = `For payment.*, refund.*, checkout.session.completed and routing.alert the command makes a REAL sandbox payment for --merchant through the payment path (checkout session, complete with a sandbox test card, the sandbox acquirer's answers run in this process): 4242… for created, processing, succeeded, captured and checkout.session.completed; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled; a payment then a full refund for refund.created and refund.succeeded; 4000000000005126 then a refund for refund.failed; for routing.alert (a tenant event) a payment of --merchant in a currency none of the tenant's active terminals takes (it fails with no_eligible_terminal and raises the alert, at most once per merchant per 15 minutes: within them the command fails with EVENT_NOT_PRODUCED). It reports the payment and every event it emitted.
+  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: made by real sandbox records where a flow can run at once, a sample otherwise.';
+  static override description = `REAL sandbox records, made through the same services as the API, for --merchant (the sandbox acquirer's answers run in this process):
+- payment.*, checkout.session.completed: a checkout session completed with a sandbox test card: 4242… for created, processing, succeeded and captured; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled.
+- refund.*: a payment then a full refund (4000000000005126 for refund.failed).
+- checkout.session.created, checkout.session.expired: a checkout session, left open or expired.
+- balance.negative (tenant event): a payment refunded at once, while its funds are still pending; the merchant's available balance must not cover the refund (else EVENT_NOT_PRODUCED).
+- balance.threshold_reached: a threshold on the pending balance just above it, crossed by a payment's capture, then deleted.
+- routing.alert (tenant event): a payment in a currency none of the tenant's active terminals takes (no_eligible_terminal), at most once per merchant per 15 minutes, as in production: within them EVENT_NOT_PRODUCED.
+It reports the records and every event they emitted.
 
-Other types emit a sample event (data.sample = true). Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
+Samples (data.sample = true), where no real flow can run at once: withdrawal.* and balance.available (funds become available only after the holding period), merchant.created and kyb.submitted (they would add a merchant or a KYB submission an operator must review), fraud.alert (needs a risk rule that declines), webhook.delivery_failed and webhook.endpoint_disabled (need a receiver that fails), and the types not built yet.
+
+Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
   static override examples = [
     '<%= config.bin %> events trigger payment.succeeded',
     '<%= config.bin %> events trigger payment.succeeded --tenant 6f1c… --merchant 0b9e…',
@@ -73,8 +82,9 @@ Other types emit a sample event (data.sample = true). Either way the events are 
     const result = await triggerPaymentEvent(rt, ctx, type);
     this.log(renderRecord({
       eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
-      payment: `${result.paymentId} (${result.paymentStatus})`, card: `${result.card.brand ?? ''} •••• ${result.card.last4}`,
+      payment: result.paymentId ? `${result.paymentId} (${result.paymentStatus})` : '', card: result.card ? `${result.card.brand ?? ''} •••• ${result.card.last4}` : '',
       checkoutSession: result.checkoutSessionId, refund: result.refundId ? `${result.refundId} (${result.refundStatus})` : '',
+      threshold: result.thresholdId ? `${result.thresholdId} (deleted after)` : '',
       deliveriesQueued: result.deliveriesQueued,
     }));
     this.log('');
@@ -84,7 +94,7 @@ Other types emit a sample event (data.sample = true). Either way the events are 
       { header: 'Created', get: (e) => e.createdAt },
       { header: 'Deliveries', get: (e) => e.deliveriesQueued },
     ]));
-    this.log(`\nInspect it with: ${this.config.bin} payments get ${result.paymentId}`);
+    if (result.paymentId) this.log(`\nInspect it with: ${this.config.bin} payments get ${result.paymentId}`);
     return result;
   }
 }

@@ -257,6 +257,30 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     await withRuntimeOf(db, (rt) => expectLedgerInvariant(rt));
   });
 
+  test('events trigger makes real records for the checkout session, balance.negative and balance.threshold_reached types', async () => {
+    const created = await trigger('checkout.session.created');
+    expect(created).toMatchObject({ type: 'checkout.session.created', sample: false, paymentId: null, card: null });
+    const expired = await trigger('checkout.session.expired');
+    expect(expired.events.map((e: { type: string }) => e.type)).toEqual(['checkout.session.created', 'checkout.session.expired']);
+    const sessions = await Promise.all([created, expired].map((t) => apiGet(`/v1/checkout-sessions/${t.checkoutSessionId}`)));
+    expect(sessions.map((r) => r.body.data.status)).toEqual(['open', 'expired']);
+
+    // the merchant's funds are still pending (48 hours of holding): a refund takes the available balance below zero
+    const negative = await trigger('balance.negative');
+    expect(negative).toMatchObject({ type: 'balance.negative', sample: false, refundStatus: 'succeeded' });
+    const event = await withRuntimeOf(db, async (rt) => (await rt.db.models.Event.findByPk(negative.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
+    expect(event.data).toMatchObject({ refundId: negative.refundId, paymentId: negative.paymentId, merchantId: sb.merchantId });
+    expect((event.data.available as { valueMinor: number }).valueMinor).toBeLessThan(0);
+
+    const reached = await trigger('balance.threshold_reached');
+    expect(reached).toMatchObject({ type: 'balance.threshold_reached', sample: false, paymentStatus: 'captured', thresholdId: expect.any(String) });
+    const thresholdEvent = await withRuntimeOf(db, async (rt) => (await rt.db.models.Event.findByPk(reached.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
+    expect(thresholdEvent.data).toMatchObject({ sourceId: reached.paymentId, balanceType: 'pending', direction: 'above', threshold: { id: reached.thresholdId } });
+    // the threshold made for it is gone again
+    expect((await apiGet(`/v1/balance-thresholds?merchantId=${sb.merchantId}`)).body.data).toEqual([]);
+    await withRuntimeOf(db, (rt) => expectLedgerInvariant(rt));
+  });
+
   test('payments get --wait waits while the payment is processing: exit 8 after --timeout, the answer once the acquirer has given it', async () => {
     // a payment whose acquirer answer nobody has run yet (no serve, no jobs): it stays processing
     const paymentId = await withRuntimeOf(db, async (rt) => {

@@ -4,7 +4,9 @@ import type { CallerContext } from '../../domain/context';
 import type { Runtime } from '../../runtime';
 import type { EventRow } from '../../db/models';
 import { runSandboxUntil } from '../payments';
-import { createSession, getSession } from '../../services/checkout';
+import { createSession, expireSession, getSession } from '../../services/checkout';
+import { createBalanceThreshold, deleteBalanceThreshold } from '../../services/balances/thresholds';
+import { balancesOf } from '../../services/balances/balances';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { cancelPayment, getPayment } from '../../services/payments/payments';
 import { createRefund, getRefund } from '../../services/payments/refunds';
@@ -19,6 +21,10 @@ import { createRefund, getRefund } from '../../services/payments/refunds';
 interface Scenario {
   card: string;
   captureMethod: 'automatic' | 'manual';
+  /** no payment: the session is left open, or expired */
+  session?: 'open' | 'expire';
+  /** a threshold on the pending balance just above it, crossed by the payment's capture (deleted after) */
+  threshold?: true;
   /** after the payment's first answer */
   then?: 'cancel' | 'refund';
   /** pay in a currency none of the tenant's active payin terminals takes: the payment finds no eligible terminal */
@@ -41,6 +47,12 @@ const SCENARIOS: Record<string, Scenario> = {
   'refund.failed': { card: '4000000000005126', captureMethod: 'automatic', then: 'refund' },
   // routing.alert (reason no_eligible_terminal): at most once per merchant per 15 minutes, as in production
   'routing.alert': { card: SUCCESS, captureMethod: 'automatic', unrouted: true },
+  'checkout.session.created': { card: SUCCESS, captureMethod: 'automatic', session: 'open' },
+  'checkout.session.expired': { card: SUCCESS, captureMethod: 'automatic', session: 'expire' },
+  // a refund debits the available balance, while the payment's funds are still pending: below zero unless the
+  // merchant's available balance covers it
+  'balance.negative': { card: SUCCESS, captureMethod: 'automatic', then: 'refund' },
+  'balance.threshold_reached': { card: SUCCESS, captureMethod: 'automatic', threshold: true },
 };
 
 /** Currencies tried, in order, for a payment no terminal takes (each one a sandbox checkout session accepts). */
@@ -73,10 +85,13 @@ export interface TriggeredPayment {
   merchantId: string;
   livemode: false;
   sample: false;
-  card: { brand: string | null; last4: string };
+  card: { brand: string | null; last4: string } | null;
   checkoutSessionId: string;
-  paymentId: string;
-  paymentStatus: string;
+  /** null for the checkout.session events made without a payment */
+  paymentId: string | null;
+  paymentStatus: string | null;
+  /** the balance threshold made (and deleted after) for balance.threshold_reached */
+  thresholdId: string | null;
   refundId: string | null;
   refundStatus: string | null;
   deliveriesQueued: number;
@@ -112,6 +127,29 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
     merchantReference: `events trigger ${type}`,
     metadata: { triggeredBy: 'payplane events trigger', eventType: type },
   });
+  if (scenario.session) {
+    if (scenario.session === 'expire') await expireSession(ctx, session.id);
+    return found(rt, ctx, type, await eventsOf(rt, ctx, startedAt, [session.id], null), {
+      checkoutSessionId: session.id, paymentId: null, paymentStatus: null, refundId: null, refundStatus: null, thresholdId: null, card: null,
+    }, `Checkout session ${session.id} did not emit ${type}.`);
+  }
+  let thresholdId: string | null = null;
+  if (scenario.threshold) {
+    const [balance] = await balancesOf(ctx, { merchantId: ctx.merchantId!, currency });
+    const pending = balance?.pending.valueMinor ?? 0;
+    thresholdId = (await createBalanceThreshold(ctx, { balanceType: 'pending', direction: 'above', amount: { currency, valueMinor: pending + 1 } })).id;
+  }
+  try {
+    return await paid(rt, ctx, type, scenario, session.id, startedAt, currency, thresholdId);
+  } finally {
+    if (thresholdId) await deleteBalanceThreshold(ctx, thresholdId);
+  }
+}
+
+async function paid(
+  rt: Runtime, ctx: CallerContext, type: string, scenario: Scenario, sessionId: string, startedAt: Date, currency: string, thresholdId: string | null,
+): Promise<TriggeredPayment> {
+  const session = { id: sessionId };
   const year = startedAt.getUTCFullYear() + 3;
   await completeCheckoutSession(ctx, session.id, {
     paymentMethod: { type: 'card', card: { number: scenario.card, expMonth: 12, expYear: year, cvc: '123', holderName: 'Sandbox Trigger' } },
@@ -142,8 +180,7 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
 
   const payment = await getPayment(ctx, paymentId);
   const events = await eventsOf(rt, ctx, startedAt, [paymentId, session.id, ...(refundId ? [refundId] : [])], paymentId);
-  const wanted = events.find((e) => e.type === type);
-  if (!wanted) {
+  if (!events.some((e) => e.type === type)) {
     const why = payment.errorCode ? ` (${payment.errorCode}: ${payment.errorMessage ?? ''})` : '';
     if (scenario.unrouted && payment.errorCode === 'no_eligible_terminal') {
       throw new BusinessRuleError(
@@ -155,40 +192,42 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
     throw new BusinessRuleError(
       'EVENT_NOT_PRODUCED',
       `The sandbox payment ${paymentId} ended ${payment.status}${refundStatus ? ` with a ${refundStatus} refund` : ''}${why} and did not emit ${type}.`,
-      { hint: 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).' },
+      { hint: type === 'balance.negative'
+        ? 'The merchant\'s available balance covered the refund: balance.negative is raised only when a debit leaves it below zero.'
+        : 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).' },
     );
   }
+  return found(rt, ctx, type, events, {
+    checkoutSessionId: session.id, paymentId, paymentStatus: payment.status, refundId, refundStatus, thresholdId,
+    card: { brand: payment.card?.brand ?? null, last4: scenario.card.slice(-4) },
+  }, `The sandbox payment ${paymentId} did not emit ${type}.`);
+}
+
+/** The result around the first event of `type` among `events` (EVENT_NOT_PRODUCED with `missing` when there is none). */
+async function found(
+  rt: Runtime, ctx: CallerContext, type: string, events: EmittedEvent[],
+  records: Pick<TriggeredPayment, 'checkoutSessionId' | 'paymentId' | 'paymentStatus' | 'refundId' | 'refundStatus' | 'thresholdId' | 'card'>, missing: string,
+): Promise<TriggeredPayment> {
+  const wanted = events.find((e) => e.type === type);
+  if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', missing);
   const deliveries = (
     await rt.db.models.WebhookDelivery.findAll({ where: { eventId: wanted.id }, attributes: ['id', 'endpointId'], order: [['id', 'ASC']] })
   ).map((r) => ({ id: r.get('id') as string, endpointId: r.get('endpointId') as string }));
   return {
-    eventId: wanted.id,
-    type,
-    tenantId: ctx.tenantId!,
-    merchantId: ctx.merchantId!,
-    livemode: false,
-    sample: false,
-    card: { brand: payment.card?.brand ?? null, last4: scenario.card.slice(-4) },
-    checkoutSessionId: session.id,
-    paymentId,
-    paymentStatus: payment.status,
-    refundId,
-    refundStatus,
-    deliveriesQueued: deliveries.length,
-    deliveries,
-    events,
+    eventId: wanted.id, type, tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, livemode: false, sample: false,
+    ...records, deliveriesQueued: deliveries.length, deliveries, events,
   };
 }
 
-/** The events of the tenant since `since` whose object is one of `ids` (or belongs to the payment), oldest first. */
-async function eventsOf(rt: Runtime, ctx: CallerContext, since: Date, ids: string[], paymentId: string): Promise<EmittedEvent[]> {
+/** The events of the tenant since `since` whose object is one of `ids` (or belongs to the payment, or was caused by it), oldest first. */
+async function eventsOf(rt: Runtime, ctx: CallerContext, since: Date, ids: string[], paymentId: string | null): Promise<EmittedEvent[]> {
   const rows = await rt.db.models.Event.findAll({
     where: { tenantId: ctx.tenantId, livemode: false, createdAt: { [Op.gte]: since } },
     order: [['createdAt', 'ASC'], ['id', 'ASC']],
   });
   const mine = rows
     .map((r) => r.get({ plain: true }) as EventRow)
-    .filter((e) => ids.includes(e.data?.id as string) || e.data?.paymentId === paymentId);
+    .filter((e) => ids.includes(e.data?.id as string) || (paymentId !== null && (e.data?.paymentId === paymentId || e.data?.sourceId === paymentId)));
   const counts = new Map<string, number>();
   if (mine.length) {
     const deliveries = await rt.db.models.WebhookDelivery.findAll({ where: { eventId: { [Op.in]: mine.map((e) => e.id) } }, attributes: ['eventId'] });
