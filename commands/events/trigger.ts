@@ -7,7 +7,9 @@ import type { TriggeredEvent } from '../../src/services/webhooks/samples';
 import { eventCatalog } from '../../src/services/webhooks/catalog';
 import { triggerSampleEvent } from '../../src/services/webhooks/samples';
 import { merchantContext, requireUuid, sandboxDefaults, tenantContext } from '../../src/cli/context';
-import { type TriggeredPayment, drivesRealPayment, triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
+import {
+  type TriggeredOrganization, type TriggeredPayment, drivesRealOrganization, drivesRealPayment, triggerOrganizationEvent, triggerPaymentEvent,
+} from '../../src/cli/sandbox/trigger';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
   static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: made by real sandbox records where a flow can run at once, a sample otherwise.';
@@ -17,10 +19,11 @@ export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
 - checkout.session.created, checkout.session.expired: a checkout session, left open or expired.
 - balance.negative (tenant event): a payment refunded at once, while its funds are still pending; the merchant's available balance must not cover the refund (else EVENT_NOT_PRODUCED).
 - balance.threshold_reached: a threshold on the pending balance just above it, crossed by a payment's capture, then deleted.
+- merchant.created, kyb.submitted (tenant events): a new sandbox company and merchant; for kyb.submitted its KYB submitted as well (sample company data and a one-page PDF), waiting for an operator's review.
 - routing.alert (tenant event): a payment in a currency none of the tenant's active terminals takes (no_eligible_terminal), at most once per merchant per 15 minutes, as in production: within them EVENT_NOT_PRODUCED.
 It reports the records and every event they emitted.
 
-Samples (data.sample = true), where no real flow can run at once: withdrawal.* and balance.available (funds become available only after the holding period), merchant.created and kyb.submitted (they would add a merchant or a KYB submission an operator must review), fraud.alert (needs a risk rule that declines), webhook.delivery_failed and webhook.endpoint_disabled (need a receiver that fails), and the types not built yet.
+Samples (data.sample = true), where no real flow can run at once: withdrawal.* and balance.available (funds become available only after the holding period), fraud.alert (needs a risk rule of the tenant that declines), webhook.delivery_failed and webhook.endpoint_disabled (need a receiver that fails), and the types not built yet.
 
 Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
   static override examples = [
@@ -36,7 +39,7 @@ Either way the events are written in test mode with one delivery per subscribed 
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
 
-  async run(): Promise<TriggeredEvent | TriggeredPayment> {
+  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredOrganization> {
     if (this.flags.live) {
       throw new PermissionError('Sample events can only be triggered in sandbox (test) mode.', 'SANDBOX_ONLY', {
         hint: 'Leave out --live: sample events are emitted in test mode.',
@@ -66,15 +69,28 @@ Either way the events are written in test mode with one delivery per subscribed 
     }
     if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
     const ctx = tenantContext(rt, tenantId, false);
+    if (drivesRealOrganization(entry.type)) {
+      const result = await triggerOrganizationEvent(rt, ctx, entry.type);
+      this.log(renderRecord({
+        eventId: result.eventId, type: result.type, tenant: result.tenantId, mode: 'test', company: result.companyId, merchant: result.merchantId,
+        kybSubmission: result.kybSubmissionId ?? '', deliveriesQueued: result.deliveriesQueued,
+      }));
+      this.logDeliveries(result.deliveries);
+      return result;
+    }
     const event = await triggerSampleEvent(ctx, { type: entry.type, merchantId });
     this.log(renderRecord({ eventId: event.eventId, type: event.type, tenant: event.tenantId, merchant: event.merchantId ?? '', mode: 'test', deliveriesQueued: event.deliveriesQueued }));
-    if (event.deliveries.length) {
+    this.logDeliveries(event.deliveries);
+    return event;
+  }
+
+  private logDeliveries(deliveries: { id: string; endpointId: string }[]): void {
+    if (deliveries.length) {
       this.log('');
-      this.log(renderTable(event.deliveries, [{ header: 'Delivery', get: (d) => d.id }, { header: 'Endpoint', get: (d) => d.endpointId }]));
+      this.log(renderTable(deliveries, [{ header: 'Delivery', get: (d) => d.id }, { header: 'Endpoint', get: (d) => d.endpointId }]));
     } else {
       this.log('\nNo endpoint subscribes to this event: nothing was queued.');
     }
-    return event;
   }
 
   private async realPayment(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayment> {

@@ -18,9 +18,13 @@ describe(`sandbox defaults (${dialectName})`, () => {
     expect(merchantEvent.status).toBe(0);
     expect(merchantEvent.json()).toMatchObject({ tenantId: t.sandbox.tenantId, merchantId: t.sandbox.merchantId, type: 'payment.succeeded' });
     // a tenant event is the tenant's: the sandbox's merchant is not put on it
-    const tenantEvent = await t.cli('events', 'trigger', 'merchant.created', '--json');
+    const tenantEvent = await t.cli('events', 'trigger', 'fraud.alert', '--json');
     expect(tenantEvent.status).toBe(0);
     expect(tenantEvent.json()).toMatchObject({ tenantId: t.sandbox.tenantId, merchantId: null });
+    // merchant.created makes a merchant of its own
+    const created = await t.cli('events', 'trigger', 'merchant.created', '--json');
+    expect(created.json()).toMatchObject({ tenantId: t.sandbox.tenantId, sample: false, merchantId: expect.any(String) });
+    expect(created.json().merchantId).not.toBe(t.sandbox.merchantId);
   });
 
   test('flags given still win; without a saved sandbox --tenant is a usage error naming the file', async () => {

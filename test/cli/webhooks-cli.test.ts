@@ -209,10 +209,25 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     test('a tenant event needs no merchant; the text output names the queued delivery', async () => {
       const res = await cli('events', 'trigger', 'merchant.created', '--tenant', tenant.tenantId);
       expect(res.status).toBe(0);
+      // a real merchant, of a company of its own
+      expect(res.stdout).toMatch(/company\s+[0-9a-f-]{36}/);
+      expect(res.stdout).toMatch(/merchant\s+[0-9a-f-]{36}/);
       expect(res.stdout).toMatch(/deliveriesQueued\s+1/);
       expect(res.stdout).toContain(tenantEndpointId);
       expect(res.stdout).not.toContain(merchantEndpointId);
       expect(res.stdout).not.toMatch(NO_ESCAPES);
+    });
+
+    test('kyb.submitted: a new sandbox company and merchant whose KYB waits for review', async () => {
+      const res = await cli('events', 'trigger', 'kyb.submitted', '--tenant', tenant.tenantId, '--json');
+      expect(res.status).toBe(0);
+      const out = res.json();
+      expect(out).toMatchObject({ type: 'kyb.submitted', sample: false, tenantId: tenant.tenantId, kybSubmissionId: expect.any(String) });
+      const submission = await rt.db.models.KybSubmission.findByPk(out.kybSubmissionId);
+      expect(submission!.get({ plain: true })).toMatchObject({ status: 'submitted', tenantId: tenant.tenantId, companyId: out.companyId });
+      const merchant = await rt.db.models.Merchant.findByPk(out.merchantId);
+      expect(merchant!.get('companyId')).toBe(out.companyId);
+      expect(out.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['merchant.created', 'kyb.submitted']));
     });
 
     test('refuses live mode, unknown types and a merchant event without a merchant', async () => {

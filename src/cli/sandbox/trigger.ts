@@ -7,6 +7,11 @@ import { runSandboxUntil } from '../payments';
 import { createSession, expireSession, getSession } from '../../services/checkout';
 import { createBalanceThreshold, deleteBalanceThreshold } from '../../services/balances/thresholds';
 import { balancesOf } from '../../services/balances/balances';
+import { createCompany } from '../../services/organization/companies';
+import { createMerchant } from '../../services/organization/merchants';
+import { createSubmission, submitSubmission } from '../../services/kyb/submissions';
+import { uploadDocument } from '../../services/kyb/documents';
+import { operatorContext } from '../../domain/authority';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { cancelPayment, getPayment } from '../../services/payments/payments';
 import { createRefund, getRefund } from '../../services/payments/refunds';
@@ -210,9 +215,7 @@ async function found(
 ): Promise<TriggeredPayment> {
   const wanted = events.find((e) => e.type === type);
   if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', missing);
-  const deliveries = (
-    await rt.db.models.WebhookDelivery.findAll({ where: { eventId: wanted.id }, attributes: ['id', 'endpointId'], order: [['id', 'ASC']] })
-  ).map((r) => ({ id: r.get('id') as string, endpointId: r.get('endpointId') as string }));
+  const deliveries = await deliveriesOf(rt, wanted.id);
   return {
     eventId: wanted.id, type, tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, livemode: false, sample: false,
     ...records, deliveriesQueued: deliveries.length, deliveries, events,
@@ -234,4 +237,69 @@ async function eventsOf(rt: Runtime, ctx: CallerContext, since: Date, ids: strin
     for (const d of deliveries) counts.set(d.get('eventId') as string, (counts.get(d.get('eventId') as string) ?? 0) + 1);
   }
   return mine.map((e) => ({ id: e.id, type: e.type, createdAt: new Date(e.createdAt).toISOString(), deliveriesQueued: counts.get(e.id) ?? 0 }));
+}
+
+// ---------------------------------------------------------------------------------------------- organization
+
+/** The types `events trigger` makes with real organization records (a tenant event each). */
+const ORGANIZATION_TYPES = ['merchant.created', 'kyb.submitted'] as const;
+
+export function drivesRealOrganization(type: string): type is (typeof ORGANIZATION_TYPES)[number] {
+  return (ORGANIZATION_TYPES as readonly string[]).includes(type);
+}
+
+export interface TriggeredOrganization {
+  eventId: string;
+  type: string;
+  tenantId: string;
+  livemode: false;
+  sample: false;
+  companyId: string;
+  merchantId: string;
+  kybSubmissionId: string | null;
+  deliveriesQueued: number;
+  deliveries: { id: string; endpointId: string }[];
+  events: EmittedEvent[];
+}
+
+/** The smallest PDF the KYB upload accepts (its magic number and a line). */
+const SANDBOX_PDF = Buffer.from('%PDF-1.7\n% payplane events trigger: a sandbox certificate of incorporation\n');
+
+/**
+ * merchant.created: a new sandbox merchant of a new sandbox company; kyb.submitted: the same, then its company's KYB
+ * submitted (complete sample company data and a one-page PDF), waiting for an operator's review.
+ */
+export async function triggerOrganizationEvent(rt: Runtime, tenantCtx: CallerContext, type: (typeof ORGANIZATION_TYPES)[number]): Promise<TriggeredOrganization> {
+  const startedAt = rt.clock.now();
+  const stamp = startedAt.toISOString().slice(0, 19).replace('T', ' ');
+  // as the API makes them (POST /v1/admin/companies, POST /v1/admin/merchants)
+  const company = await createCompany(tenantCtx, { name: `Events trigger company ${stamp}`, country: 'DE' });
+  const merchant = await createMerchant(tenantCtx, { companyId: company.id, name: `Events trigger merchant ${stamp}` });
+  let kybSubmissionId: string | null = null;
+  if (type === 'kyb.submitted') {
+    const ctx = operatorContext(rt, { level: 'merchant', tenantId: tenantCtx.tenantId!, merchantId: merchant.id, livemode: false });
+    const draft = await createSubmission(ctx, {
+      data: {
+        legalName: `Events Trigger ${stamp} GmbH`, registrationNumber: 'HRB 00000', country: 'DE', incorporationDate: '2020-01-01', website: 'https://sandbox.example',
+        registeredAddress: { line1: 'Sandboxstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
+        owners: [{ name: 'Sandbox Owner', ownershipPercent: 100, nationality: 'DE' }],
+      },
+    });
+    await uploadDocument(ctx, draft.id, { contentType: 'application/pdf', filename: 'certificate.pdf', bytes: SANDBOX_PDF, documentType: 'certificate_of_incorporation' });
+    kybSubmissionId = (await submitSubmission(ctx, draft.id)).id;
+  }
+  const events = await eventsOf(rt, tenantCtx, startedAt, [merchant.id, company.id, ...(kybSubmissionId ? [kybSubmissionId] : [])], null);
+  const wanted = events.find((e) => e.type === type);
+  if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Merchant ${merchant.id} was made, but ${type} was not emitted.`);
+  const deliveries = await deliveriesOf(rt, wanted.id);
+  return {
+    eventId: wanted.id, type, tenantId: tenantCtx.tenantId!, livemode: false, sample: false, companyId: company.id, merchantId: merchant.id, kybSubmissionId,
+    deliveriesQueued: deliveries.length, deliveries, events,
+  };
+}
+
+/** The deliveries queued for an event, one per subscribed endpoint. */
+async function deliveriesOf(rt: Runtime, eventId: string): Promise<{ id: string; endpointId: string }[]> {
+  const rows = await rt.db.models.WebhookDelivery.findAll({ where: { eventId }, attributes: ['id', 'endpointId'], order: [['id', 'ASC']] });
+  return rows.map((r) => ({ id: r.get('id') as string, endpointId: r.get('endpointId') as string }));
 }
