@@ -6,13 +6,18 @@ import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../s
 import { balancesOf, post, postCapture, postRefund, releaseDue } from '../../src/services/ledger';
 import type { FeeRule, RoundingMode } from '../../src/db/models/fees';
 import { newId } from '../../src/util/ids';
+import { isBeyond } from '../../src/services/balances/thresholds';
+import { createMerchantRecord } from '../../src/services/organization/records';
 import { mulberry32 } from '../../src/util/random';
 
 /**
  * A randomized run of 1,000 mixed operations (captures with random fee schedules and reserves, immediate funds,
  * duplicate captures, partial and full refunds with and without refund fees, adjustments, authorizations canceled
- * before capture, clock moves with the release job). After every 100 operations and at the end: the ledger
- * invariant holds and every balance equals an independent model of what it must be. Seeded: set
+ * before capture, clock moves with the release job), under random balance thresholds. After every 100 operations and
+ * at the end: the ledger invariant holds, every balance equals an independent model of what it must be, and each
+ * threshold raised balance.threshold_reached once per crossing the model saw (a crossing re-arms only once the
+ * balance is back on the other side; every operation moves each balance one way, so the model's balance after it is
+ * the one the postings crossed with). Seeded: set
  * PAYPLANE_LEDGER_SEED to replay a run.
  */
 
@@ -33,6 +38,7 @@ let ctx: CallerContext;
 beforeAll(async () => {
   h = await createApiHarness();
   ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
+  for (let i = 0; i < 4; i++) merchants.push((await createMerchantRecord(ctx, { companyId: h.sandbox.companyId, name: `Property merchant ${i}` })).id);
 });
 afterAll(async () => h.close());
 
@@ -46,7 +52,8 @@ const releases: Release[] = [];
 interface Captured { paymentId: string; merchantId: string; currency: string; refundable: number; breakdown: FeeBreakdown; immediate: boolean }
 const captured: Captured[] = [];
 
-const merchants = [newId(), newId(), newId(), newId()];
+/** four merchants of the sandbox company (made in beforeAll: a threshold names a real merchant) */
+const merchants: string[] = [];
 const currencies = ['EUR', 'USD', 'JPY'] as const;
 const providers = [newId(), newId()];
 const partners = [newId(), null];
@@ -71,8 +78,47 @@ function randomSchedule(currency: string): ApplicableSchedule {
   };
 }
 
+interface ModelThreshold { id: string; merchantId: string; currency: string; balanceType: 'pending' | 'available'; direction: 'above' | 'below'; amountMinor: number; beyond: boolean; crossings: number }
+const thresholds: ModelThreshold[] = [];
+
+/** Random thresholds on the merchants' balances (written as the service writes them: beyond or not at the start). */
+async function makeThresholds(count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const t: ModelThreshold = {
+      id: newId(), merchantId: pick(merchants), currency: pick(currencies), balanceType: pick(['pending', 'available'] as const),
+      direction: pick(['above', 'below'] as const), amountMinor: int(-20_000, 400_000), beyond: false, crossings: 0,
+    };
+    t.beyond = isBeyond(t, 0);
+    thresholds.push(t);
+    await h.rt.db.models.BalanceThreshold.create({ createdAt: h.clock.now(), updatedAt: h.clock.now(),
+      id: t.id, tenantId: h.sandbox.tenantId, merchantId: t.merchantId, livemode: false, currency: t.currency, balanceType: t.balanceType,
+      direction: t.direction, amountMinor: t.amountMinor, crossed: t.beyond, crossedAt: null, createdBy: 'ledger-property test',
+    });
+  }
+}
+
+/** After an operation: each threshold the model's balance went beyond (from not beyond) is one crossing. */
+function modelCrossings(): void {
+  for (const t of thresholds) {
+    const beyond = isBeyond(t, model.get(key(t.merchantId, t.currency, t.balanceType)) ?? 0);
+    if (beyond && !t.beyond) t.crossings++;
+    t.beyond = beyond;
+  }
+}
+
+async function checkThresholdEvents(): Promise<void> {
+  const events = await h.rt.db.models.Event.findAll({ where: { tenantId: h.sandbox.tenantId, type: 'balance.threshold_reached' } });
+  const raised = new Map<string, number>();
+  for (const e of events) {
+    const id = (e.get('data') as { threshold: { id: string } }).threshold.id;
+    raised.set(id, (raised.get(id) ?? 0) + 1);
+  }
+  expect(thresholds.filter((t) => (raised.get(t.id) ?? 0) !== t.crossings).map((t) => ({ ...t, raised: raised.get(t.id) ?? 0 }))).toEqual([]);
+}
+
 async function checkModel(): Promise<void> {
   await expectLedgerInvariant(h.rt);
+  await checkThresholdEvents();
   const actual = new Map<string, number>();
   for (const b of await balancesOf(ctx)) {
     for (const field of ['pending', 'available', 'reserved', 'payable'] as const) actual.set(key(b.merchantId, b.currency, field), b[field].valueMinor);
@@ -84,7 +130,9 @@ async function checkModel(): Promise<void> {
 
 test(`the ledger invariant and the balances hold over ${OPERATIONS} random operations (seed ${SEED})`, async () => {
   const counts: Record<string, number> = {};
+  await makeThresholds(16);
   for (let i = 0; i < OPERATIONS; i++) {
+    if (i > 0) modelCrossings();
     const roll = random();
     const op = roll < 0.4 ? 'capture' : roll < 0.62 ? 'refund' : roll < 0.72 ? 'release' : roll < 0.8 ? 'adjustment' : roll < 0.9 ? 'cancel' : 'duplicate';
     counts[op] = (counts[op] ?? 0) + 1;
@@ -188,7 +236,11 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
     }
   }
   expect(await releaseDue(h.rt)).toBe(due);
+  modelCrossings();
   await checkModel();
+  // the thresholds were crossed, some more than once
+  expect(thresholds.reduce((n, t) => n + t.crossings, 0)).toBeGreaterThan(thresholds.length / 2);
+  expect(thresholds.some((t) => t.crossings > 1)).toBe(true);
   const summary = await expectLedgerInvariant(h.rt);
   expect(summary.postings).toBeGreaterThan(OPERATIONS / 2);
   expect(counts.capture).toBeGreaterThan(300);
