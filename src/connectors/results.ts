@@ -35,3 +35,20 @@ export interface ThreeDsResult {
   challengeCancelled?: boolean;
   exemptionApplied?: string | null;
 }
+
+/**
+ * What an acquirer notifies about a dispute (chargeback) of one of its payments, as its dispute webhook carries it:
+ * `opened` names the payment by the acquirer's reference of its authorization; `decided` names the dispute by the
+ * acquirer's reference of it. Applied once per reference (src/services/disputes/notifications.ts).
+ */
+export type DisputeNotice =
+  | {
+      type: 'opened';
+      paymentProviderReference: string;
+      providerReference: string;
+      amount: { currency: string; valueMinor: number };
+      reason: string;
+      /** ISO 8601: when evidence must have been submitted */
+      evidenceDueBy: string;
+    }
+  | { type: 'decided'; providerReference: string; outcome: 'won' | 'lost' };
