@@ -10,8 +10,8 @@ import { merchantContext, requireUuid, sandboxDefaults, tenantContext } from '..
 import { type TriggeredPayment, drivesRealPayment, triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
-  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund, checkout.session.completed and routing.alert events, a sample otherwise.';
-  static override description = `For payment.*, refund.*, checkout.session.completed and routing.alert the command makes a REAL sandbox payment for --merchant through the payment path (checkout session, complete with a sandbox test card, the sandbox acquirer's answers run in this process): 4242… for created, processing, succeeded, captured and checkout.session.completed; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled; a payment then a full refund for refund.created and refund.succeeded; 4000000000005126 then a refund for refund.failed; for routing.alert (a tenant event) a payment of --merchant in a currency none of the tenant's active terminals takes (it fails with no_eligible_terminal and raises the alert, at most once per merchant per 15 minutes: within them the command fails with EVENT_NOT_PRODUCED). It reports the payment and every event it emitted.
+  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund, dispute, checkout.session.completed and routing.alert events, a sample otherwise.';
+  static override description = `For payment.*, refund.*, dispute.*, checkout.session.completed and routing.alert the command makes a REAL sandbox payment for --merchant through the payment path (checkout session, complete with a sandbox test card, the sandbox acquirer's answers run in this process): 4242… for created, processing, succeeded, captured and checkout.session.completed; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled; a payment then a full refund for refund.created and refund.succeeded; 4000000000005126 then a refund for refund.failed; 4000000000000259 (captured, then disputed by the sandbox acquirer) for dispute.created, then its evidence updated for dispute.updated, winning evidence submitted for dispute.won (the acquirer decides after its delay), the dispute accepted for dispute.lost; for routing.alert (a tenant event) a payment of --merchant in a currency none of the tenant's active terminals takes (it fails with no_eligible_terminal and raises the alert, at most once per merchant per 15 minutes: within them the command fails with EVENT_NOT_PRODUCED). It reports the payment and every event it emitted.
 
 Other types emit a sample event (data.sample = true). Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
   static override examples = [
@@ -75,6 +75,7 @@ Other types emit a sample event (data.sample = true). Either way the events are 
       eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
       payment: `${result.paymentId} (${result.paymentStatus})`, card: `${result.card.brand ?? ''} •••• ${result.card.last4}`,
       checkoutSession: result.checkoutSessionId, refund: result.refundId ? `${result.refundId} (${result.refundStatus})` : '',
+      dispute: result.disputeId ? `${result.disputeId} (${result.disputeStatus})` : '',
       deliveriesQueued: result.deliveriesQueued,
     }));
     this.log('');
@@ -84,7 +85,7 @@ Other types emit a sample event (data.sample = true). Either way the events are 
       { header: 'Created', get: (e) => e.createdAt },
       { header: 'Deliveries', get: (e) => e.deliveriesQueued },
     ]));
-    this.log(`\nInspect it with: ${this.config.bin} payments get ${result.paymentId}`);
+    this.log(`\nInspect it with: ${this.config.bin} ${result.disputeId ? `disputes get ${result.disputeId}` : `payments get ${result.paymentId}`}`);
     return result;
   }
 }
