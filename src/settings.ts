@@ -54,7 +54,6 @@ export const SETTINGS: Setting[] = [
   s('dispatchConcurrency', 'PAYPLANE_DISPATCH_CONCURRENCY', 'deliveries sent in parallel', 'int', { default: '16' }),
   s('sandboxDelayMs', 'PAYPLANE_SANDBOX_DELAY_MS', 'how long the sandbox acquirer takes to answer', 'int', { default: '300' }),
   s('sandboxPollMs', 'PAYPLANE_SANDBOX_POLL_MS', 'how often serve looks for due sandbox acquirer answers', 'int', { default: '200' }),
-  s('disputeDeadlinesMs', 'PAYPLANE_DISPUTE_DEADLINES_MS', 'how often the dispute-deadlines job looks for disputes past their evidence deadline', 'int', { default: '60000' }),
   s('holdingPeriodHours', 'PAYPLANE_HOLDING_PERIOD_HOURS', 'how long captured funds stay pending', 'int', { default: '48' }),
   s('ledgerReleaseMs', 'PAYPLANE_LEDGER_RELEASE_MS', 'how often the balance release job runs', 'int', { default: '60000' }),
   s('withdrawalCoolingHours', 'PAYPLANE_WITHDRAWAL_COOLING_HOURS', 'how long a new withdrawal method cools', 'int', { default: '24' }),

@@ -1,13 +1,13 @@
 import type { BackgroundJob } from './types';
-import { intervalFromEnv, periodicJob } from './periodic';
+import { periodicJob } from './periodic';
 import { expireDueDisputes } from '../services/disputes/disputes';
 
 /**
- * dispute-deadlines: every minute (PAYPLANE_DISPUTE_DEADLINES_MS), by the injected clock, a needs_response dispute
+ * dispute-deadlines: every minute, by the injected clock, a needs_response dispute
  * past its evidenceDueBy becomes lost (dispute.lost), once. Safe with several processes: one run per tick across them
  * (job_runs), and each dispute moves by a compare-and-set on its status.
  */
-export const disputeDeadlinesJob: BackgroundJob = periodicJob('dispute-deadlines', intervalFromEnv('PAYPLANE_DISPUTE_DEADLINES_MS', 60_000), async (rt) => {
+export const disputeDeadlinesJob: BackgroundJob = periodicJob('dispute-deadlines', () => 60_000, async (rt) => {
   const lost = await expireDueDisputes(rt);
   if (lost > 0) rt.logger.info({ lost }, 'disputes lost at their evidence deadline');
 });
