@@ -1,5 +1,7 @@
 // What a provider answers: plain data, kept on payment and sandbox-acquirer records (so the db layer may name it).
 
+import type { Money } from '../domain/money';
+
 export type ConnectorStatus = 'succeeded' | 'pending' | 'requires_action' | 'declined' | 'failed';
 
 export interface ConnectorResult {
@@ -46,7 +48,7 @@ export type DisputeNotice =
       type: 'opened';
       paymentProviderReference: string;
       providerReference: string;
-      amount: { currency: string; valueMinor: number };
+      amount: Money;
       reason: string;
       /** ISO 8601: when evidence must have been submitted */
       evidenceDueBy: string;
