@@ -7,7 +7,9 @@ import { createSandbox } from '../../src/services/sandbox';
 import { decideDispute, expireDueDisputes, openDispute } from '../../src/services/disputes/disputes';
 import { disputeDeadlinesJob } from '../../src/jobs/dispute-deadlines';
 import { backgroundJobs } from '../../src/jobs';
-import type { EventRow, LedgerEntryRow } from '../../src/db/models';
+import type { DisputeRow, EventRow, LedgerEntryRow } from '../../src/db/models';
+import { ConnectorError, connectorFor, registerConnector, type Connector } from '../../src/connectors';
+import { newId } from '../../src/util/ids';
 
 /**
  * Disputes end to end on the sandbox acquirer (answering at once, through its asynchronous path): the dispute cards
@@ -182,6 +184,47 @@ describe('the sandbox dispute cards', () => {
     expect(again.body).toEqual(first.body);
     expectProblem(await merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'other' } }).set('Idempotency-Key', `submit-${dispute.id}`), 409, 'IDEMPOTENCY_KEY_REUSED');
     await m.settle();
+  });
+});
+
+describe('the acquirer refusing the evidence', () => {
+  const sandboxCard = connectorFor('sandbox-card');
+  afterEach(() => registerConnector('sandbox-card', sandboxCard));
+
+  test('a refusal returns the dispute to needs_response (422 DISPUTE_EVIDENCE_REFUSED); an unreachable acquirer too (503); then it can be submitted again', async () => {
+    const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_300 })).paymentId);
+    const refusing = Object.create(sandboxCard) as Connector;
+    refusing.disputeEvidence = async () => ({ status: 'declined', providerReference: null, declineCode: 'too_late', message: 'The evidence window closed.' });
+    registerConnector('sandbox-card', refusing);
+    const refused = await merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'winning_evidence' } });
+    expectProblem(refused, 422, 'DISPUTE_EVIDENCE_REFUSED');
+    expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data).toMatchObject({ status: 'needs_response', submittedAt: null, evidence: { uncategorizedText: 'winning_evidence' } });
+
+    const unreachable = Object.create(sandboxCard) as Connector;
+    unreachable.disputeEvidence = async () => {
+      throw new ConnectorError('timed out', true);
+    };
+    registerConnector('sandbox-card', unreachable);
+    expectProblem(await merchant().post(`/v1/disputes/${dispute.id}/submit`, {}), 503, 'PROVIDER_UNAVAILABLE');
+    expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data.status).toBe('needs_response');
+
+    registerConnector('sandbox-card', sandboxCard);
+    expect((await merchant().post(`/v1/disputes/${dispute.id}/submit`, {})).body.data.status).toBe('under_review');
+    await m.settle();
+    expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data.status).toBe('won');
+    const audit = await tenant().get(`/v1/audit-entries?targetId=${dispute.id}&limit=50`);
+    expect(audit.body.data.filter((a: { action: string }) => a.action === 'dispute.submission_refused')).toHaveLength(2);
+  });
+
+  test('the database holds at most one open dispute per payment (a partial unique index)', async () => {
+    const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_400 })).paymentId);
+    const row = (await m.rt.db.models.Dispute.findByPk(dispute.id))!.get({ plain: true }) as unknown as DisputeRow;
+    const copy = { ...row, id: newId(), providerReference: `copy_${newId()}` };
+    await expect(m.rt.db.models.Dispute.create(copy)).rejects.toThrow();
+    // a closed one may sit beside it
+    await m.rt.db.models.Dispute.create({ ...copy, status: 'lost' });
+    expect(await m.rt.db.models.Dispute.count({ where: { paymentId: dispute.paymentId } })).toBe(2);
+    await m.rt.db.models.Dispute.destroy({ where: { id: copy.id }, force: true });
   });
 });
 
