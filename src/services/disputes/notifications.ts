@@ -14,7 +14,8 @@ import { decideDispute, openDispute } from './disputes';
  * Idempotent on the acquirer's references: a notification delivered twice changes nothing the second time. `settle`
  * runs in the transaction that applies the notification, so that what the caller records of the delivery commits
  * with it. A notification for a payment not yet captured (the capture's answer still on its way) throws, for the
- * caller to deliver it again later; one naming nothing known is ignored (logged).
+ * caller to deliver it again later; one naming nothing known, or a payment never captured (failed, voided), is
+ * ignored (logged).
  */
 export async function handleDisputeNotification(rt: Runtime, n: DisputeNotification, settle?: (transaction: Transaction) => Promise<void>): Promise<void> {
   const pctx = processingContext(rt, n.tenantId, n.livemode);
@@ -27,6 +28,11 @@ export async function handleDisputeNotification(rt: Runtime, n: DisputeNotificat
     }
     if (payment.status === 'processing' || payment.status === 'requires_capture' || payment.status === 'requires_action') {
       throw new UnavailableError(`Payment ${payment.id} is ${payment.status}: its dispute is applied once it is captured.`, 'PAYMENT_NOT_CAPTURED_YET');
+    }
+    if (payment.status === 'failed' || payment.status === 'voided') {
+      // never captured: nothing the cardholder's bank could take back
+      rt.logger.warn({ providerReference: notice.providerReference, paymentId: payment.id, status: payment.status }, 'dispute notification for a payment never captured ignored');
+      return;
     }
     await inTransaction(pctx, async (tx) => {
       await openDispute(tx, {
