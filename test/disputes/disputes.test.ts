@@ -4,7 +4,7 @@ import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext, processingContext } from '../../src/domain/authority';
 import { balancesOf } from '../../src/services/ledger';
 import { createSandbox } from '../../src/services/sandbox';
-import { decideDispute, expireDueDisputes, openDispute } from '../../src/services/disputes/disputes';
+import { SUBMISSION_STALL_MS, decideDispute, expireDueDisputes, openDispute, resendStalledSubmissions, submitDispute } from '../../src/services/disputes/disputes';
 import { disputeDeadlinesJob } from '../../src/jobs/dispute-deadlines';
 import { backgroundJobs } from '../../src/jobs';
 import type { DisputeRow, EventRow, LedgerEntryRow } from '../../src/db/models';
@@ -214,6 +214,26 @@ describe('the acquirer refusing the evidence', () => {
     expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data.status).toBe('won');
     const audit = await tenant().get(`/v1/audit-entries?targetId=${dispute.id}&limit=50`);
     expect(audit.body.data.filter((a: { action: string }) => a.action === 'dispute.submission_refused')).toHaveLength(2);
+  });
+
+  test('a submission whose sending died with its process is sent again by the dispute-deadlines job', async () => {
+    const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_350 })).paymentId);
+    const dying = Object.create(sandboxCard) as Connector;
+    dying.disputeEvidence = async () => {
+      throw new Error('process died');
+    };
+    registerConnector('sandbox-card', dying);
+    await expect(submitDispute(operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false }), dispute.id, { evidence: { uncategorizedText: 'losing_evidence' } }))
+      .rejects.toThrow('process died');
+    registerConnector('sandbox-card', sandboxCard);
+    expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data.status).toBe('under_review');
+    expect(await resendStalledSubmissions(m.rt)).toBe(0); // not stalled yet
+    m.clock.advance(SUBMISSION_STALL_MS + 1_000);
+    const job = disputeDeadlinesJob.start(m.rt);
+    await job.stop();
+    expect(await resendStalledSubmissions(m.rt)).toBe(0); // sent once
+    await m.settle();
+    expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data).toMatchObject({ status: 'lost', closedReason: 'acquirer_lost' });
   });
 
   test('the database holds at most one open dispute per payment (a partial unique index)', async () => {

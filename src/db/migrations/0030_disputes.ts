@@ -27,6 +27,8 @@ export async function up(qi: QueryInterface): Promise<void> {
     evidence: json(false),
     evidenceDueBy: date(false),
     submittedAt: date(),
+    // when the acquirer took the submitted evidence: a submission without it is sent again by the dispute-deadlines job
+    evidenceSentAt: date(),
     closedAt: date(),
     providerReference: str(false),
     // who submitted or accepted, and how the dispute closed (won, lost by acceptance, by the deadline, by the acquirer)

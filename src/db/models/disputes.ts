@@ -36,6 +36,8 @@ export interface DisputeRow extends Timestamps {
   evidence: DisputeEvidence;
   evidenceDueBy: Date;
   submittedAt: Date | null;
+  /** when the acquirer took the submitted evidence (internal: a submission without it is sent again) */
+  evidenceSentAt: Date | null;
   closedAt: Date | null;
   providerReference: string;
   submittedBy: string | null;
@@ -56,7 +58,7 @@ export function defineDisputeModels(sequelize: Sequelize): DisputeModels {
       {
         id: pk, tenantId: UUID, merchantId: UUID, paymentId: UUID, livemode: BOOLEAN, providerIntegrationId: UUID, currency: STRING,
         amountMinor: BIGINT, feeMinor: BIGINT, feeBreakdown: JSONT, reason: STRING, status: STRING, evidence: JSONT, evidenceDueBy: DATE,
-        submittedAt: DATE, closedAt: DATE, providerReference: STRING, submittedBy: STRING, closedBy: STRING, closedReason: STRING, ...stamps,
+        submittedAt: DATE, evidenceSentAt: DATE, closedAt: DATE, providerReference: STRING, submittedBy: STRING, closedBy: STRING, closedReason: STRING, ...stamps,
       },
       { resource: 'dispute', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode' },
     ),

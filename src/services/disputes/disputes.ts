@@ -12,7 +12,7 @@ import { viewOf } from '../../api/views';
 import { resolveFees } from '../fees/schedules';
 import type { FeeBreakdown } from '../fees/engine';
 import { postDispute } from '../ledger';
-import { throughProvider, type ProviderAnswer } from '../provider-call';
+import { throughProvider, type ProviderAnswer, type ProviderOperation } from '../provider-call';
 import { contextForPayment } from '../payments/payments';
 import { forEachDue, type DueOptions } from '../due-work';
 import type { Runtime } from '../../runtime';
@@ -169,17 +169,28 @@ export async function acceptDispute(ctx: CallerContext, id: string): Promise<Dis
  * Submits the evidence (with the changes given applied first): needs_response -> under_review (dispute.updated),
  * committed before the acquirer is asked (no provider call inside a transaction); the acquirer's decision arrives later
  * as a notification. When it refuses the evidence or cannot be reached, the dispute returns to needs_response
- * (dispute.updated) and the caller gets 422 DISPUTE_EVIDENCE_REFUSED or 503 PROVIDER_UNAVAILABLE.
+ * (dispute.updated) and the caller gets 422 DISPUTE_EVIDENCE_REFUSED or 503 PROVIDER_UNAVAILABLE. A submission whose
+ * sending died with its process is sent again by resendStalledSubmissions.
  */
 export async function submitDispute(ctx: CallerContext, id: string, input: { evidence?: DisputeEvidence }): Promise<Dispute> {
-  let refusal: Error | null = null;
-  const row = await throughProvider<DisputeRow, DisputeRow>(ctx, {
+  const outcome = await throughProvider(ctx, evidenceOperation(async (tx) => {
+    const current = await lockedRecord(tx, DISPUTE, id);
+    const now = tx.clock.now();
+    return move(tx, current, 'submit', { evidence: mergedEvidence(current.evidence, input.evidence), submittedAt: now, submittedBy: tx.actor.id });
+  }, 'reopen'));
+  if (outcome.refusal) throw outcome.refusal;
+  return disputeFor(ctx.level, outcome.row);
+}
+
+/**
+ * The evidence of an under_review dispute sent to the acquirer: recorded (the submit move), sent with no transaction
+ * open, the answer applied after. Taken: evidenceSentAt. Refused: back to needs_response. Unreachable: back to
+ * needs_response (`reopen`, the caller is told) or left for a later try (`keep`, the resending job).
+ */
+function evidenceOperation(record: ProviderOperation<DisputeRow, unknown>['record'], onUnreachable: 'reopen' | 'keep'): ProviderOperation<DisputeRow, { row: DisputeRow; refusal: Error | null }> {
+  return {
     name: 'dispute evidence',
-    record: async (tx) => {
-      const current = await lockedRecord(tx, DISPUTE, id);
-      const now = tx.clock.now();
-      return move(tx, current, 'submit', { evidence: mergedEvidence(current.evidence, input.evidence), submittedAt: now, submittedBy: tx.actor.id });
-    },
+    record: record as ProviderOperation<DisputeRow, { row: DisputeRow; refusal: Error | null }>['record'],
     request: async (octx, submitted) => {
       const via = contextForPayment(octx, submitted);
       const payment = await scoped(via, via.db.models.Payment).get(submitted.paymentId);
@@ -194,19 +205,45 @@ export async function submitDispute(ctx: CallerContext, id: string, input: { evi
     },
     apply: async (tx, submitted, answer: ProviderAnswer) => {
       const current = await lockedRecord(tx, DISPUTE, submitted.id);
-      const refused = answer.unreachable
-        ? new UnavailableError(`The acquirer could not be reached (${answer.unreachable.message}); dispute ${id} is needs_response again: submit it again.`, 'PROVIDER_UNAVAILABLE')
-        : answer.result.status === 'declined' || answer.result.status === 'failed'
-          ? new BusinessRuleError('DISPUTE_EVIDENCE_REFUSED', `The acquirer refused the evidence of dispute ${id}: ${answer.result.message ?? answer.result.declineCode ?? 'no reason given'}. It is needs_response again.`)
-          : null;
-      // decided meanwhile (a fast acquirer), or taken: nothing to undo
-      if (!refused || current.status !== 'under_review') return current;
-      refusal = refused;
-      return move(tx, current, 'reopen', { submittedAt: null, submittedBy: null });
+      // decided meanwhile (a fast acquirer), or moved by another: nothing to record
+      if (current.status !== 'under_review') return { row: current, refusal: null };
+      if (answer.unreachable) {
+        const refusal = new UnavailableError(`The acquirer could not be reached (${answer.unreachable.message}); dispute ${current.id} is needs_response again: submit it again.`, 'PROVIDER_UNAVAILABLE');
+        if (onUnreachable === 'keep') return { row: current, refusal };
+        return { row: await move(tx, current, 'reopen', { submittedAt: null, submittedBy: null }), refusal };
+      }
+      if (answer.result.status === 'declined' || answer.result.status === 'failed') {
+        const refusal = new BusinessRuleError('DISPUTE_EVIDENCE_REFUSED', `The acquirer refused the evidence of dispute ${current.id}: ${answer.result.message ?? answer.result.declineCode ?? 'no reason given'}. It is needs_response again.`);
+        return { row: await move(tx, current, 'reopen', { submittedAt: null, submittedBy: null }), refusal };
+      }
+      const sent = await scoped(tx, tx.db.models.Dispute).updateIf(current, { status: 'under_review', evidenceSentAt: null }, { evidenceSentAt: tx.clock.now() });
+      return { row: sent ?? current, refusal: null };
     },
-  });
-  if (refusal) throw refusal;
-  return disputeFor(ctx.level, row);
+  };
+}
+
+/** How long a submission may wait for its sending before the dispute-deadlines job sends it again. */
+export const SUBMISSION_STALL_MS = 2 * 60_000;
+
+/**
+ * Sends again the evidence of every under_review dispute the acquirer never took (its sending died with its process),
+ * submitted more than SUBMISSION_STALL_MS ago: the acquirer takes our reference once, so a repeat is harmless. Each
+ * through throughProvider, no transaction open while the acquirer is asked. Returns how many the acquirer took.
+ */
+export function resendStalledSubmissions(source: Runtime | CallerContext, options: DueOptions = {}): Promise<number> {
+  return forEachDue<DisputeRow>(
+    source,
+    {
+      model: (ctx) => ctx.db.models.Dispute,
+      where: (now) => ({ status: 'under_review', evidenceSentAt: null, submittedAt: { [Op.lte]: new Date(now.getTime() - SUBMISSION_STALL_MS) } }),
+      order: [['submittedAt', 'ASC'], ['id', 'ASC']],
+    },
+    async (ctx, row) => {
+      const outcome = await throughProvider(ctx, evidenceOperation({ recorded: row }, 'keep'));
+      return outcome.refusal === null && outcome.row.evidenceSentAt !== null;
+    },
+    options,
+  );
 }
 
 // ------------------------------------------------------------------------------------- the acquirer's side
@@ -256,7 +293,7 @@ export async function openDispute(ctx: CallerContext, input: OpenDisputeInput): 
       id: newId(), tenantId: payment.tenantId, merchantId: payment.merchantId, paymentId: payment.id, livemode: payment.livemode,
       providerIntegrationId, currency: payment.currency, amountMinor: amount, feeMinor: breakdown.merchantFee,
       feeBreakdown: breakdown as unknown as Record<string, unknown>, reason: input.reason as DisputeReason, status: 'needs_response', evidence: {},
-      evidenceDueBy: input.evidenceDueBy, submittedAt: null, closedAt: null, providerReference: input.providerReference, submittedBy: null,
+      evidenceDueBy: input.evidenceDueBy, submittedAt: null, evidenceSentAt: null, closedAt: null, providerReference: input.providerReference, submittedBy: null,
       closedBy: null, closedReason: null,
     });
     await payments.update(payment, { disputedMinor: payment.disputedMinor + amount });
