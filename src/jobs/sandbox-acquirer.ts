@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { Transaction } from 'sequelize';
 import { bindFor, columnsOf, decodeRows, updateRows } from '../db/rows';
 import type { Runtime } from '../runtime';
 import type { SandboxOperationRow } from '../db/models/sandbox';
@@ -87,7 +88,7 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
   let marked: number | undefined;
   let failure: unknown;
   try {
-    const settle = async (transaction: Parameters<Parameters<typeof handleProviderOutcome>[2] & object>[0]) => {
+    const settle = async (transaction: Transaction) => {
       marked = await updateRows(db, model, done(), mine, transaction);
     };
     if (op.kind === 'dispute' || op.kind === 'dispute_decision') {

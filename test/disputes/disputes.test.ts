@@ -174,6 +174,15 @@ describe('the sandbox dispute cards', () => {
     await m.settle();
   });
 
+  test('two submits at once: one moves it, the other is 409', async () => {
+    const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_150 })).paymentId);
+    const answers = await Promise.all([0, 1].map(() => merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'winning_evidence' } })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect((await eventsOf('dispute.updated', (d) => d.id === dispute.id))).toHaveLength(1);
+    await m.settle();
+    expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data.status).toBe('won');
+  });
+
   test('an Idempotency-Key replays the first submit', async () => {
     const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_200 })).paymentId);
     const body = { evidence: { uncategorizedText: 'winning_evidence' } };
