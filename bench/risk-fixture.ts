@@ -105,7 +105,7 @@ export function paymentRow(p: PastPayment): PaymentRow {
   return {
     id: randomUUID(), tenantId: p.tenantId, merchantId: p.merchantId, livemode: p.livemode ?? false, checkoutSessionId: null,
     status: p.status ?? 'captured', currency: p.currency ?? 'EUR', amountMinor: amount, authorizedMinor: amount, capturedMinor: amount,
-    refundedMinor: 0, refundPendingMinor: 0, feeMinor: 0, netMinor: amount, captureMethod: 'automatic', merchantReference: null,
+    refundedMinor: 0, refundPendingMinor: 0, disputedMinor: 0, feeMinor: 0, netMinor: amount, captureMethod: 'automatic', merchantReference: null,
     paymentMethodType: 'card',
     card: fingerprint ? { brand: 'visa', last4: '4242', bin: '424242', expMonth: 12, expYear: 2035, fingerprint, country: 'DE', holderName: null } : null,
     cardBrand: fingerprint ? 'visa' : null, terminalId: null, providerIntegrationId: null, channelId: null, partnerId: null,

@@ -20,7 +20,7 @@ export default class BalancesTransactions extends BaseCommand<typeof BalancesTra
   static override flags = {
     ...balanceScopeFlags,
     all: sharedFlags.all,
-    type: Flags.string({ description: 'Only entries of this source type', options: ['payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment'] }),
+    type: Flags.string({ description: 'Only entries of this source type', options: ['payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment', 'dispute', 'dispute_reversal'] }),
     'balance-type': Flags.string({ description: 'Only entries of this balance', options: ['pending', 'available', 'reserved', 'payable'] }),
     source: Flags.string({ description: 'Only entries of this source (payment, refund, release or withdrawal id)' }),
     ...tableFlags,

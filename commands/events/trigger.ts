@@ -16,6 +16,7 @@ export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
   static override description = `REAL sandbox records, made through the same services as the API, for --merchant (the sandbox acquirer's answers run in this process):
 - payment.*, checkout.session.completed: a checkout session completed with a sandbox test card: 4242… for created, processing, succeeded and captured; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled.
 - refund.*: a payment then a full refund (4000000000005126 for refund.failed).
+- dispute.*: a payment with 4000000000000259 (captured, then disputed by the sandbox acquirer) for dispute.created; then its evidence updated for dispute.updated, winning evidence submitted for dispute.won (the acquirer decides after its delay), the dispute accepted for dispute.lost.
 - checkout.session.created, checkout.session.expired: a checkout session, left open or expired.
 - balance.negative (tenant event): a payment refunded at once, while its funds are still pending; the merchant's available balance must not cover the refund (else EVENT_NOT_PRODUCED).
 - balance.threshold_reached: a threshold on the pending balance just above it, crossed by a payment's capture, then deleted.
@@ -101,6 +102,7 @@ Either way the events are written in test mode with one delivery per subscribed 
       payment: result.paymentId ? `${result.paymentId} (${result.paymentStatus})` : '', card: result.card ? `${result.card.brand ?? ''} •••• ${result.card.last4}` : '',
       checkoutSession: result.checkoutSessionId, refund: result.refundId ? `${result.refundId} (${result.refundStatus})` : '',
       threshold: result.thresholdId ? `${result.thresholdId} (deleted after)` : '',
+      dispute: result.disputeId ? `${result.disputeId} (${result.disputeStatus})` : '',
       deliveriesQueued: result.deliveriesQueued,
     }));
     this.log('');
@@ -110,7 +112,8 @@ Either way the events are written in test mode with one delivery per subscribed 
       { header: 'Created', get: (e) => e.createdAt },
       { header: 'Deliveries', get: (e) => e.deliveriesQueued },
     ]));
-    if (result.paymentId) this.log(`\nInspect it with: ${this.config.bin} payments get ${result.paymentId}`);
+    if (result.disputeId) this.log(`\nInspect it with: ${this.config.bin} disputes get ${result.disputeId}`);
+    else if (result.paymentId) this.log(`\nInspect it with: ${this.config.bin} payments get ${result.paymentId}`);
     return result;
   }
 }

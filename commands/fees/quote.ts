@@ -21,7 +21,7 @@ export default class FeesQuote extends BaseCommand<typeof FeesQuote> {
     ...amountFlagsIn('--currency'),
     currency: Flags.string({ description: 'ISO 4217 currency' }),
     method: Flags.string({ description: 'Payment method (default card)', default: 'card' }),
-    type: Flags.string({ description: 'Transaction type', options: ['payment', 'refund', 'payout', 'withdrawal', 'chargeback'], default: 'payment' }),
+    type: Flags.string({ description: 'Transaction type', options: ['payment', 'refund', 'payout', 'withdrawal', 'dispute', 'chargeback'], default: 'payment' }),
     outcome: Flags.string({ description: 'Transaction outcome', options: ['successful', 'failed'], default: 'successful' }),
     terminal: Flags.string({ description: 'Terminal id' }),
     channel: Flags.string({ description: 'Channel id' }),

@@ -17,6 +17,7 @@ import { checkoutOperations } from './checkout/operations';
 import { paymentOperations } from './payments/operations';
 import { balanceOperations } from './ledger/operations';
 import { balanceThresholdOperations } from './balance-thresholds/operations';
+import { disputeOperations } from './disputes/operations';
 import { withdrawalMethodOperations } from './withdrawal-methods/operations';
 import { withdrawalOperations } from './withdrawals/operations';
 import { riskOperations } from './risk/operations';
@@ -39,6 +40,7 @@ export const operations: Operation[] = [
   ...routingOperations,
   ...checkoutOperations,
   ...paymentOperations,
+  ...disputeOperations,
   ...balanceOperations,
   ...balanceThresholdOperations,
   ...withdrawalMethodOperations,

@@ -9,6 +9,7 @@ import { FeeAssignmentSchema, FeeScheduleSchema } from './fees/schemas';
 import { KybDocumentSchema, KybSubmissionSchema } from './kyb/schemas';
 import { BalanceTransactionSchema } from './ledger/schemas';
 import { BalanceThresholdSchema } from './balance-thresholds/schemas';
+import { DisputeSchema } from './disputes/schemas';
 import { LimitSchema } from './limits/schemas';
 import { CompanySchema, MerchantSchema } from './organization/schemas';
 import { PartnerAssignmentSchema, PartnerSchema } from './partners/schemas';
@@ -37,6 +38,7 @@ export const RESOURCES = {
   channel_limit: LimitSchema,
   checkout_session: CheckoutSessionSchema,
   company: CompanySchema,
+  dispute: DisputeSchema,
   fee_assignment: FeeAssignmentSchema,
   fee_schedule: FeeScheduleSchema,
   integration_profile: IntegrationProfileSchema,

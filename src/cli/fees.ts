@@ -20,7 +20,7 @@ export const scheduleFlags = {
   name: Flags.string({ description: 'Display name' }),
   description: Flags.string({ description: 'Description ("null" clears it)' }),
   'rules-file': Flags.string({ description: 'JSON file: an array of fee rules (or { "rules": [...] }) as the API takes them' }),
-  'transaction-type': Flags.string({ description: 'One rule from flags: transaction type', options: ['payment', 'refund', 'payout', 'withdrawal', 'chargeback'] }),
+  'transaction-type': Flags.string({ description: 'One rule from flags: transaction type', options: ['payment', 'refund', 'payout', 'withdrawal', 'dispute', 'chargeback'] }),
   outcome: Flags.string({ description: 'One rule: transaction outcome (default successful)', options: ['successful', 'failed', 'any'] }),
   method: Flags.string({ description: 'One rule: fixed, percentage or fixed_plus_percentage', options: ['fixed', 'percentage', 'fixed_plus_percentage'] }),
   party: Flags.string({ description: 'One rule: who earns it (default tenant)', options: ['provider', 'tenant', 'platform', 'partner'] }),

@@ -19,6 +19,7 @@ export class HttpConnector implements Connector {
   void = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'void', request);
   refund = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'refund', request);
   payout = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'payout', request);
+  disputeEvidence = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'dispute-evidence', request);
 
   private async call(terminal: ConnectorTerminal, operation: string, request: object): Promise<ConnectorResult> {
     const base = new URL(terminal.connectorBaseUrl);

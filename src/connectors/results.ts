@@ -1,5 +1,7 @@
 // What a provider answers: plain data, kept on payment and sandbox-acquirer records (so the db layer may name it).
 
+import type { Money } from '../domain/money';
+
 export type ConnectorStatus = 'succeeded' | 'pending' | 'requires_action' | 'declined' | 'failed';
 
 export interface ConnectorResult {
@@ -35,3 +37,20 @@ export interface ThreeDsResult {
   challengeCancelled?: boolean;
   exemptionApplied?: string | null;
 }
+
+/**
+ * What an acquirer notifies about a dispute (chargeback) of one of its payments, as its dispute webhook carries it:
+ * `opened` names the payment by the acquirer's reference of its authorization; `decided` names the dispute by the
+ * acquirer's reference of it. Applied once per reference (src/services/disputes/notifications.ts).
+ */
+export type DisputeNotice =
+  | {
+      type: 'opened';
+      paymentProviderReference: string;
+      providerReference: string;
+      amount: Money;
+      reason: string;
+      /** ISO 8601: when evidence must have been submitted */
+      evidenceDueBy: string;
+    }
+  | { type: 'decided'; providerReference: string; outcome: 'won' | 'lost' };

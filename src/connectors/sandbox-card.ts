@@ -10,7 +10,7 @@ import { sandboxOperationDue } from './sandbox-kick';
 import { publicUrl } from '../util/public-url';
 import {
   ConnectorError, type AuthorizeRequest, type CaptureRequest, type Connector, type ConnectorEnv, type ConnectorResult,
-  type ConnectorTerminal, type PayoutRequest, type RefundRequest, type ThreeDsResult, type VoidRequest,
+  type ConnectorTerminal, type DisputeEvidenceRequest, type PayoutRequest, type RefundRequest, type ThreeDsResult, type VoidRequest,
 } from './types';
 
 /**
@@ -34,7 +34,27 @@ export const SANDBOX_CARDS: Readonly<Record<string, SandboxScenario>> = {
   '4000000000003220': 'three_ds_frictionless',
   '4000000000000077': 'funds_available_immediately',
   '4000000000005126': 'refund_fails',
+  // captured, then disputed once the acquirer has answered (after its delay, through the same asynchronous path)
+  '4000000000000259': 'dispute_fraudulent',
+  '4000000000002685': 'dispute_product_not_received',
 };
+
+/** The reason of the dispute a test card's payment meets. */
+const DISPUTE_REASON: Partial<Record<SandboxScenario, string>> = {
+  dispute_fraudulent: 'fraudulent',
+  dispute_product_not_received: 'product_not_received',
+};
+
+/** How long the merchant has to answer a sandbox dispute (from its notification). */
+export const SANDBOX_EVIDENCE_DAYS = 7;
+
+/** The sandbox acquirer's decision on submitted evidence: `winning_evidence` wins, `losing_evidence` loses, else won. */
+export function sandboxDisputeOutcome(evidence: Record<string, string>): 'won' | 'lost' {
+  const text = evidence.uncategorizedText ?? '';
+  if (text.includes('winning_evidence')) return 'won';
+  if (text.includes('losing_evidence')) return 'lost';
+  return 'won';
+}
 
 /** How long a 3DS challenge page stays open; then the authorization fails as an abandoned challenge. */
 export const CHALLENGE_TTL_MS = 15 * 60_000;
@@ -99,6 +119,8 @@ export function authorizeOutcome(scenario: SandboxScenario, providerReference: s
   switch (scenario) {
     case 'success':
     case 'refund_fails':
+    case 'dispute_fraudulent':
+    case 'dispute_product_not_received':
       return approved(providerReference, capture);
     case 'three_ds_frictionless':
       return approved(providerReference, capture, { threeDSResult: threeDs('frictionless', true) });
@@ -165,7 +187,7 @@ export class SandboxCardConnector implements Connector {
       scenario, captureRequested: request.capture, currency: request.amount.currency, amountMinor: request.amount.valueMinor,
       // a challenge left open past its lifetime is answered as an abandoned authentication
       outcome: challenge ? authenticationFailed(providerReference, true) : authorizeOutcome(scenario, providerReference, request.capture),
-      returnUrl: request.returnUrl ?? null, challengeTokenHash: token ? hashChallengeToken(token) : null,
+      returnUrl: request.returnUrl ?? null, challengeTokenHash: token ? hashChallengeToken(token) : null, notification: null,
       status: challenge ? 'awaiting_challenge' : 'scheduled',
       dueAt: new Date(now.getTime() + (challenge ? CHALLENGE_TTL_MS : env.config.sandboxDelayMs)),
       lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
@@ -215,6 +237,8 @@ export class SandboxCardConnector implements Connector {
     if (request.amount.currency !== auth.currency || request.amount.valueMinor > auth.amountMinor) {
       return failedSync(auth.providerReference, 'amount_exceeds_authorized', 'The capture exceeds the authorized amount.');
     }
+    // a dispute card's payment is disputed once captured (its notification due after the acquirer's delay)
+    await scheduleSandboxDispute(env, auth, request.amount.valueMinor);
     return {
       status: 'succeeded', providerReference: auth.providerReference, rawStatus: 'CAPTURED', message: 'Captured.',
       ...(auth.scenario === 'funds_available_immediately' ? { fundsAvailableImmediately: true } : {}),
@@ -244,7 +268,7 @@ export class SandboxCardConnector implements Connector {
       providerIntegrationId: terminal.providerIntegrationId || auth.providerIntegrationId, terminalId: terminal.terminalId ?? auth.terminalId,
       tenantId: request.tenantId, livemode: false, scenario: auth.scenario, captureRequested: false,
       currency: request.amount.currency, amountMinor: request.amount.valueMinor, outcome: refundOutcome(auth.scenario, providerReference),
-      returnUrl: null, challengeTokenHash: null, status: 'scheduled', dueAt: new Date(now.getTime() + env.config.sandboxDelayMs),
+      returnUrl: null, challengeTokenHash: null, notification: null, status: 'scheduled', dueAt: new Date(now.getTime() + env.config.sandboxDelayMs),
       lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
     };
     try {
@@ -262,6 +286,70 @@ export class SandboxCardConnector implements Connector {
   async payout(): Promise<ConnectorResult> {
     return failedSync(null, 'operation_not_supported', 'The sandbox card acquirer does not make payouts.');
   }
+
+  /**
+   * Takes a dispute's evidence and decides after the acquirer's delay (sandboxDisputeOutcome): the decision is an
+   * operation of kind dispute_decision, delivered as a DisputeNotice `decided`. Once per dispute (our reference).
+   */
+  async disputeEvidence(env: ConnectorEnv, terminal: ConnectorTerminal, request: DisputeEvidenceRequest): Promise<ConnectorResult> {
+    sandboxOnly(request.livemode, 'dispute');
+    const existing = await findOperation(env.db, { kind: 'dispute_decision', reference: request.reference });
+    if (existing) return { status: 'pending', providerReference: request.providerReference, rawStatus: 'EVIDENCE_RECEIVED' };
+    const opened = await findOperation(env.db, { kind: 'dispute', providerReference: request.providerReference });
+    if (!opened || opened.tenantId !== request.tenantId) return failedSync(null, 'dispute_not_found', 'The sandbox acquirer knows no dispute with this reference.');
+    const now = env.clock.now();
+    const row: SandboxOperationRow = {
+      id: newId(), kind: 'dispute_decision', reference: request.reference, providerReference: randomRef('sbxdd'),
+      paymentProviderReference: opened.paymentProviderReference, providerIntegrationId: terminal.providerIntegrationId || opened.providerIntegrationId,
+      terminalId: terminal.terminalId ?? opened.terminalId, tenantId: request.tenantId, livemode: false, scenario: opened.scenario, captureRequested: false,
+      currency: opened.currency, amountMinor: opened.amountMinor, outcome: null,
+      notification: { type: 'decided', providerReference: request.providerReference, outcome: sandboxDisputeOutcome(request.evidence) },
+      returnUrl: null, challengeTokenHash: null, status: 'scheduled', dueAt: new Date(now.getTime() + env.config.sandboxDelayMs),
+      lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
+    };
+    try {
+      await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], alone));
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    sandboxOperationDue(env.config.sandboxDelayMs);
+    return { status: 'pending', providerReference: request.providerReference, rawStatus: 'EVIDENCE_RECEIVED' };
+  }
+}
+
+/**
+ * A captured payment of a dispute card is disputed: the acquirer records its dispute notification (kind dispute,
+ * one per authorization), due after its delay, for the worker to deliver (src/jobs/sandbox-acquirer.ts). Nothing for
+ * any other card. Called when the capture is answered (automatic capture: when the authorization's answer was
+ * delivered; manual: by capture).
+ */
+export async function scheduleSandboxDispute(env: Pick<ConnectorEnv, 'db' | 'clock' | 'config'>, auth: SandboxOperationRow, capturedMinor = auth.amountMinor): Promise<boolean> {
+  const reason = DISPUTE_REASON[auth.scenario];
+  if (!reason || auth.kind !== 'authorize') return false;
+  const now = env.clock.now();
+  const dueAt = new Date(now.getTime() + env.config.sandboxDelayMs);
+  const providerReference = randomRef('sbxdp');
+  const row: SandboxOperationRow = {
+    id: newId(), kind: 'dispute', reference: auth.providerReference, providerReference, paymentProviderReference: auth.providerReference,
+    providerIntegrationId: auth.providerIntegrationId, terminalId: auth.terminalId, tenantId: auth.tenantId, livemode: false, scenario: auth.scenario,
+    captureRequested: false, currency: auth.currency, amountMinor: capturedMinor, outcome: null,
+    notification: {
+      type: 'opened', paymentProviderReference: auth.providerReference, providerReference, reason,
+      amount: { currency: auth.currency, valueMinor: capturedMinor },
+      evidenceDueBy: new Date(dueAt.getTime() + SANDBOX_EVIDENCE_DAYS * 24 * 3_600_000).toISOString(),
+    },
+    returnUrl: null, challengeTokenHash: null, status: 'scheduled', dueAt, lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0,
+    lastError: null, createdAt: now, updatedAt: now,
+  };
+  try {
+    await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], alone));
+  } catch (error) {
+    // the authorization's dispute was recorded already
+    if (!isUniqueViolation(error)) throw error;
+    return false;
+  }
+  sandboxOperationDue(env.config.sandboxDelayMs);
+  return true;
 }
 
 // ------------------------------------------------------------------------------------------- 3DS challenge page

@@ -26,4 +26,5 @@ export class SandboxPayoutConnector implements Connector {
   capture = () => this.unsupported('capture');
   void = () => this.unsupported('void');
   refund = () => this.unsupported('refund');
+  disputeEvidence = () => this.unsupported('take dispute evidence');
 }

@@ -72,7 +72,19 @@ export interface PayoutRequest {
   destination: { type: string; details: Record<string, string> };
 }
 
-export type { ConnectorStatus, ConnectorResult, ThreeDsResult } from './results';
+export interface DisputeEvidenceRequest {
+  /** our reference (the dispute id) */
+  reference: string;
+  tenantId: string;
+  livemode: boolean;
+  /** the acquirer's reference of the dispute */
+  providerReference: string;
+  /** the acquirer's reference of the disputed payment's authorization */
+  paymentProviderReference: string;
+  evidence: Record<string, string>;
+}
+
+export type { ConnectorStatus, ConnectorResult, ThreeDsResult, DisputeNotice } from './results';
 
 /**
  * An asynchronous answer of a provider to an earlier call that returned `pending` (or `requires_action`): what the
@@ -98,6 +110,19 @@ export interface Connector {
   void(env: ConnectorEnv, terminal: ConnectorTerminal, request: VoidRequest): Promise<ConnectorResult>;
   refund(env: ConnectorEnv, terminal: ConnectorTerminal, request: RefundRequest): Promise<ConnectorResult>;
   payout(env: ConnectorEnv, terminal: ConnectorTerminal, request: PayoutRequest): Promise<ConnectorResult>;
+  /**
+   * Submits a dispute's evidence: `pending` (or `succeeded`) when the acquirer took it, its decision to come as a
+   * DisputeNotice (`decided`); declined or failed when it refused it.
+   */
+  disputeEvidence(env: ConnectorEnv, terminal: ConnectorTerminal, request: DisputeEvidenceRequest): Promise<ConnectorResult>;
+}
+
+/** A dispute notification as an acquirer delivers it: its provider integration, the tenant and mode, the notice. */
+export interface DisputeNotification {
+  providerIntegrationId: string;
+  tenantId: string;
+  livemode: boolean;
+  notice: import('./results').DisputeNotice;
 }
 
 /** A connector that could not reach or understand its provider (the caller decides: retry, cascade, fail). */

@@ -1,10 +1,13 @@
 import os from 'node:os';
+import type { Transaction } from 'sequelize';
 import { bindFor, columnsOf, decodeRows, updateRows } from '../db/rows';
 import type { Runtime } from '../runtime';
 import type { SandboxOperationRow } from '../db/models/sandbox';
 import type { ProviderOutcome } from '../connectors/types';
 import { onSandboxOperationDue } from '../connectors/sandbox-kick';
 import { handleProviderOutcome } from '../services/payments/outcomes';
+import { handleDisputeNotification } from '../services/disputes/notifications';
+import { scheduleSandboxDispute } from '../connectors/sandbox-card';
 import { newId } from '../util/ids';
 import type { BackgroundJob } from './types';
 
@@ -61,7 +64,7 @@ async function claim(rt: Runtime, workerId: string, limit: number, leaseMs: numb
 function outcomeOf(op: SandboxOperationRow): ProviderOutcome {
   return {
     providerIntegrationId: op.providerIntegrationId,
-    operation: op.kind,
+    operation: op.kind as 'authorize' | 'refund',
     reference: op.reference,
     providerReference: op.providerReference,
     tenantId: op.tenantId,
@@ -85,10 +88,21 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
   let marked: number | undefined;
   let failure: unknown;
   try {
-    if (!op.outcome) throw new Error('the operation has no outcome');
-    await handleProviderOutcome(rt, outcomeOf(op), async (transaction) => {
+    const settle = async (transaction: Transaction) => {
       marked = await updateRows(db, model, done(), mine, transaction);
-    });
+    };
+    if (op.kind === 'dispute' || op.kind === 'dispute_decision') {
+      // the acquirer's dispute notifications: a dispute opened on a captured payment, or decided after the evidence
+      if (!op.notification) throw new Error('the operation has no notification');
+      await handleDisputeNotification(rt, { providerIntegrationId: op.providerIntegrationId, tenantId: op.tenantId, livemode: op.livemode, notice: op.notification }, settle);
+    } else {
+      if (!op.outcome) throw new Error('the operation has no outcome');
+      await handleProviderOutcome(rt, outcomeOf(op), settle);
+      // a dispute card's payment captured with its authorization is disputed next (after the acquirer's delay)
+      if (op.kind === 'authorize' && op.captureRequested && op.outcome.status === 'succeeded') {
+        await scheduleSandboxDispute({ db: rt.db, clock: rt.clock, config: rt.config }, op);
+      }
+    }
   } catch (error) {
     failure = error;
   }

@@ -3,6 +3,7 @@ import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { saveMethod } from '../helpers/withdrawals';
+import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 
 // Issue 20 item 6: what a client reads it can send back unchanged. For every PATCH and PUT of the registry, the record
 // read by the matching GET is sent back with its writable fields (the keys of the operation's body) unchanged, after
@@ -97,6 +98,21 @@ beforeAll(async () => {
   // merchant side: a withdrawal method and a KYB draft
   own.set('/v1/merchant-withdrawal-methods', (await saveMethod(h, 'Main')).id);
   own.set('/v1/kyb-submissions', ok(await h.as(h.sandbox.merchantKey.secretKey).post('/v1/kyb-submissions', {}), 'kyb').id);
+
+  // disputes: a payment with the sandbox's dispute card, captured and then disputed by the acquirer (needs_response)
+  const shop = h.as(h.sandbox.merchantKey.secretKey);
+  const disputedSession = ok(await shop.post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 2_000 } }), 'disputed session').id;
+  ok(await shop.post(`/v1/checkout-sessions/${disputedSession}/complete`, {
+    paymentMethod: { type: 'card', card: { number: '4000000000000259', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada' } },
+  }), 'disputed payment');
+  for (let round = 0; round < 5; round++) {
+    h.clock.advance(h.rt.config.sandboxDelayMs + 1);
+    await runDueSandboxOperations(h.rt);
+  }
+  const disputes = ok(await shop.get('/v1/disputes?limit=1'), 'disputes');
+  expect(disputes).toHaveLength(1);
+  own.set('/v1/disputes', disputes[0].id);
+  ok(await shop.patch(`/v1/disputes/${disputes[0].id}`, { evidence: { productDescription: 'A book', customerEmail: 'c@example.com' } }), 'evidence');
 
   // webhooks: an endpoint for some events
   own.set('/v1/admin/webhook-endpoints', ok(await tenant.post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['payment.*', 'fraud.alert'] }), 'endpoint').id);

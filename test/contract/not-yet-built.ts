@@ -4,11 +4,6 @@
  */
 export const NOT_YET_BUILT: readonly string[] = [
   // issue 23: disputes, payouts, settlements, balance alerts
-  'GET /v1/disputes',
-  'GET /v1/disputes/{id}',
-  'PATCH /v1/disputes/{id}',
-  'POST /v1/disputes/{id}/submit',
-  'POST /v1/disputes/{id}/accept',
   'GET /v1/payouts',
   'GET /v1/payouts/{id}',
   'POST /v1/payouts/{id}/cancel',

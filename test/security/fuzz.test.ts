@@ -361,6 +361,9 @@ beforeAll(async () => {
   // records the generators cannot make by themselves: payments, a refund, a KYB document
   const paid = await payWithCard(m, '4242424242424242');
   await payWithCard(m, '5555555555554444', { captureMethod: 'manual' });
+  // disputes: payments with the sandbox's dispute cards, disputed by the acquirer once captured (needs_response)
+  await payWithCard(m, '4000000000000259');
+  await payWithCard(m, '4000000000002685');
   const merchant = m.as(m.sandbox.merchantKey.secretKey);
   await merchant.post(`/v1/payments/${paid.paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 100 } });
   const kyb = await merchant.post('/v1/kyb-submissions', { data: { legalName: 'Fuzz GmbH' } });

@@ -146,6 +146,7 @@ const FIELD_VALUES: Record<string, IdField> = {
   targetId: { value: (w) => w.a.ids.partner, owner: 'tenant', kind: 'partner' },
   sourceId: { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
   'listCheckoutSessions.paymentId': { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
+  'listDisputes.paymentId': { value: (w) => w.a.refs.disputedPayment, owner: 'merchant', kind: 'payment' },
   targetEntityId: { value: (w) => w.a.tenantId, owner: 'tenant', kind: 'tenant' },
 };
 

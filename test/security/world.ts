@@ -27,7 +27,7 @@ export type Kind =
   | 'partner' | 'partnerAssignment' | 'channel' | 'channelLimit' | 'user' | 'invitation' | 'role' | 'kybSubmission'
   | 'kybDocument' | 'providerIntegration' | 'terminal' | 'mpiAccount' | 'restriction' | 'terminalLimit' | 'feeSchedule'
   | 'feeAssignment' | 'integrationProfile' | 'routingRule' | 'checkoutSession' | 'payment' | 'refund' | 'withdrawalMethod'
-  | 'withdrawal' | 'antifraudPlan' | 'scoringRule' | 'listGroup' | 'listEntry' | 'balanceThreshold';
+  | 'withdrawal' | 'antifraudPlan' | 'scoringRule' | 'listGroup' | 'listEntry' | 'balanceThreshold' | 'dispute';
 
 /**
  * Which record fills each path parameter, keyed by the operation's path up to and including the parameter. An
@@ -73,6 +73,7 @@ export const PATH_PARAMS: Record<string, Kind> = {
   '/v1/admin/list-groups/{id}': 'listGroup',
   '/v1/admin/list-groups/{id}/entries/{entryId}': 'listEntry',
   '/v1/balance-thresholds/{id}': 'balanceThreshold',
+  '/v1/disputes/{id}': 'dispute',
 };
 
 /** The path parameters of an operation's path, each with its PATH_PARAMS key. */
@@ -153,6 +154,7 @@ export const KINDS: Record<Kind, KindSpec> = {
   listGroup: { owner: 'tenant', modeScoped: true, reads: (w) => [{ path: `/v1/admin/list-groups/${w.ids.listGroup}` }] },
   listEntry: { owner: 'tenant', modeScoped: true, reads: (w) => [{ path: `/v1/admin/list-groups/${w.ids.listGroup}/entries?limit=100`, pick: w.ids.listEntry }] },
   balanceThreshold: { owner: 'merchant', modeScoped: true, reads: (w) => [{ path: '/v1/balance-thresholds?limit=100', pick: w.ids.balanceThreshold }] },
+  dispute: { owner: 'merchant', modeScoped: true, reads: (w) => [{ path: `/v1/disputes/${w.ids.dispute}` }, { path: `/v1/disputes?paymentId=${w.refs.disputedPayment}` }] },
 };
 
 export interface Key {
@@ -185,7 +187,7 @@ export interface TenantWorld {
    * is an antifraud plan of no merchant (disabled), which an operator limited to merchant 2 sees but must not change
    */
   refs: {
-    payinChannel: string; invitedUser: string; paidSession: string;
+    payinChannel: string; invitedUser: string; paidSession: string; disputedPayment: string;
     m2WithdrawalMethod: string; m2Role: string; m2User: string; m2Plan: string; tenantWidePlan: string;
   };
 }
@@ -200,6 +202,8 @@ export interface World {
 }
 
 export const CARD = { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada Lovelace' };
+/** the sandbox card whose payment is disputed (fraudulent) once captured */
+export const DISPUTE_CARD = '4000000000000259';
 export const IBAN = 'DE89370400440532013000';
 
 /** supertest as `credential`; problems and file downloads parsed so that every answer can be searched. */
@@ -358,6 +362,13 @@ async function buildTenant(h: ApiHarness, label: 'A' | 'B', live: boolean): Prom
     'refund',
   )).id;
   await settle(h);
+  // a payment with the sandbox's fraud dispute card: captured, then disputed by the acquirer (needs_response)
+  const disputedSession = await ok(M('post', '/v1/checkout-sessions').send(sessionBody(amounts.payment + 7, 'disputed-order')), 'disputed session');
+  const disputed = await ok(M('post', `/v1/checkout-sessions/${disputedSession.id}/complete`).send({ paymentMethod: { type: 'card', card: { ...CARD, number: DISPUTE_CARD } } }), 'complete disputed');
+  await settle(h);
+  const disputes = await ok(M('get', `/v1/disputes?paymentId=${disputed.paymentId}`), 'dispute') as unknown as { id: string }[];
+  if (disputes.length !== 1) throw new Error('world: the dispute card\'s payment was not disputed');
+  ids.dispute = disputes[0].id;
   ids.withdrawalMethod = (await ok(M('post', '/v1/merchant-withdrawal-methods').send({ methodType: 'bank_account', label: `${mark} main account`, details: { iban: IBAN, accountHolderName: `${mark} Holder GmbH` } }), 'withdrawal method')).id;
   const m2Method = await ok(call(h, 'post', '/v1/merchant-withdrawal-methods', m2Key.secret).send({ methodType: 'bank_account', label: `${mark} second merchant account`, details: { iban: IBAN, accountHolderName: `${mark} Two GmbH` } }), 'second withdrawal method');
   await postLedger(platform, {
@@ -388,7 +399,7 @@ async function buildTenant(h: ApiHarness, label: 'A' | 'B', live: boolean): Prom
   if (missing.length > 0) throw new Error(`world: no record of ${missing.join(', ')}`);
   return {
     label, mark, tenantId, m1, m2, tenantKey, m1Key, m2Key, operatorToken, m1UserToken, m2UserToken, otherSessionSecret: other.clientSecret,
-    amounts, ids: ids as Record<Kind, string>, refs: { payinChannel, invitedUser: invited.user.id, paidSession: paid.id, m2WithdrawalMethod: m2Method.id, m2Role, m2User, m2Plan, tenantWidePlan },
+    amounts, ids: ids as Record<Kind, string>, refs: { payinChannel, invitedUser: invited.user.id, paidSession: paid.id, disputedPayment: disputed.paymentId, m2WithdrawalMethod: m2Method.id, m2Role, m2User, m2Plan, tenantWidePlan },
   };
 }
 
@@ -535,6 +546,8 @@ export const VALID_BODIES: Record<string, unknown> = {
   rejectWithdrawal: { rejectionReason: 'taken over' },
   completeWithdrawal: { providerReference: 'taken-over' },
   failWithdrawal: { comment: 'taken over' },
+  updateDispute: { evidence: { uncategorizedText: 'taken over' } },
+  submitDispute: { evidence: { uncategorizedText: 'taken over' } },
   updateAntifraudPlan: { name: 'taken over' },
   updateScoringRule: { name: 'taken over' },
   updateListGroup: { name: 'taken over' },

@@ -5,7 +5,8 @@ import { Currency, FutureDateInput, Money, NullableTimestamp, Timestamp, listQue
 // Fee schedules and fee assignments.
 
 
-export const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'withdrawal', 'chargeback'] as const;
+/** `dispute`: the dispute fee of a disputed payment; `chargeback`: its older name, kept for schedules that use it (no fee is looked up by it) */
+export const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'withdrawal', 'dispute', 'chargeback'] as const;
 export const TRANSACTION_OUTCOMES = ['successful', 'failed', 'any'] as const;
 export const FEE_METHODS = ['fixed', 'percentage', 'fixed_plus_percentage'] as const;
 export const FEE_PARTIES = ['provider', 'tenant', 'platform', 'partner'] as const;

@@ -15,10 +15,12 @@ import { operatorContext } from '../../domain/authority';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { cancelPayment, getPayment } from '../../services/payments/payments';
 import { createRefund, getRefund } from '../../services/payments/refunds';
+import { acceptDispute, getDispute, listDisputes, submitDispute, updateDispute } from '../../services/disputes/disputes';
 
 /**
  * `events trigger` for the money path: instead of a sample, a real sandbox payment (and, for refund events, a real
- * refund) made through the services, so the event is the one production emits: checkout session → complete with a
+ * refund; for dispute events, the dispute the acquirer opens on the dispute card's payment, then updated, won or
+ * accepted) made through the services, so the event is the one production emits: checkout session → complete with a
  * sandbox test card → the acquirer's answers run in this process → capture, cancel or refund as the type needs.
  * Free of oclif: the command prints the result.
  */
@@ -32,11 +34,14 @@ interface Scenario {
   threshold?: true;
   /** after the payment's first answer */
   then?: 'cancel' | 'refund';
+  /** once the dispute card's payment is disputed: update its evidence, submit winning evidence (won), or accept (lost) */
+  dispute?: 'open' | 'update' | 'win' | 'accept';
   /** pay in a currency none of the tenant's active payin terminals takes: the payment finds no eligible terminal */
   unrouted?: true;
 }
 
 const SUCCESS = '4242424242424242';
+const DISPUTE_CARD = '4000000000000259';
 const SCENARIOS: Record<string, Scenario> = {
   'payment.created': { card: SUCCESS, captureMethod: 'automatic' },
   'payment.processing': { card: SUCCESS, captureMethod: 'automatic' },
@@ -58,6 +63,11 @@ const SCENARIOS: Record<string, Scenario> = {
   // merchant's available balance covers it
   'balance.negative': { card: SUCCESS, captureMethod: 'automatic', then: 'refund' },
   'balance.threshold_reached': { card: SUCCESS, captureMethod: 'automatic', threshold: true },
+  // the sandbox's fraud dispute card: captured, then disputed by the acquirer after its delay
+  'dispute.created': { card: DISPUTE_CARD, captureMethod: 'automatic', dispute: 'open' },
+  'dispute.updated': { card: DISPUTE_CARD, captureMethod: 'automatic', dispute: 'update' },
+  'dispute.won': { card: DISPUTE_CARD, captureMethod: 'automatic', dispute: 'win' },
+  'dispute.lost': { card: DISPUTE_CARD, captureMethod: 'automatic', dispute: 'accept' },
 };
 
 /** Currencies tried, in order, for a payment no terminal takes (each one a sandbox checkout session accepts). */
@@ -99,6 +109,9 @@ export interface TriggeredPayment {
   thresholdId: string | null;
   refundId: string | null;
   refundStatus: string | null;
+  /** the dispute of a dispute.* scenario */
+  disputeId: string | null;
+  disputeStatus: string | null;
   deliveriesQueued: number;
   deliveries: { id: string; endpointId: string }[];
   /** every event the payment, its session and its refunds emitted, oldest first */
@@ -135,7 +148,7 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
   if (scenario.session) {
     if (scenario.session === 'expire') await expireSession(ctx, session.id);
     return found(rt, ctx, type, await eventsOf(rt, ctx, startedAt, [session.id], null), {
-      checkoutSessionId: session.id, paymentId: null, paymentStatus: null, refundId: null, refundStatus: null, thresholdId: null, card: null,
+      checkoutSessionId: session.id, paymentId: null, paymentStatus: null, refundId: null, refundStatus: null, thresholdId: null, disputeId: null, disputeStatus: null, card: null,
     }, `Checkout session ${session.id} did not emit ${type}.`);
   }
   let thresholdId: string | null = null;
@@ -183,8 +196,27 @@ async function paid(
     refundStatus = (await getRefund(ctx, refund.id)).status;
   }
 
+  let disputeId: string | null = null;
+  let disputeStatus: string | null = null;
+  if (scenario.dispute && (await status()) === 'captured') {
+    const disputeOf = async () => (await listDisputes(ctx, { paymentId }, { limit: 1, sortOrder: 'desc' })).data[0];
+    await runSandboxUntil(rt, async () => (await disputeOf()) !== undefined, ANSWER_WAIT_MS);
+    const dispute = await disputeOf();
+    if (dispute) {
+      disputeId = dispute.id;
+      const reason = `events trigger ${type}`;
+      if (scenario.dispute === 'update') await updateDispute(ctx, dispute.id, { evidence: { productDescription: reason } });
+      if (scenario.dispute === 'accept') await acceptDispute(ctx, dispute.id);
+      if (scenario.dispute === 'win') {
+        await submitDispute(ctx, dispute.id, { evidence: { uncategorizedText: `${reason}: winning_evidence` } });
+        await runSandboxUntil(rt, async () => (await getDispute(ctx, dispute.id)).status === 'won', ANSWER_WAIT_MS);
+      }
+      disputeStatus = (await getDispute(ctx, dispute.id)).status;
+    }
+  }
+
   const payment = await getPayment(ctx, paymentId);
-  const events = await eventsOf(rt, ctx, startedAt, [paymentId, session.id, ...(refundId ? [refundId] : [])], paymentId);
+  const events = await eventsOf(rt, ctx, startedAt, [paymentId, session.id, ...(refundId ? [refundId] : []), ...(disputeId ? [disputeId] : [])], paymentId);
   if (!events.some((e) => e.type === type)) {
     const why = payment.errorCode ? ` (${payment.errorCode}: ${payment.errorMessage ?? ''})` : '';
     if (scenario.unrouted && payment.errorCode === 'no_eligible_terminal') {
@@ -196,14 +228,14 @@ async function paid(
     }
     throw new BusinessRuleError(
       'EVENT_NOT_PRODUCED',
-      `The sandbox payment ${paymentId} ended ${payment.status}${refundStatus ? ` with a ${refundStatus} refund` : ''}${why} and did not emit ${type}.`,
+      `The sandbox payment ${paymentId} ended ${payment.status}${refundStatus ? ` with a ${refundStatus} refund` : ''}${disputeStatus ? ` with a ${disputeStatus} dispute` : ''}${why} and did not emit ${type}.`,
       { hint: type === 'balance.negative'
         ? 'The merchant\'s available balance covered the refund: balance.negative is raised only when a debit leaves it below zero.'
         : 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).' },
     );
   }
   return found(rt, ctx, type, events, {
-    checkoutSessionId: session.id, paymentId, paymentStatus: payment.status, refundId, refundStatus, thresholdId,
+    checkoutSessionId: session.id, paymentId, paymentStatus: payment.status, refundId, refundStatus, thresholdId, disputeId, disputeStatus,
     card: { brand: payment.card?.brand ?? null, last4: scenario.card.slice(-4) },
   }, `The sandbox payment ${paymentId} did not emit ${type}.`);
 }
@@ -211,7 +243,7 @@ async function paid(
 /** The result around the first event of `type` among `events` (EVENT_NOT_PRODUCED with `missing` when there is none). */
 async function found(
   rt: Runtime, ctx: CallerContext, type: string, events: EmittedEvent[],
-  records: Pick<TriggeredPayment, 'checkoutSessionId' | 'paymentId' | 'paymentStatus' | 'refundId' | 'refundStatus' | 'thresholdId' | 'card'>, missing: string,
+  records: Pick<TriggeredPayment, 'checkoutSessionId' | 'paymentId' | 'paymentStatus' | 'refundId' | 'refundStatus' | 'thresholdId' | 'disputeId' | 'disputeStatus' | 'card'>, missing: string,
 ): Promise<TriggeredPayment> {
   const wanted = events.find((e) => e.type === type);
   if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', missing);

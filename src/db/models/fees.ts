@@ -4,7 +4,8 @@ import type { Money } from '../../domain/money';
 
 // Fee schedules and fee assignments.
 
-export type FeeTransactionType = 'payment' | 'refund' | 'payout' | 'withdrawal' | 'chargeback';
+/** `dispute`: the dispute fee (operations.md); `chargeback` is the older name, kept for schedules that use it */
+export type FeeTransactionType = 'payment' | 'refund' | 'payout' | 'withdrawal' | 'dispute' | 'chargeback';
 export type FeeTransactionOutcome = 'successful' | 'failed' | 'any';
 export type FeeMethod = 'fixed' | 'percentage' | 'fixed_plus_percentage';
 /** who earns the fee of a rule: the merchant is charged the sum of every party's fees */

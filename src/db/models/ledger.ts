@@ -19,7 +19,10 @@ export type LedgerAccount =
 
 export const MERCHANT_ACCOUNTS: readonly LedgerAccount[] = ['merchant_pending', 'merchant_available', 'merchant_reserve', 'merchant_payable'];
 
-export type LedgerSourceType = 'payment' | 'refund' | 'release' | 'reserve_release' | 'withdrawal' | 'adjustment';
+export type LedgerSourceType =
+  | 'payment' | 'refund' | 'release' | 'reserve_release' | 'withdrawal' | 'adjustment'
+  /** a dispute opened (available −(amount + fee)) and won (the amount back) */
+  | 'dispute' | 'dispute_reversal';
 
 export interface LedgerEntryRow {
   id: string;

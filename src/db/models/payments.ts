@@ -40,6 +40,8 @@ export interface PaymentRow extends Timestamps {
   refundedMinor: number;
   /** refunds created and not yet final: they count against the refundable amount */
   refundPendingMinor: number;
+  /** what the payment's open and lost disputes took: never refundable (src/services/disputes) */
+  disputedMinor: number;
   feeMinor: number;
   netMinor: number;
   captureMethod: 'automatic' | 'manual';
@@ -172,7 +174,7 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
       'payments',
       {
         id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, checkoutSessionId: UUID, status: STRING, currency: STRING,
-        amountMinor: BIG, authorizedMinor: BIG, capturedMinor: BIG, refundedMinor: BIG, refundPendingMinor: BIG, feeMinor: BIG, netMinor: BIG,
+        amountMinor: BIG, authorizedMinor: BIG, capturedMinor: BIG, refundedMinor: BIG, refundPendingMinor: BIG, disputedMinor: BIG, feeMinor: BIG, netMinor: BIG,
         captureMethod: STRING, merchantReference: STRING, paymentMethodType: STRING, card: JSONT, cardBrand: STRING, terminalId: UUID,
         providerIntegrationId: UUID, channelId: UUID, partnerId: UUID, providerReference: STRING, providerStatus: STRING, action: JSONT,
         errorCode: STRING, errorMessage: TEXT, approved: BOOLEAN, threeDSResult: JSONT, metadata: JSONT, routingDecision: JSONT,

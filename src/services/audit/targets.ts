@@ -42,6 +42,7 @@ export const AUDIT_TARGETS = {
   channel_limit: { readBy: [op('listChannelLimits', 'TP', 'organization:channels:view')] },
   checkout_session: { readBy: [op('getCheckoutSession', 'MT', 'payment-experience:checkout:view')] },
   company: { readBy: [op('getCompany', 'TP', 'organization:companies:view')] },
+  dispute: { readBy: [op('getDispute', 'MTP', 'payments:disputes:view')] },
   fee_assignment: { readBy: [op('getFeeAssignment', 'TP', 'fees:assignments:view')] },
   fee_schedule: { readBy: [op('getFeeSchedule', 'TP', 'fees:schedules:view')] },
   integration_profile: { readBy: [op('getIntegrationProfile', 'TP', 'processing:integration-profiles:view')] },

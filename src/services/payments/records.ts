@@ -17,9 +17,12 @@ export function capturesAutomatically(row: Pick<PaymentRow, 'captureMethod' | 'r
   return row.captureMethod === 'automatic' && riskOf(row) !== 'review';
 }
 
-/** What a payment still holds that may be refunded: captured, less refunded and pending refunds. */
+/**
+ * What a payment still holds that may be refunded: captured, less refunded, pending refunds and what its open and
+ * lost disputes took (disputedMinor; a won dispute gives it back).
+ */
 export function refundableMinor(row: PaymentRow): number {
-  return row.capturedMinor - row.refundedMinor - row.refundPendingMinor;
+  return row.capturedMinor - row.refundedMinor - row.refundPendingMinor - (row.disputedMinor ?? 0);
 }
 
 /**

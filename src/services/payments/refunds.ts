@@ -78,6 +78,12 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
     const remaining = refundableMinor(payment);
     const amount = input.amount?.valueMinor ?? remaining;
     if (input.amount && amount <= 0) throw ValidationError.field('body.amount.valueMinor', 'must be positive');
+    if ((amount > remaining || remaining <= 0) && payment.disputedMinor > 0 && amount <= remaining + payment.disputedMinor) {
+      throw new ConflictError(
+        'PAYMENT_DISPUTED',
+        `Payment ${paymentId} is disputed: its open or lost disputes took ${payment.disputedMinor}, so at most ${Math.max(remaining, 0)} remains refundable.`,
+      );
+    }
     if (amount > remaining || remaining <= 0) {
       throw new BusinessRuleError('REFUND_EXCEEDS_REFUNDABLE', `Refund of ${amount} exceeds what remains refundable (${Math.max(remaining, 0)}, pending refunds included).`);
     }

@@ -32,7 +32,7 @@ const GROUP_RESOURCE: Record<string, ResourceKind | null> = {
   Checkout: 'checkout_session',
   Withdrawal: 'withdrawal',
   Merchant: 'merchant',
-  Dispute: null,
+  Dispute: 'dispute',
   Payout: null,
   Settlement: null,
   Balance: null,

@@ -107,18 +107,31 @@ function checkoutSession(type: string, s: SampleScope): Data {
 }
 
 function dispute(type: string, s: SampleScope): Data {
-  const status = { created: 'needs_response', updated: 'under_review', won: 'won', lost: 'lost' }[action(type)] ?? 'needs_response';
+  // as services/disputes/disputes.ts raises it: the dispute record (DisputeSchema renders it at the endpoint's level)
+  const status = ({ created: 'needs_response', updated: 'under_review', won: 'won', lost: 'lost' } as const)[action(type)] ?? 'needs_response';
+  const submitted = status !== 'needs_response';
+  const closed = status === 'won' || status === 'lost';
+  const fee = 1500;
   return {
-    id: newId(),
     object: 'dispute',
-    paymentId: newId(),
+    id: newId(),
+    tenantId: s.tenantId,
     merchantId: s.merchantId,
+    paymentId: newId(),
+    livemode: false,
     amount: money(2500),
+    fee: money(fee),
+    feeBreakdown: { currency: CURRENCY, amount: 2500, providerFee: 0, tenantFee: fee, platformFee: 0, partnerCommission: 0, merchantFee: fee, net: 2500 - fee, reserve: 0 },
     reason: 'fraudulent',
     status,
+    evidence: submitted ? { productDescription: 'Sample order #1001', uncategorizedText: 'Delivered and signed for.' } : {},
     evidenceDueBy: later(s.now, 24 * 7),
-    createdAt: earlier(s.now, 1),
+    submittedAt: submitted ? earlier(s.now, 0.5) : null,
+    closedAt: closed ? s.now.toISOString() : null,
+    closedReason: status === 'won' ? 'acquirer_won' : status === 'lost' ? 'acquirer_lost' : null,
     providerReference: sampleReference('psp_dp'),
+    createdAt: earlier(s.now, 1),
+    updatedAt: s.now.toISOString(),
   };
 }
 
@@ -190,7 +203,8 @@ function balance(type: string, s: SampleScope): Data {
       sourceType: 'release', sourceId: newId(),
     };
   }
-  if (action(type) === 'negative') return { ...base, available: money(-3_200), pending: money(0), reason: 'dispute_debit' };
+  // as services/ledger.ts raises it after a dispute (or a refund: reason refund, refundId) left the balance below zero
+  if (action(type) === 'negative') return { ...base, available: money(-3_200), pending: money(0), reason: 'dispute', disputeId: newId(), paymentId: newId() };
   return { ...base, available: money(245_750), pending: money(12_000) };
 }
 

@@ -1,0 +1,23 @@
+import { BaseCommand } from '../../src/cli/base-command';
+import type { Dispute } from '../../src/services/disputes/disputes';
+import { acceptDispute } from '../../src/services/disputes/disputes';
+import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { operatorFlags } from '../../src/cli/withdrawals';
+import { disputeOwnerFlags, renderDispute } from '../../src/cli/disputes';
+
+export default class DisputesAccept extends BaseCommand<typeof DisputesAccept> {
+  static override summary = 'Accept (concede) a dispute (needs_response → lost).';
+  static override description =
+    'As POST /v1/disputes/{id}/accept: the dispute is lost (closedReason accepted), the amount and fee stay debited; emits dispute.lost. 409 INVALID_STATE_TRANSITION (exit 5) unless needs_response.';
+  static override examples = ['<%= config.bin %> disputes accept 0190c3d4-…', '<%= config.bin %> disputes accept 0190c3d4-… --operator alice --json'];
+  static override args = { id: ownedArg('dispute', { description: 'Dispute id', required: true }) };
+  static override flags = { ...disputeOwnerFlags, ...operatorFlags };
+
+  async run(): Promise<Dispute> {
+    const rt = await this.runtime();
+    const where = await locate(rt, 'dispute', this.args.id, this.flags.tenant);
+    const dispute = await acceptDispute(actContext(rt, where, this.flags.operator), where.id);
+    this.log(renderDispute(dispute));
+    return dispute;
+  }
+}
