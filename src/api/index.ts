@@ -17,6 +17,7 @@ import { checkoutOperations } from './checkout/operations';
 import { paymentOperations } from './payments/operations';
 import { balanceOperations } from './ledger/operations';
 import { balanceThresholdOperations } from './balance-thresholds/operations';
+import { settlementOperations } from './settlements/operations';
 import { withdrawalMethodOperations } from './withdrawal-methods/operations';
 import { withdrawalOperations } from './withdrawals/operations';
 import { riskOperations } from './risk/operations';
@@ -41,6 +42,7 @@ export const operations: Operation[] = [
   ...paymentOperations,
   ...balanceOperations,
   ...balanceThresholdOperations,
+  ...settlementOperations,
   ...withdrawalMethodOperations,
   ...withdrawalOperations,
   ...riskOperations,

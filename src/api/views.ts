@@ -9,6 +9,7 @@ import { FeeAssignmentSchema, FeeScheduleSchema } from './fees/schemas';
 import { KybDocumentSchema, KybSubmissionSchema } from './kyb/schemas';
 import { BalanceTransactionSchema } from './ledger/schemas';
 import { BalanceThresholdSchema } from './balance-thresholds/schemas';
+import { SettlementStatementSchema } from './settlements/schemas';
 import { LimitSchema } from './limits/schemas';
 import { CompanySchema, MerchantSchema } from './organization/schemas';
 import { PartnerAssignmentSchema, PartnerSchema } from './partners/schemas';
@@ -56,6 +57,7 @@ export const RESOURCES = {
   role: RoleSchema,
   routing_rule: RoutingRuleSchema,
   scoring_rule: ScoringRuleSchema,
+  settlement_statement: SettlementStatementSchema,
   tenant: TenantSchema,
   terminal: TerminalSchema,
   terminal_limit: LimitSchema,

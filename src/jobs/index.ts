@@ -5,11 +5,12 @@ import { ledgerReleaseJob } from './ledger-release';
 import { sandboxAcquirerJob } from './sandbox-acquirer';
 import { paymentRecoveryJob } from './payment-recovery';
 import { withdrawalMethodCoolingJob } from './withdrawal-method-cooling';
+import { settlementsJob } from './settlements';
 
 export type { BackgroundJob } from './types';
 
 /** Every background job `serve` runs besides the webhook dispatcher. */
-export const backgroundJobs: BackgroundJob[] = [checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob, paymentRecoveryJob, withdrawalMethodCoolingJob];
+export const backgroundJobs: BackgroundJob[] = [checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob, paymentRecoveryJob, withdrawalMethodCoolingJob, settlementsJob];
 
 /** Starts every job; stop() stops them all. */
 export function startJobs(rt: Runtime, jobs: BackgroundJob[] = backgroundJobs): { stop(): Promise<void> } {
