@@ -63,7 +63,7 @@ async function allPages<T>(key: string, path: string): Promise<T[]> {
   let cursor: string | null = null;
   for (;;) {
     const sep = path.includes('?') ? '&' : '?';
-    const res = await h.as(key).get(`${path}${sep}limit=3${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
+    const res: { body: { data: T[]; pagination: { nextCursor: string | null } } } = await h.as(key).get(`${path}${sep}limit=3${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
     out.push(...res.body.data);
     cursor = res.body.pagination.nextCursor;
     if (!cursor) return out;

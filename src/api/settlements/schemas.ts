@@ -2,7 +2,7 @@ import { z } from '../zod';
 import { refersTo } from '../references';
 import { Currency, Money, NullableTimestamp, Timestamp, Uuid, listParams, listQuery } from '../common';
 import { tenantOnly } from '../visibility';
-import { LINE_SOURCE_TYPES, LINE_TYPES, TOTAL_NAMES } from '../../services/settlements/statements';
+import { LINE_SOURCE_TYPES, LINE_TYPES, TOTAL_NAMES } from '../../services/settlements/rules';
 import { BALANCE_TRANSACTION_TYPES } from '../ledger/schemas';
 
 // Settlement statements: one per merchant, currency and UTC day, with its lines (the ledger's entries of that day).
