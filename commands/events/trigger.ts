@@ -8,10 +8,13 @@ import { eventCatalog } from '../../src/services/webhooks/catalog';
 import { triggerSampleEvent } from '../../src/services/webhooks/samples';
 import { merchantContext, requireUuid, sandboxDefaults, tenantContext } from '../../src/cli/context';
 import { type TriggeredPayment, drivesRealPayment, triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
+import { type TriggeredStatement, triggerSettlementEvent } from '../../src/cli/sandbox/settlement-trigger';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
-  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund, checkout.session.completed and routing.alert events, a sample otherwise.';
+  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund, checkout.session.completed and routing.alert events, a real statement finalized for a past day for settlement.finalized, a sample otherwise.';
   static override description = `For payment.*, refund.*, checkout.session.completed and routing.alert the command makes a REAL sandbox payment for --merchant through the payment path (checkout session, complete with a sandbox test card, the sandbox acquirer's answers run in this process): 4242… for created, processing, succeeded, captured and checkout.session.completed; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled; a payment then a full refund for refund.created and refund.succeeded; 4000000000005126 then a refund for refund.failed; for routing.alert (a tenant event) a payment of --merchant in a currency none of the tenant's active terminals takes (it fails with no_eligible_terminal and raises the alert, at most once per merchant per 15 minutes: within them the command fails with EVENT_NOT_PRODUCED). It reports the payment and every event it emitted.
+
+For settlement.finalized the command makes a REAL statement: a sandbox payment of --merchant (4242…) made through the payment path on a past UTC day (the injected clock set back to the most recent day, two days ago or earlier, on which the merchant has no finalized statement in its default currency), which opens that day's statement; then the settlements job's own code finalizes the merchant's statements of past days and raises settlement.finalized, whose data carries the statement and the absolute URL of its CSV.
 
 Other types emit a sample event (data.sample = true). Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
   static override examples = [
@@ -27,7 +30,7 @@ Other types emit a sample event (data.sample = true). Either way the events are 
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
 
-  async run(): Promise<TriggeredEvent | TriggeredPayment> {
+  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredStatement> {
     if (this.flags.live) {
       throw new PermissionError('Sample events can only be triggered in sandbox (test) mode.', 'SANDBOX_ONLY', {
         hint: 'Leave out --live: sample events are emitted in test mode.',
@@ -56,6 +59,7 @@ Other types emit a sample event (data.sample = true). Either way the events are 
       });
     }
     if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
+    if (entry.type === 'settlement.finalized') return this.realStatement(rt, tenantId, merchantId!);
     const ctx = tenantContext(rt, tenantId, false);
     const event = await triggerSampleEvent(ctx, { type: entry.type, merchantId });
     this.log(renderRecord({ eventId: event.eventId, type: event.type, tenant: event.tenantId, merchant: event.merchantId ?? '', mode: 'test', deliveriesQueued: event.deliveriesQueued }));
@@ -66,6 +70,18 @@ Other types emit a sample event (data.sample = true). Either way the events are 
       this.log('\nNo endpoint subscribes to this event: nothing was queued.');
     }
     return event;
+  }
+
+  private async realStatement(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
+    const ctx = await merchantContext(rt, tenantId, merchantId, false);
+    const result = await triggerSettlementEvent(rt, ctx);
+    this.log(renderRecord({
+      eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
+      statement: `${result.statementId} (${result.periodStart.slice(0, 10)}, ${result.currency})`, payment: result.paymentId,
+      download: result.downloadUrl, deliveriesQueued: result.deliveriesQueued,
+    }));
+    this.log(`\nDownload it with: ${this.config.bin} settlements download ${result.statementId} --tenant ${tenantId} --output statement.csv`);
+    return result;
   }
 
   private async realPayment(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayment> {

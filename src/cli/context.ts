@@ -92,6 +92,7 @@ const LOCATED = {
   payment: { model: 'Payment', path: 'PAYMENT_ID', checksTenant: false },
   refund: { model: 'Refund', path: 'ID', checksTenant: false },
   withdrawal: { model: 'Withdrawal', path: 'ID', checksTenant: true },
+  settlement: { model: 'SettlementStatement', path: 'ID', checksTenant: true },
 } as const;
 
 /**
@@ -290,6 +291,7 @@ const RECORD_TABLES = {
   withdrawal: { model: 'Withdrawal', merchant: true },
   withdrawalMethod: { model: 'MerchantWithdrawalMethod', merchant: true },
   balanceThreshold: { model: 'BalanceThreshold', merchant: true },
+  settlement: { model: 'SettlementStatement', merchant: true },
   kybSubmission: { model: 'KybSubmission', merchant: true },
   kybDocument: { model: 'KybDocument', merchant: true },
 } as const satisfies Record<string, { model: keyof Models; merchant: boolean }>;
