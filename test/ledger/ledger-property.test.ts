@@ -7,12 +7,15 @@ import { balancesOf, post, postCapture, postRefund, releaseDue } from '../../src
 import type { FeeRule, RoundingMode } from '../../src/db/models/fees';
 import { newId } from '../../src/util/ids';
 import { mulberry32 } from '../../src/util/random';
+import { finalizeDue } from '../../src/services/settlements/statements';
+import { expectSettlementIdentities } from '../helpers/settlements';
 
 /**
  * A randomized run of 1,000 mixed operations (captures with random fee schedules and reserves, immediate funds,
  * duplicate captures, partial and full refunds with and without refund fees, adjustments, authorizations canceled
  * before capture, clock moves with the release job). After every 100 operations and at the end: the ledger
- * invariant holds and every balance equals an independent model of what it must be. Seeded: set
+ * invariant holds and every balance equals an independent model of what it must be; at the end the settlement
+ * statements' identities hold over every merchant, currency and day (some finalized during the run). Seeded: set
  * PAYPLANE_LEDGER_SEED to replay a run.
  */
 
@@ -175,6 +178,8 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
       );
     }
     if ((i + 1) % 100 === 0) await checkModel();
+    // settlement statements of past days are finalized as the run goes (their figures then stored, not computed)
+    if ((i + 1) % 250 === 0) await finalizeDue(h.rt);
   }
   // everything still scheduled eventually lands in available (reserves without autoRelease stay held)
   h.clock.advance(30 * DAY);
@@ -190,6 +195,10 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
   expect(await releaseDue(h.rt)).toBe(due);
   await checkModel();
   const summary = await expectLedgerInvariant(h.rt);
+  // settlement statements (issue 23): the identities over every merchant, currency and day, open and finalized
+  expect(await expectSettlementIdentities(ctx)).toBeGreaterThan(10);
+  await finalizeDue(h.rt);
+  expect(await expectSettlementIdentities(ctx)).toBeGreaterThan(10);
   expect(summary.postings).toBeGreaterThan(OPERATIONS / 2);
   expect(counts.capture).toBeGreaterThan(300);
   expect(counts.refund).toBeGreaterThan(150);

@@ -7,6 +7,8 @@ import { resolveFees } from '../../src/services/fees/schedules';
 import { balancesOf, post, postCapture, postRefund, postWithdrawal, releaseDue } from '../../src/services/ledger';
 import { finalizeDue, LINE_RULES } from '../../src/services/settlements/statements';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
+import { backgroundJobs } from '../../src/jobs';
+import { settlementsJob } from '../../src/jobs/settlements';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { closeRuntime, openRuntime, type Runtime } from '../../src/runtime';
@@ -329,6 +331,22 @@ describe(`the settlements job (${dialectName})`, () => {
     const ids = events.map((e) => (typeof e.data === 'string' ? JSON.parse(e.data) : e.data).id as string);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toHaveLength(5);
+  });
+});
+
+describe(`the settlements job of serve (${dialectName})`, () => {
+  it('is one of serve\'s jobs and finalizes on its tick, read from the injected clock', async () => {
+    expect(backgroundJobs).toContain(settlementsJob);
+    await direct('adjustment', [['provider_clearing', clearing, -700], ['merchant_available', m1, 700]]);
+    const [open] = (await statementsOf(m1, 'EUR')).filter((st) => st.status === 'open');
+    expect(open).toBeDefined();
+    h.clock.advance(DAY);
+    // a tick at start: stop() waits for its run
+    const job = settlementsJob.start(h.rt);
+    await job.stop();
+    const after = (await h.as(h.sandbox.tenantKey.secretKey).get(`/v1/settlements/${open.id}`).expect(200)).body.data as Statement & { finalizedAt: string };
+    expect(after.status).toBe('finalized');
+    expect(after.finalizedAt).toBe(h.clock.now().toISOString());
   });
 });
 
