@@ -73,8 +73,7 @@ Other types emit a sample event (data.sample = true). Either way the events are 
   }
 
   private async realStatement(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
-    const ctx = await merchantContext(rt, tenantId, merchantId, false);
-    const result = await triggerSettlementEvent(rt, ctx);
+    const result = await triggerSettlementEvent(rt, tenantId, merchantId);
     this.log(renderRecord({
       eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
       statement: `${result.statementId} (${result.periodStart.slice(0, 10)}, ${result.currency})`, payment: result.paymentId,

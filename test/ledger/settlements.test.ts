@@ -308,6 +308,10 @@ describe(`the settlements job (${dialectName})`, () => {
     expect(mine).toMatchObject({ object: 'settlement', status: 'finalized', totals: before[0].totals, closingBalance: before[0].closingBalance, lineCount: before[0].lineCount });
     expect(mine.downloadUrl).toBe(`http://127.0.0.1:4242/v1/settlements/${before[0].id}/download`);
     expect(mine).not.toHaveProperty('lines');
+    // and an audit entry of each finalization, by the system
+    const audited = await h.rt.db.models.AuditEntry.findAll({ where: { action: 'settlement_statement.finalized' }, raw: true }) as unknown as { targetId: string; targetType: string; actorType: string }[];
+    expect(audited.map((a) => a.targetId).sort()).toEqual(data.map((d) => d.id).sort());
+    expect(audited.every((a) => a.targetType === 'settlement_statement')).toBe(true);
     // a day later the third is finalized too; the identities still hold on the stored figures
     h.clock.advance(DAY);
     expect(await finalizeDue(h.rt)).toBe(1);

@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import { BusinessRuleError } from '../../domain/errors';
-import type { CallerContext } from '../../domain/context';
+import { merchantContext } from '../context';
 import type { Clock } from '../../domain/clock';
 import type { Runtime } from '../../runtime';
 import type { EventRow } from '../../db/models';
@@ -39,8 +39,8 @@ function runtimeAt(rt: Runtime, at: Date): Runtime {
   return Object.assign(Object.create(rt) as Runtime, { clock });
 }
 
-export async function triggerSettlementEvent(rt: Runtime, ctx: CallerContext): Promise<TriggeredStatement> {
-  const merchantId = ctx.merchantId!;
+export async function triggerSettlementEvent(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
+  const ctx = await merchantContext(rt, tenantId, merchantId, false);
   const merchant = await rt.db.models.Merchant.findOne({ where: { id: merchantId }, attributes: ['defaultCurrency'] });
   const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
   // a past day whose statement (if any) is still open: a movement of a finalized day would change what was stored
@@ -53,7 +53,7 @@ export async function triggerSettlementEvent(rt: Runtime, ctx: CallerContext): P
   }
   if (!day) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Merchant ${merchantId} has a finalized ${currency} statement on each of the last ${LOOK_BACK_DAYS} days: no past day is left to make one on.`);
   const then = runtimeAt(rt, new Date(day.getTime() + 12 * 3_600_000));
-  const payment: TriggeredPayment = await triggerPaymentEvent(then, { ...ctx, clock: then.clock }, 'payment.captured');
+  const payment: TriggeredPayment = await triggerPaymentEvent(then, await merchantContext(then, tenantId, merchantId, false), 'payment.captured');
   const startedAt = rt.clock.now();
   await finalizeDue(ctx);
   const statement = await rt.db.models.SettlementStatement.findOne({ where: { merchantId, currency, livemode: false, periodStart: day } });
@@ -68,7 +68,7 @@ export async function triggerSettlementEvent(rt: Runtime, ctx: CallerContext): P
     await rt.db.models.WebhookDelivery.findAll({ where: { eventId: event.id }, attributes: ['id', 'endpointId'], order: [['id', 'ASC']] })
   ).map((r) => ({ id: r.get('id') as string, endpointId: r.get('endpointId') as string }));
   return {
-    eventId: event.id, type: 'settlement.finalized', tenantId: ctx.tenantId!, merchantId, livemode: false, sample: false,
+    eventId: event.id, type: 'settlement.finalized', tenantId, merchantId, livemode: false, sample: false,
     statementId: statement.get('id') as string, periodStart: day.toISOString(), currency, downloadUrl: String(event.data.downloadUrl),
     paymentId: payment.paymentId, deliveriesQueued: deliveries.length, deliveries,
   };

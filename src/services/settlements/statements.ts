@@ -11,6 +11,7 @@ import type { SettlementStatementRow, SettlementStatus, StoredBalances } from '.
 import { BALANCE_TYPE, type BalanceType } from '../balances/balances';
 import { filterWhere } from '../present';
 import { emitEvent } from '../webhooks/events';
+import { recordAudit } from '../audit/entries';
 import { forEachDue, type DueOptions } from '../due-work';
 import type { Runtime } from '../../runtime';
 import { publicUrl } from '../../util/public-url';
@@ -406,6 +407,16 @@ async function finalizeOne(ctx: CallerContext, row: SettlementStatementRow, now:
     });
     if (!finalized) return false;
     const statement = present(w, finalized, computed);
+    await recordAudit(w, {
+      action: 'settlement_statement.finalized',
+      targetType: 'settlement_statement',
+      targetId: row.id,
+      tenantId: row.tenantId,
+      merchantId: row.merchantId,
+      livemode: row.livemode,
+      before: { status: 'open' },
+      after: { status: 'finalized', finalizedAt: now.toISOString(), lineCount: computed.lineCount, net: computed.totals.net, closingBalance: computed.closingBalance },
+    });
     await emitEvent(w, { type: 'settlement.finalized', tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, data: finalizedEventData(statement) });
     return true;
   });
