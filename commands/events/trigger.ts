@@ -10,6 +10,7 @@ import { merchantContext, requireUuid, sandboxDefaults, tenantContext } from '..
 import {
   type TriggeredOrganization, type TriggeredPayment, drivesRealOrganization, drivesRealPayment, triggerOrganizationEvent, triggerPaymentEvent,
 } from '../../src/cli/sandbox/trigger';
+import { type TriggeredStatement, triggerSettlementEvent } from '../../src/cli/sandbox/settlement-trigger';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
   static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: made by real sandbox records where a flow can run at once, a sample otherwise.';
@@ -21,6 +22,7 @@ export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
 - balance.negative (tenant event): a payment refunded at once, while its funds are still pending; the merchant's available balance must not cover the refund (else EVENT_NOT_PRODUCED).
 - balance.threshold_reached: a threshold on the pending balance just above it, crossed by a payment's capture, then deleted.
 - merchant.created, kyb.submitted (tenant events): a new sandbox company and merchant; for kyb.submitted its KYB submitted as well (sample company data and a one-page PDF), waiting for an operator's review.
+- settlement.finalized: a sandbox payment (4242…) made on a past UTC day (the injected clock set back to the most recent day, two days ago or earlier, on which the merchant has no finalized statement in its default currency), which opens that day's statement; then the settlements job's own code finalizes the merchant's statements of past days; the event carries the statement and the absolute URL of its CSV.
 - routing.alert (tenant event): a payment in a currency none of the tenant's active terminals takes (no_eligible_terminal), at most once per merchant per 15 minutes, as in production: within them EVENT_NOT_PRODUCED.
 It reports the records and every event they emitted.
 
@@ -40,7 +42,7 @@ Either way the events are written in test mode with one delivery per subscribed 
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
 
-  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredOrganization> {
+  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredOrganization | TriggeredStatement> {
     if (this.flags.live) {
       throw new PermissionError('Sample events can only be triggered in sandbox (test) mode.', 'SANDBOX_ONLY', {
         hint: 'Leave out --live: sample events are emitted in test mode.',
@@ -69,6 +71,7 @@ Either way the events are written in test mode with one delivery per subscribed 
       });
     }
     if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
+    if (entry.type === 'settlement.finalized') return this.realStatement(rt, tenantId, merchantId!);
     const ctx = tenantContext(rt, tenantId, false);
     if (drivesRealOrganization(entry.type)) {
       const result = await triggerOrganizationEvent(rt, ctx, entry.type);
@@ -92,6 +95,17 @@ Either way the events are written in test mode with one delivery per subscribed 
     } else {
       this.log('\nNo endpoint subscribes to this event: nothing was queued.');
     }
+  }
+
+  private async realStatement(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
+    const result = await triggerSettlementEvent(rt, tenantId, merchantId);
+    this.log(renderRecord({
+      eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
+      statement: `${result.statementId} (${result.periodStart.slice(0, 10)}, ${result.currency})`, payment: result.paymentId,
+      download: result.downloadUrl, deliveriesQueued: result.deliveriesQueued,
+    }));
+    this.log(`\nDownload it with: ${this.config.bin} settlements download ${result.statementId} --tenant ${tenantId} --output statement.csv`);
+    return result;
   }
 
   private async realPayment(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayment> {

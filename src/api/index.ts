@@ -18,6 +18,7 @@ import { paymentOperations } from './payments/operations';
 import { balanceOperations } from './ledger/operations';
 import { balanceThresholdOperations } from './balance-thresholds/operations';
 import { disputeOperations } from './disputes/operations';
+import { settlementOperations } from './settlements/operations';
 import { withdrawalMethodOperations } from './withdrawal-methods/operations';
 import { withdrawalOperations } from './withdrawals/operations';
 import { riskOperations } from './risk/operations';
@@ -43,6 +44,7 @@ export const operations: Operation[] = [
   ...disputeOperations,
   ...balanceOperations,
   ...balanceThresholdOperations,
+  ...settlementOperations,
   ...withdrawalMethodOperations,
   ...withdrawalOperations,
   ...riskOperations,

@@ -10,6 +10,7 @@ import { KybDocumentSchema, KybSubmissionSchema } from './kyb/schemas';
 import { BalanceTransactionSchema } from './ledger/schemas';
 import { BalanceThresholdSchema } from './balance-thresholds/schemas';
 import { DisputeSchema } from './disputes/schemas';
+import { SettlementStatementSchema } from './settlements/schemas';
 import { LimitSchema } from './limits/schemas';
 import { CompanySchema, MerchantSchema } from './organization/schemas';
 import { PartnerAssignmentSchema, PartnerSchema } from './partners/schemas';
@@ -58,6 +59,7 @@ export const RESOURCES = {
   role: RoleSchema,
   routing_rule: RoutingRuleSchema,
   scoring_rule: ScoringRuleSchema,
+  settlement_statement: SettlementStatementSchema,
   tenant: TenantSchema,
   terminal: TerminalSchema,
   terminal_limit: LimitSchema,

@@ -93,6 +93,7 @@ const LOCATED = {
   refund: { model: 'Refund', path: 'ID', checksTenant: false },
   withdrawal: { model: 'Withdrawal', path: 'ID', checksTenant: true },
   dispute: { model: 'Dispute', path: 'ID', checksTenant: true },
+  settlement: { model: 'SettlementStatement', path: 'ID', checksTenant: true },
 } as const;
 
 /**
@@ -292,6 +293,7 @@ const RECORD_TABLES = {
   withdrawalMethod: { model: 'MerchantWithdrawalMethod', merchant: true },
   balanceThreshold: { model: 'BalanceThreshold', merchant: true },
   dispute: { model: 'Dispute', merchant: true },
+  settlement: { model: 'SettlementStatement', merchant: true },
   kybSubmission: { model: 'KybSubmission', merchant: true },
   kybDocument: { model: 'KybDocument', merchant: true },
 } as const satisfies Record<string, { model: keyof Models; merchant: boolean }>;

@@ -1,4 +1,5 @@
 import { stripVTControlCharacters } from 'node:util';
+import { toCsv } from '../util/csv';
 import chalk from 'chalk';
 import type Table from 'cli-table3';
 import type { Page } from '../db/scoped';
@@ -39,7 +40,8 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], options: TableOp
   const picked = pickColumns(columns, options.columns);
   if (options.csv) {
     const lines = [picked.map((c) => c.header), ...rows.map((row) => picked.map((c) => stripVTControlCharacters(formatCell(c.get(row)))))];
-    return lines.map((fields) => fields.map(csvField).join(',')).join('\n');
+    // the one CSV writer (src/util/csv.ts): CRLF records, quoting, formula neutralisation; the last CRLF left to the log
+    return toCsv(lines).replace(/\r\n$/, '');
   }
   const colour = colourEnabled();
   let head = picked.map((c) => c.header);
@@ -174,11 +176,6 @@ function charWidth(code: number): number {
     return 2;
   }
   return 1;
-}
-
-/** An RFC 4180 field: quoted (its quotes doubled) when it holds a comma, a quote or a line break. */
-function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
 /**

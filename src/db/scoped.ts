@@ -231,6 +231,24 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
   }
 
   /**
+   * Rows inserted as createManyLater() does, each unless a row with the same unique key is already there (INSERT …
+   * ON CONFLICT DO NOTHING): a record that the first of several writers opens (a day's settlement statement). Nothing
+   * is returned: which rows went in is known only at the end of the transaction. At once outside a transaction.
+   */
+  async ensureLater(values: Partial<R>[]): Promise<void> {
+    if (!values.length) return;
+    const table = this.fastTable(true);
+    const rows = values.map((v) => this.newRow(v));
+    const insert = table && insertStatement(table, rows, false);
+    if (!insert) throw new InternalError(`${this.spec.resource}: rows that cannot be inserted on the prepared-statement path`);
+    if (this.ctx.transaction) {
+      this.ctx.db.sql.defer(this.ctx.transaction, table!, rows, { ignoreConflicts: true });
+      return;
+    }
+    await this.ctx.db.sql.run(`${insert.sql} ON CONFLICT DO NOTHING`, insert.params);
+  }
+
+  /**
    * Inserts rows inside the caller's scope, as create() does each, in one statement (one multi-row INSERT on the
    * prepared-statement path; one by one where the table stays on Sequelize). Returns them in the order given.
    */

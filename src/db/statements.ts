@@ -251,6 +251,14 @@ function isMissingCount(error: unknown): boolean {
   return /config_version/.test(String((error as Error)?.message)) && /no such table|does not exist/.test(String((error as Error)?.message));
 }
 
+/** Rows a transaction writes at its end (see Statements.defer). */
+interface DeferredRows {
+  table: Table;
+  rows: Record<string, unknown>[];
+  /** INSERT … ON CONFLICT DO NOTHING: a row whose unique key is already there is left out */
+  ignoreConflicts: boolean;
+}
+
 export class Statements {
   private readonly memo = new ReadMemo();
   private readonly config = new ConfigCache();
@@ -263,7 +271,7 @@ export class Statements {
   private missingSince = 0;
   missingRetryMs = 5_000;
   /** rows a transaction writes at its end, per table in the order the tables first came (see defer) */
-  private readonly deferred = new WeakMap<object, Map<string, { table: Table; rows: Record<string, unknown>[] }>>();
+  private readonly deferred = new WeakMap<object, Map<string, DeferredRows>>();
   /** a flush in progress per transaction: a statement sent meanwhile waits for it */
   private readonly flushing = new WeakMap<object, Promise<void>>();
 
@@ -273,13 +281,15 @@ export class Statements {
    * transaction that names one of those tables (a read of them, through here or through Sequelize) first writes
    * what is pending; a rollback forgets it.
    */
-  defer(transaction: Transaction, table: Table, rows: Record<string, unknown>[]): void {
+  defer(transaction: Transaction, table: Table, rows: Record<string, unknown>[], options: { ignoreConflicts?: boolean } = {}): void {
     const root = rootOf(transaction);
     this.config.wroteTo(transaction, table.name);
     let pending = this.deferred.get(root);
     if (!pending) this.deferred.set(root, (pending = new Map()));
-    let entry = pending.get(table.name);
-    if (!entry) pending.set(table.name, (entry = { table, rows: [] }));
+    // rows that may already be there (ignoreConflicts: INSERT … ON CONFLICT DO NOTHING) go in an INSERT of their own
+    const key = options.ignoreConflicts ? `${table.name}\u0000ignore` : table.name;
+    let entry = pending.get(key);
+    if (!entry) pending.set(key, (entry = { table, rows: [], ignoreConflicts: options.ignoreConflicts === true }));
     entry.rows.push(...rows);
   }
 
@@ -287,7 +297,7 @@ export class Statements {
   mustFlushBefore(sql: string, transaction: Transaction): boolean {
     const pending = this.deferred.get(rootOf(transaction));
     if (!pending) return false;
-    for (const name of pending.keys()) if (new RegExp(`\\b(FROM|JOIN|INTO|UPDATE)\\s+[\`"]?${name}[\`"]?(\\s|$|\\()`, 'i').test(sql)) return true;
+    for (const { table: { name } } of pending.values()) if (new RegExp(`\\b(FROM|JOIN|INTO|UPDATE)\\s+[\`"]?${name}[\`"]?(\\s|$|\\()`, 'i').test(sql)) return true;
     return false;
   }
 
@@ -304,9 +314,9 @@ export class Statements {
     return done;
   }
 
-  private async write(transaction: Transaction, pending: Map<string, { table: Table; rows: Record<string, unknown>[] }>): Promise<void> {
+  private async write(transaction: Transaction, pending: Map<string, DeferredRows>): Promise<void> {
     const inserts: { sql: string; params: unknown[] }[] = [];
-    for (const { table, rows } of pending.values()) {
+    for (const { table, rows, ignoreConflicts } of pending.values()) {
       const shapes = new Map<string, Record<string, unknown>[]>();
       for (const row of rows) {
         const shape = Object.keys(row).filter((column) => row[column] !== undefined).join();
@@ -317,7 +327,7 @@ export class Statements {
       for (const group of shapes.values()) {
         const insert = insertStatement(table, group, false);
         if (!insert) throw new Error(`rows of ${table.name} that cannot be bound as they are`);
-        inserts.push(insert);
+        inserts.push(ignoreConflicts ? { sql: `${insert.sql} ON CONFLICT DO NOTHING`, params: insert.params } : insert);
       }
     }
     // Postgres: one statement, the INSERTs before the last as data-modifying WITH clauses (a foreign key between them,

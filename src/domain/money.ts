@@ -42,6 +42,11 @@ function majorDigits(money: Money, digits: number, grouping: boolean): string {
   return `${money.valueMinor < 0 ? '-' : ''}${major}${fraction}`;
 }
 
+/** `valueMinor` as a plain decimal in major units, without the currency (`-12.34`, `5000`, `1.234`): CSV amounts. */
+export function majorDecimal(money: Money): string {
+  return majorDigits(money, digitsOf(money.currency), false);
+}
+
 /** Intl formatters by locale and currency: building one costs far more than formatting with it. */
 const currencyFormats = new Map<string, Intl.NumberFormat>();
 const CURRENCY_FORMATS_KEPT = 500;

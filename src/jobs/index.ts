@@ -6,12 +6,13 @@ import { sandboxAcquirerJob } from './sandbox-acquirer';
 import { paymentRecoveryJob } from './payment-recovery';
 import { withdrawalMethodCoolingJob } from './withdrawal-method-cooling';
 import { disputeDeadlinesJob } from './dispute-deadlines';
+import { settlementsJob } from './settlements';
 
 export type { BackgroundJob } from './types';
 
 /** Every background job `serve` runs besides the webhook dispatcher. */
 export const backgroundJobs: BackgroundJob[] = [
-  checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob, paymentRecoveryJob, withdrawalMethodCoolingJob, disputeDeadlinesJob,
+  checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob, paymentRecoveryJob, withdrawalMethodCoolingJob, disputeDeadlinesJob, settlementsJob,
 ];
 
 /** Starts every job; stop() stops them all. */

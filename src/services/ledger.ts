@@ -17,6 +17,7 @@ import { forEachDue, type DueOptions } from './due-work';
 import type { Money } from '../domain/money';
 import { checkThresholds } from './balances/thresholds';
 import { ACCOUNT_OF, BALANCE_TYPE, balancesOf, type Balance, type BalanceType } from './balances/balances';
+import { openStatements } from './settlements/open';
 
 /**
  * The double-entry ledger. Every posting is a set of entries (signed, credit positive) that sum to zero per
@@ -89,10 +90,13 @@ export async function post(ctx: CallerContext, posting: Posting): Promise<Postin
     const w = writer(tctx, posting.livemode);
     const table = scoped(w, tctx.db.models.LedgerEntry);
     const postingId = newId();
+    // one instant for the entries and the day of the statements they open
+    const now = tctx.clock.now();
+    const moved = posting.lines.filter((line) => line.amountMinor !== 0);
     // the posting's lines in one statement, written with the transaction's other deferred rows before its COMMIT (a
     // read of the ledger in the transaction writes them first)
     const entries: LedgerEntryRow[] = await table.createManyLater(
-      posting.lines.filter((line) => line.amountMinor !== 0).map((line) => ({
+      moved.map((line) => ({
         tenantId: posting.tenantId,
         livemode: posting.livemode,
         merchantId: isMerchantAccount(line.account) ? line.ownerId : null,
@@ -104,8 +108,11 @@ export async function post(ctx: CallerContext, posting: Posting): Promise<Postin
         sourceType: posting.sourceType,
         sourceId: posting.sourceId,
         description: line.description ?? posting.description ?? null,
+        createdAt: now,
       })),
     );
+    // the day's settlement statement of each merchant and currency it moves, opened by the first movement
+    await openStatements(w, posting, moved, now);
     // balance thresholds crossed by the posting: their state and events in the posting's transaction (no statement
     // while the merchant has no threshold in the currency and mode: the lookup is kept configuration)
     await checkThresholds(w, posting, posting.lines);

@@ -4,6 +4,7 @@ import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
 import { dialectName } from '../helpers/db';
 import { SandboxCardConnector } from '../../src/connectors/sandbox-card';
 import { publicUrl } from '../../src/util/public-url';
+import { finalizeDue } from '../../src/services/settlements/statements';
 
 /**
  * Every URL the API hands out is absolute, on the one public base (PAYPLANE_PUBLIC_URL, else the request's origin,
@@ -97,8 +98,15 @@ describe.each([
     ok('deliveries', await merchant.get('/v1/webhooks/deliveries'));
     ok('event types', await merchant.get('/v1/webhooks/event-types'));
 
+    // settlement statements: the download URL in answers, and in settlement.finalized once the job (no request) finalized the day
+    const [statement] = ok('settlements', await merchant.get('/v1/settlements'));
+    ok('settlement', await tenant.get(`/v1/settlements/${statement.id}`));
+    m.clock.advance(86_400_000);
+    expect(await finalizeDue(m.rt)).toBeGreaterThan(0);
+    await m.settle();
+
     const received = m.events();
-    expect(received.map((e) => e.type)).toEqual(expect.arrayContaining(['checkout.session.created', 'payment.requires_action', 'payment.captured']));
+    expect(received.map((e) => e.type)).toEqual(expect.arrayContaining(['checkout.session.created', 'payment.requires_action', 'payment.captured', 'settlement.finalized']));
     const outbox = (await m.rt.db.models.Event.findAll()).map((row) => row.get({ plain: true }) as { type: string; data: unknown });
     const found = [
       ...answers.flatMap(([label, body]) => urlsIn(body, label)),
@@ -110,6 +118,8 @@ describe.each([
     expect(handedOut.filter(([where]) => /^webhook payment\.requires_action/.test(where))).not.toEqual([]);
     expect(handedOut.filter(([where]) => /^outbox checkout\.session\.created/.test(where))).not.toEqual([]);
     expect(handedOut.filter(([where]) => /^create session/.test(where))).not.toEqual([]);
+    expect(handedOut.filter(([where]) => /^outbox settlement\.finalized/.test(where))).not.toEqual([]);
+    expect(handedOut.filter(([where]) => /^settlement\./.test(where))).not.toEqual([]);
     expect(handedOut.filter(([, value]) => !bases.some((b) => value.startsWith(b)))).toEqual([]);
     // and what the client gave comes back absolute
     expect(found.filter(([, value]) => given.has(value) && !/^https?:\/\/[^/]/.test(value))).toEqual([]);

@@ -9,8 +9,4 @@ export const NOT_YET_BUILT: readonly string[] = [
   'POST /v1/payouts/{id}/cancel',
   'GET /v1/payout-schedule',
   'PUT /v1/payout-schedule',
-  'GET /v1/settlements',
-  'GET /v1/settlements/{id}',
-  'GET /v1/settlements/{id}/lines',
-  'GET /v1/settlements/{id}/download',
 ];

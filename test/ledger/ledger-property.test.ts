@@ -9,6 +9,8 @@ import { newId } from '../../src/util/ids';
 import { isBeyond } from '../../src/services/balances/thresholds';
 import { createMerchantRecord } from '../../src/services/organization/records';
 import { mulberry32 } from '../../src/util/random';
+import { finalizeDue } from '../../src/services/settlements/statements';
+import { expectSettlementIdentities } from '../helpers/settlements';
 
 /**
  * A randomized run of 1,000 mixed operations (captures with random fee schedules and reserves, immediate funds,
@@ -17,7 +19,8 @@ import { mulberry32 } from '../../src/util/random';
  * at the end: the ledger invariant holds, every balance equals an independent model of what it must be, and each
  * threshold raised balance.threshold_reached once per crossing the model saw (a crossing re-arms only once the
  * balance is back on the other side; every operation moves each balance one way, so the model's balance after it is
- * the one the postings crossed with). Seeded: set
+ * the one the postings crossed with); at the end the settlement statements' identities hold over every merchant,
+ * currency and day (some finalized during the run). Seeded: set
  * PAYPLANE_LEDGER_SEED to replay a run.
  */
 
@@ -223,6 +226,8 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
       );
     }
     if ((i + 1) % 100 === 0) await checkModel();
+    // settlement statements of past days are finalized as the run goes (their figures then stored, not computed)
+    if ((i + 1) % 250 === 0) await finalizeDue(h.rt);
   }
   // everything still scheduled eventually lands in available (reserves without autoRelease stay held)
   h.clock.advance(30 * DAY);
@@ -242,6 +247,10 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
   expect(thresholds.reduce((n, t) => n + t.crossings, 0)).toBeGreaterThan(thresholds.length / 2);
   expect(thresholds.some((t) => t.crossings > 1)).toBe(true);
   const summary = await expectLedgerInvariant(h.rt);
+  // settlement statements (issue 23): the identities over every merchant, currency and day, open and finalized
+  expect(await expectSettlementIdentities(ctx)).toBeGreaterThan(10);
+  await finalizeDue(h.rt);
+  expect(await expectSettlementIdentities(ctx)).toBeGreaterThan(10);
   expect(summary.postings).toBeGreaterThan(OPERATIONS / 2);
   expect(counts.capture).toBeGreaterThan(300);
   expect(counts.refund).toBeGreaterThan(150);

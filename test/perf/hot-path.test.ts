@@ -92,7 +92,10 @@ describe(`hot operations on prepared statements, with fewer round trips (${diale
     // its merchant, then by its tenant): 19 to 18, and 16 to 15.
     // A ledger posting's lines and its releases are written with the transaction's other deferred rows before its
     // COMMIT: on Postgres in the one statement of those (the answer 16 to 14), on SQLite in the same trip.
-    const expected = { session: 7, complete: 18, acquirer: 18, get: 1 };
+    // Settlement statements (issue 23): the capture's posting opens its merchant's statement of the day with an INSERT …
+    // ON CONFLICT DO NOTHING deferred with the entries: on Postgres a WITH clause of the same one statement (no more
+    // statements), on SQLite one statement more in the same trip (the answer 18 to 19).
+    const expected = { session: 7, complete: 18, acquirer: 19, get: 1 };
     expect(least).toEqual(dialectName === 'postgres' ? { session: 5, complete: 15, acquirer: 14, get: 1 } : expected);
   });
 });

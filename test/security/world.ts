@@ -27,7 +27,7 @@ export type Kind =
   | 'partner' | 'partnerAssignment' | 'channel' | 'channelLimit' | 'user' | 'invitation' | 'role' | 'kybSubmission'
   | 'kybDocument' | 'providerIntegration' | 'terminal' | 'mpiAccount' | 'restriction' | 'terminalLimit' | 'feeSchedule'
   | 'feeAssignment' | 'integrationProfile' | 'routingRule' | 'checkoutSession' | 'payment' | 'refund' | 'withdrawalMethod'
-  | 'withdrawal' | 'antifraudPlan' | 'scoringRule' | 'listGroup' | 'listEntry' | 'balanceThreshold' | 'dispute';
+  | 'withdrawal' | 'antifraudPlan' | 'scoringRule' | 'listGroup' | 'listEntry' | 'balanceThreshold' | 'dispute' | 'settlement';
 
 /**
  * Which record fills each path parameter, keyed by the operation's path up to and including the parameter. An
@@ -74,6 +74,7 @@ export const PATH_PARAMS: Record<string, Kind> = {
   '/v1/admin/list-groups/{id}/entries/{entryId}': 'listEntry',
   '/v1/balance-thresholds/{id}': 'balanceThreshold',
   '/v1/disputes/{id}': 'dispute',
+  '/v1/settlements/{id}': 'settlement',
 };
 
 /** The path parameters of an operation's path, each with its PATH_PARAMS key. */
@@ -155,6 +156,14 @@ export const KINDS: Record<Kind, KindSpec> = {
   listEntry: { owner: 'tenant', modeScoped: true, reads: (w) => [{ path: `/v1/admin/list-groups/${w.ids.listGroup}/entries?limit=100`, pick: w.ids.listEntry }] },
   balanceThreshold: { owner: 'merchant', modeScoped: true, reads: (w) => [{ path: '/v1/balance-thresholds?limit=100', pick: w.ids.balanceThreshold }] },
   dispute: { owner: 'merchant', modeScoped: true, reads: (w) => [{ path: `/v1/disputes/${w.ids.dispute}` }, { path: `/v1/disputes?paymentId=${w.refs.disputedPayment}` }] },
+  settlement: {
+    owner: 'merchant', modeScoped: true,
+    reads: (w) => [
+      { path: `/v1/settlements/${w.ids.settlement}` },
+      { path: `/v1/settlements/${w.ids.settlement}/lines` },
+      { path: `/v1/settlements/${w.ids.settlement}/download`, file: true },
+    ],
+  },
 };
 
 export interface Key {
@@ -390,6 +399,9 @@ async function buildTenant(h: ApiHarness, label: 'A' | 'B', live: boolean): Prom
     M('post', '/v1/withdrawals').set('Idempotency-Key', `${mark}-withdrawal`).send({ amount: { currency: 'EUR', valueMinor: amounts.withdrawal }, withdrawalMethodId: ids.withdrawalMethod, withdrawalChannelId: channel.id }),
     'withdrawal',
   )).id;
+  // merchant 1's settlement statement of the day in EUR, opened by the payment's capture
+  const statements = await ok(M('get', '/v1/settlements?currency=EUR'), 'settlements') as unknown as { id: string; merchantId: string }[];
+  ids.settlement = statements.find((st) => st.merchantId === m1)?.id;
   // a delivery to the tenant's endpoint (of the events above)
   const deliveries = await ok(T('get', `/v1/admin/webhook-deliveries?endpoint_id=${ids.tenantEndpoint}&limit=1`), 'deliveries') as unknown as { id: string }[];
   if (deliveries.length === 0) throw new Error('world: no delivery to the tenant endpoint');
@@ -438,7 +450,8 @@ export async function snapshot(h: ApiHarness, w: TenantWorld, kinds: Kind[] = Ob
   for (const kind of kinds) {
     out[kind] = [];
     for (const read of KINDS[kind].reads(w)) {
-      const res = await call(h, 'get', read.path, read.as === 'merchant' ? w.m1Key.secret : w.tenantKey.secret, { file: read.file });
+      // one Host for every read: an absolute URL a record carries (a statement's downloadUrl) is made on the request's origin
+      const res = await call(h, 'get', read.path, read.as === 'merchant' ? w.m1Key.secret : w.tenantKey.secret, { file: read.file, headers: { Host: 'snapshot.example.test' } });
       if (res.status !== 200) throw new Error(`the owner cannot read its ${kind} at ${read.path}: ${res.status} ${JSON.stringify(res.body)}`);
       if (read.file) {
         out[kind].push({ file: (res.body as Buffer).toString('latin1') });

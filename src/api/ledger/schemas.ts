@@ -7,7 +7,9 @@ import { Currency, Money, Timestamp, listParams, listQuery } from '../common';
 const Uuid = z.string().uuid();
 
 export const BALANCE_TYPES = ['pending', 'available', 'reserved', 'payable'] as const;
-export const BALANCE_TRANSACTION_TYPES = ['payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment', 'dispute', 'dispute_reversal'] as const;
+export const BALANCE_TRANSACTION_TYPES = [
+  'payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment', 'dispute', 'dispute_reversal', 'payout', 'payout_paid', 'payout_reversal',
+] as const;
 
 export const BalanceSchema = z
   .object({
@@ -41,7 +43,7 @@ export const BalanceTransactionSchema = z
     balanceType: z.enum(BALANCE_TYPES).openapi({ description: 'The merchant balance the entry moved.' }),
     amount: Money.openapi({ description: 'Signed: positive credits the balance, negative debits it.' }),
     type: z.enum(BALANCE_TRANSACTION_TYPES).openapi({
-      description: 'payment (a capture), refund, release (pending to available after the holding period), reserve_release, withdrawal, adjustment, dispute (a dispute opened: its amount and fee), dispute_reversal (a won dispute: its amount back).',
+      description: 'payment (a capture), refund, release (pending to available after the holding period), reserve_release, withdrawal, adjustment, dispute (opened: amount and fee), dispute_reversal (won: the amount back), payout (available to payable), payout_paid (paid out), payout_reversal (failed or canceled: back to available).',
     }),
     sourceId: z.string().openapi({ description: 'The payment, refund, release or withdrawal the entry comes from.' }),
     postingId: Uuid.openapi({ description: 'The entries of one posting sum to zero across all accounts.' }),

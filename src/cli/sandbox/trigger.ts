@@ -331,7 +331,7 @@ export async function triggerOrganizationEvent(rt: Runtime, tenantCtx: CallerCon
 }
 
 /** The deliveries queued for an event, one per subscribed endpoint. */
-async function deliveriesOf(rt: Runtime, eventId: string): Promise<{ id: string; endpointId: string }[]> {
+export async function deliveriesOf(rt: Runtime, eventId: string): Promise<{ id: string; endpointId: string }[]> {
   const rows = await rt.db.models.WebhookDelivery.findAll({ where: { eventId }, attributes: ['id', 'endpointId'], order: [['id', 'ASC']] });
   return rows.map((r) => ({ id: r.get('id') as string, endpointId: r.get('endpointId') as string }));
 }

@@ -18,6 +18,7 @@ import type { LedgerModels } from './ledger';
 import type { SandboxModels } from './sandbox';
 import type { WithdrawalMethodModels } from './withdrawal-methods';
 import type { BalanceThresholdModels } from './balance-thresholds';
+import type { SettlementModels } from './settlements';
 import type { WithdrawalModels } from './withdrawals';
 import type { DisputeModels } from './disputes';
 import type { WebhookModels } from './webhooks';
@@ -46,6 +47,7 @@ export type * from './ledger';
 export type * from './sandbox';
 export type * from './withdrawal-methods';
 export type * from './balance-thresholds';
+export type * from './settlements';
 export type * from './withdrawals';
 export type * from './disputes';
 export type * from './webhooks';
@@ -55,7 +57,7 @@ export type * from './idempotency';
 export interface Models extends
   TenantModels, ApiKeyModels, AccessModels, OrganizationModels, PartnerModels, ChannelModels, LimitModels, KybModels,
   ProcessingModels, FeeModels, ProfileModels, RoutingModels, RiskModels, CheckoutModels, PaymentModels, LedgerModels,
-  SandboxModels, WithdrawalMethodModels, BalanceThresholdModels, WithdrawalModels, DisputeModels, WebhookModels, AuditModels, IdempotencyModels {}
+  SandboxModels, WithdrawalMethodModels, BalanceThresholdModels, SettlementModels, WithdrawalModels, DisputeModels, WebhookModels, AuditModels, IdempotencyModels {}
 
 type DefineGroup = (sequelize: Sequelize) => object;
 
@@ -82,6 +84,7 @@ const GROUPS: Array<() => DefineGroup> = [
   () => (require('./withdrawals') as typeof import('./withdrawals')).defineWithdrawalModels,
   () => (require('./balance-thresholds') as typeof import('./balance-thresholds')).defineBalanceThresholdModels,
   () => (require('./disputes') as typeof import('./disputes')).defineDisputeModels,
+  () => (require('./settlements') as typeof import('./settlements')).defineSettlementModels,
   () => (require('./webhooks') as typeof import('./webhooks')).defineWebhookModels,
   () => (require('./audit') as typeof import('./audit')).defineAuditModels,
   () => (require('./idempotency') as typeof import('./idempotency')).defineIdempotencyModels,

@@ -20,9 +20,22 @@ export type LedgerAccount =
 export const MERCHANT_ACCOUNTS: readonly LedgerAccount[] = ['merchant_pending', 'merchant_available', 'merchant_reserve', 'merchant_payable'];
 
 export type LedgerSourceType =
-  | 'payment' | 'refund' | 'release' | 'reserve_release' | 'withdrawal' | 'adjustment'
-  /** a dispute opened (available −(amount + fee)) and won (the amount back) */
-  | 'dispute' | 'dispute_reversal';
+  | 'payment'
+  | 'refund'
+  | 'release'
+  | 'reserve_release'
+  | 'withdrawal'
+  | 'adjustment'
+  /** a dispute opened: merchant_available −(amount + fee) */
+  | 'dispute'
+  /** a dispute won: merchant_available +amount */
+  | 'dispute_reversal'
+  /** a payout created: merchant_available → merchant_payable (amount + fee) */
+  | 'payout'
+  /** a payout paid: merchant_payable out, the fee to its owners */
+  | 'payout_paid'
+  /** a payout failed or canceled: merchant_payable → merchant_available */
+  | 'payout_reversal';
 
 export interface LedgerEntryRow {
   id: string;

@@ -38,6 +38,7 @@ export const AUDIT_TARGETS = {
   /** a release of held funds is read as the balance transactions it posts */
   balance_threshold: { readBy: [op('listBalanceThresholds', 'MT', 'payouts:balances:view')] },
   balance_release: { readBy: [op('listBalanceTransactions', 'MT', 'payouts:balances:view')] },
+  settlement_statement: { readBy: [op('getSettlement', 'MTP', 'payouts:settlements:view')] },
   channel: { readBy: [op('getChannel', 'TP', 'organization:channels:view')] },
   channel_limit: { readBy: [op('listChannelLimits', 'TP', 'organization:channels:view')] },
   checkout_session: { readBy: [op('getCheckoutSession', 'MT', 'payment-experience:checkout:view')] },

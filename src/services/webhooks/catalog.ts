@@ -34,7 +34,7 @@ const GROUP_RESOURCE: Record<string, ResourceKind | null> = {
   Merchant: 'merchant',
   Dispute: 'dispute',
   Payout: null,
-  Settlement: null,
+  Settlement: 'settlement_statement',
   Balance: null,
   KYB: null,
   Alerts: null,

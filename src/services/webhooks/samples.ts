@@ -4,6 +4,7 @@ import { PermissionError, ValidationError } from '../../domain/errors';
 import { scoped } from '../../db/scoped';
 import { newId } from '../../util/ids';
 import { eventCatalog, type EventType } from './catalog';
+import { TOTAL_NAMES } from '../settlements/rules';
 import { emitEvent } from './events';
 import { fundingAccountId, toWithdrawal } from '../withdrawals';
 import type { WithdrawalRow, WithdrawalStatus } from '../../db/models/withdrawals';
@@ -150,19 +151,23 @@ function payout(type: string, s: SampleScope): Data {
   };
 }
 
+/** A sample statement in the shape of the real settlement.finalized (services/settlements/statements.ts). */
 function settlement(_type: string, s: SampleScope): Data {
+  const day = Math.floor(s.now.getTime() / 86_400_000) * 86_400_000;
+  const start = new Date(day - 86_400_000).toISOString();
+  const end = new Date(day).toISOString();
+  const id = newId();
+  const balances = (pending: number, available: number) => ({ pending: money(pending), available: money(available), reserved: money(0), payable: money(0) });
+  const totals: Record<string, unknown> = Object.fromEntries(TOTAL_NAMES.map((name) => [name, money(0)]));
+  Object.assign(totals, {
+    gross: money(250_000), fees: money(4_250), net: money(245_750),
+    feeBreakdown: { providerFee: money(3_000), tenantFee: money(1_000), platformFee: money(250), partnerCommission: money(0) },
+  });
   return {
-    id: newId(),
-    object: 'settlement',
-    merchantId: s.merchantId,
-    status: 'finalized',
-    currency: CURRENCY,
-    gross: money(250_000),
-    fees: money(4_250),
-    net: money(245_750),
-    periodStart: earlier(s.now, 24).slice(0, 10),
-    periodEnd: s.now.toISOString().slice(0, 10),
-    feeBreakdown: { provider: money(3_000), tenant: money(1_000), platform: money(250) },
+    object: 'settlement', id, tenantId: s.tenantId, merchantId: s.merchantId, livemode: false, currency: CURRENCY, periodStart: start, periodEnd: end,
+    status: 'finalized', openingBalance: balances(0, 0), closingBalance: balances(245_750, 0), totals, lineCount: 6, finalizedAt: s.now.toISOString(),
+    // a sample has no statement behind it: the path of where a real one is downloaded
+    downloadUrl: `https://payplane.example/v1/settlements/${id}/download`, createdAt: start, updatedAt: s.now.toISOString(),
   };
 }
 

@@ -1,0 +1,13 @@
+import type { BackgroundJob } from './types';
+import { finalizeDue } from '../services/settlements/statements';
+import { periodicJob } from './periodic';
+
+/**
+ * settlements: every minute, finalizes the settlement statements of past UTC days (read from
+ * the injected clock): totals, balances and line count stored, settlement.finalized raised. Safe with several
+ * processes: each statement is claimed by a compare-and-set on its status in the transaction that stores it.
+ */
+export const settlementsJob: BackgroundJob = periodicJob('settlements', () => 60_000, async (rt) => {
+  const finalized = await finalizeDue(rt);
+  if (finalized > 0) rt.logger.info({ finalized }, 'settlement statements finalized');
+});
