@@ -1,5 +1,6 @@
 import { DataTypes, QueryTypes, type QueryInterface } from 'sequelize';
 import type { Dialect } from '../dialect';
+import { dropColumns } from './columns';
 
 // Companies and merchants (organization area). The tables exist since 0001; this adds what the organization
 // operations need: the merchant's checkout hosting, processing mode and 3DS configuration, and the companies'
@@ -46,13 +47,6 @@ export async function down(qi: QueryInterface, dialect: Dialect): Promise<void> 
   }
   await qi.removeIndex('companies', 'companies_tenant_mode_created');
   await qi.removeIndex('merchants', 'merchants_company_created');
-  // ALTER TABLE … DROP COLUMN on both dialects (SQLite 3.35+): keeps the tables and their other indexes as they are.
-  for (const [table, column] of [
-    ['companies', 'searchText'],
-    ['merchants', 'threeDsConfig'],
-    ['merchants', 'processingMode'],
-    ['merchants', 'checkoutHosting'],
-  ]) {
-    await qi.sequelize.query(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
-  }
+  await dropColumns(qi, 'companies', ['searchText']);
+  await dropColumns(qi, 'merchants', ['threeDsConfig', 'processingMode', 'checkoutHosting']);
 }

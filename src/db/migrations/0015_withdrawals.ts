@@ -1,5 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
-import { id, uuid, str, text, json, int, bool, date, stamps } from './columns';
+import { id, uuid, str, text, json, int, bool, date, stamps, dropColumns } from './columns';
 
 // Withdrawals: merchants' saved withdrawal methods (cooling, active, suspended) and withdrawals with their
 // lifecycle; per-tenant withdrawal settings (cooling period, maker-checker).
@@ -85,6 +85,5 @@ export async function up(qi: QueryInterface): Promise<void> {
 export async function down(qi: QueryInterface): Promise<void> {
   await qi.dropTable('withdrawals');
   await qi.dropTable('merchant_withdrawal_methods');
-  await qi.removeColumn('tenants', 'withdrawalMakerChecker');
-  await qi.removeColumn('tenants', 'withdrawalCoolingPeriodHours');
+  await dropColumns(qi, 'tenants', ['withdrawalMakerChecker', 'withdrawalCoolingPeriodHours']);
 }

@@ -1,5 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
-import { id, uuid, str, text, json, int, bool, date, stamps } from './columns';
+import { id, uuid, str, text, json, int, bool, date, stamps, dropColumns } from './columns';
 
 // Risk: list groups and their entries, scoring rules, antifraud plans, per-tenant risk configuration; the payment
 // keeps the risk decision and, as columns of their own, the identifiers that risk aggregations count by.
@@ -110,9 +110,7 @@ export async function down(qi: QueryInterface): Promise<void> {
   for (const name of ['payments_risk_card', 'payments_risk_email', 'payments_risk_ip', 'payments_risk_customer']) {
     await qi.removeIndex('payments', name);
   }
-  for (const column of ['riskDecision', 'cardFingerprint', 'customerEmail', 'customerIp', 'customerReference']) {
-    await qi.removeColumn('payments', column);
-  }
+  await dropColumns(qi, 'payments', ['riskDecision', 'cardFingerprint', 'customerEmail', 'customerIp', 'customerReference']);
   await qi.dropTable('risk_configurations');
   await qi.dropTable('antifraud_plans');
   await qi.dropTable('scoring_rules');

@@ -1,4 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
+import { dropColumns } from './columns';
 
 // A refund keeps the Idempotency-Key it was asked for with, as a withdrawal does. POST /v1/payments/{id}/refunds (and
 // `payplane payments refund`) commits the refund before its answer is stored with the key: a retry that takes over
@@ -14,7 +15,5 @@ export async function up(qi: QueryInterface): Promise<void> {
 
 export async function down(qi: QueryInterface): Promise<void> {
   await qi.removeIndex('refunds', 'refunds_payment_idempotency_key');
-  // plain DROP COLUMN (SQLite 3.35+): Sequelize's removeColumn rebuilds a SQLite table and loses its other indexes
-  await qi.sequelize.query('ALTER TABLE refunds DROP COLUMN "idempotencyKey"');
-  await qi.sequelize.query('ALTER TABLE refunds DROP COLUMN "idempotencyFingerprint"');
+  await dropColumns(qi, 'refunds', ['idempotencyKey', 'idempotencyFingerprint']);
 }

@@ -2,6 +2,7 @@ import { DataTypes, QueryTypes, type QueryInterface } from 'sequelize';
 import type { Dialect } from '../dialect';
 import type { MigrationEnv } from './types';
 import { isSealedBytes } from '../../util/encryption';
+import { dropColumns } from './columns';
 
 // Two changes of issue 20.
 //
@@ -50,7 +51,6 @@ export async function up(qi: QueryInterface, dialect: Dialect, env: MigrationEnv
 }
 
 export async function down(qi: QueryInterface, dialect: Dialect, env: MigrationEnv): Promise<void> {
-  // plain DROP COLUMN (SQLite 3.35+): Sequelize's removeColumn rebuilds a SQLite table and loses its other indexes
-  await qi.sequelize.query('ALTER TABLE audit_entries DROP COLUMN "actorName"');
+  await dropColumns(qi, 'audit_entries', ['actorName']);
   await rewriteContents(qi, dialect, env, 'open');
 }

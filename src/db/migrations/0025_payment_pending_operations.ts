@@ -1,4 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
+import { dropColumns } from './columns';
 
 // A capture or a void is recorded on the payment before its provider is called (pendingOperation: what, how much,
 // for whom), with a lease (pendingOperationUntil): the recorded operation is the claim that keeps a second capture or
@@ -14,7 +15,5 @@ export async function up(qi: QueryInterface): Promise<void> {
 
 export async function down(qi: QueryInterface): Promise<void> {
   await qi.removeIndex('payments', 'payments_pending_operation_until');
-  // plain DROP COLUMN (SQLite 3.35+): Sequelize's removeColumn rebuilds a SQLite table and loses its other indexes
-  await qi.sequelize.query('ALTER TABLE payments DROP COLUMN "pendingOperation"');
-  await qi.sequelize.query('ALTER TABLE payments DROP COLUMN "pendingOperationUntil"');
+  await dropColumns(qi, 'payments', ['pendingOperation', 'pendingOperationUntil']);
 }

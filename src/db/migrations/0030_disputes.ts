@@ -1,5 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
-import { id, uuid, str, json, date, stamps } from './columns';
+import { id, uuid, str, json, date, stamps, dropColumns } from './columns';
 
 // Issue 23, part 1: disputes. A dispute (chargeback) of a captured payment, opened by the acquirer's notification and
 // decided by it (src/services/disputes). At most one open dispute (needs_response or under_review) per payment: a
@@ -51,7 +51,7 @@ export async function up(qi: QueryInterface): Promise<void> {
 }
 
 export async function down(qi: QueryInterface): Promise<void> {
-  await qi.removeColumn('sandbox_acquirer_operations', 'notification');
-  await qi.removeColumn('payments', 'disputedMinor');
+  await dropColumns(qi, 'sandbox_acquirer_operations', ['notification']);
+  await dropColumns(qi, 'payments', ['disputedMinor']);
   await qi.dropTable('disputes');
 }

@@ -1,4 +1,4 @@
-import { DataTypes } from 'sequelize';
+import { DataTypes, type QueryInterface } from 'sequelize';
 
 // Column shapes shared by the migrations. A migration's meaning must never change once it has run somewhere:
 // change these only by adding new helpers, never by editing what an existing one produces.
@@ -12,3 +12,11 @@ export const int = (allowNull = true) => ({ type: DataTypes.INTEGER, allowNull }
 export const bool = (defaultValue: boolean) => ({ type: DataTypes.BOOLEAN, allowNull: false, defaultValue });
 export const date = (allowNull = true) => ({ type: DataTypes.DATE, allowNull });
 export const stamps = { createdAt: date(false), updatedAt: date(false), deletedAt: date() };
+
+/**
+ * Drops columns with ALTER TABLE … DROP COLUMN on both dialects (SQLite 3.35+). Never Sequelize's removeColumn: on
+ * SQLite it rebuilds the table and loses its other indexes (a revert would leave the table without them).
+ */
+export async function dropColumns(qi: QueryInterface, table: string, columns: string[]): Promise<void> {
+  for (const column of columns) await qi.sequelize.query(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
+}
