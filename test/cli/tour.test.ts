@@ -116,10 +116,12 @@ describe(`the README ten-minute tour (${dialectName})`, () => {
     signalGroup(terminal, 'SIGKILL');
     signalGroup(listen, 'SIGKILL');
     signalGroup(serve, 'SIGKILL');
+    // the statement the tour downloads into the checkout
+    fs.rmSync(path.join(ROOT, 'statement.csv'), { force: true });
     await db.drop();
   });
 
-  it('runs every command of the tour: a paid checkout, a refund, verified webhooks, an executed withdrawal', async () => {
+  it('runs every command of the tour: a paid checkout, a refund, verified webhooks, an executed withdrawal, a dispute won, the statement', async () => {
     const blocks = tourBlocks();
     expect(blocks.filter((b) => b.kind === 'serve')).toHaveLength(1);
     expect(blocks.filter((b) => b.kind === 'listen')).toHaveLength(1);
@@ -164,7 +166,7 @@ describe(`the README ten-minute tour (${dialectName})`, () => {
     const runs = blocks.filter((b) => b.kind === 'run');
     // (released by the test; never waits more than 5 minutes, should the test be gone)
     const prelude = `tour_step() { echo "TOUR_STEP_DONE $1"; for _ in $(seq 3000); do [ -e "${sync}/$1" ] && return 0; sleep 0.1; done; exit 1; }`;
-    const script = [prelude, ...runs.map((b, i) => `${b.script}\ntour_step ${i}`), 'echo "TOUR_IDS $PAYMENT_ID $WITHDRAWAL_ID $MERCHANT_KEY"'].join('\n');
+    const script = [prelude, ...runs.map((b, i) => `${b.script}\ntour_step ${i}`), 'echo "TOUR_IDS $PAYMENT_ID $WITHDRAWAL_ID $MERCHANT_KEY $DISPUTE_ID $STATEMENT_ID"'].join('\n');
     terminal = shell(script, { ...env, ...scanLogEnv('tour-cli') });
     const t3 = terminal;
     let failed: number | null | undefined;
@@ -181,11 +183,13 @@ describe(`the README ten-minute tour (${dialectName})`, () => {
     }
     expect(await t3.exited).toBe(0);
     const out = t3.output();
-    const ids = /^TOUR_IDS (\S+) (\S+) (\S+)$/m.exec(out);
+    const ids = /^TOUR_IDS (\S+) (\S+) (\S+) (\S+) (\S+)$/m.exec(out);
     expect(ids).not.toBeNull();
-    const [, paymentId, withdrawalId, merchantKey] = ids!;
-    // the README promises the events of each step: payments, refunds and withdrawals
-    for (const type of ['payment.captured', 'checkout.session.completed', 'refund.succeeded', 'withdrawal.succeeded']) expect(promised).toContain(type);
+    const [, paymentId, withdrawalId, merchantKey, disputeId, statementId] = ids!;
+    // the README promises the events of each step: payments, refunds, withdrawals and disputes
+    for (const type of ['payment.captured', 'checkout.session.completed', 'refund.succeeded', 'withdrawal.succeeded', 'dispute.created', 'dispute.won']) {
+      expect(promised).toContain(type);
+    }
 
     // what the tour says happened, read back over the API
     const get = async (pathname: string) => {
@@ -205,8 +209,20 @@ describe(`the README ten-minute tour (${dialectName})`, () => {
     const withdrawal = await get(`/v1/withdrawals/${withdrawalId}`);
     expect(withdrawal).toMatchObject({ status: 'completed', amount: { currency: 'EUR', valueMinor: 1000 }, fee: { currency: 'EUR', valueMinor: 50 } });
     const balances = (await get('/v1/balances')) as Array<{ currency: string; available: { valueMinor: number } }>;
-    expect(balances.find((b) => b.currency === 'EUR')!.available.valueMinor).toBe(890);
+    // 8.90 EUR at step 6, as the tour shows; then the won dispute's 15.00 EUR fee: -6.10 EUR, as step 7 says
     expect(out).toMatch(/Available[\s\S]*8\.90 EUR/);
+    expect(balances.find((b) => b.currency === 'EUR')!.available.valueMinor).toBe(-610);
+
+    // the dispute was won: its amount came back, its fee stayed
+    const dispute = await get(`/v1/disputes/${disputeId}`);
+    expect(dispute).toMatchObject({ status: 'won', reason: 'fraudulent', amount: { currency: 'EUR', valueMinor: 2000 }, fee: { currency: 'EUR', valueMinor: 1500 } });
+    expect(out).toMatch(/"status": "under_review"/);
+    // today's statement: its lines (every movement of the tour) and the CSV the tour wrote
+    const statement = await get(`/v1/settlements/${statementId}`);
+    expect(statement).toMatchObject({ merchantId: expect.any(String), currency: 'EUR', status: 'open' });
+    const csv = fs.readFileSync(path.join(ROOT, 'statement.csv'), 'utf8');
+    for (const type of ['payment', 'refund', 'withdrawal', 'dispute', 'dispute_fee', 'dispute_reversal']) expect(csv).toMatch(new RegExp(`(^|,)${type}(,|$)`, 'm'));
+    expect(out).toMatch(/dispute_reversal/);
 
     // terminal 2 showed no delivery that failed its verification
     expect(listen.output()).not.toMatch(/NOT verified/);
