@@ -19,6 +19,7 @@ import { balanceOperations } from './ledger/operations';
 import { balanceThresholdOperations } from './balance-thresholds/operations';
 import { withdrawalMethodOperations } from './withdrawal-methods/operations';
 import { withdrawalOperations } from './withdrawals/operations';
+import { payoutOperations } from './payouts/operations';
 import { riskOperations } from './risk/operations';
 
 /** Every /v1 operation. No route exists outside this list. */
@@ -43,5 +44,6 @@ export const operations: Operation[] = [
   ...balanceThresholdOperations,
   ...withdrawalMethodOperations,
   ...withdrawalOperations,
+  ...payoutOperations,
   ...riskOperations,
 ];

@@ -5,11 +5,17 @@ import { ledgerReleaseJob } from './ledger-release';
 import { sandboxAcquirerJob } from './sandbox-acquirer';
 import { paymentRecoveryJob } from './payment-recovery';
 import { withdrawalMethodCoolingJob } from './withdrawal-method-cooling';
+import { payoutsJob } from './payouts';
 
 export type { BackgroundJob } from './types';
 
 /** Every background job `serve` runs besides the webhook dispatcher. */
-export const backgroundJobs: BackgroundJob[] = [checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob, paymentRecoveryJob, withdrawalMethodCoolingJob];
+export const backgroundJobs: BackgroundJob[] = [checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob, paymentRecoveryJob, withdrawalMethodCoolingJob, payoutsJob];
+
+/** The job of that name (`payplane jobs run <name>`), or undefined. */
+export function jobNamed(name: string, jobs: BackgroundJob[] = backgroundJobs): BackgroundJob | undefined {
+  return jobs.find((job) => job.name === name);
+}
 
 /** Starts every job; stop() stops them all. */
 export function startJobs(rt: Runtime, jobs: BackgroundJob[] = backgroundJobs): { stop(): Promise<void> } {

@@ -7,7 +7,7 @@ import { Currency, Money, Timestamp, listParams, listQuery } from '../common';
 const Uuid = z.string().uuid();
 
 export const BALANCE_TYPES = ['pending', 'available', 'reserved', 'payable'] as const;
-export const BALANCE_TRANSACTION_TYPES = ['payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment'] as const;
+export const BALANCE_TRANSACTION_TYPES = ['payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment', 'payout', 'payout_paid', 'payout_reversal'] as const;
 
 export const BalanceSchema = z
   .object({

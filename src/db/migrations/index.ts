@@ -33,6 +33,7 @@ const LOADERS: Record<string, () => MigrationModule> = {
   '0027_config_version': () => require('./0027_config_version') as typeof import('./0027_config_version'),
   '0028_balance_thresholds': () => require('./0028_balance_thresholds') as typeof import('./0028_balance_thresholds'),
   '0029_routing_alerts': () => require('./0029_routing_alerts') as typeof import('./0029_routing_alerts'),
+  '0031_payouts': () => require('./0031_payouts') as typeof import('./0031_payouts'),
 };
 
 /** Every migration's name, in order. */

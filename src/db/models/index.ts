@@ -19,6 +19,7 @@ import type { SandboxModels } from './sandbox';
 import type { WithdrawalMethodModels } from './withdrawal-methods';
 import type { BalanceThresholdModels } from './balance-thresholds';
 import type { WithdrawalModels } from './withdrawals';
+import type { PayoutModels } from './payouts';
 import type { WebhookModels } from './webhooks';
 import type { AuditModels } from './audit';
 import type { IdempotencyModels } from './idempotency';
@@ -46,6 +47,7 @@ export type * from './sandbox';
 export type * from './withdrawal-methods';
 export type * from './balance-thresholds';
 export type * from './withdrawals';
+export type * from './payouts';
 export type * from './webhooks';
 export type * from './audit';
 export type * from './idempotency';
@@ -53,7 +55,7 @@ export type * from './idempotency';
 export interface Models extends
   TenantModels, ApiKeyModels, AccessModels, OrganizationModels, PartnerModels, ChannelModels, LimitModels, KybModels,
   ProcessingModels, FeeModels, ProfileModels, RoutingModels, RiskModels, CheckoutModels, PaymentModels, LedgerModels,
-  SandboxModels, WithdrawalMethodModels, BalanceThresholdModels, WithdrawalModels, WebhookModels, AuditModels, IdempotencyModels {}
+  SandboxModels, WithdrawalMethodModels, BalanceThresholdModels, WithdrawalModels, PayoutModels, WebhookModels, AuditModels, IdempotencyModels {}
 
 type DefineGroup = (sequelize: Sequelize) => object;
 
@@ -79,6 +81,7 @@ const GROUPS: Array<() => DefineGroup> = [
   () => (require('./withdrawal-methods') as typeof import('./withdrawal-methods')).defineWithdrawalMethodModels,
   () => (require('./withdrawals') as typeof import('./withdrawals')).defineWithdrawalModels,
   () => (require('./balance-thresholds') as typeof import('./balance-thresholds')).defineBalanceThresholdModels,
+  () => (require('./payouts') as typeof import('./payouts')).definePayoutModels,
   () => (require('./webhooks') as typeof import('./webhooks')).defineWebhookModels,
   () => (require('./audit') as typeof import('./audit')).defineAuditModels,
   () => (require('./idempotency') as typeof import('./idempotency')).defineIdempotencyModels,

@@ -19,7 +19,10 @@ export type LedgerAccount =
 
 export const MERCHANT_ACCOUNTS: readonly LedgerAccount[] = ['merchant_pending', 'merchant_available', 'merchant_reserve', 'merchant_payable'];
 
-export type LedgerSourceType = 'payment' | 'refund' | 'release' | 'reserve_release' | 'withdrawal' | 'adjustment';
+export type LedgerSourceType =
+  | 'payment' | 'refund' | 'release' | 'reserve_release' | 'withdrawal' | 'adjustment'
+  /** payouts: created (available → payable), paid (payable → out, fee to revenue), failed or canceled (payable → available) */
+  | 'payout' | 'payout_paid' | 'payout_reversal';
 
 export interface LedgerEntryRow {
   id: string;

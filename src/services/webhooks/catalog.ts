@@ -33,7 +33,7 @@ const GROUP_RESOURCE: Record<string, ResourceKind | null> = {
   Withdrawal: 'withdrawal',
   Merchant: 'merchant',
   Dispute: null,
-  Payout: null,
+  Payout: 'payout',
   Settlement: null,
   Balance: null,
   KYB: null,
