@@ -88,7 +88,7 @@ export async function setPayoutSchedule(ctx: CallerContext, input: SetPayoutSche
   const minimumAmounts = input.minimumAmounts ?? [];
   const seen = new Set<string>();
   minimumAmounts.forEach((m, i) => {
-    if (seen.has(m.currency)) throw ValidationError.field(`body.minimumAmounts.${i}.currency`, `${m.currency} is given twice: one minimum per currency`);
+    if (seen.has(m.currency)) throw ValidationError.field(`body.minimumAmounts[${i}].currency`, `${m.currency} is given twice: one minimum per currency`);
     seen.add(m.currency);
   });
   return inTransaction(ctx, async (tx) => {
