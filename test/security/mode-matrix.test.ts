@@ -40,7 +40,7 @@ const KIND_MODELS: Record<Kind, string> = {
   restriction: 'TerminalRestriction', terminalLimit: 'Limit', feeSchedule: 'FeeSchedule', feeAssignment: 'FeeAssignment',
   integrationProfile: 'IntegrationProfile', routingRule: 'RoutingRule', checkoutSession: 'CheckoutSession', payment: 'Payment',
   refund: 'Refund', withdrawalMethod: 'MerchantWithdrawalMethod', withdrawal: 'Withdrawal', antifraudPlan: 'AntifraudPlan',
-  scoringRule: 'ScoringRule', listGroup: 'ListGroup', listEntry: 'ListEntry', balanceThreshold: 'BalanceThreshold',
+  scoringRule: 'ScoringRule', listGroup: 'ListGroup', listEntry: 'ListEntry', balanceThreshold: 'BalanceThreshold', payout: 'Payout',
 };
 
 const models = defineModels(new Sequelize({ dialect: 'sqlite', storage: ':memory:', logging: false })) as unknown as Record<string, RowModel<object>>;
@@ -144,6 +144,7 @@ const NO_LIVE_RECORD: Partial<Record<Kind, string>> = {
   payment: 'a live payment needs a live acquirer (the sandbox acquirer serves test mode)',
   refund: 'a refund of a live payment',
   withdrawal: 'a withdrawal needs a live balance, written by live payments',
+  payout: 'a payout needs a live balance and a live payout provider (the sandbox payout provider serves test mode)',
 };
 /** Whether the world holds a record of `kind` in `mode` (the world's own records are test mode; a kind without a mode serves both). */
 const hasRecord = (kind: Kind, mode: Mode): boolean => mode === 'test' || !modeScoped(kind) || LIVE_KINDS.includes(kind);
