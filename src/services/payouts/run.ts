@@ -110,7 +110,8 @@ export async function runPayouts(rt: Pick<Runtime, 'db' | 'clock' | 'config' | '
     }
     const scope = { ...(options.merchantId ? { merchantId: options.merchantId } : {}), ...(options.tenantId ? { tenantId: options.tenantId } : {}) };
     await sendPending(sys, now, scope, result);
-    await markArrived(sys, now, scope, result);
+    // what arrived by now (the sends above took some time of the clock: their arrival is then, not at the run's start)
+    await markArrived(sys, new Date(Math.max(now.getTime(), sys.clock.now().getTime())), scope, result);
   }
   return result;
 }
