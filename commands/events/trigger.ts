@@ -8,10 +8,14 @@ import { eventCatalog } from '../../src/services/webhooks/catalog';
 import { triggerSampleEvent } from '../../src/services/webhooks/samples';
 import { merchantContext, requireUuid, sandboxDefaults, tenantContext } from '../../src/cli/context';
 import { type TriggeredPayment, drivesRealPayment, triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
+import { type TriggeredPayout, drivesRealPayout, triggerPayoutEvent } from '../../src/cli/sandbox/trigger-payout';
+import { SANDBOX_FAILING_IBAN } from '../../src/connectors/sandbox-payout';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
-  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund, checkout.session.completed and routing.alert events, a sample otherwise.';
+  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: a real sandbox payment for payment, refund, checkout.session.completed and routing.alert events, a real sandbox payout for payout events, a sample otherwise.';
   static override description = `For payment.*, refund.*, checkout.session.completed and routing.alert the command makes a REAL sandbox payment for --merchant through the payment path (checkout session, complete with a sandbox test card, the sandbox acquirer's answers run in this process): 4242… for created, processing, succeeded, captured and checkout.session.completed; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled; a payment then a full refund for refund.created and refund.succeeded; 4000000000005126 then a refund for refund.failed; for routing.alert (a tenant event) a payment of --merchant in a currency none of the tenant's active terminals takes (it fails with no_eligible_terminal and raises the alert, at most once per merchant per 15 minutes: within them the command fails with EVENT_NOT_PRODUCED). It reports the payment and every event it emitted.
+
+For payout.created, payout.succeeded and payout.failed it makes a REAL sandbox payout of --merchant through a one-off run of the payouts job: a sandbox payment whose funds are available at once (4000 0000 0000 0077, 25.00 in the merchant's currency), then a payout of that much to a bank_account method the command saves for it (active at once when the tenant's withdrawal cooling period is 0, else the command says when it is): IBAN DE89 3704 0044 0532 0130 00, which the sandbox payout provider pays (payout.created, then payout.succeeded), or for payout.failed the sandbox's failing IBAN ${SANDBOX_FAILING_IBAN.replace(/(.{4})/g, '$1 ').trim()}, which it refuses as a closed account (payout.created, then payout.failed; any withdrawal or payout to it fails that way).
 
 Other types emit a sample event (data.sample = true). Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
   static override examples = [
@@ -27,7 +31,7 @@ Other types emit a sample event (data.sample = true). Either way the events are 
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
 
-  async run(): Promise<TriggeredEvent | TriggeredPayment> {
+  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredPayout> {
     if (this.flags.live) {
       throw new PermissionError('Sample events can only be triggered in sandbox (test) mode.', 'SANDBOX_ONLY', {
         hint: 'Leave out --live: sample events are emitted in test mode.',
@@ -56,6 +60,7 @@ Other types emit a sample event (data.sample = true). Either way the events are 
       });
     }
     if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
+    if (drivesRealPayout(entry.type)) return this.realPayout(rt, tenantId, merchantId!, entry.type);
     const ctx = tenantContext(rt, tenantId, false);
     const event = await triggerSampleEvent(ctx, { type: entry.type, merchantId });
     this.log(renderRecord({ eventId: event.eventId, type: event.type, tenant: event.tenantId, merchant: event.merchantId ?? '', mode: 'test', deliveriesQueued: event.deliveriesQueued }));
@@ -66,6 +71,24 @@ Other types emit a sample event (data.sample = true). Either way the events are 
       this.log('\nNo endpoint subscribes to this event: nothing was queued.');
     }
     return event;
+  }
+
+  private async realPayout(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayout> {
+    const ctx = await merchantContext(rt, tenantId, merchantId, false);
+    const result = await triggerPayoutEvent(rt, ctx, type);
+    this.log(renderRecord({
+      eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
+      payout: `${result.payoutId} (${result.payoutStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId, deliveriesQueued: result.deliveriesQueued,
+    }));
+    this.log('');
+    this.log(renderTable(result.events, [
+      { header: 'Event', get: (e) => e.id },
+      { header: 'Type', get: (e) => e.type },
+      { header: 'Created', get: (e) => e.createdAt },
+      { header: 'Deliveries', get: (e) => e.deliveriesQueued },
+    ]));
+    this.log(`\nInspect it with: ${this.config.bin} payouts get ${result.payoutId}`);
+    return result;
   }
 
   private async realPayment(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayment> {

@@ -176,4 +176,27 @@ describe(`payplane payouts, payout-schedule, jobs run (${dialectName})`, () => {
     expect(canceled.json()).toMatchObject({ id: pending.id, status: 'canceled' });
     expect(await available()).toEqual({ available: 7_000, payable: 0 });
   });
+
+  test('events trigger payout.created|succeeded|failed: real sandbox payouts through a one-off schedule run', async () => {
+    const { tenantId, merchantId, payoutTerminalId } = s.sandbox as typeof s.sandbox & { payoutTerminalId: string };
+    await withRuntimeOf(s.db, (rt) => rt.db.models.Terminal.update({ status: 'active' }, { where: { id: payoutTerminalId } }));
+    const before = await available();
+    const paid = await s.cli('events', 'trigger', 'payout.succeeded', '--tenant', tenantId, '--merchant', merchantId, '--json');
+    expect(paid.status).toBe(0);
+    expect(paid.json()).toMatchObject({ type: 'payout.succeeded', sample: false, payoutStatus: 'paid' });
+    expect(paid.json().events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['payment.succeeded', 'payout.created', 'payout.succeeded']));
+    // only what the funding payment made available went out
+    expect(await available()).toEqual(before);
+    const got = await s.cli('payouts', 'get', paid.json().payoutId, '--json');
+    expect(got.json()).toMatchObject({ status: 'paid', period: expect.stringMatching(/^trigger:/) });
+    const failed = await s.cli('events', 'trigger', 'payout.failed', '--tenant', tenantId, '--merchant', merchantId, '--json');
+    expect(failed.status).toBe(0);
+    expect(failed.json()).toMatchObject({ type: 'payout.failed', payoutStatus: 'failed' });
+    expect(failed.json().events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['payout.created', 'payout.failed']));
+    const created = await s.cli('events', 'trigger', 'payout.created', '--tenant', tenantId, '--merchant', merchantId);
+    expect(created.status).toBe(0);
+    expect(created.stdout).toContain('payout.created');
+    const help = await s.cli('events', 'trigger', '--help');
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('DE82 3704 0044 0532 0139 99');
+  });
 });

@@ -271,3 +271,19 @@ describe(`scheduled payouts (${dialectName})`, () => {
     expect(await eventsOf(id)).toEqual(['payout.created']);
   });
 });
+
+describe(`payout events (${dialectName})`, () => {
+  test('the samples of payout.* have the fields the real events carry', async () => {
+    const { sampleEventData } = await import('../../src/services/webhooks/samples');
+    const real = await m.rt.db.models.Event.findAll({ where: { type: ['payout.created', 'payout.succeeded', 'payout.failed'] } });
+    const byType = new Map(real.map((e) => [e.get('type') as string, e.get('data') as Record<string, unknown>]));
+    expect([...byType.keys()].sort()).toEqual(['payout.created', 'payout.failed', 'payout.succeeded']);
+    for (const [type, data] of byType) {
+      const sample = sampleEventData(type, { tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, now: m.clock.now() });
+      const { sample: marked, ...fields } = sample;
+      expect(marked).toBe(true);
+      expect([type, Object.keys(fields).sort()]).toEqual([type, Object.keys(data).sort()]);
+      expect([type, fields.status]).toEqual([type, data.status]);
+    }
+  });
+});

@@ -137,7 +137,11 @@ async function payOutSchedule(ctx: CallerContext, schedule: PayoutScheduleRow, p
 }
 
 /** The payout of one currency for the period, or why none was made. */
-async function createPayout(ctx: CallerContext, schedule: PayoutScheduleRow, currency: string, period: SchedulePeriod, now: Date): Promise<Payout | string> {
+async function createPayout(
+  ctx: CallerContext, schedule: PayoutScheduleRow, currency: string, period: SchedulePeriod, now: Date,
+  /** a one-off run (events trigger): the schedule as given (not the stored one), at most `grossLimit` of the balance */
+  oneOff?: { grossLimit: number },
+): Promise<Payout | string> {
   return inTransaction(ctx, async (tx) => {
     // one at a time per merchant, as its withdrawals: its balance is read and held under this lock
     const merchant = await scoped(tx, tx.db.models.Merchant).find(schedule.merchantId, { lock: true });
@@ -146,13 +150,14 @@ async function createPayout(ctx: CallerContext, schedule: PayoutScheduleRow, cur
     const payouts = scoped(tx, tx.db.models.Payout);
     if (await payouts.findOne({ merchantId: merchant.id, currency, periodKey: period.key })) return 'already paid out this period';
     // the schedule as it is now (changed since it was read: this period is no longer its own)
-    const current = await scoped(tx, tx.db.models.PayoutSchedule).find(schedule.id);
-    if (!current || periodOf(current, now)?.key !== period.key || !periodOf(current, now)?.due) return 'the schedule changed';
+    const current = oneOff ? schedule : await scoped(tx, tx.db.models.PayoutSchedule).find(schedule.id);
+    if (!oneOff && (!current || periodOf(current, now)?.key !== period.key || !periodOf(current, now)?.due)) return 'the schedule changed';
+    if (!current) return 'the schedule changed';
     if (!current.withdrawalMethodId) return 'the schedule has no withdrawal method';
     const { method, type, details } = await usableMethod(tx, current.withdrawalMethodId, merchant.id, currency, 'schedule.withdrawalMethodId');
     const channel = await payoutChannel(tx, undefined, currency);
     const [balance] = await balancesOf(tx, { merchantId: merchant.id, currency });
-    const available = balance?.available.valueMinor ?? 0;
+    const available = Math.min(balance?.available.valueMinor ?? 0, oneOff?.grossLimit ?? Number.MAX_SAFE_INTEGER);
     if (available <= 0) return 'nothing available';
     const partnerId = await activePartnerOf(tx, merchant.id);
     const breakdown = await resolveFees(tx, {
@@ -265,6 +270,31 @@ async function markArrived(sys: CallerContext, now: Date, scope: Scope, result: 
     });
     if (paid) result.paid.push(paid.id);
   }
+}
+
+/**
+ * A one-off schedule run for one merchant and currency (`payplane events trigger payout.*`, sandbox only): a payout of at
+ * most `grossLimit` of the available balance to `withdrawalMethodId`, in a period of its own (trigger:<id>), made,
+ * sent and (when it arrived) paid exactly as a scheduled one. Returns the payout as it ended, or why none was made.
+ */
+export async function runOneOffPayout(
+  rt: Pick<Runtime, 'db' | 'clock' | 'config' | 'sealer'>,
+  target: { tenantId: string; merchantId: string; withdrawalMethodId: string; currency: string; grossLimit: number },
+): Promise<{ payout: PayoutRow | null; skipped: string | null }> {
+  const now = rt.clock.now();
+  const sys = systemContext(rt, false);
+  const tctx = elevate(sys, 'tenant', 'a one-off sandbox payout', { tenantId: target.tenantId });
+  const schedule = {
+    id: newId(), tenantId: target.tenantId, merchantId: target.merchantId, livemode: false, interval: 'daily', weeklyAnchor: null,
+    withdrawalMethodId: target.withdrawalMethodId, minimumAmounts: [], effectiveFrom: now, updatedBy: null, createdAt: now, updatedAt: now, deletedAt: null,
+  } satisfies PayoutScheduleRow;
+  const made = await createPayout(tctx, schedule, target.currency, { key: `trigger:${newId()}`, start: now }, now, { grossLimit: target.grossLimit });
+  if (typeof made === 'string') return { payout: null, skipped: made };
+  const result: PayoutRunResult = { at: now.toISOString(), schedulesDue: 0, created: [], skipped: [], inTransit: [], failed: [], unsent: [], paid: [] };
+  const scope = { merchantId: target.merchantId, tenantId: target.tenantId };
+  await sendPending(sys, now, scope, result);
+  await markArrived(sys, new Date(Math.max(now.getTime(), sys.clock.now().getTime())), scope, result);
+  return { payout: await scoped(tctx, tctx.db.models.Payout).get(made.id), skipped: null };
 }
 
 export type { PayoutRow };
