@@ -98,9 +98,11 @@ export async function setPayoutSchedule(ctx: CallerContext, input: SetPayoutSche
     if (input.interval !== 'manual' && !methodId) {
       throw ValidationError.field('body.withdrawalMethodId', `is required for a ${input.interval} schedule: the active withdrawal method payouts go to`);
     }
-    if (methodId) methodId = await scheduleMethod(tx, merchant.id, methodId);
     const schedules = scoped(tx, tx.db.models.PayoutSchedule);
     const current = await schedules.findOne({ merchantId: merchant.id }, { lock: true });
+    // the method the schedule already names is kept as it is, even suspended or deleted since (a schedule read can be
+    // sent back unchanged): its runs then make no payout until another is set
+    if (methodId && methodId !== current?.withdrawalMethodId) methodId = await scheduleMethod(tx, merchant.id, methodId);
     const now = tx.clock.now();
     const values = { interval: input.interval, weeklyAnchor: anchor, withdrawalMethodId: methodId, minimumAmounts: minimumAmounts.map((m) => ({ currency: m.currency, valueMinor: m.valueMinor })), updatedBy: tx.actor.id };
     if (!current) {
