@@ -58,7 +58,6 @@ export const SETTINGS: Setting[] = [
   s('ledgerReleaseMs', 'PAYPLANE_LEDGER_RELEASE_MS', 'how often the balance release job runs', 'int', { default: '60000' }),
   s('withdrawalCoolingHours', 'PAYPLANE_WITHDRAWAL_COOLING_HOURS', 'how long a new withdrawal method cools', 'int', { default: '24' }),
   s('withdrawalCoolingMs', 'PAYPLANE_WITHDRAWAL_COOLING_MS', 'how often the cooling job runs', 'int', { default: '60000' }),
-  s('payoutsMs', 'PAYPLANE_PAYOUTS_MS', 'how often the scheduled payouts job runs', 'int', { default: '60000' }),
   s('operator', 'PAYPLANE_OPERATOR', 'who acts in withdrawals and risk commands: the platform user of that account (externalIdpId os:<name>, created on first use), whose id the records carry', 'string', { default: 'the OS user' }),
   s('port', 'PORT', 'serve --port', 'int', { default: '4242' }),
   s('host', 'HOST', 'serve --host', 'string', { default: '127.0.0.1' }),

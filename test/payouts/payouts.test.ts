@@ -8,6 +8,7 @@ import { backgroundJobs, jobNamed } from '../../src/jobs';
 import { payoutsJob } from '../../src/jobs/payouts';
 import { SANDBOX_FAILING_IBAN } from '../../src/connectors/sandbox-payout';
 import type { PayoutRunResult } from '../../src/services/payouts/run';
+import { sampleEventData } from '../../src/services/webhooks/samples';
 
 /**
  * Payout schedules and scheduled payouts over HTTP, with the job driven by the test clock: once per period (days and
@@ -274,7 +275,6 @@ describe(`scheduled payouts (${dialectName})`, () => {
 
 describe(`payout events (${dialectName})`, () => {
   test('the samples of payout.* have the fields the real events carry', async () => {
-    const { sampleEventData } = await import('../../src/services/webhooks/samples');
     const real = await m.rt.db.models.Event.findAll({ where: { type: ['payout.created', 'payout.succeeded', 'payout.failed'] } });
     const byType = new Map(real.map((e) => [e.get('type') as string, e.get('data') as Record<string, unknown>]));
     expect([...byType.keys()].sort()).toEqual(['payout.created', 'payout.failed', 'payout.succeeded']);

@@ -1,4 +1,5 @@
 import type { Sequelize } from 'sequelize';
+import type { Money } from '../../domain/money';
 import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, BIGINT, type RowModel, type Timestamps } from '../model-kit';
 
 // Payouts (issue 23, part 2): a merchant's payout schedule and the payouts its scheduled runs make.
@@ -17,7 +18,7 @@ export interface PayoutScheduleRow extends Timestamps {
   weeklyAnchor: Weekday | null;
   withdrawalMethodId: string | null;
   /** per currency, the least amount paid out: [{ currency, valueMinor }] */
-  minimumAmounts: { currency: string; valueMinor: number }[];
+  minimumAmounts: Money[];
   /** when interval or anchor last changed: the first period due is the one starting on that UTC day or later */
   effectiveFrom: Date;
   updatedBy: string | null;
