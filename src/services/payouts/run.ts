@@ -297,4 +297,3 @@ export async function runOneOffPayout(
   return { payout: await scoped(tctx, tctx.db.models.Payout).get(made.id), skipped: null };
 }
 
-export type { PayoutRow };
