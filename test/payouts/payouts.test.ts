@@ -273,6 +273,29 @@ describe(`scheduled payouts (${dialectName})`, () => {
   });
 });
 
+describe(`a payout handed to the provider (${dialectName})`, () => {
+  test('cannot be canceled; one left unanswered (a process died) is sent again once its claim lapsed', async () => {
+    day();
+    await credit(m, 3_000);
+    const result = await run(); // the payout terminal is still disabled: pending, unsent
+    const id = result.created[0].id;
+    expect(result.unsent).toEqual([id]);
+    // as if a process had claimed the send and died before applying the answer
+    await m.rt.db.models.Payout.update({ submittedAt: m.clock.now() }, { where: { id } });
+    expectProblem(await tenant.post(`/v1/payouts/${id}/cancel`), 409, 'PAYOUT_BEING_SENT');
+    await m.rt.db.models.Terminal.update({ status: 'active' }, { where: { id: m.sandbox.payoutTerminalId } });
+    m.clock.advance(60_000);
+    const early = await run();
+    expect([early.inTransit, early.unsent]).toEqual([[], []]);
+    m.clock.advance(5 * 60_000);
+    const resent = await run();
+    expect(resent.inTransit).toEqual([id]);
+    expect(resent.paid).toEqual([id]);
+    expect((await tenant.get(`/v1/payouts/${id}`).expect(200)).body.data.status).toBe('paid');
+    expect(await eventsOf(id)).toEqual(['payout.created', 'payout.succeeded']);
+  });
+});
+
 describe(`payout events (${dialectName})`, () => {
   test('the samples of payout.* have the fields the real events carry', async () => {
     const real = await m.rt.db.models.Event.findAll({ where: { type: ['payout.created', 'payout.succeeded', 'payout.failed'] } });
