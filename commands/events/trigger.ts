@@ -11,6 +11,8 @@ import {
   type TriggeredOrganization, type TriggeredPayment, drivesRealOrganization, drivesRealPayment, triggerOrganizationEvent, triggerPaymentEvent,
 } from '../../src/cli/sandbox/trigger';
 import { type TriggeredStatement, triggerSettlementEvent } from '../../src/cli/sandbox/settlement-trigger';
+import { type TriggeredPayout, drivesRealPayout, triggerPayoutEvent } from '../../src/cli/sandbox/trigger-payout';
+import { SANDBOX_FAILING_IBAN } from '../../src/connectors/sandbox-payout';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
   static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: made by real sandbox records where a flow can run at once, a sample otherwise.';
@@ -22,6 +24,7 @@ export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
 - balance.negative (tenant event): a payment refunded at once, while its funds are still pending; the merchant's available balance must not cover the refund (else EVENT_NOT_PRODUCED).
 - balance.threshold_reached: a threshold on the pending balance just above it, crossed by a payment's capture, then deleted.
 - merchant.created, kyb.submitted (tenant events): a new sandbox company and merchant; for kyb.submitted its KYB submitted as well (sample company data and a one-page PDF), waiting for an operator's review.
+- payout.created, payout.succeeded, payout.failed: a one-off run of the payouts job for --merchant: a sandbox payment whose funds are available at once (4000 0000 0000 0077, 25.00 in the merchant's currency), then a payout of that much to a bank_account method the command saves for it (active at once when the tenant's withdrawal cooling period is 0, else the command says when it is): IBAN DE89 3704 0044 0532 0130 00, which the sandbox payout provider pays (payout.created, then payout.succeeded), or for payout.failed the sandbox's failing IBAN ${SANDBOX_FAILING_IBAN.replace(/(.{4})/g, '$1 ').trim()}, which it refuses as a closed account (any withdrawal or payout to it fails that way).
 - settlement.finalized: a sandbox payment (4242…) made on a past UTC day (the injected clock set back to the most recent day, two days ago or earlier, on which the merchant has no finalized statement in its default currency), which opens that day's statement; then the settlements job's own code finalizes the merchant's statements of past days; the event carries the statement and the absolute URL of its CSV.
 - routing.alert (tenant event): a payment in a currency none of the tenant's active terminals takes (no_eligible_terminal), at most once per merchant per 15 minutes, as in production: within them EVENT_NOT_PRODUCED.
 It reports the records and every event they emitted.
@@ -42,7 +45,7 @@ Either way the events are written in test mode with one delivery per subscribed 
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
 
-  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredOrganization | TriggeredStatement> {
+  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredOrganization | TriggeredStatement | TriggeredPayout> {
     if (this.flags.live) {
       throw new PermissionError('Sample events can only be triggered in sandbox (test) mode.', 'SANDBOX_ONLY', {
         hint: 'Leave out --live: sample events are emitted in test mode.',
@@ -72,6 +75,7 @@ Either way the events are written in test mode with one delivery per subscribed 
     }
     if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
     if (entry.type === 'settlement.finalized') return this.realStatement(rt, tenantId, merchantId!);
+    if (drivesRealPayout(entry.type)) return this.realPayout(rt, tenantId, merchantId!, entry.type);
     const ctx = tenantContext(rt, tenantId, false);
     if (drivesRealOrganization(entry.type)) {
       const result = await triggerOrganizationEvent(rt, ctx, entry.type);
@@ -105,6 +109,24 @@ Either way the events are written in test mode with one delivery per subscribed 
       download: result.downloadUrl, deliveriesQueued: result.deliveriesQueued,
     }));
     this.log(`\nDownload it with: ${this.config.bin} settlements download ${result.statementId} --tenant ${tenantId} --output statement.csv`);
+    return result;
+  }
+
+  private async realPayout(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayout> {
+    const ctx = await merchantContext(rt, tenantId, merchantId, false);
+    const result = await triggerPayoutEvent(rt, ctx, type);
+    this.log(renderRecord({
+      eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
+      payout: `${result.payoutId} (${result.payoutStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId, deliveriesQueued: result.deliveriesQueued,
+    }));
+    this.log('');
+    this.log(renderTable(result.events, [
+      { header: 'Event', get: (e) => e.id },
+      { header: 'Type', get: (e) => e.type },
+      { header: 'Created', get: (e) => e.createdAt },
+      { header: 'Deliveries', get: (e) => e.deliveriesQueued },
+    ]));
+    this.log(`\nInspect it with: ${this.config.bin} payouts get ${result.payoutId}`);
     return result;
   }
 

@@ -21,6 +21,7 @@ import { disputeOperations } from './disputes/operations';
 import { settlementOperations } from './settlements/operations';
 import { withdrawalMethodOperations } from './withdrawal-methods/operations';
 import { withdrawalOperations } from './withdrawals/operations';
+import { payoutOperations } from './payouts/operations';
 import { riskOperations } from './risk/operations';
 
 /** Every /v1 operation. No route exists outside this list. */
@@ -47,5 +48,6 @@ export const operations: Operation[] = [
   ...settlementOperations,
   ...withdrawalMethodOperations,
   ...withdrawalOperations,
+  ...payoutOperations,
   ...riskOperations,
 ];

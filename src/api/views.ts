@@ -23,6 +23,7 @@ import { TenantSchema } from './tenants/schemas';
 import { DeliverySchema, WebhookEndpointSchema } from './webhooks/schemas';
 import { WithdrawalMethodSchema } from './withdrawal-methods/schemas';
 import { WithdrawalSchema } from './withdrawals/schemas';
+import { PayoutScheduleSchema, PayoutSchema } from './payouts/schemas';
 
 /**
  * Every kind of record the API reads, with the schema its reading operations answer with (the kinds audit entries
@@ -53,6 +54,8 @@ export const RESOURCES = {
   partner: PartnerSchema,
   partner_assignment: PartnerAssignmentSchema,
   payment: PaymentSchema,
+  payout: PayoutSchema,
+  payout_schedule: PayoutScheduleSchema,
   provider_integration: ProviderIntegrationSchema,
   refund: RefundSchema,
   risk_configuration: RiskConfigurationSchema,

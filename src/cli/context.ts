@@ -80,7 +80,7 @@ export async function operatorOfTenant(rt: Runtime, tenantId: string, flags: { l
 
 // ------------------------------------------------------------------------------------------------ records that decide
 
-/** Where a payment, refund or withdrawal lives. */
+/** Where a payment, refund, withdrawal or payout lives. */
 export interface Located {
   id: string;
   tenantId: string;
@@ -94,6 +94,7 @@ const LOCATED = {
   withdrawal: { model: 'Withdrawal', path: 'ID', checksTenant: true },
   dispute: { model: 'Dispute', path: 'ID', checksTenant: true },
   settlement: { model: 'SettlementStatement', path: 'ID', checksTenant: true },
+  payout: { model: 'Payout', path: 'ID', checksTenant: true },
 } as const;
 
 /**
@@ -290,6 +291,7 @@ const RECORD_TABLES = {
   payment: { model: 'Payment', merchant: true },
   refund: { model: 'Refund', merchant: true },
   withdrawal: { model: 'Withdrawal', merchant: true },
+  payout: { model: 'Payout', merchant: true },
   withdrawalMethod: { model: 'MerchantWithdrawalMethod', merchant: true },
   balanceThreshold: { model: 'BalanceThreshold', merchant: true },
   dispute: { model: 'Dispute', merchant: true },

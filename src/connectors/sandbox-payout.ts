@@ -2,7 +2,14 @@ import crypto from 'node:crypto';
 import { ConnectorError, type Connector, type ConnectorEnv, type ConnectorResult, type ConnectorTerminal, type PayoutRequest } from './types';
 
 /**
- * The built-in sandbox payout provider (provider code sandbox-payout): a payout succeeds at once. Its reference is
+ * A destination the sandbox payout provider refuses (account_closed): this IBAN (a valid one) as a bank_account's
+ * iban, for testing the failure path of payouts and withdrawals (`payplane events trigger payout.failed` uses it).
+ */
+export const SANDBOX_FAILING_IBAN = 'DE82370400440532013999';
+
+/**
+ * The built-in sandbox payout provider (provider code sandbox-payout): a payout succeeds at once, except to
+ * SANDBOX_FAILING_IBAN, which it refuses (account_closed). Its reference is
  * derived from ours, so a repeated payout of one reference answers the same providerReference (idempotent like a
  * real provider keyed by our reference). It makes no card operations.
  */
@@ -13,6 +20,9 @@ export class SandboxPayoutConnector implements Connector {
     if (request.livemode) throw new ConnectorError('the sandbox payout provider serves sandbox (test mode) payouts only', false);
     if (!Number.isInteger(request.amount.valueMinor) || request.amount.valueMinor <= 0) {
       return { status: 'failed', providerReference: null, rawStatus: 'REJECTED', declineCode: 'invalid_amount', message: 'The payout amount must be positive.' };
+    }
+    if (Object.values(request.destination.details).some((v) => v.replace(/\s+/g, '').toUpperCase() === SANDBOX_FAILING_IBAN)) {
+      return { status: 'failed', providerReference: null, rawStatus: 'REJECTED', declineCode: 'account_closed', message: 'The destination account is closed (sandbox test IBAN).' };
     }
     const digest = crypto.createHash('sha256').update(`${terminal.providerIntegrationId}:${request.tenantId}:${request.reference}`).digest('hex');
     return { status: 'succeeded', providerReference: `sbpo_${digest.slice(0, 24)}`, rawStatus: 'PAID', message: 'Paid out.' };

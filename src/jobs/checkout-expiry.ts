@@ -48,4 +48,5 @@ export async function expireDueSessions(rt: Runtime, now: Date): Promise<number>
 export const checkoutExpiryJob: BackgroundJob = cronJob('checkout-expiry', '* * * * *', async (rt) => {
   const expired = await expireDueSessions(rt, rt.clock.now());
   if (expired > 0) rt.logger.info({ expired }, 'checkout sessions expired');
+  return { expired };
 });

@@ -14,4 +14,5 @@ export const disputeDeadlinesJob: BackgroundJob = periodicJob('dispute-deadlines
   // submissions whose sending to the acquirer died with its process
   const resent = await resendStalledSubmissions(rt);
   if (resent > 0) rt.logger.info({ resent }, 'dispute evidence sent again to the acquirer');
+  return { lost, resent };
 });

@@ -10,4 +10,5 @@ import { intervalFromEnv, periodicJob } from './periodic';
 export const ledgerReleaseJob: BackgroundJob = periodicJob('ledger-release', intervalFromEnv('PAYPLANE_LEDGER_RELEASE_MS', 60_000), async (rt) => {
   const moved = await releaseDue(rt);
   if (moved > 0) rt.logger.info({ moved }, 'ledger releases moved to available');
+  return { released: moved };
 });

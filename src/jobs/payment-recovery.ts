@@ -6,4 +6,5 @@ import { recoverStalledCalls } from '../services/payments/recovery';
 export const paymentRecoveryJob: BackgroundJob = cronJob('payment-recovery', '* * * * *', async (rt) => {
   const recovered = await recoverStalledCalls(rt);
   if (recovered > 0) rt.logger.warn({ recovered }, 'stalled provider calls sent again');
+  return { recovered };
 });

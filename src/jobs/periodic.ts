@@ -25,7 +25,7 @@ function workerName(): string {
  * tick: the first to insert (job, slot) into job_runs runs it, the others skip. The run's outcome is recorded on the
  * row and counted in payplane_scheduler_runs_total. Returns whether this process ran it.
  */
-export async function runOncePerTick(rt: Runtime, job: string, slot: number, work: (rt: Runtime) => Promise<void>): Promise<boolean> {
+export async function runOncePerTick(rt: Runtime, job: string, slot: number, work: (rt: Runtime) => Promise<unknown>): Promise<boolean> {
   const { db } = rt;
   const id = newId();
   const claimed = await db.transaction(async (transaction) => {
@@ -70,10 +70,12 @@ export async function runOncePerTick(rt: Runtime, job: string, slot: number, wor
  * A job of `serve` that runs `work` every `intervalMs()` on ticks aligned to the clock (multiples of the interval since
  * the epoch), so that every process ticks at the same moments and one of them runs each tick (runOncePerTick); also a
  * tick at start (skipped when a process already ran the current one). Never two runs at once in a process; stop() waits for a run in progress.
+ * `work` returns what it did (`payplane jobs run` shows it).
  */
-export function periodicJob(name: string, intervalMs: () => number, work: (rt: Runtime) => Promise<void>): BackgroundJob {
+export function periodicJob(name: string, intervalMs: () => number, work: (rt: Runtime) => Promise<unknown>): BackgroundJob {
   return {
     name,
+    runNow: work,
     start: (rt: Runtime) => {
       let running: Promise<unknown> | null = null;
       let again = false;
@@ -129,9 +131,10 @@ export function periodicJob(name: string, intervalMs: () => number, work: (rt: R
 }
 
 /** A job of `serve` run by node-cron on `expression`, each scheduled time by one process (runOncePerTick); stop() waits for a run in progress. */
-export function cronJob(name: string, expression: string, work: (rt: Runtime) => Promise<void>): BackgroundJob {
+export function cronJob(name: string, expression: string, work: (rt: Runtime) => Promise<unknown>): BackgroundJob {
   return {
     name,
+    runNow: work,
     start: (rt: Runtime) => {
       let running: Promise<unknown> = Promise.resolve();
       const task = cron.schedule(

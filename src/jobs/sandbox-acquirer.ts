@@ -173,4 +173,5 @@ export function startSandboxWorker(rt: Runtime, options: SandboxWorkerOptions & 
 export const sandboxAcquirerJob: BackgroundJob = {
   name: 'sandbox-acquirer',
   start: (rt) => startSandboxWorker(rt),
+  runNow: async (rt) => ({ delivered: await runDueSandboxOperations(rt) }),
 };

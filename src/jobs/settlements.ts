@@ -10,4 +10,5 @@ import { periodicJob } from './periodic';
 export const settlementsJob: BackgroundJob = periodicJob('settlements', () => 60_000, async (rt) => {
   const finalized = await finalizeDue(rt);
   if (finalized > 0) rt.logger.info({ finalized }, 'settlement statements finalized');
+  return { finalized };
 });

@@ -5,4 +5,6 @@ export interface BackgroundJob {
   name: string;
   /** starts the job's timers; the returned stop() lets running work finish */
   start(rt: Runtime): { stop(): Promise<void> };
+  /** one run of its work now, in this process (`payplane jobs run <name>`): what it did */
+  runNow(rt: Runtime): Promise<unknown>;
 }

@@ -10,4 +10,5 @@ import { activateDueMethods } from '../services/withdrawal-methods/methods';
 export const withdrawalMethodCoolingJob: BackgroundJob = periodicJob('withdrawal-method-cooling', intervalFromEnv('PAYPLANE_WITHDRAWAL_COOLING_MS', 60_000), async (rt) => {
   const activated = await activateDueMethods(rt);
   if (activated > 0) rt.logger.info({ activated }, 'withdrawal methods activated after cooling');
+  return { activated };
 });

@@ -59,7 +59,7 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   // an active fee schedule assigned at tenant level for card payments in the sandbox's currencies
   const fees = await createFeeSchedule(operator, {
     name: 'Sandbox fees',
-    description: 'Card payments: 1.4% + 0.25 EUR, 2.9% + 0.30 USD; withdrawals: 0.50 EUR or USD; disputes: 15.00 EUR or USD; earned by the tenant',
+    description: 'Card payments: 1.4% + 0.25 EUR, 2.9% + 0.30 USD; withdrawals: 0.50 EUR or USD; scheduled payouts: 0.25 EUR or USD; disputes: 15.00 EUR or USD; earned by the tenant',
     rules: [
       { transactionType: 'payment', transactionOutcome: 'successful', method: 'fixed_plus_percentage', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 25 }, percentageRate: 14000, party: 'tenant' },
       { transactionType: 'payment', transactionOutcome: 'successful', method: 'fixed_plus_percentage', currency: 'USD', fixedAmount: { currency: 'USD', valueMinor: 30 }, percentageRate: 29000, party: 'tenant' },
@@ -68,6 +68,8 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
       // the dispute fee, charged when a dispute opens and kept whatever its outcome
       { transactionType: 'dispute', transactionOutcome: 'any', method: 'fixed', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 1500 }, party: 'tenant' },
       { transactionType: 'dispute', transactionOutcome: 'any', method: 'fixed', currency: 'USD', fixedAmount: { currency: 'USD', valueMinor: 1500 }, party: 'tenant' },
+      { transactionType: 'payout', transactionOutcome: 'any', method: 'fixed', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 25 }, party: 'tenant' },
+      { transactionType: 'payout', transactionOutcome: 'any', method: 'fixed', currency: 'USD', fixedAmount: { currency: 'USD', valueMinor: 25 }, party: 'tenant' },
     ],
   } as Parameters<typeof createFeeSchedule>[1]);
   await changeFeeScheduleStatus(operator, fees.id, 'activate');

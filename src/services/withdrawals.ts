@@ -122,7 +122,7 @@ function withdrawalEvent(type: string, row: WithdrawalRow): EmitInput {
 }
 
 /** The payout channel a withdrawal goes out through: the one named (active, payout, carrying the currency), else the tenant's first such. */
-async function payoutChannel(tx: CallerContext, channelId: string | undefined, currency: string): Promise<ChannelRow> {
+export async function payoutChannel(tx: CallerContext, channelId: string | undefined, currency: string): Promise<ChannelRow> {
   const channels = scoped(tx, tx.db.models.Channel);
   if (channelId) {
     const field = 'body.withdrawalChannelId';
@@ -410,16 +410,21 @@ export async function claimExecution(ctx: CallerContext, id: string): Promise<Wi
 
 /** The tenant's active payout terminal on the channel's provider integration carrying the currency. */
 async function payoutTerminalId(tx: CallerContext, row: WithdrawalRow): Promise<string> {
-  const channel = await scoped(tx, tx.db.models.Channel).get(row.withdrawalChannelId);
+  return payoutTerminalOf(tx, row.withdrawalChannelId, row.currency, 'execute the withdrawal outside the system and record the result');
+}
+
+/** The tenant's active payout terminal on the channel's provider integration carrying the currency (withdrawals, payouts). */
+export async function payoutTerminalOf(tx: CallerContext, channelId: string, currency: string, otherwise: string): Promise<string> {
+  const channel = await scoped(tx, tx.db.models.Channel).get(channelId);
   if (!channel.providerIntegrationId) {
-    throw new BusinessRuleError('CHANNEL_HAS_NO_PROVIDER', `Channel ${channel.id} has no provider integration: execute the withdrawal outside the system and record the result.`);
+    throw new BusinessRuleError('CHANNEL_HAS_NO_PROVIDER', `Channel ${channel.id} has no provider integration: ${otherwise}.`);
   }
   const terminals = await scoped(tx, tx.db.models.Terminal).findAll({ providerIntegrationId: channel.providerIntegrationId, direction: 'payout', status: 'active' });
   const terminal = terminals
-    .filter((t) => t.supportedCurrencies.length === 0 || t.supportedCurrencies.includes(row.currency))
+    .filter((t) => t.supportedCurrencies.length === 0 || t.supportedCurrencies.includes(currency))
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())[0];
   if (!terminal) {
-    throw new BusinessRuleError('NO_PAYOUT_TERMINAL', `No active payout terminal on channel ${channel.id}'s provider carries ${row.currency}: create one, or execute outside the system.`);
+    throw new BusinessRuleError('NO_PAYOUT_TERMINAL', `No active payout terminal on channel ${channel.id}'s provider carries ${currency}: create one, or ${otherwise}.`);
   }
   return terminal.id;
 }

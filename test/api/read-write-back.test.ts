@@ -113,6 +113,11 @@ beforeAll(async () => {
   expect(disputes).toHaveLength(1);
   own.set('/v1/disputes', disputes[0].id);
   ok(await shop.patch(`/v1/disputes/${disputes[0].id}`, { evidence: { productDescription: 'A book', customerEmail: 'c@example.com' } }), 'evidence');
+  // payouts: a daily schedule to a withdrawal method, which is deleted afterwards
+  ok(await tenant.patch(`/v1/admin/tenants/${h.sandbox.tenantId}`, { withdrawalCoolingPeriodHours: 0 }), 'cooling');
+  const method = await saveMethod(h, 'Payouts');
+  ok(await tenant.put('/v1/payout-schedule', { merchantId, interval: 'daily', withdrawalMethodId: method.id, minimumAmounts: [{ currency: 'EUR', valueMinor: 100 }] }), 'schedule');
+  ok(await h.as(h.sandbox.merchantKey.secretKey).delete(`/v1/merchant-withdrawal-methods/${method.id}`), 'delete method');
 
   // webhooks: an endpoint for some events
   own.set('/v1/admin/webhook-endpoints', ok(await tenant.post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['payment.*', 'fraud.alert'] }), 'endpoint').id);
@@ -158,6 +163,11 @@ async function resolvePath(template: string, caller: ReturnType<ApiHarness['as']
 async function readRecord(pathName: string, caller: ReturnType<ApiHarness['as']>): Promise<Record<string, unknown> | null> {
   const direct = await caller.get(pathName);
   if (direct.status === 200) return direct.body.data;
+  // a merchant's record a tenant caller reads by naming the merchant (GET /v1/payout-schedule?merchantId=)
+  if (direct.status === 400 && direct.body.errors?.some((e: { path: string }) => e.path === 'query.merchantId')) {
+    const named = await caller.get(`${pathName}?merchantId=${h.sandbox.merchantId}`);
+    if (named.status === 200) return named.body.data;
+  }
   const [, parent, id] = /^(.*)\/([^/]+)$/.exec(pathName)!;
   const list = await caller.get(parent.replace(/\/mpi-accounts$/, ''));
   if (list.status !== 200) return null;

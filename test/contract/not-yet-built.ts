@@ -4,9 +4,4 @@
  */
 export const NOT_YET_BUILT: readonly string[] = [
   // issue 23: disputes, payouts, settlements, balance alerts
-  'GET /v1/payouts',
-  'GET /v1/payouts/{id}',
-  'POST /v1/payouts/{id}/cancel',
-  'GET /v1/payout-schedule',
-  'PUT /v1/payout-schedule',
 ];

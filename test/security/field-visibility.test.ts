@@ -64,7 +64,7 @@ describe(`field visibility: event data as the API answer of its record (${dialec
     }
     const carried = eventCatalog().map((e) => eventResource(e.type)).filter((k) => k !== null);
     expect(carried.filter((k) => !(k in RESOURCES))).toEqual([]);
-    expect(new Set(carried)).toEqual(new Set(['payment', 'refund', 'checkout_session', 'withdrawal', 'merchant', 'dispute', 'settlement_statement']));
+    expect(new Set(carried)).toEqual(new Set(['payment', 'refund', 'checkout_session', 'withdrawal', 'merchant', 'dispute', 'settlement_statement', 'payout']));
   });
 
   test('the declaration is in /v1/openapi.json: x-payplane-visibility on each marked field, and its description says it', () => {

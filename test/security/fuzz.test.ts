@@ -14,6 +14,7 @@ import { fundMerchant, saveMethod } from '../helpers/withdrawals';
 import { SchemaSet, validArb, type Path, type Schema } from './fuzz/schema';
 import { allowedCredentials, fieldPath, requestArb, type FuzzRequest, type OperationDocument } from './fuzz/requests';
 import { FuzzWorld } from './fuzz/world';
+import { payoutsJob } from '../../src/jobs/payouts';
 
 /**
  * Fuzzing of every operation of the registry (issue 10): requests generated from the OpenAPI document with wrong
@@ -381,6 +382,11 @@ beforeAll(async () => {
     const w = await merchant.post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 1_000 }, withdrawalMethodId: method.id }).set('Idempotency-Key', key);
     expect(w.status).toBe(201);
   }
+  // payouts: a daily schedule to that method and a run of the payouts job (a payout of the funds), then funds again
+  const schedule = await merchant.put('/v1/payout-schedule', { interval: 'daily', withdrawalMethodId: method.id });
+  expect(schedule.status).toBe(200);
+  expect(((await payoutsJob.runNow(m.rt)) as { created: unknown[] }).created).toHaveLength(1);
+  await fundMerchant(m, 1_000_001);
   await world.harvest();
   await warmUp();
   await world.harvest();

@@ -41,7 +41,7 @@ const KIND_MODELS: Record<Kind, string> = {
   integrationProfile: 'IntegrationProfile', routingRule: 'RoutingRule', checkoutSession: 'CheckoutSession', payment: 'Payment',
   refund: 'Refund', withdrawalMethod: 'MerchantWithdrawalMethod', withdrawal: 'Withdrawal', antifraudPlan: 'AntifraudPlan',
   scoringRule: 'ScoringRule', listGroup: 'ListGroup', listEntry: 'ListEntry', balanceThreshold: 'BalanceThreshold', dispute: 'Dispute',
-  settlement: 'SettlementStatement',
+  settlement: 'SettlementStatement', payout: 'Payout',
 };
 
 const models = defineModels(new Sequelize({ dialect: 'sqlite', storage: ':memory:', logging: false })) as unknown as Record<string, RowModel<object>>;
@@ -147,6 +147,7 @@ const NO_LIVE_RECORD: Partial<Record<Kind, string>> = {
   withdrawal: 'a withdrawal needs a live balance, written by live payments',
   dispute: 'a dispute of a live payment, opened by a live acquirer',
   settlement: 'a live statement is opened by a live ledger movement, written by live payments',
+  payout: 'a payout needs a live balance and a live payout provider (the sandbox payout provider serves test mode)',
 };
 /** Whether the world holds a record of `kind` in `mode` (the world's own records are test mode; a kind without a mode serves both). */
 const hasRecord = (kind: Kind, mode: Mode): boolean => mode === 'test' || !modeScoped(kind) || LIVE_KINDS.includes(kind);

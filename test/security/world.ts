@@ -13,6 +13,7 @@ import { createActiveUser } from '../../src/services/access/users';
 import { post as postLedger } from '../../src/services/ledger';
 import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from '../../src/services/processing/providers';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
+import { runPayouts } from '../../src/services/payouts/run';
 
 // The isolation world: tenant A (a live-capable tenant: merchants A1 and A2, A1 owning every merchant record, all of
 // them in test mode) and tenant B (a sandbox tenant built the same way), one record of every kind an operation's path
@@ -27,7 +28,7 @@ export type Kind =
   | 'partner' | 'partnerAssignment' | 'channel' | 'channelLimit' | 'user' | 'invitation' | 'role' | 'kybSubmission'
   | 'kybDocument' | 'providerIntegration' | 'terminal' | 'mpiAccount' | 'restriction' | 'terminalLimit' | 'feeSchedule'
   | 'feeAssignment' | 'integrationProfile' | 'routingRule' | 'checkoutSession' | 'payment' | 'refund' | 'withdrawalMethod'
-  | 'withdrawal' | 'antifraudPlan' | 'scoringRule' | 'listGroup' | 'listEntry' | 'balanceThreshold' | 'dispute' | 'settlement';
+  | 'withdrawal' | 'antifraudPlan' | 'scoringRule' | 'listGroup' | 'listEntry' | 'balanceThreshold' | 'dispute' | 'settlement' | 'payout';
 
 /**
  * Which record fills each path parameter, keyed by the operation's path up to and including the parameter. An
@@ -75,6 +76,7 @@ export const PATH_PARAMS: Record<string, Kind> = {
   '/v1/balance-thresholds/{id}': 'balanceThreshold',
   '/v1/disputes/{id}': 'dispute',
   '/v1/settlements/{id}': 'settlement',
+  '/v1/payouts/{id}': 'payout',
 };
 
 /** The path parameters of an operation's path, each with its PATH_PARAMS key. */
@@ -164,6 +166,7 @@ export const KINDS: Record<Kind, KindSpec> = {
       { path: `/v1/settlements/${w.ids.settlement}/download`, file: true },
     ],
   },
+  payout: { owner: 'merchant', modeScoped: true, reads: (w) => [{ path: `/v1/payouts/${w.ids.payout}` }] },
 };
 
 export interface Key {
@@ -402,6 +405,19 @@ async function buildTenant(h: ApiHarness, label: 'A' | 'B', live: boolean): Prom
   // merchant 1's settlement statement of the day in EUR, opened by the payment's capture
   const statements = await ok(M('get', '/v1/settlements?currency=EUR'), 'settlements') as unknown as { id: string; merchantId: string }[];
   ids.settlement = statements.find((st) => st.merchantId === m1)?.id;
+  // a payout of merchant 1: a daily schedule to its method, run for it (the world's tenant has no payout terminal: it
+  // stays pending); then merchant 1 is funded again for the withdrawals of the positive controls
+  await ok(M('put', '/v1/payout-schedule').send({ interval: 'daily', withdrawalMethodId: ids.withdrawalMethod }), 'payout schedule');
+  const payouts = await runPayouts(h.rt, { tenantId, merchantId: m1, modes: [false] });
+  if (payouts.created.length !== 1) throw new Error(`world: payout run made ${payouts.created.length} payouts (${JSON.stringify(payouts.skipped)})`);
+  ids.payout = payouts.created[0].id;
+  await postLedger(platform, {
+    tenantId, livemode: false, sourceType: 'adjustment', sourceId: `${mark}-funding-again`, description: 'isolation funding',
+    lines: [
+      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -1_000_000 },
+      { account: 'merchant_available', ownerId: m1, currency: 'EUR', amountMinor: 1_000_000 },
+    ],
+  });
   // a delivery to the tenant's endpoint (of the events above)
   const deliveries = await ok(T('get', `/v1/admin/webhook-deliveries?endpoint_id=${ids.tenantEndpoint}&limit=1`), 'deliveries') as unknown as { id: string }[];
   if (deliveries.length === 0) throw new Error('world: no delivery to the tenant endpoint');

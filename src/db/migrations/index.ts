@@ -34,6 +34,7 @@ const LOADERS: Record<string, () => MigrationModule> = {
   '0028_balance_thresholds': () => require('./0028_balance_thresholds') as typeof import('./0028_balance_thresholds'),
   '0029_routing_alerts': () => require('./0029_routing_alerts') as typeof import('./0029_routing_alerts'),
   '0030_disputes': () => require('./0030_disputes') as typeof import('./0030_disputes'),
+  '0031_payouts': () => require('./0031_payouts') as typeof import('./0031_payouts'),
   '0032_settlements': () => require('./0032_settlements') as typeof import('./0032_settlements'),
 };
 

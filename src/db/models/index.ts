@@ -21,6 +21,7 @@ import type { BalanceThresholdModels } from './balance-thresholds';
 import type { SettlementModels } from './settlements';
 import type { WithdrawalModels } from './withdrawals';
 import type { DisputeModels } from './disputes';
+import type { PayoutModels } from './payouts';
 import type { WebhookModels } from './webhooks';
 import type { AuditModels } from './audit';
 import type { IdempotencyModels } from './idempotency';
@@ -50,6 +51,7 @@ export type * from './balance-thresholds';
 export type * from './settlements';
 export type * from './withdrawals';
 export type * from './disputes';
+export type * from './payouts';
 export type * from './webhooks';
 export type * from './audit';
 export type * from './idempotency';
@@ -57,7 +59,8 @@ export type * from './idempotency';
 export interface Models extends
   TenantModels, ApiKeyModels, AccessModels, OrganizationModels, PartnerModels, ChannelModels, LimitModels, KybModels,
   ProcessingModels, FeeModels, ProfileModels, RoutingModels, RiskModels, CheckoutModels, PaymentModels, LedgerModels,
-  SandboxModels, WithdrawalMethodModels, BalanceThresholdModels, SettlementModels, WithdrawalModels, DisputeModels, WebhookModels, AuditModels, IdempotencyModels {}
+  SandboxModels, WithdrawalMethodModels, BalanceThresholdModels, SettlementModels, WithdrawalModels, DisputeModels, PayoutModels, WebhookModels, AuditModels,
+  IdempotencyModels {}
 
 type DefineGroup = (sequelize: Sequelize) => object;
 
@@ -85,6 +88,7 @@ const GROUPS: Array<() => DefineGroup> = [
   () => (require('./balance-thresholds') as typeof import('./balance-thresholds')).defineBalanceThresholdModels,
   () => (require('./disputes') as typeof import('./disputes')).defineDisputeModels,
   () => (require('./settlements') as typeof import('./settlements')).defineSettlementModels,
+  () => (require('./payouts') as typeof import('./payouts')).definePayoutModels,
   () => (require('./webhooks') as typeof import('./webhooks')).defineWebhookModels,
   () => (require('./audit') as typeof import('./audit')).defineAuditModels,
   () => (require('./idempotency') as typeof import('./idempotency')).defineIdempotencyModels,

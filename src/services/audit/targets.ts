@@ -70,6 +70,8 @@ export const AUDIT_TARGETS = {
   user: { readBy: [op('getUser', 'MTP', 'access:users:view')] },
   webhook_delivery: { readBy: [op('getWebhookDelivery', 'TP', 'developers:webhooks:view'), op('listMerchantWebhookDeliveries', 'M', 'developers:webhooks:view')] },
   webhook_endpoint: { readBy: [op('getMerchantWebhookEndpoint', 'M', 'developers:webhooks:view'), op('getAdminWebhookEndpoint', 'TP', 'developers:webhooks:view')] },
+  payout: { readBy: [op('getPayout', 'MTP', 'payouts:payouts:view')] },
+  payout_schedule: { readBy: [op('getPayoutSchedule', 'MT', 'payouts:payouts:view')] },
   withdrawal: { readBy: [op('getWithdrawal', 'MT', 'payouts:withdrawals:view')] },
   withdrawal_method: { readBy: [op('getMerchantWithdrawalMethod', 'MT', 'payouts:withdrawal-methods:view')] },
 } as const satisfies Record<ResourceKind, AuditTarget>;

@@ -33,7 +33,7 @@ const GROUP_RESOURCE: Record<string, ResourceKind | null> = {
   Withdrawal: 'withdrawal',
   Merchant: 'merchant',
   Dispute: 'dispute',
-  Payout: null,
+  Payout: 'payout',
   Settlement: 'settlement_statement',
   Balance: null,
   KYB: null,

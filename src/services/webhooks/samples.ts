@@ -8,6 +8,8 @@ import { TOTAL_NAMES } from '../settlements/rules';
 import { emitEvent } from './events';
 import { fundingAccountId, toWithdrawal } from '../withdrawals';
 import type { WithdrawalRow, WithdrawalStatus } from '../../db/models/withdrawals';
+import type { PayoutRow, PayoutStatus } from '../../db/models/payouts';
+import { toPayout } from '../payouts/payouts';
 
 /**
  * Sample events for developers: a plausible record per event type, emitted through the real outbox so a
@@ -136,19 +138,21 @@ function dispute(type: string, s: SampleScope): Data {
   };
 }
 
+/** A sample payout in the shape of the real events (the real presenter over a made-up row, as the payouts job makes it). */
 function payout(type: string, s: SampleScope): Data {
-  const status = { created: 'pending', succeeded: 'paid', failed: 'failed' }[action(type)] ?? 'pending';
-  return {
-    id: newId(),
-    object: 'payout',
-    merchantId: s.merchantId,
-    amount: money(125_000),
-    status,
-    destination: { type: 'bank_account', iban: 'DE89 **** **** **** 3000' },
-    arrivalDate: later(s.now, 48).slice(0, 10),
-    ...(status === 'failed' ? { failureCode: 'account_closed' } : {}),
-    createdAt: earlier(s.now, 0.01),
+  const status: PayoutStatus = ({ created: 'pending', succeeded: 'paid', failed: 'failed' } as const)[action(type) as 'created' | 'succeeded' | 'failed'] ?? 'pending';
+  const at = (hours: number) => new Date(s.now.getTime() - hours * 3_600_000);
+  const row: PayoutRow = {
+    id: newId(), tenantId: s.tenantId, merchantId: s.merchantId ?? newId(), livemode: false, currency: CURRENCY, amountMinor: 124_975, feeMinor: 25,
+    feeBreakdown: { currency: CURRENCY, amount: 125_000, merchantFee: 25, tenantFee: 25, providerFee: 0, platformFee: 0, partnerCommission: 0, net: 124_975 },
+    status, withdrawalMethodId: newId(), payoutChannelId: newId(), destinationType: 'bank_account', destinationSealed: '',
+    destinationMasked: { iban: '••••••••••••••••••3000', accountHolderName: 'Sample Merchant GmbH' }, periodKey: `daily:${s.now.toISOString().slice(0, 10)}`,
+    submittedAt: status === 'pending' ? null : at(0), arrivalDate: status === 'paid' ? at(0) : null,
+    failureReason: status === 'failed' ? 'The payout provider refused the payout: The destination account is closed.' : null,
+    providerReference: status === 'paid' ? 'sbpo_sample000000000000000' : null, paidAt: status === 'paid' ? at(0) : null, failedAt: status === 'failed' ? at(0) : null,
+    canceledAt: null, canceledBy: null, createdAt: at(0.01), updatedAt: at(0), deletedAt: null,
   };
+  return { object: 'payout', ...toPayout(row) };
 }
 
 /** A sample statement in the shape of the real settlement.finalized (services/settlements/statements.ts). */

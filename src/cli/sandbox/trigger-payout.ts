@@ -1,0 +1,135 @@
+import { Op } from 'sequelize';
+import { BusinessRuleError, UnavailableError } from '../../domain/errors';
+import { inTransaction, type CallerContext } from '../../domain/context';
+import type { Runtime } from '../../runtime';
+import type { EventRow } from '../../db/models';
+import { scoped } from '../../db/scoped';
+import { runSandboxUntil } from '../payments';
+import { createSession, getSession } from '../../services/checkout';
+import { completeCheckoutSession } from '../../services/payments/checkout-complete';
+import { getPayment } from '../../services/payments/payments';
+import { balancesOf } from '../../services/ledger';
+import { createWithdrawalMethod, usableMethod } from '../../services/withdrawal-methods/methods';
+import { runOneOffPayout } from '../../services/payouts/run';
+import { SANDBOX_FAILING_IBAN } from '../../connectors/sandbox-payout';
+import type { EmittedEvent } from './trigger';
+
+/**
+ * `events trigger payout.*`: real sandbox records, as a scheduled run makes them. A sandbox card payment whose funds
+ * are available at once (4000 0000 0000 0077) puts 25.00 in the merchant's available balance; a one-off schedule run
+ * of the payouts job then pays that much out (no more of the balance) to a bank_account method of the merchant the
+ * command keeps for it: for payout.created and payout.succeeded the sandbox IBAN DE89 3704 0044 0532 0130 00, which
+ * the sandbox payout provider pays (payout.created, then payout.succeeded), for payout.failed the sandbox's failing
+ * IBAN (SANDBOX_FAILING_IBAN), which it refuses (payout.created, then payout.failed). The methods are saved on first
+ * use: active at once when the tenant's withdrawal cooling period is 0, else the command says when to try again.
+ */
+
+export const PAYOUT_TRIGGER_TYPES = ['payout.created', 'payout.succeeded', 'payout.failed'] as const;
+
+export function drivesRealPayout(type: string): boolean {
+  return (PAYOUT_TRIGGER_TYPES as readonly string[]).includes(type);
+}
+
+export interface TriggeredPayout {
+  eventId: string;
+  type: string;
+  tenantId: string;
+  merchantId: string;
+  livemode: false;
+  sample: false;
+  /** the sandbox payment that funded it */
+  paymentId: string;
+  payoutId: string;
+  payoutStatus: string;
+  withdrawalMethodId: string;
+  deliveriesQueued: number;
+  deliveries: { id: string; endpointId: string }[];
+  /** every event the payment, its session and the payout emitted, oldest first */
+  events: EmittedEvent[];
+}
+
+const FUNDING_CARD = '4000000000000077';
+const AMOUNT_MINOR = 2500;
+const SUCCEEDING_IBAN = 'DE89370400440532013000';
+const METHODS = {
+  pays: { label: 'Sandbox payouts (events trigger)', iban: SUCCEEDING_IBAN },
+  fails: { label: 'Sandbox failing IBAN (events trigger)', iban: SANDBOX_FAILING_IBAN },
+};
+
+/** The merchant's method the trigger pays to (saved on first use), active. */
+async function triggerMethod(ctx: CallerContext, which: keyof typeof METHODS, currency: string): Promise<string> {
+  const { label, iban } = METHODS[which];
+  const existing = await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).findOne({ merchantId: ctx.merchantId!, label, deletedAt: null });
+  const id = existing?.id ?? (await createWithdrawalMethod(ctx, { methodType: 'bank_account', label, details: { iban, accountHolderName: 'Sandbox Merchant' } })).id;
+  try {
+    await inTransaction(ctx, (tx) => usableMethod(tx, id, ctx.merchantId!, currency, '--merchant'));
+  } catch (error) {
+    const method = await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).get(id);
+    const until = method.status === 'cooling' && method.activatesAt ? ` until ${new Date(method.activatesAt).toISOString()}` : '';
+    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The merchant's withdrawal method "${label}" (${id}) is ${method.status}${until}: payouts go to active methods only.`, {
+      hint: method.status === 'cooling'
+        ? 'Try again once it is active, or set the tenant\'s withdrawalCoolingPeriodHours to 0 (PATCH /v1/admin/tenants/{id}) before its first use.'
+        : `Reactivate it, or delete it for the command to save a new one. (${(error as Error).message})`,
+    });
+  }
+  return id;
+}
+
+/** Drives a real sandbox payout of the merchant of `ctx` (merchant level, test mode) that emits `type`. */
+export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: string): Promise<TriggeredPayout> {
+  const startedAt = rt.clock.now();
+  const merchant = await rt.db.models.Merchant.findOne({ where: { id: ctx.merchantId! }, attributes: ['defaultCurrency'] });
+  const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+  const methodId = await triggerMethod(ctx, type === 'payout.failed' ? 'fails' : 'pays', currency);
+  const availableNow = async () => (await balancesOf(ctx, { merchantId: ctx.merchantId!, currency }))[0]?.available.valueMinor ?? 0;
+  const before = await availableNow();
+
+  // the funds: a sandbox payment available at once
+  const session = await createSession(ctx, {
+    amount: { currency, valueMinor: AMOUNT_MINOR }, captureMethod: 'automatic', merchantReference: `events trigger ${type}`,
+    metadata: { triggeredBy: 'payplane events trigger', eventType: type },
+  });
+  await completeCheckoutSession(ctx, session.id, {
+    paymentMethod: { type: 'card', card: { number: FUNDING_CARD, expMonth: 12, expYear: startedAt.getUTCFullYear() + 3, cvc: '123', holderName: 'Sandbox Trigger' } },
+  });
+  const paymentId = (await getSession(ctx, session.id)).paymentId;
+  if (!paymentId) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Checkout session ${session.id} has no payment.`);
+  const answered = await runSandboxUntil(rt, async () => (await getPayment(ctx, paymentId)).status !== 'processing');
+  if (!answered) throw new UnavailableError(`Payment ${paymentId} is still processing: the sandbox acquirer did not answer in time.`, 'SANDBOX_NO_ANSWER');
+  const funded = (await availableNow()) - before;
+  if (funded <= 0) {
+    const payment = await getPayment(ctx, paymentId);
+    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The funding payment ${paymentId} ended ${payment.status} and made nothing available.`, {
+      hint: 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).',
+    });
+  }
+
+  const { payout, skipped } = await runOneOffPayout(rt, { tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, withdrawalMethodId: methodId, currency, grossLimit: funded });
+  if (!payout) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The payout run made no payout: ${skipped}.`);
+  const events = await eventsOf(rt, ctx, startedAt, [paymentId, session.id, payout.id]);
+  const wanted = events.find((e) => e.type === type);
+  if (!wanted) {
+    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Payout ${payout.id} ended ${payout.status}${payout.failureReason ? ` (${payout.failureReason})` : ''} and did not emit ${type}.`, {
+      hint: 'Check that the tenant has an active sandbox payout terminal (payplane terminals list --tenant …).',
+    });
+  }
+  const deliveries = (
+    await rt.db.models.WebhookDelivery.findAll({ where: { eventId: wanted.id }, attributes: ['id', 'endpointId'], order: [['id', 'ASC']] })
+  ).map((r) => ({ id: r.get('id') as string, endpointId: r.get('endpointId') as string }));
+  return {
+    eventId: wanted.id, type, tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, livemode: false, sample: false, paymentId, payoutId: payout.id,
+    payoutStatus: payout.status, withdrawalMethodId: methodId, deliveriesQueued: deliveries.length, deliveries, events,
+  };
+}
+
+/** The events of the tenant since `since` whose object is one of `ids`, oldest first. */
+async function eventsOf(rt: Runtime, ctx: CallerContext, since: Date, ids: string[]): Promise<EmittedEvent[]> {
+  const rows = await rt.db.models.Event.findAll({ where: { tenantId: ctx.tenantId, livemode: false, createdAt: { [Op.gte]: since } }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+  const mine = rows.map((r) => r.get({ plain: true }) as EventRow).filter((e) => ids.includes(e.data?.id as string) || ids.includes(e.data?.paymentId as string));
+  const counts = new Map<string, number>();
+  if (mine.length) {
+    const deliveries = await rt.db.models.WebhookDelivery.findAll({ where: { eventId: { [Op.in]: mine.map((e) => e.id) } }, attributes: ['eventId'] });
+    for (const d of deliveries) counts.set(d.get('eventId') as string, (counts.get(d.get('eventId') as string) ?? 0) + 1);
+  }
+  return mine.map((e) => ({ id: e.id, type: e.type, createdAt: new Date(e.createdAt).toISOString(), deliveriesQueued: counts.get(e.id) ?? 0 }));
+}

@@ -1,0 +1,90 @@
+import { createTestRuntime, onPostgres, TEST_TOKEN_SECRET, type TestRuntime } from '../helpers/db';
+import { runCli } from '../helpers/cli';
+import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
+import { expectLedgerInvariant } from '../helpers/ledger';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { operatorContext } from '../../src/domain/authority';
+import { updateTenant } from '../../src/services/tenants/tenants';
+import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { setPayoutSchedule } from '../../src/services/payouts/schedule';
+import { balancesOf, post } from '../../src/services/ledger';
+import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
+
+// Two `payplane serve` processes on one Postgres database run the payouts job (each ticks at its start, then every
+// minute), and two `payplane jobs run payouts` processes run it at the same moment beside them: a merchant's daily
+// schedule makes one payout in the day, paid once. Postgres only: SQLite is one writer, one process
+// (test/payouts/concurrency.test.ts runs the job from two runtimes on both databases).
+
+jest.setTimeout(180_000);
+
+const describePostgres = onPostgres ? describe : describe.skip;
+let t: TestRuntime;
+let sandbox: SandboxCredentials;
+let servers: ServeProcess[] = [];
+
+beforeAll(async () => {
+  if (!onPostgres) return;
+  t = await createTestRuntime();
+  sandbox = await createSandbox(t.rt);
+  const tenant = operatorContext(t.rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
+  await updateTenant(tenant, sandbox.tenantId, { withdrawalCoolingPeriodHours: 0 });
+  const merchant = operatorContext(t.rt, { level: 'merchant', tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, livemode: false });
+  const method = await createWithdrawalMethod(merchant, { methodType: 'bank_account', label: 'Main', details: { iban: 'DE89370400440532013000', accountHolderName: 'Sandbox GmbH' } });
+  await post(tenant, {
+    tenantId: sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: 'two-serves-funding', description: 'test funding',
+    lines: [
+      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -40_000 },
+      { account: 'merchant_available', ownerId: sandbox.merchantId, currency: 'EUR', amountMinor: 40_000 },
+    ],
+  });
+  await setPayoutSchedule(merchant, { interval: 'daily', withdrawalMethodId: method.id });
+  const env = { PAYPLANE_SANDBOX_DELAY_MS: '0' };
+  servers = await Promise.all([startServe(t.db, env), startServe(t.db, env)]);
+}, 120_000);
+
+afterAll(async () => {
+  if (!onPostgres) return;
+  await stopAllServes();
+  await t.close();
+}, 60_000);
+
+describePostgres('two serve processes running the payouts job', () => {
+  test('one payout in the period, paid once', async () => {
+    const deadline = Date.now() + 60_000;
+    let paid = 0;
+    while (Date.now() < deadline) {
+      paid = await t.rt.db.models.Payout.count({ where: { status: 'paid' } });
+      if (paid > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(paid).toBe(1);
+    // more funds the same day, and two `jobs run payouts` at once beside the serves: still one payout
+    const tenant = operatorContext(t.rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
+    await post(tenant, {
+      tenantId: sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: 'two-serves-funding-2', description: 'test funding',
+      lines: [
+        { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -1_000 },
+        { account: 'merchant_available', ownerId: sandbox.merchantId, currency: 'EUR', amountMinor: 1_000 },
+      ],
+    });
+    const env = { DATABASE_URL: t.db.url, PAYPLANE_HOME: t.db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
+    const runs = await Promise.all([runCli(['jobs', 'run', 'payouts', '--json'], env), runCli(['jobs', 'run', 'payouts', '--json'], env)]);
+    for (const run of runs) expect(run.status).toBe(0);
+    const made = runs.flatMap((run) => run.json().result.created as unknown[]);
+    const skipped = runs.flatMap((run) => run.json().result.skipped as { reason: string }[]);
+    const payouts = await t.rt.db.models.Payout.findAll({ raw: true });
+    // (a run that crossed midnight UTC would make a second payout of the new day's period: then it is another period)
+    const periods = new Set(payouts.map((p) => (p as unknown as { periodKey: string }).periodKey));
+    expect(payouts).toHaveLength(periods.size);
+    expect(made).toHaveLength(payouts.length - 1);
+    if (payouts.length === 1) expect(skipped.map((s) => s.reason)).toEqual(['already paid out this period', 'already paid out this period']);
+    expect(Number((payouts[0] as unknown as { amountMinor: number | string }).amountMinor)).toBe(39_975);
+    expect(await t.rt.db.models.Event.count({ where: { type: 'payout.succeeded' } })).toBe(payouts.length);
+    const [balance] = await balancesOf(tenant, { merchantId: sandbox.merchantId, currency: 'EUR' });
+    expect(balance.payable.valueMinor).toBe(0);
+    expect(balance.available.valueMinor).toBe(payouts.length === 1 ? 1_000 : 0);
+    await expectLedgerInvariant(t.rt);
+    for (const server of servers) expect(server.output()).not.toMatch(/payouts run failed/);
+    expect(servers).toHaveLength(2);
+  });
+});
