@@ -92,6 +92,16 @@ Either way the events are written in test mode with one delivery per subscribed 
     return event;
   }
 
+  private logEvents(events: { id: string; type: string; createdAt: string; deliveriesQueued: number }[]): void {
+    this.log('');
+    this.log(renderTable(events, [
+      { header: 'Event', get: (e) => e.id },
+      { header: 'Type', get: (e) => e.type },
+      { header: 'Created', get: (e) => e.createdAt },
+      { header: 'Deliveries', get: (e) => e.deliveriesQueued },
+    ]));
+  }
+
   private logDeliveries(deliveries: { id: string; endpointId: string }[]): void {
     if (deliveries.length) {
       this.log('');
@@ -119,13 +129,7 @@ Either way the events are written in test mode with one delivery per subscribed 
       eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
       payout: `${result.payoutId} (${result.payoutStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId, deliveriesQueued: result.deliveriesQueued,
     }));
-    this.log('');
-    this.log(renderTable(result.events, [
-      { header: 'Event', get: (e) => e.id },
-      { header: 'Type', get: (e) => e.type },
-      { header: 'Created', get: (e) => e.createdAt },
-      { header: 'Deliveries', get: (e) => e.deliveriesQueued },
-    ]));
+    this.logEvents(result.events);
     this.log(`\nInspect it with: ${this.config.bin} payouts get ${result.payoutId}`);
     return result;
   }
@@ -141,13 +145,7 @@ Either way the events are written in test mode with one delivery per subscribed 
       dispute: result.disputeId ? `${result.disputeId} (${result.disputeStatus})` : '',
       deliveriesQueued: result.deliveriesQueued,
     }));
-    this.log('');
-    this.log(renderTable(result.events, [
-      { header: 'Event', get: (e) => e.id },
-      { header: 'Type', get: (e) => e.type },
-      { header: 'Created', get: (e) => e.createdAt },
-      { header: 'Deliveries', get: (e) => e.deliveriesQueued },
-    ]));
+    this.logEvents(result.events);
     if (result.disputeId) this.log(`\nInspect it with: ${this.config.bin} disputes get ${result.disputeId}`);
     else if (result.paymentId) this.log(`\nInspect it with: ${this.config.bin} payments get ${result.paymentId}`);
     return result;

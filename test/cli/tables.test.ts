@@ -10,6 +10,7 @@ import { createSandbox, type SandboxCredentials } from '../../src/services/sandb
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { fitWidths } from '../../src/cli/output';
+import { parseCsv } from '../helpers/csv';
 
 // Tables fit the terminal (issue 24 item 4): on a terminal the widest column is cut first, each cut cell ending in "…",
 // and no line is drawn between rows; a pipe gets every cell whole. --columns, --no-truncate and --csv on every command
@@ -57,41 +58,6 @@ const cells = (line: string) => line.split('│').slice(1, -1).map((c) => c.trim
 /** The cells of each row of a table (a line whose first cell is empty continues the row above it). */
 const rowsOf = (table: string[]) => table.slice(3, -1).map(cells).filter((r) => r[0] !== '');
 
-/** RFC 4180: fields separated by commas, quoted fields may hold commas, doubled quotes and line breaks. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') {
-      if (field !== '') throw new Error(`a quote inside an unquoted field at ${i}`);
-      quoted = true;
-    } else if (ch === ',') {
-      record.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-    } else field += ch;
-  }
-  if (quoted) throw new Error('an unterminated quoted field');
-  if (field !== '' || record.length) {
-    record.push(field);
-    records.push(record);
-  }
-  return records;
-}
 
 // a real terminal through script(1) (util-linux): the table is drawn for a terminal of the width asked
 const hasScript = spawnSync('script', ['--version']).status === 0;
@@ -215,7 +181,7 @@ describe(`tables fit the terminal (${dialectName})`, () => {
     const res = await cli(list('--csv'));
     expectOk(res);
     expect(res.stdout).toContain(`"${LONG_ERROR.replace(/"/g, '""')}"`);
-    const records = parseCsv(res.stdout);
+    const records = parseCsv(res.stdout, { anyLineEnd: true });
     expect(records[0]).toEqual(HEADERS);
     expect(records.slice(1).map((r) => r[0])).toEqual(deliveryIds);
     expect(records.every((r) => r.length === HEADERS.length)).toBe(true);
@@ -225,7 +191,7 @@ describe(`tables fit the terminal (${dialectName})`, () => {
     expect(res.stdout).not.toMatch(/\d+ of \d+/);
     expect(res.stderr).toContain(`${deliveryIds.length} of ${deliveryIds.length}`);
     // with --columns, those columns in that order
-    const picked = parseCsv((await cli(list('--csv', '--columns', 'last-error,id'))).stdout);
+    const picked = parseCsv((await cli(list('--csv', '--columns', 'last-error,id'))).stdout, { anyLineEnd: true });
     expect(picked[0]).toEqual(['Last error', 'ID']);
     expect(picked.find((r) => r[1] === failedId)).toEqual([LONG_ERROR, failedId]);
   });
@@ -234,7 +200,7 @@ describe(`tables fit the terminal (${dialectName})`, () => {
     const coloured = await cli(['webhooks', 'endpoints', 'list', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--csv'], { NO_COLOR: undefined, FORCE_COLOR: '1' });
     expectOk(coloured);
     expect(coloured.stdout).not.toMatch(/\u001b\[/);
-    const records = parseCsv(coloured.stdout);
+    const records = parseCsv(coloured.stdout, { anyLineEnd: true });
     expect(records[0][0]).toBe('ID');
     expect(records).toHaveLength(2);
     expect(records[1]).toContain('enabled');
@@ -266,7 +232,7 @@ describe(`tables fit the terminal (${dialectName})`, () => {
   test('the flags reach the tables drawn by shared helpers and the commands whose footers are their own', async () => {
     const merchants = await cli(['merchants', 'list', '--tenant', sb.tenantId, '--csv', '--columns', 'name,id']);
     expectOk(merchants);
-    expect(parseCsv(merchants.stdout)).toEqual([['Name', 'ID'], [expect.any(String), sb.merchantId]]);
+    expect(parseCsv(merchants.stdout, { anyLineEnd: true })).toEqual([['Name', 'ID'], [expect.any(String), sb.merchantId]]);
     expect(merchants.stderr).toContain('1 of 1');
     const tenants = await cli(['tenants', 'list', '--columns', 'name']);
     expectOk(tenants);
@@ -275,7 +241,7 @@ describe(`tables fit the terminal (${dialectName})`, () => {
     expect(tenants.stdout).not.toContain(sb.tenantId);
     const config = await cli(['config', 'show', '--csv', '--columns', 'key,source']);
     expectOk(config);
-    expect(parseCsv(config.stdout)[0]).toEqual(['Key', 'Source']);
+    expect(parseCsv(config.stdout, { anyLineEnd: true })[0]).toEqual(['Key', 'Source']);
     expect(config.stderr).toContain('Configuration file:');
   });
 

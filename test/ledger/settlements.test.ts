@@ -15,6 +15,7 @@ import { closeRuntime, openRuntime, type Runtime } from '../../src/runtime';
 import { PLATFORM_ID } from '../../src/services/tenants/platform';
 import { newId } from '../../src/util/ids';
 import type { LedgerAccount, LedgerSourceType } from '../../src/db/models/ledger';
+import { parseCsv } from '../helpers/csv';
 
 // Issue 23, part 3: settlement statements. One per merchant, currency and UTC day, opened by the first movement;
 // lines derived from the ledger's entries; the identities (opening + lines = closing, closing = next opening, the
@@ -354,31 +355,3 @@ describe(`the settlements job of serve (${dialectName})`, () => {
   });
 });
 
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      record.push(field);
-      field = '';
-    } else if (ch === '\r' && text[i + 1] === '\n') {
-      i++;
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field !== '' || record.length) records.push([...record, field]);
-  return records;
-}
