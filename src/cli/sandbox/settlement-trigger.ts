@@ -5,7 +5,7 @@ import type { Clock } from '../../domain/clock';
 import type { Runtime } from '../../runtime';
 import type { EventRow } from '../../db/models';
 import { dayStart, finalizeDue } from '../../services/settlements/statements';
-import { deliveriesOf, triggerPaymentEvent, type TriggeredPayment } from './trigger';
+import { deliveriesOf, triggerPaymentEvent, type TriggeredPayment, type TriggeredReal } from './trigger';
 
 // `events trigger settlement.finalized`: a REAL statement finalized for a past day. A real sandbox payment of the
 // merchant is made through the payment path on a past UTC day (the runtime's injected clock set back, as the tests move
@@ -16,20 +16,14 @@ const DAY_MS = 86_400_000;
 /** How far back a day with no finalized statement of the merchant is looked for. */
 const LOOK_BACK_DAYS = 60;
 
-export interface TriggeredStatement {
-  eventId: string;
+export interface TriggeredStatement extends TriggeredReal {
   type: 'settlement.finalized';
-  tenantId: string;
   merchantId: string;
-  livemode: false;
-  sample: false;
   statementId: string;
   periodStart: string;
   currency: string;
   downloadUrl: string;
   paymentId: string;
-  deliveriesQueued: number;
-  deliveries: { id: string; endpointId: string }[];
 }
 
 /** A runtime whose clock reads `at` plus the time elapsed since this call. */

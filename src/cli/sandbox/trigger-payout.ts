@@ -1,8 +1,6 @@
-import { Op } from 'sequelize';
 import { BusinessRuleError, UnavailableError } from '../../domain/errors';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import type { Runtime } from '../../runtime';
-import type { EventRow } from '../../db/models';
 import { scoped } from '../../db/scoped';
 import { runSandboxUntil } from '../payments';
 import { createSession, getSession } from '../../services/checkout';
@@ -12,7 +10,7 @@ import { balancesOf } from '../../services/ledger';
 import { createWithdrawalMethod, usableMethod } from '../../services/withdrawal-methods/methods';
 import { runOneOffPayout } from '../../services/payouts/run';
 import { SANDBOX_FAILING_IBAN } from '../../connectors/sandbox-payout';
-import type { EmittedEvent } from './trigger';
+import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal } from './trigger';
 
 /**
  * `events trigger payout.*`: real sandbox records, as a scheduled run makes them. A sandbox card payment whose funds
@@ -30,20 +28,13 @@ export function drivesRealPayout(type: string): boolean {
   return (PAYOUT_TRIGGER_TYPES as readonly string[]).includes(type);
 }
 
-export interface TriggeredPayout {
-  eventId: string;
-  type: string;
-  tenantId: string;
+export interface TriggeredPayout extends TriggeredReal {
   merchantId: string;
-  livemode: false;
-  sample: false;
   /** the sandbox payment that funded it */
   paymentId: string;
   payoutId: string;
   payoutStatus: string;
   withdrawalMethodId: string;
-  deliveriesQueued: number;
-  deliveries: { id: string; endpointId: string }[];
   /** every event the payment, its session and the payout emitted, oldest first */
   events: EmittedEvent[];
 }
@@ -106,30 +97,16 @@ export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: 
 
   const { payout, skipped } = await runOneOffPayout(rt, { tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, withdrawalMethodId: methodId, currency, grossLimit: funded });
   if (!payout) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The payout run made no payout: ${skipped}.`);
-  const events = await eventsOf(rt, ctx, startedAt, [paymentId, session.id, payout.id]);
+  const events = await eventsOf(rt, ctx, startedAt, [paymentId, session.id, payout.id], paymentId);
   const wanted = events.find((e) => e.type === type);
   if (!wanted) {
     throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Payout ${payout.id} ended ${payout.status}${payout.failureReason ? ` (${payout.failureReason})` : ''} and did not emit ${type}.`, {
       hint: 'Check that the tenant has an active sandbox payout terminal (payplane terminals list --tenant …).',
     });
   }
-  const deliveries = (
-    await rt.db.models.WebhookDelivery.findAll({ where: { eventId: wanted.id }, attributes: ['id', 'endpointId'], order: [['id', 'ASC']] })
-  ).map((r) => ({ id: r.get('id') as string, endpointId: r.get('endpointId') as string }));
+  const deliveries = await deliveriesOf(rt, wanted.id);
   return {
     eventId: wanted.id, type, tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, livemode: false, sample: false, paymentId, payoutId: payout.id,
     payoutStatus: payout.status, withdrawalMethodId: methodId, deliveriesQueued: deliveries.length, deliveries, events,
   };
-}
-
-/** The events of the tenant since `since` whose object is one of `ids`, oldest first. */
-async function eventsOf(rt: Runtime, ctx: CallerContext, since: Date, ids: string[]): Promise<EmittedEvent[]> {
-  const rows = await rt.db.models.Event.findAll({ where: { tenantId: ctx.tenantId, livemode: false, createdAt: { [Op.gte]: since } }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
-  const mine = rows.map((r) => r.get({ plain: true }) as EventRow).filter((e) => ids.includes(e.data?.id as string) || ids.includes(e.data?.paymentId as string));
-  const counts = new Map<string, number>();
-  if (mine.length) {
-    const deliveries = await rt.db.models.WebhookDelivery.findAll({ where: { eventId: { [Op.in]: mine.map((e) => e.id) } }, attributes: ['eventId'] });
-    for (const d of deliveries) counts.set(d.get('eventId') as string, (counts.get(d.get('eventId') as string) ?? 0) + 1);
-  }
-  return mine.map((e) => ({ id: e.id, type: e.type, createdAt: new Date(e.createdAt).toISOString(), deliveriesQueued: counts.get(e.id) ?? 0 }));
 }

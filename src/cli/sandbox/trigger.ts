@@ -92,14 +92,20 @@ export interface EmittedEvent {
   deliveriesQueued: number;
 }
 
-export interface TriggeredPayment {
+/** What every real `events trigger` reports: the event of the requested type and the deliveries queued for it. */
+export interface TriggeredReal {
   /** the event of the requested type (the first one, when several were emitted) */
   eventId: string;
   type: string;
   tenantId: string;
-  merchantId: string;
   livemode: false;
   sample: false;
+  deliveriesQueued: number;
+  deliveries: { id: string; endpointId: string }[];
+}
+
+export interface TriggeredPayment extends TriggeredReal {
+  merchantId: string;
   card: { brand: string | null; last4: string } | null;
   checkoutSessionId: string;
   /** null for the checkout.session events made without a payment */
@@ -112,8 +118,6 @@ export interface TriggeredPayment {
   /** the dispute of a dispute.* scenario */
   disputeId: string | null;
   disputeStatus: string | null;
-  deliveriesQueued: number;
-  deliveries: { id: string; endpointId: string }[];
   /** every event the payment, its session and its refunds emitted, oldest first */
   events: EmittedEvent[];
 }
@@ -255,7 +259,7 @@ async function found(
 }
 
 /** The events of the tenant since `since` whose object is one of `ids` (or belongs to the payment, or was caused by it), oldest first. */
-async function eventsOf(rt: Runtime, ctx: CallerContext, since: Date, ids: string[], paymentId: string | null): Promise<EmittedEvent[]> {
+export async function eventsOf(rt: Runtime, ctx: CallerContext, since: Date, ids: string[], paymentId: string | null): Promise<EmittedEvent[]> {
   const rows = await rt.db.models.Event.findAll({
     where: { tenantId: ctx.tenantId, livemode: false, createdAt: { [Op.gte]: since } },
     order: [['createdAt', 'ASC'], ['id', 'ASC']],
@@ -280,17 +284,10 @@ export function drivesRealOrganization(type: string): type is (typeof ORGANIZATI
   return (ORGANIZATION_TYPES as readonly string[]).includes(type);
 }
 
-export interface TriggeredOrganization {
-  eventId: string;
-  type: string;
-  tenantId: string;
-  livemode: false;
-  sample: false;
+export interface TriggeredOrganization extends TriggeredReal {
   companyId: string;
   merchantId: string;
   kybSubmissionId: string | null;
-  deliveriesQueued: number;
-  deliveries: { id: string; endpointId: string }[];
   events: EmittedEvent[];
 }
 
