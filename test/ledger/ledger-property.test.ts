@@ -3,7 +3,7 @@ import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext } from '../../src/domain/authority';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../src/services/fees/engine';
-import { balancesOf, post, postCapture, postRefund, releaseDue } from '../../src/services/ledger';
+import { balancesOf, post, postCapture, postDispute, postPayout, postRefund, releaseDue, type DisputePosting, type PayoutPosting } from '../../src/services/ledger';
 import type { FeeRule, RoundingMode } from '../../src/db/models/fees';
 import { newId } from '../../src/util/ids';
 import { isBeyond } from '../../src/services/balances/thresholds';
@@ -14,7 +14,9 @@ import { expectSettlementIdentities } from '../helpers/settlements';
 
 /**
  * A randomized run of 1,000 mixed operations (captures with random fee schedules and reserves, immediate funds,
- * duplicate captures, partial and full refunds with and without refund fees, adjustments, authorizations canceled
+ * duplicate captures, partial and full refunds with and without refund fees, disputes opened with random dispute fees
+ * (each notification delivered twice) and some won, payouts created and then paid, failed or canceled (each end
+ * posted twice), adjustments, authorizations canceled
  * before capture, clock moves with the release job), under random balance thresholds. After every 100 operations and
  * at the end: the ledger invariant holds, every balance equals an independent model of what it must be, and each
  * threshold raised balance.threshold_reached once per crossing the model saw (a crossing re-arms only once the
@@ -54,6 +56,8 @@ interface Release { merchantId: string; currency: string; from: Field; amount: n
 const releases: Release[] = [];
 interface Captured { paymentId: string; merchantId: string; currency: string; refundable: number; breakdown: FeeBreakdown; immediate: boolean }
 const captured: Captured[] = [];
+const disputes: { posting: DisputePosting; payment: Captured; decided: boolean }[] = [];
+const payouts: { posting: PayoutPosting; total: number; ended: boolean }[] = [];
 
 /** four merchants of the sandbox company (made in beforeAll: a threshold names a real merchant) */
 const merchants: string[] = [];
@@ -73,8 +77,8 @@ function randomRule(currency: string, transactionType: FeeRule['transactionType'
   };
 }
 
-function randomSchedule(currency: string): ApplicableSchedule {
-  const rules = Array.from({ length: int(0, 5) }, () => randomRule(currency, chance(0.7) ? 'payment' : 'refund'));
+function randomSchedule(currency: string, types?: FeeRule['transactionType'][]): ApplicableSchedule {
+  const rules = Array.from({ length: int(0, 5) }, () => randomRule(currency, types ? pick(types) : chance(0.7) ? 'payment' : 'refund'));
   return {
     level: pick(['tenant', 'merchant', 'platform'] as const), feeScheduleId: newId(), platformOwned: chance(0.5), reserveSpecified: true, rules,
     rollingReserve: { rate: chance(0.5) ? int(0, 200_000) : 0, holdDays: int(0, 10), autoRelease: chance(0.7), roundingMode: pick<RoundingMode>(['floor', 'ceil', 'half_up', 'half_even']) },
@@ -121,6 +125,8 @@ async function checkThresholdEvents(): Promise<void> {
 
 async function checkModel(): Promise<void> {
   await expectLedgerInvariant(h.rt);
+  // the crossings of the operation just made (counting twice is harmless: a crossing needs the balance to move)
+  modelCrossings();
   await checkThresholdEvents();
   const actual = new Map<string, number>();
   for (const b of await balancesOf(ctx)) {
@@ -137,7 +143,8 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
   for (let i = 0; i < OPERATIONS; i++) {
     if (i > 0) modelCrossings();
     const roll = random();
-    const op = roll < 0.4 ? 'capture' : roll < 0.62 ? 'refund' : roll < 0.72 ? 'release' : roll < 0.8 ? 'adjustment' : roll < 0.9 ? 'cancel' : 'duplicate';
+    const op = roll < 0.4 ? 'capture' : roll < 0.62 ? 'refund' : roll < 0.72 ? 'release' : roll < 0.8 ? 'adjustment'
+      : roll < 0.84 ? 'cancel' : roll < 0.88 ? 'dispute' : roll < 0.92 ? 'payout' : roll < 0.96 ? 'payout-end' : 'duplicate';
     counts[op] = (counts[op] ?? 0) + 1;
     if (op === 'capture') {
       const merchantId = pick(merchants);
@@ -211,6 +218,68 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
         ],
       });
       add(merchantId, currency, field, amount);
+    } else if (op === 'dispute') {
+      // the acquirer takes a captured payment's amount back, with a random dispute fee; a dispute open from before may be won
+      const open = disputes.filter((d) => !d.decided);
+      if (open.length > 0 && chance(0.5)) {
+        const d = pick(open);
+        d.decided = true;
+        if (chance(0.5)) {
+          await inTransaction(ctx, (t) => postDispute(t, 'won', { ...d.posting, fee: null }));
+          add(d.posting.merchantId, d.posting.amount.currency, 'available', d.posting.amount.valueMinor);
+          d.payment.refundable += d.posting.amount.valueMinor;
+        }
+        continue;
+      }
+      const candidates = captured.filter((c) => c.refundable > 0);
+      if (candidates.length === 0) continue;
+      const payment = pick(candidates);
+      const amount = chance(0.5) ? payment.refundable : int(1, payment.refundable);
+      const fee = computeFees(
+        { type: 'dispute', outcome: 'successful', amount: { currency: payment.currency, valueMinor: amount }, method: 'card', merchantId: payment.merchantId, at: h.clock.now() },
+        [randomSchedule(payment.currency, ['dispute'])],
+      );
+      const posting = {
+        tenantId: h.sandbox.tenantId, livemode: false, merchantId: payment.merchantId, paymentId: payment.paymentId, disputeId: newId(),
+        providerIntegrationId: pick(providers), partnerId: pick(partners), amount: { currency: payment.currency, valueMinor: amount }, fee,
+      };
+      await inTransaction(ctx, (t) => postDispute(t, 'open', posting));
+      // a redelivered notification books nothing the second time
+      await inTransaction(ctx, (t) => postDispute(t, 'open', posting));
+      payment.refundable -= amount;
+      add(payment.merchantId, payment.currency, 'available', -(amount + fee.merchantFee));
+      disputes.push({ posting, payment, decided: false });
+    } else if (op === 'payout') {
+      // a payout of part of a positive available balance (available to payable, with a random payout fee)
+      const funded = [...model.entries()].filter(([k, v]) => k.endsWith('|available') && v > 1);
+      if (funded.length === 0) continue;
+      const [k, available] = pick(funded);
+      const [merchantId, currency] = k.split('|');
+      const total = int(1, available);
+      const fee = computeFees(
+        { type: 'payout', outcome: 'successful', amount: { currency, valueMinor: total }, method: 'card', merchantId, at: h.clock.now() },
+        [randomSchedule(currency, ['payout'])],
+      );
+      if (fee.merchantFee >= total) continue;
+      const posting = {
+        tenantId: h.sandbox.tenantId, livemode: false, merchantId, payoutId: newId(), amount: { currency, valueMinor: total - fee.merchantFee }, fee,
+        channelId: newId(), providerIntegrationId: pick([...providers, null]), partnerId: pick(partners),
+      };
+      await inTransaction(ctx, (t) => postPayout(t, 'payout', posting));
+      add(merchantId, currency, 'available', -total);
+      add(merchantId, currency, 'payable', total);
+      payouts.push({ posting, total, ended: false });
+    } else if (op === 'payout-end') {
+      // a pending payout is paid (payable out, fees to their owners) or fails or is canceled (back to available)
+      const pending = payouts.filter((p) => !p.ended);
+      if (pending.length === 0) continue;
+      const p = pick(pending);
+      p.ended = true;
+      const paid = chance(0.6);
+      await inTransaction(ctx, (t) => postPayout(t, paid ? 'payout_paid' : 'payout_reversal', p.posting));
+      await inTransaction(ctx, (t) => postPayout(t, paid ? 'payout_paid' : 'payout_reversal', p.posting));
+      add(p.posting.merchantId, p.posting.amount.currency, 'payable', -p.total);
+      if (!paid) add(p.posting.merchantId, p.posting.amount.currency, 'available', p.total);
     } else if (op === 'cancel') {
       // an authorization canceled before capture books nothing: the ledger must not move
       h.clock.advance(int(0, 60) * 1000);
@@ -254,4 +323,7 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
   expect(summary.postings).toBeGreaterThan(OPERATIONS / 2);
   expect(counts.capture).toBeGreaterThan(300);
   expect(counts.refund).toBeGreaterThan(150);
+  expect(disputes.length).toBeGreaterThan(10);
+  expect(disputes.filter((d) => d.decided).length).toBeGreaterThan(3);
+  expect(payouts.filter((p) => p.ended).length).toBeGreaterThan(10);
 });
