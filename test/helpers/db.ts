@@ -149,8 +149,8 @@ export interface TestRuntime {
 }
 
 /** Opens a runtime on a test database (as a CLI process would), runs fn with it and closes it, whatever fn does. */
-export async function withRuntimeOf<T>(db: TestDatabase, fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(testConfig(db));
+export async function withRuntimeOf<T>(db: TestDatabase, fn: (rt: Runtime) => Promise<T>, options: { clock?: Clock } = {}): Promise<T> {
+  const rt = await openRuntime(testConfig(db), { clock: options.clock });
   try {
     return await fn(rt);
   } finally {

@@ -1,4 +1,5 @@
-import { createTestRuntime, onPostgres, TEST_TOKEN_SECRET, type TestRuntime } from '../helpers/db';
+import { createTestRuntime, onPostgres, TEST_TOKEN_SECRET, withRuntimeOf, type TestRuntime } from '../helpers/db';
+import { ManualClock } from '../../src/domain/clock';
 import { runCli } from '../helpers/cli';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { expectLedgerInvariant } from '../helpers/ledger';
@@ -10,10 +11,11 @@ import { setPayoutSchedule } from '../../src/services/payouts/schedule';
 import { balancesOf, post } from '../../src/services/ledger';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 
-// Two `payplane serve` processes on one Postgres database run the payouts job (each ticks at its start, then every
-// minute), and two `payplane jobs run payouts` processes run it at the same moment beside them: a merchant's daily
-// schedule makes one payout in the day, paid once. Postgres only: SQLite is one writer, one process
-// (test/payouts/concurrency.test.ts runs the job from two runtimes on both databases).
+// Two `payplane serve` processes on one Postgres database run the payouts and settlements jobs (each ticks at its
+// start, then every minute), and two `payplane jobs run` processes run each at the same moment beside them: a
+// merchant's daily schedule makes one payout in the day, paid once; yesterday's settlement statement is finalized
+// once, with one settlement.finalized. Postgres only: SQLite is one writer, one process (test/payouts/concurrency.test.ts
+// and test/ledger/settlements.test.ts run the jobs from two runtimes on both databases).
 
 jest.setTimeout(180_000);
 
@@ -38,6 +40,16 @@ beforeAll(async () => {
     ],
   });
   await setPayoutSchedule(merchant, { interval: 'daily', withdrawalMethodId: method.id });
+  // a movement of yesterday (noon UTC): it opens yesterday's statement, which the serves' settlements job finalizes
+  const now = new Date();
+  const yesterdayNoon = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1, 12));
+  await withRuntimeOf(t.db, (past) => post(operatorContext(past, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), {
+    tenantId: sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: 'two-serves-yesterday', description: 'test funding of yesterday',
+    lines: [
+      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -500 },
+      { account: 'merchant_available', ownerId: sandbox.merchantId, currency: 'EUR', amountMinor: 500 },
+    ],
+  }), { clock: new ManualClock(yesterdayNoon) });
   const env = { PAYPLANE_SANDBOX_DELAY_MS: '0' };
   servers = await Promise.all([startServe(t.db, env), startServe(t.db, env)]);
 }, 120_000);
@@ -78,7 +90,8 @@ describePostgres('two serve processes running the payouts job', () => {
     expect(payouts).toHaveLength(periods.size);
     expect(made).toHaveLength(payouts.length - 1);
     if (payouts.length === 1) expect(skipped.map((s) => s.reason)).toEqual(['already paid out this period', 'already paid out this period']);
-    expect(Number((payouts[0] as unknown as { amountMinor: number | string }).amountMinor)).toBe(39_975);
+    // 400.00 + yesterday's 5.00, less the 0.25 payout fee
+    expect(Number((payouts[0] as unknown as { amountMinor: number | string }).amountMinor)).toBe(40_475);
     expect(await t.rt.db.models.Event.count({ where: { type: 'payout.succeeded' } })).toBe(payouts.length);
     const [balance] = await balancesOf(tenant, { merchantId: sandbox.merchantId, currency: 'EUR' });
     expect(balance.payable.valueMinor).toBe(0);
@@ -86,5 +99,26 @@ describePostgres('two serve processes running the payouts job', () => {
     await expectLedgerInvariant(t.rt);
     for (const server of servers) expect(server.output()).not.toMatch(/payouts run failed/);
     expect(servers).toHaveLength(2);
+  });
+});
+
+describePostgres('two serve processes running the settlements job', () => {
+  test('yesterday\'s statement finalized once, with one settlement.finalized', async () => {
+    const { SettlementStatement, Event } = t.rt.db.models;
+    const yesterday = async () => {
+      const rows = await SettlementStatement.findAll({ where: { merchantId: sandbox.merchantId, currency: 'EUR', livemode: false }, order: [['periodStart', 'ASC']], raw: true });
+      return rows[0] as unknown as { id: string; status: string; periodStart: Date; finalizedAt: Date | null };
+    };
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && (await yesterday()).status !== 'finalized') await new Promise((resolve) => setTimeout(resolve, 200));
+    const statement = await yesterday();
+    expect(statement.status).toBe('finalized');
+    const env = { DATABASE_URL: t.db.url, PAYPLANE_HOME: t.db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
+    const runs = await Promise.all([runCli(['jobs', 'run', 'settlements', '--json'], env), runCli(['jobs', 'run', 'settlements', '--json'], env)]);
+    for (const run of runs) expect([run.status, run.json().result]).toEqual([0, { finalized: 0 }]);
+    const events = await Event.findAll({ where: { type: 'settlement.finalized' }, raw: true });
+    expect(events.map((e) => (e as unknown as { data: { id: string } }).data.id)).toEqual([statement.id]);
+    expect(await yesterday()).toEqual(statement);
+    for (const server of servers) expect(server.output()).not.toMatch(/settlements run failed|job failed/);
   });
 });
