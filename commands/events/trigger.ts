@@ -11,7 +11,9 @@ import {
   type TriggeredOrganization, type TriggeredPayment, drivesRealOrganization, drivesRealPayment, triggerOrganizationEvent, triggerPaymentEvent,
 } from '../../src/cli/sandbox/trigger';
 import { type TriggeredStatement, triggerSettlementEvent } from '../../src/cli/sandbox/settlement-trigger';
-import { type TriggeredPayout, drivesRealPayout, triggerPayoutEvent } from '../../src/cli/sandbox/trigger-payout';
+import {
+  type TriggeredPayout, type TriggeredWithdrawal, drivesRealPayout, drivesRealWithdrawal, triggerPayoutEvent, triggerWithdrawalEvent,
+} from '../../src/cli/sandbox/trigger-payout';
 import { SANDBOX_FAILING_IBAN } from '../../src/connectors/sandbox-payout';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
@@ -25,11 +27,12 @@ export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
 - balance.threshold_reached: a threshold on the pending balance just above it, crossed by a payment's capture, then deleted.
 - merchant.created, kyb.submitted (tenant events): a new sandbox company and merchant; for kyb.submitted its KYB submitted as well (sample company data and a one-page PDF), waiting for an operator's review.
 - payout.created, payout.succeeded, payout.failed: a one-off run of the payouts job for --merchant: a sandbox payment whose funds are available at once (4000 0000 0000 0077, 25.00 in the merchant's currency), then a payout of that much to a bank_account method the command saves for it (active at once when the tenant's withdrawal cooling period is 0, else the command says when it is): IBAN DE89 3704 0044 0532 0130 00, which the sandbox payout provider pays (payout.created, then payout.succeeded), or for payout.failed the sandbox's failing IBAN ${SANDBOX_FAILING_IBAN.replace(/(.{4})/g, '$1 ').trim()}, which it refuses as a closed account (any withdrawal or payout to it fails that way).
+- withdrawal.*: the same funding payment, then a withdrawal of half of it requested by the merchant to the method the payout trigger keeps (DE89 3704 0044 0532 0130 00), moved by two sandbox operators of the tenant (an approver and an executor, so maker-checker holds) as the type needs: approved; executed and completed (succeeded) or failed; rejected; or canceled by the merchant.
 - settlement.finalized: a sandbox payment (4242…) made on a past UTC day (the injected clock set back to the most recent day, two days ago or earlier, on which the merchant has no finalized statement in its default currency), which opens that day's statement; then the settlements job's own code finalizes the merchant's statements of past days; the event carries the statement and the absolute URL of its CSV.
 - routing.alert (tenant event): a payment in a currency none of the tenant's active terminals takes (no_eligible_terminal), at most once per merchant per 15 minutes, as in production: within them EVENT_NOT_PRODUCED.
 It reports the records and every event they emitted.
 
-Samples (data.sample = true), where no real flow can run at once: withdrawal.* and balance.available (funds become available only after the holding period), fraud.alert (needs a risk rule of the tenant that declines), webhook.delivery_failed and webhook.endpoint_disabled (need a receiver that fails), and the types not built yet.
+Samples (data.sample = true), where no real flow can run at once: balance.available (the release job moves funds only after the holding period), fraud.alert (needs a risk rule of the tenant that declines), webhook.delivery_failed and webhook.endpoint_disabled (need a receiver that fails), and the types not built yet.
 
 Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
   static override examples = [
@@ -45,7 +48,7 @@ Either way the events are written in test mode with one delivery per subscribed 
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
 
-  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredOrganization | TriggeredStatement | TriggeredPayout> {
+  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredOrganization | TriggeredStatement | TriggeredPayout | TriggeredWithdrawal> {
     if (this.flags.live) {
       throw new PermissionError('Sample events can only be triggered in sandbox (test) mode.', 'SANDBOX_ONLY', {
         hint: 'Leave out --live: sample events are emitted in test mode.',
@@ -76,6 +79,7 @@ Either way the events are written in test mode with one delivery per subscribed 
     if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
     if (entry.type === 'settlement.finalized') return this.realStatement(rt, tenantId, merchantId!);
     if (drivesRealPayout(entry.type)) return this.realPayout(rt, tenantId, merchantId!, entry.type);
+    if (drivesRealWithdrawal(entry.type)) return this.realWithdrawal(rt, tenantId, merchantId!, entry.type);
     const ctx = tenantContext(rt, tenantId, false);
     if (drivesRealOrganization(entry.type)) {
       const result = await triggerOrganizationEvent(rt, ctx, entry.type);
@@ -131,6 +135,18 @@ Either way the events are written in test mode with one delivery per subscribed 
     }));
     this.logEvents(result.events);
     this.log(`\nInspect it with: ${this.config.bin} payouts get ${result.payoutId}`);
+    return result;
+  }
+
+  private async realWithdrawal(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredWithdrawal> {
+    const ctx = await merchantContext(rt, tenantId, merchantId, false);
+    const result = await triggerWithdrawalEvent(rt, ctx, type);
+    this.log(renderRecord({
+      eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
+      withdrawal: `${result.withdrawalId} (${result.withdrawalStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId, deliveriesQueued: result.deliveriesQueued,
+    }));
+    this.logEvents(result.events);
+    this.log(`\nInspect it with: ${this.config.bin} withdrawals get ${result.withdrawalId}`);
     return result;
   }
 

@@ -199,4 +199,30 @@ describe(`payplane payouts, payout-schedule, jobs run (${dialectName})`, () => {
     const help = await s.cli('events', 'trigger', '--help');
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('DE82 3704 0044 0532 0139 99');
   });
+
+  test('events trigger withdrawal.*: real withdrawals funded by a sandbox payment, moved by two operators', async () => {
+    const { tenantId, merchantId } = s.sandbox;
+    // maker-checker on: the approver and the executor are two operators
+    await withRuntimeOf(s.db, (rt) => rt.db.models.Tenant.update({ withdrawalMakerChecker: true }, { where: { id: tenantId } }));
+    const before = await available();
+    const ends: Record<string, string> = {
+      'withdrawal.created': 'pending', 'withdrawal.approved': 'approved', 'withdrawal.succeeded': 'completed',
+      'withdrawal.failed': 'failed', 'withdrawal.rejected': 'rejected', 'withdrawal.canceled': 'canceled',
+    };
+    let heldOrPaid = 0;
+    for (const [type, status] of Object.entries(ends)) {
+      const res = await s.cli('events', 'trigger', type, '--tenant', tenantId, '--merchant', merchantId, '--json');
+      expect([type, res.status]).toEqual([type, 0]);
+      expect(res.json()).toMatchObject({ type, sample: false, withdrawalStatus: status });
+      const got = await s.cli('withdrawals', 'get', res.json().withdrawalId, '--tenant', tenantId, '--json');
+      expect(got.json()).toMatchObject({ id: res.json().withdrawalId, status, withdrawalMethodId: res.json().withdrawalMethodId });
+      if (['pending', 'approved', 'completed'].includes(status)) heldOrPaid += got.json().amount.valueMinor + got.json().fee.valueMinor;
+    }
+    // each funding payment made 25.00 available less the sandbox's 1.4% + 0.25 EUR (24.40), and each withdrawal asked
+    // for half of it (12.20) plus its fee: what a pending, approved or completed one holds or paid out is gone
+    const after = await available();
+    expect(heldOrPaid).toBe(3 * (1_220 + 50));
+    expect(after.available - before.available).toBe(6 * 2_440 - heldOrPaid);
+    await withRuntimeOf(s.db, (rt) => expectLedgerInvariant(rt));
+  });
 });

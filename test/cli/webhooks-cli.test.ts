@@ -198,11 +198,11 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     });
 
     test('other merchant event types still emit a sample event', async () => {
-      const res = await cli('events', 'trigger', 'withdrawal.approved', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--json');
+      const res = await cli('events', 'trigger', 'balance.available', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--json');
       expect(res.status).toBe(0);
       const out = res.json();
-      expect(out).toMatchObject({ type: 'withdrawal.approved', merchantId: tenant.merchantId, deliveriesQueued: 0, data: { sample: true, object: 'withdrawal' } });
-      const text = await cli('events', 'trigger', 'withdrawal.approved', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId);
+      expect(out).toMatchObject({ type: 'balance.available', merchantId: tenant.merchantId, deliveriesQueued: 0, data: { sample: true, object: 'balance' } });
+      const text = await cli('events', 'trigger', 'balance.available', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId);
       expect(text.stdout).toContain('No endpoint subscribes to this event');
     });
 

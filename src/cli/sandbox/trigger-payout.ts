@@ -9,6 +9,10 @@ import { getPayment } from '../../services/payments/payments';
 import { balancesOf } from '../../services/ledger';
 import { createWithdrawalMethod, usableMethod } from '../../services/withdrawal-methods/methods';
 import { runOneOffPayout } from '../../services/payouts/run';
+import {
+  approveWithdrawal, cancelWithdrawal, completeWithdrawal, createWithdrawal, failWithdrawal, rejectWithdrawal, startExecution,
+} from '../../services/withdrawals';
+import { tenantContext } from '../context';
 import { SANDBOX_FAILING_IBAN } from '../../connectors/sandbox-payout';
 import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal } from './trigger';
 
@@ -57,7 +61,7 @@ async function triggerMethod(ctx: CallerContext, which: keyof typeof METHODS, cu
   } catch (error) {
     const method = await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).get(id);
     const until = method.status === 'cooling' && method.activatesAt ? ` until ${new Date(method.activatesAt).toISOString()}` : '';
-    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The merchant's withdrawal method "${label}" (${id}) is ${method.status}${until}: payouts go to active methods only.`, {
+    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The merchant's withdrawal method "${label}" (${id}) is ${method.status}${until}: withdrawals and payouts go to active methods only.`, {
       hint: method.status === 'cooling'
         ? 'Try again once it is active, or set the tenant\'s withdrawalCoolingPeriodHours to 0 (PATCH /v1/admin/tenants/{id}) before its first use.'
         : `Reactivate it, or delete it for the command to save a new one. (${(error as Error).message})`,
@@ -72,10 +76,27 @@ export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: 
   const merchant = await rt.db.models.Merchant.findOne({ where: { id: ctx.merchantId! }, attributes: ['defaultCurrency'] });
   const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
   const methodId = await triggerMethod(ctx, type === 'payout.failed' ? 'fails' : 'pays', currency);
+  const { paymentId, sessionId, funded } = await fundAtOnce(rt, ctx, type, currency, startedAt);
+  const { payout, skipped } = await runOneOffPayout(rt, { tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, withdrawalMethodId: methodId, currency, grossLimit: funded });
+  if (!payout) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The payout run made no payout: ${skipped}.`);
+  const events = await eventsOf(rt, ctx, startedAt, [paymentId, sessionId, payout.id], paymentId);
+  const wanted = events.find((e) => e.type === type);
+  if (!wanted) {
+    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Payout ${payout.id} ended ${payout.status}${payout.failureReason ? ` (${payout.failureReason})` : ''} and did not emit ${type}.`, {
+      hint: 'Check that the tenant has an active sandbox payout terminal (payplane terminals list --tenant …).',
+    });
+  }
+  const deliveries = await deliveriesOf(rt, wanted.id);
+  return {
+    eventId: wanted.id, type, tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, livemode: false, sample: false, paymentId, payoutId: payout.id,
+    payoutStatus: payout.status, withdrawalMethodId: methodId, deliveriesQueued: deliveries.length, deliveries, events,
+  };
+}
+
+/** 25.00 of the currency in the merchant's available balance: a sandbox payment whose funds are available at once. */
+async function fundAtOnce(rt: Runtime, ctx: CallerContext, type: string, currency: string, startedAt: Date): Promise<{ paymentId: string; sessionId: string; funded: number }> {
   const availableNow = async () => (await balancesOf(ctx, { merchantId: ctx.merchantId!, currency }))[0]?.available.valueMinor ?? 0;
   const before = await availableNow();
-
-  // the funds: a sandbox payment available at once
   const session = await createSession(ctx, {
     amount: { currency, valueMinor: AMOUNT_MINOR }, captureMethod: 'automatic', merchantReference: `events trigger ${type}`,
     metadata: { triggeredBy: 'payplane events trigger', eventType: type },
@@ -95,18 +116,63 @@ export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: 
     });
   }
 
-  const { payout, skipped } = await runOneOffPayout(rt, { tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, withdrawalMethodId: methodId, currency, grossLimit: funded });
-  if (!payout) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The payout run made no payout: ${skipped}.`);
-  const events = await eventsOf(rt, ctx, startedAt, [paymentId, session.id, payout.id], paymentId);
-  const wanted = events.find((e) => e.type === type);
-  if (!wanted) {
-    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Payout ${payout.id} ended ${payout.status}${payout.failureReason ? ` (${payout.failureReason})` : ''} and did not emit ${type}.`, {
-      hint: 'Check that the tenant has an active sandbox payout terminal (payplane terminals list --tenant …).',
-    });
+  return { paymentId, sessionId: session.id, funded };
+}
+
+// --------------------------------------------------------------------------------------------------- withdrawals
+
+export const WITHDRAWAL_TRIGGER_TYPES = [
+  'withdrawal.created', 'withdrawal.approved', 'withdrawal.succeeded', 'withdrawal.failed', 'withdrawal.rejected', 'withdrawal.canceled',
+] as const;
+
+export function drivesRealWithdrawal(type: string): boolean {
+  return (WITHDRAWAL_TRIGGER_TYPES as readonly string[]).includes(type);
+}
+
+export interface TriggeredWithdrawal extends TriggeredReal {
+  merchantId: string;
+  /** the sandbox payment that funded it */
+  paymentId: string;
+  withdrawalId: string;
+  withdrawalStatus: string;
+  withdrawalMethodId: string;
+  events: EmittedEvent[];
+}
+
+/**
+ * `events trigger withdrawal.*`: the funds of a sandbox payment available at once, a withdrawal of half of them
+ * requested by the merchant to the method the payout trigger keeps (DE89 3704 0044 0532 0130 00), then moved by two
+ * sandbox operators of the tenant (an approver and an executor: maker-checker holds) as the type needs: approved;
+ * executed and completed (succeeded) or failed; rejected; or canceled by the merchant.
+ */
+export async function triggerWithdrawalEvent(rt: Runtime, ctx: CallerContext, type: string): Promise<TriggeredWithdrawal> {
+  const startedAt = rt.clock.now();
+  const merchant = await rt.db.models.Merchant.findOne({ where: { id: ctx.merchantId! }, attributes: ['defaultCurrency'] });
+  const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+  const methodId = await triggerMethod(ctx, 'pays', currency);
+  const { paymentId, sessionId, funded } = await fundAtOnce(rt, ctx, type, currency, startedAt);
+  const requested = await createWithdrawal(ctx, { amount: { currency, valueMinor: Math.floor(funded / 2) }, withdrawalMethodId: methodId }, `events-trigger-${paymentId}`);
+  const approver = tenantContext(rt, ctx.tenantId!, false, 'events trigger (approver)');
+  const executor = tenantContext(rt, ctx.tenantId!, false, 'events trigger (executor)');
+  const id = requested.id;
+  let final = requested;
+  if (type === 'withdrawal.canceled') final = await cancelWithdrawal(ctx, id);
+  else if (type === 'withdrawal.rejected') final = await rejectWithdrawal(approver, id, { rejectionReason: 'events trigger withdrawal.rejected' });
+  else if (type !== 'withdrawal.created') {
+    final = await approveWithdrawal(approver, id);
+    if (type === 'withdrawal.succeeded' || type === 'withdrawal.failed') {
+      await startExecution(executor, id);
+      final = type === 'withdrawal.succeeded'
+        ? await completeWithdrawal(executor, id, { providerReference: `sandbox-${id.slice(0, 8)}`, comment: 'events trigger withdrawal.succeeded' })
+        : await failWithdrawal(executor, id, { comment: 'events trigger withdrawal.failed' });
+    }
   }
+  const events = await eventsOf(rt, ctx, startedAt, [paymentId, sessionId, id], paymentId);
+  const wanted = events.find((e) => e.type === type);
+  if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Withdrawal ${id} ended ${final.status} and did not emit ${type}.`);
   const deliveries = await deliveriesOf(rt, wanted.id);
   return {
-    eventId: wanted.id, type, tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, livemode: false, sample: false, paymentId, payoutId: payout.id,
-    payoutStatus: payout.status, withdrawalMethodId: methodId, deliveriesQueued: deliveries.length, deliveries, events,
+    eventId: wanted.id, type, tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, livemode: false, sample: false, paymentId, withdrawalId: id,
+    withdrawalStatus: final.status, withdrawalMethodId: methodId, deliveriesQueued: deliveries.length, deliveries, events,
   };
 }
