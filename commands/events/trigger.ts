@@ -10,7 +10,9 @@ import { merchantContext, requireUuid, sandboxDefaults, tenantContext } from '..
 import {
   type TriggeredOrganization, type TriggeredPayment, drivesRealOrganization, drivesRealPayment, triggerOrganizationEvent, triggerPaymentEvent,
 } from '../../src/cli/sandbox/trigger';
-import { type TriggeredStatement, triggerSettlementEvent } from '../../src/cli/sandbox/settlement-trigger';
+import {
+  type TriggeredRelease, type TriggeredStatement, triggerBalanceAvailableEvent, triggerSettlementEvent,
+} from '../../src/cli/sandbox/settlement-trigger';
 import {
   type TriggeredPayout, type TriggeredWithdrawal, drivesRealPayout, drivesRealWithdrawal, triggerPayoutEvent, triggerWithdrawalEvent,
 } from '../../src/cli/sandbox/trigger-payout';
@@ -30,9 +32,10 @@ export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
 - withdrawal.*: the same funding payment, then a withdrawal of half of it requested by the merchant to the method the payout trigger keeps (DE89 3704 0044 0532 0130 00), moved by two sandbox operators of the tenant (an approver and an executor, so maker-checker holds) as the type needs: approved; executed and completed (succeeded) or failed; rejected; or canceled by the merchant.
 - settlement.finalized: a sandbox payment (4242…) made on a past UTC day (the injected clock set back to the most recent day, two days ago or earlier, on which the merchant has no finalized statement in its default currency), which opens that day's statement; then the settlements job's own code finalizes the merchant's statements of past days; the event carries the statement and the absolute URL of its CSV.
 - routing.alert (tenant event): a payment in a currency none of the tenant's active terminals takes (no_eligible_terminal), at most once per merchant per 15 minutes, as in production: within them EVENT_NOT_PRODUCED.
+- balance.available: a sandbox payment (4242…) made on a past UTC day beyond the holding period (the injected clock set back, to a day whose statement is still open), then the release job's own code moves what is due to available (that payment's funds, and any other release already due).
 It reports the records and every event they emitted.
 
-Samples (data.sample = true), where no real flow can run at once: balance.available (the release job moves funds only after the holding period), fraud.alert (needs a risk rule of the tenant that declines), webhook.delivery_failed and webhook.endpoint_disabled (need a receiver that fails), and the types not built yet.
+Samples (data.sample = true), where no real flow can run at once: fraud.alert (needs a risk rule of the tenant that declines), webhook.delivery_failed and webhook.endpoint_disabled (need a receiver that fails), every other type is made by real records.
 
 Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
   static override examples = [
@@ -48,7 +51,7 @@ Either way the events are written in test mode with one delivery per subscribed 
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
 
-  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredOrganization | TriggeredStatement | TriggeredPayout | TriggeredWithdrawal> {
+  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredOrganization | TriggeredStatement | TriggeredPayout | TriggeredWithdrawal | TriggeredRelease> {
     if (this.flags.live) {
       throw new PermissionError('Sample events can only be triggered in sandbox (test) mode.', 'SANDBOX_ONLY', {
         hint: 'Leave out --live: sample events are emitted in test mode.',
@@ -78,6 +81,15 @@ Either way the events are written in test mode with one delivery per subscribed 
     }
     if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
     if (entry.type === 'settlement.finalized') return this.realStatement(rt, tenantId, merchantId!);
+    if (entry.type === 'balance.available') {
+      const result = await triggerBalanceAvailableEvent(rt, tenantId, merchantId!);
+      this.log(renderRecord({
+        eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
+        payment: `${result.paymentId} (paid ${result.paidAt})`, releasesMoved: result.released, deliveriesQueued: result.deliveriesQueued,
+      }));
+      this.logDeliveries(result.deliveries);
+      return result;
+    }
     if (drivesRealPayout(entry.type)) return this.realPayout(rt, tenantId, merchantId!, entry.type);
     if (drivesRealWithdrawal(entry.type)) return this.realWithdrawal(rt, tenantId, merchantId!, entry.type);
     const ctx = tenantContext(rt, tenantId, false);

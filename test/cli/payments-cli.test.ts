@@ -257,7 +257,7 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     await withRuntimeOf(db, (rt) => expectLedgerInvariant(rt));
   });
 
-  test('events trigger makes real records for the checkout session, balance.negative and balance.threshold_reached types', async () => {
+  test('events trigger makes real records for the checkout session and balance types', async () => {
     const created = await trigger('checkout.session.created');
     expect(created).toMatchObject({ type: 'checkout.session.created', sample: false, paymentId: null, card: null });
     const expired = await trigger('checkout.session.expired');
@@ -278,6 +278,16 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     expect(thresholdEvent.data).toMatchObject({ sourceId: reached.paymentId, balanceType: 'pending', direction: 'above', threshold: { id: reached.thresholdId } });
     // the threshold made for it is gone again
     expect((await apiGet(`/v1/balance-thresholds?merchantId=${sb.merchantId}`)).body.data).toEqual([]);
+
+    // balance.available: a payment of a past day, beyond the 48 hours of holding, released by the job's own code
+    const released = await trigger('balance.available');
+    expect(released).toMatchObject({ type: 'balance.available', sample: false, released: expect.any(Number) });
+    expect(Date.now() - Date.parse(released.paidAt)).toBeGreaterThan(48 * 3_600_000);
+    const releaseEvent = await withRuntimeOf(db, async (rt) => (await rt.db.models.Event.findByPk(released.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
+    expect(releaseEvent.data).toMatchObject({ sourceType: 'payment', sourceId: released.paymentId, merchantId: sb.merchantId, kind: 'pending' });
+    const pastPayment = (await apiGet(`/v1/payments/${released.paymentId}`)).body.data;
+    // made at noon UTC of that day (its clock ran on while the payment was made)
+    expect([pastPayment.status, pastPayment.createdAt.slice(0, 13)]).toEqual(['captured', released.paidAt.slice(0, 13)]);
     await withRuntimeOf(db, (rt) => expectLedgerInvariant(rt));
   });
 
