@@ -55,6 +55,7 @@ const TENANT_MERCHANT_NAME_ALLOWED: Record<string, string> = {
 /** Flags that look like a confirmation but are not one, and why. */
 const CONFIRMATION_LOOKALIKES_ALLOWED: Record<string, string> = {
   'kyb:documents:download --force': 'overwrites an existing --out file; nothing is confirmed',
+  'settlements:download --force': 'overwrites an existing --output file; nothing is confirmed',
 };
 
 const SHARED = {
