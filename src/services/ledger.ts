@@ -152,6 +152,13 @@ function assertBreakdown(b: FeeBreakdown): void {
   }
 }
 
+/** A fee charged on a movement (refund, dispute, withdrawal, payout): a consistent breakdown in the movement's currency. */
+function assertFeeOf(fee: FeeBreakdown | null, currency: string, what: string): void {
+  if (!fee) return;
+  assertBreakdown(fee);
+  if (fee.currency !== currency) throw new InternalError(`${what} fee in another currency than the ${what}`, 'LEDGER_POSTING_INVALID');
+}
+
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -228,10 +235,7 @@ export interface RefundPosting {
 export async function postRefund(ctx: CallerContext, p: RefundPosting): Promise<void> {
   const currency = p.amount.currency;
   const fee = p.fee;
-  if (fee) {
-    assertBreakdown(fee);
-    if (fee.currency !== currency) throw new InternalError('refund fee in another currency than the refund', 'LEDGER_POSTING_INVALID');
-  }
+  assertFeeOf(fee, currency, 'refund');
   const feeTotal = fee?.merchantFee ?? 0;
   if (p.amount.valueMinor === 0 && feeTotal === 0) return;
   await inTransaction(ctx, async (tctx) => {
@@ -295,10 +299,7 @@ export interface DisputePosting {
 export async function postDispute(ctx: CallerContext, move: 'open' | 'won', p: DisputePosting): Promise<void> {
   const currency = p.amount.currency;
   const fee = move === 'open' ? p.fee : null;
-  if (fee) {
-    assertBreakdown(fee);
-    if (fee.currency !== currency) throw new InternalError('dispute fee in another currency than the dispute', 'LEDGER_POSTING_INVALID');
-  }
+  assertFeeOf(fee, currency, 'dispute');
   const feeTotal = fee?.merchantFee ?? 0;
   if (p.amount.valueMinor === 0 && feeTotal === 0) return;
   const sourceType: LedgerSourceType = move === 'open' ? 'dispute' : 'dispute_reversal';
@@ -354,10 +355,7 @@ export async function postWithdrawal(
   },
 ): Promise<void> {
   const currency = p.amount.currency;
-  if (p.fee) {
-    assertBreakdown(p.fee);
-    if (p.fee.currency !== currency) throw new InternalError('withdrawal fee in another currency than the withdrawal', 'LEDGER_POSTING_INVALID');
-  }
+  assertFeeOf(p.fee, currency, 'withdrawal');
   const total = withdrawalTotal(p);
   const what = `withdrawal ${p.withdrawalId}`;
   let lines: PostingLine[];
@@ -407,10 +405,7 @@ export interface PayoutPosting {
  */
 export async function postPayout(ctx: CallerContext, sourceType: 'payout' | 'payout_paid' | 'payout_reversal', p: PayoutPosting): Promise<void> {
   const currency = p.amount.currency;
-  if (p.fee) {
-    assertBreakdown(p.fee);
-    if (p.fee.currency !== currency) throw new InternalError('payout fee in another currency than the payout', 'LEDGER_POSTING_INVALID');
-  }
+  assertFeeOf(p.fee, currency, 'payout');
   const total = withdrawalTotal(p);
   if (total === 0) return;
   const what = `payout ${p.payoutId}`;

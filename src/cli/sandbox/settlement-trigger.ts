@@ -5,7 +5,7 @@ import type { Clock } from '../../domain/clock';
 import type { Runtime } from '../../runtime';
 import type { EventRow } from '../../db/models';
 import { dayStart, finalizeDue } from '../../services/settlements/statements';
-import { deliveriesOf, eventsOf, triggerPaymentEvent, type TriggeredPayment, type TriggeredReal } from './trigger';
+import { deliveriesOf, eventsOf, triggerPaymentEvent, type TriggeredPayment, type TriggeredReal, merchantCurrency } from './trigger';
 import { releaseDue } from '../../services/ledger';
 
 // `events trigger settlement.finalized`: a REAL statement finalized for a past day. A real sandbox payment of the
@@ -69,8 +69,7 @@ export interface TriggeredRelease extends TriggeredReal {
  */
 export async function triggerBalanceAvailableEvent(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredRelease> {
   const ctx = await merchantContext(rt, tenantId, merchantId, false);
-  const merchant = await rt.db.models.Merchant.findOne({ where: { id: merchantId }, attributes: ['defaultCurrency'] });
-  const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+  const currency = await merchantCurrency(rt, merchantId);
   const day = await pastDay(rt, merchantId, currency, Math.max(2, Math.ceil(rt.config.holdingPeriodHours / 24) + 1));
   const payment = await paymentOnDay(rt, tenantId, merchantId, day);
   const startedAt = rt.clock.now();
@@ -87,8 +86,7 @@ export async function triggerBalanceAvailableEvent(rt: Runtime, tenantId: string
 
 export async function triggerSettlementEvent(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
   const ctx = await merchantContext(rt, tenantId, merchantId, false);
-  const merchant = await rt.db.models.Merchant.findOne({ where: { id: merchantId }, attributes: ['defaultCurrency'] });
-  const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+  const currency = await merchantCurrency(rt, merchantId);
   const day = await pastDay(rt, merchantId, currency, 2);
   const payment = await paymentOnDay(rt, tenantId, merchantId, day);
   const startedAt = rt.clock.now();

@@ -14,7 +14,7 @@ import {
 } from '../../services/withdrawals';
 import { tenantContext } from '../context';
 import { SANDBOX_FAILING_IBAN } from '../../connectors/sandbox-payout';
-import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal } from './trigger';
+import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal, merchantCurrency } from './trigger';
 
 /**
  * `events trigger payout.*`: real sandbox records, as a scheduled run makes them. A sandbox card payment whose funds
@@ -73,8 +73,7 @@ async function triggerMethod(ctx: CallerContext, which: keyof typeof METHODS, cu
 /** Drives a real sandbox payout of the merchant of `ctx` (merchant level, test mode) that emits `type`. */
 export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: string): Promise<TriggeredPayout> {
   const startedAt = rt.clock.now();
-  const merchant = await rt.db.models.Merchant.findOne({ where: { id: ctx.merchantId! }, attributes: ['defaultCurrency'] });
-  const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+  const currency = await merchantCurrency(rt, ctx.merchantId!);
   const methodId = await triggerMethod(ctx, type === 'payout.failed' ? 'fails' : 'pays', currency);
   const { paymentId, sessionId, funded } = await fundAtOnce(rt, ctx, type, currency, startedAt);
   const { payout, skipped } = await runOneOffPayout(rt, { tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, withdrawalMethodId: methodId, currency, grossLimit: funded });
@@ -147,8 +146,7 @@ export interface TriggeredWithdrawal extends TriggeredReal {
  */
 export async function triggerWithdrawalEvent(rt: Runtime, ctx: CallerContext, type: string): Promise<TriggeredWithdrawal> {
   const startedAt = rt.clock.now();
-  const merchant = await rt.db.models.Merchant.findOne({ where: { id: ctx.merchantId! }, attributes: ['defaultCurrency'] });
-  const currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+  const currency = await merchantCurrency(rt, ctx.merchantId!);
   const methodId = await triggerMethod(ctx, 'pays', currency);
   const { paymentId, sessionId, funded } = await fundAtOnce(rt, ctx, type, currency, startedAt);
   const requested = await createWithdrawal(ctx, { amount: { currency, valueMinor: Math.floor(funded / 2) }, withdrawalMethodId: methodId }, `events-trigger-${paymentId}`);

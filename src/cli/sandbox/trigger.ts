@@ -80,6 +80,12 @@ async function unroutedCurrency(rt: Runtime, tenantId: string): Promise<string |
   return UNROUTED_CANDIDATES.find((c) => !taken.has(c)) ?? null;
 }
 
+/** The currency the trigger pays in for a merchant: its default currency, else EUR. */
+export async function merchantCurrency(rt: Runtime, merchantId: string): Promise<string> {
+  const merchant = await rt.db.models.Merchant.findOne({ where: { id: merchantId }, attributes: ['defaultCurrency'] });
+  return (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+}
+
 /** Whether `events trigger` drives a real sandbox payment for this type (else it emits a sample). */
 export function drivesRealPayment(type: string): boolean {
   return type in SCENARIOS;
@@ -133,8 +139,7 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
   const scenario = SCENARIOS[type];
   if (!scenario) throw new Error(`no payment scenario for ${type}`);
   const startedAt = rt.clock.now();
-  const merchant = await rt.db.models.Merchant.findOne({ where: { id: ctx.merchantId! }, attributes: ['defaultCurrency'] });
-  let currency = (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+  let currency = await merchantCurrency(rt, ctx.merchantId!);
   if (scenario.unrouted) {
     const unrouted = await unroutedCurrency(rt, ctx.tenantId!);
     if (!unrouted) {
