@@ -16,6 +16,7 @@ import { emitEvent } from '../webhooks/events';
 import { auditRecord, lockedRecord } from '../audit/changes';
 import { PAYOUT, movePayout, payoutEvent, payoutPosting, toPayout, type Payout } from './payouts';
 import { WEEKDAYS } from './schedule';
+import { dayStart } from '../settlements/open';
 
 /**
  * The scheduled payouts (job 'payouts', src/jobs/payouts.ts): for every merchant whose daily or weekly schedule has
@@ -46,11 +47,10 @@ export interface SchedulePeriod {
   start: Date;
 }
 
-const startOfDay = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 
 /** The schedule's period that `now` is in (null for manual), and whether it is due (it starts on or after effectiveFrom's day). */
 export function periodOf(schedule: Pick<PayoutScheduleRow, 'interval' | 'weeklyAnchor' | 'effectiveFrom'>, now: Date): (SchedulePeriod & { due: boolean }) | null {
-  const today = startOfDay(now);
+  const today = dayStart(now);
   let start: Date;
   if (schedule.interval === 'daily') start = today;
   else if (schedule.interval === 'weekly') {
@@ -58,7 +58,7 @@ export function periodOf(schedule: Pick<PayoutScheduleRow, 'interval' | 'weeklyA
     start = new Date(today.getTime() - ((today.getUTCDay() - anchor + 7) % 7) * DAY_MS);
   } else return null;
   const key = `${schedule.interval}:${start.toISOString().slice(0, 10)}`;
-  return { key, start, due: start.getTime() >= startOfDay(new Date(schedule.effectiveFrom)).getTime() };
+  return { key, start, due: start.getTime() >= dayStart(new Date(schedule.effectiveFrom)).getTime() };
 }
 
 export interface PayoutRunSkip {

@@ -10,6 +10,7 @@ import { fundingAccountId, toWithdrawal } from '../withdrawals';
 import type { WithdrawalRow, WithdrawalStatus } from '../../db/models/withdrawals';
 import type { PayoutRow, PayoutStatus } from '../../db/models/payouts';
 import { toPayout } from '../payouts/payouts';
+import { dayStart } from '../settlements/open';
 
 /**
  * Sample events for developers: a plausible record per event type, emitted through the real outbox so a
@@ -157,7 +158,7 @@ function payout(type: string, s: SampleScope): Data {
 
 /** A sample statement in the shape of the real settlement.finalized (services/settlements/statements.ts). */
 function settlement(_type: string, s: SampleScope): Data {
-  const day = Math.floor(s.now.getTime() / 86_400_000) * 86_400_000;
+  const day = dayStart(s.now).getTime();
   const start = new Date(day - 86_400_000).toISOString();
   const end = new Date(day).toISOString();
   const id = newId();
