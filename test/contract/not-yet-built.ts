@@ -3,5 +3,6 @@
  * of these is in fact built (remove it here) or when an operation is neither built nor listed.
  */
 export const NOT_YET_BUILT: readonly string[] = [
-  // issue 23: disputes, payouts, settlements, balance alerts
+  // issue 34: real acquirers
+  'PATCH /v1/admin/provider-integrations/{id}',
 ];
