@@ -252,9 +252,35 @@ const TRANSACTION_SLOT_WAIT_MS = 60_000;
 /** Postgres advisory-lock key under which migrations run, so several processes migrate one at a time. */
 const MIGRATION_LOCK = 7_246_071_001;
 
+/**
+ * The write lock of each SQLite file, one per file in this process: every Database opened on the file in this process
+ * (a second runtime: a job run beside serve, a test's other "process") queues its write transactions on the same lock.
+ * With a lock per Database, their writers met in SQLite's busy handler instead, which waits inside the driver on a
+ * thread of libuv's small pool: writers waiting there could take every thread, and the transaction holding the file
+ * could not run its next statement until the waiters gave up with SQLITE_BUSY. Other processes still meet in the busy
+ * handler (busy_timeout), each on threads of its own. An in-memory database is its own file.
+ */
+const sqliteWriteLocks = new Map<string, Mutex>();
+
+function sqliteWriteLock(location: string): Mutex {
+  if (location === ':memory:' || location === '') return new Mutex();
+  let file = path.resolve(location);
+  try {
+    file = fs.realpathSync(file);
+  } catch {
+    // not created yet: its path as given
+  }
+  let lock = sqliteWriteLocks.get(file);
+  if (!lock) sqliteWriteLocks.set(file, (lock = new Mutex()));
+  return lock;
+}
+
 export class Database {
   readonly models: Models;
-  /** SQLite allows one writer: in-process write transactions queue here instead of failing with SQLITE_BUSY. */
+  /**
+   * SQLite allows one writer: in-process write transactions queue here instead of failing with SQLITE_BUSY (one lock
+   * per file for every Database of this process: sqliteWriteLock).
+   */
   private readonly writeLock: Mutex | null;
   /** API keys and the status of tenants and merchants as authentication reads them (see ReadCache) */
   readonly authCache = new ReadCache(readCacheTtlMs());
@@ -296,7 +322,7 @@ export class Database {
       const watched = [models.ApiKey, models.Tenant, models.Merchant].filter((model) => model !== undefined);
       if (watched.length > 0) this.authCache.watch(watched as never[]);
     });
-    this.writeLock = dialect === 'sqlite' ? new Mutex() : null;
+    this.writeLock = dialect === 'sqlite' ? sqliteWriteLock(target.location) : null;
   }
 
   /** `keepModes`: leave the SQLite files' modes as they are (doctor, which reports them and changes nothing) */
