@@ -44,6 +44,54 @@ export interface AppConfig {
   authFailureWindowSeconds: number;
   /** PAYPLANE_TOKEN_MAX_LIFETIME_HOURS: the longest life (exp - iat) a user token may have, ours or an identity provider's */
   tokenMaxLifetimeHours: number;
+  /** PAYPLANE_SANDBOX_POLL_MS: how often serve looks for due sandbox acquirer answers (it is also woken by its own) */
+  sandboxPollMs: number;
+  /** PAYPLANE_CHECKOUT_EXPIRY_MS: how often the checkout-expiry job runs */
+  checkoutExpiryMs: number;
+  /** PAYPLANE_LEDGER_RELEASE_MS: how often the ledger-release job runs */
+  ledgerReleaseMs: number;
+  /** PAYPLANE_PAYMENT_RECOVERY_MS: how often the payment-recovery job runs */
+  paymentRecoveryMs: number;
+  /** PAYPLANE_WITHDRAWAL_COOLING_MS: how often the withdrawal-method-cooling job runs */
+  withdrawalCoolingMs: number;
+  /** PAYPLANE_DISPUTE_DEADLINES_MS: how often the dispute-deadlines job runs */
+  disputeDeadlinesMs: number;
+  /** PAYPLANE_SETTLEMENTS_MS: how often the settlements job runs */
+  settlementsMs: number;
+  /** PAYPLANE_PAYOUTS_MS: how often the payouts job runs */
+  payoutsMs: number;
+}
+
+/**
+ * The interval of each of serve's periodic jobs, by the job's name: its setting (AppConfig key, environment variable)
+ * and default. Every periodic job reads its interval from the runtime's configuration through this table
+ * (periodicJob in src/jobs/periodic.ts); src/settings.ts declares the same variables for payplane.config.json.
+ */
+export const JOB_INTERVALS = {
+  'checkout-expiry': { key: 'checkoutExpiryMs', env: 'PAYPLANE_CHECKOUT_EXPIRY_MS', defaultMs: 60_000 },
+  'ledger-release': { key: 'ledgerReleaseMs', env: 'PAYPLANE_LEDGER_RELEASE_MS', defaultMs: 60_000 },
+  'payment-recovery': { key: 'paymentRecoveryMs', env: 'PAYPLANE_PAYMENT_RECOVERY_MS', defaultMs: 60_000 },
+  'withdrawal-method-cooling': { key: 'withdrawalCoolingMs', env: 'PAYPLANE_WITHDRAWAL_COOLING_MS', defaultMs: 60_000 },
+  'dispute-deadlines': { key: 'disputeDeadlinesMs', env: 'PAYPLANE_DISPUTE_DEADLINES_MS', defaultMs: 60_000 },
+  settlements: { key: 'settlementsMs', env: 'PAYPLANE_SETTLEMENTS_MS', defaultMs: 60_000 },
+  payouts: { key: 'payoutsMs', env: 'PAYPLANE_PAYOUTS_MS', defaultMs: 60_000 },
+} as const satisfies Record<string, { key: keyof AppConfig; env: string; defaultMs: number }>;
+
+export type PeriodicJobName = keyof typeof JOB_INTERVALS;
+
+/** The shortest interval a job may have: a shorter one is refused when the configuration is read. */
+export const MIN_JOB_INTERVAL_MS = 100;
+
+function jobInterval(name: string, value: string | undefined, fallback: number): number {
+  const n = nonNegativeInt(name, value, fallback);
+  if (n < MIN_JOB_INTERVAL_MS) throw new Error(`${name} must be at least ${MIN_JOB_INTERVAL_MS} (milliseconds; got "${value}")`);
+  return n;
+}
+
+function jobIntervals(env: NodeJS.ProcessEnv): Pick<AppConfig, (typeof JOB_INTERVALS)[PeriodicJobName]['key']> {
+  return Object.fromEntries(
+    Object.values(JOB_INTERVALS).map(({ key, env: variable, defaultMs }) => [key, jobInterval(variable, env[variable], defaultMs)]),
+  ) as Pick<AppConfig, (typeof JOB_INTERVALS)[PeriodicJobName]['key']>;
 }
 
 function nonNegativeInt(name: string, value: string | undefined, fallback: number): number {
@@ -93,6 +141,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     authFailuresPerKey: nonNegativeInt('PAYPLANE_AUTH_FAILURES_PER_KEY', env.PAYPLANE_AUTH_FAILURES_PER_KEY, 20),
     authFailureWindowSeconds: positiveInt('PAYPLANE_AUTH_FAILURE_WINDOW_SECONDS', env.PAYPLANE_AUTH_FAILURE_WINDOW_SECONDS, 300),
     tokenMaxLifetimeHours: positiveInt('PAYPLANE_TOKEN_MAX_LIFETIME_HOURS', env.PAYPLANE_TOKEN_MAX_LIFETIME_HOURS, 24),
+    sandboxPollMs: positiveInt('PAYPLANE_SANDBOX_POLL_MS', env.PAYPLANE_SANDBOX_POLL_MS, 200),
+    ...jobIntervals(env),
     ...stripUndefined(overrides),
   };
 }

@@ -5,7 +5,7 @@ import { withTransaction } from '../domain/context';
 import type { CheckoutSessionRow } from '../db/models';
 import { expireRow, PAYMENT_IN_FLIGHT } from '../services/checkout';
 import type { BackgroundJob } from './types';
-import { cronJob } from './periodic';
+import { scheduledJob } from './periodic';
 
 /**
  * Expires open checkout sessions past their expiresAt (none with a payment in flight: they expire on a later run
@@ -44,8 +44,8 @@ export async function expireDueSessions(rt: Runtime, now: Date): Promise<number>
   }
 }
 
-/** Every minute (node-cron), inside `serve`. */
-export const checkoutExpiryJob: BackgroundJob = cronJob('checkout-expiry', '* * * * *', async (rt) => {
+/** Every minute inside `serve` (PAYPLANE_CHECKOUT_EXPIRY_MS). */
+export const checkoutExpiryJob: BackgroundJob = scheduledJob('checkout-expiry', async (rt) => {
   const expired = await expireDueSessions(rt, rt.clock.now());
   if (expired > 0) rt.logger.info({ expired }, 'checkout sessions expired');
   return { expired };

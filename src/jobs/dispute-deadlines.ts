@@ -1,14 +1,14 @@
 import type { BackgroundJob } from './types';
-import { periodicJob } from './periodic';
+import { scheduledJob } from './periodic';
 import { expireDueDisputes, resendStalledSubmissions } from '../services/disputes/disputes';
 
 /**
- * dispute-deadlines: every minute, by the injected clock, a needs_response dispute
+ * dispute-deadlines: every minute (PAYPLANE_DISPUTE_DEADLINES_MS), by the injected clock, a needs_response dispute
  * past its evidenceDueBy becomes lost (dispute.lost), once. Safe with several processes: one run per tick across them
  * (job_runs), and each dispute moves by a compare-and-set on its status. It also sends again the evidence of
  * submissions the acquirer never took (resendStalledSubmissions).
  */
-export const disputeDeadlinesJob: BackgroundJob = periodicJob('dispute-deadlines', () => 60_000, async (rt) => {
+export const disputeDeadlinesJob: BackgroundJob = scheduledJob('dispute-deadlines', async (rt) => {
   const lost = await expireDueDisputes(rt);
   if (lost > 0) rt.logger.info({ lost }, 'disputes lost at their evidence deadline');
   // submissions whose sending to the acquirer died with its process

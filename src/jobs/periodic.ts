@@ -1,7 +1,7 @@
 import os from 'node:os';
-import cron from 'node-cron';
 import { QueryTypes } from 'sequelize';
 import type { Runtime } from '../runtime';
+import { JOB_INTERVALS, type PeriodicJobName } from '../config';
 import { newId } from '../util/ids';
 import type { BackgroundJob } from './types';
 
@@ -67,12 +67,12 @@ export async function runOncePerTick(rt: Runtime, job: string, slot: number, wor
 }
 
 /**
- * A job of `serve` that runs `work` every `intervalMs()` on ticks aligned to the clock (multiples of the interval since
+ * A job of `serve` that runs `work` every `intervalMs(rt)` on ticks aligned to the clock (multiples of the interval since
  * the epoch), so that every process ticks at the same moments and one of them runs each tick (runOncePerTick); also a
  * tick at start (skipped when a process already ran the current one). Never two runs at once in a process; stop() waits for a run in progress.
  * `work` returns what it did (`payplane jobs run` shows it).
  */
-export function periodicJob(name: string, intervalMs: () => number, work: (rt: Runtime) => Promise<unknown>): BackgroundJob {
+export function periodicJob(name: string, intervalMs: (rt: Runtime) => number, work: (rt: Runtime) => Promise<unknown>): BackgroundJob {
   return {
     name,
     runNow: work,
@@ -82,7 +82,7 @@ export function periodicJob(name: string, intervalMs: () => number, work: (rt: R
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
       let last: number | undefined;
-      const interval = intervalMs();
+      const interval = intervalMs(rt);
       const tick = () => {
         if (stopped) return;
         if (running) {
@@ -130,37 +130,11 @@ export function periodicJob(name: string, intervalMs: () => number, work: (rt: R
   };
 }
 
-/** A job of `serve` run by node-cron on `expression`, each scheduled time by one process (runOncePerTick); stop() waits for a run in progress. */
-export function cronJob(name: string, expression: string, work: (rt: Runtime) => Promise<unknown>): BackgroundJob {
-  return {
-    name,
-    runNow: work,
-    start: (rt: Runtime) => {
-      let running: Promise<unknown> = Promise.resolve();
-      const task = cron.schedule(
-        expression,
-        (context) => {
-          const slot = Math.floor((context?.date ?? new Date()).getTime() / 1000) * 1000;
-          running = runOncePerTick(rt, name, slot, work).catch((error) => rt.logger.error({ err: error, job: name }, `${name}: could not claim its tick`));
-          return running;
-        },
-        { name, noOverlap: true },
-      );
-      return {
-        stop: async () => {
-          await task.stop();
-          await task.destroy();
-          await running;
-        },
-      };
-    },
-  };
-}
-
-/** A job interval from the environment (at least 100 ms), else `fallback`. */
-export function intervalFromEnv(variable: string, fallback: number): () => number {
-  return () => {
-    const value = Number(process.env[variable] ?? fallback);
-    return Number.isFinite(value) && value >= 100 ? value : fallback;
-  };
+/**
+ * One of serve's jobs, run every interval its setting gives (JOB_INTERVALS in src/config.ts: PAYPLANE_<JOB>_MS or its
+ * key in payplane.config.json, read from the runtime's configuration): the one way a job of serve gets its schedule.
+ */
+export function scheduledJob(name: PeriodicJobName, work: (rt: Runtime) => Promise<unknown>): BackgroundJob {
+  const { key } = JOB_INTERVALS[name];
+  return periodicJob(name, (rt) => rt.config[key], work);
 }

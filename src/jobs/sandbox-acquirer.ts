@@ -130,7 +130,7 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
 
 /** Delivers due operations: polls every pollMs, and at once when the connector of this process records one. */
 export function startSandboxWorker(rt: Runtime, options: SandboxWorkerOptions & { pollMs?: number } = {}): { stop(): Promise<void> } {
-  const pollMs = options.pollMs ?? Number(process.env.PAYPLANE_SANDBOX_POLL_MS ?? 200);
+  const pollMs = options.pollMs ?? rt.config.sandboxPollMs;
   const workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${newId().slice(-12)}`;
   let running = true;
   let wake: (() => void) | undefined;
