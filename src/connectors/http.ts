@@ -20,6 +20,7 @@ export class HttpConnector implements Connector {
   refund = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'refund', request);
   payout = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'payout', request);
   disputeEvidence = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'dispute-evidence', request);
+  disputeAccept = (_env: ConnectorEnv, t: ConnectorTerminal, request: object) => this.call(t, 'dispute-accept', request);
 
   private async call(terminal: ConnectorTerminal, operation: string, request: object): Promise<ConnectorResult> {
     const base = new URL(terminal.connectorBaseUrl);

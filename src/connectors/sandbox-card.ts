@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { Op } from 'sequelize';
 import type { Database } from '../db/database';
 import { isUniqueViolation } from '../db/database';
-import { insertRows, selectRows } from '../db/rows';
+import { insertRows, selectRows, updateRows } from '../db/rows';
 import type { SandboxOperationRow, SandboxScenario } from '../db/models/sandbox';
 import type { Clock } from '../domain/clock';
 import { newId } from '../util/ids';
@@ -10,7 +10,7 @@ import { sandboxOperationDue } from './sandbox-kick';
 import { publicUrl } from '../util/public-url';
 import {
   ConnectorError, type AuthorizeRequest, type CaptureRequest, type Connector, type ConnectorEnv, type ConnectorResult,
-  type ConnectorTerminal, type DisputeEvidenceRequest, type PayoutRequest, type RefundRequest, type ThreeDsResult, type VoidRequest,
+  type ConnectorTerminal, type DisputeAcceptRequest, type DisputeEvidenceRequest, type PayoutRequest, type RefundRequest, type ThreeDsResult, type VoidRequest,
 } from './types';
 
 /**
@@ -297,6 +297,12 @@ export class SandboxCardConnector implements Connector {
     if (existing) return { status: 'pending', providerReference: request.providerReference, rawStatus: 'EVIDENCE_RECEIVED' };
     const opened = await findOperation(env.db, { kind: 'dispute', providerReference: request.providerReference });
     if (!opened || opened.tenantId !== request.tenantId) return failedSync(null, 'dispute_not_found', 'The sandbox acquirer knows no dispute with this reference.');
+    if (await findOperation(env.db, { kind: 'dispute_acceptance', reference: request.reference })) {
+      return failedSync(null, 'dispute_accepted', 'The merchant accepted this dispute: the sandbox acquirer closed it lost.');
+    }
+    if (!(await answerDeadline(env, request.providerReference))) {
+      return failedSync(null, 'dispute_closed', 'The evidence deadline passed: the sandbox acquirer closed this dispute lost.');
+    }
     const now = env.clock.now();
     const row: SandboxOperationRow = {
       id: newId(), kind: 'dispute_decision', reference: request.reference, providerReference: randomRef('sbxdd'),
@@ -315,6 +321,56 @@ export class SandboxCardConnector implements Connector {
     sandboxOperationDue(env.config.sandboxDelayMs);
     return { status: 'pending', providerReference: request.providerReference, rawStatus: 'EVIDENCE_RECEIVED' };
   }
+
+  /**
+   * Takes the merchant's acceptance: the dispute closes lost on the acquirer's side (its deadline decision is called
+   * off), recorded as an operation of kind dispute_acceptance (done at once: nothing to deliver back). Once per dispute
+   * (our reference): a repeat is answered as the first. Refused when the acquirer knows no such dispute, or decided it
+   * already (the evidence was taken, or the deadline passed).
+   */
+  async disputeAccept(env: ConnectorEnv, terminal: ConnectorTerminal, request: DisputeAcceptRequest): Promise<ConnectorResult> {
+    sandboxOnly(request.livemode, 'dispute');
+    const accepted = { status: 'succeeded' as const, providerReference: request.providerReference, rawStatus: 'ACCEPTED', message: 'The dispute is closed lost.' };
+    if (await findOperation(env.db, { kind: 'dispute_acceptance', reference: request.reference })) return accepted;
+    const opened = await findOperation(env.db, { kind: 'dispute', providerReference: request.providerReference });
+    if (!opened || opened.tenantId !== request.tenantId) return failedSync(null, 'dispute_not_found', 'The sandbox acquirer knows no dispute with this reference.');
+    if (await findOperation(env.db, { kind: 'dispute_decision', reference: request.reference })) {
+      return failedSync(null, 'dispute_decided', 'The sandbox acquirer took evidence for this dispute and decides it on that.');
+    }
+    if (!(await answerDeadline(env, request.providerReference))) {
+      return failedSync(null, 'dispute_closed', 'The evidence deadline passed: the sandbox acquirer closed this dispute lost.');
+    }
+    const now = env.clock.now();
+    const row: SandboxOperationRow = {
+      id: newId(), kind: 'dispute_acceptance', reference: request.reference, providerReference: randomRef('sbxda'),
+      paymentProviderReference: opened.paymentProviderReference, providerIntegrationId: terminal.providerIntegrationId || opened.providerIntegrationId,
+      terminalId: terminal.terminalId ?? opened.terminalId, tenantId: request.tenantId, livemode: false, scenario: opened.scenario, captureRequested: false,
+      currency: opened.currency, amountMinor: opened.amountMinor, outcome: null, notification: null, returnUrl: null, challengeTokenHash: null,
+      status: 'done', dueAt: now, lockedBy: null, lockedUntil: null, doneAt: now, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
+    };
+    try {
+      await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], alone));
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    return accepted;
+  }
+}
+
+/**
+ * The merchant answered a dispute (evidence or acceptance) before its deadline: the acquirer's deadline decision is
+ * called off (done without being delivered). False when the deadline decision was delivered already, or is being
+ * delivered: the acquirer closed the dispute lost. True also for a dispute with no deadline decision.
+ */
+async function answerDeadline(env: Pick<ConnectorEnv, 'db' | 'clock'>, disputeReference: string): Promise<boolean> {
+  const now = env.clock.now();
+  const model = env.db.models.SandboxOperation as never;
+  const calledOff = await env.db.writeAlone((alone) =>
+    updateRows(env.db, model, { status: 'done', doneAt: now, lastError: 'answered before the deadline', updatedAt: now }, { kind: 'dispute_deadline', reference: disputeReference, doneAt: null, lockedBy: null }, alone),
+  );
+  if (calledOff > 0) return true;
+  const deadline = await findOperation(env.db, { kind: 'dispute_deadline', reference: disputeReference });
+  return !deadline || deadline.lastError === 'answered before the deadline';
 }
 
 /**
@@ -329,6 +385,7 @@ export async function scheduleSandboxDispute(env: Pick<ConnectorEnv, 'db' | 'clo
   const now = env.clock.now();
   const dueAt = new Date(now.getTime() + env.config.sandboxDelayMs);
   const providerReference = randomRef('sbxdp');
+  const evidenceDueBy = new Date(dueAt.getTime() + SANDBOX_EVIDENCE_DAYS * 24 * 3_600_000);
   const row: SandboxOperationRow = {
     id: newId(), kind: 'dispute', reference: auth.providerReference, providerReference, paymentProviderReference: auth.providerReference,
     providerIntegrationId: auth.providerIntegrationId, terminalId: auth.terminalId, tenantId: auth.tenantId, livemode: false, scenario: auth.scenario,
@@ -336,13 +393,19 @@ export async function scheduleSandboxDispute(env: Pick<ConnectorEnv, 'db' | 'clo
     notification: {
       type: 'opened', paymentProviderReference: auth.providerReference, providerReference, reason,
       amount: { currency: auth.currency, valueMinor: capturedMinor },
-      evidenceDueBy: new Date(dueAt.getTime() + SANDBOX_EVIDENCE_DAYS * 24 * 3_600_000).toISOString(),
+      evidenceDueBy: evidenceDueBy.toISOString(),
     },
     returnUrl: null, challengeTokenHash: null, status: 'scheduled', dueAt, lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0,
     lastError: null, createdAt: now, updatedAt: now,
   };
+  // unanswered by its evidenceDueBy (no evidence taken, no acceptance), the acquirer closes the dispute lost and says so
+  const deadline: SandboxOperationRow = {
+    ...row, id: newId(), kind: 'dispute_deadline', reference: providerReference, providerReference: randomRef('sbxdl'),
+    notification: { type: 'decided', providerReference, outcome: 'lost' }, dueAt: evidenceDueBy,
+  };
   try {
-    await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], alone));
+    // one statement: both or neither
+    await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row, deadline], alone));
   } catch (error) {
     // the authorization's dispute was recorded already
     if (!isUniqueViolation(error)) throw error;

@@ -37,4 +37,5 @@ export class SandboxPayoutConnector implements Connector {
   void = () => this.unsupported('void');
   refund = () => this.unsupported('refund');
   disputeEvidence = () => this.unsupported('take dispute evidence');
+  disputeAccept = () => this.unsupported('take dispute acceptances');
 }

@@ -84,6 +84,17 @@ export interface DisputeEvidenceRequest {
   evidence: Record<string, string>;
 }
 
+export interface DisputeAcceptRequest {
+  /** our reference (the dispute id) */
+  reference: string;
+  tenantId: string;
+  livemode: boolean;
+  /** the acquirer's reference of the dispute */
+  providerReference: string;
+  /** the acquirer's reference of the disputed payment's authorization */
+  paymentProviderReference: string;
+}
+
 export type { ConnectorStatus, ConnectorResult, ThreeDsResult, DisputeNotice } from './results';
 
 /**
@@ -115,6 +126,12 @@ export interface Connector {
    * DisputeNotice (`decided`); declined or failed when it refused it.
    */
   disputeEvidence(env: ConnectorEnv, terminal: ConnectorTerminal, request: DisputeEvidenceRequest): Promise<ConnectorResult>;
+  /**
+   * Tells the acquirer the merchant accepts (concedes) a dispute: `succeeded` (or `pending`) when it took it, the
+   * dispute closed lost on its side too; declined or failed when it refused it (it knows no such dispute, or decided
+   * it already). Once per dispute (our reference): a repeat is answered as the first.
+   */
+  disputeAccept(env: ConnectorEnv, terminal: ConnectorTerminal, request: DisputeAcceptRequest): Promise<ConnectorResult>;
 }
 
 /** A dispute notification as an acquirer delivers it: its provider integration, the tenant and mode, the notice. */

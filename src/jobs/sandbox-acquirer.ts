@@ -91,7 +91,7 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
     const settle = async (transaction: Transaction) => {
       marked = await updateRows(db, model, done(), mine, transaction);
     };
-    if (op.kind === 'dispute' || op.kind === 'dispute_decision') {
+    if (op.kind === 'dispute' || op.kind === 'dispute_decision' || op.kind === 'dispute_deadline') {
       // the acquirer's dispute notifications: a dispute opened on a captured payment, or decided after the evidence
       if (!op.notification) throw new Error('the operation has no notification');
       await handleDisputeNotification(rt, { providerIntegrationId: op.providerIntegrationId, tenantId: op.tenantId, livemode: op.livemode, notice: op.notification }, settle);

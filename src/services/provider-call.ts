@@ -2,7 +2,7 @@ import { inTransaction, type CallerContext } from '../domain/context';
 import { InternalError } from '../domain/errors';
 import { scoped } from '../db/scoped';
 import {
-  ConnectorError, connectorFor, type AuthorizeRequest, type CaptureRequest, type ConnectorResult, type DisputeEvidenceRequest, type PayoutRequest,
+  ConnectorError, connectorFor, type AuthorizeRequest, type CaptureRequest, type ConnectorResult, type DisputeAcceptRequest, type DisputeEvidenceRequest, type PayoutRequest,
   type RefundRequest, type VoidRequest,
 } from '../connectors';
 import { getProvider, type ProviderIntegration } from './processing/providers';
@@ -10,7 +10,8 @@ import { openBinding, openCredentials } from './processing/terminals';
 import type { CredentialBindingRow, TerminalRow } from '../db/models';
 
 /**
- * The one way the platform calls a provider (authorize attempts, capture, void, refund, payout, dispute evidence), and the only module
+ * The one way the platform calls a provider (authorize attempts, capture, void, refund, payout, dispute evidence and
+ * acceptance), and the only module
  * that calls a connector (test/payments/provider-calls-once.test.ts holds every other file to it):
  *
  * 1. record the intent in a transaction of its own, which commits (the intent is the claim: a second caller meets it
@@ -55,6 +56,7 @@ export type ProviderRequest = { via: CallerContext; terminalId: string; route?: 
   | { operation: 'refund'; request: RefundRequest }
   | { operation: 'payout'; request: PayoutRequest }
   | { operation: 'dispute_evidence'; request: DisputeEvidenceRequest }
+  | { operation: 'dispute_accept'; request: DisputeAcceptRequest }
 );
 
 /** What `request` returns when the provider need not be asked: the answer is known without it (a card no longer kept). */
@@ -124,5 +126,6 @@ async function send(asked: ProviderRequest): Promise<ConnectorResult> {
     case 'refund': return connector.refund(via, terminal, asked.request);
     case 'payout': return connector.payout(via, terminal, asked.request);
     case 'dispute_evidence': return connector.disputeEvidence(via, terminal, asked.request);
+    case 'dispute_accept': return connector.disputeAccept(via, terminal, asked.request);
   }
 }

@@ -4,10 +4,11 @@ import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext, processingContext } from '../../src/domain/authority';
 import { balancesOf } from '../../src/services/ledger';
 import { createSandbox } from '../../src/services/sandbox';
-import { SUBMISSION_STALL_MS, decideDispute, expireDueDisputes, openDispute, resendStalledSubmissions, submitDispute } from '../../src/services/disputes/disputes';
+import { SUBMISSION_STALL_MS, acceptDispute, decideDispute, expireDueDisputes, openDispute, resendStalledAcceptances, resendStalledSubmissions, submitDispute } from '../../src/services/disputes/disputes';
 import { disputeDeadlinesJob } from '../../src/jobs/dispute-deadlines';
 import { backgroundJobs } from '../../src/jobs';
 import type { DisputeRow, EventRow, LedgerEntryRow } from '../../src/db/models';
+import type { SandboxOperationRow } from '../../src/db/models/sandbox';
 import { ConnectorError, connectorFor, registerConnector, type Connector } from '../../src/connectors';
 import { newId } from '../../src/util/ids';
 
@@ -257,6 +258,125 @@ describe('the acquirer refusing the evidence', () => {
   });
 });
 
+/** The sandbox acquirer's own record of what it heard about a dispute (kind dispute_acceptance, dispute_decision, dispute_deadline). */
+async function acquirerHeard(kind: string, reference: string): Promise<SandboxOperationRow | null> {
+  const row = await m.rt.db.models.SandboxOperation.findOne({ where: { kind, reference } });
+  return row ? (row.get({ plain: true }) as SandboxOperationRow) : null;
+}
+
+async function rowOf(id: string): Promise<DisputeRow> {
+  return (await m.rt.db.models.Dispute.findByPk(id))!.get({ plain: true }) as unknown as DisputeRow;
+}
+
+const merchantCtx = () => operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
+
+describe('accepting tells the acquirer', () => {
+  const sandboxCard = connectorFor('sandbox-card');
+  afterEach(() => registerConnector('sandbox-card', sandboxCard));
+
+  test('an acceptance is sent to the acquirer once the move committed: it closes the dispute on its side and calls off its deadline decision', async () => {
+    const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_500 })).paymentId);
+    expect(await acquirerHeard('dispute_acceptance', dispute.id)).toBeNull();
+    const accepted = await merchant().post(`/v1/disputes/${dispute.id}/accept`);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.data).toMatchObject({ status: 'lost', closedReason: 'accepted', acquirerOutcome: null });
+    expect(await acquirerHeard('dispute_acceptance', dispute.id)).toMatchObject({ tenantId: m.sandbox.tenantId, status: 'done' });
+    expect((await rowOf(dispute.id)).acceptanceSentAt).not.toBeNull();
+    // the acquirer's deadline decision is called off: past the deadline nothing more arrives
+    expect(await acquirerHeard('dispute_deadline', (await rowOf(dispute.id)).providerReference)).toMatchObject({ status: 'done', lastError: 'answered before the deadline' });
+    expect(await resendStalledAcceptances(m.rt)).toBe(0);
+  });
+
+  test('an acquirer that cannot be reached, or a sending that died with its process: the acceptance holds and the dispute-deadlines job sends it again, once', async () => {
+    const unreachable = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_550 })).paymentId);
+    const dying = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_560 })).paymentId);
+    const timingOut = Object.create(sandboxCard) as Connector;
+    timingOut.disputeAccept = async () => {
+      throw new ConnectorError('timed out', true);
+    };
+    registerConnector('sandbox-card', timingOut);
+    const answer = await merchant().post(`/v1/disputes/${unreachable.id}/accept`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toMatchObject({ status: 'lost', closedReason: 'accepted' });
+    const killed = Object.create(sandboxCard) as Connector;
+    killed.disputeAccept = async () => {
+      throw new Error('process died');
+    };
+    registerConnector('sandbox-card', killed);
+    await expect(acceptDispute(merchantCtx(), dying.id)).rejects.toThrow('process died');
+    registerConnector('sandbox-card', sandboxCard);
+    for (const id of [unreachable.id, dying.id]) {
+      expect(await rowOf(id)).toMatchObject({ status: 'lost', closedReason: 'accepted', acceptanceSentAt: null });
+      expect(await acquirerHeard('dispute_acceptance', id)).toBeNull();
+    }
+    expect(await eventsOf('dispute.lost', (d) => d.id === dying.id)).toHaveLength(1);
+    expect(await resendStalledAcceptances(m.rt)).toBe(0); // not stalled yet
+    m.clock.advance(SUBMISSION_STALL_MS + 1_000);
+    const job = disputeDeadlinesJob.start(m.rt);
+    await job.stop();
+    for (const id of [unreachable.id, dying.id]) {
+      expect((await rowOf(id)).acceptanceSentAt).not.toBeNull();
+      expect(await acquirerHeard('dispute_acceptance', id)).toMatchObject({ status: 'done' });
+    }
+    expect(await resendStalledAcceptances(m.rt)).toBe(0); // sent once
+    expect(await eventsOf('dispute.lost', (d) => d.id === dying.id)).toHaveLength(1);
+  });
+
+  test('an acceptance the acquirer refuses is kept (the merchant conceded), recorded in the audit trail and not sent again', async () => {
+    const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_570 })).paymentId);
+    const refusing = Object.create(sandboxCard) as Connector;
+    refusing.disputeAccept = async () => ({ status: 'declined', providerReference: null, declineCode: 'dispute_closed', message: 'Closed already.' });
+    registerConnector('sandbox-card', refusing);
+    expect((await merchant().post(`/v1/disputes/${dispute.id}/accept`)).body.data).toMatchObject({ status: 'lost', closedReason: 'accepted' });
+    registerConnector('sandbox-card', sandboxCard);
+    expect((await rowOf(dispute.id)).acceptanceSentAt).not.toBeNull();
+    const audit = await tenant().get(`/v1/audit-entries?targetId=${dispute.id}&limit=50`);
+    expect(audit.body.data.map((a: { action: string }) => a.action)).toContain('dispute.acceptance_refused');
+    m.clock.advance(SUBMISSION_STALL_MS + 1_000);
+    expect(await resendStalledAcceptances(m.rt)).toBe(0);
+  });
+});
+
+describe('a decision for a dispute already closed', () => {
+  test('is kept on the dispute, audited and told to the tenant (dispute.late_decision); the status and the money stay; delivered again, nothing more', async () => {
+    const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_600 })).paymentId);
+    expect((await merchant().post(`/v1/disputes/${dispute.id}/accept`)).status).toBe(200);
+    const before = await available();
+    const entries = (await entriesOf(dispute.id)).length;
+    const pctx = processingContext(m.rt, m.sandbox.tenantId, false);
+    const late = await decideDispute(pctx, { dispute, outcome: 'won' });
+    expect(late).toMatchObject({ status: 'lost', closedReason: 'accepted', acquirerOutcome: 'won' });
+    expect(await available()).toBe(before);
+    expect(await entriesOf(dispute.id)).toHaveLength(entries);
+    const shown = (await tenant().get(`/v1/disputes/${dispute.id}`)).body.data;
+    expect(shown).toMatchObject({ status: 'lost', acquirerOutcome: 'won', acquirerDecidedAt: m.clock.now().toISOString() });
+    const told = await eventsOf('dispute.late_decision', (d) => d.id === dispute.id);
+    expect(told).toHaveLength(1);
+    expect(told[0].data).toMatchObject({ status: 'lost', closedReason: 'accepted', acquirerOutcome: 'won' });
+    const audit = await tenant().get(`/v1/audit-entries?targetId=${dispute.id}&limit=50`);
+    expect(audit.body.data.filter((a: { action: string }) => a.action === 'dispute.late_decision')).toHaveLength(1);
+    // the same decision delivered again changes nothing
+    await decideDispute(pctx, { dispute, outcome: 'won' });
+    expect(await eventsOf('dispute.late_decision', (d) => d.id === dispute.id)).toHaveLength(1);
+    await m.settle();
+    // tenant-level: the merchant's endpoint never gets it
+    expect(m.events().some((e) => e.type === 'dispute.late_decision')).toBe(false);
+  });
+
+  test('the sandbox acquirer closes a dispute nobody answered at its deadline: when the job lost it first, that decision is kept as late', async () => {
+    const dispute = await disputeOf((await payWithCard(m, NOT_RECEIVED_CARD, { amount: 3_650 })).paymentId);
+    m.clock.set(new Date(new Date(dispute.evidenceDueBy).getTime() + 1_000));
+    expect(await expireDueDisputes(m.rt)).toBeGreaterThanOrEqual(1);
+    expect((await rowOf(dispute.id))).toMatchObject({ status: 'lost', closedReason: 'evidence_deadline', acquirerOutcome: null });
+    await m.settle();
+    expect((await rowOf(dispute.id))).toMatchObject({ status: 'lost', closedReason: 'evidence_deadline', acquirerOutcome: 'lost' });
+    expect(await eventsOf('dispute.late_decision', (d) => d.id === dispute.id)).toHaveLength(1);
+    expect(await eventsOf('dispute.lost', (d) => d.id === dispute.id)).toHaveLength(1);
+    // the acquirer's deadline decision was delivered, not called off
+    expect(await acquirerHeard('dispute_deadline', (await rowOf(dispute.id)).providerReference)).toMatchObject({ status: 'done', lastError: null });
+  });
+});
+
 describe('the evidence deadline', () => {
   test('the dispute-deadlines job loses a needs_response dispute past evidenceDueBy, once, by the injected clock', async () => {
     expect(backgroundJobs).toContain(disputeDeadlinesJob);
@@ -304,6 +424,8 @@ describe('the connector interface and refunds of a disputed payment', () => {
     const won = await decideDispute(pctx, { dispute: first, outcome: 'won' });
     expect(won.status).toBe('won');
     expect((await decideDispute(pctx, { dispute: first, outcome: 'lost' })).status).toBe('won');
+    // a different decision after it: kept (acquirerOutcome) and told to the tenant, the money as it was
+    expect(await eventsOf('dispute.late_decision', (d) => d.id === first.id)).toHaveLength(1);
     expect((await entriesOf(first.id)).filter((e) => e.sourceType === 'dispute_reversal')).toHaveLength(2);
     expect((await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 5_000 } })).status).toBe(201);
     await m.settle();

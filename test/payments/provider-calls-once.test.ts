@@ -84,7 +84,7 @@ function connectorSites(): { methods: Site[]; lookups: Site[]; methodNames: stri
 describe('provider calls in one place (the source)', () => {
   test('only provider-call.ts reaches a connector\'s methods, once each, and only it picks a connector', () => {
     const { methods, lookups, methodNames } = connectorSites();
-    expect(methodNames.sort()).toEqual(['authorize', 'capture', 'disputeEvidence', 'payout', 'refund', 'void']);
+    expect(methodNames.sort()).toEqual(['authorize', 'capture', 'disputeAccept', 'disputeEvidence', 'payout', 'refund', 'void']);
     const elsewhere = [...methods, ...lookups].filter((s) => s.file !== HOME);
     expect(elsewhere).toEqual([]);
     // the scan sees the calls it guards (a scan that found nothing would pass for the wrong reason)

@@ -9,6 +9,7 @@ import { eventCatalog } from '../../src/services/webhooks/catalog';
 import { releaseDue } from '../../src/services/ledger';
 import { finalizeDue } from '../../src/services/settlements/statements';
 import { runPayouts } from '../../src/services/payouts/run';
+import { expireDueDisputes } from '../../src/services/disputes/disputes';
 import { SANDBOX_FAILING_IBAN } from '../../src/connectors/sandbox-payout';
 
 /**
@@ -295,6 +296,19 @@ const STEPS: Step[] = [
     async run() {
       m.clock.advance(25 * 3_600_000);
       expect(await finalizeDue(m.rt)).toBeGreaterThan(0);
+    },
+  },
+  {
+    // a dispute nobody answers: past its evidenceDueBy the dispute-deadlines job loses it here first, then the sandbox
+    // acquirer's own decision at the deadline arrives for the closed dispute: kept on it, told to the tenant
+    raises: ['dispute.late_decision'],
+    async run() {
+      const paid = await payWithCard(m, DISPUTED);
+      const dispute = (await ok(merchant().get(`/v1/disputes?paymentId=${paid.paymentId}`))).body.data[0];
+      m.clock.set(new Date(new Date(dispute.evidenceDueBy).getTime() + 1_000));
+      expect(await expireDueDisputes(m.rt)).toBe(1);
+      await m.settle();
+      expect((await ok(tenant().get(`/v1/disputes/${dispute.id}`))).body.data).toMatchObject({ status: 'lost', closedReason: 'evidence_deadline', acquirerOutcome: 'lost' });
     },
   },
 ];

@@ -39,9 +39,9 @@ export const disputeOperations: Operation[] = [
     handler: (ctx, { params, body }) => disputes.submitDispute(ctx, params.id, body ?? {}),
   }),
   defineOperation({
-    ...common, id: 'acceptDispute', method: 'post', path: `${BASE}/{id}/accept`, levels: ['M', 'T'], permission: MANAGE,
+    ...common, id: 'acceptDispute', method: 'post', path: `${BASE}/{id}/accept`, levels: ['M', 'T'], permission: MANAGE, ownTransactions: true,
     summary: 'Accept (concede) a dispute',
-    description: `needs_response -> lost (closedAt, closedReason accepted); emits dispute.lost. The amount and fee stay debited. ${onlyOpen}`,
+    description: `needs_response -> lost (closedAt, closedReason accepted); emits dispute.lost. The amount and fee stay debited. The acceptance is then sent to the acquirer (after the move is committed); one it did not answer is sent again by the dispute-deadlines job. ${onlyOpen}`,
     handler: (ctx, { params }) => disputes.acceptDispute(ctx, params.id),
   }),
 ];

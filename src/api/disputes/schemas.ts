@@ -7,7 +7,7 @@ import { DISPUTE_REASONS, DISPUTE_STATUSES, EVIDENCE_FIELDS } from '../../db/mod
 // Disputes (chargebacks): opened and decided by the acquirer; the merchant answers with evidence, or concedes.
 
 export const DISPUTE_RULE =
-  'The acquirer opens a dispute of a captured payment (dispute.created): the merchant\'s available balance is debited by amount + fee (the dispute fee of the fee schedule, transactionType dispute; it may go negative: balance.negative to tenant endpoints). While needs_response the evidence may be updated (PATCH, dispute.updated), submitted (submit: under_review, dispute.updated; the acquirer decides) or the dispute accepted (accept: lost, dispute.lost). A needs_response dispute past evidenceDueBy is lost (dispute.lost). Won (dispute.won) credits the amount back (the fee stays); lost posts nothing more. A payment with an open or lost dispute refuses refunds beyond what the dispute left (409 PAYMENT_DISPUTED).';
+  'The acquirer opens a dispute of a captured payment (dispute.created): the merchant\'s available balance is debited by amount + fee (the dispute fee of the fee schedule, transactionType dispute; it may go negative: balance.negative to tenant endpoints). While needs_response the evidence may be updated (PATCH, dispute.updated), submitted (submit: under_review, dispute.updated; the acquirer decides) or the dispute accepted (accept: lost, dispute.lost; the acquirer is told, and told again until it answered). A needs_response dispute past evidenceDueBy is lost (dispute.lost). Won (dispute.won) credits the amount back (the fee stays); lost posts nothing more. A payment with an open or lost dispute refuses refunds beyond what the dispute left (409 PAYMENT_DISPUTED). The acquirer\'s own decision is kept (acquirerOutcome, acquirerDecidedAt), also one that arrives after the dispute closed otherwise (accepted, past its deadline, or decided differently before): the status and the money stay as they were, and tenant endpoints get dispute.late_decision to reconcile it.';
 
 const MoneyOut = z.object({ currency: z.string(), valueMinor: z.number().int() });
 
@@ -44,6 +44,9 @@ export const DisputeSchema = z
     closedAt: NullableTimestamp.openapi({ description: 'When it was won or lost.' }),
     closedReason: z.enum(['acquirer_won', 'acquirer_lost', 'accepted', 'evidence_deadline']).nullable()
       .openapi({ description: 'How it closed: decided by the acquirer (won or lost), accepted by the merchant, or lost at the evidence deadline.' }),
+    acquirerOutcome: z.enum(['won', 'lost']).nullable().optional()
+      .openapi({ description: 'The acquirer\'s decision, once it gave one: also one that came after the dispute closed otherwise (accepted, past its deadline), which changes neither status nor money (dispute.late_decision).' }),
+    acquirerDecidedAt: NullableTimestamp.optional().openapi({ description: 'When the acquirer\'s decision arrived.' }),
     providerReference: tenantOnly(z.string().nullable().optional(), 'The acquirer\'s reference of the dispute.'),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -43,6 +43,11 @@ export interface DisputeRow extends Timestamps {
   submittedBy: string | null;
   closedBy: string | null;
   closedReason: DisputeClosedReason | null;
+  /** when the acquirer took (or answered) the merchant's acceptance (internal: an acceptance without it is sent again) */
+  acceptanceSentAt: Date | null;
+  /** the acquirer's own decision, also one that arrived after the dispute closed otherwise */
+  acquirerOutcome: 'won' | 'lost' | null;
+  acquirerDecidedAt: Date | null;
 }
 
 export interface DisputeModels {
@@ -58,7 +63,8 @@ export function defineDisputeModels(sequelize: Sequelize): DisputeModels {
       {
         id: pk, tenantId: UUID, merchantId: UUID, paymentId: UUID, livemode: BOOLEAN, providerIntegrationId: UUID, currency: STRING,
         amountMinor: BIGINT, feeMinor: BIGINT, feeBreakdown: JSONT, reason: STRING, status: STRING, evidence: JSONT, evidenceDueBy: DATE,
-        submittedAt: DATE, evidenceSentAt: DATE, closedAt: DATE, providerReference: STRING, submittedBy: STRING, closedBy: STRING, closedReason: STRING, ...stamps,
+        submittedAt: DATE, evidenceSentAt: DATE, closedAt: DATE, providerReference: STRING, submittedBy: STRING, closedBy: STRING, closedReason: STRING,
+        acceptanceSentAt: DATE, acquirerOutcome: STRING, acquirerDecidedAt: DATE, ...stamps,
       },
       { resource: 'dispute', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode' },
     ),

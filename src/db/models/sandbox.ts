@@ -20,8 +20,12 @@ export type SandboxOperationStatus = 'awaiting_challenge' | 'scheduled' | 'done'
 
 export interface SandboxOperationRow {
   id: string;
-  /** dispute: the acquirer notifies a dispute of a captured payment; dispute_decision: it decides one after the evidence */
-  kind: 'authorize' | 'refund' | 'dispute' | 'dispute_decision';
+  /**
+   * dispute: the acquirer notifies a dispute of a captured payment; dispute_decision: it decides one after the evidence;
+   * dispute_deadline: it closes one nobody answered lost at its evidenceDueBy (called off by evidence or acceptance);
+   * dispute_acceptance: the merchant's acceptance it took (done at once: nothing delivered back)
+   */
+  kind: 'authorize' | 'refund' | 'dispute' | 'dispute_decision' | 'dispute_deadline' | 'dispute_acceptance';
   /** our reference given in the request (the payment attempt id, the refund id; a dispute's: the authorization's reference, the dispute id) */
   reference: string;
   /** the acquirer's reference: of the authorization (kind authorize) or of the refund */

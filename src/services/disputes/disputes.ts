@@ -24,8 +24,11 @@ import { newId } from '../../util/ids';
  * Disputes (chargebacks). The acquirer opens one on a captured payment (openDispute, driven by its notification:
  * src/services/disputes/notifications.ts): needs_response, the merchant's available balance debited by amount + the
  * dispute fee, dispute.created. The merchant updates its evidence (dispute.updated), submits it (under_review,
- * dispute.updated; sent to the acquirer with no transaction open) or accepts (lost, dispute.lost). The acquirer decides
- * (decideDispute): won credits the amount back (dispute.won; the fee stays), lost posts nothing more (dispute.lost).
+ * dispute.updated; sent to the acquirer with no transaction open) or accepts (lost, dispute.lost; the acceptance sent to
+ * the acquirer the same way). The acquirer decides (decideDispute): won credits the amount back (dispute.won; the fee
+ * stays), lost posts nothing more (dispute.lost); a decision for a dispute closed otherwise is kept on it and told to
+ * the tenant (dispute.late_decision), the status and the money left as they are. What was sent and never taken (the
+ * sending died with its process) is sent again by the dispute-deadlines job.
  * A needs_response dispute past evidenceDueBy is lost (expireDueDisputes, the dispute-deadlines job). Every move is a
  * compare-and-set on the status in the row's lock, audited, its event in the same transaction. What open and lost
  * disputes took of a payment is kept on it (payments.disputedMinor): refunds never reach it (PAYMENT_DISPUTED).
@@ -50,6 +53,8 @@ export function toDispute(row: DisputeRow) {
     submittedAt: iso(row.submittedAt),
     closedAt: iso(row.closedAt),
     closedReason: row.closedReason,
+    acquirerOutcome: row.acquirerOutcome ?? null,
+    acquirerDecidedAt: iso(row.acquirerDecidedAt ?? null),
     providerReference: row.providerReference,
     createdAt: iso(row.createdAt)!,
     updatedAt: iso(row.updatedAt)!,
@@ -156,13 +161,71 @@ export async function updateDispute(ctx: CallerContext, id: string, input: { evi
   return disputeFor(ctx.level, row);
 }
 
-/** Concedes a needs_response dispute: lost (dispute.lost); the amount and fee stay debited. */
+/**
+ * Concedes a needs_response dispute: lost (dispute.lost); the amount and fee stay debited. The move is committed
+ * first, then the acquirer is told with no transaction open (throughProvider): the concession is the merchant's and
+ * holds whatever the acquirer answers. Taken: acceptanceSentAt. Refused (it knows no such dispute, or closed it
+ * already): recorded in the audit trail (dispute.acceptance_refused) and not sent again. Unreachable, or the sending
+ * died with its process: sent again by the dispute-deadlines job (resendStalledAcceptances) until it answers.
+ */
 export async function acceptDispute(ctx: CallerContext, id: string): Promise<Dispute> {
-  const row = await inTransaction(ctx, async (tx) => {
+  const row = await throughProvider(ctx, acceptanceOperation(async (tx) => {
     const current = await lockedRecord(tx, DISPUTE, id);
-    return move(tx, current, 'accept', { closedAt: tx.clock.now(), closedBy: tx.actor.id, closedReason: 'accepted' });
-  });
+    return move(tx, current, 'accept', { closedAt: tx.clock.now(), closedBy: tx.actor.id, closedReason: 'accepted', acceptanceSentAt: null });
+  }));
   return disputeFor(ctx.level, row);
+}
+
+/** The acceptance of an accepted dispute sent to the acquirer: recorded (the accept move), sent, the answer applied. */
+function acceptanceOperation(record: ProviderOperation<DisputeRow, DisputeRow>['record']): ProviderOperation<DisputeRow, DisputeRow> {
+  return {
+    name: 'dispute acceptance',
+    record,
+    request: async (octx, accepted) => {
+      const via = contextForPayment(octx, accepted);
+      const payment = await scoped(via, via.db.models.Payment).get(accepted.paymentId);
+      if (!payment.terminalId || !payment.providerReference) throw new InternalError(`payment ${payment.id} of dispute ${accepted.id} has no terminal`, 'DISPUTE_WITHOUT_TERMINAL');
+      return {
+        via, terminalId: payment.terminalId, operation: 'dispute_accept',
+        request: {
+          reference: accepted.id, tenantId: accepted.tenantId, livemode: accepted.livemode, providerReference: accepted.providerReference,
+          paymentProviderReference: payment.providerReference,
+        },
+      };
+    },
+    apply: async (tx, accepted, answer: ProviderAnswer) => {
+      const current = await lockedRecord(tx, DISPUTE, accepted.id);
+      // sent and answered before (a resend that met an earlier answer): nothing to record
+      if (current.closedReason !== 'accepted' || current.acceptanceSentAt) return current;
+      // not reached: left for the dispute-deadlines job to send again
+      if (answer.unreachable) return current;
+      const sent = await scoped(tx, tx.db.models.Dispute).updateIf(current, { closedReason: 'accepted', acceptanceSentAt: null }, { acceptanceSentAt: tx.clock.now() });
+      if (!sent) return current;
+      if (answer.result.status === 'declined' || answer.result.status === 'failed') {
+        const reason = answer.result.message ?? answer.result.declineCode ?? 'no reason given';
+        await auditRecord(tx, DISPUTE, sent, 'dispute.acceptance_refused', { before: toDispute(current), after: { ...toDispute(sent), acquirerAnswer: { status: answer.result.status, declineCode: answer.result.declineCode ?? null, message: reason } } });
+      }
+      return sent;
+    },
+  };
+}
+
+/**
+ * Sends again the acceptance of every accepted dispute the acquirer never answered (its sending died with its
+ * process, or the acquirer could not be reached), accepted more than SUBMISSION_STALL_MS ago: the acquirer takes our
+ * reference once, so a repeat is harmless. Each through throughProvider. Returns how many the acquirer answered.
+ */
+export function resendStalledAcceptances(source: Runtime | CallerContext, options: DueOptions = {}): Promise<number> {
+  return forEachDue<DisputeRow>(
+    source,
+    {
+      model: (ctx) => ctx.db.models.Dispute,
+      where: (now) => ({ status: 'lost', closedReason: 'accepted', acceptanceSentAt: null, closedAt: { [Op.lte]: new Date(now.getTime() - SUBMISSION_STALL_MS) } }),
+      order: [['closedAt', 'ASC'], ['id', 'ASC']],
+    },
+    async (ctx, row) => (await throughProvider(ctx, acceptanceOperation({ recorded: row }))).acceptanceSentAt !== null,
+    options,
+  );
 }
 
 /**
@@ -294,7 +357,7 @@ export async function openDispute(ctx: CallerContext, input: OpenDisputeInput): 
       providerIntegrationId, currency: payment.currency, amountMinor: amount, feeMinor: breakdown.merchantFee,
       feeBreakdown: breakdown as unknown as Record<string, unknown>, reason: input.reason as DisputeReason, status: 'needs_response', evidence: {},
       evidenceDueBy: input.evidenceDueBy, submittedAt: null, evidenceSentAt: null, closedAt: null, providerReference: input.providerReference, submittedBy: null,
-      closedBy: null, closedReason: null,
+      closedBy: null, closedReason: null, acceptanceSentAt: null, acquirerOutcome: null, acquirerDecidedAt: null,
     });
     await payments.update(payment, { disputedMinor: payment.disputedMinor + amount });
     await postDispute(tx, 'open', postingOf(row, payment));
@@ -304,10 +367,21 @@ export async function openDispute(ctx: CallerContext, input: OpenDisputeInput): 
   });
 }
 
+/** The acquirer's decision the dispute holds: recorded, or (disputes decided before it was recorded) its closing. */
+function acquirerOutcomeOf(row: DisputeRow): 'won' | 'lost' | null {
+  if (row.acquirerOutcome) return row.acquirerOutcome;
+  if (row.closedReason === 'acquirer_won') return 'won';
+  if (row.closedReason === 'acquirer_lost') return 'lost';
+  return null;
+}
+
 /**
  * Applies the acquirer's decision (ctx as for openDispute): won credits the amount back (dispute_reversal; the fee
- * stays) and releases it for refunds (dispute.won); lost posts nothing more (dispute.lost). Idempotent: a dispute
- * already closed is returned as it is.
+ * stays) and releases it for refunds (dispute.won); lost posts nothing more (dispute.lost); either is kept as
+ * acquirerOutcome. A decision for a dispute already closed otherwise (accepted, lost at the deadline, or decided
+ * differently before) moves neither status nor money: it is kept on the dispute (acquirerOutcome, acquirerDecidedAt),
+ * audited (dispute.late_decision) and told to the tenant (dispute.late_decision, tenant level) to reconcile.
+ * Idempotent: the decision the dispute holds, delivered again, changes nothing.
  */
 export async function decideDispute(ctx: CallerContext, input: { dispute: Pick<DisputeRow, 'id'>; outcome: 'won' | 'lost' }): Promise<DisputeRow> {
   return inTransaction(ctx, async (tx) => {
@@ -316,11 +390,21 @@ export async function decideDispute(ctx: CallerContext, input: { dispute: Pick<D
     const payments = scoped(tx, tx.db.models.Payment);
     const payment = await payments.get(found.paymentId, { lock: true });
     const current = await lockedRecord(tx, DISPUTE, found.id);
-    // closed already: by this decision delivered before, or by acceptance or the deadline (a lost dispute stays lost)
-    if (current.status === 'won' || current.status === 'lost') return current;
     const now = tx.clock.now();
+    if (current.status === 'won' || current.status === 'lost') {
+      // this decision delivered before: nothing more
+      if (acquirerOutcomeOf(current) === input.outcome) return current;
+      // closed otherwise (acceptance, the deadline, or another decision): kept and told, the status and money as they are
+      const kept = await scoped(tx, tx.db.models.Dispute).updateIf(current, { status: current.status, acquirerOutcome: current.acquirerOutcome }, { acquirerOutcome: input.outcome, acquirerDecidedAt: now });
+      if (!kept) return scoped(tx, tx.db.models.Dispute).get(current.id);
+      await auditRecord(tx, DISPUTE, current, 'dispute.late_decision', { before: toDispute(current), after: toDispute(kept) });
+      await emitEvent(tx, disputeEvent('dispute.late_decision', kept));
+      return kept;
+    }
     const closedReason = input.outcome === 'won' ? 'acquirer_won' : 'acquirer_lost';
-    const moved = await move(tx, current, input.outcome === 'won' ? 'win' : 'lose', { closedAt: now, closedBy: tx.actor.id, closedReason });
+    const moved = await move(tx, current, input.outcome === 'won' ? 'win' : 'lose', {
+      closedAt: now, closedBy: tx.actor.id, closedReason, acquirerOutcome: input.outcome, acquirerDecidedAt: now,
+    });
     if (input.outcome === 'won') {
       await payments.update(payment, { disputedMinor: Math.max(0, payment.disputedMinor - moved.amountMinor) });
       await postDispute(tx, 'won', postingOf(moved, payment));

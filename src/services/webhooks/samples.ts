@@ -112,8 +112,10 @@ function checkoutSession(type: string, s: SampleScope): Data {
 
 function dispute(type: string, s: SampleScope): Data {
   // as services/disputes/disputes.ts raises it: the dispute record (DisputeSchema renders it at the endpoint's level)
-  const status = ({ created: 'needs_response', updated: 'under_review', won: 'won', lost: 'lost' } as const)[action(type)] ?? 'needs_response';
-  const submitted = status !== 'needs_response';
+  // late_decision: the acquirer's decision (won) after the merchant accepted the dispute (lost)
+  const late = action(type) === 'late_decision';
+  const status = ({ created: 'needs_response', updated: 'under_review', won: 'won', lost: 'lost', late_decision: 'lost' } as const)[action(type)] ?? 'needs_response';
+  const submitted = status !== 'needs_response' && !late;
   const closed = status === 'won' || status === 'lost';
   const fee = 1500;
   return {
@@ -132,7 +134,9 @@ function dispute(type: string, s: SampleScope): Data {
     evidenceDueBy: later(s.now, 24 * 7),
     submittedAt: submitted ? earlier(s.now, 0.5) : null,
     closedAt: closed ? s.now.toISOString() : null,
-    closedReason: status === 'won' ? 'acquirer_won' : status === 'lost' ? 'acquirer_lost' : null,
+    closedReason: late ? 'accepted' : status === 'won' ? 'acquirer_won' : status === 'lost' ? 'acquirer_lost' : null,
+    acquirerOutcome: late ? 'won' : closed ? status : null,
+    acquirerDecidedAt: closed ? s.now.toISOString() : null,
     providerReference: sampleReference('psp_dp'),
     createdAt: earlier(s.now, 1),
     updatedAt: s.now.toISOString(),
