@@ -78,7 +78,7 @@ async function markCanceled(ids: string[], at: Date): Promise<void> {
 }
 
 describe(`payplane webhooks deliveries retry: any delivery, now (${dialectName})`, () => {
-  test('a canceled delivery: refused while its endpoint is disabled (exit 5, naming why), sent once more once it is enabled', async () => {
+  test('a canceled delivery: refused while its endpoint is disabled (exit 5, naming why), sent again once it is enabled, its maxAttempts kept', async () => {
     const { deliveries } = await emit('payment.succeeded');
     const id = deliveries[shopEndpoint];
     await markScheduled([id], 3_600_000);
@@ -96,9 +96,9 @@ describe(`payplane webhooks deliveries retry: any delivery, now (${dialectName})
     const started = Date.now();
     const retried = await cli('webhooks', 'deliveries', 'retry', id, '--json');
     expect(retried.status).toBe(0);
-    expect(retried.json()).toMatchObject({ id, status: 'pending', attemptCount: 1, maxAttempts: 2 });
+    expect(retried.json()).toMatchObject({ id, status: 'pending', attemptCount: 1, maxAttempts: 10 });
     const row = await delivery(id);
-    expect(row).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 2, lockedBy: null });
+    expect(row).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 10, lockedBy: null });
     expect(new Date(row.nextAttemptAt!).getTime()).toBeGreaterThanOrEqual(started - 5_000);
     expect(new Date(row.nextAttemptAt!).getTime()).toBeLessThanOrEqual(Date.now());
   });

@@ -140,7 +140,7 @@ describe(`sending a delivery now (${dialectName})`, () => {
     expect(audit).toHaveLength(1);
   });
 
-  test('a canceled delivery (its endpoint was disabled while it retried) is sent once more after the endpoint is enabled again', async () => {
+  test('a canceled delivery (its endpoint was disabled while it retried) is sent again after the endpoint is enabled again, its maxAttempts kept', async () => {
     h.clock.set(new Date());
     const r = await receiver();
     r.reply = () => ({ status: 503 });
@@ -163,7 +163,7 @@ describe(`sending a delivery now (${dialectName})`, () => {
     r.reply = () => ({ status: 200, body: 'ok' });
     const res = await retry(d.id);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 2, nextAttemptAt: h.clock.now().toISOString() });
+    expect(res.body.data).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 10, nextAttemptAt: h.clock.now().toISOString() });
     await drain();
     await drain();
     expect(r.received.map((x) => x.body.events[0].attempt)).toEqual([1, 2]);
@@ -171,7 +171,7 @@ describe(`sending a delivery now (${dialectName})`, () => {
     expect((await attemptsOf(d.id)).map((a) => [a.attempt, a.success])).toEqual([[1, false], [2, true]]);
   });
 
-  test('a succeeded delivery is sent again (the same message and event id); a deleted endpoint is refused, naming why', async () => {
+  test('a succeeded delivery is sent again (the same message and event id), its maxAttempts kept: a failing receiver gets the rest of the schedule; a deleted endpoint is refused, naming why', async () => {
     h.clock.set(new Date());
     const r = await receiver();
     const endpoint = await merchantEndpoint(r.url(), ['payment.captured']);
@@ -181,12 +181,19 @@ describe(`sending a delivery now (${dialectName})`, () => {
     expect(d.status).toBe('succeeded');
     const res = await retry(d.id);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 2 });
+    expect(res.body.data).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 10 });
     await drain();
     expect(r.received).toHaveLength(2);
     expect(r.received[1].headers['webhook-id']).toBe(r.received[0].headers['webhook-id']);
     expect(r.received[1].body.events[0]).toMatchObject({ id: event.id, attempt: 2 });
-    expect(await row(d.id)).toMatchObject({ status: 'succeeded', attemptCount: 2 });
+    expect(await row(d.id)).toMatchObject({ status: 'succeeded', attemptCount: 2, maxAttempts: 10 });
+    // sent again to a receiver that now fails: one more attempt lowered nothing, so it retries on its schedule
+    r.reply = () => ({ status: 503 });
+    expect((await retry(d.id)).body.data).toMatchObject({ status: 'pending', attemptCount: 2, maxAttempts: 10 });
+    await drain();
+    const failing = await row(d.id);
+    expect(failing).toMatchObject({ status: 'pending', attemptCount: 3, maxAttempts: 10, failedAt: null });
+    expect(new Date(failing.nextAttemptAt!).getTime()).toBe(h.clock.now().getTime() + RETRY_DELAYS_MS[3]);
 
     expect((await h.as(merchantKey()).delete(`/v1/webhooks/endpoints/${endpoint.id}`)).status).toBe(200);
     const gone = await retry(d.id);
@@ -235,7 +242,7 @@ describe(`replay of canceled and scheduled deliveries (${dialectName})`, () => {
     for (const x of rows) expect(await replayDelivery(systemContext(h.rt, x.livemode), x)).toBe('requeued');
     // replayed already: skipped
     for (const x of rows) expect(await replayDelivery(systemContext(h.rt, x.livemode), x)).toBe('skipped');
-    expect(await row(canceled.id)).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 2 });
+    expect(await row(canceled.id)).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 10 });
     expect(await row(scheduled.id)).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 10, nextAttemptAt: h.clock.now() });
     r.reply = () => ({ status: 200 });
     await drain();

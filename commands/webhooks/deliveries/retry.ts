@@ -6,8 +6,10 @@ import { recordArg, recordOwnerFlags } from '../../../src/cli/context';
 export default class WebhooksDeliveriesRetry extends BaseCommand<typeof WebhooksDeliveriesRetry> {
   static override summary = 'Send one delivery now: failed, canceled, succeeded, or pending with a later attempt scheduled.';
   static override description = [
-    'A failed, canceled or succeeded delivery is opened again for one more attempt, due now; its attempts so far are kept',
+    'A failed, canceled or succeeded delivery is opened again, its next attempt due now; its attempts so far are kept',
     '(see webhooks deliveries get), and the receiver gets the same webhook-id and event id, so it can tell a repeat.',
+    'Its maxAttempts is never lowered: a failed delivery (attempts used up) gets one more; a canceled or succeeded one whose',
+    'attempt now fails goes on with the rest of its retry schedule.',
     'A pending delivery waiting for a later attempt (e.g. 6 hours away) is made due now, not duplicated: the rest of its retry',
     'schedule is unchanged. A running dispatcher (serve, webhooks dispatch) sends it.',
     'Refused (exit code 5) when the delivery is pending and already due or being sent, or when its endpoint is disabled',

@@ -90,7 +90,7 @@ export const webhookOperations = [
   defineOperation({
     id: 'retryWebhookDelivery', method: 'post', path: '/v1/admin/webhook-deliveries/{id}/retry', levels: ['T', 'P'], permission: 'developers:webhooks:manage', tag,
     summary: 'Deliver a record again now',
-    description: 'A failed, canceled or succeeded delivery is opened again for one more attempt, due at once (its attempts are kept); a pending delivery waiting for a later attempt is made due at once, its schedule otherwise unchanged. 409 DELIVERY_ALREADY_DUE when it is pending and due already; 409 WEBHOOK_ENDPOINT_DISABLED or WEBHOOK_ENDPOINT_DELETED when its endpoint cannot receive.',
+    description: 'A failed, canceled or succeeded delivery is opened again, its next attempt due at once (its attempts are kept); its maxAttempts is never lowered: a failed one (attempts used up) gets one more, a canceled or succeeded one whose attempt now fails goes on with the rest of its schedule. A pending delivery waiting for a later attempt is made due at once, its schedule otherwise unchanged. 409 DELIVERY_ALREADY_DUE when it is pending and due already; 409 WEBHOOK_ENDPOINT_DISABLED or WEBHOOK_ENDPOINT_DELETED when its endpoint cannot receive.',
     kind: 'single', params: idParams, response: DeliverySchema,
     handler: (ctx, { params }) => deliveries.retryDelivery(ctx, params.id),
   }),

@@ -45,8 +45,10 @@ export async function getDelivery(ctx: CallerContext, id: string): Promise<Webho
 
 /**
  * Sends a delivery now, whatever became of it (`webhooks deliveries retry`, POST /v1/admin/webhook-deliveries/{id}/retry):
- * a failed, canceled or succeeded delivery is opened again for one more attempt, due now (its attempts so far are
- * kept; a succeeded one is sent again, as a receiver that lost it may ask); a pending delivery waiting for a later
+ * a failed, canceled or succeeded delivery is opened again, its next attempt due now (its attempts so far are kept; a
+ * succeeded one is sent again, as a receiver that lost it may ask). Its maxAttempts is never lowered: it stays, raised
+ * by one only when the attempts were exhausted (a failed delivery gets one more); a canceled or succeeded one whose
+ * attempt now fails goes on with the rest of its schedule (reopenedMaxAttempts). A pending delivery waiting for a later
  * attempt is made due now, the rest of its schedule unchanged. 409 when it is pending and due already (or an attempt
  * is on the wire), or its endpoint is disabled or deleted.
  */
@@ -85,12 +87,20 @@ async function sendNow(ctx: CallerContext, row: WebhookDeliveryRow): Promise<Web
     updated = await auditedUpdateIf(
       ctx, DELIVERY, row,
       { status: row.status, attemptCount: row.attemptCount },
-      { status: 'pending', maxAttempts: row.attemptCount + 1, nextAttemptAt: now, failedAt: null, succeededAt: null, lockedUntil: null, lockedBy: null },
+      { status: 'pending', maxAttempts: reopenedMaxAttempts(row), nextAttemptAt: now, failedAt: null, succeededAt: null, lockedUntil: null, lockedBy: null },
       { action: 'webhook_delivery.retried' },
     );
   }
   if (!updated) throw new ConflictError('DELIVERY_CHANGED', 'The delivery changed while it was being requeued (an attempt was recorded meanwhile); read it again.');
   return updated;
+}
+
+/**
+ * The attempts a delivery opened again may make: its own maxAttempts (one more attempt never lowers it), raised to
+ * allow the attempt now when its attempts were used up.
+ */
+export function reopenedMaxAttempts(row: Pick<WebhookDeliveryRow, 'attemptCount' | 'maxAttempts'>): number {
+  return Math.max(row.maxAttempts, row.attemptCount + 1);
 }
 
 /** The delivery's endpoint, able to receive: 409 naming why not (deleted, or disabled and why). */
