@@ -4,6 +4,8 @@ import request from 'supertest';
 import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
 import { dialectName } from '../helpers/db';
 import { createApp } from '../../src/http/app';
+import { refreshSeconds } from '../../src/http/pages/checkout';
+import { startSandboxWorker } from '../../src/jobs/sandbox-acquirer';
 
 let m: MoneyHarness;
 let merchantKey: string;
@@ -98,7 +100,8 @@ describe(`hosted checkout page (${dialectName})`, () => {
     expect(res.headers.location).toBe(s.path);
     const processing = await page(s.path);
     expect(processing.status).toBe(200);
-    expect(processing.headers.refresh).toBe('2');
+    // no answer within the answer's wait (nothing delivers the acquirer's answer here): refreshed every second
+    expect(processing.headers.refresh).toBe('1');
     expect(processing.text).toContain('being processed');
     // a second click while the payment is in flight starts nothing: back to the status view
     const again = await pay(s.id, card(s.clientSecret, '4242424242424242'));
@@ -113,6 +116,28 @@ describe(`hosted checkout page (${dialectName})`, () => {
     expect(payment).toMatchObject({ status: 'captured', checkoutSessionId: s.id, amount: eur(4990) });
     const types = m.events().filter((e) => e.data.id === s.id || e.data.id === payment.id).map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['checkout.session.created', 'payment.captured', 'checkout.session.completed']));
+  });
+
+  test('the status view waits for the acquirer\'s answer: paid within it, the first page after paying sends the customer on, no refresh', async () => {
+    const worker = startSandboxWorker(m.rt, { pollMs: 20 });
+    try {
+      const s = await session();
+      const res = await pay(s.id, card(s.clientSecret, '4242424242424242'));
+      expect(res.status).toBe(303);
+      const started = Date.now();
+      const done = await page(res.headers.location);
+      expect(done.status).toBe(303);
+      expect(done.headers.location).toBe(SUCCESS);
+      expect(done.headers.refresh).toBeUndefined();
+      // answered as soon as the acquirer's answer was applied, well within the answer's wait
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  test('the refresh backs off while a payment stays in flight: 1 s, then 2 s past 10 s, 5 s past a minute', () => {
+    expect([0, 9_999, 10_000, 59_999, 60_000, 3_600_000].map(refreshSeconds)).toEqual([1, 1, 2, 2, 5, 5]);
   });
 
   test('a decline shows the reason and the form again; another card then pays', async () => {

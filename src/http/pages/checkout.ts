@@ -14,7 +14,9 @@ import { escapeHtml, htmlDocument, pageMoney, safeUrl } from './html';
 
 /**
  * The hosted checkout page. GET /checkout/{id}?key=<clientSecret> shows merchant, line items, totals and a card
- * form, or the state of the payment: while it is processing the page refreshes itself; once the session is paid
+ * form, or the state of the payment: while it is processing the answer waits for the acquirer (the session read again
+ * quickly, backing off: OUTCOME_WAITS_MS), then the page refreshes itself (the Refresh header, no script: every second
+ * at first, less often as the payment stays in flight: refreshSeconds); once the session is paid
  * it sends the customer to successUrl (303, the paid page as the answer's body; without a successUrl the paid page:
  * amount and merchant reference); a declined payment shows the decline and the form again. successUrl and cancelUrl
  * have their {CHECKOUT_SESSION_ID} filled in wherever the customer is sent to them. An invalid field comes back
@@ -29,8 +31,22 @@ import { escapeHtml, htmlDocument, pageMoney, safeUrl } from './html';
 const IN_FLIGHT = new Set(['processing', 'requires_action']);
 /** the cookie that holds the key while the customer is away on a 3DS page */
 const KEY_COOKIE = 'payplane_checkout_key';
-/** seconds between two refreshes of the status view */
-const REFRESH_SECONDS = 2;
+/**
+ * While the payment is processing, how long the status view's answer waits between two reads of the session for the
+ * acquirer's answer (the sandbox acquirer answers in about 300 ms): quickly first, backing off, about 2 s in all; then
+ * the page is answered as it stands and refreshes itself. The wait holds no database connection between the reads.
+ */
+const OUTCOME_WAITS_MS = [50, 100, 150, 250, 400, 500, 550];
+
+/**
+ * Seconds until the status view refreshes itself (the Refresh header counts in whole seconds): every second while the
+ * payment has been in flight for less than 10 s, then every 2 s, and every 5 s past a minute (a 3DS page left open).
+ */
+export function refreshSeconds(inFlightMs: number): number {
+  if (inFlightMs < 10_000) return 1;
+  if (inFlightMs < 60_000) return 2;
+  return 5;
+}
 
 const DECLINES: Record<string, string> = {
   card_declined: 'Your card was declined.',
@@ -77,7 +93,7 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
       const key = typeof req.query.key === 'string' ? req.query.key : keyFromCookie(req);
       const loaded = await load(req, String(req.params.id), key);
       if (!loaded || key === undefined) return send(res, 404, notFoundPage());
-      const { session, payment } = loaded;
+      const { session, payment } = loaded.session.paymentStatus === 'processing' ? await awaitOutcome(res, loaded) : loaded;
       const now = rt.clock.now();
       const finished = session.status === 'complete' || session.status === 'expired' || new Date(session.expiresAt).getTime() <= now.getTime();
       // the key's cookie is needed only while the customer may still pay
@@ -88,7 +104,10 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
         if (success) return send(res, 303, paidPage(session, success), { location: success });
         return send(res, 200, paidPage(session, null));
       }
-      if (IN_FLIGHT.has(session.paymentStatus ?? '')) return send(res, 200, processingPage(session, payment), { refresh: true });
+      if (IN_FLIGHT.has(session.paymentStatus ?? '')) {
+        const since = new Date(payment?.updatedAt ?? session.updatedAt).getTime();
+        return send(res, 200, processingPage(session, payment), { refreshSeconds: refreshSeconds(Math.max(0, now.getTime() - since)) });
+      }
       if (session.status === 'expired' || new Date(session.expiresAt).getTime() <= now.getTime()) {
         return send(res, 410, layout(session, 'This checkout has expired', `<p data-testid="status">This checkout link is no longer valid.</p>${cancelLink(session, 'Return to the shop')}`));
       }
@@ -360,7 +379,34 @@ function document(title: string, body: string, lang = 'en'): string {
   });
 }
 
-function send(res: Response, status: number, html: string, options: { refresh?: boolean; location?: string } = {}): void {
+/**
+ * The session and payment once the processing payment has an answer, or as they are after the waits: read again after
+ * each of OUTCOME_WAITS_MS (a customer who left stops the wait).
+ */
+async function awaitOutcome(res: Response, loaded: Loaded): Promise<Loaded> {
+  let current = loaded;
+  let gone = false;
+  const onClose = () => {
+    gone = true;
+  };
+  // the response closes before it was sent only when the customer left
+  res.on('close', onClose);
+  try {
+    for (const wait of OUTCOME_WAITS_MS) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      if (gone) break;
+      const session = await getSessionForPayment(current.ctx, current.session.id);
+      const payment = session.paymentId ? await scoped(current.ctx, current.ctx.db.models.Payment).find(session.paymentId) : null;
+      current = { ...current, session, payment };
+      if (session.paymentStatus !== 'processing') break;
+    }
+  } finally {
+    res.off('close', onClose);
+  }
+  return current;
+}
+
+function send(res: Response, status: number, html: string, options: { refreshSeconds?: number; location?: string } = {}): void {
   res.status(status).set({
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
@@ -371,7 +417,7 @@ function send(res: Response, status: number, html: string, options: { refresh?: 
     // no script at all; the status view refreshes through the Refresh header
     'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; base-uri 'none'; frame-ancestors 'none'",
   });
-  if (options.refresh) res.set('Refresh', String(REFRESH_SECONDS));
+  if (options.refreshSeconds !== undefined) res.set('Refresh', String(options.refreshSeconds));
   if (options.location) res.location(options.location);
   res.send(html);
 }
