@@ -35,7 +35,7 @@ export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
 - balance.available: a sandbox payment (4242…) made on a past UTC day beyond the holding period (the injected clock set back, to a day whose statement is still open), then the release job's own code moves what is due to available (that payment's funds, and any other release already due).
 It reports the records and every event they emitted.
 
-Samples (data.sample = true), where no real flow can run at once: fraud.alert (needs a risk rule of the tenant that declines), webhook.delivery_failed and webhook.endpoint_disabled (need a receiver that fails), every other type is made by real records.
+Samples (data.sample = true), where no real flow can run at once: fraud.alert (needs a risk rule of the tenant that declines), webhook.delivery_failed and webhook.endpoint_disabled (need a receiver that fails), dispute.late_decision (needs a dispute's evidence deadline to pass, then the acquirer's own decision at it), every other type is made by real records.
 
 Either way the events are written in test mode with one delivery per subscribed endpoint of the tenant, the merchant and the platform; a running dispatcher (serve or webhooks dispatch) sends them, signed. Merchant event types need --merchant. Without --tenant the command acts for the saved sandbox (<home>/sandbox.json, written by \`serve\` on an empty database and by \`sandbox init\`): its tenant and merchant.`;
   static override examples = [

@@ -182,13 +182,13 @@ describe(`payplane webhooks deliveries replay --status canceled|pending (${diale
     expect(bad.status).toBe(2);
   });
 
-  test('--status canceled requeues them for one more attempt, due now; a second run finds nothing', async () => {
+  test('--status canceled requeues them, due now, their maxAttempts kept; a second run finds nothing', async () => {
     const started = Date.now();
     const res = await replay('--status', 'canceled', '--since', '1h', '--json');
     expect(res.status).toBe(0);
     expect(res.json()).toMatchObject({ selected: 1, requeued: 1, skipped: 0, dryRun: false, deliveries: [d.canceled] });
     const row = await delivery(d.canceled);
-    expect(row).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 2 });
+    expect(row).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 10 });
     expect(new Date(row.nextAttemptAt!).getTime()).toBeGreaterThanOrEqual(started - 5_000);
     expect(await delivery(d.oldCanceled)).toMatchObject({ status: 'canceled' });
     expect(await delivery(d.failed)).toMatchObject({ status: 'failed' });

@@ -5,7 +5,7 @@ import { dialectName } from '../helpers/db';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { Receiver } from '../helpers/receiver';
 import { TEST_IBAN, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
-import { eventCatalog } from '../../src/services/webhooks/catalog';
+import { eventCatalog, eventResource } from '../../src/services/webhooks/catalog';
 import { releaseDue } from '../../src/services/ledger';
 import { finalizeDue } from '../../src/services/settlements/statements';
 import { runPayouts } from '../../src/services/payouts/run';
@@ -354,6 +354,12 @@ describe(`every event type of the catalog, raised by real operations (${dialectN
     for (const entry of STEPS.flatMap((s) => s.raises).map((type) => catalog.get(type)!)) {
       if (entry.level !== 'merchant') continue;
       expect([entry.type, delivered.some((e) => e.type === entry.type && e.endpoint === 'merchant')]).toEqual([entry.type, true]);
+    }
+    // what a receiver orders a record's events by (deliveries may arrive in any order): each record's event carries
+    // the record's updatedAt (its version as of the event) beside the event's own createdAt
+    for (const event of delivered) {
+      if (!eventResource(event.type)) continue;
+      expect([event.type, typeof event.data.updatedAt]).toEqual([event.type, 'string']);
     }
     // the record each event names is one the API shows
     const checked = new Set<string>();
