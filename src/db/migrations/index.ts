@@ -36,6 +36,7 @@ const LOADERS: Record<string, () => MigrationModule> = {
   '0030_disputes': () => require('./0030_disputes') as typeof import('./0030_disputes'),
   '0031_payouts': () => require('./0031_payouts') as typeof import('./0031_payouts'),
   '0032_settlements': () => require('./0032_settlements') as typeof import('./0032_settlements'),
+  '0033_idempotency_owners': () => require('./0033_idempotency_owners') as typeof import('./0033_idempotency_owners'),
 };
 
 /** Every migration's name, in order. */
