@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Client } from 'pg';
-import { Op, QueryTypes } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
@@ -722,7 +722,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     expect(failures).toEqual([]);
   }, WINDOW_TEST_TIMEOUT);
 
-  test('a keyed complete and a keyed refund killed at many points: the retry gets the operation\'s answer at once; one payment, one refund', async () => {
+  test('a keyed complete and a keyed refund killed at every step: the retry gets the operation\'s answer at once; one payment, one refund', async () => {
     const merchantKey = sandbox.merchantKey.secretKey;
     const failures: Failure[] = [];
     const http = new CrashClient(target, budget, [], failures);
@@ -734,105 +734,189 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
       expect(created.status).toBe(201);
       return created.body.data as { id: string; clientSecret: string };
     };
-    const paymentsOf = (sessionId: string) => rows<{ id: string; status: string }>(`SELECT id, status FROM payments WHERE "checkoutSessionId" = :session`, { session: sessionId });
-    const refundsOf = (ref: string) => rows<{ id: string }>(`SELECT id FROM refunds WHERE "merchantReference" = :ref`, { ref });
+    const one = async <T extends object>(sql: string, replacements: Record<string, unknown>) => (await rows<T>(sql, replacements))[0] as T | undefined;
     /** where a kill landed for a key: what the dead request had committed */
     const landing = async (key: string) => {
-      const [row] = await rows<{ state: string; appliedAt: unknown }>(`SELECT state, "appliedAt" FROM idempotency_records WHERE "key" = :key`, { key });
+      const row = await one<{ state: string; appliedAt: unknown }>(`SELECT state, "appliedAt" FROM idempotency_records WHERE "key" = :key`, { key });
       return !row ? 'not claimed' : row.state === 'completed' ? 'answer kept' : row.appliedAt ? 'effect committed, answer not kept' : 'claimed, nothing committed';
     };
-    const POINTS = 8;
-    const points: Array<{ op: string; delayMs: number; first: number | string; landed: string; answeredMs: number; status: number; replayed: boolean }> = [];
+    const points: Array<{ op: string; step: string; first: number | string; landed: string; answeredMs: number; status: number; replayed: boolean }> = [];
 
     /**
-     * Sends the keyed request, kills serve `delayMs` later, restarts it, and sends the identical request again until
-     * it has a definite answer (the client retries only network errors and 5xx: a 409 IDEMPOTENCY_KEY_IN_USE counts).
+     * One step of an operation where the test holds serve: a statement (`event` on `table`, `when` its row matches)
+     * that waits, in a test-only trigger, until the process is dead, and then fails. `reached` tells that the request
+     * committed everything before that step (polled; the step cannot pass, so the kill lands there whenever it comes).
      */
-    const killedAt = async (op: string, delayMs: number, path: string, credential: string, body: unknown, key: string) => {
+    interface Step {
+      step: string;
+      table: string;
+      event: 'INSERT' | 'UPDATE';
+      when: string;
+      reached: () => Promise<boolean>;
+    }
+    const q = (sql: string, transaction?: Transaction) => t.rt.db.sequelize.query(sql, { transaction });
+    async function holdAt(step: Step): Promise<() => Promise<void>> {
+      if (onPostgres) {
+        const gate = new Client({ connectionString: t.db.url });
+        await gate.connect();
+        await gate.query('SELECT pg_advisory_lock(4242011)');
+        await q(`CREATE FUNCTION crash_step() RETURNS trigger LANGUAGE plpgsql AS $f$
+          BEGIN
+            PERFORM pg_advisory_xact_lock_shared(4242011);
+            RAISE EXCEPTION 'crash step';
+          END $f$`);
+        await q(`CREATE TRIGGER crash_step BEFORE ${step.event} ON ${step.table} FOR EACH ROW WHEN (${step.when}) EXECUTE FUNCTION crash_step()`);
+        return async () => {
+          await gate.end();
+          await q(`DROP TRIGGER crash_step ON ${step.table}`);
+          await q('DROP FUNCTION crash_step()');
+        };
+      }
+      // SQLite: the statement spins until its process dies (see holdAnswers), all set up in one transaction
+      const spin = 'SELECT count(*) FROM crash_step_rows a, crash_step_rows b, crash_step_rows c, crash_step_rows d; SELECT RAISE(ABORT, \'crash step\');';
+      await t.rt.db.transaction(async (transaction) => {
+        await q('CREATE TABLE crash_step_rows (n INTEGER)', transaction);
+        await q('INSERT INTO crash_step_rows (n) WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 800) SELECT n FROM c', transaction);
+        await q(`CREATE TRIGGER crash_step BEFORE ${step.event} ON ${step.table} WHEN ${step.when} BEGIN ${spin} END`, transaction);
+      });
+      return async () => {
+        await q('DROP TRIGGER crash_step');
+        await q('DROP TABLE crash_step_rows');
+      };
+    }
+
+    /**
+     * Sends the keyed request, kills serve once it is held at `step` (or, without one, once it has answered), restarts
+     * it, and sends the identical request again until it has a definite answer (a 409 IDEMPOTENCY_KEY_IN_USE is
+     * counted and sent again, a 5xx only when in flight at the kill).
+     */
+    const killedAt = async (op: string, step: Step | 'answered', path: string, credential: string, body: unknown, key: string) => {
+      const release = step === 'answered' ? undefined : await holdAt(step);
       const first = server.request(path, { credential, body, headers: { 'Idempotency-Key': key } }).then((r) => r.status, () => 'cut');
-      await sleep(delayMs);
-      await crash(`${op} after ${delayMs} ms`);
+      if (step === 'answered') await first;
+      else await waitUntil(async () => ((await step.reached()) ? null : `${op} ${key} reaching ${step.step}`), 10);
+      // the request goes on to the held statement (it cannot pass it: the kill lands there however late it comes)
+      if (step !== 'answered') await sleep(200);
+      await crash(`${op} at ${step === 'answered' ? step : step.step}`, release);
       const landed = await landing(key);
       const answer = await http.post('points', op, path, credential, body, key);
-      points.push({ op, delayMs, first: await first, landed, answeredMs: answer.op.answeredAt! - answer.op.sentAt, status: answer.status, replayed: answer.replayed });
-      // never told to wait, and not held: a key held by a live process would have waited 15 s in the server first
+      points.push({ op, step: step === 'answered' ? step : step.step, first: await first, landed, answeredMs: answer.op.answeredAt! - answer.op.sentAt, status: answer.status, replayed: answer.replayed });
+      // never told to wait, and not held: a key held by a live process waits 15 s in the server first
       expect([key, answer.op.inUse, answer.op.answeredAt! - answer.op.sentAt < 15_000]).toEqual([key, 0, true]);
-      return answer;
+      return { answer, landed };
     };
 
+    const claimed = (key: string) => async () => Boolean(await landing(key).then((l) => l !== 'not claimed'));
     try {
-      // an uninterrupted keyed complete: how long one takes, and its answer
+      // an uninterrupted keyed complete: its answer
       const base = await session('points-base');
-      const startedAt = Date.now();
       const plain = await http.post('points', 'complete', `/v1/checkout-sessions/${base.id}/complete`, base.clientSecret, card, 'points-pay-base');
-      const completeMs = Date.now() - startedAt;
       expect(plain.status).toBe(200);
       const fieldsOf = (data: Record<string, unknown>) => Object.keys(data).sort();
 
-      for (let i = 0; i < POINTS; i++) {
-        const open = await session(`points-pay-${i}`);
-        const delayMs = Math.round((completeMs * 1.5 * i) / (POINTS - 1));
-        const answer = await killedAt('complete', delayMs, `/v1/checkout-sessions/${open.id}/complete`, open.clientSecret, card, `points-pay-${i}`);
+      const paymentOf = (sessionId: string) => one<{ id: string; status: string }>(`SELECT id, status FROM payments WHERE "checkoutSessionId" = :session`, { session: sessionId });
+      const attemptOf = (sessionId: string) =>
+        one<{ id: string; providerReference: string | null }>(`SELECT a.id, a."providerReference" FROM payment_attempts a JOIN payments p ON p.id = a."paymentId" WHERE p."checkoutSessionId" = :session`, { session: sessionId });
+      const completeSteps = (key: string, sessionId: string): Array<Step | 'answered'> => [
+        { step: 'the key claimed', table: 'idempotency_records', event: 'INSERT', when: `NEW."key" = '${key}'`, reached: async () => true },
+        { step: 'the payment written', table: 'payments', event: 'INSERT', when: `NEW."checkoutSessionId" = '${sessionId}'`, reached: claimed(key) },
+        { step: 'the acquirer asked', table: 'sandbox_acquirer_operations', event: 'INSERT', when: `NEW.kind = 'authorize'`, reached: async () => Boolean(await paymentOf(sessionId)) },
+        {
+          step: 'the acquirer\'s answer applied', table: 'payment_attempts', event: 'UPDATE', when: `OLD."providerReference" IS NULL AND NEW."providerReference" IS NOT NULL`,
+          reached: async () => {
+            const attempt = await attemptOf(sessionId);
+            return Boolean(attempt && (await one(`SELECT id FROM sandbox_acquirer_operations WHERE reference = :ref`, { ref: attempt.id })));
+          },
+        },
+        {
+          step: 'the answer kept', table: 'idempotency_records', event: 'UPDATE', when: `NEW."key" = '${key}' AND (NEW.state = 'completed' OR NEW."ownerProcess" IS NULL)`,
+          reached: async () => Boolean((await attemptOf(sessionId))?.providerReference),
+        },
+        'answered',
+      ];
+      for (let i = 0; i < completeSteps('', '').length; i++) {
+        const key = `points-pay-${i}`;
+        const open = await session(key);
+        const { answer, landed } = await killedAt('complete', completeSteps(key, open.id)[i], `/v1/checkout-sessions/${open.id}/complete`, open.clientSecret, card, key);
         // the operation's answer: the session and its one payment, as an uninterrupted run answers
-        const payments = await paymentsOf(open.id);
-        expect([i, answer.status, payments.length]).toEqual([i, 200, 1]);
+        const payments = await rows<{ id: string }>(`SELECT id FROM payments WHERE "checkoutSessionId" = :session`, { session: open.id });
+        expect([i, landed, answer.status, payments.length]).toEqual([i, landed, 200, 1]);
         expect([answer.body.data.id, answer.body.data.paymentId, answer.body.data.amount]).toEqual([open.id, payments[0].id, plain.body.data.amount]);
         expect(fieldsOf(answer.body.data)).toEqual(fieldsOf(plain.body.data));
         // kept: the same request replays that answer
-        const again = await http.post('points', 'complete', `/v1/checkout-sessions/${open.id}/complete`, open.clientSecret, card, `points-pay-${i}`);
+        const again = await http.post('points', 'complete', `/v1/checkout-sessions/${open.id}/complete`, open.clientSecret, card, key);
         expect([again.status, again.replayed, again.body]).toEqual([200, true, answer.body]);
       }
+      // each step was a landing of its own
+      expect(points.map((p) => p.landed)).toEqual([
+        'not claimed', 'claimed, nothing committed', 'effect committed, answer not kept', 'effect committed, answer not kept', 'effect committed, answer not kept', 'answer kept',
+      ]);
 
       // refunds of the first payment, once captured
       const paymentId = plain.body.data.paymentId as string;
       await waitUntil(async () => ((await http.get(`/v1/payments/${paymentId}`, merchantKey)).body.data.status === 'captured' ? null : 'capture'));
       const refundBody = (ref: string) => ({ amount: { currency: 'EUR', valueMinor: 300 }, merchantReference: ref });
-      const refundStarted = Date.now();
       const plainRefund = await http.post('points', 'refund', `/v1/payments/${paymentId}/refunds`, merchantKey, refundBody('points-refund-base'), 'points-refund-base');
-      const refundMs = Date.now() - refundStarted;
       expect(plainRefund.status).toBe(201);
-      for (let i = 0; i < POINTS; i++) {
+      const refundOf = (ref: string) => one<{ id: string; providerReference: string | null }>(`SELECT id, "providerReference" FROM refunds WHERE "merchantReference" = :ref`, { ref });
+      const refundSteps = (key: string): Array<Step | 'answered'> => [
+        { step: 'the key claimed', table: 'idempotency_records', event: 'INSERT', when: `NEW."key" = '${key}'`, reached: async () => true },
+        { step: 'the refund written', table: 'refunds', event: 'INSERT', when: `NEW."merchantReference" = '${key}'`, reached: claimed(key) },
+        { step: 'the acquirer asked', table: 'sandbox_acquirer_operations', event: 'INSERT', when: `NEW.kind = 'refund'`, reached: async () => Boolean(await refundOf(key)) },
+        {
+          step: 'the acquirer\'s answer applied', table: 'refunds', event: 'UPDATE', when: `NEW."merchantReference" = '${key}' AND OLD."providerReference" IS NULL AND NEW."providerReference" IS NOT NULL`,
+          reached: async () => {
+            const refund = await refundOf(key);
+            return Boolean(refund && (await one(`SELECT id FROM sandbox_acquirer_operations WHERE reference = :ref`, { ref: refund.id })));
+          },
+        },
+        {
+          step: 'the answer kept', table: 'idempotency_records', event: 'UPDATE', when: `NEW."key" = '${key}' AND (NEW.state = 'completed' OR NEW."ownerProcess" IS NULL)`,
+          reached: async () => Boolean((await refundOf(key))?.providerReference),
+        },
+        'answered',
+      ];
+      const refundPoints = refundSteps('').length;
+      for (let i = 0; i < refundPoints; i++) {
         const ref = `points-refund-${i}`;
-        const delayMs = Math.round((refundMs * 1.5 * i) / (POINTS - 1));
-        const answer = await killedAt('refund', delayMs, `/v1/payments/${paymentId}/refunds`, merchantKey, refundBody(ref), ref);
-        const refunds = await refundsOf(ref);
+        const { answer } = await killedAt('refund', refundSteps(ref)[i], `/v1/payments/${paymentId}/refunds`, merchantKey, refundBody(ref), ref);
+        const refunds = await rows<{ id: string }>(`SELECT id FROM refunds WHERE "merchantReference" = :ref`, { ref });
         expect([i, answer.status, refunds.length]).toEqual([i, 201, 1]);
         expect([answer.body.data.id, answer.body.data.amount]).toEqual([refunds[0].id, plainRefund.body.data.amount]);
         expect(fieldsOf(answer.body.data)).toEqual(fieldsOf(plainRefund.body.data));
         const again = await http.post('points', 'refund', `/v1/payments/${paymentId}/refunds`, merchantKey, refundBody(ref), ref);
         expect([again.status, again.replayed, again.body]).toEqual([201, true, answer.body]);
       }
-
-      // the kills found requests in flight, some holding their keys
-      expect(points.filter((p) => p.first === 'cut').length).toBeGreaterThan(0);
-      expect(points.filter((p) => p.landed.startsWith('claimed') || p.landed.startsWith('effect')).length).toBeGreaterThan(0);
+      expect(points.filter((p) => p.op === 'refund').map((p) => p.landed)).toEqual([
+        'not claimed', 'claimed, nothing committed', 'effect committed, answer not kept', 'effect committed, answer not kept', 'effect committed, answer not kept', 'answer kept',
+      ]);
 
       // what the dead processes left unsent is sent (or failed: a card dies with its process) and everything settles
       await recoverStalledCalls(t.rt, { staleMs: 0 });
       await drain();
       const unsent = new Set(crashes.flatMap((c) => c.unsentPayments));
-      for (let i = 0; i < POINTS; i++) {
-        const [sessionRow] = await rows<{ id: string }>(`SELECT id FROM checkout_sessions WHERE "merchantReference" = :ref`, { ref: `points-pay-${i}` });
+      for (let i = 0; i < completeSteps('', '').length; i++) {
+        const sessionRow = await one<{ id: string }>(`SELECT id FROM checkout_sessions WHERE "merchantReference" = :ref`, { ref: `points-pay-${i}` });
         const payments = await rows<{ id: string; status: string; errorMessage: string | null }>(
-          `SELECT id, status, "errorMessage" FROM payments WHERE "checkoutSessionId" = :session`, { session: sessionRow.id },
+          `SELECT id, status, "errorMessage" FROM payments WHERE "checkoutSessionId" = :session`, { session: sessionRow!.id },
         );
         // one payment, never doubled; failed only when a kill left its attempt unsent (the card died with the process)
         expect(payments).toHaveLength(1);
         const [p] = payments;
-        expect(p.status === 'captured' || (p.status === 'failed' && unsent.has(p.id) && p.errorMessage === 'The card is no longer available for another attempt.')).toBe(true);
+        expect([i, p.status === 'captured' || (p.status === 'failed' && unsent.has(p.id) && p.errorMessage === 'The card is no longer available for another attempt.')]).toEqual([i, true]);
       }
       const refundRows = await rows<{ merchantReference: string; status: string }>(`SELECT "merchantReference", status FROM refunds WHERE "paymentId" = :payment`, { payment: paymentId });
-      expect(refundRows.map((r) => r.merchantReference).sort()).toEqual(['points-refund-base', ...Array.from({ length: POINTS }, (_, i) => `points-refund-${i}`)].sort());
+      expect(refundRows.map((r) => r.merchantReference).sort()).toEqual(['points-refund-base', ...Array.from({ length: refundPoints }, (_, i) => `points-refund-${i}`)].sort());
       expect(refundRows.filter((r) => r.status !== 'succeeded')).toEqual([]);
       const payment = (await http.get(`/v1/payments/${paymentId}`, merchantKey)).body.data;
-      expect(payment.amountBreakdown.refunded.valueMinor).toBe(300 * (POINTS + 1));
+      expect(payment.amountBreakdown.refunded.valueMinor).toBe(300 * (refundPoints + 1));
       expect(await t.rt.db.models.Idempotency.count({ where: { state: 'in_progress' } })).toBe(0);
       await expectLedgerInvariant(t.rt);
       // a 5xx or a network error only for a send in flight at a kill
       expect(failures.filter((f) => !crashWindowOf(f, crashWindows()))).toEqual([]);
     } finally {
       // eslint-disable-next-line no-console
-      console.log(`crash points (${dialectName}):\n${points.map((p) => `${p.op} killed after ${p.delayMs} ms (first send: ${p.first}): ${p.landed} -> ${p.status}${p.replayed ? ' replayed' : ''} in ${p.answeredMs} ms`).join('\n')}`);
+      console.log(`crash steps (${dialectName}):\n${points.map((p) => `${p.op} killed at ${p.step} (first send: ${p.first}): ${p.landed} -> ${p.status}${p.replayed ? ' replayed' : ''} in ${p.answeredMs} ms`).join('\n')}`);
     }
   }, WINDOW_TEST_TIMEOUT);
 });
