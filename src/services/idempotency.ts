@@ -402,7 +402,12 @@ export async function claimIdempotencyKey(
           { where: { id: existing.id, state: 'in_progress', owner: existing.owner }, transaction },
         ),
       );
-      if (taken === 1) return { kind: 'owner', id: existing.id, owner, applied: existing.appliedAt !== null };
+      if (taken === 1) {
+        // read again: the request it took the key from may have marked its effect since the read above (a live
+        // process whose lease ran out commits its effect, or fails to, before the takeover's UPDATE could lock the row)
+        const now = (await Idempotency.findByPk(existing.id, { raw: true })) as unknown as IdempotencyRow | null;
+        return { kind: 'owner', id: existing.id, owner, applied: (now ?? existing).appliedAt !== null };
+      }
     }
     if (Date.now() > deadline) {
       throw new ConflictError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed.', {
