@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createTestRuntime, dialectName, type TestRuntime } from '../helpers/db';
+import { createTestRuntime, dialectName, testConfig, type TestRuntime } from '../helpers/db';
+import { closeRuntime, openRuntime } from '../../src/runtime';
 import { operatorContext } from '../../src/domain/authority';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { ManualClock } from '../../src/domain/clock';
@@ -175,6 +176,30 @@ describe(`Idempotency-Keys held by live processes only (${dialectName})`, () => 
       expect(claim.ownerProcess).toBe(owner.id);
       return { n: 1 };
     });
+  });
+});
+
+describe(`a process that stops lets its keys go (${dialectName})`, () => {
+  test('closing the database clears the process\'s row: a key it still held is free at once', async () => {
+    // another runtime of this process on the same database: its own owner row
+    const second = await openRuntime(testConfig(t.db), { clock });
+    const owner = processOwner(second.db, clock);
+    await owner.ready;
+    const other = operatorContext(second, { level: 'tenant', tenantId: tenantA, livemode: false, operator: 'ops' });
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    // a request of that runtime that holds its key (it never ends: its process "stops" under it)
+    void runIdempotent(other, call('k-stopped', { amount: 1 }, { ownTransactions: true }), () => {
+      inside();
+      return new Promise<{ n: number }>(() => undefined);
+    });
+    await entered;
+    expect(await t.rt.db.models.IdempotencyOwner.count({ where: { id: owner.id } })).toBe(1);
+    // held while it runs: this process lives (same pid and start), and the lease has not run out
+    await expect(claimIdempotencyKey(t.rt.db, clock, await requestOf('k-stopped'), { waitMs: 100 })).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+    await closeRuntime(second);
+    expect(await t.rt.db.models.IdempotencyOwner.count({ where: { id: owner.id } })).toBe(0);
+    expect(await runIdempotent(caller(), call('k-stopped', { amount: 1 }, { ownTransactions: true }), async () => ({ n: 3 }))).toEqual({ replayed: false, result: { n: 3 } });
   });
 });
 
