@@ -80,7 +80,8 @@ const env: Record<string, string> = {
 };
 
 beforeAll(async () => {
-  t = await createTestRuntime({ config: { sandboxDelayMs: 0 } });
+  // as serve's env: what the test's own recovery captures is released at once too
+  t = await createTestRuntime({ config: { sandboxDelayMs: 0, holdingPeriodHours: 0 } });
   receiver = await new Receiver().start();
   receiver.reply = () => ({ status: 200, delayMs: 15 });
   env.PAYPLANE_WEBHOOK_CA_FILE = testTls().caFile;
@@ -722,7 +723,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     expect(failures).toEqual([]);
   }, WINDOW_TEST_TIMEOUT);
 
-  test('a keyed complete and a keyed refund killed at every step: the retry gets the operation\'s answer at once; one payment, one refund', async () => {
+  test('a keyed complete, refund and capture killed at every step: the retry gets the operation\'s answer at once; one payment, one refund, one capture', async () => {
     const merchantKey = sandbox.merchantKey.secretKey;
     const failures: Failure[] = [];
     const http = new CrashClient(target, budget, [], failures);
@@ -891,9 +892,69 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
         'not claimed', 'claimed, nothing committed', 'effect committed, answer not kept', 'effect committed, answer not kept', 'effect committed, answer not kept', 'answer kept',
       ]);
 
-      // what the dead processes left unsent is sent (or failed: a card dies with its process) and everything settles
+      // captures of manual-capture payments, one per step
+      const authorized = async (ref: string) => {
+        const created = await http.post('points', 'session', '/v1/checkout-sessions', merchantKey, {
+          amount: { currency: 'EUR', valueMinor: AMOUNT }, captureMethod: 'manual', merchantReference: ref, successUrl: 'https://shop.example/ok',
+        }, `session-${ref}`);
+        expect(created.status).toBe(201);
+        const { id, clientSecret } = created.body.data as { id: string; clientSecret: string };
+        const paid = await http.post('points', 'complete', `/v1/checkout-sessions/${id}/complete`, clientSecret, card, `pay-${ref}`);
+        expect(paid.status).toBe(200);
+        const payment = paid.body.data.paymentId as string;
+        await waitUntil(async () => ((await http.get(`/v1/payments/${payment}`, merchantKey)).body.data.status === 'requires_capture' ? null : `${ref} authorized`));
+        return payment;
+      };
+      const pendingOf = (payment: string) => one<{ status: string; pendingOperation: unknown }>(`SELECT status, "pendingOperation" FROM payments WHERE id = :payment`, { payment });
+      const captureSteps = (key: string, payment: string): Array<Step | 'answered'> => [
+        { step: 'the key claimed', table: 'idempotency_records', event: 'INSERT', when: `NEW."key" = '${key}'`, reached: async () => true },
+        {
+          step: 'the capture recorded', table: 'payments', event: 'UPDATE', when: `NEW.id = '${payment}' AND OLD."pendingOperation" IS NULL AND NEW."pendingOperation" IS NOT NULL`,
+          reached: claimed(key),
+        },
+        {
+          step: 'the acquirer\'s answer applied', table: 'payments', event: 'UPDATE', when: `NEW.id = '${payment}' AND OLD."pendingOperation" IS NOT NULL`,
+          reached: async () => Boolean((await pendingOf(payment))?.pendingOperation),
+        },
+        {
+          step: 'the answer kept', table: 'idempotency_records', event: 'UPDATE', when: `NEW."key" = '${key}' AND (NEW.state = 'completed' OR NEW."ownerProcess" IS NULL)`,
+          reached: async () => (await pendingOf(payment))?.status === 'captured',
+        },
+        'answered',
+      ];
+      const capturePoints = captureSteps('', '').length;
+      const captured: string[] = [];
+      let plainCapture: Record<string, unknown> | undefined;
+      for (let i = 0; i < capturePoints; i++) {
+        const key = `points-capture-${i}`;
+        const payment = await authorized(key);
+        captured.push(payment);
+        if (!plainCapture) {
+          // an uninterrupted keyed capture: its answer
+          const base = await authorized('points-capture-base');
+          const answer = await http.post('points', 'capture', `/v1/payments/${base}/capture`, merchantKey, {}, 'points-capture-base');
+          expect(answer.status).toBe(200);
+          plainCapture = answer.body.data;
+        }
+        const { answer } = await killedAt('capture', captureSteps(key, payment)[i], `/v1/payments/${payment}/capture`, merchantKey, {}, key);
+        // the operation's answer: the payment (captured, or its capture recorded and left for recovery to finish)
+        expect([i, answer.status, answer.body.data.id]).toEqual([i, 200, payment]);
+        expect(fieldsOf(answer.body.data)).toEqual(fieldsOf(plainCapture!));
+        const again = await http.post('points', 'capture', `/v1/payments/${payment}/capture`, merchantKey, {}, key);
+        expect([again.status, again.replayed, again.body]).toEqual([200, true, answer.body]);
+      }
+      expect(points.filter((p) => p.op === 'capture').map((p) => p.landed)).toEqual([
+        'not claimed', 'claimed, nothing committed', 'effect committed, answer not kept', 'effect committed, answer not kept', 'answer kept',
+      ]);
+
+      // what the dead processes left unsent is sent (or failed: a card dies with its process) and everything settles;
+      // a capture a dead process recorded is finished once its lease (PAYMENT_OPERATION_LEASE_MS) runs out: now
+      await t.rt.db.models.Payment.update({ pendingOperationUntil: new Date(Date.now() - 1_000) }, { where: { id: captured, pendingOperation: { [Op.ne]: null } } });
       await recoverStalledCalls(t.rt, { staleMs: 0 });
       await drain();
+      const capturedRows = await rows<{ id: string; status: string; capturedMinor: string }>(`SELECT id, status, "capturedMinor" FROM payments WHERE id IN (:ids)`, { ids: captured });
+      // each captured once, in full
+      expect(capturedRows.map((p) => [p.status, Number(p.capturedMinor)])).toEqual(captured.map(() => ['captured', AMOUNT]));
       const unsent = new Set(crashes.flatMap((c) => c.unsentPayments));
       for (let i = 0; i < completeSteps('', '').length; i++) {
         const sessionRow = await one<{ id: string }>(`SELECT id FROM checkout_sessions WHERE "merchantReference" = :ref`, { ref: `points-pay-${i}` });
