@@ -77,7 +77,7 @@ interface OperationBase<P, Q, B, R extends z.ZodType> {
   upload?: UploadSpec;
   /**
    * The handler opens its own transactions (it calls a provider between two of them, never inside one); the
-   * idempotent answer is recorded once the handler has returned.
+   * idempotent answer is recorded once the handler has returned. Such an operation declares `resume`.
    */
   ownTransactions?: boolean;
   /** a POST that must carry an Idempotency-Key (400 IDEMPOTENCY_KEY_REQUIRED without one): money leaves with it */
@@ -87,6 +87,12 @@ interface OperationBase<P, Q, B, R extends z.ZodType> {
 export interface SingleOperation<P, Q, B, R extends z.ZodType> extends OperationBase<P, Q, B, R> {
   kind: 'single';
   handler(ctx: CallerContext, input: OperationInput<P, Q, B>): Promise<z.input<R>>;
+  /**
+   * With ownTransactions: the answer rebuilt from what the operation committed, read again with nothing redone. A
+   * retry under the Idempotency-Key of a request that committed the effect (its intent: src/services/idempotency.ts
+   * keyedEffect) and then died, or failed with a defect, before its answer was kept gets this answer (runIdempotent).
+   */
+  resume?(ctx: CallerContext, input: OperationInput<P, Q, B>): Promise<z.input<R>>;
 }
 
 export interface ListOperation<P, Q, B, R extends z.ZodType> extends OperationBase<P, Q, B, R> {

@@ -517,7 +517,16 @@ export class Database {
     await this.sequelize.query('SELECT 1');
   }
 
+  /** what runs before the database closes (a lease the process renews: src/services/idempotency.ts) */
+  private readonly closing: Array<() => Promise<void> | void> = [];
+
+  /** Runs `fn` before the database closes (once). */
+  onClose(fn: () => Promise<void> | void): void {
+    this.closing.push(fn);
+  }
+
   async close(): Promise<void> {
+    for (const fn of this.closing.splice(0)) await Promise.resolve().then(fn).catch(() => undefined);
     await this.sequelize.close();
   }
 }

@@ -115,6 +115,8 @@ export function operationHandler(rt: Runtime, op: Operation, rateLimit: (ctx: Ca
     const outcome = await runIdempotent(base, {
       key, keyField: 'header.Idempotency-Key', operation: op.id, target: req.params, input: fingerprintBody,
       ownTransactions: op.ownTransactions, anyInput: policy?.anyBody,
+      // the answer of a request that committed its effect and died before keeping it, rebuilt from what it committed
+      resume: op.kind === 'single' && op.resume ? (ctx) => op.resume!(ctx, input) as Promise<unknown> : undefined,
       keeping: policy && { store: (result: unknown) => policy.store(render(result), base), replay: (stored: unknown) => stored },
       onReleaseFailure: (e) => rt.logger.error({ err: e, requestId }, 'could not release idempotency key'),
     }, (ctx) => op.handler(ctx, input) as Promise<unknown>);

@@ -6,6 +6,7 @@ import {
   type RefundRequest, type VoidRequest,
 } from '../connectors';
 import { getProvider, type ProviderIntegration } from './processing/providers';
+import { keyedEffect } from './idempotency';
 import { openBinding, openCredentials } from './processing/terminals';
 import type { CredentialBindingRow, TerminalRow } from '../db/models';
 
@@ -15,7 +16,8 @@ import type { CredentialBindingRow, TerminalRow } from '../db/models';
  * that calls a connector (test/payments/provider-calls-once.test.ts holds every other file to it):
  *
  * 1. record the intent in a transaction of its own, which commits (the intent is the claim: a second caller meets it
- *    and is refused, and a process that dies after this step leaves it for recovery to finish);
+ *    and is refused, and a process that dies after this step leaves it for recovery to finish); the request's
+ *    Idempotency-Key is marked in it (keyedEffect: a retry answers from what was committed instead of asking again);
  * 2. call the provider with no transaction open: the request or job holds no connection while it waits, and an
  *    in-process provider (the sandbox acquirer) may use the pool itself;
  * 3. apply the answer in a new transaction, which locks the record again and checks that the intent is still the
@@ -93,8 +95,15 @@ export async function throughProvider<I, R>(ctx: CallerContext, op: ProviderOper
     throw new InternalError(`${op.name}: a provider call was asked for inside an open database transaction; it runs only between two transactions.`, 'PROVIDER_CALL_IN_TRANSACTION');
   }
   const { record } = op;
-  // inTransaction: a new transaction (none is open here) in which the actor's own record is made sure of first
-  const recorded = typeof record === 'function' ? await inTransaction(ctx, record) : record.recorded;
+  // inTransaction: a new transaction (none is open here) in which the actor's own record is made sure of first; the
+  // intent commits with the mark of the request's Idempotency-Key, if it has one (a retry after a crash answers from it)
+  const recorded = typeof record === 'function'
+    ? await inTransaction(ctx, async (tx) => {
+      const intent = await record(tx);
+      await keyedEffect(tx);
+      return intent;
+    })
+    : record.recorded;
   if (recorded instanceof Settled) return recorded.value;
   let answer: ProviderAnswer;
   try {

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Client } from 'pg';
-import { Op, QueryTypes } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
@@ -23,11 +23,13 @@ import { CrashClient, Watchdog, crashWindowOf, seeded, type CrashWindow, type Fa
  * ledger balances, every event reached the receiver at least once, no Idempotency-Key stays in progress, and every
  * withdrawal left half-way can still be moved to an end through the API.
  *
- * What a dead process claimed holds for 60 s: an Idempotency-Key's lock (LOCK_MS in src/services/idempotency.ts) and
- * a sandbox acquirer answer's lease (src/jobs/sandbox-acquirer.ts); no setting shortens either. After the second kill
- * the test lets the clients run into those locks until the retry of every held key has been told to wait (a retry
- * waits 15 s in the server, gets 409 IDEMPOTENCY_KEY_IN_USE and retries), then moves the dead process's lock
- * deadlines to now, which is what the rest of the minute would do; after the other kills it does so at once. The dispatcher's lease has a setting (3 s here).
+ * An Idempotency-Key a dead process held is free as soon as the restarted process (or any on the same machine) sees
+ * that its process is gone (src/services/idempotency.ts ownerGone), and its retry gets the operation's answer: the
+ * answer rebuilt from what the dead request committed (its key was marked in the same transaction as its effect), or
+ * the operation run again when it committed nothing. So no retry of a dead process's key is told to wait (409
+ * IDEMPOTENCY_KEY_IN_USE), and every complete is answered 200. A sandbox acquirer answer's lease
+ * (src/jobs/sandbox-acquirer.ts) lasts 60 s with no setting to shorten it: the test moves the dead process's to now.
+ * The dispatcher's lease has a setting (3 s here).
  * Provider calls a dead process committed but never made are sent by the payment-recovery job's function (every
  * minute in `serve`, for calls older than 2 minutes), called here once the load is over.
  *
@@ -78,7 +80,8 @@ const env: Record<string, string> = {
 };
 
 beforeAll(async () => {
-  t = await createTestRuntime({ config: { sandboxDelayMs: 0 } });
+  // as serve's env: what the test's own recovery captures is released at once too
+  t = await createTestRuntime({ config: { sandboxDelayMs: 0, holdingPeriodHours: 0 } });
   receiver = await new Receiver().start();
   receiver.reply = () => ({ status: 200, delayMs: 15 });
   env.PAYPLANE_WEBHOOK_CA_FILE = testTls().caFile;
@@ -175,7 +178,7 @@ interface HeldKey {
   path: string;
 }
 
-/** One SIGKILL: what the dead process held, and when its locks were let run out. */
+/** One SIGKILL: what the dead process held. */
 interface Crash {
   label: string;
   pid: number;
@@ -185,7 +188,7 @@ interface Crash {
   killedAt: number;
   /** once its successor answered /readyz (0 until then) */
   restartedAt: number;
-  /** Idempotency-Keys it had claimed and not finished (it was the only process: every live claim was its own) */
+  /** Idempotency-Keys it had claimed and not finished (idempotency_records.ownerProcess names it: its pid first) */
   heldKeys: HeldKey[];
   /** sandbox acquirer answers it had claimed */
   heldOperations: number;
@@ -197,7 +200,6 @@ interface Crash {
   unsent: number;
   /** the payments of those attempts (what a recovery, the test's or `serve`'s own job, may fail when the card is gone) */
   unsentPayments: string[];
-  expiredAt?: number;
 }
 
 const crashes: Crash[] = [];
@@ -206,13 +208,18 @@ const crashes: Crash[] = [];
 const crashWindows = (): CrashWindow[] => crashes.map((c) => ({ label: c.label, from: c.killStartedAt, to: c.restartedAt || Infinity }));
 const target: Target = { url: () => server.url, windows: crashWindows };
 
+/** Idempotency-Keys in progress claimed by the process `pid` (idempotency_owners ids start with the pid). */
+function keysHeldBy(pid: number): Promise<HeldKey[]> {
+  return t.rt.db.models.Idempotency.findAll({ where: { state: 'in_progress', ownerProcess: { [Op.like]: `${pid}-%` } }, raw: true }) as unknown as Promise<HeldKey[]>;
+}
+
 /**
- * SIGKILL the current serve, note what it held, restart it on the same database (after `beforeRestart`). The dead
- * process's locks run out once `holdUntil` says so for the Idempotency-Keys it held (polled; an event, never a time),
- * else (and without one) at once.
+ * SIGKILL the current serve, note what it held, restart it on the same database (after `beforeRestart`). Its sandbox
+ * acquirer leases are let run out at once (60 s, no setting); its Idempotency-Keys are left as they are: the new
+ * process must see by itself that their process is gone.
  */
-async function crash(label: string, holdUntil?: (keys: HeldKey[]) => boolean, beforeRestart?: () => Promise<void>): Promise<{ record: Crash; expired: Promise<void> }> {
-  const { Idempotency, SandboxOperation, WebhookDelivery } = t.rt.db.models;
+async function crash(label: string, beforeRestart?: () => Promise<void>): Promise<{ record: Crash }> {
+  const { SandboxOperation, WebhookDelivery } = t.rt.db.models;
   const dead = server;
   const pid = dead.child.pid!;
   const exited = new Promise((resolve) => dead.child.once('exit', resolve));
@@ -224,8 +231,7 @@ async function crash(label: string, holdUntil?: (keys: HeldKey[]) => boolean, be
   await exited;
   record.killedAt = Date.now();
   const like = { [Op.like]: `%:${pid}:%` };
-  // claims whose lock is still running (an earlier dead process's already let run out are not this one's)
-  const keys = (await Idempotency.findAll({ where: { state: 'in_progress', lockedUntil: { [Op.gt]: new Date() } }, raw: true })) as unknown as HeldKey[];
+  const keys = await keysHeldBy(pid);
   const operations = (await SandboxOperation.findAll({ where: { doneAt: null, lockedBy: like }, raw: true })) as unknown as Array<{ id: string; lockedBy: string }>;
   Object.assign(record, {
     heldKeys: keys, heldOperations: operations.length,
@@ -235,35 +241,16 @@ async function crash(label: string, holdUntil?: (keys: HeldKey[]) => boolean, be
   const unsentAttempts = await rows<{ paymentId: string }>(`SELECT "paymentId" FROM payment_attempts WHERE status = 'pending' AND "providerReference" IS NULL`, {});
   record.unsentPayments = unsentAttempts.map((a) => a.paymentId);
   record.unsent = unsentAttempts.length + (await count(`SELECT count(*) AS n FROM refunds WHERE status = 'pending' AND "providerReference" IS NULL`));
-  // first (before the keys are written to): on Postgres a statement of the dead process may still wait at the test's
-  // gate (holdAnswers) with the row of its key locked; opening the gate ends it
+  // on Postgres a statement of the dead process may still wait at the test's gate (holdAnswers) with the row of its
+  // key locked; opening the gate ends it
   if (beforeRestart) await beforeRestart();
-  if (keys.length > 0 && holdUntil) {
-    // the dead process's locks last until the test lets them run out, however slow the restart: on a loaded machine
-    // the minute of LOCK_MS could otherwise pass before a retry had been told to wait
-    const later = new Date(Date.now() + 3_600_000);
-    for (const k of keys) await Idempotency.update({ lockedUntil: later }, { where: { id: k.id, owner: k.owner, state: 'in_progress' } });
-  }
-  const expire = async () => {
-    // from the first update on, a retry may take its key over (before the last update returns, on a fast server)
-    const expiring = Date.now();
-    const past = new Date(expiring - 1_000);
-    // only the dead process's claims, each only while still its own
-    for (const k of keys) await Idempotency.update({ lockedUntil: past }, { where: { id: k.id, owner: k.owner, state: 'in_progress' } });
-    for (const o of operations) await SandboxOperation.update({ lockedUntil: past }, { where: { id: o.id, lockedBy: o.lockedBy, doneAt: null } });
-    record.expiredAt = expiring;
-  };
-  const hold = keys.length > 0 && holdUntil !== undefined;
-  if (!hold) await expire();
+  const past = new Date(Date.now() - 1_000);
+  for (const o of operations) await SandboxOperation.update({ lockedUntil: past }, { where: { id: o.id, lockedBy: o.lockedBy, doneAt: null } });
   const starting = Date.now();
   server = await budget.during(startServe(t.db, env, [], START_LIMITS));
   record.restartedAt = Date.now();
   budget.observeStart(record.restartedAt - starting);
-  const held = async () => {
-    await waitUntil(() => (holdUntil!(keys) ? null : `the clients meeting the locks of ${label}`));
-    await expire();
-  };
-  return { record, expired: hold ? held() : Promise.resolve() };
+  return { record };
 }
 
 /**
@@ -424,7 +411,6 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     }
 
     // ----------------------------------------------------------------------------------------- the kills
-    const expiries: Promise<void>[] = [];
     let stopped = false;
     async function kills(): Promise<void> {
       const jitter = () => sleep(Math.floor(random() * 200));
@@ -438,30 +424,16 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
       await waitUntil(() => (stopped || (Date.now() > a.record.restartedAt + 2_000 && progress.executions >= 2) ? null : 'executions'));
       if (stopped) return;
       const open = await holdAnswers();
+      const holder = server.child.pid!;
       try {
-        await waitUntil(
-          async () => ((await t.rt.db.models.Idempotency.count({ where: { state: 'in_progress', lockedUntil: { [Op.gt]: new Date() } } })) > 0 ? null : 'a request holding its key'),
-          10,
-        );
+        await waitUntil(async () => ((await keysHeldBy(holder)).length > 0 ? null : 'a request holding its key'), 10);
       } catch (error) {
         await open();
         throw error;
       }
-      // the locks run out once the retry of every key the dead process held has been told to wait (409 IDEMPOTENCY_KEY_IN_USE)
-      const toldToWait = (keys: HeldKey[]) => {
-        // a held key answered before its retry was told to wait: the server did not honour the dead process's lock
-        const early = keys.map((k) => log.find((o) => o.key === k.key)).filter((o) => o && o.status !== undefined && o.inUse === 0);
-        if (early.length > 0) throw new Error(`B: ${early.map((o) => `${o!.key} answered ${o!.status}`).join(', ')} while the dead process's lock held`);
-        return keys.every((k) => (log.find((o) => o.key === k.key)?.inUse ?? 1) > 0);
-      };
-      const b = await crash('B: withdrawal executions', toldToWait, open);
-      expiries.push(b.expired);
-      b.expired.catch(() => undefined); // awaited with the load; after a failure, no unhandled rejection
-      // C: once the clients are done, while the dispatcher works through its backlog, and not before B's locks ran
-      // out: a kill while a retry of B's held key waits in the server (15 s) would cut it before it is told to wait,
-      // and C's restart would let the key run out, so that B's hold would wait for a 409 that never comes
+      await crash('B: withdrawal executions', open);
+      // C: once the clients are done, while the dispatcher works through its backlog
       await waitUntil(() => (stopped || progress.clientsDone === CLIENTS ? null : 'clients'));
-      await b.expired;
       if (stopped) return;
       await jitter();
       await crash('C: webhook deliveries');
@@ -482,7 +454,9 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
         seconds: { load: (loadDone - started) / 1000, drain: (drained - loadDone) / 1000, total: (Date.now() - started) / 1000 },
         crashes: crashes.map((c) => ({
           label: c.label, heldKeys: c.heldKeys.map((k) => `${k.path} ${k.key}`), heldOperations: c.heldOperations, heldDeliveries: c.heldDeliveries,
-          runningTicks: c.runningTicks, unsent: c.unsent, downMs: c.restartedAt - c.killStartedAt, lockHeldMs: (c.expiredAt ?? NaN) - c.killStartedAt,
+          runningTicks: c.runningTicks, unsent: c.unsent, downMs: c.restartedAt - c.killStartedAt,
+          // how long after the restart each held key's retry was answered
+          heldKeyAnsweredMs: c.heldKeys.map((k) => (log.find((o) => o.key === k.key)?.answeredAt ?? NaN) - c.restartedAt),
         })),
         operations: log.length,
         unanswered: log.filter((o) => o.status === undefined).map((o) => `${o.kind} ${o.key}: ${o.sends} sends since ${o.sentAt - started} ms`),
@@ -502,7 +476,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     };
 
     try {
-      const load = Promise.all([...Array.from({ length: CLIENTS }, (_, c) => merchantClient(c)), operatorClient(), kills()]).then(() => Promise.all(expiries));
+      const load = Promise.all([...Array.from({ length: CLIENTS }, (_, c) => merchantClient(c)), operatorClient(), kills()]);
       try {
         // a hung kill or restart cannot outlast the budget either (the clients give up when it runs out themselves)
         await within('the load (clients and kills)', load);
@@ -558,14 +532,12 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
       );
       expect(sessions.map((s) => s.merchantReference).sort()).toEqual(sessionOps.map((o) => o.ref).sort());
 
-      // payments: exactly one per session (a retried complete never pays twice), each captured in the end. A complete
-      // is answered 200, or, when an earlier send of it may have paid already (cut, 5xx, or its key held by a dead
-      // process), 409 because the session is paid or its payment in flight.
+      // payments: exactly one per session (a retried complete never pays twice), each captured in the end. Every
+      // complete is answered 200, also when an earlier send of it paid already (cut, 5xx, or its process killed): the
+      // retry gets the answer of what that send committed, never 409 because the session is paid or its payment in flight.
       const completeOps = ops('complete');
       expect(completeOps).toHaveLength(CLIENTS * PAYMENTS_PER_CLIENT);
-      expect(
-        completeOps.filter((o) => o.status !== 200 && !(o.status === 409 && ['CHECKOUT_SESSION_COMPLETE', 'CHECKOUT_PAYMENT_IN_FLIGHT'].includes(o.code!) && o.sends > 1)),
-      ).toEqual([]);
+      expect(completeOps.filter((o) => o.status !== 200)).toEqual([]);
       const payments = await rows<{ id: string; checkoutSessionId: string; status: string; amountMinor: string; capturedMinor: string; refundedMinor: string; refundPendingMinor: string }>(
         `SELECT id, "checkoutSessionId", status, "amountMinor", "capturedMinor", "refundedMinor", "refundPendingMinor" FROM payments WHERE "tenantId" = :tenant AND status <> 'failed'`,
       );
@@ -616,13 +588,14 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
       // no Idempotency-Key left in progress
       expect(await Idempotency.count({ where: { state: 'in_progress' } })).toBe(0);
 
-      // the dead processes' keys: each was answered in the end, and none before its lock ran out
+      // the dead processes' keys: each was answered in the end, and no retry of one was told to wait (409
+      // IDEMPOTENCY_KEY_IN_USE): the new process knew at once that their process was gone
       const held = crashes.flatMap((c) => c.heldKeys.map((key) => ({ crash: c, key, op: log.find((o) => o.key === key.key) })));
       expect(held.filter((h) => !h.op).map((h) => h.key.key)).toEqual([]);
-      expect(held.filter((h) => h.op!.answeredAt! < h.crash.expiredAt!).map((h) => h.key.key)).toEqual([]);
-      // kill B found keys held (holdAnswers), and during the hold each retry of one was told to wait: 409 IDEMPOTENCY_KEY_IN_USE
+      expect(held.filter((h) => h.op!.inUse > 0).map((h) => `${h.key.key}: ${h.op!.inUse} in use`)).toEqual([]);
+      expect(log.filter((o) => o.inUse > 0).map((o) => o.key)).toEqual([]);
+      // kill B found keys held (holdAnswers)
       expect(held.filter((h) => h.crash.label.startsWith('B')).length).toBeGreaterThan(0);
-      expect(held.filter((h) => h.crash.label.startsWith('B') && h.op!.inUse === 0).map((h) => h.key.key)).toEqual([]);
       // the kills did catch requests in flight
       expect(held.length).toBeGreaterThan(0);
       expect(log.filter((o) => o.networkErrors > 0).length).toBeGreaterThan(0);
@@ -678,8 +651,9 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     await waitUntil(async () => ((await http.get(`/v1/payments/${paymentId}`, merchantKey)).body.data.status === 'captured' ? null : 'capture'));
     const unpaid = await session('window-unpaid');
 
-    // The process is held in the window: storing the answer of these two keys fails (and so does freeing the key,
-    // as if the process had died there), then it is killed. Triggers are the test's own, dropped before the restart.
+    // The process is held in the window: storing the answer of these two keys fails (and so does letting go of the
+    // key, deleting it or freeing it, as if the process had died there), then it is killed. Triggers are the test's
+    // own, dropped before the restart.
     const keys = `'refund-window', 'pay-window'`;
     const q = (sql: string) => t.rt.db.sequelize.query(sql);
     if (onPostgres) {
@@ -689,12 +663,12 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
             IF OLD."key" IN (${keys}) THEN RAISE EXCEPTION 'crash window'; END IF;
             RETURN OLD;
           END IF;
-          IF NEW."key" IN (${keys}) AND NEW.state = 'completed' THEN RAISE EXCEPTION 'crash window'; END IF;
+          IF NEW."key" IN (${keys}) AND (NEW.state = 'completed' OR NEW."ownerProcess" IS NULL) THEN RAISE EXCEPTION 'crash window'; END IF;
           RETURN NEW;
         END $f$`);
       await q(`CREATE TRIGGER crash_window BEFORE UPDATE OR DELETE ON idempotency_records FOR EACH ROW EXECUTE FUNCTION crash_window()`);
     } else {
-      await q(`CREATE TRIGGER crash_window_store BEFORE UPDATE ON idempotency_records WHEN NEW."key" IN (${keys}) AND NEW.state = 'completed'
+      await q(`CREATE TRIGGER crash_window_store BEFORE UPDATE ON idempotency_records WHEN NEW."key" IN (${keys}) AND (NEW.state = 'completed' OR NEW."ownerProcess" IS NULL)
         BEGIN SELECT RAISE(ABORT, 'crash window'); END`);
       await q(`CREATE TRIGGER crash_window_free BEFORE DELETE ON idempotency_records WHEN OLD."key" IN (${keys})
         BEGIN SELECT RAISE(ABORT, 'crash window'); END`);
@@ -728,9 +702,15 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     expect(refund.body.data.id).toBe(only.id);
     expect(await refundRows()).toHaveLength(1);
     const pay = await http.post('window', 'complete', `/v1/checkout-sessions/${unpaid.id}/complete`, unpaid.clientSecret, card, 'pay-window');
-    // the session was paid by the first request: no second payment (the retry cannot get the first answer, which was never stored)
-    expect([pay.status, pay.body.code]).toEqual([409, expect.stringMatching(/^CHECKOUT_(SESSION_COMPLETE|PAYMENT_IN_FLIGHT)$/)]);
+    // the session was paid by the first request: no second payment, and the retry gets the answer of that one (its
+    // key was marked with the payment): 200 with the session and its payment, at once
+    const [onlyPayment] = await paymentsOf();
+    expect([pay.status, pay.body.data?.id, pay.body.data?.paymentId, pay.replayed, pay.op.inUse]).toEqual([200, unpaid.id, onlyPayment.id, false, 0]);
     expect(await paymentsOf()).toHaveLength(1);
+    // and it is kept: the same request again replays it
+    const again = await http.post('window', 'complete', `/v1/checkout-sessions/${unpaid.id}/complete`, unpaid.clientSecret, card, 'pay-window');
+    expect([again.status, again.replayed, again.body]).toEqual([200, true, pay.body]);
+    expect(refund.op.inUse).toBe(0);
 
     await recoverStalledCalls(t.rt, { staleMs: 0 });
     await drain();
@@ -741,5 +721,263 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
     await expectLedgerInvariant(t.rt);
     // the client met no 5xx and no network error (its requests went out after the kill, to the new process)
     expect(failures).toEqual([]);
+  }, WINDOW_TEST_TIMEOUT);
+
+  test('a keyed complete, refund and capture killed at every step: the retry gets the operation\'s answer at once; one payment, one refund, one capture', async () => {
+    const merchantKey = sandbox.merchantKey.secretKey;
+    const failures: Failure[] = [];
+    const http = new CrashClient(target, budget, [], failures);
+    const AMOUNT = 6_000;
+    const session = async (ref: string) => {
+      const created = await http.post('points', 'session', '/v1/checkout-sessions', merchantKey, {
+        amount: { currency: 'EUR', valueMinor: AMOUNT }, merchantReference: ref, successUrl: 'https://shop.example/ok',
+      }, `session-${ref}`);
+      expect(created.status).toBe(201);
+      return created.body.data as { id: string; clientSecret: string };
+    };
+    const one = async <T extends object>(sql: string, replacements: Record<string, unknown>) => (await rows<T>(sql, replacements))[0] as T | undefined;
+    /** where a kill landed for a key: what the dead request had committed */
+    const landing = async (key: string) => {
+      const row = await one<{ state: string; appliedAt: unknown }>(`SELECT state, "appliedAt" FROM idempotency_records WHERE "key" = :key`, { key });
+      return !row ? 'not claimed' : row.state === 'completed' ? 'answer kept' : row.appliedAt ? 'effect committed, answer not kept' : 'claimed, nothing committed';
+    };
+    const points: Array<{ op: string; step: string; first: number | string; landed: string; answeredMs: number; status: number; replayed: boolean }> = [];
+
+    /**
+     * One step of an operation where the test holds serve: a statement (`event` on `table`, `when` its row matches)
+     * that waits, in a test-only trigger, until the process is dead, and then fails. `reached` tells that the request
+     * committed everything before that step (polled; the step cannot pass, so the kill lands there whenever it comes).
+     */
+    interface Step {
+      step: string;
+      table: string;
+      event: 'INSERT' | 'UPDATE';
+      when: string;
+      reached: () => Promise<boolean>;
+    }
+    const q = (sql: string, transaction?: Transaction) => t.rt.db.sequelize.query(sql, { transaction });
+    async function holdAt(step: Step): Promise<() => Promise<void>> {
+      if (onPostgres) {
+        const gate = new Client({ connectionString: t.db.url });
+        await gate.connect();
+        await gate.query('SELECT pg_advisory_lock(4242011)');
+        await q(`CREATE FUNCTION crash_step() RETURNS trigger LANGUAGE plpgsql AS $f$
+          BEGIN
+            PERFORM pg_advisory_xact_lock_shared(4242011);
+            RAISE EXCEPTION 'crash step';
+          END $f$`);
+        await q(`CREATE TRIGGER crash_step BEFORE ${step.event} ON ${step.table} FOR EACH ROW WHEN (${step.when}) EXECUTE FUNCTION crash_step()`);
+        return async () => {
+          await gate.end();
+          await q(`DROP TRIGGER crash_step ON ${step.table}`);
+          await q('DROP FUNCTION crash_step()');
+        };
+      }
+      // SQLite: the statement spins until its process dies (see holdAnswers), all set up in one transaction
+      const spin = 'SELECT count(*) FROM crash_step_rows a, crash_step_rows b, crash_step_rows c, crash_step_rows d; SELECT RAISE(ABORT, \'crash step\');';
+      await t.rt.db.transaction(async (transaction) => {
+        await q('CREATE TABLE crash_step_rows (n INTEGER)', transaction);
+        await q('INSERT INTO crash_step_rows (n) WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 800) SELECT n FROM c', transaction);
+        await q(`CREATE TRIGGER crash_step BEFORE ${step.event} ON ${step.table} WHEN ${step.when} BEGIN ${spin} END`, transaction);
+      });
+      return async () => {
+        await q('DROP TRIGGER crash_step');
+        await q('DROP TABLE crash_step_rows');
+      };
+    }
+
+    /**
+     * Sends the keyed request, kills serve once it is held at `step` (or, without one, once it has answered), restarts
+     * it, and sends the identical request again until it has a definite answer (a 409 IDEMPOTENCY_KEY_IN_USE is
+     * counted and sent again, a 5xx only when in flight at the kill).
+     */
+    const killedAt = async (op: string, step: Step | 'answered', path: string, credential: string, body: unknown, key: string) => {
+      const release = step === 'answered' ? undefined : await holdAt(step);
+      const first = server.request(path, { credential, body, headers: { 'Idempotency-Key': key } }).then((r) => r.status, () => 'cut');
+      if (step === 'answered') await first;
+      else await waitUntil(async () => ((await step.reached()) ? null : `${op} ${key} reaching ${step.step}`), 10);
+      // the request goes on to the held statement (it cannot pass it: the kill lands there however late it comes)
+      if (step !== 'answered') await sleep(200);
+      await crash(`${op} at ${step === 'answered' ? step : step.step}`, release);
+      const landed = await landing(key);
+      const answer = await http.post('points', op, path, credential, body, key);
+      points.push({ op, step: step === 'answered' ? step : step.step, first: await first, landed, answeredMs: answer.op.answeredAt! - answer.op.sentAt, status: answer.status, replayed: answer.replayed });
+      // never told to wait, and not held: a key held by a live process waits 15 s in the server first
+      expect([key, answer.op.inUse, answer.op.answeredAt! - answer.op.sentAt < 15_000]).toEqual([key, 0, true]);
+      return { answer, landed };
+    };
+
+    const claimed = (key: string) => async () => Boolean(await landing(key).then((l) => l !== 'not claimed'));
+    try {
+      // an uninterrupted keyed complete: its answer
+      const base = await session('points-base');
+      const plain = await http.post('points', 'complete', `/v1/checkout-sessions/${base.id}/complete`, base.clientSecret, card, 'points-pay-base');
+      expect(plain.status).toBe(200);
+      const fieldsOf = (data: Record<string, unknown>) => Object.keys(data).sort();
+
+      const paymentOf = (sessionId: string) => one<{ id: string; status: string }>(`SELECT id, status FROM payments WHERE "checkoutSessionId" = :session`, { session: sessionId });
+      const attemptOf = (sessionId: string) =>
+        one<{ id: string; providerReference: string | null }>(`SELECT a.id, a."providerReference" FROM payment_attempts a JOIN payments p ON p.id = a."paymentId" WHERE p."checkoutSessionId" = :session`, { session: sessionId });
+      const completeSteps = (key: string, sessionId: string): Array<Step | 'answered'> => [
+        { step: 'the key claimed', table: 'idempotency_records', event: 'INSERT', when: `NEW."key" = '${key}'`, reached: async () => true },
+        { step: 'the payment written', table: 'payments', event: 'INSERT', when: `NEW."checkoutSessionId" = '${sessionId}'`, reached: claimed(key) },
+        { step: 'the acquirer asked', table: 'sandbox_acquirer_operations', event: 'INSERT', when: `NEW.kind = 'authorize'`, reached: async () => Boolean(await paymentOf(sessionId)) },
+        {
+          step: 'the acquirer\'s answer applied', table: 'payment_attempts', event: 'UPDATE', when: `OLD."providerReference" IS NULL AND NEW."providerReference" IS NOT NULL`,
+          reached: async () => {
+            const attempt = await attemptOf(sessionId);
+            return Boolean(attempt && (await one(`SELECT id FROM sandbox_acquirer_operations WHERE reference = :ref`, { ref: attempt.id })));
+          },
+        },
+        {
+          step: 'the answer kept', table: 'idempotency_records', event: 'UPDATE', when: `NEW."key" = '${key}' AND (NEW.state = 'completed' OR NEW."ownerProcess" IS NULL)`,
+          reached: async () => Boolean((await attemptOf(sessionId))?.providerReference),
+        },
+        'answered',
+      ];
+      for (let i = 0; i < completeSteps('', '').length; i++) {
+        const key = `points-pay-${i}`;
+        const open = await session(key);
+        const { answer, landed } = await killedAt('complete', completeSteps(key, open.id)[i], `/v1/checkout-sessions/${open.id}/complete`, open.clientSecret, card, key);
+        // the operation's answer: the session and its one payment, as an uninterrupted run answers
+        const payments = await rows<{ id: string }>(`SELECT id FROM payments WHERE "checkoutSessionId" = :session`, { session: open.id });
+        expect([i, landed, answer.status, payments.length]).toEqual([i, landed, 200, 1]);
+        expect([answer.body.data.id, answer.body.data.paymentId, answer.body.data.amount]).toEqual([open.id, payments[0].id, plain.body.data.amount]);
+        expect(fieldsOf(answer.body.data)).toEqual(fieldsOf(plain.body.data));
+        // kept: the same request replays that answer
+        const again = await http.post('points', 'complete', `/v1/checkout-sessions/${open.id}/complete`, open.clientSecret, card, key);
+        expect([again.status, again.replayed, again.body]).toEqual([200, true, answer.body]);
+      }
+      // each step was a landing of its own
+      expect(points.map((p) => p.landed)).toEqual([
+        'not claimed', 'claimed, nothing committed', 'effect committed, answer not kept', 'effect committed, answer not kept', 'effect committed, answer not kept', 'answer kept',
+      ]);
+
+      // refunds of the first payment, once captured
+      const paymentId = plain.body.data.paymentId as string;
+      await waitUntil(async () => ((await http.get(`/v1/payments/${paymentId}`, merchantKey)).body.data.status === 'captured' ? null : 'capture'));
+      const refundBody = (ref: string) => ({ amount: { currency: 'EUR', valueMinor: 300 }, merchantReference: ref });
+      const plainRefund = await http.post('points', 'refund', `/v1/payments/${paymentId}/refunds`, merchantKey, refundBody('points-refund-base'), 'points-refund-base');
+      expect(plainRefund.status).toBe(201);
+      const refundOf = (ref: string) => one<{ id: string; providerReference: string | null }>(`SELECT id, "providerReference" FROM refunds WHERE "merchantReference" = :ref`, { ref });
+      const refundSteps = (key: string): Array<Step | 'answered'> => [
+        { step: 'the key claimed', table: 'idempotency_records', event: 'INSERT', when: `NEW."key" = '${key}'`, reached: async () => true },
+        { step: 'the refund written', table: 'refunds', event: 'INSERT', when: `NEW."merchantReference" = '${key}'`, reached: claimed(key) },
+        { step: 'the acquirer asked', table: 'sandbox_acquirer_operations', event: 'INSERT', when: `NEW.kind = 'refund'`, reached: async () => Boolean(await refundOf(key)) },
+        {
+          step: 'the acquirer\'s answer applied', table: 'refunds', event: 'UPDATE', when: `NEW."merchantReference" = '${key}' AND OLD."providerReference" IS NULL AND NEW."providerReference" IS NOT NULL`,
+          reached: async () => {
+            const refund = await refundOf(key);
+            return Boolean(refund && (await one(`SELECT id FROM sandbox_acquirer_operations WHERE reference = :ref`, { ref: refund.id })));
+          },
+        },
+        {
+          step: 'the answer kept', table: 'idempotency_records', event: 'UPDATE', when: `NEW."key" = '${key}' AND (NEW.state = 'completed' OR NEW."ownerProcess" IS NULL)`,
+          reached: async () => Boolean((await refundOf(key))?.providerReference),
+        },
+        'answered',
+      ];
+      const refundPoints = refundSteps('').length;
+      for (let i = 0; i < refundPoints; i++) {
+        const ref = `points-refund-${i}`;
+        const { answer } = await killedAt('refund', refundSteps(ref)[i], `/v1/payments/${paymentId}/refunds`, merchantKey, refundBody(ref), ref);
+        const refunds = await rows<{ id: string }>(`SELECT id FROM refunds WHERE "merchantReference" = :ref`, { ref });
+        expect([i, answer.status, refunds.length]).toEqual([i, 201, 1]);
+        expect([answer.body.data.id, answer.body.data.amount]).toEqual([refunds[0].id, plainRefund.body.data.amount]);
+        expect(fieldsOf(answer.body.data)).toEqual(fieldsOf(plainRefund.body.data));
+        const again = await http.post('points', 'refund', `/v1/payments/${paymentId}/refunds`, merchantKey, refundBody(ref), ref);
+        expect([again.status, again.replayed, again.body]).toEqual([201, true, answer.body]);
+      }
+      expect(points.filter((p) => p.op === 'refund').map((p) => p.landed)).toEqual([
+        'not claimed', 'claimed, nothing committed', 'effect committed, answer not kept', 'effect committed, answer not kept', 'effect committed, answer not kept', 'answer kept',
+      ]);
+
+      // captures of manual-capture payments, one per step
+      const authorized = async (ref: string) => {
+        const created = await http.post('points', 'session', '/v1/checkout-sessions', merchantKey, {
+          amount: { currency: 'EUR', valueMinor: AMOUNT }, captureMethod: 'manual', merchantReference: ref, successUrl: 'https://shop.example/ok',
+        }, `session-${ref}`);
+        expect(created.status).toBe(201);
+        const { id, clientSecret } = created.body.data as { id: string; clientSecret: string };
+        const paid = await http.post('points', 'complete', `/v1/checkout-sessions/${id}/complete`, clientSecret, card, `pay-${ref}`);
+        expect(paid.status).toBe(200);
+        const payment = paid.body.data.paymentId as string;
+        await waitUntil(async () => ((await http.get(`/v1/payments/${payment}`, merchantKey)).body.data.status === 'requires_capture' ? null : `${ref} authorized`));
+        return payment;
+      };
+      const pendingOf = (payment: string) => one<{ status: string; pendingOperation: unknown }>(`SELECT status, "pendingOperation" FROM payments WHERE id = :payment`, { payment });
+      const captureSteps = (key: string, payment: string): Array<Step | 'answered'> => [
+        { step: 'the key claimed', table: 'idempotency_records', event: 'INSERT', when: `NEW."key" = '${key}'`, reached: async () => true },
+        {
+          step: 'the capture recorded', table: 'payments', event: 'UPDATE', when: `NEW.id = '${payment}' AND OLD."pendingOperation" IS NULL AND NEW."pendingOperation" IS NOT NULL`,
+          reached: claimed(key),
+        },
+        {
+          step: 'the acquirer\'s answer applied', table: 'payments', event: 'UPDATE', when: `NEW.id = '${payment}' AND OLD."pendingOperation" IS NOT NULL`,
+          reached: async () => Boolean((await pendingOf(payment))?.pendingOperation),
+        },
+        {
+          step: 'the answer kept', table: 'idempotency_records', event: 'UPDATE', when: `NEW."key" = '${key}' AND (NEW.state = 'completed' OR NEW."ownerProcess" IS NULL)`,
+          reached: async () => (await pendingOf(payment))?.status === 'captured',
+        },
+        'answered',
+      ];
+      const capturePoints = captureSteps('', '').length;
+      const captured: string[] = [];
+      let plainCapture: Record<string, unknown> | undefined;
+      for (let i = 0; i < capturePoints; i++) {
+        const key = `points-capture-${i}`;
+        const payment = await authorized(key);
+        captured.push(payment);
+        if (!plainCapture) {
+          // an uninterrupted keyed capture: its answer
+          const base = await authorized('points-capture-base');
+          const answer = await http.post('points', 'capture', `/v1/payments/${base}/capture`, merchantKey, {}, 'points-capture-base');
+          expect(answer.status).toBe(200);
+          plainCapture = answer.body.data;
+        }
+        const { answer } = await killedAt('capture', captureSteps(key, payment)[i], `/v1/payments/${payment}/capture`, merchantKey, {}, key);
+        // the operation's answer: the payment (captured, or its capture recorded and left for recovery to finish)
+        expect([i, answer.status, answer.body.data.id]).toEqual([i, 200, payment]);
+        expect(fieldsOf(answer.body.data)).toEqual(fieldsOf(plainCapture!));
+        const again = await http.post('points', 'capture', `/v1/payments/${payment}/capture`, merchantKey, {}, key);
+        expect([again.status, again.replayed, again.body]).toEqual([200, true, answer.body]);
+      }
+      expect(points.filter((p) => p.op === 'capture').map((p) => p.landed)).toEqual([
+        'not claimed', 'claimed, nothing committed', 'effect committed, answer not kept', 'effect committed, answer not kept', 'answer kept',
+      ]);
+
+      // what the dead processes left unsent is sent (or failed: a card dies with its process) and everything settles;
+      // a capture a dead process recorded is finished once its lease (PAYMENT_OPERATION_LEASE_MS) runs out: now
+      await t.rt.db.models.Payment.update({ pendingOperationUntil: new Date(Date.now() - 1_000) }, { where: { id: captured, pendingOperation: { [Op.ne]: null } } });
+      await recoverStalledCalls(t.rt, { staleMs: 0 });
+      await drain();
+      const capturedRows = await rows<{ id: string; status: string; capturedMinor: string }>(`SELECT id, status, "capturedMinor" FROM payments WHERE id IN (:ids)`, { ids: captured });
+      // each captured once, in full
+      expect(capturedRows.map((p) => [p.status, Number(p.capturedMinor)])).toEqual(captured.map(() => ['captured', AMOUNT]));
+      const unsent = new Set(crashes.flatMap((c) => c.unsentPayments));
+      for (let i = 0; i < completeSteps('', '').length; i++) {
+        const sessionRow = await one<{ id: string }>(`SELECT id FROM checkout_sessions WHERE "merchantReference" = :ref`, { ref: `points-pay-${i}` });
+        const payments = await rows<{ id: string; status: string; errorMessage: string | null }>(
+          `SELECT id, status, "errorMessage" FROM payments WHERE "checkoutSessionId" = :session`, { session: sessionRow!.id },
+        );
+        // one payment, never doubled; failed only when a kill left its attempt unsent (the card died with the process)
+        expect(payments).toHaveLength(1);
+        const [p] = payments;
+        expect([i, p.status === 'captured' || (p.status === 'failed' && unsent.has(p.id) && p.errorMessage === 'The card is no longer available for another attempt.')]).toEqual([i, true]);
+      }
+      const refundRows = await rows<{ merchantReference: string; status: string }>(`SELECT "merchantReference", status FROM refunds WHERE "paymentId" = :payment`, { payment: paymentId });
+      expect(refundRows.map((r) => r.merchantReference).sort()).toEqual(['points-refund-base', ...Array.from({ length: refundPoints }, (_, i) => `points-refund-${i}`)].sort());
+      expect(refundRows.filter((r) => r.status !== 'succeeded')).toEqual([]);
+      const payment = (await http.get(`/v1/payments/${paymentId}`, merchantKey)).body.data;
+      expect(payment.amountBreakdown.refunded.valueMinor).toBe(300 * (refundPoints + 1));
+      expect(await t.rt.db.models.Idempotency.count({ where: { state: 'in_progress' } })).toBe(0);
+      await expectLedgerInvariant(t.rt);
+      // a 5xx or a network error only for a send in flight at a kill
+      expect(failures.filter((f) => !crashWindowOf(f, crashWindows()))).toEqual([]);
+    } finally {
+      // eslint-disable-next-line no-console
+      console.log(`crash steps (${dialectName}):\n${points.map((p) => `${p.op} killed at ${p.step} (first send: ${p.first}): ${p.landed} -> ${p.status}${p.replayed ? ' replayed' : ''} in ${p.answeredMs} ms`).join('\n')}`);
+    }
   }, WINDOW_TEST_TIMEOUT);
 });

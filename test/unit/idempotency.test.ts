@@ -1,6 +1,6 @@
 import { createTestRuntime, dialectName, type TestRuntime } from '../helpers/db';
 import { ManualClock } from '../../src/domain/clock';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../src/services/idempotency';
+import { OWNER_LEASE_MS, claimIdempotencyKey, completeIdempotencyKey, registerKeyOwner, releaseIdempotencyKey } from '../../src/services/idempotency';
 
 let t: TestRuntime;
 const clock = new ManualClock('2026-03-01T00:00:00Z');
@@ -13,9 +13,11 @@ const request = (key: string) => ({ scope: 's:test', key, method: 'POST', path: 
 
 describe(`idempotency claims (${dialectName})`, () => {
   test('a taken-over claim cannot complete or release the new owner\'s', async () => {
-    const a = await claimIdempotencyKey(t.rt.db, clock, request('fence'));
+    // A: a process on another machine, whose lease only the clock ends
+    const elsewhere = registerKeyOwner(t.rt.db, clock, { host: 'elsewhere', machine: 'another-machine', pid: 4242, processStart: '1' }, { renew: false });
+    const a = await claimIdempotencyKey(t.rt.db, clock, request('fence'), { as: elsewhere });
     expect(a.kind).toBe('owner');
-    clock.advance(61_000); // A's lease ran out without renewal: its worker is presumed gone
+    clock.advance(OWNER_LEASE_MS + 1_000); // A's lease ran out without renewal: its process is presumed gone
     const b = await claimIdempotencyKey(t.rt.db, clock, request('fence'));
     expect(b.kind).toBe('owner');
     if (a.kind !== 'owner' || b.kind !== 'owner') throw new Error('unreachable');

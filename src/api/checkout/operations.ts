@@ -55,6 +55,8 @@ export const checkoutOperations: Operation[] = [
       await completeCheckoutSession(ctx, params.id, input);
       return sessions.getSession(ctx, params.id);
     },
+    // the session as the payment its request committed left it
+    resume: (ctx, { params }) => sessions.getSession(ctx, params.id),
   }),
   defineOperation({
     id: 'expireCheckoutSession', method: 'post', path: '/v1/checkout-sessions/{id}/expire', levels: ['M', 'T'], permission: manage, tag,

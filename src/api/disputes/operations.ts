@@ -37,6 +37,7 @@ export const disputeOperations: Operation[] = [
     description: `needs_response -> under_review (submittedAt), with the evidence changes given applied first; emits dispute.updated; the evidence is sent to the acquirer, which decides later (dispute.won or dispute.lost). When the acquirer refuses the evidence or cannot be reached, the dispute returns to needs_response (dispute.updated) and the answer is 422 DISPUTE_EVIDENCE_REFUSED or 503 PROVIDER_UNAVAILABLE. ${onlyOpen}`,
     body: SubmitDisputeBody,
     handler: (ctx, { params, body }) => disputes.submitDispute(ctx, params.id, body ?? {}),
+    resume: (ctx, { params }) => disputes.getDispute(ctx, params.id),
   }),
   defineOperation({
     ...common, id: 'acceptDispute', method: 'post', path: `${BASE}/{id}/accept`, levels: ['M', 'T'], permission: MANAGE, ownTransactions: true,

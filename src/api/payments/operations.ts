@@ -27,6 +27,7 @@ export const paymentOperations: Operation[] = [
       'Captures the whole authorized amount, or less where the provider supports partial capture (422 PARTIAL_CAPTURE_NOT_SUPPORTED otherwise). 409 PAYMENT_NOT_CAPTURABLE unless the payment is requires_capture. Emits payment.captured and payment.succeeded; the capture is booked to the ledger net of fees.',
     kind: 'single', params: idParams, body: CapturePaymentBody, response: PaymentSchema, ownTransactions: true,
     handler: (ctx, { params, body }) => payments.capturePayment(ctx, params.id, body),
+    resume: (ctx, { params }) => payments.getPayment(ctx, params.id),
   }),
   defineOperation({
     id: 'cancelPayment', method: 'post', path: '/v1/payments/{id}/cancel', levels: ['M', 'T'], permission: 'payments:payments:manage', tag,
@@ -35,6 +36,7 @@ export const paymentOperations: Operation[] = [
       'Valid for processing, requires_action and requires_capture payments: the authorization is voided, no refund is created, payment.canceled is emitted and the status becomes voided. 409 PAYMENT_NOT_CANCELABLE when captured or in a final state.',
     kind: 'single', params: idParams, response: PaymentSchema, ownTransactions: true,
     handler: (ctx, { params }) => payments.cancelPayment(ctx, params.id),
+    resume: (ctx, { params }) => payments.getPayment(ctx, params.id),
   }),
   defineOperation({
     id: 'createRefund', method: 'post', path: '/v1/payments/{id}/refunds', levels: ['M', 'T'], permission: 'payments:refunds:manage', tag,
@@ -43,6 +45,8 @@ export const paymentOperations: Operation[] = [
       'Creates a pending refund of `amount` (default: all that remains refundable) and sends it to the provider; refund.created now, refund.succeeded or refund.failed when the provider answers (no payment event: the payment becomes partially_refunded or refunded). Never beyond the captured amount, pending refunds included, whatever the concurrency (422 REFUND_EXCEEDS_REFUNDABLE); a payment with an open or lost dispute refuses refunds beyond what the dispute left (409 PAYMENT_DISPUTED). Partial refunds only where the provider supports them (422 PARTIAL_REFUND_NOT_SUPPORTED); a provider may allow one lifetime full refund only (422 SINGLE_FULL_REFUND_ONLY). Send an Idempotency-Key: a retry returns the same refund.',
     kind: 'single', status: 201, params: idParams, body: CreateRefundBody, response: RefundSchema, ownTransactions: true,
     handler: (ctx, { params, body, idempotencyKey }) => refunds.createRefund(ctx, params.id, body, idempotencyKey),
+    // the refund keeps its key: asked again, it answers the refund the key made (sending nothing twice)
+    resume: (ctx, { params, body, idempotencyKey }) => refunds.createRefund(ctx, params.id, body, idempotencyKey),
   }),
   defineOperation({
     id: 'listPaymentRefunds', method: 'get', path: '/v1/payments/{id}/refunds', levels: ['M', 'T', 'P'], permission: 'payments:refunds:view', tag,

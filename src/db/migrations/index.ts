@@ -37,6 +37,7 @@ const LOADERS: Record<string, () => MigrationModule> = {
   '0031_payouts': () => require('./0031_payouts') as typeof import('./0031_payouts'),
   '0032_settlements': () => require('./0032_settlements') as typeof import('./0032_settlements'),
   '0033_dispute_acquirer': () => require('./0033_dispute_acquirer') as typeof import('./0033_dispute_acquirer'),
+  '0034_idempotency_owners': () => require('./0034_idempotency_owners') as typeof import('./0034_idempotency_owners'),
 };
 
 /** Every migration's name, in order. */

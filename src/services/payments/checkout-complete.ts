@@ -15,6 +15,7 @@ import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import type { CardSummary } from './cards';
 import type { Money } from '../../domain/money';
 import { sessionRedirectUrl } from '../checkout';
+import { keyedEffect } from '../idempotency';
 
 export interface CompleteSessionInput {
   paymentMethod: { type: 'card'; card: CardInput };
@@ -30,7 +31,8 @@ export interface CompleteSessionInput {
  * calls the provider and applies its answer. The card number never reaches the database in clear: the payment keeps
  * brand, last4, expiry and a keyed fingerprint; when another terminal may have to be tried (cascading), the card
  * without its cvc is kept sealed with the master key until the payment leaves processing.
- * Opens its own transactions (the operation is declared with ownTransactions).
+ * Opens its own transactions (the operation is declared with ownTransactions); the first, which creates the payment,
+ * marks the request's Idempotency-Key (keyedEffect), so that a retry after a crash answers instead of paying again.
  */
 export async function completeCheckoutSession(ctx: CallerContext, sessionId: string, input: CompleteSessionInput): Promise<void> {
   const now = ctx.clock.now();
@@ -47,6 +49,8 @@ export async function completeCheckoutSession(ctx: CallerContext, sessionId: str
     if (session.paymentStatus === 'processing' || session.paymentStatus === 'requires_action') {
       throw new ConflictError('CHECKOUT_PAYMENT_IN_FLIGHT', `A payment of checkout session ${sessionId} is ${session.paymentStatus}: wait for its outcome.`);
     }
+    // the payment commits with the mark of the request's Idempotency-Key: a retry after a crash answers with the session
+    await keyedEffect(tx);
     const pctx = withTransaction(processingContext(tx, session.tenantId, session.livemode, ctx.actor), tx.transaction);
     const merchant = await scoped(pctx, pctx.db.models.Merchant).get(session.merchantId);
     if (merchant.status !== 'active') throw new BusinessRuleError('MERCHANT_NOT_ACTIVE', `Merchant ${merchant.id} is ${merchant.status}: it takes no payments.`);

@@ -2,7 +2,8 @@
  * The clients of the crash-recovery test: every request goes to whichever `serve` process is current, and a POST is
  * sent again with the same Idempotency-Key and body until it gets a definite answer (2xx, or a 4xx other than the
  * "still in progress" one): after a refused connection while the process is down, a connection cut by SIGKILL, or 409
- * IDEMPOTENCY_KEY_IN_USE while the key is still held by the process that died with it.
+ * IDEMPOTENCY_KEY_IN_USE while the key is still held by a live request (counted: the tests require that no retry of
+ * a key whose process died is told to wait).
  *
  * A server error is not retried blindly: every 5xx and every network error is recorded in `failures` with the time
  * it came, and the test fails on each one whose request was not in flight at a kill (see `crashWindowOf`). A 500 (a
@@ -166,7 +167,7 @@ export class CrashClient {
         ...(key ? { 'Idempotency-Key': key } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
-      // a send waits as long as the run moves (a retry of a key held by a dead process waits 15 s in the server, more
+      // a send waits as long as the run moves (a duplicate of a key held by a live request waits 15 s in the server, more
       // on a loaded machine); when nothing has moved for the idle allowance, it is cut with the rest (a hang fails the run)
       // (a signal of its own that follows the budget's: undici leaves its abort listener on the signal it is given
       // until that signal is collected, and thousands of sends on the one budget signal trip MaxListenersExceededWarning)
@@ -239,7 +240,7 @@ export class CrashClient {
       const { res, parsed } = sent;
       if (res.status >= 500) op.serverErrors++;
       if (res.status === 409 && parsed?.code === 'IDEMPOTENCY_KEY_IN_USE') {
-        // the key is still claimed (by a process that died, until its lock runs out): wait and retry
+        // the key is still claimed by a live request: wait and retry (counted in inUse)
         op.inUse++;
         await sleep(100);
         continue;
