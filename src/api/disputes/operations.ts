@@ -44,5 +44,6 @@ export const disputeOperations: Operation[] = [
     summary: 'Accept (concede) a dispute',
     description: `needs_response -> lost (closedAt, closedReason accepted); emits dispute.lost. The amount and fee stay debited. The acceptance is then sent to the acquirer (after the move is committed); one it did not answer is sent again by the dispute-deadlines job. ${onlyOpen}`,
     handler: (ctx, { params }) => disputes.acceptDispute(ctx, params.id),
+    resume: (ctx, { params }) => disputes.getDispute(ctx, params.id),
   }),
 ];
