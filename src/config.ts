@@ -44,6 +44,8 @@ export interface AppConfig {
   authFailureWindowSeconds: number;
   /** PAYPLANE_TOKEN_MAX_LIFETIME_HOURS: the longest life (exp - iat) a user token may have, ours or an identity provider's */
   tokenMaxLifetimeHours: number;
+  /** PAYPLANE_WEBHOOK_ALLOW_CIDRS: private CIDRs a webhook endpoint may be saved at (the dispatcher reads the same variable) */
+  webhookAllowCidrs: string[];
 }
 
 function nonNegativeInt(name: string, value: string | undefined, fallback: number): number {
@@ -93,8 +95,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     authFailuresPerKey: nonNegativeInt('PAYPLANE_AUTH_FAILURES_PER_KEY', env.PAYPLANE_AUTH_FAILURES_PER_KEY, 20),
     authFailureWindowSeconds: positiveInt('PAYPLANE_AUTH_FAILURE_WINDOW_SECONDS', env.PAYPLANE_AUTH_FAILURE_WINDOW_SECONDS, 300),
     tokenMaxLifetimeHours: positiveInt('PAYPLANE_TOKEN_MAX_LIFETIME_HOURS', env.PAYPLANE_TOKEN_MAX_LIFETIME_HOURS, 24),
+    webhookAllowCidrs: cidrList(env.PAYPLANE_WEBHOOK_ALLOW_CIDRS),
     ...stripUndefined(overrides),
   };
+}
+
+/** PAYPLANE_WEBHOOK_ALLOW_CIDRS as the endpoint save and the dispatcher read it: comma-separated, blanks ignored. */
+export function cidrList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 function parseKybStorage(value: string | undefined): AppConfig['kybStorage'] {
