@@ -7,7 +7,7 @@ import type { z as Zod } from 'zod';
 let joseModule: typeof import('jose') | undefined;
 const jose = () => (joseModule ??= require('jose') as typeof import('jose'));
 import type { AppConfig } from '../../config';
-import { AuthenticationError, ValidationError } from '../../domain/errors';
+import { AuthenticationError, UnavailableError, ValidationError } from '../../domain/errors';
 import type { Clock } from '../../domain/clock';
 import { readOrCreateSecretFile } from '../../util/paths';
 
@@ -23,6 +23,9 @@ export interface VerifiedToken {
 
 /** How far ahead of our clock a token's iat may be (an identity provider's clock runs a little ahead). */
 const ISSUED_AT_SKEW_SECONDS = 60;
+
+/** What a key set answers for a token it has no single key of (the token's fault, not the key set's fetch). */
+const TOKEN_KEY_ERRORS: ReadonlySet<string> = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATCHING_KEYS', 'ERR_JOSE_NOT_SUPPORTED', 'ERR_JOSE_ALG_NOT_ALLOWED']);
 
 /** The shortest PAYPLANE_TOKEN_SECRET accepted. */
 export const TOKEN_SECRET_MIN_LENGTH = 32;
@@ -108,7 +111,19 @@ export class TokenService {
       if (this.config.oidcIssuer && unverified.iss === this.config.oidcIssuer) {
         if (!this.config.oidcJwksUrl) throw new Error('PAYPLANE_OIDC_JWKS_URL is not set');
         this.jwks ??= jose().createRemoteJWKSet(new URL(this.config.oidcJwksUrl));
-        const { payload } = await jose().jwtVerify(token, this.jwks, {
+        const jwks = this.jwks;
+        // the identity provider's keys not fetched (unreachable, timed out, not a key set): our failure, not the
+        // caller's (503, and the failed-authentication throttle counts nothing); a key the token names that the
+        // fetched set lacks is the token's
+        const keys: typeof jwks = (async (header: Parameters<typeof jwks>[0], input: Parameters<typeof jwks>[1]) => {
+          try {
+            return await jwks(header, input);
+          } catch (error) {
+            if (TOKEN_KEY_ERRORS.has((error as { code?: string }).code ?? '')) throw error;
+            throw new UnavailableError('The identity provider\'s signing keys (PAYPLANE_OIDC_JWKS_URL) cannot be fetched now; retry later.', 'IDENTITY_PROVIDER_UNAVAILABLE');
+          }
+        }) as typeof jwks;
+        const { payload } = await jose().jwtVerify(token, keys, {
           issuer: this.config.oidcIssuer,
           audience: this.config.oidcAudience,
           algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
@@ -128,7 +143,7 @@ export class TokenService {
       const claims = checkClaims(tokenClaimSchemas().local, payload);
       return { kind: 'local', subject: claims.sub, livemode: modeOf(claims.mode) };
     } catch (error) {
-      if (error instanceof AuthenticationError) throw error;
+      if (error instanceof AuthenticationError || error instanceof UnavailableError) throw error;
       if ((error as { code?: string }).code === 'ERR_JWT_EXPIRED') throw new AuthenticationError('The bearer token has expired.', 'TOKEN_EXPIRED');
       throw new AuthenticationError('The bearer token could not be verified.', 'INVALID_TOKEN');
     }
