@@ -128,7 +128,7 @@ export async function checkNamedIds(ctx: CallerContext, named: NamedId[], path?:
   const foreign = [...tenants].filter(([, tenantId]) => tenantId !== owner);
   if (foreign.length === 0) return;
   const errors: FieldIssue[] = foreign.map(([n]) => ({ path: n.path, message: `is a ${referenceResource(ctx, n.kind)} of another tenant than ${whose}` }));
-  throw new ValidationError(`Records of two tenants are never linked: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors, 'REFERENCE_OF_ANOTHER_TENANT');
+  throw new ValidationError(`Records of two tenants are never linked: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
 }
 
 /** Every id the operation's body and query name, checked against the caller's scope before its handler runs. */
