@@ -8,6 +8,7 @@ import type { Operation } from '../../src/api/registry';
 import { REFERENCE_KINDS, isIdLike, pathRecordOf, schemaFields } from '../../src/api/references';
 import { REFERENCE_CATALOGS, REFERENCE_MODELS } from '../../src/services/references';
 import { scoped } from '../../src/db/scoped';
+import { createActiveUser } from '../../src/services/access/users';
 import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from '../../src/services/processing/providers';
 
 // Issue 20 item 13, the instance found from outside: tenant B created and patched a terminal whose
@@ -107,7 +108,7 @@ describe(`ids of another tenant in bodies and queries (${dialectName})`, () => {
     // a role of A given to a user of B (update, the path's record is B's)
     const roleA = (await h.as(a.key).post('/v1/roles', { name: 'A viewers', permissions: ['payments:payments:view'] }).expect(201)).body.data.id as string;
     const bCtx = operatorContext(h.rt, { level: 'tenant', tenantId: b.tenantId, livemode: false });
-    const userB = await (await import('../../src/services/access/users')).createActiveUser(bCtx, { layer: 'operator', email: 'b-op@example.com' });
+    const userB = await createActiveUser(bCtx, { layer: 'operator', email: 'b-op@example.com' });
     expect400(await platform.patch(`/v1/users/${userB.id}`, { roleIds: [roleA] }), ['body.roleIds[0]']);
     // routing rules and antifraud plans of B naming A's records
     const ruleB = (await h.as(b.key).post('/v1/admin/routing-rules', { name: 'b', outcome: { type: 'priority', terminals: [b.terminal] } }).expect(201)).body.data.id as string;
