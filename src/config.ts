@@ -44,6 +44,8 @@ export interface AppConfig {
   authFailureWindowSeconds: number;
   /** PAYPLANE_TOKEN_MAX_LIFETIME_HOURS: the longest life (exp - iat) a user token may have, ours or an identity provider's */
   tokenMaxLifetimeHours: number;
+  /** PAYPLANE_WEBHOOK_ALLOW_CIDRS: private CIDRs a webhook endpoint may be saved at (the dispatcher reads the same variable) */
+  webhookAllowCidrs: string[];
   /** PAYPLANE_SANDBOX_POLL_MS: how often serve looks for due sandbox acquirer answers (it is also woken by its own) */
   sandboxPollMs: number;
   /** PAYPLANE_CHECKOUT_EXPIRY_MS: how often the checkout-expiry job runs */
@@ -143,8 +145,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     tokenMaxLifetimeHours: positiveInt('PAYPLANE_TOKEN_MAX_LIFETIME_HOURS', env.PAYPLANE_TOKEN_MAX_LIFETIME_HOURS, 24),
     sandboxPollMs: positiveInt('PAYPLANE_SANDBOX_POLL_MS', env.PAYPLANE_SANDBOX_POLL_MS, 200),
     ...jobIntervals(env),
+    webhookAllowCidrs: cidrList(env.PAYPLANE_WEBHOOK_ALLOW_CIDRS),
     ...stripUndefined(overrides),
   };
+}
+
+/** PAYPLANE_WEBHOOK_ALLOW_CIDRS as the endpoint save and the dispatcher read it: comma-separated, blanks ignored. */
+export function cidrList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 function parseKybStorage(value: string | undefined): AppConfig['kybStorage'] {

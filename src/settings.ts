@@ -45,7 +45,7 @@ export const SETTINGS: Setting[] = [
   s('authCacheMs', 'PAYPLANE_AUTH_CACHE_MS', 'how long a process keeps an authenticated API key and its owners\' status (0 to 2000)', 'int', { default: '1000' }),
   s('dbPoolMax', 'PAYPLANE_DB_POOL_MAX', 'Postgres connections per process', 'int', { default: '10' }),
   s('kybStorage', 'PAYPLANE_KYB_STORAGE', 'where KYB documents are kept: database or filesystem', 'string', { default: 'database' }),
-  s('webhookAllowCidrs', 'PAYPLANE_WEBHOOK_ALLOW_CIDRS', 'comma-separated private CIDRs webhook deliveries may reach', 'string', { default: 'none' }),
+  s('webhookAllowCidrs', 'PAYPLANE_WEBHOOK_ALLOW_CIDRS', 'comma-separated private CIDRs webhook endpoints may be saved at and deliveries may reach', 'string', { default: 'none' }),
   s('webhookCaFile', 'PAYPLANE_WEBHOOK_CA_FILE', 'PEM file of extra CA certificates trusted for webhook receivers', 'string', { default: 'none' }),
   s('webhookTimeoutMs', 'PAYPLANE_WEBHOOK_TIMEOUT_MS', 'how long a webhook receiver has to answer', 'int', { default: '10000' }),
   s('dispatchLeaseMs', 'PAYPLANE_DISPATCH_LEASE_MS', 'dispatcher claim lease', 'int', { default: '60000' }),

@@ -1,5 +1,5 @@
 import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import type { z } from './zod';
+import { z } from './zod';
 
 // Which record each id of a request names, declared on the field's schema itself (next to the zod schemas of
 // src/api/*/schemas.ts), so that create and update bodies sharing a field share its declaration. Before the handler
@@ -12,7 +12,7 @@ import type { z } from './zod';
 /** The kinds of record an id of a request can name (src/services/references.ts says where each is looked up). */
 export const REFERENCE_KINDS = [
   'tenant', 'merchant', 'company', 'partner', 'channel', 'role', 'user', 'feeSchedule', 'terminal', 'providerIntegration',
-  'routingRule', 'scoringRule', 'listGroup', 'checkoutSession', 'payment', 'withdrawalMethod', 'webhookEndpoint',
+  'routingRule', 'scoringRule', 'listGroup', 'checkoutSession', 'payment', 'withdrawalMethod', 'webhookEndpoint', 'antifraudPlan',
 ] as const;
 export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
 
@@ -23,6 +23,7 @@ export interface ReferenceBy {
 }
 
 const REFERS = 'x-payplane-refers-to';
+const PATH_RECORD = 'x-payplane-path-record';
 const NOT_CHECKED = 'x-payplane-not-checked';
 const REFUSAL = 'x-payplane-refusal';
 
@@ -44,6 +45,21 @@ export function refersTo<T extends z.ZodType>(kind: ReferenceKind | ReferenceBy,
 /** An id-like field that is not looked up before the handler, and why (a text of another system, a filter over history). */
 export function notChecked<T extends z.ZodType>(why: string, schema: T): T {
   return withMeta(schema, { [NOT_CHECKED]: why });
+}
+
+/**
+ * The path parameters of an operation on one record of `kind` (`{id}`): the record whose references the body
+ * changes. Every id its body names must be of the record's own tenant (a platform caller sees every tenant's records:
+ * src/services/references.ts refuses one of another tenant, 400 naming the field). The path id itself is not refused
+ * here: the operation answers 404 for a record the caller cannot see, as every operation on a record does.
+ */
+export function pathRecord(kind: ReferenceKind): z.ZodObject<{ id: z.ZodString }> {
+  return withMeta(z.object({ id: z.string().min(1).openapi({ description: 'Record id (uuid).' }) }), { [PATH_RECORD]: kind });
+}
+
+/** The kind of record an operation's path parameters name (pathRecord), if declared. */
+export function pathRecordOf(params: unknown): ReferenceKind | undefined {
+  return params ? (metaOf(params)?.[PATH_RECORD] as ReferenceKind | undefined) : undefined;
 }
 
 /** A field of a request schema, as the walk below finds it. `path`: e.g. body.outcome.splits[].terminalId */

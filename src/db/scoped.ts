@@ -293,7 +293,13 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
         );
       }
     }
-    if (mode && row[mode] === undefined) row[mode] = this.ctx.livemode;
+    if (mode) {
+      // a caller works in one mode: a row of the other mode is never written through its scope
+      if (row[mode] !== undefined && row[mode] !== this.ctx.livemode) {
+        throw new InternalError(`scoped create of ${this.spec.resource} in the other mode than the caller's`);
+      }
+      row[mode] = this.ctx.livemode;
+    }
     if (tenant && !row[tenant] && !this.spec.tenantNullable) throw new InternalError(`${this.spec.resource} created without a tenant`);
     const now = this.ctx.clock.now();
     row.createdAt = row.createdAt ?? now;
@@ -328,6 +334,14 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
 
   async updateIf(row: R, expect: AnyWhere, changes: Partial<R>): Promise<R | null> {
     this.assertWritable(row, changes);
+    // a row stays in its tenant and its mode
+    for (const column of [this.spec.tenant, this.spec.mode]) {
+      if (!column) continue;
+      const next = (changes as AnyWhere)[column];
+      if (next !== undefined && next !== (row as unknown as AnyWhere)[column]) {
+        throw new InternalError(`scoped update of ${this.spec.resource} moving it to another ${column}`);
+      }
+    }
     const values = { ...changes, updatedAt: this.ctx.clock.now() } as AnyWhere;
     const table = this.fastTable(true);
     const columns = Object.keys(values).filter((column) => values[column] !== undefined);

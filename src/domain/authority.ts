@@ -222,6 +222,16 @@ export interface ElevationScope {
 }
 
 /**
+ * The same caller, scope and transaction in the other mode, for a record it may write there although it works in
+ * this one (a user token or the terminal issuing an API key of the other mode): ScopedAccess writes a row in its
+ * context's mode only. `reason` says why, for the reader of the call.
+ */
+export function inMode<R extends string>(ctx: CallerContext, livemode: boolean, reason: Literal<R>): CallerContext {
+  void reason;
+  return livemode === ctx.livemode ? ctx : { ...ctx, livemode };
+}
+
+/**
  * The one way to lift a context to tenant or platform level (or to point a platform context at one tenant), for
  * work the caller's own scope does not cover: the ledger's writes, a tenant's configuration read for a merchant's
  * payment, the company-wide KYB rule. The merchant and the entity scope are cleared; the caller's actor,

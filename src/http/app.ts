@@ -8,6 +8,7 @@ import {
 } from '../domain/errors';
 import { operationHandler } from './pipeline';
 import { RouteTable } from './routes';
+import { authThrottle } from './auth-throttle';
 import { buildOpenApiDocument } from './openapi';
 import type { Operation } from '../api/registry';
 import { VERSION } from '../version';
@@ -151,11 +152,17 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
     }
   });
 
-  // Prometheus metrics; with PAYPLANE_METRICS_TOKEN set, only for `Authorization: Bearer <that token>`
+  // Prometheus metrics; with PAYPLANE_METRICS_TOKEN set, only for `Authorization: Bearer <that token>`, its wrong
+  // guesses limited by the failed-authentication throttle as the API's credentials are (src/http/auth-throttle.ts)
   app.get('/metrics', async (req, res) => {
     const token = rt.config.metricsToken;
-    if (token && !safeEqual(req.get('authorization') ?? '', `Bearer ${token}`)) {
-      throw new AuthenticationError('Send Authorization: Bearer <PAYPLANE_METRICS_TOKEN>.', 'INVALID_CREDENTIALS');
+    if (token) {
+      const authorization = req.get('authorization');
+      await authThrottle(rt).guard(rt, { credential: authorization, ip: req.ip ?? req.socket.remoteAddress ?? '' }, async () => {
+        if (!safeEqual(authorization ?? '', `Bearer ${token}`)) {
+          throw new AuthenticationError('Send Authorization: Bearer <PAYPLANE_METRICS_TOKEN>.', 'INVALID_CREDENTIALS');
+        }
+      });
     }
     res.type(rt.metrics.registry.contentType).send(await rt.metrics.registry.metrics());
   });

@@ -12,6 +12,8 @@ import { sharedCounter } from './rate-limit';
 
 /** How long a credential that authenticated stays exempt from the failure limits (the store's own time). */
 export const TRUSTED_CREDENTIAL_SECONDS = 86_400;
+/** How long an attempt waits for attempts in flight (reservations, not failures, at the limit) before it is refused. */
+const IN_FLIGHT_WAIT_MS = 2_000;
 /** How long a process remembers, without asking the store, that a credential authenticated. */
 const LOCAL_TRUST_MS = 10 * 60_000;
 
@@ -37,8 +39,15 @@ export interface Attempt {
  * key's public prefix from rotating addresses, or shares a NAT address): a credential that authenticated within the
  * last TRUSTED_CREDENTIAL_SECONDS is still let through to verification, wherever it comes from; it is recognized by
  * its SHA-256 (the store keeps no secret), so only its holder presents it. A credential never used successfully (a
- * new key, a fresh token) waits for the end of the window, or a rotated key (a new prefix) works at once. Failures
- * are counted after they happen, so attempts in flight together at the limit may pass it by their number.
+ * new key, a fresh token) waits for the end of the window, or a rotated key (a new prefix) works at once.
+ *
+ * An attempt reserves its point in each counter before its credential is verified (given back when it authenticates,
+ * or is refused for a reason that is no guess): attempts in flight together are counted as they arrive, so a burst
+ * of N bad attempts lets at most the limit through to verification, never the limit plus the burst. While only
+ * attempts in flight (not failures) fill a counter, a new attempt waits for them (IN_FLIGHT_WAIT_MS) rather than be
+ * refused: a burst of good credentials passes. A failure of ours (the identity provider's keys unreachable: 503) is
+ * not the caller's and takes no point. The same throttle guards the
+ * API, the hosted checkout pages' clientSecret and the `/metrics` bearer (PAYPLANE_METRICS_TOKEN).
  */
 export interface AuthThrottle {
   guard<T>(rt: Pick<Runtime, 'config' | 'clock' | 'metrics'>, attempt: Attempt, authenticate: () => Promise<T>): Promise<T>;
@@ -137,24 +146,56 @@ function createAuthThrottle(db: Database): AuthThrottle {
       }
       const store = failures(authFailureWindowSeconds);
 
-      if (!trustedHere.has(digest)) {
-        let over: Counter | undefined;
+      const refuse = (over: Counter): never => {
+        rt.metrics.rateLimited.inc();
+        const retryAfter = Math.max(1, Math.ceil((windowEnd - now) / 1000));
+        throw new RateLimitError(
+          retryAfter,
+          `Too many failed authentications from ${over.what} (${over.limit} in ${authFailureWindowSeconds} s); retry after ${retryAfter} s.`,
+          'AUTH_RATE_LIMITED',
+        );
+      };
+
+      // Two counts a counter: its failures (`key`), and its failures plus the attempts in flight (`r:key`, where each
+      // attempt reserves its point before its credential is verified). A counter whose failures hold the limit refuses
+      // (and this process remembers it is full); one whose reservations pass the limit while its failures do not has
+      // attempts in flight that may yet succeed: the attempt gives its point back and waits for them (briefly), so
+      // that a burst of good credentials is not refused for being at once, and a burst of bad ones lets at most the
+      // limit through to verification.
+      let reserved: Counter[] = [];
+      const giveBack = async () => {
+        const back = reserved;
+        reserved = [];
+        for (const counter of back) await store.reward(`r:${counter.key}`, 1);
+      };
+      /** reserves a point in each counter; the counter over its limit (nothing kept reserved), and whether its failures fill it */
+      const reserve = async (): Promise<{ over: Counter; full: boolean } | undefined> => {
         for (const counter of counters) {
-          if (full.has(counter.key)) over = counter;
-          else if (((await store.get(counter.key))?.consumedPoints ?? 0) >= counter.limit) {
-            full.set(counter.key, true);
-            over = counter;
+          if (full.has(counter.key)) {
+            await giveBack();
+            return { over: counter, full: true };
           }
-          if (over) break;
+          const points = (await store.consume(`r:${counter.key}`, 1)).consumedPoints;
+          reserved.push(counter);
+          if (points > counter.limit) {
+            await giveBack();
+            if (((await store.get(counter.key))?.consumedPoints ?? 0) < counter.limit) return { over: counter, full: false };
+            full.set(counter.key, true);
+            return { over: counter, full: true };
+          }
         }
-        if (over && !(await trusted(digest))) {
-          rt.metrics.rateLimited.inc();
-          const retryAfter = Math.max(1, Math.ceil((windowEnd - now) / 1000));
-          throw new RateLimitError(
-            retryAfter,
-            `Too many failed authentications from ${over.what} (${over.limit} in ${authFailureWindowSeconds} s); retry after ${retryAfter} s.`,
-            'AUTH_RATE_LIMITED',
-          );
+        return undefined;
+      };
+
+      if (!trustedHere.has(digest)) {
+        let refusal = await reserve();
+        if (refusal && !(await trusted(digest))) {
+          const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+          while (refusal && !refusal.full && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
+            refusal = await reserve();
+          }
+          if (refusal) refuse(refusal.over);
         }
       }
 
@@ -162,14 +203,22 @@ function createAuthThrottle(db: Database): AuthThrottle {
       try {
         result = await authenticate();
       } catch (error) {
-        if (error instanceof AuthenticationError) {
+        if (error instanceof AuthenticationError && UNVERIFIED_CREDENTIAL_CODES.has(error.code)) {
           trustedHere.delete(digest);
-          if (UNVERIFIED_CREDENTIAL_CODES.has(error.code)) {
-            for (const counter of counters) await store.consume(counter.key, 1);
+          // a guess: one failure in each counter; its reservation stays (an attempt that reserved none takes one now)
+          for (const counter of counters) {
+            await store.consume(counter.key, 1);
+            if (!reserved.includes(counter)) await store.consume(`r:${counter.key}`, 1);
           }
+        } else {
+          // refused for its state (revoked, expired, …), or not refused at all but failed on our side (the identity
+          // provider's keys unreachable: 503, the database): no guess, no point
+          if (error instanceof AuthenticationError) trustedHere.delete(digest);
+          await giveBack();
         }
         throw error;
       }
+      await giveBack();
       await remember(digest);
       return result;
     },

@@ -92,7 +92,7 @@ export async function openListenerEndpoint(ctx: CallerContext, input: { port: nu
   const events = validateSubscription(ctx.level, input.events, '--event');
   const existing = await scoped(ctx, ctx.db.models.WebhookEndpoint).findOne({ level: ctx.level, url, description: LISTENER_DESCRIPTION });
   if (!existing) {
-    const created = await createEndpoint(ctx, { url, events, description: LISTENER_DESCRIPTION });
+    const created = await createEndpoint(ctx, { url, events, description: LISTENER_DESCRIPTION }, { localListener: true });
     const { secret, ...endpoint } = created;
     return { endpoint, secrets: [secret], created: true };
   }

@@ -139,7 +139,10 @@ async function archiveForScan(db: TestDatabase): Promise<void> {
 export const TEST_TOKEN_SECRET = 'test-token-secret-that-is-long-enough-0123456789';
 
 export function testConfig(db: TestDatabase, overrides: Partial<AppConfig> = {}): AppConfig {
-  return loadConfig({ ...process.env, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, ...scanLogEnv('jest') }, { home: db.home, databaseUrl: db.url, ...overrides });
+  // endpoints may be saved at the tests' local receivers (https://localhost:<port>), as their dispatchers reach them
+  // (test/helpers/receiver.ts); the address filter's tests set none
+  const env = { PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128', ...process.env, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, ...scanLogEnv('jest') };
+  return loadConfig(env, { home: db.home, databaseUrl: db.url, ...overrides });
 }
 
 export interface TestRuntime {

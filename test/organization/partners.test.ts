@@ -211,12 +211,12 @@ describe(`channels (${dialectName})`, () => {
   test('create, get, list, update and disable a channel', async () => {
     const res = await h.as(tenantKey).post('/v1/admin/channels', {
       name: 'EU card pay-in', direction: 'payin', currencies: ['EUR', 'USD', 'EUR'], description: 'Cards in Europe',
-      providerIntegrationId: '11111111-1111-4111-8111-111111111111',
+      providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01',
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
       id: expect.any(String), tenantId: h.sandbox.tenantId, name: 'EU card pay-in', direction: 'payin', currencies: ['EUR', 'USD'],
-      providerIntegrationId: '11111111-1111-4111-8111-111111111111', status: 'active', description: 'Cards in Europe',
+      providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01', status: 'active', description: 'Cards in Europe',
       createdAt: expect.any(String), updatedAt: expect.any(String), deletedAt: null,
     });
     channelId = res.body.data.id;

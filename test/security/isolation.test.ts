@@ -129,6 +129,7 @@ const KIND_VALUES: Record<ReferenceKind, IdField | null> = {
   checkoutSession: { value: (w) => w.a.refs.paidSession, owner: 'merchant', kind: 'checkout session' },
   payment: { value: (w) => w.a.ids.payment, owner: 'merchant', kind: 'payment' },
   withdrawalMethod: { value: (w) => w.a.ids.withdrawalMethod, owner: 'merchant', kind: 'withdrawal method' },
+  antifraudPlan: { value: (w) => w.a.ids.antifraudPlan, owner: 'merchant', kind: 'antifraud plan' },
   webhookEndpoint: {
     value: (w, op) => (op.path.startsWith('/v1/admin/') ? w.a.ids.tenantEndpoint : w.a.ids.merchantEndpoint), owner: 'merchant', kind: 'webhook endpoint',
   },

@@ -1,10 +1,14 @@
+import dns from 'node:dns';
 import net from 'node:net';
+import os from 'node:os';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/domain/authority';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';
-import { addressAllowed, WebhookTransport, type Resolver } from '../../src/services/webhooks/transport';
+import { addressAllowed, checkDestination, WebhookTransport, type Resolver } from '../../src/services/webhooks/transport';
+import { openListenerEndpoint } from '../../src/listener/listener';
+import { ValidationError } from '../../src/domain/errors';
 
 /**
  * The webhook address filter, as an attacker would probe it: every way of writing a private, loopback, link-local or
@@ -66,7 +70,8 @@ let port: number;
 let connections = 0;
 
 beforeAll(async () => {
-  h = await createApiHarness({ start: new Date().toISOString() });
+  // no private range allowed (PAYPLANE_WEBHOOK_ALLOW_CIDRS unset): every refused address is refused at save too
+  h = await createApiHarness({ start: new Date().toISOString(), config: { webhookAllowCidrs: [] } });
   // a listener on 127.0.0.1 of the port every refused URL names: nothing may ever connect to it
   counter = net.createServer((socket) => {
     connections++;
@@ -114,6 +119,67 @@ describe(`webhook address filter (${dialectName})`, () => {
       const res = await h.as(merchantKey()).post('/v1/webhooks/endpoints', { url: `https://[${embed(PUBLIC)}]/hook`, events: ['*'] });
       expect([form, res.status]).toEqual([form, 201]);
     }
+    await h.rt.db.models.WebhookEndpoint.update({ status: 'disabled' }, { where: {} });
+  });
+
+  test('at save: names of this machine (localhost in every spelling, names resolving to loopback) on every level, create and update', async () => {
+    const names: Array<[string, string]> = [
+      ['localhost', 'localhost'], ['upper case', 'LOCALHOST'], ['fullwidth', '\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54'],
+      ['trailing dot', 'localhost.'], ['soft hyphen (IDNA maps it away)', 'loc\u00adalhost'], ['a subdomain (RFC 6761)', 'api.localhost'],
+      ['fullwidth digits of 127.0.0.1', '\uff11\uff12\uff17.0.0.1'], ['circled digits', '\u2460\u2461\u2466.0.0.1'],
+    ];
+    // this machine's own name, when its resolver answers it with a refused address (as /etc/hosts often does)
+    const own = await dns.promises.lookup(os.hostname(), { all: true }).catch(() => []);
+    if (own.length > 0 && own.some((a) => !addressAllowed(a.address, []))) names.push(['this machine\'s name', os.hostname()]);
+    const levels = [
+      { credential: () => merchantKey(), path: '/v1/webhooks/endpoints' },
+      { credential: () => h.sandbox.tenantKey.secretKey, path: '/v1/admin/webhook-endpoints' },
+      { credential: () => h.sandbox.platformToken, path: '/v1/admin/webhook-endpoints' },
+    ];
+    for (const level of levels) {
+      const saved = await h.as(level.credential()).post(level.path, { url: 'https://hooks.example.com/hook', events: ['*'] });
+      expect(saved.status).toBe(201);
+      for (const [form, host] of names) {
+        const url = `https://${host}:${port}/hook`;
+        for (const res of [
+          await h.as(level.credential()).post(level.path, { url, events: ['*'] }),
+          await h.as(level.credential()).patch(`${level.path}/${saved.body.data.id}`, { url }),
+        ]) {
+          if (res.status !== 400) throw new Error(`${level.path}: ${form} (${host}) was answered ${res.status}: ${JSON.stringify(res.body)}`);
+          expectProblem(res, 400, 'WEBHOOK_URL_NOT_ALLOWED');
+          expect([form, res.body.errors]).toEqual([form, [{ path: 'body.url', message: expect.stringMatching(/private, loopback or reserved address$/) }]]);
+        }
+      }
+      const unchanged = await h.as(level.credential()).get(`${level.path}/${saved.body.data.id}`);
+      expect(unchanged.body.data.url).toBe('https://hooks.example.com/hook');
+    }
+    await h.rt.db.models.WebhookEndpoint.update({ status: 'disabled' }, { where: {} });
+  });
+
+  test('at save, a name is checked by every address it resolves to now (the dispatcher\'s decision); unresolvable names are saved', async () => {
+    const answers: Record<string, string[]> = { 'public.hooks.example.com': [PUBLIC], 'mixed.hooks.example.com': [PUBLIC, '::ffff:10.0.0.1'], 'meta.hooks.example.com': ['169.254.169.254'] };
+    const resolve: Resolver = async (name) => {
+      if (!(name in answers)) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+      return answers[name].map((address) => ({ address, family: net.isIP(address) }));
+    };
+    const check = (url: string, allowCidrs: string[] = []) => checkDestination(url, 'body.url', { allowCidrs, resolve });
+    await expect(check('https://public.hooks.example.com/')).resolves.toBeUndefined();
+    await expect(check('https://gone.hooks.example.com/')).resolves.toBeUndefined();
+    await expect(check('https://mixed.hooks.example.com/')).rejects.toThrow(ValidationError);
+    await expect(check('https://mixed.hooks.example.com/')).rejects.toMatchObject({ code: 'WEBHOOK_URL_NOT_ALLOWED', errors: [{ path: 'body.url', message: 'mixed.hooks.example.com resolves to ::ffff:10.0.0.1, a private, loopback or reserved address' }] });
+    await expect(check('https://META.hooks.example.com./')).rejects.toMatchObject({ code: 'WEBHOOK_URL_NOT_ALLOWED' });
+    // an allowed CIDR allows at save what it allows at delivery, and nothing more
+    await expect(check('https://mixed.hooks.example.com/', ['10.0.0.0/8'])).resolves.toBeUndefined();
+    await expect(check('https://localhost/', ['127.0.0.1/32', '::1/128'])).resolves.toBeUndefined();
+    await expect(check('https://localhost/', ['127.0.0.1/32'])).rejects.toMatchObject({ code: 'WEBHOOK_URL_NOT_ALLOWED' });
+  });
+
+  test('the local listener registers its own localhost endpoint (no allowlist needed); the same URL is refused through the API', async () => {
+    const ctx = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId: h.sandbox.merchantId, livemode: false });
+    const opened = await openListenerEndpoint(ctx, { port, events: ['*'] });
+    expect(opened).toMatchObject({ created: true, endpoint: { url: `https://localhost:${port}/`, status: 'enabled' } });
+    const res = await h.as(merchantKey()).post('/v1/webhooks/endpoints', { url: `https://localhost:${port}/`, events: ['*'] });
+    expectProblem(res, 400, 'WEBHOOK_URL_NOT_ALLOWED');
     await h.rt.db.models.WebhookEndpoint.update({ status: 'disabled' }, { where: {} });
   });
 

@@ -4,7 +4,6 @@ import { chalk, renderRecord } from '../../../src/cli/output';
 import { validateWith } from '../../../src/cli/validate';
 import { CreateEndpointBody } from '../../../src/api/webhooks/schemas';
 import type { EndpointWithSecret } from '../../../src/services/webhooks/endpoints';
-import { checkDestination } from '../../../src/services/webhooks/transport';
 import { validateSubscription } from '../../../src/services/webhooks/catalog';
 import { createEndpoint } from '../../../src/services/webhooks/endpoints';
 import { endpointScopeContext } from '../../../src/cli/context';
@@ -36,9 +35,8 @@ export default class WebhooksEndpointsCreate extends BaseCommand<typeof Webhooks
     );
     const rt = await this.runtime();
     const ctx = await endpointScopeContext(rt, this.flags);
-    checkDestination(input.url, '--url');
     validateSubscription(ctx.level, input.events, '--event');
-    const endpoint = await createEndpoint(ctx, input);
+    const endpoint = await createEndpoint(ctx, input, { field: '--url' });
     this.log(renderRecord({ id: endpoint.id, url: endpoint.url, events: endpoint.events, level: endpoint.level, mode: modeName(endpoint.livemode), status: endpoint.status, maxAttempts: endpoint.maxAttempts }));
     this.log(`\n${chalk.bold('Signing secret')} (shown once, store it now):\n${endpoint.secret}`);
     return endpoint;

@@ -5,7 +5,6 @@ import { validateWith } from '../../../src/cli/validate';
 import { ValidationError } from '../../../src/domain/errors';
 import { UpdateEndpointBody } from '../../../src/api/webhooks/schemas';
 import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
-import { checkDestination } from '../../../src/services/webhooks/transport';
 import { validateSubscription } from '../../../src/services/webhooks/catalog';
 import { updateEndpoint } from '../../../src/services/webhooks/endpoints';
 import { recordArg, recordOwnerFlags } from '../../../src/cli/context';
@@ -47,9 +46,8 @@ export default class WebhooksEndpointsUpdate extends BaseCommand<typeof Webhooks
     }
     const input = validateWith(UpdateEndpointBody, raw, { events: 'event', maxAttempts: 'max-attempts' });
     const ctx = await this.scope();
-    if (input.url !== undefined) checkDestination(input.url, '--url');
     if (input.events !== undefined) validateSubscription(ctx.level, input.events, '--event');
-    const endpoint = await updateEndpoint(ctx, this.args.id, input);
+    const endpoint = await updateEndpoint(ctx, this.args.id, input, { field: '--url' });
     this.log(renderRecord({ id: endpoint.id, url: endpoint.url, events: endpoint.events, description: endpoint.description, status: endpoint.status, maxAttempts: endpoint.maxAttempts }));
     return endpoint;
   }

@@ -1,3 +1,4 @@
+import { pathRecord } from '../references';
 import { ConflictError } from '../../domain/errors';
 import { defineOperation, type IdempotencyPolicy, type Operation } from '../registry';
 import { idParams } from '../common';
@@ -57,7 +58,7 @@ export const accessOperations: Operation[] = [
     id: 'updateUser', method: 'patch', path: '/v1/users/{id}', levels, permission: 'access:users:manage', tag: 'Users',
     summary: 'Update displayName, roles, entityScope, mfaEnabled',
     description: 'roleIds replaces the user\'s roles, under the same grant rule as invite. A caller of the user\'s own layer must hold every permission the user holds (403 USER_NOT_MANAGEABLE).',
-    kind: 'single', params: idParams, body: UpdateUserBody, response: UserSchema,
+    kind: 'single', params: pathRecord('user'), body: UpdateUserBody, response: UserSchema,
     handler: (ctx, { params, body }) => users.updateUser(ctx, params.id, body),
   }),
   defineOperation({

@@ -1,3 +1,4 @@
+import { pathRecord } from '../references';
 import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
 import * as channels from '../../services/channels';
@@ -23,7 +24,7 @@ const channelOps: Operation[] = [
   }),
   defineOperation({
     id: 'updateChannel', method: 'patch', path: '/v1/admin/channels/{id}', levels: ['T', 'P'], permission: 'organization:channels:manage', tag: 'Channels',
-    summary: 'Update a channel', kind: 'single', params: idParams, body: UpdateChannelBody, response: ChannelSchema,
+    summary: 'Update a channel', kind: 'single', params: pathRecord('channel'), body: UpdateChannelBody, response: ChannelSchema,
     handler: (ctx, { params, body }) => channels.updateChannel(ctx, params.id, body),
   }),
   defineOperation({

@@ -28,7 +28,7 @@ export const ChannelSchema = z
   .strict()
   .openapi('Channel', { description: 'A named processing route: pay-in or payout, in a set of currencies, through a provider integration.' });
 
-const ProviderIntegrationId = refersTo('providerIntegration', Uuid).nullable().openapi({ description: 'The provider integration this channel routes through (stored as given until provider integrations land).' });
+const ProviderIntegrationId = refersTo('providerIntegration', Uuid).nullable().openapi({ description: 'The provider integration this channel routes through: one of the catalog (GET /v1/admin/provider-integrations); an unknown id is 404 naming the field.' });
 
 export const CreateChannelBody = z
   .strictObject({

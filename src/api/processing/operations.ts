@@ -1,3 +1,4 @@
+import { pathRecord } from '../references';
 import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
 import * as providers from '../../services/processing/providers';
@@ -63,7 +64,7 @@ const terminalOps = [
   }),
   defineOperation({
     id: 'updateTerminal', method: 'patch', path: '/v1/admin/terminals/{id}', levels: T_P, permission: MANAGE, tag: 'Terminals', summary: 'Update a terminal',
-    description: '409 TERMINAL_DISABLED for a disabled terminal.', kind: 'single', params: idParams, body: UpdateTerminalBody, response: TerminalSchema,
+    description: '409 TERMINAL_DISABLED for a disabled terminal.', kind: 'single', params: pathRecord('terminal'), body: UpdateTerminalBody, response: TerminalSchema,
     handler: (ctx, { params, body }) => terminals.updateTerminal(ctx, params.id, body),
   }),
   defineOperation({

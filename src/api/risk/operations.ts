@@ -1,3 +1,4 @@
+import { pathRecord } from '../references';
 import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
 import * as lists from '../../services/risk/lists';
@@ -46,7 +47,7 @@ export const riskOperations: Operation[] = [
   }),
   defineOperation({
     ...planTag, id: 'updateAntifraudPlan', method: 'patch', path: `${PLANS}/{id}`, permission: MANAGE, summary: 'Update an antifraud plan',
-    description: 'ruleIds and thresholds replace the whole value.', kind: 'single', params: idParams, body: UpdateAntifraudPlanBody, response: AntifraudPlanSchema,
+    description: 'ruleIds and thresholds replace the whole value.', kind: 'single', params: pathRecord('antifraudPlan'), body: UpdateAntifraudPlanBody, response: AntifraudPlanSchema,
     handler: (ctx, { params, body }) => plans.updateAntifraudPlan(ctx, params.id, body),
   }),
   defineOperation({

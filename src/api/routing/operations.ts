@@ -1,3 +1,4 @@
+import { pathRecord } from '../references';
 import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
 import * as rules from '../../services/routing/rules';
@@ -39,7 +40,7 @@ export const routingOperations: Operation[] = [
     ...common, id: 'updateRoutingRule', method: 'patch', path: `${BASE}/{id}`, permission: MANAGE,
     summary: 'Update a draft routing rule version',
     description: '409 ROUTING_RULE_NOT_DRAFT unless the version is a draft. conditions and outcome replace the whole value.',
-    kind: 'single', params: idParams, body: UpdateRoutingRuleBody, response: RoutingRuleSchema,
+    kind: 'single', params: pathRecord('routingRule'), body: UpdateRoutingRuleBody, response: RoutingRuleSchema,
     handler: (ctx, { params, body }) => rules.updateRoutingRule(ctx, params.id, body),
   }),
   defineOperation({

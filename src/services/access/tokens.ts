@@ -1,12 +1,13 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { JWTPayload, createRemoteJWKSet } from 'jose';
+import type { z as Zod } from 'zod';
 
 /** jose, loaded by the first token signed or verified: most admin commands handle none */
 let joseModule: typeof import('jose') | undefined;
 const jose = () => (joseModule ??= require('jose') as typeof import('jose'));
 import type { AppConfig } from '../../config';
-import { AuthenticationError, ValidationError } from '../../domain/errors';
+import { AuthenticationError, UnavailableError, ValidationError } from '../../domain/errors';
 import type { Clock } from '../../domain/clock';
 import { readOrCreateSecretFile } from '../../util/paths';
 
@@ -22,6 +23,9 @@ export interface VerifiedToken {
 
 /** How far ahead of our clock a token's iat may be (an identity provider's clock runs a little ahead). */
 const ISSUED_AT_SKEW_SECONDS = 60;
+
+/** What a key set answers for a token it has no single key of (the token's fault, not the key set's fetch). */
+const TOKEN_KEY_ERRORS: ReadonlySet<string> = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATCHING_KEYS', 'ERR_JOSE_NOT_SUPPORTED', 'ERR_JOSE_ALG_NOT_ALLOWED']);
 
 /** The shortest PAYPLANE_TOKEN_SECRET accepted. */
 export const TOKEN_SECRET_MIN_LENGTH = 32;
@@ -107,15 +111,27 @@ export class TokenService {
       if (this.config.oidcIssuer && unverified.iss === this.config.oidcIssuer) {
         if (!this.config.oidcJwksUrl) throw new Error('PAYPLANE_OIDC_JWKS_URL is not set');
         this.jwks ??= jose().createRemoteJWKSet(new URL(this.config.oidcJwksUrl));
-        const { payload } = await jose().jwtVerify(token, this.jwks, {
+        const jwks = this.jwks;
+        // the identity provider's keys not fetched (unreachable, timed out, not a key set): our failure, not the
+        // caller's (503, and the failed-authentication throttle counts nothing); a key the token names that the
+        // fetched set lacks is the token's
+        const keys: typeof jwks = (async (header: Parameters<typeof jwks>[0], input: Parameters<typeof jwks>[1]) => {
+          try {
+            return await jwks(header, input);
+          } catch (error) {
+            if (TOKEN_KEY_ERRORS.has((error as { code?: string }).code ?? '')) throw error;
+            throw new UnavailableError('The identity provider\'s signing keys (PAYPLANE_OIDC_JWKS_URL) cannot be fetched now; retry later.', 'IDENTITY_PROVIDER_UNAVAILABLE');
+          }
+        }) as typeof jwks;
+        const { payload } = await jose().jwtVerify(token, keys, {
           issuer: this.config.oidcIssuer,
           audience: this.config.oidcAudience,
           algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
           currentDate,
         });
-        if (!payload.sub) throw new Error('no sub');
         this.checkLifetime(payload, currentDate);
-        return { kind: 'oidc', subject: payload.sub, livemode: modeClaim(payload) };
+        const claims = checkClaims(tokenClaimSchemas().oidc, payload);
+        return { kind: 'oidc', subject: claims.sub, livemode: modeOf(claims.mode ?? claims.payplane_mode) };
       }
       const { payload } = await jose().jwtVerify(token, this.key(), {
         issuer: TOKEN_ISSUER,
@@ -123,11 +139,11 @@ export class TokenService {
         algorithms: ['HS256'],
         currentDate,
       });
-      if (!payload.sub) throw new Error('no sub');
       this.checkLifetime(payload, currentDate);
-      return { kind: 'local', subject: payload.sub, livemode: modeClaim(payload) };
+      const claims = checkClaims(tokenClaimSchemas().local, payload);
+      return { kind: 'local', subject: claims.sub, livemode: modeOf(claims.mode) };
     } catch (error) {
-      if (error instanceof AuthenticationError) throw error;
+      if (error instanceof AuthenticationError || error instanceof UnavailableError) throw error;
       if ((error as { code?: string }).code === 'ERR_JWT_EXPIRED') throw new AuthenticationError('The bearer token has expired.', 'TOKEN_EXPIRED');
       throw new AuthenticationError('The bearer token could not be verified.', 'INVALID_TOKEN');
     }
@@ -159,9 +175,74 @@ export class TokenService {
   }
 }
 
-function modeClaim(payload: JWTPayload): boolean | undefined {
-  const mode = payload.mode ?? payload.payplane_mode;
-  if (mode === 'live') return true;
-  if (mode === 'test') return false;
-  return undefined;
+function modeOf(mode: 'live' | 'test' | undefined): boolean | undefined {
+  return mode === undefined ? undefined : mode === 'live';
+}
+
+/**
+ * The claims a user token may carry, each validated once its signature is (jose has checked iss, aud, exp and nbf
+ * against the clock): an unknown value of any claim is 401 INVALID_TOKEN_CLAIMS, never read as a default. Our own
+ * tokens carry exactly what issue() writes, and nothing else; an identity provider's carry its own claims besides
+ * (email, scope, …), which payplane does not read, but every claim payplane reads or that jose checked must be of
+ * its kind, and a mode (`mode`, or `payplane_mode`) must be test or live, the two the same when both are given.
+ */
+let claimSchemas: { local: Zod.ZodType<LocalClaims>; oidc: Zod.ZodType<OidcClaims> } | undefined;
+
+interface LocalClaims {
+  iss: string;
+  aud: string | string[];
+  sub: string;
+  iat: number;
+  exp: number;
+  jti?: string;
+  mode?: 'live' | 'test';
+}
+
+interface OidcClaims extends LocalClaims {
+  nbf?: number;
+  payplane_mode?: 'live' | 'test';
+}
+
+export function tokenClaimSchemas(): { local: Zod.ZodType<LocalClaims>; oidc: Zod.ZodType<OidcClaims> } {
+  if (!claimSchemas) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { z } = require('zod') as typeof import('zod');
+    const numericDate = z.number().int().nonnegative();
+    const mode = z.enum(['live', 'test']);
+    const audience = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+    const local = z.strictObject({
+      iss: z.literal(TOKEN_ISSUER),
+      aud: z.union([z.literal(TOKEN_AUDIENCE), z.tuple([z.literal(TOKEN_AUDIENCE)])]),
+      sub: z.string().min(1).max(255),
+      iat: numericDate,
+      exp: numericDate,
+      jti: z.string().min(1).max(255).optional(),
+      mode: mode.optional(),
+    });
+    const oidc = z.looseObject({
+      iss: z.string().min(1),
+      aud: audience,
+      sub: z.string().min(1).max(255),
+      iat: numericDate,
+      exp: numericDate,
+      nbf: numericDate.optional(),
+      jti: z.string().min(1).max(255).optional(),
+      mode: mode.optional(),
+      payplane_mode: mode.optional(),
+    }).refine((c) => c.mode === undefined || c.payplane_mode === undefined || c.mode === c.payplane_mode, {
+      message: 'mode and payplane_mode differ', path: ['payplane_mode'],
+    });
+    claimSchemas = { local, oidc };
+  }
+  return claimSchemas;
+}
+
+function checkClaims<T>(schema: Zod.ZodType<T>, payload: JWTPayload): T {
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const claim = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.');
+    return issue.code === 'unrecognized_keys' ? `unknown claim ${claim}` : `${claim || 'claims'}: ${issue.message}`;
+  });
+  throw new AuthenticationError(`The bearer token's claims are not valid (${problems.join('; ')}).`, 'INVALID_TOKEN_CLAIMS');
 }

@@ -1,3 +1,4 @@
+import { inMode } from '../../domain/authority';
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext, type Layer } from '../../domain/context';
 import { ConflictError, PermissionError, ValidationError, NotFoundError, type FieldIssue } from '../../domain/errors';
@@ -218,7 +219,7 @@ export async function createApiKey(ctx: CallerContext, input: CreateApiKeyInput)
       if (!merchant) throw new NotFoundError('merchant', merchantId, { errors: [{ path: 'body.merchantId', message: 'no such merchant' }] });
     }
     await assertModeAllowed(tx, livemode, merchantId);
-    return issueKey(tx, {
+    return issueKey(inMode(tx, livemode, 'a key of the mode asked for (a user or the terminal may issue one of the other mode)'), {
       ownerType,
       merchantId,
       livemode,

@@ -48,8 +48,20 @@ export interface EndpointInput {
   maxAttempts?: number;
 }
 
-export async function createEndpoint(ctx: CallerContext, input: EndpointInput): Promise<EndpointWithSecret> {
-  checkDestination(input.url, 'body.url');
+/** How an endpoint's URL is checked as it is saved (the dispatcher checks again at each connection). */
+export interface SaveOptions {
+  /** the endpoint `payplane webhooks listen` registers for itself (src/listener/): its localhost URL is allowed */
+  localListener?: boolean;
+  /** the name a refusal gives the URL (default body.url; the CLI's --url) */
+  field?: string;
+}
+
+function checkUrl(ctx: CallerContext, url: string, options: SaveOptions): Promise<void> {
+  return checkDestination(url, options.field ?? 'body.url', { allowCidrs: ctx.config.webhookAllowCidrs, localListener: options.localListener });
+}
+
+export async function createEndpoint(ctx: CallerContext, input: EndpointInput, options: SaveOptions = {}): Promise<EndpointWithSecret> {
+  await checkUrl(ctx, input.url, options);
   const events = validateSubscription(ctx.level, input.events);
   const secret = generateWebhookSecret();
   return inTransaction(ctx, async (tx) => {
@@ -92,8 +104,8 @@ export interface EndpointUpdate {
 }
 
 /** Changes the supplied fields; `events` replaces the whole subscription set; enabling clears failing state. */
-export async function updateEndpoint(ctx: CallerContext, id: string, input: EndpointUpdate): Promise<WebhookEndpoint> {
-  if (input.url !== undefined) checkDestination(input.url, 'body.url');
+export async function updateEndpoint(ctx: CallerContext, id: string, input: EndpointUpdate, options: SaveOptions = {}): Promise<WebhookEndpoint> {
+  if (input.url !== undefined) await checkUrl(ctx, input.url, options);
   const events = input.events === undefined ? undefined : validateSubscription(ctx.level, input.events);
   return inTransaction(ctx, async (tx) => {
     const row = await endpointAtLevel(tx, id, true);

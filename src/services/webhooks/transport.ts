@@ -7,6 +7,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { urlToHttpOptions } from 'node:url';
 import ipaddr from 'ipaddr.js';
+import { cidrList } from '../../config';
 import { ValidationError } from '../../domain/errors';
 import { listenerDir, runningListener } from '../../listener/registry';
 
@@ -60,7 +61,7 @@ export interface SendResult {
 /** The dispatcher's options from the environment; with `home`, it also reaches this machine's local listener. */
 export function transportOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, home?: string): TransportOptions {
   return {
-    allowCidrs: (env.PAYPLANE_WEBHOOK_ALLOW_CIDRS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    allowCidrs: cidrList(env.PAYPLANE_WEBHOOK_ALLOW_CIDRS),
     caFile: env.PAYPLANE_WEBHOOK_CA_FILE || undefined,
     timeoutMs: env.PAYPLANE_WEBHOOK_TIMEOUT_MS ? Number(env.PAYPLANE_WEBHOOK_TIMEOUT_MS) : undefined,
     listenerHome: home,
@@ -134,8 +135,38 @@ export function addressAllowed(address: string, allowCidrs: string[]): boolean {
   return ip.range() === 'unicast';
 }
 
-/** Checks an endpoint URL when it is saved: HTTPS, no credentials in it, no literal private address. */
-export function checkDestination(url: string, field: string, allowCidrs = transportOptionsFromEnv().allowCidrs): void {
+/** Why a host may not be reached, or undefined when it may: a literal address, or every address a name resolves to. */
+export function hostRefusal(host: string, addresses: readonly string[], allowCidrs: string[]): string | undefined {
+  if (net.isIP(host)) return addressAllowed(host, allowCidrs) ? undefined : `${host} is a private, loopback or reserved address`;
+  const refused = addresses.find((address) => !addressAllowed(address, allowCidrs));
+  return refused === undefined ? undefined : `${host} resolves to ${refused}, a private, loopback or reserved address`;
+}
+
+/** `localhost` and its subdomains (RFC 6761): loopback whatever a resolver says of them. */
+function isLocalhostName(name: string): boolean {
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/** How long the save waits for a name's addresses: a name not resolved by then is saved (the delivery checks it). */
+export const SAVE_RESOLVE_TIMEOUT_MS = 3_000;
+
+export interface DestinationCheckOptions {
+  /** CIDRs that may be reached although private (PAYPLANE_WEBHOOK_ALLOW_CIDRS, as the dispatcher reads it) */
+  allowCidrs: string[];
+  /** how a name is resolved (default: the system resolver, as the dispatcher's) */
+  resolve?: Resolver;
+  /** the endpoint of `payplane webhooks listen` (src/listener/): a localhost URL of this machine is what it registers */
+  localListener?: boolean;
+}
+
+/**
+ * Checks an endpoint URL when it is saved: HTTPS, no credentials in it, and a host that may be reached — the same
+ * decision the dispatcher makes at connect time (hostRefusal, addressAllowed). The host is the URL parser's
+ * (IDNA and fullwidth forms folded, IPv4 in decimal, octal or hex written out, IPv6 compressed); a literal address
+ * is checked as it is, `localhost` names as loopback, any other name by every address it resolves to now (a name
+ * that does not resolve is saved: DNS changes, and the dispatcher checks again before each connection).
+ */
+export async function checkDestination(url: string, field: string, options: DestinationCheckOptions): Promise<void> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -144,10 +175,25 @@ export function checkDestination(url: string, field: string, allowCidrs = transp
   }
   if (parsed.protocol !== 'https:') throw ValidationError.field(field, 'must be an https URL', 'WEBHOOK_URL_NOT_HTTPS');
   if (parsed.username || parsed.password) throw ValidationError.field(field, 'must not contain credentials');
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host) && !addressAllowed(host, allowCidrs)) {
-    throw ValidationError.field(field, `${host} is a private, loopback or reserved address`, 'WEBHOOK_URL_NOT_ALLOWED');
+  const host = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (options.localListener) {
+    if (!isLoopbackHost(host)) throw ValidationError.field(field, 'must be a loopback URL (the local listener\'s own)');
+    return;
   }
+  const addresses = net.isIP(host) ? [] : await addressesAtSave(host, options.resolve ?? systemResolver);
+  const refused = hostRefusal(host, addresses, options.allowCidrs);
+  if (refused) throw ValidationError.field(field, refused, 'WEBHOOK_URL_NOT_ALLOWED');
+}
+
+async function addressesAtSave(host: string, resolve: Resolver): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((done) => {
+    timer = setTimeout(() => done(undefined), SAVE_RESOLVE_TIMEOUT_MS);
+  });
+  const resolved = await Promise.race([resolve(host).catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
+  const addresses = (resolved ?? []).map((a) => a.address);
+  // localhost names are loopback (RFC 6761) even where the resolver does not know them
+  return isLocalhostName(host) ? [...addresses, '127.0.0.1', '::1'] : addresses;
 }
 
 /**
@@ -170,10 +216,7 @@ export class WebhookTransport {
 
   private resolve: Resolver = (hostname, family) => (this.options.resolve ?? systemResolver)(hostname, family);
 
-  private lookup = checkedLookup(this.resolve, (hostname, list) => {
-    const refused = list.find((a) => !addressAllowed(a.address, this.options.allowCidrs));
-    return refused ? `${hostname} resolves to ${refused.address}, a private, loopback or reserved address` : list;
-  });
+  private lookup = checkedLookup(this.resolve, (hostname, list) => hostRefusal(hostname, list.map((a) => a.address), this.options.allowCidrs) ?? list);
 
   /** For the local listener: loopback addresses only, whatever a name resolves to; IPv4 first (it binds 127.0.0.1). */
   private loopbackOnlyLookup = checkedLookup(this.resolve, (hostname, addresses) => {
@@ -199,7 +242,7 @@ export class WebhookTransport {
         request: urlToHttpOptions(target),
         port: Number(target.port || 443),
         loopback: isLoopbackHost(host),
-        literalRefused: net.isIP(host) && !addressAllowed(host, this.options.allowCidrs) ? `${host} is a private, loopback or reserved address` : undefined,
+        literalRefused: net.isIP(host) ? hostRefusal(host, [], this.options.allowCidrs) : undefined,
       };
     }
     if (this.destinations.size >= 1_000) this.destinations.clear();
