@@ -34,6 +34,9 @@ export const SandboxCredentials = z.object({
 });
 export type SandboxCredentials = z.infer<typeof SandboxCredentials>;
 
+/** When the sandbox's fee assignments start: before any day a sandbox payment may be made on. */
+const SANDBOX_FEES_FROM = '2000-01-01T00:00:00.000Z';
+
 
 /**
  * Provisions a fresh sandbox tenant: tenant, company, merchant (active, sandbox mode), its checkout integration
@@ -73,9 +76,13 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
     ],
   } as Parameters<typeof createFeeSchedule>[1]);
   await changeFeeScheduleStatus(operator, fees.id, 'activate');
+  // effective from long ago: a sandbox payment made on a past day (`events trigger settlement.finalized`,
+  // `balance.available`) pays the schedule's fee as every other does
   for (const currency of ['EUR', 'USD']) {
     for (const paymentMethod of ['card', 'bank_transfer']) {
-      await createFeeAssignment(operator, { level: 'tenant', targetEntityId: tenant.id, feeScheduleId: fees.id, currency, paymentMethod } as Parameters<typeof createFeeAssignment>[1]);
+      await createFeeAssignment(operator, {
+        level: 'tenant', targetEntityId: tenant.id, feeScheduleId: fees.id, currency, paymentMethod, effectiveFrom: SANDBOX_FEES_FROM,
+      } as Parameters<typeof createFeeAssignment>[1]);
     }
   }
   // the sandbox card acquirer: one active terminal for the sandbox currencies and the test cards' brands
