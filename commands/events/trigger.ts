@@ -19,7 +19,7 @@ import {
 import { SANDBOX_FAILING_IBAN } from '../../src/connectors/sandbox-payout';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
-  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: made by real sandbox records where a flow can run at once, a sample otherwise.';
+  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: made by real sandbox records for every type but fraud.alert and webhook.* (samples).';
   static override description = `REAL sandbox records, made through the same services as the API, for --merchant (the sandbox acquirer's answers run in this process):
 - payment.*, checkout.session.completed: a checkout session completed with a sandbox test card: 4242… for created, processing, succeeded and captured; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled.
 - refund.*: a payment then a full refund (4000000000005126 for refund.failed).
@@ -83,99 +83,81 @@ Either way the events are written in test mode with one delivery per subscribed 
     if (entry.type === 'settlement.finalized') return this.realStatement(rt, tenantId, merchantId!);
     if (entry.type === 'balance.available') {
       const result = await triggerBalanceAvailableEvent(rt, tenantId, merchantId!);
-      this.log(renderRecord({
-        eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
-        payment: `${result.paymentId} (paid ${result.paidAt})`, releasesMoved: result.released, deliveriesQueued: result.deliveriesQueued,
-      }));
-      this.logDeliveries(result.deliveries);
-      return result;
+      return this.report(result, { payment: `${result.paymentId} (paid ${result.paidAt})`, releasesMoved: result.released });
     }
     if (drivesRealPayout(entry.type)) return this.realPayout(rt, tenantId, merchantId!, entry.type);
     if (drivesRealWithdrawal(entry.type)) return this.realWithdrawal(rt, tenantId, merchantId!, entry.type);
     const ctx = tenantContext(rt, tenantId, false);
     if (drivesRealOrganization(entry.type)) {
       const result = await triggerOrganizationEvent(rt, ctx, entry.type);
-      this.log(renderRecord({
-        eventId: result.eventId, type: result.type, tenant: result.tenantId, mode: 'test', company: result.companyId, merchant: result.merchantId,
-        kybSubmission: result.kybSubmissionId ?? '', deliveriesQueued: result.deliveriesQueued,
-      }));
-      this.logDeliveries(result.deliveries);
-      return result;
+      return this.report(result, { company: result.companyId, merchant: result.merchantId, kybSubmission: result.kybSubmissionId ?? '' });
     }
     const event = await triggerSampleEvent(ctx, { type: entry.type, merchantId });
-    this.log(renderRecord({ eventId: event.eventId, type: event.type, tenant: event.tenantId, merchant: event.merchantId ?? '', mode: 'test', deliveriesQueued: event.deliveriesQueued }));
-    this.logDeliveries(event.deliveries);
-    return event;
+    return this.report(event, { merchant: event.merchantId ?? '', sample: 'yes (data.sample = true)' });
   }
 
-  private logEvents(events: { id: string; type: string; createdAt: string; deliveriesQueued: number }[]): void {
-    this.log('');
-    this.log(renderTable(events, [
-      { header: 'Event', get: (e) => e.id },
-      { header: 'Type', get: (e) => e.type },
-      { header: 'Created', get: (e) => e.createdAt },
-      { header: 'Deliveries', get: (e) => e.deliveriesQueued },
-    ]));
-  }
-
-  private logDeliveries(deliveries: { id: string; endpointId: string }[]): void {
-    if (deliveries.length) {
+  /**
+   * What every trigger prints, in one place: the event, the records that made it, the deliveries queued for it (or
+   * that no endpoint subscribes to it, so nothing was queued), the other events the records emitted, and what to run next.
+   */
+  private report<R extends { eventId: string; type: string; tenantId: string; deliveriesQueued: number; deliveries: { id: string; endpointId: string }[] }>(
+    result: R, records: Record<string, string | number>, more: { events?: { id: string; type: string; createdAt: string; deliveriesQueued: number }[]; next?: string } = {},
+  ): R {
+    this.log(renderRecord({ eventId: result.eventId, type: result.type, tenant: result.tenantId, mode: 'test', ...records, deliveriesQueued: result.deliveriesQueued }));
+    if (result.deliveries.length) {
       this.log('');
-      this.log(renderTable(deliveries, [{ header: 'Delivery', get: (d) => d.id }, { header: 'Endpoint', get: (d) => d.endpointId }]));
+      this.log(renderTable(result.deliveries, [{ header: 'Delivery', get: (d) => d.id }, { header: 'Endpoint', get: (d) => d.endpointId }]));
     } else {
-      this.log('\nNo endpoint subscribes to this event: nothing was queued.');
+      this.log(`\nNo endpoint subscribes to this event (${result.type}) at the tenant, the merchant or the platform: nothing was queued.`);
     }
+    if (more.events?.length) {
+      this.log('');
+      this.log(renderTable(more.events, [
+        { header: 'Event', get: (e) => e.id },
+        { header: 'Type', get: (e) => e.type },
+        { header: 'Created', get: (e) => e.createdAt },
+        { header: 'Deliveries', get: (e) => e.deliveriesQueued },
+      ]));
+    }
+    if (more.next) this.log(`\n${more.next}`);
+    return result;
   }
 
   private async realStatement(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
     const result = await triggerSettlementEvent(rt, tenantId, merchantId);
-    this.log(renderRecord({
-      eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
-      statement: `${result.statementId} (${result.periodStart.slice(0, 10)}, ${result.currency})`, payment: result.paymentId,
-      download: result.downloadUrl, deliveriesQueued: result.deliveriesQueued,
-    }));
-    this.log(`\nDownload it with: ${this.config.bin} settlements download ${result.statementId} --tenant ${tenantId} --output statement.csv`);
-    return result;
+    return this.report(result, {
+      merchant: result.merchantId, statement: `${result.statementId} (${result.periodStart.slice(0, 10)}, ${result.currency})`, payment: result.paymentId, download: result.downloadUrl,
+    }, { next: `Download it with: ${this.config.bin} settlements download ${result.statementId} --tenant ${tenantId} --output statement.csv` });
   }
 
   private async realPayout(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayout> {
     const ctx = await merchantContext(rt, tenantId, merchantId, false);
     const result = await triggerPayoutEvent(rt, ctx, type);
-    this.log(renderRecord({
-      eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
-      payout: `${result.payoutId} (${result.payoutStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId, deliveriesQueued: result.deliveriesQueued,
-    }));
-    this.logEvents(result.events);
-    this.log(`\nInspect it with: ${this.config.bin} payouts get ${result.payoutId}`);
-    return result;
+    return this.report(result, {
+      merchant: result.merchantId, payout: `${result.payoutId} (${result.payoutStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId,
+    }, { events: result.events, next: `Inspect it with: ${this.config.bin} payouts get ${result.payoutId}` });
   }
 
   private async realWithdrawal(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredWithdrawal> {
     const ctx = await merchantContext(rt, tenantId, merchantId, false);
     const result = await triggerWithdrawalEvent(rt, ctx, type);
-    this.log(renderRecord({
-      eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
-      withdrawal: `${result.withdrawalId} (${result.withdrawalStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId, deliveriesQueued: result.deliveriesQueued,
-    }));
-    this.logEvents(result.events);
-    this.log(`\nInspect it with: ${this.config.bin} withdrawals get ${result.withdrawalId}`);
-    return result;
+    return this.report(result, {
+      merchant: result.merchantId, withdrawal: `${result.withdrawalId} (${result.withdrawalStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId,
+    }, { events: result.events, next: `Inspect it with: ${this.config.bin} withdrawals get ${result.withdrawalId}` });
   }
 
   private async realPayment(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayment> {
     const ctx = await merchantContext(rt, tenantId, merchantId, false);
     const result = await triggerPaymentEvent(rt, ctx, type);
-    this.log(renderRecord({
-      eventId: result.eventId, type: result.type, tenant: result.tenantId, merchant: result.merchantId, mode: 'test',
+    return this.report(result, {
+      merchant: result.merchantId,
       payment: result.paymentId ? `${result.paymentId} (${result.paymentStatus})` : '', card: result.card ? `${result.card.brand ?? ''} •••• ${result.card.last4}` : '',
       checkoutSession: result.checkoutSessionId, refund: result.refundId ? `${result.refundId} (${result.refundStatus})` : '',
       threshold: result.thresholdId ? `${result.thresholdId} (deleted after)` : '',
       dispute: result.disputeId ? `${result.disputeId} (${result.disputeStatus})` : '',
-      deliveriesQueued: result.deliveriesQueued,
-    }));
-    this.logEvents(result.events);
-    if (result.disputeId) this.log(`\nInspect it with: ${this.config.bin} disputes get ${result.disputeId}`);
-    else if (result.paymentId) this.log(`\nInspect it with: ${this.config.bin} payments get ${result.paymentId}`);
-    return result;
+    }, {
+      events: result.events,
+      next: result.disputeId ? `Inspect it with: ${this.config.bin} disputes get ${result.disputeId}` : result.paymentId ? `Inspect it with: ${this.config.bin} payments get ${result.paymentId}` : undefined,
+    });
   }
 }
