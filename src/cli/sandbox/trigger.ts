@@ -38,6 +38,8 @@ interface Scenario {
   dispute?: 'open' | 'update' | 'win' | 'accept';
   /** pay in a currency none of the tenant's active payin terminals takes: the payment finds no eligible terminal */
   unrouted?: true;
+  /** pay the merchant's available balance more than the usual amount (its refund then takes that balance below zero) */
+  aboveAvailable?: true;
 }
 
 const SUCCESS = '4242424242424242';
@@ -59,9 +61,9 @@ const SCENARIOS: Record<string, Scenario> = {
   'routing.alert': { card: SUCCESS, captureMethod: 'automatic', unrouted: true },
   'checkout.session.created': { card: SUCCESS, captureMethod: 'automatic', session: 'open' },
   'checkout.session.expired': { card: SUCCESS, captureMethod: 'automatic', session: 'expire' },
-  // a refund debits the available balance, while the payment's funds are still pending: below zero unless the
-  // merchant's available balance covers it
-  'balance.negative': { card: SUCCESS, captureMethod: 'automatic', then: 'refund' },
+  // a refund debits the available balance, while the payment's funds are still pending: the payment is of 25.00 plus
+  // the merchant's available balance, so that its refund takes the balance below zero
+  'balance.negative': { card: SUCCESS, captureMethod: 'automatic', then: 'refund', aboveAvailable: true },
   'balance.threshold_reached': { card: SUCCESS, captureMethod: 'automatic', threshold: true },
   // the sandbox's fraud dispute card: captured, then disputed by the acquirer after its delay
   'dispute.created': { card: DISPUTE_CARD, captureMethod: 'automatic', dispute: 'open' },
@@ -148,8 +150,9 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
     currency = unrouted;
   }
 
+  const available = scenario.aboveAvailable ? (await balancesOf(ctx, { merchantId: ctx.merchantId!, currency }))[0]?.available.valueMinor ?? 0 : 0;
   const session = await createSession(ctx, {
-    amount: { currency, valueMinor: AMOUNT_MINOR },
+    amount: { currency, valueMinor: AMOUNT_MINOR + Math.max(0, available) },
     captureMethod: scenario.captureMethod,
     merchantReference: `events trigger ${type}`,
     metadata: { triggeredBy: 'payplane events trigger', eventType: type },
@@ -239,7 +242,7 @@ async function paid(
       'EVENT_NOT_PRODUCED',
       `The sandbox payment ${paymentId} ended ${payment.status}${refundStatus ? ` with a ${refundStatus} refund` : ''}${disputeStatus ? ` with a ${disputeStatus} dispute` : ''}${why} and did not emit ${type}.`,
       { hint: type === 'balance.negative'
-        ? 'The merchant\'s available balance covered the refund: balance.negative is raised only when a debit leaves it below zero.'
+        ? 'The merchant\'s available balance grew meanwhile and covered the refund (balance.negative is raised only when a debit leaves it below zero): try again.'
         : 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).' },
     );
   }
