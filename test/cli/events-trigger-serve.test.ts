@@ -81,4 +81,18 @@ describe(`events trigger beside a running serve (${dialectName})`, () => {
       expect(run.stdout).toContain(`No endpoint subscribes to this event (${type})`);
     }
   }, 300_000);
+
+  test('a trigger that cannot pay says so before it makes anything: no payment is left behind', async () => {
+    const other = (await t.cli('sandbox', 'init', '--no-save', '--name', 'No terminal', '--json')).json();
+    expect((await t.cli('terminals', 'disable', other.terminalId, '--yes', '--json')).status).toBe(0);
+    for (const type of ['payment.succeeded', 'settlement.finalized', 'balance.available', 'payout.succeeded', 'withdrawal.created']) {
+      const run = await t.cli('events', 'trigger', type, '--tenant', other.tenantId, '--merchant', other.merchantId, '--json');
+      expect(`${type}: ${run.status}`).toBe(`${type}: 6`);
+      expect(run.json().error).toMatchObject({ code: 'EVENT_NOT_PRODUCED', message: expect.stringContaining('Nothing was made') });
+    }
+    const payments = (await t.cli('payments', 'list', '--tenant', other.tenantId, '--json')).json();
+    expect(payments.data).toEqual([]);
+    const methods = (await t.cli('withdrawal-methods', 'list', '--tenant', other.tenantId, '--merchant', other.merchantId, '--json')).json();
+    expect(methods.data).toEqual([]);
+  }, 120_000);
 });

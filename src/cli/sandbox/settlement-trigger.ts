@@ -5,7 +5,7 @@ import type { Clock } from '../../domain/clock';
 import type { Runtime } from '../../runtime';
 import type { EventRow } from '../../db/models';
 import { dayStart, finalizeDue } from '../../services/settlements/statements';
-import { deliveriesOf, eventsOf, type TriggeredReal, merchantCurrency } from './trigger';
+import { deliveriesOf, eventsOf, type TriggeredReal, payingCurrency } from './trigger';
 import { pollUntil } from '../poll';
 import { newId } from '../../util/ids';
 import { selectRows, updateRows } from '../../db/rows';
@@ -142,7 +142,7 @@ export interface TriggeredRelease extends TriggeredReal {
  */
 export async function triggerBalanceAvailableEvent(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredRelease> {
   const ctx = await merchantContext(rt, tenantId, merchantId, false);
-  const currency = await merchantCurrency(rt, merchantId);
+  const currency = await payingCurrency(rt, tenantId, merchantId);
   const day = await pastDay(rt, merchantId, currency, Math.max(2, Math.ceil(rt.config.holdingPeriodHours / 24) + 1));
   const startedAt = rt.clock.now();
   const payment = await paymentOnDay(rt, tenantId, merchantId, currency, day, 'balance.available');
@@ -162,7 +162,7 @@ export async function triggerBalanceAvailableEvent(rt: Runtime, tenantId: string
 
 export async function triggerSettlementEvent(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
   const ctx = await merchantContext(rt, tenantId, merchantId, false);
-  const currency = await merchantCurrency(rt, merchantId);
+  const currency = await payingCurrency(rt, tenantId, merchantId);
   const day = await pastDay(rt, merchantId, currency, 2);
   const startedAt = rt.clock.now();
   const payment = await paymentOnDay(rt, tenantId, merchantId, currency, day, 'settlement.finalized');

@@ -15,7 +15,7 @@ import {
 } from '../../services/withdrawals';
 import { merchantContext, tenantContext } from '../context';
 import { SANDBOX_FAILING_IBAN } from '../../connectors/sandbox-payout';
-import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal, merchantCurrency } from './trigger';
+import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal, payingCurrency } from './trigger';
 
 /**
  * `events trigger payout.*`: real sandbox records, as a scheduled run makes them. A sandbox card payment whose funds
@@ -94,7 +94,7 @@ async function triggerMethod(rt: Runtime, ctx: CallerContext, which: keyof typeo
 /** Drives a real sandbox payout of the merchant of `ctx` (merchant level, test mode) that emits `type`. */
 export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: string): Promise<TriggeredPayout> {
   const startedAt = rt.clock.now();
-  const currency = await merchantCurrency(rt, ctx.merchantId!);
+  const currency = await payingCurrency(rt, ctx.tenantId!, ctx.merchantId!);
   const methodId = await triggerMethod(rt, ctx, type === 'payout.failed' ? 'fails' : 'pays', currency);
   const { paymentId, sessionId, funded } = await fundAtOnce(rt, ctx, type, currency, startedAt);
   const { payout, skipped } = await runOneOffPayout(rt, { tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, withdrawalMethodId: methodId, currency, grossLimit: funded });
@@ -170,7 +170,7 @@ export interface TriggeredWithdrawal extends TriggeredReal {
  */
 export async function triggerWithdrawalEvent(rt: Runtime, ctx: CallerContext, type: string): Promise<TriggeredWithdrawal> {
   const startedAt = rt.clock.now();
-  const currency = await merchantCurrency(rt, ctx.merchantId!);
+  const currency = await payingCurrency(rt, ctx.tenantId!, ctx.merchantId!);
   const methodId = await triggerMethod(rt, ctx, 'pays', currency);
   const { paymentId, sessionId, funded } = await fundAtOnce(rt, ctx, type, currency, startedAt);
   const requested = await createWithdrawal(ctx, { amount: { currency, valueMinor: Math.floor(funded / 2) }, withdrawalMethodId: methodId }, `events-trigger-${paymentId}`);

@@ -88,6 +88,21 @@ export async function merchantCurrency(rt: Runtime, merchantId: string): Promise
   return (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
 }
 
+/**
+ * The currency the trigger pays in for the merchant, checked before anything is made: an active payin terminal of
+ * the tenant takes it. Else EVENT_NOT_PRODUCED, and no payment is left behind.
+ */
+export async function payingCurrency(rt: Runtime, tenantId: string, merchantId: string): Promise<string> {
+  const currency = await merchantCurrency(rt, merchantId);
+  const terminals = await rt.db.models.Terminal.findAll({ where: { tenantId, status: 'active', direction: 'payin' }, attributes: ['supportedCurrencies'] });
+  if (!terminals.some((t) => ((t.get('supportedCurrencies') as string[] | null) ?? []).includes(currency))) {
+    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `No active payin terminal of tenant ${tenantId} takes ${currency}, the merchant's currency: a sandbox payment would fail. Nothing was made.`, {
+      hint: `Check the tenant's terminals (payplane terminals list --tenant ${tenantId}).`,
+    });
+  }
+  return currency;
+}
+
 /** Whether `events trigger` drives a real sandbox payment for this type (else it emits a sample). */
 export function drivesRealPayment(type: string): boolean {
   return type in SCENARIOS;
@@ -141,7 +156,8 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
   const scenario = SCENARIOS[type];
   if (!scenario) throw new Error(`no payment scenario for ${type}`);
   const startedAt = rt.clock.now();
-  let currency = await merchantCurrency(rt, ctx.merchantId!);
+  // a payment needs a terminal for the currency (checked first); a session alone, or a payment meant to find none, does not
+  let currency = scenario.session || scenario.unrouted ? await merchantCurrency(rt, ctx.merchantId!) : await payingCurrency(rt, ctx.tenantId!, ctx.merchantId!);
   if (scenario.unrouted) {
     const unrouted = await unroutedCurrency(rt, ctx.tenantId!);
     if (!unrouted) {
