@@ -7,6 +7,7 @@ import { Dispatcher } from '../src/services/webhooks/dispatcher';
 import { transportOptionsFromEnv } from '../src/services/webhooks/transport';
 import { startJobs } from '../src/jobs';
 import { sandboxBanner } from '../src/cli/sandbox/banner';
+import { recordServeAddress } from '../src/cli/sandbox/serve-address';
 import { settleHeapAfterStart } from '../src/cli/heap';
 
 export interface ServeResult {
@@ -43,6 +44,8 @@ export default class Serve extends BaseCommand<typeof Serve> {
     const provision = this.flags.sandbox ?? process.env.NODE_ENV !== 'production';
     const { sandbox, emptyDatabase } = await ensureServeSandbox(rt, { provision });
     const server = await startServer(rt, this.flags.port, this.flags.host);
+    // where it listens, for `sandbox env` of this database (API_URL): removed when it stops
+    const forgetAddress = recordServeAddress(rt.config, rt.config.listenUrl ?? server.url);
     const dispatcher = this.flags.dispatch
       ? new (Dispatcher)(rt, { transport: transportOptionsFromEnv(process.env, rt.config.home) })
       : undefined;
@@ -66,6 +69,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
     this.log(`\n${signal}: finishing running requests…`);
     stopRenewing?.();
     await Promise.all([server.close(), dispatcher?.stop(), jobs?.stop()]);
+    forgetAddress();
     return { url, sandbox: Boolean(sandbox), stoppedBy: signal };
   }
 }

@@ -128,6 +128,14 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
   return true;
 }
 
+/**
+ * Delivers one operation whose claim `workerId` took itself (lockedBy), out of the due order: `events trigger`'s
+ * payment of a past day, answered by the process whose clock reads that day.
+ */
+export function deliverClaimed(rt: Runtime, workerId: string, op: SandboxOperationRow): Promise<boolean> {
+  return deliver(rt, workerId, op);
+}
+
 /** Delivers due operations: polls every pollMs, and at once when the connector of this process records one. */
 export function startSandboxWorker(rt: Runtime, options: SandboxWorkerOptions & { pollMs?: number } = {}): { stop(): Promise<void> } {
   const pollMs = options.pollMs ?? rt.config.sandboxPollMs;

@@ -34,6 +34,9 @@ export const SandboxCredentials = z.object({
 });
 export type SandboxCredentials = z.infer<typeof SandboxCredentials>;
 
+/** When the sandbox's fee assignments start: before any day a sandbox payment may be made on. */
+const SANDBOX_FEES_FROM = '2000-01-01T00:00:00.000Z';
+
 
 /**
  * Provisions a fresh sandbox tenant: tenant, company, merchant (active, sandbox mode), its checkout integration
@@ -73,9 +76,13 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
     ],
   } as Parameters<typeof createFeeSchedule>[1]);
   await changeFeeScheduleStatus(operator, fees.id, 'activate');
+  // effective from long ago: a sandbox payment made on a past day (`events trigger settlement.finalized`,
+  // `balance.available`) pays the schedule's fee as every other does
   for (const currency of ['EUR', 'USD']) {
     for (const paymentMethod of ['card', 'bank_transfer']) {
-      await createFeeAssignment(operator, { level: 'tenant', targetEntityId: tenant.id, feeScheduleId: fees.id, currency, paymentMethod } as Parameters<typeof createFeeAssignment>[1]);
+      await createFeeAssignment(operator, {
+        level: 'tenant', targetEntityId: tenant.id, feeScheduleId: fees.id, currency, paymentMethod, effectiveFrom: SANDBOX_FEES_FROM,
+      } as Parameters<typeof createFeeAssignment>[1]);
     }
   }
   // the sandbox card acquirer: one active terminal for the sandbox currencies and the test cards' brands
@@ -120,10 +127,28 @@ export function sandboxFile(rt: { config: Pick<AppConfig, 'home'> }): string {
   return path.join(rt.config.home, 'sandbox.json');
 }
 
-/** The sandbox `serve` saved in <home>/sandbox.json, when it is this database's; else null. */
+/**
+ * <home>/sandbox.json keeps one sandbox per database: the first one saved at the top (the file as it always was: a
+ * single sandbox, its databaseUrl naming the database), the sandboxes of other databases under `otherDatabases`. So
+ * `serve` on Postgres after `npm start` on SQLite (or two SQLite files) keeps both, each found again by its database.
+ */
+function savedSandboxes(file: string): SandboxCredentials[] {
+  if (!fs.existsSync(file)) return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return [];
+  }
+  const others = (json as { otherDatabases?: unknown } | null)?.otherDatabases;
+  return [json, ...(Array.isArray(others) ? others : [])]
+    .map((entry) => SandboxCredentials.safeParse(entry))
+    .flatMap((parsed) => (parsed.success ? [parsed.data] : []));
+}
+
+/** The sandbox saved in <home>/sandbox.json for this database (`databaseUrl`); else null. */
 export function savedSandbox(config: Pick<AppConfig, 'home' | 'databaseUrl'>): SandboxCredentials | null {
-  const saved = readSandboxFile(sandboxFile({ config }));
-  return saved && saved.databaseUrl === config.databaseUrl ? saved : null;
+  return savedSandboxes(sandboxFile({ config })).find((saved) => saved.databaseUrl === config.databaseUrl) ?? null;
 }
 
 /**
@@ -141,9 +166,23 @@ export async function ensureServeSandbox(rt: Runtime, options: { provision?: boo
   return { sandbox: await createSandbox(rt).then((created) => saveSandbox(rt, created)), emptyDatabase: true };
 }
 
-/** Writes a sandbox to <home>/sandbox.json (mode 0600), where `serve`, `sandbox env` and `webhooks listen` find it. */
+/**
+ * Writes a sandbox to <home>/sandbox.json (mode 0600), where `serve`, `sandbox env` and `webhooks listen` find it: in
+ * place of the one of its database, the sandboxes of other databases kept. Written whole and renamed into place; read
+ * again after, and written again when another process's write (a serve of another database renewing its token) lost it.
+ */
 export function saveSandbox(rt: Pick<Runtime, 'config'>, sandbox: SandboxCredentials): SandboxCredentials {
-  writePrivateFile(sandboxFile(rt), JSON.stringify(sandbox, null, 2) + '\n');
+  const file = sandboxFile(rt);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const all = savedSandboxes(file);
+    const at = all.findIndex((saved) => saved.databaseUrl === sandbox.databaseUrl);
+    if (at >= 0) all[at] = sandbox;
+    else all.push(sandbox);
+    const [first, ...others] = all;
+    writePrivateFile(file, JSON.stringify(others.length ? { ...first, otherDatabases: others } : first, null, 2) + '\n');
+    const kept = savedSandboxes(file).find((saved) => saved.databaseUrl === sandbox.databaseUrl);
+    if (kept?.tenantId === sandbox.tenantId && kept.platformToken === sandbox.platformToken) break;
+  }
   return sandbox;
 }
 
@@ -164,9 +203,7 @@ export async function renewPlatformToken(rt: Runtime, saved: SandboxCredentials)
   }
   if (fresh) return saved;
   const token = await rt.tokens.issue(saved.platformUserId, rt.tokens.maxLifetimeSeconds, false);
-  const renewed = { ...saved, platformToken: token.token, platformTokenExpiresAt: token.expiresAt.toISOString() };
-  writePrivateFile(sandboxFile(rt), JSON.stringify(renewed, null, 2) + '\n');
-  return renewed;
+  return saveSandbox(rt, { ...saved, platformToken: token.token, platformTokenExpiresAt: token.expiresAt.toISOString() });
 }
 
 /** While `serve` runs: renews the saved sandbox's platform token as it reaches half its life. Returns the stop function. */
@@ -178,12 +215,6 @@ export function keepSandboxTokenFresh(rt: Runtime): () => void {
   }, every);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-function readSandboxFile(file: string): SandboxCredentials | null {
-  if (!fs.existsSync(file)) return null;
-  const parsed = SandboxCredentials.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-  return parsed.success ? parsed.data : null;
 }
 
 export async function keysStillWork(rt: Runtime, saved: SandboxCredentials): Promise<boolean> {

@@ -31,6 +31,10 @@ export function sandboxBanner({ url, sandbox, file, tty }: BannerInput): string[
     `  platform token  ${sandbox.platformToken.slice(0, tty ? 24 : 8)}… (see the file)`,
   ];
   if (tty) lines.push(`\nTry it:\n  curl -s ${url}/v1/api-keys -H "Authorization: Bearer ${sandbox.tenantKey.secretKey}"`);
-  else lines.push(`\nTry it:\n  curl -s ${url}/v1/api-keys -H "Authorization: Bearer $(node -p 'require(${JSON.stringify(file)}).tenantKey.secretKey')"`);
+  else {
+    // the file keeps one sandbox per database (this one at the top, or under otherDatabases): found by its tenant id
+    const read = `const f = require(${JSON.stringify(file)}); [f, ...(f.otherDatabases || [])].find((s) => s.tenantId === ${JSON.stringify(sandbox.tenantId)}).tenantKey.secretKey`;
+    lines.push(`\nTry it:\n  curl -s ${url}/v1/api-keys -H "Authorization: Bearer $(node -p '${read}')"`);
+  }
   return lines;
 }

@@ -5,7 +5,15 @@ import type { Clock } from '../../domain/clock';
 import type { Runtime } from '../../runtime';
 import type { EventRow } from '../../db/models';
 import { dayStart, finalizeDue } from '../../services/settlements/statements';
-import { deliveriesOf, eventsOf, triggerPaymentEvent, type TriggeredPayment, type TriggeredReal, merchantCurrency } from './trigger';
+import { deliveriesOf, eventsOf, type TriggeredReal, payingCurrency } from './trigger';
+import { pollUntil } from '../poll';
+import { newId } from '../../util/ids';
+import { selectRows, updateRows } from '../../db/rows';
+import type { SandboxOperationRow } from '../../db/models/sandbox';
+import { deliverClaimed } from '../../jobs/sandbox-acquirer';
+import { createSession, getSession } from '../../services/checkout';
+import { completeCheckoutSession } from '../../services/payments/checkout-complete';
+import { getPayment } from '../../services/payments/payments';
 import { releaseDue } from '../../services/ledger';
 
 // `events trigger settlement.finalized`: a REAL statement finalized for a past day. A real sandbox payment of the
@@ -27,11 +35,22 @@ export interface TriggeredStatement extends TriggeredReal {
   paymentId: string;
 }
 
-/** A runtime whose clock reads `at` plus the time elapsed since this call. */
+const HOUR_MS = 3_600_000;
+/** How long the command waits for the event, whoever's work (its own, or a running serve's jobs) raises it. */
+const EVENT_WAIT_MS = 20_000;
+const PAST_AMOUNT_MINOR = 2500;
+const SUCCESS_CARD = '4242424242424242';
+
+/**
+ * A runtime whose clock reads `at` plus the time elapsed since this call, and whose sandbox acquirer answers an hour
+ * after the real time: no other process's worker (a running serve's, whose clock reads today and would date the
+ * capture today) takes the answer before this one delivers it itself (answerHere).
+ */
 function runtimeAt(rt: Runtime, at: Date): Runtime {
-  const offset = at.getTime() - rt.clock.now().getTime();
-  const clock: Clock = { now: () => new Date(rt.clock.now().getTime() + offset) };
-  return Object.assign(Object.create(rt) as Runtime, { clock });
+  const offset = rt.clock.now().getTime() - at.getTime();
+  const clock: Clock = { now: () => new Date(rt.clock.now().getTime() - offset) };
+  const config = { ...rt.config, sandboxDelayMs: offset + HOUR_MS };
+  return Object.assign(Object.create(rt) as Runtime, { clock, config });
 }
 
 /**
@@ -48,10 +67,64 @@ async function pastDay(rt: Runtime, merchantId: string, currency: string, daysBa
   throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Merchant ${merchantId} has a finalized ${currency} statement on each of ${LOOK_BACK_DAYS} past days: no past day is left to make a payment on.`);
 }
 
-/** A real sandbox payment (4242…, captured) of the merchant made at noon UTC of `day`, through the runtime's clock set back. */
-function paymentOnDay(rt: Runtime, tenantId: string, merchantId: string, day: Date): Promise<TriggeredPayment> {
-  const then = runtimeAt(rt, new Date(day.getTime() + 12 * 3_600_000));
-  return merchantContext(then, tenantId, merchantId, false).then((ctx) => triggerPaymentEvent(then, ctx, 'payment.captured'));
+/**
+ * Delivers the sandbox acquirer's answer to the payment's attempt in this process, with the past day's clock: the
+ * operation is claimed (lockedBy this worker, for a lease of real time) before any serve's worker may take it.
+ */
+async function answerHere(then: Runtime, realNow: Date, attemptId: string): Promise<void> {
+  const { db } = then;
+  const model = db.models.SandboxOperation as never;
+  const workerId = `events-trigger:${process.pid}:${newId().slice(-12)}`;
+  const claimed = await db.writeAlone((alone) => updateRows(db, model, {
+    lockedBy: workerId, lockedUntil: new Date(realNow.getTime() + 10 * 60_000), dueAt: then.clock.now(), updatedAt: then.clock.now(),
+  }, { reference: attemptId, kind: 'authorize', doneAt: null, lockedBy: null }, alone));
+  if (claimed !== 1) return; // answered already (a repeated run): the payment's status says
+  const [op] = await selectRows<SandboxOperationRow>(db, model, { reference: attemptId, kind: 'authorize' }, { limit: 1 });
+  if (op) await deliverClaimed(then, workerId, op);
+}
+
+interface PastPayment {
+  paymentId: string;
+  checkoutSessionId: string;
+  paidAt: string;
+}
+
+/**
+ * A real sandbox payment (4242…, captured) of the merchant made at noon UTC of `day`, through the runtime's clock set
+ * back: its records, ledger entries and fee are of that day, whichever process runs the jobs.
+ */
+async function paymentOnDay(rt: Runtime, tenantId: string, merchantId: string, currency: string, day: Date, type: string): Promise<PastPayment> {
+  const realNow = rt.clock.now();
+  const paidAt = new Date(day.getTime() + 12 * HOUR_MS);
+  const then = runtimeAt(rt, paidAt);
+  const ctx = await merchantContext(then, tenantId, merchantId, false);
+  const session = await createSession(ctx, {
+    amount: { currency, valueMinor: PAST_AMOUNT_MINOR }, captureMethod: 'automatic', merchantReference: `events trigger ${type}`,
+    metadata: { triggeredBy: 'payplane events trigger', eventType: type },
+  });
+  await completeCheckoutSession(ctx, session.id, {
+    paymentMethod: { type: 'card', card: { number: SUCCESS_CARD, expMonth: 12, expYear: realNow.getUTCFullYear() + 3, cvc: '123', holderName: 'Sandbox Trigger' } },
+  });
+  const paymentId = (await getSession(ctx, session.id)).paymentId;
+  if (!paymentId) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Checkout session ${session.id} has no payment.`);
+  const attemptId = (await rt.db.models.Payment.findOne({ where: { id: paymentId }, attributes: ['currentAttemptId'] }))?.get('currentAttemptId') as string | null;
+  if (attemptId) await answerHere(then, realNow, attemptId);
+  const payment = await getPayment(ctx, paymentId);
+  if (payment.status !== 'captured') {
+    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The sandbox payment ${paymentId} of ${day.toISOString().slice(0, 10)} ended ${payment.status}${payment.errorCode ? ` (${payment.errorCode})` : ''}, not captured.`, {
+      hint: 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).',
+    });
+  }
+  return { paymentId, checkoutSessionId: session.id, paidAt: paidAt.toISOString() };
+}
+
+/** Runs `work` (the job's own code) and reads until `find` finds what it waits for, whoever did the work; null when the time is up. */
+async function workUntil<T>(work: () => Promise<unknown>, find: () => Promise<T | null | undefined>): Promise<T | null> {
+  const { value } = await pollUntil(async () => {
+    await work();
+    return (await find()) ?? null;
+  }, (found) => found !== null, { timeoutMs: EVENT_WAIT_MS, intervalMs: 250 });
+  return value;
 }
 
 export interface TriggeredRelease extends TriggeredReal {
@@ -69,40 +142,47 @@ export interface TriggeredRelease extends TriggeredReal {
  */
 export async function triggerBalanceAvailableEvent(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredRelease> {
   const ctx = await merchantContext(rt, tenantId, merchantId, false);
-  const currency = await merchantCurrency(rt, merchantId);
+  const currency = await payingCurrency(rt, tenantId, merchantId);
   const day = await pastDay(rt, merchantId, currency, Math.max(2, Math.ceil(rt.config.holdingPeriodHours / 24) + 1));
-  const payment = await paymentOnDay(rt, tenantId, merchantId, day);
   const startedAt = rt.clock.now();
-  const released = await releaseDue(rt);
-  const events = await eventsOf(rt, ctx, startedAt, [], payment.paymentId);
-  const wanted = events.find((e) => e.type === 'balance.available');
-  if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The funds of sandbox payment ${payment.paymentId} (${payment.paymentStatus}) were not released.`);
+  const payment = await paymentOnDay(rt, tenantId, merchantId, currency, day, 'balance.available');
+  let released = 0;
+  // the release job's own code moves what is due; a running serve's release job may move it first: the event counts
+  const wanted = await workUntil(
+    async () => (released += await releaseDue(rt)),
+    async () => (await eventsOf(rt, ctx, startedAt, [], payment.paymentId)).find((e) => e.type === 'balance.available'),
+  );
+  if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The funds of sandbox payment ${payment.paymentId} (captured on ${payment.paidAt}) were not released within ${EVENT_WAIT_MS / 1000} s.`);
   const deliveries = await deliveriesOf(rt, wanted.id);
   return {
-    eventId: wanted.id, type: 'balance.available', tenantId, merchantId, livemode: false, sample: false, paymentId: payment.paymentId!,
-    paidAt: new Date(day.getTime() + 12 * 3_600_000).toISOString(), released, deliveriesQueued: deliveries.length, deliveries,
+    eventId: wanted.id, type: 'balance.available', tenantId, merchantId, livemode: false, sample: false, paymentId: payment.paymentId,
+    paidAt: payment.paidAt, released, deliveriesQueued: deliveries.length, deliveries,
   };
 }
 
 export async function triggerSettlementEvent(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
   const ctx = await merchantContext(rt, tenantId, merchantId, false);
-  const currency = await merchantCurrency(rt, merchantId);
+  const currency = await payingCurrency(rt, tenantId, merchantId);
   const day = await pastDay(rt, merchantId, currency, 2);
-  const payment = await paymentOnDay(rt, tenantId, merchantId, day);
   const startedAt = rt.clock.now();
-  await finalizeDue(ctx);
-  const statement = await rt.db.models.SettlementStatement.findOne({ where: { merchantId, currency, livemode: false, periodStart: day } });
-  const rows = statement
-    ? await rt.db.models.Event.findAll({ where: { type: 'settlement.finalized', merchantId, livemode: false, createdAt: { [Op.gte]: startedAt } }, order: [['createdAt', 'ASC']] })
-    : [];
-  const event = rows.map((r) => r.get({ plain: true }) as EventRow).find((e) => e.data?.id === statement?.get('id'));
-  if (!statement || !event) {
-    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The sandbox payment ${payment.paymentId} on ${day.toISOString().slice(0, 10)} did not lead to a finalized statement.`);
+  const payment = await paymentOnDay(rt, tenantId, merchantId, currency, day, 'settlement.finalized');
+  const statementOf = async () => rt.db.models.SettlementStatement.findOne({ where: { merchantId, currency, livemode: false, periodStart: day } });
+  // the settlements job's own code finalizes the statements of past days; a running serve's may finalize it first
+  const found = await workUntil(() => finalizeDue(ctx), async () => {
+    const statement = await statementOf();
+    if (!statement || statement.get('status') !== 'finalized') return null;
+    const rows = await rt.db.models.Event.findAll({ where: { type: 'settlement.finalized', merchantId, livemode: false, createdAt: { [Op.gte]: startedAt } }, order: [['createdAt', 'ASC']] });
+    const event = rows.map((r) => r.get({ plain: true }) as EventRow).find((e) => e.data?.id === statement.get('id'));
+    return event ? { statement, event } : null;
+  });
+  if (!found) {
+    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The sandbox payment ${payment.paymentId} on ${day.toISOString().slice(0, 10)} did not lead to a finalized statement within ${EVENT_WAIT_MS / 1000} s.`);
   }
+  const { statement, event } = found;
   const deliveries = await deliveriesOf(rt, event.id);
   return {
     eventId: event.id, type: 'settlement.finalized', tenantId, merchantId, livemode: false, sample: false,
     statementId: statement.get('id') as string, periodStart: day.toISOString(), currency, downloadUrl: String(event.data.downloadUrl),
-    paymentId: payment.paymentId!, deliveriesQueued: deliveries.length, deliveries,
+    paymentId: payment.paymentId, deliveriesQueued: deliveries.length, deliveries,
   };
 }

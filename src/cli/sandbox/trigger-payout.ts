@@ -7,23 +7,25 @@ import { createSession, getSession } from '../../services/checkout';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { getPayment } from '../../services/payments/payments';
 import { balancesOf } from '../../services/ledger';
-import { createWithdrawalMethod, usableMethod } from '../../services/withdrawal-methods/methods';
+import { coolingHours, createWithdrawalMethod, deleteWithdrawalMethod, usableMethod } from '../../services/withdrawal-methods/methods';
+import type { Clock } from '../../domain/clock';
 import { runOneOffPayout } from '../../services/payouts/run';
 import {
   approveWithdrawal, cancelWithdrawal, completeWithdrawal, createWithdrawal, failWithdrawal, rejectWithdrawal, startExecution,
 } from '../../services/withdrawals';
-import { tenantContext } from '../context';
+import { merchantContext, tenantContext } from '../context';
 import { SANDBOX_FAILING_IBAN } from '../../connectors/sandbox-payout';
-import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal, merchantCurrency } from './trigger';
+import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal, payingCurrency } from './trigger';
 
 /**
  * `events trigger payout.*`: real sandbox records, as a scheduled run makes them. A sandbox card payment whose funds
- * are available at once (4000 0000 0000 0077) puts 25.00 in the merchant's available balance; a one-off schedule run
- * of the payouts job then pays that much out (no more of the balance) to a bank_account method of the merchant the
+ * are available at once (4000 0000 0000 0077) of 25.00 (plus what brings a negative available balance back to zero)
+ * makes 25.00 less its fee available; a one-off schedule run of the payouts job then pays that much out (no more of
+ * the balance) to a bank_account method of the merchant the
  * command keeps for it: for payout.created and payout.succeeded the sandbox IBAN DE89 3704 0044 0532 0130 00, which
  * the sandbox payout provider pays (payout.created, then payout.succeeded), for payout.failed the sandbox's failing
  * IBAN (SANDBOX_FAILING_IBAN), which it refuses (payout.created, then payout.failed). The methods are saved on first
- * use: active at once when the tenant's withdrawal cooling period is 0, else the command says when to try again.
+ * use as if one cooling period ago: active at once.
  */
 
 export const PAYOUT_TRIGGER_TYPES = ['payout.created', 'payout.succeeded', 'payout.failed'] as const;
@@ -51,30 +53,49 @@ const METHODS = {
   fails: { label: 'Sandbox failing IBAN (events trigger)', iban: SANDBOX_FAILING_IBAN },
 };
 
-/** The merchant's method the trigger pays to (saved on first use), active. */
-async function triggerMethod(ctx: CallerContext, which: keyof typeof METHODS, currency: string): Promise<string> {
+const HOUR_MS = 3_600_000;
+
+/** A runtime whose clock reads `ms` earlier than `rt`'s. */
+function runtimeEarlier(rt: Runtime, ms: number): Runtime {
+  const clock: Clock = { now: () => new Date(rt.clock.now().getTime() - ms) };
+  return Object.assign(Object.create(rt) as Runtime, { clock });
+}
+
+/**
+ * The merchant's method the trigger pays to, active. Saved on first use as if one cooling period ago (the trigger's
+ * own sandbox IBAN, in test mode): a fresh sandbox pays out at once; one of these still cooling (saved before) is
+ * deleted and saved so again. A method an operator suspended stays so: the command says so before paying anything.
+ */
+async function triggerMethod(rt: Runtime, ctx: CallerContext, which: keyof typeof METHODS, currency: string): Promise<string> {
   const { label, iban } = METHODS[which];
-  const existing = await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).findOne({ merchantId: ctx.merchantId!, label, deletedAt: null });
-  const id = existing?.id ?? (await createWithdrawalMethod(ctx, { methodType: 'bank_account', label, details: { iban, accountHolderName: 'Sandbox Merchant' } })).id;
+  let existing = await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).findOne({ merchantId: ctx.merchantId!, label, deletedAt: null });
+  if (existing?.status === 'cooling' && existing.activatesAt && new Date(existing.activatesAt).getTime() > rt.clock.now().getTime()) {
+    await deleteWithdrawalMethod(ctx, existing.id);
+    existing = null;
+  }
+  let id = existing?.id;
+  if (!id) {
+    const hours = await coolingHours(ctx, ctx.tenantId!);
+    const savedBefore = await merchantContext(runtimeEarlier(rt, hours * HOUR_MS), ctx.tenantId!, ctx.merchantId!, false);
+    id = (await createWithdrawalMethod(savedBefore, { methodType: 'bank_account', label, details: { iban, accountHolderName: 'Sandbox Merchant' } })).id;
+  }
+  const methodId = id;
   try {
-    await inTransaction(ctx, (tx) => usableMethod(tx, id, ctx.merchantId!, currency, '--merchant'));
+    await inTransaction(ctx, (tx) => usableMethod(tx, methodId, ctx.merchantId!, currency, '--merchant'));
   } catch (error) {
-    const method = await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).get(id);
-    const until = method.status === 'cooling' && method.activatesAt ? ` until ${new Date(method.activatesAt).toISOString()}` : '';
-    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The merchant's withdrawal method "${label}" (${id}) is ${method.status}${until}: withdrawals and payouts go to active methods only.`, {
-      hint: method.status === 'cooling'
-        ? 'Try again once it is active, or set the tenant\'s withdrawalCoolingPeriodHours to 0 (PATCH /v1/admin/tenants/{id}) before its first use.'
-        : `Reactivate it, or delete it for the command to save a new one. (${(error as Error).message})`,
+    const method = await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).get(methodId);
+    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The merchant's withdrawal method "${label}" (${methodId}) is ${method.status}: withdrawals and payouts go to active methods only.`, {
+      hint: `Reactivate it (payplane withdrawal-methods reactivate ${methodId}), or delete it for the command to save a new one. (${(error as Error).message})`,
     });
   }
-  return id;
+  return methodId;
 }
 
 /** Drives a real sandbox payout of the merchant of `ctx` (merchant level, test mode) that emits `type`. */
 export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: string): Promise<TriggeredPayout> {
   const startedAt = rt.clock.now();
-  const currency = await merchantCurrency(rt, ctx.merchantId!);
-  const methodId = await triggerMethod(ctx, type === 'payout.failed' ? 'fails' : 'pays', currency);
+  const currency = await payingCurrency(rt, ctx.tenantId!, ctx.merchantId!);
+  const methodId = await triggerMethod(rt, ctx, type === 'payout.failed' ? 'fails' : 'pays', currency);
   const { paymentId, sessionId, funded } = await fundAtOnce(rt, ctx, type, currency, startedAt);
   const { payout, skipped } = await runOneOffPayout(rt, { tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, withdrawalMethodId: methodId, currency, grossLimit: funded });
   if (!payout) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The payout run made no payout: ${skipped}.`);
@@ -92,13 +113,17 @@ export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: 
   };
 }
 
-/** 25.00 of the currency in the merchant's available balance: a sandbox payment whose funds are available at once. */
+/**
+ * What a sandbox payment whose funds are available at once makes available to pay out: a payment of 25.00, plus what
+ * brings a negative available balance back to zero, makes 25.00 less its fee available (24.40 EUR with the sandbox's
+ * fees). Read from the payment (its net), not from the balance, which a running serve's jobs may move meanwhile.
+ */
 async function fundAtOnce(rt: Runtime, ctx: CallerContext, type: string, currency: string, startedAt: Date): Promise<{ paymentId: string; sessionId: string; funded: number }> {
-  const availableNow = async () => (await balancesOf(ctx, { merchantId: ctx.merchantId!, currency }))[0]?.available.valueMinor ?? 0;
-  const before = await availableNow();
+  const available = (await balancesOf(ctx, { merchantId: ctx.merchantId!, currency }))[0]?.available.valueMinor ?? 0;
+  const deficit = Math.max(0, -available);
   const session = await createSession(ctx, {
-    amount: { currency, valueMinor: AMOUNT_MINOR }, captureMethod: 'automatic', merchantReference: `events trigger ${type}`,
-    metadata: { triggeredBy: 'payplane events trigger', eventType: type },
+    amount: { currency, valueMinor: AMOUNT_MINOR + deficit }, captureMethod: 'automatic', merchantReference: `events trigger ${type}`,
+    metadata: { triggeredBy: 'payplane events trigger', eventType: type, ...(deficit ? { coversNegativeBalance: String(deficit) } : {}) },
   });
   await completeCheckoutSession(ctx, session.id, {
     paymentMethod: { type: 'card', card: { number: FUNDING_CARD, expMonth: 12, expYear: startedAt.getUTCFullYear() + 3, cvc: '123', holderName: 'Sandbox Trigger' } },
@@ -107,14 +132,13 @@ async function fundAtOnce(rt: Runtime, ctx: CallerContext, type: string, currenc
   if (!paymentId) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Checkout session ${session.id} has no payment.`);
   const answered = await runSandboxUntil(rt, async () => (await getPayment(ctx, paymentId)).status !== 'processing');
   if (!answered) throw new UnavailableError(`Payment ${paymentId} is still processing: the sandbox acquirer did not answer in time.`, 'SANDBOX_NO_ANSWER');
-  const funded = (await availableNow()) - before;
+  const payment = await getPayment(ctx, paymentId);
+  const funded = payment.status === 'captured' ? payment.amountBreakdown.net.valueMinor - deficit : 0;
   if (funded <= 0) {
-    const payment = await getPayment(ctx, paymentId);
     throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The funding payment ${paymentId} ended ${payment.status} and made nothing available.`, {
       hint: 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).',
     });
   }
-
   return { paymentId, sessionId: session.id, funded };
 }
 
@@ -146,8 +170,8 @@ export interface TriggeredWithdrawal extends TriggeredReal {
  */
 export async function triggerWithdrawalEvent(rt: Runtime, ctx: CallerContext, type: string): Promise<TriggeredWithdrawal> {
   const startedAt = rt.clock.now();
-  const currency = await merchantCurrency(rt, ctx.merchantId!);
-  const methodId = await triggerMethod(ctx, 'pays', currency);
+  const currency = await payingCurrency(rt, ctx.tenantId!, ctx.merchantId!);
+  const methodId = await triggerMethod(rt, ctx, 'pays', currency);
   const { paymentId, sessionId, funded } = await fundAtOnce(rt, ctx, type, currency, startedAt);
   const requested = await createWithdrawal(ctx, { amount: { currency, valueMinor: Math.floor(funded / 2) }, withdrawalMethodId: methodId }, `events-trigger-${paymentId}`);
   const approver = tenantContext(rt, ctx.tenantId!, false, 'events trigger (approver)');

@@ -38,6 +38,8 @@ interface Scenario {
   dispute?: 'open' | 'update' | 'win' | 'accept';
   /** pay in a currency none of the tenant's active payin terminals takes: the payment finds no eligible terminal */
   unrouted?: true;
+  /** pay the merchant's available balance more than the usual amount (its refund then takes that balance below zero) */
+  aboveAvailable?: true;
 }
 
 const SUCCESS = '4242424242424242';
@@ -59,9 +61,9 @@ const SCENARIOS: Record<string, Scenario> = {
   'routing.alert': { card: SUCCESS, captureMethod: 'automatic', unrouted: true },
   'checkout.session.created': { card: SUCCESS, captureMethod: 'automatic', session: 'open' },
   'checkout.session.expired': { card: SUCCESS, captureMethod: 'automatic', session: 'expire' },
-  // a refund debits the available balance, while the payment's funds are still pending: below zero unless the
-  // merchant's available balance covers it
-  'balance.negative': { card: SUCCESS, captureMethod: 'automatic', then: 'refund' },
+  // a refund debits the available balance, while the payment's funds are still pending: the payment is of 25.00 plus
+  // the merchant's available balance, so that its refund takes the balance below zero
+  'balance.negative': { card: SUCCESS, captureMethod: 'automatic', then: 'refund', aboveAvailable: true },
   'balance.threshold_reached': { card: SUCCESS, captureMethod: 'automatic', threshold: true },
   // the sandbox's fraud dispute card: captured, then disputed by the acquirer after its delay
   'dispute.created': { card: DISPUTE_CARD, captureMethod: 'automatic', dispute: 'open' },
@@ -84,6 +86,21 @@ async function unroutedCurrency(rt: Runtime, tenantId: string): Promise<string |
 export async function merchantCurrency(rt: Runtime, merchantId: string): Promise<string> {
   const merchant = await rt.db.models.Merchant.findOne({ where: { id: merchantId }, attributes: ['defaultCurrency'] });
   return (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
+}
+
+/**
+ * The currency the trigger pays in for the merchant, checked before anything is made: an active payin terminal of
+ * the tenant takes it. Else EVENT_NOT_PRODUCED, and no payment is left behind.
+ */
+export async function payingCurrency(rt: Runtime, tenantId: string, merchantId: string): Promise<string> {
+  const currency = await merchantCurrency(rt, merchantId);
+  const terminals = await rt.db.models.Terminal.findAll({ where: { tenantId, status: 'active', direction: 'payin' }, attributes: ['supportedCurrencies'] });
+  if (!terminals.some((t) => ((t.get('supportedCurrencies') as string[] | null) ?? []).includes(currency))) {
+    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `No active payin terminal of tenant ${tenantId} takes ${currency}, the merchant's currency: a sandbox payment would fail. Nothing was made.`, {
+      hint: `Check the tenant's terminals (payplane terminals list --tenant ${tenantId}).`,
+    });
+  }
+  return currency;
 }
 
 /** Whether `events trigger` drives a real sandbox payment for this type (else it emits a sample). */
@@ -139,7 +156,8 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
   const scenario = SCENARIOS[type];
   if (!scenario) throw new Error(`no payment scenario for ${type}`);
   const startedAt = rt.clock.now();
-  let currency = await merchantCurrency(rt, ctx.merchantId!);
+  // a payment needs a terminal for the currency (checked first); a session alone, or a payment meant to find none, does not
+  let currency = scenario.session || scenario.unrouted ? await merchantCurrency(rt, ctx.merchantId!) : await payingCurrency(rt, ctx.tenantId!, ctx.merchantId!);
   if (scenario.unrouted) {
     const unrouted = await unroutedCurrency(rt, ctx.tenantId!);
     if (!unrouted) {
@@ -148,8 +166,9 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
     currency = unrouted;
   }
 
+  const available = scenario.aboveAvailable ? (await balancesOf(ctx, { merchantId: ctx.merchantId!, currency }))[0]?.available.valueMinor ?? 0 : 0;
   const session = await createSession(ctx, {
-    amount: { currency, valueMinor: AMOUNT_MINOR },
+    amount: { currency, valueMinor: AMOUNT_MINOR + Math.max(0, available) },
     captureMethod: scenario.captureMethod,
     merchantReference: `events trigger ${type}`,
     metadata: { triggeredBy: 'payplane events trigger', eventType: type },
@@ -239,7 +258,7 @@ async function paid(
       'EVENT_NOT_PRODUCED',
       `The sandbox payment ${paymentId} ended ${payment.status}${refundStatus ? ` with a ${refundStatus} refund` : ''}${disputeStatus ? ` with a ${disputeStatus} dispute` : ''}${why} and did not emit ${type}.`,
       { hint: type === 'balance.negative'
-        ? 'The merchant\'s available balance covered the refund: balance.negative is raised only when a debit leaves it below zero.'
+        ? 'The merchant\'s available balance grew meanwhile and covered the refund (balance.negative is raised only when a debit leaves it below zero): try again.'
         : 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).' },
     );
   }

@@ -101,7 +101,7 @@ export async function getWithdrawalMethod(ctx: CallerContext, id: string): Promi
 // ------------------------------------------------------------------------------------------------ writes
 
 /** Hours a method of the tenant cools before use: the tenant's setting, else the platform's default. */
-async function coolingHours(ctx: CallerContext, tenantId: string): Promise<number> {
+export async function coolingHours(ctx: CallerContext, tenantId: string): Promise<number> {
   const tenant = await scoped(ctx, ctx.db.models.Tenant).get(tenantId);
   return tenant.withdrawalCoolingPeriodHours ?? ctx.config.withdrawalCoolingHours;
 }
