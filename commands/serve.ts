@@ -8,6 +8,7 @@ import { transportOptionsFromEnv } from '../src/services/webhooks/transport';
 import { startJobs } from '../src/jobs';
 import { sandboxBanner } from '../src/cli/sandbox/banner';
 import { settleHeapAfterStart } from '../src/cli/heap';
+import { listenRefusal } from '../src/cli/listen';
 
 export interface ServeResult {
   url: string;
@@ -42,7 +43,10 @@ export default class Serve extends BaseCommand<typeof Serve> {
     const rt = await this.runtime();
     const provision = this.flags.sandbox ?? process.env.NODE_ENV !== 'production';
     const { sandbox, emptyDatabase } = await ensureServeSandbox(rt, { provision });
-    const server = await startServer(rt, this.flags.port, this.flags.host);
+    // a port taken or refused is one line naming it, exit 8 (src/cli/listen.ts), not a raw EADDRINUSE
+    const server = await startServer(rt, this.flags.port, this.flags.host).catch((error: unknown) => {
+      throw listenRefusal(error, this.flags.port, this.flags.host);
+    });
     const dispatcher = this.flags.dispatch
       ? new (Dispatcher)(rt, { transport: transportOptionsFromEnv(process.env, rt.config.home) })
       : undefined;
