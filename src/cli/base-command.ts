@@ -11,6 +11,7 @@ import { followPages, type PageRequest } from './progress';
 import type { Page } from '../db/scoped';
 import { inquirer } from './inquirer';
 import { shortParseError, type CommandShape } from './hooks/flag-not-found';
+import { actorIdsOf, loadActorNames, nameActorsIn } from './actors';
 
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
@@ -138,7 +139,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return super.catch(Object.assign(new Errors.CLIError('Interrupted.', { code: 'INTERRUPTED', exit: INTERRUPTED_EXIT }), { exitCode: INTERRUPTED_EXIT }));
     }
     if (error instanceof PayplaneError) {
-      const cliError = new Errors.CLIError(error.detail, {
+      // an actor the message names by id is shown with its name: "being executed by alice (0190…)"
+      const detail = this.openedRuntime ? await nameActorsIn(this.openedRuntime, error.detail).catch(() => error.detail) : error.detail;
+      const cliError = new Errors.CLIError(detail, {
         code: error.code,
         exit: error.exitCode,
         suggestions: error.hint ? [error.hint] : undefined,
@@ -197,6 +200,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       label: (this.id ?? 'list').split(':').join(' '),
       progress: !this.jsonEnabled(),
     });
+  }
+
+  /**
+   * Loads the names of the actors in these records' *By fields (createdBy, approvedBy, …), so that rendering them
+   * shows `alice (0190…)` rather than the id alone (src/cli/actors.ts actorLabel).
+   */
+  protected async nameActors(...records: unknown[]): Promise<void> {
+    // under --json the records are printed as they are: ids
+    if (this.jsonEnabled()) return;
+    await loadActorNames(await this.runtime(), actorIdsOf(records.flat()));
   }
 
   /** For long-running commands (serve, dispatch, listen): the first of SIGINT and SIGTERM, by name. */
