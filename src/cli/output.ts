@@ -18,7 +18,8 @@ export function configureColour(): void {
 /**
  * What a column holds decides how a table narrower than its terminal treats it (issue 32 item 4), declared here once
  * for every table (COLUMN_KINDS): a column states its kind, else it is recognised from its header and its cells.
- *  - `id`: the row's own id (header "ID"), what the next command needs: never cut, never hidden;
+ *  - `id`: the row's own id (header "ID", or a first column of ids), what the next command needs: never cut, never
+ *    hidden;
  *  - `label`: a status, an event type, a type: never cut, never hidden;
  *  - `amount`: money (every cell like "25.00 EUR"): never cut, hidden when there is no room;
  *  - `reference`: another record's id (cells that are or end in a uuid, or are one short word such as "tenant"):
@@ -152,7 +153,8 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], options: TableOp
   let note: string[] = [];
   if (width !== undefined && picked.length) {
     const natural = picked.map((_c, i) => Math.max(cellWidth(head[i]), ...body.map((cells) => cellWidth(cells[i]))));
-    const kinds = picked.map((c, i) => kindOf(c.header, body.map((cells) => cells[i]), c.kind));
+    // the first column holding ids is the row's own (a "Delivery" or "Event" column): kept like "ID"
+    const kinds = picked.map((c, i) => kindOf(c.header, body.map((cells) => cells[i]), c.kind)).map((k, i) => (i === 0 && k === 'reference' ? 'id' : k));
     const layout = layoutColumns(natural, kinds, head.map(cellWidth), width, options.columns !== undefined);
     head = layout.shown.map((i, at) => cutCell(head[i], layout.widths[at]));
     body = body.map((cells) => layout.shown.map((i, at) => cutCell(cells[i], layout.widths[at])));

@@ -9,7 +9,7 @@ import { withTransaction } from '../../src/domain/context';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { emitEvent } from '../../src/services/webhooks/events';
-import { fitWidths, kindOf, layoutColumns, COLUMN_KINDS } from '../../src/cli/output';
+import { fitWidths, kindOf, layoutColumns, renderTable, COLUMN_KINDS } from '../../src/cli/output';
 import { parseCsv } from '../helpers/csv';
 
 // Tables fit the terminal (issue 24 item 4): on a terminal the widest column is cut first, each cut cell ending in "…",
@@ -350,6 +350,33 @@ describe('column kinds (declared once: COLUMN_KINDS, kindOf, layoutColumns)', ()
     // only text is ever cut; ids and labels are never hidden
     expect(Object.entries(COLUMN_KINDS).filter(([, k]) => k.cut).map(([n]) => n)).toEqual(['text']);
     expect(Object.entries(COLUMN_KINDS).filter(([, k]) => k.essential).map(([n]) => n).sort()).toEqual(['id', 'label']);
+  });
+
+  test('renderTable on a 60-column terminal: a first column of ids is the row\'s own, whole; statuses whole; the rest hidden or cut, and said', () => {
+    const tty = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
+    const columns = process.env.COLUMNS;
+    Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true });
+    process.env.COLUMNS = '60';
+    try {
+      const rows = [{ id: UUID, endpoint: UUID.replace(/^01/, '02'), status: 'succeeded', error: 'x'.repeat(80) }];
+      const drawn = stripVTControlCharacters(renderTable(rows, [
+        { header: 'Delivery', get: (r) => r.id },
+        { header: 'Endpoint', get: (r) => r.endpoint },
+        { header: 'Status', get: (r) => r.status },
+        { header: 'Last error', get: (r) => r.error },
+      ]));
+      const table = tableLines(drawn);
+      expect(cells(table[1])).toEqual(['Delivery', 'Status']);
+      expect(cells(table[3])).toEqual([UUID, 'succeeded']);
+      expect(drawn.split('\n').every((l) => [...l].length <= 60)).toBe(true);
+      expect(drawn.replace(/\s+/g, ' ')).toContain('Hidden to fit 60 columns: endpoint, last-error.');
+      expect(drawn).toContain('--no-truncate');
+    } finally {
+      if (tty) Object.defineProperty(process.stdout, 'isTTY', tty);
+      else delete (process.stdout as { isTTY?: boolean }).isTTY;
+      if (columns === undefined) delete process.env.COLUMNS;
+      else process.env.COLUMNS = columns;
+    }
   });
 
   test('too narrow: ids and labels whole, then the most valuable columns that fit; text cut, not below its floor', () => {
