@@ -1,5 +1,7 @@
 import net from 'node:net';
 import { runCli } from '../helpers/cli';
+import { listenRefusal } from '../../src/cli/listen';
+import { UnavailableError } from '../../src/domain/errors';
 import { createTestDatabase, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 
 // Issue 32 item 7: `serve --port <busy>` printed Node's raw `listen EADDRINUSE` and exited 1 (an internal error). A
@@ -46,4 +48,23 @@ describe(`serve cannot listen (${dialectName})`, () => {
     expect(res.json().error).toMatchObject({ code: 'LISTEN_ADDRESS_UNAVAILABLE', exitCode: 8, message: expect.stringContaining('192.0.2.1 is not an address of this machine') });
     expect(res.json().error.message).toContain('--host');
   }, 60_000);
+});
+
+describe('listenRefusal (every listen error is one line naming the address and what to do, exit 8)', () => {
+  const errno = (code: string) => Object.assign(new Error(`listen ${code}: 127.0.0.1:80`), { code });
+  test('each kind names the port and the flag to change; an error that is no listen error passes through', () => {
+    const denied = listenRefusal(errno('EACCES'), 80, '127.0.0.1') as UnavailableError;
+    expect(denied).toBeInstanceOf(UnavailableError);
+    expect([denied.code, denied.exitCode]).toEqual(['LISTEN_NOT_PERMITTED', 8]);
+    expect(denied.detail).toBe('Cannot listen on port 80 of 127.0.0.1: not permitted (ports below 1024 need privileges); pass --port 1024 or above, or run with the needed permission.');
+    const busy = listenRefusal(errno('EADDRINUSE'), 4242, '0.0.0.0') as UnavailableError;
+    expect([busy.code, busy.exitCode]).toEqual(['PORT_IN_USE', 8]);
+    expect(busy.detail).toContain('port 4242 of 0.0.0.0');
+    const unresolved = listenRefusal(errno('ENOTFOUND'), 4242, 'nowhere.invalid') as UnavailableError;
+    expect(unresolved.detail).toContain('the host nowhere.invalid does not resolve');
+    const other = listenRefusal(errno('EMFILE'), 4242, '127.0.0.1') as UnavailableError;
+    expect([other.code, other.exitCode, other.detail]).toEqual(['LISTEN_FAILED', 8, 'Cannot listen on port 4242 of 127.0.0.1 (EMFILE); pass another --port or --host.']);
+    const bug = new TypeError('not a listen error');
+    expect(listenRefusal(bug, 4242, '127.0.0.1')).toBe(bug);
+  });
 });
