@@ -1,4 +1,3 @@
-import type { Runtime } from '../runtime';
 
 /**
  * Who did something, as the CLI names it (issue 32 item 17): records hold the id of the user or API key that acted
@@ -7,6 +6,14 @@ import type { Runtime } from '../runtime';
  * names are loaded once per command (BaseCommand.nameActors, before rendering; BaseCommand.catch for an error's
  * message) and read here synchronously by the renderers.
  */
+
+/** What the names are read from: the runtime's models (typed by shape: src/runtime.ts imports the CLI's output). */
+interface ActorSources {
+  db: { models: { User: RowFinder; ApiKey: RowFinder } };
+}
+interface RowFinder {
+  findAll(options: { where: { id: string[] }; attributes: string[] }): Promise<{ get(options: { plain: true }): unknown }[]>;
+}
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
@@ -33,7 +40,7 @@ export function actorIdsOf(records: unknown[]): string[] {
 }
 
 /** Loads the names of these ids' users (display name, else email) and API keys (key "name"); others stay ids. */
-export async function loadActorNames(rt: Runtime, ids: string[]): Promise<void> {
+export async function loadActorNames(rt: ActorSources, ids: string[]): Promise<void> {
   const wanted = [...new Set(ids)].filter((id) => !names.has(id));
   if (!wanted.length) return;
   const users = await rt.db.models.User.findAll({ where: { id: wanted }, attributes: ['id', 'displayName', 'email'] });
@@ -49,7 +56,7 @@ export async function loadActorNames(rt: Runtime, ids: string[]): Promise<void> 
 }
 
 /** A message with each actor's id it names shown with the actor's name: "executed by alice (0190…)". */
-export async function nameActorsIn(rt: Runtime, text: string): Promise<string> {
+export async function nameActorsIn(rt: ActorSources, text: string): Promise<string> {
   const ids = text.match(UUID) ?? [];
   if (!ids.length) return text;
   await loadActorNames(rt, ids);

@@ -4,6 +4,7 @@ import chalk from 'chalk';
 import type Table from 'cli-table3';
 import type { Page } from '../db/scoped';
 import { ValidationError } from '../domain/errors';
+import { actorLabel } from './actors';
 
 /** Colour only on a terminal and never under NO_COLOR (https://no-color.org). */
 export function colourEnabled(): boolean {
@@ -327,11 +328,14 @@ export function logBesideTable(command: { log(message?: string): void; logToStde
   else command.log(line);
 }
 
-/** Key/value lines of one record. */
+/**
+ * Key/value lines of one record. Who acted (a createdBy, reviewedBy, … field holding an id) is shown by name and id
+ * when the command loaded the names (BaseCommand.nameActors; src/cli/actors.ts).
+ */
 export function renderRecord(record: Record<string, unknown>): string {
   const width = Math.max(...Object.keys(record).map((k) => k.length));
   return Object.entries(record)
-    .map(([k, v]) => `${(colourEnabled() ? chalk.dim(k.padEnd(width)) : k.padEnd(width))}  ${formatCell(v)}`)
+    .map(([k, v]) => `${(colourEnabled() ? chalk.dim(k.padEnd(width)) : k.padEnd(width))}  ${formatCell(/By$/.test(k) && typeof v === 'string' ? actorLabel(v) : v)}`)
     .join('\n');
 }
 

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { createTestDatabase, withRuntimeOf, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli, type CliResult } from '../helpers/cli';
 import { TEST_IBAN } from '../helpers/withdrawals';
@@ -93,6 +94,16 @@ describe(`the CLI names actors by name and id (${dialectName})`, () => {
     const json = await cli('withdrawals', 'execute', id, '--fail', '--comment', 'no', '--operator', 'carol', '--json');
     expect(json.status).toBe(5);
     expect(json.json().error.message).toContain(named('bob'));
+  });
+
+  test('records printed whole (roles, users): their createdBy by name and id', async () => {
+    const account = os.userInfo().username;
+    const role = await ok('roles', 'create', '--tenant', sb.tenantId, '--name', 'Viewer', '--permission', 'access:users:view');
+    expect(role.stdout).toMatch(new RegExp(`createdBy\\s+${escape(named(account))}`));
+    const id = /^id\s+(\S+)/m.exec(role.stdout)![1];
+    const shown = await ok('roles', 'get', id, '--tenant', sb.tenantId);
+    expect(shown.stdout).toMatch(new RegExp(`createdBy\\s+${escape(named(account))}`));
+    expect((await ok('roles', 'get', id, '--tenant', sb.tenantId, '--json')).json().createdBy).toBe(operatorUserId(account));
   });
 
   test('risk records and the "Created by" column: the name and the id', async () => {
