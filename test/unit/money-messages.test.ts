@@ -6,7 +6,8 @@ import ts from 'typescript';
 // it), never bare minor units ("Refund of 100000 exceeds what remains refundable (2000, …)"). The TypeScript parser
 // reads src/ and commands/ and lists every error a caller sees (a PayplaneError: new XxxError(…), XxxError.field(…))
 // whose message interpolates an amount-like value (…Minor, amount, fee, available, remaining, …) without formatting
-// it through formatMinor (src/domain/money.ts) or a local money() helper made of it.
+// it through formatMinor (src/domain/money.ts) or a local money() helper made of it; a number the message itself
+// calls minor units (beside the formatted amount, for a valueMinor field) is allowed.
 
 const root = path.resolve(__dirname, '../..');
 /** errors a caller never sees, or whose number is the point (an amount that is not an integer) */
@@ -42,7 +43,9 @@ export function bareAmountsInErrors(file: string, text: string): string[] {
       if (ts.isTemplateExpression(node)) {
         for (const span of node.templateSpans) {
           const expression = span.expression.getText(source);
-          if (AMOUNT.test(expression) && !FORMATTED.test(expression)) {
+          // a number said to be minor units beside the formatted amount (a valueMinor field's own unit) is no bare amount
+          const labelled = span.literal.text.startsWith(' minor unit');
+          if (AMOUNT.test(expression) && !FORMATTED.test(expression) && !labelled) {
             const { line } = source.getLineAndCharacterOfPosition(span.expression.getStart(source));
             found.push(`${file}:${line + 1}: \${${expression}}`);
           }
@@ -75,5 +78,6 @@ describe('money in error messages', () => {
     const formatted = "throw new BusinessRuleError('X', `Refund of ${money(amount)} exceeds ${formatMinor({ currency, valueMinor: remaining })}.`);";
     expect(bareAmountsInErrors('x.ts', formatted)).toEqual([]);
     expect(bareAmountsInErrors('x.ts', "throw new InternalError(`ledger amount ${line.amountMinor} is not an integer`);")).toEqual([]);
+    expect(bareAmountsInErrors('x.ts', "throw ValidationError.field('amount.valueMinor', `must be ${formatMinor(total)} (${totalMinor} minor units)`);")).toEqual([]);
   });
 });
