@@ -31,6 +31,7 @@ export default class RolesCreate extends BaseCommand<typeof RolesCreate> {
       { permissions: 'permission' },
     );
     const role = await createRole(ctx, input);
+    await this.nameActors(role);
     this.log(renderRecord(role as unknown as Record<string, unknown>));
     return role;
   }

@@ -13,6 +13,7 @@ export default class RolesGet extends BaseCommand<typeof RolesGet> {
   async run(): Promise<Role> {
     const ctx = await this.scope();
     const role = await getRole(ctx, this.args.id);
+    await this.nameActors(role);
     this.log(renderRecord(role as unknown as Record<string, unknown>));
     return role;
   }

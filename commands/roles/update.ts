@@ -27,6 +27,7 @@ export default class RolesUpdate extends BaseCommand<typeof RolesUpdate> {
       { permissions: 'permission' },
     );
     const role = await updateRole(ctx, this.args.id, input);
+    await this.nameActors(role);
     this.log(renderRecord(role as unknown as Record<string, unknown>));
     return role;
   }

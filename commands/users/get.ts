@@ -13,6 +13,7 @@ export default class UsersGet extends BaseCommand<typeof UsersGet> {
   async run(): Promise<User> {
     const ctx = await this.scope();
     const user = await getUser(ctx, this.args.id);
+    await this.nameActors(user);
     this.log(renderRecord(user as unknown as Record<string, unknown>));
     return user;
   }

@@ -31,6 +31,7 @@ export default class UsersUpdate extends BaseCommand<typeof UsersUpdate> {
       { roleIds: 'role', displayName: 'display-name', mfaEnabled: 'mfa' },
     );
     const user = await updateUser(ctx, this.args.id, input);
+    await this.nameActors(user);
     this.log(renderRecord(user as unknown as Record<string, unknown>));
     return user;
   }

@@ -19,6 +19,7 @@ export default class WithdrawalsApprove extends BaseCommand<typeof WithdrawalsAp
     const rt = await this.runtime();
     const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
     const withdrawal = await approveWithdrawal(actContext(rt, where, this.flags.operator), where.id);
+    await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }

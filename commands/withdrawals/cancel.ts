@@ -23,6 +23,7 @@ export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCan
       verb: 'Cancel', noun: 'withdrawal', name: `${formatMinor(current.amount)}, ${current.status}`, id: current.id, consequence: 'The held amount and fee return to available.',
     });
     const withdrawal = await cancelWithdrawal(ctx, where.id);
+    await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }

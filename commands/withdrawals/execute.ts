@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { actorLabel } from '../../src/cli/actors';
 import { BaseCommand } from '../../src/cli/base-command';
 import { ValidationError } from '../../src/domain/errors';
 import type { CallerContext } from '../../src/domain/context';
@@ -49,6 +50,7 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
     const outcome = checkedOutcome(await this.outcomeFromFlags());
     await claimExecution(ctx, where.id);
     const withdrawal = await applyOutcome(ctx, where.id, outcome);
+    await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }
@@ -67,6 +69,7 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
 
   private async viaProvider(ctx: CallerContext, id: string): Promise<Withdrawal> {
     const withdrawal = await executeViaProvider(ctx, id);
+    await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     if (withdrawal.status === 'executing') this.log('The provider accepted the payout; its final answer is still to come: the withdrawal stays executing.');
     return withdrawal;
@@ -75,9 +78,10 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
   private async interactive(ctx: CallerContext, id: string): Promise<Withdrawal> {
     const executing = await claimExecution(ctx, id);
     const [destination, merchant] = await Promise.all([revealDestination(ctx, id), getMerchant(ctx, executing.entityId)]);
+    await this.nameActors(executing);
     this.log(renderPayoutOrder(executing, merchant.name, destination));
     this.log('');
-    const stays = `Withdrawal ${id} stays executing (by ${executing.executedBy}): run \`${this.config.bin} withdrawals execute ${id}\` again as the same operator once you know how the payout went.`;
+    const stays = `Withdrawal ${id} stays executing (by ${actorLabel(executing.executedBy)}): run \`${this.config.bin} withdrawals execute ${id}\` again as the same operator once you know how the payout went.`;
     const outcome = await promptOutcome({ reference: this.flags.reference, comment: this.flags.comment }).catch((error: unknown) => {
       // Ctrl-C: the execution started above stays; say so before the command ends with 130 (BaseCommand.catch)
       if (isPromptInterrupt(error)) this.logToStderr(stays);
@@ -88,6 +92,7 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
       return executing;
     }
     const withdrawal = await applyOutcome(ctx, id, checkedOutcome(outcome));
+    await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }

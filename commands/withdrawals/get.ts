@@ -16,6 +16,7 @@ export default class WithdrawalsGet extends BaseCommand<typeof WithdrawalsGet> {
     const rt = await this.runtime();
     const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
     const withdrawal = await getWithdrawal(actContext(rt, where, this.flags.operator), where.id);
+    await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }

@@ -28,6 +28,7 @@ export default class WithdrawalsReject extends BaseCommand<typeof WithdrawalsRej
     const reason = await this.required(this.flags.reason, 'reason', 'Why is the withdrawal rejected?');
     const body = validateWith(RejectWithdrawalBody, { rejectionReason: reason }, { rejectionReason: 'reason' });
     const withdrawal = await rejectWithdrawal(actContext(rt, where, this.flags.operator), where.id, body);
+    await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
   }

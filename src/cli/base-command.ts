@@ -10,6 +10,8 @@ import { configureColour } from './output';
 import { followPages, type PageRequest } from './progress';
 import type { Page } from '../db/scoped';
 import { inquirer } from './inquirer';
+import { shortParseError, type CommandShape } from './hooks/flag-not-found';
+import { actorIdsOf, loadActorNames, nameActorsIn } from './actors';
 
 export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
@@ -137,7 +139,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return super.catch(Object.assign(new Errors.CLIError('Interrupted.', { code: 'INTERRUPTED', exit: INTERRUPTED_EXIT }), { exitCode: INTERRUPTED_EXIT }));
     }
     if (error instanceof PayplaneError) {
-      const cliError = new Errors.CLIError(error.detail, {
+      // an actor the message names by id is shown with its name: "being executed by alice (0190…)"
+      const detail = this.openedRuntime ? await nameActorsIn(this.openedRuntime, error.detail).catch(() => error.detail) : error.detail;
+      const cliError = new Errors.CLIError(detail, {
         code: error.code,
         exit: error.exitCode,
         suggestions: error.hint ? [error.hint] : undefined,
@@ -145,20 +149,25 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       Object.assign(cliError, { status: error.status, errors: error.errors, exitCode: error.exitCode });
       return super.catch(cliError);
     }
-    // oclif's own errors (unknown flag, missing argument) keep their exit code under --json too
+    // a mistyped flag, an unexpected or missing argument: the nearest flag and one usage line, not the whole help
+    const short = shortParseError(error, this.config.bin, this.ctor as unknown as CommandShape);
+    if (short) return super.catch(short);
+    // oclif's own errors keep their exit code under --json too
     const oclifExit = (error as { oclif?: { exit?: number } }).oclif?.exit;
     if (error.exitCode === undefined && oclifExit !== undefined) error.exitCode = oclifExit;
     return super.catch(error);
   }
 
   protected override toErrorJson(error: unknown): unknown {
-    const e = error as { code?: string; message?: string; status?: number; errors?: unknown; suggestions?: string[]; oclif?: { exit?: number } };
+    const e = error as { code?: string; message?: string; status?: number; errors?: unknown; suggestions?: string[]; flagSuggestions?: string[]; oclif?: { exit?: number } };
     return {
       error: {
         code: e.code ?? 'ERROR',
         message: e.message,
         ...(e.status ? { status: e.status } : {}),
         ...(e.errors ? { errors: e.errors } : {}),
+        // the flags nearest a mistyped one (src/cli/hooks/flag-not-found.ts), as a mistyped command's suggestions
+        ...(e.flagSuggestions ? { suggestions: e.flagSuggestions } : {}),
         ...(e.suggestions?.length ? { hint: e.suggestions[0] } : {}),
         exitCode: e.oclif?.exit ?? 1,
       },
@@ -191,6 +200,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       label: (this.id ?? 'list').split(':').join(' '),
       progress: !this.jsonEnabled(),
     });
+  }
+
+  /**
+   * Loads the names of the actors in these records' *By fields (createdBy, approvedBy, …), so that rendering them
+   * shows `alice (0190…)` rather than the id alone (src/cli/actors.ts actorLabel).
+   */
+  protected async nameActors(...records: unknown[]): Promise<void> {
+    // under --json the records are printed as they are: ids
+    if (this.jsonEnabled()) return;
+    await loadActorNames(await this.runtime(), actorIdsOf(records.flat()));
   }
 
   /** For long-running commands (serve, dispatch, listen): the first of SIGINT and SIGTERM, by name. */

@@ -27,7 +27,7 @@ export const tableFlags = {
     helpGroup: 'TABLE',
   }),
   'no-truncate': Flags.boolean({
-    description: 'Keep every cell whole (on a terminal, cells are otherwise cut with … to fit its width; a pipe always gets them whole)',
+    description: 'Show every column, each cell whole (on a terminal, columns of less value are otherwise hidden and text cut with … to fit its width; ids, statuses and event types never are; a pipe always gets everything whole)',
     default: false,
     helpGroup: 'TABLE',
   }),

@@ -18,7 +18,7 @@ export const EXIT_CODES: [number, string][] = [
   [5, 'state conflict'],
   [6, 'business rule refused'],
   [7, 'rate limited'],
-  [8, 'unavailable (the database, a provider)'],
+  [8, 'unavailable (the database, a provider, an address serve cannot listen on: a port in use)'],
   [9, 'cancelled: the operator answered no at a confirmation (nothing was changed)'],
   [130, 'interrupted: Ctrl-C at a prompt'],
 ];

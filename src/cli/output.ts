@@ -4,6 +4,7 @@ import chalk from 'chalk';
 import type Table from 'cli-table3';
 import type { Page } from '../db/scoped';
 import { ValidationError } from '../domain/errors';
+import { actorLabel } from './actors';
 
 /** Colour only on a terminal and never under NO_COLOR (https://no-color.org). */
 export function colourEnabled(): boolean {
@@ -15,9 +16,110 @@ export function configureColour(): void {
   if (!colourEnabled()) chalk.level = 0;
 }
 
+/**
+ * What a column holds decides how a table narrower than its terminal treats it (issue 32 item 4), declared here once
+ * for every table (COLUMN_KINDS): a column states its kind, else it is recognised from its header and its cells.
+ *  - `id`: the row's own id (header "ID", or a first column of ids), what the next command needs: never cut, never
+ *    hidden;
+ *  - `label`: a status, an event type, a type: never cut, never hidden;
+ *  - `amount`: money (every cell like "25.00 EUR"): never cut, hidden when there is no room;
+ *  - `reference`: another record's id (cells that are or end in a uuid, or are one short word such as "tenant"):
+ *    never cut, hidden when there is no room;
+ *  - `date`: a timestamp: never cut, hidden when there is no room;
+ *  - `text`: anything else: cut (ending in "…") down to a few characters, then hidden.
+ * When the terminal is too narrow, the ids and labels are kept, then the most valuable of the other columns that fit
+ * (amounts, references, dates, text; leftmost first among equals); the table then says what it hid or cut and how to
+ * see it. Columns picked with --columns are all shown (only text is cut).
+ */
+export type ColumnKind = 'id' | 'label' | 'amount' | 'reference' | 'date' | 'text';
+
 export interface Column<T> {
   header: string;
   get(row: T): unknown;
+  /** what the column holds (default: recognised from the header and the cells, see kindOf) */
+  kind?: ColumnKind;
+}
+
+interface KindRule {
+  /** cut to fit (with "…"); otherwise each cell is whole, or the column hidden */
+  cut: boolean;
+  /** never hidden to fit (only --columns leaves it out) */
+  essential: boolean;
+  /** the order in which the other columns are kept when there is no room for all: the higher, the sooner */
+  value: number;
+}
+
+/** How each kind of column fits a terminal: the one declaration every table follows. */
+export const COLUMN_KINDS: Readonly<Record<ColumnKind, KindRule>> = {
+  id: { cut: false, essential: true, value: 6 },
+  label: { cut: false, essential: true, value: 5 },
+  amount: { cut: false, essential: false, value: 4 },
+  reference: { cut: false, essential: false, value: 3 },
+  date: { cut: false, essential: false, value: 2 },
+  text: { cut: true, essential: false, value: 1 },
+};
+
+/** Headers of the columns that hold a status, an event type or a type (labels), as --columns names them. */
+const LABEL_HEADERS = new Set(['status', 'event-type', 'type', 'entry-type', 'transaction', 'verdict', 'outcome', 'decision']);
+const UUID_AT_END = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)?$/i;
+const AMOUNT_CELL = /^-?[\d,]+(\.\d+)? [A-Z]{3}$/;
+const DATE_CELL = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A column's kind: as declared, else "ID" is the row's id, a label's header a label, else what every cell is. */
+export function kindOf(header: string, cells: string[], declared?: ColumnKind): ColumnKind {
+  if (declared) return declared;
+  const name = columnName(header);
+  if (name === 'id') return 'id';
+  if (LABEL_HEADERS.has(name)) return 'label';
+  const filled = cells.map((c) => stripVTControlCharacters(c).trim()).filter((c) => c !== '');
+  if (!filled.length) return 'text';
+  // ids, or a few words ending in one ("merchant 01a2…", "Acme (01a2…)"), beside single words ("tenant", "all")
+  if (filled.some((c) => UUID_AT_END.test(c)) && filled.every((c) => UUID_AT_END.test(c) || /^\S{1,12}$/.test(c))) return 'reference';
+  if (filled.every((c) => AMOUNT_CELL.test(c))) return 'amount';
+  if (filled.every((c) => DATE_CELL.test(c))) return 'date';
+  return 'text';
+}
+
+/**
+ * How a table fits a terminal: the columns shown (indexes, in their order) and their widths, the columns hidden and
+ * the columns cut. Ids and labels are never cut nor hidden, even when the table is then wider than the terminal.
+ */
+export interface TableLayout {
+  shown: number[];
+  widths: number[];
+  hidden: number[];
+  cut: number[];
+}
+
+/** The fewest characters a cut column keeps (its header's width when wider), unless the operator picked it. */
+const CUT_FLOOR = 12;
+
+/**
+ * The layout of columns of `natural` widths and these kinds on a terminal `width` characters wide (COLUMN_KINDS).
+ * Columns the operator picked (`picked`) are all shown, text cut as far as one character.
+ */
+export function layoutColumns(natural: number[], kinds: ColumnKind[], headerWidths: number[], width: number, picked = false): TableLayout {
+  const rules = kinds.map((k) => COLUMN_KINDS[k]);
+  // each column adds a space either side and a border; the last column its closing border too
+  const frame = (n: number) => 3 * n + 1;
+  const floor = (i: number) => (rules[i].cut ? Math.min(natural[i], picked ? 1 : Math.max(CUT_FLOOR, headerWidths[i])) : natural[i]);
+  const least = (columns: number[]) => columns.reduce((sum, i) => sum + floor(i), 0) + frame(columns.length);
+  const all = natural.map((_w, i) => i);
+  let shown = all;
+  if (!picked && least(shown) > width) {
+    shown = all.filter((i) => rules[i].essential);
+    const others = all.filter((i) => !rules[i].essential).sort((a, b) => rules[b].value - rules[a].value || a - b);
+    for (const i of others) {
+      const trial = [...shown, i].sort((a, b) => a - b);
+      if (least(trial) <= width) shown = trial;
+    }
+  }
+  const cuttable = shown.filter((i) => rules[i].cut);
+  const fixed = shown.filter((i) => !rules[i].cut).reduce((sum, i) => sum + natural[i], 0);
+  const room = Math.max(width - frame(shown.length) - fixed, 0);
+  const cutWidths = fitWidths(cuttable.map((i) => natural[i]), room, cuttable.map(floor));
+  const widths = shown.map((i) => (rules[i].cut ? cutWidths[cuttable.indexOf(i)] : natural[i]));
+  return { shown, widths, hidden: all.filter((i) => !shown.includes(i)), cut: shown.filter((i, at) => widths[at] < natural[i]) };
 }
 
 /**
@@ -33,8 +135,10 @@ export interface TableOptions {
 
 /**
  * A table of rows; cli-table3's own colours are emptied so a pipe gets plain text, and no line is drawn between rows.
- * On a terminal the table fits its width (COLUMNS, else the terminal's): the widest column is cut first, each cut
- * cell ending in "…". A pipe gets every cell whole. Under `csv` the rows are CSV with a header row, without colour.
+ * On a terminal the table fits its width (COLUMNS, else the terminal's) by the kinds of its columns (COLUMN_KINDS):
+ * ids, labels, references, amounts and dates are never cut, text is cut (the widest first, each cut cell ending in
+ * "…"), and the least valuable columns are hidden; a line under the table names what was hidden or cut and the flags
+ * that show it. A pipe gets every cell whole. Under `csv` the rows are CSV with a header row, without colour.
  */
 export function renderTable<T>(rows: T[], columns: Column<T>[], options: TableOptions = {}): string {
   const picked = pickColumns(columns, options.columns);
@@ -47,12 +151,15 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], options: TableOp
   let head = picked.map((c) => c.header);
   let body = rows.map((row) => picked.map((c) => formatCell(c.get(row))));
   const width = options['no-truncate'] ? undefined : terminalWidth();
+  let note: string[] = [];
   if (width !== undefined && picked.length) {
     const natural = picked.map((_c, i) => Math.max(cellWidth(head[i]), ...body.map((cells) => cellWidth(cells[i]))));
-    // each column adds a space either side and a border; the last column its closing border too
-    const widths = fitWidths(natural, width - 3 * picked.length - 1);
-    head = head.map((h, i) => cutCell(h, widths[i]));
-    body = body.map((cells) => cells.map((cell, i) => cutCell(cell, widths[i])));
+    // the first column holding ids is the row's own (a "Delivery" or "Event" column): kept like "ID"
+    const kinds = picked.map((c, i) => kindOf(c.header, body.map((cells) => cells[i]), c.kind)).map((k, i) => (i === 0 && k === 'reference' ? 'id' : k));
+    const layout = layoutColumns(natural, kinds, head.map(cellWidth), width, options.columns !== undefined);
+    head = layout.shown.map((i, at) => cutCell(head[i], layout.widths[at]));
+    body = body.map((cells) => layout.shown.map((i, at) => cutCell(cells[i], layout.widths[at])));
+    note = hiddenNote(picked.map((c) => columnName(c.header)), layout, width);
   }
   // cli-table3 is loaded by the first table printed (serve prints none)
   const table = new (require('cli-table3') as typeof Table)({
@@ -62,7 +169,39 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], options: TableOp
     wordWrap: false,
   });
   for (const cells of body) table.push(cells);
-  return table.toString();
+  const drawn = table.toString();
+  return note.length ? [drawn, ...note.map((line) => (colour ? chalk.dim(line) : line))].join('\n') : drawn;
+}
+
+/** The lines under a table narrowed to its terminal: what was hidden and what cut, and the flags that show them. */
+function hiddenNote(names: string[], layout: TableLayout, width: number): string[] {
+  if (!layout.hidden.length && !layout.cut.length) return [];
+  const lines: string[] = [];
+  if (layout.hidden.length) lines.push(`Hidden to fit ${width} columns: ${layout.hidden.map((i) => names[i]).join(', ')}.`);
+  if (layout.cut.length) lines.push(`Cut to fit (cells ending in …): ${layout.cut.map((i) => names[i]).join(', ')}.`);
+  if (layout.hidden.length) {
+    const pick = [...layout.shown.filter((i) => !layout.cut.includes(i)).slice(0, 1), ...layout.hidden].map((i) => names[i]).join(',');
+    lines.push(`Show them: --columns ${pick}, or every column whole: --no-truncate.`);
+  } else {
+    lines.push('Every cell whole: --no-truncate.');
+  }
+  return lines.flatMap((line) => wrapWords(line, width));
+}
+
+/** A line broken at spaces into lines of at most `width` characters (a longer word stays whole on its own line). */
+function wrapWords(line: string, width: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const word of line.split(' ')) {
+    if (current && displayWidth(`${current} ${word}`) > width) {
+      out.push(current);
+      current = word;
+    } else {
+      current = current ? `${current} ${word}` : word;
+    }
+  }
+  if (current) out.push(current);
+  return out;
 }
 
 /** The columns --columns names (by header, any case, kebab-case, snake_case or camelCase), in its order; all without it. */
@@ -102,12 +241,14 @@ export function terminalWidth(): number | undefined {
 
 /**
  * Column widths whose sum fits `available`: the widest column is narrowed first, down to the next widest, and so on
- * (each keeps at least one character); what is left of the room goes back to the cut columns, leftmost first.
+ * (each keeps at least its floor: one character unless given); what is left of the room goes back to the cut
+ * columns, leftmost first.
  */
-export function fitWidths(natural: number[], available: number): number[] {
+export function fitWidths(natural: number[], available: number, floors: number[] = natural.map(() => 1)): number[] {
   const total = natural.reduce((a, b) => a + b, 0);
   if (total <= available) return natural;
-  const sumAt = (cap: number) => natural.reduce((a, w) => a + Math.min(w, cap), 0);
+  const at = (cap: number) => natural.map((w, i) => Math.max(Math.min(w, floors[i]), Math.min(w, cap)));
+  const sumAt = (cap: number) => at(cap).reduce((a, w) => a + w, 0);
   // the largest cap at which the columns fit (1 if none does: the table is then as narrow as it can be)
   let low = 1;
   let high = Math.max(...natural);
@@ -116,7 +257,7 @@ export function fitWidths(natural: number[], available: number): number[] {
     if (sumAt(mid) <= available) low = mid;
     else high = mid - 1;
   }
-  const widths = natural.map((w) => Math.min(w, low));
+  const widths = at(low);
   let left = available - sumAt(low);
   for (let i = 0; i < widths.length && left > 0; i++) {
     if (natural[i] > widths[i]) {
@@ -187,11 +328,14 @@ export function logBesideTable(command: { log(message?: string): void; logToStde
   else command.log(line);
 }
 
-/** Key/value lines of one record. */
+/**
+ * Key/value lines of one record. Who acted (a createdBy, reviewedBy, … field holding an id) is shown by name and id
+ * when the command loaded the names (BaseCommand.nameActors; src/cli/actors.ts).
+ */
 export function renderRecord(record: Record<string, unknown>): string {
   const width = Math.max(...Object.keys(record).map((k) => k.length));
   return Object.entries(record)
-    .map(([k, v]) => `${(colourEnabled() ? chalk.dim(k.padEnd(width)) : k.padEnd(width))}  ${formatCell(v)}`)
+    .map(([k, v]) => `${(colourEnabled() ? chalk.dim(k.padEnd(width)) : k.padEnd(width))}  ${formatCell(/By$/.test(k) && typeof v === 'string' ? actorLabel(v) : v)}`)
     .join('\n');
 }
 

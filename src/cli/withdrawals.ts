@@ -8,6 +8,7 @@ import { validateWith } from './validate';
 import { CompleteWithdrawalBody, FailWithdrawalBody } from '../api/withdrawals/schemas';
 import { methodTypeOf } from '../services/withdrawal-methods/types';
 import { inquirer } from './inquirer';
+import { actorLabel } from './actors';
 
 /** --operator: who acts, on every withdrawals command. */
 export const operatorFlags = {
@@ -120,7 +121,7 @@ export function renderDestination(destination: { type: string; details: Record<s
 }
 
 const debited = (w: Withdrawal) => ({ currency: w.currency, valueMinor: w.amount.valueMinor + w.fee.valueMinor });
-const when = (at: string | null, by: string | null) => (at ? `${at}${by ? ` by ${by}` : ''}` : '');
+const when = (at: string | null, by: string | null) => (at ? `${at}${by ? ` by ${actorLabel(by)}` : ''}` : '');
 
 export function renderWithdrawals(rows: Withdrawal[], options: TableOptions = {}): string {
   if (rows.length === 0 && !options.csv && !options.columns) return 'No withdrawals.';
@@ -153,7 +154,7 @@ export function renderWithdrawal(w: Withdrawal): string {
 /** What the executing operator must pay: the amount to send, the fee kept back, the merchant and the FULL destination. */
 export function renderPayoutOrder(w: Withdrawal, merchantName: string, destination: { type: string; details: Record<string, string> }): string {
   return [
-    `Executing withdrawal ${w.id} (started ${w.executedAt ?? ''} by ${w.executedBy ?? ''}).`,
+    `Executing withdrawal ${w.id} (started ${w.executedAt ?? ''} by ${actorLabel(w.executedBy)}).`,
     renderRecord({
       'pay out': formatMinor(w.amount), fee: `${formatMinor(w.fee)} (charged to the merchant on top; not paid out)`,
       merchant: `${merchantName} (${w.entityId})`, reference: w.id,

@@ -299,7 +299,7 @@ export async function createSession(ctx: CallerContext, input: CreateSessionInpu
     if (lineItems.length && amountMinor !== input.amount.valueMinor) {
       throw ValidationError.field(
         'body.amount.valueMinor',
-        `must equal the total of lineItems (${amountMinor}: Σ unitAmount × quantity + Σ taxAmount)`,
+        `must equal the total of lineItems, ${formatMinor({ currency, valueMinor: amountMinor })} (${amountMinor} minor units: Σ unitAmount × quantity + Σ taxAmount)`,
         'AMOUNT_MISMATCH',
       );
     }

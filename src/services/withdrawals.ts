@@ -19,7 +19,7 @@ import { targetMerchant } from './organization/merchant-target';
 import { activePartnerOf } from './partners';
 import { enforceEntityLimits } from './limits/usage';
 import { usableMethod } from './withdrawal-methods/methods';
-import type { Money } from '../domain/money';
+import { formatMinor, type Money } from '../domain/money';
 import { iso, mapPage } from './present';
 import { newId } from '../util/ids';
 
@@ -174,7 +174,7 @@ export async function createWithdrawal(ctx: CallerContext, input: CreateWithdraw
     if (available < total) {
       throw new BusinessRuleError(
         'INSUFFICIENT_BALANCE',
-        `The available ${currency} balance (${available}) does not cover the withdrawal of ${input.amount.valueMinor} plus its fee of ${fee}.`,
+        `The available ${currency} balance (${formatMinor({ currency, valueMinor: available })}) does not cover the withdrawal of ${formatMinor({ currency, valueMinor: input.amount.valueMinor })} plus its fee of ${formatMinor({ currency, valueMinor: fee })}.`,
       );
     }
     const created = await withdrawals.create({

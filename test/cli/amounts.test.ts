@@ -129,6 +129,27 @@ describe(`one unit for every amount (${dialectName})`, () => {
     ])).toEqual([[2, '--fixed-amount'], [2, '--fixed-amount'], [2, '--fixed-amount']]);
   });
 
+  // issue 32 item 5: a message about money names formatted amounts with their currency, as the flags take them
+  test('messages about money name formatted amounts: refunds create --amount 1000 on a 25.00 EUR payment, a capture beyond the authorized', async () => {
+    const trigger = async (type: string) => {
+      const res = await cli('events', 'trigger', type, '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId, '--json');
+      expect(res.status).toBe(0);
+      return res.json().paymentId as string;
+    };
+    const paid = await trigger('payment.succeeded');
+    const refund = await cli('refunds', 'create', paid, '--amount', '1000');
+    expect(refund.status).toBe(6);
+    expect(refund.stderr).toContain('Refund of 1000.00 EUR exceeds what remains refundable (25.00 EUR, pending refunds included).');
+    expect(refund.stderr).not.toMatch(/100000|\b2500\b/);
+    const json = await cli('refunds', 'create', paid, '--amount-minor', '2501', '--json');
+    expect(json.json().error).toMatchObject({ code: 'REFUND_EXCEEDS_REFUNDABLE', message: 'Refund of 25.01 EUR exceeds what remains refundable (25.00 EUR, pending refunds included).' });
+
+    const authorized = await trigger('payment.requires_capture');
+    const capture = await cli('payments', 'capture', authorized, '--amount', '25.01', '--json');
+    expect(capture.status).toBe(6);
+    expect(capture.json().error).toMatchObject({ code: 'CAPTURE_EXCEEDS_AUTHORIZED', message: 'Capture of 25.01 EUR exceeds the authorized 25.00 EUR.' });
+  }, 120_000);
+
   const hasScript = spawnSync('script', ['--version']).status === 0;
   const onTerminal = testWhenPresent('the terminal test', hasScript ? null : 'no `script` command (bsdutils)');
 

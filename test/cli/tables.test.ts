@@ -9,7 +9,7 @@ import { withTransaction } from '../../src/domain/context';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { emitEvent } from '../../src/services/webhooks/events';
-import { fitWidths } from '../../src/cli/output';
+import { fitWidths, kindOf, layoutColumns, renderTable, COLUMN_KINDS } from '../../src/cli/output';
 import { parseCsv } from '../helpers/csv';
 
 // Tables fit the terminal (issue 24 item 4): on a terminal the widest column is cut first, each cut cell ending in "…",
@@ -83,34 +83,95 @@ const LIST = ['webhooks', 'deliveries', 'list', '--tenant', '<tenant>'];
 const list = (...more: string[]) => [...LIST.map((a) => (a === '<tenant>' ? sb.tenantId : a)), ...more];
 
 describe(`tables fit the terminal (${dialectName})`, () => {
-  onTerminal('at 80 columns (stty) no line exceeds 80 characters, long cells end in "…", and no line is drawn between rows', () => {
+  // issue 32 item 4: ids, event types and statuses are never cut (they are what the next command needs); the columns
+  // of less value are narrowed or hidden first, and the table says what it hid and how to see it
+  onTerminal('at 80 columns (stty) no line exceeds 80 characters; ids, event types and statuses are whole; the hidden columns are named with the flags that show them', () => {
     const res = terminal(list(), { cols: 80 });
     expectOk(res);
     const lines = res.stdout.split('\n');
     expect(lines.filter((l) => [...stripVTControlCharacters(l)].length > 80)).toEqual([]);
     const table = tableLines(res.stdout);
-    // top border, header, the line under it, one line a row (two for the error with a line break), bottom border:
-    // nothing between the rows
-    expect(table).toHaveLength(deliveryIds.length + 5);
+    // top border, header, the line under it, one line a row, bottom border: nothing between the rows
+    expect(table).toHaveLength(deliveryIds.length + 4);
     expect(table.filter((l) => l.startsWith('├'))).toHaveLength(1);
     expect(table[2].startsWith('├')).toBe(true);
     expect(table.every((l) => [...l].length === [...table[0]].length)).toBe(true);
+    // the ids, event types and statuses whole: what the next command needs is never cut
+    expect(cells(table[1])).toEqual(['ID', 'Event type', 'Status', 'Mode']);
     const rows = rowsOf(table);
-    expect(rows).toHaveLength(deliveryIds.length);
-    // the ids were cut (the widest columns first) and say so; the narrow columns are whole
-    expect(rows.every((r) => r[0].endsWith('…') && deliveryIds.some((id) => id.startsWith(r[0].slice(0, -1))))).toBe(true);
-    expect(rows.map((r) => r[5])).toEqual(['test', 'test', 'test']);
-    expect(rows.map((r) => r[3]).sort()).toEqual(['failed', 'pending', 'pending']);
+    expect(rows.map((r) => r[0])).toEqual(deliveryIds);
+    expect(rows.map((r) => r[1]).sort()).toEqual(['payment.captured', 'payment.created', 'payment.succeeded']);
+    expect(rows.map((r) => r[2]).sort()).toEqual(['failed', 'pending', 'pending']);
+    expect(rows.map((r) => r[3])).toEqual(['test', 'test', 'test']);
+    expect(res.stdout).not.toContain('…');
     expect(res.stdout).not.toContain('END-OF-ERROR');
+    // what was hidden, and how to see it
+    const note = res.stdout.slice(res.stdout.lastIndexOf('└')).split('\n').slice(1).join(' ').replace(/\s+/g, ' ');
+    expect(note).toContain('Hidden to fit 80 columns: endpoint, attempts, last-error, created.');
+    expect(note).toContain('Show them: --columns id,endpoint,attempts,last-error,created, or every column whole: --no-truncate.');
     // the footer is still there
     expect(res.stdout).toContain(`${deliveryIds.length} of ${deliveryIds.length}`);
+  });
+
+  onTerminal('the hint shows them: --columns picked at 100 columns shows every picked column (only text is cut), and says what it cut', () => {
+    const res = terminal(list('--columns', 'id,endpoint,last-error'), { cols: 100 });
+    expectOk(res);
+    const table = tableLines(res.stdout);
+    expect(cells(table[1])).toEqual(['ID', 'Endpoint', 'Last error']);
+    const rows = rowsOf(table);
+    expect(rows.map((r) => r[0])).toEqual(deliveryIds);
+    // the endpoint (another record's id) whole too; the error cut to what is left
+    expect(new Set(rows.map((r) => r[1])).size).toBe(1);
+    expect(rows[0][1]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(table.every((l) => [...l].length <= 100)).toBe(true);
+    expect(res.stdout).toContain('Cut to fit (cells ending in …): last-error.');
+    expect(res.stdout).toContain('Every cell whole: --no-truncate.');
+    expect(res.stdout).not.toContain('Hidden to fit');
+  });
+
+  onTerminal('a terminal too narrow for the ids and labels alone keeps them whole (the table is then wider than the terminal)', () => {
+    const res = terminal(list(), { cols: 40 });
+    expectOk(res);
+    const rows = rowsOf(tableLines(res.stdout));
+    expect(rows.map((r) => r[0])).toEqual(deliveryIds);
+    expect(rows.map((r) => r[2]).sort()).toEqual(['failed', 'pending', 'pending']);
+    expect(res.stdout.replace(/\s+/g, ' ')).toContain('Hidden to fit 40 columns: endpoint, attempts, mode, last-error, created.');
+  });
+
+  onTerminal('amounts and another record\'s id are never cut either: payments list and keys list at 80 columns', async () => {
+    // a tenant of its own: its payments' events reach no endpoint of the deliveries listed above
+    const other = await createSandbox(t.rt, { name: 'Tables payments tenant' });
+    expectOk(await cli(['events', 'trigger', 'payment.succeeded', '--tenant', other.tenantId, '--merchant', other.merchantId, '--json']));
+    const payments = terminal(['payments', 'list', '--tenant', other.tenantId], { cols: 80 });
+    expectOk(payments);
+    const ids = await cli(['payments', 'list', '--tenant', other.tenantId, '--csv', '--columns', 'id,amount']);
+    const table = tableLines(payments.stdout);
+    const header = cells(table[1]);
+    expect(header.slice(0, 3)).toEqual(['ID', 'Status', 'Amount']);
+    const rows = rowsOf(table);
+    expect(rows.length).toBeGreaterThan(0);
+    const expected = parseCsv(ids.stdout, { anyLineEnd: true }).slice(1);
+    expect(rows.map((r) => [r[0], r[2]])).toEqual(expected);
+    expect(payments.stdout).not.toMatch(/[0-9a-f]…|EU…|\d…/);
+    // "merchant <id>" is another record's id: hidden at 80 columns rather than cut, whole when asked for
+    const hidden = terminal(['keys', 'list', '--tenant', sb.tenantId], { cols: 80 });
+    expectOk(hidden);
+    expect(hidden.stdout).toMatch(/Hidden to fit 80 columns: owner/);
+    expect(hidden.stdout).not.toMatch(/merchant [0-9a-f-]*…/);
+    const keys = terminal(['keys', 'list', '--tenant', sb.tenantId, '--columns', 'id,owner,status'], { cols: 80 });
+    expectOk(keys);
+    const owners = rowsOf(tableLines(keys.stdout)).map((r) => r[cells(tableLines(keys.stdout)[1]).indexOf('Owner')]);
+    expect(owners).toContain(`merchant ${sb.merchantId}`);
   });
 
   onTerminal('COLUMNS sets the width on a terminal (here without a stty size), and a wider terminal cuts less', () => {
     const narrow = terminal(list(), { columns: '80' });
     expectOk(narrow);
     expect(tableLines(narrow.stdout).every((l) => [...l].length <= 80)).toBe(true);
-    expect(tableLines(narrow.stdout)[0]).toHaveLength(80);
+    expect(narrow.stdout).toContain('Hidden to fit 80 columns:');
+    const wider = terminal(list(), { columns: '160' });
+    expect(cells(tableLines(wider.stdout)[1])).toEqual(expect.arrayContaining(['Endpoint', 'Attempts', 'Created']));
+    expect(tableLines(wider.stdout).every((l) => [...l].length <= 160)).toBe(true);
     const wide = terminal(list('--columns', 'id,status,last-error'), { columns: '120' });
     expectOk(wide);
     const table = tableLines(wide.stdout);
@@ -270,5 +331,73 @@ describe('fitWidths (the widest column is cut first)', () => {
 
   test('no room: every column keeps one character', () => {
     expect(fitWidths([10, 30, 5], 2)).toEqual([1, 1, 1]);
+  });
+});
+
+describe('column kinds (declared once: COLUMN_KINDS, kindOf, layoutColumns)', () => {
+  const UUID = '01a2257a-c3f1-7a2b-9c1d-2e3f4a5b6c7d';
+  test('a column is recognised from its header and its cells, unless it declares its kind', () => {
+    expect(kindOf('ID', [UUID])).toBe('id');
+    expect(kindOf('Status', ['succeeded'])).toBe('label');
+    expect(kindOf('Event type', ['payment.succeeded'])).toBe('label');
+    expect(kindOf('Merchant', [UUID, ''])).toBe('reference');
+    expect(kindOf('Owner', [`merchant ${UUID}`, 'tenant'])).toBe('reference');
+    expect(kindOf('Approved', [`alice (${UUID})`])).toBe('reference');
+    expect(kindOf('Amount', ['25.00 EUR', '1,500 JPY', '-1.234 BHD'])).toBe('amount');
+    expect(kindOf('Created', ['2026-11-29T05:49:39.123Z'])).toBe('date');
+    expect(kindOf('Last error', ['HTTP 503 from https://receiver.example.test/hook'])).toBe('text');
+    expect(kindOf('Name', ['Sandbox merchant'], 'label')).toBe('label');
+    // only text is ever cut; ids and labels are never hidden
+    expect(Object.entries(COLUMN_KINDS).filter(([, k]) => k.cut).map(([n]) => n)).toEqual(['text']);
+    expect(Object.entries(COLUMN_KINDS).filter(([, k]) => k.essential).map(([n]) => n).sort()).toEqual(['id', 'label']);
+  });
+
+  test('renderTable on a 60-column terminal: a first column of ids is the row\'s own, whole; statuses whole; the rest hidden or cut, and said', () => {
+    const tty = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
+    const columns = process.env.COLUMNS;
+    Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true });
+    process.env.COLUMNS = '60';
+    try {
+      const rows = [{ id: UUID, endpoint: UUID.replace(/^01/, '02'), status: 'succeeded', error: 'x'.repeat(80) }];
+      const drawn = stripVTControlCharacters(renderTable(rows, [
+        { header: 'Delivery', get: (r) => r.id },
+        { header: 'Endpoint', get: (r) => r.endpoint },
+        { header: 'Status', get: (r) => r.status },
+        { header: 'Last error', get: (r) => r.error },
+      ]));
+      const table = tableLines(drawn);
+      expect(cells(table[1])).toEqual(['Delivery', 'Status']);
+      expect(cells(table[3])).toEqual([UUID, 'succeeded']);
+      expect(drawn.split('\n').every((l) => [...l].length <= 60)).toBe(true);
+      expect(drawn.replace(/\s+/g, ' ')).toContain('Hidden to fit 60 columns: endpoint, last-error.');
+      expect(drawn).toContain('--no-truncate');
+    } finally {
+      if (tty) Object.defineProperty(process.stdout, 'isTTY', tty);
+      else delete (process.stdout as { isTTY?: boolean }).isTTY;
+      if (columns === undefined) delete process.env.COLUMNS;
+      else process.env.COLUMNS = columns;
+    }
+  });
+
+  test('too narrow: ids and labels whole, then the most valuable columns that fit; text cut, not below its floor', () => {
+    // ID, Event type, Endpoint, Status, Attempts, Mode, Last error, Created (the deliveries list)
+    const natural = [36, 17, 36, 7, 8, 4, 120, 24];
+    const kinds = ['id', 'label', 'reference', 'label', 'text', 'text', 'text', 'date'] as const;
+    const headers = [2, 10, 8, 6, 8, 4, 10, 7];
+    const at80 = layoutColumns(natural, [...kinds], headers, 80);
+    expect(at80).toEqual({ shown: [0, 1, 3, 5], widths: [36, 17, 7, 4], hidden: [2, 4, 6, 7], cut: [] });
+    const at120 = layoutColumns(natural, [...kinds], headers, 120);
+    // the endpoint (a reference) before the text columns; then what text still fits
+    expect(at120).toEqual({ shown: [0, 1, 2, 3, 4], widths: [36, 17, 36, 7, 8], hidden: [5, 6, 7], cut: [] });
+    const at200 = layoutColumns(natural, [...kinds], headers, 200);
+    expect(at200.shown).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(at200.cut).toEqual([6]);
+    expect(at200.widths.reduce((a, b) => a + b, 0) + 3 * at200.shown.length + 1).toBe(200);
+    // narrower than the ids and labels: they stay whole
+    expect(layoutColumns(natural, [...kinds], headers, 30)).toMatchObject({ shown: [0, 1, 3], widths: [36, 17, 7] });
+    // picked columns are all shown, text cut as far as needed
+    const picked = layoutColumns([36, 36, 120], ['id', 'reference', 'text'], [2, 8, 10], 100, true);
+    expect(picked).toMatchObject({ shown: [0, 1, 2], hidden: [], cut: [2] });
+    expect(picked.widths.slice(0, 2)).toEqual([36, 36]);
   });
 });

@@ -216,7 +216,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(text.stdout).toMatch(/amount\s+40\.00 EUR/);
     expect(text.stdout).toMatch(/fee\s+0\.50 EUR/);
     expect(text.stdout).toMatch(/debited\s+40\.50 EUR/);
-    expect(text.stdout).toMatch(new RegExp(`created\\s+\\S+ by ${op('merchant-admin')}`));
+    expect(text.stdout).toMatch(new RegExp(`created\\s+\\S+ by merchant-admin \\(${op('merchant-admin')}\\)`));
 
     // bad input names its flag; an unknown or another tenant's withdrawal is 404
     const [badMerchant, noTenant, badId, unknown, wrongTenant] = await Promise.all([
@@ -285,7 +285,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
 
     const text = await cli('withdrawals', 'get', toReject);
     expect(text.stdout).toMatch(/rejectionReason\s+Destination not verified/);
-    expect(text.stdout).toMatch(new RegExp(`rejected\\s+\\S+ by ${op('bob')}`));
+    expect(text.stdout).toMatch(new RegExp(`rejected\\s+\\S+ by bob \\(${op('bob')}\\)`));
 
     const blankOperator = await cli('withdrawals', 'approve', toApprove, '--operator', ' ', '--json');
     expect(blankOperator.status).toBe(2);
@@ -321,7 +321,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(again.status).toBe(5);
     const text = await cli('withdrawals', 'get', id);
     expect(text.stdout).toMatch(/providerReference\s+SEPA-2024-000123/);
-    expect(text.stdout).toMatch(new RegExp(`completed\\s+\\S+ by ${op('bob')}`));
+    expect(text.stdout).toMatch(new RegExp(`completed\\s+\\S+ by bob \\(${op('bob')}\\)`));
   });
 
   test('execute --fail: without --comment nothing changes; with it the funds are available again', async () => {

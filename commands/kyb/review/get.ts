@@ -12,6 +12,7 @@ export default class KybReviewGet extends BaseCommand<typeof KybReviewGet> {
 
   async run(): Promise<KybSubmission> {
     const submission = await getSubmission(await this.scope(), this.args.id);
+    await this.nameActors(submission);
     this.log(renderSubmission(submission));
     return submission;
   }

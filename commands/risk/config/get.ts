@@ -15,6 +15,7 @@ export default class RiskConfigGet extends BaseCommand<typeof RiskConfigGet> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const configuration = await getRiskConfiguration(ctx);
+    await this.nameActors(configuration);
     this.log(renderRiskConfiguration(configuration));
     return configuration;
   }

@@ -21,6 +21,7 @@ export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset>
     });
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const configuration = await resetRiskConfiguration(ctx);
+    await this.nameActors(configuration);
     this.log(renderRiskConfiguration(configuration));
     return configuration;
   }

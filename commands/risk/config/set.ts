@@ -42,6 +42,7 @@ export default class RiskConfigSet extends BaseCommand<typeof RiskConfigSet> {
     const merged = { challengeScore, reviewScore, declineScore, enforcement, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
     const input = validateRisk(PutRiskConfigurationBody, merged, riskConfigurationFields);
     const configuration = await namingFlags(riskConfigurationFields, () => putRiskConfiguration(ctx, input));
+    await this.nameActors(configuration);
     this.log(renderRiskConfiguration(configuration));
     return configuration;
   }

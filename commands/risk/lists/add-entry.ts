@@ -28,6 +28,7 @@ export default class RiskListsAddEntry extends BaseCommand<typeof RiskListsAddEn
     const input = validateRisk(CreateListEntryBody, { value: this.args.value, note: this.flags.note }, FIELDS);
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const entry = await namingFlags(FIELDS, () => addListEntry(ctx, this.args.group, input));
+    await this.nameActors(entry);
     this.log(renderListEntry(entry));
     return entry;
   }

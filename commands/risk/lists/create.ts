@@ -29,6 +29,7 @@ export default class RiskListsCreate extends BaseCommand<typeof RiskListsCreate>
     const input = validateRisk(CreateListGroupBody, { name, description: nullable(this.flags.description), entryType }, FIELDS);
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const group = await namingFlags(FIELDS, () => createListGroup(ctx, input));
+    await this.nameActors(group);
     this.log(renderListGroup(group));
     return group;
   }

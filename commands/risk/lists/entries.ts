@@ -31,6 +31,7 @@ export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntrie
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const page = await this.listAll((p) => namingFlags({ value: '--value' }, () =>
       listListEntries(ctx, this.args.group, { value: this.flags.value }, { ...p, sortOrder: 'desc' })));
+    await this.nameActors(page.data);
     this.log(renderListEntries(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

@@ -15,6 +15,7 @@ export default class RiskListsGet extends BaseCommand<typeof RiskListsGet> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const group = await getListGroup(ctx, this.args.id);
+    await this.nameActors(group);
     this.log(renderListGroup(group));
     return group;
   }

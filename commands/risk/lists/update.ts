@@ -27,6 +27,7 @@ export default class RiskListsUpdate extends BaseCommand<typeof RiskListsUpdate>
     const input = validateRisk(UpdateListGroupBody, { name: this.flags.name, description: nullable(this.flags.description) }, FIELDS);
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const group = await namingFlags(FIELDS, () => updateListGroup(ctx, this.args.id, input));
+    await this.nameActors(group);
     this.log(renderListGroup(group));
     return group;
   }

@@ -31,6 +31,7 @@ export default class RiskPlansCreate extends BaseCommand<typeof RiskPlansCreate>
     );
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const plan = await namingFlags(antifraudPlanFields, () => createAntifraudPlan(ctx, input));
+    await this.nameActors(plan);
     this.log(renderAntifraudPlan(plan));
     return plan;
   }

@@ -15,6 +15,7 @@ export default class RiskPlansGet extends BaseCommand<typeof RiskPlansGet> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const plan = await getAntifraudPlan(ctx, this.args.id);
+    await this.nameActors(plan);
     this.log(renderAntifraudPlan(plan));
     return plan;
   }

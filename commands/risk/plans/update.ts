@@ -24,6 +24,7 @@ export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate>
     const fields = { ...antifraudPlanFields, '': '--name, --description, --merchant, --rules or a score flag' };
     const input = validateRisk(UpdateAntifraudPlanBody, antifraudPlanInput(this.flags, current), fields);
     const plan = await namingFlags(fields, () => updateAntifraudPlan(ctx, this.args.id, input));
+    await this.nameActors(plan);
     this.log(renderAntifraudPlan(plan));
     return plan;
   }

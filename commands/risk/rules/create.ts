@@ -29,6 +29,7 @@ export default class RiskRulesCreate extends BaseCommand<typeof RiskRulesCreate>
     );
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const rule = await namingFlags(scoringRuleFields, () => createScoringRule(ctx, input));
+    await this.nameActors(rule);
     this.log(renderScoringRule(rule));
     return rule;
   }

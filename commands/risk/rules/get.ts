@@ -15,6 +15,7 @@ export default class RiskRulesGet extends BaseCommand<typeof RiskRulesGet> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const rule = await getScoringRule(ctx, this.args.id);
+    await this.nameActors(rule);
     this.log(renderScoringRule(rule));
     return rule;
   }

@@ -22,6 +22,7 @@ export default class RiskRulesUpdate extends BaseCommand<typeof RiskRulesUpdate>
     const input = validateRisk(UpdateScoringRuleBody, scoringRuleInput(this.flags), fields);
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const rule = await namingFlags(fields, () => updateScoringRule(ctx, this.args.id, input));
+    await this.nameActors(rule);
     this.log(renderScoringRule(rule));
     return rule;
   }

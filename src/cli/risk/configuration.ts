@@ -1,4 +1,5 @@
 import { renderRecord } from '../output';
+import { actorLabel } from '../actors';
 import type { RiskConfiguration } from '../../services/risk/configuration';
 
 // The `payplane risk config …` commands' pieces: a tenant's risk configuration.
@@ -10,6 +11,6 @@ export const riskConfigurationFields = {
 export function renderRiskConfiguration(c: RiskConfiguration): string {
   return renderRecord({
     tenant: c.tenantId, challengeScore: c.challengeScore, reviewScore: c.reviewScore ?? '(none)', declineScore: c.declineScore, enforcement: c.enforcement,
-    source: c.isDefault ? 'defaults (the tenant set none)' : 'the tenant\'s own', updatedBy: c.updatedBy, updatedAt: c.updatedAt,
+    source: c.isDefault ? 'defaults (the tenant set none)' : 'the tenant\'s own', updatedBy: actorLabel(c.updatedBy), updatedAt: c.updatedAt,
   });
 }

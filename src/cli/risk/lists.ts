@@ -1,5 +1,6 @@
 import { renderRecord, renderTable, type TableOptions } from '../output';
 import type { ListEntry, ListGroup } from '../../services/risk/lists';
+import { actorLabel } from '../actors';
 
 // The `payplane risk lists …` commands' pieces: list groups and their entries.
 
@@ -8,7 +9,7 @@ export const LIST_ENTRY_TYPE_OPTIONS = ['card_fingerprint', 'email', 'email_doma
 export function renderListGroup(g: ListGroup): string {
   return renderRecord({
     id: g.id, tenant: g.tenantId, mode: g.livemode ? 'live' : 'sandbox', name: g.name, description: g.description, entryType: g.entryType,
-    entries: g.entryCount, createdBy: g.createdBy, createdAt: g.createdAt, updatedAt: g.updatedAt, deletedAt: g.deletedAt,
+    entries: g.entryCount, createdBy: actorLabel(g.createdBy), createdAt: g.createdAt, updatedAt: g.updatedAt, deletedAt: g.deletedAt,
   });
 }
 
@@ -27,13 +28,13 @@ export function renderListEntries(entries: ListEntry[], options: TableOptions = 
     { header: 'ID', get: (e) => e.id },
     { header: 'Value', get: (e) => e.value },
     { header: 'Note', get: (e) => e.note },
-    { header: 'Created by', get: (e) => e.createdBy },
+    { header: 'Created by', get: (e) => actorLabel(e.createdBy) },
     { header: 'Created', get: (e) => e.createdAt },
   ], options);
 }
 
 export function renderListEntry(e: ListEntry): string {
   return renderRecord({
-    id: e.id, listGroup: e.listGroupId, entryType: e.entryType, value: e.value, note: e.note, createdBy: e.createdBy, createdAt: e.createdAt, deletedAt: e.deletedAt,
+    id: e.id, listGroup: e.listGroupId, entryType: e.entryType, value: e.value, note: e.note, createdBy: actorLabel(e.createdBy), createdAt: e.createdAt, deletedAt: e.deletedAt,
   });
 }

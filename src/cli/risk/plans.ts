@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { actorLabel } from '../actors';
 import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from '../output';
 import { csv } from '../flags';
 import { nullable, scoreFlag } from './input';
@@ -61,7 +62,7 @@ export function renderAntifraudPlan(p: AntifraudPlan): string {
   return renderRecord({
     id: p.id, tenant: p.tenantId, mode: p.livemode ? 'live' : 'sandbox', name: p.name, description: p.description, status: planStatus(p.status),
     merchant: p.merchantId ?? '(every merchant of the tenant)', rules: p.ruleIds.length ? p.ruleIds : '(none)', thresholds: describeThresholds(p.thresholds),
-    owner: p.ownerLevel, createdBy: p.createdBy, createdAt: p.createdAt, updatedAt: p.updatedAt, deletedAt: p.deletedAt,
+    owner: p.ownerLevel, createdBy: actorLabel(p.createdBy), createdAt: p.createdAt, updatedAt: p.updatedAt, deletedAt: p.deletedAt,
   });
 }
 

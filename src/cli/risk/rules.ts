@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { actorLabel } from '../actors';
 import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from '../output';
 import { conditionsFlag, nullable } from './input';
 import type { RiskCondition } from '../../db/models/risk';
@@ -55,7 +56,7 @@ export function renderScoringRule(r: ScoringRule): string {
   return renderRecord({
     id: r.id, tenant: r.tenantId, mode: r.livemode ? 'live' : 'sandbox', name: r.name, description: r.description, active: r.isActive ? 'yes' : 'no',
     signal: r.signal, scoreImpact: r.scoreImpact, priority: r.priority, conditions: r.conditions.map(describeCondition).join('; '),
-    createdBy: r.createdBy, createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: r.deletedAt,
+    createdBy: actorLabel(r.createdBy), createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: r.deletedAt,
   });
 }
 

@@ -16,7 +16,7 @@ import { throughProvider, type ProviderAnswer, type ProviderOperation } from '..
 import { contextForPayment } from '../payments/payments';
 import { forEachDue, type DueOptions } from '../due-work';
 import type { Runtime } from '../../runtime';
-import type { Money } from '../../domain/money';
+import { formatMinor, type Money } from '../../domain/money';
 import { filterWhere, iso, mapPage } from '../present';
 import { newId } from '../../util/ids';
 
@@ -343,7 +343,7 @@ export async function openDispute(ctx: CallerContext, input: OpenDisputeInput): 
     if (input.amount.currency !== payment.currency) throw ValidationError.field('amount.currency', `must be the payment's currency ${payment.currency}`);
     const amount = input.amount.valueMinor;
     if (!Number.isSafeInteger(amount) || amount <= 0 || amount > payment.capturedMinor) {
-      throw ValidationError.field('amount.valueMinor', `must be positive and at most the captured amount ${payment.capturedMinor}`);
+      throw ValidationError.field('amount.valueMinor', `must be positive and at most the captured amount, ${formatMinor({ currency: payment.currency, valueMinor: payment.capturedMinor })} (${payment.capturedMinor} minor units)`);
     }
     const open = await disputes.findOne({ paymentId: payment.id, status: { [Op.in]: ['needs_response', 'under_review'] } });
     if (open) throw new ConflictError('DISPUTE_ALREADY_OPEN', `Payment ${payment.id} has an open dispute (${open.id}).`);

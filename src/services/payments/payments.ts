@@ -10,7 +10,7 @@ import { getProvider, supportsFeature } from '../processing/providers';
 import { mapPage } from '../present';
 import { bookCapture, paymentChanged } from './engine';
 import { paymentFor, riskOf, type Payment } from './records';
-import type { Money } from '../../domain/money';
+import { formatMinor, type Money } from '../../domain/money';
 
 /**
  * The payment path's tenant-level context for a payment, inside the caller's transaction and with the caller (or
@@ -158,7 +158,7 @@ export async function capturePayment(ctx: CallerContext, id: string, input: { am
     const amount = input.amount?.valueMinor ?? authorized;
     if (input.amount && input.amount.currency !== row.currency) throw ValidationError.field('body.amount.currency', `must be the payment's currency ${row.currency}`);
     if (amount <= 0) throw ValidationError.field('body.amount.valueMinor', 'must be positive');
-    if (amount > authorized) throw new BusinessRuleError('CAPTURE_EXCEEDS_AUTHORIZED', `Capture of ${amount} exceeds the authorized ${authorized}.`);
+    if (amount > authorized) throw new BusinessRuleError('CAPTURE_EXCEEDS_AUTHORIZED', `Capture of ${formatMinor({ currency: row.currency, valueMinor: amount })} exceeds the authorized ${formatMinor({ currency: row.currency, valueMinor: authorized })}.`);
     const pctx = contextForPayment(tx, row);
     if (amount < authorized && !supportsFeature(await getProvider(pctx, row.providerIntegrationId!), 'partial_capture')) {
       throw new BusinessRuleError('PARTIAL_CAPTURE_NOT_SUPPORTED', 'The payment\'s provider does not support partial capture: capture the whole authorized amount.');

@@ -15,7 +15,7 @@ import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
 import { keptKey, type IdempotentRequest } from '../idempotency';
 import { refundableMinor, refundFor, toRefund, type Refund } from './records';
-import type { Money } from '../../domain/money';
+import { formatMinor, type Money } from '../../domain/money';
 
 /**
  * Refunds: created pending against a captured payment (never beyond what is captured and not yet refunded or
@@ -76,16 +76,18 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
     }
     if (input.amount && input.amount.currency !== payment.currency) throw ValidationError.field('body.amount.currency', `must be the payment's currency ${payment.currency}`);
     const remaining = refundableMinor(payment);
+    // amounts in messages as the flags and the API take them: 20.00 EUR, never bare minor units
+    const money = (valueMinor: number) => formatMinor({ currency: payment.currency, valueMinor });
     const amount = input.amount?.valueMinor ?? remaining;
     if (input.amount && amount <= 0) throw ValidationError.field('body.amount.valueMinor', 'must be positive');
     if ((amount > remaining || remaining <= 0) && payment.disputedMinor > 0 && amount <= remaining + payment.disputedMinor) {
       throw new ConflictError(
         'PAYMENT_DISPUTED',
-        `Payment ${paymentId} is disputed: its open or lost disputes took ${payment.disputedMinor}, so at most ${Math.max(remaining, 0)} remains refundable.`,
+        `Payment ${paymentId} is disputed: its open or lost disputes took ${money(payment.disputedMinor)}, so at most ${money(Math.max(remaining, 0))} remains refundable.`,
       );
     }
     if (amount > remaining || remaining <= 0) {
-      throw new BusinessRuleError('REFUND_EXCEEDS_REFUNDABLE', `Refund of ${amount} exceeds what remains refundable (${Math.max(remaining, 0)}, pending refunds included).`);
+      throw new BusinessRuleError('REFUND_EXCEEDS_REFUNDABLE', `Refund of ${money(amount)} exceeds what remains refundable (${money(Math.max(remaining, 0))}, pending refunds included).`);
     }
     const pctx = contextForPayment(tx, payment);
     const provider = await getProvider(pctx, payment.providerIntegrationId!);

@@ -6,6 +6,7 @@ import { PayplaneError } from '../../domain/errors';
 import type { PayoutRow, PayoutScheduleRow } from '../../db/models/payouts';
 import { scoped } from '../../db/scoped';
 import { newId } from '../../util/ids';
+import { formatMinor } from '../../domain/money';
 import { balancesOf, postPayout } from '../ledger';
 import { resolveFees } from '../fees/schedules';
 import { activePartnerOf } from '../partners';
@@ -166,8 +167,9 @@ async function createPayout(
     });
     const amount = breakdown.net;
     const minimum = current.minimumAmounts?.find((m) => m.currency === currency)?.valueMinor ?? 0;
-    if (amount <= 0) return `the fee (${breakdown.merchantFee}) takes the whole available balance (${available})`;
-    if (amount < minimum) return `below the schedule's minimum (${amount} < ${minimum})`;
+    const money = (valueMinor: number) => formatMinor({ currency, valueMinor });
+    if (amount <= 0) return `the fee (${money(breakdown.merchantFee)}) takes the whole available balance (${money(available)})`;
+    if (amount < minimum) return `below the schedule's minimum (${money(amount)} < ${money(minimum)})`;
     const row = await payouts.create({
       id: newId(), tenantId: merchant.tenantId, merchantId: merchant.id, currency, amountMinor: amount, feeMinor: breakdown.merchantFee,
       feeBreakdown: { ...breakdown, reserve: 0, partnerId } as unknown as Record<string, unknown>, status: 'pending', withdrawalMethodId: method.id,
