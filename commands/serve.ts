@@ -9,7 +9,7 @@ import { startJobs } from '../src/jobs';
 import { sandboxBanner } from '../src/cli/sandbox/banner';
 import { recordServeAddress } from '../src/cli/sandbox/serve-address';
 import { settleHeapAfterStart } from '../src/cli/heap';
-import { listenRefusal } from '../src/cli/listen';
+import { listenRefusal } from '../src/domain/listen';
 
 export interface ServeResult {
   url: string;
@@ -44,7 +44,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
     const rt = await this.runtime();
     const provision = this.flags.sandbox ?? process.env.NODE_ENV !== 'production';
     const { sandbox, emptyDatabase } = await ensureServeSandbox(rt, { provision });
-    // a port taken or refused is one line naming it, exit 8 (src/cli/listen.ts), not a raw EADDRINUSE
+    // a port taken or refused is one line naming it, exit 8 (src/domain/listen.ts), not a raw EADDRINUSE
     const server = await startServer(rt, this.flags.port, this.flags.host).catch((error: unknown) => {
       throw listenRefusal(error, this.flags.port, this.flags.host);
     });

@@ -4,7 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import type { CallerContext } from '../domain/context';
-import { ConflictError } from '../domain/errors';
+import { listenRefusal } from '../domain/listen';
 import { scoped } from '../db/scoped';
 import { writePrivateFile } from '../util/paths';
 import { createEndpoint, signingSecrets, toEndpoint, updateEndpoint, type WebhookEndpoint } from '../services/webhooks/endpoints';
@@ -152,9 +152,8 @@ export class LocalListener {
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', (error: NodeJS.ErrnoException) => {
         this.server = undefined;
-        reject(error.code === 'EADDRINUSE'
-          ? new ConflictError('PORT_IN_USE', `Port ${this.options.port} of 127.0.0.1 is in use.`, { hint: 'Another `payplane webhooks listen` may be running; stop it, or pass --port.' })
-          : error);
+        // one line naming the port, exit 8 as serve's (src/domain/listen.ts)
+        reject(listenRefusal(error, this.options.port, '127.0.0.1', 'another `payplane webhooks listen` may be running: stop it, or pass another --port'));
       });
       this.server!.listen(this.options.port, '127.0.0.1', () => resolve());
     });

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { runCli } from '../helpers/cli';
-import { listenRefusal } from '../../src/cli/listen';
+import { listenRefusal } from '../../src/domain/listen';
 import { UnavailableError } from '../../src/domain/errors';
 import { createTestDatabase, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 

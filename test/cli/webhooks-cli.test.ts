@@ -493,7 +493,7 @@ describe(`payplane webhooks listen and sandbox env at the terminal (${dialectNam
     expect(badForward.json().error.errors).toEqual([{ path: '--forward-to', message: 'must be an http or https URL' }]);
   });
 
-  test('a port in use stops listen before it registers anything (exit 5); --json prints the endpoint, disabled, when it stops', async () => {
+  test('a port in use stops listen before it registers anything (exit 8, one line naming the port); --json prints the endpoint, disabled, when it stops', async () => {
     const sb = await createSandbox(rt);
     const listenerRows = () => rt.db.models.WebhookEndpoint.findAll({ where: { tenantId: sb.tenantId, description: 'payplane webhooks listen' } });
     const busy = net.createServer();
@@ -501,8 +501,9 @@ describe(`payplane webhooks listen and sandbox env at the terminal (${dialectNam
     const port = (busy.address() as net.AddressInfo).port;
     const inUse = await cli('webhooks', 'listen', '--tenant', sb.tenantId, '--port', String(port), '--json');
     await new Promise((resolve) => busy.close(resolve));
-    expect(inUse.status).toBe(5);
+    expect(inUse.status).toBe(8);
     expect(inUse.json().error).toMatchObject({ code: 'PORT_IN_USE' });
+    expect(inUse.json().error.detail ?? inUse.json().error.message).toContain(`port ${port} of 127.0.0.1`);
     expect(await listenerRows()).toHaveLength(0);
 
     const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--tenant', sb.tenantId, '--port', String(port), '--json'], {

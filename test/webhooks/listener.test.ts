@@ -250,9 +250,9 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
     await closeListenerEndpoint(merchantCtx(), other.endpoint.id);
   });
 
-  test('a port in use is refused with a conflict naming it', async () => {
+  test('a port in use is refused as an unavailable resource naming it (exit 8, as serve)', async () => {
     const port = await freePort();
     await startListener(port, null);
-    await expect(new LocalListener({ port, certificate, secrets: async () => [], onDelivery: () => undefined }).start()).rejects.toMatchObject({ code: 'PORT_IN_USE', exitCode: 5 });
+    await expect(new LocalListener({ port, certificate, secrets: async () => [], onDelivery: () => undefined }).start()).rejects.toMatchObject({ code: 'PORT_IN_USE', exitCode: 8, message: expect.stringContaining(`port ${port} of 127.0.0.1: it is already in use`) });
   });
 });
