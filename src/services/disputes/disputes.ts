@@ -176,23 +176,29 @@ export async function acceptDispute(ctx: CallerContext, id: string): Promise<Dis
   return disputeFor(ctx.level, row);
 }
 
+/**
+ * What the acquirer that holds a dispute is sent about it (its evidence, its acceptance): our reference, its reference
+ * and its payment's, at the terminal that took the payment.
+ */
+async function atAcquirer(octx: CallerContext, dispute: DisputeRow) {
+  const via = contextForPayment(octx, dispute);
+  const payment = await scoped(via, via.db.models.Payment).get(dispute.paymentId);
+  if (!payment.terminalId || !payment.providerReference) throw new InternalError(`payment ${payment.id} of dispute ${dispute.id} has no terminal`, 'DISPUTE_WITHOUT_TERMINAL');
+  return {
+    via, terminalId: payment.terminalId,
+    request: {
+      reference: dispute.id, tenantId: dispute.tenantId, livemode: dispute.livemode, providerReference: dispute.providerReference,
+      paymentProviderReference: payment.providerReference,
+    },
+  };
+}
+
 /** The acceptance of an accepted dispute sent to the acquirer: recorded (the accept move), sent, the answer applied. */
 function acceptanceOperation(record: ProviderOperation<DisputeRow, DisputeRow>['record']): ProviderOperation<DisputeRow, DisputeRow> {
   return {
     name: 'dispute acceptance',
     record,
-    request: async (octx, accepted) => {
-      const via = contextForPayment(octx, accepted);
-      const payment = await scoped(via, via.db.models.Payment).get(accepted.paymentId);
-      if (!payment.terminalId || !payment.providerReference) throw new InternalError(`payment ${payment.id} of dispute ${accepted.id} has no terminal`, 'DISPUTE_WITHOUT_TERMINAL');
-      return {
-        via, terminalId: payment.terminalId, operation: 'dispute_accept',
-        request: {
-          reference: accepted.id, tenantId: accepted.tenantId, livemode: accepted.livemode, providerReference: accepted.providerReference,
-          paymentProviderReference: payment.providerReference,
-        },
-      };
-    },
+    request: async (octx, accepted) => ({ ...(await atAcquirer(octx, accepted)), operation: 'dispute_accept' }),
     apply: async (tx, accepted, answer: ProviderAnswer) => {
       const current = await lockedRecord(tx, DISPUTE, accepted.id);
       // sent and answered before (a resend that met an earlier answer): nothing to record
@@ -255,16 +261,8 @@ function evidenceOperation(record: ProviderOperation<DisputeRow, unknown>['recor
     name: 'dispute evidence',
     record: record as ProviderOperation<DisputeRow, { row: DisputeRow; refusal: Error | null }>['record'],
     request: async (octx, submitted) => {
-      const via = contextForPayment(octx, submitted);
-      const payment = await scoped(via, via.db.models.Payment).get(submitted.paymentId);
-      if (!payment.terminalId || !payment.providerReference) throw new InternalError(`payment ${payment.id} of dispute ${submitted.id} has no terminal`, 'DISPUTE_WITHOUT_TERMINAL');
-      return {
-        via, terminalId: payment.terminalId, operation: 'dispute_evidence',
-        request: {
-          reference: submitted.id, tenantId: submitted.tenantId, livemode: submitted.livemode, providerReference: submitted.providerReference,
-          paymentProviderReference: payment.providerReference, evidence: submitted.evidence as Record<string, string>,
-        },
-      };
+      const { via, terminalId, request } = await atAcquirer(octx, submitted);
+      return { via, terminalId, operation: 'dispute_evidence', request: { ...request, evidence: submitted.evidence as Record<string, string> } };
     },
     apply: async (tx, submitted, answer: ProviderAnswer) => {
       const current = await lockedRecord(tx, DISPUTE, submitted.id);
