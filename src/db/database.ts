@@ -178,11 +178,11 @@ function reportToFolder(folder: string, stack: string): void {
   }
 }
 
-function connectionViolation(what: string): Error {
+function connectionViolation(what: string, advice = '(a second pooled connection); run it inside that transaction, or after it'): Error {
   // deep enough to reach the code that sent the query, past the guard's own frames and Sequelize's
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = Math.max(limit, 40);
-  const error = new Error(`connection guard: ${what} while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it`);
+  const error = new Error(`connection guard: ${what} while this request or job holds an open transaction ${advice}`);
   Error.stackTraceLimit = limit;
   const stack = error.stack ?? error.message;
   if (guardedInMemory()) {
@@ -431,6 +431,15 @@ export class Database {
     if (this.guarded && openFlowTransaction()) throw connectionViolation('a write on its own was sent while the flow holds a transaction');
     if (this.writeLock) return this.writeLock.runExclusive(() => fn({ alone: true }));
     return fn({ alone: true });
+  }
+
+  /**
+   * Test mode: a call out of the process that waits on another party (a provider, a webhook endpoint) refuses to start
+   * while its flow holds an open transaction, as a query outside it is refused: the connection would be held for as
+   * long as the other party takes. Off, nothing is checked.
+   */
+  assertNoOpenTransaction(call: string): void {
+    if (this.guarded && openFlowTransaction()) throw connectionViolation(`${call} was started`, '(its connection held while it waits); make it between two transactions');
   }
 
   migrator(): Umzug<ReturnType<Sequelize['getQueryInterface']>> {

@@ -202,4 +202,15 @@ describe(`the connection guard (${dialectName})`, () => {
     await Tenant.count();
     expect(takeConnectionViolations()).toEqual([]);
   });
+
+  test('a call out of the process (a provider, a webhook endpoint) started while the flow holds a transaction throws and is recorded', async () => {
+    await expect(m.rt.db.transaction(async () => m.rt.db.assertNoOpenTransaction('the provider call (sandbox-card capture)'))).rejects.toThrow(
+      /connection guard: the provider call \(sandbox-card capture\) was started while this request or job holds an open transaction/,
+    );
+    expect(takeConnectionViolations()).toHaveLength(1);
+    // between two transactions, nothing is refused
+    await m.rt.db.transaction(async () => 1);
+    m.rt.db.assertNoOpenTransaction('the provider call (sandbox-card capture)');
+    expect(takeConnectionViolations()).toEqual([]);
+  });
 });
