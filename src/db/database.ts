@@ -178,11 +178,11 @@ function reportToFolder(folder: string, stack: string): void {
   }
 }
 
-function connectionViolation(what: string, advice = '(a second pooled connection); run it inside that transaction, or after it'): Error {
+function connectionViolation(what: string, advice = 'while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it'): Error {
   // deep enough to reach the code that sent the query, past the guard's own frames and Sequelize's
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = Math.max(limit, 40);
-  const error = new Error(`connection guard: ${what} while this request or job holds an open transaction ${advice}`);
+  const error = new Error(`connection guard: ${what} ${advice}`);
   Error.stackTraceLimit = limit;
   const stack = error.stack ?? error.message;
   if (guardedInMemory()) {
@@ -213,11 +213,28 @@ function refusedQuery(sql: unknown, transaction: Transaction | null | undefined)
   return connectionViolation(`the query "${text.replace(/\s+/g, ' ').slice(0, 160)}" ran outside the flow's transaction`);
 }
 
+/** Set while Database.transaction opens its transaction (and not in the transaction's own work). */
+const openingFlowTransaction = new AsyncLocalStorage<boolean>();
+
 function guardQueries(sequelize: Sequelize): void {
   const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
   (sequelize as unknown as { query: (sql: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (sql, options) => {
     const refused = refusedQuery(sql, options?.transaction);
     return refused ? Promise.reject(refused) : query(sql, options);
+  };
+  // a transaction that is not a savepoint is opened by Database.transaction only: one opened straight through Sequelize
+  // (or by a Sequelize method that opens its own, as findOrCreate does) is no flow's to the guard, and on SQLite skips
+  // the write lock
+  const transaction = sequelize.transaction.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
+  (sequelize as unknown as { transaction: (...args: unknown[]) => Promise<unknown> }).transaction = (...args) => {
+    const options = typeof args[0] === 'function' ? undefined : (args[0] as { transaction?: Transaction | null } | undefined);
+    if (!options?.transaction && openingFlowTransaction.getStore() !== true) {
+      return Promise.reject(connectionViolation(
+        'a transaction was opened through Sequelize, outside Database.transaction',
+        openFlowTransaction() ? 'while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it' : '(its flow is unknown to the guard, and on SQLite it skips the write lock); open it with Database.transaction (inTransaction)',
+      ));
+    }
+    return transaction(...args);
   };
 }
 
@@ -415,11 +432,12 @@ export class Database {
     if (this.guarded) {
       // a transaction opened while the flow holds one would wait for a second connection (on SQLite: for the write lock it holds)
       if (openFlowTransaction()) throw connectionViolation('a second transaction was opened');
-      run = (t) => flowTransaction.run(t, () => fn(t));
+      run = (t) => openingFlowTransaction.run(false, () => flowTransaction.run(t, () => fn(t)));
     }
-    if (this.writeLock) return this.writeLock.runExclusive(() => this.sequelize.transaction(run));
-    if (this.transactionSlots) return this.transactionSlots.runExclusive(() => this.sequelize.transaction(run));
-    return this.sequelize.transaction(run);
+    const open = this.guarded ? () => openingFlowTransaction.run(true, () => this.sequelize.transaction(run)) : () => this.sequelize.transaction(run);
+    if (this.writeLock) return this.writeLock.runExclusive(open);
+    if (this.transactionSlots) return this.transactionSlots.runExclusive(open);
+    return open();
   }
 
   /**
@@ -439,7 +457,7 @@ export class Database {
    * long as the other party takes. Off, nothing is checked.
    */
   assertNoOpenTransaction(call: string): void {
-    if (this.guarded && openFlowTransaction()) throw connectionViolation(`${call} was started`, '(its connection held while it waits); make it between two transactions');
+    if (this.guarded && openFlowTransaction()) throw connectionViolation(`${call} was started`, 'while this request or job holds an open transaction (its connection held while it waits); make it between two transactions');
   }
 
   migrator(): Umzug<ReturnType<Sequelize['getQueryInterface']>> {
