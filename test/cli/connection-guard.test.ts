@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ROOT } from '../helpers/cli';
 import { createTestDatabase, dialectName, type TestDatabase } from '../helpers/db';
 import { guardReportFolder, takeChildConnectionViolations } from '../helpers/guard';
+import { startServe } from '../helpers/serve';
 
 // The connection guard (src/db/database.ts) in the processes a test starts: they inherit PAYPLANE_CONNECTION_GUARD_REPORT
 // (test/setup-env.ts), refuse a query sent outside the open transaction of their flow as the jest process does, and
@@ -60,6 +61,17 @@ describe(`the connection guard in the processes a test starts (${dialectName})`,
     expect(reports[0]).toMatch(/at insideTheTransaction \(.*second-connection\.js:4:\d+\)/);
     // taken once
     expect(takeChildConnectionViolations(pid)).toEqual([]);
+  });
+
+  test('what a serve process reported and no test took fails its stop(), once it has exited', async () => {
+    const server = await startServe(db);
+    const pid = server.child.pid!;
+    // a report as the guard writes one (src/db/database.ts: reportToFolder), for this process
+    fs.mkdirSync(guardReportFolder()!, { recursive: true });
+    fs.writeFileSync(path.join(guardReportFolder()!, `${pid}-000001.txt`), `payplane serve (pid ${pid})\nError: connection guard: the query "SELECT 1" ran outside the flow's transaction\n    at job (/nowhere/job.js:1:1)\n`);
+    await expect(server.stop()).rejects.toThrow(new RegExp(`serve \\(pid ${pid}\\) ran 1 query outside the open transaction of their request or job:\\s+payplane serve \\(pid ${pid}\\)\\nError: connection guard: the query "SELECT 1"`));
+    expect(server.child.exitCode).toBe(0);
+    expect(takeChildConnectionViolations()).toEqual([]);
   });
 
   test('off in production, and in a process started without the variable: the query runs, nothing is reported', async () => {
