@@ -113,25 +113,43 @@ function unreachable(target: DatabaseTarget, error: unknown): UnavailableError {
 // ------------------------------------------------------------------------------------ one connection per flow
 
 /**
- * Test mode (the CONNECTION_GUARD switch with NODE_ENV=test, set for every test in test/setup-env.ts): a request or a
- * job holds at most one pooled connection at a time. Database.transaction marks its async flow with the transaction
- * it holds; a query of that flow that runs outside it (through the pool, or in a second transaction) would need a
- * second connection while the first is held — the pool starvation of issue 20 — and is refused: it throws, and is
- * recorded so that a test fails even where the error is swallowed (test/setup-after-env.ts).
+ * Test mode: a request or a job holds at most one pooled connection at a time. Database.transaction marks its async
+ * flow with the transaction it holds; a query of that flow that runs outside it (through the pool, or in a second
+ * transaction) would need a second connection while the first is held — the pool starvation of issue 20 — and is
+ * refused: it throws, and is recorded so that a test fails even where the error is swallowed.
+ *
+ * Two switches turn it on, both set by the tests only (test/setup-env.ts):
+ * - in the jest process, CONNECTION_GUARD on globalThis with NODE_ENV=test: refused queries are kept in memory
+ *   (takeConnectionViolations; test/setup-after-env.ts fails the test with them);
+ * - in the processes a test starts (`serve`, the CLI commands, `webhooks dispatch`), the environment variable
+ *   PAYPLANE_CONNECTION_GUARD_REPORT, read once as the process starts and ignored under NODE_ENV=production: each
+ *   refused query is written, with its stack, as one file into that folder, which the test reads
+ *   (test/helpers/guard.ts).
+ * Off (any production process), no query is wrapped: the hot path is as it would be without the guard.
  */
 const flowTransaction = new AsyncLocalStorage<Transaction>();
 
 /** Where refused queries are recorded (on globalThis: a test that resets its modules still reports into the same list). */
 const VIOLATIONS = Symbol.for('payplane.connectionGuard.violations');
 
-/** The test-only switch (test/setup-env.ts sets it in the jest process only; processes a test spawns do not inherit it). */
+/** The test-only switch of the jest process (test/setup-env.ts). */
 export const CONNECTION_GUARD = Symbol.for('payplane.connectionGuard.on');
 
-export function connectionGuardOn(): boolean {
+/** The environment variable that turns the guard on in a process a test starts: the folder its refusals are written to. */
+export const CONNECTION_GUARD_REPORT = 'PAYPLANE_CONNECTION_GUARD_REPORT';
+
+/** the folder a process started by a test writes its refused queries to (null: not started by a test, or production) */
+const reportFolder = process.env[CONNECTION_GUARD_REPORT] && process.env.NODE_ENV !== 'production' ? path.resolve(process.env[CONNECTION_GUARD_REPORT]) : null;
+
+function guardedInMemory(): boolean {
   return process.env.NODE_ENV === 'test' && (globalThis as unknown as Record<symbol, unknown>)[CONNECTION_GUARD] === true;
 }
 
-/** The refused queries recorded since the last call (and forgets them). */
+export function connectionGuardOn(): boolean {
+  return guardedInMemory() || reportFolder !== null;
+}
+
+/** The refused queries recorded in this process since the last call (and forgets them). */
 export function takeConnectionViolations(): string[] {
   const store = globalThis as unknown as Record<symbol, string[] | undefined>;
   const taken = store[VIOLATIONS] ?? [];
@@ -139,10 +157,40 @@ export function takeConnectionViolations(): string[] {
   return taken;
 }
 
-function connectionViolation(what: string): Error {
-  const error = new Error(`connection guard: ${what} while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it`);
-  const store = globalThis as unknown as Record<symbol, string[] | undefined>;
-  (store[VIOLATIONS] ??= []).push(error.stack ?? error.message);
+let reported = 0;
+
+/**
+ * A refusal of a process a test started, written as one file `<pid>-<n>.txt` into the report folder (first under a
+ * temporary name, then renamed: the test reads whole reports only): the command that ran, then the stack.
+ */
+function reportToFolder(folder: string, stack: string): void {
+  const name = `${process.pid}-${String(++reported).padStart(6, '0')}`;
+  const text = `payplane ${process.argv.slice(2).join(' ')} (pid ${process.pid})\n${stack}\n`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      fs.mkdirSync(folder, { recursive: true });
+      fs.writeFileSync(path.join(folder, `${name}.tmp`), text);
+      fs.renameSync(path.join(folder, `${name}.tmp`), path.join(folder, `${name}.txt`));
+      return;
+    } catch {
+      // the test removed an empty folder in between: made again on the next attempt
+    }
+  }
+}
+
+function connectionViolation(what: string, advice = 'while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it'): Error {
+  // deep enough to reach the code that sent the query, past the guard's own frames and Sequelize's
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = Math.max(limit, 40);
+  const error = new Error(`connection guard: ${what} ${advice}`);
+  Error.stackTraceLimit = limit;
+  const stack = error.stack ?? error.message;
+  if (guardedInMemory()) {
+    const store = globalThis as unknown as Record<symbol, string[] | undefined>;
+    (store[VIOLATIONS] ??= []).push(stack);
+  } else if (reportFolder) {
+    reportToFolder(reportFolder, stack);
+  }
   return error;
 }
 
@@ -165,11 +213,28 @@ function refusedQuery(sql: unknown, transaction: Transaction | null | undefined)
   return connectionViolation(`the query "${text.replace(/\s+/g, ' ').slice(0, 160)}" ran outside the flow's transaction`);
 }
 
+/** Set while Database.transaction opens its transaction (and not in the transaction's own work). */
+const openingFlowTransaction = new AsyncLocalStorage<boolean>();
+
 function guardQueries(sequelize: Sequelize): void {
   const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
   (sequelize as unknown as { query: (sql: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (sql, options) => {
     const refused = refusedQuery(sql, options?.transaction);
     return refused ? Promise.reject(refused) : query(sql, options);
+  };
+  // a transaction that is not a savepoint is opened by Database.transaction only: one opened straight through Sequelize
+  // (or by a Sequelize method that opens its own, as findOrCreate does) is no flow's to the guard, and on SQLite skips
+  // the write lock
+  const transaction = sequelize.transaction.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
+  (sequelize as unknown as { transaction: (...args: unknown[]) => Promise<unknown> }).transaction = (...args) => {
+    const options = typeof args[0] === 'function' ? undefined : (args[0] as { transaction?: Transaction | null } | undefined);
+    if (!options?.transaction && openingFlowTransaction.getStore() !== true) {
+      return Promise.reject(connectionViolation(
+        'a transaction was opened through Sequelize, outside Database.transaction',
+        openFlowTransaction() ? 'while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it' : '(its flow is unknown to the guard, and on SQLite it skips the write lock); open it with Database.transaction (inTransaction)',
+      ));
+    }
+    return transaction(...args);
   };
 }
 
@@ -393,11 +458,12 @@ export class Database {
     if (this.guarded) {
       // a transaction opened while the flow holds one would wait for a second connection (on SQLite: for the write lock it holds)
       if (openFlowTransaction()) throw connectionViolation('a second transaction was opened');
-      run = (t) => flowTransaction.run(t, () => fn(t));
+      run = (t) => openingFlowTransaction.run(false, () => flowTransaction.run(t, () => fn(t)));
     }
-    if (this.writeLock) return this.writeLock.runExclusive(() => this.sequelize.transaction(run));
-    if (this.transactionSlots) return this.transactionSlots.runExclusive(() => this.sequelize.transaction(run));
-    return this.sequelize.transaction(run);
+    const open = this.guarded ? () => openingFlowTransaction.run(true, () => this.sequelize.transaction(run)) : () => this.sequelize.transaction(run);
+    if (this.writeLock) return this.writeLock.runExclusive(open);
+    if (this.transactionSlots) return this.transactionSlots.runExclusive(open);
+    return open();
   }
 
   /**
@@ -409,6 +475,15 @@ export class Database {
     if (this.guarded && openFlowTransaction()) throw connectionViolation('a write on its own was sent while the flow holds a transaction');
     if (this.writeLock) return this.writeLock.runExclusive(() => fn({ alone: true }));
     return fn({ alone: true });
+  }
+
+  /**
+   * Test mode: a call out of the process that waits on another party (a provider, a webhook endpoint) refuses to start
+   * while its flow holds an open transaction, as a query outside it is refused: the connection would be held for as
+   * long as the other party takes. Off, nothing is checked.
+   */
+  assertNoOpenTransaction(call: string): void {
+    if (this.guarded && openFlowTransaction()) throw connectionViolation(`${call} was started`, 'while this request or job holds an open transaction (its connection held while it waits); make it between two transactions');
   }
 
   migrator(): Umzug<ReturnType<Sequelize['getQueryInterface']>> {

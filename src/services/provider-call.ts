@@ -128,6 +128,8 @@ async function send(asked: ProviderRequest): Promise<ConnectorResult> {
     terminalId: row.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
     credentials: route ? openBinding(via, route.binding) : await openCredentials(via, row.id, row), mcc: row.mcc, descriptor: row.descriptor,
   };
+  // the connection guard (tests): no transaction of this request or job is open while the provider is waited on
+  via.db.assertNoOpenTransaction(`the provider call (${provider.code} ${asked.operation})`);
   switch (asked.operation) {
     case 'authorize': return connector.authorize(via, terminal, asked.request);
     case 'capture': return connector.capture(via, terminal, asked.request);

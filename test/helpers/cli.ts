@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase, scanLogEnv, TEST_TOKEN_SECRET, type TestDatabase } from './db';
+import { takeChildConnectionViolations } from './guard';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const BIN = path.join(ROOT, 'bin', 'run.js');
@@ -22,10 +23,16 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
   const fullEnv = { ...process.env, NO_COLOR: '1', ...scanLogEnv('cli'), ...env } as NodeJS.ProcessEnv;
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   delete fullEnv.NODE_ENV;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: fullEnv, cwd: options.cwd ?? ROOT, timeout: 60_000 }, (error, output, stderr) => {
+  return new Promise((resolve, reject) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env: fullEnv, cwd: options.cwd ?? ROOT, timeout: 60_000 }, (error, output, stderr) => {
       const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       const stdout = output;
+      // the connection guard of the command's process (test/helpers/guard.ts): what it refused fails the test here
+      const violations = child.pid === undefined ? [] : takeChildConnectionViolations(child.pid);
+      if (violations.length > 0) {
+        reject(new Error(`payplane ${args.join(' ')} ran ${violations.length} quer${violations.length === 1 ? 'y' : 'ies'} outside the open transaction of its command:\n\n${violations.slice(0, 3).join('\n\n')}`));
+        return;
+      }
       resolve({
         status,
         stdout,

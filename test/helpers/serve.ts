@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BIN, ROOT } from './cli';
 import { TEST_TOKEN_SECRET, scanLogEnv, type TestDatabase } from './db';
+import { removeGuardReportFolder, takeChildConnectionViolations } from './guard';
 
 /** A `payplane serve` child process on a test database (dist/ is what runs: `npm run build` first). */
 export interface ServeProcess {
@@ -15,7 +16,10 @@ export interface ServeProcess {
   request(pathname: string, init?: { method?: string; credential?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
   /** GET /metrics, parsed */
   metrics(): Promise<Sample[]>;
-  /** SIGTERM, then the exit code (SIGKILL after 15 s) */
+  /**
+   * SIGTERM, then the exit code (SIGKILL after 15 s); rejects with the queries the process's connection guard refused
+   * and no test has reported yet (test/helpers/guard.ts)
+   */
   stop(): Promise<number | null>;
 }
 
@@ -92,17 +96,24 @@ export async function startServe(
       if (res.status !== 200) throw new Error(`GET /metrics: ${res.status} ${await res.text()}`);
       return parsePrometheus(await res.text());
     },
-    stop: () =>
-      new Promise((resolve) => {
+    stop: async () => {
+      const code = await new Promise<number | null>((resolve) => {
         running.delete(server);
         if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        child.once('exit', (code) => {
+        child.once('exit', (exit) => {
           clearTimeout(kill);
-          resolve(code);
+          resolve(exit);
         });
         child.kill('SIGTERM');
-      }),
+      });
+      const violations = child.pid === undefined ? [] : takeChildConnectionViolations(child.pid);
+      removeGuardReportFolder();
+      if (violations.length > 0) {
+        throw new Error(`serve (pid ${child.pid}) ran ${violations.length} quer${violations.length === 1 ? 'y' : 'ies'} outside the open transaction of their request or job:\n\n${violations.slice(0, 3).join('\n\n')}`);
+      }
+      return code;
+    },
   };
   running.add(server);
 
@@ -122,7 +133,10 @@ export async function startServe(
 
 /** Stops every serve process this test file started and has not stopped (for afterAll). */
 export async function stopAllServes(): Promise<void> {
-  await Promise.all([...running].map((s) => s.stop()));
+  // every one is stopped before the first refusal of a connection guard is reported
+  const stopped = await Promise.allSettled([...running].map((s) => s.stop()));
+  const failed = stopped.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** One sample of the Prometheus text format: metric name, labels, value. */

@@ -202,4 +202,24 @@ describe(`the connection guard (${dialectName})`, () => {
     await Tenant.count();
     expect(takeConnectionViolations()).toEqual([]);
   });
+
+  test('a transaction opened straight through Sequelize (outside Database.transaction) throws and is recorded; a savepoint of the flow\'s is fine', async () => {
+    const { Tenant } = m.rt.db.models;
+    await expect(m.rt.db.sequelize.transaction(async (transaction) => Tenant.count({ transaction }))).rejects.toThrow(/connection guard: a transaction was opened through Sequelize, outside Database\.transaction/);
+    await expect(m.rt.db.transaction(async () => m.rt.db.sequelize.transaction(async () => 1))).rejects.toThrow(/outside Database\.transaction while this request or job holds an open transaction/);
+    expect(takeConnectionViolations()).toHaveLength(2);
+    await m.rt.db.transaction(async (transaction) => m.rt.db.sequelize.transaction({ transaction }, async (savepoint) => Tenant.count({ transaction: savepoint })));
+    expect(takeConnectionViolations()).toEqual([]);
+  });
+
+  test('a call out of the process (a provider, a webhook endpoint) started while the flow holds a transaction throws and is recorded', async () => {
+    await expect(m.rt.db.transaction(async () => m.rt.db.assertNoOpenTransaction('the provider call (sandbox-card capture)'))).rejects.toThrow(
+      /connection guard: the provider call \(sandbox-card capture\) was started while this request or job holds an open transaction/,
+    );
+    expect(takeConnectionViolations()).toHaveLength(1);
+    // between two transactions, nothing is refused
+    await m.rt.db.transaction(async () => 1);
+    m.rt.db.assertNoOpenTransaction('the provider call (sandbox-card capture)');
+    expect(takeConnectionViolations()).toEqual([]);
+  });
 });

@@ -11,6 +11,7 @@ const ROOT = path.resolve(__dirname, '../..');
 const NOT_SETTINGS: Record<string, string> = {
   PAYPLANE_VALIDATE_RESPONSES: 'tests check every answer against the OpenAPI document',
   PAYPLANE_SECRET_SCAN_DIR: 'CI archives databases and logs for the secret scan',
+  PAYPLANE_CONNECTION_GUARD_REPORT: 'the tests turn the connection guard on in the processes they start (test/setup-env.ts)',
   PAYPLANE_CONFIG: 'names the configuration file itself',
   NODE_COMPILE_CACHE: 'read by bin/run.js before any configuration (src/cli/compile-cache.ts), as Node 22 reads it',
   NODE_DISABLE_COMPILE_CACHE: 'the same',

@@ -372,6 +372,8 @@ export class Dispatcher {
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(this.signingSecrets(endpoint, startedAt), messageId, timestamp, body),
     };
+    // the connection guard (tests): no transaction of the dispatcher is open while the endpoint is waited on
+    this.rt.db.assertNoOpenTransaction(`the webhook delivery to endpoint ${endpoint.id}`);
     const result = await this.sender.post(endpoint.url, headers, body, { endpointId: endpoint.id });
     const finishedAt = clock.now();
     const gone = result.statusCode === 410;
