@@ -172,6 +172,10 @@ describe(`webhook address filter (${dialectName})`, () => {
     await expect(check('https://mixed.hooks.example.com/', ['10.0.0.0/8'])).resolves.toBeUndefined();
     await expect(check('https://localhost/', ['127.0.0.1/32', '::1/128'])).resolves.toBeUndefined();
     await expect(check('https://localhost/', ['127.0.0.1/32'])).rejects.toMatchObject({ code: 'WEBHOOK_URL_NOT_ALLOWED' });
+    // where the resolver knows localhost, its addresses are the ones the dispatcher connects to, and the ones checked
+    const v4Only: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+    await expect(checkDestination('https://localhost/', 'body.url', { allowCidrs: ['127.0.0.1/32'], resolve: v4Only })).resolves.toBeUndefined();
+    await expect(checkDestination('https://localhost/', 'body.url', { allowCidrs: [], resolve: v4Only })).rejects.toMatchObject({ code: 'WEBHOOK_URL_NOT_ALLOWED' });
   });
 
   test('the local listener registers its own localhost endpoint (no allowlist needed); the same URL is refused through the API', async () => {

@@ -192,8 +192,9 @@ async function addressesAtSave(host: string, resolve: Resolver): Promise<string[
   });
   const resolved = await Promise.race([resolve(host).catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
   const addresses = (resolved ?? []).map((a) => a.address);
-  // localhost names are loopback (RFC 6761) even where the resolver does not know them
-  return isLocalhostName(host) ? [...addresses, '127.0.0.1', '::1'] : addresses;
+  // localhost names are loopback (RFC 6761) even where the resolver does not know them; where it does, its addresses
+  // are the ones the dispatcher will connect to, and so the ones checked
+  return isLocalhostName(host) && addresses.length === 0 ? ['127.0.0.1', '::1'] : addresses;
 }
 
 /**
