@@ -181,4 +181,20 @@ describe(`the CLI never links records of two tenants (${dialectName})`, () => {
     const own = await cli('users', 'update', fixtures.userB, '--role', fixtures.roleB, '--json');
     expect([own.status, own.json().roleIds]).toEqual([0, [fixtures.roleB]]);
   });
+
+  test('terminals update and channels: another tenant\'s cost schedule exits 2, an unknown provider integration 4, naming the flag; nothing changed', async () => {
+    const before = (await cli('terminals', 'get', b.terminalId, '--json')).json().providerCostScheduleId;
+    const terminal = await cli('terminals', 'update', b.terminalId, '--cost-schedule', fixtures.scheduleA, '--json');
+    expect([terminal.status, terminal.json().error.code, paths(terminal)]).toEqual([2, 'VALIDATION_FAILED', ['--cost-schedule']]);
+    expect((await cli('terminals', 'get', b.terminalId, '--json')).json().providerCostScheduleId).toBe(before);
+    const unknown = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9eff';
+    const channels = await rt.db.models.Channel.count();
+    const created = await cli('channels', 'create', '--tenant', b.tenantId, '--name', 'Cards', '--direction', 'payin', '--currency', 'EUR', '--provider-integration', unknown, '--json');
+    expect([created.status, created.json().error.code, paths(created)]).toEqual([4, 'RESOURCE_NOT_FOUND', ['--provider-integration']]);
+    expect(created.json().error.errors[0].message).toBe('no such provider integration');
+    expect(await rt.db.models.Channel.count()).toBe(channels);
+    const updated = await cli('channels', 'update', b.payoutChannelId, '--provider-integration', unknown, '--json');
+    expect([updated.status, paths(updated)]).toEqual([4, ['--provider-integration']]);
+    expect((await cli('channels', 'get', b.payoutChannelId, '--json')).json().providerIntegrationId).not.toBe(unknown);
+  });
 });
