@@ -57,6 +57,33 @@ describe('every CLI command writing input that names records runs the reference 
     ]));
   });
 
+  // Lists whose filters name records, called with the flags' ids as given (not yet through validateInput): a filter
+  // naming another tenant's record finds nothing in the command's scope, where the API answers 404 naming the field.
+  // Left to convert; a list command not named here must check its filters.
+  const LISTS_NOT_YET_CHECKED = new Set([
+    'commands/keys/list.ts', 'commands/webhooks/deliveries/list.ts', 'commands/merchants/list.ts', 'commands/partners/list.ts',
+    'commands/partners/assignments/list.ts', 'commands/channels/list.ts', 'commands/roles/list.ts', 'commands/kyb/review/list.ts',
+    'commands/terminals/list.ts', 'commands/fee-schedules/list.ts', 'commands/routing-rules/list.ts', 'commands/risk/plans/list.ts',
+    'commands/risk/rules/list.ts', 'commands/risk/lists/list.ts',
+    // no id reaches its filters: --tenant chooses the context (that tenant's operator), the filters are search, country, status
+    'commands/companies/list.ts',
+  ]);
+
+  test('a list command (or src/cli helper) calling a list whose query names records checks them too, but for the lists named above', () => {
+    const reads = ops.filter((op) => op.method === 'get' && op.query && schemaFields(op.query, 'query').some((f) => f.refersTo !== undefined));
+    const unchecked = new Set<string>();
+    for (const op of reads) {
+      const fn = serviceOf(op);
+      expect([op.id, fn === undefined]).toEqual([op.id, false]);
+      for (const { file, text } of cliFiles) {
+        if (new RegExp(`\\b${fn}\\(`).test(text) && !/\b(validateInput|validateRiskInput)\(/.test(text)) unchecked.add(file);
+      }
+    }
+    expect([...unchecked].filter((f) => !LISTS_NOT_YET_CHECKED.has(f))).toEqual([]);
+    // a list converted since is taken off the list
+    expect([...LISTS_NOT_YET_CHECKED].filter((f) => !unchecked.has(f))).toEqual([]);
+  });
+
   test('a command (or src/cli helper) calling such a service validates its input with validateInput or validateRiskInput', () => {
     const unchecked: string[] = [];
     let callers = 0;
@@ -170,7 +197,7 @@ describe(`the CLI never links records of two tenants (${dialectName})`, () => {
     expect(await count('PartnerAssignment')).toBe(before + 1);
   });
 
-  test('users update and users invite: a role of A for a user of B is refused naming --role[0]; the user\'s roles and the users unchanged', async () => {
+  test('users update and users invite: a role of A for a user of B is refused naming the --role given; the user\'s roles and the users unchanged', async () => {
     const res = await cli('users', 'update', fixtures.userB, '--role', fixtures.roleB, '--role', fixtures.roleA, '--json');
     expect([res.status, res.json().error.code, paths(res)]).toEqual([4, 'RESOURCE_NOT_FOUND', ['--role[1]']]);
     expect((await cli('users', 'get', fixtures.userB, '--json')).json().roleIds).toEqual([]);
