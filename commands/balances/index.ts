@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import type { Page } from '../../src/db/scoped';
 import type { Balance } from '../../src/services/ledger';
 import { ListBalancesQuery } from '../../src/api/ledger/schemas';
@@ -21,13 +21,14 @@ export default class Balances extends BaseCommand<typeof Balances> {
   static override flags = { ...balanceScopeFlags, all: sharedFlags.all, ...tableFlags };
 
   async run(): Promise<Page<Balance>> {
-    const input = validateWith(
+    const ctx = await this.scope();
+    const input = await validateInput(
+      ctx,
       ListBalancesQuery,
       { merchantId: this.flags.merchant, currency: this.flags.currency, cursor: this.flags.cursor, limit: this.flags.limit },
       { merchantId: 'merchant' },
     );
     const { cursor: _cursor, limit: _limit, ...filters } = input;
-    const ctx = await this.scope();
     const page = await this.listAll((p) => listBalances(ctx, filters, p));
     this.log(renderBalances(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import type { Page } from '../../src/db/scoped';
 import type { BalanceTransaction } from '../../src/services/ledger';
 import { ListBalanceTransactionsQuery } from '../../src/api/ledger/schemas';
@@ -27,7 +27,9 @@ export default class BalancesTransactions extends BaseCommand<typeof BalancesTra
   };
 
   async run(): Promise<Page<BalanceTransaction>> {
-    const input = validateWith(
+    const ctx = await this.scope();
+    const input = await validateInput(
+      ctx,
       ListBalanceTransactionsQuery,
       {
         merchantId: this.flags.merchant, currency: this.flags.currency, type: this.flags.type, balanceType: this.flags['balance-type'], sourceId: this.flags.source,
@@ -36,7 +38,6 @@ export default class BalancesTransactions extends BaseCommand<typeof BalancesTra
       { merchantId: 'merchant', sourceId: 'source' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
-    const ctx = await this.scope();
     const page = await this.listAll((p) => listBalanceTransactions(ctx, filters, { ...p, sortOrder }));
     this.log(renderBalanceTransactions(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { CreateChannelBody } from '../../src/api/channels/schemas';
 import type { Channel } from '../../src/services/channels';
 import { createChannel } from '../../src/services/channels';
@@ -27,13 +27,15 @@ export default class ChannelsCreate extends BaseCommand<typeof ChannelsCreate> {
     const name = await this.required(this.flags.name, 'name', 'Channel name');
     const direction = await this.required(this.flags.direction, 'direction', 'Direction (payin or payout)');
     const currencies = this.flags.currency ?? [await this.required(undefined, 'currency', 'Currency (e.g. EUR)')];
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = platformContext(rt);
+    const input = await validateInput(
+      ctx,
       CreateChannelBody,
       { name, direction, currencies, providerIntegrationId: this.flags['provider-integration'], description: this.flags.description, tenantId: this.flags.tenant },
       { currencies: 'currency', providerIntegrationId: 'provider-integration', tenantId: 'tenant' },
     );
-    const rt = await this.runtime();
-    const channel = await createChannel(platformContext(rt), input);
+    const channel = await createChannel(ctx, input);
     this.log(renderRecord({ id: channel.id, tenant: channel.tenantId, name: channel.name, direction: channel.direction, currencies: channel.currencies, status: channel.status }));
     return channel;
   }

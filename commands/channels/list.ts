@@ -6,6 +6,8 @@ import type { Page } from '../../src/db/scoped';
 import type { Channel } from '../../src/services/channels';
 import { listChannels } from '../../src/services/channels';
 import { platformContext } from '../../src/cli/context';
+import { validateInput } from '../../src/cli/validate';
+import { ListChannelsQuery } from '../../src/api/channels/schemas';
 
 export default class ChannelsList extends BaseCommand<typeof ChannelsList> {
   static override summary = 'List processing channels, of one tenant or of all.';
@@ -20,9 +22,10 @@ export default class ChannelsList extends BaseCommand<typeof ChannelsList> {
 
   async run(): Promise<Page<Channel>> {
     const rt = await this.runtime();
+    const filters = await validateInput(platformContext(rt), ListChannelsQuery.pick({ tenantId: true }), { tenantId: this.flags.tenant }, { tenantId: 'tenant' });
     const page = await this.listAll((p) => listChannels(
       platformContext(rt),
-      { tenantId: this.flags.tenant, direction: this.flags.direction as Channel['direction'] | undefined, status: this.flags.status as Channel['status'] | undefined },
+      { tenantId: filters.tenantId, direction: this.flags.direction as Channel['direction'] | undefined, status: this.flags.status as Channel['status'] | undefined },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(

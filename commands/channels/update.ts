@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { UpdateChannelBody } from '../../src/api/channels/schemas';
 import type { Channel } from '../../src/services/channels';
 import { updateChannel } from '../../src/services/channels';
@@ -21,13 +21,16 @@ export default class ChannelsUpdate extends BaseCommand<typeof ChannelsUpdate> {
   };
 
   async run(): Promise<Channel> {
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = platformContext(rt);
+    const input = await validateInput(
+      ctx,
       UpdateChannelBody,
       { name: this.flags.name, currencies: this.flags.currency, providerIntegrationId: nullable(this.flags['provider-integration']), description: nullable(this.flags.description) },
       { currencies: 'currency', providerIntegrationId: 'provider-integration' },
+      { kind: 'channel', id: this.args.id },
     );
-    const rt = await this.runtime();
-    const channel = await updateChannel(platformContext(rt), this.args.id, input);
+    const channel = await updateChannel(ctx, this.args.id, input);
     this.log(renderRecord({ ...channel }));
     return channel;
   }

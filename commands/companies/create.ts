@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { CreateCompanyBody } from '../../src/api/organization/schemas';
 import type { Company } from '../../src/services/organization/companies';
 import { createCompany } from '../../src/services/organization/companies';
@@ -23,9 +23,9 @@ export default class CompaniesCreate extends BaseCommand<typeof CompaniesCreate>
   async run(): Promise<Company> {
     const name = await this.required(this.flags.name, 'name', 'Company name');
     const country = await this.required(this.flags.country, 'country', 'Country (ISO 3166-1 alpha-2)');
-    const input = validateWith(CreateCompanyBody, { ...companyInput(this.flags), name, country });
     const rt = await this.runtime();
     const ctx = tenantOrPlatformContext(rt, this.flags.tenant, this.flags.live);
+    const input = await validateInput(ctx, CreateCompanyBody, { ...companyInput(this.flags), name, country });
     const company = await createCompany(ctx, input);
     this.log(companyRecord(company));
     return company;

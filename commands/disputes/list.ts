@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Dispute } from '../../src/services/disputes/disputes';
@@ -36,14 +36,15 @@ export default class DisputesList extends BaseCommand<typeof DisputesList> {
   };
 
   async run(): Promise<Page<Dispute>> {
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const input = await validateInput(
+      ctx,
       ListDisputesQuery,
       { status: this.flags.status, reason: this.flags.reason, merchantId: this.flags.merchant, paymentId: this.flags.payment, cursor: this.flags.cursor, limit: this.flags.limit },
       { merchantId: 'merchant', paymentId: 'payment' },
     );
-    const rt = await this.runtime();
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
     const page = await this.listAll((p) => listDisputes(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
     this.log(renderDisputes(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

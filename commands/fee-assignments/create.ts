@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { CreateFeeAssignmentBody, FEE_LEVELS, PAYMENT_METHODS } from '../../src/api/fees/schemas';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
 import { createFeeAssignment } from '../../src/services/fees/schedules';
@@ -31,7 +31,10 @@ export default class FeeAssignmentsCreate extends BaseCommand<typeof FeeAssignme
     const feeScheduleId = await this.required(this.flags.schedule, 'schedule', 'Fee schedule id');
     const currency = await this.required(this.flags.currency, 'currency', 'Currency (e.g. EUR)');
     const paymentMethod = await this.required(this.flags['payment-method'], 'payment-method', 'Payment method (e.g. card)');
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = platformContext(rt);
+    const input = await validateInput(
+      ctx,
       CreateFeeAssignmentBody,
       {
         level, targetEntityId: this.flags.target, feeScheduleId, currency, paymentMethod, effectiveFrom: this.flags['effective-from'],
@@ -39,8 +42,7 @@ export default class FeeAssignmentsCreate extends BaseCommand<typeof FeeAssignme
       },
       { targetEntityId: 'target', feeScheduleId: 'schedule', tenantId: 'tenant' },
     );
-    const rt = await this.runtime();
-    const assignment = await createFeeAssignment(platformContext(rt), input);
+    const assignment = await createFeeAssignment(ctx, input);
     this.log(renderFeeAssignment(assignment));
     return assignment;
   }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { listFlags, sharedFlags, tableFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { FEE_LEVELS, ListFeeAssignmentsQuery, PAYMENT_METHODS } from '../../src/api/fees/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
@@ -31,7 +31,9 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
   };
 
   async run(): Promise<Page<FeeAssignment>> {
-    const query = validateWith(
+    const rt = await this.runtime();
+    const query = await validateInput(
+      platformContext(rt),
       ListFeeAssignmentsQuery,
       {
         tenantId: this.flags.tenant, level: this.flags.level, targetEntityId: this.flags.target, feeScheduleId: this.flags.schedule, currency: this.flags.currency,
@@ -41,7 +43,6 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
       { tenantId: 'tenant', targetEntityId: 'target', feeScheduleId: 'schedule' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = query;
-    const rt = await this.runtime();
     const page = await this.listAll((p) => listFeeAssignments(platformContext(rt), filters, { ...p, sortOrder }));
     this.log(renderFeeAssignments(page, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { CreateFeeScheduleBody } from '../../src/api/fees/schemas';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
 import { createFeeSchedule } from '../../src/services/fees/schedules';
@@ -22,9 +22,10 @@ export default class FeeSchedulesCreate extends BaseCommand<typeof FeeSchedulesC
 
   async run(): Promise<FeeSchedule> {
     const name = await this.required(this.flags.name, 'name', 'Schedule name');
-    const input = validateWith(CreateFeeScheduleBody, { ...scheduleInput(this.flags), name, tenantId: this.flags.tenant }, { ...scheduleFlagNames, tenantId: 'tenant' });
     const rt = await this.runtime();
-    const schedule = await createFeeSchedule(platformContext(rt), input);
+    const ctx = platformContext(rt);
+    const input = await validateInput(ctx, CreateFeeScheduleBody, { ...scheduleInput(this.flags), name, tenantId: this.flags.tenant }, { ...scheduleFlagNames, tenantId: 'tenant' });
+    const schedule = await createFeeSchedule(ctx, input);
     this.log(renderSchedule(schedule));
     return schedule;
   }

@@ -7,6 +7,8 @@ import { listFeeSchedules } from '../../src/services/fees/schedules';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 import { platformContext } from '../../src/cli/context';
 import { renderSchedules } from '../../src/cli/fees';
+import { validateInput } from '../../src/cli/validate';
+import { ListFeeSchedulesQuery } from '../../src/api/fees/schemas';
 
 export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesList> {
   static override summary = 'List fee schedules, of one tenant or of all.';
@@ -20,9 +22,10 @@ export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesLis
 
   async run(): Promise<Page<FeeSchedule>> {
     const rt = await this.runtime();
+    const filters = await validateInput(platformContext(rt), ListFeeSchedulesQuery.pick({ tenantId: true }), { tenantId: this.flags.tenant }, { tenantId: 'tenant' });
     const page = await this.listAll((p) => listFeeSchedules(
       platformContext(rt),
-      { tenantId: this.flags.tenant, status: this.flags.status as FeeScheduleStatus | undefined },
+      { tenantId: filters.tenantId, status: this.flags.status as FeeScheduleStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(renderSchedules(page, this.flags));

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { CreateIntegrationProfileBody } from '../../src/api/profiles/schemas';
 import type { IntegrationProfile } from '../../src/services/profiles';
 import { createProfile } from '../../src/services/profiles';
@@ -23,9 +23,10 @@ export default class IntegrationProfilesCreate extends BaseCommand<typeof Integr
     const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
     const mode = await this.required(this.flags.mode, 'mode', `Mode (${PROFILE_MODES.join(', ')})`);
     const sessionLifetime = this.flags['session-lifetime'] ?? Number(await this.required(undefined, 'session-lifetime', 'Session lifetime in seconds'));
-    const input = validateWith(CreateIntegrationProfileBody, { ...profileFields(this.flags), merchantId, mode, sessionLifetime }, profileFlagNames);
     const rt = await this.runtime();
-    const profile = await createProfile(platformContext(rt), input);
+    const ctx = platformContext(rt);
+    const input = await validateInput(ctx, CreateIntegrationProfileBody, { ...profileFields(this.flags), merchantId, mode, sessionLifetime }, profileFlagNames);
+    const profile = await createProfile(ctx, input);
     this.log(renderProfile(profile));
     return profile;
   }

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { chalk, colourEnabled, renderTable, pageFooter, logBesideTable } from '../../src/cli/output';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { ListIntegrationProfilesQuery } from '../../src/api/profiles/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { IntegrationProfile } from '../../src/services/profiles';
@@ -29,12 +29,13 @@ export default class IntegrationProfilesList extends BaseCommand<typeof Integrat
   };
 
   async run(): Promise<Page<IntegrationProfile>> {
-    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = validateWith(
+    const rt = await this.runtime();
+    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = await validateInput(
+      platformContext(rt),
       ListIntegrationProfilesQuery,
       { tenantId: this.flags.tenant, merchantId: this.flags.merchant, mode: this.flags.mode, status: this.flags.status, limit: this.flags.limit, cursor: this.flags.cursor },
       { tenantId: 'tenant', merchantId: 'merchant' },
     );
-    const rt = await this.runtime();
     const page = await this.listAll((p) => listProfiles(platformContext(rt), filters, { ...p, sortOrder }));
     this.log(
       renderTable(page.data, [

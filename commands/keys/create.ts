@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { chalk, renderRecord } from '../../src/cli/output';
 import type { IssuedApiKey } from '../../src/services/api-keys/keys';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { CreateApiKeyBody } from '../../src/api/api-keys/schemas';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { merchantContext, tenantContext } from '../../src/cli/context';
@@ -34,7 +34,8 @@ export default class KeysCreate extends BaseCommand<typeof KeysCreate> {
     const ctx = this.flags.merchant
       ? await merchantContext(rt, this.flags.tenant, this.flags.merchant, this.flags.live)
       : tenantContext(rt, this.flags.tenant, this.flags.live);
-    const input = validateWith(
+    const input = await validateInput(
+      ctx,
       CreateApiKeyBody,
       {
         name: this.flags.name,

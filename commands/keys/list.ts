@@ -6,6 +6,8 @@ import type { Page } from '../../src/db/scoped';
 import type { ApiKey } from '../../src/services/api-keys/keys';
 import { listApiKeys } from '../../src/services/api-keys/keys';
 import { tenantContext } from '../../src/cli/context';
+import { validateInput } from '../../src/cli/validate';
+import { ListApiKeysQuery } from '../../src/api/api-keys/schemas';
 
 export default class KeysList extends BaseCommand<typeof KeysList> {
   static override summary = 'List the API keys of a tenant (one mode at a time).';
@@ -28,9 +30,10 @@ export default class KeysList extends BaseCommand<typeof KeysList> {
   async run(): Promise<Page<ApiKey>> {
     const rt = await this.runtime();
     const ctx = tenantContext(rt, this.flags.tenant, this.flags.live);
+    const filters = await validateInput(ctx, ListApiKeysQuery.pick({ merchantId: true }), { merchantId: this.flags.merchant }, { merchantId: 'merchant' });
     const page = await this.listAll((p) => listApiKeys(
       ctx,
-      { merchantId: this.flags.merchant, status: this.flags.status as ApiKey['status'] | undefined },
+      { merchantId: filters.merchantId, status: this.flags.status as ApiKey['status'] | undefined },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { validateWith } from '../../src/cli/validate';
+import { requireId, validateInput } from '../../src/cli/validate';
 import { CreateMerchantBody } from '../../src/api/organization/schemas';
 import type { Merchant } from '../../src/services/organization/merchants';
 import { createMerchant } from '../../src/services/organization/merchants';
@@ -17,9 +17,9 @@ export default class MerchantsCreate extends BaseCommand<typeof MerchantsCreate>
 
   async run(): Promise<Merchant> {
     const name = await this.required(this.flags.name, 'name', 'Merchant name');
-    const input = validateWith(CreateMerchantBody, { ...merchantInput(this.flags), name, companyId: this.flags.company }, { companyId: 'company' });
     const rt = await this.runtime();
-    const ctx = await recordContext(rt, 'company', input.companyId);
+    const ctx = await recordContext(rt, 'company', requireId(this.flags.company, 'company', '--company'));
+    const input = await validateInput(ctx, CreateMerchantBody, { ...merchantInput(this.flags), name, companyId: this.flags.company }, { companyId: 'company' });
     const merchant = await createMerchant(ctx, input);
     this.log(merchantRecord(merchant));
     return merchant;

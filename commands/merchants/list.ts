@@ -7,6 +7,8 @@ import type { LiveStatus, Merchant, MerchantStatus } from '../../src/services/or
 import { listMerchants } from '../../src/services/organization/merchants';
 import { tenantOrPlatformContext } from '../../src/cli/context';
 import { merchantTable } from '../../src/cli/organization';
+import { validateInput } from '../../src/cli/validate';
+import { ListMerchantsQuery } from '../../src/api/organization/schemas';
 
 export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
   static override summary = 'List merchants (of every tenant, or of --tenant).';
@@ -29,9 +31,10 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
   async run(): Promise<Page<Merchant>> {
     const rt = await this.runtime();
     const ctx = tenantOrPlatformContext(rt, this.flags.tenant, false);
+    const filters = await validateInput(ctx, ListMerchantsQuery.pick({ companyId: true }), { companyId: this.flags.company }, { companyId: 'company' });
     const page = await this.listAll((p) => listMerchants(
       ctx,
-      { companyId: this.flags.company, status: this.flags.status as MerchantStatus | undefined, liveStatus: this.flags['live-status'] as LiveStatus | undefined },
+      { companyId: filters.companyId, status: this.flags.status as MerchantStatus | undefined, liveStatus: this.flags['live-status'] as LiveStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(merchantTable(page, this.flags));

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { CreatePartnerBody } from '../../src/api/partners/schemas';
 import type { Partner } from '../../src/services/partners';
 import { createPartner } from '../../src/services/partners';
@@ -23,11 +23,12 @@ export default class PartnersCreate extends BaseCommand<typeof PartnersCreate> {
 
   async run(): Promise<Partner> {
     const name = await this.required(this.flags.name, 'name', 'Partner name');
-    const input = validateWith(CreatePartnerBody, {
+    const rt = await this.runtime();
+    const ctx = platformContext(rt);
+    const input = await validateInput(ctx, CreatePartnerBody, {
       name, contactEmail: this.flags['contact-email'], metadata: parseMetadata(this.flags.metadata), tenantId: this.flags.tenant,
     }, { tenantId: 'tenant' });
-    const rt = await this.runtime();
-    const partner = await createPartner(platformContext(rt), input);
+    const partner = await createPartner(ctx, input);
     this.log(renderRecord({ id: partner.id, tenant: partner.tenantId, name: partner.name, status: partner.status }));
     return partner;
   }

@@ -6,6 +6,8 @@ import type { Page } from '../../src/db/scoped';
 import type { Partner, PartnerStatus } from '../../src/services/partners';
 import { listPartners } from '../../src/services/partners';
 import { platformContext } from '../../src/cli/context';
+import { validateInput } from '../../src/cli/validate';
+import { ListPartnersQuery } from '../../src/api/partners/schemas';
 
 export default class PartnersList extends BaseCommand<typeof PartnersList> {
   static override summary = 'List partners (resellers and referrers), of one tenant or of all.';
@@ -19,9 +21,10 @@ export default class PartnersList extends BaseCommand<typeof PartnersList> {
 
   async run(): Promise<Page<Partner>> {
     const rt = await this.runtime();
+    const filters = await validateInput(platformContext(rt), ListPartnersQuery.pick({ tenantId: true }), { tenantId: this.flags.tenant }, { tenantId: 'tenant' });
     const page = await this.listAll((p) => listPartners(
       platformContext(rt),
-      { tenantId: this.flags.tenant, status: this.flags.status as PartnerStatus | undefined },
+      { tenantId: filters.tenantId, status: this.flags.status as PartnerStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Payment } from '../../src/services/payments/records';
@@ -36,14 +36,15 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
   };
 
   async run(): Promise<Page<Payment>> {
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const input = await validateInput(
+      ctx,
       ListPaymentsQuery,
       { status: this.flags.status, merchantId: this.flags.merchant, checkoutSessionId: this.flags.session, cursor: this.flags.cursor, limit: this.flags.limit },
       { merchantId: 'merchant', checkoutSessionId: 'session' },
     );
-    const rt = await this.runtime();
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
     const page = await this.listAll((p) => listPayments(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
     this.log(renderPayments(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { readAsTenantFlag, readContext } from '../../src/cli/context';
 import type { PayoutSchedule } from '../../src/services/payouts/schedule';
 import { getPayoutSchedule } from '../../src/services/payouts/schedule';
@@ -23,9 +23,10 @@ export default class PayoutScheduleGet extends BaseCommand<typeof PayoutSchedule
 
   async run(): Promise<PayoutSchedule> {
     const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
-    const input = validateWith(PayoutScheduleQuery, { merchantId }, { merchantId: 'merchant' });
     const rt = await this.runtime();
-    const schedule = await getPayoutSchedule(await readContext(rt, this.flags.tenant, this.flags.live), input.merchantId);
+    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const input = await validateInput(ctx, PayoutScheduleQuery, { merchantId }, { merchantId: 'merchant' });
+    const schedule = await getPayoutSchedule(ctx, input.merchantId);
     this.log(renderPayoutSchedule(schedule));
     return schedule;
   }

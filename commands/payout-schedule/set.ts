@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { amountFlagPair, minorOf } from '../../src/cli/amounts';
 import { readAsTenantFlag, readContext } from '../../src/cli/context';
 import { ValidationError } from '../../src/domain/errors';
@@ -42,13 +42,14 @@ export default class PayoutScheduleSet extends BaseCommand<typeof PayoutSchedule
     if (interval !== 'weekly' && anchor) throw ValidationError.field('--weekly-anchor', `is for weekly schedules only (--interval is ${interval})`);
     const rt = await this.runtime();
     const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
-    validateWith(SetPayoutScheduleBody, { merchantId, interval }, { merchantId: 'merchant' });
+    await validateInput(ctx, SetPayoutScheduleBody, { merchantId, interval }, { merchantId: 'merchant' });
     const current = await getPayoutSchedule(ctx, merchantId);
     const kept = this.flags['clear-minimums'] ? [] : current.minimumAmounts.filter((m) => m.currency !== currency);
     const minimumAmounts = minimum === undefined ? kept : [...kept, { currency: currency!, valueMinor: minimum }];
     const methodId = this.flags['withdrawal-method'] ?? (interval === 'manual' ? undefined : current.withdrawalMethodId ?? undefined);
     if (interval !== 'manual' && !methodId) throw ValidationError.field('--withdrawal-method', `is required for a ${interval} schedule: the merchant's active withdrawal method payouts go to`);
-    const input = validateWith(
+    const input = await validateInput(
+      ctx,
       SetPayoutScheduleBody,
       {
         merchantId, interval, weeklyAnchor: anchor, withdrawalMethodId: methodId, minimumAmounts,

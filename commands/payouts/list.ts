@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Payout } from '../../src/services/payouts/payouts';
@@ -22,13 +22,14 @@ export default class PayoutsList extends BaseCommand<typeof PayoutsList> {
   static override flags = { ...balanceScopeFlags, status: payoutStatusFlag, all: sharedFlags.all, ...tableFlags };
 
   async run(): Promise<Page<Payout>> {
-    const input = validateWith(
+    const ctx = await this.scope();
+    const input = await validateInput(
+      ctx,
       ListPayoutsQuery,
       { merchantId: this.flags.merchant, currency: this.flags.currency, status: this.flags.status, cursor: this.flags.cursor, limit: this.flags.limit },
       { merchantId: 'merchant' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
-    const ctx = await this.scope();
     const page = await this.listAll((p) => listPayouts(ctx, filters, { ...p, sortOrder }));
     this.log(renderPayouts(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { CreateRoleBody } from '../../src/api/access/schemas';
 import type { Role } from '../../src/services/access/roles';
 import { createRole } from '../../src/services/access/roles';
@@ -25,7 +25,8 @@ export default class RolesCreate extends BaseCommand<typeof RolesCreate> {
 
   async run(): Promise<Role> {
     const ctx = await this.scope();
-    const input = validateWith(
+    const input = await validateInput(
+      ctx,
       CreateRoleBody,
       { name: this.flags.name, description: this.flags.description, permissions: this.flags.permission ?? [] },
       { permissions: 'permission' },

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { CreateRoutingRuleBody } from '../../src/api/routing/schemas';
 import type { RoutingRule } from '../../src/services/routing/rules';
 import { createRoutingRule } from '../../src/services/routing/rules';
@@ -24,9 +24,10 @@ export default class RoutingRulesCreate extends BaseCommand<typeof RoutingRulesC
 
   async run(): Promise<RoutingRule> {
     const name = await this.required(this.flags.name, 'name', 'Rule name');
-    const input = validateWith(CreateRoutingRuleBody, { ...ruleInput(this.flags), name, tenantId: this.flags.tenant }, { ...ruleFlagNames(this.flags), tenantId: 'tenant' });
     const rt = await this.runtime();
-    const rule = await createRoutingRule(platformContext(rt, false), input);
+    const ctx = platformContext(rt, false);
+    const input = await validateInput(ctx, CreateRoutingRuleBody, { ...ruleInput(this.flags), name, tenantId: this.flags.tenant }, { ...ruleFlagNames(this.flags), tenantId: 'tenant' });
+    const rule = await createRoutingRule(ctx, input);
     this.log(renderRule(rule));
     return rule;
   }

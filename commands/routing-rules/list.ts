@@ -8,6 +8,8 @@ import { listRoutingRules } from '../../src/services/routing/rules';
 import { renderRules, routingListFlags } from '../../src/cli/routing';
 import { platformContext } from '../../src/cli/context';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
+import { validateInput } from '../../src/cli/validate';
+import { ListRoutingRulesQuery } from '../../src/api/routing/schemas';
 
 export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesList> {
   static override summary = 'List routing rule versions, of one tenant or of all.';
@@ -28,9 +30,10 @@ export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesLis
 
   async run(): Promise<Page<RoutingRule>> {
     const rt = await this.runtime();
+    const filters = await validateInput(platformContext(rt, false), ListRoutingRulesQuery.pick({ tenantId: true, ruleId: true }), { tenantId: this.flags.tenant, ruleId: this.flags.rule }, { tenantId: 'tenant', ruleId: 'rule' });
     const page = await this.listAll((p) => listRoutingRules(
       platformContext(rt, false),
-      { tenantId: this.flags.tenant, status: this.flags.status as RoutingRuleStatus | undefined, ruleId: this.flags.rule, name: this.flags.name },
+      { tenantId: filters.tenantId, status: this.flags.status as RoutingRuleStatus | undefined, ruleId: filters.ruleId, name: this.flags.name },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(renderRules(page, this.flags));

@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { UpdateRoutingRuleBody } from '../../src/api/routing/schemas';
 import type { RoutingRule } from '../../src/services/routing/rules';
 import { updateRoutingRule } from '../../src/services/routing/rules';
@@ -17,9 +17,10 @@ export default class RoutingRulesUpdate extends BaseCommand<typeof RoutingRulesU
   static override flags = { ...ownerFlags('routingRule'), ...ruleFlags };
 
   async run(): Promise<RoutingRule> {
-    const input = validateWith(UpdateRoutingRuleBody, ruleInput(this.flags), ruleFlagNames(this.flags));
     const rt = await this.runtime();
-    const rule = await updateRoutingRule(platformContext(rt, false), this.args.id, input);
+    const ctx = platformContext(rt, false);
+    const input = await validateInput(ctx, UpdateRoutingRuleBody, ruleInput(this.flags), ruleFlagNames(this.flags), { kind: 'routingRule', id: this.args.id });
+    const rule = await updateRoutingRule(ctx, this.args.id, input);
     this.log(renderRule(rule));
     return rule;
   }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { SettlementStatement } from '../../src/services/settlements/statements';
@@ -29,7 +29,9 @@ export default class SettlementsList extends BaseCommand<typeof SettlementsList>
   };
 
   async run(): Promise<Page<SettlementStatement>> {
-    const input = validateWith(
+    const ctx = await this.scope();
+    const input = await validateInput(
+      ctx,
       ListSettlementsQuery,
       {
         merchantId: this.flags.merchant, currency: this.flags.currency, status: this.flags.status, periodFrom: this.flags['period-from'],
@@ -38,7 +40,6 @@ export default class SettlementsList extends BaseCommand<typeof SettlementsList>
       { merchantId: 'merchant', periodFrom: 'period-from', periodTo: 'period-to' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
-    const ctx = await this.scope();
     const page = await this.listAll((p) => listSettlements(ctx, filters, { ...p, sortOrder }));
     this.log(renderStatements(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

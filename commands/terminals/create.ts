@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { CreateTerminalBody } from '../../src/api/processing/schemas';
 import type { Terminal } from '../../src/services/processing/terminals';
 import { createTerminal } from '../../src/services/processing/terminals';
@@ -32,7 +32,10 @@ export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate>
     const name = await this.required(this.flags.name, 'name', 'Terminal name');
     const supportedCurrencies = this.flags.currency ?? [await this.required(undefined, 'currency', 'Currency (e.g. EUR)')];
     const credentials = credentialsFrom(this.flags);
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = platformContext(rt);
+    const input = await validateInput(
+      ctx,
       CreateTerminalBody,
       {
         tenantId: this.flags.tenant, providerIntegrationId, name, credentials, supportedCurrencies, supportedBrands: this.flags.brand,
@@ -41,8 +44,7 @@ export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate>
       },
       { tenantId: 'tenant', providerIntegrationId: 'provider', supportedCurrencies: 'currency', supportedBrands: 'brand', supportedPaymentMethodTypes: 'method', providerCostScheduleId: 'cost-schedule' },
     );
-    const rt = await this.runtime();
-    const terminal = await createTerminal(platformContext(rt), input);
+    const terminal = await createTerminal(ctx, input);
     this.log(renderTerminal(terminal));
     return terminal;
   }

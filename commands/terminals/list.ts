@@ -7,6 +7,8 @@ import type { Terminal } from '../../src/services/processing/terminals';
 import { listTerminals } from '../../src/services/processing/terminals';
 import { platformContext } from '../../src/cli/context';
 import { renderTerminals } from '../../src/cli/processing';
+import { validateInput } from '../../src/cli/validate';
+import { ListTerminalsQuery } from '../../src/api/processing/schemas';
 
 export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
   static override summary = 'List terminals, of one tenant or of all.';
@@ -24,11 +26,12 @@ export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
 
   async run(): Promise<Page<Terminal>> {
     const rt = await this.runtime();
+    const filters = await validateInput(platformContext(rt), ListTerminalsQuery.pick({ tenantId: true, providerIntegrationId: true }), { tenantId: this.flags.tenant, providerIntegrationId: this.flags.provider }, { tenantId: 'tenant', providerIntegrationId: 'provider' });
     const page = await this.listAll((p) => listTerminals(
       platformContext(rt),
       {
-        tenantId: this.flags.tenant, status: this.flags.status as Terminal['status'] | undefined,
-        direction: this.flags.direction as Terminal['direction'] | undefined, providerIntegrationId: this.flags.provider,
+        tenantId: filters.tenantId, status: this.flags.status as Terminal['status'] | undefined,
+        direction: this.flags.direction as Terminal['direction'] | undefined, providerIntegrationId: filters.providerIntegrationId,
       },
       { ...p, sortOrder: 'desc' },
     ));

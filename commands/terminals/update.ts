@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { UpdateTerminalBody } from '../../src/api/processing/schemas';
 import type { Terminal } from '../../src/services/processing/terminals';
 import { updateTerminal } from '../../src/services/processing/terminals';
@@ -24,16 +24,19 @@ export default class TerminalsUpdate extends BaseCommand<typeof TerminalsUpdate>
   };
 
   async run(): Promise<Terminal> {
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = platformContext(rt);
+    const input = await validateInput(
+      ctx,
       UpdateTerminalBody,
       {
         name: this.flags.name, supportedCurrencies: this.flags.currency, supportedBrands: this.flags.brand, supportedPaymentMethodTypes: this.flags.method,
         mcc: nullable(this.flags.mcc), descriptor: nullable(this.flags.descriptor), providerCostScheduleId: nullable(this.flags['cost-schedule']),
       },
       { supportedCurrencies: 'currency', supportedBrands: 'brand', supportedPaymentMethodTypes: 'method', providerCostScheduleId: 'cost-schedule' },
+      { kind: 'terminal', id: this.args.id },
     );
-    const rt = await this.runtime();
-    const terminal = await updateTerminal(platformContext(rt), this.args.id, input);
+    const terminal = await updateTerminal(ctx, this.args.id, input);
     this.log(renderTerminal(terminal));
     return terminal;
   }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { chalk, renderRecord } from '../../src/cli/output';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { InviteUserBody } from '../../src/api/access/schemas';
 import type { IssuedInvitation } from '../../src/services/access/invitations';
 import type { User } from '../../src/services/access/users';
@@ -27,7 +27,8 @@ export default class UsersInvite extends BaseCommand<typeof UsersInvite> {
 
   async run(): Promise<{ user: User; invitation: IssuedInvitation }> {
     const ctx = await this.scope();
-    const input = validateWith(
+    const input = await validateInput(
+      ctx,
       InviteUserBody,
       { email: this.flags.email, displayName: this.flags['display-name'], roleIds: this.flags.role, owner: this.flags.owner || undefined },
       { roleIds: 'role', displayName: 'display-name' },

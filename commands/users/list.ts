@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { renderTable, statusColour, pageFooter, logBesideTable } from '../../src/cli/output';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { ListUsersQuery } from '../../src/api/access/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { User } from '../../src/services/access/users';
@@ -30,7 +30,8 @@ export default class UsersList extends BaseCommand<typeof UsersList> {
 
   async run(): Promise<Page<User>> {
     const ctx = await this.scope();
-    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = validateWith(
+    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = await validateInput(
+      ctx,
       ListUsersQuery,
       { status: this.flags.status, layer: this.flags.layer, email: this.flags.email, roleId: this.flags.role, limit: this.flags.limit, cursor: this.flags.cursor },
       { roleId: 'role' },

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { UpdateUserBody } from '../../src/api/access/schemas';
 import type { User } from '../../src/services/access/users';
 import { updateUser } from '../../src/services/access/users';
@@ -25,10 +25,12 @@ export default class UsersUpdate extends BaseCommand<typeof UsersUpdate> {
 
   async run(): Promise<User> {
     const ctx = await this.scope();
-    const input = validateWith(
+    const input = await validateInput(
+      ctx,
       UpdateUserBody,
       { displayName: this.flags['display-name'], roleIds: this.flags['no-roles'] ? [] : this.flags.role, mfaEnabled: this.flags.mfa },
       { roleIds: 'role', displayName: 'display-name', mfaEnabled: 'mfa' },
+      { kind: 'user', id: this.args.id },
     );
     const user = await updateUser(ctx, this.args.id, input);
     await this.nameActors(user);

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { ValidationError } from '../../src/domain/errors';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { methodTypeOf, validateDetails, withdrawalMethodTypes } from '../../src/services/withdrawal-methods/types';
@@ -39,11 +39,12 @@ export default class WithdrawalMethodsCreate extends BaseCommand<typeof Withdraw
         details[spec.key] = spec.masked ? await askHidden(question) : await this.required(undefined, `detail ${spec.key}=…`, question);
       }
     }
-    const input = validateWith(CreateWithdrawalMethodBody, { merchantId, methodType: type.type, label, details }, { merchantId: 'merchant', methodType: 'type', details: 'detail' });
+    const rt = await this.runtime();
+    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const input = await validateInput(ctx, CreateWithdrawalMethodBody, { merchantId, methodType: type.type, label, details }, { merchantId: 'merchant', methodType: 'type', details: 'detail' });
     // checked here first so that problems name the flag (--detail.iban); the service checks them again
     input.details = validateDetails(type, input.details, '--detail');
-    const rt = await this.runtime();
-    const method = await createWithdrawalMethod(await readContext(rt, this.flags.tenant, this.flags.live), input);
+    const method = await createWithdrawalMethod(ctx, input);
     this.log(renderMethod(method));
     return method;
   }

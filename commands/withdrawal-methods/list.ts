@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
@@ -32,14 +32,15 @@ export default class WithdrawalMethodsList extends BaseCommand<typeof Withdrawal
   };
 
   async run(): Promise<Page<WithdrawalMethod>> {
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const input = await validateInput(
+      ctx,
       ListWithdrawalMethodsQuery,
       { merchantId: this.flags.merchant, methodType: this.flags.type, status: this.flags.status, cursor: this.flags.cursor, limit: this.flags.limit },
       { merchantId: 'merchant', methodType: 'type' },
     );
-    const rt = await this.runtime();
     const { cursor: _cursor, limit: _limit, sortOrder, livemode: _livemode, ...filters } = input;
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
     const page = await this.listAll((p) => listWithdrawalMethods(ctx, filters, { ...p, sortOrder }));
     this.log(renderMethods(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
-import { validateWith } from '../../src/cli/validate';
+import { validateInput } from '../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Withdrawal } from '../../src/services/withdrawals';
@@ -34,14 +34,15 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
   };
 
   async run(): Promise<Page<Withdrawal>> {
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = await operatorOfTenant(rt, this.flags.tenant, this.flags);
+    const input = await validateInput(
+      ctx,
       ListWithdrawalsQuery,
       { status: this.flags.status, entityId: this.flags.merchant, currency: this.flags.currency, cursor: this.flags.cursor, limit: this.flags.limit },
       { entityId: 'merchant' },
     );
-    const rt = await this.runtime();
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
-    const ctx = await operatorOfTenant(rt, this.flags.tenant, this.flags);
     const page = await this.listAll((p) => listWithdrawals(ctx, filters, { ...p, sortOrder: sortOrder ?? 'desc' }));
     this.log(renderWithdrawals(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

@@ -5,17 +5,10 @@ import { auditRecord, auditedRecord, givenFields, updateRecord } from './audit/c
 import { disableOnly, moveRecord } from './status';
 import { filterWhere, mapPage, presentRow, type Presented } from './present';
 import { tenantForCreate } from './partners';
-import { checkNamedIds } from './references';
-
-/**
- * The provider integration a channel names, looked up as every reference of a request is (src/services/references.ts:
- * the catalog): the API checks it before the handler, and this check holds for every other caller too (the CLI).
- */
-async function checkProvider(ctx: CallerContext, id: string | null | undefined): Promise<void> {
-  if (id) await checkNamedIds(ctx, [{ path: 'body.providerIntegrationId', kind: 'providerIntegration', id }]);
-}
 
 // Channels: named processing routes of a tenant, pay-in or payout, in a set of currencies, through a provider integration.
+// The provider integration a channel names is looked up as every reference is (src/services/references.ts, the
+// catalog), before this service runs: by the API pipeline, and by the CLI's validateInput (src/cli/validate.ts).
 
 const CHANNEL_FIELDS = [
   'id', 'tenantId', 'name', 'direction', 'currencies', 'providerIntegrationId', 'status', 'description', 'createdAt', 'updatedAt', 'deletedAt',
@@ -57,7 +50,6 @@ export async function getChannel(ctx: CallerContext, id: string): Promise<Channe
 export async function createChannel(ctx: CallerContext, input: CreateChannelInput): Promise<Channel> {
   return inTransaction(ctx, async (tx) => {
     const tenantId = await tenantForCreate(tx, input.tenantId);
-    await checkProvider(tx, input.providerIntegrationId);
     const row = await scoped(tx, tx.db.models.Channel).create({
       tenantId, name: input.name, direction: input.direction, currencies: [...new Set(input.currencies)],
       providerIntegrationId: input.providerIntegrationId ?? null, status: 'active', description: input.description ?? null,
@@ -70,7 +62,6 @@ export async function createChannel(ctx: CallerContext, input: CreateChannelInpu
 
 /** Changes the given fields; currencies replaces the list. The direction is fixed at creation. */
 export async function updateChannel(ctx: CallerContext, id: string, input: ChannelFields): Promise<Channel> {
-  await checkProvider(ctx, input.providerIntegrationId);
   return toChannel(await updateRecord(ctx, CHANNEL, id, () => {
     const changes: Partial<ChannelRow> = givenFields(input, ['name', 'providerIntegrationId', 'description']);
     if (input.currencies !== undefined) changes.currencies = [...new Set(input.currencies)];

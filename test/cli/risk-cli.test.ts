@@ -221,7 +221,8 @@ describe(`payplane risk (${dialectName})`, () => {
     ]);
     expect(above.status).toBe(2);
     expect(above.json().error.errors).toEqual([{ path: '--challenge-score', message: 'must not be above thresholds.decline' }]);
-    expect(unknownRule.json().error.errors).toEqual([{ path: '--rules[1]', message: 'is not a scoring rule of the plan\'s tenant and mode' }]);
+    // looked up as the API looks it up (validateRiskInput), before the service: the API's refusal, naming the flag
+    expect([unknownRule.status, unknownRule.json().error.errors]).toEqual([2, [{ path: '--rules[1]', message: 'no such scoring rule' }]]);
     expect(badScore.json().error.errors).toEqual([{ path: '--review-score', message: 'must be an integer or none' }]);
     expect(paths(badMerchant)).toEqual(['--review-score']);
     const cleared = await cli('risk', 'plans', 'update', strictId, ...tenant, '--merchant', 'none', '--challenge-score', 'none', '--name', 'Strict', '--json');

@@ -72,7 +72,8 @@ describe(`payplane routing-rules (${dialectName})`, () => {
     expect(both.status).toBe(2);
     expect(both.json().error.errors[0].path).toBe('--split');
     expect(missing.status).toBe(2);
-    expect(missing.json().error.errors).toEqual([{ path: 'body.outcome.terminals[0]', message: 'is not a terminal of the rule\'s tenant' }]);
+    // looked up as the API looks it up (src/cli/validate.ts validateInput), the refusal naming the flag
+    expect(missing.json().error.errors).toEqual([{ path: '--terminals.terminals[0]', message: 'no such terminal' }]);
     expect(currency.json().error.errors.map((e: { path: string }) => e.path)).toEqual(['--conditions-json.currencies[0]']);
     splitId = split.json().id;
   });

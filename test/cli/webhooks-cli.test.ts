@@ -422,7 +422,8 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
       const ids = (res: { json(): { data: { id: string }[] } }) => res.json().data.map((x) => x.id).sort();
       expect(ids(all)).toEqual([failedId, pendingId].sort());
       expect(ids(byType)).toEqual([pendingId]);
-      expect(ids(otherTenant)).toEqual([]);
+      // another tenant's endpoint is not found in this tenant's scope, as over the API (validateInput): 404 naming the flag
+      expect([otherTenant.status, otherTenant.json().error.code, otherTenant.json().error.errors]).toEqual([4, 'RESOURCE_NOT_FOUND', [{ path: '--endpoint', message: 'no such webhook endpoint' }]]);
       expect(table.stdout).toContain(failedId);
       expect(table.stdout).toContain('refund.failed');
       expect(table.stdout).not.toContain(pendingId);

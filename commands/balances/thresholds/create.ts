@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import { validateWith } from '../../../src/cli/validate';
+import { validateInput, validateWith } from '../../../src/cli/validate';
 import { amountFlagPair, minorOf } from '../../../src/cli/amounts';
 import { readAsTenantFlag, readContext } from '../../../src/cli/context';
 import { ValidationError } from '../../../src/domain/errors';
@@ -37,13 +37,15 @@ export default class BalancesThresholdsCreate extends BaseCommand<typeof Balance
     validateWith(z.object({ currency: Currency }), { currency });
     const valueMinor = minorOf(this.flags, 'amount', { currency, currencyFlag: '--currency' });
     if (valueMinor === undefined) throw ValidationError.field('--amount', 'is required: the threshold in major units of --currency (or --amount-minor in minor units)');
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const input = await validateInput(
+      ctx,
       CreateBalanceThresholdBody,
       { merchantId, balanceType, direction, amount: { currency, valueMinor } },
       { merchantId: 'merchant', balanceType: 'balance-type' },
     );
-    const rt = await this.runtime();
-    const threshold = await createBalanceThreshold(await readContext(rt, this.flags.tenant, this.flags.live), input);
+    const threshold = await createBalanceThreshold(ctx, input);
     this.log(renderThreshold(threshold));
     return threshold;
   }

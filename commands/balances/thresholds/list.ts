@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../../src/cli/flags';
-import { validateWith } from '../../../src/cli/validate';
+import { validateInput } from '../../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { BalanceThreshold } from '../../../src/services/balances/thresholds';
@@ -28,7 +28,9 @@ export default class BalancesThresholdsList extends BaseCommand<typeof BalancesT
   };
 
   async run(): Promise<Page<BalanceThreshold>> {
-    const input = validateWith(
+    const ctx = await this.scope();
+    const input = await validateInput(
+      ctx,
       ListBalanceThresholdsQuery,
       {
         merchantId: this.flags.merchant, currency: this.flags.currency, balanceType: this.flags['balance-type'], direction: this.flags.direction,
@@ -37,7 +39,6 @@ export default class BalancesThresholdsList extends BaseCommand<typeof BalancesT
       { merchantId: 'merchant', balanceType: 'balance-type' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;
-    const ctx = await this.scope();
     const page = await this.listAll((p) => listBalanceThresholds(ctx, filters, { ...p, sortOrder }));
     this.log(renderThresholds(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

@@ -7,6 +7,8 @@ import type { KybStatus } from '../../../src/db/models/kyb';
 import type { KybSubmission } from '../../../src/services/kyb/submissions';
 import { listSubmissions } from '../../../src/services/kyb/submissions';
 import { kybFlags } from '../../../src/cli/kyb';
+import { validateInput } from '../../../src/cli/validate';
+import { ReviewerListQuery } from '../../../src/api/kyb/schemas';
 
 export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
   static override summary = 'List KYB submissions for review.';
@@ -29,9 +31,10 @@ export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
   async run(): Promise<Page<KybSubmission>> {
     const { status, company, merchant } = this.flags;
     const ctx = await this.scope();
+    const filters = await validateInput(ctx, ReviewerListQuery.pick({ companyId: true, merchantId: true }), { companyId: company, merchantId: merchant }, { companyId: 'company', merchantId: 'merchant' });
     const page = await this.listAll((p) => listSubmissions(
       ctx,
-      { status: status as KybStatus | undefined, companyId: company, merchantId: merchant },
+      { status: status as KybStatus | undefined, companyId: filters.companyId, merchantId: filters.merchantId },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
-import { validateWith } from '../../../src/cli/validate';
+import { validateInput } from '../../../src/cli/validate';
 import { CreateAssignmentBody } from '../../../src/api/partners/schemas';
 import type { PartnerAssignment } from '../../../src/services/partners';
 import { createAssignment } from '../../../src/services/partners';
@@ -25,13 +25,15 @@ export default class PartnerAssignmentsCreate extends BaseCommand<typeof Partner
     const partnerId = await this.required(this.flags.partner, 'partner', 'Partner id');
     const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
     const commissionRate = this.flags['commission-rate'] ?? Number(await this.required(undefined, 'commission-rate', 'Commission rate in millionths (10000 = 1%)'));
-    const input = validateWith(
+    const rt = await this.runtime();
+    const ctx = platformContext(rt);
+    const input = await validateInput(
+      ctx,
       CreateAssignmentBody,
       { ...commissionInput(this.flags), commissionRate, partnerId, merchantId },
       { ...commissionFlagNames, partnerId: 'partner', merchantId: 'merchant' },
     );
-    const rt = await this.runtime();
-    const assignment = await createAssignment(platformContext(rt), input);
+    const assignment = await createAssignment(ctx, input);
     this.log(renderAssignment(assignment));
     return assignment;
   }

@@ -7,6 +7,8 @@ import type { Page } from '../../../src/db/scoped';
 import type { PartnerAssignment } from '../../../src/services/partners';
 import { listAssignments } from '../../../src/services/partners';
 import { platformContext } from '../../../src/cli/context';
+import { validateInput } from '../../../src/cli/validate';
+import { ListAssignmentsQuery } from '../../../src/api/partners/schemas';
 
 export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAssignmentsList> {
   static override summary = 'List partner assignments (which partner earns what on which merchant).';
@@ -22,9 +24,10 @@ export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAs
 
   async run(): Promise<Page<PartnerAssignment>> {
     const rt = await this.runtime();
+    const filters = await validateInput(platformContext(rt), ListAssignmentsQuery.pick({ tenantId: true, partnerId: true, merchantId: true }), { tenantId: this.flags.tenant, partnerId: this.flags.partner, merchantId: this.flags.merchant }, { tenantId: 'tenant', partnerId: 'partner', merchantId: 'merchant' });
     const page = await this.listAll((p) => listAssignments(
       platformContext(rt),
-      { tenantId: this.flags.tenant, partnerId: this.flags.partner, merchantId: this.flags.merchant, status: this.flags.status as PartnerAssignment['status'] | undefined },
+      { tenantId: filters.tenantId, partnerId: filters.partnerId, merchantId: filters.merchantId, status: this.flags.status as PartnerAssignment['status'] | undefined },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(

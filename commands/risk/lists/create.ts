@@ -4,7 +4,7 @@ import type { ListGroup } from '../../../src/services/risk/lists';
 import { CreateListGroupBody } from '../../../src/api/risk/schemas';
 import { createListGroup } from '../../../src/services/risk/lists';
 import { LIST_ENTRY_TYPE_OPTIONS, renderListGroup } from '../../../src/cli/risk/lists';
-import { namingFlags, nullable, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { namingFlags, nullable, riskScopeFlags, validateRiskInput } from '../../../src/cli/risk/input';
 import { operatorOfTenant } from '../../../src/cli/context';
 
 const FIELDS = { entryType: '--entry-type', tenantId: '--tenant' };
@@ -26,8 +26,8 @@ export default class RiskListsCreate extends BaseCommand<typeof RiskListsCreate>
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const name = await this.required(this.flags.name, 'name', 'List name');
     const entryType = await this.required(this.flags['entry-type'], 'entry-type', `Entry type (${LIST_ENTRY_TYPE_OPTIONS.join(', ')})`);
-    const input = validateRisk(CreateListGroupBody, { name, description: nullable(this.flags.description), entryType }, FIELDS);
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const input = await validateRiskInput(ctx, CreateListGroupBody, { name, description: nullable(this.flags.description), entryType }, FIELDS);
     const group = await namingFlags(FIELDS, () => createListGroup(ctx, input));
     await this.nameActors(group);
     this.log(renderListGroup(group));

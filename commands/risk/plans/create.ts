@@ -4,7 +4,7 @@ import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { CreateAntifraudPlanBody } from '../../../src/api/risk/schemas';
 import { createAntifraudPlan } from '../../../src/services/risk/plans';
 import { antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, renderAntifraudPlan } from '../../../src/cli/risk/plans';
-import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { namingFlags, riskScopeFlags, validateRiskInput } from '../../../src/cli/risk/input';
 import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskPlansCreate extends BaseCommand<typeof RiskPlansCreate> {
@@ -24,12 +24,13 @@ export default class RiskPlansCreate extends BaseCommand<typeof RiskPlansCreate>
   async run(): Promise<AntifraudPlan> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const name = await this.required(this.flags.name, 'name', 'Plan name');
-    const input = validateRisk(
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const input = await validateRiskInput(
+      ctx,
       CreateAntifraudPlanBody,
       { ...antifraudPlanInput(this.flags), name, enabled: this.flags.enable },
       antifraudPlanFields,
     );
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const plan = await namingFlags(antifraudPlanFields, () => createAntifraudPlan(ctx, input));
     await this.nameActors(plan);
     this.log(renderAntifraudPlan(plan));

@@ -10,6 +10,8 @@ import { requireId } from '../../../src/cli/validate';
 import { renderAntifraudPlans } from '../../../src/cli/risk/plans';
 import { operatorOfTenant } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
+import { validateInput } from '../../../src/cli/validate';
+import { ListAntifraudPlansQuery } from '../../../src/api/risk/schemas';
 
 export default class RiskPlansList extends BaseCommand<typeof RiskPlansList> {
   static override summary = 'List a tenant\'s antifraud plans (sandbox, or live with --live), newest first.';
@@ -28,9 +30,10 @@ export default class RiskPlansList extends BaseCommand<typeof RiskPlansList> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     if (this.flags.merchant !== undefined) requireId(this.flags.merchant, 'merchant', '--merchant');
     const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const filters = await validateInput(ctx, ListAntifraudPlansQuery.pick({ merchantId: true }), { merchantId: this.flags.merchant }, { merchantId: 'merchant' });
     const page = await this.listAll((p) => listAntifraudPlans(
       ctx,
-      { status: this.flags.status as AntifraudPlanStatus | undefined, merchantId: this.flags.merchant },
+      { status: this.flags.status as AntifraudPlanStatus | undefined, merchantId: filters.merchantId },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(renderAntifraudPlans(page.data, this.flags));

@@ -2,7 +2,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import type { ScoringRule } from '../../../src/services/risk/rules';
 import { CreateScoringRuleBody } from '../../../src/api/risk/schemas';
 import { createScoringRule } from '../../../src/services/risk/rules';
-import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
+import { namingFlags, riskScopeFlags, validateRiskInput } from '../../../src/cli/risk/input';
 import { renderScoringRule, scoringRuleFields, scoringRuleFlags, scoringRuleInput } from '../../../src/cli/risk/rules';
 import { operatorOfTenant } from '../../../src/cli/context';
 
@@ -22,12 +22,13 @@ export default class RiskRulesCreate extends BaseCommand<typeof RiskRulesCreate>
     const name = await this.required(this.flags.name, 'name', 'Rule name');
     const conditions = await this.required(this.flags['conditions-json'], 'conditions-json', 'Conditions (inline JSON array or a JSON file path)');
     const scoreImpact = this.flags['score-impact'] ?? Number(await this.required(undefined, 'score-impact', 'Score impact (an integer)'));
-    const input = validateRisk(
+    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const input = await validateRiskInput(
+      ctx,
       CreateScoringRuleBody,
       { ...scoringRuleInput({ ...this.flags, 'conditions-json': conditions }), name, scoreImpact, priority: this.flags.priority ?? 100 },
       scoringRuleFields,
     );
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
     const rule = await namingFlags(scoringRuleFields, () => createScoringRule(ctx, input));
     await this.nameActors(rule);
     this.log(renderScoringRule(rule));

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../../src/cli/flags';
 import { renderTable, statusColour, pageFooter, logBesideTable } from '../../../src/cli/output';
-import { validateWith } from '../../../src/cli/validate';
+import { validateInput } from '../../../src/cli/validate';
 import { ListInvitationsQuery } from '../../../src/api/access/schemas';
 import type { Page } from '../../../src/db/scoped';
 import type { Invitation } from '../../../src/services/access/invitations';
@@ -25,7 +25,8 @@ export default class InvitationsList extends BaseCommand<typeof InvitationsList>
 
   async run(): Promise<Page<Invitation>> {
     const ctx = await this.scope();
-    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = validateWith(
+    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = await validateInput(
+      ctx,
       ListInvitationsQuery,
       { status: this.flags.status, userId: this.flags.user, email: this.flags.email, limit: this.flags.limit, cursor: this.flags.cursor },
       { userId: 'user' },

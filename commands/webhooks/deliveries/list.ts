@@ -7,6 +7,8 @@ import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries'
 import { listDeliveries } from '../../../src/services/webhooks/deliveries';
 import { endpointScopeContext, requireUuid } from '../../../src/cli/context';
 import { modeName } from '../../../src/cli/webhooks';
+import { validateInput } from '../../../src/cli/validate';
+import { ListDeliveriesQuery } from '../../../src/api/webhooks/schemas';
 
 export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksDeliveriesList> {
   static override summary = 'List webhook delivery records, newest first (one mode at a time).';
@@ -38,9 +40,10 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
     if (this.flags.cursor) requireUuid(this.flags.cursor, '--cursor');
     const rt = await this.runtime();
     const ctx = await endpointScopeContext(rt, { tenant: this.flags.tenant, merchant: this.flags.merchant, platform: !this.flags.tenant, live: this.flags.live });
+    const filters = await validateInput(ctx, ListDeliveriesQuery.pick({ endpoint_id: true }), { endpoint_id: this.flags.endpoint }, { endpoint_id: 'endpoint' });
     const page = await this.listAll((p) => listDeliveries(
       ctx,
-      { endpointId: this.flags.endpoint, status: this.flags.status as WebhookDelivery['status'] | undefined, eventType: this.flags.type },
+      { endpointId: filters.endpoint_id, status: this.flags.status as WebhookDelivery['status'] | undefined, eventType: this.flags.type },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(

@@ -3,6 +3,9 @@ import type { z } from 'zod';
 import { readJsonFlag, sharedFlags } from '../flags';
 import { ValidationError, type FieldIssue } from '../../domain/errors';
 import { issuesOf } from '../../http/validation';
+import type { CallerContext } from '../../domain/context';
+import type { PathRecord } from '../../services/references';
+import { checkInputReferences, declaresReferences } from '../validate';
 
 // What the `payplane risk …` commands share: who acts, and their input checked as the API checks it, with issues
 // naming the flags.
@@ -63,6 +66,30 @@ function renamed(error: ValidationError, fields: Record<string, string>): Valida
  * issue names the flag, with the rest of the path after it (--conditions-json[0].operator).
  */
 export function validateRisk<S extends z.ZodType>(schema: S, value: Record<string, unknown>, fields: Record<string, string>): z.output<S> {
+  if (declaresReferences(schema)) {
+    throw new Error('validateRisk: this schema declares references (refersTo); validate the input with validateRiskInput, which looks them up');
+  }
+  return parseRisk(schema, value, fields);
+}
+
+/**
+ * validateRisk for a schema that names records: then every record the input names is looked up in `ctx`'s scope, as
+ * the API pipeline does (src/cli/validate.ts checkInputReferences), each refusal naming the flag. `record`: the plan an
+ * update writes, whose tenant every named record must be of.
+ */
+export async function validateRiskInput<S extends z.ZodType>(
+  ctx: CallerContext,
+  schema: S,
+  value: Record<string, unknown>,
+  fields: Record<string, string>,
+  record?: PathRecord,
+): Promise<z.output<S>> {
+  const input = parseRisk(schema, value, fields);
+  await checkInputReferences(ctx, schema, input, (path) => flagPath(path, fields), record);
+  return input;
+}
+
+function parseRisk<S extends z.ZodType>(schema: S, value: Record<string, unknown>, fields: Record<string, string>): z.output<S> {
   const present = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
   const parsed = schema.safeParse(present);
   if (parsed.success) return parsed.data;
