@@ -97,6 +97,18 @@ export async function runIdempotent<R, P = R>(
     if (!claim.sameRequest && !call.anyInput) throw reused();
     return { replayed: true, replay: keeping.replay(claim.body) };
   }
+  try {
+    return await runClaimed(ctx, call, fn, claim, keeping);
+  } finally {
+    runningClaims.delete(claim.owner);
+  }
+}
+
+/** runIdempotent's run of an operation whose key this request claimed: the answer kept, or the key freed. */
+async function runClaimed<R, P>(
+  ctx: CallerContext, call: IdempotentCall<R, P>, fn: (ctx: CallerContext) => Promise<R>, claim: Extract<Claim, { kind: 'owner' }>, keeping: Keeping<R, P>,
+): Promise<IdempotentOutcome<R, P>> {
+  const { db, clock } = ctx;
   const keep = async (result: R, transaction: Transaction) => {
     await completeIdempotencyKey(db, clock, claim, null, keeping.store(result), transaction);
     return result;
@@ -283,9 +295,11 @@ export function processStartOf(pid: number): string | null | undefined {
  * longer runs or runs another process. A process that cannot be checked (another machine) lives until its lease
  * runs out: never taken for dead while it may run (it would call a provider a second time).
  */
-export function ownerGone(owner: IdempotencyOwnerRow | null, now: Date, me: { id: string; identity: ProcessIdentity }): boolean {
+export function ownerGone(owner: IdempotencyOwnerRow | null, now: Date, me: { id: string; identity: ProcessIdentity }, claimToken?: string): boolean {
   if (!owner) return true;
-  if (owner.id === me.id) return false;
+  // this process: held while the claim's request runs here; a claim whose request ended without freeing it (its
+  // release failed on a database error) is free, not held for as long as the process lives
+  if (owner.id === me.id) return claimToken !== undefined && !runningClaims.has(claimToken);
   if (new Date(owner.aliveUntil).getTime() <= now.getTime()) return true;
   if (owner.machine !== null && owner.machine === me.identity.machine && owner.processStart !== null) {
     const start = processStartOf(owner.pid);
@@ -295,6 +309,9 @@ export function ownerGone(owner: IdempotencyOwnerRow | null, now: Date, me: { id
 }
 
 const owners = new WeakMap<Database, KeyOwner>();
+
+/** The claims (their owner tokens) whose requests run in this process now: runIdempotent adds and removes them. */
+const runningClaims = new Set<string>();
 
 /**
  * This process as the owner of the keys it claims on `db`: written to idempotency_owners on its first claim (one
@@ -318,11 +335,13 @@ export function registerKeyOwner(db: Database, clock: Clock, identity: ProcessId
   const write = () => db.transaction((transaction) => IdempotencyOwner.create({ id, ...identity, aliveUntil: lease(), createdAt: clock.now() }, { transaction }));
   const ready = (async () => {
     await write();
+    // renewed from now on (not before: a registration that failed leaves no timer behind, the next claim registers)
+    if (options.renew) keepRenewing();
     // owners gone for a day: nothing of theirs is held any more (a key without its owner's row is free)
     const gone = new Date(clock.now().getTime() - 86_400_000);
     await db.transaction((transaction) => IdempotencyOwner.destroy({ where: { aliveUntil: { [Op.lt]: gone } }, transaction }));
   })();
-  if (options.renew) {
+  function keepRenewing() {
     let renewing = false;
     const timer = setInterval(() => {
       if (renewing) return;
@@ -375,6 +394,7 @@ export async function claimIdempotencyKey(
           { transaction },
         ),
       );
+      runningClaims.add(owner);
       return { kind: 'owner', id, owner, applied: false };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -389,7 +409,7 @@ export async function claimIdempotencyKey(
     let free: boolean;
     if (existing.ownerProcess !== null) {
       const holder = await IdempotencyOwner.findByPk(existing.ownerProcess, { raw: true });
-      free = ownerGone(holder as unknown as IdempotencyOwnerRow | null, now, me);
+      free = ownerGone(holder as unknown as IdempotencyOwnerRow | null, now, me, existing.owner);
     } else {
       // freed by a failed request whose effect was committed, or claimed before owners were kept (its lock's deadline)
       free = !existing.lockedUntil || new Date(existing.lockedUntil).getTime() <= now.getTime();
@@ -405,7 +425,11 @@ export async function claimIdempotencyKey(
       if (taken === 1) {
         // read again: the request it took the key from may have marked its effect since the read above (a live
         // process whose lease ran out commits its effect, or fails to, before the takeover's UPDATE could lock the row)
-        const now = (await Idempotency.findByPk(existing.id, { raw: true })) as unknown as IdempotencyRow | null;
+        runningClaims.add(owner);
+        const now = (await Idempotency.findByPk(existing.id, { raw: true }).catch((error: unknown) => {
+          runningClaims.delete(owner);
+          throw error;
+        })) as unknown as IdempotencyRow | null;
         return { kind: 'owner', id: existing.id, owner, applied: (now ?? existing).appliedAt !== null };
       }
     }

@@ -163,6 +163,45 @@ describe(`Idempotency-Keys held by live processes only (${dialectName})`, () => 
     await expect(claimIdempotencyKey(t.rt.db, clock, await requestOf('k-live'), { waitMs: 100 })).rejects.toMatchObject({ status: 409, code: 'IDEMPOTENCY_KEY_IN_USE' });
   });
 
+  test('a key this process could not free (its release failed) is not held for the process\'s life: the retry takes it at once', async () => {
+    let runs = 0;
+    const failing = async (): Promise<{ n: number }> => {
+      runs += 1;
+      throw new ConflictError('SOMETHING_REFUSED', 'refused');
+    };
+    // the release after the failure meets a database error: the key stays in_progress, named by this process
+    const destroy = jest.spyOn(t.rt.db.models.Idempotency, 'destroy').mockRejectedValueOnce(new Error('database went away'));
+    const releaseFailures: unknown[] = [];
+    await expect(runIdempotent(caller(), call('k-unreleased', { amount: 1 }, { onReleaseFailure: (e) => releaseFailures.push(e) }), failing)).rejects.toMatchObject({ code: 'SOMETHING_REFUSED' });
+    destroy.mockRestore();
+    expect(releaseFailures).toHaveLength(1);
+    const row = (await t.rt.db.models.Idempotency.findOne({ where: { key: 'k-unreleased' }, raw: true })) as unknown as { state: string; ownerProcess: string };
+    expect(row).toMatchObject({ state: 'in_progress', ownerProcess: processOwner(t.rt.db, clock).id });
+    // its request ended: the retry (this process, no clock moved) runs at once instead of waiting for a 409
+    const started = Date.now();
+    expect(await runIdempotent(caller(), call('k-unreleased'), async () => ({ n: ++runs }))).toEqual({ replayed: false, result: { n: 2 } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  test('a registration whose write failed leaves no renewal behind (the next claim registers again)', async () => {
+    const create = jest.spyOn(t.rt.db.models.IdempotencyOwner, 'create').mockRejectedValueOnce(new Error('database went away'));
+    const update = jest.spyOn(t.rt.db.models.IdempotencyOwner, 'update');
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+    try {
+      const failed = registerKeyOwner(t.rt.db, clock, { host: 'here', machine: null, pid: 1, processStart: null }, { renew: true });
+      await expect(failed.ready).rejects.toThrow('database went away');
+      jest.advanceTimersByTime(OWNER_LEASE_MS * 2);
+      jest.useRealTimers();
+      // a renewal the ticks started would reach the table within this
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(update).not.toHaveBeenCalled();
+    } finally {
+      jest.useRealTimers();
+      create.mockRestore();
+      update.mockRestore();
+    }
+  });
+
   test('this process\'s row: written once per database, with its pid and a lease by the injected clock; its claims name it', async () => {
     const owner = processOwner(t.rt.db, clock);
     await owner.ready;
