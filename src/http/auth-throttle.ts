@@ -191,8 +191,9 @@ function createAuthThrottle(db: Database): AuthThrottle {
         let refusal = await reserve();
         if (refusal && !(await trusted(digest))) {
           const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
-          while (refusal && !refusal.full && Date.now() < deadline) {
-            await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
+          // backing off (10 ms doubling to 250 ms, jittered): a flood's waiters ask the shared store a few times each, not every 20 ms
+          for (let pause = 10; refusal && !refusal.full && Date.now() < deadline; pause = Math.min(pause * 2, 250)) {
+            await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
             refusal = await reserve();
           }
           if (refusal) refuse(refusal.over);
