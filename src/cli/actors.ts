@@ -16,6 +16,7 @@ interface RowFinder {
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const WHOLE_UUID = new RegExp(`^${UUID.source}$`, 'i');
 
 /** The names of the actors loaded so far in this process, by id. */
 const names = new Map<string, string>();
@@ -33,7 +34,7 @@ export function actorIdsOf(records: unknown[]): string[] {
   for (const record of records) {
     if (!record || typeof record !== 'object') continue;
     for (const [key, value] of Object.entries(record)) {
-      if (/By$/.test(key) && typeof value === 'string' && new RegExp(`^${UUID.source}$`, 'i').test(value)) ids.add(value);
+      if (/By$/.test(key) && typeof value === 'string' && WHOLE_UUID.test(value)) ids.add(value);
     }
   }
   return [...ids];

@@ -71,7 +71,7 @@ export function transportOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, ho
 /** `localhost` (and its subdomains, RFC 6761) or a literal loopback address. */
 export function isLoopbackHost(host: string): boolean {
   const name = host.toLowerCase().replace(/\.$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (isLocalhostName(name)) return true;
   if (!net.isIP(name)) return false;
   try {
     return ipaddr.process(name).range() === 'loopback';
