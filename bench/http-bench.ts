@@ -558,8 +558,12 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
   const started = Date.now();
   session.database = await freshDatabase(db, session.home, 'payplane_bench_http');
   const tokenSecret = crypto.randomBytes(32).toString('hex');
-  // the bench process and serve share the home folder (its master key) and the token secret
-  const config = loadConfig({ ...process.env, PAYPLANE_TOKEN_SECRET: tokenSecret }, { home: session.home, databaseUrl: session.database.url, logLevel: 'silent' });
+  // the bench process and serve share the home folder (its master key), the token secret and the loopback range its
+  // webhook receiver listens in (saved by this process, delivered to by serve)
+  const config = loadConfig(
+    { ...process.env, PAYPLANE_TOKEN_SECRET: tokenSecret, PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' },
+    { home: session.home, databaseUrl: session.database.url, logLevel: 'silent' },
+  );
   const rt = (session.rt = await openRuntime(config));
   const sandbox = await createSandbox(rt, { name: 'HTTP benchmark tenant' });
   await raiseRateLimit(rt, sandbox.tenantId);
