@@ -121,6 +121,8 @@ export async function checkNamedIds(ctx: CallerContext, named: NamedId[], path?:
     });
   }
   if (tenants.size === 0) return;
+  // a caller of one tenant (its scope found nothing of another): no second tenant to link, no read of the path's record
+  if (ctx.level !== 'platform' && new Set(tenants.values()).size === 1) return;
   const own = path ? (await inScope(ctx, path.kind, [path.id])).get(path.id)?.tenantId : undefined;
   const namedTenant = [...tenants].find(([n]) => n.kind === 'tenant');
   const owner = own ?? namedTenant?.[1] ?? [...tenants.values()][0];
