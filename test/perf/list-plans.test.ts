@@ -101,7 +101,7 @@ async function pagePlans(run: () => Promise<unknown>, table: string, noSort: boo
 async function explain(statement: string, noSort: boolean): Promise<string[]> {
   const sequelize = h.m.rt.db.sequelize;
   if (!onPostgres) return (await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${statement}`, { type: QueryTypes.SELECT })).map((r) => r.detail);
-  return sequelize.transaction(async (transaction) => {
+  return h.m.rt.db.transaction(async (transaction) => {
     if (noSort) await sequelize.query('SET LOCAL enable_sort = off', { transaction });
     const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${statement}`, { type: QueryTypes.SELECT, transaction });
     return rows.map((r) => r['QUERY PLAN']);

@@ -139,7 +139,7 @@ describe(`routing alerts (${dialectName})`, () => {
     let i = 0;
     const statement = DECLINE_COUNT_SQL.replace(/\?/g, () => literals[i++]);
     const plan = onPostgres
-      ? await sequelize.transaction(async (transaction) => {
+      ? await m.rt.db.transaction(async (transaction) => {
         // the tables are small here: the planner is told to avoid a sequential scan when an index can serve
         await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
         return (await sequelize.query<Record<string, string>>(`EXPLAIN ${statement}`, { type: QueryTypes.SELECT, transaction })).map((r) => r['QUERY PLAN']);
