@@ -1,6 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { SignJWT, generateKeyPair } from 'jose';
+import { IDP_ISSUER, localIdentityProvider, type LocalIdentityProvider } from '../helpers/identity-provider';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/domain/authority';
@@ -10,30 +9,23 @@ import { createApiKey } from '../../src/services/api-keys/keys';
 import request from 'supertest';
 import { TokenService } from '../../src/services/access/tokens';
 
-const ISSUER = 'https://idp.example.test';
+const ISSUER = IDP_ISSUER;
 let h: ApiHarness;
-let jwks: http.Server;
+let idp: LocalIdentityProvider;
 let signingKey: CryptoKey;
 let strangerKey: CryptoKey;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256', { extractable: true });
-  signingKey = pair.privateKey;
+  idp = await localIdentityProvider();
+  signingKey = idp.key;
   strangerKey = (await generateKeyPair('RS256')).privateKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  jwks = http.createServer((_req, res) => {
-    res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
-  const port = (jwks.address() as AddressInfo).port;
   h = await createApiHarness({
-    config: { oidcIssuer: ISSUER, oidcJwksUrl: `http://127.0.0.1:${port}/jwks`, oidcAudience: 'payplane' },
+    config: idp.config,
   });
 });
 afterAll(async () => {
   await h.close();
-  await new Promise((resolve) => jwks.close(resolve));
+  await idp.close();
 });
 
 async function idpToken(sub: string, key: CryptoKey = signingKey, claims: Record<string, unknown> = {}) {

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { SignJWT, decodeJwt, exportJWK, generateKeyPair } from 'jose';
+import { SignJWT, decodeJwt } from 'jose';
+import { IDP_ISSUER, localIdentityProvider, type LocalIdentityProvider } from '../helpers/identity-provider';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { TEST_TOKEN_SECRET, dialectName, onPostgres } from '../helpers/db';
 import { createApp } from '../../src/http/app';
@@ -16,30 +15,24 @@ import { writePrivateFile } from '../../src/util/paths';
 // PAYPLANE_TOKEN_MAX_LIFETIME_HOURS (24 h by default) apart; every token the platform issues is within that maximum,
 // and the sandbox's saved platform token is renewed by serve so that the sandbox keeps working past it.
 
-const ISSUER = 'https://idp.example.test';
+const ISSUER = IDP_ISSUER;
 const HOUR = 3600;
 let h: ApiHarness;
-let jwks: http.Server;
+let idp: LocalIdentityProvider;
 let idpKey: CryptoKey;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256', { extractable: true });
-  idpKey = pair.privateKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  jwks = http.createServer((_req, res) => {
-    res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+  idp = await localIdentityProvider();
+  idpKey = idp.key;
   h = await createApiHarness({
-    config: { oidcIssuer: ISSUER, oidcJwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`, oidcAudience: 'payplane' },
+    config: idp.config,
   });
   const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   await createActiveUser(ctx, { layer: 'operator', email: 'alice@example.com', externalIdpId: 'idp|alice' });
 });
 afterAll(async () => {
   await h.close();
-  await new Promise((resolve) => jwks.close(resolve));
+  await idp.close();
 });
 
 const nowSeconds = () => Math.floor(h.clock.now().getTime() / 1000);

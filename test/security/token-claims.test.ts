@@ -1,6 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
+import { SignJWT, type JWTPayload } from 'jose';
+import { IDP_ISSUER, localIdentityProvider, type LocalIdentityProvider } from '../helpers/identity-provider';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName, TEST_TOKEN_SECRET } from '../helpers/db';
 import { operatorContext } from '../../src/domain/authority';
@@ -12,28 +11,21 @@ import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/services/access/tokens';
  * src/services/access/tokens.ts): a token signed with the right key but with an unknown mode, a claim of the wrong
  * kind, or (for our own tokens) a claim we never issue is 401 INVALID_TOKEN_CLAIMS, never read as a default (live).
  */
-const ISSUER = 'https://idp.example.test';
+const ISSUER = IDP_ISSUER;
 let h: ApiHarness;
-let jwks: http.Server;
+let idp: LocalIdentityProvider;
 let idpKey: CryptoKey;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256', { extractable: true });
-  idpKey = pair.privateKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  jwks = http.createServer((_req, res) => {
-    res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
-  const port = (jwks.address() as AddressInfo).port;
-  h = await createApiHarness({ config: { oidcIssuer: ISSUER, oidcJwksUrl: `http://127.0.0.1:${port}/jwks`, oidcAudience: 'payplane' } });
+  idp = await localIdentityProvider();
+  idpKey = idp.key;
+  h = await createApiHarness({ config: idp.config });
   const ctx = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
   await createActiveUser(ctx, { layer: 'platform', email: 'idp-admin@example.com', externalIdpId: 'idp|admin' });
 });
 afterAll(async () => {
   await h.close();
-  await new Promise((resolve) => jwks.close(resolve));
+  await idp.close();
 });
 
 const now = () => Math.floor(h.clock.now().getTime() / 1000);
