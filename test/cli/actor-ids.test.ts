@@ -2,13 +2,7 @@ import os from 'node:os';
 import { Op } from 'sequelize';
 import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli, type CliResult } from '../helpers/cli';
-import { TEST_IBAN } from '../helpers/withdrawals';
-import { operatorContext } from '../../src/domain/authority';
-import { updateTenant } from '../../src/services/tenants/tenants';
-import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
-import { createWithdrawal } from '../../src/services/withdrawals';
-import { post } from '../../src/services/ledger';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
+import { withdrawalsOfSandbox } from '../helpers/withdrawals';
 import { operatorUserId } from '../../src/services/access/operators';
 import { isUuid } from '../../src/db/scoped';
 
@@ -30,7 +24,6 @@ const NOT_AN_ACTOR = new Set(['lockedBy']);
 let db: TestDatabase;
 let env: Record<string, string>;
 let sb: { tenantId: string; merchantId: string };
-let methodId: string;
 
 const cli = async (...args: string[]): Promise<CliResult> => {
   const res = await runCli(args, env);
@@ -38,32 +31,13 @@ const cli = async (...args: string[]): Promise<CliResult> => {
   return res;
 };
 
-let requests = 0;
-/** A pending withdrawal, requested as the merchant (in process, as an operator of the merchant's level). */
-const requestWithdrawal = (valueMinor: number) =>
-  withRuntimeOf(db, async (rt) => {
-    requests += 1;
-    const merchant = operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, operator: 'merchant-admin' });
-    return (await createWithdrawal(merchant, { amount: { currency: 'EUR', valueMinor }, withdrawalMethodId: methodId }, `actor-ids-${requests}`)).id;
-  });
+let requestWithdrawal: (valueMinor: number) => Promise<string>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
   sb = (await cli('sandbox', 'init', '--json')).json();
-  await withRuntimeOf(db, async (rt) => {
-    const tenant = operatorContext(rt, { level: 'tenant', tenantId: sb.tenantId, livemode: false });
-    await updateTenant(tenant, sb.tenantId, { withdrawalCoolingPeriodHours: 0 });
-    const merchant = operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, operator: 'merchant-admin' });
-    methodId = (await createWithdrawalMethod(merchant, { methodType: 'bank_account', label: 'Main', details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' } })).id;
-    await post(tenant, {
-      tenantId: sb.tenantId, livemode: false, sourceType: 'adjustment', sourceId: 'actor-ids-funding', description: 'test funding',
-      lines: [
-        { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -100_000 },
-        { account: 'merchant_available', ownerId: sb.merchantId, currency: 'EUR', amountMinor: 100_000 },
-      ],
-    });
-  });
+  ({ requestWithdrawal } = await withdrawalsOfSandbox(db, sb, 'actor-ids'));
 });
 afterAll(async () => {
   await db?.drop();

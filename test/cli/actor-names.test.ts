@@ -1,13 +1,9 @@
 import os from 'node:os';
 import { createTestDatabase, withRuntimeOf, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli, type CliResult } from '../helpers/cli';
-import { TEST_IBAN } from '../helpers/withdrawals';
+import { withdrawalsOfSandbox } from '../helpers/withdrawals';
 import { operatorContext } from '../../src/domain/authority';
-import { updateTenant } from '../../src/services/tenants/tenants';
-import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
-import { claimExecution, createWithdrawal } from '../../src/services/withdrawals';
-import { post } from '../../src/services/ledger';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
+import { claimExecution } from '../../src/services/withdrawals';
 import { operatorUserId } from '../../src/services/access/operators';
 
 /**
@@ -22,7 +18,6 @@ jest.setTimeout(180_000);
 let db: TestDatabase;
 let env: Record<string, string>;
 let sb: { tenantId: string; merchantId: string };
-let methodId: string;
 
 const cli = (...args: string[]): Promise<CliResult> => runCli(args, env);
 const ok = async (...args: string[]): Promise<CliResult> => {
@@ -33,31 +28,13 @@ const ok = async (...args: string[]): Promise<CliResult> => {
 /** "alice (<the id of alice's user>)" */
 const named = (account: string) => `${account} (${operatorUserId(account)})`;
 
-let requests = 0;
-const requestWithdrawal = (valueMinor: number) =>
-  withRuntimeOf(db, async (rt) => {
-    requests += 1;
-    const merchant = operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, operator: 'merchant-admin' });
-    return (await createWithdrawal(merchant, { amount: { currency: 'EUR', valueMinor }, withdrawalMethodId: methodId }, `actor-names-${requests}`)).id;
-  });
+let requestWithdrawal: (valueMinor: number) => Promise<string>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
   sb = (await ok('sandbox', 'init', '--json')).json();
-  await withRuntimeOf(db, async (rt) => {
-    const tenant = operatorContext(rt, { level: 'tenant', tenantId: sb.tenantId, livemode: false });
-    await updateTenant(tenant, sb.tenantId, { withdrawalCoolingPeriodHours: 0 });
-    const merchant = operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, operator: 'merchant-admin' });
-    methodId = (await createWithdrawalMethod(merchant, { methodType: 'bank_account', label: 'Main', details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' } })).id;
-    await post(tenant, {
-      tenantId: sb.tenantId, livemode: false, sourceType: 'adjustment', sourceId: 'actor-names-funding', description: 'test funding',
-      lines: [
-        { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -100_000 },
-        { account: 'merchant_available', ownerId: sb.merchantId, currency: 'EUR', amountMinor: 100_000 },
-      ],
-    });
-  });
+  ({ requestWithdrawal } = await withdrawalsOfSandbox(db, sb, 'actor-names'));
 });
 afterAll(async () => {
   await db?.drop();

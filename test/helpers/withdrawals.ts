@@ -3,6 +3,11 @@ import { post, balancesOf } from '../../src/services/ledger';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import type { ApiHarness } from './api';
+import { withRuntimeOf, type TestDatabase } from './db';
+import type { Runtime } from '../../src/runtime';
+import { updateTenant } from '../../src/services/tenants/tenants';
+import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
+import { createWithdrawal } from '../../src/services/withdrawals';
 
 /** A valid German IBAN (checksum 89). */
 export const TEST_IBAN = 'DE89370400440532013000';
@@ -51,4 +56,33 @@ export async function anotherTenantKey(h: ApiHarness, name = 'Second operator'):
   const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   const key = await createApiKey(ctx, { name, ownerType: 'tenant', livemode: false });
   return { id: key.id, secretKey: key.secretKey };
+}
+
+/**
+ * Withdrawals a CLI test can move at the terminal, on the sandbox `sb` of `db` (made by `payplane sandbox init`):
+ * cooling off for the tenant, a saved bank account of the merchant, 1,000.00 EUR available. `requestWithdrawal`
+ * requests one as the merchant (in process, an operator of the merchant's level), under keys `<prefix>-1`, `-2`, ….
+ */
+export async function withdrawalsOfSandbox(db: TestDatabase, sb: { tenantId: string; merchantId: string }, prefix: string) {
+  const merchantOf = (rt: Runtime) => operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, operator: 'merchant-admin' });
+  const methodId = await withRuntimeOf(db, async (rt) => {
+    const tenant = operatorContext(rt, { level: 'tenant', tenantId: sb.tenantId, livemode: false });
+    await updateTenant(tenant, sb.tenantId, { withdrawalCoolingPeriodHours: 0 });
+    const { id } = await createWithdrawalMethod(merchantOf(rt), { methodType: 'bank_account', label: 'Main', details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' } });
+    await post(tenant, {
+      tenantId: sb.tenantId, livemode: false, sourceType: 'adjustment', sourceId: `${prefix}-funding`, description: 'test funding',
+      lines: [
+        { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -100_000 },
+        { account: 'merchant_available', ownerId: sb.merchantId, currency: 'EUR', amountMinor: 100_000 },
+      ],
+    });
+    return id;
+  });
+  let requests = 0;
+  const requestWithdrawal = (valueMinor: number) =>
+    withRuntimeOf(db, async (rt) => {
+      requests += 1;
+      return (await createWithdrawal(merchantOf(rt), { amount: { currency: 'EUR', valueMinor }, withdrawalMethodId: methodId }, `${prefix}-${requests}`)).id;
+    });
+  return { requestWithdrawal };
 }
