@@ -4,7 +4,8 @@ import { openRuntime, closeRuntime } from '../../src/runtime';
 import { operatorContext } from '../../src/domain/authority';
 import { inTransaction } from '../../src/domain/context';
 import { resolveFees } from '../../src/services/fees/schedules';
-import { postCapture, postRefund } from '../../src/services/ledger';
+import { postCapture } from '../../src/services/ledger/postings/capture';
+import { postRefund } from '../../src/services/ledger/postings/refund';
 import { newId } from '../../src/util/ids';
 
 let db: TestDatabase;

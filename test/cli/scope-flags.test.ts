@@ -17,7 +17,7 @@ import { createScoringRule } from '../../src/services/risk/rules';
 import { createAntifraudPlan } from '../../src/services/risk/plans';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { createWithdrawal } from '../../src/services/withdrawals';
-import { post } from '../../src/services/ledger';
+import { post } from '../../src/services/ledger/post';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { createSubmission, submitSubmission } from '../../src/services/kyb/submissions';
 import { uploadDocument } from '../../src/services/kyb/documents';

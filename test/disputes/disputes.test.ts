@@ -2,7 +2,7 @@ import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/m
 import { createSecondMerchant, expectProblem } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext, processingContext } from '../../src/domain/authority';
-import { balancesOf } from '../../src/services/ledger';
+import { balancesOf } from '../../src/services/ledger/balances';
 import { createSandbox } from '../../src/services/sandbox';
 import { SUBMISSION_STALL_MS, acceptDispute, decideDispute, expireDueDisputes, openDispute, resendStalledAcceptances, resendStalledSubmissions, submitDispute } from '../../src/services/disputes/disputes';
 import { disputeDeadlinesJob } from '../../src/jobs/dispute-deadlines';

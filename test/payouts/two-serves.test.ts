@@ -8,7 +8,8 @@ import { operatorContext } from '../../src/domain/authority';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { setPayoutSchedule } from '../../src/services/payouts/schedule';
-import { balancesOf, post } from '../../src/services/ledger';
+import { balancesOf } from '../../src/services/ledger/balances';
+import { post } from '../../src/services/ledger/post';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 
 // Two `payplane serve` processes on one Postgres database run the payouts and settlements jobs (each ticks at its

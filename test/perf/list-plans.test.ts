@@ -7,7 +7,7 @@ import { operatorContext } from '../../src/domain/authority';
 import { listApiKeys } from '../../src/services/api-keys/keys';
 import { listAuditEntries } from '../../src/services/audit/entries';
 import { listSessions } from '../../src/services/checkout';
-import { listBalanceTransactions } from '../../src/services/ledger';
+import { listBalanceTransactions } from '../../src/services/ledger/balance-transactions';
 import { listMerchants } from '../../src/services/organization/merchants';
 import { listPayments } from '../../src/services/payments/payments';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';

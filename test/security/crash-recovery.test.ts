@@ -9,7 +9,7 @@ import { TEST_IBAN } from '../helpers/withdrawals';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { operatorContext } from '../../src/domain/authority';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
-import { post as postLedger } from '../../src/services/ledger';
+import { post as postLedger } from '../../src/services/ledger/post';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';
 import { CrashClient, Watchdog, crashWindowOf, seeded, type CrashWindow, type Failure, type OpRecord, type Target } from './crash/client';

@@ -10,7 +10,7 @@ import { createTerminal } from '../../src/services/processing/terminals';
 import { createChannel } from '../../src/services/channels';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createActiveUser } from '../../src/services/access/users';
-import { post as postLedger } from '../../src/services/ledger';
+import { post as postLedger } from '../../src/services/ledger/post';
 import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from '../../src/services/processing/providers';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 import { runPayouts } from '../../src/services/payouts/run';

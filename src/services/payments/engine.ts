@@ -9,7 +9,7 @@ import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit/entries';
 import { alertOnDecline } from '../routing/alerts';
 import { resolveFees } from '../fees/schedules';
-import { postCapture } from '../ledger';
+import { postCapture } from '../ledger/postings/capture';
 import { recordSessionPayment } from '../checkout';
 import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../profiles';
 import type { CardInput } from './cards';

@@ -9,7 +9,7 @@ import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit/entries';
 import { resolveFees } from '../fees/schedules';
 import { getProvider, supportsFeature } from '../processing/providers';
-import { postRefund } from '../ledger';
+import { postRefund } from '../ledger/postings/refund';
 import { mapPage } from '../present';
 import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
