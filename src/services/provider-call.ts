@@ -7,7 +7,7 @@ import {
 } from '../connectors';
 import { getProvider, type ProviderIntegration } from './processing/providers';
 import { keyedEffect } from './idempotency';
-import { openBinding, openCredentials } from './processing/terminals';
+import { openBinding, openCredentials } from './processing/terminals/credentials';
 import type { CredentialBindingRow, TerminalRow } from '../db/models';
 
 /**

@@ -11,7 +11,7 @@ import { createProfile } from './profiles';
 import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from './fees/schedules';
 import { createCompanyRecord, createMerchantRecord } from './organization/records';
 import { createActiveUser } from './access/users';
-import { createTerminal } from './processing/terminals';
+import { createTerminal } from './processing/terminals/terminals';
 import { createChannel } from './channels';
 import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from './processing/providers';
 import { randomBytes } from 'node:crypto';

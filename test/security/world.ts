@@ -6,7 +6,7 @@ import { createTenant } from '../../src/services/tenants/tenants';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { createProfile } from '../../src/services/profiles';
 import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from '../../src/services/fees/schedules';
-import { createTerminal } from '../../src/services/processing/terminals';
+import { createTerminal } from '../../src/services/processing/terminals/terminals';
 import { createChannel } from '../../src/services/channels';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createActiveUser } from '../../src/services/access/users';
