@@ -76,7 +76,9 @@ export async function transition<R extends Row, M extends string, S extends stri
   const expect = { [field]: current };
   const moved = options.unaudited
     ? await scoped(ctx, machine.record.model(ctx)).updateIf(row, expect, changes)
-    : await auditedUpdate(ctx, machine.record, row, changes, { action: spec.action, expect, refused, render: options.render ?? machine.render });
+    : await auditedUpdate(ctx, machine.record, row, changes, {
+      action: spec.action, expect, refused, render: options.render ?? machine.render,
+    });
   if (!moved) throw refused();
   if (options.event) await emitEvent(ctx, options.event(moved));
   for (const event of options.events?.(moved) ?? []) await emitEvent(ctx, event);

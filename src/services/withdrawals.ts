@@ -184,7 +184,8 @@ export async function createWithdrawal(ctx: CallerContext, input: CreateWithdraw
       approvedAt: null, rejectedAt: null, canceledAt: null, executedAt: null, completedAt: null, failedAt: null,
       createdBy: tx.actor.id, approvedBy: null, rejectedBy: null, canceledBy: null, executedBy: null, completedBy: null, failedBy: null,
     }).catch((error: unknown) => {
-      throw isUniqueViolation(error) ? new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another withdrawal request.') : error;
+      if (!isUniqueViolation(error)) throw error;
+      throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another withdrawal request.');
     });
     await postWithdrawal(tx, 'hold', postingOf(created));
     await emitEvent(tx, withdrawalEvent('withdrawal.created', created));

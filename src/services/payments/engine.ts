@@ -173,7 +173,9 @@ async function applyAttemptAnswer(tx: CallerContext, pending: PendingAttempt, re
   if (!allows(ATTEMPT_MACHINE, attempt, result.status)) return { pending, next: null, late: null };
   const answered = await transition(tx, ATTEMPT_MACHINE, attempt, result.status, {
     unaudited: true,
-    changes: { providerReference: result.providerReference ?? attempt.providerReference, declineCode: result.declineCode ?? null, message: result.message ?? null },
+    changes: {
+      providerReference: result.providerReference ?? attempt.providerReference, declineCode: result.declineCode ?? null, message: result.message ?? null,
+    },
   });
   // a decline counts its terminal's recent attempts (one statement, on this path only): routing.alert past the threshold
   if (result.status === 'declined') await alertOnDecline(tx, answered);
@@ -228,7 +230,9 @@ async function movePaymentByAnswer(tx: CallerContext, row: PaymentRow, result: C
 }
 
 /** A decline sent on to the next terminal of the payment's routing decision, when its profile's cascade allows it. */
-async function cascade(tx: CallerContext, row: PaymentRow, result: ConnectorResult, common: Partial<PaymentRow>): Promise<PendingAttempt | null> {
+async function cascade(
+  tx: CallerContext, row: PaymentRow, result: ConnectorResult, common: Partial<PaymentRow>,
+): Promise<PendingAttempt | null> {
   const attempts = scoped(tx, tx.db.models.PaymentAttempt);
   const profile = await scoped(tx, tx.db.models.IntegrationProfile).findOne({ merchantId: row.merchantId, mode: 'checkout' });
   const tried = await attempts.findAll({ paymentId: row.id });
@@ -243,7 +247,8 @@ async function cascade(tx: CallerContext, row: PaymentRow, result: ConnectorResu
     providerReference: null, declineCode: null, message: null,
   });
   await movePayment(tx, row, 'cascade', {
-    ...common, action: null, currentAttemptId: next.id, terminalId: terminal.id, providerIntegrationId: terminal.providerIntegrationId, providerReference: null,
+    ...common, action: null, currentAttemptId: next.id, terminalId: terminal.id, providerIntegrationId: terminal.providerIntegrationId,
+    providerReference: null,
   });
   return { paymentId: row.id, attemptId: next.id };
 }

@@ -26,7 +26,8 @@ export const OPEN_STATUSES: readonly PaymentStatus[] = ['processing', 'requires_
 const CANCELABLE: readonly PaymentStatus[] = ['processing', 'requires_action', 'requires_capture'];
 const REFUNDABLE: readonly PaymentStatus[] = ['captured', 'partially_refunded'];
 
-type PaymentMove = 'require_action' | 'authorize' | 'authorize_and_capture' | 'cascade' | 'fail' | 'cancel' | 'capture' | 'refund_part' | 'refund_all';
+type PaymentMove =
+  | 'require_action' | 'authorize' | 'authorize_and_capture' | 'cascade' | 'fail' | 'cancel' | 'capture' | 'refund_part' | 'refund_all';
 
 const payingRefused = refusedMove<PaymentRow>('payment');
 
@@ -50,10 +51,13 @@ export const PAYMENT_MACHINE = statusMachine<PaymentRow, PaymentMove, PaymentSta
   refused: (row, move, spec) => {
     switch (move) {
       case 'capture':
-        return new ConflictError('PAYMENT_NOT_CAPTURABLE', `Payment ${row.id} is ${row.status}: only a requires_capture payment can be captured.`);
+        return new ConflictError(
+          'PAYMENT_NOT_CAPTURABLE', `Payment ${row.id} is ${row.status}: only a requires_capture payment can be captured.`,
+        );
       case 'cancel':
         return new ConflictError(
-          'PAYMENT_NOT_CANCELABLE', `Payment ${row.id} is ${row.status}: only processing, requires_action or requires_capture payments can be canceled.`,
+          'PAYMENT_NOT_CANCELABLE',
+          `Payment ${row.id} is ${row.status}: only processing, requires_action or requires_capture payments can be canceled.`,
         );
       case 'refund_part':
       case 'refund_all':
@@ -67,7 +71,8 @@ export const PAYMENT_MACHINE = statusMachine<PaymentRow, PaymentMove, PaymentSta
 
 /** A payment.* event: the full record as data (each endpoint sees its level's view). */
 export function paymentEvent(type: string, row: PaymentRow): EmitInput {
-  return { type, data: toPayment(row) as unknown as Record<string, unknown>, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode };
+  const data = toPayment(row) as unknown as Record<string, unknown>;
+  return { type, data, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode };
 }
 
 /** The events each move announces (none: a cascade, a refund's, which refund.succeeded tells). */
@@ -87,9 +92,13 @@ const PAYMENT_EVENTS: Record<PaymentMove, readonly string[]> = {
  * One move of a payment (locked in the caller's transaction), with its events; a session's payment is mirrored on it
  * by the moves its events tell (a cascade or a refund leaves the session's mirror as the last event told it).
  */
-export async function movePayment(tx: CallerContext, row: PaymentRow, move: PaymentMove, changes: Partial<PaymentRow> = {}): Promise<PaymentRow> {
+export async function movePayment(
+  tx: CallerContext, row: PaymentRow, move: PaymentMove, changes: Partial<PaymentRow> = {},
+): Promise<PaymentRow> {
   const events = PAYMENT_EVENTS[move];
-  const moved = await transition(tx, PAYMENT_MACHINE, row, move, { changes, events: (after) => events.map((type) => paymentEvent(type, after)) });
+  const moved = await transition(tx, PAYMENT_MACHINE, row, move, {
+    changes, events: (after) => events.map((type) => paymentEvent(type, after)),
+  });
   if (moved.checkoutSessionId && events.length > 0) {
     await recordSessionPayment(tx, moved.checkoutSessionId, { paymentId: moved.id, paymentStatus: moved.status });
   }
@@ -100,7 +109,8 @@ export async function movePayment(tx: CallerContext, row: PaymentRow, move: Paym
 
 const ATTEMPT = auditedRecord<PaymentAttemptRow>({
   model: (ctx) => ctx.db.models.PaymentAttempt, targetType: 'payment',
-  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: (row) => ({ status: row.status }),
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: (row) => ({ status: row.status }),
 });
 
 type AttemptStatus = PaymentAttemptRow['status'];
@@ -131,7 +141,8 @@ export const REFUND = auditedRecord<RefundRow>({
 
 /** A refund.* event: the full record as data. */
 export function refundEvent(type: string, row: RefundRow): EmitInput {
-  return { type, data: toRefund(row) as unknown as Record<string, unknown>, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode };
+  const data = toRefund(row) as unknown as Record<string, unknown>;
+  return { type, data, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode };
 }
 
 /** Refunds: pending (created, sent to the provider) → succeeded or failed with its answer. */

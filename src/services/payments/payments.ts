@@ -121,7 +121,8 @@ async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: 
   // the outcome is recorded in the name of whoever asked for it (also when recovery applies it)
   const pctx = contextForPayment(tx, row, operation.actor);
   if (operation.kind === 'void') {
-    return { row: await movePayment(pctx, row, 'cancel', { ...clear, action: null, cardVault: null, providerStatus: result.rawStatus ?? 'voided' }) };
+    const changes = { ...clear, action: null, cardVault: null, providerStatus: result.rawStatus ?? 'voided' };
+    return { row: await movePayment(pctx, row, 'cancel', changes) };
   }
   const booked = await bookCapture(pctx, row, operation.amountMinor ?? row.authorizedMinor);
   return { row: await movePayment(pctx, row, 'capture', { ...booked, ...clear, providerStatus: result.rawStatus ?? 'captured' }) };
@@ -193,7 +194,8 @@ export async function cancelPayment(ctx: CallerContext, id: string): Promise<Pay
     // that arrives after the cancel is voided then (engine.applyAttemptResult)
     if (row.status === 'requires_capture' && row.providerReference && row.terminalId) return recordOperation(tx, row, 'void');
     // nothing authorized: canceled at once, no provider asked
-    return settled({ row: await movePayment(contextForPayment(tx, row), row, 'cancel', { action: null, cardVault: null, providerStatus: 'voided' }) });
+    const changes = { action: null, cardVault: null, providerStatus: 'voided' };
+    return settled({ row: await movePayment(contextForPayment(tx, row), row, 'cancel', changes) });
   }));
   return answered(ctx, outcome);
 }

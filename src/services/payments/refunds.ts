@@ -40,8 +40,12 @@ export interface CreateRefundInput {
  * its provider between two transactions of its own; a retry after the refund committed (and its request died before
  * its answer was kept) is answered with that refund (resumeRefund), none is made again.
  */
-export function refundRequest(paymentId: string, input: CreateRefundInput): IdempotentRequest & Pick<IdempotentCall<Refund, Refund>, 'resume'> {
-  return { operation: 'createRefund', target: { id: paymentId }, input, ownTransactions: true, resume: (ctx) => resumeRefund(ctx, paymentId) };
+export function refundRequest(
+  paymentId: string, input: CreateRefundInput,
+): IdempotentRequest & Pick<IdempotentCall<Refund, Refund>, 'resume'> {
+  return {
+    operation: 'createRefund', target: { id: paymentId }, input, ownTransactions: true, resume: (ctx) => resumeRefund(ctx, paymentId),
+  };
 }
 
 /**
@@ -50,7 +54,8 @@ export function refundRequest(paymentId: string, input: CreateRefundInput): Idem
  * another request under the key is 409 IDEMPOTENCY_KEY_REUSED.
  */
 export async function createRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput, idempotencyKey?: string): Promise<Refund> {
-  const outcome = await runIdempotent(ctx, { key: idempotencyKey, keyField: 'idempotencyKey', ...refundRequest(paymentId, input) }, (c) => makeRefund(c, paymentId, input));
+  const call = { key: idempotencyKey, keyField: 'idempotencyKey', ...refundRequest(paymentId, input) };
+  const outcome = await runIdempotent(ctx, call, (c) => makeRefund(c, paymentId, input));
   return outcome.replayed ? outcome.replay : outcome.result;
 }
 
@@ -189,7 +194,8 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
   const amount = refund.amountMinor;
   const pendingAfter = payment.refundPendingMinor - amount;
   if (result.status !== 'succeeded') {
-    await moveRefund(tx, refund, 'fail', { providerReference, statusReason: result.message ?? result.declineCode ?? 'The provider refused the refund.' });
+    const statusReason = result.message ?? result.declineCode ?? 'The provider refused the refund.';
+    await moveRefund(tx, refund, 'fail', { providerReference, statusReason });
     await payments.update(payment, { refundPendingMinor: pendingAfter });
     return;
   }
