@@ -107,6 +107,7 @@ export async function movePayment(
 
 // ---------------------------------------------------------------------------------------------- attempts
 
+/** An attempt's table; its moves are unaudited (ATTEMPT_MACHINE): what an entry would show is its payment's. */
 const ATTEMPT = auditedRecord<PaymentAttemptRow>({
   model: (ctx) => ctx.db.models.PaymentAttempt, targetType: 'payment',
   owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
