@@ -53,6 +53,13 @@ export interface TransitionOptions<R> {
   event?: (moved: R) => EmitInput;
   /** what the audit entries show of the record (default: the machine's) */
   render?: AuditRender<R>;
+  /** the events announcing the move, in order, after `event` (a move announced twice: payment.captured and payment.succeeded) */
+  events?: (moved: R) => EmitInput[];
+  /**
+   * not audited on its own: a move of a part the audit entry of its whole's move tells (a payment attempt answered,
+   * told by its payment's move), written by the same compare-and-set
+   */
+  unaudited?: boolean;
 }
 
 /** One move of a record read (locked) in the caller's transaction; returns the moved record. */
@@ -67,10 +74,15 @@ export async function transition<R extends Row, M extends string, S extends stri
   await options.check?.(row, ctx);
   const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
   const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
-  const moved = await auditedUpdate(ctx, machine.record, row, changes, {
-    action: spec.action, expect: { [field]: current }, refused, render: options.render ?? machine.render,
-  });
+  const expect = { [field]: current };
+  const moved = options.unaudited
+    ? await scoped(ctx, machine.record.model(ctx)).updateIf(row, expect, changes)
+    : await auditedUpdate(ctx, machine.record, row, changes, {
+      action: spec.action, expect, refused, render: options.render ?? machine.render,
+    });
+  if (!moved) throw refused();
   if (options.event) await emitEvent(ctx, options.event(moved));
+  for (const event of options.events?.(moved) ?? []) await emitEvent(ctx, event);
   return moved;
 }
 
@@ -186,4 +198,17 @@ export function moveWithin<T, M extends string, V>(machine: ItemMachine<T, M, V>
   const spec = machine.moves[move];
   if (!spec.from.includes(item[machine.field] as unknown as V)) throw machine.refused(item, move);
   return { ...item, [machine.field]: spec.to };
+}
+
+/** Whether `move` may start from the record's status. */
+export function allows<R extends Row, M extends string, S extends string>(machine: StatusMachine<R, M, S>, row: R, move: M): boolean {
+  return machine.moves[move].from.includes(row[machine.field ?? ('status' as keyof R & string)] as unknown as S);
+}
+
+/**
+ * Refuses with the machine's error unless `move` may start from the record's status: a move decided before it is
+ * made (its intent recorded, a provider asked, the answer making it), checked again by transition then.
+ */
+export function refuseUnless<R extends Row, M extends string, S extends string>(machine: StatusMachine<R, M, S>, row: R, move: M): void {
+  if (!allows(machine, row, move)) throw machine.refused(row, move, machine.moves[move]);
 }
