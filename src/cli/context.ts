@@ -1,6 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import type { Runtime } from '../runtime';
-import { operatorContext, userContext } from '../domain/authority';
+import { userContext } from '../domain/authority';
+import { levelOfLayer } from '../domain/level';
+import { operatorContext } from '../services/access/operators';
 import type { CallerContext, Level } from '../domain/context';
 import { AuthenticationError, NotFoundError, ValidationError } from '../domain/errors';
 import { isUuid } from '../db/scoped';
@@ -116,8 +118,6 @@ export function actContext(rt: Runtime, where: { tenantId: string; livemode: boo
   return tenantContext(rt, where.tenantId, where.livemode, operator);
 }
 
-const LEVEL_OF: Record<UserRow['layer'], Level> = { merchant: 'merchant', operator: 'tenant', platform: 'platform' };
-
 /** The flags that say who acts on an access record (users, roles, invitations). */
 export interface AccessScopeValues {
   tenant?: string;
@@ -140,7 +140,7 @@ async function findRow(rt: Runtime, model: 'ApiKey' | 'Company' | 'Merchant' | '
 export async function contextAsUser(rt: Runtime, userId: string, livemode: boolean): Promise<CallerContext> {
   const user = (await findRow(rt, 'User', userId, 'user')) as unknown as UserRow;
   if (user.status !== 'active') throw new AuthenticationError(`The user is ${user.status}.`, 'USER_NOT_ACTIVE');
-  const level = LEVEL_OF[user.layer];
+  const level = levelOfLayer(user.layer);
   // exactly what the user's own token would get: active tenant and merchant, permissions, entity scope
   // loaded for --as-user only: authentication brings the API keys', sessions' and tokens' code
   const { assertOwnerActive, userPermissions } = require('../services/access/authenticate') as typeof import('../services/access/authenticate');
@@ -153,7 +153,7 @@ async function accessOwner(rt: Runtime, model: 'User' | 'Role' | 'Invitation', r
   const livemode = flags.live ?? false;
   if (flags['as-user']) return contextAsUser(rt, flags['as-user'], livemode);
   const row = (await findRow(rt, model, id, resource)) as { layer: UserRow['layer']; tenantId: string | null; merchantId: string | null };
-  return operatorContext(rt, { level: LEVEL_OF[row.layer], tenantId: row.tenantId, merchantId: row.merchantId, livemode });
+  return operatorContext(rt, { level: levelOfLayer(row.layer), tenantId: row.tenantId, merchantId: row.merchantId, livemode });
 }
 
 /** The records whose owner decides where a command on them acts, and how. */

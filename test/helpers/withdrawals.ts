@@ -1,4 +1,4 @@
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { post, balancesOf } from '../../src/services/ledger';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { createApiKey } from '../../src/services/api-keys/keys';

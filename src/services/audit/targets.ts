@@ -1,5 +1,5 @@
-import type { Level } from '../../domain/context';
-import { allows } from '../access/permissions';
+import { levelOfCode, type Level, type LevelCode } from '../../domain/level';
+import { allows } from '../../domain/permissions';
 import type { ResourceKind } from '../../api/views';
 import { apiViews } from '../../api/lazy-views';
 
@@ -25,11 +25,9 @@ export interface AuditTarget {
   readBy: readonly AuditReader[];
 }
 
-const LEVEL: Record<string, Level> = { M: 'merchant', T: 'tenant', P: 'platform' };
-
 /** A reading operation: `levels` as operations.md writes them ('MTP', 'TP', …). */
 function op(operation: string, levels: string, permission: string): AuditReader {
-  return { operation, levels: [...levels].map((l) => LEVEL[l]), permission };
+  return { operation, levels: ([...levels] as LevelCode[]).map(levelOfCode), permission };
 }
 
 export const AUDIT_TARGETS = {
