@@ -12,7 +12,6 @@ import { viewAt } from '../api/views';
 import { parseInputs } from './validation';
 import { readUpload, uploadFingerprint } from './upload';
 
-
 /** Level, permission and credential-kind checks of an operation, straight from its declaration. */
 export function authorize(op: Operation, ctx: CallerContext): void {
   if (ctx.credential === 'client_secret' && !op.sessionSecretAuth) {
