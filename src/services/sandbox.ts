@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { decodeJwt } from 'jose';
 import type { Runtime } from '../runtime';
 import type { AppConfig } from '../config';
-import { operatorContext } from '../domain/authority';
+import { operatorContext } from './access/operators';
 import { createTenant } from './tenants/tenants';
 import { createApiKey } from './api-keys/keys';
 import { createProfile } from './profiles';

@@ -1,7 +1,7 @@
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction } from '../../src/domain/context';
 import { resolveFees } from '../../src/services/fees/schedules';
 import { postCapture } from '../../src/services/ledger/postings/capture';

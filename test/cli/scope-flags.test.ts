@@ -4,7 +4,7 @@ import { runCli, type CliResult } from '../helpers/cli';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { TEST_IBAN } from '../helpers/withdrawals';
 import { closeRuntime, openRuntime, type Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createAssignment, createPartner } from '../../src/services/partners';

@@ -1,5 +1,5 @@
 import type { Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { LedgerEntryRow } from '../../src/db/models';
 import { balancesOf, type Balance } from '../../src/services/ledger/balances';
 

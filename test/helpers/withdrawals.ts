@@ -1,4 +1,4 @@
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { post } from '../../src/services/ledger/post';
 import { balancesOf } from '../../src/services/ledger/balances';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';

@@ -1,6 +1,6 @@
 import { createApiHarness, createSecondMerchant, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { post } from '../../src/services/ledger/post';
 import { releaseDue } from '../../src/services/ledger/releases';

@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { dialectName, onPostgres } from '../helpers/db';
 import { expectLedgerInvariant } from '../helpers/ledger';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext } from '../../src/domain/context';
 import { InternalError } from '../../src/domain/errors';
 import { scoped } from '../../src/db/scoped';

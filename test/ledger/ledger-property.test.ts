@@ -1,6 +1,6 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../src/services/fees/engine';
 import { balancesOf } from '../../src/services/ledger/balances';

@@ -1,7 +1,7 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext } from '../../src/domain/context';
 import { inTransaction } from '../../src/domain/context';
 import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../src/services/fees/engine';

@@ -1,7 +1,7 @@
 import { createApiHarness, createSecondMerchant, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { expectLedgerInvariant } from '../helpers/ledger';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { resolveFees } from '../../src/services/fees/schedules';
 import { balancesOf } from '../../src/services/ledger/balances';

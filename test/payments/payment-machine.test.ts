@@ -1,5 +1,5 @@
 import { withTransaction } from '../../src/domain/context';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { scoped } from '../../src/db/scoped';
 import { transition } from '../../src/services/status';
 import { PAYMENT_MACHINE, REFUND_MACHINE } from '../../src/services/payments/machines';

@@ -1,7 +1,7 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext } from '../../src/domain/context';
 import type { PaymentRow, RefundRow } from '../../src/db/models';
 import { createSession } from '../../src/services/checkout';

@@ -1,4 +1,4 @@
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { InternalError } from '../../src/domain/errors';
 import { runIdempotent } from '../../src/services/idempotency';
 import { makeRefund, refundRequest } from '../../src/services/payments/refunds';

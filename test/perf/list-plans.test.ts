@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import type { CallerContext } from '../../src/domain/context';
 import type { ListParams } from '../../src/db/scoped';
 import { ADDED, SUPERSEDED } from '../../src/db/migrations/0018_list_indexes';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { listApiKeys } from '../../src/services/api-keys/keys';
 import { listAuditEntries } from '../../src/services/audit/entries';
 import { listSessions } from '../../src/services/checkout';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
 import type { ApiHarness } from '../helpers/api';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { createProfile } from '../../src/services/profiles';

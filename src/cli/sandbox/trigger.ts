@@ -11,7 +11,7 @@ import { createCompany } from '../../services/organization/companies';
 import { createMerchant } from '../../services/organization/merchants';
 import { createSubmission, submitSubmission } from '../../services/kyb/submissions';
 import { uploadDocument } from '../../services/kyb/documents';
-import { operatorContext } from '../../domain/authority';
+import { operatorContext } from '../../services/access/operators';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { cancelPayment, getPayment } from '../../services/payments/payments';
 import { createRefund, getRefund } from '../../services/payments/refunds';
