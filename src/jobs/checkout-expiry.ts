@@ -3,7 +3,7 @@ import type { Runtime } from '../runtime';
 import { systemContext } from '../domain/authority';
 import { withTransaction } from '../domain/context';
 import type { CheckoutSessionRow } from '../db/models';
-import { expireRow, PAYMENT_IN_FLIGHT } from '../services/checkout';
+import { expireRow, PAYMENT_IN_FLIGHT } from '../services/checkout/sessions';
 import type { BackgroundJob } from './types';
 import { scheduledJob } from './periodic';
 

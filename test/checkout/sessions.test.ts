@@ -4,7 +4,7 @@ import { operatorContext, systemContext } from '../../src/domain/authority';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createActiveUser } from '../../src/services/access/users';
-import { createSession, getSessionForPayment, parseClientSecret, recordSessionPayment } from '../../src/services/checkout';
+import { createSession, getSessionForPayment, parseClientSecret, recordSessionPayment } from '../../src/services/checkout/sessions';
 import { expireDueSessions } from '../../src/jobs/checkout-expiry';
 import { updateProfile } from '../../src/services/profiles';
 

@@ -4,8 +4,8 @@ import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_
 import { runCli } from '../helpers/cli';
 import { operatorContext } from '../../src/domain/authority';
 import { evaluateRisk } from '../../src/services/risk/engine';
-import { createSession } from '../../src/services/checkout';
-import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
+import { createSession } from '../../src/services/checkout/sessions';
+import { completeCheckoutSession } from '../../src/services/checkout/completion';
 import type { RiskSubject } from '../../src/services/risk/conditions';
 import { operatorUserId as op } from '../../src/services/access/operators';
 

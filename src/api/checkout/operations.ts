@@ -1,7 +1,7 @@
 import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
-import * as sessions from '../../services/checkout';
-import { completeCheckoutSession, type CompleteSessionInput } from '../../services/payments/checkout-complete';
+import * as sessions from '../../services/checkout/sessions';
+import { completeCheckoutSession, type CompleteSessionInput } from '../../services/checkout/completion';
 import {
   CheckoutSessionSchema, CompleteCheckoutSessionBody, CreateCheckoutSessionBody, ListCheckoutSessionsQuery, UpdateCheckoutSessionBody,
 } from './schemas';

@@ -6,8 +6,8 @@ import { AuthenticationError, ConflictError, NotFoundError, PayplaneError, Permi
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import { scoped } from '../../db/scoped';
 import { authenticateClientSecret } from '../../services/access/authenticate';
-import { getSessionForPayment, hostedPageBase, hostedPageUrl, sessionRedirectUrl } from '../../services/checkout';
-import { completeCheckoutSession } from '../../services/payments/checkout-complete';
+import { getSessionForPayment, hostedPageBase, hostedPageUrl, sessionRedirectUrl } from '../../services/checkout/sessions';
+import { completeCheckoutSession } from '../../services/checkout/completion';
 import { requestOrigin } from '../pipeline';
 import { authThrottle } from '../auth-throttle';
 import { escapeHtml, htmlDocument, pageMoney, safeUrl } from './html';

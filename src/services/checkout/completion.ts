@@ -2,19 +2,19 @@ import { inTransaction, withTransaction, type CallerContext } from '../../domain
 import { processingContext } from '../../domain/authority';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../../domain/errors';
 import { scoped } from '../../db/scoped';
-import { summarizeCard, validateCard, type CardInput } from './cards';
+import { summarizeCard, validateCard, type CardInput } from '../payments/cards';
 import { decideWithSnapshot, loadRoutingSnapshot } from '../routing/decide';
 import { alertNoEligibleTerminal } from '../routing/alerts';
 import { newId } from '../../util/ids';
 import { enforceEntityLimits, limitUsage } from '../limits/usage';
-import { failPayment, paymentChanged, runAttempts, type PendingAttempt } from './engine';
+import { failPayment, paymentChanged, runAttempts, type PendingAttempt } from '../payments/engine';
 import { evaluateRisk } from '../risk/engine';
 import { emitFraudAlert } from '../risk/alerts';
 import { normalizeIp, type RiskSubject } from '../risk/conditions';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
-import type { CardSummary } from './cards';
+import type { CardSummary } from '../payments/cards';
 import type { Money } from '../../domain/money';
-import { sessionRedirectUrl } from '../checkout';
+import { sessionRedirectUrl } from './sessions';
 import { keyedEffect } from '../idempotency';
 
 export interface CompleteSessionInput {

@@ -1,20 +1,20 @@
-import { selectRows } from '../db/rows';
+import { selectRows } from '../../db/rows';
 import { Op } from 'sequelize';
-import { inTransaction, type CallerContext } from '../domain/context';
-import { BusinessRuleError, PermissionError, ConflictError, NotFoundError, ValidationError } from '../domain/errors';
-import { formatMinor, type Money } from '../domain/money';
-import { scoped, type ListParams, type Page } from '../db/scoped';
+import { inTransaction, type CallerContext } from '../../domain/context';
+import { BusinessRuleError, PermissionError, ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { formatMinor, type Money } from '../../domain/money';
+import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type {
   CheckoutFulfillmentOption, CheckoutLineItem, CheckoutSelectedFulfillment, CheckoutSessionRow, CheckoutSessionStatus,
   CheckoutTotal, MerchantRow, TenantRow,
-} from '../db/models';
-import { newId } from '../util/ids';
-import { randomBase62, safeEqual, sha256Hex } from '../util/secrets';
-import { recordAudit } from './audit/entries';
-import { findProfileFor } from './profiles';
-import { iso, mapPage, type Presented } from './present';
-import { emitEvent } from './webhooks/events';
-import { publicBase } from '../util/public-url';
+} from '../../db/models';
+import { newId } from '../../util/ids';
+import { randomBase62, safeEqual, sha256Hex } from '../../util/secrets';
+import { recordAudit } from '../audit/entries';
+import { findProfileFor } from '../profiles';
+import { iso, mapPage, type Presented } from '../present';
+import { emitEvent } from '../webhooks/events';
+import { publicBase } from '../../util/public-url';
 
 // Checkout sessions: what a customer is asked to pay and the hosted page that collects it. The payment path
 // (src/services/payments/*) creates the payment and tells the session through recordSessionPayment.
