@@ -51,6 +51,11 @@ export interface TransitionOptions<R> {
   event?: (moved: R) => EmitInput;
   /** what the audit entries show of the record (default: the machine's) */
   render?: AuditRender<R>;
+  /**
+   * compare-and-set on more than the status: the other values the row must still have when it is written (a where of
+   * ScopedAccess.updateIf), for a move whose row was read without a lock or that depends on more than its status
+   */
+  expect?: Record<string | symbol, unknown>;
 }
 
 /** One move of a record read (locked) in the caller's transaction; returns the moved record. */
@@ -66,7 +71,7 @@ export async function transition<R extends Row, M extends string, S extends stri
   const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
   const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
   const moved = await auditedUpdate(ctx, machine.record, row, changes, {
-    action: spec.action, expect: { [field]: current }, refused, render: options.render ?? machine.render,
+    action: spec.action, expect: { ...options.expect, [field]: current }, refused, render: options.render ?? machine.render,
   });
   if (options.event) await emitEvent(ctx, options.event(moved));
   return moved;

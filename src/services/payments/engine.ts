@@ -10,7 +10,7 @@ import { recordAudit } from '../audit/entries';
 import { alertOnDecline } from '../routing/alerts';
 import { resolveFees } from '../fees/schedules';
 import { postCapture } from '../ledger';
-import { recordSessionPayment } from '../checkout/sessions';
+import { recordSessionPayment } from '../checkout/payment-report';
 import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../profiles';
 import type { CardInput } from './cards';
 import { capturesAutomatically, riskOf, toPayment } from './records';
