@@ -3,7 +3,7 @@ import type { Runtime } from '../../runtime';
 import { systemContext } from '../../domain/authority';
 import { inTransaction, withTransaction, type CallerContext } from '../../domain/context';
 import type { CheckoutSessionRow } from '../../db/models';
-import { changeableWhere, isRaced, loadRow, moveSession, PAYMENT_IN_FLIGHT, refuseInFlight, toSession, type CheckoutSession } from './record';
+import { isRaced, loadRow, moveSession, PAYMENT_IN_FLIGHT, toSession, type CheckoutSession } from './record';
 
 // Expiring sessions: by the merchant (expireSession) or once their time ran out (expireDueSessions, the expiry job's
 // work). Both are the machine's expire move.
@@ -12,7 +12,7 @@ import { changeableWhere, isRaced, loadRow, moveSession, PAYMENT_IN_FLIGHT, refu
 export async function expireSession(ctx: CallerContext, id: string): Promise<CheckoutSession> {
   return inTransaction(ctx, async (tx) => {
     const row = await loadRow(tx, id, true);
-    return toSession(await moveSession(tx, row, 'expire', { check: refuseInFlight, expect: changeableWhere() }));
+    return toSession(await moveSession(tx, row, 'expire'));
   });
 }
 
@@ -23,7 +23,7 @@ export async function expireSession(ctx: CallerContext, id: string): Promise<Che
  */
 export async function expireRow(tx: CallerContext, row: CheckoutSessionRow): Promise<CheckoutSessionRow | null> {
   try {
-    return await moveSession(tx, row, 'expire', { expect: changeableWhere() });
+    return await moveSession(tx, row, 'expire');
   } catch (error) {
     if (isRaced(error)) return null;
     throw error;

@@ -102,7 +102,7 @@ const inFlightError = (row: CheckoutSessionRow) =>
   new ConflictError('CHECKOUT_PAYMENT_IN_FLIGHT', `A payment of this session is ${row.paymentStatus}; wait for its outcome.`);
 
 /** 409 while a payment of the session is in flight */
-export function refuseInFlight(row: CheckoutSessionRow): void {
+function refuseInFlight(row: CheckoutSessionRow): void {
   if (inFlight(row)) throw inFlightError(row);
 }
 
@@ -170,9 +170,18 @@ export const SESSION_STATUS = statusMachine<CheckoutSessionRow, SessionMove, Che
 
 const MOVE_EVENTS: Record<SessionMove, string> = { complete: 'checkout.session.completed', expire: 'checkout.session.expired' };
 
-/** One move of the session read (locked, or checked by `expect`) in the caller's transaction, audited and announced. */
+/** What a move requires beyond the session's status: a session does not expire while a payment of it is in flight. */
+const MOVE_GUARDS: Record<SessionMove, () => Pick<TransitionOptions<CheckoutSessionRow>, 'check' | 'expect'>> = {
+  complete: () => ({}),
+  expire: () => ({ check: refuseInFlight, expect: changeableWhere() }),
+};
+
+/**
+ * One move of the session in the caller's transaction, audited and announced. The row may have been read without a
+ * lock: the move is written only if the session still is as it was read (else CHECKOUT_SESSION_CHANGED).
+ */
 export async function moveSession(
   tx: CallerContext, row: CheckoutSessionRow, move: SessionMove, options: Omit<TransitionOptions<CheckoutSessionRow>, 'event'> = {},
 ): Promise<CheckoutSessionRow> {
-  return transition(tx, SESSION_STATUS, row, move, { ...options, event: (moved) => sessionEvent(MOVE_EVENTS[move], moved) });
+  return transition(tx, SESSION_STATUS, row, move, { ...MOVE_GUARDS[move](), ...options, event: (moved) => sessionEvent(MOVE_EVENTS[move], moved) });
 }
