@@ -27,10 +27,12 @@ afterAll(() => h.close());
 
 const sys = () => systemContext(h.rt, false);
 /** runs `work` in a transaction of the system context, as the payment path and the expiry job do */
-const inTx = <T>(work: (tx: CallerContext) => Promise<T>) => h.rt.db.transaction((transaction) => work(withTransaction(sys(), transaction)));
+const inTx = <T>(work: (tx: CallerContext) => Promise<T>) =>
+  h.rt.db.transaction((transaction) => work(withTransaction(sys(), transaction)));
 
 const auditOf = async (targetId: string) =>
-  (await h.rt.db.models.AuditEntry.findAll({ where: { targetId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] })).map((r) => r.get({ plain: true }));
+  (await h.rt.db.models.AuditEntry.findAll({ where: { targetId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] }))
+    .map((r) => r.get({ plain: true }));
 const eventsOf = async (sessionId: string) =>
   (await h.rt.db.models.Event.findAll({ order: [['createdAt', 'ASC'], ['id', 'ASC']] }))
     .map((r) => r.get({ plain: true }))
@@ -70,7 +72,8 @@ describe(`the checkout session's status machine (${dialectName})`, () => {
     const audit = await auditOf(id);
     expect(audit.map((a) => a.action)).toEqual(['checkout_session.created', 'checkout_session.completed']);
     expect(audit[1]).toMatchObject({
-      before: { status: 'open', paymentId: null, paymentStatus: null }, after: { status: 'complete', paymentId: PAYMENT, paymentStatus: 'captured' },
+      before: { status: 'open', paymentId: null, paymentStatus: null },
+      after: { status: 'complete', paymentId: PAYMENT, paymentStatus: 'captured' },
     });
     const events = await eventsOf(id);
     expect(events.map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.completed']);
@@ -97,7 +100,7 @@ describe(`the checkout session's status machine (${dialectName})`, () => {
     expect((await eventsOf(expired)).map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.expired']);
   });
 
-  test('a payment in flight holds the session: expire refused (409), and a move read before the payment started loses its compare-and-set', async () => {
+  test('a payment in flight holds the session: expire refused (409); a move read before the payment started loses its race', async () => {
     const id = await create();
     const stale: CheckoutSessionRow = await getSessionForPayment(sys(), id);
     await recordSessionPayment(sys(), id, { paymentId: PAYMENT, paymentStatus: 'processing' });

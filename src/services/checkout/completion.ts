@@ -114,7 +114,9 @@ interface Decision {
 }
 
 /** Decide: refused over a merchant or channel limit; the terminals routing picks; the risk decision. Nothing is written or sent. */
-async function decide(ctx: CallerContext, { session, merchant, pctx }: Locked, card: CardSummary, input: CompleteSessionInput, now: Date): Promise<Decision> {
+async function decide(
+  ctx: CallerContext, { session, merchant, pctx }: Locked, card: CardSummary, input: CompleteSessionInput, now: Date,
+): Promise<Decision> {
   const amount = { currency: session.currency, valueMinor: session.amountMinor };
   const channelId = session.channelId ?? null;
   const subject = { ...amount, paymentMethod: 'card', brand: card.brand };

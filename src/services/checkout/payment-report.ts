@@ -9,7 +9,9 @@ import { assertNewPayment, changeableWhere, loadRow, moveSession, PAYMENT_APPROV
  * A new payment is refused (409) unless the session is open with no payment in flight: two concurrent completes cannot
  * both start one. Runs in the caller's transaction (the payment's).
  */
-export async function recordSessionPayment(ctx: CallerContext, sessionId: string, p: { paymentId: string; paymentStatus: string }): Promise<void> {
+export async function recordSessionPayment(
+  ctx: CallerContext, sessionId: string, p: { paymentId: string; paymentStatus: string },
+): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const row = await loadRow(tx, sessionId, true);
     const newPayment = row.paymentId !== p.paymentId;
@@ -24,6 +26,8 @@ export async function recordSessionPayment(ctx: CallerContext, sessionId: string
       await moveSession(tx, row, 'complete', { changes, expect });
       return;
     }
-    await auditedUpdate(tx, SESSION, row, changes, { action: 'checkout_session.payment_updated', expect: { ...expect, status: row.status }, refused: raced });
+    await auditedUpdate(tx, SESSION, row, changes, {
+      action: 'checkout_session.payment_updated', expect: { ...expect, status: row.status }, refused: raced,
+    });
   });
 }

@@ -65,11 +65,10 @@ export function toSession(row: CheckoutSessionRow): CheckoutSession {
   };
 }
 
-/** event data: the record as the API shows it */
-
 /** The checkout.session.* event announcing the session as it is now. */
 export function sessionEvent(type: string, row: CheckoutSessionRow): EmitInput {
-  return { type, data: { object: 'checkout.session', ...toSession(row) }, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode };
+  const data = { object: 'checkout.session', ...toSession(row) };
+  return { type, data, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode };
 }
 
 /** How audit entries name and show a session. */
@@ -81,7 +80,7 @@ export const SESSION = auditedRecord<CheckoutSessionRow>({
 // ---- access --------------------------------------------------------------------------------------------------
 
 /** A client-secret caller reaches its own session only: any other id does not exist for it. */
-export function assertReachable(ctx: CallerContext, id: string): void {
+function assertReachable(ctx: CallerContext, id: string): void {
   if (ctx.credential === 'client_secret' && id !== ctx.checkoutSessionId) throw new NotFoundError('checkout session', id);
 }
 
@@ -92,9 +91,10 @@ export async function loadRow(ctx: CallerContext, id: string, lock = false): Pro
 
 // ---- when a session may change -------------------------------------------------------------------------------
 
-export const inFlight = (row: Pick<CheckoutSessionRow, 'paymentStatus'>) => (PAYMENT_IN_FLIGHT as readonly string[]).includes(row.paymentStatus ?? '');
+const inFlight = (row: Pick<CheckoutSessionRow, 'paymentStatus'>) =>
+  (PAYMENT_IN_FLIGHT as readonly string[]).includes(row.paymentStatus ?? '');
 
-export function isPastDeadline(row: CheckoutSessionRow, now: Date): boolean {
+function isPastDeadline(row: CheckoutSessionRow, now: Date): boolean {
   return new Date(row.expiresAt).getTime() <= now.getTime();
 }
 
@@ -133,14 +133,18 @@ export const changeableWhere = () => ({
 
 /** a compare-and-set that matched nothing: a concurrent change won */
 export function raced(): ConflictError {
-  return new ConflictError('CHECKOUT_SESSION_CHANGED', 'The checkout session changed meanwhile (paid, expired or a payment started); read it again.');
+  return new ConflictError(
+    'CHECKOUT_SESSION_CHANGED', 'The checkout session changed meanwhile (paid, expired or a payment started); read it again.',
+  );
 }
 
 /** the refusal a sweep skips: the session moved since it was read */
 export const isRaced = (error: unknown) => error instanceof ConflictError && error.code === 'CHECKOUT_SESSION_CHANGED';
 
 const notOpen = (row: CheckoutSessionRow) =>
-  new ConflictError(row.status === 'complete' ? 'CHECKOUT_SESSION_COMPLETE' : 'CHECKOUT_SESSION_EXPIRED', `The checkout session is ${row.status}.`);
+  new ConflictError(
+    row.status === 'complete' ? 'CHECKOUT_SESSION_COMPLETE' : 'CHECKOUT_SESSION_EXPIRED', `The checkout session is ${row.status}.`,
+  );
 
 // ---- status --------------------------------------------------------------------------------------------------
 
@@ -183,5 +187,6 @@ const MOVE_GUARDS: Record<SessionMove, () => Pick<TransitionOptions<CheckoutSess
 export async function moveSession(
   tx: CallerContext, row: CheckoutSessionRow, move: SessionMove, options: Omit<TransitionOptions<CheckoutSessionRow>, 'event'> = {},
 ): Promise<CheckoutSessionRow> {
-  return transition(tx, SESSION_STATUS, row, move, { ...MOVE_GUARDS[move](), ...options, event: (moved) => sessionEvent(MOVE_EVENTS[move], moved) });
+  const event = (moved: CheckoutSessionRow) => sessionEvent(MOVE_EVENTS[move], moved);
+  return transition(tx, SESSION_STATUS, row, move, { ...MOVE_GUARDS[move](), ...options, event });
 }
