@@ -16,7 +16,8 @@ import type { CardSummary } from '../payments/cards';
 import type { Money } from '../../domain/money';
 import { keyedEffect } from '../idempotency';
 import { sessionRedirectUrl } from './hosted-page';
-import { updateRow } from './sessions';
+import { getSession, updateRow } from './sessions';
+import type { CheckoutSession } from './record';
 
 export interface CompleteSessionInput {
   paymentMethod: { type: 'card'; card: CardInput };
@@ -26,15 +27,26 @@ export interface CompleteSessionInput {
   returnUrl?: string;
 }
 
+/** The complete operation: the customer's choices applied, the session paid, and the session as its payment left it. */
+export async function paySession(
+  ctx: CallerContext, id: string, input: Pick<CompleteSessionInput, 'paymentMethod'> & PaymentChoices,
+): Promise<CheckoutSession> {
+  await prepareCompletion(ctx, id, { customerInfo: input.customerInfo, selectedFulfillment: input.selectedFulfillment });
+  await completeCheckoutSession(ctx, id, { paymentMethod: input.paymentMethod });
+  return getSession(ctx, id);
+}
+
+/** what the customer may still choose when paying */
+interface PaymentChoices {
+  customerInfo?: Record<string, unknown>;
+  selectedFulfillment?: { fulfillmentOptionId: string };
+}
+
 /**
  * Before a payment: applies the customer's customerInfo and selectedFulfillment (in its own transaction) and
  * checks the session can be paid (open, within its deadline, no payment in flight). Returns the session row.
  */
-export async function prepareCompletion(
-  ctx: CallerContext,
-  id: string,
-  input: { customerInfo?: Record<string, unknown>; selectedFulfillment?: { fulfillmentOptionId: string } },
-): Promise<CheckoutSessionRow | null> {
+async function prepareCompletion(ctx: CallerContext, id: string, input: PaymentChoices): Promise<CheckoutSessionRow | null> {
   // nothing to apply: the payment's own transaction checks the session (completeCheckoutSession)
   if (input.customerInfo === undefined && input.selectedFulfillment === undefined) return null;
   return inTransaction(ctx, (tx) => updateRow(tx, id, { customerInfo: input.customerInfo, selectedFulfillment: input.selectedFulfillment }, 'body'));
