@@ -21,7 +21,6 @@ export const PAYMENT_IN_FLIGHT = ['processing', 'requires_action'] as const;
 /** payment statuses that mean the customer paid: the session becomes complete */
 export const PAYMENT_APPROVED = ['requires_capture', 'captured'] as const;
 
-
 /** The specification's checkout session record: the row's fields (dates as ISO strings) with its amount as Money. */
 export type CheckoutSession = Presented<Omit<CheckoutSessionRow, 'currency' | 'amountMinor' | 'clientSecretHash' | 'completedAt' | 'expiredAt'>> & {
   amount: Money;
@@ -182,7 +181,8 @@ const MOVE_GUARDS: Record<SessionMove, () => Pick<TransitionOptions<CheckoutSess
 
 /**
  * One move of the session in the caller's transaction, audited and announced. The row may have been read without a
- * lock: the move is written only if the session still is as it was read (else CHECKOUT_SESSION_CHANGED).
+ * lock: the move is written only if the session is still in the status it was read in and matches the move's guard
+ * and the caller's `expect` (else CHECKOUT_SESSION_CHANGED).
  */
 export async function moveSession(
   tx: CallerContext, row: CheckoutSessionRow, move: SessionMove, options: Omit<TransitionOptions<CheckoutSessionRow>, 'event'> = {},
