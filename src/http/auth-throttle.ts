@@ -7,7 +7,7 @@ import type { Database } from '../db/database';
 import { AuthenticationError, RateLimitError } from '../domain/errors';
 import { UNVERIFIED_CREDENTIAL_CODES, bearerOf } from '../services/access/authenticate';
 import { parseSecretKey } from '../services/api-keys/secrets';
-import { parseClientSecret } from '../services/checkout';
+import { parseClientSecret } from '../services/checkout/client-secret';
 import { sharedCounter } from './rate-limit';
 
 /** How long a credential that authenticated stays exempt from the failure limits (the store's own time). */

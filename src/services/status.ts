@@ -60,6 +60,11 @@ export interface TransitionOptions<R> {
    * told by its payment's move), written by the same compare-and-set
    */
   unaudited?: boolean;
+  /**
+   * compare-and-set on more than the status: the other values the row must still have when it is written (a where of
+   * ScopedAccess.updateIf), for a move whose row was read without a lock or that depends on more than its status
+   */
+  expect?: Record<string | symbol, unknown>;
 }
 
 /** One move of a record read (locked) in the caller's transaction; returns the moved record. */
@@ -74,7 +79,7 @@ export async function transition<R extends Row, M extends string, S extends stri
   await options.check?.(row, ctx);
   const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
   const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
-  const expect = { [field]: current };
+  const expect = { ...options.expect, [field]: current };
   const moved = options.unaudited
     ? await scoped(ctx, machine.record.model(ctx)).updateIf(row, expect, changes)
     : await auditedUpdate(ctx, machine.record, row, changes, {

@@ -5,8 +5,10 @@ import { operatorContext } from '../../src/services/access/operators';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createActiveUser } from '../../src/services/access/users';
-import { createSession, getSessionForPayment, parseClientSecret, recordSessionPayment } from '../../src/services/checkout';
-import { expireDueSessions } from '../../src/jobs/checkout-expiry';
+import { createSession, getSessionForPayment } from '../../src/services/checkout/sessions';
+import { parseClientSecret } from '../../src/services/checkout/client-secret';
+import { recordSessionPayment } from '../../src/services/checkout/payment-report';
+import { expireDueSessions } from '../../src/services/checkout/expiry';
 import { updateProfile } from '../../src/services/profiles';
 
 let h: ApiHarness;

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { evaluateRisk } from '../../src/services/risk/engine';
-import { createSession } from '../../src/services/checkout';
-import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
+import { createSession } from '../../src/services/checkout/sessions';
+import { completeCheckoutSession } from '../../src/services/checkout/completion';
 import type { RiskSubject } from '../../src/services/risk/conditions';
 import { operatorContext, operatorUserId as op } from '../../src/services/access/operators';
 

@@ -3,7 +3,7 @@ import { expectLedgerInvariant } from '../helpers/ledger';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { connectorFor, registerConnector, type Connector } from '../../src/connectors';
-import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
+import { completeCheckoutSession } from '../../src/services/checkout/completion';
 import { createRefund } from '../../src/services/payments/refunds';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';
 

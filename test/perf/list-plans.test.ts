@@ -6,7 +6,7 @@ import { ADDED, SUPERSEDED } from '../../src/db/migrations/0018_list_indexes';
 import { operatorContext } from '../../src/services/access/operators';
 import { listApiKeys } from '../../src/services/api-keys/keys';
 import { listAuditEntries } from '../../src/services/audit/entries';
-import { listSessions } from '../../src/services/checkout';
+import { listSessions } from '../../src/services/checkout/sessions';
 import { listBalanceTransactions } from '../../src/services/ledger/balance-transactions';
 import { listMerchants } from '../../src/services/organization/merchants';
 import { listPayments } from '../../src/services/payments/payments';

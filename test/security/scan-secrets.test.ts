@@ -7,7 +7,7 @@ import { randomIban, randomPan } from './secret-samples';
 import { Detector, maskValue, sandboxCardCatalog, scanDirectories, summary, type Finding } from './scan-secrets';
 import { generateKeyPair, parseSecretKey } from '../../src/services/api-keys/secrets';
 import { generateWebhookSecret } from '../../src/services/webhooks/signature';
-import { generateClientSecret, parseClientSecret } from '../../src/services/checkout';
+import { generateClientSecret, parseClientSecret } from '../../src/services/checkout/client-secret';
 import { randomBase62, sha256Hex } from '../../src/util/secrets';
 import { TokenService } from '../../src/services/access/tokens';
 import { loadConfig } from '../../src/config';

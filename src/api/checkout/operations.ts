@@ -1,7 +1,8 @@
 import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
-import * as sessions from '../../services/checkout';
-import { completeCheckoutSession, type CompleteSessionInput } from '../../services/payments/checkout-complete';
+import * as sessions from '../../services/checkout/sessions';
+import { paySession } from '../../services/checkout/completion';
+import { expireSession } from '../../services/checkout/expiry';
 import {
   CheckoutSessionSchema, CompleteCheckoutSessionBody, CreateCheckoutSessionBody, ListCheckoutSessionsQuery, UpdateCheckoutSessionBody,
 } from './schemas';
@@ -49,12 +50,7 @@ export const checkoutOperations: Operation[] = [
     summary: 'Pay a checkout session',
     description: `Takes the card, routes, creates the payment and calls the provider. Answers with the session carrying paymentId and paymentStatus (the payment itself at GET /v1/payments/{paymentId}); the final outcome arrives asynchronously (webhooks are the authority). A declined payment leaves the session open for another try. 409 once complete or expired, or while a payment is in flight.\n\n${CLIENT_SECRET_AUTH}`,
     kind: 'single', params: idParams, body: CompleteCheckoutSessionBody, response: CheckoutSessionSchema,
-    handler: async (ctx, { params, body }) => {
-      await sessions.prepareCompletion(ctx, params.id, { customerInfo: body.customerInfo, selectedFulfillment: body.selectedFulfillment });
-      const input: CompleteSessionInput = { paymentMethod: body.paymentMethod };
-      await completeCheckoutSession(ctx, params.id, input);
-      return sessions.getSession(ctx, params.id);
-    },
+    handler: (ctx, { params, body }) => paySession(ctx, params.id, body),
     // the session as the payment its request committed left it
     resume: (ctx, { params }) => sessions.getSession(ctx, params.id),
   }),
@@ -63,6 +59,6 @@ export const checkoutOperations: Operation[] = [
     summary: 'Expire an open checkout session',
     description: '409 when complete or already expired, or while a payment is in flight. Emits checkout.session.expired.',
     kind: 'single', params: idParams, response: CheckoutSessionSchema,
-    handler: (ctx, { params }) => sessions.expireSession(ctx, params.id),
+    handler: (ctx, { params }) => expireSession(ctx, params.id),
   }),
 ];

@@ -11,8 +11,8 @@ import { newId } from '../../util/ids';
 import { selectRows, updateRows } from '../../db/rows';
 import type { SandboxOperationRow } from '../../db/models/sandbox';
 import { deliverClaimed } from '../../jobs/sandbox-acquirer';
-import { createSession, getSession } from '../../services/checkout';
-import { completeCheckoutSession } from '../../services/payments/checkout-complete';
+import { createSession, getSession } from '../../services/checkout/sessions';
+import { completeCheckoutSession } from '../../services/checkout/completion';
 import { getPayment } from '../../services/payments/payments';
 import { releaseDue } from '../../services/ledger/releases';
 

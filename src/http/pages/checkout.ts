@@ -4,10 +4,9 @@ import type { Runtime } from '../../runtime';
 import { withRequest, type CallerContext } from '../../domain/context';
 import { AuthenticationError, ConflictError, NotFoundError, PayplaneError, PermissionError, RateLimitError, ValidationError } from '../../domain/errors';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
-import { scoped } from '../../db/scoped';
 import { authenticateClientSecret } from '../../services/access/authenticate';
-import { getSessionForPayment, hostedPageBase, hostedPageUrl, sessionRedirectUrl } from '../../services/checkout';
-import { completeCheckoutSession } from '../../services/payments/checkout-complete';
+import { hostedPageBase, hostedPageUrl, sessionRedirectUrl, sessionWithPayment } from '../../services/checkout/hosted-page';
+import { completeCheckoutSession } from '../../services/checkout/completion';
 import { requestOrigin } from '../pipeline';
 import { authThrottle } from '../auth-throttle';
 import { escapeHtml, htmlDocument, pageMoney, safeUrl } from './html';
@@ -83,9 +82,7 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
     }
     if (ctx.checkoutSessionId !== id) return null;
     ctx = withRequest(ctx, { origin: requestOrigin(req) });
-    const session = await getSessionForPayment(ctx, id);
-    const payment = session.paymentId ? await scoped(ctx, ctx.db.models.Payment).find(session.paymentId) : null;
-    return { ctx, session, payment };
+    return { ctx, ...(await sessionWithPayment(ctx, id)) };
   };
 
   app.get('/checkout/:id', async (req: Request, res: Response, next: NextFunction) => {
@@ -395,10 +392,8 @@ async function awaitOutcome(res: Response, loaded: Loaded): Promise<Loaded> {
     for (const wait of OUTCOME_WAITS_MS) {
       await new Promise((resolve) => setTimeout(resolve, wait));
       if (gone) break;
-      const session = await getSessionForPayment(current.ctx, current.session.id);
-      const payment = session.paymentId ? await scoped(current.ctx, current.ctx.db.models.Payment).find(session.paymentId) : null;
-      current = { ...current, session, payment };
-      if (session.paymentStatus !== 'processing') break;
+      current = { ...current, ...(await sessionWithPayment(current.ctx, current.session.id)) };
+      if (current.session.paymentStatus !== 'processing') break;
     }
   } finally {
     res.off('close', onClose);

@@ -10,7 +10,7 @@ import { effectivePermissions } from './roles';
 import { layerPermissions } from '../../domain/permissions';
 import { isUuid } from '../../db/scoped';
 import { parseSecretKey, apiKeyStatus, verifySecret } from '../api-keys/secrets';
-import { parseClientSecret, verifyClientSecret } from '../checkout';
+import { parseClientSecret, verifyClientSecret } from '../checkout/client-secret';
 
 export interface Credentials {
   authorization: string | undefined;

@@ -11,7 +11,7 @@ import { allows, transition } from '../status';
 import { alertOnDecline } from '../routing/alerts';
 import { resolveFees } from '../fees/schedules';
 import { postCapture } from '../ledger/postings/capture';
-import { recordSessionPayment } from '../checkout';
+import { recordSessionPayment } from '../checkout/payment-report';
 import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../profiles';
 import type { CardInput } from './cards';
 import { capturesAutomatically, riskOf, toPayment } from './records';

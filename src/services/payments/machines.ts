@@ -4,7 +4,7 @@ import type { PaymentAttemptRow, PaymentRow, PaymentStatus, RefundRow } from '..
 import { auditedRecord } from '../audit/changes';
 import { refusedMove, statusMachine, transition } from '../status';
 import type { EmitInput } from '../webhooks/events';
-import { recordSessionPayment } from '../checkout';
+import { recordSessionPayment } from '../checkout/payment-report';
 import { toPayment, toRefund } from './records';
 
 /**
