@@ -1,6 +1,9 @@
+import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../domain/context';
 import { ConflictError } from '../domain/errors';
-import { auditedUpdate, lockedRecord, type AuditedRecord, type AuditRender } from './audit/changes';
+import { updateRows } from '../db/rows';
+import { tableOf } from '../db/table';
+import { auditedUpdate, auditedUpdateIf, lockedRecord, type AuditedRecord, type AuditRender } from './audit/changes';
 import { emitEvent, type EmitInput } from './webhooks/events';
 
 /**
@@ -51,6 +54,8 @@ export interface TransitionOptions<R> {
   event?: (moved: R) => EmitInput;
   /** what the audit entries show of the record (default: the machine's) */
   render?: AuditRender<R>;
+  /** other values the row must still have besides its status (compare-and-set: the token it was read with) */
+  expect?: Record<string, unknown>;
 }
 
 /** One move of a record read (locked) in the caller's transaction; returns the moved record. */
@@ -66,10 +71,66 @@ export async function transition<R extends Row, M extends string, S extends stri
   const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
   const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
   const moved = await auditedUpdate(ctx, machine.record, row, changes, {
-    action: spec.action, expect: { [field]: current }, refused, render: options.render ?? machine.render,
+    action: spec.action, expect: { ...options.expect, [field]: current }, refused, render: options.render ?? machine.render,
   });
   if (options.event) await emitEvent(ctx, options.event(moved));
   return moved;
+}
+
+/**
+ * One move of a record, as `transition` makes it, except when a concurrent move won the compare-and-set: null then,
+ * and nothing written (a job's move of a record that another process may move first).
+ */
+export async function transitionIf<R extends Row, M extends string, S extends string>(
+  ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M, options: TransitionOptions<R> = {},
+): Promise<R | null> {
+  const spec = machine.moves[move];
+  const field = machine.field ?? ('status' as keyof R & string);
+  const current = row[field] as unknown as S;
+  if (!spec.from.includes(current)) throw machine.refused(row, move, spec);
+  await options.check?.(row, ctx);
+  const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
+  const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
+  const moved = await auditedUpdateIf(ctx, machine.record, row, { ...options.expect, [field]: current }, changes, {
+    action: spec.action, render: options.render ?? machine.render,
+  });
+  if (moved && options.event) await emitEvent(ctx, options.event(moved));
+  return moved;
+}
+
+/**
+ * The changes of one move of `row` (its status and the move's own changes), refused with the machine's error from any
+ * other status, for a write that carries the moves of many records in one statement with its own compare-and-set
+ * (the webhook dispatcher's outcomes, guarded by its claim): a hot path that writes no audit entry per record.
+ */
+export function moveChanges<R extends Row, M extends string, S extends string>(
+  ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M,
+): Partial<R> {
+  const spec = machine.moves[move];
+  const field = machine.field ?? ('status' as keyof R & string);
+  if (!spec.from.includes(row[field] as unknown as S)) throw machine.refused(row, move, spec);
+  return { ...spec.also?.(ctx, row), [field]: spec.to } as Partial<R>;
+}
+
+/**
+ * Moves every row of the machine's table that matches `where` (plain conditions, see db/rows.ts updateRows) and is in a
+ * status the move starts from, in one UPDATE (compare-and-set on those statuses), with `changes` besides; returns how
+ * many moved. The many-rows form of a move made by the system (cancelling an endpoint's pending deliveries) or on a hot
+ * path (the dispatcher marking an endpoint failing or disabled): it writes no audit entry per row and raises no event,
+ * which its caller raises once when the move names one.
+ */
+export async function moveRows<R extends Row, M extends string, S extends string>(
+  ctx: CallerContext, machine: StatusMachine<R, M, S>, move: M, where: Record<string | symbol, unknown>, changes: Partial<R> = {},
+): Promise<number> {
+  const spec = machine.moves[move];
+  const field = machine.field ?? 'status';
+  const from = spec.from.length === 1 ? spec.from[0] : { [Op.in]: [...spec.from] };
+  const model = machine.record.model(ctx);
+  const values = { ...changes, [field]: spec.to };
+  const table = tableOf(model as never, ctx.db.dialect);
+  // a table whose writes run hooks (a read cache watches it) is written through its model
+  if (!table || table.hooked) return (await model.update(values as never, { where: { ...where, [field]: from } as never, transaction: ctx.transaction }))[0];
+  return updateRows(ctx.db, model as never, values, { ...where, [field]: from }, ctx.transaction);
 }
 
 /** The record of `id` in the caller's scope (404 otherwise), locked and moved, in one transaction. */

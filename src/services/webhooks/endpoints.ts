@@ -9,6 +9,8 @@ import { mapPage, presentRow, type Presented } from '../present';
 import { generateWebhookSecret } from './signature';
 import { validateSubscription } from './catalog';
 import { checkDestination } from './transport';
+import { DELIVERY_STATUS } from './deliveries';
+import { moveRows, refusedMove, statusMachine, transition } from '../status';
 
 export const MAX_ATTEMPTS = 10;
 export const DEFAULT_SECRET_GRACE_HOURS = 24;
@@ -33,6 +35,23 @@ function access(ctx: CallerContext) {
 
 const ENDPOINT = auditedRecord<WebhookEndpointRow>({
   model: (ctx) => ctx.db.models.WebhookEndpoint, targetType: 'webhook_endpoint', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toEndpoint,
+});
+
+/**
+ * An endpoint is created enabled. Its owner disables or enables it by an update (one audit entry for the whole update);
+ * the dispatcher marks it failing when a delivery fails for good, enabled again on a success, and disables it after a
+ * 410 Gone or days of failures, each on its hot path by compare-and-set on the statuses the move starts from (moveRows).
+ */
+export const ENDPOINT_STATUS = statusMachine({
+  record: ENDPOINT,
+  moves: {
+    disable: { from: ['enabled', 'failing'], to: 'disabled', action: 'webhook_endpoint.updated' },
+    enable: { from: ['disabled', 'failing'], to: 'enabled', action: 'webhook_endpoint.updated' },
+    fail: { from: ['enabled', 'failing'], to: 'failing', action: 'webhook_endpoint.failing' },
+    recover: { from: ['failing'], to: 'enabled', action: 'webhook_endpoint.recovered' },
+    give_up: { from: ['enabled', 'failing'], to: 'disabled', action: 'webhook_endpoint.disabled' },
+  },
+  refused: refusedMove('webhook endpoint'),
 });
 
 async function endpointAtLevel(ctx: CallerContext, id: string, lock = false): Promise<WebhookEndpointRow> {
@@ -110,9 +129,13 @@ export async function updateEndpoint(ctx: CallerContext, id: string, input: Endp
   return inTransaction(ctx, async (tx) => {
     const row = await endpointAtLevel(tx, id, true);
     const changes: Partial<WebhookEndpointRow> = givenFields({ ...input, events }, ['url', 'events', 'description', 'maxAttempts']);
-    if (input.status === 'disabled' && row.status !== 'disabled') Object.assign(changes, { status: 'disabled', disabledReason: 'disabled by request' });
-    if (input.status === 'enabled' && row.status !== 'enabled') Object.assign(changes, { status: 'enabled', disabledReason: null, failingSince: null });
-    if (changes.status === 'disabled') await cancelPendingDeliveries(tx, row.id);
+    if (input.status === 'disabled' && row.status !== 'disabled') {
+      await cancelPendingDeliveries(tx, row.id);
+      return toEndpoint(await transition(tx, ENDPOINT_STATUS, row, 'disable', { changes: { ...changes, disabledReason: 'disabled by request' } }));
+    }
+    if (input.status === 'enabled' && row.status !== 'enabled') {
+      return toEndpoint(await transition(tx, ENDPOINT_STATUS, row, 'enable', { changes: { ...changes, disabledReason: null, failingSince: null } }));
+    }
     return toEndpoint(await auditedUpdate(tx, ENDPOINT, row, changes, { action: 'webhook_endpoint.updated' }));
   });
 }
@@ -127,11 +150,7 @@ export async function deleteEndpoint(ctx: CallerContext, id: string): Promise<We
 }
 
 export async function cancelPendingDeliveries(ctx: CallerContext, endpointId: string): Promise<number> {
-  const [count] = await ctx.db.models.WebhookDelivery.update(
-    { status: 'canceled', nextAttemptAt: null, lockedUntil: null, lockedBy: null, updatedAt: ctx.clock.now() },
-    { where: { endpointId, status: 'pending' }, transaction: ctx.transaction },
-  );
-  return count;
+  return moveRows(ctx, DELIVERY_STATUS, 'cancel', { endpointId }, { nextAttemptAt: null, lockedUntil: null, lockedBy: null, updatedAt: ctx.clock.now() });
 }
 
 /**
