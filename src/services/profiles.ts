@@ -76,7 +76,7 @@ export async function createProfile(ctx: CallerContext, input: CreateProfileInpu
         tenantId: merchant.tenantId,
         merchantId: merchant.id,
         mode: input.mode,
-        status: input.status ?? 'enabled',
+        status: input.status === 'disabled' ? 'disabled' : 'enabled',
         returnUrl: input.returnUrl ?? null,
         sessionLifetime: input.sessionLifetime,
         maxDeclineAttempts: input.maxDeclineAttempts ?? DEFAULT_MAX_DECLINE_ATTEMPTS,

@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../domain/context';
-import { ConflictError } from '../domain/errors';
+import { ConflictError, InternalError } from '../domain/errors';
 import { updateRows } from '../db/rows';
 import { tableOf } from '../db/table';
 import { auditedUpdate, auditedUpdateIf, lockedRecord, type AuditedRecord, type AuditRender } from './audit/changes';
@@ -131,6 +131,16 @@ export async function moveRows<R extends Row, M extends string, S extends string
   // a table whose writes run hooks (a read cache watches it) is written through its model
   if (!table || table.hooked) return (await model.update(values as never, { where: { ...where, [field]: from } as never, transaction: ctx.transaction }))[0];
   return updateRows(ctx.db, model as never, values, { ...where, [field]: from }, ctx.transaction);
+}
+
+/**
+ * The status a record is created in, when its creator chooses it (a sandbox merchant created approved for live): one
+ * of the statuses the machine's moves name, else an InternalError.
+ */
+export function startIn<R extends Row, M extends string, S extends string>(machine: StatusMachine<R, M, S>, status: S): S {
+  const moves: Move<R, S>[] = Object.values(machine.moves);
+  if (!moves.some((move) => move.to === status || move.from.includes(status))) throw new InternalError(`a record created in status ${status}, which its machine does not know`);
+  return status;
 }
 
 /** The record of `id` in the caller's scope (404 otherwise), locked and moved, in one transaction. */

@@ -4,7 +4,7 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { MerchantRow, MerchantThreeDsConfig } from '../../db/models';
 import { DEFAULT_THREE_DS_CONFIG } from '../../db/migrations/0003_organization';
 import { auditRecord, auditedRecord, updateRecord } from '../audit/changes';
-import { accountMachine, moveRecord, statusMachine, type Move } from '../status';
+import { accountMachine, moveRecord, startIn, statusMachine, type Move } from '../status';
 import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { emitEvent } from '../webhooks/events';
 import { companyHasApprovedKyb } from '../kyb/submissions';
@@ -77,7 +77,7 @@ export async function createMerchantRow(
       companyId: company.id,
       name: input.name,
       status: 'active',
-      liveStatus: options.liveStatus ?? 'sandbox',
+      liveStatus: startIn(LIVE_STATUS, options.liveStatus ?? 'sandbox'),
       defaultCurrency: input.defaultCurrency ?? null,
       mcc: input.mcc ?? null,
       website: input.website ?? null,

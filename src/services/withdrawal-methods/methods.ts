@@ -6,7 +6,8 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { MerchantWithdrawalMethodRow, WithdrawalMethodStatus } from '../../db/models/withdrawal-methods';
 import type { Runtime } from '../../runtime';
 import { forEachDue, type DueOptions } from '../due-work';
-import { auditRecord, auditedRecord, auditedUpdate, auditedUpdateIf, lockedRecord } from '../audit/changes';
+import { auditRecord, auditedRecord, auditedUpdate, lockedRecord } from '../audit/changes';
+import { refusedMove, statusMachine, transitionIf } from '../status';
 import { targetMerchant } from '../organization/merchant-target';
 import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { maskDetails, methodTypeOf, validateDetails, withdrawalMethodTypes, type WithdrawalDetailSpec, type WithdrawalMethodType } from './types';
@@ -260,13 +261,20 @@ export async function reactivateWithdrawalMethod(ctx: CallerContext, id: string)
 
 // ------------------------------------------------------------------------------------------------ activation
 
+/** A cooling method becomes active once its activatesAt has passed (the job's move). */
+const METHOD_STATUS = statusMachine({
+  record: METHOD,
+  moves: { activate: { from: ['cooling'], to: 'active', action: 'withdrawal_method.activated' } },
+  refused: refusedMove('withdrawal method'),
+});
+
 /**
  * cooling → active for a method whose activatesAt has passed, by compare-and-set (the status and a due activatesAt:
  * new details that restarted cooling meanwhile keep it cooling), audited. Null when it no longer qualified.
  */
 async function activateOne(ctx: CallerContext, row: MerchantWithdrawalMethodRow, now: Date): Promise<MerchantWithdrawalMethodRow | null> {
   return inTransaction(ctx, async (tx) => {
-    return auditedUpdateIf(tx, METHOD, row, { status: 'cooling', activatesAt: { [Op.lte]: now } }, { status: 'active' }, { action: 'withdrawal_method.activated' });
+    return transitionIf(tx, METHOD_STATUS, row, 'activate', { expect: { activatesAt: { [Op.lte]: now } } });
   });
 }
 
