@@ -27,6 +27,10 @@ export interface Move<R, S extends string> {
   also?: (ctx: CallerContext, row: R) => Partial<R>;
   /** the refusal's hint, when not the machine's */
   hint?: string;
+  /** the event type announcing the move (raised through the machine's `event`), when it has one */
+  event?: string;
+  /** the move as its refusals name it ("start execution"), when not its key */
+  name?: string;
 }
 
 export interface StatusMachine<R extends Row, M extends string, S extends string> {
@@ -38,6 +42,18 @@ export interface StatusMachine<R extends Row, M extends string, S extends string
   refused: (row: R, move: M, spec: Move<R, S>) => Error;
   /** what the audit entries show of the record (default: the record's rendering) */
   render?: AuditRender<R>;
+  /** the event of a move that names one (`event` of the move), from the moved record */
+  event?: (type: string, moved: R) => EmitInput;
+}
+
+/** The event a move raises: the caller's, else the one the move names (through the machine's `event`), else none. */
+function eventOf<R extends Row, M extends string, S extends string>(
+  machine: StatusMachine<R, M, S>, spec: Move<R, S>, options: TransitionOptions<R>,
+): ((moved: R) => EmitInput) | undefined {
+  if (options.event) return options.event;
+  const { event } = machine;
+  const type = spec.event;
+  return type && event ? (moved) => event(type, moved) : undefined;
 }
 
 /** Declares a status machine (typed by its record, moves and statuses). */
@@ -50,7 +66,7 @@ export interface TransitionOptions<R> {
   check?: (row: R, ctx: CallerContext) => void | Promise<void>;
   /** other changes of this move, or how they follow from the record (which may refuse the move by throwing) */
   changes?: Partial<R> | ((row: R, ctx: CallerContext) => Partial<R> | Promise<Partial<R>>);
-  /** the event announcing the move, from the moved record */
+  /** the event announcing the move, from the moved record (default: the one the move names) */
   event?: (moved: R) => EmitInput;
   /** what the audit entries show of the record (default: the machine's) */
   render?: AuditRender<R>;
@@ -73,7 +89,8 @@ export async function transition<R extends Row, M extends string, S extends stri
   const moved = await auditedUpdate(ctx, machine.record, row, changes, {
     action: spec.action, expect: { ...options.expect, [field]: current }, refused, render: options.render ?? machine.render,
   });
-  if (options.event) await emitEvent(ctx, options.event(moved));
+  const event = eventOf(machine, spec, options);
+  if (event) await emitEvent(ctx, event(moved));
   return moved;
 }
 
@@ -94,7 +111,8 @@ export async function transitionIf<R extends Row, M extends string, S extends st
   const moved = await auditedUpdateIf(ctx, machine.record, row, { ...options.expect, [field]: current }, changes, {
     action: spec.action, render: options.render ?? machine.render,
   });
-  if (moved && options.event) await emitEvent(ctx, options.event(moved));
+  const event = eventOf(machine, spec, options);
+  if (moved && event) await emitEvent(ctx, event(moved));
   return moved;
 }
 
@@ -170,6 +188,9 @@ export const inStatus = (plural: string) => (move: string, from: readonly string
 /** "disable applies to active channels." */
 export const ofStatus = (plural: string) => (move: string, from: readonly string[]) => `${move} applies to ${from.join(' or ')} ${plural}.`;
 
+/** The moves of an account's lifecycle (accountMachine). */
+export type AccountMove = 'activate' | 'suspend' | 'disable';
+
 /**
  * The lifecycle of an account (a tenant, a merchant, a partner): activate, suspend, disable. `kind` names it in its
  * audit actions (tenant.activated, …) and its refusals ("A suspended tenant cannot be activated.").
@@ -181,7 +202,7 @@ export function accountMachine<R extends Row>(record: AuditedRecord<R>, kind: st
       activate: { from: ['suspended', 'disabled'], to: 'active', action: `${kind}.activated` },
       suspend: { from: ['active'], to: 'suspended', action: `${kind}.suspended` },
       disable: { from: ['active', 'suspended'], to: 'disabled', action: `${kind}.disabled` },
-    },
+    } satisfies Record<AccountMove, Move<R, string>>,
     refused: refusedMove(kind, inStatus(`${kind}s`)),
   });
 }
