@@ -1,5 +1,3 @@
-import { selectRows } from '../../db/rows';
-import { Op, type WhereOptions } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError, NotFoundError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
@@ -187,18 +185,4 @@ export function signingSecrets(ctx: Pick<CallerContext, 'sealer'>, row: WebhookE
 /** The signing secrets of one endpoint at the caller's level, now (the receiving side's view: `webhooks listen`). */
 export async function currentSigningSecrets(ctx: CallerContext, id: string): Promise<string[]> {
   return signingSecrets(ctx, await endpointAtLevel(ctx, id), ctx.clock.now());
-}
-
-/** Endpoints that receive an event: its mode, not disabled or deleted, at a level that sees it. */
-export async function endpointsForEvent(
-  ctx: CallerContext,
-  event: { tenantId: string | null; merchantId: string | null; livemode: boolean },
-): Promise<WebhookEndpointRow[]> {
-  const levels: WhereOptions<WebhookEndpointRow>[] = [{ level: 'platform' }];
-  if (event.tenantId) levels.push({ level: 'tenant', tenantId: event.tenantId });
-  if (event.tenantId && event.merchantId) levels.push({ level: 'merchant', tenantId: event.tenantId, merchantId: event.merchantId });
-  // The outbox fans out across scopes by design: this reads every level's endpoints for the event's owner.
-  return selectRows<WebhookEndpointRow>(ctx.db, ctx.db.models.WebhookEndpoint as never, {
-    livemode: event.livemode, deletedAt: null, status: { [Op.ne]: 'disabled' }, [Op.or]: levels,
-  }, { transaction: ctx.transaction, orderBy: '"createdAt", "id"' });
 }
