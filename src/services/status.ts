@@ -147,7 +147,10 @@ export async function moveRows<R extends Row, M extends string, S extends string
   const values = { ...changes, [field]: spec.to };
   const table = tableOf(model as never, ctx.db.dialect);
   // a table whose writes run hooks (a read cache watches it) is written through its model
-  if (!table || table.hooked) return (await model.update(values as never, { where: { ...where, [field]: from } as never, transaction: ctx.transaction }))[0];
+  if (!table || table.hooked) {
+    const [count] = await model.update(values as never, { where: { ...where, [field]: from } as never, transaction: ctx.transaction });
+    return count;
+  }
   return updateRows(ctx.db, model as never, values, { ...where, [field]: from }, ctx.transaction);
 }
 
@@ -157,7 +160,9 @@ export async function moveRows<R extends Row, M extends string, S extends string
  */
 export function startIn<R extends Row, M extends string, S extends string>(machine: StatusMachine<R, M, S>, status: S): S {
   const moves: Move<R, S>[] = Object.values(machine.moves);
-  if (!moves.some((move) => move.to === status || move.from.includes(status))) throw new InternalError(`a record created in status ${status}, which its machine does not know`);
+  if (!moves.some((move) => move.to === status || move.from.includes(status))) {
+    throw new InternalError(`a record created in status ${status}, which its machine does not know`);
+  }
   return status;
 }
 

@@ -327,7 +327,8 @@ const WITHDRAWAL_MACHINE = statusMachine<WithdrawalRow, WithdrawalMove, Withdraw
   event: withdrawalEvent,
   refused: (row, name, spec) => {
     const already = row.status === 'executing' && spec.to === 'executing' ? ` (already being executed by ${row.executedBy})` : '';
-    return new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${row.id} is ${row.status}${already}: ${spec.name ?? name} needs a ${spec.from.join(' or ')} withdrawal.`);
+    const needs = `${spec.name ?? name} needs a ${spec.from.join(' or ')} withdrawal`;
+    return new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${row.id} is ${row.status}${already}: ${needs}.`);
   },
 });
 

@@ -29,7 +29,10 @@ export function toInvitation(row: InvitationRow, now: Date): Invitation {
 }
 
 export const INVITATION = auditedRecord<InvitationRow>({
-  model: (ctx) => ctx.db.models.Invitation, targetType: 'invitation', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toInvitation,
+  model: (ctx) => ctx.db.models.Invitation,
+  targetType: 'invitation',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: toInvitation,
 });
 
 const refusedInvitation = refusedMove<InvitationRow>('invitation', ofStatus('invitations'));
@@ -43,5 +46,7 @@ export const INVITATION_STATUS = statusMachine({
   },
   // accepting is refused before the move by its own errors: only a concurrent acceptance reaches the machine's
   refused: (row, move, spec) =>
-    move === 'accept' ? new ConflictError('INVITATION_ALREADY_ACCEPTED', 'This invitation was used meanwhile.') : refusedInvitation(row, move, spec),
+    move === 'accept'
+      ? new ConflictError('INVITATION_ALREADY_ACCEPTED', 'This invitation was used meanwhile.')
+      : refusedInvitation(row, move, spec),
 });

@@ -176,16 +176,17 @@ export async function acceptInvitation(rt: AcceptRuntime, token: string, idpSubj
     });
     const roleIds = (await scoped(tx, tx.db.models.UserRole).findAll({ userId: user.id })).map((l) => l.roleId);
     // two invitations accepted at once with one identity: the unique index decides, and the loser hears why
-    const activated = await transition(tx, USER_STATUS, user, 'activate', { changes: { externalIdpId: subject }, render: (r) => toUser(r, roleIds) }).catch(
-      (error: unknown) => {
-        if (isUniqueViolation(error)) {
-          throw new ConflictError('IDP_SUBJECT_IN_USE', 'This identity is already bound to another user.', {
-            errors: [{ path: 'idpSubject', message: 'is already bound to a user' }],
-          });
-        }
-        throw error;
-      },
-    );
+    const activation = transition(tx, USER_STATUS, user, 'activate', {
+      changes: { externalIdpId: subject }, render: (r) => toUser(r, roleIds),
+    });
+    const activated = await activation.catch((error: unknown) => {
+      if (isUniqueViolation(error)) {
+        throw new ConflictError('IDP_SUBJECT_IN_USE', 'This identity is already bound to another user.', {
+          errors: [{ path: 'idpSubject', message: 'is already bound to a user' }],
+        });
+      }
+      throw error;
+    });
     return { user: toUser(activated, roleIds), invitation: toInvitation(accepted, now) };
   });
 }

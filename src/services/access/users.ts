@@ -101,7 +101,9 @@ export const USER_STATUS = statusMachine({
   },
   // accepting an invitation checks the user before: only a concurrent change reaches the machine's refusal
   refused: (row, move, spec) =>
-    move === 'activate' ? new ConflictError('INVALID_STATE_TRANSITION', 'The invited user changed meanwhile.') : refusedUser(row, move, spec),
+    move === 'activate'
+      ? new ConflictError('INVALID_STATE_TRANSITION', 'The invited user changed meanwhile.')
+      : refusedUser(row, move, spec),
 });
 
 export interface UserFilters {

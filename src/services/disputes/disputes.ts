@@ -124,7 +124,9 @@ const DISPUTE_MACHINE = statusMachine<DisputeRow, DisputeMove, DisputeStatus>({
   },
   event: disputeEvent,
   refused: (row, name, spec) =>
-    new ConflictError('INVALID_STATE_TRANSITION', `Dispute ${row.id} is ${row.status}: ${spec.name ?? name} needs a ${spec.from.join(' or ')} dispute.`),
+    new ConflictError(
+      'INVALID_STATE_TRANSITION', `Dispute ${row.id} is ${row.status}: ${spec.name ?? name} needs a ${spec.from.join(' or ')} dispute.`,
+    ),
 });
 
 function move(tx: CallerContext, row: DisputeRow, name: DisputeMove, changes: Partial<DisputeRow> = {}): Promise<DisputeRow> {

@@ -221,7 +221,8 @@ export async function activateRoutingRule(ctx: CallerContext, id: string): Promi
         check: async () => {
           const previous = await access.findOne({ ruleId: row.ruleId, status: 'active' }, { lock: true });
           if (previous) {
-            if (!(await transitionIf(tx, VERSION_STATUS, previous, 'archive', { changes: { archivedAt: now } }))) throw concurrentActivation();
+            const archived = await transitionIf(tx, VERSION_STATUS, previous, 'archive', { changes: { archivedAt: now } });
+            if (!archived) throw concurrentActivation();
           }
         },
       }));

@@ -398,7 +398,10 @@ export function finalizeDue(source: Runtime | CallerContext, options: DueOptions
 function auditView(row: SettlementStatementRow, computed?: Computed): Record<string, unknown> {
   if (row.status !== 'finalized' || !computed) return { status: row.status };
   return {
-    status: row.status, finalizedAt: row.finalizedAt ? new Date(row.finalizedAt).toISOString() : null, lineCount: computed.lineCount, net: computed.totals.net,
+    status: row.status,
+    finalizedAt: row.finalizedAt ? new Date(row.finalizedAt).toISOString() : null,
+    lineCount: computed.lineCount,
+    net: computed.totals.net,
     closingBalance: computed.closingBalance,
   };
 }

@@ -104,7 +104,9 @@ async function sendNow(ctx: CallerContext, row: WebhookDeliveryRow): Promise<Web
     updated = await auditedUpdateIf(ctx, DELIVERY, row, { status: 'pending', attemptCount: row.attemptCount }, { nextAttemptAt: now }, { action: 'webhook_delivery.retried' });
   } else {
     updated = await transitionIf(ctx, DELIVERY_STATUS, row, 'reopen', {
-      changes: { maxAttempts: reopenedMaxAttempts(row), nextAttemptAt: now, failedAt: null, succeededAt: null, lockedUntil: null, lockedBy: null },
+      changes: {
+        maxAttempts: reopenedMaxAttempts(row), nextAttemptAt: now, failedAt: null, succeededAt: null, lockedUntil: null, lockedBy: null,
+      },
       expect: { attemptCount: row.attemptCount },
     });
   }

@@ -363,7 +363,8 @@ export class Dispatcher {
       return {
         kind: 'canceled', delivery, endpoint, event, finishedAt: now, done: () => undefined,
         changes: {
-          ...moveChanges(this.system, DELIVERY_STATUS, delivery, OUTCOME_MOVE.canceled), attemptCount: delivery.attemptCount, nextAttemptAt: null, lastAttemptAt: delivery.lastAttemptAt,
+          ...moveChanges(this.system, DELIVERY_STATUS, delivery, OUTCOME_MOVE.canceled),
+          attemptCount: delivery.attemptCount, nextAttemptAt: null, lastAttemptAt: delivery.lastAttemptAt,
           lastError: 'endpoint disabled or deleted', succeededAt: delivery.succeededAt, failedAt: delivery.failedAt, updatedAt: now,
         },
       };
@@ -487,7 +488,8 @@ export class Dispatcher {
       const endpoint = outcome.endpoint!;
       const success = { lastSuccessAt: outcome.finishedAt, failingSince: null, updatedAt: outcome.finishedAt };
       // a failing endpoint recovers; one that another change moved meanwhile keeps its status and learns the success
-      const recovered = endpoint.status === 'failing' && (await moveRows(ctx, ENDPOINT_STATUS, 'recover', { id: endpoint.id }, success)) > 0;
+      const failing = endpoint.status === 'failing';
+      const recovered = failing && (await moveRows(ctx, ENDPOINT_STATUS, 'recover', { id: endpoint.id }, success)) > 0;
       if (!recovered) await updateRows(db, db.models.WebhookEndpoint as never, success, { id: endpoint.id }, transaction);
       afterCommit.push(() => {
         endpoint.lastSuccessAt = outcome.finishedAt;
@@ -563,7 +565,9 @@ export class Dispatcher {
     } else {
       const failing = endpoint.level === 'merchant';
       if (failing) await moveRows(ctx, ENDPOINT_STATUS, 'fail', { id: endpoint.id }, { failingSince, updatedAt: finishedAt });
-      else await updateRows(db, db.models.WebhookEndpoint as never, { failingSince, updatedAt: finishedAt }, { id: endpoint.id }, transaction);
+      else {
+        await updateRows(db, db.models.WebhookEndpoint as never, { failingSince, updatedAt: finishedAt }, { id: endpoint.id }, transaction);
+      }
       afterCommit.push(() => {
         endpoint.failingSince = failingSince;
         if (failing && endpoint.status !== 'disabled') endpoint.status = 'failing';

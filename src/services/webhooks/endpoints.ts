@@ -129,10 +129,12 @@ export async function updateEndpoint(ctx: CallerContext, id: string, input: Endp
     const changes: Partial<WebhookEndpointRow> = givenFields({ ...input, events }, ['url', 'events', 'description', 'maxAttempts']);
     if (input.status === 'disabled' && row.status !== 'disabled') {
       await cancelPendingDeliveries(tx, row.id);
-      return toEndpoint(await transition(tx, ENDPOINT_STATUS, row, 'disable', { changes: { ...changes, disabledReason: 'disabled by request' } }));
+      const disabling = { ...changes, disabledReason: 'disabled by request' };
+      return toEndpoint(await transition(tx, ENDPOINT_STATUS, row, 'disable', { changes: disabling }));
     }
     if (input.status === 'enabled' && row.status !== 'enabled') {
-      return toEndpoint(await transition(tx, ENDPOINT_STATUS, row, 'enable', { changes: { ...changes, disabledReason: null, failingSince: null } }));
+      const enabling = { ...changes, disabledReason: null, failingSince: null };
+      return toEndpoint(await transition(tx, ENDPOINT_STATUS, row, 'enable', { changes: enabling }));
     }
     return toEndpoint(await auditedUpdate(tx, ENDPOINT, row, changes, { action: 'webhook_endpoint.updated' }));
   });
@@ -148,7 +150,8 @@ export async function deleteEndpoint(ctx: CallerContext, id: string): Promise<We
 }
 
 export async function cancelPendingDeliveries(ctx: CallerContext, endpointId: string): Promise<number> {
-  return moveRows(ctx, DELIVERY_STATUS, 'cancel', { endpointId }, { nextAttemptAt: null, lockedUntil: null, lockedBy: null, updatedAt: ctx.clock.now() });
+  const changes = { nextAttemptAt: null, lockedUntil: null, lockedBy: null, updatedAt: ctx.clock.now() };
+  return moveRows(ctx, DELIVERY_STATUS, 'cancel', { endpointId }, changes);
 }
 
 /**

@@ -114,7 +114,11 @@ async function coolingFrom(ctx: CallerContext, tenantId: string, now: Date): Pro
 }
 
 /** The status a method is saved in (cooling, or active at once with no cooling period) and its activatesAt. */
-async function startCooling(ctx: CallerContext, tenantId: string, now: Date): Promise<{ status: WithdrawalMethodStatus; activatesAt: Date }> {
+async function startCooling(
+  ctx: CallerContext,
+  tenantId: string,
+  now: Date,
+): Promise<{ status: WithdrawalMethodStatus; activatesAt: Date }> {
   const { cools, activatesAt } = await coolingFrom(ctx, tenantId, now);
   return { status: cools ? 'cooling' : 'active', activatesAt };
 }
@@ -138,6 +142,8 @@ const changedMeanwhile = () =>
 type MethodMove = 'cool' | 'renew' | 'suspend' | 'reactivate' | 'resume_cooling' | 'activate';
 
 const refusedMethodMove = refusedMove<MerchantWithdrawalMethodRow>('withdrawal method');
+const SUSPEND_HINT = 'suspend applies to cooling and active methods.';
+const REACTIVATE_HINT = 'reactivate applies to suspended methods.';
 
 /**
  * A method is saved cooling (active at once with no cooling period) and activated by the job once its activatesAt has
@@ -150,9 +156,9 @@ const METHOD_STATUS = statusMachine({
     activate: { from: ['cooling'], to: 'active', action: 'withdrawal_method.activated' },
     cool: { from: ['cooling', 'active'], to: 'cooling', action: 'withdrawal_method.updated' },
     renew: { from: ['cooling', 'active'], to: 'active', action: 'withdrawal_method.updated' },
-    suspend: { from: ['cooling', 'active'], to: 'suspended', action: 'withdrawal_method.suspended', hint: 'suspend applies to cooling and active methods.' },
-    reactivate: { from: ['suspended'], to: 'active', action: 'withdrawal_method.reactivated', hint: 'reactivate applies to suspended methods.' },
-    resume_cooling: { from: ['suspended'], to: 'cooling', action: 'withdrawal_method.reactivated', hint: 'reactivate applies to suspended methods.' },
+    suspend: { from: ['cooling', 'active'], to: 'suspended', action: 'withdrawal_method.suspended', hint: SUSPEND_HINT },
+    reactivate: { from: ['suspended'], to: 'active', action: 'withdrawal_method.reactivated', hint: REACTIVATE_HINT },
+    resume_cooling: { from: ['suspended'], to: 'cooling', action: 'withdrawal_method.reactivated', hint: REACTIVATE_HINT },
   } satisfies Record<MethodMove, unknown>,
   // new details are refused on a suspended method before the move: only a concurrent change reaches the machine
   refused: (row, move, spec) => (move === 'cool' || move === 'renew' ? changedMeanwhile() : refusedMethodMove(row, move, spec)),
@@ -277,7 +283,7 @@ const invalidMove = (row: MerchantWithdrawalMethodRow, move: 'suspended' | 'reac
 /** cooling or active → suspended (suspendedAt); 409 INVALID_STATE_TRANSITION when already suspended. Operators only. */
 export async function suspendWithdrawalMethod(ctx: CallerContext, id: string): Promise<WithdrawalMethod> {
   assertOperator(ctx, 'suspend');
-  const conflict = (row: MerchantWithdrawalMethodRow) => invalidMove(row, 'suspended', 'suspend applies to cooling and active methods.');
+  const conflict = (row: MerchantWithdrawalMethodRow) => invalidMove(row, 'suspended', SUSPEND_HINT);
   return changeMethod(ctx, id, 'updated', (tx, row) => {
     if (row.status === 'suspended') throw conflict(row);
     return { move: 'suspend', changes: { suspendedAt: tx.clock.now() } };
@@ -290,7 +296,7 @@ export async function suspendWithdrawalMethod(ctx: CallerContext, id: string): P
  */
 export async function reactivateWithdrawalMethod(ctx: CallerContext, id: string): Promise<WithdrawalMethod> {
   assertOperator(ctx, 'reactivate');
-  const conflict = (row: MerchantWithdrawalMethodRow) => invalidMove(row, 'reactivated', 'reactivate applies to suspended methods.');
+  const conflict = (row: MerchantWithdrawalMethodRow) => invalidMove(row, 'reactivated', REACTIVATE_HINT);
   return changeMethod(ctx, id, 'updated', (tx, row) => {
     if (row.status !== 'suspended') throw conflict(row);
     const stillCooling = row.activatesAt !== null && new Date(row.activatesAt).getTime() > tx.clock.now().getTime();
