@@ -5,7 +5,8 @@ import { renderRecord, renderTable, type TableOptions, statusColour } from './ou
 import { statusMoveCommand } from './status-move';
 import type { Page } from '../db/scoped';
 import type { Company } from '../services/organization/companies';
-import { changeLiveStatus, changeMerchantStatus, getMerchant, type LiveMove, type Merchant, type StatusMove } from '../services/organization/merchants';
+import { changeLiveStatus, changeMerchantStatus, getMerchant, type LiveMove, type Merchant } from '../services/organization/merchants';
+import type { AccountMove } from '../services/status';
 
 /** Flags of companies create and update; `companyInput` turns them into the request body's fields. */
 export const companyFieldFlags = {
@@ -84,14 +85,14 @@ export function companyRecord(c: Company): string {
   return renderRecord({ ...c });
 }
 
-const STATUS_SUMMARY: Record<StatusMove, string> = {
+const STATUS_SUMMARY: Record<AccountMove, string> = {
   activate: 'Activate a suspended or disabled merchant: its keys and users work again.',
   suspend: 'Suspend an active merchant: its keys and users are refused until it is activated.',
   disable: 'Disable a merchant: its keys and users are refused.',
 };
 
 /** The command class of one merchant status move (activate, suspend, disable). */
-export function merchantStatusCommand(move: StatusMove) {
+export function merchantStatusCommand(move: AccountMove) {
   return statusMoveCommand({
     topic: 'merchants', noun: 'merchant', kind: 'merchant', move, summary: STATUS_SUMMARY[move],
     get: async (rt, id) => getMerchant(await recordContext(rt, 'merchant', id), id),

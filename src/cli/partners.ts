@@ -6,7 +6,8 @@ import { platformContext } from './context';
 import { renderRecord } from './output';
 import { statusMoveCommand } from './status-move';
 import { ValidationError } from '../domain/errors';
-import { changePartnerStatus, getPartner, type PartnerAssignment, type PartnerMove } from '../services/partners';
+import { changePartnerStatus, getPartner, type PartnerAssignment } from '../services/partners';
+import type { AccountMove } from '../services/status';
 
 // The partners and partner-assignments commands' pieces. The terminal acts with the platform's authority.
 
@@ -49,14 +50,14 @@ export function renderAssignment(a: PartnerAssignment): string {
   });
 }
 
-const SUMMARY: Record<PartnerMove, string> = {
+const SUMMARY: Record<AccountMove, string> = {
   activate: 'Activate a suspended or disabled partner.',
   suspend: 'Suspend an active partner.',
   disable: 'Disable a partner.',
 };
 
 /** The command class of one partner status move (activate, suspend, disable). */
-export function partnerStatusCommand(move: PartnerMove) {
+export function partnerStatusCommand(move: AccountMove) {
   return statusMoveCommand({
     topic: 'partners', noun: 'partner', kind: 'partner', move, summary: SUMMARY[move],
     get: (rt, id) => getPartner(platformContext(rt), id),

@@ -3,7 +3,7 @@ import { BaseCommand } from './base-command';
 import { ownedArg, ownerFlags, type OwnedKind } from './context';
 import { sharedFlags } from './flags';
 
-export type StatusMove = 'activate' | 'suspend' | 'disable';
+import type { AccountMove } from '../services/status';
 
 export interface StatusMoveSpec<R extends { id: string; name: string; status: string }> {
   /** topic of the command, e.g. tenants */
@@ -12,7 +12,7 @@ export interface StatusMoveSpec<R extends { id: string; name: string; status: st
   noun: string;
   /** the kind of record: --tenant (and --merchant where a merchant owns one) check whose it is */
   kind: OwnedKind;
-  move: StatusMove;
+  move: AccountMove;
   summary: string;
   /** the record as its get command reads it: the confirmation names it */
   get(rt: Runtime, id: string): Promise<R>;

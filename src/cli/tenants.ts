@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ValidationError } from '../domain/errors';
-import { statusMoveCommand, type StatusMove } from './status-move';
+import { statusMoveCommand } from './status-move';
+import type { AccountMove } from '../services/status';
 import { changeTenantStatus, getTenant } from '../services/tenants/tenants';
 import { platformContext } from './context';
 
@@ -76,14 +77,14 @@ export function tenantInput(flags: TenantFlagValues): Record<string, unknown> {
   };
 }
 
-const SUMMARY: Record<StatusMove, string> = {
+const SUMMARY: Record<AccountMove, string> = {
   activate: 'Activate a suspended or disabled tenant.',
   suspend: 'Suspend an active tenant: its keys and users stop working until it is activated.',
   disable: 'Disable a tenant: its keys and users stop working.',
 };
 
 /** The command class of one tenant status move (activate, suspend, disable). */
-export function tenantStatusCommand(move: StatusMove) {
+export function tenantStatusCommand(move: AccountMove) {
   return statusMoveCommand({
     topic: 'tenants', noun: 'tenant', kind: 'tenant', move, summary: SUMMARY[move],
     get: (rt, id) => getTenant(platformContext(rt), id),

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../domain/errors'
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { PartnerAssignmentRow, PartnerRow } from '../db/models';
 import { auditRecord, auditedRecord, givenFields, updateRecord } from './audit/changes';
-import { accountMachine, moveRecord, ofStatus, refusedMove, statusMachine } from './status';
+import { accountMachine, moveRecord, ofStatus, refusedMove, statusMachine, type AccountMove } from './status';
 import { filterWhere, mapPage, presentRow, type Presented } from './present';
 import type { Money } from '../domain/money';
 
@@ -85,11 +85,9 @@ export async function updatePartner(ctx: CallerContext, id: string, input: Partn
   return toPartner(await updateRecord(ctx, PARTNER, id, () => givenFields(input, ['name', 'contactEmail', 'metadata']), { action: 'partner.updated' }));
 }
 
-export type PartnerMove = 'activate' | 'suspend' | 'disable';
-
 const PARTNER_STATUS = accountMachine(PARTNER, 'partner');
 
-export async function changePartnerStatus(ctx: CallerContext, id: string, move: PartnerMove): Promise<Partner> {
+export async function changePartnerStatus(ctx: CallerContext, id: string, move: AccountMove): Promise<Partner> {
   return toPartner(await moveRecord(ctx, PARTNER_STATUS, id, move));
 }
 

@@ -3,7 +3,8 @@ import { inTransaction, type CallerContext } from '../domain/context';
 import { ConflictError, NotFoundError } from '../domain/errors';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import type { IntegrationProfileMode, IntegrationProfileRow, IntegrationProfileStatus } from '../db/models';
-import { auditRecord, auditedRecord, givenFields, updateRecord } from './audit/changes';
+import { auditRecord, auditedRecord, auditedUpdate, givenFields, lockedRecord } from './audit/changes';
+import { refusedMove, statusMachine, transition } from './status';
 import { mapPage, presentRow, type Presented } from './present';
 
 // Integration profiles: how one merchant integrates in one mode. sessionLifetime (seconds) bounds checkout
@@ -60,6 +61,16 @@ const PROFILE = auditedRecord<IntegrationProfileRow>({
   model: (ctx) => ctx.db.models.IntegrationProfile, targetType: 'integration_profile', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toProfile,
 });
 
+/** enabled <-> disabled, by an update of the profile (one audit entry for the whole update). */
+const PROFILE_STATUS = statusMachine<IntegrationProfileRow, 'enable' | 'disable', IntegrationProfileStatus>({
+  record: PROFILE,
+  moves: {
+    enable: { from: ['disabled'], to: 'enabled', action: 'integration_profile.updated' },
+    disable: { from: ['enabled'], to: 'disabled', action: 'integration_profile.updated' },
+  },
+  refused: refusedMove('integration profile'),
+});
+
 const duplicate = (mode: string) =>
   new ConflictError('INTEGRATION_PROFILE_EXISTS', `The merchant already has an integration profile for mode ${mode}.`, {
     hint: 'Update the existing profile instead (PATCH /v1/admin/integration-profiles/{id}).',
@@ -76,7 +87,7 @@ export async function createProfile(ctx: CallerContext, input: CreateProfileInpu
         tenantId: merchant.tenantId,
         merchantId: merchant.id,
         mode: input.mode,
-        status: input.status ?? 'enabled',
+        status: input.status === 'disabled' ? 'disabled' : 'enabled',
         returnUrl: input.returnUrl ?? null,
         sessionLifetime: input.sessionLifetime,
         maxDeclineAttempts: input.maxDeclineAttempts ?? DEFAULT_MAX_DECLINE_ATTEMPTS,
@@ -97,6 +108,13 @@ export async function createProfile(ctx: CallerContext, input: CreateProfileInpu
 
 /** Changes the given fields (status included); cascadePolicy replaces the whole object. */
 export async function updateProfile(ctx: CallerContext, id: string, input: ProfileFields): Promise<IntegrationProfile> {
-  const fields = ['status', 'returnUrl', 'sessionLifetime', 'maxDeclineAttempts', 'cascadingEnabled', 'cascadePolicy', 'defaultLocale'] as const;
-  return toProfile(await updateRecord(ctx, PROFILE, id, () => givenFields(input, fields), { action: 'integration_profile.updated' }));
+  const fields = ['returnUrl', 'sessionLifetime', 'maxDeclineAttempts', 'cascadingEnabled', 'cascadePolicy', 'defaultLocale'] as const;
+  return inTransaction(ctx, async (tx) => {
+    const row = await lockedRecord(tx, PROFILE, id);
+    const changes: Partial<IntegrationProfileRow> = givenFields(input, fields);
+    if (input.status !== undefined && input.status !== row.status) {
+      return toProfile(await transition(tx, PROFILE_STATUS, row, input.status === 'enabled' ? 'enable' : 'disable', { changes }));
+    }
+    return toProfile(await auditedUpdate(tx, PROFILE, row, changes, { action: 'integration_profile.updated' }));
+  });
 }

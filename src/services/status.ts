@@ -1,8 +1,11 @@
+import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../domain/context';
-import { ConflictError } from '../domain/errors';
+import { ConflictError, InternalError } from '../domain/errors';
 import type { RowModel } from '../db/model-kit';
 import { scoped } from '../db/scoped';
-import { auditedUpdate, lockedRecord, type AuditedRecord, type AuditRender } from './audit/changes';
+import { updateRows } from '../db/rows';
+import { tableOf } from '../db/table';
+import { auditedUpdateIf, lockedRecord, type AuditedRecord, type AuditRender } from './audit/changes';
 import { emitEvent, type EmitInput } from './webhooks/events';
 
 /**
@@ -26,6 +29,10 @@ export interface Move<R, S extends string> {
   also?: (ctx: CallerContext, row: R) => Partial<R>;
   /** the refusal's hint, when not the machine's */
   hint?: string;
+  /** the event type announcing the move (raised through the machine's `event`), when it has one */
+  event?: string;
+  /** the move as its refusals name it ("start execution"), when not its key */
+  name?: string;
 }
 
 export interface StatusMachine<R extends Row, M extends string, S extends string> {
@@ -37,6 +44,8 @@ export interface StatusMachine<R extends Row, M extends string, S extends string
   refused: (row: R, move: M, spec: Move<R, S>) => Error;
   /** what the audit entries show of the record (default: the record's rendering) */
   render?: AuditRender<R>;
+  /** the event of a move that names one (`event` of the move), from the moved record */
+  event?: (type: string, moved: R) => EmitInput;
 }
 
 /** Declares a status machine (typed by its record, moves and statuses). */
@@ -49,7 +58,7 @@ export interface TransitionOptions<R> {
   check?: (row: R, ctx: CallerContext) => void | Promise<void>;
   /** other changes of this move, or how they follow from the record (which may refuse the move by throwing) */
   changes?: Partial<R> | ((row: R, ctx: CallerContext) => Partial<R> | Promise<Partial<R>>);
-  /** the event announcing the move, from the moved record */
+  /** the event announcing the move, from the moved record (default: the one the move names) */
   event?: (moved: R) => EmitInput;
   /** what the audit entries show of the record (default: the machine's) */
   render?: AuditRender<R>;
@@ -62,7 +71,8 @@ export interface TransitionOptions<R> {
   unaudited?: boolean;
   /**
    * compare-and-set on more than the status: the other values the row must still have when it is written (a where of
-   * ScopedAccess.updateIf), for a move whose row was read without a lock or that depends on more than its status
+   * ScopedAccess.updateIf), for a move whose row was read without a lock or that depends on more than its status (the
+   * token it was read with)
    */
   expect?: Record<string | symbol, unknown>;
 }
@@ -71,24 +81,92 @@ export interface TransitionOptions<R> {
 export async function transition<R extends Row, M extends string, S extends string>(
   ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M, options: TransitionOptions<R> = {},
 ): Promise<R> {
+  const moved = await makeMove(ctx, machine, row, move, options);
+  if (!moved) throw machine.refused(row, move, machine.moves[move]);
+  return moved;
+}
+
+/**
+ * One move of a record, as `transition` makes it, except when a concurrent move won the compare-and-set: null then,
+ * and nothing written (a job's move of a record that another process may move first).
+ */
+export async function transitionIf<R extends Row, M extends string, S extends string>(
+  ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M, options: TransitionOptions<R> = {},
+): Promise<R | null> {
+  return makeMove(ctx, machine, row, move, options);
+}
+
+/** A move refused from any other status, written by compare-and-set (null when that lost), audited and announced. */
+async function makeMove<R extends Row, M extends string, S extends string>(
+  ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M, options: TransitionOptions<R>,
+): Promise<R | null> {
   const spec = machine.moves[move];
   const field = machine.field ?? ('status' as keyof R & string);
   const current = row[field] as unknown as S;
-  const refused = () => machine.refused(row, move, spec);
-  if (!spec.from.includes(current)) throw refused();
+  if (!spec.from.includes(current)) throw machine.refused(row, move, spec);
   await options.check?.(row, ctx);
   const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
   const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
   const expect = { ...options.expect, [field]: current };
   const moved = options.unaudited
     ? await scoped(ctx, machine.record.model(ctx)).updateIf(row, expect, changes)
-    : await auditedUpdate(ctx, machine.record, row, changes, {
-      action: spec.action, expect, refused, render: options.render ?? machine.render,
-    });
-  if (!moved) throw refused();
-  if (options.event) await emitEvent(ctx, options.event(moved));
-  for (const event of options.events?.(moved) ?? []) await emitEvent(ctx, event);
+    : await auditedUpdateIf(ctx, machine.record, row, expect, changes, { action: spec.action, render: options.render ?? machine.render });
+  if (!moved) return null;
+  // the caller's event, else the one the move names (through the machine's `event`)
+  const event = options.event ?? (spec.event && machine.event ? (r: R) => machine.event!(spec.event!, r) : undefined);
+  if (event) await emitEvent(ctx, event(moved));
+  for (const more of options.events?.(moved) ?? []) await emitEvent(ctx, more);
   return moved;
+}
+
+/**
+ * The changes of one move of `row` (its status and the move's own changes), refused with the machine's error from any
+ * other status, for a write that carries the moves of many records in one statement with its own compare-and-set
+ * (the webhook dispatcher's outcomes, guarded by its claim): a hot path that writes no audit entry per record.
+ */
+export function moveChanges<R extends Row, M extends string, S extends string>(
+  ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M,
+): Partial<R> {
+  const spec = machine.moves[move];
+  const field = machine.field ?? ('status' as keyof R & string);
+  if (!spec.from.includes(row[field] as unknown as S)) throw machine.refused(row, move, spec);
+  return { ...spec.also?.(ctx, row), [field]: spec.to } as Partial<R>;
+}
+
+/**
+ * Moves every row of the machine's table that matches `where` (plain conditions, see db/rows.ts updateRows) and is in a
+ * status the move starts from, in one UPDATE (compare-and-set on those statuses), with `changes` besides; returns how
+ * many moved. The many-rows form of a move made by the system (cancelling an endpoint's pending deliveries) or on a hot
+ * path (the dispatcher marking an endpoint failing or disabled): it writes no audit entry per row and raises no event,
+ * which its caller raises once when the move names one.
+ */
+export async function moveRows<R extends Row, M extends string, S extends string>(
+  ctx: CallerContext, machine: StatusMachine<R, M, S>, move: M, where: Record<string | symbol, unknown>, changes: Partial<R> = {},
+): Promise<number> {
+  const spec = machine.moves[move];
+  const field = machine.field ?? 'status';
+  const from = spec.from.length === 1 ? spec.from[0] : { [Op.in]: [...spec.from] };
+  const model = machine.record.model(ctx);
+  const values = { ...changes, [field]: spec.to };
+  const table = tableOf(model as never, ctx.db.dialect);
+  // a table whose writes run hooks (a read cache watches it) is written through its model
+  if (!table || table.hooked) {
+    const [count] = await model.update(values as never, { where: { ...where, [field]: from } as never, transaction: ctx.transaction });
+    return count;
+  }
+  return updateRows(ctx.db, model as never, values, { ...where, [field]: from }, ctx.transaction);
+}
+
+/**
+ * The status a record is created in, when its creator chooses it (a sandbox merchant created approved for live): one
+ * of the statuses the machine's moves name, else an InternalError.
+ */
+export function startIn<R extends Row, M extends string, S extends string>(machine: StatusMachine<R, M, S>, status: S): S {
+  const moves: Move<R, S>[] = Object.values(machine.moves);
+  if (!moves.some((move) => move.to === status || move.from.includes(status))) {
+    throw new InternalError(`a record created in status ${status}, which its machine does not know`);
+  }
+  return status;
 }
 
 /** The record of `id` in the caller's scope (404 otherwise), locked and moved, in one transaction. */
@@ -118,6 +196,9 @@ export const inStatus = (plural: string) => (move: string, from: readonly string
 /** "disable applies to active channels." */
 export const ofStatus = (plural: string) => (move: string, from: readonly string[]) => `${move} applies to ${from.join(' or ')} ${plural}.`;
 
+/** The moves of an account's lifecycle (accountMachine). */
+export type AccountMove = 'activate' | 'suspend' | 'disable';
+
 /**
  * The lifecycle of an account (a tenant, a merchant, a partner): activate, suspend, disable. `kind` names it in its
  * audit actions (tenant.activated, …) and its refusals ("A suspended tenant cannot be activated.").
@@ -129,7 +210,7 @@ export function accountMachine<R extends Row>(record: AuditedRecord<R>, kind: st
       activate: { from: ['suspended', 'disabled'], to: 'active', action: `${kind}.activated` },
       suspend: { from: ['active'], to: 'suspended', action: `${kind}.suspended` },
       disable: { from: ['active', 'suspended'], to: 'disabled', action: `${kind}.disabled` },
-    },
+    } satisfies Record<AccountMove, Move<R, string>>,
     refused: refusedMove(kind, inStatus(`${kind}s`)),
   });
 }

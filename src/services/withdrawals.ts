@@ -10,7 +10,7 @@ import { isUniqueViolation } from '../db/database';
 import { throughProvider } from './provider-call';
 import { recordAudit } from './audit/entries';
 import { auditRecord, auditedRecord, lockedRecord } from './audit/changes';
-import { statusMachine, transition, type Move as StatusMove } from './status';
+import { statusMachine, transition } from './status';
 import { emitEvent, type EmitInput } from './webhooks/events';
 import { viewOf } from '../api/views';
 import { resolveFees } from './fees/schedules';
@@ -233,13 +233,8 @@ export async function revealDestination(ctx: CallerContext, id: string, options:
 
 // ---------------------------------------------------------------------------------------------------- moves
 
-interface Move<I> {
-  name: string;
-  /** the audit entry's action */
-  audit: string;
-  from: WithdrawalStatus[];
-  to: WithdrawalStatus;
-  event: string | null;
+/** What a move of the machine does besides its status: its other changes (from the caller's input), checks, ledger posting. */
+interface MoveEffects<I> {
   /** the moved row's other changes */
   changes(tx: CallerContext, row: WithdrawalRow, input: I): Partial<WithdrawalRow>;
   /** refuses the move for this caller or in this situation (maker-checker, the executor's own, a suspended method) */
@@ -288,8 +283,8 @@ function makerChecker(role: 'creator' | 'approver', what: string) {
   };
 }
 
-async function moveWithdrawal<I>(ctx: CallerContext, id: string, name: WithdrawalMoveName, input: I): Promise<Withdrawal> {
-  const move = MOVES[name] as Move<I>;
+async function moveWithdrawal<I>(ctx: CallerContext, id: string, name: WithdrawalMove, input: I): Promise<Withdrawal> {
+  const move = EFFECTS[name] as MoveEffects<I>;
   const row = await inTransaction(ctx, async (tx) => {
     const moved = await transition(tx, WITHDRAWAL_MACHINE, await lockedRecord(tx, WITHDRAWAL, id), name, {
       check: move.checks && (async (current, c) => {
@@ -297,7 +292,6 @@ async function moveWithdrawal<I>(ctx: CallerContext, id: string, name: Withdrawa
         for (const check of move.checks!) await check(c, current, tenant);
       }),
       changes: (current, c) => move.changes(c, current, input),
-      event: move.event ? (m) => withdrawalEvent(move.event!, m) : undefined,
     });
     if (move.ledger === 'release') await postWithdrawal(tx, 'release', postingOf(moved));
     if (move.ledger === 'complete') {
@@ -319,61 +313,61 @@ const required = (value: string | undefined, path: string, what: string): string
   return text;
 };
 
-const MOVES = {
+type WithdrawalMove = 'cancel' | 'approve' | 'reject' | 'start' | 'complete' | 'fail';
+
+/** The withdrawal status machine: each move's statuses, audit action and event, moved by transition (src/services/status.ts). */
+const WITHDRAWAL_MACHINE = statusMachine<WithdrawalRow, WithdrawalMove, WithdrawalStatus>({
+  record: WITHDRAWAL,
+  moves: {
+    cancel: { from: ['pending'], to: 'canceled', action: 'withdrawal.canceled', event: 'withdrawal.canceled' },
+    approve: { from: ['pending'], to: 'approved', action: 'withdrawal.approved', event: 'withdrawal.approved' },
+    reject: { from: ['pending'], to: 'rejected', action: 'withdrawal.rejected', event: 'withdrawal.rejected' },
+    start: { from: ['approved'], to: 'executing', action: 'withdrawal.execution_started', name: 'start execution' },
+    complete: { from: ['executing'], to: 'completed', action: 'withdrawal.completed', event: 'withdrawal.succeeded' },
+    fail: { from: ['executing'], to: 'failed', action: 'withdrawal.failed', event: 'withdrawal.failed' },
+  },
+  event: withdrawalEvent,
+  refused: (row, name, spec) => {
+    const already = row.status === 'executing' && spec.to === 'executing' ? ` (already being executed by ${row.executedBy})` : '';
+    const needs = `${spec.name ?? name} needs a ${spec.from.join(' or ')} withdrawal`;
+    return new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${row.id} is ${row.status}${already}: ${needs}.`);
+  },
+});
+
+const EFFECTS = {
   cancel: {
-    name: 'cancel', audit: 'withdrawal.canceled', from: ['pending'], to: 'canceled', event: 'withdrawal.canceled', ledger: 'release',
+    ledger: 'release',
     changes: (tx) => ({ canceledAt: tx.clock.now(), canceledBy: tx.actor.id }),
-  } satisfies Move<void>,
+  } satisfies MoveEffects<void>,
   approve: {
-    name: 'approve', audit: 'withdrawal.approved', from: ['pending'], to: 'approved', event: 'withdrawal.approved',
     checks: [makerChecker('creator', 'approve'), stillPayable],
     changes: (tx) => ({ approvedAt: tx.clock.now(), approvedBy: tx.actor.id }),
-  } satisfies Move<void>,
+  } satisfies MoveEffects<void>,
   reject: {
-    name: 'reject', audit: 'withdrawal.rejected', from: ['pending'], to: 'rejected', event: 'withdrawal.rejected', ledger: 'release',
+    ledger: 'release',
     changes: (tx, _row, rejectionReason: string) => ({ rejectedAt: tx.clock.now(), rejectedBy: tx.actor.id, rejectionReason }),
-  } satisfies Move<string>,
+  } satisfies MoveEffects<string>,
   start: {
-    name: 'start execution', audit: 'withdrawal.execution_started', from: ['approved'], to: 'executing', event: null,
     checks: [makerChecker('approver', 'execute'), stillPayable],
     changes: (tx) => ({ executedAt: tx.clock.now(), executedBy: tx.actor.id }),
-  } satisfies Move<void>,
+  } satisfies MoveEffects<void>,
   complete: {
-    name: 'complete', audit: 'withdrawal.completed', from: ['executing'], to: 'completed', event: 'withdrawal.succeeded', ledger: 'complete',
+    ledger: 'complete',
     checks: [executorOnly('complete')],
     changes: (tx, row, input: { providerReference?: string; comment?: string }) => ({
       completedAt: tx.clock.now(), completedBy: tx.actor.id,
       providerReference: input.providerReference?.trim() || row.providerReference, executionComment: input.comment?.trim() || row.executionComment,
     }),
-  } satisfies Move<{ providerReference?: string; comment?: string }>,
+  } satisfies MoveEffects<{ providerReference?: string; comment?: string }>,
   fail: {
-    name: 'fail', audit: 'withdrawal.failed', from: ['executing'], to: 'failed', event: 'withdrawal.failed', ledger: 'release',
+    ledger: 'release',
     checks: [executorOnly('fail')],
     changes: (tx, row, input: { comment: string; providerReference?: string }) => ({
       failedAt: tx.clock.now(), failedBy: tx.actor.id, executionComment: input.comment, failureReason: input.comment,
       providerReference: input.providerReference?.trim() || row.providerReference,
     }),
-  } satisfies Move<{ comment: string; providerReference?: string }>,
-} as const;
-
-type WithdrawalMoveName = keyof typeof MOVES;
-
-/** MOVES as the status machine declares moves: the statuses each starts from, the one it leads to, its audit action. */
-function statusMoves(): Record<WithdrawalMoveName, StatusMove<WithdrawalRow, WithdrawalStatus>> {
-  const moves = {} as Record<WithdrawalMoveName, StatusMove<WithdrawalRow, WithdrawalStatus>>;
-  for (const name of Object.keys(MOVES) as WithdrawalMoveName[]) moves[name] = { from: MOVES[name].from, to: MOVES[name].to, action: MOVES[name].audit };
-  return moves;
-}
-
-/** The withdrawal status machine: MOVES's statuses and audit actions, moved by transition (src/services/status.ts). */
-const WITHDRAWAL_MACHINE = statusMachine<WithdrawalRow, WithdrawalMoveName, WithdrawalStatus>({
-  record: WITHDRAWAL,
-  moves: statusMoves(),
-  refused: (row, name, spec) => {
-    const already = row.status === 'executing' && spec.to === 'executing' ? ` (already being executed by ${row.executedBy})` : '';
-    return new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${row.id} is ${row.status}${already}: ${MOVES[name].name} needs a ${spec.from.join(' or ')} withdrawal.`);
-  },
-});
+  } satisfies MoveEffects<{ comment: string; providerReference?: string }>,
+} as const satisfies Record<WithdrawalMove, unknown>;
 
 export const cancelWithdrawal = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, 'cancel', undefined);
 export const approveWithdrawal = (ctx: CallerContext, id: string) => moveWithdrawal(ctx, id, 'approve', undefined);

@@ -2,6 +2,7 @@ import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
 import * as companies from '../../services/organization/companies';
 import * as merchants from '../../services/organization/merchants';
+import type { AccountMove } from '../../services/status';
 import {
   CompanySchema, CreateCompanyBody, CreateMerchantBody, ListCompaniesQuery, ListCompanyMerchantsQuery, ListMerchantsQuery,
   MerchantSchema, PutCheckoutHostingBody, PutProcessingModeBody, PutThreeDsConfigBody, ThreeDsConfigSchema, UpdateCompanyBody,
@@ -53,7 +54,7 @@ const companyOperations = [
   }),
 ];
 
-const statusMove = (move: merchants.StatusMove, summary: string, description: string) =>
+const statusMove = (move: AccountMove, summary: string, description: string) =>
   defineOperation({
     id: `${move}Merchant`, method: 'post', path: `/v1/admin/merchants/{id}/${move}`, levels: ['T', 'P'], permission: 'organization:merchants:manage',
     tag: merchantTag, summary, description: `${description} 409 when the current status does not allow the move.`,

@@ -1,12 +1,13 @@
 import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
 import * as partners from '../../services/partners';
+import type { AccountMove } from '../../services/status';
 import {
   CreateAssignmentBody, CreatePartnerBody, ListAssignmentsQuery, ListPartnersQuery, PartnerAssignmentSchema, PartnerSchema,
   UpdateAssignmentBody, UpdatePartnerBody,
 } from './schemas';
 
-const partnerMove = (move: partners.PartnerMove, summary: string) =>
+const partnerMove = (move: AccountMove, summary: string) =>
   defineOperation({
     id: `${move}Partner`, method: 'post', path: `/v1/admin/partners/{id}/${move}`, levels: ['T', 'P'], permission: 'organization:partners:manage',
     tag: 'Partners', summary, description: '409 INVALID_STATE_TRANSITION when the current status does not allow the move.',

@@ -1,11 +1,12 @@
 import { defineOperation } from '../registry';
 import { idParams } from '../common';
 import * as tenants from '../../services/tenants/tenants';
+import type { AccountMove } from '../../services/status';
 import { CreateTenantBody, ListTenantsQuery, TenantSchema, UpdateTenantBody } from './schemas';
 
 const tag = 'Tenants';
 
-const statusMove = (move: 'activate' | 'suspend' | 'disable', summary: string) =>
+const statusMove = (move: AccountMove, summary: string) =>
   defineOperation({
     id: `${move}Tenant`, method: 'post', path: `/v1/admin/tenants/{id}/${move}`, levels: ['P'],
     permission: 'organization:tenants:manage', tag, summary, description: '409 when the current status does not allow the move.',

@@ -9,13 +9,17 @@ import type { InvitationRow, UserRow } from '../../db/models';
 import type { Database } from '../../db/database';
 import type { Clock } from '../../domain/clock';
 import type { Sealer } from '../../util/encryption';
-import { auditRecord, auditedRecord, auditedUpdate } from '../audit/changes';
-import { mapPage, presentRow, type Presented } from '../present';
+import { auditRecord, auditedUpdate } from '../audit/changes';
+import { mapPage } from '../present';
+import { transition } from '../status';
 import { randomBase62, sha256Hex } from '../../util/secrets';
 import {
   assertEmailFree, assertMayManage, checkAssignableRoles, checkEntityScope, checkOwnerGrant, normalizeEmail, resolveInviteTarget,
-  setUserRoles, toUser, USER, type User,
+  setUserRoles, toUser, USER, USER_STATUS, type User,
 } from './users';
+import {
+  INVITATION, INVITATION_STATUS, invitationStatus, toInvitation, type Invitation, type InvitationStatus, type IssuedInvitation,
+} from './invitation-status';
 
 /**
  * Invitations: a single-use token (`inv_…`, shown once by invite and resend, stored only as its SHA-256) valid
@@ -26,28 +30,7 @@ import {
 
 export const INVITATION_TTL_MS = 7 * 86_400_000;
 
-export type InvitationStatus = 'pending' | 'accepted' | 'canceled' | 'expired';
-
-const INVITATION_FIELDS = [
-  'id', 'tenantId', 'merchantId', 'userId', 'email', 'layer', 'expiresAt', 'acceptedAt', 'canceledAt', 'sentCount', 'createdBy',
-  'createdAt', 'updatedAt',
-] as const satisfies readonly (keyof InvitationRow)[];
-
-export type Invitation = Presented<Pick<InvitationRow, (typeof INVITATION_FIELDS)[number]>> & { status: InvitationStatus };
-export type IssuedInvitation = Invitation & { token: string };
-
-export function invitationStatus(row: InvitationRow, now: Date): InvitationStatus {
-  if (row.status === 'pending' && new Date(row.expiresAt).getTime() <= now.getTime()) return 'expired';
-  return row.status;
-}
-
-export function toInvitation(row: InvitationRow, now: Date): Invitation {
-  return { ...presentRow(row, INVITATION_FIELDS), status: invitationStatus(row, now) };
-}
-
-const INVITATION = auditedRecord<InvitationRow>({
-  model: (ctx) => ctx.db.models.Invitation, targetType: 'invitation', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toInvitation,
-});
+export { invitationStatus, toInvitation, type Invitation, type InvitationStatus, type IssuedInvitation } from './invitation-status';
 
 function newToken(): { token: string; tokenHash: string } {
   const token = `inv_${randomBase62(40)}`;
@@ -131,8 +114,8 @@ export async function cancelInvitation(ctx: CallerContext, id: string): Promise<
     const status = invitationStatus(row, now);
     const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', `A ${status} invitation cannot be canceled.`, { hint: 'cancel applies to pending invitations.' });
     if (status !== 'pending') throw conflict();
-    const updated = await auditedUpdate(tx, INVITATION, row, { status: 'canceled', canceledAt: now }, {
-      action: 'invitation.canceled', expect: { status: 'pending', tokenHash: row.tokenHash }, refused: conflict, now,
+    const updated = await transition(tx, INVITATION_STATUS, row, 'cancel', {
+      changes: { canceledAt: now }, expect: { tokenHash: row.tokenHash }, render: (r) => toInvitation(r, now),
     });
     return toInvitation(updated, now);
   });
@@ -188,21 +171,22 @@ export async function acceptInvitation(rt: AcceptRuntime, token: string, idpSubj
     if (user.status !== 'pending_invitation') throw new ConflictError('INVALID_STATE_TRANSITION', `The invited user is ${user.status}.`);
     const taken = await tx.db.models.User.findOne({ where: { externalIdpId: subject }, attributes: ['id'], transaction: tx.transaction });
     if (taken) throw new ConflictError('IDP_SUBJECT_IN_USE', 'This identity is already bound to another user.', { errors: [{ path: 'idpSubject', message: 'is already bound to a user' }] });
-    const accepted = await scoped(tx, tx.db.models.Invitation).updateIf(row, { status: 'pending', tokenHash: row.tokenHash }, { status: 'accepted', acceptedAt: now });
-    if (!accepted) throw new ConflictError('INVITATION_ALREADY_ACCEPTED', 'This invitation was used meanwhile.');
+    const accepted = await transition(tx, INVITATION_STATUS, row, 'accept', {
+      changes: { acceptedAt: now }, expect: { tokenHash: row.tokenHash }, render: (r) => toInvitation(r, now),
+    });
+    const roleIds = (await scoped(tx, tx.db.models.UserRole).findAll({ userId: user.id })).map((l) => l.roleId);
     // two invitations accepted at once with one identity: the unique index decides, and the loser hears why
-    const activated = await users.updateIf(user, { status: 'pending_invitation' }, { status: 'active', externalIdpId: subject }).catch((error: unknown) => {
+    const activation = transition(tx, USER_STATUS, user, 'activate', {
+      changes: { externalIdpId: subject }, render: (r) => toUser(r, roleIds),
+    });
+    const activated = await activation.catch((error: unknown) => {
       if (isUniqueViolation(error)) {
-        throw new ConflictError('IDP_SUBJECT_IN_USE', 'This identity is already bound to another user.', { errors: [{ path: 'idpSubject', message: 'is already bound to a user' }] });
+        throw new ConflictError('IDP_SUBJECT_IN_USE', 'This identity is already bound to another user.', {
+          errors: [{ path: 'idpSubject', message: 'is already bound to a user' }],
+        });
       }
       throw error;
     });
-    if (!activated) throw new ConflictError('INVALID_STATE_TRANSITION', 'The invited user changed meanwhile.');
-    const roleIds = (await scoped(tx, tx.db.models.UserRole).findAll({ userId: user.id })).map((l) => l.roleId);
-    const invitation = toInvitation(accepted, now);
-    const after = toUser(activated, roleIds);
-    await auditRecord(tx, INVITATION, row, 'invitation.accepted', { before: toInvitation(row, now), after: invitation });
-    await auditRecord(tx, USER, user, 'user.activated', { before: toUser(user, roleIds), after });
-    return { user: after, invitation };
+    return { user: toUser(activated, roleIds), invitation: toInvitation(accepted, now) };
   });
 }

@@ -3,7 +3,8 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import { ConflictError, NotFoundError, PermissionError, ValidationError, type FieldIssue } from '../../domain/errors';
 import type { RoleRow, UserRow } from '../../db/models';
 import { auditRecord, auditedRecord, givenFields, lockedRecord } from '../audit/changes';
-import { inStatus, refusedMove, statusMachine, transition } from '../status';
+import { inStatus, moveRows, refusedMove, statusMachine, transition } from '../status';
+import { INVITATION_STATUS } from './invitation-status';
 import { allows, layerPermissions } from '../../domain/permissions';
 import { assertLayerAllowed, callerLayer, effectivePermissions, resolveMerchant } from './roles';
 import { filterWhere, presentRow, type Presented } from '../present';
@@ -85,14 +86,24 @@ export const USER = auditedRecord<UserRow>({
   render: (row, _now, ctx) => present(ctx, row),
 });
 
-/** active <-> disabled; the entries show the user with its roles (which the move leaves as they are). */
-const USER_STATUS = statusMachine({
+const refusedUser = refusedMove<UserRow>('user', inStatus('users'));
+
+/**
+ * pending_invitation -> active (its invitation accepted), active <-> disabled; the entries show the user with its roles
+ * (which the move leaves as they are).
+ */
+export const USER_STATUS = statusMachine({
   record: USER,
   moves: {
+    activate: { from: ['pending_invitation'], to: 'active', action: 'user.activated' },
     enable: { from: ['disabled'], to: 'active', action: 'user.enabled' },
     disable: { from: ['active'], to: 'disabled', action: 'user.disabled' },
   },
-  refused: refusedMove('user', inStatus('users')),
+  // accepting an invitation checks the user before: only a concurrent change reaches the machine's refusal
+  refused: (row, move, spec) =>
+    move === 'activate'
+      ? new ConflictError('INVALID_STATE_TRANSITION', 'The invited user changed meanwhile.')
+      : refusedUser(row, move, spec),
 });
 
 export interface UserFilters {
@@ -254,7 +265,7 @@ export async function updateUser(ctx: CallerContext, id: string, input: UpdateUs
 }
 
 /** active <-> disabled; 409 from any other state; nobody disables itself. A disabled user's tokens fail at once. */
-export async function changeUserStatus(ctx: CallerContext, id: string, move: keyof typeof USER_STATUS.moves): Promise<User> {
+export async function changeUserStatus(ctx: CallerContext, id: string, move: 'enable' | 'disable'): Promise<User> {
   return inTransaction(ctx, async (tx) => {
     const row = await lockedRecord(tx, USER, id);
     if (move === 'disable' && tx.actor.type === 'user' && tx.actor.id === id) {
@@ -281,10 +292,7 @@ export async function deleteUser(ctx: CallerContext, id: string): Promise<User> 
     await assertMayManage(tx, row);
     const before = await present(tx, row);
     const now = tx.clock.now();
-    const invitations = scoped(tx, tx.db.models.Invitation);
-    for (const inv of await invitations.findAll({ userId: id, status: 'pending' })) {
-      await invitations.updateIf(inv, { status: 'pending' }, { status: 'canceled', canceledAt: now });
-    }
+    await moveRows(tx, INVITATION_STATUS, 'cancel', { userId: id }, { canceledAt: now, updatedAt: now });
     await setUserRoles(tx, row, []);
     const deleted = await access.softDelete(row);
     const after = toUser(deleted, []);

@@ -10,6 +10,7 @@ import { allows, grantable, isKnownPermission, layerPermissions } from '../../do
 import { apiKeyStatus, generateKeyPair } from './secrets';
 import { isValidIpEntry } from '../access/authenticate';
 import { filterWhere, iso, mapPage } from '../present';
+import { statusMachine, transition } from '../status';
 
 export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
 
@@ -273,6 +274,14 @@ const API_KEY = auditedRecord<ApiKeyRow>({
   render: toApiKey,
 });
 
+/** A key is issued active and revoked for good (an expired key is an active one past expiresAt). */
+const API_KEY_STATUS = statusMachine({
+  record: API_KEY,
+  moves: { revoke: { from: ['active'], to: 'revoked', action: 'api_key.revoked' } },
+  // a revocation checks the key first: only a concurrent one reaches the machine's refusal
+  refused: () => new ConflictError('API_KEY_REVOKED', 'The API key is already revoked.'),
+});
+
 /** Loads a key for a state change, locked in the transaction; 409 unless it is active. */
 async function activeKeyForChange(ctx: CallerContext, id: string, verb: string): Promise<ApiKeyRow> {
   const row = await scoped(ctx, ctx.db.models.ApiKey).get(id, { lock: true });
@@ -320,9 +329,7 @@ export async function revokeApiKey(ctx: CallerContext, id: string): Promise<ApiK
   return inTransaction(ctx, async (tx) => {
     const row = await activeKeyForChange(tx, id, 'revoked');
     const now = tx.clock.now();
-    const updated = await auditedUpdate(tx, API_KEY, row, { status: 'revoked', revokedAt: now }, {
-      action: 'api_key.revoked', expect: { status: 'active' }, now, refused: () => new ConflictError('API_KEY_REVOKED', 'The API key is already revoked.'),
-    });
+    const updated = await transition(tx, API_KEY_STATUS, row, 'revoke', { changes: { revokedAt: now }, render: (r) => toApiKey(r, now) });
     return toApiKey(updated, now);
   });
 }

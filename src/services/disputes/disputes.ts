@@ -6,7 +6,7 @@ import { DISPUTE_REASONS, EVIDENCE_FIELDS } from '../../db/models/disputes';
 import type { PaymentRow } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import { auditRecord, auditedRecord, lockedRecord } from '../audit/changes';
-import { statusMachine, transition, type Move as StatusMove } from '../status';
+import { statusMachine, transition } from '../status';
 import { emitEvent, type EmitInput } from '../webhooks/events';
 import { viewOf } from '../../api/views';
 import { resolveFees } from '../fees/schedules';
@@ -109,27 +109,28 @@ export async function getDispute(ctx: CallerContext, id: string): Promise<Disput
 
 // ---------------------------------------------------------------------------------------------------- moves
 
-type MoveName = 'submit' | 'reopen' | 'accept' | 'expire' | 'win' | 'lose';
+type DisputeMove = 'submit' | 'reopen' | 'accept' | 'expire' | 'win' | 'lose';
 
-const MOVES: Record<MoveName, StatusMove<DisputeRow, DisputeStatus> & { event: string; name: string }> = {
-  submit: { from: ['needs_response'], to: 'under_review', action: 'dispute.submitted', event: 'dispute.updated', name: 'submit' },
-  // the acquirer refused the evidence (or could not be reached): the merchant may submit again
-  reopen: { from: ['under_review'], to: 'needs_response', action: 'dispute.submission_refused', event: 'dispute.updated', name: 'reopen' },
-  accept: { from: ['needs_response'], to: 'lost', action: 'dispute.accepted', event: 'dispute.lost', name: 'accept' },
-  expire: { from: ['needs_response'], to: 'lost', action: 'dispute.expired', event: 'dispute.lost', name: 'expire' },
-  win: { from: ['needs_response', 'under_review'], to: 'won', action: 'dispute.won', event: 'dispute.won', name: 'win' },
-  lose: { from: ['needs_response', 'under_review'], to: 'lost', action: 'dispute.lost', event: 'dispute.lost', name: 'lose' },
-};
-
-const DISPUTE_MACHINE = statusMachine<DisputeRow, MoveName, DisputeStatus>({
+const DISPUTE_MACHINE = statusMachine<DisputeRow, DisputeMove, DisputeStatus>({
   record: DISPUTE,
-  moves: MOVES,
+  moves: {
+    submit: { from: ['needs_response'], to: 'under_review', action: 'dispute.submitted', event: 'dispute.updated' },
+    // the acquirer refused the evidence (or could not be reached): the merchant may submit again
+    reopen: { from: ['under_review'], to: 'needs_response', action: 'dispute.submission_refused', event: 'dispute.updated' },
+    accept: { from: ['needs_response'], to: 'lost', action: 'dispute.accepted', event: 'dispute.lost' },
+    expire: { from: ['needs_response'], to: 'lost', action: 'dispute.expired', event: 'dispute.lost' },
+    win: { from: ['needs_response', 'under_review'], to: 'won', action: 'dispute.won', event: 'dispute.won' },
+    lose: { from: ['needs_response', 'under_review'], to: 'lost', action: 'dispute.lost', event: 'dispute.lost' },
+  },
+  event: disputeEvent,
   refused: (row, name, spec) =>
-    new ConflictError('INVALID_STATE_TRANSITION', `Dispute ${row.id} is ${row.status}: ${MOVES[name].name} needs a ${spec.from.join(' or ')} dispute.`),
+    new ConflictError(
+      'INVALID_STATE_TRANSITION', `Dispute ${row.id} is ${row.status}: ${spec.name ?? name} needs a ${spec.from.join(' or ')} dispute.`,
+    ),
 });
 
-function move(tx: CallerContext, row: DisputeRow, name: MoveName, changes: Partial<DisputeRow> = {}): Promise<DisputeRow> {
-  return transition(tx, DISPUTE_MACHINE, row, name, { changes, event: (moved) => disputeEvent(MOVES[name].event, moved) });
+function move(tx: CallerContext, row: DisputeRow, name: DisputeMove, changes: Partial<DisputeRow> = {}): Promise<DisputeRow> {
+  return transition(tx, DISPUTE_MACHINE, row, name, { changes });
 }
 
 /** The evidence after the given changes: an empty string clears a field; fields left out keep their value. */

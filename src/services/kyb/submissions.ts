@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '
 import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { KybDocumentRow, KybStatus, KybSubmissionRow } from '../../db/models';
 import { auditRecord, auditedRecord, auditedUpdate, lockedRecord } from '../audit/changes';
-import { moveRecord, statusMachine, type Move } from '../status';
+import { moveRecord, statusMachine, transition, type Move } from '../status';
 import { filterWhere, presentRow, type Presented } from '../present';
 
 /**
@@ -96,21 +96,25 @@ function conflict(row: KybSubmissionRow, verb: string, from: readonly KybStatus[
 
 const REVIEWABLE: KybStatus[] = ['submitted', 'in_review'];
 
-type KybMove = 'submit' | 'approve' | 'reject' | 'request_information';
+type KybMove = 'submit' | 'start_review' | 'approve' | 'reject' | 'request_information';
 
 const KYB_VERBS: Record<KybMove, string> = {
-  submit: 'be submitted', approve: 'be approved', reject: 'be rejected', request_information: 'have information requested',
+  submit: 'be submitted', start_review: 'take document verdicts', approve: 'be approved', reject: 'be rejected',
+  request_information: 'have information requested',
 };
 
 const KYB_STATUS = statusMachine({
   record: SUBMISSION,
   moves: {
     submit: { from: EDITABLE, to: 'submitted', action: 'kyb_submission.submitted' },
+    /** a reviewer's first document verdict */
+    start_review: { from: ['submitted'], to: 'in_review', action: 'kyb_submission.review_started' },
     approve: { from: REVIEWABLE, to: 'approved', action: 'kyb_submission.approved' },
     reject: { from: REVIEWABLE, to: 'rejected', action: 'kyb_submission.rejected' },
     request_information: { from: REVIEWABLE, to: 'information_requested', action: 'kyb_submission.information_requested' },
   } satisfies Record<KybMove, Move<KybSubmissionRow, KybStatus>>,
-  refused: (row, move, spec) => conflict(row, KYB_VERBS[move], spec.from),
+  // a document verdict is taken in either reviewable status: its refusal names both
+  refused: (row, move, spec) => conflict(row, KYB_VERBS[move], move === 'start_review' ? REVIEWABLE : spec.from),
 });
 
 type DataInput = Record<string, unknown>;
@@ -237,7 +241,7 @@ function reviewStamp(ctx: CallerContext) {
 async function decide(
   ctx: CallerContext,
   id: string,
-  move: Exclude<KybMove, 'submit'>,
+  move: Exclude<KybMove, 'submit' | 'start_review'>,
   changes: (tx: CallerContext, row: KybSubmissionRow) => Promise<Partial<KybSubmissionRow>>,
 ): Promise<KybSubmission> {
   return inTransaction(ctx, async (tx) => {
@@ -266,21 +270,19 @@ export async function approveSubmission(ctx: CallerContext, id: string, input: {
       );
     }
     const now = tx.clock.now();
-    return { status: 'approved', decidedAt: now, reviewerComment: input.comment ?? row.reviewerComment, openCompanyId: null };
+    return { decidedAt: now, reviewerComment: input.comment ?? row.reviewerComment, openCompanyId: null };
   });
 }
 
 export async function rejectSubmission(ctx: CallerContext, id: string, input: { rejectionReason: string; comment?: string }): Promise<KybSubmission> {
   return decide(ctx, id, 'reject', async (tx, row) => ({
-    status: 'rejected', decidedAt: tx.clock.now(), rejectionReason: input.rejectionReason,
+    decidedAt: tx.clock.now(), rejectionReason: input.rejectionReason,
     reviewerComment: input.comment ?? row.reviewerComment, openCompanyId: null,
   }));
 }
 
 export async function requestInformation(ctx: CallerContext, id: string, input: { message: string }): Promise<KybSubmission> {
-  return decide(ctx, id, 'request_information', async () => ({
-    status: 'information_requested', informationRequest: input.message,
-  }));
+  return decide(ctx, id, 'request_information', async () => ({ informationRequest: input.message }));
 }
 
 /**
@@ -298,10 +300,12 @@ export async function setDocumentVerdict(
     const doc = isUuid(documentId) ? await documents(tx).findOne({ id: documentId, submissionId: row.id }) : null;
     if (!doc) throw new NotFoundError('KYB document', documentId);
     if (!REVIEWABLE.includes(row.status)) throw conflict(row, 'take document verdicts', REVIEWABLE);
-    const moved = await submissions(tx).updateIf(row, { status: row.status }, { status: 'in_review', ...reviewStamp(tx) });
-    if (!moved) throw conflict(row, 'take document verdicts', REVIEWABLE);
-    if (row.status === 'submitted') await auditRecord(tx, SUBMISSION, row, 'kyb_submission.review_started', { before: core(row), after: core(moved) });
-    row = moved;
+    if (row.status === 'submitted') row = await transition(tx, KYB_STATUS, row, 'start_review', { changes: reviewStamp(tx) });
+    else {
+      const stamped = await submissions(tx).updateIf(row, { status: row.status }, reviewStamp(tx));
+      if (!stamped) throw conflict(row, 'take document verdicts', REVIEWABLE);
+      row = stamped;
+    }
     await auditedUpdate(tx, KYB_DOCUMENT, doc, {
       verdict: input.verdict, verdictComment: input.comment ?? null, verdictAt: tx.clock.now(), verdictBy: tx.actor.id,
     }, { action: `kyb_document.${input.verdict}` });

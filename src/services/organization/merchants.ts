@@ -4,7 +4,7 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { MerchantRow, MerchantThreeDsConfig } from '../../db/models';
 import { DEFAULT_THREE_DS_CONFIG } from '../../db/migrations/0003_organization';
 import { auditRecord, auditedRecord, updateRecord } from '../audit/changes';
-import { accountMachine, moveRecord, statusMachine, type Move } from '../status';
+import { accountMachine, moveRecord, startIn, statusMachine, type AccountMove, type Move } from '../status';
 import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { emitEvent } from '../webhooks/events';
 import { companyHasApprovedKyb } from '../kyb/submissions';
@@ -77,7 +77,7 @@ export async function createMerchantRow(
       companyId: company.id,
       name: input.name,
       status: 'active',
-      liveStatus: options.liveStatus ?? 'sandbox',
+      liveStatus: startIn(LIVE_STATUS, options.liveStatus ?? 'sandbox'),
       defaultCurrency: input.defaultCurrency ?? null,
       mcc: input.mcc ?? null,
       website: input.website ?? null,
@@ -172,13 +172,11 @@ export async function setProcessingMode(ctx: CallerContext, id: string, processi
 
 // ------------------------------------------------------------------------------------------- state moves
 
-export type StatusMove = 'activate' | 'suspend' | 'disable';
-
 /** The account lifecycle: activate, suspend, disable (accountMachine, src/services/status.ts). */
 const MERCHANT_STATUS = accountMachine(MERCHANT, 'merchant');
 
 /** activate, suspend, disable: a suspended or disabled merchant's keys and users stop working at once (403). */
-export async function changeMerchantStatus(ctx: CallerContext, id: string, move: StatusMove): Promise<Merchant> {
+export async function changeMerchantStatus(ctx: CallerContext, id: string, move: AccountMove): Promise<Merchant> {
   return toMerchant(await moveRecord(ctx, MERCHANT_STATUS, id, move));
 }
 

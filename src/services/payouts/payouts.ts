@@ -82,10 +82,11 @@ const PAYOUT_MACHINE = statusMachine<PayoutRow, PayoutMove, PayoutStatus>({
   record: PAYOUT,
   moves: {
     send: { from: ['pending'], to: 'in_transit', action: 'payout.in_transit' },
-    pay: { from: ['in_transit'], to: 'paid', action: 'payout.paid' },
-    fail: { from: ['pending', 'in_transit'], to: 'failed', action: 'payout.failed' },
+    pay: { from: ['in_transit'], to: 'paid', action: 'payout.paid', event: 'payout.succeeded' },
+    fail: { from: ['pending', 'in_transit'], to: 'failed', action: 'payout.failed', event: 'payout.failed' },
     cancel: { from: ['pending'], to: 'canceled', action: 'payout.canceled' },
   },
+  event: payoutEvent,
   refused: (row, move, spec) =>
     new ConflictError('INVALID_STATE_TRANSITION', `Payout ${row.id} is ${row.status}: ${move} needs a ${spec.from.join(' or ')} payout.`),
 });

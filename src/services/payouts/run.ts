@@ -243,7 +243,6 @@ export async function sendPayout(ctx: CallerContext, id: string, now: Date): Pro
         if (answer.unreachable.retryable) return row; // may have been sent: sent again (same reference) once the lease passed
         return movePayout(tx, row, 'fail', {
           changes: { failedAt: at, failureReason: `The payout provider could not take the payout: ${answer.unreachable.message}` },
-          event: (m) => payoutEvent('payout.failed', m),
         });
       }
       const { result } = answer;
@@ -251,7 +250,6 @@ export async function sendPayout(ctx: CallerContext, id: string, now: Date): Pro
       if (result.status === 'declined' || result.status === 'failed') {
         return movePayout(tx, row, 'fail', {
           changes: { failedAt: at, providerReference: reference, failureReason: `The payout provider refused the payout: ${result.message ?? result.declineCode ?? result.rawStatus ?? 'no reason given'}` },
-          event: (m) => payoutEvent('payout.failed', m),
         });
       }
       return movePayout(tx, row, 'send', { changes: { providerReference: reference, arrivalDate: at } });
@@ -269,7 +267,7 @@ async function markArrived(sys: CallerContext, now: Date, scope: Scope, result: 
     const paid = await inTransaction(tctx, async (tx) => {
       const current = await lockedRecord(tx, PAYOUT, row.id);
       if (current.status !== 'in_transit') return null;
-      return movePayout(tx, current, 'pay', { changes: { paidAt: now }, event: (m) => payoutEvent('payout.succeeded', m) });
+      return movePayout(tx, current, 'pay', { changes: { paidAt: now } });
     });
     if (paid) result.paid.push(paid.id);
   }

@@ -6,6 +6,7 @@ import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ProviderOverlayRow } from '../../db/models';
 import { fixturePath } from '../../util/paths';
 import { auditRecord, auditedRecord } from '../audit/changes';
+import { refusedMove, statusMachine, transition } from '../status';
 import { iso } from '../present';
 
 /**
@@ -211,22 +212,32 @@ const PROVIDER = auditedRecord<ProviderOverlayRow>({
   render: (row) => toProvider(declarationOf(row.id), row),
 });
 
-async function saveOverlay(ctx: CallerContext, id: string, changes: { status?: ProviderStatus; capabilities?: CapabilityOverlay }): Promise<ProviderOverlayRow> {
+/** Every status, and none of its own (null: an overlay that shows the provider's declared status). */
+const ANY_PROVIDER_STATUS = [...PROVIDER_STATUSES, null] as unknown as ProviderStatus[];
+const statusChange = (to: ProviderStatus) => ({ from: ANY_PROVIDER_STATUS, to, action: 'provider_integration.status_changed' });
+
+/** available, maintenance or deprecated, any to any (the specification's table); each move is named by its status. */
+const PROVIDER_STATUS = statusMachine({
+  record: PROVIDER,
+  moves: { available: statusChange('available'), maintenance: statusChange('maintenance'), deprecated: statusChange('deprecated') },
+  refused: refusedMove('provider integration'),
+});
+
+async function saveOverlay(ctx: CallerContext, id: string, changes: { capabilities?: CapabilityOverlay }): Promise<ProviderOverlayRow> {
   const access = scoped(ctx, ctx.db.models.ProviderOverlay);
   const existing = await access.find(id, { lock: true });
   if (existing) return access.update(existing, changes as Partial<ProviderOverlayRow>);
-  return access.create({ id, status: changes.status ?? null, capabilities: (changes.capabilities ?? {}) as Record<string, unknown> });
+  return access.create({ id, status: null, capabilities: (changes.capabilities ?? {}) as Record<string, unknown> });
 }
 
 /** available, maintenance or deprecated, any to any (the specification's table); platform only, audited. */
 export async function setProviderStatus(ctx: CallerContext, id: string, status: ProviderStatus): Promise<ProviderIntegration> {
   return inTransaction(ctx, async (tx) => {
     const p = declarationOf(id);
-    const before = toProvider(p, await scoped(tx, tx.db.models.ProviderOverlay).find(p.id));
-    const overlay = await saveOverlay(tx, p.id, { status });
-    const after = toProvider(p, overlay);
-    await auditRecord(tx, PROVIDER, overlay, 'provider_integration.status_changed', { before: { status: before.status }, after: { status: after.status } });
-    return after;
+    const access = scoped(tx, tx.db.models.ProviderOverlay);
+    const overlay = (await access.find(p.id, { lock: true })) ?? (await access.create({ id: p.id, status: null, capabilities: {} }));
+    const moved = await transition(tx, PROVIDER_STATUS, overlay, status, { render: (row) => ({ status: toProvider(p, row).status }) });
+    return toProvider(p, moved);
   });
 }
 

@@ -4,7 +4,7 @@ import { ConflictError, ValidationError, type FieldIssue } from '../../domain/er
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { RoutingConditions, RoutingOutcome, RoutingRuleRow, RoutingRuleStatus } from '../../db/models';
 import { auditRecord, auditedRecord, auditedUpdate, givenFields, updateRecord } from '../audit/changes';
-import { moveRecord, refusedMove, statusMachine, transition } from '../status';
+import { moveRecord, refusedMove, statusMachine, transition, transitionIf } from '../status';
 import { mapPage, presentRow, type Presented } from '../present';
 import { tenantForCreate } from '../partners';
 import { newId } from '../../util/ids';
@@ -221,9 +221,8 @@ export async function activateRoutingRule(ctx: CallerContext, id: string): Promi
         check: async () => {
           const previous = await access.findOne({ ruleId: row.ruleId, status: 'active' }, { lock: true });
           if (previous) {
-            await auditedUpdate(tx, ROUTING_RULE, previous, { status: 'archived', archivedAt: now }, {
-              action: 'routing_rule.archived', expect: { status: 'active' }, refused: concurrentActivation,
-            });
+            const archived = await transitionIf(tx, VERSION_STATUS, previous, 'archive', { changes: { archivedAt: now } });
+            if (!archived) throw concurrentActivation();
           }
         },
       }));

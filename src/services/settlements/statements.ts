@@ -11,7 +11,8 @@ import type { SettlementStatementRow, SettlementStatus, StoredBalances } from '.
 import { BALANCE_TYPE, type BalanceType } from '../ledger/balances';
 import { filterWhere } from '../present';
 import { emitEvent } from '../webhooks/events';
-import { recordAudit } from '../audit/entries';
+import { auditedRecord } from '../audit/changes';
+import { refusedMove, statusMachine, transitionIf } from '../status';
 import { forEachDue, type DueOptions } from '../due-work';
 import type { Runtime } from '../../runtime';
 import { publicUrl } from '../../util/public-url';
@@ -393,32 +394,51 @@ export function finalizeDue(source: Runtime | CallerContext, options: DueOptions
   );
 }
 
+/** What a statement's audit entries show of it: its status, and once finalized what finalizing stored. */
+function auditView(row: SettlementStatementRow, computed?: Computed): Record<string, unknown> {
+  if (row.status !== 'finalized' || !computed) return { status: row.status };
+  return {
+    status: row.status,
+    finalizedAt: row.finalizedAt ? new Date(row.finalizedAt).toISOString() : null,
+    lineCount: computed.lineCount,
+    net: computed.totals.net,
+    closingBalance: computed.closingBalance,
+  };
+}
+
+const STATEMENT = auditedRecord<SettlementStatementRow>({
+  model: (ctx) => ctx.db.models.SettlementStatement,
+  targetType: 'settlement_statement',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: (row) => auditView(row),
+});
+
+/** A statement is opened in status open (./open.ts) and finalized once, by the settlements job. */
+const STATEMENT_STATUS = statusMachine({
+  record: STATEMENT,
+  moves: { finalize: { from: ['open'], to: 'finalized', action: 'settlement_statement.finalized' } },
+  refused: refusedMove('settlement statement'),
+});
+
 async function finalizeOne(ctx: CallerContext, row: SettlementStatementRow, now: Date): Promise<boolean> {
   return inTransaction(ctx, async (tctx) => {
     const w = elevate(tctx, 'platform', 'the settlements job finalizes a statement', { livemode: row.livemode });
     const computed = await compute(w, row);
-    const finalized = await scoped(w, w.db.models.SettlementStatement).updateIf(row, { status: 'open' }, {
-      status: 'finalized',
-      openingBalance: toStored(computed.openingBalance),
-      closingBalance: toStored(computed.closingBalance),
-      totals: storedTotals(computed.totals),
-      lineCount: computed.lineCount,
-      finalizedAt: now,
+    const finalized = await transitionIf(w, STATEMENT_STATUS, row, 'finalize', {
+      changes: {
+        openingBalance: toStored(computed.openingBalance),
+        closingBalance: toStored(computed.closingBalance),
+        totals: storedTotals(computed.totals),
+        lineCount: computed.lineCount,
+        finalizedAt: now,
+      },
+      render: (r) => auditView(r, computed),
+      event: (moved) => ({
+        type: 'settlement.finalized', tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
+        data: finalizedEventData(present(w, moved, computed)),
+      }),
     });
-    if (!finalized) return false;
-    const statement = present(w, finalized, computed);
-    await recordAudit(w, {
-      action: 'settlement_statement.finalized',
-      targetType: 'settlement_statement',
-      targetId: row.id,
-      tenantId: row.tenantId,
-      merchantId: row.merchantId,
-      livemode: row.livemode,
-      before: { status: 'open' },
-      after: { status: 'finalized', finalizedAt: now.toISOString(), lineCount: computed.lineCount, net: computed.totals.net, closingBalance: computed.closingBalance },
-    });
-    await emitEvent(w, { type: 'settlement.finalized', tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, data: finalizedEventData(statement) });
-    return true;
+    return finalized !== null;
   });
 }
 

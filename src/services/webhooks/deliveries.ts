@@ -5,6 +5,7 @@ import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/models';
 import { insertRows, selectRows } from '../../db/rows';
 import { auditRecord, auditedRecord, auditedUpdateIf } from '../audit/changes';
+import { refusedMove, statusMachine, transitionIf } from '../status';
 import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { matchesPattern } from './catalog';
 import { newDeliveryRow, receivingEndpoints, whyNotReceiving } from './events';
@@ -65,6 +66,24 @@ const DELIVERY = auditedRecord<WebhookDeliveryRow>({
   render: (row) => toDelivery(row),
 });
 
+/**
+ * A delivery is written pending by the outbox; the dispatcher records each attempt's outcome (moveChanges, in its one
+ * UPDATE of a batch) and an endpoint disabled or deleted cancels its pending deliveries (moveRows); a caller's retry
+ * or replay opens a finished one again.
+ */
+export const DELIVERY_STATUS = statusMachine({
+  record: DELIVERY,
+  moves: {
+    /** an attempt failed and another is scheduled */
+    reschedule: { from: ['pending'], to: 'pending', action: 'webhook_delivery.rescheduled' },
+    succeed: { from: ['pending'], to: 'succeeded', action: 'webhook_delivery.succeeded' },
+    fail: { from: ['pending'], to: 'failed', action: 'webhook_delivery.failed' },
+    cancel: { from: ['pending'], to: 'canceled', action: 'webhook_delivery.canceled' },
+    reopen: { from: ['succeeded', 'failed', 'canceled'], to: 'pending', action: 'webhook_delivery.retried' },
+  },
+  refused: refusedMove('webhook delivery'),
+});
+
 /** The one rule of sending a delivery now (retry and replay): the delivery due now, or a ConflictError saying why not. */
 async function sendNow(ctx: CallerContext, row: WebhookDeliveryRow): Promise<WebhookDeliveryRow> {
   await requireReceivingEndpoint(ctx, row.endpointId);
@@ -84,12 +103,12 @@ async function sendNow(ctx: CallerContext, row: WebhookDeliveryRow): Promise<Web
     // the rest of the schedule stays: the next attempt is simply now; no lease is touched (a scheduled delivery holds none)
     updated = await auditedUpdateIf(ctx, DELIVERY, row, { status: 'pending', attemptCount: row.attemptCount }, { nextAttemptAt: now }, { action: 'webhook_delivery.retried' });
   } else {
-    updated = await auditedUpdateIf(
-      ctx, DELIVERY, row,
-      { status: row.status, attemptCount: row.attemptCount },
-      { status: 'pending', maxAttempts: reopenedMaxAttempts(row), nextAttemptAt: now, failedAt: null, succeededAt: null, lockedUntil: null, lockedBy: null },
-      { action: 'webhook_delivery.retried' },
-    );
+    updated = await transitionIf(ctx, DELIVERY_STATUS, row, 'reopen', {
+      changes: {
+        maxAttempts: reopenedMaxAttempts(row), nextAttemptAt: now, failedAt: null, succeededAt: null, lockedUntil: null, lockedBy: null,
+      },
+      expect: { attemptCount: row.attemptCount },
+    });
   }
   if (!updated) throw new ConflictError('DELIVERY_CHANGED', 'The delivery changed while it was being requeued (an attempt was recorded meanwhile); read it again.');
   return updated;

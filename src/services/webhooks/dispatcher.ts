@@ -2,14 +2,16 @@ import os from 'node:os';
 import { Op, type Transaction } from 'sequelize';
 import type { Runtime } from '../../runtime';
 import { systemContext } from '../../domain/authority';
-import { withTransaction } from '../../domain/context';
+import { withTransaction, type CallerContext } from '../../domain/context';
 import type { EventRow, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/models';
 import { bindFor, columnsOf, decodeRows, insertRows, selectRows, updateRows } from '../../db/rows';
 import { InternalError } from '../../domain/errors';
 import { newId } from '../../util/ids';
 import { eventEnvelope, emitEvent } from './events';
 import { signatureHeader } from './signature';
-import { cancelPendingDeliveries } from './endpoints';
+import { cancelPendingDeliveries, ENDPOINT_STATUS } from './endpoints';
+import { DELIVERY_STATUS } from './deliveries';
+import { moveChanges, moveRows } from '../status';
 import { updateEach } from './bulk-rows';
 import { WebhookTransport, type SendResult, type SendTarget, type TransportOptions } from './transport';
 
@@ -64,6 +66,9 @@ interface Item {
 
 type OutcomeKind = 'succeeded' | 'retry' | 'failed' | 'canceled';
 
+/** The delivery machine's move that records each kind of outcome. */
+const OUTCOME_MOVE = { succeeded: 'succeed', retry: 'reschedule', failed: 'fail', canceled: 'cancel' } as const;
+
 /** An attempt made (or a delivery canceled unsent), waiting to be recorded. */
 interface Outcome {
   kind: OutcomeKind;
@@ -71,8 +76,9 @@ interface Outcome {
   /** the batch's record of the endpoint: the rest of the batch sees the changes recorded here */
   endpoint: WebhookEndpointRow | undefined;
   event: EventRow | undefined;
-  /** the delivery's new values (the lease columns are cleared besides) */
-  changes: Pick<WebhookDeliveryRow, 'status' | 'attemptCount' | 'nextAttemptAt' | 'lastAttemptAt' | 'lastError' | 'succeededAt' | 'failedAt' | 'updatedAt'>;
+  /** the delivery's new values: its move's status and the rest (the lease columns are cleared besides) */
+  changes: Partial<WebhookDeliveryRow> &
+    Pick<WebhookDeliveryRow, 'attemptCount' | 'nextAttemptAt' | 'lastAttemptAt' | 'lastError' | 'succeededAt' | 'failedAt' | 'updatedAt'>;
   /** the attempt record; none for a delivery canceled unsent */
   attempt?: WebhookAttemptRow;
   result?: SendResult;
@@ -117,6 +123,8 @@ export class Dispatcher {
   private waiting: Outcome[] = [];
   private flushing: Promise<void> | null = null;
   private readonly secrets = new WeakMap<WebhookEndpointRow, OpenedSecrets>();
+  /** the system's context the moves of deliveries and endpoints are checked and written in (its transaction set per write) */
+  private readonly system: CallerContext;
 
   constructor(
     private readonly rt: Runtime,
@@ -129,6 +137,7 @@ export class Dispatcher {
     this.leaseMs = options.leaseMs ?? Number(process.env.PAYPLANE_DISPATCH_LEASE_MS ?? 60_000);
     this.pollMs = options.pollMs ?? Number(process.env.PAYPLANE_DISPATCH_POLL_MS ?? 500);
     this.sender = sender ?? new WebhookTransport(options.transport ?? { allowCidrs: [] });
+    this.system = systemContext(rt, false);
   }
 
   /**
@@ -354,7 +363,8 @@ export class Dispatcher {
       return {
         kind: 'canceled', delivery, endpoint, event, finishedAt: now, done: () => undefined,
         changes: {
-          status: 'canceled', attemptCount: delivery.attemptCount, nextAttemptAt: null, lastAttemptAt: delivery.lastAttemptAt,
+          ...moveChanges(this.system, DELIVERY_STATUS, delivery, OUTCOME_MOVE.canceled),
+          attemptCount: delivery.attemptCount, nextAttemptAt: null, lastAttemptAt: delivery.lastAttemptAt,
           lastError: 'endpoint disabled or deleted', succeededAt: delivery.succeededAt, failedAt: delivery.failedAt, updatedAt: now,
         },
       };
@@ -381,7 +391,7 @@ export class Dispatcher {
     return {
       kind, delivery, endpoint, event, result, finishedAt, done: () => undefined,
       changes: {
-        status: kind === 'retry' ? 'pending' : kind === 'succeeded' ? 'succeeded' : 'failed',
+        ...moveChanges(this.system, DELIVERY_STATUS, delivery, OUTCOME_MOVE[kind]),
         attemptCount: attempt,
         nextAttemptAt: kind === 'retry' ? new Date(startedAt.getTime() + RETRY_DELAYS_MS[attempt]) : null,
         lastAttemptAt: startedAt,
@@ -471,14 +481,16 @@ export class Dispatcher {
     await insertRows(db, db.models.WebhookAttempt as never, attempts, transaction);
 
     const afterCommit: Array<() => void> = [];
+    const ctx = withTransaction(this.system, transaction);
     // every success touching one endpoint row would serialize busy endpoints: write only what changes, once per endpoint
     const successes = new Map<string, Outcome>();
     const writeSuccess = async (outcome: Outcome) => {
       const endpoint = outcome.endpoint!;
+      const success = { lastSuccessAt: outcome.finishedAt, failingSince: null, updatedAt: outcome.finishedAt };
+      // a failing endpoint recovers; one that another change moved meanwhile keeps its status and learns the success
       const failing = endpoint.status === 'failing';
-      await updateRows(db, db.models.WebhookEndpoint as never, {
-        lastSuccessAt: outcome.finishedAt, failingSince: null, ...(failing ? { status: 'enabled' } : {}), updatedAt: outcome.finishedAt,
-      }, { id: endpoint.id }, transaction);
+      const recovered = failing && (await moveRows(ctx, ENDPOINT_STATUS, 'recover', { id: endpoint.id }, success)) > 0;
+      if (!recovered) await updateRows(db, db.models.WebhookEndpoint as never, success, { id: endpoint.id }, transaction);
       afterCommit.push(() => {
         endpoint.lastSuccessAt = outcome.finishedAt;
         endpoint.failingSince = null;
@@ -535,7 +547,7 @@ export class Dispatcher {
     const exhaustedTooLong = finishedAt.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS;
     if (gone || exhaustedTooLong) {
       const reason = gone ? 'the receiver answered 410 Gone' : 'every delivery failed for 5 days with no success';
-      await updateRows(db, db.models.WebhookEndpoint as never, { status: 'disabled', disabledReason: reason, failingSince, updatedAt: finishedAt }, { id: endpoint.id }, transaction);
+      await moveRows(ctx, ENDPOINT_STATUS, 'give_up', { id: endpoint.id }, { disabledReason: reason, failingSince, updatedAt: finishedAt });
       // the rest of this batch holds the same endpoint record, and batches read before this commit are told here:
       // their deliveries to it are canceled, not sent
       afterCommit.push(() => {
@@ -552,7 +564,10 @@ export class Dispatcher {
       }
     } else {
       const failing = endpoint.level === 'merchant';
-      await updateRows(db, db.models.WebhookEndpoint as never, { failingSince, ...(failing ? { status: 'failing' } : {}), updatedAt: finishedAt }, { id: endpoint.id }, transaction);
+      if (failing) await moveRows(ctx, ENDPOINT_STATUS, 'fail', { id: endpoint.id }, { failingSince, updatedAt: finishedAt });
+      else {
+        await updateRows(db, db.models.WebhookEndpoint as never, { failingSince, updatedAt: finishedAt }, { id: endpoint.id }, transaction);
+      }
       afterCommit.push(() => {
         endpoint.failingSince = failingSince;
         if (failing && endpoint.status !== 'disabled') endpoint.status = 'failing';

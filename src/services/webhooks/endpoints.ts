@@ -1,5 +1,3 @@
-import { selectRows } from '../../db/rows';
-import { Op, type WhereOptions } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError, NotFoundError } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
@@ -9,6 +7,8 @@ import { mapPage, presentRow, type Presented } from '../present';
 import { generateWebhookSecret } from './signature';
 import { validateSubscription } from './catalog';
 import { checkDestination } from './transport';
+import { DELIVERY_STATUS } from './deliveries';
+import { moveRows, refusedMove, statusMachine, transition } from '../status';
 
 export const MAX_ATTEMPTS = 10;
 export const DEFAULT_SECRET_GRACE_HOURS = 24;
@@ -33,6 +33,23 @@ function access(ctx: CallerContext) {
 
 const ENDPOINT = auditedRecord<WebhookEndpointRow>({
   model: (ctx) => ctx.db.models.WebhookEndpoint, targetType: 'webhook_endpoint', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toEndpoint,
+});
+
+/**
+ * An endpoint is created enabled. Its owner disables or enables it by an update (one audit entry for the whole update);
+ * the dispatcher marks it failing when a delivery fails for good, enabled again on a success, and disables it after a
+ * 410 Gone or days of failures, each on its hot path by compare-and-set on the statuses the move starts from (moveRows).
+ */
+export const ENDPOINT_STATUS = statusMachine({
+  record: ENDPOINT,
+  moves: {
+    disable: { from: ['enabled', 'failing'], to: 'disabled', action: 'webhook_endpoint.updated' },
+    enable: { from: ['disabled', 'failing'], to: 'enabled', action: 'webhook_endpoint.updated' },
+    fail: { from: ['enabled', 'failing'], to: 'failing', action: 'webhook_endpoint.failing' },
+    recover: { from: ['failing'], to: 'enabled', action: 'webhook_endpoint.recovered' },
+    give_up: { from: ['enabled', 'failing'], to: 'disabled', action: 'webhook_endpoint.disabled' },
+  },
+  refused: refusedMove('webhook endpoint'),
 });
 
 async function endpointAtLevel(ctx: CallerContext, id: string, lock = false): Promise<WebhookEndpointRow> {
@@ -110,9 +127,15 @@ export async function updateEndpoint(ctx: CallerContext, id: string, input: Endp
   return inTransaction(ctx, async (tx) => {
     const row = await endpointAtLevel(tx, id, true);
     const changes: Partial<WebhookEndpointRow> = givenFields({ ...input, events }, ['url', 'events', 'description', 'maxAttempts']);
-    if (input.status === 'disabled' && row.status !== 'disabled') Object.assign(changes, { status: 'disabled', disabledReason: 'disabled by request' });
-    if (input.status === 'enabled' && row.status !== 'enabled') Object.assign(changes, { status: 'enabled', disabledReason: null, failingSince: null });
-    if (changes.status === 'disabled') await cancelPendingDeliveries(tx, row.id);
+    if (input.status === 'disabled' && row.status !== 'disabled') {
+      await cancelPendingDeliveries(tx, row.id);
+      const disabling = { ...changes, disabledReason: 'disabled by request' };
+      return toEndpoint(await transition(tx, ENDPOINT_STATUS, row, 'disable', { changes: disabling }));
+    }
+    if (input.status === 'enabled' && row.status !== 'enabled') {
+      const enabling = { ...changes, disabledReason: null, failingSince: null };
+      return toEndpoint(await transition(tx, ENDPOINT_STATUS, row, 'enable', { changes: enabling }));
+    }
     return toEndpoint(await auditedUpdate(tx, ENDPOINT, row, changes, { action: 'webhook_endpoint.updated' }));
   });
 }
@@ -127,11 +150,8 @@ export async function deleteEndpoint(ctx: CallerContext, id: string): Promise<We
 }
 
 export async function cancelPendingDeliveries(ctx: CallerContext, endpointId: string): Promise<number> {
-  const [count] = await ctx.db.models.WebhookDelivery.update(
-    { status: 'canceled', nextAttemptAt: null, lockedUntil: null, lockedBy: null, updatedAt: ctx.clock.now() },
-    { where: { endpointId, status: 'pending' }, transaction: ctx.transaction },
-  );
-  return count;
+  const changes = { nextAttemptAt: null, lockedUntil: null, lockedBy: null, updatedAt: ctx.clock.now() };
+  return moveRows(ctx, DELIVERY_STATUS, 'cancel', { endpointId }, changes);
 }
 
 /**
@@ -168,18 +188,4 @@ export function signingSecrets(ctx: Pick<CallerContext, 'sealer'>, row: WebhookE
 /** The signing secrets of one endpoint at the caller's level, now (the receiving side's view: `webhooks listen`). */
 export async function currentSigningSecrets(ctx: CallerContext, id: string): Promise<string[]> {
   return signingSecrets(ctx, await endpointAtLevel(ctx, id), ctx.clock.now());
-}
-
-/** Endpoints that receive an event: its mode, not disabled or deleted, at a level that sees it. */
-export async function endpointsForEvent(
-  ctx: CallerContext,
-  event: { tenantId: string | null; merchantId: string | null; livemode: boolean },
-): Promise<WebhookEndpointRow[]> {
-  const levels: WhereOptions<WebhookEndpointRow>[] = [{ level: 'platform' }];
-  if (event.tenantId) levels.push({ level: 'tenant', tenantId: event.tenantId });
-  if (event.tenantId && event.merchantId) levels.push({ level: 'merchant', tenantId: event.tenantId, merchantId: event.merchantId });
-  // The outbox fans out across scopes by design: this reads every level's endpoints for the event's owner.
-  return selectRows<WebhookEndpointRow>(ctx.db, ctx.db.models.WebhookEndpoint as never, {
-    livemode: event.livemode, deletedAt: null, status: { [Op.ne]: 'disabled' }, [Op.or]: levels,
-  }, { transaction: ctx.transaction, orderBy: '"createdAt", "id"' });
 }

@@ -1,3 +1,4 @@
+import { Op, type WhereOptions } from 'sequelize';
 import type { CallerContext, Level } from '../../domain/context';
 import { InternalError } from '../../domain/errors';
 import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/models';
@@ -5,7 +6,7 @@ import { newId } from '../../util/ids';
 import { redact } from '../../util/secrets';
 import { apiViews } from '../../api/lazy-views';
 import { eventCatalog, eventResource, isKnownEventType, subscribes } from './catalog';
-import { insertLater } from '../../db/rows';
+import { insertLater, selectRows } from '../../db/rows';
 
 /** Date-form API version that renders event payloads. */
 export const EVENT_API_VERSION = '2026-11-01';
@@ -59,6 +60,20 @@ export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<E
   return event;
 }
 
+/** Endpoints that receive an event: its mode, not disabled or deleted, at a level that sees it. */
+export async function endpointsForEvent(
+  ctx: CallerContext,
+  event: { tenantId: string | null; merchantId: string | null; livemode: boolean },
+): Promise<WebhookEndpointRow[]> {
+  const levels: WhereOptions<WebhookEndpointRow>[] = [{ level: 'platform' }];
+  if (event.tenantId) levels.push({ level: 'tenant', tenantId: event.tenantId });
+  if (event.tenantId && event.merchantId) levels.push({ level: 'merchant', tenantId: event.tenantId, merchantId: event.merchantId });
+  // The outbox fans out across scopes by design: this reads every level's endpoints for the event's owner.
+  return selectRows<WebhookEndpointRow>(ctx.db, ctx.db.models.WebhookEndpoint as never, {
+    livemode: event.livemode, deletedAt: null, status: { [Op.ne]: 'disabled' }, [Op.or]: levels,
+  }, { transaction: ctx.transaction, orderBy: '"createdAt", "id"' });
+}
+
 /**
  * The endpoints that receive an event: of its mode, not disabled or deleted, at a level that sees it (a merchant
  * endpoint only its own merchant's events of merchant types), subscribed to its type. The one rule of the outbox, used
@@ -66,8 +81,6 @@ export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<E
  */
 export async function receivingEndpoints(ctx: CallerContext, event: Pick<EventRow, 'type' | 'tenantId' | 'merchantId' | 'livemode'>): Promise<WebhookEndpointRow[]> {
   const merchantVisible = eventCatalog().find((e) => e.type === event.type)?.level === 'merchant';
-  // loaded when an event is delivered: a command that only reads never loads the endpoints' service and its transport
-  const { endpointsForEvent } = require('./endpoints') as typeof import('./endpoints');
   return (await endpointsForEvent(ctx, event)).filter((endpoint) => receives(endpoint, event.type, merchantVisible));
 }
 

@@ -6,7 +6,8 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { MerchantWithdrawalMethodRow, WithdrawalMethodStatus } from '../../db/models/withdrawal-methods';
 import type { Runtime } from '../../runtime';
 import { forEachDue, type DueOptions } from '../due-work';
-import { auditRecord, auditedRecord, auditedUpdate, auditedUpdateIf, lockedRecord } from '../audit/changes';
+import { auditRecord, auditedRecord, auditedUpdate, lockedRecord } from '../audit/changes';
+import { refusedMove, statusMachine, transition, transitionIf } from '../status';
 import { targetMerchant } from '../organization/merchant-target';
 import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { maskDetails, methodTypeOf, validateDetails, withdrawalMethodTypes, type WithdrawalDetailSpec, type WithdrawalMethodType } from './types';
@@ -106,10 +107,20 @@ export async function coolingHours(ctx: CallerContext, tenantId: string): Promis
   return tenant.withdrawalCoolingPeriodHours ?? ctx.config.withdrawalCoolingHours;
 }
 
-/** Status and activatesAt of a method whose details start cooling now (active at once with 0 hours). */
-async function coolingFrom(ctx: CallerContext, tenantId: string, now: Date): Promise<{ status: WithdrawalMethodStatus; activatesAt: Date }> {
+/** Whether a method whose details start cooling now cools (not with 0 hours: active at once), and its activatesAt. */
+async function coolingFrom(ctx: CallerContext, tenantId: string, now: Date): Promise<{ cools: boolean; activatesAt: Date }> {
   const hours = await coolingHours(ctx, tenantId);
-  return { status: hours > 0 ? 'cooling' : 'active', activatesAt: new Date(now.getTime() + hours * HOUR_MS) };
+  return { cools: hours > 0, activatesAt: new Date(now.getTime() + hours * HOUR_MS) };
+}
+
+/** The status a method is saved in (cooling, or active at once with no cooling period) and its activatesAt. */
+async function startCooling(
+  ctx: CallerContext,
+  tenantId: string,
+  now: Date,
+): Promise<{ status: WithdrawalMethodStatus; activatesAt: Date }> {
+  const { cools, activatesAt } = await coolingFrom(ctx, tenantId, now);
+  return { status: cools ? 'cooling' : 'active', activatesAt };
 }
 
 function sealDetails(ctx: CallerContext, type: WithdrawalMethodType, details: Record<string, string>) {
@@ -128,25 +139,57 @@ function sameDetails(a: Record<string, string>, b: Record<string, string>): bool
 const changedMeanwhile = () =>
   new ConflictError('WITHDRAWAL_METHOD_CHANGED', 'The withdrawal method changed while this request was processed.', { hint: 'Read it again and retry.' });
 
-type MethodAction = 'updated' | 'deleted' | 'suspended' | 'reactivated';
+type MethodMove = 'cool' | 'renew' | 'suspend' | 'reactivate' | 'resume_cooling' | 'activate';
+
+const refusedMethodMove = refusedMove<MerchantWithdrawalMethodRow>('withdrawal method');
+const SUSPEND_HINT = 'suspend applies to cooling and active methods.';
+const REACTIVATE_HINT = 'reactivate applies to suspended methods.';
 
 /**
- * One change of a saved method: locks it, lets `decide` refuse (by throwing) or name the changes (null: nothing to
- * change, the method is answered as it is), applies them by compare-and-set on its status (`raced` when that fails)
- * and audits `withdrawal_method.<action>` with the masked record before and after.
+ * A method is saved cooling (active at once with no cooling period) and activated by the job once its activatesAt has
+ * passed; new details cool it again; operators suspend it and reactivate it (back to cooling while its activatesAt is
+ * still ahead: suspending never shortens cooling).
+ */
+const METHOD_STATUS = statusMachine({
+  record: METHOD,
+  moves: {
+    activate: { from: ['cooling'], to: 'active', action: 'withdrawal_method.activated' },
+    cool: { from: ['cooling', 'active'], to: 'cooling', action: 'withdrawal_method.updated' },
+    renew: { from: ['cooling', 'active'], to: 'active', action: 'withdrawal_method.updated' },
+    suspend: { from: ['cooling', 'active'], to: 'suspended', action: 'withdrawal_method.suspended', hint: SUSPEND_HINT },
+    reactivate: { from: ['suspended'], to: 'active', action: 'withdrawal_method.reactivated', hint: REACTIVATE_HINT },
+    resume_cooling: { from: ['suspended'], to: 'cooling', action: 'withdrawal_method.reactivated', hint: REACTIVATE_HINT },
+  } satisfies Record<MethodMove, unknown>,
+  // new details are refused on a suspended method before the move: only a concurrent change reaches the machine
+  refused: (row, move, spec) => (move === 'cool' || move === 'renew' ? changedMeanwhile() : refusedMethodMove(row, move, spec)),
+});
+
+/** A change decided: the method's move, when its status changes, and its other changes. */
+interface MethodChange {
+  move?: MethodMove;
+  changes: Partial<MerchantWithdrawalMethodRow>;
+}
+
+/**
+ * One change of a saved method: locks it, lets `decide` refuse (by throwing) or name the change (null: nothing to
+ * change, the method is answered as it is), applies it by compare-and-set on its status (the machine's move, or
+ * WITHDRAWAL_METHOD_CHANGED when that fails) and audits it with the masked record before and after: the move's action,
+ * or `withdrawal_method.<action>`.
  */
 async function changeMethod(
   ctx: CallerContext,
   id: string,
-  action: MethodAction,
-  decide: (tx: CallerContext, row: MerchantWithdrawalMethodRow) => Promise<Partial<MerchantWithdrawalMethodRow> | null> | Partial<MerchantWithdrawalMethodRow> | null,
-  raced: (row: MerchantWithdrawalMethodRow) => Error = changedMeanwhile,
+  action: 'updated' | 'deleted',
+  decide: (tx: CallerContext, row: MerchantWithdrawalMethodRow) => Promise<MethodChange | null> | MethodChange | null,
 ): Promise<WithdrawalMethod> {
   return inTransaction(ctx, async (tx) => {
     const row = await lockedRecord(tx, METHOD, id);
-    const changes = await decide(tx, row);
-    if (!changes) return toWithdrawalMethod(row);
-    return toWithdrawalMethod(await auditedUpdate(tx, METHOD, row, changes, { action: `withdrawal_method.${action}`, expect: { status: row.status }, refused: raced }));
+    const change = await decide(tx, row);
+    if (!change) return toWithdrawalMethod(row);
+    if (change.move) return toWithdrawalMethod(await transition(tx, METHOD_STATUS, row, change.move, { changes: change.changes }));
+    return toWithdrawalMethod(await auditedUpdate(tx, METHOD, row, change.changes, {
+      action: `withdrawal_method.${action}`, expect: { status: row.status }, refused: changedMeanwhile,
+    }));
   });
 }
 
@@ -172,7 +215,7 @@ export async function createWithdrawalMethod(ctx: CallerContext, input: CreateWi
       methodType: type.type,
       label: input.label,
       ...sealDetails(tx, type, details),
-      ...(await coolingFrom(tx, merchant.tenantId, now)),
+      ...(await startCooling(tx, merchant.tenantId, now)),
       suspendedAt: null,
       createdBy: tx.actor.id,
     });
@@ -195,6 +238,7 @@ export interface UpdateWithdrawalMethodInput {
 export function updateWithdrawalMethod(ctx: CallerContext, id: string, input: UpdateWithdrawalMethodInput): Promise<WithdrawalMethod> {
   return changeMethod(ctx, id, 'updated', async (tx, row) => {
     const changes: Partial<MerchantWithdrawalMethodRow> = {};
+    let move: MethodMove | undefined;
     if (input.label !== undefined && input.label !== row.label) changes.label = input.label;
     if (input.details !== undefined) {
       const type = typeOfRow(row);
@@ -209,10 +253,12 @@ export function updateWithdrawalMethod(ctx: CallerContext, id: string, input: Up
             hint: 'Ask an operator to reactivate it first, or save a new method.',
           });
         }
-        Object.assign(changes, sealDetails(tx, type, details), await coolingFrom(tx, row.tenantId, tx.clock.now()));
+        const { cools, activatesAt } = await coolingFrom(tx, row.tenantId, tx.clock.now());
+        Object.assign(changes, sealDetails(tx, type, details), { activatesAt });
+        move = cools ? 'cool' : 'renew';
       }
     }
-    return Object.keys(changes).length === 0 ? null : changes;
+    return Object.keys(changes).length === 0 ? null : { move, changes };
   });
 }
 
@@ -223,7 +269,7 @@ export function deleteWithdrawalMethod(ctx: CallerContext, id: string): Promise<
     if (row.status === 'suspended' && tx.level === 'merchant') {
       throw new ConflictError('WITHDRAWAL_METHOD_SUSPENDED', `Withdrawal method ${id} is suspended by an operator: only an operator may delete it.`);
     }
-    return { deletedAt: tx.clock.now() };
+    return { changes: { deletedAt: tx.clock.now() } };
   });
 }
 
@@ -237,11 +283,11 @@ const invalidMove = (row: MerchantWithdrawalMethodRow, move: 'suspended' | 'reac
 /** cooling or active → suspended (suspendedAt); 409 INVALID_STATE_TRANSITION when already suspended. Operators only. */
 export async function suspendWithdrawalMethod(ctx: CallerContext, id: string): Promise<WithdrawalMethod> {
   assertOperator(ctx, 'suspend');
-  const conflict = (row: MerchantWithdrawalMethodRow) => invalidMove(row, 'suspended', 'suspend applies to cooling and active methods.');
-  return changeMethod(ctx, id, 'suspended', (tx, row) => {
+  const conflict = (row: MerchantWithdrawalMethodRow) => invalidMove(row, 'suspended', SUSPEND_HINT);
+  return changeMethod(ctx, id, 'updated', (tx, row) => {
     if (row.status === 'suspended') throw conflict(row);
-    return { status: 'suspended', suspendedAt: tx.clock.now() };
-  }, conflict);
+    return { move: 'suspend', changes: { suspendedAt: tx.clock.now() } };
+  });
 }
 
 /**
@@ -250,12 +296,12 @@ export async function suspendWithdrawalMethod(ctx: CallerContext, id: string): P
  */
 export async function reactivateWithdrawalMethod(ctx: CallerContext, id: string): Promise<WithdrawalMethod> {
   assertOperator(ctx, 'reactivate');
-  const conflict = (row: MerchantWithdrawalMethodRow) => invalidMove(row, 'reactivated', 'reactivate applies to suspended methods.');
-  return changeMethod(ctx, id, 'reactivated', (tx, row) => {
+  const conflict = (row: MerchantWithdrawalMethodRow) => invalidMove(row, 'reactivated', REACTIVATE_HINT);
+  return changeMethod(ctx, id, 'updated', (tx, row) => {
     if (row.status !== 'suspended') throw conflict(row);
     const stillCooling = row.activatesAt !== null && new Date(row.activatesAt).getTime() > tx.clock.now().getTime();
-    return { status: stillCooling ? 'cooling' : 'active', suspendedAt: null };
-  }, conflict);
+    return { move: stillCooling ? 'resume_cooling' : 'reactivate', changes: { suspendedAt: null } };
+  });
 }
 
 // ------------------------------------------------------------------------------------------------ activation
@@ -266,7 +312,7 @@ export async function reactivateWithdrawalMethod(ctx: CallerContext, id: string)
  */
 async function activateOne(ctx: CallerContext, row: MerchantWithdrawalMethodRow, now: Date): Promise<MerchantWithdrawalMethodRow | null> {
   return inTransaction(ctx, async (tx) => {
-    return auditedUpdateIf(tx, METHOD, row, { status: 'cooling', activatesAt: { [Op.lte]: now } }, { status: 'active' }, { action: 'withdrawal_method.activated' });
+    return transitionIf(tx, METHOD_STATUS, row, 'activate', { expect: { activatesAt: { [Op.lte]: now } } });
   });
 }
 
