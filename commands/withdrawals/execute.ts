@@ -7,7 +7,7 @@ import type { Withdrawal } from '../../src/services/withdrawals';
 import { claimExecution, executeViaProvider, revealDestination } from '../../src/services/withdrawals';
 import { getMerchant } from '../../src/services/organization/merchants';
 import { type ExecutionOutcome, applyOutcome, checkedOutcome, operatorFlags, promptOutcome, renderPayoutOrder, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
-import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { recordArg } from '../../src/cli/context';
 import { isPromptInterrupt } from '../../src/cli/prompts';
 
 export default class WithdrawalsExecute extends BaseCommand<typeof WithdrawalsExecute> {
@@ -25,7 +25,7 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
     '<%= config.bin %> withdrawals execute 0190a1b2-… --fail --comment "Bank returned it: account closed" --json',
     '<%= config.bin %> withdrawals execute 0190a1b2-… --via-provider --operator alice',
   ];
-  static override args = { id: ownedArg('withdrawal', { description: 'Withdrawal id', required: true }) };
+  static override args = { id: recordArg('withdrawal', { description: 'Withdrawal id', required: true }) };
   static override flags = {
     complete: Flags.boolean({ description: 'The payout went out: record it as completed (needs --reference)', exclusive: ['fail', 'via-provider'] }),
     fail: Flags.boolean({ description: 'The payout failed: record it as failed (needs --comment)', exclusive: ['complete', 'via-provider'] }),
@@ -40,16 +40,14 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
   };
 
   async run(): Promise<Withdrawal> {
-    const rt = await this.runtime();
-    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
-    const ctx = actContext(rt, where, this.flags.operator);
-    if (this.flags['via-provider']) return this.viaProvider(ctx, where.id);
+    const ctx = await this.scope();
+    if (this.flags['via-provider']) return this.viaProvider(ctx, this.args.id);
     const onTerminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !this.jsonEnabled();
-    if (onTerminal && !this.flags.complete && !this.flags.fail) return this.interactive(ctx, where.id);
+    if (onTerminal && !this.flags.complete && !this.flags.fail) return this.interactive(ctx, this.args.id);
     // every input is checked before the execution is started: a refused command changes nothing
     const outcome = checkedOutcome(await this.outcomeFromFlags());
-    await claimExecution(ctx, where.id);
-    const withdrawal = await applyOutcome(ctx, where.id, outcome);
+    await claimExecution(ctx, this.args.id);
+    const withdrawal = await applyOutcome(ctx, this.args.id, outcome);
     await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;

@@ -101,7 +101,7 @@ const LOCATED = {
  * Where a payment, refund or withdrawal lives (tenant, merchant, mode), found by id with the database's authority; the
  * command then acts inside that scope. 404 when there is no such record (or it is not --tenant's when one is named).
  */
-export async function locate(rt: Runtime, kind: keyof typeof LOCATED, id: string, tenantId?: string): Promise<Located> {
+async function locate(rt: Runtime, kind: keyof typeof LOCATED, id: string, tenantId?: string): Promise<Located> {
   const { model, path, checksTenant } = LOCATED[kind];
   requireId(id, kind, path);
   if (checksTenant && tenantId !== undefined) requireId(tenantId, 'tenant', '--tenant');
@@ -112,8 +112,22 @@ export async function locate(rt: Runtime, kind: keyof typeof LOCATED, id: string
 }
 
 /** Changes act at the tenant level of the record, in its mode, as the tenant's operator (named by --operator). */
-export function actContext(rt: Runtime, where: { tenantId: string; livemode: boolean }, operator?: string): CallerContext {
+function actContext(rt: Runtime, where: { tenantId: string; livemode: boolean }, operator?: string): CallerContext {
   return tenantContext(rt, where.tenantId, where.livemode, operator);
+}
+
+/** The kinds of money records a command finds by id (`locate`). */
+export type LocatedKind = keyof typeof LOCATED;
+
+function isLocated(kind: string): kind is LocatedKind {
+  return Object.prototype.hasOwnProperty.call(LOCATED, kind);
+}
+
+/** Where a command on a money record acts (recordArg): found first (and checked against --tenant), then read or acted on. */
+async function locatedContext(rt: Runtime, kind: LocatedKind, id: string, flags: Record<string, unknown>, reads: boolean): Promise<CallerContext> {
+  const tenant = typeof flags.tenant === 'string' ? flags.tenant : undefined;
+  const where = await locate(rt, kind, id, tenant);
+  return reads ? readContext(rt, tenant, where.livemode) : actContext(rt, where, flags.operator as string | undefined);
 }
 
 const LEVEL_OF: Record<UserRow['layer'], Level> = { merchant: 'merchant', operator: 'tenant', platform: 'platform' };
@@ -319,12 +333,18 @@ export function ownedArg(kind: OwnedKind, options: { description: string; requir
 }
 
 /**
- * The id of a record whose owner decides where the command acts (`payplane merchants get ID`): the command asks
- * `this.scope()` for its context. --tenant and --merchant are checked as for every ownedArg.
+ * The id of a record whose owner decides where the command acts (`payplane merchants get ID`, `payplane payments
+ * capture ID`): the command asks `this.scope()` for its context. --tenant and --merchant are checked as for every
+ * ownedArg. A money record (a payment, refund, dispute, payout, statement or withdrawal) is acted on as its tenant's
+ * operator (--operator names who, on the commands that have it), in its mode; a command that only `reads` one reads
+ * as --tenant's operator when one is named, else as the platform (which sees the operator's fields), in its mode.
  */
-export function recordArg(kind: RecordKind, options: { description: string; required: true }) {
-  const scope: ScopeOf = (rt, id, flags) => recordContext(rt, kind, id!, flags as AccessScopeValues);
-  return Object.assign(ownedArg(kind, options), { scope });
+export function recordArg(kind: RecordKind | LocatedKind, options: { description: string; required: true; name?: string; reads?: boolean }) {
+  const { reads, ...arg } = options;
+  const scope: ScopeOf = isLocated(kind)
+    ? (rt, id, flags) => locatedContext(rt, kind, id!, flags, reads === true)
+    : (rt, id, flags) => recordContext(rt, kind, id!, flags as AccessScopeValues);
+  return Object.assign(ownedArg(kind, arg), { scope });
 }
 
 /**
@@ -377,9 +397,32 @@ export function scopeFlag(description: string, scope: ScopeOf) {
   return Object.assign(Flags.custom<string>({ parse: async (value) => value })({ description }), { scope });
 }
 
+/** The same flag (its description, options and all), now saying where the command acts: `scope` makes the context. */
+export function withScope<F extends object>(flag: F, scope: ScopeOf): F & { scope: ScopeOf } {
+  return { ...flag, scope };
+}
+
+/**
+ * Where a command acts that no argument or flag places (BaseCommand's static `scopeOf`): the platform's operator, in
+ * live mode, or in the mode given, or in the mode --live says (`'live-flag'`).
+ */
+export function atPlatform(mode: boolean | 'live-flag' = true): ScopeOf {
+  return async (rt, _value, flags) => platformContext(rt, mode === 'live-flag' ? flags.live === true : mode);
+}
+
+/** --tenant checked, as its operator (--operator names who, --live the mode): `operatorOfTenant`. */
+export const asOperatorOfTenant: ScopeOf = (rt, tenantId, flags) =>
+  operatorOfTenant(rt, tenantId as string, flags as { live?: boolean; operator?: string });
+
+/** --tenant as the tenant's operator (unchecked), else the platform, in the mode --live says. */
+export const asTenantOrPlatform: ScopeOf = async (rt, tenantId, flags) => tenantOrPlatformContext(rt, tenantId, flags.live === true);
+
+/** --tenant as a reading scope (`readContext`): the tenant's operator (checked), else the platform, in the mode --live says. */
+export const asReader: ScopeOf = (rt, tenantId, flags, livemode) => readContext(rt, tenantId, livemode ?? (flags.live as boolean | undefined) ?? false);
+
 /** --tenant as a reading scope: the tenant's operator (checked: 400 for no uuid, 404 for no tenant), else the platform. */
 export function readAsTenantFlag(description: string) {
-  return scopeFlag(description, (rt, tenantId, flags, livemode) => readContext(rt, tenantId, livemode ?? (flags.live as boolean | undefined) ?? false));
+  return scopeFlag(description, asReader);
 }
 
 /** --tenant, --merchant, --as-user and --live of the users and roles commands: who acts (accessContext, from all four). */
