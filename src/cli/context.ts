@@ -417,6 +417,23 @@ export const asOperatorOfTenant: ScopeOf = (rt, tenantId, flags) =>
 /** --tenant as the tenant's operator (unchecked), else the platform, in the mode --live says. */
 export const asTenantOrPlatform: ScopeOf = async (rt, tenantId, flags) => tenantOrPlatformContext(rt, tenantId, flags.live === true);
 
+/** --tenant as its operator (unchecked), in the mode --live says. */
+export const asTenant: ScopeOf = async (rt, tenantId, flags) => tenantContext(rt, tenantId as string, flags.live === true);
+
+/** --tenant as its operator (unchecked), in the mode --live says; with --merchant, acting as that merchant of the tenant. */
+export const asTenantOrItsMerchant: ScopeOf = (rt, tenantId, flags) =>
+  typeof flags.merchant === 'string'
+    ? merchantContext(rt, tenantId as string, flags.merchant, flags.live === true)
+    : Promise.resolve(tenantContext(rt, tenantId as string, flags.live === true));
+
+/** --tenant as its operator in sandbox mode, else the platform (live): where a fee is quoted. */
+export const asQuotingTenant: ScopeOf = async (rt, tenantId) => (tenantId ? tenantContext(rt, tenantId, false) : platformContext(rt));
+
+/** A flag naming a record whose owner decides where the command acts (`merchants create --company ID`). */
+export function recordFlagScope(kind: RecordKind, flag: string): ScopeOf {
+  return (rt, id, flags) => recordContext(rt, kind, requireId(id as string, kind, `--${flag}`), flags as AccessScopeValues);
+}
+
 /** --tenant as a reading scope (`readContext`): the tenant's operator (checked), else the platform, in the mode --live says. */
 export const asReader: ScopeOf = (rt, tenantId, flags, livemode) => readContext(rt, tenantId, livemode ?? (flags.live as boolean | undefined) ?? false);
 
