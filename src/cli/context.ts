@@ -417,6 +417,10 @@ export const asOperatorOfTenant: ScopeOf = (rt, tenantId, flags) =>
 /** --tenant as the tenant's operator (unchecked), else the platform, in the mode --live says. */
 export const asTenantOrPlatform: ScopeOf = async (rt, tenantId, flags) => tenantOrPlatformContext(rt, tenantId, flags.live === true);
 
+/** --tenant checked, as its operator (`asOperatorOfTenant`), else the platform, in the mode --live says. */
+export const asOperatorOfTenantOrPlatform: ScopeOf = async (rt, tenantId, flags, livemode) =>
+  tenantId !== undefined ? asOperatorOfTenant(rt, tenantId, flags, livemode) : platformContext(rt, flags.live === true);
+
 /** --tenant as its operator (unchecked), in the mode --live says. */
 export const asTenant: ScopeOf = async (rt, tenantId, flags) => tenantContext(rt, tenantId as string, flags.live === true);
 
