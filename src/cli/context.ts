@@ -259,6 +259,54 @@ export async function sandboxDefaults(rt: Runtime, flags: { tenant?: string; mer
   return { tenant: sandbox.tenantId, merchant: flags.merchant ?? sandbox.merchantId, fromSandbox: true };
 }
 
+/** Where endpoints are listed or created (`endpointScopeContext`): --platform, else --tenant [--merchant]. */
+export const atEndpointLevel: ScopeOf = (rt, _tenant, flags) => endpointScopeContext(rt, flags as unknown as EndpointScopeValues);
+
+/** As atEndpointLevel, the saved sandbox's tenant and merchant when neither --tenant nor --platform is given (webhooks listen). */
+export const atEndpointLevelOrSandbox: ScopeOf = async (rt, _tenant, flags) => {
+  const scope = { ...flags } as unknown as EndpointScopeValues;
+  if (!scope.tenant && !scope.platform) {
+    const { tenant, merchant } = await sandboxDefaults(rt, scope, 'pass --tenant <id> [--merchant <id>] or --platform');
+    Object.assign(scope, { tenant, merchant });
+  }
+  return endpointScopeContext(rt, scope);
+};
+
+/** Deliveries: --tenant [--merchant] (the deliveries to their endpoints), else every tenant's, as the platform. */
+export const atDeliveryLevel: ScopeOf = (rt, tenant, flags) =>
+  endpointScopeContext(rt, { tenant, merchant: flags.merchant as string | undefined, platform: !tenant, live: flags.live === true });
+
+/** Events followed (events tail): --tenant [--merchant], --merchant alone, else the saved sandbox's merchant; in the mode --live says. */
+export const atTailLevel: ScopeOf = async (rt, _tenant, flags) => {
+  const live = flags.live === true;
+  let tenant = flags.tenant as string | undefined;
+  let merchant = flags.merchant as string | undefined;
+  if (tenant === undefined && merchant === undefined) ({ tenant, merchant } = await sandboxDefaults(rt, {}));
+  if (tenant === undefined) return accessContext(rt, { merchant, live });
+  return endpointScopeContext(rt, { tenant, merchant, platform: false, live });
+};
+
+/** Events resent: --platform, else --tenant [--merchant], else --merchant alone (its tenant found from it), else the sandbox's tenant. */
+export const atResendLevel: ScopeOf = async (rt, _tenant, flags) => {
+  const { platform, live, merchant } = flags as { platform: boolean; live: boolean; merchant?: string };
+  let tenant = flags.tenant as string | undefined;
+  if (!platform && tenant === undefined && merchant !== undefined) return accessContext(rt, { merchant, live });
+  // the sandbox's tenant only: its tenant-level events are resent too, and its merchant's endpoints still receive theirs
+  if (!platform && tenant === undefined) tenant = (await sandboxDefaults(rt, {}, 'pass --tenant <id> [--merchant <id>], --merchant <id> or --platform')).tenant;
+  return endpointScopeContext(rt, { platform, tenant, merchant, live });
+};
+
+/** Sample events (events trigger): --tenant, else the saved sandbox's, in sandbox mode. */
+export const atSandboxTenant: ScopeOf = async (rt, _tenant, flags) => {
+  const scope = await sandboxDefaults(rt, flags as { tenant?: string; merchant?: string });
+  return tenantContext(rt, requireUuid(scope.tenant, '--tenant'), false);
+};
+
+/** A tenant's context narrowed to one of its merchants (404 when the merchant is not the tenant's), in the same mode. */
+export function ofMerchant(rt: Runtime, ctx: CallerContext, merchantId: string): Promise<CallerContext> {
+  return merchantContext(rt, ctx.tenantId!, merchantId, ctx.livemode);
+}
+
 export function requireUuid(value: string, path: string): string {
   if (!isUuid(value)) throw ValidationError.field(path, 'must be a UUID');
   return value;

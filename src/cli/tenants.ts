@@ -2,7 +2,6 @@ import { Flags } from '@oclif/core';
 import { ValidationError } from '../domain/errors';
 import { statusMoveCommand, type StatusMove } from './status-move';
 import { changeTenantStatus, getTenant } from '../services/tenants/tenants';
-import { platformContext } from './context';
 
 /** Flags of tenants create and update; `tenantInput` turns them into the request body's fields. */
 export const tenantFieldFlags = {
@@ -85,8 +84,8 @@ const SUMMARY: Record<StatusMove, string> = {
 /** The command class of one tenant status move (activate, suspend, disable). */
 export function tenantStatusCommand(move: StatusMove) {
   return statusMoveCommand({
-    topic: 'tenants', noun: 'tenant', kind: 'tenant', move, summary: SUMMARY[move],
-    get: (rt, id) => getTenant(platformContext(rt), id),
-    apply: (rt, id) => changeTenantStatus(platformContext(rt), id, move),
+    topic: 'tenants', noun: 'tenant', kind: 'tenant', placedBy: 'platform', move, summary: SUMMARY[move],
+    get: getTenant,
+    apply: (ctx, id) => changeTenantStatus(ctx, id, move),
   });
 }
