@@ -12,8 +12,10 @@ import { requireId } from './validate';
  * Where a command acts: every caller context of the terminal is made here, through the one operator constructor
  * (`operatorContext`). The terminal has the database's authority: a command acts at the level its flags name
  * (--tenant, --merchant, --platform, --as-user), or at the one its record decides (a key, a company, a merchant, an
- * endpoint, a user, …: the record is found first, then the command runs inside its owner's scope). The argument and
- * flag types below carry that rule with them; `BaseCommand.scope()` resolves them.
+ * endpoint, a user, a payment, a withdrawal, …: the record is found first, then the command runs inside its owner's
+ * scope). The argument and flag types below carry that rule with them (`recordArg`, `withScope`, `scopeFlag`), a
+ * command placed by neither declares `scopeOf` (`atPlatform`); `BaseCommand.scope()` resolves them, the one way a
+ * command finds where it acts (test/cli/scope.test.ts).
  */
 
 // ------------------------------------------------------------------------------------------------ who acts
