@@ -10,7 +10,7 @@ import { benchArgs, cpuMs, cpuPer, findRoot, freshDatabase, interrupted, runBenc
 import { loadConfig } from '../src/config';
 import type { EventRow, WebhookDeliveryRow } from '../src/db/models';
 import { closeRuntime, openRuntime, type Runtime } from '../src/runtime';
-import { operatorContext } from '../src/domain/authority';
+import { operatorContext } from '../src/services/access/operators';
 import { createSandbox, type SandboxCredentials } from '../src/services/sandbox';
 import { createEndpoint } from '../src/services/webhooks/endpoints';
 import { emitEvent } from '../src/services/webhooks/events';

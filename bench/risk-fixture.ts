@@ -3,7 +3,7 @@ import type { Database } from '../src/db/database';
 import type { PaymentRow } from '../src/db/models/payments';
 import type { CallerContext } from '../src/domain/context';
 import type { Runtime } from '../src/runtime';
-import { operatorContext } from '../src/domain/authority';
+import { operatorContext } from '../src/services/access/operators';
 import { putRiskConfiguration } from '../src/services/risk/configuration';
 import type { RiskSubject } from '../src/services/risk/conditions';
 import { createListGroup, normalizeEntry } from '../src/services/risk/lists';

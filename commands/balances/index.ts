@@ -2,10 +2,10 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateInput } from '../../src/cli/validate';
 import type { Page } from '../../src/db/scoped';
-import type { Balance } from '../../src/services/ledger';
+import type { Balance } from '../../src/services/ledger/balances';
 import { ListBalancesQuery } from '../../src/api/ledger/schemas';
-import { listBalances } from '../../src/services/ledger';
-import { balanceScopeFlags, renderBalances } from '../../src/cli/ledger';
+import { listBalances } from '../../src/services/ledger/balances';
+import { balanceScopeFlags, renderBalances } from '../../src/cli/ledger/balances';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 
 export default class Balances extends BaseCommand<typeof Balances> {

@@ -3,10 +3,10 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateInput } from '../../src/cli/validate';
 import type { Page } from '../../src/db/scoped';
-import type { BalanceTransaction } from '../../src/services/ledger';
+import type { BalanceTransaction } from '../../src/services/ledger/balance-transactions';
 import { ListBalanceTransactionsQuery } from '../../src/api/ledger/schemas';
-import { listBalanceTransactions } from '../../src/services/ledger';
-import { balanceScopeFlags, renderBalanceTransactions } from '../../src/cli/ledger';
+import { listBalanceTransactions } from '../../src/services/ledger/balance-transactions';
+import { balanceScopeFlags, renderBalanceTransactions } from '../../src/cli/ledger/balances';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 
 export default class BalancesTransactions extends BaseCommand<typeof BalancesTransactions> {

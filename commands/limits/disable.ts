@@ -4,7 +4,7 @@ import type { Limit } from '../../src/services/limits/manage';
 import { disableLimit, getLimit, ownerOfLimit } from '../../src/services/limits/manage';
 import { getChannel } from '../../src/services/channels';
 import { getMerchant } from '../../src/services/organization/merchants';
-import { getTerminal } from '../../src/services/processing/terminals';
+import { getTerminal } from '../../src/services/processing/terminals/terminals';
 import { limitLabel } from '../../src/cli/prompts';
 import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 

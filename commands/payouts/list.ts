@@ -6,7 +6,7 @@ import type { Page } from '../../src/db/scoped';
 import type { Payout } from '../../src/services/payouts/payouts';
 import { listPayouts } from '../../src/services/payouts/payouts';
 import { ListPayoutsQuery } from '../../src/api/payouts/schemas';
-import { balanceScopeFlags } from '../../src/cli/ledger';
+import { balanceScopeFlags } from '../../src/cli/ledger/balances';
 import { payoutStatusFlag, renderPayouts } from '../../src/cli/payouts';
 
 export default class PayoutsList extends BaseCommand<typeof PayoutsList> {

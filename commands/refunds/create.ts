@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { runIdempotent } from '../../src/services/idempotency';
-import { createRefund, getRefund, refundRequest } from '../../src/services/payments/refunds';
+import { getRefund, makeRefund, refundRequest } from '../../src/services/payments/refunds';
 import { ValidationError } from '../../src/domain/errors';
 import type { Refund } from '../../src/services/payments/records';
 import { getPayment } from '../../src/services/payments/payments';
@@ -38,7 +38,7 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
     // the Idempotency-Key rule of the API (runIdempotent): the key is the caller's (the payment's tenant), as for its secret keys
     const key = this.flags['idempotency-key'];
     const outcome = await runIdempotent(
-      ctx, { key, keyField: '--idempotency-key', ...refundRequest(this.args.paymentId, body) }, (c) => createRefund(c, this.args.paymentId, body, key),
+      ctx, { key, keyField: '--idempotency-key', ...refundRequest(this.args.paymentId, body) }, (c) => makeRefund(c, this.args.paymentId, body),
     );
     const { replayed } = outcome;
     // a replay shows the refund as it is now

@@ -7,7 +7,7 @@ import type { Page } from '../../src/db/scoped';
 import type { SettlementStatement } from '../../src/services/settlements/statements';
 import { listSettlements } from '../../src/services/settlements/statements';
 import { ListSettlementsQuery } from '../../src/api/settlements/schemas';
-import { balanceScopeFlags } from '../../src/cli/ledger';
+import { balanceScopeFlags } from '../../src/cli/ledger/balances';
 import { renderStatements, statusFlag } from '../../src/cli/settlements';
 
 export default class SettlementsList extends BaseCommand<typeof SettlementsList> {

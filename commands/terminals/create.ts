@@ -2,8 +2,8 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateInput } from '../../src/cli/validate';
 import { CreateTerminalBody } from '../../src/api/processing/schemas';
-import type { Terminal } from '../../src/services/processing/terminals';
-import { createTerminal } from '../../src/services/processing/terminals';
+import type { Terminal } from '../../src/services/processing/terminals/record';
+import { createTerminal } from '../../src/services/processing/terminals/terminals';
 import { credentialFlags, credentialsFrom, renderTerminal } from '../../src/cli/processing';
 import { atPlatform } from '../../src/cli/context';
 

@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
-import type { Terminal } from '../../src/services/processing/terminals';
-import { disableTerminal, getTerminal } from '../../src/services/processing/terminals';
+import type { Terminal } from '../../src/services/processing/terminals/record';
+import { disableTerminal, getTerminal } from '../../src/services/processing/terminals/terminals';
 import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class TerminalsDisable extends BaseCommand<typeof TerminalsDisable> {

@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../src/cli/base-command';
-import type { Terminal } from '../../src/services/processing/terminals';
-import { getTerminal } from '../../src/services/processing/terminals';
+import type { Terminal } from '../../src/services/processing/terminals/record';
+import { getTerminal } from '../../src/services/processing/terminals/terminals';
 import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 import { renderTerminal } from '../../src/cli/processing';
 

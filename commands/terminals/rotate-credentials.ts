@@ -1,8 +1,8 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
 import { RotateCredentialsBody } from '../../src/api/processing/schemas';
-import type { Terminal } from '../../src/services/processing/terminals';
-import { rotateCredentials } from '../../src/services/processing/terminals';
+import type { Terminal } from '../../src/services/processing/terminals/record';
+import { rotateCredentials } from '../../src/services/processing/terminals/credentials';
 import { credentialFlags, credentialsFrom } from '../../src/cli/processing';
 import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 

@@ -15,8 +15,7 @@ import { profileOperations } from './profiles/operations';
 import { routingOperations } from './routing/operations';
 import { checkoutOperations } from './checkout/operations';
 import { paymentOperations } from './payments/operations';
-import { balanceOperations } from './ledger/operations';
-import { balanceThresholdOperations } from './balance-thresholds/operations';
+import { ledgerOperations } from './ledger/operations';
 import { disputeOperations } from './disputes/operations';
 import { settlementOperations } from './settlements/operations';
 import { withdrawalMethodOperations } from './withdrawal-methods/operations';
@@ -43,8 +42,7 @@ export const operations: Operation[] = [
   ...checkoutOperations,
   ...paymentOperations,
   ...disputeOperations,
-  ...balanceOperations,
-  ...balanceThresholdOperations,
+  ...ledgerOperations,
   ...settlementOperations,
   ...withdrawalMethodOperations,
   ...withdrawalOperations,

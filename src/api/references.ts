@@ -1,5 +1,6 @@
 import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from './zod';
+import type { ReferenceKind } from '../domain/record-kinds';
 
 // Which record each id of a request names, declared on the field's schema itself (next to the zod schemas of
 // src/api/*/schemas.ts), so that create and update bodies sharing a field share its declaration. Before the handler
@@ -9,12 +10,11 @@ import { z } from './zod';
 // schema (format uuid, or a name ending in Id, Ids or _id) carries either refersTo or notChecked
 // (test/api/references.test.ts), so a new id field cannot be forgotten.
 
-/** The kinds of record an id of a request can name (src/services/references.ts says where each is looked up). */
-export const REFERENCE_KINDS = [
-  'tenant', 'merchant', 'company', 'partner', 'channel', 'role', 'user', 'feeSchedule', 'terminal', 'providerIntegration',
-  'routingRule', 'scoringRule', 'listGroup', 'checkoutSession', 'payment', 'withdrawalMethod', 'webhookEndpoint', 'antifraudPlan',
-] as const;
-export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
+/**
+ * The kinds of record an id of a request can name: the registry's reference kinds (src/domain/record-kinds.ts, which
+ * also says where each is looked up).
+ */
+export { REFERENCE_KINDS, type ReferenceKind } from '../domain/record-kinds';
 
 /** A field whose kind depends on a sibling field's value (a fee assignment's targetEntityId by its level). */
 export interface ReferenceBy {

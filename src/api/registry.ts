@@ -1,9 +1,9 @@
 import type { CallerContext } from '../domain/context';
+import type { LevelCode } from '../domain/level';
 import type { Page } from '../db/scoped';
 import type { z } from './zod';
 import { checkReferences } from '../services/references';
 
-export type LevelCode = 'M' | 'T' | 'P';
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 type AnyObject = z.ZodType<Record<string, unknown>>;

@@ -1,4 +1,5 @@
 import type { Level } from '../domain/context';
+import type { RecordKindName } from '../domain/record-kinds';
 import { z } from './zod';
 import { markedNames, platformOnly, render, tenantOnly } from './visibility';
 import { RoleSchema, UserSchema, InvitationSchema } from './access/schemas';
@@ -7,8 +8,7 @@ import { ChannelSchema } from './channels/schemas';
 import { CheckoutSessionSchema } from './checkout/schemas';
 import { FeeAssignmentSchema, FeeScheduleSchema } from './fees/schemas';
 import { KybDocumentSchema, KybSubmissionSchema } from './kyb/schemas';
-import { BalanceTransactionSchema } from './ledger/schemas';
-import { BalanceThresholdSchema } from './balance-thresholds/schemas';
+import { BalanceThresholdSchema, BalanceTransactionSchema } from './ledger/schemas';
 import { DisputeSchema } from './disputes/schemas';
 import { SettlementStatementSchema } from './settlements/schemas';
 import { LimitSchema } from './limits/schemas';
@@ -26,8 +26,9 @@ import { WithdrawalSchema } from './withdrawals/schemas';
 import { PayoutScheduleSchema, PayoutSchema } from './payouts/schemas';
 
 /**
- * Every kind of record the API reads, with the schema its reading operations answer with (the kinds audit entries
- * are about: src/services/audit/targets.ts; the records event data carries: src/services/webhooks/catalog.ts).
+ * Every kind of record the API reads (src/domain/record-kinds.ts), with the schema its reading operations answer with
+ * (the kinds audit entries are about: src/services/audit/targets.ts; the records event data carries:
+ * src/services/webhooks/catalog.ts).
  * What each level sees of one is that schema's declaration (src/api/visibility.ts), wherever the record is shown.
  */
 export const RESOURCES = {
@@ -72,9 +73,7 @@ export const RESOURCES = {
   webhook_endpoint: WebhookEndpointSchema,
   withdrawal: WithdrawalSchema,
   withdrawal_method: WithdrawalMethodSchema,
-} as const satisfies Record<string, z.ZodType>;
-
-export type ResourceKind = keyof typeof RESOURCES;
+} as const satisfies Record<RecordKindName, z.ZodType>;
 
 /**
  * Fields that only data with no schema of its own carries (the data of sample events, of alerts, the extras of an
@@ -108,6 +107,6 @@ export function viewAt(schema: z.ZodType | undefined, value: unknown, level: Lev
 }
 
 /** A record of the kind as a caller of `level` sees it. */
-export function viewOf<T>(kind: ResourceKind, value: T, level: Level): T {
+export function viewOf<T>(kind: RecordKindName, value: T, level: Level): T {
   return viewAt(RESOURCES[kind], value, level) as T;
 }

@@ -1,10 +1,13 @@
 import { Args, Flags } from '@oclif/core';
 import type { Runtime } from '../runtime';
-import { operatorContext, userContext } from '../domain/authority';
+import { userContext } from '../domain/authority';
+import { levelOfLayer } from '../domain/level';
+import { COMMAND_RECORDS } from '../domain/record-kinds';
+import { operatorContext } from '../services/access/operators';
 import type { CallerContext, Level } from '../domain/context';
 import { AuthenticationError, NotFoundError, ValidationError } from '../domain/errors';
 import { isUuid } from '../db/scoped';
-import type { Models, UserRow } from '../db/models';
+import type { UserRow } from '../db/models';
 import type { ScopeSpec } from '../db/model-kit';
 import { requireId } from './validate';
 
@@ -91,12 +94,12 @@ export interface Located {
 }
 
 const LOCATED = {
-  payment: { model: 'Payment', path: 'PAYMENT_ID', checksTenant: false },
-  refund: { model: 'Refund', path: 'ID', checksTenant: false },
-  withdrawal: { model: 'Withdrawal', path: 'ID', checksTenant: true },
-  dispute: { model: 'Dispute', path: 'ID', checksTenant: true },
-  settlement: { model: 'SettlementStatement', path: 'ID', checksTenant: true },
-  payout: { model: 'Payout', path: 'ID', checksTenant: true },
+  payment: { model: COMMAND_RECORDS.payment.model, path: 'PAYMENT_ID', checksTenant: false },
+  refund: { model: COMMAND_RECORDS.refund.model, path: 'ID', checksTenant: false },
+  withdrawal: { model: COMMAND_RECORDS.withdrawal.model, path: 'ID', checksTenant: true },
+  dispute: { model: COMMAND_RECORDS.dispute.model, path: 'ID', checksTenant: true },
+  settlement: { model: COMMAND_RECORDS.settlement.model, path: 'ID', checksTenant: true },
+  payout: { model: COMMAND_RECORDS.payout.model, path: 'ID', checksTenant: true },
 } as const;
 
 /**
@@ -132,8 +135,6 @@ async function locatedContext(rt: Runtime, kind: LocatedKind, id: string, flags:
   return reads ? readContext(rt, tenant, where.livemode) : actContext(rt, where, flags.operator as string | undefined);
 }
 
-const LEVEL_OF: Record<UserRow['layer'], Level> = { merchant: 'merchant', operator: 'tenant', platform: 'platform' };
-
 /** The flags that say who acts on an access record (users, roles, invitations). */
 export interface AccessScopeValues {
   tenant?: string;
@@ -156,7 +157,7 @@ async function findRow(rt: Runtime, model: 'ApiKey' | 'Company' | 'Merchant' | '
 export async function contextAsUser(rt: Runtime, userId: string, livemode: boolean): Promise<CallerContext> {
   const user = (await findRow(rt, 'User', userId, 'user')) as unknown as UserRow;
   if (user.status !== 'active') throw new AuthenticationError(`The user is ${user.status}.`, 'USER_NOT_ACTIVE');
-  const level = LEVEL_OF[user.layer];
+  const level = levelOfLayer(user.layer);
   // exactly what the user's own token would get: active tenant and merchant, permissions, entity scope
   // loaded for --as-user only: authentication brings the API keys', sessions' and tokens' code
   const { assertOwnerActive, userPermissions } = require('../services/access/authenticate') as typeof import('../services/access/authenticate');
@@ -169,7 +170,7 @@ async function accessOwner(rt: Runtime, model: 'User' | 'Role' | 'Invitation', r
   const livemode = flags.live ?? false;
   if (flags['as-user']) return contextAsUser(rt, flags['as-user'], livemode);
   const row = (await findRow(rt, model, id, resource)) as { layer: UserRow['layer']; tenantId: string | null; merchantId: string | null };
-  return operatorContext(rt, { level: LEVEL_OF[row.layer], tenantId: row.tenantId, merchantId: row.merchantId, livemode });
+  return operatorContext(rt, { level: levelOfLayer(row.layer), tenantId: row.tenantId, merchantId: row.merchantId, livemode });
 }
 
 /** The records whose owner decides where a command on them acts, and how. */
@@ -321,48 +322,11 @@ export type ScopeOf = (rt: Runtime, value: string | undefined, flags: Record<str
 
 /**
  * The records a command names by id, by kind: their table, and whether a merchant can own one (the table has a merchant
- * column, or a company's merchants). Every kind takes --tenant, the kinds a merchant can own --merchant too
- * (`ownerFlags`); a merchant record is its own merchant, a tenant record its own tenant.
+ * column, or a company's merchants), from the registry of record kinds (src/domain/record-kinds.ts). Every kind takes
+ * --tenant, the kinds a merchant can own --merchant too (`ownerFlags`); a merchant record is its own merchant, a tenant
+ * record its own tenant.
  */
-const RECORD_TABLES = {
-  apiKey: { model: 'ApiKey', merchant: true },
-  company: { model: 'Company', merchant: true },
-  merchant: { model: 'Merchant', merchant: true },
-  webhookEndpoint: { model: 'WebhookEndpoint', merchant: true },
-  webhookDelivery: { model: 'WebhookDelivery', merchant: true },
-  user: { model: 'User', merchant: true },
-  role: { model: 'Role', merchant: true },
-  invitation: { model: 'Invitation', merchant: true },
-  tenant: { model: 'Tenant', merchant: false },
-  partner: { model: 'Partner', merchant: false },
-  partnerAssignment: { model: 'PartnerAssignment', merchant: true },
-  terminal: { model: 'Terminal', merchant: false },
-  restriction: { model: 'TerminalRestriction', merchant: false },
-  channel: { model: 'Channel', merchant: false },
-  /** a merchant's limit is its merchant's; a channel's or a terminal's is no merchant's */
-  limit: { model: 'Limit', merchant: true },
-  /** a platform schedule (no tenant) is no tenant's: a tenant caller of the API does not see it either */
-  feeSchedule: { model: 'FeeSchedule', merchant: false },
-  /** a merchant-level assignment is its merchant's; a platform-level one is no tenant's */
-  feeAssignment: { model: 'FeeAssignment', merchant: true },
-  routingRule: { model: 'RoutingRule', merchant: false },
-  integrationProfile: { model: 'IntegrationProfile', merchant: true },
-  /** tenant configuration: the merchant a plan applies to is a field of the plan (risk plans update --merchant) */
-  riskPlan: { model: 'AntifraudPlan', merchant: false },
-  scoringRule: { model: 'ScoringRule', merchant: false },
-  listGroup: { model: 'ListGroup', merchant: false },
-  listEntry: { model: 'ListEntry', merchant: false },
-  payment: { model: 'Payment', merchant: true },
-  refund: { model: 'Refund', merchant: true },
-  withdrawal: { model: 'Withdrawal', merchant: true },
-  payout: { model: 'Payout', merchant: true },
-  withdrawalMethod: { model: 'MerchantWithdrawalMethod', merchant: true },
-  balanceThreshold: { model: 'BalanceThreshold', merchant: true },
-  dispute: { model: 'Dispute', merchant: true },
-  settlement: { model: 'SettlementStatement', merchant: true },
-  kybSubmission: { model: 'KybSubmission', merchant: true },
-  kybDocument: { model: 'KybDocument', merchant: true },
-} as const satisfies Record<string, { model: keyof Models; merchant: boolean }>;
+const RECORD_TABLES = COMMAND_RECORDS;
 
 /** A kind of record a command names by id (ownedArg); RecordKind are those whose owner also decides where it acts. */
 export type OwnedKind = keyof typeof RECORD_TABLES;

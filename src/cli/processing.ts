@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { Flags } from '@oclif/core';
 import { ValidationError } from '../domain/errors';
 import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
-import type { MpiAccount, Terminal, TerminalRestriction } from '../services/processing/terminals';
+import type { MpiAccount, Terminal } from '../services/processing/terminals/record';
+import type { TerminalRestriction } from '../services/processing/terminals/restrictions';
 import type { ProviderIntegration } from '../services/processing/providers';
 
 // The terminals and providers commands' pieces. The terminal acts with the platform's authority (as `tenants` and

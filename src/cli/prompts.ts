@@ -1,5 +1,5 @@
 import type { Limit } from '../services/limits/manage';
-import type { TerminalRestriction } from '../services/processing/terminals';
+import type { TerminalRestriction } from '../services/processing/terminals/restrictions';
 import { formatMinor } from '../domain/money';
 
 /**

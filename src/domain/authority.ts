@@ -1,17 +1,17 @@
-import os from 'node:os';
-import { LEVEL_LAYER, type Actor, type CallerContext, type Level } from './context';
+import type { Actor, CallerContext } from './context';
 import { InternalError } from './errors';
+import { layerOf, levelOfLayer, type Level } from './level';
+import { layerPermissions } from './permissions';
 import type { ApiKeyRow } from '../db/models/api-keys';
 import type { UserRow } from '../db/models/access';
-import { layerPermissions } from '../services/access/permissions';
-import { operatorIdpId, operatorUserId, provisionOperator } from '../services/access/operators';
 
 /**
  * Authority: the one place a caller context is made or its scope changed (issue 21 item 1). Every constructor of a
  * CallerContext lives here: from an API key, a user token, a checkout session's client secret, an invitation token,
- * the operator at the terminal, and the platform's own work (jobs, the dispatcher, the payment path); a context
- * already made is lifted to tenant or platform level by `elevate` only. Contexts are read-only; the transaction and
- * the request's origin are set through src/domain/context.ts (withTransaction, withRequest).
+ * the operator at the terminal (its actor and provisioning: src/services/access/operators.ts), and the platform's own
+ * work (jobs, the dispatcher, the payment path); a context already made is lifted to tenant or platform level by
+ * `elevate` only. Contexts are read-only; the transaction and the request's origin are set through
+ * src/domain/context.ts (withTransaction, withRequest).
  * test/unit/authority.test.ts fails when a context is built, or spread into a new one, anywhere else.
  */
 
@@ -26,11 +26,6 @@ function sources(rt: ContextSources): ContextSources {
 
 // ------------------------------------------------------------------------------------------ credentials
 
-/** The level a user of a layer acts at. */
-export function levelOfLayer(layer: UserRow['layer']): Level {
-  return layer === 'platform' ? 'platform' : layer === 'operator' ? 'tenant' : 'merchant';
-}
-
 /** The merchants an operator's entityScope limits it to (undefined: the whole tenant). */
 export function merchantScopeOf(user: UserRow): ReadonlySet<string> | undefined {
   const scope = user.entityScope as { type?: string; merchantIds?: unknown };
@@ -44,8 +39,8 @@ export function apiKeyContext(
   key: Pick<ApiKeyRow, 'id' | 'tenantId' | 'merchantId' | 'ownerType' | 'livemode' | 'permissions'>,
   requestId?: string,
 ): CallerContext {
-  const level: Level = key.ownerType === 'merchant' ? 'merchant' : 'tenant';
-  const layerSet = layerPermissions(LEVEL_LAYER[level]);
+  const level: Level = key.ownerType;
+  const layerSet = layerPermissions(layerOf(level));
   return {
     ...sources(rt),
     level,
@@ -130,29 +125,14 @@ export interface OperatorScope {
   tenantId: string | null;
   merchantId?: string | null;
   livemode: boolean;
-  /**
-   * who acts (default: the OS user; withdrawal and risk commands take it from --operator): the platform user of that
-   * account (services/operators), whose id records carry; audit entries name the account too
-   */
-  operator?: string;
-}
-
-/** The actor of the operator `account` at the terminal: its platform user record, created on first use. */
-export function operatorActor(account: string): Actor {
-  return {
-    type: 'user',
-    id: operatorUserId(account),
-    name: operatorIdpId(account),
-    provision: (ctx) => provisionOperator(elevate(ctx, 'platform', 'the operator user is a platform record'), account),
-  };
 }
 
 /**
- * The caller context of an operator at the terminal: admin commands run with the database's own authority,
- * acting at the given level with every permission of that layer. The actor is the operator's user (created on first
- * use, externalIdpId os:<account>); audit entries name the account.
+ * The caller context of an operator at the terminal, acting as `actor` (the operator's user:
+ * src/services/access/operators.ts operatorContext): admin commands run with the database's own authority, acting at
+ * the given level with every permission of that layer.
  */
-export function operatorContext(rt: ContextSources, scope: OperatorScope): CallerContext {
+export function terminalContext(rt: ContextSources, scope: OperatorScope, actor: Actor): CallerContext {
   const level = scope.level ?? (scope.merchantId ? 'merchant' : scope.tenantId ? 'tenant' : 'platform');
   return {
     ...sources(rt),
@@ -160,23 +140,10 @@ export function operatorContext(rt: ContextSources, scope: OperatorScope): Calle
     tenantId: level === 'platform' ? null : scope.tenantId,
     merchantId: level === 'merchant' ? (scope.merchantId ?? null) : null,
     livemode: scope.livemode,
-    actor: operatorActor(scope.operator ?? safeUsername()),
-    permissions: layerPermissions(LEVEL_LAYER[level]),
+    actor,
+    permissions: layerPermissions(layerOf(level)),
     credential: 'cli',
   };
-}
-
-let username: string | undefined;
-/** The OS user, read once per process (os.userInfo is a system call). */
-function safeUsername(): string {
-  if (username === undefined) {
-    try {
-      username = os.userInfo().username;
-    } catch {
-      username = 'unknown';
-    }
-  }
-  return username;
 }
 
 // ------------------------------------------------------------------------------------------ the platform's own work

@@ -4,11 +4,9 @@ import type { Database } from '../db/database';
 import type { Sealer } from '../util/encryption';
 import type { AppConfig } from '../config';
 
-/** Owner levels of operations.md: M merchant, T tenant (operator), P platform. */
-export type Level = 'merchant' | 'tenant' | 'platform';
-export type Layer = 'merchant' | 'operator' | 'platform';
+import type { Level } from './level';
 
-export const LEVEL_LAYER: Record<Level, Layer> = { merchant: 'merchant', tenant: 'operator', platform: 'platform' };
+export type { Layer, Level } from './level';
 
 export interface Actor {
   /** checkout_session: a customer (or agent) holding a checkout session's clientSecret */

@@ -2,8 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from '../api/zod';
 import { Pagination, ProblemSchema } from '../api/common';
 import type { Operation } from '../api/registry';
-
-const LEVEL_NAMES = { M: 'merchant', T: 'tenant', P: 'platform' } as const;
+import { levelOfCode } from '../domain/level';
 
 function problem(description: string) {
   return { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
@@ -61,7 +60,7 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
           },
         }
       : undefined;
-    const levels = op.levels.map((l) => LEVEL_NAMES[l]).join(', ');
+    const levels = op.levels.map(levelOfCode).join(', ');
     registry.registerPath({
       method: op.method,
       path: op.path,

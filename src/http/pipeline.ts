@@ -1,18 +1,16 @@
 import type { Request, Response } from 'express';
 import type { Runtime } from '../runtime';
-import { withRequest, type CallerContext, type Level } from '../domain/context';
+import { withRequest, type CallerContext } from '../domain/context';
 import { PermissionError, RequestRejectedError, ValidationError } from '../domain/errors';
 import { authenticate } from '../services/access/authenticate';
 import { authThrottle } from './auth-throttle';
-import { allows } from '../services/access/permissions';
+import { levelCode, levelOfCode } from '../domain/level';
+import { allows } from '../domain/permissions';
 import { runIdempotent } from '../services/idempotency';
-import type { LevelCode, Operation } from '../api/registry';
+import type { Operation } from '../api/registry';
 import { viewAt } from '../api/views';
 import { parseInputs } from './validation';
 import { readUpload, uploadFingerprint } from './upload';
-
-const LEVEL_CODE: Record<Level, LevelCode> = { merchant: 'M', tenant: 'T', platform: 'P' };
-const LEVEL_NAME: Record<LevelCode, string> = { M: 'merchant', T: 'tenant', P: 'platform' };
 
 /** Level, permission and credential-kind checks of an operation, straight from its declaration. */
 export function authorize(op: Operation, ctx: CallerContext): void {
@@ -22,9 +20,9 @@ export function authorize(op: Operation, ctx: CallerContext): void {
       'CLIENT_SECRET_NOT_ALLOWED',
     );
   }
-  if (!op.levels.includes(LEVEL_CODE[ctx.level])) {
+  if (!op.levels.includes(levelCode(ctx.level))) {
     throw new PermissionError(
-      `This operation is for ${op.levels.map((l) => LEVEL_NAME[l]).join(' or ')} callers; the caller is a ${ctx.level} caller.`,
+      `This operation is for ${op.levels.map(levelOfCode).join(' or ')} callers; the caller is a ${ctx.level} caller.`,
       'LEVEL_NOT_ALLOWED',
     );
   }

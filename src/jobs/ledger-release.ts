@@ -1,5 +1,5 @@
 import type { BackgroundJob } from './types';
-import { releaseDue } from '../services/ledger';
+import { releaseDue } from '../services/ledger/releases';
 import { scheduledJob } from './periodic';
 
 /**

@@ -121,10 +121,10 @@ async function runClaimed<R, P>(
       throw error;
     }
   }
-  const effect: KeyedEffectState = { db, clock, claim, applied: claim.applied, open: true };
+  const effect: KeyedEffectState = { db, clock, claim, applied: claim.applied, open: true, made: claim.made };
   const resumed = claim.applied;
   try {
-    const result = resumed ? await (call.resume ?? fn)(ctx) : await keyedEffects.run(effect, () => fn(ctx));
+    const result = await keyedEffects.run(effect, () => (resumed ? (call.resume ?? fn)(ctx) : fn(ctx)));
     effect.open = false;
     return { replayed: false, result: await db.transaction((transaction) => keep(result, transaction)) };
   } catch (error) {
@@ -145,6 +145,8 @@ interface KeyedEffectState {
   applied: boolean;
   /** false once the operation returned: work it left behind (a timer, a job) marks nothing */
   open: boolean;
+  /** the record the effect made (keyedEffect's `made`), for `resume` to answer with */
+  made?: string;
 }
 
 const keyedEffects = new AsyncLocalStorage<KeyedEffectState>();
@@ -155,13 +157,14 @@ const keyedEffects = new AsyncLocalStorage<KeyedEffectState>();
  * the operation again. Called by the operations that open their own transactions, in the transaction that records
  * their intent (throughProvider's record step; a checkout session's payment); without a key, or once marked, nothing.
  */
-export async function keyedEffect(tx: CallerContext): Promise<void> {
+export async function keyedEffect(tx: CallerContext, made?: string): Promise<void> {
   const effect = keyedEffects.getStore();
   if (!effect || !effect.open || effect.applied || !tx.transaction) return;
   const { claim, clock } = effect;
   const transaction = tx.transaction;
+  // while the key is in progress its record holds, where its answer will be, the record the effect made
   const [marked] = await effect.db.models.Idempotency.update(
-    { appliedAt: clock.now() },
+    { appliedAt: clock.now(), ...(made === undefined ? {} : { responseBody: { made } }) },
     { where: { id: claim.id, owner: claim.owner, state: 'in_progress' }, transaction },
   );
   if (marked !== 1) throw new ConflictError('IDEMPOTENCY_KEY_IN_USE', 'Another request took over this Idempotency-Key; this one was rolled back.');
@@ -170,22 +173,20 @@ export async function keyedEffect(tx: CallerContext): Promise<void> {
   });
 }
 
+/**
+ * The record that the effect of the Idempotency-Key being resumed made (the id given to keyedEffect): what `resume`
+ * answers with. Undefined outside a resume, or when the effect named none.
+ */
+export function madeUnderKey(): string | undefined {
+  return keyedEffects.getStore()?.made;
+}
+
 /** The default keeping: the first answer sealed whole (it may hold a secret shown once, a webhook signing secret). */
 function sealedWhole(ctx: CallerContext): Keeping<unknown, unknown> {
   return {
     store: (result) => ({ sealed: ctx.sealer.seal(JSON.stringify(result)) }),
     replay: (stored) => JSON.parse(ctx.sealer.open((stored as { sealed: string }).sealed)) as unknown,
   };
-}
-
-/**
- * The key as a record keeps it (a refund: its provider is called between two transactions, so the refund commits
- * before runIdempotent keeps the answer, and a retry after a crash in between must find it by the key instead of
- * refunding twice): a keyed digest of the caller's scope and key, and one of the input, so that another request
- * under the key is refused. The same scope and input digest as runIdempotent's.
- */
-export function keptKey(ctx: CallerContext, record: string, key: string, input: unknown): { key: string; fingerprint: string } {
-  return { key: ctx.sealer.mac(`${record}-idempotency-key`, `${idempotencyScope(ctx)}\n${key}`), fingerprint: bodyFingerprint(ctx.sealer, input) };
 }
 
 function validateIdempotencyKey(key: string, field: string): void {
@@ -203,8 +204,11 @@ export interface ClaimRequest {
 }
 
 export type Claim =
-  /** the key is this request's; `applied` when an earlier request under it committed the operation's effect */
-  | { kind: 'owner'; id: string; owner: string; applied: boolean }
+  /**
+   * the key is this request's; `applied` when an earlier request under it committed the operation's effect, `made`
+   * the record that effect made when it named one (keyedEffect)
+   */
+  | { kind: 'owner'; id: string; owner: string; applied: boolean; made?: string }
   /** a completed first request; `sameRequest` is false when its method, path or body differed */
   | { kind: 'replay'; status: number | null; body: unknown; sameRequest: boolean };
 
@@ -430,7 +434,8 @@ export async function claimIdempotencyKey(
           runningClaims.delete(owner);
           throw error;
         })) as unknown as IdempotencyRow | null;
-        return { kind: 'owner', id: existing.id, owner, applied: (now ?? existing).appliedAt !== null };
+        const marked = now ?? existing;
+        return { kind: 'owner', id: existing.id, owner, applied: marked.appliedAt !== null, made: madeOf(marked) };
       }
     }
     if (Date.now() > deadline) {
@@ -440,6 +445,15 @@ export async function claimIdempotencyKey(
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** The record an in-progress key's effect made (keyedEffect), if it named one. */
+function madeOf(row: IdempotencyRow): string | undefined {
+  if (row.state !== 'in_progress' || row.appliedAt === null) return undefined;
+  // a raw read may hand a JSON column back as its text
+  const body = typeof row.responseBody === 'string' ? (JSON.parse(row.responseBody) as unknown) : row.responseBody;
+  const made = (body as { made?: unknown } | null)?.made;
+  return typeof made === 'string' ? made : undefined;
 }
 
 function reused(): ConflictError {

@@ -7,7 +7,7 @@ import {
 } from '../connectors';
 import { getProvider, type ProviderIntegration } from './processing/providers';
 import { keyedEffect } from './idempotency';
-import { openBinding, openCredentials } from './processing/terminals';
+import { openBinding, openCredentials } from './processing/terminals/credentials';
 import type { CredentialBindingRow, TerminalRow } from '../db/models';
 
 /**
@@ -75,6 +75,8 @@ export interface ProviderOperation<I, R> {
   request: (ctx: CallerContext, intent: I) => Promise<ProviderRequest | Unsent>;
   /** applies the answer in a new transaction: lock the record again and check the intent is still current */
   apply: (tx: CallerContext, intent: I, answer: ProviderAnswer) => Promise<R>;
+  /** the record the intent made (a refund), kept with the request's Idempotency-Key for a retry to answer with */
+  made?: (intent: I) => string;
 }
 
 /**
@@ -100,7 +102,7 @@ export async function throughProvider<I, R>(ctx: CallerContext, op: ProviderOper
   const recorded = typeof record === 'function'
     ? await inTransaction(ctx, async (tx) => {
       const intent = await record(tx);
-      await keyedEffect(tx);
+      await keyedEffect(tx, intent instanceof Settled ? undefined : op.made?.(intent));
       return intent;
     })
     : record.recorded;

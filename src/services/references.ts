@@ -1,36 +1,18 @@
 import { Op } from 'sequelize';
 import type { CallerContext } from '../domain/context';
 import { NotFoundError, ValidationError, type FieldIssue } from '../domain/errors';
-import type { Models } from '../db/models';
 import { isUuid, scoped } from '../db/scoped';
 import { namedIds, pathRecordOf, type NamedId, type ReferenceKind } from '../api/references';
+import { REFERENCE_MODELS } from '../domain/record-kinds';
 import { providerCatalog } from './processing/providers';
 
 /**
- * Where each kind of record a request can name is looked up: its table, read with the caller's scope (tenant,
- * merchant, entity scope, mode: src/db/scoped.ts). null: a catalog shared by every tenant (the platform's provider
- * integrations, defined in code), which no caller owns; the service checks such an id exists.
+ * Where each kind of record a request can name is looked up: its table (the registry's model,
+ * src/domain/record-kinds.ts), read with the caller's scope (tenant, merchant, entity scope, mode: src/db/scoped.ts).
+ * null: a catalog shared by every tenant (the platform's provider integrations, defined in code), which no caller owns;
+ * the service checks such an id exists.
  */
-export const REFERENCE_MODELS: Record<ReferenceKind, keyof Models | null> = {
-  tenant: 'Tenant',
-  merchant: 'Merchant',
-  company: 'Company',
-  partner: 'Partner',
-  channel: 'Channel',
-  role: 'Role',
-  user: 'User',
-  feeSchedule: 'FeeSchedule',
-  terminal: 'Terminal',
-  providerIntegration: null,
-  routingRule: 'RoutingRule',
-  scoringRule: 'ScoringRule',
-  listGroup: 'ListGroup',
-  checkoutSession: 'CheckoutSession',
-  payment: 'Payment',
-  withdrawalMethod: 'MerchantWithdrawalMethod',
-  webhookEndpoint: 'WebhookEndpoint',
-  antifraudPlan: 'AntifraudPlan',
-};
+export { REFERENCE_MODELS };
 
 /** The kinds kept in a catalog rather than a table (REFERENCE_MODELS null): the ids that exist. */
 export const REFERENCE_CATALOGS: Partial<Record<ReferenceKind, () => readonly string[]>> = {

@@ -1,5 +1,7 @@
 import { inTransaction, type CallerContext } from '../domain/context';
 import { ConflictError } from '../domain/errors';
+import type { RowModel } from '../db/model-kit';
+import { scoped } from '../db/scoped';
 import { auditedUpdate, lockedRecord, type AuditedRecord, type AuditRender } from './audit/changes';
 import { emitEvent, type EmitInput } from './webhooks/events';
 
@@ -51,6 +53,13 @@ export interface TransitionOptions<R> {
   event?: (moved: R) => EmitInput;
   /** what the audit entries show of the record (default: the machine's) */
   render?: AuditRender<R>;
+  /** the events announcing the move, in order, after `event` (a move announced twice: payment.captured and payment.succeeded) */
+  events?: (moved: R) => EmitInput[];
+  /**
+   * not audited on its own: a move of a part the audit entry of its whole's move tells (a payment attempt answered,
+   * told by its payment's move), written by the same compare-and-set
+   */
+  unaudited?: boolean;
 }
 
 /** One move of a record read (locked) in the caller's transaction; returns the moved record. */
@@ -65,10 +74,15 @@ export async function transition<R extends Row, M extends string, S extends stri
   await options.check?.(row, ctx);
   const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
   const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
-  const moved = await auditedUpdate(ctx, machine.record, row, changes, {
-    action: spec.action, expect: { [field]: current }, refused, render: options.render ?? machine.render,
-  });
+  const expect = { [field]: current };
+  const moved = options.unaudited
+    ? await scoped(ctx, machine.record.model(ctx)).updateIf(row, expect, changes)
+    : await auditedUpdate(ctx, machine.record, row, changes, {
+      action: spec.action, expect, refused, render: options.render ?? machine.render,
+    });
+  if (!moved) throw refused();
   if (options.event) await emitEvent(ctx, options.event(moved));
+  for (const event of options.events?.(moved) ?? []) await emitEvent(ctx, event);
   return moved;
 }
 
@@ -118,4 +132,83 @@ export function accountMachine<R extends Row>(record: AuditedRecord<R>, kind: st
 /** active -> disabled, the one move of a record that is only ever switched off (a channel, a company, a limit, a terminal). */
 export function disableOnly<R extends Row>(record: AuditedRecord<R>, action: string, noun: string, plural: string) {
   return statusMachine({ record, moves: { disable: { from: ['active'], to: 'disabled', action } }, refused: refusedMove(noun, ofStatus(plural)) });
+}
+
+/**
+ * The status machine of a record audited only as part of another record's change: a terminal's credential binding,
+ * which nothing shows, is replaced as its terminal's credentials rotate, and the terminal's entry records it. Its
+ * moves are declared as any machine's (the action names the owner's entry that records the move) and made by
+ * `transitionPart`.
+ */
+export interface PartMachine<R extends Row, M extends string, S extends string> {
+  /** the record's table */
+  model: (ctx: CallerContext) => RowModel<R>;
+  /** the field holding the status (default: status) */
+  field?: keyof R & string;
+  moves: Record<M, Move<R, S>>;
+  /** the error of a move refused from the record's status */
+  refused: (row: R, move: M, spec: Move<R, S>) => Error;
+}
+
+/** Declares the status machine of a record audited as part of another's change. */
+export function partMachine<R extends Row, M extends string, S extends string>(machine: PartMachine<R, M, S>): PartMachine<R, M, S> {
+  return machine;
+}
+
+/**
+ * One move of a record of a part machine, read (locked) in the caller's transaction, whose owner's audited change
+ * follows in the same transaction: refused from any other status, written by compare-and-set on the status it was
+ * read in (the same refusal when a concurrent move won). Returns the moved record.
+ */
+export async function transitionPart<R extends Row, M extends string, S extends string>(
+  ctx: CallerContext, machine: PartMachine<R, M, S>, row: R, move: M, options: Pick<TransitionOptions<R>, 'check' | 'changes'> = {},
+): Promise<R> {
+  const spec = machine.moves[move];
+  const field = machine.field ?? ('status' as keyof R & string);
+  const current = row[field] as unknown as S;
+  if (!spec.from.includes(current)) throw machine.refused(row, move, spec);
+  await options.check?.(row, ctx);
+  const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
+  const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
+  const moved = await scoped(ctx, machine.model(ctx)).updateIf(row, { [field]: current }, changes);
+  if (!moved) throw machine.refused(row, move, spec);
+  return moved;
+}
+
+/**
+ * The status machine of an item held inside a record, with no row of its own (an MPI account's `enabled` in its
+ * terminal's 3DS configuration): its moves (the action names the record's entry that records the move) and their
+ * refusal. `moveWithin` makes one move; the record's audited change writes it.
+ */
+export interface ItemMachine<T, M extends string, V> {
+  /** the item's field holding the status */
+  field: keyof T & string;
+  moves: Record<M, { from: readonly V[]; to: V; action: string }>;
+  /** the error of a move refused from the item's status */
+  refused: (item: T, move: M) => Error;
+}
+
+/** Declares the status machine of an item held inside a record. */
+export function itemMachine<T, M extends string, V>(machine: ItemMachine<T, M, V>): ItemMachine<T, M, V> {
+  return machine;
+}
+
+/** One move of an item: the item with its new status, refused from any other status. */
+export function moveWithin<T, M extends string, V>(machine: ItemMachine<T, M, V>, item: T, move: M): T {
+  const spec = machine.moves[move];
+  if (!spec.from.includes(item[machine.field] as unknown as V)) throw machine.refused(item, move);
+  return { ...item, [machine.field]: spec.to };
+}
+
+/** Whether `move` may start from the record's status. */
+export function allows<R extends Row, M extends string, S extends string>(machine: StatusMachine<R, M, S>, row: R, move: M): boolean {
+  return machine.moves[move].from.includes(row[machine.field ?? ('status' as keyof R & string)] as unknown as S);
+}
+
+/**
+ * Refuses with the machine's error unless `move` may start from the record's status: a move decided before it is
+ * made (its intent recorded, a provider asked, the answer making it), checked again by transition then.
+ */
+export function refuseUnless<R extends Row, M extends string, S extends string>(machine: StatusMachine<R, M, S>, row: R, move: M): void {
+  if (!allows(machine, row, move)) throw machine.refused(row, move, machine.moves[move]);
 }

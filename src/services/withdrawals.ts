@@ -6,6 +6,7 @@ import type { ChannelRow } from '../db/models/channels';
 import type { TenantRow } from '../db/models';
 import type { WithdrawalRow, WithdrawalStatus } from '../db/models/withdrawals';
 import { scoped, type ListParams, type Page } from '../db/scoped';
+import { isUniqueViolation } from '../db/database';
 import { throughProvider } from './provider-call';
 import { recordAudit } from './audit/entries';
 import { auditRecord, auditedRecord, lockedRecord } from './audit/changes';
@@ -14,7 +15,8 @@ import { emitEvent, type EmitInput } from './webhooks/events';
 import { viewOf } from '../api/views';
 import { resolveFees } from './fees/schedules';
 import type { FeeBreakdown } from './fees/engine';
-import { balancesOf, postWithdrawal, withdrawalTotal } from './ledger';
+import { balancesOf } from './ledger/balances';
+import { postWithdrawal, withdrawalTotal } from './ledger/postings/withdrawal';
 import { targetMerchant } from './organization/merchant-target';
 import { activePartnerOf } from './partners';
 import { enforceEntityLimits } from './limits/usage';
@@ -141,20 +143,17 @@ export async function payoutChannel(tx: CallerContext, channelId: string | undef
   return channel;
 }
 
-export async function createWithdrawal(ctx: CallerContext, input: CreateWithdrawalInput, idempotencyKey: string | undefined): Promise<Withdrawal> {
-  if (!idempotencyKey) throw ValidationError.field('header.Idempotency-Key', 'is required to request a withdrawal', 'IDEMPOTENCY_KEY_REQUIRED');
+/**
+ * Requests a withdrawal under the caller's Idempotency-Key, which it keeps (idempotencyKey). Replays and reuse of the
+ * key are runIdempotent's (the API requires the key: requireIdempotencyKey); a merchant's key names one withdrawal
+ * whoever asked (a unique index): another caller's request under it is 409 IDEMPOTENCY_KEY_REUSED.
+ */
+export async function createWithdrawal(ctx: CallerContext, input: CreateWithdrawalInput, idempotencyKey: string): Promise<Withdrawal> {
   const currency = input.amount.currency;
   const row = await inTransaction(ctx, async (tx) => {
     // one withdrawal request of a merchant at a time: its balance is read and held under this lock
     const merchant = await targetMerchant(tx, input.merchantId, 'body.merchantId', { lock: true });
     const withdrawals = scoped(tx, tx.db.models.Withdrawal);
-    const earlier = await withdrawals.findOne({ merchantId: merchant.id, idempotencyKey });
-    if (earlier) {
-      const same = earlier.currency === currency && earlier.amountMinor === input.amount.valueMinor && earlier.withdrawalMethodId === input.withdrawalMethodId
-        && (input.withdrawalChannelId === undefined || earlier.withdrawalChannelId === input.withdrawalChannelId);
-      if (!same) throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another withdrawal request.');
-      return earlier;
-    }
     if (merchant.status !== 'active') throw new ConflictError('MERCHANT_NOT_ACTIVE', `The merchant is ${merchant.status}; it cannot request withdrawals.`);
     const { method, type, details } = await usableMethod(tx, input.withdrawalMethodId, merchant.id, currency);
     const channel = await payoutChannel(tx, input.withdrawalChannelId, currency);
@@ -185,6 +184,9 @@ export async function createWithdrawal(ctx: CallerContext, input: CreateWithdraw
       status: 'pending', failureReason: null, rejectionReason: null, executionComment: null, providerReference: null, idempotencyKey,
       approvedAt: null, rejectedAt: null, canceledAt: null, executedAt: null, completedAt: null, failedAt: null,
       createdBy: tx.actor.id, approvedBy: null, rejectedBy: null, canceledBy: null, executedBy: null, completedBy: null, failedBy: null,
+    }).catch((error: unknown) => {
+      if (!isUniqueViolation(error)) throw error;
+      throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another withdrawal request.');
     });
     await postWithdrawal(tx, 'hold', postingOf(created));
     await emitEvent(tx, withdrawalEvent('withdrawal.created', created));

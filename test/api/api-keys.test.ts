@@ -1,5 +1,5 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createMerchantRecord } from '../../src/services/organization/records';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { HOUR_MS } from '../../src/domain/clock';

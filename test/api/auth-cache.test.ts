@@ -1,6 +1,6 @@
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { closeRuntime, openRuntime, type Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { revokeApiKey } from '../../src/services/api-keys/keys';
 import { changeTenantStatus } from '../../src/services/tenants/tenants';
 import { ReadCache, readCacheTtlMs } from '../../src/db/read-cache';

@@ -5,7 +5,7 @@ import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api
 import { dialectName, onPostgres, testConfig } from '../helpers/db';
 import { createApp } from '../../src/http/app';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createApiKey, revokeApiKey } from '../../src/services/api-keys/keys';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/services/access/tokens';
 

@@ -2,7 +2,7 @@ import { SignJWT, generateKeyPair } from 'jose';
 import { IDP_ISSUER, localIdentityProvider, type LocalIdentityProvider } from '../helpers/identity-provider';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createActiveUser } from '../../src/services/access/users';
 import { createApp } from '../../src/http/app';
 import { createApiKey } from '../../src/services/api-keys/keys';

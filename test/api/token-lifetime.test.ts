@@ -5,7 +5,7 @@ import { IDP_ISSUER, localIdentityProvider, type LocalIdentityProvider } from '.
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { TEST_TOKEN_SECRET, dialectName, onPostgres } from '../helpers/db';
 import { createApp } from '../../src/http/app';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createActiveUser } from '../../src/services/access/users';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER, TokenService } from '../../src/services/access/tokens';
 import { createSandbox, ensureServeSandbox, renewPlatformToken, sandboxFile, savedSandbox } from '../../src/services/sandbox';

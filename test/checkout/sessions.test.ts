@@ -1,6 +1,7 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext, systemContext } from '../../src/domain/authority';
+import { systemContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createActiveUser } from '../../src/services/access/users';

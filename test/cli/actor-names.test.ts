@@ -2,9 +2,8 @@ import os from 'node:os';
 import { createTestDatabase, withRuntimeOf, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli, type CliResult } from '../helpers/cli';
 import { withdrawalsOfSandbox } from '../helpers/withdrawals';
-import { operatorContext } from '../../src/domain/authority';
 import { claimExecution } from '../../src/services/withdrawals';
-import { operatorUserId } from '../../src/services/access/operators';
+import { operatorContext, operatorUserId } from '../../src/services/access/operators';
 
 /**
  * Issue 32 item 17: records hold the id of who acted (issue 20 item 14), and the CLI's messages had come to show that

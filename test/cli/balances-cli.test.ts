@@ -1,10 +1,11 @@
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction } from '../../src/domain/context';
 import { resolveFees } from '../../src/services/fees/schedules';
-import { postCapture, postRefund } from '../../src/services/ledger';
+import { postCapture } from '../../src/services/ledger/postings/capture';
+import { postRefund } from '../../src/services/ledger/postings/refund';
 import { newId } from '../../src/util/ids';
 
 let db: TestDatabase;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { BIN, ROOT, runCli } from '../helpers/cli';
 import { createTestDatabase, dialectName, onPostgres, scanLogEnv, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { Transaction } from 'sequelize';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { EventTail, type TailedEvent } from '../../src/services/event-tail';

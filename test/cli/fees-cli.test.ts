@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { resolveFees } from '../../src/services/fees/schedules';
 import type { FeeTransaction } from '../../src/services/fees/engine';
 

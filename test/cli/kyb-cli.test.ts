@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';

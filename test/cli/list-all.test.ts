@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createTestRuntime, dialectName, TEST_TOKEN_SECRET, type TestRuntime } from '../helpers/db';
 import { BIN, ROOT, runCli } from '../helpers/cli';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { ALL_PAGE_SIZE, followPages, type PageRequest, type ProgressStream } from '../../src/cli/progress';

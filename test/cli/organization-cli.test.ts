@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createApp } from '../../src/http/app';

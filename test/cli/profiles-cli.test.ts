@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createApp } from '../../src/http/app';
 import { createMerchantRecord } from '../../src/services/organization/records';
 

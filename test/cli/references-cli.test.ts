@@ -4,7 +4,7 @@ import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type Te
 import { ROOT, runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { changeFeeScheduleStatus, createFeeSchedule } from '../../src/services/fees/schedules';
 import { createPartner } from '../../src/services/partners';
 import { createRole } from '../../src/services/access/roles';

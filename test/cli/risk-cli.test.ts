@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
-import { operatorContext } from '../../src/domain/authority';
 import { evaluateRisk } from '../../src/services/risk/engine';
 import { createSession } from '../../src/services/checkout';
 import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
 import type { RiskSubject } from '../../src/services/risk/conditions';
-import { operatorUserId as op } from '../../src/services/access/operators';
+import { operatorContext, operatorUserId as op } from '../../src/services/access/operators';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const CARD = '4242424242424242';

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
-import { operatorContext } from '../../src/domain/authority';
-import { createTerminal } from '../../src/services/processing/terminals';
+import { operatorContext } from '../../src/services/access/operators';
+import { createTerminal } from '../../src/services/processing/terminals/terminals';
 import { decideRoute, type RoutingInput } from '../../src/services/routing/decide';
 
 const CARD = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01';

@@ -7,7 +7,7 @@ import { BIN, ROOT } from '../helpers/cli';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
 import { openRuntime, closeRuntime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { createSandbox } from '../../src/services/sandbox';
 

@@ -4,13 +4,13 @@ import { BIN, ROOT, runCli, type CliResult } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { TEST_IBAN } from '../helpers/withdrawals';
 import type { Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { approveWithdrawal, createWithdrawal, getWithdrawal, startExecution } from '../../src/services/withdrawals';
-import { balancesOf, post } from '../../src/services/ledger';
+import { balancesOf } from '../../src/services/ledger/balances';
+import { post } from '../../src/services/ledger/post';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
-import { operatorUserId as op } from '../../src/services/access/operators';
+import { operatorContext, operatorUserId as op } from '../../src/services/access/operators';
 
 /**
  * The operators' withdrawals CLI on withdrawals requested through the services (a sandbox merchant with an active

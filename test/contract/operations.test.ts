@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { operations } from '../../src/api';
-import { permissionCatalog } from '../../src/services/access/permissions';
+import { permissionCatalog } from '../../src/domain/permissions';
 import { NOT_YET_BUILT } from './not-yet-built';
 import { describeWhenPresent } from '../helpers/prerequisite';
 

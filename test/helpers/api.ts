@@ -5,7 +5,7 @@ import { createSandbox, type SandboxCredentials } from '../../src/services/sandb
 import { ManualClock } from '../../src/domain/clock';
 import { createTestRuntime, type TestRuntime } from './db';
 import type { AppConfig } from '../../src/config';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createMerchantRecord } from '../../src/services/organization/records';

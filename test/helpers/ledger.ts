@@ -1,7 +1,7 @@
 import type { Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { LedgerEntryRow } from '../../src/db/models';
-import { balancesOf, type Balance } from '../../src/services/ledger';
+import { balancesOf, type Balance } from '../../src/services/ledger/balances';
 
 const BALANCE_FIELD: Record<string, keyof Pick<Balance, 'pending' | 'available' | 'reserved' | 'payable'>> = {
   merchant_pending: 'pending',

@@ -1,5 +1,5 @@
-import { operatorContext } from '../../src/domain/authority';
-import { post } from '../../src/services/ledger';
+import { operatorContext } from '../../src/services/access/operators';
+import { post } from '../../src/services/ledger/post';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import type { ApiHarness } from './api';
 

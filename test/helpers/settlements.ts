@@ -1,5 +1,5 @@
 import type { CallerContext } from '../../src/domain/context';
-import { balancesOf } from '../../src/services/ledger';
+import { balancesOf } from '../../src/services/ledger/balances';
 import { listSettlementLines, listSettlements, type SettlementLine, type SettlementStatement } from '../../src/services/settlements/statements';
 
 const TYPES = ['pending', 'available', 'reserved', 'payable'] as const;

@@ -1,5 +1,6 @@
-import { operatorContext } from '../../src/domain/authority';
-import { post, balancesOf } from '../../src/services/ledger';
+import { operatorContext } from '../../src/services/access/operators';
+import { post } from '../../src/services/ledger/post';
+import { balancesOf } from '../../src/services/ledger/balances';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import type { ApiHarness } from './api';

@@ -1,8 +1,9 @@
 import { createApiHarness, createSecondMerchant, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
-import { post, releaseDue } from '../../src/services/ledger';
+import { post } from '../../src/services/ledger/post';
+import { releaseDue } from '../../src/services/ledger/releases';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createCompanyRecord } from '../../src/services/organization/records';

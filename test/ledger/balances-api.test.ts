@@ -1,9 +1,11 @@
 import { createApiHarness, createSecondMerchant, expectProblem, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { resolveFees } from '../../src/services/fees/schedules';
-import { postCapture, postRefund, releaseDue } from '../../src/services/ledger';
+import { postCapture } from '../../src/services/ledger/postings/capture';
+import { postRefund } from '../../src/services/ledger/postings/refund';
+import { releaseDue } from '../../src/services/ledger/releases';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { newId } from '../../src/util/ids';
 

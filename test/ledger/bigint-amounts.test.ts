@@ -2,13 +2,13 @@ import { QueryTypes } from 'sequelize';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { dialectName, onPostgres } from '../helpers/db';
 import { expectLedgerInvariant } from '../helpers/ledger';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext } from '../../src/domain/context';
 import { InternalError } from '../../src/domain/errors';
 import { scoped } from '../../src/db/scoped';
 import { bigintNumber, sumNumber } from '../../src/db/model-kit';
 import type { LedgerEntryRow, PaymentRow } from '../../src/db/models';
-import { balancesOf } from '../../src/services/ledger';
+import { balancesOf } from '../../src/services/ledger/balances';
 
 // Issue 21, point 2: BIGINT columns (amounts in minor units) read as JS numbers once, in the model layer, on both
 // databases (Postgres hands int8 and SUM(...) back as strings): a model read, a raw and an aggregate read, and a

@@ -1,12 +1,16 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext } from '../../src/domain/context';
 import { inTransaction } from '../../src/domain/context';
 import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../src/services/fees/engine';
 import { resolveFees } from '../../src/services/fees/schedules';
-import { balancesOf, post, postCapture, postRefund, releaseDue } from '../../src/services/ledger';
+import { balancesOf } from '../../src/services/ledger/balances';
+import { post } from '../../src/services/ledger/post';
+import { postCapture } from '../../src/services/ledger/postings/capture';
+import { postRefund } from '../../src/services/ledger/postings/refund';
+import { releaseDue } from '../../src/services/ledger/releases';
 import { PLATFORM_ID } from '../../src/services/tenants/platform';
 import { newId } from '../../src/util/ids';
 import type { FeeRule } from '../../src/db/models/fees';

@@ -1,9 +1,10 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction } from '../../src/domain/context';
 import { resolveFees } from '../../src/services/fees/schedules';
-import { balancesOf, postCapture } from '../../src/services/ledger';
+import { balancesOf } from '../../src/services/ledger/balances';
+import { postCapture } from '../../src/services/ledger/postings/capture';
 import { ledgerReleaseJob } from '../../src/jobs/ledger-release';
 import { backgroundJobs } from '../../src/jobs';
 import { newId } from '../../src/util/ids';

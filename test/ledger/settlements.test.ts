@@ -1,10 +1,15 @@
 import { createApiHarness, createSecondMerchant, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { expectLedgerInvariant } from '../helpers/ledger';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { resolveFees } from '../../src/services/fees/schedules';
-import { balancesOf, post, postCapture, postRefund, postWithdrawal, releaseDue } from '../../src/services/ledger';
+import { balancesOf } from '../../src/services/ledger/balances';
+import { post } from '../../src/services/ledger/post';
+import { postCapture } from '../../src/services/ledger/postings/capture';
+import { postRefund } from '../../src/services/ledger/postings/refund';
+import { postWithdrawal } from '../../src/services/ledger/postings/withdrawal';
+import { releaseDue } from '../../src/services/ledger/releases';
 import { finalizeDue, LINE_RULES } from '../../src/services/settlements/statements';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 import { backgroundJobs } from '../../src/jobs';

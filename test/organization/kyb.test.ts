@@ -5,7 +5,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { companyHasApprovedKyb } from '../../src/services/kyb/submissions';

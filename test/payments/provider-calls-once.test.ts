@@ -2,7 +2,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { withTransaction, type CallerContext } from '../../src/domain/context';
 import { connectorFor, registerConnector, type Connector } from '../../src/connectors';
 import { cancelPayment, capturePayment } from '../../src/services/payments/payments';

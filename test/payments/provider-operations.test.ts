@@ -2,7 +2,7 @@ import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/m
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { ConnectorError, connectorFor, registerConnector, type Connector } from '../../src/connectors';
 import type { ConnectorResult } from '../../src/connectors/types';
 import { capturePayment, PAYMENT_OPERATION_LEASE_MS } from '../../src/services/payments/payments';

@@ -1,7 +1,7 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext } from '../../src/domain/context';
 import type { PaymentRow, RefundRow } from '../../src/db/models';
 import { createSession } from '../../src/services/checkout';
@@ -9,7 +9,8 @@ import { completeCheckoutSession } from '../../src/services/payments/checkout-co
 import { cancelPayment, capturePayment } from '../../src/services/payments/payments';
 import { createRefund } from '../../src/services/payments/refunds';
 import { bigintNumber as minor } from '../../src/db/model-kit';
-import { balancesOf, releaseDue } from '../../src/services/ledger';
+import { balancesOf } from '../../src/services/ledger/balances';
+import { releaseDue } from '../../src/services/ledger/releases';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 import { PayplaneError } from '../../src/domain/errors';
 import { mulberry32 } from '../../src/util/random';

@@ -1,7 +1,7 @@
 import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { connectorFor, registerConnector, type Connector } from '../../src/connectors';
 import { completeCheckoutSession } from '../../src/services/payments/checkout-complete';
 import { createRefund } from '../../src/services/payments/refunds';

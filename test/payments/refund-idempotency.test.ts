@@ -1,4 +1,4 @@
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createRefund } from '../../src/services/payments/refunds';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 

@@ -4,11 +4,12 @@ import { runCli } from '../helpers/cli';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { setPayoutSchedule } from '../../src/services/payouts/schedule';
-import { balancesOf, post } from '../../src/services/ledger';
+import { balancesOf } from '../../src/services/ledger/balances';
+import { post } from '../../src/services/ledger/post';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 
 // Two `payplane serve` processes on one Postgres database run the payouts and settlements jobs (each ticks at its

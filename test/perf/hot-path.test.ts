@@ -5,7 +5,7 @@ import { UniqueConstraintError } from 'sequelize';
 import { insertLater } from '../../src/db/rows';
 import { newId } from '../../src/util/ids';
 import { withTransaction } from '../../src/domain/context';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { scoped } from '../../src/db/scoped';
 import { createSandbox } from '../../src/services/sandbox';
 

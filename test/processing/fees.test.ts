@@ -1,6 +1,6 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { resolveFees } from '../../src/services/fees/schedules';
 import { PLATFORM_ID } from '../../src/services/tenants/platform';

@@ -1,7 +1,7 @@
 import { UniqueConstraintError } from 'sequelize';
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 
 let h: ApiHarness;

@@ -1,6 +1,6 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext } from '../../src/domain/context';
 import type { LimitRow } from '../../src/db/models';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';

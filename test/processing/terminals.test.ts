@@ -6,7 +6,7 @@ import { expectProblem, type Caller } from '../helpers/api';
 import { createTestDatabase, dialectName, testConfig, type TestDatabase } from '../helpers/db';
 import { createApp } from '../../src/http/app';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { ManualClock } from '../../src/domain/clock';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { createTenant } from '../../src/services/tenants/tenants';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { evaluateRisk } from '../../src/services/risk/engine';
 import { riskSubjectFromInput } from '../../src/services/risk/dry-run';
 

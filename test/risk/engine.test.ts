@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { Receiver, testTls } from '../helpers/receiver';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { evaluateRisk } from '../../src/services/risk/engine';
 import { riskSubjectFromInput } from '../../src/services/risk/dry-run';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';

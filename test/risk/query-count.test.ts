@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/domain/clock';
 import { inTransaction } from '../../src/domain/context';
 import type { PaymentRow } from '../../src/db/models/payments';
 import type { RiskAggregation } from '../../src/db/models/risk';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { aggregateValue, evaluateRisk } from '../../src/services/risk/engine';
 import { createSandbox } from '../../src/services/sandbox';

@@ -1,6 +1,6 @@
 import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
 import { dialectName, onPostgres } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction } from '../../src/domain/context';
 import { evaluateRisk } from '../../src/services/risk/engine';
 import { riskSubjectFromInput } from '../../src/services/risk/dry-run';

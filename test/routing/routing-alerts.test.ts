@@ -4,7 +4,8 @@ import { dialectName, onPostgres } from '../helpers/db';
 import { QueryTypes } from 'sequelize';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { DECLINE_COUNT_SQL, ROUTING_ALERT_WINDOW_MS, claimCause } from '../../src/services/routing/alerts';
-import { operatorContext, processingContext } from '../../src/domain/authority';
+import { processingContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction } from '../../src/domain/context';
 
 // Issue 23, part 5: routing.alert (tenant-level) when a payment finds no eligible terminal, and when a terminal's

@@ -7,7 +7,7 @@ import { parsePrometheus, startServe, stopAllServes, sumOf, type Sample, type Se
 import { operations } from '../../src/api';
 import { ledgerReleaseJob } from '../../src/jobs/ledger-release';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 
 // GET /metrics (Prometheus text format): requests and latency by operation of the registry, webhook attempts by

@@ -4,7 +4,7 @@ import { Receiver, testTls } from '../helpers/receiver';
 import { startServe, stopAllServes, sumOf, type Sample, type ServeProcess } from '../helpers/serve';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 
 // Scale-out on Postgres (issue 9): two `serve` processes on one database take 1,000 sandbox card payments between

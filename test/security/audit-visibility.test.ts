@@ -4,14 +4,14 @@ import path from 'node:path';
 import { createApiHarness, createLiveTenantKey, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext, Level } from '../../src/domain/context';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { listAuditEntries, recordAudit } from '../../src/services/audit/entries';
 import { AUDIT_TARGETS, type AuditTargetType } from '../../src/services/audit/targets';
 import { createMerchantRecord } from '../../src/services/organization/records';
-import { allows, layerPermissions } from '../../src/services/access/permissions';
-import { LEVEL_LAYER } from '../../src/domain/context';
+import { allows, layerPermissions } from '../../src/domain/permissions';
+import { layerOf } from '../../src/domain/level';
 import { up as retargetLimitEntries } from '../../src/db/migrations/0026_audit_limit_targets';
 
 /**
@@ -178,7 +178,7 @@ describe(`audit entries are shown as the records they are about (${dialectName})
       : level === 'platform'
         ? tenantContext({ level: 'platform', tenantId: null })
         : tenantContext();
-    const codes = [...layerPermissions(LEVEL_LAYER[level])].filter((c) => c.endsWith(':view') || c.endsWith(':review'));
+    const codes = [...layerPermissions(layerOf(level))].filter((c) => c.endsWith(':view') || c.endsWith(':review'));
     for (const code of [...codes, 'none']) {
       const permissions = new Set(['access:audit:view', code]);
       const page = await listAuditEntries({ ...base, permissions }, { actorId: ACTOR }, { limit: 100, sortOrder: 'desc' });
@@ -194,7 +194,7 @@ describe(`audit entries are shown as the records they are about (${dialectName})
     const seenBy: Record<string, string[]> = {};
     for (const level of LEVELS) {
       const { entries, totals } = await readAll(callers[level]);
-      const permissions = layerPermissions(LEVEL_LAYER[level]);
+      const permissions = layerPermissions(layerOf(level));
       const expected = KINDS.filter((k) => mayRead(k, level, permissions)).sort();
       const seen = entries.map((e) => e.target.type).sort();
       expect([level, seen]).toEqual([level, expected]);

@@ -6,7 +6,7 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { createApp } from '../../src/http/app';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createApiKey } from '../../src/services/api-keys/keys';
 
 /**

@@ -7,7 +7,7 @@ import { operations } from '../../src/api/index';
 import type { Operation } from '../../src/api/registry';
 import type { CallerContext } from '../../src/domain/context';
 import { authenticate } from '../../src/services/access/authenticate';
-import { allows } from '../../src/services/access/permissions';
+import { allows } from '../../src/domain/permissions';
 import { defineModels, type RowModel } from '../../src/db/models';
 import { define, MODE_COLUMN, BOOLEAN, UUID, pk } from '../../src/db/model-kit';
 import { CARD, IBAN, KINDS, VALID_BODIES, VALID_QUERIES, buildWorld, call, fillPath, kybPdf, pathParams, PATH_PARAMS, snapshot, type Kind, type World } from './world';

@@ -1,6 +1,6 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { operations } from '../../src/api/index';

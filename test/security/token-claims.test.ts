@@ -2,7 +2,7 @@ import { SignJWT, type JWTPayload } from 'jose';
 import { IDP_ISSUER, localIdentityProvider, type LocalIdentityProvider } from '../helpers/identity-provider';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName, TEST_TOKEN_SECRET } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createActiveUser } from '../../src/services/access/users';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/services/access/tokens';
 

@@ -13,5 +13,11 @@ describe('import graph', () => {
     });
     expect(Object.keys(graph.obj()).length).toBeGreaterThan(300);
     expect(graph.circular().map((cycle) => cycle.join(' > '))).toEqual([]);
+    // the domain (caller context and authority, levels, permissions, errors, money, clock) is used by every layer and
+    // depends on none of the logic built on it
+    const domainOnServices = Object.entries(graph.obj())
+      .filter(([file]) => file.startsWith('src/domain/'))
+      .flatMap(([file, imports]) => imports.filter((i) => i.startsWith('src/services/')).map((i) => `${file} > ${i}`));
+    expect(domainOnServices).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MIGRATION_NAMES, migrations } from '../../src/db/migrations';
 import * as zod from 'zod';
-import { allows, grantable, layerPermissions, permissionCatalog, permissionFixture } from '../../src/services/access/permissions';
+import { allows, grantable, layerPermissions, permissionCatalog, permissionFixture } from '../../src/domain/permissions';
 import { fixturePath } from '../../src/util/paths';
 import { parseDatabaseUrl } from '../../src/db/database';
 import { parseDuration } from '../../src/services/access/tokens';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createTestRuntime, dialectName, testConfig, type TestRuntime } from '../helpers/db';
 import { closeRuntime, openRuntime } from '../../src/runtime';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { ManualClock } from '../../src/domain/clock';
 import { ConflictError } from '../../src/domain/errors';

@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';
 import { addressAllowed, checkDestination, WebhookTransport, type Resolver } from '../../src/services/webhooks/transport';

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher, RETRY_DELAYS_MS } from '../../src/services/webhooks/dispatcher';
 import { createMerchantRecord } from '../../src/services/organization/records';

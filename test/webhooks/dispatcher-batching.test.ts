@@ -1,7 +1,7 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher, type DispatcherOptions } from '../../src/services/webhooks/dispatcher';
 import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../src/db/models';

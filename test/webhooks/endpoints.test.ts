@@ -1,6 +1,6 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { emitEvent } from '../../src/services/webhooks/events';
 
 let h: ApiHarness;

@@ -6,7 +6,7 @@ import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/m
 import { Receiver } from '../helpers/receiver';
 import { TEST_IBAN, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
 import { eventCatalog, eventResource } from '../../src/services/webhooks/catalog';
-import { releaseDue } from '../../src/services/ledger';
+import { releaseDue } from '../../src/services/ledger/releases';
 import { finalizeDue } from '../../src/services/settlements/statements';
 import { runPayouts } from '../../src/services/payouts/run';
 import { expireDueDisputes } from '../../src/services/disputes/disputes';

@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { Receiver } from '../helpers/receiver';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';
 import { currentSigningSecrets, rotateEndpointSecret } from '../../src/services/webhooks/endpoints';

@@ -3,7 +3,7 @@ import { BIN, ROOT } from '../helpers/cli';
 import { createTestRuntime, dialectName, TEST_TOKEN_SECRET, type TestRuntime } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
 import { createSandbox } from '../../src/services/sandbox';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { emitEvent } from '../../src/services/webhooks/events';
 

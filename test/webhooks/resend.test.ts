@@ -1,7 +1,8 @@
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
-import { operatorContext, systemContext } from '../../src/domain/authority';
+import { systemContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { Dispatcher, RETRY_DELAYS_MS } from '../../src/services/webhooks/dispatcher';
 import { createEndpoint, updateEndpoint } from '../../src/services/webhooks/endpoints';

@@ -2,7 +2,7 @@ import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
 import { expectProblem } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { anotherTenantKey, fundMerchant, merchantBalance, saveMethod, TEST_IBAN, withdrawalSettings } from '../helpers/withdrawals';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { executeViaProvider } from '../../src/services/withdrawals';
 
 /**

@@ -1,7 +1,7 @@
 import type request from 'supertest';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { operatorContext } from '../../src/domain/authority';
+import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { HOUR_MS } from '../../src/domain/clock';
 import { createMerchantRecord } from '../../src/services/organization/records';

@@ -5,12 +5,12 @@ import { validateInput, validateWith } from '../../../src/cli/validate';
 import { amountFlagPair, minorOf } from '../../../src/cli/amounts';
 import { readAsTenantFlag } from '../../../src/cli/context';
 import { ValidationError } from '../../../src/domain/errors';
-import type { BalanceThreshold } from '../../../src/services/balances/thresholds';
-import { createBalanceThreshold } from '../../../src/services/balances/thresholds';
-import { CreateBalanceThresholdBody, THRESHOLD_RULE } from '../../../src/api/balance-thresholds/schemas';
+import type { BalanceThreshold } from '../../../src/services/ledger/thresholds';
+import { createBalanceThreshold } from '../../../src/services/ledger/thresholds';
+import { CreateBalanceThresholdBody, THRESHOLD_RULE } from '../../../src/api/ledger/schemas';
 import { Currency } from '../../../src/api/common';
 import { z } from '../../../src/api/zod';
-import { balanceTypeFlag, directionFlag, renderThreshold } from '../../../src/cli/balance-thresholds';
+import { balanceTypeFlag, directionFlag, renderThreshold } from '../../../src/cli/ledger/thresholds';
 
 export default class BalancesThresholdsCreate extends BaseCommand<typeof BalancesThresholdsCreate> {
   static override summary = 'Create a balance threshold of a merchant: balance.threshold_reached when a posting brings its balance there.';

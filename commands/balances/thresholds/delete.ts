@@ -1,10 +1,10 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import { asReader, ownedArg, ownerFlags, withScope } from '../../../src/cli/context';
 import { sharedFlags } from '../../../src/cli/flags';
-import type { BalanceThreshold } from '../../../src/services/balances/thresholds';
-import { deleteBalanceThreshold, getBalanceThreshold } from '../../../src/services/balances/thresholds';
+import type { BalanceThreshold } from '../../../src/services/ledger/thresholds';
+import { deleteBalanceThreshold, getBalanceThreshold } from '../../../src/services/ledger/thresholds';
 import { getMerchant } from '../../../src/services/organization/merchants';
-import { thresholdName } from '../../../src/cli/balance-thresholds';
+import { thresholdName } from '../../../src/cli/ledger/thresholds';
 
 export default class BalancesThresholdsDelete extends BaseCommand<typeof BalancesThresholdsDelete> {
   static override summary = 'Delete a balance threshold (soft delete).';

@@ -3,11 +3,11 @@ import { sharedFlags, tableFlags } from '../../../src/cli/flags';
 import { validateInput } from '../../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
-import type { BalanceThreshold } from '../../../src/services/balances/thresholds';
-import { listBalanceThresholds } from '../../../src/services/balances/thresholds';
-import { ListBalanceThresholdsQuery } from '../../../src/api/balance-thresholds/schemas';
-import { balanceScopeFlags } from '../../../src/cli/ledger';
-import { balanceTypeFlag, directionFlag, renderThresholds } from '../../../src/cli/balance-thresholds';
+import type { BalanceThreshold } from '../../../src/services/ledger/thresholds';
+import { listBalanceThresholds } from '../../../src/services/ledger/thresholds';
+import { ListBalanceThresholdsQuery } from '../../../src/api/ledger/schemas';
+import { balanceScopeFlags } from '../../../src/cli/ledger/balances';
+import { balanceTypeFlag, directionFlag, renderThresholds } from '../../../src/cli/ledger/thresholds';
 
 export default class BalancesThresholdsList extends BaseCommand<typeof BalancesThresholdsList> {
   static override summary = 'List balance thresholds, newest first.';

@@ -3,8 +3,8 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord } from '../../../src/cli/output';
 import { validateWith } from '../../../src/cli/validate';
 import { PutThreeDsConfigBody } from '../../../src/api/processing/schemas';
-import type { Terminal } from '../../../src/services/processing/terminals';
-import { getThreeDsConfig, putThreeDsConfig } from '../../../src/services/processing/terminals';
+import type { Terminal } from '../../../src/services/processing/terminals/record';
+import { getThreeDsConfig, putThreeDsConfig } from '../../../src/services/processing/terminals/three-ds';
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet> {

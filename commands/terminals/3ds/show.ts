@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import { renderRecord } from '../../../src/cli/output';
-import type { ThreeDsConfig } from '../../../src/services/processing/terminals';
-import { getThreeDsConfig } from '../../../src/services/processing/terminals';
+import type { ThreeDsConfig } from '../../../src/services/processing/terminals/record';
+import { getThreeDsConfig } from '../../../src/services/processing/terminals/three-ds';
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { renderMpiAccounts } from '../../../src/cli/processing';
 

@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { Limit } from '../../../src/services/limits/manage';
-import { createTerminalLimit } from '../../../src/services/processing/terminals';
+import { createTerminalLimit } from '../../../src/services/processing/terminals/limits';
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { THRESHOLD_DESCRIPTION, limitFlags, limitInput, renderLimit } from '../../../src/cli/limits';
 

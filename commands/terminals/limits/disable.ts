@@ -1,7 +1,8 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { Limit } from '../../../src/services/limits/manage';
-import { disableTerminalLimit, getTerminal } from '../../../src/services/processing/terminals';
+import { disableTerminalLimit } from '../../../src/services/processing/terminals/limits';
+import { getTerminal } from '../../../src/services/processing/terminals/terminals';
 import { getLimit } from '../../../src/services/limits/manage';
 import { limitLabel } from '../../../src/cli/prompts';
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';

@@ -3,7 +3,7 @@ import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import { sharedFlags, tableFlags } from '../../../src/cli/flags';
 import type { Page } from '../../../src/db/scoped';
 import type { Limit } from '../../../src/services/limits/manage';
-import { listTerminalLimits } from '../../../src/services/processing/terminals';
+import { listTerminalLimits } from '../../../src/services/processing/terminals/limits';
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { limitListFlags, limitListQuery, renderLimits } from '../../../src/cli/limits';
 

@@ -2,8 +2,8 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { validateWith } from '../../../src/cli/validate';
 import { MpiAccountBody } from '../../../src/api/processing/schemas';
-import type { MpiAccount } from '../../../src/services/processing/terminals';
-import { addMpiAccount } from '../../../src/services/processing/terminals';
+import type { MpiAccount } from '../../../src/services/processing/terminals/record';
+import { addMpiAccount } from '../../../src/services/processing/terminals/mpi-accounts';
 import { mpiFlagNames, mpiFlags, mpiInput, renderMpiAccounts } from '../../../src/cli/processing';
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 

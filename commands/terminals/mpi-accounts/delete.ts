@@ -1,8 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import type { Terminal } from '../../../src/services/processing/terminals';
-import { deleteMpiAccount, getTerminal } from '../../../src/services/processing/terminals';
+import type { Terminal } from '../../../src/services/processing/terminals/record';
+import { deleteMpiAccount } from '../../../src/services/processing/terminals/mpi-accounts';
+import { getTerminal } from '../../../src/services/processing/terminals/terminals';
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class MpiAccountsDelete extends BaseCommand<typeof MpiAccountsDelete> {

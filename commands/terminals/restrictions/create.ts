@@ -2,8 +2,8 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../src/cli/base-command';
 import { validateWith } from '../../../src/cli/validate';
 import { CreateRestrictionBody } from '../../../src/api/processing/schemas';
-import type { TerminalRestriction } from '../../../src/services/processing/terminals';
-import { createRestriction } from '../../../src/services/processing/terminals';
+import type { TerminalRestriction } from '../../../src/services/processing/terminals/restrictions';
+import { createRestriction } from '../../../src/services/processing/terminals/restrictions';
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { renderRestrictions, restrictionFlags } from '../../../src/cli/processing';
 

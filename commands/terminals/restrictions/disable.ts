@@ -1,7 +1,8 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
-import type { TerminalRestriction } from '../../../src/services/processing/terminals';
-import { disableRestriction, getRestriction, getTerminal } from '../../../src/services/processing/terminals';
+import type { TerminalRestriction } from '../../../src/services/processing/terminals/restrictions';
+import { disableRestriction, getRestriction } from '../../../src/services/processing/terminals/restrictions';
+import { getTerminal } from '../../../src/services/processing/terminals/terminals';
 import { restrictionLabel } from '../../../src/cli/prompts';
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 

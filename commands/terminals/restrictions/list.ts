@@ -3,8 +3,8 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags, tableFlags } from '../../../src/cli/flags';
 import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
-import type { TerminalRestriction } from '../../../src/services/processing/terminals';
-import { listRestrictions } from '../../../src/services/processing/terminals';
+import type { TerminalRestriction } from '../../../src/services/processing/terminals/restrictions';
+import { listRestrictions } from '../../../src/services/processing/terminals/restrictions';
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { renderRestrictions } from '../../../src/cli/processing';
 

@@ -1,8 +1,10 @@
 import { z } from '../zod';
 import { refersTo } from '../references';
 import { Email, NullableTimestamp, Timestamp, listQuery } from '../common';
+import { LAYERS } from '../../domain/level';
 
-const Layer = z.enum(['merchant', 'operator', 'platform']);
+/** A user's, role's or invitation's level, spelled as the wire spells it (a tenant's users are operators). */
+const Layer = z.enum(LAYERS);
 const UserStatus = z.enum(['pending_invitation', 'active', 'disabled']);
 const InvitationStatus = z.enum(['pending', 'accepted', 'canceled', 'expired']);
 const PermissionCodes = z.array(z.string().max(100)).max(200);

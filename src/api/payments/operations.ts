@@ -44,9 +44,9 @@ export const paymentOperations: Operation[] = [
     description:
       'Creates a pending refund of `amount` (default: all that remains refundable) and sends it to the provider; refund.created now, refund.succeeded or refund.failed when the provider answers (no payment event: the payment becomes partially_refunded or refunded). Never beyond the captured amount, pending refunds included, whatever the concurrency (422 REFUND_EXCEEDS_REFUNDABLE); a payment with an open or lost dispute refuses refunds beyond what the dispute left (409 PAYMENT_DISPUTED). Partial refunds only where the provider supports them (422 PARTIAL_REFUND_NOT_SUPPORTED); a provider may allow one lifetime full refund only (422 SINGLE_FULL_REFUND_ONLY). Send an Idempotency-Key: a retry returns the same refund.',
     kind: 'single', status: 201, params: idParams, body: CreateRefundBody, response: RefundSchema, ownTransactions: true,
-    handler: (ctx, { params, body, idempotencyKey }) => refunds.createRefund(ctx, params.id, body, idempotencyKey),
-    // the refund keeps its key: asked again, it answers the refund the key made (sending nothing twice)
-    resume: (ctx, { params, body, idempotencyKey }) => refunds.createRefund(ctx, params.id, body, idempotencyKey),
+    handler: (ctx, { params, body }) => refunds.makeRefund(ctx, params.id, body),
+    // the refund the key made, as it is now (sent if it never was)
+    resume: (ctx, { params }) => refunds.resumeRefund(ctx, params.id),
   }),
   defineOperation({
     id: 'listPaymentRefunds', method: 'get', path: '/v1/payments/{id}/refunds', levels: ['M', 'T', 'P'], permission: 'payments:refunds:view', tag,

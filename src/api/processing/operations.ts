@@ -2,7 +2,14 @@ import { pathRecord } from '../references';
 import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
 import * as providers from '../../services/processing/providers';
-import * as terminals from '../../services/processing/terminals';
+import { rotateCredentials } from '../../services/processing/terminals/credentials';
+import { createTerminalLimit, disableTerminalLimit, listTerminalLimits } from '../../services/processing/terminals/limits';
+import { addMpiAccount, deleteMpiAccount, updateMpiAccount } from '../../services/processing/terminals/mpi-accounts';
+import {
+  createRestriction, disableRestriction, listRestrictions, updateRestriction,
+} from '../../services/processing/terminals/restrictions';
+import { createTerminal, disableTerminal, getTerminal, listTerminals, updateTerminal } from '../../services/processing/terminals/terminals';
+import { getThreeDsConfig, putThreeDsConfig } from '../../services/processing/terminals/three-ds';
 import { CreateLimitBody, LimitSchema, ListLimitsQuery, limitParams } from '../limits/schemas';
 import {
   AdjustCapabilitiesBody, CreateRestrictionBody, CreateTerminalBody, ListProvidersQuery, ListRestrictionsQuery, ListTerminalsQuery, MpiAccountBody,
@@ -50,101 +57,101 @@ const terminalOps = [
     summary: 'Create a terminal (credentials stored encrypted, never returned)',
     description: `Starts active. Platform callers name the tenant (tenantId). credentials are checked against the provider's credentialSchema (400 naming the field) and sealed. ${NEVER} 409 PROVIDER_DEPRECATED for a deprecated provider.`,
     kind: 'single', status: 201, body: CreateTerminalBody, response: TerminalSchema,
-    handler: (ctx, { body }) => terminals.createTerminal(ctx, body),
+    handler: (ctx, { body }) => createTerminal(ctx, body),
   }),
   defineOperation({
     id: 'listTerminals', method: 'get', path: '/v1/admin/terminals', levels: T_P, permission: VIEW, tag: 'Terminals', summary: 'List terminals',
     kind: 'list', query: ListTerminalsQuery, response: TerminalSchema,
-    handler: (ctx, { query: { cursor, limit, sortOrder, ...filters } }) => terminals.listTerminals(ctx, filters, { cursor, limit, sortOrder }),
+    handler: (ctx, { query: { cursor, limit, sortOrder, ...filters } }) => listTerminals(ctx, filters, { cursor, limit, sortOrder }),
   }),
   defineOperation({
     id: 'getTerminal', method: 'get', path: '/v1/admin/terminals/{id}', levels: T_P, permission: VIEW, tag: 'Terminals', summary: 'Get a terminal',
     description: NEVER, kind: 'single', params: idParams, response: TerminalSchema,
-    handler: (ctx, { params }) => terminals.getTerminal(ctx, params.id),
+    handler: (ctx, { params }) => getTerminal(ctx, params.id),
   }),
   defineOperation({
     id: 'updateTerminal', method: 'patch', path: '/v1/admin/terminals/{id}', levels: T_P, permission: MANAGE, tag: 'Terminals', summary: 'Update a terminal',
     description: '409 TERMINAL_DISABLED for a disabled terminal.', kind: 'single', params: pathRecord('terminal'), body: UpdateTerminalBody, response: TerminalSchema,
-    handler: (ctx, { params, body }) => terminals.updateTerminal(ctx, params.id, body),
+    handler: (ctx, { params, body }) => updateTerminal(ctx, params.id, body),
   }),
   defineOperation({
     id: 'disableTerminal', method: 'post', path: '/v1/admin/terminals/{id}/disable', levels: T_P, permission: MANAGE, tag: 'Terminals',
     summary: 'Disable a terminal', description: '409 INVALID_STATE_TRANSITION when already disabled. A disabled terminal is read-only.',
     kind: 'single', params: idParams, response: TerminalSchema,
-    handler: (ctx, { params }) => terminals.disableTerminal(ctx, params.id),
+    handler: (ctx, { params }) => disableTerminal(ctx, params.id),
   }),
   defineOperation({
     id: 'rotateTerminalCredentials', method: 'post', path: '/v1/admin/terminals/{id}/rotate-credentials', levels: T_P, permission: MANAGE, tag: 'Terminals',
     summary: 'Replace the credential binding', description: `A new binding (new credentialBindingId) with the given credentials, checked against the provider's credentialSchema. ${NEVER}`,
     kind: 'single', params: idParams, body: RotateCredentialsBody, response: TerminalSchema,
-    handler: (ctx, { params, body }) => terminals.rotateCredentials(ctx, params.id, body.credentials),
+    handler: (ctx, { params, body }) => rotateCredentials(ctx, params.id, body.credentials),
   }),
   defineOperation({
     id: 'getTerminalThreeDsConfig', method: 'get', path: '/v1/admin/terminals/{id}/3ds-config', levels: T_P, permission: VIEW, tag: 'Terminals',
     summary: 'Get a terminal\'s 3DS configuration', description: 'MPI accounts show their mcc and preferredVersion (defaults filled in).',
     kind: 'single', params: idParams, response: ThreeDsConfigSchema,
-    handler: (ctx, { params }) => terminals.getThreeDsConfig(ctx, params.id),
+    handler: (ctx, { params }) => getThreeDsConfig(ctx, params.id),
   }),
   defineOperation({
     id: 'putTerminalThreeDsConfig', method: 'put', path: '/v1/admin/terminals/{id}/3ds-config', levels: T_P, permission: MANAGE, tag: 'Terminals',
     summary: 'Replace a terminal\'s 3DS configuration', kind: 'single', params: idParams, body: PutThreeDsConfigBody, response: TerminalSchema,
-    handler: (ctx, { params, body }) => terminals.putThreeDsConfig(ctx, params.id, body),
+    handler: (ctx, { params, body }) => putThreeDsConfig(ctx, params.id, body),
   }),
   defineOperation({
     id: 'addTerminalMpiAccount', method: 'post', path: '/v1/admin/terminals/{id}/3ds-config/mpi-accounts', levels: T_P, permission: MANAGE, tag: 'Terminals',
     summary: 'Add an MPI account', description: 'One per brand (a brand of the terminal): 409 MPI_ACCOUNT_EXISTS when the brand has one.',
     kind: 'single', status: 201, params: idParams, body: MpiAccountBody, response: MpiAccountSchema,
-    handler: (ctx, { params, body }) => terminals.addMpiAccount(ctx, params.id, body),
+    handler: (ctx, { params, body }) => addMpiAccount(ctx, params.id, body),
   }),
   defineOperation({
     id: 'updateTerminalMpiAccount', method: 'patch', path: '/v1/admin/terminals/{id}/3ds-config/mpi-accounts/{brand}', levels: T_P, permission: MANAGE,
     tag: 'Terminals', summary: 'Update the MPI account of a brand', kind: 'single', params: brandParams, body: UpdateMpiAccountBody, response: MpiAccountSchema,
-    handler: (ctx, { params, body }) => terminals.updateMpiAccount(ctx, params.id, params.brand, body),
+    handler: (ctx, { params, body }) => updateMpiAccount(ctx, params.id, params.brand, body),
   }),
   defineOperation({
     id: 'deleteTerminalMpiAccount', method: 'delete', path: '/v1/admin/terminals/{id}/3ds-config/mpi-accounts/{brand}', levels: T_P, permission: MANAGE,
     tag: 'Terminals', summary: 'Delete the MPI account of a brand', description: 'Answers with the terminal.',
     kind: 'single', params: brandParams, response: TerminalSchema,
-    handler: (ctx, { params }) => terminals.deleteMpiAccount(ctx, params.id, params.brand),
+    handler: (ctx, { params }) => deleteMpiAccount(ctx, params.id, params.brand),
   }),
   defineOperation({
     id: 'createTerminalRestriction', method: 'post', path: '/v1/admin/terminals/{id}/restrictions', levels: T_P, permission: MANAGE, tag: 'Terminals',
     summary: 'Create a terminal restriction', kind: 'single', status: 201, params: idParams, body: CreateRestrictionBody, response: RestrictionSchema,
-    handler: (ctx, { params, body }) => terminals.createRestriction(ctx, params.id, body),
+    handler: (ctx, { params, body }) => createRestriction(ctx, params.id, body),
   }),
   defineOperation({
     id: 'listTerminalRestrictions', method: 'get', path: '/v1/admin/terminals/{id}/restrictions', levels: T_P, permission: VIEW, tag: 'Terminals',
     summary: 'List a terminal\'s restrictions', kind: 'list', params: idParams, query: ListRestrictionsQuery, response: RestrictionSchema,
-    handler: (ctx, { params, query: { cursor, limit, sortOrder, ...filters } }) => terminals.listRestrictions(ctx, params.id, filters, { cursor, limit, sortOrder }),
+    handler: (ctx, { params, query: { cursor, limit, sortOrder, ...filters } }) => listRestrictions(ctx, params.id, filters, { cursor, limit, sortOrder }),
   }),
   defineOperation({
     id: 'updateTerminalRestriction', method: 'patch', path: '/v1/admin/terminals/{id}/restrictions/{restrictionId}', levels: T_P, permission: MANAGE,
     tag: 'Terminals', summary: 'Update a terminal restriction', description: '409 INVALID_STATE_TRANSITION for a disabled restriction.',
     kind: 'single', params: restrictionParams, body: UpdateRestrictionBody, response: RestrictionSchema,
-    handler: (ctx, { params, body }) => terminals.updateRestriction(ctx, params.id, params.restrictionId, body),
+    handler: (ctx, { params, body }) => updateRestriction(ctx, params.id, params.restrictionId, body),
   }),
   defineOperation({
     id: 'disableTerminalRestriction', method: 'post', path: '/v1/admin/terminals/{id}/restrictions/{restrictionId}/disable', levels: T_P, permission: MANAGE,
     tag: 'Terminals', summary: 'Disable a terminal restriction', description: '409 INVALID_STATE_TRANSITION when already disabled.',
     kind: 'single', params: restrictionParams, response: RestrictionSchema,
-    handler: (ctx, { params }) => terminals.disableRestriction(ctx, params.id, params.restrictionId),
+    handler: (ctx, { params }) => disableRestriction(ctx, params.id, params.restrictionId),
   }),
   defineOperation({
     id: 'createTerminalLimit', method: 'post', path: '/v1/admin/terminals/{id}/limits', levels: T_P, permission: MANAGE, tag: 'Terminals',
     summary: 'Create a terminal limit', description: 'period, metric and threshold required; currency (required for volume) must be one of the terminal\'s supportedCurrencies.',
     kind: 'single', status: 201, params: idParams, body: CreateLimitBody, response: LimitSchema,
-    handler: (ctx, { params, body }) => terminals.createTerminalLimit(ctx, params.id, body),
+    handler: (ctx, { params, body }) => createTerminalLimit(ctx, params.id, body),
   }),
   defineOperation({
     id: 'listTerminalLimits', method: 'get', path: '/v1/admin/terminals/{id}/limits', levels: T_P, permission: VIEW, tag: 'Terminals',
     summary: 'List a terminal\'s limits', kind: 'list', params: idParams, query: ListLimitsQuery, response: LimitSchema,
-    handler: (ctx, { params, query: { cursor, limit, sortOrder, ...filters } }) => terminals.listTerminalLimits(ctx, params.id, filters, { cursor, limit, sortOrder }),
+    handler: (ctx, { params, query: { cursor, limit, sortOrder, ...filters } }) => listTerminalLimits(ctx, params.id, filters, { cursor, limit, sortOrder }),
   }),
   defineOperation({
     id: 'disableTerminalLimit', method: 'post', path: '/v1/admin/terminals/{id}/limits/{limitId}/disable', levels: T_P, permission: MANAGE, tag: 'Terminals',
     summary: 'Disable a terminal limit', description: '409 INVALID_STATE_TRANSITION when already disabled.',
     kind: 'single', params: limitParams, response: LimitSchema,
-    handler: (ctx, { params }) => terminals.disableTerminalLimit(ctx, params.id, params.limitId),
+    handler: (ctx, { params }) => disableTerminalLimit(ctx, params.id, params.limitId),
   }),
 ];
 

@@ -1,5 +1,6 @@
 import { z } from '../zod';
-import { defineOperation, type LevelCode } from '../registry';
+import type { LevelCode } from '../../domain/level';
+import { defineOperation } from '../registry';
 import { idParams } from '../common';
 import * as endpoints from '../../services/webhooks/endpoints';
 import * as deliveries from '../../services/webhooks/deliveries';

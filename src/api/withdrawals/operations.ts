@@ -16,7 +16,8 @@ export const withdrawalOperations: Operation[] = [
     description:
       'Needs an Idempotency-Key (stored as idempotencyKey; a retry returns the same withdrawal). The method must be the merchant\'s and active (422 WITHDRAWAL_METHOD_NOT_ACTIVE while cooling or suspended); the channel an active payout channel carrying the currency (default: the tenant\'s first). The fee comes from the fee engine (transactionType withdrawal); amount + fee move from available to payable at once, 422 INSUFFICIENT_BALANCE when available is short, whatever the concurrency. Starts pending; emits withdrawal.created.',
     kind: 'single', status: 201, body: CreateWithdrawalBody, response: WithdrawalSchema, requireIdempotencyKey: true,
-    handler: (ctx, { body, idempotencyKey }) => withdrawals.createWithdrawal(ctx, body, idempotencyKey),
+    // requireIdempotencyKey: the pipeline answered 400 IDEMPOTENCY_KEY_REQUIRED without one
+    handler: (ctx, { body, idempotencyKey }) => withdrawals.createWithdrawal(ctx, body, idempotencyKey!),
   }),
   defineOperation({
     id: 'listWithdrawals', method: 'get', path: BASE, levels: ['M', 'T'], permission: 'payouts:withdrawals:view', tag,

@@ -14,7 +14,7 @@ import { deliverClaimed } from '../../jobs/sandbox-acquirer';
 import { createSession, getSession } from '../../services/checkout';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { getPayment } from '../../services/payments/payments';
-import { releaseDue } from '../../services/ledger';
+import { releaseDue } from '../../services/ledger/releases';
 
 // `events trigger settlement.finalized`: a REAL statement finalized for a past day. A real sandbox payment of the
 // merchant is made through the payment path on a past UTC day (the runtime's injected clock set back, as the tests move

@@ -6,7 +6,7 @@ import { runSandboxUntil } from '../payments';
 import { createSession, getSession } from '../../services/checkout';
 import { completeCheckoutSession } from '../../services/payments/checkout-complete';
 import { getPayment } from '../../services/payments/payments';
-import { balancesOf } from '../../services/ledger';
+import { balancesOf } from '../../services/ledger/balances';
 import { coolingHours, createWithdrawalMethod, deleteWithdrawalMethod, usableMethod } from '../../services/withdrawal-methods/methods';
 import type { Clock } from '../../domain/clock';
 import { runOneOffPayout } from '../../services/payouts/run';

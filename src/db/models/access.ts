@@ -1,5 +1,6 @@
 import { DataTypes, type Sequelize } from 'sequelize';
 import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, INTEGER, type RowModel, type Timestamps } from '../model-kit';
+import type { Layer } from '../../domain/level';
 
 // Users, roles and invitations (the access area).
 
@@ -7,7 +8,7 @@ export interface UserRow extends Timestamps {
   id: string;
   tenantId: string | null;
   merchantId: string | null;
-  layer: 'merchant' | 'operator' | 'platform';
+  layer: Layer;
   externalIdpId: string | null;
   email: string;
   displayName: string | null;
@@ -26,7 +27,7 @@ export interface RoleRow extends Timestamps {
   tenantId: string | null;
   /** set for merchant-layer roles: they belong to one merchant */
   merchantId: string | null;
-  layer: 'merchant' | 'operator' | 'platform';
+  layer: Layer;
   name: string;
   description: string | null;
   permissions: string[];
@@ -49,7 +50,7 @@ export interface InvitationRow extends Timestamps {
   merchantId: string | null;
   userId: string;
   email: string;
-  layer: 'merchant' | 'operator' | 'platform';
+  layer: Layer;
   /** stored state; a pending invitation past expiresAt reads as expired */
   status: 'pending' | 'accepted' | 'canceled';
   /** SHA-256 of the single-use token; the token itself is never stored */

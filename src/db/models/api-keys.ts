@@ -1,4 +1,5 @@
 import type { Sequelize } from 'sequelize';
+import type { KeyOwnerLevel } from '../../domain/level';
 import { define, pk, stamps, UUID, STRING, JSONT, BOOLEAN, DATE, type RowModel, type Timestamps } from '../model-kit';
 
 // API keys: publishable and secret keys, stored as hashes.
@@ -7,7 +8,7 @@ export interface ApiKeyRow extends Timestamps {
   id: string;
   tenantId: string;
   merchantId: string | null;
-  ownerType: 'merchant' | 'tenant';
+  ownerType: KeyOwnerLevel;
   livemode: boolean;
   environment: 'test' | 'live';
   keyType: string;

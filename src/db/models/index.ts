@@ -17,7 +17,6 @@ import type { PaymentModels } from './payments';
 import type { LedgerModels } from './ledger';
 import type { SandboxModels } from './sandbox';
 import type { WithdrawalMethodModels } from './withdrawal-methods';
-import type { BalanceThresholdModels } from './balance-thresholds';
 import type { SettlementModels } from './settlements';
 import type { WithdrawalModels } from './withdrawals';
 import type { DisputeModels } from './disputes';
@@ -47,7 +46,6 @@ export type * from './payments';
 export type * from './ledger';
 export type * from './sandbox';
 export type * from './withdrawal-methods';
-export type * from './balance-thresholds';
 export type * from './settlements';
 export type * from './withdrawals';
 export type * from './disputes';
@@ -59,7 +57,7 @@ export type * from './idempotency';
 export interface Models extends
   TenantModels, ApiKeyModels, AccessModels, OrganizationModels, PartnerModels, ChannelModels, LimitModels, KybModels,
   ProcessingModels, FeeModels, ProfileModels, RoutingModels, RiskModels, CheckoutModels, PaymentModels, LedgerModels,
-  SandboxModels, WithdrawalMethodModels, BalanceThresholdModels, SettlementModels, WithdrawalModels, DisputeModels, PayoutModels, WebhookModels, AuditModels,
+  SandboxModels, WithdrawalMethodModels, SettlementModels, WithdrawalModels, DisputeModels, PayoutModels, WebhookModels, AuditModels,
   IdempotencyModels {}
 
 type DefineGroup = (sequelize: Sequelize) => object;
@@ -85,7 +83,6 @@ const GROUPS: Array<() => DefineGroup> = [
   () => (require('./sandbox') as typeof import('./sandbox')).defineSandboxModels,
   () => (require('./withdrawal-methods') as typeof import('./withdrawal-methods')).defineWithdrawalMethodModels,
   () => (require('./withdrawals') as typeof import('./withdrawals')).defineWithdrawalModels,
-  () => (require('./balance-thresholds') as typeof import('./balance-thresholds')).defineBalanceThresholdModels,
   () => (require('./disputes') as typeof import('./disputes')).defineDisputeModels,
   () => (require('./settlements') as typeof import('./settlements')).defineSettlementModels,
   () => (require('./payouts') as typeof import('./payouts')).definePayoutModels,

@@ -1,7 +1,8 @@
 import type { Sequelize } from 'sequelize';
-import { BOOLEAN, define, pk, UUID, STRING, TEXT, DATE, BIGINT, type RowModel } from '../model-kit';
+import { BOOLEAN, define, pk, stamps, UUID, STRING, TEXT, DATE, BIGINT, type RowModel, type Timestamps } from '../model-kit';
 
-// The double-entry ledger: entries (append-only, never updated or deleted) and scheduled releases.
+// The double-entry ledger: entries (append-only, never updated or deleted), scheduled releases, and the balance
+// thresholds watched by postings (balance.threshold_reached when a merchant's balance crosses one).
 
 /** Per merchant and currency: merchant_*; the others per owner (tenant, platform, partner, provider integration). */
 export type LedgerAccount =
@@ -78,9 +79,30 @@ export interface LedgerReleaseRow {
   updatedAt: Date;
 }
 
+export type ThresholdBalanceType = 'available' | 'pending';
+export type ThresholdDirection = 'above' | 'below';
+
+export interface BalanceThresholdRow extends Timestamps {
+  id: string;
+  tenantId: string;
+  merchantId: string;
+  livemode: boolean;
+  currency: string;
+  balanceType: ThresholdBalanceType;
+  direction: ThresholdDirection;
+  /** the threshold, in minor units of currency */
+  amountMinor: number;
+  /** the balance is at or beyond the threshold in its direction: a posting that brings it there while false raises the event */
+  crossed: boolean;
+  /** when the balance last went beyond it */
+  crossedAt: Date | null;
+  createdBy: string | null;
+}
+
 export interface LedgerModels {
   LedgerEntry: RowModel<LedgerEntryRow>;
   LedgerRelease: RowModel<LedgerReleaseRow>;
+  BalanceThreshold: RowModel<BalanceThresholdRow>;
 }
 
 export function defineLedgerModels(sequelize: Sequelize): LedgerModels {
@@ -104,6 +126,16 @@ export function defineLedgerModels(sequelize: Sequelize): LedgerModels {
         releaseAt: DATE, releasedAt: DATE, postingId: UUID, sourceType: STRING, sourceId: STRING, createdAt: DATE, updatedAt: DATE,
       },
       { resource: 'balance release', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode', softDelete: false, writtenBySystem: true },
+    ),
+    BalanceThreshold: define<BalanceThresholdRow>(
+      sequelize,
+      'BalanceThreshold',
+      'balance_thresholds',
+      {
+        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, currency: STRING, balanceType: STRING, direction: STRING,
+        amountMinor: BIGINT, crossed: BOOLEAN, crossedAt: DATE, createdBy: STRING, ...stamps,
+      },
+      { resource: 'balance threshold', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode' },
     ),
   };
 }

@@ -1,5 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, INTEGER, type RowModel, type Timestamps } from '../model-kit';
+import type { Level } from '../../domain/level';
 
 // Webhook endpoints, the events outbox, deliveries and their attempts.
 
@@ -7,7 +8,7 @@ export interface WebhookEndpointRow extends Timestamps {
   id: string;
   tenantId: string | null;
   merchantId: string | null;
-  level: 'merchant' | 'tenant' | 'platform';
+  level: Level;
   livemode: boolean;
   url: string;
   events: string[];

@@ -1,5 +1,7 @@
+import os from 'node:os';
 import { v5 } from 'uuid';
-import type { CallerContext } from '../../domain/context';
+import { elevate, terminalContext, type ContextSources, type OperatorScope } from '../../domain/authority';
+import type { Actor, CallerContext } from '../../domain/context';
 import type { Database } from '../../db/database';
 import { recordAudit } from '../audit/entries';
 import { toUser } from './users';
@@ -34,8 +36,8 @@ export function operatorIdpId(account: string): string {
 const provisioned = new WeakMap<Database, Set<string>>();
 
 /**
- * Creates the operator's user when it is missing (the provision step of the operator's actor, src/domain/authority.ts
- * operatorActor). `platform` is the operator's context lifted to platform level: the user is a platform record.
+ * Creates the operator's user when it is missing (the provision step of the operator's actor, operatorActor below).
+ * `platform` is the operator's context lifted to platform level: the user is a platform record.
  */
 export async function provisionOperator(platform: CallerContext, account: string): Promise<void> {
   const id = operatorUserId(account);
@@ -62,4 +64,37 @@ export async function provisionOperator(platform: CallerContext, account: string
   }
   if (transaction) (transaction as unknown as { afterCommit(fn: () => void): void }).afterCommit(() => known.add(id));
   else known.add(id);
+}
+
+/** The actor of the operator `account` at the terminal: its platform user record, created on first use. */
+export function operatorActor(account: string): Actor {
+  return {
+    type: 'user',
+    id: operatorUserId(account),
+    name: operatorIdpId(account),
+    provision: (ctx) => provisionOperator(elevate(ctx, 'platform', 'the operator user is a platform record'), account),
+  };
+}
+
+/**
+ * The caller context of an operator at the terminal (src/domain/authority.ts terminalContext): admin commands run
+ * with the database's own authority, acting at the given level with every permission of that layer. The actor is the
+ * operator's user (created on first use, externalIdpId os:<account>); audit entries name the account.
+ * `scope.operator` says who acts (default: the OS user; withdrawal and risk commands take it from --operator).
+ */
+export function operatorContext(rt: ContextSources, scope: OperatorScope & { operator?: string }): CallerContext {
+  return terminalContext(rt, scope, operatorActor(scope.operator ?? safeUsername()));
+}
+
+let username: string | undefined;
+/** The OS user, read once per process (os.userInfo is a system call). */
+function safeUsername(): string {
+  if (username === undefined) {
+    try {
+      username = os.userInfo().username;
+    } catch {
+      username = 'unknown';
+    }
+  }
+  return username;
 }

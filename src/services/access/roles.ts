@@ -1,9 +1,10 @@
-import { inTransaction, LEVEL_LAYER, type CallerContext, type Layer } from '../../domain/context';
+import { inTransaction, type CallerContext, type Layer } from '../../domain/context';
+import { layerOf } from '../../domain/level';
 import { ConflictError, NotFoundError, PermissionError, ValidationError, type FieldIssue } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { RoleRow, UserRow } from '../../db/models';
 import { auditRecord, auditedDelete, auditedRecord, updateRecord, lockedRecord } from '../audit/changes';
-import { allows, isKnownPermission, layerPermissions, permissionCatalog } from './permissions';
+import { allows, isKnownPermission, layerPermissions, permissionCatalog } from '../../domain/permissions';
 import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 
 /**
@@ -28,7 +29,7 @@ export function toRole(row: RoleRow): Role {
 
 /** The layer a caller's own holders belong to. */
 export function callerLayer(ctx: CallerContext): Layer {
-  return LEVEL_LAYER[ctx.level];
+  return layerOf(ctx.level);
 }
 
 /**

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, PermissionError, ValidationError, type Fi
 import type { RoleRow, UserRow } from '../../db/models';
 import { auditRecord, auditedRecord, givenFields, lockedRecord } from '../audit/changes';
 import { inStatus, refusedMove, statusMachine, transition } from '../status';
-import { allows, layerPermissions } from './permissions';
+import { allows, layerPermissions } from '../../domain/permissions';
 import { assertLayerAllowed, callerLayer, effectivePermissions, resolveMerchant } from './roles';
 import { filterWhere, presentRow, type Presented } from '../present';
 

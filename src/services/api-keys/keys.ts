@@ -1,16 +1,16 @@
 import { inMode } from '../../domain/authority';
 import { Op } from 'sequelize';
-import { inTransaction, type CallerContext, type Layer } from '../../domain/context';
+import { inTransaction, type CallerContext } from '../../domain/context';
+import { layerOf, type KeyOwnerLevel } from '../../domain/level';
 import { ConflictError, PermissionError, ValidationError, NotFoundError, type FieldIssue } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ApiKeyRow } from '../../db/models';
 import { auditRecord, auditedRecord, auditedUpdate } from '../audit/changes';
-import { allows, grantable, isKnownPermission, layerPermissions } from '../access/permissions';
+import { allows, grantable, isKnownPermission, layerPermissions } from '../../domain/permissions';
 import { apiKeyStatus, generateKeyPair } from './secrets';
 import { isValidIpEntry } from '../access/authenticate';
 import { filterWhere, iso, mapPage } from '../present';
 
-export type OwnerType = 'merchant' | 'tenant';
 export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
 
 /** The API key record of the specification; `secretKey` only in the create and rotate answers. */
@@ -18,7 +18,7 @@ export interface ApiKey {
   id: string;
   tenantId: string;
   livemode: boolean;
-  owner: { type: OwnerType; merchantId?: string; tenantId: string };
+  owner: { type: KeyOwnerLevel; merchantId?: string; tenantId: string };
   environment: 'test' | 'live';
   keyType: string;
   inboundFormat: string;
@@ -67,8 +67,6 @@ export function toApiKey(row: ApiKeyRow, now: Date): ApiKey {
   };
 }
 
-const OWNER_LAYER: Record<OwnerType, Layer> = { merchant: 'merchant', tenant: 'operator' };
-
 export interface ApiKeyFilters {
   status?: ApiKeyStatus;
   livemode?: boolean;
@@ -103,7 +101,7 @@ export async function getApiKey(ctx: CallerContext, id: string): Promise<ApiKey>
 
 export interface CreateApiKeyInput {
   name?: string;
-  ownerType?: OwnerType;
+  ownerType?: KeyOwnerLevel;
   merchantId?: string;
   livemode?: boolean;
   permissions?: string[];
@@ -112,13 +110,13 @@ export interface CreateApiKeyInput {
 }
 
 /** The permission codes a key of ownerType may carry when the caller issues it. */
-export function grantablePermissions(ctx: CallerContext, ownerType?: OwnerType): { ownerType: OwnerType; permissions: string[] } {
+export function grantablePermissions(ctx: CallerContext, ownerType?: KeyOwnerLevel): { ownerType: KeyOwnerLevel; permissions: string[] } {
   const type = ownerType ?? (ctx.level === 'merchant' ? 'merchant' : 'tenant');
   assertMayOwn(ctx, type, 'query.ownerType');
-  return { ownerType: type, permissions: grantable(OWNER_LAYER[type], ctx.permissions) };
+  return { ownerType: type, permissions: grantable(layerOf(type), ctx.permissions) };
 }
 
-function assertMayOwn(ctx: CallerContext, ownerType: OwnerType, field: string): void {
+function assertMayOwn(ctx: CallerContext, ownerType: KeyOwnerLevel, field: string): void {
   if (ctx.level === 'merchant' && ownerType !== 'merchant') {
     throw new PermissionError('A merchant caller can only issue keys owned by its own merchant.', 'OWNER_TYPE_NOT_ALLOWED', {
       errors: [{ path: field, message: 'must be merchant for a merchant caller' }],
@@ -130,12 +128,12 @@ function assertMayOwn(ctx: CallerContext, ownerType: OwnerType, field: string): 
  * Checks requested codes against the owner layer (400) and against the issuing caller's own (403). Codes the key
  * already carries (`kept`) are not granted by this write: a caller sends back the list it read.
  */
-function checkPermissions(ctx: CallerContext, ownerType: OwnerType, requested: string[], field: string, kept: string[] = []): string[] {
-  const layer = layerPermissions(OWNER_LAYER[ownerType]);
+function checkPermissions(ctx: CallerContext, ownerType: KeyOwnerLevel, requested: string[], field: string, kept: string[] = []): string[] {
+  const layer = layerPermissions(layerOf(ownerType));
   const invalid: FieldIssue[] = [];
   requested.forEach((code, i) => {
     if (!isKnownPermission(code)) invalid.push({ path: `${field}[${i}]`, message: `unknown permission code "${code}"` });
-    else if (!layer.has(code)) invalid.push({ path: `${field}[${i}]`, message: `"${code}" is not in the ${OWNER_LAYER[ownerType]} layer a ${ownerType} key draws from` });
+    else if (!layer.has(code)) invalid.push({ path: `${field}[${i}]`, message: `"${code}" is not in the ${layerOf(ownerType)} layer a ${ownerType} key draws from` });
   });
   if (invalid.length) throw new ValidationError(`Invalid permissions: ${invalid.map((i) => i.message).join('; ')}`, invalid, 'INVALID_PERMISSIONS');
   const notHeld: FieldIssue[] = [];
@@ -186,7 +184,7 @@ async function assertModeAllowed(ctx: CallerContext, livemode: boolean, merchant
 }
 
 export async function createApiKey(ctx: CallerContext, input: CreateApiKeyInput): Promise<IssuedApiKey> {
-  const ownerType: OwnerType = input.ownerType ?? (ctx.level === 'merchant' || input.merchantId ? 'merchant' : 'tenant');
+  const ownerType: KeyOwnerLevel = input.ownerType ?? (ctx.level === 'merchant' || input.merchantId ? 'merchant' : 'tenant');
   assertMayOwn(ctx, ownerType, 'body.ownerType');
   let merchantId: string | null = null;
   if (ownerType === 'merchant') {
@@ -208,7 +206,7 @@ export async function createApiKey(ctx: CallerContext, input: CreateApiKeyInput)
   }
   const permissions =
     input.permissions === undefined
-      ? grantable(OWNER_LAYER[ownerType], ctx.permissions)
+      ? grantable(layerOf(ownerType), ctx.permissions)
       : checkPermissions(ctx, ownerType, input.permissions, 'body.permissions');
   const ipAllowlist = checkIpAllowlist(input.ipAllowlist ?? [], 'body.ipAllowlist');
   const expiresAt = checkExpiry(ctx, input.expiresAt, 'body.expiresAt');
@@ -233,7 +231,7 @@ export async function createApiKey(ctx: CallerContext, input: CreateApiKeyInput)
 }
 
 interface IssueSpec {
-  ownerType: OwnerType;
+  ownerType: KeyOwnerLevel;
   merchantId: string | null;
   livemode: boolean;
   name: string;

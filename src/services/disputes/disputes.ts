@@ -11,7 +11,7 @@ import { emitEvent, type EmitInput } from '../webhooks/events';
 import { viewOf } from '../../api/views';
 import { resolveFees } from '../fees/schedules';
 import type { FeeBreakdown } from '../fees/engine';
-import { postDispute } from '../ledger';
+import { postDispute } from '../ledger/postings/dispute';
 import { throughProvider, type ProviderAnswer, type ProviderOperation } from '../provider-call';
 import { contextForPayment } from '../payments/payments';
 import { forEachDue, type DueOptions } from '../due-work';

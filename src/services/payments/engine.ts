@@ -1,36 +1,30 @@
 import { Op, type Transaction } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { activePartnerOf } from '../partners';
-import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow, PaymentStatus } from '../../db/models';
+import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow } from '../../db/models';
 import { scoped } from '../../db/scoped';
 import type { ConnectorResult } from '../../connectors';
 import { answerOrPending, throughProvider, type ProviderRequest, type TerminalRoute, type Unsent } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
-import { recordAudit } from '../audit/entries';
+import { auditRecord } from '../audit/changes';
+import { allows, transition } from '../status';
 import { alertOnDecline } from '../routing/alerts';
 import { resolveFees } from '../fees/schedules';
-import { postCapture } from '../ledger';
+import { postCapture } from '../ledger/postings/capture';
 import { recordSessionPayment } from '../checkout';
 import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../profiles';
 import type { CardInput } from './cards';
 import { capturesAutomatically, riskOf, toPayment } from './records';
+import { ATTEMPT_MACHINE, movePayment, OPEN_ATTEMPT_STATUSES, OPEN_STATUSES, PAYMENT, paymentEvent } from './machines';
 
 /**
- * The payment state machine shared by the checkout, the provider's asynchronous answers, capture and cancel.
- *
- * Statuses: processing → requires_action → processing …; processing → requires_capture (manual capture) or captured
- * (automatic); any of processing, requires_action, requires_capture → voided (cancel); processing → failed.
- * captured → partially_refunded → refunded through refunds.
+ * A payment's attempts at its provider, shared by the checkout, the provider's asynchronous answers and recovery: each
+ * answer moves the attempt and its payment through their machines (./machines.ts).
  *
  * Provider calls never run inside a database transaction: an attempt is committed first, the connector is called,
  * and its answer is applied in a new transaction that locks the payment and checks the attempt is still current,
  * so an answer that arrives twice (or late, after a cancel) changes nothing.
  */
-
-/** Statuses in which the provider may still answer for the current attempt. */
-const OPEN_STATUSES: readonly PaymentStatus[] = ['processing', 'requires_action'];
-/** an attempt still waiting for its provider's answer */
-const OPEN_ATTEMPT_STATUSES: readonly string[] = ['pending', 'requires_action'];
 
 /** Declines worth trying at another terminal unless the cascade policy says otherwise (soft declines, provider errors). */
 const SOFT_DECLINES = ['card_declined', 'card_not_supported', 'processing_error', 'provider_unavailable', 'do_not_honor'];
@@ -47,16 +41,14 @@ export interface PendingAttempt {
 
 // ---------------------------------------------------------------------------------------------- events
 
-/** Emits the payment's event (data: the full record; each endpoint sees its level's view) and writes the audit entry. */
-export async function paymentChanged(tx: CallerContext, row: PaymentRow, event: string | string[], before?: PaymentRow): Promise<void> {
-  const data = toPayment(row) as unknown as Record<string, unknown>;
-  for (const type of Array.isArray(event) ? event : [event]) {
-    await emitEvent(tx, { type, data, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode });
-  }
-  await recordAudit(tx, {
-    action: Array.isArray(event) ? event[event.length - 1] : event, targetType: 'payment', targetId: row.id, tenantId: row.tenantId,
-    merchantId: row.merchantId, livemode: row.livemode, before: before ? { status: before.status } : undefined, after: { status: row.status },
-  });
+/**
+ * Announces a payment just made (its moves announce themselves: movePayment): its events (data: the full record; each
+ * endpoint sees its level's view), its audit entry (the last event's name), the session's mirror of it.
+ */
+export async function paymentChanged(tx: CallerContext, row: PaymentRow, event: string | string[]): Promise<void> {
+  const events = Array.isArray(event) ? event : [event];
+  for (const type of events) await emitEvent(tx, paymentEvent(type, row));
+  await auditRecord(tx, PAYMENT, row, events[events.length - 1], { after: toPayment(row) });
   if (row.checkoutSessionId) await recordSessionPayment(tx, row.checkoutSessionId, { paymentId: row.id, paymentStatus: row.status });
 }
 
@@ -164,79 +156,101 @@ async function afterAttemptApplied(pctx: CallerContext, pending: PendingAttempt,
   return applied.next;
 }
 
+/**
+ * The answer applied: the provider's reference of a pending answer; else the attempt moved by the answer and, while it
+ * is its payment's current attempt and the payment is open, the payment moved (requires_action, authorized, captured,
+ * on to the next terminal, or failed).
+ */
 async function applyAttemptAnswer(tx: CallerContext, pending: PendingAttempt, result: ConnectorResult): Promise<AppliedAttempt> {
-  let late: AppliedAttempt['late'] = null;
-  const next = await (async (): Promise<PendingAttempt | null> => {
-    const payments = scoped(tx, tx.db.models.Payment);
-    const attempts = scoped(tx, tx.db.models.PaymentAttempt);
-    if (result.status === 'pending') {
-      // the provider's reference only, each a compare-and-set (nothing read): the payment while this is its current
-      // attempt and it is open (an attempt answered for good has moved its payment on), the attempt while it is open.
-      // The payment first, as every answer locks it before its attempt: two transactions never wait for each other.
-      const providerReference = result.providerReference ?? undefined;
-      await payments.updateIf(
-        { id: pending.paymentId } as PaymentRow,
-        { currentAttemptId: pending.attemptId, status: { [Op.in]: OPEN_STATUSES } },
-        { providerReference, providerStatus: result.rawStatus ?? 'pending' },
-      );
-      await attempts.updateIf({ id: pending.attemptId } as PaymentAttemptRow, { status: { [Op.in]: OPEN_ATTEMPT_STATUSES } }, { providerReference });
-      return null;
-    }
-    const row = await payments.get(pending.paymentId, { lock: true });
-    const attempt = await attempts.get(pending.attemptId);
-    if (!OPEN_ATTEMPT_STATUSES.includes(attempt.status)) return null;
-    await attempts.update(attempt, {
-      status: result.status, providerReference: result.providerReference ?? attempt.providerReference,
-      declineCode: result.declineCode ?? null, message: result.message ?? null,
-    });
-    // a decline counts its terminal's recent attempts (one statement, on this path only): routing.alert past the threshold
-    if (result.status === 'declined') await alertOnDecline(tx, attempt);
-    if (row.currentAttemptId !== attempt.id || !OPEN_STATUSES.includes(row.status)) {
-      // an approval that arrives after the payment was canceled (or given up): the provider holds an authorization nobody wants
-      if (result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && result.providerReference) {
-        late = { terminalId: attempt.terminalId, providerReference: result.providerReference };
-      }
-      return null;
-    }
+  if (result.status === 'pending') {
+    await recordPendingAnswer(tx, pending, result);
+    return { pending, next: null, late: null };
+  }
+  // load and lock: the payment first, as every answer locks it before its attempt (two transactions never wait for each other)
+  const row = await scoped(tx, tx.db.models.Payment).get(pending.paymentId, { lock: true });
+  const attempt = await scoped(tx, tx.db.models.PaymentAttempt).get(pending.attemptId);
+  // an attempt answered for good is not moved again
+  if (!allows(ATTEMPT_MACHINE, attempt, result.status)) return { pending, next: null, late: null };
+  const answered = await transition(tx, ATTEMPT_MACHINE, attempt, result.status, {
+    unaudited: true,
+    changes: {
+      providerReference: result.providerReference ?? attempt.providerReference, declineCode: result.declineCode ?? null, message: result.message ?? null,
+    },
+  });
+  // a decline counts its terminal's recent attempts (one statement, on this path only): routing.alert past the threshold
+  if (result.status === 'declined') await alertOnDecline(tx, answered);
+  if (row.currentAttemptId !== attempt.id || !OPEN_STATUSES.includes(row.status)) {
+    // an approval that arrives after the payment was canceled (or given up): the provider holds an authorization nobody wants
+    const late = result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && result.providerReference
+      ? { terminalId: attempt.terminalId, providerReference: result.providerReference }
+      : null;
+    return { pending, next: null, late };
+  }
+  return { pending, next: await movePaymentByAnswer(tx, row, result), late: null };
+}
 
-    const common: Partial<PaymentRow> = {
-      providerReference: result.providerReference ?? row.providerReference, providerStatus: result.rawStatus ?? result.status,
-      threeDSResult: result.threeDSResult ?? row.threeDSResult,
-    };
-    if (result.status === 'requires_action') {
-      const updated = await payments.update(row, { ...common, status: 'requires_action', action: result.action ?? null });
-      await paymentChanged(tx, updated, 'payment.requires_action', row);
-      return null;
-    }
-    if (result.status === 'succeeded') {
-      await approve(tx, row, { ...common, fundsAvailableImmediately: Boolean(result.fundsAvailableImmediately) });
-      return null;
-    }
-    // declined or failed: another terminal, or the end
-    const profile = await scoped(tx, tx.db.models.IntegrationProfile).findOne({ merchantId: row.merchantId, mode: 'checkout' });
-    const tried = await attempts.findAll({ paymentId: row.id });
-    const triedTerminals = new Set(tried.map((a) => a.terminalId));
-    const decision = row.routingDecision as { terminals?: string[] } | null;
-    const nextTerminal = (decision?.terminals ?? []).find((t) => !triedTerminals.has(t));
-    if (nextTerminal && cascadeAllowed(profile, tried.length, result)) {
-      const terminal = await scoped(tx, tx.db.models.Terminal).get(nextTerminal);
-      const next = await attempts.create({
-        tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, paymentId: row.id, sequence: tried.length + 1,
-        terminalId: terminal.id, providerIntegrationId: terminal.providerIntegrationId, status: 'pending',
-        providerReference: null, declineCode: null, message: null,
-      });
-      await payments.update(row, {
-        ...common, status: 'processing', action: null, currentAttemptId: next.id, terminalId: terminal.id,
-        providerIntegrationId: terminal.providerIntegrationId, providerReference: null,
-      });
-      return { paymentId: row.id, attemptId: next.id };
-    }
-    await failPayment(tx, row, {
-      ...common, errorCode: result.declineCode ?? 'processing_error', errorMessage: result.message ?? declineMessage(result.declineCode),
-    });
+/**
+ * A pending answer: the provider's reference only, each a compare-and-set (nothing read): the payment while this is
+ * its current attempt and it is open (an attempt answered for good has moved its payment on), the attempt while it is
+ * open. The payment first, as every answer locks it before its attempt.
+ */
+async function recordPendingAnswer(tx: CallerContext, pending: PendingAttempt, result: ConnectorResult): Promise<void> {
+  const providerReference = result.providerReference ?? undefined;
+  await scoped(tx, tx.db.models.Payment).updateIf(
+    { id: pending.paymentId } as PaymentRow,
+    { currentAttemptId: pending.attemptId, status: { [Op.in]: OPEN_STATUSES } },
+    { providerReference, providerStatus: result.rawStatus ?? 'pending' },
+  );
+  await scoped(tx, tx.db.models.PaymentAttempt).updateIf(
+    { id: pending.attemptId } as PaymentAttemptRow, { status: { [Op.in]: OPEN_ATTEMPT_STATUSES } }, { providerReference },
+  );
+}
+
+/** The payment moved by its current attempt's final answer; the next attempt to send when a decline cascades. */
+async function movePaymentByAnswer(tx: CallerContext, row: PaymentRow, result: ConnectorResult): Promise<PendingAttempt | null> {
+  const common: Partial<PaymentRow> = {
+    providerReference: result.providerReference ?? row.providerReference, providerStatus: result.rawStatus ?? result.status,
+    threeDSResult: result.threeDSResult ?? row.threeDSResult,
+  };
+  if (result.status === 'requires_action') {
+    await movePayment(tx, row, 'require_action', { ...common, action: result.action ?? null });
     return null;
-  })();
-  return { pending, next, late };
+  }
+  if (result.status === 'succeeded') {
+    await approve(tx, row, { ...common, fundsAvailableImmediately: Boolean(result.fundsAvailableImmediately) });
+    return null;
+  }
+  // declined or failed: another terminal, or the end
+  const next = await cascade(tx, row, result, common);
+  if (next) return next;
+  await failPayment(tx, row, {
+    ...common, errorCode: result.declineCode ?? 'processing_error', errorMessage: result.message ?? declineMessage(result.declineCode),
+  });
+  return null;
+}
+
+/** A decline sent on to the next terminal of the payment's routing decision, when its profile's cascade allows it. */
+async function cascade(
+  tx: CallerContext, row: PaymentRow, result: ConnectorResult, common: Partial<PaymentRow>,
+): Promise<PendingAttempt | null> {
+  const attempts = scoped(tx, tx.db.models.PaymentAttempt);
+  const profile = await scoped(tx, tx.db.models.IntegrationProfile).findOne({ merchantId: row.merchantId, mode: 'checkout' });
+  const tried = await attempts.findAll({ paymentId: row.id });
+  const triedTerminals = new Set(tried.map((a) => a.terminalId));
+  const decision = row.routingDecision as { terminals?: string[] } | null;
+  const nextTerminal = (decision?.terminals ?? []).find((t) => !triedTerminals.has(t));
+  if (!nextTerminal || !cascadeAllowed(profile, tried.length, result)) return null;
+  const terminal = await scoped(tx, tx.db.models.Terminal).get(nextTerminal);
+  const next = await attempts.create({
+    tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, paymentId: row.id, sequence: tried.length + 1,
+    terminalId: terminal.id, providerIntegrationId: terminal.providerIntegrationId, status: 'pending',
+    providerReference: null, declineCode: null, message: null,
+  });
+  await movePayment(tx, row, 'cascade', {
+    ...common, action: null, currentAttemptId: next.id, terminalId: terminal.id, providerIntegrationId: terminal.providerIntegrationId,
+    providerReference: null,
+  });
+  return { paymentId: row.id, attemptId: next.id };
 }
 
 /** Voids, best effort, an authorization the provider approved after the payment was canceled (logged when it cannot). */
@@ -268,27 +282,20 @@ function declineMessage(code: string | undefined): string {
 }
 
 async function approve(tx: CallerContext, row: PaymentRow, changes: Partial<PaymentRow>): Promise<void> {
-  const payments = scoped(tx, tx.db.models.Payment);
   const amount = row.amountMinor;
   const base = { ...changes, approved: true, authorizedMinor: amount, action: null, cardVault: null, errorCode: null, errorMessage: null };
   // manual capture, or held for review by the risk engine: the authorization waits for a capture or a cancel
   if (!capturesAutomatically(row)) {
-    const updated = await payments.update(row, { ...base, status: 'requires_capture' });
-    await paymentChanged(tx, updated, 'payment.requires_capture', row);
+    await movePayment(tx, row, 'authorize', base);
     return;
   }
   const booked = await bookCapture(tx, { ...row, ...base } as PaymentRow, amount);
-  const updated = await payments.update(row, { ...base, ...booked, status: 'captured' });
-  await paymentChanged(tx, updated, ['payment.succeeded', 'payment.captured'], row);
+  await movePayment(tx, row, 'authorize_and_capture', { ...base, ...booked });
 }
 
 /** Ends a payment as failed (no provider will take it). */
 export async function failPayment(tx: CallerContext, row: PaymentRow, changes: Partial<PaymentRow>): Promise<PaymentRow> {
-  const updated = await scoped(tx, tx.db.models.Payment).update(row, {
-    ...changes, status: 'failed', approved: false, action: null, cardVault: null,
-  });
-  await paymentChanged(tx, updated, 'payment.failed', row);
-  return updated;
+  return movePayment(tx, row, 'fail', { ...changes, approved: false, action: null, cardVault: null });
 }
 
 export type { PaymentAttemptRow };

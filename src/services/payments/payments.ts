@@ -8,8 +8,10 @@ import type { PaymentRow, PaymentStatus, PendingPaymentOperation } from '../../d
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import { getProvider, supportsFeature } from '../processing/providers';
 import { mapPage } from '../present';
-import { bookCapture, paymentChanged } from './engine';
+import { bookCapture } from './engine';
 import { paymentFor, riskOf, type Payment } from './records';
+import { movePayment, PAYMENT_MACHINE } from './machines';
+import { refuseUnless } from '../status';
 import { formatMinor, type Money } from '../../domain/money';
 
 /**
@@ -119,14 +121,11 @@ async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: 
   // the outcome is recorded in the name of whoever asked for it (also when recovery applies it)
   const pctx = contextForPayment(tx, row, operation.actor);
   if (operation.kind === 'void') {
-    const updated = await scoped(pctx, pctx.db.models.Payment).update(row, { ...clear, status: 'voided', action: null, cardVault: null, providerStatus: result.rawStatus ?? 'voided' });
-    await paymentChanged(pctx, updated, 'payment.canceled', row);
-    return { row: updated };
+    const changes = { ...clear, action: null, cardVault: null, providerStatus: result.rawStatus ?? 'voided' };
+    return { row: await movePayment(pctx, row, 'cancel', changes) };
   }
   const booked = await bookCapture(pctx, row, operation.amountMinor ?? row.authorizedMinor);
-  const updated = await scoped(pctx, pctx.db.models.Payment).update(row, { ...booked, ...clear, status: 'captured', providerStatus: result.rawStatus ?? 'captured' });
-  await paymentChanged(pctx, updated, ['payment.captured', 'payment.succeeded'], row);
-  return { row: updated };
+  return { row: await movePayment(pctx, row, 'capture', { ...booked, ...clear, providerStatus: result.rawStatus ?? 'captured' }) };
 }
 
 /** A recorded capture or void through the provider: the call outside any transaction, the answer applied after. */
@@ -139,6 +138,11 @@ function answered(ctx: CallerContext, outcome: OperationOutcome): Payment {
   return paymentFor(ctx.level, outcome.row);
 }
 
+/** The payment of `id`, locked for the caller's transaction (404 outside the caller's scope). */
+function lockedPayment(tx: CallerContext, id: string): Promise<PaymentRow> {
+  return scoped(tx, tx.db.models.Payment).get(id, { lock: true });
+}
+
 /**
  * Captures a requires_capture payment: the whole authorized amount, or less where the provider supports partial
  * capture. The capture is recorded on the payment (a second capture or a cancel meanwhile is 409), sent to the
@@ -146,29 +150,33 @@ function answered(ctx: CallerContext, outcome: OperationOutcome): Payment {
  * payment requires_capture.
  */
 export async function capturePayment(ctx: CallerContext, id: string, input: { amount?: Money }): Promise<Payment> {
+  // in the intent's transaction: load and lock, decide (the input is validated against the payment), record the intent
   const outcome = await throughProvider(ctx, paymentOperation(async (tx) => {
-    const row = await scoped(tx, tx.db.models.Payment).get(id, { lock: true });
-    if (row.status !== 'requires_capture') {
-      throw new ConflictError('PAYMENT_NOT_CAPTURABLE', `Payment ${id} is ${row.status}: only a requires_capture payment can be captured.`);
-    }
-    if (riskOf(row) === 'review' && tx.level === 'merchant') {
-      throw new PermissionError(`Payment ${id} is held for risk review: the tenant captures or cancels it.`, 'RISK_REVIEW_PENDING');
-    }
-    const authorized = row.authorizedMinor;
-    const amount = input.amount?.valueMinor ?? authorized;
-    if (input.amount && input.amount.currency !== row.currency) throw ValidationError.field('body.amount.currency', `must be the payment's currency ${row.currency}`);
-    if (amount <= 0) throw ValidationError.field('body.amount.valueMinor', 'must be positive');
-    if (amount > authorized) throw new BusinessRuleError('CAPTURE_EXCEEDS_AUTHORIZED', `Capture of ${formatMinor({ currency: row.currency, valueMinor: amount })} exceeds the authorized ${formatMinor({ currency: row.currency, valueMinor: authorized })}.`);
-    const pctx = contextForPayment(tx, row);
-    if (amount < authorized && !supportsFeature(await getProvider(pctx, row.providerIntegrationId!), 'partial_capture')) {
-      throw new BusinessRuleError('PARTIAL_CAPTURE_NOT_SUPPORTED', 'The payment\'s provider does not support partial capture: capture the whole authorized amount.');
-    }
+    const row = await lockedPayment(tx, id);
+    const amount = await decideCapture(tx, row, input);
     return recordOperation(tx, row, 'capture', amount);
   }));
+  // the provider called with no transaction open, its answer applied (applyOperation)
   return answered(ctx, outcome);
 }
 
-const CANCELABLE: readonly PaymentStatus[] = ['processing', 'requires_action', 'requires_capture'];
+/** Whether the payment may be captured, of what amount: the machine's move, the risk hold, the amount and the provider's features. */
+async function decideCapture(tx: CallerContext, row: PaymentRow, input: { amount?: Money }): Promise<number> {
+  refuseUnless(PAYMENT_MACHINE, row, 'capture');
+  if (riskOf(row) === 'review' && tx.level === 'merchant') {
+    throw new PermissionError(`Payment ${row.id} is held for risk review: the tenant captures or cancels it.`, 'RISK_REVIEW_PENDING');
+  }
+  const authorized = row.authorizedMinor;
+  const amount = input.amount?.valueMinor ?? authorized;
+  if (input.amount && input.amount.currency !== row.currency) throw ValidationError.field('body.amount.currency', `must be the payment's currency ${row.currency}`);
+  if (amount <= 0) throw ValidationError.field('body.amount.valueMinor', 'must be positive');
+  if (amount > authorized) throw new BusinessRuleError('CAPTURE_EXCEEDS_AUTHORIZED', `Capture of ${formatMinor({ currency: row.currency, valueMinor: amount })} exceeds the authorized ${formatMinor({ currency: row.currency, valueMinor: authorized })}.`);
+  const pctx = contextForPayment(tx, row);
+  if (amount < authorized && !supportsFeature(await getProvider(pctx, row.providerIntegrationId!), 'partial_capture')) {
+    throw new BusinessRuleError('PARTIAL_CAPTURE_NOT_SUPPORTED', 'The payment\'s provider does not support partial capture: capture the whole authorized amount.');
+  }
+  return amount;
+}
 
 /**
  * Cancels (voids) a payment that is processing, requires_action or requires_capture: an authorization is voided at
@@ -177,18 +185,17 @@ const CANCELABLE: readonly PaymentStatus[] = ['processing', 'requires_action', '
  */
 export async function cancelPayment(ctx: CallerContext, id: string): Promise<Payment> {
   const outcome = await throughProvider(ctx, paymentOperation(async (tx) => {
-    const row = await scoped(tx, tx.db.models.Payment).get(id, { lock: true });
-    if (!CANCELABLE.includes(row.status)) {
-      throw new ConflictError('PAYMENT_NOT_CANCELABLE', `Payment ${id} is ${row.status}: only processing, requires_action or requires_capture payments can be canceled.`);
-    }
+    // load and lock, decide
+    const row = await lockedPayment(tx, id);
+    refuseUnless(PAYMENT_MACHINE, row, 'cancel');
     refuseWhilePending(row);
-    // an authorization is voided at the provider; an attempt still waiting for its answer (or for a 3DS challenge)
-    // is left behind: an approval that arrives after the cancel is voided then (engine.applyAttemptResult)
+    // an authorization is voided at the provider: the intent recorded, the provider called, its answer applied
+    // (applyOperation); an attempt still waiting for its answer (or for a 3DS challenge) is left behind: an approval
+    // that arrives after the cancel is voided then (engine.applyAttemptResult)
     if (row.status === 'requires_capture' && row.providerReference && row.terminalId) return recordOperation(tx, row, 'void');
-    const pctx = contextForPayment(tx, row);
-    const updated = await scoped(pctx, pctx.db.models.Payment).update(row, { status: 'voided', action: null, cardVault: null, providerStatus: 'voided' });
-    await paymentChanged(pctx, updated, 'payment.canceled', row);
-    return settled({ row: updated });
+    // nothing authorized: canceled at once, no provider asked
+    const changes = { action: null, cardVault: null, providerStatus: 'voided' };
+    return settled({ row: await movePayment(contextForPayment(tx, row), row, 'cancel', changes) });
   }));
   return answered(ctx, outcome);
 }

@@ -1,20 +1,22 @@
 import type { Transaction } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
-import { BusinessRuleError, ConflictError, ValidationError } from '../../domain/errors';
-import type { LineItem, RefundRow } from '../../db/models';
+import { BusinessRuleError, ConflictError, InternalError, ValidationError } from '../../domain/errors';
+import type { LineItem, PaymentRow, RefundRow } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ConnectorResult } from '../../connectors';
-import { answerOrPending, settled, throughProvider, type ProviderOperation } from '../provider-call';
+import { answerOrPending, throughProvider, type ProviderOperation } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
-import { recordAudit } from '../audit/entries';
+import { auditRecord } from '../audit/changes';
 import { resolveFees } from '../fees/schedules';
 import { getProvider, supportsFeature } from '../processing/providers';
-import { postRefund } from '../ledger';
+import { postRefund } from '../ledger/postings/refund';
 import { mapPage } from '../present';
 import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
-import { keptKey, type IdempotentRequest } from '../idempotency';
+import { madeUnderKey, runIdempotent, type IdempotentCall, type IdempotentRequest } from '../idempotency';
 import { refundableMinor, refundFor, toRefund, type Refund } from './records';
+import { movePayment, moveRefund, PAYMENT_MACHINE, REFUND, REFUND_MACHINE, refundEvent } from './machines';
+import { allows, refuseUnless } from '../status';
 import { formatMinor, type Money } from '../../domain/money';
 
 /**
@@ -32,92 +34,109 @@ export interface CreateRefundInput {
   metadata?: Record<string, string>;
 }
 
-async function refundEvent(tx: CallerContext, row: RefundRow, type: string, before?: RefundRow): Promise<void> {
-  const data = toRefund(row) as unknown as Record<string, unknown>;
-  await emitEvent(tx, { type, data, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode });
-  await recordAudit(tx, {
-    action: type, targetType: 'refund', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
-    before: before ? { status: before.status } : undefined, after: { status: row.status, amount: data.amount },
-  });
-}
-
 /**
  * A refund request as its Idempotency-Key knows it (runIdempotent), the same through the API (its operation
  * createRefund) and the CLI (`refunds create --idempotency-key`): either replays the other's refund. The refund calls
- * its provider between two transactions of its own.
+ * its provider between two transactions of its own; a retry after the refund committed (and its request died before
+ * its answer was kept) is answered with that refund (resumeRefund), none is made again.
  */
-export function refundRequest(paymentId: string, input: CreateRefundInput): IdempotentRequest {
-  return { operation: 'createRefund', target: { id: paymentId }, input, ownTransactions: true };
+export function refundRequest(
+  paymentId: string, input: CreateRefundInput,
+): IdempotentRequest & Pick<IdempotentCall<Refund, Refund>, 'resume'> {
+  return {
+    operation: 'createRefund', target: { id: paymentId }, input, ownTransactions: true, resume: (ctx) => resumeRefund(ctx, paymentId),
+  };
 }
 
 /**
- * Creates a pending refund and sends it. With the caller's Idempotency-Key (the API's and the CLI's run it through
- * runIdempotent with refundRequest), the refund keeps the key (keptKey): it commits before runIdempotent keeps the
- * answer, so a refund that an earlier request with the key committed (and then died, or failed, before its answer was
- * kept) is answered again, and sent if it never was, instead of being made twice; another request with the key is
- * 409 IDEMPOTENCY_KEY_REUSED. A unique index (payment, key) is the last line of defence.
+ * Creates a pending refund and sends it (see makeRefund). With an Idempotency-Key, under runIdempotent's rule (the API
+ * and the CLI run it there themselves, with refundRequest): the same key and request answer the first refund again,
+ * another request under the key is 409 IDEMPOTENCY_KEY_REUSED.
  */
 export async function createRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput, idempotencyKey?: string): Promise<Refund> {
-  const kept = idempotencyKey === undefined ? null : keptKey(ctx, 'refund', idempotencyKey, input);
+  const call = { key: idempotencyKey, keyField: 'idempotencyKey', ...refundRequest(paymentId, input) };
+  const outcome = await runIdempotent(ctx, call, (c) => makeRefund(c, paymentId, input));
+  return outcome.replayed ? outcome.replay : outcome.result;
+}
+
+/**
+ * A refund made: validated and decided against the payment, locked (what remains refundable, the provider's
+ * features), recorded pending with the amount held on the payment (the intent, which commits), sent to the provider
+ * with no transaction open, and the answer applied.
+ */
+export async function makeRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput): Promise<Refund> {
   const refundId = await throughProvider(ctx, refundOperation(async (tx) => {
-    const payments = scoped(tx, tx.db.models.Payment);
-    const payment = await payments.get(paymentId, { lock: true });
-    const committed = kept ? await scoped(tx, tx.db.models.Refund).findOne({ paymentId, idempotencyKey: kept.key }) : null;
-    if (committed) {
-      if (committed.idempotencyFingerprint !== kept?.fingerprint) {
-        throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another refund request of this payment.');
-      }
-      // answered, or sent and waiting for the answer: not sent again (providers take our reference once)
-      return committed.status === 'pending' && !committed.providerReference ? committed.id : settled(committed.id);
-    }
-    if (payment.status === 'refunded') throw new ConflictError('PAYMENT_ALREADY_REFUNDED', `Payment ${paymentId} is fully refunded.`);
-    if (payment.status !== 'captured' && payment.status !== 'partially_refunded') {
-      throw new ConflictError('PAYMENT_NOT_REFUNDABLE', `Payment ${paymentId} is ${payment.status}: only captured payments can be refunded.`);
-    }
-    if (input.amount && input.amount.currency !== payment.currency) throw ValidationError.field('body.amount.currency', `must be the payment's currency ${payment.currency}`);
-    const remaining = refundableMinor(payment);
-    // amounts in messages as the flags and the API take them: 20.00 EUR, never bare minor units
-    const money = (valueMinor: number) => formatMinor({ currency: payment.currency, valueMinor });
-    const amount = input.amount?.valueMinor ?? remaining;
-    if (input.amount && amount <= 0) throw ValidationError.field('body.amount.valueMinor', 'must be positive');
-    if ((amount > remaining || remaining <= 0) && payment.disputedMinor > 0 && amount <= remaining + payment.disputedMinor) {
-      throw new ConflictError(
-        'PAYMENT_DISPUTED',
-        `Payment ${paymentId} is disputed: its open or lost disputes took ${money(payment.disputedMinor)}, so at most ${money(Math.max(remaining, 0))} remains refundable.`,
-      );
-    }
-    if (amount > remaining || remaining <= 0) {
-      throw new BusinessRuleError('REFUND_EXCEEDS_REFUNDABLE', `Refund of ${money(amount)} exceeds what remains refundable (${money(Math.max(remaining, 0))}, pending refunds included).`);
-    }
-    const pctx = contextForPayment(tx, payment);
-    const provider = await getProvider(pctx, payment.providerIntegrationId!);
-    const earlier = await scoped(tx, tx.db.models.Refund).count({ paymentId, status: ['pending', 'succeeded'] });
-    const captured = payment.capturedMinor;
-    if (supportsFeature(provider, 'single_full_refund_only') && (earlier > 0 || amount !== captured)) {
-      throw new BusinessRuleError('SINGLE_FULL_REFUND_ONLY', 'The payment\'s provider allows one full refund per payment and no partial or later refunds.');
-    }
-    if (amount < captured && !supportsFeature(provider, 'partial_refund')) {
-      throw new BusinessRuleError('PARTIAL_REFUND_NOT_SUPPORTED', 'The payment\'s provider does not support partial refunds: refund the whole amount.');
-    }
-    if (earlier > 0 && !supportsFeature(provider, 'multiple_refunds')) {
-      throw new BusinessRuleError('MULTIPLE_REFUNDS_NOT_SUPPORTED', 'The payment\'s provider allows one refund per payment.');
-    }
-    const held = await payments.updateIf(
-      payment,
-      { refundPendingMinor: payment.refundPendingMinor, refundedMinor: payment.refundedMinor },
-      { refundPendingMinor: payment.refundPendingMinor + amount },
-    );
-    if (!held) throw new ConflictError('PAYMENT_CHANGED', `Payment ${paymentId} changed meanwhile: try again.`);
-    const refund = await scoped(pctx, pctx.db.models.Refund).create({
-      tenantId: payment.tenantId, merchantId: payment.merchantId, livemode: payment.livemode, paymentId, status: 'pending',
-      currency: payment.currency, amountMinor: amount, reason: input.reason ?? null, merchantReference: input.merchantReference ?? null,
-      statusReason: null, items: (input.items ?? []).map((item) => ({ ...item, id: item.id ?? newId() })), metadata: input.metadata ?? {}, providerReference: null, feeBreakdown: null,
-      idempotencyKey: kept?.key ?? null, idempotencyFingerprint: kept?.fingerprint ?? null,
-    });
-    await refundEvent(pctx, refund, 'refund.created');
-    return refund.id;
+    const payment = await scoped(tx, tx.db.models.Payment).get(paymentId, { lock: true });
+    const amount = await decideRefund(tx, payment, input);
+    return (await recordRefund(tx, payment, input, amount)).id;
   }));
   return refundFor(ctx.level, await scoped(ctx, ctx.db.models.Refund).get(refundId));
+}
+
+/** The amount to refund, or the refusal: the payment's status (its machine), what remains refundable, the provider's features. */
+async function decideRefund(tx: CallerContext, payment: PaymentRow, input: CreateRefundInput): Promise<number> {
+  const paymentId = payment.id;
+  refuseUnless(PAYMENT_MACHINE, payment, 'refund_part');
+  if (input.amount && input.amount.currency !== payment.currency) throw ValidationError.field('body.amount.currency', `must be the payment's currency ${payment.currency}`);
+  const remaining = refundableMinor(payment);
+  // amounts in messages as the flags and the API take them: 20.00 EUR, never bare minor units
+  const money = (valueMinor: number) => formatMinor({ currency: payment.currency, valueMinor });
+  const amount = input.amount?.valueMinor ?? remaining;
+  if (input.amount && amount <= 0) throw ValidationError.field('body.amount.valueMinor', 'must be positive');
+  if ((amount > remaining || remaining <= 0) && payment.disputedMinor > 0 && amount <= remaining + payment.disputedMinor) {
+    throw new ConflictError(
+      'PAYMENT_DISPUTED',
+      `Payment ${paymentId} is disputed: its open or lost disputes took ${money(payment.disputedMinor)}, so at most ${money(Math.max(remaining, 0))} remains refundable.`,
+    );
+  }
+  if (amount > remaining || remaining <= 0) {
+    throw new BusinessRuleError('REFUND_EXCEEDS_REFUNDABLE', `Refund of ${money(amount)} exceeds what remains refundable (${money(Math.max(remaining, 0))}, pending refunds included).`);
+  }
+  const provider = await getProvider(contextForPayment(tx, payment), payment.providerIntegrationId!);
+  const earlier = await scoped(tx, tx.db.models.Refund).count({ paymentId, status: ['pending', 'succeeded'] });
+  const captured = payment.capturedMinor;
+  if (supportsFeature(provider, 'single_full_refund_only') && (earlier > 0 || amount !== captured)) {
+    throw new BusinessRuleError('SINGLE_FULL_REFUND_ONLY', 'The payment\'s provider allows one full refund per payment and no partial or later refunds.');
+  }
+  if (amount < captured && !supportsFeature(provider, 'partial_refund')) {
+    throw new BusinessRuleError('PARTIAL_REFUND_NOT_SUPPORTED', 'The payment\'s provider does not support partial refunds: refund the whole amount.');
+  }
+  if (earlier > 0 && !supportsFeature(provider, 'multiple_refunds')) {
+    throw new BusinessRuleError('MULTIPLE_REFUNDS_NOT_SUPPORTED', 'The payment\'s provider allows one refund per payment.');
+  }
+  return amount;
+}
+
+/** The intent: the amount held on the payment (compare-and-set), the refund created pending, refund.created. */
+async function recordRefund(tx: CallerContext, payment: PaymentRow, input: CreateRefundInput, amount: number): Promise<RefundRow> {
+  const held = await scoped(tx, tx.db.models.Payment).updateIf(
+    payment,
+    { refundPendingMinor: payment.refundPendingMinor, refundedMinor: payment.refundedMinor },
+    { refundPendingMinor: payment.refundPendingMinor + amount },
+  );
+  if (!held) throw new ConflictError('PAYMENT_CHANGED', `Payment ${payment.id} changed meanwhile: try again.`);
+  const pctx = contextForPayment(tx, payment);
+  const refund = await scoped(pctx, pctx.db.models.Refund).create({
+    tenantId: payment.tenantId, merchantId: payment.merchantId, livemode: payment.livemode, paymentId: payment.id, status: 'pending',
+    currency: payment.currency, amountMinor: amount, reason: input.reason ?? null, merchantReference: input.merchantReference ?? null,
+    statusReason: null, items: (input.items ?? []).map((item) => ({ ...item, id: item.id ?? newId() })), metadata: input.metadata ?? {}, providerReference: null, feeBreakdown: null,
+    idempotencyKey: null, idempotencyFingerprint: null,
+  });
+  await emitEvent(pctx, refundEvent('refund.created', refund));
+  await auditRecord(pctx, REFUND, refund, 'refund.created', { after: toRefund(refund) });
+  return refund;
+}
+
+/**
+ * The answer of a refund request whose refund committed before its answer was kept (runIdempotent's resume): that
+ * refund as it is now, sent to its provider first if it never was (providers take our reference once).
+ */
+export async function resumeRefund(ctx: CallerContext, paymentId: string): Promise<Refund> {
+  const made = madeUnderKey();
+  if (!made) throw new InternalError(`The refund of payment ${paymentId} that this Idempotency-Key made is not known.`);
+  const refund = await scoped(ctx, ctx.db.models.Refund).get(made);
+  if (refund.status === 'pending' && !refund.providerReference) await sendRefund(ctx, refund.id);
+  return getRefund(ctx, refund.id);
 }
 
 /** A refund through the provider: recorded pending (the intent), sent with no transaction open, its answer applied after. */
@@ -125,6 +144,7 @@ function refundOperation(record: ProviderOperation<string, string>['record']): P
   return {
     name: 'refund',
     record,
+    made: (refundId) => refundId,
     request: async (ctx, refundId) => {
       const refund = await scoped(ctx, ctx.db.models.Refund).get(refundId);
       const via = contextForPayment(ctx, refund);
@@ -158,13 +178,14 @@ export async function applyRefundResult(pctx: CallerContext, refundId: string, r
   });
 }
 
+/** The provider's answer applied to a pending refund (its payment locked first); a final refund is not moved again. */
 async function applyRefundAnswer(tx: CallerContext, refundId: string, result: ConnectorResult): Promise<void> {
   const refunds = scoped(tx, tx.db.models.Refund);
   const payments = scoped(tx, tx.db.models.Payment);
   const found = await refunds.get(refundId);
   const payment = await payments.get(found.paymentId, { lock: true });
   const refund = await refunds.get(refundId);
-  if (refund.status !== 'pending') return;
+  if (!allows(REFUND_MACHINE, refund, 'succeed')) return;
   const providerReference = result.providerReference ?? refund.providerReference;
   if (result.status === 'pending' || result.status === 'requires_action') {
     await refunds.update(refund, { providerReference });
@@ -173,9 +194,9 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
   const amount = refund.amountMinor;
   const pendingAfter = payment.refundPendingMinor - amount;
   if (result.status !== 'succeeded') {
-    const failed = await refunds.update(refund, { status: 'failed', providerReference, statusReason: result.message ?? result.declineCode ?? 'The provider refused the refund.' });
+    const statusReason = result.message ?? result.declineCode ?? 'The provider refused the refund.';
+    await moveRefund(tx, refund, 'fail', { providerReference, statusReason });
     await payments.update(payment, { refundPendingMinor: pendingAfter });
-    await refundEvent(tx, failed, 'refund.failed', refund);
     return;
   }
   const fee = await resolveFees(tx, {
@@ -188,12 +209,10 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
     providerIntegrationId: payment.providerIntegrationId!, partnerId: payment.partnerId, amount: { currency: refund.currency, valueMinor: amount }, fee: charged,
   });
   const refunded = payment.refundedMinor + amount;
-  await payments.update(payment, {
+  await movePayment(tx, payment, refunded >= payment.capturedMinor ? 'refund_all' : 'refund_part', {
     refundPendingMinor: pendingAfter, refundedMinor: refunded, feeMinor: payment.feeMinor + (charged?.merchantFee ?? 0),
-    status: refunded >= payment.capturedMinor ? 'refunded' : 'partially_refunded',
   });
-  const succeeded = await refunds.update(refund, { status: 'succeeded', providerReference, feeBreakdown: charged as unknown as Record<string, unknown> | null });
-  await refundEvent(tx, succeeded, 'refund.succeeded', refund);
+  await moveRefund(tx, refund, 'succeed', { providerReference, feeBreakdown: charged as unknown as Record<string, unknown> | null });
 }
 
 export async function listRefunds(ctx: CallerContext, paymentId: string, page: ListParams): Promise<Page<Refund>> {

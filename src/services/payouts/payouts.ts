@@ -7,7 +7,7 @@ import type { FeeBreakdown } from '../fees/engine';
 import { auditedRecord, lockedRecord } from '../audit/changes';
 import { statusMachine, transition, type TransitionOptions } from '../status';
 import type { EmitInput } from '../webhooks/events';
-import { postPayout, type PayoutPosting } from '../ledger';
+import { postPayout, type PayoutPosting } from '../ledger/postings/payout';
 import { iso, mapPage } from '../present';
 import { viewOf } from '../../api/views';
 

@@ -8,7 +8,7 @@ import { scoped, type ListParams, type Page } from '../../db/scoped';
 import { sumNumber } from '../../db/model-kit';
 import { MERCHANT_ACCOUNTS, type LedgerAccount, type LedgerEntryRow, type LedgerSourceType } from '../../db/models/ledger';
 import type { SettlementStatementRow, SettlementStatus, StoredBalances } from '../../db/models/settlements';
-import { BALANCE_TYPE, type BalanceType } from '../balances/balances';
+import { BALANCE_TYPE, type BalanceType } from '../ledger/balances';
 import { filterWhere } from '../present';
 import { emitEvent } from '../webhooks/events';
 import { recordAudit } from '../audit/entries';

@@ -3,7 +3,7 @@ import type { z as Zod } from 'zod';
 import type { Level } from '../../domain/context';
 import { ValidationError, type FieldIssue } from '../../domain/errors';
 import { fixturePath } from '../../util/paths';
-import type { ResourceKind } from '../../api/views';
+import { EVENT_GROUP_KINDS, type RecordKindName } from '../../domain/record-kinds';
 
 /** The catalog file's schema, made when the catalog is first read (zod is not loaded by a command that never reads it). */
 const catalogFile = ({ z }: { z: typeof Zod }) => z.object({
@@ -26,15 +26,9 @@ export type EventType = Zod.infer<ReturnType<typeof catalogFile>>['events'][numb
  * API answer: a field the schema hides from merchants is hidden from merchant endpoints. null: the group's data is
  * a summary of its own (a balance, an alert, a delivery), shown by field name. Every group of the catalog is here.
  */
-const GROUP_RESOURCE: Record<string, ResourceKind | null> = {
-  Payment: 'payment',
-  Refund: 'refund',
-  Checkout: 'checkout_session',
-  Withdrawal: 'withdrawal',
-  Merchant: 'merchant',
-  Dispute: 'dispute',
-  Payout: 'payout',
-  Settlement: 'settlement_statement',
+const GROUP_RESOURCE: Record<string, RecordKindName | null> = {
+  /** the groups of the registry's kinds (their eventGroup: src/domain/record-kinds.ts) */
+  ...EVENT_GROUP_KINDS,
   Balance: null,
   KYB: null,
   Alerts: null,
@@ -60,7 +54,7 @@ export function eventCatalog(): EventType[] {
 }
 
 /** The kind of record the event type's data is, or null when its data is a summary of its own. */
-export function eventResource(type: string): ResourceKind | null {
+export function eventResource(type: string): RecordKindName | null {
   const entry = eventCatalog().find((e) => e.type === type);
   return entry ? GROUP_RESOURCE[entry.group] : null;
 }

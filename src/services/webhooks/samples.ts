@@ -206,7 +206,7 @@ function withdrawal(type: string, s: SampleScope): Data {
 function balance(type: string, s: SampleScope): Data {
   const base = { object: 'balance', merchantId: s.merchantId, currency: CURRENCY };
   if (action(type) === 'threshold_reached') {
-    // as services/balances/thresholds.ts raises it: the threshold record, the balance it watches, both balances
+    // as services/ledger/thresholds.ts raises it: the threshold record, the balance it watches, both balances
     const now = s.now.toISOString();
     const threshold = {
       id: newId(), tenantId: s.tenantId, merchantId: s.merchantId, livemode: false, currency: CURRENCY, balanceType: 'available', direction: 'above',
@@ -217,7 +217,7 @@ function balance(type: string, s: SampleScope): Data {
       sourceType: 'release', sourceId: newId(),
     };
   }
-  // as services/ledger.ts raises it after a dispute (or a refund: reason refund, refundId) left the balance below zero
+  // as services/ledger/postings/shared.ts raises it after a dispute (or a refund: reason refund, refundId) left the balance below zero
   if (action(type) === 'negative') return { ...base, available: money(-3_200), pending: money(0), reason: 'dispute', disputeId: newId(), paymentId: newId() };
   return { ...base, available: money(245_750), pending: money(12_000) };
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
-import { renderRecord, renderTable, type TableOptions } from './output';
-import { formatMinor } from '../domain/money';
-import type { BalanceThreshold } from '../services/balances/thresholds';
+import { renderRecord, renderTable, type TableOptions } from '../output';
+import { formatMinor } from '../../domain/money';
+import type { BalanceThreshold } from '../../services/ledger/thresholds';
 
 // The balances thresholds commands' pieces.
 

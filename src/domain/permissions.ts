@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import type { Layer } from '../../domain/context';
-import { fixturePath } from '../../util/paths';
+import { LAYERS, type Layer } from './level';
+import { fixturePath } from '../util/paths';
 
 export interface PermissionInfo {
   code: string;
@@ -20,7 +20,7 @@ export const permissionFixture = ({ z }: typeof import('zod')) => z.object({
     .array(
       z.strictObject({
         code: z.string().regex(/^[a-z-]+:[a-z-]+:[a-z-]+$/, 'must be domain:resource:action'),
-        layers: z.array(z.enum(['merchant', 'operator', 'platform'])).min(1),
+        layers: z.array(z.enum(LAYERS)).min(1),
         description: z.string().min(1),
       }),
     )

@@ -1,12 +1,13 @@
 import { Op, fn, col } from 'sequelize';
 import type { CallerContext } from '../../domain/context';
 import type { Money } from '../../domain/money';
-import { scoped } from '../../db/scoped';
+import { ValidationError } from '../../domain/errors';
+import { scoped, type Page } from '../../db/scoped';
 import { sumNumber } from '../../db/model-kit';
 import { MERCHANT_ACCOUNTS, type LedgerAccount } from '../../db/models/ledger';
 
-// A merchant's balances, derived from the ledger's entries (src/services/ledger.ts posts them): read by the API, the
-// withdrawals, and the balance thresholds inside a posting.
+// A merchant's balances, derived from the ledger's entries (post.ts writes them): read by the API, the withdrawals,
+// the payouts, and the balance thresholds inside a posting.
 
 export interface Balance {
   merchantId: string;
@@ -66,3 +67,28 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** A page of balances: the cursor is `<merchantId>.<currency>` of the first balance of the page. */
+export async function listBalances(
+  ctx: CallerContext,
+  filters: { merchantId?: string; currency?: string },
+  params: { cursor?: string; limit: number },
+): Promise<Page<Balance>> {
+  const all = await balancesOf(ctx, filters);
+  let start = 0;
+  if (params.cursor !== undefined) {
+    start = all.findIndex((b) => `${b.merchantId}.${b.currency}` === params.cursor);
+    if (start < 0) throw ValidationError.field('query.cursor', 'is not a cursor of this list', 'INVALID_CURSOR');
+  }
+  const data = all.slice(start, start + params.limit);
+  const next = all[start + params.limit];
+  const prev = start > 0 ? all[Math.max(0, start - params.limit)] : undefined;
+  return {
+    data,
+    pagination: {
+      nextCursor: next ? `${next.merchantId}.${next.currency}` : null,
+      prevCursor: prev ? `${prev.merchantId}.${prev.currency}` : null,
+      hasMore: next !== undefined,
+      totalCount: all.length,
+    },
+  };
+}

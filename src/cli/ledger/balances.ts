@@ -1,9 +1,10 @@
 import { Flags } from '@oclif/core';
-import { renderTable, type TableOptions } from './output';
-import { sharedFlags } from './flags';
-import type { Balance, BalanceTransaction } from '../services/ledger';
-import { formatMinor } from '../domain/money';
-import { readAsTenantFlag } from './context';
+import { renderTable, type TableOptions } from '../output';
+import { sharedFlags } from '../flags';
+import type { Balance } from '../../services/ledger/balances';
+import type { BalanceTransaction } from '../../services/ledger/balance-transactions';
+import { formatMinor } from '../../domain/money';
+import { readAsTenantFlag } from '../context';
 
 // The balances commands' pieces: the ledger's balances and balance transactions of merchants.
 
