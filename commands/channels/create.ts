@@ -6,7 +6,7 @@ import { CreateChannelBody } from '../../src/api/channels/schemas';
 import type { Channel } from '../../src/services/channels';
 import { createChannel } from '../../src/services/channels';
 import { createTenantFlag } from '../../src/cli/flags';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 
 export default class ChannelsCreate extends BaseCommand<typeof ChannelsCreate> {
   static override summary = 'Create a processing channel (payin or payout) of a tenant.';
@@ -14,6 +14,7 @@ export default class ChannelsCreate extends BaseCommand<typeof ChannelsCreate> {
     '<%= config.bin %> channels create --tenant 6f1c… --name "EU cards" --direction payin --currency EUR --currency USD',
     '<%= config.bin %> channels create --tenant 6f1c… --name Payouts --direction payout --currency EUR --provider-integration 11aa… --json',
   ];
+  static override scopeOf = atPlatform();
   static override flags = {
     ...createTenantFlag,
     name: Flags.string({ description: 'Display name' }),
@@ -27,8 +28,7 @@ export default class ChannelsCreate extends BaseCommand<typeof ChannelsCreate> {
     const name = await this.required(this.flags.name, 'name', 'Channel name');
     const direction = await this.required(this.flags.direction, 'direction', 'Direction (payin or payout)');
     const currencies = this.flags.currency ?? [await this.required(undefined, 'currency', 'Currency (e.g. EUR)')];
-    const rt = await this.runtime();
-    const ctx = platformContext(rt);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       CreateChannelBody,

@@ -5,13 +5,14 @@ import { pageFooter, renderTable, statusColour, logBesideTable } from '../../src
 import type { Page } from '../../src/db/scoped';
 import type { Channel } from '../../src/services/channels';
 import { listChannels } from '../../src/services/channels';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 import { validateInput } from '../../src/cli/validate';
 import { ListChannelsQuery } from '../../src/api/channels/schemas';
 
 export default class ChannelsList extends BaseCommand<typeof ChannelsList> {
   static override summary = 'List processing channels, of one tenant or of all.';
   static override examples = ['<%= config.bin %> channels list --tenant 6f1c…', '<%= config.bin %> channels list --direction payout --json', '<%= config.bin %> channels list --tenant 6f1c… --all --json'];
+  static override scopeOf = atPlatform();
   static override flags = {
     ...listFlags,
     all: sharedFlags.all,
@@ -21,10 +22,10 @@ export default class ChannelsList extends BaseCommand<typeof ChannelsList> {
   };
 
   async run(): Promise<Page<Channel>> {
-    const rt = await this.runtime();
-    const filters = await validateInput(platformContext(rt), ListChannelsQuery.pick({ tenantId: true }), { tenantId: this.flags.tenant }, { tenantId: 'tenant' });
+    const ctx = await this.scope();
+    const filters = await validateInput(ctx, ListChannelsQuery.pick({ tenantId: true }), { tenantId: this.flags.tenant }, { tenantId: 'tenant' });
     const page = await this.listAll((p) => listChannels(
-      platformContext(rt),
+      ctx,
       { tenantId: filters.tenantId, direction: this.flags.direction as Channel['direction'] | undefined, status: this.flags.status as Channel['status'] | undefined },
       { ...p, sortOrder: 'desc' },
     ));

@@ -6,11 +6,12 @@ import { UpdateChannelBody } from '../../src/api/channels/schemas';
 import type { Channel } from '../../src/services/channels';
 import { updateChannel } from '../../src/services/channels';
 import { nullable } from '../../src/cli/flags';
-import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class ChannelsUpdate extends BaseCommand<typeof ChannelsUpdate> {
   static override summary = 'Change a channel\'s name, currencies, provider integration or description (the direction is fixed).';
   static override examples = ['<%= config.bin %> channels update 6f1c… --currency EUR --currency GBP', '<%= config.bin %> channels update 6f1c… --description null'];
+  static override scopeOf = atPlatform();
   static override args = { id: ownedArg('channel', { description: 'Channel id', required: true }) };
   static override flags = {
     ...ownerFlags('channel'),
@@ -21,8 +22,7 @@ export default class ChannelsUpdate extends BaseCommand<typeof ChannelsUpdate> {
   };
 
   async run(): Promise<Channel> {
-    const rt = await this.runtime();
-    const ctx = platformContext(rt);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       UpdateChannelBody,

@@ -6,7 +6,7 @@ import { CreateCompanyBody } from '../../src/api/organization/schemas';
 import type { Company } from '../../src/services/organization/companies';
 import { createCompany } from '../../src/services/organization/companies';
 import { companyFieldFlags, companyInput, companyRecord } from '../../src/cli/organization';
-import { tenantOrPlatformContext } from '../../src/cli/context';
+import { asTenantOrPlatform, withScope } from '../../src/cli/context';
 
 export default class CompaniesCreate extends BaseCommand<typeof CompaniesCreate> {
   static override summary = 'Create a company of a tenant (in sandbox mode unless --live).';
@@ -15,7 +15,7 @@ export default class CompaniesCreate extends BaseCommand<typeof CompaniesCreate>
     '<%= config.bin %> companies create --tenant 6f1c… --name Acme --country DE --legal-name "Acme GmbH" --json',
   ];
   static override flags = {
-    tenant: Flags.string({ description: 'Tenant id', required: true }),
+    tenant: withScope(Flags.string({ description: 'Tenant id', required: true }), asTenantOrPlatform),
     live: sharedFlags.live,
     ...companyFieldFlags,
   };
@@ -23,8 +23,7 @@ export default class CompaniesCreate extends BaseCommand<typeof CompaniesCreate>
   async run(): Promise<Company> {
     const name = await this.required(this.flags.name, 'name', 'Company name');
     const country = await this.required(this.flags.country, 'country', 'Country (ISO 3166-1 alpha-2)');
-    const rt = await this.runtime();
-    const ctx = tenantOrPlatformContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const input = await validateInput(ctx, CreateCompanyBody, { ...companyInput(this.flags), name, country });
     const company = await createCompany(ctx, input);
     this.log(companyRecord(company));

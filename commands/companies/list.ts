@@ -7,7 +7,7 @@ import { ListCompaniesQuery } from '../../src/api/organization/schemas';
 import type { Page } from '../../src/db/scoped';
 import type { Company } from '../../src/services/organization/companies';
 import { listCompanies } from '../../src/services/organization/companies';
-import { tenantOrPlatformContext } from '../../src/cli/context';
+import { asTenantOrPlatform, withScope } from '../../src/cli/context';
 import { companyTable } from '../../src/cli/organization';
 
 export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
@@ -18,7 +18,7 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
     '<%= config.bin %> companies list --tenant 6f1c… --all --json',
   ];
   static override flags = {
-    tenant: Flags.string({ description: 'Only this tenant\'s companies' }),
+    tenant: withScope(Flags.string({ description: 'Only this tenant\'s companies' }), asTenantOrPlatform),
     live: sharedFlags.live,
     search: Flags.string({ description: 'Case-insensitive part of the name or legal name (1-256 characters)' }),
     country: Flags.string({ description: 'Only companies of this country' }),
@@ -33,8 +33,7 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
     const { search, country, status } = validateWith(ListCompaniesQuery.pick({ search: true, country: true, status: true }), {
       search: this.flags.search, country: this.flags.country, status: this.flags.status,
     });
-    const rt = await this.runtime();
-    const ctx = tenantOrPlatformContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const page = await this.listAll((p) => listCompanies(ctx, { search, country, status }, { ...p, sortOrder: 'desc' }));
     this.log(companyTable(page, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

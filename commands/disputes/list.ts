@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
+import { asReader, withScope } from '../../src/cli/context';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateInput } from '../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
@@ -8,7 +9,6 @@ import type { Dispute } from '../../src/services/disputes/disputes';
 import { listDisputes } from '../../src/services/disputes/disputes';
 import { ListDisputesQuery } from '../../src/api/disputes/schemas';
 import { DISPUTE_REASONS, DISPUTE_STATUSES } from '../../src/db/models/disputes';
-import { readContext } from '../../src/cli/context';
 import { renderDisputes } from '../../src/cli/disputes';
 
 export default class DisputesList extends BaseCommand<typeof DisputesList> {
@@ -23,7 +23,7 @@ export default class DisputesList extends BaseCommand<typeof DisputesList> {
     '<%= config.bin %> disputes list --all --json',
   ];
   static override flags = {
-    tenant: Flags.string({ description: 'Only this tenant\'s disputes (omit to see every tenant, as the platform)' }),
+    tenant: withScope(Flags.string({ description: 'Only this tenant\'s disputes (omit to see every tenant, as the platform)' }), asReader),
     merchant: Flags.string({ description: 'Only this merchant\'s disputes' }),
     payment: Flags.string({ description: 'Only the disputes of this payment' }),
     status: Flags.string({ description: 'Only disputes in this status', options: [...DISPUTE_STATUSES] }),
@@ -36,8 +36,7 @@ export default class DisputesList extends BaseCommand<typeof DisputesList> {
   };
 
   async run(): Promise<Page<Dispute>> {
-    const rt = await this.runtime();
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       ListDisputesQuery,

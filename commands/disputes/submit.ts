@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import type { Dispute } from '../../src/services/disputes/disputes';
 import { submitDispute } from '../../src/services/disputes/disputes';
-import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { recordArg } from '../../src/cli/context';
 import { operatorFlags } from '../../src/cli/withdrawals';
 import { disputeOwnerFlags, evidenceFlags, evidenceFrom, renderDispute } from '../../src/cli/disputes';
 
@@ -14,14 +14,13 @@ export default class DisputesSubmit extends BaseCommand<typeof DisputesSubmit> {
     '<%= config.bin %> disputes submit 0190c3d4-… --evidence-file evidence.json --json',
     '<%= config.bin %> disputes submit 0190c3d4-…',
   ];
-  static override args = { id: ownedArg('dispute', { description: 'Dispute id', required: true }) };
+  static override args = { id: recordArg('dispute', { description: 'Dispute id', required: true }) };
   static override flags = { ...evidenceFlags, ...disputeOwnerFlags, ...operatorFlags };
 
   async run(): Promise<Dispute> {
     const evidence = evidenceFrom(this.flags);
-    const rt = await this.runtime();
-    const where = await locate(rt, 'dispute', this.args.id, this.flags.tenant);
-    const dispute = await submitDispute(actContext(rt, where, this.flags.operator), where.id, evidence ? { evidence } : {});
+    const ctx = await this.scope();
+    const dispute = await submitDispute(ctx, this.args.id, evidence ? { evidence } : {});
     this.log(renderDispute(dispute));
     return dispute;
   }

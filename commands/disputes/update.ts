@@ -2,7 +2,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { ValidationError } from '../../src/domain/errors';
 import type { Dispute } from '../../src/services/disputes/disputes';
 import { updateDispute } from '../../src/services/disputes/disputes';
-import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { recordArg } from '../../src/cli/context';
 import { operatorFlags } from '../../src/cli/withdrawals';
 import { disputeOwnerFlags, evidenceFlags, evidenceFrom, renderDispute } from '../../src/cli/disputes';
 
@@ -14,7 +14,7 @@ export default class DisputesUpdate extends BaseCommand<typeof DisputesUpdate> {
     '<%= config.bin %> disputes update 0190c3d4-… --product-description "Blue bicycle, size M" --customer-email ada@example.com',
     '<%= config.bin %> disputes update 0190c3d4-… --evidence-file evidence.json --json',
   ];
-  static override args = { id: ownedArg('dispute', { description: 'Dispute id', required: true }) };
+  static override args = { id: recordArg('dispute', { description: 'Dispute id', required: true }) };
   static override flags = { ...evidenceFlags, ...disputeOwnerFlags, ...operatorFlags };
 
   async run(): Promise<Dispute> {
@@ -22,9 +22,8 @@ export default class DisputesUpdate extends BaseCommand<typeof DisputesUpdate> {
     if (!evidence) {
       throw new ValidationError('Nothing to update: give at least one evidence flag.', [{ path: '--evidence-file', message: 'or an evidence flag is required' }], 'MISSING_FLAG');
     }
-    const rt = await this.runtime();
-    const where = await locate(rt, 'dispute', this.args.id, this.flags.tenant);
-    const dispute = await updateDispute(actContext(rt, where, this.flags.operator), where.id, { evidence });
+    const ctx = await this.scope();
+    const dispute = await updateDispute(ctx, this.args.id, { evidence });
     this.log(renderDispute(dispute));
     return dispute;
   }

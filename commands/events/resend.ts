@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../../src/domain/errors';
 import type { CallerContext } from '../../src/domain/context';
 import type { Runtime } from '../../src/runtime';
 import { resendEvent, type ResentEvent } from '../../src/services/webhooks/deliveries';
-import { accessContext, endpointScopeContext, requireUuid, sandboxDefaults } from '../../src/cli/context';
+import { atResendLevel, requireUuid, withScope } from '../../src/cli/context';
 import { modeName } from '../../src/cli/webhooks';
 
 export default class EventsResend extends BaseCommand<typeof EventsResend> {
@@ -24,7 +24,7 @@ The scope is --tenant (the tenant's events; its endpoints and its merchants'), -
   static override args = { eventId: Args.string({ description: 'Event id (the id of the delivered event object)', required: true }) };
   static override flags = {
     endpoint: Flags.string({ description: 'Only to this endpoint (default: every enabled endpoint of the scope subscribed to the event\'s type)' }),
-    tenant: Flags.string({ description: 'Tenant id: its events, to its endpoints and its merchants\' (default: the sandbox\'s tenant)', exclusive: ['platform'] }),
+    tenant: withScope(Flags.string({ description: 'Tenant id: its events, to its endpoints and its merchants\' (default: the sandbox\'s tenant)', exclusive: ['platform'] }), atResendLevel),
     merchant: Flags.string({ description: 'Merchant id: its events, to its endpoints only (with --tenant, or alone: its tenant is found from it)', exclusive: ['platform'] }),
     platform: Flags.boolean({ description: 'Any tenant\'s event, to every level\'s endpoints (the platform\'s included)', default: false, exclusive: ['tenant', 'merchant'] }),
     live: Flags.boolean({ description: 'A live-mode event (default: sandbox/test mode)', default: false }),
@@ -36,7 +36,7 @@ The scope is --tenant (the tenant's events; its endpoints and its merchants'), -
     if (this.flags.tenant !== undefined) requireUuid(this.flags.tenant, '--tenant');
     if (this.flags.merchant !== undefined) requireUuid(this.flags.merchant, '--merchant');
     const rt = await this.runtime();
-    const ctx = await this.resendScope(rt);
+    const ctx = await this.scope();
     await this.checkMode(rt, eventId);
     const result = await resendEvent(ctx, eventId, { endpointId });
 
@@ -57,16 +57,6 @@ The scope is --tenant (the tenant's events; its endpoints and its merchants'), -
       this.log(`\nNo endpoint of this scope receives ${result.type} events now (enabled and subscribed): nothing was queued.`);
     }
     return result;
-  }
-
-  /** --platform, else --tenant [--merchant], else --merchant alone (its tenant found from it), else the sandbox's tenant. */
-  private async resendScope(rt: Runtime): Promise<CallerContext> {
-    const { platform, live, merchant } = this.flags;
-    let tenant = this.flags.tenant;
-    if (!platform && tenant === undefined && merchant !== undefined) return accessContext(rt, { merchant, live });
-    // the sandbox's tenant only: its tenant-level events are resent too, and its merchant's endpoints still receive theirs
-    if (!platform && tenant === undefined) tenant = (await sandboxDefaults(rt, {}, 'pass --tenant <id> [--merchant <id>], --merchant <id> or --platform')).tenant;
-    return endpointScopeContext(rt, { platform, tenant, merchant, live });
   }
 
   /** An event of the other mode is not found in this one: say so, with the flag that finds it. */

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { chalk } from '../../src/cli/output';
-import { accessContext, endpointScopeContext, sandboxDefaults } from '../../src/cli/context';
+import { atTailLevel, withScope } from '../../src/cli/context';
 import { checkTypeFilter, modeName } from '../../src/cli/webhooks';
 import type { CallerContext } from '../../src/domain/context';
 import { ValidationError } from '../../src/domain/errors';
@@ -34,7 +34,7 @@ From now on by default; --since 10m replays the events of the last ten minutes f
     '<%= config.bin %> events tail --tenant 6f1c… --merchant 0b9e… --live --json | jq -c \'{type, id}\'',
   ];
   static override flags = {
-    tenant: Flags.string({ description: 'Tenant id: its events, every merchant\'s (default: the saved sandbox\'s)' }),
+    tenant: withScope(Flags.string({ description: 'Tenant id: its events, every merchant\'s (default: the saved sandbox\'s)' }), atTailLevel),
     merchant: Flags.string({ description: 'Merchant id: only this merchant\'s events (with --tenant, or alone: its tenant is found from it)' }),
     live: Flags.boolean({ description: 'Live-mode events (default: sandbox/test mode)', default: false }),
     type: Flags.string({ description: 'Event type, wildcard such as payment.* or *; repeat the flag or separate them with commas', multiple: true, delimiter: ',' }),
@@ -50,7 +50,7 @@ From now on by default; --since 10m replays the events of the last ten minutes f
     const lookbackMs = parseDuration(this.flags.lookback, '--lookback') * 1000;
     const rt = await this.runtime();
     const since = this.flags.since === undefined ? undefined : sinceOf(this.flags.since, rt.clock.now());
-    const ctx = await this.tailContext();
+    const ctx = await this.scope();
     const tail = new EventTail(ctx, { types, since, lookbackMs });
     const json = this.jsonEnabled();
 
@@ -95,16 +95,6 @@ From now on by default; --since 10m replays the events of the last ten minutes f
     if (json) return undefined;
     this.log(`${stoppedBy}: ${shown} event${shown === 1 ? '' : 's'} shown.`);
     return { tenantId: ctx.tenantId!, merchantId: ctx.merchantId, livemode: ctx.livemode, types, shown, stoppedBy: stoppedBy! };
-  }
-
-  /** --tenant [--merchant], --merchant alone, else the saved sandbox's merchant; in the mode --live says. */
-  private async tailContext(): Promise<CallerContext> {
-    const rt = await this.runtime();
-    const { live } = this.flags;
-    let { tenant, merchant } = this.flags;
-    if (tenant === undefined && merchant === undefined) ({ tenant, merchant } = await sandboxDefaults(rt, {}));
-    if (tenant === undefined) return accessContext(rt, { merchant, live });
-    return endpointScopeContext(rt, { tenant, merchant, platform: false, live });
   }
 }
 

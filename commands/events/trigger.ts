@@ -6,7 +6,7 @@ import type { Runtime } from '../../src/runtime';
 import type { TriggeredEvent } from '../../src/services/webhooks/samples';
 import { eventCatalog } from '../../src/services/webhooks/catalog';
 import { triggerSampleEvent } from '../../src/services/webhooks/samples';
-import { merchantContext, requireUuid, sandboxDefaults, tenantContext } from '../../src/cli/context';
+import { atSandboxTenant, ofMerchant, requireUuid, sandboxDefaults, withScope } from '../../src/cli/context';
 import {
   type TriggeredOrganization, type TriggeredPayment, drivesRealOrganization, drivesRealPayment, triggerOrganizationEvent, triggerPaymentEvent,
 } from '../../src/cli/sandbox/trigger';
@@ -46,7 +46,7 @@ Either way the events are written in test mode with one delivery per subscribed 
   ];
   static override args = { type: Args.string({ description: 'Event type, e.g. payment.succeeded', required: true }) };
   static override flags = {
-    tenant: Flags.string({ description: 'Tenant id (default: the saved sandbox\'s, <home>/sandbox.json)' }),
+    tenant: withScope(Flags.string({ description: 'Tenant id (default: the saved sandbox\'s, <home>/sandbox.json)' }), atSandboxTenant),
     merchant: Flags.string({ description: 'Merchant id, needed by merchant event types (default without --tenant: the saved sandbox\'s)' }),
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
@@ -87,7 +87,7 @@ Either way the events are written in test mode with one delivery per subscribed 
     }
     if (drivesRealPayout(entry.type)) return this.realPayout(rt, tenantId, merchantId!, entry.type);
     if (drivesRealWithdrawal(entry.type)) return this.realWithdrawal(rt, tenantId, merchantId!, entry.type);
-    const ctx = tenantContext(rt, tenantId, false);
+    const ctx = await this.scope();
     if (drivesRealOrganization(entry.type)) {
       const result = await triggerOrganizationEvent(rt, ctx, entry.type);
       return this.report(result, { company: result.companyId, merchant: result.merchantId, kybSubmission: result.kybSubmissionId ?? '' });
@@ -131,7 +131,7 @@ Either way the events are written in test mode with one delivery per subscribed 
   }
 
   private async realPayout(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayout> {
-    const ctx = await merchantContext(rt, tenantId, merchantId, false);
+    const ctx = await ofMerchant(rt, await this.scope(), merchantId);
     const result = await triggerPayoutEvent(rt, ctx, type);
     return this.report(result, {
       merchant: result.merchantId, payout: `${result.payoutId} (${result.payoutStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId,
@@ -139,7 +139,7 @@ Either way the events are written in test mode with one delivery per subscribed 
   }
 
   private async realWithdrawal(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredWithdrawal> {
-    const ctx = await merchantContext(rt, tenantId, merchantId, false);
+    const ctx = await ofMerchant(rt, await this.scope(), merchantId);
     const result = await triggerWithdrawalEvent(rt, ctx, type);
     return this.report(result, {
       merchant: result.merchantId, withdrawal: `${result.withdrawalId} (${result.withdrawalStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId,
@@ -147,7 +147,7 @@ Either way the events are written in test mode with one delivery per subscribed 
   }
 
   private async realPayment(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayment> {
-    const ctx = await merchantContext(rt, tenantId, merchantId, false);
+    const ctx = await ofMerchant(rt, await this.scope(), merchantId);
     const result = await triggerPaymentEvent(rt, ctx, type);
     return this.report(result, {
       merchant: result.merchantId,

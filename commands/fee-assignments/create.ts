@@ -4,7 +4,7 @@ import { validateInput } from '../../src/cli/validate';
 import { CreateFeeAssignmentBody, FEE_LEVELS, PAYMENT_METHODS } from '../../src/api/fees/schemas';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
 import { createFeeAssignment } from '../../src/services/fees/schedules';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 import { renderFeeAssignment } from '../../src/cli/fees';
 
 export default class FeeAssignmentsCreate extends BaseCommand<typeof FeeAssignmentsCreate> {
@@ -15,6 +15,7 @@ export default class FeeAssignmentsCreate extends BaseCommand<typeof FeeAssignme
     '<%= config.bin %> fee-assignments create --level merchant --target 0b9e… --schedule 6f1c… --currency EUR --payment-method card',
     '<%= config.bin %> fee-assignments create --level platform --schedule 6f1c… --currency EUR --payment-method card --effective-from 2026-04-01T00:00:00Z --json',
   ];
+  static override scopeOf = atPlatform();
   static override flags = {
     level: Flags.string({ description: 'Level of the target', options: [...FEE_LEVELS] }),
     target: Flags.string({ description: 'Target entity id (terminal, merchant, channel, partner or tenant; default the platform for level platform)' }),
@@ -31,8 +32,7 @@ export default class FeeAssignmentsCreate extends BaseCommand<typeof FeeAssignme
     const feeScheduleId = await this.required(this.flags.schedule, 'schedule', 'Fee schedule id');
     const currency = await this.required(this.flags.currency, 'currency', 'Currency (e.g. EUR)');
     const paymentMethod = await this.required(this.flags['payment-method'], 'payment-method', 'Payment method (e.g. card)');
-    const rt = await this.runtime();
-    const ctx = platformContext(rt);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       CreateFeeAssignmentBody,

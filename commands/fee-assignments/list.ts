@@ -7,7 +7,7 @@ import type { Page } from '../../src/db/scoped';
 import type { FeeAssignment } from '../../src/services/fees/schedules';
 import { listFeeAssignments } from '../../src/services/fees/schedules';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 import { renderFeeAssignments } from '../../src/cli/fees';
 
 export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignmentsList> {
@@ -17,6 +17,7 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
     '<%= config.bin %> fee-assignments list --level merchant --target 0b9e… --status open --json',
     '<%= config.bin %> fee-assignments list --tenant 6f1c… --active-only --all --json',
   ];
+  static override scopeOf = atPlatform();
   static override flags = {
     ...listFlags,
     all: sharedFlags.all,
@@ -31,9 +32,9 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
   };
 
   async run(): Promise<Page<FeeAssignment>> {
-    const rt = await this.runtime();
+    const ctx = await this.scope();
     const query = await validateInput(
-      platformContext(rt),
+      ctx,
       ListFeeAssignmentsQuery,
       {
         tenantId: this.flags.tenant, level: this.flags.level, targetEntityId: this.flags.target, feeScheduleId: this.flags.schedule, currency: this.flags.currency,
@@ -43,7 +44,7 @@ export default class FeeAssignmentsList extends BaseCommand<typeof FeeAssignment
       { tenantId: 'tenant', targetEntityId: 'target', feeScheduleId: 'schedule' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = query;
-    const page = await this.listAll((p) => listFeeAssignments(platformContext(rt), filters, { ...p, sortOrder }));
+    const page = await this.listAll((p) => listFeeAssignments(ctx, filters, { ...p, sortOrder }));
     this.log(renderFeeAssignments(page, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

@@ -4,7 +4,7 @@ import { validateInput } from '../../src/cli/validate';
 import { CreateFeeScheduleBody } from '../../src/api/fees/schemas';
 import type { FeeSchedule } from '../../src/services/fees/schedules';
 import { createFeeSchedule } from '../../src/services/fees/schedules';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 import { renderSchedule, scheduleFlagNames, scheduleFlags, scheduleInput } from '../../src/cli/fees';
 
 export default class FeeSchedulesCreate extends BaseCommand<typeof FeeSchedulesCreate> {
@@ -15,6 +15,7 @@ export default class FeeSchedulesCreate extends BaseCommand<typeof FeeSchedulesC
     '<%= config.bin %> fee-schedules create --tenant 6f1c… --name "EU cards" --transaction-type payment --method fixed_plus_percentage --currency EUR --fixed 0.25 --rate 14000 --max 10.00',
     '<%= config.bin %> fee-schedules create --tenant 6f1c… --name Standard --rules-file rules.json --reserve-rate 100000 --hold-days 90 --rounding floor --json',
   ];
+  static override scopeOf = atPlatform();
   static override flags = {
     tenant: Flags.string({ description: 'Tenant the schedule belongs to (omit for a platform schedule)' }),
     ...scheduleFlags,
@@ -22,8 +23,7 @@ export default class FeeSchedulesCreate extends BaseCommand<typeof FeeSchedulesC
 
   async run(): Promise<FeeSchedule> {
     const name = await this.required(this.flags.name, 'name', 'Schedule name');
-    const rt = await this.runtime();
-    const ctx = platformContext(rt);
+    const ctx = await this.scope();
     const input = await validateInput(ctx, CreateFeeScheduleBody, { ...scheduleInput(this.flags), name, tenantId: this.flags.tenant }, { ...scheduleFlagNames, tenantId: 'tenant' });
     const schedule = await createFeeSchedule(ctx, input);
     this.log(renderSchedule(schedule));

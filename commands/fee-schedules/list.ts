@@ -5,7 +5,7 @@ import type { Page } from '../../src/db/scoped';
 import type { FeeSchedule, FeeScheduleStatus } from '../../src/services/fees/schedules';
 import { listFeeSchedules } from '../../src/services/fees/schedules';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 import { renderSchedules } from '../../src/cli/fees';
 import { validateInput } from '../../src/cli/validate';
 import { ListFeeSchedulesQuery } from '../../src/api/fees/schemas';
@@ -13,6 +13,7 @@ import { ListFeeSchedulesQuery } from '../../src/api/fees/schemas';
 export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesList> {
   static override summary = 'List fee schedules, of one tenant or of all.';
   static override examples = ['<%= config.bin %> fee-schedules list --tenant 6f1c…', '<%= config.bin %> fee-schedules list --status active --json', '<%= config.bin %> fee-schedules list --tenant 6f1c… --all --json'];
+  static override scopeOf = atPlatform();
   static override flags = {
     ...listFlags,
     all: sharedFlags.all,
@@ -21,10 +22,10 @@ export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesLis
   };
 
   async run(): Promise<Page<FeeSchedule>> {
-    const rt = await this.runtime();
-    const filters = await validateInput(platformContext(rt), ListFeeSchedulesQuery.pick({ tenantId: true }), { tenantId: this.flags.tenant }, { tenantId: 'tenant' });
+    const ctx = await this.scope();
+    const filters = await validateInput(ctx, ListFeeSchedulesQuery.pick({ tenantId: true }), { tenantId: this.flags.tenant }, { tenantId: 'tenant' });
     const page = await this.listAll((p) => listFeeSchedules(
-      platformContext(rt),
+      ctx,
       { tenantId: filters.tenantId, status: this.flags.status as FeeScheduleStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));

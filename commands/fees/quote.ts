@@ -4,7 +4,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
 import type { FeeBreakdown } from '../../src/services/fees/engine';
 import { resolveFees } from '../../src/services/fees/schedules';
-import { platformContext, tenantContext } from '../../src/cli/context';
+import { asQuotingTenant, withScope } from '../../src/cli/context';
 import { QuoteInput, renderBreakdown } from '../../src/cli/fees';
 
 export default class FeesQuote extends BaseCommand<typeof FeesQuote> {
@@ -16,7 +16,7 @@ export default class FeesQuote extends BaseCommand<typeof FeesQuote> {
     '<%= config.bin %> fees quote --tenant 6f1c… --merchant 0b9e… --amount 100.00 --currency EUR --method card --type refund --at 2026-04-01T00:00:00Z --json',
   ];
   static override flags = {
-    tenant: Flags.string({ description: 'Tenant the merchant belongs to (omit to act as the platform)' }),
+    tenant: withScope(Flags.string({ description: 'Tenant the merchant belongs to (omit to act as the platform)' }), asQuotingTenant),
     merchant: Flags.string({ description: 'Merchant id' }),
     ...amountFlagsIn('--currency'),
     currency: Flags.string({ description: 'ISO 4217 currency' }),
@@ -38,7 +38,7 @@ export default class FeesQuote extends BaseCommand<typeof FeesQuote> {
       outcome: this.flags.outcome, terminal: this.flags.terminal, channel: this.flags.channel, partner: this.flags.partner, at: this.flags.at,
     });
     const rt = await this.runtime();
-    const ctx = input.tenant ? tenantContext(rt, input.tenant, false) : platformContext(rt);
+    const ctx = await this.scope();
     const breakdown = await resolveFees(ctx, {
       type: input.type, outcome: input.outcome, amount: input.amount, method: input.method, merchantId: input.merchant, terminalId: input.terminal,
       channelId: input.channel, partnerId: input.partner, at: input.at ? new Date(input.at) : rt.clock.now(),

@@ -5,7 +5,7 @@ import { CreateIntegrationProfileBody } from '../../src/api/profiles/schemas';
 import type { IntegrationProfile } from '../../src/services/profiles';
 import { createProfile } from '../../src/services/profiles';
 import { PROFILE_MODES, profileFieldFlags, profileFields, profileFlagNames, renderProfile } from '../../src/cli/profiles';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 
 export default class IntegrationProfilesCreate extends BaseCommand<typeof IntegrationProfilesCreate> {
   static override summary = 'Create a merchant\'s integration profile for one mode (one per merchant and mode).';
@@ -13,6 +13,7 @@ export default class IntegrationProfilesCreate extends BaseCommand<typeof Integr
     '<%= config.bin %> integration-profiles create --merchant 6f1c… --mode checkout --session-lifetime 3600',
     '<%= config.bin %> integration-profiles create --merchant 6f1c… --mode api --session-lifetime 900 --cascading --max-decline-attempts 2 --json',
   ];
+  static override scopeOf = atPlatform();
   static override flags = {
     merchant: Flags.string({ description: 'Merchant id (the profile belongs to its tenant)' }),
     mode: Flags.string({ description: 'Integration mode', options: PROFILE_MODES }),
@@ -23,8 +24,7 @@ export default class IntegrationProfilesCreate extends BaseCommand<typeof Integr
     const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
     const mode = await this.required(this.flags.mode, 'mode', `Mode (${PROFILE_MODES.join(', ')})`);
     const sessionLifetime = this.flags['session-lifetime'] ?? Number(await this.required(undefined, 'session-lifetime', 'Session lifetime in seconds'));
-    const rt = await this.runtime();
-    const ctx = platformContext(rt);
+    const ctx = await this.scope();
     const input = await validateInput(ctx, CreateIntegrationProfileBody, { ...profileFields(this.flags), merchantId, mode, sessionLifetime }, profileFlagNames);
     const profile = await createProfile(ctx, input);
     this.log(renderProfile(profile));

@@ -8,7 +8,7 @@ import type { Page } from '../../src/db/scoped';
 import type { IntegrationProfile } from '../../src/services/profiles';
 import { listProfiles } from '../../src/services/profiles';
 import { PROFILE_MODES, PROFILE_STATUSES } from '../../src/cli/profiles';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 
 export default class IntegrationProfilesList extends BaseCommand<typeof IntegrationProfilesList> {
   static override summary = 'List integration profiles, of one tenant or merchant or of all.';
@@ -17,6 +17,7 @@ export default class IntegrationProfilesList extends BaseCommand<typeof Integrat
     '<%= config.bin %> integration-profiles list --merchant 7a2d… --mode checkout --json',
     '<%= config.bin %> integration-profiles list --tenant 6f1c… --all --json',
   ];
+  static override scopeOf = atPlatform();
   static override flags = {
     tenant: Flags.string({ description: 'Only this tenant\'s profiles' }),
     merchant: Flags.string({ description: 'Only this merchant\'s profiles' }),
@@ -29,14 +30,14 @@ export default class IntegrationProfilesList extends BaseCommand<typeof Integrat
   };
 
   async run(): Promise<Page<IntegrationProfile>> {
-    const rt = await this.runtime();
+    const ctx = await this.scope();
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = await validateInput(
-      platformContext(rt),
+      ctx,
       ListIntegrationProfilesQuery,
       { tenantId: this.flags.tenant, merchantId: this.flags.merchant, mode: this.flags.mode, status: this.flags.status, limit: this.flags.limit, cursor: this.flags.cursor },
       { tenantId: 'tenant', merchantId: 'merchant' },
     );
-    const page = await this.listAll((p) => listProfiles(platformContext(rt), filters, { ...p, sortOrder }));
+    const page = await this.listAll((p) => listProfiles(ctx, filters, { ...p, sortOrder }));
     this.log(
       renderTable(page.data, [
         { header: 'ID', get: (p) => p.id },

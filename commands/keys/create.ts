@@ -6,7 +6,7 @@ import type { IssuedApiKey } from '../../src/services/api-keys/keys';
 import { validateInput } from '../../src/cli/validate';
 import { CreateApiKeyBody } from '../../src/api/api-keys/schemas';
 import { createApiKey } from '../../src/services/api-keys/keys';
-import { merchantContext, tenantContext } from '../../src/cli/context';
+import { asTenantOrItsMerchant, withScope } from '../../src/cli/context';
 
 export default class KeysCreate extends BaseCommand<typeof KeysCreate> {
   static override summary = 'Issue an API key pair; the secret is shown once.';
@@ -18,7 +18,7 @@ export default class KeysCreate extends BaseCommand<typeof KeysCreate> {
     '<%= config.bin %> keys create --tenant 6f1c… --live --ip-allow 203.0.113.0/24 --expires-at 2027-01-01T00:00:00Z',
   ];
   static override flags = {
-    tenant: sharedFlags.tenant,
+    tenant: withScope(sharedFlags.tenant, asTenantOrItsMerchant),
     merchant: Flags.string({ description: 'Owner merchant id: issues a merchant-owned key' }),
     name: Flags.string({ description: 'Name of the key' }),
     permission: Flags.string({ description: 'Permission code (repeatable)', multiple: true }),
@@ -28,12 +28,9 @@ export default class KeysCreate extends BaseCommand<typeof KeysCreate> {
   };
 
   async run(): Promise<IssuedApiKey> {
-    const rt = await this.runtime();
     // A merchant key is issued as its merchant, so it can carry every merchant-layer code (a tenant-level issuer
     // cannot grant codes only merchants hold); a tenant key as the tenant.
-    const ctx = this.flags.merchant
-      ? await merchantContext(rt, this.flags.tenant, this.flags.merchant, this.flags.live)
-      : tenantContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       CreateApiKeyBody,

@@ -5,7 +5,7 @@ import { renderTable, statusColour, pageFooter, logBesideTable } from '../../src
 import type { Page } from '../../src/db/scoped';
 import type { ApiKey } from '../../src/services/api-keys/keys';
 import { listApiKeys } from '../../src/services/api-keys/keys';
-import { tenantContext } from '../../src/cli/context';
+import { asTenant, withScope } from '../../src/cli/context';
 import { validateInput } from '../../src/cli/validate';
 import { ListApiKeysQuery } from '../../src/api/api-keys/schemas';
 
@@ -17,7 +17,7 @@ export default class KeysList extends BaseCommand<typeof KeysList> {
     '<%= config.bin %> keys list --tenant 6f1c… --all --json',
   ];
   static override flags = {
-    tenant: sharedFlags.tenant,
+    tenant: withScope(sharedFlags.tenant, asTenant),
     merchant: sharedFlags.merchant,
     live: sharedFlags.live,
     status: Flags.string({ description: 'Only keys in this status', options: ['active', 'revoked', 'expired'] }),
@@ -28,8 +28,7 @@ export default class KeysList extends BaseCommand<typeof KeysList> {
   };
 
   async run(): Promise<Page<ApiKey>> {
-    const rt = await this.runtime();
-    const ctx = tenantContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const filters = await validateInput(ctx, ListApiKeysQuery.pick({ merchantId: true }), { merchantId: this.flags.merchant }, { merchantId: 'merchant' });
     const page = await this.listAll((p) => listApiKeys(
       ctx,

@@ -5,7 +5,7 @@ import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import type { Page } from '../../src/db/scoped';
 import type { LiveStatus, Merchant, MerchantStatus } from '../../src/services/organization/merchants';
 import { listMerchants } from '../../src/services/organization/merchants';
-import { tenantOrPlatformContext } from '../../src/cli/context';
+import { asTenantOrPlatform, withScope } from '../../src/cli/context';
 import { merchantTable } from '../../src/cli/organization';
 import { validateInput } from '../../src/cli/validate';
 import { ListMerchantsQuery } from '../../src/api/organization/schemas';
@@ -18,7 +18,7 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
     '<%= config.bin %> merchants list --tenant 6f1c… --all --json',
   ];
   static override flags = {
-    tenant: Flags.string({ description: 'Only this tenant\'s merchants' }),
+    tenant: withScope(Flags.string({ description: 'Only this tenant\'s merchants' }), asTenantOrPlatform),
     company: Flags.string({ description: 'Only this company\'s merchants' }),
     status: Flags.string({ description: 'Only merchants in this status', options: ['active', 'suspended', 'disabled'] }),
     'live-status': Flags.string({ description: 'Only merchants in this live status', options: ['sandbox', 'pending_approval', 'approved'] }),
@@ -29,8 +29,7 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
   };
 
   async run(): Promise<Page<Merchant>> {
-    const rt = await this.runtime();
-    const ctx = tenantOrPlatformContext(rt, this.flags.tenant, false);
+    const ctx = await this.scope();
     const filters = await validateInput(ctx, ListMerchantsQuery.pick({ companyId: true }), { companyId: this.flags.company }, { companyId: 'company' });
     const page = await this.listAll((p) => listMerchants(
       ctx,

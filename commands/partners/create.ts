@@ -6,7 +6,7 @@ import { CreatePartnerBody } from '../../src/api/partners/schemas';
 import type { Partner } from '../../src/services/partners';
 import { createPartner } from '../../src/services/partners';
 import { createTenantFlag, parseMetadata } from '../../src/cli/flags';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 
 export default class PartnersCreate extends BaseCommand<typeof PartnersCreate> {
   static override summary = 'Create a partner (a reseller or referrer) of a tenant.';
@@ -14,6 +14,7 @@ export default class PartnersCreate extends BaseCommand<typeof PartnersCreate> {
     '<%= config.bin %> partners create --tenant 6f1c… --name "Referral Co" --contact-email ref@example.com',
     '<%= config.bin %> partners create --tenant 6f1c… --name "Reseller" --metadata region=EU --json',
   ];
+  static override scopeOf = atPlatform();
   static override flags = {
     ...createTenantFlag,
     name: Flags.string({ description: 'Display name' }),
@@ -23,8 +24,7 @@ export default class PartnersCreate extends BaseCommand<typeof PartnersCreate> {
 
   async run(): Promise<Partner> {
     const name = await this.required(this.flags.name, 'name', 'Partner name');
-    const rt = await this.runtime();
-    const ctx = platformContext(rt);
+    const ctx = await this.scope();
     const input = await validateInput(ctx, CreatePartnerBody, {
       name, contactEmail: this.flags['contact-email'], metadata: parseMetadata(this.flags.metadata), tenantId: this.flags.tenant,
     }, { tenantId: 'tenant' });

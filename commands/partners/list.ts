@@ -5,13 +5,14 @@ import { pageFooter, renderTable, statusColour, logBesideTable } from '../../src
 import type { Page } from '../../src/db/scoped';
 import type { Partner, PartnerStatus } from '../../src/services/partners';
 import { listPartners } from '../../src/services/partners';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 import { validateInput } from '../../src/cli/validate';
 import { ListPartnersQuery } from '../../src/api/partners/schemas';
 
 export default class PartnersList extends BaseCommand<typeof PartnersList> {
   static override summary = 'List partners (resellers and referrers), of one tenant or of all.';
   static override examples = ['<%= config.bin %> partners list --tenant 6f1c…', '<%= config.bin %> partners list --status suspended --json', '<%= config.bin %> partners list --tenant 6f1c… --all --json'];
+  static override scopeOf = atPlatform();
   static override flags = {
     ...listFlags,
     all: sharedFlags.all,
@@ -20,10 +21,10 @@ export default class PartnersList extends BaseCommand<typeof PartnersList> {
   };
 
   async run(): Promise<Page<Partner>> {
-    const rt = await this.runtime();
-    const filters = await validateInput(platformContext(rt), ListPartnersQuery.pick({ tenantId: true }), { tenantId: this.flags.tenant }, { tenantId: 'tenant' });
+    const ctx = await this.scope();
+    const filters = await validateInput(ctx, ListPartnersQuery.pick({ tenantId: true }), { tenantId: this.flags.tenant }, { tenantId: 'tenant' });
     const page = await this.listAll((p) => listPartners(
-      platformContext(rt),
+      ctx,
       { tenantId: filters.tenantId, status: this.flags.status as PartnerStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));

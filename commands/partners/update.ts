@@ -6,11 +6,12 @@ import { UpdatePartnerBody } from '../../src/api/partners/schemas';
 import type { Partner } from '../../src/services/partners';
 import { updatePartner } from '../../src/services/partners';
 import { nullable, parseMetadata } from '../../src/cli/flags';
-import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class PartnersUpdate extends BaseCommand<typeof PartnersUpdate> {
   static override summary = 'Change a partner\'s name, contact email or metadata.';
   static override examples = ['<%= config.bin %> partners update 6f1c… --name "Referral Company" --metadata tier=gold'];
+  static override scopeOf = atPlatform();
   static override args = { id: ownedArg('partner', { description: 'Partner id', required: true }) };
   static override flags = {
     ...ownerFlags('partner'),
@@ -23,8 +24,8 @@ export default class PartnersUpdate extends BaseCommand<typeof PartnersUpdate> {
     const input = validateWith(UpdatePartnerBody, {
       name: this.flags.name, contactEmail: nullable(this.flags['contact-email']), metadata: parseMetadata(this.flags.metadata),
     });
-    const rt = await this.runtime();
-    const partner = await updatePartner(platformContext(rt), this.args.id, input);
+    const ctx = await this.scope();
+    const partner = await updatePartner(ctx, this.args.id, input);
     this.log(renderRecord({ ...partner }));
     return partner;
   }

@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import type { Payment } from '../../src/services/payments/records';
 import { capturePayment, getPayment } from '../../src/services/payments/payments';
-import { actContext, locate, ownedArg, ownerFlags } from '../../src/cli/context';
+import { recordArg, ownerFlags } from '../../src/cli/context';
 import { amountFlags, amountFrom, renderPayment } from '../../src/cli/payments';
 
 export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture> {
@@ -13,16 +13,14 @@ export default class PaymentsCapture extends BaseCommand<typeof PaymentsCapture>
     '<%= config.bin %> payments capture 0190a1b2-… --amount 12.34',
     '<%= config.bin %> payments capture 0190a1b2-… --amount-minor 1234 --json',
   ];
-  static override args = { id: ownedArg('payment', { description: 'Payment id', required: true }) };
+  static override args = { id: recordArg('payment', { description: 'Payment id', required: true }) };
   static override flags = { ...ownerFlags('payment'), ...amountFlags };
 
   async run(): Promise<Payment> {
-    const rt = await this.runtime();
-    const where = await locate(rt, 'payment', this.args.id);
-    const ctx = actContext(rt, where);
-    const current = await getPayment(ctx, where.id);
+    const ctx = await this.scope();
+    const current = await getPayment(ctx, this.args.id);
     const amount = amountFrom(this.flags, current.amount.currency);
-    const payment = await capturePayment(ctx, where.id, { amount });
+    const payment = await capturePayment(ctx, this.args.id, { amount });
     this.log(renderPayment(payment));
     return payment;
   }

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import type { Payment } from '../../src/services/payments/records';
 import { getPayment } from '../../src/services/payments/payments';
-import { locate, readContext, ownedArg, recordOwnerFlags } from '../../src/cli/context';
+import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 import { renderPayment, waitWhileProcessing } from '../../src/cli/payments';
 
 export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
@@ -10,7 +10,7 @@ export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
   static override description =
     'Found by id in either mode. The operator\'s view: provider reference, terminal, fee decomposition and the routing decision are included (merchant API keys never see them).';
   static override examples = ['<%= config.bin %> payments get 0190a1b2-…', '<%= config.bin %> payments get 0190a1b2-… --json', '<%= config.bin %> payments get 0190a1b2-… --wait --timeout 10'];
-  static override args = { id: ownedArg('payment', { description: 'Payment id', required: true }) };
+  static override args = { id: recordArg('payment', { description: 'Payment id', required: true, reads: true }) };
   static override flags = {
     tenant: Flags.string({ description: 'Read as this tenant (404 when the payment is another tenant\'s)' }),
     merchant: recordOwnerFlags.merchant,
@@ -19,10 +19,8 @@ export default class PaymentsGet extends BaseCommand<typeof PaymentsGet> {
   };
 
   async run(): Promise<Payment> {
-    const rt = await this.runtime();
-    const where = await locate(rt, 'payment', this.args.id, this.flags.tenant);
-    const ctx = await readContext(rt, this.flags.tenant, where.livemode);
-    const read = () => getPayment(ctx, where.id);
+    const ctx = await this.scope();
+    const read = () => getPayment(ctx, this.args.id);
     const payment = this.flags.wait ? await waitWhileProcessing(read, (this.flags.timeout ?? 30) * 1000) : await read();
     this.log(renderPayment(payment));
     return payment;

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
+import { asReader, withScope } from '../../src/cli/context';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateInput } from '../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
@@ -7,7 +8,6 @@ import type { Page } from '../../src/db/scoped';
 import type { Payment } from '../../src/services/payments/records';
 import { ListPaymentsQuery } from '../../src/api/payments/schemas';
 import { listPayments } from '../../src/services/payments/payments';
-import { readContext } from '../../src/cli/context';
 import { renderPayments } from '../../src/cli/payments';
 
 export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
@@ -21,7 +21,7 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
     '<%= config.bin %> payments list --all --json',
   ];
   static override flags = {
-    tenant: Flags.string({ description: 'Only this tenant\'s payments (omit to see every tenant, as the platform)' }),
+    tenant: withScope(Flags.string({ description: 'Only this tenant\'s payments (omit to see every tenant, as the platform)' }), asReader),
     merchant: Flags.string({ description: 'Only this merchant\'s payments' }),
     status: Flags.string({
       description: 'Only payments in this status',
@@ -36,8 +36,7 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
   };
 
   async run(): Promise<Page<Payment>> {
-    const rt = await this.runtime();
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       ListPaymentsQuery,

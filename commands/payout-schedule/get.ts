@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateInput } from '../../src/cli/validate';
-import { readAsTenantFlag, readContext } from '../../src/cli/context';
+import { readAsTenantFlag } from '../../src/cli/context';
 import type { PayoutSchedule } from '../../src/services/payouts/schedule';
 import { getPayoutSchedule } from '../../src/services/payouts/schedule';
 import { PayoutScheduleQuery } from '../../src/api/payouts/schemas';
@@ -23,8 +23,7 @@ export default class PayoutScheduleGet extends BaseCommand<typeof PayoutSchedule
 
   async run(): Promise<PayoutSchedule> {
     const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
-    const rt = await this.runtime();
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const input = await validateInput(ctx, PayoutScheduleQuery, { merchantId }, { merchantId: 'merchant' });
     const schedule = await getPayoutSchedule(ctx, input.merchantId);
     this.log(renderPayoutSchedule(schedule));

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { sharedFlags } from '../../src/cli/flags';
 import { validateInput } from '../../src/cli/validate';
 import { amountFlagPair, minorOf } from '../../src/cli/amounts';
-import { readAsTenantFlag, readContext } from '../../src/cli/context';
+import { readAsTenantFlag } from '../../src/cli/context';
 import { ValidationError } from '../../src/domain/errors';
 import type { PayoutSchedule } from '../../src/services/payouts/schedule';
 import { getPayoutSchedule, setPayoutSchedule } from '../../src/services/payouts/schedule';
@@ -40,8 +40,7 @@ export default class PayoutScheduleSet extends BaseCommand<typeof PayoutSchedule
     const anchor = this.flags['weekly-anchor'];
     if (interval === 'weekly' && !anchor) throw ValidationError.field('--weekly-anchor', 'is required for a weekly schedule: the weekday (UTC) its periods start');
     if (interval !== 'weekly' && anchor) throw ValidationError.field('--weekly-anchor', `is for weekly schedules only (--interval is ${interval})`);
-    const rt = await this.runtime();
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     await validateInput(ctx, SetPayoutScheduleBody, { merchantId, interval }, { merchantId: 'merchant' });
     const current = await getPayoutSchedule(ctx, merchantId);
     const kept = this.flags['clear-minimums'] ? [] : current.minimumAmounts.filter((m) => m.currency !== currency);

@@ -2,17 +2,18 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import type { ProviderIntegration } from '../../src/services/processing/providers';
 import { getProvider } from '../../src/services/processing/providers';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 import { renderProvider } from '../../src/cli/processing';
 
 export default class ProvidersGet extends BaseCommand<typeof ProvidersGet> {
   static override summary = 'Show a provider integration: capabilities, features, 3DS and the credentials a terminal needs.';
   static override examples = ['<%= config.bin %> providers get 7d3f…', '<%= config.bin %> providers get 7d3f… --json'];
+  static override scopeOf = atPlatform();
   static override args = { id: Args.string({ description: 'Provider integration id', required: true }) };
 
   async run(): Promise<ProviderIntegration> {
-    const rt = await this.runtime();
-    const provider = await getProvider(platformContext(rt), this.args.id);
+    const ctx = await this.scope();
+    const provider = await getProvider(ctx, this.args.id);
     this.log(renderProvider(provider));
     return provider;
   }

@@ -5,11 +5,12 @@ import { pageFooter, renderTable, statusColour, logBesideTable } from '../../src
 import type { Page } from '../../src/db/scoped';
 import type { ProviderIntegration, ProviderStatus } from '../../src/services/processing/providers';
 import { listProviders } from '../../src/services/processing/providers';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 
 export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
   static override summary = 'List the provider integrations of the connector catalog.';
   static override examples = ['<%= config.bin %> providers list', '<%= config.bin %> providers list --status maintenance --json', '<%= config.bin %> providers list --all --json'];
+  static override scopeOf = atPlatform();
   static override flags = {
     status: Flags.string({ description: 'Only providers in this status', options: ['available', 'maintenance', 'deprecated'] }),
     category: Flags.string({ description: 'Only this category, e.g. card_acquirer or payout' }),
@@ -20,9 +21,9 @@ export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
   };
 
   async run(): Promise<Page<ProviderIntegration>> {
-    const rt = await this.runtime();
+    const ctx = await this.scope();
     const page = await this.listAll((p) => listProviders(
-      platformContext(rt), { status: this.flags.status as ProviderStatus | undefined, category: this.flags.category },
+      ctx, { status: this.flags.status as ProviderStatus | undefined, category: this.flags.category },
       { ...p, sortOrder: 'asc' },
     ));
     this.log(renderTable(page.data, [

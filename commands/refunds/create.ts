@@ -5,7 +5,7 @@ import { getRefund, makeRefund, refundRequest } from '../../src/services/payment
 import { ValidationError } from '../../src/domain/errors';
 import type { Refund } from '../../src/services/payments/records';
 import { getPayment } from '../../src/services/payments/payments';
-import { actContext, locate, ownedArg, ownerFlags } from '../../src/cli/context';
+import { recordArg, ownerFlags } from '../../src/cli/context';
 import { amountFlags, amountFrom, isSandboxProvider, renderRefund, runSandboxUntil } from '../../src/cli/payments';
 
 export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
@@ -17,7 +17,7 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
     '<%= config.bin %> refunds create 0190a1b2-… --amount 10.00 --reason "damaged item" --idempotency-key order-1001-r1',
     '<%= config.bin %> refunds create 0190a1b2-… --amount-minor 500 --json',
   ];
-  static override args = { paymentId: ownedArg('payment', { name: 'PAYMENT_ID', description: 'Payment id', required: true }) };
+  static override args = { paymentId: recordArg('payment', { name: 'PAYMENT_ID', description: 'Payment id', required: true }) };
   static override flags = {
     ...ownerFlags('payment'),
     ...amountFlags,
@@ -28,9 +28,8 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
 
   async run(): Promise<Refund> {
     const rt = await this.runtime();
-    const where = await locate(rt, 'payment', this.args.paymentId);
-    const ctx = actContext(rt, where);
-    const payment = await getPayment(ctx, where.id);
+    const ctx = await this.scope();
+    const payment = await getPayment(ctx, this.args.paymentId);
     const amount = amountFrom(this.flags, payment.amount.currency);
     if (this.flags.reason !== undefined && (this.flags.reason.length < 1 || this.flags.reason.length > 500)) {
       throw ValidationError.field('--reason', 'must be 1 to 500 characters');
@@ -39,7 +38,7 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
     // the Idempotency-Key rule of the API (runIdempotent): the key is the caller's (the payment's tenant), as for its secret keys
     const key = this.flags['idempotency-key'];
     const outcome = await runIdempotent(
-      ctx, { key, keyField: '--idempotency-key', ...refundRequest(where.id, body) }, (c) => makeRefund(c, where.id, body),
+      ctx, { key, keyField: '--idempotency-key', ...refundRequest(this.args.paymentId, body) }, (c) => makeRefund(c, this.args.paymentId, body),
     );
     const { replayed } = outcome;
     // a replay shows the refund as it is now

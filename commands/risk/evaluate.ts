@@ -4,7 +4,7 @@ import type { RiskDryRun } from '../../src/services/risk/dry-run';
 import { dryRunRisk } from '../../src/services/risk/dry-run';
 import { namingFlags, riskScopeFlags } from '../../src/cli/risk/input';
 import { paymentFields, paymentInput, renderDryRun } from '../../src/cli/risk/dry-run';
-import { operatorOfTenant, platformContext } from '../../src/cli/context';
+import { asOperatorOfTenantOrPlatform, withScope } from '../../src/cli/context';
 
 export default class RiskEvaluate extends BaseCommand<typeof RiskEvaluate> {
   static override summary = 'Dry run: the risk engine\'s decision for a hypothetical payment (score, thresholds, matched rules, reason). Nothing is written.';
@@ -22,18 +22,16 @@ export default class RiskEvaluate extends BaseCommand<typeof RiskEvaluate> {
   static override flags = {
     'payment-json': Flags.string({ description: 'The hypothetical payment: a JSON file path or inline JSON' }),
     merchant: Flags.string({ description: 'Merchant id (replaces the payment\'s merchantId)' }),
-    tenant: Flags.string({ description: 'Act as this tenant\'s operator (404 when the merchant is another tenant\'s); default: the merchant\'s tenant' }),
+    tenant: withScope(Flags.string({ description: 'Act as this tenant\'s operator (404 when the merchant is another tenant\'s); default: the merchant\'s tenant' }), asOperatorOfTenantOrPlatform),
     live: riskScopeFlags.live,
   };
 
   async run(): Promise<RiskDryRun> {
     const json = await this.required(this.flags['payment-json'], 'payment-json', 'Payment JSON (a file path or inline JSON)');
     const input = paymentInput(json, this.flags.merchant);
-    const rt = await this.runtime();
-    // the engine names the subject's tenant in every query: the platform's view of the merchant is enough
-    const ctx = this.flags.tenant !== undefined
-      ? await operatorOfTenant(rt, this.flags.tenant, this.flags)
-      : platformContext(rt, this.flags.live);
+    // without --tenant the platform: the engine names the subject's tenant in every query, the platform's view of the
+    // merchant is enough
+    const ctx = await this.scope();
     const run = await namingFlags(paymentFields(this.flags.merchant), () => dryRunRisk(ctx, input));
     this.log(renderDryRun(run));
     return run;

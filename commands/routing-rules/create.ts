@@ -5,7 +5,7 @@ import { CreateRoutingRuleBody } from '../../src/api/routing/schemas';
 import type { RoutingRule } from '../../src/services/routing/rules';
 import { createRoutingRule } from '../../src/services/routing/rules';
 import { renderRule, ruleFlagNames, ruleFlags, ruleInput } from '../../src/cli/routing';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 
 export default class RoutingRulesCreate extends BaseCommand<typeof RoutingRulesCreate> {
   static override summary = 'Create a routing rule (draft, version 1) for a tenant.';
@@ -17,6 +17,7 @@ export default class RoutingRulesCreate extends BaseCommand<typeof RoutingRulesC
     '<%= config.bin %> routing-rules create --tenant 6f1c… --name "A/B" --split 0b9e…:70,7a2d…:30 --priority 10 --json',
     '<%= config.bin %> routing-rules create --tenant 6f1c… --name Big --conditions-json conditions.json --outcome-json \'{"type":"priority","terminals":["0b9e…"]}\'',
   ];
+  static override scopeOf = atPlatform(false);
   static override flags = {
     tenant: Flags.string({ description: 'Tenant the rule belongs to', required: true }),
     ...ruleFlags,
@@ -24,8 +25,7 @@ export default class RoutingRulesCreate extends BaseCommand<typeof RoutingRulesC
 
   async run(): Promise<RoutingRule> {
     const name = await this.required(this.flags.name, 'name', 'Rule name');
-    const rt = await this.runtime();
-    const ctx = platformContext(rt, false);
+    const ctx = await this.scope();
     const input = await validateInput(ctx, CreateRoutingRuleBody, { ...ruleInput(this.flags), name, tenantId: this.flags.tenant }, { ...ruleFlagNames(this.flags), tenantId: 'tenant' });
     const rule = await createRoutingRule(ctx, input);
     this.log(renderRule(rule));

@@ -8,7 +8,7 @@ import { mulberry32 } from '../../src/util/random';
 import { decideRoute } from '../../src/services/routing/decide';
 import { limitUsage } from '../../src/services/limits/usage';
 import { DecideInput, renderDecision } from '../../src/cli/routing';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 
 export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesDecide> {
   static override summary = 'Dry run: print the routing decision the engine makes for a hypothetical payment.';
@@ -18,6 +18,7 @@ export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesD
     '<%= config.bin %> routing-rules decide --merchant 0b9e… --amount 100.00 --currency EUR --brand visa',
     '<%= config.bin %> routing-rules decide --merchant 0b9e… --amount 100.00 --currency EUR --brand mastercard --country DE --seed 42 --json',
   ];
+  static override scopeOf = atPlatform('live-flag');
   static override flags = {
     merchant: Flags.string({ description: 'Merchant id' }),
     ...amountFlagsIn('--currency'),
@@ -40,7 +41,7 @@ export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesD
       channel: this.flags.channel, at: this.flags.at,
     });
     const rt = await this.runtime();
-    const ctx = platformContext(rt, this.flags.live);
+    const ctx = await this.scope();
     const decision = await decideRoute(
       ctx,
       {

@@ -6,7 +6,7 @@ import type { RoutingRule } from '../../src/services/routing/rules';
 import type { RoutingRuleStatus } from '../../src/db/models';
 import { listRoutingRules } from '../../src/services/routing/rules';
 import { renderRules, routingListFlags } from '../../src/cli/routing';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
 import { validateInput } from '../../src/cli/validate';
 import { ListRoutingRulesQuery } from '../../src/api/routing/schemas';
@@ -19,6 +19,7 @@ export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesLis
     '<%= config.bin %> routing-rules list --name "eu cards"',
     '<%= config.bin %> routing-rules list --tenant 6f1c… --all --json',
   ];
+  static override scopeOf = atPlatform(false);
   static override flags = {
     ...routingListFlags,
     all: sharedFlags.all,
@@ -29,10 +30,10 @@ export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesLis
   };
 
   async run(): Promise<Page<RoutingRule>> {
-    const rt = await this.runtime();
-    const filters = await validateInput(platformContext(rt, false), ListRoutingRulesQuery.pick({ tenantId: true, ruleId: true }), { tenantId: this.flags.tenant, ruleId: this.flags.rule }, { tenantId: 'tenant', ruleId: 'rule' });
+    const ctx = await this.scope();
+    const filters = await validateInput(ctx, ListRoutingRulesQuery.pick({ tenantId: true, ruleId: true }), { tenantId: this.flags.tenant, ruleId: this.flags.rule }, { tenantId: 'tenant', ruleId: 'rule' });
     const page = await this.listAll((p) => listRoutingRules(
-      platformContext(rt, false),
+      ctx,
       { tenantId: filters.tenantId, status: this.flags.status as RoutingRuleStatus | undefined, ruleId: filters.ruleId, name: this.flags.name },
       { ...p, sortOrder: 'desc' },
     ));

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
-import { ownedArg } from '../../src/cli/context';
+import { recordArg } from '../../src/cli/context';
 import { ValidationError } from '../../src/domain/errors';
 import { statementCsv } from '../../src/services/settlements/csv';
-import { settlementFlags, statementContext } from '../../src/cli/settlements';
+import { settlementFlags } from '../../src/cli/settlements';
 
 interface Downloaded {
   statementId: string;
@@ -26,7 +26,7 @@ export default class SettlementsDownload extends BaseCommand<typeof SettlementsD
     '<%= config.bin %> settlements download 0190a1b2-… --output statement.csv',
     '<%= config.bin %> settlements download 0190a1b2-… --tenant 6f1c… --output statement.csv --force --json',
   ];
-  static override args = { id: ownedArg('settlement', { description: 'Settlement statement id', required: true }) };
+  static override args = { id: recordArg('settlement', { description: 'Settlement statement id', required: true }) };
   static override flags = {
     ...settlementFlags,
     output: Flags.string({ char: 'o', description: 'File to write (an existing file is not overwritten without --force); stdout without it' }),
@@ -38,8 +38,7 @@ export default class SettlementsDownload extends BaseCommand<typeof SettlementsD
     if (out && !this.flags.force && fs.existsSync(out)) {
       throw new ValidationError(`${out} exists.`, [{ path: '--output', message: 'exists' }], 'FILE_EXISTS', { hint: 'Choose another --output or pass --force.' });
     }
-    const rt = await this.runtime();
-    const file = await statementCsv(await statementContext(rt, this.args.id, this.flags.tenant), this.args.id);
+    const file = await statementCsv(await this.scope(), this.args.id);
     const result: Downloaded = { statementId: this.args.id, filename: file.filename, path: out, size: file.bytes.length };
     if (out) {
       fs.writeFileSync(out, file.bytes, { flag: this.flags.force ? 'w' : 'wx' });

@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command';
-import { ownedArg } from '../../src/cli/context';
+import { recordArg } from '../../src/cli/context';
 import { sharedFlags, tableFlags } from '../../src/cli/flags';
 import { validateWith } from '../../src/cli/validate';
 import { pageFooter, logBesideTable } from '../../src/cli/output';
@@ -7,7 +7,7 @@ import type { Page } from '../../src/db/scoped';
 import type { SettlementLine } from '../../src/services/settlements/statements';
 import { listSettlementLines } from '../../src/services/settlements/statements';
 import { ListSettlementLinesQuery } from '../../src/api/settlements/schemas';
-import { renderLines, settlementFlags, statementContext } from '../../src/cli/settlements';
+import { renderLines, settlementFlags } from '../../src/cli/settlements';
 
 export default class SettlementsLines extends BaseCommand<typeof SettlementsLines> {
   static override summary = 'List a settlement statement\'s lines, in the order the movements happened.';
@@ -18,13 +18,12 @@ export default class SettlementsLines extends BaseCommand<typeof SettlementsLine
     '<%= config.bin %> settlements lines 0190a1b2-… --all --csv',
     '<%= config.bin %> settlements lines 0190a1b2-… --tenant 6f1c… --all --json',
   ];
-  static override args = { id: ownedArg('settlement', { description: 'Settlement statement id', required: true }) };
+  static override args = { id: recordArg('settlement', { description: 'Settlement statement id', required: true }) };
   static override flags = { ...settlementFlags, limit: sharedFlags.limit, cursor: sharedFlags.cursor, all: sharedFlags.all, ...tableFlags };
 
   async run(): Promise<Page<SettlementLine>> {
     const input = validateWith(ListSettlementLinesQuery, { cursor: this.flags.cursor, limit: this.flags.limit }, {});
-    const rt = await this.runtime();
-    const ctx = await statementContext(rt, this.args.id, this.flags.tenant);
+    const ctx = await this.scope();
     const page = await this.listAll((p) => listSettlementLines(ctx, this.args.id, { ...p, sortOrder: input.sortOrder }));
     this.log(renderLines(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

@@ -6,7 +6,7 @@ import { CreateTenantBody } from '../../src/api/tenants/schemas';
 import type { Tenant } from '../../src/services/tenants/tenants';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/tenants';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 
 export default class TenantsCreate extends BaseCommand<typeof TenantsCreate> {
   static override summary = 'Create a tenant (an operator on the platform).';
@@ -14,6 +14,7 @@ export default class TenantsCreate extends BaseCommand<typeof TenantsCreate> {
     '<%= config.bin %> tenants create --name "Acme Payments" --default-currency EUR --allowed-currency EUR --allowed-currency USD',
     '<%= config.bin %> tenants create --name "Try-out" --sandbox --json',
   ];
+  static override scopeOf = atPlatform();
   static override flags = {
     ...tenantFieldFlags,
     sandbox: Flags.boolean({ description: 'Sandbox-only tenant (cannot hold live keys)', default: false }),
@@ -22,8 +23,8 @@ export default class TenantsCreate extends BaseCommand<typeof TenantsCreate> {
   async run(): Promise<Tenant> {
     const name = await this.required(this.flags.name, 'name', 'Tenant name');
     const input = validateWith(CreateTenantBody, { ...tenantInput(this.flags), name, livemode: !this.flags.sandbox }, tenantFlagNames);
-    const rt = await this.runtime();
-    const tenant = await createTenant(platformContext(rt), input);
+    const ctx = await this.scope();
+    const tenant = await createTenant(ctx, input);
     this.log(renderRecord({ id: tenant.id, name: tenant.name, status: tenant.status, mode: tenant.livemode ? 'live' : 'sandbox' }));
     return tenant;
   }

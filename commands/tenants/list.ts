@@ -5,11 +5,12 @@ import { renderTable, statusColour, pageFooter, logBesideTable } from '../../src
 import type { Page } from '../../src/db/scoped';
 import type { Tenant, TenantStatus } from '../../src/services/tenants/tenants';
 import { listTenants } from '../../src/services/tenants/tenants';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 
 export default class TenantsList extends BaseCommand<typeof TenantsList> {
   static override summary = 'List tenants.';
   static override examples = ['<%= config.bin %> tenants list', '<%= config.bin %> tenants list --status suspended --json', '<%= config.bin %> tenants list --all --json'];
+  static override scopeOf = atPlatform();
   static override flags = {
     status: Flags.string({ description: 'Only tenants in this status', options: ['active', 'suspended', 'disabled'] }),
     limit: sharedFlags.limit,
@@ -19,9 +20,9 @@ export default class TenantsList extends BaseCommand<typeof TenantsList> {
   };
 
   async run(): Promise<Page<Tenant>> {
-    const rt = await this.runtime();
+    const ctx = await this.scope();
     const page = await this.listAll((p) => listTenants(
-      platformContext(rt),
+      ctx,
       { status: this.flags.status as TenantStatus | undefined },
       { ...p, sortOrder: 'desc' },
     ));

@@ -5,7 +5,7 @@ import { CreateTerminalBody } from '../../src/api/processing/schemas';
 import type { Terminal } from '../../src/services/processing/terminals/record';
 import { createTerminal } from '../../src/services/processing/terminals/terminals';
 import { credentialFlags, credentialsFrom, renderTerminal } from '../../src/cli/processing';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 
 export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate> {
   static override summary = 'Create a terminal of a tenant at a provider integration; the credentials are stored encrypted and never shown.';
@@ -13,6 +13,7 @@ export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate>
     '<%= config.bin %> terminals create --tenant 6f1c… --provider 7d3f… --name "EU cards" --currency EUR --currency USD --credentials-file creds.json',
     '<%= config.bin %> terminals create --tenant 6f1c… --provider 7d3f… --name Payouts --currency EUR --credential accountId=acc-1 --credential signingKey=… --json',
   ];
+  static override scopeOf = atPlatform();
   static override flags = {
     tenant: Flags.string({ description: 'Tenant id the terminal belongs to', required: true }),
     provider: Flags.string({ description: 'Provider integration id (payplane providers list)' }),
@@ -32,8 +33,7 @@ export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate>
     const name = await this.required(this.flags.name, 'name', 'Terminal name');
     const supportedCurrencies = this.flags.currency ?? [await this.required(undefined, 'currency', 'Currency (e.g. EUR)')];
     const credentials = credentialsFrom(this.flags);
-    const rt = await this.runtime();
-    const ctx = platformContext(rt);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       CreateTerminalBody,

@@ -5,7 +5,7 @@ import { pageFooter, logBesideTable } from '../../src/cli/output';
 import type { Page } from '../../src/db/scoped';
 import type { Terminal } from '../../src/services/processing/terminals/record';
 import { listTerminals } from '../../src/services/processing/terminals/terminals';
-import { platformContext } from '../../src/cli/context';
+import { atPlatform } from '../../src/cli/context';
 import { renderTerminals } from '../../src/cli/processing';
 import { validateInput } from '../../src/cli/validate';
 import { ListTerminalsQuery } from '../../src/api/processing/schemas';
@@ -13,6 +13,7 @@ import { ListTerminalsQuery } from '../../src/api/processing/schemas';
 export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
   static override summary = 'List terminals, of one tenant or of all.';
   static override examples = ['<%= config.bin %> terminals list --tenant 6f1c…', '<%= config.bin %> terminals list --status active --direction payin --json', '<%= config.bin %> terminals list --tenant 6f1c… --all --json'];
+  static override scopeOf = atPlatform();
   static override flags = {
     tenant: Flags.string({ description: 'Only this tenant\'s terminals' }),
     status: Flags.string({ description: 'Only terminals in this status', options: ['active', 'disabled'] }),
@@ -25,10 +26,10 @@ export default class TerminalsList extends BaseCommand<typeof TerminalsList> {
   };
 
   async run(): Promise<Page<Terminal>> {
-    const rt = await this.runtime();
-    const filters = await validateInput(platformContext(rt), ListTerminalsQuery.pick({ tenantId: true, providerIntegrationId: true }), { tenantId: this.flags.tenant, providerIntegrationId: this.flags.provider }, { tenantId: 'tenant', providerIntegrationId: 'provider' });
+    const ctx = await this.scope();
+    const filters = await validateInput(ctx, ListTerminalsQuery.pick({ tenantId: true, providerIntegrationId: true }), { tenantId: this.flags.tenant, providerIntegrationId: this.flags.provider }, { tenantId: 'tenant', providerIntegrationId: 'provider' });
     const page = await this.listAll((p) => listTerminals(
-      platformContext(rt),
+      ctx,
       {
         tenantId: filters.tenantId, status: this.flags.status as Terminal['status'] | undefined,
         direction: this.flags.direction as Terminal['direction'] | undefined, providerIntegrationId: filters.providerIntegrationId,

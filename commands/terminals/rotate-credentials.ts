@@ -4,18 +4,19 @@ import { RotateCredentialsBody } from '../../src/api/processing/schemas';
 import type { Terminal } from '../../src/services/processing/terminals/record';
 import { rotateCredentials } from '../../src/services/processing/terminals/credentials';
 import { credentialFlags, credentialsFrom } from '../../src/cli/processing';
-import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class TerminalsRotateCredentials extends BaseCommand<typeof TerminalsRotateCredentials> {
   static override summary = 'Replace a terminal\'s credentials (a new credential binding); they are stored encrypted and never shown.';
   static override examples = ['<%= config.bin %> terminals rotate-credentials 6f1c… --credentials-file creds.json', '<%= config.bin %> terminals rotate-credentials 6f1c… --credential apiKey=… --credential merchantAccount=… --json'];
+  static override scopeOf = atPlatform();
   static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
   static override flags = { ...ownerFlags('terminal'), ...credentialFlags };
 
   async run(): Promise<Terminal> {
     const { credentials } = validateWith(RotateCredentialsBody, { credentials: credentialsFrom(this.flags) });
-    const rt = await this.runtime();
-    const terminal = await rotateCredentials(platformContext(rt), this.args.id, credentials);
+    const ctx = await this.scope();
+    const terminal = await rotateCredentials(ctx, this.args.id, credentials);
     this.log(`Terminal ${terminal.name} (${terminal.id}) now uses credential binding ${terminal.credentialBindingId}.`);
     return terminal;
   }

@@ -4,13 +4,14 @@ import { validateInput } from '../../src/cli/validate';
 import { UpdateTerminalBody } from '../../src/api/processing/schemas';
 import type { Terminal } from '../../src/services/processing/terminals/record';
 import { updateTerminal } from '../../src/services/processing/terminals/terminals';
-import { platformContext, ownedArg, ownerFlags } from '../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 import { renderTerminal } from '../../src/cli/processing';
 import { nullable } from '../../src/cli/flags';
 
 export default class TerminalsUpdate extends BaseCommand<typeof TerminalsUpdate> {
   static override summary = 'Update a terminal (lists replace the old ones and must be the provider\'s).';
   static override examples = ['<%= config.bin %> terminals update 6f1c… --name "EU cards" --currency EUR --currency GBP', '<%= config.bin %> terminals update 6f1c… --descriptor null --json'];
+  static override scopeOf = atPlatform();
   static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
   static override flags = {
     ...ownerFlags('terminal'),
@@ -24,8 +25,7 @@ export default class TerminalsUpdate extends BaseCommand<typeof TerminalsUpdate>
   };
 
   async run(): Promise<Terminal> {
-    const rt = await this.runtime();
-    const ctx = platformContext(rt);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       UpdateTerminalBody,

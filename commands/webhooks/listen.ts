@@ -7,7 +7,7 @@ import type { WebhookEndpoint } from '../../src/services/webhooks/endpoints';
 import { currentSigningSecrets } from '../../src/services/webhooks/endpoints';
 import { LocalListener, closeListenerEndpoint, ensureListenerCertificate, openListenerEndpoint } from '../../src/listener/listener';
 import { announceListener, withdrawListener } from '../../src/listener/registry';
-import { endpointScopeContext, sandboxDefaults } from '../../src/cli/context';
+import { atEndpointLevelOrSandbox, withScope } from '../../src/cli/context';
 import { endpointScopeFlags, modeName } from '../../src/cli/webhooks';
 
 export interface ListenResult {
@@ -28,6 +28,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   ];
   static override flags = {
     ...endpointScopeFlags,
+    tenant: withScope(endpointScopeFlags.tenant, atEndpointLevelOrSandbox),
     event: Flags.string({ description: 'Event type, wildcard (payment.*) or * (repeatable)', multiple: true, default: ['*'] }),
     port: Flags.integer({ description: 'Port of 127.0.0.1 to listen on', default: 4243, min: 1, max: 65535 }),
     'forward-to': Flags.string({ description: 'Post each verified delivery to this http(s) URL of your app (its status is the answer)' }),
@@ -38,12 +39,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     const stopped = this.untilStopped();
     const forwardTo = this.flags['forward-to'] ? checkForwardUrl(this.flags['forward-to']) : null;
     const rt = await this.runtime();
-    const scope = { ...this.flags };
-    if (!scope.tenant && !scope.platform) {
-      const { tenant, merchant } = await sandboxDefaults(rt, scope, 'pass --tenant <id> [--merchant <id>] or --platform');
-      Object.assign(scope, { tenant, merchant });
-    }
-    const ctx = await endpointScopeContext(rt, scope);
+    const ctx = await this.scope();
     const certificate = await ensureListenerCertificate(rt.config.home, rt.clock.now());
     const deliveries: ReceivedDelivery[] = [];
     let endpointId: string | undefined;

@@ -7,7 +7,6 @@ import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/me
 import { methodTypeOf, validateDetails, withdrawalMethodTypes } from '../../src/services/withdrawal-methods/types';
 import { CreateWithdrawalMethodBody } from '../../src/api/withdrawal-methods/schemas';
 import { askHidden, detailFlag, detailsFrom, methodScopeFlags, renderMethod } from '../../src/cli/withdrawal-methods';
-import { readContext } from '../../src/cli/context';
 
 export default class WithdrawalMethodsCreate extends BaseCommand<typeof WithdrawalMethodsCreate> {
   static override summary = 'Save a withdrawal method for a merchant; it starts cooling.';
@@ -39,8 +38,7 @@ export default class WithdrawalMethodsCreate extends BaseCommand<typeof Withdraw
         details[spec.key] = spec.masked ? await askHidden(question) : await this.required(undefined, `detail ${spec.key}=…`, question);
       }
     }
-    const rt = await this.runtime();
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const input = await validateInput(ctx, CreateWithdrawalMethodBody, { merchantId, methodType: type.type, label, details }, { merchantId: 'merchant', methodType: 'type', details: 'detail' });
     // checked here first so that problems name the flag (--detail.iban); the service checks them again
     input.details = validateDetails(type, input.details, '--detail');

@@ -13,8 +13,7 @@ export default class WithdrawalMethodsDelete extends BaseCommand<typeof Withdraw
   static override flags = { ...methodOwnerFlags, yes: sharedFlags.yes };
 
   async run(): Promise<WithdrawalMethod> {
-    const rt = await this.runtime();
-    const ctx = await confirmedContext(rt, this.flags, this.args.id, 'Delete', (subject) => this.confirmAction(this.flags.yes, subject));
+    const ctx = await confirmedContext(await this.scope(), this.args.id, 'Delete', (subject) => this.confirmAction(this.flags.yes, subject));
     const method = await deleteWithdrawalMethod(ctx, this.args.id);
     this.log(`Withdrawal method "${method.label}" (${method.id}) is deleted.`);
     return method;

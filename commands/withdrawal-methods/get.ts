@@ -2,7 +2,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { getWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { methodOwnerFlags, renderMethod } from '../../src/cli/withdrawal-methods';
-import { readContext, ownedArg } from '../../src/cli/context';
+import { ownedArg } from '../../src/cli/context';
 
 export default class WithdrawalMethodsGet extends BaseCommand<typeof WithdrawalMethodsGet> {
   static override summary = 'Show a saved withdrawal method (details masked).';
@@ -12,8 +12,7 @@ export default class WithdrawalMethodsGet extends BaseCommand<typeof WithdrawalM
   static override flags = methodOwnerFlags;
 
   async run(): Promise<WithdrawalMethod> {
-    const rt = await this.runtime();
-    const method = await getWithdrawalMethod(await readContext(rt, this.flags.tenant, this.flags.live), this.args.id);
+    const method = await getWithdrawalMethod(await this.scope(), this.args.id);
     this.log(renderMethod(method));
     return method;
   }

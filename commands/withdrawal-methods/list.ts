@@ -8,7 +8,6 @@ import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/met
 import { ListWithdrawalMethodsQuery } from '../../src/api/withdrawal-methods/schemas';
 import { listWithdrawalMethods } from '../../src/services/withdrawal-methods/methods';
 import { methodScopeFlags, renderMethods } from '../../src/cli/withdrawal-methods';
-import { readContext } from '../../src/cli/context';
 
 export default class WithdrawalMethodsList extends BaseCommand<typeof WithdrawalMethodsList> {
   static override summary = 'List merchants\' saved withdrawal methods, newest first.';
@@ -32,8 +31,7 @@ export default class WithdrawalMethodsList extends BaseCommand<typeof Withdrawal
   };
 
   async run(): Promise<Page<WithdrawalMethod>> {
-    const rt = await this.runtime();
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       ListWithdrawalMethodsQuery,

@@ -2,7 +2,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { reactivateWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { methodOwnerFlags, renderMethod } from '../../src/cli/withdrawal-methods';
-import { readContext, ownedArg } from '../../src/cli/context';
+import { ownedArg } from '../../src/cli/context';
 
 export default class WithdrawalMethodsReactivate extends BaseCommand<typeof WithdrawalMethodsReactivate> {
   static override summary = 'Reactivate a suspended withdrawal method.';
@@ -13,8 +13,7 @@ export default class WithdrawalMethodsReactivate extends BaseCommand<typeof With
   static override flags = methodOwnerFlags;
 
   async run(): Promise<WithdrawalMethod> {
-    const rt = await this.runtime();
-    const method = await reactivateWithdrawalMethod(await readContext(rt, this.flags.tenant, this.flags.live), this.args.id);
+    const method = await reactivateWithdrawalMethod(await this.scope(), this.args.id);
     this.log(renderMethod(method));
     return method;
   }

@@ -13,8 +13,7 @@ export default class WithdrawalMethodsSuspend extends BaseCommand<typeof Withdra
   static override flags = { ...methodOwnerFlags, yes: sharedFlags.yes };
 
   async run(): Promise<WithdrawalMethod> {
-    const rt = await this.runtime();
-    const ctx = await confirmedContext(rt, this.flags, this.args.id, 'Suspend', (subject) => this.confirmAction(this.flags.yes, subject));
+    const ctx = await confirmedContext(await this.scope(), this.args.id, 'Suspend', (subject) => this.confirmAction(this.flags.yes, subject));
     const method = await suspendWithdrawalMethod(ctx, this.args.id);
     this.log(renderMethod(method));
     return method;

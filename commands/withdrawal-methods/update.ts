@@ -5,7 +5,7 @@ import type { WithdrawalMethod } from '../../src/services/withdrawal-methods/met
 import { UpdateWithdrawalMethodBody } from '../../src/api/withdrawal-methods/schemas';
 import { updateWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { detailFlag, detailsFrom, methodOwnerFlags, renderMethod } from '../../src/cli/withdrawal-methods';
-import { readContext, ownedArg } from '../../src/cli/context';
+import { ownedArg } from '../../src/cli/context';
 
 export default class WithdrawalMethodsUpdate extends BaseCommand<typeof WithdrawalMethodsUpdate> {
   static override summary = 'Change a withdrawal method\'s label, or give it new details (which restarts cooling).';
@@ -28,8 +28,7 @@ export default class WithdrawalMethodsUpdate extends BaseCommand<typeof Withdraw
       { label: this.flags.label, details: this.flags.detail ? detailsFrom(this.flags.detail) : undefined },
       { details: 'detail' },
     );
-    const rt = await this.runtime();
-    const method = await updateWithdrawalMethod(await readContext(rt, this.flags.tenant, this.flags.live), this.args.id, input);
+    const method = await updateWithdrawalMethod(await this.scope(), this.args.id, input);
     this.log(renderMethod(method));
     return method;
   }

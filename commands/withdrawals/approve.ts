@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { approveWithdrawal } from '../../src/services/withdrawals';
-import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { recordArg } from '../../src/cli/context';
 import { operatorFlags, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsApprove extends BaseCommand<typeof WithdrawalsApprove> {
@@ -12,13 +12,12 @@ export default class WithdrawalsApprove extends BaseCommand<typeof WithdrawalsAp
     '<%= config.bin %> withdrawals approve 0190a1b2-…',
     '<%= config.bin %> withdrawals approve 0190a1b2-… --operator alice --json',
   ];
-  static override args = { id: ownedArg('withdrawal', { description: 'Withdrawal id', required: true }) };
+  static override args = { id: recordArg('withdrawal', { description: 'Withdrawal id', required: true }) };
   static override flags = { ...withdrawalOwnerFlags, ...operatorFlags };
 
   async run(): Promise<Withdrawal> {
-    const rt = await this.runtime();
-    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
-    const withdrawal = await approveWithdrawal(actContext(rt, where, this.flags.operator), where.id);
+    const ctx = await this.scope();
+    const withdrawal = await approveWithdrawal(ctx, this.args.id);
     await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;

@@ -3,7 +3,7 @@ import { sharedFlags } from '../../src/cli/flags';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { cancelWithdrawal, getWithdrawal } from '../../src/services/withdrawals';
 import { formatMinor } from '../../src/domain/money';
-import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { recordArg } from '../../src/cli/context';
 import { operatorFlags, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCancel> {
@@ -11,18 +11,16 @@ export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCan
   static override description =
     'Emits withdrawal.canceled. 409 INVALID_STATE_TRANSITION (exit 5) once approved or final: reject is for refusing a request, cancel for withdrawing it. Asks for confirmation on a terminal unless --yes.';
   static override examples = ['<%= config.bin %> withdrawals cancel 0190a1b2-…', '<%= config.bin %> withdrawals cancel 0190a1b2-… --yes --json'];
-  static override args = { id: ownedArg('withdrawal', { description: 'Withdrawal id', required: true }) };
+  static override args = { id: recordArg('withdrawal', { description: 'Withdrawal id', required: true }) };
   static override flags = { yes: sharedFlags.yes, ...withdrawalOwnerFlags, ...operatorFlags };
 
   async run(): Promise<Withdrawal> {
-    const rt = await this.runtime();
-    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
-    const ctx = actContext(rt, where, this.flags.operator);
-    const current = await getWithdrawal(ctx, where.id);
+    const ctx = await this.scope();
+    const current = await getWithdrawal(ctx, this.args.id);
     await this.confirmAction(this.flags.yes, {
       verb: 'Cancel', noun: 'withdrawal', name: `${formatMinor(current.amount)}, ${current.status}`, id: current.id, consequence: 'The held amount and fee return to available.',
     });
-    const withdrawal = await cancelWithdrawal(ctx, where.id);
+    const withdrawal = await cancelWithdrawal(ctx, this.args.id);
     await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;

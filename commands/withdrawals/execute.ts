@@ -4,10 +4,10 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { ValidationError } from '../../src/domain/errors';
 import type { CallerContext } from '../../src/domain/context';
 import type { Withdrawal } from '../../src/services/withdrawals';
-import { claimExecution, executeViaProvider, revealDestination } from '../../src/services/withdrawals';
-import { getMerchant } from '../../src/services/organization/merchants';
-import { type ExecutionOutcome, applyOutcome, checkedOutcome, operatorFlags, promptOutcome, renderPayoutOrder, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
-import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { executeViaProvider } from '../../src/services/withdrawals';
+import { type ExecutionOutcome, executeWithOutcome, recordOutcome, startManualExecution } from '../../src/services/withdrawal-execution';
+import { checkedOutcome, operatorFlags, promptOutcome, renderPayoutOrder, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
+import { recordArg } from '../../src/cli/context';
 import { isPromptInterrupt } from '../../src/cli/prompts';
 
 export default class WithdrawalsExecute extends BaseCommand<typeof WithdrawalsExecute> {
@@ -25,7 +25,7 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
     '<%= config.bin %> withdrawals execute 0190a1b2-… --fail --comment "Bank returned it: account closed" --json',
     '<%= config.bin %> withdrawals execute 0190a1b2-… --via-provider --operator alice',
   ];
-  static override args = { id: ownedArg('withdrawal', { description: 'Withdrawal id', required: true }) };
+  static override args = { id: recordArg('withdrawal', { description: 'Withdrawal id', required: true }) };
   static override flags = {
     complete: Flags.boolean({ description: 'The payout went out: record it as completed (needs --reference)', exclusive: ['fail', 'via-provider'] }),
     fail: Flags.boolean({ description: 'The payout failed: record it as failed (needs --comment)', exclusive: ['complete', 'via-provider'] }),
@@ -40,16 +40,13 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
   };
 
   async run(): Promise<Withdrawal> {
-    const rt = await this.runtime();
-    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
-    const ctx = actContext(rt, where, this.flags.operator);
-    if (this.flags['via-provider']) return this.viaProvider(ctx, where.id);
+    const ctx = await this.scope();
+    if (this.flags['via-provider']) return this.viaProvider(ctx, this.args.id);
     const onTerminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !this.jsonEnabled();
-    if (onTerminal && !this.flags.complete && !this.flags.fail) return this.interactive(ctx, where.id);
+    if (onTerminal && !this.flags.complete && !this.flags.fail) return this.interactive(ctx, this.args.id);
     // every input is checked before the execution is started: a refused command changes nothing
     const outcome = checkedOutcome(await this.outcomeFromFlags());
-    await claimExecution(ctx, where.id);
-    const withdrawal = await applyOutcome(ctx, where.id, outcome);
+    const withdrawal = await executeWithOutcome(ctx, this.args.id, outcome);
     await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;
@@ -76,10 +73,9 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
   }
 
   private async interactive(ctx: CallerContext, id: string): Promise<Withdrawal> {
-    const executing = await claimExecution(ctx, id);
-    const [destination, merchant] = await Promise.all([revealDestination(ctx, id), getMerchant(ctx, executing.entityId)]);
+    const { withdrawal: executing, destination, merchantName } = await startManualExecution(ctx, id);
     await this.nameActors(executing);
-    this.log(renderPayoutOrder(executing, merchant.name, destination));
+    this.log(renderPayoutOrder(executing, merchantName, destination));
     this.log('');
     const stays = `Withdrawal ${id} stays executing (by ${actorLabel(executing.executedBy)}): run \`${this.config.bin} withdrawals execute ${id}\` again as the same operator once you know how the payout went.`;
     const outcome = await promptOutcome({ reference: this.flags.reference, comment: this.flags.comment }).catch((error: unknown) => {
@@ -91,7 +87,7 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
       this.log(stays);
       return executing;
     }
-    const withdrawal = await applyOutcome(ctx, id, checkedOutcome(outcome));
+    const withdrawal = await recordOutcome(ctx, id, checkedOutcome(outcome));
     await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;

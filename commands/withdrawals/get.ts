@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { getWithdrawal } from '../../src/services/withdrawals';
-import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { recordArg } from '../../src/cli/context';
 import { operatorFlags, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsGet extends BaseCommand<typeof WithdrawalsGet> {
@@ -9,13 +9,12 @@ export default class WithdrawalsGet extends BaseCommand<typeof WithdrawalsGet> {
   static override description =
     'Found by id in either mode; read as its tenant\'s operator (the provider reference and fee split are included). The destination is masked as in every read.';
   static override examples = ['<%= config.bin %> withdrawals get 0190a1b2-…', '<%= config.bin %> withdrawals get 0190a1b2-… --tenant 6f1c… --json'];
-  static override args = { id: ownedArg('withdrawal', { description: 'Withdrawal id', required: true }) };
+  static override args = { id: recordArg('withdrawal', { description: 'Withdrawal id', required: true }) };
   static override flags = { ...withdrawalOwnerFlags, ...operatorFlags };
 
   async run(): Promise<Withdrawal> {
-    const rt = await this.runtime();
-    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
-    const withdrawal = await getWithdrawal(actContext(rt, where, this.flags.operator), where.id);
+    const ctx = await this.scope();
+    const withdrawal = await getWithdrawal(ctx, this.args.id);
     await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;

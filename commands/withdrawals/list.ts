@@ -8,7 +8,7 @@ import type { Withdrawal } from '../../src/services/withdrawals';
 import { ListWithdrawalsQuery } from '../../src/api/withdrawals/schemas';
 import { listWithdrawals } from '../../src/services/withdrawals';
 import { operatorFlags, renderWithdrawals } from '../../src/cli/withdrawals';
-import { operatorOfTenant } from '../../src/cli/context';
+import { asOperatorOfTenant, withScope } from '../../src/cli/context';
 
 export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList> {
   static override summary = 'List a tenant\'s withdrawals, newest first: amount, fee, status and the masked destination.';
@@ -21,7 +21,7 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
     '<%= config.bin %> withdrawals list --tenant 6f1c… --all --json',
   ];
   static override flags = {
-    tenant: sharedFlags.tenant,
+    tenant: withScope(sharedFlags.tenant, asOperatorOfTenant),
     merchant: Flags.string({ description: 'Only this merchant\'s withdrawals (entityId)' }),
     status: Flags.string({ description: 'Only withdrawals in this status', options: ['pending', 'approved', 'rejected', 'canceled', 'executing', 'completed', 'failed'] }),
     currency: Flags.string({ description: 'Only this currency (ISO 4217, e.g. EUR)' }),
@@ -34,8 +34,7 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
   };
 
   async run(): Promise<Page<Withdrawal>> {
-    const rt = await this.runtime();
-    const ctx = await operatorOfTenant(rt, this.flags.tenant, this.flags);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       ListWithdrawalsQuery,

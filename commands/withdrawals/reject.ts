@@ -4,7 +4,7 @@ import { validateWith } from '../../src/cli/validate';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { RejectWithdrawalBody } from '../../src/api/withdrawals/schemas';
 import { rejectWithdrawal } from '../../src/services/withdrawals';
-import { actContext, locate, ownedArg } from '../../src/cli/context';
+import { recordArg } from '../../src/cli/context';
 import { operatorFlags, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsReject extends BaseCommand<typeof WithdrawalsReject> {
@@ -15,7 +15,7 @@ export default class WithdrawalsReject extends BaseCommand<typeof WithdrawalsRej
     '<%= config.bin %> withdrawals reject 0190a1b2-… --reason "Destination account not verified"',
     '<%= config.bin %> withdrawals reject 0190a1b2-… --reason "Duplicate request" --operator alice --json',
   ];
-  static override args = { id: ownedArg('withdrawal', { description: 'Withdrawal id', required: true }) };
+  static override args = { id: recordArg('withdrawal', { description: 'Withdrawal id', required: true }) };
   static override flags = {
     reason: Flags.string({ description: 'Why the withdrawal is rejected (shown to the merchant as rejectionReason)' }),
     ...withdrawalOwnerFlags,
@@ -23,11 +23,10 @@ export default class WithdrawalsReject extends BaseCommand<typeof WithdrawalsRej
   };
 
   async run(): Promise<Withdrawal> {
-    const rt = await this.runtime();
-    const where = await locate(rt, 'withdrawal', this.args.id, this.flags.tenant);
+    const ctx = await this.scope();
     const reason = await this.required(this.flags.reason, 'reason', 'Why is the withdrawal rejected?');
     const body = validateWith(RejectWithdrawalBody, { rejectionReason: reason }, { rejectionReason: 'reason' });
-    const withdrawal = await rejectWithdrawal(actContext(rt, where, this.flags.operator), where.id, body);
+    const withdrawal = await rejectWithdrawal(ctx, this.args.id, body);
     await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
     return withdrawal;

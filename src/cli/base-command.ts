@@ -30,6 +30,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * refuses a missing database as unavailable (exit 8), naming where it looked, instead of creating an empty one.
    */
   static createsDatabase = false;
+  /**
+   * Where the command acts when none of its arguments or flags says (src/cli/context.ts `atPlatform`): scope() falls
+   * back on it. A command that acts nowhere (db, config, serve) declares nothing and never asks.
+   */
+  static scopeOf: ScopeOf | undefined;
 
   static override baseFlags = {
     'database-url': Flags.string({
@@ -102,9 +107,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * The context the command acts in, from the argument or flag whose type says where (src/cli/context.ts): the
-   * record an id argument names (its owner decides), else a scope flag such as --tenant (with its fellow flags).
-   * `livemode` is the mode of a record already found (else --live, else sandbox).
+   * The context the command acts in, the one way every command finds it, from what the command declares
+   * (src/cli/context.ts): the record an id argument names (recordArg: its owner decides), else a scope flag such as
+   * --tenant (with its fellow flags), else the command's own `scopeOf` (the platform). `livemode` is the mode of a
+   * record already found (else --live, else sandbox).
    */
   protected async scope(options: { livemode?: boolean } = {}): Promise<CallerContext> {
     const rt = await this.runtime();
@@ -114,7 +120,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       Object.entries(definitions ?? {})
         .filter(([, definition]) => typeof (definition as { scope?: unknown }).scope === 'function')
         .map(([name, definition]) => ({ scope: (definition as { scope: ScopeOf }).scope, value: values[name] as string | undefined }));
-    const [first] = [...scoped(this.ctor.args, args).filter((a) => a.value !== undefined), ...scoped(this.ctor.flags, flags)];
+    const declared = (this.ctor as typeof BaseCommand).scopeOf;
+    const [first] = [
+      ...scoped(this.ctor.args, args).filter((a) => a.value !== undefined),
+      ...scoped(this.ctor.flags, flags),
+      ...(declared ? [{ scope: declared, value: undefined }] : []),
+    ];
     if (!first) throw new Error(`${this.id}: no argument or flag says where the command acts`);
     return first.scope(rt, first.value, flags, options.livemode);
   }
@@ -174,12 +185,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     };
   }
 
-  /** A value from its flag, else asked on a TTY, else a clear error naming the flag. */
+  /**
+   * A value from its flag, else asked on a TTY (an answer for a scope flag such as --tenant is kept as its
+   * value: it then places the command, scope()), else a clear error naming the flag.
+   */
   protected async required(value: string | undefined, flag: string, question: string): Promise<string> {
     if (value !== undefined && value !== '') return value;
     if (process.stdin.isTTY && process.stdout.isTTY && !this.jsonEnabled()) {
       const { input } = await inquirer();
-      return input({ message: question, required: true });
+      const answer = await input({ message: question, required: true });
+      const definition = (this.ctor.flags as Record<string, { scope?: unknown }> | undefined)?.[flag];
+      if (typeof definition?.scope === 'function') (this.flags as Record<string, unknown>)[flag] = answer;
+      return answer;
     }
     throw new ValidationError(`Missing --${flag}.`, [{ path: `--${flag}`, message: 'is required' }], 'MISSING_FLAG', {
       hint: `Pass --${flag} <value>.`,

@@ -15,8 +15,10 @@ import { requireId } from './validate';
  * Where a command acts: every caller context of the terminal is made here, through the one operator constructor
  * (`operatorContext`). The terminal has the database's authority: a command acts at the level its flags name
  * (--tenant, --merchant, --platform, --as-user), or at the one its record decides (a key, a company, a merchant, an
- * endpoint, a user, …: the record is found first, then the command runs inside its owner's scope). The argument and
- * flag types below carry that rule with them; `BaseCommand.scope()` resolves them.
+ * endpoint, a user, a payment, a withdrawal, …: the record is found first, then the command runs inside its owner's
+ * scope). The argument and flag types below carry that rule with them (`recordArg`, `withScope`, `scopeFlag`), a
+ * command placed by neither declares `scopeOf` (`atPlatform`); `BaseCommand.scope()` resolves them, the one way a
+ * command finds where it acts (test/cli/scope.test.ts).
  */
 
 // ------------------------------------------------------------------------------------------------ who acts
@@ -104,7 +106,7 @@ const LOCATED = {
  * Where a payment, refund or withdrawal lives (tenant, merchant, mode), found by id with the database's authority; the
  * command then acts inside that scope. 404 when there is no such record (or it is not --tenant's when one is named).
  */
-export async function locate(rt: Runtime, kind: keyof typeof LOCATED, id: string, tenantId?: string): Promise<Located> {
+async function locate(rt: Runtime, kind: keyof typeof LOCATED, id: string, tenantId?: string): Promise<Located> {
   const { model, path, checksTenant } = LOCATED[kind];
   requireId(id, kind, path);
   if (checksTenant && tenantId !== undefined) requireId(tenantId, 'tenant', '--tenant');
@@ -115,8 +117,22 @@ export async function locate(rt: Runtime, kind: keyof typeof LOCATED, id: string
 }
 
 /** Changes act at the tenant level of the record, in its mode, as the tenant's operator (named by --operator). */
-export function actContext(rt: Runtime, where: { tenantId: string; livemode: boolean }, operator?: string): CallerContext {
+function actContext(rt: Runtime, where: { tenantId: string; livemode: boolean }, operator?: string): CallerContext {
   return tenantContext(rt, where.tenantId, where.livemode, operator);
+}
+
+/** The kinds of money records a command finds by id (`locate`). */
+export type LocatedKind = keyof typeof LOCATED;
+
+function isLocated(kind: string): kind is LocatedKind {
+  return Object.prototype.hasOwnProperty.call(LOCATED, kind);
+}
+
+/** Where a command on a money record acts (recordArg): found first (and checked against --tenant), then read or acted on. */
+async function locatedContext(rt: Runtime, kind: LocatedKind, id: string, flags: Record<string, unknown>, reads: boolean): Promise<CallerContext> {
+  const tenant = typeof flags.tenant === 'string' ? flags.tenant : undefined;
+  const where = await locate(rt, kind, id, tenant);
+  return reads ? readContext(rt, tenant, where.livemode) : actContext(rt, where, flags.operator as string | undefined);
 }
 
 /** The flags that say who acts on an access record (users, roles, invitations). */
@@ -246,6 +262,54 @@ export async function sandboxDefaults(rt: Runtime, flags: { tenant?: string; mer
   return { tenant: sandbox.tenantId, merchant: flags.merchant ?? sandbox.merchantId, fromSandbox: true };
 }
 
+/** Where endpoints are listed or created (`endpointScopeContext`): --platform, else --tenant [--merchant]. */
+export const atEndpointLevel: ScopeOf = (rt, _tenant, flags) => endpointScopeContext(rt, flags as unknown as EndpointScopeValues);
+
+/** As atEndpointLevel, the saved sandbox's tenant and merchant when neither --tenant nor --platform is given (webhooks listen). */
+export const atEndpointLevelOrSandbox: ScopeOf = async (rt, _tenant, flags) => {
+  const scope = { ...flags } as unknown as EndpointScopeValues;
+  if (!scope.tenant && !scope.platform) {
+    const { tenant, merchant } = await sandboxDefaults(rt, scope, 'pass --tenant <id> [--merchant <id>] or --platform');
+    Object.assign(scope, { tenant, merchant });
+  }
+  return endpointScopeContext(rt, scope);
+};
+
+/** Deliveries: --tenant [--merchant] (the deliveries to their endpoints), else every tenant's, as the platform. */
+export const atDeliveryLevel: ScopeOf = (rt, tenant, flags) =>
+  endpointScopeContext(rt, { tenant, merchant: flags.merchant as string | undefined, platform: !tenant, live: flags.live === true });
+
+/** Events followed (events tail): --tenant [--merchant], --merchant alone, else the saved sandbox's merchant; in the mode --live says. */
+export const atTailLevel: ScopeOf = async (rt, _tenant, flags) => {
+  const live = flags.live === true;
+  let tenant = flags.tenant as string | undefined;
+  let merchant = flags.merchant as string | undefined;
+  if (tenant === undefined && merchant === undefined) ({ tenant, merchant } = await sandboxDefaults(rt, {}));
+  if (tenant === undefined) return accessContext(rt, { merchant, live });
+  return endpointScopeContext(rt, { tenant, merchant, platform: false, live });
+};
+
+/** Events resent: --platform, else --tenant [--merchant], else --merchant alone (its tenant found from it), else the sandbox's tenant. */
+export const atResendLevel: ScopeOf = async (rt, _tenant, flags) => {
+  const { platform, live, merchant } = flags as { platform: boolean; live: boolean; merchant?: string };
+  let tenant = flags.tenant as string | undefined;
+  if (!platform && tenant === undefined && merchant !== undefined) return accessContext(rt, { merchant, live });
+  // the sandbox's tenant only: its tenant-level events are resent too, and its merchant's endpoints still receive theirs
+  if (!platform && tenant === undefined) tenant = (await sandboxDefaults(rt, {}, 'pass --tenant <id> [--merchant <id>], --merchant <id> or --platform')).tenant;
+  return endpointScopeContext(rt, { platform, tenant, merchant, live });
+};
+
+/** Sample events (events trigger): --tenant, else the saved sandbox's, in sandbox mode. */
+export const atSandboxTenant: ScopeOf = async (rt, _tenant, flags) => {
+  const scope = await sandboxDefaults(rt, flags as { tenant?: string; merchant?: string });
+  return tenantContext(rt, requireUuid(scope.tenant, '--tenant'), false);
+};
+
+/** A tenant's context narrowed to one of its merchants (404 when the merchant is not the tenant's), in the same mode. */
+export function ofMerchant(rt: Runtime, ctx: CallerContext, merchantId: string): Promise<CallerContext> {
+  return merchantContext(rt, ctx.tenantId!, merchantId, ctx.livemode);
+}
+
 export function requireUuid(value: string, path: string): string {
   if (!isUuid(value)) throw ValidationError.field(path, 'must be a UUID');
   return value;
@@ -283,12 +347,18 @@ export function ownedArg(kind: OwnedKind, options: { description: string; requir
 }
 
 /**
- * The id of a record whose owner decides where the command acts (`payplane merchants get ID`): the command asks
- * `this.scope()` for its context. --tenant and --merchant are checked as for every ownedArg.
+ * The id of a record whose owner decides where the command acts (`payplane merchants get ID`, `payplane payments
+ * capture ID`): the command asks `this.scope()` for its context. --tenant and --merchant are checked as for every
+ * ownedArg. A money record (a payment, refund, dispute, payout, statement or withdrawal) is acted on as its tenant's
+ * operator (--operator names who, on the commands that have it), in its mode; a command that only `reads` one reads
+ * as --tenant's operator when one is named, else as the platform (which sees the operator's fields), in its mode.
  */
-export function recordArg(kind: RecordKind, options: { description: string; required: true }) {
-  const scope: ScopeOf = (rt, id, flags) => recordContext(rt, kind, id!, flags as AccessScopeValues);
-  return Object.assign(ownedArg(kind, options), { scope });
+export function recordArg(kind: RecordKind | LocatedKind, options: { description: string; required: true; name?: string; reads?: boolean }) {
+  const { reads, ...arg } = options;
+  const scope: ScopeOf = isLocated(kind)
+    ? (rt, id, flags) => locatedContext(rt, kind, id!, flags, reads === true)
+    : (rt, id, flags) => recordContext(rt, kind, id!, flags as AccessScopeValues);
+  return Object.assign(ownedArg(kind, arg), { scope });
 }
 
 /**
@@ -341,9 +411,53 @@ export function scopeFlag(description: string, scope: ScopeOf) {
   return Object.assign(Flags.custom<string>({ parse: async (value) => value })({ description }), { scope });
 }
 
+/** The same flag (its description, options and all), now saying where the command acts: `scope` makes the context. */
+export function withScope<F extends object>(flag: F, scope: ScopeOf): F & { scope: ScopeOf } {
+  return { ...flag, scope };
+}
+
+/**
+ * Where a command acts that no argument or flag places (BaseCommand's static `scopeOf`): the platform's operator, in
+ * live mode, or in the mode given, or in the mode --live says (`'live-flag'`).
+ */
+export function atPlatform(mode: boolean | 'live-flag' = true): ScopeOf {
+  return async (rt, _value, flags) => platformContext(rt, mode === 'live-flag' ? flags.live === true : mode);
+}
+
+/** --tenant checked, as its operator (--operator names who, --live the mode): `operatorOfTenant`. */
+export const asOperatorOfTenant: ScopeOf = (rt, tenantId, flags) =>
+  operatorOfTenant(rt, tenantId as string, flags as { live?: boolean; operator?: string });
+
+/** --tenant as the tenant's operator (unchecked), else the platform, in the mode --live says. */
+export const asTenantOrPlatform: ScopeOf = async (rt, tenantId, flags) => tenantOrPlatformContext(rt, tenantId, flags.live === true);
+
+/** --tenant checked, as its operator (`asOperatorOfTenant`), else the platform, in the mode --live says. */
+export const asOperatorOfTenantOrPlatform: ScopeOf = async (rt, tenantId, flags, livemode) =>
+  tenantId !== undefined ? asOperatorOfTenant(rt, tenantId, flags, livemode) : platformContext(rt, flags.live === true);
+
+/** --tenant as its operator (unchecked), in the mode --live says. */
+export const asTenant: ScopeOf = async (rt, tenantId, flags) => tenantContext(rt, tenantId as string, flags.live === true);
+
+/** --tenant as its operator (unchecked), in the mode --live says; with --merchant, acting as that merchant of the tenant. */
+export const asTenantOrItsMerchant: ScopeOf = (rt, tenantId, flags) =>
+  typeof flags.merchant === 'string'
+    ? merchantContext(rt, tenantId as string, flags.merchant, flags.live === true)
+    : Promise.resolve(tenantContext(rt, tenantId as string, flags.live === true));
+
+/** --tenant as its operator in sandbox mode, else the platform (live): where a fee is quoted. */
+export const asQuotingTenant: ScopeOf = async (rt, tenantId) => (tenantId ? tenantContext(rt, tenantId, false) : platformContext(rt));
+
+/** A flag naming a record whose owner decides where the command acts (`merchants create --company ID`). */
+export function recordFlagScope(kind: RecordKind, flag: string): ScopeOf {
+  return (rt, id, flags) => recordContext(rt, kind, requireId(id as string, kind, `--${flag}`), flags as AccessScopeValues);
+}
+
+/** --tenant as a reading scope (`readContext`): the tenant's operator (checked), else the platform, in the mode --live says. */
+export const asReader: ScopeOf = (rt, tenantId, flags, livemode) => readContext(rt, tenantId, livemode ?? (flags.live as boolean | undefined) ?? false);
+
 /** --tenant as a reading scope: the tenant's operator (checked: 400 for no uuid, 404 for no tenant), else the platform. */
 export function readAsTenantFlag(description: string) {
-  return scopeFlag(description, (rt, tenantId, flags, livemode) => readContext(rt, tenantId, livemode ?? (flags.live as boolean | undefined) ?? false));
+  return scopeFlag(description, asReader);
 }
 
 /** --tenant, --merchant, --as-user and --live of the users and roles commands: who acts (accessContext, from all four). */

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from './base-command';
-import { recordArg, recordContext, recordOwnerFlags } from './context';
+import { recordArg, recordOwnerFlags } from './context';
 import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
 import { statusMoveCommand } from './status-move';
 import type { Page } from '../db/scoped';
@@ -94,9 +94,9 @@ const STATUS_SUMMARY: Record<AccountMove, string> = {
 /** The command class of one merchant status move (activate, suspend, disable). */
 export function merchantStatusCommand(move: AccountMove) {
   return statusMoveCommand({
-    topic: 'merchants', noun: 'merchant', kind: 'merchant', move, summary: STATUS_SUMMARY[move],
-    get: async (rt, id) => getMerchant(await recordContext(rt, 'merchant', id), id),
-    apply: async (rt, id) => changeMerchantStatus(await recordContext(rt, 'merchant', id), id, move),
+    topic: 'merchants', noun: 'merchant', kind: 'merchant', placedBy: 'record', move, summary: STATUS_SUMMARY[move],
+    get: getMerchant,
+    apply: (ctx, id) => changeMerchantStatus(ctx, id, move),
   });
 }
 

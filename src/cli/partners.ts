@@ -2,7 +2,6 @@ import { formatMinor, type Money } from '../domain/money';
 import { Flags } from '@oclif/core';
 import { nullable } from './flags';
 import { amountFlagPair, minorOf } from './amounts';
-import { platformContext } from './context';
 import { renderRecord } from './output';
 import { statusMoveCommand } from './status-move';
 import { ValidationError } from '../domain/errors';
@@ -59,8 +58,8 @@ const SUMMARY: Record<AccountMove, string> = {
 /** The command class of one partner status move (activate, suspend, disable). */
 export function partnerStatusCommand(move: AccountMove) {
   return statusMoveCommand({
-    topic: 'partners', noun: 'partner', kind: 'partner', move, summary: SUMMARY[move],
-    get: (rt, id) => getPartner(platformContext(rt), id),
-    apply: (rt, id) => changePartnerStatus(platformContext(rt), id, move),
+    topic: 'partners', noun: 'partner', kind: 'partner', placedBy: 'platform', move, summary: SUMMARY[move],
+    get: getPartner,
+    apply: (ctx, id) => changePartnerStatus(ctx, id, move),
   });
 }

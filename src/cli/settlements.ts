@@ -2,9 +2,7 @@ import { Flags } from '@oclif/core';
 import { renderRecord, renderTable, type TableOptions } from './output';
 import { formatMinor } from '../domain/money';
 import type { SettlementLine, SettlementStatement } from '../services/settlements/statements';
-import { locate, recordOwnerFlags, tenantContext } from './context';
-import type { Runtime } from '../runtime';
-import type { CallerContext } from '../domain/context';
+import { recordOwnerFlags } from './context';
 
 // The settlements commands' pieces.
 
@@ -14,12 +12,6 @@ export const settlementFlags = {
 };
 
 export const statusFlag = Flags.string({ description: 'Only statements in this status', options: ['open', 'finalized'] });
-
-/** A statement's commands read as its tenant's operator, in its mode (the fee's parts are shown, as to tenant callers). */
-export async function statementContext(rt: Runtime, id: string, tenant: string | undefined): Promise<CallerContext> {
-  const where = await locate(rt, 'settlement', id, tenant);
-  return tenantContext(rt, where.tenantId, where.livemode);
-}
 
 const day = (st: SettlementStatement) => st.periodStart.slice(0, 10);
 

@@ -3,7 +3,6 @@ import { ValidationError } from '../domain/errors';
 import { statusMoveCommand } from './status-move';
 import type { AccountMove } from '../services/status';
 import { changeTenantStatus, getTenant } from '../services/tenants/tenants';
-import { platformContext } from './context';
 
 /** Flags of tenants create and update; `tenantInput` turns them into the request body's fields. */
 export const tenantFieldFlags = {
@@ -86,8 +85,8 @@ const SUMMARY: Record<AccountMove, string> = {
 /** The command class of one tenant status move (activate, suspend, disable). */
 export function tenantStatusCommand(move: AccountMove) {
   return statusMoveCommand({
-    topic: 'tenants', noun: 'tenant', kind: 'tenant', move, summary: SUMMARY[move],
-    get: (rt, id) => getTenant(platformContext(rt), id),
-    apply: (rt, id) => changeTenantStatus(platformContext(rt), id, move),
+    topic: 'tenants', noun: 'tenant', kind: 'tenant', placedBy: 'platform', move, summary: SUMMARY[move],
+    get: getTenant,
+    apply: (ctx, id) => changeTenantStatus(ctx, id, move),
   });
 }

@@ -1,9 +1,10 @@
 import { Flags } from '@oclif/core';
 import { ValidationError } from '../domain/errors';
+import { atEndpointLevel, withScope } from './context';
 
 /** Where endpoints are listed or created: a tenant's, one of its merchants', or the platform's own. */
 export const endpointScopeFlags = {
-  tenant: Flags.string({ description: 'Tenant id (tenant endpoints; with --merchant, that merchant\'s endpoints)', exclusive: ['platform'] }),
+  tenant: withScope(Flags.string({ description: 'Tenant id (tenant endpoints; with --merchant, that merchant\'s endpoints)', exclusive: ['platform'] }), atEndpointLevel),
   merchant: Flags.string({ description: 'Merchant id: manage this merchant\'s endpoints (needs --tenant)', dependsOn: ['tenant'], exclusive: ['platform'] }),
   platform: Flags.boolean({ description: 'Platform endpoints (every tenant\'s events; no --tenant)', default: false, exclusive: ['tenant', 'merchant'] }),
   live: Flags.boolean({ description: 'Live-mode endpoints (default: sandbox/test mode)', default: false }),

@@ -1,9 +1,8 @@
 import { Flags } from '@oclif/core';
 import { sharedFlags } from './flags';
 import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
-import { readContext, recordOwnerFlags } from './context';
+import { asReader, recordOwnerFlags, withScope } from './context';
 import { ValidationError } from '../domain/errors';
-import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import { getWithdrawalMethod, type WithdrawalMethod, type WithdrawalMethodTypeRecord } from '../services/withdrawal-methods/methods';
 import { getMerchant } from '../services/organization/merchants';
@@ -12,7 +11,7 @@ import { inquirer } from './inquirer';
 
 /** --tenant (required) and --live: the records of one tenant in one mode. */
 export const methodScopeFlags = {
-  tenant: sharedFlags.tenant,
+  tenant: withScope(sharedFlags.tenant, asReader),
   live: sharedFlags.live,
 };
 
@@ -25,17 +24,15 @@ export const detailFlag = Flags.string({
 });
 
 /**
- * The context to act on a method in, once the operator confirmed `verb` on it (asked on a terminal, --yes otherwise);
+ * Asks the operator to confirm `verb` on a method (on a terminal, --yes otherwise), in the context the command acts in;
  * 404 before any question when there is no such method.
  */
 export async function confirmedContext(
-  rt: Runtime,
-  flags: { tenant: string; live: boolean },
+  ctx: CallerContext,
   id: string,
   verb: string,
   confirm: (subject: () => Promise<ConfirmSubject>) => Promise<void>,
 ): Promise<CallerContext> {
-  const ctx = await readContext(rt, flags.tenant, flags.live);
   const m = await getWithdrawalMethod(ctx, id);
   await confirm(async () => {
     const merchant = await getMerchant(ctx, m.merchantId);

@@ -2,8 +2,8 @@ import { Flags } from '@oclif/core';
 import { recordOwnerFlags } from './context';
 import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from './output';
 import { formatMinor } from '../domain/money';
-import type { CallerContext } from '../domain/context';
-import { completeWithdrawal, failWithdrawal, type Withdrawal } from '../services/withdrawals';
+import type { Withdrawal } from '../services/withdrawals';
+import type { ExecutionOutcome } from '../services/withdrawal-execution';
 import { validateWith } from './validate';
 import { CompleteWithdrawalBody, FailWithdrawalBody } from '../api/withdrawals/schemas';
 import { methodTypeOf } from '../services/withdrawal-methods/types';
@@ -27,10 +27,6 @@ export const withdrawalOwnerFlags = {
   merchant: recordOwnerFlags.merchant,
 };
 
-/** How an execution ended, as the operator reports it. */
-export type ExecutionOutcome =
-  | { outcome: 'complete'; providerReference: string; comment?: string }
-  | { outcome: 'fail'; comment: string; providerReference?: string };
 
 /**
  * The outcome from flags, validated with the API's own bodies (so the terminal accepts what the API accepts), with
@@ -44,13 +40,6 @@ export function checkedOutcome(outcome: ExecutionOutcome): ExecutionOutcome {
   }
   const body = validateWith(FailWithdrawalBody, { comment: outcome.comment, providerReference: outcome.providerReference }, names);
   return { outcome: 'fail', comment: body.comment, providerReference: body.providerReference };
-}
-
-/** Records the outcome on an executing withdrawal: completed (paid out) or failed (funds back to available). */
-export function applyOutcome(ctx: CallerContext, id: string, outcome: ExecutionOutcome): Promise<Withdrawal> {
-  return outcome.outcome === 'complete'
-    ? completeWithdrawal(ctx, id, { providerReference: outcome.providerReference, comment: outcome.comment })
-    : failWithdrawal(ctx, id, { comment: outcome.comment, providerReference: outcome.providerReference });
 }
 
 /** A prompt's check of one answer against the API body's field: true, or the message to show. */

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import { validateInput, validateWith } from '../../../src/cli/validate';
 import { amountFlagPair, minorOf } from '../../../src/cli/amounts';
-import { readAsTenantFlag, readContext } from '../../../src/cli/context';
+import { readAsTenantFlag } from '../../../src/cli/context';
 import { ValidationError } from '../../../src/domain/errors';
 import type { BalanceThreshold } from '../../../src/services/ledger/thresholds';
 import { createBalanceThreshold } from '../../../src/services/ledger/thresholds';
@@ -37,8 +37,7 @@ export default class BalancesThresholdsCreate extends BaseCommand<typeof Balance
     validateWith(z.object({ currency: Currency }), { currency });
     const valueMinor = minorOf(this.flags, 'amount', { currency, currencyFlag: '--currency' });
     if (valueMinor === undefined) throw ValidationError.field('--amount', 'is required: the threshold in major units of --currency (or --amount-minor in minor units)');
-    const rt = await this.runtime();
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       CreateBalanceThresholdBody,

@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../../src/cli/base-command';
-import { ownedArg, ownerFlags, readContext } from '../../../src/cli/context';
+import { asReader, ownedArg, ownerFlags, withScope } from '../../../src/cli/context';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { BalanceThreshold } from '../../../src/services/ledger/thresholds';
 import { deleteBalanceThreshold, getBalanceThreshold } from '../../../src/services/ledger/thresholds';
@@ -14,11 +14,10 @@ export default class BalancesThresholdsDelete extends BaseCommand<typeof Balance
     '<%= config.bin %> balances thresholds delete 0190a1b2-… --tenant 6f1c… --merchant 0b9e… --yes --json',
   ];
   static override args = { id: ownedArg('balanceThreshold', { description: 'Balance threshold id', required: true }) };
-  static override flags = { ...ownerFlags('balanceThreshold'), live: sharedFlags.live, yes: sharedFlags.yes };
+  static override flags = { ...ownerFlags('balanceThreshold'), tenant: withScope(ownerFlags('balanceThreshold').tenant, asReader), live: sharedFlags.live, yes: sharedFlags.yes };
 
   async run(): Promise<BalanceThreshold> {
-    const rt = await this.runtime();
-    const ctx = await readContext(rt, this.flags.tenant, this.flags.live);
+    const ctx = await this.scope();
     const threshold = await getBalanceThreshold(ctx, this.args.id);
     await this.confirmAction(this.flags.yes, async () => {
       const merchant = await getMerchant(ctx, threshold.merchantId);

@@ -4,11 +4,12 @@ import type { Limit } from '../../../src/services/limits/manage';
 import { disableLimit, getLimit } from '../../../src/services/limits/manage';
 import { getChannel } from '../../../src/services/channels';
 import { limitLabel } from '../../../src/cli/prompts';
-import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class ChannelLimitsDisable extends BaseCommand<typeof ChannelLimitsDisable> {
   static override summary = 'Disable a channel limit.';
   static override examples = ['<%= config.bin %> channels limits disable 6f1c… 9d2e…', '<%= config.bin %> channels limits disable 6f1c… 9d2e… --yes --json'];
+  static override scopeOf = atPlatform();
   static override args = {
     channel: ownedArg('channel', { description: 'Channel id', required: true }),
     limit: ownedArg('limit', { description: 'Limit id', required: true }),
@@ -17,13 +18,13 @@ export default class ChannelLimitsDisable extends BaseCommand<typeof ChannelLimi
 
   async run(): Promise<Limit> {
     await this.confirmAction(this.flags.yes, async () => {
-      const ctx = platformContext(await this.runtime());
+      const ctx = await this.scope();
       const channel = await getChannel(ctx, this.args.channel);
       const limit = await getLimit(ctx, { entityType: 'channel', entityId: channel.id }, this.args.limit);
       return { verb: 'Disable', noun: 'limit', name: limitLabel(limit), id: limit.id, of: { noun: 'channel', name: channel.name, id: channel.id } };
     });
-    const rt = await this.runtime();
-    const limit = await disableLimit(platformContext(rt), { entityType: 'channel', entityId: this.args.channel }, this.args.limit);
+    const ctx = await this.scope();
+    const limit = await disableLimit(ctx, { entityType: 'channel', entityId: this.args.channel }, this.args.limit);
     this.log(`Limit ${limit.id} of channel ${limit.entityId} is now ${limit.status}.`);
     return limit;
   }

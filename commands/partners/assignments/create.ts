@@ -5,7 +5,7 @@ import { CreateAssignmentBody } from '../../../src/api/partners/schemas';
 import type { PartnerAssignment } from '../../../src/services/partners';
 import { createAssignment } from '../../../src/services/partners';
 import { commissionFlagNames, commissionFlags, commissionInput, renderAssignment } from '../../../src/cli/partners';
-import { platformContext } from '../../../src/cli/context';
+import { atPlatform } from '../../../src/cli/context';
 
 export default class PartnerAssignmentsCreate extends BaseCommand<typeof PartnerAssignmentsCreate> {
   static override summary = 'Assign a partner to a merchant with a commission (a rate in millionths plus an optional fixed amount).';
@@ -15,6 +15,7 @@ export default class PartnerAssignmentsCreate extends BaseCommand<typeof Partner
     '<%= config.bin %> partners assignments create --partner 6f1c… --merchant 0b9e… --commission-rate 15000',
     '<%= config.bin %> partners assignments create --partner 6f1c… --merchant 0b9e… --commission-rate 5000 --fixed-amount 0.10 --fixed-currency EUR --json',
   ];
+  static override scopeOf = atPlatform();
   static override flags = {
     partner: Flags.string({ description: 'Partner id' }),
     merchant: Flags.string({ description: 'Merchant id' }),
@@ -25,8 +26,7 @@ export default class PartnerAssignmentsCreate extends BaseCommand<typeof Partner
     const partnerId = await this.required(this.flags.partner, 'partner', 'Partner id');
     const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
     const commissionRate = this.flags['commission-rate'] ?? Number(await this.required(undefined, 'commission-rate', 'Commission rate in millionths (10000 = 1%)'));
-    const rt = await this.runtime();
-    const ctx = platformContext(rt);
+    const ctx = await this.scope();
     const input = await validateInput(
       ctx,
       CreateAssignmentBody,

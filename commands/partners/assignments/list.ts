@@ -6,13 +6,14 @@ import { pageFooter, renderTable, statusColour, logBesideTable } from '../../../
 import type { Page } from '../../../src/db/scoped';
 import type { PartnerAssignment } from '../../../src/services/partners';
 import { listAssignments } from '../../../src/services/partners';
-import { platformContext } from '../../../src/cli/context';
+import { atPlatform } from '../../../src/cli/context';
 import { validateInput } from '../../../src/cli/validate';
 import { ListAssignmentsQuery } from '../../../src/api/partners/schemas';
 
 export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAssignmentsList> {
   static override summary = 'List partner assignments (which partner earns what on which merchant).';
   static override examples = ['<%= config.bin %> partners assignments list --partner 6f1c…', '<%= config.bin %> partners assignments list --merchant 0b9e… --status active --json', '<%= config.bin %> partners assignments list --partner 6f1c… --all --json'];
+  static override scopeOf = atPlatform();
   static override flags = {
     ...listFlags,
     all: sharedFlags.all,
@@ -23,10 +24,10 @@ export default class PartnerAssignmentsList extends BaseCommand<typeof PartnerAs
   };
 
   async run(): Promise<Page<PartnerAssignment>> {
-    const rt = await this.runtime();
-    const filters = await validateInput(platformContext(rt), ListAssignmentsQuery.pick({ tenantId: true, partnerId: true, merchantId: true }), { tenantId: this.flags.tenant, partnerId: this.flags.partner, merchantId: this.flags.merchant }, { tenantId: 'tenant', partnerId: 'partner', merchantId: 'merchant' });
+    const ctx = await this.scope();
+    const filters = await validateInput(ctx, ListAssignmentsQuery.pick({ tenantId: true, partnerId: true, merchantId: true }), { tenantId: this.flags.tenant, partnerId: this.flags.partner, merchantId: this.flags.merchant }, { tenantId: 'tenant', partnerId: 'partner', merchantId: 'merchant' });
     const page = await this.listAll((p) => listAssignments(
-      platformContext(rt),
+      ctx,
       { tenantId: filters.tenantId, partnerId: filters.partnerId, merchantId: filters.merchantId, status: this.flags.status as PartnerAssignment['status'] | undefined },
       { ...p, sortOrder: 'desc' },
     ));

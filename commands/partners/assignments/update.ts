@@ -4,7 +4,7 @@ import { UpdateAssignmentBody } from '../../../src/api/partners/schemas';
 import type { PartnerAssignment } from '../../../src/services/partners';
 import { updateAssignment } from '../../../src/services/partners';
 import { commissionFlagNames, commissionFlags, commissionInput, renderAssignment } from '../../../src/cli/partners';
-import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class PartnerAssignmentsUpdate extends BaseCommand<typeof PartnerAssignmentsUpdate> {
   static override summary = 'Change a partner assignment\'s commission or effective period.';
@@ -12,13 +12,14 @@ export default class PartnerAssignmentsUpdate extends BaseCommand<typeof Partner
     '<%= config.bin %> partners assignments update 6f1c… --commission-rate 20000 --no-fixed',
     '<%= config.bin %> partners assignments update 6f1c… --effective-to 2027-01-01T00:00:00Z',
   ];
+  static override scopeOf = atPlatform();
   static override args = { id: ownedArg('partnerAssignment', { description: 'Assignment id', required: true }) };
   static override flags = { ...ownerFlags('partnerAssignment'), ...commissionFlags };
 
   async run(): Promise<PartnerAssignment> {
     const input = validateWith(UpdateAssignmentBody, commissionInput(this.flags), commissionFlagNames);
-    const rt = await this.runtime();
-    const assignment = await updateAssignment(platformContext(rt), this.args.id, input);
+    const ctx = await this.scope();
+    const assignment = await updateAssignment(ctx, this.args.id, input);
     this.log(renderAssignment(assignment));
     return assignment;
   }

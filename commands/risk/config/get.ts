@@ -2,7 +2,6 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import type { RiskConfiguration } from '../../../src/services/risk/configuration';
 import { getRiskConfiguration } from '../../../src/services/risk/configuration';
 import { renderRiskConfiguration } from '../../../src/cli/risk/configuration';
-import { operatorOfTenant } from '../../../src/cli/context';
 import { riskTenantFlags } from '../../../src/cli/risk/input';
 
 export default class RiskConfigGet extends BaseCommand<typeof RiskConfigGet> {
@@ -12,8 +11,8 @@ export default class RiskConfigGet extends BaseCommand<typeof RiskConfigGet> {
   static override flags = riskTenantFlags;
 
   async run(): Promise<RiskConfiguration> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await this.scope();
     const configuration = await getRiskConfiguration(ctx);
     await this.nameActors(configuration);
     this.log(renderRiskConfiguration(configuration));

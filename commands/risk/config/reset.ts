@@ -2,9 +2,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { RiskConfiguration } from '../../../src/services/risk/configuration';
 import { resetRiskConfiguration } from '../../../src/services/risk/configuration';
-import { renderRiskConfiguration } from '../../../src/cli/risk/configuration';
-import { operatorOfTenant, platformContext } from '../../../src/cli/context';
-import { getTenant } from '../../../src/services/tenants/tenants';
+import { renderRiskConfiguration, resetSubject } from '../../../src/cli/risk/configuration';
 import { riskTenantFlags } from '../../../src/cli/risk/input';
 
 export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset> {
@@ -15,11 +13,10 @@ export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset>
   async run(): Promise<RiskConfiguration> {
     const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirmAction(this.flags.yes, async () => {
-      await operatorOfTenant(await this.runtime(), tenantId, this.flags);
-      const tenant = await getTenant(platformContext(await this.runtime()), tenantId);
-      return { verb: 'Reset the risk configuration of', noun: 'tenant', name: tenant.name, id: tenant.id, consequence: 'Its thresholds return to the defaults (challenge 50, review none, decline 100, enforce).' };
+      await this.scope();
+      return resetSubject(await this.runtime(), tenantId);
     });
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const configuration = await resetRiskConfiguration(ctx);
     await this.nameActors(configuration);
     this.log(renderRiskConfiguration(configuration));

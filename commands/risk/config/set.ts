@@ -6,7 +6,6 @@ import { PutRiskConfigurationBody } from '../../../src/api/risk/schemas';
 import { getRiskConfiguration, putRiskConfiguration } from '../../../src/services/risk/configuration';
 import { namingFlags, riskTenantFlags, scoreFlag, validateRisk } from '../../../src/cli/risk/input';
 import { renderRiskConfiguration, riskConfigurationFields } from '../../../src/cli/risk/configuration';
-import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskConfigSet extends BaseCommand<typeof RiskConfigSet> {
   static override summary = 'Set a tenant\'s score thresholds and enforcement; the values not given keep their current ones.';
@@ -26,7 +25,7 @@ export default class RiskConfigSet extends BaseCommand<typeof RiskConfigSet> {
   };
 
   async run(): Promise<RiskConfiguration> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const given = {
       challengeScore: scoreFlag(this.flags['challenge-score'], 'challenge-score', false),
       reviewScore: scoreFlag(this.flags['review-score'], 'review-score'),
@@ -36,7 +35,7 @@ export default class RiskConfigSet extends BaseCommand<typeof RiskConfigSet> {
     if (Object.values(given).every((v) => v === undefined)) {
       throw new ValidationError('Nothing to set.', [{ path: 'flags', message: 'give at least one of --challenge-score, --review-score, --decline-score, --enforcement' }]);
     }
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     // PUT replaces the whole configuration: start from the one in force
     const { challengeScore, reviewScore, declineScore, enforcement } = await getRiskConfiguration(ctx);
     const merged = { challengeScore, reviewScore, declineScore, enforcement, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };

@@ -5,7 +5,7 @@ import { CreateListEntryBody } from '../../../src/api/risk/schemas';
 import { addListEntry } from '../../../src/services/risk/lists';
 import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
 import { renderListEntry } from '../../../src/cli/risk/lists';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 
 const FIELDS = { value: 'VALUE', note: '--note' };
 
@@ -24,9 +24,9 @@ export default class RiskListsAddEntry extends BaseCommand<typeof RiskListsAddEn
   static override flags = { ...riskScopeFlags, note: Flags.string({ description: 'Why the value is listed' }) };
 
   async run(): Promise<ListEntry> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const input = validateRisk(CreateListEntryBody, { value: this.args.value, note: this.flags.note }, FIELDS);
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const entry = await namingFlags(FIELDS, () => addListEntry(ctx, this.args.group, input));
     await this.nameActors(entry);
     this.log(renderListEntry(entry));

@@ -5,7 +5,6 @@ import { CreateListGroupBody } from '../../../src/api/risk/schemas';
 import { createListGroup } from '../../../src/services/risk/lists';
 import { LIST_ENTRY_TYPE_OPTIONS, renderListGroup } from '../../../src/cli/risk/lists';
 import { namingFlags, nullable, riskScopeFlags, validateRiskInput } from '../../../src/cli/risk/input';
-import { operatorOfTenant } from '../../../src/cli/context';
 
 const FIELDS = { entryType: '--entry-type', tenantId: '--tenant' };
 
@@ -23,10 +22,10 @@ export default class RiskListsCreate extends BaseCommand<typeof RiskListsCreate>
   };
 
   async run(): Promise<ListGroup> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const name = await this.required(this.flags.name, 'name', 'List name');
     const entryType = await this.required(this.flags['entry-type'], 'entry-type', `Entry type (${LIST_ENTRY_TYPE_OPTIONS.join(', ')})`);
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const input = await validateRiskInput(ctx, CreateListGroupBody, { name, description: nullable(this.flags.description), entryType }, FIELDS);
     const group = await namingFlags(FIELDS, () => createListGroup(ctx, input));
     await this.nameActors(group);

@@ -2,7 +2,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { ListGroup } from '../../../src/services/risk/lists';
 import { deleteListGroup, getListGroup } from '../../../src/services/risk/lists';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsDelete extends BaseCommand<typeof RiskListsDelete> {
@@ -12,13 +12,13 @@ export default class RiskListsDelete extends BaseCommand<typeof RiskListsDelete>
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 
   async run(): Promise<ListGroup> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirmAction(this.flags.yes, async () => {
-      const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+      const ctx = await this.scope();
       const group = await getListGroup(ctx, this.args.id);
       return { verb: 'Delete', noun: 'list group', name: group.name, id: group.id, consequence: `Its ${group.entryCount} ${group.entryCount === 1 ? 'entry is' : 'entries are'} deleted with it.` };
     });
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const group = await deleteListGroup(ctx, this.args.id);
     this.log(`List group ${group.name} (${group.id}) and its entries are deleted.`);
     return group;

@@ -7,7 +7,7 @@ import type { ListEntry } from '../../../src/services/risk/lists';
 import { listListEntries } from '../../../src/services/risk/lists';
 import { namingFlags, riskScopeFlags } from '../../../src/cli/risk/input';
 import { renderListEntries } from '../../../src/cli/risk/lists';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 
 export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntries> {
   static override summary = 'List the entries of a list group, newest first.';
@@ -27,8 +27,8 @@ export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntrie
   };
 
   async run(): Promise<Page<ListEntry>> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await this.scope();
     const page = await this.listAll((p) => namingFlags({ value: '--value' }, () =>
       listListEntries(ctx, this.args.group, { value: this.flags.value }, { ...p, sortOrder: 'desc' })));
     await this.nameActors(page.data);

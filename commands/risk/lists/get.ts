@@ -2,7 +2,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import type { ListGroup } from '../../../src/services/risk/lists';
 import { getListGroup } from '../../../src/services/risk/lists';
 import { renderListGroup } from '../../../src/cli/risk/lists';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsGet extends BaseCommand<typeof RiskListsGet> {
@@ -12,8 +12,8 @@ export default class RiskListsGet extends BaseCommand<typeof RiskListsGet> {
   static override flags = riskScopeFlags;
 
   async run(): Promise<ListGroup> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await this.scope();
     const group = await getListGroup(ctx, this.args.id);
     await this.nameActors(group);
     this.log(renderListGroup(group));

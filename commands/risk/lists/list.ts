@@ -7,7 +7,6 @@ import type { ListGroup } from '../../../src/services/risk/lists';
 import type { ListEntryType } from '../../../src/db/models/risk';
 import { listListGroups } from '../../../src/services/risk/lists';
 import { LIST_ENTRY_TYPE_OPTIONS, renderListGroups } from '../../../src/cli/risk/lists';
-import { operatorOfTenant } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
@@ -23,8 +22,8 @@ export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
   };
 
   async run(): Promise<Page<ListGroup>> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await this.scope();
     const page = await this.listAll((p) => listListGroups(
       ctx,
       { entryType: this.flags['entry-type'] as ListEntryType | undefined },

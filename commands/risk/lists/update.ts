@@ -5,7 +5,7 @@ import { UpdateListGroupBody } from '../../../src/api/risk/schemas';
 import { updateListGroup } from '../../../src/services/risk/lists';
 import { namingFlags, nullable, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
 import { renderListGroup } from '../../../src/cli/risk/lists';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 
 const FIELDS = { '': '--name or --description' };
 
@@ -23,9 +23,9 @@ export default class RiskListsUpdate extends BaseCommand<typeof RiskListsUpdate>
   };
 
   async run(): Promise<ListGroup> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const input = validateRisk(UpdateListGroupBody, { name: this.flags.name, description: nullable(this.flags.description) }, FIELDS);
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const group = await namingFlags(FIELDS, () => updateListGroup(ctx, this.args.id, input));
     await this.nameActors(group);
     this.log(renderListGroup(group));

@@ -5,7 +5,6 @@ import { CreateAntifraudPlanBody } from '../../../src/api/risk/schemas';
 import { createAntifraudPlan } from '../../../src/services/risk/plans';
 import { antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, renderAntifraudPlan } from '../../../src/cli/risk/plans';
 import { namingFlags, riskScopeFlags, validateRiskInput } from '../../../src/cli/risk/input';
-import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskPlansCreate extends BaseCommand<typeof RiskPlansCreate> {
   static override summary = 'Create an antifraud plan: scoring rules and optional thresholds, for the whole tenant or one merchant.';
@@ -22,9 +21,9 @@ export default class RiskPlansCreate extends BaseCommand<typeof RiskPlansCreate>
   };
 
   async run(): Promise<AntifraudPlan> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const name = await this.required(this.flags.name, 'name', 'Plan name');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const input = await validateRiskInput(
       ctx,
       CreateAntifraudPlanBody,

@@ -2,7 +2,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { deleteAntifraudPlan, getAntifraudPlan } from '../../../src/services/risk/plans';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansDelete extends BaseCommand<typeof RiskPlansDelete> {
@@ -14,13 +14,13 @@ export default class RiskPlansDelete extends BaseCommand<typeof RiskPlansDelete>
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 
   async run(): Promise<AntifraudPlan> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirmAction(this.flags.yes, async () => {
-      const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+      const ctx = await this.scope();
       const plan = await getAntifraudPlan(ctx, this.args.id);
       return { verb: 'Delete', noun: 'antifraud plan', name: plan.name, id: plan.id };
     });
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const plan = await deleteAntifraudPlan(ctx, this.args.id);
     this.log(`Antifraud plan ${plan.name} (${plan.id}) is deleted.`);
     return plan;

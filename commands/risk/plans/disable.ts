@@ -2,7 +2,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { getAntifraudPlan, setAntifraudPlanStatus } from '../../../src/services/risk/plans';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansDisable extends BaseCommand<typeof RiskPlansDisable> {
@@ -13,13 +13,13 @@ export default class RiskPlansDisable extends BaseCommand<typeof RiskPlansDisabl
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 
   async run(): Promise<AntifraudPlan> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirmAction(this.flags.yes, async () => {
-      const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+      const ctx = await this.scope();
       const plan = await getAntifraudPlan(ctx, this.args.id);
       return { verb: 'Disable', noun: 'antifraud plan', name: plan.name, id: plan.id, consequence: 'Its rules stop scoring payments.' };
     });
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const plan = await setAntifraudPlanStatus(ctx, this.args.id, 'disabled');
     this.log(`Antifraud plan ${plan.name} (${plan.id}) is now ${plan.status}.`);
     return plan;

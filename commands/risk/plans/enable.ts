@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../../src/cli/base-command';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { setAntifraudPlanStatus } from '../../../src/services/risk/plans';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansEnable extends BaseCommand<typeof RiskPlansEnable> {
@@ -12,8 +12,8 @@ export default class RiskPlansEnable extends BaseCommand<typeof RiskPlansEnable>
   static override flags = riskScopeFlags;
 
   async run(): Promise<AntifraudPlan> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await this.scope();
     const plan = await setAntifraudPlanStatus(ctx, this.args.id, 'enabled');
     this.log(`Antifraud plan ${plan.name} (${plan.id}) is now ${plan.status}.`);
     return plan;

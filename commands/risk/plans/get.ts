@@ -2,7 +2,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { getAntifraudPlan } from '../../../src/services/risk/plans';
 import { renderAntifraudPlan } from '../../../src/cli/risk/plans';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansGet extends BaseCommand<typeof RiskPlansGet> {
@@ -12,8 +12,8 @@ export default class RiskPlansGet extends BaseCommand<typeof RiskPlansGet> {
   static override flags = riskScopeFlags;
 
   async run(): Promise<AntifraudPlan> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await this.scope();
     const plan = await getAntifraudPlan(ctx, this.args.id);
     await this.nameActors(plan);
     this.log(renderAntifraudPlan(plan));

@@ -8,7 +8,6 @@ import type { AntifraudPlanStatus } from '../../../src/db/models/risk';
 import { listAntifraudPlans } from '../../../src/services/risk/plans';
 import { requireId } from '../../../src/cli/validate';
 import { renderAntifraudPlans } from '../../../src/cli/risk/plans';
-import { operatorOfTenant } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 import { validateInput } from '../../../src/cli/validate';
 import { ListAntifraudPlansQuery } from '../../../src/api/risk/schemas';
@@ -27,9 +26,9 @@ export default class RiskPlansList extends BaseCommand<typeof RiskPlansList> {
   };
 
   async run(): Promise<Page<AntifraudPlan>> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     if (this.flags.merchant !== undefined) requireId(this.flags.merchant, 'merchant', '--merchant');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const filters = await validateInput(ctx, ListAntifraudPlansQuery.pick({ merchantId: true }), { merchantId: this.flags.merchant }, { merchantId: 'merchant' });
     const page = await this.listAll((p) => listAntifraudPlans(
       ctx,

@@ -4,7 +4,7 @@ import { UpdateAntifraudPlanBody } from '../../../src/api/risk/schemas';
 import { getAntifraudPlan, updateAntifraudPlan } from '../../../src/services/risk/plans';
 import { antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, renderAntifraudPlan, thresholdsGiven } from '../../../src/cli/risk/plans';
 import { namingFlags, riskScopeFlags, validateRiskInput } from '../../../src/cli/risk/input';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 
 export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate> {
   static override summary = 'Change an antifraud plan: --rules replaces the list; the score flags change only the thresholds they name.';
@@ -17,8 +17,8 @@ export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate>
   static override flags = { ...riskScopeFlags, ...antifraudPlanFlags };
 
   async run(): Promise<AntifraudPlan> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await this.scope();
     // the API replaces the thresholds as a whole: the ones not named keep their current value
     const current = thresholdsGiven(this.flags) ? (await getAntifraudPlan(ctx, this.args.id)).thresholds : undefined;
     const fields = { ...antifraudPlanFields, '': '--name, --description, --merchant, --rules or a score flag' };

@@ -4,7 +4,6 @@ import { CreateScoringRuleBody } from '../../../src/api/risk/schemas';
 import { createScoringRule } from '../../../src/services/risk/rules';
 import { namingFlags, riskScopeFlags, validateRiskInput } from '../../../src/cli/risk/input';
 import { renderScoringRule, scoringRuleFields, scoringRuleFlags, scoringRuleInput } from '../../../src/cli/risk/rules';
-import { operatorOfTenant } from '../../../src/cli/context';
 
 export default class RiskRulesCreate extends BaseCommand<typeof RiskRulesCreate> {
   static override summary = 'Create a scoring rule of a tenant (sandbox, or live with --live).';
@@ -18,11 +17,11 @@ export default class RiskRulesCreate extends BaseCommand<typeof RiskRulesCreate>
   static override flags = { ...riskScopeFlags, ...scoringRuleFlags };
 
   async run(): Promise<ScoringRule> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const name = await this.required(this.flags.name, 'name', 'Rule name');
     const conditions = await this.required(this.flags['conditions-json'], 'conditions-json', 'Conditions (inline JSON array or a JSON file path)');
     const scoreImpact = this.flags['score-impact'] ?? Number(await this.required(undefined, 'score-impact', 'Score impact (an integer)'));
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const input = await validateRiskInput(
       ctx,
       CreateScoringRuleBody,

@@ -2,7 +2,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import { sharedFlags } from '../../../src/cli/flags';
 import type { ScoringRule } from '../../../src/services/risk/rules';
 import { deleteScoringRule, getScoringRule } from '../../../src/services/risk/rules';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskRulesDelete extends BaseCommand<typeof RiskRulesDelete> {
@@ -12,13 +12,13 @@ export default class RiskRulesDelete extends BaseCommand<typeof RiskRulesDelete>
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 
   async run(): Promise<ScoringRule> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     await this.confirmAction(this.flags.yes, async () => {
-      const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+      const ctx = await this.scope();
       const rule = await getScoringRule(ctx, this.args.id);
       return { verb: 'Delete', noun: 'scoring rule', name: rule.name, id: rule.id, consequence: 'The plans that list it no longer evaluate it.' };
     });
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const rule = await deleteScoringRule(ctx, this.args.id);
     this.log(`Scoring rule ${rule.name} (${rule.id}) is deleted.`);
     return rule;

@@ -2,7 +2,7 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import type { ScoringRule } from '../../../src/services/risk/rules';
 import { getScoringRule } from '../../../src/services/risk/rules';
 import { renderScoringRule } from '../../../src/cli/risk/rules';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskRulesGet extends BaseCommand<typeof RiskRulesGet> {
@@ -12,8 +12,8 @@ export default class RiskRulesGet extends BaseCommand<typeof RiskRulesGet> {
   static override flags = riskScopeFlags;
 
   async run(): Promise<ScoringRule> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await this.scope();
     const rule = await getScoringRule(ctx, this.args.id);
     await this.nameActors(rule);
     this.log(renderScoringRule(rule));

@@ -7,7 +7,6 @@ import type { ScoringRule } from '../../../src/services/risk/rules';
 import type { RiskSignal } from '../../../src/db/models/risk';
 import { listScoringRules } from '../../../src/services/risk/rules';
 import { renderScoringRules } from '../../../src/cli/risk/rules';
-import { operatorOfTenant } from '../../../src/cli/context';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
@@ -29,8 +28,8 @@ export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
   };
 
   async run(): Promise<Page<ScoringRule>> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    const ctx = await this.scope();
     const page = await this.listAll((p) => listScoringRules(
       ctx,
       { signal: this.flags.signal as RiskSignal | undefined, isActive: this.flags.active ? true : this.flags.inactive ? false : undefined },

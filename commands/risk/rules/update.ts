@@ -4,7 +4,7 @@ import { UpdateScoringRuleBody } from '../../../src/api/risk/schemas';
 import { updateScoringRule } from '../../../src/services/risk/rules';
 import { namingFlags, riskScopeFlags, validateRisk } from '../../../src/cli/risk/input';
 import { renderScoringRule, scoringRuleFields, scoringRuleFlags, scoringRuleInput } from '../../../src/cli/risk/rules';
-import { operatorOfTenant, ownedArg } from '../../../src/cli/context';
+import { ownedArg } from '../../../src/cli/context';
 
 export default class RiskRulesUpdate extends BaseCommand<typeof RiskRulesUpdate> {
   static override summary = 'Change a scoring rule: the fields given replace the stored ones (--conditions-json the whole list).';
@@ -17,10 +17,10 @@ export default class RiskRulesUpdate extends BaseCommand<typeof RiskRulesUpdate>
   static override flags = { ...riskScopeFlags, ...scoringRuleFlags };
 
   async run(): Promise<ScoringRule> {
-    const tenantId = await this.required(this.flags.tenant, 'tenant', 'Tenant id');
+    await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const fields = { ...scoringRuleFields, '': '--name, --description, --signal, --score-impact, --priority, --conditions-json, --active or --inactive' };
     const input = validateRisk(UpdateScoringRuleBody, scoringRuleInput(this.flags), fields);
-    const ctx = await operatorOfTenant(await this.runtime(), tenantId, this.flags);
+    const ctx = await this.scope();
     const rule = await namingFlags(fields, () => updateScoringRule(ctx, this.args.id, input));
     await this.nameActors(rule);
     this.log(renderScoringRule(rule));

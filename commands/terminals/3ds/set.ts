@@ -5,7 +5,7 @@ import { validateWith } from '../../../src/cli/validate';
 import { PutThreeDsConfigBody } from '../../../src/api/processing/schemas';
 import type { Terminal } from '../../../src/services/processing/terminals/record';
 import { getThreeDsConfig, putThreeDsConfig } from '../../../src/services/processing/terminals/three-ds';
-import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet> {
   static override summary = 'Change a terminal\'s 3DS settings; what is not given stays, MPI accounts are kept (see terminals mpi-accounts).';
@@ -13,6 +13,7 @@ export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet>
     '<%= config.bin %> terminals 3ds set 6f1c… --enabled --execution-model gateway_full',
     '<%= config.bin %> terminals 3ds set 6f1c… --process-only-3ds-cards --no-allow-merchant-disable --json',
   ];
+  static override scopeOf = atPlatform();
   static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
   static override flags = {
     ...ownerFlags('terminal'),
@@ -24,8 +25,7 @@ export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet>
   };
 
   async run(): Promise<Terminal> {
-    const rt = await this.runtime();
-    const ctx = platformContext(rt);
+    const ctx = await this.scope();
     const current = await getThreeDsConfig(ctx, this.args.id);
     const input = validateWith(PutThreeDsConfigBody, {
       enabled: this.flags.enabled ?? current.enabled,

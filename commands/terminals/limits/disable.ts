@@ -5,11 +5,12 @@ import { disableTerminalLimit } from '../../../src/services/processing/terminals
 import { getTerminal } from '../../../src/services/processing/terminals/terminals';
 import { getLimit } from '../../../src/services/limits/manage';
 import { limitLabel } from '../../../src/cli/prompts';
-import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class TerminalLimitsDisable extends BaseCommand<typeof TerminalLimitsDisable> {
   static override summary = 'Disable a terminal limit.';
   static override examples = ['<%= config.bin %> terminals limits disable 6f1c… 9a8b… --yes'];
+  static override scopeOf = atPlatform();
   static override args = {
     id: ownedArg('terminal', { description: 'Terminal id', required: true }),
     limit: ownedArg('limit', { description: 'Limit id', required: true }),
@@ -18,13 +19,13 @@ export default class TerminalLimitsDisable extends BaseCommand<typeof TerminalLi
 
   async run(): Promise<Limit> {
     await this.confirmAction(this.flags.yes, async () => {
-      const ctx = platformContext(await this.runtime());
+      const ctx = await this.scope();
       const terminal = await getTerminal(ctx, this.args.id);
       const limit = await getLimit(ctx, { entityType: 'terminal', entityId: terminal.id }, this.args.limit);
       return { verb: 'Disable', noun: 'limit', name: limitLabel(limit), id: limit.id, of: { noun: 'terminal', name: terminal.name, id: terminal.id } };
     });
-    const rt = await this.runtime();
-    const limit = await disableTerminalLimit(platformContext(rt), this.args.id, this.args.limit);
+    const ctx = await this.scope();
+    const limit = await disableTerminalLimit(ctx, this.args.id, this.args.limit);
     this.log(`Limit ${limit.id} is now ${limit.status}.`);
     return limit;
   }

@@ -4,11 +4,12 @@ import { sharedFlags } from '../../../src/cli/flags';
 import type { Terminal } from '../../../src/services/processing/terminals/record';
 import { deleteMpiAccount } from '../../../src/services/processing/terminals/mpi-accounts';
 import { getTerminal } from '../../../src/services/processing/terminals/terminals';
-import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class MpiAccountsDelete extends BaseCommand<typeof MpiAccountsDelete> {
   static override summary = 'Delete the MPI account of a brand.';
   static override examples = ['<%= config.bin %> terminals mpi-accounts delete 6f1c… visa --yes'];
+  static override scopeOf = atPlatform();
   static override args = {
     id: ownedArg('terminal', { description: 'Terminal id', required: true }),
     brand: Args.string({ description: 'Brand of the account', required: true }),
@@ -17,13 +18,13 @@ export default class MpiAccountsDelete extends BaseCommand<typeof MpiAccountsDel
 
   async run(): Promise<Terminal> {
     await this.confirmAction(this.flags.yes, async () => {
-      const terminal = await getTerminal(platformContext(await this.runtime()), this.args.id);
+      const terminal = await getTerminal(await this.scope(), this.args.id);
       const account = terminal.threeDsConfig.mpiAccounts.find((a) => a.brand === this.args.brand);
       const name = account?.merchantName ? `${this.args.brand}, ${account.merchantName}` : this.args.brand;
       return { verb: 'Delete', noun: 'MPI account', name, of: { noun: 'terminal', name: terminal.name, id: terminal.id } };
     });
-    const rt = await this.runtime();
-    const terminal = await deleteMpiAccount(platformContext(rt), this.args.id, this.args.brand);
+    const ctx = await this.scope();
+    const terminal = await deleteMpiAccount(ctx, this.args.id, this.args.brand);
     this.log(`Deleted the ${this.args.brand} MPI account of terminal ${terminal.id}.`);
     return terminal;
   }

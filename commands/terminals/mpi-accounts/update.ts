@@ -5,12 +5,13 @@ import { UpdateMpiAccountBody } from '../../../src/api/processing/schemas';
 import type { MpiAccount } from '../../../src/services/processing/terminals/record';
 import { updateMpiAccount } from '../../../src/services/processing/terminals/mpi-accounts';
 import { mpiFlagNames, mpiFlags, mpiInput, renderMpiAccounts } from '../../../src/cli/processing';
-import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { nullable } from '../../../src/cli/flags';
 
 export default class MpiAccountsUpdate extends BaseCommand<typeof MpiAccountsUpdate> {
   static override summary = 'Update the MPI account of a brand ("null" clears a field).';
   static override examples = ['<%= config.bin %> terminals mpi-accounts update 6f1c… visa --no-enabled', '<%= config.bin %> terminals mpi-accounts update 6f1c… visa --preferred-version 2.1.0 --json'];
+  static override scopeOf = atPlatform();
   static override args = {
     id: ownedArg('terminal', { description: 'Terminal id', required: true }),
     brand: Args.string({ description: 'Brand of the account', required: true }),
@@ -21,8 +22,8 @@ export default class MpiAccountsUpdate extends BaseCommand<typeof MpiAccountsUpd
     const raw = mpiInput(this.flags);
     const value = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? nullable(v) : v]));
     const input = validateWith(UpdateMpiAccountBody, value, mpiFlagNames);
-    const rt = await this.runtime();
-    const account = await updateMpiAccount(platformContext(rt), this.args.id, this.args.brand, input);
+    const ctx = await this.scope();
+    const account = await updateMpiAccount(ctx, this.args.id, this.args.brand, input);
     this.log(renderMpiAccounts([account]));
     return account;
   }

@@ -4,11 +4,12 @@ import type { TerminalRestriction } from '../../../src/services/processing/termi
 import { disableRestriction, getRestriction } from '../../../src/services/processing/terminals/restrictions';
 import { getTerminal } from '../../../src/services/processing/terminals/terminals';
 import { restrictionLabel } from '../../../src/cli/prompts';
-import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class RestrictionsDisable extends BaseCommand<typeof RestrictionsDisable> {
   static override summary = 'Disable a terminal restriction.';
   static override examples = ['<%= config.bin %> terminals restrictions disable 6f1c… 9a8b… --yes'];
+  static override scopeOf = atPlatform();
   static override args = {
     id: ownedArg('terminal', { description: 'Terminal id', required: true }),
     restriction: ownedArg('restriction', { description: 'Restriction id', required: true }),
@@ -17,13 +18,13 @@ export default class RestrictionsDisable extends BaseCommand<typeof Restrictions
 
   async run(): Promise<TerminalRestriction> {
     await this.confirmAction(this.flags.yes, async () => {
-      const ctx = platformContext(await this.runtime());
+      const ctx = await this.scope();
       const terminal = await getTerminal(ctx, this.args.id);
       const restriction = await getRestriction(ctx, terminal.id, this.args.restriction);
       return { verb: 'Disable', noun: 'restriction', name: restrictionLabel(restriction), id: restriction.id, of: { noun: 'terminal', name: terminal.name, id: terminal.id } };
     });
-    const rt = await this.runtime();
-    const restriction = await disableRestriction(platformContext(rt), this.args.id, this.args.restriction);
+    const ctx = await this.scope();
+    const restriction = await disableRestriction(ctx, this.args.id, this.args.restriction);
     this.log(`Restriction ${restriction.id} is now ${restriction.status}.`);
     return restriction;
   }

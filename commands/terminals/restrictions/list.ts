@@ -5,12 +5,13 @@ import { pageFooter, logBesideTable } from '../../../src/cli/output';
 import type { Page } from '../../../src/db/scoped';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals/restrictions';
 import { listRestrictions } from '../../../src/services/processing/terminals/restrictions';
-import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { renderRestrictions } from '../../../src/cli/processing';
 
 export default class RestrictionsList extends BaseCommand<typeof RestrictionsList> {
   static override summary = 'List a terminal\'s restrictions.';
   static override examples = ['<%= config.bin %> terminals restrictions list 6f1c…', '<%= config.bin %> terminals restrictions list 6f1c… --status active --json', '<%= config.bin %> terminals restrictions list 6f1c… --all --json'];
+  static override scopeOf = atPlatform();
   static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
   static override flags = {
     ...ownerFlags('terminal'),
@@ -22,9 +23,9 @@ export default class RestrictionsList extends BaseCommand<typeof RestrictionsLis
   };
 
   async run(): Promise<Page<TerminalRestriction>> {
-    const rt = await this.runtime();
+    const ctx = await this.scope();
     const page = await this.listAll((p) => listRestrictions(
-      platformContext(rt), this.args.id, { status: this.flags.status as TerminalRestriction['status'] | undefined },
+      ctx, this.args.id, { status: this.flags.status as TerminalRestriction['status'] | undefined },
       { ...p, sortOrder: 'desc' },
     ));
     this.log(renderRestrictions(page.data, this.flags));

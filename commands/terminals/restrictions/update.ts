@@ -4,13 +4,14 @@ import { validateWith } from '../../../src/cli/validate';
 import { UpdateRestrictionBody } from '../../../src/api/processing/schemas';
 import type { TerminalRestriction } from '../../../src/services/processing/terminals/restrictions';
 import { updateRestriction } from '../../../src/services/processing/terminals/restrictions';
-import { platformContext, ownedArg, ownerFlags } from '../../../src/cli/context';
+import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { renderRestrictions, restrictionFlags } from '../../../src/cli/processing';
 import { nullable } from '../../../src/cli/flags';
 
 export default class RestrictionsUpdate extends BaseCommand<typeof RestrictionsUpdate> {
   static override summary = 'Update an active terminal restriction.';
   static override examples = ['<%= config.bin %> terminals restrictions update 6f1c… 9a8b… --action allow --brand null'];
+  static override scopeOf = atPlatform();
   static override args = {
     id: ownedArg('terminal', { description: 'Terminal id', required: true }),
     restriction: ownedArg('restriction', { description: 'Restriction id', required: true }),
@@ -23,8 +24,8 @@ export default class RestrictionsUpdate extends BaseCommand<typeof RestrictionsU
       { action: this.flags.action, paymentMethod: nullable(this.flags['payment-method']), brand: nullable(this.flags.brand), transactionType: this.flags['transaction-type'] },
       { paymentMethod: 'payment-method', transactionType: 'transaction-type' },
     );
-    const rt = await this.runtime();
-    const restriction = await updateRestriction(platformContext(rt), this.args.id, this.args.restriction, input);
+    const ctx = await this.scope();
+    const restriction = await updateRestriction(ctx, this.args.id, this.args.restriction, input);
     this.log(renderRestrictions([restriction]));
     return restriction;
   }

@@ -5,7 +5,7 @@ import { renderTable, pageFooter, logBesideTable } from '../../../src/cli/output
 import type { Page } from '../../../src/db/scoped';
 import type { WebhookDelivery } from '../../../src/services/webhooks/deliveries';
 import { listDeliveries } from '../../../src/services/webhooks/deliveries';
-import { endpointScopeContext, requireUuid } from '../../../src/cli/context';
+import { atDeliveryLevel, requireUuid, withScope } from '../../../src/cli/context';
 import { modeName } from '../../../src/cli/webhooks';
 import { validateInput } from '../../../src/cli/validate';
 import { ListDeliveriesQuery } from '../../../src/api/webhooks/schemas';
@@ -23,7 +23,7 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
     '<%= config.bin %> webhooks deliveries list --all --csv > deliveries.csv',
   ];
   static override flags = {
-    tenant: Flags.string({ description: 'Tenant id (default: every tenant)' }),
+    tenant: withScope(Flags.string({ description: 'Tenant id (default: every tenant)' }), atDeliveryLevel),
     merchant: Flags.string({ description: 'Merchant id: deliveries to this merchant\'s endpoints (needs --tenant)', dependsOn: ['tenant'] }),
     live: sharedFlags.live,
     endpoint: Flags.string({ description: 'Only deliveries to this endpoint' }),
@@ -38,8 +38,7 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
   async run(): Promise<Page<WebhookDelivery>> {
     if (this.flags.endpoint) requireUuid(this.flags.endpoint, '--endpoint');
     if (this.flags.cursor) requireUuid(this.flags.cursor, '--cursor');
-    const rt = await this.runtime();
-    const ctx = await endpointScopeContext(rt, { tenant: this.flags.tenant, merchant: this.flags.merchant, platform: !this.flags.tenant, live: this.flags.live });
+    const ctx = await this.scope();
     const filters = await validateInput(ctx, ListDeliveriesQuery.pick({ endpoint_id: true }), { endpoint_id: this.flags.endpoint }, { endpoint_id: 'endpoint' });
     const page = await this.listAll((p) => listDeliveries(
       ctx,

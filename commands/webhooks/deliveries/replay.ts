@@ -8,7 +8,7 @@ import { systemContext } from '../../../src/domain/authority';
 import { eventCatalog, matchesPattern } from '../../../src/services/webhooks/catalog';
 import { REPLAYABLE_STATUSES, type ReplayableStatus, replayDelivery, replayTime, replayableDeliveries } from '../../../src/services/webhooks/deliveries';
 import { checkTypeFilter, modeName } from '../../../src/cli/webhooks';
-import { platformContext, requireUuid } from '../../../src/cli/context';
+import { atPlatform, requireUuid } from '../../../src/cli/context';
 
 export interface ReplayResult {
   /** deliveries of the statuses asked for found in the window (after --endpoint and --type) */
@@ -48,6 +48,7 @@ export default class WebhooksDeliveriesReplay extends BaseCommand<typeof Webhook
     '<%= config.bin %> webhooks deliveries replay --status failed --since 2h --endpoint 9a4e… --type "payment.*" --dry-run',
     '<%= config.bin %> webhooks deliveries replay --status pending --since 7d --json',
   ];
+  static override scopeOf = atPlatform(false);
   static override flags = {
     status: Flags.string({
       description: 'Statuses to replay: failed, canceled, pending (scheduled for a later attempt); repeat the flag or separate them with commas',
@@ -73,7 +74,7 @@ export default class WebhooksDeliveriesReplay extends BaseCommand<typeof Webhook
     if (endpointId && !(await rt.db.models.WebhookEndpoint.findOne({ where: { id: endpointId } }))) throw new NotFoundError('webhook endpoint', endpointId);
     const since = new Date(rt.clock.now().getTime() - seconds * 1000);
     // replayableDeliveries reads across tenants and modes; each row is then requeued in its own mode.
-    const selectCtx = platformContext(rt, false);
+    const selectCtx = await this.scope();
     const rows = await replayableDeliveries(selectCtx, { since, statuses, endpointId, type });
 
     let requeued = 0;

@@ -6,7 +6,6 @@ import { CreateEndpointBody } from '../../../src/api/webhooks/schemas';
 import type { EndpointWithSecret } from '../../../src/services/webhooks/endpoints';
 import { validateSubscription } from '../../../src/services/webhooks/catalog';
 import { createEndpoint } from '../../../src/services/webhooks/endpoints';
-import { endpointScopeContext } from '../../../src/cli/context';
 import { endpointScopeFlags, modeName } from '../../../src/cli/webhooks';
 
 export default class WebhooksEndpointsCreate extends BaseCommand<typeof WebhooksEndpointsCreate> {
@@ -33,8 +32,7 @@ export default class WebhooksEndpointsCreate extends BaseCommand<typeof Webhooks
       { url, events, description: this.flags.description, maxAttempts: this.flags['max-attempts'] },
       { events: 'event', maxAttempts: 'max-attempts' },
     );
-    const rt = await this.runtime();
-    const ctx = await endpointScopeContext(rt, this.flags);
+    const ctx = await this.scope();
     validateSubscription(ctx.level, input.events, '--event');
     const endpoint = await createEndpoint(ctx, input, { field: '--url' });
     this.log(renderRecord({ id: endpoint.id, url: endpoint.url, events: endpoint.events, level: endpoint.level, mode: modeName(endpoint.livemode), status: endpoint.status, maxAttempts: endpoint.maxAttempts }));

@@ -4,7 +4,6 @@ import { renderTable, statusColour, pageFooter, logBesideTable } from '../../../
 import type { Page } from '../../../src/db/scoped';
 import type { WebhookEndpoint } from '../../../src/services/webhooks/endpoints';
 import { listEndpoints } from '../../../src/services/webhooks/endpoints';
-import { endpointScopeContext } from '../../../src/cli/context';
 import { endpointScopeFlags } from '../../../src/cli/webhooks';
 
 export default class WebhooksEndpointsList extends BaseCommand<typeof WebhooksEndpointsList> {
@@ -24,8 +23,7 @@ export default class WebhooksEndpointsList extends BaseCommand<typeof WebhooksEn
   };
 
   async run(): Promise<Page<WebhookEndpoint>> {
-    const rt = await this.runtime();
-    const ctx = await endpointScopeContext(rt, this.flags);
+    const ctx = await this.scope();
     const page = await this.listAll((p) => listEndpoints(ctx, { ...p, sortOrder: 'desc' }));
     this.log(
       renderTable(page.data, [

@@ -6,13 +6,14 @@ import { issuesOf } from '../../http/validation';
 import type { CallerContext } from '../../domain/context';
 import type { PathRecord } from '../../services/references';
 import { checkInputReferences, declaresReferences } from '../validate';
+import { asOperatorOfTenant, withScope } from '../context';
 
 // What the `payplane risk …` commands share: who acts, and their input checked as the API checks it, with issues
 // naming the flags.
 
 /** --tenant, --live and --operator: the terminal acts as an operator of the tenant, in sandbox mode unless --live. */
 export const riskScopeFlags = {
-  tenant: Flags.string({ description: 'Tenant id (asked on a terminal when missing)' }),
+  tenant: withScope(Flags.string({ description: 'Tenant id (asked on a terminal when missing)' }), asOperatorOfTenant),
   live: sharedFlags.live,
   operator: Flags.string({
     description: 'Who acts (default: your OS user name): createdBy holds the id of that account\'s platform user (externalIdpId os:<name>, created on first use), the audit trail names the account',
