@@ -1,7 +1,8 @@
 import { dialectName } from '../helpers/db';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { Receiver } from '../helpers/receiver';
-import { fundMerchant, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { fundMerchant } from '../helpers/funding';
 import { operations } from '../../src/api';
 import { buildOpenApiDocument } from '../../src/http/openapi';
 import { RESOURCES, type ResourceKind } from '../../src/api/views';
