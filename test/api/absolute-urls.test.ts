@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
-import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness } from '../helpers/money';
 import { dialectName } from '../helpers/db';
 import { SandboxCardConnector } from '../../src/connectors/sandbox-card';
 import { publicUrl } from '../../src/util/public-url';
@@ -34,11 +34,7 @@ describe.each([
   // without it, each request's origin (the Host it came to), else (a job) the address serve listens at
   ['without PAYPLANE_PUBLIC_URL', {}, HOST, [`http://${HOST}/`, 'http://127.0.0.1:4242/']],
 ] as const)('URLs handed out are absolute, on one base: %s (' + dialectName + ')', (_name, config, host, bases) => {
-  let m: MoneyHarness;
-  beforeAll(async () => {
-    m = await createMoneyHarness({ config: { ...config } });
-  });
-  afterAll(() => m.close());
+  const m = useMoneyHarness({ config: { ...config } });
 
   test('a scenario of sessions, a 3DS payment, refunds, KYB and webhooks: every answer, webhook and outbox event', async () => {
     const base = bases[0].slice(0, -1);
@@ -127,11 +123,7 @@ describe.each([
 });
 
 describe(`without PAYPLANE_PUBLIC_URL (${dialectName})`, () => {
-  let m: MoneyHarness;
-  beforeAll(async () => {
-    m = await createMoneyHarness();
-  });
-  afterAll(() => m.close());
+  const m = useMoneyHarness();
 
   test('a request links to its own origin; a URL made outside a request (a job) to the address serve listens at', async () => {
     const merchant = m.as(m.sandbox.merchantKey.secretKey);

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard, openSession, type MoneyHarness } from '../helpers/money';
 import { dialectName } from '../helpers/db';
 import { saveMethod } from '../helpers/withdrawals';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { describeWhenPresent } from '../helpers/prerequisite';
+import { eur } from '../helpers/amounts';
 
 // Issue 20 item 5: the values the specification names ("observed" in its tables) are accepted where they are inputs
 // and read back. The observed values are parsed from the specification's tables, so a new one fails this test until a
@@ -39,20 +40,16 @@ function observedValues(text: string): Observed[] {
 
 const keyOf = (o: Observed) => `${o.section} / ${o.field} / ${o.value}`;
 
-let m: MoneyHarness;
+const m = useMoneyHarness();
 let tenant: ReturnType<MoneyHarness['as']>;
 let merchant: ReturnType<MoneyHarness['as']>;
 let terminalId: string;
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   tenant = m.as(m.sandbox.tenantKey.secretKey);
   merchant = m.as(m.sandbox.merchantKey.secretKey);
   const terminals = await tenant.get('/v1/admin/terminals?limit=100');
   terminalId = terminals.body.data.find((t: { supportedPaymentMethodTypes: string[] }) => t.supportedPaymentMethodTypes.includes('card')).id;
-});
-afterAll(async () => {
-  await m.close();
 });
 
 type Res = { status: number; body: { data?: Record<string, unknown> & { id?: string }; [k: string]: unknown } };
@@ -104,7 +101,7 @@ const feeRule = (rule: Record<string, unknown>) =>
     .then((s) => s.rules[0]);
 
 async function checkoutSession(body: Record<string, unknown>) {
-  const created = ok(await merchant.post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1_000 }, ...body }), 'checkout session');
+  const created = await openSession(m, { amount: eur(1_000), ...body });
   return ok(await merchant.get(`/v1/checkout-sessions/${created.id}`), 'read session');
 }
 const agentic = (context: Record<string, unknown>) => checkoutSession({ agenticContext: context }).then((s) => s.agenticContext);

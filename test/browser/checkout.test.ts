@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { createTestRuntime, dialectName, type TestRuntime } from '../helpers/db';
 import { describeWhenPresent } from '../helpers/prerequisite';
 import { Receiver, testTls } from '../helpers/receiver';
+import { eur } from '../helpers/amounts';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { startServer, type RunningServer } from '../../src/http/server';
 import { startJobs } from '../../src/jobs';
@@ -40,7 +41,6 @@ const missing = !chromiumPath ? 'no chromium binary (apt-get install -y chromium
 const describeBrowser = describeWhenPresent('the browser checkout test', missing);
 
 const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
-const eur = (valueMinor: number) => ({ currency: 'EUR', valueMinor });
 
 /** the merchant's shop: where the customer lands after paying or cancelling */
 async function startShop(): Promise<{ url: string; close(): Promise<void> }> {

@@ -1,25 +1,19 @@
-import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, openSession } from '../helpers/money';
 import { dialectName } from '../helpers/db';
 import { expectProblem } from '../helpers/api';
+import { eur } from '../helpers/amounts';
 
-let m: MoneyHarness;
+const m = useMoneyHarness();
 let merchantKey: string;
 
-const eur = (valueMinor: number) => ({ currency: 'EUR', valueMinor });
 const BASE = '/v1/checkout-sessions';
 const card = (number: string) => ({ paymentMethod: { type: 'card', card: { number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada' } } });
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   merchantKey = m.sandbox.merchantKey.secretKey;
 });
-afterAll(() => m.close());
 
-async function session(body: object = {}) {
-  const res = await m.as(merchantKey).post(BASE, { amount: eur(2000), successUrl: 'https://shop.example/ok', ...body });
-  if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data as { id: string; clientSecret: string };
-}
+const session = (body: object = {}) => openSession(m, { amount: eur(2000), successUrl: 'https://shop.example/ok', ...body }, merchantKey);
 
 describe(`complete a checkout session (${dialectName})`, () => {
   test('the customer completes with the clientSecret: customerInfo and fulfillment applied first, the payment created', async () => {

@@ -1,22 +1,20 @@
 import request from 'supertest';
-import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, openSession } from '../helpers/money';
 import { dialectName } from '../helpers/db';
+import { eur } from '../helpers/amounts';
 
 // Issue 24 item 12, "The hosted page": the {CHECKOUT_SESSION_ID} placeholder of successUrl and cancelUrl, the paid
 // page, invalid card fields marked, one money format on the checkout and 3DS pages, no 404 for the favicon, the
 // merchant's name once. Driven over HTTP as a browser drives the pages: GET the page, POST the form, follow Location.
 
-let m: MoneyHarness;
+const m = useMoneyHarness();
 let merchantKey: string;
 
-const eur = (valueMinor: number) => ({ currency: 'EUR', valueMinor });
 const MERCHANT = 'Sandbox Merchant';
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   merchantKey = m.sandbox.merchantKey.secretKey;
 });
-afterAll(() => m.close());
 
 interface Created {
   id: string;
@@ -29,16 +27,14 @@ interface Created {
 }
 
 async function session(body: object = {}): Promise<Created> {
-  const res = await m.as(merchantKey).post('/v1/checkout-sessions', {
+  const data = (await openSession(m, {
     amount: eur(4990),
     lineItems: [
       { id: 'shirt', label: 'Shirt', unitAmount: eur(2000), quantity: 2 },
       { id: 'cap', label: 'Cap', unitAmount: eur(990), quantity: 1 },
     ],
     ...body,
-  });
-  if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.body)}`);
-  const data = res.body.data as Omit<Created, 'path'>;
+  }, merchantKey)) as Omit<Created, 'path'>;
   const url = new URL(data.url);
   return { ...data, path: url.pathname + url.search };
 }

@@ -1,36 +1,32 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, openSession } from '../helpers/money';
 import { dialectName } from '../helpers/db';
+import { eur } from '../helpers/amounts';
 import { createApp } from '../../src/http/app';
 import { refreshSeconds } from '../../src/http/pages/checkout';
 import { startSandboxWorker } from '../../src/jobs/sandbox-acquirer';
 
-let m: MoneyHarness;
+const m = useMoneyHarness();
 let merchantKey: string;
 
-const eur = (valueMinor: number) => ({ currency: 'EUR', valueMinor });
 const SUCCESS = 'https://shop.example/thanks?order=1';
 const CANCEL = 'https://shop.example/cart';
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   merchantKey = m.sandbox.merchantKey.secretKey;
 });
-afterAll(() => m.close());
 
 async function session(body: object = {}) {
-  const res = await m.as(merchantKey).post('/v1/checkout-sessions', {
+  const data = await openSession(m, {
     amount: eur(4990), successUrl: SUCCESS, cancelUrl: CANCEL,
     lineItems: [
       { id: 'shirt', label: 'Shirt <script>alert(1)</script>', unitAmount: eur(2000), quantity: 2 },
       { id: 'cap', label: 'Cap "quoted"', unitAmount: eur(990), quantity: 1 },
     ],
     ...body,
-  });
-  if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.body)}`);
-  const data = res.body.data as { id: string; clientSecret: string; url: string };
+  }, merchantKey);
   return { ...data, path: new URL(data.url).pathname + new URL(data.url).search };
 }
 

@@ -1,7 +1,9 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { systemContext } from '../../src/domain/authority';
+import { eur } from '../helpers/amounts';
+import { about, storedEvents } from '../helpers/events';
 import { operatorContext } from '../../src/services/access/operators';
+import { systemContext } from '../../src/domain/authority';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createActiveUser } from '../../src/services/access/users';
@@ -24,7 +26,6 @@ let operatorToken: string;
 const BASE = '/v1/checkout-sessions';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const T0 = '2026-03-01T12:00:00.000Z';
-const eur = (valueMinor: number) => ({ currency: 'EUR', valueMinor });
 
 beforeAll(async () => {
   h = await createApiHarness();
@@ -47,10 +48,6 @@ afterAll(() => h.close());
 
 const auditOf = async (targetId: string) =>
   (await h.rt.db.models.AuditEntry.findAll({ where: { targetId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] })).map((r) => r.get({ plain: true }));
-const eventsOf = async (sessionId: string) =>
-  (await h.rt.db.models.Event.findAll({ order: [['createdAt', 'ASC'], ['id', 'ASC']] }))
-    .map((r) => r.get({ plain: true }))
-    .filter((e) => (e.data as { id?: string }).id === sessionId);
 
 async function create(body: object = { amount: eur(1999) }, key = merchantKey) {
   const res = await h.as(key).post(BASE, body);
@@ -85,7 +82,7 @@ describe(`checkout sessions (${dialectName})`, () => {
     const audit = await auditOf(s.id);
     expect(audit.map((a) => a.action)).toEqual(['checkout_session.created']);
     expect(JSON.stringify(audit)).not.toContain(s.clientSecret);
-    const events = await eventsOf(s.id);
+    const events = await storedEvents(h.rt, {}, about(s.id));
     expect(events.map((e) => e.type)).toEqual(['checkout.session.created']);
     expect(events[0]).toMatchObject({ tenantId: h.sandbox.tenantId, merchantId, livemode: false });
     expect(JSON.stringify(events[0].data)).not.toContain('secret');
@@ -305,7 +302,7 @@ describe(`checkout sessions (${dialectName})`, () => {
     const res = await h.as(merchantKey).post(`${BASE}/${s.id}/expire`);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: s.id, status: 'expired' });
-    expect((await eventsOf(s.id)).map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.expired']);
+    expect((await storedEvents(h.rt, {}, about(s.id))).map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.expired']);
     expect((await auditOf(s.id)).map((a) => a.action)).toEqual(['checkout_session.created', 'checkout_session.expired']);
     expectProblem(await h.as(merchantKey).post(`${BASE}/${s.id}/expire`), 409, 'CHECKOUT_SESSION_EXPIRED');
     expectProblem(await h.as(merchantKey).patch(`${BASE}/${s.id}`, { metadata: {} }), 409, 'CHECKOUT_SESSION_EXPIRED');
@@ -338,8 +335,8 @@ describe(`checkout sessions (${dialectName})`, () => {
     await recordSessionPayment(sys, s.id, { paymentId: p2, paymentStatus: 'captured' }); // replayed: nothing more
     got = (await h.as(merchantKey).get(`${BASE}/${s.id}`)).body.data;
     expect(got).toMatchObject({ status: 'complete', paymentId: p2, paymentStatus: 'captured' });
-    expect((await eventsOf(s.id)).map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.completed']);
-    const completed = (await eventsOf(s.id))[1];
+    expect((await storedEvents(h.rt, {}, about(s.id))).map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.completed']);
+    const completed = (await storedEvents(h.rt, {}, about(s.id)))[1];
     expect(completed).toMatchObject({ tenantId: h.sandbox.tenantId, merchantId, livemode: false });
     expect(completed.data).toMatchObject({ object: 'checkout.session', id: s.id, status: 'complete', paymentId: p2, paymentStatus: 'captured' });
     expect((await auditOf(s.id)).map((a) => a.action)).toEqual([
@@ -388,7 +385,7 @@ describe(`checkout sessions (${dialectName})`, () => {
     expect(stillOpen).toEqual([dueInFlight.id]);
     expect(counts[0] + counts[1]).toBe(open - 1);
     for (const id of [fresh.id, late.id]) {
-      expect((await eventsOf(id)).map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.expired']);
+      expect((await storedEvents(h.rt, {}, about(id))).map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.expired']);
     }
     const expiredEvents = (await h.rt.db.models.Event.findAll({ where: { type: 'checkout.session.expired' } })).map((e) => (e.get('data') as { id: string }).id);
     expect(new Set(expiredEvents).size).toBe(expiredEvents.length);

@@ -1,39 +1,24 @@
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { dialectName } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 
-let db: TestDatabase;
-let rt: Runtime;
-let env: Record<string, string>;
-let sb: SandboxCredentials;
-const cli = (...args: string[]) => runCli(args, env);
+const s = useCliSandbox({ sandbox: { name: 'Access CLI tenant' }, runtime: true });
+const cli = s.cli;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  rt = await openRuntime(testConfig(db));
-  sb = await createSandbox(rt, { name: 'Access CLI tenant' });
-});
-afterAll(async () => {
-  await closeRuntime(rt);
-  await db.drop();
-});
 
 describe(`payplane users and roles (${dialectName})`, () => {
   test('roles, invite, accept-invitation, then the escalation refusals as that merchant user', async () => {
-    const admin = await cli('roles', 'create', '--merchant', sb.merchantId, '--name', 'Admin', '--permission', 'access:roles:manage', '--permission', 'access:users:manage', '--json');
+    const admin = await cli('roles', 'create', '--merchant', s.sandbox.merchantId, '--name', 'Admin', '--permission', 'access:roles:manage', '--permission', 'access:users:manage', '--json');
     expect(admin.status).toBe(0);
     expect(admin.json().layer).toBe('merchant');
-    const payments = (await cli('roles', 'create', '--merchant', sb.merchantId, '--name', 'Payments', '--permission', 'payments:payments:manage', '--json')).json();
+    const payments = (await cli('roles', 'create', '--merchant', s.sandbox.merchantId, '--name', 'Payments', '--permission', 'payments:payments:manage', '--json')).json();
 
-    const invited = await cli('users', 'invite', '--merchant', sb.merchantId, '--email', 'cli-admin@example.com', '--role', admin.json().id, '--json');
+    const invited = await cli('users', 'invite', '--merchant', s.sandbox.merchantId, '--email', 'cli-admin@example.com', '--role', admin.json().id, '--json');
     expect(invited.status).toBe(0);
     const { user, invitation } = invited.json();
-    expect(user).toMatchObject({ status: 'pending_invitation', layer: 'merchant', merchantId: sb.merchantId, roleIds: [admin.json().id] });
+    expect(user).toMatchObject({ status: 'pending_invitation', layer: 'merchant', merchantId: s.sandbox.merchantId, roleIds: [admin.json().id] });
     expect(invitation.token).toMatch(/^inv_/);
 
-    const human = await cli('users', 'invite', '--tenant', sb.tenantId, '--email', 'ops@example.com');
+    const human = await cli('users', 'invite', '--tenant', s.sandbox.tenantId, '--email', 'ops@example.com');
     expect(human.status).toBe(0);
     expect(human.stdout).toMatch(/Invitation token \(shown once/);
 
@@ -56,7 +41,7 @@ describe(`payplane users and roles (${dialectName})`, () => {
     const ok = await cli('users', 'invite', '--as-user', user.id, '--email', 'teammate@example.com', '--role', admin.json().id, '--json');
     expect(ok.status).toBe(0);
 
-    const table = await cli('users', 'list', '--tenant', sb.tenantId);
+    const table = await cli('users', 'list', '--tenant', s.sandbox.tenantId);
     expect(table.stdout).toContain('ops@example.com');
     expect(table.stdout).toContain('cli-admin@example.com');
     expect(table.stdout).toContain('teammate@example.com');
@@ -70,12 +55,12 @@ describe(`payplane users and roles (${dialectName})`, () => {
     expect(inUse.status).toBe(5);
     expect(inUse.json().error.code).toBe('ROLE_IN_USE');
     expect((await cli('roles', 'update', payments.id, '--name', 'Payments team', '--json')).json().name).toBe('Payments team');
-    expect((await cli('roles', 'list', '--merchant', sb.merchantId, '--json')).json().data).toHaveLength(2);
+    expect((await cli('roles', 'list', '--merchant', s.sandbox.merchantId, '--json')).json().data).toHaveLength(2);
   });
 
   test('invitations list, resend and cancel; delete a user', async () => {
-    const { user, invitation } = (await cli('users', 'invite', '--tenant', sb.tenantId, '--email', 'later@example.com', '--json')).json();
-    const pending = await cli('users', 'invitations', 'list', '--tenant', sb.tenantId, '--status', 'pending', '--json');
+    const { user, invitation } = (await cli('users', 'invite', '--tenant', s.sandbox.tenantId, '--email', 'later@example.com', '--json')).json();
+    const pending = await cli('users', 'invitations', 'list', '--tenant', s.sandbox.tenantId, '--status', 'pending', '--json');
     expect(pending.json().data.map((i: { id: string }) => i.id)).toContain(invitation.id);
     const resent = (await cli('users', 'invitations', 'resend', invitation.id, '--json')).json();
     expect(resent.token).not.toBe(invitation.token);

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { Op } from 'sequelize';
-import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli, type CliResult } from '../helpers/cli';
+import { withRuntimeOf, dialectName } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 import { withdrawalsOfSandbox } from '../helpers/withdrawals';
 import { operatorUserId } from '../../src/services/access/operators';
 import { isUuid } from '../../src/db/scoped';
@@ -21,36 +21,23 @@ jest.setTimeout(240_000);
 /** *By columns that are not "who did it": a job claim's worker */
 const NOT_AN_ACTOR = new Set(['lockedBy']);
 
-let db: TestDatabase;
-let env: Record<string, string>;
-let sb: { tenantId: string; merchantId: string };
-
-const cli = async (...args: string[]): Promise<CliResult> => {
-  const res = await runCli(args, env);
-  if (res.status !== 0) throw new Error(`payplane ${args.join(' ')} exited ${res.status}: ${res.stdout}${res.stderr}`);
-  return res;
-};
+const s = useCliSandbox();
+const cli = s.ok;
 
 let requestWithdrawal: (valueMinor: number) => Promise<string>;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  sb = (await cli('sandbox', 'init', '--json')).json();
-  ({ requestWithdrawal } = await withdrawalsOfSandbox(db, sb, 'actor-ids'));
-});
-afterAll(async () => {
-  await db?.drop();
+  ({ requestWithdrawal } = await withdrawalsOfSandbox(s.db, s.sandbox, 'actor-ids'));
 });
 
 describe(`who did it is an id (${dialectName})`, () => {
   test('after a CLI scenario every *By column of every model holds the id of an existing user or API key', async () => {
-    const tenant = ['--tenant', sb.tenantId];
+    const tenant = ['--tenant', s.sandbox.tenantId];
     await cli('keys', 'create', ...tenant, '--name', 'Reporting', '--json');
     await cli('roles', 'create', ...tenant, '--name', 'Viewer', '--permission', 'access:users:view', '--json');
     const schedule = (await cli('fee-schedules', 'create', ...tenant, '--name', 'Flat', '--transaction-type', 'payment', '--method', 'fixed', '--currency', 'EUR', '--fixed', '0.30', '--json')).json();
     await cli('fee-schedules', 'activate', schedule.id, '--json');
-    await cli('fee-assignments', 'create', '--level', 'merchant', '--target', sb.merchantId, '--schedule', schedule.id, '--currency', 'EUR', '--payment-method', 'card', '--tenant', sb.tenantId, '--json');
+    await cli('fee-assignments', 'create', '--level', 'merchant', '--target', s.sandbox.merchantId, '--schedule', schedule.id, '--currency', 'EUR', '--payment-method', 'card', '--tenant', s.sandbox.tenantId, '--json');
     const list = (await cli('risk', 'lists', 'create', ...tenant, '--name', 'Blocked IPs', '--entry-type', 'ip', '--operator', 'alice', '--json')).json();
     await cli('risk', 'lists', 'add-entry', list.id, '203.0.113.7', ...tenant, '--operator', 'alice', '--json');
     const rule = (await cli('risk', 'rules', 'create', ...tenant, '--name', 'Big amounts', '--score-impact', '5',
@@ -64,7 +51,7 @@ describe(`who did it is an id (${dialectName})`, () => {
     await cli('withdrawals', 'reject', toReject, '--reason', 'Destination not verified', '--operator', 'carol', '--json');
     await cli('withdrawals', 'cancel', toCancel, '--yes', '--json');
 
-    await withRuntimeOf(db, async (rt) => {
+    await withRuntimeOf(s.db, async (rt) => {
       const models = Object.values(rt.db.models) as unknown as { name: string; tableName: string; getAttributes(): Record<string, unknown>; findAll(o: object): Promise<Record<string, unknown>[]> }[];
       const users = new Set((await rt.db.models.User.findAll({ attributes: ['id'], raw: true })).map((u) => (u as unknown as { id: string }).id));
       const keys = new Set((await rt.db.models.ApiKey.findAll({ attributes: ['id'], raw: true })).map((k) => (k as unknown as { id: string }).id));

@@ -1,6 +1,6 @@
 import os from 'node:os';
-import { createTestDatabase, withRuntimeOf, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli, type CliResult } from '../helpers/cli';
+import { withRuntimeOf, dialectName } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 import { withdrawalsOfSandbox } from '../helpers/withdrawals';
 import { claimExecution } from '../../src/services/withdrawals';
 import { operatorContext, operatorUserId } from '../../src/services/access/operators';
@@ -14,29 +14,16 @@ import { operatorContext, operatorUserId } from '../../src/services/access/opera
 
 jest.setTimeout(180_000);
 
-let db: TestDatabase;
-let env: Record<string, string>;
-let sb: { tenantId: string; merchantId: string };
-
-const cli = (...args: string[]): Promise<CliResult> => runCli(args, env);
-const ok = async (...args: string[]): Promise<CliResult> => {
-  const res = await cli(...args);
-  if (res.status !== 0) throw new Error(`payplane ${args.join(' ')} exited ${res.status}: ${res.stdout}${res.stderr}`);
-  return res;
-};
+const s = useCliSandbox();
+const cli = s.cli;
+const ok = s.ok;
 /** "alice (<the id of alice's user>)" */
 const named = (account: string) => `${account} (${operatorUserId(account)})`;
 
 let requestWithdrawal: (valueMinor: number) => Promise<string>;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  sb = (await ok('sandbox', 'init', '--json')).json();
-  ({ requestWithdrawal } = await withdrawalsOfSandbox(db, sb, 'actor-names'));
-});
-afterAll(async () => {
-  await db?.drop();
+  ({ requestWithdrawal } = await withdrawalsOfSandbox(s.db, s.sandbox, 'actor-names'));
 });
 
 describe(`the CLI names actors by name and id (${dialectName})`, () => {
@@ -61,8 +48,8 @@ describe(`the CLI names actors by name and id (${dialectName})`, () => {
   test('a refused move names the operator executing it: "being executed by bob (<id>)"', async () => {
     const id = await requestWithdrawal(3_000);
     await ok('withdrawals', 'approve', id, '--operator', 'alice');
-    await withRuntimeOf(db, async (rt) => {
-      await claimExecution(operatorContext(rt, { level: 'tenant', tenantId: sb.tenantId, livemode: false, operator: 'bob' }), id);
+    await withRuntimeOf(s.db, async (rt) => {
+      await claimExecution(operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false, operator: 'bob' }), id);
     });
     const other = await cli('withdrawals', 'execute', id, '--complete', '--reference', 'BANK-2', '--operator', 'carol');
     expect(other.status).toBe(5);
@@ -74,16 +61,16 @@ describe(`the CLI names actors by name and id (${dialectName})`, () => {
 
   test('records printed whole (roles, users): their createdBy by name and id', async () => {
     const account = os.userInfo().username;
-    const role = await ok('roles', 'create', '--tenant', sb.tenantId, '--name', 'Viewer', '--permission', 'access:users:view');
+    const role = await ok('roles', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Viewer', '--permission', 'access:users:view');
     expect(role.stdout).toMatch(new RegExp(`createdBy\\s+${escape(named(account))}`));
     const id = /^id\s+(\S+)/m.exec(role.stdout)![1];
-    const shown = await ok('roles', 'get', id, '--tenant', sb.tenantId);
+    const shown = await ok('roles', 'get', id, '--tenant', s.sandbox.tenantId);
     expect(shown.stdout).toMatch(new RegExp(`createdBy\\s+${escape(named(account))}`));
-    expect((await ok('roles', 'get', id, '--tenant', sb.tenantId, '--json')).json().createdBy).toBe(operatorUserId(account));
+    expect((await ok('roles', 'get', id, '--tenant', s.sandbox.tenantId, '--json')).json().createdBy).toBe(operatorUserId(account));
   });
 
   test('risk records and the "Created by" column: the name and the id', async () => {
-    const tenant = ['--tenant', sb.tenantId];
+    const tenant = ['--tenant', s.sandbox.tenantId];
     const list = (await ok('risk', 'lists', 'create', ...tenant, '--name', 'Blocked IPs', '--entry-type', 'ip', '--operator', 'alice', '--json')).json();
     const entry = await ok('risk', 'lists', 'add-entry', list.id, '203.0.113.7', ...tenant, '--operator', 'alice');
     expect(entry.stdout).toMatch(new RegExp(`createdBy\\s+${escape(named('alice'))}`));

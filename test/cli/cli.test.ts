@@ -1,24 +1,17 @@
 import fs from 'node:fs';
 import request from 'supertest';
-import { createTestDatabase, dialectName, onPostgres, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli } from '../helpers/cli';
+import { createTestDatabase, dialectName, onPostgres, testConfig, TEST_TOKEN_SECRET } from '../helpers/db';
+import { runCli, useCliSandbox } from '../helpers/cli';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
 import { createApp } from '../../src/http/app';
 import { migrations } from '../../src/db/migrations';
 
-let db: TestDatabase;
-let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-});
-afterAll(() => db.drop());
+const s = useCliSandbox({ sandbox: false });
+const cli = s.cli;
 
 /** The API over the same database, to check that what the CLI made works over HTTP. */
 async function withApi<T>(fn: (rt: Runtime, app: ReturnType<typeof createApp>) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(testConfig(db));
+  const rt = await openRuntime(testConfig(s.db));
   try {
     return await fn(rt, createApp(rt));
   } finally {
@@ -45,9 +38,9 @@ describe(`payplane CLI (${dialectName})`, () => {
       // status does not create a missing SQLite file: unavailable, naming it (up creates it)
       const missing = await cli('db', 'migrate', 'status', '--json');
       expect(missing.status).toBe(8);
-      expect(missing.json().error).toMatchObject({ code: 'DATABASE_NOT_FOUND', message: expect.stringContaining(db.url.slice('sqlite:'.length)) });
+      expect(missing.json().error).toMatchObject({ code: 'DATABASE_NOT_FOUND', message: expect.stringContaining(s.db.url.slice('sqlite:'.length)) });
       // an existing database without the schema: status lists every migration as pending
-      fs.writeFileSync(db.url.slice('sqlite:'.length), '');
+      fs.writeFileSync(s.db.url.slice('sqlite:'.length), '');
     }
     const before = await cli('db', 'migrate', 'status', '--json');
     expect(before.status).toBe(0);

@@ -9,7 +9,7 @@ import { dialectName } from '../helpers/db';
 
 jest.setTimeout(180_000);
 
-const s = useCliSandbox({ PAYPLANE_SANDBOX_DELAY_MS: '0' });
+const s = useCliSandbox({ env: { PAYPLANE_SANDBOX_DELAY_MS: '0' } });
 const OTHER = '00000000-0000-4000-8000-000000000000';
 
 describe(`payplane disputes (${dialectName})`, () => {

@@ -1,23 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runDoctor, type DoctorReport } from '../../src/services/doctor';
-import { runCli } from '../helpers/cli';
-import { createTestRuntime, onPostgres, testConfig, type TestRuntime } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
+import { onPostgres, testConfig } from '../helpers/db';
 import { testTls } from '../helpers/receiver';
 
 const byName = (report: DoctorReport) => Object.fromEntries(report.checks.map((c) => [c.name, c]));
 
 describe('payplane doctor', () => {
-  let t: TestRuntime;
-  beforeAll(async () => {
-    t = await createTestRuntime();
+  // the doctor sees only what the test process has of the token secret, and no master key or CA file of the environment
+  const t = useCliSandbox({
+    sandbox: false,
+    runtime: true,
+    env: { PAYPLANE_TOKEN_SECRET: process.env.PAYPLANE_TOKEN_SECRET, PAYPLANE_MASTER_KEY: undefined, PAYPLANE_WEBHOOK_CA_FILE: undefined },
+  });
+  beforeAll(() => {
     // the runtime's first sealing generates the sandbox master key file (0600)
     t.rt.sealer.seal('x');
   });
-  afterAll(() => t?.close());
 
-  const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
-    runCli(['doctor', ...args], { DATABASE_URL: t.db.url, PAYPLANE_HOME: t.db.home, PAYPLANE_MASTER_KEY: undefined, PAYPLANE_WEBHOOK_CA_FILE: undefined, ...env });
+  const cli = (args: string[], env: Record<string, string | undefined> = {}) => t.cliWith(env, 'doctor', ...args);
 
   test('a healthy set-up: every check listed, exit 0, --json is the report', async () => {
     const res = await cli(['--json']);

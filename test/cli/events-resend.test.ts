@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Op } from 'sequelize';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { systemContext } from '../../src/domain/authority';
+import { dialectName } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 import { operatorContext } from '../../src/services/access/operators';
+import { systemContext } from '../../src/domain/authority';
 import { withTransaction } from '../../src/domain/context';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { createEndpoint, updateEndpoint } from '../../src/services/webhooks/endpoints';
@@ -16,47 +15,36 @@ import type { WebhookDeliveryRow } from '../../src/db/models';
 // Issue 24 item 6 at the terminal: `webhooks deliveries retry` of a canceled or scheduled delivery, `webhooks deliveries
 // replay --status canceled|pending`, and `events resend`.
 
-let db: TestDatabase;
-let rt: Runtime;
-let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
+const s = useCliSandbox({ sandbox: { name: 'Resend CLI tenant' }, runtime: true });
+const cli = s.cli;
 const NO_ESCAPES = /\u001b\[/;
 const URL_A = 'https://receiver.example.test/resend';
 
-let sb: SandboxCredentials;
 let tenantEndpoint: string; // the sandbox tenant's, payment.*
 let shopEndpoint: string; // the sandbox merchant's, payment.*
 let refundsEndpoint: string; // the sandbox merchant's, refund.*
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  rt = await openRuntime(testConfig(db));
-  sb = await createSandbox(rt, { name: 'Resend CLI tenant' });
   // the sandbox of this database, as `serve` or `sandbox init` saves it: commands default to its tenant
-  fs.writeFileSync(path.join(db.home, 'sandbox.json'), JSON.stringify({ ...sb, databaseUrl: db.url }), { mode: 0o600 });
-  tenantEndpoint = (await createEndpoint(operatorContext(rt, { level: 'tenant', tenantId: sb.tenantId, livemode: false }), { url: `${URL_A}/ops`, events: ['payment.*'] })).id;
-  const merchant = operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false });
+  fs.writeFileSync(path.join(s.db.home, 'sandbox.json'), JSON.stringify({ ...s.sandbox, databaseUrl: s.db.url }), { mode: 0o600 });
+  tenantEndpoint = (await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false }), { url: `${URL_A}/ops`, events: ['payment.*'] })).id;
+  const merchant = operatorContext(s.rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false });
   shopEndpoint = (await createEndpoint(merchant, { url: `${URL_A}/shop`, events: ['payment.*'] })).id;
   refundsEndpoint = (await createEndpoint(merchant, { url: `${URL_A}/refunds`, events: ['refund.*'] })).id;
 });
-afterAll(async () => {
-  await closeRuntime(rt);
-  await db.drop();
-});
 
-const merchantCtx = () => operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false });
+const merchantCtx = () => operatorContext(s.rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false });
 
 async function delivery(id: string): Promise<WebhookDeliveryRow> {
-  return (await rt.db.models.WebhookDelivery.findByPk(id))!.get({ plain: true }) as WebhookDeliveryRow;
+  return (await s.rt.db.models.WebhookDelivery.findByPk(id))!.get({ plain: true }) as WebhookDeliveryRow;
 }
 
 /** Emits an event through the outbox; returns the event id and its deliveries by endpoint id. */
 async function emit(type: string, livemode = false): Promise<{ eventId: string; deliveries: Record<string, string> }> {
-  return rt.db.transaction(async (t) => {
-    const ctx = withTransaction(systemContext(rt, livemode), t);
-    const event = await emitEvent(ctx, { type, data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } }, tenantId: sb.tenantId, merchantId: sb.merchantId, livemode });
-    const rows = await rt.db.models.WebhookDelivery.findAll({ where: { eventId: event.id }, transaction: t });
+  return s.rt.db.transaction(async (t) => {
+    const ctx = withTransaction(systemContext(s.rt, livemode), t);
+    const event = await emitEvent(ctx, { type, data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } }, tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode });
+    const rows = await s.rt.db.models.WebhookDelivery.findAll({ where: { eventId: event.id }, transaction: t });
     return { eventId: event.id, deliveries: Object.fromEntries(rows.map((r) => [r.get('endpointId') as string, r.get('id') as string])) };
   });
 }
@@ -64,7 +52,7 @@ async function emit(type: string, livemode = false): Promise<{ eventId: string; 
 /** As the dispatcher leaves a delivery after a failed first attempt: pending, the next attempt `inMs` away. */
 async function markScheduled(ids: string[], inMs: number): Promise<void> {
   const last = new Date(Date.now() - 60_000);
-  await rt.db.models.WebhookDelivery.update(
+  await s.rt.db.models.WebhookDelivery.update(
     { status: 'pending', attemptCount: 1, lastAttemptAt: last, lastError: 'HTTP 503', nextAttemptAt: new Date(Date.now() + inMs) },
     { where: { id: { [Op.in]: ids } } },
   );
@@ -72,7 +60,7 @@ async function markScheduled(ids: string[], inMs: number): Promise<void> {
 
 /** As disabling the endpoint leaves a delivery that was retrying (webhooks listen stopping): canceled. */
 async function markCanceled(ids: string[], at: Date): Promise<void> {
-  await rt.db.models.WebhookDelivery.update(
+  await s.rt.db.models.WebhookDelivery.update(
     { status: 'canceled', attemptCount: 1, lastAttemptAt: at, lastError: 'HTTP 503', nextAttemptAt: null, updatedAt: at },
     { where: { id: { [Op.in]: ids } } },
   );
@@ -115,7 +103,7 @@ describe(`payplane webhooks deliveries retry: any delivery, now (${dialectName})
     const row = await delivery(id);
     expect(row).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 10 });
     expect(new Date(row.nextAttemptAt!).getTime()).toBeLessThanOrEqual(Date.now());
-    expect(await rt.db.models.WebhookDelivery.count({ where: { eventId, endpointId: tenantEndpoint } })).toBe(1);
+    expect(await s.rt.db.models.WebhookDelivery.count({ where: { eventId, endpointId: tenantEndpoint } })).toBe(1);
     const again = await cli('webhooks', 'deliveries', 'retry', id, '--json');
     expect(again.status).toBe(5);
     expect(again.json().error.code).toBe('DELIVERY_ALREADY_DUE');
@@ -134,12 +122,12 @@ describe(`payplane webhooks deliveries replay --status canceled|pending (${diale
   const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
 
   beforeAll(async () => {
-    t = await createSandbox(rt, { name: 'Replay canceled tenant' });
-    endpoint = (await createEndpoint(operatorContext(rt, { level: 'tenant', tenantId: t.tenantId, livemode: false }), { url: `${URL_A}/replay`, events: ['*'] })).id;
+    t = await createSandbox(s.rt, { name: 'Replay canceled tenant' });
+    endpoint = (await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: false }), { url: `${URL_A}/replay`, events: ['*'] })).id;
     const emitTo = async (type: string) =>
-      rt.db.transaction(async (tr) => {
-        const event = await emitEvent(withTransaction(systemContext(rt, false), tr), { type, data: { id: `obj_${type}` }, tenantId: t.tenantId, merchantId: t.merchantId });
-        const [row] = await rt.db.models.WebhookDelivery.findAll({ where: { eventId: event.id, endpointId: endpoint }, transaction: tr });
+      s.rt.db.transaction(async (tr) => {
+        const event = await emitEvent(withTransaction(systemContext(s.rt, false), tr), { type, data: { id: `obj_${type}` }, tenantId: t.tenantId, merchantId: t.merchantId });
+        const [row] = await s.rt.db.models.WebhookDelivery.findAll({ where: { eventId: event.id, endpointId: endpoint }, transaction: tr });
         return row.get('id') as string;
       });
     d.canceled = await emitTo('payment.failed');
@@ -149,7 +137,7 @@ describe(`payplane webhooks deliveries replay --status canceled|pending (${diale
     d.due = await emitTo('payout.created');
     await markCanceled([d.canceled], minutesAgo(10));
     await markCanceled([d.oldCanceled], minutesAgo(300));
-    await rt.db.models.WebhookDelivery.update(
+    await s.rt.db.models.WebhookDelivery.update(
       { status: 'failed', failedAt: minutesAgo(5), attemptCount: 10, maxAttempts: 10, nextAttemptAt: null, lastAttemptAt: minutesAgo(5), lastError: 'HTTP 500' },
       { where: { id: d.failed } },
     );
@@ -219,26 +207,26 @@ describe(`payplane events resend (${dialectName})`, () => {
     const res = await cli('events', 'resend', eventId, '--json');
     expect(res.status).toBe(0);
     const out = res.json();
-    expect(out).toMatchObject({ eventId, type: 'payment.requires_capture', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, deliveriesQueued: 2 });
+    expect(out).toMatchObject({ eventId, type: 'payment.requires_capture', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false, deliveriesQueued: 2 });
     expect(out.deliveries.map((x: { endpointId: string }) => x.endpointId).sort()).toEqual([tenantEndpoint, shopEndpoint].sort());
     for (const x of out.deliveries as { id: string; status: string }[]) {
       expect(Object.values(deliveries)).not.toContain(x.id);
       expect(await delivery(x.id)).toMatchObject({ status: 'pending', eventId, attemptCount: 0, maxAttempts: 10, lockedBy: null });
     }
-    expect(await rt.db.models.WebhookDelivery.count({ where: { eventId } })).toBe(4);
+    expect(await s.rt.db.models.WebhookDelivery.count({ where: { eventId } })).toBe(4);
 
     // --merchant: the merchant's endpoints only; the text output names each delivery
-    const text = await cli('events', 'resend', eventId, '--tenant', sb.tenantId, '--merchant', sb.merchantId);
+    const text = await cli('events', 'resend', eventId, '--tenant', s.sandbox.tenantId, '--merchant', s.sandbox.merchantId);
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(/deliveriesQueued\s+1/);
     expect(text.stdout).toContain(shopEndpoint);
     expect(text.stdout).not.toContain(tenantEndpoint);
     expect(text.stdout).not.toMatch(NO_ESCAPES);
     // --merchant alone: its tenant is found from it
-    const alone = await cli('events', 'resend', eventId, '--merchant', sb.merchantId, '--json');
+    const alone = await cli('events', 'resend', eventId, '--merchant', s.sandbox.merchantId, '--json');
     expect(alone.status).toBe(0);
     expect(alone.json().deliveries.map((x: { endpointId: string }) => x.endpointId)).toEqual([shopEndpoint]);
-    expect(await rt.db.models.WebhookDelivery.count({ where: { eventId } })).toBe(6);
+    expect(await s.rt.db.models.WebhookDelivery.count({ where: { eventId } })).toBe(6);
   });
 
   test('with --endpoint: that endpoint only; one that does not receive the event is refused, saying why', async () => {
@@ -258,19 +246,19 @@ describe(`payplane events resend (${dialectName})`, () => {
     expect(badEndpoint.status).toBe(2);
     expect(badEndpoint.json().error.errors[0].path).toBe('--endpoint');
     expect(badId.status).toBe(2);
-    expect(await rt.db.models.WebhookDelivery.count({ where: { eventId, endpointId: refundsEndpoint } })).toBe(0);
+    expect(await s.rt.db.models.WebhookDelivery.count({ where: { eventId, endpointId: refundsEndpoint } })).toBe(0);
   });
 
   test('an event of the other mode, of another tenant, or with no sandbox to default to: refused with the reason', async () => {
     const live = await emit('payment.succeeded', true);
-    const other = await createSandbox(rt, { name: 'Resend other tenant' });
+    const other = await createSandbox(s.rt, { name: 'Resend other tenant' });
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-resend-'));
     try {
       const [wrongMode, withLive, otherTenant, noSandbox, platform] = await Promise.all([
         cli('events', 'resend', live.eventId, '--json'),
         cli('events', 'resend', live.eventId, '--live', '--json'),
         cli('events', 'resend', live.eventId, '--tenant', other.tenantId, '--live', '--json'),
-        runCli(['events', 'resend', live.eventId, '--live', '--json'], { ...env, PAYPLANE_HOME: home }),
+        s.cliWith({ PAYPLANE_HOME: home }, 'events', 'resend', live.eventId, '--live', '--json'),
         cli('events', 'resend', live.eventId, '--platform', '--live', '--json'),
       ]);
       expect(wrongMode.status).toBe(4);

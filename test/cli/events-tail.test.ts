@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, ROOT, runCli } from '../helpers/cli';
-import { createTestDatabase, dialectName, onPostgres, scanLogEnv, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
+import { BIN, ROOT, useCliSandbox, cliProcessEnv } from '../helpers/cli';
+import { dialectName, onPostgres } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import type { Transaction } from 'sequelize';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
@@ -15,10 +14,8 @@ import { newId } from '../../src/util/ids';
 // service itself for what a terminal cannot arrange on purpose: events of one millisecond, a transaction that commits
 // after a later one, another tenant's rows in the same table.
 
-let db: TestDatabase;
-let rt: Runtime;
-let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
+const s = useCliSandbox({ sandbox: false, runtime: true });
+const cli = s.cli;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
 interface Tail {
@@ -33,8 +30,7 @@ const running = new Set<ChildProcess>();
 
 /** `payplane events tail …` in the background; resolves once it says it follows (it has read where it starts). */
 async function startTail(args: string[]): Promise<Tail> {
-  const fullEnv = { ...process.env, NO_COLOR: '1', ...scanLogEnv('cli'), ...env } as NodeJS.ProcessEnv;
-  delete fullEnv.NODE_ENV;
+  const fullEnv = cliProcessEnv(s.env);
   const child = spawn(process.execPath, [BIN, 'events', 'tail', ...args], { env: fullEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let out = '';
@@ -77,8 +73,6 @@ let mine: SandboxCredentials; // the saved sandbox (sandbox.json)
 let other: SandboxCredentials; // another tenant of the same database
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
   const first = await cli('sandbox', 'init', '--json');
   expect(first.status).toBe(0);
   mine = first.json();
@@ -86,13 +80,10 @@ beforeAll(async () => {
   const second = await cli('sandbox', 'init', '--name', 'Another tenant', '--no-save', '--json');
   expect(second.status).toBe(0);
   other = second.json();
-  rt = await openRuntime(testConfig(db));
 });
 
 afterAll(async () => {
   for (const child of running) child.kill('SIGKILL');
-  await closeRuntime(rt);
-  await db.drop();
 });
 
 describe(`payplane events tail, the binary (${dialectName})`, () => {
@@ -100,9 +91,9 @@ describe(`payplane events tail, the binary (${dialectName})`, () => {
 
   test('--json follows the saved sandbox\'s merchant from now on: one JSON line per new event, none twice, no other tenant\'s; SIGINT exits 0', async () => {
     // an event of the merchant committed before the tail starts: not shown
-    const ctx = operatorContext(rt, { level: 'merchant', tenantId: mine.tenantId, merchantId: mine.merchantId, livemode: false });
-    await rt.db.transaction((transaction) => emitEvent(withTransaction(ctx, transaction), { type: 'payment.succeeded', data: { id: 'pay_before_the_tail' } }));
-    const before = new Set((await rt.db.models.Event.findAll({ attributes: ['id'] })).map((row) => row.get('id') as string));
+    const ctx = operatorContext(s.rt, { level: 'merchant', tenantId: mine.tenantId, merchantId: mine.merchantId, livemode: false });
+    await s.rt.db.transaction((transaction) => emitEvent(withTransaction(ctx, transaction), { type: 'payment.succeeded', data: { id: 'pay_before_the_tail' } }));
+    const before = new Set((await s.rt.db.models.Event.findAll({ attributes: ['id'] })).map((row) => row.get('id') as string));
     expect(before.size).toBeGreaterThan(0);
     const tail = await startTail(['--json']);
     expect(tail.stderr()).toContain(`Following test-mode events of merchant ${mine.merchantId} (tenant ${mine.tenantId}), all types.`);
@@ -186,7 +177,7 @@ describe(`payplane events tail, the binary (${dialectName})`, () => {
       cli('events', 'tail', '--type', 'nothing.*', '--json'),
       cli('events', 'tail', '--tenant', mine.tenantId, '--merchant', other.merchantId, '--json'),
       cli('events', 'tail', '--since', 'yesterday', '--json'),
-      runCli(['events', 'tail', '--json'], { ...env, PAYPLANE_HOME: `${db.home}/nowhere`, DATABASE_URL: db.url }),
+      s.cliWith({ PAYPLANE_HOME: `${s.db.home}/nowhere`, DATABASE_URL: s.db.url }, 'events', 'tail', '--json'),
     ]);
     expect(unknown.status).toBe(2);
     expect(unknown.json().error).toMatchObject({ code: 'VALIDATION_FAILED' });
@@ -198,13 +189,13 @@ describe(`payplane events tail, the binary (${dialectName})`, () => {
 });
 
 describe(`the tail service: order, late commits and scope (${dialectName})`, () => {
-  const ctxOf = (s: { tenantId: string; merchantId?: string }) =>
-    operatorContext(rt, { level: s.merchantId ? 'merchant' : 'tenant', tenantId: s.tenantId, merchantId: s.merchantId, livemode: false });
+  const ctxOf = (who: { tenantId: string; merchantId?: string }) =>
+    operatorContext(s.rt, { level: who.merchantId ? 'merchant' : 'tenant', tenantId: who.tenantId, merchantId: who.merchantId, livemode: false });
 
   /** An event row written as the outbox writes it, stamped `at` (in `transaction` when given). */
   async function insertEvent(owner: { tenantId: string; merchantId: string | null }, at: Date, extra: { type?: string; livemode?: boolean; deletedAt?: Date; transaction?: Transaction } = {}): Promise<string> {
     const id = newId();
-    await rt.db.models.Event.create(
+    await s.rt.db.models.Event.create(
       {
         id, type: extra.type ?? 'payment.succeeded', tenantId: owner.tenantId, merchantId: owner.merchantId, livemode: extra.livemode ?? false,
         data: { id: `pay_${id.slice(-6)}`, status: 'captured' }, apiVersion: EVENT_API_VERSION, createdAt: at, updatedAt: at, deletedAt: extra.deletedAt ?? null,
@@ -223,8 +214,8 @@ describe(`the tail service: order, late commits and scope (${dialectName})`, () 
   let shop: SandboxCredentials;
   let rival: SandboxCredentials;
   beforeAll(async () => {
-    shop = await createSandbox(rt, { name: 'Tail shop' });
-    rival = await createSandbox(rt, { name: 'Tail rival' });
+    shop = await createSandbox(s.rt, { name: 'Tail shop' });
+    rival = await createSandbox(s.rt, { name: 'Tail rival' });
   });
 
   test('events of one millisecond, more than a page of them, each once in id order; other tenants, modes and deleted rows never', async () => {
@@ -263,7 +254,7 @@ describe(`the tail service: order, late commits and scope (${dialectName})`, () 
     const inserted = new Promise<void>((resolve) => (written = resolve));
     let first = '';
     // T1: stamped first, written, and held open
-    const t1 = rt.db.transaction(async (transaction) => {
+    const t1 = s.rt.db.transaction(async (transaction) => {
       first = await insertEvent(shop, new Date(), { transaction });
       written();
       await gate;

@@ -15,7 +15,7 @@ let serve: ServeProcess;
 beforeAll(async () => {
   serve = await startServe(t.db, { PAYPLANE_HOME: t.db.home });
 }, 120_000);
-afterAll(() => stopAllServes());
+t.beforeDrop(() => stopAllServes());
 
 const SAMPLES = ['fraud.alert', 'webhook.delivery_failed', 'webhook.endpoint_disabled', 'dispute.late_decision'];
 

@@ -1,23 +1,18 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
+import { dialectName } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 import { operatorContext } from '../../src/services/access/operators';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import * as kyb from '../../src/services/kyb/submissions';
 import { uploadDocument } from '../../src/services/kyb/documents';
 import type { CallerContext } from '../../src/domain/context';
 
-let db: TestDatabase;
-let rt: Runtime;
-let sandbox: SandboxCredentials;
-let env: Record<string, string>;
+const s = useCliSandbox({ sandbox: {}, runtime: true });
 let otherTenantId: string;
-const cli = (...args: string[]) => runCli(args, env);
+const cli = s.cli;
 const NO_ESCAPES = /\u001b\[/;
 
 const data = {
@@ -36,30 +31,22 @@ async function submittedFor(merchantCtx: CallerContext): Promise<{ id: string; d
 }
 
 async function newMerchantCtx(): Promise<CallerContext> {
-  const operator = operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
+  const operator = operatorContext(s.rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false });
   const company = await createCompanyRecord(operator, { name: `Co ${crypto.randomUUID().slice(0, 6)}`, country: 'DE', livemode: false });
   const merchant = await createMerchantRecord(operator, { companyId: company.id, name: 'M' });
-  return operatorContext(rt, { level: 'merchant', tenantId: sandbox.tenantId, merchantId: merchant.id, livemode: false });
+  return operatorContext(s.rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: merchant.id, livemode: false });
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  rt = await openRuntime(testConfig(db));
-  sandbox = await createSandbox(rt);
-  otherTenantId = (await createTenant(operatorContext(rt, { level: 'platform', tenantId: null, livemode: true }), { name: 'Other' })).id;
-});
-afterAll(async () => {
-  await closeRuntime(rt);
-  await db.drop();
+  otherTenantId = (await createTenant(operatorContext(s.rt, { level: 'platform', tenantId: null, livemode: true }), { name: 'Other' })).id;
 });
 
 describe(`payplane kyb (${dialectName})`, () => {
   test('review list, get, document-verdict, documents download and approve', async () => {
-    const merchantCtx = operatorContext(rt, { level: 'merchant', tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, livemode: false });
+    const merchantCtx = operatorContext(s.rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false });
     const { id, documentId } = await submittedFor(merchantCtx);
 
-    const list = await cli('kyb', 'review', 'list', '--tenant', sandbox.tenantId, '--status', 'submitted', '--json');
+    const list = await cli('kyb', 'review', 'list', '--tenant', s.sandbox.tenantId, '--status', 'submitted', '--json');
     expect(list.status).toBe(0);
     expect(list.json().data.map((s: { id: string }) => s.id)).toEqual([id]);
     const table = await cli('kyb', 'review', 'list');
@@ -73,8 +60,8 @@ describe(`payplane kyb (${dialectName})`, () => {
     expect(got.stdout).toContain('certificate.pdf');
     expect(got.stdout).toContain('pending');
 
-    const out = path.join(db.home, 'downloaded.pdf');
-    const saved = await cli('kyb', 'documents', 'download', id, documentId, '--out', out, '--tenant', sandbox.tenantId, '--json');
+    const out = path.join(s.db.home, 'downloaded.pdf');
+    const saved = await cli('kyb', 'documents', 'download', id, documentId, '--out', out, '--tenant', s.sandbox.tenantId, '--json');
     expect(saved.status).toBe(0);
     expect(saved.json()).toMatchObject({ documentId, path: out, size: pdf.length, sha256: crypto.createHash('sha256').update(pdf).digest('hex') });
     expect(Buffer.compare(fs.readFileSync(out), pdf)).toBe(0);
@@ -86,13 +73,13 @@ describe(`payplane kyb (${dialectName})`, () => {
     const early = await cli('kyb', 'review', 'approve', id, '--json');
     expect(early.status).toBe(5);
     expect(early.json().error.code).toBe('KYB_DOCUMENTS_NOT_ACCEPTED');
-    const verdict = await cli('kyb', 'review', 'document-verdict', id, documentId, '--verdict', 'accepted', '--comment', 'ok', '--tenant', sandbox.tenantId, '--json');
+    const verdict = await cli('kyb', 'review', 'document-verdict', id, documentId, '--verdict', 'accepted', '--comment', 'ok', '--tenant', s.sandbox.tenantId, '--json');
     expect(verdict.status).toBe(0);
     expect(verdict.json()).toMatchObject({ status: 'in_review', documents: [{ id: documentId, verdict: 'accepted', verdictComment: 'ok' }] });
     const approved = await cli('kyb', 'review', 'approve', id, '--comment', 'Register checked', '--json');
     expect(approved.status).toBe(0);
     expect(approved.json()).toMatchObject({ id, status: 'approved', reviewerComment: 'Register checked' });
-    expect(await kyb.companyHasApprovedKyb(operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: true }), sandbox.companyId)).toBe(true);
+    expect(await kyb.companyHasApprovedKyb(operatorContext(s.rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: true }), s.sandbox.companyId)).toBe(true);
   });
 
   test('request-information and reject; missing flags exit 2, other tenants and unknown ids exit 4, illegal moves 5', async () => {
@@ -112,7 +99,7 @@ describe(`payplane kyb (${dialectName})`, () => {
     const second = await submittedFor(await newMerchantCtx());
     const noReason = await cli('kyb', 'review', 'reject', second.id, '--json');
     expect(noReason.status).toBe(2);
-    const rejected = await cli('kyb', 'review', 'reject', second.id, '--reason', 'Registry mismatch', '--tenant', sandbox.tenantId);
+    const rejected = await cli('kyb', 'review', 'reject', second.id, '--reason', 'Registry mismatch', '--tenant', s.sandbox.tenantId);
     expect(rejected.status).toBe(0);
     expect(rejected.stdout).toContain('rejected');
   });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { createTestRuntime, dialectName, TEST_TOKEN_SECRET, type TestRuntime } from '../helpers/db';
-import { BIN, ROOT, runCli } from '../helpers/cli';
+import { dialectName } from '../helpers/db';
+import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
 import { operatorContext } from '../../src/services/access/operators';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createApiKey } from '../../src/services/api-keys/keys';
@@ -14,17 +14,14 @@ import { testWhenPresent } from '../helpers/prerequisite';
 const TENANTS = 230; // more than two pages of ALL_PAGE_SIZE (100): --all needs three requests without --limit
 const KEYS = 13;
 
-let t: TestRuntime;
-let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
+const t = useCliSandbox({ sandbox: false, runtime: true });
+const cli = t.cli;
 /** every tenant id, newest first, as the database orders them (tenants list sorts createdAt desc, id desc) */
 let tenantIds: string[];
 let keysTenantId: string;
 let keyIds: string[];
 
 beforeAll(async () => {
-  t = await createTestRuntime();
-  env = { DATABASE_URL: t.db.url, PAYPLANE_HOME: t.db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
   const platform = operatorContext(t.rt, { level: 'platform', tenantId: null, livemode: true });
   for (let i = 0; i < TENANTS; i++) await createTenant(platform, { name: `Tenant ${i}`, livemode: false });
   const rows = await t.rt.db.models.Tenant.findAll({ attributes: ['id'], order: [['createdAt', 'DESC'], ['id', 'DESC']] });
@@ -35,7 +32,6 @@ beforeAll(async () => {
   const keys = await t.rt.db.models.ApiKey.findAll({ attributes: ['id'], where: { tenantId: keysTenantId }, order: [['createdAt', 'DESC'], ['id', 'DESC']] });
   keyIds = keys.map((r) => r.get('id') as string);
 }, 120_000);
-afterAll(() => t?.close());
 
 const ids = (page: Page<{ id: string }>) => page.data.map((r) => r.id);
 
@@ -100,7 +96,7 @@ describe(`list commands --all (${dialectName})`, () => {
     const run = (args: string) =>
       spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args}`, '/dev/null'], {
         cwd: ROOT,
-        env: { ...process.env, ...env, NO_COLOR: '1', COLUMNS: '100' },
+        env: { ...process.env, ...t.env, NO_COLOR: '1', COLUMNS: '100' },
         encoding: 'utf8',
         timeout: 60_000,
       });

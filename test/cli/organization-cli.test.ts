@@ -1,50 +1,35 @@
 import request from 'supertest';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
+import { dialectName } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 import { operatorContext } from '../../src/services/access/operators';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createApp } from '../../src/http/app';
 import { readCacheTtlMs } from '../../src/db/read-cache';
 
-let db: TestDatabase;
-let rt: Runtime;
-let sandbox: SandboxCredentials;
-let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
+const s = useCliSandbox({ sandbox: {}, runtime: true });
+const cli = s.cli;
 const NO_ESCAPES = /\u001b\[/;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  rt = await openRuntime(testConfig(db));
-  sandbox = await createSandbox(rt);
-});
-afterAll(async () => {
-  await closeRuntime(rt);
-  await db.drop();
-});
 
 describe(`payplane companies and merchants (${dialectName})`, () => {
   let companyId: string;
   let merchantId: string;
 
   test('companies create, list with search, get; missing or invalid input exits 2 naming the flag', async () => {
-    const created = await cli('companies', 'create', '--tenant', sandbox.tenantId, '--name', 'Acme Trading', '--country', 'DE', '--legal-name', 'Acme Trading GmbH', '--json');
+    const created = await cli('companies', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Acme Trading', '--country', 'DE', '--legal-name', 'Acme Trading GmbH', '--json');
     expect(created.status).toBe(0);
     const company = created.json();
-    expect(company).toMatchObject({ tenantId: sandbox.tenantId, name: 'Acme Trading', legalName: 'Acme Trading GmbH', country: 'DE', livemode: false, status: 'active' });
+    expect(company).toMatchObject({ tenantId: s.sandbox.tenantId, name: 'Acme Trading', legalName: 'Acme Trading GmbH', country: 'DE', livemode: false, status: 'active' });
     companyId = company.id;
 
-    const missing = await cli('companies', 'create', '--tenant', sandbox.tenantId, '--name', 'No country', '--json');
+    const missing = await cli('companies', 'create', '--tenant', s.sandbox.tenantId, '--name', 'No country', '--json');
     expect(missing.status).toBe(2);
     expect(missing.json().error).toMatchObject({ code: 'MISSING_FLAG', errors: [{ path: '--country', message: 'is required' }] });
-    const bad = await cli('companies', 'create', '--tenant', sandbox.tenantId, '--name', 'X', '--country', 'de', '--json');
+    const bad = await cli('companies', 'create', '--tenant', s.sandbox.tenantId, '--name', 'X', '--country', 'de', '--json');
     expect(bad.status).toBe(2);
     expect(bad.json().error.errors[0].path).toBe('--country');
 
-    const found = await cli('companies', 'list', '--tenant', sandbox.tenantId, '--search', 'ACME trading gmbh', '--json');
+    const found = await cli('companies', 'list', '--tenant', s.sandbox.tenantId, '--search', 'ACME trading gmbh', '--json');
     expect(found.status).toBe(0);
     expect(found.json().data.map((c: { id: string }) => c.id)).toEqual([companyId]);
     const tooLong = await cli('companies', 'list', '--search', 'a'.repeat(257), '--json');
@@ -63,7 +48,7 @@ describe(`payplane companies and merchants (${dialectName})`, () => {
     const created = await cli('merchants', 'create', '--company', companyId, '--name', 'Acme Shop', '--mcc', '5734', '--default-currency', 'EUR', '--json');
     expect(created.status).toBe(0);
     const merchant = created.json();
-    expect(merchant).toMatchObject({ companyId, tenantId: sandbox.tenantId, status: 'active', liveStatus: 'sandbox', mcc: '5734', checkoutHosting: 'self_hosted' });
+    expect(merchant).toMatchObject({ companyId, tenantId: s.sandbox.tenantId, status: 'active', liveStatus: 'sandbox', mcc: '5734', checkoutHosting: 'self_hosted' });
     merchantId = merchant.id;
     const badMcc = await cli('merchants', 'update', merchantId, '--mcc', '12', '--json');
     expect(badMcc.status).toBe(2);
@@ -77,9 +62,9 @@ describe(`payplane companies and merchants (${dialectName})`, () => {
   });
 
   test('suspend needs --yes off a terminal; it stops the merchant\'s key over HTTP; activate restores it', async () => {
-    const ctx = operatorContext(rt, { level: 'merchant', tenantId: sandbox.tenantId, merchantId, livemode: false });
+    const ctx = operatorContext(s.rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId, livemode: false });
     const key = (await createApiKey(ctx, { ownerType: 'merchant', livemode: false })).secretKey;
-    const app = createApp(rt);
+    const app = createApp(s.rt);
     const call = () => request(app).get('/v1/admin/merchants').set('Authorization', `Bearer ${key}`);
     expect((await call()).status).toBe(200);
 
@@ -144,11 +129,11 @@ describe(`payplane companies and merchants (${dialectName})`, () => {
   });
 
   test('a company of live mode (issue 20): listed with --live only; get, update, merchants and disable act in its own mode', async () => {
-    const created = await cli('companies', 'create', '--tenant', sandbox.tenantId, '--name', 'Live Only Co', '--country', 'NL', '--live', '--json');
+    const created = await cli('companies', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Live Only Co', '--country', 'NL', '--live', '--json');
     expect(created.status).toBe(0);
     const live = created.json();
     expect(live).toMatchObject({ livemode: true, status: 'active' });
-    const ids = async (...args: string[]) => (await cli('companies', 'list', '--tenant', sandbox.tenantId, '--json', ...args)).json().data.map((c: { id: string }) => c.id);
+    const ids = async (...args: string[]) => (await cli('companies', 'list', '--tenant', s.sandbox.tenantId, '--json', ...args)).json().data.map((c: { id: string }) => c.id);
     expect(await ids()).not.toContain(live.id);
     expect(await ids('--live')).toEqual([live.id]);
     expect((await cli('companies', 'get', live.id, '--json')).json()).toEqual(live);

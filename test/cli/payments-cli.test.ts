@@ -1,7 +1,8 @@
 import request from 'supertest';
-import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli, type CliResult } from '../helpers/cli';
+import { withRuntimeOf, dialectName } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
+import { about, storedEvents } from '../helpers/events';
 import { createApp } from '../../src/http/app';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 
@@ -13,49 +14,28 @@ import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 
 jest.setTimeout(180_000);
 
-let db: TestDatabase;
-let env: Record<string, string>;
-const outputs: CliResult[] = [];
-const cli = async (...args: string[]) => {
-  const res = await runCli(args, env);
-  outputs.push(res);
-  return res;
-};
-let sb: { tenantId: string; merchantId: string; tenantKey: { secretKey: string } };
+const s = useCliSandbox();
+const cli = s.cli;
 
 const CARD_NUMBERS = ['4242424242424242', '4000000000005126', '4000000000000002'];
 const NO_ESCAPES = /\u001b\[/;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  const init = await runCli(['sandbox', 'init', '--json'], env);
-  expect(init.status).toBe(0);
-  sb = init.json();
-});
 afterAll(async () => {
   // no command ever prints a card number
-  for (const out of outputs) for (const number of CARD_NUMBERS) expect(out.stdout + out.stderr).not.toContain(number);
-  await db.drop();
+  for (const out of s.outputs) for (const number of CARD_NUMBERS) expect(out.stdout + out.stderr).not.toContain(number);
+  await s.db.drop();
 });
 
-const apiGet = (p: string) => withRuntimeOf(db, (rt) => request(createApp(rt)).get(p).set('Authorization', `Bearer ${sb.tenantKey.secretKey}`));
+const apiGet = (p: string) => withRuntimeOf(s.db, (rt) => request(createApp(rt)).get(p).set('Authorization', `Bearer ${s.sandbox.tenantKey.secretKey}`));
 
 async function trigger(type: string) {
-  const res = await cli('events', 'trigger', type, '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--json');
+  const res = await cli('events', 'trigger', type, '--tenant', s.sandbox.tenantId, '--merchant', s.sandbox.merchantId, '--json');
   expect(res.status).toBe(0);
   return res.json();
 }
 
-async function eventTypesOf(paymentId: string): Promise<string[]> {
-  return withRuntimeOf(db, async (rt) => {
-    const rows = await rt.db.models.Event.findAll({ where: { tenantId: sb.tenantId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
-    return rows
-      .map((r) => r.get({ plain: true }) as { type: string; data: Record<string, unknown> })
-      .filter((e) => e.data.id === paymentId || e.data.paymentId === paymentId)
-      .map((e) => e.type);
-  });
-}
+const eventTypesOf = (paymentId: string) =>
+  withRuntimeOf(s.db, async (rt) => (await storedEvents(rt, { tenantId: s.sandbox.tenantId }, about(paymentId))).map((e) => e.type));
 
 describe(`payplane payments and refunds (${dialectName})`, () => {
   let paid: string;
@@ -78,8 +58,8 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     expect(triggered.events.find((e: { type: string }) => e.type === 'payment.succeeded').id).toBe(triggered.eventId);
 
     const [list, table, failedOnly, live, got, api] = await Promise.all([
-      cli('payments', 'list', '--tenant', sb.tenantId, '--json'),
-      cli('payments', 'list', '--merchant', sb.merchantId),
+      cli('payments', 'list', '--tenant', s.sandbox.tenantId, '--json'),
+      cli('payments', 'list', '--merchant', s.sandbox.merchantId),
       cli('payments', 'list', '--status', 'failed', '--json'),
       cli('payments', 'list', '--live', '--json'),
       cli('payments', 'get', paid, '--json'),
@@ -102,7 +82,7 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     expect(api.status).toBe(200);
     expect(payment).toEqual(api.body.data);
     expect(payment).toMatchObject({
-      id: paid, tenantId: sb.tenantId, merchantId: sb.merchantId, status: 'captured', captureMethod: 'automatic', livemode: false,
+      id: paid, tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, status: 'captured', captureMethod: 'automatic', livemode: false,
       amount: { currency: 'EUR', valueMinor: 2500 }, card: { brand: 'visa', last4: '4242' },
     });
     const b = payment.amountBreakdown;
@@ -134,8 +114,8 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     expect(replay.status).toBe(0);
     expect(replay.json()).toEqual(refund);
     // the key lives in the tenant's scope, as the API's: the tenant's secret key replays the same refund
-    const api = await withRuntimeOf(db, (rt) =>
-      request(createApp(rt)).post(`/v1/payments/${paid}/refunds`).set('Authorization', `Bearer ${sb.tenantKey.secretKey}`)
+    const api = await withRuntimeOf(s.db, (rt) =>
+      request(createApp(rt)).post(`/v1/payments/${paid}/refunds`).set('Authorization', `Bearer ${s.sandbox.tenantKey.secretKey}`)
         .set('Idempotency-Key', 'cli-refund-1').send({ amount: { currency: 'EUR', valueMinor: 1000 }, reason: 'damaged item' }),
     );
     expect(api.status).toBe(201);
@@ -224,7 +204,7 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
       cli('payments', 'cancel', id, '--yes', '--json'),
       cli('refunds', 'list', id, '--json'),
       cli('refunds', 'create', id, '--json'),
-      cli('payments', 'list', '--tenant', sb.tenantId, '--status', 'voided', '--json'),
+      cli('payments', 'list', '--tenant', s.sandbox.tenantId, '--status', 'voided', '--json'),
     ]);
     expect(again.status).toBe(5);
     expect(again.json().error.code).toBe('PAYMENT_NOT_CANCELABLE');
@@ -254,7 +234,7 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     const payment = (await cli('payments', 'get', action.paymentId, '--json')).json();
     expect(payment.action).toMatchObject({ type: 'redirect', url: expect.stringContaining('/sandbox/3ds/') });
     // the ledger holds after all of it
-    await withRuntimeOf(db, (rt) => expectLedgerInvariant(rt));
+    await withRuntimeOf(s.db, (rt) => expectLedgerInvariant(rt));
   });
 
   test('events trigger makes real records for the checkout session and balance types', async () => {
@@ -268,36 +248,36 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     // the merchant's funds are still pending (48 hours of holding): a refund takes the available balance below zero
     const negative = await trigger('balance.negative');
     expect(negative).toMatchObject({ type: 'balance.negative', sample: false, refundStatus: 'succeeded' });
-    const event = await withRuntimeOf(db, async (rt) => (await rt.db.models.Event.findByPk(negative.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
-    expect(event.data).toMatchObject({ refundId: negative.refundId, paymentId: negative.paymentId, merchantId: sb.merchantId });
+    const event = await withRuntimeOf(s.db, async (rt) => (await rt.db.models.Event.findByPk(negative.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
+    expect(event.data).toMatchObject({ refundId: negative.refundId, paymentId: negative.paymentId, merchantId: s.sandbox.merchantId });
     expect((event.data.available as { valueMinor: number }).valueMinor).toBeLessThan(0);
 
     const reached = await trigger('balance.threshold_reached');
     expect(reached).toMatchObject({ type: 'balance.threshold_reached', sample: false, paymentStatus: 'captured', thresholdId: expect.any(String) });
-    const thresholdEvent = await withRuntimeOf(db, async (rt) => (await rt.db.models.Event.findByPk(reached.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
+    const thresholdEvent = await withRuntimeOf(s.db, async (rt) => (await rt.db.models.Event.findByPk(reached.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
     expect(thresholdEvent.data).toMatchObject({ sourceId: reached.paymentId, balanceType: 'pending', direction: 'above', threshold: { id: reached.thresholdId } });
     // the threshold made for it is gone again
-    expect((await apiGet(`/v1/balance-thresholds?merchantId=${sb.merchantId}`)).body.data).toEqual([]);
+    expect((await apiGet(`/v1/balance-thresholds?merchantId=${s.sandbox.merchantId}`)).body.data).toEqual([]);
 
     // balance.available: a payment of a past day, beyond the 48 hours of holding, released by the job's own code
     const released = await trigger('balance.available');
     expect(released).toMatchObject({ type: 'balance.available', sample: false, released: expect.any(Number) });
     expect(Date.now() - Date.parse(released.paidAt)).toBeGreaterThan(48 * 3_600_000);
-    const releaseEvent = await withRuntimeOf(db, async (rt) => (await rt.db.models.Event.findByPk(released.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
-    expect(releaseEvent.data).toMatchObject({ sourceType: 'payment', sourceId: released.paymentId, merchantId: sb.merchantId, kind: 'pending' });
+    const releaseEvent = await withRuntimeOf(s.db, async (rt) => (await rt.db.models.Event.findByPk(released.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
+    expect(releaseEvent.data).toMatchObject({ sourceType: 'payment', sourceId: released.paymentId, merchantId: s.sandbox.merchantId, kind: 'pending' });
     const pastPayment = (await apiGet(`/v1/payments/${released.paymentId}`)).body.data;
     // made at noon UTC of that day (its clock ran on while the payment was made)
     expect([pastPayment.status, pastPayment.createdAt.slice(0, 13)]).toEqual(['captured', released.paidAt.slice(0, 13)]);
-    await withRuntimeOf(db, (rt) => expectLedgerInvariant(rt));
+    await withRuntimeOf(s.db, (rt) => expectLedgerInvariant(rt));
   });
 
   test('payments get --wait waits while the payment is processing: exit 8 after --timeout, the answer once the acquirer has given it', async () => {
     // a payment whose acquirer answer nobody has run yet (no serve, no jobs): it stays processing
-    const paymentId = await withRuntimeOf(db, async (rt) => {
+    const paymentId = await withRuntimeOf(s.db, async (rt) => {
       const app = createApp(rt);
-      const auth = `Bearer ${sb.tenantKey.secretKey}`;
+      const auth = `Bearer ${s.sandbox.tenantKey.secretKey}`;
       const session = await request(app).post('/v1/checkout-sessions').set('Authorization', auth)
-        .send({ merchantId: sb.merchantId, amount: { currency: 'EUR', valueMinor: 1234 }, successUrl: 'https://example.com/ok' });
+        .send({ merchantId: s.sandbox.merchantId, amount: { currency: 'EUR', valueMinor: 1234 }, successUrl: 'https://example.com/ok' });
       expect(session.status).toBe(201);
       const paid = await request(app).post(`/v1/checkout-sessions/${session.body.data.id}/complete`).set('Authorization', auth)
         .send({ paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2034, cvc: '123', holderName: 'Wait Test' } } });
@@ -311,7 +291,7 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     // the acquirer answers while the command waits
     const waiting = cli('payments', 'get', paymentId, '--wait', '--timeout', '60', '--json');
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await withRuntimeOf(db, (rt) => runDueSandboxOperations(rt))).toBeGreaterThanOrEqual(1);
+    expect(await withRuntimeOf(s.db, (rt) => runDueSandboxOperations(rt))).toBeGreaterThanOrEqual(1);
     const answered = await waiting;
     expect(answered.status).toBe(0);
     expect(answered.json()).toMatchObject({ id: paymentId, status: 'captured' });

@@ -2,13 +2,12 @@ import { useCliSandbox } from '../helpers/cli';
 import { dialectName, withRuntimeOf } from '../helpers/db';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { TEST_IBAN } from '../helpers/withdrawals';
+import { fundByAdjustment } from '../helpers/funding';
 import type { Runtime } from '../../src/runtime';
 import { operatorContext } from '../../src/services/access/operators';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { balancesOf } from '../../src/services/ledger/balances';
-import { post } from '../../src/services/ledger/post';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { WEEKDAYS } from '../../src/services/payouts/schedule';
 import { backgroundJobs } from '../../src/jobs';
 
@@ -21,19 +20,11 @@ const s = useCliSandbox();
 const OTHER = '00000000-0000-4000-8000-000000000000';
 const FEE = 25;
 let methodId: string;
-let funding = 0;
 
 const tenantOperator = (rt: Runtime) => operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false });
 
-async function fund(valueMinor: number, currency = 'EUR'): Promise<void> {
-  await withRuntimeOf(s.db, (rt) => post(tenantOperator(rt), {
-    tenantId: s.sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: `cli-payout-funding-${++funding}`, description: 'test funding',
-    lines: [
-      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency, amountMinor: -valueMinor },
-      { account: 'merchant_available', ownerId: s.sandbox.merchantId, currency, amountMinor: valueMinor },
-    ],
-  }).then(() => undefined));
-}
+const fund = (valueMinor: number, currency = 'EUR') =>
+  withRuntimeOf(s.db, (rt) => fundByAdjustment(tenantOperator(rt), { tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, valueMinor, currency }));
 
 const available = (currency = 'EUR') => withRuntimeOf(s.db, async (rt) => {
   const [b] = await balancesOf(tenantOperator(rt), { merchantId: s.sandbox.merchantId, currency });
@@ -49,9 +40,7 @@ beforeAll(async () => {
   await fund(100_000);
   await fund(50_000, 'USD');
 });
-afterAll(async () => {
-  await withRuntimeOf(s.db, (rt) => expectLedgerInvariant(rt));
-});
+s.beforeDrop(() => withRuntimeOf(s.db, (rt) => expectLedgerInvariant(rt)));
 
 describe(`payplane payouts, payout-schedule, jobs run (${dialectName})`, () => {
   let paidId: string;

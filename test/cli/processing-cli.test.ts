@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli, type CliResult } from '../helpers/cli';
+import { dialectName, testConfig } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 import { openRuntime, closeRuntime } from '../../src/runtime';
 import { createApp } from '../../src/http/app';
 
@@ -11,27 +11,12 @@ const SECRET_KEY = 'cli-apikey-Pq8Wn3Zr-SECRETVALUE';
 const SECRET_ACCOUNT = 'cli-account-Lk2Jh7Gf-SECRETVALUE';
 const ROTATED = 'cli-rotated-Vb6Nm1Xc-SECRETVALUE';
 
-let db: TestDatabase;
-let env: Record<string, string>;
-const outputs: CliResult[] = [];
-const cli = async (...args: string[]) => {
-  const res = await runCli(args, env);
-  outputs.push(res);
-  return res;
-};
-let sandbox: { tenantId: string; tenantKey: { secretKey: string } };
+const s = useCliSandbox();
+const cli = s.cli;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  const init = await runCli(['sandbox', 'init', '--json'], env);
-  expect(init.status).toBe(0);
-  sandbox = init.json();
-});
-afterAll(() => db.drop());
 
 async function apiGet(p: string, key: string) {
-  const rt = await openRuntime(testConfig(db));
+  const rt = await openRuntime(testConfig(s.db));
   try {
     return await request(createApp(rt)).get(p).set('Authorization', `Bearer ${key}`);
   } finally {
@@ -54,30 +39,30 @@ describe(`payplane terminals and providers (${dialectName})`, () => {
   });
 
   test('terminals: create from a credentials file or flags, 3DS, MPI accounts, restrictions, limits, rotate, disable; credentials never echoed', async () => {
-    const file = path.join(db.home, 'creds.json');
+    const file = path.join(s.db.home, 'creds.json');
     fs.writeFileSync(file, JSON.stringify({ merchantAccount: SECRET_ACCOUNT, apiKey: SECRET_KEY }));
-    const created = await cli('terminals', 'create', '--tenant', sandbox.tenantId, '--provider', CARD, '--name', 'EU cards', '--currency', 'EUR',
+    const created = await cli('terminals', 'create', '--tenant', s.sandbox.tenantId, '--provider', CARD, '--name', 'EU cards', '--currency', 'EUR',
       '--currency', 'USD', '--brand', 'visa', '--brand', 'mastercard', '--mcc', '5999', '--credentials-file', file, '--json');
     expect(created.status).toBe(0);
     const terminal = created.json();
-    expect(terminal).toMatchObject({ tenantId: sandbox.tenantId, name: 'EU cards', supportedCurrencies: ['EUR', 'USD'], status: 'active' });
-    const api = await apiGet(`/v1/admin/terminals/${terminal.id}`, sandbox.tenantKey.secretKey);
+    expect(terminal).toMatchObject({ tenantId: s.sandbox.tenantId, name: 'EU cards', supportedCurrencies: ['EUR', 'USD'], status: 'active' });
+    const api = await apiGet(`/v1/admin/terminals/${terminal.id}`, s.sandbox.tenantKey.secretKey);
     expect(api.body.data).toEqual(terminal);
 
     // validation names the flag; a missing credential names the field, never a value
-    const missing = await cli('terminals', 'create', '--tenant', sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'EUR',
+    const missing = await cli('terminals', 'create', '--tenant', s.sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'EUR',
       '--credential', `merchantAccount=${SECRET_ACCOUNT}`, '--json');
     expect(missing.status).toBe(2);
     expect(missing.json().error.errors).toEqual([{ path: 'body.credentials.apiKey', message: expect.any(String) }]);
-    const badCurrency = await cli('terminals', 'create', '--tenant', sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'eur',
+    const badCurrency = await cli('terminals', 'create', '--tenant', s.sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'eur',
       '--credential', `merchantAccount=${SECRET_ACCOUNT}`, '--credential', `apiKey=${SECRET_KEY}`, '--json');
     expect(badCurrency.status).toBe(2);
     expect(badCurrency.json().error.errors[0].path).toBe('--currency[0]');
-    const noCreds = await cli('terminals', 'create', '--tenant', sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'EUR', '--json');
+    const noCreds = await cli('terminals', 'create', '--tenant', s.sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'EUR', '--json');
     expect(noCreds.json().error.code).toBe('MISSING_FLAG');
 
     // list in a table
-    const table = await cli('terminals', 'list', '--tenant', sandbox.tenantId);
+    const table = await cli('terminals', 'list', '--tenant', s.sandbox.tenantId);
     expect(table.status).toBe(0);
     expect(table.stdout).toContain('EU cards');
 
@@ -116,7 +101,7 @@ describe(`payplane terminals and providers (${dialectName})`, () => {
     expect(again.json().error.code).toBe('INVALID_STATE_TRANSITION');
 
     // nothing the CLI printed holds a credential value
-    for (const out of outputs) {
+    for (const out of s.outputs) {
       for (const secret of [SECRET_KEY, SECRET_ACCOUNT, ROTATED]) {
         expect(out.stdout).not.toContain(secret);
         expect(out.stderr).not.toContain(secret);

@@ -1,38 +1,30 @@
 import request from 'supertest';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli } from '../helpers/cli';
+import { dialectName, testConfig } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 import { openRuntime, closeRuntime } from '../../src/runtime';
 import { operatorContext } from '../../src/services/access/operators';
 import { createApp } from '../../src/http/app';
 import { createMerchantRecord } from '../../src/services/organization/records';
 
-let db: TestDatabase;
-let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
-let sandbox: { tenantId: string; companyId: string; tenantKey: { secretKey: string } };
+const s = useCliSandbox();
+const cli = s.cli;
 /** a merchant of the sandbox tenant with no profile yet */
 let merchantId: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  const init = await cli('sandbox', 'init', '--json');
-  expect(init.status).toBe(0);
-  sandbox = init.json();
-  const rt = await openRuntime(testConfig(db));
+  const rt = await openRuntime(testConfig(s.db));
   try {
-    const op = operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
-    merchantId = (await createMerchantRecord(op, { companyId: sandbox.companyId, name: 'CLI profiles merchant' })).id;
+    const op = operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false });
+    merchantId = (await createMerchantRecord(op, { companyId: s.sandbox.companyId, name: 'CLI profiles merchant' })).id;
   } finally {
     await closeRuntime(rt);
   }
 });
-afterAll(() => db.drop());
 
 async function apiGet(path: string) {
-  const rt = await openRuntime(testConfig(db));
+  const rt = await openRuntime(testConfig(s.db));
   try {
-    return await request(createApp(rt)).get(path).set('Authorization', `Bearer ${sandbox.tenantKey.secretKey}`);
+    return await request(createApp(rt)).get(path).set('Authorization', `Bearer ${s.sandbox.tenantKey.secretKey}`);
   } finally {
     await closeRuntime(rt);
   }
@@ -45,7 +37,7 @@ describe(`payplane integration-profiles (${dialectName})`, () => {
     expect(created.status).toBe(0);
     const profile = created.json();
     expect(profile).toMatchObject({
-      tenantId: sandbox.tenantId, merchantId, mode: 'checkout', status: 'enabled', sessionLifetime: 3600, cascadingEnabled: true, maxDeclineAttempts: 2,
+      tenantId: s.sandbox.tenantId, merchantId, mode: 'checkout', status: 'enabled', sessionLifetime: 3600, cascadingEnabled: true, maxDeclineAttempts: 2,
       cascadePolicy: { onCodes: ['05'] }, returnUrl: 'https://shop.example.com/back', defaultLocale: null,
     });
 
@@ -59,7 +51,7 @@ describe(`payplane integration-profiles (${dialectName})`, () => {
     expect(invalid.json().error.errors.map((e: { path: string }) => e.path).sort()).toEqual(['--cascade-policy', '--session-lifetime']);
 
     const [listed, got, updated] = await Promise.all([
-      cli('integration-profiles', 'list', '--tenant', sandbox.tenantId, '--merchant', merchantId, '--json'),
+      cli('integration-profiles', 'list', '--tenant', s.sandbox.tenantId, '--merchant', merchantId, '--json'),
       cli('integration-profiles', 'get', profile.id),
       cli('integration-profiles', 'update', profile.id, '--status', 'disabled', '--no-cascading', '--return-url', 'null', '--default-locale', 'de-DE', '--json'),
     ]);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli } from '../helpers/cli';
+import { withRuntimeOf, dialectName } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 import { evaluateRisk } from '../../src/services/risk/engine';
 import { createSession } from '../../src/services/checkout/sessions';
 import { completeCheckoutSession } from '../../src/services/checkout/completion';
@@ -12,10 +12,8 @@ const MISSING = '00000000-0000-4000-8000-000000000000';
 const CARD = '4242424242424242';
 const OTHER_CARD = '5555555555554444';
 
-let db: TestDatabase;
-let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
-let sandbox: { tenantId: string; merchantId: string };
+const s = useCliSandbox();
+const cli = s.cli;
 let tenant: string[];
 let fingerprint: string;
 
@@ -23,14 +21,8 @@ const payment = (card: string, extra: Record<string, unknown> = {}) => JSON.stri
 const paths = (res: { json(): { error: { errors: { path: string }[] } } }) => res.json().error.errors.map((e) => e.path);
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  const init = await cli('sandbox', 'init', '--json');
-  expect(init.status).toBe(0);
-  sandbox = init.json();
-  tenant = ['--tenant', sandbox.tenantId];
+  tenant = ['--tenant', s.sandbox.tenantId];
 });
-afterAll(() => db.drop());
 
 describe(`payplane risk (${dialectName})`, () => {
   let blockList: { id: string };
@@ -40,10 +32,10 @@ describe(`payplane risk (${dialectName})`, () => {
 
   test('lists: create, get, update, list, entries, add-entry, remove-entry, delete; values are normalized and checked', async () => {
     // the card's fingerprint as a payment would have it, from a dry run without any plan
-    const first = await cli('risk', 'evaluate', '--merchant', sandbox.merchantId, '--payment-json', payment(CARD), '--json');
+    const first = await cli('risk', 'evaluate', '--merchant', s.sandbox.merchantId, '--payment-json', payment(CARD), '--json');
     expect(first.status).toBe(0);
     expect(first.json()).toMatchObject({
-      subject: { tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, livemode: false, card: { bin: '424242', brand: 'visa', fingerprint: expect.any(String) } },
+      subject: { tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false, card: { bin: '424242', brand: 'visa', fingerprint: expect.any(String) } },
       decision: { decision: 'allow', evaluatedDecision: 'allow', enforced: true, score: 0, matchedRules: [], planIds: [], reason: null, thresholds: { challenge: 50, review: null, decline: 100 } },
     });
     fingerprint = first.json().subject.card.fingerprint;
@@ -56,7 +48,7 @@ describe(`payplane risk (${dialectName})`, () => {
     expect(created.status).toBe(0);
     blockList = created.json();
     expect(blockList).toMatchObject({
-      tenantId: sandbox.tenantId, livemode: false, name: 'Blocked cards', description: 'chargebacks', entryType: 'card_fingerprint', entryCount: 0,
+      tenantId: s.sandbox.tenantId, livemode: false, name: 'Blocked cards', description: 'chargebacks', entryType: 'card_fingerprint', entryCount: 0,
       createdBy: op('alice'), deletedAt: null,
     });
     const ipId: string = ipList.json().id;
@@ -126,7 +118,7 @@ describe(`payplane risk (${dialectName})`, () => {
   });
 
   test('rules: create (a velocity rule and an in_list rule), get, update, list, delete; invalid conditions name the flag', async () => {
-    const conditionsFile = path.join(db.home, 'block.json');
+    const conditionsFile = path.join(s.db.home, 'block.json');
     fs.writeFileSync(conditionsFile, JSON.stringify([{ field: 'card_fingerprint', operator: 'in_list', value: blockList.id }]));
     const velocityConditions = [{ field: 'card_fingerprint', operator: 'gte', value: 2, aggregation: { metric: 'count', identifier: 'card_fingerprint' }, statisticWindow: '10m' }];
     const [v, b, spare] = await Promise.all([
@@ -139,7 +131,7 @@ describe(`payplane risk (${dialectName})`, () => {
     expect(v.status).toBe(0);
     velocity = v.json();
     expect(velocity).toMatchObject({
-      tenantId: sandbox.tenantId, livemode: false, name: 'Card velocity', signal: 'challenge', scoreImpact: 30, priority: 10, isActive: true,
+      tenantId: s.sandbox.tenantId, livemode: false, name: 'Card velocity', signal: 'challenge', scoreImpact: 30, priority: 10, isActive: true,
       conditions: [{
         field: 'card_fingerprint', operator: 'gte', value: '2', statisticWindow: '10m',
         aggregation: { metric: 'count', identifier: 'card_fingerprint', period: { value: 10, unit: 'minute' }, scope: ['tenant'], currency: null },
@@ -199,16 +191,16 @@ describe(`payplane risk (${dialectName})`, () => {
   test('plans: create, get, update (thresholds kept unless named), enable, disable, list, delete', async () => {
     const [main, strict] = await Promise.all([
       cli('risk', 'plans', 'create', ...tenant, '--name', 'Default', '--rules', `${velocity.id},${blockRule.id}`, '--enable', '--json'),
-      cli('risk', 'plans', 'create', ...tenant, '--name', 'Strict shop', '--merchant', sandbox.merchantId, '--rules', velocity.id, '--challenge-score', '30', '--json'),
+      cli('risk', 'plans', 'create', ...tenant, '--name', 'Strict shop', '--merchant', s.sandbox.merchantId, '--rules', velocity.id, '--challenge-score', '30', '--json'),
     ]);
     expect(main.status).toBe(0);
     plan = main.json();
     expect(plan).toMatchObject({
-      tenantId: sandbox.tenantId, livemode: false, merchantId: null, name: 'Default', status: 'enabled', ruleIds: [velocity.id, blockRule.id],
+      tenantId: s.sandbox.tenantId, livemode: false, merchantId: null, name: 'Default', status: 'enabled', ruleIds: [velocity.id, blockRule.id],
       thresholds: { challenge: null, review: null, decline: null }, ownerLevel: 'tenant',
     });
     const strictId: string = strict.json().id;
-    expect(strict.json()).toMatchObject({ merchantId: sandbox.merchantId, status: 'disabled', thresholds: { challenge: 30, review: null, decline: null } });
+    expect(strict.json()).toMatchObject({ merchantId: s.sandbox.merchantId, status: 'disabled', thresholds: { challenge: 30, review: null, decline: null } });
 
     const kept = await cli('risk', 'plans', 'update', strictId, ...tenant, '--decline-score', '80', '--json');
     expect(kept.json().thresholds).toEqual({ challenge: 30, review: null, decline: 80 });
@@ -253,7 +245,7 @@ describe(`payplane risk (${dialectName})`, () => {
   test('config: get the defaults, set (values not given kept), reset', async () => {
     const defaults = await cli('risk', 'config', 'get', ...tenant, '--json');
     expect(defaults.json()).toEqual({
-      tenantId: sandbox.tenantId, challengeScore: 50, reviewScore: null, declineScore: 100, enforcement: 'enforce', isDefault: true, updatedBy: null,
+      tenantId: s.sandbox.tenantId, challengeScore: 50, reviewScore: null, declineScore: 100, enforcement: 'enforce', isDefault: true, updatedBy: null,
       createdAt: null, updatedAt: null,
     });
     const set = await cli('risk', 'config', 'set', ...tenant, '--challenge-score', '40', '--review-score', '60', '--operator', 'carol', '--json');
@@ -276,8 +268,8 @@ describe(`payplane risk (${dialectName})`, () => {
   });
 
   test('evaluate: the same input gives the same decision, the engine\'s and a real checkout payment\'s', async () => {
-    const file = path.join(db.home, 'payment.json');
-    fs.writeFileSync(file, JSON.stringify({ merchantId: sandbox.merchantId, ...JSON.parse(payment(CARD)) }));
+    const file = path.join(s.db.home, 'payment.json');
+    fs.writeFileSync(file, JSON.stringify({ merchantId: s.sandbox.merchantId, ...JSON.parse(payment(CARD)) }));
     const [one, two] = await Promise.all([cli('risk', 'evaluate', '--payment-json', file, '--json'), cli('risk', 'evaluate', '--payment-json', file, '--json')]);
     expect(one.status).toBe(0);
     expect(two.json()).toEqual(one.json());
@@ -292,12 +284,12 @@ describe(`payplane risk (${dialectName})`, () => {
 
     // the engine in this process, on the same database and subject
     const subject = run.subject as RiskSubject;
-    const engine = await withRuntimeOf(db, (rt) => evaluateRisk(operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), subject));
+    const engine = await withRuntimeOf(s.db, (rt) => evaluateRisk(operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false }), subject));
     expect(engine).toEqual(run.decision);
 
     // a real checkout payment with the card: declined by the risk checks with the dry run's decision
-    const paid = await withRuntimeOf(db, async (rt) => {
-      const ctx = operatorContext(rt, { level: 'merchant', tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, livemode: false });
+    const paid = await withRuntimeOf(s.db, async (rt) => {
+      const ctx = operatorContext(rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false });
       const session = await createSession(ctx, { amount: { currency: 'EUR', valueMinor: 2500 } });
       await completeCheckoutSession(ctx, session.id, { paymentMethod: { type: 'card', card: { number: CARD, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123' } } });
       const row = await rt.db.models.Payment.findOne({ where: { checkoutSessionId: session.id }, raw: true });
@@ -314,8 +306,8 @@ describe(`payplane risk (${dialectName})`, () => {
     });
     // another card: allowed; the table shows the decision
     const [other, table] = await Promise.all([
-      cli('risk', 'evaluate', '--merchant', sandbox.merchantId, '--payment-json', payment(OTHER_CARD), '--json'),
-      cli('risk', 'evaluate', '--payment-json', file, '--tenant', sandbox.tenantId),
+      cli('risk', 'evaluate', '--merchant', s.sandbox.merchantId, '--payment-json', payment(OTHER_CARD), '--json'),
+      cli('risk', 'evaluate', '--payment-json', file, '--tenant', s.sandbox.tenantId),
     ]);
     expect(other.json().decision).toMatchObject({ decision: 'allow', score: 0, matchedRules: [], planIds: [plan.id], reason: null });
     expect(table.status).toBe(0);
@@ -334,12 +326,12 @@ describe(`payplane risk (${dialectName})`, () => {
   test('evaluate: invalid payments name the field of --payment-json (or --merchant), exit 2', async () => {
     const [fields, unknown, luhn, badMerchant, noFile, noMerchant, notInTenant] = await Promise.all([
       cli('risk', 'evaluate', '--payment-json', JSON.stringify({ merchantId: 'shop', amount: { currency: 'eur', valueMinor: 1 } }), '--json'),
-      cli('risk', 'evaluate', '--merchant', sandbox.merchantId, '--payment-json', payment(CARD, { colour: 'red' }), '--json'),
-      cli('risk', 'evaluate', '--merchant', sandbox.merchantId, '--payment-json', payment('4242424242424241'), '--json'),
+      cli('risk', 'evaluate', '--merchant', s.sandbox.merchantId, '--payment-json', payment(CARD, { colour: 'red' }), '--json'),
+      cli('risk', 'evaluate', '--merchant', s.sandbox.merchantId, '--payment-json', payment('4242424242424241'), '--json'),
       cli('risk', 'evaluate', '--merchant', 'shop', '--payment-json', payment(CARD), '--json'),
-      cli('risk', 'evaluate', '--payment-json', path.join(db.home, 'nope.json'), '--json'),
+      cli('risk', 'evaluate', '--payment-json', path.join(s.db.home, 'nope.json'), '--json'),
       cli('risk', 'evaluate', '--merchant', MISSING, '--payment-json', payment(CARD), '--json'),
-      cli('risk', 'evaluate', '--merchant', sandbox.merchantId, '--tenant', MISSING, '--payment-json', payment(CARD), '--json'),
+      cli('risk', 'evaluate', '--merchant', s.sandbox.merchantId, '--tenant', MISSING, '--payment-json', payment(CARD), '--json'),
     ]);
     for (const res of [fields, unknown, luhn, badMerchant, noFile]) expect(res.status).toBe(2);
     expect(paths(fields)).toEqual(['--payment-json.merchantId', '--payment-json.amount.currency']);

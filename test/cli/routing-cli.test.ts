@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { runCli } from '../helpers/cli';
+import { withRuntimeOf, dialectName } from '../helpers/db';
+import { useCliSandbox } from '../helpers/cli';
 import { operatorContext } from '../../src/services/access/operators';
 import { createTerminal } from '../../src/services/processing/terminals/terminals';
 import { decideRoute, type RoutingInput } from '../../src/services/routing/decide';
@@ -9,27 +9,19 @@ import { decideRoute, type RoutingInput } from '../../src/services/routing/decid
 const CARD = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-let db: TestDatabase;
-let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
-let sandbox: { tenantId: string; merchantId: string };
+const s = useCliSandbox();
+const cli = s.cli;
 let t1: string;
 let t2: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  const init = await cli('sandbox', 'init', '--json');
-  expect(init.status).toBe(0);
-  sandbox = init.json();
-  await withRuntimeOf(db, async (rt) => {
-    const op = operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
+  await withRuntimeOf(s.db, async (rt) => {
+    const op = operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false });
     const base = { providerIntegrationId: CARD, credentials: { merchantAccount: 'acct', apiKey: 'key' } };
     t1 = (await createTerminal(op, { ...base, name: 'CLI T1', supportedCurrencies: ['EUR', 'USD'], supportedBrands: ['visa', 'mastercard'] })).id;
     t2 = (await createTerminal(op, { ...base, name: 'CLI T2', supportedCurrencies: ['EUR'] })).id;
   });
 });
-afterAll(() => db.drop());
 
 describe(`payplane routing-rules (${dialectName})`, () => {
   let v1: { id: string };
@@ -37,33 +29,33 @@ describe(`payplane routing-rules (${dialectName})`, () => {
   let splitId: string;
 
   test('create from flags, a JSON file and inline JSON; invalid input names the flag', async () => {
-    const created = await cli('routing-rules', 'create', '--tenant', sandbox.tenantId, '--name', 'EU visa', '--currencies', 'EUR', '--brands', 'visa,mastercard',
+    const created = await cli('routing-rules', 'create', '--tenant', s.sandbox.tenantId, '--name', 'EU visa', '--currencies', 'EUR', '--brands', 'visa,mastercard',
       '--min-amount', '1.00', '--amount-currency', 'EUR', '--terminals', `${t2},${t1}`, '--priority', '10', '--json');
     expect(created.status).toBe(0);
     v1 = created.json();
     expect(v1).toMatchObject({
-      ruleId: v1.id, version: 1, tenantId: sandbox.tenantId, name: 'EU visa', status: 'draft', priority: 10,
+      ruleId: v1.id, version: 1, tenantId: s.sandbox.tenantId, name: 'EU visa', status: 'draft', priority: 10,
       conditions: { amount: { currency: 'EUR', min: 100, max: null }, currencies: ['EUR'], brands: ['visa', 'mastercard'], paymentMethods: null, merchantIds: null },
       outcome: { type: 'priority', terminals: [t2, t1] },
     });
 
     // conditions from a file, outcome inline; a split from flags
-    const file = path.join(db.home, 'conditions.json');
-    fs.writeFileSync(file, JSON.stringify({ merchantIds: [sandbox.merchantId], cardCountries: ['DE'] }));
-    const fromJson = await cli('routing-rules', 'create', '--tenant', sandbox.tenantId, '--name', 'From JSON', '--conditions-json', file,
+    const file = path.join(s.db.home, 'conditions.json');
+    fs.writeFileSync(file, JSON.stringify({ merchantIds: [s.sandbox.merchantId], cardCountries: ['DE'] }));
+    const fromJson = await cli('routing-rules', 'create', '--tenant', s.sandbox.tenantId, '--name', 'From JSON', '--conditions-json', file,
       '--outcome-json', JSON.stringify({ type: 'priority', terminals: [t1] }), '--json');
     expect(fromJson.status).toBe(0);
-    expect(fromJson.json().conditions).toMatchObject({ merchantIds: [sandbox.merchantId], cardCountries: ['DE'] });
-    const split = await cli('routing-rules', 'create', '--tenant', sandbox.tenantId, '--name', 'A/B', '--split', `${t1}:70,${t2}:30`, '--json');
+    expect(fromJson.json().conditions).toMatchObject({ merchantIds: [s.sandbox.merchantId], cardCountries: ['DE'] });
+    const split = await cli('routing-rules', 'create', '--tenant', s.sandbox.tenantId, '--name', 'A/B', '--split', `${t1}:70,${t2}:30`, '--json');
     expect(split.json().outcome).toEqual({ type: 'split', splits: [{ terminalId: t1, weight: 70 }, { terminalId: t2, weight: 30 }] });
 
     // invalid input names the flag; references outside the tenant name the field
     const [zero, badJson, both, missing, currency] = await Promise.all([
-      cli('routing-rules', 'create', '--tenant', sandbox.tenantId, '--name', 'Bad', '--split', `${t1}:0`, '--json'),
-      cli('routing-rules', 'create', '--tenant', sandbox.tenantId, '--name', 'Bad', '--conditions-json', '{nope', '--terminals', t1, '--json'),
-      cli('routing-rules', 'create', '--tenant', sandbox.tenantId, '--name', 'Bad', '--terminals', t1, '--split', `${t1}:1`, '--json'),
-      cli('routing-rules', 'create', '--tenant', sandbox.tenantId, '--name', 'Bad', '--terminals', MISSING, '--json'),
-      cli('routing-rules', 'create', '--tenant', sandbox.tenantId, '--name', 'Bad', '--currencies', 'eur', '--terminals', t1, '--json'),
+      cli('routing-rules', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Bad', '--split', `${t1}:0`, '--json'),
+      cli('routing-rules', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Bad', '--conditions-json', '{nope', '--terminals', t1, '--json'),
+      cli('routing-rules', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Bad', '--terminals', t1, '--split', `${t1}:1`, '--json'),
+      cli('routing-rules', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Bad', '--terminals', MISSING, '--json'),
+      cli('routing-rules', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Bad', '--currencies', 'eur', '--terminals', t1, '--json'),
     ]);
     expect(zero.status).toBe(2);
     expect(zero.json().error.errors).toEqual([{ path: '--split.splits[0].weight', message: 'must be a positive integer' }]);
@@ -111,17 +103,17 @@ describe(`payplane routing-rules (${dialectName})`, () => {
   test('decide prints the engine\'s decision; archive and delete; lists filter', async () => {
     // the decision of the dry run is the engine's for the same input
     const at = new Date(Date.now() + 60_000).toISOString();
-    const decide = await cli('routing-rules', 'decide', '--merchant', sandbox.merchantId, '--amount', '50.00', '--currency', 'EUR', '--brand', 'visa', '--at', at, '--json');
+    const decide = await cli('routing-rules', 'decide', '--merchant', s.sandbox.merchantId, '--amount', '50.00', '--currency', 'EUR', '--brand', 'visa', '--at', at, '--json');
     expect(decide.status).toBe(0);
-    const input: RoutingInput = { merchantId: sandbox.merchantId, amount: { currency: 'EUR', valueMinor: 5000 }, paymentMethod: 'card', brand: 'visa', cardCountry: null, channelId: null, transactionType: 'payment', at: new Date(at) };
-    const expected = await withRuntimeOf(db, (rt) => decideRoute(operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), input));
+    const input: RoutingInput = { merchantId: s.sandbox.merchantId, amount: { currency: 'EUR', valueMinor: 5000 }, paymentMethod: 'card', brand: 'visa', cardCountry: null, channelId: null, transactionType: 'payment', at: new Date(at) };
+    const expected = await withRuntimeOf(s.db, (rt) => decideRoute(operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false }), input));
     expect(decide.json()).toEqual(expected);
     expect(expected).toMatchObject({ ruleId: v1.id, ruleVersionId: v2.id, version: 2, strategy: 'priority', terminals: [t1] });
-    const decideTable = await cli('routing-rules', 'decide', '--merchant', sandbox.merchantId, '--amount', '50.00', '--currency', 'USD', '--brand', 'amex');
+    const decideTable = await cli('routing-rules', 'decide', '--merchant', s.sandbox.merchantId, '--amount', '50.00', '--currency', 'USD', '--brand', 'amex');
     expect(decideTable.status).toBe(0);
     expect(decideTable.stdout).toMatch(/brand_not_supported/);
     expect(decideTable.stdout).toMatch(/default order/);
-    const badDecide = await cli('routing-rules', 'decide', '--merchant', sandbox.merchantId, '--amount', '50.00', '--currency', 'euro', '--json');
+    const badDecide = await cli('routing-rules', 'decide', '--merchant', s.sandbox.merchantId, '--amount', '50.00', '--currency', 'euro', '--json');
     expect(badDecide.status).toBe(2);
     expect(badDecide.json().error.errors[0].path).toBe('--currency');
 
@@ -133,7 +125,7 @@ describe(`payplane routing-rules (${dialectName})`, () => {
     expect(deleted.json()).toMatchObject({ id: splitId, deletedAt: expect.any(String) });
     expect((await cli('routing-rules', 'get', splitId, '--json')).status).toBe(4);
 
-    const listed = await cli('routing-rules', 'list', '--tenant', sandbox.tenantId, '--status', 'archived', '--json');
+    const listed = await cli('routing-rules', 'list', '--tenant', s.sandbox.tenantId, '--status', 'archived', '--json');
     expect(listed.json().data.map((r: { id: string }) => r.id).sort()).toEqual([v1.id, v2.id].sort());
     expect((await cli('routing-rules', 'list', '--name', 'json', '--json')).json().data.map((r: { name: string }) => r.name)).toEqual(['From JSON']);
     const plain = await cli('routing-rules', 'list', '--rule', v1.id);

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { runCli, type CliResult } from '../helpers/cli';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { type CliResult, useCliSandbox } from '../helpers/cli';
+import { dialectName } from '../helpers/db';
 import { TEST_IBAN } from '../helpers/withdrawals';
-import { closeRuntime, openRuntime, type Runtime } from '../../src/runtime';
+import { fundByAdjustment } from '../helpers/funding';
 import { operatorContext } from '../../src/services/access/operators';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { updateTenant } from '../../src/services/tenants/tenants';
@@ -18,8 +18,6 @@ import { createScoringRule } from '../../src/services/risk/rules';
 import { createAntifraudPlan } from '../../src/services/risk/plans';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { createWithdrawal } from '../../src/services/withdrawals';
-import { post } from '../../src/services/ledger/post';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { createSubmission, submitSubmission } from '../../src/services/kyb/submissions';
 import { uploadDocument } from '../../src/services/kyb/documents';
 import { triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
@@ -31,15 +29,13 @@ import { triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
 
 jest.setTimeout(300_000);
 
-let db: TestDatabase;
-let rt: Runtime;
-let env: Record<string, string>;
+const s = useCliSandbox({ sandbox: false, runtime: true, env: { PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' } });
 let a: SandboxCredentials;
 let b: SandboxCredentials;
 let endpointId: string;
 /** A's records, by the name the command table uses */
 const id: Record<string, string> = {};
-const cli = (...args: string[]) => runCli(args, env);
+const cli = s.cli;
 
 /** Runs `run` over the items, `width` at a time (the binary starts in a process of its own each time). */
 async function inTurn<T, R>(items: T[], run: (item: T) => Promise<R>, width = 2): Promise<R[]> {
@@ -58,24 +54,21 @@ async function inTurn<T, R>(items: T[], run: (item: T) => Promise<R>, width = 2)
 const outcome = (argv: string[], res: CliResult) => `${argv.join(' ')} → exit ${res.status} ${res.stdout.slice(0, 200)}${res.stderr.slice(0, 200)}`;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' };
-  rt = await openRuntime(testConfig(db));
-  a = await createSandbox(rt, { name: 'A' });
-  b = await createSandbox(rt, { name: 'B' });
-  const platform = operatorContext(rt, { level: 'platform', tenantId: null, livemode: false });
-  const tenant = operatorContext(rt, { level: 'tenant', tenantId: a.tenantId, livemode: false });
-  const merchant = operatorContext(rt, { level: 'merchant', tenantId: a.tenantId, merchantId: a.merchantId, livemode: false });
+  a = await createSandbox(s.rt, { name: 'A' });
+  b = await createSandbox(s.rt, { name: 'B' });
+  const platform = operatorContext(s.rt, { level: 'platform', tenantId: null, livemode: false });
+  const tenant = operatorContext(s.rt, { level: 'tenant', tenantId: a.tenantId, livemode: false });
+  const merchant = operatorContext(s.rt, { level: 'merchant', tenantId: a.tenantId, merchantId: a.merchantId, livemode: false });
   const row = async (model: 'FeeSchedule' | 'FeeAssignment' | 'IntegrationProfile' | 'Terminal', where: object) =>
-    ((await (rt.db.models[model] as unknown as { findOne(o: object): Promise<{ get(k: string): unknown }> }).findOne({ where })).get('id')) as string;
+    ((await (s.rt.db.models[model] as unknown as { findOne(o: object): Promise<{ get(k: string): unknown }> }).findOne({ where })).get('id')) as string;
 
   // first a real sandbox payment with a refund (before the restriction and the limits below could refuse it)
-  const paid = await triggerPaymentEvent(rt, merchant, 'refund.succeeded');
+  const paid = await triggerPaymentEvent(s.rt, merchant, 'refund.succeeded');
   Object.assign(id, { payment: paid.paymentId, refund: paid.refundId });
   Object.assign(id, { tenant: a.tenantId, merchant: a.merchantId, company: a.companyId, terminal: a.terminalId, channel: a.payoutChannelId });
   id.partner = (await createPartner(tenant, { name: 'Referral Co' })).id;
   id.assignment = (await createAssignment(tenant, { partnerId: id.partner, merchantId: a.merchantId, commissionRate: 10_000 })).id;
-  const [brand] = (await rt.db.models.Terminal.findOne({ where: { id: a.terminalId } }))!.get('supportedBrands') as string[];
+  const [brand] = (await s.rt.db.models.Terminal.findOne({ where: { id: a.terminalId } }))!.get('supportedBrands') as string[];
   id.brand = brand;
   id.restriction = (await createRestriction(tenant, a.terminalId, { action: 'deny', brand })).id;
   const count = { period: { value: 1, unit: 'day' as const }, metric: 'count' as const, threshold: 100 };
@@ -97,13 +90,7 @@ beforeAll(async () => {
   // money: funds, an active method and a pending withdrawal
   await updateTenant(platform, a.tenantId, { withdrawalCoolingPeriodHours: 0 });
   id.method = (await createWithdrawalMethod(merchant, { methodType: 'bank_account', label: 'Main account', details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' } })).id;
-  await post(platform, {
-    tenantId: a.tenantId, livemode: false, sourceType: 'adjustment', sourceId: 'scope-flags-funding', description: 'test funding',
-    lines: [
-      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -10_000 },
-      { account: 'merchant_available', ownerId: a.merchantId, currency: 'EUR', amountMinor: 10_000 },
-    ],
-  });
+  await fundByAdjustment(platform, { tenantId: a.tenantId, merchantId: a.merchantId, valueMinor: 10_000, sourceId: 'scope-flags-funding' });
   id.withdrawal = (await createWithdrawal(merchant, { amount: { currency: 'EUR', valueMinor: 1_000 }, withdrawalMethodId: id.method }, 'scope-flags')).id;
 
   // KYB: a submitted submission with one document
@@ -121,10 +108,6 @@ beforeAll(async () => {
   expect(created.status).toBe(0);
   endpointId = created.json().id;
 });
-afterAll(async () => {
-  await closeRuntime(rt);
-  await db.drop();
-});
 
 /**
  * Every command about one record that had no --tenant or --merchant before (or --tenant only): its arguments (A's
@@ -135,7 +118,7 @@ function commands(): Array<{ argv: string[]; merchant: boolean }> {
   const tenantOnly = (...argv: string[]) => ({ argv, merchant: false });
   const merchants = (...argv: string[]) => ({ argv, merchant: true });
   const limit = ['--period-unit', 'day', '--metric', 'count', '--threshold', '5'];
-  const out = path.join(db.home, 'download.pdf');
+  const out = path.join(s.db.home, 'download.pdf');
   return [
     // status moves (src/cli/status-move.ts) and the rest of tenants, merchants and partners
     tenantOnly('tenants', 'get', id.tenant), tenantOnly('tenants', 'update', id.tenant, '--name', 'Not mine'),
@@ -234,8 +217,8 @@ describe(`scope flags on one record (${dialectName})`, () => {
     expect(unexpected).toEqual([]);
     // nothing was changed by the refused commands
     const [terminal, tenant, plan, withdrawal] = await Promise.all([
-      rt.db.models.Terminal.findOne({ where: { id: id.terminal } }), rt.db.models.Tenant.findOne({ where: { id: id.tenant } }),
-      rt.db.models.AntifraudPlan.findOne({ where: { id: id.plan } }), rt.db.models.Withdrawal.findOne({ where: { id: id.withdrawal } }),
+      s.rt.db.models.Terminal.findOne({ where: { id: id.terminal } }), s.rt.db.models.Tenant.findOne({ where: { id: id.tenant } }),
+      s.rt.db.models.AntifraudPlan.findOne({ where: { id: id.plan } }), s.rt.db.models.Withdrawal.findOne({ where: { id: id.withdrawal } }),
     ]);
     expect([terminal!.get('name'), terminal!.get('status'), tenant!.get('status'), plan!.get('name'), plan!.get('deletedAt'), withdrawal!.get('status')])
       .toEqual([expect.not.stringMatching(/Not mine/), 'active', 'active', 'Default', null, 'pending']);

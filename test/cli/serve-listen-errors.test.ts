@@ -1,33 +1,29 @@
 import net from 'node:net';
-import { runCli } from '../helpers/cli';
+import { useCliSandbox } from '../helpers/cli';
 import { listenRefusal } from '../../src/domain/listen';
 import { UnavailableError } from '../../src/domain/errors';
-import { createTestDatabase, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { dialectName } from '../helpers/db';
 
 // Issue 32 item 7: `serve --port <busy>` printed Node's raw `listen EADDRINUSE` and exited 1 (an internal error). A
 // listen error is one line naming the port and what to do, with the exit code of an unavailable resource (8), and the
 // same JSON error as any other under --json; so is every listen error (an address not of this machine here).
 
-let db: TestDatabase;
-let env: Record<string, string>;
+const s = useCliSandbox({ sandbox: false });
 let busy: net.Server;
 let port: number;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
   busy = net.createServer();
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
   port = (busy.address() as net.AddressInfo).port;
 }, 60_000);
 afterAll(async () => {
   await new Promise((resolve) => busy?.close(resolve));
-  await db?.drop();
 });
 
 describe(`serve cannot listen (${dialectName})`, () => {
   test('a busy port: one line naming the port and what to do, exit 8, no stack and no raw EADDRINUSE', async () => {
-    const res = await runCli(['serve', '--port', String(port), '--no-sandbox', '--no-jobs', '--no-dispatch'], env);
+    const res = await s.cli('serve', '--port', String(port), '--no-sandbox', '--no-jobs', '--no-dispatch');
     expect(res.status).toBe(8);
     const error = res.stderr.split('\n').filter((l) => /Error:/.test(l));
     expect(error).toEqual([expect.stringContaining(`Cannot listen on port ${port} of 127.0.0.1: it is already in use; stop what listens there, or pass another --port`)]);
@@ -36,14 +32,14 @@ describe(`serve cannot listen (${dialectName})`, () => {
   }, 60_000);
 
   test('under --json the same error as an object on stdout: PORT_IN_USE, exit 8', async () => {
-    const res = await runCli(['serve', '--port', String(port), '--no-sandbox', '--no-jobs', '--no-dispatch', '--json'], env);
+    const res = await s.cli('serve', '--port', String(port), '--no-sandbox', '--no-jobs', '--no-dispatch', '--json');
     expect(res.status).toBe(8);
     expect(res.json().error).toMatchObject({ code: 'PORT_IN_USE', status: 503, exitCode: 8, message: expect.stringContaining(`port ${port} of 127.0.0.1`) });
   }, 60_000);
 
   test('any listen error is the same class: an address not of this machine names --host, exit 8', async () => {
     // TEST-NET-1 (RFC 5737): never an address of this machine
-    const res = await runCli(['serve', '--port', '0', '--host', '192.0.2.1', '--no-sandbox', '--no-jobs', '--no-dispatch', '--json'], env);
+    const res = await s.cli('serve', '--port', '0', '--host', '192.0.2.1', '--no-sandbox', '--no-jobs', '--no-dispatch', '--json');
     expect(res.status).toBe(8);
     expect(res.json().error).toMatchObject({ code: 'LISTEN_ADDRESS_UNAVAILABLE', exitCode: 8, message: expect.stringContaining('192.0.2.1 is not an address of this machine') });
     expect(res.json().error.message).toContain('--host');

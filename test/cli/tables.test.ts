@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
-import { createTestRuntime, dialectName, TEST_TOKEN_SECRET, type TestRuntime } from '../helpers/db';
-import { BIN, ROOT, runCli } from '../helpers/cli';
+import { dialectName } from '../helpers/db';
+import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
 import { testWhenPresent } from '../helpers/prerequisite';
 import { systemContext } from '../../src/domain/authority';
 import { operatorContext } from '../../src/services/access/operators';
 import { withTransaction } from '../../src/domain/context';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { fitWidths, kindOf, layoutColumns, renderTable, COLUMN_KINDS } from '../../src/cli/output';
@@ -17,10 +17,8 @@ import { parseCsv } from '../helpers/csv';
 // and no line is drawn between rows; a pipe gets every cell whole. --columns, --no-truncate and --csv on every command
 // that prints a table of rows (src/cli/flags.ts tableFlags, src/cli/output.ts renderTable).
 
-let t: TestRuntime;
-let env: Record<string, string>;
-let sb: SandboxCredentials;
-const cli = (args: string[], extra: Record<string, string | undefined> = {}) => runCli(args, { ...env, ...extra });
+const t = useCliSandbox({ sandbox: { name: 'Tables tenant' }, runtime: true });
+const cli = (args: string[], extra: Record<string, string | undefined> = {}) => t.cliWith(extra, ...args);
 
 /** A last error long enough to be cut at 80 columns, with a comma, quotes and a line break for the CSV. */
 const LONG_ERROR = 'HTTP 503 from https://receiver.example.test/hook: "Service Unavailable", upstream said: try again later\nretry-after 120 END-OF-ERROR';
@@ -29,23 +27,19 @@ let deliveryIds: string[];
 let failedId: string;
 
 beforeAll(async () => {
-  t = await createTestRuntime();
-  env = { DATABASE_URL: t.db.url, PAYPLANE_HOME: t.db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  sb = await createSandbox(t.rt, { name: 'Tables tenant' });
-  const merchantCtx = operatorContext(t.rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false });
+  const merchantCtx = operatorContext(t.rt, { level: 'merchant', tenantId: t.sandbox.tenantId, merchantId: t.sandbox.merchantId, livemode: false });
   await createEndpoint(merchantCtx, { url: 'https://receiver.example.test/hook', events: ['payment.*'] });
   for (const type of ['payment.created', 'payment.succeeded', 'payment.captured']) {
     await t.rt.db.transaction(async (tx) => {
       const ctx = withTransaction(systemContext(t.rt, false), tx);
-      await emitEvent(ctx, { type, data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } }, tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false });
+      await emitEvent(ctx, { type, data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } }, tenantId: t.sandbox.tenantId, merchantId: t.sandbox.merchantId, livemode: false });
     });
   }
-  const rows = await t.rt.db.models.WebhookDelivery.findAll({ where: { tenantId: sb.tenantId }, order: [['createdAt', 'DESC'], ['id', 'DESC']] });
+  const rows = await t.rt.db.models.WebhookDelivery.findAll({ where: { tenantId: t.sandbox.tenantId }, order: [['createdAt', 'DESC'], ['id', 'DESC']] });
   deliveryIds = rows.map((r) => r.get('id') as string);
   failedId = deliveryIds[1];
   await t.rt.db.models.WebhookDelivery.update({ status: 'failed', attemptCount: 10, lastError: LONG_ERROR }, { where: { id: failedId } });
 }, 120_000);
-afterAll(() => t?.close());
 
 /** Exit 0, or the failure shows what the command said. */
 const expectOk = (res: { status: number | null; stdout: string; stderr?: string }) =>
@@ -67,7 +61,7 @@ const onTerminal = testWhenPresent('the terminal tests', hasScript ? null : 'no 
 /** The CLI on a pseudo-terminal: `stty cols` sets its width (or COLUMNS when given); stdout and stderr both land in stdout. */
 function terminal(args: string[], options: { cols?: number; columns?: string } = {}) {
   const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args.map((a) => JSON.stringify(a)).join(' ')}`;
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, NO_COLOR: '1' };
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...t.env, NO_COLOR: '1' };
   delete fullEnv.NODE_ENV;
   delete fullEnv.COLUMNS;
   if (options.columns !== undefined) fullEnv.COLUMNS = options.columns;
@@ -81,7 +75,7 @@ function terminal(args: string[], options: { cols?: number; columns?: string } =
 }
 
 const LIST = ['webhooks', 'deliveries', 'list', '--tenant', '<tenant>'];
-const list = (...more: string[]) => [...LIST.map((a) => (a === '<tenant>' ? sb.tenantId : a)), ...more];
+const list = (...more: string[]) => [...LIST.map((a) => (a === '<tenant>' ? t.sandbox.tenantId : a)), ...more];
 
 describe(`tables fit the terminal (${dialectName})`, () => {
   // issue 32 item 4: ids, event types and statuses are never cut (they are what the next command needs); the columns
@@ -155,14 +149,14 @@ describe(`tables fit the terminal (${dialectName})`, () => {
     expect(rows.map((r) => [r[0], r[2]])).toEqual(expected);
     expect(payments.stdout).not.toMatch(/[0-9a-f]…|EU…|\d…/);
     // "merchant <id>" is another record's id: hidden at 80 columns rather than cut, whole when asked for
-    const hidden = terminal(['keys', 'list', '--tenant', sb.tenantId], { cols: 80 });
+    const hidden = terminal(['keys', 'list', '--tenant', t.sandbox.tenantId], { cols: 80 });
     expectOk(hidden);
     expect(hidden.stdout).toMatch(/Hidden to fit 80 columns: owner/);
     expect(hidden.stdout).not.toMatch(/merchant [0-9a-f-]*…/);
-    const keys = terminal(['keys', 'list', '--tenant', sb.tenantId, '--columns', 'id,owner,status'], { cols: 80 });
+    const keys = terminal(['keys', 'list', '--tenant', t.sandbox.tenantId, '--columns', 'id,owner,status'], { cols: 80 });
     expectOk(keys);
     const owners = rowsOf(tableLines(keys.stdout)).map((r) => r[cells(tableLines(keys.stdout)[1]).indexOf('Owner')]);
-    expect(owners).toContain(`merchant ${sb.merchantId}`);
+    expect(owners).toContain(`merchant ${t.sandbox.merchantId}`);
   });
 
   onTerminal('COLUMNS sets the width on a terminal (here without a stty size), and a wider terminal cuts less', () => {
@@ -259,7 +253,7 @@ describe(`tables fit the terminal (${dialectName})`, () => {
   });
 
   test('--csv has no colour even where colour is forced, and no "No payments." line for an empty list', async () => {
-    const coloured = await cli(['webhooks', 'endpoints', 'list', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--csv'], { NO_COLOR: undefined, FORCE_COLOR: '1' });
+    const coloured = await cli(['webhooks', 'endpoints', 'list', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId, '--csv'], { NO_COLOR: undefined, FORCE_COLOR: '1' });
     expectOk(coloured);
     expect(coloured.stdout).not.toMatch(/\u001b\[/);
     const records = parseCsv(coloured.stdout, { anyLineEnd: true });
@@ -267,12 +261,12 @@ describe(`tables fit the terminal (${dialectName})`, () => {
     expect(records).toHaveLength(2);
     expect(records[1]).toContain('enabled');
     // the table itself is coloured then (the check above is not vacuous)
-    const table = await cli(['webhooks', 'endpoints', 'list', '--tenant', sb.tenantId, '--merchant', sb.merchantId], { NO_COLOR: undefined, FORCE_COLOR: '1' });
+    const table = await cli(['webhooks', 'endpoints', 'list', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId], { NO_COLOR: undefined, FORCE_COLOR: '1' });
     expect(table.stdout).toMatch(/\u001b\[/);
-    const empty = await cli(['payments', 'list', '--tenant', sb.tenantId, '--csv', '--columns', 'id,status']);
+    const empty = await cli(['payments', 'list', '--tenant', t.sandbox.tenantId, '--csv', '--columns', 'id,status']);
     expectOk(empty);
     expect(empty.stdout).toBe('ID,Status\n');
-    expect((await cli(['payments', 'list', '--tenant', sb.tenantId])).stdout).toContain('No payments.');
+    expect((await cli(['payments', 'list', '--tenant', t.sandbox.tenantId])).stdout).toContain('No payments.');
   });
 
   onTerminal('--csv on a terminal is not cut to its width either', () => {
@@ -292,15 +286,15 @@ describe(`tables fit the terminal (${dialectName})`, () => {
   });
 
   test('the flags reach the tables drawn by shared helpers and the commands whose footers are their own', async () => {
-    const merchants = await cli(['merchants', 'list', '--tenant', sb.tenantId, '--csv', '--columns', 'name,id']);
+    const merchants = await cli(['merchants', 'list', '--tenant', t.sandbox.tenantId, '--csv', '--columns', 'name,id']);
     expectOk(merchants);
-    expect(parseCsv(merchants.stdout, { anyLineEnd: true })).toEqual([['Name', 'ID'], [expect.any(String), sb.merchantId]]);
+    expect(parseCsv(merchants.stdout, { anyLineEnd: true })).toEqual([['Name', 'ID'], [expect.any(String), t.sandbox.merchantId]]);
     expect(merchants.stderr).toContain('1 of 1');
     const tenants = await cli(['tenants', 'list', '--columns', 'name']);
     expectOk(tenants);
     expect(cells(tableLines(tenants.stdout)[1])).toEqual(['Name']);
     expect(tenants.stdout).toContain('Tables tenant');
-    expect(tenants.stdout).not.toContain(sb.tenantId);
+    expect(tenants.stdout).not.toContain(t.sandbox.tenantId);
     const config = await cli(['config', 'show', '--csv', '--columns', 'key,source']);
     expectOk(config);
     expect(parseCsv(config.stdout, { anyLineEnd: true })[0]).toEqual(['Key', 'Source']);

@@ -1,11 +1,10 @@
 import { Op } from 'sequelize';
-import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { dialectName } from '../helpers/db';
 import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { BIN, runCli } from '../helpers/cli';
-import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { systemContext } from '../../src/domain/authority';
+import { BIN, useCliSandbox } from '../helpers/cli';
 import { operatorContext } from '../../src/services/access/operators';
+import { systemContext } from '../../src/domain/authority';
 import { withTransaction } from '../../src/domain/context';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { createEndpoint, deleteEndpoint, updateEndpoint } from '../../src/services/webhooks/endpoints';
@@ -15,43 +14,32 @@ import { sampleEventData, triggerSampleEvent } from '../../src/services/webhooks
 import { ProgressBar } from '../../src/cli/progress';
 import type { WebhookDeliveryRow } from '../../src/db/models';
 
-let db: TestDatabase;
-let rt: Runtime;
-let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
+const s = useCliSandbox({ sandbox: false, runtime: true });
+const cli = s.cli;
 
 const NO_ESCAPES = /\u001b\[/;
 const URL_A = 'https://receiver.example.test/hook';
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  rt = await openRuntime(testConfig(db));
-});
-afterAll(async () => {
-  await closeRuntime(rt);
-  await db.drop();
-});
 
 async function delivery(id: string): Promise<WebhookDeliveryRow> {
-  const row = await rt.db.models.WebhookDelivery.findByPk(id);
+  const row = await s.rt.db.models.WebhookDelivery.findByPk(id);
   return row!.get({ plain: true }) as WebhookDeliveryRow;
 }
 
 /** Emits an event through the outbox, as a state change would; returns its deliveries by endpoint id. */
 async function emit(type: string, scope: { tenantId: string; merchantId?: string | null; livemode?: boolean }): Promise<Record<string, string>> {
   const livemode = scope.livemode ?? false;
-  return rt.db.transaction(async (t) => {
-    const ctx = withTransaction(systemContext(rt, livemode), t);
+  return s.rt.db.transaction(async (t) => {
+    const ctx = withTransaction(systemContext(s.rt, livemode), t);
     const event = await emitEvent(ctx, { type, data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } }, tenantId: scope.tenantId, merchantId: scope.merchantId ?? null, livemode });
-    const rows = await rt.db.models.WebhookDelivery.findAll({ where: { eventId: event.id }, transaction: t });
+    const rows = await s.rt.db.models.WebhookDelivery.findAll({ where: { eventId: event.id }, transaction: t });
     return Object.fromEntries(rows.map((r) => [r.get('endpointId') as string, r.get('id') as string]));
   });
 }
 
 /** Marks deliveries as having exhausted their attempts at `failedAt`, as the dispatcher does. */
 async function markFailed(ids: string[], failedAt: Date): Promise<void> {
-  await rt.db.models.WebhookDelivery.update(
+  await s.rt.db.models.WebhookDelivery.update(
     { status: 'failed', failedAt, attemptCount: 10, maxAttempts: 10, nextAttemptAt: null, lastAttemptAt: failedAt, lastError: 'HTTP 503' },
     { where: { id: { [Op.in]: ids } } },
   );
@@ -61,7 +49,7 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
   let sb: SandboxCredentials;
 
   beforeAll(async () => {
-    sb = await createSandbox(rt, { name: 'Webhook CLI tenant' });
+    sb = await createSandbox(s.rt, { name: 'Webhook CLI tenant' });
   });
 
   test('help lists the webhook topics and the delivery commands', async () => {
@@ -77,8 +65,8 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     expect(endpoint).toMatchObject({ level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, url: URL_A, events: ['payment.*', 'refund.succeeded'], status: 'enabled', maxAttempts: 10, description: 'Shop' });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
     // the secret shown is the one deliveries are signed with
-    const row = await rt.db.models.WebhookEndpoint.findByPk(endpoint.id);
-    expect(rt.sealer.open(row!.get('secretSealed') as string)).toBe(endpoint.secret);
+    const row = await s.rt.db.models.WebhookEndpoint.findByPk(endpoint.id);
+    expect(s.rt.sealer.open(row!.get('secretSealed') as string)).toBe(endpoint.secret);
 
     const [table, tenantList, got] = await Promise.all([
       cli('webhooks', 'endpoints', 'list', '--tenant', sb.tenantId, '--merchant', sb.merchantId),
@@ -109,9 +97,9 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     expect(r.secret).toMatch(/^whsec_/);
     expect(r.secret).not.toBe(endpoint.secret);
     expect(new Date(r.previousSecretExpiresAt).getTime()).toBeGreaterThan(Date.now() + 3_500_000);
-    const rotatedRow = await rt.db.models.WebhookEndpoint.findByPk(endpoint.id);
-    expect(rt.sealer.open(rotatedRow!.get('secretSealed') as string)).toBe(r.secret);
-    expect(rt.sealer.open(rotatedRow!.get('previousSecretSealed') as string)).toBe(endpoint.secret);
+    const rotatedRow = await s.rt.db.models.WebhookEndpoint.findByPk(endpoint.id);
+    expect(s.rt.sealer.open(rotatedRow!.get('secretSealed') as string)).toBe(r.secret);
+    expect(s.rt.sealer.open(rotatedRow!.get('previousSecretSealed') as string)).toBe(endpoint.secret);
 
     // without --yes and off a terminal, delete refuses before touching anything
     const [unconfirmed, deleted] = await Promise.all([
@@ -148,7 +136,7 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     expect(noTenant.json().error.errors[0].path).toBe('--tenant');
     expect(unknownTenant.status).toBe(4);
     // remove the live platform endpoint, which would otherwise receive every live event of the other tests
-    await deleteEndpoint(operatorContext(rt, { level: 'platform', tenantId: null, livemode: true }), platformLevel.json().id);
+    await deleteEndpoint(operatorContext(s.rt, { level: 'platform', tenantId: null, livemode: true }), platformLevel.json().id);
   });
 
   describe('events trigger', () => {
@@ -157,10 +145,10 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     let tenantEndpointId: string;
 
     beforeAll(async () => {
-      tenant = await createSandbox(rt, { name: 'Trigger tenant' });
-      const merchantCtx = operatorContext(rt, { level: 'merchant', tenantId: tenant.tenantId, merchantId: tenant.merchantId, livemode: false });
+      tenant = await createSandbox(s.rt, { name: 'Trigger tenant' });
+      const merchantCtx = operatorContext(s.rt, { level: 'merchant', tenantId: tenant.tenantId, merchantId: tenant.merchantId, livemode: false });
       merchantEndpointId = (await createEndpoint(merchantCtx, { url: URL_A, events: ['payment.*'] })).id;
-      const tenantCtx = operatorContext(rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false });
+      const tenantCtx = operatorContext(s.rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false });
       tenantEndpointId = (await createEndpoint(tenantCtx, { url: `${URL_A}/ops`, events: ['merchant.created', 'payment.succeeded'] })).id;
     });
 
@@ -174,7 +162,7 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
       });
       expect(out.deliveries.map((d: { endpointId: string }) => d.endpointId).sort()).toEqual([merchantEndpointId, tenantEndpointId].sort());
 
-      const event = (await rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as { data: Record<string, unknown>; livemode: boolean; tenantId: string; type: string };
+      const event = (await s.rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as { data: Record<string, unknown>; livemode: boolean; tenantId: string; type: string };
       expect(event).toMatchObject({ type: 'payment.succeeded', livemode: false, tenantId: tenant.tenantId });
       expect(event.data).toMatchObject({ id: out.paymentId, status: 'captured', merchantId: tenant.merchantId, amount: { currency: 'EUR', valueMinor: 2500 } });
       expect(event.data.sample).toBeUndefined();
@@ -194,7 +182,7 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
       // every payment event of the payment was queued for the merchant endpoint (payment.*), through the outbox
       const types = (out.events as { id: string; type: string }[]).filter((e) => e.type.startsWith('payment.'));
       expect(types.map((e) => e.type)).toEqual(['payment.created', 'payment.processing', 'payment.succeeded', 'payment.captured']);
-      const queued = await rt.db.models.WebhookDelivery.findAll({ where: { endpointId: merchantEndpointId, eventId: { [Op.in]: types.map((e) => e.id) } } });
+      const queued = await s.rt.db.models.WebhookDelivery.findAll({ where: { endpointId: merchantEndpointId, eventId: { [Op.in]: types.map((e) => e.id) } } });
       expect(queued.map((d) => d.get('eventType')).sort()).toEqual(['payment.captured', 'payment.created', 'payment.processing', 'payment.succeeded']);
     });
 
@@ -224,15 +212,15 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
       expect(res.status).toBe(0);
       const out = res.json();
       expect(out).toMatchObject({ type: 'kyb.submitted', sample: false, tenantId: tenant.tenantId, kybSubmissionId: expect.any(String) });
-      const submission = await rt.db.models.KybSubmission.findByPk(out.kybSubmissionId);
+      const submission = await s.rt.db.models.KybSubmission.findByPk(out.kybSubmissionId);
       expect(submission!.get({ plain: true })).toMatchObject({ status: 'submitted', tenantId: tenant.tenantId, companyId: out.companyId });
-      const merchant = await rt.db.models.Merchant.findByPk(out.merchantId);
+      const merchant = await s.rt.db.models.Merchant.findByPk(out.merchantId);
       expect(merchant!.get('companyId')).toBe(out.companyId);
       expect(out.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['merchant.created', 'kyb.submitted']));
     });
 
     test('refuses live mode, unknown types and a merchant event without a merchant', async () => {
-      const before = await rt.db.models.Event.count();
+      const before = await s.rt.db.models.Event.count();
       const [live, unknown, noMerchant, otherTenantsMerchant] = await Promise.all([
         cli('events', 'trigger', 'payment.succeeded', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--live', '--json'),
         cli('events', 'trigger', 'payment.teleported', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--json'),
@@ -247,11 +235,11 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
       expect(noMerchant.status).toBe(2);
       expect(noMerchant.json().error.errors[0].path).toBe('--merchant');
       expect(otherTenantsMerchant.status).toBe(4);
-      expect(await rt.db.models.Event.count()).toBe(before);
+      expect(await s.rt.db.models.Event.count()).toBe(before);
     });
 
     test('the service refuses live mode with SANDBOX_ONLY, and every catalog type has sample data', async () => {
-      const live = operatorContext(rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: true });
+      const live = operatorContext(s.rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: true });
       await expect(triggerSampleEvent(live, { type: 'payment.succeeded', merchantId: tenant.merchantId })).rejects.toMatchObject({ code: 'SANDBOX_ONLY', exitCode: 3 });
       for (const { type } of eventCatalog()) {
         const data = sampleEventData(type, { tenantId: tenant.tenantId, merchantId: tenant.merchantId, now: new Date() });
@@ -261,12 +249,12 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     });
 
     test('routing.alert drives a real payment no terminal takes: the alert goes to tenant endpoints, at most once per 15 minutes', async () => {
-      const alertEndpointId = (await createEndpoint(operatorContext(rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false }), { url: `${URL_A}/alerts`, events: ['routing.alert'] })).id;
+      const alertEndpointId = (await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false }), { url: `${URL_A}/alerts`, events: ['routing.alert'] })).id;
       const res = await cli('events', 'trigger', 'routing.alert', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--json');
       expect(res.status).toBe(0);
       const out = res.json();
       expect(out).toMatchObject({ type: 'routing.alert', sample: false, paymentStatus: 'failed', deliveriesQueued: 1, deliveries: [{ endpointId: alertEndpointId }] });
-      const event = (await rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as { data: Record<string, unknown>; tenantId: string };
+      const event = (await s.rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as { data: Record<string, unknown>; tenantId: string };
       expect(event.data).toMatchObject({ reason: 'no_eligible_terminal', merchantId: tenant.merchantId, paymentId: out.paymentId, currency: 'GBP', brand: 'visa' });
       expect(event.data.sample).toBeUndefined();
       // the merchant endpoint (payment.*) had the failed payment's events, never the tenant-level alert
@@ -276,7 +264,7 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
       expect(again.status).not.toBe(0);
       expect(again.json().error).toMatchObject({ code: 'EVENT_NOT_PRODUCED' });
       expect(again.json().error.message).toContain('at most once per cause per 15 minutes');
-      await deleteEndpoint(operatorContext(rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false }), alertEndpointId);
+      await deleteEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false }), alertEndpointId);
     });
   });
 
@@ -290,11 +278,11 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     const replay = (...args: string[]) => cli('webhooks', 'deliveries', 'replay', '--status', 'failed', ...args);
 
     beforeAll(async () => {
-      t = await createSandbox(rt, { name: 'Replay tenant' });
-      const tenantTest = operatorContext(rt, { level: 'tenant', tenantId: t.tenantId, livemode: false });
+      t = await createSandbox(s.rt, { name: 'Replay tenant' });
+      const tenantTest = operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: false });
       e1 = (await createEndpoint(tenantTest, { url: `${URL_A}/all`, events: ['*'] })).id;
-      e2 = (await createEndpoint(operatorContext(rt, { level: 'merchant', tenantId: t.tenantId, merchantId: t.merchantId, livemode: false }), { url: `${URL_A}/shop`, events: ['payment.*'] })).id;
-      e3 = (await createEndpoint(operatorContext(rt, { level: 'tenant', tenantId: t.tenantId, livemode: true }), { url: `${URL_A}/live`, events: ['*'] })).id;
+      e2 = (await createEndpoint(operatorContext(s.rt, { level: 'merchant', tenantId: t.tenantId, merchantId: t.merchantId, livemode: false }), { url: `${URL_A}/shop`, events: ['payment.*'] })).id;
+      e3 = (await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: true }), { url: `${URL_A}/live`, events: ['*'] })).id;
 
       const paid = await emit('payment.succeeded', { tenantId: t.tenantId, merchantId: t.merchantId });
       d.paidE1 = paid[e1];
@@ -383,7 +371,7 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
 
     test('a delivery whose endpoint is disabled is skipped; the summary table counts it', async () => {
       await markFailed([d.paidE2, d.refundE1], minutesAgo(5));
-      await updateEndpoint(operatorContext(rt, { level: 'merchant', tenantId: t.tenantId, merchantId: t.merchantId, livemode: false }), e2, { status: 'disabled' });
+      await updateEndpoint(operatorContext(s.rt, { level: 'merchant', tenantId: t.tenantId, merchantId: t.merchantId, livemode: false }), e2, { status: 'disabled' });
       const res = await replay('--since', '30m');
       expect(res.status).toBe(0);
       expect(res.stdout).toMatch(/Selected\s+│\s+Requeued\s+│\s+Skipped/);
@@ -402,13 +390,13 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     let pendingId: string;
 
     beforeAll(async () => {
-      t = await createSandbox(rt, { name: 'Deliveries tenant' });
-      endpointId = (await createEndpoint(operatorContext(rt, { level: 'tenant', tenantId: t.tenantId, livemode: false }), { url: `${URL_A}/d`, events: ['refund.*', 'payout.*'] })).id;
+      t = await createSandbox(s.rt, { name: 'Deliveries tenant' });
+      endpointId = (await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: false }), { url: `${URL_A}/d`, events: ['refund.*', 'payout.*'] })).id;
       failedId = (await emit('refund.failed', { tenantId: t.tenantId, merchantId: t.merchantId }))[endpointId];
       pendingId = (await emit('payout.created', { tenantId: t.tenantId, merchantId: t.merchantId }))[endpointId];
       await markFailed([failedId], new Date(Date.now() - 86_400_000 * 2));
       const started = new Date(Date.now() - 86_400_000 * 2);
-      await rt.db.models.WebhookAttempt.create({ id: '00000000-0000-4000-8000-0000000000a1', deliveryId: failedId, attempt: 1, workerId: 'w1', startedAt: started, durationMs: 120, statusCode: 503, success: false, error: 'HTTP 503', responseExcerpt: 'unavailable', createdAt: started });
+      await s.rt.db.models.WebhookAttempt.create({ id: '00000000-0000-4000-8000-0000000000a1', deliveryId: failedId, attempt: 1, workerId: 'w1', startedAt: started, durationMs: 120, statusCode: 503, success: false, error: 'HTTP 503', responseExcerpt: 'unavailable', createdAt: started });
     });
 
     test('list filters by tenant, status, type and endpoint; get shows the attempts', async () => {
@@ -489,15 +477,15 @@ describe(`payplane webhooks listen and sandbox env at the terminal (${dialectNam
     const missing = await cli('webhooks', 'listen', '--json');
     expect(missing.status).toBe(2);
     expect(missing.json().error).toMatchObject({ code: 'MISSING_FLAG' });
-    const sb = await createSandbox(rt);
+    const sb = await createSandbox(s.rt);
     const badForward = await cli('webhooks', 'listen', '--tenant', sb.tenantId, '--forward-to', 'ftp://example.com/', '--json');
     expect(badForward.status).toBe(2);
     expect(badForward.json().error.errors).toEqual([{ path: '--forward-to', message: 'must be an http or https URL' }]);
   });
 
   test('a port in use stops listen before it registers anything (exit 8, one line naming the port); --json prints the endpoint, disabled, when it stops', async () => {
-    const sb = await createSandbox(rt);
-    const listenerRows = () => rt.db.models.WebhookEndpoint.findAll({ where: { tenantId: sb.tenantId, description: 'payplane webhooks listen' } });
+    const sb = await createSandbox(s.rt);
+    const listenerRows = () => s.rt.db.models.WebhookEndpoint.findAll({ where: { tenantId: sb.tenantId, description: 'payplane webhooks listen' } });
     const busy = net.createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const port = (busy.address() as net.AddressInfo).port;
@@ -509,7 +497,7 @@ describe(`payplane webhooks listen and sandbox env at the terminal (${dialectNam
     expect(await listenerRows()).toHaveLength(0);
 
     const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--tenant', sb.tenantId, '--port', String(port), '--json'], {
-      env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...s.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createTestDatabase, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { BIN, ROOT, runCli, type CliResult } from '../helpers/cli';
+import { dialectName } from '../helpers/db';
+import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
 import { testWhenPresent } from '../helpers/prerequisite';
 
 /**
@@ -11,31 +11,17 @@ import { testWhenPresent } from '../helpers/prerequisite';
 
 jest.setTimeout(180_000);
 
-let db: TestDatabase;
-let env: Record<string, string>;
-const outputs: CliResult[] = [];
-const cli = async (...args: string[]) => {
-  const res = await runCli(args, env);
-  outputs.push(res);
-  return res;
-};
-let sb: { tenantId: string; merchantId: string };
+const s = useCliSandbox();
+const cli = s.cli;
 
 const IBAN = 'NL91ABNA0417164300';
 const IBAN_2 = 'ES9121000418450200051332';
 const ACCOUNT = '000123456789';
 const SECRETS = [IBAN, IBAN_2, ACCOUNT, 'ABNA 0417 1643', '0417164300'];
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  const init = await runCli(['sandbox', 'init', '--json'], env);
-  expect(init.status).toBe(0);
-  sb = init.json();
-});
 afterAll(async () => {
-  for (const out of outputs) for (const secret of SECRETS) expect(out.stdout + out.stderr).not.toContain(secret);
-  await db.drop();
+  for (const out of s.outputs) for (const secret of SECRETS) expect(out.stdout + out.stderr).not.toContain(secret);
+  await s.db.drop();
 });
 
 describe(`payplane withdrawal-methods (${dialectName})`, () => {
@@ -60,94 +46,94 @@ describe(`payplane withdrawal-methods (${dialectName})`, () => {
 
   test('create with flags: cooling, details masked; bad details are exit 2 naming each --detail key', async () => {
     const res = await cli(
-      'withdrawal-methods', 'create', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--type', 'bank_account', '--label', 'Main account',
+      'withdrawal-methods', 'create', '--tenant', s.sandbox.tenantId, '--merchant', s.sandbox.merchantId, '--type', 'bank_account', '--label', 'Main account',
       '--detail', 'iban=nl91 ABNA 0417 1643 00', '--detail', 'accountHolderName=Jane Doe', '--json',
     );
     expect(res.status).toBe(0);
     const method = res.json();
     expect(method).toMatchObject({
-      tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, methodType: 'bank_account', label: 'Main account', status: 'cooling',
+      tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false, methodType: 'bank_account', label: 'Main account', status: 'cooling',
       details: { iban: `${'•'.repeat(14)}4300`, accountHolderName: 'Jane Doe' },
     });
     expect(Date.parse(method.activatesAt) - Date.parse(method.createdAt)).toBe(24 * 3_600_000);
     id = method.id;
 
     const bad = await cli(
-      'withdrawal-methods', 'create', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--type', 'bank_account', '--label', 'Bad',
+      'withdrawal-methods', 'create', '--tenant', s.sandbox.tenantId, '--merchant', s.sandbox.merchantId, '--type', 'bank_account', '--label', 'Bad',
       '--detail', 'iban=NL91ABNA0417164301', '--detail', 'nickname=x', '--json',
     );
     expect(bad.status).toBe(2);
     expect(bad.json().error.errors.map((e: { path: string }) => e.path).sort()).toEqual(['--detail.accountHolderName', '--detail.iban', '--detail.nickname']);
-    const malformed = await cli('withdrawal-methods', 'create', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--type', 'bank_account', '--label', 'x', '--detail', 'iban', '--json');
+    const malformed = await cli('withdrawal-methods', 'create', '--tenant', s.sandbox.tenantId, '--merchant', s.sandbox.merchantId, '--type', 'bank_account', '--label', 'x', '--detail', 'iban', '--json');
     expect(malformed.status).toBe(2);
     expect(malformed.json().error.errors).toEqual([{ path: '--detail', message: expect.stringMatching(/key=value/) }]);
-    const unknown = await cli('withdrawal-methods', 'create', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--type', 'cash', '--label', 'x', '--json');
+    const unknown = await cli('withdrawal-methods', 'create', '--tenant', s.sandbox.tenantId, '--merchant', s.sandbox.merchantId, '--type', 'cash', '--label', 'x', '--json');
     expect(unknown.status).toBe(2);
     expect(unknown.json().error.errors[0].path).toBe('--type');
     // without a terminal, a missing flag is an error naming it
-    const missing = await cli('withdrawal-methods', 'create', '--tenant', sb.tenantId, '--type', 'bank_account', '--label', 'x', '--json');
+    const missing = await cli('withdrawal-methods', 'create', '--tenant', s.sandbox.tenantId, '--type', 'bank_account', '--label', 'x', '--json');
     expect(missing.status).toBe(2);
     expect(missing.json().error).toMatchObject({ code: 'MISSING_FLAG', errors: [{ path: '--merchant' }] });
   });
 
   test('a US bank account too; list as a table shows masked details only; filters', async () => {
     const us = await cli(
-      'withdrawal-methods', 'create', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--type', 'us_bank_account', '--label', 'ACH',
+      'withdrawal-methods', 'create', '--tenant', s.sandbox.tenantId, '--merchant', s.sandbox.merchantId, '--type', 'us_bank_account', '--label', 'ACH',
       '--detail', 'routingNumber=021000021', '--detail', `accountNumber=${ACCOUNT}`, '--detail', 'accountHolderName=Jane Doe', '--json',
     );
     expect(us.status).toBe(0);
     expect(us.json().details.accountNumber).toBe('••••••••6789');
-    const table = await cli('withdrawal-methods', 'list', '--tenant', sb.tenantId);
+    const table = await cli('withdrawal-methods', 'list', '--tenant', s.sandbox.tenantId);
     expect(table.status).toBe(0);
     expect(table.stdout).toContain('Main account');
     expect(table.stdout).toContain(`iban ${'•'.repeat(14)}4300`);
     expect(table.stdout).toContain('accountNumber ••••••••6789');
     expect(table.stdout).toContain('2 of 2');
-    const filtered = (await cli('withdrawal-methods', 'list', '--tenant', sb.tenantId, '--type', 'us_bank_account', '--merchant', sb.merchantId, '--json')).json();
+    const filtered = (await cli('withdrawal-methods', 'list', '--tenant', s.sandbox.tenantId, '--type', 'us_bank_account', '--merchant', s.sandbox.merchantId, '--json')).json();
     expect(filtered.data.map((m: { label: string }) => m.label)).toEqual(['ACH']);
-    expect((await cli('withdrawal-methods', 'list', '--tenant', sb.tenantId, '--status', 'active', '--json')).json().data).toEqual([]);
+    expect((await cli('withdrawal-methods', 'list', '--tenant', s.sandbox.tenantId, '--status', 'active', '--json')).json().data).toEqual([]);
     // live mode holds none of the sandbox's methods
-    expect((await cli('withdrawal-methods', 'list', '--tenant', sb.tenantId, '--live', '--json')).json().data).toEqual([]);
-    const badFilter = await cli('withdrawal-methods', 'list', '--tenant', sb.tenantId, '--merchant', 'nope', '--json');
+    expect((await cli('withdrawal-methods', 'list', '--tenant', s.sandbox.tenantId, '--live', '--json')).json().data).toEqual([]);
+    const badFilter = await cli('withdrawal-methods', 'list', '--tenant', s.sandbox.tenantId, '--merchant', 'nope', '--json');
     expect(badFilter.status).toBe(2);
     expect(badFilter.json().error.errors[0].path).toBe('--merchant');
   });
 
   test('get, update (label keeps cooling as it is; new details restart it), suspend and reactivate', async () => {
-    const got = await cli('withdrawal-methods', 'get', id, '--tenant', sb.tenantId);
+    const got = await cli('withdrawal-methods', 'get', id, '--tenant', s.sandbox.tenantId);
     expect(got.status).toBe(0);
     expect(got.stdout).toMatch(/status +cooling/);
     expect(got.stdout).toContain('••••4300');
-    const before = (await cli('withdrawal-methods', 'get', id, '--tenant', sb.tenantId, '--json')).json();
+    const before = (await cli('withdrawal-methods', 'get', id, '--tenant', s.sandbox.tenantId, '--json')).json();
 
-    const labelled = (await cli('withdrawal-methods', 'update', id, '--tenant', sb.tenantId, '--label', 'Salary', '--json')).json();
+    const labelled = (await cli('withdrawal-methods', 'update', id, '--tenant', s.sandbox.tenantId, '--label', 'Salary', '--json')).json();
     expect(labelled).toMatchObject({ label: 'Salary', status: 'cooling', activatesAt: before.activatesAt, details: before.details });
-    const moved = (await cli('withdrawal-methods', 'update', id, '--tenant', sb.tenantId, '--detail', `iban=${IBAN_2}`, '--detail', 'accountHolderName=Jane Doe', '--json')).json();
+    const moved = (await cli('withdrawal-methods', 'update', id, '--tenant', s.sandbox.tenantId, '--detail', `iban=${IBAN_2}`, '--detail', 'accountHolderName=Jane Doe', '--json')).json();
     expect(moved).toMatchObject({ status: 'cooling', details: { iban: `${'•'.repeat(20)}1332`, accountHolderName: 'Jane Doe' } });
     expect(Date.parse(moved.activatesAt)).toBeGreaterThanOrEqual(Date.parse(before.activatesAt));
-    const nothing = await cli('withdrawal-methods', 'update', id, '--tenant', sb.tenantId, '--json');
+    const nothing = await cli('withdrawal-methods', 'update', id, '--tenant', s.sandbox.tenantId, '--json');
     expect(nothing.status).toBe(2);
 
     // suspend asks for confirmation: without a terminal, --yes is required
-    const unconfirmed = await cli('withdrawal-methods', 'suspend', id, '--tenant', sb.tenantId, '--json');
+    const unconfirmed = await cli('withdrawal-methods', 'suspend', id, '--tenant', s.sandbox.tenantId, '--json');
     expect(unconfirmed.status).toBe(2);
     expect(unconfirmed.json().error.code).toBe('CONFIRMATION_REQUIRED');
-    expect((await cli('withdrawal-methods', 'suspend', id, '--tenant', sb.tenantId, '--yes', '--json')).json().status).toBe('suspended');
-    const again = await cli('withdrawal-methods', 'suspend', id, '--tenant', sb.tenantId, '--yes', '--json');
+    expect((await cli('withdrawal-methods', 'suspend', id, '--tenant', s.sandbox.tenantId, '--yes', '--json')).json().status).toBe('suspended');
+    const again = await cli('withdrawal-methods', 'suspend', id, '--tenant', s.sandbox.tenantId, '--yes', '--json');
     expect(again.status).toBe(5);
     expect(again.json().error.code).toBe('INVALID_STATE_TRANSITION');
-    const reactivated = await cli('withdrawal-methods', 'reactivate', id, '--tenant', sb.tenantId);
+    const reactivated = await cli('withdrawal-methods', 'reactivate', id, '--tenant', s.sandbox.tenantId);
     expect(reactivated.status).toBe(0);
     expect(reactivated.stdout).toMatch(/status +cooling/);
   });
 
   test('delete asks for confirmation; afterwards the method is 404 (exit 4)', async () => {
-    const unconfirmed = await cli('withdrawal-methods', 'delete', id, '--tenant', sb.tenantId, '--json');
+    const unconfirmed = await cli('withdrawal-methods', 'delete', id, '--tenant', s.sandbox.tenantId, '--json');
     expect(unconfirmed.status).toBe(2);
-    const deleted = await cli('withdrawal-methods', 'delete', id, '--tenant', sb.tenantId, '--yes');
+    const deleted = await cli('withdrawal-methods', 'delete', id, '--tenant', s.sandbox.tenantId, '--yes');
     expect(deleted.status).toBe(0);
     expect(deleted.stdout).toContain('is deleted');
-    const gone = await cli('withdrawal-methods', 'get', id, '--tenant', sb.tenantId, '--json');
+    const gone = await cli('withdrawal-methods', 'get', id, '--tenant', s.sandbox.tenantId, '--json');
     expect(gone.status).toBe(4);
     expect(gone.json().error.code).toBe('RESOURCE_NOT_FOUND');
     // another tenant's id, or no such tenant
@@ -156,7 +142,7 @@ describe(`payplane withdrawal-methods (${dialectName})`, () => {
 
   const hasScript = spawnSync('script', ['--version']).status === 0;
   testWhenPresent('the prompt test', hasScript ? null : 'no `script` command (bsdutils)')('on a terminal, create asks for the missing required details; the IBAN is typed without echo', async () => {
-    const command = [process.execPath, BIN, 'withdrawal-methods', 'create', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--type', 'bank_account', '--label', 'Typed']
+    const command = [process.execPath, BIN, 'withdrawal-methods', 'create', '--tenant', s.sandbox.tenantId, '--merchant', s.sandbox.merchantId, '--type', 'bank_account', '--label', 'Typed']
       .map((a) => `'${a}'`)
       .join(' ');
     const answers: [RegExp, string][] = [
@@ -164,7 +150,7 @@ describe(`payplane withdrawal-methods (${dialectName})`, () => {
       [/Account holder name \(accountHolderName\)/, 'Jane Typed\r'],
     ];
     const output = await new Promise<{ code: number | null; text: string }>((resolve) => {
-      const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env, NO_COLOR: '1' } });
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...s.env, NO_COLOR: '1' } });
       let text = '';
       child.stdout.on('data', (chunk: Buffer) => {
         text += chunk.toString();
@@ -176,7 +162,7 @@ describe(`payplane withdrawal-methods (${dialectName})`, () => {
         resolve({ code, text });
       });
     });
-    outputs.push({ status: output.code ?? 1, stdout: output.text, stderr: '', json: () => { throw new Error('an interactive run prints no JSON'); } });
+    s.outputs.push({ status: output.code ?? 1, stdout: output.text, stderr: '', json: () => { throw new Error('an interactive run prints no JSON'); } });
     expect(output.code).toBe(0);
     expect(answers).toEqual([]);
     expect(output.text).toMatch(/label +Typed/);

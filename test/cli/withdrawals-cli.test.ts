@@ -1,15 +1,14 @@
 import { spawn } from 'node:child_process';
-import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
-import { BIN, ROOT, runCli, type CliResult } from '../helpers/cli';
+import { withRuntimeOf, dialectName } from '../helpers/db';
+import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { TEST_IBAN } from '../helpers/withdrawals';
+import { fundByAdjustment } from '../helpers/funding';
 import type { Runtime } from '../../src/runtime';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { approveWithdrawal, createWithdrawal, getWithdrawal, startExecution } from '../../src/services/withdrawals';
 import { balancesOf } from '../../src/services/ledger/balances';
-import { post } from '../../src/services/ledger/post';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { operatorContext, operatorUserId as op } from '../../src/services/access/operators';
 
 /**
@@ -21,16 +20,9 @@ import { operatorContext, operatorUserId as op } from '../../src/services/access
 
 jest.setTimeout(240_000);
 
-let db: TestDatabase;
-let env: Record<string, string>;
-let sb: { tenantId: string; merchantId: string; payoutChannelId: string };
+const s = useCliSandbox();
 let methodId: string;
-const outputs: CliResult[] = [];
-const cli = async (...args: string[]) => {
-  const res = await runCli(args, env);
-  outputs.push(res);
-  return res;
-};
+const cli = s.cli;
 
 const FUNDS = 100_000; // 1000.00 EUR
 const FEE = 50; // the sandbox fee schedule's withdrawal fee: 0.50 EUR
@@ -38,14 +30,14 @@ const NO_ESCAPES = /\u001b\[/;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
-const tenantOperator = (rt: Runtime, operator?: string) => operatorContext(rt, { level: 'tenant', tenantId: sb.tenantId, livemode: false, operator });
+const tenantOperator = (rt: Runtime, operator?: string) => operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false, operator });
 const merchantCaller = (rt: Runtime) =>
-  operatorContext(rt, { level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, operator: 'merchant-admin' });
+  operatorContext(rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false, operator: 'merchant-admin' });
 
 let requests = 0;
 /** A pending withdrawal of the sandbox merchant, requested as the merchant (approved too when asked). */
 async function requestWithdrawal(valueMinor: number, options: { approve?: boolean; currency?: string } = {}): Promise<string> {
-  return withRuntimeOf(db, async (rt) => {
+  return withRuntimeOf(s.db, async (rt) => {
     requests += 1;
     const amount = { currency: options.currency ?? 'EUR', valueMinor };
     const w = await createWithdrawal(merchantCaller(rt), { amount, withdrawalMethodId: methodId }, `cli-test-${requests}`);
@@ -54,18 +46,18 @@ async function requestWithdrawal(valueMinor: number, options: { approve?: boolea
   });
 }
 
-const stored = (id: string) => withRuntimeOf(db, (rt) => getWithdrawal(tenantOperator(rt), id));
+const stored = (id: string) => withRuntimeOf(s.db, (rt) => getWithdrawal(tenantOperator(rt), id));
 
 async function balance(currency = 'EUR') {
-  return withRuntimeOf(db, async (rt) => {
-    const [b] = await balancesOf(tenantOperator(rt), { merchantId: sb.merchantId, currency });
+  return withRuntimeOf(s.db, async (rt) => {
+    const [b] = await balancesOf(tenantOperator(rt), { merchantId: s.sandbox.merchantId, currency });
     return { available: b?.available.valueMinor ?? 0, payable: b?.payable.valueMinor ?? 0 };
   });
 }
 
 /** The operator names recorded in the audit trail for one withdrawal, action by action. */
 async function auditActors(id: string): Promise<[string, string][]> {
-  return withRuntimeOf(db, async (rt) => {
+  return withRuntimeOf(s.db, async (rt) => {
     const rows = await rt.db.models.AuditEntry.findAll({ where: { targetId: id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
     // the actor is the operator's user; the entry names the OS account too
     for (const r of rows) expect(r.get('actorId')).toBe(op(String(r.get('actorName')).replace(/^os:/, '')));
@@ -81,7 +73,7 @@ const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
  */
 function onTerminal(args: string[], steps: { waitFor: string; keys: string[] }[]): Promise<{ status: number; output: string; text: string }> {
   const command = [process.execPath, BIN, ...args].map(quote).join(' ');
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, NO_COLOR: '1' };
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...s.env, NO_COLOR: '1' };
   delete fullEnv.NODE_ENV;
   const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: fullEnv });
   let output = '';
@@ -133,38 +125,24 @@ const ENTER = '\r';
 const CTRL_C = '\u0003';
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-  const init = await runCli(['sandbox', 'init', '--json'], env);
-  expect(init.status).toBe(0);
-  sb = init.json();
-  await withRuntimeOf(db, async (rt) => {
+  await withRuntimeOf(s.db, async (rt) => {
     const tenant = tenantOperator(rt);
-    await updateTenant(tenant, sb.tenantId, { withdrawalCoolingPeriodHours: 0 });
+    await updateTenant(tenant, s.sandbox.tenantId, { withdrawalCoolingPeriodHours: 0 });
     const method = await createWithdrawalMethod(merchantCaller(rt), {
       methodType: 'bank_account', label: 'Main account', details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' },
     });
     expect(method.status).toBe('active');
     methodId = method.id;
     for (const currency of ['EUR', 'USD']) {
-      await post(tenant, {
-        tenantId: sb.tenantId, livemode: false, sourceType: 'adjustment', sourceId: `cli-test-funding-${currency}`, description: 'test funding',
-        lines: [
-          { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency, amountMinor: -FUNDS },
-          { account: 'merchant_available', ownerId: sb.merchantId, currency, amountMinor: FUNDS },
-        ],
-      });
+      await fundByAdjustment(tenant, { tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, valueMinor: FUNDS, currency });
     }
   });
 });
 
-afterAll(async () => {
+s.beforeDrop(async () => {
   // no read and no flag-driven command shows the full IBAN: only the interactive execute does (checked below)
-  for (const out of outputs) expect(out.stdout + out.stderr).not.toContain(TEST_IBAN);
-  if (db) {
-    await withRuntimeOf(db, (rt) => expectLedgerInvariant(rt));
-    await db.drop();
-  }
+  for (const out of s.outputs) expect(out.stdout + out.stderr).not.toContain(TEST_IBAN);
+  await withRuntimeOf(s.db, (rt) => expectLedgerInvariant(rt));
 });
 
 describe(`payplane withdrawals (${dialectName})`, () => {
@@ -180,12 +158,12 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     const usd = await requestWithdrawal(1250, { currency: 'USD' });
 
     const [all, pending, eurOnly, otherMerchant, live, table, got, text] = await Promise.all([
-      cli('withdrawals', 'list', '--tenant', sb.tenantId, '--json'),
-      cli('withdrawals', 'list', '--tenant', sb.tenantId, '--status', 'pending', '--merchant', sb.merchantId, '--json'),
-      cli('withdrawals', 'list', '--tenant', sb.tenantId, '--currency', 'EUR', '--json'),
-      cli('withdrawals', 'list', '--tenant', sb.tenantId, '--merchant', sb.payoutChannelId, '--json'),
-      cli('withdrawals', 'list', '--tenant', sb.tenantId, '--live', '--json'),
-      cli('withdrawals', 'list', '--tenant', sb.tenantId),
+      cli('withdrawals', 'list', '--tenant', s.sandbox.tenantId, '--json'),
+      cli('withdrawals', 'list', '--tenant', s.sandbox.tenantId, '--status', 'pending', '--merchant', s.sandbox.merchantId, '--json'),
+      cli('withdrawals', 'list', '--tenant', s.sandbox.tenantId, '--currency', 'EUR', '--json'),
+      cli('withdrawals', 'list', '--tenant', s.sandbox.tenantId, '--merchant', s.sandbox.payoutChannelId, '--json'),
+      cli('withdrawals', 'list', '--tenant', s.sandbox.tenantId, '--live', '--json'),
+      cli('withdrawals', 'list', '--tenant', s.sandbox.tenantId),
       cli('withdrawals', 'get', eur, '--json'),
       cli('withdrawals', 'get', eur),
     ]);
@@ -202,7 +180,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(table.stdout).not.toMatch(NO_ESCAPES);
     const eurRow = table.stdout.split('\n').find((line) => line.includes(eur))!;
     const usdRow = table.stdout.split('\n').find((line) => line.includes(usd))!;
-    expect(eurRow).toMatch(new RegExp(`${sb.merchantId}\\s+│\\s+40\\.00 EUR\\s+│\\s+0\\.50 EUR\\s+│\\s+pending`));
+    expect(eurRow).toMatch(new RegExp(`${s.sandbox.merchantId}\\s+│\\s+40\\.00 EUR\\s+│\\s+0\\.50 EUR\\s+│\\s+pending`));
     expect(usdRow).toMatch(/12\.50 USD\s+│\s+0\.50 USD\s+│\s+pending/);
     expect(eurRow).toContain('Bank account (IBAN)');
     expect(eurRow).toContain('3000');
@@ -211,8 +189,8 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(got.status).toBe(0);
     expect(got.json()).toEqual(await stored(eur));
     expect(got.json()).toMatchObject({
-      id: eur, tenantId: sb.tenantId, entityId: sb.merchantId, status: 'pending', amount: { currency: 'EUR', valueMinor: 4000 },
-      fee: { currency: 'EUR', valueMinor: FEE }, createdBy: op('merchant-admin'), withdrawalChannelId: sb.payoutChannelId,
+      id: eur, tenantId: s.sandbox.tenantId, entityId: s.sandbox.merchantId, status: 'pending', amount: { currency: 'EUR', valueMinor: 4000 },
+      fee: { currency: 'EUR', valueMinor: FEE }, createdBy: op('merchant-admin'), withdrawalChannelId: s.sandbox.payoutChannelId,
     });
     expect(text.stdout).toMatch(/amount\s+40\.00 EUR/);
     expect(text.stdout).toMatch(/fee\s+0\.50 EUR/);
@@ -221,7 +199,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
 
     // bad input names its flag; an unknown or another tenant's withdrawal is 404
     const [badMerchant, noTenant, badId, unknown, wrongTenant] = await Promise.all([
-      cli('withdrawals', 'list', '--tenant', sb.tenantId, '--merchant', 'nope', '--json'),
+      cli('withdrawals', 'list', '--tenant', s.sandbox.tenantId, '--merchant', 'nope', '--json'),
       cli('withdrawals', 'list', '--json'),
       cli('withdrawals', 'get', 'nope', '--json'),
       cli('withdrawals', 'get', '00000000-0000-4000-8000-000000000000', '--json'),
@@ -262,7 +240,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(approved.json().approvedAt).not.toBeNull();
     expect(await auditActors(toApprove)).toEqual([['withdrawal.created', 'os:merchant-admin'], [expect.stringMatching(/^withdrawal\.approve/), 'os:alice']]);
     // PAYPLANE_OPERATOR names the operator when --operator does not
-    const twice = await runCli(['withdrawals', 'approve', toApprove, '--json'], { ...env, PAYPLANE_OPERATOR: 'bob' });
+    const twice = await s.cliWith({ PAYPLANE_OPERATOR: 'bob' }, 'withdrawals', 'approve', toApprove, '--json');
     expect(twice.status).toBe(5);
 
     const before = await balance();
@@ -279,7 +257,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(blank.json().error.errors[0].path).toBe('--reason');
     expect((await stored(toReject)).status).toBe('pending');
 
-    const rejected = await runCli(['withdrawals', 'reject', toReject, '--reason', 'Destination not verified', '--json'], { ...env, PAYPLANE_OPERATOR: 'bob' });
+    const rejected = await s.cliWith({ PAYPLANE_OPERATOR: 'bob' }, 'withdrawals', 'reject', toReject, '--reason', 'Destination not verified', '--json');
     expect(rejected.status).toBe(0);
     expect(rejected.json()).toMatchObject({ status: 'rejected', rejectionReason: 'Destination not verified', rejectedBy: op('bob') });
     expect(await balance()).toEqual(before);
@@ -367,7 +345,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
 
   test('another operator cannot take over an execution (409, exit 5); its own operator continues it', async () => {
     const id = await requestWithdrawal(1500, { approve: true });
-    await withRuntimeOf(db, (rt) => startExecution(tenantOperator(rt, 'carol'), id));
+    await withRuntimeOf(s.db, (rt) => startExecution(tenantOperator(rt, 'carol'), id));
 
     const [complete, fail, viaProvider] = await Promise.all([
       cli('withdrawals', 'execute', id, '--complete', '--reference', 'R-1', '--operator', 'dave', '--json'),
@@ -393,7 +371,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
   });
 
   test('maker-checker: --operator tells the approver from the executor', async () => {
-    await withRuntimeOf(db, (rt) => updateTenant(tenantOperator(rt), sb.tenantId, { withdrawalMakerChecker: true }));
+    await withRuntimeOf(s.db, (rt) => updateTenant(tenantOperator(rt), s.sandbox.tenantId, { withdrawalMakerChecker: true }));
     try {
       const id = await requestWithdrawal(1200);
       expect((await cli('withdrawals', 'approve', id, '--operator', 'gina', '--json')).status).toBe(0);
@@ -405,7 +383,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       expect(other.status).toBe(0);
       expect(other.json()).toMatchObject({ status: 'completed', approvedBy: op('gina'), executedBy: op('hugo') });
     } finally {
-      await withRuntimeOf(db, (rt) => updateTenant(tenantOperator(rt), sb.tenantId, { withdrawalMakerChecker: false }));
+      await withRuntimeOf(s.db, (rt) => updateTenant(tenantOperator(rt), s.sandbox.tenantId, { withdrawalMakerChecker: false }));
     }
   });
 
@@ -425,7 +403,7 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       expect(interrupted.text).toContain('Sandbox Merchant GmbH');
       expect(interrupted.text).toMatch(/pay out\s+40\.00 EUR/);
       expect(interrupted.text).toMatch(/fee\s+0\.50 EUR/);
-      expect(interrupted.text).toContain(`Sandbox Merchant (${sb.merchantId})`);
+      expect(interrupted.text).toContain(`Sandbox Merchant (${s.sandbox.merchantId})`);
       expect(interrupted.text).toContain('stays executing');
       expect(await stored(id)).toMatchObject({ status: 'executing', executedBy: op('erin') });
 

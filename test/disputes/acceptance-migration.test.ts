@@ -1,4 +1,4 @@
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { dialectName } from '../helpers/db';
 
 /**
@@ -6,11 +6,7 @@ import { dialectName } from '../helpers/db';
  * (at their closing), so the dispute-deadlines job does not send every past acceptance after the upgrade.
  */
 
-let m: MoneyHarness;
-beforeAll(async () => {
-  m = await createMoneyHarness();
-});
-afterAll(() => m.close());
+const m = useMoneyHarness();
 
 describe(`migration 0033_dispute_acquirer (${dialectName})`, () => {
   test('a dispute accepted before it is taken as sent at its closing; an open one is left alone', async () => {

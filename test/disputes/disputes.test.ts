@@ -1,14 +1,15 @@
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { createSecondMerchant, expectProblem } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
-import { processingContext } from '../../src/domain/authority';
+import { storedEvents } from '../helpers/events';
 import { operatorContext } from '../../src/services/access/operators';
+import { processingContext } from '../../src/domain/authority';
 import { balancesOf } from '../../src/services/ledger/balances';
 import { createSandbox } from '../../src/services/sandbox';
 import { SUBMISSION_STALL_MS, acceptDispute, decideDispute, expireDueDisputes, openDispute, resendStalledAcceptances, resendStalledSubmissions, submitDispute } from '../../src/services/disputes/disputes';
 import { disputeDeadlinesJob } from '../../src/jobs/dispute-deadlines';
 import { backgroundJobs } from '../../src/jobs';
-import type { DisputeRow, EventRow, LedgerEntryRow } from '../../src/db/models';
+import type { DisputeRow, LedgerEntryRow } from '../../src/db/models';
 import type { SandboxOperationRow } from '../../src/db/models/sandbox';
 import { ConnectorError, connectorFor, registerConnector, type Connector } from '../../src/connectors';
 import { newId } from '../../src/util/ids';
@@ -25,15 +26,7 @@ const NOT_RECEIVED_CARD = '4000 0000 0000 2685';
 const SUCCESS_CARD = '4242424242424242';
 const FEE = 1500;
 
-let m: MoneyHarness;
-beforeAll(async () => {
-  m = await createMoneyHarness();
-});
-afterAll(async () => {
-  await expectLedgerInvariant(m.rt);
-  await m.close();
-});
-
+const m = useMoneyHarness({ ledger: 'afterAll' });
 const merchant = () => m.as(m.sandbox.merchantKey.secretKey);
 const tenant = () => m.as(m.sandbox.tenantKey.secretKey);
 /** a platform user's token, issued now (the clock moves past a token's lifetime in these tests) */
@@ -54,12 +47,6 @@ async function disputeOf(paymentId: string) {
 
 async function entriesOf(sourceId: string): Promise<LedgerEntryRow[]> {
   return (await m.rt.db.models.LedgerEntry.findAll({ where: { sourceId } })).map((r) => r.get({ plain: true }) as LedgerEntryRow);
-}
-
-async function eventsOf(type: string, match: (data: Record<string, unknown>) => boolean): Promise<EventRow[]> {
-  const rows = (await m.rt.db.models.Event.findAll({ where: { type }, raw: true })) as unknown as EventRow[];
-  const parsed = rows.map((e) => ({ ...e, data: (typeof e.data === 'string' ? JSON.parse(e.data) : e.data) as Record<string, unknown> }));
-  return parsed.filter((e) => match(e.data));
 }
 
 describe('the sandbox dispute cards', () => {
@@ -87,7 +74,7 @@ describe('the sandbox dispute cards', () => {
     expect(opening.find((e) => e.account === 'provider_clearing')?.amountMinor).toBe(10_000);
     expect(opening.find((e) => e.account === 'tenant_revenue')?.amountMinor).toBe(FEE);
     // the balance went below zero: balance.negative to tenant endpoints, naming the dispute
-    const negative = await eventsOf('balance.negative', (d) => d.disputeId === dispute.id);
+    const negative = await storedEvents(m.rt, { type: 'balance.negative' }, (d) => d.disputeId === dispute.id);
     expect(negative).toHaveLength(1);
     expect(negative[0].data).toMatchObject({ reason: 'dispute', paymentId, merchantId: m.sandbox.merchantId, currency: 'EUR' });
 
@@ -180,7 +167,7 @@ describe('the sandbox dispute cards', () => {
     const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_150 })).paymentId);
     const answers = await Promise.all([0, 1].map(() => merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'winning_evidence' } })));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
-    expect((await eventsOf('dispute.updated', (d) => d.id === dispute.id))).toHaveLength(1);
+    expect((await storedEvents(m.rt, { type: 'dispute.updated' }, (d) => d.id === dispute.id))).toHaveLength(1);
     await m.settle();
     expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data.status).toBe('won');
   });
@@ -310,7 +297,7 @@ describe('accepting tells the acquirer', () => {
       expect(await rowOf(id)).toMatchObject({ status: 'lost', closedReason: 'accepted', acceptanceSentAt: null });
       expect(await acquirerHeard('dispute_acceptance', id)).toBeNull();
     }
-    expect(await eventsOf('dispute.lost', (d) => d.id === dying.id)).toHaveLength(1);
+    expect(await storedEvents(m.rt, { type: 'dispute.lost' }, (d) => d.id === dying.id)).toHaveLength(1);
     expect(await resendStalledAcceptances(m.rt)).toBe(0); // not stalled yet
     m.clock.advance(SUBMISSION_STALL_MS + 1_000);
     const job = disputeDeadlinesJob.start(m.rt);
@@ -320,7 +307,7 @@ describe('accepting tells the acquirer', () => {
       expect(await acquirerHeard('dispute_acceptance', id)).toMatchObject({ status: 'done' });
     }
     expect(await resendStalledAcceptances(m.rt)).toBe(0); // sent once
-    expect(await eventsOf('dispute.lost', (d) => d.id === dying.id)).toHaveLength(1);
+    expect(await storedEvents(m.rt, { type: 'dispute.lost' }, (d) => d.id === dying.id)).toHaveLength(1);
   });
 
   test('an acceptance the acquirer refuses is kept (the merchant conceded), recorded in the audit trail and not sent again', async () => {
@@ -351,14 +338,14 @@ describe('a decision for a dispute already closed', () => {
     expect(await entriesOf(dispute.id)).toHaveLength(entries);
     const shown = (await tenant().get(`/v1/disputes/${dispute.id}`)).body.data;
     expect(shown).toMatchObject({ status: 'lost', acquirerOutcome: 'won', acquirerDecidedAt: m.clock.now().toISOString() });
-    const told = await eventsOf('dispute.late_decision', (d) => d.id === dispute.id);
+    const told = await storedEvents(m.rt, { type: 'dispute.late_decision' }, (d) => d.id === dispute.id);
     expect(told).toHaveLength(1);
     expect(told[0].data).toMatchObject({ status: 'lost', closedReason: 'accepted', acquirerOutcome: 'won' });
     const audit = await tenant().get(`/v1/audit-entries?targetId=${dispute.id}&limit=50`);
     expect(audit.body.data.filter((a: { action: string }) => a.action === 'dispute.late_decision')).toHaveLength(1);
     // the same decision delivered again changes nothing
     await decideDispute(pctx, { dispute, outcome: 'won' });
-    expect(await eventsOf('dispute.late_decision', (d) => d.id === dispute.id)).toHaveLength(1);
+    expect(await storedEvents(m.rt, { type: 'dispute.late_decision' }, (d) => d.id === dispute.id)).toHaveLength(1);
     await m.settle();
     // tenant-level: the merchant's endpoint never gets it
     expect(m.events().some((e) => e.type === 'dispute.late_decision')).toBe(false);
@@ -371,8 +358,8 @@ describe('a decision for a dispute already closed', () => {
     expect((await rowOf(dispute.id))).toMatchObject({ status: 'lost', closedReason: 'evidence_deadline', acquirerOutcome: null });
     await m.settle();
     expect((await rowOf(dispute.id))).toMatchObject({ status: 'lost', closedReason: 'evidence_deadline', acquirerOutcome: 'lost' });
-    expect(await eventsOf('dispute.late_decision', (d) => d.id === dispute.id)).toHaveLength(1);
-    expect(await eventsOf('dispute.lost', (d) => d.id === dispute.id)).toHaveLength(1);
+    expect(await storedEvents(m.rt, { type: 'dispute.late_decision' }, (d) => d.id === dispute.id)).toHaveLength(1);
+    expect(await storedEvents(m.rt, { type: 'dispute.lost' }, (d) => d.id === dispute.id)).toHaveLength(1);
     // the acquirer's deadline decision was delivered, not called off
     expect(await acquirerHeard('dispute_deadline', (await rowOf(dispute.id)).providerReference)).toMatchObject({ status: 'done', lastError: null });
   });
@@ -398,7 +385,7 @@ describe('the evidence deadline', () => {
     expect((await merchant().get(`/v1/disputes/${reviewed.id}`)).body.data.status).toBe('under_review');
     // once: two more runs (as two processes) close nothing
     expect(await Promise.all([expireDueDisputes(m.rt), expireDueDisputes(m.rt)])).toEqual([0, 0]);
-    expect(await eventsOf('dispute.lost', (d) => d.id === open.id)).toHaveLength(1);
+    expect(await storedEvents(m.rt, { type: 'dispute.lost' }, (d) => d.id === open.id)).toHaveLength(1);
     await m.settle();
     expect((await merchant().get(`/v1/disputes/${reviewed.id}`)).body.data.status).toBe('won');
   });
@@ -426,7 +413,7 @@ describe('the connector interface and refunds of a disputed payment', () => {
     expect(won.status).toBe('won');
     expect((await decideDispute(pctx, { dispute: first, outcome: 'lost' })).status).toBe('won');
     // a different decision after it: kept (acquirerOutcome) and told to the tenant, the money as it was
-    expect(await eventsOf('dispute.late_decision', (d) => d.id === first.id)).toHaveLength(1);
+    expect(await storedEvents(m.rt, { type: 'dispute.late_decision' }, (d) => d.id === first.id)).toHaveLength(1);
     expect((await entriesOf(first.id)).filter((e) => e.sourceType === 'dispute_reversal')).toHaveLength(2);
     expect((await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 5_000 } })).status).toBe(201);
     await m.settle();

@@ -1,6 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { createApiHarness, type ApiHarness } from './api';
 import { Receiver, testTls, type Received } from './receiver';
+import { about } from './events';
+import { money } from './amounts';
+import { expectLedgerInvariant } from './ledger';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 import type { AppConfig } from '../../src/config';
@@ -14,6 +17,13 @@ export interface MoneyHarness extends ApiHarness {
   settle(): Promise<void>;
   /** events the merchant endpoint received, each verified against its signature */
   events(): Received['body']['events'];
+  /**
+   * After settling, the events the endpoint received about the records `ids` (the record, or naming it as its
+   * payment), in the order they were raised (event ids are time-ordered UUID v7; deliveries may arrive in any order).
+   */
+  eventsAbout(...ids: string[]): Promise<Received['body']['events']>;
+  /** the types of eventsAbout(...ids), in the order they were raised */
+  eventTypesAbout(...ids: string[]): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -40,11 +50,78 @@ export async function createMoneyHarness(options: { config?: Partial<AppConfig> 
       if (!r.headers['webhook-signature'].split(' ').includes(expected)) throw new Error(`delivery ${r.headers['webhook-id']}: bad signature`);
       return (JSON.parse(r.raw) as Received['body']).events[0];
     });
+  const eventsAbout = async (...ids: string[]) => {
+    await settle();
+    const isAbout = about(...ids);
+    return events()
+      .filter((e) => isAbout(e.data))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  };
+  const eventTypesAbout = async (...ids: string[]) => (await eventsAbout(...ids)).map((e) => e.type);
   const close = async () => {
     await receiver.close();
     await h.close();
   };
-  return { ...h, dispatcher, receiver, endpoint, settle, events, close };
+  return { ...h, dispatcher, receiver, endpoint, settle, events, eventsAbout, eventTypesAbout, close };
+}
+
+export interface MoneyHarnessOptions {
+  config?: Partial<AppConfig>;
+  /** check the ledger invariant (test/helpers/ledger.ts) after each test, or once after all of them */
+  ledger?: 'afterEach' | 'afterAll';
+}
+
+/**
+ * Registers the money harness a test file shares: made before all (the returned object is filled then), closed after
+ * all, the ledger invariant checked as `options.ledger` says (before the close).
+ */
+export function useMoneyHarness(options: MoneyHarnessOptions = {}): MoneyHarness {
+  const m = {} as MoneyHarness;
+  beforeAll(async () => {
+    Object.assign(m, await createMoneyHarness({ config: options.config }));
+  });
+  if (options.ledger === 'afterEach') afterEach(() => expectLedgerInvariant(m.rt));
+  afterAll(async () => {
+    try {
+      if (options.ledger === 'afterAll' && m.rt) await expectLedgerInvariant(m.rt);
+    } finally {
+      await m.close?.();
+    }
+  });
+  return m;
+}
+
+/** What POST /v1/checkout-sessions answers: the fields the tests read, the rest as the API has it. */
+export interface OpenedSession {
+  id: string;
+  clientSecret: string;
+  url: string;
+  [field: string]: any;
+}
+
+/**
+ * Opens a checkout session with `body` (its amount included), by the sandbox merchant unless `key` is another caller's
+ * (a tenant's names body.merchantId). Fails unless the API answers 201.
+ */
+export async function openSession(h: ApiHarness, body: object = {}, key = h.sandbox.merchantKey.secretKey): Promise<OpenedSession> {
+  const res = await h.as(key).post('/v1/checkout-sessions', body);
+  if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
+
+/** A card as the tests pay with it: `number`, expiring 12/2030, CVC 123 (unless `more` says otherwise). */
+export const testCard = (number: string, more: object = {}) => ({ number, expMonth: 12, expYear: 2030, cvc: '123', ...more });
+
+/**
+ * Completes the session `sessionId` with a card (a card object, or a number for testCard) as `key` (the sandbox
+ * merchant's by default; a session's client secret pays as the customer). Fails unless the API answers 200.
+ */
+export async function completeWithCard(h: ApiHarness, sessionId: string, card: string | object, key = h.sandbox.merchantKey.secretKey) {
+  const res = await h.as(key).post(`/v1/checkout-sessions/${sessionId}/complete`, {
+    paymentMethod: { type: 'card', card: typeof card === 'string' ? testCard(card) : card },
+  });
+  if (res.status !== 200) throw new Error(`complete: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data as { paymentId: string; [field: string]: any };
 }
 
 export interface PayOptions {
@@ -59,21 +136,17 @@ export interface PayOptions {
 
 /** Creates a checkout session and completes it with a card; settles the asynchronous answers unless told not to. */
 export async function payWithCard(m: MoneyHarness, number: string, options: PayOptions = {}) {
-  const caller = m.as(options.asTenant ? m.sandbox.tenantKey.secretKey : m.sandbox.merchantKey.secretKey);
-  const session = await caller.post('/v1/checkout-sessions', {
-    amount: { currency: options.currency ?? 'EUR', valueMinor: options.amount ?? 10_000 },
+  const key = options.asTenant ? m.sandbox.tenantKey.secretKey : m.sandbox.merchantKey.secretKey;
+  const session = await openSession(m, {
+    amount: money(options.currency ?? 'EUR', options.amount ?? 10_000),
     captureMethod: options.captureMethod ?? 'automatic',
     successUrl: 'https://shop.example/ok',
     cancelUrl: 'https://shop.example/cancel',
     ...(options.asTenant ? { merchantId: m.sandbox.merchantId } : {}),
-  });
-  if (session.status !== 201) throw new Error(`session: ${session.status} ${JSON.stringify(session.body)}`);
-  const completed = await caller.post(`/v1/checkout-sessions/${session.body.data.id}/complete`, {
-    paymentMethod: { type: 'card', card: { number, expMonth: 12, expYear: 2030, cvc: options.cvc ?? '123', holderName: 'Ada Lovelace' } },
-  });
-  if (completed.status !== 200) throw new Error(`complete: ${completed.status} ${JSON.stringify(completed.body)}`);
+  }, key);
+  const completed = await completeWithCard(m, session.id, testCard(number, { cvc: options.cvc ?? '123', holderName: 'Ada Lovelace' }), key);
   if (options.settle !== false) await m.settle();
-  const paymentId = completed.body.data.paymentId as string;
+  const paymentId = completed.paymentId;
   const payment = await m.as(m.sandbox.tenantKey.secretKey).get(`/v1/payments/${paymentId}`);
-  return { session: completed.body.data, sessionId: session.body.data.id as string, clientSecret: session.body.data.clientSecret as string, paymentId, payment: payment.body.data };
+  return { session: completed, sessionId: session.id, clientSecret: session.clientSecret, paymentId, payment: payment.body.data };
 }

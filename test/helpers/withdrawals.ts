@@ -1,10 +1,9 @@
 import { operatorContext } from '../../src/services/access/operators';
-import { post } from '../../src/services/ledger/post';
 import { balancesOf } from '../../src/services/ledger/balances';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import type { ApiHarness } from './api';
 import { withRuntimeOf, type TestDatabase } from './db';
+import { fundByAdjustment } from './funding';
 import type { Runtime } from '../../src/runtime';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
@@ -12,22 +11,6 @@ import { createWithdrawal } from '../../src/services/withdrawals';
 
 /** A valid German IBAN (checksum 89). */
 export const TEST_IBAN = 'DE89370400440532013000';
-
-/**
- * Credits the sandbox merchant's available balance with an adjustment posting (the provider's clearing account on the
- * other side), as if captured payments had been released: withdrawal tests need funds, not the payment path.
- */
-export async function fundMerchant(h: ApiHarness, valueMinor: number, currency = 'EUR', merchantId = h.sandbox.merchantId): Promise<void> {
-  const ctx = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
-  await post(ctx, {
-    tenantId: h.sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: `test-funding-${currency}-${valueMinor}`,
-    description: 'test funding',
-    lines: [
-      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency, amountMinor: -valueMinor },
-      { account: 'merchant_available', ownerId: merchantId, currency, amountMinor: valueMinor },
-    ],
-  });
-}
 
 /** The sandbox merchant's balances in `currency` (zeros when it has none). */
 export async function merchantBalance(h: ApiHarness, currency = 'EUR', merchantId = h.sandbox.merchantId) {
@@ -70,13 +53,7 @@ export async function withdrawalsOfSandbox(db: TestDatabase, sb: { tenantId: str
     const tenant = operatorContext(rt, { level: 'tenant', tenantId: sb.tenantId, livemode: false });
     await updateTenant(tenant, sb.tenantId, { withdrawalCoolingPeriodHours: 0 });
     const { id } = await createWithdrawalMethod(merchantOf(rt), { methodType: 'bank_account', label: 'Main', details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' } });
-    await post(tenant, {
-      tenantId: sb.tenantId, livemode: false, sourceType: 'adjustment', sourceId: `${prefix}-funding`, description: 'test funding',
-      lines: [
-        { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -100_000 },
-        { account: 'merchant_available', ownerId: sb.merchantId, currency: 'EUR', amountMinor: 100_000 },
-      ],
-    });
+    await fundByAdjustment(tenant, { tenantId: sb.tenantId, merchantId: sb.merchantId, valueMinor: 100_000, sourceId: `${prefix}-funding` });
     return id;
   });
   let requests = 0;

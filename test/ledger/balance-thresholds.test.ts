@@ -1,5 +1,6 @@
 import { createApiHarness, createSecondMerchant, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
+import { money } from '../helpers/amounts';
 import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { post } from '../../src/services/ledger/post';
@@ -20,7 +21,6 @@ let m2Key: string;
 let otherTenantKey: string;
 const clearing = newId();
 
-const money = (currency: string, valueMinor: number) => ({ currency, valueMinor });
 const BASE = '/v1/balance-thresholds';
 
 /** One adjustment posting: `amount` (signed) onto the merchant's `account`, against provider clearing. */

@@ -1,5 +1,6 @@
 import { createApiHarness, createSecondMerchant, expectProblem, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
+import { money } from '../helpers/amounts';
 import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { resolveFees } from '../../src/services/fees/schedules';
@@ -20,7 +21,6 @@ const providerIntegrationId = newId();
 const p1 = newId();
 const r1 = newId();
 
-const money = (currency: string, valueMinor: number) => ({ currency, valueMinor });
 const bal = (merchantId: string, currency: string, pending: number, available: number, reserved = 0, payable = 0) => ({
   merchantId, currency, pending: money(currency, pending), available: money(currency, available), reserved: money(currency, reserved), payable: money(currency, payable),
 });

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { dialectName, onPostgres } from '../helpers/db';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext } from '../../src/services/access/operators';
@@ -17,13 +17,12 @@ import { balancesOf } from '../../src/services/ledger/balances';
 const BIG = 3_000_000_000; // above 2^31 (two of them above 2^32)
 const REFUND = 2_500_000_000;
 
-let m: MoneyHarness;
+const m = useMoneyHarness();
 let tenant: CallerContext;
 let first: string;
 let second: string;
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   tenant = operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false });
   first = (await payWithCard(m, '4242424242424242', { amount: BIG })).paymentId;
   second = (await payWithCard(m, '4242424242424242', { amount: BIG })).paymentId;
@@ -32,7 +31,6 @@ beforeAll(async () => {
   expect(refund.body.data.amount).toEqual({ currency: 'EUR', valueMinor: REFUND });
   await m.settle();
 });
-afterAll(async () => m.close());
 
 describe(`BIGINT amounts above 2^31 read as numbers (${dialectName})`, () => {
   test('through a model read: scoped rows, instances, and the records built from them', async () => {

@@ -21,6 +21,8 @@ import { PLATFORM_ID } from '../../src/services/tenants/platform';
 import { newId } from '../../src/util/ids';
 import type { LedgerAccount, LedgerSourceType } from '../../src/db/models/ledger';
 import { parseCsv } from '../helpers/csv';
+import { money } from '../helpers/amounts';
+import { openSession, completeWithCard } from '../helpers/money';
 
 // Issue 23, part 3: settlement statements. One per merchant, currency and UTC day, opened by the first movement;
 // lines derived from the ledger's entries; the identities (opening + lines = closing, closing = next opening, the
@@ -39,7 +41,6 @@ let otherTenantKey: string;
 const providerIntegrationId = newId();
 const clearing = newId();
 
-const money = (currency: string, valueMinor: number) => ({ currency, valueMinor });
 type Line = { id: string; type: string; sourceType: string; sourceId: string; amount: { valueMinor: number }; fee: { valueMinor: number }; net: { valueMinor: number }; balanceType: 'pending' | 'available' | 'reserved' | 'payable'; feeBreakdown?: Record<string, { valueMinor: number }> | null; postingType: string };
 type Statement = { id: string; merchantId: string; currency: string; periodStart: string; periodEnd: string; status: string; lineCount: number; openingBalance: Record<string, { valueMinor: number }>; closingBalance: Record<string, { valueMinor: number }>; totals: Record<string, { valueMinor: number }>; downloadUrl: string };
 
@@ -131,9 +132,8 @@ describe(`settlement statements over several days (${dialectName})`, () => {
     day1 = new Date(Math.floor(h.clock.now().getTime() / DAY) * DAY).toISOString();
     expect((await h.as(h.sandbox.tenantKey.secretKey).get('/v1/settlements').expect(200)).body.data).toEqual([]);
     const key = h.sandbox.merchantKey.secretKey;
-    const session = await h.as(key).post('/v1/checkout-sessions', { amount: money('EUR', 10_000) }).expect(201);
-    const done = await h.as(key).post(`/v1/checkout-sessions/${session.body.data.id}/complete`, { paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123' } } }).expect(200);
-    paymentViaApi = done.body.data.paymentId;
+    const session = await openSession(h, { amount: money('EUR', 10_000) }, key);
+    paymentViaApi = (await completeWithCard(h, session.id, '4242424242424242', key)).paymentId;
     expect(await runDueSandboxOperations(h.rt)).toBe(1);
     const listed = await h.as(key).get('/v1/settlements').expect(200);
     expect(listed.body.data).toHaveLength(1);

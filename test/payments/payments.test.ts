@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
-import { expectLedgerInvariant } from '../helpers/ledger';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { expectProblem, createLiveTenantKey } from '../helpers/api';
 import { dialectName, onPostgres } from '../helpers/db';
 import * as providers from '../../src/services/processing/providers';
@@ -8,14 +7,7 @@ import type { PaymentAttemptRow, PaymentRow } from '../../src/db/models';
 
 /** Capture, cancel, refunds (rules and concurrency), visibility, limits, routing and cascading of payments. */
 
-let m: MoneyHarness;
-beforeAll(async () => {
-  m = await createMoneyHarness();
-});
-afterAll(async () => m.close());
-afterEach(async () => {
-  await expectLedgerInvariant(m.rt);
-});
+const m = useMoneyHarness({ ledger: 'afterEach' });
 
 const merchant = () => m.as(m.sandbox.merchantKey.secretKey);
 const tenant = () => m.as(m.sandbox.tenantKey.secretKey);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import ts from 'typescript';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { withTransaction, type CallerContext } from '../../src/domain/context';
@@ -94,11 +94,10 @@ describe('provider calls in one place (the source)', () => {
 });
 
 describe(`provider calls in one place (the helper refuses an open transaction, ${dialectName})`, () => {
-  let m: MoneyHarness;
+  const m = useMoneyHarness();
   const sandboxCard = connectorFor('sandbox-card');
   const called: string[] = [];
   beforeAll(async () => {
-    m = await createMoneyHarness();
     const counting = Object.create(sandboxCard) as Connector;
     for (const name of ['authorize', 'capture', 'void', 'refund', 'payout'] as const) {
       counting[name] = (async (...args: Parameters<Connector[typeof name]>) => {
@@ -110,7 +109,6 @@ describe(`provider calls in one place (the helper refuses an open transaction, $
   });
   afterAll(async () => {
     registerConnector('sandbox-card', sandboxCard);
-    await m?.close();
   });
 
   const merchant = () => operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });

@@ -1,5 +1,4 @@
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
-import { expectLedgerInvariant } from '../helpers/ledger';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
@@ -17,15 +16,10 @@ import type { PaymentRow } from '../../src/db/models';
  * as it was, and one whose process died between the call and the apply is finished by recovery, once.
  */
 
-let m: MoneyHarness;
+const m = useMoneyHarness({ ledger: 'afterEach' });
 const sandboxCard = connectorFor('sandbox-card');
-beforeAll(async () => {
-  m = await createMoneyHarness();
-});
-afterAll(async () => m.close());
 afterEach(async () => {
   registerConnector('sandbox-card', sandboxCard);
-  await expectLedgerInvariant(m.rt);
 });
 
 const merchant = () => m.as(m.sandbox.merchantKey.secretKey);

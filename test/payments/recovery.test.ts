@@ -1,6 +1,6 @@
-import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
-import { expectLedgerInvariant } from '../helpers/ledger';
+import { useMoneyHarness, openSession } from '../helpers/money';
 import { dialectName } from '../helpers/db';
+import { eur } from '../helpers/amounts';
 import { operatorContext } from '../../src/services/access/operators';
 import { connectorFor, registerConnector, type Connector } from '../../src/connectors';
 import { completeCheckoutSession } from '../../src/services/checkout/completion';
@@ -12,15 +12,10 @@ import { recoverStalledCalls } from '../../src/services/payments/recovery';
  * provider reference; the recovery job makes the call later and the payment or refund moves on.
  */
 
-let m: MoneyHarness;
+const m = useMoneyHarness({ ledger: 'afterEach' });
 const sandboxCard = connectorFor('sandbox-card');
-beforeAll(async () => {
-  m = await createMoneyHarness();
-});
-afterAll(async () => m.close());
 afterEach(async () => {
   registerConnector('sandbox-card', sandboxCard);
-  await expectLedgerInvariant(m.rt);
 });
 
 /** The sandbox acquirer, except that one operation dies as the process would. */
@@ -35,14 +30,9 @@ function dyingOn(operation: 'authorize' | 'refund'): Connector {
 const ctx = () => operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
 const card = { type: 'card' as const, card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123' } };
 
-async function openSession(): Promise<string> {
-  const res = await m.as(m.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 4_000 } });
-  return res.body.data.id;
-}
-
 describe(`recovery of provider calls that never happened (${dialectName})`, () => {
   test('an attempt whose card is no longer kept fails after the stale period; its session takes another card', async () => {
-    const sessionId = await openSession();
+    const { id: sessionId } = await openSession(m, { amount: eur(4_000) });
     registerConnector('sandbox-card', dyingOn('authorize'));
     await expect(completeCheckoutSession(ctx(), sessionId, { paymentMethod: card })).rejects.toThrow('process died');
     registerConnector('sandbox-card', sandboxCard);
@@ -68,7 +58,7 @@ describe(`recovery of provider calls that never happened (${dialectName})`, () =
       providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01', name: 'Backup', supportedCurrencies: ['EUR'],
       credentials: { merchantAccount: 'backup', apiKey: 'k' },
     });
-    const sessionId = await openSession();
+    const { id: sessionId } = await openSession(m, { amount: eur(4_000) });
     registerConnector('sandbox-card', dyingOn('authorize'));
     await expect(completeCheckoutSession(ctx(), sessionId, { paymentMethod: card })).rejects.toThrow('process died');
     registerConnector('sandbox-card', sandboxCard);
@@ -82,7 +72,7 @@ describe(`recovery of provider calls that never happened (${dialectName})`, () =
   });
 
   test('a refund whose provider call never happened is sent again and succeeds', async () => {
-    const sessionId = await openSession();
+    const { id: sessionId } = await openSession(m, { amount: eur(4_000) });
     await m.as(m.sandbox.merchantKey.secretKey).post(`/v1/checkout-sessions/${sessionId}/complete`, { paymentMethod: card });
     await m.settle();
     const paymentId = (await m.as(m.sandbox.merchantKey.secretKey).get(`/v1/checkout-sessions/${sessionId}`)).body.data.paymentId;

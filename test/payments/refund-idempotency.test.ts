@@ -1,17 +1,13 @@
 import { operatorContext } from '../../src/services/access/operators';
 import { createRefund } from '../../src/services/payments/refunds';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 
 // A refund keeps its caller's Idempotency-Key (refunds commit before their answer is stored under the key, so a
 // retry after a crash in between must find the refund rather than make another). Keys are per caller, as in the
 // idempotency records: two callers using the same key string each get their own refund.
 
 describe('refunds and Idempotency-Keys at the service', () => {
-  let m: MoneyHarness;
-  beforeAll(async () => {
-    m = await createMoneyHarness();
-  });
-  afterAll(() => m?.close());
+  const m = useMoneyHarness();
 
   const tenant = () => operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false, operator: 'ops-a' });
   const merchant = () => operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false, operator: 'ops-b' });

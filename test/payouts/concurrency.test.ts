@@ -2,7 +2,7 @@ import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { dialectName, onPostgres } from '../helpers/db';
 import { merchantBalance, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
-import { credit } from '../helpers/payouts';
+import { fundMerchant } from '../helpers/funding';
 import { closeRuntime, openRuntime, type Runtime } from '../../src/runtime';
 import { payoutsJob } from '../../src/jobs/payouts';
 import type { PayoutRunResult } from '../../src/services/payouts/run';
@@ -35,7 +35,7 @@ afterAll(async () => {
 
 test(`${onPostgres ? 'four' : 'three'} processes running the job at once make one payout per period (${dialectName})`, async () => {
   for (let day = 0; day < 3; day++) {
-    await credit(h, 10_000 + day);
+    await fundMerchant(h, 10_000 + day);
     const results = (await Promise.all([h.rt, ...others, h.rt].map((rt) => payoutsJob.runNow(rt)))) as PayoutRunResult[];
     const created = results.flatMap((r) => r.created);
     expect(created).toHaveLength(1);

@@ -1,9 +1,8 @@
-import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, type MoneyHarness } from '../helpers/money';
 import { createLiveTenantKey, createSecondMerchant, expectProblem } from '../helpers/api';
-import { expectLedgerInvariant } from '../helpers/ledger';
 import { dialectName } from '../helpers/db';
 import { merchantBalance, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
-import { credit } from '../helpers/payouts';
+import { fundMerchant } from '../helpers/funding';
 import { backgroundJobs, jobNamed } from '../../src/jobs';
 import { payoutsJob } from '../../src/jobs/payouts';
 import { SANDBOX_FAILING_IBAN } from '../../src/connectors/sandbox-payout';
@@ -19,34 +18,23 @@ import { sampleEventData } from '../../src/services/webhooks/samples';
 jest.setTimeout(180_000);
 
 const FEE = 25; // the sandbox schedule's payout fee (EUR)
-let m: MoneyHarness;
+const m = useMoneyHarness({ ledger: 'afterAll' });
 let merchant: ReturnType<MoneyHarness['as']>;
 let tenant: ReturnType<MoneyHarness['as']>;
 let methodId: string;
 
 beforeAll(async () => {
   // 2026-03-02 is a Monday
-  m = await createMoneyHarness();
   m.clock.set(new Date('2026-03-02T08:00:00.000Z'));
   merchant = m.as(m.sandbox.merchantKey.secretKey);
   tenant = m.as(m.sandbox.tenantKey.secretKey);
   await withdrawalSettings(m, { withdrawalCoolingPeriodHours: 0 });
   methodId = (await saveMethod(m)).id;
 });
-afterAll(async () => {
-  await expectLedgerInvariant(m.rt);
-  await m.close();
-});
-
 const run = async () => (await payoutsJob.runNow(m.rt)) as PayoutRunResult;
 const day = (n = 1) => m.clock.advance(n * 86_400_000);
 const setSchedule = (body: Record<string, unknown>) => merchant.put('/v1/payout-schedule', body);
 const payoutsOf = async (query = '') => (await tenant.get(`/v1/payouts?merchantId=${m.sandbox.merchantId}&limit=100${query}`).expect(200)).body.data as Array<Record<string, any>>;
-
-async function eventsOf(id: string): Promise<string[]> {
-  await m.settle();
-  return m.events().filter((e) => (e.data as { id?: string }).id === id).sort((a, b) => (a.id < b.id ? -1 : 1)).map((e) => e.type);
-}
 
 describe(`payout schedules (${dialectName})`, () => {
   test('the job is registered with the other jobs', () => {
@@ -63,7 +51,7 @@ describe(`payout schedules (${dialectName})`, () => {
   });
 
   test('manual makes no payouts: withdrawals stay', async () => {
-    await credit(m, 10_000);
+    await fundMerchant(m, 10_000);
     const result = await run();
     expect(result.created).toEqual([]);
     expect(await payoutsOf()).toEqual([]);
@@ -116,7 +104,7 @@ describe(`scheduled payouts (${dialectName})`, () => {
   let firstId: string;
 
   test('daily: the available balance less the fee is paid out once per day; the reserve stays', async () => {
-    await credit(m, 7_000, { account: 'merchant_reserve' });
+    await fundMerchant(m, 7_000, { account: 'merchant_reserve' });
     const before = await merchantBalance(m);
     expect(before).toMatchObject({ available: 10_000, reserved: 7_000, payable: 0 });
     const result = await run();
@@ -137,7 +125,7 @@ describe(`scheduled payouts (${dialectName})`, () => {
     expect(payout.feeBreakdown).toBeUndefined();
     expect((await tenant.get(`/v1/payouts/${created.id}`).expect(200)).body.data.feeBreakdown).toMatchObject({ tenantFee: FEE });
     expect(await merchantBalance(m)).toMatchObject({ available: 0, reserved: 7_000, payable: 0 });
-    expect(await eventsOf(created.id)).toEqual(['payout.created', 'payout.succeeded']);
+    expect(await m.eventTypesAbout(created.id)).toEqual(['payout.created', 'payout.succeeded']);
     // the ledger: held, then paid out; the fee to the tenant
     const entries = await m.rt.db.models.LedgerEntry.findAll({ where: { sourceId: created.id }, raw: true }) as unknown as Array<{ sourceType: string; account: string; amountMinor: number | string }>;
     const of = (type: string, account: string) => entries.filter((e) => e.sourceType === type && e.account === account).reduce((s, e) => s + Number(e.amountMinor), 0);
@@ -154,7 +142,7 @@ describe(`scheduled payouts (${dialectName})`, () => {
   });
 
   test('the same day again: no second payout, whatever came in', async () => {
-    await credit(m, 20_000);
+    await fundMerchant(m, 20_000);
     m.clock.advance(3_600_000);
     const result = await run();
     expect(result.created).toEqual([]);
@@ -168,11 +156,11 @@ describe(`scheduled payouts (${dialectName})`, () => {
     expect(next.created).toHaveLength(1);
     expect(next.created[0]).toMatchObject({ period: 'daily:2026-03-03', amount: { valueMinor: 20_000 - FEE } });
     day();
-    await credit(m, 3_000);
+    await fundMerchant(m, 3_000);
     const short = await run();
     expect(short.created).toEqual([]);
     expect(short.skipped[0].reason).toMatch(/below the schedule's minimum/);
-    await credit(m, 2_025);
+    await fundMerchant(m, 2_025);
     m.clock.advance(3_600_000);
     const reached = await run();
     expect(reached.created).toHaveLength(1);
@@ -183,7 +171,7 @@ describe(`scheduled payouts (${dialectName})`, () => {
   test('weekly: one payout per week, on its anchor day', async () => {
     // Wednesday 2026-03-04: weekly on Fridays
     await setSchedule({ interval: 'weekly', weeklyAnchor: 'friday', withdrawalMethodId: methodId }).expect(200);
-    await credit(m, 1_000);
+    await fundMerchant(m, 1_000);
     expect((await run()).created).toEqual([]); // Wednesday
     day(); // Thursday
     expect((await run()).created).toEqual([]);
@@ -191,7 +179,7 @@ describe(`scheduled payouts (${dialectName})`, () => {
     const friday = await run();
     expect(friday.created).toHaveLength(1);
     expect(friday.created[0].period).toBe('weekly:2026-03-06');
-    await credit(m, 500);
+    await fundMerchant(m, 500);
     for (let i = 0; i < 6; i++) {
       day(); // Saturday … Thursday
       expect((await run()).created).toEqual([]);
@@ -231,7 +219,7 @@ describe(`scheduled payouts (${dialectName})`, () => {
   test('failure: the provider refuses the destination; the funds return to available; payout.failed', async () => {
     const failing = await saveMethod(m, 'Closed account', SANDBOX_FAILING_IBAN);
     await setSchedule({ interval: 'daily', withdrawalMethodId: failing.id }).expect(200);
-    await credit(m, 4_000);
+    await fundMerchant(m, 4_000);
     const before = await merchantBalance(m);
     const result = await run();
     expect(result.created).toHaveLength(1);
@@ -239,7 +227,7 @@ describe(`scheduled payouts (${dialectName})`, () => {
     const payout = (await merchant.get(`/v1/payouts/${result.created[0].id}`).expect(200)).body.data;
     expect(payout).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('account is closed'), failedAt: expect.any(String), paidAt: null });
     expect(await merchantBalance(m)).toEqual(before);
-    expect(await eventsOf(payout.id)).toEqual(['payout.created', 'payout.failed']);
+    expect(await m.eventTypesAbout(payout.id)).toEqual(['payout.created', 'payout.failed']);
     // once per period: the failed payout used this day's
     expect((await run()).created).toEqual([]);
     expectProblem(await tenant.post(`/v1/payouts/${payout.id}/cancel`), 409, 'INVALID_STATE_TRANSITION');
@@ -269,14 +257,14 @@ describe(`scheduled payouts (${dialectName})`, () => {
     const after = await run();
     expect(after.created).toEqual([]);
     expect(after.inTransit).toEqual([]);
-    expect(await eventsOf(id)).toEqual(['payout.created']);
+    expect(await m.eventTypesAbout(id)).toEqual(['payout.created']);
   });
 });
 
 describe(`a payout handed to the provider (${dialectName})`, () => {
   test('cannot be canceled; one left unanswered (a process died) is sent again once its claim lapsed', async () => {
     day();
-    await credit(m, 3_000);
+    await fundMerchant(m, 3_000);
     const result = await run(); // the payout terminal is still disabled: pending, unsent
     const id = result.created[0].id;
     expect(result.unsent).toEqual([id]);
@@ -292,7 +280,7 @@ describe(`a payout handed to the provider (${dialectName})`, () => {
     expect(resent.inTransit).toEqual([id]);
     expect(resent.paid).toEqual([id]);
     expect((await tenant.get(`/v1/payouts/${id}`).expect(200)).body.data.status).toBe('paid');
-    expect(await eventsOf(id)).toEqual(['payout.created', 'payout.succeeded']);
+    expect(await m.eventTypesAbout(id)).toEqual(['payout.created', 'payout.succeeded']);
   });
 });
 

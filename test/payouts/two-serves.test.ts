@@ -3,14 +3,13 @@ import { ManualClock } from '../../src/domain/clock';
 import { runCli } from '../helpers/cli';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { expectLedgerInvariant } from '../helpers/ledger';
+import { fundByAdjustment } from '../helpers/funding';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { operatorContext } from '../../src/services/access/operators';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';
 import { setPayoutSchedule } from '../../src/services/payouts/schedule';
 import { balancesOf } from '../../src/services/ledger/balances';
-import { post } from '../../src/services/ledger/post';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 
 // Two `payplane serve` processes on one Postgres database run the payouts and settlements jobs (each ticks at its
 // start, then every minute), and two `payplane jobs run` processes run each at the same moment beside them: a
@@ -33,24 +32,15 @@ beforeAll(async () => {
   await updateTenant(tenant, sandbox.tenantId, { withdrawalCoolingPeriodHours: 0 });
   const merchant = operatorContext(t.rt, { level: 'merchant', tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, livemode: false });
   const method = await createWithdrawalMethod(merchant, { methodType: 'bank_account', label: 'Main', details: { iban: 'DE89370400440532013000', accountHolderName: 'Sandbox GmbH' } });
-  await post(tenant, {
-    tenantId: sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: 'two-serves-funding', description: 'test funding',
-    lines: [
-      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -40_000 },
-      { account: 'merchant_available', ownerId: sandbox.merchantId, currency: 'EUR', amountMinor: 40_000 },
-    ],
-  });
+  await fundByAdjustment(tenant, { tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, valueMinor: 40_000, sourceId: 'two-serves-funding' });
   await setPayoutSchedule(merchant, { interval: 'daily', withdrawalMethodId: method.id });
   // a movement of yesterday (noon UTC): it opens yesterday's statement, which the serves' settlements job finalizes
   const now = new Date();
   const yesterdayNoon = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1, 12));
-  await withRuntimeOf(t.db, (past) => post(operatorContext(past, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), {
-    tenantId: sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: 'two-serves-yesterday', description: 'test funding of yesterday',
-    lines: [
-      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -500 },
-      { account: 'merchant_available', ownerId: sandbox.merchantId, currency: 'EUR', amountMinor: 500 },
-    ],
-  }), { clock: new ManualClock(yesterdayNoon) });
+  const yesterday = { tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, valueMinor: 500, sourceId: 'two-serves-yesterday', description: 'test funding of yesterday' };
+  await withRuntimeOf(t.db, (past) => fundByAdjustment(operatorContext(past, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), yesterday), {
+    clock: new ManualClock(yesterdayNoon),
+  });
   const env = { PAYPLANE_SANDBOX_DELAY_MS: '0' };
   servers = await Promise.all([startServe(t.db, env), startServe(t.db, env)]);
 }, 120_000);
@@ -73,13 +63,7 @@ describePostgres('two serve processes running the payouts job', () => {
     expect(paid).toBe(1);
     // more funds the same day, and two `jobs run payouts` at once beside the serves: still one payout
     const tenant = operatorContext(t.rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
-    await post(tenant, {
-      tenantId: sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: 'two-serves-funding-2', description: 'test funding',
-      lines: [
-        { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -1_000 },
-        { account: 'merchant_available', ownerId: sandbox.merchantId, currency: 'EUR', amountMinor: 1_000 },
-      ],
-    });
+    await fundByAdjustment(tenant, { tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, valueMinor: 1_000, sourceId: 'two-serves-funding-2' });
     const env = { DATABASE_URL: t.db.url, PAYPLANE_HOME: t.db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
     const runs = await Promise.all([runCli(['jobs', 'run', 'payouts', '--json'], env), runCli(['jobs', 'run', 'payouts', '--json'], env)]);
     for (const run of runs) expect(run.status).toBe(0);

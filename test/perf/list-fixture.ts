@@ -4,7 +4,8 @@ import type { Database } from '../../src/db/database';
 import type { RowModel } from '../../src/db/model-kit';
 import type { Models } from '../../src/db/models';
 import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
-import { fundMerchant, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { fundMerchant } from '../helpers/funding';
 import { randomBase62 } from '../../src/util/secrets';
 
 // Shared by the list tests of issue 9 (test/perf/list-plans.test.ts, test/perf/list-queries.test.ts): one pass of

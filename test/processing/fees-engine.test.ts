@@ -1,10 +1,10 @@
 import { computeFees, divRound, type ApplicableSchedule, type FeeTransaction } from '../../src/services/fees/engine';
 import type { FeeLevel, FeeRule, RollingReserve, RoundingMode } from '../../src/db/models/fees';
 import { mulberry32 } from '../../src/util/random';
+import { eur } from '../helpers/amounts';
 
 // The fee engine is pure: no database here.
 
-const eur = (valueMinor: number) => ({ currency: 'EUR', valueMinor });
 const AT = new Date('2026-03-01T12:00:00Z');
 
 function rule(fields: Partial<FeeRule>): FeeRule {

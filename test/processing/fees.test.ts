@@ -1,5 +1,6 @@
 import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
+import { eur, usd } from '../helpers/amounts';
 import { operatorContext } from '../../src/services/access/operators';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { resolveFees } from '../../src/services/fees/schedules';
@@ -16,7 +17,6 @@ const MISSING = '00000000-0000-4000-8000-000000000000';
 const terminalsBuilt = () => 'Terminal' in h.rt.db.models;
 const paths = (res: { body: { errors?: { path: string }[] } }) => (res.body.errors ?? []).map((e) => e.path).sort();
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((r) => r.id);
-const eur = (valueMinor: number) => ({ currency: 'EUR', valueMinor });
 
 beforeAll(async () => {
   h = await createApiHarness();
@@ -314,7 +314,6 @@ describe(`fee resolution from the database (${dialectName})`, () => {
   const tx = (at: Date, extra: Record<string, unknown> = {}) => ({
     type: 'payment' as const, outcome: 'successful' as const, amount: { currency: 'USD', valueMinor: 10_000 }, method: 'card', merchantId, at, ...extra,
   });
-  const usd = (valueMinor: number) => ({ currency: 'USD', valueMinor });
 
   test('levels combine per party, archived schedules and closed assignments fall back, effective dates apply', async () => {
     const rule = (party: string, rate: number) => ({ transactionType: 'payment', method: 'percentage', currency: 'USD', percentageRate: rate, party });

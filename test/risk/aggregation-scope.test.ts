@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { evaluateRisk } from '../../src/services/risk/engine';
@@ -9,15 +9,11 @@ import { riskSubjectFromInput } from '../../src/services/risk/dry-run';
 // routed to the payment's own terminal.
 
 const VISA = '4242424242424242';
-let m: MoneyHarness;
+const m = useMoneyHarness();
 let tenant: ReturnType<MoneyHarness['as']>;
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   tenant = m.as(m.sandbox.tenantKey.secretKey);
-});
-afterAll(async () => {
-  await m.close();
 });
 
 describe(`aggregation scope terminal (${dialectName})`, () => {

@@ -1,8 +1,9 @@
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard, openSession, completeWithCard, type MoneyHarness } from '../helpers/money';
 import { Receiver, testTls } from '../helpers/receiver';
 import { dialectName } from '../helpers/db';
+import { eur } from '../helpers/amounts';
 import { operatorContext } from '../../src/services/access/operators';
 import { evaluateRisk } from '../../src/services/risk/engine';
 import { riskSubjectFromInput } from '../../src/services/risk/dry-run';
@@ -13,14 +14,13 @@ import { Dispatcher } from '../../src/services/webhooks/dispatcher';
 const VISA = '4242424242424242';
 const MASTERCARD = '5555555555554444';
 
-let m: MoneyHarness;
+const m = useMoneyHarness();
 let tenantReceiver: Receiver;
 let tenantDispatcher: Dispatcher;
 let tenantSecret: string;
 let tenant: ReturnType<MoneyHarness['as']>;
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   tenant = m.as(m.sandbox.tenantKey.secretKey);
   tenantReceiver = await new Receiver().start();
   tenantDispatcher = new Dispatcher(m.rt, { transport: { allowCidrs: ['127.0.0.1/32', '::1/128'], caFile: testTls().caFile } });
@@ -30,7 +30,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await tenantReceiver.close();
-  await m.close();
 });
 
 /** Events the tenant endpoint received (signature checked), optionally of one payment. */
@@ -221,15 +220,10 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
     const elsewhere = await enabledPlan([ipRule, mailRule], { merchantId: other.body.data.id });
 
     const pay = async (customerInfo: Record<string, string>) => {
-      const merchant = m.as(m.sandbox.merchantKey.secretKey);
-      const session = await merchant.post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 2_500 }, customerInfo });
-      expect(session.status).toBe(201);
-      const done = await merchant.post(`/v1/checkout-sessions/${session.body.data.id}/complete`, {
-        paymentMethod: { type: 'card', card: { number: VISA, expMonth: 12, expYear: 2030, cvc: '123' } },
-      });
-      expect(done.status).toBe(200);
+      const session = await openSession(m, { amount: eur(2_500), customerInfo });
+      const done = await completeWithCard(m, session.id, VISA);
       await m.settle();
-      return (await tenant.get(`/v1/payments/${done.body.data.paymentId}`)).body.data;
+      return (await tenant.get(`/v1/payments/${done.paymentId}`)).body.data;
     };
     // the customer paying with the session's secret cannot state the address (or reference) risk checks
     const session = await m.as(m.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 2_500 } });

@@ -1,5 +1,6 @@
-import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, openSession, completeWithCard, type MoneyHarness } from '../helpers/money';
 import { dialectName, onPostgres } from '../helpers/db';
+import { eur } from '../helpers/amounts';
 import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction } from '../../src/domain/context';
 import { evaluateRisk } from '../../src/services/risk/engine';
@@ -16,14 +17,11 @@ const VISA = '4242424242424242';
 const MASTERCARD = '5555555555554444';
 const PARALLEL = 10;
 
-let m: MoneyHarness;
+const m = useMoneyHarness();
 let tenant: ReturnType<MoneyHarness['as']>;
-let merchant: ReturnType<MoneyHarness['as']>;
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   tenant = m.as(m.sandbox.tenantKey.secretKey);
-  merchant = m.as(m.sandbox.merchantKey.secretKey);
   const read = m.clock.now.bind(m.clock);
   m.clock.now = () => {
     m.clock.advance(1);
@@ -37,9 +35,6 @@ beforeAll(async () => {
   expect(rule.status).toBe(201);
   const plan = await tenant.post('/v1/admin/antifraud-plans', { name: 'Velocity', ruleIds: [rule.body.data.id], enabled: true });
   expect(plan.status).toBe(201);
-});
-afterAll(async () => {
-  await m.close();
 });
 
 /** A Luhn-valid Visa number of its own for index i (the sandbox declines it as unsupported: only risk matters here). */
@@ -57,19 +52,8 @@ function distinctCard(i: number): string {
   return `${body}${(10 - (sum % 10)) % 10}`;
 }
 
-async function session(): Promise<string> {
-  const created = await merchant.post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1_000 } });
-  expect(created.status).toBe(201);
-  return created.body.data.id;
-}
-
-async function complete(sessionId: string, number: string): Promise<string> {
-  const done = await merchant.post(`/v1/checkout-sessions/${sessionId}/complete`, {
-    paymentMethod: { type: 'card', card: { number, expMonth: 12, expYear: 2030, cvc: '123' } },
-  });
-  expect(done.status).toBe(200);
-  return done.body.data.paymentId;
-}
+const session = async (): Promise<string> => (await openSession(m, { amount: eur(1_000) })).id;
+const complete = async (sessionId: string, number: string): Promise<string> => (await completeWithCard(m, sessionId, number)).paymentId;
 
 async function outcomes(paymentIds: string[]): Promise<{ declined: number; passed: number; decisions: string[] }> {
   await m.settle();

@@ -1,4 +1,4 @@
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { Receiver } from '../helpers/receiver';
 import { dialectName, onPostgres } from '../helpers/db';
 import { QueryTypes } from 'sequelize';
@@ -15,17 +15,15 @@ const APPROVED = '4242424242424242';
 const DECLINED = '4000000000000002';
 const MINUTE = 60_000;
 
-let m: MoneyHarness;
+const m = useMoneyHarness();
 let tenantReceiver: Receiver;
 beforeAll(async () => {
-  m = await createMoneyHarness();
   tenantReceiver = await new Receiver().start();
   // a tenant endpoint (the API takes endpoints of the caller's level: a tenant's are made by its users or the operator)
   await createEndpoint(operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false }), { url: tenantReceiver.url(), events: ['routing.alert'] });
 }, 60_000);
 afterAll(async () => {
   await tenantReceiver?.close();
-  await m?.close();
 });
 
 /** the routing.alert events the tenant endpoint received since `mark` */

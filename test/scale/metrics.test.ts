@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { createTestRuntime, dialectName, type TestRuntime } from '../helpers/db';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { Receiver, testTls } from '../helpers/receiver';
 import { parsePrometheus, startServe, stopAllServes, sumOf, type Sample, type ServeProcess } from '../helpers/serve';
 import { operations } from '../../src/api';
@@ -34,11 +34,7 @@ function histogramCounts(samples: Sample[], name: string, label: string): Map<st
 }
 
 describe(`GET /metrics in one process (${dialectName})`, () => {
-  let m: MoneyHarness;
-  beforeAll(async () => {
-    m = await createMoneyHarness();
-  });
-  afterAll(() => m.close());
+  const m = useMoneyHarness();
 
   const scrape = async (): Promise<Sample[]> => {
     // the queue gauges share one database read for 100 ms: a scrape after a change waits that out

@@ -6,11 +6,10 @@ import { Receiver, testTls } from '../helpers/receiver';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { TEST_IBAN } from '../helpers/withdrawals';
+import { fundByAdjustment } from '../helpers/funding';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
 import { operatorContext } from '../../src/services/access/operators';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
-import { post as postLedger } from '../../src/services/ledger/post';
-import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';
 import { CrashClient, Watchdog, crashWindowOf, seeded, type CrashWindow, type Failure, type OpRecord, type Target } from './crash/client';
 
@@ -93,13 +92,7 @@ beforeAll(async () => {
   const ctx = operatorContext(t.rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
   await createEndpoint(ctx, { url: receiver.url(), events: ['*'] });
   // funds for the withdrawals (as if earlier payments had been released)
-  await postLedger(operatorContext(t.rt, { level: 'platform', tenantId: null, livemode: false }), {
-    tenantId: sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: 'crash-test-funding', description: 'test funding',
-    lines: [
-      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -10_000_000 },
-      { account: 'merchant_available', ownerId: sandbox.merchantId, currency: 'EUR', amountMinor: 10_000_000 },
-    ],
-  });
+  await fundByAdjustment(operatorContext(t.rt, { level: 'platform', tenantId: null, livemode: false }), { tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, valueMinor: 10_000_000, sourceId: 'crash-test-funding' });
   const starting = Date.now();
   server = await startServe(t.db, env, [], START_LIMITS);
   firstStartMs = Date.now() - starting;

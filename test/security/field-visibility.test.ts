@@ -1,7 +1,8 @@
 import { dialectName } from '../helpers/db';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { Receiver } from '../helpers/receiver';
-import { fundMerchant, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { fundMerchant } from '../helpers/funding';
 import { operations } from '../../src/api';
 import { buildOpenApiDocument } from '../../src/http/openapi';
 import { RESOURCES } from '../../src/api/views';
@@ -43,18 +44,16 @@ function readPath(kind: ResourceKind, level: Level): string {
   return op.path;
 }
 
-let m: MoneyHarness;
+const m = useMoneyHarness();
 let tenantReceiver: Receiver;
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   tenantReceiver = await new Receiver().start();
   const created = await m.as(m.sandbox.tenantKey.secretKey).post('/v1/admin/webhook-endpoints', { url: tenantReceiver.url(), events: ['*'] });
   expect(created.status).toBe(201);
 });
 afterAll(async () => {
   await tenantReceiver.close();
-  await m.close();
 });
 
 describe(`field visibility: event data as the API answer of its record (${dialectName})`, () => {

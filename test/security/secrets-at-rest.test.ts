@@ -8,7 +8,8 @@ import { appendCanaries, archiveDatabase, dialectName, homeSecrets, onPostgres, 
 import { runCli } from '../helpers/cli';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { testTls } from '../helpers/receiver';
-import { fundMerchant, withdrawalSettings } from '../helpers/withdrawals';
+import { withdrawalSettings } from '../helpers/withdrawals';
+import { fundMerchant } from '../helpers/funding';
 import { acceptInvitation } from '../../src/services/access/invitations';
 import { formatFinding, scanDirectories } from './scan-secrets';
 import { randomIban, randomPan } from './secret-samples';

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
 import type { ApiHarness } from '../helpers/api';
+import { fundByAdjustment } from '../helpers/funding';
 import { operatorContext } from '../../src/services/access/operators';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
@@ -10,7 +11,6 @@ import { createTerminal } from '../../src/services/processing/terminals/terminal
 import { createChannel } from '../../src/services/channels';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createActiveUser } from '../../src/services/access/users';
-import { post as postLedger } from '../../src/services/ledger/post';
 import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from '../../src/services/processing/providers';
 import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
 import { runPayouts } from '../../src/services/payouts/run';
@@ -383,21 +383,9 @@ async function buildTenant(h: ApiHarness, label: 'A' | 'B', live: boolean): Prom
   ids.dispute = disputes[0].id;
   ids.withdrawalMethod = (await ok(M('post', '/v1/merchant-withdrawal-methods').send({ methodType: 'bank_account', label: `${mark} main account`, details: { iban: IBAN, accountHolderName: `${mark} Holder GmbH` } }), 'withdrawal method')).id;
   const m2Method = await ok(call(h, 'post', '/v1/merchant-withdrawal-methods', m2Key.secret).send({ methodType: 'bank_account', label: `${mark} second merchant account`, details: { iban: IBAN, accountHolderName: `${mark} Two GmbH` } }), 'second withdrawal method');
-  await postLedger(platform, {
-    tenantId, livemode: false, sourceType: 'adjustment', sourceId: `${mark}-funding`, description: 'isolation funding',
-    lines: [
-      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -1_000_000 },
-      { account: 'merchant_available', ownerId: m1, currency: 'EUR', amountMinor: 1_000_000 },
-    ],
-  });
+  await fundByAdjustment(platform, { tenantId, merchantId: m1, valueMinor: 1_000_000, sourceId: `${mark}-funding`, description: 'isolation funding' });
   // merchant 2 can withdraw too (the positive controls of its callers)
-  await postLedger(platform, {
-    tenantId, livemode: false, sourceType: 'adjustment', sourceId: `${mark}-funding-two`, description: 'isolation funding',
-    lines: [
-      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -1_000_000 },
-      { account: 'merchant_available', ownerId: m2, currency: 'EUR', amountMinor: 1_000_000 },
-    ],
-  });
+  await fundByAdjustment(platform, { tenantId, merchantId: m2, valueMinor: 1_000_000, sourceId: `${mark}-funding-two`, description: 'isolation funding' });
   ids.withdrawal = (await ok(
     M('post', '/v1/withdrawals').set('Idempotency-Key', `${mark}-withdrawal`).send({ amount: { currency: 'EUR', valueMinor: amounts.withdrawal }, withdrawalMethodId: ids.withdrawalMethod, withdrawalChannelId: channel.id }),
     'withdrawal',
@@ -411,13 +399,7 @@ async function buildTenant(h: ApiHarness, label: 'A' | 'B', live: boolean): Prom
   const payouts = await runPayouts(h.rt, { tenantId, merchantId: m1, modes: [false] });
   if (payouts.created.length !== 1) throw new Error(`world: payout run made ${payouts.created.length} payouts (${JSON.stringify(payouts.skipped)})`);
   ids.payout = payouts.created[0].id;
-  await postLedger(platform, {
-    tenantId, livemode: false, sourceType: 'adjustment', sourceId: `${mark}-funding-again`, description: 'isolation funding',
-    lines: [
-      { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency: 'EUR', amountMinor: -1_000_000 },
-      { account: 'merchant_available', ownerId: m1, currency: 'EUR', amountMinor: 1_000_000 },
-    ],
-  });
+  await fundByAdjustment(platform, { tenantId, merchantId: m1, valueMinor: 1_000_000, sourceId: `${mark}-funding-again`, description: 'isolation funding' });
   // a delivery to the tenant's endpoint (of the events above)
   const deliveries = await ok(T('get', `/v1/admin/webhook-deliveries?endpoint_id=${ids.tenantEndpoint}&limit=1`), 'deliveries') as unknown as { id: string }[];
   if (deliveries.length === 0) throw new Error('world: no delivery to the tenant endpoint');

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { dialectName } from '../helpers/db';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { Receiver } from '../helpers/receiver';
 import { TEST_IBAN, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
 import { eventCatalog, eventResource } from '../../src/services/webhooks/catalog';
@@ -23,7 +23,8 @@ import { SANDBOX_FAILING_IBAN } from '../../src/connectors/sandbox-payout';
  * API then shows.
  */
 
-let m: MoneyHarness;
+// captured funds are available at once (the release job still moves them), so that withdrawals can be paid
+const m = useMoneyHarness({ config: { holdingPeriodHours: 0 } });
 let tenantReceiver: Receiver;
 let tenantSecret: string;
 const extra: Receiver[] = [];
@@ -36,8 +37,6 @@ const DISPUTED = '4000000000000259';
 const AVAILABLE_AT_ONCE = '4000000000000077';
 
 beforeAll(async () => {
-  // captured funds are available at once (the release job still moves them), so that withdrawals can be paid
-  m = await createMoneyHarness({ config: { holdingPeriodHours: 0 } });
   tenantReceiver = await new Receiver().start();
   const endpoint = await m.as(tenantKey()).post('/v1/admin/webhook-endpoints', { url: tenantReceiver.url(), events: ['*'] });
   expect(endpoint.status).toBe(201);
@@ -46,7 +45,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([tenantReceiver?.close(), ...extra.map((r) => r.close())]);
-  await m?.close();
 });
 
 const tenantKey = () => m.sandbox.tenantKey.secretKey;

@@ -1,7 +1,8 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { onPostgres } from '../helpers/db';
-import { anotherTenantKey, fundMerchant, merchantBalance, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { anotherTenantKey, merchantBalance, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { fundMerchant } from '../helpers/funding';
 
 /**
  * Races: twenty operators start the same execution at once (exactly one wins); twenty withdrawals that together

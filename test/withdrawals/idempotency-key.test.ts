@@ -1,6 +1,7 @@
 import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
 import { expectProblem } from '../helpers/api';
-import { fundMerchant, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { saveMethod, withdrawalSettings } from '../helpers/withdrawals';
+import { fundMerchant } from '../helpers/funding';
 
 /**
  * A withdrawal's Idempotency-Key: replays and reuse by the same caller are runIdempotent's (the API's one rule); a

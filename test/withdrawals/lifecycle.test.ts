@@ -1,7 +1,7 @@
-import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, type MoneyHarness } from '../helpers/money';
 import { expectProblem } from '../helpers/api';
-import { expectLedgerInvariant } from '../helpers/ledger';
-import { anotherTenantKey, fundMerchant, merchantBalance, saveMethod, TEST_IBAN, withdrawalSettings } from '../helpers/withdrawals';
+import { anotherTenantKey, merchantBalance, saveMethod, TEST_IBAN, withdrawalSettings } from '../helpers/withdrawals';
+import { fundMerchant } from '../helpers/funding';
 import { operatorContext } from '../../src/services/access/operators';
 import { executeViaProvider } from '../../src/services/withdrawals';
 
@@ -14,25 +14,19 @@ import { executeViaProvider } from '../../src/services/withdrawals';
 jest.setTimeout(120_000);
 
 const FEE = 50; // the sandbox schedule's withdrawal fee (EUR)
-let m: MoneyHarness;
+const m = useMoneyHarness({ ledger: 'afterAll' });
 let merchant: ReturnType<MoneyHarness['as']>;
 let tenant: ReturnType<MoneyHarness['as']>;
 let methodId: string;
 let seq = 0;
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   merchant = m.as(m.sandbox.merchantKey.secretKey);
   tenant = m.as(m.sandbox.tenantKey.secretKey);
   await withdrawalSettings(m, { withdrawalCoolingPeriodHours: 0 });
   methodId = (await saveMethod(m)).id;
   await fundMerchant(m, 100_000);
 });
-afterAll(async () => {
-  await expectLedgerInvariant(m.rt);
-  await m.close();
-});
-
 const request = (valueMinor: number, extra: Record<string, unknown> = {}, key = `wd-${++seq}`) =>
   merchant.post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor }, withdrawalMethodId: methodId, ...extra }).set('Idempotency-Key', key);
 
@@ -40,13 +34,6 @@ async function create(valueMinor: number): Promise<string> {
   const res = await request(valueMinor);
   expect(res.status).toBe(201);
   return res.body.data.id;
-}
-
-async function eventsOf(id: string): Promise<{ type: string; data: Record<string, unknown> }[]> {
-  await m.settle();
-  // deliveries may arrive in any order: event ids are time-ordered (UUID v7), so sort by them
-  const events = m.events().filter((e) => (e.data as { id?: string }).id === id) as unknown as { id: string; type: string; data: Record<string, unknown> }[];
-  return events.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
 async function auditActions(id: string): Promise<string[]> {
@@ -97,7 +84,7 @@ test('request, approve, start, complete: balances to the minor unit and one even
   expect(sum('merchant_payable')).toBe(0);
   expect(sum('merchant_available')).toBe(-40_000 - FEE);
 
-  const events = await eventsOf(w.id);
+  const events = await m.eventsAbout(w.id);
   expect(events.map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.approved', 'withdrawal.succeeded']);
   expect(events[2].data).toMatchObject({ object: 'withdrawal', status: 'completed', amount: { currency: 'EUR', valueMinor: 40_000 } });
   expect(await auditActions(w.id)).toEqual(['withdrawal.created', 'withdrawal.approved', 'withdrawal.execution_started', 'withdrawal.completed']);
@@ -118,7 +105,7 @@ test('reject needs a reason, releases the hold and carries the reason in its eve
   expect(rejected.status).toBe(200);
   expect(rejected.body.data).toMatchObject({ status: 'rejected', rejectionReason: 'Account holder does not match the merchant', rejectedBy: m.sandbox.tenantKey.id });
   expect(await merchantBalance(m)).toEqual(before);
-  const events = await eventsOf(id);
+  const events = await m.eventsAbout(id);
   expect(events.map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.rejected']);
   expect(events[1].data.rejectionReason).toBe('Account holder does not match the merchant');
 });
@@ -130,7 +117,7 @@ test('the merchant cancels a pending withdrawal: the hold is released', async ()
   expect(canceled.status).toBe(200);
   expect(canceled.body.data).toMatchObject({ status: 'canceled', canceledBy: m.sandbox.merchantKey.id });
   expect(await merchantBalance(m)).toEqual(before);
-  expect((await eventsOf(id)).map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.canceled']);
+  expect((await m.eventsAbout(id)).map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.canceled']);
   expectProblem(await merchant.post(`/v1/withdrawals/${id}/cancel`), 409, 'INVALID_STATE_TRANSITION');
 });
 
@@ -155,7 +142,7 @@ test('fail needs a comment (400, nothing changes); a failed withdrawal\'s funds 
   expect(failed.status).toBe(200);
   expect(failed.body.data).toMatchObject({ status: 'failed', executionComment: 'Bank returned the transfer: account closed', failureReason: 'Bank returned the transfer: account closed' });
   expect(await merchantBalance(m)).toEqual(before);
-  const events = await eventsOf(id);
+  const events = await m.eventsAbout(id);
   expect(events.map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.approved', 'withdrawal.failed']);
   // the same money can be requested again
   const again = await create(20_000);
@@ -336,7 +323,7 @@ test('execution through the sandbox payout provider completes with its reference
   expect(done).toMatchObject({ status: 'completed', executedBy: operator.actor.id, completedBy: operator.actor.id });
   expect(done.providerReference).toMatch(/^sbpo_[0-9a-f]{24}$/);
   expect(await merchantBalance(m)).toMatchObject({ available: before.available - 7_050, payable: before.payable });
-  const events = await eventsOf(id);
+  const events = await m.eventsAbout(id);
   expect(events.map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.approved', 'withdrawal.succeeded']);
   // merchant endpoints do not receive the provider's reference (tenant-level data)
   expect(events[2].data).not.toHaveProperty('providerReference');
