@@ -643,7 +643,7 @@ async function acquireLockFile(file: string, waitMs = 60_000, staleMs = 120_000)
       } catch {
         // removed meanwhile
       }
-      if (Date.now() > deadline) throw new Error(`waited ${waitMs / 1000} s for the migration lock ${file}`);
+      if (Date.now() > deadline) throw new Error(`waited ${waitMs / 1000} s for the migration lock ${file}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Op } from 'sequelize';
-import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, withRuntimeOf, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli, type CliResult } from '../helpers/cli';
 import { withdrawalsOfSandbox } from '../helpers/withdrawals';
 import { operatorUserId } from '../../src/services/access/operators';

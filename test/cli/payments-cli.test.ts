@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, withRuntimeOf, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli, type CliResult } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { createApp } from '../../src/http/app';

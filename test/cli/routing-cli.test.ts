@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, withRuntimeOf, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { operatorContext } from '../../src/domain/authority';
 import { createTerminal } from '../../src/services/processing/terminals';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createTestDatabase, withRuntimeOf, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, withRuntimeOf, dialectName, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { BIN, ROOT, runCli, type CliResult } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { TEST_IBAN } from '../helpers/withdrawals';
@@ -35,7 +35,6 @@ const cli = async (...args: string[]) => {
 const FUNDS = 100_000; // 1000.00 EUR
 const FEE = 50; // the sandbox fee schedule's withdrawal fee: 0.50 EUR
 const NO_ESCAPES = /\u001b\[/;
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
 const tenantOperator = (rt: Runtime, operator?: string) => operatorContext(rt, { level: 'tenant', tenantId: sb.tenantId, livemode: false, operator });

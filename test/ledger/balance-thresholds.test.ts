@@ -5,7 +5,6 @@ import { inTransaction, type CallerContext } from '../../src/domain/context';
 import { post, releaseDue } from '../../src/services/ledger';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createTenant } from '../../src/services/tenants/tenants';
-import { createCompanyRecord } from '../../src/services/organization/records';
 import { newId } from '../../src/util/ids';
 
 // Issue 23, part 4: balance thresholds (GET/POST /v1/balance-thresholds, DELETE /v1/balance-thresholds/{id}) and
