@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { define, pk, stamps, UUID, STRING, BOOLEAN, BIGINT, DATE, type RowModel, type Timestamps } from '../model-kit';
 
-// Balance thresholds: balance.threshold_reached when a merchant's balance crosses one (issue 23, part 4).
+// Balance thresholds: balance.threshold_reached when a merchant's balance crosses one.
 
 export type ThresholdBalanceType = 'available' | 'pending';
 export type ThresholdDirection = 'above' | 'below';

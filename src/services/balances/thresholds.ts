@@ -11,7 +11,7 @@ import { emitEvent } from '../webhooks/events';
 import { ACCOUNT_OF, balancesOf, type Balance } from './balances';
 
 /**
- * Balance thresholds (issue 23, part 4): a merchant's threshold on its available or pending balance in one currency
+ * Balance thresholds: a merchant's threshold on its available or pending balance in one currency
  * and mode, `above` or `below` an amount. A ledger posting that brings the balance to the threshold or beyond it in its
  * direction (above: balance ≥ amount; below: balance ≤ amount) raises balance.threshold_reached, once: the threshold's
  * `crossed` state records that the balance is beyond it, and only a posting that brings the balance back (above:
