@@ -13,33 +13,39 @@ import vm from 'node:vm';
  * process (`serve` runs with other V8 flags, whose code V8 would refuse).
  *
  * The kept code is used only for the same file at the same size and modification time (V8 itself only compares the
- * source's length), and V8 refuses code made by another V8 or with other flags. It is written once, at the exit of a
- * run that had none (or whose code V8 refused), with the functions that run compiled; whole to a temporary file,
- * renamed, so that processes starting at once never read half of it. The file must not use `import()`: code V8 made
+ * source's length), and V8 refuses code made by another V8 or with other flags. It is written at the exit of a run that
+ * had none (or whose code V8 refused), or whose `use` (the command) has not run since it was written, with what was
+ * kept and the functions that run compiled; whole to a temporary file, renamed, so that processes starting at once
+ * never read half of it. The file must not use `import()`: code V8 made
  * from cached data has no dynamic import callback on Node 20 (bin/bundle.js writes each `import()` as a `require`).
  *
  * As with Node's own: NODE_COMPILE_CACHE names the folder (default: <tmp>/payplane-compile-cache-<uid>), used only
  * while it is this user's and nobody else may write to it (kept code is run as it is), and NODE_DISABLE_COMPILE_CACHE=1
  * turns it off.
  */
-export function requireWithCodeCache(file: string, kind: string, env: NodeJS.ProcessEnv = process.env): unknown {
-  const source = fs.readFileSync(file, 'utf8');
+export function requireWithCodeCache(file: string, kind: string, use: string, env: NodeJS.ProcessEnv = process.env): unknown {
+  // latin1: esbuild writes ASCII, and V8 then keeps the source as one byte a character
+  const source = fs.readFileSync(file, 'latin1');
   const cacheFile = cacheFileOf(file, kind, env);
   const stat = fs.statSync(file);
   const stamp = `${MAGIC} ${stat.size} ${stat.mtimeMs}`;
-  const cachedData = cacheFile === undefined ? undefined : readKept(cacheFile, stamp);
+  const kept = cacheFile === undefined ? undefined : readKept(cacheFile, stamp);
+  const cachedData = kept?.data;
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
   const module = { exports: {} as unknown };
   type Wrapper = (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
   const run = script.runInThisContext() as Wrapper;
   run.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
-  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    process.once('exit', () => writeKept(cacheFile, stamp, script.createCachedData()));
+  if (cacheFile !== undefined && (kept === undefined || script.cachedDataRejected || !kept.uses.includes(use))) {
+    const uses = kept && !script.cachedDataRejected ? [...kept.uses, use].slice(-MAX_USES) : [use];
+    process.once('exit', () => writeKept(cacheFile, stamp, uses, script.createCachedData()));
   }
   return module.exports;
 }
 
 const MAGIC = 'payplane-code-cache-1';
+/** the commands remembered as kept: past this, the oldest is forgotten (and kept again when it runs) */
+const MAX_USES = 40;
 
 /** The file of kept code for `file` and `kind`, or undefined when turned off or when the folder is not safe to use. */
 function cacheFileOf(file: string, kind: string, env: NodeJS.ProcessEnv): string | undefined {
@@ -57,21 +63,22 @@ function cacheFileOf(file: string, kind: string, env: NodeJS.ProcessEnv): string
   return path.join(dir, `${kind}-${installation}-${process.arch}-${process.versions.v8}.bin`);
 }
 
-/** The kept code: the stamp's line, then V8's data; undefined when there is none for this file as it is now. */
-function readKept(cacheFile: string, stamp: string): Buffer | undefined {
+/** The kept code: a line of the stamp and the uses it holds, then V8's data; undefined when none is for this file as it is. */
+function readKept(cacheFile: string, stamp: string): { uses: string[]; data: Buffer } | undefined {
   try {
     const raw = fs.readFileSync(cacheFile);
     const line = raw.indexOf(10);
-    return line > 0 && raw.toString('latin1', 0, line) === stamp ? raw.subarray(line + 1) : undefined;
+    const [head, uses] = raw.toString('utf8', 0, Math.max(line, 0)).split('\t');
+    return line > 0 && head === stamp ? { uses: JSON.parse(uses) as string[], data: raw.subarray(line + 1) } : undefined;
   } catch {
     return undefined;
   }
 }
 
-function writeKept(cacheFile: string, stamp: string, data: Buffer): void {
+function writeKept(cacheFile: string, stamp: string, uses: string[], data: Buffer): void {
   try {
     const temporary = `${cacheFile}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, Buffer.concat([Buffer.from(`${stamp}\n`, 'latin1'), data]), { mode: 0o600 });
+    fs.writeFileSync(temporary, Buffer.concat([Buffer.from(`${stamp}\t${JSON.stringify(uses)}\n`), data]), { mode: 0o600 });
     fs.renameSync(temporary, cacheFile);
   } catch {
     // a cache that cannot be written (a read-only or full disk) only makes the next start slower

@@ -22,15 +22,18 @@ function installation(cacheDir: string) {
   fs.mkdirSync(path.join(root, 'lib'), { recursive: true });
   fs.writeFileSync(
     path.join(root, 'main.js'),
-    `const bundle = require(${JSON.stringify(COMPILE_CACHE)}).requireWithCodeCache(require('node:path').join(__dirname, 'lib', 'bundle.js'), 'cli');
+    `const bundle = require(${JSON.stringify(COMPILE_CACHE)}).requireWithCodeCache(require('node:path').join(__dirname, 'lib', 'bundle.js'), 'cli', process.argv[2] ?? 'main');
 bundle.word().then((word) => console.log(word));
 `,
   );
   const bundle = path.join(root, 'lib', 'bundle.js');
   const write = (word: string) => fs.writeFileSync(bundle, `exports.word = async () => ${JSON.stringify(word)} + ' ' + typeof require('node:path').join;\n`);
   write('one');
-  const run = (env: NodeJS.ProcessEnv = {}) =>
-    spawnSync(process.execPath, [path.join(root, 'main.js')], { env: { ...process.env, NODE_COMPILE_CACHE: cacheDir, ...env }, encoding: 'utf8' });
+  const run = (env: NodeJS.ProcessEnv = {}, use?: string) =>
+    spawnSync(process.execPath, [path.join(root, 'main.js'), ...(use ? [use] : [])], {
+      env: { ...process.env, NODE_COMPILE_CACHE: cacheDir, ...env },
+      encoding: 'utf8',
+    });
   return { root, bundle, write, run };
 }
 
@@ -48,6 +51,12 @@ describe('the code cache of the bundle', () => {
     // nothing new to keep: the file is left as it is
     expect(app.run().stdout.trim()).toBe('one function');
     expect(fs.readFileSync(path.join(cacheDir, file)).equals(kept)).toBe(true);
+    // another command adds what it compiled, once
+    expect(app.run({}, 'other').stdout.trim()).toBe('one function');
+    const both = fs.readFileSync(path.join(cacheDir, file));
+    expect(both.equals(kept)).toBe(false);
+    expect(app.run({}, 'other').stdout.trim()).toBe('one function');
+    expect(fs.readFileSync(path.join(cacheDir, file)).equals(both)).toBe(true);
 
     app.write('two');
     fs.utimesSync(app.bundle, new Date(), new Date(Date.now() + 5_000));
