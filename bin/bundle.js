@@ -32,7 +32,9 @@ function entrySource(root) {
   const lines = ['const commands = {};'];
   for (const { id, file } of commandFiles(path.join(root, 'dist', 'commands'))) {
     const relative = `./${path.relative(path.join(root, 'dist'), file).split(path.sep).join('/')}`;
-    lines.push(`Object.defineProperty(commands, ${JSON.stringify(id)}, { enumerable: true, get: () => require(${JSON.stringify(relative)}).default });`);
+    lines.push(
+      `Object.defineProperty(commands, ${JSON.stringify(id)}, { enumerable: true, get: () => require(${JSON.stringify(relative)}).default });`,
+    );
   }
   lines.push('exports.COMMANDS = commands;');
   return lines.join('\n');

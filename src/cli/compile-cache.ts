@@ -31,7 +31,10 @@ export function requireWithCodeCache(file: string, kind: string, use: string, en
   const stamp = `${MAGIC} ${stat.size} ${stat.mtimeMs}`;
   const kept = cacheFile === undefined ? undefined : readKept(cacheFile, stamp);
   const cachedData = kept?.data;
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+  });
   const module = { exports: {} as unknown };
   type Wrapper = (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
   const run = script.runInThisContext() as Wrapper;

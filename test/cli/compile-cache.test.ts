@@ -27,7 +27,8 @@ bundle.word().then((word) => console.log(word));
 `,
   );
   const bundle = path.join(root, 'lib', 'bundle.js');
-  const write = (word: string) => fs.writeFileSync(bundle, `exports.word = async () => ${JSON.stringify(word)} + ' ' + typeof require('node:path').join;\n`);
+  const write = (word: string) =>
+    fs.writeFileSync(bundle, `exports.word = async () => ${JSON.stringify(word)} + ' ' + typeof require('node:path').join;\n`);
   write('one');
   const run = (env: NodeJS.ProcessEnv = {}, use?: string) =>
     spawnSync(process.execPath, [path.join(root, 'main.js'), ...(use ? [use] : [])], {
