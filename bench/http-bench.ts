@@ -837,7 +837,7 @@ async function webhookCase(
   // sessions completed in (e) may still be settling when serve starts: their payment.captured events count too
   const timeoutMs = Math.max(120_000, options.events * 20);
   const deadline = Date.now() + timeoutMs;
-  let doneAt = 0;
+  let doneAt: number;
   let timedOut = false;
   for (;;) {
     const open = await WebhookDelivery.count({ where: { endpointId: endpoint.id, status: 'pending' } });

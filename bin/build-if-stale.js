@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start` (its prestart) and the benchmarks: builds the project (`npm run build`: tsc, then the oclif manifest) only
+// `npm start` (its prestart) and the benchmarks: builds the project (`npm run build`: tsc, the bundle, the manifest) only
 // when dist/ is missing or older than a source: a fresh clone is built once (by npm ci's prepare), and later starts
 // with dist/ current do not compile again.
 const { execFileSync } = require('node:child_process');
@@ -35,8 +35,9 @@ function staleSource(root = ROOT) {
 function buildIfStale(root = ROOT, log = (line) => process.stderr.write(`${line}\n`)) {
   const stale = staleSource(root);
   if (!stale) return null;
-  log(`dist/ is older than ${stale}: building (tsc -p tsconfig.json, then the oclif manifest)…`);
+  log(`dist/ is older than ${stale}: building (tsc -p tsconfig.json, the bundle, then the oclif manifest)…`);
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc', { paths: [root] }), '-p', path.join(root, 'tsconfig.json')], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(root, 'bin', 'bundle.js')], { cwd: root, stdio: 'inherit' });
   execFileSync(process.execPath, [path.join(root, 'dist', 'src', 'cli', 'manifest.js')], { cwd: root, stdio: 'inherit' });
   return stale;
 }

@@ -1,12 +1,10 @@
 #!/usr/bin/env node
 // The payplane binary: oclif reads oclif.manifest.json (written by `npm run build`) to list and describe the commands
-// without loading them, and loads the compiled command it runs from dist/commands.
+// without loading them, and takes the command it runs from the bundle dist/cli.js (src/cli/commands.ts).
 
 // serve stays up: its young generation is held at its initial size while it starts, before anything is loaded, and
 // released once it listens (src/cli/heap.ts)
 if (process.argv[2] === 'serve') require('../dist/src/cli/heap').holdYoungGeneration();
-// the compiled code of the modules, kept between runs (src/cli/compile-cache.ts); serve's V8 flags differ: its own file
-require('../dist/src/cli/compile-cache').installCompileCache(process.argv[2] === 'serve' ? 'serve' : 'cli', require('node:path').join(__dirname, '..'));
 
 // oclif checks node's version against its own engines with semver (47 modules) on every start; ours is checked by
 // npm at install (package.json engines)

@@ -77,7 +77,6 @@ export const CONFIG_FILE_NAME = 'payplane.config.json';
 let fileSchema: Zod.ZodType<Record<string, string | number | boolean | undefined>> | undefined;
 function configFileSchema() {
   if (!fileSchema) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { z } = require('zod') as typeof import('zod');
     const value: Record<Setting['kind'], Zod.ZodType<string | number | boolean>> = {
       string: z.string('must be a string').min(1, 'must not be empty'),

@@ -1,7 +1,7 @@
 
 /**
- * Who did something, as the CLI names it (issue 32 item 17): records hold the id of the user or API key that acted
- * (createdBy, approvedBy, executedBy, …: issue 20 item 14), and the CLI shows the name with the id, `alice (0190…)`,
+ * Who did something, as the CLI names it: records hold the id of the user or API key that acted
+ * (createdBy, approvedBy, executedBy, …), and the CLI shows the name with the id, `alice (0190…)`,
  * `key "Checkout backend" (0190…)`, wherever it names an actor: records' *By fields, table columns, messages. The
  * names are loaded once per command (BaseCommand.nameActors, before rendering; BaseCommand.catch for an error's
  * message) and read here synchronously by the renderers.

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { isCurrency, minorUnits } from '../domain/money';
 import { ValidationError } from '../domain/errors';
 
-// The one rule of every amount a command reads (issue 24, item 5): --<name> in major units of its currency, the way
+// The one rule of every amount a command reads: --<name> in major units of its currency, the way
 // it is written (25.00 EUR, 1500 JPY, 1.234 BHD), read as digits and never through a float; --<name>-minor in minor
 // units for scripts (2500). Exactly one of the two.
 

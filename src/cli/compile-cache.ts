@@ -1,246 +1,89 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import Module from 'node:module';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 
 /**
- * What a command's start repeats on every run, kept between runs (issue 24, item 11): where each `require` leads, and
- * the compiled code of the modules. An admin command spent about a fifth of its time finding its 500 to 600 modules
- * (stat calls and package.json reads) and as much compiling them. bin/run.js installs it before anything else is
- * loaded.
+ * Runs a CommonJS file (the CLI's bundle, dist/cli.js, written by bin/bundle.js) with the code V8 compiled for it on an
+ * earlier run, and returns its exports. Compiling the bundle's modules again on every start would take about as long
+ * as running them; Node 20 has no compile cache of its own (`module.enableCompileCache` came with Node 22, and does
+ * not apply to `vm.Script`). This uses only public interfaces: `vm.Script`'s cached data, kept in one file per kind of
+ * process (`serve` runs with other V8 flags, whose code V8 would refuse).
  *
- * Where a `require` of a module in a folder leads is kept while the installation is unchanged: the modification times
- * of package.json, node_modules/.package-lock.json (npm writes it on every install) and oclif.manifest.json (written
- * by every build) are the file's stamp, and a remembered file that no longer exists is looked up again.
+ * The kept code is used only for the same file at the same size and modification time (V8 itself only compares the
+ * source's length), and V8 refuses code made by another V8 or with other flags. It is written at the exit of a run that
+ * had none (or whose code V8 refused), or whose `use` (the command) has not run since it was written, with what was
+ * kept and the functions that run compiled; whole to a temporary file, renamed, so that processes starting at once
+ * never read half of it. The file must not use `import()`: code V8 made
+ * from cached data has no dynamic import callback on Node 20 (bin/bundle.js writes each `import()` as a `require`).
  *
- * On Node 22 and later this is Node's own cache (`module.enableCompileCache`). Node 20 has none, so this is the same
- * idea on `vm.Script`'s cached data: each CommonJS module is compiled with the code V8 made for it last time, and at
- * exit the code of what was compiled anew (with the functions the run compiled lazily) is written back. One file per
- * kind of process (`serve` runs with other V8 flags, whose code V8 would refuse), written whole to a temporary file and
- * renamed, so processes starting at once never read half a file; an entry is used only while its source file has the
- * same size and modification time, and V8 itself refuses code made by another V8 or with other flags.
- *
- * As with Node's own: NODE_COMPILE_CACHE names the folder (default: <tmp>/payplane-compile-cache-<uid>), and
- * NODE_DISABLE_COMPILE_CACHE=1 turns it off. A module that uses `import()` or `import.meta` is compiled as Node
- * compiles it (code from cached data would have no dynamic import callback), and so is anything the cache cannot
- * compile (Node's own loader then says why).
+ * As with Node's own: NODE_COMPILE_CACHE names the folder (default: <tmp>/payplane-compile-cache-<uid>), used only
+ * while it is this user's and nobody else may write to it (kept code is run as it is), and NODE_DISABLE_COMPILE_CACHE=1
+ * turns it off.
  */
-
-interface Entry {
-  mtimeMs: number;
-  size: number;
-  length: number;
-  /** V8's code */
-  data: Buffer;
-  /** the module's source as the loader read it (its file is not read again while its size and time are the same) */
-  source: Buffer;
-  /** the source is ASCII (read as latin1, which makes its string at once) */
-  ascii: boolean;
-}
-
-interface InternalModule {
-  exports: unknown;
-  filename: string;
-  require(id: string): unknown;
-  _compile(content: string, filename: string): unknown;
-}
-
-type CompileFn = (this: InternalModule, content: string, filename: string) => unknown;
-
-const MAGIC = 'payplane-compile-cache-4';
-
-interface InternalLoader {
-  prototype: { _compile: CompileFn };
-  _resolveFilename(request: string, parent: InternalModule | undefined, isMain: boolean, options?: unknown): string;
-  _resolveLookupPaths(request: string, parent: InternalModule): string[];
-  _extensions: Record<string, (module: InternalModule, filename: string) => unknown>;
-  _cache: unknown;
-}
-
-/**
- * Installs the cache for this process; `kind` names its file (`cli` or `serve`), `root` is the installation's folder
- * (each installation has its own file). Does nothing when turned off.
- */
-export function installCompileCache(kind: string, root: string, env: NodeJS.ProcessEnv = process.env): void {
-  if (env.NODE_DISABLE_COMPILE_CACHE) return;
-  const dir = env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), `payplane-compile-cache-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`);
-  const nodeModule = Module as unknown as { enableCompileCache?: (dir?: string) => unknown };
-  if (typeof nodeModule.enableCompileCache === 'function') {
-    nodeModule.enableCompileCache(dir);
-    return;
+export function requireWithCodeCache(file: string, kind: string, use: string, env: NodeJS.ProcessEnv = process.env): unknown {
+  // latin1: esbuild writes ASCII, and V8 then keeps the source as one byte a character
+  const source = fs.readFileSync(file, 'latin1');
+  const cacheFile = cacheFileOf(file, kind, env);
+  const stat = fs.statSync(file);
+  const stamp = `${MAGIC} ${stat.size} ${stat.mtimeMs}`;
+  const kept = cacheFile === undefined ? undefined : readKept(cacheFile, stamp);
+  const cachedData = kept?.data;
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+  });
+  const module = { exports: {} as unknown };
+  type Wrapper = (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
+  const run = script.runInThisContext() as Wrapper;
+  run.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  if (cacheFile !== undefined && (kept === undefined || script.cachedDataRejected || !kept.uses.includes(use))) {
+    const uses = kept && !script.cachedDataRejected ? [...kept.uses, use].slice(-MAX_USES) : [use];
+    process.once('exit', () => writeKept(cacheFile, stamp, uses, script.createCachedData()));
   }
-  if (!ownFolder(dir)) return;
-  const installation = createHash('sha1').update(root).digest('hex').slice(0, 12);
-  new CompileCache(path.join(dir, `${kind}-${installation}-${process.arch}-${process.versions.v8}.bin`), stampOf(root)).install();
+  return module.exports;
 }
 
-/** The installation's stamp: what changes when a build or an install changes where a require leads. */
-function stampOf(root: string): string {
-  return ['package.json', 'node_modules/.package-lock.json', 'oclif.manifest.json']
-    .map((file) => fs.statSync(path.join(root, file), { throwIfNoEntry: false })?.mtimeMs ?? 0)
-    .join(':');
-}
+const MAGIC = 'payplane-code-cache-1';
+/** the commands remembered as kept: past this, the oldest is forgotten (and kept again when it runs) */
+const MAX_USES = 40;
 
-/**
- * The folder, made if missing, only when it is this user's and nobody else may write to it: cached code is run as it
- * is, so a folder someone else made in a shared /tmp must not be used.
- */
-function ownFolder(dir: string): boolean {
+/** The file of kept code for `file` and `kind`, or undefined when turned off or when the folder is not safe to use. */
+function cacheFileOf(file: string, kind: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const dir = env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), `payplane-compile-cache-${uid ?? 'user'}`);
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stat = fs.statSync(dir);
-    return stat.isDirectory() && (typeof process.getuid !== 'function' || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
+    if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) return undefined;
   } catch {
-    return false;
+    return undefined;
+  }
+  const installation = createHash('sha1').update(file).digest('hex').slice(0, 12);
+  return path.join(dir, `${kind}-${installation}-${process.arch}-${process.versions.v8}.bin`);
+}
+
+/** The kept code: a line of the stamp and the uses it holds, then V8's data; undefined when none is for this file as it is. */
+function readKept(cacheFile: string, stamp: string): { uses: string[]; data: Buffer } | undefined {
+  try {
+    const raw = fs.readFileSync(cacheFile);
+    const line = raw.indexOf(10);
+    const [head, uses] = raw.toString('utf8', 0, Math.max(line, 0)).split('\t');
+    return line > 0 && head === stamp ? { uses: JSON.parse(uses) as string[], data: raw.subarray(line + 1) } : undefined;
+  } catch {
+    return undefined;
   }
 }
 
-class CompileCache {
-  private readonly entries = new Map<string, Entry>();
-  /** `<folder of the requiring module>\0<request>` to the file it led to, while the stamp is the same */
-  private resolved = new Map<string, string>();
-  private resolvedChanged = false;
-  /** the files this process found (resolved or compiled): their stat */
-  private readonly stats = new Map<string, fs.Stats | undefined>();
-  /** scripts compiled without usable cached data: their code is written at exit */
-  private readonly fresh: Array<{ filename: string; mtimeMs: number; size: number; content: string; script: vm.Script }> = [];
-
-  constructor(private readonly file: string, private readonly stamp: string) {
-    this.read();
-  }
-
-  private stat(filename: string): fs.Stats | undefined {
-    if (!this.stats.has(filename)) this.stats.set(filename, fs.statSync(filename, { throwIfNoEntry: false }));
-    return this.stats.get(filename);
-  }
-
-  install(): void {
-    const internal = Module as unknown as InternalLoader;
-    const cache = this;
-    const resolve = internal._resolveFilename;
-    internal._resolveFilename = function resolveFilename(request, parent, isMain, options) {
-      // a require of a module (not require.resolve with paths, not the main script, not a node: module)
-      if (options !== undefined || isMain || !parent?.filename || request.startsWith('node:')) return resolve.call(this, request, parent, isMain, options);
-      const key = `${path.dirname(parent.filename)}\0${request}`;
-      const known = cache.resolved.get(key);
-      if (known !== undefined && (known === request || cache.stat(known)?.isFile())) return known;
-      const filename = resolve.call(this, request, parent, isMain, options);
-      cache.resolved.set(key, filename);
-      cache.resolvedChanged = true;
-      return filename;
-    };
-    // a module kept with its source is not read again (nor its package.json asked whether it is an ES module: it was
-    // compiled as CommonJS, and a changed package.json changes the stamp)
-    const loadJs = internal._extensions['.js'];
-    internal._extensions['.js'] = function loadKept(module, filename) {
-      const source = cache.sourceOf(filename);
-      if (source === undefined) return loadJs.call(this, module, filename);
-      return module._compile(source, filename);
-    };
-    const original = internal.prototype._compile;
-    internal.prototype._compile = function compile(this: InternalModule, content: string, filename: string) {
-      if (content.includes('import(') || content.includes('import.meta')) return original.call(this, content, filename);
-      let compiled: Function;
-      try {
-        compiled = cache.compile(content, filename);
-      } catch {
-        return original.call(this, content, filename);
-      }
-      const module = this;
-      const requireOf = Object.assign((id: string) => module.require(id), {
-        resolve: Object.assign((request: string, options?: unknown) => internal._resolveFilename(request, module, false, options), {
-          paths: (request: string) => internal._resolveLookupPaths(request, module),
-        }),
-        main: process.mainModule,
-        extensions: internal._extensions,
-        cache: internal._cache,
-      });
-      return compiled.call(module.exports, module.exports, requireOf, module, filename, path.dirname(filename));
-    };
-    process.once('exit', () => this.write());
-  }
-
-  /** The kept entry of a file whose size and modification time are unchanged. */
-  private current(filename: string): Entry | undefined {
-    const entry = this.entries.get(filename);
-    if (!entry) return undefined;
-    const stat = this.stat(filename);
-    return stat && entry.mtimeMs === stat.mtimeMs && entry.size === stat.size ? entry : undefined;
-  }
-
-  sourceOf(filename: string): string | undefined {
-    const entry = this.current(filename);
-    return entry?.source.toString(entry.ascii ? 'latin1' : 'utf8');
-  }
-
-  private compile(content: string, filename: string): Function {
-    const wrapper = Module.wrap(content.startsWith('#!') ? `//${content}` : content);
-    const entry = this.current(filename);
-    const usable = entry && entry.length === content.length ? entry.data : undefined;
-    const script = new vm.Script(wrapper, { filename, cachedData: usable });
-    if (!usable || script.cachedDataRejected) {
-      const stat = this.stat(filename);
-      if (stat) this.fresh.push({ filename, mtimeMs: stat.mtimeMs, size: stat.size, content, script });
-    }
-    return script.runInThisContext({ displayErrors: true }) as Function;
-  }
-
-  /**
-   * The file: MAGIC, one JSON line ({stamp, resolved, modules: [{filename, mtimeMs, size, length, ascii, sourceBytes,
-   * bytes}]}), then each module's source and code bytes, in that order.
-   */
-  private read(): void {
-    let raw: Buffer;
-    try {
-      raw = fs.readFileSync(this.file);
-    } catch {
-      return;
-    }
-    try {
-      const first = raw.indexOf(10);
-      if (raw.toString('latin1', 0, first) !== MAGIC) return;
-      const line = raw.indexOf(10, first + 1);
-      const head = JSON.parse(raw.toString('utf8', first + 1, line)) as { stamp: string; resolved: Record<string, string>; modules: Array<Omit<Entry, 'data' | 'source'> & { filename: string; sourceBytes: number; bytes: number }> };
-      let at = line + 1;
-      const entries = new Map<string, Entry>();
-      for (const { filename, mtimeMs, size, length, ascii, sourceBytes, bytes } of head.modules) {
-        const source = raw.subarray(at, at + sourceBytes);
-        const data = raw.subarray(at + sourceBytes, at + sourceBytes + bytes);
-        if (source.length !== sourceBytes || data.length !== bytes) return;
-        entries.set(filename, { mtimeMs, size, length, ascii, source, data });
-        at += sourceBytes + bytes;
-      }
-      for (const [filename, entry] of entries) this.entries.set(filename, entry);
-      if (head.stamp === this.stamp) this.resolved = new Map(Object.entries(head.resolved));
-    } catch {
-      // a damaged file is as good as none: what it held is compiled again and written anew
-    }
-  }
-
-  private write(): void {
-    if (this.fresh.length === 0 && !this.resolvedChanged) return;
-    try {
-      for (const { filename, mtimeMs, size, content, script } of this.fresh) {
-        const source = Buffer.from(content, 'utf8');
-        this.entries.set(filename, { mtimeMs, size, length: content.length, ascii: source.length === content.length, source, data: script.createCachedData() });
-      }
-      const modules: Array<Record<string, unknown>> = [];
-      const blobs: Buffer[] = [];
-      for (const [filename, { mtimeMs, size, length, ascii, source, data }] of this.entries) {
-        if (!this.stat(filename)) continue;
-        modules.push({ filename, mtimeMs, size, length, ascii, sourceBytes: source.length, bytes: data.length });
-        blobs.push(source, data);
-      }
-      const head = JSON.stringify({ stamp: this.stamp, resolved: Object.fromEntries(this.resolved), modules });
-      const parts = [Buffer.from(`${MAGIC}\n${head}\n`), ...blobs];
-      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      const temporary = `${this.file}.${process.pid}.tmp`;
-      fs.writeFileSync(temporary, Buffer.concat(parts), { mode: 0o600 });
-      fs.renameSync(temporary, this.file);
-    } catch {
-      // a cache that cannot be written (a read-only or full disk) only makes the next start slower
-    }
+function writeKept(cacheFile: string, stamp: string, uses: string[], data: Buffer): void {
+  try {
+    const temporary = `${cacheFile}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, Buffer.concat([Buffer.from(`${stamp}\t${JSON.stringify(uses)}\n`), data]), { mode: 0o600 });
+    fs.renameSync(temporary, cacheFile);
+  } catch {
+    // a cache that cannot be written (a read-only or full disk) only makes the next start slower
   }
 }

@@ -31,7 +31,6 @@ export function operatorName(value: string | undefined): string | undefined {
   const name = value.trim();
   if (!name) throw ValidationError.field('--operator', 'must not be blank');
   if (name.length > MAX_OPERATOR) throw ValidationError.field('--operator', `must be at most ${MAX_OPERATOR} characters`);
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) throw ValidationError.field('--operator', 'must not contain control characters');
   return name;
 }

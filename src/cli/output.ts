@@ -17,7 +17,7 @@ export function configureColour(): void {
 }
 
 /**
- * What a column holds decides how a table narrower than its terminal treats it (issue 32 item 4), declared here once
+ * What a column holds decides how a table narrower than its terminal treats it, declared here once
  * for every table (COLUMN_KINDS): a column states its kind, else it is recognised from its header and its cells.
  *  - `id`: the row's own id (header "ID", or a first column of ids), what the next command needs: never cut, never
  *    hidden;

@@ -10,7 +10,7 @@ import { sandboxOperationDue } from './sandbox-kick';
 import { publicUrl } from '../util/public-url';
 import {
   ConnectorError, type AuthorizeRequest, type CaptureRequest, type Connector, type ConnectorEnv, type ConnectorResult,
-  type ConnectorTerminal, type DisputeAcceptRequest, type DisputeEvidenceRequest, type PayoutRequest, type RefundRequest, type ThreeDsResult, type VoidRequest,
+  type ConnectorTerminal, type DisputeAcceptRequest, type DisputeEvidenceRequest, type RefundRequest, type ThreeDsResult, type VoidRequest,
 } from './types';
 
 /**

@@ -115,7 +115,8 @@ function unreachable(target: DatabaseTarget, error: unknown): UnavailableError {
 /**
  * Test mode: a request or a job holds at most one pooled connection at a time. Database.transaction marks its async
  * flow with the transaction it holds; a query of that flow that runs outside it (through the pool, or in a second
- * transaction) would need a second connection while the first is held — the pool starvation of issue 20 — and is
+ * transaction) would need a second connection while the first is held — under load, every connection of the pool
+ * held by flows waiting for a second one — and is
  * refused: it throws, and is recorded so that a test fails even where the error is swallowed.
  *
  * Two switches turn it on, both set by the tests only (test/setup-env.ts):
@@ -643,7 +644,7 @@ async function acquireLockFile(file: string, waitMs = 60_000, staleMs = 120_000)
       } catch {
         // removed meanwhile
       }
-      if (Date.now() > deadline) throw new Error(`waited ${waitMs / 1000} s for the migration lock ${file}`);
+      if (Date.now() > deadline) throw new Error(`waited ${waitMs / 1000} s for the migration lock ${file}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -6,12 +6,11 @@ import type { ApiKeyRow } from '../db/models/api-keys';
 import type { UserRow } from '../db/models/access';
 
 /**
- * Authority: the one place a caller context is made or its scope changed (issue 21 item 1). Every constructor of a
- * CallerContext lives here: from an API key, a user token, a checkout session's client secret, an invitation token,
- * the operator at the terminal (its actor and provisioning: src/services/access/operators.ts), and the platform's own
- * work (jobs, the dispatcher, the payment path); a context already made is lifted to tenant or platform level by
- * `elevate` only. Contexts are read-only; the transaction and the request's origin are set through
- * src/domain/context.ts (withTransaction, withRequest).
+ * Authority: the one place a caller context is made or its scope changed, so that who may act where is decided once.
+ * Every constructor of a CallerContext lives here: from an API key, a user token, a checkout session's client secret,
+ * an invitation token, the operator at the terminal (its actor and provisioning: src/services/access/operators.ts), and the platform's own work (jobs, the dispatcher, the payment path); a context
+ * already made is lifted to tenant or platform level by `elevate` only. Contexts are read-only; the transaction and
+ * the request's origin are set through src/domain/context.ts (withTransaction, withRequest).
  * test/unit/authority.test.ts fails when a context is built, or spread into a new one, anywhere else.
  */
 

@@ -12,7 +12,7 @@ let catalog: Map<string, PermissionInfo> | undefined;
 
 /**
  * The schema of fixtures/permissions.json. The file ships with the binary and a test holds it to this schema, so a
- * command reads it without loading zod (an admin command's start, issue 24 item 11); the catalog still refuses a
+ * command reads it without loading zod (which would lengthen every admin command's start); the catalog still refuses a
  * duplicate code.
  */
 export const permissionFixture = ({ z }: typeof import('zod')) => z.object({

@@ -209,7 +209,6 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
     });
   });
 
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const mapped = toPayplaneError(error);
     if (mapped.status >= 500) rt.logger.error({ err: error, requestId: res.locals.requestId }, 'request failed');

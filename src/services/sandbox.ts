@@ -193,7 +193,7 @@ export function saveSandbox(rt: Pick<Runtime, 'config'>, sandbox: SandboxCredent
  * runs (keepSandboxTokenFresh): the token in sandbox.json (and `payplane sandbox env`) keeps working.
  */
 export async function renewPlatformToken(rt: Runtime, saved: SandboxCredentials): Promise<SandboxCredentials> {
-  let fresh = true;
+  let fresh: boolean;
   try {
     await rt.tokens.verify(saved.platformToken);
     const { iat, exp } = decodeJwt(saved.platformToken) as { iat: number; exp: number };

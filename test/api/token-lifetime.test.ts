@@ -3,7 +3,7 @@ import request from 'supertest';
 import { SignJWT, decodeJwt } from 'jose';
 import { IDP_ISSUER, localIdentityProvider, type LocalIdentityProvider } from '../helpers/identity-provider';
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
-import { TEST_TOKEN_SECRET, dialectName, onPostgres } from '../helpers/db';
+import { TEST_TOKEN_SECRET, dialectName } from '../helpers/db';
 import { createApp } from '../../src/http/app';
 import { operatorContext } from '../../src/services/access/operators';
 import { createActiveUser } from '../../src/services/access/users';

@@ -18,7 +18,6 @@ import { Dispatcher } from '../../src/services/webhooks/dispatcher';
  * the webhook dispatcher delivering to a local HTTPS receiver. Screenshots go to test/artifacts/.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Playwright = any;
 
 function findChromium(): string | null {
@@ -28,7 +27,6 @@ function findChromium(): string | null {
 
 function loadPlaywright(): Playwright | null {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require('playwright-core');
   } catch {
     return null;

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { BIN, ROOT } from '../helpers/cli';
 
-// Issue 24, item 11: what a command's start repeats (where each require leads, the modules' compiled code) is kept
-// between runs (src/cli/compile-cache.ts). What is kept must never change what runs: a changed module is read anew,
-// a damaged or foreign cache is ignored, and a module with import() still imports.
+// The CLI's bundle runs with the code V8 compiled for it on an earlier run (src/cli/compile-cache.ts). What is kept
+// must never change what runs: a changed bundle is compiled anew, a damaged cache is ignored, and a folder others may
+// write to is not used.
 
 const COMPILE_CACHE = path.join(ROOT, 'dist', 'src', 'cli', 'compile-cache.js');
 let work: string;
@@ -16,59 +16,65 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
 
-/** A tiny installation: main.js installs the cache (as bin/run.js does) and prints what its modules say. */
+/** A tiny installation: main.js runs lib/bundle.js through the cache (as src/cli/commands.ts does) and prints what it says. */
 function installation(cacheDir: string) {
   const root = path.join(work, 'app');
   fs.mkdirSync(path.join(root, 'lib'), { recursive: true });
-  fs.writeFileSync(path.join(root, 'package.json'), '{"name":"app"}');
-  fs.writeFileSync(path.join(root, 'main.js'), `require(${JSON.stringify(COMPILE_CACHE)}).installCompileCache('cli', __dirname);
-const said = require('./lib/say');
-import('./lib/esm.mjs').then((m) => console.log(said() + ' ' + require('./lib/dynamic')() + ' ' + m.word));
-`);
-  fs.writeFileSync(path.join(root, 'lib', 'say.js'), 'module.exports = () => "one";\n');
-  fs.writeFileSync(path.join(root, 'lib', 'dynamic.js'), 'module.exports = () => typeof import("node:path");\n');
-  fs.writeFileSync(path.join(root, 'lib', 'esm.mjs'), 'export const word = "esm";\n');
-  const run = () => spawnSync(process.execPath, [path.join(root, 'main.js')], { env: { ...process.env, NODE_COMPILE_CACHE: cacheDir }, encoding: 'utf8' });
-  return { root, run };
+  fs.writeFileSync(
+    path.join(root, 'main.js'),
+    `const bundle = require(${JSON.stringify(COMPILE_CACHE)}).requireWithCodeCache(require('node:path').join(__dirname, 'lib', 'bundle.js'), 'cli', process.argv[2] ?? 'main');
+bundle.word().then((word) => console.log(word));
+`,
+  );
+  const bundle = path.join(root, 'lib', 'bundle.js');
+  const write = (word: string) =>
+    fs.writeFileSync(bundle, `exports.word = async () => ${JSON.stringify(word)} + ' ' + typeof require('node:path').join;\n`);
+  write('one');
+  const run = (env: NodeJS.ProcessEnv = {}, use?: string) =>
+    spawnSync(process.execPath, [path.join(root, 'main.js'), ...(use ? [use] : [])], {
+      env: { ...process.env, NODE_COMPILE_CACHE: cacheDir, ...env },
+      encoding: 'utf8',
+    });
+  return { root, bundle, write, run };
 }
 
-describe('the compile cache', () => {
-  test('a second run uses what the first kept; a changed module is read anew, even at the same size', () => {
+describe('the code cache of the bundle', () => {
+  test('a second run uses what the first kept; a changed bundle is compiled anew, even at the same size', () => {
     const cacheDir = path.join(work, 'cache');
     const app = installation(cacheDir);
     const first = app.run();
     expect(first.stderr).toBe('');
-    expect(first.stdout.trim()).toBe('one object esm');
+    expect(first.stdout.trim()).toBe('one function');
     const [file] = fs.readdirSync(cacheDir);
     expect(file).toMatch(/^cli-[0-9a-f]{12}-/);
     expect(fs.statSync(cacheDir).mode & 0o777).toBe(0o700);
     const kept = fs.readFileSync(path.join(cacheDir, file));
-    expect(kept.includes(Buffer.from(path.join(app.root, 'lib', 'say.js')))).toBe(true);
     // nothing new to keep: the file is left as it is
-    expect(app.run().stdout.trim()).toBe('one object esm');
+    expect(app.run().stdout.trim()).toBe('one function');
     expect(fs.readFileSync(path.join(cacheDir, file)).equals(kept)).toBe(true);
+    // another command adds what it compiled, once
+    expect(app.run({}, 'other').stdout.trim()).toBe('one function');
+    const both = fs.readFileSync(path.join(cacheDir, file));
+    expect(both.equals(kept)).toBe(false);
+    expect(app.run({}, 'other').stdout.trim()).toBe('one function');
+    expect(fs.readFileSync(path.join(cacheDir, file)).equals(both)).toBe(true);
 
-    const say = path.join(app.root, 'lib', 'say.js');
-    fs.writeFileSync(say, 'module.exports = () => "two";\n');
-    fs.utimesSync(say, new Date(), new Date(Date.now() + 5_000));
-    expect(app.run().stdout.trim()).toBe('two object esm');
-    expect(app.run().stdout.trim()).toBe('two object esm');
+    app.write('two');
+    fs.utimesSync(app.bundle, new Date(), new Date(Date.now() + 5_000));
+    expect(app.run().stdout.trim()).toBe('two function');
+    expect(app.run().stdout.trim()).toBe('two function');
   });
 
-  test('a module moved away is looked up again; a damaged cache file is ignored and written anew', () => {
+  test('a damaged cache file is ignored and written anew', () => {
     const cacheDir = path.join(work, 'cache');
     const app = installation(cacheDir);
-    expect(app.run().stdout.trim()).toBe('one object esm');
-    fs.rmSync(path.join(app.root, 'lib', 'say.js'));
-    fs.mkdirSync(path.join(app.root, 'lib', 'say'));
-    fs.writeFileSync(path.join(app.root, 'lib', 'say', 'index.js'), 'module.exports = () => "moved";\n');
-    expect(app.run().stdout.trim()).toBe('moved object esm');
-
+    expect(app.run().stdout.trim()).toBe('one function');
     const [file] = fs.readdirSync(cacheDir);
-    fs.writeFileSync(path.join(cacheDir, file), Buffer.concat([fs.readFileSync(path.join(cacheDir, file)).subarray(0, 300), Buffer.from('garbage')]));
+    const kept = fs.readFileSync(path.join(cacheDir, file));
+    fs.writeFileSync(path.join(cacheDir, file), Buffer.concat([kept.subarray(0, kept.indexOf(10) + 20), Buffer.from('garbage')]));
     const damaged = app.run();
     expect(damaged.stderr).toBe('');
-    expect(damaged.stdout.trim()).toBe('moved object esm');
+    expect(damaged.stdout.trim()).toBe('one function');
     expect(fs.readFileSync(path.join(cacheDir, file)).includes(Buffer.from('garbage'))).toBe(false);
   });
 
@@ -77,20 +83,20 @@ describe('the compile cache', () => {
     fs.mkdirSync(shared, { mode: 0o777 });
     fs.chmodSync(shared, 0o777);
     const app = installation(shared);
-    expect(app.run().stdout.trim()).toBe('one object esm');
+    expect(app.run().stdout.trim()).toBe('one function');
     expect(fs.readdirSync(shared)).toEqual([]);
 
     const off = path.join(work, 'off');
-    const result = spawnSync(process.execPath, [path.join(app.root, 'main.js')], { env: { ...process.env, NODE_COMPILE_CACHE: off, NODE_DISABLE_COMPILE_CACHE: '1' }, encoding: 'utf8' });
-    expect(result.stdout.trim()).toBe('one object esm');
+    const result = app.run({ NODE_COMPILE_CACHE: off, NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(result.stdout.trim()).toBe('one function');
     expect(fs.existsSync(off)).toBe(false);
   });
 
   test('the binary keeps its own cache: a command runs the same from it', () => {
     const cacheDir = path.join(work, 'bin-cache');
-    const env = { ...process.env, NODE_COMPILE_CACHE: cacheDir };
-    const first = spawnSync(process.execPath, [BIN, '--version'], { env, encoding: 'utf8' });
-    const second = spawnSync(process.execPath, [BIN, '--version'], { env, encoding: 'utf8' });
+    const env = { ...process.env, NODE_COMPILE_CACHE: cacheDir, PAYPLANE_HOME: work, NO_COLOR: '1' };
+    const first = spawnSync(process.execPath, [BIN, 'config', 'show', '--json'], { env, encoding: 'utf8' });
+    const second = spawnSync(process.execPath, [BIN, 'config', 'show', '--json'], { env, encoding: 'utf8' });
     expect(first.status).toBe(0);
     expect(second.stdout).toBe(first.stdout);
     expect(fs.readdirSync(cacheDir).some((f) => f.startsWith('cli-'))).toBe(true);

@@ -167,7 +167,7 @@ describe(`payplane events tail, the binary (${dialectName})`, () => {
     expect(tail.stdout()).not.toContain(mine.merchantId);
     tail.child.kill('SIGINT');
     expect(await tail.exited).toBe(0);
-    const shown = tail.stdout().split('\n').filter((l) => /^\d\d:\d\d:\d\d  /.test(l));
+    const shown = tail.stdout().split('\n').filter((l) => /^\d\d:\d\d:\d\d {2}/.test(l));
     expect(shown).toHaveLength(wanted.length);
     expect(tail.stdout()).toContain(`SIGINT: ${wanted.length} events shown.`);
   });

@@ -107,7 +107,6 @@ describe('every CLI command writing input that names records runs the reference 
   test('no validateWith or validateRisk call in commands/ and src/cli/ names an API schema that declares references', () => {
     const schemas = new Map<string, unknown[]>();
     for (const file of walk(path.join(ROOT, 'src/api')).filter((f) => /schemas\.ts$|common\.ts$/.test(f))) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       for (const [name, value] of Object.entries(require(file) as Record<string, unknown>)) {
         if (value && typeof value === 'object' && '_zod' in value) schemas.set(name, [...(schemas.get(name) ?? []), value]);
       }

@@ -27,7 +27,6 @@ const cli = s.cli;
 const FUNDS = 100_000; // 1000.00 EUR
 const FEE = 50; // the sandbox fee schedule's withdrawal fee: 0.50 EUR
 const NO_ESCAPES = /\u001b\[/;
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
 const tenantOperator = (rt: Runtime, operator?: string) => operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false, operator });

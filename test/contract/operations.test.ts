@@ -41,7 +41,6 @@ describeSpec('the registry against the pinned contract (operations.md)', () => {
   test('every operation is built or explicitly listed as not built yet', () => {
     const missing = spec.filter((r) => !built.has(r.key) && !NOT_YET_BUILT.includes(r.key)).map((r) => r.key);
     expect(missing).toEqual([]);
-    // eslint-disable-next-line no-console
     console.log(`operations built: ${built.size} of ${spec.length} (${NOT_YET_BUILT.length} listed as not built yet)`);
   });
 

@@ -16,7 +16,6 @@ export function describeWhenPresent(what: string, missing: string | null): jest.
         });
       })) as unknown as jest.Describe;
   }
-  // eslint-disable-next-line no-console
   console.warn(`${what} skipped: ${missing}`);
   return describe.skip;
 }

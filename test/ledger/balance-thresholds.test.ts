@@ -7,7 +7,6 @@ import { post } from '../../src/services/ledger/post';
 import { releaseDue } from '../../src/services/ledger/releases';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createTenant } from '../../src/services/tenants/tenants';
-import { createCompanyRecord } from '../../src/services/organization/records';
 import { newId } from '../../src/util/ids';
 
 // Issue 23, part 4: balance thresholds (GET/POST /v1/balance-thresholds, DELETE /v1/balance-thresholds/{id}) and

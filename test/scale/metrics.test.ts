@@ -143,7 +143,7 @@ describe(`GET /metrics of a serve process (${dialectName})`, () => {
     }
     // every event of the two payments delivered (the acquirer's answers and the deliveries run in the process)
     const deadline = Date.now() + 60_000;
-    let events = 0;
+    let events: number;
     for (;;) {
       events = await t.rt.db.models.Event.count({ where: { tenantId: sandbox.tenantId } });
       const pending = await t.rt.db.models.WebhookDelivery.count({ where: { status: 'pending' } });

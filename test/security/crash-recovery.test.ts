@@ -464,7 +464,6 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
         deliveriesReceived: receiver.received.length,
         deliveredTwice: receiver.received.length - new Set(receiver.received.map((r) => r.headers['webhook-id'])).size,
       };
-      // eslint-disable-next-line no-console
       console.log(`crash recovery (${dialectName}):\n${JSON.stringify(summary, null, 2)}`);
     };
 
@@ -501,7 +500,6 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
       phase = 'done';
     } finally {
       await report().catch((error) => {
-        // eslint-disable-next-line no-console
         console.log(`crash recovery (${dialectName}): no summary (${error}); phase ${phase}, ${failures.length} failures, ${log.length} operations`);
       });
     }
@@ -969,7 +967,6 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
       // a 5xx or a network error only for a send in flight at a kill
       expect(failures.filter((f) => !crashWindowOf(f, crashWindows()))).toEqual([]);
     } finally {
-      // eslint-disable-next-line no-console
       console.log(`crash steps (${dialectName}):\n${points.map((p) => `${p.op} killed at ${p.step} (first send: ${p.first}): ${p.landed} -> ${p.status}${p.replayed ? ' replayed' : ''} in ${p.answeredMs} ms`).join('\n')}`);
     }
   }, WINDOW_TEST_TIMEOUT);

@@ -9,7 +9,7 @@ import type { CallerContext } from '../../src/domain/context';
 import { authenticate } from '../../src/services/access/authenticate';
 import { allows } from '../../src/domain/permissions';
 import {
-  CARD, IBAN, KINDS, PATH_PARAMS, VALID_BODIES, VALID_QUERIES, buildWorld, call, distinctiveValues, fillPath, kybPdf, leaked, pathParams, snapshot,
+  IBAN, KINDS, PATH_PARAMS, VALID_BODIES, VALID_QUERIES, buildWorld, call, distinctiveValues, fillPath, kybPdf, leaked, pathParams, snapshot,
   type Kind, type TenantWorld, type World,
 } from './world';
 

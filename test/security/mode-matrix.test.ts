@@ -10,7 +10,7 @@ import { authenticate } from '../../src/services/access/authenticate';
 import { allows } from '../../src/domain/permissions';
 import { defineModels, type RowModel } from '../../src/db/models';
 import { define, MODE_COLUMN, BOOLEAN, UUID, pk } from '../../src/db/model-kit';
-import { CARD, IBAN, KINDS, VALID_BODIES, VALID_QUERIES, buildWorld, call, fillPath, kybPdf, pathParams, PATH_PARAMS, snapshot, type Kind, type World } from './world';
+import { IBAN, KINDS, VALID_BODIES, VALID_QUERIES, buildWorld, call, fillPath, kybPdf, pathParams, PATH_PARAMS, snapshot, type Kind, type World } from './world';
 
 // The mode matrix (issue 20, item 2), generated from the models (src/db) and the operation registry (src/api). A caller
 // works in exactly one mode (secret key: its livemode; user token: its mode claim, else the Payplane-Mode header; CLI:

@@ -180,7 +180,7 @@ describe('the secrets-at-rest scanner', () => {
       hexWithDigits: `ab${pan}cd${crypto.randomBytes(20).toString('hex')}`,
       timestamps: [1795251059614, 2795251059614123, '2026-03-01 12:00:00.000 +00:00'],
       amounts: [10_000, 123456789012, -9_007_199_254_740_991],
-      ms: 539.3414584242424242,
+      ms: 539.3414584242424,
       long: `${pan}4242424`, // 23 digits: no card
       decimal: `0.${pan}`,
       // a UUID whose last group is all digits, run into the next byte as in a SQLite index cell

@@ -254,7 +254,6 @@ function isSqlite(file: string): boolean {
 
 /** Every value of every row of a SQLite database (its -wal applied, on a copy), each searched on its own. */
 async function scanSqliteRows(file: string, detector: Detector): Promise<Finding[]> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const sqlite3 = require('sqlite3') as typeof import('sqlite3');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-scan-'));
   const copy = path.join(tmp, 'scan.db');

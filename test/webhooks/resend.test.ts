@@ -259,7 +259,7 @@ describe(`resending an event (${dialectName})`, () => {
     const [shop, ops, narrow] = await Promise.all([receiver(), receiver(), receiver()]);
     const shopEndpoint = await merchantEndpoint(shop.url(), ['payment.*']);
     const opsEndpoint = await createEndpoint(tenantCtx(), { url: ops.url(), events: ['payment.succeeded'] });
-    const narrowEndpoint = await merchantEndpoint(narrow.url(), ['refund.*']);
+    await merchantEndpoint(narrow.url(), ['refund.*']);
     const event = await emit('payment.succeeded', { id: 'pay_r1', amount: { currency: 'EUR', valueMinor: 700 }, status: 'captured', providerFee: 3 });
     await drain();
     expect(shop.received).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
-import { id, uuid, str, text, json, int, bool, date, stamps, dropColumns } from './columns';
+import { id, uuid, str, text, json, int, bool, stamps, dropColumns } from './columns';
 
 // Risk: list groups and their entries, scoring rules, antifraud plans, per-tenant risk configuration; the payment
 // keeps the risk decision and, as columns of their own, the identifiers that risk aggregations count by.

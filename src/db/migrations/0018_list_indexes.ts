@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 
-// Indexes for the list filters and the cursor order of every list operation (issue 9).
+// Indexes for the list filters and the cursor order of every list operation.
 //
 // A list page is `WHERE <scope> AND <filters> ORDER BY createdAt, id LIMIT n` (src/db/scoped.ts). The scope is
 // tenantId + livemode for a tenant key, plus merchantId for a merchant key (a merchant belongs to one tenant, so an

@@ -4,9 +4,9 @@ import type { MigrationEnv } from './types';
 import { isSealedBytes } from '../../util/encryption';
 import { dropColumns } from './columns';
 
-// Two changes of issue 20.
+// Two changes.
 //
-// 1. KYB documents at rest (item 11): the bytes in kyb_document_contents were stored in clear. They are now sealed
+// 1. KYB documents at rest: the bytes in kyb_document_contents were stored in clear. They are now sealed
 //    under the master key (Sealer.sealBytes, AES-256-GCM bound to the document id), as terminal credentials are; this
 //    migration seals the rows stored before, one row at a time (a document is up to 10 MiB), and `down` opens them
 //    again. It reaches the master key through the sealer Database.connect was given (openRuntime gives the runtime's):
@@ -14,7 +14,7 @@ import { dropColumns } from './columns';
 //    clear pages are zeroed (secure_delete) and the -wal is truncated after the rewrite, so no
 //    free page or older page version keeps the clear bytes.
 //
-// 2. Audit entries name the operating-system account of a CLI operator (item 14): the actor is the operator's user
+// 2. Audit entries name the operating-system account of a CLI operator: the actor is the operator's user
 //    record (actorType user, actorId its id), actorName the account (os:<name>). Entries written before keep their
 //    actorType cli and actorId cli:<name>: they already name the account, and no user record stood behind them.
 

@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 import type { Dialect } from '../dialect';
 
-// Issue 22: configuration read by every payment (merchants, terminals, routing and risk rules, fees…) is kept by each
+// Configuration read by every payment (merchants, terminals, routing and risk rules, fees…) is kept by each
 // process between transactions (src/db/config-cache.ts). It stays exact because the database itself counts every
 // change of those tables: a trigger on each bumps config_version's one row in the transaction that writes, whatever
 // writes (this process, another `serve`, an admin command, raw SQL). A transaction reads the count once and uses a

@@ -3,7 +3,7 @@ import type { Dialect } from '../dialect';
 import { id, uuid, str, bool, date, stamps } from './columns';
 import { addConfigTriggers, dropConfigTriggers } from './0027_config_version';
 
-// Issue 23, part 4: balance thresholds. A merchant's threshold on one of its balances (available or pending) in one
+// Balance thresholds. A merchant's threshold on one of its balances (available or pending) in one
 // currency and mode; `crossed` records whether the balance is beyond it, so that each crossing raises
 // balance.threshold_reached once (again only after the balance has come back). Every ledger posting looks the
 // thresholds of its merchant, currency and mode up: the table is configuration kept between transactions

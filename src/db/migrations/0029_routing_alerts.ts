@@ -1,7 +1,7 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 import { id, uuid, str, date, stamps } from './columns';
 
-// Issue 23, part 5: routing alerts. routing_alerts holds, per tenant, mode and cause (`no_eligible_terminal:<merchantId>`
+// Routing alerts. routing_alerts holds, per tenant, mode and cause (`no_eligible_terminal:<merchantId>`
 // or `terminal_declines:<terminalId>`), when routing.alert was last raised for it: one atomic INSERT … ON CONFLICT DO
 // UPDATE … WHERE lastRaisedAt is older than the window claims the right to raise it again, in the transaction that
 // emits the event, so that two processes never both raise it (src/services/routing/alerts.ts).

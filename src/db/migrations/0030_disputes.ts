@@ -1,7 +1,7 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 import { id, uuid, str, json, date, stamps, dropColumns } from './columns';
 
-// Issue 23, part 1: disputes. A dispute (chargeback) of a captured payment, opened by the acquirer's notification and
+// Disputes. A dispute (chargeback) of a captured payment, opened by the acquirer's notification and
 // decided by it (src/services/disputes). At most one open dispute (needs_response or under_review) per payment: a
 // partial unique index. One dispute per acquirer reference of a provider integration: the acquirer's notifications
 // are applied once however often they arrive. payments.disputedMinor holds what the payment's open and lost disputes

@@ -1,7 +1,7 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 import { id, uuid, str, text, json, date, stamps } from './columns';
 
-// Issue 23, part 2: payouts. payout_schedules holds a merchant's schedule per mode (manual when it has none);
+// Payouts. payout_schedules holds a merchant's schedule per mode (manual when it has none);
 // payouts the payouts its scheduled runs make. The unique key (merchantId, livemode, currency, periodKey) makes a
 // run happen once per schedule period and currency across every process: the payout is inserted in the
 // transaction that moves its funds, and a second run of the same period finds it (or conflicts and stops).

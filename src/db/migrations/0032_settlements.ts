@@ -1,7 +1,7 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 import { id, uuid, str, json, int, date } from './columns';
 
-// Issue 23, part 3: settlement statements. One row per merchant, currency, mode and UTC day, opened by the day's
+// Settlement statements. One row per merchant, currency, mode and UTC day, opened by the day's
 // first ledger movement (an INSERT … ON CONFLICT DO NOTHING on the unique key below, in the posting's transaction)
 // and finalized once by the `settlements` job (a compare-and-set on status). The lines are the ledger's entries of
 // that day: never copied here.

@@ -1,7 +1,7 @@
 import type { QueryInterface } from 'sequelize';
 import { str, date, dropColumns } from './columns';
 
-// Issue 32, item 15: what the acquirer hears of a dispute and what it decides after the dispute closed here.
+// What the acquirer hears of a dispute and what it decides after the dispute closed here.
 // acceptanceSentAt: when the acquirer took (or answered) the merchant's acceptance; an accepted dispute without it is
 // sent again by the dispute-deadlines job, as a submission without evidenceSentAt is. acquirerOutcome and
 // acquirerDecidedAt: the acquirer's own decision (won or lost) and when it arrived, kept also when it came after the

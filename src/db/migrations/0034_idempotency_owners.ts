@@ -1,7 +1,7 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 import { dropColumns } from './columns';
 
-// Idempotency-Keys held by a process, not by a clock (issue 32 item 9). A key claimed by a process that then died was
+// Idempotency-Keys held by a process, not by a clock. A key claimed by a process that then died was
 // held for a minute (its lock's deadline), and a retry that took it over ran the operation again: a checkout session
 // it had paid answered 409 instead of its answer.
 //

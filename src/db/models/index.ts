@@ -92,8 +92,8 @@ const GROUPS: Array<() => DefineGroup> = [
 ];
 
 /**
- * The models of every table, each area's defined when one of its models is first used (`db.models.Payment`): defining
- * all of them took 20 to 30 ms of every admin command, most of which use one or two areas (issue 24, item 11). Listing
+ * The models of every table, each area's defined when one of its models is first used (`db.models.Payment`): most
+ * admin commands use one or two areas, and defining all of them would lengthen every command's start. Listing
  * the models (Object.keys) defines them all. `afterDefine` sees each area's models as they are defined.
  */
 export function defineModels(sequelize: Sequelize, afterDefine?: (models: Partial<Models>) => void): Models {

@@ -2,7 +2,7 @@ import type { Sequelize } from 'sequelize';
 import type { Money } from '../../domain/money';
 import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, BIGINT, type RowModel, type Timestamps } from '../model-kit';
 
-// Payouts (issue 23, part 2): a merchant's payout schedule and the payouts its scheduled runs make.
+// Payouts: a merchant's payout schedule and the payouts its scheduled runs make.
 
 export type PayoutInterval = 'manual' | 'daily' | 'weekly';
 export type Weekday = 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday';

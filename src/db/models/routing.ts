@@ -41,7 +41,7 @@ export interface RoutingRuleRow extends Timestamps {
 }
 
 /**
- * When routing.alert was last raised for a cause of a tenant and mode (issue 23, part 5): the claim that keeps it to
+ * When routing.alert was last raised for a cause of a tenant and mode: the claim that keeps it to
  * once per cause per window across processes (services/routing/alerts.ts). Written by one atomic statement only.
  */
 export interface RoutingAlertRow extends Timestamps {

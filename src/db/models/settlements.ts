@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { define, pk, UUID, STRING, BOOLEAN, INTEGER, DATE, JSONT, type RowModel } from '../model-kit';
 
-// Settlement statements (issue 23, part 3): one per merchant, currency, mode and UTC day. The row is opened by the
+// Settlement statements: one per merchant, currency, mode and UTC day. The row is opened by the
 // day's first ledger movement of that merchant and currency (src/services/ledger/post.ts, post: an INSERT … ON CONFLICT DO
 // NOTHING written with the posting's other deferred rows) and finalized once after the day by the `settlements` job,
 // which stores what it computed from the ledger's entries. Its lines are never stored: they are the entries.

@@ -7,11 +7,11 @@ import { recordAudit } from '../audit/entries';
 import { toUser } from './users';
 
 /**
- * The operator at the terminal is a user of the platform (issue 20 item 14). The operating-system account (or
- * --operator / PAYPLANE_OPERATOR) names a platform-layer user, owner with entityScope all (the CLI acts with the
- * database's authority, at any level), whose externalIdpId is `os:<account>`. What the CLI changes carries that user's
- * id in createdBy, approvedBy, … (createdByType user), as a change made with a user token would; audit entries name
- * the account as well (actorName).
+ * The operator at the terminal is a user of the platform, so that what an operator does is audited like any user's. The
+ * operating-system account (or --operator / PAYPLANE_OPERATOR) names a platform-layer user, owner with entityScope all
+ * (the CLI acts with the database's authority, at any level), whose externalIdpId is `os:<account>`. What the CLI
+ * changes carries that user's id in createdBy, approvedBy, … (createdByType user), as a change made with a user token
+ * would; audit entries name the account as well (actorName).
  *
  * The user's id is derived from the account (UUID v5), so a context can be built synchronously; the record is created
  * on first use: the first transaction the operator opens (inTransaction) inserts it when it is missing, once per

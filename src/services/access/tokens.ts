@@ -45,7 +45,7 @@ export function loadTokenSecret(config: AppConfig): Uint8Array {
   try {
     return new TextEncoder().encode(readOrCreateSecretFile(file, () => crypto.randomBytes(48).toString('base64url')));
   } catch (error) {
-    throw new Error(`cannot read or create ${file}: ${(error as Error).message}; set PAYPLANE_TOKEN_SECRET`);
+    throw new Error(`cannot read or create ${file}: ${(error as Error).message}; set PAYPLANE_TOKEN_SECRET`, { cause: error });
   }
 }
 
@@ -205,7 +205,6 @@ interface OidcClaims extends LocalClaims {
 
 export function tokenClaimSchemas(): { local: Zod.ZodType<LocalClaims>; oidc: Zod.ZodType<OidcClaims> } {
   if (!claimSchemas) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { z } = require('zod') as typeof import('zod');
     const numericDate = z.number().int().nonnegative();
     const mode = z.enum(['live', 'test']);

@@ -235,7 +235,7 @@ export function riskSubjectOf(ctx: CallerContext, session: CheckoutSessionRow, c
   const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
   // a customer paying with the session's secret is where the request comes from, whatever the session says
   const rawIp = ctx.credential === 'client_secret' ? (ctx.clientIp ?? null) : text(info.ipAddress);
-  let ip: string | null = null;
+  let ip: string | null;
   try {
     ip = rawIp ? normalizeIp(rawIp) : null;
   } catch {

@@ -12,7 +12,7 @@ import { iso, mapPage } from '../present';
 import { viewOf } from '../../api/views';
 
 /**
- * Payouts (issue 23): what a merchant's payout schedule sends out of its available balance, one per schedule period
+ * Payouts: what a merchant's payout schedule sends out of its available balance, one per schedule period
  * and currency (src/services/payouts/run.ts makes them). States: pending (recorded: amount + fee held, available →
  * payable) → in_transit (the payout provider took it) → paid (payable paid out, the fee to its earners); pending →
  * failed (the provider refused it: back to available); pending → canceled (an operator, before it was sent: back to

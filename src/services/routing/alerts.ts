@@ -7,7 +7,7 @@ import type { PaymentAttemptRow, PaymentRow } from '../../db/models';
 import type { RoutingDecision } from './decide';
 
 /**
- * Routing alerts (issue 23, part 5; operations.md, "Routing alerts"): routing.alert, a tenant-level event, when
+ * Routing alerts (operations.md, "Routing alerts"): routing.alert, a tenant-level event, when
  *  - a payment finds no eligible terminal (reason no_eligible_terminal), or
  *  - a terminal's declines in the last 15 minutes pass half of at least 20 of its answered attempts (terminal_declines),
  * at most once per cause per 15 minutes. The cause is kept per merchant for no_eligible_terminal (a tenant whose

@@ -17,7 +17,7 @@ import { forEachDue, type DueOptions } from '../due-work';
 import type { Runtime } from '../../runtime';
 import { publicUrl } from '../../util/public-url';
 import { dayEnd, dayStart } from './open';
-import { LINE_RULES, TOTAL_NAMES, type LineSourceType, type LineType, type TotalBucket, type TotalName } from './rules';
+import { LINE_RULES, TOTAL_NAMES, type LineSourceType, type LineType, type TotalName } from './rules';
 
 export { LINE_RULES, LINE_SOURCE_TYPES, LINE_TYPES, TOTAL_NAMES, type LineSourceType, type LineType, type TotalName } from './rules';
 
@@ -100,7 +100,6 @@ export interface SettlementStatement {
   updatedAt: string;
 }
 
-const BALANCE_TYPES: BalanceType[] = ['pending', 'available', 'reserved', 'payable'];
 const ACCOUNT_RANK = new Map<LedgerAccount, number>(['merchant_pending', 'merchant_available', 'merchant_reserve', 'merchant_payable'].map((a, i) => [a as LedgerAccount, i]));
 
 const money = (currency: string, valueMinor: number): Money => ({ currency, valueMinor });

@@ -6,7 +6,6 @@ import fc from 'fast-check';
  */
 
 // A JSON Schema (OpenAPI 3.1) node
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Schema = Record<string, any>;
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';
 export type Path = (string | number)[];
