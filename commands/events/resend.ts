@@ -2,7 +2,6 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord, renderTable } from '../../src/cli/output';
 import { NotFoundError } from '../../src/domain/errors';
-import type { CallerContext } from '../../src/domain/context';
 import type { Runtime } from '../../src/runtime';
 import { resendEvent, type ResentEvent } from '../../src/services/webhooks/deliveries';
 import { atResendLevel, requireUuid, withScope } from '../../src/cli/context';

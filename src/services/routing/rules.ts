@@ -3,7 +3,7 @@ import { inTransaction, type CallerContext } from '../../domain/context';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/errors';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { RoutingConditions, RoutingOutcome, RoutingRuleRow, RoutingRuleStatus } from '../../db/models';
-import { auditRecord, auditedRecord, auditedUpdate, givenFields, updateRecord } from '../audit/changes';
+import { auditRecord, auditedRecord, givenFields, updateRecord } from '../audit/changes';
 import { moveRecord, refusedMove, statusMachine, transition, transitionIf } from '../status';
 import { mapPage, presentRow, type Presented } from '../present';
 import { tenantForCreate } from '../partners';

@@ -10,7 +10,6 @@ import { MERCHANT_ACCOUNTS, type LedgerAccount, type LedgerEntryRow, type Ledger
 import type { SettlementStatementRow, SettlementStatus, StoredBalances } from '../../db/models/settlements';
 import { BALANCE_TYPE, type BalanceType } from '../ledger/balances';
 import { filterWhere } from '../present';
-import { emitEvent } from '../webhooks/events';
 import { auditedRecord } from '../audit/changes';
 import { refusedMove, statusMachine, transitionIf } from '../status';
 import { forEachDue, type DueOptions } from '../due-work';
