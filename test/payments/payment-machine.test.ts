@@ -3,17 +3,13 @@ import { operatorContext } from '../../src/services/access/operators';
 import { scoped } from '../../src/db/scoped';
 import { transition } from '../../src/services/status';
 import { PAYMENT_MACHINE, REFUND_MACHINE } from '../../src/services/payments/machines';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 
 // Payments and refunds move through their declared machines (src/services/payments/machines.ts) and transition():
 // a move the machine does not allow is its 409, and each move is audited (before and after) and announces its events.
 
 describe('the payment and refund machines', () => {
-  let m: MoneyHarness;
-  beforeAll(async () => {
-    m = await createMoneyHarness();
-  });
-  afterAll(() => m?.close());
+  const m = useMoneyHarness({ ledger: 'afterAll' });
 
   const tenant = () => m.as(m.sandbox.tenantKey.secretKey);
   const ops = () => operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false, operator: 'ops-machine' });

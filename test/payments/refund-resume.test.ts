@@ -2,17 +2,13 @@ import { operatorContext } from '../../src/services/access/operators';
 import { InternalError } from '../../src/domain/errors';
 import { runIdempotent } from '../../src/services/idempotency';
 import { makeRefund, refundRequest } from '../../src/services/payments/refunds';
-import { createMoneyHarness, payWithCard, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
 
 // A refund request whose refund committed and which then failed before its answer was kept (a defect, a crash) is
 // answered, when retried under its Idempotency-Key, with the refund its key's effect recorded: none is made again.
 
 describe('a refund retried after its refund committed', () => {
-  let m: MoneyHarness;
-  beforeAll(async () => {
-    m = await createMoneyHarness();
-  });
-  afterAll(() => m?.close());
+  const m = useMoneyHarness({ ledger: 'afterAll' });
 
   test('answers the committed refund (runIdempotent resume), one refund made', async () => {
     const { paymentId } = await payWithCard(m, '4242424242424242');

@@ -1,4 +1,4 @@
-import { createMoneyHarness, type MoneyHarness } from '../helpers/money';
+import { useMoneyHarness } from '../helpers/money';
 import { expectProblem } from '../helpers/api';
 import { saveMethod, withdrawalSettings } from '../helpers/withdrawals';
 import { fundMerchant } from '../helpers/funding';
@@ -11,16 +11,14 @@ import { fundMerchant } from '../helpers/funding';
 
 jest.setTimeout(120_000);
 
-let m: MoneyHarness;
+const m = useMoneyHarness({ ledger: 'afterAll' });
 let methodId: string;
 
 beforeAll(async () => {
-  m = await createMoneyHarness();
   await withdrawalSettings(m, { withdrawalCoolingPeriodHours: 0 });
   methodId = (await saveMethod(m)).id;
   await fundMerchant(m, 100_000);
 });
-afterAll(() => m?.close());
 
 test('the same caller replays, another caller under the merchant\'s key is refused', async () => {
   const merchant = m.as(m.sandbox.merchantKey.secretKey);
