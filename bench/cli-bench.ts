@@ -68,14 +68,28 @@ async function main(): Promise<number> {
       { label: 'payplane --version', command: [BIN, '--version'], target: true },
       { label: 'payplane --help', command: [BIN, '--help'], target: true },
       { label: 'payplane tenants list --json', command: [BIN, 'tenants', 'list', '--json'], target: true },
-      { label: 'payplane keys list --tenant … --json', command: [BIN, 'keys', 'list', '--tenant', JSON.parse(fs.readFileSync(path.join(home, 'sandbox.json'), 'utf8')).tenantId, '--json'], target: true },
-      { label: 'payplane tenants list --json, first run (empty compile cache)', command: [BIN, 'tenants', 'list', '--json'], target: false, cold: true },
+      {
+        label: 'payplane keys list --tenant … --json',
+        command: [BIN, 'keys', 'list', '--tenant', JSON.parse(fs.readFileSync(path.join(home, 'sandbox.json'), 'utf8')).tenantId, '--json'],
+        target: true,
+      },
+      {
+        label: 'payplane tenants list --json, first run (empty compile cache)',
+        command: [BIN, 'tenants', 'list', '--json'],
+        target: false,
+        cold: true,
+      },
     ];
     const measured: CliCase[] = [];
     for (const c of cases) measured.push({ ...c, medianMs: timeOf(c.command, env, c.cold), ratio: null });
     const node = measured[0].medianMs;
     for (const c of measured) c.ratio = c.medianMs / node;
-    console.log(`\ncli: ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores, node ${process.version}; median of ${runs} runs; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+    console.log(
+      `\ncli: ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores, node ${process.version}; median of ${runs} runs; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n`,
+    );
     console.log('| command | median ms | times `node -e` |');
     console.log('|---|---:|---:|');
     for (const c of measured) console.log(`| \`${c.label}\` | ${c.medianMs.toFixed(0)} | ${c.ratio!.toFixed(2)}x |`);
@@ -84,10 +98,15 @@ async function main(): Promise<number> {
     for (const c of measured.filter((m) => m.target)) {
       const met = c.ratio! <= TARGET;
       if (!met) missed++;
-      console.log(`  ${met ? 'met   ' : 'MISSED'} ${c.label}: ${c.ratio!.toFixed(2)}x (${c.medianMs.toFixed(0)} ms against ${node.toFixed(0)} ms)`);
+      console.log(
+        `  ${met ? 'met   ' : 'MISSED'} ${c.label}: ${c.ratio!.toFixed(2)}x (${c.medianMs.toFixed(0)} ms against ${node.toFixed(0)} ms)`,
+      );
     }
     fs.mkdirSync(RESULTS, { recursive: true });
-    fs.writeFileSync(path.join(RESULTS, 'cli.json'), JSON.stringify({ runs, nodeMs: node, cases: measured, target: TARGET, missed }, null, 2));
+    fs.writeFileSync(
+      path.join(RESULTS, 'cli.json'),
+      JSON.stringify({ runs, nodeMs: node, cases: measured, target: TARGET, missed }, null, 2),
+    );
     return 0;
   } finally {
     fs.rmSync(home, { recursive: true, force: true });

@@ -66,7 +66,11 @@ export interface BenchArgs {
  * A benchmark's command line (node:util parseArgs): repeatable `--db sqlite|postgres`, `--help`/`-h`, the given boolean
  * flags and integer options (each with its minimum). Anything else, or a bad value, goes to `usage(problem)`.
  */
-export function benchArgs(argv: string[], spec: { flags: string[]; ints: Record<string, number> }, usage: (problem?: string) => never): BenchArgs {
+export function benchArgs(
+  argv: string[],
+  spec: { flags: string[]; ints: Record<string, number> },
+  usage: (problem?: string) => never,
+): BenchArgs {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     values = parseArgs({

@@ -51,13 +51,15 @@ async function sqliteStore(file: string): Promise<Store> {
   const open = () => new sqlite3.Database(file);
   const writer = open();
   const reader = open();
-  const exec = (db: sqlite3.Database, sql: string) => new Promise<void>((resolve, reject) => db.exec(sql, (e) => (e ? reject(e) : resolve())));
+  const exec = (db: sqlite3.Database, sql: string) =>
+    new Promise<void>((resolve, reject) => db.exec(sql, (e) => (e ? reject(e) : resolve())));
   await exec(writer, `PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; ${createRows}; ${createEvents};`);
   await exec(reader, 'PRAGMA synchronous=NORMAL;');
   const insertRow = writer.prepare(`INSERT INTO floor_rows VALUES (?${', ?'.repeat(COLUMNS)})`);
   const insertEvent = writer.prepare('INSERT INTO floor_events VALUES (?, ?)');
   await exec(writer, 'BEGIN');
-  for (let i = 0; i < SEEDED; i++) await new Promise<void>((resolve, reject) => insertRow.run(rowValues(`row_${i}`), (e: Error | null) => (e ? reject(e) : resolve())));
+  for (let i = 0; i < SEEDED; i++)
+    await new Promise<void>((resolve, reject) => insertRow.run(rowValues(`row_${i}`), (e: Error | null) => (e ? reject(e) : resolve())));
   await exec(writer, 'COMMIT');
   const select = reader.prepare('SELECT * FROM floor_rows WHERE id = ?');
 
@@ -82,13 +84,15 @@ async function sqliteStore(file: string): Promise<Store> {
     busy = true;
     const batch = waiting;
     waiting = [];
-    transaction(batch).then(
-      () => batch.forEach((w) => w.done()),
-      (e: Error) => batch.forEach((w) => w.done(e)),
-    ).finally(() => {
-      busy = false;
-      drain();
-    });
+    transaction(batch)
+      .then(
+        () => batch.forEach((w) => w.done()),
+        (e: Error) => batch.forEach((w) => w.done(e)),
+      )
+      .finally(() => {
+        busy = false;
+        drain();
+      });
   };
   return {
     read: (id) => new Promise((resolve, reject) => select.get([id], (e: Error | null, row: unknown) => (e ? reject(e) : resolve(row)))),
@@ -120,8 +124,16 @@ async function postgresStore(url: string): Promise<Store> {
       try {
         await client.query('BEGIN');
         await client.query({ name: 'floor_row', text: insertRow, values: rowValues(id) });
-        await client.query({ name: 'floor_event', text: 'INSERT INTO floor_events VALUES ($1, $2)', values: [`ev_${crypto.randomUUID()}`, body] });
-        await client.query({ name: 'floor_event', text: 'INSERT INTO floor_events VALUES ($1, $2)', values: [`ev_${crypto.randomUUID()}`, body] });
+        await client.query({
+          name: 'floor_event',
+          text: 'INSERT INTO floor_events VALUES ($1, $2)',
+          values: [`ev_${crypto.randomUUID()}`, body],
+        });
+        await client.query({
+          name: 'floor_event',
+          text: 'INSERT INTO floor_events VALUES ($1, $2)',
+          values: [`ev_${crypto.randomUUID()}`, body],
+        });
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);

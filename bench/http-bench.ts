@@ -49,7 +49,6 @@ import { insertPayments, paymentRow } from './risk-fixture';
  * `--with-risk` (npm run bench) then runs the risk benchmark on the same databases (not in --quick mode).
  */
 
-
 interface Options {
   dbs: DbKind[];
   quick: boolean;
@@ -85,7 +84,8 @@ function parseArgs(argv: string[]): Options {
   const cpuProf = flags.has('cpu-prof');
   const withRisk = flags.has('with-risk');
   const given: Partial<Options> = ints;
-  if (given.scale !== undefined && given.scale !== 0 && given.scale <= LIST_SCALE_BASE) usage(`--scale must be more than ${LIST_SCALE_BASE} (or 0 to skip the step)`);
+  if (given.scale !== undefined && given.scale !== 0 && given.scale <= LIST_SCALE_BASE)
+    usage(`--scale must be more than ${LIST_SCALE_BASE} (or 0 to skip the step)`);
   const duration = given.duration ?? (quick ? 2 : 10);
   return {
     dbs: dbs.length ? dbs : quick ? ['sqlite'] : ['sqlite', 'postgres'],
@@ -112,7 +112,6 @@ function usage(problem?: string): never {
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Databases, child processes and clean-up
-
 
 /** What one database's run holds: released at the end, or on Ctrl-C. */
 interface Session {
@@ -147,7 +146,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A forked bench child (hello-world, receiver) that reports `{ port }` over IPC once listening. */
 async function forkListening(session: Session, script: string, args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(path.join(__dirname, script), args, { execArgv: [], env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, script), args, {
+    execArgv: [],
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   session.children.add(child);
   child.once('exit', () => session.children.delete(child));
   const port = await new Promise<number>((resolve, reject) => {
@@ -186,11 +189,15 @@ async function startServe(session: Session, name: string, env: NodeJS.ProcessEnv
   const profileDir = options.cpuProf ? path.join(PROFILES, `${name}-${Date.now()}`) : null;
   if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin', 'run.js'), 'serve', '--port', String(port), '--host', '127.0.0.1', ...extra], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, path.join(ROOT, 'bin', 'run.js'), 'serve', '--port', String(port), '--host', '127.0.0.1', ...extra],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   session.children.add(child);
   child.once('exit', () => session.children.delete(child));
   let tail = '';
@@ -202,7 +209,8 @@ async function startServe(session: Session, name: string, env: NodeJS.ProcessEnv
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`serve (${name}) exited with ${child.exitCode ?? child.signalCode} before it was ready:\n${tail}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`serve (${name}) exited with ${child.exitCode ?? child.signalCode} before it was ready:\n${tail}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`serve (${name}) not ready after 90 s:\n${tail}`);
@@ -223,7 +231,10 @@ async function stopServe(serve: Serve): Promise<(ProfileSummary & { file: string
   const code = await stopChild(serve.child);
   if (code !== 0) console.log(`  warning: serve (${serve.name}) exited with ${code}; its last output:\n${serve.output()}`);
   if (!serve.profileDir) return null;
-  const file = fs.readdirSync(serve.profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(serve.profileDir!, f))[0];
+  const file = fs
+    .readdirSync(serve.profileDir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => path.join(serve.profileDir!, f))[0];
   if (!file) {
     console.log(`  warning: serve (${serve.name}) wrote no .cpuprofile in ${serve.profileDir}`);
     return null;
@@ -300,7 +311,12 @@ type Requests = NonNullable<autocannon.Options['requests']>;
  * One autocannon run: warm-up first (not measured), then the measured run; with `pid`, the CPU time that process used
  * during the measured run per request is set on the result as cpuMsPerRequest.
  */
-async function load(url: string, options: Options, spec: { headers?: Record<string, string>; requests?: Requests; method?: 'GET' | 'POST'; path?: string; body?: string }, pid?: number) {
+async function load(
+  url: string,
+  options: Options,
+  spec: { headers?: Record<string, string>; requests?: Requests; method?: 'GET' | 'POST'; path?: string; body?: string },
+  pid?: number,
+) {
   const run = (seconds: number) =>
     autocannon({
       url: `${url}${spec.path ?? ''}`,
@@ -318,29 +334,49 @@ async function load(url: string, options: Options, spec: { headers?: Record<stri
   return Object.assign(result, { cpuMsPerRequest: cpuPer(before, cpuMs(pid), result.requests.total) });
 }
 
-function caseFrom(key: string, label: string, result: autocannon.Result & { cpuMsPerRequest?: number | null }, rate?: number, unit = 'req/s'): CaseResult {
+function caseFrom(
+  key: string,
+  label: string,
+  result: autocannon.Result & { cpuMsPerRequest?: number | null },
+  rate?: number,
+  unit = 'req/s',
+): CaseResult {
   const statusCodes: Record<string, number> = {};
   for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = (s as { count?: number }).count ?? 0;
   const rateValue = rate ?? result.requests.total / result.duration;
   return {
-    key, label, unit,
+    key,
+    label,
+    unit,
     rate: round(rateValue, 1),
     // no answer in the whole run (every request slower than the duration) is no result either
     noResult: result.requests.total === 0 || rateValue === 0,
-    p50Ms: result.latency.p50, p99Ms: result.latency.p99, ratio: null,
-    errors: result.errors + result.timeouts, non2xx: result.non2xx, statusCodes,
-    requests: result.requests.total, seconds: result.duration, cpuMsPerRequest: result.cpuMsPerRequest ?? null,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ratio: null,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    statusCodes,
+    requests: result.requests.total,
+    seconds: result.duration,
+    cpuMsPerRequest: result.cpuMsPerRequest ?? null,
   };
 }
 
 const CARD = { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada Lovelace' };
 const sessionBody = JSON.stringify({
-  amount: { currency: 'EUR', valueMinor: 1000 }, captureMethod: 'automatic', successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cancel',
+  amount: { currency: 'EUR', valueMinor: 1000 },
+  captureMethod: 'automatic',
+  successUrl: 'https://shop.example/ok',
+  cancelUrl: 'https://shop.example/cancel',
 });
 const completeBody = JSON.stringify({ paymentMethod: { type: 'card', card: CARD } });
 
 /** (e): each connection creates a session, then completes it with the session's clientSecret as bearer. */
-function payRequests(merchantKey: string, counters: { completed: number; sessionsFailed: number; completesFailed: number; from: number }): Requests {
+function payRequests(
+  merchantKey: string,
+  counters: { completed: number; sessionsFailed: number; completesFailed: number; from: number },
+): Requests {
   type Ctx = { id?: string; secret?: string };
   return [
     {
@@ -394,9 +430,13 @@ async function seedPayments(rt: Runtime, sandbox: SandboxCredentials, count: num
   for (let from = 0; from < count; from += 10_000) {
     const rows = Array.from({ length: Math.min(10_000, count - from) }, (_, i) =>
       paymentRow({
-        tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, createdAt: new Date(now - Math.floor(next() * 30 * DAY)),
-        amountMinor: 500 + Math.floor(next() * 50_000), currency: next() < 0.8 ? 'EUR' : 'USD',
-        customerEmail: `customer${(from + i) % 5_000}@example.com`, customerIp: `10.0.${(from + i) % 250}.${(from + i) % 200}`,
+        tenantId: sandbox.tenantId,
+        merchantId: sandbox.merchantId,
+        createdAt: new Date(now - Math.floor(next() * 30 * DAY)),
+        amountMinor: 500 + Math.floor(next() * 50_000),
+        currency: next() < 0.8 ? 'EUR' : 'USD',
+        customerEmail: `customer${(from + i) % 5_000}@example.com`,
+        customerIp: `10.0.${(from + i) % 250}.${(from + i) % 200}`,
         status: next() < 0.9 ? 'captured' : 'failed',
       }),
     );
@@ -429,7 +469,9 @@ async function growPayments(rt: Runtime, templateId: string, count: number, prog
     : `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < :n) ${insert} FROM g CROSS JOIN payments t WHERE t.id = :template`;
   for (let done = 0; done < count; done += 100_000) {
     const n = Math.min(100_000, count - done);
-    await rt.db.transaction((transaction) => rt.db.sequelize.query(sql, { replacements: { n, offset: done, template: templateId }, transaction }));
+    await rt.db.transaction((transaction) =>
+      rt.db.sequelize.query(sql, { replacements: { n, offset: done, template: templateId }, transaction }),
+    );
     progress(done + n);
   }
 }
@@ -445,16 +487,30 @@ async function raiseRateLimit(rt: Runtime, tenantId: string): Promise<void> {
  * the others as bulk copies of the rows it wrote (new ids; same type, data, owner and delivery state).
  */
 async function enqueueEvents(rt: Runtime, sandbox: SandboxCredentials, endpointId: string, count: number): Promise<number> {
-  const ctx = operatorContext(rt, { level: 'merchant', tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, livemode: false, operator: 'bench' });
+  const ctx = operatorContext(rt, {
+    level: 'merchant',
+    tenantId: sandbox.tenantId,
+    merchantId: sandbox.merchantId,
+    livemode: false,
+    operator: 'bench',
+  });
   const type = 'payment.captured';
   const first = await inTransaction(ctx, (tx) =>
-    emitEvent(tx, { type, data: sampleEventData(type, { tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, now: new Date() }), tenantId: sandbox.tenantId, merchantId: sandbox.merchantId }),
+    emitEvent(tx, {
+      type,
+      data: sampleEventData(type, { tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, now: new Date() }),
+      tenantId: sandbox.tenantId,
+      merchantId: sandbox.merchantId,
+    }),
   );
   const { Event, WebhookDelivery } = rt.db.models;
   const event = (await Event.findByPk(first.id))!.get({ plain: true }) as EventRow;
-  const deliveries = (await WebhookDelivery.findAll({ where: { eventId: first.id } })).map((d) => d.get({ plain: true }) as WebhookDeliveryRow);
+  const deliveries = (await WebhookDelivery.findAll({ where: { eventId: first.id } })).map(
+    (d) => d.get({ plain: true }) as WebhookDeliveryRow,
+  );
   const template = deliveries.find((d) => d.endpointId === endpointId);
-  if (!template || deliveries.length !== 1) throw new Error(`emitEvent wrote ${deliveries.length} deliveries for the benchmark endpoint (expected 1)`);
+  if (!template || deliveries.length !== 1)
+    throw new Error(`emitEvent wrote ${deliveries.length} deliveries for the benchmark endpoint (expected 1)`);
   for (let from = 1; from < count; from += 1_000) {
     const events: EventRow[] = [];
     const copies: WebhookDeliveryRow[] = [];
@@ -522,30 +578,58 @@ interface DbReport {
 
 function machineInfo() {
   return {
-    cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown', cores: os.cpus().length, memoryGiB: round(os.totalmem() / 2 ** 30, 1),
-    node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg().map((l) => round(l, 2)),
+    cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+    cores: os.cpus().length,
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadAverage: os.loadavg().map((l) => round(l, 2)),
   };
 }
 
 function tlsFiles(dir: string): { key: string; cert: string } {
   const key = path.join(dir, 'receiver-key.pem');
   const cert = path.join(dir, 'receiver-cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key, cert };
 }
 
 async function benchmark(db: DbKind, options: Options): Promise<number> {
   const machine = machineInfo();
   console.log(`HTTP benchmark: ${db}`);
-  console.log(`machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node} (${machine.platform}), load average ${machine.loadAverage.join(' ')}`);
+  console.log(
+    `machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node} (${machine.platform}), load average ${machine.loadAverage.join(' ')}`,
+  );
   console.log(
     `settings: ${options.connections} connections, ${options.duration} s per case after ${options.warmup} s warm-up, ${fmt(options.payments)} payments, ${fmt(options.events)} events` +
       `${options.scale ? `, list scale ${fmt(LIST_SCALE_BASE)} -> ${fmt(options.scale)}` : ''}${options.quick ? ' (quick)' : ''}\n`,
   );
-  const session: Session = { home: fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-bench-http-')), database: null, rt: null, children: new Set() };
+  const session: Session = {
+    home: fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-bench-http-')),
+    database: null,
+    rt: null,
+    children: new Set(),
+  };
   live.add(session);
   try {
     return await run(db, options, session, machine);
@@ -569,7 +653,9 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
   await raiseRateLimit(rt, sandbox.tenantId);
   const paymentIds = await seedPayments(rt, sandbox, options.payments, 9, true);
   if (db === 'postgres') await rt.db.sequelize.query('ANALYZE');
-  console.log(`  migrated and seeded (${fmt(options.payments)} payments) in ${round((Date.now() - started) / 1000, 1)} s: ${session.database.describe}`);
+  console.log(
+    `  migrated and seeded (${fmt(options.payments)} payments) in ${round((Date.now() - started) / 1000, 1)} s: ${session.database.describe}`,
+  );
 
   const tls = tlsFiles(session.home);
   const serveEnv: NodeJS.ProcessEnv = {
@@ -587,7 +673,10 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
   delete serveEnv.HOST;
 
   const cases: CaseResult[] = [];
-  const say = (c: CaseResult) => console.log(`  ${c.label}: ${fmt(c.rate)} ${c.unit}, p50 ${c.p50Ms ?? '-'} ms, p99 ${c.p99Ms ?? '-'} ms, CPU ${c.cpuMsPerRequest ?? '-'} ms per ${c.key === 'e' ? 'payment' : c.key === 'f' ? 'delivery' : 'request'}${c.errors + c.non2xx ? `, ${errorText(c)}` : ''}`);
+  const say = (c: CaseResult) =>
+    console.log(
+      `  ${c.label}: ${fmt(c.rate)} ${c.unit}, p50 ${c.p50Ms ?? '-'} ms, p99 ${c.p99Ms ?? '-'} ms, CPU ${c.cpuMsPerRequest ?? '-'} ms per ${c.key === 'e' ? 'payment' : c.key === 'f' ? 'delivery' : 'request'}${c.errors + c.non2xx ? `, ${errorText(c)}` : ''}`,
+    );
 
   // (a) the physical limit, with nothing else running
   {
@@ -608,10 +697,23 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
   const auth = { authorization: `Bearer ${sandbox.merchantKey.secretKey}` };
   const pick = mulberry32(3);
   {
-    const result = await load(serve.url, options, {
-      headers: auth,
-      requests: [{ method: 'GET', setupRequest: (request: autocannon.Request) => ({ ...request, path: `/v1/payments/${paymentIds[Math.floor(pick() * paymentIds.length)]}` }) }] as Requests,
-    }, serve.child.pid);
+    const result = await load(
+      serve.url,
+      options,
+      {
+        headers: auth,
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (request: autocannon.Request) => ({
+              ...request,
+              path: `/v1/payments/${paymentIds[Math.floor(pick() * paymentIds.length)]}`,
+            }),
+          },
+        ] as Requests,
+      },
+      serve.child.pid,
+    );
     const c = caseFrom('b', '(b) GET /v1/payments/{id}', result);
     cases.push(c);
     say(c);
@@ -623,7 +725,12 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
     say(c);
   }
   {
-    const result = await load(serve.url, options, { method: 'POST', path: '/v1/checkout-sessions', headers: { ...auth, 'content-type': 'application/json' }, body: sessionBody }, serve.child.pid);
+    const result = await load(
+      serve.url,
+      options,
+      { method: 'POST', path: '/v1/checkout-sessions', headers: { ...auth, 'content-type': 'application/json' }, body: sessionBody },
+      serve.child.pid,
+    );
     const c = caseFrom('d', '(d) POST /v1/checkout-sessions', result);
     cases.push(c);
     say(c);
@@ -640,11 +747,25 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
     // serve's CPU from the end of the warm-up: per payment completed in the counting window (both requests and the
     // acquirer's answer in serve's jobs)
     let cpuFrom: number | null = null;
-    const cpuMark = setTimeout(() => { cpuFrom = cpuMs(serve.child.pid); }, warmup * 1000);
-    const result = await autocannon({ url: serve.url, connections: options.connections, duration: warmup + window, requests: payRequests(sandbox.merchantKey.secretKey, payments), timeout: 10 });
+    const cpuMark = setTimeout(() => {
+      cpuFrom = cpuMs(serve.child.pid);
+    }, warmup * 1000);
+    const result = await autocannon({
+      url: serve.url,
+      connections: options.connections,
+      duration: warmup + window,
+      requests: payRequests(sandbox.merchantKey.secretKey, payments),
+      timeout: 10,
+    });
     const seconds = (result.finish.getTime() - payments.from) / 1000;
     clearTimeout(cpuMark);
-    const c = caseFrom('e', '(e) create + complete a payment', Object.assign(result, { cpuMsPerRequest: cpuPer(cpuFrom, cpuMs(serve.child.pid), payments.completed) }), payments.completed / seconds, 'payments/s');
+    const c = caseFrom(
+      'e',
+      '(e) create + complete a payment',
+      Object.assign(result, { cpuMsPerRequest: cpuPer(cpuFrom, cpuMs(serve.child.pid), payments.completed) }),
+      payments.completed / seconds,
+      'payments/s',
+    );
     c.note = `${fmt(payments.completed)} payments completed in the last ${round(seconds, 2)} s of a ${result.duration} s run (${fmt(result.requests.total)} requests, session + complete; latencies over the whole run)`;
     cases.push(c);
     say(c);
@@ -661,9 +782,18 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
   }
   if (unsettled) console.log(`  warning: ${fmt(unsettled)} sandbox acquirer operations still unanswered after 30 s`);
   // what became of (e)'s payments (warm-up included): 4242 with automatic capture ends captured
-  const paid = await rt.db.models.Payment.count({ where: { merchantId: sandbox.merchantId, checkoutSessionId: { [Op.ne]: null } }, group: ['status'] });
+  const paid = await rt.db.models.Payment.count({
+    where: { merchantId: sandbox.merchantId, checkoutSessionId: { [Op.ne]: null } },
+    group: ['status'],
+  });
   const paymentStatuses = Object.fromEntries(paid.map((g) => [String(g.status), Number(g.count)]));
-  console.log(`  (e) payments by status once the sandbox acquirer answered: ${Object.entries(paymentStatuses).map(([k, n]) => `${k} ${fmt(n)}`).join(', ') || 'none'}`);
+  console.log(
+    `  (e) payments by status once the sandbox acquirer answered: ${
+      Object.entries(paymentStatuses)
+        .map(([k, n]) => `${k} ${fmt(n)}`)
+        .join(', ') || 'none'
+    }`,
+  );
 
   // the list-scale step: one tenant at 1,000 payments, then grown to --scale
   let listScale: ListScale | null = null;
@@ -682,33 +812,82 @@ async function run(db: DbKind, options: Options, session: Session, machine: Retu
   const a = cases[0].rate;
   for (const c of cases) if (c.key !== 'f' && a > 0) c.ratio = round(c.rate / a, 3);
 
-  const targets = issue22Targets(db, options, cases, webhooks, idleMiB, Math.max(peakLoad ?? 0, ...Object.values(peaks).map((p) => p ?? 0)) || null, listScale);
+  const targets = issue22Targets(
+    db,
+    options,
+    cases,
+    webhooks,
+    idleMiB,
+    Math.max(peakLoad ?? 0, ...Object.values(peaks).map((p) => p ?? 0)) || null,
+    listScale,
+  );
 
   const failures: string[] = [];
   const notCaptured = Object.entries(paymentStatuses).filter(([status]) => status !== 'captured');
-  if (notCaptured.length) failures.push(`(e) payments not captured once the sandbox acquirer answered: ${notCaptured.map(([k, n]) => `${k} ${fmt(n)}`).join(', ')}`);
+  if (notCaptured.length)
+    failures.push(
+      `(e) payments not captured once the sandbox acquirer answered: ${notCaptured.map(([k, n]) => `${k} ${fmt(n)}`).join(', ')}`,
+    );
   for (const c of cases) {
     if (c.errors + c.non2xx > 0) failures.push(`${c.label}: ${errorText(c)}`);
-    if (c.noResult) failures.push(`${c.label}: no ${c.key === 'e' ? 'payment completed' : c.key === 'f' ? 'delivery succeeded' : 'answer'} while measuring (slower than the run's ${c.key === 'f' ? 'time limit' : 'duration'}): not a result`);
+    if (c.noResult)
+      failures.push(
+        `${c.label}: no ${c.key === 'e' ? 'payment completed' : c.key === 'f' ? 'delivery succeeded' : 'answer'} while measuring (slower than the run's ${c.key === 'f' ? 'time limit' : 'duration'}): not a result`,
+      );
   }
   if (listScale && listScale.errors) failures.push(`list-scale step: ${fmt(listScale.errors)} errors or non-2xx answers`);
-  if (listScale && (!listScale.rateBase || !listScale.rateScaled)) failures.push('list-scale step: no answer while measuring one of the sizes: not a result');
-  if (listScale && listScale.ratio > LIST_SCALE_LIMIT) failures.push(`list-scale: p50 at ${fmt(listScale.scaledPayments)} payments is ${listScale.ratio}x the p50 at ${fmt(listScale.basePayments)} (limit ${LIST_SCALE_LIMIT}x)`);
+  if (listScale && (!listScale.rateBase || !listScale.rateScaled))
+    failures.push('list-scale step: no answer while measuring one of the sizes: not a result');
+  if (listScale && listScale.ratio > LIST_SCALE_LIMIT)
+    failures.push(
+      `list-scale: p50 at ${fmt(listScale.scaledPayments)} payments is ${listScale.ratio}x the p50 at ${fmt(listScale.basePayments)} (limit ${LIST_SCALE_LIMIT}x)`,
+    );
 
   const report: DbReport = {
-    benchmark: 'http', db, at: new Date().toISOString(), machine,
-    settings: { duration: options.duration, warmup: options.warmup, connections: options.connections, payments: options.payments, events: options.events, scale: options.scale },
-    cases, memory: { idleMiB, peakLoadMiB: peakLoad, peakWebhooksMiB: peaks }, listScale, webhooks, payments: { completed: payments.completed, sessionsFailed: payments.sessionsFailed, completesFailed: payments.completesFailed, byStatus: paymentStatuses }, targets, profiles, failures, ok: failures.length === 0,
+    benchmark: 'http',
+    db,
+    at: new Date().toISOString(),
+    machine,
+    settings: {
+      duration: options.duration,
+      warmup: options.warmup,
+      connections: options.connections,
+      payments: options.payments,
+      events: options.events,
+      scale: options.scale,
+    },
+    cases,
+    memory: { idleMiB, peakLoadMiB: peakLoad, peakWebhooksMiB: peaks },
+    listScale,
+    webhooks,
+    payments: {
+      completed: payments.completed,
+      sessionsFailed: payments.sessionsFailed,
+      completesFailed: payments.completesFailed,
+      byStatus: paymentStatuses,
+    },
+    targets,
+    profiles,
+    failures,
+    ok: failures.length === 0,
   };
 
-  console.log(`\n${db}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}; ${options.connections} connections, ${options.duration} s per case\n`);
+  console.log(
+    `\n${db}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}; ${options.connections} connections, ${options.duration} s per case\n`,
+  );
   console.log(table(cases));
   console.log(`\n(e) ${cases.find((c) => c.key === 'e')!.note}`);
   console.log(
     `(f) ${fmt(webhooks.deliveries)} deliveries of ${fmt(webhooks.events)} events by ${webhooks.processes} serve process${webhooks.processes > 1 ? 'es on one database (the second with --no-jobs)' : ''}` +
       ` in ${webhooks.seconds} s; per process: ${Object.values(webhooks.perWorker).map(fmt).join(' + ')}; duplicates ${webhooks.duplicates}; latencies are the attempts' durations`,
   );
-  console.log(`memory (serve VmRSS): idle ${idleMiB ?? '?'} MiB, peak under load (b-e) ${peakLoad ?? '?'} MiB, peak while delivering (f) ${Object.values(peaks).map((p) => `${p ?? '?'} MiB`).join(' / ')}`);
+  console.log(
+    `memory (serve VmRSS): idle ${idleMiB ?? '?'} MiB, peak under load (b-e) ${peakLoad ?? '?'} MiB, peak while delivering (f) ${Object.values(
+      peaks,
+    )
+      .map((p) => `${p ?? '?'} MiB`)
+      .join(' / ')}`,
+  );
   if (listScale) {
     console.log(
       `list scale: GET /v1/payments?limit=20 at ${listScale.connections} connections: p50 ${listScale.p50BaseMs} ms at ${fmt(listScale.basePayments)} payments, ${listScale.p50ScaledMs} ms at ${fmt(listScale.scaledPayments)} ` +
@@ -738,7 +917,13 @@ function cpuText(c: CaseResult): string {
  * a failure (except the list-scale ratio, which the caller counts as one).
  */
 function issue22Targets(
-  db: DbKind, options: Options, cases: CaseResult[], webhooks: WebhookRun, idleMiB: number | null, peakMiB: number | null, listScale: ListScale | null,
+  db: DbKind,
+  options: Options,
+  cases: CaseResult[],
+  webhooks: WebhookRun,
+  idleMiB: number | null,
+  peakMiB: number | null,
+  listScale: ListScale | null,
 ): DbReport['targets'] {
   const byKey = (k: string) => cases.find((c) => c.key === k)!;
   const a = byKey('a');
@@ -756,9 +941,17 @@ function issue22Targets(
   const fProcesses = db === 'sqlite' ? 1 : 2;
   const targets: DbReport['targets'] = [
     { target: `(b) GET /v1/payments/{id} >= 50% of (a) requests/s on ${dbName}`, ...share(b, 0.5) },
-    { target: `(b) p99 <= 20 ms at ${options.connections} connections`, value: `${b.p99Ms ?? '-'} ms`, met: b.p99Ms !== null && b.p99Ms <= 20 },
+    {
+      target: `(b) p99 <= 20 ms at ${options.connections} connections`,
+      value: `${b.p99Ms ?? '-'} ms`,
+      met: b.p99Ms !== null && b.p99Ms <= 20,
+    },
     { target: `(d) POST /v1/checkout-sessions >= 25% of (a) requests/s on ${dbName}`, ...share(d, 0.25) },
-    { target: `(e) create and complete a payment >= ${eMin} payments/s on ${dbName}`, value: `${fmt(e.rate)}/s${cpuText(e)}`, met: e.rate >= eMin },
+    {
+      target: `(e) create and complete a payment >= ${eMin} payments/s on ${dbName}`,
+      value: `${fmt(e.rate)}/s${cpuText(e)}`,
+      met: e.rate >= eMin,
+    },
     {
       target: `(f) webhook deliveries >= ${fmt(fMin)}/s with ${fProcesses === 1 ? 'one serve process' : 'two serve processes'} on ${dbName}`,
       value: `${fmt(f.rate)}/s with ${webhooks.processes} process${webhooks.processes > 1 ? 'es' : ''}${cpuText(f)}`,
@@ -784,12 +977,20 @@ async function listScaleStep(rt: Runtime, db: DbKind, serve: Serve, options: Opt
   if (db === 'postgres') await rt.db.sequelize.query('ANALYZE payments');
   // a latency, not a throughput: fewer connections, so that p50 is the time of one request rather than of a queue
   const connections = Math.min(LIST_SCALE_CONNECTIONS, options.connections);
-  const measure = async () => load(serve.url, { ...options, connections }, { headers: { authorization: `Bearer ${tenant.merchantKey.secretKey}` }, path: '/v1/payments?limit=20' });
+  const measure = async () =>
+    load(
+      serve.url,
+      { ...options, connections },
+      { headers: { authorization: `Bearer ${tenant.merchantKey.secretKey}` }, path: '/v1/payments?limit=20' },
+    );
   const base = await measure();
-  console.log(`  list scale (${connections} connections): ${fmt(LIST_SCALE_BASE)} payments: p50 ${base.latency.p50} ms, ${fmt(round(base.requests.total / base.duration, 1))} req/s; growing to ${fmt(options.scale)}…`);
+  console.log(
+    `  list scale (${connections} connections): ${fmt(LIST_SCALE_BASE)} payments: p50 ${base.latency.p50} ms, ${fmt(round(base.requests.total / base.duration, 1))} req/s; growing to ${fmt(options.scale)}…`,
+  );
   const growStarted = Date.now();
   await growPayments(rt, template, options.scale - LIST_SCALE_BASE, (done) => {
-    if (done % 500_000 === 0 && LIST_SCALE_BASE + done < options.scale) console.log(`    ${fmt(LIST_SCALE_BASE + done)} payments (${round((Date.now() - growStarted) / 1000, 1)} s)`);
+    if (done % 500_000 === 0 && LIST_SCALE_BASE + done < options.scale)
+      console.log(`    ${fmt(LIST_SCALE_BASE + done)} payments (${round((Date.now() - growStarted) / 1000, 1)} s)`);
   });
   const total = await rt.db.models.Payment.count({ where: { tenantId: tenant.tenantId } });
   if (total !== options.scale) throw new Error(`the list-scale tenant holds ${fmt(total)} payments, not ${fmt(options.scale)}`);
@@ -797,17 +998,32 @@ async function listScaleStep(rt: Runtime, db: DbKind, serve: Serve, options: Opt
   const growSeconds = round((Date.now() - growStarted) / 1000, 1);
   const scaled = await measure();
   const result: ListScale = {
-    connections, basePayments: LIST_SCALE_BASE, scaledPayments: options.scale, p50BaseMs: base.latency.p50, p50ScaledMs: scaled.latency.p50,
-    rateBase: round(base.requests.total / base.duration, 1), rateScaled: round(scaled.requests.total / scaled.duration, 1),
-    ratio: round(scaled.latency.p50 / Math.max(base.latency.p50, 0.001), 2), limit: LIST_SCALE_LIMIT, growSeconds,
+    connections,
+    basePayments: LIST_SCALE_BASE,
+    scaledPayments: options.scale,
+    p50BaseMs: base.latency.p50,
+    p50ScaledMs: scaled.latency.p50,
+    rateBase: round(base.requests.total / base.duration, 1),
+    rateScaled: round(scaled.requests.total / scaled.duration, 1),
+    ratio: round(scaled.latency.p50 / Math.max(base.latency.p50, 0.001), 2),
+    limit: LIST_SCALE_LIMIT,
+    growSeconds,
     errors: base.errors + base.timeouts + base.non2xx + scaled.errors + scaled.timeouts + scaled.non2xx,
   };
-  console.log(`  list scale: ${fmt(options.scale)} payments (grown in ${growSeconds} s): p50 ${result.p50ScaledMs} ms, ${fmt(result.rateScaled)} req/s: ${result.ratio}x`);
+  console.log(
+    `  list scale: ${fmt(options.scale)} payments (grown in ${growSeconds} s): p50 ${result.p50ScaledMs} ms, ${fmt(result.rateScaled)} req/s: ${result.ratio}x`,
+  );
   return result;
 }
 
 async function webhookCase(
-  session: Session, rt: Runtime, db: DbKind, sandbox: SandboxCredentials, serveEnv: NodeJS.ProcessEnv, tls: { key: string; cert: string }, options: Options,
+  session: Session,
+  rt: Runtime,
+  db: DbKind,
+  sandbox: SandboxCredentials,
+  serveEnv: NodeJS.ProcessEnv,
+  tls: { key: string; cert: string },
+  options: Options,
 ): Promise<{ webhooks: WebhookRun; caseResult: CaseResult; peaks: Record<string, number | null>; profiles: DbReport['profiles'] }> {
   const receiver = await forkListening(session, 'http-receiver.js', [tls.key, tls.cert]);
   const stats = () =>
@@ -820,8 +1036,18 @@ async function webhookCase(
       receiver.child.on('message', listener);
       receiver.child.send('stats');
     });
-  const ctx = operatorContext(rt, { level: 'merchant', tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, livemode: false, operator: 'bench' });
-  const endpoint = await createEndpoint(ctx, { url: `https://localhost:${receiver.port}/hook`, events: ['payment.captured'], description: 'HTTP benchmark receiver' });
+  const ctx = operatorContext(rt, {
+    level: 'merchant',
+    tenantId: sandbox.tenantId,
+    merchantId: sandbox.merchantId,
+    livemode: false,
+    operator: 'bench',
+  });
+  const endpoint = await createEndpoint(ctx, {
+    url: `https://localhost:${receiver.port}/hook`,
+    events: ['payment.captured'],
+    description: 'HTTP benchmark receiver',
+  });
   const enqueueStarted = Date.now();
   const queued = await enqueueEvents(rt, sandbox, endpoint.id, options.events);
   console.log(`  (f) ${fmt(queued)} deliveries queued in ${round((Date.now() - enqueueStarted) / 1000, 1)} s; starting serve…`);
@@ -829,10 +1055,16 @@ async function webhookCase(
   const processes = db === 'postgres' ? 2 : 1;
   const { WebhookDelivery, WebhookAttempt } = rt.db.models;
   const serves = await Promise.all(
-    Array.from({ length: processes }, (_, i) => startServe(session, `${db}-webhooks-${i + 1}`, serveEnv, options, i === 0 ? [] : ['--no-jobs'])),
+    Array.from({ length: processes }, (_, i) =>
+      startServe(session, `${db}-webhooks-${i + 1}`, serveEnv, options, i === 0 ? [] : ['--no-jobs']),
+    ),
   );
   const sampler = rssSampler(serves.map((s) => s.child.pid));
-  const cpuOf = () => serves.reduce<number | null>((sum, s) => { const ms = cpuMs(s.child.pid); return sum === null || ms === null ? null : sum + ms; }, 0);
+  const cpuOf = () =>
+    serves.reduce<number | null>((sum, s) => {
+      const ms = cpuMs(s.child.pid);
+      return sum === null || ms === null ? null : sum + ms;
+    }, 0);
   const cpuBefore = cpuOf();
   // sessions completed in (e) may still be settling when serve starts: their payment.captured events count too
   const timeoutMs = Math.max(120_000, options.events * 20);
@@ -867,7 +1099,14 @@ async function webhookCase(
   const ids = deliveries.map((d) => d.get('id') as string);
   const attempts = [];
   for (let i = 0; i < ids.length; i += 5_000) {
-    attempts.push(...(await WebhookAttempt.findAll({ where: { deliveryId: { [Op.in]: ids.slice(i, i + 5_000) } }, attributes: ['durationMs', 'success', 'workerId'] })).map((a) => a.get({ plain: true })));
+    attempts.push(
+      ...(
+        await WebhookAttempt.findAll({
+          where: { deliveryId: { [Op.in]: ids.slice(i, i + 5_000) } },
+          attributes: ['durationMs', 'success', 'workerId'],
+        })
+      ).map((a) => a.get({ plain: true })),
+    );
   }
   const succeeded = deliveries.filter((d) => d.get('status') === 'succeeded').length;
   const byStatus: Record<string, number> = {};
@@ -882,18 +1121,43 @@ async function webhookCase(
   for (const s of serves) peaks[s.name] = peakByPid[s.child.pid!] ?? null;
 
   const webhooks: WebhookRun = {
-    processes, events: options.events, deliveries: deliveries.length, succeeded, failedAttempts, notSucceeded: deliveries.length - succeeded,
-    duplicates: received.duplicates, received: received.received, seconds, perWorker, byStatus, timedOut,
+    processes,
+    events: options.events,
+    deliveries: deliveries.length,
+    succeeded,
+    failedAttempts,
+    notSucceeded: deliveries.length - succeeded,
+    duplicates: received.duplicates,
+    received: received.received,
+    seconds,
+    perWorker,
+    byStatus,
+    timedOut,
   };
   const caseResult: CaseResult = {
-    key: 'f', label: `(f) webhook deliveries${processes > 1 ? ' (2 serve)' : ''}`, unit: 'deliveries/s',
-    rate: seconds > 0 ? round(succeeded / seconds, 1) : 0, p50Ms: percentile(durations, 50), p99Ms: percentile(durations, 99), ratio: null,
-    errors: failedAttempts + (deliveries.length - succeeded) + received.duplicates + received.malformed, non2xx: 0, statusCodes: {},
-    requests: received.received, seconds, noResult: succeeded === 0, cpuMsPerRequest: cpuPer(cpuBefore, cpuAfter, succeeded),
+    key: 'f',
+    label: `(f) webhook deliveries${processes > 1 ? ' (2 serve)' : ''}`,
+    unit: 'deliveries/s',
+    rate: seconds > 0 ? round(succeeded / seconds, 1) : 0,
+    p50Ms: percentile(durations, 50),
+    p99Ms: percentile(durations, 99),
+    ratio: null,
+    errors: failedAttempts + (deliveries.length - succeeded) + received.duplicates + received.malformed,
+    non2xx: 0,
+    statusCodes: {},
+    requests: received.received,
+    seconds,
+    noResult: succeeded === 0,
+    cpuMsPerRequest: cpuPer(cpuBefore, cpuAfter, succeeded),
   };
   const problems = [
     failedAttempts ? `${fmt(failedAttempts)} failed attempts` : '',
-    succeeded < deliveries.length ? `${fmt(deliveries.length - succeeded)} deliveries not succeeded (${Object.entries(byStatus).filter(([k]) => k !== 'succeeded').map(([k, n]) => `${k} ${n}`).join(', ')})` : '',
+    succeeded < deliveries.length
+      ? `${fmt(deliveries.length - succeeded)} deliveries not succeeded (${Object.entries(byStatus)
+          .filter(([k]) => k !== 'succeeded')
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')})`
+      : '',
     received.duplicates ? `${fmt(received.duplicates)} duplicates` : '',
     received.malformed ? `${fmt(received.malformed)} malformed` : '',
     timedOut ? `timed out after ${timeoutMs / 1000} s` : '',
@@ -917,7 +1181,9 @@ const pct = (ratio: number | null) => (ratio === null ? '-' : `${(ratio * 100).t
 
 function errorText(c: CaseResult): string {
   if (c.key === 'f') return c.note ?? (c.errors ? fmt(c.errors) : '0');
-  const codes = Object.entries(c.statusCodes).filter(([code]) => !code.startsWith('2')).map(([code, n]) => `${code}x${n}`);
+  const codes = Object.entries(c.statusCodes)
+    .filter(([code]) => !code.startsWith('2'))
+    .map(([code, n]) => `${code}x${n}`);
   const parts = [];
   if (c.errors) parts.push(`${fmt(c.errors)} connection errors/timeouts`);
   if (c.non2xx) parts.push(`${fmt(c.non2xx)} non-2xx (${codes.join(', ')})`);
@@ -927,27 +1193,40 @@ function errorText(c: CaseResult): string {
 function table(cases: CaseResult[]): string {
   const header = ['case', 'requests/s', 'CPU ms/req', 'p50 ms', 'p99 ms', 'ratio to (a)', 'errors/non-2xx'];
   const body = cases.map((c) => [
-    c.label, `${fmt(c.rate)}${c.unit === 'req/s' ? '' : ` ${c.unit.replace('/s', '')}/s`}`, c.cpuMsPerRequest === null ? '-' : `${c.cpuMsPerRequest.toFixed(2)}${c.key === 'e' ? '/payment' : c.key === 'f' ? '/delivery' : ''}`,
-    c.p50Ms === null ? '-' : String(c.p50Ms), c.p99Ms === null ? '-' : String(c.p99Ms),
-    c.ratio === null ? '-' : `${c.ratio.toFixed(3)} (${pct(c.ratio)})`, c.errors + c.non2xx ? errorText(c) : '0',
+    c.label,
+    `${fmt(c.rate)}${c.unit === 'req/s' ? '' : ` ${c.unit.replace('/s', '')}/s`}`,
+    c.cpuMsPerRequest === null ? '-' : `${c.cpuMsPerRequest.toFixed(2)}${c.key === 'e' ? '/payment' : c.key === 'f' ? '/delivery' : ''}`,
+    c.p50Ms === null ? '-' : String(c.p50Ms),
+    c.p99Ms === null ? '-' : String(c.p99Ms),
+    c.ratio === null ? '-' : `${c.ratio.toFixed(3)} (${pct(c.ratio)})`,
+    c.errors + c.non2xx ? errorText(c) : '0',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const left = (i: number) => i === 0 || i === 6;
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => (left(i) ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (left(i) ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`, ...body.map(line)].join('\n');
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => (left(i) ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
+  return [
+    line(header),
+    `|${widths.map((w, i) => (left(i) ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`,
+    ...body.map(line),
+  ].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
 
 function ensureBuilt(): void {
   const started = Date.now();
-  const { buildIfStale } = require(path.join(ROOT, 'bin', 'build-if-stale.js')) as { buildIfStale(root: string, log: (line: string) => void): string | null };
+  const { buildIfStale } = require(path.join(ROOT, 'bin', 'build-if-stale.js')) as {
+    buildIfStale(root: string, log: (line: string) => void): string | null;
+  };
   if (buildIfStale(ROOT, (line) => console.log(line))) console.log(`built in ${round((Date.now() - started) / 1000, 1)} s\n`);
 }
 
 async function main(): Promise<number> {
   // --db=postgres as well as --db postgres
-  const options = parseArgs(process.argv.slice(2).flatMap((a) => (/^--[a-z-]+=/.test(a) ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a])));
+  const options = parseArgs(
+    process.argv.slice(2).flatMap((a) => (/^--[a-z-]+=/.test(a) ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a])),
+  );
   try {
     ensureBuilt();
   } catch {
@@ -967,7 +1246,10 @@ async function main(): Promise<number> {
   }
   if (options.withRisk && !options.quick) {
     console.log(`\n${'='.repeat(100)}\n`);
-    const risk = spawn(process.execPath, [path.join(__dirname, 'risk-evaluation.js'), ...options.dbs.flatMap((db) => ['--db', db])], { cwd: ROOT, stdio: 'inherit' });
+    const risk = spawn(process.execPath, [path.join(__dirname, 'risk-evaluation.js'), ...options.dbs.flatMap((db) => ['--db', db])], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
     riskChild = risk;
     const code = await new Promise<number | null>((resolve) => risk.once('exit', (c) => resolve(c)));
     if (code !== 0) failed++;
@@ -980,15 +1262,16 @@ let riskChild: ChildProcess | null = null;
 // the risk benchmark drops its own databases on SIGINT (the terminal sends it to the whole group)
 // (a SIGINT sent to this process alone is passed on after a while, once: a second one would kill it before it drops them)
 runBench(main, 'stopping serve and dropping the benchmark databases', () => {
-  const risk = riskChild && riskChild.exitCode === null
-    ? new Promise((resolve) => {
-      const child = riskChild!;
-      const timer = setTimeout(() => child.kill('SIGINT'), 30_000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      });
-    })
-    : Promise.resolve();
+  const risk =
+    riskChild && riskChild.exitCode === null
+      ? new Promise((resolve) => {
+          const child = riskChild!;
+          const timer = setTimeout(() => child.kill('SIGINT'), 30_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve(undefined);
+          });
+        })
+      : Promise.resolve();
   return Promise.allSettled([...[...live].map(release), risk]);
 });

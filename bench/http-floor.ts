@@ -38,7 +38,11 @@ interface FloorCase {
 }
 
 async function start(url: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(path.join(__dirname, 'floor-server.js'), [url, '0'], { execArgv: [], env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, 'floor-server.js'), [url, '0'], {
+    execArgv: [],
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   const port = await new Promise<number>((resolve, reject) => {
@@ -48,7 +52,12 @@ async function start(url: string): Promise<{ child: ChildProcess; port: number }
   return { child, port };
 }
 
-async function measure(port: number, pid: number | undefined, label: string, spec: { path: string; method?: 'GET' | 'POST'; ids?: boolean }): Promise<FloorCase> {
+async function measure(
+  port: number,
+  pid: number | undefined,
+  label: string,
+  spec: { path: string; method?: 'GET' | 'POST'; ids?: boolean },
+): Promise<FloorCase> {
   let n = 0;
   const headers = { authorization: 'Bearer sk_floor', 'content-type': 'application/json' };
   const body = JSON.stringify({ amount: 1000, currency: 'EUR', successUrl: 'https://shop.example/done' });
@@ -58,7 +67,14 @@ async function measure(port: number, pid: number | undefined, label: string, spe
       connections,
       duration: seconds,
       timeout: 10,
-      requests: [{ method: spec.method ?? 'GET', headers, body: spec.method === 'POST' ? body : undefined, setupRequest: (r) => ({ ...r, path: spec.ids ? `${spec.path}/row_${n++ % 1000}` : spec.path }) }],
+      requests: [
+        {
+          method: spec.method ?? 'GET',
+          headers,
+          body: spec.method === 'POST' ? body : undefined,
+          setupRequest: (r) => ({ ...r, path: spec.ids ? `${spec.path}/row_${n++ % 1000}` : spec.path }),
+        },
+      ],
     });
   await run(Math.min(3, Math.max(1, Math.round(duration / 5))));
   const before = cpuMs(pid);
@@ -85,7 +101,10 @@ async function floorOf(kind: DbKind): Promise<FloorCase[]> {
       await measure(port, child.pid, 'floor of (b): one row by key', { path: '/read', ids: true }),
       await measure(port, child.pid, 'floor of (d): one transaction a request', { path: '/write', method: 'POST' }),
     ];
-    if (kind === 'sqlite') cases.push(await measure(port, child.pid, 'floor of (d), requests sharing a transaction', { path: '/write-grouped', method: 'POST' }));
+    if (kind === 'sqlite')
+      cases.push(
+        await measure(port, child.pid, 'floor of (d), requests sharing a transaction', { path: '/write-grouped', method: 'POST' }),
+      );
     return cases;
   } finally {
     child.kill('SIGTERM');
@@ -97,7 +116,9 @@ async function floorOf(kind: DbKind): Promise<FloorCase[]> {
 /** The platform's figures of the same case in the last `npm run bench:http` of this database, when there is one. */
 function platformRatio(kind: DbKind, key: 'b' | 'd'): string {
   try {
-    const report = JSON.parse(fs.readFileSync(path.join(RESULTS, `http-${kind}.json`), 'utf8')) as { cases: Array<{ key: string; ratio?: number | null }> };
+    const report = JSON.parse(fs.readFileSync(path.join(RESULTS, `http-${kind}.json`), 'utf8')) as {
+      cases: Array<{ key: string; ratio?: number | null }>;
+    };
     const ratio = report.cases.find((c) => c.key === key)?.ratio;
     return typeof ratio === 'number' ? `${(ratio * 100).toFixed(1)}%` : '-';
   } catch {
@@ -107,20 +128,32 @@ function platformRatio(kind: DbKind, key: 'b' | 'd'): string {
 
 async function main(): Promise<number> {
   let failed = 0;
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   for (const kind of dbs) {
     const cases = await floorOf(kind);
     const hello = cases[0].requestsPerSecond;
-    console.log(`\n${kind}: ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores, node ${process.version}; ${connections} connections, ${duration} s per case; load average before: ${load}\n`);
+    console.log(
+      `\n${kind}: ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores, node ${process.version}; ${connections} connections, ${duration} s per case; load average before: ${load}\n`,
+    );
     console.log('| case | requests/s | CPU ms/req | p50 ms | p99 ms | share of (a) | errors |');
     console.log('|---|---:|---:|---:|---:|---:|---:|');
     for (const c of cases) {
       failed += c.errors;
-      console.log(`| ${c.label} (${c.path}) | ${Math.round(c.requestsPerSecond).toLocaleString('en')} | ${c.cpuMsPerRequest ?? '-'} | ${c.p50} | ${c.p99} | ${((c.requestsPerSecond / hello) * 100).toFixed(1)}% | ${c.errors} |`);
+      console.log(
+        `| ${c.label} (${c.path}) | ${Math.round(c.requestsPerSecond).toLocaleString('en')} | ${c.cpuMsPerRequest ?? '-'} | ${c.p50} | ${c.p99} | ${((c.requestsPerSecond / hello) * 100).toFixed(1)}% | ${c.errors} |`,
+      );
     }
-    console.log(`\nissue 22's targets beside them: (b) >= 50% and p99 <= 20 ms; (d) >= 25%. The platform's last bench:http on ${kind}: (b) ${platformRatio(kind, 'b')}, (d) ${platformRatio(kind, 'd')}.`);
+    console.log(
+      `\nissue 22's targets beside them: (b) >= 50% and p99 <= 20 ms; (d) >= 25%. The platform's last bench:http on ${kind}: (b) ${platformRatio(kind, 'b')}, (d) ${platformRatio(kind, 'd')}.`,
+    );
     fs.mkdirSync(RESULTS, { recursive: true });
-    fs.writeFileSync(path.join(RESULTS, `floor-${kind}.json`), JSON.stringify({ kind, connections, duration, loadAverage: load, cases }, null, 2));
+    fs.writeFileSync(
+      path.join(RESULTS, `floor-${kind}.json`),
+      JSON.stringify({ kind, connections, duration, loadAverage: load, cases }, null, 2),
+    );
   }
   return failed ? 1 : 0;
 }

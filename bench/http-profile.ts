@@ -78,7 +78,8 @@ export function summarizeProfile(file: string, top = 15): ProfileSummary {
 
 export function formatProfile(summary: ProfileSummary): string {
   const lines = summary.functions.map(
-    (f, i) => `  ${String(i + 1).padStart(2)}. ${f.selfMs.toFixed(1).padStart(9)} ms ${f.percent.toFixed(1).padStart(5)}%  ${f.name}${f.location ? `  ${f.location}` : ''}`,
+    (f, i) =>
+      `  ${String(i + 1).padStart(2)}. ${f.selfMs.toFixed(1).padStart(9)} ms ${f.percent.toFixed(1).padStart(5)}%  ${f.name}${f.location ? `  ${f.location}` : ''}`,
   );
   const busy = summary.totalMs - summary.idleMs;
   return [

@@ -11,7 +11,15 @@ import { evaluateRisk, type RiskDecision } from '../src/services/risk/engine';
 import { createSandbox } from '../src/services/sandbox';
 import { mulberry32 } from '../src/util/random';
 import {
-  createRiskFixture, insertPayments, paymentRow, recordQueries, riskSubject, SUBJECT_CARD, SUBJECT_EMAIL, SUBJECT_IP, type RiskFixture,
+  createRiskFixture,
+  insertPayments,
+  paymentRow,
+  recordQueries,
+  riskSubject,
+  SUBJECT_CARD,
+  SUBJECT_EMAIL,
+  SUBJECT_IP,
+  type RiskFixture,
 } from './risk-fixture';
 
 /**
@@ -34,7 +42,6 @@ import {
  * queries differs between sizes, or when the decision does.
  * Results also go to bench/results/risk-evaluation-<db>.json (ignored by git).
  */
-
 
 interface Options {
   /** each in turn (--db may be given more than once) */
@@ -63,8 +70,6 @@ function usage(problem?: string): never {
   process.exit(problem ? 2 : 0);
 }
 
-
-
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
@@ -78,7 +83,9 @@ function sharedPayments(f: RiskFixture, now: Date): PaymentRow[] {
   return [
     ...[1, 3, 7].map((m) => paymentRow({ ...base, createdAt: at(m * MINUTE), cardFingerprint: SUBJECT_CARD, amountMinor: 2000 })),
     ...[30 * MINUTE, 3 * HOUR].map((ms) => paymentRow({ ...base, createdAt: at(ms), cardFingerprint: SUBJECT_CARD, amountMinor: 2000 })),
-    ...Array.from({ length: 10 }, (_, i) => paymentRow({ ...base, createdAt: at(i * 2 * HOUR + 20 * MINUTE), customerEmail: SUBJECT_EMAIL, amountMinor: 15_000 })),
+    ...Array.from({ length: 10 }, (_, i) =>
+      paymentRow({ ...base, createdAt: at(i * 2 * HOUR + 20 * MINUTE), customerEmail: SUBJECT_EMAIL, amountMinor: 15_000 }),
+    ),
     paymentRow({ ...base, createdAt: at(30 * HOUR), customerEmail: SUBJECT_EMAIL, amountMinor: 15_000 }),
     paymentRow({ ...base, createdAt: at(5 * HOUR), customerEmail: SUBJECT_EMAIL, amountMinor: 15_000, currency: 'USD' }),
     ...[2 * HOUR, 9 * HOUR].map((ms) => paymentRow({ ...base, createdAt: at(ms), customerIp: SUBJECT_IP })),
@@ -89,13 +96,20 @@ function sharedPayments(f: RiskFixture, now: Date): PaymentRow[] {
 function otherPayments(f: RiskFixture, now: Date, from: number, to: number, next: () => number): PaymentRow[] {
   const rows: PaymentRow[] = [];
   for (let i = from; i < to; i++) {
-    rows.push(paymentRow({
-      tenantId: f.tenantId, merchantId: f.merchantId, createdAt: new Date(now.getTime() - Math.floor(next() * 24 * HOUR)),
-      amountMinor: 500 + Math.floor(next() * 50_000), currency: next() < 0.8 ? 'EUR' : 'USD',
-      cardFingerprint: `fp_card_${Math.floor(i / 4)}`, customerEmail: `customer${Math.floor(i / 5)}@example.com`,
-      customerIp: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, customerReference: `cust_${Math.floor(i / 5)}`,
-      status: next() < 0.9 ? 'captured' : 'failed',
-    }));
+    rows.push(
+      paymentRow({
+        tenantId: f.tenantId,
+        merchantId: f.merchantId,
+        createdAt: new Date(now.getTime() - Math.floor(next() * 24 * HOUR)),
+        amountMinor: 500 + Math.floor(next() * 50_000),
+        currency: next() < 0.8 ? 'EUR' : 'USD',
+        cardFingerprint: `fp_card_${Math.floor(i / 4)}`,
+        customerEmail: `customer${Math.floor(i / 5)}@example.com`,
+        customerIp: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+        customerReference: `cust_${Math.floor(i / 5)}`,
+        status: next() < 0.9 ? 'captured' : 'failed',
+      }),
+    );
   }
   return rows;
 }
@@ -124,7 +138,8 @@ interface SizeReport {
   aggregationPlans: PlanReport[];
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const round = (n: number, digits = 3) => Number(n.toFixed(digits));
 
 /** The plans of the statements of one evaluation that read the payments table (the aggregations). */
@@ -142,7 +157,12 @@ async function aggregationPlans(rt: Runtime, sql: string[]): Promise<PlanReport[
     }
     const metric = /SELECT\s+(count|sum)\(/i.exec(text)?.[1]?.toLowerCase() ?? 'select';
     const column = /(cardFingerprint|customerEmail|customerIp|customerReference|merchantId)[`"]? = /.exec(text)?.[1] ?? 'unknown';
-    reports.push({ aggregation: `${metric} by ${column}`, sql: text, plan, usesRiskIndex: plan.some((line) => /payments_risk_/.test(line)) });
+    reports.push({
+      aggregation: `${metric} by ${column}`,
+      sql: text,
+      plan,
+      usesRiskIndex: plan.some((line) => /payments_risk_/.test(line)),
+    });
   }
   return reports;
 }
@@ -184,7 +204,8 @@ async function prepare(db: DbKind, size: number, now: Date, instances: Instance[
   const shared = sharedPayments(fixture, now);
   await insertPayments(rt.db, shared);
   const next = mulberry32(8);
-  for (let from = shared.length; from < size; from += 10_000) await insertPayments(rt.db, otherPayments(fixture, now, from, Math.min(size, from + 10_000), next));
+  for (let from = shared.length; from < size; from += 10_000)
+    await insertPayments(rt.db, otherPayments(fixture, now, from, Math.min(size, from + 10_000), next));
   // Postgres plans from statistics that autovacuum gathers in the background: gather them now, as it would
   if (rt.db.dialect === 'postgres') await rt.db.sequelize.query('ANALYZE');
   instance.seedSeconds = round((Date.now() - started) / 1000, 1);
@@ -221,14 +242,23 @@ async function measure(instances: Instance[], now: Date, options: Options): Prom
 
 async function report(instance: Instance, now: Date): Promise<SizeReport> {
   const { rt, fixture, times, counts, last } = instance;
-  if (counts.size !== 1) throw new Error(`the number of queries per evaluation varied at ${fmt(instance.size)} past payments: ${[...counts].join(', ')}`);
+  if (counts.size !== 1)
+    throw new Error(`the number of queries per evaluation varied at ${fmt(instance.size)} past payments: ${[...counts].join(', ')}`);
   const captured = await recordQueries(rt!.db, () => evaluateRisk(fixture!.ctx, riskSubject(fixture!), now), { capture: true });
   const sorted = [...times].sort((a, b) => a - b);
   return {
-    pastPayments: instance.size, seedSeconds: instance.seedSeconds, iterations: times.length,
-    meanMs: round(times.reduce((sum, t) => sum + t, 0) / times.length), p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)),
-    minMs: round(sorted[0]), maxMs: round(sorted[sorted.length - 1]),
-    queriesPerEvaluation: [...counts][0], decision: last!.evaluatedDecision, score: last!.score, matchedRules: last!.matchedRules.map((r) => r.name),
+    pastPayments: instance.size,
+    seedSeconds: instance.seedSeconds,
+    iterations: times.length,
+    meanMs: round(times.reduce((sum, t) => sum + t, 0) / times.length),
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    minMs: round(sorted[0]),
+    maxMs: round(sorted[sorted.length - 1]),
+    queriesPerEvaluation: [...counts][0],
+    decision: last!.evaluatedDecision,
+    score: last!.score,
+    matchedRules: last!.matchedRules.map((r) => r.name),
     aggregationPlans: await aggregationPlans(rt!, captured.sql),
   };
 }
@@ -237,15 +267,29 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 function table(rows: SizeReport[]): string {
   const header = ['past payments', 'mean ms', 'p50 ms', 'p99 ms', 'queries/eval', 'decision (score)'];
-  const body = rows.map((r) => [fmt(r.pastPayments), r.meanMs.toFixed(3), r.p50Ms.toFixed(3), r.p99Ms.toFixed(3), String(r.queriesPerEvaluation), `${r.decision} (${r.score})`]);
+  const body = rows.map((r) => [
+    fmt(r.pastPayments),
+    r.meanMs.toFixed(3),
+    r.p50Ms.toFixed(3),
+    r.p99Ms.toFixed(3),
+    String(r.queriesPerEvaluation),
+    `${r.decision} (${r.score})`,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 || i === 5 ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`, ...body.map(line)].join('\n');
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  return [
+    line(header),
+    `|${widths.map((w, i) => (i === 0 || i === 5 ? ` ${'-'.repeat(w)} ` : ` ${'-'.repeat(w - 1)}: `)).join('|')}|`,
+    ...body.map(line),
+  ].join('\n');
 }
 
 async function main(): Promise<number> {
   // --db=postgres as well as --db postgres
-  const options = parseArgs(process.argv.slice(2).flatMap((a) => (/^--[a-z]+=/.test(a) ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a])));
+  const options = parseArgs(
+    process.argv.slice(2).flatMap((a) => (/^--[a-z]+=/.test(a) ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a])),
+  );
   let failed = 0;
   for (const [i, db] of options.dbs.entries()) {
     if (i > 0) console.log(`\n${'='.repeat(100)}\n`);
@@ -257,11 +301,17 @@ async function main(): Promise<number> {
 /** One database kind: 0 when bounded, 1 otherwise. */
 async function benchmark(db: DbKind, options: Options): Promise<number> {
   const machine = {
-    node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', platform: `${os.platform()} ${os.release()}`,
-    memoryGiB: round(os.totalmem() / 2 ** 30, 1), loadAverage: os.loadavg().map((l) => round(l, 2)),
+    node: process.version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    platform: `${os.platform()} ${os.release()}`,
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+    loadAverage: os.loadavg().map((l) => round(l, 2)),
   };
   console.log(`Risk evaluation benchmark: ${db}`);
-  console.log(`node ${machine.node}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, load average ${machine.loadAverage.join(' ')}`);
+  console.log(
+    `node ${machine.node}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, load average ${machine.loadAverage.join(' ')}`,
+  );
   console.log(`${options.iterations} evaluations per size, interleaved, after ${options.warmup} warm-up each\n`);
   const now = new Date();
   const instances: Instance[] = [];
@@ -275,15 +325,31 @@ async function benchmark(db: DbKind, options: Options): Promise<number> {
     const largest = reports[reports.length - 1];
     const ratio = { mean: round(largest.meanMs / first.meanMs, 2), p50: round(largest.p50Ms / first.p50Ms, 2) };
     const failures: string[] = [];
-    if (ratio.p50 > LIMIT_RATIO) failures.push(`p50 time at ${fmt(largest.pastPayments)} is ${ratio.p50}x the time at ${fmt(first.pastPayments)} (limit ${LIMIT_RATIO}x)`);
-    if (new Set(reports.map((r) => r.queriesPerEvaluation)).size !== 1) failures.push(`queries per evaluation differ: ${reports.map((r) => r.queriesPerEvaluation).join(' vs ')}`);
-    if (new Set(reports.map((r) => `${r.decision}/${r.score}`)).size !== 1) failures.push(`the decision differs between sizes: ${reports.map((r) => `${r.decision} (${r.score})`).join(' vs ')}`);
-    const warnings = reports.flatMap((r) => r.aggregationPlans.filter((p) => !p.usesRiskIndex).map((p) => `at ${fmt(r.pastPayments)} past payments, the ${p.aggregation} does not use a payments_risk_* index: ${p.plan.join(' / ')}`));
+    if (ratio.p50 > LIMIT_RATIO)
+      failures.push(
+        `p50 time at ${fmt(largest.pastPayments)} is ${ratio.p50}x the time at ${fmt(first.pastPayments)} (limit ${LIMIT_RATIO}x)`,
+      );
+    if (new Set(reports.map((r) => r.queriesPerEvaluation)).size !== 1)
+      failures.push(`queries per evaluation differ: ${reports.map((r) => r.queriesPerEvaluation).join(' vs ')}`);
+    if (new Set(reports.map((r) => `${r.decision}/${r.score}`)).size !== 1)
+      failures.push(`the decision differs between sizes: ${reports.map((r) => `${r.decision} (${r.score})`).join(' vs ')}`);
+    const warnings = reports.flatMap((r) =>
+      r.aggregationPlans
+        .filter((p) => !p.usesRiskIndex)
+        .map(
+          (p) =>
+            `at ${fmt(r.pastPayments)} past payments, the ${p.aggregation} does not use a payments_risk_* index: ${p.plan.join(' / ')}`,
+        ),
+    );
 
     console.log(`\n${table(reports)}\n`);
-    console.log(`ratio ${fmt(largest.pastPayments)} / ${fmt(first.pastPayments)}: p50 ${ratio.p50}x, mean ${ratio.mean}x (limit ${LIMIT_RATIO}x on p50)`);
+    console.log(
+      `ratio ${fmt(largest.pastPayments)} / ${fmt(first.pastPayments)}: p50 ${ratio.p50}x, mean ${ratio.mean}x (limit ${LIMIT_RATIO}x on p50)`,
+    );
     console.log(`matched rules: ${largest.matchedRules.join(', ') || 'none'}`);
-    console.log(`\nAggregation query plans at ${fmt(largest.pastPayments)} past payments (${db === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'}):`);
+    console.log(
+      `\nAggregation query plans at ${fmt(largest.pastPayments)} past payments (${db === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'}):`,
+    );
     for (const p of largest.aggregationPlans) {
       console.log(`  ${p.aggregation}: ${p.sql}`);
       for (const line of p.plan) console.log(`    ${line}`);
@@ -294,10 +360,26 @@ async function benchmark(db: DbKind, options: Options): Promise<number> {
     const results = path.join(ROOT, 'bench', 'results');
     fs.mkdirSync(results, { recursive: true });
     const file = path.join(results, `risk-evaluation-${db}.json`);
-    fs.writeFileSync(file, JSON.stringify({
-      benchmark: 'risk-evaluation', db, at: new Date().toISOString(), machine, warmup: options.warmup, sizes: reports, ratio,
-      limitRatio: LIMIT_RATIO, ok: failures.length === 0, failures, warnings,
-    }, null, 2) + '\n');
+    fs.writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          benchmark: 'risk-evaluation',
+          db,
+          at: new Date().toISOString(),
+          machine,
+          warmup: options.warmup,
+          sizes: reports,
+          ratio,
+          limitRatio: LIMIT_RATIO,
+          ok: failures.length === 0,
+          failures,
+          warnings,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
     console.log(`\nwritten to ${path.relative(process.cwd(), file)}`);
     return failures.length ? 1 : 0;
   } finally {

@@ -39,32 +39,71 @@ export interface RiskFixture {
  * group, a count of payments per card over 10 minutes, a sum of amounts per email over 1 day, and a plain amount
  * rule; one enabled plan holding them all; the tenant's thresholds.
  */
-export async function createRiskFixture(rt: Runtime, tenantId: string, merchantId: string, options: { listEntries?: number } = {}): Promise<RiskFixture> {
+export async function createRiskFixture(
+  rt: Runtime,
+  tenantId: string,
+  merchantId: string,
+  options: { listEntries?: number } = {},
+): Promise<RiskFixture> {
   const ctx = operatorContext(rt, { level: 'tenant', tenantId, livemode: false, operator: 'risk-fixture' });
   await putRiskConfiguration(ctx, { challengeScore: 50, reviewScore: 70, declineScore: 100, enforcement: 'enforce' });
   const cards = await createListGroup(ctx, { name: 'Blocked cards', entryType: 'card_fingerprint' });
   const ips = await createListGroup(ctx, { name: 'Risky networks', entryType: 'ip' });
   const now = rt.clock.now();
   const entries = Array.from({ length: options.listEntries ?? 1000 }, (_, i) => ({
-    id: randomUUID(), tenantId, livemode: false, listGroupId: cards.id, entryType: 'card_fingerprint' as const,
-    ...normalizeEntry('card_fingerprint', `fp_blocked_${i}`), note: null, createdBy: 'cli:risk-fixture', createdAt: now, updatedAt: now, deletedAt: null,
+    id: randomUUID(),
+    tenantId,
+    livemode: false,
+    listGroupId: cards.id,
+    entryType: 'card_fingerprint' as const,
+    ...normalizeEntry('card_fingerprint', `fp_blocked_${i}`),
+    note: null,
+    createdBy: 'cli:risk-fixture',
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
   }));
   for (let i = 0; i < entries.length; i += 1000) await rt.db.models.ListEntry.bulkCreate(entries.slice(i, i + 1000));
   await rt.db.models.ListEntry.create({
-    id: randomUUID(), tenantId, livemode: false, listGroupId: ips.id, entryType: 'ip', ...normalizeEntry('ip', LISTED_CIDR),
-    note: null, createdBy: 'cli:risk-fixture', createdAt: now, updatedAt: now, deletedAt: null,
+    id: randomUUID(),
+    tenantId,
+    livemode: false,
+    listGroupId: ips.id,
+    entryType: 'ip',
+    ...normalizeEntry('ip', LISTED_CIDR),
+    note: null,
+    createdBy: 'cli:risk-fixture',
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
   });
 
-  const rule = async (name: string, priority: number, signal: 'allow' | 'challenge' | 'review' | 'block', scoreImpact: number, conditions: Parameters<typeof createScoringRule>[1]['conditions']) =>
-    (await createScoringRule(ctx, { name, priority, signal, scoreImpact, conditions })).id;
+  const rule = async (
+    name: string,
+    priority: number,
+    signal: 'allow' | 'challenge' | 'review' | 'block',
+    scoreImpact: number,
+    conditions: Parameters<typeof createScoringRule>[1]['conditions'],
+  ) => (await createScoringRule(ctx, { name, priority, signal, scoreImpact, conditions })).id;
   const ruleIds = {
     blockedCard: await rule('Blocked card', 10, 'block', 100, [{ field: 'card_fingerprint', operator: 'in_list', value: cards.id }]),
     riskyNetwork: await rule('Risky network', 20, 'allow', 20, [{ field: 'ip', operator: 'in_list', value: ips.id }]),
     cardVelocity: await rule('Card velocity', 30, 'challenge', 30, [
-      { field: 'card_fingerprint', operator: 'gte', value: '4', aggregation: { metric: 'count', identifier: 'card_fingerprint' }, statisticWindow: '10m' },
+      {
+        field: 'card_fingerprint',
+        operator: 'gte',
+        value: '4',
+        aggregation: { metric: 'count', identifier: 'card_fingerprint' },
+        statisticWindow: '10m',
+      },
     ]),
     emailVolume: await rule('Email daily volume', 40, 'allow', 20, [
-      { field: 'amount', operator: 'gt', value: '100000', aggregation: { metric: 'sum', identifier: 'email', period: { value: 1, unit: 'day' } } },
+      {
+        field: 'amount',
+        operator: 'gt',
+        value: '100000',
+        aggregation: { metric: 'sum', identifier: 'email', period: { value: 1, unit: 'day' } },
+      },
     ]),
     largeAmount: await rule('Large amount', 50, 'allow', 10, [{ field: 'amount', operator: 'gt', value: '50000' }]),
   };
@@ -75,10 +114,16 @@ export async function createRiskFixture(rt: Runtime, tenantId: string, merchantI
 /** The payment being evaluated (sandbox mode), with the fixture's card, email and ip unless overridden. */
 export function riskSubject(fixture: Pick<RiskFixture, 'tenantId' | 'merchantId'>, overrides: Partial<RiskSubject> = {}): RiskSubject {
   return {
-    tenantId: fixture.tenantId, livemode: false, merchantId: fixture.merchantId, channelId: null,
+    tenantId: fixture.tenantId,
+    livemode: false,
+    merchantId: fixture.merchantId,
+    channelId: null,
     amount: { currency: 'EUR', valueMinor: 2500 },
     card: { fingerprint: SUBJECT_CARD, bin: '424242', brand: 'visa', country: 'DE' },
-    email: SUBJECT_EMAIL, ip: SUBJECT_IP, customerReference: 'cust_subject', threeDSResult: null,
+    email: SUBJECT_EMAIL,
+    ip: SUBJECT_IP,
+    customerReference: 'cust_subject',
+    threeDSResult: null,
     ...overrides,
   };
 }
@@ -103,17 +148,56 @@ export function paymentRow(p: PastPayment): PaymentRow {
   const amount = p.amountMinor ?? 1000;
   const fingerprint = p.cardFingerprint === undefined ? `fp_${randomUUID()}` : p.cardFingerprint;
   return {
-    id: randomUUID(), tenantId: p.tenantId, merchantId: p.merchantId, livemode: p.livemode ?? false, checkoutSessionId: null,
-    status: p.status ?? 'captured', currency: p.currency ?? 'EUR', amountMinor: amount, authorizedMinor: amount, capturedMinor: amount,
-    refundedMinor: 0, refundPendingMinor: 0, disputedMinor: 0, feeMinor: 0, netMinor: amount, captureMethod: 'automatic', merchantReference: null,
+    id: randomUUID(),
+    tenantId: p.tenantId,
+    merchantId: p.merchantId,
+    livemode: p.livemode ?? false,
+    checkoutSessionId: null,
+    status: p.status ?? 'captured',
+    currency: p.currency ?? 'EUR',
+    amountMinor: amount,
+    authorizedMinor: amount,
+    capturedMinor: amount,
+    refundedMinor: 0,
+    refundPendingMinor: 0,
+    disputedMinor: 0,
+    feeMinor: 0,
+    netMinor: amount,
+    captureMethod: 'automatic',
+    merchantReference: null,
     paymentMethodType: 'card',
-    card: fingerprint ? { brand: 'visa', last4: '4242', bin: '424242', expMonth: 12, expYear: 2035, fingerprint, country: 'DE', holderName: null } : null,
-    cardBrand: fingerprint ? 'visa' : null, terminalId: null, providerIntegrationId: null, channelId: null, partnerId: null,
-    pendingOperation: null, pendingOperationUntil: null,
-    providerReference: null, providerStatus: null, action: null, errorCode: null, errorMessage: null, approved: true, threeDSResult: null,
-    metadata: {}, routingDecision: null, feeBreakdown: null, fundsAvailableImmediately: false, currentAttemptId: null, returnUrl: null,
-    cardVault: null, riskDecision: null, cardFingerprint: fingerprint, customerEmail: p.customerEmail ?? null, customerIp: p.customerIp ?? null,
-    customerReference: p.customerReference ?? null, createdAt: p.createdAt, updatedAt: p.createdAt, deletedAt: p.deletedAt ?? null,
+    card: fingerprint
+      ? { brand: 'visa', last4: '4242', bin: '424242', expMonth: 12, expYear: 2035, fingerprint, country: 'DE', holderName: null }
+      : null,
+    cardBrand: fingerprint ? 'visa' : null,
+    terminalId: null,
+    providerIntegrationId: null,
+    channelId: null,
+    partnerId: null,
+    pendingOperation: null,
+    pendingOperationUntil: null,
+    providerReference: null,
+    providerStatus: null,
+    action: null,
+    errorCode: null,
+    errorMessage: null,
+    approved: true,
+    threeDSResult: null,
+    metadata: {},
+    routingDecision: null,
+    feeBreakdown: null,
+    fundsAvailableImmediately: false,
+    currentAttemptId: null,
+    returnUrl: null,
+    cardVault: null,
+    riskDecision: null,
+    cardFingerprint: fingerprint,
+    customerEmail: p.customerEmail ?? null,
+    customerIp: p.customerIp ?? null,
+    customerReference: p.customerReference ?? null,
+    createdAt: p.createdAt,
+    updatedAt: p.createdAt,
+    deletedAt: p.deletedAt ?? null,
   };
 }
 

@@ -36,7 +36,10 @@ function buildIfStale(root = ROOT, log = (line) => process.stderr.write(`${line}
   const stale = staleSource(root);
   if (!stale) return null;
   log(`dist/ is older than ${stale}: building (tsc -p tsconfig.json, the bundle, then the oclif manifest)…`);
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc', { paths: [root] }), '-p', path.join(root, 'tsconfig.json')], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc', { paths: [root] }), '-p', path.join(root, 'tsconfig.json')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   execFileSync(process.execPath, [path.join(root, 'bin', 'bundle.js')], { cwd: root, stdio: 'inherit' });
   execFileSync(process.execPath, [path.join(root, 'dist', 'src', 'cli', 'manifest.js')], { cwd: root, stdio: 'inherit' });
   return stale;

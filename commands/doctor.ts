@@ -12,7 +12,8 @@ function mark(status: CheckStatus): string {
 }
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
-  static override summary = 'Check this machine and configuration: Node, configuration file, database, migrations, clock, keys, file permissions, webhook CA.';
+  static override summary =
+    'Check this machine and configuration: Node, configuration file, database, migrations, clock, keys, file permissions, webhook CA.';
   static override description =
     'Each check passes, warns or fails, with a hint to fix it. Exits 1 when a check fails (warnings do not). Changes nothing: no migration is applied and no key file is generated.';
   static override reportsConfigErrors = true;
@@ -27,15 +28,27 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
   async run(): Promise<DoctorReport> {
     const report = await runDoctor(await this.config$());
     this.log(
-      renderTable(report.checks, [
-        { header: 'Check', get: (c) => c.name },
-        { header: 'Result', get: (c) => mark(c.status) },
-        { header: 'Detail', get: (c) => (c.hint ? `${c.detail}\n→ ${c.hint}` : c.detail) },
-      ], this.flags),
+      renderTable(
+        report.checks,
+        [
+          { header: 'Check', get: (c) => c.name },
+          { header: 'Result', get: (c) => mark(c.status) },
+          { header: 'Detail', get: (c) => (c.hint ? `${c.detail}\n→ ${c.hint}` : c.detail) },
+        ],
+        this.flags,
+      ),
     );
     const failed = report.checks.filter((c) => c.status === 'fail').length;
     const warned = report.checks.filter((c) => c.status === 'warn').length;
-    logBesideTable(this, this.flags, failed ? `${failed} check${failed === 1 ? '' : 's'} failed.` : warned ? `All checks passed, ${warned} with a warning.` : 'All checks passed.');
+    logBesideTable(
+      this,
+      this.flags,
+      failed
+        ? `${failed} check${failed === 1 ? '' : 's'} failed.`
+        : warned
+          ? `All checks passed, ${warned} with a warning.`
+          : 'All checks passed.',
+    );
     // the report is the result (printed under --json too); a failed check is the exit code
     if (failed) process.exitCode = 1;
     return report;

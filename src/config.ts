@@ -152,7 +152,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 
 /** PAYPLANE_WEBHOOK_ALLOW_CIDRS as the endpoint save and the dispatcher read it: comma-separated, blanks ignored. */
 export function cidrList(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function parseKybStorage(value: string | undefined): AppConfig['kybStorage'] {

@@ -60,8 +60,17 @@ export function prettyLogLine(entry: Record<string, unknown>, colour = false): s
   let shown: Set<string>;
   if (msg === 'request' && typeof entry.method === 'string' && typeof entry.status === 'number') {
     const status = entry.status;
-    const statusText = status >= 500 ? c.red(String(status)) : status >= 400 ? c.yellow(String(status)) : status >= 300 ? c.cyan(String(status)) : c.green(String(status));
-    head = [time, c.bold(entry.method), String(entry.path ?? ''), statusText, durationOf(entry.ms), c.dim(String(entry.requestId ?? ''))].filter(Boolean).join(' ');
+    const statusText =
+      status >= 500
+        ? c.red(String(status))
+        : status >= 400
+          ? c.yellow(String(status))
+          : status >= 300
+            ? c.cyan(String(status))
+            : c.green(String(status));
+    head = [time, c.bold(entry.method), String(entry.path ?? ''), statusText, durationOf(entry.ms), c.dim(String(entry.requestId ?? ''))]
+      .filter(Boolean)
+      .join(' ');
     shown = REQUEST_FIELDS;
   } else {
     const label = LEVELS[level] ?? `L${level}`;
@@ -75,7 +84,8 @@ export function prettyLogLine(entry: Record<string, unknown>, colour = false): s
   const lines = [extras.length ? `${head} ${extras.join(' ')}` : head];
   const err = entry.err as { message?: unknown; stack?: unknown; type?: unknown; code?: unknown } | undefined;
   if (err && typeof err === 'object') {
-    const text = typeof err.stack === 'string' ? err.stack : `${typeof err.type === 'string' ? `${err.type}: ` : ''}${String(err.message ?? '')}`;
+    const text =
+      typeof err.stack === 'string' ? err.stack : `${typeof err.type === 'string' ? `${err.type}: ` : ''}${String(err.message ?? '')}`;
     const code = typeof err.code === 'string' || typeof err.code === 'number' ? ` (${err.code})` : '';
     const [first, ...rest] = text.split('\n');
     lines.push(`    ${level >= 50 ? c.red(first + code) : first + code}`, ...rest.map((l) => c.dim(`    ${l.trim()}`)));

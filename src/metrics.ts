@@ -36,13 +36,17 @@ export function createMetrics(db: Database, clock: Clock): Metrics {
   let last: Promise<{ due: number; lagSeconds: number }> | null = null;
   const read = () => (last ??= queue().finally(() => setTimeout(() => (last = null), 100).unref()));
   new Gauge({
-    name: 'payplane_webhook_queue_depth', help: 'Webhook deliveries due now and not yet attempted', registers: [registry],
+    name: 'payplane_webhook_queue_depth',
+    help: 'Webhook deliveries due now and not yet attempted',
+    registers: [registry],
     async collect() {
       this.set((await read()).due);
     },
   });
   new Gauge({
-    name: 'payplane_outbox_lag_seconds', help: 'Age of the oldest webhook delivery due and not yet attempted', registers: [registry],
+    name: 'payplane_outbox_lag_seconds',
+    help: 'Age of the oldest webhook delivery due and not yet attempted',
+    registers: [registry],
     async collect() {
       this.set((await read()).lagSeconds);
     },
@@ -50,18 +54,42 @@ export function createMetrics(db: Database, clock: Clock): Metrics {
   let processMetrics = false;
   return {
     registry,
-    httpRequests: new Counter({ name: 'payplane_http_requests_total', help: 'API requests by operation, method and status', labelNames: ['operation', 'method', 'status'], registers: [registry] }),
+    httpRequests: new Counter({
+      name: 'payplane_http_requests_total',
+      help: 'API requests by operation, method and status',
+      labelNames: ['operation', 'method', 'status'],
+      registers: [registry],
+    }),
     httpDuration: new Histogram({
-      name: 'payplane_http_request_duration_seconds', help: 'API request latency by operation', labelNames: ['operation'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
+      name: 'payplane_http_request_duration_seconds',
+      help: 'API request latency by operation',
+      labelNames: ['operation'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
     }),
-    rateLimited: new Counter({ name: 'payplane_rate_limited_total', help: 'Requests refused with 429 by a tenant\'s rate limit or the failed-authentication limit', registers: [registry] }),
-    webhookAttempts: new Counter({ name: 'payplane_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (succeeded, retry, failed, canceled)', labelNames: ['outcome'], registers: [registry] }),
+    rateLimited: new Counter({
+      name: 'payplane_rate_limited_total',
+      help: "Requests refused with 429 by a tenant's rate limit or the failed-authentication limit",
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'payplane_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (succeeded, retry, failed, canceled)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
     webhookDeliveryLag: new Histogram({
-      name: 'payplane_webhook_delivery_lag_seconds', help: 'From an event to its successful delivery to an endpoint',
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600], registers: [registry],
+      name: 'payplane_webhook_delivery_lag_seconds',
+      help: 'From an event to its successful delivery to an endpoint',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+      registers: [registry],
     }),
-    schedulerRuns: new Counter({ name: 'payplane_scheduler_runs_total', help: 'Scheduler ticks by job and outcome (succeeded, failed, skipped: another process had the tick)', labelNames: ['job', 'outcome'], registers: [registry] }),
+    schedulerRuns: new Counter({
+      name: 'payplane_scheduler_runs_total',
+      help: 'Scheduler ticks by job and outcome (succeeded, failed, skipped: another process had the tick)',
+      labelNames: ['job', 'outcome'],
+      registers: [registry],
+    }),
     collectProcessMetrics() {
       if (processMetrics) return;
       processMetrics = true;

@@ -47,7 +47,11 @@ export async function openRuntime(config: AppConfig, options: RuntimeOptions = {
   let logger = options.logger;
   let metrics: Metrics | undefined;
   return {
-    config, db, clock, tokens: new TokenService(config, clock), sealer,
+    config,
+    db,
+    clock,
+    tokens: new TokenService(config, clock),
+    sealer,
     // made on first use (pino and its streams): an admin command that logs nothing does not load it
     get logger(): Logger {
       return (logger ??= createLogger(options.logLevel ?? config.logLevel, config.logFile));
@@ -62,7 +66,18 @@ export async function openRuntime(config: AppConfig, options: RuntimeOptions = {
 // credential fields at the top of an entry and one level down (headers.authorization, key.secretKey, …), and a nested
 // object's headers; whatever the format the lines are written in (src/log-format.ts), redaction comes first
 const LOG_REDACT = {
-  paths: ['authorization', 'secretKey', 'secret', 'token', '*.authorization', '*.secretKey', '*.secret', '*.token', 'headers.authorization', '*.headers.authorization'],
+  paths: [
+    'authorization',
+    'secretKey',
+    'secret',
+    'token',
+    '*.authorization',
+    '*.secretKey',
+    '*.secret',
+    '*.token',
+    'headers.authorization',
+    '*.headers.authorization',
+  ],
   censor: '[redacted]',
 };
 /** one destination per log file and process: every runtime of the process appends through it */
@@ -80,7 +95,13 @@ export function createLogger(level: string, file?: string, options: { format?: L
   const format = options.format ?? chooseLogFormat({ toFile: Boolean(file), tty: Boolean(process.stdout.isTTY) });
   const pino = (require('pino') as typeof import('pino')).default;
   if (level === 'silent') return pino({ level, redact: LOG_REDACT });
-  if (!file) return format === 'pretty' ? pino({ level, redact: LOG_REDACT }, prettyLogStream((text) => process.stdout.write(text))) : pino({ level, redact: LOG_REDACT });
+  if (!file)
+    return format === 'pretty'
+      ? pino(
+          { level, redact: LOG_REDACT },
+          prettyLogStream((text) => process.stdout.write(text)),
+        )
+      : pino({ level, redact: LOG_REDACT });
   const resolved = path.resolve(file.replace(/%p/g, String(process.pid)));
   let destination = logFiles.get(resolved);
   if (!destination) {
@@ -95,4 +116,3 @@ export function createLogger(level: string, file?: string, options: { format?: L
 export async function closeRuntime(rt: Runtime): Promise<void> {
   await rt.db.close();
 }
-

@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from './util/paths';
 
-const manifest = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string; engines: { node: string } };
+const manifest = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as {
+  version: string;
+  engines: { node: string };
+};
 
 export const VERSION: string = manifest.version;
 

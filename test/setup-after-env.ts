@@ -7,7 +7,9 @@ import { removeGuardReportFolder, takeChildConnectionViolations } from './helper
 function failOnViolations(): void {
   const violations = [...takeConnectionViolations(), ...takeChildConnectionViolations()];
   if (violations.length > 0) {
-    throw new Error(`${violations.length} quer${violations.length === 1 ? 'y' : 'ies'} ran outside the open transaction of their request or job:\n\n${violations.slice(0, 3).join('\n\n')}`);
+    throw new Error(
+      `${violations.length} quer${violations.length === 1 ? 'y' : 'ies'} ran outside the open transaction of their request or job:\n\n${violations.slice(0, 3).join('\n\n')}`,
+    );
   }
 }
 

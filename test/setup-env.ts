@@ -13,7 +13,10 @@ process.env.PAYPLANE_LOG_LEVEL = process.env.PAYPLANE_LOG_LEVEL ?? 'silent';
 // write what they refused, and test/setup-after-env.ts reads it (test/helpers/guard.ts).
 if (process.env.PAYPLANE_CONNECTION_GUARD !== '0') {
   (globalThis as Record<symbol, unknown>)[Symbol.for('payplane.connectionGuard.on')] = true;
-  process.env.PAYPLANE_CONNECTION_GUARD_REPORT = path.join(os.tmpdir(), `payplane-guard-${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
+  process.env.PAYPLANE_CONNECTION_GUARD_REPORT = path.join(
+    os.tmpdir(),
+    `payplane-guard-${process.pid}-${crypto.randomBytes(4).toString('hex')}`,
+  );
 } else {
   delete process.env.PAYPLANE_CONNECTION_GUARD_REPORT;
 }

@@ -11,7 +11,7 @@ import { pageFooter, logBesideTable } from '../../src/cli/output';
 export default class Balances extends BaseCommand<typeof Balances> {
   static override summary = 'Show merchant balances (pending, available, reserved, payable) per currency.';
   static override description =
-    'Each balance is the sum of its ledger entries, as GET /v1/balances reports it. Amounts are shown in the currency\'s major unit; --json returns the records with integer minor units.';
+    "Each balance is the sum of its ledger entries, as GET /v1/balances reports it. Amounts are shown in the currency's major unit; --json returns the records with integer minor units.";
   static override examples = [
     '<%= config.bin %> balances --tenant 6f1c…',
     '<%= config.bin %> balances --tenant 6f1c… --merchant 0b9e… --currency EUR',

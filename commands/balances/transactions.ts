@@ -11,7 +11,8 @@ import { pageFooter, logBesideTable } from '../../src/cli/output';
 
 export default class BalancesTransactions extends BaseCommand<typeof BalancesTransactions> {
   static override summary = 'List ledger entries of merchant balances, newest first.';
-  static override description = 'What GET /v1/balance-transactions answers: one line per entry on a merchant balance, with its signed amount.';
+  static override description =
+    'What GET /v1/balance-transactions answers: one line per entry on a merchant balance, with its signed amount.';
   static override examples = [
     '<%= config.bin %> balances transactions --tenant 6f1c… --merchant 0b9e…',
     '<%= config.bin %> balances transactions --tenant 6f1c… --type refund --json',
@@ -20,7 +21,10 @@ export default class BalancesTransactions extends BaseCommand<typeof BalancesTra
   static override flags = {
     ...balanceScopeFlags,
     all: sharedFlags.all,
-    type: Flags.string({ description: 'Only entries of this source type', options: ['payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment', 'dispute', 'dispute_reversal'] }),
+    type: Flags.string({
+      description: 'Only entries of this source type',
+      options: ['payment', 'refund', 'release', 'reserve_release', 'withdrawal', 'adjustment', 'dispute', 'dispute_reversal'],
+    }),
     'balance-type': Flags.string({ description: 'Only entries of this balance', options: ['pending', 'available', 'reserved', 'payable'] }),
     source: Flags.string({ description: 'Only entries of this source (payment, refund, release or withdrawal id)' }),
     ...tableFlags,
@@ -32,8 +36,13 @@ export default class BalancesTransactions extends BaseCommand<typeof BalancesTra
       ctx,
       ListBalanceTransactionsQuery,
       {
-        merchantId: this.flags.merchant, currency: this.flags.currency, type: this.flags.type, balanceType: this.flags['balance-type'], sourceId: this.flags.source,
-        cursor: this.flags.cursor, limit: this.flags.limit,
+        merchantId: this.flags.merchant,
+        currency: this.flags.currency,
+        type: this.flags.type,
+        balanceType: this.flags['balance-type'],
+        sourceId: this.flags.source,
+        cursor: this.flags.cursor,
+        limit: this.flags.limit,
       },
       { merchantId: 'merchant', sourceId: 'source' },
     );

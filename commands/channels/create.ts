@@ -32,11 +32,27 @@ export default class ChannelsCreate extends BaseCommand<typeof ChannelsCreate> {
     const input = await validateInput(
       ctx,
       CreateChannelBody,
-      { name, direction, currencies, providerIntegrationId: this.flags['provider-integration'], description: this.flags.description, tenantId: this.flags.tenant },
+      {
+        name,
+        direction,
+        currencies,
+        providerIntegrationId: this.flags['provider-integration'],
+        description: this.flags.description,
+        tenantId: this.flags.tenant,
+      },
       { currencies: 'currency', providerIntegrationId: 'provider-integration', tenantId: 'tenant' },
     );
     const channel = await createChannel(ctx, input);
-    this.log(renderRecord({ id: channel.id, tenant: channel.tenantId, name: channel.name, direction: channel.direction, currencies: channel.currencies, status: channel.status }));
+    this.log(
+      renderRecord({
+        id: channel.id,
+        tenant: channel.tenantId,
+        name: channel.name,
+        direction: channel.direction,
+        currencies: channel.currencies,
+        status: channel.status,
+      }),
+    );
     return channel;
   }
 }

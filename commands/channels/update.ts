@@ -9,8 +9,11 @@ import { nullable } from '../../src/cli/flags';
 import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class ChannelsUpdate extends BaseCommand<typeof ChannelsUpdate> {
-  static override summary = 'Change a channel\'s name, currencies, provider integration or description (the direction is fixed).';
-  static override examples = ['<%= config.bin %> channels update 6f1c… --currency EUR --currency GBP', '<%= config.bin %> channels update 6f1c… --description null'];
+  static override summary = "Change a channel's name, currencies, provider integration or description (the direction is fixed).";
+  static override examples = [
+    '<%= config.bin %> channels update 6f1c… --currency EUR --currency GBP',
+    '<%= config.bin %> channels update 6f1c… --description null',
+  ];
   static override scopeOf = atPlatform();
   static override args = { id: ownedArg('channel', { description: 'Channel id', required: true }) };
   static override flags = {
@@ -26,7 +29,12 @@ export default class ChannelsUpdate extends BaseCommand<typeof ChannelsUpdate> {
     const input = await validateInput(
       ctx,
       UpdateChannelBody,
-      { name: this.flags.name, currencies: this.flags.currency, providerIntegrationId: nullable(this.flags['provider-integration']), description: nullable(this.flags.description) },
+      {
+        name: this.flags.name,
+        currencies: this.flags.currency,
+        providerIntegrationId: nullable(this.flags['provider-integration']),
+        description: nullable(this.flags.description),
+      },
       { currencies: 'currency', providerIntegrationId: 'provider-integration' },
       { kind: 'channel', id: this.args.id },
     );

@@ -9,7 +9,9 @@ export default class CompaniesDisable extends BaseCommand<typeof CompaniesDisabl
   static override examples = ['<%= config.bin %> companies disable 0b9e… --yes'];
   static override args = { id: recordArg('company', { description: 'Company id', required: true }) };
   static override flags = {
-    ...recordOwnerFlags, yes: sharedFlags.yes };
+    ...recordOwnerFlags,
+    yes: sharedFlags.yes,
+  };
 
   async run(): Promise<Company> {
     await this.confirmAction(this.flags.yes, async () => {

@@ -18,7 +18,7 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
     '<%= config.bin %> companies list --tenant 6f1c… --all --json',
   ];
   static override flags = {
-    tenant: withScope(Flags.string({ description: 'Only this tenant\'s companies' }), asTenantOrPlatform),
+    tenant: withScope(Flags.string({ description: "Only this tenant's companies" }), asTenantOrPlatform),
     live: sharedFlags.live,
     search: Flags.string({ description: 'Case-insensitive part of the name or legal name (1-256 characters)' }),
     country: Flags.string({ description: 'Only companies of this country' }),
@@ -31,7 +31,9 @@ export default class CompaniesList extends BaseCommand<typeof CompaniesList> {
 
   async run(): Promise<Page<Company>> {
     const { search, country, status } = validateWith(ListCompaniesQuery.pick({ search: true, country: true, status: true }), {
-      search: this.flags.search, country: this.flags.country, status: this.flags.status,
+      search: this.flags.search,
+      country: this.flags.country,
+      status: this.flags.status,
     });
     const ctx = await this.scope();
     const page = await this.listAll((p) => listCompanies(ctx, { search, country, status }, { ...p, sortOrder: 'desc' }));

@@ -10,7 +10,10 @@ import { merchantTable } from '../../src/cli/organization';
 
 export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerchants> {
   static override summary = 'List the merchants of a company.';
-  static override examples = ['<%= config.bin %> companies merchants 0b9e… --json', '<%= config.bin %> companies merchants 0b9e… --json --all'];
+  static override examples = [
+    '<%= config.bin %> companies merchants 0b9e… --json',
+    '<%= config.bin %> companies merchants 0b9e… --json --all',
+  ];
   static override args = { id: recordArg('company', { description: 'Company id', required: true }) };
   static override flags = {
     ...recordOwnerFlags,
@@ -23,10 +26,9 @@ export default class CompaniesMerchants extends BaseCommand<typeof CompaniesMerc
 
   async run(): Promise<Page<Merchant>> {
     const ctx = await this.scope();
-    const page = await this.listAll((p) => listCompanyMerchants(
-      ctx, this.args.id, { status: this.flags.status as MerchantStatus | undefined },
-      { ...p, sortOrder: 'desc' },
-    ));
+    const page = await this.listAll((p) =>
+      listCompanyMerchants(ctx, this.args.id, { status: this.flags.status as MerchantStatus | undefined }, { ...p, sortOrder: 'desc' }),
+    );
     this.log(merchantTable(page, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

@@ -7,7 +7,7 @@ import { companyFieldFlags, companyInput, companyRecord } from '../../src/cli/or
 import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class CompaniesUpdate extends BaseCommand<typeof CompaniesUpdate> {
-  static override summary = 'Change a company\'s details.';
+  static override summary = "Change a company's details.";
   static override examples = ['<%= config.bin %> companies update 0b9e… --contact-email ops@acme.example'];
   static override args = { id: recordArg('company', { description: 'Company id', required: true }) };
   static override flags = { ...recordOwnerFlags, ...companyFieldFlags };

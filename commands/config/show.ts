@@ -23,17 +23,28 @@ export default class ConfigShow extends BaseCommand<typeof ConfigShow> {
   static override flags = { ...tableFlags };
 
   async run(): Promise<ConfigShowResult> {
-    const flags = this.flags['database-url'] !== undefined && this.flags['database-url'] !== process.env.DATABASE_URL ? { DATABASE_URL: this.flags['database-url'] } : {};
+    const flags =
+      this.flags['database-url'] !== undefined && this.flags['database-url'] !== process.env.DATABASE_URL
+        ? { DATABASE_URL: this.flags['database-url'] }
+        : {};
     const settings = effectiveSettings(process.env, flags);
     const file = appliedConfig().file ?? null;
-    logBesideTable(this, this.flags, file ? `Configuration file: ${file}` : 'Configuration file: none (./payplane.config.json or PAYPLANE_CONFIG)');
+    logBesideTable(
+      this,
+      this.flags,
+      file ? `Configuration file: ${file}` : 'Configuration file: none (./payplane.config.json or PAYPLANE_CONFIG)',
+    );
     this.log(
-      renderTable(settings, [
-        { header: 'Key', get: (s) => s.key },
-        { header: 'Environment', get: (s) => s.env },
-        { header: 'Value', get: (s) => s.value ?? '' },
-        { header: 'Source', get: (s) => s.source },
-      ], this.flags),
+      renderTable(
+        settings,
+        [
+          { header: 'Key', get: (s) => s.key },
+          { header: 'Environment', get: (s) => s.env },
+          { header: 'Value', get: (s) => s.value ?? '' },
+          { header: 'Source', get: (s) => s.source },
+        ],
+        this.flags,
+      ),
     );
     return { file, precedence: ['flag', 'environment', 'file', 'default'], settings };
   }

@@ -14,7 +14,7 @@ import { renderDisputes } from '../../src/cli/disputes';
 export default class DisputesList extends BaseCommand<typeof DisputesList> {
   static override summary = 'List disputes, newest first: of every tenant, or of one with --tenant.';
   static override description =
-    'Sandbox (test) disputes unless --live. Amounts are shown in the currency\'s major unit; --json returns the records (GET /v1/disputes) with integer minor units.';
+    "Sandbox (test) disputes unless --live. Amounts are shown in the currency's major unit; --json returns the records (GET /v1/disputes) with integer minor units.";
   static override examples = [
     '<%= config.bin %> disputes list',
     '<%= config.bin %> disputes list --tenant 6f1c… --status needs_response',
@@ -23,8 +23,8 @@ export default class DisputesList extends BaseCommand<typeof DisputesList> {
     '<%= config.bin %> disputes list --all --json',
   ];
   static override flags = {
-    tenant: withScope(Flags.string({ description: 'Only this tenant\'s disputes (omit to see every tenant, as the platform)' }), asReader),
-    merchant: Flags.string({ description: 'Only this merchant\'s disputes' }),
+    tenant: withScope(Flags.string({ description: "Only this tenant's disputes (omit to see every tenant, as the platform)" }), asReader),
+    merchant: Flags.string({ description: "Only this merchant's disputes" }),
     payment: Flags.string({ description: 'Only the disputes of this payment' }),
     status: Flags.string({ description: 'Only disputes in this status', options: [...DISPUTE_STATUSES] }),
     reason: Flags.string({ description: 'Only disputes for this reason', options: [...DISPUTE_REASONS] }),
@@ -40,7 +40,14 @@ export default class DisputesList extends BaseCommand<typeof DisputesList> {
     const input = await validateInput(
       ctx,
       ListDisputesQuery,
-      { status: this.flags.status, reason: this.flags.reason, merchantId: this.flags.merchant, paymentId: this.flags.payment, cursor: this.flags.cursor, limit: this.flags.limit },
+      {
+        status: this.flags.status,
+        reason: this.flags.reason,
+        merchantId: this.flags.merchant,
+        paymentId: this.flags.payment,
+        cursor: this.flags.cursor,
+        limit: this.flags.limit,
+      },
       { merchantId: 'merchant', paymentId: 'payment' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;

@@ -22,10 +22,25 @@ The scope is --tenant (the tenant's events; its endpoints and its merchants'), -
   ];
   static override args = { eventId: Args.string({ description: 'Event id (the id of the delivered event object)', required: true }) };
   static override flags = {
-    endpoint: Flags.string({ description: 'Only to this endpoint (default: every enabled endpoint of the scope subscribed to the event\'s type)' }),
-    tenant: withScope(Flags.string({ description: 'Tenant id: its events, to its endpoints and its merchants\' (default: the sandbox\'s tenant)', exclusive: ['platform'] }), atResendLevel),
-    merchant: Flags.string({ description: 'Merchant id: its events, to its endpoints only (with --tenant, or alone: its tenant is found from it)', exclusive: ['platform'] }),
-    platform: Flags.boolean({ description: 'Any tenant\'s event, to every level\'s endpoints (the platform\'s included)', default: false, exclusive: ['tenant', 'merchant'] }),
+    endpoint: Flags.string({
+      description: "Only to this endpoint (default: every enabled endpoint of the scope subscribed to the event's type)",
+    }),
+    tenant: withScope(
+      Flags.string({
+        description: "Tenant id: its events, to its endpoints and its merchants' (default: the sandbox's tenant)",
+        exclusive: ['platform'],
+      }),
+      atResendLevel,
+    ),
+    merchant: Flags.string({
+      description: 'Merchant id: its events, to its endpoints only (with --tenant, or alone: its tenant is found from it)',
+      exclusive: ['platform'],
+    }),
+    platform: Flags.boolean({
+      description: "Any tenant's event, to every level's endpoints (the platform's included)",
+      default: false,
+      exclusive: ['tenant', 'merchant'],
+    }),
     live: Flags.boolean({ description: 'A live-mode event (default: sandbox/test mode)', default: false }),
   };
 
@@ -39,18 +54,26 @@ The scope is --tenant (the tenant's events; its endpoints and its merchants'), -
     await this.checkMode(rt, eventId);
     const result = await resendEvent(ctx, eventId, { endpointId });
 
-    this.log(renderRecord({
-      eventId: result.eventId, type: result.type, tenant: result.tenantId ?? '', merchant: result.merchantId ?? '', mode: modeName(result.livemode),
-      deliveriesQueued: result.deliveriesQueued,
-    }));
+    this.log(
+      renderRecord({
+        eventId: result.eventId,
+        type: result.type,
+        tenant: result.tenantId ?? '',
+        merchant: result.merchantId ?? '',
+        mode: modeName(result.livemode),
+        deliveriesQueued: result.deliveriesQueued,
+      }),
+    );
     if (result.deliveries.length) {
       this.log('');
-      this.log(renderTable(result.deliveries, [
-        { header: 'Delivery', get: (d) => d.id },
-        { header: 'Endpoint', get: (d) => d.endpointId },
-        { header: 'Status', get: (d) => d.status },
-        { header: 'Due', get: (d) => d.nextAttemptAt ?? '' },
-      ]));
+      this.log(
+        renderTable(result.deliveries, [
+          { header: 'Delivery', get: (d) => d.id },
+          { header: 'Endpoint', get: (d) => d.endpointId },
+          { header: 'Status', get: (d) => d.status },
+          { header: 'Due', get: (d) => d.nextAttemptAt ?? '' },
+        ]),
+      );
       this.log('\nA running dispatcher (serve, webhooks dispatch) sends them.');
     } else {
       this.log(`\nNo endpoint of this scope receives ${result.type} events now (enabled and subscribed): nothing was queued.`);

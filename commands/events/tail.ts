@@ -31,22 +31,34 @@ From now on by default; --since 10m replays the events of the last ten minutes f
     '<%= config.bin %> events tail',
     '<%= config.bin %> events tail --type "payment.*" --type refund.succeeded',
     '<%= config.bin %> events tail --tenant 6f1c… --since 10m',
-    '<%= config.bin %> events tail --tenant 6f1c… --merchant 0b9e… --live --json | jq -c \'{type, id}\'',
+    "<%= config.bin %> events tail --tenant 6f1c… --merchant 0b9e… --live --json | jq -c '{type, id}'",
   ];
   static override flags = {
-    tenant: withScope(Flags.string({ description: 'Tenant id: its events, every merchant\'s (default: the saved sandbox\'s)' }), atTailLevel),
-    merchant: Flags.string({ description: 'Merchant id: only this merchant\'s events (with --tenant, or alone: its tenant is found from it)' }),
+    tenant: withScope(Flags.string({ description: "Tenant id: its events, every merchant's (default: the saved sandbox's)" }), atTailLevel),
+    merchant: Flags.string({
+      description: "Merchant id: only this merchant's events (with --tenant, or alone: its tenant is found from it)",
+    }),
     live: Flags.boolean({ description: 'Live-mode events (default: sandbox/test mode)', default: false }),
-    type: Flags.string({ description: 'Event type, wildcard such as payment.* or *; repeat the flag or separate them with commas', multiple: true, delimiter: ',' }),
+    type: Flags.string({
+      description: 'Event type, wildcard such as payment.* or *; repeat the flag or separate them with commas',
+      multiple: true,
+      delimiter: ',',
+    }),
     since: Flags.string({ description: 'First show the events of this recent window, e.g. 30s, 10m, 2h, or since an ISO 8601 time' }),
     interval: Flags.integer({ description: 'Milliseconds between two reads of the events table', default: 500, min: 50, max: 60_000 }),
-    lookback: Flags.string({ description: 'How long after its time an event may still commit and be shown (each read looks back this far), e.g. 10s, 1m', default: '10s' }),
+    lookback: Flags.string({
+      description: 'How long after its time an event may still commit and be shown (each read looks back this far), e.g. 10s, 1m',
+      default: '10s',
+    }),
   };
 
   async run(): Promise<TailResult | undefined> {
     const stopped = this.untilStopped();
     const known = eventCatalog().map((e) => e.type);
-    const types = (this.flags.type ?? []).map((t) => t.trim()).filter(Boolean).map((t) => checkTypeFilter(t, known, matchesPattern));
+    const types = (this.flags.type ?? [])
+      .map((t) => t.trim())
+      .filter(Boolean)
+      .map((t) => checkTypeFilter(t, known, matchesPattern));
     const lookbackMs = parseDuration(this.flags.lookback, '--lookback') * 1000;
     const rt = await this.runtime();
     const since = this.flags.since === undefined ? undefined : sinceOf(this.flags.since, rt.clock.now());
@@ -65,7 +77,9 @@ From now on by default; --since 10m replays the events of the last ten minutes f
     await tail.prime();
     const whose = ctx.merchantId ? `merchant ${ctx.merchantId} (tenant ${ctx.tenantId})` : `tenant ${ctx.tenantId}`;
     const what = types.length ? types.join(', ') : 'all types';
-    process.stderr.write(`Following ${modeName(ctx.livemode)}-mode events of ${whose}, ${what}${since ? `, since ${since.toISOString()}` : ''}. Ctrl-C to stop.\n`);
+    process.stderr.write(
+      `Following ${modeName(ctx.livemode)}-mode events of ${whose}, ${what}${since ? `, since ${since.toISOString()}` : ''}. Ctrl-C to stop.\n`,
+    );
 
     let shown = 0;
     let failing = false;
@@ -84,7 +98,10 @@ From now on by default; --since 10m replays the events of the last ten minutes f
           failing = false;
         } catch (error) {
           // the database going away for a moment does not end the tail: it says so once and reads again
-          if (!failing) process.stderr.write(`Could not read the events (${(error as Error).message}); trying again every ${this.flags.interval} ms.\n`);
+          if (!failing)
+            process.stderr.write(
+              `Could not read the events (${(error as Error).message}); trying again every ${this.flags.interval} ms.\n`,
+            );
           failing = true;
         }
         if (!stoppedBy) await sleepUnless(this.flags.interval, stopped);

@@ -8,18 +8,32 @@ import { eventCatalog } from '../../src/services/webhooks/catalog';
 import { triggerSampleEvent } from '../../src/services/webhooks/samples';
 import { atSandboxTenant, ofMerchant, requireUuid, sandboxDefaults, withScope } from '../../src/cli/context';
 import {
-  type TriggeredOrganization, type TriggeredPayment, drivesRealOrganization, drivesRealPayment, triggerOrganizationEvent, triggerPaymentEvent,
+  type TriggeredOrganization,
+  type TriggeredPayment,
+  drivesRealOrganization,
+  drivesRealPayment,
+  triggerOrganizationEvent,
+  triggerPaymentEvent,
 } from '../../src/cli/sandbox/trigger';
 import {
-  type TriggeredRelease, type TriggeredStatement, triggerBalanceAvailableEvent, triggerSettlementEvent,
+  type TriggeredRelease,
+  type TriggeredStatement,
+  triggerBalanceAvailableEvent,
+  triggerSettlementEvent,
 } from '../../src/cli/sandbox/settlement-trigger';
 import {
-  type TriggeredPayout, type TriggeredWithdrawal, drivesRealPayout, drivesRealWithdrawal, triggerPayoutEvent, triggerWithdrawalEvent,
+  type TriggeredPayout,
+  type TriggeredWithdrawal,
+  drivesRealPayout,
+  drivesRealWithdrawal,
+  triggerPayoutEvent,
+  triggerWithdrawalEvent,
 } from '../../src/cli/sandbox/trigger-payout';
 import { SANDBOX_FAILING_IBAN } from '../../src/connectors/sandbox-payout';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
-  static override summary = 'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: made by real sandbox records for every type but fraud.alert, webhook.* and dispute.late_decision (samples).';
+  static override summary =
+    'Produce an event of a type in sandbox (test) mode, to test a webhook receiver: made by real sandbox records for every type but fraud.alert, webhook.* and dispute.late_decision (samples).';
   static override description = `REAL sandbox records, made through the same services as the API, for --merchant (the sandbox acquirer's answers run in this process):
 - payment.*, checkout.session.completed: a checkout session completed with a sandbox test card: 4242… for created, processing, succeeded and captured; 4000000000000002 for failed; 4000002760003184 for requires_action (left waiting for its 3DS challenge); manual capture for requires_capture; manual capture then cancel for canceled.
 - refund.*: a payment then a full refund (4000000000005126 for refund.failed).
@@ -46,12 +60,20 @@ Either way the events are written in test mode with one delivery per subscribed 
   ];
   static override args = { type: Args.string({ description: 'Event type, e.g. payment.succeeded', required: true }) };
   static override flags = {
-    tenant: withScope(Flags.string({ description: 'Tenant id (default: the saved sandbox\'s, <home>/sandbox.json)' }), atSandboxTenant),
-    merchant: Flags.string({ description: 'Merchant id, needed by merchant event types (default without --tenant: the saved sandbox\'s)' }),
+    tenant: withScope(Flags.string({ description: "Tenant id (default: the saved sandbox's, <home>/sandbox.json)" }), atSandboxTenant),
+    merchant: Flags.string({ description: "Merchant id, needed by merchant event types (default without --tenant: the saved sandbox's)" }),
     live: Flags.boolean({ description: 'Not allowed: sample events exist in sandbox (test) mode only', default: false, hidden: true }),
   };
 
-  async run(): Promise<TriggeredEvent | TriggeredPayment | TriggeredOrganization | TriggeredStatement | TriggeredPayout | TriggeredWithdrawal | TriggeredRelease> {
+  async run(): Promise<
+    | TriggeredEvent
+    | TriggeredPayment
+    | TriggeredOrganization
+    | TriggeredStatement
+    | TriggeredPayout
+    | TriggeredWithdrawal
+    | TriggeredRelease
+  > {
     if (this.flags.live) {
       throw new PermissionError('Sample events can only be triggered in sandbox (test) mode.', 'SANDBOX_ONLY', {
         hint: 'Leave out --live: sample events are emitted in test mode.',
@@ -62,9 +84,16 @@ Either way the events are written in test mode with one delivery per subscribed 
     if (!entry) {
       const prefix = this.args.type.split('.')[0];
       const near = catalog.filter((e) => e.type.startsWith(`${prefix}.`)).map((e) => e.type);
-      throw new ValidationError(`Unknown event type "${this.args.type}".`, [{ path: 'TYPE', message: `"${this.args.type}" is not an event type` }], 'UNKNOWN_EVENT_TYPE', {
-        hint: near.length ? `Did you mean one of: ${near.join(', ')}?` : `Known groups: ${[...new Set(catalog.map((e) => e.type.split('.')[0]))].join(', ')}.`,
-      });
+      throw new ValidationError(
+        `Unknown event type "${this.args.type}".`,
+        [{ path: 'TYPE', message: `"${this.args.type}" is not an event type` }],
+        'UNKNOWN_EVENT_TYPE',
+        {
+          hint: near.length
+            ? `Did you mean one of: ${near.join(', ')}?`
+            : `Known groups: ${[...new Set(catalog.map((e) => e.type.split('.')[0]))].join(', ')}.`,
+        },
+      );
     }
     const rt = await this.runtime();
     const scope = await sandboxDefaults(rt, this.flags);
@@ -75,9 +104,14 @@ Either way the events are written in test mode with one delivery per subscribed 
     const merchantGiven = scope.fromSandbox ? (needsMerchant ? scope.merchant : this.flags.merchant) : scope.merchant;
     const merchantId = merchantGiven === undefined ? undefined : requireUuid(merchantGiven, '--merchant');
     if (needsMerchant && !merchantId) {
-      throw new ValidationError(`${entry.type} ${entry.level === 'merchant' ? 'is a merchant event' : 'is made by a real payment of a merchant'}: name the merchant.`, [{ path: '--merchant', message: `is required for ${entry.type}` }], 'MISSING_FLAG', {
-        hint: 'Pass --merchant <id>.',
-      });
+      throw new ValidationError(
+        `${entry.type} ${entry.level === 'merchant' ? 'is a merchant event' : 'is made by a real payment of a merchant'}: name the merchant.`,
+        [{ path: '--merchant', message: `is required for ${entry.type}` }],
+        'MISSING_FLAG',
+        {
+          hint: 'Pass --merchant <id>.',
+        },
+      );
     }
     if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
     if (entry.type === 'settlement.finalized') return this.realStatement(rt, tenantId, merchantId!);
@@ -100,24 +134,50 @@ Either way the events are written in test mode with one delivery per subscribed 
    * What every trigger prints, in one place: the event, the records that made it, the deliveries queued for it (or
    * that no endpoint subscribes to it, so nothing was queued), the other events the records emitted, and what to run next.
    */
-  private report<R extends { eventId: string; type: string; tenantId: string; deliveriesQueued: number; deliveries: { id: string; endpointId: string }[] }>(
-    result: R, records: Record<string, string | number>, more: { events?: { id: string; type: string; createdAt: string; deliveriesQueued: number }[]; next?: string } = {},
+  private report<
+    R extends {
+      eventId: string;
+      type: string;
+      tenantId: string;
+      deliveriesQueued: number;
+      deliveries: { id: string; endpointId: string }[];
+    },
+  >(
+    result: R,
+    records: Record<string, string | number>,
+    more: { events?: { id: string; type: string; createdAt: string; deliveriesQueued: number }[]; next?: string } = {},
   ): R {
-    this.log(renderRecord({ eventId: result.eventId, type: result.type, tenant: result.tenantId, mode: 'test', ...records, deliveriesQueued: result.deliveriesQueued }));
+    this.log(
+      renderRecord({
+        eventId: result.eventId,
+        type: result.type,
+        tenant: result.tenantId,
+        mode: 'test',
+        ...records,
+        deliveriesQueued: result.deliveriesQueued,
+      }),
+    );
     if (result.deliveries.length) {
       this.log('');
-      this.log(renderTable(result.deliveries, [{ header: 'Delivery', get: (d) => d.id }, { header: 'Endpoint', get: (d) => d.endpointId }]));
+      this.log(
+        renderTable(result.deliveries, [
+          { header: 'Delivery', get: (d) => d.id },
+          { header: 'Endpoint', get: (d) => d.endpointId },
+        ]),
+      );
     } else {
       this.log(`\nNo endpoint subscribes to this event (${result.type}) at the tenant, the merchant or the platform: nothing was queued.`);
     }
     if (more.events?.length) {
       this.log('');
-      this.log(renderTable(more.events, [
-        { header: 'Event', get: (e) => e.id },
-        { header: 'Type', get: (e) => e.type },
-        { header: 'Created', get: (e) => e.createdAt },
-        { header: 'Deliveries', get: (e) => e.deliveriesQueued },
-      ]));
+      this.log(
+        renderTable(more.events, [
+          { header: 'Event', get: (e) => e.id },
+          { header: 'Type', get: (e) => e.type },
+          { header: 'Created', get: (e) => e.createdAt },
+          { header: 'Deliveries', get: (e) => e.deliveriesQueued },
+        ]),
+      );
     }
     if (more.next) this.log(`\n${more.next}`);
     return result;
@@ -125,39 +185,72 @@ Either way the events are written in test mode with one delivery per subscribed 
 
   private async realStatement(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
     const result = await triggerSettlementEvent(rt, tenantId, merchantId);
-    return this.report(result, {
-      merchant: result.merchantId, statement: `${result.statementId} (${result.periodStart.slice(0, 10)}, ${result.currency})`, payment: result.paymentId, download: result.downloadUrl,
-    }, { next: `Download it with: ${this.config.bin} settlements download ${result.statementId} --tenant ${tenantId} --output statement.csv` });
+    return this.report(
+      result,
+      {
+        merchant: result.merchantId,
+        statement: `${result.statementId} (${result.periodStart.slice(0, 10)}, ${result.currency})`,
+        payment: result.paymentId,
+        download: result.downloadUrl,
+      },
+      {
+        next: `Download it with: ${this.config.bin} settlements download ${result.statementId} --tenant ${tenantId} --output statement.csv`,
+      },
+    );
   }
 
   private async realPayout(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayout> {
     const ctx = await ofMerchant(rt, await this.scope(), merchantId);
     const result = await triggerPayoutEvent(rt, ctx, type);
-    return this.report(result, {
-      merchant: result.merchantId, payout: `${result.payoutId} (${result.payoutStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId,
-    }, { events: result.events, next: `Inspect it with: ${this.config.bin} payouts get ${result.payoutId}` });
+    return this.report(
+      result,
+      {
+        merchant: result.merchantId,
+        payout: `${result.payoutId} (${result.payoutStatus})`,
+        fundedBy: result.paymentId,
+        withdrawalMethod: result.withdrawalMethodId,
+      },
+      { events: result.events, next: `Inspect it with: ${this.config.bin} payouts get ${result.payoutId}` },
+    );
   }
 
   private async realWithdrawal(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredWithdrawal> {
     const ctx = await ofMerchant(rt, await this.scope(), merchantId);
     const result = await triggerWithdrawalEvent(rt, ctx, type);
-    return this.report(result, {
-      merchant: result.merchantId, withdrawal: `${result.withdrawalId} (${result.withdrawalStatus})`, fundedBy: result.paymentId, withdrawalMethod: result.withdrawalMethodId,
-    }, { events: result.events, next: `Inspect it with: ${this.config.bin} withdrawals get ${result.withdrawalId}` });
+    return this.report(
+      result,
+      {
+        merchant: result.merchantId,
+        withdrawal: `${result.withdrawalId} (${result.withdrawalStatus})`,
+        fundedBy: result.paymentId,
+        withdrawalMethod: result.withdrawalMethodId,
+      },
+      { events: result.events, next: `Inspect it with: ${this.config.bin} withdrawals get ${result.withdrawalId}` },
+    );
   }
 
   private async realPayment(rt: Runtime, tenantId: string, merchantId: string, type: string): Promise<TriggeredPayment> {
     const ctx = await ofMerchant(rt, await this.scope(), merchantId);
     const result = await triggerPaymentEvent(rt, ctx, type);
-    return this.report(result, {
-      merchant: result.merchantId,
-      payment: result.paymentId ? `${result.paymentId} (${result.paymentStatus})` : '', card: result.card ? `${result.card.brand ?? ''} •••• ${result.card.last4}` : '',
-      checkoutSession: result.checkoutSessionId, refund: result.refundId ? `${result.refundId} (${result.refundStatus})` : '',
-      threshold: result.thresholdId ? `${result.thresholdId} (deleted after)` : '',
-      dispute: result.disputeId ? `${result.disputeId} (${result.disputeStatus})` : '',
-    }, {
-      events: result.events,
-      next: result.disputeId ? `Inspect it with: ${this.config.bin} disputes get ${result.disputeId}` : result.paymentId ? `Inspect it with: ${this.config.bin} payments get ${result.paymentId}` : undefined,
-    });
+    return this.report(
+      result,
+      {
+        merchant: result.merchantId,
+        payment: result.paymentId ? `${result.paymentId} (${result.paymentStatus})` : '',
+        card: result.card ? `${result.card.brand ?? ''} •••• ${result.card.last4}` : '',
+        checkoutSession: result.checkoutSessionId,
+        refund: result.refundId ? `${result.refundId} (${result.refundStatus})` : '',
+        threshold: result.thresholdId ? `${result.thresholdId} (deleted after)` : '',
+        dispute: result.disputeId ? `${result.disputeId} (${result.disputeStatus})` : '',
+      },
+      {
+        events: result.events,
+        next: result.disputeId
+          ? `Inspect it with: ${this.config.bin} disputes get ${result.disputeId}`
+          : result.paymentId
+            ? `Inspect it with: ${this.config.bin} payments get ${result.paymentId}`
+            : undefined,
+      },
+    );
   }
 }

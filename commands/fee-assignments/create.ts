@@ -18,7 +18,9 @@ export default class FeeAssignmentsCreate extends BaseCommand<typeof FeeAssignme
   static override scopeOf = atPlatform();
   static override flags = {
     level: Flags.string({ description: 'Level of the target', options: [...FEE_LEVELS] }),
-    target: Flags.string({ description: 'Target entity id (terminal, merchant, channel, partner or tenant; default the platform for level platform)' }),
+    target: Flags.string({
+      description: 'Target entity id (terminal, merchant, channel, partner or tenant; default the platform for level platform)',
+    }),
     schedule: Flags.string({ description: 'Fee schedule id (active)' }),
     currency: Flags.string({ description: 'ISO 4217 currency' }),
     'payment-method': Flags.string({ description: 'Payment method', options: [...PAYMENT_METHODS] }),
@@ -37,8 +39,14 @@ export default class FeeAssignmentsCreate extends BaseCommand<typeof FeeAssignme
       ctx,
       CreateFeeAssignmentBody,
       {
-        level, targetEntityId: this.flags.target, feeScheduleId, currency, paymentMethod, effectiveFrom: this.flags['effective-from'],
-        effectiveTo: this.flags['effective-to'], tenantId: this.flags.tenant,
+        level,
+        targetEntityId: this.flags.target,
+        feeScheduleId,
+        currency,
+        paymentMethod,
+        effectiveFrom: this.flags['effective-from'],
+        effectiveTo: this.flags['effective-to'],
+        tenantId: this.flags.tenant,
       },
       { targetEntityId: 'target', feeScheduleId: 'schedule', tenantId: 'tenant' },
     );

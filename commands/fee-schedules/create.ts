@@ -24,7 +24,12 @@ export default class FeeSchedulesCreate extends BaseCommand<typeof FeeSchedulesC
   async run(): Promise<FeeSchedule> {
     const name = await this.required(this.flags.name, 'name', 'Schedule name');
     const ctx = await this.scope();
-    const input = await validateInput(ctx, CreateFeeScheduleBody, { ...scheduleInput(this.flags), name, tenantId: this.flags.tenant }, { ...scheduleFlagNames, tenantId: 'tenant' });
+    const input = await validateInput(
+      ctx,
+      CreateFeeScheduleBody,
+      { ...scheduleInput(this.flags), name, tenantId: this.flags.tenant },
+      { ...scheduleFlagNames, tenantId: 'tenant' },
+    );
     const schedule = await createFeeSchedule(ctx, input);
     this.log(renderSchedule(schedule));
     return schedule;

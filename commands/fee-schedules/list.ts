@@ -12,7 +12,11 @@ import { ListFeeSchedulesQuery } from '../../src/api/fees/schemas';
 
 export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesList> {
   static override summary = 'List fee schedules, of one tenant or of all.';
-  static override examples = ['<%= config.bin %> fee-schedules list --tenant 6f1c…', '<%= config.bin %> fee-schedules list --status active --json', '<%= config.bin %> fee-schedules list --tenant 6f1c… --all --json'];
+  static override examples = [
+    '<%= config.bin %> fee-schedules list --tenant 6f1c…',
+    '<%= config.bin %> fee-schedules list --status active --json',
+    '<%= config.bin %> fee-schedules list --tenant 6f1c… --all --json',
+  ];
   static override scopeOf = atPlatform();
   static override flags = {
     ...listFlags,
@@ -23,12 +27,19 @@ export default class FeeSchedulesList extends BaseCommand<typeof FeeSchedulesLis
 
   async run(): Promise<Page<FeeSchedule>> {
     const ctx = await this.scope();
-    const filters = await validateInput(ctx, ListFeeSchedulesQuery.pick({ tenantId: true }), { tenantId: this.flags.tenant }, { tenantId: 'tenant' });
-    const page = await this.listAll((p) => listFeeSchedules(
+    const filters = await validateInput(
       ctx,
-      { tenantId: filters.tenantId, status: this.flags.status as FeeScheduleStatus | undefined },
-      { ...p, sortOrder: 'desc' },
-    ));
+      ListFeeSchedulesQuery.pick({ tenantId: true }),
+      { tenantId: this.flags.tenant },
+      { tenantId: 'tenant' },
+    );
+    const page = await this.listAll((p) =>
+      listFeeSchedules(
+        ctx,
+        { tenantId: filters.tenantId, status: this.flags.status as FeeScheduleStatus | undefined },
+        { ...p, sortOrder: 'desc' },
+      ),
+    );
     this.log(renderSchedules(page, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

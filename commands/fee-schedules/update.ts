@@ -9,7 +9,10 @@ import { renderSchedule, scheduleFlagNames, scheduleFlags, scheduleInput } from 
 export default class FeeSchedulesUpdate extends BaseCommand<typeof FeeSchedulesUpdate> {
   static override summary = 'Update a draft fee schedule (rules and rolling reserve replace the whole value).';
   static override description = 'Only drafts change: an active or archived schedule is refused (exit 5, FEE_SCHEDULE_NOT_DRAFT).';
-  static override examples = ['<%= config.bin %> fee-schedules update 6f1c… --rules-file rules.json', '<%= config.bin %> fee-schedules update 6f1c… --name "EU cards v2" --json'];
+  static override examples = [
+    '<%= config.bin %> fee-schedules update 6f1c… --rules-file rules.json',
+    '<%= config.bin %> fee-schedules update 6f1c… --name "EU cards v2" --json',
+  ];
   static override scopeOf = atPlatform();
   static override args = { id: ownedArg('feeSchedule', { description: 'Fee schedule id', required: true }) };
   static override flags = { ...ownerFlags('feeSchedule'), ...scheduleFlags };

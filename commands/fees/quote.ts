@@ -21,11 +21,15 @@ export default class FeesQuote extends BaseCommand<typeof FeesQuote> {
     ...amountFlagsIn('--currency'),
     currency: Flags.string({ description: 'ISO 4217 currency' }),
     method: Flags.string({ description: 'Payment method (default card)', default: 'card' }),
-    type: Flags.string({ description: 'Transaction type', options: ['payment', 'refund', 'payout', 'withdrawal', 'dispute', 'chargeback'], default: 'payment' }),
+    type: Flags.string({
+      description: 'Transaction type',
+      options: ['payment', 'refund', 'payout', 'withdrawal', 'dispute', 'chargeback'],
+      default: 'payment',
+    }),
     outcome: Flags.string({ description: 'Transaction outcome', options: ['successful', 'failed'], default: 'successful' }),
     terminal: Flags.string({ description: 'Terminal id' }),
     channel: Flags.string({ description: 'Channel id' }),
-    partner: Flags.string({ description: 'Partner id (default: the merchant\'s active partner assignment)' }),
+    partner: Flags.string({ description: "Partner id (default: the merchant's active partner assignment)" }),
     at: Flags.string({ description: 'When (ISO 8601; default now)' }),
   };
 
@@ -34,14 +38,29 @@ export default class FeesQuote extends BaseCommand<typeof FeesQuote> {
     const currency = await this.required(this.flags.currency, 'currency', 'Currency (e.g. EUR)');
     const amount = (await requiredAmount(this.flags, currency, (value, flag, question) => this.required(value, flag, question))).valueMinor;
     const input = validateWith(QuoteInput, {
-      tenant: this.flags.tenant, merchant: merchantId, amount: { currency, valueMinor: amount }, method: this.flags.method, type: this.flags.type,
-      outcome: this.flags.outcome, terminal: this.flags.terminal, channel: this.flags.channel, partner: this.flags.partner, at: this.flags.at,
+      tenant: this.flags.tenant,
+      merchant: merchantId,
+      amount: { currency, valueMinor: amount },
+      method: this.flags.method,
+      type: this.flags.type,
+      outcome: this.flags.outcome,
+      terminal: this.flags.terminal,
+      channel: this.flags.channel,
+      partner: this.flags.partner,
+      at: this.flags.at,
     });
     const rt = await this.runtime();
     const ctx = await this.scope();
     const breakdown = await resolveFees(ctx, {
-      type: input.type, outcome: input.outcome, amount: input.amount, method: input.method, merchantId: input.merchant, terminalId: input.terminal,
-      channelId: input.channel, partnerId: input.partner, at: input.at ? new Date(input.at) : rt.clock.now(),
+      type: input.type,
+      outcome: input.outcome,
+      amount: input.amount,
+      method: input.method,
+      merchantId: input.merchant,
+      terminalId: input.terminal,
+      channelId: input.channel,
+      partnerId: input.partner,
+      at: input.at ? new Date(input.at) : rt.clock.now(),
     });
     this.log(renderBreakdown(breakdown));
     return breakdown;

@@ -6,7 +6,10 @@ import { renderProfile } from '../../src/cli/profiles';
 
 export default class IntegrationProfilesGet extends BaseCommand<typeof IntegrationProfilesGet> {
   static override summary = 'Show one integration profile.';
-  static override examples = ['<%= config.bin %> integration-profiles get 6f1c…', '<%= config.bin %> integration-profiles get 6f1c… --json'];
+  static override examples = [
+    '<%= config.bin %> integration-profiles get 6f1c…',
+    '<%= config.bin %> integration-profiles get 6f1c… --json',
+  ];
   static override scopeOf = atPlatform();
   static override args = { id: ownedArg('integrationProfile', { description: 'Integration profile id', required: true }) };
   static override flags = { ...ownerFlags('integrationProfile') };

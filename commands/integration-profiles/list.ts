@@ -19,8 +19,8 @@ export default class IntegrationProfilesList extends BaseCommand<typeof Integrat
   ];
   static override scopeOf = atPlatform();
   static override flags = {
-    tenant: Flags.string({ description: 'Only this tenant\'s profiles' }),
-    merchant: Flags.string({ description: 'Only this merchant\'s profiles' }),
+    tenant: Flags.string({ description: "Only this tenant's profiles" }),
+    merchant: Flags.string({ description: "Only this merchant's profiles" }),
     mode: Flags.string({ description: 'Only profiles of this mode', options: PROFILE_MODES }),
     status: Flags.string({ description: 'Only profiles in this status', options: PROFILE_STATUSES }),
     limit: sharedFlags.limit,
@@ -31,23 +31,39 @@ export default class IntegrationProfilesList extends BaseCommand<typeof Integrat
 
   async run(): Promise<Page<IntegrationProfile>> {
     const ctx = await this.scope();
-    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = await validateInput(
+    const {
+      cursor: _cursor,
+      limit: _limit,
+      sortOrder,
+      ...filters
+    } = await validateInput(
       ctx,
       ListIntegrationProfilesQuery,
-      { tenantId: this.flags.tenant, merchantId: this.flags.merchant, mode: this.flags.mode, status: this.flags.status, limit: this.flags.limit, cursor: this.flags.cursor },
+      {
+        tenantId: this.flags.tenant,
+        merchantId: this.flags.merchant,
+        mode: this.flags.mode,
+        status: this.flags.status,
+        limit: this.flags.limit,
+        cursor: this.flags.cursor,
+      },
       { tenantId: 'tenant', merchantId: 'merchant' },
     );
     const page = await this.listAll((p) => listProfiles(ctx, filters, { ...p, sortOrder }));
     this.log(
-      renderTable(page.data, [
-        { header: 'ID', get: (p) => p.id },
-        { header: 'Merchant', get: (p) => p.merchantId },
-        { header: 'Mode', get: (p) => p.mode },
-        { header: 'Status', get: (p) => (colourEnabled() ? (p.status === 'enabled' ? chalk.green : chalk.red)(p.status) : p.status) },
-        { header: 'Session', get: (p) => `${p.sessionLifetime} s` },
-        { header: 'Cascading', get: (p) => (p.cascadingEnabled ? `yes (${p.maxDeclineAttempts})` : 'no') },
-        { header: 'Created', get: (p) => p.createdAt },
-      ], this.flags),
+      renderTable(
+        page.data,
+        [
+          { header: 'ID', get: (p) => p.id },
+          { header: 'Merchant', get: (p) => p.merchantId },
+          { header: 'Mode', get: (p) => p.mode },
+          { header: 'Status', get: (p) => (colourEnabled() ? (p.status === 'enabled' ? chalk.green : chalk.red)(p.status) : p.status) },
+          { header: 'Session', get: (p) => `${p.sessionLifetime} s` },
+          { header: 'Cascading', get: (p) => (p.cascadingEnabled ? `yes (${p.maxDeclineAttempts})` : 'no') },
+          { header: 'Created', get: (p) => p.createdAt },
+        ],
+        this.flags,
+      ),
     );
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

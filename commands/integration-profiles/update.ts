@@ -8,7 +8,8 @@ import { profileFieldFlags, profileFields, profileFlagNames, renderProfile } fro
 
 export default class IntegrationProfilesUpdate extends BaseCommand<typeof IntegrationProfilesUpdate> {
   static override summary = 'Change an integration profile (merchant and mode are fixed).';
-  static override description = '--return-url null and --default-locale null clear those fields; --cascade-policy replaces the whole object.';
+  static override description =
+    '--return-url null and --default-locale null clear those fields; --cascade-policy replaces the whole object.';
   static override examples = [
     '<%= config.bin %> integration-profiles update 6f1c… --status disabled',
     '<%= config.bin %> integration-profiles update 6f1c… --session-lifetime 1800 --cascade-policy \'{"onCodes":["05","51"]}\' --json',

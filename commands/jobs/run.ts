@@ -28,9 +28,14 @@ export default class JobsRun extends BaseCommand<typeof JobsRun> {
   async run(): Promise<JobRun> {
     const job = jobNamed(this.args.job);
     if (!job) {
-      throw new ValidationError(`Unknown job "${this.args.job}".`, [{ path: 'JOB', message: `"${this.args.job}" is not a job; the jobs are: ${names().join(', ')}` }], 'UNKNOWN_JOB', {
-        hint: `Run one of: ${names().join(', ')}.`,
-      });
+      throw new ValidationError(
+        `Unknown job "${this.args.job}".`,
+        [{ path: 'JOB', message: `"${this.args.job}" is not a job; the jobs are: ${names().join(', ')}` }],
+        'UNKNOWN_JOB',
+        {
+          hint: `Run one of: ${names().join(', ')}.`,
+        },
+      );
     }
     const rt = await this.runtime();
     const startedAt = rt.clock.now().toISOString();
@@ -44,5 +49,14 @@ export default class JobsRun extends BaseCommand<typeof JobsRun> {
 /** A job's result as lines: counts for lists, values as they are. */
 function summary(result: unknown): Record<string, string | number> {
   if (!result || typeof result !== 'object') return { result: String(result ?? '') };
-  return Object.fromEntries(Object.entries(result as Record<string, unknown>).map(([key, value]) => [key, Array.isArray(value) ? value.length : typeof value === 'object' && value !== null ? JSON.stringify(value) : (value as string | number)]));
+  return Object.fromEntries(
+    Object.entries(result as Record<string, unknown>).map(([key, value]) => [
+      key,
+      Array.isArray(value)
+        ? value.length
+        : typeof value === 'object' && value !== null
+          ? JSON.stringify(value)
+          : (value as string | number),
+    ]),
+  );
 }

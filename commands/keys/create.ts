@@ -45,7 +45,16 @@ export default class KeysCreate extends BaseCommand<typeof KeysCreate> {
       { permissions: 'permission', ipAllowlist: 'ip-allow', livemode: 'live' },
     );
     const key = await createApiKey(ctx, input);
-    this.log(renderRecord({ id: key.id, name: key.name, owner: key.owner.type, mode: key.environment, publicKey: key.publicKey, permissions: key.permissions.length }));
+    this.log(
+      renderRecord({
+        id: key.id,
+        name: key.name,
+        owner: key.owner.type,
+        mode: key.environment,
+        publicKey: key.publicKey,
+        permissions: key.permissions.length,
+      }),
+    );
     this.log(`\n${chalk.bold('Secret key')} (shown once, store it now):\n${key.secretKey}`);
     return key;
   }

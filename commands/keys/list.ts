@@ -29,21 +29,32 @@ export default class KeysList extends BaseCommand<typeof KeysList> {
 
   async run(): Promise<Page<ApiKey>> {
     const ctx = await this.scope();
-    const filters = await validateInput(ctx, ListApiKeysQuery.pick({ merchantId: true }), { merchantId: this.flags.merchant }, { merchantId: 'merchant' });
-    const page = await this.listAll((p) => listApiKeys(
+    const filters = await validateInput(
       ctx,
-      { merchantId: filters.merchantId, status: this.flags.status as ApiKey['status'] | undefined },
-      { ...p, sortOrder: 'desc' },
-    ));
+      ListApiKeysQuery.pick({ merchantId: true }),
+      { merchantId: this.flags.merchant },
+      { merchantId: 'merchant' },
+    );
+    const page = await this.listAll((p) =>
+      listApiKeys(
+        ctx,
+        { merchantId: filters.merchantId, status: this.flags.status as ApiKey['status'] | undefined },
+        { ...p, sortOrder: 'desc' },
+      ),
+    );
     this.log(
-      renderTable(page.data, [
-        { header: 'ID', get: (k) => k.id },
-        { header: 'Name', get: (k) => k.name },
-        { header: 'Owner', get: (k) => (k.owner.type === 'merchant' ? `merchant ${k.owner.merchantId}` : 'tenant') },
-        { header: 'Status', get: (k) => statusColour(k.status) },
-        { header: 'Public key', get: (k) => k.publicKey },
-        { header: 'Expires', get: (k) => k.expiresAt ?? '' },
-      ], this.flags),
+      renderTable(
+        page.data,
+        [
+          { header: 'ID', get: (k) => k.id },
+          { header: 'Name', get: (k) => k.name },
+          { header: 'Owner', get: (k) => (k.owner.type === 'merchant' ? `merchant ${k.owner.merchantId}` : 'tenant') },
+          { header: 'Status', get: (k) => statusColour(k.status) },
+          { header: 'Public key', get: (k) => k.publicKey },
+          { header: 'Expires', get: (k) => k.expiresAt ?? '' },
+        ],
+        this.flags,
+      ),
     );
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

@@ -19,7 +19,7 @@ export default class KeysUpdate extends BaseCommand<typeof KeysUpdate> {
   static override flags = {
     ...recordOwnerFlags,
     name: Flags.string({ description: 'New name' }),
-    permission: Flags.string({ description: 'Permission code (repeatable); replaces the key\'s permissions', multiple: true }),
+    permission: Flags.string({ description: "Permission code (repeatable); replaces the key's permissions", multiple: true }),
     'expires-at': Flags.string({ description: 'New expiry (ISO 8601 date-time)', exclusive: ['no-expiry'] }),
     'no-expiry': Flags.boolean({ description: 'Remove the expiry', default: false }),
   };
@@ -31,7 +31,11 @@ export default class KeysUpdate extends BaseCommand<typeof KeysUpdate> {
       expiresAt: this.flags['no-expiry'] ? null : this.flags['expires-at'],
     };
     if (Object.values(raw).every((v) => v === undefined)) {
-      throw new ValidationError('Nothing to change.', [{ path: '--name', message: 'give --name, --permission, --expires-at or --no-expiry' }], 'NOTHING_TO_CHANGE');
+      throw new ValidationError(
+        'Nothing to change.',
+        [{ path: '--name', message: 'give --name, --permission, --expires-at or --no-expiry' }],
+        'NOTHING_TO_CHANGE',
+      );
     }
     const input = validateWith(UpdateApiKeyBody, raw, { permissions: 'permission' });
     const ctx = await this.scope();

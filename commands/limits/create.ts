@@ -6,8 +6,7 @@ import { atPlatform } from '../../src/cli/context';
 
 export default class LimitsCreate extends BaseCommand<typeof LimitsCreate> {
   static override summary = 'Create a limit of a merchant (--merchant) or of a channel (--channel): a cap on volume or count per period.';
-  static override description =
-    `${THRESHOLD_DESCRIPTION} --payment-method, --brand, --currency and --transaction-type (default payment) narrow what is counted.`;
+  static override description = `${THRESHOLD_DESCRIPTION} --payment-method, --brand, --currency and --transaction-type (default payment) narrow what is counted.`;
   static override examples = [
     '<%= config.bin %> limits create --merchant 0b9e… --period-unit month --metric volume --threshold 1000000.00 --currency EUR',
     '<%= config.bin %> limits create --channel 6f1c… --period-value 1 --period-unit hour --metric count --threshold 500 --json',

@@ -22,7 +22,13 @@ export default class LimitsDisable extends BaseCommand<typeof LimitsDisable> {
       const limit = await getLimit(ctx, owner, this.args.id);
       const get = { merchant: getMerchant, channel: getChannel, terminal: getTerminal }[owner.entityType];
       const entity = await get(ctx, owner.entityId);
-      return { verb: 'Disable', noun: 'limit', name: limitLabel(limit), id: limit.id, of: { noun: owner.entityType, name: entity.name, id: entity.id } };
+      return {
+        verb: 'Disable',
+        noun: 'limit',
+        name: limitLabel(limit),
+        id: limit.id,
+        of: { noun: owner.entityType, name: entity.name, id: entity.id },
+      };
     });
     const ctx = await this.scope();
     const limit = await disableLimit(ctx, await ownerOfLimit(ctx, this.args.id), this.args.id);

@@ -9,7 +9,11 @@ import { atPlatform } from '../../src/cli/context';
 
 export default class LimitsList extends BaseCommand<typeof LimitsList> {
   static override summary = 'List the limits of a merchant (--merchant) or of a channel (--channel).';
-  static override examples = ['<%= config.bin %> limits list --merchant 0b9e…', '<%= config.bin %> limits list --channel 6f1c… --status active --json', '<%= config.bin %> limits list --merchant 0b9e… --all --json'];
+  static override examples = [
+    '<%= config.bin %> limits list --merchant 0b9e…',
+    '<%= config.bin %> limits list --channel 6f1c… --status active --json',
+    '<%= config.bin %> limits list --merchant 0b9e… --all --json',
+  ];
   static override scopeOf = atPlatform();
   static override flags = { ...ownerFlags, ...limitListFlags, all: sharedFlags.all, ...tableFlags };
 

@@ -7,7 +7,7 @@ import { setCheckoutHosting } from '../../src/services/organization/merchants';
 import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class MerchantsCheckoutHosting extends BaseCommand<typeof MerchantsCheckoutHosting> {
-  static override summary = 'Set who hosts the merchant\'s checkout: self_hosted or provider_hosted.';
+  static override summary = "Set who hosts the merchant's checkout: self_hosted or provider_hosted.";
   static override examples = ['<%= config.bin %> merchants checkout-hosting 0b9e… provider_hosted'];
   static override args = {
     id: recordArg('merchant', { description: 'Merchant id', required: true }),

@@ -18,7 +18,12 @@ export default class MerchantsCreate extends BaseCommand<typeof MerchantsCreate>
   async run(): Promise<Merchant> {
     const name = await this.required(this.flags.name, 'name', 'Merchant name');
     const ctx = await this.scope();
-    const input = await validateInput(ctx, CreateMerchantBody, { ...merchantInput(this.flags), name, companyId: this.flags.company }, { companyId: 'company' });
+    const input = await validateInput(
+      ctx,
+      CreateMerchantBody,
+      { ...merchantInput(this.flags), name, companyId: this.flags.company },
+      { companyId: 'company' },
+    );
     const merchant = await createMerchant(ctx, input);
     this.log(merchantRecord(merchant));
     return merchant;

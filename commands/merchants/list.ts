@@ -18,10 +18,13 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
     '<%= config.bin %> merchants list --tenant 6f1c… --all --json',
   ];
   static override flags = {
-    tenant: withScope(Flags.string({ description: 'Only this tenant\'s merchants' }), asTenantOrPlatform),
-    company: Flags.string({ description: 'Only this company\'s merchants' }),
+    tenant: withScope(Flags.string({ description: "Only this tenant's merchants" }), asTenantOrPlatform),
+    company: Flags.string({ description: "Only this company's merchants" }),
     status: Flags.string({ description: 'Only merchants in this status', options: ['active', 'suspended', 'disabled'] }),
-    'live-status': Flags.string({ description: 'Only merchants in this live status', options: ['sandbox', 'pending_approval', 'approved'] }),
+    'live-status': Flags.string({
+      description: 'Only merchants in this live status',
+      options: ['sandbox', 'pending_approval', 'approved'],
+    }),
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,
     all: sharedFlags.all,
@@ -30,12 +33,23 @@ export default class MerchantsList extends BaseCommand<typeof MerchantsList> {
 
   async run(): Promise<Page<Merchant>> {
     const ctx = await this.scope();
-    const filters = await validateInput(ctx, ListMerchantsQuery.pick({ companyId: true }), { companyId: this.flags.company }, { companyId: 'company' });
-    const page = await this.listAll((p) => listMerchants(
+    const filters = await validateInput(
       ctx,
-      { companyId: filters.companyId, status: this.flags.status as MerchantStatus | undefined, liveStatus: this.flags['live-status'] as LiveStatus | undefined },
-      { ...p, sortOrder: 'desc' },
-    ));
+      ListMerchantsQuery.pick({ companyId: true }),
+      { companyId: this.flags.company },
+      { companyId: 'company' },
+    );
+    const page = await this.listAll((p) =>
+      listMerchants(
+        ctx,
+        {
+          companyId: filters.companyId,
+          status: this.flags.status as MerchantStatus | undefined,
+          liveStatus: this.flags['live-status'] as LiveStatus | undefined,
+        },
+        { ...p, sortOrder: 'desc' },
+      ),
+    );
     this.log(merchantTable(page, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

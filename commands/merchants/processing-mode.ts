@@ -7,7 +7,7 @@ import { setProcessingMode } from '../../src/services/organization/merchants';
 import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class MerchantsProcessingMode extends BaseCommand<typeof MerchantsProcessingMode> {
-  static override summary = 'Set the merchant\'s processing mode: principal or passthrough.';
+  static override summary = "Set the merchant's processing mode: principal or passthrough.";
   static override examples = ['<%= config.bin %> merchants processing-mode 0b9e… passthrough'];
   static override args = {
     id: recordArg('merchant', { description: 'Merchant id', required: true }),

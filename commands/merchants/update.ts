@@ -7,7 +7,7 @@ import { merchantFieldFlags, merchantInput, merchantRecord } from '../../src/cli
 import { recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class MerchantsUpdate extends BaseCommand<typeof MerchantsUpdate> {
-  static override summary = 'Change a merchant\'s name, default currency, MCC or website.';
+  static override summary = "Change a merchant's name, default currency, MCC or website.";
   static override examples = ['<%= config.bin %> merchants update 0b9e… --mcc 5411'];
   static override args = { id: recordArg('merchant', { description: 'Merchant id', required: true }) };
   static override flags = { ...recordOwnerFlags, ...merchantFieldFlags };

@@ -25,9 +25,17 @@ export default class PartnersCreate extends BaseCommand<typeof PartnersCreate> {
   async run(): Promise<Partner> {
     const name = await this.required(this.flags.name, 'name', 'Partner name');
     const ctx = await this.scope();
-    const input = await validateInput(ctx, CreatePartnerBody, {
-      name, contactEmail: this.flags['contact-email'], metadata: parseMetadata(this.flags.metadata), tenantId: this.flags.tenant,
-    }, { tenantId: 'tenant' });
+    const input = await validateInput(
+      ctx,
+      CreatePartnerBody,
+      {
+        name,
+        contactEmail: this.flags['contact-email'],
+        metadata: parseMetadata(this.flags.metadata),
+        tenantId: this.flags.tenant,
+      },
+      { tenantId: 'tenant' },
+    );
     const partner = await createPartner(ctx, input);
     this.log(renderRecord({ id: partner.id, tenant: partner.tenantId, name: partner.name, status: partner.status }));
     return partner;

@@ -9,7 +9,7 @@ import { nullable, parseMetadata } from '../../src/cli/flags';
 import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class PartnersUpdate extends BaseCommand<typeof PartnersUpdate> {
-  static override summary = 'Change a partner\'s name, contact email or metadata.';
+  static override summary = "Change a partner's name, contact email or metadata.";
   static override examples = ['<%= config.bin %> partners update 6f1c… --name "Referral Company" --metadata tier=gold'];
   static override scopeOf = atPlatform();
   static override args = { id: ownedArg('partner', { description: 'Partner id', required: true }) };
@@ -22,7 +22,9 @@ export default class PartnersUpdate extends BaseCommand<typeof PartnersUpdate> {
 
   async run(): Promise<Partner> {
     const input = validateWith(UpdatePartnerBody, {
-      name: this.flags.name, contactEmail: nullable(this.flags['contact-email']), metadata: parseMetadata(this.flags.metadata),
+      name: this.flags.name,
+      contactEmail: nullable(this.flags['contact-email']),
+      metadata: parseMetadata(this.flags.metadata),
     });
     const ctx = await this.scope();
     const partner = await updatePartner(ctx, this.args.id, input);

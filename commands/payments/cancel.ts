@@ -17,7 +17,13 @@ export default class PaymentsCancel extends BaseCommand<typeof PaymentsCancel> {
   async run(): Promise<Payment> {
     const ctx = await this.scope();
     const current = await getPayment(ctx, this.args.id);
-    await this.confirmAction(this.flags.yes, { verb: 'Cancel', noun: 'payment', name: `${formatMinor(current.amount)}, ${current.status}`, id: current.id, consequence: 'The authorization is voided.' });
+    await this.confirmAction(this.flags.yes, {
+      verb: 'Cancel',
+      noun: 'payment',
+      name: `${formatMinor(current.amount)}, ${current.status}`,
+      id: current.id,
+      consequence: 'The authorization is voided.',
+    });
     const payment = await cancelPayment(ctx, this.args.id);
     this.log(renderPayment(payment));
     return payment;

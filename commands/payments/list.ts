@@ -13,7 +13,7 @@ import { renderPayments } from '../../src/cli/payments';
 export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
   static override summary = 'List payments, newest first: of every tenant, or of one with --tenant.';
   static override description =
-    'Sandbox (test) payments unless --live. Amounts are shown in the currency\'s major unit; --json returns the records (GET /v1/payments) with integer minor units.';
+    "Sandbox (test) payments unless --live. Amounts are shown in the currency's major unit; --json returns the records (GET /v1/payments) with integer minor units.";
   static override examples = [
     '<%= config.bin %> payments list',
     '<%= config.bin %> payments list --tenant 6f1c… --merchant 0b9e… --status captured',
@@ -21,8 +21,8 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
     '<%= config.bin %> payments list --all --json',
   ];
   static override flags = {
-    tenant: withScope(Flags.string({ description: 'Only this tenant\'s payments (omit to see every tenant, as the platform)' }), asReader),
-    merchant: Flags.string({ description: 'Only this merchant\'s payments' }),
+    tenant: withScope(Flags.string({ description: "Only this tenant's payments (omit to see every tenant, as the platform)" }), asReader),
+    merchant: Flags.string({ description: "Only this merchant's payments" }),
     status: Flags.string({
       description: 'Only payments in this status',
       options: ['processing', 'requires_action', 'requires_capture', 'captured', 'failed', 'voided', 'refunded', 'partially_refunded'],
@@ -40,7 +40,13 @@ export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
     const input = await validateInput(
       ctx,
       ListPaymentsQuery,
-      { status: this.flags.status, merchantId: this.flags.merchant, checkoutSessionId: this.flags.session, cursor: this.flags.cursor, limit: this.flags.limit },
+      {
+        status: this.flags.status,
+        merchantId: this.flags.merchant,
+        checkoutSessionId: this.flags.session,
+        cursor: this.flags.cursor,
+        limit: this.flags.limit,
+      },
       { merchantId: 'merchant', checkoutSessionId: 'session' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;

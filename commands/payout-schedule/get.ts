@@ -9,7 +9,7 @@ import { PayoutScheduleQuery } from '../../src/api/payouts/schemas';
 import { renderPayoutSchedule } from '../../src/cli/payouts';
 
 export default class PayoutScheduleGet extends BaseCommand<typeof PayoutScheduleGet> {
-  static override summary = 'Show a merchant\'s payout schedule (manual, the default, when it never set one).';
+  static override summary = "Show a merchant's payout schedule (manual, the default, when it never set one).";
   static override description = 'As GET /v1/payout-schedule answers it, in sandbox (test) mode unless --live.';
   static override examples = [
     '<%= config.bin %> payout-schedule get --tenant 6f1c… --merchant 0b9e…',

@@ -6,7 +6,8 @@ import { payoutOwnerFlags, renderPayout } from '../../src/cli/payouts';
 
 export default class PayoutsGet extends BaseCommand<typeof PayoutsGet> {
   static override summary = 'Show a payout: amount, fee, status, masked destination, arrival date and provider reference.';
-  static override description = 'Found by id in either mode; read as its tenant\'s operator (the fee split is included with --json). The destination is masked as in every read.';
+  static override description =
+    "Found by id in either mode; read as its tenant's operator (the fee split is included with --json). The destination is masked as in every read.";
   static override examples = ['<%= config.bin %> payouts get 0190a1b2-…', '<%= config.bin %> payouts get 0190a1b2-… --tenant 6f1c… --json'];
   static override args = { id: recordArg('payout', { description: 'Payout id', required: true }) };
   static override flags = { ...payoutOwnerFlags };

@@ -12,7 +12,7 @@ import { payoutStatusFlag, renderPayouts } from '../../src/cli/payouts';
 export default class PayoutsList extends BaseCommand<typeof PayoutsList> {
   static override summary = 'List payouts made by payout schedules, newest first: amount, fee, status, period and the masked destination.';
   static override description =
-    'As GET /v1/payouts lists them. Sandbox (test) payouts unless --live. Amounts are shown in the currency\'s major unit; --json returns the records with integer minor units.';
+    "As GET /v1/payouts lists them. Sandbox (test) payouts unless --live. Amounts are shown in the currency's major unit; --json returns the records with integer minor units.";
   static override examples = [
     '<%= config.bin %> payouts list --tenant 6f1c…',
     '<%= config.bin %> payouts list --tenant 6f1c… --merchant 0b9e… --status paid',
@@ -26,7 +26,13 @@ export default class PayoutsList extends BaseCommand<typeof PayoutsList> {
     const input = await validateInput(
       ctx,
       ListPayoutsQuery,
-      { merchantId: this.flags.merchant, currency: this.flags.currency, status: this.flags.status, cursor: this.flags.cursor, limit: this.flags.limit },
+      {
+        merchantId: this.flags.merchant,
+        currency: this.flags.currency,
+        status: this.flags.status,
+        cursor: this.flags.cursor,
+        limit: this.flags.limit,
+      },
       { merchantId: 'merchant' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;

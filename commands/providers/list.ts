@@ -9,7 +9,11 @@ import { atPlatform } from '../../src/cli/context';
 
 export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
   static override summary = 'List the provider integrations of the connector catalog.';
-  static override examples = ['<%= config.bin %> providers list', '<%= config.bin %> providers list --status maintenance --json', '<%= config.bin %> providers list --all --json'];
+  static override examples = [
+    '<%= config.bin %> providers list',
+    '<%= config.bin %> providers list --status maintenance --json',
+    '<%= config.bin %> providers list --all --json',
+  ];
   static override scopeOf = atPlatform();
   static override flags = {
     status: Flags.string({ description: 'Only providers in this status', options: ['available', 'maintenance', 'deprecated'] }),
@@ -22,17 +26,26 @@ export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
 
   async run(): Promise<Page<ProviderIntegration>> {
     const ctx = await this.scope();
-    const page = await this.listAll((p) => listProviders(
-      ctx, { status: this.flags.status as ProviderStatus | undefined, category: this.flags.category },
-      { ...p, sortOrder: 'asc' },
-    ));
-    this.log(renderTable(page.data, [
-      { header: 'ID', get: (p) => p.id },
-      { header: 'Code', get: (p) => p.code },
-      { header: 'Name', get: (p) => p.name },
-      { header: 'Category', get: (p) => p.category },
-      { header: 'Status', get: (p) => statusColour(p.status) },
-    ], this.flags));
+    const page = await this.listAll((p) =>
+      listProviders(
+        ctx,
+        { status: this.flags.status as ProviderStatus | undefined, category: this.flags.category },
+        { ...p, sortOrder: 'asc' },
+      ),
+    );
+    this.log(
+      renderTable(
+        page.data,
+        [
+          { header: 'ID', get: (p) => p.id },
+          { header: 'Code', get: (p) => p.code },
+          { header: 'Name', get: (p) => p.name },
+          { header: 'Category', get: (p) => p.category },
+          { header: 'Status', get: (p) => statusColour(p.status) },
+        ],
+        this.flags,
+      ),
+    );
     logBesideTable(this, this.flags, pageFooter(page));
     return page;
   }

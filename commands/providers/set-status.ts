@@ -5,8 +5,11 @@ import { setProviderStatus } from '../../src/services/processing/providers';
 import { atPlatform } from '../../src/cli/context';
 
 export default class ProvidersSetStatus extends BaseCommand<typeof ProvidersSetStatus> {
-  static override summary = 'Set a provider integration\'s status: available, maintenance or deprecated (audited).';
-  static override examples = ['<%= config.bin %> providers set-status 7d3f… maintenance', '<%= config.bin %> providers set-status 7d3f… available --json'];
+  static override summary = "Set a provider integration's status: available, maintenance or deprecated (audited).";
+  static override examples = [
+    '<%= config.bin %> providers set-status 7d3f… maintenance',
+    '<%= config.bin %> providers set-status 7d3f… available --json',
+  ];
   static override scopeOf = atPlatform();
   static override args = {
     id: Args.string({ description: 'Provider integration id', required: true }),

@@ -10,7 +10,7 @@ export default class RefundsGet extends BaseCommand<typeof RefundsGet> {
   static override examples = ['<%= config.bin %> refunds get 0190c3d4-…', '<%= config.bin %> refunds get 0190c3d4-… --json'];
   static override args = { id: recordArg('refund', { description: 'Refund id', required: true, reads: true }) };
   static override flags = {
-    tenant: Flags.string({ description: 'Read as this tenant (404 when the refund is another tenant\'s)' }),
+    tenant: Flags.string({ description: "Read as this tenant (404 when the refund is another tenant's)" }),
     merchant: recordOwnerFlags.merchant,
   };
 

@@ -10,10 +10,16 @@ import { renderRefunds } from '../../src/cli/payments';
 
 export default class RefundsList extends BaseCommand<typeof RefundsList> {
   static override summary = 'List the refunds of a payment, newest first.';
-  static override examples = ['<%= config.bin %> refunds list 0190a1b2-…', '<%= config.bin %> refunds list 0190a1b2-… --json', '<%= config.bin %> refunds list 0190a1b2-… --all --json'];
-  static override args = { paymentId: recordArg('payment', { name: 'PAYMENT_ID', description: 'Payment id', required: true, reads: true }) };
+  static override examples = [
+    '<%= config.bin %> refunds list 0190a1b2-…',
+    '<%= config.bin %> refunds list 0190a1b2-… --json',
+    '<%= config.bin %> refunds list 0190a1b2-… --all --json',
+  ];
+  static override args = {
+    paymentId: recordArg('payment', { name: 'PAYMENT_ID', description: 'Payment id', required: true, reads: true }),
+  };
   static override flags = {
-    tenant: Flags.string({ description: 'Read as this tenant (404 when the payment is another tenant\'s)' }),
+    tenant: Flags.string({ description: "Read as this tenant (404 when the payment is another tenant's)" }),
     merchant: recordOwnerFlags.merchant,
     limit: sharedFlags.limit,
     cursor: sharedFlags.cursor,

@@ -7,7 +7,8 @@ import { paymentFields, paymentInput, renderDryRun } from '../../src/cli/risk/dr
 import { asOperatorOfTenantOrPlatform, withScope } from '../../src/cli/context';
 
 export default class RiskEvaluate extends BaseCommand<typeof RiskEvaluate> {
-  static override summary = 'Dry run: the risk engine\'s decision for a hypothetical payment (score, thresholds, matched rules, reason). Nothing is written.';
+  static override summary =
+    "Dry run: the risk engine's decision for a hypothetical payment (score, thresholds, matched rules, reason). Nothing is written.";
   static override description = [
     'The payment is a JSON object (a file path or inline JSON): merchantId, amount {currency, valueMinor}, and optionally channelId, card',
     '({number} — summarized as a checkout does, so its fingerprint is the one a real payment gets — or {fingerprint, bin, brand, country}),',
@@ -21,8 +22,13 @@ export default class RiskEvaluate extends BaseCommand<typeof RiskEvaluate> {
   ];
   static override flags = {
     'payment-json': Flags.string({ description: 'The hypothetical payment: a JSON file path or inline JSON' }),
-    merchant: Flags.string({ description: 'Merchant id (replaces the payment\'s merchantId)' }),
-    tenant: withScope(Flags.string({ description: 'Act as this tenant\'s operator (404 when the merchant is another tenant\'s); default: the merchant\'s tenant' }), asOperatorOfTenantOrPlatform),
+    merchant: Flags.string({ description: "Merchant id (replaces the payment's merchantId)" }),
+    tenant: withScope(
+      Flags.string({
+        description: "Act as this tenant's operator (404 when the merchant is another tenant's); default: the merchant's tenant",
+      }),
+      asOperatorOfTenantOrPlatform,
+    ),
     live: riskScopeFlags.live,
   };
 

@@ -8,7 +8,7 @@ import { createRole } from '../../src/services/access/roles';
 import { accessScopeFlags } from '../../src/cli/context';
 
 export default class RolesCreate extends BaseCommand<typeof RolesCreate> {
-  static override summary = 'Create a role from permission codes of the acting caller\'s layer.';
+  static override summary = "Create a role from permission codes of the acting caller's layer.";
   static override description =
     'With --merchant a merchant role of that merchant, with --tenant an operator role, with neither a platform role; --as-user acts as a user, ' +
     'with its permissions. A code outside the layer is refused (exit 2), a code the caller lacks too (exit 3).';

@@ -9,7 +9,10 @@ export default class RolesDelete extends BaseCommand<typeof RolesDelete> {
   static override examples = ['<%= config.bin %> roles delete 9a7b… --yes'];
   static override args = { id: recordArg('role', { description: 'Role id', required: true }) };
   static override flags = {
-    ...recordOwnerFlags, 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
+    ...recordOwnerFlags,
+    'as-user': accessScopeFlags['as-user'],
+    yes: sharedFlags.yes,
+  };
 
   async run(): Promise<Role> {
     const ctx = await this.scope();

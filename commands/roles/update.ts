@@ -8,7 +8,7 @@ import { updateRole } from '../../src/services/access/roles';
 import { accessScopeFlags, recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class RolesUpdate extends BaseCommand<typeof RolesUpdate> {
-  static override summary = 'Update a role\'s name, description or permissions (replaces the list; applies to its users at once).';
+  static override summary = "Update a role's name, description or permissions (replaces the list; applies to its users at once).";
   static override examples = ['<%= config.bin %> roles update 9a7b… --permission payments:payments:view'];
   static override args = { id: recordArg('role', { description: 'Role id', required: true }) };
   static override flags = {

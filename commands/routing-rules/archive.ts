@@ -14,7 +14,13 @@ export default class RoutingRulesArchive extends BaseCommand<typeof RoutingRules
   async run(): Promise<RoutingRule> {
     await this.confirmAction(this.flags.yes, async () => {
       const rule = await getRoutingRule(await this.scope(), this.args.id);
-      return { verb: 'Archive', noun: 'routing rule', name: `${rule.name}, version ${rule.version}`, id: rule.id, consequence: 'The rule stops routing.' };
+      return {
+        verb: 'Archive',
+        noun: 'routing rule',
+        name: `${rule.name}, version ${rule.version}`,
+        id: rule.id,
+        consequence: 'The rule stops routing.',
+      };
     });
     const ctx = await this.scope();
     const rule = await archiveRoutingRule(ctx, this.args.id);

@@ -13,7 +13,7 @@ import { atPlatform } from '../../src/cli/context';
 export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesDecide> {
   static override summary = 'Dry run: print the routing decision the engine makes for a hypothetical payment.';
   static override description =
-    'Evaluates the merchant\'s tenant\'s active rules (or the default order) and checks every candidate terminal, with the reasons of each exclusion. Terminal limits count the payments already made. Nothing is written.';
+    "Evaluates the merchant's tenant's active rules (or the default order) and checks every candidate terminal, with the reasons of each exclusion. Terminal limits count the payments already made. Nothing is written.";
   static override examples = [
     '<%= config.bin %> routing-rules decide --merchant 0b9e… --amount 100.00 --currency EUR --brand visa',
     '<%= config.bin %> routing-rules decide --merchant 0b9e… --amount 100.00 --currency EUR --brand mastercard --country DE --seed 42 --json',
@@ -37,16 +37,27 @@ export default class RoutingRulesDecide extends BaseCommand<typeof RoutingRulesD
     const currency = await this.required(this.flags.currency, 'currency', 'Currency (e.g. EUR)');
     const amount = (await requiredAmount(this.flags, currency, (value, flag, question) => this.required(value, flag, question))).valueMinor;
     const input = validateWith(DecideInput, {
-      merchant: merchantId, amount: { currency, valueMinor: amount }, method: this.flags.method, brand: this.flags.brand, country: this.flags.country,
-      channel: this.flags.channel, at: this.flags.at,
+      merchant: merchantId,
+      amount: { currency, valueMinor: amount },
+      method: this.flags.method,
+      brand: this.flags.brand,
+      country: this.flags.country,
+      channel: this.flags.channel,
+      at: this.flags.at,
     });
     const rt = await this.runtime();
     const ctx = await this.scope();
     const decision = await decideRoute(
       ctx,
       {
-        merchantId: input.merchant, channelId: input.channel ?? null, amount: input.amount, paymentMethod: input.method, brand: input.brand ?? null,
-        cardCountry: input.country ?? null, transactionType: 'payment', at: input.at ? new Date(input.at) : rt.clock.now(),
+        merchantId: input.merchant,
+        channelId: input.channel ?? null,
+        amount: input.amount,
+        paymentMethod: input.method,
+        brand: input.brand ?? null,
+        cardCountry: input.country ?? null,
+        transactionType: 'payment',
+        at: input.at ? new Date(input.at) : rt.clock.now(),
       },
       { usage: (limit, at) => limitUsage(ctx, limit, at), random: this.flags.seed === undefined ? undefined : mulberry32(this.flags.seed) },
     );

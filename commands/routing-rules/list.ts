@@ -31,12 +31,24 @@ export default class RoutingRulesList extends BaseCommand<typeof RoutingRulesLis
 
   async run(): Promise<Page<RoutingRule>> {
     const ctx = await this.scope();
-    const filters = await validateInput(ctx, ListRoutingRulesQuery.pick({ tenantId: true, ruleId: true }), { tenantId: this.flags.tenant, ruleId: this.flags.rule }, { tenantId: 'tenant', ruleId: 'rule' });
-    const page = await this.listAll((p) => listRoutingRules(
+    const filters = await validateInput(
       ctx,
-      { tenantId: filters.tenantId, status: this.flags.status as RoutingRuleStatus | undefined, ruleId: filters.ruleId, name: this.flags.name },
-      { ...p, sortOrder: 'desc' },
-    ));
+      ListRoutingRulesQuery.pick({ tenantId: true, ruleId: true }),
+      { tenantId: this.flags.tenant, ruleId: this.flags.rule },
+      { tenantId: 'tenant', ruleId: 'rule' },
+    );
+    const page = await this.listAll((p) =>
+      listRoutingRules(
+        ctx,
+        {
+          tenantId: filters.tenantId,
+          status: this.flags.status as RoutingRuleStatus | undefined,
+          ruleId: filters.ruleId,
+          name: this.flags.name,
+        },
+        { ...p, sortOrder: 'desc' },
+      ),
+    );
     this.log(renderRules(page, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

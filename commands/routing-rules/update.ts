@@ -8,7 +8,8 @@ import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class RoutingRulesUpdate extends BaseCommand<typeof RoutingRulesUpdate> {
   static override summary = 'Update a draft routing rule version (conditions and outcome replace the whole value).';
-  static override description = 'Only drafts change: an active or archived version is refused (exit 5, ROUTING_RULE_NOT_DRAFT); clone it first.';
+  static override description =
+    'Only drafts change: an active or archived version is refused (exit 5, ROUTING_RULE_NOT_DRAFT); clone it first.';
   static override examples = [
     '<%= config.bin %> routing-rules update 6f1c… --terminals 7a2d…,0b9e…',
     '<%= config.bin %> routing-rules update 6f1c… --name "EU cards v2" --priority 5 --json',
@@ -19,7 +20,10 @@ export default class RoutingRulesUpdate extends BaseCommand<typeof RoutingRulesU
 
   async run(): Promise<RoutingRule> {
     const ctx = await this.scope();
-    const input = await validateInput(ctx, UpdateRoutingRuleBody, ruleInput(this.flags), ruleFlagNames(this.flags), { kind: 'routingRule', id: this.args.id });
+    const input = await validateInput(ctx, UpdateRoutingRuleBody, ruleInput(this.flags), ruleFlagNames(this.flags), {
+      kind: 'routingRule',
+      id: this.args.id,
+    });
     const rule = await updateRoutingRule(ctx, this.args.id, input);
     this.log(renderRule(rule));
     return rule;

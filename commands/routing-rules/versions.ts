@@ -9,10 +9,20 @@ import { pageFooter, logBesideTable } from '../../src/cli/output';
 
 export default class RoutingRulesVersions extends BaseCommand<typeof RoutingRulesVersions> {
   static override summary = 'List every version of the rule of a version, newest first.';
-  static override examples = ['<%= config.bin %> routing-rules versions 6f1c…', '<%= config.bin %> routing-rules versions 6f1c… --json', '<%= config.bin %> routing-rules versions 6f1c… --all --json'];
+  static override examples = [
+    '<%= config.bin %> routing-rules versions 6f1c…',
+    '<%= config.bin %> routing-rules versions 6f1c… --json',
+    '<%= config.bin %> routing-rules versions 6f1c… --all --json',
+  ];
   static override scopeOf = atPlatform(false);
   static override args = { id: ownedArg('routingRule', { description: 'Any version id of the rule', required: true }) };
-  static override flags = { ...ownerFlags('routingRule'), limit: sharedFlags.limit, cursor: sharedFlags.cursor, all: sharedFlags.all, ...tableFlags };
+  static override flags = {
+    ...ownerFlags('routingRule'),
+    limit: sharedFlags.limit,
+    cursor: sharedFlags.cursor,
+    all: sharedFlags.all,
+    ...tableFlags,
+  };
 
   async run(): Promise<Page<RoutingRule>> {
     const ctx = await this.scope();

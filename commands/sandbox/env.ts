@@ -21,7 +21,11 @@ export default class SandboxEnvCommand extends BaseCommand<typeof SandboxEnvComm
     const config = await this.config$();
     const sandbox = savedSandbox(config);
     if (!sandbox) {
-      throw new NotFoundError('sandbox', undefined, { code: 'SANDBOX_NOT_FOUND', detail: `No sandbox of this database in ${sandboxFile({ config })}.`, hint: 'Start the sandbox first: `npm start` (payplane serve on an empty database) or `payplane sandbox init` writes it.' });
+      throw new NotFoundError('sandbox', undefined, {
+        code: 'SANDBOX_NOT_FOUND',
+        detail: `No sandbox of this database in ${sandboxFile({ config })}.`,
+        hint: 'Start the sandbox first: `npm start` (payplane serve on an empty database) or `payplane sandbox init` writes it.',
+      });
     }
     const variables: SandboxEnv = {
       API_URL: config.publicBaseUrl ?? (await runningServeUrl(config)) ?? localUrl(process.env.HOST, process.env.PORT),

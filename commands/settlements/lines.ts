@@ -10,9 +10,9 @@ import { ListSettlementLinesQuery } from '../../src/api/settlements/schemas';
 import { renderLines, settlementFlags } from '../../src/cli/settlements';
 
 export default class SettlementsLines extends BaseCommand<typeof SettlementsLines> {
-  static override summary = 'List a settlement statement\'s lines, in the order the movements happened.';
+  static override summary = "List a settlement statement's lines, in the order the movements happened.";
   static override description =
-    'Every movement of the merchant\'s balances in the statement\'s currency and day, from the ledger\'s entries (GET /v1/settlements/{id}/lines): a posting\'s fee is a line of its own (fee, dispute_fee, withdrawal_fee); --json gives its parts (feeBreakdown).';
+    "Every movement of the merchant's balances in the statement's currency and day, from the ledger's entries (GET /v1/settlements/{id}/lines): a posting's fee is a line of its own (fee, dispute_fee, withdrawal_fee); --json gives its parts (feeBreakdown).";
   static override examples = [
     '<%= config.bin %> settlements lines 0190a1b2-…',
     '<%= config.bin %> settlements lines 0190a1b2-… --all --csv',

@@ -13,7 +13,7 @@ import { renderStatements, statusFlag } from '../../src/cli/settlements';
 export default class SettlementsList extends BaseCommand<typeof SettlementsList> {
   static override summary = 'List settlement statements (one per merchant, currency and UTC day), newest first.';
   static override description =
-    'As GET /v1/settlements lists them: a statement is opened by the merchant\'s first ledger movement of the day and finalized by the settlements job after the day; a day without a movement has none. Sandbox (test) statements unless --live; every tenant\'s (as the platform) without --tenant. Amounts are shown in the currency\'s major unit; --json returns the records with integer minor units.';
+    "As GET /v1/settlements lists them: a statement is opened by the merchant's first ledger movement of the day and finalized by the settlements job after the day; a day without a movement has none. Sandbox (test) statements unless --live; every tenant's (as the platform) without --tenant. Amounts are shown in the currency's major unit; --json returns the records with integer minor units.";
   static override examples = [
     '<%= config.bin %> settlements list --tenant 6f1c…',
     '<%= config.bin %> settlements list --tenant 6f1c… --merchant 0b9e… --currency EUR --status finalized',
@@ -34,8 +34,13 @@ export default class SettlementsList extends BaseCommand<typeof SettlementsList>
       ctx,
       ListSettlementsQuery,
       {
-        merchantId: this.flags.merchant, currency: this.flags.currency, status: this.flags.status, periodFrom: this.flags['period-from'],
-        periodTo: this.flags['period-to'], cursor: this.flags.cursor, limit: this.flags.limit,
+        merchantId: this.flags.merchant,
+        currency: this.flags.currency,
+        status: this.flags.status,
+        periodFrom: this.flags['period-from'],
+        periodTo: this.flags['period-to'],
+        cursor: this.flags.cursor,
+        limit: this.flags.limit,
       },
       { merchantId: 'merchant', periodFrom: 'period-from', periodTo: 'period-to' },
     );

@@ -9,7 +9,11 @@ import { atPlatform } from '../../src/cli/context';
 
 export default class TenantsList extends BaseCommand<typeof TenantsList> {
   static override summary = 'List tenants.';
-  static override examples = ['<%= config.bin %> tenants list', '<%= config.bin %> tenants list --status suspended --json', '<%= config.bin %> tenants list --all --json'];
+  static override examples = [
+    '<%= config.bin %> tenants list',
+    '<%= config.bin %> tenants list --status suspended --json',
+    '<%= config.bin %> tenants list --all --json',
+  ];
   static override scopeOf = atPlatform();
   static override flags = {
     status: Flags.string({ description: 'Only tenants in this status', options: ['active', 'suspended', 'disabled'] }),
@@ -21,20 +25,22 @@ export default class TenantsList extends BaseCommand<typeof TenantsList> {
 
   async run(): Promise<Page<Tenant>> {
     const ctx = await this.scope();
-    const page = await this.listAll((p) => listTenants(
-      ctx,
-      { status: this.flags.status as TenantStatus | undefined },
-      { ...p, sortOrder: 'desc' },
-    ));
+    const page = await this.listAll((p) =>
+      listTenants(ctx, { status: this.flags.status as TenantStatus | undefined }, { ...p, sortOrder: 'desc' }),
+    );
     this.log(
-      renderTable(page.data, [
-        { header: 'ID', get: (t) => t.id },
-        { header: 'Name', get: (t) => t.name },
-        { header: 'Status', get: (t) => statusColour(t.status) },
-        { header: 'Mode', get: (t) => (t.livemode ? 'live' : 'sandbox') },
-        { header: 'Currency', get: (t) => t.defaultCurrency ?? '' },
-        { header: 'Created', get: (t) => t.createdAt },
-      ], this.flags),
+      renderTable(
+        page.data,
+        [
+          { header: 'ID', get: (t) => t.id },
+          { header: 'Name', get: (t) => t.name },
+          { header: 'Status', get: (t) => statusColour(t.status) },
+          { header: 'Mode', get: (t) => (t.livemode ? 'live' : 'sandbox') },
+          { header: 'Currency', get: (t) => t.defaultCurrency ?? '' },
+          { header: 'Created', get: (t) => t.createdAt },
+        ],
+        this.flags,
+      ),
     );
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

@@ -8,7 +8,7 @@ import { tenantFieldFlags, tenantFlagNames, tenantInput } from '../../src/cli/te
 import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class TenantsUpdate extends BaseCommand<typeof TenantsUpdate> {
-  static override summary = 'Change a tenant\'s settings.';
+  static override summary = "Change a tenant's settings.";
   static override examples = [
     '<%= config.bin %> tenants update 6f1c… --rate-limit 1200',
     '<%= config.bin %> tenants update 6f1c… --feature instantPayouts=true --contact-email ops@acme.example',

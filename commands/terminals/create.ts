@@ -8,7 +8,8 @@ import { credentialFlags, credentialsFrom, renderTerminal } from '../../src/cli/
 import { atPlatform } from '../../src/cli/context';
 
 export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate> {
-  static override summary = 'Create a terminal of a tenant at a provider integration; the credentials are stored encrypted and never shown.';
+  static override summary =
+    'Create a terminal of a tenant at a provider integration; the credentials are stored encrypted and never shown.';
   static override examples = [
     '<%= config.bin %> terminals create --tenant 6f1c… --provider 7d3f… --name "EU cards" --currency EUR --currency USD --credentials-file creds.json',
     '<%= config.bin %> terminals create --tenant 6f1c… --provider 7d3f… --name Payouts --currency EUR --credential accountId=acc-1 --credential signingKey=… --json',
@@ -20,7 +21,10 @@ export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate>
     name: Flags.string({ description: 'Display name' }),
     currency: Flags.string({ description: 'Supported currency (repeatable; at least one)', multiple: true }),
     brand: Flags.string({ description: 'Supported card brand (repeatable; default: every brand of the provider)', multiple: true }),
-    method: Flags.string({ description: 'Supported payment method type (repeatable; default: every method of the provider)', multiple: true }),
+    method: Flags.string({
+      description: 'Supported payment method type (repeatable; default: every method of the provider)',
+      multiple: true,
+    }),
     direction: Flags.string({ description: 'payin or payout (default: from the provider)', options: ['payin', 'payout'] }),
     mcc: Flags.string({ description: 'Merchant category code (4 digits)' }),
     descriptor: Flags.string({ description: 'Statement descriptor' }),
@@ -38,11 +42,26 @@ export default class TerminalsCreate extends BaseCommand<typeof TerminalsCreate>
       ctx,
       CreateTerminalBody,
       {
-        tenantId: this.flags.tenant, providerIntegrationId, name, credentials, supportedCurrencies, supportedBrands: this.flags.brand,
-        supportedPaymentMethodTypes: this.flags.method, direction: this.flags.direction, mcc: this.flags.mcc, descriptor: this.flags.descriptor,
+        tenantId: this.flags.tenant,
+        providerIntegrationId,
+        name,
+        credentials,
+        supportedCurrencies,
+        supportedBrands: this.flags.brand,
+        supportedPaymentMethodTypes: this.flags.method,
+        direction: this.flags.direction,
+        mcc: this.flags.mcc,
+        descriptor: this.flags.descriptor,
         providerCostScheduleId: this.flags['cost-schedule'],
       },
-      { tenantId: 'tenant', providerIntegrationId: 'provider', supportedCurrencies: 'currency', supportedBrands: 'brand', supportedPaymentMethodTypes: 'method', providerCostScheduleId: 'cost-schedule' },
+      {
+        tenantId: 'tenant',
+        providerIntegrationId: 'provider',
+        supportedCurrencies: 'currency',
+        supportedBrands: 'brand',
+        supportedPaymentMethodTypes: 'method',
+        providerCostScheduleId: 'cost-schedule',
+      },
     );
     const terminal = await createTerminal(ctx, input);
     this.log(renderTerminal(terminal));

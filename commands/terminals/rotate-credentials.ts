@@ -7,8 +7,11 @@ import { credentialFlags, credentialsFrom } from '../../src/cli/processing';
 import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 
 export default class TerminalsRotateCredentials extends BaseCommand<typeof TerminalsRotateCredentials> {
-  static override summary = 'Replace a terminal\'s credentials (a new credential binding); they are stored encrypted and never shown.';
-  static override examples = ['<%= config.bin %> terminals rotate-credentials 6f1c… --credentials-file creds.json', '<%= config.bin %> terminals rotate-credentials 6f1c… --credential apiKey=… --credential merchantAccount=… --json'];
+  static override summary = "Replace a terminal's credentials (a new credential binding); they are stored encrypted and never shown.";
+  static override examples = [
+    '<%= config.bin %> terminals rotate-credentials 6f1c… --credentials-file creds.json',
+    '<%= config.bin %> terminals rotate-credentials 6f1c… --credential apiKey=… --credential merchantAccount=… --json',
+  ];
   static override scopeOf = atPlatform();
   static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
   static override flags = { ...ownerFlags('terminal'), ...credentialFlags };

@@ -9,8 +9,11 @@ import { renderTerminal } from '../../src/cli/processing';
 import { nullable } from '../../src/cli/flags';
 
 export default class TerminalsUpdate extends BaseCommand<typeof TerminalsUpdate> {
-  static override summary = 'Update a terminal (lists replace the old ones and must be the provider\'s).';
-  static override examples = ['<%= config.bin %> terminals update 6f1c… --name "EU cards" --currency EUR --currency GBP', '<%= config.bin %> terminals update 6f1c… --descriptor null --json'];
+  static override summary = "Update a terminal (lists replace the old ones and must be the provider's).";
+  static override examples = [
+    '<%= config.bin %> terminals update 6f1c… --name "EU cards" --currency EUR --currency GBP',
+    '<%= config.bin %> terminals update 6f1c… --descriptor null --json',
+  ];
   static override scopeOf = atPlatform();
   static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
   static override flags = {
@@ -30,10 +33,20 @@ export default class TerminalsUpdate extends BaseCommand<typeof TerminalsUpdate>
       ctx,
       UpdateTerminalBody,
       {
-        name: this.flags.name, supportedCurrencies: this.flags.currency, supportedBrands: this.flags.brand, supportedPaymentMethodTypes: this.flags.method,
-        mcc: nullable(this.flags.mcc), descriptor: nullable(this.flags.descriptor), providerCostScheduleId: nullable(this.flags['cost-schedule']),
+        name: this.flags.name,
+        supportedCurrencies: this.flags.currency,
+        supportedBrands: this.flags.brand,
+        supportedPaymentMethodTypes: this.flags.method,
+        mcc: nullable(this.flags.mcc),
+        descriptor: nullable(this.flags.descriptor),
+        providerCostScheduleId: nullable(this.flags['cost-schedule']),
       },
-      { supportedCurrencies: 'currency', supportedBrands: 'brand', supportedPaymentMethodTypes: 'method', providerCostScheduleId: 'cost-schedule' },
+      {
+        supportedCurrencies: 'currency',
+        supportedBrands: 'brand',
+        supportedPaymentMethodTypes: 'method',
+        providerCostScheduleId: 'cost-schedule',
+      },
       { kind: 'terminal', id: this.args.id },
     );
     const terminal = await updateTerminal(ctx, this.args.id, input);

@@ -10,13 +10,22 @@ export default class UsersDelete extends BaseCommand<typeof UsersDelete> {
   static override examples = ['<%= config.bin %> users delete 2d0c… --yes'];
   static override args = { id: recordArg('user', { description: 'User id', required: true }) };
   static override flags = {
-    ...recordOwnerFlags, 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
+    ...recordOwnerFlags,
+    'as-user': accessScopeFlags['as-user'],
+    yes: sharedFlags.yes,
+  };
 
   async run(): Promise<User> {
     const ctx = await this.scope();
     await this.confirmAction(this.flags.yes, async () => {
       const user = await getUser(ctx, this.args.id);
-      return { verb: 'Delete', noun: 'user', name: userLabel(user), id: user.id, consequence: 'Its tokens stop working and its pending invitations are canceled.' };
+      return {
+        verb: 'Delete',
+        noun: 'user',
+        name: userLabel(user),
+        id: user.id,
+        consequence: 'Its tokens stop working and its pending invitations are canceled.',
+      };
     });
     const user = await deleteUser(ctx, this.args.id);
     this.log(`Deleted user ${user.id} (${user.email}).`);

@@ -11,7 +11,10 @@ export default class UsersDisable extends BaseCommand<typeof UsersDisable> {
   static override examples = ['<%= config.bin %> users disable 2d0c…', '<%= config.bin %> users disable 2d0c… --yes --json'];
   static override args = { id: recordArg('user', { description: 'User id', required: true }) };
   static override flags = {
-    ...recordOwnerFlags, 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
+    ...recordOwnerFlags,
+    'as-user': accessScopeFlags['as-user'],
+    yes: sharedFlags.yes,
+  };
 
   async run(): Promise<User> {
     await this.confirmAction(this.flags.yes, async () => {

@@ -34,7 +34,16 @@ export default class UsersInvite extends BaseCommand<typeof UsersInvite> {
       { roleIds: 'role', displayName: 'display-name' },
     );
     const result = await inviteUser(ctx, input);
-    this.log(renderRecord({ user: result.user.id, email: result.user.email, layer: result.user.layer, status: result.user.status, invitation: result.invitation.id, expiresAt: result.invitation.expiresAt }));
+    this.log(
+      renderRecord({
+        user: result.user.id,
+        email: result.user.email,
+        layer: result.user.layer,
+        status: result.user.status,
+        invitation: result.invitation.id,
+        expiresAt: result.invitation.expiresAt,
+      }),
+    );
     this.log(`\n${chalk.bold('Invitation token')} (shown once; hand it to the invitee):\n${result.invitation.token}`);
     return result;
   }

@@ -10,7 +10,7 @@ import { listUsers } from '../../src/services/access/users';
 import { accessScopeFlags } from '../../src/cli/context';
 
 export default class UsersList extends BaseCommand<typeof UsersList> {
-  static override summary = 'List users: a merchant\'s (--merchant), a tenant\'s (--tenant) or every user (platform).';
+  static override summary = "List users: a merchant's (--merchant), a tenant's (--tenant) or every user (platform).";
   static override examples = [
     '<%= config.bin %> users list --tenant 6f1c…',
     '<%= config.bin %> users list --merchant 0b9e… --status active --json',
@@ -30,21 +30,37 @@ export default class UsersList extends BaseCommand<typeof UsersList> {
 
   async run(): Promise<Page<User>> {
     const ctx = await this.scope();
-    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = await validateInput(
+    const {
+      cursor: _cursor,
+      limit: _limit,
+      sortOrder,
+      ...filters
+    } = await validateInput(
       ctx,
       ListUsersQuery,
-      { status: this.flags.status, layer: this.flags.layer, email: this.flags.email, roleId: this.flags.role, limit: this.flags.limit, cursor: this.flags.cursor },
+      {
+        status: this.flags.status,
+        layer: this.flags.layer,
+        email: this.flags.email,
+        roleId: this.flags.role,
+        limit: this.flags.limit,
+        cursor: this.flags.cursor,
+      },
       { roleId: 'role' },
     );
     const page = await this.listAll((p) => listUsers(ctx, filters, { ...p, sortOrder }));
     this.log(
-      renderTable(page.data, [
-        { header: 'ID', get: (u) => u.id },
-        { header: 'Email', get: (u) => u.email },
-        { header: 'Layer', get: (u) => (u.merchantId ? `merchant ${u.merchantId}` : u.layer) },
-        { header: 'Status', get: (u) => statusColour(u.status) },
-        { header: 'Roles', get: (u) => (u.isOwner ? 'owner' : u.roleIds.length) },
-      ], this.flags),
+      renderTable(
+        page.data,
+        [
+          { header: 'ID', get: (u) => u.id },
+          { header: 'Email', get: (u) => u.email },
+          { header: 'Layer', get: (u) => (u.merchantId ? `merchant ${u.merchantId}` : u.layer) },
+          { header: 'Status', get: (u) => statusColour(u.status) },
+          { header: 'Roles', get: (u) => (u.isOwner ? 'owner' : u.roleIds.length) },
+        ],
+        this.flags,
+      ),
     );
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

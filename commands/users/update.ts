@@ -8,7 +8,7 @@ import { updateUser } from '../../src/services/access/users';
 import { accessScopeFlags, recordArg, recordOwnerFlags } from '../../src/cli/context';
 
 export default class UsersUpdate extends BaseCommand<typeof UsersUpdate> {
-  static override summary = 'Update a user\'s display name, roles or MFA flag.';
+  static override summary = "Update a user's display name, roles or MFA flag.";
   static override examples = [
     '<%= config.bin %> users update 2d0c… --role 9a7b… --role 1c2d…',
     '<%= config.bin %> users update 2d0c… --no-roles --mfa',
@@ -18,7 +18,7 @@ export default class UsersUpdate extends BaseCommand<typeof UsersUpdate> {
     ...recordOwnerFlags,
     'as-user': accessScopeFlags['as-user'],
     'display-name': Flags.string({ description: 'Display name' }),
-    role: Flags.string({ description: 'Role id (repeatable; replaces the user\'s roles)', multiple: true, exclusive: ['no-roles'] }),
+    role: Flags.string({ description: "Role id (repeatable; replaces the user's roles)", multiple: true, exclusive: ['no-roles'] }),
     'no-roles': Flags.boolean({ description: 'Take every role off the user', default: false }),
     mfa: Flags.boolean({ description: 'mfaEnabled', allowNo: true }),
   };

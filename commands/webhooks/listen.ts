@@ -19,7 +19,7 @@ export interface ListenResult {
 }
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
-  static override summary = 'Receive webhooks on this machine: verify each delivery\'s signature, print it, forward it to your app.';
+  static override summary = "Receive webhooks on this machine: verify each delivery's signature, print it, forward it to your app.";
   static override description = `Registers a webhook endpoint at https://localhost:<port>/ (the sandbox's merchant by default: .payplane/sandbox.json; or --tenant [--merchant], --platform), prints its signing secret (whsec_…, the same on every run at that level and port) and listens on 127.0.0.1 with a certificate of its own, kept under <home>/webhook-listener/, where it also announces itself while it runs. A dispatcher (serve, webhooks dispatch) sharing that home delivers this endpoint's events to it although it is a loopback address, pinning that certificate (no other endpoint may reach a loopback address, and no other loopback service is ever sent a delivery). Every delivery's signature is verified with the Standard Webhooks library and printed; with --forward-to each verified delivery is posted as received (body and webhook-* headers) to your app, whose status is the answer (so a failing app sees the retries). Ctrl-C disables the endpoint (deliveries do not queue while nobody listens); the next run enables it again with the same secret.`;
   static override examples = [
     '<%= config.bin %> webhooks listen',
@@ -73,14 +73,21 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
       // from now on the dispatchers of this home deliver this endpoint's events here
       announceListener(rt.config.home, { endpointId: endpoint.id, port: this.flags.port, pid: process.pid, cert: certificate.cert });
       try {
-        const level = endpoint.level === 'merchant' ? `merchant ${endpoint.merchantId}` : endpoint.level === 'tenant' ? `tenant ${endpoint.tenantId}` : 'platform';
+        const level =
+          endpoint.level === 'merchant'
+            ? `merchant ${endpoint.merchantId}`
+            : endpoint.level === 'tenant'
+              ? `tenant ${endpoint.tenantId}`
+              : 'platform';
         // one write: whoever waits for "Ready." reads the signing secret with it
-        this.log([
-          `${chalk.bold('Ready.')} Listening for ${modeName(endpoint.livemode)} webhooks of ${level} at ${chalk.cyan(endpoint.url)} (endpoint ${endpoint.id}, events ${endpoint.events.join(', ')})`,
-          `Signing secret: ${shownSecret}`,
-          ...(forwardTo ? [`Forwarding verified deliveries to ${chalk.cyan(forwardTo)}`] : []),
-          'Ctrl-C to stop.',
-        ].join('\n'));
+        this.log(
+          [
+            `${chalk.bold('Ready.')} Listening for ${modeName(endpoint.livemode)} webhooks of ${level} at ${chalk.cyan(endpoint.url)} (endpoint ${endpoint.id}, events ${endpoint.events.join(', ')})`,
+            `Signing secret: ${shownSecret}`,
+            ...(forwardTo ? [`Forwarding verified deliveries to ${chalk.cyan(forwardTo)}`] : []),
+            'Ctrl-C to stop.',
+          ].join('\n'),
+        );
         const stoppedBy = await stopped;
         const closed = await closeListenerEndpoint(ctx, endpoint.id);
         this.log(`${stoppedBy}: endpoint ${endpoint.id} disabled; ${deliveries.length} deliveries received.`);

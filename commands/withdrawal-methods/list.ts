@@ -10,7 +10,7 @@ import { listWithdrawalMethods } from '../../src/services/withdrawal-methods/met
 import { methodScopeFlags, renderMethods } from '../../src/cli/withdrawal-methods';
 
 export default class WithdrawalMethodsList extends BaseCommand<typeof WithdrawalMethodsList> {
-  static override summary = 'List merchants\' saved withdrawal methods, newest first.';
+  static override summary = "List merchants' saved withdrawal methods, newest first.";
   static override description =
     'Sandbox (test) methods unless --live. Details are masked as every read shows them (an IBAN or account number keeps its last characters only); --json returns the records of GET /v1/merchant-withdrawal-methods.';
   static override examples = [
@@ -21,7 +21,7 @@ export default class WithdrawalMethodsList extends BaseCommand<typeof Withdrawal
   ];
   static override flags = {
     ...methodScopeFlags,
-    merchant: Flags.string({ description: 'Only this merchant\'s methods' }),
+    merchant: Flags.string({ description: "Only this merchant's methods" }),
     type: Flags.string({ description: 'Only methods of this type (see withdrawal-methods types)' }),
     status: Flags.string({ description: 'Only methods in this status', options: ['cooling', 'active', 'suspended'] }),
     limit: sharedFlags.limit,
@@ -35,7 +35,13 @@ export default class WithdrawalMethodsList extends BaseCommand<typeof Withdrawal
     const input = await validateInput(
       ctx,
       ListWithdrawalMethodsQuery,
-      { merchantId: this.flags.merchant, methodType: this.flags.type, status: this.flags.status, cursor: this.flags.cursor, limit: this.flags.limit },
+      {
+        merchantId: this.flags.merchant,
+        methodType: this.flags.type,
+        status: this.flags.status,
+        cursor: this.flags.cursor,
+        limit: this.flags.limit,
+      },
       { merchantId: 'merchant', methodType: 'type' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, livemode: _livemode, ...filters } = input;

@@ -8,7 +8,10 @@ export default class WithdrawalMethodsReactivate extends BaseCommand<typeof With
   static override summary = 'Reactivate a suspended withdrawal method.';
   static override description =
     'suspended → active, or back to cooling when its cooling period has not ended yet (a suspension never shortens cooling). 409 INVALID_STATE_TRANSITION (exit 5) unless suspended.';
-  static override examples = ['<%= config.bin %> withdrawal-methods reactivate 0190a1b2-… --tenant 6f1c…', '<%= config.bin %> withdrawal-methods reactivate 0190a1b2-… --tenant 6f1c… --json'];
+  static override examples = [
+    '<%= config.bin %> withdrawal-methods reactivate 0190a1b2-… --tenant 6f1c…',
+    '<%= config.bin %> withdrawal-methods reactivate 0190a1b2-… --tenant 6f1c… --json',
+  ];
   static override args = { id: ownedArg('withdrawalMethod', { description: 'Withdrawal method id', required: true }) };
   static override flags = methodOwnerFlags;
 

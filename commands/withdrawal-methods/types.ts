@@ -8,7 +8,7 @@ import { renderTypes } from '../../src/cli/withdrawal-methods';
 export default class WithdrawalMethodsTypes extends BaseCommand<typeof WithdrawalMethodsTypes> {
   static override summary = 'List the withdrawal method types and the details each one takes.';
   static override description =
-    'The catalog of GET /v1/withdrawal-method-types (fixtures/withdrawal-method-types.json): each type\'s currencies (empty: any), required and optional detail keys. --json adds how each detail is checked (format, lengths, allowed values, masked).';
+    "The catalog of GET /v1/withdrawal-method-types (fixtures/withdrawal-method-types.json): each type's currencies (empty: any), required and optional detail keys. --json adds how each detail is checked (format, lengths, allowed values, masked).";
   static override examples = ['<%= config.bin %> withdrawal-methods types', '<%= config.bin %> withdrawal-methods types --json'];
 
   static override flags = { ...tableFlags };

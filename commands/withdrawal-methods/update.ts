@@ -8,9 +8,9 @@ import { detailFlag, detailsFrom, methodOwnerFlags, renderMethod } from '../../s
 import { ownedArg } from '../../src/cli/context';
 
 export default class WithdrawalMethodsUpdate extends BaseCommand<typeof WithdrawalMethodsUpdate> {
-  static override summary = 'Change a withdrawal method\'s label, or give it new details (which restarts cooling).';
+  static override summary = "Change a withdrawal method's label, or give it new details (which restarts cooling).";
   static override description =
-    'A label alone changes nothing else. --detail flags give the complete new details: when they differ from the current ones they are checked and the method cools again (status cooling until now + the tenant\'s cooling period); a suspended method cannot get new details (409, exit 5).';
+    "A label alone changes nothing else. --detail flags give the complete new details: when they differ from the current ones they are checked and the method cools again (status cooling until now + the tenant's cooling period); a suspended method cannot get new details (409, exit 5).";
   static override examples = [
     '<%= config.bin %> withdrawal-methods update 0190a1b2-… --tenant 6f1c… --label "Savings"',
     '<%= config.bin %> withdrawal-methods update 0190a1b2-… --tenant 6f1c… --detail iban=GB82WEST12345698765432 --detail accountHolderName="Jane Doe" --json',

@@ -7,10 +7,14 @@ import { recordArg } from '../../src/cli/context';
 import { operatorFlags, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
 
 export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCancel> {
-  static override summary = 'Cancel a pending withdrawal on the merchant\'s behalf (pending → canceled); the held amount and fee return to available.';
+  static override summary =
+    "Cancel a pending withdrawal on the merchant's behalf (pending → canceled); the held amount and fee return to available.";
   static override description =
     'Emits withdrawal.canceled. 409 INVALID_STATE_TRANSITION (exit 5) once approved or final: reject is for refusing a request, cancel for withdrawing it. Asks for confirmation on a terminal unless --yes.';
-  static override examples = ['<%= config.bin %> withdrawals cancel 0190a1b2-…', '<%= config.bin %> withdrawals cancel 0190a1b2-… --yes --json'];
+  static override examples = [
+    '<%= config.bin %> withdrawals cancel 0190a1b2-…',
+    '<%= config.bin %> withdrawals cancel 0190a1b2-… --yes --json',
+  ];
   static override args = { id: recordArg('withdrawal', { description: 'Withdrawal id', required: true }) };
   static override flags = { yes: sharedFlags.yes, ...withdrawalOwnerFlags, ...operatorFlags };
 
@@ -18,7 +22,11 @@ export default class WithdrawalsCancel extends BaseCommand<typeof WithdrawalsCan
     const ctx = await this.scope();
     const current = await getWithdrawal(ctx, this.args.id);
     await this.confirmAction(this.flags.yes, {
-      verb: 'Cancel', noun: 'withdrawal', name: `${formatMinor(current.amount)}, ${current.status}`, id: current.id, consequence: 'The held amount and fee return to available.',
+      verb: 'Cancel',
+      noun: 'withdrawal',
+      name: `${formatMinor(current.amount)}, ${current.status}`,
+      id: current.id,
+      consequence: 'The held amount and fee return to available.',
     });
     const withdrawal = await cancelWithdrawal(ctx, this.args.id);
     await this.nameActors(withdrawal);

@@ -6,12 +6,20 @@ import type { CallerContext } from '../../src/domain/context';
 import type { Withdrawal } from '../../src/services/withdrawals';
 import { executeViaProvider } from '../../src/services/withdrawals';
 import { type ExecutionOutcome, executeWithOutcome, recordOutcome, startManualExecution } from '../../src/services/withdrawal-execution';
-import { checkedOutcome, operatorFlags, promptOutcome, renderPayoutOrder, renderWithdrawal, withdrawalOwnerFlags } from '../../src/cli/withdrawals';
+import {
+  checkedOutcome,
+  operatorFlags,
+  promptOutcome,
+  renderPayoutOrder,
+  renderWithdrawal,
+  withdrawalOwnerFlags,
+} from '../../src/cli/withdrawals';
 import { recordArg } from '../../src/cli/context';
 import { isPromptInterrupt } from '../../src/cli/prompts';
 
 export default class WithdrawalsExecute extends BaseCommand<typeof WithdrawalsExecute> {
-  static override summary = 'Execute an approved withdrawal: pay it out by hand and record the result, or send it through the payout provider.';
+  static override summary =
+    'Execute an approved withdrawal: pay it out by hand and record the result, or send it through the payout provider.';
   static override description = `Starts the execution (approved → executing, recorded as executed by the operator's platform user) or continues one the same operator started; another operator's execution is refused with 409 (exit 5).
 
 On a terminal, without --complete or --fail: shows the amount to pay, the fee, the merchant and the FULL destination (the only place it is shown), then asks whether the payout completed (provider reference, optional comment), failed (comment) or not yet (the withdrawal stays executing; run the command again later).
@@ -27,12 +35,18 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
   ];
   static override args = { id: recordArg('withdrawal', { description: 'Withdrawal id', required: true }) };
   static override flags = {
-    complete: Flags.boolean({ description: 'The payout went out: record it as completed (needs --reference)', exclusive: ['fail', 'via-provider'] }),
-    fail: Flags.boolean({ description: 'The payout failed: record it as failed (needs --comment)', exclusive: ['complete', 'via-provider'] }),
-    reference: Flags.string({ description: 'The payout\'s reference at the bank or provider (with --complete; optional with --fail)' }),
+    complete: Flags.boolean({
+      description: 'The payout went out: record it as completed (needs --reference)',
+      exclusive: ['fail', 'via-provider'],
+    }),
+    fail: Flags.boolean({
+      description: 'The payout failed: record it as failed (needs --comment)',
+      exclusive: ['complete', 'via-provider'],
+    }),
+    reference: Flags.string({ description: "The payout's reference at the bank or provider (with --complete; optional with --fail)" }),
     comment: Flags.string({ description: 'A comment on the execution (required with --fail: why it failed)' }),
     'via-provider': Flags.boolean({
-      description: 'Send the payout through the channel\'s payout provider and record its answer',
+      description: "Send the payout through the channel's payout provider and record its answer",
       exclusive: ['complete', 'fail', 'reference', 'comment'],
     }),
     ...withdrawalOwnerFlags,
@@ -54,8 +68,14 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
 
   private async outcomeFromFlags(): Promise<ExecutionOutcome> {
     const { complete, fail, reference, comment } = this.flags;
-    if (complete) return { outcome: 'complete', providerReference: await this.required(reference, 'reference', 'Provider reference:'), comment };
-    if (fail) return { outcome: 'fail', comment: await this.required(comment, 'comment', 'Why did the payout fail?'), providerReference: reference };
+    if (complete)
+      return { outcome: 'complete', providerReference: await this.required(reference, 'reference', 'Provider reference:'), comment };
+    if (fail)
+      return {
+        outcome: 'fail',
+        comment: await this.required(comment, 'comment', 'Why did the payout fail?'),
+        providerReference: reference,
+      };
     throw new ValidationError(
       'Say how the payout went: --complete --reference R, or --fail --comment C (or send it with --via-provider).',
       [{ path: '--complete', message: 'or --fail is required when not on a terminal' }],
@@ -68,7 +88,8 @@ In a script (no terminal, or --json): --complete --reference R [--comment C] rec
     const withdrawal = await executeViaProvider(ctx, id);
     await this.nameActors(withdrawal);
     this.log(renderWithdrawal(withdrawal));
-    if (withdrawal.status === 'executing') this.log('The provider accepted the payout; its final answer is still to come: the withdrawal stays executing.');
+    if (withdrawal.status === 'executing')
+      this.log('The provider accepted the payout; its final answer is still to come: the withdrawal stays executing.');
     return withdrawal;
   }
 

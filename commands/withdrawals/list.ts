@@ -11,9 +11,9 @@ import { operatorFlags, renderWithdrawals } from '../../src/cli/withdrawals';
 import { asOperatorOfTenant, withScope } from '../../src/cli/context';
 
 export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList> {
-  static override summary = 'List a tenant\'s withdrawals, newest first: amount, fee, status and the masked destination.';
+  static override summary = "List a tenant's withdrawals, newest first: amount, fee, status and the masked destination.";
   static override description =
-    'Sandbox (test) withdrawals unless --live. Amounts are shown in the currency\'s major unit; --json returns the records (GET /v1/withdrawals) with integer minor units. Destinations are masked as in every read: only `withdrawals execute` shows one in full, to the operator paying it.';
+    "Sandbox (test) withdrawals unless --live. Amounts are shown in the currency's major unit; --json returns the records (GET /v1/withdrawals) with integer minor units. Destinations are masked as in every read: only `withdrawals execute` shows one in full, to the operator paying it.";
   static override examples = [
     '<%= config.bin %> withdrawals list --tenant 6f1c…',
     '<%= config.bin %> withdrawals list --tenant 6f1c… --status pending',
@@ -22,8 +22,11 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
   ];
   static override flags = {
     tenant: withScope(sharedFlags.tenant, asOperatorOfTenant),
-    merchant: Flags.string({ description: 'Only this merchant\'s withdrawals (entityId)' }),
-    status: Flags.string({ description: 'Only withdrawals in this status', options: ['pending', 'approved', 'rejected', 'canceled', 'executing', 'completed', 'failed'] }),
+    merchant: Flags.string({ description: "Only this merchant's withdrawals (entityId)" }),
+    status: Flags.string({
+      description: 'Only withdrawals in this status',
+      options: ['pending', 'approved', 'rejected', 'canceled', 'executing', 'completed', 'failed'],
+    }),
     currency: Flags.string({ description: 'Only this currency (ISO 4217, e.g. EUR)' }),
     live: sharedFlags.live,
     limit: sharedFlags.limit,
@@ -38,7 +41,13 @@ export default class WithdrawalsList extends BaseCommand<typeof WithdrawalsList>
     const input = await validateInput(
       ctx,
       ListWithdrawalsQuery,
-      { status: this.flags.status, entityId: this.flags.merchant, currency: this.flags.currency, cursor: this.flags.cursor, limit: this.flags.limit },
+      {
+        status: this.flags.status,
+        entityId: this.flags.merchant,
+        currency: this.flags.currency,
+        cursor: this.flags.cursor,
+        limit: this.flags.limit,
+      },
       { entityId: 'merchant' },
     );
     const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = input;

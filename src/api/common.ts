@@ -4,9 +4,18 @@ import { isCountry, isCurrency } from '../domain/money';
 
 /** Common list parameters of the specification. */
 export const listParams = {
-  cursor: notChecked('the list\'s own cursor, which the list checks (INVALID_CURSOR)', z.string().uuid('must be a cursor (uuid) from a previous pagination.nextCursor or prevCursor')).optional()
+  cursor: notChecked(
+    "the list's own cursor, which the list checks (INVALID_CURSOR)",
+    z.string().uuid('must be a cursor (uuid) from a previous pagination.nextCursor or prevCursor'),
+  )
+    .optional()
     .openapi({ description: 'Id of the first record of the page to return, from pagination.nextCursor or prevCursor.' }),
-  limit: z.coerce.number().int('must be an integer').min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').default(20)
+  limit: z.coerce
+    .number()
+    .int('must be an integer')
+    .min(1, 'must be between 1 and 100')
+    .max(100, 'must be between 1 and 100')
+    .default(20)
     .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20 }),
   sortOrder: z.enum(['asc', 'desc']).default('desc').openapi({ description: 'Sorts by createdAt; desc (newest first) by default.' }),
 };
@@ -76,12 +85,10 @@ export const HttpsUrl = z.url({ protocol: /^https$/, error: 'must be an https UR
 export const Email = z.email('must be an email address').max(254);
 
 /** An ISO 8601 date-time between 1970 and 9999 (UTC): both databases store and order it correctly. */
-export const FutureDateInput = z.iso
-  .datetime({ offset: true, error: 'must be an ISO 8601 date-time', abort: true })
-  .refine((v) => {
-    const t = Date.parse(v);
-    return t >= 0 && t < Date.UTC(10000, 0, 1);
-  }, 'must be between 1970-01-01 and 9999-12-31 (UTC)');
+export const FutureDateInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time', abort: true }).refine((v) => {
+  const t = Date.parse(v);
+  return t >= 0 && t < Date.UTC(10000, 0, 1);
+}, 'must be between 1970-01-01 and 9999-12-31 (UTC)');
 
 export const Pagination = z
   .object({

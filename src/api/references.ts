@@ -30,8 +30,7 @@ const REFUSAL = 'x-payplane-refusal';
 type Meta = Record<string, unknown>;
 /** The x-payplane-… declarations of one schema (no wrapper looked through). */
 export const metaOf = (schema: unknown): Meta | undefined => zodToOpenAPIRegistry.get(schema as never) as Meta | undefined;
-export const withMeta = <T extends z.ZodType>(schema: T, meta: Meta): T =>
-  (schema as unknown as { openapi(m: Meta): T }).openapi(meta);
+export const withMeta = <T extends z.ZodType>(schema: T, meta: Meta): T => (schema as unknown as { openapi(m: Meta): T }).openapi(meta);
 
 /**
  * The id names a record of `kind` (or, by a sibling field, of one of several kinds), looked up in the caller's scope.
@@ -89,7 +88,13 @@ function declared(schema: unknown, found: { refersTo?: ReferenceKind | Reference
 /** Every string field of a request schema (nested objects, arrays, unions and records included) with its declaration. */
 export function schemaFields(schema: unknown, location: string): SchemaField[] {
   const out = new Map<string, SchemaField>();
-  const walk = (s: unknown, path: string, name: string, found: { refersTo?: ReferenceKind | ReferenceBy; notChecked?: string }, stack: Set<unknown>) => {
+  const walk = (
+    s: unknown,
+    path: string,
+    name: string,
+    found: { refersTo?: ReferenceKind | ReferenceBy; notChecked?: string },
+    stack: Set<unknown>,
+  ) => {
     const def = defOf(s);
     if (!def || stack.has(s)) return;
     const inner = new Set(stack).add(s);
@@ -118,7 +123,9 @@ export function schemaFields(schema: unknown, location: string): SchemaField[] {
         const uuid = def.format === 'uuid' || checks.some((c) => c._zod.def.format === 'uuid');
         const previous = out.get(path);
         out.set(path, {
-          path, name, uuid: uuid || !!previous?.uuid,
+          path,
+          name,
+          uuid: uuid || !!previous?.uuid,
           refersTo: here.refersTo ?? previous?.refersTo,
           notChecked: here.notChecked ?? previous?.notChecked,
         });
@@ -143,7 +150,15 @@ export interface NamedId {
 /** The declared ids of a parsed request value (the body, the query), with their concrete paths. */
 export function namedIds(schema: unknown, value: unknown, location: string): NamedId[] {
   const out = new Map<string, NamedId>();
-  const walk = (s: unknown, v: unknown, path: string, parent: unknown, found: { refersTo?: ReferenceKind | ReferenceBy }, depth: number, wrappers: unknown[] = []) => {
+  const walk = (
+    s: unknown,
+    v: unknown,
+    path: string,
+    parent: unknown,
+    found: { refersTo?: ReferenceKind | ReferenceBy },
+    depth: number,
+    wrappers: unknown[] = [],
+  ) => {
     const def = defOf(s);
     if (!def || depth > 64 || v === undefined || v === null) return;
     const here = { ...found };
@@ -159,7 +174,8 @@ export function namedIds(schema: unknown, value: unknown, location: string): Nam
     switch (def.type) {
       case 'object':
         if (typeof v !== 'object' || Array.isArray(v)) return;
-        for (const [key, child] of Object.entries(def.shape as Record<string, unknown>)) walk(child, (v as Record<string, unknown>)[key], `${path}.${key}`, v, {}, depth + 1);
+        for (const [key, child] of Object.entries(def.shape as Record<string, unknown>))
+          walk(child, (v as Record<string, unknown>)[key], `${path}.${key}`, v, {}, depth + 1);
         return;
       case 'array':
         if (Array.isArray(v)) v.forEach((item, i) => walk(def.element, item, `${path}[${i}]`, parent, here, depth + 1));
@@ -174,7 +190,8 @@ export function namedIds(schema: unknown, value: unknown, location: string): Nam
         return walk(def.right, v, path, parent, here, depth + 1);
       case 'record':
         if (typeof v === 'object' && !Array.isArray(v)) {
-          for (const [key, child] of Object.entries(v as Record<string, unknown>)) walk(def.valueType, child, `${path}.${key}`, v, here, depth + 1);
+          for (const [key, child] of Object.entries(v as Record<string, unknown>))
+            walk(def.valueType, child, `${path}.${key}`, v, here, depth + 1);
         }
         return;
       default:

@@ -109,9 +109,7 @@ export interface FileOperation<P, Q, B, R extends z.ZodType> extends OperationBa
 }
 
 export type Operation<P = AnyObject | undefined, Q = AnyObject | undefined, B = z.ZodType | undefined, R extends z.ZodType = z.ZodType> =
-  | SingleOperation<P, Q, B, R>
-  | ListOperation<P, Q, B, R>
-  | FileOperation<P, Q, B, R>;
+  SingleOperation<P, Q, B, R> | ListOperation<P, Q, B, R> | FileOperation<P, Q, B, R>;
 
 /**
  * Declares one operation: method, path, levels, permission, schemas and handler, written once. Routing,

@@ -82,7 +82,7 @@ export const RESOURCES = {
 const FreeFormFields = z.object({
   routing: tenantOnly(z.unknown(), 'How the payment was routed: provider, rule, attempt.'),
   risk: tenantOnly(z.unknown(), 'The risk evaluation.'),
-  rawProviderStatus: tenantOnly(z.string(), 'The provider\'s status as it sent it.'),
+  rawProviderStatus: tenantOnly(z.string(), "The provider's status as it sent it."),
   internal: platformOnly(z.unknown(), 'Platform bookkeeping.'),
 });
 

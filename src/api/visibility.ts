@@ -11,7 +11,10 @@ import { defOf, metaOf, withMeta, WRAPPERS, type Def } from './references';
 
 const VISIBILITY = 'x-payplane-visibility';
 const RANK: Record<Level, number> = { merchant: 0, tenant: 1, platform: 2 };
-const SAYS: Record<Exclude<Level, 'merchant'>, string> = { tenant: 'Tenant and platform callers only.', platform: 'Platform callers only.' };
+const SAYS: Record<Exclude<Level, 'merchant'>, string> = {
+  tenant: 'Tenant and platform callers only.',
+  platform: 'Platform callers only.',
+};
 
 function mark<T extends z.ZodType>(level: Exclude<Level, 'merchant'>, schema: T, description: string): T {
   return withMeta(schema, { description: `${description} ${SAYS[level]}`, [VISIBILITY]: level });
@@ -86,7 +89,8 @@ function collectParts(schema: unknown, into: ObjectParts): ObjectParts {
   const def = unwrap(schema);
   switch (def?.type) {
     case 'object':
-      for (const [key, field] of Object.entries(def.shape as Record<string, unknown>)) if (!into.fields.has(key)) into.fields.set(key, field);
+      for (const [key, field] of Object.entries(def.shape as Record<string, unknown>))
+        if (!into.fields.has(key)) into.fields.set(key, field);
       break;
     case 'record':
       into.entries ??= def.valueType;
@@ -150,7 +154,7 @@ export function render(schema: unknown, value: unknown, level: Level, undeclared
   for (const key in value) {
     if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
     const from = shown.get(key);
-    if (!sees(level, from !== undefined ? from : undeclared(key) ?? 'merchant')) continue;
+    if (!sees(level, from !== undefined ? from : (undeclared(key) ?? 'merchant'))) continue;
     const v = (value as Record<string, unknown>)[key];
     out[key] = v === null || typeof v !== 'object' ? v : render(parts.fields.get(key) ?? parts.entries, v, level, undeclared);
   }

@@ -12,8 +12,14 @@ function describe(value: unknown): string {
 }
 
 const EXPECTED: Record<string, string> = {
-  string: 'a string', number: 'a number', int: 'an integer', boolean: 'true or false', object: 'an object',
-  array: 'an array', date: 'a date', bigint: 'an integer',
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  date: 'a date',
+  bigint: 'an integer',
 };
 
 // Messages that read after a field name: "body.name must be a string (got number)".
@@ -38,7 +44,11 @@ z.config({
         return `must be ${issue.inclusive ? 'at most' : 'less than'} ${n}`;
       }
       case 'invalid_format':
-        return issue.format === 'uuid' ? 'must be a UUID' : issue.format === 'datetime' ? 'must be an ISO 8601 date-time' : `must be a valid ${issue.format}`;
+        return issue.format === 'uuid'
+          ? 'must be a UUID'
+          : issue.format === 'datetime'
+            ? 'must be an ISO 8601 date-time'
+            : `must be a valid ${issue.format}`;
       default:
         return undefined;
     }

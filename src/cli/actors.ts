@@ -1,4 +1,3 @@
-
 /**
  * Who did something, as the CLI names it: records hold the id of the user or API key that acted
  * (createdBy, approvedBy, executedBy, …), and the CLI shows the name with the id, `alice (0190…)`,

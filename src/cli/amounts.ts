@@ -48,19 +48,26 @@ export function minorOf(flags: object, name: string, rule: AmountRule): number |
   const minor = given[`${name}-minor`] as number | undefined;
   if (major !== undefined && minor !== undefined) throw ValidationError.field(flag, `give either ${flag} or ${flag}-minor, not both`);
   if (minor !== undefined) {
-    if (minor < (rule.zero ? 0 : 1)) throw ValidationError.field(`${flag}-minor`, `must be a ${rule.zero ? 'non-negative' : 'positive'} integer of minor units`);
+    if (minor < (rule.zero ? 0 : 1))
+      throw ValidationError.field(`${flag}-minor`, `must be a ${rule.zero ? 'non-negative' : 'positive'} integer of minor units`);
     return minor;
   }
   if (major === undefined) return undefined;
   const { currency } = rule;
   if (currency === undefined) {
-    throw ValidationError.field(flag, `is in major units of a currency: give ${rule.missing ?? rule.currencyFlag} (or ${flag}-minor in minor units)`);
+    throw ValidationError.field(
+      flag,
+      `is in major units of a currency: give ${rule.missing ?? rule.currencyFlag} (or ${flag}-minor in minor units)`,
+    );
   }
   if (!isCurrency(currency)) throw ValidationError.field(rule.currencyFlag, `"${currency}" is not an ISO 4217 currency code (e.g. EUR)`);
   const digits = minorUnits(currency);
   const match = /^(\d+)(?:\.(\d+))?$/.exec(major.trim());
   if (!match) {
-    throw ValidationError.field(flag, `must be a ${rule.zero ? '' : 'positive '}amount such as ${digits ? `12.${'3'.repeat(digits)}` : '1500'}`);
+    throw ValidationError.field(
+      flag,
+      `must be a ${rule.zero ? '' : 'positive '}amount such as ${digits ? `12.${'3'.repeat(digits)}` : '1500'}`,
+    );
   }
   const [, whole, fraction = ''] = match;
   if (fraction.length > digits) {

@@ -82,7 +82,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       // (under --json stdout carries the command's result alone: no log lines unless PAYPLANE_LOG_LEVEL asks)
       const config = await this.config$();
       const level = process.env.PAYPLANE_LOG_LEVEL ? config.logLevel : this.jsonEnabled() ? 'silent' : this.defaultLogLevel;
-      this.openedRuntime = await openRuntime(config, { migrate: options.migrate, logLevel: level, create: (this.ctor as typeof BaseCommand).createsDatabase && options.create !== false, requireSchema: options.requireSchema });
+      this.openedRuntime = await openRuntime(config, {
+        migrate: options.migrate,
+        logLevel: level,
+        create: (this.ctor as typeof BaseCommand).createsDatabase && options.create !== false,
+        requireSchema: options.requireSchema,
+      });
       await this.checkOwners(this.openedRuntime);
     }
     return this.openedRuntime!;
@@ -147,7 +152,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return this.exit(interrupted ? INTERRUPTED_EXIT : (error as CancelledError).exitCode);
     }
     if (isPromptInterrupt(error)) {
-      return super.catch(Object.assign(new Errors.CLIError('Interrupted.', { code: 'INTERRUPTED', exit: INTERRUPTED_EXIT }), { exitCode: INTERRUPTED_EXIT }));
+      return super.catch(
+        Object.assign(new Errors.CLIError('Interrupted.', { code: 'INTERRUPTED', exit: INTERRUPTED_EXIT }), { exitCode: INTERRUPTED_EXIT }),
+      );
     }
     if (error instanceof PayplaneError) {
       // an actor the message names by id is shown with its name: "being executed by alice (0190…)"
@@ -170,7 +177,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected override toErrorJson(error: unknown): unknown {
-    const e = error as { code?: string; message?: string; status?: number; errors?: unknown; suggestions?: string[]; flagSuggestions?: string[]; oclif?: { exit?: number } };
+    const e = error as {
+      code?: string;
+      message?: string;
+      status?: number;
+      errors?: unknown;
+      suggestions?: string[];
+      flagSuggestions?: string[];
+      oclif?: { exit?: number };
+    };
     return {
       error: {
         code: e.code ?? 'ERROR',
@@ -251,9 +266,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       if (await confirm({ message: question, default: false })) return;
       throw new CancelledError();
     }
-    throw new ValidationError('This action needs confirmation.', [{ path: '--yes', message: 'is required when not on a terminal' }], 'CONFIRMATION_REQUIRED', {
-      hint: 'Pass --yes to confirm.',
-    });
+    throw new ValidationError(
+      'This action needs confirmation.',
+      [{ path: '--yes', message: 'is required when not on a terminal' }],
+      'CONFIRMATION_REQUIRED',
+      {
+        hint: 'Pass --yes to confirm.',
+      },
+    );
   }
 }
-

@@ -54,7 +54,10 @@ export function tenantOrPlatformContext(rt: Runtime, tenantId: string | undefine
 
 /** Acting as one merchant of the tenant; 404 when the merchant is not the tenant's. */
 export async function merchantContext(rt: Runtime, tenantId: string, merchantId: string, livemode: boolean): Promise<CallerContext> {
-  const merchant = isUuid(merchantId) && isUuid(tenantId) ? await rt.db.models.Merchant.findOne({ where: { id: merchantId, tenantId, deletedAt: null } }) : null;
+  const merchant =
+    isUuid(merchantId) && isUuid(tenantId)
+      ? await rt.db.models.Merchant.findOne({ where: { id: merchantId, tenantId, deletedAt: null } })
+      : null;
   if (!merchant) throw new NotFoundError('merchant', merchantId);
   return operatorContext(rt, { level: 'merchant', tenantId, merchantId, livemode });
 }
@@ -62,7 +65,8 @@ export async function merchantContext(rt: Runtime, tenantId: string, merchantId:
 /** --tenant checked: a tenant id (400 naming --tenant otherwise) of a tenant that exists (404 otherwise). */
 async function existingTenant(rt: Runtime, tenantId: string): Promise<void> {
   requireId(tenantId, 'tenant', '--tenant');
-  if (!(await rt.db.models.Tenant.findOne({ where: { id: tenantId, deletedAt: null }, attributes: ['id'] }))) throw new NotFoundError('tenant', tenantId);
+  if (!(await rt.db.models.Tenant.findOne({ where: { id: tenantId, deletedAt: null }, attributes: ['id'] })))
+    throw new NotFoundError('tenant', tenantId);
 }
 
 /** Reads as the operator of --tenant when one is named (checked), else as the platform, in the given mode. */
@@ -75,7 +79,11 @@ export async function readContext(rt: Runtime, tenantId: string | undefined, liv
  * The named operator (--operator, else the OS user) of --tenant (checked), in live mode with --live: its platform
  * user is the actor (created on first use), the audit trail names the account.
  */
-export async function operatorOfTenant(rt: Runtime, tenantId: string, flags: { live?: boolean; operator?: string }): Promise<CallerContext> {
+export async function operatorOfTenant(
+  rt: Runtime,
+  tenantId: string,
+  flags: { live?: boolean; operator?: string },
+): Promise<CallerContext> {
   requireId(tenantId, 'tenant', '--tenant');
   const name = operatorName(flags.operator);
   await existingTenant(rt, tenantId);
@@ -128,7 +136,13 @@ function isLocated(kind: string): kind is LocatedKind {
 }
 
 /** Where a command on a money record acts (recordArg): found first (and checked against --tenant), then read or acted on. */
-async function locatedContext(rt: Runtime, kind: LocatedKind, id: string, flags: Record<string, unknown>, reads: boolean): Promise<CallerContext> {
+async function locatedContext(
+  rt: Runtime,
+  kind: LocatedKind,
+  id: string,
+  flags: Record<string, unknown>,
+  reads: boolean,
+): Promise<CallerContext> {
   const tenant = typeof flags.tenant === 'string' ? flags.tenant : undefined;
   const where = await locate(rt, kind, id, tenant);
   return reads ? readContext(rt, tenant, where.livemode) : actContext(rt, where, flags.operator as string | undefined);
@@ -145,7 +159,12 @@ export interface AccessScopeValues {
 type Row = Record<string, unknown>;
 
 /** A record by id (not soft-deleted); 404 naming `resource` when the id is no uuid or there is no such record. */
-async function findRow(rt: Runtime, model: 'ApiKey' | 'Company' | 'Merchant' | 'User' | 'Role' | 'Invitation' | 'WebhookEndpoint' | 'WebhookDelivery', id: string, resource: string): Promise<Row> {
+async function findRow(
+  rt: Runtime,
+  model: 'ApiKey' | 'Company' | 'Merchant' | 'User' | 'Role' | 'Invitation' | 'WebhookEndpoint' | 'WebhookDelivery',
+  id: string,
+  resource: string,
+): Promise<Row> {
   const table = rt.db.models[model] as unknown as { findOne(o: object): Promise<{ get(o: object): unknown } | null> };
   const found = isUuid(id) ? await table.findOne({ where: { id, deletedAt: null } }) : null;
   if (!found) throw new NotFoundError(resource, id);
@@ -159,13 +178,20 @@ export async function contextAsUser(rt: Runtime, userId: string, livemode: boole
   const level = levelOfLayer(user.layer);
   // exactly what the user's own token would get: active tenant and merchant, permissions, entity scope
   // loaded for --as-user only: authentication brings the API keys', sessions' and tokens' code
-  const { assertOwnerActive, userPermissions } = require('../services/access/authenticate') as typeof import('../services/access/authenticate');
+  const { assertOwnerActive, userPermissions } =
+    require('../services/access/authenticate') as typeof import('../services/access/authenticate');
   if (level !== 'platform') await assertOwnerActive(rt, user.tenantId!, level === 'merchant' ? user.merchantId : null);
   return userContext(rt, user, { livemode, permissions: await userPermissions(rt, user), credential: 'cli' });
 }
 
 /** An access record's owner (its merchant, tenant or the platform), unless --as-user says who acts. */
-async function accessOwner(rt: Runtime, model: 'User' | 'Role' | 'Invitation', resource: string, id: string, flags: AccessScopeValues): Promise<CallerContext> {
+async function accessOwner(
+  rt: Runtime,
+  model: 'User' | 'Role' | 'Invitation',
+  resource: string,
+  id: string,
+  flags: AccessScopeValues,
+): Promise<CallerContext> {
   const livemode = flags.live ?? false;
   if (flags['as-user']) return contextAsUser(rt, flags['as-user'], livemode);
   const row = (await findRow(rt, model, id, resource)) as { layer: UserRow['layer']; tenantId: string | null; merchantId: string | null };
@@ -185,14 +211,21 @@ const OWNERS = {
     return tenantContext(rt, company.tenantId as string, company.livemode === true);
   },
   /** a merchant: an operator of its tenant (tenant-level rules, like asking for live approval, apply as over the API) */
-  merchant: async (rt: Runtime, id: string, flags: { live?: boolean }) => tenantContext(rt, (await findRow(rt, 'Merchant', id, 'merchant')).tenantId as string, flags.live ?? false),
+  merchant: async (rt: Runtime, id: string, flags: { live?: boolean }) =>
+    tenantContext(rt, (await findRow(rt, 'Merchant', id, 'merchant')).tenantId as string, flags.live ?? false),
   /** a webhook endpoint: its own level, tenant, merchant and mode */
   webhookEndpoint: async (rt: Runtime, id: string) => {
     const row = await findRow(rt, 'WebhookEndpoint', id, 'webhook endpoint');
-    return operatorContext(rt, { level: row.level as Level, tenantId: row.tenantId as string | null, merchantId: row.merchantId as string | null, livemode: row.livemode as boolean });
+    return operatorContext(rt, {
+      level: row.level as Level,
+      tenantId: row.tenantId as string | null,
+      merchantId: row.merchantId as string | null,
+      livemode: row.livemode as boolean,
+    });
   },
   /** a delivery record: the platform, in the delivery's mode */
-  webhookDelivery: async (rt: Runtime, id: string) => platformContext(rt, (await findRow(rt, 'WebhookDelivery', id, 'webhook delivery')).livemode as boolean),
+  webhookDelivery: async (rt: Runtime, id: string) =>
+    platformContext(rt, (await findRow(rt, 'WebhookDelivery', id, 'webhook delivery')).livemode as boolean),
   user: (rt: Runtime, id: string, flags: AccessScopeValues) => accessOwner(rt, 'User', 'user', id, flags),
   role: (rt: Runtime, id: string, flags: AccessScopeValues) => accessOwner(rt, 'Role', 'role', id, flags),
   invitation: (rt: Runtime, id: string, flags: AccessScopeValues) => accessOwner(rt, 'Invitation', 'invitation', id, flags),
@@ -232,9 +265,14 @@ export interface EndpointScopeValues {
 export async function endpointScopeContext(rt: Runtime, flags: EndpointScopeValues): Promise<CallerContext> {
   if (flags.platform) return platformContext(rt, flags.live);
   if (!flags.tenant) {
-    throw new ValidationError('Missing --tenant.', [{ path: '--tenant', message: 'is required (or --platform for platform endpoints)' }], 'MISSING_FLAG', {
-      hint: 'Pass --tenant <id> (and --merchant <id> for a merchant\'s endpoints), or --platform.',
-    });
+    throw new ValidationError(
+      'Missing --tenant.',
+      [{ path: '--tenant', message: 'is required (or --platform for platform endpoints)' }],
+      'MISSING_FLAG',
+      {
+        hint: "Pass --tenant <id> (and --merchant <id> for a merchant's endpoints), or --platform.",
+      },
+    );
   }
   const tenantId = requireUuid(flags.tenant, '--tenant');
   const tenant = await rt.db.models.Tenant.findOne({ where: { id: tenantId, deletedAt: null } });
@@ -248,15 +286,24 @@ export async function endpointScopeContext(rt: Runtime, flags: EndpointScopeValu
  * is not given, the saved sandbox's tenant and merchant (<home>/sandbox.json, written by `serve` on an empty database
  * and by `sandbox init`), as long as it is this database's; a missing sandbox is a usage error naming --tenant.
  */
-export async function sandboxDefaults(rt: Runtime, flags: { tenant?: string; merchant?: string }, otherwise = 'pass --tenant <id> [--merchant <id>]'): Promise<{ tenant: string; merchant?: string; fromSandbox: boolean }> {
+export async function sandboxDefaults(
+  rt: Runtime,
+  flags: { tenant?: string; merchant?: string },
+  otherwise = 'pass --tenant <id> [--merchant <id>]',
+): Promise<{ tenant: string; merchant?: string; fromSandbox: boolean }> {
   if (flags.tenant !== undefined) return { tenant: flags.tenant, merchant: flags.merchant, fromSandbox: false };
   // loaded on use: the sandbox service pulls in the provisioning code no other command needs
   const { savedSandbox, sandboxFile } = require('../services/sandbox') as typeof import('../services/sandbox');
   const sandbox = savedSandbox(rt.config);
   if (!sandbox) {
-    throw new ValidationError('Missing --tenant.', [{ path: '--tenant', message: `is required: no sandbox of this database in ${sandboxFile(rt)}` }], 'MISSING_FLAG', {
-      hint: `Start the sandbox first (\`npm start\` or \`payplane sandbox init\`), or ${otherwise}.`,
-    });
+    throw new ValidationError(
+      'Missing --tenant.',
+      [{ path: '--tenant', message: `is required: no sandbox of this database in ${sandboxFile(rt)}` }],
+      'MISSING_FLAG',
+      {
+        hint: `Start the sandbox first (\`npm start\` or \`payplane sandbox init\`), or ${otherwise}.`,
+      },
+    );
   }
   return { tenant: sandbox.tenantId, merchant: flags.merchant ?? sandbox.merchantId, fromSandbox: true };
 }
@@ -294,7 +341,8 @@ export const atResendLevel: ScopeOf = async (rt, _tenant, flags) => {
   let tenant = flags.tenant as string | undefined;
   if (!platform && tenant === undefined && merchant !== undefined) return accessContext(rt, { merchant, live });
   // the sandbox's tenant only: its tenant-level events are resent too, and its merchant's endpoints still receive theirs
-  if (!platform && tenant === undefined) tenant = (await sandboxDefaults(rt, {}, 'pass --tenant <id> [--merchant <id>], --merchant <id> or --platform')).tenant;
+  if (!platform && tenant === undefined)
+    tenant = (await sandboxDefaults(rt, {}, 'pass --tenant <id> [--merchant <id>], --merchant <id> or --platform')).tenant;
   return endpointScopeContext(rt, { platform, tenant, merchant, live });
 };
 
@@ -317,7 +365,12 @@ export function requireUuid(value: string, path: string): string {
 // ------------------------------------------------------------------------------------------------ argument and flag types
 
 /** Resolves the value of a scope-carrying argument or flag to the context the command acts in. */
-export type ScopeOf = (rt: Runtime, value: string | undefined, flags: Record<string, unknown>, livemode: boolean | undefined) => Promise<CallerContext>;
+export type ScopeOf = (
+  rt: Runtime,
+  value: string | undefined,
+  flags: Record<string, unknown>,
+  livemode: boolean | undefined,
+) => Promise<CallerContext>;
 
 /**
  * The records a command names by id, by kind: their table, and whether a merchant can own one (the table has a merchant
@@ -352,7 +405,10 @@ export function ownedArg(kind: OwnedKind, options: { description: string; requir
  * operator (--operator names who, on the commands that have it), in its mode; a command that only `reads` one reads
  * as --tenant's operator when one is named, else as the platform (which sees the operator's fields), in its mode.
  */
-export function recordArg(kind: RecordKind | LocatedKind, options: { description: string; required: true; name?: string; reads?: boolean }) {
+export function recordArg(
+  kind: RecordKind | LocatedKind,
+  options: { description: string; required: true; name?: string; reads?: boolean },
+) {
   const { reads, ...arg } = options;
   const scope: ScopeOf = isLocated(kind)
     ? (rt, id, flags) => locatedContext(rt, kind, id!, flags, reads === true)
@@ -368,7 +424,12 @@ export function recordArg(kind: RecordKind | LocatedKind, options: { description
  * no merchant owns (there it may be a field of the command). A malformed flag is a usage error naming it (exit 2); a
  * malformed id is left to the command, which reports it as it always has.
  */
-export async function assertOwner(rt: Runtime, kind: OwnedKind, id: string, flags: { tenant?: unknown; merchant?: unknown }): Promise<void> {
+export async function assertOwner(
+  rt: Runtime,
+  kind: OwnedKind,
+  id: string,
+  flags: { tenant?: unknown; merchant?: unknown },
+): Promise<void> {
   const { model: name, merchant: merchantOwns } = RECORD_TABLES[kind];
   const tenant = typeof flags.tenant === 'string' ? flags.tenant : undefined;
   const merchant = merchantOwns && typeof flags.merchant === 'string' ? flags.merchant : undefined;
@@ -386,7 +447,10 @@ export async function assertOwner(rt: Runtime, kind: OwnedKind, id: string, flag
     if (row[spec.merchant] !== merchant) throw new NotFoundError(spec.resource, id);
   } else if (spec.throughMerchants) {
     // a company: a merchant caller of the API sees the company of its merchant (and no other)
-    const of = await rt.db.models.Merchant.findOne({ where: { id: merchant, [spec.throughMerchants.column]: id, deletedAt: null }, attributes: ['id'] });
+    const of = await rt.db.models.Merchant.findOne({
+      where: { id: merchant, [spec.throughMerchants.column]: id, deletedAt: null },
+      attributes: ['id'],
+    });
     if (!of) throw new NotFoundError(spec.resource, id);
   } else {
     throw new NotFoundError(spec.resource, id);
@@ -395,12 +459,14 @@ export async function assertOwner(rt: Runtime, kind: OwnedKind, id: string, flag
 
 /** --tenant and --merchant of the commands on one record (ownedArg, recordArg): they check whose the record is (assertOwner). */
 export const recordOwnerFlags = {
-  tenant: Flags.string({ description: 'Only if the record is this tenant\'s (else not found, exit 4)' }),
-  merchant: Flags.string({ description: 'Only if the record is this merchant\'s (else not found, exit 4)' }),
+  tenant: Flags.string({ description: "Only if the record is this tenant's (else not found, exit 4)" }),
+  merchant: Flags.string({ description: "Only if the record is this merchant's (else not found, exit 4)" }),
 };
 
 /** The owner flags of a kind of record: --tenant, and --merchant where a merchant can own one. */
-export function ownerFlags<K extends OwnedKind>(kind: K): (typeof RECORD_TABLES)[K]['merchant'] extends true ? typeof recordOwnerFlags : Pick<typeof recordOwnerFlags, 'tenant'> {
+export function ownerFlags<K extends OwnedKind>(
+  kind: K,
+): (typeof RECORD_TABLES)[K]['merchant'] extends true ? typeof recordOwnerFlags : Pick<typeof recordOwnerFlags, 'tenant'> {
   const flags = RECORD_TABLES[kind].merchant ? recordOwnerFlags : { tenant: recordOwnerFlags.tenant };
   return flags as never;
 }
@@ -452,7 +518,8 @@ export function recordFlagScope(kind: RecordKind, flag: string): ScopeOf {
 }
 
 /** --tenant as a reading scope (`readContext`): the tenant's operator (checked), else the platform, in the mode --live says. */
-export const asReader: ScopeOf = (rt, tenantId, flags, livemode) => readContext(rt, tenantId, livemode ?? (flags.live as boolean | undefined) ?? false);
+export const asReader: ScopeOf = (rt, tenantId, flags, livemode) =>
+  readContext(rt, tenantId, livemode ?? (flags.live as boolean | undefined) ?? false);
 
 /** --tenant as a reading scope: the tenant's operator (checked: 400 for no uuid, 404 for no tenant), else the platform. */
 export function readAsTenantFlag(description: string) {
@@ -463,6 +530,6 @@ export function readAsTenantFlag(description: string) {
 export const accessScopeFlags = {
   tenant: scopeFlag('Act as the tenant (operator level)', (rt, _tenant, flags) => accessContext(rt, flags as AccessScopeValues)),
   merchant: Flags.string({ description: 'Act as this merchant (merchant level; its tenant is found from it)' }),
-  'as-user': Flags.string({ description: 'Act as this active user, with its scope and its roles\' permissions' }),
+  'as-user': Flags.string({ description: "Act as this active user, with its scope and its roles' permissions" }),
   live: Flags.boolean({ description: 'Write audit entries in live mode (default: test mode)', default: false }),
 };

@@ -20,19 +20,28 @@ export const scheduleFlags = {
   name: Flags.string({ description: 'Display name' }),
   description: Flags.string({ description: 'Description ("null" clears it)' }),
   'rules-file': Flags.string({ description: 'JSON file: an array of fee rules (or { "rules": [...] }) as the API takes them' }),
-  'transaction-type': Flags.string({ description: 'One rule from flags: transaction type', options: ['payment', 'refund', 'payout', 'withdrawal', 'dispute', 'chargeback'] }),
+  'transaction-type': Flags.string({
+    description: 'One rule from flags: transaction type',
+    options: ['payment', 'refund', 'payout', 'withdrawal', 'dispute', 'chargeback'],
+  }),
   outcome: Flags.string({ description: 'One rule: transaction outcome (default successful)', options: ['successful', 'failed', 'any'] }),
-  method: Flags.string({ description: 'One rule: fixed, percentage or fixed_plus_percentage', options: ['fixed', 'percentage', 'fixed_plus_percentage'] }),
+  method: Flags.string({
+    description: 'One rule: fixed, percentage or fixed_plus_percentage',
+    options: ['fixed', 'percentage', 'fixed_plus_percentage'],
+  }),
   party: Flags.string({ description: 'One rule: who earns it (default tenant)', options: ['provider', 'tenant', 'platform', 'partner'] }),
   currency: Flags.string({ description: 'One rule: its currency (--fixed, --min and --max are in it)' }),
-  ...amountFlagPair('fixed', 'One rule: fixed amount', 'the rule\'s --currency'),
+  ...amountFlagPair('fixed', 'One rule: fixed amount', "the rule's --currency"),
   rate: Flags.integer({ description: 'One rule: percentage rate in millionths (10000 = 1%)' }),
-  ...amountFlagPair('min', 'One rule: minimum fee', 'the rule\'s --currency'),
-  ...amountFlagPair('max', 'One rule: maximum fee', 'the rule\'s --currency'),
+  ...amountFlagPair('min', 'One rule: minimum fee', "the rule's --currency"),
+  ...amountFlagPair('max', 'One rule: maximum fee', "the rule's --currency"),
   'reserve-rate': Flags.integer({ description: 'Rolling reserve rate in millionths of the net (10000 = 1%)' }),
   'hold-days': Flags.integer({ description: 'Rolling reserve hold in days' }),
   'auto-release': Flags.boolean({ description: 'Release the reserve automatically after the hold', allowNo: true }),
-  rounding: Flags.string({ description: 'Rounding of every percentage of the schedule', options: ['floor', 'ceil', 'half_up', 'half_even'] }),
+  rounding: Flags.string({
+    description: 'Rounding of every percentage of the schedule',
+    options: ['floor', 'ceil', 'half_up', 'half_even'],
+  }),
 };
 
 export interface ScheduleFlagValues {
@@ -78,15 +87,27 @@ export function scheduleInput(flags: ScheduleFlagValues): Record<string, unknown
   } else if (flags.method || flags['transaction-type']) {
     rules = [
       {
-        transactionType: flags['transaction-type'], transactionOutcome: flags.outcome, method: flags.method, party: flags.party, currency: flags.currency,
-        fixedAmount: ruleMoney(flags, 'fixed'), percentageRate: flags.rate, minAmount: ruleMoney(flags, 'min'), maxAmount: ruleMoney(flags, 'max'),
+        transactionType: flags['transaction-type'],
+        transactionOutcome: flags.outcome,
+        method: flags.method,
+        party: flags.party,
+        currency: flags.currency,
+        fixedAmount: ruleMoney(flags, 'fixed'),
+        percentageRate: flags.rate,
+        minAmount: ruleMoney(flags, 'min'),
+        maxAmount: ruleMoney(flags, 'max'),
       },
     ].map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)));
   }
   const reserveGiven = [flags['reserve-rate'], flags['hold-days'], flags['auto-release'], flags.rounding].some((v) => v !== undefined);
   const rollingReserve = reserveGiven
     ? Object.fromEntries(
-        Object.entries({ rate: flags['reserve-rate'], holdDays: flags['hold-days'], autoRelease: flags['auto-release'], roundingMode: flags.rounding }).filter(([, v]) => v !== undefined),
+        Object.entries({
+          rate: flags['reserve-rate'],
+          holdDays: flags['hold-days'],
+          autoRelease: flags['auto-release'],
+          roundingMode: flags.rounding,
+        }).filter(([, v]) => v !== undefined),
       )
     : undefined;
   const description = flags.description === undefined ? undefined : flags.description === 'null' ? null : flags.description;
@@ -99,7 +120,13 @@ export function renderSchedule(s: FeeSchedule): string {
   const rr = s.rollingReserve;
   return [
     renderRecord({
-      id: s.id, tenant: s.tenantId ?? '(platform)', name: s.name, description: s.description, status: s.status, activatedAt: s.activatedAt, archivedAt: s.archivedAt,
+      id: s.id,
+      tenant: s.tenantId ?? '(platform)',
+      name: s.name,
+      description: s.description,
+      status: s.status,
+      activatedAt: s.activatedAt,
+      archivedAt: s.archivedAt,
       rollingReserve: `${rr.rate} (${rr.rate / 10000}%) held ${rr.holdDays} days${rr.autoRelease ? ', auto-release' : ''}; rounding ${rr.roundingMode}`,
     }),
     renderRules(s),
@@ -122,36 +149,52 @@ export function renderRules(s: FeeSchedule): string {
 }
 
 export function renderSchedules(page: Page<FeeSchedule>, options: TableOptions = {}): string {
-  return renderTable(page.data, [
-    { header: 'ID', get: (s) => s.id },
-    { header: 'Tenant', get: (s) => s.tenantId ?? '(platform)' },
-    { header: 'Name', get: (s) => s.name },
-    { header: 'Rules', get: (s) => String(s.rules.length) },
-    { header: 'Status', get: (s) => statusColour(s.status) },
-  ], options);
+  return renderTable(
+    page.data,
+    [
+      { header: 'ID', get: (s) => s.id },
+      { header: 'Tenant', get: (s) => s.tenantId ?? '(platform)' },
+      { header: 'Name', get: (s) => s.name },
+      { header: 'Rules', get: (s) => String(s.rules.length) },
+      { header: 'Status', get: (s) => statusColour(s.status) },
+    ],
+    options,
+  );
 }
 
 // Assignments
 
 export function renderFeeAssignment(a: FeeAssignment): string {
   return renderRecord({
-    id: a.id, tenant: a.tenantId ?? '(platform)', level: a.level, target: a.targetEntityId, schedule: a.feeScheduleId, currency: a.currency,
-    paymentMethod: a.paymentMethod, effectiveFrom: a.effectiveFrom, effectiveTo: a.effectiveTo, status: a.status,
+    id: a.id,
+    tenant: a.tenantId ?? '(platform)',
+    level: a.level,
+    target: a.targetEntityId,
+    schedule: a.feeScheduleId,
+    currency: a.currency,
+    paymentMethod: a.paymentMethod,
+    effectiveFrom: a.effectiveFrom,
+    effectiveTo: a.effectiveTo,
+    status: a.status,
   });
 }
 
 export function renderFeeAssignments(page: Page<FeeAssignment>, options: TableOptions = {}): string {
-  return renderTable(page.data, [
-    { header: 'ID', get: (a) => a.id },
-    { header: 'Level', get: (a) => a.level },
-    { header: 'Target', get: (a) => a.targetEntityId },
-    { header: 'Schedule', get: (a) => a.feeScheduleId },
-    { header: 'Currency', get: (a) => a.currency },
-    { header: 'Method', get: (a) => a.paymentMethod },
-    { header: 'From', get: (a) => a.effectiveFrom },
-    { header: 'To', get: (a) => a.effectiveTo ?? '' },
-    { header: 'Status', get: (a) => statusColour(a.status) },
-  ], options);
+  return renderTable(
+    page.data,
+    [
+      { header: 'ID', get: (a) => a.id },
+      { header: 'Level', get: (a) => a.level },
+      { header: 'Target', get: (a) => a.targetEntityId },
+      { header: 'Schedule', get: (a) => a.feeScheduleId },
+      { header: 'Currency', get: (a) => a.currency },
+      { header: 'Method', get: (a) => a.paymentMethod },
+      { header: 'From', get: (a) => a.effectiveFrom },
+      { header: 'To', get: (a) => a.effectiveTo ?? '' },
+      { header: 'Status', get: (a) => statusColour(a.status) },
+    ],
+    options,
+  );
 }
 
 // Quote

@@ -23,11 +23,13 @@ export const sharedFlags = {
  */
 export const tableFlags = {
   columns: Flags.string({
-    description: 'Only these columns, in this order: a comma-separated list of header names (any case, kebab-case or camelCase), e.g. id,status',
+    description:
+      'Only these columns, in this order: a comma-separated list of header names (any case, kebab-case or camelCase), e.g. id,status',
     helpGroup: 'TABLE',
   }),
   'no-truncate': Flags.boolean({
-    description: 'Show every column, each cell whole (on a terminal, columns of less value are otherwise hidden and text cut with … to fit its width; ids, statuses and event types never are; a pipe always gets everything whole)',
+    description:
+      'Show every column, each cell whole (on a terminal, columns of less value are otherwise hidden and text cut with … to fit its width; ids, statuses and event types never are; a pipe always gets everything whole)',
     default: false,
     helpGroup: 'TABLE',
   }),
@@ -40,7 +42,7 @@ export const tableFlags = {
 
 /** --tenant and the page of a list a platform operator may narrow to one tenant. */
 export const listFlags = {
-  tenant: Flags.string({ description: 'Only this tenant\'s records' }),
+  tenant: Flags.string({ description: "Only this tenant's records" }),
   limit: sharedFlags.limit,
   cursor: sharedFlags.cursor,
 };
@@ -61,10 +63,17 @@ export function parseMetadata(entries: string[] | undefined): Record<string, str
 }
 
 /** "null" (or "") on the command line clears a nullable field. */
-export const nullable = (value: string | undefined): string | null | undefined => (value === undefined ? undefined : value === '' || value === 'null' ? null : value);
+export const nullable = (value: string | undefined): string | null | undefined =>
+  value === undefined ? undefined : value === '' || value === 'null' ? null : value;
 
 /** A comma-separated list flag as its trimmed, non-empty items. */
-export const csv = (value: string | undefined): string[] | undefined => (value === undefined ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
+export const csv = (value: string | undefined): string[] | undefined =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
 
 /** Inline JSON (starting with { or [) or the path of a JSON file; 400 naming the flag when it cannot be read. */
 export function readJsonFlag(value: string, flag: string): unknown {

@@ -7,21 +7,26 @@ import { scopeFlag, tenantOrPlatformContext } from './context';
  * or the platform. KYB records have no mode, so the mode is the sandbox one.
  */
 export const kybFlags = {
-  tenant: scopeFlag('Act as an operator of this tenant (default: the platform, which sees every tenant)', async (rt, tenantId) => tenantOrPlatformContext(rt, tenantId, false)),
+  tenant: scopeFlag('Act as an operator of this tenant (default: the platform, which sees every tenant)', async (rt, tenantId) =>
+    tenantOrPlatformContext(rt, tenantId, false),
+  ),
 };
 
 export function renderSubmission(s: KybSubmission): string {
   const { documents, data, ...rest } = s;
   const lines = [renderRecord({ ...rest, status: statusColour(s.status), data })];
   if (documents.length) {
-    lines.push('', renderTable(documents, [
-      { header: 'Document', get: (d) => d.id },
-      { header: 'Type', get: (d) => d.documentType },
-      { header: 'File', get: (d) => d.filename },
-      { header: 'Content type', get: (d) => d.contentType },
-      { header: 'Size', get: (d) => d.size },
-      { header: 'Verdict', get: (d) => d.verdict },
-    ]));
+    lines.push(
+      '',
+      renderTable(documents, [
+        { header: 'Document', get: (d) => d.id },
+        { header: 'Type', get: (d) => d.documentType },
+        { header: 'File', get: (d) => d.filename },
+        { header: 'Content type', get: (d) => d.contentType },
+        { header: 'Size', get: (d) => d.size },
+        { header: 'Verdict', get: (d) => d.verdict },
+      ]),
+    );
   } else {
     lines.push('', 'No documents.');
   }

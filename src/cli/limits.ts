@@ -16,13 +16,19 @@ export const limitFlags = {
   'period-unit': Flags.string({ description: 'Unit of the period', options: ['minute', 'hour', 'day', 'week', 'month'] }),
   metric: Flags.string({ description: 'volume (sum of amounts in --currency) or count (of transactions)', options: ['volume', 'count'] }),
   threshold: Flags.string({
-    description: 'Cap per period: for volume an amount in --currency, in major units (e.g. 1000.00 EUR, 150000 JPY; not with --threshold-minor); for count a number of transactions',
+    description:
+      'Cap per period: for volume an amount in --currency, in major units (e.g. 1000.00 EUR, 150000 JPY; not with --threshold-minor); for count a number of transactions',
   }),
-  'threshold-minor': Flags.integer({ description: 'Volume cap in minor units of --currency (e.g. 100000 for 1000.00 EUR); not with --threshold' }),
+  'threshold-minor': Flags.integer({
+    description: 'Volume cap in minor units of --currency (e.g. 100000 for 1000.00 EUR); not with --threshold',
+  }),
   currency: Flags.string({ description: 'ISO 4217 currency (required for volume)' }),
   'payment-method': Flags.string({ description: 'Only this payment method, e.g. card' }),
   brand: Flags.string({ description: 'Only this card brand, e.g. visa' }),
-  'transaction-type': Flags.string({ description: 'Transaction type counted (default payment)', options: ['payment', 'refund', 'payout', 'withdrawal'] }),
+  'transaction-type': Flags.string({
+    description: 'Transaction type counted (default payment)',
+    options: ['payment', 'refund', 'payout', 'withdrawal'],
+  }),
 };
 
 export interface LimitFlagValues {
@@ -51,7 +57,8 @@ export type Ask = (value: string | undefined, flag: string, question: string) =>
 async function thresholdOf(ask: Ask, flags: LimitFlagValues, metric: string): Promise<number> {
   if (metric === 'volume') {
     const currency = flags.currency;
-    if (currency === undefined) throw ValidationError.field('--currency', 'is required when metric is volume (the threshold is an amount in it)');
+    if (currency === undefined)
+      throw ValidationError.field('--currency', 'is required when metric is volume (the threshold is an amount in it)');
     const rule = { currency, currencyFlag: '--currency' };
     const given = minorOf(flags, 'threshold', rule);
     if (given !== undefined) return given;
@@ -75,8 +82,13 @@ export async function limitInput(ask: Ask, flags: LimitFlagValues) {
     input = validateWith(
       CreateLimitBody,
       {
-        period: { value: flags['period-value'], unit }, metric, threshold, currency: flags.currency, paymentMethod: flags['payment-method'],
-        brand: flags.brand, transactionType: flags['transaction-type'],
+        period: { value: flags['period-value'], unit },
+        metric,
+        threshold,
+        currency: flags.currency,
+        paymentMethod: flags['payment-method'],
+        brand: flags.brand,
+        transactionType: flags['transaction-type'],
       },
       { paymentMethod: 'payment-method', transactionType: 'transaction-type' },
     );
@@ -111,22 +123,37 @@ function thresholdText(l: Limit): string {
 }
 
 export function renderLimits(page: Page<Limit>, options: TableOptions = {}): string {
-  return renderTable(page.data, [
-    { header: 'ID', get: (l) => l.id },
-    { header: 'Owner', get: (l) => `${l.entityType} ${l.entityId}` },
-    { header: 'Period', get: (l) => `${l.period.value} ${l.period.unit}` },
-    { header: 'Metric', get: (l) => l.metric },
-    { header: 'Threshold', get: thresholdText },
-    { header: 'Narrowed to', get: (l) => [l.currency && l.metric !== 'volume' ? l.currency : null, l.paymentMethod, l.brand, l.transactionType].filter(Boolean).join(' ') },
-    { header: 'Status', get: (l) => statusColour(l.status) },
-  ], options);
+  return renderTable(
+    page.data,
+    [
+      { header: 'ID', get: (l) => l.id },
+      { header: 'Owner', get: (l) => `${l.entityType} ${l.entityId}` },
+      { header: 'Period', get: (l) => `${l.period.value} ${l.period.unit}` },
+      { header: 'Metric', get: (l) => l.metric },
+      { header: 'Threshold', get: thresholdText },
+      {
+        header: 'Narrowed to',
+        get: (l) =>
+          [l.currency && l.metric !== 'volume' ? l.currency : null, l.paymentMethod, l.brand, l.transactionType].filter(Boolean).join(' '),
+      },
+      { header: 'Status', get: (l) => statusColour(l.status) },
+    ],
+    options,
+  );
 }
 
 export function renderLimit(limit: Limit): string {
   return renderRecord({
-    id: limit.id, owner: `${limit.entityType} ${limit.entityId}`, period: `${limit.period.value} ${limit.period.unit}`, metric: limit.metric,
-    threshold: thresholdText(limit), currency: limit.currency, paymentMethod: limit.paymentMethod, brand: limit.brand,
-    transactionType: limit.transactionType, status: limit.status,
+    id: limit.id,
+    owner: `${limit.entityType} ${limit.entityId}`,
+    period: `${limit.period.value} ${limit.period.unit}`,
+    metric: limit.metric,
+    threshold: thresholdText(limit),
+    currency: limit.currency,
+    paymentMethod: limit.paymentMethod,
+    brand: limit.brand,
+    transactionType: limit.transactionType,
+    status: limit.status,
   });
 }
 
@@ -139,7 +166,12 @@ export const ownerFlags = {
 export function ownerOf(flags: { merchant?: string; channel?: string }): LimitOwner {
   if (flags.merchant) return { entityType: 'merchant', entityId: flags.merchant };
   if (flags.channel) return { entityType: 'channel', entityId: flags.channel };
-  throw new ValidationError('Missing --merchant or --channel.', [{ path: '--merchant', message: 'or --channel is required' }], 'MISSING_FLAG', {
-    hint: 'Pass --merchant <id> for a merchant\'s limits or --channel <id> for a channel\'s.',
-  });
+  throw new ValidationError(
+    'Missing --merchant or --channel.',
+    [{ path: '--merchant', message: 'or --channel is required' }],
+    'MISSING_FLAG',
+    {
+      hint: "Pass --merchant <id> for a merchant's limits or --channel <id> for a channel's.",
+    },
+  );
 }

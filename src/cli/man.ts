@@ -37,14 +37,16 @@ export const COMMON_ENVIRONMENT: [string, string][] = [
 
 /** groff text: backslashes escaped, a line never starting with a control character, hyphens of options literal. */
 function esc(text: string): string {
-  return text
-    .replace(/\\/g, '\\e')
-    .replace(/-/g, '\\-')
-    // non-ASCII as groff's Unicode escapes: the page renders the same with or without preconv
-    .replace(/[^\x00-\x7f]/gu, (c) => `\\[u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`)
-    .split('\n')
-    .map((line) => (/^[.']/.test(line) ? `\\&${line}` : line))
-    .join('\n');
+  return (
+    text
+      .replace(/\\/g, '\\e')
+      .replace(/-/g, '\\-')
+      // non-ASCII as groff's Unicode escapes: the page renders the same with or without preconv
+      .replace(/[^\x00-\x7f]/gu, (c) => `\\[u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`)
+      .split('\n')
+      .map((line) => (/^[.']/.test(line) ? `\\&${line}` : line))
+      .join('\n')
+  );
 }
 
 const commandWords = (id: string) => id.split(':');
@@ -71,7 +73,9 @@ function flagDescription(flag: Command.Flag.Any): string {
 function examples(cmd: Command.Loadable): string[] {
   const list = (cmd.examples ?? []).map((e) => (typeof e === 'string' ? { command: e } : e));
   return list.flatMap((e) => {
-    const command = e.command.replace(/<%=\s*config\.bin\s*%>/g, 'payplane').replace(/<%=\s*command\.id\s*%>/g, commandWords(cmd.id).join(' '));
+    const command = e.command
+      .replace(/<%=\s*config\.bin\s*%>/g, 'payplane')
+      .replace(/<%=\s*command\.id\s*%>/g, commandWords(cmd.id).join(' '));
     return [...('description' in e && e.description ? ['.PP', esc(e.description)] : ['.PP']), '.nf', '.RS 4', esc(command), '.RE', '.fi'];
   });
 }
@@ -97,7 +101,10 @@ export function commandPage(cmd: Command.Loadable, version: string): string {
     ...own.filter((f) => f.required).map((f) => flagLine(f)),
     own.some((f) => !f.required) || global.length ? '[\\fIflags\\fR]' : '',
   ].filter(Boolean);
-  const env = [...COMMON_ENVIRONMENT, ...flags.filter((f) => f.env && !COMMON_ENVIRONMENT.some(([n]) => n === f.env)).map((f) => [f.env!, `--${f.name}`] as [string, string])];
+  const env = [
+    ...COMMON_ENVIRONMENT,
+    ...flags.filter((f) => f.env && !COMMON_ENVIRONMENT.some(([n]) => n === f.env)).map((f) => [f.env!, `--${f.name}`] as [string, string]),
+  ];
   return [
     ...header(pageName(cmd.id), version),
     '.SH NAME',
@@ -105,7 +112,24 @@ export function commandPage(cmd: Command.Loadable, version: string): string {
     '.SH SYNOPSIS',
     synopsis.join('\n'),
     ...(cmd.description && cmd.description !== cmd.summary ? ['.SH DESCRIPTION', esc(cmd.description)] : []),
-    ...(args.length ? ['.SH ARGUMENTS', ...args.flatMap((a) => ['.TP', `.I ${esc(a.name.toUpperCase())}`, esc([a.description ?? '', a.options?.length ? `One of ${a.options.join(', ')}.` : '', a.default !== undefined && typeof a.default !== 'function' ? `Default: ${String(a.default)}.` : ''].filter(Boolean).join(' '))])] : []),
+    ...(args.length
+      ? [
+          '.SH ARGUMENTS',
+          ...args.flatMap((a) => [
+            '.TP',
+            `.I ${esc(a.name.toUpperCase())}`,
+            esc(
+              [
+                a.description ?? '',
+                a.options?.length ? `One of ${a.options.join(', ')}.` : '',
+                a.default !== undefined && typeof a.default !== 'function' ? `Default: ${String(a.default)}.` : '',
+              ]
+                .filter(Boolean)
+                .join(' '),
+            ),
+          ]),
+        ]
+      : []),
     ...(own.length ? ['.SH OPTIONS', ...own.flatMap((f) => ['.TP', flagLine(f), flagDescription(f)])] : []),
     ...(global.length ? ['.SH GLOBAL OPTIONS', ...global.flatMap((f) => ['.TP', flagLine(f), flagDescription(f)])] : []),
     ...(cmd.examples?.length ? ['.SH EXAMPLES', ...examples(cmd)] : []),
@@ -128,9 +152,15 @@ export function indexPage(commands: Command.Loadable[], version: string): string
     '.B payplane',
     '\\fICOMMAND\\fR [\\fIflags\\fR]',
     '.SH DESCRIPTION',
-    esc('Every command takes --json (its result as JSON) and --database-url, and talks to the database through the same services as the API. `payplane serve` runs the API; `payplane doctor` checks a set-up. Each command has a page of its own: payplane-<topic>-<command>(1).'),
+    esc(
+      'Every command takes --json (its result as JSON) and --database-url, and talks to the database through the same services as the API. `payplane serve` runs the API; `payplane doctor` checks a set-up. Each command has a page of its own: payplane-<topic>-<command>(1).',
+    ),
     '.SH COMMANDS',
-    ...commands.flatMap((c) => ['.TP', `.B payplane ${esc(commandWords(c.id).join(' '))}`, `${esc(c.summary ?? '')} See \\fB${esc(pageName(c.id))}\\fR(1).`]),
+    ...commands.flatMap((c) => [
+      '.TP',
+      `.B payplane ${esc(commandWords(c.id).join(' '))}`,
+      `${esc(c.summary ?? '')} See \\fB${esc(pageName(c.id))}\\fR(1).`,
+    ]),
     '.SH ENVIRONMENT',
     ...COMMON_ENVIRONMENT.flatMap(([name, what]) => ['.TP', `.B ${esc(name)}`, esc(what)]),
     ...exitStatus(),

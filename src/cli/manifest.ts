@@ -9,7 +9,14 @@ import { Plugin } from '@oclif/core';
  * committed (a stale one would hide a command), and `npm pack` ships it (package.json files).
  */
 export async function writeManifest(root: string): Promise<number> {
-  const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true, errorOnManifestCreate: true, respectNoCacheDefault: true });
+  const plugin = new Plugin({
+    root,
+    type: 'core',
+    isRoot: true,
+    ignoreManifest: true,
+    errorOnManifestCreate: true,
+    respectNoCacheDefault: true,
+  });
   await plugin.load();
   // without indentation and in ASCII (\uXXXX for the rest): a process keeps the text it read (oclif caches it under
   // NODE_ENV=production), and one character outside Latin-1 would make all of it a string of two bytes a character

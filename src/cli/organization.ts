@@ -55,26 +55,34 @@ export function merchantInput(flags: MerchantFlagValues): Record<string, unknown
 
 /** A page of companies as a table (its footer is the caller's: pageFooter). */
 export function companyTable(page: Page<Company>, options: TableOptions = {}): string {
-  return renderTable(page.data, [
-    { header: 'ID', get: (c) => c.id },
-    { header: 'Name', get: (c) => c.name },
-    { header: 'Country', get: (c) => c.country },
-    { header: 'Status', get: (c) => statusColour(c.status) },
-    { header: 'Mode', get: (c) => (c.livemode ? 'live' : 'sandbox') },
-    { header: 'Tenant', get: (c) => c.tenantId },
-  ], options);
+  return renderTable(
+    page.data,
+    [
+      { header: 'ID', get: (c) => c.id },
+      { header: 'Name', get: (c) => c.name },
+      { header: 'Country', get: (c) => c.country },
+      { header: 'Status', get: (c) => statusColour(c.status) },
+      { header: 'Mode', get: (c) => (c.livemode ? 'live' : 'sandbox') },
+      { header: 'Tenant', get: (c) => c.tenantId },
+    ],
+    options,
+  );
 }
 
 /** A page of merchants as a table (its footer is the caller's: pageFooter). */
 export function merchantTable(page: Page<Merchant>, options: TableOptions = {}): string {
-  return renderTable(page.data, [
-    { header: 'ID', get: (m) => m.id },
-    { header: 'Name', get: (m) => m.name },
-    { header: 'Status', get: (m) => statusColour(m.status) },
-    { header: 'Live', get: (m) => m.liveStatus },
-    { header: 'Company', get: (m) => m.companyId },
-    { header: 'Currency', get: (m) => m.defaultCurrency ?? '' },
-  ], options);
+  return renderTable(
+    page.data,
+    [
+      { header: 'ID', get: (m) => m.id },
+      { header: 'Name', get: (m) => m.name },
+      { header: 'Status', get: (m) => statusColour(m.status) },
+      { header: 'Live', get: (m) => m.liveStatus },
+      { header: 'Company', get: (m) => m.companyId },
+      { header: 'Currency', get: (m) => m.defaultCurrency ?? '' },
+    ],
+    options,
+  );
 }
 
 export function merchantRecord(m: Merchant): string {
@@ -94,7 +102,12 @@ const STATUS_SUMMARY: Record<AccountMove, string> = {
 /** The command class of one merchant status move (activate, suspend, disable). */
 export function merchantStatusCommand(move: AccountMove) {
   return statusMoveCommand({
-    topic: 'merchants', noun: 'merchant', kind: 'merchant', placedBy: 'record', move, summary: STATUS_SUMMARY[move],
+    topic: 'merchants',
+    noun: 'merchant',
+    kind: 'merchant',
+    placedBy: 'record',
+    move,
+    summary: STATUS_SUMMARY[move],
     get: getMerchant,
     apply: (ctx, id) => changeMerchantStatus(ctx, id, move),
   });

@@ -117,7 +117,11 @@ export function layoutColumns(natural: number[], kinds: ColumnKind[], headerWidt
   const cuttable = shown.filter((i) => rules[i].cut);
   const fixed = shown.filter((i) => !rules[i].cut).reduce((sum, i) => sum + natural[i], 0);
   const room = Math.max(width - frame(shown.length) - fixed, 0);
-  const cutWidths = fitWidths(cuttable.map((i) => natural[i]), room, cuttable.map(floor));
+  const cutWidths = fitWidths(
+    cuttable.map((i) => natural[i]),
+    room,
+    cuttable.map(floor),
+  );
   const widths = shown.map((i) => (rules[i].cut ? cutWidths[cuttable.indexOf(i)] : natural[i]));
   return { shown, widths, hidden: all.filter((i) => !shown.includes(i)), cut: shown.filter((i, at) => widths[at] < natural[i]) };
 }
@@ -155,11 +159,23 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], options: TableOp
   if (width !== undefined && picked.length) {
     const natural = picked.map((_c, i) => Math.max(cellWidth(head[i]), ...body.map((cells) => cellWidth(cells[i]))));
     // the first column holding ids is the row's own (a "Delivery" or "Event" column): kept like "ID"
-    const kinds = picked.map((c, i) => kindOf(c.header, body.map((cells) => cells[i]), c.kind)).map((k, i) => (i === 0 && k === 'reference' ? 'id' : k));
+    const kinds = picked
+      .map((c, i) =>
+        kindOf(
+          c.header,
+          body.map((cells) => cells[i]),
+          c.kind,
+        ),
+      )
+      .map((k, i) => (i === 0 && k === 'reference' ? 'id' : k));
     const layout = layoutColumns(natural, kinds, head.map(cellWidth), width, options.columns !== undefined);
     head = layout.shown.map((i, at) => cutCell(head[i], layout.widths[at]));
     body = body.map((cells) => layout.shown.map((i, at) => cutCell(cells[i], layout.widths[at])));
-    note = hiddenNote(picked.map((c) => columnName(c.header)), layout, width);
+    note = hiddenNote(
+      picked.map((c) => columnName(c.header)),
+      layout,
+      width,
+    );
   }
   // cli-table3 is loaded by the first table printed (serve prints none)
   const table = new (require('cli-table3') as typeof Table)({
@@ -209,17 +225,30 @@ function pickColumns<T>(columns: Column<T>[], names: string | undefined): Column
   if (names === undefined) return columns;
   const key = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
   const valid = columns.map((c) => columnName(c.header)).join(', ');
-  const wanted = names.split(',').map((n) => n.trim()).filter(Boolean);
+  const wanted = names
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   if (!wanted.length) {
-    throw new ValidationError('--columns names no column.', [{ path: '--columns', message: 'names no column' }], 'UNKNOWN_COLUMN', { hint: `Valid columns: ${valid}.` });
+    throw new ValidationError('--columns names no column.', [{ path: '--columns', message: 'names no column' }], 'UNKNOWN_COLUMN', {
+      hint: `Valid columns: ${valid}.`,
+    });
   }
   const picked: Column<T>[] = [];
   for (const name of wanted) {
     const column = columns.find((c) => key(c.header) === key(name));
     if (!column) {
-      throw new ValidationError(`Unknown column "${name}" for --columns. Valid columns: ${valid}.`, [{ path: '--columns', message: `"${name}" is not a column` }], 'UNKNOWN_COLUMN', {
-        hint: `Name columns by their headers, comma-separated, e.g. --columns ${columns.slice(0, 2).map((c) => columnName(c.header)).join(',')}.`,
-      });
+      throw new ValidationError(
+        `Unknown column "${name}" for --columns. Valid columns: ${valid}.`,
+        [{ path: '--columns', message: `"${name}" is not a column` }],
+        'UNKNOWN_COLUMN',
+        {
+          hint: `Name columns by their headers, comma-separated, e.g. --columns ${columns
+            .slice(0, 2)
+            .map((c) => columnName(c.header))
+            .join(',')}.`,
+        },
+      );
     }
     if (!picked.includes(column)) picked.push(column);
   }
@@ -228,7 +257,10 @@ function pickColumns<T>(columns: Column<T>[], names: string | undefined): Column
 
 /** A header as --columns names it: "Event type" is event-type. */
 function columnName(header: string): string {
-  return header.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return header
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /** The width tables fit on a terminal: COLUMNS when set, else the terminal's; none on a pipe (nothing is cut). */
@@ -301,7 +333,14 @@ function displayWidth(text: string): number {
 
 /** 0 for a combining mark or a control character, 2 for an East Asian wide character or an emoji, else 1 (as cli-table3 counts). */
 function charWidth(code: number): number {
-  if (code < 0x20 || (code >= 0x7f && code < 0xa0) || (code >= 0x300 && code <= 0x36f) || code === 0x200b || (code >= 0xfe00 && code <= 0xfe0f)) return 0;
+  if (
+    code < 0x20 ||
+    (code >= 0x7f && code < 0xa0) ||
+    (code >= 0x300 && code <= 0x36f) ||
+    code === 0x200b ||
+    (code >= 0xfe00 && code <= 0xfe0f)
+  )
+    return 0;
   if (
     (code >= 0x1100 && code <= 0x115f) ||
     (code >= 0x2e80 && code <= 0xa4cf && code !== 0x303f) ||
@@ -323,7 +362,11 @@ function charWidth(code: number): number {
  * A line printed with a table (a page's footer, a heading): on stdout, but on stderr under --csv so that stdout is
  * the CSV alone. Nothing under --json (oclif's log and logToStderr print nothing then).
  */
-export function logBesideTable(command: { log(message?: string): void; logToStderr(message?: string): void }, options: TableOptions, line: string): void {
+export function logBesideTable(
+  command: { log(message?: string): void; logToStderr(message?: string): void },
+  options: TableOptions,
+  line: string,
+): void {
   if (options.csv) command.logToStderr(line);
   else command.log(line);
 }
@@ -335,7 +378,10 @@ export function logBesideTable(command: { log(message?: string): void; logToStde
 export function renderRecord(record: Record<string, unknown>): string {
   const width = Math.max(...Object.keys(record).map((k) => k.length));
   return Object.entries(record)
-    .map(([k, v]) => `${(colourEnabled() ? chalk.dim(k.padEnd(width)) : k.padEnd(width))}  ${formatCell(/By$/.test(k) && typeof v === 'string' ? actorLabel(v) : v)}`)
+    .map(
+      ([k, v]) =>
+        `${colourEnabled() ? chalk.dim(k.padEnd(width)) : k.padEnd(width)}  ${formatCell(/By$/.test(k) && typeof v === 'string' ? actorLabel(v) : v)}`,
+    )
     .join('\n');
 }
 

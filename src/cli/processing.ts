@@ -27,7 +27,8 @@ export function credentialsFrom(flags: { 'credentials-file'?: string; credential
     } catch {
       throw ValidationError.field('--credentials-file', 'must be a readable JSON file');
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw ValidationError.field('--credentials-file', 'must hold a JSON object of strings');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw ValidationError.field('--credentials-file', 'must hold a JSON object of strings');
     for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
       if (typeof value !== 'string') throw ValidationError.field(`--credentials-file.${key}`, 'must be a string');
     }
@@ -42,57 +43,96 @@ export function credentialsFrom(flags: { 'credentials-file'?: string; credential
     });
     return out;
   }
-  throw new ValidationError('Missing credentials.', [{ path: '--credentials-file', message: 'or --credential KEY=VALUE is required' }], 'MISSING_FLAG', {
-    hint: 'Pass --credentials-file creds.json or --credential KEY=VALUE for each field of the provider\'s credentialSchema (payplane providers get ID).',
-  });
+  throw new ValidationError(
+    'Missing credentials.',
+    [{ path: '--credentials-file', message: 'or --credential KEY=VALUE is required' }],
+    'MISSING_FLAG',
+    {
+      hint: "Pass --credentials-file creds.json or --credential KEY=VALUE for each field of the provider's credentialSchema (payplane providers get ID).",
+    },
+  );
 }
 
 export function renderTerminal(t: Terminal): string {
   return renderRecord({
-    id: t.id, tenant: t.tenantId, provider: t.providerIntegrationId, name: t.name, direction: t.direction, status: t.status,
-    currencies: t.supportedCurrencies, brands: t.supportedBrands, methods: t.supportedPaymentMethodTypes, mcc: t.mcc, descriptor: t.descriptor,
-    credentialBinding: t.credentialBindingId, '3ds': t.threeDsConfig.enabled ? `enabled (${t.threeDsConfig.executionModel})` : 'disabled',
+    id: t.id,
+    tenant: t.tenantId,
+    provider: t.providerIntegrationId,
+    name: t.name,
+    direction: t.direction,
+    status: t.status,
+    currencies: t.supportedCurrencies,
+    brands: t.supportedBrands,
+    methods: t.supportedPaymentMethodTypes,
+    mcc: t.mcc,
+    descriptor: t.descriptor,
+    credentialBinding: t.credentialBindingId,
+    '3ds': t.threeDsConfig.enabled ? `enabled (${t.threeDsConfig.executionModel})` : 'disabled',
   });
 }
 
 export function renderTerminals(rows: Terminal[], options: TableOptions = {}): string {
-  return renderTable(rows, [
-    { header: 'ID', get: (t) => t.id },
-    { header: 'Tenant', get: (t) => t.tenantId },
-    { header: 'Name', get: (t) => t.name },
-    { header: 'Direction', get: (t) => t.direction },
-    { header: 'Currencies', get: (t) => t.supportedCurrencies },
-    { header: 'Status', get: (t) => statusColour(t.status) },
-  ], options);
+  return renderTable(
+    rows,
+    [
+      { header: 'ID', get: (t) => t.id },
+      { header: 'Tenant', get: (t) => t.tenantId },
+      { header: 'Name', get: (t) => t.name },
+      { header: 'Direction', get: (t) => t.direction },
+      { header: 'Currencies', get: (t) => t.supportedCurrencies },
+      { header: 'Status', get: (t) => statusColour(t.status) },
+    ],
+    options,
+  );
 }
 
 export function renderMpiAccounts(rows: MpiAccount[], options: TableOptions = {}): string {
-  return renderTable(rows, [
-    { header: 'Brand', get: (a) => a.brand },
-    { header: 'Enabled', get: (a) => String(a.enabled) },
-    { header: 'Merchant', get: (a) => [a.merchantName, a.merchantId].filter(Boolean).join(' ') },
-    { header: 'Country', get: (a) => a.merchantCountry ?? '' },
-    { header: 'BIN', get: (a) => a.acquirerBin ?? '' },
-    { header: 'MCC', get: (a) => a.mcc ?? '' },
-    { header: '3DS version', get: (a) => a.preferredVersion ?? '' },
-  ], options);
+  return renderTable(
+    rows,
+    [
+      { header: 'Brand', get: (a) => a.brand },
+      { header: 'Enabled', get: (a) => String(a.enabled) },
+      { header: 'Merchant', get: (a) => [a.merchantName, a.merchantId].filter(Boolean).join(' ') },
+      { header: 'Country', get: (a) => a.merchantCountry ?? '' },
+      { header: 'BIN', get: (a) => a.acquirerBin ?? '' },
+      { header: 'MCC', get: (a) => a.mcc ?? '' },
+      { header: '3DS version', get: (a) => a.preferredVersion ?? '' },
+    ],
+    options,
+  );
 }
 
 export function renderRestrictions(rows: TerminalRestriction[], options: TableOptions = {}): string {
-  return renderTable(rows, [
-    { header: 'ID', get: (r) => r.id },
-    { header: 'Action', get: (r) => r.action },
-    { header: 'Method', get: (r) => r.paymentMethod ?? 'any' },
-    { header: 'Brand', get: (r) => r.brand ?? 'any' },
-    { header: 'Transaction', get: (r) => r.transactionType },
-    { header: 'Status', get: (r) => statusColour(r.status) },
-  ], options);
+  return renderTable(
+    rows,
+    [
+      { header: 'ID', get: (r) => r.id },
+      { header: 'Action', get: (r) => r.action },
+      { header: 'Method', get: (r) => r.paymentMethod ?? 'any' },
+      { header: 'Brand', get: (r) => r.brand ?? 'any' },
+      { header: 'Transaction', get: (r) => r.transactionType },
+      { header: 'Status', get: (r) => statusColour(r.status) },
+    ],
+    options,
+  );
 }
 
 export function renderProvider(p: ProviderIntegration): string {
   return renderRecord({
-    id: p.id, code: p.code, name: p.name, category: p.category, status: p.status, testMode: p.testModeAvailable, cutoffTimeUtc: p.cutoffTimeUtc,
-    methods: p.supportedPaymentMethods.map((m) => `${m.method}${m.supported ? '' : ' (off)'}: ${m.operations.filter((o) => o.supported).map((o) => o.operation).join(' ')}`),
+    id: p.id,
+    code: p.code,
+    name: p.name,
+    category: p.category,
+    status: p.status,
+    testMode: p.testModeAvailable,
+    cutoffTimeUtc: p.cutoffTimeUtc,
+    methods: p.supportedPaymentMethods.map(
+      (m) =>
+        `${m.method}${m.supported ? '' : ' (off)'}: ${m.operations
+          .filter((o) => o.supported)
+          .map((o) => o.operation)
+          .join(' ')}`,
+    ),
     brands: [...new Set(p.supportedPaymentMethods.flatMap((m) => m.brands))],
     currencies: [...new Set(p.supportedPaymentMethods.flatMap((m) => m.currencies))],
     features: p.supportedFeatures.filter((f) => f.supported).map((f) => f.feature),
@@ -108,16 +148,35 @@ export const mpiFlags = {
   'mpi-merchant-id': Flags.string({ description: 'Merchant id at the MPI' }),
   'merchant-country': Flags.string({ description: 'Merchant country (ISO 3166-1 alpha-2)' }),
   'acquirer-bin': Flags.string({ description: 'Acquirer BIN' }),
-  mcc: Flags.string({ description: 'MCC (default: the terminal\'s)' }),
-  'preferred-version': Flags.string({ description: '3DS version (default: the provider\'s first)' }),
+  mcc: Flags.string({ description: "MCC (default: the terminal's)" }),
+  'preferred-version': Flags.string({ description: "3DS version (default: the provider's first)" }),
 };
 
-export const mpiFlagNames = { merchantName: 'merchant-name', merchantId: 'mpi-merchant-id', merchantCountry: 'merchant-country', acquirerBin: 'acquirer-bin', preferredVersion: 'preferred-version' };
+export const mpiFlagNames = {
+  merchantName: 'merchant-name',
+  merchantId: 'mpi-merchant-id',
+  merchantCountry: 'merchant-country',
+  acquirerBin: 'acquirer-bin',
+  preferredVersion: 'preferred-version',
+};
 
-export function mpiInput(flags: { enabled?: boolean; 'merchant-name'?: string; 'mpi-merchant-id'?: string; 'merchant-country'?: string; 'acquirer-bin'?: string; mcc?: string; 'preferred-version'?: string }) {
+export function mpiInput(flags: {
+  enabled?: boolean;
+  'merchant-name'?: string;
+  'mpi-merchant-id'?: string;
+  'merchant-country'?: string;
+  'acquirer-bin'?: string;
+  mcc?: string;
+  'preferred-version'?: string;
+}) {
   return {
-    enabled: flags.enabled, merchantName: flags['merchant-name'], merchantId: flags['mpi-merchant-id'], merchantCountry: flags['merchant-country'],
-    acquirerBin: flags['acquirer-bin'], mcc: flags.mcc, preferredVersion: flags['preferred-version'],
+    enabled: flags.enabled,
+    merchantName: flags['merchant-name'],
+    merchantId: flags['mpi-merchant-id'],
+    merchantCountry: flags['merchant-country'],
+    acquirerBin: flags['acquirer-bin'],
+    mcc: flags.mcc,
+    preferredVersion: flags['preferred-version'],
   };
 }
 

@@ -58,8 +58,18 @@ export function profileFields(flags: ProfileFlagValues): Record<string, unknown>
 
 export function renderProfile(p: IntegrationProfile): string {
   return renderRecord({
-    id: p.id, tenant: p.tenantId, merchant: p.merchantId, mode: p.mode, status: p.status, sessionLifetime: `${p.sessionLifetime} s`,
-    returnUrl: p.returnUrl, maxDeclineAttempts: p.maxDeclineAttempts, cascading: p.cascadingEnabled, cascadePolicy: p.cascadePolicy,
-    defaultLocale: p.defaultLocale, createdAt: p.createdAt, updatedAt: p.updatedAt,
+    id: p.id,
+    tenant: p.tenantId,
+    merchant: p.merchantId,
+    mode: p.mode,
+    status: p.status,
+    sessionLifetime: `${p.sessionLifetime} s`,
+    returnUrl: p.returnUrl,
+    maxDeclineAttempts: p.maxDeclineAttempts,
+    cascading: p.cascadingEnabled,
+    cascadePolicy: p.cascadePolicy,
+    defaultLocale: p.defaultLocale,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
   });
 }

@@ -100,7 +100,11 @@ export async function followPages<T>(load: (page: PageRequest) => Promise<Page<T
   const first = await load({ limit, cursor: options.cursor });
   const data = [...first.data];
   const totalCount = first.pagination.totalCount;
-  const bar = new ProgressBar(totalCount, { label: options.label ?? 'Fetching', enabled: options.progress !== false, stream: options.stream });
+  const bar = new ProgressBar(totalCount, {
+    label: options.label ?? 'Fetching',
+    enabled: options.progress !== false,
+    stream: options.stream,
+  });
   bar.tick(first.data.length);
   try {
     let cursor = first.pagination.nextCursor;

@@ -53,9 +53,10 @@ const transactions = (r: { paymentMethod: string | null; brand: string | null; t
 
 /** A limit by what it caps: `volume 1,000.00 EUR of card payments per day`, `count 5 of refunds per 2 weeks`. */
 export function limitLabel(limit: Limit): string {
-  const cap = limit.metric === 'volume' && limit.currency
-    ? `volume ${formatMinor({ currency: limit.currency, valueMinor: limit.threshold }, { grouping: true })}`
-    : `${limit.metric} ${limit.threshold}${limit.currency ? ` ${limit.currency}` : ''}`;
+  const cap =
+    limit.metric === 'volume' && limit.currency
+      ? `volume ${formatMinor({ currency: limit.currency, valueMinor: limit.threshold }, { grouping: true })}`
+      : `${limit.metric} ${limit.threshold}${limit.currency ? ` ${limit.currency}` : ''}`;
   return `${cap} of ${transactions(limit)} per ${period(limit.period)}`;
 }
 

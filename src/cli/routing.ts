@@ -15,7 +15,7 @@ import { PAYMENT_METHODS } from '../api/fees/schemas';
 // without a mode: sandbox unless a decision is asked for live).
 
 export const routingListFlags = {
-  tenant: Flags.string({ description: 'Only this tenant\'s rules' }),
+  tenant: Flags.string({ description: "Only this tenant's rules" }),
   limit: sharedFlags.limit,
   cursor: sharedFlags.cursor,
 };
@@ -24,8 +24,12 @@ export const ruleFlags = {
   name: Flags.string({ description: 'Display name' }),
   description: Flags.string({ description: 'Description ("null" clears it)' }),
   priority: Flags.integer({ description: 'Lower is evaluated first across active rules (default 100)' }),
-  'conditions-json': Flags.string({ description: 'Conditions as the API takes them: a JSON file path or inline JSON ({"currencies":["EUR"],...})' }),
-  'outcome-json': Flags.string({ description: 'Outcome as the API takes it: a JSON file path or inline JSON ({"type":"priority","terminals":[...]})' }),
+  'conditions-json': Flags.string({
+    description: 'Conditions as the API takes them: a JSON file path or inline JSON ({"currencies":["EUR"],...})',
+  }),
+  'outcome-json': Flags.string({
+    description: 'Outcome as the API takes it: a JSON file path or inline JSON ({"type":"priority","terminals":[...]})',
+  }),
   terminals: Flags.string({ description: 'Outcome: priority order of terminal ids, comma-separated' }),
   split: Flags.string({ description: 'Outcome: weighted split, comma-separated terminalId:weight (e.g. 6f1c…:70,0b9e…:30)' }),
   currencies: Flags.string({ description: 'Condition: currencies, comma-separated' }),
@@ -34,7 +38,9 @@ export const ruleFlags = {
   'card-countries': Flags.string({ description: 'Condition: card countries (ISO alpha-2), comma-separated' }),
   merchants: Flags.string({ description: 'Condition: merchant ids, comma-separated' }),
   channels: Flags.string({ description: 'Condition: channel ids, comma-separated' }),
-  'amount-currency': Flags.string({ description: 'Condition: the currency of --min-amount and --max-amount (default: the one currency of --currencies)' }),
+  'amount-currency': Flags.string({
+    description: 'Condition: the currency of --min-amount and --max-amount (default: the one currency of --currencies)',
+  }),
   ...amountFlagPair('min-amount', 'Condition: minimum amount (inclusive)', '--amount-currency'),
   ...amountFlagPair('max-amount', 'Condition: maximum amount (inclusive)', '--amount-currency'),
 };
@@ -71,7 +77,8 @@ const CONDITION_FLAGS = ['currencies', 'payment-methods', 'brands', 'card-countr
 function amountCondition(flags: RuleFlagValues, given: unknown, currencies: unknown): Record<string, unknown> {
   const base = given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
   let currency = flags['amount-currency'] ?? (typeof base.currency === 'string' ? base.currency : undefined);
-  let currencyFlag = flags['amount-currency'] !== undefined || base.currency === undefined ? '--amount-currency' : '--conditions-json.amount.currency';
+  let currencyFlag =
+    flags['amount-currency'] !== undefined || base.currency === undefined ? '--amount-currency' : '--conditions-json.amount.currency';
   if (currency === undefined && Array.isArray(currencies) && currencies.length === 1 && typeof currencies[0] === 'string') {
     currency = currencies[0];
     currencyFlag = flags.currencies !== undefined ? '--currencies' : '--conditions-json.currencies';
@@ -79,7 +86,8 @@ function amountCondition(flags: RuleFlagValues, given: unknown, currencies: unkn
   const rule = { currency, currencyFlag, missing: '--amount-currency or a single currency in --currencies', zero: true };
   const min = minorOf(flags, 'min-amount', rule);
   const max = minorOf(flags, 'max-amount', rule);
-  if (currency === undefined) throw ValidationError.field('--amount-currency', 'is required for an amount condition (or a single currency in --currencies)');
+  if (currency === undefined)
+    throw ValidationError.field('--amount-currency', 'is required for an amount condition (or a single currency in --currencies)');
   return { ...base, currency, ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
 }
 
@@ -91,7 +99,8 @@ export function ruleInput(flags: RuleFlagValues): Record<string, unknown> {
   let conditions: Record<string, unknown> | undefined;
   if (flags['conditions-json'] !== undefined) {
     const parsed = readJsonFlag(flags['conditions-json'], 'conditions-json');
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw ValidationError.field('--conditions-json', 'must be a JSON object');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw ValidationError.field('--conditions-json', 'must be a JSON object');
     conditions = { ...(parsed as Record<string, unknown>) };
   }
   if (CONDITION_FLAGS.some((f) => flags[f] !== undefined)) {
@@ -107,7 +116,8 @@ export function ruleInput(flags: RuleFlagValues): Record<string, unknown> {
     if (AMOUNT_FLAGS.some((f) => flags[f] !== undefined)) set('amount', amountCondition(flags, conditions?.amount, conditions?.currencies));
   }
   const outcomes = (['outcome-json', 'terminals', 'split'] as const).filter((f) => flags[f] !== undefined);
-  if (outcomes.length > 1) throw ValidationError.field(`--${outcomes[1]}`, `cannot be combined with --${outcomes[0]}: give the outcome one way`);
+  if (outcomes.length > 1)
+    throw ValidationError.field(`--${outcomes[1]}`, `cannot be combined with --${outcomes[0]}: give the outcome one way`);
   let outcome: unknown;
   if (flags['outcome-json'] !== undefined) outcome = readJsonFlag(flags['outcome-json'], 'outcome-json');
   else if (flags.terminals !== undefined) outcome = { type: 'priority', terminals: csv(flags.terminals) };
@@ -155,30 +165,50 @@ function describeConditions(rule: RoutingRule): string {
 
 function describeOutcome(rule: RoutingRule): string {
   const o = rule.outcome;
-  return o.type === 'priority' ? `priority: ${o.terminals.join(' > ')}` : `split: ${o.splits.map((s) => `${s.terminalId} (${s.weight})`).join(', ')}`;
+  return o.type === 'priority'
+    ? `priority: ${o.terminals.join(' > ')}`
+    : `split: ${o.splits.map((s) => `${s.terminalId} (${s.weight})`).join(', ')}`;
 }
 
 export function renderRule(r: RoutingRule): string {
   return renderRecord({
-    id: r.id, rule: r.ruleId, version: r.version, tenant: r.tenantId, name: r.name, description: r.description, status: r.status, priority: r.priority,
-    conditions: describeConditions(r), outcome: describeOutcome(r), activatedAt: r.activatedAt, archivedAt: r.archivedAt, deletedAt: r.deletedAt,
+    id: r.id,
+    rule: r.ruleId,
+    version: r.version,
+    tenant: r.tenantId,
+    name: r.name,
+    description: r.description,
+    status: r.status,
+    priority: r.priority,
+    conditions: describeConditions(r),
+    outcome: describeOutcome(r),
+    activatedAt: r.activatedAt,
+    archivedAt: r.archivedAt,
+    deletedAt: r.deletedAt,
   });
 }
 
 export function renderRules(page: Page<RoutingRule>, options: TableOptions = {}): string {
-  return renderTable(page.data, [
-    { header: 'ID', get: (r) => r.id },
-    { header: 'Rule', get: (r) => r.ruleId },
-    { header: 'Version', get: (r) => String(r.version) },
-    { header: 'Name', get: (r) => r.name },
-    { header: 'Priority', get: (r) => String(r.priority) },
-    { header: 'Status', get: (r) => statusColour(r.status) },
-  ], options);
+  return renderTable(
+    page.data,
+    [
+      { header: 'ID', get: (r) => r.id },
+      { header: 'Rule', get: (r) => r.ruleId },
+      { header: 'Version', get: (r) => String(r.version) },
+      { header: 'Name', get: (r) => r.name },
+      { header: 'Priority', get: (r) => String(r.priority) },
+      { header: 'Status', get: (r) => statusColour(r.status) },
+    ],
+    options,
+  );
 }
 
 export function renderDecision(d: RoutingDecision): string {
   const head = renderRecord({
-    strategy: d.strategy, rule: d.ruleId ?? '(none: default order)', version: d.version, ruleVersionId: d.ruleVersionId,
+    strategy: d.strategy,
+    rule: d.ruleId ?? '(none: default order)',
+    version: d.version,
+    ruleVersionId: d.ruleVersionId,
     terminals: d.terminals.length ? d.terminals.join(' > ') : '(no eligible terminal)',
   });
   const table = renderTable(d.candidates, [
@@ -195,7 +225,10 @@ export const DecideInput = z.strictObject({
   merchant: z.string().uuid(),
   amount: z.strictObject({ currency: Currency, valueMinor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }),
   method: z.enum(PAYMENT_METHODS),
-  brand: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lower-case brand such as visa').optional(),
+  brand: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lower-case brand such as visa')
+    .optional(),
   country: Country.optional(),
   channel: z.string().uuid().optional(),
   at: FutureDateInput.optional(),

@@ -31,9 +31,10 @@ export function statusMoveCommand<R extends { id: string; name: string; status: 
     static override summary = spec.summary;
     static override examples = [`<%= config.bin %> ${spec.topic} ${move} 6f1c…${move === 'activate' ? '' : ' --yes'}`];
     static override args = {
-      id: spec.placedBy === 'record'
-        ? recordArg(spec.kind as RecordKind, { description: `${noun[0].toUpperCase()}${noun.slice(1)} id`, required: true })
-        : ownedArg(spec.kind, { description: `${noun[0].toUpperCase()}${noun.slice(1)} id`, required: true }),
+      id:
+        spec.placedBy === 'record'
+          ? recordArg(spec.kind as RecordKind, { description: `${noun[0].toUpperCase()}${noun.slice(1)} id`, required: true })
+          : ownedArg(spec.kind, { description: `${noun[0].toUpperCase()}${noun.slice(1)} id`, required: true }),
     };
     static override scopeOf = spec.placedBy === 'platform' ? atPlatform() : undefined;
     // activate asks nothing: --yes is still accepted (scripts pass it to every status move) but not offered

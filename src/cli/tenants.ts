@@ -18,8 +18,14 @@ export const tenantFieldFlags = {
   'logo-url': Flags.string({ description: 'Logo URL' }),
   'terms-url': Flags.string({ description: 'Terms URL' }),
   'privacy-policy-url': Flags.string({ description: 'Privacy policy URL' }),
-  'withdrawal-cooling-hours': Flags.integer({ description: 'Hours a new withdrawal method (or new details) cools before use (default: the platform\'s, 24)', min: 0 }),
-  'withdrawal-maker-checker': Flags.boolean({ description: 'Four eyes on withdrawals: creator cannot approve, approver cannot execute (--no-withdrawal-maker-checker turns it off)', allowNo: true }),
+  'withdrawal-cooling-hours': Flags.integer({
+    description: "Hours a new withdrawal method (or new details) cools before use (default: the platform's, 24)",
+    min: 0,
+  }),
+  'withdrawal-maker-checker': Flags.boolean({
+    description: 'Four eyes on withdrawals: creator cannot approve, approver cannot execute (--no-withdrawal-maker-checker turns it off)',
+    allowNo: true,
+  }),
 };
 
 export const tenantFlagNames = {
@@ -85,7 +91,12 @@ const SUMMARY: Record<AccountMove, string> = {
 /** The command class of one tenant status move (activate, suspend, disable). */
 export function tenantStatusCommand(move: AccountMove) {
   return statusMoveCommand({
-    topic: 'tenants', noun: 'tenant', kind: 'tenant', placedBy: 'platform', move, summary: SUMMARY[move],
+    topic: 'tenants',
+    noun: 'tenant',
+    kind: 'tenant',
+    placedBy: 'platform',
+    move,
+    summary: SUMMARY[move],
     get: getTenant,
     apply: (ctx, id) => changeTenantStatus(ctx, id, move),
   });

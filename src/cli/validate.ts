@@ -39,7 +39,11 @@ export function declaresReferences(schema: z.ZodType): boolean {
  * Only for a schema that names no record: input naming records goes through validateInput, which looks them up
  * as the API pipeline does (a schema declaring references here is a defect, refused before anything is written).
  */
-export function validateWith<S extends z.ZodType>(schema: S, value: Record<string, unknown>, flags: Record<string, string> = {}): z.output<S> {
+export function validateWith<S extends z.ZodType>(
+  schema: S,
+  value: Record<string, unknown>,
+  flags: Record<string, string> = {},
+): z.output<S> {
   if (declaresReferences(schema)) {
     throw new Error('validateWith: this schema declares references (refersTo); validate the input with validateInput, which looks them up');
   }
@@ -70,7 +74,13 @@ export async function validateInput<S extends z.ZodType>(
  * scope by the API pipeline's own check (checkNamedIds); `flagOf` turns a field's path (`.roleIds[0]`) into the flag
  * the refusal names. For the commands that validate with a parser of their own (src/cli/risk/input.ts).
  */
-export async function checkInputReferences(ctx: CallerContext, schema: z.ZodType, input: unknown, flagOf: (path: string) => string, record?: PathRecord): Promise<void> {
+export async function checkInputReferences(
+  ctx: CallerContext,
+  schema: z.ZodType,
+  input: unknown,
+  flagOf: (path: string) => string,
+  record?: PathRecord,
+): Promise<void> {
   const named = namedIds(schema, input, '').map((n) => ({ ...n, path: flagOf(n.path) }));
   await checkNamedIds(ctx, named, record);
 }

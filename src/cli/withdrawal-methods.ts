@@ -19,7 +19,8 @@ export const methodScopeFlags = {
 export const methodOwnerFlags = { tenant: methodScopeFlags.tenant, merchant: recordOwnerFlags.merchant, live: methodScopeFlags.live };
 
 export const detailFlag = Flags.string({
-  description: 'A detail of the method type as key=value (repeatable), e.g. --detail iban="DE89 3704 0044 0532 0130 00" --detail accountHolderName="Jane Doe"',
+  description:
+    'A detail of the method type as key=value (repeatable), e.g. --detail iban="DE89 3704 0044 0532 0130 00" --detail accountHolderName="Jane Doe"',
   multiple: true,
 });
 
@@ -47,7 +48,11 @@ export function detailsFrom(values: string[] | undefined): Record<string, string
   for (const entry of values ?? []) {
     const at = entry.indexOf('=');
     const key = at > 0 ? entry.slice(0, at).trim() : '';
-    if (!key) throw ValidationError.field('--detail', 'must be key=value: a detail key of the type, "=", then its value (e.g. accountHolderName=Jane Doe)');
+    if (!key)
+      throw ValidationError.field(
+        '--detail',
+        'must be key=value: a detail key of the type, "=", then its value (e.g. accountHolderName=Jane Doe)',
+      );
     if (details.has(key)) throw ValidationError.field(`--detail.${key}`, 'is given twice');
     details.set(key, entry.slice(at + 1));
   }
@@ -67,32 +72,56 @@ const detailsText = (details: Record<string, string>) =>
 
 export function renderMethods(rows: WithdrawalMethod[], options: TableOptions = {}): string {
   if (rows.length === 0 && !options.csv && !options.columns) return 'No withdrawal methods.';
-  return renderTable(rows, [
-    { header: 'ID', get: (m) => m.id },
-    { header: 'Merchant', get: (m) => m.merchantId },
-    { header: 'Type', get: (m) => m.methodType },
-    { header: 'Label', get: (m) => m.label },
-    { header: 'Details', get: (m) => detailsText(m.details) },
-    { header: 'Status', get: (m) => statusColour(m.status) },
-    { header: 'Active from', get: (m) => m.activatesAt ?? '' },
-  ], options);
+  return renderTable(
+    rows,
+    [
+      { header: 'ID', get: (m) => m.id },
+      { header: 'Merchant', get: (m) => m.merchantId },
+      { header: 'Type', get: (m) => m.methodType },
+      { header: 'Label', get: (m) => m.label },
+      { header: 'Details', get: (m) => detailsText(m.details) },
+      { header: 'Status', get: (m) => statusColour(m.status) },
+      { header: 'Active from', get: (m) => m.activatesAt ?? '' },
+    ],
+    options,
+  );
 }
 
 /** One method: details masked as every read shows them. */
 export function renderMethod(m: WithdrawalMethod): string {
   return renderRecord({
-    id: m.id, tenant: m.tenantId, merchant: m.merchantId, mode: m.livemode ? 'live' : 'test', type: m.methodType, label: m.label,
+    id: m.id,
+    tenant: m.tenantId,
+    merchant: m.merchantId,
+    mode: m.livemode ? 'live' : 'test',
+    type: m.methodType,
+    label: m.label,
     details: detailsText(m.details),
-    status: statusColour(m.status), activeFrom: m.activatesAt ?? '', created: m.createdAt, updated: m.updatedAt, deleted: m.deletedAt ?? '',
+    status: statusColour(m.status),
+    activeFrom: m.activatesAt ?? '',
+    created: m.createdAt,
+    updated: m.updatedAt,
+    deleted: m.deletedAt ?? '',
   });
 }
 
 export function renderTypes(rows: WithdrawalMethodTypeRecord[], options: TableOptions = {}): string {
-  return renderTable(rows, [
-    { header: 'Type', get: (t) => t.type },
-    { header: 'Name', get: (t) => t.name },
-    { header: 'Currencies', get: (t) => (t.currencies.length ? t.currencies.join(', ') : 'any') },
-    { header: 'Required details', get: (t) => t.requiredDetails.join(', ') },
-    { header: 'Optional details', get: (t) => t.details.filter((d) => !d.required).map((d) => (d.values ? `${d.key} (${d.values.join('|')})` : d.key)).join(', ') },
-  ], options);
+  return renderTable(
+    rows,
+    [
+      { header: 'Type', get: (t) => t.type },
+      { header: 'Name', get: (t) => t.name },
+      { header: 'Currencies', get: (t) => (t.currencies.length ? t.currencies.join(', ') : 'any') },
+      { header: 'Required details', get: (t) => t.requiredDetails.join(', ') },
+      {
+        header: 'Optional details',
+        get: (t) =>
+          t.details
+            .filter((d) => !d.required)
+            .map((d) => (d.values ? `${d.key} (${d.values.join('|')})` : d.key))
+            .join(', '),
+      },
+    ],
+    options,
+  );
 }

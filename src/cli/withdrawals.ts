@@ -13,7 +13,8 @@ import { actorLabel } from './actors';
 /** --operator: who acts, on every withdrawals command. */
 export const operatorFlags = {
   operator: Flags.string({
-    description: 'Who acts (default: your OS user name): approvedBy, executedBy, … hold the id of that account\'s platform user (externalIdpId os:<name>, created on first use), the audit trail names the account',
+    description:
+      "Who acts (default: your OS user name): approvedBy, executedBy, … hold the id of that account's platform user (externalIdpId os:<name>, created on first use), the audit trail names the account",
     env: 'PAYPLANE_OPERATOR',
   }),
 };
@@ -23,10 +24,9 @@ export const operatorFlags = {
  * tenant's or merchant's record (BaseCommand checks them against the withdrawal, as for every record named by id).
  */
 export const withdrawalOwnerFlags = {
-  tenant: Flags.string({ description: 'The withdrawal\'s tenant (404 when the withdrawal is another tenant\'s)' }),
+  tenant: Flags.string({ description: "The withdrawal's tenant (404 when the withdrawal is another tenant's)" }),
   merchant: recordOwnerFlags.merchant,
 };
-
 
 /**
  * The outcome from flags, validated with the API's own bodies (so the terminal accepts what the API accepts), with
@@ -63,19 +63,35 @@ export async function promptOutcome(defaults: { reference?: string; comment?: st
     message: 'Did the payout complete?',
     choices: [
       { name: 'Completed', value: 'complete' as const, description: 'The money left: record the provider or bank reference.' },
-      { name: 'Failed', value: 'fail' as const, description: 'It did not go out: the amount and fee return to the merchant\'s available balance.' },
+      {
+        name: 'Failed',
+        value: 'fail' as const,
+        description: "It did not go out: the amount and fee return to the merchant's available balance.",
+      },
       { name: 'Not yet', value: 'later' as const, description: 'Leave the withdrawal executing; run this command again when you know.' },
     ],
   });
   if (answer === 'later') return null;
   if (answer === 'complete') {
     const providerReference = await input({
-      message: 'Provider reference:', required: true, default: defaults.reference, validate: answerCheck('CompleteWithdrawalBody', 'providerReference'),
+      message: 'Provider reference:',
+      required: true,
+      default: defaults.reference,
+      validate: answerCheck('CompleteWithdrawalBody', 'providerReference'),
     });
-    const comment = await input({ message: 'Comment (optional):', default: defaults.comment, validate: answerCheck('CompleteWithdrawalBody', 'comment', true) });
+    const comment = await input({
+      message: 'Comment (optional):',
+      default: defaults.comment,
+      validate: answerCheck('CompleteWithdrawalBody', 'comment', true),
+    });
     return { outcome: 'complete', providerReference: providerReference.trim(), comment: comment.trim() || undefined };
   }
-  const comment = await input({ message: 'Why did it fail?', required: true, default: defaults.comment, validate: answerCheck('FailWithdrawalBody', 'comment') });
+  const comment = await input({
+    message: 'Why did it fail?',
+    required: true,
+    default: defaults.comment,
+    validate: answerCheck('FailWithdrawalBody', 'comment'),
+  });
   return { outcome: 'fail', comment: comment.trim(), providerReference: defaults.reference };
 }
 
@@ -105,7 +121,9 @@ export function destinationLine(destination: Withdrawal['destination']): string 
 
 /** The destination as key/value lines under its type's name: the full details when revealed, for the executing operator. */
 export function renderDestination(destination: { type: string; details: Record<string, string> }): string {
-  const labelled = Object.fromEntries(Object.entries(destination.details).map(([key, value]) => [detailLabel(destination.type, key), value]));
+  const labelled = Object.fromEntries(
+    Object.entries(destination.details).map(([key, value]) => [detailLabel(destination.type, key), value]),
+  );
   return [typeName(destination.type), renderRecord(labelled).replace(/^/gm, '  ')].join('\n');
 }
 
@@ -114,39 +132,64 @@ const when = (at: string | null, by: string | null) => (at ? `${at}${by ? ` by $
 
 export function renderWithdrawals(rows: Withdrawal[], options: TableOptions = {}): string {
   if (rows.length === 0 && !options.csv && !options.columns) return 'No withdrawals.';
-  return renderTable(rows, [
-    { header: 'ID', get: (w) => w.id },
-    { header: 'Merchant', get: (w) => w.entityId },
-    { header: 'Amount', get: (w) => formatMinor(w.amount) },
-    { header: 'Fee', get: (w) => formatMinor(w.fee) },
-    { header: 'Status', get: (w) => withdrawalStatusColour(w.status) },
-    { header: 'Created', get: (w) => w.createdAt },
-    { header: 'Destination', get: (w) => destinationLine(w.destination) },
-  ], options);
+  return renderTable(
+    rows,
+    [
+      { header: 'ID', get: (w) => w.id },
+      { header: 'Merchant', get: (w) => w.entityId },
+      { header: 'Amount', get: (w) => formatMinor(w.amount) },
+      { header: 'Fee', get: (w) => formatMinor(w.fee) },
+      { header: 'Status', get: (w) => withdrawalStatusColour(w.status) },
+      { header: 'Created', get: (w) => w.createdAt },
+      { header: 'Destination', get: (w) => destinationLine(w.destination) },
+    ],
+    options,
+  );
 }
 
 /** One withdrawal: amounts, the masked destination and who moved it when (empty steps left out). */
 export function renderWithdrawal(w: Withdrawal): string {
   const record: Record<string, unknown> = {
-    id: w.id, tenant: w.tenantId, merchant: w.entityId, mode: w.livemode ? 'live' : 'test', status: withdrawalStatusColour(w.status),
-    amount: formatMinor(w.amount), fee: formatMinor(w.fee), debited: formatMinor(debited(w)),
-    destination: destinationLine(w.destination), method: w.withdrawalMethodId, channel: w.withdrawalChannelId,
-    providerReference: w.providerReference ?? '', rejectionReason: w.rejectionReason ?? '', comment: w.executionComment ?? '',
+    id: w.id,
+    tenant: w.tenantId,
+    merchant: w.entityId,
+    mode: w.livemode ? 'live' : 'test',
+    status: withdrawalStatusColour(w.status),
+    amount: formatMinor(w.amount),
+    fee: formatMinor(w.fee),
+    debited: formatMinor(debited(w)),
+    destination: destinationLine(w.destination),
+    method: w.withdrawalMethodId,
+    channel: w.withdrawalChannelId,
+    providerReference: w.providerReference ?? '',
+    rejectionReason: w.rejectionReason ?? '',
+    comment: w.executionComment ?? '',
     failureReason: w.failureReason ?? '',
-    created: when(w.createdAt, w.createdBy), approved: when(w.approvedAt, w.approvedBy), rejected: when(w.rejectedAt, w.rejectedBy),
-    canceled: when(w.canceledAt, w.canceledBy), executionStarted: when(w.executedAt, w.executedBy), completed: when(w.completedAt, w.completedBy),
-    failed: when(w.failedAt, w.failedBy), updated: w.updatedAt,
+    created: when(w.createdAt, w.createdBy),
+    approved: when(w.approvedAt, w.approvedBy),
+    rejected: when(w.rejectedAt, w.rejectedBy),
+    canceled: when(w.canceledAt, w.canceledBy),
+    executionStarted: when(w.executedAt, w.executedBy),
+    completed: when(w.completedAt, w.completedBy),
+    failed: when(w.failedAt, w.failedBy),
+    updated: w.updatedAt,
   };
   return renderRecord(Object.fromEntries(Object.entries(record).filter(([, v]) => v !== '')));
 }
 
 /** What the executing operator must pay: the amount to send, the fee kept back, the merchant and the FULL destination. */
-export function renderPayoutOrder(w: Withdrawal, merchantName: string, destination: { type: string; details: Record<string, string> }): string {
+export function renderPayoutOrder(
+  w: Withdrawal,
+  merchantName: string,
+  destination: { type: string; details: Record<string, string> },
+): string {
   return [
     `Executing withdrawal ${w.id} (started ${w.executedAt ?? ''} by ${actorLabel(w.executedBy)}).`,
     renderRecord({
-      'pay out': formatMinor(w.amount), fee: `${formatMinor(w.fee)} (charged to the merchant on top; not paid out)`,
-      merchant: `${merchantName} (${w.entityId})`, reference: w.id,
+      'pay out': formatMinor(w.amount),
+      fee: `${formatMinor(w.fee)} (charged to the merchant on top; not paid out)`,
+      merchant: `${merchantName} (${w.entityId})`,
+      reference: w.id,
     }),
     'Destination:',
     renderDestination(destination),

@@ -1,4 +1,11 @@
-import { ConnectorError, type Connector, type ConnectorEnv, type ConnectorResult, type ConnectorStatus, type ConnectorTerminal } from './types';
+import {
+  ConnectorError,
+  type Connector,
+  type ConnectorEnv,
+  type ConnectorResult,
+  type ConnectorStatus,
+  type ConnectorTerminal,
+} from './types';
 
 const STATUSES: ConnectorStatus[] = ['succeeded', 'pending', 'requires_action', 'declined', 'failed'];
 
@@ -31,7 +38,13 @@ export class HttpConnector implements Connector {
       res = await (this.options.fetch ?? fetch)(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ terminalId: terminal.terminalId, credentials: terminal.credentials, mcc: terminal.mcc, descriptor: terminal.descriptor, ...request }),
+        body: JSON.stringify({
+          terminalId: terminal.terminalId,
+          credentials: terminal.credentials,
+          mcc: terminal.mcc,
+          descriptor: terminal.descriptor,
+          ...request,
+        }),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
         redirect: 'error',
       });
@@ -47,7 +60,10 @@ export class HttpConnector implements Connector {
     return {
       status: body.status as ConnectorStatus,
       providerReference: typeof body.providerReference === 'string' ? body.providerReference : null,
-      rawStatus: body.rawStatus, declineCode: body.declineCode, message: body.message, action: body.action,
+      rawStatus: body.rawStatus,
+      declineCode: body.declineCode,
+      message: body.message,
+      action: body.action,
       threeDSResult: body.threeDSResult,
     };
   }

@@ -9,8 +9,18 @@ import { newId } from '../util/ids';
 import { sandboxOperationDue } from './sandbox-kick';
 import { publicUrl } from '../util/public-url';
 import {
-  ConnectorError, type AuthorizeRequest, type CaptureRequest, type Connector, type ConnectorEnv, type ConnectorResult,
-  type ConnectorTerminal, type DisputeAcceptRequest, type DisputeEvidenceRequest, type RefundRequest, type ThreeDsResult, type VoidRequest,
+  ConnectorError,
+  type AuthorizeRequest,
+  type CaptureRequest,
+  type Connector,
+  type ConnectorEnv,
+  type ConnectorResult,
+  type ConnectorTerminal,
+  type DisputeAcceptRequest,
+  type DisputeEvidenceRequest,
+  type RefundRequest,
+  type ThreeDsResult,
+  type VoidRequest,
 } from './types';
 
 /**
@@ -65,7 +75,11 @@ const DECLINES: Partial<Record<SandboxScenario, { declineCode: string; rawStatus
   lost_card: { declineCode: 'lost_card', rawStatus: 'REFUSED_41', message: 'The card was reported lost.' },
   expired_card: { declineCode: 'expired_card', rawStatus: 'REFUSED_54', message: 'The card has expired.' },
   incorrect_cvc: { declineCode: 'incorrect_cvc', rawStatus: 'REFUSED_N7', message: 'The card security code is incorrect.' },
-  unsupported: { declineCode: 'card_not_supported', rawStatus: 'REFUSED_57', message: 'The card is not supported by the sandbox acquirer.' },
+  unsupported: {
+    declineCode: 'card_not_supported',
+    rawStatus: 'REFUSED_57',
+    message: 'The card is not supported by the sandbox acquirer.',
+  },
 };
 
 export function scenarioOf(cardNumber: string | undefined): SandboxScenario {
@@ -108,7 +122,10 @@ function approved(providerReference: string, capture: boolean, extra: Partial<Co
 
 function authenticationFailed(providerReference: string, cancelled: boolean): ConnectorResult {
   return {
-    status: 'declined', providerReference, rawStatus: 'REFUSED_3DS', declineCode: 'authentication_failed',
+    status: 'declined',
+    providerReference,
+    rawStatus: 'REFUSED_3DS',
+    declineCode: 'authentication_failed',
     message: cancelled ? 'The 3DS challenge was not completed in time.' : 'The cardholder failed 3DS authentication.',
     threeDSResult: threeDs('challenge', false, cancelled),
   };
@@ -129,7 +146,13 @@ export function authorizeOutcome(scenario: SandboxScenario, providerReference: s
     case 'funds_available_immediately':
       return approved(providerReference, capture, { fundsAvailableImmediately: true });
     case 'processing_error':
-      return { status: 'failed', providerReference, rawStatus: 'ERROR', declineCode: 'processing_error', message: 'The acquirer could not process the payment; another route may.' };
+      return {
+        status: 'failed',
+        providerReference,
+        rawStatus: 'ERROR',
+        declineCode: 'processing_error',
+        message: 'The acquirer could not process the payment; another route may.',
+      };
     default: {
       const decline = DECLINES[scenario] ?? DECLINES.unsupported!;
       return { status: 'declined', providerReference, ...decline };
@@ -144,7 +167,13 @@ function challengedOutcome(scenario: SandboxScenario, providerReference: string,
 
 function refundOutcome(scenario: SandboxScenario, providerReference: string): ConnectorResult {
   if (scenario === 'refund_fails') {
-    return { status: 'failed', providerReference, rawStatus: 'REFUND_REFUSED', declineCode: 'refund_failed', message: 'The issuer refused the refund.' };
+    return {
+      status: 'failed',
+      providerReference,
+      rawStatus: 'REFUND_REFUSED',
+      declineCode: 'refund_failed',
+      message: 'The issuer refused the refund.',
+    };
   }
   return { status: 'succeeded', providerReference, rawStatus: 'REFUNDED', message: 'Refunded.' };
 }
@@ -154,7 +183,10 @@ function challengeUrl(env: ConnectorEnv, token: string): string {
   return publicUrl(env, `/sandbox/3ds/${token}`);
 }
 
-async function findOperation(db: Database, where: Partial<Record<keyof SandboxOperationRow, unknown>>): Promise<SandboxOperationRow | null> {
+async function findOperation(
+  db: Database,
+  where: Partial<Record<keyof SandboxOperationRow, unknown>>,
+): Promise<SandboxOperationRow | null> {
   const [row] = await selectRows<SandboxOperationRow>(db, db.models.SandboxOperation as never, where, { limit: 1 });
   return row ?? null;
 }
@@ -182,15 +214,33 @@ export class SandboxCardConnector implements Connector {
     const challenge = scenario === 'three_ds_challenge' || Boolean(request.forceThreeDsChallenge);
     const token = challenge ? crypto.randomBytes(24).toString('base64url') : null;
     const row: SandboxOperationRow = {
-      id: newId(), kind: 'authorize', reference: request.reference, providerReference, paymentProviderReference: null,
-      providerIntegrationId: terminal.providerIntegrationId, terminalId: terminal.terminalId, tenantId: request.tenantId, livemode: false,
-      scenario, captureRequested: request.capture, currency: request.amount.currency, amountMinor: request.amount.valueMinor,
+      id: newId(),
+      kind: 'authorize',
+      reference: request.reference,
+      providerReference,
+      paymentProviderReference: null,
+      providerIntegrationId: terminal.providerIntegrationId,
+      terminalId: terminal.terminalId,
+      tenantId: request.tenantId,
+      livemode: false,
+      scenario,
+      captureRequested: request.capture,
+      currency: request.amount.currency,
+      amountMinor: request.amount.valueMinor,
       // a challenge left open past its lifetime is answered as an abandoned authentication
       outcome: challenge ? authenticationFailed(providerReference, true) : authorizeOutcome(scenario, providerReference, request.capture),
-      returnUrl: request.returnUrl ?? null, challengeTokenHash: token ? hashChallengeToken(token) : null, notification: null,
+      returnUrl: request.returnUrl ?? null,
+      challengeTokenHash: token ? hashChallengeToken(token) : null,
+      notification: null,
       status: challenge ? 'awaiting_challenge' : 'scheduled',
       dueAt: new Date(now.getTime() + (challenge ? CHALLENGE_TTL_MS : env.config.sandboxDelayMs)),
-      lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
+      lockedBy: null,
+      lockedUntil: null,
+      doneAt: null,
+      attempts: 0,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
     };
     try {
       await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], alone));
@@ -201,7 +251,13 @@ export class SandboxCardConnector implements Connector {
       if (!first) throw error;
       return this.answerAgain(env, first);
     }
-    if (token) return { status: 'requires_action', providerReference, rawStatus: 'CHALLENGE_REQUIRED', action: { type: 'redirect', url: challengeUrl(env, token) } };
+    if (token)
+      return {
+        status: 'requires_action',
+        providerReference,
+        rawStatus: 'CHALLENGE_REQUIRED',
+        action: { type: 'redirect', url: challengeUrl(env, token) },
+      };
     sandboxOperationDue(env.config.sandboxDelayMs);
     return { status: 'pending', providerReference, rawStatus: 'RECEIVED' };
   }
@@ -216,7 +272,13 @@ export class SandboxCardConnector implements Connector {
           { where: { id: op.id, status: 'awaiting_challenge' }, transaction },
         ),
       );
-      if (count === 1) return { status: 'requires_action', providerReference: op.providerReference, rawStatus: 'CHALLENGE_REQUIRED', action: { type: 'redirect', url: challengeUrl(env, token) } };
+      if (count === 1)
+        return {
+          status: 'requires_action',
+          providerReference: op.providerReference,
+          rawStatus: 'CHALLENGE_REQUIRED',
+          action: { type: 'redirect', url: challengeUrl(env, token) },
+        };
     }
     return { status: 'pending', providerReference: op.providerReference, rawStatus: 'RECEIVED' };
   }
@@ -240,7 +302,10 @@ export class SandboxCardConnector implements Connector {
     // a dispute card's payment is disputed once captured (its notification due after the acquirer's delay)
     await scheduleSandboxDispute(env, auth, request.amount.valueMinor);
     return {
-      status: 'succeeded', providerReference: auth.providerReference, rawStatus: 'CAPTURED', message: 'Captured.',
+      status: 'succeeded',
+      providerReference: auth.providerReference,
+      rawStatus: 'CAPTURED',
+      message: 'Captured.',
       ...(auth.scenario === 'funds_available_immediately' ? { fundsAvailableImmediately: true } : {}),
     };
   }
@@ -257,19 +322,40 @@ export class SandboxCardConnector implements Connector {
     if (existing) return { status: 'pending', providerReference: existing.providerReference, rawStatus: 'RECEIVED' };
     const auth = await this.authorization(env, request.providerReference);
     if (!('id' in auth)) return auth;
-    if (auth.tenantId !== request.tenantId) return failedSync(null, 'payment_not_found', 'The sandbox acquirer knows no authorization with this reference.');
+    if (auth.tenantId !== request.tenantId)
+      return failedSync(null, 'payment_not_found', 'The sandbox acquirer knows no authorization with this reference.');
     if (request.amount.currency !== auth.currency || request.amount.valueMinor <= 0 || request.amount.valueMinor > auth.amountMinor) {
       return failedSync(null, 'amount_exceeds_payment', 'The refund amount is not within the payment amount.');
     }
     const now = env.clock.now();
     const providerReference = randomRef('sbxrf');
     const row: SandboxOperationRow = {
-      id: newId(), kind: 'refund', reference: request.reference, providerReference, paymentProviderReference: auth.providerReference,
-      providerIntegrationId: terminal.providerIntegrationId || auth.providerIntegrationId, terminalId: terminal.terminalId ?? auth.terminalId,
-      tenantId: request.tenantId, livemode: false, scenario: auth.scenario, captureRequested: false,
-      currency: request.amount.currency, amountMinor: request.amount.valueMinor, outcome: refundOutcome(auth.scenario, providerReference),
-      returnUrl: null, challengeTokenHash: null, notification: null, status: 'scheduled', dueAt: new Date(now.getTime() + env.config.sandboxDelayMs),
-      lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
+      id: newId(),
+      kind: 'refund',
+      reference: request.reference,
+      providerReference,
+      paymentProviderReference: auth.providerReference,
+      providerIntegrationId: terminal.providerIntegrationId || auth.providerIntegrationId,
+      terminalId: terminal.terminalId ?? auth.terminalId,
+      tenantId: request.tenantId,
+      livemode: false,
+      scenario: auth.scenario,
+      captureRequested: false,
+      currency: request.amount.currency,
+      amountMinor: request.amount.valueMinor,
+      outcome: refundOutcome(auth.scenario, providerReference),
+      returnUrl: null,
+      challengeTokenHash: null,
+      notification: null,
+      status: 'scheduled',
+      dueAt: new Date(now.getTime() + env.config.sandboxDelayMs),
+      lockedBy: null,
+      lockedUntil: null,
+      doneAt: null,
+      attempts: 0,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
     };
     try {
       await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], alone));
@@ -296,7 +382,8 @@ export class SandboxCardConnector implements Connector {
     const existing = await findOperation(env.db, { kind: 'dispute_decision', reference: request.reference });
     if (existing) return { status: 'pending', providerReference: request.providerReference, rawStatus: 'EVIDENCE_RECEIVED' };
     const opened = await findOperation(env.db, { kind: 'dispute', providerReference: request.providerReference });
-    if (!opened || opened.tenantId !== request.tenantId) return failedSync(null, 'dispute_not_found', 'The sandbox acquirer knows no dispute with this reference.');
+    if (!opened || opened.tenantId !== request.tenantId)
+      return failedSync(null, 'dispute_not_found', 'The sandbox acquirer knows no dispute with this reference.');
     if (await findOperation(env.db, { kind: 'dispute_acceptance', reference: request.reference })) {
       return failedSync(null, 'dispute_accepted', 'The merchant accepted this dispute: the sandbox acquirer closed it lost.');
     }
@@ -305,13 +392,32 @@ export class SandboxCardConnector implements Connector {
     }
     const now = env.clock.now();
     const row: SandboxOperationRow = {
-      id: newId(), kind: 'dispute_decision', reference: request.reference, providerReference: randomRef('sbxdd'),
-      paymentProviderReference: opened.paymentProviderReference, providerIntegrationId: terminal.providerIntegrationId || opened.providerIntegrationId,
-      terminalId: terminal.terminalId ?? opened.terminalId, tenantId: request.tenantId, livemode: false, scenario: opened.scenario, captureRequested: false,
-      currency: opened.currency, amountMinor: opened.amountMinor, outcome: null,
+      id: newId(),
+      kind: 'dispute_decision',
+      reference: request.reference,
+      providerReference: randomRef('sbxdd'),
+      paymentProviderReference: opened.paymentProviderReference,
+      providerIntegrationId: terminal.providerIntegrationId || opened.providerIntegrationId,
+      terminalId: terminal.terminalId ?? opened.terminalId,
+      tenantId: request.tenantId,
+      livemode: false,
+      scenario: opened.scenario,
+      captureRequested: false,
+      currency: opened.currency,
+      amountMinor: opened.amountMinor,
+      outcome: null,
       notification: { type: 'decided', providerReference: request.providerReference, outcome: sandboxDisputeOutcome(request.evidence) },
-      returnUrl: null, challengeTokenHash: null, status: 'scheduled', dueAt: new Date(now.getTime() + env.config.sandboxDelayMs),
-      lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
+      returnUrl: null,
+      challengeTokenHash: null,
+      status: 'scheduled',
+      dueAt: new Date(now.getTime() + env.config.sandboxDelayMs),
+      lockedBy: null,
+      lockedUntil: null,
+      doneAt: null,
+      attempts: 0,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
     };
     try {
       await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], alone));
@@ -330,10 +436,16 @@ export class SandboxCardConnector implements Connector {
    */
   async disputeAccept(env: ConnectorEnv, terminal: ConnectorTerminal, request: DisputeAcceptRequest): Promise<ConnectorResult> {
     sandboxOnly(request.livemode, 'dispute');
-    const accepted = { status: 'succeeded' as const, providerReference: request.providerReference, rawStatus: 'ACCEPTED', message: 'The dispute is closed lost.' };
+    const accepted = {
+      status: 'succeeded' as const,
+      providerReference: request.providerReference,
+      rawStatus: 'ACCEPTED',
+      message: 'The dispute is closed lost.',
+    };
     if (await findOperation(env.db, { kind: 'dispute_acceptance', reference: request.reference })) return accepted;
     const opened = await findOperation(env.db, { kind: 'dispute', providerReference: request.providerReference });
-    if (!opened || opened.tenantId !== request.tenantId) return failedSync(null, 'dispute_not_found', 'The sandbox acquirer knows no dispute with this reference.');
+    if (!opened || opened.tenantId !== request.tenantId)
+      return failedSync(null, 'dispute_not_found', 'The sandbox acquirer knows no dispute with this reference.');
     if (await findOperation(env.db, { kind: 'dispute_decision', reference: request.reference })) {
       return failedSync(null, 'dispute_decided', 'The sandbox acquirer took evidence for this dispute and decides it on that.');
     }
@@ -342,11 +454,32 @@ export class SandboxCardConnector implements Connector {
     }
     const now = env.clock.now();
     const row: SandboxOperationRow = {
-      id: newId(), kind: 'dispute_acceptance', reference: request.reference, providerReference: randomRef('sbxda'),
-      paymentProviderReference: opened.paymentProviderReference, providerIntegrationId: terminal.providerIntegrationId || opened.providerIntegrationId,
-      terminalId: terminal.terminalId ?? opened.terminalId, tenantId: request.tenantId, livemode: false, scenario: opened.scenario, captureRequested: false,
-      currency: opened.currency, amountMinor: opened.amountMinor, outcome: null, notification: null, returnUrl: null, challengeTokenHash: null,
-      status: 'done', dueAt: now, lockedBy: null, lockedUntil: null, doneAt: now, attempts: 0, lastError: null, createdAt: now, updatedAt: now,
+      id: newId(),
+      kind: 'dispute_acceptance',
+      reference: request.reference,
+      providerReference: randomRef('sbxda'),
+      paymentProviderReference: opened.paymentProviderReference,
+      providerIntegrationId: terminal.providerIntegrationId || opened.providerIntegrationId,
+      terminalId: terminal.terminalId ?? opened.terminalId,
+      tenantId: request.tenantId,
+      livemode: false,
+      scenario: opened.scenario,
+      captureRequested: false,
+      currency: opened.currency,
+      amountMinor: opened.amountMinor,
+      outcome: null,
+      notification: null,
+      returnUrl: null,
+      challengeTokenHash: null,
+      status: 'done',
+      dueAt: now,
+      lockedBy: null,
+      lockedUntil: null,
+      doneAt: now,
+      attempts: 0,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
     };
     try {
       await env.db.writeAlone((alone) => insertRows(env.db, env.db.models.SandboxOperation as never, [row], alone));
@@ -366,7 +499,13 @@ async function answerDeadline(env: Pick<ConnectorEnv, 'db' | 'clock'>, disputeRe
   const now = env.clock.now();
   const model = env.db.models.SandboxOperation as never;
   const calledOff = await env.db.writeAlone((alone) =>
-    updateRows(env.db, model, { status: 'done', doneAt: now, lastError: 'answered before the deadline', updatedAt: now }, { kind: 'dispute_deadline', reference: disputeReference, doneAt: null, lockedBy: null }, alone),
+    updateRows(
+      env.db,
+      model,
+      { status: 'done', doneAt: now, lastError: 'answered before the deadline', updatedAt: now },
+      { kind: 'dispute_deadline', reference: disputeReference, doneAt: null, lockedBy: null },
+      alone,
+    ),
   );
   if (calledOff > 0) return true;
   const deadline = await findOperation(env.db, { kind: 'dispute_deadline', reference: disputeReference });
@@ -379,7 +518,11 @@ async function answerDeadline(env: Pick<ConnectorEnv, 'db' | 'clock'>, disputeRe
  * any other card. Called when the capture is answered (automatic capture: when the authorization's answer was
  * delivered; manual: by capture).
  */
-export async function scheduleSandboxDispute(env: Pick<ConnectorEnv, 'db' | 'clock' | 'config'>, auth: SandboxOperationRow, capturedMinor = auth.amountMinor): Promise<boolean> {
+export async function scheduleSandboxDispute(
+  env: Pick<ConnectorEnv, 'db' | 'clock' | 'config'>,
+  auth: SandboxOperationRow,
+  capturedMinor = auth.amountMinor,
+): Promise<boolean> {
   const reason = DISPUTE_REASON[auth.scenario];
   if (!reason || auth.kind !== 'authorize') return false;
   const now = env.clock.now();
@@ -387,21 +530,49 @@ export async function scheduleSandboxDispute(env: Pick<ConnectorEnv, 'db' | 'clo
   const providerReference = randomRef('sbxdp');
   const evidenceDueBy = new Date(dueAt.getTime() + SANDBOX_EVIDENCE_DAYS * 24 * 3_600_000);
   const row: SandboxOperationRow = {
-    id: newId(), kind: 'dispute', reference: auth.providerReference, providerReference, paymentProviderReference: auth.providerReference,
-    providerIntegrationId: auth.providerIntegrationId, terminalId: auth.terminalId, tenantId: auth.tenantId, livemode: false, scenario: auth.scenario,
-    captureRequested: false, currency: auth.currency, amountMinor: capturedMinor, outcome: null,
+    id: newId(),
+    kind: 'dispute',
+    reference: auth.providerReference,
+    providerReference,
+    paymentProviderReference: auth.providerReference,
+    providerIntegrationId: auth.providerIntegrationId,
+    terminalId: auth.terminalId,
+    tenantId: auth.tenantId,
+    livemode: false,
+    scenario: auth.scenario,
+    captureRequested: false,
+    currency: auth.currency,
+    amountMinor: capturedMinor,
+    outcome: null,
     notification: {
-      type: 'opened', paymentProviderReference: auth.providerReference, providerReference, reason,
+      type: 'opened',
+      paymentProviderReference: auth.providerReference,
+      providerReference,
+      reason,
       amount: { currency: auth.currency, valueMinor: capturedMinor },
       evidenceDueBy: evidenceDueBy.toISOString(),
     },
-    returnUrl: null, challengeTokenHash: null, status: 'scheduled', dueAt, lockedBy: null, lockedUntil: null, doneAt: null, attempts: 0,
-    lastError: null, createdAt: now, updatedAt: now,
+    returnUrl: null,
+    challengeTokenHash: null,
+    status: 'scheduled',
+    dueAt,
+    lockedBy: null,
+    lockedUntil: null,
+    doneAt: null,
+    attempts: 0,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
   };
   // unanswered by its evidenceDueBy (no evidence taken, no acceptance), the acquirer closes the dispute lost and says so
   const deadline: SandboxOperationRow = {
-    ...row, id: newId(), kind: 'dispute_deadline', reference: providerReference, providerReference: randomRef('sbxdl'),
-    notification: { type: 'decided', providerReference, outcome: 'lost' }, dueAt: evidenceDueBy,
+    ...row,
+    id: newId(),
+    kind: 'dispute_deadline',
+    reference: providerReference,
+    providerReference: randomRef('sbxdl'),
+    notification: { type: 'decided', providerReference, outcome: 'lost' },
+    dueAt: evidenceDueBy,
   };
   try {
     // one statement: both or neither
@@ -443,16 +614,15 @@ function challengeStatus(op: SandboxOperationRow, now: Date): ChallengeView['sta
  * challenged 3DS result, or declined authentication_failed) due after the acquirer's delay. Once only: a used or
  * expired page changes nothing.
  */
-export async function answerChallenge(
-  env: ConnectorEnv,
-  token: string,
-  answer: 'complete' | 'fail',
-): Promise<ChallengeView | null> {
+export async function answerChallenge(env: ConnectorEnv, token: string, answer: 'complete' | 'fail'): Promise<ChallengeView | null> {
   if (!/^[A-Za-z0-9_-]{16,128}$/.test(token)) return null;
   const op = await findOperation(env.db, { challengeTokenHash: hashChallengeToken(token) });
   if (!op || op.kind !== 'authorize') return null;
   const now = env.clock.now();
-  const outcome = answer === 'complete' ? challengedOutcome(op.scenario, op.providerReference, op.captureRequested) : authenticationFailed(op.providerReference, false);
+  const outcome =
+    answer === 'complete'
+      ? challengedOutcome(op.scenario, op.providerReference, op.captureRequested)
+      : authenticationFailed(op.providerReference, false);
   const [count] = await env.db.transaction((transaction) =>
     env.db.models.SandboxOperation.update(
       { status: 'scheduled', outcome, dueAt: new Date(now.getTime() + env.config.sandboxDelayMs), updatedAt: now },

@@ -39,9 +39,14 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
 
 /** A database URL the platform cannot use: a usage error (exit 2) naming the flag and the variable. */
 function invalidDatabaseUrl(url: string, problem: string): ValidationError {
-  return new ValidationError(`The database URL ${problem} (got "${hidePassword(url)}").`, [{ path: '--database-url', message: problem }], 'INVALID_DATABASE_URL', {
-    hint: 'Pass --database-url (or set DATABASE_URL) to sqlite:<path> or postgres://user@host:5432/database.',
-  });
+  return new ValidationError(
+    `The database URL ${problem} (got "${hidePassword(url)}").`,
+    [{ path: '--database-url', message: problem }],
+    'INVALID_DATABASE_URL',
+    {
+      hint: 'Pass --database-url (or set DATABASE_URL) to sqlite:<path> or postgres://user@host:5432/database.',
+    },
+  );
 }
 
 /** A database URL for messages: its password, if any, as ***. */
@@ -86,7 +91,7 @@ export async function createDatabase(url: string): Promise<boolean> {
     // created meanwhile by another process: as good as found
     if ((error as { code?: string }).code === '42P04') return false;
     throw new UnavailableError(`Cannot create ${describeDatabase(target)}: ${(error as Error).message}.`, 'DATABASE_NOT_CREATED', {
-      hint: 'The URL\'s user needs the CREATEDB privilege (or create it yourself: createdb <name>).',
+      hint: "The URL's user needs the CREATEDB privilege (or create it yourself: createdb <name>).",
     });
   } finally {
     await client.end().catch(() => undefined);
@@ -105,8 +110,18 @@ function unreachable(target: DatabaseTarget, error: unknown): UnavailableError {
       hint: `\`payplane db create\`, \`payplane sandbox init\` or \`payplane serve\` with the same URL creates it. ${POINT_ELSEWHERE}`,
     });
   }
-  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'unknown host' : code === '28P01' || code === '28000' ? 'authentication failed' : (cause.original?.message ?? cause.message ?? String(error));
-  const hint = target.dialect === 'postgres' ? `Check that Postgres runs there (pg_isready -h <host> -p <port>) and the URL's user and password. ${POINT_ELSEWHERE}` : `Check that the file and its folder are readable and writable. ${POINT_ELSEWHERE}`;
+  const reason =
+    code === 'ECONNREFUSED'
+      ? 'connection refused'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'unknown host'
+        : code === '28P01' || code === '28000'
+          ? 'authentication failed'
+          : (cause.original?.message ?? cause.message ?? String(error));
+  const hint =
+    target.dialect === 'postgres'
+      ? `Check that Postgres runs there (pg_isready -h <host> -p <port>) and the URL's user and password. ${POINT_ELSEWHERE}`
+      : `Check that the file and its folder are readable and writable. ${POINT_ELSEWHERE}`;
   return new UnavailableError(`Cannot open the ${where}: ${reason}.`, 'DATABASE_UNAVAILABLE', { hint });
 }
 
@@ -140,7 +155,8 @@ export const CONNECTION_GUARD = Symbol.for('payplane.connectionGuard.on');
 export const CONNECTION_GUARD_REPORT = 'PAYPLANE_CONNECTION_GUARD_REPORT';
 
 /** the folder a process started by a test writes its refused queries to (null: not started by a test, or production) */
-const reportFolder = process.env[CONNECTION_GUARD_REPORT] && process.env.NODE_ENV !== 'production' ? path.resolve(process.env[CONNECTION_GUARD_REPORT]) : null;
+const reportFolder =
+  process.env[CONNECTION_GUARD_REPORT] && process.env.NODE_ENV !== 'production' ? path.resolve(process.env[CONNECTION_GUARD_REPORT]) : null;
 
 function guardedInMemory(): boolean {
   return process.env.NODE_ENV === 'test' && (globalThis as unknown as Record<symbol, unknown>)[CONNECTION_GUARD] === true;
@@ -179,7 +195,10 @@ function reportToFolder(folder: string, stack: string): void {
   }
 }
 
-function connectionViolation(what: string, advice = 'while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it'): Error {
+function connectionViolation(
+  what: string,
+  advice = 'while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it',
+): Error {
   // deep enough to reach the code that sent the query, past the guard's own frames and Sequelize's
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = Math.max(limit, 40);
@@ -219,7 +238,10 @@ const openingFlowTransaction = new AsyncLocalStorage<boolean>();
 
 function guardQueries(sequelize: Sequelize): void {
   const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
-  (sequelize as unknown as { query: (sql: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (sql, options) => {
+  (sequelize as unknown as { query: (sql: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (
+    sql,
+    options,
+  ) => {
     const refused = refusedQuery(sql, options?.transaction);
     return refused ? Promise.reject(refused) : query(sql, options);
   };
@@ -230,10 +252,14 @@ function guardQueries(sequelize: Sequelize): void {
   (sequelize as unknown as { transaction: (...args: unknown[]) => Promise<unknown> }).transaction = (...args) => {
     const options = typeof args[0] === 'function' ? undefined : (args[0] as { transaction?: Transaction | null } | undefined);
     if (!options?.transaction && openingFlowTransaction.getStore() !== true) {
-      return Promise.reject(connectionViolation(
-        'a transaction was opened through Sequelize, outside Database.transaction',
-        openFlowTransaction() ? 'while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it' : '(its flow is unknown to the guard, and on SQLite it skips the write lock); open it with Database.transaction (inTransaction)',
-      ));
+      return Promise.reject(
+        connectionViolation(
+          'a transaction was opened through Sequelize, outside Database.transaction',
+          openFlowTransaction()
+            ? 'while this request or job holds an open transaction (a second pooled connection); run it inside that transaction, or after it'
+            : '(its flow is unknown to the guard, and on SQLite it skips the write lock); open it with Database.transaction (inTransaction)',
+        ),
+      );
     }
     return transaction(...args);
   };
@@ -245,7 +271,10 @@ function guardQueries(sequelize: Sequelize): void {
  */
 function forgetReadsOnWrites(sequelize: Sequelize, sql: Statements): void {
   const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
-  (sequelize as unknown as { query: (text: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (text, options) => {
+  (sequelize as unknown as { query: (text: unknown, options?: { transaction?: Transaction | null }) => Promise<unknown> }).query = (
+    text,
+    options,
+  ) => {
     const transaction = options?.transaction;
     if (!transaction) return query(text, options);
     const statement = typeof text === 'string' ? text : String((text as { query?: string } | null)?.query ?? '');
@@ -380,9 +409,14 @@ export class Database {
     if (this.sqliteConnections) this.sqliteConnections.onClose = finalizeStatements;
     transactionControlOnStatements(sequelize, this.sql);
     forgetReadsOnWrites(sequelize, this.sql);
-    this.transactionSlots = poolMax && poolMax > 1
-      ? withTimeout(new Semaphore(poolMax - Math.max(1, Math.ceil(poolMax / 5))), TRANSACTION_SLOT_WAIT_MS, new Error(`no database connection for a transaction within ${TRANSACTION_SLOT_WAIT_MS / 1000} s`))
-      : null;
+    this.transactionSlots =
+      poolMax && poolMax > 1
+        ? withTimeout(
+            new Semaphore(poolMax - Math.max(1, Math.ceil(poolMax / 5))),
+            TRANSACTION_SLOT_WAIT_MS,
+            new Error(`no database connection for a transaction within ${TRANSACTION_SLOT_WAIT_MS / 1000} s`),
+          )
+        : null;
     // the models authentication reads are watched as they are defined (each area's models are defined on first use)
     this.models = defineModels(sequelize, (models) => {
       const watched = [models.ApiKey, models.Tenant, models.Merchant].filter((model) => model !== undefined);
@@ -399,7 +433,10 @@ export class Database {
    * Postgres database is refused that way in every case, and a missing one unless the caller may create it (then it
    * is created, as a SQLite file would be).
    */
-  static async connect(url: string, options: { sealer?: MigrationEnv['sealer']; keepModes?: boolean; create?: boolean; requireSchema?: boolean; createdNow?: boolean } = {}): Promise<Database> {
+  static async connect(
+    url: string,
+    options: { sealer?: MigrationEnv['sealer']; keepModes?: boolean; create?: boolean; requireSchema?: boolean; createdNow?: boolean } = {},
+  ): Promise<Database> {
     const target = parseDatabaseUrl(url);
     if (options.create === false && target.dialect === 'sqlite' && target.location !== ':memory:' && !fs.existsSync(target.location)) {
       throw new UnavailableError(`No database: the ${describeDatabase(target)} does not exist.`, 'DATABASE_NOT_FOUND', {
@@ -461,7 +498,9 @@ export class Database {
       if (openFlowTransaction()) throw connectionViolation('a second transaction was opened');
       run = (t) => openingFlowTransaction.run(false, () => flowTransaction.run(t, () => fn(t)));
     }
-    const open = this.guarded ? () => openingFlowTransaction.run(true, () => this.sequelize.transaction(run)) : () => this.sequelize.transaction(run);
+    const open = this.guarded
+      ? () => openingFlowTransaction.run(true, () => this.sequelize.transaction(run))
+      : () => this.sequelize.transaction(run);
     if (this.writeLock) return this.writeLock.runExclusive(open);
     if (this.transactionSlots) return this.transactionSlots.runExclusive(open);
     return open();
@@ -484,7 +523,11 @@ export class Database {
    * long as the other party takes. Off, nothing is checked.
    */
   assertNoOpenTransaction(call: string): void {
-    if (this.guarded && openFlowTransaction()) throw connectionViolation(`${call} was started`, 'while this request or job holds an open transaction (its connection held while it waits); make it between two transactions');
+    if (this.guarded && openFlowTransaction())
+      throw connectionViolation(
+        `${call} was started`,
+        'while this request or job holds an open transaction (its connection held while it waits); make it between two transactions',
+      );
   }
 
   migrator(): Umzug<ReturnType<Sequelize['getQueryInterface']>> {
@@ -586,7 +629,9 @@ export class Database {
   /** Replacements of a raw query, with Dates in the text form Sequelize stores them in on SQLite, so comparisons line up. */
   rawReplacements(values: Record<string, unknown>): Record<string, unknown> {
     if (this.dialect !== 'sqlite') return values;
-    return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v instanceof Date ? v.toISOString().replace('T', ' ').replace('Z', ' +00:00') : v]));
+    return Object.fromEntries(
+      Object.entries(values).map(([k, v]) => [k, v instanceof Date ? v.toISOString().replace('T', ' ').replace('Z', ' +00:00') : v]),
+    );
   }
 
   async ping(): Promise<void> {
@@ -602,7 +647,10 @@ export class Database {
   }
 
   async close(): Promise<void> {
-    for (const fn of this.closing.splice(0)) await Promise.resolve().then(fn).catch(() => undefined);
+    for (const fn of this.closing.splice(0))
+      await Promise.resolve()
+        .then(fn)
+        .catch(() => undefined);
     await this.sequelize.close();
   }
 }

@@ -45,7 +45,6 @@ export const { UUID, STRING, TEXT, JSON: JSONT, BOOLEAN, DATE, INTEGER, BIGINT }
 export const pk = { type: UUID, primaryKey: true };
 export const stamps = { createdAt: DATE, updatedAt: DATE, deletedAt: DATE };
 
-
 // ------------------------------------------------------------------------------------ BIGINT columns as numbers
 
 /**
@@ -65,7 +64,10 @@ export function sumNumber(total: number | string | bigint | null | undefined): n
 }
 
 function isBigint(attribute: ModelAttributes[string]): boolean {
-  const type = typeof attribute === 'object' && attribute !== null && 'type' in attribute ? (attribute as ModelAttributeColumnOptions).type : attribute;
+  const type =
+    typeof attribute === 'object' && attribute !== null && 'type' in attribute
+      ? (attribute as ModelAttributeColumnOptions).type
+      : attribute;
   return (type as { key?: string } | undefined)?.key === DataTypes.BIGINT.key;
 }
 
@@ -116,8 +118,8 @@ export function modeColumnOf(name: string, attributes: ModelAttributes, scope: D
   if (scope.mode && !hasMode) throw new Error(`model ${name}: scoped by mode without a ${MODE_COLUMN} column`);
   if (scope.mode === null && hasMode) {
     throw new Error(
-      `model ${name}: the table has a ${MODE_COLUMN} column, so it is scoped by the caller's mode; `
-        + 'leave out `mode: null`, or declare modeExempt with the reason (a reviewed exception)',
+      `model ${name}: the table has a ${MODE_COLUMN} column, so it is scoped by the caller's mode; ` +
+        'leave out `mode: null`, or declare modeExempt with the reason (a reviewed exception)',
     );
   }
   return hasMode ? MODE_COLUMN : null;

@@ -60,7 +60,15 @@ export class ReadCache {
       const options = args[args.length - 1] as { transaction?: Transaction | null } | undefined;
       options?.transaction?.afterCommit(() => this.invalidate());
     };
-    const hooks = ['afterCreate', 'afterBulkCreate', 'afterUpdate', 'afterBulkUpdate', 'afterDestroy', 'afterBulkDestroy', 'afterUpsert'] as const;
+    const hooks = [
+      'afterCreate',
+      'afterBulkCreate',
+      'afterUpdate',
+      'afterBulkUpdate',
+      'afterDestroy',
+      'afterBulkDestroy',
+      'afterUpsert',
+    ] as const;
     for (const model of models) for (const hook of hooks) model.addHook(hook as never, onWrite as never);
   }
 }

@@ -41,11 +41,17 @@ function statementOptions(target: WriteTarget): StatementOptions {
 }
 
 /** The rows of a model matching a where of plain conditions (db/table's compileWhere). */
-export async function selectRows<R>(db: Database, model: RowModel<object>, where: Record<string | symbol, unknown>, options: SelectOptions = {}): Promise<R[]> {
+export async function selectRows<R>(
+  db: Database,
+  model: RowModel<object>,
+  where: Record<string | symbol, unknown>,
+  options: SelectOptions = {},
+): Promise<R[]> {
   const table = tableFor(db, model);
   const parts: string[] = [];
   const params: unknown[] = [];
-  if (!compileWhere(table, where, parts, params)) throw new InternalError(`${model.name}: a condition the prepared-statement path does not take`);
+  if (!compileWhere(table, where, parts, params))
+    throw new InternalError(`${model.name}: a condition the prepared-statement path does not take`);
   let sql = `SELECT ${table.selectList} FROM "${table.name}"${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`;
   if (options.orderBy) sql += ` ORDER BY ${options.orderBy}`;
   if (options.limit !== undefined) sql += ` LIMIT ${Math.trunc(options.limit)}`;
@@ -70,18 +76,27 @@ export async function insertRows(db: Database, model: RowModel<object>, rows: ob
 export async function insertLater(db: Database, model: RowModel<object>, rows: object[], transaction?: Transaction | null): Promise<void> {
   if (!rows.length) return;
   const table = tableFor(db, model);
-  if (!transaction || table.hooked || !insertStatement(table, rows as Record<string, unknown>[], false)) return insertRows(db, model, rows, transaction);
+  if (!transaction || table.hooked || !insertStatement(table, rows as Record<string, unknown>[], false))
+    return insertRows(db, model, rows, transaction);
   db.sql.defer(transaction, table, rows as Record<string, unknown>[]);
 }
 
 /** UPDATE of a model's rows matching a where of plain conditions: the number of rows changed. */
-export async function updateRows(db: Database, model: RowModel<object>, changes: Record<string, unknown>, where: Record<string | symbol, unknown>, transaction?: WriteTarget): Promise<number> {
+export async function updateRows(
+  db: Database,
+  model: RowModel<object>,
+  changes: Record<string, unknown>,
+  where: Record<string | symbol, unknown>,
+  transaction?: WriteTarget,
+): Promise<number> {
   const table = writableTableFor(db, model);
   const columns = Object.keys(changes).filter((column) => changes[column] !== undefined);
-  if (!columns.every((column) => bindable(table, column, changes[column]))) throw new InternalError(`${model.name}: a change that is not a value to bind`);
+  if (!columns.every((column) => bindable(table, column, changes[column])))
+    throw new InternalError(`${model.name}: a change that is not a value to bind`);
   const parts: string[] = [];
   const params: unknown[] = [];
-  if (!compileWhere(table, where, parts, params)) throw new InternalError(`${model.name}: a condition the prepared-statement path does not take`);
+  if (!compileWhere(table, where, parts, params))
+    throw new InternalError(`${model.name}: a condition the prepared-statement path does not take`);
   const sql = `UPDATE "${table.name}" SET ${columns.map((c) => `"${c}" = ?`).join(', ')}${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`;
   return db.sql.run(sql, [...columns.map((column) => encode(table, column, changes[column])), ...params], statementOptions(transaction));
 }

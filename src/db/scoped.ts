@@ -126,9 +126,15 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
         // read already in this transaction under another scope (a session read by its merchant, then by its tenant)
         const kept = this.ctx.db.sql.keptRow(transaction!, table.name, byId.id, byId.locked);
         const conditions = kept && this.conditions(where);
-        if (kept && conditions && matchesWhere(table, kept, conditions.filters) && matchesWhere(table, kept, conditions.scope)) return decode<R>(table, kept);
+        if (kept && conditions && matchesWhere(table, kept, conditions.filters) && matchesWhere(table, kept, conditions.scope))
+          return decode<R>(table, kept);
       }
-      const [found] = await this.fastRows(table, `SELECT ${table.selectList} FROM "${table.name}"${compiled.sql} LIMIT 1${lock}`, compiled.params, byId);
+      const [found] = await this.fastRows(
+        table,
+        `SELECT ${table.selectList} FROM "${table.name}"${compiled.sql} LIMIT 1${lock}`,
+        compiled.params,
+        byId,
+      );
       return found ?? null;
     }
     const row = await this.model.findOne({
@@ -156,11 +162,18 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     const compiled = table && this.fastWhere(table, where);
     if (table && compiled) {
       const limit = options.limit !== undefined ? ` LIMIT ${Math.trunc(options.limit)}` : '';
-      return this.fastRows(table, `SELECT ${table.selectList} FROM "${table.name}"${compiled.sql} ORDER BY "createdAt" DESC, "id" DESC${limit}`, compiled.params);
+      return this.fastRows(
+        table,
+        `SELECT ${table.selectList} FROM "${table.name}"${compiled.sql} ORDER BY "createdAt" DESC, "id" DESC${limit}`,
+        compiled.params,
+      );
     }
     const rows = await this.model.findAll({
       where: this.where(where),
-      order: [['createdAt', 'DESC'], ['id', 'DESC']],
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
       limit: options.limit,
       transaction: this.ctx.transaction,
     });
@@ -171,7 +184,11 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     const table = this.fastTable();
     const compiled = table && this.fastWhere(table, where);
     if (compiled) {
-      const [row] = await this.ctx.db.sql.all<{ count: number | string }>(`SELECT count(*) AS "count" FROM "${table!.name}"${compiled.sql}`, compiled.params, { transaction: this.ctx.transaction });
+      const [row] = await this.ctx.db.sql.all<{ count: number | string }>(
+        `SELECT count(*) AS "count" FROM "${table!.name}"${compiled.sql}`,
+        compiled.params,
+        { transaction: this.ctx.transaction },
+      );
       return Number(row.count);
     }
     return this.model.count({ where: this.where(where), transaction: this.ctx.transaction });
@@ -188,7 +205,11 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     const table = this.fastTable();
     const compiled = table && table.kinds.has(column) ? this.fastWhere(table, where) : null;
     if (compiled) {
-      const [row] = await this.ctx.db.sql.all<{ sum: number | string | null }>(`SELECT sum("${column}") AS "sum" FROM "${table!.name}"${compiled.sql}`, compiled.params, { transaction: this.ctx.transaction });
+      const [row] = await this.ctx.db.sql.all<{ sum: number | string | null }>(
+        `SELECT sum("${column}") AS "sum" FROM "${table!.name}"${compiled.sql}`,
+        compiled.params,
+        { transaction: this.ctx.transaction },
+      );
       return sumNumber(row.sum);
     }
     return sumNumber(await this.model.sum(column as never, { where: this.where(where), transaction: this.ctx.transaction }));
@@ -263,7 +284,8 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
       return rows.map((row) => byId.get(row.id as string)!);
     }
     const created: R[] = [];
-    for (const row of rows) created.push((await this.model.create(row as never, { transaction: this.ctx.transaction })).get({ plain: true }) as R);
+    for (const row of rows)
+      created.push((await this.model.create(row as never, { transaction: this.ctx.transaction })).get({ plain: true }) as R);
     return created;
   }
 
@@ -329,7 +351,10 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
       const owners = [(row as AnyWhere)[shared], ...(next !== undefined ? [next] : [])];
       if (owners.every((owner) => typeof owner === 'string' && this.ctx.merchantScope!.has(owner))) return;
     }
-    throw new PermissionError(`A caller limited to some merchants cannot change a tenant-wide ${this.spec.resource}.`, 'ENTITY_SCOPE_EXCEEDED');
+    throw new PermissionError(
+      `A caller limited to some merchants cannot change a tenant-wide ${this.spec.resource}.`,
+      'ENTITY_SCOPE_EXCEEDED',
+    );
   }
 
   async updateIf(row: R, expect: AnyWhere, changes: Partial<R>): Promise<R | null> {
@@ -345,10 +370,15 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     const values = { ...changes, updatedAt: this.ctx.clock.now() } as AnyWhere;
     const table = this.fastTable(true);
     const columns = Object.keys(values).filter((column) => values[column] !== undefined);
-    const compiled = table && columns.every((column) => bindable(table, column, values[column])) ? this.fastWhere(table, { ...expect, id: row.id }) : null;
+    const compiled =
+      table && columns.every((column) => bindable(table, column, values[column])) ? this.fastWhere(table, { ...expect, id: row.id }) : null;
     if (table && compiled) {
       const sql = `UPDATE "${table.name}" SET ${columns.map((c) => `"${c}" = ?`).join(', ')}${compiled.sql}`;
-      const changed = await this.ctx.db.sql.run(sql, [...columns.map((column) => encode(table, column, values[column])), ...compiled.params], { transaction: this.ctx.transaction });
+      const changed = await this.ctx.db.sql.run(
+        sql,
+        [...columns.map((column) => encode(table, column, values[column])), ...compiled.params],
+        { transaction: this.ctx.transaction },
+      );
       return changed === 0 ? null : ({ ...row, ...values } as R);
     }
     const [count] = await this.model.update(values as never, {
@@ -398,7 +428,10 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     const [rows, totalCount, prevCursor] = await Promise.all([
       this.model.findAll({
         where: pageWhere,
-        order: [['createdAt', dir], ['id', dir]],
+        order: [
+          ['createdAt', dir],
+          ['id', dir],
+        ],
         limit: params.limit + 1,
         transaction: this.ctx.transaction,
       }),
@@ -436,7 +469,11 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     };
     const page = anchor ? from(false) : { sql: base.sql, params: base.params };
     const [rows, totalCount, prevCursor] = await Promise.all([
-      this.fastRows(table, `SELECT ${table.selectList} FROM "${table.name}"${page.sql} ORDER BY "createdAt" ${dir}, "id" ${dir} LIMIT ${params.limit + 1}`, page.params),
+      this.fastRows(
+        table,
+        `SELECT ${table.selectList} FROM "${table.name}"${page.sql} ORDER BY "createdAt" ${dir}, "id" ${dir} LIMIT ${params.limit + 1}`,
+        page.params,
+      ),
       this.fastCount(table, base),
       anchor ? this.fastPreviousStart(table, from(true), desc, params.limit) : Promise.resolve(null),
     ]);
@@ -455,16 +492,29 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     // a list this process found beyond COUNT_EXACT_UP_TO: its count as kept, not a bounded walk of a thousand rows again
     const known = this.ctx.db.largeCounts.peek<number>(key);
     if (known !== undefined) return known;
-    const [bounded] = await this.ctx.db.sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM (${rows}) AS bounded`, base.params, options);
+    const [bounded] = await this.ctx.db.sql.all<{ n: number | string }>(
+      `SELECT count(*) AS n FROM (${rows}) AS bounded`,
+      base.params,
+      options,
+    );
     const n = Number(bounded.n);
     if (n <= COUNT_EXACT_UP_TO) return n;
     return this.ctx.db.largeCounts.read(key, async () => {
-      const [all] = await this.ctx.db.sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM "${table.name}"${base.sql}`, base.params, options);
+      const [all] = await this.ctx.db.sql.all<{ n: number | string }>(
+        `SELECT count(*) AS n FROM "${table.name}"${base.sql}`,
+        base.params,
+        options,
+      );
       return Number(all.n);
     });
   }
 
-  private async fastPreviousStart(table: Table, after: { sql: string; params: unknown[] }, desc: boolean, limit: number): Promise<string | null> {
+  private async fastPreviousStart(
+    table: Table,
+    after: { sql: string; params: unknown[] },
+    desc: boolean,
+    limit: number,
+  ): Promise<string | null> {
     const reverse = desc ? 'ASC' : 'DESC';
     const rows = await this.ctx.db.sql.all<{ id: string }>(
       `SELECT "id" FROM "${table.name}"${after.sql} ORDER BY "createdAt" ${reverse}, "id" ${reverse} LIMIT ${limit}`,
@@ -485,11 +535,14 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
     const generator = sequelize.getQueryInterface().queryGenerator as {
       selectQuery(table: string, options: object, model: unknown): string;
     };
-    const rows = generator.selectQuery(this.model.getTableName() as string, { attributes: ['id'], where, limit: COUNT_EXACT_UP_TO + 1 }, this.model).replace(/;\s*$/, '');
+    const rows = generator
+      .selectQuery(this.model.getTableName() as string, { attributes: ['id'], where, limit: COUNT_EXACT_UP_TO + 1 }, this.model)
+      .replace(/;\s*$/, '');
     const known = this.ctx.db.largeCounts.peek<number>(rows);
     if (known !== undefined) return known;
     const [bounded] = await sequelize.query<{ n: number | string }>(`SELECT count(*) AS n FROM (${rows}) AS bounded`, {
-      type: QueryTypes.SELECT, transaction: this.ctx.transaction,
+      type: QueryTypes.SELECT,
+      transaction: this.ctx.transaction,
     });
     const n = Number(bounded.n);
     if (n <= COUNT_EXACT_UP_TO) return n;
@@ -509,7 +562,10 @@ export class ScopedAccess<R extends { id: string; createdAt: Date }> {
           { [Op.or]: [{ createdAt: { [after]: anchor.createdAt } }, { createdAt: anchor.createdAt, id: { [after]: anchor.id } }] },
         ],
       },
-      order: [['createdAt', reverse], ['id', reverse]],
+      order: [
+        ['createdAt', reverse],
+        ['id', reverse],
+      ],
       limit,
       transaction: this.ctx.transaction,
     });

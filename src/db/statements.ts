@@ -217,7 +217,8 @@ function byIdKey(id: string, locked: boolean): string {
 function copyRow(row: unknown): unknown {
   const copy: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(row as Record<string, unknown>)) {
-    copy[column] = value === null || typeof value !== 'object' ? value : value instanceof Date ? new Date(value.getTime()) : structuredClone(value);
+    copy[column] =
+      value === null || typeof value !== 'object' ? value : value instanceof Date ? new Date(value.getTime()) : structuredClone(value);
   }
   return copy;
 }
@@ -297,7 +298,10 @@ export class Statements {
   mustFlushBefore(sql: string, transaction: Transaction): boolean {
     const pending = this.deferred.get(rootOf(transaction));
     if (!pending) return false;
-    for (const { table: { name } } of pending.values()) if (new RegExp(`\\b(FROM|JOIN|INTO|UPDATE)\\s+[\`"]?${name}[\`"]?(\\s|$|\\()`, 'i').test(sql)) return true;
+    for (const {
+      table: { name },
+    } of pending.values())
+      if (new RegExp(`\\b(FROM|JOIN|INTO|UPDATE)\\s+[\`"]?${name}[\`"]?(\\s|$|\\()`, 'i').test(sql)) return true;
     return false;
   }
 
@@ -319,7 +323,9 @@ export class Statements {
     for (const { table, rows, ignoreConflicts } of pending.values()) {
       const shapes = new Map<string, Record<string, unknown>[]>();
       for (const row of rows) {
-        const shape = Object.keys(row).filter((column) => row[column] !== undefined).join();
+        const shape = Object.keys(row)
+          .filter((column) => row[column] !== undefined)
+          .join();
         const same = shapes.get(shape);
         if (same) same.push(row);
         else shapes.set(shape, [row]);
@@ -334,8 +340,17 @@ export class Statements {
     // a delivery's event, is checked at the statement's end, when all are in); SQLite: one INSERT each
     if (this.dialect === 'postgres' && inserts.length > 1) {
       const last = inserts[inserts.length - 1];
-      const sql = `WITH ${inserts.slice(0, -1).map((insert, i) => `w${i} AS (${insert.sql})`).join(', ')} ${last.sql}`;
-      await this.execute(sql, inserts.flatMap((insert) => insert.params), { transaction }, 'run', true);
+      const sql = `WITH ${inserts
+        .slice(0, -1)
+        .map((insert, i) => `w${i} AS (${insert.sql})`)
+        .join(', ')} ${last.sql}`;
+      await this.execute(
+        sql,
+        inserts.flatMap((insert) => insert.params),
+        { transaction },
+        'run',
+        true,
+      );
       return;
     }
     if (this.dialect === 'sqlite' && inserts.length > 1) {
@@ -351,7 +366,10 @@ export class Statements {
    * them: the writer is held for less time. Every one runs whatever the others did; the first error is thrown (the
    * transaction then rolls back).
    */
-  private async sqliteInOrder(transaction: Transaction, statements: { sql: string; params: unknown[]; kind?: 'all' | 'run' }[]): Promise<unknown[]> {
+  private async sqliteInOrder(
+    transaction: Transaction,
+    statements: { sql: string; params: unknown[]; kind?: 'all' | 'run' }[],
+  ): Promise<unknown[]> {
     for (const { sql } of statements) {
       const refused = this.guard?.(sql, transaction);
       if (refused) throw refused;
@@ -366,10 +384,15 @@ export class Statements {
     connection.serialize(() => {
       prepared.forEach((statement, i) => {
         const { params, kind } = statements[i];
-        runs.push(new Promise((resolve, reject) => {
-          if (kind === 'all') statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows)));
-          else statement.run(params, function (error) { return error ? reject(error) : resolve(this.changes); });
-        }));
+        runs.push(
+          new Promise((resolve, reject) => {
+            if (kind === 'all') statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows)));
+            else
+              statement.run(params, function (error) {
+                return error ? reject(error) : resolve(this.changes);
+              });
+          }),
+        );
       });
     });
     const settled = await Promise.allSettled(runs);
@@ -396,7 +419,10 @@ export class Statements {
       if (this.dialect === 'postgres') {
         rows = await this.all(`${sql} ${CONFIG_COUNT_SQL}`, [], { transaction, unprepared: true });
       } else {
-        const [, selected] = await this.sqliteInOrder(transaction, [{ sql, params: [] }, { sql: CONFIG_COUNT_SQL, params: [], kind: 'all' }]);
+        const [, selected] = await this.sqliteInOrder(transaction, [
+          { sql, params: [] },
+          { sql: CONFIG_COUNT_SQL, params: [], kind: 'all' },
+        ]);
         rows = selected as { version: number | string }[];
       }
     } catch (error) {
@@ -475,7 +501,14 @@ export class Statements {
    * `flushed`: a statement of the flush itself (it does not wait for the flush); `configRead`: a read of configuration
    * the ConfigCache did not have (it is sent as it is)
    */
-  private async execute(sql: string, params: unknown[], options: StatementOptions, kind: 'all' | 'run', flushed = false, configRead = false): Promise<unknown> {
+  private async execute(
+    sql: string,
+    params: unknown[],
+    options: StatementOptions,
+    kind: 'all' | 'run',
+    flushed = false,
+    configRead = false,
+  ): Promise<unknown> {
     const transaction = options.transaction ?? null;
     if (this.guard) {
       const refused = this.guard(sql, transaction);
@@ -514,12 +547,15 @@ export class Statements {
       getConnection(options: object): Promise<unknown>;
       releaseConnection(connection: unknown): void | Promise<void>;
     };
-    const own = transaction ? null : await manager.getConnection({ type: kind === 'all' ? 'SELECT' : 'RAW', uuid: options.alone ? 'alone' : 'default' });
+    const own = transaction
+      ? null
+      : await manager.getConnection({ type: kind === 'all' ? 'SELECT' : 'RAW', uuid: options.alone ? 'alone' : 'default' });
     const connection = transaction ? (transaction as unknown as { connection: unknown }).connection : own;
     try {
-      const result = this.dialect === 'sqlite'
-        ? await sqliteExecute(connection as SqliteConnection, sql, params, kind)
-        : await pgExecute(connection as PgConnection, sql, params, kind, options.unprepared);
+      const result =
+        this.dialect === 'sqlite'
+          ? await sqliteExecute(connection as SqliteConnection, sql, params, kind)
+          : await pgExecute(connection as PgConnection, sql, params, kind, options.unprepared);
       if (hooked) await runHooks(this.sequelize, 'afterQuery', { transaction }, query);
       if (read) {
         const keys = options.byId ? [key, byIdKey(options.byId.id, options.byId.locked)] : [key];
@@ -542,7 +578,10 @@ async function sqliteExecute(connection: SqliteConnection, sql: string, params: 
   const statement = await sqlitePrepared(connection, sql);
   return new Promise((resolve, reject) => {
     if (kind === 'all') statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows)));
-    else statement.run(params, function (error) { return error ? reject(error) : resolve(this.changes); });
+    else
+      statement.run(params, function (error) {
+        return error ? reject(error) : resolve(this.changes);
+      });
   });
 }
 
@@ -563,7 +602,10 @@ function sqlitePrepared(connection: SqliteConnection, sql: string): Promise<Sqli
   if (cache.size > SQLITE_STATEMENTS_PER_CONNECTION) {
     const [oldest, statement] = cache.entries().next().value as [string, Promise<SqliteStatement>];
     cache.delete(oldest);
-    statement.then((s) => s.finalize(), () => undefined);
+    statement.then(
+      (s) => s.finalize(),
+      () => undefined,
+    );
   }
   return prepared;
 }
@@ -574,10 +616,23 @@ export async function finalizeStatements(connection: unknown): Promise<void> {
   if (!cache) return;
   const kept = [...cache.values()];
   cache.clear();
-  await Promise.all(kept.map((p) => p.then((s) => new Promise<void>((resolve) => s.finalize(() => resolve())), () => undefined)));
+  await Promise.all(
+    kept.map((p) =>
+      p.then(
+        (s) => new Promise<void>((resolve) => s.finalize(() => resolve())),
+        () => undefined,
+      ),
+    ),
+  );
 }
 
-async function pgExecute(connection: PgConnection, sql: string, params: unknown[], kind: 'all' | 'run', unprepared?: boolean): Promise<unknown> {
+async function pgExecute(
+  connection: PgConnection,
+  sql: string,
+  params: unknown[],
+  kind: 'all' | 'run',
+  unprepared?: boolean,
+): Promise<unknown> {
   const answer = await connection.query(unprepared ? { text: sql, values: params } : { ...pgStatement(sql), values: params });
   // a simple query of several statements answers each: the last one's is the answer
   const result = Array.isArray(answer) ? (answer[answer.length - 1] as typeof answer) : answer;

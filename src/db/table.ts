@@ -41,7 +41,18 @@ function kindOf(type: unknown): Kind {
   return 'plain';
 }
 
-const HOOKS = ['beforeCreate', 'afterCreate', 'beforeBulkCreate', 'afterBulkCreate', 'beforeUpdate', 'afterUpdate', 'beforeBulkUpdate', 'afterBulkUpdate', 'beforeValidate', 'afterValidate'];
+const HOOKS = [
+  'beforeCreate',
+  'afterCreate',
+  'beforeBulkCreate',
+  'afterBulkCreate',
+  'beforeUpdate',
+  'afterUpdate',
+  'beforeBulkUpdate',
+  'afterBulkUpdate',
+  'beforeValidate',
+  'afterValidate',
+];
 
 /** The table of a model, or null when its attributes map to other column names (it stays on Sequelize). */
 export function tableOf(model: RowModel<object>, dialect: Dialect): Table | null {
@@ -52,12 +63,24 @@ export function tableOf(model: RowModel<object>, dialect: Dialect): Table | null
   if (columns.some((c) => (attributes[c].field ?? c) !== c || c.includes('"'))) return null;
   const kinds = new Map(columns.map((c) => [c, kindOf(attributes[c].type)]));
   const defaults = columns
-    .filter((c) => attributes[c].defaultValue !== undefined && typeof attributes[c].defaultValue !== 'object' && typeof attributes[c].defaultValue !== 'function')
+    .filter(
+      (c) =>
+        attributes[c].defaultValue !== undefined &&
+        typeof attributes[c].defaultValue !== 'object' &&
+        typeof attributes[c].defaultValue !== 'function',
+    )
     .map((c) => [c, attributes[c].defaultValue] as [string, unknown]);
   const hooked = HOOKS.some((hook) => (model as unknown as { hasHook(name: string): boolean }).hasHook(hook));
   const converted = [...kinds].filter(([, kind]) => kind !== 'plain');
   const table: Table = {
-    name: model.getTableName() as string, dialect, columns, kinds, converted, defaults, selectList: columns.map((c) => `"${c}"`).join(', '), hooked,
+    name: model.getTableName() as string,
+    dialect,
+    columns,
+    kinds,
+    converted,
+    defaults,
+    selectList: columns.map((c) => `"${c}"`).join(', '),
+    hooked,
   };
   tables.set(model, table);
   return table;
@@ -180,7 +203,8 @@ export function matchesWhere(table: Table, row: Record<string, unknown>, where: 
     if (value === undefined) continue;
     if (!table.kinds.has(column)) return null;
     if (value === null) matches &&= row[column] === null;
-    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') matches &&= row[column] === encode(table, column, value);
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      matches &&= row[column] === encode(table, column, value);
     else return null;
   }
   return matches;
@@ -262,7 +286,12 @@ export function insertStatement(table: Table, rows: Record<string, unknown>[], r
   const columns = Object.keys(rows[0]).filter((column) => rows[0][column] !== undefined);
   const shape = columns.join();
   for (const row of rows) {
-    if (Object.keys(row).filter((column) => row[column] !== undefined).join() !== shape) return null;
+    if (
+      Object.keys(row)
+        .filter((column) => row[column] !== undefined)
+        .join() !== shape
+    )
+      return null;
     for (const column of columns) if (!bindable(table, column, row[column])) return null;
   }
   const tuple = `(${columns.map(() => '?').join(', ')})`;

@@ -107,8 +107,13 @@ export function clientSecretContext(
 export function invitationTokenContext(rt: ContextSources): CallerContext {
   return {
     ...sources(rt),
-    level: 'platform', tenantId: null, merchantId: null, livemode: true,
-    actor: { type: 'system', id: 'invitation-acceptance' }, permissions: new Set(), credential: 'system',
+    level: 'platform',
+    tenantId: null,
+    merchantId: null,
+    livemode: true,
+    actor: { type: 'system', id: 'invitation-acceptance' },
+    permissions: new Set(),
+    credential: 'system',
   };
 }
 
@@ -154,8 +159,13 @@ export function terminalContext(rt: ContextSources, scope: OperatorScope, actor:
 export function systemContext(rt: ContextSources, livemode: boolean): CallerContext {
   return {
     ...sources(rt),
-    level: 'platform', tenantId: null, merchantId: null, livemode,
-    actor: SYSTEM_ACTOR, permissions: layerPermissions('platform'), credential: 'system',
+    level: 'platform',
+    tenantId: null,
+    merchantId: null,
+    livemode,
+    actor: SYSTEM_ACTOR,
+    permissions: layerPermissions('platform'),
+    credential: 'system',
   };
 }
 
@@ -170,8 +180,16 @@ export function processingContext(
   actor: Actor = SYSTEM_ACTOR,
 ): CallerContext {
   return {
-    ...sources(base), requestId: base.requestId, origin: base.origin,
-    level: 'tenant', tenantId, merchantId: null, livemode, actor, permissions: new Set(), credential: 'system',
+    ...sources(base),
+    requestId: base.requestId,
+    origin: base.origin,
+    level: 'tenant',
+    tenantId,
+    merchantId: null,
+    livemode,
+    actor,
+    permissions: new Set(),
+    credential: 'system',
   };
 }
 
@@ -203,8 +221,14 @@ export function inMode<R extends string>(ctx: CallerContext, livemode: boolean, 
  * payment, the company-wide KYB rule. The merchant and the entity scope are cleared; the caller's actor,
  * permissions, credential, transaction and request stay. `reason` says why, for the reader of the call.
  */
-export function elevate<R extends string>(ctx: CallerContext, level: 'tenant' | 'platform', reason: Literal<R>, scope: ElevationScope = {}): CallerContext {
+export function elevate<R extends string>(
+  ctx: CallerContext,
+  level: 'tenant' | 'platform',
+  reason: Literal<R>,
+  scope: ElevationScope = {},
+): CallerContext {
   const tenantId = level === 'platform' ? null : (scope.tenantId ?? ctx.tenantId);
-  if (level === 'tenant' && !tenantId) throw new InternalError(`a tenant-level context needs a tenant (${reason})`, 'CONTEXT_WITHOUT_TENANT');
+  if (level === 'tenant' && !tenantId)
+    throw new InternalError(`a tenant-level context needs a tenant (${reason})`, 'CONTEXT_WITHOUT_TENANT');
   return { ...ctx, level, tenantId, merchantId: null, merchantScope: undefined, livemode: scope.livemode ?? ctx.livemode };
 }

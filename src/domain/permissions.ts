@@ -15,17 +15,18 @@ let catalog: Map<string, PermissionInfo> | undefined;
  * command reads it without loading zod (which would lengthen every admin command's start); the catalog still refuses a
  * duplicate code.
  */
-export const permissionFixture = ({ z }: typeof import('zod')) => z.object({
-  permissions: z
-    .array(
-      z.strictObject({
-        code: z.string().regex(/^[a-z-]+:[a-z-]+:[a-z-]+$/, 'must be domain:resource:action'),
-        layers: z.array(z.enum(LAYERS)).min(1),
-        description: z.string().min(1),
-      }),
-    )
-    .min(1),
-});
+export const permissionFixture = ({ z }: typeof import('zod')) =>
+  z.object({
+    permissions: z
+      .array(
+        z.strictObject({
+          code: z.string().regex(/^[a-z-]+:[a-z-]+:[a-z-]+$/, 'must be domain:resource:action'),
+          layers: z.array(z.enum(LAYERS)).min(1),
+          description: z.string().min(1),
+        }),
+      )
+      .min(1),
+  });
 
 /** The permission catalog of fixtures/permissions.json, read once. */
 export function permissionCatalog(): Map<string, PermissionInfo> {

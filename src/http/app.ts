@@ -4,7 +4,14 @@ import helmet from 'helmet';
 import type { Runtime } from '../runtime';
 import { operations as allOperations } from '../api';
 import {
-  AuthenticationError, InternalError, NotFoundError, PayplaneError, RequestRejectedError, UnavailableError, ValidationError, toProblem,
+  AuthenticationError,
+  InternalError,
+  NotFoundError,
+  PayplaneError,
+  RequestRejectedError,
+  UnavailableError,
+  ValidationError,
+  toProblem,
 } from '../domain/errors';
 import { operationHandler } from './pipeline';
 import { RouteTable } from './routes';
@@ -115,7 +122,10 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
   // pages set their own Content-Security-Policy
   app.use(
     helmet({
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], frameAncestors: ["'none'"] } },
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], frameAncestors: ["'none'"] },
+      },
       referrerPolicy: { policy: 'no-referrer' },
     }),
   );

@@ -140,9 +140,14 @@ function createAuthThrottle(db: Database): AuthThrottle {
       const windowEnd = (window + 1) * windowMs;
       const identifier = credentialIdentifier(credential);
       const counters: Counter[] = [];
-      if (authFailuresPerAddress) counters.push({ key: `a:${addressKey(attempt.ip)}:${window}`, limit: authFailuresPerAddress, what: 'this address' });
+      if (authFailuresPerAddress)
+        counters.push({ key: `a:${addressKey(attempt.ip)}:${window}`, limit: authFailuresPerAddress, what: 'this address' });
       if (authFailuresPerKey && identifier) {
-        counters.push({ key: `k:${identifier}:${window}`, limit: authFailuresPerKey, what: identifier.startsWith('key:') ? 'this API key' : 'this checkout session' });
+        counters.push({
+          key: `k:${identifier}:${window}`,
+          limit: authFailuresPerKey,
+          what: identifier.startsWith('key:') ? 'this API key' : 'this checkout session',
+        });
       }
       const store = failures(authFailureWindowSeconds);
 

@@ -77,14 +77,20 @@ export function createContractCheck(document: unknown): (sent: SentResponse) => 
       const responses = doc.paths?.[path]?.[method]?.responses;
       if (!responses) return [`${method.toUpperCase()} ${path} is not in the document`];
       const declared = responses[String(sent.status)];
-      if (!declared) return [`${method.toUpperCase()} ${path} answered ${sent.status}, which the document does not declare (it declares ${Object.keys(responses).join(', ')})`];
+      if (!declared)
+        return [
+          `${method.toUpperCase()} ${path} answered ${sent.status}, which the document does not declare (it declares ${Object.keys(responses).join(', ')})`,
+        ];
       const content = declared.content ?? {};
       if (!type || !(type in content)) {
-        return [`${method.toUpperCase()} ${path} ${sent.status} answered with Content-Type ${sent.contentType ?? '(none)'}; the document declares ${Object.keys(content).join(', ') || 'no content'}`];
+        return [
+          `${method.toUpperCase()} ${path} ${sent.status} answered with Content-Type ${sent.contentType ?? '(none)'}; the document declares ${Object.keys(content).join(', ') || 'no content'}`,
+        ];
       }
       if (isJson(type)) schemaRef = pointer('paths', path, method, 'responses', String(sent.status), 'content', type, 'schema');
     } else {
-      if (type !== 'application/problem+json') return [`an unmatched route answered ${sent.status} with Content-Type ${sent.contentType ?? '(none)'}, not a problem`];
+      if (type !== 'application/problem+json')
+        return [`an unmatched route answered ${sent.status} with Content-Type ${sent.contentType ?? '(none)'}, not a problem`];
       schemaRef = pointer('components', 'schemas', 'Problem');
     }
     if (!schemaRef || sent.bodyless) return [];
@@ -96,6 +102,9 @@ export function createContractCheck(document: unknown): (sent: SentResponse) => 
     }
     const validate = validator(schemaRef);
     if (validate(body)) return [];
-    return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+    return (validate.errors ?? []).map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+    );
   };
 }

@@ -19,13 +19,12 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
   registry.registerComponent('securitySchemes', 'checkoutClientSecret', {
     type: 'http',
     scheme: 'bearer',
-    description: 'A checkout session\'s clientSecret (cs_…): only that session\'s update and complete operations accept it.',
+    description: "A checkout session's clientSecret (cs_…): only that session's update and complete operations accept it.",
   });
   registry.register('Problem', ProblemSchema);
   for (const op of operations) {
     const record = op.response;
-    const envelope =
-      op.kind === 'list' ? z.object({ data: z.array(record), pagination: Pagination }) : z.object({ data: record });
+    const envelope = op.kind === 'list' ? z.object({ data: z.array(record), pagination: Pagination }) : z.object({ data: record });
     const binary = { type: 'string', format: 'binary' };
     const success =
       op.kind === 'file'
@@ -38,8 +37,12 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
       [op.status ?? 200]: success,
       400: problem('Invalid input; `errors` names each field'),
       401: problem('Missing, invalid, revoked or expired credentials'),
-      403: problem('The caller\'s level or permissions do not allow this operation'),
-      404: problem(op.params ? 'Absent or not visible to the caller (the record of the path, or one the request names)' : 'A record the request names is absent or not visible to the caller'),
+      403: problem("The caller's level or permissions do not allow this operation"),
+      404: problem(
+        op.params
+          ? 'Absent or not visible to the caller (the record of the path, or one the request names)'
+          : 'A record the request names is absent or not visible to the caller',
+      ),
     };
     if (op.method !== 'get') {
       responses[409] = problem('The current state does not allow this, or the Idempotency-Key was reused or is in use');
@@ -47,7 +50,8 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
     }
     // any request may carry a body the JSON parser refuses as too large; only one that takes a body is 415
     responses[413] = problem(op.upload ? `The file is larger than ${op.upload.maxBytes} bytes` : 'The request body is larger than 1 MB');
-    if (takesBody) responses[415] = problem(op.upload ? `Not one of ${op.upload.types.join(', ')}` : 'The request body is not application/json');
+    if (takesBody)
+      responses[415] = problem(op.upload ? `Not one of ${op.upload.types.join(', ')}` : 'The request body is not application/json');
     responses[429] = problem('Rate limit reached; Retry-After says when to try again');
     responses[500] = problem('An internal error (never bad input); the Request-Id identifies it');
     responses[503] = problem('A dependency (the database, a provider) is unavailable; retry later');
@@ -74,7 +78,10 @@ export function buildOpenApiDocument(operations: Operation[], version: string): 
       request: {
         params: op.params as never,
         query: op.query as never,
-        headers: op.method === 'post' ? z.object({ 'Idempotency-Key': op.requireIdempotencyKey ? z.string().min(1).max(128) : z.string().min(1).max(128).optional() }) : undefined,
+        headers:
+          op.method === 'post'
+            ? z.object({ 'Idempotency-Key': op.requireIdempotencyKey ? z.string().min(1).max(128) : z.string().min(1).max(128).optional() })
+            : undefined,
         body: uploadBody ?? (op.body ? { content: { 'application/json': { schema: op.body } }, required: false } : undefined),
       },
       responses: responses as never,

@@ -16,7 +16,7 @@ import { readUpload, uploadFingerprint } from './upload';
 export function authorize(op: Operation, ctx: CallerContext): void {
   if (ctx.credential === 'client_secret' && !op.sessionSecretAuth) {
     throw new PermissionError(
-      'A checkout session\'s clientSecret may only update or complete its own session; use a secret API key (sk_…).',
+      "A checkout session's clientSecret may only update or complete its own session; use a secret API key (sk_…).",
       'CLIENT_SECRET_NOT_ALLOWED',
     );
   }
@@ -53,9 +53,16 @@ export function operationHandler(rt: Runtime, op: Operation, rateLimit: (ctx: Ca
   return async (req: Request, res: Response): Promise<void> => {
     const requestId = res.locals.requestId as string;
     res.locals.operationId = op.id;
-    const credentials = { authorization: req.get('authorization'), ip: req.ip ?? req.socket.remoteAddress ?? '', modeHeader: req.get('payplane-mode'), requestId };
+    const credentials = {
+      authorization: req.get('authorization'),
+      ip: req.ip ?? req.socket.remoteAddress ?? '',
+      modeHeader: req.get('payplane-mode'),
+      requestId,
+    };
     // failed authentications are limited per client address and per key prefix (src/http/auth-throttle.ts)
-    const authenticated = await authThrottle(rt).guard(rt, { credential: credentials.authorization, ip: credentials.ip }, () => authenticate(rt, credentials));
+    const authenticated = await authThrottle(rt).guard(rt, { credential: credentials.authorization, ip: credentials.ip }, () =>
+      authenticate(rt, credentials),
+    );
     const base = withRequest(authenticated, { origin: requestOrigin(req), clientIp: req.ip ?? req.socket.remoteAddress ?? undefined });
     await rateLimit(base, res);
     authorize(op, base);
@@ -105,19 +112,32 @@ export function operationHandler(rt: Runtime, op: Operation, rateLimit: (ctx: Ca
     }
     const key = op.method === 'post' ? req.get('idempotency-key') : undefined;
     if (key === undefined && op.requireIdempotencyKey) {
-      throw ValidationError.field('header.Idempotency-Key', 'is required: send a key of your own (1 to 128 characters) so that a retry cannot move money twice', 'IDEMPOTENCY_KEY_REQUIRED');
+      throw ValidationError.field(
+        'header.Idempotency-Key',
+        'is required: send a key of your own (1 to 128 characters) so that a retry cannot move money twice',
+        'IDEMPOTENCY_KEY_REQUIRED',
+      );
     }
     if (key !== undefined) (input as { idempotencyKey?: string }).idempotencyKey = key;
     // the Idempotency-Key rule (src/services/idempotency.ts); an operation with a replay rule of its own keeps what it says
     const policy = op.idempotency;
-    const outcome = await runIdempotent(base, {
-      key, keyField: 'header.Idempotency-Key', operation: op.id, target: req.params, input: fingerprintBody,
-      ownTransactions: op.ownTransactions, anyInput: policy?.anyBody,
-      // the answer of a request that committed its effect and died before keeping it, rebuilt from what it committed
-      resume: op.kind === 'single' && op.resume ? (ctx) => op.resume!(ctx, input) as Promise<unknown> : undefined,
-      keeping: policy && { store: (result: unknown) => policy.store(render(result), base), replay: (stored: unknown) => stored },
-      onReleaseFailure: (e) => rt.logger.error({ err: e, requestId }, 'could not release idempotency key'),
-    }, (ctx) => op.handler(ctx, input) as Promise<unknown>);
+    const outcome = await runIdempotent(
+      base,
+      {
+        key,
+        keyField: 'header.Idempotency-Key',
+        operation: op.id,
+        target: req.params,
+        input: fingerprintBody,
+        ownTransactions: op.ownTransactions,
+        anyInput: policy?.anyBody,
+        // the answer of a request that committed its effect and died before keeping it, rebuilt from what it committed
+        resume: op.kind === 'single' && op.resume ? (ctx) => op.resume!(ctx, input) as Promise<unknown> : undefined,
+        keeping: policy && { store: (result: unknown) => policy.store(render(result), base), replay: (stored: unknown) => stored },
+        onReleaseFailure: (e) => rt.logger.error({ err: e, requestId }, 'could not release idempotency key'),
+      },
+      (ctx) => op.handler(ctx, input) as Promise<unknown>,
+    );
     if (!outcome.replayed) {
       res.status(status).json(render(outcome.result));
       return;

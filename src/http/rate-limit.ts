@@ -1,5 +1,10 @@
 import type { Response } from 'express';
-import type { RateLimiterMemory as Memory, RateLimiterPostgres as Postgres, RateLimiterRes, RateLimiterAbstract } from 'rate-limiter-flexible';
+import type {
+  RateLimiterMemory as Memory,
+  RateLimiterPostgres as Postgres,
+  RateLimiterRes,
+  RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { Runtime } from '../runtime';
 import type { Database } from '../db/database';
 import type { CallerContext } from '../domain/context';
@@ -40,7 +45,7 @@ export function tenantRateLimiter(rt: Runtime): (ctx: CallerContext, res: Respon
     });
     if (refused) {
       rt.metrics.rateLimited.inc();
-      const whose = session ? 'checkout session\'s' : 'tenant\'s';
+      const whose = session ? "checkout session's" : "tenant's";
       throw new RateLimitError(reset, `The ${whose} limit of ${limit} requests per minute is used up; retry after ${reset} s.`);
     }
   };
@@ -58,7 +63,11 @@ export function sharedCounter(db: Database, keyPrefix: string, durationSeconds: 
   const options = { keyPrefix, points: Number.MAX_SAFE_INTEGER, duration: durationSeconds };
   return db.dialect === 'postgres'
     ? new (require('rate-limiter-flexible/lib/RateLimiterPostgres') as typeof Postgres)({
-        ...options, storeClient: db.sequelize, storeType: 'sequelize', tableName: 'rate_limits', tableCreated: true,
+        ...options,
+        storeClient: db.sequelize,
+        storeType: 'sequelize',
+        tableName: 'rate_limits',
+        tableCreated: true,
         // the database unreachable for the counter: count in memory rather than refuse or wave everything through
         insuranceLimiter: new RateLimiterMemory(options),
       })

@@ -71,8 +71,15 @@ export class RouteTable {
 
   constructor(operations: readonly Operation[]) {
     const routes = operations.map((op): Route => {
-      const segments = op.path.slice(1).split('/').map((s) => (s.startsWith('{') ? null : s.toLowerCase()));
-      const names = op.path.slice(1).split('/').filter((s) => s.startsWith('{')).map((s) => s.slice(1, -1));
+      const segments = op.path
+        .slice(1)
+        .split('/')
+        .map((s) => (s.startsWith('{') ? null : s.toLowerCase()));
+      const names = op.path
+        .slice(1)
+        .split('/')
+        .filter((s) => s.startsWith('{'))
+        .map((s) => s.slice(1, -1));
       return { op, segments, names };
     });
     // a stable sort: routes of the same shape keep the order of their declaration

@@ -23,7 +23,13 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
     return;
   }
   const known = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, code: 'MALFORMED_REQUEST', detail: 'The request is not valid HTTP.' };
-  const body = JSON.stringify({ type: problemType(known.code), title: http.STATUS_CODES[known.status], status: known.status, detail: known.detail, code: known.code });
+  const body = JSON.stringify({
+    type: problemType(known.code),
+    title: http.STATUS_CODES[known.status],
+    status: known.status,
+    detail: known.detail,
+    code: known.code,
+  });
   socket.end(
     `HTTP/1.1 ${known.status} ${http.STATUS_CODES[known.status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -13,7 +13,11 @@ function tooLarge(spec: UploadSpec): RequestRejectedError {
 }
 
 function unsupported(type: string, spec: UploadSpec): RequestRejectedError {
-  return new RequestRejectedError(415, 'UNSUPPORTED_MEDIA_TYPE', `${type || 'A body without Content-Type'} is not accepted; send ${spec.types.join(', ')} (raw, or as multipart/form-data).`);
+  return new RequestRejectedError(
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+    `${type || 'A body without Content-Type'} is not accepted; send ${spec.types.join(', ')} (raw, or as multipart/form-data).`,
+  );
 }
 
 /** The filename of a raw upload: Content-Disposition's filename, else the `filename` query parameter. */
@@ -59,7 +63,11 @@ function readMultipart(req: Request, spec: UploadSpec): Promise<UploadedFile> {
     let busboy: Busboy.Busboy;
     try {
       // busboy is loaded on the first multipart upload
-      busboy = (require('busboy') as typeof Busboy)({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: spec.maxBytes, fields: 20 } });
+      busboy = (require('busboy') as typeof Busboy)({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: { files: 1, fileSize: spec.maxBytes, fields: 20 },
+      });
     } catch {
       reject(ValidationError.field('body', 'is not valid multipart/form-data', 'INVALID_MULTIPART'));
       return;
@@ -96,5 +104,10 @@ function readMultipart(req: Request, spec: UploadSpec): Promise<UploadedFile> {
 
 /** What identifies an upload for Idempotency-Key comparison (never the bytes themselves). */
 export function uploadFingerprint(file: UploadedFile): Record<string, unknown> {
-  return { contentType: file.contentType, filename: file.filename, sha256: crypto.createHash('sha256').update(file.bytes).digest('hex'), size: file.bytes.length };
+  return {
+    contentType: file.contentType,
+    filename: file.filename,
+    sha256: crypto.createHash('sha256').update(file.bytes).digest('hex'),
+    size: file.bytes.length,
+  };
 }

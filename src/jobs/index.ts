@@ -13,7 +13,14 @@ export type { BackgroundJob } from './types';
 
 /** Every background job `serve` runs besides the webhook dispatcher. */
 export const backgroundJobs: BackgroundJob[] = [
-  checkoutExpiryJob, ledgerReleaseJob, sandboxAcquirerJob, paymentRecoveryJob, withdrawalMethodCoolingJob, disputeDeadlinesJob, settlementsJob, payoutsJob,
+  checkoutExpiryJob,
+  ledgerReleaseJob,
+  sandboxAcquirerJob,
+  paymentRecoveryJob,
+  withdrawalMethodCoolingJob,
+  disputeDeadlinesJob,
+  settlementsJob,
+  payoutsJob,
 ];
 
 /** The job of that name (`payplane jobs run <name>`), or undefined. */

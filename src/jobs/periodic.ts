@@ -36,10 +36,15 @@ export async function runOncePerTick(rt: Runtime, job: string, slot: number, wor
       { replacements, transaction },
     );
     const [owner] = await db.sequelize.query<{ id: string }>('SELECT id FROM job_runs WHERE job = :job AND slot = :slot', {
-      replacements, type: QueryTypes.SELECT, transaction,
+      replacements,
+      type: QueryTypes.SELECT,
+      transaction,
     });
     if (owner?.id !== id) return false;
-    await db.sequelize.query('DELETE FROM job_runs WHERE job = :job AND slot < :cutoff', { replacements: { job, cutoff: slot - KEEP_RUNS_MS }, transaction });
+    await db.sequelize.query('DELETE FROM job_runs WHERE job = :job AND slot < :cutoff', {
+      replacements: { job, cutoff: slot - KEEP_RUNS_MS },
+      transaction,
+    });
     return true;
   });
   if (!claimed) {
@@ -58,7 +63,12 @@ export async function runOncePerTick(rt: Runtime, job: string, slot: number, wor
   await db
     .transaction((transaction) =>
       db.sequelize.query('UPDATE job_runs SET "finishedAt" = :now, outcome = :outcome, error = :error WHERE id = :id', {
-        replacements: db.rawReplacements({ now: rt.clock.now(), outcome, error: error === undefined ? null : String((error as Error)?.message ?? error).slice(0, 1000), id }),
+        replacements: db.rawReplacements({
+          now: rt.clock.now(),
+          outcome,
+          error: error === undefined ? null : String((error as Error)?.message ?? error).slice(0, 1000),
+          id,
+        }),
         transaction,
       }),
     )
@@ -98,7 +108,9 @@ export function periodicJob(name: string, intervalMs: (rt: Runtime) => number, w
         last = Math.max(last ?? current, current);
         running = (async () => {
           for (let slot = from; slot <= current && !stopped; slot += interval) {
-            await runOncePerTick(rt, name, slot, work).catch((error) => rt.logger.error({ err: error, job: name }, `${name}: could not claim its tick`));
+            await runOncePerTick(rt, name, slot, work).catch((error) =>
+              rt.logger.error({ err: error, job: name }, `${name}: could not claim its tick`),
+            );
           }
         })().finally(() => {
           running = null;
@@ -110,10 +122,13 @@ export function periodicJob(name: string, intervalMs: (rt: Runtime) => number, w
       };
       const schedule = () => {
         if (stopped) return;
-        timer = setTimeout(() => {
-          tick();
-          schedule();
-        }, interval - (Date.now() % interval));
+        timer = setTimeout(
+          () => {
+            tick();
+            schedule();
+          },
+          interval - (Date.now() % interval),
+        );
         timer.unref();
       };
       tick();

@@ -57,7 +57,9 @@ async function claim(rt: Runtime, workerId: string, limit: number, leaseMs: numb
       ORDER BY "dueAt" LIMIT ${Math.trunc(limit)} ${lock})
     RETURNING ${columnsOf(db, model)}`;
   // One statement claims the batch and returns it: Postgres skips rows another worker is claiming; SQLite serializes writers.
-  const rows = await db.writeAlone((alone) => db.sql.all<Record<string, unknown>>(sql, [at(new Date(now.getTime() + leaseMs)), workerId, at(now), at(now)], alone));
+  const rows = await db.writeAlone((alone) =>
+    db.sql.all<Record<string, unknown>>(sql, [at(new Date(now.getTime() + leaseMs)), workerId, at(now), at(now)], alone),
+  );
   return decodeRows<SandboxOperationRow>(db, model, rows).sort((a, b) => +new Date(a.dueAt!) - +new Date(b.dueAt!));
 }
 
@@ -94,7 +96,11 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
     if (op.kind === 'dispute' || op.kind === 'dispute_decision' || op.kind === 'dispute_deadline') {
       // the acquirer's dispute notifications: a dispute opened on a captured payment, or decided after the evidence
       if (!op.notification) throw new Error('the operation has no notification');
-      await handleDisputeNotification(rt, { providerIntegrationId: op.providerIntegrationId, tenantId: op.tenantId, livemode: op.livemode, notice: op.notification }, settle);
+      await handleDisputeNotification(
+        rt,
+        { providerIntegrationId: op.providerIntegrationId, tenantId: op.tenantId, livemode: op.livemode, notice: op.notification },
+        settle,
+      );
     } else {
       if (!op.outcome) throw new Error('the operation has no outcome');
       await handleProviderOutcome(rt, outcomeOf(op), settle);
@@ -110,16 +116,32 @@ async function deliver(rt: Runtime, workerId: string, op: SandboxOperationRow): 
     const now = rt.clock.now();
     // due again later, unless the outcome's transaction committed (what failed came after it): then it is done
     const retried = await db.writeAlone((alone) =>
-      updateRows(db, model, {
-        attempts, lastError: String((failure as Error)?.message ?? failure).slice(0, 1000), lockedBy: null, lockedUntil: null,
-        dueAt: new Date(now.getTime() + retryDelayMs(attempts)), updatedAt: now,
-      }, mine, alone),
+      updateRows(
+        db,
+        model,
+        {
+          attempts,
+          lastError: String((failure as Error)?.message ?? failure).slice(0, 1000),
+          lockedBy: null,
+          lockedUntil: null,
+          dueAt: new Date(now.getTime() + retryDelayMs(attempts)),
+          updatedAt: now,
+        },
+        mine,
+        alone,
+      ),
     );
     if (retried === 0 && marked !== undefined) {
-      rt.logger.error({ err: failure, operationId: op.id, kind: op.kind, reference: op.reference }, 'sandbox acquirer outcome applied; what followed it failed');
+      rt.logger.error(
+        { err: failure, operationId: op.id, kind: op.kind, reference: op.reference },
+        'sandbox acquirer outcome applied; what followed it failed',
+      );
       return true;
     }
-    rt.logger.warn({ err: failure, operationId: op.id, kind: op.kind, reference: op.reference, attempts }, 'sandbox acquirer outcome not applied; retrying later');
+    rt.logger.warn(
+      { err: failure, operationId: op.id, kind: op.kind, reference: op.reference, attempts },
+      'sandbox acquirer outcome not applied; retrying later',
+    );
     return false;
   }
   // nothing applied in a transaction (an unknown reference): marked done on its own

@@ -63,7 +63,14 @@ export async function ensureListenerCertificate(home: string, now: Date): Promis
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, critical: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
     ],
   });
   writePrivateFile(file, `${pems.private.trim()}\n${pems.cert.trim()}\n`);
@@ -97,9 +104,10 @@ export async function openListenerEndpoint(ctx: CallerContext, input: { port: nu
     return { endpoint, secrets: [secret], created: true };
   }
   const sameEvents = existing.events.length === events.length && existing.events.every((e, i) => e === events[i]);
-  const endpoint = existing.status === 'enabled' && sameEvents
-    ? toEndpoint(existing)
-    : await updateEndpoint(ctx, existing.id, { status: 'enabled', events });
+  const endpoint =
+    existing.status === 'enabled' && sameEvents
+      ? toEndpoint(existing)
+      : await updateEndpoint(ctx, existing.id, { status: 'enabled', events });
   return { endpoint, secrets: signingSecrets(ctx, existing, ctx.clock.now()), created: false };
 }
 
@@ -153,7 +161,14 @@ export class LocalListener {
       this.server!.once('error', (error: NodeJS.ErrnoException) => {
         this.server = undefined;
         // one line naming the port, exit 8 as serve's (src/domain/listen.ts)
-        reject(listenRefusal(error, this.options.port, '127.0.0.1', 'another `payplane webhooks listen` may be running: stop it, or pass another --port'));
+        reject(
+          listenRefusal(
+            error,
+            this.options.port,
+            '127.0.0.1',
+            'another `payplane webhooks listen` may be running: stop it, or pass another --port',
+          ),
+        );
       });
       this.server!.listen(this.options.port, '127.0.0.1', () => resolve());
     });
@@ -175,8 +190,16 @@ export class LocalListener {
     if (req.method !== 'POST') return answer(405, 'POST webhook deliveries here');
     const raw = await readBody(req).catch(() => undefined);
     if (raw === undefined) return answer(413, 'body too large');
-    const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(req.headers[h] ?? '')]));
-    const delivery: ReceivedDelivery = { at: new Date(), webhookId: headers['webhook-id'], events: eventsOf(raw), verified: false, status: 400 };
+    const headers = Object.fromEntries(
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(req.headers[h] ?? '')]),
+    );
+    const delivery: ReceivedDelivery = {
+      at: new Date(),
+      webhookId: headers['webhook-id'],
+      events: eventsOf(raw),
+      verified: false,
+      status: 400,
+    };
     const refusal = await this.verify(raw, headers);
     if (refusal) {
       delivery.error = refusal;
@@ -239,7 +262,10 @@ function eventsOf(raw: string): ReceivedDelivery['events'] {
     const body = JSON.parse(raw) as { events?: unknown };
     if (!Array.isArray(body.events)) return [];
     return body.events
-      .filter((e): e is { id: string; type: string; livemode?: boolean } => typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string')
+      .filter(
+        (e): e is { id: string; type: string; livemode?: boolean } =>
+          typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string',
+      )
       .map((e) => ({ id: printable(String(e.id)), type: printable(e.type), livemode: e.livemode }));
   } catch {
     return [];
@@ -253,7 +279,13 @@ async function forward(url: string, raw: string, headers: http.IncomingHttpHeade
   const sent: Record<string, string> = {};
   for (const name of FORWARDED_HEADERS) if (headers[name] !== undefined) sent[name] = String(headers[name]);
   try {
-    const response = await fetch(url, { method: 'POST', headers: sent, body: raw, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: sent,
+      body: raw,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
     await response.arrayBuffer().catch(() => undefined);
     return { status: response.status };
   } catch (error) {

@@ -44,7 +44,13 @@ export function runningListener(home: string, endpointId: string): RunningListen
   } catch {
     return undefined;
   }
-  if (parsed.endpointId !== endpointId || !Number.isInteger(parsed.port) || !Number.isInteger(parsed.pid) || typeof parsed.cert !== 'string') return undefined;
+  if (
+    parsed.endpointId !== endpointId ||
+    !Number.isInteger(parsed.port) ||
+    !Number.isInteger(parsed.pid) ||
+    typeof parsed.cert !== 'string'
+  )
+    return undefined;
   try {
     process.kill(parsed.pid, 0);
   } catch (error) {

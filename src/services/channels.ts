@@ -11,7 +11,17 @@ import { tenantForCreate } from './partners';
 // catalog), before this service runs: by the API pipeline, and by the CLI's validateInput (src/cli/validate.ts).
 
 const CHANNEL_FIELDS = [
-  'id', 'tenantId', 'name', 'direction', 'currencies', 'providerIntegrationId', 'status', 'description', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'name',
+  'direction',
+  'currencies',
+  'providerIntegrationId',
+  'status',
+  'description',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof ChannelRow)[];
 export type Channel = Presented<Pick<ChannelRow, (typeof CHANNEL_FIELDS)[number]>>;
 
@@ -19,7 +29,12 @@ export function toChannel(row: ChannelRow): Channel {
   return presentRow(row, CHANNEL_FIELDS);
 }
 
-const CHANNEL = auditedRecord<ChannelRow>({ model: (ctx) => ctx.db.models.Channel, targetType: 'channel', owner: (row) => ({ tenantId: row.tenantId }), render: toChannel });
+const CHANNEL = auditedRecord<ChannelRow>({
+  model: (ctx) => ctx.db.models.Channel,
+  targetType: 'channel',
+  owner: (row) => ({ tenantId: row.tenantId }),
+  render: toChannel,
+});
 
 const CHANNEL_STATUS = disableOnly(CHANNEL, 'channel.disabled', 'channel', 'channels');
 
@@ -30,7 +45,12 @@ export interface ChannelFields {
   description?: string | null;
 }
 
-export type CreateChannelInput = ChannelFields & { name: string; direction: ChannelRow['direction']; currencies: string[]; tenantId?: string };
+export type CreateChannelInput = ChannelFields & {
+  name: string;
+  direction: ChannelRow['direction'];
+  currencies: string[];
+  tenantId?: string;
+};
 
 export interface ChannelFilters {
   tenantId?: string;
@@ -51,8 +71,13 @@ export async function createChannel(ctx: CallerContext, input: CreateChannelInpu
   return inTransaction(ctx, async (tx) => {
     const tenantId = await tenantForCreate(tx, input.tenantId);
     const row = await scoped(tx, tx.db.models.Channel).create({
-      tenantId, name: input.name, direction: input.direction, currencies: [...new Set(input.currencies)],
-      providerIntegrationId: input.providerIntegrationId ?? null, status: 'active', description: input.description ?? null,
+      tenantId,
+      name: input.name,
+      direction: input.direction,
+      currencies: [...new Set(input.currencies)],
+      providerIntegrationId: input.providerIntegrationId ?? null,
+      status: 'active',
+      description: input.description ?? null,
     });
     const channel = toChannel(row);
     await auditRecord(tx, CHANNEL, row, 'channel.created', { after: channel });
@@ -62,11 +87,19 @@ export async function createChannel(ctx: CallerContext, input: CreateChannelInpu
 
 /** Changes the given fields; currencies replaces the list. The direction is fixed at creation. */
 export async function updateChannel(ctx: CallerContext, id: string, input: ChannelFields): Promise<Channel> {
-  return toChannel(await updateRecord(ctx, CHANNEL, id, () => {
-    const changes: Partial<ChannelRow> = givenFields(input, ['name', 'providerIntegrationId', 'description']);
-    if (input.currencies !== undefined) changes.currencies = [...new Set(input.currencies)];
-    return changes;
-  }, { action: 'channel.updated' }));
+  return toChannel(
+    await updateRecord(
+      ctx,
+      CHANNEL,
+      id,
+      () => {
+        const changes: Partial<ChannelRow> = givenFields(input, ['name', 'providerIntegrationId', 'description']);
+        if (input.currencies !== undefined) changes.currencies = [...new Set(input.currencies)];
+        return changes;
+      },
+      { action: 'channel.updated' },
+    ),
+  );
 }
 
 /** active -> disabled; 409 when already disabled. */

@@ -121,7 +121,10 @@ export class EventTail {
       const found = await Event.findAll({
         attributes: ['id', 'createdAt'],
         where: this.where(bound),
-        order: [['createdAt', 'ASC'], ['id', 'ASC']],
+        order: [
+          ['createdAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
         limit: this.batch,
       });
       const page = found.map((row) => {

@@ -79,7 +79,9 @@ export type IdempotentOutcome<R, P> = { replayed: false; result: R } | { replaye
  * runs the same way, once.
  */
 export async function runIdempotent<R, P = R>(
-  ctx: CallerContext, call: IdempotentCall<R, P>, fn: (ctx: CallerContext) => Promise<R>,
+  ctx: CallerContext,
+  call: IdempotentCall<R, P>,
+  fn: (ctx: CallerContext) => Promise<R>,
 ): Promise<IdempotentOutcome<R, P>> {
   const { db, clock } = ctx;
   if (call.key === undefined) {
@@ -89,7 +91,10 @@ export async function runIdempotent<R, P = R>(
   validateIdempotencyKey(call.key, call.keyField);
   const keeping = call.keeping ?? (sealedWhole(ctx) as Keeping<unknown, unknown> as Keeping<R, P>);
   const claim = await claimIdempotencyKey(db, clock, {
-    scope: idempotencyScope(ctx), key: call.key, method: call.operation, path: canonicalJson(call.target ?? {}),
+    scope: idempotencyScope(ctx),
+    key: call.key,
+    method: call.operation,
+    path: canonicalJson(call.target ?? {}),
     // the input is fingerprinted under a key of its own: a stored fingerprint of card data must not be brute-forceable
     body: bodyFingerprint(ctx.sealer, call.input),
   });
@@ -106,7 +111,11 @@ export async function runIdempotent<R, P = R>(
 
 /** runIdempotent's run of an operation whose key this request claimed: the answer kept, or the key freed. */
 async function runClaimed<R, P>(
-  ctx: CallerContext, call: IdempotentCall<R, P>, fn: (ctx: CallerContext) => Promise<R>, claim: Extract<Claim, { kind: 'owner' }>, keeping: Keeping<R, P>,
+  ctx: CallerContext,
+  call: IdempotentCall<R, P>,
+  fn: (ctx: CallerContext) => Promise<R>,
+  claim: Extract<Claim, { kind: 'owner' }>,
+  keeping: Keeping<R, P>,
 ): Promise<IdempotentOutcome<R, P>> {
   const { db, clock } = ctx;
   const keep = async (result: R, transaction: Transaction) => {
@@ -115,7 +124,10 @@ async function runClaimed<R, P>(
   };
   if (!call.ownTransactions) {
     try {
-      return { replayed: false, result: await db.transaction(async (transaction) => keep(await fn(withTransaction(ctx, transaction)), transaction)) };
+      return {
+        replayed: false,
+        result: await db.transaction(async (transaction) => keep(await fn(withTransaction(ctx, transaction)), transaction)),
+      };
     } catch (error) {
       await releaseIdempotencyKey(db, claim).catch((e) => call.onReleaseFailure?.(e));
       throw error;
@@ -167,7 +179,8 @@ export async function keyedEffect(tx: CallerContext, made?: string): Promise<voi
     { appliedAt: clock.now(), ...(made === undefined ? {} : { responseBody: { made } }) },
     { where: { id: claim.id, owner: claim.owner, state: 'in_progress' }, transaction },
   );
-  if (marked !== 1) throw new ConflictError('IDEMPOTENCY_KEY_IN_USE', 'Another request took over this Idempotency-Key; this one was rolled back.');
+  if (marked !== 1)
+    throw new ConflictError('IDEMPOTENCY_KEY_IN_USE', 'Another request took over this Idempotency-Key; this one was rolled back.');
   transaction.afterCommit(() => {
     effect.applied = true;
   });
@@ -213,7 +226,10 @@ export type Claim =
   | { kind: 'replay'; status: number | null; body: unknown; sameRequest: boolean };
 
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return crypto.createHash('sha256').update(`${method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
 }
 
 /** Whose keys a key belongs to: the caller's tenant and merchant (or platform user) in its mode; a checkout session's secret holder has its own. */
@@ -264,7 +280,12 @@ let self: ProcessIdentity | undefined;
 
 /** This process, as idempotency_owners names it. */
 export function thisProcess(): ProcessIdentity {
-  return (self ??= { host: os.hostname(), machine: machineOfThisProcess(), pid: process.pid, processStart: processStartOf(process.pid) ?? null });
+  return (self ??= {
+    host: os.hostname(),
+    machine: machineOfThisProcess(),
+    pid: process.pid,
+    processStart: processStartOf(process.pid) ?? null,
+  });
 }
 
 function machineOfThisProcess(): string | null {
@@ -299,7 +320,12 @@ export function processStartOf(pid: number): string | null | undefined {
  * longer runs or runs another process. A process that cannot be checked (another machine) lives until its lease
  * runs out: never taken for dead while it may run (it would call a provider a second time).
  */
-export function ownerGone(owner: IdempotencyOwnerRow | null, now: Date, me: { id: string; identity: ProcessIdentity }, claimToken?: string): boolean {
+export function ownerGone(
+  owner: IdempotencyOwnerRow | null,
+  now: Date,
+  me: { id: string; identity: ProcessIdentity },
+  claimToken?: string,
+): boolean {
   if (!owner) return true;
   // this process: held while the claim's request runs here; a claim whose request ended without freeing it (its
   // release failed on a database error) is free, not held for as long as the process lives
@@ -336,7 +362,10 @@ export function registerKeyOwner(db: Database, clock: Clock, identity: ProcessId
   const { IdempotencyOwner } = db.models;
   const id = `${identity.pid}-${crypto.randomUUID()}`;
   const lease = () => new Date(clock.now().getTime() + OWNER_LEASE_MS);
-  const write = () => db.transaction((transaction) => IdempotencyOwner.create({ id, ...identity, aliveUntil: lease(), createdAt: clock.now() }, { transaction }));
+  const write = () =>
+    db.transaction((transaction) =>
+      IdempotencyOwner.create({ id, ...identity, aliveUntil: lease(), createdAt: clock.now() }, { transaction }),
+    );
   const ready = (async () => {
     await write();
     // renewed from now on (not before: a registration that failed leaves no timer behind, the next claim registers)
@@ -354,9 +383,11 @@ export function registerKeyOwner(db: Database, clock: Clock, identity: ProcessId
         const [renewed] = await IdempotencyOwner.update({ aliveUntil: lease() }, { where: { id }, transaction });
         // gone (taken for dead and cleared): written again, for the keys this process claims from now on
         if (renewed === 0) await IdempotencyOwner.create({ id, ...identity, aliveUntil: lease(), createdAt: clock.now() }, { transaction });
-      }).catch(() => undefined).finally(() => {
-        renewing = false;
-      });
+      })
+        .catch(() => undefined)
+        .finally(() => {
+          renewing = false;
+        });
     }, OWNER_LEASE_MS / 5);
     timer.unref();
     db.onClose(async () => {
@@ -376,7 +407,10 @@ export function registerKeyOwner(db: Database, clock: Clock, identity: ProcessId
  * with 409. The key of a process known gone (ownerGone), or one freed by a failed request, is taken over at once.
  */
 export async function claimIdempotencyKey(
-  db: Database, clock: Clock, request: ClaimRequest, options: { as?: KeyOwner; waitMs?: number } = {},
+  db: Database,
+  clock: Clock,
+  request: ClaimRequest,
+  options: { as?: KeyOwner; waitMs?: number } = {},
 ): Promise<Claim> {
   const { Idempotency, IdempotencyOwner } = db.models;
   const me = options.as ?? processOwner(db, clock);
@@ -391,9 +425,21 @@ export async function claimIdempotencyKey(
       await db.transaction((transaction) =>
         Idempotency.create(
           {
-            id, scope: request.scope, key: request.key, method: request.method, path: request.path, fingerprint: print,
-            state: 'in_progress', owner, ownerProcess: me.id, appliedAt: null, responseStatus: null, responseBody: null,
-            lockedUntil: null, createdAt: now, updatedAt: now,
+            id,
+            scope: request.scope,
+            key: request.key,
+            method: request.method,
+            path: request.path,
+            fingerprint: print,
+            state: 'in_progress',
+            owner,
+            ownerProcess: me.id,
+            appliedAt: null,
+            responseStatus: null,
+            responseBody: null,
+            lockedUntil: null,
+            createdAt: now,
+            updatedAt: now,
           },
           { transaction },
         ),
@@ -457,9 +503,13 @@ function madeOf(row: IdempotencyRow): string | undefined {
 }
 
 function reused(): ConflictError {
-  return new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request (method, path or body).', {
-    hint: 'Use a new Idempotency-Key for a different request.',
-  });
+  return new ConflictError(
+    'IDEMPOTENCY_KEY_REUSED',
+    'This Idempotency-Key was already used with a different request (method, path or body).',
+    {
+      hint: 'Use a new Idempotency-Key for a different request.',
+    },
+  );
 }
 
 /**
@@ -467,18 +517,26 @@ function reused(): ConflictError {
  * (rolling the effect back) when another request took the key over meanwhile.
  */
 export async function completeIdempotencyKey(
-  db: Database, clock: Clock, claim: { id: string; owner: string }, status: number | null, body: unknown, transaction?: Transaction,
+  db: Database,
+  clock: Clock,
+  claim: { id: string; owner: string },
+  status: number | null,
+  body: unknown,
+  transaction?: Transaction,
 ): Promise<void> {
   const [updated] = await db.models.Idempotency.update(
     { state: 'completed', responseStatus: status, responseBody: body, ownerProcess: null, lockedUntil: null, updatedAt: clock.now() },
     { where: { id: claim.id, owner: claim.owner, state: 'in_progress' }, transaction },
   );
-  if (updated !== 1) throw new ConflictError('IDEMPOTENCY_KEY_IN_USE', 'Another request took over this Idempotency-Key; this one was rolled back.');
+  if (updated !== 1)
+    throw new ConflictError('IDEMPOTENCY_KEY_IN_USE', 'Another request took over this Idempotency-Key; this one was rolled back.');
 }
 
 /** Frees the key after a failed request (nothing was committed, or its answer was an error), so the client may retry with it. */
 export async function releaseIdempotencyKey(db: Database, claim: { id: string; owner: string }): Promise<void> {
-  await db.transaction((transaction) => db.models.Idempotency.destroy({ where: { id: claim.id, owner: claim.owner, state: 'in_progress' }, transaction }));
+  await db.transaction((transaction) =>
+    db.models.Idempotency.destroy({ where: { id: claim.id, owner: claim.owner, state: 'in_progress' }, transaction }),
+  );
 }
 
 /**

@@ -10,7 +10,17 @@ import type { Money } from '../domain/money';
 
 // Partners (resellers and referrers of a tenant) and their assignments to merchants with a commission.
 
-const PARTNER_FIELDS = ['id', 'tenantId', 'name', 'contactEmail', 'status', 'metadata', 'createdAt', 'updatedAt', 'deletedAt'] as const satisfies readonly (keyof PartnerRow)[];
+const PARTNER_FIELDS = [
+  'id',
+  'tenantId',
+  'name',
+  'contactEmail',
+  'status',
+  'metadata',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
+] as const satisfies readonly (keyof PartnerRow)[];
 export type Partner = Presented<Pick<PartnerRow, (typeof PARTNER_FIELDS)[number]>>;
 export type PartnerStatus = PartnerRow['status'];
 
@@ -19,8 +29,18 @@ export function toPartner(row: PartnerRow): Partner {
 }
 
 const ASSIGNMENT_FIELDS = [
-  'id', 'tenantId', 'partnerId', 'merchantId', 'commissionRate', 'commissionFixed', 'status', 'effectiveFrom', 'effectiveTo',
-  'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'partnerId',
+  'merchantId',
+  'commissionRate',
+  'commissionFixed',
+  'status',
+  'effectiveFrom',
+  'effectiveTo',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof PartnerAssignmentRow)[];
 export type PartnerAssignment = Presented<Pick<PartnerAssignmentRow, (typeof ASSIGNMENT_FIELDS)[number]>>;
 
@@ -28,10 +48,18 @@ export function toAssignment(row: PartnerAssignmentRow): PartnerAssignment {
   return presentRow(row, ASSIGNMENT_FIELDS);
 }
 
-const PARTNER = auditedRecord<PartnerRow>({ model: (ctx) => ctx.db.models.Partner, targetType: 'partner', owner: (row) => ({ tenantId: row.tenantId }), render: toPartner });
+const PARTNER = auditedRecord<PartnerRow>({
+  model: (ctx) => ctx.db.models.Partner,
+  targetType: 'partner',
+  owner: (row) => ({ tenantId: row.tenantId }),
+  render: toPartner,
+});
 
 const ASSIGNMENT = auditedRecord<PartnerAssignmentRow>({
-  model: (ctx) => ctx.db.models.PartnerAssignment, targetType: 'partner_assignment', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toAssignment,
+  model: (ctx) => ctx.db.models.PartnerAssignment,
+  targetType: 'partner_assignment',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: toAssignment,
 });
 
 /**
@@ -72,7 +100,11 @@ export async function createPartner(ctx: CallerContext, input: PartnerInput & { 
   return inTransaction(ctx, async (tx) => {
     const tenantId = await tenantForCreate(tx, input.tenantId);
     const row = await scoped(tx, tx.db.models.Partner).create({
-      tenantId, name: input.name, contactEmail: input.contactEmail ?? null, status: 'active', metadata: input.metadata ?? {},
+      tenantId,
+      name: input.name,
+      contactEmail: input.contactEmail ?? null,
+      status: 'active',
+      metadata: input.metadata ?? {},
     });
     const partner = toPartner(row);
     await auditRecord(tx, PARTNER, row, 'partner.created', { after: partner });
@@ -82,7 +114,9 @@ export async function createPartner(ctx: CallerContext, input: PartnerInput & { 
 
 /** Changes the given fields; metadata replaces the whole map. */
 export async function updatePartner(ctx: CallerContext, id: string, input: PartnerInput): Promise<Partner> {
-  return toPartner(await updateRecord(ctx, PARTNER, id, () => givenFields(input, ['name', 'contactEmail', 'metadata']), { action: 'partner.updated' }));
+  return toPartner(
+    await updateRecord(ctx, PARTNER, id, () => givenFields(input, ['name', 'contactEmail', 'metadata']), { action: 'partner.updated' }),
+  );
 }
 
 const PARTNER_STATUS = accountMachine(PARTNER, 'partner');
@@ -134,18 +168,29 @@ export async function createAssignment(ctx: CallerContext, input: CreateAssignme
   try {
     return await inTransaction(ctx, async (tx) => {
       const partner = await scoped(tx, tx.db.models.Partner).find(input.partnerId, { lock: true });
-      if (!partner) throw new NotFoundError('partner', input.partnerId, { errors: [{ path: 'body.partnerId', message: 'no such partner' }] });
+      if (!partner)
+        throw new NotFoundError('partner', input.partnerId, { errors: [{ path: 'body.partnerId', message: 'no such partner' }] });
       const merchant = await scoped(tx, tx.db.models.Merchant).find(input.merchantId);
-      if (!merchant) throw new NotFoundError('merchant', input.merchantId, { errors: [{ path: 'body.merchantId', message: 'no such merchant' }] });
-      if (merchant.tenantId !== partner.tenantId) throw ValidationError.field('body.merchantId', 'belongs to another tenant than the partner');
+      if (!merchant)
+        throw new NotFoundError('merchant', input.merchantId, { errors: [{ path: 'body.merchantId', message: 'no such merchant' }] });
+      if (merchant.tenantId !== partner.tenantId)
+        throw ValidationError.field('body.merchantId', 'belongs to another tenant than the partner');
       if (partner.status !== 'active') {
-        throw new ConflictError('PARTNER_NOT_ACTIVE', `A ${partner.status} partner cannot be assigned to a merchant.`, { hint: 'Activate the partner first.' });
+        throw new ConflictError('PARTNER_NOT_ACTIVE', `A ${partner.status} partner cannot be assigned to a merchant.`, {
+          hint: 'Activate the partner first.',
+        });
       }
       const access = scoped(tx, tx.db.models.PartnerAssignment);
       if (await access.findOne({ partnerId: partner.id, merchantId: merchant.id, status: 'active' })) throw duplicate();
       const row = await access.create({
-        tenantId: partner.tenantId, partnerId: partner.id, merchantId: merchant.id, commissionRate: input.commissionRate,
-        commissionFixed: input.commissionFixed ?? null, status: 'active', effectiveFrom, effectiveTo,
+        tenantId: partner.tenantId,
+        partnerId: partner.id,
+        merchantId: merchant.id,
+        commissionRate: input.commissionRate,
+        commissionFixed: input.commissionFixed ?? null,
+        status: 'active',
+        effectiveFrom,
+        effectiveTo,
       });
       const assignment = toAssignment(row);
       await auditRecord(tx, ASSIGNMENT, row, 'partner_assignment.created', { after: assignment });
@@ -159,13 +204,24 @@ export async function createAssignment(ctx: CallerContext, input: CreateAssignme
 }
 
 export async function updateAssignment(ctx: CallerContext, id: string, input: AssignmentFields): Promise<PartnerAssignment> {
-  return toAssignment(await updateRecord(ctx, ASSIGNMENT, id, (row) => {
-    const changes: Partial<PartnerAssignmentRow> = givenFields(input, ['commissionRate', 'commissionFixed']);
-    if (input.effectiveFrom !== undefined) changes.effectiveFrom = new Date(input.effectiveFrom);
-    if (input.effectiveTo !== undefined) changes.effectiveTo = input.effectiveTo === null ? null : new Date(input.effectiveTo);
-    checkPeriod(new Date(changes.effectiveFrom ?? row.effectiveFrom), changes.effectiveTo === undefined ? (row.effectiveTo ? new Date(row.effectiveTo) : null) : changes.effectiveTo);
-    return changes;
-  }, { action: 'partner_assignment.updated' }));
+  return toAssignment(
+    await updateRecord(
+      ctx,
+      ASSIGNMENT,
+      id,
+      (row) => {
+        const changes: Partial<PartnerAssignmentRow> = givenFields(input, ['commissionRate', 'commissionFixed']);
+        if (input.effectiveFrom !== undefined) changes.effectiveFrom = new Date(input.effectiveFrom);
+        if (input.effectiveTo !== undefined) changes.effectiveTo = input.effectiveTo === null ? null : new Date(input.effectiveTo);
+        checkPeriod(
+          new Date(changes.effectiveFrom ?? row.effectiveFrom),
+          changes.effectiveTo === undefined ? (row.effectiveTo ? new Date(row.effectiveTo) : null) : changes.effectiveTo,
+        );
+        return changes;
+      },
+      { action: 'partner_assignment.updated' },
+    ),
+  );
 }
 
 const ASSIGNMENT_STATUS = statusMachine({

@@ -16,7 +16,9 @@ export type Presented<T> = {
 
 /** The listed fields of a row, dates as ISO strings. */
 export function presentRow<T extends object, K extends keyof T>(row: T, fields: readonly K[]): Presented<Pick<T, K>> {
-  return Object.fromEntries(fields.map((k) => [k, row[k] instanceof Date ? (row[k] as Date).toISOString() : row[k]])) as Presented<Pick<T, K>>;
+  return Object.fromEntries(fields.map((k) => [k, row[k] instanceof Date ? (row[k] as Date).toISOString() : row[k]])) as Presented<
+    Pick<T, K>
+  >;
 }
 
 /** The where of a list: the filters among `keys` that are set (empty ones filter nothing). */

@@ -11,8 +11,20 @@ import { mapPage, presentRow, type Presented } from './present';
 // session expiry; cascadingEnabled, maxDeclineAttempts and cascadePolicy drive cascading in the payment path.
 
 const PROFILE_FIELDS = [
-  'id', 'merchantId', 'tenantId', 'mode', 'status', 'returnUrl', 'sessionLifetime', 'maxDeclineAttempts', 'cascadingEnabled', 'cascadePolicy',
-  'defaultLocale', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'merchantId',
+  'tenantId',
+  'mode',
+  'status',
+  'returnUrl',
+  'sessionLifetime',
+  'maxDeclineAttempts',
+  'cascadingEnabled',
+  'cascadePolicy',
+  'defaultLocale',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof IntegrationProfileRow)[];
 export type IntegrationProfile = Presented<Pick<IntegrationProfileRow, (typeof PROFILE_FIELDS)[number]>>;
 
@@ -52,13 +64,20 @@ export async function getProfile(ctx: CallerContext, id: string): Promise<Integr
 }
 
 /** The merchant's profile for a mode, or null: what the checkout and payment paths read. */
-export async function findProfileFor(ctx: CallerContext, merchantId: string, mode: IntegrationProfileMode): Promise<IntegrationProfile | null> {
+export async function findProfileFor(
+  ctx: CallerContext,
+  merchantId: string,
+  mode: IntegrationProfileMode,
+): Promise<IntegrationProfile | null> {
   const row = await scoped(ctx, ctx.db.models.IntegrationProfile).findOne({ merchantId, mode });
   return row ? toProfile(row) : null;
 }
 
 const PROFILE = auditedRecord<IntegrationProfileRow>({
-  model: (ctx) => ctx.db.models.IntegrationProfile, targetType: 'integration_profile', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toProfile,
+  model: (ctx) => ctx.db.models.IntegrationProfile,
+  targetType: 'integration_profile',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: toProfile,
 });
 
 /** enabled <-> disabled, by an update of the profile (one audit entry for the whole update). */
@@ -80,7 +99,8 @@ export async function createProfile(ctx: CallerContext, input: CreateProfileInpu
   try {
     return await inTransaction(ctx, async (tx) => {
       const merchant = await scoped(tx, tx.db.models.Merchant).find(input.merchantId);
-      if (!merchant) throw new NotFoundError('merchant', input.merchantId, { errors: [{ path: 'body.merchantId', message: 'no such merchant' }] });
+      if (!merchant)
+        throw new NotFoundError('merchant', input.merchantId, { errors: [{ path: 'body.merchantId', message: 'no such merchant' }] });
       const access = scoped(tx, tx.db.models.IntegrationProfile);
       if (await access.findOne({ merchantId: merchant.id, mode: input.mode })) throw duplicate(input.mode);
       const row = await access.create({

@@ -2,8 +2,16 @@ import { inTransaction, type CallerContext } from '../domain/context';
 import { InternalError } from '../domain/errors';
 import { scoped } from '../db/scoped';
 import {
-  ConnectorError, connectorFor, type AuthorizeRequest, type CaptureRequest, type ConnectorResult, type DisputeAcceptRequest, type DisputeEvidenceRequest, type PayoutRequest,
-  type RefundRequest, type VoidRequest,
+  ConnectorError,
+  connectorFor,
+  type AuthorizeRequest,
+  type CaptureRequest,
+  type ConnectorResult,
+  type DisputeAcceptRequest,
+  type DisputeEvidenceRequest,
+  type PayoutRequest,
+  type RefundRequest,
+  type VoidRequest,
 } from '../connectors';
 import { getProvider, type ProviderIntegration } from './processing/providers';
 import { keyedEffect } from './idempotency';
@@ -94,18 +102,22 @@ export function answerOrPending(answer: ProviderAnswer): ConnectorResult {
 
 export async function throughProvider<I, R>(ctx: CallerContext, op: ProviderOperation<I, R>): Promise<R> {
   if (ctx.transaction) {
-    throw new InternalError(`${op.name}: a provider call was asked for inside an open database transaction; it runs only between two transactions.`, 'PROVIDER_CALL_IN_TRANSACTION');
+    throw new InternalError(
+      `${op.name}: a provider call was asked for inside an open database transaction; it runs only between two transactions.`,
+      'PROVIDER_CALL_IN_TRANSACTION',
+    );
   }
   const { record } = op;
   // inTransaction: a new transaction (none is open here) in which the actor's own record is made sure of first; the
   // intent commits with the mark of the request's Idempotency-Key, if it has one (a retry after a crash answers from it)
-  const recorded = typeof record === 'function'
-    ? await inTransaction(ctx, async (tx) => {
-      const intent = await record(tx);
-      await keyedEffect(tx, intent instanceof Settled ? undefined : op.made?.(intent));
-      return intent;
-    })
-    : record.recorded;
+  const recorded =
+    typeof record === 'function'
+      ? await inTransaction(ctx, async (tx) => {
+          const intent = await record(tx);
+          await keyedEffect(tx, intent instanceof Settled ? undefined : op.made?.(intent));
+          return intent;
+        })
+      : record.recorded;
   if (recorded instanceof Settled) return recorded.value;
   let answer: ProviderAnswer;
   try {
@@ -127,18 +139,29 @@ async function send(asked: ProviderRequest): Promise<ConnectorResult> {
   const provider = route?.provider ?? (await getProvider(via, row.providerIntegrationId));
   const connector = connectorFor(provider.code);
   const terminal = {
-    terminalId: row.id, providerIntegrationId: provider.id, connectorBaseUrl: provider.connectorBaseUrl,
-    credentials: route ? openBinding(via, route.binding) : await openCredentials(via, row.id, row), mcc: row.mcc, descriptor: row.descriptor,
+    terminalId: row.id,
+    providerIntegrationId: provider.id,
+    connectorBaseUrl: provider.connectorBaseUrl,
+    credentials: route ? openBinding(via, route.binding) : await openCredentials(via, row.id, row),
+    mcc: row.mcc,
+    descriptor: row.descriptor,
   };
   // the connection guard (tests): no transaction of this request or job is open while the provider is waited on
   via.db.assertNoOpenTransaction(`the provider call (${provider.code} ${asked.operation})`);
   switch (asked.operation) {
-    case 'authorize': return connector.authorize(via, terminal, asked.request);
-    case 'capture': return connector.capture(via, terminal, asked.request);
-    case 'void': return connector.void(via, terminal, asked.request);
-    case 'refund': return connector.refund(via, terminal, asked.request);
-    case 'payout': return connector.payout(via, terminal, asked.request);
-    case 'dispute_evidence': return connector.disputeEvidence(via, terminal, asked.request);
-    case 'dispute_accept': return connector.disputeAccept(via, terminal, asked.request);
+    case 'authorize':
+      return connector.authorize(via, terminal, asked.request);
+    case 'capture':
+      return connector.capture(via, terminal, asked.request);
+    case 'void':
+      return connector.void(via, terminal, asked.request);
+    case 'refund':
+      return connector.refund(via, terminal, asked.request);
+    case 'payout':
+      return connector.payout(via, terminal, asked.request);
+    case 'dispute_evidence':
+      return connector.disputeEvidence(via, terminal, asked.request);
+    case 'dispute_accept':
+      return connector.disputeAccept(via, terminal, asked.request);
   }
 }

@@ -19,7 +19,10 @@ export const REFERENCE_CATALOGS: Partial<Record<ReferenceKind, () => readonly st
   providerIntegration: () => providerCatalog().map((p) => p.id),
 };
 
-type Lookup = { findAll(options: object): Promise<{ get(key: string): unknown }[]>; scopeSpec: { resource: string; tenant: string | null } };
+type Lookup = {
+  findAll(options: object): Promise<{ get(key: string): unknown }[]>;
+  scopeSpec: { resource: string; tenant: string | null };
+};
 
 /** A record found in the caller's scope: its tenant (null: the platform's own, shared; undefined: a kind of no tenant). */
 interface Found {
@@ -48,11 +51,13 @@ async function inScope(ctx: CallerContext, kind: ReferenceKind, ids: string[]): 
     where: { [Op.and]: [scope, { id: { [Op.in]: valid } }] },
     transaction: ctx.transaction,
   });
-  return new Map(rows.map((r) => {
-    const id = String(r.get('id'));
-    const tenantId = kind === 'tenant' ? id : tenantColumn ? ((r.get(tenantColumn) as string | null) ?? null) : undefined;
-    return [id, { tenantId }];
-  }));
+  return new Map(
+    rows.map((r) => {
+      const id = String(r.get('id'));
+      const tenantId = kind === 'tenant' ? id : tenantColumn ? ((r.get(tenantColumn) as string | null) ?? null) : undefined;
+      return [id, { tenantId }];
+    }),
+  );
 }
 
 /** The resource name a refusal uses for `kind` (as the model names it: "fee schedule"). */
@@ -111,7 +116,10 @@ export async function checkNamedIds(ctx: CallerContext, named: NamedId[], path?:
   const whose = own ? `the ${referenceResource(ctx, path!.kind)}'s` : namedTenant ? `${namedTenant[0].path}'s` : 'the first record named';
   const foreign = [...tenants].filter(([, tenantId]) => tenantId !== owner);
   if (foreign.length === 0) return;
-  const errors: FieldIssue[] = foreign.map(([n]) => ({ path: n.path, message: `is a ${referenceResource(ctx, n.kind)} of another tenant than ${whose}` }));
+  const errors: FieldIssue[] = foreign.map(([n]) => ({
+    path: n.path,
+    message: `is a ${referenceResource(ctx, n.kind)} of another tenant than ${whose}`,
+  }));
   throw new ValidationError(`Records of two tenants are never linked: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
 }
 
@@ -124,7 +132,11 @@ export interface DeclaredInput {
   upload?: unknown;
 }
 
-export async function checkReferences(ctx: CallerContext, op: DeclaredInput, input: { params?: unknown; query?: unknown; body?: unknown }): Promise<void> {
+export async function checkReferences(
+  ctx: CallerContext,
+  op: DeclaredInput,
+  input: { params?: unknown; query?: unknown; body?: unknown },
+): Promise<void> {
   const named = [
     ...(op.query ? namedIds(op.query, input.query, 'query') : []),
     ...(op.body && !op.upload ? namedIds(op.body, input.body, 'body') : []),

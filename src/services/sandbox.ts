@@ -37,7 +37,6 @@ export type SandboxCredentials = z.infer<typeof SandboxCredentials>;
 /** When the sandbox's fee assignments start: before any day a sandbox payment may be made on. */
 const SANDBOX_FEES_FROM = '2000-01-01T00:00:00.000Z';
 
-
 /**
  * Provisions a fresh sandbox tenant: tenant, company, merchant (active, sandbox mode), its checkout integration
  * profile, a tenant-level fee schedule, a terminal on the sandbox card acquirer, a payout channel on the sandbox
@@ -62,17 +61,76 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   // an active fee schedule assigned at tenant level for card payments in the sandbox's currencies
   const fees = await createFeeSchedule(operator, {
     name: 'Sandbox fees',
-    description: 'Card payments: 1.4% + 0.25 EUR, 2.9% + 0.30 USD; withdrawals: 0.50 EUR or USD; scheduled payouts: 0.25 EUR or USD; disputes: 15.00 EUR or USD; earned by the tenant',
+    description:
+      'Card payments: 1.4% + 0.25 EUR, 2.9% + 0.30 USD; withdrawals: 0.50 EUR or USD; scheduled payouts: 0.25 EUR or USD; disputes: 15.00 EUR or USD; earned by the tenant',
     rules: [
-      { transactionType: 'payment', transactionOutcome: 'successful', method: 'fixed_plus_percentage', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 25 }, percentageRate: 14000, party: 'tenant' },
-      { transactionType: 'payment', transactionOutcome: 'successful', method: 'fixed_plus_percentage', currency: 'USD', fixedAmount: { currency: 'USD', valueMinor: 30 }, percentageRate: 29000, party: 'tenant' },
-      { transactionType: 'withdrawal', transactionOutcome: 'any', method: 'fixed', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 50 }, party: 'tenant' },
-      { transactionType: 'withdrawal', transactionOutcome: 'any', method: 'fixed', currency: 'USD', fixedAmount: { currency: 'USD', valueMinor: 50 }, party: 'tenant' },
+      {
+        transactionType: 'payment',
+        transactionOutcome: 'successful',
+        method: 'fixed_plus_percentage',
+        currency: 'EUR',
+        fixedAmount: { currency: 'EUR', valueMinor: 25 },
+        percentageRate: 14000,
+        party: 'tenant',
+      },
+      {
+        transactionType: 'payment',
+        transactionOutcome: 'successful',
+        method: 'fixed_plus_percentage',
+        currency: 'USD',
+        fixedAmount: { currency: 'USD', valueMinor: 30 },
+        percentageRate: 29000,
+        party: 'tenant',
+      },
+      {
+        transactionType: 'withdrawal',
+        transactionOutcome: 'any',
+        method: 'fixed',
+        currency: 'EUR',
+        fixedAmount: { currency: 'EUR', valueMinor: 50 },
+        party: 'tenant',
+      },
+      {
+        transactionType: 'withdrawal',
+        transactionOutcome: 'any',
+        method: 'fixed',
+        currency: 'USD',
+        fixedAmount: { currency: 'USD', valueMinor: 50 },
+        party: 'tenant',
+      },
       // the dispute fee, charged when a dispute opens and kept whatever its outcome
-      { transactionType: 'dispute', transactionOutcome: 'any', method: 'fixed', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 1500 }, party: 'tenant' },
-      { transactionType: 'dispute', transactionOutcome: 'any', method: 'fixed', currency: 'USD', fixedAmount: { currency: 'USD', valueMinor: 1500 }, party: 'tenant' },
-      { transactionType: 'payout', transactionOutcome: 'any', method: 'fixed', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 25 }, party: 'tenant' },
-      { transactionType: 'payout', transactionOutcome: 'any', method: 'fixed', currency: 'USD', fixedAmount: { currency: 'USD', valueMinor: 25 }, party: 'tenant' },
+      {
+        transactionType: 'dispute',
+        transactionOutcome: 'any',
+        method: 'fixed',
+        currency: 'EUR',
+        fixedAmount: { currency: 'EUR', valueMinor: 1500 },
+        party: 'tenant',
+      },
+      {
+        transactionType: 'dispute',
+        transactionOutcome: 'any',
+        method: 'fixed',
+        currency: 'USD',
+        fixedAmount: { currency: 'USD', valueMinor: 1500 },
+        party: 'tenant',
+      },
+      {
+        transactionType: 'payout',
+        transactionOutcome: 'any',
+        method: 'fixed',
+        currency: 'EUR',
+        fixedAmount: { currency: 'EUR', valueMinor: 25 },
+        party: 'tenant',
+      },
+      {
+        transactionType: 'payout',
+        transactionOutcome: 'any',
+        method: 'fixed',
+        currency: 'USD',
+        fixedAmount: { currency: 'USD', valueMinor: 25 },
+        party: 'tenant',
+      },
     ],
   } as Parameters<typeof createFeeSchedule>[1]);
   await changeFeeScheduleStatus(operator, fees.id, 'activate');
@@ -81,31 +139,52 @@ export async function createSandbox(rt: Runtime, options: { name?: string } = {}
   for (const currency of ['EUR', 'USD']) {
     for (const paymentMethod of ['card', 'bank_transfer']) {
       await createFeeAssignment(operator, {
-        level: 'tenant', targetEntityId: tenant.id, feeScheduleId: fees.id, currency, paymentMethod, effectiveFrom: SANDBOX_FEES_FROM,
+        level: 'tenant',
+        targetEntityId: tenant.id,
+        feeScheduleId: fees.id,
+        currency,
+        paymentMethod,
+        effectiveFrom: SANDBOX_FEES_FROM,
       } as Parameters<typeof createFeeAssignment>[1]);
     }
   }
   // the sandbox card acquirer: one active terminal for the sandbox currencies and the test cards' brands
   const terminal = await createTerminal(operator, {
-    providerIntegrationId: SANDBOX_CARD_PROVIDER_ID, name: 'Sandbox card terminal', supportedCurrencies: ['EUR', 'USD'],
-    supportedBrands: ['visa', 'mastercard', 'amex'], supportedPaymentMethodTypes: ['card'], mcc: '5734', descriptor: 'PAYPLANE SANDBOX',
+    providerIntegrationId: SANDBOX_CARD_PROVIDER_ID,
+    name: 'Sandbox card terminal',
+    supportedCurrencies: ['EUR', 'USD'],
+    supportedBrands: ['visa', 'mastercard', 'amex'],
+    supportedPaymentMethodTypes: ['card'],
+    mcc: '5734',
+    descriptor: 'PAYPLANE SANDBOX',
     credentials: { merchantAccount: 'sandbox-merchant', apiKey: randomBytes(18).toString('base64url') },
   });
   // the sandbox payout provider with a payout channel (withdrawals go out through it)
   const payoutChannel = await createChannel(operator, {
-    name: 'Sandbox payouts', direction: 'payout', currencies: ['EUR', 'USD'], providerIntegrationId: SANDBOX_PAYOUT_PROVIDER_ID,
+    name: 'Sandbox payouts',
+    direction: 'payout',
+    currencies: ['EUR', 'USD'],
+    providerIntegrationId: SANDBOX_PAYOUT_PROVIDER_ID,
     description: 'Withdrawals through the sandbox payout provider',
   });
   // and a payout terminal on it, so that operators may execute withdrawals through the provider (--via-provider)
   const payoutTerminal = await createTerminal(operator, {
-    providerIntegrationId: SANDBOX_PAYOUT_PROVIDER_ID, name: 'Sandbox payout terminal', supportedCurrencies: ['EUR', 'USD'], supportedBrands: [],
-    supportedPaymentMethodTypes: ['bank_transfer'], credentials: { accountId: 'sandbox-payouts', signingKey: randomBytes(18).toString('base64url') },
+    providerIntegrationId: SANDBOX_PAYOUT_PROVIDER_ID,
+    name: 'Sandbox payout terminal',
+    supportedCurrencies: ['EUR', 'USD'],
+    supportedBrands: [],
+    supportedPaymentMethodTypes: ['bank_transfer'],
+    credentials: { accountId: 'sandbox-payouts', signingKey: randomBytes(18).toString('base64url') },
   });
   const tenantKey = await createApiKey(operator, { name: 'Sandbox tenant key', ownerType: 'tenant', livemode: false });
   // issued as the merchant itself: a tenant cannot grant codes only merchants hold (compliance:kyb:manage, …)
   const asMerchant = operatorContext(rt, { level: 'merchant', tenantId: tenant.id, merchantId: merchant.id, livemode: false });
   const merchantKey = await createApiKey(asMerchant, { name: 'Sandbox merchant key', ownerType: 'merchant', livemode: false });
-  const user = await createActiveUser(platform, { layer: 'platform', email: `sandbox-admin+${tenant.id.slice(0, 8)}@payplane.local`, displayName: 'Sandbox platform admin' });
+  const user = await createActiveUser(platform, {
+    layer: 'platform',
+    email: `sandbox-admin+${tenant.id.slice(0, 8)}@payplane.local`,
+    displayName: 'Sandbox platform admin',
+  });
   const token = await rt.tokens.issue(user.id, rt.tokens.maxLifetimeSeconds, false);
   return {
     databaseUrl: rt.config.databaseUrl,
@@ -156,7 +235,10 @@ export function savedSandbox(config: Pick<AppConfig, 'home' | 'databaseUrl'>): S
  * (mode 0600); a later start reads it back, checks its keys still work, and renews the platform token when it would
  * no longer be accepted (expired, past half its life, longer-lived than the maximum, signed with another secret).
  */
-export async function ensureServeSandbox(rt: Runtime, options: { provision?: boolean } = {}): Promise<{ sandbox: SandboxCredentials | null; emptyDatabase: boolean }> {
+export async function ensureServeSandbox(
+  rt: Runtime,
+  options: { provision?: boolean } = {},
+): Promise<{ sandbox: SandboxCredentials | null; emptyDatabase: boolean }> {
   const saved = savedSandbox(rt.config);
   if (saved && (await keysStillWork(rt, saved))) return { sandbox: await renewPlatformToken(rt, saved), emptyDatabase: false };
 
@@ -211,7 +293,8 @@ export function keepSandboxTokenFresh(rt: Runtime): () => void {
   const every = Math.min(3_600_000, (rt.tokens.maxLifetimeSeconds * 1000) / 8);
   const timer = setInterval(() => {
     const saved = savedSandbox(rt.config);
-    if (saved) renewPlatformToken(rt, saved).catch((error) => rt.logger.error({ err: error }, 'could not renew the sandbox platform token'));
+    if (saved)
+      renewPlatformToken(rt, saved).catch((error) => rt.logger.error({ err: error }, 'could not renew the sandbox platform token'));
   }, every);
   timer.unref();
   return () => clearInterval(timer);

@@ -79,7 +79,11 @@ export interface TransitionOptions<R> {
 
 /** One move of a record read (locked) in the caller's transaction; returns the moved record. */
 export async function transition<R extends Row, M extends string, S extends string>(
-  ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M, options: TransitionOptions<R> = {},
+  ctx: CallerContext,
+  machine: StatusMachine<R, M, S>,
+  row: R,
+  move: M,
+  options: TransitionOptions<R> = {},
 ): Promise<R> {
   const moved = await makeMove(ctx, machine, row, move, options);
   if (!moved) throw machine.refused(row, move, machine.moves[move]);
@@ -91,14 +95,22 @@ export async function transition<R extends Row, M extends string, S extends stri
  * and nothing written (a job's move of a record that another process may move first).
  */
 export async function transitionIf<R extends Row, M extends string, S extends string>(
-  ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M, options: TransitionOptions<R> = {},
+  ctx: CallerContext,
+  machine: StatusMachine<R, M, S>,
+  row: R,
+  move: M,
+  options: TransitionOptions<R> = {},
 ): Promise<R | null> {
   return makeMove(ctx, machine, row, move, options);
 }
 
 /** A move refused from any other status, written by compare-and-set (null when that lost), audited and announced. */
 async function makeMove<R extends Row, M extends string, S extends string>(
-  ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M, options: TransitionOptions<R>,
+  ctx: CallerContext,
+  machine: StatusMachine<R, M, S>,
+  row: R,
+  move: M,
+  options: TransitionOptions<R>,
 ): Promise<R | null> {
   const spec = machine.moves[move];
   const field = machine.field ?? ('status' as keyof R & string);
@@ -125,7 +137,10 @@ async function makeMove<R extends Row, M extends string, S extends string>(
  * (the webhook dispatcher's outcomes, guarded by its claim): a hot path that writes no audit entry per record.
  */
 export function moveChanges<R extends Row, M extends string, S extends string>(
-  ctx: CallerContext, machine: StatusMachine<R, M, S>, row: R, move: M,
+  ctx: CallerContext,
+  machine: StatusMachine<R, M, S>,
+  row: R,
+  move: M,
 ): Partial<R> {
   const spec = machine.moves[move];
   const field = machine.field ?? ('status' as keyof R & string);
@@ -141,7 +156,11 @@ export function moveChanges<R extends Row, M extends string, S extends string>(
  * which its caller raises once when the move names one.
  */
 export async function moveRows<R extends Row, M extends string, S extends string>(
-  ctx: CallerContext, machine: StatusMachine<R, M, S>, move: M, where: Record<string | symbol, unknown>, changes: Partial<R> = {},
+  ctx: CallerContext,
+  machine: StatusMachine<R, M, S>,
+  move: M,
+  where: Record<string | symbol, unknown>,
+  changes: Partial<R> = {},
 ): Promise<number> {
   const spec = machine.moves[move];
   const field = machine.field ?? 'status';
@@ -171,7 +190,11 @@ export function startIn<R extends Row, M extends string, S extends string>(machi
 
 /** The record of `id` in the caller's scope (404 otherwise), locked and moved, in one transaction. */
 export async function moveRecord<R extends Row, M extends string, S extends string>(
-  ctx: CallerContext, machine: StatusMachine<R, M, S>, id: string, move: M, options: TransitionOptions<R> = {},
+  ctx: CallerContext,
+  machine: StatusMachine<R, M, S>,
+  id: string,
+  move: M,
+  options: TransitionOptions<R> = {},
 ): Promise<R> {
   return inTransaction(ctx, async (tx) => transition(tx, machine, await lockedRecord(tx, machine.record, id), move, options));
 }
@@ -185,13 +208,18 @@ const done = (action: string) => action.slice(action.lastIndexOf('.') + 1);
  */
 export function refusedMove<R extends Row>(noun: string, hint?: (move: string, from: readonly string[]) => string) {
   return (row: R, move: string, spec: Move<R, string>): ConflictError =>
-    new ConflictError('INVALID_STATE_TRANSITION', `A ${String((row as { status?: unknown }).status)} ${noun} cannot be ${done(spec.action)}.`, {
-      hint: spec.hint ?? hint?.(move, spec.from),
-    });
+    new ConflictError(
+      'INVALID_STATE_TRANSITION',
+      `A ${String((row as { status?: unknown }).status)} ${noun} cannot be ${done(spec.action)}.`,
+      {
+        hint: spec.hint ?? hint?.(move, spec.from),
+      },
+    );
 }
 
 /** "suspend applies to tenants in status active." */
-export const inStatus = (plural: string) => (move: string, from: readonly string[]) => `${move} applies to ${plural} in status ${from.join(' or ')}.`;
+export const inStatus = (plural: string) => (move: string, from: readonly string[]) =>
+  `${move} applies to ${plural} in status ${from.join(' or ')}.`;
 
 /** "disable applies to active channels." */
 export const ofStatus = (plural: string) => (move: string, from: readonly string[]) => `${move} applies to ${from.join(' or ')} ${plural}.`;
@@ -217,7 +245,11 @@ export function accountMachine<R extends Row>(record: AuditedRecord<R>, kind: st
 
 /** active -> disabled, the one move of a record that is only ever switched off (a channel, a company, a limit, a terminal). */
 export function disableOnly<R extends Row>(record: AuditedRecord<R>, action: string, noun: string, plural: string) {
-  return statusMachine({ record, moves: { disable: { from: ['active'], to: 'disabled', action } }, refused: refusedMove(noun, ofStatus(plural)) });
+  return statusMachine({
+    record,
+    moves: { disable: { from: ['active'], to: 'disabled', action } },
+    refused: refusedMove(noun, ofStatus(plural)),
+  });
 }
 
 /**
@@ -247,7 +279,11 @@ export function partMachine<R extends Row, M extends string, S extends string>(m
  * read in (the same refusal when a concurrent move won). Returns the moved record.
  */
 export async function transitionPart<R extends Row, M extends string, S extends string>(
-  ctx: CallerContext, machine: PartMachine<R, M, S>, row: R, move: M, options: Pick<TransitionOptions<R>, 'check' | 'changes'> = {},
+  ctx: CallerContext,
+  machine: PartMachine<R, M, S>,
+  row: R,
+  move: M,
+  options: Pick<TransitionOptions<R>, 'check' | 'changes'> = {},
 ): Promise<R> {
   const spec = machine.moves[move];
   const field = machine.field ?? ('status' as keyof R & string);

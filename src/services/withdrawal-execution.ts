@@ -8,8 +8,7 @@ import { getMerchant } from './organization/merchants';
 
 /** How an execution ended, as the operator reports it. */
 export type ExecutionOutcome =
-  | { outcome: 'complete'; providerReference: string; comment?: string }
-  | { outcome: 'fail'; comment: string; providerReference?: string };
+  { outcome: 'complete'; providerReference: string; comment?: string } | { outcome: 'fail'; comment: string; providerReference?: string };
 
 /** Records the outcome on an executing withdrawal: completed (paid out) or failed (funds back to available). */
 export function recordOutcome(ctx: CallerContext, id: string, outcome: ExecutionOutcome): Promise<Withdrawal> {

@@ -107,20 +107,32 @@ function feeOf(row: WithdrawalRow): FeeBreakdown | null {
 
 function postingOf(row: WithdrawalRow) {
   return {
-    tenantId: row.tenantId, livemode: row.livemode, merchantId: row.merchantId, withdrawalId: row.id,
-    amount: { currency: row.currency, valueMinor: row.amountMinor }, fee: feeOf(row),
+    tenantId: row.tenantId,
+    livemode: row.livemode,
+    merchantId: row.merchantId,
+    withdrawalId: row.id,
+    amount: { currency: row.currency, valueMinor: row.amountMinor },
+    fee: feeOf(row),
   };
 }
 
 /** Withdrawals as their audit entries name and show them: the record as the API renders it (at the reader's level). */
 const WITHDRAWAL = auditedRecord<WithdrawalRow>({
-  model: (ctx) => ctx.db.models.Withdrawal, targetType: 'withdrawal',
-  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toWithdrawal,
+  model: (ctx) => ctx.db.models.Withdrawal,
+  targetType: 'withdrawal',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: toWithdrawal,
 });
 
 /** The withdrawal.* event announcing the record as it is now. */
 function withdrawalEvent(type: string, row: WithdrawalRow): EmitInput {
-  return { type, data: { object: 'withdrawal', ...toWithdrawal(row) }, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode };
+  return {
+    type,
+    data: { object: 'withdrawal', ...toWithdrawal(row) },
+    tenantId: row.tenantId,
+    merchantId: row.merchantId,
+    livemode: row.livemode,
+  };
 }
 
 /** The payout channel a withdrawal goes out through: the one named (active, payout, carrying the currency), else the tenant's first such. */
@@ -132,7 +144,8 @@ export async function payoutChannel(tx: CallerContext, channelId: string | undef
     if (!channel) throw new NotFoundError('channel', channelId, { errors: [{ path: field, message: 'no such channel' }] });
     if (channel.direction !== 'payout') throw ValidationError.field(field, 'must be a payout channel');
     if (channel.status !== 'active') throw new BusinessRuleError('CHANNEL_NOT_ACTIVE', `Channel ${channel.id} is ${channel.status}.`);
-    if (!channel.currencies.includes(currency)) throw ValidationError.field(field, `does not carry ${currency} (${channel.currencies.join(', ')})`);
+    if (!channel.currencies.includes(currency))
+      throw ValidationError.field(field, `does not carry ${currency} (${channel.currencies.join(', ')})`);
     return channel;
   }
   const candidates = await channels.findAll({ direction: 'payout', status: 'active' });
@@ -154,21 +167,33 @@ export async function createWithdrawal(ctx: CallerContext, input: CreateWithdraw
     // one withdrawal request of a merchant at a time: its balance is read and held under this lock
     const merchant = await targetMerchant(tx, input.merchantId, 'body.merchantId', { lock: true });
     const withdrawals = scoped(tx, tx.db.models.Withdrawal);
-    if (merchant.status !== 'active') throw new ConflictError('MERCHANT_NOT_ACTIVE', `The merchant is ${merchant.status}; it cannot request withdrawals.`);
+    if (merchant.status !== 'active')
+      throw new ConflictError('MERCHANT_NOT_ACTIVE', `The merchant is ${merchant.status}; it cannot request withdrawals.`);
     const { method, type, details } = await usableMethod(tx, input.withdrawalMethodId, merchant.id, currency);
     const channel = await payoutChannel(tx, input.withdrawalChannelId, currency);
     await enforceEntityLimits(
-      tx, { merchantId: merchant.id, channelId: channel.id },
-      { transactionType: 'withdrawal', currency, valueMinor: input.amount.valueMinor, paymentMethod: type.paymentMethod }, tx.clock.now(),
+      tx,
+      { merchantId: merchant.id, channelId: channel.id },
+      { transactionType: 'withdrawal', currency, valueMinor: input.amount.valueMinor, paymentMethod: type.paymentMethod },
+      tx.clock.now(),
     );
     const partnerId = await activePartnerOf(tx, merchant.id);
     const breakdown = await resolveFees(tx, {
-      type: 'withdrawal', outcome: 'successful', amount: input.amount, method: type.paymentMethod, merchantId: merchant.id,
-      channelId: channel.id, partnerId, at: tx.clock.now(),
+      type: 'withdrawal',
+      outcome: 'successful',
+      amount: input.amount,
+      method: type.paymentMethod,
+      merchantId: merchant.id,
+      channelId: channel.id,
+      partnerId,
+      at: tx.clock.now(),
     });
     const fee = breakdown.merchantFee;
     const total = withdrawalTotal({ amount: input.amount, fee: fee > 0 ? breakdown : null });
-    const [balance] = await balancesOf(elevate(tx, 'tenant', 'the merchant balance a withdrawal draws on', { tenantId: merchant.tenantId }), { merchantId: merchant.id, currency });
+    const [balance] = await balancesOf(
+      elevate(tx, 'tenant', 'the merchant balance a withdrawal draws on', { tenantId: merchant.tenantId }),
+      { merchantId: merchant.id, currency },
+    );
     const available = balance?.available.valueMinor ?? 0;
     if (available < total) {
       throw new BusinessRuleError(
@@ -176,18 +201,47 @@ export async function createWithdrawal(ctx: CallerContext, input: CreateWithdraw
         `The available ${currency} balance (${formatMinor({ currency, valueMinor: available })}) does not cover the withdrawal of ${formatMinor({ currency, valueMinor: input.amount.valueMinor })} plus its fee of ${formatMinor({ currency, valueMinor: fee })}.`,
       );
     }
-    const created = await withdrawals.create({
-      id: newId(), tenantId: merchant.tenantId, merchantId: merchant.id, livemode: tx.livemode, entityType: 'merchant',
-      fundingAccountId: fundingAccountId(merchant.id, currency), withdrawalChannelId: channel.id, withdrawalMethodId: method.id, currency,
-      amountMinor: input.amount.valueMinor, feeMinor: fee, feeBreakdown: { ...breakdown, partnerId } as unknown as Record<string, unknown>,
-      destinationType: method.methodType, destinationSealed: tx.sealer.seal(JSON.stringify(details)), destinationMasked: method.detailsMasked,
-      status: 'pending', failureReason: null, rejectionReason: null, executionComment: null, providerReference: null, idempotencyKey,
-      approvedAt: null, rejectedAt: null, canceledAt: null, executedAt: null, completedAt: null, failedAt: null,
-      createdBy: tx.actor.id, approvedBy: null, rejectedBy: null, canceledBy: null, executedBy: null, completedBy: null, failedBy: null,
-    }).catch((error: unknown) => {
-      if (!isUniqueViolation(error)) throw error;
-      throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another withdrawal request.');
-    });
+    const created = await withdrawals
+      .create({
+        id: newId(),
+        tenantId: merchant.tenantId,
+        merchantId: merchant.id,
+        livemode: tx.livemode,
+        entityType: 'merchant',
+        fundingAccountId: fundingAccountId(merchant.id, currency),
+        withdrawalChannelId: channel.id,
+        withdrawalMethodId: method.id,
+        currency,
+        amountMinor: input.amount.valueMinor,
+        feeMinor: fee,
+        feeBreakdown: { ...breakdown, partnerId } as unknown as Record<string, unknown>,
+        destinationType: method.methodType,
+        destinationSealed: tx.sealer.seal(JSON.stringify(details)),
+        destinationMasked: method.detailsMasked,
+        status: 'pending',
+        failureReason: null,
+        rejectionReason: null,
+        executionComment: null,
+        providerReference: null,
+        idempotencyKey,
+        approvedAt: null,
+        rejectedAt: null,
+        canceledAt: null,
+        executedAt: null,
+        completedAt: null,
+        failedAt: null,
+        createdBy: tx.actor.id,
+        approvedBy: null,
+        rejectedBy: null,
+        canceledBy: null,
+        executedBy: null,
+        completedBy: null,
+        failedBy: null,
+      })
+      .catch((error: unknown) => {
+        if (!isUniqueViolation(error)) throw error;
+        throw new ConflictError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for another withdrawal request.');
+      });
     await postWithdrawal(tx, 'hold', postingOf(created));
     await emitEvent(tx, withdrawalEvent('withdrawal.created', created));
     await auditRecord(tx, WITHDRAWAL, created, 'withdrawal.created', { after: toWithdrawal(created) });
@@ -218,13 +272,22 @@ export async function getWithdrawal(ctx: CallerContext, id: string): Promise<Wit
  * The full destination of a withdrawal, for the operator who pays it out by hand (never part of an API answer). Each
  * reveal to a person is audited (withdrawal.destination_revealed); `toProvider` marks the one read to send the payout.
  */
-export async function revealDestination(ctx: CallerContext, id: string, options: { toProvider?: boolean } = {}): Promise<{ type: string; details: Record<string, string> }> {
+export async function revealDestination(
+  ctx: CallerContext,
+  id: string,
+  options: { toProvider?: boolean } = {},
+): Promise<{ type: string; details: Record<string, string> }> {
   return inTransaction(ctx, async (tx) => {
     const row = await scoped(tx, tx.db.models.Withdrawal).get(id);
     if (!options.toProvider) {
       await recordAudit(tx, {
-        action: 'withdrawal.destination_revealed', targetType: 'withdrawal', targetId: row.id, tenantId: row.tenantId, merchantId: row.merchantId,
-        livemode: row.livemode, after: { destination: { type: row.destinationType, details: row.destinationMasked } },
+        action: 'withdrawal.destination_revealed',
+        targetType: 'withdrawal',
+        targetId: row.id,
+        tenantId: row.tenantId,
+        merchantId: row.merchantId,
+        livemode: row.livemode,
+        after: { destination: { type: row.destinationType, details: row.destinationMasked } },
       });
     }
     return { type: row.destinationType, details: JSON.parse(tx.sealer.open(row.destinationSealed)) as Record<string, string> };
@@ -250,11 +313,17 @@ interface MoveEffects<I> {
 async function stillPayable(tx: CallerContext, row: WithdrawalRow): Promise<void> {
   const method = await scoped(tx, tx.db.models.MerchantWithdrawalMethod).find(row.withdrawalMethodId, { lock: true });
   if (method?.status === 'suspended') {
-    throw new BusinessRuleError('WITHDRAWAL_METHOD_NOT_ACTIVE', `Withdrawal ${row.id} pays out to method ${method.id}, which is suspended: reject the withdrawal, or reactivate the method first.`);
+    throw new BusinessRuleError(
+      'WITHDRAWAL_METHOD_NOT_ACTIVE',
+      `Withdrawal ${row.id} pays out to method ${method.id}, which is suspended: reject the withdrawal, or reactivate the method first.`,
+    );
   }
   const merchant = await scoped(tx, tx.db.models.Merchant).find(row.merchantId);
   if (merchant && merchant.status !== 'active') {
-    throw new ConflictError('MERCHANT_NOT_ACTIVE', `The merchant of withdrawal ${row.id} is ${merchant.status}: reject the withdrawal, or reactivate the merchant first.`);
+    throw new ConflictError(
+      'MERCHANT_NOT_ACTIVE',
+      `The merchant of withdrawal ${row.id} is ${merchant.status}: reject the withdrawal, or reactivate the merchant first.`,
+    );
   }
 }
 
@@ -287,17 +356,21 @@ async function moveWithdrawal<I>(ctx: CallerContext, id: string, name: Withdrawa
   const move = EFFECTS[name] as MoveEffects<I>;
   const row = await inTransaction(ctx, async (tx) => {
     const moved = await transition(tx, WITHDRAWAL_MACHINE, await lockedRecord(tx, WITHDRAWAL, id), name, {
-      check: move.checks && (async (current, c) => {
-        const tenant = await scoped(c, c.db.models.Tenant).get(current.tenantId);
-        for (const check of move.checks!) await check(c, current, tenant);
-      }),
+      check:
+        move.checks &&
+        (async (current, c) => {
+          const tenant = await scoped(c, c.db.models.Tenant).get(current.tenantId);
+          for (const check of move.checks!) await check(c, current, tenant);
+        }),
       changes: (current, c) => move.changes(c, current, input),
     });
     if (move.ledger === 'release') await postWithdrawal(tx, 'release', postingOf(moved));
     if (move.ledger === 'complete') {
       const channel = await scoped(tx, tx.db.models.Channel).find(moved.withdrawalChannelId);
       await postWithdrawal(tx, 'complete', {
-        ...postingOf(moved), channelId: moved.withdrawalChannelId, providerIntegrationId: channel?.providerIntegrationId ?? null,
+        ...postingOf(moved),
+        channelId: moved.withdrawalChannelId,
+        providerIntegrationId: channel?.providerIntegrationId ?? null,
         partnerId: (moved.feeBreakdown as { partnerId?: string | null } | null)?.partnerId ?? null,
       });
     }
@@ -355,15 +428,20 @@ const EFFECTS = {
     ledger: 'complete',
     checks: [executorOnly('complete')],
     changes: (tx, row, input: { providerReference?: string; comment?: string }) => ({
-      completedAt: tx.clock.now(), completedBy: tx.actor.id,
-      providerReference: input.providerReference?.trim() || row.providerReference, executionComment: input.comment?.trim() || row.executionComment,
+      completedAt: tx.clock.now(),
+      completedBy: tx.actor.id,
+      providerReference: input.providerReference?.trim() || row.providerReference,
+      executionComment: input.comment?.trim() || row.executionComment,
     }),
   } satisfies MoveEffects<{ providerReference?: string; comment?: string }>,
   fail: {
     ledger: 'release',
     checks: [executorOnly('fail')],
     changes: (tx, row, input: { comment: string; providerReference?: string }) => ({
-      failedAt: tx.clock.now(), failedBy: tx.actor.id, executionComment: input.comment, failureReason: input.comment,
+      failedAt: tx.clock.now(),
+      failedBy: tx.actor.id,
+      executionComment: input.comment,
+      failureReason: input.comment,
       providerReference: input.providerReference?.trim() || row.providerReference,
     }),
   } satisfies MoveEffects<{ comment: string; providerReference?: string }>,
@@ -378,11 +456,19 @@ export function rejectWithdrawal(ctx: CallerContext, id: string, input: { reject
   return moveWithdrawal(ctx, id, 'reject', reason);
 }
 
-export function completeWithdrawal(ctx: CallerContext, id: string, input: { providerReference?: string; comment?: string }): Promise<Withdrawal> {
+export function completeWithdrawal(
+  ctx: CallerContext,
+  id: string,
+  input: { providerReference?: string; comment?: string },
+): Promise<Withdrawal> {
   return moveWithdrawal(ctx, id, 'complete', input);
 }
 
-export function failWithdrawal(ctx: CallerContext, id: string, input: { comment?: string; providerReference?: string }): Promise<Withdrawal> {
+export function failWithdrawal(
+  ctx: CallerContext,
+  id: string,
+  input: { comment?: string; providerReference?: string },
+): Promise<Withdrawal> {
   const comment = required(input.comment, 'body.comment', 'say why the withdrawal failed');
   return moveWithdrawal(ctx, id, 'fail', { ...input, comment });
 }
@@ -396,7 +482,10 @@ export async function claimExecution(ctx: CallerContext, id: string): Promise<Wi
   const current = await scoped(ctx, ctx.db.models.Withdrawal).get(id);
   if (current.status === 'approved') return startExecution(ctx, id);
   if (current.status !== 'executing') {
-    throw new ConflictError('INVALID_STATE_TRANSITION', `Withdrawal ${id} is ${current.status}: only an approved withdrawal (or one you started executing) can be executed.`);
+    throw new ConflictError(
+      'INVALID_STATE_TRANSITION',
+      `Withdrawal ${id} is ${current.status}: only an approved withdrawal (or one you started executing) can be executed.`,
+    );
   }
   executorOnly('record the result of')(ctx, current);
   return withdrawalFor(ctx.level, current);
@@ -415,12 +504,19 @@ export async function payoutTerminalOf(tx: CallerContext, channelId: string, cur
   if (!channel.providerIntegrationId) {
     throw new BusinessRuleError('CHANNEL_HAS_NO_PROVIDER', `Channel ${channel.id} has no provider integration: ${otherwise}.`);
   }
-  const terminals = await scoped(tx, tx.db.models.Terminal).findAll({ providerIntegrationId: channel.providerIntegrationId, direction: 'payout', status: 'active' });
+  const terminals = await scoped(tx, tx.db.models.Terminal).findAll({
+    providerIntegrationId: channel.providerIntegrationId,
+    direction: 'payout',
+    status: 'active',
+  });
   const terminal = terminals
     .filter((t) => t.supportedCurrencies.length === 0 || t.supportedCurrencies.includes(currency))
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())[0];
   if (!terminal) {
-    throw new BusinessRuleError('NO_PAYOUT_TERMINAL', `No active payout terminal on channel ${channel.id}'s provider carries ${currency}: create one, or ${otherwise}.`);
+    throw new BusinessRuleError(
+      'NO_PAYOUT_TERMINAL',
+      `No active payout terminal on channel ${channel.id}'s provider carries ${currency}: create one, or ${otherwise}.`,
+    );
   }
   return terminal.id;
 }
@@ -441,24 +537,42 @@ export async function executeViaProvider(ctx: CallerContext, id: string): Promis
       return { row, terminalId: await payoutTerminalId(tx, row), destination: await revealDestination(tx, id, { toProvider: true }) };
     },
     request: async (octx, { row, terminalId, destination }) => ({
-      via: octx, terminalId, operation: 'payout',
-      request: { reference: row.id, tenantId: row.tenantId, livemode: row.livemode, amount: { currency: row.currency, valueMinor: row.amountMinor }, destination },
+      via: octx,
+      terminalId,
+      operation: 'payout',
+      request: {
+        reference: row.id,
+        tenantId: row.tenantId,
+        livemode: row.livemode,
+        amount: { currency: row.currency, valueMinor: row.amountMinor },
+        destination,
+      },
     }),
     apply: async (tx, _intent, answer) => {
       if (answer.unreachable) {
-        throw new UnavailableError(`The payout provider could not be reached (${answer.unreachable.message}); withdrawal ${id} stays executing: retry, or record the result.`, 'PROVIDER_UNAVAILABLE');
+        throw new UnavailableError(
+          `The payout provider could not be reached (${answer.unreachable.message}); withdrawal ${id} stays executing: retry, or record the result.`,
+          'PROVIDER_UNAVAILABLE',
+        );
       }
       const { result } = answer;
       // a provider's reference is kept as given, within the column's 255 characters
       const reference = result.providerReference?.slice(0, 255) ?? undefined;
-      if (result.status === 'succeeded') return completeWithdrawal(tx, id, { providerReference: reference, comment: 'Paid out through the payout provider.' });
+      if (result.status === 'succeeded')
+        return completeWithdrawal(tx, id, { providerReference: reference, comment: 'Paid out through the payout provider.' });
       if (result.status === 'declined' || result.status === 'failed') {
-        return failWithdrawal(tx, id, { comment: `The payout provider refused the payout: ${result.message ?? result.declineCode ?? result.rawStatus ?? 'no reason given'}`, providerReference: reference });
+        return failWithdrawal(tx, id, {
+          comment: `The payout provider refused the payout: ${result.message ?? result.declineCode ?? result.rawStatus ?? 'no reason given'}`,
+          providerReference: reference,
+        });
       }
       // accepted, answer to come: keep the provider's reference on the executing withdrawal
       const withdrawals = scoped(tx, tx.db.models.Withdrawal);
       const again = await withdrawals.get(id, { lock: true });
-      return withdrawalFor(tx.level, again.status === 'executing' ? await withdrawals.update(again, { providerReference: reference ?? again.providerReference }) : again);
+      return withdrawalFor(
+        tx.level,
+        again.status === 'executing' ? await withdrawals.update(again, { providerReference: reference ?? again.providerReference }) : again,
+      );
     },
   });
 }

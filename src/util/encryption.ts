@@ -101,5 +101,8 @@ export function loadMasterKey(config: AppConfig): Buffer {
     if (!key) throw new Error('PAYPLANE_MASTER_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
     return key;
   }
-  return Buffer.from(readOrCreateSecretFile(masterKeyFile(config), () => crypto.randomBytes(32).toString('base64')), 'base64');
+  return Buffer.from(
+    readOrCreateSecretFile(masterKeyFile(config), () => crypto.randomBytes(32).toString('base64')),
+    'base64',
+  );
 }

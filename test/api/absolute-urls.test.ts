@@ -58,16 +58,33 @@ describe.each([
     const tenant = as(m.sandbox.tenantKey.secretKey);
 
     // hosted checkout with a card that asks for a 3DS challenge
-    const session = ok('create session', await merchant.post('/v1/checkout-sessions', {
-      amount: { currency: 'EUR', valueMinor: 10_000 }, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cancel',
-    }));
-    ok('create session (tenant)', await tenant.post('/v1/checkout-sessions', { merchantId: m.sandbox.merchantId, amount: { currency: 'EUR', valueMinor: 500 } }));
-    const completed = ok('complete', await merchant.post(`/v1/checkout-sessions/${session.id}/complete`, {
-      paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada Lovelace' } },
-    }));
+    const session = ok(
+      'create session',
+      await merchant.post('/v1/checkout-sessions', {
+        amount: { currency: 'EUR', valueMinor: 10_000 },
+        successUrl: 'https://shop.example/ok',
+        cancelUrl: 'https://shop.example/cancel',
+      }),
+    );
+    ok(
+      'create session (tenant)',
+      await tenant.post('/v1/checkout-sessions', { merchantId: m.sandbox.merchantId, amount: { currency: 'EUR', valueMinor: 500 } }),
+    );
+    const completed = ok(
+      'complete',
+      await merchant.post(`/v1/checkout-sessions/${session.id}/complete`, {
+        paymentMethod: {
+          type: 'card',
+          card: { number: '4000002760003184', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada Lovelace' },
+        },
+      }),
+    );
     await m.settle();
     const payment = ok('payment requiring action', await merchant.get(`/v1/payments/${completed.paymentId}`));
-    expect(payment).toMatchObject({ status: 'requires_action', action: { type: 'redirect', url: expect.stringMatching(/^https?:\/\/[^/]+\/(pp\/)?sandbox\/3ds\//) } });
+    expect(payment).toMatchObject({
+      status: 'requires_action',
+      action: { type: 'redirect', url: expect.stringMatching(/^https?:\/\/[^/]+\/(pp\/)?sandbox\/3ds\//) },
+    });
     ok('payment requiring action (tenant)', await tenant.get(`/v1/payments/${completed.paymentId}`));
     ok('sessions', await merchant.get('/v1/checkout-sessions'));
     ok('session', await merchant.get(`/v1/checkout-sessions/${session.id}`));
@@ -76,15 +93,24 @@ describe.each([
     expect((await request(m.app).post(page).type('form').send({ action: 'complete' })).status).toBeLessThan(400);
     await m.settle();
     ok('captured payment', await merchant.get(`/v1/payments/${completed.paymentId}`));
-    ok('refund', await merchant.post(`/v1/payments/${completed.paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 1_000 } }).set('Idempotency-Key', crypto.randomUUID()));
+    ok(
+      'refund',
+      await merchant
+        .post(`/v1/payments/${completed.paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 1_000 } })
+        .set('Idempotency-Key', crypto.randomUUID()),
+    );
     await m.settle();
     ok('refunds', await merchant.get(`/v1/payments/${completed.paymentId}/refunds`));
     ok('payments', await tenant.get('/v1/payments'));
 
     // KYB: a submission with a document
     const draft = ok('kyb draft', await merchant.post('/v1/kyb-submissions', { data: { legalName: 'Sandbox Company GmbH' } }));
-    ok('kyb upload', await at(request(m.app).post(`/v1/kyb-submissions/${draft.id}/documents?type=certificate_of_incorporation`))
-      .set('Authorization', `Bearer ${m.sandbox.merchantKey.secretKey}`).attach('file', Buffer.from('%PDF-1.7\nx'), { filename: 'c.pdf', contentType: 'application/pdf' }));
+    ok(
+      'kyb upload',
+      await at(request(m.app).post(`/v1/kyb-submissions/${draft.id}/documents?type=certificate_of_incorporation`))
+        .set('Authorization', `Bearer ${m.sandbox.merchantKey.secretKey}`)
+        .attach('file', Buffer.from('%PDF-1.7\nx'), { filename: 'c.pdf', contentType: 'application/pdf' }),
+    );
     ok('kyb submission', await merchant.get(`/v1/kyb-submissions/${draft.id}`));
     ok('kyb latest', await merchant.get('/v1/kyb-submissions/latest'));
     ok('kyb review queue', await tenant.get('/v1/admin/kyb-submissions'));
@@ -102,7 +128,9 @@ describe.each([
     await m.settle();
 
     const received = m.events();
-    expect(received.map((e) => e.type)).toEqual(expect.arrayContaining(['checkout.session.created', 'payment.requires_action', 'payment.captured', 'settlement.finalized']));
+    expect(received.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['checkout.session.created', 'payment.requires_action', 'payment.captured', 'settlement.finalized']),
+    );
     const outbox = (await m.rt.db.models.Event.findAll()).map((row) => row.get({ plain: true }) as { type: string; data: unknown });
     const found = [
       ...answers.flatMap(([label, body]) => urlsIn(body, label)),
@@ -129,9 +157,11 @@ describe(`without PAYPLANE_PUBLIC_URL (${dialectName})`, () => {
     const merchant = m.as(m.sandbox.merchantKey.secretKey);
     const session = (await merchant.post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 700 } })).body.data;
     expect(session.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/checkout\//);
-    const completed = (await merchant.post(`/v1/checkout-sessions/${session.id}/complete`, {
-      paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030, cvc: '123' } },
-    })).body.data;
+    const completed = (
+      await merchant.post(`/v1/checkout-sessions/${session.id}/complete`, {
+        paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030, cvc: '123' } },
+      })
+    ).body.data;
     const payment = (await merchant.get(`/v1/payments/${completed.paymentId}`)).body.data;
     expect(payment.action.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sandbox\/3ds\/[A-Za-z0-9_-]+$/);
 
@@ -139,12 +169,25 @@ describe(`without PAYPLANE_PUBLIC_URL (${dialectName})`, () => {
     const env = { db: m.rt.db, clock: m.rt.clock, config: m.rt.config };
     expect(m.rt.config.listenUrl).toMatch(/^http:\/\//);
     const terminal = (await m.rt.db.models.Terminal.findOne())!.get({ plain: true }) as { id: string; providerIntegrationId: string };
-    const answer = await new SandboxCardConnector().authorize(env, {
-      terminalId: terminal.id, providerIntegrationId: terminal.providerIntegrationId, connectorBaseUrl: 'sandbox', credentials: {}, mcc: null, descriptor: null,
-    } as never, {
-      reference: crypto.randomUUID(), tenantId: m.sandbox.tenantId, livemode: false, amount: { currency: 'EUR', valueMinor: 1 }, capture: true,
-      paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030 } },
-    });
+    const answer = await new SandboxCardConnector().authorize(
+      env,
+      {
+        terminalId: terminal.id,
+        providerIntegrationId: terminal.providerIntegrationId,
+        connectorBaseUrl: 'sandbox',
+        credentials: {},
+        mcc: null,
+        descriptor: null,
+      } as never,
+      {
+        reference: crypto.randomUUID(),
+        tenantId: m.sandbox.tenantId,
+        livemode: false,
+        amount: { currency: 'EUR', valueMinor: 1 },
+        capture: true,
+        paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030 } },
+      },
+    );
     expect(answer.action!.url).toMatch(new RegExp(`^${publicUrl(env, '/sandbox/3ds/').replace(/[.]/g, '\\.')}[A-Za-z0-9_-]+$`));
     expect(answer.action!.url.startsWith(`${m.rt.config.listenUrl}/sandbox/3ds/`)).toBe(true);
   });

@@ -32,9 +32,14 @@ describe(`API keys over HTTP (${dialectName})`, () => {
     expect(key.publicKey).toMatch(/^pk_test_[A-Za-z0-9]{16}$/);
     expect(key.secretKey.startsWith(`sk_test_${key.publicKey.slice(8)}`)).toBe(true);
     expect(key).toMatchObject({
-      name: 'Reporting', status: 'active', livemode: false, environment: 'test', permissions: merchantPerms,
+      name: 'Reporting',
+      status: 'active',
+      livemode: false,
+      environment: 'test',
+      permissions: merchantPerms,
       owner: { type: 'merchant', merchantId: h.sandbox.merchantId, tenantId: h.sandbox.tenantId },
-      createdBy: h.sandbox.tenantKey.id, createdByType: 'api_key',
+      createdBy: h.sandbox.tenantKey.id,
+      createdByType: 'api_key',
     });
 
     const got = await h.as(tenantKey).get(`/v1/api-keys/${key.id}`);
@@ -83,13 +88,24 @@ describe(`API keys over HTTP (${dialectName})`, () => {
   });
 
   test('rotation keeps the source active for graceHours, then it expires; the successor keeps scope, permissions and allowlist', async () => {
-    const src = (await issue({ name: 'Rotating', merchantId: h.sandbox.merchantId, permissions: ['api-keys:keys:view'], ipAllowlist: ['127.0.0.1', '::1', '10.0.0.0/8'] })).body.data;
+    const src = (
+      await issue({
+        name: 'Rotating',
+        merchantId: h.sandbox.merchantId,
+        permissions: ['api-keys:keys:view'],
+        ipAllowlist: ['127.0.0.1', '::1', '10.0.0.0/8'],
+      })
+    ).body.data;
     const rotated = await h.as(tenantKey).post(`/v1/api-keys/${src.id}/rotate`, { graceHours: 2 }).set('Idempotency-Key', 'rot-1');
     expect(rotated.status).toBe(201);
     const next = rotated.body.data;
     expect(next).toMatchObject({
-      rotatedFromKeyId: src.id, permissions: ['api-keys:keys:view'], ipAllowlist: ['127.0.0.1', '::1', '10.0.0.0/8'],
-      owner: src.owner, livemode: false, status: 'active',
+      rotatedFromKeyId: src.id,
+      permissions: ['api-keys:keys:view'],
+      ipAllowlist: ['127.0.0.1', '::1', '10.0.0.0/8'],
+      owner: src.owner,
+      livemode: false,
+      status: 'active',
     });
     expect(next.secretKey).toMatch(/^sk_test_/);
     expect(next.secretKey).not.toBe(src.secretKey);
@@ -185,11 +201,16 @@ describe(`API keys over HTTP (${dialectName})`, () => {
 
   test('a sandbox tenant or a merchant not approved for live cannot hold live keys', async () => {
     const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
-    await expect(createApiKey({ ...ctx, credential: 'user_token' }, { ownerType: 'tenant', livemode: true })).rejects.toMatchObject({ code: 'TENANT_SANDBOX_ONLY' });
+    await expect(createApiKey({ ...ctx, credential: 'user_token' }, { ownerType: 'tenant', livemode: true })).rejects.toMatchObject({
+      code: 'TENANT_SANDBOX_ONLY',
+    });
   });
 
-  test('permissions come from the owner layer and the issuer\'s own permissions', async () => {
-    const badLayer = await issue({ merchantId: h.sandbox.merchantId, permissions: ['payments:payments:view', 'organization:tenants:manage'] });
+  test("permissions come from the owner layer and the issuer's own permissions", async () => {
+    const badLayer = await issue({
+      merchantId: h.sandbox.merchantId,
+      permissions: ['payments:payments:view', 'organization:tenants:manage'],
+    });
     expectProblem(badLayer, 400, 'INVALID_PERMISSIONS');
     expect(badLayer.body.errors).toEqual([{ path: 'body.permissions[1]', message: expect.stringContaining('merchant layer') }]);
     const unknown = await issue({ ownerType: 'tenant', permissions: ['nope:nope:nope'] });
@@ -199,7 +220,10 @@ describe(`API keys over HTTP (${dialectName})`, () => {
     const limited = (await issue({ ownerType: 'tenant', permissions: ['api-keys:keys:manage', 'payments:payments:view'] })).body.data;
     const grant = await h.as(limited.secretKey).get('/v1/api-keys/grantable-permissions?ownerType=merchant');
     expect(grant.status).toBe(200);
-    expect(grant.body.data).toEqual({ ownerType: 'merchant', permissions: ['api-keys:keys:manage', 'api-keys:keys:view', 'payments:payments:view'] });
+    expect(grant.body.data).toEqual({
+      ownerType: 'merchant',
+      permissions: ['api-keys:keys:manage', 'api-keys:keys:view', 'payments:payments:view'],
+    });
     const ok = await issue({ merchantId: h.sandbox.merchantId, permissions: grant.body.data.permissions }, limited.secretKey);
     expect(ok.status).toBe(201);
     const notHeld = await issue({ merchantId: h.sandbox.merchantId, permissions: ['payments:refunds:view'] }, limited.secretKey);
@@ -240,7 +264,7 @@ describe(`API keys over HTTP (${dialectName})`, () => {
     expect(byCreator.body.data.map((k: { id: string }) => k.id)).toEqual([own.body.data.id]);
   });
 
-  test('rotation keeps the source\'s own expiry for the successor; a rotated key\'s grace cannot be extended', async () => {
+  test("rotation keeps the source's own expiry for the successor; a rotated key's grace cannot be extended", async () => {
     const expiresAt = new Date(h.clock.now().getTime() + 30 * 24 * HOUR_MS).toISOString();
     const src = (await issue({ ownerType: 'tenant', permissions: ['api-keys:keys:view'], expiresAt })).body.data;
     const next = (await h.as(tenantKey).post(`/v1/api-keys/${src.id}/rotate`, { graceHours: 1 })).body.data;
@@ -252,7 +276,7 @@ describe(`API keys over HTTP (${dialectName})`, () => {
     expectProblem(await h.as(tenantKey).delete(`/v1/api-keys/${src.id}`), 409, 'API_KEY_EXPIRED');
   });
 
-  test('a merchant filter can never widen a merchant caller\'s scope', async () => {
+  test("a merchant filter can never widen a merchant caller's scope", async () => {
     const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
     const other = await createMerchantRecord(ctx, { companyId: h.sandbox.companyId, name: 'Filtered merchant' });
     await issue({ merchantId: other.id, permissions: merchantPerms });
@@ -278,7 +302,8 @@ describe(`API keys over HTTP (${dialectName})`, () => {
     const revoked = (await issue({ ownerType: 'tenant', permissions: ['api-keys:keys:view'] })).body.data;
     await h.as(tenantKey).delete(`/v1/api-keys/${revoked.id}`);
     h.clock.advance(1000);
-    const ids = async (status: string) => (await h.as(tenantKey).get(`/v1/api-keys?status=${status}&limit=100`)).body.data.map((k: { id: string }) => k.id);
+    const ids = async (status: string) =>
+      (await h.as(tenantKey).get(`/v1/api-keys?status=${status}&limit=100`)).body.data.map((k: { id: string }) => k.id);
     expect(await ids('expired')).toContain(expiring.id);
     expect(await ids('active')).not.toContain(expiring.id);
     expect(await ids('revoked')).toContain(revoked.id);
@@ -303,7 +328,10 @@ describe(`API keys over HTTP (${dialectName})`, () => {
     const created: string[] = [live.id];
     for (let i = 0; i < 6; i++) {
       h.clock.advance(1000);
-      created.push((await h.as(live.secretKey).post('/v1/api-keys', { name: `p${i}`, ownerType: 'tenant', permissions: ['api-keys:keys:view'] })).body.data.id);
+      created.push(
+        (await h.as(live.secretKey).post('/v1/api-keys', { name: `p${i}`, ownerType: 'tenant', permissions: ['api-keys:keys:view'] })).body
+          .data.id,
+      );
     }
     const newestFirst = [...created].reverse();
     const p1 = await h.as(live.secretKey).get('/v1/api-keys?limit=3');
@@ -370,8 +398,11 @@ describe(`API keys over HTTP (${dialectName})`, () => {
     expect(res.body.data.map((e: { action: string }) => e.action)).toEqual(['api_key.revoked', 'api_key.created']);
     const revoked = res.body.data[0];
     expect(revoked).toMatchObject({
-      actor: { type: 'api_key', id: h.sandbox.tenantKey.id }, target: { type: 'api_key', id: k.id },
-      before: { status: 'active' }, after: { status: 'revoked' }, requestId: expect.stringMatching(/^req_/),
+      actor: { type: 'api_key', id: h.sandbox.tenantKey.id },
+      target: { type: 'api_key', id: k.id },
+      before: { status: 'active' },
+      after: { status: 'revoked' },
+      requestId: expect.stringMatching(/^req_/),
     });
     expect(JSON.stringify(res.body)).not.toContain(k.secretKey);
     expect(JSON.stringify(res.body)).not.toMatch(/sk_test_[A-Za-z0-9]{20}/);

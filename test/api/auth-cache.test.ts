@@ -49,7 +49,9 @@ describe(`authentication cache (${dialectName})`, () => {
   });
 
   test('a key revoked by another process stops working once the TTL has passed', async () => {
-    const created = await h.as(h.sandbox.tenantKey.secretKey).post('/v1/api-keys', { ownerType: 'tenant', permissions: ['api-keys:keys:view'] });
+    const created = await h
+      .as(h.sandbox.tenantKey.secretKey)
+      .post('/v1/api-keys', { ownerType: 'tenant', permissions: ['api-keys:keys:view'] });
     expect(created.status).toBe(201);
     const { id, secretKey } = created.body.data;
     expect((await h.as(secretKey).get('/v1/api-keys')).status).toBe(200);

@@ -28,7 +28,8 @@ const freshAddress = () => {
   return addresses < 250 ? `203.0.113.${addresses}` : `198.18.${Math.floor(addresses / 250)}.${addresses % 250}`;
 };
 
-const base62 = (n: number) => Array.from(crypto.randomBytes(n), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('');
+const base62 = (n: number) =>
+  Array.from(crypto.randomBytes(n), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('');
 /** a well-formed secret key nobody holds (a prefix of its own) */
 const unknownKey = () => `sk_test_${base62(56)}`;
 /** the real key's public prefix with a wrong secret */
@@ -66,8 +67,14 @@ describe(`failed authentication is throttled (${dialectName})`, () => {
     const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
     const neverUsed = await createApiKey(ctx, { ownerType: 'tenant' });
 
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(h.sandbox.platformUserId).setIssuer(TOKEN_ISSUER)
-      .setAudience(TOKEN_AUDIENCE).setIssuedAt(Math.floor(h.clock.now().getTime() / 1000)).setExpirationTime('1h').sign(new TextEncoder().encode('x'.repeat(48)));
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(h.sandbox.platformUserId)
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(TOKEN_AUDIENCE)
+      .setIssuedAt(Math.floor(h.clock.now().getTime() / 1000))
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('x'.repeat(48)));
     // every kind of unverified credential counts: unknown keys, forged tokens, wrong client secrets, malformed headers
     const wrong = [
       () => call(unknownKey(), attacker),
@@ -83,7 +90,11 @@ describe(`failed authentication is throttled (${dialectName})`, () => {
     }
 
     // the address is blocked: refused before the key, the session or the user is read
-    const reads = [jest.spyOn(h.rt.db.models.ApiKey, 'findOne'), jest.spyOn(h.rt.db.models.CheckoutSession, 'findOne'), jest.spyOn(h.rt.db.models.User, 'findOne')];
+    const reads = [
+      jest.spyOn(h.rt.db.models.ApiKey, 'findOne'),
+      jest.spyOn(h.rt.db.models.CheckoutSession, 'findOne'),
+      jest.spyOn(h.rt.db.models.User, 'findOne'),
+    ];
     try {
       for (const attempt of wrong) expectThrottled(await attempt(), WINDOW_SECONDS);
       // a genuine key never used before is refused too (the address is blocked, as Stripe blocks it)
@@ -133,13 +144,19 @@ describe(`failed authentication is throttled (${dialectName})`, () => {
     expectProblem(await call(wrongSecretOf(victim.secretKey), freshAddress()), 401, 'INVALID_API_KEY');
   });
 
-  test('per checkout session: wrong clientSecrets of a session are refused after the limit, on the API and the hosted page; the customer\'s secret keeps working', async () => {
-    const created = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1500 } });
+  test("per checkout session: wrong clientSecrets of a session are refused after the limit, on the API and the hosted page; the customer's secret keeps working", async () => {
+    const created = await h
+      .as(h.sandbox.merchantKey.secretKey)
+      .post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1500 } });
     expect(created.status).toBe(201);
     const { id, clientSecret } = created.body.data as { id: string; clientSecret: string };
     const customer = freshAddress();
     const patch = (secret: string, ip: string) =>
-      request(proxied).patch(`/v1/checkout-sessions/${id}`).set('Authorization', `Bearer ${secret}`).set('X-Forwarded-For', ip).send({ customerInfo: { name: 'Ada' } });
+      request(proxied)
+        .patch(`/v1/checkout-sessions/${id}`)
+        .set('Authorization', `Bearer ${secret}`)
+        .set('X-Forwarded-For', ip)
+        .send({ customerInfo: { name: 'Ada' } });
     expect((await patch(clientSecret, customer)).status).toBe(200);
     const guess = () => clientSecret.replace(/_secret_.*$/, `_secret_${base62(32)}`);
     for (let i = 0; i < PER_KEY - 1; i++) expectProblem(await patch(guess(), freshAddress()), 401, 'INVALID_CLIENT_SECRET');
@@ -158,7 +175,8 @@ describe(`failed authentication is throttled (${dialectName})`, () => {
 
   test('the client address is the one Express trusts: X-Forwarded-For is ignored without PAYPLANE_TRUST_PROXY', async () => {
     // h.app trusts no proxy: rotating X-Forwarded-For does not make rotating addresses
-    for (let i = 0; i < PER_ADDRESS; i++) expectProblem(await call(unknownKey(), freshAddress(), '/v1/api-keys', h.app), 401, 'INVALID_API_KEY');
+    for (let i = 0; i < PER_ADDRESS; i++)
+      expectProblem(await call(unknownKey(), freshAddress(), '/v1/api-keys', h.app), 401, 'INVALID_API_KEY');
     expectThrottled(await call(unknownKey(), freshAddress(), '/v1/api-keys', h.app));
     // behind the trusted proxy the forwarded addresses are the clients: another one is not blocked
     expectProblem(await call(unknownKey(), freshAddress()), 401, 'INVALID_API_KEY');
@@ -184,14 +202,20 @@ describe(`failed authentication is throttled (${dialectName})`, () => {
     try {
       const apps = [proxied, createApp(second)];
       const attacker = freshAddress();
-      for (let i = 0; i < PER_ADDRESS; i++) expectProblem(await call(unknownKey(), attacker, '/v1/api-keys', apps[i % 2]), 401, 'INVALID_API_KEY');
+      for (let i = 0; i < PER_ADDRESS; i++)
+        expectProblem(await call(unknownKey(), attacker, '/v1/api-keys', apps[i % 2]), 401, 'INVALID_API_KEY');
       for (const app of apps) expectThrottled(await call(unknownKey(), attacker, '/v1/api-keys', app), WINDOW_SECONDS);
 
       // the per-key counter too, and the trust a key earned in one process holds in the other
       const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
       const victim = await createApiKey(ctx, { ownerType: 'tenant' });
       expect((await call(victim.secretKey, freshAddress(), '/v1/api-keys', apps[0])).status).toBe(200);
-      for (let i = 0; i < PER_KEY; i++) expectProblem(await call(wrongSecretOf(victim.secretKey), freshAddress(), '/v1/api-keys', apps[(i + 1) % 2]), 401, 'INVALID_API_KEY');
+      for (let i = 0; i < PER_KEY; i++)
+        expectProblem(
+          await call(wrongSecretOf(victim.secretKey), freshAddress(), '/v1/api-keys', apps[(i + 1) % 2]),
+          401,
+          'INVALID_API_KEY',
+        );
       for (const app of apps) expectThrottled(await call(wrongSecretOf(victim.secretKey), freshAddress(), '/v1/api-keys', app));
       expect((await call(victim.secretKey, freshAddress(), '/v1/api-keys', apps[1])).status).toBe(200);
     } finally {

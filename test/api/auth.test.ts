@@ -69,7 +69,9 @@ describe(`authentication (${dialectName})`, () => {
     expectProblem(await h.as(short.token).get('/v1/admin/tenants'), 401, 'TOKEN_EXPIRED');
 
     const [head, body, sig] = h.sandbox.platformToken.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), sub: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), sub: '00000000-0000-4000-8000-000000000000' }),
+    ).toString('base64url');
     expectProblem(await h.as(`${head}.${forged}.${sig}`).get('/v1/admin/tenants'), 401, 'INVALID_TOKEN');
 
     const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
@@ -81,7 +83,7 @@ describe(`authentication (${dialectName})`, () => {
     expectProblem(await h.as(token).get('/v1/admin/tenants'), 401, 'USER_NOT_ACTIVE');
   });
 
-  test('OIDC: a token of the configured issuer maps sub to the user\'s externalIdpId', async () => {
+  test("OIDC: a token of the configured issuer maps sub to the user's externalIdpId", async () => {
     const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
     await createActiveUser(ctx, { layer: 'operator', email: 'alice@example.com', externalIdpId: 'idp|alice' });
     const token = await idpToken('idp|alice');
@@ -90,7 +92,10 @@ describe(`authentication (${dialectName})`, () => {
     expect(res.body.data.map((t: { id: string }) => t.id)).toEqual([h.sandbox.tenantId]);
 
     // the caller's mode: test by header, else live; a tenant caller issues keys in that mode
-    const issued = await h.as(token).post('/v1/api-keys', { ownerType: 'tenant', permissions: ['api-keys:keys:view'] }).set('Payplane-Mode', 'test');
+    const issued = await h
+      .as(token)
+      .post('/v1/api-keys', { ownerType: 'tenant', permissions: ['api-keys:keys:view'] })
+      .set('Payplane-Mode', 'test');
     expect(issued.status).toBe(201);
     expect(issued.body.data.livemode).toBe(false);
     expect(issued.body.data.createdByType).toBe('user');
@@ -117,9 +122,21 @@ describe(`authentication (${dialectName})`, () => {
     const id = '0194f000-0000-7000-8000-00000000abcd';
     const now = h.clock.now();
     await h.rt.db.models.User.create({
-      id, tenantId: h.sandbox.tenantId, merchantId: null, layer: 'merchant', email: 'broken@example.com', displayName: null,
-      status: 'active', externalIdpId: null, entityScope: { type: 'all' }, mfaEnabled: false, lastLoginAt: null, createdBy: null,
-      createdAt: now, updatedAt: now, deletedAt: null,
+      id,
+      tenantId: h.sandbox.tenantId,
+      merchantId: null,
+      layer: 'merchant',
+      email: 'broken@example.com',
+      displayName: null,
+      status: 'active',
+      externalIdpId: null,
+      entityScope: { type: 'all' },
+      mfaEnabled: false,
+      lastLoginAt: null,
+      createdBy: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
     });
     const token = (await h.rt.tokens.issue(id, 3600, false)).token;
     expectProblem(await h.as(token).get('/v1/api-keys'), 401, 'USER_WITHOUT_SCOPE');

@@ -14,8 +14,16 @@ import { createTestRuntime, type TestRuntime } from '../helpers/db';
 const Thing = z.object({ id: z.string().uuid(), amount: z.number().int(), status: z.enum(['open', 'closed']) });
 const probe = (id: string, handler: () => Promise<unknown>) =>
   defineOperation({
-    id, kind: 'single', method: 'get', path: `/v1/contract-probes/${id}`, levels: ['M', 'T'], permission: 'payments:payments:view',
-    summary: 'A probe', tag: 'Probes', response: Thing, handler: handler as never,
+    id,
+    kind: 'single',
+    method: 'get',
+    path: `/v1/contract-probes/${id}`,
+    levels: ['M', 'T'],
+    permission: 'payments:payments:view',
+    summary: 'A probe',
+    tag: 'Probes',
+    response: Thing,
+    handler: handler as never,
   });
 
 describe('responses are checked against the OpenAPI document', () => {
@@ -84,7 +92,9 @@ describe('responses are checked against the OpenAPI document', () => {
     });
 
     test('a problem without its required members is a violation; a complete one passes', () => {
-      expect(check({ operation: payment, status: 404, contentType: 'application/problem+json', body: JSON.stringify(problem) })).toEqual([]);
+      expect(check({ operation: payment, status: 404, contentType: 'application/problem+json', body: JSON.stringify(problem) })).toEqual(
+        [],
+      );
       const { code: _code, ...noCode } = problem;
       expect(check({ operation: payment, status: 404, contentType: 'application/problem+json', body: JSON.stringify(noCode) })).toEqual([
         expect.stringMatching(/must have required property 'code'/),
@@ -98,9 +108,9 @@ describe('responses are checked against the OpenAPI document', () => {
     });
 
     test('an operation missing from the document is a violation', () => {
-      expect(check({ operation: { method: 'get', path: '/v1/nowhere' }, status: 200, contentType: 'application/json', body: '{}' })).toEqual([
-        expect.stringMatching(/not in the document/),
-      ]);
+      expect(
+        check({ operation: { method: 'get', path: '/v1/nowhere' }, status: 200, contentType: 'application/json', body: '{}' }),
+      ).toEqual([expect.stringMatching(/not in the document/)]);
     });
   });
 });

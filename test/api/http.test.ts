@@ -42,7 +42,9 @@ describe(`HTTP conventions (${dialectName})`, () => {
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['x-powered-by']).toBeUndefined();
     }
-    const created = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1000 } });
+    const created = await h
+      .as(h.sandbox.merchantKey.secretKey)
+      .post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1000 } });
     const url = new URL(created.body.data.url);
     const page = await request(h.app).get(url.pathname + url.search);
     expect(page.status).toBe(200);
@@ -53,9 +55,17 @@ describe(`HTTP conventions (${dialectName})`, () => {
   test('a JSON body over 1 MB is 413 and a body that is not JSON 415, as problem+json', async () => {
     const key = h.sandbox.tenantKey.secretKey;
     const huge = JSON.stringify({ name: 'x'.repeat(1_100_000), ownerType: 'tenant' });
-    const tooLarge = await request(h.app).post('/v1/api-keys').set('Authorization', `Bearer ${key}`).set('Content-Type', 'application/json').send(huge);
+    const tooLarge = await request(h.app)
+      .post('/v1/api-keys')
+      .set('Authorization', `Bearer ${key}`)
+      .set('Content-Type', 'application/json')
+      .send(huge);
     expectProblem(tooLarge, 413, 'PAYLOAD_TOO_LARGE');
-    const notJson = await request(h.app).post('/v1/api-keys').set('Authorization', `Bearer ${key}`).set('Content-Type', 'text/plain').send('ownerType=tenant');
+    const notJson = await request(h.app)
+      .post('/v1/api-keys')
+      .set('Authorization', `Bearer ${key}`)
+      .set('Content-Type', 'text/plain')
+      .send('ownerType=tenant');
     expectProblem(notJson, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 

@@ -28,7 +28,11 @@ function credential(op: Operation): string {
 }
 
 function declared(op: Operation): Record<string, { _zod: { def: { type: string } } }> {
-  const def = (op.query as unknown as { _zod: { def: { type: string; shape?: Record<string, never>; in?: { _zod: { def: { shape?: Record<string, never> } } } } } })._zod.def;
+  const def = (
+    op.query as unknown as {
+      _zod: { def: { type: string; shape?: Record<string, never>; in?: { _zod: { def: { shape?: Record<string, never> } } } } };
+    }
+  )._zod.def;
   const shape = def.shape ?? def.in?._zod.def.shape;
   if (!shape) throw new Error(`${op.id}: the query schema is not an object`);
   return shape;
@@ -43,9 +47,13 @@ async function send(op: Operation, query: string) {
 
 async function expectNamed(op: Operation, query: string, name: string) {
   const res = await send(op, query);
-  if (res.status !== 400) throw new Error(`${op.method.toUpperCase()} ${op.path}?${query} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+  if (res.status !== 400)
+    throw new Error(`${op.method.toUpperCase()} ${op.path}?${query} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
   expectProblem(res, 400);
-  expect([`${op.id}?${query}`, res.body.errors.map((e: { path: string }) => e.path)]).toEqual([`${op.id}?${query}`, expect.arrayContaining([`query.${name}`])]);
+  expect([`${op.id}?${query}`, res.body.errors.map((e: { path: string }) => e.path)]).toEqual([
+    `${op.id}?${query}`,
+    expect.arrayContaining([`query.${name}`]),
+  ]);
 }
 
 const withQuery = operations.filter((op) => op.query);
@@ -56,7 +64,8 @@ describe(`query parameters are plain and declared (${dialectName})`, () => {
     expect(withQuery.length).toBeGreaterThan(30);
     expect(getsWithout.length).toBeGreaterThan(20);
     for (const op of withQuery) {
-      for (const [name, schema] of Object.entries(declared(op))) expect([op.id, name, schema._zod.def.type]).not.toEqual([op.id, name, 'array']);
+      for (const [name, schema] of Object.entries(declared(op)))
+        expect([op.id, name, schema._zod.def.type]).not.toEqual([op.id, name, 'array']);
     }
   });
 

@@ -16,7 +16,8 @@ let platform: ReturnType<ApiHarness['as']>;
 
 type Body = { data?: any; [k: string]: unknown };
 const ok = (res: { status: number; body: Body }, what: string, status?: number) => {
-  if (status ? res.status !== status : res.status < 200 || res.status > 299) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  if (status ? res.status !== status : res.status < 200 || res.status > 299)
+    throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;
 };
 
@@ -37,7 +38,10 @@ beforeAll(async () => {
   const gone = await rule('gone', { field: 'amount', operator: 'gt', value: '2' });
   const group = ok(await tenant.post('/v1/admin/list-groups', { name: 'Blocked', entryType: 'email' }), 'group').id;
   const listRule = await rule('listed', { field: 'email', operator: 'in_list', value: group });
-  const plan = ok(await tenant.post('/v1/admin/antifraud-plans', { name: 'Plan', ruleIds: [kept, gone, listRule], enabled: true }), 'plan').id;
+  const plan = ok(
+    await tenant.post('/v1/admin/antifraud-plans', { name: 'Plan', ruleIds: [kept, gone, listRule], enabled: true }),
+    'plan',
+  ).id;
   own.set('/v1/admin/antifraud-plans', plan);
   own.set('/v1/admin/scoring-rules', listRule);
   ok(await tenant.delete(`/v1/admin/scoring-rules/${gone}`), 'delete rule');
@@ -45,55 +49,118 @@ beforeAll(async () => {
   own.set('/v1/admin/list-groups', ok(await tenant.post('/v1/admin/list-groups', { name: 'Kept', entryType: 'ip' }), 'group').id);
 
   // processing: terminals, a routing rule naming two of them, one terminal disabled afterwards
-  const terminal = async (name: string) => ok(await tenant.post('/v1/admin/terminals', {
-    providerIntegrationId: SANDBOX_CARD_PROVIDER_ID, name, credentials: { merchantAccount: 'acct', apiKey: 'key' }, supportedCurrencies: ['EUR'],
-    supportedBrands: ['visa', 'mastercard'],
-    threeDsConfig: {
-      enabled: true, executionModel: 'gateway_full', rules: { processOnly3dsCards: false, declineOnAttemptStatus: false, allowMerchantDisable: true },
-      mpiAccounts: [{ brand: 'visa', enabled: true, merchantName: 'Shop', merchantId: 'm1', merchantCountry: 'DE', acquirerBin: '400000' }],
-    },
-  }), 'terminal').id as string;
+  const terminal = async (name: string) =>
+    ok(
+      await tenant.post('/v1/admin/terminals', {
+        providerIntegrationId: SANDBOX_CARD_PROVIDER_ID,
+        name,
+        credentials: { merchantAccount: 'acct', apiKey: 'key' },
+        supportedCurrencies: ['EUR'],
+        supportedBrands: ['visa', 'mastercard'],
+        threeDsConfig: {
+          enabled: true,
+          executionModel: 'gateway_full',
+          rules: { processOnly3dsCards: false, declineOnAttemptStatus: false, allowMerchantDisable: true },
+          mpiAccounts: [
+            { brand: 'visa', enabled: true, merchantName: 'Shop', merchantId: 'm1', merchantCountry: 'DE', acquirerBin: '400000' },
+          ],
+        },
+      }),
+      'terminal',
+    ).id as string;
   const t1 = await terminal('First');
   const t2 = await terminal('Second');
   own.set('/v1/admin/terminals', t2);
-  const restriction = ok(await tenant.post(`/v1/admin/terminals/${t2}/restrictions`, { action: 'deny', brand: 'mastercard' }), 'restriction').id;
+  const restriction = ok(
+    await tenant.post(`/v1/admin/terminals/${t2}/restrictions`, { action: 'deny', brand: 'mastercard' }),
+    'restriction',
+  ).id;
   own.set(`/v1/admin/terminals/${t2}/restrictions`, restriction);
-  const routing = ok(await tenant.post('/v1/admin/routing-rules', { name: 'Both', outcome: { type: 'priority', terminals: [t1, t2] } }), 'routing rule').id;
+  const routing = ok(
+    await tenant.post('/v1/admin/routing-rules', { name: 'Both', outcome: { type: 'priority', terminals: [t1, t2] } }),
+    'routing rule',
+  ).id;
   own.set('/v1/admin/routing-rules', routing);
   ok(await tenant.post(`/v1/admin/terminals/${t1}/disable`), 'disable terminal');
 
   // access: roles given to a user limited to two merchants; then one merchant is disabled (a role in use cannot be
   // deleted: 409 ROLE_IN_USE, so a user's roleIds never point at a deleted role)
-  const second = ok(await tenant.post('/v1/admin/merchants', { name: 'Second merchant', companyId: (await tenant.get(`/v1/admin/merchants/${merchantId}`)).body.data.companyId }), 'merchant').id;
+  const second = ok(
+    await tenant.post('/v1/admin/merchants', {
+      name: 'Second merchant',
+      companyId: (await tenant.get(`/v1/admin/merchants/${merchantId}`)).body.data.companyId,
+    }),
+    'merchant',
+  ).id;
   const role = ok(await tenant.post('/v1/roles', { name: 'Viewers', permissions: ['payments:payments:view'] }), 'role').id;
   const kept2 = ok(await tenant.post('/v1/roles', { name: 'Kept role', permissions: ['payments:payments:view'] }), 'role').id;
   own.set('/v1/roles', kept2);
-  const invited = ok(await tenant.post('/v1/users/invite', {
-    email: 'scoped@example.com', roleIds: [role, kept2], entityScope: { type: 'merchants', merchantIds: [merchantId, second] },
-  }), 'invite');
+  const invited = ok(
+    await tenant.post('/v1/users/invite', {
+      email: 'scoped@example.com',
+      roleIds: [role, kept2],
+      entityScope: { type: 'merchants', merchantIds: [merchantId, second] },
+    }),
+    'invite',
+  );
   own.set('/v1/users', invited.user.id);
   expect((await tenant.delete(`/v1/roles/${role}`)).status).toBe(409);
   ok(await tenant.post(`/v1/admin/merchants/${second}/disable`), 'disable merchant');
 
   // fees: a draft schedule (an active one is not changed at all: 409 FEE_SCHEDULE_NOT_DRAFT, whatever the body)
-  own.set('/v1/admin/fee-schedules', ok(await tenant.post('/v1/admin/fee-schedules', {
-    name: 'Draft', rules: [{ transactionType: 'payment', transactionOutcome: 'successful', method: 'percentage', party: 'tenant', currency: 'EUR', percentageRate: 10000 }],
-    rollingReserve: { rate: 1000, holdDays: 30, roundingMode: 'floor' },
-  }), 'fee schedule').id);
+  own.set(
+    '/v1/admin/fee-schedules',
+    ok(
+      await tenant.post('/v1/admin/fee-schedules', {
+        name: 'Draft',
+        rules: [
+          {
+            transactionType: 'payment',
+            transactionOutcome: 'successful',
+            method: 'percentage',
+            party: 'tenant',
+            currency: 'EUR',
+            percentageRate: 10000,
+          },
+        ],
+        rollingReserve: { rate: 1000, holdDays: 30, roundingMode: 'floor' },
+      }),
+      'fee schedule',
+    ).id,
+  );
 
   // checkout: open sessions, with and without lines
-  linedSession = (ok(await h.as(h.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', {
-    amount: { currency: 'EUR', valueMinor: 1_000 }, lineItems: [{ label: 'Book', unitAmount: { currency: 'EUR', valueMinor: 1_000 }, quantity: 1, metadata: { sku: 'b1' } }],
-    fulfillmentOptions: [{ id: 'std', type: 'shipping', title: 'Standard', price: { currency: 'EUR', valueMinor: 0 } }],
-  }), 'session with lines').id);
-  own.set('/v1/checkout-sessions', ok(await h.as(h.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', {
-    amount: { currency: 'EUR', valueMinor: 1_000 }, customerInfo: { email: 'c@example.com' }, agenticContext: { channel: 'acp' }, metadata: { order: '1' },
-  }), 'session').id);
+  linedSession = ok(
+    await h.as(h.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', {
+      amount: { currency: 'EUR', valueMinor: 1_000 },
+      lineItems: [{ label: 'Book', unitAmount: { currency: 'EUR', valueMinor: 1_000 }, quantity: 1, metadata: { sku: 'b1' } }],
+      fulfillmentOptions: [{ id: 'std', type: 'shipping', title: 'Standard', price: { currency: 'EUR', valueMinor: 0 } }],
+    }),
+    'session with lines',
+  ).id;
+  own.set(
+    '/v1/checkout-sessions',
+    ok(
+      await h.as(h.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', {
+        amount: { currency: 'EUR', valueMinor: 1_000 },
+        customerInfo: { email: 'c@example.com' },
+        agenticContext: { channel: 'acp' },
+        metadata: { order: '1' },
+      }),
+      'session',
+    ).id,
+  );
 
   // partners: a partner with an assignment to the sandbox merchant, the partner disabled afterwards
-  const partner = ok(await tenant.post('/v1/admin/partners', { name: 'Referrer', contactEmail: 'p@example.com', metadata: { region: 'EU' } }), 'partner').id;
+  const partner = ok(
+    await tenant.post('/v1/admin/partners', { name: 'Referrer', contactEmail: 'p@example.com', metadata: { region: 'EU' } }),
+    'partner',
+  ).id;
   own.set('/v1/admin/partners', partner);
-  own.set('/v1/admin/partner-assignments', ok(await tenant.post('/v1/admin/partner-assignments', { partnerId: partner, merchantId, commissionRate: 1000 }), 'assignment').id);
+  own.set(
+    '/v1/admin/partner-assignments',
+    ok(await tenant.post('/v1/admin/partner-assignments', { partnerId: partner, merchantId, commissionRate: 1000 }), 'assignment').id,
+  );
 
   // merchant side: a withdrawal method and a KYB draft
   own.set('/v1/merchant-withdrawal-methods', (await saveMethod(h, 'Main')).id);
@@ -101,10 +168,16 @@ beforeAll(async () => {
 
   // disputes: a payment with the sandbox's dispute card, captured and then disputed by the acquirer (needs_response)
   const shop = h.as(h.sandbox.merchantKey.secretKey);
-  const disputedSession = ok(await shop.post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 2_000 } }), 'disputed session').id;
-  ok(await shop.post(`/v1/checkout-sessions/${disputedSession}/complete`, {
-    paymentMethod: { type: 'card', card: { number: '4000000000000259', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada' } },
-  }), 'disputed payment');
+  const disputedSession = ok(
+    await shop.post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 2_000 } }),
+    'disputed session',
+  ).id;
+  ok(
+    await shop.post(`/v1/checkout-sessions/${disputedSession}/complete`, {
+      paymentMethod: { type: 'card', card: { number: '4000000000000259', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada' } },
+    }),
+    'disputed payment',
+  );
   for (let round = 0; round < 5; round++) {
     h.clock.advance(h.rt.config.sandboxDelayMs + 1);
     await runDueSandboxOperations(h.rt);
@@ -112,16 +185,41 @@ beforeAll(async () => {
   const disputes = ok(await shop.get('/v1/disputes?limit=1'), 'disputes');
   expect(disputes).toHaveLength(1);
   own.set('/v1/disputes', disputes[0].id);
-  ok(await shop.patch(`/v1/disputes/${disputes[0].id}`, { evidence: { productDescription: 'A book', customerEmail: 'c@example.com' } }), 'evidence');
+  ok(
+    await shop.patch(`/v1/disputes/${disputes[0].id}`, { evidence: { productDescription: 'A book', customerEmail: 'c@example.com' } }),
+    'evidence',
+  );
   // payouts: a daily schedule to a withdrawal method, which is deleted afterwards
   ok(await tenant.patch(`/v1/admin/tenants/${h.sandbox.tenantId}`, { withdrawalCoolingPeriodHours: 0 }), 'cooling');
   const method = await saveMethod(h, 'Payouts');
-  ok(await tenant.put('/v1/payout-schedule', { merchantId, interval: 'daily', withdrawalMethodId: method.id, minimumAmounts: [{ currency: 'EUR', valueMinor: 100 }] }), 'schedule');
+  ok(
+    await tenant.put('/v1/payout-schedule', {
+      merchantId,
+      interval: 'daily',
+      withdrawalMethodId: method.id,
+      minimumAmounts: [{ currency: 'EUR', valueMinor: 100 }],
+    }),
+    'schedule',
+  );
   ok(await h.as(h.sandbox.merchantKey.secretKey).delete(`/v1/merchant-withdrawal-methods/${method.id}`), 'delete method');
 
   // webhooks: an endpoint for some events
-  own.set('/v1/admin/webhook-endpoints', ok(await tenant.post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['payment.*', 'fraud.alert'] }), 'endpoint').id);
-  own.set('/v1/webhooks/endpoints', ok(await h.as(h.sandbox.merchantKey.secretKey).post('/v1/webhooks/endpoints', { url: 'https://hooks.example.com/m', events: ['payment.captured'] }), 'endpoint').id);
+  own.set(
+    '/v1/admin/webhook-endpoints',
+    ok(
+      await tenant.post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['payment.*', 'fraud.alert'] }),
+      'endpoint',
+    ).id,
+  );
+  own.set(
+    '/v1/webhooks/endpoints',
+    ok(
+      await h
+        .as(h.sandbox.merchantKey.secretKey)
+        .post('/v1/webhooks/endpoints', { url: 'https://hooks.example.com/m', events: ['payment.captured'] }),
+      'endpoint',
+    ).id,
+  );
 });
 afterAll(async () => {
   await h.close();
@@ -200,7 +298,8 @@ describe(`what is read can be written back (${dialectName})`, () => {
     const body = Object.fromEntries(keys.filter((k) => record[k] !== undefined).map((k) => [k, record[k]]));
     if (!Object.keys(body).length) return;
     const res = method === 'put' ? await caller.put(pathName, body) : await caller.patch(pathName, body);
-    if (res.status < 200 || res.status > 299) throw new Error(`${method} ${pathName} with ${JSON.stringify(body)}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status < 200 || res.status > 299)
+      throw new Error(`${method} ${pathName} with ${JSON.stringify(body)}: ${res.status} ${JSON.stringify(res.body)}`);
   });
 
   test('every PATCH and PUT was reached by the fixture, or is named with the reason', () => {
@@ -211,7 +310,13 @@ describe(`what is read can be written back (${dialectName})`, () => {
     const merchant = h.as(h.sandbox.merchantKey.secretKey);
     const read = (await merchant.get(`/v1/checkout-sessions/${linedSession}`)).body.data;
     const { customerInfo, selectedFulfillment, lineItems, metadata, agenticContext } = read;
-    const res = await merchant.patch(`/v1/checkout-sessions/${linedSession}`, { customerInfo: customerInfo ?? undefined, selectedFulfillment, lineItems, metadata, agenticContext: agenticContext ?? undefined });
+    const res = await merchant.patch(`/v1/checkout-sessions/${linedSession}`, {
+      customerInfo: customerInfo ?? undefined,
+      selectedFulfillment,
+      lineItems,
+      metadata,
+      agenticContext: agenticContext ?? undefined,
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ amount: read.amount, lineItems: read.lineItems, totals: read.totals });
   });
@@ -225,10 +330,14 @@ describe(`what is read can be written back (${dialectName})`, () => {
     expect(audit.body.data.map((e: { action: string }) => e.action)).toContain('antifraud_plan.updated');
     // a list group that never was the rule's is still refused
     const listed = own.get('/v1/admin/scoring-rules')!;
-    const res = await tenant.patch(`/v1/admin/scoring-rules/${listed}`, { conditions: [{ field: 'email', operator: 'in_list', value: '01a2167c-a2f4-77cb-ae56-53d16ca48fad' }] });
+    const res = await tenant.patch(`/v1/admin/scoring-rules/${listed}`, {
+      conditions: [{ field: 'email', operator: 'in_list', value: '01a2167c-a2f4-77cb-ae56-53d16ca48fad' }],
+    });
     expect(res.status).toBe(400);
     // nor is a rule id that the plan did not list
-    const other = await tenant.patch(`/v1/admin/antifraud-plans/${plan.id}`, { ruleIds: [...plan.ruleIds, '01a2167c-a2f4-77cb-ae56-53d16ca48fad'] });
+    const other = await tenant.patch(`/v1/admin/antifraud-plans/${plan.id}`, {
+      ruleIds: [...plan.ruleIds, '01a2167c-a2f4-77cb-ae56-53d16ca48fad'],
+    });
     expect(other.status).toBe(400);
   });
 });

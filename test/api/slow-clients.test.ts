@@ -85,7 +85,11 @@ describe('slow clients are timed out', () => {
   test('a client that sends its request in a few pieces within the timeouts is served', async () => {
     // a server of its own with roomy timeouts: on a loaded machine the pieces' timers may run late, and this case is
     // about a request assembled from pieces, not about the limits
-    const relaxed = await startServer({ ...t.rt, config: { ...t.rt.config, httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 20_000 } }, 0, '127.0.0.1');
+    const relaxed = await startServer(
+      { ...t.rt, config: { ...t.rt.config, httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 20_000 } },
+      0,
+      '127.0.0.1',
+    );
     let result: Exchange;
     try {
       result = await trickle(relaxed.url, 'GET /healthz HTTP/1.1\r\n', ['Host: localhost\r\n', 'Connection: close\r\n', '\r\n'], 50);
@@ -97,7 +101,12 @@ describe('slow clients are timed out', () => {
   });
 
   test('a timed-out request is answered with problem details', async () => {
-    const result = await trickle(server.url, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n', Array.from({ length: 160 }, (_, i) => `X-${i}: a\r\n`), 50);
+    const result = await trickle(
+      server.url,
+      'GET /healthz HTTP/1.1\r\nHost: localhost\r\n',
+      Array.from({ length: 160 }, (_, i) => `X-${i}: a\r\n`),
+      50,
+    );
     const [head, body] = result.received.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(head).toContain('Content-Type: application/problem+json');
@@ -105,8 +114,18 @@ describe('slow clients are timed out', () => {
   });
 
   test.each([
-    ['a byte that is no HTTP in the request line', Buffer.from('GET /v1/pay\x01ments HTTP/1.1\r\nHost: localhost\r\n\r\n', 'latin1'), 400, 'MALFORMED_REQUEST'],
-    ['headers larger than Node takes (16 KB)', Buffer.from(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431, 'HEADERS_TOO_LARGE'],
+    [
+      'a byte that is no HTTP in the request line',
+      Buffer.from('GET /v1/pay\x01ments HTTP/1.1\r\nHost: localhost\r\n\r\n', 'latin1'),
+      400,
+      'MALFORMED_REQUEST',
+    ],
+    [
+      'headers larger than Node takes (16 KB)',
+      Buffer.from(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      431,
+      'HEADERS_TOO_LARGE',
+    ],
   ])('%s: problem details and a closed connection, not a bare status line', async (_what, bytes, status, code) => {
     const received = await new Promise<string>((resolve, reject) => {
       const { hostname, port } = new URL(server.url);
@@ -129,6 +148,8 @@ describe('slow clients are timed out', () => {
     const defaults = loadConfig({});
     expect([defaults.httpHeadersTimeoutMs, defaults.httpRequestTimeoutMs]).toEqual([10_000, 30_000]);
     expect(loadConfig({ PAYPLANE_HTTP_HEADERS_TIMEOUT_MS: '2500' }).httpHeadersTimeoutMs).toBe(2_500);
-    expect(() => loadConfig({ PAYPLANE_HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/PAYPLANE_HTTP_REQUEST_TIMEOUT_MS must be a positive integer/);
+    expect(() => loadConfig({ PAYPLANE_HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(
+      /PAYPLANE_HTTP_REQUEST_TIMEOUT_MS must be a positive integer/,
+    );
   });
 });

@@ -13,18 +13,33 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 describe(`tenants (${dialectName})`, () => {
-  test('the platform creates a tenant with the specification\'s record', async () => {
+  test("the platform creates a tenant with the specification's record", async () => {
     const res = await h.as(platform).post('/v1/admin/tenants', {
-      name: 'Acme Payments', defaultCurrency: 'EUR', defaultLocale: 'de-DE', allowedCurrencies: ['EUR', 'USD'],
-      allowedCountries: ['DE', 'FR'], featureFlags: { instantPayouts: true }, doorRateLimitPerMinute: 1200,
-      contactEmail: 'ops@acme.example', supportUrl: 'https://acme.example/support',
+      name: 'Acme Payments',
+      defaultCurrency: 'EUR',
+      defaultLocale: 'de-DE',
+      allowedCurrencies: ['EUR', 'USD'],
+      allowedCountries: ['DE', 'FR'],
+      featureFlags: { instantPayouts: true },
+      doorRateLimitPerMinute: 1200,
+      contactEmail: 'ops@acme.example',
+      supportUrl: 'https://acme.example/support',
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({
-      name: 'Acme Payments', status: 'active', livemode: true, defaultCurrency: 'EUR', defaultLocale: 'de-DE',
-      allowedCurrencies: ['EUR', 'USD'], allowedCountries: ['DE', 'FR'], featureFlags: { instantPayouts: true },
-      doorRateLimitPerMinute: 1200, contactEmail: 'ops@acme.example', supportUrl: 'https://acme.example/support',
-      logoUrl: null, deletedAt: null,
+      name: 'Acme Payments',
+      status: 'active',
+      livemode: true,
+      defaultCurrency: 'EUR',
+      defaultLocale: 'de-DE',
+      allowedCurrencies: ['EUR', 'USD'],
+      allowedCountries: ['DE', 'FR'],
+      featureFlags: { instantPayouts: true },
+      doorRateLimitPerMinute: 1200,
+      contactEmail: 'ops@acme.example',
+      supportUrl: 'https://acme.example/support',
+      logoUrl: null,
+      deletedAt: null,
     });
     expect(res.body.data.tenantId).toBe(res.body.data.id);
     expect(res.body.data.platformId).toMatch(/^[0-9a-f-]{36}$/);
@@ -53,10 +68,14 @@ describe(`tenants (${dialectName})`, () => {
   });
 
   test('a tenant updates its own settings but not the platform-controlled ones', async () => {
-    const res = await h.as(tenantKey).patch(`/v1/admin/tenants/${h.sandbox.tenantId}`, { name: 'Renamed', contactEmail: 'me@example.com', logoUrl: null });
+    const res = await h
+      .as(tenantKey)
+      .patch(`/v1/admin/tenants/${h.sandbox.tenantId}`, { name: 'Renamed', contactEmail: 'me@example.com', logoUrl: null });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ name: 'Renamed', contactEmail: 'me@example.com', doorRateLimitPerMinute: 600 });
-    const refused = await h.as(tenantKey).patch(`/v1/admin/tenants/${h.sandbox.tenantId}`, { doorRateLimitPerMinute: 100000, featureFlags: { x: true } });
+    const refused = await h
+      .as(tenantKey)
+      .patch(`/v1/admin/tenants/${h.sandbox.tenantId}`, { doorRateLimitPerMinute: 100000, featureFlags: { x: true } });
     expectProblem(refused, 403, 'PLATFORM_ONLY_FIELD');
     expect(refused.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.featureFlags', 'body.doorRateLimitPerMinute']);
     const byPlatform = await h.as(platform).patch(`/v1/admin/tenants/${h.sandbox.tenantId}`, { doorRateLimitPerMinute: 900 });
@@ -66,7 +85,7 @@ describe(`tenants (${dialectName})`, () => {
     expect(badDefault.body.errors[0].path).toBe('body.defaultCurrency');
   });
 
-  test('status moves: suspend stops the tenant\'s keys, activate restores them, invalid moves answer 409', async () => {
+  test("status moves: suspend stops the tenant's keys, activate restores them, invalid moves answer 409", async () => {
     const t = await createLiveTenantKey(h);
     expect((await h.as(t.secretKey).get('/v1/api-keys')).status).toBe(200);
     const suspended = await h.as(platform).post(`/v1/admin/tenants/${t.tenantId}/suspend`);
@@ -88,19 +107,38 @@ describe(`tenants (${dialectName})`, () => {
     // audit entries belong to the mode they were made in: the tenant was created in live mode
     const audit = await h.as(platform).get(`/v1/audit-entries?targetId=${t.tenantId}`);
     expect(audit.body.data.map((e: { action: string }) => e.action)).toEqual(['tenant.disabled', 'tenant.activated', 'tenant.suspended']);
-    expect(audit.body.data[0]).toMatchObject({ before: { status: 'active' }, after: { status: 'disabled' }, actor: { type: 'user', id: h.sandbox.platformUserId } });
+    expect(audit.body.data[0]).toMatchObject({
+      before: { status: 'active' },
+      after: { status: 'disabled' },
+      actor: { type: 'user', id: h.sandbox.platformUserId },
+    });
   });
 
   test('validation names each field', async () => {
     const res = await h.as(platform).post('/v1/admin/tenants', {
-      defaultCurrency: 'eur', allowedCurrencies: ['EUR', 'XYZ'], allowedCountries: ['ZZ'], doorRateLimitPerMinute: 0,
-      contactEmail: 'not-an-email', supportUrl: 'ftp://x', featureFlags: { a: 'yes' }, defaultLocale: 'not a locale', status: 'active',
+      defaultCurrency: 'eur',
+      allowedCurrencies: ['EUR', 'XYZ'],
+      allowedCountries: ['ZZ'],
+      doorRateLimitPerMinute: 0,
+      contactEmail: 'not-an-email',
+      supportUrl: 'ftp://x',
+      featureFlags: { a: 'yes' },
+      defaultLocale: 'not a locale',
+      status: 'active',
     });
     expectProblem(res, 400, 'VALIDATION_FAILED');
     const paths = res.body.errors.map((e: { path: string }) => e.path).sort();
     expect(paths).toEqual([
-      'body.allowedCountries[0]', 'body.allowedCurrencies[1]', 'body.contactEmail', 'body.defaultCurrency', 'body.defaultLocale',
-      'body.doorRateLimitPerMinute', 'body.featureFlags.a', 'body.name', 'body.status', 'body.supportUrl',
+      'body.allowedCountries[0]',
+      'body.allowedCurrencies[1]',
+      'body.contactEmail',
+      'body.defaultCurrency',
+      'body.defaultLocale',
+      'body.doorRateLimitPerMinute',
+      'body.featureFlags.a',
+      'body.name',
+      'body.status',
+      'body.supportUrl',
     ]);
     expectProblem(await h.as(platform).get('/v1/admin/tenants?status=gone'), 400);
     const longEmail = `a@${Array.from({ length: 5 }, () => 'x'.repeat(60)).join('.')}.com`;
@@ -119,14 +157,22 @@ describe(`tenants (${dialectName})`, () => {
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
-    expectProblem(await h.as(platform).post('/v1/admin/tenants', { name: 'Other' }).set('Idempotency-Key', 'tenant-1'), 409, 'IDEMPOTENCY_KEY_REUSED');
+    expectProblem(
+      await h.as(platform).post('/v1/admin/tenants', { name: 'Other' }).set('Idempotency-Key', 'tenant-1'),
+      409,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
 
     const raced = await Promise.all(
-      Array.from({ length: 10 }, () => h.as(platform).post('/v1/admin/tenants', { name: 'Raced tenant' }).set('Idempotency-Key', 'tenant-race')),
+      Array.from({ length: 10 }, () =>
+        h.as(platform).post('/v1/admin/tenants', { name: 'Raced tenant' }).set('Idempotency-Key', 'tenant-race'),
+      ),
     );
     expect(raced.every((r) => r.status === 201)).toBe(true);
     expect(new Set(raced.map((r) => r.body.data.id)).size).toBe(1);
-    const named = (await h.as(platform).get('/v1/admin/tenants?limit=100')).body.data.filter((t: { name: string }) => t.name === 'Raced tenant');
+    const named = (await h.as(platform).get('/v1/admin/tenants?limit=100')).body.data.filter(
+      (t: { name: string }) => t.name === 'Raced tenant',
+    );
     expect(named).toHaveLength(1);
 
     // a failed request does not consume its key
@@ -141,16 +187,25 @@ describe(`the sandbox (${dialectName})`, () => {
   test('comes with an active fee schedule assigned at tenant level for card payments and withdrawals in EUR and USD', async () => {
     const schedules = await h.as(h.sandbox.tenantKey.secretKey).get('/v1/admin/fee-schedules?status=active');
     expect(schedules.body.data).toHaveLength(1);
-    const assignments = await h.as(h.sandbox.tenantKey.secretKey).get(`/v1/admin/fee-assignments?level=tenant&feeScheduleId=${schedules.body.data[0].id}`);
-    expect(assignments.body.data.map((a: { currency: string; paymentMethod: string; targetEntityId: string }) => [a.currency, a.paymentMethod, a.targetEntityId]).sort())
-      .toEqual([
-        ['EUR', 'bank_transfer', h.sandbox.tenantId], ['EUR', 'card', h.sandbox.tenantId],
-        ['USD', 'bank_transfer', h.sandbox.tenantId], ['USD', 'card', h.sandbox.tenantId],
-      ]);
+    const assignments = await h
+      .as(h.sandbox.tenantKey.secretKey)
+      .get(`/v1/admin/fee-assignments?level=tenant&feeScheduleId=${schedules.body.data[0].id}`);
+    expect(
+      assignments.body.data
+        .map((a: { currency: string; paymentMethod: string; targetEntityId: string }) => [a.currency, a.paymentMethod, a.targetEntityId])
+        .sort(),
+    ).toEqual([
+      ['EUR', 'bank_transfer', h.sandbox.tenantId],
+      ['EUR', 'card', h.sandbox.tenantId],
+      ['USD', 'bank_transfer', h.sandbox.tenantId],
+      ['USD', 'card', h.sandbox.tenantId],
+    ]);
   });
 
   test('comes with a checkout integration profile for its merchant', async () => {
     const profiles = await h.as(h.sandbox.tenantKey.secretKey).get(`/v1/admin/integration-profiles?merchantId=${h.sandbox.merchantId}`);
-    expect(profiles.body.data).toEqual([expect.objectContaining({ merchantId: h.sandbox.merchantId, mode: 'checkout', sessionLifetime: 3600, status: 'enabled' })]);
+    expect(profiles.body.data).toEqual([
+      expect.objectContaining({ merchantId: h.sandbox.merchantId, mode: 'checkout', sessionLifetime: 3600, status: 'enabled' }),
+    ]);
   });
 });

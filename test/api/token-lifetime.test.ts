@@ -45,7 +45,11 @@ interface Times {
 
 /** A token of our own issuer, signed with the runtime's secret, with the given iat and exp. */
 function ownToken({ iat, exp }: Times, secret = TEST_TOKEN_SECRET): Promise<string> {
-  const jwt = new SignJWT({ mode: 'test' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(h.sandbox.platformUserId).setIssuer(TOKEN_ISSUER).setAudience(TOKEN_AUDIENCE);
+  const jwt = new SignJWT({ mode: 'test' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(h.sandbox.platformUserId)
+    .setIssuer(TOKEN_ISSUER)
+    .setAudience(TOKEN_AUDIENCE);
   if (iat !== null) jwt.setIssuedAt(nowSeconds() + iat);
   if (exp !== null) jwt.setExpirationTime(nowSeconds() + exp);
   return jwt.sign(new TextEncoder().encode(secret));
@@ -53,7 +57,11 @@ function ownToken({ iat, exp }: Times, secret = TEST_TOKEN_SECRET): Promise<stri
 
 /** A token of the identity provider, for its user idp|alice. */
 function idpToken({ iat, exp }: Times): Promise<string> {
-  const jwt = new SignJWT({ mode: 'test' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('idp|alice').setIssuer(ISSUER).setAudience('payplane');
+  const jwt = new SignJWT({ mode: 'test' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setSubject('idp|alice')
+    .setIssuer(ISSUER)
+    .setAudience('payplane');
   if (iat !== null) jwt.setIssuedAt(nowSeconds() + iat);
   if (exp !== null) jwt.setExpirationTime(nowSeconds() + exp);
   return jwt.sign(idpKey);
@@ -69,7 +77,12 @@ const CASES: { title: string; times: Times; status: number; code?: string }[] = 
   { title: 'one second longer than the maximum', times: { iat: 0, exp: 24 * HOUR + 1 }, status: 401, code: 'TOKEN_LIFETIME_TOO_LONG' },
   { title: 'a year long, issued an hour ago', times: { iat: -HOUR, exp: 365 * 24 * HOUR }, status: 401, code: 'TOKEN_LIFETIME_TOO_LONG' },
   { title: 'expired', times: { iat: -2 * HOUR, exp: -HOUR }, status: 401, code: 'TOKEN_EXPIRED' },
-  { title: 'issued in the future (its life would start later)', times: { iat: 2 * HOUR, exp: 3 * HOUR }, status: 401, code: 'TOKEN_ISSUED_IN_FUTURE' },
+  {
+    title: 'issued in the future (its life would start later)',
+    times: { iat: 2 * HOUR, exp: 3 * HOUR },
+    status: 401,
+    code: 'TOKEN_ISSUED_IN_FUTURE',
+  },
 ];
 
 describe(`user token lifetime (${dialectName})`, () => {
@@ -87,19 +100,29 @@ describe(`user token lifetime (${dialectName})`, () => {
   }
 
   test('a forged token is refused as such whatever its claims (the signature is checked first)', async () => {
-    expectProblem(await h.as(await ownToken({ iat: 0, exp: null }, 'another-secret-that-is-long-enough-0123456789')).get('/v1/admin/tenants'), 401, 'INVALID_TOKEN');
+    expectProblem(
+      await h.as(await ownToken({ iat: 0, exp: null }, 'another-secret-that-is-long-enough-0123456789')).get('/v1/admin/tenants'),
+      401,
+      'INVALID_TOKEN',
+    );
   });
 
   test('the maximum is a setting: PAYPLANE_TOKEN_MAX_LIFETIME_HOURS', async () => {
     const config = { ...h.rt.config, tokenMaxLifetimeHours: 1 };
     const app = createApp({ ...h.rt, config, tokens: new TokenService(config, h.clock) });
-    const call = async (exp: number) => request(app).get('/v1/admin/tenants').set('Authorization', `Bearer ${await ownToken({ iat: 0, exp })}`);
+    const call = async (exp: number) =>
+      request(app)
+        .get('/v1/admin/tenants')
+        .set('Authorization', `Bearer ${await ownToken({ iat: 0, exp })}`);
     expect((await call(HOUR)).status).toBe(200);
     expectProblem(await call(2 * HOUR), 401, 'TOKEN_LIFETIME_TOO_LONG');
   });
 
-  test('the platform issues no token beyond the maximum: the service refuses a longer life, the sandbox\'s token is within it', async () => {
-    await expect(h.rt.tokens.issue(h.sandbox.platformUserId, 24 * HOUR + 1, false)).rejects.toMatchObject({ status: 400, code: 'TOKEN_LIFETIME_TOO_LONG' });
+  test("the platform issues no token beyond the maximum: the service refuses a longer life, the sandbox's token is within it", async () => {
+    await expect(h.rt.tokens.issue(h.sandbox.platformUserId, 24 * HOUR + 1, false)).rejects.toMatchObject({
+      status: 400,
+      code: 'TOKEN_LIFETIME_TOO_LONG',
+    });
     await expect(h.rt.tokens.issue(h.sandbox.platformUserId, 366 * 24 * HOUR, false)).rejects.toMatchObject({ status: 400 });
     const issued = await h.rt.tokens.issue(h.sandbox.platformUserId, 24 * HOUR, false);
     expect((await h.as(issued.token).get('/v1/admin/tenants')).status).toBe(200);
@@ -111,7 +134,7 @@ describe(`user token lifetime (${dialectName})`, () => {
     }
   });
 
-  test('the sandbox\'s saved platform token is renewed when it would no longer work (past half its life, expired, too long-lived)', async () => {
+  test("the sandbox's saved platform token is renewed when it would no longer work (past half its life, expired, too long-lived)", async () => {
     const sandbox = await createSandbox(h.rt, { name: 'Renewed sandbox' });
     const file = sandboxFile(h.rt);
     const save = (platformToken: string) => writePrivateFile(file, JSON.stringify({ ...sandbox, platformToken }, null, 2));
@@ -124,7 +147,11 @@ describe(`user token lifetime (${dialectName})`, () => {
     // a token of the old 30-day lifetime (saved before the maximum), one past half its life, an expired one
     const old = await ownToken({ iat: -HOUR, exp: 30 * 24 * HOUR });
     const aging = await h.rt.tokens.issue(sandbox.platformUserId, 24 * HOUR, false);
-    for (const [label, token, advance] of [['30-day', old, 0], ['aging', aging.token, 13 * HOUR], ['expired', aging.token, 12 * HOUR]] as const) {
+    for (const [label, token, advance] of [
+      ['30-day', old, 0],
+      ['aging', aging.token, 13 * HOUR],
+      ['expired', aging.token, 12 * HOUR],
+    ] as const) {
       save(token);
       h.clock.advance(advance * 1000);
       const renewed = await renewPlatformToken(h.rt, savedSandbox(h.rt.config)!);
@@ -132,14 +159,19 @@ describe(`user token lifetime (${dialectName})`, () => {
       expect(await works(renewed.platformToken)).toBe(true);
       const onDisk = JSON.parse(fs.readFileSync(file, 'utf8'));
       expect(onDisk.platformToken).toBe(renewed.platformToken);
-      expect(new Date(onDisk.platformTokenExpiresAt).getTime()).toBe(h.clock.now().getTime() + 24 * HOUR * 1000 - (h.clock.now().getTime() % 1000));
+      expect(new Date(onDisk.platformTokenExpiresAt).getTime()).toBe(
+        h.clock.now().getTime() + 24 * HOUR * 1000 - (h.clock.now().getTime() % 1000),
+      );
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     }
   });
 
-  test('serve\'s start renews the sandbox\'s saved platform token', async () => {
+  test("serve's start renews the sandbox's saved platform token", async () => {
     const sandbox = await createSandbox(h.rt, { name: 'Serve sandbox' });
-    writePrivateFile(sandboxFile(h.rt), JSON.stringify({ ...sandbox, platformToken: await ownToken({ iat: -HOUR, exp: 30 * 24 * HOUR }) }, null, 2));
+    writePrivateFile(
+      sandboxFile(h.rt),
+      JSON.stringify({ ...sandbox, platformToken: await ownToken({ iat: -HOUR, exp: 30 * 24 * HOUR }) }, null, 2),
+    );
     const { sandbox: started } = await ensureServeSandbox(h.rt);
     expect(started?.tenantId).toBe(sandbox.tenantId);
     expect((await h.as(started!.platformToken).get('/v1/admin/tenants')).status).toBe(200);

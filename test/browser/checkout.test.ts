@@ -35,7 +35,11 @@ function loadPlaywright(): Playwright | null {
 
 const chromiumPath = findChromium();
 const playwright = loadPlaywright();
-const missing = !chromiumPath ? 'no chromium binary (apt-get install -y chromium, or set CHROMIUM_PATH)' : !playwright ? 'playwright-core is not installed' : null;
+const missing = !chromiumPath
+  ? 'no chromium binary (apt-get install -y chromium, or set CHROMIUM_PATH)'
+  : !playwright
+    ? 'playwright-core is not installed'
+    : null;
 const describeBrowser = describeWhenPresent('the browser checkout test', missing);
 
 const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
@@ -44,12 +48,18 @@ const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
 async function startShop(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><title>Shop</title><h1 id="shop">${req.url?.startsWith('/thanks') ? 'Thank you for your order' : 'Your cart'}</h1>`);
+    res.end(
+      `<!doctype html><title>Shop</title><h1 id="shop">${req.url?.startsWith('/thanks') ? 'Thank you for your order' : 'Your cart'}</h1>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -89,7 +99,11 @@ describeBrowser(`hosted checkout in Chromium (${dialectName})`, () => {
   /** the events the merchant endpoint received, each signature verified */
   const received = () =>
     receiver.received.map((r) => {
-      webhook.verify(r.raw, { 'webhook-id': r.headers['webhook-id'], 'webhook-timestamp': r.headers['webhook-timestamp'], 'webhook-signature': r.headers['webhook-signature'] });
+      webhook.verify(r.raw, {
+        'webhook-id': r.headers['webhook-id'],
+        'webhook-timestamp': r.headers['webhook-timestamp'],
+        'webhook-signature': r.headers['webhook-signature'],
+      });
       return r.body.events[0];
     });
 
@@ -120,7 +134,10 @@ describeBrowser(`hosted checkout in Chromium (${dialectName})`, () => {
 
   async function checkout(label: string, body: object = {}) {
     const session = await api('POST', '/v1/checkout-sessions', {
-      amount: eur(3480), successUrl: `${shop.url}/thanks`, cancelUrl: `${shop.url}/cart`, merchantReference: `browser-${label}`,
+      amount: eur(3480),
+      successUrl: `${shop.url}/thanks`,
+      cancelUrl: `${shop.url}/cart`,
+      merchantReference: `browser-${label}`,
       lineItems: [
         { id: 'mug', label: 'Payplane mug', unitAmount: eur(1290), quantity: 2 },
         { id: 'cap', label: 'Cap', unitAmount: eur(900), quantity: 1 },

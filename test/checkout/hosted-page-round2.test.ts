@@ -27,14 +27,18 @@ interface Created {
 }
 
 async function session(body: object = {}): Promise<Created> {
-  const data = (await openSession(m, {
-    amount: eur(4990),
-    lineItems: [
-      { id: 'shirt', label: 'Shirt', unitAmount: eur(2000), quantity: 2 },
-      { id: 'cap', label: 'Cap', unitAmount: eur(990), quantity: 1 },
-    ],
-    ...body,
-  }, merchantKey)) as Omit<Created, 'path'>;
+  const data = (await openSession(
+    m,
+    {
+      amount: eur(4990),
+      lineItems: [
+        { id: 'shirt', label: 'Shirt', unitAmount: eur(2000), quantity: 2 },
+        { id: 'cap', label: 'Cap', unitAmount: eur(990), quantity: 1 },
+      ],
+      ...body,
+    },
+    merchantKey,
+  )) as Omit<Created, 'path'>;
   const url = new URL(data.url);
   return { ...data, path: url.pathname + url.search };
 }
@@ -54,7 +58,12 @@ const inputTag = (html: string, id: string) => {
 /** the href of the link of that id, decoded as a browser reads the attribute */
 const linkHref = (html: string, id: string) => {
   const href = new RegExp(`<a id="${id}" href="([^"]*)"`).exec(html)?.[1];
-  return href?.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'") ?? null;
+  return (
+    href
+      ?.replace(/&amp;/g, '&')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'") ?? null
+  );
 };
 const count = (text: string, part: string) => text.split(part).length - 1;
 
@@ -78,11 +87,13 @@ describe(`hosted checkout page, issue 24 item 12 (${dialectName})`, () => {
       const encoded = await session({ successUrl: 'https://shop.example/orders/%7BCHECKOUT_SESSION_ID%7D/thanks' });
       expect(encoded.successUrl).toBe('https://shop.example/orders/%7BCHECKOUT_SESSION_ID%7D/thanks');
       // still an http(s) URL, still refused otherwise
-      const bad = await m.as(merchantKey).post('/v1/checkout-sessions', { amount: eur(100), successUrl: 'javascript:{CHECKOUT_SESSION_ID}' });
+      const bad = await m
+        .as(merchantKey)
+        .post('/v1/checkout-sessions', { amount: eur(100), successUrl: 'javascript:{CHECKOUT_SESSION_ID}' });
       expect(bad.status).toBe(400);
     });
 
-    test('the hosted page: the cancel link, the redirect after payment and the paid page\'s return link carry the session id', async () => {
+    test("the hosted page: the cancel link, the redirect after payment and the paid page's return link carry the session id", async () => {
       const s = await session({ successUrl: SUCCESS, cancelUrl: CANCEL, merchantReference: 'order-1' });
       const form = await page(s.path);
       expect(form.status).toBe(200);
@@ -102,7 +113,10 @@ describe(`hosted checkout page, issue 24 item 12 (${dialectName})`, () => {
     });
 
     test('the placeholder in a path, plain or percent-encoded, is replaced too', async () => {
-      for (const given of ['https://shop.example/orders/{CHECKOUT_SESSION_ID}/thanks', 'https://shop.example/orders/%7BCHECKOUT_SESSION_ID%7D/thanks']) {
+      for (const given of [
+        'https://shop.example/orders/{CHECKOUT_SESSION_ID}/thanks',
+        'https://shop.example/orders/%7BCHECKOUT_SESSION_ID%7D/thanks',
+      ]) {
         const s = await session({ successUrl: given });
         await pay(s.id, card(s.clientSecret, '4242424242424242'));
         await m.settle();
@@ -129,7 +143,7 @@ describe(`hosted checkout page, issue 24 item 12 (${dialectName})`, () => {
       expect(done.headers.location).toBe(`https://shop.example/thanks?session=${s.id}&from=payplane`);
     });
 
-    test('3DS through the API (the session\'s clientSecret, no returnUrl): the challenge page returns to successUrl with the id', async () => {
+    test("3DS through the API (the session's clientSecret, no returnUrl): the challenge page returns to successUrl with the id", async () => {
       const s = await session({ successUrl: SUCCESS });
       const completed = await m.as(s.clientSecret).post(`/v1/checkout-sessions/${s.id}/complete`, {
         paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030, cvc: '123' } },
@@ -159,7 +173,7 @@ describe(`hosted checkout page, issue 24 item 12 (${dialectName})`, () => {
       expect(paid.text).not.toContain('<form');
     });
 
-    test('with successUrl: the redirect\'s body is the paid page (amount, reference, return link); no reference, no line', async () => {
+    test("with successUrl: the redirect's body is the paid page (amount, reference, return link); no reference, no line", async () => {
       const s = await session({ successUrl: 'https://shop.example/thanks', merchantReference: 'order-42', locale: 'de-DE' });
       await pay(s.id, card(s.clientSecret, '4242424242424242'));
       await m.settle();
@@ -183,7 +197,14 @@ describe(`hosted checkout page, issue 24 item 12 (${dialectName})`, () => {
   describe('3. an invalid card field is marked, focused, and the form keeps what it may', () => {
     test('fields refused by the page: aria-invalid on each, autofocus on the first; name and expiry kept, number and CVC never', async () => {
       const s = await session();
-      const res = await pay(s.id, { key: s.clientSecret, number: '1234 5678', expMonth: '13', expYear: '2031', cvc: '987', holderName: 'Ada "Lovelace"' });
+      const res = await pay(s.id, {
+        key: s.clientSecret,
+        number: '1234 5678',
+        expMonth: '13',
+        expYear: '2031',
+        cvc: '987',
+        holderName: 'Ada "Lovelace"',
+      });
       expect(res.status).toBe(400);
       const number = inputTag(res.text, 'number');
       expect(number).toContain('aria-invalid="true"');
@@ -252,9 +273,10 @@ describe(`hosted checkout page, issue 24 item 12 (${dialectName})`, () => {
   });
 
   describe('4. one money format on the checkout and 3DS pages', () => {
-    test('€25.00 style whatever the session\'s locale: lines, totals, pay button, status view, 3DS page', async () => {
+    test("€25.00 style whatever the session's locale: lines, totals, pay button, status view, 3DS page", async () => {
       const s = await session({
-        amount: eur(250000), locale: 'de-DE',
+        amount: eur(250000),
+        locale: 'de-DE',
         lineItems: [{ id: 'tv', label: 'TV', unitAmount: eur(200000), quantity: 1, taxAmount: eur(50000) }],
       });
       const form = await page(s.path);
@@ -298,7 +320,7 @@ describe(`hosted checkout page, issue 24 item 12 (${dialectName})`, () => {
     });
   });
 
-  describe('6. the merchant\'s name once on the page', () => {
+  describe("6. the merchant's name once on the page", () => {
     test('form, invalid form, status view, paid page, expired page', async () => {
       const once = (res: request.Response) => {
         expect(count(bodyOf(res.text), MERCHANT)).toBe(1);

@@ -19,14 +19,20 @@ beforeAll(async () => {
 });
 
 async function session(body: object = {}) {
-  const data = await openSession(m, {
-    amount: eur(4990), successUrl: SUCCESS, cancelUrl: CANCEL,
-    lineItems: [
-      { id: 'shirt', label: 'Shirt <script>alert(1)</script>', unitAmount: eur(2000), quantity: 2 },
-      { id: 'cap', label: 'Cap "quoted"', unitAmount: eur(990), quantity: 1 },
-    ],
-    ...body,
-  }, merchantKey);
+  const data = await openSession(
+    m,
+    {
+      amount: eur(4990),
+      successUrl: SUCCESS,
+      cancelUrl: CANCEL,
+      lineItems: [
+        { id: 'shirt', label: 'Shirt <script>alert(1)</script>', unitAmount: eur(2000), quantity: 2 },
+        { id: 'cap', label: 'Cap "quoted"', unitAmount: eur(990), quantity: 1 },
+      ],
+      ...body,
+    },
+    merchantKey,
+  );
   return { ...data, path: new URL(data.url).pathname + new URL(data.url).search };
 }
 
@@ -35,7 +41,10 @@ const pay = (id: string, form: Record<string, string>) => request(m.app).post(`/
 const card = (key: string, number: string) => ({ key, number, expMonth: '12', expYear: '2030', cvc: '123', holderName: 'Ada Lovelace' });
 const paymentOf = async (sessionId: string) => {
   const s = await m.as(merchantKey).get(`/v1/checkout-sessions/${sessionId}`);
-  return { session: s.body.data, payment: s.body.data.paymentId ? (await m.as(merchantKey).get(`/v1/payments/${s.body.data.paymentId}`)).body.data : null };
+  return {
+    session: s.body.data,
+    payment: s.body.data.paymentId ? (await m.as(merchantKey).get(`/v1/payments/${s.body.data.paymentId}`)).body.data : null,
+  };
 };
 
 function expectSecureHtml(res: request.Response): void {
@@ -62,7 +71,12 @@ describe(`hosted checkout page (${dialectName})`, () => {
     expect(res.text).toContain(`href="${CANCEL}"`);
 
     const other = await session();
-    for (const path of [`/checkout/${s.id}`, `/checkout/${s.id}?key=nope`, `/checkout/${s.id}?key=${other.clientSecret}`, `/checkout/not-a-uuid?key=${s.clientSecret}`]) {
+    for (const path of [
+      `/checkout/${s.id}`,
+      `/checkout/${s.id}?key=nope`,
+      `/checkout/${s.id}?key=${other.clientSecret}`,
+      `/checkout/not-a-uuid?key=${s.clientSecret}`,
+    ]) {
       const bad = await page(path);
       expect(bad.status).toBe(404);
       expectSecureHtml(bad);
@@ -110,11 +124,14 @@ describe(`hosted checkout page (${dialectName})`, () => {
     const { session: after, payment } = await paymentOf(s.id);
     expect(after).toMatchObject({ status: 'complete', paymentStatus: 'captured' });
     expect(payment).toMatchObject({ status: 'captured', checkoutSessionId: s.id, amount: eur(4990) });
-    const types = m.events().filter((e) => e.data.id === s.id || e.data.id === payment.id).map((e) => e.type);
+    const types = m
+      .events()
+      .filter((e) => e.data.id === s.id || e.data.id === payment.id)
+      .map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['checkout.session.created', 'payment.captured', 'checkout.session.completed']));
   });
 
-  test('the status view waits for the acquirer\'s answer: paid within it, the first page after paying sends the customer on, no refresh', async () => {
+  test("the status view waits for the acquirer's answer: paid within it, the first page after paying sends the customer on, no refresh", async () => {
     const worker = startSandboxWorker(m.rt, { pollMs: 20 });
     try {
       const s = await session();
@@ -166,7 +183,9 @@ describe(`hosted checkout page (${dialectName})`, () => {
     const back = new URL(answered.headers.location);
     expect(back.pathname + back.search).toBe(`/checkout/${s.id}`);
     const cookie = res.headers['set-cookie']?.[0] ?? '';
-    expect(cookie).toMatch(new RegExp(`^payplane_checkout_key=[^;]+; Max-Age=\\d+; Path=/checkout/${s.id}; Expires=[^;]+; HttpOnly; SameSite=Lax$`));
+    expect(cookie).toMatch(
+      new RegExp(`^payplane_checkout_key=[^;]+; Max-Age=\\d+; Path=/checkout/${s.id}; Expires=[^;]+; HttpOnly; SameSite=Lax$`),
+    );
     expect((await request(m.app).get(back.pathname)).status).toBe(404);
     const returned = await request(m.app).get(back.pathname).set('Cookie', cookie.split(';')[0]);
     expect(returned.status).toBe(200);
@@ -196,7 +215,12 @@ describe(`hosted checkout page (${dialectName})`, () => {
 
   test('the key is never logged', async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write: (chunk, _enc, done) => { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write: (chunk, _enc, done) => {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const app = createApp({ ...m.rt, logger: pino({ level: 'debug' }, sink) });
     const s = await session();
     await request(app).get(s.path);

@@ -31,10 +31,24 @@ const inTx = <T>(work: (tx: CallerContext) => Promise<T>) =>
   h.rt.db.transaction((transaction) => work(withTransaction(sys(), transaction)));
 
 const auditOf = async (targetId: string) =>
-  (await h.rt.db.models.AuditEntry.findAll({ where: { targetId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] }))
-    .map((r) => r.get({ plain: true }));
+  (
+    await h.rt.db.models.AuditEntry.findAll({
+      where: { targetId },
+      order: [
+        ['createdAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    })
+  ).map((r) => r.get({ plain: true }));
 const eventsOf = async (sessionId: string) =>
-  (await h.rt.db.models.Event.findAll({ order: [['createdAt', 'ASC'], ['id', 'ASC']] }))
+  (
+    await h.rt.db.models.Event.findAll({
+      order: [
+        ['createdAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    })
+  )
     .map((r) => r.get({ plain: true }))
     .filter((e) => (e.data as { id?: string }).id === sessionId);
 

@@ -47,7 +47,15 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const auditOf = async (targetId: string) =>
-  (await h.rt.db.models.AuditEntry.findAll({ where: { targetId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] })).map((r) => r.get({ plain: true }));
+  (
+    await h.rt.db.models.AuditEntry.findAll({
+      where: { targetId },
+      order: [
+        ['createdAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    })
+  ).map((r) => r.get({ plain: true }));
 
 async function create(body: object = { amount: eur(1999) }, key = merchantKey) {
   const res = await h.as(key).post(BASE, body);
@@ -58,21 +66,49 @@ async function create(body: object = { amount: eur(1999) }, key = merchantKey) {
 describe(`checkout sessions (${dialectName})`, () => {
   test('a merchant creates a session: secret and keyed url once, expiry from the integration profile, audited and emitted', async () => {
     const res = await h.as(merchantKey).post(BASE, {
-      amount: eur(1999), merchantReference: 'order-1', successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart',
-      locale: 'de-DE', metadata: { cart: 'c1' }, customerInfo: { email: 'a@example.com', billingAddress: { country: 'DE', city: 'Berlin' } },
+      amount: eur(1999),
+      merchantReference: 'order-1',
+      successUrl: 'https://shop.example/thanks',
+      cancelUrl: 'https://shop.example/cart',
+      locale: 'de-DE',
+      metadata: { cart: 'c1' },
+      customerInfo: { email: 'a@example.com', billingAddress: { country: 'DE', city: 'Berlin' } },
     });
     expect(res.status).toBe(201);
     const s = res.body.data;
     expect(s).toEqual({
-      id: expect.any(String), tenantId: h.sandbox.tenantId, merchantId, paymentId: null, merchantName: 'Sandbox Merchant', tenantName: 'Sandbox tenant',
-      merchantReference: 'order-1', locale: 'de-DE', providerCheckoutId: null, termsUrl: null, privacyUrl: null,
+      id: expect.any(String),
+      tenantId: h.sandbox.tenantId,
+      merchantId,
+      paymentId: null,
+      merchantName: 'Sandbox Merchant',
+      tenantName: 'Sandbox tenant',
+      merchantReference: 'order-1',
+      locale: 'de-DE',
+      providerCheckoutId: null,
+      termsUrl: null,
+      privacyUrl: null,
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/checkout\/[0-9a-f-]{36}\?key=cs_test_[0-9a-f]{32}_secret_[A-Za-z0-9]{32}$/),
-      successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart', channelId: null, livemode: false, status: 'open', paymentStatus: null,
-      amount: eur(1999), captureMethod: 'automatic', lineItems: [], fulfillmentOptions: [], selectedFulfillment: null,
+      successUrl: 'https://shop.example/thanks',
+      cancelUrl: 'https://shop.example/cart',
+      channelId: null,
+      livemode: false,
+      status: 'open',
+      paymentStatus: null,
+      amount: eur(1999),
+      captureMethod: 'automatic',
+      lineItems: [],
+      fulfillmentOptions: [],
+      selectedFulfillment: null,
       totals: [{ type: 'total', displayText: '19,99\u00a0€', amount: eur(1999), description: 'Total' }],
       clientSecret: expect.stringMatching(/^cs_test_[0-9a-f]{32}_secret_[A-Za-z0-9]{32}$/),
-      customerInfo: { email: 'a@example.com', billingAddress: { country: 'DE', city: 'Berlin' } }, agenticContext: null, metadata: { cart: 'c1' },
-      createdAt: T0, expiresAt: '2026-03-01T13:00:00.000Z', updatedAt: T0, deletedAt: null,
+      customerInfo: { email: 'a@example.com', billingAddress: { country: 'DE', city: 'Berlin' } },
+      agenticContext: null,
+      metadata: { cart: 'c1' },
+      createdAt: T0,
+      expiresAt: '2026-03-01T13:00:00.000Z',
+      updatedAt: T0,
+      deletedAt: null,
     });
     expect(s.url).toContain(`/checkout/${s.id}?key=${s.clientSecret}`);
     expect(parseClientSecret(s.clientSecret)).toEqual({ livemode: false, sessionId: s.id });
@@ -103,7 +139,7 @@ describe(`checkout sessions (${dialectName})`, () => {
     expect((await getSessionForPayment(ctx, s.id)).url).toBe(`https://pay.example.com/checkout/${s.id}`);
   });
 
-  test('expiry follows the profile\'s sessionLifetime; 24 h without an enabled profile', async () => {
+  test("expiry follows the profile's sessionLifetime; 24 h without an enabled profile", async () => {
     const profile = (await h.rt.db.models.IntegrationProfile.findOne({ where: { merchantId, mode: 'checkout' } }))!.get({ plain: true });
     const op = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
     await updateProfile(op, profile.id, { sessionLifetime: 600 });
@@ -121,18 +157,31 @@ describe(`checkout sessions (${dialectName})`, () => {
       { label: 'Sticker <b>', unitAmount: eur(250), quantity: 1 },
     ];
     const fulfillmentOptions = [
-      { id: 'std', type: 'shipping', title: 'Standard', price: eur(495), estimatedDelivery: { earliest: '2026-03-03T00:00:00Z', latest: '2026-03-05T00:00:00Z' } },
+      {
+        id: 'std',
+        type: 'shipping',
+        title: 'Standard',
+        price: eur(495),
+        estimatedDelivery: { earliest: '2026-03-03T00:00:00Z', latest: '2026-03-05T00:00:00Z' },
+      },
       { id: 'exp', type: 'shipping', title: 'Express', price: eur(1200) },
     ];
     const bad = await h.as(merchantKey).post(BASE, { amount: eur(3000), lineItems, fulfillmentOptions });
     expectProblem(bad, 400, 'AMOUNT_MISMATCH');
     expect(bad.body.errors).toEqual([{ path: 'body.amount.valueMinor', message: expect.stringContaining('3820') }]);
-    const usd = await h.as(merchantKey).post(BASE, { amount: eur(250), lineItems: [{ label: 'x', unitAmount: { currency: 'USD', valueMinor: 250 }, quantity: 1 }] });
+    const usd = await h
+      .as(merchantKey)
+      .post(BASE, { amount: eur(250), lineItems: [{ label: 'x', unitAmount: { currency: 'USD', valueMinor: 250 }, quantity: 1 }] });
     expectProblem(usd, 400, 'CURRENCY_MISMATCH');
     expect(usd.body.errors[0].path).toBe('body.lineItems[0].unitAmount.currency');
-    const badOption = await h.as(merchantKey).post(BASE, { amount: eur(250), fulfillmentOptions: [{ id: 'a', type: 'shipping', title: 'A', price: { currency: 'USD', valueMinor: 1 } }] });
+    const badOption = await h.as(merchantKey).post(BASE, {
+      amount: eur(250),
+      fulfillmentOptions: [{ id: 'a', type: 'shipping', title: 'A', price: { currency: 'USD', valueMinor: 1 } }],
+    });
     expect(badOption.body.errors[0].path).toBe('body.fulfillmentOptions[0].price.currency');
-    const dupe = await h.as(merchantKey).post(BASE, { amount: eur(500), lineItems: [lineItems[1], lineItems[1]].map((l) => ({ ...l, id: 'same' })) });
+    const dupe = await h
+      .as(merchantKey)
+      .post(BASE, { amount: eur(500), lineItems: [lineItems[1], lineItems[1]].map((l) => ({ ...l, id: 'same' })) });
     expect(dupe.body.errors[0].path).toBe('body.lineItems[1].id');
     const zero = await h.as(merchantKey).post(BASE, { amount: eur(0) });
     expectProblem(zero, 400);
@@ -155,13 +204,23 @@ describe(`checkout sessions (${dialectName})`, () => {
     expect(unknown.body.errors[0].path).toBe('body.selectedFulfillment.fulfillmentOptionId');
     const chosen = await h.as(merchantKey).patch(`${BASE}/${s.id}`, { selectedFulfillment: { fulfillmentOptionId: 'exp' } });
     expect(chosen.status).toBe(200);
-    expect(chosen.body.data.selectedFulfillment).toEqual({ fulfillmentOptionId: 'exp', type: 'shipping', title: 'Express', price: eur(1200) });
+    expect(chosen.body.data.selectedFulfillment).toEqual({
+      fulfillmentOptionId: 'exp',
+      type: 'shipping',
+      title: 'Express',
+      price: eur(1200),
+    });
     expect(chosen.body.data.amount).toEqual(eur(5020));
     expect(chosen.body.data.totals.map((t: { type: string; amount: { valueMinor: number } }) => [t.type, t.amount.valueMinor])).toEqual([
-      ['subtotal', 3250], ['tax', 570], ['fulfillment', 1200], ['total', 5020],
+      ['subtotal', 3250],
+      ['tax', 570],
+      ['fulfillment', 1200],
+      ['total', 5020],
     ]);
     // new lines keep the fulfillment; removing the fulfillment restores the item total
-    const relined = await h.as(merchantKey).patch(`${BASE}/${s.id}`, { lineItems: [{ id: 'one', label: 'Mug', unitAmount: eur(900), quantity: 1 }] });
+    const relined = await h
+      .as(merchantKey)
+      .patch(`${BASE}/${s.id}`, { lineItems: [{ id: 'one', label: 'Mug', unitAmount: eur(900), quantity: 1 }] });
     expect(relined.body.data.amount).toEqual(eur(2100));
     const unselected = await h.as(merchantKey).patch(`${BASE}/${s.id}`, { selectedFulfillment: null });
     expect(unselected.body.data.amount).toEqual(eur(900));
@@ -174,7 +233,9 @@ describe(`checkout sessions (${dialectName})`, () => {
     const switched = await h.as(merchantKey).patch(`${BASE}/${plain.id}`, { selectedFulfillment: { fulfillmentOptionId: 'exp' } });
     expect(switched.body.data.amount).toEqual(eur(2200));
     expect(switched.body.data.totals.map((t: { type: string; amount: { valueMinor: number } }) => [t.type, t.amount.valueMinor])).toEqual([
-      ['subtotal', 1000], ['fulfillment', 1200], ['total', 2200],
+      ['subtotal', 1000],
+      ['fulfillment', 1200],
+      ['total', 2200],
     ]);
   });
 
@@ -227,7 +288,9 @@ describe(`checkout sessions (${dialectName})`, () => {
     const range = await h.as(merchantKey).get(`${BASE}?createdFrom=${from}`);
     expect(range.body.data.map((s: { id: string }) => s.id)).toEqual([b.id, a.id]);
     const to = new Date(h.clock.now().getTime()).toISOString();
-    expect((await h.as(merchantKey).get(`${BASE}?createdFrom=${from}&createdTo=${to}`)).body.data.map((s: { id: string }) => s.id)).toEqual([a.id]);
+    expect((await h.as(merchantKey).get(`${BASE}?createdFrom=${from}&createdTo=${to}`)).body.data.map((s: { id: string }) => s.id)).toEqual(
+      [a.id],
+    );
     const expired = await h.as(merchantKey).get(`${BASE}?status=expired&createdFrom=${from}`);
     expect(expired.body.data.map((s: { id: string }) => s.id)).toEqual([b.id]);
     const page = await h.as(merchantKey).get(`${BASE}?limit=1&createdFrom=${from}&sortOrder=asc`);
@@ -245,13 +308,18 @@ describe(`checkout sessions (${dialectName})`, () => {
   test('update: merges customerInfo, replaces metadata, audited; validation names the field', async () => {
     const s = await create({ amount: eur(100), customerInfo: { email: 'a@example.com', name: 'A' }, metadata: { a: '1' } });
     const res = await h.as(merchantKey).patch(`${BASE}/${s.id}`, {
-      customerInfo: { name: 'B', shippingAddress: { city: 'Paris', country: 'FR' } }, metadata: { b: '2' },
+      customerInfo: { name: 'B', shippingAddress: { city: 'Paris', country: 'FR' } },
+      metadata: { b: '2' },
       agenticContext: { channel: 'acp', trustLayers: ['visa_tap'], consumerRecognition: { recognized: true, visaSubjectId: 'v1' } },
     });
     expect(res.status).toBe(200);
     expect(res.body.data.customerInfo).toEqual({ email: 'a@example.com', name: 'B', shippingAddress: { city: 'Paris', country: 'FR' } });
     expect(res.body.data.metadata).toEqual({ b: '2' });
-    expect(res.body.data.agenticContext).toEqual({ channel: 'acp', trustLayers: ['visa_tap'], consumerRecognition: { recognized: true, visaSubjectId: 'v1' } });
+    expect(res.body.data.agenticContext).toEqual({
+      channel: 'acp',
+      trustLayers: ['visa_tap'],
+      consumerRecognition: { recognized: true, visaSubjectId: 'v1' },
+    });
     expect((await auditOf(s.id)).map((a) => a.action)).toEqual(['checkout_session.created', 'checkout_session.updated']);
     const empty = await h.as(merchantKey).patch(`${BASE}/${s.id}`, {});
     expectProblem(empty, 400);
@@ -270,7 +338,8 @@ describe(`checkout sessions (${dialectName})`, () => {
     expect(byCustomer.body.data.clientSecret).toBeUndefined();
     // the cart and the merchant's metadata are the merchant's: the secret cannot reprice or relabel the order
     const reprice = await h.as(s.clientSecret).patch(`${BASE}/${s.id}`, {
-      lineItems: [{ label: 'Cheap', unitAmount: eur(1), quantity: 1 }], metadata: { orderId: 'forged' },
+      lineItems: [{ label: 'Cheap', unitAmount: eur(1), quantity: 1 }],
+      metadata: { orderId: 'forged' },
     });
     expectProblem(reprice, 403, 'CLIENT_SECRET_FIELD_NOT_ALLOWED');
     expect(reprice.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.lineItems', 'body.metadata']);
@@ -281,7 +350,12 @@ describe(`checkout sessions (${dialectName})`, () => {
 
     expectProblem(await h.as(s.clientSecret).patch(`${BASE}/${otherSession.id}`, { metadata: { x: 'y' } }), 404);
     expectProblem(await h.as(s.clientSecret).patch(`${BASE}/${MISSING}`, { metadata: { x: 'y' } }), 404);
-    expectProblem(await h.as(s.clientSecret).post(`${BASE}/${otherSession.id}/complete`, { paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030 } } }), 404);
+    expectProblem(
+      await h.as(s.clientSecret).post(`${BASE}/${otherSession.id}/complete`, {
+        paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030 } },
+      }),
+      404,
+    );
     expectProblem(await h.as(s.clientSecret).get(`${BASE}/${s.id}`), 403, 'CLIENT_SECRET_NOT_ALLOWED');
     expectProblem(await h.as(s.clientSecret).get(BASE), 403, 'CLIENT_SECRET_NOT_ALLOWED');
     expectProblem(await h.as(s.clientSecret).post(BASE, { amount: eur(1) }), 403, 'CLIENT_SECRET_NOT_ALLOWED');
@@ -293,7 +367,11 @@ describe(`checkout sessions (${dialectName})`, () => {
     expectProblem(await h.as(forged).patch(`${BASE}/${s.id}`, { metadata: {} }), 401, 'INVALID_CLIENT_SECRET');
     const swapped = otherSession.clientSecret.replace(/^cs_test_[0-9a-f]{32}/, `cs_test_${s.id.replace(/-/g, '')}`);
     expectProblem(await h.as(swapped).patch(`${BASE}/${s.id}`, { metadata: {} }), 401, 'INVALID_CLIENT_SECRET');
-    expectProblem(await h.as(s.clientSecret.replace('cs_test_', 'cs_live_')).patch(`${BASE}/${s.id}`, { metadata: {} }), 401, 'INVALID_CLIENT_SECRET');
+    expectProblem(
+      await h.as(s.clientSecret.replace('cs_test_', 'cs_live_')).patch(`${BASE}/${s.id}`, { metadata: {} }),
+      401,
+      'INVALID_CLIENT_SECRET',
+    );
     expectProblem(await h.as('cs_garbage').patch(`${BASE}/${s.id}`, { metadata: {} }), 401, 'INVALID_CLIENT_SECRET');
   });
 
@@ -302,7 +380,10 @@ describe(`checkout sessions (${dialectName})`, () => {
     const res = await h.as(merchantKey).post(`${BASE}/${s.id}/expire`);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: s.id, status: 'expired' });
-    expect((await storedEvents(h.rt, {}, about(s.id))).map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.expired']);
+    expect((await storedEvents(h.rt, {}, about(s.id))).map((e) => e.type)).toEqual([
+      'checkout.session.created',
+      'checkout.session.expired',
+    ]);
     expect((await auditOf(s.id)).map((a) => a.action)).toEqual(['checkout_session.created', 'checkout_session.expired']);
     expectProblem(await h.as(merchantKey).post(`${BASE}/${s.id}/expire`), 409, 'CHECKOUT_SESSION_EXPIRED');
     expectProblem(await h.as(merchantKey).patch(`${BASE}/${s.id}`, { metadata: {} }), 409, 'CHECKOUT_SESSION_EXPIRED');
@@ -324,7 +405,9 @@ describe(`checkout sessions (${dialectName})`, () => {
     const card = { paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030 } } };
     expectProblem(await h.as(s.clientSecret).post(`${BASE}/${s.id}/complete`, card), 409, 'CHECKOUT_PAYMENT_IN_FLIGHT');
     // a second payment cannot start while one is in flight
-    await expect(recordSessionPayment(sys, s.id, { paymentId: p2, paymentStatus: 'processing' })).rejects.toMatchObject({ code: 'CHECKOUT_PAYMENT_IN_FLIGHT' });
+    await expect(recordSessionPayment(sys, s.id, { paymentId: p2, paymentStatus: 'processing' })).rejects.toMatchObject({
+      code: 'CHECKOUT_PAYMENT_IN_FLIGHT',
+    });
     await recordSessionPayment(sys, s.id, { paymentId: p1, paymentStatus: 'requires_action' });
     await recordSessionPayment(sys, s.id, { paymentId: p1, paymentStatus: 'failed' });
     got = (await h.as(merchantKey).get(`${BASE}/${s.id}`)).body.data;
@@ -335,19 +418,34 @@ describe(`checkout sessions (${dialectName})`, () => {
     await recordSessionPayment(sys, s.id, { paymentId: p2, paymentStatus: 'captured' }); // replayed: nothing more
     got = (await h.as(merchantKey).get(`${BASE}/${s.id}`)).body.data;
     expect(got).toMatchObject({ status: 'complete', paymentId: p2, paymentStatus: 'captured' });
-    expect((await storedEvents(h.rt, {}, about(s.id))).map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.completed']);
+    expect((await storedEvents(h.rt, {}, about(s.id))).map((e) => e.type)).toEqual([
+      'checkout.session.created',
+      'checkout.session.completed',
+    ]);
     const completed = (await storedEvents(h.rt, {}, about(s.id)))[1];
     expect(completed).toMatchObject({ tenantId: h.sandbox.tenantId, merchantId, livemode: false });
-    expect(completed.data).toMatchObject({ object: 'checkout.session', id: s.id, status: 'complete', paymentId: p2, paymentStatus: 'captured' });
+    expect(completed.data).toMatchObject({
+      object: 'checkout.session',
+      id: s.id,
+      status: 'complete',
+      paymentId: p2,
+      paymentStatus: 'captured',
+    });
     expect((await auditOf(s.id)).map((a) => a.action)).toEqual([
-      'checkout_session.created', 'checkout_session.payment_updated', 'checkout_session.payment_updated', 'checkout_session.payment_updated',
-      'checkout_session.payment_updated', 'checkout_session.completed',
+      'checkout_session.created',
+      'checkout_session.payment_updated',
+      'checkout_session.payment_updated',
+      'checkout_session.payment_updated',
+      'checkout_session.payment_updated',
+      'checkout_session.completed',
     ]);
     // paid: no more changes, payments or expiry; later payment statuses still follow
     expectProblem(await h.as(merchantKey).patch(`${BASE}/${s.id}`, { metadata: {} }), 409, 'CHECKOUT_SESSION_COMPLETE');
     expectProblem(await h.as(merchantKey).post(`${BASE}/${s.id}/expire`), 409, 'CHECKOUT_SESSION_COMPLETE');
     expectProblem(await h.as(s.clientSecret).post(`${BASE}/${s.id}/complete`, card), 409, 'CHECKOUT_SESSION_COMPLETE');
-    await expect(recordSessionPayment(sys, s.id, { paymentId: p1, paymentStatus: 'processing' })).rejects.toMatchObject({ code: 'CHECKOUT_SESSION_COMPLETE' });
+    await expect(recordSessionPayment(sys, s.id, { paymentId: p1, paymentStatus: 'processing' })).rejects.toMatchObject({
+      code: 'CHECKOUT_SESSION_COMPLETE',
+    });
     await recordSessionPayment(sys, s.id, { paymentId: p2, paymentStatus: 'refunded' });
     expect((await h.as(merchantKey).get(`${BASE}/${s.id}`)).body.data).toMatchObject({ status: 'complete', paymentStatus: 'refunded' });
 
@@ -355,25 +453,39 @@ describe(`checkout sessions (${dialectName})`, () => {
     const manual = await create({ amount: eur(300), captureMethod: 'manual' });
     expect(manual.captureMethod).toBe('manual');
     await recordSessionPayment(sys, manual.id, { paymentId: p1, paymentStatus: 'requires_capture' });
-    expect((await getSessionForPayment(sys, manual.id))).toMatchObject({ status: 'complete', paymentStatus: 'requires_capture', amountMinor: 300 });
+    expect(await getSessionForPayment(sys, manual.id)).toMatchObject({
+      status: 'complete',
+      paymentStatus: 'requires_capture',
+      amountMinor: 300,
+    });
   });
 
-  test('the payment path\'s getter: scoped, amount as a number, 404 when invisible', async () => {
+  test("the payment path's getter: scoped, amount as a number, 404 when invisible", async () => {
     const s = await create({ amount: eur(4321) });
     const merchantCtx = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId, livemode: false });
     const row = await getSessionForPayment(merchantCtx, s.id);
     expect(row).toMatchObject({ id: s.id, amountMinor: 4321, currency: 'EUR', captureMethod: 'automatic', status: 'open', merchantId });
-    const otherMerchant = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId: second.merchantId, livemode: false });
+    const otherMerchant = operatorContext(h.rt, {
+      level: 'merchant',
+      tenantId: h.sandbox.tenantId,
+      merchantId: second.merchantId,
+      livemode: false,
+    });
     await expect(getSessionForPayment(otherMerchant, s.id)).rejects.toMatchObject({ status: 404 });
     await expect(getSessionForPayment(systemContext(h.rt, true), s.id)).rejects.toMatchObject({ status: 404 });
-    await expect(getSessionForPayment({ ...merchantCtx, credential: 'client_secret', checkoutSessionId: MISSING }, s.id)).rejects.toMatchObject({ status: 404 });
+    await expect(
+      getSessionForPayment({ ...merchantCtx, credential: 'client_secret', checkoutSessionId: MISSING }, s.id),
+    ).rejects.toMatchObject({ status: 404 });
   });
 
   test('the expiry job: due open sessions expire once, one event each, none with a payment in flight', async () => {
     h.clock.advance(2 * 86_400_000); // everything created so far is past its deadline
     const fresh = await create();
     const dueInFlight = await create();
-    await recordSessionPayment(systemContext(h.rt, false), dueInFlight.id, { paymentId: '44444444-4444-4444-8444-444444444444', paymentStatus: 'processing' });
+    await recordSessionPayment(systemContext(h.rt, false), dueInFlight.id, {
+      paymentId: '44444444-4444-4444-8444-444444444444',
+      paymentStatus: 'processing',
+    });
     // deadline passed: the session is not changeable even before the job ran
     const late = await create();
     h.clock.advance(3600_000);
@@ -385,13 +497,21 @@ describe(`checkout sessions (${dialectName})`, () => {
     expect(stillOpen).toEqual([dueInFlight.id]);
     expect(counts[0] + counts[1]).toBe(open - 1);
     for (const id of [fresh.id, late.id]) {
-      expect((await storedEvents(h.rt, {}, about(id))).map((e) => e.type)).toEqual(['checkout.session.created', 'checkout.session.expired']);
+      expect((await storedEvents(h.rt, {}, about(id))).map((e) => e.type)).toEqual([
+        'checkout.session.created',
+        'checkout.session.expired',
+      ]);
     }
-    const expiredEvents = (await h.rt.db.models.Event.findAll({ where: { type: 'checkout.session.expired' } })).map((e) => (e.get('data') as { id: string }).id);
+    const expiredEvents = (await h.rt.db.models.Event.findAll({ where: { type: 'checkout.session.expired' } })).map(
+      (e) => (e.get('data') as { id: string }).id,
+    );
     expect(new Set(expiredEvents).size).toBe(expiredEvents.length);
     expect(await expireDueSessions(h.rt, h.clock.now())).toBe(0);
     // once its payment fails, the next run expires it
-    await recordSessionPayment(systemContext(h.rt, false), dueInFlight.id, { paymentId: '44444444-4444-4444-8444-444444444444', paymentStatus: 'failed' });
+    await recordSessionPayment(systemContext(h.rt, false), dueInFlight.id, {
+      paymentId: '44444444-4444-4444-8444-444444444444',
+      paymentStatus: 'failed',
+    });
     expect(await expireDueSessions(h.rt, h.clock.now())).toBe(1);
   });
 

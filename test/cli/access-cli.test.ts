@@ -4,18 +4,56 @@ import { useCliSandbox } from '../helpers/cli';
 const s = useCliSandbox({ sandbox: { name: 'Access CLI tenant' }, runtime: true });
 const cli = s.cli;
 
-
 describe(`payplane users and roles (${dialectName})`, () => {
   test('roles, invite, accept-invitation, then the escalation refusals as that merchant user', async () => {
-    const admin = await cli('roles', 'create', '--merchant', s.sandbox.merchantId, '--name', 'Admin', '--permission', 'access:roles:manage', '--permission', 'access:users:manage', '--json');
+    const admin = await cli(
+      'roles',
+      'create',
+      '--merchant',
+      s.sandbox.merchantId,
+      '--name',
+      'Admin',
+      '--permission',
+      'access:roles:manage',
+      '--permission',
+      'access:users:manage',
+      '--json',
+    );
     expect(admin.status).toBe(0);
     expect(admin.json().layer).toBe('merchant');
-    const payments = (await cli('roles', 'create', '--merchant', s.sandbox.merchantId, '--name', 'Payments', '--permission', 'payments:payments:manage', '--json')).json();
+    const payments = (
+      await cli(
+        'roles',
+        'create',
+        '--merchant',
+        s.sandbox.merchantId,
+        '--name',
+        'Payments',
+        '--permission',
+        'payments:payments:manage',
+        '--json',
+      )
+    ).json();
 
-    const invited = await cli('users', 'invite', '--merchant', s.sandbox.merchantId, '--email', 'cli-admin@example.com', '--role', admin.json().id, '--json');
+    const invited = await cli(
+      'users',
+      'invite',
+      '--merchant',
+      s.sandbox.merchantId,
+      '--email',
+      'cli-admin@example.com',
+      '--role',
+      admin.json().id,
+      '--json',
+    );
     expect(invited.status).toBe(0);
     const { user, invitation } = invited.json();
-    expect(user).toMatchObject({ status: 'pending_invitation', layer: 'merchant', merchantId: s.sandbox.merchantId, roleIds: [admin.json().id] });
+    expect(user).toMatchObject({
+      status: 'pending_invitation',
+      layer: 'merchant',
+      merchantId: s.sandbox.merchantId,
+      roleIds: [admin.json().id],
+    });
     expect(invitation.token).toMatch(/^inv_/);
 
     const human = await cli('users', 'invite', '--tenant', s.sandbox.tenantId, '--email', 'ops@example.com');
@@ -32,7 +70,17 @@ describe(`payplane users and roles (${dialectName})`, () => {
     expect(accepted.json().user).toMatchObject({ status: 'active', externalIdpId: 'idp|cli-admin' });
 
     // escalation through the CLI: an operator code is invalid input, a code the user lacks is refused
-    const opCode = await cli('roles', 'create', '--as-user', user.id, '--name', 'Esc', '--permission', 'organization:companies:manage', '--json');
+    const opCode = await cli(
+      'roles',
+      'create',
+      '--as-user',
+      user.id,
+      '--name',
+      'Esc',
+      '--permission',
+      'organization:companies:manage',
+      '--json',
+    );
     expect(opCode.status).toBe(2);
     expect(opCode.json().error).toMatchObject({ code: 'INVALID_PERMISSIONS', errors: [{ path: 'body.permissions[0]' }] });
     const lacking = await cli('users', 'invite', '--as-user', user.id, '--email', 'esc@example.com', '--role', payments.id, '--json');
@@ -59,7 +107,9 @@ describe(`payplane users and roles (${dialectName})`, () => {
   });
 
   test('invitations list, resend and cancel; delete a user', async () => {
-    const { user, invitation } = (await cli('users', 'invite', '--tenant', s.sandbox.tenantId, '--email', 'later@example.com', '--json')).json();
+    const { user, invitation } = (
+      await cli('users', 'invite', '--tenant', s.sandbox.tenantId, '--email', 'later@example.com', '--json')
+    ).json();
     const pending = await cli('users', 'invitations', 'list', '--tenant', s.sandbox.tenantId, '--status', 'pending', '--json');
     expect(pending.json().data.map((i: { id: string }) => i.id)).toContain(invitation.id);
     const resent = (await cli('users', 'invitations', 'resend', invitation.id, '--json')).json();

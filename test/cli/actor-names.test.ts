@@ -71,7 +71,9 @@ describe(`the CLI names actors by name and id (${dialectName})`, () => {
 
   test('risk records and the "Created by" column: the name and the id', async () => {
     const tenant = ['--tenant', s.sandbox.tenantId];
-    const list = (await ok('risk', 'lists', 'create', ...tenant, '--name', 'Blocked IPs', '--entry-type', 'ip', '--operator', 'alice', '--json')).json();
+    const list = (
+      await ok('risk', 'lists', 'create', ...tenant, '--name', 'Blocked IPs', '--entry-type', 'ip', '--operator', 'alice', '--json')
+    ).json();
     const entry = await ok('risk', 'lists', 'add-entry', list.id, '203.0.113.7', ...tenant, '--operator', 'alice');
     expect(entry.stdout).toMatch(new RegExp(`createdBy\\s+${escape(named('alice'))}`));
     const entries = await ok('risk', 'lists', 'entries', list.id, ...tenant);

@@ -26,14 +26,23 @@ describe('shell completion', () => {
 
   test('bash completes topics, commands and flags', () => {
     const complete = (...words: string[]) =>
-      execFileSync('bash', ['-c', `source ${JSON.stringify(path.join(functions, 'bash', 'payplane.bash'))}; COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${words.length - 1}; _payplane_autocomplete; printf '%s\\n' "\${COMPREPLY[@]}" | sort -u`], { encoding: 'utf8' }).trim().split('\n');
+      execFileSync(
+        'bash',
+        [
+          '-c',
+          `source ${JSON.stringify(path.join(functions, 'bash', 'payplane.bash'))}; COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${words.length - 1}; _payplane_autocomplete; printf '%s\\n' "\${COMPREPLY[@]}" | sort -u`,
+        ],
+        { encoding: 'utf8' },
+      )
+        .trim()
+        .split('\n');
     expect(complete('payplane', 'doc')).toEqual(['doctor']);
     expect(complete('payplane', 'keys', 'cr')).toEqual(['create']);
     expect(complete('payplane', 'keys', 'create', '--ten')).toEqual(['--tenant']);
     expect(complete('payplane', 'webhooks', 'deliveries', 're')).toEqual(['replay', 'retry']);
   });
 
-  test('zsh gets a completion function with each command\'s flags and their descriptions', async () => {
+  test("zsh gets a completion function with each command's flags and their descriptions", async () => {
     const res = await runCli(['autocomplete', 'script', 'zsh'], env);
     expect(res.status).toBe(0);
     const file = path.join(functions, 'zsh', '_payplane');

@@ -19,11 +19,31 @@ beforeAll(async () => {
   try {
     const ctx = operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false });
     const at = rt.clock.now();
-    const eur = await resolveFees(ctx, { type: 'payment', outcome: 'successful', amount: { currency: 'EUR', valueMinor: 10_000 }, method: 'card', merchantId: s.sandbox.merchantId, at });
-    const jpy = await resolveFees(ctx, { type: 'payment', outcome: 'successful', amount: { currency: 'JPY', valueMinor: 5000 }, method: 'card', merchantId: s.sandbox.merchantId, at });
+    const eur = await resolveFees(ctx, {
+      type: 'payment',
+      outcome: 'successful',
+      amount: { currency: 'EUR', valueMinor: 10_000 },
+      method: 'card',
+      merchantId: s.sandbox.merchantId,
+      at,
+    });
+    const jpy = await resolveFees(ctx, {
+      type: 'payment',
+      outcome: 'successful',
+      amount: { currency: 'JPY', valueMinor: 5000 },
+      method: 'card',
+      merchantId: s.sandbox.merchantId,
+      at,
+    });
     // no JPY fee is assigned in the sandbox
     expect(jpy.merchantFee).toBe(0);
-    const common = { tenantId: s.sandbox.tenantId, livemode: false, merchantId: s.sandbox.merchantId, providerIntegrationId: newId(), partnerId: null };
+    const common = {
+      tenantId: s.sandbox.tenantId,
+      livemode: false,
+      merchantId: s.sandbox.merchantId,
+      providerIntegrationId: newId(),
+      partnerId: null,
+    };
     await inTransaction(ctx, async (t) => {
       await postCapture(t, { ...common, paymentId, breakdown: eur, availableImmediately: false });
       await postRefund(t, { ...common, paymentId, refundId, amount: { currency: 'EUR', valueMinor: 1234 }, fee: null });
@@ -49,8 +69,12 @@ describe(`payplane balances (${dialectName})`, () => {
     expect(json.status).toBe(0);
     expect(json.json().data).toEqual([
       {
-        merchantId: s.sandbox.merchantId, currency: 'EUR', pending: { currency: 'EUR', valueMinor: 9835 }, available: { currency: 'EUR', valueMinor: -1234 },
-        reserved: { currency: 'EUR', valueMinor: 0 }, payable: { currency: 'EUR', valueMinor: 0 },
+        merchantId: s.sandbox.merchantId,
+        currency: 'EUR',
+        pending: { currency: 'EUR', valueMinor: 9835 },
+        available: { currency: 'EUR', valueMinor: -1234 },
+        reserved: { currency: 'EUR', valueMinor: 0 },
+        payable: { currency: 'EUR', valueMinor: 0 },
       },
     ]);
     // the platform (no --tenant) sees the merchant too; live mode holds nothing

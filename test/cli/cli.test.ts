@@ -22,12 +22,19 @@ async function withApi<T>(fn: (rt: Runtime, app: ReturnType<typeof createApp>) =
 const NO_ESCAPES = /\u001b\[/;
 
 describe(`payplane CLI (${dialectName})`, () => {
-  let sandbox: { tenantId: string; merchantId: string; tenantKey: { id: string; secretKey: string }; platformToken: string; platformUserId: string };
+  let sandbox: {
+    tenantId: string;
+    merchantId: string;
+    tenantKey: { id: string; secretKey: string };
+    platformToken: string;
+    platformUserId: string;
+  };
 
   test('--help lists the topics', async () => {
     const res = await cli('--help');
     expect(res.status).toBe(0);
-    for (const topic of ['db', 'keys', 'sandbox', 'tenants', 'tokens', 'serve']) expect(res.stdout).toMatch(new RegExp(`^\\s+${topic}\\s`, 'm'));
+    for (const topic of ['db', 'keys', 'sandbox', 'tenants', 'tokens', 'serve'])
+      expect(res.stdout).toMatch(new RegExp(`^\\s+${topic}\\s`, 'm'));
     const keys = await cli('keys', '--help');
     for (const cmd of ['create', 'get', 'list', 'revoke', 'rotate', 'update']) expect(keys.stdout).toContain(`keys ${cmd}`);
   });
@@ -38,7 +45,10 @@ describe(`payplane CLI (${dialectName})`, () => {
       // status does not create a missing SQLite file: unavailable, naming it (up creates it)
       const missing = await cli('db', 'migrate', 'status', '--json');
       expect(missing.status).toBe(8);
-      expect(missing.json().error).toMatchObject({ code: 'DATABASE_NOT_FOUND', message: expect.stringContaining(s.db.url.slice('sqlite:'.length)) });
+      expect(missing.json().error).toMatchObject({
+        code: 'DATABASE_NOT_FOUND',
+        message: expect.stringContaining(s.db.url.slice('sqlite:'.length)),
+      });
       // an existing database without the schema: status lists every migration as pending
       fs.writeFileSync(s.db.url.slice('sqlite:'.length), '');
     }
@@ -73,7 +83,9 @@ describe(`payplane CLI (${dialectName})`, () => {
     expect(res.status).toBe(0);
     sandbox = res.json();
     expect(sandbox).toMatchObject({
-      tenantId: expect.any(String), companyId: expect.any(String), merchantId: expect.any(String),
+      tenantId: expect.any(String),
+      companyId: expect.any(String),
+      merchantId: expect.any(String),
       tenantKey: { id: expect.any(String), secretKey: expect.stringMatching(/^sk_test_/) },
       merchantKey: { id: expect.any(String), secretKey: expect.stringMatching(/^sk_test_/) },
       platformToken: expect.stringMatching(/^ey/),
@@ -88,10 +100,28 @@ describe(`payplane CLI (${dialectName})`, () => {
   });
 
   test('keys create --json issues a key that works over HTTP; list, get, update, rotate and revoke', async () => {
-    const created = await cli('keys', 'create', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--name', 'CLI key', '--permission', 'api-keys:keys:view', '--json');
+    const created = await cli(
+      'keys',
+      'create',
+      '--tenant',
+      sandbox.tenantId,
+      '--merchant',
+      sandbox.merchantId,
+      '--name',
+      'CLI key',
+      '--permission',
+      'api-keys:keys:view',
+      '--json',
+    );
     expect(created.status).toBe(0);
     const key = created.json();
-    expect(key).toMatchObject({ name: 'CLI key', permissions: ['api-keys:keys:view'], owner: { type: 'merchant', merchantId: sandbox.merchantId }, createdBy: expect.stringMatching(/^[0-9a-f-]{36}$/), createdByType: 'user' });
+    expect(key).toMatchObject({
+      name: 'CLI key',
+      permissions: ['api-keys:keys:view'],
+      owner: { type: 'merchant', merchantId: sandbox.merchantId },
+      createdBy: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      createdByType: 'user',
+    });
     expect(key.secretKey).toMatch(/^sk_test_/);
     await withApi(async (_rt, app) => {
       const res = await request(app).get(`/v1/api-keys/${key.id}`).set('Authorization', `Bearer ${key.secretKey}`);
@@ -147,7 +177,17 @@ describe(`payplane CLI (${dialectName})`, () => {
     const badExpiry = await cli('keys', 'create', '--tenant', sandbox.tenantId, '--expires-at', 'tomorrow', '--json');
     expect(badExpiry.status).toBe(2);
     expect(badExpiry.json().error.errors).toEqual([{ path: '--expires-at', message: 'must be an ISO 8601 date-time' }]);
-    const badPermission = await cli('keys', 'create', '--tenant', sandbox.tenantId, '--merchant', sandbox.merchantId, '--permission', 'organization:tenants:manage', '--json');
+    const badPermission = await cli(
+      'keys',
+      'create',
+      '--tenant',
+      sandbox.tenantId,
+      '--merchant',
+      sandbox.merchantId,
+      '--permission',
+      'organization:tenants:manage',
+      '--json',
+    );
     expect(badPermission.status).toBe(2);
     expect(badPermission.json().error.code).toBe('INVALID_PERMISSIONS');
     const noName = await cli('tenants', 'create', '--json');
@@ -156,10 +196,30 @@ describe(`payplane CLI (${dialectName})`, () => {
   });
 
   test('tenants create, list, get, update and status moves', async () => {
-    const created = await cli('tenants', 'create', '--name', 'Acme CLI', '--default-currency', 'EUR', '--allowed-currency', 'EUR', '--allowed-currency', 'USD', '--feature', 'instantPayouts=true', '--json');
+    const created = await cli(
+      'tenants',
+      'create',
+      '--name',
+      'Acme CLI',
+      '--default-currency',
+      'EUR',
+      '--allowed-currency',
+      'EUR',
+      '--allowed-currency',
+      'USD',
+      '--feature',
+      'instantPayouts=true',
+      '--json',
+    );
     expect(created.status).toBe(0);
     const tenant = created.json();
-    expect(tenant).toMatchObject({ name: 'Acme CLI', status: 'active', livemode: true, allowedCurrencies: ['EUR', 'USD'], featureFlags: { instantPayouts: true } });
+    expect(tenant).toMatchObject({
+      name: 'Acme CLI',
+      status: 'active',
+      livemode: true,
+      allowedCurrencies: ['EUR', 'USD'],
+      featureFlags: { instantPayouts: true },
+    });
 
     const table = await cli('tenants', 'list');
     expect(table.status).toBe(0);
@@ -177,7 +237,9 @@ describe(`payplane CLI (${dialectName})`, () => {
     expect(bad.json().error.errors[0].path).toBe('--default-currency');
 
     expect((await cli('tenants', 'suspend', tenant.id, '--yes', '--json')).json().status).toBe('suspended');
-    expect((await cli('tenants', 'list', '--status', 'suspended', '--json')).json().data.map((t: { id: string }) => t.id)).toEqual([tenant.id]);
+    expect((await cli('tenants', 'list', '--status', 'suspended', '--json')).json().data.map((t: { id: string }) => t.id)).toEqual([
+      tenant.id,
+    ]);
     const again = await cli('tenants', 'suspend', tenant.id, '--yes', '--json');
     expect(again.status).toBe(5);
     expect(again.json().error.code).toBe('INVALID_STATE_TRANSITION');

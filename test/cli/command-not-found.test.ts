@@ -74,11 +74,15 @@ describe('a mistyped flag', () => {
     expect(dispatch.json().error.suggestions[0]).toBe('--no-dispatch');
     const none = await runCli(['tenants', 'list', '--frobnicate', '--json']);
     expect(none.status).toBe(2);
-    expect(none.json().error).toMatchObject({ code: 'UNKNOWN_FLAG', suggestions: [], hint: expect.stringContaining('payplane tenants list --help') });
+    expect(none.json().error).toMatchObject({
+      code: 'UNKNOWN_FLAG',
+      suggestions: [],
+      hint: expect.stringContaining('payplane tenants list --help'),
+    });
     expect(none.json().error.message).not.toContain('Did you mean');
   });
 
-  test('a missing or unexpected argument: oclif\'s message and the short usage, not the whole help', async () => {
+  test("a missing or unexpected argument: oclif's message and the short usage, not the whole help", async () => {
     const missing = await runCli(['withdrawals', 'approve']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('Usage: payplane withdrawals approve ID [FLAGS]');

@@ -16,7 +16,15 @@ describe('configuration file and payplane config show', () => {
   let db: TestDatabase;
   let dir: string;
   // the settings these tests write, removed from the environment the CLI inherits
-  const clean = { DATABASE_URL: undefined, PAYPLANE_HOME: undefined, PAYPLANE_HOLDING_PERIOD_HOURS: undefined, PAYPLANE_MASTER_KEY: undefined, PAYPLANE_TOKEN_SECRET: undefined, PAYPLANE_METRICS_TOKEN: undefined, PAYPLANE_CONFIG: undefined };
+  const clean = {
+    DATABASE_URL: undefined,
+    PAYPLANE_HOME: undefined,
+    PAYPLANE_HOLDING_PERIOD_HOURS: undefined,
+    PAYPLANE_MASTER_KEY: undefined,
+    PAYPLANE_TOKEN_SECRET: undefined,
+    PAYPLANE_METRICS_TOKEN: undefined,
+    PAYPLANE_CONFIG: undefined,
+  };
   beforeAll(async () => {
     db = await createTestDatabase();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-config-'));
@@ -71,7 +79,11 @@ describe('configuration file and payplane config show', () => {
   test('secrets are masked, whatever their source: never printed', async () => {
     const masterKey = Buffer.alloc(32, 7).toString('base64');
     const tokenSecret = 'a-token-secret-of-at-least-32-characters!!';
-    const file = write('secrets.json', { masterKey, metricsToken: 'metrics-token-value', databaseUrl: 'postgres://payplane:db-password@db.internal:5432/payplane' });
+    const file = write('secrets.json', {
+      masterKey,
+      metricsToken: 'metrics-token-value',
+      databaseUrl: 'postgres://payplane:db-password@db.internal:5432/payplane',
+    });
     const { raw, get } = await show({ PAYPLANE_CONFIG: file, PAYPLANE_TOKEN_SECRET: tokenSecret });
     for (const secret of [masterKey, tokenSecret, 'metrics-token-value', 'db-password']) expect(raw).not.toContain(secret);
     expect(get('masterKey')).toMatchObject({ value: '**** (set, 44 characters)', source: 'file' });
@@ -81,7 +93,10 @@ describe('configuration file and payplane config show', () => {
 
   test('a bad file stops every command with exit code 2 and an error naming each key', async () => {
     const file = write('bad.json', { holdingPeriodHour: 12, dispatchBatch: 'ten', trustProxy: 3 });
-    for (const args of [['config', 'show', '--json'], ['db', 'migrate', 'status', '--json']]) {
+    for (const args of [
+      ['config', 'show', '--json'],
+      ['db', 'migrate', 'status', '--json'],
+    ]) {
       const res = await runCli(args, { ...clean, PAYPLANE_CONFIG: file });
       expect(res.status).toBe(2);
       const { error } = JSON.parse(res.stdout) as { error: { code: string; message: string } };

@@ -18,7 +18,9 @@ beforeAll(async () => {
   db = await createTestDatabase();
   // a process on the built code whose one transaction sends a query outside it, as a command or a job would
   script = path.join(db.home, 'second-connection.js');
-  fs.writeFileSync(script, `
+  fs.writeFileSync(
+    script,
+    `
 const { Database, connectionGuardOn } = require(${JSON.stringify(path.join(ROOT, 'dist', 'src', 'db', 'database.js'))});
 async function insideTheTransaction(db) {
   const [rows] = await db.sequelize.query('SELECT 1 AS one');
@@ -30,7 +32,8 @@ async function insideTheTransaction(db) {
   await db.close();
   process.stdout.write(JSON.stringify({ on: connectionGuardOn(), answer }));
 })();
-`);
+`,
+  );
 });
 afterAll(() => db?.drop());
 
@@ -56,7 +59,11 @@ describe(`the connection guard in the processes a test starts (${dialectName})`,
     expect(reports[0]).toContain(`(pid ${pid})`);
     expect(reports[0]).toContain('connection guard: the query "SELECT 1 AS one"');
     // the guard's frames at src/db/database.ts (the built file's source map), the caller's own frame as it ran
-    expect(reports[0]).toMatch(new RegExp(`at connectionViolation \\(${path.join(ROOT, 'src', 'db', 'database.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+\\)`));
+    expect(reports[0]).toMatch(
+      new RegExp(
+        `at connectionViolation \\(${path.join(ROOT, 'src', 'db', 'database.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+\\)`,
+      ),
+    );
     expect(reports[0]).not.toContain(path.join(ROOT, 'dist'));
     expect(reports[0]).toMatch(/at insideTheTransaction \(.*second-connection\.js:4:\d+\)/);
     // taken once
@@ -68,8 +75,15 @@ describe(`the connection guard in the processes a test starts (${dialectName})`,
     const pid = server.child.pid!;
     // a report as the guard writes one (src/db/database.ts: reportToFolder), for this process
     fs.mkdirSync(guardReportFolder()!, { recursive: true });
-    fs.writeFileSync(path.join(guardReportFolder()!, `${pid}-000001.txt`), `payplane serve (pid ${pid})\nError: connection guard: the query "SELECT 1" ran outside the flow's transaction\n    at job (/nowhere/job.js:1:1)\n`);
-    await expect(server.stop()).rejects.toThrow(new RegExp(`serve \\(pid ${pid}\\) ran 1 query outside the open transaction of their request or job:\\s+payplane serve \\(pid ${pid}\\)\\nError: connection guard: the query "SELECT 1"`));
+    fs.writeFileSync(
+      path.join(guardReportFolder()!, `${pid}-000001.txt`),
+      `payplane serve (pid ${pid})\nError: connection guard: the query "SELECT 1" ran outside the flow's transaction\n    at job (/nowhere/job.js:1:1)\n`,
+    );
+    await expect(server.stop()).rejects.toThrow(
+      new RegExp(
+        `serve \\(pid ${pid}\\) ran 1 query outside the open transaction of their request or job:\\s+payplane serve \\(pid ${pid}\\)\\nError: connection guard: the query "SELECT 1"`,
+      ),
+    );
     expect(server.child.exitCode).toBe(0);
     expect(takeChildConnectionViolations()).toEqual([]);
   });

@@ -51,7 +51,11 @@ async function dropPg(name: string): Promise<void> {
 describe('a missing database is not created by admin commands', () => {
   test('from a folder without .payplane: exit 8 naming where it looked, nothing created', async () => {
     const folder = fs.mkdtempSync(path.join(work, 'elsewhere-'));
-    for (const args of [['tenants', 'list'], ['keys', 'list', '--tenant', '00000000-0000-0000-0000-000000000000'], ['payments', 'list', '--tenant', '00000000-0000-0000-0000-000000000000']]) {
+    for (const args of [
+      ['tenants', 'list'],
+      ['keys', 'list', '--tenant', '00000000-0000-0000-0000-000000000000'],
+      ['payments', 'list', '--tenant', '00000000-0000-0000-0000-000000000000'],
+    ]) {
       const res = await run([...args, '--json'], {}, folder);
       expect(res.status).toBe(8);
       const { error } = res.json();
@@ -90,7 +94,11 @@ describe('a missing database is not created by admin commands', () => {
   });
 
   test('serve, sandbox init, db migrate and db create create it', async () => {
-    for (const args of [['db', 'migrate'], ['db', 'create'], ['sandbox', 'init']]) {
+    for (const args of [
+      ['db', 'migrate'],
+      ['db', 'create'],
+      ['sandbox', 'init'],
+    ]) {
       const home = fs.mkdtempSync(path.join(work, 'home-'));
       const res = await run([...args, '--json'], { PAYPLANE_HOME: home });
       expect(res.status).toBe(0);
@@ -133,7 +141,10 @@ describe('database errors keep the documented exit codes', () => {
     for (const url of ['mysql://x', 'postgres://[bad']) {
       const res = await run(['tenants', 'list', '--json', '--database-url', url]);
       expect(res.status).toBe(2);
-      expect(res.json().error).toMatchObject({ code: 'INVALID_DATABASE_URL', errors: [expect.objectContaining({ path: '--database-url' })] });
+      expect(res.json().error).toMatchObject({
+        code: 'INVALID_DATABASE_URL',
+        errors: [expect.objectContaining({ path: '--database-url' })],
+      });
     }
     const text = await run(['tenants', 'list'], { DATABASE_URL: 'mysql://x' });
     expect(text.status).toBe(2);
@@ -212,7 +223,15 @@ describe(`Postgres starts as SQLite does (${dialectName} suite)`, () => {
       const created = await run(['db', 'create', '--json'], { DATABASE_URL: db.url, PAYPLANE_HOME: db.home });
       expect(created.status).toBe(0);
       const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-sandbox'], {
-        env: { ...process.env, NO_COLOR: '1', DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, PAYPLANE_LOG_LEVEL: 'warn', NODE_ENV: undefined } as NodeJS.ProcessEnv,
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          DATABASE_URL: db.url,
+          PAYPLANE_HOME: db.home,
+          PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
+          PAYPLANE_LOG_LEVEL: 'warn',
+          NODE_ENV: undefined,
+        } as NodeJS.ProcessEnv,
       });
       let out = '';
       child.stdout.on('data', (d) => (out += d));

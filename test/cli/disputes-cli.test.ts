@@ -17,11 +17,25 @@ describe(`payplane disputes (${dialectName})`, () => {
 
   test('events trigger dispute.* makes real sandbox disputes with the dispute card: created, updated, won, lost', async () => {
     const { tenantId, merchantId } = s.sandbox;
-    for (const [type, status] of [['dispute.created', 'needs_response'], ['dispute.updated', 'needs_response'], ['dispute.won', 'won'], ['dispute.lost', 'lost']] as const) {
+    for (const [type, status] of [
+      ['dispute.created', 'needs_response'],
+      ['dispute.updated', 'needs_response'],
+      ['dispute.won', 'won'],
+      ['dispute.lost', 'lost'],
+    ] as const) {
       const res = await s.cli('events', 'trigger', type, '--tenant', tenantId, '--merchant', merchantId, '--json');
       expect([type, res.status, res.stderr]).toEqual([type, 0, '']);
       const out = res.json();
-      expect(out).toMatchObject({ type, sample: false, tenantId, merchantId, paymentStatus: 'captured', disputeId: expect.any(String), disputeStatus: status, card: { last4: '0259' } });
+      expect(out).toMatchObject({
+        type,
+        sample: false,
+        tenantId,
+        merchantId,
+        paymentStatus: 'captured',
+        disputeId: expect.any(String),
+        disputeStatus: status,
+        card: { last4: '0259' },
+      });
       expect(out.events.map((e: { type: string }) => e.type)).toContain(type);
       expect(out.events.map((e: { type: string }) => e.type)).toContain('dispute.created');
       ids[type] = out.disputeId;
@@ -39,7 +53,18 @@ describe(`payplane disputes (${dialectName})`, () => {
     expect(table.stdout).toMatch(/Reason/);
     expect(table.stdout).toContain('fraudulent');
     expect(table.stdout).toContain('15.00');
-    const open = await s.cli('disputes', 'list', '--tenant', tenantId, '--merchant', merchantId, '--status', 'needs_response', '--all', '--json');
+    const open = await s.cli(
+      'disputes',
+      'list',
+      '--tenant',
+      tenantId,
+      '--merchant',
+      merchantId,
+      '--status',
+      'needs_response',
+      '--all',
+      '--json',
+    );
     expect(open.status).toBe(0);
     const rows = open.json().data as { id: string; status: string; fee: unknown }[];
     expect(rows.map((r) => r.id)).toEqual(expect.arrayContaining([ids['dispute.created'], ids['dispute.updated']]));
@@ -55,7 +80,12 @@ describe(`payplane disputes (${dialectName})`, () => {
   test('get, update (evidence flags and --evidence-file), submit, accept; wrong states exit 5; --tenant of another is 404', async () => {
     const id = ids['dispute.created'];
     const got = await s.cli('disputes', 'get', id, '--json');
-    expect(got.json()).toMatchObject({ id, status: 'needs_response', reason: 'fraudulent', providerReference: expect.stringMatching(/^sbxdp_/) });
+    expect(got.json()).toMatchObject({
+      id,
+      status: 'needs_response',
+      reason: 'fraudulent',
+      providerReference: expect.stringMatching(/^sbxdp_/),
+    });
     expect((await s.cli('disputes', 'get', id)).stdout).toMatch(/status +needs_response/);
 
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-evidence-')), 'evidence.json');
@@ -71,7 +101,10 @@ describe(`payplane disputes (${dialectName})`, () => {
 
     const submitted = await s.cli('disputes', 'submit', id, '--uncategorized-text', 'we have losing_evidence', '--json');
     expect(submitted.status).toBe(0);
-    expect(submitted.json()).toMatchObject({ status: 'under_review', evidence: { uncategorizedText: 'we have losing_evidence', productDescription: 'Blue bicycle' } });
+    expect(submitted.json()).toMatchObject({
+      status: 'under_review',
+      evidence: { uncategorizedText: 'we have losing_evidence', productDescription: 'Blue bicycle' },
+    });
     const again = await s.cli('disputes', 'submit', id, '--json');
     expect(again.status).toBe(5);
     expect(again.json().error.code).toBe('INVALID_STATE_TRANSITION');

@@ -25,9 +25,20 @@ describe('payplane doctor', () => {
     const res = await cli(['--json']);
     expect(res.status).toBe(0);
     const report = res.json<DoctorReport>();
-    expect(report.checks.map((c) => c.name)).toEqual(['node', 'config-file', 'database', 'migrations', 'clock', 'master-key', 'token-secret', 'file-permissions', 'webhook-ca']);
+    expect(report.checks.map((c) => c.name)).toEqual([
+      'node',
+      'config-file',
+      'database',
+      'migrations',
+      'clock',
+      'master-key',
+      'token-secret',
+      'file-permissions',
+      'webhook-ca',
+    ]);
     const checks = byName(report);
-    for (const name of ['node', 'config-file', 'database', 'migrations', 'clock', 'file-permissions', 'webhook-ca']) expect(checks[name].status).toBe('pass');
+    for (const name of ['node', 'config-file', 'database', 'migrations', 'clock', 'file-permissions', 'webhook-ca'])
+      expect(checks[name].status).toBe('pass');
     expect(checks.migrations.detail).toMatch(/^all \d+ applied$/);
     expect(report.ok).toBe(true);
   });
@@ -47,7 +58,9 @@ describe('payplane doctor', () => {
   });
 
   test('an unreachable database fails with a hint, and the checks that need it say so', async () => {
-    const url = onPostgres ? 'postgres://postgres@127.0.0.1:1/nowhere' : `sqlite:${path.join(t.db.home, 'no-such-folder', 'x', 'db.sqlite')}`;
+    const url = onPostgres
+      ? 'postgres://postgres@127.0.0.1:1/nowhere'
+      : `sqlite:${path.join(t.db.home, 'no-such-folder', 'x', 'db.sqlite')}`;
     const report = await runDoctor(testConfig(t.db, { databaseUrl: onPostgres ? url : url }));
     const checks = byName(report);
     if (onPostgres) {
@@ -69,7 +82,11 @@ describe('payplane doctor', () => {
         env: { PAYPLANE_MASTER_KEY: Buffer.alloc(16).toString('base64'), PAYPLANE_WEBHOOK_CA_FILE: path.join(t.db.home, 'missing.pem') },
       });
       const checks = byName(report);
-      expect(checks.migrations).toMatchObject({ status: 'warn', detail: `1 pending: ${reverted.join(', ')}`, hint: expect.stringContaining('payplane db migrate') });
+      expect(checks.migrations).toMatchObject({
+        status: 'warn',
+        detail: `1 pending: ${reverted.join(', ')}`,
+        hint: expect.stringContaining('payplane db migrate'),
+      });
       expect(checks.node).toMatchObject({ status: 'fail', detail: expect.stringContaining('older than') });
       expect(checks['master-key']).toMatchObject({ status: 'fail', detail: 'PAYPLANE_MASTER_KEY is not 32 bytes of base64' });
       expect(checks['webhook-ca']).toMatchObject({ status: 'fail', detail: expect.stringContaining('cannot be read') });
@@ -79,8 +96,14 @@ describe('payplane doctor', () => {
     }
     const empty = path.join(t.db.home, 'empty.pem');
     fs.writeFileSync(empty, 'not a certificate');
-    expect(byName(await runDoctor(testConfig(t.db), { env: { PAYPLANE_WEBHOOK_CA_FILE: empty } }))['webhook-ca']).toMatchObject({ status: 'fail', detail: expect.stringContaining('no PEM certificate') });
-    expect(byName(await runDoctor(testConfig(t.db), { env: { PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile } }))['webhook-ca']).toMatchObject({ status: 'pass', detail: expect.stringMatching(/^1 certificate trusted from /) });
+    expect(byName(await runDoctor(testConfig(t.db), { env: { PAYPLANE_WEBHOOK_CA_FILE: empty } }))['webhook-ca']).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('no PEM certificate'),
+    });
+    expect(byName(await runDoctor(testConfig(t.db), { env: { PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile } }))['webhook-ca']).toMatchObject({
+      status: 'pass',
+      detail: expect.stringMatching(/^1 certificate trusted from /),
+    });
   });
 
   test('the configuration file: which one applies, and a bad one is a failed check rather than a stop', async () => {
@@ -88,20 +111,33 @@ describe('payplane doctor', () => {
     fs.writeFileSync(good, JSON.stringify({ holdingPeriodHours: 12 }));
     const ok = await cli(['--json'], { PAYPLANE_CONFIG: good });
     expect(ok.status).toBe(0);
-    expect(byName(ok.json<DoctorReport>())['config-file']).toMatchObject({ status: 'pass', detail: expect.stringContaining(`${good}: 1 setting (holdingPeriodHours)`) });
+    expect(byName(ok.json<DoctorReport>())['config-file']).toMatchObject({
+      status: 'pass',
+      detail: expect.stringContaining(`${good}: 1 setting (holdingPeriodHours)`),
+    });
     const bad = path.join(t.db.home, 'bad.json');
     fs.writeFileSync(bad, JSON.stringify({ holdingPeriodHour: 12 }));
     const res = await cli(['--json'], { PAYPLANE_CONFIG: bad });
     expect(res.status).toBe(1);
     const report = res.json<DoctorReport>();
-    expect(byName(report)['config-file']).toMatchObject({ status: 'fail', detail: expect.stringContaining('"holdingPeriodHour" is not a setting: did you mean "holdingPeriodHours"?') });
+    expect(byName(report)['config-file']).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('"holdingPeriodHour" is not a setting: did you mean "holdingPeriodHours"?'),
+    });
     expect(byName(report).database.status).toBe('pass');
   });
 
-  (onPostgres ? test : test.skip)('clock skew against Postgres: a warning from 1 s, a failure from 5 s (Postgres only: SQLite shares the clock)', async () => {
-    const at = (offset: number) => runDoctor(testConfig(t.db), { now: () => new Date(Date.now() + offset) });
-    expect(byName(await at(0)).clock.status).toBe('pass');
-    expect(byName(await at(2_500)).clock).toMatchObject({ status: 'warn', detail: expect.stringContaining('ahead of the database') });
-    expect(byName(await at(-10_000)).clock).toMatchObject({ status: 'fail', detail: expect.stringContaining('behind the database'), hint: expect.stringContaining('NTP') });
-  });
+  (onPostgres ? test : test.skip)(
+    'clock skew against Postgres: a warning from 1 s, a failure from 5 s (Postgres only: SQLite shares the clock)',
+    async () => {
+      const at = (offset: number) => runDoctor(testConfig(t.db), { now: () => new Date(Date.now() + offset) });
+      expect(byName(await at(0)).clock.status).toBe('pass');
+      expect(byName(await at(2_500)).clock).toMatchObject({ status: 'warn', detail: expect.stringContaining('ahead of the database') });
+      expect(byName(await at(-10_000)).clock).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining('behind the database'),
+        hint: expect.stringContaining('NTP'),
+      });
+    },
+  );
 });

@@ -27,13 +27,24 @@ let refundsEndpoint: string; // the sandbox merchant's, refund.*
 beforeAll(async () => {
   // the sandbox of this database, as `serve` or `sandbox init` saves it: commands default to its tenant
   fs.writeFileSync(path.join(s.db.home, 'sandbox.json'), JSON.stringify({ ...s.sandbox, databaseUrl: s.db.url }), { mode: 0o600 });
-  tenantEndpoint = (await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false }), { url: `${URL_A}/ops`, events: ['payment.*'] })).id;
-  const merchant = operatorContext(s.rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false });
+  tenantEndpoint = (
+    await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false }), {
+      url: `${URL_A}/ops`,
+      events: ['payment.*'],
+    })
+  ).id;
+  const merchant = operatorContext(s.rt, {
+    level: 'merchant',
+    tenantId: s.sandbox.tenantId,
+    merchantId: s.sandbox.merchantId,
+    livemode: false,
+  });
   shopEndpoint = (await createEndpoint(merchant, { url: `${URL_A}/shop`, events: ['payment.*'] })).id;
   refundsEndpoint = (await createEndpoint(merchant, { url: `${URL_A}/refunds`, events: ['refund.*'] })).id;
 });
 
-const merchantCtx = () => operatorContext(s.rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false });
+const merchantCtx = () =>
+  operatorContext(s.rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false });
 
 async function delivery(id: string): Promise<WebhookDeliveryRow> {
   return (await s.rt.db.models.WebhookDelivery.findByPk(id))!.get({ plain: true }) as WebhookDeliveryRow;
@@ -43,7 +54,13 @@ async function delivery(id: string): Promise<WebhookDeliveryRow> {
 async function emit(type: string, livemode = false): Promise<{ eventId: string; deliveries: Record<string, string> }> {
   return s.rt.db.transaction(async (t) => {
     const ctx = withTransaction(systemContext(s.rt, livemode), t);
-    const event = await emitEvent(ctx, { type, data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } }, tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode });
+    const event = await emitEvent(ctx, {
+      type,
+      data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } },
+      tenantId: s.sandbox.tenantId,
+      merchantId: s.sandbox.merchantId,
+      livemode,
+    });
     const rows = await s.rt.db.models.WebhookDelivery.findAll({ where: { eventId: event.id }, transaction: t });
     return { eventId: event.id, deliveries: Object.fromEntries(rows.map((r) => [r.get('endpointId') as string, r.get('id') as string])) };
   });
@@ -123,10 +140,20 @@ describe(`payplane webhooks deliveries replay --status canceled|pending (${diale
 
   beforeAll(async () => {
     t = await createSandbox(s.rt, { name: 'Replay canceled tenant' });
-    endpoint = (await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: false }), { url: `${URL_A}/replay`, events: ['*'] })).id;
+    endpoint = (
+      await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: false }), {
+        url: `${URL_A}/replay`,
+        events: ['*'],
+      })
+    ).id;
     const emitTo = async (type: string) =>
       s.rt.db.transaction(async (tr) => {
-        const event = await emitEvent(withTransaction(systemContext(s.rt, false), tr), { type, data: { id: `obj_${type}` }, tenantId: t.tenantId, merchantId: t.merchantId });
+        const event = await emitEvent(withTransaction(systemContext(s.rt, false), tr), {
+          type,
+          data: { id: `obj_${type}` },
+          tenantId: t.tenantId,
+          merchantId: t.merchantId,
+        });
         const [row] = await s.rt.db.models.WebhookDelivery.findAll({ where: { eventId: event.id, endpointId: endpoint }, transaction: tr });
         return row.get('id') as string;
       });
@@ -138,7 +165,15 @@ describe(`payplane webhooks deliveries replay --status canceled|pending (${diale
     await markCanceled([d.canceled], minutesAgo(10));
     await markCanceled([d.oldCanceled], minutesAgo(300));
     await s.rt.db.models.WebhookDelivery.update(
-      { status: 'failed', failedAt: minutesAgo(5), attemptCount: 10, maxAttempts: 10, nextAttemptAt: null, lastAttemptAt: minutesAgo(5), lastError: 'HTTP 500' },
+      {
+        status: 'failed',
+        failedAt: minutesAgo(5),
+        attemptCount: 10,
+        maxAttempts: 10,
+        nextAttemptAt: null,
+        lastAttemptAt: minutesAgo(5),
+        lastError: 'HTTP 500',
+      },
       { where: { id: d.failed } },
     );
     await markScheduled([d.scheduled], 6 * 3_600_000);
@@ -149,7 +184,14 @@ describe(`payplane webhooks deliveries replay --status canceled|pending (${diale
   test('--status canceled --dry-run lists the canceled deliveries of the window and changes nothing', async () => {
     const res = await replay('--status', 'canceled', '--since', '1h', '--dry-run', '--json');
     expect(res.status).toBe(0);
-    expect(res.json()).toMatchObject({ selected: 1, requeued: 0, skipped: 0, dryRun: true, statuses: ['canceled'], deliveries: [d.canceled] });
+    expect(res.json()).toMatchObject({
+      selected: 1,
+      requeued: 0,
+      skipped: 0,
+      dryRun: true,
+      statuses: ['canceled'],
+      deliveries: [d.canceled],
+    });
     const text = await replay('--status', 'canceled', '--since', '1h', '--dry-run');
     expect(text.status).toBe(0);
     expect(text.stdout).toContain(d.canceled);
@@ -164,7 +206,11 @@ describe(`payplane webhooks deliveries replay --status canceled|pending (${diale
       replay('--status', 'pending', '--status', 'failed', '--since', '1h', '--dry-run', '--json'),
       replay('--status', 'canceled', '--since', '6h', '--dry-run', '--json'),
     ]);
-    expect(comma.json()).toMatchObject({ selected: 3, statuses: ['failed', 'canceled', 'pending'], deliveries: [d.canceled, d.failed, d.scheduled] });
+    expect(comma.json()).toMatchObject({
+      selected: 3,
+      statuses: ['failed', 'canceled', 'pending'],
+      deliveries: [d.canceled, d.failed, d.scheduled],
+    });
     expect(repeated.json()).toMatchObject({ statuses: ['failed', 'pending'], deliveries: [d.failed, d.scheduled] });
     expect(wide.json().deliveries).toEqual([d.oldCanceled, d.canceled]);
     const bad = await replay('--status', 'succeeded', '--since', '1h', '--json');
@@ -207,7 +253,14 @@ describe(`payplane events resend (${dialectName})`, () => {
     const res = await cli('events', 'resend', eventId, '--json');
     expect(res.status).toBe(0);
     const out = res.json();
-    expect(out).toMatchObject({ eventId, type: 'payment.requires_capture', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false, deliveriesQueued: 2 });
+    expect(out).toMatchObject({
+      eventId,
+      type: 'payment.requires_capture',
+      tenantId: s.sandbox.tenantId,
+      merchantId: s.sandbox.merchantId,
+      livemode: false,
+      deliveriesQueued: 2,
+    });
     expect(out.deliveries.map((x: { endpointId: string }) => x.endpointId).sort()).toEqual([tenantEndpoint, shopEndpoint].sort());
     for (const x of out.deliveries as { id: string; status: string }[]) {
       expect(Object.values(deliveries)).not.toContain(x.id);
@@ -233,7 +286,11 @@ describe(`payplane events resend (${dialectName})`, () => {
     const { eventId } = await emit('payment.processing');
     const one = await cli('events', 'resend', eventId, '--endpoint', shopEndpoint, '--json');
     expect(one.status).toBe(0);
-    expect(one.json()).toMatchObject({ eventId, deliveriesQueued: 1, deliveries: [{ endpointId: shopEndpoint, status: 'pending', eventType: 'payment.processing' }] });
+    expect(one.json()).toMatchObject({
+      eventId,
+      deliveriesQueued: 1,
+      deliveries: [{ endpointId: shopEndpoint, status: 'pending', eventType: 'payment.processing' }],
+    });
 
     const [notSubscribed, badEndpoint, badId] = await Promise.all([
       cli('events', 'resend', eventId, '--endpoint', refundsEndpoint, '--json'),
@@ -280,7 +337,8 @@ describe(`payplane events resend (${dialectName})`, () => {
   test('help describes the command with examples', async () => {
     const help = await cli('events', 'resend', '--help');
     expect(help.status).toBe(0);
-    for (const word of ['--endpoint', '--tenant', '--merchant', '--platform', '--live', 'sandbox.json', 'EXAMPLES']) expect(help.stdout).toContain(word);
+    for (const word of ['--endpoint', '--tenant', '--merchant', '--platform', '--live', 'sandbox.json', 'EXAMPLES'])
+      expect(help.stdout).toContain(word);
     const topic = await cli('events', '--help');
     expect(topic.stdout).toContain('events resend');
   });

@@ -37,12 +37,19 @@ async function startTail(args: string[]): Promise<Tail> {
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    running.delete(child);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   const tail = { child, stdout: () => out, stderr: () => err, exited };
-  await until('the tail follows', () => /^Following /m.test(err) || child.exitCode !== null, 30_000, () => `${out}\n${err}`);
+  await until(
+    'the tail follows',
+    () => /^Following /m.test(err) || child.exitCode !== null,
+    30_000,
+    () => `${out}\n${err}`,
+  );
   if (child.exitCode !== null) throw new Error(`events tail exited with ${child.exitCode}:\n${out}\n${err}`);
   return tail;
 }
@@ -59,7 +66,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** stdout of a --json tail: every non-empty line is one JSON object. */
 function jsonLines(text: string): TailedEvent[] {
-  return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as TailedEvent);
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as TailedEvent);
 }
 
 /** `events trigger` of the type for the sandbox's merchant; the ids of the events it emitted. */
@@ -89,10 +99,12 @@ afterAll(async () => {
 describe(`payplane events tail, the binary (${dialectName})`, () => {
   let firstPaymentEvents: { id: string; type: string }[];
 
-  test('--json follows the saved sandbox\'s merchant from now on: one JSON line per new event, none twice, no other tenant\'s; SIGINT exits 0', async () => {
+  test("--json follows the saved sandbox's merchant from now on: one JSON line per new event, none twice, no other tenant's; SIGINT exits 0", async () => {
     // an event of the merchant committed before the tail starts: not shown
     const ctx = operatorContext(s.rt, { level: 'merchant', tenantId: mine.tenantId, merchantId: mine.merchantId, livemode: false });
-    await s.rt.db.transaction((transaction) => emitEvent(withTransaction(ctx, transaction), { type: 'payment.succeeded', data: { id: 'pay_before_the_tail' } }));
+    await s.rt.db.transaction((transaction) =>
+      emitEvent(withTransaction(ctx, transaction), { type: 'payment.succeeded', data: { id: 'pay_before_the_tail' } }),
+    );
     const before = new Set((await s.rt.db.models.Event.findAll({ attributes: ['id'] })).map((row) => row.get('id') as string));
     expect(before.size).toBeGreaterThan(0);
     const tail = await startTail(['--json']);
@@ -100,7 +112,9 @@ describe(`payplane events tail, the binary (${dialectName})`, () => {
 
     const theirs = await trigger('payment.succeeded', other);
     firstPaymentEvents = await trigger('payment.succeeded', mine);
-    expect(firstPaymentEvents.map((e) => e.type)).toEqual(expect.arrayContaining(['payment.created', 'payment.succeeded', 'checkout.session.completed']));
+    expect(firstPaymentEvents.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['payment.created', 'payment.succeeded', 'checkout.session.completed']),
+    );
     await until('the triggered events', () => firstPaymentEvents.every((e) => tail.stdout().includes(e.id)), 20_000, tail.stdout);
     await sleep(1_500); // three more reads: nothing else may come
 
@@ -130,7 +144,9 @@ describe(`payplane events tail, the binary (${dialectName})`, () => {
 
   test('--tenant, --type with a prefix wildcard and a comma list, --since replays the recent events first; SIGTERM exits 0', async () => {
     const tail = await startTail(['--json', '--tenant', mine.tenantId, '--type', 'refund.*,payment.succeeded', '--since', '10m']);
-    expect(tail.stderr()).toMatch(new RegExp(`Following test-mode events of tenant ${mine.tenantId}, refund\\.\\*, payment\\.succeeded, since \\d{4}-`));
+    expect(tail.stderr()).toMatch(
+      new RegExp(`Following test-mode events of tenant ${mine.tenantId}, refund\\.\\*, payment\\.succeeded, since \\d{4}-`),
+    );
     // the replay: the payment of the first test
     const earlier = firstPaymentEvents.find((e) => e.type === 'payment.succeeded')!;
     await until('the replayed payment.succeeded', () => tail.stdout().includes(earlier.id), 20_000, tail.stdout);
@@ -160,14 +176,24 @@ describe(`payplane events tail, the binary (${dialectName})`, () => {
     const wanted = events.filter((e) => e.type.startsWith('payment.') || e.type === 'checkout.session.completed');
     await until('the lines', () => wanted.every((e) => tail.stdout().includes(e.id)), 20_000, tail.stdout);
     const succeeded = wanted.find((e) => e.type === 'payment.succeeded')!;
-    const line = tail.stdout().split('\n').find((l) => l.includes(succeeded.id))!;
-    expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  payment\\.succeeded  ${succeeded.id}  merchant ${other.merchantId}  payment ${UUID} captured 25\\.00 EUR$`));
+    const line = tail
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes(succeeded.id))!;
+    expect(line).toMatch(
+      new RegExp(
+        `^\\d\\d:\\d\\d:\\d\\d  payment\\.succeeded  ${succeeded.id}  merchant ${other.merchantId}  payment ${UUID} captured 25\\.00 EUR$`,
+      ),
+    );
     expect(tail.stdout()).not.toContain('checkout.session.created');
     expect(tail.stdout()).not.toMatch(/\u001b\[/);
     expect(tail.stdout()).not.toContain(mine.merchantId);
     tail.child.kill('SIGINT');
     expect(await tail.exited).toBe(0);
-    const shown = tail.stdout().split('\n').filter((l) => /^\d\d:\d\d:\d\d {2}/.test(l));
+    const shown = tail
+      .stdout()
+      .split('\n')
+      .filter((l) => /^\d\d:\d\d:\d\d {2}/.test(l));
     expect(shown).toHaveLength(wanted.length);
     expect(tail.stdout()).toContain(`SIGINT: ${wanted.length} events shown.`);
   });
@@ -190,15 +216,32 @@ describe(`payplane events tail, the binary (${dialectName})`, () => {
 
 describe(`the tail service: order, late commits and scope (${dialectName})`, () => {
   const ctxOf = (who: { tenantId: string; merchantId?: string }) =>
-    operatorContext(s.rt, { level: who.merchantId ? 'merchant' : 'tenant', tenantId: who.tenantId, merchantId: who.merchantId, livemode: false });
+    operatorContext(s.rt, {
+      level: who.merchantId ? 'merchant' : 'tenant',
+      tenantId: who.tenantId,
+      merchantId: who.merchantId,
+      livemode: false,
+    });
 
   /** An event row written as the outbox writes it, stamped `at` (in `transaction` when given). */
-  async function insertEvent(owner: { tenantId: string; merchantId: string | null }, at: Date, extra: { type?: string; livemode?: boolean; deletedAt?: Date; transaction?: Transaction } = {}): Promise<string> {
+  async function insertEvent(
+    owner: { tenantId: string; merchantId: string | null },
+    at: Date,
+    extra: { type?: string; livemode?: boolean; deletedAt?: Date; transaction?: Transaction } = {},
+  ): Promise<string> {
     const id = newId();
     await s.rt.db.models.Event.create(
       {
-        id, type: extra.type ?? 'payment.succeeded', tenantId: owner.tenantId, merchantId: owner.merchantId, livemode: extra.livemode ?? false,
-        data: { id: `pay_${id.slice(-6)}`, status: 'captured' }, apiVersion: EVENT_API_VERSION, createdAt: at, updatedAt: at, deletedAt: extra.deletedAt ?? null,
+        id,
+        type: extra.type ?? 'payment.succeeded',
+        tenantId: owner.tenantId,
+        merchantId: owner.merchantId,
+        livemode: extra.livemode ?? false,
+        data: { id: `pay_${id.slice(-6)}`, status: 'captured' },
+        apiVersion: EVENT_API_VERSION,
+        createdAt: at,
+        updatedAt: at,
+        deletedAt: extra.deletedAt ?? null,
       } as never,
       { transaction: extra.transaction },
     );
@@ -270,7 +313,7 @@ describe(`the tail service: order, late commits and scope (${dialectName})`, () 
     expect(await drain(tail)).toEqual([]);
   });
 
-  test('--since: the window\'s events first, filtered by type; without it, what was there at the start is not shown', async () => {
+  test("--since: the window's events first, filtered by type; without it, what was there at the start is not shown", async () => {
     const start = new Date(Date.now() - 60_000);
     const old = await insertEvent(shop, new Date(start.getTime() + 1_000), { type: 'refund.created' });
     const oldPayment = await insertEvent(shop, new Date(start.getTime() + 2_000), { type: 'payment.failed' });

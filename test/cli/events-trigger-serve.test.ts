@@ -31,7 +31,12 @@ describe(`events trigger beside a running serve (${dialectName})`, () => {
       }
       const result = run.json();
       results.set(type, result);
-      if (result.type !== type || (result.sample ?? result.data?.sample ?? false) !== SAMPLES.includes(type) || typeof result.eventId !== 'string') failures.push(`${type}: ${run.stdout.slice(0, 300)}`);
+      if (
+        result.type !== type ||
+        (result.sample ?? result.data?.sample ?? false) !== SAMPLES.includes(type) ||
+        typeof result.eventId !== 'string'
+      )
+        failures.push(`${type}: ${run.stdout.slice(0, 300)}`);
     }
     expect(failures).toEqual([]);
     expect(serve.child.exitCode).toBeNull();
@@ -74,7 +79,14 @@ describe(`events trigger beside a running serve (${dialectName})`, () => {
   }, 600_000);
 
   test('when no endpoint subscribes, every kind of trigger says so (balance.negative as fraud.alert)', async () => {
-    for (const type of ['balance.negative', 'fraud.alert', 'payment.succeeded', 'payout.succeeded', 'merchant.created', 'balance.available']) {
+    for (const type of [
+      'balance.negative',
+      'fraud.alert',
+      'payment.succeeded',
+      'payout.succeeded',
+      'merchant.created',
+      'balance.available',
+    ]) {
       const run = await t.cli('events', 'trigger', type);
       expect(`${type}: ${run.status}`).toBe(`${type}: 0`);
       expect(run.stdout).toMatch(/deliveriesQueued\s+0/);
@@ -92,7 +104,9 @@ describe(`events trigger beside a running serve (${dialectName})`, () => {
     }
     const payments = (await t.cli('payments', 'list', '--tenant', other.tenantId, '--json')).json();
     expect(payments.data).toEqual([]);
-    const methods = (await t.cli('withdrawal-methods', 'list', '--tenant', other.tenantId, '--merchant', other.merchantId, '--json')).json();
+    const methods = (
+      await t.cli('withdrawal-methods', 'list', '--tenant', other.tenantId, '--merchant', other.merchantId, '--json')
+    ).json();
     expect(methods.data).toEqual([]);
   }, 120_000);
 });

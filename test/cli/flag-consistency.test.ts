@@ -43,7 +43,7 @@ const DESTRUCTIVE = /:(delete|revoke|disable|cancel|remove-entry|suspend|archive
 const TENANT_MERCHANT_NAME_ALLOWED: Record<string, string> = {
   'routing-rules:create --merchants': 'a routing condition: a comma-separated list of merchant ids the rule matches',
   'routing-rules:update --merchants': 'a routing condition: a comma-separated list of merchant ids the rule matches',
-  'terminals:3ds:set --allow-merchant-disable': 'a switch of the terminal\'s 3DS policy, not a merchant',
+  'terminals:3ds:set --allow-merchant-disable': "a switch of the terminal's 3DS policy, not a merchant",
   'terminals:mpi-accounts:add --merchant-name': 'the merchant record at the 3DS MPI (an external system)',
   'terminals:mpi-accounts:add --mpi-merchant-id': 'the merchant record at the 3DS MPI (an external system)',
   'terminals:mpi-accounts:add --merchant-country': 'the merchant record at the 3DS MPI (an external system)',
@@ -68,13 +68,19 @@ let commands: CommandInfo[];
 let own: CommandInfo[];
 
 beforeAll(() => {
-  commands = JSON.parse(execFileSync(process.execPath, ['-e', DUMP], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })) as CommandInfo[];
+  commands = JSON.parse(
+    execFileSync(process.execPath, ['-e', DUMP], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }),
+  ) as CommandInfo[];
   own = commands.filter((c) => c.plugin === 'payplane');
 });
 
 /** `id --flag` for each flag of each command that `pick` selects. */
 function offenders(pick: (c: CommandInfo, name: string, flag: FlagInfo) => boolean, among = own): string[] {
-  return among.flatMap((c) => Object.entries(c.flags).filter(([name, flag]) => pick(c, name, flag)).map(([name]) => `${c.id} --${name}`));
+  return among.flatMap((c) =>
+    Object.entries(c.flags)
+      .filter(([name, flag]) => pick(c, name, flag))
+      .map(([name]) => `${c.id} --${name}`),
+  );
 }
 
 describe('flag consistency across commands', () => {
@@ -92,11 +98,19 @@ describe('flag consistency across commands', () => {
   });
 
   test('a tenant is --tenant and a merchant --merchant (no --tenant-id, --tenantId, --merchant-id…)', () => {
-    const misnamed = offenders((c, name) => /tenant|merchant/i.test(name) && name !== 'tenant' && name !== 'merchant' && !TENANT_MERCHANT_NAME_ALLOWED[`${c.id} --${name}`]);
+    const misnamed = offenders(
+      (c, name) =>
+        /tenant|merchant/i.test(name) && name !== 'tenant' && name !== 'merchant' && !TENANT_MERCHANT_NAME_ALLOWED[`${c.id} --${name}`],
+    );
     expect(misnamed).toEqual([]);
     // a flag described as a tenant's or a merchant's id is named for it
     const described = offenders(
-      (c, name, f) => f.type === 'option' && /^(tenant|merchant) id\b/i.test(f.description ?? '') && name !== 'tenant' && name !== 'merchant' && !TENANT_MERCHANT_NAME_ALLOWED[`${c.id} --${name}`],
+      (c, name, f) =>
+        f.type === 'option' &&
+        /^(tenant|merchant) id\b/i.test(f.description ?? '') &&
+        name !== 'tenant' &&
+        name !== 'merchant' &&
+        !TENANT_MERCHANT_NAME_ALLOWED[`${c.id} --${name}`],
     );
     expect(described).toEqual([]);
     expect(offenders((_c, name, f) => (name === 'tenant' || name === 'merchant') && f.type !== 'option')).toEqual([]);
@@ -110,8 +124,12 @@ describe('flag consistency across commands', () => {
     expect(lists.length).toBeGreaterThanOrEqual(35);
     expect(lists.filter((c) => !c.flags.limit || !c.flags.all).map((c) => c.id)).toEqual([]);
     expect(offenders((c, name) => (name === 'limit' || name === 'all') && !c.flags.cursor)).toEqual([]);
-    expect(offenders((_c, name, f) => (name === 'limit' || name === 'cursor') && (f.type !== 'option' || f.description !== SHARED[name]))).toEqual([]);
-    expect(offenders((_c, name, f) => name === 'all' && (f.type !== 'boolean' || !/^Fetch every page/.test(f.description ?? '')))).toEqual([]);
+    expect(
+      offenders((_c, name, f) => (name === 'limit' || name === 'cursor') && (f.type !== 'option' || f.description !== SHARED[name])),
+    ).toEqual([]);
+    expect(offenders((_c, name, f) => name === 'all' && (f.type !== 'boolean' || !/^Fetch every page/.test(f.description ?? '')))).toEqual(
+      [],
+    );
     // and their --help shows --all
     expect(lists.filter((c) => !c.examples.some((e) => /\s--all(\s|$)/.test(e))).map((c) => c.id)).toEqual([]);
   });
@@ -122,10 +140,14 @@ describe('flag consistency across commands', () => {
     expect(destructive.filter((c) => !c.flags.yes).map((c) => c.id)).toEqual([]);
     expect(destructive.filter((c) => !c.examples.some((e) => /\s(--yes|-y)(\s|$)/.test(e))).map((c) => c.id)).toEqual([]);
     // every --yes is the shared one: boolean, -y; and -y means nothing else
-    expect(offenders((_c, name, f) => name === 'yes' && (f.type !== 'boolean' || f.char !== 'y' || f.description !== SHARED.yes))).toEqual([]);
+    expect(offenders((_c, name, f) => name === 'yes' && (f.type !== 'boolean' || f.char !== 'y' || f.description !== SHARED.yes))).toEqual(
+      [],
+    );
     expect(offenders((_c, name, f) => f.char === 'y' && name !== 'yes', commands)).toEqual([]);
     // a command that asks nothing does not offer --yes (status moves to active still accept it, hidden, for scripts)
-    expect(own.filter((c) => !DESTRUCTIVE.test(c.id) && c.flags.yes && !c.flags.yes.hidden).map((c) => c.id)).toEqual(NON_DESTRUCTIVE_CONFIRMING);
+    expect(own.filter((c) => !DESTRUCTIVE.test(c.id) && c.flags.yes && !c.flags.yes.hidden).map((c) => c.id)).toEqual(
+      NON_DESTRUCTIVE_CONFIRMING,
+    );
   });
 
   test('the destructive commands that took no --yes before (issue 11) now refuse without it off a terminal', async () => {
@@ -157,7 +179,11 @@ describe('flag consistency across commands', () => {
   });
 
   test('no --force, --confirm or the like stands in for --yes', () => {
-    const lookalikes = offenders((c, name) => /^(force|confirm(ed)?|assume-yes|no-prompt|non-interactive|sure)$/.test(name) && !CONFIRMATION_LOOKALIKES_ALLOWED[`${c.id} --${name}`]);
+    const lookalikes = offenders(
+      (c, name) =>
+        /^(force|confirm(ed)?|assume-yes|no-prompt|non-interactive|sure)$/.test(name) &&
+        !CONFIRMATION_LOOKALIKES_ALLOWED[`${c.id} --${name}`],
+    );
     expect(lookalikes).toEqual([]);
     const existing = new Set(offenders(() => true));
     expect(Object.keys(CONFIRMATION_LOOKALIKES_ALLOWED).filter((k) => !existing.has(k))).toEqual([]);

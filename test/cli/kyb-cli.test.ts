@@ -16,7 +16,9 @@ const cli = s.cli;
 const NO_ESCAPES = /\u001b\[/;
 
 const data = {
-  legalName: 'Acme Trading GmbH', registrationNumber: 'HRB 12345', country: 'DE',
+  legalName: 'Acme Trading GmbH',
+  registrationNumber: 'HRB 12345',
+  country: 'DE',
   registeredAddress: { line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
   owners: [{ name: 'Ada Lovelace', ownershipPercent: 100 }],
 };
@@ -25,7 +27,12 @@ const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), crypto.randomBytes(30_000)
 /** A merchant of its own company with a submitted KYB submission holding one PDF. */
 async function submittedFor(merchantCtx: CallerContext): Promise<{ id: string; documentId: string }> {
   const draft = await kyb.createSubmission(merchantCtx, { data });
-  const withDoc = await uploadDocument(merchantCtx, draft.id, { contentType: 'application/pdf', filename: 'certificate.pdf', bytes: pdf, documentType: 'certificate_of_incorporation' });
+  const withDoc = await uploadDocument(merchantCtx, draft.id, {
+    contentType: 'application/pdf',
+    filename: 'certificate.pdf',
+    bytes: pdf,
+    documentType: 'certificate_of_incorporation',
+  });
   await kyb.submitSubmission(merchantCtx, draft.id);
   return { id: draft.id, documentId: withDoc.documents[0].id };
 }
@@ -43,7 +50,12 @@ beforeAll(async () => {
 
 describe(`payplane kyb (${dialectName})`, () => {
   test('review list, get, document-verdict, documents download and approve', async () => {
-    const merchantCtx = operatorContext(s.rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false });
+    const merchantCtx = operatorContext(s.rt, {
+      level: 'merchant',
+      tenantId: s.sandbox.tenantId,
+      merchantId: s.sandbox.merchantId,
+      livemode: false,
+    });
     const { id, documentId } = await submittedFor(merchantCtx);
 
     const list = await cli('kyb', 'review', 'list', '--tenant', s.sandbox.tenantId, '--status', 'submitted', '--json');
@@ -63,7 +75,12 @@ describe(`payplane kyb (${dialectName})`, () => {
     const out = path.join(s.db.home, 'downloaded.pdf');
     const saved = await cli('kyb', 'documents', 'download', id, documentId, '--out', out, '--tenant', s.sandbox.tenantId, '--json');
     expect(saved.status).toBe(0);
-    expect(saved.json()).toMatchObject({ documentId, path: out, size: pdf.length, sha256: crypto.createHash('sha256').update(pdf).digest('hex') });
+    expect(saved.json()).toMatchObject({
+      documentId,
+      path: out,
+      size: pdf.length,
+      sha256: crypto.createHash('sha256').update(pdf).digest('hex'),
+    });
     expect(Buffer.compare(fs.readFileSync(out), pdf)).toBe(0);
     const again = await cli('kyb', 'documents', 'download', id, documentId, '--out', out, '--json');
     expect(again.status).toBe(2);
@@ -73,13 +90,34 @@ describe(`payplane kyb (${dialectName})`, () => {
     const early = await cli('kyb', 'review', 'approve', id, '--json');
     expect(early.status).toBe(5);
     expect(early.json().error.code).toBe('KYB_DOCUMENTS_NOT_ACCEPTED');
-    const verdict = await cli('kyb', 'review', 'document-verdict', id, documentId, '--verdict', 'accepted', '--comment', 'ok', '--tenant', s.sandbox.tenantId, '--json');
+    const verdict = await cli(
+      'kyb',
+      'review',
+      'document-verdict',
+      id,
+      documentId,
+      '--verdict',
+      'accepted',
+      '--comment',
+      'ok',
+      '--tenant',
+      s.sandbox.tenantId,
+      '--json',
+    );
     expect(verdict.status).toBe(0);
-    expect(verdict.json()).toMatchObject({ status: 'in_review', documents: [{ id: documentId, verdict: 'accepted', verdictComment: 'ok' }] });
+    expect(verdict.json()).toMatchObject({
+      status: 'in_review',
+      documents: [{ id: documentId, verdict: 'accepted', verdictComment: 'ok' }],
+    });
     const approved = await cli('kyb', 'review', 'approve', id, '--comment', 'Register checked', '--json');
     expect(approved.status).toBe(0);
     expect(approved.json()).toMatchObject({ id, status: 'approved', reviewerComment: 'Register checked' });
-    expect(await kyb.companyHasApprovedKyb(operatorContext(s.rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: true }), s.sandbox.companyId)).toBe(true);
+    expect(
+      await kyb.companyHasApprovedKyb(
+        operatorContext(s.rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: true }),
+        s.sandbox.companyId,
+      ),
+    ).toBe(true);
   });
 
   test('request-information and reject; missing flags exit 2, other tenants and unknown ids exit 4, illegal moves 5', async () => {

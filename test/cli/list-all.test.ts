@@ -24,12 +24,25 @@ let keyIds: string[];
 beforeAll(async () => {
   const platform = operatorContext(t.rt, { level: 'platform', tenantId: null, livemode: true });
   for (let i = 0; i < TENANTS; i++) await createTenant(platform, { name: `Tenant ${i}`, livemode: false });
-  const rows = await t.rt.db.models.Tenant.findAll({ attributes: ['id'], order: [['createdAt', 'DESC'], ['id', 'DESC']] });
+  const rows = await t.rt.db.models.Tenant.findAll({
+    attributes: ['id'],
+    order: [
+      ['createdAt', 'DESC'],
+      ['id', 'DESC'],
+    ],
+  });
   tenantIds = rows.map((r) => r.get('id') as string);
   keysTenantId = tenantIds[0];
   const asTenant = operatorContext(t.rt, { level: 'tenant', tenantId: keysTenantId, livemode: false });
   for (let i = 0; i < KEYS; i++) await createApiKey(asTenant, { name: `Key ${i}`, ownerType: 'tenant', livemode: false });
-  const keys = await t.rt.db.models.ApiKey.findAll({ attributes: ['id'], where: { tenantId: keysTenantId }, order: [['createdAt', 'DESC'], ['id', 'DESC']] });
+  const keys = await t.rt.db.models.ApiKey.findAll({
+    attributes: ['id'],
+    where: { tenantId: keysTenantId },
+    order: [
+      ['createdAt', 'DESC'],
+      ['id', 'DESC'],
+    ],
+  });
   keyIds = keys.map((r) => r.get('id') as string);
 }, 120_000);
 
@@ -92,23 +105,26 @@ describe(`list commands --all (${dialectName})`, () => {
 
   // a real terminal through script(1): the bar is drawn on it, and not under --json
   const hasScript = spawnSync('script', ['--version']).status === 0;
-  testWhenPresent('the terminal test', hasScript ? null : 'no `script` command (bsdutils)')('on a terminal the bar is drawn while the pages load; under --json it is not', () => {
-    const run = (args: string) =>
-      spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args}`, '/dev/null'], {
-        cwd: ROOT,
-        env: { ...process.env, ...t.env, NO_COLOR: '1', COLUMNS: '100' },
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-    const table = run('tenants list --all --limit 100');
-    expect(table.status).toBe(0);
-    expect(table.stdout).toMatch(/\rtenants list \[#+-*\] 100\/230 43%/);
-    expect(table.stdout).toMatch(/\rtenants list \[#+\] 230\/230 100%/);
-    const json = run('tenants list --all --json');
-    expect(json.status).toBe(0);
-    expect(json.stdout).not.toContain('tenants list [');
-    expect(json.stdout).toContain('"totalCount": 230');
-  });
+  testWhenPresent('the terminal test', hasScript ? null : 'no `script` command (bsdutils)')(
+    'on a terminal the bar is drawn while the pages load; under --json it is not',
+    () => {
+      const run = (args: string) =>
+        spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args}`, '/dev/null'], {
+          cwd: ROOT,
+          env: { ...process.env, ...t.env, NO_COLOR: '1', COLUMNS: '100' },
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+      const table = run('tenants list --all --limit 100');
+      expect(table.status).toBe(0);
+      expect(table.stdout).toMatch(/\rtenants list \[#+-*\] 100\/230 43%/);
+      expect(table.stdout).toMatch(/\rtenants list \[#+\] 230\/230 100%/);
+      const json = run('tenants list --all --json');
+      expect(json.status).toBe(0);
+      expect(json.stdout).not.toContain('tenants list [');
+      expect(json.stdout).toContain('"totalCount": 230');
+    },
+  );
 });
 
 /** A list of `n` records r0…r(n-1) served in pages like ScopedAccess.list: the cursor is the id of the page's first record. */
@@ -143,7 +159,11 @@ describe('followPages (the helper behind --all)', () => {
   test('--all: pages of 100 (whatever the default --limit), following the cursors to the end', async () => {
     const list = fakeList(250);
     const page = await followPages(list.load, { all: true, limit: 20 });
-    expect(list.requests).toEqual([{ limit: ALL_PAGE_SIZE, cursor: undefined }, { limit: 100, cursor: 'r100' }, { limit: 100, cursor: 'r200' }]);
+    expect(list.requests).toEqual([
+      { limit: ALL_PAGE_SIZE, cursor: undefined },
+      { limit: 100, cursor: 'r100' },
+      { limit: 100, cursor: 'r200' },
+    ]);
     expect(ids(page)).toEqual(list.records.map((r) => r.id));
     expect(page.pagination).toEqual({ nextCursor: null, prevCursor: null, hasMore: false, totalCount: 250 });
   });
@@ -151,12 +171,15 @@ describe('followPages (the helper behind --all)', () => {
   test('--all with an explicit --limit and a --cursor: pages of that size from there on', async () => {
     const list = fakeList(40);
     const page = await followPages(list.load, { all: true, limit: 15, limitGiven: true, cursor: 'r10' });
-    expect(list.requests).toEqual([{ limit: 15, cursor: 'r10' }, { limit: 15, cursor: 'r25' }]);
+    expect(list.requests).toEqual([
+      { limit: 15, cursor: 'r10' },
+      { limit: 15, cursor: 'r25' },
+    ]);
     expect(ids(page)).toEqual(list.records.slice(10).map((r) => r.id));
     expect(page.pagination.totalCount).toBe(40);
   });
 
-  test('the bar is drawn on a terminal, counting records against the first page\'s total, and ends its line', async () => {
+  test("the bar is drawn on a terminal, counting records against the first page's total, and ends its line", async () => {
     const out = fakeStream(true);
     await followPages(fakeList(250).load, { all: true, limit: 20, label: 'tenants list', stream: out.stream });
     const frames = out.text().split('\r').filter(Boolean);
@@ -174,7 +197,7 @@ describe('followPages (the helper behind --all)', () => {
     expect([pipe.text(), json.text(), onePage.text()]).toEqual(['', '', '']);
   });
 
-  test('a cursor answered twice stops with an error instead of looping (the bar\'s line is ended)', async () => {
+  test("a cursor answered twice stops with an error instead of looping (the bar's line is ended)", async () => {
     const requests: PageRequest[] = [];
     const looping = async (page: PageRequest): Promise<Page<{ id: string }>> => {
       requests.push(page);
@@ -186,7 +209,10 @@ describe('followPages (the helper behind --all)', () => {
     expect(requests.map((r) => r.cursor)).toEqual([undefined, 'c2']);
     expect(out.text().endsWith('\n')).toBe(true);
     // the starting --cursor counts as seen
-    const back = async (): Promise<Page<{ id: string }>> => ({ data: [{ id: 'a' }], pagination: { nextCursor: 'start', prevCursor: null, hasMore: true, totalCount: 2 } });
+    const back = async (): Promise<Page<{ id: string }>> => ({
+      data: [{ id: 'a' }],
+      pagination: { nextCursor: 'start', prevCursor: null, hasMore: true, totalCount: 2 },
+    });
     await expect(followPages(back, { all: true, limit: 20, cursor: 'start' })).rejects.toMatchObject({ code: 'PAGINATION_LOOP' });
   });
 });

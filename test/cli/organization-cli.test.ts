@@ -10,16 +10,34 @@ const s = useCliSandbox({ sandbox: {}, runtime: true });
 const cli = s.cli;
 const NO_ESCAPES = /\u001b\[/;
 
-
 describe(`payplane companies and merchants (${dialectName})`, () => {
   let companyId: string;
   let merchantId: string;
 
   test('companies create, list with search, get; missing or invalid input exits 2 naming the flag', async () => {
-    const created = await cli('companies', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Acme Trading', '--country', 'DE', '--legal-name', 'Acme Trading GmbH', '--json');
+    const created = await cli(
+      'companies',
+      'create',
+      '--tenant',
+      s.sandbox.tenantId,
+      '--name',
+      'Acme Trading',
+      '--country',
+      'DE',
+      '--legal-name',
+      'Acme Trading GmbH',
+      '--json',
+    );
     expect(created.status).toBe(0);
     const company = created.json();
-    expect(company).toMatchObject({ tenantId: s.sandbox.tenantId, name: 'Acme Trading', legalName: 'Acme Trading GmbH', country: 'DE', livemode: false, status: 'active' });
+    expect(company).toMatchObject({
+      tenantId: s.sandbox.tenantId,
+      name: 'Acme Trading',
+      legalName: 'Acme Trading GmbH',
+      country: 'DE',
+      livemode: false,
+      status: 'active',
+    });
     companyId = company.id;
 
     const missing = await cli('companies', 'create', '--tenant', s.sandbox.tenantId, '--name', 'No country', '--json');
@@ -45,10 +63,29 @@ describe(`payplane companies and merchants (${dialectName})`, () => {
   });
 
   test('merchants create, get, update; companies merchants lists it; unknown ids exit 4', async () => {
-    const created = await cli('merchants', 'create', '--company', companyId, '--name', 'Acme Shop', '--mcc', '5734', '--default-currency', 'EUR', '--json');
+    const created = await cli(
+      'merchants',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'Acme Shop',
+      '--mcc',
+      '5734',
+      '--default-currency',
+      'EUR',
+      '--json',
+    );
     expect(created.status).toBe(0);
     const merchant = created.json();
-    expect(merchant).toMatchObject({ companyId, tenantId: s.sandbox.tenantId, status: 'active', liveStatus: 'sandbox', mcc: '5734', checkoutHosting: 'self_hosted' });
+    expect(merchant).toMatchObject({
+      companyId,
+      tenantId: s.sandbox.tenantId,
+      status: 'active',
+      liveStatus: 'sandbox',
+      mcc: '5734',
+      checkoutHosting: 'self_hosted',
+    });
     merchantId = merchant.id;
     const badMcc = await cli('merchants', 'update', merchantId, '--mcc', '12', '--json');
     expect(badMcc.status).toBe(2);
@@ -61,7 +98,7 @@ describe(`payplane companies and merchants (${dialectName})`, () => {
     expect(unknown.json().error.code).toBe('RESOURCE_NOT_FOUND');
   });
 
-  test('suspend needs --yes off a terminal; it stops the merchant\'s key over HTTP; activate restores it', async () => {
+  test("suspend needs --yes off a terminal; it stops the merchant's key over HTTP; activate restores it", async () => {
     const ctx = operatorContext(s.rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId, livemode: false });
     const key = (await createApiKey(ctx, { ownerType: 'merchant', livemode: false })).secretKey;
     const app = createApp(s.rt);
@@ -107,7 +144,19 @@ describe(`payplane companies and merchants (${dialectName})`, () => {
   });
 
   test('3DS configuration, checkout hosting and processing mode', async () => {
-    const set = await cli('merchants', '3ds-config', merchantId, '--enable', '--challenge-preference', 'challenge_requested', '--exemption', 'low_value', '--exemption', 'recurring', '--json');
+    const set = await cli(
+      'merchants',
+      '3ds-config',
+      merchantId,
+      '--enable',
+      '--challenge-preference',
+      'challenge_requested',
+      '--exemption',
+      'low_value',
+      '--exemption',
+      'recurring',
+      '--json',
+    );
     expect(set.status).toBe(0);
     expect(set.json()).toEqual({ enabled: true, challengePreference: 'challenge_requested', exemptions: ['low_value', 'recurring'] });
     expect((await cli('merchants', '3ds-config', merchantId, '--json')).json()).toEqual(set.json());
@@ -129,11 +178,23 @@ describe(`payplane companies and merchants (${dialectName})`, () => {
   });
 
   test('a company of live mode (issue 20): listed with --live only; get, update, merchants and disable act in its own mode', async () => {
-    const created = await cli('companies', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Live Only Co', '--country', 'NL', '--live', '--json');
+    const created = await cli(
+      'companies',
+      'create',
+      '--tenant',
+      s.sandbox.tenantId,
+      '--name',
+      'Live Only Co',
+      '--country',
+      'NL',
+      '--live',
+      '--json',
+    );
     expect(created.status).toBe(0);
     const live = created.json();
     expect(live).toMatchObject({ livemode: true, status: 'active' });
-    const ids = async (...args: string[]) => (await cli('companies', 'list', '--tenant', s.sandbox.tenantId, '--json', ...args)).json().data.map((c: { id: string }) => c.id);
+    const ids = async (...args: string[]) =>
+      (await cli('companies', 'list', '--tenant', s.sandbox.tenantId, '--json', ...args)).json().data.map((c: { id: string }) => c.id);
     expect(await ids()).not.toContain(live.id);
     expect(await ids('--live')).toEqual([live.id]);
     expect((await cli('companies', 'get', live.id, '--json')).json()).toEqual(live);
@@ -141,7 +202,9 @@ describe(`payplane companies and merchants (${dialectName})`, () => {
     expect([renamed.status, renamed.json().name, renamed.json().livemode]).toEqual([0, 'Live Only Renamed', true]);
     const merchant = await cli('merchants', 'create', '--company', live.id, '--name', 'Live Co Shop', '--json');
     expect(merchant.status).toBe(0);
-    expect((await cli('companies', 'merchants', live.id, '--json')).json().data.map((m: { id: string }) => m.id)).toEqual([merchant.json().id]);
+    expect((await cli('companies', 'merchants', live.id, '--json')).json().data.map((m: { id: string }) => m.id)).toEqual([
+      merchant.json().id,
+    ]);
     const disabled = await cli('companies', 'disable', live.id, '--yes', '--json');
     expect([disabled.status, disabled.json().status]).toEqual([0, 'disabled']);
   }, 300_000);

@@ -7,7 +7,6 @@ import { createApp } from '../../src/http/app';
 const s = useCliSandbox();
 const cli = s.cli;
 
-
 /** GET over HTTP on the same database, to check that what the CLI made is what the API serves. */
 async function apiGet(path: string, key: string) {
   const rt = await openRuntime(testConfig(s.db));
@@ -20,20 +19,70 @@ async function apiGet(path: string, key: string) {
 
 describe(`payplane partners, channels and limits (${dialectName})`, () => {
   test('partners and assignments: create, list, illegal moves exit 5', async () => {
-    const created = await cli('partners', 'create', '--tenant', s.sandbox.tenantId, '--name', 'Referral Co', '--metadata', 'region=EU', '--json');
+    const created = await cli(
+      'partners',
+      'create',
+      '--tenant',
+      s.sandbox.tenantId,
+      '--name',
+      'Referral Co',
+      '--metadata',
+      'region=EU',
+      '--json',
+    );
     expect(created.status).toBe(0);
     const partner = created.json();
     expect(partner).toMatchObject({ tenantId: s.sandbox.tenantId, name: 'Referral Co', status: 'active', metadata: { region: 'EU' } });
 
-    const assigned = await cli('partners', 'assignments', 'create', '--partner', partner.id, '--merchant', s.sandbox.merchantId,
-      '--commission-rate', '15000', '--fixed-amount', '0.10', '--fixed-currency', 'EUR', '--json');
+    const assigned = await cli(
+      'partners',
+      'assignments',
+      'create',
+      '--partner',
+      partner.id,
+      '--merchant',
+      s.sandbox.merchantId,
+      '--commission-rate',
+      '15000',
+      '--fixed-amount',
+      '0.10',
+      '--fixed-currency',
+      'EUR',
+      '--json',
+    );
     expect(assigned.status).toBe(0);
-    expect(assigned.json()).toMatchObject({ commissionRate: 15000, commissionFixed: { currency: 'EUR', valueMinor: 10 }, status: 'active' });
-    const again = await cli('partners', 'assignments', 'create', '--partner', partner.id, '--merchant', s.sandbox.merchantId, '--commission-rate', '1', '--json');
+    expect(assigned.json()).toMatchObject({
+      commissionRate: 15000,
+      commissionFixed: { currency: 'EUR', valueMinor: 10 },
+      status: 'active',
+    });
+    const again = await cli(
+      'partners',
+      'assignments',
+      'create',
+      '--partner',
+      partner.id,
+      '--merchant',
+      s.sandbox.merchantId,
+      '--commission-rate',
+      '1',
+      '--json',
+    );
     expect(again.status).toBe(5);
     expect(again.json().error).toMatchObject({ code: 'PARTNER_ASSIGNMENT_EXISTS', status: 409 });
 
-    const bad = await cli('partners', 'assignments', 'create', '--partner', partner.id, '--merchant', s.sandbox.merchantId, '--commission-rate', '2000000', '--json');
+    const bad = await cli(
+      'partners',
+      'assignments',
+      'create',
+      '--partner',
+      partner.id,
+      '--merchant',
+      s.sandbox.merchantId,
+      '--commission-rate',
+      '2000000',
+      '--json',
+    );
     expect(bad.status).toBe(2);
     expect(bad.json().error.errors).toEqual([{ path: '--commission-rate', message: expect.any(String) }]);
 
@@ -47,22 +96,80 @@ describe(`payplane partners, channels and limits (${dialectName})`, () => {
   });
 
   test('channels and channel limits; validation names the flag', async () => {
-    const created = await cli('channels', 'create', '--tenant', s.sandbox.tenantId, '--name', 'EU cards', '--direction', 'payin', '--currency', 'EUR', '--currency', 'USD', '--json');
+    const created = await cli(
+      'channels',
+      'create',
+      '--tenant',
+      s.sandbox.tenantId,
+      '--name',
+      'EU cards',
+      '--direction',
+      'payin',
+      '--currency',
+      'EUR',
+      '--currency',
+      'USD',
+      '--json',
+    );
     expect(created.status).toBe(0);
     const channel = created.json();
     expect(channel).toMatchObject({ direction: 'payin', currencies: ['EUR', 'USD'], status: 'active' });
 
-    const badCurrency = await cli('channels', 'create', '--tenant', s.sandbox.tenantId, '--name', 'x', '--direction', 'payin', '--currency', 'eur', '--json');
+    const badCurrency = await cli(
+      'channels',
+      'create',
+      '--tenant',
+      s.sandbox.tenantId,
+      '--name',
+      'x',
+      '--direction',
+      'payin',
+      '--currency',
+      'eur',
+      '--json',
+    );
     expect(badCurrency.status).toBe(2);
     expect(badCurrency.json().error.errors[0].path).toBe('--currency[0]');
 
-    const noCurrency = await cli('channels', 'limits', 'create', channel.id, '--period-unit', 'day', '--metric', 'volume', '--threshold', '100', '--json');
+    const noCurrency = await cli(
+      'channels',
+      'limits',
+      'create',
+      channel.id,
+      '--period-unit',
+      'day',
+      '--metric',
+      'volume',
+      '--threshold',
+      '100',
+      '--json',
+    );
     expect(noCurrency.status).toBe(2);
     expect(noCurrency.json().error.errors).toEqual([{ path: '--currency', message: expect.stringContaining('volume') }]);
 
-    const limit = await cli('channels', 'limits', 'create', channel.id, '--period-unit', 'day', '--metric', 'volume', '--threshold', '50000.00', '--currency', 'EUR', '--json');
+    const limit = await cli(
+      'channels',
+      'limits',
+      'create',
+      channel.id,
+      '--period-unit',
+      'day',
+      '--metric',
+      'volume',
+      '--threshold',
+      '50000.00',
+      '--currency',
+      'EUR',
+      '--json',
+    );
     expect(limit.status).toBe(0);
-    expect(limit.json()).toMatchObject({ entityType: 'channel', entityId: channel.id, period: { value: 1, unit: 'day' }, threshold: 5000000, currency: 'EUR' });
+    expect(limit.json()).toMatchObject({
+      entityType: 'channel',
+      entityId: channel.id,
+      period: { value: 1, unit: 'day' },
+      threshold: 5000000,
+      currency: 'EUR',
+    });
 
     const listed = await cli('channels', 'limits', 'list', channel.id, '--json');
     expect(listed.json().data.map((l: { id: string }) => l.id)).toEqual([limit.json().id]);
@@ -71,14 +178,46 @@ describe(`payplane partners, channels and limits (${dialectName})`, () => {
   });
 
   test('limits of a merchant: create, list, disable by id; the merchant sees them over HTTP', async () => {
-    const made = await cli('limits', 'create', '--merchant', s.sandbox.merchantId, '--period-value', '0', '--period-unit', 'hour', '--metric', 'count', '--threshold', '5', '--json');
+    const made = await cli(
+      'limits',
+      'create',
+      '--merchant',
+      s.sandbox.merchantId,
+      '--period-value',
+      '0',
+      '--period-unit',
+      'hour',
+      '--metric',
+      'count',
+      '--threshold',
+      '5',
+      '--json',
+    );
     expect(made.status).toBe(2);
     expect(made.json().error.errors[0].path).toBe('--period-value');
 
-    const created = await cli('limits', 'create', '--merchant', s.sandbox.merchantId, '--period-unit', 'hour', '--metric', 'count', '--threshold', '5', '--json');
+    const created = await cli(
+      'limits',
+      'create',
+      '--merchant',
+      s.sandbox.merchantId,
+      '--period-unit',
+      'hour',
+      '--metric',
+      'count',
+      '--threshold',
+      '5',
+      '--json',
+    );
     expect(created.status).toBe(0);
     const limit = created.json();
-    expect(limit).toMatchObject({ entityType: 'merchant', entityId: s.sandbox.merchantId, metric: 'count', threshold: 5, transactionType: 'payment' });
+    expect(limit).toMatchObject({
+      entityType: 'merchant',
+      entityId: s.sandbox.merchantId,
+      metric: 'count',
+      threshold: 5,
+      transactionType: 'payment',
+    });
 
     const table = await cli('limits', 'list', '--merchant', s.sandbox.merchantId);
     expect(table.status).toBe(0);

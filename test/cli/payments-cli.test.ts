@@ -26,7 +26,8 @@ afterAll(async () => {
   await s.db.drop();
 });
 
-const apiGet = (p: string) => withRuntimeOf(s.db, (rt) => request(createApp(rt)).get(p).set('Authorization', `Bearer ${s.sandbox.tenantKey.secretKey}`));
+const apiGet = (p: string) =>
+  withRuntimeOf(s.db, (rt) => request(createApp(rt)).get(p).set('Authorization', `Bearer ${s.sandbox.tenantKey.secretKey}`));
 
 async function trigger(type: string) {
   const res = await cli('events', 'trigger', type, '--tenant', s.sandbox.tenantId, '--merchant', s.sandbox.merchantId, '--json');
@@ -41,7 +42,11 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
   let paid: string;
 
   test('help lists the commands with examples', async () => {
-    const [payments, refunds, create] = await Promise.all([cli('payments', '--help'), cli('refunds', '--help'), cli('refunds', 'create', '--help')]);
+    const [payments, refunds, create] = await Promise.all([
+      cli('payments', '--help'),
+      cli('refunds', '--help'),
+      cli('refunds', 'create', '--help'),
+    ]);
     for (const cmd of ['list', 'get', 'capture', 'cancel']) expect(payments.stdout).toContain(`payments ${cmd}`);
     for (const cmd of ['create', 'list', 'get']) expect(refunds.stdout).toContain(`refunds ${cmd}`);
     expect(create.stdout).toContain('EXAMPLES');
@@ -50,10 +55,20 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
 
   test('events trigger payment.succeeded makes a real captured sandbox payment; list and get show it', async () => {
     const triggered = await trigger('payment.succeeded');
-    expect(triggered).toMatchObject({ type: 'payment.succeeded', sample: false, paymentStatus: 'captured', card: { brand: 'visa', last4: '4242' } });
+    expect(triggered).toMatchObject({
+      type: 'payment.succeeded',
+      sample: false,
+      paymentStatus: 'captured',
+      card: { brand: 'visa', last4: '4242' },
+    });
     paid = triggered.paymentId;
     expect(triggered.events.map((e: { type: string }) => e.type)).toEqual([
-      'checkout.session.created', 'payment.created', 'payment.processing', 'payment.succeeded', 'payment.captured', 'checkout.session.completed',
+      'checkout.session.created',
+      'payment.created',
+      'payment.processing',
+      'payment.succeeded',
+      'payment.captured',
+      'checkout.session.completed',
     ]);
     expect(triggered.events.find((e: { type: string }) => e.type === 'payment.succeeded').id).toBe(triggered.eventId);
 
@@ -82,8 +97,14 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     expect(api.status).toBe(200);
     expect(payment).toEqual(api.body.data);
     expect(payment).toMatchObject({
-      id: paid, tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, status: 'captured', captureMethod: 'automatic', livemode: false,
-      amount: { currency: 'EUR', valueMinor: 2500 }, card: { brand: 'visa', last4: '4242' },
+      id: paid,
+      tenantId: s.sandbox.tenantId,
+      merchantId: s.sandbox.merchantId,
+      status: 'captured',
+      captureMethod: 'automatic',
+      livemode: false,
+      amount: { currency: 'EUR', valueMinor: 2500 },
+      card: { brand: 'visa', last4: '4242' },
     });
     const b = payment.amountBreakdown;
     expect(b.captured.valueMinor).toBe(2500);
@@ -99,10 +120,26 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
   });
 
   test('refunds create: a partial refund reaches succeeded; the idempotency key replays it; list and get', async () => {
-    const first = await cli('refunds', 'create', paid, '--amount', '10.00', '--reason', 'damaged item', '--idempotency-key', 'cli-refund-1', '--json');
+    const first = await cli(
+      'refunds',
+      'create',
+      paid,
+      '--amount',
+      '10.00',
+      '--reason',
+      'damaged item',
+      '--idempotency-key',
+      'cli-refund-1',
+      '--json',
+    );
     expect(first.status).toBe(0);
     const refund = first.json();
-    expect(refund).toMatchObject({ paymentId: paid, status: 'succeeded', amount: { currency: 'EUR', valueMinor: 1000 }, reason: 'damaged item' });
+    expect(refund).toMatchObject({
+      paymentId: paid,
+      status: 'succeeded',
+      amount: { currency: 'EUR', valueMinor: 1000 },
+      reason: 'damaged item',
+    });
 
     const [replay, reused, tooMuch, badAmount, both] = await Promise.all([
       cli('refunds', 'create', paid, '--amount', '10.00', '--reason', 'damaged item', '--idempotency-key', 'cli-refund-1', '--json'),
@@ -115,8 +152,11 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     expect(replay.json()).toEqual(refund);
     // the key lives in the tenant's scope, as the API's: the tenant's secret key replays the same refund
     const api = await withRuntimeOf(s.db, (rt) =>
-      request(createApp(rt)).post(`/v1/payments/${paid}/refunds`).set('Authorization', `Bearer ${s.sandbox.tenantKey.secretKey}`)
-        .set('Idempotency-Key', 'cli-refund-1').send({ amount: { currency: 'EUR', valueMinor: 1000 }, reason: 'damaged item' }),
+      request(createApp(rt))
+        .post(`/v1/payments/${paid}/refunds`)
+        .set('Authorization', `Bearer ${s.sandbox.tenantKey.secretKey}`)
+        .set('Idempotency-Key', 'cli-refund-1')
+        .send({ amount: { currency: 'EUR', valueMinor: 1000 }, reason: 'damaged item' }),
     );
     expect(api.status).toBe(201);
     expect(api.headers['idempotent-replayed']).toBe('true');
@@ -139,7 +179,10 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     expect(list.json().data).toEqual([refund]);
     expect(apiList.body.data).toEqual([refund]);
     expect(got.json()).toEqual(refund);
-    expect(payment.json()).toMatchObject({ status: 'partially_refunded', amountBreakdown: { captured: { valueMinor: 2500 }, refunded: { valueMinor: 1000 } } });
+    expect(payment.json()).toMatchObject({
+      status: 'partially_refunded',
+      amountBreakdown: { captured: { valueMinor: 2500 }, refunded: { valueMinor: 1000 } },
+    });
     expect((await eventTypesOf(paid)).filter((t) => t.startsWith('refund.'))).toEqual(['refund.created', 'refund.succeeded']);
 
     // without waiting the command says the refund is still pending; a later command's acquirer run settles it
@@ -150,8 +193,15 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     const rest = await cli('refunds', 'create', paid, '--json');
     expect(rest.json()).toMatchObject({ status: 'succeeded', amount: { valueMinor: 1000 } });
     const all = (await cli('refunds', 'list', paid, '--json')).json().data as { status: string; amount: { valueMinor: number } }[];
-    expect(all.map((r) => [r.amount.valueMinor, r.status])).toEqual([[1000, 'succeeded'], [500, 'succeeded'], [1000, 'succeeded']]);
-    expect((await cli('payments', 'get', paid, '--json')).json()).toMatchObject({ status: 'refunded', amountBreakdown: { refunded: { valueMinor: 2500 } } });
+    expect(all.map((r) => [r.amount.valueMinor, r.status])).toEqual([
+      [1000, 'succeeded'],
+      [500, 'succeeded'],
+      [1000, 'succeeded'],
+    ]);
+    expect((await cli('payments', 'get', paid, '--json')).json()).toMatchObject({
+      status: 'refunded',
+      amountBreakdown: { refunded: { valueMinor: 2500 } },
+    });
   });
 
   test('capture of a captured payment is 409 (exit 5); unknown ids are 404 (exit 4); a bad id names the argument', async () => {
@@ -179,11 +229,19 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     const captured = await cli('payments', 'capture', id, '--amount-minor', '2500', '--json');
     expect(captured.status).toBe(0);
     expect(captured.json()).toMatchObject({
-      id, status: 'captured', captureMethod: 'manual',
+      id,
+      status: 'captured',
+      captureMethod: 'manual',
       amountBreakdown: { authorized: { valueMinor: 2500 }, captured: { valueMinor: 2500 } },
     });
     expect((await apiGet(`/v1/payments/${id}`)).body.data.status).toBe('captured');
-    expect((await eventTypesOf(id)).filter((t) => t.startsWith('payment.'))).toEqual(['payment.created', 'payment.processing', 'payment.requires_capture', 'payment.captured', 'payment.succeeded']);
+    expect((await eventTypesOf(id)).filter((t) => t.startsWith('payment.'))).toEqual([
+      'payment.created',
+      'payment.processing',
+      'payment.requires_capture',
+      'payment.captured',
+      'payment.succeeded',
+    ]);
     const again = await cli('payments', 'capture', id, '--json');
     expect(again.status).toBe(5);
     expect(again.json().error.code).toBe('PAYMENT_NOT_CAPTURABLE');
@@ -198,7 +256,11 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
 
     const canceled = await cli('payments', 'cancel', id, '--yes', '--json');
     expect(canceled.status).toBe(0);
-    expect(canceled.json()).toMatchObject({ id, status: 'voided', amountBreakdown: { captured: { valueMinor: 0 }, refunded: { valueMinor: 0 } } });
+    expect(canceled.json()).toMatchObject({
+      id,
+      status: 'voided',
+      amountBreakdown: { captured: { valueMinor: 0 }, refunded: { valueMinor: 0 } },
+    });
     expect(await eventTypesOf(id)).toContain('payment.canceled');
     const [again, refunds, refundVoided, filtered] = await Promise.all([
       cli('payments', 'cancel', id, '--yes', '--json'),
@@ -248,14 +310,30 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     // the merchant's funds are still pending (48 hours of holding): a refund takes the available balance below zero
     const negative = await trigger('balance.negative');
     expect(negative).toMatchObject({ type: 'balance.negative', sample: false, refundStatus: 'succeeded' });
-    const event = await withRuntimeOf(s.db, async (rt) => (await rt.db.models.Event.findByPk(negative.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
+    const event = await withRuntimeOf(
+      s.db,
+      async (rt) => (await rt.db.models.Event.findByPk(negative.eventId))!.get({ plain: true }) as { data: Record<string, unknown> },
+    );
     expect(event.data).toMatchObject({ refundId: negative.refundId, paymentId: negative.paymentId, merchantId: s.sandbox.merchantId });
     expect((event.data.available as { valueMinor: number }).valueMinor).toBeLessThan(0);
 
     const reached = await trigger('balance.threshold_reached');
-    expect(reached).toMatchObject({ type: 'balance.threshold_reached', sample: false, paymentStatus: 'captured', thresholdId: expect.any(String) });
-    const thresholdEvent = await withRuntimeOf(s.db, async (rt) => (await rt.db.models.Event.findByPk(reached.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
-    expect(thresholdEvent.data).toMatchObject({ sourceId: reached.paymentId, balanceType: 'pending', direction: 'above', threshold: { id: reached.thresholdId } });
+    expect(reached).toMatchObject({
+      type: 'balance.threshold_reached',
+      sample: false,
+      paymentStatus: 'captured',
+      thresholdId: expect.any(String),
+    });
+    const thresholdEvent = await withRuntimeOf(
+      s.db,
+      async (rt) => (await rt.db.models.Event.findByPk(reached.eventId))!.get({ plain: true }) as { data: Record<string, unknown> },
+    );
+    expect(thresholdEvent.data).toMatchObject({
+      sourceId: reached.paymentId,
+      balanceType: 'pending',
+      direction: 'above',
+      threshold: { id: reached.thresholdId },
+    });
     // the threshold made for it is gone again
     expect((await apiGet(`/v1/balance-thresholds?merchantId=${s.sandbox.merchantId}`)).body.data).toEqual([]);
 
@@ -263,8 +341,16 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     const released = await trigger('balance.available');
     expect(released).toMatchObject({ type: 'balance.available', sample: false, released: expect.any(Number) });
     expect(Date.now() - Date.parse(released.paidAt)).toBeGreaterThan(48 * 3_600_000);
-    const releaseEvent = await withRuntimeOf(s.db, async (rt) => (await rt.db.models.Event.findByPk(released.eventId))!.get({ plain: true }) as { data: Record<string, unknown> });
-    expect(releaseEvent.data).toMatchObject({ sourceType: 'payment', sourceId: released.paymentId, merchantId: s.sandbox.merchantId, kind: 'pending' });
+    const releaseEvent = await withRuntimeOf(
+      s.db,
+      async (rt) => (await rt.db.models.Event.findByPk(released.eventId))!.get({ plain: true }) as { data: Record<string, unknown> },
+    );
+    expect(releaseEvent.data).toMatchObject({
+      sourceType: 'payment',
+      sourceId: released.paymentId,
+      merchantId: s.sandbox.merchantId,
+      kind: 'pending',
+    });
     const pastPayment = (await apiGet(`/v1/payments/${released.paymentId}`)).body.data;
     // made at noon UTC of that day (its clock ran on while the payment was made)
     expect([pastPayment.status, pastPayment.createdAt.slice(0, 13)]).toEqual(['captured', released.paidAt.slice(0, 13)]);
@@ -276,11 +362,20 @@ describe(`payplane payments and refunds (${dialectName})`, () => {
     const paymentId = await withRuntimeOf(s.db, async (rt) => {
       const app = createApp(rt);
       const auth = `Bearer ${s.sandbox.tenantKey.secretKey}`;
-      const session = await request(app).post('/v1/checkout-sessions').set('Authorization', auth)
+      const session = await request(app)
+        .post('/v1/checkout-sessions')
+        .set('Authorization', auth)
         .send({ merchantId: s.sandbox.merchantId, amount: { currency: 'EUR', valueMinor: 1234 }, successUrl: 'https://example.com/ok' });
       expect(session.status).toBe(201);
-      const paid = await request(app).post(`/v1/checkout-sessions/${session.body.data.id}/complete`).set('Authorization', auth)
-        .send({ paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2034, cvc: '123', holderName: 'Wait Test' } } });
+      const paid = await request(app)
+        .post(`/v1/checkout-sessions/${session.body.data.id}/complete`)
+        .set('Authorization', auth)
+        .send({
+          paymentMethod: {
+            type: 'card',
+            card: { number: '4242424242424242', expMonth: 12, expYear: 2034, cvc: '123', holderName: 'Wait Test' },
+          },
+        });
       expect(paid.status).toBe(200);
       expect(paid.body.data.paymentStatus).toBe('processing');
       return paid.body.data.paymentId as string;

@@ -24,18 +24,32 @@ let methodId: string;
 const tenantOperator = (rt: Runtime) => operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false });
 
 const fund = (valueMinor: number, currency = 'EUR') =>
-  withRuntimeOf(s.db, (rt) => fundByAdjustment(tenantOperator(rt), { tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, valueMinor, currency }));
+  withRuntimeOf(s.db, (rt) =>
+    fundByAdjustment(tenantOperator(rt), { tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, valueMinor, currency }),
+  );
 
-const available = (currency = 'EUR') => withRuntimeOf(s.db, async (rt) => {
-  const [b] = await balancesOf(tenantOperator(rt), { merchantId: s.sandbox.merchantId, currency });
-  return { available: b?.available.valueMinor ?? 0, payable: b?.payable.valueMinor ?? 0 };
-});
+const available = (currency = 'EUR') =>
+  withRuntimeOf(s.db, async (rt) => {
+    const [b] = await balancesOf(tenantOperator(rt), { merchantId: s.sandbox.merchantId, currency });
+    return { available: b?.available.valueMinor ?? 0, payable: b?.payable.valueMinor ?? 0 };
+  });
 
 beforeAll(async () => {
   await withRuntimeOf(s.db, async (rt) => {
     await updateTenant(tenantOperator(rt), s.sandbox.tenantId, { withdrawalCoolingPeriodHours: 0 });
-    const merchant = operatorContext(rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false });
-    methodId = (await createWithdrawalMethod(merchant, { methodType: 'bank_account', label: 'Main account', details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' } })).id;
+    const merchant = operatorContext(rt, {
+      level: 'merchant',
+      tenantId: s.sandbox.tenantId,
+      merchantId: s.sandbox.merchantId,
+      livemode: false,
+    });
+    methodId = (
+      await createWithdrawalMethod(merchant, {
+        methodType: 'bank_account',
+        label: 'Main account',
+        details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' },
+      })
+    ).id;
   });
   await fund(100_000);
   await fund(50_000, 'USD');
@@ -46,9 +60,14 @@ describe(`payplane payouts, payout-schedule, jobs run (${dialectName})`, () => {
   let paidId: string;
 
   test('help lists the commands, their flags and the jobs of the registry', async () => {
-    const [payouts, set, jobs] = await Promise.all([s.cli('payouts', '--help'), s.cli('payout-schedule', 'set', '--help'), s.cli('jobs', 'run', '--help')]);
+    const [payouts, set, jobs] = await Promise.all([
+      s.cli('payouts', '--help'),
+      s.cli('payout-schedule', 'set', '--help'),
+      s.cli('jobs', 'run', '--help'),
+    ]);
     for (const cmd of ['list', 'get', 'cancel']) expect(payouts.stdout).toContain(`payouts ${cmd}`);
-    for (const flag of ['--interval', '--weekly-anchor', '--withdrawal-method', '--minimum', '--minimum-minor', 'EXAMPLES']) expect(set.stdout).toContain(flag);
+    for (const flag of ['--interval', '--weekly-anchor', '--withdrawal-method', '--minimum', '--minimum-minor', 'EXAMPLES'])
+      expect(set.stdout).toContain(flag);
     for (const job of backgroundJobs.map((j) => j.name)) expect(jobs.stdout).toContain(job);
     expect(jobs.stdout).toContain('payouts');
   });
@@ -85,22 +104,61 @@ describe(`payplane payouts, payout-schedule, jobs run (${dialectName})`, () => {
 
   test('payout-schedule set daily with a minimum (major units); jobs run payouts pays out each currency', async () => {
     const { tenantId, merchantId } = s.sandbox;
-    const set = await s.cli('payout-schedule', 'set', '--tenant', tenantId, '--merchant', merchantId, '--interval', 'daily', '--withdrawal-method', methodId,
-      '--minimum', '10.00', '--currency', 'EUR', '--json');
+    const set = await s.cli(
+      'payout-schedule',
+      'set',
+      '--tenant',
+      tenantId,
+      '--merchant',
+      merchantId,
+      '--interval',
+      'daily',
+      '--withdrawal-method',
+      methodId,
+      '--minimum',
+      '10.00',
+      '--currency',
+      'EUR',
+      '--json',
+    );
     expect(set.status).toBe(0);
-    expect(set.json()).toMatchObject({ interval: 'daily', withdrawalMethodId: methodId, minimumAmounts: [{ currency: 'EUR', valueMinor: 1_000 }] });
-    const usd = await s.cli('payout-schedule', 'set', '--tenant', tenantId, '--merchant', merchantId, '--interval', 'daily', '--minimum-minor', '100', '--currency', 'USD', '--json');
+    expect(set.json()).toMatchObject({
+      interval: 'daily',
+      withdrawalMethodId: methodId,
+      minimumAmounts: [{ currency: 'EUR', valueMinor: 1_000 }],
+    });
+    const usd = await s.cli(
+      'payout-schedule',
+      'set',
+      '--tenant',
+      tenantId,
+      '--merchant',
+      merchantId,
+      '--interval',
+      'daily',
+      '--minimum-minor',
+      '100',
+      '--currency',
+      'USD',
+      '--json',
+    );
     expect(usd.status).toBe(0);
-    expect(usd.json().minimumAmounts).toEqual([{ currency: 'EUR', valueMinor: 1_000 }, { currency: 'USD', valueMinor: 100 }]);
+    expect(usd.json().minimumAmounts).toEqual([
+      { currency: 'EUR', valueMinor: 1_000 },
+      { currency: 'USD', valueMinor: 100 },
+    ]);
     expect(usd.json().withdrawalMethodId).toBe(methodId);
 
     const run = await s.cli('jobs', 'run', 'payouts', '--json');
     expect(run.status).toBe(0);
     const result = run.json();
     expect(result.job).toBe('payouts');
-    expect(result.result.created.map((p: { amount: unknown }) => p.amount)).toEqual(expect.arrayContaining([
-      { currency: 'EUR', valueMinor: 100_000 - FEE }, { currency: 'USD', valueMinor: 50_000 - FEE },
-    ]));
+    expect(result.result.created.map((p: { amount: unknown }) => p.amount)).toEqual(
+      expect.arrayContaining([
+        { currency: 'EUR', valueMinor: 100_000 - FEE },
+        { currency: 'USD', valueMinor: 50_000 - FEE },
+      ]),
+    );
     expect(result.result.paid).toHaveLength(2);
     expect(await available()).toEqual({ available: 0, payable: 0 });
     paidId = result.result.created.find((p: { currency: string }) => p.currency === 'EUR').id;
@@ -120,7 +178,7 @@ describe(`payplane payouts, payout-schedule, jobs run (${dialectName})`, () => {
     for (const job of backgroundJobs.map((j) => j.name)) expect(unknown.json().error.errors[0].message).toContain(job);
   });
 
-  test('payouts list and get: tables with formatted amounts, filters, --json, --all; another tenant\'s scope is not found', async () => {
+  test("payouts list and get: tables with formatted amounts, filters, --json, --all; another tenant's scope is not found", async () => {
     const { tenantId, merchantId } = s.sandbox;
     const table = await s.cli('payouts', 'list', '--tenant', tenantId);
     expect(table.status).toBe(0);
@@ -136,7 +194,10 @@ describe(`payplane payouts, payout-schedule, jobs run (${dialectName})`, () => {
     expect(got.json()).toMatchObject({ id: paidId, status: 'paid', fee: { currency: 'EUR', valueMinor: FEE } });
     const shown = await s.cli('payouts', 'get', paidId);
     expect(shown.stdout).toMatch(/status +paid/);
-    for (const scope of [['--tenant', OTHER], ['--tenant', tenantId, '--merchant', OTHER]]) {
+    for (const scope of [
+      ['--tenant', OTHER],
+      ['--tenant', tenantId, '--merchant', OTHER],
+    ]) {
       const other = await s.cli('payouts', 'get', paidId, ...scope, '--json');
       expect(other.status).toBe(4);
     }
@@ -150,8 +211,20 @@ describe(`payplane payouts, payout-schedule, jobs run (${dialectName})`, () => {
     await withRuntimeOf(s.db, (rt) => rt.db.models.Terminal.update({ status: 'disabled' }, { where: { id: payoutTerminalId } }));
     await fund(7_000);
     // weekly on today's weekday: a new period, due today
-    const weekly = await s.cli('payout-schedule', 'set', '--tenant', tenantId, '--merchant', merchantId, '--interval', 'weekly',
-      '--weekly-anchor', WEEKDAYS[new Date().getUTCDay()], '--clear-minimums', '--json');
+    const weekly = await s.cli(
+      'payout-schedule',
+      'set',
+      '--tenant',
+      tenantId,
+      '--merchant',
+      merchantId,
+      '--interval',
+      'weekly',
+      '--weekly-anchor',
+      WEEKDAYS[new Date().getUTCDay()],
+      '--clear-minimums',
+      '--json',
+    );
     expect(weekly.status).toBe(0);
     expect(weekly.json().minimumAmounts).toEqual([]);
     const run = await s.cli('jobs', 'run', 'payouts', '--json');
@@ -174,7 +247,9 @@ describe(`payplane payouts, payout-schedule, jobs run (${dialectName})`, () => {
     const paid = await s.cli('events', 'trigger', 'payout.succeeded', '--tenant', tenantId, '--merchant', merchantId, '--json');
     expect(paid.status).toBe(0);
     expect(paid.json()).toMatchObject({ type: 'payout.succeeded', sample: false, payoutStatus: 'paid' });
-    expect(paid.json().events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['payment.succeeded', 'payout.created', 'payout.succeeded']));
+    expect(paid.json().events.map((e: { type: string }) => e.type)).toEqual(
+      expect.arrayContaining(['payment.succeeded', 'payout.created', 'payout.succeeded']),
+    );
     // only what the funding payment made available went out
     expect(await available()).toEqual(before);
     const got = await s.cli('payouts', 'get', paid.json().payoutId, '--json');
@@ -196,8 +271,12 @@ describe(`payplane payouts, payout-schedule, jobs run (${dialectName})`, () => {
     await withRuntimeOf(s.db, (rt) => rt.db.models.Tenant.update({ withdrawalMakerChecker: true }, { where: { id: tenantId } }));
     const before = await available();
     const ends: Record<string, string> = {
-      'withdrawal.created': 'pending', 'withdrawal.approved': 'approved', 'withdrawal.succeeded': 'completed',
-      'withdrawal.failed': 'failed', 'withdrawal.rejected': 'rejected', 'withdrawal.canceled': 'canceled',
+      'withdrawal.created': 'pending',
+      'withdrawal.approved': 'approved',
+      'withdrawal.succeeded': 'completed',
+      'withdrawal.failed': 'failed',
+      'withdrawal.rejected': 'rejected',
+      'withdrawal.canceled': 'canceled',
     };
     let heldOrPaid = 0;
     for (const [type, status] of Object.entries(ends)) {

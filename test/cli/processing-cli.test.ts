@@ -14,7 +14,6 @@ const ROTATED = 'cli-rotated-Vb6Nm1Xc-SECRETVALUE';
 const s = useCliSandbox();
 const cli = s.cli;
 
-
 async function apiGet(p: string, key: string) {
   const rt = await openRuntime(testConfig(s.db));
   try {
@@ -41,24 +40,90 @@ describe(`payplane terminals and providers (${dialectName})`, () => {
   test('terminals: create from a credentials file or flags, 3DS, MPI accounts, restrictions, limits, rotate, disable; credentials never echoed', async () => {
     const file = path.join(s.db.home, 'creds.json');
     fs.writeFileSync(file, JSON.stringify({ merchantAccount: SECRET_ACCOUNT, apiKey: SECRET_KEY }));
-    const created = await cli('terminals', 'create', '--tenant', s.sandbox.tenantId, '--provider', CARD, '--name', 'EU cards', '--currency', 'EUR',
-      '--currency', 'USD', '--brand', 'visa', '--brand', 'mastercard', '--mcc', '5999', '--credentials-file', file, '--json');
+    const created = await cli(
+      'terminals',
+      'create',
+      '--tenant',
+      s.sandbox.tenantId,
+      '--provider',
+      CARD,
+      '--name',
+      'EU cards',
+      '--currency',
+      'EUR',
+      '--currency',
+      'USD',
+      '--brand',
+      'visa',
+      '--brand',
+      'mastercard',
+      '--mcc',
+      '5999',
+      '--credentials-file',
+      file,
+      '--json',
+    );
     expect(created.status).toBe(0);
     const terminal = created.json();
-    expect(terminal).toMatchObject({ tenantId: s.sandbox.tenantId, name: 'EU cards', supportedCurrencies: ['EUR', 'USD'], status: 'active' });
+    expect(terminal).toMatchObject({
+      tenantId: s.sandbox.tenantId,
+      name: 'EU cards',
+      supportedCurrencies: ['EUR', 'USD'],
+      status: 'active',
+    });
     const api = await apiGet(`/v1/admin/terminals/${terminal.id}`, s.sandbox.tenantKey.secretKey);
     expect(api.body.data).toEqual(terminal);
 
     // validation names the flag; a missing credential names the field, never a value
-    const missing = await cli('terminals', 'create', '--tenant', s.sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'EUR',
-      '--credential', `merchantAccount=${SECRET_ACCOUNT}`, '--json');
+    const missing = await cli(
+      'terminals',
+      'create',
+      '--tenant',
+      s.sandbox.tenantId,
+      '--provider',
+      CARD,
+      '--name',
+      'X',
+      '--currency',
+      'EUR',
+      '--credential',
+      `merchantAccount=${SECRET_ACCOUNT}`,
+      '--json',
+    );
     expect(missing.status).toBe(2);
     expect(missing.json().error.errors).toEqual([{ path: 'body.credentials.apiKey', message: expect.any(String) }]);
-    const badCurrency = await cli('terminals', 'create', '--tenant', s.sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'eur',
-      '--credential', `merchantAccount=${SECRET_ACCOUNT}`, '--credential', `apiKey=${SECRET_KEY}`, '--json');
+    const badCurrency = await cli(
+      'terminals',
+      'create',
+      '--tenant',
+      s.sandbox.tenantId,
+      '--provider',
+      CARD,
+      '--name',
+      'X',
+      '--currency',
+      'eur',
+      '--credential',
+      `merchantAccount=${SECRET_ACCOUNT}`,
+      '--credential',
+      `apiKey=${SECRET_KEY}`,
+      '--json',
+    );
     expect(badCurrency.status).toBe(2);
     expect(badCurrency.json().error.errors[0].path).toBe('--currency[0]');
-    const noCreds = await cli('terminals', 'create', '--tenant', s.sandbox.tenantId, '--provider', CARD, '--name', 'X', '--currency', 'EUR', '--json');
+    const noCreds = await cli(
+      'terminals',
+      'create',
+      '--tenant',
+      s.sandbox.tenantId,
+      '--provider',
+      CARD,
+      '--name',
+      'X',
+      '--currency',
+      'EUR',
+      '--json',
+    );
     expect(noCreds.json().error.code).toBe('MISSING_FLAG');
 
     // list in a table
@@ -67,9 +132,22 @@ describe(`payplane terminals and providers (${dialectName})`, () => {
     expect(table.stdout).toContain('EU cards');
 
     // 3DS and MPI accounts
-    expect((await cli('terminals', '3ds', 'set', terminal.id, '--enabled', '--process-only-3ds-cards', '--json')).json().threeDsConfig)
-      .toMatchObject({ enabled: true, rules: { processOnly3dsCards: true, allowMerchantDisable: true } });
-    const mpi = await cli('terminals', 'mpi-accounts', 'add', terminal.id, '--brand', 'visa', '--merchant-name', 'Shop', '--acquirer-bin', '412345', '--json');
+    expect(
+      (await cli('terminals', '3ds', 'set', terminal.id, '--enabled', '--process-only-3ds-cards', '--json')).json().threeDsConfig,
+    ).toMatchObject({ enabled: true, rules: { processOnly3dsCards: true, allowMerchantDisable: true } });
+    const mpi = await cli(
+      'terminals',
+      'mpi-accounts',
+      'add',
+      terminal.id,
+      '--brand',
+      'visa',
+      '--merchant-name',
+      'Shop',
+      '--acquirer-bin',
+      '412345',
+      '--json',
+    );
     expect(mpi.json()).toMatchObject({ brand: 'visa', merchantName: 'Shop', mcc: '5999', preferredVersion: '2.2.0' });
     expect((await cli('terminals', 'mpi-accounts', 'add', terminal.id, '--brand', 'visa', '--json')).status).toBe(5);
     expect((await cli('terminals', 'mpi-accounts', 'update', terminal.id, 'visa', '--no-enabled', '--json')).json().enabled).toBe(false);
@@ -77,22 +155,40 @@ describe(`payplane terminals and providers (${dialectName})`, () => {
     expect((await cli('terminals', '3ds', 'set', terminal.id, '--no-enabled', '--json')).json().threeDsConfig.mpiAccounts).toHaveLength(1);
     const shown = await cli('terminals', '3ds', 'show', terminal.id, '--json');
     expect(shown.json()).toMatchObject({ enabled: false, mpiAccounts: [{ brand: 'visa', enabled: false }] });
-    expect((await cli('terminals', 'mpi-accounts', 'delete', terminal.id, 'visa', '--yes', '--json')).json().threeDsConfig.mpiAccounts).toEqual([]);
+    expect(
+      (await cli('terminals', 'mpi-accounts', 'delete', terminal.id, 'visa', '--yes', '--json')).json().threeDsConfig.mpiAccounts,
+    ).toEqual([]);
 
     // restrictions and limits
-    const restriction = (await cli('terminals', 'restrictions', 'create', terminal.id, '--action', 'deny', '--brand', 'mastercard', '--json')).json();
+    const restriction = (
+      await cli('terminals', 'restrictions', 'create', terminal.id, '--action', 'deny', '--brand', 'mastercard', '--json')
+    ).json();
     expect(restriction).toMatchObject({ action: 'deny', brand: 'mastercard', status: 'active' });
-    expect((await cli('terminals', 'restrictions', 'update', terminal.id, restriction.id, '--brand', 'null', '--json')).json().brand).toBeNull();
+    expect(
+      (await cli('terminals', 'restrictions', 'update', terminal.id, restriction.id, '--brand', 'null', '--json')).json().brand,
+    ).toBeNull();
     expect((await cli('terminals', 'restrictions', 'list', terminal.id, '--json')).json().data).toHaveLength(1);
-    expect((await cli('terminals', 'restrictions', 'disable', terminal.id, restriction.id, '--yes', '--json')).json().status).toBe('disabled');
-    const limit = (await cli('terminals', 'limits', 'create', terminal.id, '--period-unit', 'day', '--metric', 'count', '--threshold', '100', '--json')).json();
+    expect((await cli('terminals', 'restrictions', 'disable', terminal.id, restriction.id, '--yes', '--json')).json().status).toBe(
+      'disabled',
+    );
+    const limit = (
+      await cli('terminals', 'limits', 'create', terminal.id, '--period-unit', 'day', '--metric', 'count', '--threshold', '100', '--json')
+    ).json();
     expect(limit).toMatchObject({ entityType: 'terminal', entityId: terminal.id, threshold: 100 });
     expect((await cli('terminals', 'limits', 'list', terminal.id, '--json')).json().data).toHaveLength(1);
     expect((await cli('terminals', 'limits', 'disable', terminal.id, limit.id, '--yes', '--json')).json().status).toBe('disabled');
 
     // update, rotate, disable (twice: exit 5)
     expect((await cli('terminals', 'update', terminal.id, '--name', 'EU cards 2', '--json')).json().name).toBe('EU cards 2');
-    const rotated = await cli('terminals', 'rotate-credentials', terminal.id, '--credential', `merchantAccount=${SECRET_ACCOUNT}`, '--credential', `apiKey=${ROTATED}`);
+    const rotated = await cli(
+      'terminals',
+      'rotate-credentials',
+      terminal.id,
+      '--credential',
+      `merchantAccount=${SECRET_ACCOUNT}`,
+      '--credential',
+      `apiKey=${ROTATED}`,
+    );
     expect(rotated.status).toBe(0);
     expect(rotated.stdout).toContain('credential binding');
     expect((await cli('terminals', 'disable', terminal.id, '--yes', '--json')).json().status).toBe('disabled');

@@ -17,7 +17,8 @@ const cli = s.cli;
 let tenant: string[];
 let fingerprint: string;
 
-const payment = (card: string, extra: Record<string, unknown> = {}) => JSON.stringify({ amount: { currency: 'EUR', valueMinor: 2500 }, card: { number: card }, ...extra });
+const payment = (card: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ amount: { currency: 'EUR', valueMinor: 2500 }, card: { number: card }, ...extra });
 const paths = (res: { json(): { error: { errors: { path: string }[] } } }) => res.json().error.errors.map((e) => e.path);
 
 beforeAll(async () => {
@@ -35,21 +36,55 @@ describe(`payplane risk (${dialectName})`, () => {
     const first = await cli('risk', 'evaluate', '--merchant', s.sandbox.merchantId, '--payment-json', payment(CARD), '--json');
     expect(first.status).toBe(0);
     expect(first.json()).toMatchObject({
-      subject: { tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false, card: { bin: '424242', brand: 'visa', fingerprint: expect.any(String) } },
-      decision: { decision: 'allow', evaluatedDecision: 'allow', enforced: true, score: 0, matchedRules: [], planIds: [], reason: null, thresholds: { challenge: 50, review: null, decline: 100 } },
+      subject: {
+        tenantId: s.sandbox.tenantId,
+        merchantId: s.sandbox.merchantId,
+        livemode: false,
+        card: { bin: '424242', brand: 'visa', fingerprint: expect.any(String) },
+      },
+      decision: {
+        decision: 'allow',
+        evaluatedDecision: 'allow',
+        enforced: true,
+        score: 0,
+        matchedRules: [],
+        planIds: [],
+        reason: null,
+        thresholds: { challenge: 50, review: null, decline: 100 },
+      },
     });
     fingerprint = first.json().subject.card.fingerprint;
     expect(fingerprint).not.toContain(CARD);
 
     const [created, ipList] = await Promise.all([
-      cli('risk', 'lists', 'create', ...tenant, '--name', 'Blocked cards', '--entry-type', 'card_fingerprint', '--description', 'chargebacks', '--operator', 'alice', '--json'),
+      cli(
+        'risk',
+        'lists',
+        'create',
+        ...tenant,
+        '--name',
+        'Blocked cards',
+        '--entry-type',
+        'card_fingerprint',
+        '--description',
+        'chargebacks',
+        '--operator',
+        'alice',
+        '--json',
+      ),
       cli('risk', 'lists', 'create', ...tenant, '--name', 'Proxies', '--entry-type', 'ip', '--json'),
     ]);
     expect(created.status).toBe(0);
     blockList = created.json();
     expect(blockList).toMatchObject({
-      tenantId: s.sandbox.tenantId, livemode: false, name: 'Blocked cards', description: 'chargebacks', entryType: 'card_fingerprint', entryCount: 0,
-      createdBy: op('alice'), deletedAt: null,
+      tenantId: s.sandbox.tenantId,
+      livemode: false,
+      name: 'Blocked cards',
+      description: 'chargebacks',
+      entryType: 'card_fingerprint',
+      entryCount: 0,
+      createdBy: op('alice'),
+      deletedAt: null,
     });
     const ipId: string = ipList.json().id;
 
@@ -60,10 +95,17 @@ describe(`payplane risk (${dialectName})`, () => {
       cli('risk', 'lists', 'create', ...tenant, '--name', 'Bad', '--entry-type', 'phone', '--json'),
     ]);
     expect(added.status).toBe(0);
-    expect(added.json()).toMatchObject({ listGroupId: blockList.id, entryType: 'card_fingerprint', value: fingerprint, note: 'chargeback 2026-11' });
+    expect(added.json()).toMatchObject({
+      listGroupId: blockList.id,
+      entryType: 'card_fingerprint',
+      value: fingerprint,
+      note: 'chargeback 2026-11',
+    });
     expect(range.json()).toMatchObject({ listGroupId: ipId, value: '203.0.113.0/24' });
     expect(badIp.status).toBe(2);
-    expect(badIp.json().error.errors).toEqual([{ path: 'VALUE', message: 'must be an IPv4 or IPv6 address or a CIDR range such as 203.0.113.0/24' }]);
+    expect(badIp.json().error.errors).toEqual([
+      { path: 'VALUE', message: 'must be an IPv4 or IPv6 address or a CIDR range such as 203.0.113.0/24' },
+    ]);
     expect(badType.status).toBe(2);
     const twice = await cli('risk', 'lists', 'add-entry', ipId, '203.0.113.0/24', ...tenant, '--json');
     expect(twice.status).toBe(5);
@@ -90,7 +132,12 @@ describe(`payplane risk (${dialectName})`, () => {
       cli('risk', 'lists', 'list', ...tenant, '--entry-type', 'ip', '--json'),
       cli('risk', 'lists', 'list', ...tenant, '--live', '--json'),
     ]);
-    expect(all.json().data.map((g: { id: string }) => g.id).sort()).toEqual([blockList.id, ipId].sort());
+    expect(
+      all
+        .json()
+        .data.map((g: { id: string }) => g.id)
+        .sort(),
+    ).toEqual([blockList.id, ipId].sort());
     expect(ipOnly.json().data.map((g: { name: string }) => g.name)).toEqual(['Open proxies']);
     expect(live.json()).toMatchObject({ data: [], pagination: { totalCount: 0 } });
 
@@ -120,41 +167,182 @@ describe(`payplane risk (${dialectName})`, () => {
   test('rules: create (a velocity rule and an in_list rule), get, update, list, delete; invalid conditions name the flag', async () => {
     const conditionsFile = path.join(s.db.home, 'block.json');
     fs.writeFileSync(conditionsFile, JSON.stringify([{ field: 'card_fingerprint', operator: 'in_list', value: blockList.id }]));
-    const velocityConditions = [{ field: 'card_fingerprint', operator: 'gte', value: 2, aggregation: { metric: 'count', identifier: 'card_fingerprint' }, statisticWindow: '10m' }];
+    const velocityConditions = [
+      {
+        field: 'card_fingerprint',
+        operator: 'gte',
+        value: 2,
+        aggregation: { metric: 'count', identifier: 'card_fingerprint' },
+        statisticWindow: '10m',
+      },
+    ];
     const [v, b, spare] = await Promise.all([
-      cli('risk', 'rules', 'create', ...tenant, '--name', 'Card velocity', '--signal', 'challenge', '--score-impact', '30', '--priority', '10',
-        '--conditions-json', JSON.stringify(velocityConditions), '--json'),
-      cli('risk', 'rules', 'create', ...tenant, '--name', 'Blocked cards', '--signal', 'block', '--score-impact', '100', '--priority', '20',
-        '--conditions-json', conditionsFile, '--operator', 'bob', '--json'),
-      cli('risk', 'rules', 'create', ...tenant, '--name', 'Big amounts', '--score-impact', '5', '--conditions-json', '[{"field":"amount","operator":"gt","value":"100000"}]', '--json'),
+      cli(
+        'risk',
+        'rules',
+        'create',
+        ...tenant,
+        '--name',
+        'Card velocity',
+        '--signal',
+        'challenge',
+        '--score-impact',
+        '30',
+        '--priority',
+        '10',
+        '--conditions-json',
+        JSON.stringify(velocityConditions),
+        '--json',
+      ),
+      cli(
+        'risk',
+        'rules',
+        'create',
+        ...tenant,
+        '--name',
+        'Blocked cards',
+        '--signal',
+        'block',
+        '--score-impact',
+        '100',
+        '--priority',
+        '20',
+        '--conditions-json',
+        conditionsFile,
+        '--operator',
+        'bob',
+        '--json',
+      ),
+      cli(
+        'risk',
+        'rules',
+        'create',
+        ...tenant,
+        '--name',
+        'Big amounts',
+        '--score-impact',
+        '5',
+        '--conditions-json',
+        '[{"field":"amount","operator":"gt","value":"100000"}]',
+        '--json',
+      ),
     ]);
     expect(v.status).toBe(0);
     velocity = v.json();
     expect(velocity).toMatchObject({
-      tenantId: s.sandbox.tenantId, livemode: false, name: 'Card velocity', signal: 'challenge', scoreImpact: 30, priority: 10, isActive: true,
-      conditions: [{
-        field: 'card_fingerprint', operator: 'gte', value: '2', statisticWindow: '10m',
-        aggregation: { metric: 'count', identifier: 'card_fingerprint', period: { value: 10, unit: 'minute' }, scope: ['tenant'], currency: null },
-      }],
+      tenantId: s.sandbox.tenantId,
+      livemode: false,
+      name: 'Card velocity',
+      signal: 'challenge',
+      scoreImpact: 30,
+      priority: 10,
+      isActive: true,
+      conditions: [
+        {
+          field: 'card_fingerprint',
+          operator: 'gte',
+          value: '2',
+          statisticWindow: '10m',
+          aggregation: {
+            metric: 'count',
+            identifier: 'card_fingerprint',
+            period: { value: 10, unit: 'minute' },
+            scope: ['tenant'],
+            currency: null,
+          },
+        },
+      ],
     });
     blockRule = b.json();
-    expect(blockRule).toMatchObject({ signal: 'block', scoreImpact: 100, priority: 20, createdBy: op('bob'), conditions: [{ field: 'card_fingerprint', operator: 'in_list', value: blockList.id, aggregation: null }] });
+    expect(blockRule).toMatchObject({
+      signal: 'block',
+      scoreImpact: 100,
+      priority: 20,
+      createdBy: op('bob'),
+      conditions: [{ field: 'card_fingerprint', operator: 'in_list', value: blockList.id, aggregation: null }],
+    });
     expect(spare.json()).toMatchObject({ signal: 'allow', priority: 100, isActive: true });
 
     // issues name the flag: the schema's, the service's, and the flag's own
     const [notArray, badOperator, badField, wrongList, badSignal, missingScore] = await Promise.all([
-      cli('risk', 'rules', 'create', ...tenant, '--name', 'Bad', '--score-impact', '1', '--conditions-json', '{"field":"amount"}', '--json'),
-      cli('risk', 'rules', 'create', ...tenant, '--name', 'Bad', '--score-impact', '1', '--conditions-json', '[{"field":"amount","operator":"contains","value":"1"}]', '--json'),
-      cli('risk', 'rules', 'create', ...tenant, '--name', 'Bad', '--score-impact', '1', '--conditions-json', '[{"field":"phone","operator":"eq","value":"1"}]', '--json'),
-      cli('risk', 'rules', 'create', ...tenant, '--name', 'Bad', '--score-impact', '1', '--conditions-json', `[{"field":"email","operator":"in_list","value":"${blockList.id}"}]`, '--json'),
-      cli('risk', 'rules', 'create', ...tenant, '--name', 'Bad', '--score-impact', '1', '--signal', 'deny', '--conditions-json', conditionsFile, '--json'),
+      cli(
+        'risk',
+        'rules',
+        'create',
+        ...tenant,
+        '--name',
+        'Bad',
+        '--score-impact',
+        '1',
+        '--conditions-json',
+        '{"field":"amount"}',
+        '--json',
+      ),
+      cli(
+        'risk',
+        'rules',
+        'create',
+        ...tenant,
+        '--name',
+        'Bad',
+        '--score-impact',
+        '1',
+        '--conditions-json',
+        '[{"field":"amount","operator":"contains","value":"1"}]',
+        '--json',
+      ),
+      cli(
+        'risk',
+        'rules',
+        'create',
+        ...tenant,
+        '--name',
+        'Bad',
+        '--score-impact',
+        '1',
+        '--conditions-json',
+        '[{"field":"phone","operator":"eq","value":"1"}]',
+        '--json',
+      ),
+      cli(
+        'risk',
+        'rules',
+        'create',
+        ...tenant,
+        '--name',
+        'Bad',
+        '--score-impact',
+        '1',
+        '--conditions-json',
+        `[{"field":"email","operator":"in_list","value":"${blockList.id}"}]`,
+        '--json',
+      ),
+      cli(
+        'risk',
+        'rules',
+        'create',
+        ...tenant,
+        '--name',
+        'Bad',
+        '--score-impact',
+        '1',
+        '--signal',
+        'deny',
+        '--conditions-json',
+        conditionsFile,
+        '--json',
+      ),
       cli('risk', 'rules', 'create', ...tenant, '--name', 'Bad', '--conditions-json', conditionsFile, '--json'),
     ]);
     for (const res of [notArray, badOperator, badField, wrongList, badSignal, missingScore]) expect(res.status).toBe(2);
     expect(paths(notArray)).toEqual(['--conditions-json']);
-    expect(badOperator.json().error.errors).toEqual([{ path: '--conditions-json[0].operator', message: expect.stringContaining('for field amount') }]);
+    expect(badOperator.json().error.errors).toEqual([
+      { path: '--conditions-json[0].operator', message: expect.stringContaining('for field amount') },
+    ]);
     expect(paths(badField)).toEqual(['--conditions-json[0].field']);
-    expect(wrongList.json().error.errors).toEqual([{ path: '--conditions-json[0].value', message: expect.stringContaining('card_fingerprint entries') }]);
+    expect(wrongList.json().error.errors).toEqual([
+      { path: '--conditions-json[0].value', message: expect.stringContaining('card_fingerprint entries') },
+    ]);
     expect(missingScore.json().error.errors).toEqual([{ path: '--score-impact', message: 'is required' }]);
 
     const [inactive, shown] = await Promise.all([
@@ -178,7 +366,12 @@ describe(`payplane risk (${dialectName})`, () => {
       cli('risk', 'rules', 'list', ...tenant),
     ]);
     expect(blocks.json().data.map((r: { id: string }) => r.id)).toEqual([blockRule.id]);
-    expect(actives.json().data.map((r: { id: string }) => r.id).sort()).toEqual([velocity.id, blockRule.id].sort());
+    expect(
+      actives
+        .json()
+        .data.map((r: { id: string }) => r.id)
+        .sort(),
+    ).toEqual([velocity.id, blockRule.id].sort());
     expect(listed.stdout).toContain('Card velocity');
     expect(listed.stdout).toContain(`card_fingerprint in_list ${blockList.id}`);
     expect(listed.stdout).toMatch(/3 of 3/);
@@ -191,16 +384,40 @@ describe(`payplane risk (${dialectName})`, () => {
   test('plans: create, get, update (thresholds kept unless named), enable, disable, list, delete', async () => {
     const [main, strict] = await Promise.all([
       cli('risk', 'plans', 'create', ...tenant, '--name', 'Default', '--rules', `${velocity.id},${blockRule.id}`, '--enable', '--json'),
-      cli('risk', 'plans', 'create', ...tenant, '--name', 'Strict shop', '--merchant', s.sandbox.merchantId, '--rules', velocity.id, '--challenge-score', '30', '--json'),
+      cli(
+        'risk',
+        'plans',
+        'create',
+        ...tenant,
+        '--name',
+        'Strict shop',
+        '--merchant',
+        s.sandbox.merchantId,
+        '--rules',
+        velocity.id,
+        '--challenge-score',
+        '30',
+        '--json',
+      ),
     ]);
     expect(main.status).toBe(0);
     plan = main.json();
     expect(plan).toMatchObject({
-      tenantId: s.sandbox.tenantId, livemode: false, merchantId: null, name: 'Default', status: 'enabled', ruleIds: [velocity.id, blockRule.id],
-      thresholds: { challenge: null, review: null, decline: null }, ownerLevel: 'tenant',
+      tenantId: s.sandbox.tenantId,
+      livemode: false,
+      merchantId: null,
+      name: 'Default',
+      status: 'enabled',
+      ruleIds: [velocity.id, blockRule.id],
+      thresholds: { challenge: null, review: null, decline: null },
+      ownerLevel: 'tenant',
     });
     const strictId: string = strict.json().id;
-    expect(strict.json()).toMatchObject({ merchantId: s.sandbox.merchantId, status: 'disabled', thresholds: { challenge: 30, review: null, decline: null } });
+    expect(strict.json()).toMatchObject({
+      merchantId: s.sandbox.merchantId,
+      status: 'disabled',
+      thresholds: { challenge: 30, review: null, decline: null },
+    });
 
     const kept = await cli('risk', 'plans', 'update', strictId, ...tenant, '--decline-score', '80', '--json');
     expect(kept.json().thresholds).toEqual({ challenge: 30, review: null, decline: 80 });
@@ -216,7 +433,20 @@ describe(`payplane risk (${dialectName})`, () => {
     expect([unknownRule.status, unknownRule.json().error.errors]).toEqual([2, [{ path: '--rules[1]', message: 'no such scoring rule' }]]);
     expect(badScore.json().error.errors).toEqual([{ path: '--review-score', message: 'must be an integer or none' }]);
     expect(paths(badMerchant)).toEqual(['--review-score']);
-    const cleared = await cli('risk', 'plans', 'update', strictId, ...tenant, '--merchant', 'none', '--challenge-score', 'none', '--name', 'Strict', '--json');
+    const cleared = await cli(
+      'risk',
+      'plans',
+      'update',
+      strictId,
+      ...tenant,
+      '--merchant',
+      'none',
+      '--challenge-score',
+      'none',
+      '--name',
+      'Strict',
+      '--json',
+    );
     expect(cleared.json()).toMatchObject({ name: 'Strict', merchantId: null, thresholds: { challenge: null, review: null, decline: 80 } });
 
     const enabled = await cli('risk', 'plans', 'enable', strictId, ...tenant, '--json');
@@ -224,7 +454,10 @@ describe(`payplane risk (${dialectName})`, () => {
     const again = await cli('risk', 'plans', 'enable', strictId, ...tenant, '--json');
     expect(again.status).toBe(5);
     expect(again.json().error.code).toBe('INVALID_STATE_TRANSITION');
-    expect((await cli('risk', 'plans', 'disable', strictId, ...tenant, '--yes', '--json')).json()).toMatchObject({ id: strictId, status: 'disabled' });
+    expect((await cli('risk', 'plans', 'disable', strictId, ...tenant, '--yes', '--json')).json()).toMatchObject({
+      id: strictId,
+      status: 'disabled',
+    });
 
     const [enabledOnly, got, table] = await Promise.all([
       cli('risk', 'plans', 'list', ...tenant, '--status', 'enabled', '--json'),
@@ -245,11 +478,37 @@ describe(`payplane risk (${dialectName})`, () => {
   test('config: get the defaults, set (values not given kept), reset', async () => {
     const defaults = await cli('risk', 'config', 'get', ...tenant, '--json');
     expect(defaults.json()).toEqual({
-      tenantId: s.sandbox.tenantId, challengeScore: 50, reviewScore: null, declineScore: 100, enforcement: 'enforce', isDefault: true, updatedBy: null,
-      createdAt: null, updatedAt: null,
+      tenantId: s.sandbox.tenantId,
+      challengeScore: 50,
+      reviewScore: null,
+      declineScore: 100,
+      enforcement: 'enforce',
+      isDefault: true,
+      updatedBy: null,
+      createdAt: null,
+      updatedAt: null,
     });
-    const set = await cli('risk', 'config', 'set', ...tenant, '--challenge-score', '40', '--review-score', '60', '--operator', 'carol', '--json');
-    expect(set.json()).toMatchObject({ challengeScore: 40, reviewScore: 60, declineScore: 100, enforcement: 'enforce', isDefault: false, updatedBy: op('carol') });
+    const set = await cli(
+      'risk',
+      'config',
+      'set',
+      ...tenant,
+      '--challenge-score',
+      '40',
+      '--review-score',
+      '60',
+      '--operator',
+      'carol',
+      '--json',
+    );
+    expect(set.json()).toMatchObject({
+      challengeScore: 40,
+      reviewScore: 60,
+      declineScore: 100,
+      enforcement: 'enforce',
+      isDefault: false,
+      updatedBy: op('carol'),
+    });
     const monitor = await cli('risk', 'config', 'set', ...tenant, '--enforcement', 'monitor', '--review-score', 'none', '--json');
     expect(monitor.json()).toMatchObject({ challengeScore: 40, reviewScore: null, declineScore: 100, enforcement: 'monitor' });
     const [above, notNumber, nothing, shown] = await Promise.all([
@@ -264,34 +523,57 @@ describe(`payplane risk (${dialectName})`, () => {
     expect(nothing.status).toBe(2);
     expect(shown.stdout).toMatch(/enforcement\s+monitor/);
     const reset = await cli('risk', 'config', 'reset', ...tenant, '--yes', '--json');
-    expect(reset.json()).toMatchObject({ challengeScore: 50, reviewScore: null, declineScore: 100, enforcement: 'enforce', isDefault: true });
+    expect(reset.json()).toMatchObject({
+      challengeScore: 50,
+      reviewScore: null,
+      declineScore: 100,
+      enforcement: 'enforce',
+      isDefault: true,
+    });
   });
 
-  test('evaluate: the same input gives the same decision, the engine\'s and a real checkout payment\'s', async () => {
+  test("evaluate: the same input gives the same decision, the engine's and a real checkout payment's", async () => {
     const file = path.join(s.db.home, 'payment.json');
     fs.writeFileSync(file, JSON.stringify({ merchantId: s.sandbox.merchantId, ...JSON.parse(payment(CARD)) }));
-    const [one, two] = await Promise.all([cli('risk', 'evaluate', '--payment-json', file, '--json'), cli('risk', 'evaluate', '--payment-json', file, '--json')]);
+    const [one, two] = await Promise.all([
+      cli('risk', 'evaluate', '--payment-json', file, '--json'),
+      cli('risk', 'evaluate', '--payment-json', file, '--json'),
+    ]);
     expect(one.status).toBe(0);
     expect(two.json()).toEqual(one.json());
     const run = one.json();
     // the velocity rule counts this one payment (1 < 2); the block list holds the card
     expect(run.decision).toEqual({
-      decision: 'decline', evaluatedDecision: 'decline', enforced: true, score: 100,
+      decision: 'decline',
+      evaluatedDecision: 'decline',
+      enforced: true,
+      score: 100,
       matchedRules: [{ id: blockRule.id, name: 'Blocked cards', signal: 'block', scoreImpact: 100, priority: 20 }],
-      thresholds: { challenge: 50, review: null, decline: 100 }, planIds: [plan.id], reason: 'blocked by rule "Blocked cards"',
+      thresholds: { challenge: 50, review: null, decline: 100 },
+      planIds: [plan.id],
+      reason: 'blocked by rule "Blocked cards"',
     });
     expect(run.subject.card.fingerprint).toBe(fingerprint);
 
     // the engine in this process, on the same database and subject
     const subject = run.subject as RiskSubject;
-    const engine = await withRuntimeOf(s.db, (rt) => evaluateRisk(operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false }), subject));
+    const engine = await withRuntimeOf(s.db, (rt) =>
+      evaluateRisk(operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false }), subject),
+    );
     expect(engine).toEqual(run.decision);
 
     // a real checkout payment with the card: declined by the risk checks with the dry run's decision
     const paid = await withRuntimeOf(s.db, async (rt) => {
-      const ctx = operatorContext(rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false });
+      const ctx = operatorContext(rt, {
+        level: 'merchant',
+        tenantId: s.sandbox.tenantId,
+        merchantId: s.sandbox.merchantId,
+        livemode: false,
+      });
       const session = await createSession(ctx, { amount: { currency: 'EUR', valueMinor: 2500 } });
-      await completeCheckoutSession(ctx, session.id, { paymentMethod: { type: 'card', card: { number: CARD, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123' } } });
+      await completeCheckoutSession(ctx, session.id, {
+        paymentMethod: { type: 'card', card: { number: CARD, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123' } },
+      });
       const row = await rt.db.models.Payment.findOne({ where: { checkoutSessionId: session.id }, raw: true });
       return row as unknown as { status: string; errorCode: string; cardFingerprint: string; riskDecision: unknown };
     });
@@ -302,7 +584,13 @@ describe(`payplane risk (${dialectName})`, () => {
     // the dry run counts that payment now: the velocity rule matches too (2 payments of the card in 10 minutes)
     const after = await cli('risk', 'evaluate', '--payment-json', file, '--json');
     expect(after.json().decision).toMatchObject({
-      decision: 'decline', score: 130, matchedRules: [{ id: velocity.id, signal: 'challenge' }, { id: blockRule.id, signal: 'block' }], reason: 'blocked by rule "Blocked cards"',
+      decision: 'decline',
+      score: 130,
+      matchedRules: [
+        { id: velocity.id, signal: 'challenge' },
+        { id: blockRule.id, signal: 'block' },
+      ],
+      reason: 'blocked by rule "Blocked cards"',
     });
     // another card: allowed; the table shows the decision
     const [other, table] = await Promise.all([
@@ -325,7 +613,13 @@ describe(`payplane risk (${dialectName})`, () => {
 
   test('evaluate: invalid payments name the field of --payment-json (or --merchant), exit 2', async () => {
     const [fields, unknown, luhn, badMerchant, noFile, noMerchant, notInTenant] = await Promise.all([
-      cli('risk', 'evaluate', '--payment-json', JSON.stringify({ merchantId: 'shop', amount: { currency: 'eur', valueMinor: 1 } }), '--json'),
+      cli(
+        'risk',
+        'evaluate',
+        '--payment-json',
+        JSON.stringify({ merchantId: 'shop', amount: { currency: 'eur', valueMinor: 1 } }),
+        '--json',
+      ),
       cli('risk', 'evaluate', '--merchant', s.sandbox.merchantId, '--payment-json', payment(CARD, { colour: 'red' }), '--json'),
       cli('risk', 'evaluate', '--merchant', s.sandbox.merchantId, '--payment-json', payment('4242424242424241'), '--json'),
       cli('risk', 'evaluate', '--merchant', 'shop', '--payment-json', payment(CARD), '--json'),

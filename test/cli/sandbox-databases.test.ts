@@ -13,7 +13,13 @@ import { startServe, stopAllServes } from '../helpers/serve';
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'payplane-sandboxes-'));
 let other: TestDatabase;
-const base = { PAYPLANE_HOME: home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, PORT: undefined, HOST: undefined, PAYPLANE_PUBLIC_URL: undefined };
+const base = {
+  PAYPLANE_HOME: home,
+  PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
+  PORT: undefined,
+  HOST: undefined,
+  PAYPLANE_PUBLIC_URL: undefined,
+};
 // `npm start`: no DATABASE_URL, so <home>/payplane.db
 const first = { ...base, DATABASE_URL: undefined };
 const firstDb = { url: `sqlite:${path.join(home, 'payplane.db')}`, home } as TestDatabase;
@@ -51,7 +57,10 @@ describe(`one saved sandbox for every database (default SQLite, then ${onPostgre
     const [own] = fs.readdirSync(records);
     const stem = own.replace(/-\d+\.json$/, '');
     fs.writeFileSync(path.join(records, `${stem}-999999.json`), JSON.stringify({ url: 'http://127.0.0.1:9', pid: 999999, database: stem }));
-    fs.writeFileSync(path.join(records, `${stem}-${process.pid}.json`), JSON.stringify({ url: 'http://127.0.0.1:9', pid: process.pid, database: stem }));
+    fs.writeFileSync(
+      path.join(records, `${stem}-${process.pid}.json`),
+      JSON.stringify({ url: 'http://127.0.0.1:9', pid: process.pid, database: stem }),
+    );
     expect((await envOf(first)).API_URL).toBe(a.url);
     expect(fs.existsSync(path.join(records, `${stem}-999999.json`))).toBe(false);
     fs.rmSync(path.join(records, `${stem}-${process.pid}.json`));
@@ -67,7 +76,11 @@ describe(`one saved sandbox for every database (default SQLite, then ${onPostgre
     expect(bannerTenant(b.output())).toBe(sandboxB.TENANT_ID);
     expect(sandboxB.API_URL).toBe(b.url);
     // the first database's sandbox env still works while the other serve runs (and does not point at it)
-    expect(await envOf(first)).toMatchObject({ TENANT_ID: sandboxA.TENANT_ID, TENANT_KEY: sandboxA.TENANT_KEY, API_URL: 'http://127.0.0.1:4242' });
+    expect(await envOf(first)).toMatchObject({
+      TENANT_ID: sandboxA.TENANT_ID,
+      TENANT_KEY: sandboxA.TENANT_KEY,
+      API_URL: 'http://127.0.0.1:4242',
+    });
     expect(await b.stop()).toBe(0);
 
     // npm start again: the same keys printed, and they work
@@ -106,7 +119,10 @@ describe(`one saved sandbox for every database (default SQLite, then ${onPostgre
     expect(init2.json().savedTo).toBe(file);
     expect((await envOf(second)).TENANT_ID).toBe(init2.json().tenantId);
     expect((await envOf(one)).TENANT_ID).toBe(init.json().tenantId);
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ ...legacy, otherDatabases: [expect.objectContaining({ tenantId: init2.json().tenantId })] });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({
+      ...legacy,
+      otherDatabases: [expect.objectContaining({ tenantId: init2.json().tenantId })],
+    });
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   }, 120_000);
 });

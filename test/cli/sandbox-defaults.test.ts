@@ -16,7 +16,11 @@ describe(`sandbox defaults (${dialectName})`, () => {
   test('events trigger without --tenant and --merchant acts for the saved sandbox', async () => {
     const merchantEvent = await t.cli('events', 'trigger', 'payment.succeeded', '--json');
     expect(merchantEvent.status).toBe(0);
-    expect(merchantEvent.json()).toMatchObject({ tenantId: t.sandbox.tenantId, merchantId: t.sandbox.merchantId, type: 'payment.succeeded' });
+    expect(merchantEvent.json()).toMatchObject({
+      tenantId: t.sandbox.tenantId,
+      merchantId: t.sandbox.merchantId,
+      type: 'payment.succeeded',
+    });
     // a tenant event is the tenant's: the sandbox's merchant is not put on it
     const tenantEvent = await t.cli('events', 'trigger', 'fraud.alert', '--json');
     expect(tenantEvent.status).toBe(0);
@@ -36,6 +40,9 @@ describe(`sandbox defaults (${dialectName})`, () => {
     const missing = await runCli(['events', 'trigger', 'payment.succeeded', '--json'], { ...t.env, PAYPLANE_HOME: home });
     expect(missing.status).toBe(2);
     expect(missing.json().error).toMatchObject({ code: 'MISSING_FLAG', hint: expect.stringContaining('sandbox init') });
-    expect(missing.json().error.errors[0]).toMatchObject({ path: '--tenant', message: expect.stringContaining(path.join(home, 'sandbox.json')) });
+    expect(missing.json().error.errors[0]).toMatchObject({
+      path: '--tenant',
+      message: expect.stringContaining(path.join(home, 'sandbox.json')),
+    });
   });
 });

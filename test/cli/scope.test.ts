@@ -9,9 +9,23 @@ import { ROOT } from '../helpers/cli';
 
 /** The makers of caller contexts: src/cli/context.ts's (the scope functions call them) and src/domain/authority.ts's. */
 const MAKERS = [
-  'platformContext', 'operatorOfTenant', 'actContext', 'readContext', 'locate', 'tenantContext', 'merchantContext',
-  'recordContext', 'accessContext', 'endpointScopeContext', 'tenantOrPlatformContext', 'contextAsUser', 'operatorContext',
-  'userContext', 'apiKeyContext', 'clientSecretContext', 'elevate',
+  'platformContext',
+  'operatorOfTenant',
+  'actContext',
+  'readContext',
+  'locate',
+  'tenantContext',
+  'merchantContext',
+  'recordContext',
+  'accessContext',
+  'endpointScopeContext',
+  'tenantOrPlatformContext',
+  'contextAsUser',
+  'operatorContext',
+  'userContext',
+  'apiKeyContext',
+  'clientSecretContext',
+  'elevate',
 ];
 
 function commandFiles(dir: string): string[] {
@@ -24,8 +38,18 @@ function commandFiles(dir: string): string[] {
 
 /** The commands that act nowhere a caller context says: the database, the configuration, serve, the runtime's jobs. */
 const ACTS_NOWHERE = new Set([
-  'config:show', 'db:create', 'db:migrate', 'doctor', 'jobs:run', 'sandbox:env', 'sandbox:init', 'serve', 'tokens:issue',
-  'users:accept-invitation', 'webhooks:dispatch', 'withdrawal-methods:types',
+  'config:show',
+  'db:create',
+  'db:migrate',
+  'doctor',
+  'jobs:run',
+  'sandbox:env',
+  'sandbox:init',
+  'serve',
+  'tokens:issue',
+  'users:accept-invitation',
+  'webhooks:dispatch',
+  'withdrawal-methods:types',
 ]);
 
 const DUMP = `
@@ -51,9 +75,11 @@ describe('how a command finds its scope', () => {
     const found: string[] = [];
     const pattern = new RegExp(`\\b(${MAKERS.join('|')})\\b`);
     for (const file of commandFiles(path.join(ROOT, 'commands'))) {
-      fs.readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-        if (pattern.test(line)) found.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
-      });
+      fs.readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (pattern.test(line)) found.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
+        });
     }
     expect(found).toEqual([]);
   });
@@ -61,7 +87,11 @@ describe('how a command finds its scope', () => {
   it('every command that acts somewhere declares where (a record argument, a scope flag or scopeOf) and asks scope()', () => {
     if (!fs.existsSync(path.join(ROOT, 'dist', 'commands'))) throw new Error('dist/ is missing: run `npm run build`');
     // oclif loads the built commands in a child process: its dynamic imports do not work inside jest's module sandbox
-    const commands = JSON.parse(execFileSync(process.execPath, ['-e', DUMP], { cwd: ROOT, encoding: 'utf8' })) as { id: string; declares: boolean; asks: boolean }[];
+    const commands = JSON.parse(execFileSync(process.execPath, ['-e', DUMP], { cwd: ROOT, encoding: 'utf8' })) as {
+      id: string;
+      declares: boolean;
+      asks: boolean;
+    }[];
     expect(commands.length).toBe(commandFiles(path.join(ROOT, 'commands')).length);
     const undeclared = commands.filter((c) => !ACTS_NOWHERE.has(c.id) && !(c.declares && c.asks)).map((c) => c.id);
     expect(undeclared).toEqual([]);

@@ -117,16 +117,27 @@ describe('payplane serve', () => {
     const db = await createTestDatabase();
     // the level and file left to serve's defaults (the test set-up and the CI scan set them otherwise)
     const started = await startServe({
-      DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, PAYPLANE_LOG_LEVEL: undefined, PAYPLANE_LOG_FILE: undefined,
+      DATABASE_URL: db.url,
+      PAYPLANE_HOME: db.home,
+      PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
+      PAYPLANE_LOG_LEVEL: undefined,
+      PAYPLANE_LOG_FILE: undefined,
     });
     try {
       const bearer = 'sk_test_0123456789abcdef_notarealsecretvalue';
-      const res = await fetch(`${started.url}/v1/payments?limit=5&key=cs_secret_in_the_query`, { headers: { Authorization: `Bearer ${bearer}` } });
+      const res = await fetch(`${started.url}/v1/payments?limit=5&key=cs_secret_in_the_query`, {
+        headers: { Authorization: `Bearer ${bearer}` },
+      });
       expect(res.status).toBe(401);
       const requestId = res.headers.get('request-id');
       let line: Record<string, unknown> | undefined;
       for (let i = 0; i < 100 && !line; i++) {
-        line = started.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === requestId && l.msg === 'request');
+        line = started
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => l.requestId === requestId && l.msg === 'request');
         if (!line) await new Promise((r) => setTimeout(r, 50));
       }
       expect(line).toMatchObject({ level: 30, operation: 'listPayments', method: 'GET', path: '/v1/payments', status: 401 });
@@ -148,7 +159,9 @@ describe('payplane serve', () => {
       let answer = '';
       socket.on('data', (d) => (answer += d));
       const body = JSON.stringify({ name: 'in flight' });
-      socket.write(`POST /v1/admin/tenants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
+      socket.write(
+        `POST /v1/admin/tenants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+      );
       await new Promise((resolve) => setTimeout(resolve, 200));
       const exited = new Promise<number | null>((resolve) => {
         started.child.removeAllListeners('exit');
@@ -173,8 +186,12 @@ describe('payplane serve', () => {
     const db = await createTestDatabase();
     const receiver = await new Receiver().start();
     const started = await startServe({
-      DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
-      PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128', PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile, PAYPLANE_DISPATCH_POLL_MS: '100',
+      DATABASE_URL: db.url,
+      PAYPLANE_HOME: db.home,
+      PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
+      PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128',
+      PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile,
+      PAYPLANE_DISPATCH_POLL_MS: '100',
     });
     const rt = await openRuntime(testConfig(db));
     try {
@@ -186,7 +203,9 @@ describe('payplane serve', () => {
       });
       expect(created.status).toBe(201);
       const ctx = operatorContext(rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
-      await rt.db.transaction((transaction) => emitEvent({ ...ctx, transaction }, { type: 'payment.succeeded', data: { id: 'pay_e2e' }, merchantId: sandbox.merchantId }));
+      await rt.db.transaction((transaction) =>
+        emitEvent({ ...ctx, transaction }, { type: 'payment.succeeded', data: { id: 'pay_e2e' }, merchantId: sandbox.merchantId }),
+      );
       const deadline = Date.now() + 15_000;
       while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(receiver.types()).toEqual(['payment.succeeded']);

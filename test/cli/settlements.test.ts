@@ -36,7 +36,18 @@ describe(`payplane settlements (${dialectName})`, () => {
     expect(table.status).toBe(0);
     expect(table.stdout).toContain(statementId);
     expect(table.stdout).toContain('finalized');
-    const json = await s.cli('settlements', 'list', '--tenant', tenantId, '--merchant', merchantId, '--status', 'finalized', '--all', '--json');
+    const json = await s.cli(
+      'settlements',
+      'list',
+      '--tenant',
+      tenantId,
+      '--merchant',
+      merchantId,
+      '--status',
+      'finalized',
+      '--all',
+      '--json',
+    );
     expect(json.status).toBe(0);
     expect(json.json().data.map((st: { id: string }) => st.id)).toContain(statementId);
     const none = await s.cli('settlements', 'list', '--tenant', tenantId, '--status', 'open', '--currency', 'JPY');

@@ -21,21 +21,39 @@ const t = useCliSandbox({ sandbox: { name: 'Tables tenant' }, runtime: true });
 const cli = (args: string[], extra: Record<string, string | undefined> = {}) => t.cliWith(extra, ...args);
 
 /** A last error long enough to be cut at 80 columns, with a comma, quotes and a line break for the CSV. */
-const LONG_ERROR = 'HTTP 503 from https://receiver.example.test/hook: "Service Unavailable", upstream said: try again later\nretry-after 120 END-OF-ERROR';
+const LONG_ERROR =
+  'HTTP 503 from https://receiver.example.test/hook: "Service Unavailable", upstream said: try again later\nretry-after 120 END-OF-ERROR';
 const HEADERS = ['ID', 'Event type', 'Endpoint', 'Status', 'Attempts', 'Mode', 'Last error', 'Created'];
 let deliveryIds: string[];
 let failedId: string;
 
 beforeAll(async () => {
-  const merchantCtx = operatorContext(t.rt, { level: 'merchant', tenantId: t.sandbox.tenantId, merchantId: t.sandbox.merchantId, livemode: false });
+  const merchantCtx = operatorContext(t.rt, {
+    level: 'merchant',
+    tenantId: t.sandbox.tenantId,
+    merchantId: t.sandbox.merchantId,
+    livemode: false,
+  });
   await createEndpoint(merchantCtx, { url: 'https://receiver.example.test/hook', events: ['payment.*'] });
   for (const type of ['payment.created', 'payment.succeeded', 'payment.captured']) {
     await t.rt.db.transaction(async (tx) => {
       const ctx = withTransaction(systemContext(t.rt, false), tx);
-      await emitEvent(ctx, { type, data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } }, tenantId: t.sandbox.tenantId, merchantId: t.sandbox.merchantId, livemode: false });
+      await emitEvent(ctx, {
+        type,
+        data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } },
+        tenantId: t.sandbox.tenantId,
+        merchantId: t.sandbox.merchantId,
+        livemode: false,
+      });
     });
   }
-  const rows = await t.rt.db.models.WebhookDelivery.findAll({ where: { tenantId: t.sandbox.tenantId }, order: [['createdAt', 'DESC'], ['id', 'DESC']] });
+  const rows = await t.rt.db.models.WebhookDelivery.findAll({
+    where: { tenantId: t.sandbox.tenantId },
+    order: [
+      ['createdAt', 'DESC'],
+      ['id', 'DESC'],
+    ],
+  });
   deliveryIds = rows.map((r) => r.get('id') as string);
   failedId = deliveryIds[1];
   await t.rt.db.models.WebhookDelivery.update({ status: 'failed', attemptCount: 10, lastError: LONG_ERROR }, { where: { id: failedId } });
@@ -43,16 +61,30 @@ beforeAll(async () => {
 
 /** Exit 0, or the failure shows what the command said. */
 const expectOk = (res: { status: number | null; stdout: string; stderr?: string }) =>
-  expect({ status: res.status, said: res.status === 0 ? '' : `${res.stderr ?? ''}${res.stdout}`.slice(-2000) }).toEqual({ status: 0, said: '' });
+  expect({ status: res.status, said: res.status === 0 ? '' : `${res.stderr ?? ''}${res.stdout}`.slice(-2000) }).toEqual({
+    status: 0,
+    said: '',
+  });
 
 /** The lines of a table's output that are part of the table (its borders and rows). */
-const tableLines = (stdout: string) => stdout.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => /^[┌├│└]/.test(l));
+const tableLines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => /^[┌├│└]/.test(l));
 /** The cells of a table line. */
-const cells = (line: string) => line.split('│').slice(1, -1).map((c) => c.trim());
+const cells = (line: string) =>
+  line
+    .split('│')
+    .slice(1, -1)
+    .map((c) => c.trim());
 
 /** The cells of each row of a table (a line whose first cell is empty continues the row above it). */
-const rowsOf = (table: string[]) => table.slice(3, -1).map(cells).filter((r) => r[0] !== '');
-
+const rowsOf = (table: string[]) =>
+  table
+    .slice(3, -1)
+    .map(cells)
+    .filter((r) => r[0] !== '');
 
 // a real terminal through script(1) (util-linux): the table is drawn for a terminal of the width asked
 const hasScript = spawnSync('script', ['--version']).status === 0;
@@ -80,49 +112,55 @@ const list = (...more: string[]) => [...LIST.map((a) => (a === '<tenant>' ? t.sa
 describe(`tables fit the terminal (${dialectName})`, () => {
   // issue 32 item 4: ids, event types and statuses are never cut (they are what the next command needs); the columns
   // of less value are narrowed or hidden first, and the table says what it hid and how to see it
-  onTerminal('at 80 columns (stty) no line exceeds 80 characters; ids, event types and statuses are whole; the hidden columns are named with the flags that show them', () => {
-    const res = terminal(list(), { cols: 80 });
-    expectOk(res);
-    const lines = res.stdout.split('\n');
-    expect(lines.filter((l) => [...stripVTControlCharacters(l)].length > 80)).toEqual([]);
-    const table = tableLines(res.stdout);
-    // top border, header, the line under it, one line a row, bottom border: nothing between the rows
-    expect(table).toHaveLength(deliveryIds.length + 4);
-    expect(table.filter((l) => l.startsWith('├'))).toHaveLength(1);
-    expect(table[2].startsWith('├')).toBe(true);
-    expect(table.every((l) => [...l].length === [...table[0]].length)).toBe(true);
-    // the ids, event types and statuses whole: what the next command needs is never cut
-    expect(cells(table[1])).toEqual(['ID', 'Event type', 'Status', 'Mode']);
-    const rows = rowsOf(table);
-    expect(rows.map((r) => r[0])).toEqual(deliveryIds);
-    expect(rows.map((r) => r[1]).sort()).toEqual(['payment.captured', 'payment.created', 'payment.succeeded']);
-    expect(rows.map((r) => r[2]).sort()).toEqual(['failed', 'pending', 'pending']);
-    expect(rows.map((r) => r[3])).toEqual(['test', 'test', 'test']);
-    expect(res.stdout).not.toContain('…');
-    expect(res.stdout).not.toContain('END-OF-ERROR');
-    // what was hidden, and how to see it
-    const note = res.stdout.slice(res.stdout.lastIndexOf('└')).split('\n').slice(1).join(' ').replace(/\s+/g, ' ');
-    expect(note).toContain('Hidden to fit 80 columns: endpoint, attempts, last-error, created.');
-    expect(note).toContain('Show them: --columns id,endpoint,attempts,last-error,created, or every column whole: --no-truncate.');
-    // the footer is still there
-    expect(res.stdout).toContain(`${deliveryIds.length} of ${deliveryIds.length}`);
-  });
+  onTerminal(
+    'at 80 columns (stty) no line exceeds 80 characters; ids, event types and statuses are whole; the hidden columns are named with the flags that show them',
+    () => {
+      const res = terminal(list(), { cols: 80 });
+      expectOk(res);
+      const lines = res.stdout.split('\n');
+      expect(lines.filter((l) => [...stripVTControlCharacters(l)].length > 80)).toEqual([]);
+      const table = tableLines(res.stdout);
+      // top border, header, the line under it, one line a row, bottom border: nothing between the rows
+      expect(table).toHaveLength(deliveryIds.length + 4);
+      expect(table.filter((l) => l.startsWith('├'))).toHaveLength(1);
+      expect(table[2].startsWith('├')).toBe(true);
+      expect(table.every((l) => [...l].length === [...table[0]].length)).toBe(true);
+      // the ids, event types and statuses whole: what the next command needs is never cut
+      expect(cells(table[1])).toEqual(['ID', 'Event type', 'Status', 'Mode']);
+      const rows = rowsOf(table);
+      expect(rows.map((r) => r[0])).toEqual(deliveryIds);
+      expect(rows.map((r) => r[1]).sort()).toEqual(['payment.captured', 'payment.created', 'payment.succeeded']);
+      expect(rows.map((r) => r[2]).sort()).toEqual(['failed', 'pending', 'pending']);
+      expect(rows.map((r) => r[3])).toEqual(['test', 'test', 'test']);
+      expect(res.stdout).not.toContain('…');
+      expect(res.stdout).not.toContain('END-OF-ERROR');
+      // what was hidden, and how to see it
+      const note = res.stdout.slice(res.stdout.lastIndexOf('└')).split('\n').slice(1).join(' ').replace(/\s+/g, ' ');
+      expect(note).toContain('Hidden to fit 80 columns: endpoint, attempts, last-error, created.');
+      expect(note).toContain('Show them: --columns id,endpoint,attempts,last-error,created, or every column whole: --no-truncate.');
+      // the footer is still there
+      expect(res.stdout).toContain(`${deliveryIds.length} of ${deliveryIds.length}`);
+    },
+  );
 
-  onTerminal('the hint shows them: --columns picked at 100 columns shows every picked column (only text is cut), and says what it cut', () => {
-    const res = terminal(list('--columns', 'id,endpoint,last-error'), { cols: 100 });
-    expectOk(res);
-    const table = tableLines(res.stdout);
-    expect(cells(table[1])).toEqual(['ID', 'Endpoint', 'Last error']);
-    const rows = rowsOf(table);
-    expect(rows.map((r) => r[0])).toEqual(deliveryIds);
-    // the endpoint (another record's id) whole too; the error cut to what is left
-    expect(new Set(rows.map((r) => r[1])).size).toBe(1);
-    expect(rows[0][1]).toMatch(/^[0-9a-f-]{36}$/);
-    expect(table.every((l) => [...l].length <= 100)).toBe(true);
-    expect(res.stdout).toContain('Cut to fit (cells ending in …): last-error.');
-    expect(res.stdout).toContain('Every cell whole: --no-truncate.');
-    expect(res.stdout).not.toContain('Hidden to fit');
-  });
+  onTerminal(
+    'the hint shows them: --columns picked at 100 columns shows every picked column (only text is cut), and says what it cut',
+    () => {
+      const res = terminal(list('--columns', 'id,endpoint,last-error'), { cols: 100 });
+      expectOk(res);
+      const table = tableLines(res.stdout);
+      expect(cells(table[1])).toEqual(['ID', 'Endpoint', 'Last error']);
+      const rows = rowsOf(table);
+      expect(rows.map((r) => r[0])).toEqual(deliveryIds);
+      // the endpoint (another record's id) whole too; the error cut to what is left
+      expect(new Set(rows.map((r) => r[1])).size).toBe(1);
+      expect(rows[0][1]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(table.every((l) => [...l].length <= 100)).toBe(true);
+      expect(res.stdout).toContain('Cut to fit (cells ending in …): last-error.');
+      expect(res.stdout).toContain('Every cell whole: --no-truncate.');
+      expect(res.stdout).not.toContain('Hidden to fit');
+    },
+  );
 
   onTerminal('a terminal too narrow for the ids and labels alone keeps them whole (the table is then wider than the terminal)', () => {
     const res = terminal(list(), { cols: 40 });
@@ -133,7 +171,7 @@ describe(`tables fit the terminal (${dialectName})`, () => {
     expect(res.stdout.replace(/\s+/g, ' ')).toContain('Hidden to fit 40 columns: endpoint, attempts, mode, last-error, created.');
   });
 
-  onTerminal('amounts and another record\'s id are never cut either: payments list and keys list at 80 columns', async () => {
+  onTerminal("amounts and another record's id are never cut either: payments list and keys list at 80 columns", async () => {
     // a tenant of its own: its payments' events reach no endpoint of the deliveries listed above
     const other = await createSandbox(t.rt, { name: 'Tables payments tenant' });
     expectOk(await cli(['events', 'trigger', 'payment.succeeded', '--tenant', other.tenantId, '--merchant', other.merchantId, '--json']));
@@ -253,7 +291,10 @@ describe(`tables fit the terminal (${dialectName})`, () => {
   });
 
   test('--csv has no colour even where colour is forced, and no "No payments." line for an empty list', async () => {
-    const coloured = await cli(['webhooks', 'endpoints', 'list', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId, '--csv'], { NO_COLOR: undefined, FORCE_COLOR: '1' });
+    const coloured = await cli(
+      ['webhooks', 'endpoints', 'list', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId, '--csv'],
+      { NO_COLOR: undefined, FORCE_COLOR: '1' },
+    );
     expectOk(coloured);
     expect(coloured.stdout).not.toMatch(/\u001b\[/);
     const records = parseCsv(coloured.stdout, { anyLineEnd: true });
@@ -261,7 +302,10 @@ describe(`tables fit the terminal (${dialectName})`, () => {
     expect(records).toHaveLength(2);
     expect(records[1]).toContain('enabled');
     // the table itself is coloured then (the check above is not vacuous)
-    const table = await cli(['webhooks', 'endpoints', 'list', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId], { NO_COLOR: undefined, FORCE_COLOR: '1' });
+    const table = await cli(['webhooks', 'endpoints', 'list', '--tenant', t.sandbox.tenantId, '--merchant', t.sandbox.merchantId], {
+      NO_COLOR: undefined,
+      FORCE_COLOR: '1',
+    });
     expect(table.stdout).toMatch(/\u001b\[/);
     const empty = await cli(['payments', 'list', '--tenant', t.sandbox.tenantId, '--csv', '--columns', 'id,status']);
     expectOk(empty);
@@ -288,7 +332,10 @@ describe(`tables fit the terminal (${dialectName})`, () => {
   test('the flags reach the tables drawn by shared helpers and the commands whose footers are their own', async () => {
     const merchants = await cli(['merchants', 'list', '--tenant', t.sandbox.tenantId, '--csv', '--columns', 'name,id']);
     expectOk(merchants);
-    expect(parseCsv(merchants.stdout, { anyLineEnd: true })).toEqual([['Name', 'ID'], [expect.any(String), t.sandbox.merchantId]]);
+    expect(parseCsv(merchants.stdout, { anyLineEnd: true })).toEqual([
+      ['Name', 'ID'],
+      [expect.any(String), t.sandbox.merchantId],
+    ]);
     expect(merchants.stderr).toContain('1 of 1');
     const tenants = await cli(['tenants', 'list', '--columns', 'name']);
     expectOk(tenants);
@@ -302,10 +349,16 @@ describe(`tables fit the terminal (${dialectName})`, () => {
   });
 
   test('every command that lists pages of rows takes --columns, --no-truncate and --csv', () => {
-    const manifest = JSON.parse(fs.readFileSync(`${ROOT}/oclif.manifest.json`, 'utf8')) as { commands: Record<string, { flags: Record<string, { type: string }> }> };
+    const manifest = JSON.parse(fs.readFileSync(`${ROOT}/oclif.manifest.json`, 'utf8')) as {
+      commands: Record<string, { flags: Record<string, { type: string }> }>;
+    };
     const lists = Object.entries(manifest.commands).filter(([, c]) => c.flags.cursor);
     expect(lists.length).toBeGreaterThanOrEqual(35);
-    const missing = lists.filter(([, c]) => c.flags.columns?.type !== 'option' || c.flags['no-truncate']?.type !== 'boolean' || c.flags.csv?.type !== 'boolean').map(([id]) => id);
+    const missing = lists
+      .filter(
+        ([, c]) => c.flags.columns?.type !== 'option' || c.flags['no-truncate']?.type !== 'boolean' || c.flags.csv?.type !== 'boolean',
+      )
+      .map(([id]) => id);
     expect(missing).toEqual([]);
   });
 });
@@ -343,23 +396,34 @@ describe('column kinds (declared once: COLUMN_KINDS, kindOf, layoutColumns)', ()
     expect(kindOf('Last error', ['HTTP 503 from https://receiver.example.test/hook'])).toBe('text');
     expect(kindOf('Name', ['Sandbox merchant'], 'label')).toBe('label');
     // only text is ever cut; ids and labels are never hidden
-    expect(Object.entries(COLUMN_KINDS).filter(([, k]) => k.cut).map(([n]) => n)).toEqual(['text']);
-    expect(Object.entries(COLUMN_KINDS).filter(([, k]) => k.essential).map(([n]) => n).sort()).toEqual(['id', 'label']);
+    expect(
+      Object.entries(COLUMN_KINDS)
+        .filter(([, k]) => k.cut)
+        .map(([n]) => n),
+    ).toEqual(['text']);
+    expect(
+      Object.entries(COLUMN_KINDS)
+        .filter(([, k]) => k.essential)
+        .map(([n]) => n)
+        .sort(),
+    ).toEqual(['id', 'label']);
   });
 
-  test('renderTable on a 60-column terminal: a first column of ids is the row\'s own, whole; statuses whole; the rest hidden or cut, and said', () => {
+  test("renderTable on a 60-column terminal: a first column of ids is the row's own, whole; statuses whole; the rest hidden or cut, and said", () => {
     const tty = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
     const columns = process.env.COLUMNS;
     Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true });
     process.env.COLUMNS = '60';
     try {
       const rows = [{ id: UUID, endpoint: UUID.replace(/^01/, '02'), status: 'succeeded', error: 'x'.repeat(80) }];
-      const drawn = stripVTControlCharacters(renderTable(rows, [
-        { header: 'Delivery', get: (r) => r.id },
-        { header: 'Endpoint', get: (r) => r.endpoint },
-        { header: 'Status', get: (r) => r.status },
-        { header: 'Last error', get: (r) => r.error },
-      ]));
+      const drawn = stripVTControlCharacters(
+        renderTable(rows, [
+          { header: 'Delivery', get: (r) => r.id },
+          { header: 'Endpoint', get: (r) => r.endpoint },
+          { header: 'Status', get: (r) => r.status },
+          { header: 'Last error', get: (r) => r.error },
+        ]),
+      );
       const table = tableLines(drawn);
       expect(cells(table[1])).toEqual(['Delivery', 'Status']);
       expect(cells(table[3])).toEqual([UUID, 'succeeded']);

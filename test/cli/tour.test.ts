@@ -48,11 +48,13 @@ function tourBlocks(): TourBlock[] {
 
 /** `count` distinct free ports of 127.0.0.1 (held together while they are picked). */
 async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: count }, async () => {
-    const server = net.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return server;
-  }));
+  const servers = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const server = net.createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return server;
+    }),
+  );
   const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   return ports;
@@ -66,7 +68,12 @@ interface Shell {
 
 /** bash -c script, in the checkout (the tour's `$PWD/bin/run.js`), in its own process group. */
 function shell(script: string, env: NodeJS.ProcessEnv): Shell {
-  const child = spawn('bash', ['-c', `shopt -s expand_aliases\nset -eo pipefail\n${script}`], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['-c', `shopt -s expand_aliases\nset -eo pipefail\n${script}`], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -147,38 +154,62 @@ describe(`the README ten-minute tour (${dialectName})`, () => {
 
     // terminal 1
     serve = shell(blocks.find((b) => b.kind === 'serve')!.script, { ...env, ...scanLogEnv('tour-serve') });
-    await until('the sandbox server answers /readyz', async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-      return res?.status === 200;
-    }, 90_000, serve.output);
+    await until(
+      'the sandbox server answers /readyz',
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+        return res?.status === 200;
+      },
+      90_000,
+      serve.output,
+    );
 
     // terminal 2: the listener on the test's port
     const listenScript = blocks.find((b) => b.kind === 'listen')!.script;
     expect(listenScript).toMatch(/payplane webhooks listen\s*$/m);
-    listen = shell(listenScript.replace(/payplane webhooks listen\s*$/m, `payplane webhooks listen --port ${listenPort}`), { ...env, ...scanLogEnv('tour-listen') });
+    listen = shell(listenScript.replace(/payplane webhooks listen\s*$/m, `payplane webhooks listen --port ${listenPort}`), {
+      ...env,
+      ...scanLogEnv('tour-listen'),
+    });
     await until('the listener is ready', () => /^Ready\./m.test(listen!.output()), 30_000, listen.output);
     expect(listen.output()).toMatch(/^Signing secret: whsec_\S+$/m);
     expect(listen.output()).toContain(`https://localhost:${listenPort}/`);
-    const verified = () => new Set([...listen!.output().matchAll(/^\S+ {2}(\S+) \S+ {2}signature verified {2}\[200\]$/gm)].map((m) => m[1]));
+    const verified = () =>
+      new Set([...listen!.output().matchAll(/^\S+ {2}(\S+) \S+ {2}signature verified {2}\[200\]$/gm)].map((m) => m[1]));
 
     // terminal 3: the run blocks in order, in one shell; after each, as a reader would, the test looks at terminal 2
     // for the events the README says it shows, then lets the shell go on
     const runs = blocks.filter((b) => b.kind === 'run');
     // (released by the test; never waits more than 5 minutes, should the test be gone)
     const prelude = `tour_step() { echo "TOUR_STEP_DONE $1"; for _ in $(seq 3000); do [ -e "${sync}/$1" ] && return 0; sleep 0.1; done; exit 1; }`;
-    const script = [prelude, ...runs.map((b, i) => `${b.script}\ntour_step ${i}`), 'echo "TOUR_IDS $PAYMENT_ID $WITHDRAWAL_ID $MERCHANT_KEY $DISPUTE_ID $STATEMENT_ID"'].join('\n');
+    const script = [
+      prelude,
+      ...runs.map((b, i) => `${b.script}\ntour_step ${i}`),
+      'echo "TOUR_IDS $PAYMENT_ID $WITHDRAWAL_ID $MERCHANT_KEY $DISPUTE_ID $STATEMENT_ID"',
+    ].join('\n');
     terminal = shell(script, { ...env, ...scanLogEnv('tour-cli') });
     const t3 = terminal;
     let failed: number | null | undefined;
     void t3.exited.then((code) => (failed = code === 0 ? undefined : code));
     const promised: string[] = [];
     for (const [i, block] of runs.entries()) {
-      await until(`tour step ${i} runs`, () => {
-        if (failed !== undefined) throw new Error(`the tour's commands ended with ${failed}:\n${t3.output()}\n--- serve:\n${serve!.output().slice(-4000)}`);
-        return t3.output().includes(`TOUR_STEP_DONE ${i}\n`);
-      }, 60_000, t3.output);
+      await until(
+        `tour step ${i} runs`,
+        () => {
+          if (failed !== undefined)
+            throw new Error(`the tour's commands ended with ${failed}:\n${t3.output()}\n--- serve:\n${serve!.output().slice(-4000)}`);
+          return t3.output().includes(`TOUR_STEP_DONE ${i}\n`);
+        },
+        60_000,
+        t3.output,
+      );
       promised.push(...block.promises);
-      await until(`terminal 2 shows, verified, what the README says after step ${i} (${block.promises.join(', ')})`, () => block.promises.every((type) => verified().has(type)), 20_000, listen.output);
+      await until(
+        `terminal 2 shows, verified, what the README says after step ${i} (${block.promises.join(', ')})`,
+        () => block.promises.every((type) => verified().has(type)),
+        20_000,
+        listen.output,
+      );
       fs.writeFileSync(path.join(sync, String(i)), '');
     }
     expect(await t3.exited).toBe(0);
@@ -187,7 +218,14 @@ describe(`the README ten-minute tour (${dialectName})`, () => {
     expect(ids).not.toBeNull();
     const [, paymentId, withdrawalId, merchantKey, disputeId, statementId] = ids!;
     // the README promises the events of each step: payments, refunds, withdrawals and disputes
-    for (const type of ['payment.captured', 'checkout.session.completed', 'refund.succeeded', 'withdrawal.succeeded', 'dispute.created', 'dispute.won']) {
+    for (const type of [
+      'payment.captured',
+      'checkout.session.completed',
+      'refund.succeeded',
+      'withdrawal.succeeded',
+      'dispute.created',
+      'dispute.won',
+    ]) {
       expect(promised).toContain(type);
     }
 
@@ -202,12 +240,18 @@ describe(`the README ten-minute tour (${dialectName})`, () => {
     expect(out).toMatch(/status\s+captured/); // payments get --wait showed it captured
     expect(out).toMatch(/fee\s+│ 0\.60 EUR/);
     expect(out).toMatch(/net\s+│ 24\.40 EUR/);
-    const refunds = (await (await fetch(`http://127.0.0.1:${port}/v1/payments/${paymentId}/refunds`, { headers: { authorization: `Bearer ${merchantKey}` } })).json()) as { data: any[] };
+    const refunds = (await (
+      await fetch(`http://127.0.0.1:${port}/v1/payments/${paymentId}/refunds`, { headers: { authorization: `Bearer ${merchantKey}` } })
+    ).json()) as { data: any[] };
     expect(refunds.data).toHaveLength(1);
     expect(refunds.data[0]).toMatchObject({ amount: { currency: 'EUR', valueMinor: 500 } });
     expect(out).toMatch(/"valueMinor": 1940/); // the available balance before the withdrawal, as the tour says
     const withdrawal = await get(`/v1/withdrawals/${withdrawalId}`);
-    expect(withdrawal).toMatchObject({ status: 'completed', amount: { currency: 'EUR', valueMinor: 1000 }, fee: { currency: 'EUR', valueMinor: 50 } });
+    expect(withdrawal).toMatchObject({
+      status: 'completed',
+      amount: { currency: 'EUR', valueMinor: 1000 },
+      fee: { currency: 'EUR', valueMinor: 50 },
+    });
     const balances = (await get('/v1/balances')) as Array<{ currency: string; available: { valueMinor: number } }>;
     // 8.90 EUR at step 6, as the tour shows; then the won dispute's 15.00 EUR fee: -6.10 EUR, as step 7 says
     expect(out).toMatch(/Available[\s\S]*8\.90 EUR/);
@@ -215,13 +259,19 @@ describe(`the README ten-minute tour (${dialectName})`, () => {
 
     // the dispute was won: its amount came back, its fee stayed
     const dispute = await get(`/v1/disputes/${disputeId}`);
-    expect(dispute).toMatchObject({ status: 'won', reason: 'fraudulent', amount: { currency: 'EUR', valueMinor: 2000 }, fee: { currency: 'EUR', valueMinor: 1500 } });
+    expect(dispute).toMatchObject({
+      status: 'won',
+      reason: 'fraudulent',
+      amount: { currency: 'EUR', valueMinor: 2000 },
+      fee: { currency: 'EUR', valueMinor: 1500 },
+    });
     expect(out).toMatch(/"status": "under_review"/);
     // today's statement: its lines (every movement of the tour) and the CSV the tour wrote
     const statement = await get(`/v1/settlements/${statementId}`);
     expect(statement).toMatchObject({ merchantId: expect.any(String), currency: 'EUR', status: 'open' });
     const csv = fs.readFileSync(path.join(ROOT, 'statement.csv'), 'utf8');
-    for (const type of ['payment', 'refund', 'withdrawal', 'dispute', 'dispute_fee', 'dispute_reversal']) expect(csv).toMatch(new RegExp(`(^|,)${type}(,|$)`, 'm'));
+    for (const type of ['payment', 'refund', 'withdrawal', 'dispute', 'dispute_fee', 'dispute_reversal'])
+      expect(csv).toMatch(new RegExp(`(^|,)${type}(,|$)`, 'm'));
     expect(out).toMatch(/dispute_reversal/);
 
     // terminal 2 showed no delivery that failed its verification

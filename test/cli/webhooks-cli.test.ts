@@ -20,18 +20,26 @@ const cli = s.cli;
 const NO_ESCAPES = /\u001b\[/;
 const URL_A = 'https://receiver.example.test/hook';
 
-
 async function delivery(id: string): Promise<WebhookDeliveryRow> {
   const row = await s.rt.db.models.WebhookDelivery.findByPk(id);
   return row!.get({ plain: true }) as WebhookDeliveryRow;
 }
 
 /** Emits an event through the outbox, as a state change would; returns its deliveries by endpoint id. */
-async function emit(type: string, scope: { tenantId: string; merchantId?: string | null; livemode?: boolean }): Promise<Record<string, string>> {
+async function emit(
+  type: string,
+  scope: { tenantId: string; merchantId?: string | null; livemode?: boolean },
+): Promise<Record<string, string>> {
   const livemode = scope.livemode ?? false;
   return s.rt.db.transaction(async (t) => {
     const ctx = withTransaction(systemContext(s.rt, livemode), t);
-    const event = await emitEvent(ctx, { type, data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } }, tenantId: scope.tenantId, merchantId: scope.merchantId ?? null, livemode });
+    const event = await emitEvent(ctx, {
+      type,
+      data: { id: `obj_${type}`, amount: { currency: 'EUR', valueMinor: 100 } },
+      tenantId: scope.tenantId,
+      merchantId: scope.merchantId ?? null,
+      livemode,
+    });
     const rows = await s.rt.db.models.WebhookDelivery.findAll({ where: { eventId: event.id }, transaction: t });
     return Object.fromEntries(rows.map((r) => [r.get('endpointId') as string, r.get('id') as string]));
   });
@@ -59,10 +67,37 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
   });
 
   test('endpoints: create returns a whsec_ secret once; list, get, update, rotate-secret and delete', async () => {
-    const created = await cli('webhooks', 'endpoints', 'create', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--url', URL_A, '--event', 'payment.*', '--event', 'refund.succeeded', '--description', 'Shop', '--json');
+    const created = await cli(
+      'webhooks',
+      'endpoints',
+      'create',
+      '--tenant',
+      sb.tenantId,
+      '--merchant',
+      sb.merchantId,
+      '--url',
+      URL_A,
+      '--event',
+      'payment.*',
+      '--event',
+      'refund.succeeded',
+      '--description',
+      'Shop',
+      '--json',
+    );
     expect(created.status).toBe(0);
     const endpoint = created.json();
-    expect(endpoint).toMatchObject({ level: 'merchant', tenantId: sb.tenantId, merchantId: sb.merchantId, livemode: false, url: URL_A, events: ['payment.*', 'refund.succeeded'], status: 'enabled', maxAttempts: 10, description: 'Shop' });
+    expect(endpoint).toMatchObject({
+      level: 'merchant',
+      tenantId: sb.tenantId,
+      merchantId: sb.merchantId,
+      livemode: false,
+      url: URL_A,
+      events: ['payment.*', 'refund.succeeded'],
+      status: 'enabled',
+      maxAttempts: 10,
+      description: 'Shop',
+    });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
     // the secret shown is the one deliveries are signed with
     const row = await s.rt.db.models.WebhookEndpoint.findByPk(endpoint.id);
@@ -83,9 +118,31 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     expect(got.json()).toMatchObject({ id: endpoint.id, url: URL_A });
     expect(got.json().secret).toBeUndefined();
 
-    const updated = await cli('webhooks', 'endpoints', 'update', endpoint.id, '--event', 'payment.succeeded', '--url', `${URL_A}/v2`, '--no-description', '--max-attempts', '5', '--status', 'disabled', '--json');
+    const updated = await cli(
+      'webhooks',
+      'endpoints',
+      'update',
+      endpoint.id,
+      '--event',
+      'payment.succeeded',
+      '--url',
+      `${URL_A}/v2`,
+      '--no-description',
+      '--max-attempts',
+      '5',
+      '--status',
+      'disabled',
+      '--json',
+    );
     expect(updated.status).toBe(0);
-    expect(updated.json()).toMatchObject({ events: ['payment.succeeded'], url: `${URL_A}/v2`, description: null, maxAttempts: 5, status: 'disabled', disabledReason: 'disabled by request' });
+    expect(updated.json()).toMatchObject({
+      events: ['payment.succeeded'],
+      url: `${URL_A}/v2`,
+      description: null,
+      maxAttempts: 5,
+      status: 'disabled',
+      disabledReason: 'disabled by request',
+    });
     const rotateDisabled = await cli('webhooks', 'endpoints', 'rotate-secret', endpoint.id, '--json');
     expect(rotateDisabled.status).toBe(5);
     expect(rotateDisabled.json().error.code).toBe('WEBHOOK_ENDPOINT_DISABLED');
@@ -119,8 +176,32 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     const [tenantLevel, platformLevel, notHttps, tenantOnlyForMerchant, noTenant, unknownTenant] = await Promise.all([
       cli('webhooks', 'endpoints', 'create', '--tenant', sb.tenantId, '--url', URL_A, '--event', 'merchant.created', '--json'),
       cli('webhooks', 'endpoints', 'create', '--platform', '--live', '--url', URL_A, '--event', '*', '--json'),
-      cli('webhooks', 'endpoints', 'create', '--tenant', sb.tenantId, '--url', 'http://receiver.example.test/hook', '--event', '*', '--json'),
-      cli('webhooks', 'endpoints', 'create', '--tenant', sb.tenantId, '--merchant', sb.merchantId, '--url', URL_A, '--event', 'merchant.created', '--json'),
+      cli(
+        'webhooks',
+        'endpoints',
+        'create',
+        '--tenant',
+        sb.tenantId,
+        '--url',
+        'http://receiver.example.test/hook',
+        '--event',
+        '*',
+        '--json',
+      ),
+      cli(
+        'webhooks',
+        'endpoints',
+        'create',
+        '--tenant',
+        sb.tenantId,
+        '--merchant',
+        sb.merchantId,
+        '--url',
+        URL_A,
+        '--event',
+        'merchant.created',
+        '--json',
+      ),
       cli('webhooks', 'endpoints', 'list', '--json'),
       cli('webhooks', 'endpoints', 'list', '--tenant', '00000000-0000-4000-8000-000000000000', '--json'),
     ]);
@@ -131,7 +212,10 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     expect(notHttps.status).toBe(2);
     expect(notHttps.json().error.errors[0].path).toBe('--url');
     expect(tenantOnlyForMerchant.status).toBe(2);
-    expect(tenantOnlyForMerchant.json().error).toMatchObject({ code: 'INVALID_EVENT_SUBSCRIPTION', errors: [{ path: '--event[0]', message: expect.stringContaining('not available to merchant endpoints') }] });
+    expect(tenantOnlyForMerchant.json().error).toMatchObject({
+      code: 'INVALID_EVENT_SUBSCRIPTION',
+      errors: [{ path: '--event[0]', message: expect.stringContaining('not available to merchant endpoints') }],
+    });
     expect(noTenant.status).toBe(2);
     expect(noTenant.json().error.errors[0].path).toBe('--tenant');
     expect(unknownTenant.status).toBe(4);
@@ -146,25 +230,55 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
 
     beforeAll(async () => {
       tenant = await createSandbox(s.rt, { name: 'Trigger tenant' });
-      const merchantCtx = operatorContext(s.rt, { level: 'merchant', tenantId: tenant.tenantId, merchantId: tenant.merchantId, livemode: false });
+      const merchantCtx = operatorContext(s.rt, {
+        level: 'merchant',
+        tenantId: tenant.tenantId,
+        merchantId: tenant.merchantId,
+        livemode: false,
+      });
       merchantEndpointId = (await createEndpoint(merchantCtx, { url: URL_A, events: ['payment.*'] })).id;
       const tenantCtx = operatorContext(s.rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false });
       tenantEndpointId = (await createEndpoint(tenantCtx, { url: `${URL_A}/ops`, events: ['merchant.created', 'payment.succeeded'] })).id;
     });
 
     test('a payment event type drives a real sandbox payment whose events are queued for each subscribed endpoint', async () => {
-      const res = await cli('events', 'trigger', 'payment.succeeded', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--json');
+      const res = await cli(
+        'events',
+        'trigger',
+        'payment.succeeded',
+        '--tenant',
+        tenant.tenantId,
+        '--merchant',
+        tenant.merchantId,
+        '--json',
+      );
       expect(res.status).toBe(0);
       const out = res.json();
       expect(out).toMatchObject({
-        type: 'payment.succeeded', sample: false, tenantId: tenant.tenantId, merchantId: tenant.merchantId, livemode: false, paymentStatus: 'captured',
-        paymentId: expect.any(String), deliveriesQueued: 2,
+        type: 'payment.succeeded',
+        sample: false,
+        tenantId: tenant.tenantId,
+        merchantId: tenant.merchantId,
+        livemode: false,
+        paymentStatus: 'captured',
+        paymentId: expect.any(String),
+        deliveriesQueued: 2,
       });
       expect(out.deliveries.map((d: { endpointId: string }) => d.endpointId).sort()).toEqual([merchantEndpointId, tenantEndpointId].sort());
 
-      const event = (await s.rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as { data: Record<string, unknown>; livemode: boolean; tenantId: string; type: string };
+      const event = (await s.rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as {
+        data: Record<string, unknown>;
+        livemode: boolean;
+        tenantId: string;
+        type: string;
+      };
       expect(event).toMatchObject({ type: 'payment.succeeded', livemode: false, tenantId: tenant.tenantId });
-      expect(event.data).toMatchObject({ id: out.paymentId, status: 'captured', merchantId: tenant.merchantId, amount: { currency: 'EUR', valueMinor: 2500 } });
+      expect(event.data).toMatchObject({
+        id: out.paymentId,
+        status: 'captured',
+        merchantId: tenant.merchantId,
+        amount: { currency: 'EUR', valueMinor: 2500 },
+      });
       expect(event.data.sample).toBeUndefined();
       expect(event.data.feeBreakdown).toBeTruthy();
       expect(event.data.routingDecision).toBeTruthy();
@@ -176,14 +290,27 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
 
       for (const d of out.deliveries as { id: string }[]) {
         const row = await delivery(d.id);
-        expect(row).toMatchObject({ status: 'pending', eventId: out.eventId, eventType: 'payment.succeeded', livemode: false, attemptCount: 0 });
+        expect(row).toMatchObject({
+          status: 'pending',
+          eventId: out.eventId,
+          eventType: 'payment.succeeded',
+          livemode: false,
+          attemptCount: 0,
+        });
         expect(row.nextAttemptAt).not.toBeNull();
       }
       // every payment event of the payment was queued for the merchant endpoint (payment.*), through the outbox
       const types = (out.events as { id: string; type: string }[]).filter((e) => e.type.startsWith('payment.'));
       expect(types.map((e) => e.type)).toEqual(['payment.created', 'payment.processing', 'payment.succeeded', 'payment.captured']);
-      const queued = await s.rt.db.models.WebhookDelivery.findAll({ where: { endpointId: merchantEndpointId, eventId: { [Op.in]: types.map((e) => e.id) } } });
-      expect(queued.map((d) => d.get('eventType')).sort()).toEqual(['payment.captured', 'payment.created', 'payment.processing', 'payment.succeeded']);
+      const queued = await s.rt.db.models.WebhookDelivery.findAll({
+        where: { endpointId: merchantEndpointId, eventId: { [Op.in]: types.map((e) => e.id) } },
+      });
+      expect(queued.map((d) => d.get('eventType')).sort()).toEqual([
+        'payment.captured',
+        'payment.created',
+        'payment.processing',
+        'payment.succeeded',
+      ]);
     });
 
     test('the types no real flow can make at once still emit a sample event', async () => {
@@ -240,7 +367,10 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
 
     test('the service refuses live mode with SANDBOX_ONLY, and every catalog type has sample data', async () => {
       const live = operatorContext(s.rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: true });
-      await expect(triggerSampleEvent(live, { type: 'payment.succeeded', merchantId: tenant.merchantId })).rejects.toMatchObject({ code: 'SANDBOX_ONLY', exitCode: 3 });
+      await expect(triggerSampleEvent(live, { type: 'payment.succeeded', merchantId: tenant.merchantId })).rejects.toMatchObject({
+        code: 'SANDBOX_ONLY',
+        exitCode: 3,
+      });
       for (const { type } of eventCatalog()) {
         const data = sampleEventData(type, { tenantId: tenant.tenantId, merchantId: tenant.merchantId, now: new Date() });
         expect(data.sample).toBe(true);
@@ -249,13 +379,33 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
     });
 
     test('routing.alert drives a real payment no terminal takes: the alert goes to tenant endpoints, at most once per 15 minutes', async () => {
-      const alertEndpointId = (await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false }), { url: `${URL_A}/alerts`, events: ['routing.alert'] })).id;
+      const alertEndpointId = (
+        await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: tenant.tenantId, livemode: false }), {
+          url: `${URL_A}/alerts`,
+          events: ['routing.alert'],
+        })
+      ).id;
       const res = await cli('events', 'trigger', 'routing.alert', '--tenant', tenant.tenantId, '--merchant', tenant.merchantId, '--json');
       expect(res.status).toBe(0);
       const out = res.json();
-      expect(out).toMatchObject({ type: 'routing.alert', sample: false, paymentStatus: 'failed', deliveriesQueued: 1, deliveries: [{ endpointId: alertEndpointId }] });
-      const event = (await s.rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as { data: Record<string, unknown>; tenantId: string };
-      expect(event.data).toMatchObject({ reason: 'no_eligible_terminal', merchantId: tenant.merchantId, paymentId: out.paymentId, currency: 'GBP', brand: 'visa' });
+      expect(out).toMatchObject({
+        type: 'routing.alert',
+        sample: false,
+        paymentStatus: 'failed',
+        deliveriesQueued: 1,
+        deliveries: [{ endpointId: alertEndpointId }],
+      });
+      const event = (await s.rt.db.models.Event.findByPk(out.eventId))!.get({ plain: true }) as {
+        data: Record<string, unknown>;
+        tenantId: string;
+      };
+      expect(event.data).toMatchObject({
+        reason: 'no_eligible_terminal',
+        merchantId: tenant.merchantId,
+        paymentId: out.paymentId,
+        currency: 'GBP',
+        brand: 'visa',
+      });
       expect(event.data.sample).toBeUndefined();
       // the merchant endpoint (payment.*) had the failed payment's events, never the tenant-level alert
       expect(out.deliveries.map((d: { endpointId: string }) => d.endpointId)).not.toContain(merchantEndpointId);
@@ -281,8 +431,18 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
       t = await createSandbox(s.rt, { name: 'Replay tenant' });
       const tenantTest = operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: false });
       e1 = (await createEndpoint(tenantTest, { url: `${URL_A}/all`, events: ['*'] })).id;
-      e2 = (await createEndpoint(operatorContext(s.rt, { level: 'merchant', tenantId: t.tenantId, merchantId: t.merchantId, livemode: false }), { url: `${URL_A}/shop`, events: ['payment.*'] })).id;
-      e3 = (await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: true }), { url: `${URL_A}/live`, events: ['*'] })).id;
+      e2 = (
+        await createEndpoint(
+          operatorContext(s.rt, { level: 'merchant', tenantId: t.tenantId, merchantId: t.merchantId, livemode: false }),
+          { url: `${URL_A}/shop`, events: ['payment.*'] },
+        )
+      ).id;
+      e3 = (
+        await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: true }), {
+          url: `${URL_A}/live`,
+          events: ['*'],
+        })
+      ).id;
 
       const paid = await emit('payment.succeeded', { tenantId: t.tenantId, merchantId: t.merchantId });
       d.paidE1 = paid[e1];
@@ -371,7 +531,11 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
 
     test('a delivery whose endpoint is disabled is skipped; the summary table counts it', async () => {
       await markFailed([d.paidE2, d.refundE1], minutesAgo(5));
-      await updateEndpoint(operatorContext(s.rt, { level: 'merchant', tenantId: t.tenantId, merchantId: t.merchantId, livemode: false }), e2, { status: 'disabled' });
+      await updateEndpoint(
+        operatorContext(s.rt, { level: 'merchant', tenantId: t.tenantId, merchantId: t.merchantId, livemode: false }),
+        e2,
+        { status: 'disabled' },
+      );
       const res = await replay('--since', '30m');
       expect(res.status).toBe(0);
       expect(res.stdout).toMatch(/Selected\s+│\s+Requeued\s+│\s+Skipped/);
@@ -391,12 +555,29 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
 
     beforeAll(async () => {
       t = await createSandbox(s.rt, { name: 'Deliveries tenant' });
-      endpointId = (await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: false }), { url: `${URL_A}/d`, events: ['refund.*', 'payout.*'] })).id;
+      endpointId = (
+        await createEndpoint(operatorContext(s.rt, { level: 'tenant', tenantId: t.tenantId, livemode: false }), {
+          url: `${URL_A}/d`,
+          events: ['refund.*', 'payout.*'],
+        })
+      ).id;
       failedId = (await emit('refund.failed', { tenantId: t.tenantId, merchantId: t.merchantId }))[endpointId];
       pendingId = (await emit('payout.created', { tenantId: t.tenantId, merchantId: t.merchantId }))[endpointId];
       await markFailed([failedId], new Date(Date.now() - 86_400_000 * 2));
       const started = new Date(Date.now() - 86_400_000 * 2);
-      await s.rt.db.models.WebhookAttempt.create({ id: '00000000-0000-4000-8000-0000000000a1', deliveryId: failedId, attempt: 1, workerId: 'w1', startedAt: started, durationMs: 120, statusCode: 503, success: false, error: 'HTTP 503', responseExcerpt: 'unavailable', createdAt: started });
+      await s.rt.db.models.WebhookAttempt.create({
+        id: '00000000-0000-4000-8000-0000000000a1',
+        deliveryId: failedId,
+        attempt: 1,
+        workerId: 'w1',
+        startedAt: started,
+        durationMs: 120,
+        statusCode: 503,
+        success: false,
+        error: 'HTTP 503',
+        responseExcerpt: 'unavailable',
+        createdAt: started,
+      });
     });
 
     test('list filters by tenant, status, type and endpoint; get shows the attempts', async () => {
@@ -408,17 +589,30 @@ describe(`payplane webhooks CLI (${dialectName})`, () => {
         cli('webhooks', 'deliveries', 'get', failedId, '--json'),
         cli('webhooks', 'deliveries', 'get', failedId),
       ]);
-      const ids = (res: { json(): { data: { id: string }[] } }) => res.json().data.map((x) => x.id).sort();
+      const ids = (res: { json(): { data: { id: string }[] } }) =>
+        res
+          .json()
+          .data.map((x) => x.id)
+          .sort();
       expect(ids(all)).toEqual([failedId, pendingId].sort());
       expect(ids(byType)).toEqual([pendingId]);
       // another tenant's endpoint is not found in this tenant's scope, as over the API (validateInput): 404 naming the flag
-      expect([otherTenant.status, otherTenant.json().error.code, otherTenant.json().error.errors]).toEqual([4, 'RESOURCE_NOT_FOUND', [{ path: '--endpoint', message: 'no such webhook endpoint' }]]);
+      expect([otherTenant.status, otherTenant.json().error.code, otherTenant.json().error.errors]).toEqual([
+        4,
+        'RESOURCE_NOT_FOUND',
+        [{ path: '--endpoint', message: 'no such webhook endpoint' }],
+      ]);
       expect(table.stdout).toContain(failedId);
       expect(table.stdout).toContain('refund.failed');
       expect(table.stdout).not.toContain(pendingId);
       expect(table.stdout).toMatch(/1 of 1/);
       expect(table.stdout).not.toMatch(NO_ESCAPES);
-      expect(got.json()).toMatchObject({ id: failedId, status: 'failed', eventType: 'refund.failed', attempts: [{ attempt: 1, statusCode: 503, success: false, error: 'HTTP 503', responseExcerpt: 'unavailable' }] });
+      expect(got.json()).toMatchObject({
+        id: failedId,
+        status: 'failed',
+        eventType: 'refund.failed',
+        attempts: [{ attempt: 1, statusCode: 503, success: false, error: 'HTTP 503', responseExcerpt: 'unavailable' }],
+      });
       expect(gotText.stdout).toContain('HTTP 503');
       expect(gotText.stdout).toMatch(/status\s+failed/);
     });
@@ -460,7 +654,11 @@ describe('progress bar', () => {
   });
 
   test('draws nothing on a pipe, when disabled (--json) or with nothing to do', () => {
-    for (const [s, enabled, total] of [[stream(false), true, 3], [stream(true), false, 3], [stream(true), true, 0]] as const) {
+    for (const [s, enabled, total] of [
+      [stream(false), true, 3],
+      [stream(true), false, 3],
+      [stream(true), true, 0],
+    ] as const) {
       const bar = new ProgressBar(total, { label: 'Replaying', stream: s, enabled });
       bar.tick();
       bar.stop();
@@ -485,7 +683,8 @@ describe(`payplane webhooks listen and sandbox env at the terminal (${dialectNam
 
   test('a port in use stops listen before it registers anything (exit 8, one line naming the port); --json prints the endpoint, disabled, when it stops', async () => {
     const sb = await createSandbox(s.rt);
-    const listenerRows = () => s.rt.db.models.WebhookEndpoint.findAll({ where: { tenantId: sb.tenantId, description: 'payplane webhooks listen' } });
+    const listenerRows = () =>
+      s.rt.db.models.WebhookEndpoint.findAll({ where: { tenantId: sb.tenantId, description: 'payplane webhooks listen' } });
     const busy = net.createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const port = (busy.address() as net.AddressInfo).port;
@@ -497,17 +696,24 @@ describe(`payplane webhooks listen and sandbox env at the terminal (${dialectNam
     expect(await listenerRows()).toHaveLength(0);
 
     const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--tenant', sb.tenantId, '--port', String(port), '--json'], {
-      env: { ...process.env, ...s.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...s.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    for (let i = 0; i < 300 && !(await listenerRows()).some((r) => r.get('status') === 'enabled'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 300 && !(await listenerRows()).some((r) => r.get('status') === 'enabled'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     const result = JSON.parse(out);
-    expect(result).toMatchObject({ endpoint: { level: 'tenant', url: `https://localhost:${port}/`, status: 'disabled' }, forwardTo: null, deliveries: [], stoppedBy: 'SIGINT' });
+    expect(result).toMatchObject({
+      endpoint: { level: 'tenant', url: `https://localhost:${port}/`, status: 'disabled' },
+      forwardTo: null,
+      deliveries: [],
+      stoppedBy: 'SIGINT',
+    });
     expect(result.secret).toMatch(/^whsec_/);
     expect((await listenerRows()).map((r) => r.get('status'))).toEqual(['disabled']);
   });

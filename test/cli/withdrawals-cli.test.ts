@@ -29,9 +29,16 @@ const FEE = 50; // the sandbox fee schedule's withdrawal fee: 0.50 EUR
 const NO_ESCAPES = /\u001b\[/;
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
-const tenantOperator = (rt: Runtime, operator?: string) => operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false, operator });
+const tenantOperator = (rt: Runtime, operator?: string) =>
+  operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false, operator });
 const merchantCaller = (rt: Runtime) =>
-  operatorContext(rt, { level: 'merchant', tenantId: s.sandbox.tenantId, merchantId: s.sandbox.merchantId, livemode: false, operator: 'merchant-admin' });
+  operatorContext(rt, {
+    level: 'merchant',
+    tenantId: s.sandbox.tenantId,
+    merchantId: s.sandbox.merchantId,
+    livemode: false,
+    operator: 'merchant-admin',
+  });
 
 let requests = 0;
 /** A pending withdrawal of the sandbox merchant, requested as the merchant (approved too when asked). */
@@ -57,7 +64,13 @@ async function balance(currency = 'EUR') {
 /** The operator names recorded in the audit trail for one withdrawal, action by action. */
 async function auditActors(id: string): Promise<[string, string][]> {
   return withRuntimeOf(s.db, async (rt) => {
-    const rows = await rt.db.models.AuditEntry.findAll({ where: { targetId: id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+    const rows = await rt.db.models.AuditEntry.findAll({
+      where: { targetId: id },
+      order: [
+        ['createdAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    });
     // the actor is the operator's user; the entry names the OS account too
     for (const r of rows) expect(r.get('actorId')).toBe(op(String(r.get('actorName')).replace(/^os:/, '')));
     return rows.map((r) => [r.get('action') as string, r.get('actorName') as string]);
@@ -70,7 +83,10 @@ const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
  * Runs payplane on a pseudo-terminal (script -qfec gives the command a pty) and answers its prompts: each step waits
  * for its text to appear in the output written since the previous step, then types its keys.
  */
-function onTerminal(args: string[], steps: { waitFor: string; keys: string[] }[]): Promise<{ status: number; output: string; text: string }> {
+function onTerminal(
+  args: string[],
+  steps: { waitFor: string; keys: string[] }[],
+): Promise<{ status: number; output: string; text: string }> {
   const command = [process.execPath, BIN, ...args].map(quote).join(' ');
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...s.env, NO_COLOR: '1' };
   delete fullEnv.NODE_ENV;
@@ -94,7 +110,8 @@ function onTerminal(args: string[], steps: { waitFor: string; keys: string[] }[]
         seen = at + text.length;
         return;
       }
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no "${text}" on the terminal; it shows:\n${output.replace(ANSI, '')}`);
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`no "${text}" on the terminal; it shows:\n${output.replace(ANSI, '')}`);
       await new Promise<void>((resolve) => {
         waiters.push(resolve);
         setTimeout(resolve, 200);
@@ -128,7 +145,9 @@ beforeAll(async () => {
     const tenant = tenantOperator(rt);
     await updateTenant(tenant, s.sandbox.tenantId, { withdrawalCoolingPeriodHours: 0 });
     const method = await createWithdrawalMethod(merchantCaller(rt), {
-      methodType: 'bank_account', label: 'Main account', details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' },
+      methodType: 'bank_account',
+      label: 'Main account',
+      details: { iban: TEST_IBAN, accountHolderName: 'Sandbox Merchant GmbH' },
     });
     expect(method.status).toBe('active');
     methodId = method.id;
@@ -149,7 +168,8 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     const [topic, execute] = await Promise.all([cli('withdrawals', '--help'), cli('withdrawals', 'execute', '--help')]);
     for (const cmd of ['list', 'get', 'approve', 'reject', 'execute', 'cancel']) expect(topic.stdout).toContain(`withdrawals ${cmd}`);
     expect(execute.stdout).toContain('EXAMPLES');
-    for (const flag of ['--operator', '--complete', '--fail', '--reference', '--comment', '--via-provider', 'PAYPLANE_OPERATOR']) expect(execute.stdout).toContain(flag);
+    for (const flag of ['--operator', '--complete', '--fail', '--reference', '--comment', '--via-provider', 'PAYPLANE_OPERATOR'])
+      expect(execute.stdout).toContain(flag);
   });
 
   test('list: filters, --json records and a table with amounts formatted by currency; get shows one masked', async () => {
@@ -172,7 +192,11 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(pending.json().data).toHaveLength(2);
     expect(eurOnly.json().data.map((w: { id: string }) => w.id)).toEqual([eur]);
     // --merchant naming no merchant (a channel's id) is refused as the API refuses query.entityId (validateInput)
-    expect([otherMerchant.status, otherMerchant.json().error.code, otherMerchant.json().error.errors]).toEqual([4, 'RESOURCE_NOT_FOUND', [{ path: '--merchant', message: 'no such merchant' }]]);
+    expect([otherMerchant.status, otherMerchant.json().error.code, otherMerchant.json().error.errors]).toEqual([
+      4,
+      'RESOURCE_NOT_FOUND',
+      [{ path: '--merchant', message: 'no such merchant' }],
+    ]);
     expect(live.json().data).toEqual([]);
 
     expect(table.status).toBe(0);
@@ -188,8 +212,14 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(got.status).toBe(0);
     expect(got.json()).toEqual(await stored(eur));
     expect(got.json()).toMatchObject({
-      id: eur, tenantId: s.sandbox.tenantId, entityId: s.sandbox.merchantId, status: 'pending', amount: { currency: 'EUR', valueMinor: 4000 },
-      fee: { currency: 'EUR', valueMinor: FEE }, createdBy: op('merchant-admin'), withdrawalChannelId: s.sandbox.payoutChannelId,
+      id: eur,
+      tenantId: s.sandbox.tenantId,
+      entityId: s.sandbox.merchantId,
+      status: 'pending',
+      amount: { currency: 'EUR', valueMinor: 4000 },
+      fee: { currency: 'EUR', valueMinor: FEE },
+      createdBy: op('merchant-admin'),
+      withdrawalChannelId: s.sandbox.payoutChannelId,
     });
     expect(text.stdout).toMatch(/amount\s+40\.00 EUR/);
     expect(text.stdout).toMatch(/fee\s+0\.50 EUR/);
@@ -237,7 +267,10 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(approved.status).toBe(0);
     expect(approved.json()).toMatchObject({ id: toApprove, status: 'approved', approvedBy: op('alice') });
     expect(approved.json().approvedAt).not.toBeNull();
-    expect(await auditActors(toApprove)).toEqual([['withdrawal.created', 'os:merchant-admin'], [expect.stringMatching(/^withdrawal\.approve/), 'os:alice']]);
+    expect(await auditActors(toApprove)).toEqual([
+      ['withdrawal.created', 'os:merchant-admin'],
+      [expect.stringMatching(/^withdrawal\.approve/), 'os:alice'],
+    ]);
     // PAYPLANE_OPERATOR names the operator when --operator does not
     const twice = await s.cliWith({ PAYPLANE_OPERATOR: 'bob' }, 'withdrawals', 'approve', toApprove, '--json');
     expect(twice.status).toBe(5);
@@ -256,7 +289,15 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(blank.json().error.errors[0].path).toBe('--reason');
     expect((await stored(toReject)).status).toBe('pending');
 
-    const rejected = await s.cliWith({ PAYPLANE_OPERATOR: 'bob' }, 'withdrawals', 'reject', toReject, '--reason', 'Destination not verified', '--json');
+    const rejected = await s.cliWith(
+      { PAYPLANE_OPERATOR: 'bob' },
+      'withdrawals',
+      'reject',
+      toReject,
+      '--reason',
+      'Destination not verified',
+      '--json',
+    );
     expect(rejected.status).toBe(0);
     expect(rejected.json()).toMatchObject({ status: 'rejected', rejectionReason: 'Destination not verified', rejectedBy: op('bob') });
     expect(await balance()).toEqual(before);
@@ -283,11 +324,28 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(both.status).toBe(2);
     expect((await stored(id)).status).toBe('approved');
 
-    const done = await cli('withdrawals', 'execute', id, '--complete', '--reference', 'SEPA-2024-000123', '--comment', 'Paid from the EUR account', '--operator', 'bob', '--json');
+    const done = await cli(
+      'withdrawals',
+      'execute',
+      id,
+      '--complete',
+      '--reference',
+      'SEPA-2024-000123',
+      '--comment',
+      'Paid from the EUR account',
+      '--operator',
+      'bob',
+      '--json',
+    );
     expect(done.status).toBe(0);
     expect(done.json()).toMatchObject({
-      id, status: 'completed', providerReference: 'SEPA-2024-000123', executionComment: 'Paid from the EUR account',
-      approvedBy: op('approver'), executedBy: op('bob'), completedBy: op('bob'),
+      id,
+      status: 'completed',
+      providerReference: 'SEPA-2024-000123',
+      executionComment: 'Paid from the EUR account',
+      approvedBy: op('approver'),
+      executedBy: op('bob'),
+      completedBy: op('bob'),
     });
     expect(done.json().completedAt).not.toBeNull();
     expect(await stored(id)).toEqual(done.json());
@@ -321,11 +379,24 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     expect(unchanged).toMatchObject({ status: 'approved', executedBy: null, executedAt: null });
     expect(await balance()).toEqual(held);
 
-    const failed = await cli('withdrawals', 'execute', id, '--fail', '--comment', 'Bank returned it: account closed', '--operator', 'bob', '--json');
+    const failed = await cli(
+      'withdrawals',
+      'execute',
+      id,
+      '--fail',
+      '--comment',
+      'Bank returned it: account closed',
+      '--operator',
+      'bob',
+      '--json',
+    );
     expect(failed.status).toBe(0);
     expect(failed.json()).toMatchObject({
-      status: 'failed', executionComment: 'Bank returned it: account closed', failureReason: 'Bank returned it: account closed',
-      executedBy: op('bob'), failedBy: op('bob'),
+      status: 'failed',
+      executionComment: 'Bank returned it: account closed',
+      failureReason: 'Bank returned it: account closed',
+      executedBy: op('bob'),
+      failedBy: op('bob'),
     });
     expect(await balance()).toEqual(before);
   });
@@ -394,7 +465,10 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       const id = await requestWithdrawal(4000, { approve: true });
 
       // Ctrl-C at the question exits 130, as at every prompt (test/cli/prompts.test.ts), saying the execution stays
-      const interrupted = await onTerminal(['withdrawals', 'execute', id, '--operator', 'erin'], [{ waitFor: selectShown, keys: [CTRL_C] }]);
+      const interrupted = await onTerminal(
+        ['withdrawals', 'execute', id, '--operator', 'erin'],
+        [{ waitFor: selectShown, keys: [CTRL_C] }],
+      );
       expect(interrupted.status).toBe(130);
       expect(interrupted.text).toContain('Interrupted.');
       // what the operator must pay, and to where: the full IBAN, the amount, the fee and the merchant
@@ -406,7 +480,10 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       expect(interrupted.text).toContain('stays executing');
       expect(await stored(id)).toMatchObject({ status: 'executing', executedBy: op('erin') });
 
-      const later = await onTerminal(['withdrawals', 'execute', id, '--operator', 'erin'], [{ waitFor: selectShown, keys: [DOWN, DOWN, ENTER] }]);
+      const later = await onTerminal(
+        ['withdrawals', 'execute', id, '--operator', 'erin'],
+        [{ waitFor: selectShown, keys: [DOWN, DOWN, ENTER] }],
+      );
       expect(later.status).toBe(0);
       expect(later.text).toContain(TEST_IBAN);
       expect(later.text).toContain('stays executing');
@@ -418,16 +495,23 @@ describe(`payplane withdrawals (${dialectName})`, () => {
       expect(other.text).not.toContain(TEST_IBAN);
       expect(other.text).toContain(op('erin'));
 
-      const completed = await onTerminal(['withdrawals', 'execute', id, '--operator', 'erin'], [
-        { waitFor: selectShown, keys: [ENTER] },
-        { waitFor: 'Provider reference:', keys: ['BANK-REF-77', ENTER] },
-        { waitFor: 'Comment (optional):', keys: ['sent from the EUR account', ENTER] },
-      ]);
+      const completed = await onTerminal(
+        ['withdrawals', 'execute', id, '--operator', 'erin'],
+        [
+          { waitFor: selectShown, keys: [ENTER] },
+          { waitFor: 'Provider reference:', keys: ['BANK-REF-77', ENTER] },
+          { waitFor: 'Comment (optional):', keys: ['sent from the EUR account', ENTER] },
+        ],
+      );
       expect(completed.status).toBe(0);
       expect(completed.text).toContain(TEST_IBAN);
       expect(completed.text).toMatch(/status\s+completed/);
       expect(await stored(id)).toMatchObject({
-        status: 'completed', providerReference: 'BANK-REF-77', executionComment: 'sent from the EUR account', executedBy: op('erin'), completedBy: op('erin'),
+        status: 'completed',
+        providerReference: 'BANK-REF-77',
+        executionComment: 'sent from the EUR account',
+        executedBy: op('erin'),
+        completedBy: op('erin'),
       });
       expect(await balance()).toEqual({ available: before.available - 4000 - FEE, payable: before.payable });
     });
@@ -435,18 +519,25 @@ describe(`payplane withdrawals (${dialectName})`, () => {
     test('Failed asks why (required) and returns the funds to available', async () => {
       const before = await balance();
       const id = await requestWithdrawal(2000, { approve: true });
-      const failed = await onTerminal(['withdrawals', 'execute', id, '--operator', 'erin'], [
-        { waitFor: selectShown, keys: [DOWN, ENTER] },
-        // an empty answer is refused by the prompt, which asks again
-        { waitFor: 'Why did it fail?', keys: [ENTER] },
-        { waitFor: 'You must provide a value', keys: ['Account closed at the bank', ENTER] },
-      ]);
+      const failed = await onTerminal(
+        ['withdrawals', 'execute', id, '--operator', 'erin'],
+        [
+          { waitFor: selectShown, keys: [DOWN, ENTER] },
+          // an empty answer is refused by the prompt, which asks again
+          { waitFor: 'Why did it fail?', keys: [ENTER] },
+          { waitFor: 'You must provide a value', keys: ['Account closed at the bank', ENTER] },
+        ],
+      );
       expect(failed.status).toBe(0);
       expect(failed.text).toContain(TEST_IBAN);
       expect(failed.text).toMatch(/pay out\s+20\.00 EUR/);
       expect(failed.text).toMatch(/status\s+failed/);
       expect(await stored(id)).toMatchObject({
-        status: 'failed', executionComment: 'Account closed at the bank', failureReason: 'Account closed at the bank', executedBy: op('erin'), failedBy: op('erin'),
+        status: 'failed',
+        executionComment: 'Account closed at the bank',
+        failureReason: 'Account closed at the bank',
+        executedBy: op('erin'),
+        failedBy: op('erin'),
       });
       expect(await balance()).toEqual(before);
     });

@@ -53,12 +53,13 @@ describeSpec('the registry against the pinned contract (operations.md)', () => {
     expect([...built.keys()].filter((key) => !specByKey.has(key))).toEqual([]);
   });
 
-  test('each built operation has the contract\'s levels and permission', () => {
+  test("each built operation has the contract's levels and permission", () => {
     const drift = [...built.entries()].flatMap(([key, op]) => {
       const row = specByKey.get(key);
       if (!row) return [];
       const problems: string[] = [];
-      if ([...op.levels].sort().join(' ') !== [...row.levels].sort().join(' ')) problems.push(`${key}: levels ${op.levels} != ${row.levels}`);
+      if ([...op.levels].sort().join(' ') !== [...row.levels].sort().join(' '))
+        problems.push(`${key}: levels ${op.levels} != ${row.levels}`);
       if (op.permission !== row.permission) problems.push(`${key}: permission ${op.permission} != ${row.permission}`);
       return problems;
     });
@@ -69,11 +70,15 @@ describeSpec('the registry against the pinned contract (operations.md)', () => {
     const catalog = permissionCatalog();
     const layerOf: Record<string, string> = { M: 'merchant', T: 'operator', P: 'platform' };
     // an operation not built yet brings its permission codes with the issue that builds it
-    const problems = spec.filter((row) => !NOT_YET_BUILT.includes(row.key)).flatMap((row) => {
-      const info = catalog.get(row.permission);
-      if (!info) return [`${row.permission} missing`];
-      return row.levels.filter((l) => !info.layers.includes(layerOf[l] as never)).map((l) => `${row.permission} lacks layer ${layerOf[l]} (${row.key})`);
-    });
+    const problems = spec
+      .filter((row) => !NOT_YET_BUILT.includes(row.key))
+      .flatMap((row) => {
+        const info = catalog.get(row.permission);
+        if (!info) return [`${row.permission} missing`];
+        return row.levels
+          .filter((l) => !info.layers.includes(layerOf[l] as never))
+          .map((l) => `${row.permission} lacks layer ${layerOf[l]} (${row.key})`);
+      });
     expect(problems).toEqual([]);
     const used = new Set(spec.map((r) => r.permission));
     const unused = [...catalog.keys()].filter((code) => !used.has(code) && !used.has(code.replace(/:view$/, ':manage')));

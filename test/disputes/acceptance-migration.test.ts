@@ -11,7 +11,8 @@ const m = useMoneyHarness();
 describe(`migration 0033_dispute_acquirer (${dialectName})`, () => {
   test('a dispute accepted before it is taken as sent at its closing; an open one is left alone', async () => {
     const merchant = m.as(m.sandbox.merchantKey.secretKey);
-    const disputeOf = async (paymentId: string) => (await merchant.get(`/v1/disputes?paymentId=${paymentId}`)).body.data[0] as { id: string };
+    const disputeOf = async (paymentId: string) =>
+      (await merchant.get(`/v1/disputes?paymentId=${paymentId}`)).body.data[0] as { id: string };
     const accepted = await disputeOf((await payWithCard(m, '4000 0000 0000 0259', { amount: 3_000 })).paymentId);
     const open = await disputeOf((await payWithCard(m, '4000 0000 0000 0259', { amount: 2_000 })).paymentId);
     expect((await merchant.post(`/v1/disputes/${accepted.id}/accept`)).status).toBe(200);
@@ -21,7 +22,12 @@ describe(`migration 0033_dispute_acquirer (${dialectName})`, () => {
     await migrator.down({ to: '0033_dispute_acquirer' });
     await migrator.up({ to: names[names.length - 1] });
 
-    const rows = async () => (await m.rt.db.models.Dispute.findAll({ where: { id: [accepted.id, open.id] }, raw: true })) as unknown as Array<{ id: string; closedAt: Date | null; acceptanceSentAt: Date | null }>;
+    const rows = async () =>
+      (await m.rt.db.models.Dispute.findAll({ where: { id: [accepted.id, open.id] }, raw: true })) as unknown as Array<{
+        id: string;
+        closedAt: Date | null;
+        acceptanceSentAt: Date | null;
+      }>;
     const byId = new Map((await rows()).map((r) => [r.id, r]));
     const was = byId.get(accepted.id)!;
     expect(was.acceptanceSentAt).not.toBeNull();

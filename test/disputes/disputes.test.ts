@@ -6,7 +6,16 @@ import { operatorContext } from '../../src/services/access/operators';
 import { processingContext } from '../../src/domain/authority';
 import { balancesOf } from '../../src/services/ledger/balances';
 import { createSandbox } from '../../src/services/sandbox';
-import { SUBMISSION_STALL_MS, acceptDispute, decideDispute, expireDueDisputes, openDispute, resendStalledAcceptances, resendStalledSubmissions, submitDispute } from '../../src/services/disputes/disputes';
+import {
+  SUBMISSION_STALL_MS,
+  acceptDispute,
+  decideDispute,
+  expireDueDisputes,
+  openDispute,
+  resendStalledAcceptances,
+  resendStalledSubmissions,
+  submitDispute,
+} from '../../src/services/disputes/disputes';
 import { disputeDeadlinesJob } from '../../src/jobs/dispute-deadlines';
 import { backgroundJobs } from '../../src/jobs';
 import type { DisputeRow, LedgerEntryRow } from '../../src/db/models';
@@ -56,8 +65,18 @@ describe('the sandbox dispute cards', () => {
     expect(payment.status).toBe('captured');
     const dispute = await disputeOf(paymentId);
     expect(dispute).toMatchObject({
-      paymentId, merchantId: m.sandbox.merchantId, tenantId: m.sandbox.tenantId, livemode: false, reason: 'fraudulent', status: 'needs_response',
-      amount: { currency: 'EUR', valueMinor: 10_000 }, fee: { currency: 'EUR', valueMinor: FEE }, evidence: {}, submittedAt: null, closedAt: null, closedReason: null,
+      paymentId,
+      merchantId: m.sandbox.merchantId,
+      tenantId: m.sandbox.tenantId,
+      livemode: false,
+      reason: 'fraudulent',
+      status: 'needs_response',
+      amount: { currency: 'EUR', valueMinor: 10_000 },
+      fee: { currency: 'EUR', valueMinor: FEE },
+      evidence: {},
+      submittedAt: null,
+      closedAt: null,
+      closedReason: null,
     });
     // merchants see no provider details nor the fee's split; tenants do
     expect(dispute).not.toHaveProperty('providerReference');
@@ -79,12 +98,19 @@ describe('the sandbox dispute cards', () => {
     expect(negative[0].data).toMatchObject({ reason: 'dispute', paymentId, merchantId: m.sandbox.merchantId, currency: 'EUR' });
 
     // evidence while needs_response (dispute.updated), then submitted (under_review); the acquirer decides: won
-    const patched = await merchant().patch(`/v1/disputes/${dispute.id}`, { evidence: { productDescription: 'A blue bicycle', customerName: 'Ada' } });
+    const patched = await merchant().patch(`/v1/disputes/${dispute.id}`, {
+      evidence: { productDescription: 'A blue bicycle', customerName: 'Ada' },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.data.evidence).toEqual({ productDescription: 'A blue bicycle', customerName: 'Ada' });
-    const submitted = await merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'signed delivery: winning_evidence', customerName: '' } });
+    const submitted = await merchant().post(`/v1/disputes/${dispute.id}/submit`, {
+      evidence: { uncategorizedText: 'signed delivery: winning_evidence', customerName: '' },
+    });
     expect(submitted.status).toBe(200);
-    expect(submitted.body.data).toMatchObject({ status: 'under_review', evidence: { productDescription: 'A blue bicycle', uncategorizedText: 'signed delivery: winning_evidence' } });
+    expect(submitted.body.data).toMatchObject({
+      status: 'under_review',
+      evidence: { productDescription: 'A blue bicycle', uncategorizedText: 'signed delivery: winning_evidence' },
+    });
     expect(submitted.body.data.evidence).not.toHaveProperty('customerName');
     expect(submitted.body.data.submittedAt).toBe(m.clock.now().toISOString());
     await m.settle();
@@ -98,32 +124,56 @@ describe('the sandbox dispute cards', () => {
 
     // the merchant endpoint got each event, its data the dispute as the merchant sees it
     // (delivered in parallel: in any order)
-    const types = m.events().filter((e) => e.data.id === dispute.id).map((e) => e.type).sort();
+    const types = m
+      .events()
+      .filter((e) => e.data.id === dispute.id)
+      .map((e) => e.type)
+      .sort();
     expect(types).toEqual(['dispute.created', 'dispute.updated', 'dispute.updated', 'dispute.won']);
     const created = m.events().find((e) => e.type === 'dispute.created' && e.data.id === dispute.id)!;
-    expect(created.data).toMatchObject({ object: 'dispute', status: 'needs_response', amount: { currency: 'EUR', valueMinor: 10_000 }, fee: { currency: 'EUR', valueMinor: FEE } });
+    expect(created.data).toMatchObject({
+      object: 'dispute',
+      status: 'needs_response',
+      amount: { currency: 'EUR', valueMinor: 10_000 },
+      fee: { currency: 'EUR', valueMinor: FEE },
+    });
     expect(created.data).not.toHaveProperty('providerReference');
     expect(created.data).not.toHaveProperty('feeBreakdown');
 
     // the audit trail of the moves
-    const audit = (await tenant().get(`/v1/audit-entries?targetId=${dispute.id}&limit=50`));
+    const audit = await tenant().get(`/v1/audit-entries?targetId=${dispute.id}&limit=50`);
     expect(audit.status).toBe(200);
-    expect(audit.body.data.map((a: { action: string }) => a.action).sort()).toEqual(['dispute.created', 'dispute.submitted', 'dispute.updated', 'dispute.won'].sort());
+    expect(audit.body.data.map((a: { action: string }) => a.action).sort()).toEqual(
+      ['dispute.created', 'dispute.submitted', 'dispute.updated', 'dispute.won'].sort(),
+    );
     await expectLedgerInvariant(m.rt);
   });
 
   test('4000 0000 0000 2685 is disputed as product_not_received; losing evidence loses it and nothing more is posted', async () => {
     const { paymentId } = await payWithCard(m, NOT_RECEIVED_CARD, { amount: 4_000, currency: 'USD' });
     const dispute = await disputeOf(paymentId);
-    expect(dispute).toMatchObject({ reason: 'product_not_received', status: 'needs_response', amount: { currency: 'USD', valueMinor: 4_000 }, fee: { currency: 'USD', valueMinor: FEE } });
+    expect(dispute).toMatchObject({
+      reason: 'product_not_received',
+      status: 'needs_response',
+      amount: { currency: 'USD', valueMinor: 4_000 },
+      fee: { currency: 'USD', valueMinor: FEE },
+    });
     const afterOpening = await available('USD');
-    const res = await tenant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'we have losing_evidence only' } });
+    const res = await tenant().post(`/v1/disputes/${dispute.id}/submit`, {
+      evidence: { uncategorizedText: 'we have losing_evidence only' },
+    });
     expect(res.status).toBe(200);
     await m.settle();
     expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data).toMatchObject({ status: 'lost', closedReason: 'acquirer_lost' });
     expect(await available('USD')).toBe(afterOpening);
     expect((await entriesOf(dispute.id)).every((e) => e.sourceType === 'dispute')).toBe(true);
-    expect(m.events().filter((e) => e.data.id === dispute.id).map((e) => e.type).sort()).toEqual(['dispute.created', 'dispute.lost', 'dispute.updated']);
+    expect(
+      m
+        .events()
+        .filter((e) => e.data.id === dispute.id)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['dispute.created', 'dispute.lost', 'dispute.updated']);
     // a lost dispute keeps its amount from refunds: the payment is wholly disputed
     expectProblem(await merchant().post(`/v1/payments/${paymentId}/refunds`, {}), 409, 'PAYMENT_DISPUTED');
   });
@@ -132,11 +182,15 @@ describe('the sandbox dispute cards', () => {
     const { paymentId, payment } = await payWithCard(m, FRAUD_CARD, { amount: 8_000, captureMethod: 'manual' });
     expect(payment.status).toBe('requires_capture');
     expect((await merchant().get(`/v1/disputes?paymentId=${paymentId}`)).body.data).toEqual([]);
-    expect((await merchant().post(`/v1/payments/${paymentId}/capture`, { amount: { currency: 'EUR', valueMinor: 6_000 } })).status).toBe(200);
+    expect((await merchant().post(`/v1/payments/${paymentId}/capture`, { amount: { currency: 'EUR', valueMinor: 6_000 } })).status).toBe(
+      200,
+    );
     await m.settle();
     const dispute = await disputeOf(paymentId);
     expect(dispute.amount).toEqual({ currency: 'EUR', valueMinor: 6_000 });
-    expect((await merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { refundPolicy: 'No refunds after 30 days' } })).status).toBe(200);
+    expect(
+      (await merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { refundPolicy: 'No refunds after 30 days' } })).status,
+    ).toBe(200);
     await m.settle();
     expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data.status).toBe('won');
   });
@@ -165,9 +219,11 @@ describe('the sandbox dispute cards', () => {
 
   test('two submits at once: one moves it, the other is 409', async () => {
     const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_150 })).paymentId);
-    const answers = await Promise.all([0, 1].map(() => merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'winning_evidence' } })));
+    const answers = await Promise.all(
+      [0, 1].map(() => merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'winning_evidence' } })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
-    expect((await storedEvents(m.rt, { type: 'dispute.updated' }, (d) => d.id === dispute.id))).toHaveLength(1);
+    expect(await storedEvents(m.rt, { type: 'dispute.updated' }, (d) => d.id === dispute.id)).toHaveLength(1);
     await m.settle();
     expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data.status).toBe('won');
   });
@@ -180,7 +236,13 @@ describe('the sandbox dispute cards', () => {
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
-    expectProblem(await merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'other' } }).set('Idempotency-Key', `submit-${dispute.id}`), 409, 'IDEMPOTENCY_KEY_REUSED');
+    expectProblem(
+      await merchant()
+        .post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'other' } })
+        .set('Idempotency-Key', `submit-${dispute.id}`),
+      409,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     await m.settle();
   });
 });
@@ -192,11 +254,20 @@ describe('the acquirer refusing the evidence', () => {
   test('a refusal returns the dispute to needs_response (422 DISPUTE_EVIDENCE_REFUSED); an unreachable acquirer too (503); then it can be submitted again', async () => {
     const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_300 })).paymentId);
     const refusing = Object.create(sandboxCard) as Connector;
-    refusing.disputeEvidence = async () => ({ status: 'declined', providerReference: null, declineCode: 'too_late', message: 'The evidence window closed.' });
+    refusing.disputeEvidence = async () => ({
+      status: 'declined',
+      providerReference: null,
+      declineCode: 'too_late',
+      message: 'The evidence window closed.',
+    });
     registerConnector('sandbox-card', refusing);
     const refused = await merchant().post(`/v1/disputes/${dispute.id}/submit`, { evidence: { uncategorizedText: 'winning_evidence' } });
     expectProblem(refused, 422, 'DISPUTE_EVIDENCE_REFUSED');
-    expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data).toMatchObject({ status: 'needs_response', submittedAt: null, evidence: { uncategorizedText: 'winning_evidence' } });
+    expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data).toMatchObject({
+      status: 'needs_response',
+      submittedAt: null,
+      evidence: { uncategorizedText: 'winning_evidence' },
+    });
 
     const unreachable = Object.create(sandboxCard) as Connector;
     unreachable.disputeEvidence = async () => {
@@ -221,8 +292,13 @@ describe('the acquirer refusing the evidence', () => {
       throw new Error('process died');
     };
     registerConnector('sandbox-card', dying);
-    await expect(submitDispute(operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false }), dispute.id, { evidence: { uncategorizedText: 'losing_evidence' } }))
-      .rejects.toThrow('process died');
+    await expect(
+      submitDispute(
+        operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false }),
+        dispute.id,
+        { evidence: { uncategorizedText: 'losing_evidence' } },
+      ),
+    ).rejects.toThrow('process died');
     registerConnector('sandbox-card', sandboxCard);
     expect((await merchant().get(`/v1/disputes/${dispute.id}`)).body.data.status).toBe('under_review');
     expect(await resendStalledSubmissions(m.rt)).toBe(0); // not stalled yet
@@ -256,7 +332,8 @@ async function rowOf(id: string): Promise<DisputeRow> {
   return (await m.rt.db.models.Dispute.findByPk(id))!.get({ plain: true }) as unknown as DisputeRow;
 }
 
-const merchantCtx = () => operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
+const merchantCtx = () =>
+  operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
 
 describe('accepting tells the acquirer', () => {
   const sandboxCard = connectorFor('sandbox-card');
@@ -271,7 +348,10 @@ describe('accepting tells the acquirer', () => {
     expect(await acquirerHeard('dispute_acceptance', dispute.id)).toMatchObject({ tenantId: m.sandbox.tenantId, status: 'done' });
     expect((await rowOf(dispute.id)).acceptanceSentAt).not.toBeNull();
     // the acquirer's deadline decision is called off: past the deadline nothing more arrives
-    expect(await acquirerHeard('dispute_deadline', (await rowOf(dispute.id)).providerReference)).toMatchObject({ status: 'done', lastError: 'answered before the deadline' });
+    expect(await acquirerHeard('dispute_deadline', (await rowOf(dispute.id)).providerReference)).toMatchObject({
+      status: 'done',
+      lastError: 'answered before the deadline',
+    });
     expect(await resendStalledAcceptances(m.rt)).toBe(0);
   });
 
@@ -313,9 +393,17 @@ describe('accepting tells the acquirer', () => {
   test('an acceptance the acquirer refuses is kept (the merchant conceded), recorded in the audit trail and not sent again', async () => {
     const dispute = await disputeOf((await payWithCard(m, FRAUD_CARD, { amount: 3_570 })).paymentId);
     const refusing = Object.create(sandboxCard) as Connector;
-    refusing.disputeAccept = async () => ({ status: 'declined', providerReference: null, declineCode: 'dispute_closed', message: 'Closed already.' });
+    refusing.disputeAccept = async () => ({
+      status: 'declined',
+      providerReference: null,
+      declineCode: 'dispute_closed',
+      message: 'Closed already.',
+    });
     registerConnector('sandbox-card', refusing);
-    expect((await merchant().post(`/v1/disputes/${dispute.id}/accept`)).body.data).toMatchObject({ status: 'lost', closedReason: 'accepted' });
+    expect((await merchant().post(`/v1/disputes/${dispute.id}/accept`)).body.data).toMatchObject({
+      status: 'lost',
+      closedReason: 'accepted',
+    });
     registerConnector('sandbox-card', sandboxCard);
     expect((await rowOf(dispute.id)).acceptanceSentAt).not.toBeNull();
     const audit = await tenant().get(`/v1/audit-entries?targetId=${dispute.id}&limit=50`);
@@ -355,13 +443,16 @@ describe('a decision for a dispute already closed', () => {
     const dispute = await disputeOf((await payWithCard(m, NOT_RECEIVED_CARD, { amount: 3_650 })).paymentId);
     m.clock.set(new Date(new Date(dispute.evidenceDueBy).getTime() + 1_000));
     expect(await expireDueDisputes(m.rt)).toBeGreaterThanOrEqual(1);
-    expect((await rowOf(dispute.id))).toMatchObject({ status: 'lost', closedReason: 'evidence_deadline', acquirerOutcome: null });
+    expect(await rowOf(dispute.id)).toMatchObject({ status: 'lost', closedReason: 'evidence_deadline', acquirerOutcome: null });
     await m.settle();
-    expect((await rowOf(dispute.id))).toMatchObject({ status: 'lost', closedReason: 'evidence_deadline', acquirerOutcome: 'lost' });
+    expect(await rowOf(dispute.id)).toMatchObject({ status: 'lost', closedReason: 'evidence_deadline', acquirerOutcome: 'lost' });
     expect(await storedEvents(m.rt, { type: 'dispute.late_decision' }, (d) => d.id === dispute.id)).toHaveLength(1);
     expect(await storedEvents(m.rt, { type: 'dispute.lost' }, (d) => d.id === dispute.id)).toHaveLength(1);
     // the acquirer's deadline decision was delivered, not called off
-    expect(await acquirerHeard('dispute_deadline', (await rowOf(dispute.id)).providerReference)).toMatchObject({ status: 'done', lastError: null });
+    expect(await acquirerHeard('dispute_deadline', (await rowOf(dispute.id)).providerReference)).toMatchObject({
+      status: 'done',
+      lastError: null,
+    });
   });
 });
 
@@ -371,7 +462,9 @@ describe('the evidence deadline', () => {
     const open = await disputeOf((await payWithCard(m, NOT_RECEIVED_CARD, { amount: 2_000 })).paymentId);
     const reviewed = await disputeOf((await payWithCard(m, NOT_RECEIVED_CARD, { amount: 2_100 })).paymentId);
     // under review (the acquirer's decision not delivered yet): the deadline no longer applies
-    expect((await merchant().post(`/v1/disputes/${reviewed.id}/submit`, { evidence: { uncategorizedText: 'winning_evidence' } })).status).toBe(200);
+    expect(
+      (await merchant().post(`/v1/disputes/${reviewed.id}/submit`, { evidence: { uncategorizedText: 'winning_evidence' } })).status,
+    ).toBe(200);
     // not yet due
     let job = disputeDeadlinesJob.start(m.rt);
     await job.stop();
@@ -392,22 +485,44 @@ describe('the evidence deadline', () => {
 });
 
 describe('the connector interface and refunds of a disputed payment', () => {
-  test('openDispute and decideDispute are idempotent on the acquirer\'s reference; refunds stop at what the dispute left (409 PAYMENT_DISPUTED)', async () => {
+  test("openDispute and decideDispute are idempotent on the acquirer's reference; refunds stop at what the dispute left (409 PAYMENT_DISPUTED)", async () => {
     const { paymentId, payment } = await payWithCard(m, SUCCESS_CARD, { amount: 10_000 });
     const pctx = processingContext(m.rt, m.sandbox.tenantId, false);
-    const input = { paymentId, amount: { currency: 'EUR', valueMinor: 4_000 }, reason: 'duplicate', providerReference: `ext_${paymentId}`, evidenceDueBy: new Date(m.clock.now().getTime() + 86_400_000) };
+    const input = {
+      paymentId,
+      amount: { currency: 'EUR', valueMinor: 4_000 },
+      reason: 'duplicate',
+      providerReference: `ext_${paymentId}`,
+      evidenceDueBy: new Date(m.clock.now().getTime() + 86_400_000),
+    };
     const first = await openDispute(pctx, input);
     const again = await openDispute(pctx, input);
     expect(again.id).toBe(first.id);
     expect(await entriesOf(first.id)).toHaveLength(3);
     // a second open dispute of the payment is refused
-    await expect(openDispute(pctx, { ...input, providerReference: `ext2_${paymentId}` })).rejects.toMatchObject({ code: 'DISPUTE_ALREADY_OPEN' });
+    await expect(openDispute(pctx, { ...input, providerReference: `ext2_${paymentId}` })).rejects.toMatchObject({
+      code: 'DISPUTE_ALREADY_OPEN',
+    });
     // captured 10,000; disputed 4,000: 6,000 remain refundable
-    expectProblem(await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 6_001 } }), 409, 'PAYMENT_DISPUTED');
-    expectProblem(await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 10_001 } }), 422, 'REFUND_EXCEEDS_REFUNDABLE');
-    expect((await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 5_000 } })).status).toBe(201);
+    expectProblem(
+      await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 6_001 } }),
+      409,
+      'PAYMENT_DISPUTED',
+    );
+    expectProblem(
+      await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 10_001 } }),
+      422,
+      'REFUND_EXCEEDS_REFUNDABLE',
+    );
+    expect((await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 5_000 } })).status).toBe(
+      201,
+    );
     await m.settle();
-    expectProblem(await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 1_001 } }), 409, 'PAYMENT_DISPUTED');
+    expectProblem(
+      await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 1_001 } }),
+      409,
+      'PAYMENT_DISPUTED',
+    );
     // won: the disputed amount is refundable again; a decision delivered twice changes nothing
     const won = await decideDispute(pctx, { dispute: first, outcome: 'won' });
     expect(won.status).toBe('won');
@@ -415,7 +530,9 @@ describe('the connector interface and refunds of a disputed payment', () => {
     // a different decision after it: kept (acquirerOutcome) and told to the tenant, the money as it was
     expect(await storedEvents(m.rt, { type: 'dispute.late_decision' }, (d) => d.id === first.id)).toHaveLength(1);
     expect((await entriesOf(first.id)).filter((e) => e.sourceType === 'dispute_reversal')).toHaveLength(2);
-    expect((await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 5_000 } })).status).toBe(201);
+    expect((await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 5_000 } })).status).toBe(
+      201,
+    );
     await m.settle();
     expect(payment.status).toBe('captured');
     await expectLedgerInvariant(m.rt);

@@ -58,7 +58,10 @@ export async function createSecondMerchant(h: ApiHarness, name = 'Second merchan
   const tenant = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   const merchantId = (await createMerchantRecord(tenant, { companyId: h.sandbox.companyId, name, defaultCurrency: 'EUR' })).id;
   const asMerchant = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId, livemode: false });
-  return { merchantId, secretKey: (await createApiKey(asMerchant, { name: `${name} key`, ownerType: 'merchant', livemode: false })).secretKey };
+  return {
+    merchantId,
+    secretKey: (await createApiKey(asMerchant, { name: `${name} key`, ownerType: 'merchant', livemode: false })).secretKey,
+  };
 }
 
 export function expectProblem(res: request.Response, status: number, code?: string): void {

@@ -35,28 +35,37 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
   }
   const fullEnv = cliProcessEnv(env);
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [BIN, ...args], { env: fullEnv, cwd: options.cwd ?? ROOT, timeout: 60_000 }, (error, output, stderr) => {
-      const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      const stdout = output;
-      // the connection guard of the command's process (test/helpers/guard.ts): what it refused fails the test here
-      const violations = child.pid === undefined ? [] : takeChildConnectionViolations(child.pid);
-      if (violations.length > 0) {
-        reject(new Error(`payplane ${args.join(' ')} ran ${violations.length} quer${violations.length === 1 ? 'y' : 'ies'} outside the open transaction of its command:\n\n${violations.slice(0, 3).join('\n\n')}`));
-        return;
-      }
-      resolve({
-        status,
-        stdout,
-        stderr,
-        json: () => {
-          try {
-            return JSON.parse(stdout);
-          } catch {
-            throw new Error(`not JSON (exit ${status}): ${stdout}\n${stderr}`);
-          }
-        },
-      });
-    });
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: fullEnv, cwd: options.cwd ?? ROOT, timeout: 60_000 },
+      (error, output, stderr) => {
+        const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        const stdout = output;
+        // the connection guard of the command's process (test/helpers/guard.ts): what it refused fails the test here
+        const violations = child.pid === undefined ? [] : takeChildConnectionViolations(child.pid);
+        if (violations.length > 0) {
+          reject(
+            new Error(
+              `payplane ${args.join(' ')} ran ${violations.length} quer${violations.length === 1 ? 'y' : 'ies'} outside the open transaction of its command:\n\n${violations.slice(0, 3).join('\n\n')}`,
+            ),
+          );
+          return;
+        }
+        resolve({
+          status,
+          stdout,
+          stderr,
+          json: () => {
+            try {
+              return JSON.parse(stdout);
+            } catch {
+              throw new Error(`not JSON (exit ${status}): ${stdout}\n${stderr}`);
+            }
+          },
+        });
+      },
+    );
   });
 }
 

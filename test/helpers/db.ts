@@ -91,7 +91,10 @@ export function appendCanaries(dir: string, canaries: Record<string, string>): v
 function testLabel(): string {
   const testPath = (globalThis as { expect?: { getState?: () => { testPath?: string } } }).expect?.getState?.().testPath;
   if (!testPath) return 'unknown';
-  return path.relative(path.resolve(__dirname, '../..'), testPath).replace(/\.test\.ts$/, '').replace(/[^A-Za-z0-9_.-]+/g, '__');
+  return path
+    .relative(path.resolve(__dirname, '../..'), testPath)
+    .replace(/\.test\.ts$/, '')
+    .replace(/[^A-Za-z0-9_.-]+/g, '__');
 }
 
 /**
@@ -113,8 +116,11 @@ export async function archiveDatabase(db: TestDatabase, dir: string): Promise<st
     return written;
   }
   await new Promise<void>((resolve, reject) => {
-    execFile('pg_dump', ['--no-owner', '--no-privileges', '--file', `${stem}.sql`, '--dbname', db.url], { timeout: 120_000 }, (error, _stdout, stderr) =>
-      error ? reject(new Error(`pg_dump failed: ${stderr || error.message}`)) : resolve(),
+    execFile(
+      'pg_dump',
+      ['--no-owner', '--no-privileges', '--file', `${stem}.sql`, '--dbname', db.url],
+      { timeout: 120_000 },
+      (error, _stdout, stderr) => (error ? reject(new Error(`pg_dump failed: ${stderr || error.message}`)) : resolve()),
     );
   });
   return [`${stem}.sql`];
@@ -141,7 +147,12 @@ export const TEST_TOKEN_SECRET = 'test-token-secret-that-is-long-enough-01234567
 export function testConfig(db: TestDatabase, overrides: Partial<AppConfig> = {}): AppConfig {
   // endpoints may be saved at the tests' local receivers (https://localhost:<port>), as their dispatchers reach them
   // (test/helpers/receiver.ts); the address filter's tests set none
-  const env = { PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128', ...process.env, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, ...scanLogEnv('jest') };
+  const env = {
+    PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128',
+    ...process.env,
+    PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
+    ...scanLogEnv('jest'),
+  };
   return loadConfig(env, { home: db.home, databaseUrl: db.url, ...overrides });
 }
 

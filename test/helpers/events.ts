@@ -14,7 +14,17 @@ export const about =
  * The events of the outbox table as stored (`where` on its columns, `match` on their data), oldest first: what was
  * raised, whether or not anything received it.
  */
-export async function storedEvents(rt: Runtime, where: WhereOptions<EventRow> = {}, match: (data: EventData) => boolean = () => true): Promise<EventRow[]> {
-  const rows = await rt.db.models.Event.findAll({ where, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+export async function storedEvents(
+  rt: Runtime,
+  where: WhereOptions<EventRow> = {},
+  match: (data: EventData) => boolean = () => true,
+): Promise<EventRow[]> {
+  const rows = await rt.db.models.Event.findAll({
+    where,
+    order: [
+      ['createdAt', 'ASC'],
+      ['id', 'ASC'],
+    ],
+  });
   return rows.map((r) => r.get({ plain: true }) as EventRow).filter((e) => match(e.data));
 }

@@ -27,7 +27,11 @@ export interface Funding {
 export async function fundByAdjustment(ctx: CallerContext, funding: Funding): Promise<void> {
   const { tenantId, merchantId, valueMinor, currency = 'EUR', account = 'merchant_available', livemode = false } = funding;
   await post(ctx, {
-    tenantId, livemode, sourceType: 'adjustment', sourceId: funding.sourceId ?? `test-funding-${newId()}`, description: funding.description ?? 'test funding',
+    tenantId,
+    livemode,
+    sourceType: 'adjustment',
+    sourceId: funding.sourceId ?? `test-funding-${newId()}`,
+    description: funding.description ?? 'test funding',
     lines: [
       { account: 'provider_clearing', ownerId: SANDBOX_CARD_PROVIDER_ID, currency, amountMinor: -valueMinor },
       { account, ownerId: merchantId, currency, amountMinor: valueMinor },
@@ -36,7 +40,11 @@ export async function fundByAdjustment(ctx: CallerContext, funding: Funding): Pr
 }
 
 /** fundByAdjustment for the harness's sandbox merchant (or `merchantId` of its tenant), posted by the platform. */
-export async function fundMerchant(h: ApiHarness, valueMinor: number, options: Omit<Partial<Funding>, 'tenantId' | 'valueMinor'> = {}): Promise<void> {
+export async function fundMerchant(
+  h: ApiHarness,
+  valueMinor: number,
+  options: Omit<Partial<Funding>, 'tenantId' | 'valueMinor'> = {},
+): Promise<void> {
   const ctx = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
   await fundByAdjustment(ctx, { merchantId: h.sandbox.merchantId, ...options, tenantId: h.sandbox.tenantId, valueMinor });
 }

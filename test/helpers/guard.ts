@@ -66,9 +66,12 @@ function sourceMapOf(file: string): SourceMap | null {
 /** The stack of a child's report with each frame of the built dist/ file put at its TypeScript source's file:line. */
 function toSource(report: string): string {
   return report.replace(/(\/[^\s()]+?\.js):(\d+):(\d+)/g, (whole, file: string, line: string, column: string) => {
-    const entry = sourceMapOf(file)?.findEntry(Number(line) - 1, Number(column) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number } | undefined;
+    const entry = sourceMapOf(file)?.findEntry(Number(line) - 1, Number(column) - 1) as
+      { originalSource?: string; originalLine?: number; originalColumn?: number } | undefined;
     if (!entry?.originalSource) return whole;
-    const source = entry.originalSource.startsWith('file://') ? new URL(entry.originalSource).pathname : path.resolve(path.dirname(file), entry.originalSource);
+    const source = entry.originalSource.startsWith('file://')
+      ? new URL(entry.originalSource).pathname
+      : path.resolve(path.dirname(file), entry.originalSource);
     return `${source}:${entry.originalLine! + 1}:${entry.originalColumn! + 1}`;
   });
 }

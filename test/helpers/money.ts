@@ -47,7 +47,8 @@ export async function createMoneyHarness(options: { config?: Partial<AppConfig> 
   const events = () =>
     receiver.received.map((r) => {
       const expected = webhook.sign(r.headers['webhook-id'], new Date(Number(r.headers['webhook-timestamp']) * 1000), r.raw);
-      if (!r.headers['webhook-signature'].split(' ').includes(expected)) throw new Error(`delivery ${r.headers['webhook-id']}: bad signature`);
+      if (!r.headers['webhook-signature'].split(' ').includes(expected))
+        throw new Error(`delivery ${r.headers['webhook-id']}: bad signature`);
       return (JSON.parse(r.raw) as Received['body']).events[0];
     });
   const eventsAbout = async (...ids: string[]) => {
@@ -137,13 +138,17 @@ export interface PayOptions {
 /** Creates a checkout session and completes it with a card; settles the asynchronous answers unless told not to. */
 export async function payWithCard(m: MoneyHarness, number: string, options: PayOptions = {}) {
   const key = options.asTenant ? m.sandbox.tenantKey.secretKey : m.sandbox.merchantKey.secretKey;
-  const session = await openSession(m, {
-    amount: money(options.currency ?? 'EUR', options.amount ?? 10_000),
-    captureMethod: options.captureMethod ?? 'automatic',
-    successUrl: 'https://shop.example/ok',
-    cancelUrl: 'https://shop.example/cancel',
-    ...(options.asTenant ? { merchantId: m.sandbox.merchantId } : {}),
-  }, key);
+  const session = await openSession(
+    m,
+    {
+      amount: money(options.currency ?? 'EUR', options.amount ?? 10_000),
+      captureMethod: options.captureMethod ?? 'automatic',
+      successUrl: 'https://shop.example/ok',
+      cancelUrl: 'https://shop.example/cancel',
+      ...(options.asTenant ? { merchantId: m.sandbox.merchantId } : {}),
+    },
+    key,
+  );
   const completed = await completeWithCard(m, session.id, testCard(number, { cvc: options.cvc ?? '123', holderName: 'Ada Lovelace' }), key);
   if (options.settle !== false) await m.settle();
   const paymentId = completed.paymentId;

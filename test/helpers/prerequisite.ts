@@ -24,7 +24,10 @@ export function describeWhenPresent(what: string, missing: string | null): jest.
 export function testWhenPresent(what: string, missing: string | null): jest.It {
   if (!missing) return test;
   if (underCi) {
-    return ((name: string) => test(name, () => { throw new Error(`${what}: ${missing}`); })) as unknown as jest.It;
+    return ((name: string) =>
+      test(name, () => {
+        throw new Error(`${what}: ${missing}`);
+      })) as unknown as jest.It;
   }
   return test.skip;
 }

@@ -13,7 +13,10 @@ export interface ServeProcess {
   /** what the process printed so far (stdout and stderr) */
   output(): string;
   /** fetch against this process, with a bearer credential when given */
-  request(pathname: string, init?: { method?: string; credential?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  request(
+    pathname: string,
+    init?: { method?: string; credential?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
   /** GET /metrics, parsed */
   metrics(): Promise<Sample[]>;
   /**
@@ -38,14 +41,22 @@ export async function startServe(
 ): Promise<ServeProcess> {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'commands'))) throw new Error('dist/ is missing: run `npm run build` first');
   const fullEnv = {
-    ...process.env, NO_COLOR: '1', DATABASE_URL: db.url, PAYPLANE_HOME: db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET, ...scanLogEnv('serve'), ...env,
+    ...process.env,
+    NO_COLOR: '1',
+    DATABASE_URL: db.url,
+    PAYPLANE_HOME: db.home,
+    PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
+    ...scanLogEnv('serve'),
+    ...env,
   } as NodeJS.ProcessEnv;
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   delete fullEnv.NODE_ENV;
   // PAYPLANE_VALIDATE_RESPONSES (test/setup-env.ts) is inherited: a serve process checks its answers against
   // /v1/openapi.json too
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
-    env: fullEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+    env: fullEnv,
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   // keep only the start of the output: the banner, and the first errors if it fails
@@ -110,7 +121,9 @@ export async function startServe(
       const violations = child.pid === undefined ? [] : takeChildConnectionViolations(child.pid);
       removeGuardReportFolder();
       if (violations.length > 0) {
-        throw new Error(`serve (pid ${child.pid}) ran ${violations.length} quer${violations.length === 1 ? 'y' : 'ies'} outside the open transaction of their request or job:\n\n${violations.slice(0, 3).join('\n\n')}`);
+        throw new Error(
+          `serve (pid ${child.pid}) ran ${violations.length} quer${violations.length === 1 ? 'y' : 'ies'} outside the open transaction of their request or job:\n\n${violations.slice(0, 3).join('\n\n')}`,
+        );
       }
       return code;
     },

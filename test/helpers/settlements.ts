@@ -1,10 +1,17 @@
 import type { CallerContext } from '../../src/domain/context';
 import { balancesOf } from '../../src/services/ledger/balances';
-import { listSettlementLines, listSettlements, type SettlementLine, type SettlementStatement } from '../../src/services/settlements/statements';
+import {
+  listSettlementLines,
+  listSettlements,
+  type SettlementLine,
+  type SettlementStatement,
+} from '../../src/services/settlements/statements';
 
 const TYPES = ['pending', 'available', 'reserved', 'payable'] as const;
 
-async function everyPage<T>(page: (cursor: string | undefined) => Promise<{ data: T[]; pagination: { nextCursor: string | null } }>): Promise<T[]> {
+async function everyPage<T>(
+  page: (cursor: string | undefined) => Promise<{ data: T[]; pagination: { nextCursor: string | null } }>,
+): Promise<T[]> {
   const out: T[] = [];
   let cursor: string | undefined;
   for (;;) {
@@ -35,19 +42,25 @@ export async function expectSettlementIdentities(ctx: CallerContext): Promise<nu
       const lines = await everyPage<SettlementLine>((cursor) => listSettlementLines(ctx, st.id, { cursor, limit: 100, sortOrder: 'asc' }));
       if (lines.length !== st.lineCount) problems.push(`${key} ${st.periodStart}: ${lines.length} lines, lineCount ${st.lineCount}`);
       const net = lines.reduce((sum, l) => sum + l.net.valueMinor, 0);
-      if (net !== st.totals.net.valueMinor) problems.push(`${key} ${st.periodStart}: lines net ${net}, totals.net ${st.totals.net.valueMinor}`);
+      if (net !== st.totals.net.valueMinor)
+        problems.push(`${key} ${st.periodStart}: lines net ${net}, totals.net ${st.totals.net.valueMinor}`);
       for (const type of TYPES) {
         const moved = lines.filter((l) => l.balanceType === type).reduce((sum, l) => sum + l.net.valueMinor, 0);
-        if (st.openingBalance[type].valueMinor + moved !== st.closingBalance[type].valueMinor) problems.push(`${key} ${st.periodStart} ${type}: opening + lines ≠ closing`);
+        if (st.openingBalance[type].valueMinor + moved !== st.closingBalance[type].valueMinor)
+          problems.push(`${key} ${st.periodStart} ${type}: opening + lines ≠ closing`);
         const before = previous ? previous.closingBalance[type].valueMinor : 0;
-        if (st.openingBalance[type].valueMinor !== before) problems.push(`${key} ${st.periodStart} ${type}: opening ${st.openingBalance[type].valueMinor}, the day before closed at ${before}`);
+        if (st.openingBalance[type].valueMinor !== before)
+          problems.push(
+            `${key} ${st.periodStart} ${type}: opening ${st.openingBalance[type].valueMinor}, the day before closed at ${before}`,
+          );
       }
       previous = st;
     }
     const [merchantId, currency] = key.split('|');
     const [balance] = await balancesOf(ctx, { merchantId, currency });
     for (const type of TYPES) {
-      if ((balance?.[type].valueMinor ?? 0) !== previous!.closingBalance[type].valueMinor) problems.push(`${key} ${type}: last closing ${previous!.closingBalance[type].valueMinor}, balance ${balance?.[type].valueMinor}`);
+      if ((balance?.[type].valueMinor ?? 0) !== previous!.closingBalance[type].valueMinor)
+        problems.push(`${key} ${type}: last closing ${previous!.closingBalance[type].valueMinor}, balance ${balance?.[type].valueMinor}`);
     }
   }
   if (problems.length) throw new Error(`settlement identities broken:\n${problems.slice(0, 20).join('\n')}`);

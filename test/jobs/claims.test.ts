@@ -20,7 +20,8 @@ afterAll(async () => {
 
 async function runsOf(job: string): Promise<Array<{ slot: string | number; outcome: string; error: string | null; workerId: string }>> {
   return t.rt.db.sequelize.query('SELECT slot, outcome, error, "workerId" FROM job_runs WHERE job = :job ORDER BY slot', {
-    replacements: { job }, type: QueryTypes.SELECT,
+    replacements: { job },
+    type: QueryTypes.SELECT,
   });
 }
 
@@ -50,14 +51,16 @@ describe(`scheduler ticks claimed in job_runs (${dialectName})`, () => {
   });
 
   test('a failing run is recorded as failed with its error, and counted', async () => {
-    expect(await runOncePerTick(t.rt, 'failing-test', 1_000, async () => {
-      throw new Error('provider unreachable');
-    })).toBe(true);
+    expect(
+      await runOncePerTick(t.rt, 'failing-test', 1_000, async () => {
+        throw new Error('provider unreachable');
+      }),
+    ).toBe(true);
     expect(await runsOf('failing-test')).toEqual([expect.objectContaining({ outcome: 'failed', error: 'provider unreachable' })]);
     expect(await counted(t.rt, 'failing-test', 'failed')).toBe(1);
   });
 
-  test('runs older than a day are removed by the job\'s next run', async () => {
+  test("runs older than a day are removed by the job's next run", async () => {
     const day = 24 * 3_600_000;
     const work = async () => undefined;
     await runOncePerTick(t.rt, 'cleanup-test', 1_000, work);
@@ -68,9 +71,13 @@ describe(`scheduler ticks claimed in job_runs (${dialectName})`, () => {
 
   test('periodic jobs of two processes tick together and run every tick once', async () => {
     let runs = 0;
-    const job = periodicJob('periodic-test', () => 200, async () => {
-      runs++;
-    });
+    const job = periodicJob(
+      'periodic-test',
+      () => 200,
+      async () => {
+        runs++;
+      },
+    );
     const a = job.start(t.rt);
     const b = job.start(other);
     await new Promise((resolve) => setTimeout(resolve, 1_300));
@@ -88,7 +95,8 @@ describe(`scheduler ticks claimed in job_runs (${dialectName})`, () => {
 test(`0017_scale creates job_runs (and rate_limits on Postgres) and reverts (${dialectName})`, async () => {
   const tdb = await createTestDatabase();
   const db = await Database.connect(tdb.url);
-  const tables = async () => (await db.sequelize.getQueryInterface().showAllTables()).map((x) => String((x as { tableName?: string }).tableName ?? x));
+  const tables = async () =>
+    (await db.sequelize.getQueryInterface().showAllTables()).map((x) => String((x as { tableName?: string }).tableName ?? x));
   try {
     await db.migrate();
     expect(await tables()).toContain('job_runs');

@@ -46,9 +46,13 @@ describe(`every periodic job ticks on its own setting's interval (${dialectName}
     for (const [name, { key }] of Object.entries(JOB_INTERVALS) as Array<[PeriodicJobName, (typeof JOB_INTERVALS)[PeriodicJobName]]>) {
       const interval = t.rt.config[key];
       expect(interval).toBe(intervals[key]);
-      const rows = await t.rt.db.sequelize.query<{ slot: string | number; outcome: string }>('SELECT slot, outcome FROM job_runs WHERE job = :name ORDER BY slot', {
-        replacements: { name }, type: QueryTypes.SELECT,
-      });
+      const rows = await t.rt.db.sequelize.query<{ slot: string | number; outcome: string }>(
+        'SELECT slot, outcome FROM job_runs WHERE job = :name ORDER BY slot',
+        {
+          replacements: { name },
+          type: QueryTypes.SELECT,
+        },
+      );
       const slots = rows.map((row) => Number(row.slot));
       expect([name, slots.length >= 2]).toEqual([name, true]);
       expect([name, slots.every((slot) => slot % interval === 0)]).toEqual([name, true]);

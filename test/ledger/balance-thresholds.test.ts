@@ -23,13 +23,21 @@ const clearing = newId();
 const BASE = '/v1/balance-thresholds';
 
 /** One adjustment posting: `amount` (signed) onto the merchant's `account`, against provider clearing. */
-async function adjust(merchantId: string, amount: number, options: { currency?: string; account?: 'merchant_available' | 'merchant_pending'; ctx?: CallerContext; livemode?: boolean } = {}) {
+async function adjust(
+  merchantId: string,
+  amount: number,
+  options: { currency?: string; account?: 'merchant_available' | 'merchant_pending'; ctx?: CallerContext; livemode?: boolean } = {},
+) {
   const currency = options.currency ?? 'EUR';
   const livemode = options.livemode ?? false;
   const ctx = options.ctx ?? operatorContext(h.rt, { level: 'platform', tenantId: null, livemode });
   h.clock.advance(1000);
   return post(ctx, {
-    tenantId: h.sandbox.tenantId, livemode, sourceType: 'adjustment', sourceId: newId(), description: 'threshold test',
+    tenantId: h.sandbox.tenantId,
+    livemode,
+    sourceType: 'adjustment',
+    sourceId: newId(),
+    description: 'threshold test',
     lines: [
       { account: 'provider_clearing', ownerId: clearing, currency, amountMinor: -amount },
       { account: options.account ?? 'merchant_available', ownerId: merchantId, currency, amountMinor: amount },
@@ -39,8 +47,18 @@ async function adjust(merchantId: string, amount: number, options: { currency?: 
 
 /** The balance.threshold_reached events of the merchant, oldest first. */
 async function reached(merchantId: string): Promise<{ id: string; data: Record<string, any>; createdAt: Date }[]> {
-  const rows = await h.rt.db.models.Event.findAll({ where: { type: 'balance.threshold_reached', merchantId }, order: [['createdAt', 'ASC'], ['id', 'ASC']], raw: true });
-  return (rows as unknown as { id: string; data: unknown; createdAt: Date }[]).map((r) => ({ ...r, data: typeof r.data === 'string' ? JSON.parse(r.data) : r.data }));
+  const rows = await h.rt.db.models.Event.findAll({
+    where: { type: 'balance.threshold_reached', merchantId },
+    order: [
+      ['createdAt', 'ASC'],
+      ['id', 'ASC'],
+    ],
+    raw: true,
+  });
+  return (rows as unknown as { id: string; data: unknown; createdAt: Date }[]).map((r) => ({
+    ...r,
+    data: typeof r.data === 'string' ? JSON.parse(r.data) : r.data,
+  }));
 }
 
 function create(key: string, body: object) {
@@ -54,7 +72,12 @@ beforeAll(async () => {
   ({ merchantId: m2, secretKey: m2Key } = await createSecondMerchant(h));
   const platform = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
   const other = await createTenant(platform, { name: 'Other tenant', livemode: false });
-  otherTenantKey = (await createApiKey(operatorContext(h.rt, { level: 'tenant', tenantId: other.id, livemode: false }), { ownerType: 'tenant', livemode: false })).secretKey;
+  otherTenantKey = (
+    await createApiKey(operatorContext(h.rt, { level: 'tenant', tenantId: other.id, livemode: false }), {
+      ownerType: 'tenant',
+      livemode: false,
+    })
+  ).secretKey;
 }, 60_000);
 afterAll(() => h.close());
 
@@ -63,14 +86,38 @@ describe(`balance thresholds: the operations (${dialectName})`, () => {
   let tenantThreshold: string;
 
   it('a merchant caller creates its own; a tenant caller names the merchant', async () => {
-    const mine = await create(h.sandbox.merchantKey.secretKey, { balanceType: 'available', direction: 'above', amount: money('EUR', 500_000) }).expect(201);
+    const mine = await create(h.sandbox.merchantKey.secretKey, {
+      balanceType: 'available',
+      direction: 'above',
+      amount: money('EUR', 500_000),
+    }).expect(201);
     expect(mine.body.data).toMatchObject({
-      tenantId: h.sandbox.tenantId, merchantId: m1, livemode: false, currency: 'EUR', balanceType: 'available', direction: 'above',
-      amount: money('EUR', 500_000), crossed: false, crossedAt: null, deletedAt: null,
+      tenantId: h.sandbox.tenantId,
+      merchantId: m1,
+      livemode: false,
+      currency: 'EUR',
+      balanceType: 'available',
+      direction: 'above',
+      amount: money('EUR', 500_000),
+      crossed: false,
+      crossedAt: null,
+      deletedAt: null,
     });
     merchantThreshold = mine.body.data.id;
-    const theirs = await create(h.sandbox.tenantKey.secretKey, { merchantId: m2, balanceType: 'pending', direction: 'below', amount: money('USD', 100) }).expect(201);
-    expect(theirs.body.data).toMatchObject({ merchantId: m2, currency: 'USD', balanceType: 'pending', direction: 'below', amount: money('USD', 100), crossed: true });
+    const theirs = await create(h.sandbox.tenantKey.secretKey, {
+      merchantId: m2,
+      balanceType: 'pending',
+      direction: 'below',
+      amount: money('USD', 100),
+    }).expect(201);
+    expect(theirs.body.data).toMatchObject({
+      merchantId: m2,
+      currency: 'USD',
+      balanceType: 'pending',
+      direction: 'below',
+      amount: money('USD', 100),
+      crossed: true,
+    });
     tenantThreshold = theirs.body.data.id;
     // the audit entry of each creation
     const audit = await h.rt.db.models.AuditEntry.findAll({ where: { action: 'balance_threshold.created' }, raw: true });
@@ -85,14 +132,17 @@ describe(`balance thresholds: the operations (${dialectName})`, () => {
     await h.as(h.sandbox.merchantKey.secretKey).delete(`${BASE}/${first.body.data.id}`).expect(200);
   });
 
-  it('lists: a merchant its own, a tenant every merchant\'s or one with merchantId, with filters', async () => {
+  it("lists: a merchant its own, a tenant every merchant's or one with merchantId, with filters", async () => {
     const own = await h.as(h.sandbox.merchantKey.secretKey).get(BASE).expect(200);
     expect(own.body.data.map((t: { id: string }) => t.id)).toEqual([merchantThreshold]);
     const all = await h.as(h.sandbox.tenantKey.secretKey).get(BASE).expect(200);
     expect(all.body.data.map((t: { id: string }) => t.id)).toEqual([tenantThreshold, merchantThreshold]);
     const one = await h.as(h.sandbox.tenantKey.secretKey).get(`${BASE}?merchantId=${m2}`).expect(200);
     expect(one.body.data.map((t: { id: string }) => t.id)).toEqual([tenantThreshold]);
-    const filtered = await h.as(h.sandbox.tenantKey.secretKey).get(`${BASE}?currency=EUR&balanceType=available&direction=above`).expect(200);
+    const filtered = await h
+      .as(h.sandbox.tenantKey.secretKey)
+      .get(`${BASE}?currency=EUR&balanceType=available&direction=above`)
+      .expect(200);
     expect(filtered.body.data.map((t: { id: string }) => t.id)).toEqual([merchantThreshold]);
     // a merchant naming another merchant sees nothing of it
     const across = await h.as(m2Key).get(`${BASE}?merchantId=${m1}`);
@@ -130,11 +180,24 @@ describe(`balance thresholds: the operations (${dialectName})`, () => {
   });
 
   it('refuses callers without the permission (403) and platform callers', async () => {
-    const narrow = await createApiKey(tenant, { name: 'View only', ownerType: 'tenant', livemode: false, permissions: ['payouts:balances:view'] });
+    const narrow = await createApiKey(tenant, {
+      name: 'View only',
+      ownerType: 'tenant',
+      livemode: false,
+      permissions: ['payouts:balances:view'],
+    });
     await h.as(narrow.secretKey).get(BASE).expect(200);
-    expectProblem(await create(narrow.secretKey, { merchantId: m1, balanceType: 'available', direction: 'above', amount: money('EUR', 100) }), 403);
+    expectProblem(
+      await create(narrow.secretKey, { merchantId: m1, balanceType: 'available', direction: 'above', amount: money('EUR', 100) }),
+      403,
+    );
     expectProblem(await h.as(narrow.secretKey).delete(`${BASE}/${merchantThreshold}`), 403);
-    const none = await createApiKey(tenant, { name: 'Nothing of balances', ownerType: 'tenant', livemode: false, permissions: ['payments:payments:view'] });
+    const none = await createApiKey(tenant, {
+      name: 'Nothing of balances',
+      ownerType: 'tenant',
+      livemode: false,
+      permissions: ['payments:payments:view'],
+    });
     expectProblem(await h.as(none.secretKey).get(BASE), 403);
     expectProblem(await h.as(h.sandbox.platformToken).get(BASE), 403);
   });
@@ -158,7 +221,11 @@ describe(`balance thresholds: the operations (${dialectName})`, () => {
 
 describe(`balance.threshold_reached: once per crossing, in the posting's transaction (${dialectName})`, () => {
   it('above: one event when a posting crosses, none while above, a second after crossing back', async () => {
-    const threshold = (await create(h.sandbox.merchantKey.secretKey, { balanceType: 'available', direction: 'above', amount: money('CHF', 10_000) }).expect(201)).body.data;
+    const threshold = (
+      await create(h.sandbox.merchantKey.secretKey, { balanceType: 'available', direction: 'above', amount: money('CHF', 10_000) }).expect(
+        201,
+      )
+    ).body.data;
     expect(threshold.crossed).toBe(false);
     await adjust(m1, 4_000, { currency: 'CHF' });
     expect(await reached(m1)).toHaveLength(0);
@@ -166,9 +233,16 @@ describe(`balance.threshold_reached: once per crossing, in the posting's transac
     let events = await reached(m1);
     expect(events).toHaveLength(1);
     expect(events[0].data).toMatchObject({
-      object: 'balance', merchantId: m1, currency: 'CHF', balanceType: 'available', direction: 'above',
-      threshold: { id: threshold.id, amount: money('CHF', 10_000), crossed: true }, balance: money('CHF', 11_000),
-      available: money('CHF', 11_000), pending: money('CHF', 0), sourceType: 'adjustment',
+      object: 'balance',
+      merchantId: m1,
+      currency: 'CHF',
+      balanceType: 'available',
+      direction: 'above',
+      threshold: { id: threshold.id, amount: money('CHF', 10_000), crossed: true },
+      balance: money('CHF', 11_000),
+      available: money('CHF', 11_000),
+      pending: money('CHF', 0),
+      sourceType: 'adjustment',
     });
     await adjust(m1, 5_000, { currency: 'CHF' }); // 16_000: still above
     await adjust(m1, -1_000, { currency: 'CHF' }); // 15_000
@@ -195,23 +269,40 @@ describe(`balance.threshold_reached: once per crossing, in the posting's transac
   });
 
   it('postings at once that cross it together raise it exactly once (each waits for the one before to commit)', async () => {
-    await create(h.sandbox.merchantKey.secretKey, { balanceType: 'available', direction: 'above', amount: money('SEK', 10_000) }).expect(201);
+    await create(h.sandbox.merchantKey.secretKey, { balanceType: 'available', direction: 'above', amount: money('SEK', 10_000) }).expect(
+      201,
+    );
     const ctx = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
     // two postings of 60.00 in their own transactions at once: neither crosses 100.00 alone, together they do
-    await Promise.all(Array.from({ length: 2 }, () => post(ctx, {
-      tenantId: h.sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: newId(), description: 'threshold race',
-      lines: [
-        { account: 'provider_clearing', ownerId: clearing, currency: 'SEK', amountMinor: -6_000 },
-        { account: 'merchant_available', ownerId: m1, currency: 'SEK', amountMinor: 6_000 },
-      ],
-    })));
+    await Promise.all(
+      Array.from({ length: 2 }, () =>
+        post(ctx, {
+          tenantId: h.sandbox.tenantId,
+          livemode: false,
+          sourceType: 'adjustment',
+          sourceId: newId(),
+          description: 'threshold race',
+          lines: [
+            { account: 'provider_clearing', ownerId: clearing, currency: 'SEK', amountMinor: -6_000 },
+            { account: 'merchant_available', ownerId: m1, currency: 'SEK', amountMinor: 6_000 },
+          ],
+        }),
+      ),
+    );
     const events = (await reached(m1)).filter((e) => e.data.currency === 'SEK');
     expect(events).toHaveLength(1);
     expect(events[0].data.balance.valueMinor).toBeGreaterThanOrEqual(10_000);
   });
 
   it('below, mirrored, on the pending balance, for the merchant only; a threshold created beyond starts crossed', async () => {
-    const t = (await create(h.sandbox.tenantKey.secretKey, { merchantId: m2, balanceType: 'pending', direction: 'below', amount: money('SEK', 2_000) }).expect(201)).body.data;
+    const t = (
+      await create(h.sandbox.tenantKey.secretKey, {
+        merchantId: m2,
+        balanceType: 'pending',
+        direction: 'below',
+        amount: money('SEK', 2_000),
+      }).expect(201)
+    ).body.data;
     expect(t.crossed).toBe(true); // no SEK yet: 0 ≤ 2_000, and no event for it
     await adjust(m2, 5_000, { currency: 'SEK', account: 'merchant_pending' }); // 5_000: above, armed
     expect(await reached(m2)).toHaveLength(0);
@@ -222,7 +313,12 @@ describe(`balance.threshold_reached: once per crossing, in the posting's transac
     await adjust(m1, -9_999, { currency: 'SEK', account: 'merchant_pending' }); // another merchant: not its threshold
     let events = await reached(m2);
     expect(events).toHaveLength(1);
-    expect(events[0].data).toMatchObject({ direction: 'below', balanceType: 'pending', balance: money('SEK', 1_500), pending: money('SEK', 1_500) });
+    expect(events[0].data).toMatchObject({
+      direction: 'below',
+      balanceType: 'pending',
+      balance: money('SEK', 1_500),
+      pending: money('SEK', 1_500),
+    });
     await adjust(m2, 3_000, { currency: 'SEK', account: 'merchant_pending' }); // 4_000: back above
     await adjust(m2, -2_000, { currency: 'SEK', account: 'merchant_pending' }); // 2_000: reached again
     events = await reached(m2);
@@ -237,13 +333,28 @@ describe(`balance.threshold_reached: once per crossing, in the posting's transac
     expect(events.every((e) => (e as unknown as { merchantId: string }).merchantId === m2)).toBe(true);
   });
 
-  it('the release of pending to available moves both balances: a pending-below and an available-above threshold fire in the release\'s transaction', async () => {
+  it("the release of pending to available moves both balances: a pending-below and an available-above threshold fire in the release's transaction", async () => {
     const key = h.sandbox.tenantKey.secretKey;
-    const above = (await create(key, { merchantId: m2, balanceType: 'available', direction: 'above', amount: money('DKK', 1_000) }).expect(201)).body.data;
-    const below = (await create(key, { merchantId: m2, balanceType: 'pending', direction: 'below', amount: money('DKK', 100) }).expect(201)).body.data;
+    const above = (
+      await create(key, { merchantId: m2, balanceType: 'available', direction: 'above', amount: money('DKK', 1_000) }).expect(201)
+    ).body.data;
+    const below = (await create(key, { merchantId: m2, balanceType: 'pending', direction: 'below', amount: money('DKK', 100) }).expect(201))
+      .body.data;
     expect([above.crossed, below.crossed]).toEqual([false, true]);
     await adjust(m2, 1_500, { currency: 'DKK', account: 'merchant_pending' }); // pending 1_500: re-arms below
-    const release = { tenantId: h.sandbox.tenantId, livemode: false, merchantId: m2, currency: 'DKK', kind: 'pending', amountMinor: 1_500, releaseAt: h.clock.now(), releasedAt: null, postingId: null, sourceType: 'payment', sourceId: newId() };
+    const release = {
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+      merchantId: m2,
+      currency: 'DKK',
+      kind: 'pending',
+      amountMinor: 1_500,
+      releaseAt: h.clock.now(),
+      releasedAt: null,
+      postingId: null,
+      sourceType: 'payment',
+      sourceId: newId(),
+    };
     await h.rt.db.models.LedgerRelease.create({ id: newId(), ...release, createdAt: h.clock.now(), updatedAt: h.clock.now() } as never);
     const before = (await reached(m2)).length;
     expect(await releaseDue(tenant)).toBe(1);
@@ -255,26 +366,38 @@ describe(`balance.threshold_reached: once per crossing, in the posting's transac
   });
 
   it('rolls back with the posting: a failed transaction leaves neither the state nor the event', async () => {
-    const t = (await create(h.sandbox.merchantKey.secretKey, { balanceType: 'available', direction: 'above', amount: money('PLN', 1_000) }).expect(201)).body.data;
+    const t = (
+      await create(h.sandbox.merchantKey.secretKey, { balanceType: 'available', direction: 'above', amount: money('PLN', 1_000) }).expect(
+        201,
+      )
+    ).body.data;
     const ctx = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
     const baseline = (await reached(m1)).length;
-    await expect(inTransaction(ctx, async (tx) => {
-      await adjust(m1, 2_000, { currency: 'PLN', ctx: tx });
-      // inside the transaction, the event is in the outbox with the entries and the state
-      const seen = await h.rt.db.models.Event.count({ where: { type: 'balance.threshold_reached', merchantId: m1 }, transaction: tx.transaction! });
-      expect(seen).toBe(baseline + 1);
-      const row = await h.rt.db.models.BalanceThreshold.findByPk(t.id, { transaction: tx.transaction!, raw: true });
-      expect(Boolean((row as unknown as { crossed: boolean }).crossed)).toBe(true);
-      throw new Error('rolled back');
-    })).rejects.toThrow('rolled back');
+    await expect(
+      inTransaction(ctx, async (tx) => {
+        await adjust(m1, 2_000, { currency: 'PLN', ctx: tx });
+        // inside the transaction, the event is in the outbox with the entries and the state
+        const seen = await h.rt.db.models.Event.count({
+          where: { type: 'balance.threshold_reached', merchantId: m1 },
+          transaction: tx.transaction!,
+        });
+        expect(seen).toBe(baseline + 1);
+        const row = await h.rt.db.models.BalanceThreshold.findByPk(t.id, { transaction: tx.transaction!, raw: true });
+        expect(Boolean((row as unknown as { crossed: boolean }).crossed)).toBe(true);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
     expect((await reached(m1)).filter((e) => e.data.threshold.id === t.id)).toHaveLength(0);
     expect((await h.as(h.sandbox.merchantKey.secretKey).get(`${BASE}?currency=PLN`).expect(200)).body.data[0].crossed).toBe(false);
     await adjust(m1, 2_000, { currency: 'PLN' });
     expect((await reached(m1)).filter((e) => e.data.threshold.id === t.id)).toHaveLength(1);
   });
 
-  it('delivers to the merchant\'s endpoints (a merchant-level event of the catalog)', async () => {
-    const endpoint = await h.as(m2Key).post('/v1/webhooks/endpoints', { url: 'https://hooks.example.test/thresholds', events: ['balance.threshold_reached'] }).expect(201);
+  it("delivers to the merchant's endpoints (a merchant-level event of the catalog)", async () => {
+    const endpoint = await h
+      .as(m2Key)
+      .post('/v1/webhooks/endpoints', { url: 'https://hooks.example.test/thresholds', events: ['balance.threshold_reached'] })
+      .expect(201);
     await create(m2Key, { balanceType: 'available', direction: 'above', amount: money('CZK', 1_000) }).expect(201);
     await adjust(m2, 1_000, { currency: 'CZK' });
     const [event] = (await reached(m2)).filter((e) => e.data.currency === 'CZK');

@@ -22,16 +22,39 @@ const p1 = newId();
 const r1 = newId();
 
 const bal = (merchantId: string, currency: string, pending: number, available: number, reserved = 0, payable = 0) => ({
-  merchantId, currency, pending: money(currency, pending), available: money(currency, available), reserved: money(currency, reserved), payable: money(currency, payable),
+  merchantId,
+  currency,
+  pending: money(currency, pending),
+  available: money(currency, available),
+  reserved: money(currency, reserved),
+  payable: money(currency, payable),
 });
 
-async function capture(merchantId: string, currency: string, amount: number, options: { immediate?: boolean; livemode?: boolean; paymentId?: string } = {}) {
+async function capture(
+  merchantId: string,
+  currency: string,
+  amount: number,
+  options: { immediate?: boolean; livemode?: boolean; paymentId?: string } = {},
+) {
   const livemode = options.livemode ?? false;
   const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode });
-  const breakdown = await resolveFees(tenant, { type: 'payment', outcome: 'successful', amount: money(currency, amount), method: 'card', merchantId: m1, at: h.clock.now() });
+  const breakdown = await resolveFees(tenant, {
+    type: 'payment',
+    outcome: 'successful',
+    amount: money(currency, amount),
+    method: 'card',
+    merchantId: m1,
+    at: h.clock.now(),
+  });
   await inTransaction(ctx, (t) =>
     postCapture(t, {
-      tenantId: h.sandbox.tenantId, livemode, merchantId, paymentId: options.paymentId ?? newId(), providerIntegrationId, partnerId: null, breakdown,
+      tenantId: h.sandbox.tenantId,
+      livemode,
+      merchantId,
+      paymentId: options.paymentId ?? newId(),
+      providerIntegrationId,
+      partnerId: null,
+      breakdown,
       availableImmediately: options.immediate ?? false,
     }),
   );
@@ -50,8 +73,15 @@ beforeAll(async () => {
   h.clock.advance(1000);
   await inTransaction(tenant, (t) =>
     postRefund(t, {
-      tenantId: h.sandbox.tenantId, livemode: false, merchantId: m1, paymentId: p1, refundId: r1, providerIntegrationId, partnerId: null,
-      amount: money('EUR', 1000), fee: null,
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+      merchantId: m1,
+      paymentId: p1,
+      refundId: r1,
+      providerIntegrationId,
+      partnerId: null,
+      amount: money('EUR', 1000),
+      fee: null,
     }),
   );
   h.clock.advance(1000);
@@ -95,7 +125,11 @@ describe('GET /v1/balances', () => {
     expect(first.body.pagination).toMatchObject({ hasMore: true, totalCount: 3, prevCursor: null });
     const second = await h.as(key).get(`/v1/balances?limit=2&cursor=${first.body.pagination.nextCursor}`).expect(200);
     expect(second.body.data).toEqual(expected.slice(2));
-    expect(second.body.pagination).toMatchObject({ hasMore: false, nextCursor: null, prevCursor: `${expected[0].merchantId}.${expected[0].currency}` });
+    expect(second.body.pagination).toMatchObject({
+      hasMore: false,
+      nextCursor: null,
+      prevCursor: `${expected[0].merchantId}.${expected[0].currency}`,
+    });
   });
 
   it('refuses bad input with a 400 naming the field, other levels and missing permissions with 403', async () => {
@@ -106,16 +140,28 @@ describe('GET /v1/balances', () => {
     expectProblem(await h.as(key).get(`/v1/balances?cursor=${newId()}.EUR`), 400, 'INVALID_CURSOR');
     expectProblem(await h.as(key).get('/v1/balances?merchantId=nope'), 400);
     expectProblem(await h.as(h.sandbox.platformToken).get('/v1/balances'), 403);
-    const narrow = await createApiKey(tenant, { name: 'No balances', ownerType: 'tenant', livemode: false, permissions: ['payments:payments:view'] });
+    const narrow = await createApiKey(tenant, {
+      name: 'No balances',
+      ownerType: 'tenant',
+      livemode: false,
+      permissions: ['payments:payments:view'],
+    });
     expectProblem(await h.as(narrow.secretKey).get('/v1/balances'), 403);
     expectProblem(await h.as(narrow.secretKey).get('/v1/balance-transactions'), 403);
   });
 });
 
 describe('GET /v1/balance-transactions', () => {
-  it('lists the entries of merchant balances newest first, with filters, for the caller\'s merchant only', async () => {
+  it("lists the entries of merchant balances newest first, with filters, for the caller's merchant only", async () => {
     const res = await h.as(h.sandbox.merchantKey.secretKey).get('/v1/balance-transactions').expect(200);
-    const rows = res.body.data as { merchantId: string; type: string; balanceType: string; amount: { currency: string; valueMinor: number }; createdAt: string; sourceId: string }[];
+    const rows = res.body.data as {
+      merchantId: string;
+      type: string;
+      balanceType: string;
+      amount: { currency: string; valueMinor: number };
+      createdAt: string;
+      sourceId: string;
+    }[];
     // EUR capture → pending; refund → available; USD capture → available (fees and clearing are not merchant balances)
     expect(rows.map((r) => [r.type, r.balanceType, r.amount])).toEqual([
       ['payment', 'available', money('USD', 4825)],
@@ -127,7 +173,15 @@ describe('GET /v1/balance-transactions', () => {
     expect([...times].sort((a, b) => b - a)).toEqual(times);
 
     const refunds = await h.as(h.sandbox.merchantKey.secretKey).get('/v1/balance-transactions?type=refund').expect(200);
-    expect(refunds.body.data).toEqual([expect.objectContaining({ sourceId: r1, type: 'refund', currency: 'EUR', amount: money('EUR', -1000), description: expect.any(String) })]);
+    expect(refunds.body.data).toEqual([
+      expect.objectContaining({
+        sourceId: r1,
+        type: 'refund',
+        currency: 'EUR',
+        amount: money('EUR', -1000),
+        description: expect.any(String),
+      }),
+    ]);
     const bySource = await h.as(h.sandbox.merchantKey.secretKey).get(`/v1/balance-transactions?sourceId=${p1}`).expect(200);
     expect(bySource.body.data.map((r: { sourceId: string }) => r.sourceId)).toEqual([p1]);
     const usd = await h.as(h.sandbox.merchantKey.secretKey).get('/v1/balance-transactions?currency=USD&balanceType=available').expect(200);
@@ -140,7 +194,10 @@ describe('GET /v1/balance-transactions', () => {
     // the tenant sees both merchants, and pages with cursors
     const page1 = await h.as(h.sandbox.tenantKey.secretKey).get('/v1/balance-transactions?limit=2').expect(200);
     expect(page1.body.pagination).toMatchObject({ totalCount: 4, hasMore: true });
-    const page2 = await h.as(h.sandbox.tenantKey.secretKey).get(`/v1/balance-transactions?limit=2&cursor=${page1.body.pagination.nextCursor}`).expect(200);
+    const page2 = await h
+      .as(h.sandbox.tenantKey.secretKey)
+      .get(`/v1/balance-transactions?limit=2&cursor=${page1.body.pagination.nextCursor}`)
+      .expect(200);
     expect(page2.body.data).toHaveLength(2);
     expect(new Set([...page1.body.data, ...page2.body.data].map((r: { id: string }) => r.id)).size).toBe(4);
     expectProblem(await h.as(h.sandbox.tenantKey.secretKey).get('/v1/balance-transactions?type=bogus'), 400);
@@ -151,7 +208,10 @@ describe('GET /v1/balance-transactions', () => {
     expect(await releaseDue(h.rt)).toBe(3);
     const res = await h.as(h.sandbox.merchantKey.secretKey).get('/v1/balance-transactions?type=release&currency=EUR').expect(200);
     expect(res.body.data.map((r: { balanceType: string; amount: unknown }) => [r.balanceType, r.amount]).sort()).toEqual(
-      [['available', money('EUR', 9835)], ['pending', money('EUR', -9835)]].sort(),
+      [
+        ['available', money('EUR', 9835)],
+        ['pending', money('EUR', -9835)],
+      ].sort(),
     );
     const balances = await h.as(h.sandbox.merchantKey.secretKey).get('/v1/balances?currency=EUR').expect(200);
     expect(balances.body.data).toEqual([bal(m1, 'EUR', 0, 8835)]);

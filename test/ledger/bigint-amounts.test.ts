@@ -26,7 +26,9 @@ beforeAll(async () => {
   tenant = operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false });
   first = (await payWithCard(m, '4242424242424242', { amount: BIG })).paymentId;
   second = (await payWithCard(m, '4242424242424242', { amount: BIG })).paymentId;
-  const refund = await m.as(m.sandbox.merchantKey.secretKey).post(`/v1/payments/${first}/refunds`, { amount: { currency: 'EUR', valueMinor: REFUND } });
+  const refund = await m
+    .as(m.sandbox.merchantKey.secretKey)
+    .post(`/v1/payments/${first}/refunds`, { amount: { currency: 'EUR', valueMinor: REFUND } });
   expect(refund.status).toBe(201);
   expect(refund.body.data.amount).toEqual({ currency: 'EUR', valueMinor: REFUND });
   await m.settle();
@@ -36,7 +38,15 @@ describe(`BIGINT amounts above 2^31 read as numbers (${dialectName})`, () => {
   test('through a model read: scoped rows, instances, and the records built from them', async () => {
     const row = await scoped(tenant, m.rt.db.models.Payment).get(first);
     expect(row).toMatchObject({ amountMinor: BIG, authorizedMinor: BIG, capturedMinor: BIG, refundedMinor: REFUND, refundPendingMinor: 0 });
-    for (const column of ['amountMinor', 'authorizedMinor', 'capturedMinor', 'refundedMinor', 'refundPendingMinor', 'feeMinor', 'netMinor'] as const) {
+    for (const column of [
+      'amountMinor',
+      'authorizedMinor',
+      'capturedMinor',
+      'refundedMinor',
+      'refundPendingMinor',
+      'feeMinor',
+      'netMinor',
+    ] as const) {
       expect(typeof row[column]).toBe('number');
     }
     const instance = await m.rt.db.models.Payment.findByPk(second);
@@ -54,7 +64,7 @@ describe(`BIGINT amounts above 2^31 read as numbers (${dialectName})`, () => {
     expect(payment.body.data.status).toBe('partially_refunded');
   });
 
-  test('through a raw read and an aggregate: the db layer\'s bigintNumber and sumNumber', async () => {
+  test("through a raw read and an aggregate: the db layer's bigintNumber and sumNumber", async () => {
     const [raw] = (await m.rt.db.models.Payment.findAll({ where: { id: second }, raw: true })) as unknown as PaymentRow[];
     // raw rows bypass the models' getters: Postgres answers a string, SQLite a number; converted in one place
     expect(typeof raw.capturedMinor).toBe(onPostgres ? 'string' : 'number');
@@ -75,9 +85,17 @@ describe(`BIGINT amounts above 2^31 read as numbers (${dialectName})`, () => {
   });
 
   test('through a balance sum: the merchant balances are the sums of their entries, as numbers', async () => {
-    const rows = (await m.rt.db.models.LedgerEntry.findAll({ where: { merchantId: m.sandbox.merchantId, currency: 'EUR' }, raw: true })) as unknown as LedgerEntryRow[];
+    const rows = (await m.rt.db.models.LedgerEntry.findAll({
+      where: { merchantId: m.sandbox.merchantId, currency: 'EUR' },
+      raw: true,
+    })) as unknown as LedgerEntryRow[];
     const expected = { pending: 0n, available: 0n, reserved: 0n, payable: 0n };
-    const field = { merchant_pending: 'pending', merchant_available: 'available', merchant_reserve: 'reserved', merchant_payable: 'payable' } as const;
+    const field = {
+      merchant_pending: 'pending',
+      merchant_available: 'available',
+      merchant_reserve: 'reserved',
+      merchant_payable: 'payable',
+    } as const;
     for (const row of rows) expected[field[row.account as keyof typeof field]] += BigInt(row.amountMinor);
     const [balance] = await balancesOf(tenant, { merchantId: m.sandbox.merchantId, currency: 'EUR' });
     for (const name of ['pending', 'available', 'reserved', 'payable'] as const) {
@@ -91,7 +109,9 @@ describe(`BIGINT amounts above 2^31 read as numbers (${dialectName})`, () => {
   });
 
   test('a stored value beyond Number.MAX_SAFE_INTEGER is refused on read, never rounded', async () => {
-    const created = await m.as(m.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1000 } });
+    const created = await m
+      .as(m.sandbox.merchantKey.secretKey)
+      .post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1000 } });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     await m.rt.db.sequelize.query('UPDATE checkout_sessions SET "amountMinor" = 9007199254740993 WHERE id = :id', { replacements: { id } });

@@ -49,18 +49,34 @@ let ctx: CallerContext;
 beforeAll(async () => {
   h = await createApiHarness();
   ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
-  for (let i = 0; i < 4; i++) merchants.push((await createMerchantRecord(ctx, { companyId: h.sandbox.companyId, name: `Property merchant ${i}` })).id);
+  for (let i = 0; i < 4; i++)
+    merchants.push((await createMerchantRecord(ctx, { companyId: h.sandbox.companyId, name: `Property merchant ${i}` })).id);
 });
 afterAll(async () => h.close());
 
 type Field = 'pending' | 'available' | 'reserved' | 'payable';
 const model = new Map<string, number>();
 const key = (merchantId: string, currency: string, field: Field) => `${merchantId}|${currency}|${field}`;
-const add = (merchantId: string, currency: string, field: Field, amount: number) => model.set(key(merchantId, currency, field), (model.get(key(merchantId, currency, field)) ?? 0) + amount);
+const add = (merchantId: string, currency: string, field: Field, amount: number) =>
+  model.set(key(merchantId, currency, field), (model.get(key(merchantId, currency, field)) ?? 0) + amount);
 
-interface Release { merchantId: string; currency: string; from: Field; amount: number; at: number; done: boolean }
+interface Release {
+  merchantId: string;
+  currency: string;
+  from: Field;
+  amount: number;
+  at: number;
+  done: boolean;
+}
 const releases: Release[] = [];
-interface Captured { paymentId: string; merchantId: string; currency: string; refundable: number; breakdown: FeeBreakdown; immediate: boolean }
+interface Captured {
+  paymentId: string;
+  merchantId: string;
+  currency: string;
+  refundable: number;
+  breakdown: FeeBreakdown;
+  immediate: boolean;
+}
 const captured: Captured[] = [];
 const disputes: { posting: DisputePosting; payment: Captured; decided: boolean }[] = [];
 const payouts: { posting: PayoutPosting; total: number; ended: boolean }[] = [];
@@ -76,8 +92,13 @@ function randomRule(currency: string, transactionType: FeeRule['transactionType'
   const fixed = method === 'percentage' ? null : { currency, valueMinor: int(0, 500) };
   const rate = method === 'fixed' ? null : int(0, 60_000);
   return {
-    transactionType, transactionOutcome: 'any', method, party: pick(['provider', 'tenant', 'platform', 'partner'] as const), currency,
-    fixedAmount: fixed, percentageRate: rate,
+    transactionType,
+    transactionOutcome: 'any',
+    method,
+    party: pick(['provider', 'tenant', 'platform', 'partner'] as const),
+    currency,
+    fixedAmount: fixed,
+    percentageRate: rate,
     minAmount: chance(0.2) ? { currency, valueMinor: int(0, 100) } : null,
     maxAmount: chance(0.2) ? { currency, valueMinor: int(100, 5000) } : null,
   };
@@ -86,26 +107,61 @@ function randomRule(currency: string, transactionType: FeeRule['transactionType'
 function randomSchedule(currency: string, types?: FeeRule['transactionType'][]): ApplicableSchedule {
   const rules = Array.from({ length: int(0, 5) }, () => randomRule(currency, types ? pick(types) : chance(0.7) ? 'payment' : 'refund'));
   return {
-    level: pick(['tenant', 'merchant', 'platform'] as const), feeScheduleId: newId(), platformOwned: chance(0.5), reserveSpecified: true, rules,
-    rollingReserve: { rate: chance(0.5) ? int(0, 200_000) : 0, holdDays: int(0, 10), autoRelease: chance(0.7), roundingMode: pick<RoundingMode>(['floor', 'ceil', 'half_up', 'half_even']) },
+    level: pick(['tenant', 'merchant', 'platform'] as const),
+    feeScheduleId: newId(),
+    platformOwned: chance(0.5),
+    reserveSpecified: true,
+    rules,
+    rollingReserve: {
+      rate: chance(0.5) ? int(0, 200_000) : 0,
+      holdDays: int(0, 10),
+      autoRelease: chance(0.7),
+      roundingMode: pick<RoundingMode>(['floor', 'ceil', 'half_up', 'half_even']),
+    },
   };
 }
 
-interface ModelThreshold { id: string; merchantId: string; currency: string; balanceType: 'pending' | 'available'; direction: 'above' | 'below'; amountMinor: number; beyond: boolean; crossings: number }
+interface ModelThreshold {
+  id: string;
+  merchantId: string;
+  currency: string;
+  balanceType: 'pending' | 'available';
+  direction: 'above' | 'below';
+  amountMinor: number;
+  beyond: boolean;
+  crossings: number;
+}
 const thresholds: ModelThreshold[] = [];
 
 /** Random thresholds on the merchants' balances (written as the service writes them: beyond or not at the start). */
 async function makeThresholds(count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const t: ModelThreshold = {
-      id: newId(), merchantId: pick(merchants), currency: pick(currencies), balanceType: pick(['pending', 'available'] as const),
-      direction: pick(['above', 'below'] as const), amountMinor: int(-20_000, 400_000), beyond: false, crossings: 0,
+      id: newId(),
+      merchantId: pick(merchants),
+      currency: pick(currencies),
+      balanceType: pick(['pending', 'available'] as const),
+      direction: pick(['above', 'below'] as const),
+      amountMinor: int(-20_000, 400_000),
+      beyond: false,
+      crossings: 0,
     };
     t.beyond = isBeyond(t, 0);
     thresholds.push(t);
-    await h.rt.db.models.BalanceThreshold.create({ createdAt: h.clock.now(), updatedAt: h.clock.now(),
-      id: t.id, tenantId: h.sandbox.tenantId, merchantId: t.merchantId, livemode: false, currency: t.currency, balanceType: t.balanceType,
-      direction: t.direction, amountMinor: t.amountMinor, crossed: t.beyond, crossedAt: null, createdBy: 'ledger-property test',
+    await h.rt.db.models.BalanceThreshold.create({
+      createdAt: h.clock.now(),
+      updatedAt: h.clock.now(),
+      id: t.id,
+      tenantId: h.sandbox.tenantId,
+      merchantId: t.merchantId,
+      livemode: false,
+      currency: t.currency,
+      balanceType: t.balanceType,
+      direction: t.direction,
+      amountMinor: t.amountMinor,
+      crossed: t.beyond,
+      crossedAt: null,
+      createdBy: 'ledger-property test',
     });
   }
 }
@@ -126,7 +182,9 @@ async function checkThresholdEvents(): Promise<void> {
     const id = (e.get('data') as { threshold: { id: string } }).threshold.id;
     raised.set(id, (raised.get(id) ?? 0) + 1);
   }
-  expect(thresholds.filter((t) => (raised.get(t.id) ?? 0) !== t.crossings).map((t) => ({ ...t, raised: raised.get(t.id) ?? 0 }))).toEqual([]);
+  expect(thresholds.filter((t) => (raised.get(t.id) ?? 0) !== t.crossings).map((t) => ({ ...t, raised: raised.get(t.id) ?? 0 }))).toEqual(
+    [],
+  );
 }
 
 async function checkModel(): Promise<void> {
@@ -136,10 +194,13 @@ async function checkModel(): Promise<void> {
   await checkThresholdEvents();
   const actual = new Map<string, number>();
   for (const b of await balancesOf(ctx)) {
-    for (const field of ['pending', 'available', 'reserved', 'payable'] as const) actual.set(key(b.merchantId, b.currency, field), b[field].valueMinor);
+    for (const field of ['pending', 'available', 'reserved', 'payable'] as const)
+      actual.set(key(b.merchantId, b.currency, field), b[field].valueMinor);
   }
   const keys = new Set([...model.keys(), ...actual.keys()]);
-  const diff = [...keys].filter((k) => (model.get(k) ?? 0) !== (actual.get(k) ?? 0)).map((k) => `${k}: model ${model.get(k) ?? 0}, ledger ${actual.get(k) ?? 0}`);
+  const diff = [...keys]
+    .filter((k) => (model.get(k) ?? 0) !== (actual.get(k) ?? 0))
+    .map((k) => `${k}: model ${model.get(k) ?? 0}, ledger ${actual.get(k) ?? 0}`);
   expect(diff).toEqual([]);
 }
 
@@ -149,8 +210,24 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
   for (let i = 0; i < OPERATIONS; i++) {
     if (i > 0) modelCrossings();
     const roll = random();
-    const op = roll < 0.4 ? 'capture' : roll < 0.62 ? 'refund' : roll < 0.72 ? 'release' : roll < 0.8 ? 'adjustment'
-      : roll < 0.84 ? 'cancel' : roll < 0.88 ? 'dispute' : roll < 0.92 ? 'payout' : roll < 0.96 ? 'payout-end' : 'duplicate';
+    const op =
+      roll < 0.4
+        ? 'capture'
+        : roll < 0.62
+          ? 'refund'
+          : roll < 0.72
+            ? 'release'
+            : roll < 0.8
+              ? 'adjustment'
+              : roll < 0.84
+                ? 'cancel'
+                : roll < 0.88
+                  ? 'dispute'
+                  : roll < 0.92
+                    ? 'payout'
+                    : roll < 0.96
+                      ? 'payout-end'
+                      : 'duplicate';
     counts[op] = (counts[op] ?? 0) + 1;
     if (op === 'capture') {
       const merchantId = pick(merchants);
@@ -164,7 +241,13 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
       const paymentId = newId();
       await inTransaction(ctx, (t) =>
         postCapture(t, {
-          tenantId: h.sandbox.tenantId, livemode: false, merchantId, paymentId, providerIntegrationId: pick(providers), partnerId: pick(partners), breakdown,
+          tenantId: h.sandbox.tenantId,
+          livemode: false,
+          merchantId,
+          paymentId,
+          providerIntegrationId: pick(providers),
+          partnerId: pick(partners),
+          breakdown,
           availableImmediately: immediate,
         }),
       );
@@ -173,9 +256,17 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
         add(merchantId, currency, immediate ? 'available' : 'pending', toMerchant);
         add(merchantId, currency, 'reserved', breakdown.reserve);
         const now = h.clock.now().getTime();
-        if (!immediate && toMerchant !== 0) releases.push({ merchantId, currency, from: 'pending', amount: toMerchant, at: now + 48 * HOUR, done: false });
+        if (!immediate && toMerchant !== 0)
+          releases.push({ merchantId, currency, from: 'pending', amount: toMerchant, at: now + 48 * HOUR, done: false });
         if (breakdown.reserve > 0 && breakdown.reserveFrom?.autoRelease) {
-          releases.push({ merchantId, currency, from: 'reserved', amount: breakdown.reserve, at: now + breakdown.reserveFrom.holdDays * DAY, done: false });
+          releases.push({
+            merchantId,
+            currency,
+            from: 'reserved',
+            amount: breakdown.reserve,
+            at: now + breakdown.reserveFrom.holdDays * DAY,
+            done: false,
+          });
         }
         captured.push({ paymentId, merchantId, currency, refundable: amount, breakdown, immediate });
       }
@@ -186,14 +277,28 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
       const amount = chance(0.4) ? payment.refundable : int(1, payment.refundable);
       const fee = chance(0.5)
         ? computeFees(
-            { type: 'refund', outcome: 'successful', amount: { currency: payment.currency, valueMinor: amount }, method: 'card', merchantId: payment.merchantId, at: h.clock.now() },
+            {
+              type: 'refund',
+              outcome: 'successful',
+              amount: { currency: payment.currency, valueMinor: amount },
+              method: 'card',
+              merchantId: payment.merchantId,
+              at: h.clock.now(),
+            },
             [randomSchedule(payment.currency)],
           )
         : null;
       await inTransaction(ctx, (t) =>
         postRefund(t, {
-          tenantId: h.sandbox.tenantId, livemode: false, merchantId: payment.merchantId, paymentId: payment.paymentId, refundId: newId(),
-          providerIntegrationId: pick(providers), partnerId: pick(partners), amount: { currency: payment.currency, valueMinor: amount }, fee,
+          tenantId: h.sandbox.tenantId,
+          livemode: false,
+          merchantId: payment.merchantId,
+          paymentId: payment.paymentId,
+          refundId: newId(),
+          providerIntegrationId: pick(providers),
+          partnerId: pick(partners),
+          amount: { currency: payment.currency, valueMinor: amount },
+          fee,
         }),
       );
       payment.refundable -= amount;
@@ -217,9 +322,17 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
       const amount = int(-10_000, 10_000);
       const field = pick(['available', 'payable'] as const);
       await post(ctx, {
-        tenantId: h.sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId: newId(),
+        tenantId: h.sandbox.tenantId,
+        livemode: false,
+        sourceType: 'adjustment',
+        sourceId: newId(),
         lines: [
-          { account: field === 'available' ? 'merchant_available' : 'merchant_payable', ownerId: merchantId, currency, amountMinor: amount },
+          {
+            account: field === 'available' ? 'merchant_available' : 'merchant_payable',
+            ownerId: merchantId,
+            currency,
+            amountMinor: amount,
+          },
           { account: 'tenant_revenue', ownerId: h.sandbox.tenantId, currency, amountMinor: -amount },
         ],
       });
@@ -242,12 +355,26 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
       const payment = pick(candidates);
       const amount = chance(0.5) ? payment.refundable : int(1, payment.refundable);
       const fee = computeFees(
-        { type: 'dispute', outcome: 'successful', amount: { currency: payment.currency, valueMinor: amount }, method: 'card', merchantId: payment.merchantId, at: h.clock.now() },
+        {
+          type: 'dispute',
+          outcome: 'successful',
+          amount: { currency: payment.currency, valueMinor: amount },
+          method: 'card',
+          merchantId: payment.merchantId,
+          at: h.clock.now(),
+        },
         [randomSchedule(payment.currency, ['dispute'])],
       );
       const posting = {
-        tenantId: h.sandbox.tenantId, livemode: false, merchantId: payment.merchantId, paymentId: payment.paymentId, disputeId: newId(),
-        providerIntegrationId: pick(providers), partnerId: pick(partners), amount: { currency: payment.currency, valueMinor: amount }, fee,
+        tenantId: h.sandbox.tenantId,
+        livemode: false,
+        merchantId: payment.merchantId,
+        paymentId: payment.paymentId,
+        disputeId: newId(),
+        providerIntegrationId: pick(providers),
+        partnerId: pick(partners),
+        amount: { currency: payment.currency, valueMinor: amount },
+        fee,
       };
       await inTransaction(ctx, (t) => postDispute(t, 'open', posting));
       // a redelivered notification books nothing the second time
@@ -268,8 +395,15 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
       );
       if (fee.merchantFee >= total) continue;
       const posting = {
-        tenantId: h.sandbox.tenantId, livemode: false, merchantId, payoutId: newId(), amount: { currency, valueMinor: total - fee.merchantFee }, fee,
-        channelId: newId(), providerIntegrationId: pick([...providers, null]), partnerId: pick(partners),
+        tenantId: h.sandbox.tenantId,
+        livemode: false,
+        merchantId,
+        payoutId: newId(),
+        amount: { currency, valueMinor: total - fee.merchantFee },
+        fee,
+        channelId: newId(),
+        providerIntegrationId: pick([...providers, null]),
+        partnerId: pick(partners),
       };
       await inTransaction(ctx, (t) => postPayout(t, 'payout', posting));
       add(merchantId, currency, 'available', -total);
@@ -295,8 +429,14 @@ test(`the ledger invariant and the balances hold over ${OPERATIONS} random opera
       const payment = pick(captured);
       await inTransaction(ctx, (t) =>
         postCapture(t, {
-          tenantId: h.sandbox.tenantId, livemode: false, merchantId: payment.merchantId, paymentId: payment.paymentId, providerIntegrationId: providers[0],
-          partnerId: null, breakdown: payment.breakdown, availableImmediately: payment.immediate,
+          tenantId: h.sandbox.tenantId,
+          livemode: false,
+          merchantId: payment.merchantId,
+          paymentId: payment.paymentId,
+          providerIntegrationId: providers[0],
+          partnerId: null,
+          breakdown: payment.breakdown,
+          availableImmediately: payment.immediate,
         }),
       );
     }

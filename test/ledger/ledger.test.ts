@@ -35,33 +35,66 @@ afterEach(async () => {
 
 function rule(party: FeeRule['party'], fixed: number, rate: number, type: FeeRule['transactionType'] = 'payment'): FeeRule {
   return {
-    transactionType: type, transactionOutcome: 'any', method: 'fixed_plus_percentage', party, currency: 'EUR',
-    fixedAmount: { currency: 'EUR', valueMinor: fixed }, percentageRate: rate, minAmount: null, maxAmount: null,
+    transactionType: type,
+    transactionOutcome: 'any',
+    method: 'fixed_plus_percentage',
+    party,
+    currency: 'EUR',
+    fixedAmount: { currency: 'EUR', valueMinor: fixed },
+    percentageRate: rate,
+    minAmount: null,
+    maxAmount: null,
   };
 }
 
 /** A schedule with a fee for every party and a 10% rolling reserve held 7 days. */
 function fullSchedule(autoRelease = true): ApplicableSchedule {
   return {
-    level: 'tenant', feeScheduleId: newId(), platformOwned: true, reserveSpecified: true,
-    rules: [rule('provider', 10, 5000), rule('tenant', 20, 10000), rule('platform', 5, 2000), rule('partner', 0, 3000), rule('tenant', 15, 0, 'refund')],
+    level: 'tenant',
+    feeScheduleId: newId(),
+    platformOwned: true,
+    reserveSpecified: true,
+    rules: [
+      rule('provider', 10, 5000),
+      rule('tenant', 20, 10000),
+      rule('platform', 5, 2000),
+      rule('partner', 0, 3000),
+      rule('tenant', 15, 0, 'refund'),
+    ],
     rollingReserve: { rate: 100_000, holdDays: 7, autoRelease, roundingMode: 'half_up' },
   };
 }
 
 function fees(amount: number, schedule: ApplicableSchedule, merchantId: string, type: 'payment' | 'refund' = 'payment'): FeeBreakdown {
   return computeFees(
-    { type, outcome: 'successful', amount: { currency: 'EUR', valueMinor: amount }, method: 'card', merchantId, partnerId, at: h.clock.now() },
+    {
+      type,
+      outcome: 'successful',
+      amount: { currency: 'EUR', valueMinor: amount },
+      method: 'card',
+      merchantId,
+      partnerId,
+      at: h.clock.now(),
+    },
     [schedule],
   );
 }
 
-async function capture(breakdown: FeeBreakdown, options: { merchantId?: string; immediate?: boolean; partner?: string | null; paymentId?: string } = {}) {
+async function capture(
+  breakdown: FeeBreakdown,
+  options: { merchantId?: string; immediate?: boolean; partner?: string | null; paymentId?: string } = {},
+) {
   const paymentId = options.paymentId ?? newId();
   await inTransaction(ctx, (tctx) =>
     postCapture(tctx, {
-      tenantId: h.sandbox.tenantId, livemode: false, merchantId: options.merchantId ?? h.sandbox.merchantId, paymentId, providerIntegrationId,
-      partnerId: options.partner === undefined ? partnerId : options.partner, breakdown, availableImmediately: options.immediate ?? false,
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+      merchantId: options.merchantId ?? h.sandbox.merchantId,
+      paymentId,
+      providerIntegrationId,
+      partnerId: options.partner === undefined ? partnerId : options.partner,
+      breakdown,
+      availableImmediately: options.immediate ?? false,
     }),
   );
   return paymentId;
@@ -71,8 +104,15 @@ async function refund(paymentId: string, amount: number, fee: FeeBreakdown | nul
   const refundId = newId();
   await inTransaction(ctx, (tctx) =>
     postRefund(tctx, {
-      tenantId: h.sandbox.tenantId, livemode: false, merchantId, paymentId, refundId, providerIntegrationId, partnerId,
-      amount: { currency: 'EUR', valueMinor: amount }, fee,
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+      merchantId,
+      paymentId,
+      refundId,
+      providerIntegrationId,
+      partnerId,
+      amount: { currency: 'EUR', valueMinor: amount },
+      fee,
     }),
   );
   return refundId;
@@ -80,7 +120,9 @@ async function refund(paymentId: string, amount: number, fee: FeeBreakdown | nul
 
 async function balance(merchantId: string) {
   const [b] = await balancesOf(ctx, { merchantId, currency: 'EUR' });
-  return b ? { pending: b.pending.valueMinor, available: b.available.valueMinor, reserved: b.reserved.valueMinor, payable: b.payable.valueMinor } : null;
+  return b
+    ? { pending: b.pending.valueMinor, available: b.available.valueMinor, reserved: b.reserved.valueMinor, payable: b.payable.valueMinor }
+    : null;
 }
 
 async function entriesOf(sourceId: string): Promise<LedgerEntryRow[]> {
@@ -106,17 +148,24 @@ async function newMerchant(): Promise<string> {
 }
 
 describe('postCapture', () => {
-  it('books the sandbox schedule\'s real fee breakdown: clearing −amount, pending +net, tenant revenue +fee', async () => {
+  it("books the sandbox schedule's real fee breakdown: clearing −amount, pending +net, tenant revenue +fee", async () => {
     const merchantId = h.sandbox.merchantId;
     const breakdown = await resolveFees(ctx, {
-      type: 'payment', outcome: 'successful', amount: { currency: 'EUR', valueMinor: 10_000 }, method: 'card', merchantId, at: h.clock.now(),
+      type: 'payment',
+      outcome: 'successful',
+      amount: { currency: 'EUR', valueMinor: 10_000 },
+      method: 'card',
+      merchantId,
+      at: h.clock.now(),
     });
     // 1.4% + 0.25 EUR
     expect(breakdown).toMatchObject({ amount: 10_000, tenantFee: 165, merchantFee: 165, net: 9835, reserve: 0 });
     const paymentId = await capture(breakdown, { partner: null });
     const entries = await entriesOf(paymentId);
     const by = (account: string) => entries.filter((e) => e.account === account);
-    expect(by('provider_clearing')).toEqual([expect.objectContaining({ ownerId: providerIntegrationId, amountMinor: -10_000, merchantId: null })]);
+    expect(by('provider_clearing')).toEqual([
+      expect.objectContaining({ ownerId: providerIntegrationId, amountMinor: -10_000, merchantId: null }),
+    ]);
     expect(by('merchant_pending')).toEqual([expect.objectContaining({ ownerId: merchantId, merchantId, amountMinor: 9835 })]);
     expect(by('tenant_revenue')).toEqual([expect.objectContaining({ ownerId: h.sandbox.tenantId, amountMinor: 165, merchantId: null })]);
     // zero lines are not written
@@ -125,11 +174,19 @@ describe('postCapture', () => {
     expect(await balance(merchantId)).toEqual({ pending: 9835, available: 0, reserved: 0, payable: 0 });
   });
 
-  it('books every party\'s fee to its owner and holds the rolling reserve', async () => {
+  it("books every party's fee to its owner and holds the rolling reserve", async () => {
     const merchantId = await newMerchant();
     const b = fees(20_000, fullSchedule(), merchantId);
     // provider 10 + 0.5%, tenant 20 + 1%, platform 5 + 0.2%, partner 0.3%; reserve 10% of the net, half up
-    expect(b).toMatchObject({ providerFee: 110, tenantFee: 220, platformFee: 45, partnerCommission: 60, merchantFee: 435, net: 19_565, reserve: 1957 });
+    expect(b).toMatchObject({
+      providerFee: 110,
+      tenantFee: 220,
+      platformFee: 45,
+      partnerCommission: 60,
+      merchantFee: 435,
+      net: 19_565,
+      reserve: 1957,
+    });
     const paymentId = await capture(b, { merchantId });
     const entries = await entriesOf(paymentId);
     const line = (account: string) => entries.find((e) => e.account === account);
@@ -158,7 +215,12 @@ describe('postCapture', () => {
     expect(released).toHaveLength(1);
     expect(released[0]).toMatchObject({ tenantId: h.sandbox.tenantId });
     expect(released[0].data).toMatchObject({
-      entityType: 'merchant', merchantId, currency: 'EUR', amount: { currency: 'EUR', valueMinor: 17_608 }, kind: 'pending', sourceId: paymentId,
+      entityType: 'merchant',
+      merchantId,
+      currency: 'EUR',
+      amount: { currency: 'EUR', valueMinor: 17_608 },
+      kind: 'pending',
+      sourceId: paymentId,
       available: { currency: 'EUR', valueMinor: 17_608 },
     });
     // the reserve: 7 days after the capture
@@ -185,7 +247,9 @@ describe('postCapture', () => {
     const merchantId = await newMerchant();
     const paymentId = await capture(fees(10_000, fullSchedule(), merchantId), { merchantId, immediate: true });
     expect(await balance(merchantId)).toEqual({ pending: 0, available: 8788, reserved: 977, payable: 0 });
-    const kinds = (await h.rt.db.models.LedgerRelease.findAll({ where: { sourceId: paymentId }, raw: true })).map((r) => (r as unknown as { kind: string }).kind);
+    const kinds = (await h.rt.db.models.LedgerRelease.findAll({ where: { sourceId: paymentId }, raw: true })).map(
+      (r) => (r as unknown as { kind: string }).kind,
+    );
     expect(kinds).toEqual(['reserve']);
   });
 
@@ -225,8 +289,15 @@ describe('postRefund', () => {
     // posts once per refund
     await inTransaction(ctx, (tctx) =>
       postRefund(tctx, {
-        tenantId: h.sandbox.tenantId, livemode: false, merchantId, paymentId, refundId, providerIntegrationId, partnerId,
-        amount: { currency: 'EUR', valueMinor: 2000 }, fee: refundFee,
+        tenantId: h.sandbox.tenantId,
+        livemode: false,
+        merchantId,
+        paymentId,
+        refundId,
+        providerIntegrationId,
+        partnerId,
+        amount: { currency: 'EUR', valueMinor: 2000 },
+        fee: refundFee,
       }),
     );
     expect(await balance(merchantId)).toMatchObject({ available: 8788 - 2015 });
@@ -243,7 +314,12 @@ describe('postRefund', () => {
     expect(negative).toHaveLength(1);
     expect(negative[0]).toMatchObject({ tenantId: h.sandbox.tenantId });
     expect(negative[0].data).toMatchObject({
-      merchantId, currency: 'EUR', available: { currency: 'EUR', valueMinor: -10_000 }, refundId, paymentId, reason: 'refund',
+      merchantId,
+      currency: 'EUR',
+      available: { currency: 'EUR', valueMinor: -10_000 },
+      refundId,
+      paymentId,
+      reason: 'refund',
     });
   });
 });
@@ -252,7 +328,9 @@ describe('post', () => {
   it('refuses unbalanced postings, fewer than two lines and non-integer amounts, writing nothing', async () => {
     const base = { tenantId: h.sandbox.tenantId, livemode: false, sourceType: 'adjustment' as const, sourceId: newId() };
     const m = await newMerchant();
-    await expect(post(ctx, { ...base, lines: [{ account: 'merchant_available', ownerId: m, currency: 'EUR', amountMinor: 5 }] })).rejects.toMatchObject({ code: 'LEDGER_POSTING_INVALID' });
+    await expect(
+      post(ctx, { ...base, lines: [{ account: 'merchant_available', ownerId: m, currency: 'EUR', amountMinor: 5 }] }),
+    ).rejects.toMatchObject({ code: 'LEDGER_POSTING_INVALID' });
     await expect(
       post(ctx, {
         ...base,
@@ -294,16 +372,28 @@ describe('post', () => {
     expect(result.entries).toHaveLength(4);
     expect(result.entries.every((e) => e.postingId === result.postingId)).toBe(true);
     const usd = await balancesOf(ctx, { merchantId: m, currency: 'USD' });
-    expect(usd).toEqual([{ merchantId: m, currency: 'USD', pending: { currency: 'USD', valueMinor: 0 }, available: { currency: 'USD', valueMinor: -7 }, reserved: { currency: 'USD', valueMinor: 0 }, payable: { currency: 'USD', valueMinor: 7 } }]);
+    expect(usd).toEqual([
+      {
+        merchantId: m,
+        currency: 'USD',
+        pending: { currency: 'USD', valueMinor: 0 },
+        available: { currency: 'USD', valueMinor: -7 },
+        reserved: { currency: 'USD', valueMinor: 0 },
+        payable: { currency: 'USD', valueMinor: 7 },
+      },
+    ]);
   });
 
-  it('rolls back with the caller\'s transaction', async () => {
+  it("rolls back with the caller's transaction", async () => {
     const m = await newMerchant();
     const sourceId = newId();
     await expect(
       inTransaction(ctx, async (tctx) => {
         await post(tctx, {
-          tenantId: h.sandbox.tenantId, livemode: false, sourceType: 'adjustment', sourceId,
+          tenantId: h.sandbox.tenantId,
+          livemode: false,
+          sourceType: 'adjustment',
+          sourceId,
           lines: [
             { account: 'merchant_available', ownerId: m, currency: 'EUR', amountMinor: 5 },
             { account: 'tenant_revenue', ownerId: h.sandbox.tenantId, currency: 'EUR', amountMinor: -5 },
@@ -340,7 +430,10 @@ describe('the release job under two processes', () => {
     const [a, b] = await Promise.all([releaseDue(h.rt, { batchSize: 7 }), releaseDue(second, { batchSize: 7 })]);
     expect(a + b).toBe(count);
     expect(await balance(merchantId)).toMatchObject({ pending: 0, available: expected });
-    const moves = (await h.rt.db.models.LedgerEntry.findAll({ where: { merchantId, sourceType: 'release' }, raw: true })) as unknown as LedgerEntryRow[];
+    const moves = (await h.rt.db.models.LedgerEntry.findAll({
+      where: { merchantId, sourceType: 'release' },
+      raw: true,
+    })) as unknown as LedgerEntryRow[];
     expect(moves).toHaveLength(2 * count);
     expect((await events('balance.available', start)).filter((e) => e.merchantId === merchantId)).toHaveLength(count);
     expect(await releaseDue(second)).toBe(0);

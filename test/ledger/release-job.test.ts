@@ -19,12 +19,23 @@ test('the ledger-release job of serve moves due pending funds when it starts and
   expect(backgroundJobs).toContain(ledgerReleaseJob);
   const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   const breakdown = await resolveFees(ctx, {
-    type: 'payment', outcome: 'successful', amount: { currency: 'EUR', valueMinor: 2500 }, method: 'card', merchantId: h.sandbox.merchantId, at: h.clock.now(),
+    type: 'payment',
+    outcome: 'successful',
+    amount: { currency: 'EUR', valueMinor: 2500 },
+    method: 'card',
+    merchantId: h.sandbox.merchantId,
+    at: h.clock.now(),
   });
   await inTransaction(ctx, (t) =>
     postCapture(t, {
-      tenantId: h.sandbox.tenantId, livemode: false, merchantId: h.sandbox.merchantId, paymentId: newId(), providerIntegrationId: newId(), partnerId: null,
-      breakdown, availableImmediately: false,
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+      merchantId: h.sandbox.merchantId,
+      paymentId: newId(),
+      providerIntegrationId: newId(),
+      partnerId: null,
+      breakdown,
+      availableImmediately: false,
     }),
   );
   // not yet due: a run moves nothing

@@ -47,12 +47,19 @@ async function role(caller: string, body: Record<string, unknown>): Promise<stri
 describe(`roles and permissions (${dialectName})`, () => {
   test('create, list, get, update and delete a role; codes outside the layer are 400 naming the field', async () => {
     const created = await h.as(tenantKey).post('/v1/roles', {
-      name: 'Support', description: 'reads payments', permissions: ['payments:payments:view', 'access:users:view', 'payments:payments:view'],
+      name: 'Support',
+      description: 'reads payments',
+      permissions: ['payments:payments:view', 'access:users:view', 'payments:payments:view'],
     });
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({
-      name: 'Support', description: 'reads payments', layer: 'operator', tenantId: h.sandbox.tenantId, merchantId: null,
-      permissions: ['access:users:view', 'payments:payments:view'], deletedAt: null,
+      name: 'Support',
+      description: 'reads payments',
+      layer: 'operator',
+      tenantId: h.sandbox.tenantId,
+      merchantId: null,
+      permissions: ['access:users:view', 'payments:payments:view'],
+      deletedAt: null,
     });
     const id = created.body.data.id;
     expect((await h.as(tenantKey).get(`/v1/roles/${id}`)).body.data).toEqual(created.body.data);
@@ -65,7 +72,9 @@ describe(`roles and permissions (${dialectName})`, () => {
     expectProblem(await h.as(tenantKey).patch(`/v1/roles/${id}`, {}), 400);
     expectProblem(await h.as(tenantKey).post('/v1/roles', { name: 'Support L1', permissions: [] }), 409, 'ROLE_NAME_TAKEN');
 
-    const bad = await h.as(tenantKey).post('/v1/roles', { name: 'Bad', permissions: ['payments:payments:view', 'processing:providers:manage', 'no:such:code'] });
+    const bad = await h
+      .as(tenantKey)
+      .post('/v1/roles', { name: 'Bad', permissions: ['payments:payments:view', 'processing:providers:manage', 'no:such:code'] });
     expectProblem(bad, 400, 'INVALID_PERMISSIONS');
     expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.permissions[1]', 'body.permissions[2]']);
     expectProblem(await h.as(tenantKey).post('/v1/roles', { name: 'P', layer: 'platform', permissions: [] }), 400, 'LAYER_NOT_ALLOWED');
@@ -78,16 +87,27 @@ describe(`roles and permissions (${dialectName})`, () => {
     expectProblem(await h.as(tenantKey).delete(`/v1/roles/${id}`), 404);
   });
 
-  test('a tenant creates merchant roles for its own merchants only; a merchant sees its merchant\'s roles only', async () => {
-    const mrole = await h.as(tenantKey).post('/v1/roles', { name: 'Merchant viewer', layer: 'merchant', merchantId: h.sandbox.merchantId, permissions: ['payments:payments:view'] });
+  test("a tenant creates merchant roles for its own merchants only; a merchant sees its merchant's roles only", async () => {
+    const mrole = await h.as(tenantKey).post('/v1/roles', {
+      name: 'Merchant viewer',
+      layer: 'merchant',
+      merchantId: h.sandbox.merchantId,
+      permissions: ['payments:payments:view'],
+    });
     expect(mrole.status).toBe(201);
     expect(mrole.body.data).toMatchObject({ layer: 'merchant', merchantId: h.sandbox.merchantId });
     expectProblem(await h.as(tenantKey).post('/v1/roles', { name: 'N', layer: 'merchant', permissions: [] }), 400);
-    const foreign = await h.as(tenantKey).post('/v1/roles', { name: 'N', layer: 'merchant', merchantId: other.merchantId, permissions: [] });
+    const foreign = await h
+      .as(tenantKey)
+      .post('/v1/roles', { name: 'N', layer: 'merchant', merchantId: other.merchantId, permissions: [] });
     expectProblem(foreign, 404);
     expect(foreign.body.errors[0].path).toBe('body.merchantId');
     // a tenant cannot grant a merchant-only code it does not hold itself
-    expectProblem(await h.as(tenantKey).post('/v1/roles', { name: 'KYB', merchantId: h.sandbox.merchantId, permissions: ['compliance:kyb:manage'] }), 403, 'PERMISSION_NOT_GRANTABLE');
+    expectProblem(
+      await h.as(tenantKey).post('/v1/roles', { name: 'KYB', merchantId: h.sandbox.merchantId, permissions: ['compliance:kyb:manage'] }),
+      403,
+      'PERMISSION_NOT_GRANTABLE',
+    );
 
     const own = await h.as(merchantKey).post('/v1/roles', { name: 'Own', permissions: ['compliance:kyb:manage'] });
     expect(own.status).toBe(201);
@@ -100,7 +120,7 @@ describe(`roles and permissions (${dialectName})`, () => {
     expectProblem(await h.as(merchantKey).post('/v1/roles', { name: 'Op', layer: 'operator', permissions: [] }), 400, 'LAYER_NOT_ALLOWED');
   });
 
-  test('GET /v1/permissions lists the codes of the caller\'s layer with descriptions', async () => {
+  test("GET /v1/permissions lists the codes of the caller's layer with descriptions", async () => {
     const op = await h.as(tenantKey).get('/v1/permissions');
     expect(op.status).toBe(200);
     expect(op.body.data.layer).toBe('operator');
@@ -128,8 +148,17 @@ describe(`users and invitations (${dialectName})`, () => {
     expect(res.status).toBe(201);
     const { user, invitation } = res.body.data;
     expect(user).toMatchObject({
-      email: 'alice@example.com', displayName: 'Alice', status: 'pending_invitation', layer: 'operator', tenantId: h.sandbox.tenantId,
-      merchantId: null, externalIdpId: null, roleIds: [viewer], entityScope: { type: 'all' }, isOwner: false, mfaEnabled: false,
+      email: 'alice@example.com',
+      displayName: 'Alice',
+      status: 'pending_invitation',
+      layer: 'operator',
+      tenantId: h.sandbox.tenantId,
+      merchantId: null,
+      externalIdpId: null,
+      roleIds: [viewer],
+      entityScope: { type: 'all' },
+      isOwner: false,
+      mfaEnabled: false,
     });
     expect(invitation).toMatchObject({ userId: user.id, status: 'pending', email: 'alice@example.com', sentCount: 1 });
     expect(invitation.token).toMatch(/^inv_[A-Za-z0-9]{40}$/);
@@ -165,7 +194,10 @@ describe(`users and invitations (${dialectName})`, () => {
     expectProblem(await h.as(token).post('/v1/roles', { name: 'Mine', permissions: [] }), 403);
     expectProblem(await h.as(token).get('/v1/api-keys'), 403);
 
-    await expect(acceptInvitation(h.rt, invitation.token, 'idp|alice2')).rejects.toMatchObject({ status: 409, code: 'INVITATION_ALREADY_ACCEPTED' });
+    await expect(acceptInvitation(h.rt, invitation.token, 'idp|alice2')).rejects.toMatchObject({
+      status: 409,
+      code: 'INVITATION_ALREADY_ACCEPTED',
+    });
     expect((await h.as(tenantKey).get(`/v1/invitations?userId=${user.id}&status=accepted`)).body.data).toHaveLength(1);
   });
 
@@ -175,14 +207,20 @@ describe(`users and invitations (${dialectName})`, () => {
     expect(resent.status).toBe(200);
     expect(resent.body.data).toMatchObject({ id: a.invitation.id, status: 'pending', sentCount: 2 });
     expect(resent.body.data.token).not.toBe(a.invitation.token);
-    await expect(acceptInvitation(h.rt, a.invitation.token, 'idp|a-old')).rejects.toMatchObject({ status: 404, code: 'INVITATION_NOT_FOUND' });
+    await expect(acceptInvitation(h.rt, a.invitation.token, 'idp|a-old')).rejects.toMatchObject({
+      status: 404,
+      code: 'INVITATION_NOT_FOUND',
+    });
 
     const cancel = await h.as(tenantKey).post(`/v1/invitations/${a.invitation.id}/cancel`);
     expect(cancel.status).toBe(200);
     expect(cancel.body.data).toMatchObject({ status: 'canceled', canceledAt: expect.any(String) });
     expectProblem(await h.as(tenantKey).post(`/v1/invitations/${a.invitation.id}/cancel`), 409, 'INVALID_STATE_TRANSITION');
     expectProblem(await h.as(tenantKey).post(`/v1/invitations/${a.invitation.id}/resend`), 409, 'INVALID_STATE_TRANSITION');
-    await expect(acceptInvitation(h.rt, resent.body.data.token, 'idp|a')).rejects.toMatchObject({ status: 409, code: 'INVITATION_CANCELED' });
+    await expect(acceptInvitation(h.rt, resent.body.data.token, 'idp|a')).rejects.toMatchObject({
+      status: 409,
+      code: 'INVITATION_CANCELED',
+    });
 
     const b = (await h.as(tenantKey).post('/v1/users/invite', { email: email('b') })).body.data;
     h.clock.advance(7 * 86_400_000 + 1000);
@@ -200,13 +238,15 @@ describe(`users and invitations (${dialectName})`, () => {
     await expect(acceptInvitation(h.rt, c.invitation.token, 'idp|b')).rejects.toMatchObject({ status: 409, code: 'IDP_SUBJECT_IN_USE' });
   });
 
-  test('update, disable, enable and delete; a disabled or deleted user\'s token stops working at once', async () => {
+  test("update, disable, enable and delete; a disabled or deleted user's token stops working at once", async () => {
     const admin = await role(tenantKey, { permissions: ['access:users:manage', 'access:roles:manage'] });
     const reader = await role(tenantKey, { permissions: ['access:users:view'] });
     const boss = await activeUser(tenantKey, { roleIds: [admin] });
     const worker = await activeUser(tenantKey, { roleIds: [reader] });
 
-    const patched = await h.as(tenantKey).patch(`/v1/users/${worker.id}`, { displayName: 'Worker', mfaEnabled: true, roleIds: [reader, admin] });
+    const patched = await h
+      .as(tenantKey)
+      .patch(`/v1/users/${worker.id}`, { displayName: 'Worker', mfaEnabled: true, roleIds: [reader, admin] });
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ displayName: 'Worker', mfaEnabled: true, roleIds: [reader, admin].sort() });
     expectProblem(await h.as(tenantKey).patch(`/v1/users/${worker.id}`, { entityScope: { type: 'merchants', merchantIds: [] } }), 400);
@@ -245,8 +285,12 @@ describe(`users and invitations (${dialectName})`, () => {
     expect(inv.status).toBe('canceled');
     expect((await h.as(tenantKey).delete(`/v1/roles/${reader}`)).status).toBe(200);
 
-    const actions = (await h.as(tenantKey).get(`/v1/audit-entries?targetId=${worker.id}&limit=100`)).body.data.map((e: { action: string }) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(['user.invited', 'user.activated', 'user.updated', 'user.disabled', 'user.enabled', 'user.deleted']));
+    const actions = (await h.as(tenantKey).get(`/v1/audit-entries?targetId=${worker.id}&limit=100`)).body.data.map(
+      (e: { action: string }) => e.action,
+    );
+    expect(actions).toEqual(
+      expect.arrayContaining(['user.invited', 'user.activated', 'user.updated', 'user.disabled', 'user.enabled', 'user.deleted']),
+    );
   });
 
   test('role escalation is impossible for a merchant-layer user', async () => {
@@ -254,7 +298,9 @@ describe(`users and invitations (${dialectName})`, () => {
     const payments = await role(merchantKey, { permissions: ['payments:payments:manage'] });
     const m = await activeUser(merchantKey, { roleIds: [admin] });
     // an operator code: 400 naming the field
-    const op = await h.as(m.token).post('/v1/roles', { name: 'Escalate', permissions: ['access:users:view', 'organization:companies:manage'] });
+    const op = await h
+      .as(m.token)
+      .post('/v1/roles', { name: 'Escalate', permissions: ['access:users:view', 'organization:companies:manage'] });
     expectProblem(op, 400, 'INVALID_PERMISSIONS');
     expect(op.body.errors).toEqual([{ path: 'body.permissions[1]', message: expect.stringContaining('merchant layer') }]);
     expectProblem(await h.as(m.token).post('/v1/roles', { name: 'Escalate', layer: 'operator', permissions: [] }), 400);
@@ -269,7 +315,13 @@ describe(`users and invitations (${dialectName})`, () => {
     expectProblem(await h.as(m.token).post('/v1/users/invite', { email: email('esc'), owner: true }), 403, 'PERMISSION_NOT_GRANTABLE');
     // nor giving itself the role, nor widening a role it can edit
     expectProblem(await h.as(m.token).patch(`/v1/users/${m.id}`, { roleIds: [admin, payments] }), 403, 'PERMISSION_NOT_GRANTABLE');
-    expectProblem(await h.as(m.token).patch(`/v1/roles/${admin}`, { permissions: ['access:roles:manage', 'access:users:manage', 'payments:payments:manage'] }), 403, 'PERMISSION_NOT_GRANTABLE');
+    expectProblem(
+      await h
+        .as(m.token)
+        .patch(`/v1/roles/${admin}`, { permissions: ['access:roles:manage', 'access:users:manage', 'payments:payments:manage'] }),
+      403,
+      'PERMISSION_NOT_GRANTABLE',
+    );
     expectProblem(await h.as(m.token).patch(`/v1/roles/${payments}`, { permissions: [] }), 403, 'PERMISSION_NOT_GRANTABLE');
     // nothing was created
     expect((await h.as(merchantKey).get(`/v1/users?email=${encodeURIComponent(`esc-${emails}@example.com`)}`)).body.data).toHaveLength(0);
@@ -284,7 +336,7 @@ describe(`users and invitations (${dialectName})`, () => {
     expectProblem(await h.as(m.token).delete(`/v1/users/${owner.id}`), 403, 'USER_NOT_MANAGEABLE');
   });
 
-  test('visibility: merchants see their merchant\'s users, tenants their tenant\'s, the platform everyone; invisible is 404', async () => {
+  test("visibility: merchants see their merchant's users, tenants their tenant's, the platform everyone; invisible is 404", async () => {
     const opUser = (await h.as(tenantKey).post('/v1/users/invite', { email: email('vis-op') })).body.data.user;
     const mUser = (await h.as(tenantKey).post('/v1/users/invite', { email: email('vis-m'), merchantId: h.sandbox.merchantId })).body.data;
     expect(mUser.user).toMatchObject({ layer: 'merchant', merchantId: h.sandbox.merchantId });
@@ -322,7 +374,9 @@ describe(`users and invitations (${dialectName})`, () => {
     const all = await h.as(platform).get('/v1/users?limit=100');
     const ids = all.body.data.map((u: { id: string }) => u.id);
     expect(ids).toEqual(expect.arrayContaining([opUser.id, foreign.user.id, h.sandbox.platformUserId]));
-    expect((await h.as(platform).get(`/v1/users?layer=platform&limit=100`)).body.data.every((u: { layer: string }) => u.layer === 'platform')).toBe(true);
+    expect(
+      (await h.as(platform).get(`/v1/users?layer=platform&limit=100`)).body.data.every((u: { layer: string }) => u.layer === 'platform'),
+    ).toBe(true);
     const p = await h.as(platform).post('/v1/users/invite', { email: email('plat') });
     expect(p.body.data.user).toMatchObject({ layer: 'platform', tenantId: null });
     expect((await h.as(platform).get(`/v1/users/${foreign.user.id}`)).status).toBe(200);

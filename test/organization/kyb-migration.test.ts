@@ -7,7 +7,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const kybTables = async () =>
-  (await t.rt.db.sequelize.getQueryInterface().showAllTables()).map((x) => String(typeof x === 'object' ? (x as { tableName: string }).tableName : x)).filter((x) => x.startsWith('kyb')).sort();
+  (await t.rt.db.sequelize.getQueryInterface().showAllTables())
+    .map((x) => String(typeof x === 'object' ? (x as { tableName: string }).tableName : x))
+    .filter((x) => x.startsWith('kyb'))
+    .sort();
 
 test(`migration 0006_kyb reverts and re-applies (${dialectName})`, async () => {
   expect(await kybTables()).toEqual(['kyb_document_contents', 'kyb_documents', 'kyb_submissions']);

@@ -26,10 +26,19 @@ async function merchantKeyFor(tenantId: string, merchantId: string, livemode = f
   return (await createApiKey(ctx, { ownerType: 'merchant', livemode })).secretKey;
 }
 
-async function newMerchant(tenantId: string, companyId?: string, livemode = false): Promise<{ id: string; companyId: string; key: string }> {
+async function newMerchant(
+  tenantId: string,
+  companyId?: string,
+  livemode = false,
+): Promise<{ id: string; companyId: string; key: string }> {
   const operator = operatorContext(h.rt, { level: 'tenant', tenantId, livemode });
-  const cId = companyId ?? (await createCompanyRecord(operator, { name: `Co ${crypto.randomUUID().slice(0, 6)}`, country: 'DE', livemode })).id;
-  const m = await createMerchantRecord(operator, { companyId: cId, name: `M ${crypto.randomUUID().slice(0, 6)}`, liveStatus: livemode ? 'approved' : undefined });
+  const cId =
+    companyId ?? (await createCompanyRecord(operator, { name: `Co ${crypto.randomUUID().slice(0, 6)}`, country: 'DE', livemode })).id;
+  const m = await createMerchantRecord(operator, {
+    companyId: cId,
+    name: `M ${crypto.randomUUID().slice(0, 6)}`,
+    liveStatus: livemode ? 'approved' : undefined,
+  });
   return { id: m.id, companyId: cId, key: await merchantKeyFor(tenantId, m.id, livemode) };
 }
 
@@ -56,7 +65,10 @@ const completeData = {
   incorporationDate: '2019-04-01',
   website: 'https://acme.example',
   registeredAddress: { line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
-  owners: [{ name: 'Ada Lovelace', ownershipPercent: 60, nationality: 'GB' }, { name: 'Grace Hopper', ownershipPercent: 40 }],
+  owners: [
+    { name: 'Ada Lovelace', ownershipPercent: 60, nationality: 'GB' },
+    { name: 'Grace Hopper', ownershipPercent: 40 },
+  ],
 };
 
 function binary(req: request.Test): request.Test {
@@ -71,14 +83,33 @@ function binary(req: request.Test): request.Test {
   });
 }
 
-function uploadRaw(key: string, id: string, bytes: Buffer, contentType: string, type = 'certificate_of_incorporation', filename?: string): request.Test {
-  const req = request(h.app).post(`/v1/kyb-submissions/${id}/documents?type=${type}`).set('Authorization', `Bearer ${key}`).set('Content-Type', contentType);
+function uploadRaw(
+  key: string,
+  id: string,
+  bytes: Buffer,
+  contentType: string,
+  type = 'certificate_of_incorporation',
+  filename?: string,
+): request.Test {
+  const req = request(h.app)
+    .post(`/v1/kyb-submissions/${id}/documents?type=${type}`)
+    .set('Authorization', `Bearer ${key}`)
+    .set('Content-Type', contentType);
   if (filename) req.set('Content-Disposition', `attachment; filename="${filename}"`);
   return req.send(bytes);
 }
 
-function uploadMultipart(key: string, id: string, bytes: Buffer, contentType: string, filename: string, type = 'proof_of_address'): request.Test {
-  return request(h.app).post(`/v1/kyb-submissions/${id}/documents?type=${type}`).set('Authorization', `Bearer ${key}`)
+function uploadMultipart(
+  key: string,
+  id: string,
+  bytes: Buffer,
+  contentType: string,
+  filename: string,
+  type = 'proof_of_address',
+): request.Test {
+  return request(h.app)
+    .post(`/v1/kyb-submissions/${id}/documents?type=${type}`)
+    .set('Authorization', `Bearer ${key}`)
     .attach('file', bytes, { filename, contentType });
 }
 
@@ -121,10 +152,23 @@ describe(`KYB submissions: the merchant side (${dialectName})`, () => {
     const res = await h.as(merchantKey).post('/v1/kyb-submissions', { data: { legalName: 'Sandbox Company GmbH' } });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), tenantId: h.sandbox.tenantId, companyId: h.sandbox.companyId,
-      merchantId: h.sandbox.merchantId, status: 'draft', data: { legalName: 'Sandbox Company GmbH' }, reviewerComment: null,
-      rejectionReason: null, informationRequest: null, submittedAt: null, reviewedAt: null, reviewedBy: null, decidedAt: null,
-      documents: [], createdAt: '2026-03-01T12:00:00.000Z', updatedAt: '2026-03-01T12:00:00.000Z', deletedAt: null,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      tenantId: h.sandbox.tenantId,
+      companyId: h.sandbox.companyId,
+      merchantId: h.sandbox.merchantId,
+      status: 'draft',
+      data: { legalName: 'Sandbox Company GmbH' },
+      reviewerComment: null,
+      rejectionReason: null,
+      informationRequest: null,
+      submittedAt: null,
+      reviewedAt: null,
+      reviewedBy: null,
+      decidedAt: null,
+      documents: [],
+      createdAt: '2026-03-01T12:00:00.000Z',
+      updatedAt: '2026-03-01T12:00:00.000Z',
+      deletedAt: null,
     });
     draftId = res.body.data.id;
     expectProblem(await h.as(merchantKey).post('/v1/kyb-submissions', {}), 409, 'KYB_SUBMISSION_OPEN');
@@ -164,7 +208,9 @@ describe(`KYB submissions: the merchant side (${dialectName})`, () => {
   });
 
   test('PATCH replaces the given data fields and null removes one', async () => {
-    const res = await h.as(merchantKey).patch(`/v1/kyb-submissions/${draftId}`, { data: { registrationNumber: 'HRB 1', tradingName: 'Sandy' } });
+    const res = await h
+      .as(merchantKey)
+      .patch(`/v1/kyb-submissions/${draftId}`, { data: { registrationNumber: 'HRB 1', tradingName: 'Sandy' } });
     expect(res.status).toBe(200);
     expect(res.body.data.data).toEqual({ legalName: 'Sandbox Company GmbH', registrationNumber: 'HRB 1', tradingName: 'Sandy' });
     const cleared = await h.as(merchantKey).patch(`/v1/kyb-submissions/${draftId}`, { data: { tradingName: null, ...completeData } });
@@ -178,7 +224,11 @@ describe(`KYB submissions: the merchant side (${dialectName})`, () => {
     const res = await h.as(stranger.key).post(`/v1/kyb-submissions/${fresh.body.data.id}/submit`);
     expectProblem(res, 400, 'KYB_INCOMPLETE');
     expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([
-      'data.registrationNumber', 'data.country', 'data.registeredAddress', 'data.owners[0].ownershipPercent', 'documents',
+      'data.registrationNumber',
+      'data.country',
+      'data.registeredAddress',
+      'data.owners[0].ownershipPercent',
+      'documents',
     ]);
     expect((await h.as(stranger.key).get(`/v1/kyb-submissions/${fresh.body.data.id}`)).body.data.status).toBe('draft');
   });
@@ -190,9 +240,19 @@ describe(`KYB submissions: the merchant side (${dialectName})`, () => {
     expect(raw.body.data.documents).toHaveLength(1);
     const docA = raw.body.data.documents[0];
     expect(docA).toEqual({
-      id: expect.any(String), submissionId: draftId, documentType: 'certificate_of_incorporation', filename: 'certificate.pdf',
-      contentType: 'application/pdf', size: a.length, sha256: crypto.createHash('sha256').update(a).digest('hex'), verdict: 'pending',
-      verdictComment: null, verdictAt: null, verdictBy: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: expect.any(String),
+      submissionId: draftId,
+      documentType: 'certificate_of_incorporation',
+      filename: 'certificate.pdf',
+      contentType: 'application/pdf',
+      size: a.length,
+      sha256: crypto.createHash('sha256').update(a).digest('hex'),
+      verdict: 'pending',
+      verdictComment: null,
+      verdictAt: null,
+      verdictBy: null,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     const b = png(3000);
     const multi = await uploadMultipart(merchantKey, draftId, b, 'image/png', 'address.png', 'proof_of_address');
@@ -200,30 +260,45 @@ describe(`KYB submissions: the merchant side (${dialectName})`, () => {
     const docB = multi.body.data.documents[1];
     expect(docB).toMatchObject({ filename: 'address.png', contentType: 'image/png', documentType: 'proof_of_address', size: b.length });
     const c = jpeg(2000);
-    const named = await request(h.app).post(`/v1/kyb-submissions/${draftId}/documents?type=ubo_identity&filename=passport.jpg`)
-      .set('Authorization', `Bearer ${merchantKey}`).set('Content-Type', 'image/jpeg').send(c);
+    const named = await request(h.app)
+      .post(`/v1/kyb-submissions/${draftId}/documents?type=ubo_identity&filename=passport.jpg`)
+      .set('Authorization', `Bearer ${merchantKey}`)
+      .set('Content-Type', 'image/jpeg')
+      .send(c);
     expect(named.status).toBe(201);
     const docC = named.body.data.documents[2];
     expect(docC).toMatchObject({ filename: 'passport.jpg', contentType: 'image/jpeg' });
 
     const d = pdf(100);
     // a non-ASCII name (RFC 5987 in a raw upload) is kept; the download's header carries an ASCII rendering
-    const unicode = await request(h.app).post(`/v1/kyb-submissions/${draftId}/documents?type=other`).set('Authorization', `Bearer ${merchantKey}`)
-      .set('Content-Type', 'application/pdf').set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent('Handelsregister-Auszug-证书.pdf')}`).send(d);
+    const unicode = await request(h.app)
+      .post(`/v1/kyb-submissions/${draftId}/documents?type=other`)
+      .set('Authorization', `Bearer ${merchantKey}`)
+      .set('Content-Type', 'application/pdf')
+      .set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent('Handelsregister-Auszug-证书.pdf')}`)
+      .send(d);
     expect(unicode.status).toBe(201);
     const docD = unicode.body.data.documents[3];
     expect(docD.filename).toBe('Handelsregister-Auszug-证书.pdf');
     const backD = await download(merchantKey, draftId, docD.id);
     expect(backD.status).toBe(200);
-    expect(backD.headers['content-disposition']).toBe(`attachment; filename="Handelsregister-Auszug-__.pdf"; filename*=UTF-8''${encodeURIComponent('Handelsregister-Auszug-证书.pdf')}`);
+    expect(backD.headers['content-disposition']).toBe(
+      `attachment; filename="Handelsregister-Auszug-__.pdf"; filename*=UTF-8''${encodeURIComponent('Handelsregister-Auszug-证书.pdf')}`,
+    );
     expect(Buffer.compare(backD.body as Buffer, d)).toBe(0);
 
-    for (const [doc, bytes] of [[docA, a], [docB, b], [docC, c]] as const) {
+    for (const [doc, bytes] of [
+      [docA, a],
+      [docB, b],
+      [docC, c],
+    ] as const) {
       for (const key of [merchantKey, tenantKey, platform]) {
         const back = await download(key, draftId, doc.id);
         expect(back.status).toBe(200);
         expect(back.headers['content-type']).toBe(doc.contentType);
-        expect(back.headers['content-disposition']).toBe(`attachment; filename="${doc.filename}"; filename*=UTF-8''${encodeURIComponent(doc.filename)}`);
+        expect(back.headers['content-disposition']).toBe(
+          `attachment; filename="${doc.filename}"; filename*=UTF-8''${encodeURIComponent(doc.filename)}`,
+        );
         expect(Buffer.compare(back.body as Buffer, bytes)).toBe(0);
       }
     }
@@ -241,15 +316,29 @@ describe(`KYB submissions: the merchant side (${dialectName})`, () => {
     expectProblem(await uploadRaw(merchantKey, draftId, big, 'application/pdf'), 413, 'PAYLOAD_TOO_LARGE');
     expectProblem(await uploadMultipart(merchantKey, draftId, big, 'application/pdf', 'big.pdf'), 413);
     expectProblem(await uploadRaw(merchantKey, draftId, Buffer.from('GIF89a....'), 'image/gif'), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    expectProblem(await uploadMultipart(merchantKey, draftId, Buffer.from('hello'), 'text/plain', 'note.txt'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectProblem(
+      await uploadMultipart(merchantKey, draftId, Buffer.from('hello'), 'text/plain', 'note.txt'),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
     // declared types whose content is something else
     expectProblem(await uploadRaw(merchantKey, draftId, png(), 'application/pdf'), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    expectProblem(await uploadRaw(merchantKey, draftId, Buffer.from('MZ\x90\x00 an executable'), 'image/jpeg'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectProblem(
+      await uploadRaw(merchantKey, draftId, Buffer.from('MZ\x90\x00 an executable'), 'image/jpeg'),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
     expectProblem(await uploadMultipart(merchantKey, draftId, pdf(), 'image/png', 'fake.png'), 415, 'UNSUPPORTED_MEDIA_TYPE');
     // empty, missing or unknown document type
     expectProblem(await uploadRaw(merchantKey, draftId, Buffer.alloc(0), 'application/pdf'), 400);
-    expectProblem(await request(h.app).post(`/v1/kyb-submissions/${draftId}/documents`).set('Authorization', `Bearer ${merchantKey}`)
-      .set('Content-Type', 'application/pdf').send(pdf()), 400);
+    expectProblem(
+      await request(h.app)
+        .post(`/v1/kyb-submissions/${draftId}/documents`)
+        .set('Authorization', `Bearer ${merchantKey}`)
+        .set('Content-Type', 'application/pdf')
+        .send(pdf()),
+      400,
+    );
     const badType = await uploadRaw(merchantKey, draftId, pdf(), 'application/pdf', 'selfie');
     expectProblem(badType, 400);
     expect(badType.body.errors[0].path).toBe('query.type');
@@ -275,7 +364,10 @@ describe(`KYB submissions: the merchant side (${dialectName})`, () => {
       expectProblem(await h.as(other.secretKey).get(path), 404);
     }
     expectProblem(await h.as(other.secretKey).post(`/v1/admin/kyb-submissions/${draftId}/reject`, { rejectionReason: 'x' }), 404);
-    expectProblem(await h.as(other.secretKey).post(`/v1/admin/kyb-submissions/${draftId}/documents/${docId}/verdict`, { verdict: 'accepted' }), 404);
+    expectProblem(
+      await h.as(other.secretKey).post(`/v1/admin/kyb-submissions/${draftId}/documents/${docId}/verdict`, { verdict: 'accepted' }),
+      404,
+    );
     expect((await h.as(other.secretKey).get('/v1/admin/kyb-submissions')).body.data).toEqual([]);
     // a document id under another submission is 404 too
     const strangerSub = (await h.as(stranger.key).get('/v1/kyb-submissions/latest')).body.data;
@@ -287,7 +379,9 @@ describe(`KYB submissions: the merchant side (${dialectName})`, () => {
   });
 
   test('submit moves to submitted, emits kyb.submitted to a tenant endpoint, and freezes data and documents', async () => {
-    const endpoint = await h.as(tenantKey).post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.test/kyb', events: ['kyb.submitted'] });
+    const endpoint = await h
+      .as(tenantKey)
+      .post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.test/kyb', events: ['kyb.submitted'] });
     expect(endpoint.status).toBe(201);
     h.clock.advance(1000);
     const res = await h.as(merchantKey).post(`/v1/kyb-submissions/${draftId}/submit`);
@@ -295,24 +389,44 @@ describe(`KYB submissions: the merchant side (${dialectName})`, () => {
     expect(res.body.data).toMatchObject({ status: 'submitted', submittedAt: expect.any(String) });
     expect(res.body.data.documents).toHaveLength(4);
 
-    const deliveries = await h.as(tenantKey).get(`/v1/admin/webhook-deliveries?eventType=kyb.submitted&endpoint_id=${endpoint.body.data.id}`);
+    const deliveries = await h
+      .as(tenantKey)
+      .get(`/v1/admin/webhook-deliveries?eventType=kyb.submitted&endpoint_id=${endpoint.body.data.id}`);
     expect(deliveries.status).toBe(200);
     expect(deliveries.body.data).toHaveLength(1);
     expect(deliveries.body.data[0]).toMatchObject({ eventType: 'kyb.submitted', endpointId: endpoint.body.data.id, status: 'pending' });
     const event = await h.rt.db.models.Event.findOne({ where: { id: deliveries.body.data[0].eventId } });
-    expect(event!.get('data')).toMatchObject({ id: draftId, companyId: h.sandbox.companyId, merchantId: h.sandbox.merchantId, status: 'submitted' });
+    expect(event!.get('data')).toMatchObject({
+      id: draftId,
+      companyId: h.sandbox.companyId,
+      merchantId: h.sandbox.merchantId,
+      status: 'submitted',
+    });
 
-    expectProblem(await h.as(merchantKey).patch(`/v1/kyb-submissions/${draftId}`, { data: { legalName: 'Late' } }), 409, 'INVALID_STATE_TRANSITION');
+    expectProblem(
+      await h.as(merchantKey).patch(`/v1/kyb-submissions/${draftId}`, { data: { legalName: 'Late' } }),
+      409,
+      'INVALID_STATE_TRANSITION',
+    );
     expectProblem(await uploadRaw(merchantKey, draftId, pdf(), 'application/pdf'), 409, 'INVALID_STATE_TRANSITION');
     expectProblem(await h.as(merchantKey).post(`/v1/kyb-submissions/${draftId}/submit`), 409, 'INVALID_STATE_TRANSITION');
-    expect(await auditActions(draftId)).toEqual(['kyb_submission.created', 'kyb_submission.updated', 'kyb_submission.updated', 'kyb_submission.submitted']);
+    expect(await auditActions(draftId)).toEqual([
+      'kyb_submission.created',
+      'kyb_submission.updated',
+      'kyb_submission.updated',
+      'kyb_submission.submitted',
+    ]);
   });
 
   test('the reviewer lists and gets; approval needs every document judged and one accepted; approved is final', async () => {
     const list = await h.as(tenantKey).get(`/v1/admin/kyb-submissions?status=submitted&companyId=${h.sandbox.companyId}`);
     expect(list.status).toBe(200);
     expect(list.body.data.map((s: { id: string }) => s.id)).toEqual([draftId]);
-    expect((await h.as(tenantKey).get(`/v1/admin/kyb-submissions?merchantId=${stranger.id}`)).body.data.every((s: { merchantId: string }) => s.merchantId === stranger.id)).toBe(true);
+    expect(
+      (await h.as(tenantKey).get(`/v1/admin/kyb-submissions?merchantId=${stranger.id}`)).body.data.every(
+        (s: { merchantId: string }) => s.merchantId === stranger.id,
+      ),
+    ).toBe(true);
     expect((await h.as(platform).get(`/v1/admin/kyb-submissions?merchantId=${h.sandbox.merchantId}`)).body.data).toHaveLength(1);
     expectProblem(await h.as(tenantKey).get('/v1/admin/kyb-submissions?status=nope'), 400);
     const got = await h.as(tenantKey).get(`/v1/admin/kyb-submissions/${draftId}`);
@@ -324,33 +438,63 @@ describe(`KYB submissions: the merchant side (${dialectName})`, () => {
     expectProblem(pending, 409, 'KYB_DOCUMENTS_NOT_ACCEPTED');
     expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${draftId}/documents/${a.id}/verdict`, { verdict: 'maybe' }), 400);
 
-    const first = await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${draftId}/documents/${a.id}/verdict`, { verdict: 'accepted', comment: 'Matches the register' });
+    const first = await h
+      .as(tenantKey)
+      .post(`/v1/admin/kyb-submissions/${draftId}/documents/${a.id}/verdict`, { verdict: 'accepted', comment: 'Matches the register' });
     expect(first.status).toBe(200);
     expect(first.body.data.status).toBe('in_review');
     expect(first.body.data.reviewedBy).toBe(h.sandbox.tenantKey.id);
-    expect(first.body.data.documents[0]).toMatchObject({ verdict: 'accepted', verdictComment: 'Matches the register', verdictBy: h.sandbox.tenantKey.id });
-    await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${draftId}/documents/${b.id}/verdict`, { verdict: 'rejected', comment: 'Blurry' });
+    expect(first.body.data.documents[0]).toMatchObject({
+      verdict: 'accepted',
+      verdictComment: 'Matches the register',
+      verdictBy: h.sandbox.tenantKey.id,
+    });
+    await h
+      .as(tenantKey)
+      .post(`/v1/admin/kyb-submissions/${draftId}/documents/${b.id}/verdict`, { verdict: 'rejected', comment: 'Blurry' });
     expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${draftId}/approve`, {}), 409, 'KYB_DOCUMENTS_NOT_ACCEPTED');
     await h.as(platform).post(`/v1/admin/kyb-submissions/${draftId}/documents/${c.id}/verdict`, { verdict: 'accepted' });
     expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${draftId}/approve`, {}), 409, 'KYB_DOCUMENTS_NOT_ACCEPTED');
     await h.as(platform).post(`/v1/admin/kyb-submissions/${draftId}/documents/${d.id}/verdict`, { verdict: 'accepted' });
 
-    expect(await companyHasApprovedKyb(operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: true }), h.sandbox.companyId)).toBe(false);
+    expect(
+      await companyHasApprovedKyb(
+        operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: true }),
+        h.sandbox.companyId,
+      ),
+    ).toBe(false);
     const approved = await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${draftId}/approve`, { comment: 'All good' });
     expect(approved.status).toBe(200);
     expect(approved.body.data).toMatchObject({ status: 'approved', reviewerComment: 'All good', decidedAt: expect.any(String) });
-    expect(await companyHasApprovedKyb(operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: true }), h.sandbox.companyId)).toBe(true);
-    expect(await companyHasApprovedKyb(operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false }), stranger.companyId)).toBe(false);
+    expect(
+      await companyHasApprovedKyb(
+        operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: true }),
+        h.sandbox.companyId,
+      ),
+    ).toBe(true);
+    expect(
+      await companyHasApprovedKyb(
+        operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false }),
+        stranger.companyId,
+      ),
+    ).toBe(false);
 
     for (const [path, body] of [
-      ['approve', {}], ['reject', { rejectionReason: 'x' }], ['request-information', { message: 'x' }], [`documents/${a.id}/verdict`, { verdict: 'rejected' }],
+      ['approve', {}],
+      ['reject', { rejectionReason: 'x' }],
+      ['request-information', { message: 'x' }],
+      [`documents/${a.id}/verdict`, { verdict: 'rejected' }],
     ] as const) {
       expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${draftId}/${path}`, body), 409, 'INVALID_STATE_TRANSITION');
     }
     expectProblem(await h.as(merchantKey).post(`/v1/kyb-submissions/${draftId}/submit`), 409, 'INVALID_STATE_TRANSITION');
     expect(await auditActions(draftId)).toEqual([
-      'kyb_submission.created', 'kyb_submission.updated', 'kyb_submission.updated', 'kyb_submission.submitted',
-      'kyb_submission.review_started', 'kyb_submission.approved',
+      'kyb_submission.created',
+      'kyb_submission.updated',
+      'kyb_submission.updated',
+      'kyb_submission.submitted',
+      'kyb_submission.review_started',
+      'kyb_submission.approved',
     ]);
     expect(await auditActions(b.id)).toEqual(['kyb_document.uploaded', 'kyb_document.rejected']);
     // a final submission lets the company open a new one
@@ -366,7 +510,11 @@ describe(`KYB review moves (${dialectName})`, () => {
     const second = await newMerchant(h.sandbox.tenantId, first.companyId);
     const results = await Promise.all([first, second].map((m) => h.as(m.key).post('/v1/kyb-submissions', {})));
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
-    expectProblem(results.find((r) => r.status === 409)!, 409, 'KYB_SUBMISSION_OPEN');
+    expectProblem(
+      results.find((r) => r.status === 409)!,
+      409,
+      'KYB_SUBMISSION_OPEN',
+    );
     const open = await h.as(tenantKey).get(`/v1/admin/kyb-submissions?companyId=${first.companyId}`);
     expect(open.body.data).toHaveLength(1);
   });
@@ -374,12 +522,18 @@ describe(`KYB review moves (${dialectName})`, () => {
   test('request-information sends it back to the merchant, who updates, uploads and submits again', async () => {
     const { merchant, id } = await submitted();
     expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${id}/request-information`, {}), 400);
-    const asked = await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${id}/request-information`, { message: 'Please add a bank statement.' });
+    const asked = await h
+      .as(tenantKey)
+      .post(`/v1/admin/kyb-submissions/${id}/request-information`, { message: 'Please add a bank statement.' });
     expect(asked.status).toBe(200);
     expect(asked.body.data).toMatchObject({ status: 'information_requested', informationRequest: 'Please add a bank statement.' });
     expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${id}/approve`, {}), 409, 'INVALID_STATE_TRANSITION');
     const docId = asked.body.data.documents[0].id;
-    expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${id}/documents/${docId}/verdict`, { verdict: 'accepted' }), 409, 'INVALID_STATE_TRANSITION');
+    expectProblem(
+      await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${id}/documents/${docId}/verdict`, { verdict: 'accepted' }),
+      409,
+      'INVALID_STATE_TRANSITION',
+    );
 
     expect((await h.as(merchant.key).patch(`/v1/kyb-submissions/${id}`, { data: { vatNumber: 'DE123456789' } })).status).toBe(200);
     const up = await uploadMultipart(merchant.key, id, pdf(), 'application/pdf', 'bank.pdf', 'bank_statement');
@@ -387,7 +541,10 @@ describe(`KYB review moves (${dialectName})`, () => {
     const again = await h.as(merchant.key).post(`/v1/kyb-submissions/${id}/submit`);
     expect(again.status).toBe(200);
     expect(again.body.data.status).toBe('submitted');
-    expect(again.body.data.documents.map((d: { documentType: string }) => d.documentType)).toEqual(['certificate_of_incorporation', 'bank_statement']);
+    expect(again.body.data.documents.map((d: { documentType: string }) => d.documentType)).toEqual([
+      'certificate_of_incorporation',
+      'bank_statement',
+    ]);
   });
 
   test('reject needs a reason, is final, and approve from submitted works once documents are judged', async () => {
@@ -397,15 +554,31 @@ describe(`KYB review moves (${dialectName})`, () => {
     const rejected = await h.as(platform).post(`/v1/admin/kyb-submissions/${r.id}/reject`, { rejectionReason: 'Registry mismatch' });
     expect(rejected.status).toBe(200);
     expect(rejected.body.data).toMatchObject({ status: 'rejected', rejectionReason: 'Registry mismatch', decidedAt: expect.any(String) });
-    expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${r.id}/request-information`, { message: 'x' }), 409, 'INVALID_STATE_TRANSITION');
-    expectProblem(await h.as(r.merchant.key).patch(`/v1/kyb-submissions/${r.id}`, { data: { legalName: 'x' } }), 409, 'INVALID_STATE_TRANSITION');
+    expectProblem(
+      await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${r.id}/request-information`, { message: 'x' }),
+      409,
+      'INVALID_STATE_TRANSITION',
+    );
+    expectProblem(
+      await h.as(r.merchant.key).patch(`/v1/kyb-submissions/${r.id}`, { data: { legalName: 'x' } }),
+      409,
+      'INVALID_STATE_TRANSITION',
+    );
     expect(await auditActions(r.id)).toEqual(['kyb_submission.created', 'kyb_submission.submitted', 'kyb_submission.rejected']);
 
     // a draft cannot be reviewed
     const d = await readyDraft();
     expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${d.id}/approve`, {}), 409, 'INVALID_STATE_TRANSITION');
-    expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${d.id}/reject`, { rejectionReason: 'x' }), 409, 'INVALID_STATE_TRANSITION');
-    expectProblem(await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${d.id}/documents/${d.documentId}/verdict`, { verdict: 'accepted' }), 409, 'INVALID_STATE_TRANSITION');
+    expectProblem(
+      await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${d.id}/reject`, { rejectionReason: 'x' }),
+      409,
+      'INVALID_STATE_TRANSITION',
+    );
+    expectProblem(
+      await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${d.id}/documents/${d.documentId}/verdict`, { verdict: 'accepted' }),
+      409,
+      'INVALID_STATE_TRANSITION',
+    );
   });
 });
 
@@ -470,8 +643,14 @@ describe(`KYB documents in filesystem storage (${dialectName})`, () => {
 describe(`malformed ids (${dialectName})`, () => {
   test('a document id that is not a uuid is 404 on download and verdict, never 500', async () => {
     const sub = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/kyb-submissions', {});
-    const id = sub.status === 201 ? sub.body.data.id : (await h.as(h.sandbox.merchantKey.secretKey).get('/v1/kyb-submissions/latest')).body.data.id;
+    const id =
+      sub.status === 201 ? sub.body.data.id : (await h.as(h.sandbox.merchantKey.secretKey).get('/v1/kyb-submissions/latest')).body.data.id;
     expectProblem(await h.as(h.sandbox.merchantKey.secretKey).get(`/v1/kyb-submissions/${id}/documents/not-a-uuid/content`), 404);
-    expectProblem(await h.as(h.sandbox.tenantKey.secretKey).post(`/v1/admin/kyb-submissions/${id}/documents/not-a-uuid/verdict`, { verdict: 'accepted' }), 404);
+    expectProblem(
+      await h
+        .as(h.sandbox.tenantKey.secretKey)
+        .post(`/v1/admin/kyb-submissions/${id}/documents/not-a-uuid/verdict`, { verdict: 'accepted' }),
+      404,
+    );
   });
 });

@@ -20,14 +20,20 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 describe(`live approval with the company's KYB (${dialectName})`, () => {
-  test('approve-live needs the company\'s approved KYB; then the merchant holds live keys; suspend stops them', async () => {
+  test("approve-live needs the company's approved KYB; then the merchant holds live keys; suspend stops them", async () => {
     const company = (await h.as(live.secretKey).post('/v1/admin/companies', { name: 'Live Co', country: 'DE' })).body.data;
     const merchant = (await h.as(live.secretKey).post('/v1/admin/merchants', { companyId: company.id, name: 'Live Shop' })).body.data;
     const asMerchant = operatorContext(h.rt, { level: 'merchant', tenantId: live.tenantId, merchantId: merchant.id, livemode: false });
     const testKey = (await createApiKey(asMerchant, { ownerType: 'merchant', livemode: false })).secretKey;
 
-    expectProblem(await h.as(live.secretKey).post('/v1/api-keys', { ownerType: 'merchant', merchantId: merchant.id, livemode: true }), 403, 'MERCHANT_NOT_LIVE');
-    expect((await h.as(testKey).post(`/v1/admin/merchants/${merchant.id}/request-live-approval`)).body.data.liveStatus).toBe('pending_approval');
+    expectProblem(
+      await h.as(live.secretKey).post('/v1/api-keys', { ownerType: 'merchant', merchantId: merchant.id, livemode: true }),
+      403,
+      'MERCHANT_NOT_LIVE',
+    );
+    expect((await h.as(testKey).post(`/v1/admin/merchants/${merchant.id}/request-live-approval`)).body.data.liveStatus).toBe(
+      'pending_approval',
+    );
     expectProblem(await h.as(live.secretKey).post(`/v1/admin/merchants/${merchant.id}/approve-live`), 409, 'KYB_NOT_APPROVED');
 
     kyb.approved.add(company.id);

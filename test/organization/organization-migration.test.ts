@@ -24,7 +24,9 @@ describe(`migration 0003_organization (${dialectName})`, () => {
     expect(await columns('merchants')).not.toEqual(expect.arrayContaining(['checkoutHosting']));
     expect(await columns('merchants')).not.toContain('threeDsConfig');
     expect(await columns('companies')).not.toContain('searchText');
-    expect(await t.rt.db.sequelize.getQueryInterface().rawSelect('merchants', { where: { id: sandbox.merchantId } }, 'name')).toBe('Sandbox Merchant');
+    expect(await t.rt.db.sequelize.getQueryInterface().rawSelect('merchants', { where: { id: sandbox.merchantId } }, 'name')).toBe(
+      'Sandbox Merchant',
+    );
 
     await migrator.up({ to: after[after.length - 1] });
     expect(await columns('merchants')).toEqual(expect.arrayContaining(['checkoutHosting', 'processingMode', 'threeDsConfig']));
@@ -32,7 +34,11 @@ describe(`migration 0003_organization (${dialectName})`, () => {
     expect(merchant!.get('checkoutHosting')).toBe('self_hosted');
     expect(merchant!.get('processingMode')).toBe('principal');
     const config = merchant!.get('threeDsConfig');
-    expect(typeof config === 'string' ? JSON.parse(config) : config).toEqual({ enabled: true, challengePreference: 'no_preference', exemptions: [] });
+    expect(typeof config === 'string' ? JSON.parse(config) : config).toEqual({
+      enabled: true,
+      challengePreference: 'no_preference',
+      exemptions: [],
+    });
     const company = await t.rt.db.models.Company.findByPk(sandbox.companyId);
     expect(company!.get('searchText')).toBe('sandbox company\nsandbox company');
   });

@@ -48,18 +48,37 @@ async function auditActions(targetId: string, key = tenantKey): Promise<string[]
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((r) => r.id);
 
 describe(`companies (${dialectName})`, () => {
-  test('a tenant creates a company with the specification\'s record; get returns the same record', async () => {
+  test("a tenant creates a company with the specification's record; get returns the same record", async () => {
     const res = await h.as(tenantKey).post('/v1/admin/companies', {
-      name: 'Acme Trading', legalName: 'Acme Trading GmbH', legalAddress: 'Hauptstr. 1, 10115 Berlin', country: 'DE',
-      registrationNumber: 'HRB 12345', businessType: 'gmbh', contactPerson: 'Ada Lovelace', contactEmail: 'ada@acme.example',
-      contactPhone: '+49 30 1234567', website: 'https://acme.example',
+      name: 'Acme Trading',
+      legalName: 'Acme Trading GmbH',
+      legalAddress: 'Hauptstr. 1, 10115 Berlin',
+      country: 'DE',
+      registrationNumber: 'HRB 12345',
+      businessType: 'gmbh',
+      contactPerson: 'Ada Lovelace',
+      contactEmail: 'ada@acme.example',
+      contactPhone: '+49 30 1234567',
+      website: 'https://acme.example',
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), tenantId: h.sandbox.tenantId, livemode: false, name: 'Acme Trading',
-      legalName: 'Acme Trading GmbH', legalAddress: 'Hauptstr. 1, 10115 Berlin', country: 'DE', registrationNumber: 'HRB 12345',
-      businessType: 'gmbh', contactPerson: 'Ada Lovelace', contactEmail: 'ada@acme.example', contactPhone: '+49 30 1234567',
-      website: 'https://acme.example', status: 'active', createdAt: '2026-03-01T12:00:00.000Z', updatedAt: '2026-03-01T12:00:00.000Z',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+      name: 'Acme Trading',
+      legalName: 'Acme Trading GmbH',
+      legalAddress: 'Hauptstr. 1, 10115 Berlin',
+      country: 'DE',
+      registrationNumber: 'HRB 12345',
+      businessType: 'gmbh',
+      contactPerson: 'Ada Lovelace',
+      contactEmail: 'ada@acme.example',
+      contactPhone: '+49 30 1234567',
+      website: 'https://acme.example',
+      status: 'active',
+      createdAt: '2026-03-01T12:00:00.000Z',
+      updatedAt: '2026-03-01T12:00:00.000Z',
       deletedAt: null,
     });
     const got = await h.as(tenantKey).get(`/v1/admin/companies/${res.body.data.id}`);
@@ -74,9 +93,16 @@ describe(`companies (${dialectName})`, () => {
     const missing = await h.as(tenantKey).post('/v1/admin/companies', {});
     expectProblem(missing, 400);
     expect(missing.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.country', 'body.name']);
-    const bad = await h.as(tenantKey).post('/v1/admin/companies', { name: 'X', country: 'de', contactEmail: 'nope', website: 'ftp://x', extra: 1 });
+    const bad = await h
+      .as(tenantKey)
+      .post('/v1/admin/companies', { name: 'X', country: 'de', contactEmail: 'nope', website: 'ftp://x', extra: 1 });
     expectProblem(bad, 400);
-    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.contactEmail', 'body.country', 'body.extra', 'body.website']);
+    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'body.contactEmail',
+      'body.country',
+      'body.extra',
+      'body.website',
+    ]);
     expectProblem(await h.as(tenantKey).post('/v1/admin/companies', { name: 'X', country: 'XX' }), 400);
     const empty = await h.as(tenantKey).patch(`/v1/admin/companies/${h.sandbox.companyId}`, {});
     expectProblem(empty, 400);
@@ -86,7 +112,9 @@ describe(`companies (${dialectName})`, () => {
     const noTenant = await h.as(platform).post('/v1/admin/companies', { name: 'P', country: 'DE' });
     expectProblem(noTenant, 400);
     expect(noTenant.body.errors[0].path).toBe('body.tenantId');
-    const unknown = await h.as(platform).post('/v1/admin/companies', { name: 'P', country: 'DE', tenantId: '00000000-0000-4000-8000-000000000000' });
+    const unknown = await h
+      .as(platform)
+      .post('/v1/admin/companies', { name: 'P', country: 'DE', tenantId: '00000000-0000-4000-8000-000000000000' });
     expectProblem(unknown, 404);
     const byPlatform = await company({ name: 'Platform-made' }, platform);
     expect(byPlatform.tenantId).toBe(h.sandbox.tenantId);
@@ -127,7 +155,7 @@ describe(`companies (${dialectName})`, () => {
     expect(ids(await h.as(other.secretKey).get('/v1/admin/companies?search=qwerty&livemode=false'))).toEqual([]);
   });
 
-  test('filters: country, livemode (the caller\'s mode; the other mode an empty page), status; pagination', async () => {
+  test("filters: country, livemode (the caller's mode; the other mode an empty page), status; pagination", async () => {
     const fr1 = await company({ country: 'FR' });
     const fr2 = await company({ country: 'FR' });
     const fr = await h.as(tenantKey).get('/v1/admin/companies?country=FR');
@@ -159,9 +187,17 @@ describe(`companies (${dialectName})`, () => {
   test('update and disable; a disabled company takes no new merchants; 409 on a second disable', async () => {
     const c = await company({ name: 'Before' });
     h.clock.advance(1000);
-    const upd = await h.as(tenantKey).patch(`/v1/admin/companies/${c.id}`, { name: 'After', website: null, contactEmail: 'x@after.example', legalName: 'After Legal SE' });
+    const upd = await h
+      .as(tenantKey)
+      .patch(`/v1/admin/companies/${c.id}`, { name: 'After', website: null, contactEmail: 'x@after.example', legalName: 'After Legal SE' });
     expect(upd.status).toBe(200);
-    expect(upd.body.data).toMatchObject({ name: 'After', legalName: 'After Legal SE', contactEmail: 'x@after.example', website: null, country: 'DE' });
+    expect(upd.body.data).toMatchObject({
+      name: 'After',
+      legalName: 'After Legal SE',
+      contactEmail: 'x@after.example',
+      website: null,
+      country: 'DE',
+    });
     expect(upd.body.data.updatedAt).not.toBe(c.updatedAt);
     expect(ids(await h.as(tenantKey).get('/v1/admin/companies?search=after%20legal'))).toEqual([c.id]);
     expect(ids(await h.as(tenantKey).get('/v1/admin/companies?search=before'))).toEqual([]);
@@ -193,7 +229,7 @@ describe(`companies (${dialectName})`, () => {
     expectProblem(await h.as(tenantKey).get('/v1/admin/companies/00000000-0000-4000-8000-000000000000/merchants'), 404);
   });
 
-  test('cross-tenant: another tenant\'s companies are 404 for every operation', async () => {
+  test("cross-tenant: another tenant's companies are 404 for every operation", async () => {
     const c = await company();
     const x = other.secretKey;
     expectProblem(await h.as(x).get(`/v1/admin/companies/${c.id}`), 404, 'RESOURCE_NOT_FOUND');
@@ -219,13 +255,26 @@ describe(`companies (${dialectName})`, () => {
 describe(`merchants (${dialectName})`, () => {
   test('create: the record starts active and in sandbox, with defaults; the platform may create too', async () => {
     const c = await company();
-    const res = await h.as(tenantKey).post('/v1/admin/merchants', { companyId: c.id, name: 'Shop', defaultCurrency: 'USD', mcc: '5734', website: 'https://shop.example' });
+    const res = await h
+      .as(tenantKey)
+      .post('/v1/admin/merchants', { companyId: c.id, name: 'Shop', defaultCurrency: 'USD', mcc: '5734', website: 'https://shop.example' });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), tenantId: h.sandbox.tenantId, companyId: c.id, name: 'Shop', status: 'active',
-      liveStatus: 'sandbox', defaultCurrency: 'USD', mcc: '5734', website: 'https://shop.example', checkoutHosting: 'self_hosted',
-      processingMode: 'principal', threeDsConfig: { enabled: true, challengePreference: 'no_preference', exemptions: [] },
-      createdAt: expect.any(String), updatedAt: expect.any(String), deletedAt: null,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      tenantId: h.sandbox.tenantId,
+      companyId: c.id,
+      name: 'Shop',
+      status: 'active',
+      liveStatus: 'sandbox',
+      defaultCurrency: 'USD',
+      mcc: '5734',
+      website: 'https://shop.example',
+      checkoutHosting: 'self_hosted',
+      processingMode: 'principal',
+      threeDsConfig: { enabled: true, challengePreference: 'no_preference', exemptions: [] },
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      deletedAt: null,
     });
     expect((await h.as(tenantKey).get(`/v1/admin/merchants/${res.body.data.id}`)).body.data).toEqual(res.body.data);
     expect(await auditActions(res.body.data.id)).toEqual(['merchant.created']);
@@ -239,10 +288,14 @@ describe(`merchants (${dialectName})`, () => {
     const missing = await h.as(tenantKey).post('/v1/admin/merchants', {});
     expectProblem(missing, 400);
     expect(missing.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.companyId', 'body.name']);
-    const bad = await h.as(tenantKey).post('/v1/admin/merchants', { companyId: h.sandbox.companyId, name: 'X', mcc: '57a4', defaultCurrency: 'eur', website: 'nope' });
+    const bad = await h
+      .as(tenantKey)
+      .post('/v1/admin/merchants', { companyId: h.sandbox.companyId, name: 'X', mcc: '57a4', defaultCurrency: 'eur', website: 'nope' });
     expectProblem(bad, 400);
     expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.defaultCurrency', 'body.mcc', 'body.website']);
-    const notAllowed = await h.as(tenantKey).post('/v1/admin/merchants', { companyId: h.sandbox.companyId, name: 'X', defaultCurrency: 'JPY' });
+    const notAllowed = await h
+      .as(tenantKey)
+      .post('/v1/admin/merchants', { companyId: h.sandbox.companyId, name: 'X', defaultCurrency: 'JPY' });
     expectProblem(notAllowed, 400);
     expect(notAllowed.body.errors[0].path).toBe('body.defaultCurrency');
     expectProblem(await h.as(tenantKey).post('/v1/admin/merchants', { companyId: '00000000-0000-4000-8000-000000000000', name: 'X' }), 404);
@@ -253,21 +306,36 @@ describe(`merchants (${dialectName})`, () => {
 
   test('update changes the given fields and is audited', async () => {
     const m = await merchant((await company()).id, { mcc: '5411' });
-    const res = await h.as(tenantKey).patch(`/v1/admin/merchants/${m.id}`, { name: 'Renamed', mcc: null, defaultCurrency: 'EUR', website: 'http://renamed.example' });
+    const res = await h
+      .as(tenantKey)
+      .patch(`/v1/admin/merchants/${m.id}`, { name: 'Renamed', mcc: null, defaultCurrency: 'EUR', website: 'http://renamed.example' });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ name: 'Renamed', mcc: null, defaultCurrency: 'EUR', website: 'http://renamed.example', status: 'active' });
+    expect(res.body.data).toMatchObject({
+      name: 'Renamed',
+      mcc: null,
+      defaultCurrency: 'EUR',
+      website: 'http://renamed.example',
+      status: 'active',
+    });
     expectProblem(await h.as(tenantKey).patch(`/v1/admin/merchants/${m.id}`, { defaultCurrency: 'JPY' }), 400);
     expect(await auditActions(m.id)).toEqual(['merchant.created', 'merchant.updated']);
   });
 
-  test('merchant.created reaches a tenant webhook endpoint\'s deliveries, with the merchant record as data', async () => {
-    const ep = await h.as(tenantKey).post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.test/x', events: ['merchant.created'] });
+  test("merchant.created reaches a tenant webhook endpoint's deliveries, with the merchant record as data", async () => {
+    const ep = await h
+      .as(tenantKey)
+      .post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.test/x', events: ['merchant.created'] });
     expect(ep.status).toBe(201);
     const m = await merchant((await company()).id);
     const list = await h.as(tenantKey).get(`/v1/admin/webhook-deliveries?endpoint_id=${ep.body.data.id}`);
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(1);
-    expect(list.body.data[0]).toMatchObject({ eventType: 'merchant.created', status: 'pending', tenantId: h.sandbox.tenantId, livemode: false });
+    expect(list.body.data[0]).toMatchObject({
+      eventType: 'merchant.created',
+      status: 'pending',
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+    });
     const event = await h.rt.db.models.Event.findOne({ where: { id: list.body.data[0].eventId } });
     expect(event!.get('type')).toBe('merchant.created');
     expect(event!.get('tenantId')).toBe(h.sandbox.tenantId);
@@ -322,7 +390,7 @@ describe(`merchants (${dialectName})`, () => {
     expect((await h.as(tenantKey).get(`/v1/admin/merchants/${id}`)).body.data).toMatchObject({ status: 'active', liveStatus: 'sandbox' });
   });
 
-  test('cross-tenant: another tenant\'s merchants are 404 for every operation', async () => {
+  test("cross-tenant: another tenant's merchants are 404 for every operation", async () => {
     const m = await merchant((await company()).id);
     const x = h.as(other.secretKey);
     const calls = [
@@ -344,7 +412,7 @@ describe(`merchants (${dialectName})`, () => {
     expect((await h.as(tenantKey).get(`/v1/admin/merchants/${m.id}`)).body.data).toEqual(m);
   });
 
-  test('suspend and disable stop the merchant\'s keys (403 with the reason); activate restores them; invalid moves are 409', async () => {
+  test("suspend and disable stop the merchant's keys (403 with the reason); activate restores them; invalid moves are 409", async () => {
     const m = await merchant((await company()).id);
     const key = await merchantKeyFor(m);
     expect((await h.as(key).get('/v1/admin/merchants')).status).toBe(200);
@@ -370,7 +438,11 @@ describe(`merchants (${dialectName})`, () => {
     expect((await h.as(tenantKey).post(`/v1/admin/merchants/${m.id}/activate`)).body.data.status).toBe('active');
     expect((await h.as(key).get('/v1/admin/merchants')).status).toBe(200);
     expect(await auditActions(m.id)).toEqual([
-      'merchant.created', 'merchant.suspended', 'merchant.activated', 'merchant.disabled', 'merchant.activated',
+      'merchant.created',
+      'merchant.suspended',
+      'merchant.activated',
+      'merchant.disabled',
+      'merchant.activated',
     ]);
   });
 
@@ -395,7 +467,10 @@ describe(`merchants (${dialectName})`, () => {
     expect((await h.as(tenantKey).post(`/v1/admin/merchants/${m.id}/request-live-approval`)).body.data.liveStatus).toBe('pending_approval');
     expect(ids(await h.as(tenantKey).get('/v1/admin/merchants?liveStatus=pending_approval'))).toEqual([m.id]);
     expect(await auditActions(m.id)).toEqual([
-      'merchant.created', 'merchant.live_approval_requested', 'merchant.live_rejected', 'merchant.live_approval_requested',
+      'merchant.created',
+      'merchant.live_approval_requested',
+      'merchant.live_rejected',
+      'merchant.live_approval_requested',
     ]);
   });
 
@@ -416,22 +491,34 @@ describe(`merchants (${dialectName})`, () => {
     // the company's KYB: draft with data, one PDF, submitted, the document accepted, the submission approved
     const draft = await h.as(key).post('/v1/kyb-submissions', {
       data: {
-        legalName: 'Live Ready GmbH', registrationNumber: 'HRB 1', country: 'DE', incorporationDate: '2019-04-01',
+        legalName: 'Live Ready GmbH',
+        registrationNumber: 'HRB 1',
+        country: 'DE',
+        incorporationDate: '2019-04-01',
         registeredAddress: { line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
         owners: [{ name: 'Ada Lovelace', ownershipPercent: 100 }],
       },
     });
     expect(draft.status).toBe(201);
     const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(500, 7)]);
-    const upload = await request(h.app).post(`/v1/kyb-submissions/${draft.body.data.id}/documents?type=certificate_of_incorporation`)
-      .set('Authorization', `Bearer ${key}`).set('Content-Type', 'application/pdf').send(pdf);
+    const upload = await request(h.app)
+      .post(`/v1/kyb-submissions/${draft.body.data.id}/documents?type=certificate_of_incorporation`)
+      .set('Authorization', `Bearer ${key}`)
+      .set('Content-Type', 'application/pdf')
+      .send(pdf);
     expect(upload.status).toBe(201);
     expect((await h.as(key).post(`/v1/kyb-submissions/${draft.body.data.id}/submit`)).status).toBe(200);
     await h.as(key).post(`/v1/admin/merchants/${m.id}/request-live-approval`);
     // submitted is not approved yet
     expectProblem(await h.as(tenantKey).post(`/v1/admin/merchants/${m.id}/approve-live`), 409, 'KYB_NOT_APPROVED');
     const documentId = upload.body.data.documents[0].id;
-    expect((await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${draft.body.data.id}/documents/${documentId}/verdict`, { verdict: 'accepted' })).status).toBe(200);
+    expect(
+      (
+        await h
+          .as(tenantKey)
+          .post(`/v1/admin/kyb-submissions/${draft.body.data.id}/documents/${documentId}/verdict`, { verdict: 'accepted' })
+      ).status,
+    ).toBe(200);
     expect((await h.as(tenantKey).post(`/v1/admin/kyb-submissions/${draft.body.data.id}/approve`, {})).status).toBe(200);
 
     const approved = await h.as(tenantKey).post(`/v1/admin/merchants/${m.id}/approve-live`);
@@ -454,18 +541,30 @@ describe(`merchants (${dialectName})`, () => {
     expect(got.status).toBe(200);
     expect(got.body.data).toEqual({ enabled: true, challengePreference: 'no_preference', exemptions: [] });
 
-    const put = await h.as(tenantKey).put(`/v1/admin/merchants/${m.id}/3ds-config`, { enabled: true, challengePreference: 'challenge_requested', exemptions: ['low_value', 'recurring'] });
+    const put = await h.as(tenantKey).put(`/v1/admin/merchants/${m.id}/3ds-config`, {
+      enabled: true,
+      challengePreference: 'challenge_requested',
+      exemptions: ['low_value', 'recurring'],
+    });
     expect(put.status).toBe(200);
-    expect(put.body.data.threeDsConfig).toEqual({ enabled: true, challengePreference: 'challenge_requested', exemptions: ['low_value', 'recurring'] });
+    expect(put.body.data.threeDsConfig).toEqual({
+      enabled: true,
+      challengePreference: 'challenge_requested',
+      exemptions: ['low_value', 'recurring'],
+    });
     expect((await h.as(platform).get(`/v1/admin/merchants/${m.id}/3ds-config`)).body.data).toEqual(put.body.data.threeDsConfig);
     // PUT replaces the whole configuration
     const replaced = await h.as(platform).put(`/v1/admin/merchants/${m.id}/3ds-config`, { enabled: false });
     expect(replaced.body.data.threeDsConfig).toEqual({ enabled: false, challengePreference: 'no_preference', exemptions: [] });
 
-    const dup = await h.as(tenantKey).put(`/v1/admin/merchants/${m.id}/3ds-config`, { enabled: true, exemptions: ['low_value', 'low_value'] });
+    const dup = await h
+      .as(tenantKey)
+      .put(`/v1/admin/merchants/${m.id}/3ds-config`, { enabled: true, exemptions: ['low_value', 'low_value'] });
     expectProblem(dup, 400);
     expect(dup.body.errors[0].path).toBe('body.exemptions[1]');
-    const mandated = await h.as(tenantKey).put(`/v1/admin/merchants/${m.id}/3ds-config`, { enabled: false, challengePreference: 'challenge_mandated' });
+    const mandated = await h
+      .as(tenantKey)
+      .put(`/v1/admin/merchants/${m.id}/3ds-config`, { enabled: false, challengePreference: 'challenge_mandated' });
     expectProblem(mandated, 400);
     expect(mandated.body.errors[0].path).toBe('body.challengePreference');
     const missing = await h.as(tenantKey).put(`/v1/admin/merchants/${m.id}/3ds-config`, {});
@@ -493,7 +592,10 @@ describe(`merchants (${dialectName})`, () => {
     expect(got.body.data).toMatchObject({ checkoutHosting: 'provider_hosted', processingMode: 'passthrough' });
     await h.as(tenantKey).put(`/v1/admin/merchants/${m.id}/3ds-config`, { enabled: false });
     expect(await auditActions(m.id)).toEqual([
-      'merchant.created', 'merchant.checkout_hosting_updated', 'merchant.processing_mode_updated', 'merchant.three_ds_config_updated',
+      'merchant.created',
+      'merchant.checkout_hosting_updated',
+      'merchant.processing_mode_updated',
+      'merchant.three_ds_config_updated',
     ]);
   });
 });

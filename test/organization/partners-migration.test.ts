@@ -7,7 +7,8 @@ const TABLES = ['partners', 'partner_assignments', 'channels', 'limits'];
 test(`0004_partners_channels reverts and re-applies (${dialectName})`, async () => {
   const tdb = await createTestDatabase();
   const db = await Database.connect(tdb.url);
-  const tables = async () => (await db.sequelize.getQueryInterface().showAllTables()).map((t) => String((t as { tableName?: string }).tableName ?? t));
+  const tables = async () =>
+    (await db.sequelize.getQueryInterface().showAllTables()).map((t) => String((t as { tableName?: string }).tableName ?? t));
   try {
     await db.migrate();
     expect(await tables()).toEqual(expect.arrayContaining(TABLES));

@@ -38,25 +38,41 @@ describe(`partners (${dialectName})`, () => {
   let partnerId: string;
 
   test('a tenant creates, reads, lists and updates a partner', async () => {
-    const res = await h.as(tenantKey).post('/v1/admin/partners', { name: 'Referral Co', contactEmail: 'ref@example.com', metadata: { region: 'EU' } });
+    const res = await h
+      .as(tenantKey)
+      .post('/v1/admin/partners', { name: 'Referral Co', contactEmail: 'ref@example.com', metadata: { region: 'EU' } });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.any(String), tenantId: h.sandbox.tenantId, name: 'Referral Co', contactEmail: 'ref@example.com', status: 'active',
-      metadata: { region: 'EU' }, createdAt: '2026-03-01T12:00:00.000Z', updatedAt: '2026-03-01T12:00:00.000Z', deletedAt: null,
+      id: expect.any(String),
+      tenantId: h.sandbox.tenantId,
+      name: 'Referral Co',
+      contactEmail: 'ref@example.com',
+      status: 'active',
+      metadata: { region: 'EU' },
+      createdAt: '2026-03-01T12:00:00.000Z',
+      updatedAt: '2026-03-01T12:00:00.000Z',
+      deletedAt: null,
     });
     partnerId = res.body.data.id;
     expect((await h.as(tenantKey).get(`/v1/admin/partners/${partnerId}`)).body.data).toEqual(res.body.data);
     h.clock.advance(1000);
-    const updated = await h.as(tenantKey).patch(`/v1/admin/partners/${partnerId}`, { name: 'Referral Company', contactEmail: null, metadata: { tier: 'gold' } });
+    const updated = await h
+      .as(tenantKey)
+      .patch(`/v1/admin/partners/${partnerId}`, { name: 'Referral Company', contactEmail: null, metadata: { tier: 'gold' } });
     expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ name: 'Referral Company', contactEmail: null, metadata: { tier: 'gold' }, updatedAt: '2026-03-01T12:00:01.000Z' });
+    expect(updated.body.data).toMatchObject({
+      name: 'Referral Company',
+      contactEmail: null,
+      metadata: { tier: 'gold' },
+      updatedAt: '2026-03-01T12:00:01.000Z',
+    });
     const list = await h.as(tenantKey).get('/v1/admin/partners');
     expect(list.status).toBe(200);
     expect(ids(list)).toEqual([partnerId]);
     expect(list.body.pagination).toMatchObject({ totalCount: 1, hasMore: false });
   });
 
-  test('the platform creates partners for a named tenant and sees every tenant\'s', async () => {
+  test("the platform creates partners for a named tenant and sees every tenant's", async () => {
     expectProblem(await h.as(platform).post('/v1/admin/partners', { name: 'No tenant' }), 400);
     const noTenant = await h.as(platform).post('/v1/admin/partners', { name: 'No tenant' });
     expect(paths(noTenant)).toEqual(['body.tenantId']);
@@ -94,7 +110,12 @@ describe(`partners (${dialectName})`, () => {
     expect((await move('activate')).body.data.status).toBe('active');
     const audit = await h.as(tenantKey).get(`/v1/audit-entries?targetId=${partnerId}`);
     expect(audit.body.data.map((e: { action: string }) => e.action)).toEqual([
-      'partner.activated', 'partner.disabled', 'partner.activated', 'partner.suspended', 'partner.updated', 'partner.created',
+      'partner.activated',
+      'partner.disabled',
+      'partner.activated',
+      'partner.suspended',
+      'partner.updated',
+      'partner.created',
     ]);
     expect(audit.body.data[1]).toMatchObject({ before: { status: 'active' }, after: { status: 'disabled' } });
   });
@@ -104,7 +125,8 @@ describe(`partners (${dialectName})`, () => {
     expectProblem(await h.as(merchantKey).post('/v1/admin/partners', { name: 'M' }), 403, 'LEVEL_NOT_ALLOWED');
     expectProblem(await h.as(merchantKey).get(`/v1/admin/partners/${partnerId}`), 403);
     expectProblem(await h.as(merchantKey).patch(`/v1/admin/partners/${partnerId}`, { name: 'M' }), 403);
-    for (const m of ['activate', 'suspend', 'disable']) expectProblem(await h.as(merchantKey).post(`/v1/admin/partners/${partnerId}/${m}`), 403);
+    for (const m of ['activate', 'suspend', 'disable'])
+      expectProblem(await h.as(merchantKey).post(`/v1/admin/partners/${partnerId}/${m}`), 403);
   });
 
   test('validation names each field', async () => {
@@ -124,20 +146,34 @@ describe(`partners (${dialectName})`, () => {
 
     test('assign a partner to a merchant with a rate in millionths and a fixed amount', async () => {
       const res = await h.as(tenantKey).post('/v1/admin/partner-assignments', {
-        partnerId, merchantId: h.sandbox.merchantId, commissionRate: 15000, commissionFixed: { currency: 'EUR', valueMinor: 10 },
+        partnerId,
+        merchantId: h.sandbox.merchantId,
+        commissionRate: 15000,
+        commissionFixed: { currency: 'EUR', valueMinor: 10 },
         effectiveTo: '2027-01-01T00:00:00Z',
       });
       expect(res.status).toBe(201);
       expect(res.body.data).toEqual({
-        id: expect.any(String), tenantId: h.sandbox.tenantId, partnerId, merchantId: h.sandbox.merchantId, commissionRate: 15000,
-        commissionFixed: { currency: 'EUR', valueMinor: 10 }, status: 'active', effectiveFrom: h.clock.now().toISOString(),
-        effectiveTo: '2027-01-01T00:00:00.000Z', createdAt: expect.any(String), updatedAt: expect.any(String), deletedAt: null,
+        id: expect.any(String),
+        tenantId: h.sandbox.tenantId,
+        partnerId,
+        merchantId: h.sandbox.merchantId,
+        commissionRate: 15000,
+        commissionFixed: { currency: 'EUR', valueMinor: 10 },
+        status: 'active',
+        effectiveFrom: h.clock.now().toISOString(),
+        effectiveTo: '2027-01-01T00:00:00.000Z',
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+        deletedAt: null,
       });
       assignmentId = res.body.data.id;
       expect((await h.as(tenantKey).get(`/v1/admin/partner-assignments/${assignmentId}`)).body.data).toEqual(res.body.data);
       expect(ids(await h.as(tenantKey).get(`/v1/admin/partner-assignments?partnerId=${partnerId}`))).toEqual([assignmentId]);
       expect(ids(await h.as(tenantKey).get(`/v1/admin/partner-assignments?merchantId=${second.merchantId}`))).toEqual([]);
-      expect(ids(await h.as(platform).get(`/v1/admin/partner-assignments?status=active&tenantId=${h.sandbox.tenantId}`))).toEqual([assignmentId]);
+      expect(ids(await h.as(platform).get(`/v1/admin/partner-assignments?status=active&tenantId=${h.sandbox.tenantId}`))).toEqual([
+        assignmentId,
+      ]);
       // the OpenAPI document says how the commission is stored
       const doc = await h.as(platform).get('/v1/openapi.json');
       expect(JSON.stringify(doc.body.components.schemas.PartnerAssignment)).toMatch(/millionths/);
@@ -146,7 +182,9 @@ describe(`partners (${dialectName})`, () => {
     test('one active assignment per partner and merchant (409); suspend frees the pair', async () => {
       const body = { partnerId, merchantId: h.sandbox.merchantId, commissionRate: 5000 };
       expectProblem(await h.as(tenantKey).post('/v1/admin/partner-assignments', body), 409, 'PARTNER_ASSIGNMENT_EXISTS');
-      const raced = await Promise.all([1, 2, 3].map(() => h.as(tenantKey).post('/v1/admin/partner-assignments', { ...body, merchantId: second.merchantId })));
+      const raced = await Promise.all(
+        [1, 2, 3].map(() => h.as(tenantKey).post('/v1/admin/partner-assignments', { ...body, merchantId: second.merchantId })),
+      );
       expect(raced.map((r) => r.status).sort()).toEqual([201, 409, 409]);
       const suspended = await h.as(tenantKey).post(`/v1/admin/partner-assignments/${assignmentId}/suspend`);
       expect(suspended.status).toBe(200);
@@ -154,31 +192,58 @@ describe(`partners (${dialectName})`, () => {
       expectProblem(await h.as(tenantKey).post(`/v1/admin/partner-assignments/${assignmentId}/suspend`), 409, 'INVALID_STATE_TRANSITION');
       const again = await h.as(tenantKey).post('/v1/admin/partner-assignments', body);
       expect(again.status).toBe(201);
-      expect(ids(await h.as(tenantKey).get(`/v1/admin/partner-assignments?partnerId=${partnerId}&merchantId=${h.sandbox.merchantId}&sortOrder=asc`))).toEqual([assignmentId, again.body.data.id]);
+      expect(
+        ids(
+          await h
+            .as(tenantKey)
+            .get(`/v1/admin/partner-assignments?partnerId=${partnerId}&merchantId=${h.sandbox.merchantId}&sortOrder=asc`),
+        ),
+      ).toEqual([assignmentId, again.body.data.id]);
     });
 
     test('update the commission and the effective period', async () => {
-      const res = await h.as(tenantKey).patch(`/v1/admin/partner-assignments/${assignmentId}`, { commissionRate: 20000, commissionFixed: null, effectiveTo: null });
+      const res = await h
+        .as(tenantKey)
+        .patch(`/v1/admin/partner-assignments/${assignmentId}`, { commissionRate: 20000, commissionFixed: null, effectiveTo: null });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ commissionRate: 20000, commissionFixed: null, effectiveTo: null, status: 'suspended' });
       const bad = await h.as(tenantKey).patch(`/v1/admin/partner-assignments/${assignmentId}`, { effectiveTo: '2020-01-01T00:00:00Z' });
       expectProblem(bad, 400);
       expect(paths(bad)).toEqual(['body.effectiveTo']);
       const audit = await h.as(tenantKey).get(`/v1/audit-entries?targetId=${assignmentId}`);
-      expect(audit.body.data.map((e: { action: string }) => e.action)).toEqual(['partner_assignment.updated', 'partner_assignment.suspended', 'partner_assignment.created']);
+      expect(audit.body.data.map((e: { action: string }) => e.action)).toEqual([
+        'partner_assignment.updated',
+        'partner_assignment.suspended',
+        'partner_assignment.created',
+      ]);
     });
 
     test('partner and merchant must be visible, of one tenant, and the partner active', async () => {
-      const foreign = await h.as(tenantKey).post('/v1/admin/partner-assignments', { partnerId, merchantId: other.merchantId, commissionRate: 1 });
+      const foreign = await h
+        .as(tenantKey)
+        .post('/v1/admin/partner-assignments', { partnerId, merchantId: other.merchantId, commissionRate: 1 });
       expectProblem(foreign, 404);
       expect(paths(foreign)).toEqual(['body.merchantId']);
-      expectProblem(await h.as(tenantKey).post('/v1/admin/partner-assignments', { partnerId: MISSING, merchantId: h.sandbox.merchantId, commissionRate: 1 }), 404);
-      const mixed = await h.as(platform).post('/v1/admin/partner-assignments', { partnerId, merchantId: other.merchantId, commissionRate: 1 });
+      expectProblem(
+        await h
+          .as(tenantKey)
+          .post('/v1/admin/partner-assignments', { partnerId: MISSING, merchantId: h.sandbox.merchantId, commissionRate: 1 }),
+        404,
+      );
+      const mixed = await h
+        .as(platform)
+        .post('/v1/admin/partner-assignments', { partnerId, merchantId: other.merchantId, commissionRate: 1 });
       expectProblem(mixed, 400);
       expect(paths(mixed)).toEqual(['body.merchantId']);
       const p = (await h.as(tenantKey).post('/v1/admin/partners', { name: 'Suspended one' })).body.data;
       await h.as(tenantKey).post(`/v1/admin/partners/${p.id}/suspend`);
-      expectProblem(await h.as(tenantKey).post('/v1/admin/partner-assignments', { partnerId: p.id, merchantId: h.sandbox.merchantId, commissionRate: 1 }), 409, 'PARTNER_NOT_ACTIVE');
+      expectProblem(
+        await h
+          .as(tenantKey)
+          .post('/v1/admin/partner-assignments', { partnerId: p.id, merchantId: h.sandbox.merchantId, commissionRate: 1 }),
+        409,
+        'PARTNER_NOT_ACTIVE',
+      );
       // another tenant sees none of them
       expectProblem(await h.as(other.secretKey).get(`/v1/admin/partner-assignments/${assignmentId}`), 404);
       expectProblem(await h.as(other.secretKey).patch(`/v1/admin/partner-assignments/${assignmentId}`, { commissionRate: 1 }), 404);
@@ -193,13 +258,29 @@ describe(`partners (${dialectName})`, () => {
       expectProblem(await h.as(merchantKey).patch(`/v1/admin/partner-assignments/${assignmentId}`, { commissionRate: 1 }), 403);
       expectProblem(await h.as(merchantKey).post(`/v1/admin/partner-assignments/${assignmentId}/suspend`), 403);
       const res = await h.as(tenantKey).post('/v1/admin/partner-assignments', {
-        partnerId: 'x', commissionRate: 1.5, commissionFixed: { currency: 'eur', valueMinor: -1 }, effectiveFrom: 'yesterday',
+        partnerId: 'x',
+        commissionRate: 1.5,
+        commissionFixed: { currency: 'eur', valueMinor: -1 },
+        effectiveFrom: 'yesterday',
       });
       expectProblem(res, 400, 'VALIDATION_FAILED');
-      expect(paths(res)).toEqual(['body.commissionFixed.currency', 'body.commissionRate', 'body.effectiveFrom', 'body.merchantId', 'body.partnerId']);
-      const over = await h.as(tenantKey).post('/v1/admin/partner-assignments', { partnerId, merchantId: h.sandbox.merchantId, commissionRate: 1_000_001 });
+      expect(paths(res)).toEqual([
+        'body.commissionFixed.currency',
+        'body.commissionRate',
+        'body.effectiveFrom',
+        'body.merchantId',
+        'body.partnerId',
+      ]);
+      const over = await h
+        .as(tenantKey)
+        .post('/v1/admin/partner-assignments', { partnerId, merchantId: h.sandbox.merchantId, commissionRate: 1_000_001 });
       expect(paths(over)).toEqual(['body.commissionRate']);
-      const negative = await h.as(tenantKey).post('/v1/admin/partner-assignments', { partnerId, merchantId: h.sandbox.merchantId, commissionRate: 1, commissionFixed: { currency: 'EUR', valueMinor: -5 } });
+      const negative = await h.as(tenantKey).post('/v1/admin/partner-assignments', {
+        partnerId,
+        merchantId: h.sandbox.merchantId,
+        commissionRate: 1,
+        commissionFixed: { currency: 'EUR', valueMinor: -5 },
+      });
       expect(paths(negative)).toEqual(['body.commissionFixed.valueMinor']);
     });
   });
@@ -210,14 +291,25 @@ describe(`channels (${dialectName})`, () => {
 
   test('create, get, list, update and disable a channel', async () => {
     const res = await h.as(tenantKey).post('/v1/admin/channels', {
-      name: 'EU card pay-in', direction: 'payin', currencies: ['EUR', 'USD', 'EUR'], description: 'Cards in Europe',
+      name: 'EU card pay-in',
+      direction: 'payin',
+      currencies: ['EUR', 'USD', 'EUR'],
+      description: 'Cards in Europe',
       providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01',
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.any(String), tenantId: h.sandbox.tenantId, name: 'EU card pay-in', direction: 'payin', currencies: ['EUR', 'USD'],
-      providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01', status: 'active', description: 'Cards in Europe',
-      createdAt: expect.any(String), updatedAt: expect.any(String), deletedAt: null,
+      id: expect.any(String),
+      tenantId: h.sandbox.tenantId,
+      name: 'EU card pay-in',
+      direction: 'payin',
+      currencies: ['EUR', 'USD'],
+      providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01',
+      status: 'active',
+      description: 'Cards in Europe',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      deletedAt: null,
     });
     channelId = res.body.data.id;
     const payout = await h.as(tenantKey).post('/v1/admin/channels', { name: 'Payouts', direction: 'payout', currencies: ['EUR'] });
@@ -225,9 +317,24 @@ describe(`channels (${dialectName})`, () => {
     expect((await h.as(tenantKey).get(`/v1/admin/channels/${channelId}`)).body.data).toEqual(res.body.data);
     // the sandbox provisions a payout channel of its own
     expect(ids(await h.as(tenantKey).get('/v1/admin/channels?direction=payout'))).toEqual([payout.body.data.id, h.sandbox.payoutChannelId]);
-    expect(ids(await h.as(tenantKey).get('/v1/admin/channels?sortOrder=asc'))).toEqual([h.sandbox.payoutChannelId, channelId, payout.body.data.id]);
-    const updated = await h.as(tenantKey).patch(`/v1/admin/channels/${channelId}`, { name: 'EU cards', currencies: ['EUR', 'GBP'], providerIntegrationId: null, description: null });
-    expect(updated.body.data).toMatchObject({ name: 'EU cards', currencies: ['EUR', 'GBP'], providerIntegrationId: null, description: null, direction: 'payin' });
+    expect(ids(await h.as(tenantKey).get('/v1/admin/channels?sortOrder=asc'))).toEqual([
+      h.sandbox.payoutChannelId,
+      channelId,
+      payout.body.data.id,
+    ]);
+    const updated = await h.as(tenantKey).patch(`/v1/admin/channels/${channelId}`, {
+      name: 'EU cards',
+      currencies: ['EUR', 'GBP'],
+      providerIntegrationId: null,
+      description: null,
+    });
+    expect(updated.body.data).toMatchObject({
+      name: 'EU cards',
+      currencies: ['EUR', 'GBP'],
+      providerIntegrationId: null,
+      description: null,
+      direction: 'payin',
+    });
     const disabled = await h.as(tenantKey).post(`/v1/admin/channels/${payout.body.data.id}/disable`);
     expect(disabled.status).toBe(200);
     expect(disabled.body.data.status).toBe('disabled');
@@ -243,10 +350,14 @@ describe(`channels (${dialectName})`, () => {
     expectProblem(await h.as(other.secretKey).post(`/v1/admin/channels/${channelId}/disable`), 404);
     expect(ids(await h.as(other.secretKey).get('/v1/admin/channels'))).toEqual([]);
     expect((await h.as(platform).get(`/v1/admin/channels/${channelId}`)).status).toBe(200);
-    const made = await h.as(platform).post('/v1/admin/channels', { name: 'Other payin', direction: 'payin', currencies: ['EUR'], tenantId: other.tenantId });
+    const made = await h
+      .as(platform)
+      .post('/v1/admin/channels', { name: 'Other payin', direction: 'payin', currencies: ['EUR'], tenantId: other.tenantId });
     expect(made.body.data.tenantId).toBe(other.tenantId);
     expect(ids(await h.as(other.secretKey).get('/v1/admin/channels'))).toEqual([made.body.data.id]);
-    expect(paths(await h.as(platform).post('/v1/admin/channels', { name: 'x', direction: 'payin', currencies: ['EUR'] }))).toEqual(['body.tenantId']);
+    expect(paths(await h.as(platform).post('/v1/admin/channels', { name: 'x', direction: 'payin', currencies: ['EUR'] }))).toEqual([
+      'body.tenantId',
+    ]);
     expectProblem(await h.as(merchantKey).get('/v1/admin/channels'), 403, 'LEVEL_NOT_ALLOWED');
     expectProblem(await h.as(merchantKey).post('/v1/admin/channels', { name: 'x', direction: 'payin', currencies: ['EUR'] }), 403);
     expectProblem(await h.as(merchantKey).get(`/v1/admin/channels/${channelId}`), 403);
@@ -255,10 +366,14 @@ describe(`channels (${dialectName})`, () => {
   });
 
   test('validation names each field', async () => {
-    const res = await h.as(tenantKey).post('/v1/admin/channels', { name: '', direction: 'sideways', currencies: ['EUR', 'XXQ'], providerIntegrationId: 'abc' });
+    const res = await h
+      .as(tenantKey)
+      .post('/v1/admin/channels', { name: '', direction: 'sideways', currencies: ['EUR', 'XXQ'], providerIntegrationId: 'abc' });
     expectProblem(res, 400, 'VALIDATION_FAILED');
     expect(paths(res)).toEqual(['body.currencies[1]', 'body.direction', 'body.name', 'body.providerIntegrationId']);
-    expect(paths(await h.as(tenantKey).post('/v1/admin/channels', { name: 'x', direction: 'payin', currencies: [] }))).toEqual(['body.currencies']);
+    expect(paths(await h.as(tenantKey).post('/v1/admin/channels', { name: 'x', direction: 'payin', currencies: [] }))).toEqual([
+      'body.currencies',
+    ]);
     expect(paths(await h.as(tenantKey).patch(`/v1/admin/channels/${channelId}`, { direction: 'payout' }))).toContain('body.direction');
     expectProblem(await h.as(tenantKey).get('/v1/admin/channels?direction=up'), 400);
   });
@@ -268,16 +383,38 @@ describe(`channels (${dialectName})`, () => {
 
     test('create, list and disable a channel limit', async () => {
       const res = await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, {
-        period: { value: 1, unit: 'day' }, metric: 'volume', threshold: 5_000_000_000, currency: 'EUR', brand: 'visa', paymentMethod: 'card',
+        period: { value: 1, unit: 'day' },
+        metric: 'volume',
+        threshold: 5_000_000_000,
+        currency: 'EUR',
+        brand: 'visa',
+        paymentMethod: 'card',
       });
       expect(res.status).toBe(201);
       expect(res.body.data).toEqual({
-        id: expect.any(String), tenantId: h.sandbox.tenantId, entityId: channelId, entityType: 'channel', period: { value: 1, unit: 'day' },
-        metric: 'volume', threshold: 5_000_000_000, currency: 'EUR', paymentMethod: 'card', brand: 'visa', transactionType: 'payment',
-        status: 'active', createdAt: expect.any(String), updatedAt: expect.any(String), deletedAt: null,
+        id: expect.any(String),
+        tenantId: h.sandbox.tenantId,
+        entityId: channelId,
+        entityType: 'channel',
+        period: { value: 1, unit: 'day' },
+        metric: 'volume',
+        threshold: 5_000_000_000,
+        currency: 'EUR',
+        paymentMethod: 'card',
+        brand: 'visa',
+        transactionType: 'payment',
+        status: 'active',
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+        deletedAt: null,
       });
       limitId = res.body.data.id;
-      const count = await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, { period: { value: 10, unit: 'minute' }, metric: 'count', threshold: 100, transactionType: 'refund' });
+      const count = await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, {
+        period: { value: 10, unit: 'minute' },
+        metric: 'count',
+        threshold: 100,
+        transactionType: 'refund',
+      });
       expect(count.body.data).toMatchObject({ currency: null, transactionType: 'refund', threshold: 100 });
       const list = await h.as(tenantKey).get(`/v1/admin/channels/${channelId}/limits?sortOrder=asc`);
       expect(list.body.data).toEqual([res.body.data, count.body.data]);
@@ -285,19 +422,29 @@ describe(`channels (${dialectName})`, () => {
       const disabled = await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits/${limitId}/disable`);
       expect(disabled.status).toBe(200);
       expect(disabled.body.data.status).toBe('disabled');
-      expectProblem(await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits/${limitId}/disable`), 409, 'INVALID_STATE_TRANSITION');
+      expectProblem(
+        await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits/${limitId}/disable`),
+        409,
+        'INVALID_STATE_TRANSITION',
+      );
       expect(ids(await h.as(tenantKey).get(`/v1/admin/channels/${channelId}/limits?status=active`))).toEqual([count.body.data.id]);
       const audit = await h.as(tenantKey).get(`/v1/audit-entries?targetId=${limitId}`);
       expect(audit.body.data.map((e: { action: string }) => e.action)).toEqual(['limit.disabled', 'limit.created']);
     });
 
     test('a limit is reached only through its own owner; others get 404 and merchants 403', async () => {
-      const otherChannel = (await h.as(tenantKey).post('/v1/admin/channels', { name: 'Another', direction: 'payin', currencies: ['EUR'] })).body.data.id;
+      const otherChannel = (await h.as(tenantKey).post('/v1/admin/channels', { name: 'Another', direction: 'payin', currencies: ['EUR'] }))
+        .body.data.id;
       expectProblem(await h.as(tenantKey).post(`/v1/admin/channels/${otherChannel}/limits/${limitId}/disable`), 404);
       expectProblem(await h.as(tenantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits/${limitId}/disable`), 404);
       expect(ids(await h.as(tenantKey).get(`/v1/admin/channels/${otherChannel}/limits`))).toEqual([]);
       expectProblem(await h.as(other.secretKey).get(`/v1/admin/channels/${channelId}/limits`), 404);
-      expectProblem(await h.as(other.secretKey).post(`/v1/admin/channels/${channelId}/limits`, { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 1 }), 404);
+      expectProblem(
+        await h
+          .as(other.secretKey)
+          .post(`/v1/admin/channels/${channelId}/limits`, { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 1 }),
+        404,
+      );
       expectProblem(await h.as(other.secretKey).post(`/v1/admin/channels/${channelId}/limits/${limitId}/disable`), 404);
       expectProblem(await h.as(tenantKey).get(`/v1/admin/channels/${MISSING}/limits`), 404);
       expect((await h.as(platform).get(`/v1/admin/channels/${channelId}/limits`)).body.data).toHaveLength(2);
@@ -308,15 +455,36 @@ describe(`channels (${dialectName})`, () => {
 
     test('validation names each field; a volume limit needs a currency of the channel', async () => {
       const res = await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, {
-        period: { value: 0, unit: 'year' }, metric: 'sum', threshold: -1, currency: 'eur', transactionType: 'sale', brand: 'Visa Card',
+        period: { value: 0, unit: 'year' },
+        metric: 'sum',
+        threshold: -1,
+        currency: 'eur',
+        transactionType: 'sale',
+        brand: 'Visa Card',
       });
       expectProblem(res, 400, 'VALIDATION_FAILED');
-      expect(paths(res)).toEqual(['body.brand', 'body.currency', 'body.metric', 'body.period.unit', 'body.period.value', 'body.threshold', 'body.transactionType']);
+      expect(paths(res)).toEqual([
+        'body.brand',
+        'body.currency',
+        'body.metric',
+        'body.period.unit',
+        'body.period.value',
+        'body.threshold',
+        'body.transactionType',
+      ]);
       const base = { period: { value: 1, unit: 'hour' }, metric: 'volume' };
-      expect(paths(await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, { ...base, threshold: 1.5, currency: 'EUR' }))).toEqual(['body.threshold']);
-      expect(paths(await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, { ...base, threshold: 100 }))).toEqual(['body.currency']);
-      expect(paths(await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, { ...base, threshold: 100, currency: 'JPY' }))).toEqual(['body.currency']);
-      expect(paths(await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, { metric: 'count', threshold: 1 }))).toEqual(['body.period']);
+      expect(
+        paths(await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, { ...base, threshold: 1.5, currency: 'EUR' })),
+      ).toEqual(['body.threshold']);
+      expect(paths(await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, { ...base, threshold: 100 }))).toEqual([
+        'body.currency',
+      ]);
+      expect(
+        paths(await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, { ...base, threshold: 100, currency: 'JPY' })),
+      ).toEqual(['body.currency']);
+      expect(paths(await h.as(tenantKey).post(`/v1/admin/channels/${channelId}/limits`, { metric: 'count', threshold: 1 }))).toEqual([
+        'body.period',
+      ]);
     });
   });
 });
@@ -324,44 +492,84 @@ describe(`channels (${dialectName})`, () => {
 describe(`merchant limits (${dialectName})`, () => {
   let limitId: string;
 
-  test('a tenant creates, lists and disables a merchant\'s limits', async () => {
+  test("a tenant creates, lists and disables a merchant's limits", async () => {
     const res = await h.as(tenantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`, {
-      period: { value: 1, unit: 'month' }, metric: 'volume', threshold: 1_000_000, currency: 'USD',
+      period: { value: 1, unit: 'month' },
+      metric: 'volume',
+      threshold: 1_000_000,
+      currency: 'USD',
     });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ entityType: 'merchant', entityId: h.sandbox.merchantId, tenantId: h.sandbox.tenantId, currency: 'USD', status: 'active' });
+    expect(res.body.data).toMatchObject({
+      entityType: 'merchant',
+      entityId: h.sandbox.merchantId,
+      tenantId: h.sandbox.tenantId,
+      currency: 'USD',
+      status: 'active',
+    });
     limitId = res.body.data.id;
-    await h.as(tenantKey).post(`/v1/admin/merchants/${second.merchantId}/limits`, { period: { value: 1, unit: 'week' }, metric: 'count', threshold: 50 });
+    await h
+      .as(tenantKey)
+      .post(`/v1/admin/merchants/${second.merchantId}/limits`, { period: { value: 1, unit: 'week' }, metric: 'count', threshold: 50 });
     const list = await h.as(tenantKey).get(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`);
     expect(list.body.data).toEqual([res.body.data]);
     const disabled = await h.as(tenantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits/${limitId}/disable`);
     expect(disabled.body.data.status).toBe('disabled');
-    expectProblem(await h.as(tenantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits/${limitId}/disable`), 409, 'INVALID_STATE_TRANSITION');
+    expectProblem(
+      await h.as(tenantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits/${limitId}/disable`),
+      409,
+      'INVALID_STATE_TRANSITION',
+    );
     expectProblem(await h.as(tenantKey).post(`/v1/admin/merchants/${second.merchantId}/limits/${limitId}/disable`), 404);
     const audit = await h.as(tenantKey).get(`/v1/audit-entries?targetId=${limitId}`);
     expect(audit.body.data.map((e: { action: string; merchantId: string }) => [e.action, e.merchantId])).toEqual([
-      ['limit.disabled', h.sandbox.merchantId], ['limit.created', h.sandbox.merchantId],
+      ['limit.disabled', h.sandbox.merchantId],
+      ['limit.created', h.sandbox.merchantId],
     ]);
   });
 
-  test('a merchant caller lists only its own merchant\'s limits and cannot change them', async () => {
+  test("a merchant caller lists only its own merchant's limits and cannot change them", async () => {
     const own = await h.as(merchantKey).get(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`);
     expect(own.status).toBe(200);
     expect(ids(own)).toEqual([limitId]);
-    expect(own.body.data.every((l: { entityType: string; entityId: string }) => l.entityType === 'merchant' && l.entityId === h.sandbox.merchantId)).toBe(true);
+    expect(
+      own.body.data.every(
+        (l: { entityType: string; entityId: string }) => l.entityType === 'merchant' && l.entityId === h.sandbox.merchantId,
+      ),
+    ).toBe(true);
     expectProblem(await h.as(merchantKey).get(`/v1/admin/merchants/${second.merchantId}/limits`), 404);
     expect((await h.as(second.secretKey).get(`/v1/admin/merchants/${second.merchantId}/limits`)).body.data).toHaveLength(1);
     expectProblem(await h.as(second.secretKey).get(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`), 404);
-    expectProblem(await h.as(merchantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`, { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 1 }), 403, 'LEVEL_NOT_ALLOWED');
-    expectProblem(await h.as(merchantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits/${limitId}/disable`), 403, 'LEVEL_NOT_ALLOWED');
+    expectProblem(
+      await h
+        .as(merchantKey)
+        .post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`, { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 1 }),
+      403,
+      'LEVEL_NOT_ALLOWED',
+    );
+    expectProblem(
+      await h.as(merchantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits/${limitId}/disable`),
+      403,
+      'LEVEL_NOT_ALLOWED',
+    );
   });
 
   test('other tenants get 404; the platform reaches every merchant', async () => {
     expectProblem(await h.as(other.secretKey).get(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`), 404);
-    expectProblem(await h.as(other.secretKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`, { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 1 }), 404);
+    expectProblem(
+      await h
+        .as(other.secretKey)
+        .post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`, { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 1 }),
+      404,
+    );
     expectProblem(await h.as(other.secretKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits/${limitId}/disable`), 404);
     expectProblem(await h.as(tenantKey).get(`/v1/admin/merchants/${other.merchantId}/limits`), 404);
-    const made = await h.as(platform).post(`/v1/admin/merchants/${other.merchantId}/limits`, { period: { value: 2, unit: 'hour' }, metric: 'count', threshold: 7, currency: 'GBP' });
+    const made = await h.as(platform).post(`/v1/admin/merchants/${other.merchantId}/limits`, {
+      period: { value: 2, unit: 'hour' },
+      metric: 'count',
+      threshold: 7,
+      currency: 'GBP',
+    });
     expect(made.status).toBe(201);
     expect(made.body.data).toMatchObject({ tenantId: other.tenantId, currency: 'GBP', period: { value: 2, unit: 'hour' } });
     expect(ids(await h.as(other.secretKey).get(`/v1/admin/merchants/${other.merchantId}/limits`))).toEqual([made.body.data.id]);
@@ -369,10 +577,22 @@ describe(`merchant limits (${dialectName})`, () => {
   });
 
   test('validation names each field', async () => {
-    const res = await h.as(tenantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`, { period: { value: 1.5, unit: 'day', extra: 1 }, metric: 'volume', threshold: 0 });
+    const res = await h.as(tenantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`, {
+      period: { value: 1.5, unit: 'day', extra: 1 },
+      metric: 'volume',
+      threshold: 0,
+    });
     expectProblem(res, 400, 'VALIDATION_FAILED');
     expect(paths(res)).toEqual(['body.period.extra', 'body.period.value', 'body.threshold']);
-    expect(paths(await h.as(tenantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`, { period: { value: 1, unit: 'day' }, metric: 'volume', threshold: 10 }))).toEqual(['body.currency']);
+    expect(
+      paths(
+        await h.as(tenantKey).post(`/v1/admin/merchants/${h.sandbox.merchantId}/limits`, {
+          period: { value: 1, unit: 'day' },
+          metric: 'volume',
+          threshold: 10,
+        }),
+      ),
+    ).toEqual(['body.currency']);
     expectProblem(await h.as(tenantKey).get(`/v1/admin/merchants/${h.sandbox.merchantId}/limits?status=paused`), 400);
   });
 });

@@ -25,12 +25,33 @@ test(`walk-through: company, merchant, KYB, live approval, live key, suspension 
   const tenant = ok(await h.as(h.sandbox.platformToken).post('/v1/admin/tenants', { name: 'Walkthrough tenant', livemode: true }), 201);
   expect(tenant.livemode).toBe(true);
   // ... whose first operator key is issued at the terminal
-  const tenantKey = (await createApiKey(operatorContext(h.rt, { level: 'tenant', tenantId: tenant.id, livemode: true }), { ownerType: 'tenant', name: 'ops' })).secretKey;
+  const tenantKey = (
+    await createApiKey(operatorContext(h.rt, { level: 'tenant', tenantId: tenant.id, livemode: true }), {
+      ownerType: 'tenant',
+      name: 'ops',
+    })
+  ).secretKey;
   const ops = h.as(tenantKey);
 
   // 1. the tenant creates a company and a merchant (pinned bodies of operations.md)
-  const company = ok(await ops.post('/v1/admin/companies', { name: 'Acme Trading', legalName: 'Acme Trading GmbH', country: 'DE', registrationNumber: 'HRB 12345' }), 201);
-  const merchant = ok(await ops.post('/v1/admin/merchants', { companyId: company.id, name: 'Acme Shop', defaultCurrency: 'EUR', website: 'https://shop.acme.example' }), 201);
+  const company = ok(
+    await ops.post('/v1/admin/companies', {
+      name: 'Acme Trading',
+      legalName: 'Acme Trading GmbH',
+      country: 'DE',
+      registrationNumber: 'HRB 12345',
+    }),
+    201,
+  );
+  const merchant = ok(
+    await ops.post('/v1/admin/merchants', {
+      companyId: company.id,
+      name: 'Acme Shop',
+      defaultCurrency: 'EUR',
+      website: 'https://shop.acme.example',
+    }),
+    201,
+  );
   expect(merchant).toMatchObject({ companyId: company.id, status: 'active', liveStatus: 'sandbox' });
 
   // a merchant starts in sandbox: no live key yet
@@ -39,35 +60,52 @@ test(`walk-through: company, merchant, KYB, live approval, live key, suspension 
   expectProblem(await ops.post(`/v1/admin/merchants/${merchant.id}/approve-live`), 409, 'KYB_NOT_APPROVED');
 
   // 2. the merchant, with its sandbox key, drafts its KYB submission, fills the data, uploads a document, submits
-  const sandboxKey = (await createApiKey(operatorContext(h.rt, { level: 'merchant', tenantId: tenant.id, merchantId: merchant.id, livemode: false }), { ownerType: 'merchant' })).secretKey;
+  const sandboxKey = (
+    await createApiKey(operatorContext(h.rt, { level: 'merchant', tenantId: tenant.id, merchantId: merchant.id, livemode: false }), {
+      ownerType: 'merchant',
+    })
+  ).secretKey;
   const m = h.as(sandboxKey);
   const draft = ok(await m.post('/v1/kyb-submissions', { data: { legalName: 'Acme Trading GmbH' } }), 201);
   expect(draft).toMatchObject({ status: 'draft', companyId: company.id, merchantId: merchant.id });
-  ok(await m.patch(`/v1/kyb-submissions/${draft.id}`, {
-    data: {
-      registrationNumber: 'HRB 12345', country: 'DE',
-      registeredAddress: { line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
-      owners: [{ name: 'Ada Lovelace', ownershipPercent: 100 }],
-    },
-  }));
+  ok(
+    await m.patch(`/v1/kyb-submissions/${draft.id}`, {
+      data: {
+        registrationNumber: 'HRB 12345',
+        country: 'DE',
+        registeredAddress: { line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
+        owners: [{ name: 'Ada Lovelace', ownershipPercent: 100 }],
+      },
+    }),
+  );
   const certificate = Buffer.concat([Buffer.from('%PDF-1.7\n'), crypto.randomBytes(20_000)]);
-  const uploaded = ok(await request(h.app).post(`/v1/kyb-submissions/${draft.id}/documents?type=certificate_of_incorporation`)
-    .set('Authorization', `Bearer ${sandboxKey}`).attach('file', certificate, { filename: 'certificate.pdf', contentType: 'application/pdf' }), 201);
+  const uploaded = ok(
+    await request(h.app)
+      .post(`/v1/kyb-submissions/${draft.id}/documents?type=certificate_of_incorporation`)
+      .set('Authorization', `Bearer ${sandboxKey}`)
+      .attach('file', certificate, { filename: 'certificate.pdf', contentType: 'application/pdf' }),
+    201,
+  );
   const documentId = uploaded.documents[0].id;
   expect(ok(await m.post(`/v1/kyb-submissions/${draft.id}/submit`)).status).toBe('submitted');
 
   // 3. the reviewer (the tenant) reads the document, accepts it and approves the submission
   const queue = ok(await ops.get('/v1/admin/kyb-submissions?status=submitted'));
   expect(queue.map((s: { id: string }) => s.id)).toEqual([draft.id]);
-  const back = await request(h.app).get(`/v1/kyb-submissions/${draft.id}/documents/${documentId}/content`).set('Authorization', `Bearer ${tenantKey}`)
-    .buffer(true).parse((res, cb) => {
+  const back = await request(h.app)
+    .get(`/v1/kyb-submissions/${draft.id}/documents/${documentId}/content`)
+    .set('Authorization', `Bearer ${tenantKey}`)
+    .buffer(true)
+    .parse((res, cb) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => cb(null, Buffer.concat(chunks)));
     });
   expect(back.status).toBe(200);
   expect(Buffer.compare(back.body as Buffer, certificate)).toBe(0);
-  expect(ok(await ops.post(`/v1/admin/kyb-submissions/${draft.id}/documents/${documentId}/verdict`, { verdict: 'accepted' })).status).toBe('in_review');
+  expect(ok(await ops.post(`/v1/admin/kyb-submissions/${draft.id}/documents/${documentId}/verdict`, { verdict: 'accepted' })).status).toBe(
+    'in_review',
+  );
   expect(ok(await ops.post(`/v1/admin/kyb-submissions/${draft.id}/approve`, { comment: 'Register checked' })).status).toBe('approved');
   expect(ok(await m.get('/v1/kyb-submissions/latest')).status).toBe('approved');
 

@@ -53,7 +53,8 @@ async function call(method: 'GET' | 'POST', path: string, body?: object, key?: s
 /** Runs `fn` over `items`, `width` at a time (the setup is not what is measured). */
 async function inBatches<T, R>(items: T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const out: R[] = [];
-  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map((item, j) => fn(item, i + j)))));
+  for (let i = 0; i < items.length; i += width)
+    out.push(...(await Promise.all(items.slice(i, i + width).map((item, j) => fn(item, i + j)))));
   return out;
 }
 
@@ -64,17 +65,27 @@ async function openSession(captureMethod: 'automatic' | 'manual'): Promise<strin
 }
 
 async function complete(sessionId: string): Promise<Answer> {
-  return call('POST', `/v1/checkout-sessions/${sessionId}/complete`, { paymentMethod: { type: 'card', card: CARD } }, `complete-${sessionId}`);
+  return call(
+    'POST',
+    `/v1/checkout-sessions/${sessionId}/complete`,
+    { paymentMethod: { type: 'card', card: CARD } },
+    `complete-${sessionId}`,
+  );
 }
 
 /** Waits (real time: the sandbox acquirer answers after its delay) until every payment has left `from`. */
 async function settled(paymentIds: string[], from: string[], timeoutMs = 120_000): Promise<Map<string, string>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const rows = (await t.rt.db.models.Payment.findAll({ where: { id: paymentIds }, attributes: ['id', 'status'], raw: true })) as unknown as { id: string; status: string }[];
+    const rows = (await t.rt.db.models.Payment.findAll({
+      where: { id: paymentIds },
+      attributes: ['id', 'status'],
+      raw: true,
+    })) as unknown as { id: string; status: string }[];
     const statuses = new Map(rows.map((r) => [r.id, r.status]));
     if (statuses.size === paymentIds.length && [...statuses.values()].every((s) => !from.includes(s))) return statuses;
-    if (Date.now() > deadline) throw new Error(`payments still ${from.join('/')}: ${[...statuses.entries()].filter(([, s]) => from.includes(s)).length}`);
+    if (Date.now() > deadline)
+      throw new Error(`payments still ${from.join('/')}: ${[...statuses.entries()].filter(([, s]) => from.includes(s)).length}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -135,12 +146,17 @@ describe(`one connection per request (${dialectName}, default pool)`, () => {
     // the unrelated read, sent once the burst is being served (a tenth of it has answered)
     let answered = 0;
     const middle = new Promise<void>((resolve) => {
-      for (const p of burst) void p.then(() => ++answered === Math.ceil(burst.length / 10) && resolve(), () => undefined);
+      for (const p of burst)
+        void p.then(
+          () => ++answered === Math.ceil(burst.length / 10) && resolve(),
+          () => undefined,
+        );
     });
     await middle;
     const read = await call('GET', '/v1/payments?limit=20');
     const answeredMeanwhile = answered;
-    if (process.env.ONE_CONNECTION_VERBOSE) process.stderr.write(`read: ${Math.round(read.ms)} ms, ${answeredMeanwhile}/${burst.length} answered\n`);
+    if (process.env.ONE_CONNECTION_VERBOSE)
+      process.stderr.write(`read: ${Math.round(read.ms)} ms, ${answeredMeanwhile}/${burst.length} answered\n`);
     const answers = await Promise.all(burst);
 
     const failures = answers.filter((a) => a.status >= 500);
@@ -156,7 +172,11 @@ describe(`one connection per request (${dialectName}, default pool)`, () => {
     // and every operation took effect once, the asynchronous answers included
     const completed = answers.filter((_, i) => i % 4 === 3).map((a) => a.body.data!.paymentId!);
     const final = await settled([...toCapture, ...toCancel, ...toRefund, ...completed], ['processing']);
-    const refunds = await inBatches(toRefund, 10, async (id) => (await call('GET', `/v1/payments/${id}/refunds`)).body as unknown as { data: { status: string }[] });
+    const refunds = await inBatches(
+      toRefund,
+      10,
+      async (id) => (await call('GET', `/v1/payments/${id}/refunds`)).body as unknown as { data: { status: string }[] },
+    );
     expect(refunds.every((r) => r.data.length === 1)).toBe(true);
     await settledRefunds(toRefund);
     const after = await settled(toRefund, ['captured']);

@@ -16,7 +16,16 @@ describe('the payment and refund machines', () => {
 
   /** the audit entries about a record, oldest first: action and the statuses before and after */
   const auditOf = async (targetId: string) =>
-    (await m.rt.db.models.AuditEntry.findAll({ where: { targetId }, order: [['createdAt', 'ASC'], ['id', 'ASC']], raw: true })).map((row) => {
+    (
+      await m.rt.db.models.AuditEntry.findAll({
+        where: { targetId },
+        order: [
+          ['createdAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+        raw: true,
+      })
+    ).map((row) => {
       const entry = row as unknown as { action: string; before: unknown; after: unknown };
       const status = (value: unknown) => ((typeof value === 'string' ? JSON.parse(value) : value) as { status?: string } | null)?.status;
       return { action: entry.action, from: status(entry.before), to: status(entry.after) };
@@ -24,12 +33,20 @@ describe('the payment and refund machines', () => {
 
   /** the types of the events whose data is the record `id`, oldest first */
   const eventsOf = async (id: string) =>
-    (await m.rt.db.models.Event.findAll({ order: [['createdAt', 'ASC'], ['id', 'ASC']], raw: true }))
+    (
+      await m.rt.db.models.Event.findAll({
+        order: [
+          ['createdAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+        raw: true,
+      })
+    )
       .map((row) => row as unknown as { type: string; data: unknown })
       .filter((event) => ((typeof event.data === 'string' ? JSON.parse(event.data) : event.data) as { id?: string }).id === id)
       .map((event) => event.type);
 
-  test('authorize, capture, refunds: each move audited with its statuses and announced; refused moves are the machine\'s 409', async () => {
+  test("authorize, capture, refunds: each move audited with its statuses and announced; refused moves are the machine's 409", async () => {
     const { paymentId } = await payWithCard(m, '4242424242424242', { captureMethod: 'manual' });
     expect(await auditOf(paymentId)).toEqual([
       { action: 'payment.processing', from: undefined, to: 'processing' },
@@ -40,7 +57,13 @@ describe('the payment and refund machines', () => {
     expect(captured.status).toBe(200);
     expect(captured.body.data.status).toBe('captured');
     expect((await auditOf(paymentId)).slice(2)).toEqual([{ action: 'payment.succeeded', from: 'requires_capture', to: 'captured' }]);
-    expect(await eventsOf(paymentId)).toEqual(['payment.created', 'payment.processing', 'payment.requires_capture', 'payment.captured', 'payment.succeeded']);
+    expect(await eventsOf(paymentId)).toEqual([
+      'payment.created',
+      'payment.processing',
+      'payment.requires_capture',
+      'payment.captured',
+      'payment.succeeded',
+    ]);
 
     // refused by the machine: captured is not capturable nor cancelable
     const again = await tenant().post(`/v1/payments/${paymentId}/capture`, {});
@@ -81,7 +104,9 @@ describe('the payment and refund machines', () => {
       const tx = withTransaction(ctx, transaction);
       const payment = await scoped(tx, tx.db.models.Payment).get(paymentId, { lock: true });
       await expect(transition(tx, PAYMENT_MACHINE, payment, 'fail')).rejects.toMatchObject({
-        status: 409, code: 'INVALID_STATE_TRANSITION', message: 'A refunded payment cannot be failed.',
+        status: 409,
+        code: 'INVALID_STATE_TRANSITION',
+        message: 'A refunded payment cannot be failed.',
       });
       const refund = await scoped(tx, tx.db.models.Refund).get(part.body.data.id as string);
       await expect(transition(tx, REFUND_MACHINE, refund, 'fail')).rejects.toMatchObject({ status: 409, code: 'INVALID_STATE_TRANSITION' });

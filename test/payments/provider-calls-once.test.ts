@@ -30,16 +30,22 @@ interface Site {
 
 /** Where src/ and commands/ reach a connector's methods, or connectorFor (type-checked: whatever a variable is called). */
 function connectorSites(): { methods: Site[]; lookups: Site[]; methodNames: string[] } {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(ROOT, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  })!;
+  )!;
   const program = ts.createProgram({ rootNames: config.fileNames, options: { ...config.options, noEmit: true } });
   const checker = program.getTypeChecker();
   const typesFile = program.getSourceFile(path.join(ROOT, 'src/connectors/types.ts'))!;
-  const connector = typesFile.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'Connector')!;
+  const connector = typesFile.statements.find(
+    (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'Connector',
+  )!;
   const connectorType = checker.getTypeAtLocation(connector);
   const methodNames = connector.members.filter(ts.isMethodSignature).map((m) => m.name.getText(typesFile));
   const registry = program.getSourceFile(path.join(ROOT, 'src/connectors/registry.ts'))!;
@@ -60,14 +66,29 @@ function connectorSites(): { methods: Site[]; lookups: Site[]; methodNames: stri
   for (const file of program.getSourceFiles()) {
     const relative = path.relative(ROOT, file.fileName);
     if (file.isDeclarationFile || relative.startsWith('node_modules') || relative.startsWith('src/connectors/')) continue;
-    const site = (node: ts.Node): Site => ({ file: relative, line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1, text: node.getText(file) });
+    const site = (node: ts.Node): Site => ({
+      file: relative,
+      line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1,
+      text: node.getText(file),
+    });
     const visit = (node: ts.Node): void => {
       // connector.refund(…), connector['refund'], const { refund } = connector
-      if (ts.isPropertyAccessExpression(node) && methodNames.includes(node.name.text) && isConnector(node.expression)) methods.push(site(node));
-      if (ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression) && methodNames.includes(node.argumentExpression.text) && isConnector(node.expression)) {
+      if (ts.isPropertyAccessExpression(node) && methodNames.includes(node.name.text) && isConnector(node.expression))
+        methods.push(site(node));
+      if (
+        ts.isElementAccessExpression(node) &&
+        ts.isStringLiteralLike(node.argumentExpression) &&
+        methodNames.includes(node.argumentExpression.text) &&
+        isConnector(node.expression)
+      ) {
         methods.push(site(node));
       }
-      if (ts.isObjectBindingPattern(node) && ts.isVariableDeclaration(node.parent) && node.parent.initializer && isConnector(node.parent.initializer)) {
+      if (
+        ts.isObjectBindingPattern(node) &&
+        ts.isVariableDeclaration(node.parent) &&
+        node.parent.initializer &&
+        isConnector(node.parent.initializer)
+      ) {
         for (const element of node.elements) {
           const name = (element.propertyName ?? element.name).getText(file);
           if (methodNames.includes(name)) methods.push(site(element));
@@ -82,7 +103,7 @@ function connectorSites(): { methods: Site[]; lookups: Site[]; methodNames: stri
 }
 
 describe('provider calls in one place (the source)', () => {
-  test('only provider-call.ts reaches a connector\'s methods, once each, and only it picks a connector', () => {
+  test("only provider-call.ts reaches a connector's methods, once each, and only it picks a connector", () => {
     const { methods, lookups, methodNames } = connectorSites();
     expect(methodNames.sort()).toEqual(['authorize', 'capture', 'disputeAccept', 'disputeEvidence', 'payout', 'refund', 'void']);
     const elsewhere = [...methods, ...lookups].filter((s) => s.file !== HOME);
@@ -111,7 +132,8 @@ describe(`provider calls in one place (the helper refuses an open transaction, $
     registerConnector('sandbox-card', sandboxCard);
   });
 
-  const merchant = () => operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
+  const merchant = () =>
+    operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
   const inOpenTransaction = (ctx: CallerContext, send: (tx: CallerContext) => Promise<unknown>) =>
     m.rt.db.transaction((transaction) => send(withTransaction(ctx, transaction)));
 
@@ -125,10 +147,14 @@ describe(`provider calls in one place (the helper refuses an open transaction, $
     called.length = 0;
 
     const refused = { code: 'PROVIDER_CALL_IN_TRANSACTION' };
-    await expect(inOpenTransaction(pctx, (tx) => runAttempts(tx, { paymentId: manual.paymentId, attemptId: payment.currentAttemptId }))).rejects.toMatchObject(refused);
+    await expect(
+      inOpenTransaction(pctx, (tx) => runAttempts(tx, { paymentId: manual.paymentId, attemptId: payment.currentAttemptId })),
+    ).rejects.toMatchObject(refused);
     await expect(inOpenTransaction(merchant(), (tx) => capturePayment(tx, manual.paymentId, {}))).rejects.toMatchObject(refused);
     await expect(inOpenTransaction(merchant(), (tx) => cancelPayment(tx, manual.paymentId))).rejects.toMatchObject(refused);
-    await expect(inOpenTransaction(merchant(), (tx) => createRefund(tx, captured.paymentId, { amount: { currency: 'EUR', valueMinor: 100 } }))).rejects.toMatchObject(refused);
+    await expect(
+      inOpenTransaction(merchant(), (tx) => createRefund(tx, captured.paymentId, { amount: { currency: 'EUR', valueMinor: 100 } })),
+    ).rejects.toMatchObject(refused);
     await expect(inOpenTransaction(pctx, (tx) => sendRefund(tx, refund.id))).rejects.toMatchObject(refused);
     const operator = operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false });
     await expect(inOpenTransaction(operator, (tx) => executeViaProvider(tx, newId()))).rejects.toMatchObject(refused);

@@ -26,12 +26,17 @@ const merchant = () => m.as(m.sandbox.merchantKey.secretKey);
 const row = async (id: string) => (await m.rt.db.models.Payment.findByPk(id))!.get({ plain: true }) as PaymentRow;
 
 /** The sandbox acquirer with one operation replaced; counts its calls. */
-function replacing(operation: 'capture' | 'void' | 'refund' | 'authorize', answer: (original: () => Promise<ConnectorResult>) => Promise<ConnectorResult>) {
+function replacing(
+  operation: 'capture' | 'void' | 'refund' | 'authorize',
+  answer: (original: () => Promise<ConnectorResult>) => Promise<ConnectorResult>,
+) {
   const calls: string[] = [];
   const connector = Object.create(sandboxCard) as Connector;
   connector[operation] = async (env, terminal, request) => {
     calls.push(operation);
-    return answer(() => (sandboxCard[operation] as (...args: unknown[]) => Promise<ConnectorResult>).call(sandboxCard, env, terminal, request));
+    return answer(() =>
+      (sandboxCard[operation] as (...args: unknown[]) => Promise<ConnectorResult>).call(sandboxCard, env, terminal, request),
+    );
   };
   registerConnector('sandbox-card', connector);
   return calls;
@@ -49,7 +54,9 @@ describe(`capture and cancel through the provider-call helper (${dialectName})`,
       await gate;
       return original();
     });
-    const first = merchant().post(`/v1/payments/${paymentId}/capture`, {}).then((res) => res);
+    const first = merchant()
+      .post(`/v1/payments/${paymentId}/capture`, {})
+      .then((res) => res);
     await inCall;
     // the provider is being called: no transaction is open, the payment is still requires_capture to readers
     expect((await merchant().get(`/v1/payments/${paymentId}`)).body.data.status).toBe('requires_capture');
@@ -65,7 +72,12 @@ describe(`capture and cancel through the provider-call helper (${dialectName})`,
 
   test('a provider refusal leaves the payment requires_capture (422) and it can be captured or canceled after', async () => {
     const { paymentId } = await payWithCard(m, '4242424242424242', { captureMethod: 'manual' });
-    replacing('capture', async () => ({ status: 'declined', providerReference: null, declineCode: 'capture_refused', message: 'Refused.' }));
+    replacing('capture', async () => ({
+      status: 'declined',
+      providerReference: null,
+      declineCode: 'capture_refused',
+      message: 'Refused.',
+    }));
     expectProblem(await merchant().post(`/v1/payments/${paymentId}/capture`, {}), 422, 'CAPTURE_DECLINED');
     replacing('void', async () => ({ status: 'failed', providerReference: null, declineCode: 'void_refused', message: 'Refused.' }));
     expectProblem(await merchant().post(`/v1/payments/${paymentId}/cancel`), 422, 'VOID_DECLINED');
@@ -99,7 +111,14 @@ describe(`capture and cancel through the provider-call helper (${dialectName})`,
     expect(await row(paymentId)).toMatchObject({ status: 'captured', pendingOperation: null });
     expect(Number((await row(paymentId)).capturedMinor)).toBe(10_000);
     await m.settle();
-    expect(m.events().slice(mark).filter((e) => e.data.id === paymentId).map((e) => e.type).sort()).toEqual(['payment.captured', 'payment.succeeded']);
+    expect(
+      m
+        .events()
+        .slice(mark)
+        .filter((e) => e.data.id === paymentId)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['payment.captured', 'payment.succeeded']);
   });
 
   test('a capture the provider did not answer (timeout, 5xx) stays recorded: 503, 409 to another amount, sent again by recovery until it answers, booked once', async () => {
@@ -112,7 +131,11 @@ describe(`capture and cancel through the provider-call helper (${dialectName})`,
     expectProblem(await merchant().post(`/v1/payments/${paymentId}/capture`, {}), 503, 'PROVIDER_UNAVAILABLE');
     expect(await row(paymentId)).toMatchObject({ status: 'requires_capture', pendingOperation: { kind: 'capture', amountMinor: 10_000 } });
     // another amount under the same reference, or a cancel, would contradict what the provider may have done
-    expectProblem(await merchant().post(`/v1/payments/${paymentId}/capture`, { amount: { currency: 'EUR', valueMinor: 5_000 } }), 409, 'PAYMENT_OPERATION_IN_PROGRESS');
+    expectProblem(
+      await merchant().post(`/v1/payments/${paymentId}/capture`, { amount: { currency: 'EUR', valueMinor: 5_000 } }),
+      409,
+      'PAYMENT_OPERATION_IN_PROGRESS',
+    );
     expectProblem(await merchant().post(`/v1/payments/${paymentId}/cancel`), 409, 'PAYMENT_OPERATION_IN_PROGRESS');
     // recovery after the lease: still no answer, so it stays recorded; then the provider answers and it is booked once
     m.clock.advance(PAYMENT_OPERATION_LEASE_MS + 1_000);
@@ -139,7 +162,7 @@ describe(`capture and cancel through the provider-call helper (${dialectName})`,
     expect((await merchant().post(`/v1/payments/${paymentId}/capture`, {})).body.data.status).toBe('captured');
   });
 
-  test('a refund or an authorization the provider did not answer stays pending (no failure, no cascade): the provider\'s own later answer, or recovery resending the refund with the same reference, settles it once (recovery would resend it with the same reference otherwise)', async () => {
+  test("a refund or an authorization the provider did not answer stays pending (no failure, no cascade): the provider's own later answer, or recovery resending the refund with the same reference, settles it once (recovery would resend it with the same reference otherwise)", async () => {
     // a refund: the provider refunds, its answer is lost
     const { paymentId } = await payWithCard(m, '4242424242424242');
     const lostRefunds = replacing('refund', async (original) => {
@@ -150,7 +173,8 @@ describe(`capture and cancel through the provider-call helper (${dialectName})`,
     expect(created.status).toBe(201);
     expect(created.body.data.status).toBe('pending');
     const refundId = created.body.data.id as string;
-    const refundRow = async () => (await m.rt.db.models.Refund.findByPk(refundId))!.get({ plain: true }) as { status: string; providerReference: string | null };
+    const refundRow = async () =>
+      (await m.rt.db.models.Refund.findByPk(refundId))!.get({ plain: true }) as { status: string; providerReference: string | null };
     expect(await refundRow()).toMatchObject({ status: 'pending', providerReference: null });
     // an authorization whose answer is lost: the payment stays processing with its one attempt pending, no cascade
     const lostAuth = replacing('authorize', async (original) => {
@@ -159,7 +183,10 @@ describe(`capture and cancel through the provider-call helper (${dialectName})`,
     });
     const paid = await payWithCard(m, '4242424242424242', { settle: false });
     expect((await row(paid.paymentId)).status).toBe('processing');
-    const attempts = async () => (await m.rt.db.models.PaymentAttempt.findAll({ where: { paymentId: paid.paymentId } })).map((a) => a.get({ plain: true }) as { status: string });
+    const attempts = async () =>
+      (await m.rt.db.models.PaymentAttempt.findAll({ where: { paymentId: paid.paymentId } })).map(
+        (a) => a.get({ plain: true }) as { status: string },
+      );
     expect((await attempts()).map((a) => a.status)).toEqual(['pending']);
     expect(lostRefunds).toEqual(['refund']);
     expect(lostAuth).toEqual(['authorize']);
@@ -177,8 +204,15 @@ describe(`capture and cancel through the provider-call helper (${dialectName})`,
 
   test('the helper refuses to call a provider inside an open transaction', async () => {
     const { paymentId } = await payWithCard(m, '4242424242424242', { captureMethod: 'manual' });
-    const ctx = operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
-    await expect(m.rt.db.transaction((transaction) => capturePayment({ ...ctx, transaction }, paymentId, {}))).rejects.toMatchObject({ code: 'PROVIDER_CALL_IN_TRANSACTION' });
+    const ctx = operatorContext(m.rt, {
+      level: 'merchant',
+      tenantId: m.sandbox.tenantId,
+      merchantId: m.sandbox.merchantId,
+      livemode: false,
+    });
+    await expect(m.rt.db.transaction((transaction) => capturePayment({ ...ctx, transaction }, paymentId, {}))).rejects.toMatchObject({
+      code: 'PROVIDER_CALL_IN_TRANSACTION',
+    });
     expect((await row(paymentId)).status).toBe('requires_capture');
   });
 });
@@ -197,17 +231,25 @@ describe(`the connection guard (${dialectName})`, () => {
     expect(takeConnectionViolations()).toEqual([]);
   });
 
-  test('a transaction opened straight through Sequelize (outside Database.transaction) throws and is recorded; a savepoint of the flow\'s is fine', async () => {
+  test("a transaction opened straight through Sequelize (outside Database.transaction) throws and is recorded; a savepoint of the flow's is fine", async () => {
     const { Tenant } = m.rt.db.models;
-    await expect(m.rt.db.sequelize.transaction(async (transaction) => Tenant.count({ transaction }))).rejects.toThrow(/connection guard: a transaction was opened through Sequelize, outside Database\.transaction/);
-    await expect(m.rt.db.transaction(async () => m.rt.db.sequelize.transaction(async () => 1))).rejects.toThrow(/outside Database\.transaction while this request or job holds an open transaction/);
+    await expect(m.rt.db.sequelize.transaction(async (transaction) => Tenant.count({ transaction }))).rejects.toThrow(
+      /connection guard: a transaction was opened through Sequelize, outside Database\.transaction/,
+    );
+    await expect(m.rt.db.transaction(async () => m.rt.db.sequelize.transaction(async () => 1))).rejects.toThrow(
+      /outside Database\.transaction while this request or job holds an open transaction/,
+    );
     expect(takeConnectionViolations()).toHaveLength(2);
-    await m.rt.db.transaction(async (transaction) => m.rt.db.sequelize.transaction({ transaction }, async (savepoint) => Tenant.count({ transaction: savepoint })));
+    await m.rt.db.transaction(async (transaction) =>
+      m.rt.db.sequelize.transaction({ transaction }, async (savepoint) => Tenant.count({ transaction: savepoint })),
+    );
     expect(takeConnectionViolations()).toEqual([]);
   });
 
   test('a call out of the process (a provider, a webhook endpoint) started while the flow holds a transaction throws and is recorded', async () => {
-    await expect(m.rt.db.transaction(async () => m.rt.db.assertNoOpenTransaction('the provider call (sandbox-card capture)'))).rejects.toThrow(
+    await expect(
+      m.rt.db.transaction(async () => m.rt.db.assertNoOpenTransaction('the provider call (sandbox-card capture)')),
+    ).rejects.toThrow(
       /connection guard: the provider call \(sandbox-card capture\) was started while this request or job holds an open transaction/,
     );
     expect(takeConnectionViolations()).toHaveLength(1);

@@ -24,7 +24,16 @@ import { mulberry32 } from '../../src/util/random';
 const SEED = Number(process.env.PAYPLANE_RANDOM_SEED ?? 20261121);
 const OPERATIONS = Number(process.env.OPS ?? 1000);
 
-const CARDS = ['4242424242424242', '5555555555554444', '4000000000000002', '4000000000009995', '4000000000000119', '4000000000003220', '4000000000000077', '4000000000005126'];
+const CARDS = [
+  '4242424242424242',
+  '5555555555554444',
+  '4000000000000002',
+  '4000000000009995',
+  '4000000000000119',
+  '4000000000003220',
+  '4000000000000077',
+  '4000000000005126',
+];
 
 let h: ApiHarness;
 let ctx: CallerContext;
@@ -58,9 +67,12 @@ test(`${OPERATIONS} random payments, captures, cancels and refunds keep the ledg
     if (roll < 0.4) {
       await attempt('pay', async () => {
         const session = await createSession(ctx, {
-          amount: { currency: pick(['EUR', 'USD']), valueMinor: between(50, 500_000) }, captureMethod: random() < 0.3 ? 'manual' : 'automatic',
+          amount: { currency: pick(['EUR', 'USD']), valueMinor: between(50, 500_000) },
+          captureMethod: random() < 0.3 ? 'manual' : 'automatic',
         });
-        await completeCheckoutSession(ctx, session.id, { paymentMethod: { type: 'card', card: { number: pick(CARDS), expMonth: 12, expYear: 2031, cvc: '123' } } });
+        await completeCheckoutSession(ctx, session.id, {
+          paymentMethod: { type: 'card', card: { number: pick(CARDS), expMonth: 12, expYear: 2031, cvc: '123' } },
+        });
       });
     } else if (roll < 0.55) {
       const open = await payments(['requires_capture']);
@@ -99,11 +111,20 @@ test(`${OPERATIONS} random payments, captures, cancels and refunds keep the ledg
   const all = (await h.rt.db.models.Payment.findAll({ raw: true })) as unknown as PaymentRow[];
   const expected = new Map<string, number>();
   for (const p of all) {
-    const [authorized, captured, refunded, pending, fee] = [p.authorizedMinor, p.capturedMinor, p.refundedMinor, p.refundPendingMinor, p.feeMinor].map(minor);
+    const [authorized, captured, refunded, pending, fee] = [
+      p.authorizedMinor,
+      p.capturedMinor,
+      p.refundedMinor,
+      p.refundPendingMinor,
+      p.feeMinor,
+    ].map(minor);
     expect(captured).toBeLessThanOrEqual(authorized);
     expect(refunded + pending).toBeLessThanOrEqual(captured);
     expect(pending).toBe(0);
-    const refunds = (await h.rt.db.models.Refund.findAll({ where: { paymentId: p.id, status: 'succeeded' }, raw: true })) as unknown as RefundRow[];
+    const refunds = (await h.rt.db.models.Refund.findAll({
+      where: { paymentId: p.id, status: 'succeeded' },
+      raw: true,
+    })) as unknown as RefundRow[];
     expect(refunds.reduce((sum, r) => sum + minor(r.amountMinor), 0)).toBe(refunded);
     if (p.status === 'refunded') expect(refunded).toBe(captured);
     if (p.status === 'partially_refunded') expect(refunded).toBeLessThan(captured);

@@ -27,7 +27,8 @@ function dyingOn(operation: 'authorize' | 'refund'): Connector {
   return dying;
 }
 
-const ctx = () => operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
+const ctx = () =>
+  operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false });
 const card = { type: 'card' as const, card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123' } };
 
 describe(`recovery of provider calls that never happened (${dialectName})`, () => {
@@ -53,9 +54,13 @@ describe(`recovery of provider calls that never happened (${dialectName})`, () =
 
   test('with cascading on, the sealed card lets the stalled attempt be sent again and the payment succeeds', async () => {
     const profiles = await m.as(m.sandbox.tenantKey.secretKey).get(`/v1/admin/integration-profiles?merchantId=${m.sandbox.merchantId}`);
-    await m.as(m.sandbox.tenantKey.secretKey).patch(`/v1/admin/integration-profiles/${profiles.body.data[0].id}`, { cascadingEnabled: true });
+    await m
+      .as(m.sandbox.tenantKey.secretKey)
+      .patch(`/v1/admin/integration-profiles/${profiles.body.data[0].id}`, { cascadingEnabled: true });
     await m.as(m.sandbox.tenantKey.secretKey).post('/v1/admin/terminals', {
-      providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01', name: 'Backup', supportedCurrencies: ['EUR'],
+      providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01',
+      name: 'Backup',
+      supportedCurrencies: ['EUR'],
       credentials: { merchantAccount: 'backup', apiKey: 'k' },
     });
     const { id: sessionId } = await openSession(m, { amount: eur(4_000) });

@@ -10,8 +10,16 @@ describe('refunds and Idempotency-Keys at the service', () => {
   const m = useMoneyHarness();
 
   const tenant = () => operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false, operator: 'ops-a' });
-  const merchant = () => operatorContext(m.rt, { level: 'merchant', tenantId: m.sandbox.tenantId, merchantId: m.sandbox.merchantId, livemode: false, operator: 'ops-b' });
-  const refundsOf = async (paymentId: string) => (await m.as(m.sandbox.tenantKey.secretKey).get(`/v1/payments/${paymentId}/refunds`)).body.data as { id: string }[];
+  const merchant = () =>
+    operatorContext(m.rt, {
+      level: 'merchant',
+      tenantId: m.sandbox.tenantId,
+      merchantId: m.sandbox.merchantId,
+      livemode: false,
+      operator: 'ops-b',
+    });
+  const refundsOf = async (paymentId: string) =>
+    (await m.as(m.sandbox.tenantKey.secretKey).get(`/v1/payments/${paymentId}/refunds`)).body.data as { id: string }[];
 
   test('the same caller, key and request: the committed refund is answered again, none is made', async () => {
     const { paymentId } = await payWithCard(m, '4242424242424242');
@@ -25,10 +33,15 @@ describe('refunds and Idempotency-Keys at the service', () => {
   test('another request under the same key of the same caller is 409 IDEMPOTENCY_KEY_REUSED', async () => {
     const { paymentId } = await payWithCard(m, '4242424242424242');
     await createRefund(tenant(), paymentId, { amount: { currency: 'EUR', valueMinor: 1_000 }, merchantReference: 'r-1' }, 'key-2');
-    await expect(createRefund(tenant(), paymentId, { amount: { currency: 'EUR', valueMinor: 1_000 }, merchantReference: 'r-2' }, 'key-2')).rejects.toMatchObject({
-      status: 409, code: 'IDEMPOTENCY_KEY_REUSED',
+    await expect(
+      createRefund(tenant(), paymentId, { amount: { currency: 'EUR', valueMinor: 1_000 }, merchantReference: 'r-2' }, 'key-2'),
+    ).rejects.toMatchObject({
+      status: 409,
+      code: 'IDEMPOTENCY_KEY_REUSED',
     });
-    await expect(createRefund(tenant(), paymentId, { amount: { currency: 'EUR', valueMinor: 2_000 }, merchantReference: 'r-1' }, 'key-2')).rejects.toMatchObject({
+    await expect(
+      createRefund(tenant(), paymentId, { amount: { currency: 'EUR', valueMinor: 2_000 }, merchantReference: 'r-1' }, 'key-2'),
+    ).rejects.toMatchObject({
       code: 'IDEMPOTENCY_KEY_REUSED',
     });
     expect(await refundsOf(paymentId)).toHaveLength(1);

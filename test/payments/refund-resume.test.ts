@@ -16,10 +16,12 @@ describe('a refund retried after its refund committed', () => {
     const body = { amount: { currency: 'EUR', valueMinor: 1_500 } };
     const call = { key: 'resume-1', keyField: 'idempotencyKey', ...refundRequest(paymentId, body) };
     let made: string | undefined;
-    await expect(runIdempotent(ctx, call, async (c) => {
-      made = (await makeRefund(c, paymentId, body)).id;
-      throw new InternalError('the process failed after the refund committed');
-    })).rejects.toBeInstanceOf(InternalError);
+    await expect(
+      runIdempotent(ctx, call, async (c) => {
+        made = (await makeRefund(c, paymentId, body)).id;
+        throw new InternalError('the process failed after the refund committed');
+      }),
+    ).rejects.toBeInstanceOf(InternalError);
     const retried = await runIdempotent(ctx, call, () => {
       throw new Error('a resumed request does not run the operation again');
     });

@@ -22,7 +22,9 @@ let others: Runtime[];
 
 beforeAll(async () => {
   h = await createApiHarness({ start: '2026-03-02T08:00:00.000Z' });
-  others = await Promise.all((onPostgres ? [1, 2, 3] : [1, 2]).map(() => openRuntime(h.rt.config, { migrate: false, clock: h.clock, logger: h.rt.logger })));
+  others = await Promise.all(
+    (onPostgres ? [1, 2, 3] : [1, 2]).map(() => openRuntime(h.rt.config, { migrate: false, clock: h.clock, logger: h.rt.logger })),
+  );
   await withdrawalSettings(h, { withdrawalCoolingPeriodHours: 0 });
   const method = await saveMethod(h);
   await h.as(h.sandbox.merchantKey.secretKey).put('/v1/payout-schedule', { interval: 'daily', withdrawalMethodId: method.id }).expect(200);

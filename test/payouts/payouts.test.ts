@@ -34,7 +34,10 @@ beforeAll(async () => {
 const run = async () => (await payoutsJob.runNow(m.rt)) as PayoutRunResult;
 const day = (n = 1) => m.clock.advance(n * 86_400_000);
 const setSchedule = (body: Record<string, unknown>) => merchant.put('/v1/payout-schedule', body);
-const payoutsOf = async (query = '') => (await tenant.get(`/v1/payouts?merchantId=${m.sandbox.merchantId}&limit=100${query}`).expect(200)).body.data as Array<Record<string, any>>;
+const payoutsOf = async (query = '') =>
+  (await tenant.get(`/v1/payouts?merchantId=${m.sandbox.merchantId}&limit=100${query}`).expect(200)).body.data as Array<
+    Record<string, any>
+  >;
 
 describe(`payout schedules (${dialectName})`, () => {
   test('the job is registered with the other jobs', () => {
@@ -44,7 +47,14 @@ describe(`payout schedules (${dialectName})`, () => {
 
   test('a merchant that never set one is manual; tenant callers name the merchant', async () => {
     const own = await merchant.get('/v1/payout-schedule').expect(200);
-    expect(own.body.data).toMatchObject({ merchantId: m.sandbox.merchantId, interval: 'manual', weeklyAnchor: null, withdrawalMethodId: null, minimumAmounts: [], updatedAt: null });
+    expect(own.body.data).toMatchObject({
+      merchantId: m.sandbox.merchantId,
+      interval: 'manual',
+      weeklyAnchor: null,
+      withdrawalMethodId: null,
+      minimumAmounts: [],
+      updatedAt: null,
+    });
     expectProblem(await tenant.get('/v1/payout-schedule'), 400);
     const asTenant = await tenant.get(`/v1/payout-schedule?merchantId=${m.sandbox.merchantId}`).expect(200);
     expect(asTenant.body.data.interval).toBe('manual');
@@ -69,15 +79,37 @@ describe(`payout schedules (${dialectName})`, () => {
     await field({ interval: 'weekly', weeklyAnchor: 'someday', withdrawalMethodId: methodId }, 'body.weeklyAnchor');
     await field({ interval: 'daily' }, 'body.withdrawalMethodId');
     await field({ interval: 'hourly', withdrawalMethodId: methodId }, 'body.interval');
-    await field({ interval: 'daily', withdrawalMethodId: methodId, minimumAmounts: [{ currency: 'EUR', valueMinor: 1 }, { currency: 'EUR', valueMinor: 2 }] }, 'body.minimumAmounts[1].currency');
-    await field({ interval: 'daily', withdrawalMethodId: methodId, minimumAmounts: [{ currency: 'EUR', valueMinor: -1 }] }, 'body.minimumAmounts[0].valueMinor');
+    await field(
+      {
+        interval: 'daily',
+        withdrawalMethodId: methodId,
+        minimumAmounts: [
+          { currency: 'EUR', valueMinor: 1 },
+          { currency: 'EUR', valueMinor: 2 },
+        ],
+      },
+      'body.minimumAmounts[1].currency',
+    );
+    await field(
+      { interval: 'daily', withdrawalMethodId: methodId, minimumAmounts: [{ currency: 'EUR', valueMinor: -1 }] },
+      'body.minimumAmounts[0].valueMinor',
+    );
     await field({ interval: 'daily', withdrawalMethodId: methodId }, 'body.merchantId', tenant);
     // a method of another merchant: 400 for the tenant (it sees both), 404 for the merchant (it sees only its own)
     const second = await createSecondMerchant(m, 'Payout second merchant');
-    const othersMethod = await m.as(second.secretKey).post('/v1/merchant-withdrawal-methods', {
-      methodType: 'bank_account', label: 'Other', details: { iban: 'DE89370400440532013000', accountHolderName: 'Other GmbH' },
-    }).expect(201);
-    await field({ merchantId: m.sandbox.merchantId, interval: 'daily', withdrawalMethodId: othersMethod.body.data.id }, 'body.withdrawalMethodId', tenant);
+    const othersMethod = await m
+      .as(second.secretKey)
+      .post('/v1/merchant-withdrawal-methods', {
+        methodType: 'bank_account',
+        label: 'Other',
+        details: { iban: 'DE89370400440532013000', accountHolderName: 'Other GmbH' },
+      })
+      .expect(201);
+    await field(
+      { merchantId: m.sandbox.merchantId, interval: 'daily', withdrawalMethodId: othersMethod.body.data.id },
+      'body.withdrawalMethodId',
+      tenant,
+    );
     expectProblem(await setSchedule({ interval: 'daily', withdrawalMethodId: othersMethod.body.data.id }), 404);
     // a merchant cannot set another merchant's schedule
     expectProblem(await setSchedule({ merchantId: second.merchantId, interval: 'manual' }), 404);
@@ -91,8 +123,17 @@ describe(`payout schedules (${dialectName})`, () => {
   });
 
   test('set and read back, audited', async () => {
-    const res = await setSchedule({ interval: 'daily', withdrawalMethodId: methodId, minimumAmounts: [{ currency: 'EUR', valueMinor: 5_000 }] }).expect(200);
-    expect(res.body.data).toMatchObject({ interval: 'daily', weeklyAnchor: null, withdrawalMethodId: methodId, minimumAmounts: [{ currency: 'EUR', valueMinor: 5_000 }] });
+    const res = await setSchedule({
+      interval: 'daily',
+      withdrawalMethodId: methodId,
+      minimumAmounts: [{ currency: 'EUR', valueMinor: 5_000 }],
+    }).expect(200);
+    expect(res.body.data).toMatchObject({
+      interval: 'daily',
+      weeklyAnchor: null,
+      withdrawalMethodId: methodId,
+      minimumAmounts: [{ currency: 'EUR', valueMinor: 5_000 }],
+    });
     const read = await tenant.get(`/v1/payout-schedule?merchantId=${m.sandbox.merchantId}`).expect(200);
     expect(read.body.data).toEqual(res.body.data);
     const audit = await m.rt.db.models.AuditEntry.count({ where: { action: 'payout_schedule.created' } });
@@ -110,14 +151,25 @@ describe(`scheduled payouts (${dialectName})`, () => {
     const result = await run();
     expect(result.created).toHaveLength(1);
     const created = result.created[0];
-    expect(created).toMatchObject({ status: 'pending', amount: { currency: 'EUR', valueMinor: 10_000 - FEE }, fee: { currency: 'EUR', valueMinor: FEE }, period: 'daily:2026-03-02' });
+    expect(created).toMatchObject({
+      status: 'pending',
+      amount: { currency: 'EUR', valueMinor: 10_000 - FEE },
+      fee: { currency: 'EUR', valueMinor: FEE },
+      period: 'daily:2026-03-02',
+    });
     expect(result.inTransit).toEqual([created.id]);
     expect(result.paid).toEqual([created.id]);
     firstId = created.id;
     const payout = (await merchant.get(`/v1/payouts/${created.id}`).expect(200)).body.data;
     expect(payout).toMatchObject({
-      status: 'paid', merchantId: m.sandbox.merchantId, livemode: false, withdrawalMethodId: methodId, failureReason: null,
-      providerReference: expect.stringMatching(/^sbpo_/), paidAt: '2026-03-02T08:00:00.000Z', arrivalDate: '2026-03-02T08:00:00.000Z',
+      status: 'paid',
+      merchantId: m.sandbox.merchantId,
+      livemode: false,
+      withdrawalMethodId: methodId,
+      failureReason: null,
+      providerReference: expect.stringMatching(/^sbpo_/),
+      paidAt: '2026-03-02T08:00:00.000Z',
+      arrivalDate: '2026-03-02T08:00:00.000Z',
     });
     expect(payout.destination.type).toBe('bank_account');
     expect(JSON.stringify(payout.destination)).not.toContain('0532013000');
@@ -127,14 +179,25 @@ describe(`scheduled payouts (${dialectName})`, () => {
     expect(await merchantBalance(m)).toMatchObject({ available: 0, reserved: 7_000, payable: 0 });
     expect(await m.eventTypesAbout(created.id)).toEqual(['payout.created', 'payout.succeeded']);
     // the ledger: held, then paid out; the fee to the tenant
-    const entries = await m.rt.db.models.LedgerEntry.findAll({ where: { sourceId: created.id }, raw: true }) as unknown as Array<{ sourceType: string; account: string; amountMinor: number | string }>;
-    const of = (type: string, account: string) => entries.filter((e) => e.sourceType === type && e.account === account).reduce((s, e) => s + Number(e.amountMinor), 0);
+    const entries = (await m.rt.db.models.LedgerEntry.findAll({ where: { sourceId: created.id }, raw: true })) as unknown as Array<{
+      sourceType: string;
+      account: string;
+      amountMinor: number | string;
+    }>;
+    const of = (type: string, account: string) =>
+      entries.filter((e) => e.sourceType === type && e.account === account).reduce((s, e) => s + Number(e.amountMinor), 0);
     expect(of('payout', 'merchant_available')).toBe(-10_000);
     expect(of('payout', 'merchant_payable')).toBe(10_000);
     expect(of('payout_paid', 'merchant_payable')).toBe(-10_000);
     expect(of('payout_paid', 'payout_clearing')).toBe(10_000 - FEE);
     expect(of('payout_paid', 'tenant_revenue')).toBe(FEE);
-    const audit = await m.rt.db.models.AuditEntry.findAll({ where: { targetId: created.id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+    const audit = await m.rt.db.models.AuditEntry.findAll({
+      where: { targetId: created.id },
+      order: [
+        ['createdAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    });
     expect(audit.map((a) => a.get('action'))).toEqual(['payout.created', 'payout.in_transit', 'payout.paid']);
     // balance transactions name the payout
     const txs = (await merchant.get(`/v1/balance-transactions?sourceId=${created.id}`).expect(200)).body.data;
@@ -146,7 +209,9 @@ describe(`scheduled payouts (${dialectName})`, () => {
     m.clock.advance(3_600_000);
     const result = await run();
     expect(result.created).toEqual([]);
-    expect(result.skipped).toEqual([expect.objectContaining({ currency: 'EUR', period: 'daily:2026-03-02', reason: 'already paid out this period' })]);
+    expect(result.skipped).toEqual([
+      expect.objectContaining({ currency: 'EUR', period: 'daily:2026-03-02', reason: 'already paid out this period' }),
+    ]);
     expect(await payoutsOf()).toHaveLength(1);
   });
 
@@ -225,7 +290,12 @@ describe(`scheduled payouts (${dialectName})`, () => {
     expect(result.created).toHaveLength(1);
     expect(result.failed).toEqual([result.created[0].id]);
     const payout = (await merchant.get(`/v1/payouts/${result.created[0].id}`).expect(200)).body.data;
-    expect(payout).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('account is closed'), failedAt: expect.any(String), paidAt: null });
+    expect(payout).toMatchObject({
+      status: 'failed',
+      failureReason: expect.stringContaining('account is closed'),
+      failedAt: expect.any(String),
+      paidAt: null,
+    });
     expect(await merchantBalance(m)).toEqual(before);
     expect(await m.eventTypesAbout(payout.id)).toEqual(['payout.created', 'payout.failed']);
     // once per period: the failed payout used this day's

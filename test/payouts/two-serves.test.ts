@@ -30,17 +30,41 @@ beforeAll(async () => {
   sandbox = await createSandbox(t.rt);
   const tenant = operatorContext(t.rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
   await updateTenant(tenant, sandbox.tenantId, { withdrawalCoolingPeriodHours: 0 });
-  const merchant = operatorContext(t.rt, { level: 'merchant', tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, livemode: false });
-  const method = await createWithdrawalMethod(merchant, { methodType: 'bank_account', label: 'Main', details: { iban: 'DE89370400440532013000', accountHolderName: 'Sandbox GmbH' } });
-  await fundByAdjustment(tenant, { tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, valueMinor: 40_000, sourceId: 'two-serves-funding' });
+  const merchant = operatorContext(t.rt, {
+    level: 'merchant',
+    tenantId: sandbox.tenantId,
+    merchantId: sandbox.merchantId,
+    livemode: false,
+  });
+  const method = await createWithdrawalMethod(merchant, {
+    methodType: 'bank_account',
+    label: 'Main',
+    details: { iban: 'DE89370400440532013000', accountHolderName: 'Sandbox GmbH' },
+  });
+  await fundByAdjustment(tenant, {
+    tenantId: sandbox.tenantId,
+    merchantId: sandbox.merchantId,
+    valueMinor: 40_000,
+    sourceId: 'two-serves-funding',
+  });
   await setPayoutSchedule(merchant, { interval: 'daily', withdrawalMethodId: method.id });
   // a movement of yesterday (noon UTC): it opens yesterday's statement, which the serves' settlements job finalizes
   const now = new Date();
   const yesterdayNoon = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1, 12));
-  const yesterday = { tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, valueMinor: 500, sourceId: 'two-serves-yesterday', description: 'test funding of yesterday' };
-  await withRuntimeOf(t.db, (past) => fundByAdjustment(operatorContext(past, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), yesterday), {
-    clock: new ManualClock(yesterdayNoon),
-  });
+  const yesterday = {
+    tenantId: sandbox.tenantId,
+    merchantId: sandbox.merchantId,
+    valueMinor: 500,
+    sourceId: 'two-serves-yesterday',
+    description: 'test funding of yesterday',
+  };
+  await withRuntimeOf(
+    t.db,
+    (past) => fundByAdjustment(operatorContext(past, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), yesterday),
+    {
+      clock: new ManualClock(yesterdayNoon),
+    },
+  );
   const env = { PAYPLANE_SANDBOX_DELAY_MS: '0' };
   servers = await Promise.all([startServe(t.db, env), startServe(t.db, env)]);
 }, 120_000);
@@ -63,7 +87,12 @@ describePostgres('two serve processes running the payouts job', () => {
     expect(paid).toBe(1);
     // more funds the same day, and two `jobs run payouts` at once beside the serves: still one payout
     const tenant = operatorContext(t.rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false });
-    await fundByAdjustment(tenant, { tenantId: sandbox.tenantId, merchantId: sandbox.merchantId, valueMinor: 1_000, sourceId: 'two-serves-funding-2' });
+    await fundByAdjustment(tenant, {
+      tenantId: sandbox.tenantId,
+      merchantId: sandbox.merchantId,
+      valueMinor: 1_000,
+      sourceId: 'two-serves-funding-2',
+    });
     const env = { DATABASE_URL: t.db.url, PAYPLANE_HOME: t.db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
     const runs = await Promise.all([runCli(['jobs', 'run', 'payouts', '--json'], env), runCli(['jobs', 'run', 'payouts', '--json'], env)]);
     for (const run of runs) expect(run.status).toBe(0);
@@ -74,7 +103,8 @@ describePostgres('two serve processes running the payouts job', () => {
     const periods = new Set(payouts.map((p) => (p as unknown as { periodKey: string }).periodKey));
     expect(payouts).toHaveLength(periods.size);
     expect(made).toHaveLength(payouts.length - 1);
-    if (payouts.length === 1) expect(skipped.map((s) => s.reason)).toEqual(['already paid out this period', 'already paid out this period']);
+    if (payouts.length === 1)
+      expect(skipped.map((s) => s.reason)).toEqual(['already paid out this period', 'already paid out this period']);
     // 400.00 + yesterday's 5.00, less the 0.25 payout fee
     expect(Number((payouts[0] as unknown as { amountMinor: number | string }).amountMinor)).toBe(40_475);
     expect(await t.rt.db.models.Event.count({ where: { type: 'payout.succeeded' } })).toBe(payouts.length);
@@ -88,10 +118,14 @@ describePostgres('two serve processes running the payouts job', () => {
 });
 
 describePostgres('two serve processes running the settlements job', () => {
-  test('yesterday\'s statement finalized once, with one settlement.finalized', async () => {
+  test("yesterday's statement finalized once, with one settlement.finalized", async () => {
     const { SettlementStatement, Event } = t.rt.db.models;
     const yesterday = async () => {
-      const rows = await SettlementStatement.findAll({ where: { merchantId: sandbox.merchantId, currency: 'EUR', livemode: false }, order: [['periodStart', 'ASC']], raw: true });
+      const rows = await SettlementStatement.findAll({
+        where: { merchantId: sandbox.merchantId, currency: 'EUR', livemode: false },
+        order: [['periodStart', 'ASC']],
+        raw: true,
+      });
       return rows[0] as unknown as { id: string; status: string; periodStart: Date; finalizedAt: Date | null };
     };
     const deadline = Date.now() + 60_000;
@@ -99,7 +133,10 @@ describePostgres('two serve processes running the settlements job', () => {
     const statement = await yesterday();
     expect(statement.status).toBe('finalized');
     const env = { DATABASE_URL: t.db.url, PAYPLANE_HOME: t.db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET };
-    const runs = await Promise.all([runCli(['jobs', 'run', 'settlements', '--json'], env), runCli(['jobs', 'run', 'settlements', '--json'], env)]);
+    const runs = await Promise.all([
+      runCli(['jobs', 'run', 'settlements', '--json'], env),
+      runCli(['jobs', 'run', 'settlements', '--json'], env),
+    ]);
     for (const run of runs) expect([run.status, run.json().result]).toEqual([0, { finalized: 0 }]);
     const events = await Event.findAll({ where: { type: 'settlement.finalized' }, raw: true });
     expect(events.map((e) => (e as unknown as { data: { id: string } }).data.id)).toEqual([statement.id]);

@@ -44,11 +44,18 @@ async function inTx<T>(rt: Runtime, fn: (transaction: Transaction) => Promise<T>
 }
 
 const merchantOf = (rt: Runtime, transaction: Transaction) =>
-  selectRows<{ id: string; name: string }>(rt.db, rt.db.models.Merchant as never, { id: sandbox.merchantId }, { transaction, limit: 1 }).then((rows) => rows[0]);
+  selectRows<{ id: string; name: string }>(
+    rt.db,
+    rt.db.models.Merchant as never,
+    { id: sandbox.merchantId },
+    { transaction, limit: 1 },
+  ).then((rows) => rows[0]);
 const reads = (sent: string[], table: string) => sent.filter((sql) => sql.includes(`FROM "${table}"`)).length;
 
 async function version(rt: Runtime): Promise<number> {
-  const [row] = await rt.db.sequelize.query<{ version: number | string }>('SELECT "version" FROM config_version WHERE "id" = 1', { type: QueryTypes.SELECT });
+  const [row] = await rt.db.sequelize.query<{ version: number | string }>('SELECT "version" FROM config_version WHERE "id" = 1', {
+    type: QueryTypes.SELECT,
+  });
   return Number(row.version);
 }
 
@@ -68,7 +75,9 @@ describe(`configuration kept between transactions, exact across processes (${dia
   test('a change made by another process is read by the next transaction', async () => {
     await inTx(t.rt, (tx) => merchantOf(t.rt, tx));
     const before = await version(t.rt);
-    await other.db.sequelize.query('UPDATE merchants SET name = :name WHERE id = :id', { replacements: { name: 'Renamed elsewhere', id: sandbox.merchantId } });
+    await other.db.sequelize.query('UPDATE merchants SET name = :name WHERE id = :id', {
+      replacements: { name: 'Renamed elsewhere', id: sandbox.merchantId },
+    });
     expect(await version(t.rt)).toBeGreaterThan(before);
     const after = await inTx(t.rt, (tx) => merchantOf(t.rt, tx));
     expect(after.result.name).toBe('Renamed elsewhere');
@@ -121,16 +130,21 @@ describe(`configuration kept between transactions, exact across processes (${dia
   test('every configuration table counts its inserts, updates and deletes', async () => {
     const triggers = onPostgres
       ? await t.rt.db.sequelize.query<{ table: string }>(
-        `SELECT c.relname AS "table" FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid WHERE g.tgname LIKE '%_config_changed' AND NOT g.tgisinternal`,
-        { type: QueryTypes.SELECT },
-      )
-      : await t.rt.db.sequelize.query<{ table: string }>(`SELECT tbl_name AS "table" FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_config_changed_%'`, { type: QueryTypes.SELECT });
+          `SELECT c.relname AS "table" FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid WHERE g.tgname LIKE '%_config_changed' AND NOT g.tgisinternal`,
+          { type: QueryTypes.SELECT },
+        )
+      : await t.rt.db.sequelize.query<{ table: string }>(
+          `SELECT tbl_name AS "table" FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_config_changed_%'`,
+          { type: QueryTypes.SELECT },
+        );
     const perTable = new Map<string, number>();
     for (const { table } of triggers) perTable.set(table, (perTable.get(table) ?? 0) + 1);
     // Postgres: one statement trigger for INSERT, UPDATE, DELETE and TRUNCATE; SQLite: one row trigger each
     expect(Object.fromEntries(perTable)).toEqual(Object.fromEntries(CONFIG_TABLES.map((table) => [table, onPostgres ? 1 : 3])));
     const before = await version(t.rt);
-    await other.db.sequelize.query('UPDATE terminals SET "updatedAt" = "updatedAt" WHERE "tenantId" = :tenant', { replacements: { tenant: sandbox.tenantId } });
+    await other.db.sequelize.query('UPDATE terminals SET "updatedAt" = "updatedAt" WHERE "tenantId" = :tenant', {
+      replacements: { tenant: sandbox.tenantId },
+    });
     expect(await version(t.rt)).toBeGreaterThan(before);
   });
 });

@@ -121,10 +121,12 @@ describe(`a write on its own (${dialectName})`, () => {
     });
     await entered;
     db.sequelize.addHook('beforeQuery', 'write-alone', hook as never);
-    const alone = db.writeAlone((options) => db.sql.run('UPDATE "merchants" SET "name" = "name" WHERE "id" = ?', [h.sandbox.merchantId], options)).then((n) => {
-      order.push('alone');
-      return n;
-    });
+    const alone = db
+      .writeAlone((options) => db.sql.run('UPDATE "merchants" SET "name" = "name" WHERE "id" = ?', [h.sandbox.merchantId], options))
+      .then((n) => {
+        order.push('alone');
+        return n;
+      });
     await new Promise((resolve) => setTimeout(resolve, 50));
     finish();
     const [, changed] = await Promise.all([transaction, alone]);
@@ -141,13 +143,26 @@ describe(`a write on its own (${dialectName})`, () => {
 describe(`what a transaction deferred, written before its COMMIT (${dialectName})`, () => {
   const eventRow = (id: string, tenantId: string) => {
     const at = new Date();
-    return { id, type: 'payment.created', tenantId, merchantId: null, livemode: false, data: '{}', apiVersion: '2026-11-01', createdAt: at, updatedAt: at, deletedAt: null };
+    return {
+      id,
+      type: 'payment.created',
+      tenantId,
+      merchantId: null,
+      livemode: false,
+      data: '{}',
+      apiVersion: '2026-11-01',
+      createdAt: at,
+      updatedAt: at,
+      deletedAt: null,
+    };
   };
 
   test('rows of several tables are written in order (a delivery after its event) and commit together', async () => {
     const db = h.rt.db;
     const { Event, WebhookDelivery } = db.models;
-    const created = await h.as(h.sandbox.tenantKey.secretKey).post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.com/deferred', events: ['*'] });
+    const created = await h
+      .as(h.sandbox.tenantKey.secretKey)
+      .post('/v1/admin/webhook-endpoints', { url: 'https://hooks.example.com/deferred', events: ['*'] });
     expect(created.status).toBe(201);
     const eventId = newId();
     const deliveryId = newId();
@@ -155,16 +170,34 @@ describe(`what a transaction deferred, written before its COMMIT (${dialectName}
     await db.transaction(async (transaction) => {
       // the event first, then its delivery (which names it by foreign key): written in that order, in one go
       await insertLater(db, Event as never, [eventRow(eventId, h.sandbox.tenantId)], transaction);
-      await insertLater(db, WebhookDelivery as never, [{
-        id: deliveryId, eventId, endpointId: created.body.data.id, eventType: 'payment.created', tenantId: h.sandbox.tenantId, merchantId: null, livemode: false,
-        status: 'pending', attemptCount: 0, maxAttempts: 3, nextAttemptAt: at, createdAt: at, updatedAt: at,
-      }], transaction);
+      await insertLater(
+        db,
+        WebhookDelivery as never,
+        [
+          {
+            id: deliveryId,
+            eventId,
+            endpointId: created.body.data.id,
+            eventType: 'payment.created',
+            tenantId: h.sandbox.tenantId,
+            merchantId: null,
+            livemode: false,
+            status: 'pending',
+            attemptCount: 0,
+            maxAttempts: 3,
+            nextAttemptAt: at,
+            createdAt: at,
+            updatedAt: at,
+          },
+        ],
+        transaction,
+      );
     });
     expect(await Event.count({ where: { id: eventId } })).toBe(1);
     expect(await WebhookDelivery.count({ where: { id: deliveryId, eventId } })).toBe(1);
   });
 
-  test('one of them refused: the transaction rolls back with the database\'s error, nothing of it is kept', async () => {
+  test("one of them refused: the transaction rolls back with the database's error, nothing of it is kept", async () => {
     const db = h.rt.db;
     const { Event, AuditEntry } = db.models;
     const taken = newId();
@@ -173,10 +206,31 @@ describe(`what a transaction deferred, written before its COMMIT (${dialectName}
     const audited = newId();
     const at = new Date();
     const attempt = db.transaction(async (transaction) => {
-      await insertLater(db, AuditEntry as never, [{
-        id: audited, tenantId: h.sandbox.tenantId, merchantId: null, livemode: false, actorType: 'system', actorId: 'system', actorName: null,
-        action: 'test.deferred', targetType: 'tenant', targetId: h.sandbox.tenantId, before: null, after: null, requestId: null, createdAt: at, updatedAt: at, deletedAt: null,
-      }], transaction);
+      await insertLater(
+        db,
+        AuditEntry as never,
+        [
+          {
+            id: audited,
+            tenantId: h.sandbox.tenantId,
+            merchantId: null,
+            livemode: false,
+            actorType: 'system',
+            actorId: 'system',
+            actorName: null,
+            action: 'test.deferred',
+            targetType: 'tenant',
+            targetId: h.sandbox.tenantId,
+            before: null,
+            after: null,
+            requestId: null,
+            createdAt: at,
+            updatedAt: at,
+            deletedAt: null,
+          },
+        ],
+        transaction,
+      );
       // the second event's id is already taken: its INSERT is refused at the flush
       await insertLater(db, Event as never, [eventRow(fresh, h.sandbox.tenantId), eventRow(taken, h.sandbox.tenantId)], transaction);
     });
@@ -198,7 +252,9 @@ describe(`a row read by its id in a transaction (${dialectName})`, () => {
     const tenantCtx = operatorContext(h.rt, { level: 'tenant', tenantId, livemode: false, operator: 'test' });
     const other = await createSandbox(h.rt, { name: 'Another tenant' });
     const otherCtx = operatorContext(h.rt, { level: 'tenant', tenantId: other.tenantId, livemode: false, operator: 'test' });
-    const session = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 700 } });
+    const session = await h
+      .as(h.sandbox.merchantKey.secretKey)
+      .post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 700 } });
     const id = session.body.data.id as string;
     const selects: string[] = [];
     const hook = (_options: unknown, query: { sql?: string }) => {

@@ -51,7 +51,9 @@ export async function createListHarness(): Promise<ListHarness> {
   const m = await createMoneyHarness();
   const merchant = m.as(m.sandbox.merchantKey.secretKey);
   const { paymentId, sessionId } = await payWithCard(m, VISA, { amount: 10_000 });
-  const refund = await merchant.post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 1_000 } }).set('Idempotency-Key', 'list-fixture-refund');
+  const refund = await merchant
+    .post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 1_000 } })
+    .set('Idempotency-Key', 'list-fixture-refund');
   expectStatus(refund, 201, 'refund');
   await m.settle();
   await withdrawalSettings(m, { withdrawalCoolingPeriodHours: 0 });
@@ -72,7 +74,11 @@ export async function createListHarness(): Promise<ListHarness> {
     delivery: plain(await models.WebhookDelivery.findOne({ where: { merchantId } }), 'webhook delivery'),
     merchantEntry: plain(await models.LedgerEntry.findOne({ where: { merchantId } }), 'merchant ledger entry'),
     otherEntry: plain(await models.LedgerEntry.findOne({ where: { merchantId: null } }), 'ledger entry'),
-    audit: plain(await models.AuditEntry.findOne({ where: { merchantId, action: { [Op.like]: 'payment%' } } }) ?? (await models.AuditEntry.findOne({ where: { merchantId } })), 'audit entry'),
+    audit: plain(
+      (await models.AuditEntry.findOne({ where: { merchantId, action: { [Op.like]: 'payment%' } } })) ??
+        (await models.AuditEntry.findOne({ where: { merchantId } })),
+      'audit entry',
+    ),
     withdrawal: plain(await models.Withdrawal.findByPk(withdrawal.body.data.id as string), 'withdrawal'),
     apiKey: plain(await models.ApiKey.findByPk(m.sandbox.merchantKey.id), 'API key'),
     merchant: plain(await models.Merchant.findByPk(merchantId), 'merchant'),
@@ -109,7 +115,8 @@ export async function copyRows(
   const table = db.models[model] as unknown as RowModel<{ id: string; createdAt: Date }>;
   for (let start = 0; start < count; start += batch) {
     const rows = [];
-    for (let i = start; i < Math.min(count, start + batch); i++) rows.push({ ...template, id: randomUUID(), ...UNIQUE[model]?.(), ...vary(i) });
+    for (let i = start; i < Math.min(count, start + batch); i++)
+      rows.push({ ...template, id: randomUUID(), ...UNIQUE[model]?.(), ...vary(i) });
     await table.bulkCreate(rows as never[]);
   }
 }

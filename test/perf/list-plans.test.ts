@@ -39,7 +39,16 @@ const N = 3000;
 const BASE = Date.parse('2026-02-20T00:00:00.000Z');
 // pairs of rows share a createdAt, so the id breaks ties as in real bursts
 const at = (i: number) => new Date(BASE - Math.floor(i / 2) * 1000);
-const BIG = new Set(['payments', 'refunds', 'checkout_sessions', 'webhook_deliveries', 'ledger_entries', 'withdrawals', 'audit_entries', 'payment_attempts']);
+const BIG = new Set([
+  'payments',
+  'refunds',
+  'checkout_sessions',
+  'webhook_deliveries',
+  'ledger_entries',
+  'withdrawals',
+  'audit_entries',
+  'payment_attempts',
+]);
 
 beforeAll(async () => {
   h = await createListHarness();
@@ -57,39 +66,75 @@ beforeAll(async () => {
   const pick = <T>(list: readonly T[], i: number) => list[(i * 7 + (i >> 3)) % list.length];
   const currencies = ['EUR', 'USD', 'GBP'];
   await copyRows(db, 'Payment', t.payment, N, (i) => ({
-    ...scope(i), status: pick(['captured', 'captured', 'captured', 'failed', 'requires_capture', 'refunded', 'voided', 'processing'], i),
-    currency: pick(currencies, i), checkoutSessionId: randomUUID(),
+    ...scope(i),
+    status: pick(['captured', 'captured', 'captured', 'failed', 'requires_capture', 'refunded', 'voided', 'processing'], i),
+    currency: pick(currencies, i),
+    checkoutSessionId: randomUUID(),
   }));
   await copyRows(db, 'PaymentAttempt', t.attempt, N, (i) => ({
-    ...scope(i), paymentId: randomUUID(), status: i % 100 === 0 ? 'pending' : 'succeeded', providerReference: i % 200 === 0 ? null : `ref_${i}`,
+    ...scope(i),
+    paymentId: randomUUID(),
+    status: i % 100 === 0 ? 'pending' : 'succeeded',
+    providerReference: i % 200 === 0 ? null : `ref_${i}`,
   }));
-  await copyRows(db, 'CheckoutSession', t.session, N, (i) => ({ ...scope(i), status: pick(['open', 'complete', 'complete', 'expired'], i), paymentId: i % 2 ? randomUUID() : null }));
+  await copyRows(db, 'CheckoutSession', t.session, N, (i) => ({
+    ...scope(i),
+    status: pick(['open', 'complete', 'complete', 'expired'], i),
+    paymentId: i % 2 ? randomUUID() : null,
+  }));
   await copyRows(db, 'Refund', t.refund, N, (i) => ({
-    ...scope(i), paymentId: i < 40 ? h.paymentId : randomUUID(), status: pick(['succeeded', 'pending', 'failed'], i), providerReference: i % 100 === 0 ? null : `ref_${i}`,
+    ...scope(i),
+    paymentId: i < 40 ? h.paymentId : randomUUID(),
+    status: pick(['succeeded', 'pending', 'failed'], i),
+    providerReference: i % 100 === 0 ? null : `ref_${i}`,
   }));
   await copyRows(db, 'WebhookDelivery', t.delivery, N, (i) => ({
-    ...scope(i), status: pick(['succeeded', 'succeeded', 'succeeded', 'failed', 'pending'], i),
-    eventType: pick(['payment.captured', 'payment.failed', 'refund.succeeded', 'checkout.session.completed'], i), endpointId: i % 50 === 0 ? t.delivery.endpointId : randomUUID(),
+    ...scope(i),
+    status: pick(['succeeded', 'succeeded', 'succeeded', 'failed', 'pending'], i),
+    eventType: pick(['payment.captured', 'payment.failed', 'refund.succeeded', 'checkout.session.completed'], i),
+    endpointId: i % 50 === 0 ? t.delivery.endpointId : randomUUID(),
   }));
   await copyRows(db, 'LedgerEntry', t.merchantEntry, N, (i) => ({
-    ...scope(i), ownerId: scope(i).merchantId, currency: pick(currencies, i), sourceType: pick(['payment', 'payment', 'refund', 'release', 'withdrawal'], i),
-    account: pick(['merchant_pending', 'merchant_available', 'merchant_reserve'], i), sourceId: randomUUID(),
+    ...scope(i),
+    ownerId: scope(i).merchantId,
+    currency: pick(currencies, i),
+    sourceType: pick(['payment', 'payment', 'refund', 'release', 'withdrawal'], i),
+    account: pick(['merchant_pending', 'merchant_available', 'merchant_reserve'], i),
+    sourceId: randomUUID(),
   }));
   await copyRows(db, 'LedgerEntry', t.otherEntry, N, (i) => ({ ...scope(i), merchantId: null, sourceId: randomUUID() }));
   await copyRows(db, 'AuditEntry', t.audit, N, (i) => ({
-    ...scope(i), action: pick(['payment.created', 'payment.captured', 'refund.created', 'merchant.updated'], i), targetId: randomUUID(), actorId: pick(['key_a', 'key_b', 'key_c', 'user_d'], i),
+    ...scope(i),
+    action: pick(['payment.created', 'payment.captured', 'refund.created', 'merchant.updated'], i),
+    targetId: randomUUID(),
+    actorId: pick(['key_a', 'key_b', 'key_c', 'user_d'], i),
   }));
-  await copyRows(db, 'Withdrawal', t.withdrawal, N, (i) => ({ ...scope(i), status: pick(['pending', 'completed', 'completed', 'rejected', 'canceled'], i), currency: pick(currencies, i) }));
+  await copyRows(db, 'Withdrawal', t.withdrawal, N, (i) => ({
+    ...scope(i),
+    status: pick(['pending', 'completed', 'completed', 'rejected', 'canceled'], i),
+    currency: pick(currencies, i),
+  }));
   await copyRows(db, 'ApiKey', t.apiKey, 300, (i) => ({ ...scope(i), status: pick(['active', 'revoked'], i) }));
-  await copyRows(db, 'Merchant', t.merchant, 300, (i) => ({ tenantId: scope(i).tenantId, createdAt: at(i), updatedAt: at(i), status: pick(['active', 'suspended'], i) }));
+  await copyRows(db, 'Merchant', t.merchant, 300, (i) => ({
+    tenantId: scope(i).tenantId,
+    createdAt: at(i),
+    updatedAt: at(i),
+    status: pick(['active', 'suspended'], i),
+  }));
   await db.sequelize.query('ANALYZE');
 }, 300_000);
 afterAll(() => h.m.close());
 
 /** The statements of `run` that read a page of `table` (its ORDER BY queries), each with its plan. */
-async function pagePlans(run: () => Promise<unknown>, table: string, noSort: boolean): Promise<{ sql: string; chosen: string[]; ordered: string[] }[]> {
+async function pagePlans(
+  run: () => Promise<unknown>,
+  table: string,
+  noSort: boolean,
+): Promise<{ sql: string; chosen: string[]; ordered: string[] }[]> {
   const { sql } = await recordQueries(h.m.rt.db, run, { capture: true });
-  const pages = sql.filter((s) => /^SELECT/i.test(s) && new RegExp(`FROM [\`"]${table}[\`"]`).test(s) && /ORDER BY/i.test(s)).map((s) => s.replace(/;\s*$/, ''));
+  const pages = sql
+    .filter((s) => /^SELECT/i.test(s) && new RegExp(`FROM [\`"]${table}[\`"]`).test(s) && /ORDER BY/i.test(s))
+    .map((s) => s.replace(/;\s*$/, ''));
   const out = [];
   for (const statement of pages) {
     const chosen = await explain(statement, false);
@@ -100,7 +145,8 @@ async function pagePlans(run: () => Promise<unknown>, table: string, noSort: boo
 
 async function explain(statement: string, noSort: boolean): Promise<string[]> {
   const sequelize = h.m.rt.db.sequelize;
-  if (!onPostgres) return (await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${statement}`, { type: QueryTypes.SELECT })).map((r) => r.detail);
+  if (!onPostgres)
+    return (await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${statement}`, { type: QueryTypes.SELECT })).map((r) => r.detail);
   return h.m.rt.db.transaction(async (transaction) => {
     if (noSort) await sequelize.query('SET LOCAL enable_sort = off', { transaction });
     const rows = await sequelize.query<Record<string, string>>(`EXPLAIN ${statement}`, { type: QueryTypes.SELECT, transaction });
@@ -114,11 +160,14 @@ function problemsOf(table: string, eq: string[], ordered: boolean, plan: { chose
   if (onPostgres) {
     if (BIG.has(table) && plan.chosen.some((l) => /Seq Scan/.test(l))) problems.push('a sequential scan of the table');
     if (plan.ordered.some((l) => /Seq Scan/.test(l))) problems.push('a sequential scan of the table (enable_sort off)');
-    if (ordered && plan.ordered.some((l) => /\bSort\b/.test(l))) problems.push('a sort even with enable_sort off: no index gives the order');
+    if (ordered && plan.ordered.some((l) => /\bSort\b/.test(l)))
+      problems.push('a sort even with enable_sort off: no index gives the order');
     const conditions = plan.ordered.filter((l) => /Index Cond:/.test(l)).join(' ');
-    for (const column of eq) if (!new RegExp(`[("]${column}"?\\)?(::\\w+)? = `).test(conditions)) problems.push(`${column} is not an index condition`);
+    for (const column of eq)
+      if (!new RegExp(`[("]${column}"?\\)?(::\\w+)? = `).test(conditions)) problems.push(`${column} is not an index condition`);
   } else {
-    if (plan.chosen.some((l) => /^SCAN /.test(l) && (eq.length > 0 || !/USING (COVERING )?INDEX/.test(l)))) problems.push('a scan of the table');
+    if (plan.chosen.some((l) => /^SCAN /.test(l) && (eq.length > 0 || !/USING (COVERING )?INDEX/.test(l))))
+      problems.push('a scan of the table');
     if (ordered && plan.chosen.some((l) => /TEMP B-TREE/.test(l))) problems.push('a sort (temp b-tree)');
     const search = plan.chosen.find((l) => /^(SEARCH|SCAN) \S+ USING (COVERING )?INDEX/.test(l));
     if (!search) problems.push('no index used');
@@ -142,12 +191,24 @@ interface PlanCase {
 
 type Level = 'merchant' | 'tenant' | 'platform';
 const contextOf = (level: Level) => () =>
-  operatorContext(h.m.rt, level === 'platform' ? { level, tenantId: null, livemode: false } : { level, tenantId: A, merchantId: level === 'merchant' ? mA[0] : null, livemode: false });
+  operatorContext(
+    h.m.rt,
+    level === 'platform'
+      ? { level, tenantId: null, livemode: false }
+      : { level, tenantId: A, merchantId: level === 'merchant' ? mA[0] : null, livemode: false },
+  );
 /** the scope's equality columns at each level */
 const SCOPE: Record<Level, string[]> = { merchant: ['merchantId', 'livemode'], tenant: ['tenantId', 'livemode'], platform: ['livemode'] };
 
 const cases: PlanCase[] = [];
-function add(name: string, table: string, levels: Level[], run: PlanCase['run'], filterEq: string[] = [], options: { ordered?: boolean; scoped?: boolean } = {}): void {
+function add(
+  name: string,
+  table: string,
+  levels: Level[],
+  run: PlanCase['run'],
+  filterEq: string[] = [],
+  options: { ordered?: boolean; scoped?: boolean } = {},
+): void {
   for (const level of levels) {
     // a merchantId filter (tenant or platform callers) narrows like a merchant key's scope
     const scope = filterEq.includes('merchantId') ? ['livemode'] : SCOPE[level];
@@ -169,11 +230,31 @@ add('payments ?status', 'payments', MT, (c) => listPayments(c, { status: 'failed
 add('payments ?status', 'payments', ['platform'], (c) => listPayments(c, { status: 'failed' }, page));
 add('payments ?merchantId', 'payments', TP, (c) => listPayments(c, { merchantId: mA[1] }, page), ['merchantId']);
 // a merchant key naming its own merchant: the column appears twice in the WHERE (filter and scope)
-add('payments ?merchantId=own', 'payments', M, (c) => listPayments(c, { merchantId: mA[0], status: 'failed' }, page), ['merchantId', 'status']);
-add('payments ?merchantId&status', 'payments', T, (c) => listPayments(c, { merchantId: mA[1], status: 'failed' }, page), ['merchantId', 'status']);
-add('payments ?checkoutSessionId', 'payments', MT, (c) => listPayments(c, { checkoutSessionId: h.templates.payment.checkoutSessionId as string }, page), ['checkoutSessionId'], selective);
+add('payments ?merchantId=own', 'payments', M, (c) => listPayments(c, { merchantId: mA[0], status: 'failed' }, page), [
+  'merchantId',
+  'status',
+]);
+add('payments ?merchantId&status', 'payments', T, (c) => listPayments(c, { merchantId: mA[1], status: 'failed' }, page), [
+  'merchantId',
+  'status',
+]);
+add(
+  'payments ?checkoutSessionId',
+  'payments',
+  MT,
+  (c) => listPayments(c, { checkoutSessionId: h.templates.payment.checkoutSessionId as string }, page),
+  ['checkoutSessionId'],
+  selective,
+);
 // the page after a cursor, and the page before it (prevCursor), both ways
-add('payments after a cursor', 'payments', MT, async (c) => listPayments(c, { status: 'captured' }, { ...page, cursor: firstCursor(await listPayments(c, { status: 'captured' }, page)) }), ['status']);
+add(
+  'payments after a cursor',
+  'payments',
+  MT,
+  async (c) =>
+    listPayments(c, { status: 'captured' }, { ...page, cursor: firstCursor(await listPayments(c, { status: 'captured' }, page)) }),
+  ['status'],
+);
 add('payments after a cursor, ascending', 'payments', MT, async (c) => {
   const asc: ListParams = { limit: 20, sortOrder: 'asc' };
   return listPayments(c, {}, { ...asc, cursor: firstCursor(await listPayments(c, {}, asc)) });
@@ -184,29 +265,73 @@ add('refunds of a payment', 'refunds', MTP, (c) => listRefunds(c, h.paymentId, p
 add('checkout sessions', 'checkout_sessions', MT, (c) => listSessions(c, {}, page));
 add('checkout sessions ?status', 'checkout_sessions', MT, (c) => listSessions(c, { status: 'open' }, page), ['status']);
 add('checkout sessions ?merchantId', 'checkout_sessions', T, (c) => listSessions(c, { merchantId: mA[1] }, page), ['merchantId']);
-add('checkout sessions ?merchantId=own', 'checkout_sessions', M, (c) => listSessions(c, { merchantId: mA[0], status: 'open' }, page), ['merchantId', 'status']);
-add('checkout sessions ?merchantId&status', 'checkout_sessions', T, (c) => listSessions(c, { merchantId: mA[1], status: 'open' }, page), ['merchantId', 'status']);
-add('checkout sessions ?createdFrom&createdTo', 'checkout_sessions', MT, (c) => listSessions(c, { createdFrom: '2026-02-19T12:00:00.000Z', createdTo: '2026-02-19T18:00:00.000Z' }, page));
-add('checkout sessions ?paymentId', 'checkout_sessions', MT, (c) => listSessions(c, { paymentId: h.templates.session.paymentId as string }, page), ['paymentId'], selective);
+add('checkout sessions ?merchantId=own', 'checkout_sessions', M, (c) => listSessions(c, { merchantId: mA[0], status: 'open' }, page), [
+  'merchantId',
+  'status',
+]);
+add('checkout sessions ?merchantId&status', 'checkout_sessions', T, (c) => listSessions(c, { merchantId: mA[1], status: 'open' }, page), [
+  'merchantId',
+  'status',
+]);
+add('checkout sessions ?createdFrom&createdTo', 'checkout_sessions', MT, (c) =>
+  listSessions(c, { createdFrom: '2026-02-19T12:00:00.000Z', createdTo: '2026-02-19T18:00:00.000Z' }, page),
+);
+add(
+  'checkout sessions ?paymentId',
+  'checkout_sessions',
+  MT,
+  (c) => listSessions(c, { paymentId: h.templates.session.paymentId as string }, page),
+  ['paymentId'],
+  selective,
+);
 // GET /v1/webhooks/deliveries (merchant), /v1/admin/webhook-deliveries: endpoint_id, status, eventType
 add('webhook deliveries', 'webhook_deliveries', MTP, (c) => listDeliveries(c, {}, page));
 add('webhook deliveries ?status', 'webhook_deliveries', MT, (c) => listDeliveries(c, { status: 'failed' }, page), ['status']);
-add('webhook deliveries ?eventType', 'webhook_deliveries', MT, (c) => listDeliveries(c, { eventType: 'refund.succeeded' }, page), ['eventType']);
+add('webhook deliveries ?eventType', 'webhook_deliveries', MT, (c) => listDeliveries(c, { eventType: 'refund.succeeded' }, page), [
+  'eventType',
+]);
 add('webhook deliveries ?status', 'webhook_deliveries', ['platform'], (c) => listDeliveries(c, { status: 'failed' }, page));
-add('webhook deliveries ?endpoint_id', 'webhook_deliveries', MT, (c) => listDeliveries(c, { endpointId: h.templates.delivery.endpointId as string }, page), ['endpointId'], { scoped: false });
+add(
+  'webhook deliveries ?endpoint_id',
+  'webhook_deliveries',
+  MT,
+  (c) => listDeliveries(c, { endpointId: h.templates.delivery.endpointId as string }, page),
+  ['endpointId'],
+  { scoped: false },
+);
 // GET /v1/balance-transactions: merchantId, currency, type, balanceType, sourceId
 add('balance transactions', 'ledger_entries', MT, (c) => listBalanceTransactions(c, {}, page));
-add('balance transactions ?merchantId', 'ledger_entries', T, (c) => listBalanceTransactions(c, { merchantId: mA[1] }, page), ['merchantId']);
-add('balance transactions ?merchantId=own', 'ledger_entries', M, (c) => listBalanceTransactions(c, { merchantId: mA[0], currency: 'USD' }, page), ['merchantId', 'currency']);
+add('balance transactions ?merchantId', 'ledger_entries', T, (c) => listBalanceTransactions(c, { merchantId: mA[1] }, page), [
+  'merchantId',
+]);
+add(
+  'balance transactions ?merchantId=own',
+  'ledger_entries',
+  M,
+  (c) => listBalanceTransactions(c, { merchantId: mA[0], currency: 'USD' }, page),
+  ['merchantId', 'currency'],
+);
 add('balance transactions ?currency', 'ledger_entries', MT, (c) => listBalanceTransactions(c, { currency: 'USD' }, page), ['currency']);
 add('balance transactions ?type', 'ledger_entries', MT, (c) => listBalanceTransactions(c, { type: 'withdrawal' }, page), ['sourceType']);
-add('balance transactions ?balanceType', 'ledger_entries', MT, (c) => listBalanceTransactions(c, { balanceType: 'reserved' }, page), ['account']);
-add('balance transactions ?sourceId', 'ledger_entries', MT, (c) => listBalanceTransactions(c, { sourceId: h.paymentId }, page), ['sourceId'], selective);
+add('balance transactions ?balanceType', 'ledger_entries', MT, (c) => listBalanceTransactions(c, { balanceType: 'reserved' }, page), [
+  'account',
+]);
+add(
+  'balance transactions ?sourceId',
+  'ledger_entries',
+  MT,
+  (c) => listBalanceTransactions(c, { sourceId: h.paymentId }, page),
+  ['sourceId'],
+  selective,
+);
 // GET /v1/withdrawals: status, entityId, currency
 add('withdrawals', 'withdrawals', MT, (c) => listWithdrawals(c, {}, page));
 add('withdrawals ?status', 'withdrawals', MT, (c) => listWithdrawals(c, { status: 'pending' }, page), ['status']);
 add('withdrawals ?entityId', 'withdrawals', T, (c) => listWithdrawals(c, { entityId: mA[1] }, page), ['merchantId']);
-add('withdrawals ?entityId=own', 'withdrawals', M, (c) => listWithdrawals(c, { entityId: mA[0], status: 'pending' }, page), ['merchantId', 'status']);
+add('withdrawals ?entityId=own', 'withdrawals', M, (c) => listWithdrawals(c, { entityId: mA[0], status: 'pending' }, page), [
+  'merchantId',
+  'status',
+]);
 add('withdrawals ?currency', 'withdrawals', MT, (c) => listWithdrawals(c, { currency: 'USD' }, page), ['currency']);
 // GET /v1/audit-entries: action, targetId, actorId
 add('audit entries', 'audit_entries', MTP, (c) => listAuditEntries(c, {}, page));
@@ -228,7 +353,9 @@ describe(`list pages are index ranges in (createdAt, id) order (${dialectName})`
   });
 
   test('the stalled-call recovery finds unsent attempts and refunds through partial indexes, oldest first', async () => {
-    const { sql } = await recordQueries(h.m.rt.db, () => recoverStalledCalls(h.m.rt, { staleMs: 10 * 365 * 86_400_000 }), { capture: true });
+    const { sql } = await recordQueries(h.m.rt.db, () => recoverStalledCalls(h.m.rt, { staleMs: 10 * 365 * 86_400_000 }), {
+      capture: true,
+    });
     const scans = sql.filter((s) => /FROM [`"](payment_attempts|refunds)[`"]/.test(s));
     expect(scans).toHaveLength(2);
     for (const statement of scans) {
@@ -243,7 +370,9 @@ describe('migration 0018', () => {
   const indexes = async (): Promise<Set<string>> => {
     const sequelize = h.m.rt.db.sequelize;
     const rows = onPostgres
-      ? await sequelize.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE schemaname = 'public'`, { type: QueryTypes.SELECT })
+      ? await sequelize.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE schemaname = 'public'`, {
+          type: QueryTypes.SELECT,
+        })
       : await sequelize.query<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index'`, { type: QueryTypes.SELECT });
     return new Set(rows.map((r) => r.name));
   };

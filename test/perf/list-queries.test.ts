@@ -67,20 +67,59 @@ interface HotList {
 
 const hot: HotList[] = [
   { name: 'payments', path: () => '/v1/payments', model: 'Payment', template: () => h.templates.payment, keys: ['merchant', 'tenant'] },
-  { name: 'refunds of a payment', path: () => `/v1/payments/${paymentId}/refunds`, model: 'Refund', template: () => h.templates.refund, vary: () => ({ paymentId }), keys: ['merchant', 'tenant'] },
-  { name: 'checkout sessions', path: () => '/v1/checkout-sessions', model: 'CheckoutSession', template: () => h.templates.session, keys: ['merchant', 'tenant'] },
   {
-    name: 'webhook deliveries', path: (key) => (key === 'merchant' ? '/v1/webhooks/deliveries' : '/v1/admin/webhook-deliveries'), model: 'WebhookDelivery',
-    template: () => h.templates.delivery, keys: ['merchant', 'tenant'],
+    name: 'refunds of a payment',
+    path: () => `/v1/payments/${paymentId}/refunds`,
+    model: 'Refund',
+    template: () => h.templates.refund,
+    vary: () => ({ paymentId }),
+    keys: ['merchant', 'tenant'],
   },
   {
-    name: 'balance transactions', path: () => '/v1/balance-transactions', model: 'LedgerEntry', template: () => h.templates.merchantEntry,
-    vary: () => ({ ownerId: c.merchantId, sourceId: randomUUID() }), keys: ['merchant', 'tenant'],
+    name: 'checkout sessions',
+    path: () => '/v1/checkout-sessions',
+    model: 'CheckoutSession',
+    template: () => h.templates.session,
+    keys: ['merchant', 'tenant'],
   },
-  { name: 'withdrawals', path: () => '/v1/withdrawals', model: 'Withdrawal', template: () => h.templates.withdrawal, keys: ['merchant', 'tenant'] },
-  { name: 'audit entries', path: () => '/v1/audit-entries', model: 'AuditEntry', template: () => h.templates.audit, keys: ['merchant', 'tenant'] },
+  {
+    name: 'webhook deliveries',
+    path: (key) => (key === 'merchant' ? '/v1/webhooks/deliveries' : '/v1/admin/webhook-deliveries'),
+    model: 'WebhookDelivery',
+    template: () => h.templates.delivery,
+    keys: ['merchant', 'tenant'],
+  },
+  {
+    name: 'balance transactions',
+    path: () => '/v1/balance-transactions',
+    model: 'LedgerEntry',
+    template: () => h.templates.merchantEntry,
+    vary: () => ({ ownerId: c.merchantId, sourceId: randomUUID() }),
+    keys: ['merchant', 'tenant'],
+  },
+  {
+    name: 'withdrawals',
+    path: () => '/v1/withdrawals',
+    model: 'Withdrawal',
+    template: () => h.templates.withdrawal,
+    keys: ['merchant', 'tenant'],
+  },
+  {
+    name: 'audit entries',
+    path: () => '/v1/audit-entries',
+    model: 'AuditEntry',
+    template: () => h.templates.audit,
+    keys: ['merchant', 'tenant'],
+  },
   { name: 'API keys', path: () => '/v1/api-keys', model: 'ApiKey', template: () => h.templates.apiKey, keys: ['merchant', 'tenant'] },
-  { name: 'merchants', path: () => '/v1/admin/merchants', model: 'Merchant', template: () => h.templates.merchant, vary: () => ({ merchantId: undefined }), keys: ['tenant'] },
+  {
+    name: 'merchants',
+    path: () => '/v1/admin/merchants',
+    model: 'Merchant',
+    template: () => h.templates.merchant,
+    vary: () => ({ merchantId: undefined }),
+    keys: ['tenant'],
+  },
 ];
 
 describe(`a list costs the same statements for 2 and for 40 records (${dialectName})`, () => {

@@ -9,14 +9,28 @@ const AT = new Date('2026-03-01T12:00:00Z');
 
 function rule(fields: Partial<FeeRule>): FeeRule {
   return {
-    transactionType: 'payment', transactionOutcome: 'successful', method: 'percentage', party: 'tenant', currency: 'EUR', fixedAmount: null,
-    percentageRate: null, minAmount: null, maxAmount: null, ...fields,
+    transactionType: 'payment',
+    transactionOutcome: 'successful',
+    method: 'percentage',
+    party: 'tenant',
+    currency: 'EUR',
+    fixedAmount: null,
+    percentageRate: null,
+    minAmount: null,
+    maxAmount: null,
+    ...fields,
   };
 }
 
 function schedule(level: FeeLevel, rules: FeeRule[], reserve: Partial<RollingReserve> = {}): ApplicableSchedule {
   // as the resolver does: only platform-level schedules here belong to the platform
-  return { level, feeScheduleId: `${level}-schedule`, rules, rollingReserve: { rate: 0, holdDays: 0, autoRelease: true, roundingMode: 'half_up', ...reserve }, platformOwned: level === 'platform' };
+  return {
+    level,
+    feeScheduleId: `${level}-schedule`,
+    rules,
+    rollingReserve: { rate: 0, holdDays: 0, autoRelease: true, roundingMode: 'half_up', ...reserve },
+    platformOwned: level === 'platform',
+  };
 }
 
 function tx(valueMinor: number, fields: Partial<FeeTransaction> = {}): FeeTransaction {
@@ -114,8 +128,21 @@ describe('level precedence', () => {
       schedule('merchant', [pct('tenant', 15_000)]),
     ];
     const b = computeFees(tx(10_000), schedules);
-    expect(b).toMatchObject({ providerFee: 80, tenantFee: 150, platformFee: 10, partnerCommission: 50, merchantFee: 290, net: 9_710, currency: 'EUR' });
-    expect(b.lines.map((l) => `${l.party}@${l.level}`)).toEqual(['provider@channel', 'tenant@merchant', 'platform@platform', 'partner@partner']);
+    expect(b).toMatchObject({
+      providerFee: 80,
+      tenantFee: 150,
+      platformFee: 10,
+      partnerCommission: 50,
+      merchantFee: 290,
+      net: 9_710,
+      currency: 'EUR',
+    });
+    expect(b.lines.map((l) => `${l.party}@${l.level}`)).toEqual([
+      'provider@channel',
+      'tenant@merchant',
+      'platform@platform',
+      'partner@partner',
+    ]);
     // a more specific schedule that states its reserve decides it; one that does not inherits
     const tenantReserve = { ...schedule('tenant', [pct('tenant', 10_000)], { rate: 50_000 }), reserveSpecified: true };
     const reserveOf = (merchant: ApplicableSchedule) => computeFees(tx(10_000), [merchant, tenantReserve]).reserve;
@@ -150,7 +177,12 @@ describe('rolling reserve', () => {
     ];
     const b = computeFees(tx(10_001), schedules);
     // fee 200.02 -> 200 (half_up is not this schedule's mode: floor); net 9801; 10% floor = 980
-    expect(b).toMatchObject({ tenantFee: 200, net: 9_801, reserve: 980, reserveFrom: { level: 'tenant', rate: 100_000, holdDays: 90, autoRelease: true } });
+    expect(b).toMatchObject({
+      tenantFee: 200,
+      net: 9_801,
+      reserve: 980,
+      reserveFrom: { level: 'tenant', rate: 100_000, holdDays: 90, autoRelease: true },
+    });
     const merchantReserve = computeFees(tx(10_000), [...schedules, schedule('terminal', [], { rate: 50_000, roundingMode: 'ceil' })]);
     expect(merchantReserve).toMatchObject({ net: 9_800, reserve: 490, reserveFrom: { level: 'terminal' } });
   });
@@ -205,7 +237,16 @@ describe('property: integers only, merchantFee + net = amount, clamps and roundi
       );
       const t = tx(amount, { outcome: pick(['successful', 'failed'] as const) });
       const b = computeFees(t, schedules);
-      for (const key of ['amount', 'providerFee', 'tenantFee', 'platformFee', 'partnerCommission', 'merchantFee', 'net', 'reserve'] as const) {
+      for (const key of [
+        'amount',
+        'providerFee',
+        'tenantFee',
+        'platformFee',
+        'partnerCommission',
+        'merchantFee',
+        'net',
+        'reserve',
+      ] as const) {
         same(Number.isSafeInteger(b[key]), true, i);
       }
       same(b.merchantFee + b.net, amount, i);

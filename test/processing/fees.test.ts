@@ -53,25 +53,55 @@ describe(`fee schedules (${dialectName})`, () => {
       description: 'cards',
       rules: [
         { ...PERCENT_RULE, minAmount: eur(10), maxAmount: eur(500) },
-        { transactionType: 'payment', transactionOutcome: 'any', method: 'fixed', party: 'provider', currency: 'EUR', fixedAmount: eur(20) },
+        {
+          transactionType: 'payment',
+          transactionOutcome: 'any',
+          method: 'fixed',
+          party: 'provider',
+          currency: 'EUR',
+          fixedAmount: eur(20),
+        },
       ],
       rollingReserve: { rate: 10000, holdDays: 90, roundingMode: 'floor' },
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.any(String), tenantId: h.sandbox.tenantId, createdBy: h.sandbox.tenantKey.id, name: 'Standard EU', description: 'cards', status: 'draft',
+      id: expect.any(String),
+      tenantId: h.sandbox.tenantId,
+      createdBy: h.sandbox.tenantKey.id,
+      name: 'Standard EU',
+      description: 'cards',
+      status: 'draft',
       rules: [
         {
-          transactionType: 'payment', transactionOutcome: 'successful', method: 'percentage', party: 'tenant', currency: 'EUR', fixedAmount: null,
-          percentageRate: 15000, minAmount: eur(10), maxAmount: eur(500),
+          transactionType: 'payment',
+          transactionOutcome: 'successful',
+          method: 'percentage',
+          party: 'tenant',
+          currency: 'EUR',
+          fixedAmount: null,
+          percentageRate: 15000,
+          minAmount: eur(10),
+          maxAmount: eur(500),
         },
         {
-          transactionType: 'payment', transactionOutcome: 'any', method: 'fixed', party: 'provider', currency: 'EUR', fixedAmount: eur(20),
-          percentageRate: null, minAmount: null, maxAmount: null,
+          transactionType: 'payment',
+          transactionOutcome: 'any',
+          method: 'fixed',
+          party: 'provider',
+          currency: 'EUR',
+          fixedAmount: eur(20),
+          percentageRate: null,
+          minAmount: null,
+          maxAmount: null,
         },
       ],
       rollingReserve: { rate: 10000, holdDays: 90, autoRelease: true, roundingMode: 'floor' },
-      createdAt: '2026-03-01T12:00:00.000Z', updatedAt: '2026-03-01T12:00:00.000Z', deletedAt: null, activatedAt: null, archivedAt: null,
+      createdAt: '2026-03-01T12:00:00.000Z',
+      updatedAt: '2026-03-01T12:00:00.000Z',
+      deletedAt: null,
+      activatedAt: null,
+      archivedAt: null,
     });
     scheduleId = res.body.data.id;
     expect((await h.as(tenantKey).get(`/v1/admin/fee-schedules/${scheduleId}`)).body.data).toEqual(res.body.data);
@@ -79,7 +109,10 @@ describe(`fee schedules (${dialectName})`, () => {
     expect(ids(list)).toEqual([scheduleId]);
     expect(list.body.pagination).toMatchObject({ totalCount: 1, hasMore: false });
     const bare = await h.as(tenantKey).post('/v1/admin/fee-schedules', { name: 'Empty' });
-    expect(bare.body.data).toMatchObject({ rules: [], rollingReserve: { rate: 0, holdDays: 0, autoRelease: true, roundingMode: 'half_up' } });
+    expect(bare.body.data).toMatchObject({
+      rules: [],
+      rollingReserve: { rate: 0, holdDays: 0, autoRelease: true, roundingMode: 'half_up' },
+    });
   });
 
   test('validation names each field: rule methods, currencies, integer rates, clamps, unknown fields', async () => {
@@ -88,7 +121,13 @@ describe(`fee schedules (${dialectName})`, () => {
       rules: [
         { transactionType: 'payment', method: 'fixed', currency: 'EUR' },
         { transactionType: 'payment', method: 'percentage', currency: 'EUR', percentageRate: 1.5 },
-        { transactionType: 'payment', method: 'fixed_plus_percentage', currency: 'EUR', fixedAmount: { currency: 'USD', valueMinor: 5 }, percentageRate: 100 },
+        {
+          transactionType: 'payment',
+          method: 'fixed_plus_percentage',
+          currency: 'EUR',
+          fixedAmount: { currency: 'USD', valueMinor: 5 },
+          percentageRate: 100,
+        },
         { transactionType: 'payment', method: 'percentage', currency: 'EUR', percentageRate: 100, minAmount: eur(50), maxAmount: eur(10) },
         { transactionType: 'sale', method: 'flat', currency: 'eur' },
       ],
@@ -97,9 +136,17 @@ describe(`fee schedules (${dialectName})`, () => {
     });
     expectProblem(res, 400, 'VALIDATION_FAILED');
     expect(paths(res)).toEqual([
-      'body.name', 'body.rollingReserve.rate', 'body.rollingReserve.roundingMode', 'body.rules[0].fixedAmount', 'body.rules[1].percentageRate',
-      'body.rules[2].fixedAmount.currency', 'body.rules[3].maxAmount.valueMinor', 'body.rules[4].currency', 'body.rules[4].method',
-      'body.rules[4].transactionType', 'body.status',
+      'body.name',
+      'body.rollingReserve.rate',
+      'body.rollingReserve.roundingMode',
+      'body.rules[0].fixedAmount',
+      'body.rules[1].percentageRate',
+      'body.rules[2].fixedAmount.currency',
+      'body.rules[3].maxAmount.valueMinor',
+      'body.rules[4].currency',
+      'body.rules[4].method',
+      'body.rules[4].transactionType',
+      'body.status',
     ]);
     expect(paths(await h.as(tenantKey).patch(`/v1/admin/fee-schedules/${scheduleId}`, {}))).toEqual(['body']);
     expectProblem(await h.as(tenantKey).get('/v1/admin/fee-schedules?status=gone'), 400);
@@ -111,7 +158,11 @@ describe(`fee schedules (${dialectName})`, () => {
     h.clock.advance(1000);
     const updated = await h.as(tenantKey).patch(`/v1/admin/fee-schedules/${scheduleId}`, { name: 'Standard EU v2', rules: [PERCENT_RULE] });
     expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ name: 'Standard EU v2', updatedAt: '2026-03-01T12:00:01.000Z', rules: [{ percentageRate: 15000, minAmount: null }] });
+    expect(updated.body.data).toMatchObject({
+      name: 'Standard EU v2',
+      updatedAt: '2026-03-01T12:00:01.000Z',
+      rules: [{ percentageRate: 15000, minAmount: null }],
+    });
     const move = (m: string) => h.as(tenantKey).post(`/v1/admin/fee-schedules/${scheduleId}/${m}`);
     expectProblem(await move('archive'), 409, 'INVALID_STATE_TRANSITION');
     const active = await move('activate');
@@ -127,7 +178,10 @@ describe(`fee schedules (${dialectName})`, () => {
     expectProblem(await h.as(tenantKey).patch(`/v1/admin/fee-schedules/${scheduleId}`, { name: 'x' }), 409, 'FEE_SCHEDULE_NOT_DRAFT');
     const audit = await h.as(tenantKey).get(`/v1/audit-entries?targetId=${scheduleId}`);
     expect(audit.body.data.map((e: { action: string }) => e.action)).toEqual([
-      'fee_schedule.archived', 'fee_schedule.activated', 'fee_schedule.updated', 'fee_schedule.created',
+      'fee_schedule.archived',
+      'fee_schedule.activated',
+      'fee_schedule.updated',
+      'fee_schedule.created',
     ]);
     expect(audit.body.data[1]).toMatchObject({ before: { status: 'draft' }, after: { status: 'active' } });
   });
@@ -165,19 +219,35 @@ describe(`fee assignments (${dialectName})`, () => {
 
   beforeAll(async () => {
     scheduleId = await activeSchedule(tenantKey, { name: 'Assignable', rules: [PERCENT_RULE] });
-    channelId = (await h.as(tenantKey).post('/v1/admin/channels', { name: 'EU cards', direction: 'payin', currencies: ['EUR'] })).body.data.id;
+    channelId = (await h.as(tenantKey).post('/v1/admin/channels', { name: 'EU cards', direction: 'payin', currencies: ['EUR'] })).body.data
+      .id;
     partnerId = (await h.as(tenantKey).post('/v1/admin/partners', { name: 'Referrer' })).body.data.id;
   });
 
   test('assign an active schedule to a merchant; get, list, audit', async () => {
     const res = await h.as(tenantKey).post('/v1/admin/fee-assignments', {
-      level: 'merchant', targetEntityId: h.sandbox.merchantId, feeScheduleId: scheduleId, currency: 'EUR', paymentMethod: 'card',
+      level: 'merchant',
+      targetEntityId: h.sandbox.merchantId,
+      feeScheduleId: scheduleId,
+      currency: 'EUR',
+      paymentMethod: 'card',
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.any(String), tenantId: h.sandbox.tenantId, targetEntityId: h.sandbox.merchantId, feeScheduleId: scheduleId,
-      createdBy: h.sandbox.tenantKey.id, level: 'merchant', currency: 'EUR', paymentMethod: 'card', effectiveFrom: h.clock.now().toISOString(),
-      effectiveTo: null, status: 'open', createdAt: h.clock.now().toISOString(), updatedAt: h.clock.now().toISOString(), deletedAt: null,
+      id: expect.any(String),
+      tenantId: h.sandbox.tenantId,
+      targetEntityId: h.sandbox.merchantId,
+      feeScheduleId: scheduleId,
+      createdBy: h.sandbox.tenantKey.id,
+      level: 'merchant',
+      currency: 'EUR',
+      paymentMethod: 'card',
+      effectiveFrom: h.clock.now().toISOString(),
+      effectiveTo: null,
+      status: 'open',
+      createdAt: h.clock.now().toISOString(),
+      updatedAt: h.clock.now().toISOString(),
+      deletedAt: null,
     });
     assignmentId = res.body.data.id;
     expect((await h.as(tenantKey).get(`/v1/admin/fee-assignments/${assignmentId}`)).body.data).toEqual(res.body.data);
@@ -189,7 +259,11 @@ describe(`fee assignments (${dialectName})`, () => {
   test('every level: tenant, channel, partner, terminal (uuid), platform (platform callers only)', async () => {
     const assign = (key: string, body: Record<string, unknown>) =>
       h.as(key).post('/v1/admin/fee-assignments', { feeScheduleId: scheduleId, currency: 'EUR', paymentMethod: 'card', ...body });
-    for (const [level, target] of [['tenant', h.sandbox.tenantId], ['channel', channelId], ['partner', partnerId]]) {
+    for (const [level, target] of [
+      ['tenant', h.sandbox.tenantId],
+      ['channel', channelId],
+      ['partner', partnerId],
+    ]) {
       const res = await assign(tenantKey, { level, targetEntityId: target });
       expect(res.status).toBe(201);
       expect(res.body.data).toMatchObject({ level, targetEntityId: target, tenantId: h.sandbox.tenantId });
@@ -207,7 +281,10 @@ describe(`fee assignments (${dialectName})`, () => {
     const refused = await assign(tenantKey, { level: 'platform' });
     expectProblem(refused, 403, 'PLATFORM_ONLY_LEVEL');
     expect(paths(refused)).toEqual(['body.level']);
-    const platformSchedule = await activeSchedule(platform, { name: 'Platform cut', rules: [{ ...PERCENT_RULE, party: 'platform', percentageRate: 1000 }] });
+    const platformSchedule = await activeSchedule(platform, {
+      name: 'Platform cut',
+      rules: [{ ...PERCENT_RULE, party: 'platform', percentageRate: 1000 }],
+    });
     const wrongSchedule = await assign(platform, { level: 'platform' });
     expectProblem(wrongSchedule, 400);
     expect(paths(wrongSchedule)).toEqual(['body.feeScheduleId']);
@@ -221,14 +298,30 @@ describe(`fee assignments (${dialectName})`, () => {
 
   test('refusals: inactive schedule 409, overlap 409, invisible or missing targets 404 naming the field, validation', async () => {
     const draft = (await h.as(tenantKey).post('/v1/admin/fee-schedules', { name: 'Draft' })).body.data.id;
-    const base = { level: 'merchant', targetEntityId: h.sandbox.merchantId, feeScheduleId: scheduleId, currency: 'EUR', paymentMethod: 'card' };
-    expectProblem(await h.as(tenantKey).post('/v1/admin/fee-assignments', { ...base, feeScheduleId: draft, paymentMethod: 'wallet' }), 409, 'FEE_SCHEDULE_NOT_ACTIVE');
+    const base = {
+      level: 'merchant',
+      targetEntityId: h.sandbox.merchantId,
+      feeScheduleId: scheduleId,
+      currency: 'EUR',
+      paymentMethod: 'card',
+    };
+    expectProblem(
+      await h.as(tenantKey).post('/v1/admin/fee-assignments', { ...base, feeScheduleId: draft, paymentMethod: 'wallet' }),
+      409,
+      'FEE_SCHEDULE_NOT_ACTIVE',
+    );
     const overlap = await h.as(tenantKey).post('/v1/admin/fee-assignments', base);
     expectProblem(overlap, 409, 'FEE_ASSIGNMENT_OVERLAP');
     expect(overlap.body.instance).toBe(`/v1/admin/fee-assignments/${assignmentId}`);
     // another currency or method does not overlap
     expect((await h.as(tenantKey).post('/v1/admin/fee-assignments', { ...base, paymentMethod: 'wallet' })).status).toBe(201);
-    for (const [level, target] of [['merchant', other.merchantId], ['merchant', MISSING], ['tenant', other.tenantId], ['channel', MISSING], ['partner', MISSING]]) {
+    for (const [level, target] of [
+      ['merchant', other.merchantId],
+      ['merchant', MISSING],
+      ['tenant', other.tenantId],
+      ['channel', MISSING],
+      ['partner', MISSING],
+    ]) {
       const res = await h.as(tenantKey).post('/v1/admin/fee-assignments', { ...base, level, targetEntityId: target });
       expectProblem(res, 404);
       expect(paths(res)).toEqual(['body.targetEntityId']);
@@ -242,12 +335,28 @@ describe(`fee assignments (${dialectName})`, () => {
     const noTarget = await h.as(tenantKey).post('/v1/admin/fee-assignments', { ...base, targetEntityId: undefined });
     expect(paths(noTarget)).toEqual(['body.targetEntityId']);
     const bad = await h.as(tenantKey).post('/v1/admin/fee-assignments', {
-      level: 'store', targetEntityId: 'x', feeScheduleId: scheduleId, currency: 'EURO', paymentMethod: 'cheque', effectiveFrom: 'soon', extra: 1,
+      level: 'store',
+      targetEntityId: 'x',
+      feeScheduleId: scheduleId,
+      currency: 'EURO',
+      paymentMethod: 'cheque',
+      effectiveFrom: 'soon',
+      extra: 1,
     });
     expectProblem(bad, 400);
-    expect(paths(bad)).toEqual(['body.currency', 'body.effectiveFrom', 'body.extra', 'body.level', 'body.paymentMethod', 'body.targetEntityId']);
+    expect(paths(bad)).toEqual([
+      'body.currency',
+      'body.effectiveFrom',
+      'body.extra',
+      'body.level',
+      'body.paymentMethod',
+      'body.targetEntityId',
+    ]);
     const backwards = await h.as(tenantKey).post('/v1/admin/fee-assignments', {
-      ...base, paymentMethod: 'qr', effectiveFrom: '2026-06-01T00:00:00Z', effectiveTo: '2026-05-01T00:00:00Z',
+      ...base,
+      paymentMethod: 'qr',
+      effectiveFrom: '2026-06-01T00:00:00Z',
+      effectiveTo: '2026-05-01T00:00:00Z',
     });
     expect(paths(backwards)).toEqual(['body.effectiveTo']);
     expectProblem(await h.as(tenantKey).get('/v1/admin/fee-assignments?status=gone&activeOnly=maybe'), 400);
@@ -265,16 +374,29 @@ describe(`fee assignments (${dialectName})`, () => {
     expect(closed.body.data).toMatchObject({ status: 'closed', effectiveTo: h.clock.now().toISOString() });
     expectProblem(await h.as(tenantKey).post(`/v1/admin/fee-assignments/${assignmentId}/close`), 409, 'INVALID_STATE_TRANSITION');
     const next = await h.as(tenantKey).post('/v1/admin/fee-assignments', {
-      level: 'merchant', targetEntityId: h.sandbox.merchantId, feeScheduleId: scheduleId, currency: 'EUR', paymentMethod: 'card',
+      level: 'merchant',
+      targetEntityId: h.sandbox.merchantId,
+      feeScheduleId: scheduleId,
+      currency: 'EUR',
+      paymentMethod: 'card',
     });
     expect(next.status).toBe(201);
     const audit = await h.as(tenantKey).get(`/v1/audit-entries?targetId=${assignmentId}`);
-    expect(audit.body.data[0]).toMatchObject({ action: 'fee_assignment.closed', before: { status: 'open', effectiveTo: null }, after: { status: 'closed' } });
+    expect(audit.body.data[0]).toMatchObject({
+      action: 'fee_assignment.closed',
+      before: { status: 'open', effectiveTo: null },
+      after: { status: 'closed' },
+    });
   });
 
   test('list filters: level, targetEntityId, feeScheduleId, currency, paymentMethod, status, activeOnly', async () => {
     const future = await h.as(tenantKey).post('/v1/admin/fee-assignments', {
-      level: 'channel', targetEntityId: channelId, feeScheduleId: scheduleId, currency: 'EUR', paymentMethod: 'bnpl', effectiveFrom: '2027-01-01T00:00:00Z',
+      level: 'channel',
+      targetEntityId: channelId,
+      feeScheduleId: scheduleId,
+      currency: 'EUR',
+      paymentMethod: 'bnpl',
+      effectiveFrom: '2027-01-01T00:00:00Z',
     });
     expect(future.body.data.status).toBe('open');
     const q = async (query: string) => ids(await h.as(tenantKey).get(`/v1/admin/fee-assignments?limit=100&${query}`));
@@ -312,20 +434,42 @@ describe(`fee resolution from the database (${dialectName})`, () => {
   });
 
   const tx = (at: Date, extra: Record<string, unknown> = {}) => ({
-    type: 'payment' as const, outcome: 'successful' as const, amount: { currency: 'USD', valueMinor: 10_000 }, method: 'card', merchantId, at, ...extra,
+    type: 'payment' as const,
+    outcome: 'successful' as const,
+    amount: { currency: 'USD', valueMinor: 10_000 },
+    method: 'card',
+    merchantId,
+    at,
+    ...extra,
   });
 
   test('levels combine per party, archived schedules and closed assignments fall back, effective dates apply', async () => {
-    const rule = (party: string, rate: number) => ({ transactionType: 'payment', method: 'percentage', currency: 'USD', percentageRate: rate, party });
-    const tenantLevel = await activeSchedule(key, { name: 'T', rules: [rule('tenant', 20000), rule('provider', 10000)], rollingReserve: { rate: 100000 } });
+    const rule = (party: string, rate: number) => ({
+      transactionType: 'payment',
+      method: 'percentage',
+      currency: 'USD',
+      percentageRate: rate,
+      party,
+    });
+    const tenantLevel = await activeSchedule(key, {
+      name: 'T',
+      rules: [rule('tenant', 20000), rule('provider', 10000)],
+      rollingReserve: { rate: 100000 },
+    });
     const merchantLevel = await activeSchedule(key, { name: 'M', rules: [rule('tenant', 15000)] });
-    const assign = (body: Record<string, unknown>) => h.as(key).post('/v1/admin/fee-assignments', { currency: 'USD', paymentMethod: 'card', ...body });
+    const assign = (body: Record<string, unknown>) =>
+      h.as(key).post('/v1/admin/fee-assignments', { currency: 'USD', paymentMethod: 'card', ...body });
     const now = h.clock.now();
     expect((await assign({ level: 'tenant', targetEntityId: tenantId, feeScheduleId: tenantLevel })).status).toBe(201);
     // before any assignment took effect: nothing
     expect(await resolveFees(ctx, tx(new Date(now.getTime() - 1000)))).toMatchObject({ merchantFee: 0, net: 10_000, reserve: 0 });
     expect(await resolveFees(ctx, tx(now))).toMatchObject({ tenantFee: 200, providerFee: 100, merchantFee: 300, net: 9700, reserve: 970 });
-    const m = await assign({ level: 'merchant', targetEntityId: merchantId, feeScheduleId: merchantLevel, effectiveFrom: new Date(now.getTime() + 60_000).toISOString() });
+    const m = await assign({
+      level: 'merchant',
+      targetEntityId: merchantId,
+      feeScheduleId: merchantLevel,
+      effectiveFrom: new Date(now.getTime() + 60_000).toISOString(),
+    });
     expect(m.status).toBe(201);
     const later = new Date(now.getTime() + 120_000);
     // the merchant's tenant rule overrides the tenant's; the provider fee and the reserve still come from the tenant level
@@ -343,15 +487,18 @@ describe(`fee resolution from the database (${dialectName})`, () => {
     await h.as(key).post(`/v1/admin/fee-schedules/${tenantLevel}/archive`);
     expect(await resolveFees(ctx, tx(later))).toMatchObject({ tenantFee: 150, providerFee: 0, reserve: 0 });
     // the merchant must be visible
-    await expect(resolveFees(operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false }), tx(later))).rejects.toMatchObject({ status: 404 });
+    await expect(
+      resolveFees(operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false }), tx(later)),
+    ).rejects.toMatchObject({ status: 404 });
   });
 
-  test('a schedule that states its reserve decides it at its level: a stated 0 waives the tenant\'s reserve', async () => {
+  test("a schedule that states its reserve decides it at its level: a stated 0 waives the tenant's reserve", async () => {
     const eurRule = { transactionType: 'payment', method: 'percentage', currency: 'EUR', percentageRate: 10000, party: 'tenant' };
     const tenantLevel = await activeSchedule(key, { name: 'T-EUR', rules: [eurRule], rollingReserve: { rate: 50000 } });
     const inherits = await activeSchedule(key, { name: 'M-EUR inherits', rules: [eurRule] });
     const waives = await activeSchedule(key, { name: 'M-EUR waives', rules: [eurRule], rollingReserve: { rate: 0 } });
-    const assign = (body: Record<string, unknown>) => h.as(key).post('/v1/admin/fee-assignments', { currency: 'EUR', paymentMethod: 'card', ...body });
+    const assign = (body: Record<string, unknown>) =>
+      h.as(key).post('/v1/admin/fee-assignments', { currency: 'EUR', paymentMethod: 'card', ...body });
     const now = h.clock.now();
     expect((await assign({ level: 'tenant', targetEntityId: tenantId, feeScheduleId: tenantLevel })).status).toBe(201);
     const first = await assign({ level: 'merchant', targetEntityId: merchantId, feeScheduleId: inherits });
@@ -364,21 +511,62 @@ describe(`fee resolution from the database (${dialectName})`, () => {
     expect(inherited.reserve).toBeGreaterThan(0);
     h.clock.set(new Date(now.getTime() + 1000));
     await h.as(key).post(`/v1/admin/fee-assignments/${first.body.data.id}/close`);
-    expect((await assign({ level: 'merchant', targetEntityId: merchantId, feeScheduleId: waives, effectiveFrom: new Date(now.getTime() + 1000).toISOString() })).status).toBe(201);
-    expect(await resolveFees(ctx, eurTx(new Date(now.getTime() + 2000)))).toMatchObject({ tenantFee: 100, net: inherited.net, reserve: 0, reserveFrom: null });
+    expect(
+      (
+        await assign({
+          level: 'merchant',
+          targetEntityId: merchantId,
+          feeScheduleId: waives,
+          effectiveFrom: new Date(now.getTime() + 1000).toISOString(),
+        })
+      ).status,
+    ).toBe(201);
+    expect(await resolveFees(ctx, eurTx(new Date(now.getTime() + 2000)))).toMatchObject({
+      tenantFee: 100,
+      net: inherited.net,
+      reserve: 0,
+      reserveFrom: null,
+    });
   });
 
-  test('platform-level fees reach every tenant; the partner comes from the merchant\'s partner assignment', async () => {
+  test("platform-level fees reach every tenant; the partner comes from the merchant's partner assignment", async () => {
     const platformSchedule = await activeSchedule(platform, {
-      name: 'Platform USD', rules: [{ transactionType: 'payment', method: 'fixed', currency: 'USD', fixedAmount: usd(5), party: 'platform' }],
+      name: 'Platform USD',
+      rules: [{ transactionType: 'payment', method: 'fixed', currency: 'USD', fixedAmount: usd(5), party: 'platform' }],
     });
-    expect((await h.as(platform).post('/v1/admin/fee-assignments', { level: 'platform', feeScheduleId: platformSchedule, currency: 'USD', paymentMethod: 'card' })).status).toBe(201);
+    expect(
+      (
+        await h
+          .as(platform)
+          .post('/v1/admin/fee-assignments', { level: 'platform', feeScheduleId: platformSchedule, currency: 'USD', paymentMethod: 'card' })
+      ).status,
+    ).toBe(201);
     const partner = (await h.as(key).post('/v1/admin/partners', { name: 'P' })).body.data.id;
     await h.as(key).post('/v1/admin/partner-assignments', { partnerId: partner, merchantId, commissionRate: 0 });
     const partnerSchedule = await activeSchedule(key, {
-      name: 'Partner', rules: [{ transactionType: 'payment', method: 'fixed_plus_percentage', currency: 'USD', fixedAmount: usd(1), percentageRate: 5000, party: 'partner' }],
+      name: 'Partner',
+      rules: [
+        {
+          transactionType: 'payment',
+          method: 'fixed_plus_percentage',
+          currency: 'USD',
+          fixedAmount: usd(1),
+          percentageRate: 5000,
+          party: 'partner',
+        },
+      ],
     });
-    expect((await h.as(key).post('/v1/admin/fee-assignments', { level: 'partner', targetEntityId: partner, feeScheduleId: partnerSchedule, currency: 'USD', paymentMethod: 'card' })).status).toBe(201);
+    expect(
+      (
+        await h.as(key).post('/v1/admin/fee-assignments', {
+          level: 'partner',
+          targetEntityId: partner,
+          feeScheduleId: partnerSchedule,
+          currency: 'USD',
+          paymentMethod: 'card',
+        })
+      ).status,
+    ).toBe(201);
     const b = await resolveFees(ctx, tx(h.clock.now()));
     expect(b).toMatchObject({ platformFee: 5, partnerCommission: 51, tenantFee: 0, merchantFee: 56, net: 9944 });
   });
@@ -387,15 +575,39 @@ describe(`fee resolution from the database (${dialectName})`, () => {
 describe(`fee review fixes (${dialectName})`, () => {
   test('a tenant schedule cannot set platform fees; dates out of range and huge amounts are 400', async () => {
     const res = await h.as(tenantKey).post('/v1/admin/fee-schedules', {
-      name: 'Sneaky', rules: [{ transactionType: 'payment', method: 'fixed', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: 0 }, party: 'platform' }],
+      name: 'Sneaky',
+      rules: [
+        {
+          transactionType: 'payment',
+          method: 'fixed',
+          currency: 'EUR',
+          fixedAmount: { currency: 'EUR', valueMinor: 0 },
+          party: 'platform',
+        },
+      ],
     });
     expectProblem(res, 400, 'PLATFORM_FEE_NOT_ALLOWED');
     expect(res.body.errors[0].path).toBe('body.rules[0].party');
     const huge = await h.as(tenantKey).post('/v1/admin/fee-schedules', {
-      name: 'Huge', rules: [{ transactionType: 'payment', method: 'fixed', currency: 'EUR', fixedAmount: { currency: 'EUR', valueMinor: Number.MAX_SAFE_INTEGER } }],
+      name: 'Huge',
+      rules: [
+        {
+          transactionType: 'payment',
+          method: 'fixed',
+          currency: 'EUR',
+          fixedAmount: { currency: 'EUR', valueMinor: Number.MAX_SAFE_INTEGER },
+        },
+      ],
     });
     expectProblem(huge, 400);
-    const early = await h.as(tenantKey).post('/v1/admin/fee-assignments', { level: 'tenant', targetEntityId: h.sandbox.tenantId, feeScheduleId: '00000000-0000-4000-8000-000000000000', currency: 'EUR', paymentMethod: 'card', effectiveFrom: '0000-06-01T00:00:00Z' });
+    const early = await h.as(tenantKey).post('/v1/admin/fee-assignments', {
+      level: 'tenant',
+      targetEntityId: h.sandbox.tenantId,
+      feeScheduleId: '00000000-0000-4000-8000-000000000000',
+      currency: 'EUR',
+      paymentMethod: 'card',
+      effectiveFrom: '0000-06-01T00:00:00Z',
+    });
     expectProblem(early, 400);
     expect(early.body.errors.map((e: { path: string }) => e.path)).toContain('body.effectiveFrom');
   });

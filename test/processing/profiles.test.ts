@@ -36,7 +36,15 @@ afterAll(() => h.close());
 const paths = (res: { body: { errors?: { path: string }[] } }) => (res.body.errors ?? []).map((e) => e.path).sort();
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((r) => r.id);
 const auditOf = async (targetId: string) =>
-  (await h.rt.db.models.AuditEntry.findAll({ where: { targetId }, order: [['createdAt', 'ASC'], ['action', 'ASC']] })).map((r) => r.get({ plain: true }));
+  (
+    await h.rt.db.models.AuditEntry.findAll({
+      where: { targetId },
+      order: [
+        ['createdAt', 'ASC'],
+        ['action', 'ASC'],
+      ],
+    })
+  ).map((r) => r.get({ plain: true }));
 
 describe(`integration profiles (${dialectName})`, () => {
   let profileId: string;
@@ -45,21 +53,46 @@ describe(`integration profiles (${dialectName})`, () => {
     const res = await h.as(tenantKey).post(BASE, { merchantId, mode: 'checkout', sessionLifetime: 3600 });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.any(String), merchantId, tenantId: h.sandbox.tenantId, mode: 'checkout', status: 'enabled', returnUrl: null, sessionLifetime: 3600,
-      maxDeclineAttempts: 3, cascadingEnabled: false, cascadePolicy: {}, defaultLocale: null, createdAt: T0, updatedAt: T0, deletedAt: null,
+      id: expect.any(String),
+      merchantId,
+      tenantId: h.sandbox.tenantId,
+      mode: 'checkout',
+      status: 'enabled',
+      returnUrl: null,
+      sessionLifetime: 3600,
+      maxDeclineAttempts: 3,
+      cascadingEnabled: false,
+      cascadePolicy: {},
+      defaultLocale: null,
+      createdAt: T0,
+      updatedAt: T0,
+      deletedAt: null,
     });
     profileId = res.body.data.id;
     expect((await h.as(tenantKey).get(`${BASE}/${profileId}`)).body.data).toEqual(res.body.data);
     const audit = await auditOf(profileId);
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ action: 'integration_profile.created', targetType: 'integration_profile', tenantId: h.sandbox.tenantId, merchantId, before: null });
+    expect(audit[0]).toMatchObject({
+      action: 'integration_profile.created',
+      targetType: 'integration_profile',
+      tenantId: h.sandbox.tenantId,
+      merchantId,
+      before: null,
+    });
     expect(audit[0].after).toEqual(res.body.data);
   });
 
   test('every field given at creation is kept', async () => {
     const body = {
-      merchantId, mode: 'api', sessionLifetime: 86400, status: 'disabled', returnUrl: 'https://shop.example.com/return', maxDeclineAttempts: 10,
-      cascadingEnabled: true, cascadePolicy: { onCodes: ['05', '51'], order: 'priority', nested: { retries: 2 } }, defaultLocale: 'de-DE',
+      merchantId,
+      mode: 'api',
+      sessionLifetime: 86400,
+      status: 'disabled',
+      returnUrl: 'https://shop.example.com/return',
+      maxDeclineAttempts: 10,
+      cascadingEnabled: true,
+      cascadePolicy: { onCodes: ['05', '51'], order: 'priority', nested: { retries: 2 } },
+      defaultLocale: 'de-DE',
     };
     const res = await h.as(tenantKey).post(BASE, body);
     expect(res.status).toBe(201);
@@ -70,25 +103,45 @@ describe(`integration profiles (${dialectName})`, () => {
 
   test('validation names each invalid field', async () => {
     const bad = await h.as(tenantKey).post(BASE, {
-      merchantId: 'not-a-uuid', mode: 'kiosk', sessionLifetime: 59, returnUrl: 'http://shop.example.com', maxDeclineAttempts: 0,
-      cascadingEnabled: 'yes', cascadePolicy: ['a'], defaultLocale: 'not a locale!', tenantId: h.sandbox.tenantId,
+      merchantId: 'not-a-uuid',
+      mode: 'kiosk',
+      sessionLifetime: 59,
+      returnUrl: 'http://shop.example.com',
+      maxDeclineAttempts: 0,
+      cascadingEnabled: 'yes',
+      cascadePolicy: ['a'],
+      defaultLocale: 'not a locale!',
+      tenantId: h.sandbox.tenantId,
     });
     expectProblem(bad, 400, 'VALIDATION_FAILED');
     expect(paths(bad)).toEqual([
-      'body.cascadePolicy', 'body.cascadingEnabled', 'body.defaultLocale', 'body.maxDeclineAttempts', 'body.merchantId', 'body.mode', 'body.returnUrl',
-      'body.sessionLifetime', 'body.tenantId',
+      'body.cascadePolicy',
+      'body.cascadingEnabled',
+      'body.defaultLocale',
+      'body.maxDeclineAttempts',
+      'body.merchantId',
+      'body.mode',
+      'body.returnUrl',
+      'body.sessionLifetime',
+      'body.tenantId',
     ]);
     const missing = await h.as(tenantKey).post(BASE, { merchantId });
     expectProblem(missing, 400);
     expect(paths(missing)).toEqual(['body.mode', 'body.sessionLifetime']);
     for (const [field, value] of [
-      ['sessionLifetime', 86401], ['sessionLifetime', 600.5], ['maxDeclineAttempts', 11], ['cascadePolicy', { big: 'x'.repeat(9000) }], ['cascadePolicy', null],
+      ['sessionLifetime', 86401],
+      ['sessionLifetime', 600.5],
+      ['maxDeclineAttempts', 11],
+      ['cascadePolicy', { big: 'x'.repeat(9000) }],
+      ['cascadePolicy', null],
     ] as const) {
       const res = await h.as(tenantKey).post(BASE, { merchantId: third, mode: 'hosted_page', sessionLifetime: 600, [field]: value });
       expectProblem(res, 400);
       expect(paths(res)).toEqual([`body.${field}`]);
     }
-    const patch = await h.as(tenantKey).patch(`${BASE}/${profileId}`, { mode: 'api', merchantId: third, sessionLifetime: 10, status: 'paused' });
+    const patch = await h
+      .as(tenantKey)
+      .patch(`${BASE}/${profileId}`, { mode: 'api', merchantId: third, sessionLifetime: 10, status: 'paused' });
     expectProblem(patch, 400);
     expect(paths(patch)).toEqual(['body.merchantId', 'body.mode', 'body.sessionLifetime', 'body.status']);
     expectProblem(await h.as(tenantKey).patch(`${BASE}/${profileId}`, {}), 400);
@@ -96,8 +149,14 @@ describe(`integration profiles (${dialectName})`, () => {
   });
 
   test('one profile per merchant and mode: 409, also under a race', async () => {
-    expectProblem(await h.as(tenantKey).post(BASE, { merchantId, mode: 'checkout', sessionLifetime: 60 }), 409, 'INTEGRATION_PROFILE_EXISTS');
-    const raced = await Promise.all([1, 2, 3].map(() => h.as(tenantKey).post(BASE, { merchantId: third, mode: 'checkout', sessionLifetime: 900 })));
+    expectProblem(
+      await h.as(tenantKey).post(BASE, { merchantId, mode: 'checkout', sessionLifetime: 60 }),
+      409,
+      'INTEGRATION_PROFILE_EXISTS',
+    );
+    const raced = await Promise.all(
+      [1, 2, 3].map(() => h.as(tenantKey).post(BASE, { merchantId: third, mode: 'checkout', sessionLifetime: 900 })),
+    );
     expect(raced.map((r) => r.status).sort()).toEqual([201, 409, 409]);
     for (const r of raced.filter((x) => x.status === 409)) expectProblem(r, 409, 'INTEGRATION_PROFILE_EXISTS');
     const [winner] = ids(await h.as(tenantKey).get(`${BASE}?merchantId=${third}`));
@@ -118,19 +177,38 @@ describe(`integration profiles (${dialectName})`, () => {
   test('update: fields and status change, audited with before and after', async () => {
     h.clock.advance(1000);
     const res = await h.as(tenantKey).patch(`${BASE}/${profileId}`, {
-      status: 'disabled', sessionLifetime: 1800, returnUrl: 'https://shop.example.com/done', cascadingEnabled: true, maxDeclineAttempts: 5,
-      cascadePolicy: { mode: 'next_terminal' }, defaultLocale: 'fr',
+      status: 'disabled',
+      sessionLifetime: 1800,
+      returnUrl: 'https://shop.example.com/done',
+      cascadingEnabled: true,
+      maxDeclineAttempts: 5,
+      cascadePolicy: { mode: 'next_terminal' },
+      defaultLocale: 'fr',
     });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
-      id: profileId, mode: 'checkout', merchantId, status: 'disabled', sessionLifetime: 1800, returnUrl: 'https://shop.example.com/done', cascadingEnabled: true,
-      maxDeclineAttempts: 5, cascadePolicy: { mode: 'next_terminal' }, defaultLocale: 'fr', createdAt: T0, updatedAt: '2026-03-01T12:00:01.000Z',
+      id: profileId,
+      mode: 'checkout',
+      merchantId,
+      status: 'disabled',
+      sessionLifetime: 1800,
+      returnUrl: 'https://shop.example.com/done',
+      cascadingEnabled: true,
+      maxDeclineAttempts: 5,
+      cascadePolicy: { mode: 'next_terminal' },
+      defaultLocale: 'fr',
+      createdAt: T0,
+      updatedAt: '2026-03-01T12:00:01.000Z',
     });
     const cleared = await h.as(tenantKey).patch(`${BASE}/${profileId}`, { status: 'enabled', returnUrl: null, defaultLocale: null });
     expect(cleared.body.data).toMatchObject({ status: 'enabled', returnUrl: null, defaultLocale: null, sessionLifetime: 1800 });
     expect((await h.as(tenantKey).get(`${BASE}/${profileId}`)).body.data).toEqual(cleared.body.data);
     const audit = await auditOf(profileId);
-    expect(audit.map((a) => a.action)).toEqual(['integration_profile.created', 'integration_profile.updated', 'integration_profile.updated']);
+    expect(audit.map((a) => a.action)).toEqual([
+      'integration_profile.created',
+      'integration_profile.updated',
+      'integration_profile.updated',
+    ]);
     expect(audit[1].before).toMatchObject({ status: 'enabled', sessionLifetime: 3600 });
     expect(audit[1].after).toMatchObject({ status: 'disabled', sessionLifetime: 1800 });
     // the audit trail is readable through the API too
@@ -153,13 +231,15 @@ describe(`integration profiles (${dialectName})`, () => {
     expect([...ids(page1), ...ids(page2)].sort()).toEqual(ids(mine).sort());
   });
 
-  test('the platform creates for any tenant\'s merchant (tenant from the merchant) and sees every tenant', async () => {
+  test("the platform creates for any tenant's merchant (tenant from the merchant) and sees every tenant", async () => {
     const res = await h.as(platform).post(BASE, { merchantId: other.merchantId, mode: 'checkout', sessionLifetime: 300 });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ tenantId: other.tenantId, merchantId: other.merchantId });
     const otherId = res.body.data.id;
     const audit = await auditOf(otherId);
-    expect(audit).toEqual([expect.objectContaining({ action: 'integration_profile.created', tenantId: other.tenantId, merchantId: other.merchantId })]);
+    expect(audit).toEqual([
+      expect.objectContaining({ action: 'integration_profile.created', tenantId: other.tenantId, merchantId: other.merchantId }),
+    ]);
     expect((await h.as(platform).get(`${BASE}/${profileId}`)).status).toBe(200);
     expect(ids(await h.as(platform).get(`${BASE}?tenantId=${other.tenantId}`))).toEqual([otherId]);
     expect(ids(await h.as(platform).get(`${BASE}?merchantId=${merchantId}`))).toHaveLength(2);

@@ -4,7 +4,14 @@ import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext } from '../../src/domain/context';
 import type { LimitRow } from '../../src/db/models';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
-import { conditionsMatch, decideRoute, decideWithSnapshot, loadRoutingSnapshot, pickWeighted, type RoutingInput } from '../../src/services/routing/decide';
+import {
+  conditionsMatch,
+  decideRoute,
+  decideWithSnapshot,
+  loadRoutingSnapshot,
+  pickWeighted,
+  type RoutingInput,
+} from '../../src/services/routing/decide';
 import { normalizeConditions } from '../../src/services/routing/rules';
 import { mulberry32 } from '../../src/util/random';
 
@@ -39,10 +46,15 @@ async function ok(pending: Res | PromiseLike<Res>, status = 201): Promise<string
 }
 
 const terminal = (name: string, currencies: string[], brands?: string[]) =>
-  ok(h.as(tenantKey).post('/v1/admin/terminals', {
-    providerIntegrationId: CARD, name, credentials: { merchantAccount: 'acct', apiKey: 'key' }, supportedCurrencies: currencies,
-    ...(brands ? { supportedBrands: brands } : {}),
-  }));
+  ok(
+    h.as(tenantKey).post('/v1/admin/terminals', {
+      providerIntegrationId: CARD,
+      name,
+      credentials: { merchantAccount: 'acct', apiKey: 'key' },
+      supportedCurrencies: currencies,
+      ...(brands ? { supportedBrands: brands } : {}),
+    }),
+  );
 
 /** Creates and activates a rule; returns its version id. */
 async function activeRule(body: Record<string, unknown>): Promise<string> {
@@ -57,7 +69,13 @@ async function archiveAll(): Promise<void> {
 }
 
 const payment = (extra: Partial<RoutingInput> = {}): RoutingInput => ({
-  merchantId, amount: { currency: 'EUR', valueMinor: 5_000 }, paymentMethod: 'card', brand: 'visa', cardCountry: 'DE', at: AT, ...extra,
+  merchantId,
+  amount: { currency: 'EUR', valueMinor: 5_000 },
+  paymentMethod: 'card',
+  brand: 'visa',
+  cardCountry: 'DE',
+  at: AT,
+  ...extra,
 });
 
 const reasonsOf = (decision: { candidates: { terminalId: string; reasons: string[] }[] }) =>
@@ -84,16 +102,25 @@ beforeAll(async () => {
   h.clock.advance(1_000);
   c = await terminal('C', ['EUR', 'GBP']);
   payout = await ok(
-    await h.as(tenantKey).post('/v1/admin/terminals', { providerIntegrationId: PAYOUT, name: 'Payouts', credentials: { accountId: 'a', signingKey: 's' }, supportedCurrencies: ['EUR'] }),
+    await h.as(tenantKey).post('/v1/admin/terminals', {
+      providerIntegrationId: PAYOUT,
+      name: 'Payouts',
+      credentials: { accountId: 'a', signingKey: 's' },
+      supportedCurrencies: ['EUR'],
+    }),
   );
 });
 afterAll(() => h.close());
 
 describe(`routing engine (${dialectName})`, () => {
-  test('no rule: the default is the tenant\'s active payin terminals in creation order, each checked', async () => {
+  test("no rule: the default is the tenant's active payin terminals in creation order, each checked", async () => {
     const decision = await decideRoute(ctx, payment());
     expect(decision).toEqual({
-      ruleId: null, ruleVersionId: null, version: null, strategy: 'default', terminals: [a, b, c],
+      ruleId: null,
+      ruleVersionId: null,
+      version: null,
+      strategy: 'default',
+      terminals: [a, b, c],
       candidates: [
         { terminalId: a, providerIntegrationId: CARD, eligible: true, reasons: [] },
         { terminalId: b, providerIntegrationId: CARD, eligible: true, reasons: [] },
@@ -143,10 +170,22 @@ describe(`routing engine (${dialectName})`, () => {
   });
 
   test('active rules by priority: the first whose conditions match gives the terminals in its order; drafts and archived rules do not route', async () => {
-    const small = await activeRule({ priority: 10, conditions: { amount: { currency: 'EUR', max: 1_000 } }, outcome: { type: 'priority', terminals: [c, a] } });
-    const merchantRule = await activeRule({ priority: 20, conditions: { merchantIds: [otherMerchantId] }, outcome: { type: 'priority', terminals: [b] } });
+    const small = await activeRule({
+      priority: 10,
+      conditions: { amount: { currency: 'EUR', max: 1_000 } },
+      outcome: { type: 'priority', terminals: [c, a] },
+    });
+    const merchantRule = await activeRule({
+      priority: 20,
+      conditions: { merchantIds: [otherMerchantId] },
+      outcome: { type: 'priority', terminals: [b] },
+    });
     const catchAll = await activeRule({ priority: 30, outcome: { type: 'priority', terminals: [b, c, a] } });
-    const channelRule = await activeRule({ priority: 5, conditions: { channelIds: [channelId], brands: ['mastercard'] }, outcome: { type: 'priority', terminals: [a] } });
+    const channelRule = await activeRule({
+      priority: 5,
+      conditions: { channelIds: [channelId], brands: ['mastercard'] },
+      outcome: { type: 'priority', terminals: [a] },
+    });
     await ok(await h.as(tenantKey).post(RULES, { name: 'draft', priority: 0, outcome: { type: 'priority', terminals: [c] } }));
 
     const smallDecision = await decideRoute(ctx, payment({ amount: { currency: 'EUR', valueMinor: 900 } }));
@@ -178,13 +217,23 @@ describe(`routing engine (${dialectName})`, () => {
   });
 
   test('split 70/30: over 10,000 seeded decisions each terminal is picked within 2 percentage points; the other follows as fallback', async () => {
-    const rule = await activeRule({ outcome: { type: 'split', splits: [{ terminalId: b, weight: 30 }, { terminalId: a, weight: 70 }] } });
+    const rule = await activeRule({
+      outcome: {
+        type: 'split',
+        splits: [
+          { terminalId: b, weight: 30 },
+          { terminalId: a, weight: 70 },
+        ],
+      },
+    });
     // decideRoute is loadRoutingSnapshot + decideWithSnapshot: the same seeds give the same decisions either way
     const input = payment();
     const snapshot = await loadRoutingSnapshot(ctx, merchantId);
     const [viaRoute, viaSnapshot] = [mulberry32(7), mulberry32(7)];
     for (let i = 0; i < 200; i += 1) {
-      expect(await decideRoute(ctx, input, { random: viaRoute })).toEqual(await decideWithSnapshot(snapshot, input, { random: viaSnapshot }));
+      expect(await decideRoute(ctx, input, { random: viaRoute })).toEqual(
+        await decideWithSnapshot(snapshot, input, { random: viaSnapshot }),
+      );
     }
     const random = mulberry32(20260301);
     const firsts = new Map<string, number>();
@@ -206,23 +255,42 @@ describe(`routing engine (${dialectName})`, () => {
     expect(amex).toMatchObject({ ruleId: rule, strategy: 'split', terminals: [b] });
     const usd = await decideRoute(ctx, payment({ amount: { currency: 'USD', valueMinor: 100 } }), { random: () => 0.99 });
     expect(usd.terminals).toEqual([a]);
-    expect(usd.candidates.map((x) => [x.terminalId, x.eligible])).toEqual([[a, true], [b, false]]);
+    expect(usd.candidates.map((x) => [x.terminalId, x.eligible])).toEqual([
+      [a, true],
+      [b, false],
+    ]);
     await archiveAll();
   });
 
   test('pickWeighted follows the weights at the edges of the random range', () => {
-    const items = [{ id: 'x', w: 7 }, { id: 'y', w: 3 }];
-    const pick = (r: number) => pickWeighted(items, (i) => i.w, () => r)?.id;
+    const items = [
+      { id: 'x', w: 7 },
+      { id: 'y', w: 3 },
+    ];
+    const pick = (r: number) =>
+      pickWeighted(
+        items,
+        (i) => i.w,
+        () => r,
+      )?.id;
     expect(pick(0)).toBe('x');
     expect(pick(0.6999)).toBe('x');
     expect(pick(0.7)).toBe('y');
     expect(pick(0.99999999)).toBe('y');
-    expect(pickWeighted([], () => 1, () => 0.5)).toBeNull();
+    expect(
+      pickWeighted(
+        [],
+        () => 1,
+        () => 0.5,
+      ),
+    ).toBeNull();
   });
 
   test('restrictions: a deny row excludes what it matches; allow rows let only what they allow through', async () => {
     const deny = await ok(await h.as(tenantKey).post(`/v1/admin/terminals/${b}/restrictions`, { action: 'deny', brand: 'amex' }));
-    const allow = await ok(await h.as(tenantKey).post(`/v1/admin/terminals/${c}/restrictions`, { action: 'allow', paymentMethod: 'card', brand: 'visa' }));
+    const allow = await ok(
+      await h.as(tenantKey).post(`/v1/admin/terminals/${c}/restrictions`, { action: 'allow', paymentMethod: 'card', brand: 'visa' }),
+    );
     const amex = await decideRoute(ctx, payment({ brand: 'amex' }));
     expect(reasonsOf(amex)).toEqual({ [a]: ['brand_not_supported'], [b]: ['restriction_denied'], [c]: ['restriction_not_allowed'] });
     expect(amex.terminals).toEqual([]);
@@ -236,40 +304,69 @@ describe(`routing engine (${dialectName})`, () => {
   });
 
   test('limits: a terminal whose limit this payment would exceed is excluded (usage from the caller); narrowed limits apply only when they match', async () => {
-    const count = await ok(await h.as(tenantKey).post(`/v1/admin/terminals/${a}/limits`, { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 5 }));
-    const volume = await ok(await h.as(tenantKey).post(`/v1/admin/terminals/${b}/limits`, {
-      period: { value: 1, unit: 'day' }, metric: 'volume', threshold: 10_000, currency: 'EUR',
-    }));
-    const amexOnly = await ok(await h.as(tenantKey).post(`/v1/admin/terminals/${c}/limits`, {
-      period: { value: 1, unit: 'hour' }, metric: 'count', threshold: 1, brand: 'amex',
-    }));
+    const count = await ok(
+      await h.as(tenantKey).post(`/v1/admin/terminals/${a}/limits`, { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 5 }),
+    );
+    const volume = await ok(
+      await h.as(tenantKey).post(`/v1/admin/terminals/${b}/limits`, {
+        period: { value: 1, unit: 'day' },
+        metric: 'volume',
+        threshold: 10_000,
+        currency: 'EUR',
+      }),
+    );
+    const amexOnly = await ok(
+      await h.as(tenantKey).post(`/v1/admin/terminals/${c}/limits`, {
+        period: { value: 1, unit: 'hour' },
+        metric: 'count',
+        threshold: 1,
+        brand: 'amex',
+      }),
+    );
     const asked: Array<[string, string]> = [];
     const usage = (used: Record<string, number>) => async (limit: LimitRow, at: Date) => {
       asked.push([limit.id, at.toISOString()]);
       return used[limit.id] ?? 0;
     };
-    const full = await decideRoute(ctx, payment({ amount: { currency: 'EUR', valueMinor: 1_500 } }), { usage: usage({ [count]: 5, [volume]: 9_000, [amexOnly]: 1 }) });
+    const full = await decideRoute(ctx, payment({ amount: { currency: 'EUR', valueMinor: 1_500 } }), {
+      usage: usage({ [count]: 5, [volume]: 9_000, [amexOnly]: 1 }),
+    });
     expect(reasonsOf(full)).toEqual({ [a]: [`limit_exhausted:${count}`], [b]: [`limit_exhausted:${volume}`], [c]: [] });
     expect(full.terminals).toEqual([c]);
-    expect(asked).toEqual(expect.arrayContaining([[count, AT.toISOString()], [volume, AT.toISOString()]]));
+    expect(asked).toEqual(
+      expect.arrayContaining([
+        [count, AT.toISOString()],
+        [volume, AT.toISOString()],
+      ]),
+    );
     expect(asked.map(([id]) => id)).not.toContain(amexOnly);
     // exactly at the threshold still passes
-    const room = await decideRoute(ctx, payment({ amount: { currency: 'EUR', valueMinor: 1_000 } }), { usage: usage({ [count]: 4, [volume]: 9_000 }) });
+    const room = await decideRoute(ctx, payment({ amount: { currency: 'EUR', valueMinor: 1_000 } }), {
+      usage: usage({ [count]: 4, [volume]: 9_000 }),
+    });
     expect(room.terminals).toEqual([a, b, c]);
     // a USD payment is outside the EUR volume limit; the amex-only limit applies to amex cards only
     const amex = await decideRoute(ctx, payment({ brand: 'amex' }), { usage: usage({ [amexOnly]: 1 }) });
     expect(reasonsOf(amex)[c]).toEqual([`limit_exhausted:${amexOnly}`]);
     // a single payment above a threshold is refused even without usage
-    expect(reasonsOf(await decideRoute(ctx, payment({ amount: { currency: 'EUR', valueMinor: 10_001 } })))[b]).toEqual([`limit_exhausted:${volume}`]);
+    expect(reasonsOf(await decideRoute(ctx, payment({ amount: { currency: 'EUR', valueMinor: 10_001 } })))[b]).toEqual([
+      `limit_exhausted:${volume}`,
+    ]);
     // the merchant's own context routes with the tenant's terminal limits too (they belong to no merchant)
     const asMerchant = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId, livemode: false });
     expect((await decideRoute(asMerchant, payment(), { usage: usage({ [count]: 5 }) })).terminals).toEqual([b, c]);
-    for (const [t, l] of [[a, count], [b, volume], [c, amexOnly]]) await ok(await h.as(tenantKey).post(`/v1/admin/terminals/${t}/limits/${l}/disable`), 200);
+    for (const [t, l] of [
+      [a, count],
+      [b, volume],
+      [c, amexOnly],
+    ])
+      await ok(await h.as(tenantKey).post(`/v1/admin/terminals/${t}/limits/${l}/disable`), 200);
     expect((await decideRoute(ctx, payment(), { usage: usage({ [count]: 5 }) })).terminals).toEqual([a, b, c]);
   });
 
   test('providers in maintenance or deprecated are skipped (set through the platform status operation)', async () => {
-    const setStatus = async (status: string) => ok(await h.as(platform).patch(`/v1/admin/provider-integrations/${CARD}/status`, { status }), 200);
+    const setStatus = async (status: string) =>
+      ok(await h.as(platform).patch(`/v1/admin/provider-integrations/${CARD}/status`, { status }), 200);
     await setStatus('maintenance');
     const down = await decideRoute(ctx, payment());
     expect(down.terminals).toEqual([]);

@@ -31,7 +31,11 @@ async function created(res: { status: number; body: { data: { id: string } } }):
 }
 
 const terminalBody = (name: string, extra: Record<string, unknown> = {}) => ({
-  providerIntegrationId: CARD, name, credentials: { merchantAccount: 'acct', apiKey: 'key' }, supportedCurrencies: ['EUR'], ...extra,
+  providerIntegrationId: CARD,
+  name,
+  credentials: { merchantAccount: 'acct', apiKey: 'key' },
+  supportedCurrencies: ['EUR'],
+  ...extra,
 });
 
 beforeAll(async () => {
@@ -42,7 +46,12 @@ beforeAll(async () => {
   t1 = await created(await h.as(tenantKey).post('/v1/admin/terminals', terminalBody('T1')));
   t2 = await created(await h.as(tenantKey).post('/v1/admin/terminals', terminalBody('T2', { supportedCurrencies: ['EUR', 'USD'] })));
   payoutTerminal = await created(
-    await h.as(tenantKey).post('/v1/admin/terminals', { providerIntegrationId: PAYOUT, name: 'Payouts', credentials: { accountId: 'a', signingKey: 's' }, supportedCurrencies: ['EUR'] }),
+    await h.as(tenantKey).post('/v1/admin/terminals', {
+      providerIntegrationId: PAYOUT,
+      name: 'Payouts',
+      credentials: { accountId: 'a', signingKey: 's' },
+      supportedCurrencies: ['EUR'],
+    }),
   );
   channelId = await created(await h.as(tenantKey).post('/v1/admin/channels', { name: 'Web', direction: 'payin', currencies: ['EUR'] }));
   const live = await createLiveTenantKey(h);
@@ -54,7 +63,15 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const NO_CONDITIONS = { amount: null, currencies: null, paymentMethods: null, brands: null, cardCountries: null, merchantIds: null, channelIds: null };
+const NO_CONDITIONS = {
+  amount: null,
+  currencies: null,
+  paymentMethods: null,
+  brands: null,
+  cardCountries: null,
+  merchantIds: null,
+  channelIds: null,
+};
 
 describe(`routing rules (${dialectName})`, () => {
   let v1: string;
@@ -79,22 +96,58 @@ describe(`routing rules (${dialectName})`, () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.any(String), ruleId: res.body.data.id, version: 1, tenantId: h.sandbox.tenantId, name: 'EU cards', description: 'big EUR card payments',
-      status: 'draft', priority: 10,
+      id: expect.any(String),
+      ruleId: res.body.data.id,
+      version: 1,
+      tenantId: h.sandbox.tenantId,
+      name: 'EU cards',
+      description: 'big EUR card payments',
+      status: 'draft',
+      priority: 10,
       conditions: {
-        amount: { currency: 'EUR', min: 10_000, max: null }, currencies: ['EUR'], paymentMethods: ['card'], brands: ['visa', 'mastercard'],
-        cardCountries: ['DE', 'FR'], merchantIds: [h.sandbox.merchantId], channelIds: [channelId],
+        amount: { currency: 'EUR', min: 10_000, max: null },
+        currencies: ['EUR'],
+        paymentMethods: ['card'],
+        brands: ['visa', 'mastercard'],
+        cardCountries: ['DE', 'FR'],
+        merchantIds: [h.sandbox.merchantId],
+        channelIds: [channelId],
       },
       outcome: { type: 'priority', terminals: [t2, t1] },
-      createdBy: h.sandbox.tenantKey.id, createdAt: '2026-03-01T12:00:00.000Z', updatedAt: '2026-03-01T12:00:00.000Z',
-      activatedAt: null, archivedAt: null, deletedAt: null,
+      createdBy: h.sandbox.tenantKey.id,
+      createdAt: '2026-03-01T12:00:00.000Z',
+      updatedAt: '2026-03-01T12:00:00.000Z',
+      activatedAt: null,
+      archivedAt: null,
+      deletedAt: null,
     });
     v1 = res.body.data.id;
     expect((await h.as(tenantKey).get(`${BASE}/${v1}`)).body.data).toEqual(res.body.data);
 
-    const minimal = await h.as(tenantKey).post(BASE, { name: 'Split', outcome: { type: 'split', splits: [{ terminalId: t1, weight: 70 }, { terminalId: t2, weight: 30 }] } });
+    const minimal = await h.as(tenantKey).post(BASE, {
+      name: 'Split',
+      outcome: {
+        type: 'split',
+        splits: [
+          { terminalId: t1, weight: 70 },
+          { terminalId: t2, weight: 30 },
+        ],
+      },
+    });
     expect(minimal.status).toBe(201);
-    expect(minimal.body.data).toMatchObject({ version: 1, priority: 100, description: null, conditions: NO_CONDITIONS, outcome: { type: 'split', splits: [{ terminalId: t1, weight: 70 }, { terminalId: t2, weight: 30 }] } });
+    expect(minimal.body.data).toMatchObject({
+      version: 1,
+      priority: 100,
+      description: null,
+      conditions: NO_CONDITIONS,
+      outcome: {
+        type: 'split',
+        splits: [
+          { terminalId: t1, weight: 70 },
+          { terminalId: t2, weight: 30 },
+        ],
+      },
+    });
 
     const audit = await h.as(tenantKey).get(`/v1/audit-entries?action=routing_rule.created&targetId=${v1}`);
     expect(audit.body.data).toHaveLength(1);
@@ -102,21 +155,37 @@ describe(`routing rules (${dialectName})`, () => {
   });
 
   test('validation names the field: outcome, weights, amounts, codes, duplicates, and references outside the tenant', async () => {
-    const post = (body: Record<string, unknown>) => h.as(tenantKey).post(BASE, { name: 'R', outcome: { type: 'priority', terminals: [t1] }, ...body });
+    const post = (body: Record<string, unknown>) =>
+      h.as(tenantKey).post(BASE, { name: 'R', outcome: { type: 'priority', terminals: [t1] }, ...body });
     expect(paths(await h.as(tenantKey).post(BASE, { name: 'R' }))).toEqual(['body.outcome']);
     expect(paths(await post({ name: ' ' }))).toEqual(['body.name']);
     expect(paths(await post({ outcome: { type: 'round_robin', terminals: [t1] } }))).toEqual(['body.outcome.type']);
     expect(paths(await post({ outcome: { type: 'priority', terminals: [] } }))).toEqual(['body.outcome.terminals']);
     expect(paths(await post({ outcome: { type: 'priority', terminals: [t1, t1] } }))).toEqual(['body.outcome.terminals[1]']);
-    expect(paths(await post({ outcome: { type: 'split', splits: [{ terminalId: t1, weight: 0 }, { terminalId: t2, weight: 1.5 }] } }))).toEqual([
-      'body.outcome.splits[0].weight', 'body.outcome.splits[1].weight',
-    ]);
+    expect(
+      paths(
+        await post({
+          outcome: {
+            type: 'split',
+            splits: [
+              { terminalId: t1, weight: 0 },
+              { terminalId: t2, weight: 1.5 },
+            ],
+          },
+        }),
+      ),
+    ).toEqual(['body.outcome.splits[0].weight', 'body.outcome.splits[1].weight']);
     expect(paths(await post({ priority: -1 }))).toEqual(['body.priority']);
     expect(paths(await post({ conditions: { amount: { currency: 'EUR', min: 500, max: 100 } } }))).toEqual(['body.conditions.amount.max']);
     expect(paths(await post({ conditions: { amount: { currency: 'EUR' } } }))).toEqual(['body.conditions.amount.min']);
     expect(paths(await post({ conditions: { amount: { currency: 'EUR', min: 1.5 } } }))).toEqual(['body.conditions.amount.min']);
-    expect(paths(await post({ conditions: { currencies: ['eur'], cardCountries: ['XX'], paymentMethods: ['cheque'], brands: ['VISA'] } }))).toEqual([
-      'body.conditions.brands[0]', 'body.conditions.cardCountries[0]', 'body.conditions.currencies[0]', 'body.conditions.paymentMethods[0]',
+    expect(
+      paths(await post({ conditions: { currencies: ['eur'], cardCountries: ['XX'], paymentMethods: ['cheque'], brands: ['VISA'] } })),
+    ).toEqual([
+      'body.conditions.brands[0]',
+      'body.conditions.cardCountries[0]',
+      'body.conditions.currencies[0]',
+      'body.conditions.paymentMethods[0]',
     ]);
     expect(paths(await post({ conditions: { currencies: [] } }))).toEqual(['body.conditions.currencies']);
     expect(paths(await post({ conditions: { colour: 'red' } }))).toEqual(['body.conditions.colour']);
@@ -128,19 +197,34 @@ describe(`routing rules (${dialectName})`, () => {
     });
     expectProblem(refs, 400, 'VALIDATION_FAILED');
     expect(paths(refs)).toEqual([
-      'body.conditions.channelIds[0]', 'body.conditions.merchantIds[1]', 'body.outcome.terminals[1]', 'body.outcome.terminals[2]',
+      'body.conditions.channelIds[0]',
+      'body.conditions.merchantIds[1]',
+      'body.outcome.terminals[1]',
+      'body.outcome.terminals[2]',
     ]);
     // a terminal of the tenant that cannot take payins: the service's refusal
     expect(paths(await post({ outcome: { type: 'priority', terminals: [t1, payoutTerminal] } }))).toEqual(['body.outcome.terminals[1]']);
-    const split = await post({ outcome: { type: 'split', splits: [{ terminalId: t1, weight: 1 }, { terminalId: other.terminalId, weight: 1 }] } });
+    const split = await post({
+      outcome: {
+        type: 'split',
+        splits: [
+          { terminalId: t1, weight: 1 },
+          { terminalId: other.terminalId, weight: 1 },
+        ],
+      },
+    });
     expect(paths(split)).toEqual(['body.outcome.splits[1].terminalId']);
 
     // the platform names the tenant, and the references are checked against that tenant
-    expect(paths(await h.as(platform).post(BASE, { name: 'R', outcome: { type: 'priority', terminals: [t1] } }))).toEqual(['body.tenantId']);
-    expect(paths(await h.as(platform).post(BASE, { name: 'R', tenantId: other.tenantId, outcome: { type: 'priority', terminals: [t1] } }))).toEqual([
-      'body.outcome.terminals[0]',
+    expect(paths(await h.as(platform).post(BASE, { name: 'R', outcome: { type: 'priority', terminals: [t1] } }))).toEqual([
+      'body.tenantId',
     ]);
-    const byPlatform = await h.as(platform).post(BASE, { name: 'Platform-made', tenantId: h.sandbox.tenantId, outcome: { type: 'priority', terminals: [t1] } });
+    expect(
+      paths(await h.as(platform).post(BASE, { name: 'R', tenantId: other.tenantId, outcome: { type: 'priority', terminals: [t1] } })),
+    ).toEqual(['body.outcome.terminals[0]']);
+    const byPlatform = await h
+      .as(platform)
+      .post(BASE, { name: 'Platform-made', tenantId: h.sandbox.tenantId, outcome: { type: 'priority', terminals: [t1] } });
     expect(byPlatform.status).toBe(201);
     expect(byPlatform.body.data).toMatchObject({ tenantId: h.sandbox.tenantId, status: 'draft', version: 1 });
     await h.as(platform).delete(`${BASE}/${byPlatform.body.data.id}`).expect(200);
@@ -166,16 +250,27 @@ describe(`routing rules (${dialectName})`, () => {
   test('a draft is updated: conditions and outcome replace the whole value; empty bodies are refused', async () => {
     h.clock.advance(60_000);
     const res = await h.as(tenantKey).patch(`${BASE}/${v1}`, {
-      name: 'EU cards v1', priority: 5, conditions: { currencies: ['EUR', 'USD'] }, outcome: { type: 'priority', terminals: [t1, t2] },
+      name: 'EU cards v1',
+      priority: 5,
+      conditions: { currencies: ['EUR', 'USD'] },
+      outcome: { type: 'priority', terminals: [t1, t2] },
     });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
-      name: 'EU cards v1', description: 'big EUR card payments', priority: 5, status: 'draft', version: 1,
-      conditions: { ...NO_CONDITIONS, currencies: ['EUR', 'USD'] }, outcome: { type: 'priority', terminals: [t1, t2] },
-      updatedAt: '2026-03-01T12:01:00.000Z', createdAt: '2026-03-01T12:00:00.000Z',
+      name: 'EU cards v1',
+      description: 'big EUR card payments',
+      priority: 5,
+      status: 'draft',
+      version: 1,
+      conditions: { ...NO_CONDITIONS, currencies: ['EUR', 'USD'] },
+      outcome: { type: 'priority', terminals: [t1, t2] },
+      updatedAt: '2026-03-01T12:01:00.000Z',
+      createdAt: '2026-03-01T12:00:00.000Z',
     });
     expect(paths(await h.as(tenantKey).patch(`${BASE}/${v1}`, {}))).toEqual(['body']);
-    expect(paths(await h.as(tenantKey).patch(`${BASE}/${v1}`, { outcome: { type: 'priority', terminals: [payoutTerminal] } }))).toEqual(['body.outcome.terminals[0]']);
+    expect(paths(await h.as(tenantKey).patch(`${BASE}/${v1}`, { outcome: { type: 'priority', terminals: [payoutTerminal] } }))).toEqual([
+      'body.outcome.terminals[0]',
+    ]);
     expect(paths(await h.as(tenantKey).patch(`${BASE}/${v1}`, { version: 7 }))).toContain('body.version');
     const audit = await h.as(tenantKey).get(`/v1/audit-entries?action=routing_rule.updated&targetId=${v1}`);
     expect(audit.body.data).toHaveLength(1);
@@ -200,9 +295,22 @@ describe(`routing rules (${dialectName})`, () => {
     expect(c2.status).toBe(201);
     v2 = c2.body.data.id;
     expect(c2.body.data).toEqual({
-      id: v2, ruleId: v1, version: 2, tenantId: h.sandbox.tenantId, name: 'EU cards v1', description: 'big EUR card payments', status: 'draft', priority: 5,
-      conditions: { ...NO_CONDITIONS, currencies: ['EUR', 'USD'] }, outcome: { type: 'priority', terminals: [t1, t2] }, createdBy: h.sandbox.tenantKey.id,
-      createdAt: '2026-03-01T12:03:00.000Z', updatedAt: '2026-03-01T12:03:00.000Z', activatedAt: null, archivedAt: null, deletedAt: null,
+      id: v2,
+      ruleId: v1,
+      version: 2,
+      tenantId: h.sandbox.tenantId,
+      name: 'EU cards v1',
+      description: 'big EUR card payments',
+      status: 'draft',
+      priority: 5,
+      conditions: { ...NO_CONDITIONS, currencies: ['EUR', 'USD'] },
+      outcome: { type: 'priority', terminals: [t1, t2] },
+      createdBy: h.sandbox.tenantKey.id,
+      createdAt: '2026-03-01T12:03:00.000Z',
+      updatedAt: '2026-03-01T12:03:00.000Z',
+      activatedAt: null,
+      archivedAt: null,
+      deletedAt: null,
     });
     // the clone of a clone is still a version of the first rule
     v3 = await created(await h.as(tenantKey).post(`${BASE}/${v2}/clone`));
@@ -212,7 +320,10 @@ describe(`routing rules (${dialectName})`, () => {
     h.clock.advance(60_000);
     const act = await h.as(tenantKey).post(`${BASE}/${v2}/activate`);
     expect(act.body.data).toMatchObject({ id: v2, status: 'active', activatedAt: '2026-03-01T12:04:00.000Z' });
-    expect((await h.as(tenantKey).get(`${BASE}/${v1}`)).body.data).toMatchObject({ status: 'archived', archivedAt: '2026-03-01T12:04:00.000Z' });
+    expect((await h.as(tenantKey).get(`${BASE}/${v1}`)).body.data).toMatchObject({
+      status: 'archived',
+      archivedAt: '2026-03-01T12:04:00.000Z',
+    });
     const archivedAudit = await h.as(tenantKey).get(`/v1/audit-entries?action=routing_rule.archived&targetId=${v1}`);
     expect(archivedAudit.body.data).toHaveLength(1);
 
@@ -220,7 +331,11 @@ describe(`routing rules (${dialectName})`, () => {
     for (const id of [v1, v2, v3]) {
       const versions = await h.as(tenantKey).get(`${BASE}/${id}/versions`);
       expect(versions.status).toBe(200);
-      expect(versions.body.data.map((r: { version: number; status: string }) => [r.version, r.status])).toEqual([[3, 'draft'], [2, 'active'], [1, 'archived']]);
+      expect(versions.body.data.map((r: { version: number; status: string }) => [r.version, r.status])).toEqual([
+        [3, 'draft'],
+        [2, 'active'],
+        [1, 'archived'],
+      ]);
       expect(versions.body.pagination).toEqual({ nextCursor: null, prevCursor: null, hasMore: false, totalCount: 3 });
     }
     const asc = await h.as(tenantKey).get(`${BASE}/${v1}/versions?sortOrder=asc&limit=2`);
@@ -268,7 +383,9 @@ describe(`routing rules (${dialectName})`, () => {
     expect(ids(await h.as(tenantKey).get(`${BASE}?name=${encodeURIComponent('1_0')}`))).toEqual([]);
     expect(paths(await h.as(tenantKey).get(`${BASE}?status=live`))).toEqual(['query.status']);
     expect(paths(await h.as(tenantKey).get(`${BASE}?ruleId=abc`))).toEqual(['query.ruleId']);
-    const otherRule = await created(await h.as(other.secretKey).post(BASE, { name: 'Other', outcome: { type: 'priority', terminals: [other.terminalId] } }));
+    const otherRule = await created(
+      await h.as(other.secretKey).post(BASE, { name: 'Other', outcome: { type: 'priority', terminals: [other.terminalId] } }),
+    );
     expect((await h.as(platform).get(`${BASE}?limit=100`)).body.pagination.totalCount).toBe(5);
     expect(ids(await h.as(platform).get(`${BASE}?tenantId=${other.tenantId}`))).toEqual([otherRule]);
     expect((await h.as(platform).get(`${BASE}/${v1}/versions`)).body.pagination.totalCount).toBe(2);
@@ -284,7 +401,9 @@ describe(`routing rules (${dialectName})`, () => {
     const active = versions.body.data.filter((r: { status: string }) => r.status === 'active');
     expect(active).toHaveLength(1);
     // the partial unique index itself: a second active version of the rule cannot be written
-    await expect(h.rt.db.models.RoutingRule.update({ status: 'active' }, { where: { id: first } })).rejects.toBeInstanceOf(UniqueConstraintError);
+    await expect(h.rt.db.models.RoutingRule.update({ status: 'active' }, { where: { id: first } })).rejects.toBeInstanceOf(
+      UniqueConstraintError,
+    );
   });
 
   test('the nine operations are in the OpenAPI document, the outcome as a union of priority and split', async () => {

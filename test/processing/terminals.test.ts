@@ -54,7 +54,12 @@ function as(credential: string): Caller {
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const sink = new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
   rt = await openRuntime(testConfig(db), { clock, logger: pino({ level: 'trace' }, sink) });
   const inner = createApp(rt);
   app = express();
@@ -111,11 +116,28 @@ describe(`terminals (${dialectName})`, () => {
     const res = await as(tenantKey).post('/v1/admin/terminals', cardBody());
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.any(String), tenantId: sandbox.tenantId, providerIntegrationId: CARD, credentialBindingId: expect.any(String), providerCostScheduleId: null,
-      name: 'EU cards', mcc: '5999', descriptor: 'PAYPLANE*SHOP', direction: 'payin', status: 'active', supportedCurrencies: ['EUR', 'USD'],
-      supportedBrands: ['visa', 'mastercard'], supportedPaymentMethodTypes: ['card'],
-      threeDsConfig: { enabled: false, executionModel: 'gateway_full', mpiAccounts: [], rules: { processOnly3dsCards: false, declineOnAttemptStatus: false, allowMerchantDisable: true } },
-      createdAt: '2026-03-01T12:00:00.000Z', updatedAt: '2026-03-01T12:00:00.000Z', deletedAt: null,
+      id: expect.any(String),
+      tenantId: sandbox.tenantId,
+      providerIntegrationId: CARD,
+      credentialBindingId: expect.any(String),
+      providerCostScheduleId: null,
+      name: 'EU cards',
+      mcc: '5999',
+      descriptor: 'PAYPLANE*SHOP',
+      direction: 'payin',
+      status: 'active',
+      supportedCurrencies: ['EUR', 'USD'],
+      supportedBrands: ['visa', 'mastercard'],
+      supportedPaymentMethodTypes: ['card'],
+      threeDsConfig: {
+        enabled: false,
+        executionModel: 'gateway_full',
+        mpiAccounts: [],
+        rules: { processOnly3dsCards: false, declineOnAttemptStatus: false, allowMerchantDisable: true },
+      },
+      createdAt: '2026-03-01T12:00:00.000Z',
+      updatedAt: '2026-03-01T12:00:00.000Z',
+      deletedAt: null,
     });
     terminalId = res.body.data.id;
     const binding = await rt.db.models.CredentialBinding.findByPk(res.body.data.credentialBindingId);
@@ -131,23 +153,47 @@ describe(`terminals (${dialectName})`, () => {
     const missing = await as(tenantKey).post('/v1/admin/terminals', cardBody({ credentials: { merchantAccount: SECRETS.rejected } }));
     expectProblem(missing, 400, 'INVALID_CREDENTIALS');
     expect(paths(missing)).toEqual(['body.credentials.apiKey']);
-    const extra = await as(tenantKey).post('/v1/admin/terminals', cardBody({ credentials: { merchantAccount: 'a', apiKey: SECRETS.rejected, pin: SECRETS.rejected } }));
+    const extra = await as(tenantKey).post(
+      '/v1/admin/terminals',
+      cardBody({ credentials: { merchantAccount: 'a', apiKey: SECRETS.rejected, pin: SECRETS.rejected } }),
+    );
     expect(paths(extra)).toEqual(['body.credentials.pin']);
-    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ credentials: { merchantAccount: 'a', apiKey: 42 } })))).toEqual(['body.credentials.apiKey']);
+    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ credentials: { merchantAccount: 'a', apiKey: 42 } })))).toEqual(
+      ['body.credentials.apiKey'],
+    );
     expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ credentials: undefined })))).toEqual(['body.credentials']);
-    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ providerIntegrationId: MISSING })))).toEqual(['body.providerIntegrationId']);
+    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ providerIntegrationId: MISSING })))).toEqual([
+      'body.providerIntegrationId',
+    ]);
     const currency = await as(tenantKey).post('/v1/admin/terminals', cardBody({ supportedCurrencies: ['EUR', 'JPY'] }));
     expectProblem(currency, 400, 'UNSUPPORTED_BY_PROVIDER');
     expect(paths(currency)).toEqual(['body.supportedCurrencies[1]']);
-    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ supportedBrands: ['discover'] })))).toEqual(['body.supportedBrands[0]']);
-    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ supportedPaymentMethodTypes: ['bank_transfer'] })))).toEqual(['body.supportedPaymentMethodTypes[0]']);
+    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ supportedBrands: ['discover'] })))).toEqual([
+      'body.supportedBrands[0]',
+    ]);
+    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ supportedPaymentMethodTypes: ['bank_transfer'] })))).toEqual([
+      'body.supportedPaymentMethodTypes[0]',
+    ]);
     expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ direction: 'payout' })))).toEqual(['body.direction']);
     expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ mcc: '59' })))).toEqual(['body.mcc']);
-    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ supportedCurrencies: [] })))).toEqual(['body.supportedCurrencies']);
+    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ supportedCurrencies: [] })))).toEqual([
+      'body.supportedCurrencies',
+    ]);
     expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ surprise: 1 })))).toEqual(['body.surprise']);
-    expect(paths(await as(tenantKey).post('/v1/admin/terminals', cardBody({ threeDsConfig: {
-      enabled: true, executionModel: 'teleport', rules: { processOnly3dsCards: false, declineOnAttemptStatus: false, allowMerchantDisable: true },
-    } })))).toEqual(['body.threeDsConfig.executionModel']);
+    expect(
+      paths(
+        await as(tenantKey).post(
+          '/v1/admin/terminals',
+          cardBody({
+            threeDsConfig: {
+              enabled: true,
+              executionModel: 'teleport',
+              rules: { processOnly3dsCards: false, declineOnAttemptStatus: false, allowMerchantDisable: true },
+            },
+          }),
+        ),
+      ),
+    ).toEqual(['body.threeDsConfig.executionModel']);
     // merchants have no access; a deprecated provider takes no new terminals
     expectProblem(await as(merchantKey).post('/v1/admin/terminals', cardBody()), 403);
     expectProblem(await as(merchantKey).get('/v1/admin/terminals'), 403);
@@ -159,26 +205,42 @@ describe(`terminals (${dialectName})`, () => {
 
   test('a payout terminal on the payout provider; the platform creates for a named tenant; tenants are isolated', async () => {
     const payout = await as(tenantKey).post('/v1/admin/terminals', {
-      providerIntegrationId: PAYOUT, name: 'Payouts', credentials: { accountId: 'acc-1', signingKey: SECRETS.payoutKey }, supportedCurrencies: ['EUR'],
+      providerIntegrationId: PAYOUT,
+      name: 'Payouts',
+      credentials: { accountId: 'acc-1', signingKey: SECRETS.payoutKey },
+      supportedCurrencies: ['EUR'],
     });
     expect(payout.status).toBe(201);
     expect(payout.body.data).toMatchObject({ direction: 'payout', supportedPaymentMethodTypes: ['bank_transfer'], supportedBrands: [] });
     payoutTerminalId = payout.body.data.id;
 
-    const noTenant = await as(platform).post('/v1/admin/terminals', cardBody({ credentials: { merchantAccount: 'x', apiKey: SECRETS.otherTenant } }));
+    const noTenant = await as(platform).post(
+      '/v1/admin/terminals',
+      cardBody({ credentials: { merchantAccount: 'x', apiKey: SECRETS.otherTenant } }),
+    );
     expect(paths(noTenant)).toEqual(['body.tenantId']);
-    const created = await as(platform).post('/v1/admin/terminals', cardBody({ tenantId: other.tenantId, name: 'Other', credentials: { merchantAccount: 'x', apiKey: SECRETS.otherTenant } }));
+    const created = await as(platform).post(
+      '/v1/admin/terminals',
+      cardBody({ tenantId: other.tenantId, name: 'Other', credentials: { merchantAccount: 'x', apiKey: SECRETS.otherTenant } }),
+    );
     expect(created.status).toBe(201);
     expect(created.body.data.tenantId).toBe(other.tenantId);
     otherTerminalId = created.body.data.id;
     expectProblem(await as(tenantKey).post('/v1/admin/terminals', cardBody({ tenantId: other.tenantId })), 404);
 
     // lists: a tenant sees its own; the platform every tenant's, filterable
-    expect(ids(await as(tenantKey).get('/v1/admin/terminals?sortOrder=asc'))).toEqual([sandbox.terminalId, sandbox.payoutTerminalId, terminalId, payoutTerminalId]);
+    expect(ids(await as(tenantKey).get('/v1/admin/terminals?sortOrder=asc'))).toEqual([
+      sandbox.terminalId,
+      sandbox.payoutTerminalId,
+      terminalId,
+      payoutTerminalId,
+    ]);
     expect(ids(await as(tenantKey).get('/v1/admin/terminals?direction=payout'))).toEqual([payoutTerminalId, sandbox.payoutTerminalId]);
     expect(ids(await as(tenantKey).get(`/v1/admin/terminals?providerIntegrationId=${CARD}`))).toEqual([terminalId, sandbox.terminalId]);
     expect(ids(await as(platform).get(`/v1/admin/terminals?tenantId=${other.tenantId}`))).toEqual([otherTerminalId]);
-    expect(ids(await as(platform).get('/v1/admin/terminals?limit=100'))).toEqual(expect.arrayContaining([terminalId, payoutTerminalId, otherTerminalId]));
+    expect(ids(await as(platform).get('/v1/admin/terminals?limit=100'))).toEqual(
+      expect.arrayContaining([terminalId, payoutTerminalId, otherTerminalId]),
+    );
     expect(ids(await as(other.secretKey).get('/v1/admin/terminals'))).toEqual([otherTerminalId]);
 
     // every terminal operation on another tenant's terminal is 404
@@ -201,20 +263,36 @@ describe(`terminals (${dialectName})`, () => {
       await as(tenantKey).post(`${t}/limits`, { period: { value: 1, unit: 'day' }, metric: 'count', threshold: 10 }),
       await as(tenantKey).get(`${t}/limits`),
       await as(tenantKey).post(`${t}/limits/${MISSING}/disable`),
-    ]) expectProblem(res, 404);
+    ])
+      expectProblem(res, 404);
     expectProblem(await as(tenantKey).get(`/v1/admin/terminals/${MISSING}`), 404, 'RESOURCE_NOT_FOUND');
     expectProblem(await as(tenantKey).get('/v1/admin/terminals/nope'), 404);
   });
 
   test('update changes fields and re-checks the lists against the provider', async () => {
     clock.advance(1000);
-    const res = await as(tenantKey).patch(`/v1/admin/terminals/${terminalId}`, { name: 'EU cards 2', supportedCurrencies: ['EUR', 'GBP', 'USD'], descriptor: null });
+    const res = await as(tenantKey).patch(`/v1/admin/terminals/${terminalId}`, {
+      name: 'EU cards 2',
+      supportedCurrencies: ['EUR', 'GBP', 'USD'],
+      descriptor: null,
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ name: 'EU cards 2', supportedCurrencies: ['EUR', 'GBP', 'USD'], descriptor: null, updatedAt: '2026-03-01T12:00:01.000Z' });
-    expect(paths(await as(tenantKey).patch(`/v1/admin/terminals/${terminalId}`, { supportedBrands: ['visa', 'unionpay'] }))).toEqual(['body.supportedBrands[1]']);
+    expect(res.body.data).toMatchObject({
+      name: 'EU cards 2',
+      supportedCurrencies: ['EUR', 'GBP', 'USD'],
+      descriptor: null,
+      updatedAt: '2026-03-01T12:00:01.000Z',
+    });
+    expect(paths(await as(tenantKey).patch(`/v1/admin/terminals/${terminalId}`, { supportedBrands: ['visa', 'unionpay'] }))).toEqual([
+      'body.supportedBrands[1]',
+    ]);
     expect(paths(await as(tenantKey).patch(`/v1/admin/terminals/${terminalId}`, {}))).toEqual(['body']);
-    expect(paths(await as(tenantKey).patch(`/v1/admin/terminals/${terminalId}`, { credentials: { apiKey: SECRETS.rejected } }))).toContain('body.credentials');
-    expect(paths(await as(tenantKey).patch(`/v1/admin/terminals/${terminalId}`, { providerCostScheduleId: 'x' }))).toEqual(['body.providerCostScheduleId']);
+    expect(paths(await as(tenantKey).patch(`/v1/admin/terminals/${terminalId}`, { credentials: { apiKey: SECRETS.rejected } }))).toContain(
+      'body.credentials',
+    );
+    expect(paths(await as(tenantKey).patch(`/v1/admin/terminals/${terminalId}`, { providerCostScheduleId: 'x' }))).toEqual([
+      'body.providerCostScheduleId',
+    ]);
     const audit = await as(tenantKey).get(`/v1/audit-entries?action=terminal.updated&targetId=${terminalId}`);
     expect(audit.body.data).toHaveLength(1);
     expect(audit.body.data[0].before.name).toBe('EU cards');
@@ -222,15 +300,24 @@ describe(`terminals (${dialectName})`, () => {
 
   test('rotate-credentials replaces the binding with a new id; the old one is kept sealed and marked replaced', async () => {
     const before = (await as(tenantKey).get(`/v1/admin/terminals/${terminalId}`)).body.data.credentialBindingId;
-    expect(paths(await as(tenantKey).post(`/v1/admin/terminals/${terminalId}/rotate-credentials`, { credentials: { merchantAccount: SECRETS.account } })))
-      .toEqual(['body.credentials.apiKey']);
+    expect(
+      paths(
+        await as(tenantKey).post(`/v1/admin/terminals/${terminalId}/rotate-credentials`, {
+          credentials: { merchantAccount: SECRETS.account },
+        }),
+      ),
+    ).toEqual(['body.credentials.apiKey']);
     const res = await as(tenantKey)
-      .post(`/v1/admin/terminals/${terminalId}/rotate-credentials`, { credentials: { merchantAccount: SECRETS.account, apiKey: SECRETS.rotated } })
+      .post(`/v1/admin/terminals/${terminalId}/rotate-credentials`, {
+        credentials: { merchantAccount: SECRETS.account, apiKey: SECRETS.rotated },
+      })
       .set('Idempotency-Key', 'rotate-1');
     expect(res.status).toBe(200);
     expect(res.body.data.credentialBindingId).not.toBe(before);
     const replay = await as(tenantKey)
-      .post(`/v1/admin/terminals/${terminalId}/rotate-credentials`, { credentials: { merchantAccount: SECRETS.account, apiKey: SECRETS.rotated } })
+      .post(`/v1/admin/terminals/${terminalId}/rotate-credentials`, {
+        credentials: { merchantAccount: SECRETS.account, apiKey: SECRETS.rotated },
+      })
       .set('Idempotency-Key', 'rotate-1');
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.data.credentialBindingId).toBe(res.body.data.credentialBindingId);
@@ -248,24 +335,60 @@ describe(`terminals (${dialectName})`, () => {
     expect((await as(tenantKey).get(base)).body.data).toMatchObject({ enabled: false, mpiAccounts: [] });
     const rules = { processOnly3dsCards: true, declineOnAttemptStatus: true, allowMerchantDisable: false };
     const put = await as(tenantKey).put(base, {
-      enabled: true, executionModel: 'gateway_full', rules,
+      enabled: true,
+      executionModel: 'gateway_full',
+      rules,
       mpiAccounts: [{ brand: 'visa', merchantName: 'Shop', merchantId: 'MPI-1', merchantCountry: 'DE', acquirerBin: '412345' }],
     });
     expect(put.status).toBe(200);
     expect(put.body.data.threeDsConfig).toEqual({
-      enabled: true, executionModel: 'gateway_full', rules,
-      mpiAccounts: [{ brand: 'visa', enabled: true, merchantName: 'Shop', merchantId: 'MPI-1', merchantCountry: 'DE', acquirerBin: '412345', mcc: '5999', preferredVersion: '2.2.0' }],
+      enabled: true,
+      executionModel: 'gateway_full',
+      rules,
+      mpiAccounts: [
+        {
+          brand: 'visa',
+          enabled: true,
+          merchantName: 'Shop',
+          merchantId: 'MPI-1',
+          merchantCountry: 'DE',
+          acquirerBin: '412345',
+          mcc: '5999',
+          preferredVersion: '2.2.0',
+        },
+      ],
     });
     const bad = await as(tenantKey).put(base, {
-      enabled: true, executionModel: 'nope', rules,
+      enabled: true,
+      executionModel: 'nope',
+      rules,
       mpiAccounts: [{ brand: 'visa' }, { brand: 'visa' }, { brand: 'amex', preferredVersion: '9.9' }],
     });
-    expect(paths(bad)).toEqual(['body.executionModel', 'body.mpiAccounts[1].brand', 'body.mpiAccounts[2].brand', 'body.mpiAccounts[2].preferredVersion']);
+    expect(paths(bad)).toEqual([
+      'body.executionModel',
+      'body.mpiAccounts[1].brand',
+      'body.mpiAccounts[2].brand',
+      'body.mpiAccounts[2].preferredVersion',
+    ]);
     expect(paths(await as(tenantKey).put(base, { enabled: true, executionModel: 'gateway_full' }))).toEqual(['body.rules']);
 
-    const add = await as(tenantKey).post(`${base}/mpi-accounts`, { brand: 'mastercard', merchantName: 'Shop MC', mcc: '5411', preferredVersion: '2.1.0' });
+    const add = await as(tenantKey).post(`${base}/mpi-accounts`, {
+      brand: 'mastercard',
+      merchantName: 'Shop MC',
+      mcc: '5411',
+      preferredVersion: '2.1.0',
+    });
     expect(add.status).toBe(201);
-    expect(add.body.data).toEqual({ brand: 'mastercard', enabled: true, merchantName: 'Shop MC', merchantId: null, merchantCountry: null, acquirerBin: null, mcc: '5411', preferredVersion: '2.1.0' });
+    expect(add.body.data).toEqual({
+      brand: 'mastercard',
+      enabled: true,
+      merchantName: 'Shop MC',
+      merchantId: null,
+      merchantCountry: null,
+      acquirerBin: null,
+      mcc: '5411',
+      preferredVersion: '2.1.0',
+    });
     expectProblem(await as(tenantKey).post(`${base}/mpi-accounts`, { brand: 'mastercard' }), 409, 'MPI_ACCOUNT_EXISTS');
     expect(paths(await as(tenantKey).post(`${base}/mpi-accounts`, { brand: 'amex' }))).toEqual(['body.brand']);
     expect(paths(await as(tenantKey).post(`${base}/mpi-accounts`, { brand: 'visa', acquirerBin: '12' }))).toEqual(['body.acquirerBin']);
@@ -282,9 +405,18 @@ describe(`terminals (${dialectName})`, () => {
     await as(tenantKey).patch(`/v1/admin/terminals/${terminalId}`, { mcc: '4816' });
     expect((await as(tenantKey).get(base)).body.data.mpiAccounts[0]).toMatchObject({ brand: 'visa', mcc: '4816' });
     // a provider without 3DS cannot have it enabled
-    const payoutRes = await as(tenantKey).put(`/v1/admin/terminals/${payoutTerminalId}/3ds-config`, { enabled: true, executionModel: 'gateway_full', rules });
+    const payoutRes = await as(tenantKey).put(`/v1/admin/terminals/${payoutTerminalId}/3ds-config`, {
+      enabled: true,
+      executionModel: 'gateway_full',
+      rules,
+    });
     expect(paths(payoutRes)).toEqual(['body.enabled', 'body.executionModel']);
-    for (const action of ['terminal.3ds_config_replaced', 'terminal.mpi_account_added', 'terminal.mpi_account_updated', 'terminal.mpi_account_deleted']) {
+    for (const action of [
+      'terminal.3ds_config_replaced',
+      'terminal.mpi_account_added',
+      'terminal.mpi_account_updated',
+      'terminal.mpi_account_deleted',
+    ]) {
       expect((await as(tenantKey).get(`/v1/audit-entries?action=${action}&targetId=${terminalId}`)).body.data.length).toBeGreaterThan(0);
     }
   });
@@ -294,13 +426,23 @@ describe(`terminals (${dialectName})`, () => {
     const res = await as(tenantKey).post(base, { action: 'deny', brand: 'mastercard' });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.any(String), terminalId, action: 'deny', paymentMethod: null, brand: 'mastercard', transactionType: 'payment', status: 'active',
-      createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: expect.any(String),
+      terminalId,
+      action: 'deny',
+      paymentMethod: null,
+      brand: 'mastercard',
+      transactionType: 'payment',
+      status: 'active',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     const id = res.body.data.id;
     const second = await as(platform).post(base, { action: 'allow', paymentMethod: 'card', transactionType: 'refund' });
     expect(second.status).toBe(201);
-    expect(paths(await as(tenantKey).post(base, { action: 'deny', brand: 'amex', paymentMethod: 'sepa' }))).toEqual(['body.brand', 'body.paymentMethod']);
+    expect(paths(await as(tenantKey).post(base, { action: 'deny', brand: 'amex', paymentMethod: 'sepa' }))).toEqual([
+      'body.brand',
+      'body.paymentMethod',
+    ]);
     expect(paths(await as(tenantKey).post(base, { action: 'block' }))).toEqual(['body.action']);
     expect(ids(await as(tenantKey).get(`${base}?sortOrder=asc`))).toEqual([id, second.body.data.id]);
     const upd = await as(tenantKey).patch(`${base}/${id}`, { action: 'allow', brand: 'visa' });
@@ -318,14 +460,30 @@ describe(`terminals (${dialectName})`, () => {
     }
   });
 
-  test('limits share the limit model: create, list, disable; currency must be the terminal\'s', async () => {
+  test("limits share the limit model: create, list, disable; currency must be the terminal's", async () => {
     const base = `/v1/admin/terminals/${terminalId}/limits`;
-    const res = await as(tenantKey).post(base, { period: { value: 1, unit: 'day' }, metric: 'volume', threshold: 1_000_000, currency: 'EUR' });
+    const res = await as(tenantKey).post(base, {
+      period: { value: 1, unit: 'day' },
+      metric: 'volume',
+      threshold: 1_000_000,
+      currency: 'EUR',
+    });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ entityType: 'terminal', entityId: terminalId, tenantId: sandbox.tenantId, metric: 'volume', threshold: 1_000_000, status: 'active' });
+    expect(res.body.data).toMatchObject({
+      entityType: 'terminal',
+      entityId: terminalId,
+      tenantId: sandbox.tenantId,
+      metric: 'volume',
+      threshold: 1_000_000,
+      status: 'active',
+    });
     const id = res.body.data.id;
-    expect(paths(await as(tenantKey).post(base, { period: { value: 1, unit: 'day' }, metric: 'volume', threshold: 5, currency: 'JPY' }))).toEqual(['body.currency']);
-    expect(paths(await as(tenantKey).post(base, { period: { value: 1, unit: 'day' }, metric: 'volume', threshold: 5 }))).toEqual(['body.currency']);
+    expect(
+      paths(await as(tenantKey).post(base, { period: { value: 1, unit: 'day' }, metric: 'volume', threshold: 5, currency: 'JPY' })),
+    ).toEqual(['body.currency']);
+    expect(paths(await as(tenantKey).post(base, { period: { value: 1, unit: 'day' }, metric: 'volume', threshold: 5 }))).toEqual([
+      'body.currency',
+    ]);
     expect(paths(await as(tenantKey).post(base, { metric: 'count', threshold: 5 }))).toEqual(['body.period']);
     expect(ids(await as(tenantKey).get(base))).toEqual([id]);
     expect(ids(await as(platform).get(base))).toEqual([id]);
@@ -341,8 +499,18 @@ describe(`terminals (${dialectName})`, () => {
     expect(res.body.data.status).toBe('disabled');
     expectProblem(await as(tenantKey).post(`/v1/admin/terminals/${payoutTerminalId}/disable`), 409, 'INVALID_STATE_TRANSITION');
     expectProblem(await as(tenantKey).patch(`/v1/admin/terminals/${payoutTerminalId}`, { name: 'x' }), 409, 'TERMINAL_DISABLED');
-    expectProblem(await as(tenantKey).post(`/v1/admin/terminals/${payoutTerminalId}/rotate-credentials`, { credentials: { accountId: 'a', signingKey: SECRETS.rejected } }), 409, 'TERMINAL_DISABLED');
-    expectProblem(await as(tenantKey).post(`/v1/admin/terminals/${payoutTerminalId}/restrictions`, { action: 'deny' }), 409, 'TERMINAL_DISABLED');
+    expectProblem(
+      await as(tenantKey).post(`/v1/admin/terminals/${payoutTerminalId}/rotate-credentials`, {
+        credentials: { accountId: 'a', signingKey: SECRETS.rejected },
+      }),
+      409,
+      'TERMINAL_DISABLED',
+    );
+    expectProblem(
+      await as(tenantKey).post(`/v1/admin/terminals/${payoutTerminalId}/restrictions`, { action: 'deny' }),
+      409,
+      'TERMINAL_DISABLED',
+    );
     expect(ids(await as(tenantKey).get('/v1/admin/terminals?status=disabled'))).toEqual([payoutTerminalId]);
     expect((await as(platform).get(`/v1/audit-entries?action=terminal.disabled&targetId=${payoutTerminalId}`)).body.data).toHaveLength(1);
     // and the platform can act on any tenant's terminal

@@ -56,7 +56,12 @@ async function created(res: { status: number; body: { data: { id: string } } }):
 async function audit(action: string, targetId: string, credential = tenantKey) {
   const res = await h.as(credential).get(`/v1/audit-entries?action=${action}&targetId=${targetId}`);
   expect(res.status).toBe(200);
-  return res.body.data as { actor: { type: string; id: string }; before: Record<string, unknown> | null; after: Record<string, unknown> | null; tenantId: string }[];
+  return res.body.data as {
+    actor: { type: string; id: string };
+    before: Record<string, unknown> | null;
+    after: Record<string, unknown> | null;
+    tenantId: string;
+  }[];
 }
 
 /** Records are created a second apart, so that lists in creation order are deterministic. */
@@ -65,12 +70,18 @@ const now = () => h.clock.now().toISOString();
 
 const group = (name: string, entryType: string, credential = tenantKey, extra: Record<string, unknown> = {}) => {
   tick();
-  return h.as(credential).post(LISTS, { name, entryType, ...extra }).then(created);
+  return h
+    .as(credential)
+    .post(LISTS, { name, entryType, ...extra })
+    .then(created);
 };
 
 const rule = (name: string, extra: Record<string, unknown> = {}, credential = tenantKey) => {
   tick();
-  return h.as(credential).post(RULES, { name, conditions: [{ field: 'amount', operator: 'gte', value: '100' }], scoreImpact: 10, priority: 100, ...extra }).then(created);
+  return h
+    .as(credential)
+    .post(RULES, { name, conditions: [{ field: 'amount', operator: 'gte', value: '100' }], scoreImpact: 10, priority: 100, ...extra })
+    .then(created);
 };
 
 beforeAll(async () => {
@@ -105,8 +116,17 @@ describe(`list groups and entries (${dialectName})`, () => {
       const res = await h.as(tenantKey).post(LISTS, { name: `Blocked ${entryType}`, description: `${entryType} block list`, entryType });
       expect(res.status).toBe(201);
       expect(res.body.data).toEqual({
-        id: expect.any(String), tenantId: h.sandbox.tenantId, livemode: false, name: `Blocked ${entryType}`, description: `${entryType} block list`,
-        entryType, entryCount: 0, createdBy: h.sandbox.tenantKey.id, createdAt: now(), updatedAt: now(), deletedAt: null,
+        id: expect.any(String),
+        tenantId: h.sandbox.tenantId,
+        livemode: false,
+        name: `Blocked ${entryType}`,
+        description: `${entryType} block list`,
+        entryType,
+        entryCount: 0,
+        createdBy: h.sandbox.tenantKey.id,
+        createdAt: now(),
+        updatedAt: now(),
+        deletedAt: null,
       });
       byType[entryType] = res.body.data.id;
       const got = await h.as(tenantKey).get(`${LISTS}/${res.body.data.id}`);
@@ -151,7 +171,14 @@ describe(`list groups and entries (${dialectName})`, () => {
     expect(replay.status).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.data.id).toBe(first.body.data.id);
-    expectProblem(await h.as(tenantKey).post(LISTS, { ...body, name: 'Else' }).set('Idempotency-Key', 'risk-list-1'), 409, 'IDEMPOTENCY_KEY_REUSED');
+    expectProblem(
+      await h
+        .as(tenantKey)
+        .post(LISTS, { ...body, name: 'Else' })
+        .set('Idempotency-Key', 'risk-list-1'),
+      409,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expect(await h.rt.db.models.ListGroup.count({ where: { name: 'Replayed' } })).toBe(1);
     await h.as(tenantKey).delete(`${LISTS}/${first.body.data.id}`).expect(200);
   });
@@ -201,12 +228,23 @@ describe(`list groups and entries (${dialectName})`, () => {
     h.clock.advance(60_000);
     const res = await h.as(tenantKey).patch(`${LISTS}/${byType.email}`, { name: 'Fraudster emails', description: null });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: byType.email, name: 'Fraudster emails', description: null, entryType: 'email', createdAt, updatedAt: now() });
+    expect(res.body.data).toMatchObject({
+      id: byType.email,
+      name: 'Fraudster emails',
+      description: null,
+      entryType: 'email',
+      createdAt,
+      updatedAt: now(),
+    });
     expect(res.body.data.updatedAt).not.toBe(createdAt);
     expect((await h.as(tenantKey).patch(`${LISTS}/${byType.email}`, { description: 'known fraud' })).body.data).toMatchObject({
-      name: 'Fraudster emails', description: 'known fraud',
+      name: 'Fraudster emails',
+      description: 'known fraud',
     });
-    expect((await h.as(tenantKey).get(`${LISTS}/${byType.email}`)).body.data).toMatchObject({ name: 'Fraudster emails', description: 'known fraud' });
+    expect((await h.as(tenantKey).get(`${LISTS}/${byType.email}`)).body.data).toMatchObject({
+      name: 'Fraudster emails',
+      description: 'known fraud',
+    });
 
     expectUnknownField(await h.as(tenantKey).patch(`${LISTS}/${byType.email}`, { entryType: 'ip' }), 'body.entryType');
     expectInvalid(await h.as(tenantKey).patch(`${LISTS}/${byType.email}`, { name: 'X', entryType: 'ip' }), 'body.entryType');
@@ -229,8 +267,17 @@ describe(`list groups and entries (${dialectName})`, () => {
     };
     const email = await add('email', '  Fraud@Example.COM ', 'chargeback 2026-02');
     expect(email).toEqual({
-      id: expect.any(String), listGroupId: byType.email, tenantId: h.sandbox.tenantId, livemode: false, entryType: 'email', value: 'fraud@example.com',
-      note: 'chargeback 2026-02', createdBy: h.sandbox.tenantKey.id, createdAt: expect.any(String), updatedAt: expect.any(String), deletedAt: null,
+      id: expect.any(String),
+      listGroupId: byType.email,
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+      entryType: 'email',
+      value: 'fraud@example.com',
+      note: 'chargeback 2026-02',
+      createdBy: h.sandbox.tenantKey.id,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      deletedAt: null,
     });
     expect((await add('email_domain', '@Mailinator.COM')).value).toBe('mailinator.com');
     expect((await add('country', 'ru')).value).toBe('RU');
@@ -253,11 +300,19 @@ describe(`list groups and entries (${dialectName})`, () => {
     expect(created[0].after).toMatchObject({ value: 'fraud@example.com', listGroupId: byType.email });
   });
 
-  test('an invalid value of the group\'s type is 400 naming body.value; a duplicate (after normalization) is 409 LIST_ENTRY_EXISTS', async () => {
+  test("an invalid value of the group's type is 400 naming body.value; a duplicate (after normalization) is 409 LIST_ENTRY_EXISTS", async () => {
     const post = (type: string, body: Record<string, unknown>) => h.as(tenantKey).post(`${LISTS}/${byType[type]}/entries`, body);
     for (const [type, value] of [
-      ['email', 'not-an-email'], ['email', 'a b@example.com'], ['email_domain', 'localhost'], ['ip', '203.0.113.300'], ['ip', '203.0.113.0/33'],
-      ['ip', 'example.com'], ['bin', '4242'], ['bin', '42424242x'], ['country', 'XX'], ['country', 'DEU'],
+      ['email', 'not-an-email'],
+      ['email', 'a b@example.com'],
+      ['email_domain', 'localhost'],
+      ['ip', '203.0.113.300'],
+      ['ip', '203.0.113.0/33'],
+      ['ip', 'example.com'],
+      ['bin', '4242'],
+      ['bin', '42424242x'],
+      ['country', 'XX'],
+      ['country', 'DEU'],
     ]) {
       const res = await post(type, { value });
       expectInvalid(res, 'body.value');
@@ -277,7 +332,11 @@ describe(`list groups and entries (${dialectName})`, () => {
     // the same value added twice at once: one entry, the other request 409
     const both = await Promise.all([post('bin', { value: '511111' }), post('bin', { value: '511111' })]);
     expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
-    expectProblem(both.find((r) => r.status === 409)!, 409, 'LIST_ENTRY_EXISTS');
+    expectProblem(
+      both.find((r) => r.status === 409)!,
+      409,
+      'LIST_ENTRY_EXISTS',
+    );
     expect(await h.rt.db.models.ListEntry.count({ where: { listGroupId: byType.bin, value: '511111', deletedAt: null } })).toBe(1);
   });
 
@@ -285,7 +344,12 @@ describe(`list groups and entries (${dialectName})`, () => {
     const base = `${LISTS}/${byType.ip}/entries`;
     const all = await h.as(tenantKey).get(base);
     expect(all.status).toBe(200);
-    expect(all.body.data.map((e: { value: string }) => e.value).sort()).toEqual(['192.0.2.1', '198.51.100.9', '2001:db8::/32', '203.0.113.0/24']);
+    expect(all.body.data.map((e: { value: string }) => e.value).sort()).toEqual([
+      '192.0.2.1',
+      '198.51.100.9',
+      '2001:db8::/32',
+      '203.0.113.0/24',
+    ]);
     expect(all.body.pagination).toEqual({ nextCursor: null, prevCursor: null, hasMore: false, totalCount: 4 });
     const page = await h.as(tenantKey).get(`${base}?limit=1`);
     expect(page.body.data).toHaveLength(1);
@@ -349,7 +413,10 @@ describe(`list groups and entries (${dialectName})`, () => {
     expect(entries[0].after).toMatchObject({ id, entriesDeleted: 4 });
 
     const ruleRes = await h.as(tenantKey).post(RULES, {
-      name: 'Blocked IPs', conditions: [{ field: 'ip', operator: 'in_list', value: id }], scoreImpact: 100, priority: 1,
+      name: 'Blocked IPs',
+      conditions: [{ field: 'ip', operator: 'in_list', value: id }],
+      scoreImpact: 100,
+      priority: 1,
     });
     expectInvalid(ruleRes, 'body.conditions[0].value');
   });
@@ -391,10 +458,24 @@ describe(`scoring rules (${dialectName})`, () => {
         { field: 'email', operator: 'contains', value: ' @Example.com ' },
         { field: 'brand', operator: 'neq', value: 'AMEX' },
         { field: 'ip', operator: 'eq', value: '::ffff:203.0.113.9' },
-        { field: 'card_fingerprint', operator: 'gte', value: 3, aggregation: { metric: 'count', identifier: 'card_fingerprint' }, statisticWindow: '10m' },
         {
-          field: 'amount', operator: 'gt', value: '500000',
-          aggregation: { metric: 'sum', identifier: 'email', period: { value: 1, unit: 'day' }, scope: ['merchant', 'merchant'], currency: 'EUR' },
+          field: 'card_fingerprint',
+          operator: 'gte',
+          value: 3,
+          aggregation: { metric: 'count', identifier: 'card_fingerprint' },
+          statisticWindow: '10m',
+        },
+        {
+          field: 'amount',
+          operator: 'gt',
+          value: '500000',
+          aggregation: {
+            metric: 'sum',
+            identifier: 'email',
+            period: { value: 1, unit: 'day' },
+            scope: ['merchant', 'merchant'],
+            currency: 'EUR',
+          },
         },
       ],
       scoreImpact: 40,
@@ -403,8 +484,15 @@ describe(`scoring rules (${dialectName})`, () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.any(String), tenantId: h.sandbox.tenantId, livemode: false, name: 'Velocity and geography',
-      description: 'many payments of one card from a risky country', isActive: true, signal: 'review', scoreImpact: 40, priority: 10,
+      id: expect.any(String),
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+      name: 'Velocity and geography',
+      description: 'many payments of one card from a risky country',
+      isActive: true,
+      signal: 'review',
+      scoreImpact: 40,
+      priority: 10,
       conditions: [
         { field: 'amount', operator: 'gte', value: '10000', aggregation: null, statisticWindow: null },
         { field: 'currency', operator: 'in', value: 'EUR,USD', aggregation: null, statisticWindow: null },
@@ -413,15 +501,30 @@ describe(`scoring rules (${dialectName})`, () => {
         { field: 'brand', operator: 'neq', value: 'amex', aggregation: null, statisticWindow: null },
         { field: 'ip', operator: 'eq', value: '203.0.113.9', aggregation: null, statisticWindow: null },
         {
-          field: 'card_fingerprint', operator: 'gte', value: '3', statisticWindow: '10m',
-          aggregation: { metric: 'count', period: { value: 10, unit: 'minute' }, scope: ['tenant'], identifier: 'card_fingerprint', currency: null },
+          field: 'card_fingerprint',
+          operator: 'gte',
+          value: '3',
+          statisticWindow: '10m',
+          aggregation: {
+            metric: 'count',
+            period: { value: 10, unit: 'minute' },
+            scope: ['tenant'],
+            identifier: 'card_fingerprint',
+            currency: null,
+          },
         },
         {
-          field: 'amount', operator: 'gt', value: '500000', statisticWindow: null,
+          field: 'amount',
+          operator: 'gt',
+          value: '500000',
+          statisticWindow: null,
           aggregation: { metric: 'sum', period: { value: 1, unit: 'day' }, scope: ['merchant'], identifier: 'email', currency: 'EUR' },
         },
       ],
-      createdBy: h.sandbox.tenantKey.id, createdAt: expect.any(String), updatedAt: expect.any(String), deletedAt: null,
+      createdBy: h.sandbox.tenantKey.id,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      deletedAt: null,
     });
     main = res.body.data.id;
     const got = await h.as(tenantKey).get(`${RULES}/${main}`);
@@ -429,15 +532,27 @@ describe(`scoring rules (${dialectName})`, () => {
     expect(got.body.data).toEqual(res.body.data);
 
     const defaults = await h.as(tenantKey).post(RULES, {
-      name: 'Blocked BINs', conditions: [{ field: 'bin', operator: 'in_list', value: bins }], scoreImpact: -5, priority: 0,
+      name: 'Blocked BINs',
+      conditions: [{ field: 'bin', operator: 'in_list', value: bins }],
+      scoreImpact: -5,
+      priority: 0,
     });
     expect(defaults.status).toBe(201);
     expect(defaults.body.data).toMatchObject({ signal: 'allow', isActive: true, description: null, scoreImpact: -5, priority: 0 });
 
-    for (const [window, period] of [['1h', { value: 1, unit: 'hour' }], ['7d', { value: 7, unit: 'day' }], ['2w', { value: 2, unit: 'week' }]] as const) {
+    for (const [window, period] of [
+      ['1h', { value: 1, unit: 'hour' }],
+      ['7d', { value: 7, unit: 'day' }],
+      ['2w', { value: 2, unit: 'week' }],
+    ] as const) {
       const r = await h.as(tenantKey).post(RULES, {
-        name: `Window ${window}`, scoreImpact: 1, priority: 1, isActive: false,
-        conditions: [{ field: 'email', operator: 'gte', value: '3', aggregation: { metric: 'count', identifier: 'email' }, statisticWindow: window }],
+        name: `Window ${window}`,
+        scoreImpact: 1,
+        priority: 1,
+        isActive: false,
+        conditions: [
+          { field: 'email', operator: 'gte', value: '3', aggregation: { metric: 'count', identifier: 'email' }, statisticWindow: window },
+        ],
       });
       expect(r.status).toBe(201);
       expect(r.body.data.conditions[0].aggregation.period).toEqual(period);
@@ -448,19 +563,32 @@ describe(`scoring rules (${dialectName})`, () => {
     expect(entries[0].after).toMatchObject({ id: main, signal: 'review', conditions: expect.any(Array) });
   });
 
-  test('in_list must name a list group of the field\'s type, of the rule\'s tenant and mode (400 naming body.conditions[i].value)', async () => {
+  test("in_list must name a list group of the field's type, of the rule's tenant and mode (400 naming body.conditions[i].value)", async () => {
     const post = (conditions: object[]) => h.as(tenantKey).post(RULES, { name: 'R', conditions, scoreImpact: 1, priority: 1 });
-    expectInvalid(await post([{ field: 'amount', operator: 'gt', value: '1' }, { field: 'email', operator: 'in_list', value: countries }]), 'body.conditions[1].value');
+    expectInvalid(
+      await post([
+        { field: 'amount', operator: 'gt', value: '1' },
+        { field: 'email', operator: 'in_list', value: countries },
+      ]),
+      'body.conditions[1].value',
+    );
     expectInvalid(await post([{ field: 'email', operator: 'in_list', value: other.groupId }]), 'body.conditions[0].value');
     expectInvalid(await post([{ field: 'email', operator: 'in_list', value: MISSING }]), 'body.conditions[0].value');
     expectInvalid(await post([{ field: 'email', operator: 'in_list', value: 'not-a-uuid' }]), 'body.conditions[0].value');
     expectInvalid(
-      await post([{ field: 'country', operator: 'in_list', value: emails }, { field: 'email', operator: 'in_list', value: emails }, { field: 'bin', operator: 'in_list', value: emails }]),
-      'body.conditions[0].value', 'body.conditions[2].value',
+      await post([
+        { field: 'country', operator: 'in_list', value: emails },
+        { field: 'email', operator: 'in_list', value: emails },
+        { field: 'bin', operator: 'in_list', value: emails },
+      ]),
+      'body.conditions[0].value',
+      'body.conditions[2].value',
     );
     // the platform names the tenant; groups are checked against that tenant
     const platformPost = (tenantId: string, value: string) =>
-      h.as(platform).post(RULES, { name: 'P', tenantId, conditions: [{ field: 'email', operator: 'in_list', value }], scoreImpact: 1, priority: 1 });
+      h
+        .as(platform)
+        .post(RULES, { name: 'P', tenantId, conditions: [{ field: 'email', operator: 'in_list', value }], scoreImpact: 1, priority: 1 });
     expectInvalid(await platformPost(h.sandbox.tenantId, other.groupId), 'body.conditions[0].value');
     const ok = await platformPost(other.tenantId, other.groupId);
     expect(ok.status).toBe(201);
@@ -469,7 +597,9 @@ describe(`scoring rules (${dialectName})`, () => {
 
   test('validation of fields, operators, values and aggregations names each offending path', async () => {
     const post = (body: Record<string, unknown>) =>
-      h.as(tenantKey).post(RULES, { name: 'R', conditions: [{ field: 'amount', operator: 'gt', value: '1' }], scoreImpact: 1, priority: 1, ...body });
+      h
+        .as(tenantKey)
+        .post(RULES, { name: 'R', conditions: [{ field: 'amount', operator: 'gt', value: '1' }], scoreImpact: 1, priority: 1, ...body });
     const cond = (c: Record<string, unknown>) => post({ conditions: [c] });
     expectInvalid(await cond({ field: 'email', operator: 'gt', value: 'a@b.co' }), 'body.conditions[0].operator');
     expectInvalid(await cond({ field: 'country', operator: 'contains', value: 'D' }), 'body.conditions[0].operator');
@@ -486,18 +616,60 @@ describe(`scoring rules (${dialectName})`, () => {
     expectInvalid(await cond({ field: 'amount', operator: 'gt', value: '1', weight: 2 }), 'body.conditions[0].weight');
 
     const agg = (metric: string, extra: Record<string, unknown> = {}) => ({ metric, identifier: 'card_fingerprint', ...extra });
-    expectInvalid(await cond({ field: 'email', operator: 'gt', value: '100', aggregation: agg('sum'), statisticWindow: '1d' }), 'body.conditions[0].field');
-    expectInvalid(await cond({ field: 'amount', operator: 'in', value: '1', aggregation: agg('count'), statisticWindow: '1d' }), 'body.conditions[0].operator');
-    expectInvalid(await cond({ field: 'amount', operator: 'gt', value: 'many', aggregation: agg('count'), statisticWindow: '1d' }), 'body.conditions[0].value');
-    expectInvalid(await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count') }), 'body.conditions[0].aggregation.period');
-    expectInvalid(await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count'), statisticWindow: '10s' }), 'body.conditions[0].aggregation.period');
-    expectInvalid(await cond({ field: 'amount', operator: 'gt', value: '3', statisticWindow: 'soon' }), 'body.conditions[0].statisticWindow');
-    expectInvalid(await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('avg'), statisticWindow: '1d' }), 'body.conditions[0].aggregation.metric');
-    expectInvalid(await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count', { identifier: 'phone' }), statisticWindow: '1d' }), 'body.conditions[0].aggregation.identifier');
-    expectInvalid(await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count', { scope: ['world'] }), statisticWindow: '1d' }), 'body.conditions[0].aggregation.scope[0]');
-    expectInvalid(await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count', { period: { value: 0, unit: 'day' } }) }), 'body.conditions[0].aggregation.period.value');
-    expectInvalid(await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count', { period: { value: 1, unit: 'year' } }) }), 'body.conditions[0].aggregation.period.unit');
-    expectInvalid(await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('sum', { currency: 'eur' }), statisticWindow: '1d' }), 'body.conditions[0].aggregation.currency');
+    expectInvalid(
+      await cond({ field: 'email', operator: 'gt', value: '100', aggregation: agg('sum'), statisticWindow: '1d' }),
+      'body.conditions[0].field',
+    );
+    expectInvalid(
+      await cond({ field: 'amount', operator: 'in', value: '1', aggregation: agg('count'), statisticWindow: '1d' }),
+      'body.conditions[0].operator',
+    );
+    expectInvalid(
+      await cond({ field: 'amount', operator: 'gt', value: 'many', aggregation: agg('count'), statisticWindow: '1d' }),
+      'body.conditions[0].value',
+    );
+    expectInvalid(
+      await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count') }),
+      'body.conditions[0].aggregation.period',
+    );
+    expectInvalid(
+      await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count'), statisticWindow: '10s' }),
+      'body.conditions[0].aggregation.period',
+    );
+    expectInvalid(
+      await cond({ field: 'amount', operator: 'gt', value: '3', statisticWindow: 'soon' }),
+      'body.conditions[0].statisticWindow',
+    );
+    expectInvalid(
+      await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('avg'), statisticWindow: '1d' }),
+      'body.conditions[0].aggregation.metric',
+    );
+    expectInvalid(
+      await cond({
+        field: 'amount',
+        operator: 'gt',
+        value: '3',
+        aggregation: agg('count', { identifier: 'phone' }),
+        statisticWindow: '1d',
+      }),
+      'body.conditions[0].aggregation.identifier',
+    );
+    expectInvalid(
+      await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count', { scope: ['world'] }), statisticWindow: '1d' }),
+      'body.conditions[0].aggregation.scope[0]',
+    );
+    expectInvalid(
+      await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count', { period: { value: 0, unit: 'day' } }) }),
+      'body.conditions[0].aggregation.period.value',
+    );
+    expectInvalid(
+      await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('count', { period: { value: 1, unit: 'year' } }) }),
+      'body.conditions[0].aggregation.period.unit',
+    );
+    expectInvalid(
+      await cond({ field: 'amount', operator: 'gt', value: '3', aggregation: agg('sum', { currency: 'eur' }), statisticWindow: '1d' }),
+      'body.conditions[0].aggregation.currency',
+    );
 
     expectInvalid(await post({ conditions: [] }), 'body.conditions');
     expectInvalid(await post({ conditions: undefined }), 'body.conditions');
@@ -509,11 +681,23 @@ describe(`scoring rules (${dialectName})`, () => {
     expectInvalid(await post({ signal: 'panic' }), 'body.signal');
     expectInvalid(await post({ isActive: 'yes' }), 'body.isActive');
     expectInvalid(await post({ colour: 'red' }), 'body.colour');
-    expectInvalid(await h.as(platform).post(RULES, { name: 'R', conditions: [{ field: 'amount', operator: 'gt', value: '1' }], scoreImpact: 1, priority: 1 }), 'body.tenantId');
+    expectInvalid(
+      await h
+        .as(platform)
+        .post(RULES, { name: 'R', conditions: [{ field: 'amount', operator: 'gt', value: '1' }], scoreImpact: 1, priority: 1 }),
+      'body.tenantId',
+    );
     // several bad conditions at once: every path
     expectInvalid(
-      await post({ conditions: [{ field: 'email', operator: 'lt', value: 'x' }, { field: 'amount', operator: 'gt', value: '1' }, { field: 'amount', operator: 'eq', value: 'x' }] }),
-      'body.conditions[0].operator', 'body.conditions[2].value',
+      await post({
+        conditions: [
+          { field: 'email', operator: 'lt', value: 'x' },
+          { field: 'amount', operator: 'gt', value: '1' },
+          { field: 'amount', operator: 'eq', value: 'x' },
+        ],
+      }),
+      'body.conditions[0].operator',
+      'body.conditions[2].value',
     );
   });
 
@@ -551,24 +735,45 @@ describe(`scoring rules (${dialectName})`, () => {
   test('update replaces the conditions as a whole and the fields given; validation as on create; audited before/after', async () => {
     h.clock.advance(60_000);
     const res = await h.as(tenantKey).patch(`${RULES}/${main}`, {
-      name: 'Risky emails', conditions: [{ field: 'email', operator: 'in_list', value: emails }], scoreImpact: 70, signal: 'challenge', isActive: false,
+      name: 'Risky emails',
+      conditions: [{ field: 'email', operator: 'in_list', value: emails }],
+      scoreImpact: 70,
+      signal: 'challenge',
+      isActive: false,
     });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
-      id: main, name: 'Risky emails', description: 'many payments of one card from a risky country', scoreImpact: 70, priority: 10,
-      signal: 'challenge', isActive: false, conditions: [{ field: 'email', operator: 'in_list', value: emails, aggregation: null, statisticWindow: null }],
+      id: main,
+      name: 'Risky emails',
+      description: 'many payments of one card from a risky country',
+      scoreImpact: 70,
+      priority: 10,
+      signal: 'challenge',
+      isActive: false,
+      conditions: [{ field: 'email', operator: 'in_list', value: emails, aggregation: null, statisticWindow: null }],
     });
     expect(res.body.data.updatedAt).not.toBe(res.body.data.createdAt);
     expect((await h.as(tenantKey).get(`${RULES}/${main}`)).body.data).toEqual(res.body.data);
     expect((await h.as(tenantKey).patch(`${RULES}/${main}`, { priority: 3, isActive: true })).body.data).toMatchObject({
-      priority: 3, isActive: true, conditions: res.body.data.conditions,
+      priority: 3,
+      isActive: true,
+      conditions: res.body.data.conditions,
     });
 
     expectInvalid(await h.as(tenantKey).patch(`${RULES}/${main}`, {}), 'body');
     expectInvalid(await h.as(tenantKey).patch(`${RULES}/${main}`, { conditions: [] }), 'body.conditions');
-    expectInvalid(await h.as(tenantKey).patch(`${RULES}/${main}`, { conditions: [{ field: 'email', operator: 'gt', value: '1' }] }), 'body.conditions[0].operator');
-    expectInvalid(await h.as(tenantKey).patch(`${RULES}/${main}`, { conditions: [{ field: 'country', operator: 'in_list', value: emails }] }), 'body.conditions[0].value');
-    expectInvalid(await h.as(tenantKey).patch(`${RULES}/${main}`, { conditions: [{ field: 'email', operator: 'in_list', value: other.groupId }] }), 'body.conditions[0].value');
+    expectInvalid(
+      await h.as(tenantKey).patch(`${RULES}/${main}`, { conditions: [{ field: 'email', operator: 'gt', value: '1' }] }),
+      'body.conditions[0].operator',
+    );
+    expectInvalid(
+      await h.as(tenantKey).patch(`${RULES}/${main}`, { conditions: [{ field: 'country', operator: 'in_list', value: emails }] }),
+      'body.conditions[0].value',
+    );
+    expectInvalid(
+      await h.as(tenantKey).patch(`${RULES}/${main}`, { conditions: [{ field: 'email', operator: 'in_list', value: other.groupId }] }),
+      'body.conditions[0].value',
+    );
     expectInvalid(await h.as(tenantKey).patch(`${RULES}/${main}`, { signal: 'panic' }), 'body.signal');
     expectUnknownField(await h.as(tenantKey).patch(`${RULES}/${main}`, { tenantId: other.tenantId }), 'body.tenantId');
     expect((await h.as(tenantKey).get(`${RULES}/${main}`)).body.data.conditions).toEqual(res.body.data.conditions);
@@ -622,19 +827,38 @@ describe(`antifraud plans (${dialectName})`, () => {
     const res = await h.as(tenantKey).post(PLANS, { name: 'Default plan', description: 'all merchants', ruleIds: [r1, r2, r1] });
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
-      id: expect.any(String), tenantId: h.sandbox.tenantId, livemode: false, merchantId: null, name: 'Default plan', description: 'all merchants',
-      status: 'disabled', ruleIds: [r1, r2], thresholds: { challenge: null, review: null, decline: null }, ownerLevel: 'tenant',
-      createdBy: h.sandbox.tenantKey.id, createdAt: expect.any(String), updatedAt: expect.any(String), deletedAt: null,
+      id: expect.any(String),
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+      merchantId: null,
+      name: 'Default plan',
+      description: 'all merchants',
+      status: 'disabled',
+      ruleIds: [r1, r2],
+      thresholds: { challenge: null, review: null, decline: null },
+      ownerLevel: 'tenant',
+      createdBy: h.sandbox.tenantKey.id,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      deletedAt: null,
     });
     plan = res.body.data.id;
     expect((await h.as(tenantKey).get(`${PLANS}/${plan}`)).body.data).toEqual(res.body.data);
 
     const enabled = await h.as(tenantKey).post(PLANS, {
-      name: 'Merchant plan', merchantId: h.sandbox.merchantId, ruleIds: [r2], thresholds: { challenge: 30, decline: 80 }, enabled: true,
+      name: 'Merchant plan',
+      merchantId: h.sandbox.merchantId,
+      ruleIds: [r2],
+      thresholds: { challenge: 30, decline: 80 },
+      enabled: true,
     });
     expect(enabled.status).toBe(201);
     expect(enabled.body.data).toMatchObject({
-      status: 'enabled', merchantId: h.sandbox.merchantId, ruleIds: [r2], thresholds: { challenge: 30, review: null, decline: 80 }, description: null,
+      status: 'enabled',
+      merchantId: h.sandbox.merchantId,
+      ruleIds: [r2],
+      thresholds: { challenge: 30, review: null, decline: 80 },
+      description: null,
     });
     const minimal = await h.as(tenantKey).post(PLANS, { name: 'Empty', enabled: false });
     expect(minimal.body.data).toMatchObject({ status: 'disabled', ruleIds: [] });
@@ -644,7 +868,7 @@ describe(`antifraud plans (${dialectName})`, () => {
     expect(entries[0].after).toMatchObject({ id: plan, status: 'disabled', ruleIds: [r1, r2] });
   });
 
-  test('references outside the plan\'s tenant and thresholds out of order are 400 naming the field', async () => {
+  test("references outside the plan's tenant and thresholds out of order are 400 naming the field", async () => {
     const post = (body: Record<string, unknown>) => h.as(tenantKey).post(PLANS, { name: 'P', ...body });
     expectInvalid(await post({ ruleIds: [other.ruleId] }), 'body.ruleIds[0]');
     expectInvalid(await post({ ruleIds: [r1, MISSING, other.ruleId] }), 'body.ruleIds[1]', 'body.ruleIds[2]');
@@ -666,7 +890,11 @@ describe(`antifraud plans (${dialectName})`, () => {
     expect((await post({ thresholds: { challenge: 500 } })).status).toBe(201);
     // the platform names the tenant; references are checked against it
     expectInvalid(await h.as(platform).post(PLANS, { name: 'P' }), 'body.tenantId');
-    expectInvalid(await h.as(platform).post(PLANS, { name: 'P', tenantId: other.tenantId, ruleIds: [r1], merchantId: h.sandbox.merchantId }), 'body.merchantId', 'body.ruleIds[0]');
+    expectInvalid(
+      await h.as(platform).post(PLANS, { name: 'P', tenantId: other.tenantId, ruleIds: [r1], merchantId: h.sandbox.merchantId }),
+      'body.merchantId',
+      'body.ruleIds[0]',
+    );
   });
 
   test('enable and disable move the status (audited); a repeat is 409 INVALID_STATE_TRANSITION', async () => {
@@ -683,7 +911,8 @@ describe(`antifraud plans (${dialectName})`, () => {
     expect((await h.as(tenantKey).post(`${PLANS}/${plan}/enable`)).status).toBe(200);
 
     expect((await audit('antifraud_plan.enabled', plan)).map((e) => [e.before, e.after])).toEqual([
-      [{ status: 'disabled' }, { status: 'enabled' }], [{ status: 'disabled' }, { status: 'enabled' }],
+      [{ status: 'disabled' }, { status: 'enabled' }],
+      [{ status: 'disabled' }, { status: 'enabled' }],
     ]);
     expect(await audit('antifraud_plan.disabled', plan)).toHaveLength(1);
     for (const action of ['enable', 'disable']) {
@@ -695,19 +924,41 @@ describe(`antifraud plans (${dialectName})`, () => {
   test('update: fields given replace the stored ones (ruleIds and thresholds whole); checked against stored thresholds; audited', async () => {
     h.clock.advance(60_000);
     const res = await h.as(tenantKey).patch(`${PLANS}/${plan}`, {
-      name: 'Main plan', merchantId: h.sandbox.merchantId, ruleIds: [r2], thresholds: { challenge: 20, review: 40, decline: 90 },
+      name: 'Main plan',
+      merchantId: h.sandbox.merchantId,
+      ruleIds: [r2],
+      thresholds: { challenge: 20, review: 40, decline: 90 },
     });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
-      id: plan, name: 'Main plan', description: 'all merchants', merchantId: h.sandbox.merchantId, status: 'enabled', ruleIds: [r2],
-      thresholds: { challenge: 20, review: 40, decline: 90 }, ownerLevel: 'tenant',
+      id: plan,
+      name: 'Main plan',
+      description: 'all merchants',
+      merchantId: h.sandbox.merchantId,
+      status: 'enabled',
+      ruleIds: [r2],
+      thresholds: { challenge: 20, review: 40, decline: 90 },
+      ownerLevel: 'tenant',
     });
     expect((await h.as(tenantKey).get(`${PLANS}/${plan}`)).body.data).toEqual(res.body.data);
-    expectInvalid(await h.as(tenantKey).patch(`${PLANS}/${plan}`, { thresholds: { challenge: 95, review: 96, decline: 90 } }), 'body.thresholds.challenge', 'body.thresholds.review');
+    expectInvalid(
+      await h.as(tenantKey).patch(`${PLANS}/${plan}`, { thresholds: { challenge: 95, review: 96, decline: 90 } }),
+      'body.thresholds.challenge',
+      'body.thresholds.review',
+    );
     // thresholds replace the whole value: a challenge alone drops the stored review and decline
-    expect((await h.as(tenantKey).patch(`${PLANS}/${plan}`, { thresholds: { challenge: 95 } })).body.data.thresholds).toEqual({ challenge: 95, review: null, decline: null });
+    expect((await h.as(tenantKey).patch(`${PLANS}/${plan}`, { thresholds: { challenge: 95 } })).body.data.thresholds).toEqual({
+      challenge: 95,
+      review: null,
+      decline: null,
+    });
     const cleared = await h.as(tenantKey).patch(`${PLANS}/${plan}`, { merchantId: null, thresholds: null, description: null });
-    expect(cleared.body.data).toMatchObject({ merchantId: null, description: null, thresholds: { challenge: null, review: null, decline: null }, ruleIds: [r2] });
+    expect(cleared.body.data).toMatchObject({
+      merchantId: null,
+      description: null,
+      thresholds: { challenge: null, review: null, decline: null },
+      ruleIds: [r2],
+    });
 
     expectInvalid(await h.as(tenantKey).patch(`${PLANS}/${plan}`, {}), 'body');
     expectInvalid(await h.as(tenantKey).patch(`${PLANS}/${plan}`, { ruleIds: [other.ruleId] }), 'body.ruleIds[0]');
@@ -720,7 +971,12 @@ describe(`antifraud plans (${dialectName})`, () => {
     expect(entries).toHaveLength(3);
     const first = entries.find((e) => e.before?.name === 'Default plan')!;
     expect(first.before).toMatchObject({ name: 'Default plan', ruleIds: [r1, r2], merchantId: null });
-    expect(first.after).toMatchObject({ name: 'Main plan', ruleIds: [r2], merchantId: h.sandbox.merchantId, thresholds: { challenge: 20, review: 40, decline: 90 } });
+    expect(first.after).toMatchObject({
+      name: 'Main plan',
+      ruleIds: [r2],
+      merchantId: h.sandbox.merchantId,
+      thresholds: { challenge: 20, review: 40, decline: 90 },
+    });
   });
 
   test('list with status and merchantId filters; bad filters name the query parameter', async () => {
@@ -741,10 +997,15 @@ describe(`antifraud plans (${dialectName})`, () => {
     expect(ids(await h.as(platform).get(`${PLANS}?tenantId=${other.tenantId}`))).toEqual([other.planId]);
   });
 
-  test('a platform plan is the platform\'s: the tenant cannot change, disable or delete it (403 ANTIFRAUD_PLAN_NOT_OWNED); the platform can', async () => {
+  test("a platform plan is the platform's: the tenant cannot change, disable or delete it (403 ANTIFRAUD_PLAN_NOT_OWNED); the platform can", async () => {
     const res = await h.as(platform).post(PLANS, { name: 'Platform plan', tenantId: h.sandbox.tenantId, ruleIds: [r1], enabled: true });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ tenantId: h.sandbox.tenantId, ownerLevel: 'platform', status: 'enabled', createdBy: h.sandbox.platformUserId });
+    expect(res.body.data).toMatchObject({
+      tenantId: h.sandbox.tenantId,
+      ownerLevel: 'platform',
+      status: 'enabled',
+      createdBy: h.sandbox.platformUserId,
+    });
     const id = res.body.data.id;
     // the tenant sees and runs the plan, but neither empties, disables nor deletes it
     expect((await h.as(tenantKey).get(`${PLANS}/${id}`)).status).toBe(200);
@@ -788,7 +1049,15 @@ describe(`antifraud plans (${dialectName})`, () => {
 
 describe(`risk configuration (${dialectName})`, () => {
   const DEFAULTS = {
-    tenantId: '', challengeScore: 50, reviewScore: null, declineScore: 100, enforcement: 'enforce', isDefault: true, updatedBy: null, createdAt: null, updatedAt: null,
+    tenantId: '',
+    challengeScore: 50,
+    reviewScore: null,
+    declineScore: 100,
+    enforcement: 'enforce',
+    isDefault: true,
+    updatedBy: null,
+    createdAt: null,
+    updatedAt: null,
   };
 
   test('GET answers the defaults while the tenant has set none', async () => {
@@ -801,19 +1070,41 @@ describe(`risk configuration (${dialectName})`, () => {
     const res = await h.as(tenantKey).put(CONFIG, { challengeScore: 30, reviewScore: 60, declineScore: 90, enforcement: 'monitor' });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
-      tenantId: h.sandbox.tenantId, challengeScore: 30, reviewScore: 60, declineScore: 90, enforcement: 'monitor', isDefault: false,
-      updatedBy: h.sandbox.tenantKey.id, createdAt: expect.any(String), updatedAt: expect.any(String),
+      tenantId: h.sandbox.tenantId,
+      challengeScore: 30,
+      reviewScore: 60,
+      declineScore: 90,
+      enforcement: 'monitor',
+      isDefault: false,
+      updatedBy: h.sandbox.tenantKey.id,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     expect((await h.as(tenantKey).get(CONFIG)).body.data).toEqual(res.body.data);
 
     const partial = await h.as(tenantKey).put(CONFIG, { declineScore: 70 });
     expect(partial.status).toBe(200);
-    expect(partial.body.data).toMatchObject({ challengeScore: 50, reviewScore: null, declineScore: 70, enforcement: 'enforce', isDefault: false });
+    expect(partial.body.data).toMatchObject({
+      challengeScore: 50,
+      reviewScore: null,
+      declineScore: 70,
+      enforcement: 'enforce',
+      isDefault: false,
+    });
     expect(await h.rt.db.models.RiskConfiguration.count({ where: { tenantId: h.sandbox.tenantId, deletedAt: null } })).toBe(1);
     const empty = await h.as(tenantKey).put(CONFIG, {});
-    expect(empty.body.data).toMatchObject({ challengeScore: 50, reviewScore: null, declineScore: 100, enforcement: 'enforce', isDefault: false });
+    expect(empty.body.data).toMatchObject({
+      challengeScore: 50,
+      reviewScore: null,
+      declineScore: 100,
+      enforcement: 'enforce',
+      isDefault: false,
+    });
 
-    const entries = await audit('risk_configuration.updated', (await h.rt.db.models.RiskConfiguration.findOne({ where: { tenantId: h.sandbox.tenantId, deletedAt: null } }))!.get('id') as string);
+    const entries = await audit(
+      'risk_configuration.updated',
+      (await h.rt.db.models.RiskConfiguration.findOne({ where: { tenantId: h.sandbox.tenantId, deletedAt: null } }))!.get('id') as string,
+    );
     expect(entries).toHaveLength(3);
     const first = entries.find((e) => e.after?.enforcement === 'monitor')!;
     expect(first.before).toMatchObject({ isDefault: true, challengeScore: 50 });
@@ -837,9 +1128,12 @@ describe(`risk configuration (${dialectName})`, () => {
     expect((await h.as(tenantKey).get(CONFIG)).body.data).toMatchObject({ challengeScore: 40, declineScore: 80 });
   });
 
-  test('the configuration is the tenant\'s own: another tenant still reads the defaults; two first PUTs at once make one row', async () => {
+  test("the configuration is the tenant's own: another tenant still reads the defaults; two first PUTs at once make one row", async () => {
     expect((await h.as(other.secretKey).get(CONFIG)).body.data).toEqual({ ...DEFAULTS, tenantId: other.tenantId });
-    const both = await Promise.all([h.as(other.secretKey).put(CONFIG, { challengeScore: 10 }), h.as(other.secretKey).put(CONFIG, { challengeScore: 10 })]);
+    const both = await Promise.all([
+      h.as(other.secretKey).put(CONFIG, { challengeScore: 10 }),
+      h.as(other.secretKey).put(CONFIG, { challengeScore: 10 }),
+    ]);
     expect(both.map((r) => r.status)).toEqual([200, 200]);
     expect(await h.rt.db.models.RiskConfiguration.count({ where: { tenantId: other.tenantId, deletedAt: null } })).toBe(1);
     expect((await h.as(other.secretKey).get(CONFIG)).body.data).toMatchObject({ challengeScore: 10, isDefault: false });
@@ -918,7 +1212,10 @@ describe(`levels and isolation (${dialectName})`, () => {
   ];
 
   const call = (credential: string, [method, path, body]: [string, string, object?]) => {
-    const caller = h.as(credential) as unknown as Record<string, (p: string, b?: object) => Promise<Res & { headers: Record<string, string> }>>;
+    const caller = h.as(credential) as unknown as Record<
+      string,
+      (p: string, b?: object) => Promise<Res & { headers: Record<string, string> }>
+    >;
     return caller[method](path, body);
   };
 
@@ -934,7 +1231,7 @@ describe(`levels and isolation (${dialectName})`, () => {
     expect((await h.as(tenantKey).get(CONFIG)).body.data.isDefault).toBe(true);
   });
 
-  test('another tenant, a live tenant and the platform in live mode get 404 on the sandbox tenant\'s records and do not list them', async () => {
+  test("another tenant, a live tenant and the platform in live mode get 404 on the sandbox tenant's records and do not list them", async () => {
     const byId = operations().filter(([, path]) => path.includes(planId) || path.includes(ruleId) || path.includes(groupId));
     expect(byId).toHaveLength(14);
     for (const credential of [other.secretKey, live.secretKey, platformLive]) {
@@ -950,7 +1247,11 @@ describe(`levels and isolation (${dialectName})`, () => {
       }
     }
     // nothing of it changed
-    expect((await h.as(tenantKey).get(`${PLANS}/${planId}`)).body.data).toMatchObject({ name: 'Isolated plan', status: 'disabled', deletedAt: null });
+    expect((await h.as(tenantKey).get(`${PLANS}/${planId}`)).body.data).toMatchObject({
+      name: 'Isolated plan',
+      status: 'disabled',
+      deletedAt: null,
+    });
     expect((await h.as(tenantKey).get(`${RULES}/${ruleId}`)).body.data).toMatchObject({ name: 'Isolated rule', deletedAt: null });
     expect((await h.as(tenantKey).get(`${LISTS}/${groupId}`)).body.data).toMatchObject({ name: 'Isolated', entryCount: 1 });
     // the platform in test mode sees them
@@ -958,13 +1259,18 @@ describe(`levels and isolation (${dialectName})`, () => {
     expect((await h.as(platform).get(`${LISTS}/${groupId}/entries`)).body.data.map((e: { id: string }) => e.id)).toEqual([entryId]);
   });
 
-  test('another tenant cannot reference the sandbox tenant\'s rules, groups or merchant; its own records stay its own', async () => {
+  test("another tenant cannot reference the sandbox tenant's rules, groups or merchant; its own records stay its own", async () => {
     const o = h.as(other.secretKey);
     expectInvalid(await o.post(PLANS, { name: 'P', ruleIds: [ruleId] }), 'body.ruleIds[0]');
     expectInvalid(await o.post(PLANS, { name: 'P', merchantId: h.sandbox.merchantId }), 'body.merchantId');
     expectInvalid(await o.patch(`${PLANS}/${other.planId}`, { ruleIds: [other.ruleId, ruleId] }), 'body.ruleIds[1]');
     expectInvalid(
-      await o.post(RULES, { name: 'R', conditions: [{ field: 'email', operator: 'in_list', value: groupId }], scoreImpact: 1, priority: 1 }),
+      await o.post(RULES, {
+        name: 'R',
+        conditions: [{ field: 'email', operator: 'in_list', value: groupId }],
+        scoreImpact: 1,
+        priority: 1,
+      }),
       'body.conditions[0].value',
     );
     // a tenant key naming another tenant creates nothing there
@@ -981,7 +1287,12 @@ describe(`levels and isolation (${dialectName})`, () => {
     const liveGroup = await l.post(LISTS, { name: 'Live list', entryType: 'ip' });
     expect(liveGroup.status).toBe(201);
     expect(liveGroup.body.data).toMatchObject({ tenantId: live.tenantId, livemode: true });
-    const liveRule = await l.post(RULES, { name: 'Live', conditions: [{ field: 'ip', operator: 'in_list', value: liveGroup.body.data.id }], scoreImpact: 5, priority: 1 });
+    const liveRule = await l.post(RULES, {
+      name: 'Live',
+      conditions: [{ field: 'ip', operator: 'in_list', value: liveGroup.body.data.id }],
+      scoreImpact: 5,
+      priority: 1,
+    });
     expect(liveRule.status).toBe(201);
     expect(liveRule.body.data.livemode).toBe(true);
     // the platform in live mode sees the live records, the test-mode platform does not
@@ -996,17 +1307,32 @@ describe(`levels and isolation (${dialectName})`, () => {
 describe(`audit (${dialectName})`, () => {
   test('every kind of Risk state change left entries with the caller as actor and the tenant as owner', async () => {
     const actions = [
-      'list_group.created', 'list_group.updated', 'list_group.deleted', 'list_entry.created', 'list_entry.deleted',
-      'scoring_rule.created', 'scoring_rule.updated', 'scoring_rule.deleted',
-      'antifraud_plan.created', 'antifraud_plan.updated', 'antifraud_plan.enabled', 'antifraud_plan.disabled', 'antifraud_plan.deleted',
-      'risk_configuration.updated', 'risk_configuration.reset',
+      'list_group.created',
+      'list_group.updated',
+      'list_group.deleted',
+      'list_entry.created',
+      'list_entry.deleted',
+      'scoring_rule.created',
+      'scoring_rule.updated',
+      'scoring_rule.deleted',
+      'antifraud_plan.created',
+      'antifraud_plan.updated',
+      'antifraud_plan.enabled',
+      'antifraud_plan.disabled',
+      'antifraud_plan.deleted',
+      'risk_configuration.updated',
+      'risk_configuration.reset',
     ];
     for (const action of actions) {
       const res = await h.as(tenantKey).get(`/v1/audit-entries?action=${action}&limit=100`);
       expect(res.status).toBe(200);
       if (!res.body.data.length) throw new Error(`no audit entry ${action}`);
       for (const entry of res.body.data) {
-        expect(entry).toMatchObject({ action, tenantId: h.sandbox.tenantId, target: { type: action.split('.')[0], id: expect.any(String) } });
+        expect(entry).toMatchObject({
+          action,
+          tenantId: h.sandbox.tenantId,
+          target: { type: action.split('.')[0], id: expect.any(String) },
+        });
       }
       expect(res.body.data.some((e: { actor: { id: string } }) => e.actor.id === h.sandbox.tenantKey.id)).toBe(true);
     }

@@ -19,12 +19,25 @@ beforeAll(async () => {
 describe(`aggregation scope terminal (${dialectName})`, () => {
   test('a rule "a second payment of one card on one terminal within a day" counts payments routed to the same terminal', async () => {
     const rule = await tenant.post('/v1/admin/scoring-rules', {
-      name: 'Card per terminal', signal: 'block', scoreImpact: 0, priority: 1,
-      conditions: [{ field: 'amount', operator: 'gte', value: '2', aggregation: { metric: 'count', scope: ['terminal'], identifier: 'card_fingerprint' }, statisticWindow: '1d' }],
+      name: 'Card per terminal',
+      signal: 'block',
+      scoreImpact: 0,
+      priority: 1,
+      conditions: [
+        {
+          field: 'amount',
+          operator: 'gte',
+          value: '2',
+          aggregation: { metric: 'count', scope: ['terminal'], identifier: 'card_fingerprint' },
+          statisticWindow: '1d',
+        },
+      ],
     });
     expect(rule.status).toBe(201);
     expect(rule.body.data.conditions[0].aggregation).toMatchObject({ scope: ['terminal'], period: { value: 1, unit: 'day' } });
-    expect((await tenant.get(`/v1/admin/scoring-rules/${rule.body.data.id}`)).body.data.conditions[0].aggregation.scope).toEqual(['terminal']);
+    expect((await tenant.get(`/v1/admin/scoring-rules/${rule.body.data.id}`)).body.data.conditions[0].aggregation.scope).toEqual([
+      'terminal',
+    ]);
     const plan = await tenant.post('/v1/admin/antifraud-plans', { name: 'Per terminal', ruleIds: [rule.body.data.id], enabled: true });
     expect(plan.status).toBe(201);
 
@@ -41,7 +54,9 @@ describe(`aggregation scope terminal (${dialectName})`, () => {
     const ctx = operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false });
     const input = { merchantId: m.sandbox.merchantId, amount: { currency: 'EUR', valueMinor: 10_000 }, card: { number: VISA } };
     expect((await evaluateRisk(ctx, await riskSubjectFromInput(ctx, { ...input, terminalId }))).decision).toBe('decline');
-    expect((await evaluateRisk(ctx, await riskSubjectFromInput(ctx, { ...input, terminalId: crypto.randomUUID() }))).decision).toBe('allow');
+    expect((await evaluateRisk(ctx, await riskSubjectFromInput(ctx, { ...input, terminalId: crypto.randomUUID() }))).decision).toBe(
+      'allow',
+    );
     expect((await tenant.post(`/v1/admin/antifraud-plans/${plan.body.data.id}/disable`)).status).toBe(200);
   });
 });

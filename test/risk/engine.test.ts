@@ -81,15 +81,33 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
 
     const group = await tenant.post('/v1/admin/list-groups', { name: 'Blocked cards', entryType: 'card_fingerprint' });
     expect(group.status).toBe(201);
-    expect((await tenant.post(`/v1/admin/list-groups/${group.body.data.id}/entries`, { value: fingerprint, note: 'chargeback fraud' })).status).toBe(201);
-    const blockId = await rule({ name: 'Blocked card', signal: 'block', scoreImpact: 100, conditions: [{ field: 'card_fingerprint', operator: 'in_list', value: group.body.data.id }] });
+    expect(
+      (await tenant.post(`/v1/admin/list-groups/${group.body.data.id}/entries`, { value: fingerprint, note: 'chargeback fraud' })).status,
+    ).toBe(201);
+    const blockId = await rule({
+      name: 'Blocked card',
+      signal: 'block',
+      scoreImpact: 100,
+      conditions: [{ field: 'card_fingerprint', operator: 'in_list', value: group.body.data.id }],
+    });
     const planId = await enabledPlan([blockId]);
 
     const blocked = await payWithCard(m, VISA);
-    expect(blocked.payment).toMatchObject({ status: 'failed', errorCode: 'RISK_DECLINED', approved: false, terminalId: null, providerReference: null });
+    expect(blocked.payment).toMatchObject({
+      status: 'failed',
+      errorCode: 'RISK_DECLINED',
+      approved: false,
+      terminalId: null,
+      providerReference: null,
+    });
     expect(blocked.payment.riskDecision).toMatchObject({
-      decision: 'decline', evaluatedDecision: 'decline', enforced: true, score: 100, planIds: [planId],
-      matchedRules: [{ id: blockId, name: 'Blocked card', signal: 'block', scoreImpact: 100 }], reason: 'blocked by rule "Blocked card"',
+      decision: 'decline',
+      evaluatedDecision: 'decline',
+      enforced: true,
+      score: 100,
+      planIds: [planId],
+      matchedRules: [{ id: blockId, name: 'Blocked card', signal: 'block', scoreImpact: 100 }],
+      reason: 'blocked by rule "Blocked card"',
     });
     // no attempt, so nothing reached the acquirer
     expect(await attemptsOf(blocked.paymentId)).toBe(0);
@@ -111,7 +129,14 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
     const tenantFailed = tenantEvents(blocked.paymentId).find((e) => e.type === 'payment.failed')!;
     expect(tenantFailed.data.riskDecision).toMatchObject({ decision: 'decline', score: 100 });
     const alert = tenantEvents(blocked.paymentId).find((e) => e.type === 'fraud.alert')!;
-    expect(alert.data).toMatchObject({ kind: 'fraud', severity: 'high', paymentId: blocked.paymentId, riskScore: 100, decision: 'decline', enforced: true });
+    expect(alert.data).toMatchObject({
+      kind: 'fraud',
+      severity: 'high',
+      paymentId: blocked.paymentId,
+      riskScore: 100,
+      decision: 'decline',
+      enforced: true,
+    });
 
     // removing the entry lets the card pay again
     const entries = await tenant.get(`/v1/admin/list-groups/${group.body.data.id}/entries`);
@@ -122,8 +147,18 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
 
   test('a velocity rule (more than 3 payments per card in 10 minutes) blocks the 4th; the window moves on', async () => {
     const velocity = await rule({
-      name: 'Card velocity', signal: 'block', scoreImpact: 0,
-      conditions: [{ field: 'amount', operator: 'gt', value: '3', aggregation: { metric: 'count', identifier: 'card_fingerprint' }, statisticWindow: '10m' }],
+      name: 'Card velocity',
+      signal: 'block',
+      scoreImpact: 0,
+      conditions: [
+        {
+          field: 'amount',
+          operator: 'gt',
+          value: '3',
+          aggregation: { metric: 'count', identifier: 'card_fingerprint' },
+          statisticWindow: '10m',
+        },
+      ],
     });
     const planId = await enabledPlan([velocity]);
     m.clock.advance(60 * 60_000); // earlier payments of the card fall outside the window
@@ -148,7 +183,12 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
     const plain = await payWithCard(m, VISA, { amount: 4_000 });
     expect(plain.payment).toMatchObject({ status: 'captured', threeDSResult: null });
 
-    const big = await rule({ name: 'Large amount', signal: 'challenge', scoreImpact: 10, conditions: [{ field: 'amount', operator: 'gte', value: 50000 }] });
+    const big = await rule({
+      name: 'Large amount',
+      signal: 'challenge',
+      scoreImpact: 10,
+      conditions: [{ field: 'amount', operator: 'gte', value: 50000 }],
+    });
     const planId = await enabledPlan([big]);
     const challenged = await payWithCard(m, VISA, { amount: 60_000 });
     expect(challenged.payment.status).toBe('requires_action');
@@ -158,7 +198,10 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
     expect([200, 303]).toContain(done.status);
     await m.settle();
     const after = await tenant.get(`/v1/payments/${challenged.paymentId}`);
-    expect(after.body.data).toMatchObject({ status: 'captured', threeDSResult: { status: 'authenticated', challenged: true, challengeFlow: 'challenge' } });
+    expect(after.body.data).toMatchObject({
+      status: 'captured',
+      threeDSResult: { status: 'authenticated', challenged: true, challengeFlow: 'challenge' },
+    });
 
     // below the rule's amount: no challenge
     expect((await payWithCard(m, VISA, { amount: 4_000 })).payment).toMatchObject({ status: 'captured', threeDSResult: null });
@@ -166,7 +209,12 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
   });
 
   test('review holds an automatic-capture payment as requires_capture for a manual decision', async () => {
-    const review = await rule({ name: 'Odd amount', signal: 'review', scoreImpact: 5, conditions: [{ field: 'amount', operator: 'in', value: '7777,8888' }] });
+    const review = await rule({
+      name: 'Odd amount',
+      signal: 'review',
+      scoreImpact: 5,
+      conditions: [{ field: 'amount', operator: 'in', value: '7777,8888' }],
+    });
     const planId = await enabledPlan([review]);
     const held = await payWithCard(m, VISA, { amount: 7_777 });
     expect(held.payment).toMatchObject({ status: 'requires_capture', captureMethod: 'automatic', riskDecision: { decision: 'review' } });
@@ -178,11 +226,14 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
     expect(captured.status).toBe(200);
     expect(captured.body.data.status).toBe('captured');
     await settleAll();
-    expect(tenantEvents(held.paymentId).find((e) => e.type === 'fraud.alert')?.data).toMatchObject({ severity: 'medium', decision: 'review' });
+    expect(tenantEvents(held.paymentId).find((e) => e.type === 'fraud.alert')?.data).toMatchObject({
+      severity: 'medium',
+      decision: 'review',
+    });
     await disable(planId);
   });
 
-  test('scores add up against the thresholds; a plan\'s thresholds and monitor enforcement', async () => {
+  test("scores add up against the thresholds; a plan's thresholds and monitor enforcement", async () => {
     const eur = await rule({ name: 'EUR', scoreImpact: 30, conditions: [{ field: 'currency', operator: 'eq', value: 'eur' }] });
     const visa = await rule({ name: 'Visa', scoreImpact: 30, conditions: [{ field: 'brand', operator: 'eq', value: 'VISA' }] });
     const planId = await enabledPlan([eur, visa]);
@@ -191,19 +242,34 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
     expect((await payWithCard(m, MASTERCARD)).payment.riskDecision).toMatchObject({ decision: 'allow', score: 30 });
 
     expect((await tenant.put('/v1/admin/risk-configuration', { challengeScore: 20, declineScore: 60 })).status).toBe(200);
-    expect((await payWithCard(m, VISA)).payment).toMatchObject({ status: 'failed', errorCode: 'RISK_DECLINED', riskDecision: { score: 60, reason: 'score 60 reached the decline threshold 60' } });
+    expect((await payWithCard(m, VISA)).payment).toMatchObject({
+      status: 'failed',
+      errorCode: 'RISK_DECLINED',
+      riskDecision: { score: 60, reason: 'score 60 reached the decline threshold 60' },
+    });
 
     // monitor: recorded, alerted, not enforced
-    expect((await tenant.put('/v1/admin/risk-configuration', { challengeScore: 20, declineScore: 60, enforcement: 'monitor' })).status).toBe(200);
+    expect(
+      (await tenant.put('/v1/admin/risk-configuration', { challengeScore: 20, declineScore: 60, enforcement: 'monitor' })).status,
+    ).toBe(200);
     const monitored = await payWithCard(m, VISA);
-    expect(monitored.payment).toMatchObject({ status: 'captured', riskDecision: { decision: 'allow', evaluatedDecision: 'decline', enforced: false } });
+    expect(monitored.payment).toMatchObject({
+      status: 'captured',
+      riskDecision: { decision: 'allow', evaluatedDecision: 'decline', enforced: false },
+    });
     await settleAll();
-    expect(tenantEvents(monitored.paymentId).find((e) => e.type === 'fraud.alert')?.data).toMatchObject({ decision: 'decline', enforced: false });
+    expect(tenantEvents(monitored.paymentId).find((e) => e.type === 'fraud.alert')?.data).toMatchObject({
+      decision: 'decline',
+      enforced: false,
+    });
 
     // a plan's own thresholds: the strictest applies
     expect((await tenant.delete('/v1/admin/risk-configuration')).status).toBe(200);
     expect((await tenant.patch(`/v1/admin/antifraud-plans/${planId}`, { thresholds: { decline: 50 } })).status).toBe(200);
-    expect((await payWithCard(m, VISA)).payment).toMatchObject({ status: 'failed', riskDecision: { thresholds: { decline: 50, challenge: 50 } } });
+    expect((await payWithCard(m, VISA)).payment).toMatchObject({
+      status: 'failed',
+      riskDecision: { thresholds: { decline: 50, challenge: 50 } },
+    });
     await disable(planId);
   });
 
@@ -215,8 +281,16 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
     await tenant.post(`/v1/admin/list-groups/${ips.body.data.id}/entries`, { value: '203.0.113.9/24' });
     const domains = await tenant.post('/v1/admin/list-groups', { name: 'Disposable', entryType: 'email_domain' });
     await tenant.post(`/v1/admin/list-groups/${domains.body.data.id}/entries`, { value: 'Mailinator.TEST' });
-    const ipRule = await rule({ name: 'Bad network', signal: 'block', conditions: [{ field: 'ip', operator: 'in_list', value: ips.body.data.id }] });
-    const mailRule = await rule({ name: 'Disposable email', signal: 'review', conditions: [{ field: 'email_domain', operator: 'in_list', value: domains.body.data.id }] });
+    const ipRule = await rule({
+      name: 'Bad network',
+      signal: 'block',
+      conditions: [{ field: 'ip', operator: 'in_list', value: ips.body.data.id }],
+    });
+    const mailRule = await rule({
+      name: 'Disposable email',
+      signal: 'review',
+      conditions: [{ field: 'email_domain', operator: 'in_list', value: domains.body.data.id }],
+    });
     const elsewhere = await enabledPlan([ipRule, mailRule], { merchantId: other.body.data.id });
 
     const pay = async (customerInfo: Record<string, string>) => {
@@ -226,12 +300,22 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
       return (await tenant.get(`/v1/payments/${done.paymentId}`)).body.data;
     };
     // the customer paying with the session's secret cannot state the address (or reference) risk checks
-    const session = await m.as(m.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 2_500 } });
-    const stated = await request(m.app).post(`/v1/checkout-sessions/${session.body.data.id}/complete`).set('Authorization', `Bearer ${session.body.data.clientSecret}`)
-      .send({ paymentMethod: { type: 'card', card: { number: VISA, expMonth: 12, expYear: 2030, cvc: '123' } }, customerInfo: { ipAddress: '198.51.100.1', customerReference: 'vip' } });
+    const session = await m
+      .as(m.sandbox.merchantKey.secretKey)
+      .post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 2_500 } });
+    const stated = await request(m.app)
+      .post(`/v1/checkout-sessions/${session.body.data.id}/complete`)
+      .set('Authorization', `Bearer ${session.body.data.clientSecret}`)
+      .send({
+        paymentMethod: { type: 'card', card: { number: VISA, expMonth: 12, expYear: 2030, cvc: '123' } },
+        customerInfo: { ipAddress: '198.51.100.1', customerReference: 'vip' },
+      });
     expect(stated.status).toBe(403);
     expect(stated.body.code).toBe('CLIENT_SECRET_FIELD_NOT_ALLOWED');
-    expect(stated.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.customerInfo.ipAddress', 'body.customerInfo.customerReference']);
+    expect(stated.body.errors.map((e: { path: string }) => e.path)).toEqual([
+      'body.customerInfo.ipAddress',
+      'body.customerInfo.customerReference',
+    ]);
     // the plan is the other merchant's: nothing matches here
     expect((await pay({ ipAddress: '203.0.113.77' })).status).toBe('captured');
 
@@ -247,16 +331,30 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
 
   test('payments of one card sent at once cannot pass a velocity rule together', async () => {
     const velocity = await rule({
-      name: 'Burst', signal: 'block',
-      conditions: [{ field: 'amount', operator: 'gt', value: '3', aggregation: { metric: 'count', identifier: 'card_fingerprint', period: { value: 5, unit: 'minute' } } }],
+      name: 'Burst',
+      signal: 'block',
+      conditions: [
+        {
+          field: 'amount',
+          operator: 'gt',
+          value: '3',
+          aggregation: { metric: 'count', identifier: 'card_fingerprint', period: { value: 5, unit: 'minute' } },
+        },
+      ],
     });
     const planId = await enabledPlan([velocity]);
     m.clock.advance(60 * 60_000);
     const merchant = m.as(m.sandbox.merchantKey.secretKey);
-    const sessions = await Promise.all(Array.from({ length: 8 }, () => merchant.post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1_000 } })));
-    const completed = await Promise.all(sessions.map((s) => merchant.post(`/v1/checkout-sessions/${s.body.data.id}/complete`, {
-      paymentMethod: { type: 'card', card: { number: '4000000000003220', expMonth: 12, expYear: 2030, cvc: '123' } },
-    })));
+    const sessions = await Promise.all(
+      Array.from({ length: 8 }, () => merchant.post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1_000 } })),
+    );
+    const completed = await Promise.all(
+      sessions.map((s) =>
+        merchant.post(`/v1/checkout-sessions/${s.body.data.id}/complete`, {
+          paymentMethod: { type: 'card', card: { number: '4000000000003220', expMonth: 12, expYear: 2030, cvc: '123' } },
+        }),
+      ),
+    );
     expect(completed.map((c) => c.status)).toEqual(Array(8).fill(200));
     await m.settle();
     const payments = await Promise.all(completed.map(async (c) => (await tenant.get(`/v1/payments/${c.body.data.paymentId}`)).body.data));
@@ -267,8 +365,16 @@ describe(`risk engine on the payment path (${dialectName})`, () => {
 
   test('the decision is deterministic: the engine answers the same for the same input, and as it did for the payment', async () => {
     const velocity = await rule({
-      name: 'Email velocity', scoreImpact: 70,
-      conditions: [{ field: 'amount', operator: 'gte', value: '2', aggregation: { metric: 'count', identifier: 'card_fingerprint', period: { value: 1, unit: 'hour' } } }],
+      name: 'Email velocity',
+      scoreImpact: 70,
+      conditions: [
+        {
+          field: 'amount',
+          operator: 'gte',
+          value: '2',
+          aggregation: { metric: 'count', identifier: 'card_fingerprint', period: { value: 1, unit: 'hour' } },
+        },
+      ],
     });
     const amountRule = await rule({ name: 'Large', scoreImpact: 40, conditions: [{ field: 'amount', operator: 'gt', value: '1000' }] });
     const planId = await enabledPlan([velocity, amountRule]);

@@ -18,9 +18,20 @@ test(`0016_risk backfills the card fingerprint of earlier payments and reverts (
     expect(await columns()).not.toContain('cardFingerprint');
     const now = new Date('2026-03-01T12:00:00.000Z');
     const row = (id: string, card: object | null) => ({
-      id, tenantId: '11111111-1111-4111-8111-111111111111', merchantId: '22222222-2222-4222-8222-222222222222', livemode: false,
-      status: 'captured', currency: 'EUR', amountMinor: 1000, captureMethod: 'automatic', paymentMethodType: 'card',
-      card: card === null ? null : JSON.stringify(card), metadata: '{}', fundsAvailableImmediately: false, createdAt: now, updatedAt: now,
+      id,
+      tenantId: '11111111-1111-4111-8111-111111111111',
+      merchantId: '22222222-2222-4222-8222-222222222222',
+      livemode: false,
+      status: 'captured',
+      currency: 'EUR',
+      amountMinor: 1000,
+      captureMethod: 'automatic',
+      paymentMethodType: 'card',
+      card: card === null ? null : JSON.stringify(card),
+      metadata: '{}',
+      fundsAvailableImmediately: false,
+      createdAt: now,
+      updatedAt: now,
     });
     await qi.bulkInsert('payments', [
       row('33333333-3333-4333-8333-333333333331', { brand: 'visa', last4: '4242', bin: '424242', fingerprint: 'fp_one' }),
@@ -33,7 +44,9 @@ test(`0016_risk backfills the card fingerprint of earlier payments and reverts (
       { id: '33333333-3333-4333-8333-333333333332', cardFingerprint: null, riskDecision: null },
     ]);
     const tables = (await qi.showAllTables()).map((t) => String((t as { tableName?: string }).tableName ?? t));
-    expect(tables).toEqual(expect.arrayContaining(['list_groups', 'list_entries', 'scoring_rules', 'antifraud_plans', 'risk_configurations']));
+    expect(tables).toEqual(
+      expect.arrayContaining(['list_groups', 'list_entries', 'scoring_rules', 'antifraud_plans', 'risk_configurations']),
+    );
     await db.rollback('0016_risk');
     const after = (await qi.showAllTables()).map((t) => String((t as { tableName?: string }).tableName ?? t));
     expect(after).not.toContain('scoring_rules');

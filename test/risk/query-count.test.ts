@@ -10,7 +10,14 @@ import { createSandbox } from '../../src/services/sandbox';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '../helpers/db';
 import {
-  createRiskFixture, insertPayments, paymentRow, recordQueries, riskSubject, SUBJECT_CARD, SUBJECT_EMAIL, type RiskFixture,
+  createRiskFixture,
+  insertPayments,
+  paymentRow,
+  recordQueries,
+  riskSubject,
+  SUBJECT_CARD,
+  SUBJECT_EMAIL,
+  type RiskFixture,
 } from '../../bench/risk-fixture';
 
 // Issue 8: "Risk evaluation of one payment costs bounded queries". The speed is measured by bench/risk-evaluation.ts;
@@ -23,8 +30,20 @@ const HOUR = 60 * MINUTE;
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const at = (msAgo: number) => new Date(NOW.getTime() - msAgo);
 
-const CARD_10M: RiskAggregation = { metric: 'count', period: { value: 10, unit: 'minute' }, scope: ['tenant'], identifier: 'card_fingerprint', currency: null };
-const EMAIL_SUM_1D: RiskAggregation = { metric: 'sum', period: { value: 1, unit: 'day' }, scope: ['tenant'], identifier: 'email', currency: null };
+const CARD_10M: RiskAggregation = {
+  metric: 'count',
+  period: { value: 10, unit: 'minute' },
+  scope: ['tenant'],
+  identifier: 'card_fingerprint',
+  currency: null,
+};
+const EMAIL_SUM_1D: RiskAggregation = {
+  metric: 'sum',
+  period: { value: 1, unit: 'day' },
+  scope: ['tenant'],
+  identifier: 'email',
+  currency: null,
+};
 
 let t: TestRuntime;
 let f: RiskFixture;
@@ -36,8 +55,13 @@ function otherCustomers(count: number): PaymentRow[] {
   return Array.from({ length: count }, () => {
     const i = filler++;
     return paymentRow({
-      tenantId: f.tenantId, merchantId: f.merchantId, createdAt: at(((i * 7919) % 1440) * MINUTE), amountMinor: 1000 + (i % 50) * 100,
-      cardFingerprint: `fp_other_${Math.floor(i / 3)}`, customerEmail: `other${Math.floor(i / 4)}@example.com`, customerIp: `10.0.${(i >> 8) & 255}.${i & 255}`,
+      tenantId: f.tenantId,
+      merchantId: f.merchantId,
+      createdAt: at(((i * 7919) % 1440) * MINUTE),
+      amountMinor: 1000 + (i % 50) * 100,
+      cardFingerprint: `fp_other_${Math.floor(i / 3)}`,
+      customerEmail: `other${Math.floor(i / 4)}@example.com`,
+      customerIp: `10.0.${(i >> 8) & 255}.${i & 255}`,
     });
   });
 }
@@ -116,8 +140,12 @@ describe(`risk evaluation cost (${dialectName})`, () => {
     const mine = { tenantId: f.tenantId, merchantId: f.merchantId };
     await insertPayments(t.rt.db, [
       ...otherCustomers(1_600),
-      ...Array.from({ length: 200 }, (_, i) => paymentRow({ ...mine, createdAt: at(11 * MINUTE + i * MINUTE), cardFingerprint: SUBJECT_CARD })),
-      ...Array.from({ length: 200 }, (_, i) => paymentRow({ ...mine, createdAt: at(25 * HOUR + i * MINUTE), customerEmail: SUBJECT_EMAIL })),
+      ...Array.from({ length: 200 }, (_, i) =>
+        paymentRow({ ...mine, createdAt: at(11 * MINUTE + i * MINUTE), cardFingerprint: SUBJECT_CARD }),
+      ),
+      ...Array.from({ length: 200 }, (_, i) =>
+        paymentRow({ ...mine, createdAt: at(25 * HOUR + i * MINUTE), customerEmail: SUBJECT_EMAIL }),
+      ),
     ]);
     expect(await t.rt.db.models.Payment.count({ where: { tenantId: f.tenantId, livemode: false, deletedAt: null } })).toBe(2_000 + 200 - 5);
     const large = await evaluate();
@@ -138,8 +166,12 @@ describe(`risk evaluation cost (${dialectName})`, () => {
       expect(statement).toMatch(/^SELECT (count\(\*\)|sum\([`"]amountMinor[`"]\)) AS [`"](count|sum)[`"] FROM/i);
       const text = statement.replace(/;\s*$/, '');
       const plan = onPostgres
-        ? (await t.rt.db.sequelize.query<Record<string, string>>(`EXPLAIN ${text}`, { type: QueryTypes.SELECT })).map((r) => r['QUERY PLAN'])
-        : (await t.rt.db.sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, { type: QueryTypes.SELECT })).map((r) => r.detail);
+        ? (await t.rt.db.sequelize.query<Record<string, string>>(`EXPLAIN ${text}`, { type: QueryTypes.SELECT })).map(
+            (r) => r['QUERY PLAN'],
+          )
+        : (await t.rt.db.sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, { type: QueryTypes.SELECT })).map(
+            (r) => r.detail,
+          );
       expect(plan.join('\n')).toMatch(/payments_risk_(card|email)\b/);
     }
   });

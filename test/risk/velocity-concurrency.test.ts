@@ -29,8 +29,18 @@ beforeAll(async () => {
   };
   // "the sum of one card's payments in the last hour above 15.00 declines"
   const rule = await tenant.post('/v1/admin/scoring-rules', {
-    name: 'Card sum per hour', signal: 'block', scoreImpact: 0, priority: 100,
-    conditions: [{ field: 'amount', operator: 'gt', value: '1500', aggregation: { metric: 'sum', identifier: 'card_fingerprint', period: { value: 1, unit: 'hour' } } }],
+    name: 'Card sum per hour',
+    signal: 'block',
+    scoreImpact: 0,
+    priority: 100,
+    conditions: [
+      {
+        field: 'amount',
+        operator: 'gt',
+        value: '1500',
+        aggregation: { metric: 'sum', identifier: 'card_fingerprint', period: { value: 1, unit: 'hour' } },
+      },
+    ],
   });
   expect(rule.status).toBe(201);
   const plan = await tenant.post('/v1/admin/antifraud-plans', { name: 'Velocity', ruleIds: [rule.body.data.id], enabled: true });
@@ -90,47 +100,56 @@ describe(`velocity rules under concurrency (${dialectName})`, () => {
     expect(decisions).toEqual(Array(PARALLEL).fill('allow'));
   });
 
-  (onPostgres ? test : test.skip)('Postgres: a card held by an open evaluation holds only that card: another card pays meanwhile', async () => {
-    m.clock.advance(2 * 3_600_000);
-    const ctx = operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false });
-    const subject = await riskSubjectFromInput(ctx, { merchantId: m.sandbox.merchantId, amount: { currency: 'EUR', valueMinor: 1_000 }, card: { number: VISA } });
-    const [heldSession, otherSession] = await Promise.all([session(), session()]);
-    let heldDone = false;
-    // this transaction evaluates a payment of VISA and keeps its card's lock until released; the test's own requests and
-    // queries run outside it (each request or job holds one connection: the connection guard watches the flow)
-    let evaluated!: () => void;
-    const ready = new Promise<void>((resolve) => (evaluated = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const holding = inTransaction(ctx, async (tx) => {
-      expect((await evaluateRisk(tx, subject)).decision).toBe('allow');
-      evaluated();
-      await released;
-    });
-    await ready;
-    const held = complete(heldSession, VISA).then((id) => {
-      heldDone = true;
-      return id;
-    });
-    try {
-      // the payment of VISA waits for the lock of its card ...
-      let waiting = 0;
-      for (let i = 0; i < 200 && waiting === 0; i++) {
-        const [rows] = await m.rt.db.sequelize.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
-        waiting = (rows as { n: number }[])[0].n;
-        if (!waiting) await new Promise((resolve) => setTimeout(resolve, 25));
+  (onPostgres ? test : test.skip)(
+    'Postgres: a card held by an open evaluation holds only that card: another card pays meanwhile',
+    async () => {
+      m.clock.advance(2 * 3_600_000);
+      const ctx = operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false });
+      const subject = await riskSubjectFromInput(ctx, {
+        merchantId: m.sandbox.merchantId,
+        amount: { currency: 'EUR', valueMinor: 1_000 },
+        card: { number: VISA },
+      });
+      const [heldSession, otherSession] = await Promise.all([session(), session()]);
+      let heldDone = false;
+      // this transaction evaluates a payment of VISA and keeps its card's lock until released; the test's own requests and
+      // queries run outside it (each request or job holds one connection: the connection guard watches the flow)
+      let evaluated!: () => void;
+      const ready = new Promise<void>((resolve) => (evaluated = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const holding = inTransaction(ctx, async (tx) => {
+        expect((await evaluateRisk(tx, subject)).decision).toBe('allow');
+        evaluated();
+        await released;
+      });
+      await ready;
+      const held = complete(heldSession, VISA).then((id) => {
+        heldDone = true;
+        return id;
+      });
+      try {
+        // the payment of VISA waits for the lock of its card ...
+        let waiting = 0;
+        for (let i = 0; i < 200 && waiting === 0; i++) {
+          const [rows] = await m.rt.db.sequelize.query(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+          );
+          waiting = (rows as { n: number }[])[0].n;
+          if (!waiting) await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        expect(waiting).toBe(1);
+        // ... while a payment of another card goes through
+        const other = await complete(otherSession, MASTERCARD);
+        expect((await outcomes([other])).passed).toBe(1);
+        expect(heldDone).toBe(false);
+      } finally {
+        release();
+        await holding;
       }
-      expect(waiting).toBe(1);
-      // ... while a payment of another card goes through
-      const other = await complete(otherSession, MASTERCARD);
-      expect((await outcomes([other])).passed).toBe(1);
-      expect(heldDone).toBe(false);
-    } finally {
-      release();
-      await holding;
-    }
-    const heldId = await held;
-    // the evaluation above wrote no payment: the held one is the card's first of the hour
-    expect((await outcomes([heldId])).passed).toBe(1);
-  });
+      const heldId = await held;
+      // the evaluation above wrote no payment: the held one is the card's first of the hour
+      expect((await outcomes([heldId])).passed).toBe(1);
+    },
+  );
 });

@@ -20,14 +20,21 @@ let tenantReceiver: Receiver;
 beforeAll(async () => {
   tenantReceiver = await new Receiver().start();
   // a tenant endpoint (the API takes endpoints of the caller's level: a tenant's are made by its users or the operator)
-  await createEndpoint(operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false }), { url: tenantReceiver.url(), events: ['routing.alert'] });
+  await createEndpoint(operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false }), {
+    url: tenantReceiver.url(),
+    events: ['routing.alert'],
+  });
 }, 60_000);
 afterAll(async () => {
   await tenantReceiver?.close();
 });
 
 /** the routing.alert events the tenant endpoint received since `mark` */
-const alertsSince = (mark: number) => tenantReceiver.received.slice(mark).map((r) => r.body.events[0]).filter((e) => e.type === 'routing.alert');
+const alertsSince = (mark: number) =>
+  tenantReceiver.received
+    .slice(mark)
+    .map((r) => r.body.events[0])
+    .filter((e) => e.type === 'routing.alert');
 const stored = async () => (await m.rt.db.models.Event.findAll({ where: { type: 'routing.alert' }, raw: true })).length;
 
 async function pay(cards: string[]): Promise<void> {
@@ -45,8 +52,14 @@ describe(`routing alerts (${dialectName})`, () => {
     let alerts = alertsSince(mark);
     expect(alerts).toHaveLength(1);
     expect(alerts[0].data).toMatchObject({
-      reason: 'no_eligible_terminal', merchantId: m.sandbox.merchantId, paymentId: first.paymentId, currency: 'GBP',
-      amount: { currency: 'GBP', valueMinor: 1_234 }, brand: 'visa', paymentMethod: 'card', terminalId: null,
+      reason: 'no_eligible_terminal',
+      merchantId: m.sandbox.merchantId,
+      paymentId: first.paymentId,
+      currency: 'GBP',
+      amount: { currency: 'GBP', valueMinor: 1_234 },
+      brand: 'visa',
+      paymentMethod: 'card',
+      terminalId: null,
       counts: { candidates: 1, excluded: { currency_not_supported: 1 } },
     });
     expect(alerts[0].data.candidates[0].reasons).toContain('currency_not_supported');
@@ -70,7 +83,9 @@ describe(`routing alerts (${dialectName})`, () => {
   test('bad input raises none: an invalid card is refused before routing', async () => {
     m.clock.advance(ROUTING_ALERT_WINDOW_MS + MINUTE);
     const before = await stored();
-    const session = await m.as(m.sandbox.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'GBP', valueMinor: 100 } });
+    const session = await m
+      .as(m.sandbox.merchantKey.secretKey)
+      .post('/v1/checkout-sessions', { amount: { currency: 'GBP', valueMinor: 100 } });
     expect(session.status).toBe(201);
     const bad = await m.as(m.sandbox.merchantKey.secretKey).post(`/v1/checkout-sessions/${session.body.data.id}/complete`, {
       paymentMethod: { type: 'card', card: { number: '4242424242424241', expMonth: 12, expYear: 2030, cvc: '123' } },
@@ -82,7 +97,11 @@ describe(`routing alerts (${dialectName})`, () => {
   });
 
   test('terminal declines: 19 attempts no alert; 20 with exactly 10 declines no alert; 20 with 11 one alert, then none within 15 minutes', async () => {
-    const terminalId = (await m.rt.db.models.Terminal.findOne({ where: { tenantId: m.sandbox.tenantId, direction: 'payin' }, raw: true }) as unknown as { id: string }).id;
+    const terminalId = (
+      (await m.rt.db.models.Terminal.findOne({ where: { tenantId: m.sandbox.tenantId, direction: 'payin' }, raw: true })) as unknown as {
+        id: string;
+      }
+    ).id;
     const declineAlerts = (mark: number) => alertsSince(mark).filter((e) => e.data.reason === 'terminal_declines');
 
     // a window of 19 answered attempts, 11 of them declined: not enough attempts
@@ -104,7 +123,14 @@ describe(`routing alerts (${dialectName})`, () => {
     await pay([DECLINED]);
     const alerts = declineAlerts(mark);
     expect(alerts).toHaveLength(1);
-    expect(alerts[0].data).toMatchObject({ reason: 'terminal_declines', terminalId, attempts: 20, declines: 11, windowMinutes: 15, counts: { attempts: 20, declines: 11 } });
+    expect(alerts[0].data).toMatchObject({
+      reason: 'terminal_declines',
+      terminalId,
+      attempts: 20,
+      declines: 11,
+      windowMinutes: 15,
+      counts: { attempts: 20, declines: 11 },
+    });
     expect(alerts[0].data.merchantId).toBeUndefined();
     expect(m.events().some((e) => e.type === 'routing.alert')).toBe(false);
 
@@ -116,12 +142,18 @@ describe(`routing alerts (${dialectName})`, () => {
 
   test('the claim is atomic: of transactions claiming one cause at once, one raises it; again only after the window', async () => {
     const { db } = m.rt;
-    const rows = (await db.models.RoutingAlert.findAll({ where: { tenantId: m.sandbox.tenantId }, raw: true })) as unknown as Array<{ cause: string; livemode: boolean }>;
+    const rows = (await db.models.RoutingAlert.findAll({ where: { tenantId: m.sandbox.tenantId }, raw: true })) as unknown as Array<{
+      cause: string;
+      livemode: boolean;
+    }>;
     expect(rows.map((r) => r.cause.split(':')[0]).sort()).toEqual(['no_eligible_terminal', 'terminal_declines']);
     expect(rows.every((r) => !r.livemode)).toBe(true);
 
     const ctx = processingContext(m.rt, m.sandbox.tenantId, false);
-    const claimAtOnce = () => Promise.all(Array.from({ length: 5 }, () => inTransaction(ctx, (tx) => claimCause(tx, m.sandbox.tenantId, false, 'test:concurrent'))));
+    const claimAtOnce = () =>
+      Promise.all(
+        Array.from({ length: 5 }, () => inTransaction(ctx, (tx) => claimCause(tx, m.sandbox.tenantId, false, 'test:concurrent'))),
+      );
     expect((await claimAtOnce()).filter(Boolean)).toHaveLength(1);
     m.clock.advance(ROUTING_ALERT_WINDOW_MS - 1);
     expect((await claimAtOnce()).filter(Boolean)).toHaveLength(0);
@@ -134,15 +166,24 @@ describe(`routing alerts (${dialectName})`, () => {
 
   test('the count of a declined attempt reads the index payment_attempts_terminal_recent', async () => {
     const { sequelize } = m.rt.db;
-    const literals = [`'${m.sandbox.tenantId}'`, onPostgres ? 'false' : '0', `'2026-03-01 12:00:00.000 +00:00'`, `'succeeded'`, `'declined'`, `'failed'`];
+    const literals = [
+      `'${m.sandbox.tenantId}'`,
+      onPostgres ? 'false' : '0',
+      `'2026-03-01 12:00:00.000 +00:00'`,
+      `'succeeded'`,
+      `'declined'`,
+      `'failed'`,
+    ];
     let i = 0;
     const statement = DECLINE_COUNT_SQL.replace(/\?/g, () => literals[i++]);
     const plan = onPostgres
       ? await m.rt.db.transaction(async (transaction) => {
-        // the tables are small here: the planner is told to avoid a sequential scan when an index can serve
-        await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
-        return (await sequelize.query<Record<string, string>>(`EXPLAIN ${statement}`, { type: QueryTypes.SELECT, transaction })).map((r) => r['QUERY PLAN']);
-      })
+          // the tables are small here: the planner is told to avoid a sequential scan when an index can serve
+          await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
+          return (await sequelize.query<Record<string, string>>(`EXPLAIN ${statement}`, { type: QueryTypes.SELECT, transaction })).map(
+            (r) => r['QUERY PLAN'],
+          );
+        })
       : (await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${statement}`, { type: QueryTypes.SELECT })).map((r) => r.detail);
     expect(plan.join('\n')).toContain('payment_attempts_terminal_recent');
   });

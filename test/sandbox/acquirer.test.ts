@@ -2,7 +2,15 @@ import crypto from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { createTestRuntime, dialectName, type TestRuntime } from '../helpers/db';
 import { ManualClock } from '../../src/domain/clock';
-import { connectorFor, ConnectorError, SandboxCardConnector, SandboxPayoutConnector, type ConnectorEnv, type ConnectorTerminal, type ProviderOutcome } from '../../src/connectors';
+import {
+  connectorFor,
+  ConnectorError,
+  SandboxCardConnector,
+  SandboxPayoutConnector,
+  type ConnectorEnv,
+  type ConnectorTerminal,
+  type ProviderOutcome,
+} from '../../src/connectors';
 import { runDueSandboxOperations, startSandboxWorker } from '../../src/jobs/sandbox-acquirer';
 import { handleProviderOutcome } from '../../src/services/payments/outcomes';
 import type { SandboxOperationRow } from '../../src/db/models';
@@ -17,8 +25,12 @@ let clock: ManualClock;
 let env: ConnectorEnv;
 const connector = connectorFor('sandbox-card');
 const terminal: ConnectorTerminal = {
-  terminalId: crypto.randomUUID(), providerIntegrationId: CARD, connectorBaseUrl: 'https://connectors.payplane.local/sandbox-card',
-  credentials: { merchantAccount: 'm', apiKey: 'k' }, mcc: '5999', descriptor: null,
+  terminalId: crypto.randomUUID(),
+  providerIntegrationId: CARD,
+  connectorBaseUrl: 'https://connectors.payplane.local/sandbox-card',
+  credentials: { merchantAccount: 'm', apiKey: 'k' },
+  mcc: '5999',
+  descriptor: null,
 };
 const tenantId = crypto.randomUUID();
 
@@ -35,8 +47,12 @@ beforeEach(() => {
 
 function authorize(number: string, extra: { capture?: boolean; reference?: string; amount?: number } = {}) {
   return connector.authorize(env, terminal, {
-    reference: extra.reference ?? crypto.randomUUID(), tenantId, livemode: false, returnUrl: 'https://shop.example/return',
-    amount: { currency: 'EUR', valueMinor: extra.amount ?? 1000 }, capture: extra.capture ?? true,
+    reference: extra.reference ?? crypto.randomUUID(),
+    tenantId,
+    livemode: false,
+    returnUrl: 'https://shop.example/return',
+    amount: { currency: 'EUR', valueMinor: extra.amount ?? 1000 },
+    capture: extra.capture ?? true,
     paymentMethod: { type: 'card', card: { number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada' } },
   });
 }
@@ -61,7 +77,18 @@ const cases: [string, Record<string, unknown>][] = [
   ['4000000000000069', { status: 'declined', declineCode: 'expired_card' }],
   ['4000000000000127', { status: 'declined', declineCode: 'incorrect_cvc' }],
   ['4000000000000119', { status: 'failed', declineCode: 'processing_error' }],
-  ['4000000000003220', { status: 'succeeded', threeDSResult: expect.objectContaining({ status: 'authenticated', challengeFlow: 'frictionless', challenged: false, liabilityShift: true }) }],
+  [
+    '4000000000003220',
+    {
+      status: 'succeeded',
+      threeDSResult: expect.objectContaining({
+        status: 'authenticated',
+        challengeFlow: 'frictionless',
+        challenged: false,
+        liabilityShift: true,
+      }),
+    },
+  ],
   ['4000000000000077', { status: 'succeeded', fundsAvailableImmediately: true }],
   ['4000000000005126', { status: 'succeeded' }],
   ['4111111111111111', { status: 'declined', declineCode: 'card_not_supported' }],
@@ -90,7 +117,12 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
     const [rt, outcome] = handler.mock.calls[0];
     expect(rt).toBe(t.rt);
     expect(outcome).toEqual({
-      providerIntegrationId: CARD, operation: 'authorize', reference, providerReference: answer.providerReference, tenantId, livemode: false,
+      providerIntegrationId: CARD,
+      operation: 'authorize',
+      reference,
+      providerReference: answer.providerReference,
+      tenantId,
+      livemode: false,
       result: expect.objectContaining({ providerReference: answer.providerReference, ...expected }),
     });
     if (expected.status !== 'succeeded' || number === '4242424242424242' || number === '4000000000000077') {
@@ -107,32 +139,56 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
     const [outcome] = await settle();
     expect(outcome.result).toMatchObject({ status: 'succeeded', rawStatus: 'AUTHORISED' });
     const ref = auth.providerReference!;
-    await expect(connector.capture(env, terminal, { reference: 'c1', providerReference: ref, amount: { currency: 'EUR', valueMinor: 5001 } }))
-      .resolves.toMatchObject({ status: 'failed', declineCode: 'amount_exceeds_authorized' });
-    await expect(connector.capture(env, terminal, { reference: 'c1', providerReference: ref, amount: { currency: 'EUR', valueMinor: 4000 } }))
-      .resolves.toEqual({ status: 'succeeded', providerReference: ref, rawStatus: 'CAPTURED', message: 'Captured.' });
-    await expect(connector.void(env, terminal, { reference: 'v1', providerReference: ref })).resolves.toMatchObject({ status: 'succeeded', providerReference: ref });
+    await expect(
+      connector.capture(env, terminal, { reference: 'c1', providerReference: ref, amount: { currency: 'EUR', valueMinor: 5001 } }),
+    ).resolves.toMatchObject({ status: 'failed', declineCode: 'amount_exceeds_authorized' });
+    await expect(
+      connector.capture(env, terminal, { reference: 'c1', providerReference: ref, amount: { currency: 'EUR', valueMinor: 4000 } }),
+    ).resolves.toEqual({ status: 'succeeded', providerReference: ref, rawStatus: 'CAPTURED', message: 'Captured.' });
+    await expect(connector.void(env, terminal, { reference: 'v1', providerReference: ref })).resolves.toMatchObject({
+      status: 'succeeded',
+      providerReference: ref,
+    });
     // a capture of a declined authorization or of an unknown reference fails (never invented)
     const declined = await authorize('4000000000000002');
     await settle();
-    await expect(connector.capture(env, terminal, { reference: 'c2', providerReference: declined.providerReference!, amount: { currency: 'EUR', valueMinor: 1000 } }))
-      .resolves.toMatchObject({ status: 'failed', declineCode: 'payment_not_authorized' });
-    await expect(connector.void(env, terminal, { reference: 'v2', providerReference: 'sbx_unknown' })).resolves.toMatchObject({ status: 'failed', declineCode: 'payment_not_found' });
+    await expect(
+      connector.capture(env, terminal, {
+        reference: 'c2',
+        providerReference: declined.providerReference!,
+        amount: { currency: 'EUR', valueMinor: 1000 },
+      }),
+    ).resolves.toMatchObject({ status: 'failed', declineCode: 'payment_not_authorized' });
+    await expect(connector.void(env, terminal, { reference: 'v2', providerReference: 'sbx_unknown' })).resolves.toMatchObject({
+      status: 'failed',
+      declineCode: 'payment_not_found',
+    });
     // the funds-at-once card says so at capture too
     const instant = await authorize('4000000000000077', { capture: false });
     await settle();
-    await expect(connector.capture(env, terminal, { reference: 'c3', providerReference: instant.providerReference!, amount: { currency: 'EUR', valueMinor: 1000 } }))
-      .resolves.toMatchObject({ status: 'succeeded', fundsAvailableImmediately: true });
+    await expect(
+      connector.capture(env, terminal, {
+        reference: 'c3',
+        providerReference: instant.providerReference!,
+        amount: { currency: 'EUR', valueMinor: 1000 },
+      }),
+    ).resolves.toMatchObject({ status: 'succeeded', fundsAvailableImmediately: true });
   });
 
-  test('refunds: pending, then succeeded asynchronously; a 4000000000005126 payment\'s refund fails asynchronously', async () => {
+  test("refunds: pending, then succeeded asynchronously; a 4000000000005126 payment's refund fails asynchronously", async () => {
     const good = await authorize('4242424242424242');
     const bad = await authorize('4000000000005126');
     await settle();
     handler.mockClear();
 
     const refundOf = (providerReference: string, valueMinor = 400) =>
-      connector.refund(env, terminal, { reference: crypto.randomUUID(), tenantId, livemode: false, providerReference, amount: { currency: 'EUR', valueMinor } });
+      connector.refund(env, terminal, {
+        reference: crypto.randomUUID(),
+        tenantId,
+        livemode: false,
+        providerReference,
+        amount: { currency: 'EUR', valueMinor },
+      });
     const r1 = await refundOf(good.providerReference!);
     const r2 = await refundOf(bad.providerReference!);
     expect(r1).toEqual({ status: 'pending', providerReference: expect.stringMatching(/^sbxrf_/), rawStatus: 'RECEIVED' });
@@ -142,12 +198,23 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
     const outcomes = await settle();
     expect(outcomes).toHaveLength(2);
     const byRef = new Map(outcomes.map((o) => [o.providerReference, o]));
-    expect(byRef.get(r1.providerReference!)).toMatchObject({ operation: 'refund', tenantId, providerIntegrationId: CARD, result: { status: 'succeeded' } });
-    expect(byRef.get(r2.providerReference!)).toMatchObject({ operation: 'refund', result: { status: 'failed', declineCode: 'refund_failed' } });
+    expect(byRef.get(r1.providerReference!)).toMatchObject({
+      operation: 'refund',
+      tenantId,
+      providerIntegrationId: CARD,
+      result: { status: 'succeeded' },
+    });
+    expect(byRef.get(r2.providerReference!)).toMatchObject({
+      operation: 'refund',
+      result: { status: 'failed', declineCode: 'refund_failed' },
+    });
 
     // a refund the acquirer cannot make is refused at once
     await expect(refundOf('sbx_unknown')).resolves.toMatchObject({ status: 'failed', declineCode: 'payment_not_found' });
-    await expect(refundOf(good.providerReference!, 1001)).resolves.toMatchObject({ status: 'failed', declineCode: 'amount_exceeds_payment' });
+    await expect(refundOf(good.providerReference!, 1001)).resolves.toMatchObject({
+      status: 'failed',
+      declineCode: 'amount_exceeds_payment',
+    });
   });
 
   test('one reference, one operation: a repeated authorize or refund answers the same provider reference', async () => {
@@ -160,7 +227,13 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
     const outcomes = await settle();
     expect(outcomes.filter((o) => o.reference === reference)).toHaveLength(1);
 
-    const refund = { reference: crypto.randomUUID(), tenantId, livemode: false, providerReference: a.providerReference!, amount: { currency: 'EUR', valueMinor: 100 } };
+    const refund = {
+      reference: crypto.randomUUID(),
+      tenantId,
+      livemode: false,
+      providerReference: a.providerReference!,
+      amount: { currency: 'EUR', valueMinor: 100 },
+    };
     const [r1, r2] = await Promise.all([connector.refund(env, terminal, refund), connector.refund(env, terminal, refund)]);
     expect(r1).toMatchObject({ status: 'pending' });
     expect(r2.providerReference).toBe(r1.providerReference);
@@ -171,12 +244,25 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
   });
 
   test('sandbox only: a live-mode authorize or refund is a ConnectorError', async () => {
-    await expect(connector.authorize(env, terminal, {
-      reference: crypto.randomUUID(), tenantId, livemode: true, amount: { currency: 'EUR', valueMinor: 1 }, capture: true,
-      paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030 } },
-    })).rejects.toBeInstanceOf(ConnectorError);
-    await expect(connector.refund(env, terminal, { reference: 'r', tenantId, livemode: true, providerReference: 'x', amount: { currency: 'EUR', valueMinor: 1 } }))
-      .rejects.toBeInstanceOf(ConnectorError);
+    await expect(
+      connector.authorize(env, terminal, {
+        reference: crypto.randomUUID(),
+        tenantId,
+        livemode: true,
+        amount: { currency: 'EUR', valueMinor: 1 },
+        capture: true,
+        paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030 } },
+      }),
+    ).rejects.toBeInstanceOf(ConnectorError);
+    await expect(
+      connector.refund(env, terminal, {
+        reference: 'r',
+        tenantId,
+        livemode: true,
+        providerReference: 'x',
+        amount: { currency: 'EUR', valueMinor: 1 },
+      }),
+    ).rejects.toBeInstanceOf(ConnectorError);
   });
 
   test('claims: two workers running at once deliver each due outcome exactly once', async () => {
@@ -190,8 +276,10 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
     handler.mockImplementation(() => new Promise((resolve) => setTimeout(resolve, 5)));
     clock.advance(DELAY);
     const counts = await Promise.all([
-      runDueSandboxOperations(t.rt, { batchSize: 7 }), runDueSandboxOperations(t.rt, { batchSize: 7 }),
-      runDueSandboxOperations(t.rt, { batchSize: 7 }), runDueSandboxOperations(t.rt, { batchSize: 7 }),
+      runDueSandboxOperations(t.rt, { batchSize: 7 }),
+      runDueSandboxOperations(t.rt, { batchSize: 7 }),
+      runDueSandboxOperations(t.rt, { batchSize: 7 }),
+      runDueSandboxOperations(t.rt, { batchSize: 7 }),
     ]);
     let total = counts.reduce((a, b) => a + b, 0);
     while (total < 30) {
@@ -253,7 +341,13 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
     clock.advance(DELAY);
     expect(await runDueSandboxOperations(t.rt)).toBe(0);
     let [row] = (await operations()).filter((o) => o.reference === rolledBack);
-    expect(row).toMatchObject({ status: 'scheduled', doneAt: null, attempts: 1, lastError: 'the outcome could not be applied', lockedBy: null });
+    expect(row).toMatchObject({
+      status: 'scheduled',
+      doneAt: null,
+      attempts: 1,
+      lastError: 'the outcome could not be applied',
+      lockedBy: null,
+    });
     clock.advance(1000);
     expect(await runDueSandboxOperations(t.rt)).toBe(1);
     [row] = (await operations()).filter((o) => o.reference === rolledBack);
@@ -280,7 +374,9 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
     const reference = crypto.randomUUID();
     const answer = await authorize('4000002760003184', { reference });
     expect(answer).toEqual({
-      status: 'requires_action', providerReference: expect.any(String), rawStatus: 'CHALLENGE_REQUIRED',
+      status: 'requires_action',
+      providerReference: expect.any(String),
+      rawStatus: 'CHALLENGE_REQUIRED',
       action: { type: 'redirect', url: expect.stringMatching(/^https:\/\/pay\.example\/sandbox\/3ds\/[A-Za-z0-9_-]{32}$/) },
     });
     // nothing is delivered while the page is open
@@ -289,7 +385,12 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
     clock.advance(5 * 60_000);
     expect(await runDueSandboxOperations(t.rt)).toBe(1);
     expect(handler.mock.calls[0][1]).toMatchObject({
-      reference, result: { status: 'declined', declineCode: 'authentication_failed', threeDSResult: { challenged: true, challengeCancelled: true, liabilityShift: false } },
+      reference,
+      result: {
+        status: 'declined',
+        declineCode: 'authentication_failed',
+        threeDSResult: { challenged: true, challengeCancelled: true, liabilityShift: false },
+      },
     });
     // only the hash of the page's token is kept
     const token = answer.action!.url.split('/').pop()!;
@@ -299,11 +400,22 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
   });
 
   test('without a public URL, the challenge URL is on the origin of the request, else on the address serve listens at', async () => {
-    const authorize = (origin?: string) => connector.authorize({ ...env, config: { ...env.config, publicBaseUrl: undefined, listenUrl: 'http://127.0.0.1:4343' }, origin }, terminal, {
-      reference: crypto.randomUUID(), tenantId, livemode: false, amount: { currency: 'EUR', valueMinor: 1 }, capture: true,
-      paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030 } },
-    });
-    expect((await authorize('https://api.example.test')).action!.url).toMatch(/^https:\/\/api\.example\.test\/sandbox\/3ds\/[A-Za-z0-9_-]+$/);
+    const authorize = (origin?: string) =>
+      connector.authorize(
+        { ...env, config: { ...env.config, publicBaseUrl: undefined, listenUrl: 'http://127.0.0.1:4343' }, origin },
+        terminal,
+        {
+          reference: crypto.randomUUID(),
+          tenantId,
+          livemode: false,
+          amount: { currency: 'EUR', valueMinor: 1 },
+          capture: true,
+          paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030 } },
+        },
+      );
+    expect((await authorize('https://api.example.test')).action!.url).toMatch(
+      /^https:\/\/api\.example\.test\/sandbox\/3ds\/[A-Za-z0-9_-]+$/,
+    );
     expect((await authorize()).action!.url).toMatch(/^http:\/\/127\.0\.0\.1:4343\/sandbox\/3ds\/[A-Za-z0-9_-]+$/);
   });
 
@@ -326,7 +438,11 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
       handler.mockClear();
       const reference = crypto.randomUUID();
       await connector.authorize(zeroDelay, terminal, {
-        reference, tenantId, livemode: false, amount: { currency: 'EUR', valueMinor: 1 }, capture: true,
+        reference,
+        tenantId,
+        livemode: false,
+        amount: { currency: 'EUR', valueMinor: 1 },
+        capture: true,
         paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030 } },
       });
       const started = Date.now();
@@ -341,13 +457,26 @@ describe(`sandbox card acquirer (${dialectName})`, () => {
 
 describe(`sandbox payout provider (${dialectName})`, () => {
   const payouts = new SandboxPayoutConnector();
-  const request = { reference: 'po_1', tenantId, livemode: false, amount: { currency: 'EUR', valueMinor: 2500 }, destination: { type: 'bank_account', details: { iban: 'DE89370400440532013000' } } };
+  const request = {
+    reference: 'po_1',
+    tenantId,
+    livemode: false,
+    amount: { currency: 'EUR', valueMinor: 2500 },
+    destination: { type: 'bank_account', details: { iban: 'DE89370400440532013000' } },
+  };
   test('a payout succeeds synchronously with a provider reference, the same for the same reference', async () => {
     const first = await payouts.payout(env, terminal, request);
-    expect(first).toEqual({ status: 'succeeded', providerReference: expect.stringMatching(/^sbpo_[0-9a-f]{24}$/), rawStatus: 'PAID', message: 'Paid out.' });
+    expect(first).toEqual({
+      status: 'succeeded',
+      providerReference: expect.stringMatching(/^sbpo_[0-9a-f]{24}$/),
+      rawStatus: 'PAID',
+      message: 'Paid out.',
+    });
     expect((await payouts.payout(env, terminal, request)).providerReference).toBe(first.providerReference);
     expect((await payouts.payout(env, terminal, { ...request, reference: 'po_2' })).providerReference).not.toBe(first.providerReference);
-    await expect(payouts.payout(env, terminal, { ...request, amount: { currency: 'EUR', valueMinor: 0 } })).resolves.toMatchObject({ status: 'failed' });
+    await expect(payouts.payout(env, terminal, { ...request, amount: { currency: 'EUR', valueMinor: 0 } })).resolves.toMatchObject({
+      status: 'failed',
+    });
     await expect(payouts.payout(env, terminal, { ...request, livemode: true })).rejects.toBeInstanceOf(ConnectorError);
     await expect(payouts.authorize()).resolves.toMatchObject({ status: 'failed', declineCode: 'operation_not_supported' });
   });

@@ -56,9 +56,15 @@ describe('cards', () => {
     expect(fieldError(() => validateCard(card('42424242424'), NOW, path))).toMatchObject({ path: `${path}.number` }); // 11 digits
     expect(fieldError(() => validateCard(card('42424242424242424242'), NOW, path))).toMatchObject({ path: `${path}.number` }); // 20 digits
     expect(fieldError(() => validateCard(card('', {}), NOW, path))).toMatchObject({ path: `${path}.number` });
-    expect(fieldError(() => validateCard(card('4242424242424242', { expMonth: 0 }), NOW, path))).toMatchObject({ path: `${path}.expMonth` });
-    expect(fieldError(() => validateCard(card('4242424242424242', { expMonth: 13 }), NOW, path))).toMatchObject({ path: `${path}.expMonth` });
-    expect(fieldError(() => validateCard(card('4242424242424242', { expMonth: 1.5 }), NOW, path))).toMatchObject({ path: `${path}.expMonth` });
+    expect(fieldError(() => validateCard(card('4242424242424242', { expMonth: 0 }), NOW, path))).toMatchObject({
+      path: `${path}.expMonth`,
+    });
+    expect(fieldError(() => validateCard(card('4242424242424242', { expMonth: 13 }), NOW, path))).toMatchObject({
+      path: `${path}.expMonth`,
+    });
+    expect(fieldError(() => validateCard(card('4242424242424242', { expMonth: 1.5 }), NOW, path))).toMatchObject({
+      path: `${path}.expMonth`,
+    });
     expect(fieldError(() => validateCard(card('4242424242424242', { expYear: 30 }), NOW, path))).toMatchObject({ path: `${path}.expYear` });
     expect(fieldError(() => validateCard(card('4242424242424242', { cvc: '12' }), NOW, path))).toMatchObject({ path: `${path}.cvc` });
     expect(fieldError(() => validateCard(card('4242424242424242', { cvc: '12345' }), NOW, path))).toMatchObject({ path: `${path}.cvc` });
@@ -72,18 +78,29 @@ describe('cards', () => {
   test('expiry: a card is valid through the last instant of its expiry month (UTC)', () => {
     const march = card('4242424242424242', { expMonth: 3, expYear: 2026 });
     expect(() => validateCard(march, new Date('2026-03-31T23:59:59.999Z'))).not.toThrow();
-    expect(fieldError(() => validateCard(march, new Date('2026-04-01T00:00:00.000Z')))).toMatchObject({ path: 'card.expYear', message: 'the card has expired' });
+    expect(fieldError(() => validateCard(march, new Date('2026-04-01T00:00:00.000Z')))).toMatchObject({
+      path: 'card.expYear',
+      message: 'the card has expired',
+    });
     const december = card('4242424242424242', { expMonth: 12, expYear: 2026 });
     expect(() => validateCard(december, new Date('2026-12-31T23:59:59.999Z'))).not.toThrow();
     expect(fieldError(() => validateCard(december, new Date('2027-01-01T00:00:00.000Z')))).toMatchObject({ path: 'card.expYear' });
-    expect(fieldError(() => validateCard(card('4242424242424242', { expMonth: 2, expYear: 2026 }), NOW))).toMatchObject({ path: 'card.expYear' });
+    expect(fieldError(() => validateCard(card('4242424242424242', { expMonth: 2, expYear: 2026 }), NOW))).toMatchObject({
+      path: 'card.expYear',
+    });
   });
 
   test('summary: brand, last4, bin, expiry, country, holder; fingerprint keyed, stable per number, never the number', () => {
     const s = summarizeCard({ sealer }, card('4000 0027 6000 3184', { holderName: '  Ada Lovelace ' }));
     expect(s).toEqual({
-      brand: 'visa', last4: '3184', bin: '400000', expMonth: 12, expYear: 2030, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
-      country: 'DE', holderName: 'Ada Lovelace',
+      brand: 'visa',
+      last4: '3184',
+      bin: '400000',
+      expMonth: 12,
+      expYear: 2030,
+      fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      country: 'DE',
+      holderName: 'Ada Lovelace',
     });
     expect(summarizeCard({ sealer }, card('4242424242424242')).country).toBe('US');
     expect(summarizeCard({ sealer }, card('4242424242424242')).holderName).toBeNull();

@@ -23,8 +23,12 @@ let env: ConnectorEnv;
 let app: Express;
 const tenantId = crypto.randomUUID();
 const terminal: ConnectorTerminal = {
-  terminalId: crypto.randomUUID(), providerIntegrationId: CARD, connectorBaseUrl: 'https://connectors.payplane.local/sandbox-card',
-  credentials: {}, mcc: null, descriptor: null,
+  terminalId: crypto.randomUUID(),
+  providerIntegrationId: CARD,
+  connectorBaseUrl: 'https://connectors.payplane.local/sandbox-card',
+  credentials: {},
+  mcc: null,
+  descriptor: null,
 };
 
 beforeAll(async () => {
@@ -40,10 +44,16 @@ beforeEach(() => {
 });
 
 /** Authorizes with the challenge card: the page's path and our reference. */
-async function challenge(options: { returnUrl?: string; amount?: number; currency?: string } = {}): Promise<{ path: string; reference: string }> {
+async function challenge(
+  options: { returnUrl?: string; amount?: number; currency?: string } = {},
+): Promise<{ path: string; reference: string }> {
   const reference = crypto.randomUUID();
   const answer = await connectorFor('sandbox-card').authorize(env, terminal, {
-    reference, tenantId, livemode: false, returnUrl: options.returnUrl, capture: true,
+    reference,
+    tenantId,
+    livemode: false,
+    returnUrl: options.returnUrl,
+    capture: true,
     amount: { currency: options.currency ?? 'EUR', valueMinor: options.amount ?? 1999 },
     paymentMethod: { type: 'card', card: { number: '4000002760003184', expMonth: 12, expYear: 2030, cvc: '123' } },
   });
@@ -81,10 +91,20 @@ describe(`sandbox 3DS challenge page (${dialectName})`, () => {
     expect(await runDueSandboxOperations(t.rt)).toBe(1);
     expect(handler).toHaveBeenCalledTimes(1);
     expect(handler.mock.calls[0][1]).toMatchObject({
-      operation: 'authorize', reference, tenantId, livemode: false,
+      operation: 'authorize',
+      reference,
+      tenantId,
+      livemode: false,
       result: {
         status: 'succeeded',
-        threeDSResult: { status: 'authenticated', challenged: true, challengeFlow: 'challenge', liabilityShift: true, challengeCancelled: false, eci: '05' },
+        threeDSResult: {
+          status: 'authenticated',
+          challenged: true,
+          challengeFlow: 'challenge',
+          liabilityShift: true,
+          challengeCancelled: false,
+          eci: '05',
+        },
       },
     });
 
@@ -107,7 +127,11 @@ describe(`sandbox 3DS challenge page (${dialectName})`, () => {
     expect(await runDueSandboxOperations(t.rt)).toBe(1);
     expect(handler.mock.calls[0][1]).toMatchObject({
       reference,
-      result: { status: 'declined', declineCode: 'authentication_failed', threeDSResult: { status: 'failed', challenged: true, liabilityShift: false, challengeCancelled: false } },
+      result: {
+        status: 'declined',
+        declineCode: 'authentication_failed',
+        threeDSResult: { status: 'failed', challenged: true, liabilityShift: false, challengeCancelled: false },
+      },
     });
   });
 
@@ -127,7 +151,10 @@ describe(`sandbox 3DS challenge page (${dialectName})`, () => {
     expect((await request(app).get(path)).status).toBe(410);
     expect((await answer(path, 'complete')).status).toBe(410);
     expect(await runDueSandboxOperations(t.rt)).toBe(1);
-    expect(handler.mock.calls[0][1]).toMatchObject({ reference, result: { status: 'declined', declineCode: 'authentication_failed', threeDSResult: { challengeCancelled: true } } });
+    expect(handler.mock.calls[0][1]).toMatchObject({
+      reference,
+      result: { status: 'declined', declineCode: 'authentication_failed', threeDSResult: { challengeCancelled: true } },
+    });
     // still refused as expired once the outcome went out
     expect((await request(app).get(path)).status).toBe(410);
   });
@@ -149,7 +176,7 @@ describe(`sandbox 3DS challenge page (${dialectName})`, () => {
     await runDueSandboxOperations(t.rt);
   });
 
-  test('amounts are shown from minor units with the currency\'s decimals', () => {
+  test("amounts are shown from minor units with the currency's decimals", () => {
     // the checkout page's format (issue 24 item 12): the currency's symbol, its own decimals, a fixed locale
     expect(formatAmount('EUR', 5)).toBe('€0.05');
     expect(formatAmount('USD', 100000000)).toBe('$1,000,000.00');

@@ -22,7 +22,9 @@ function histogramCounts(samples: Sample[], name: string, label: string): Map<st
     const key = count.labels[label];
     const buckets = samples
       .filter((s) => s.name === `${name}_bucket` && s.labels[label] === key)
-      .sort((a, b) => (a.labels.le === '+Inf' ? Infinity : Number(a.labels.le)) - (b.labels.le === '+Inf' ? Infinity : Number(b.labels.le)));
+      .sort(
+        (a, b) => (a.labels.le === '+Inf' ? Infinity : Number(a.labels.le)) - (b.labels.le === '+Inf' ? Infinity : Number(b.labels.le)),
+      );
     expect(buckets.length).toBeGreaterThan(1);
     for (let i = 1; i < buckets.length; i++) expect(buckets[i].value).toBeGreaterThanOrEqual(buckets[i - 1].value);
     expect(buckets[buckets.length - 1].labels.le).toBe('+Inf');
@@ -115,9 +117,14 @@ describe(`GET /metrics of a serve process (${dialectName})`, () => {
     t = await createTestRuntime();
     receiver = await new Receiver().start();
     sandbox = await createSandbox(t.rt);
-    await createEndpoint(operatorContext(t.rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), { url: receiver.url(), events: ['*'] });
+    await createEndpoint(operatorContext(t.rt, { level: 'tenant', tenantId: sandbox.tenantId, livemode: false }), {
+      url: receiver.url(),
+      events: ['*'],
+    });
     server = await startServe(t.db, {
-      PAYPLANE_SANDBOX_DELAY_MS: '0', PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128', PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile,
+      PAYPLANE_SANDBOX_DELAY_MS: '0',
+      PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128',
+      PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile,
       PAYPLANE_DISPATCH_POLL_MS: '100',
     });
   }, 120_000);
@@ -131,13 +138,22 @@ describe(`GET /metrics of a serve process (${dialectName})`, () => {
     for (let i = 0; i < 2; i++) {
       const session = await server.request('/v1/checkout-sessions', {
         credential: sandbox.merchantKey.secretKey,
-        body: { amount: { currency: 'EUR', valueMinor: 2_500 }, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cancel' },
+        body: {
+          amount: { currency: 'EUR', valueMinor: 2_500 },
+          successUrl: 'https://shop.example/ok',
+          cancelUrl: 'https://shop.example/cancel',
+        },
       });
       expect(session.status).toBe(201);
       const { id, clientSecret } = ((await session.json()) as { data: { id: string; clientSecret: string } }).data;
       const completed = await server.request(`/v1/checkout-sessions/${id}/complete`, {
         credential: clientSecret,
-        body: { paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada Lovelace' } } },
+        body: {
+          paymentMethod: {
+            type: 'card',
+            card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada Lovelace' },
+          },
+        },
       });
       expect(completed.status).toBe(200);
     }
@@ -149,7 +165,8 @@ describe(`GET /metrics of a serve process (${dialectName})`, () => {
       const pending = await t.rt.db.models.WebhookDelivery.count({ where: { status: 'pending' } });
       const captured = await t.rt.db.models.Payment.count({ where: { tenantId: sandbox.tenantId, status: 'captured' } });
       if (captured === 2 && pending === 0 && receiver.received.length >= events) break;
-      if (Date.now() > deadline) throw new Error(`not delivered: ${captured} captured, ${pending} pending, ${receiver.received.length}/${events} received`);
+      if (Date.now() > deadline)
+        throw new Error(`not delivered: ${captured} captured, ${pending} pending, ${receiver.received.length}/${events} received`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -166,7 +183,9 @@ describe(`GET /metrics of a serve process (${dialectName})`, () => {
     }
     // the jobs ticked at start: each run or skipped tick is counted
     // (a run is counted when its work is done, before its row records the outcome)
-    const runs = await t.rt.db.sequelize.query<{ outcome: string }>(`SELECT outcome FROM job_runs WHERE job = 'ledger-release'`, { type: QueryTypes.SELECT });
+    const runs = await t.rt.db.sequelize.query<{ outcome: string }>(`SELECT outcome FROM job_runs WHERE job = 'ledger-release'`, {
+      type: QueryTypes.SELECT,
+    });
     const counted = sumOf(samples, 'payplane_scheduler_runs_total', { job: 'ledger-release', outcome: 'succeeded' });
     expect(counted).toBeGreaterThanOrEqual(1);
     expect(counted).toBeGreaterThanOrEqual(runs.filter((r) => r.outcome === 'succeeded').length);

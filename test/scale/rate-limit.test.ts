@@ -33,7 +33,13 @@ function expectRateLimitHeaders(headers: Headers, limit: number): { remaining: n
 function expectRateLimited(answer: Answer, limit: number): void {
   if (answer.status !== 429) throw new Error(`expected 429, got ${answer.status}: ${JSON.stringify(answer.body)}`);
   expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(answer.body).toMatchObject({ status: 429, code: 'RATE_LIMITED', type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
+  expect(answer.body).toMatchObject({
+    status: 429,
+    code: 'RATE_LIMITED',
+    type: expect.any(String),
+    title: expect.any(String),
+    detail: expect.any(String),
+  });
   const { remaining, reset } = expectRateLimitHeaders(answer.headers, limit);
   expect(remaining).toBe(0);
   const retryAfter = Number(answer.headers.get('retry-after'));
@@ -55,7 +61,10 @@ describePostgres('the rate limit across two serve processes (postgres)', () => {
     other = await createSandbox(t.rt, { name: 'Unlimited tenant' });
     await t.rt.db.models.Tenant.update({ doorRateLimitPerMinute: 20 }, { where: { id: limited.tenantId } });
     await t.rt.db.models.Tenant.update({ doorRateLimitPerMinute: 10_000 }, { where: { id: other.tenantId } });
-    servers = await Promise.all([startServe(t.db, {}, ['--no-jobs', '--no-dispatch']), startServe(t.db, {}, ['--no-jobs', '--no-dispatch'])]);
+    servers = await Promise.all([
+      startServe(t.db, {}, ['--no-jobs', '--no-dispatch']),
+      startServe(t.db, {}, ['--no-jobs', '--no-dispatch']),
+    ]);
   }, 120_000);
   afterAll(async () => {
     await stopAllServes();
@@ -70,7 +79,9 @@ describePostgres('the rate limit across two serve processes (postgres)', () => {
     expect(ok).toHaveLength(20);
     expect(refused).toHaveLength(20);
     // every success took one of the 20 points: each remaining count from 19 down to 0 answered once
-    expect(ok.map((a) => expectRateLimitHeaders(a.headers, 20).remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(ok.map((a) => expectRateLimitHeaders(a.headers, 20).remaining).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
     for (const answer of refused) expectRateLimited(answer, 20);
 
     // meanwhile (the same minute) both processes refuse the limited tenant and serve the other one
@@ -81,7 +92,9 @@ describePostgres('the rate limit across two serve processes (postgres)', () => {
     const others: Answer[] = [];
     for (let i = 0; i < 10; i++) others.push(await get(servers[i % 2], i % 3 ? other.tenantKey.secretKey : other.merchantKey.secretKey));
     for (const answer of others) expect(answer.status).toBe(200);
-    expect(others.map((a) => expectRateLimitHeaders(a.headers, 10_000).remaining)).toEqual(Array.from({ length: 10 }, (_, i) => 10_000 - 1 - i));
+    expect(others.map((a) => expectRateLimitHeaders(a.headers, 10_000).remaining)).toEqual(
+      Array.from({ length: 10 }, (_, i) => 10_000 - 1 - i),
+    );
     // the platform is not limited by a tenant's limit
     const platform = await get(servers[0], limited.platformToken, `/v1/admin/tenants/${limited.tenantId}`);
     expect(platform.status).toBe(200);
@@ -149,9 +162,11 @@ describe(`the rate limit in one process (${dialectName})`, () => {
     expect((await h.as(other.merchantKey.secretKey).get('/v1/api-keys')).status).toBe(200);
   });
 
-  test('a checkout session\'s clientSecret has a counter of its own: a customer cannot use up the tenant\'s limit', async () => {
+  test("a checkout session's clientSecret has a counter of its own: a customer cannot use up the tenant's limit", async () => {
     await setLimit(other.tenantId, 10);
-    const created = await h.as(other.merchantKey.secretKey).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1000 } });
+    const created = await h
+      .as(other.merchantKey.secretKey)
+      .post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1000 } });
     expect(created.status).toBe(201);
     const { id, clientSecret } = created.body.data;
     const customer = h.as(clientSecret);

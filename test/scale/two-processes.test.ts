@@ -115,7 +115,10 @@ async function pay(i: number, replays: Replays): Promise<void> {
   }
   const { id, clientSecret } = created.body.data as { id: string; clientSecret: string };
   const card = {
-    paymentMethod: { type: 'card', card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada Lovelace' } },
+    paymentMethod: {
+      type: 'card',
+      card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada Lovelace' },
+    },
   };
   const path = `/v1/checkout-sessions/${id}/complete`;
   if (i % 25 === 3) {
@@ -160,7 +163,9 @@ describePostgres('two serve processes on one Postgres database', () => {
         while (next < PAYMENTS) {
           await pay(next++, replays).catch((error) => {
             // a process that died says why
-            const states = servers.map((s) => `serve ${s.child.pid}: exit ${s.child.exitCode ?? s.child.signalCode ?? 'running'}\n${s.output().slice(-2000)}`);
+            const states = servers.map(
+              (s) => `serve ${s.child.pid}: exit ${s.child.exitCode ?? s.child.signalCode ?? 'running'}\n${s.output().slice(-2000)}`,
+            );
             throw new Error(`${(error as Error).stack ?? error}\n${states.join('\n')}`);
           });
         }
@@ -187,18 +192,23 @@ describePostgres('two serve processes on one Postgres database', () => {
     expect(await count(`SELECT count(*) AS n FROM payments WHERE "tenantId" = :tenant AND status = 'captured'`, tenant)).toBe(PAYMENTS);
     expect(await count(`SELECT count(*) AS n FROM checkout_sessions WHERE "tenantId" = :tenant`, tenant)).toBe(PAYMENTS);
     expect(
-      await count(`SELECT count(*) AS n FROM checkout_sessions WHERE "tenantId" = :tenant AND status = 'complete' AND "paymentStatus" = 'captured'`, tenant),
+      await count(
+        `SELECT count(*) AS n FROM checkout_sessions WHERE "tenantId" = :tenant AND status = 'complete' AND "paymentStatus" = 'captured'`,
+        tenant,
+      ),
     ).toBe(PAYMENTS);
     expect(await count(`SELECT count(DISTINCT "paymentId") AS n FROM checkout_sessions WHERE "tenantId" = :tenant`, tenant)).toBe(PAYMENTS);
 
     // every event of the tenant has a succeeded delivery, and the receiver got it
     const events = await t.rt.db.sequelize.query<{ id: string; type: string }>(`SELECT id, type FROM events WHERE "tenantId" = :tenant`, {
-      replacements: tenant, type: QueryTypes.SELECT,
+      replacements: tenant,
+      type: QueryTypes.SELECT,
     });
     // each payment's events once: nothing processed twice across the processes
     const perType = new Map<string, number>();
     for (const e of events) perType.set(e.type, (perType.get(e.type) ?? 0) + 1);
-    for (const type of ['checkout.session.completed', 'payment.created', 'payment.succeeded', 'payment.captured']) expect([type, perType.get(type)]).toEqual([type, PAYMENTS]);
+    for (const type of ['checkout.session.completed', 'payment.created', 'payment.succeeded', 'payment.captured'])
+      expect([type, perType.get(type)]).toEqual([type, PAYMENTS]);
     expect(perType.get('balance.available')).toBeGreaterThan(0);
     const undelivered = await t.rt.db.sequelize.query<{ id: string }>(
       `SELECT e.id FROM events e WHERE e."tenantId" = :tenant
@@ -218,7 +228,10 @@ describePostgres('two serve processes on one Postgres database', () => {
     );
     expect(twice).toEqual([]);
     // every attempt reached the receiver, which answered 200 to each: none failed
-    const failed = await t.rt.db.sequelize.query(`SELECT attempt, "statusCode", error, "durationMs" FROM webhook_attempts WHERE NOT success`, { type: QueryTypes.SELECT });
+    const failed = await t.rt.db.sequelize.query(
+      `SELECT attempt, "statusCode", error, "durationMs" FROM webhook_attempts WHERE NOT success`,
+      { type: QueryTypes.SELECT },
+    );
     expect(failed).toEqual([]);
     expect(await count(`SELECT count(*) AS n FROM webhook_attempts`)).toBe(sends.length);
 
@@ -263,7 +276,8 @@ describePostgres('two serve processes on one Postgres database', () => {
       const slots = snapshot.rows.filter((r) => r.job === job).map((r) => Number(r.slot));
       expect(slots.length).toBeGreaterThan(10);
       const missing = [];
-      for (let slot = slots[0]; slot <= slots[slots.length - 1] - 4 * RELEASE_MS; slot += RELEASE_MS) if (!slots.includes(slot)) missing.push(slot);
+      for (let slot = slots[0]; slot <= slots[slots.length - 1] - 4 * RELEASE_MS; slot += RELEASE_MS)
+        if (!slots.includes(slot)) missing.push(slot);
       expect({ job, missing }).toEqual({ job, missing: [] });
     }
   }, 360_000);

@@ -30,8 +30,21 @@ const ACTOR = 'audit-visibility-test';
 
 /** The specification's data scope: what a merchant never sees (fee parts, commissions, provider, routing, risk), and what only the platform sees. */
 const MERCHANT_HIDDEN = [
-  'providerFee', 'tenantFee', 'platformFee', 'partnerCommission', 'commissionRate', 'feeBreakdown', 'providerReference', 'providerStatus',
-  'rawProviderStatus', 'terminalId', 'providerIntegrationId', 'routing', 'routingDecision', 'risk', 'riskDecision',
+  'providerFee',
+  'tenantFee',
+  'platformFee',
+  'partnerCommission',
+  'commissionRate',
+  'feeBreakdown',
+  'providerReference',
+  'providerStatus',
+  'rawProviderStatus',
+  'terminalId',
+  'providerIntegrationId',
+  'routing',
+  'routingDecision',
+  'risk',
+  'riskDecision',
 ];
 const PLATFORM_ONLY = ['internal'];
 const HIDDEN_AT: Record<Level, string[]> = { merchant: [...MERCHANT_HIDDEN, ...PLATFORM_ONLY], tenant: PLATFORM_ONLY, platform: [] };
@@ -106,7 +119,11 @@ let otherTenantKey: string;
 const entryOf = new Map<string, AuditTargetType>();
 
 function tenantContext(overrides: Partial<CallerContext> = {}): CallerContext {
-  return { ...operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false }), actor: { type: 'system', id: ACTOR }, ...overrides };
+  return {
+    ...operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false }),
+    actor: { type: 'system', id: ACTOR },
+    ...overrides,
+  };
 }
 
 beforeAll(async () => {
@@ -123,7 +140,15 @@ beforeAll(async () => {
   for (const kind of KINDS) {
     const targetId = `${kind}-record`;
     entryOf.set(targetId, kind);
-    await recordAudit(tenantContext(), { action: `${kind}.updated`, targetType: kind, targetId, tenantId: h.sandbox.tenantId, merchantId: mine.merchantId, before: sample(kind), after: sample(kind) });
+    await recordAudit(tenantContext(), {
+      action: `${kind}.updated`,
+      targetType: kind,
+      targetId,
+      tenantId: h.sandbox.tenantId,
+      merchantId: mine.merchantId,
+      before: sample(kind),
+      after: sample(kind),
+    });
   }
 });
 afterAll(() => h.close());
@@ -157,7 +182,12 @@ describe(`audit entries are shown as the records they are about (${dialectName})
 
   test('recordAudit refuses a kind of record that has no declaration', async () => {
     await expect(
-      recordAudit(tenantContext(), { action: 'secret.updated', targetType: 'secret' as AuditTargetType, targetId: 'x', tenantId: h.sandbox.tenantId }),
+      recordAudit(tenantContext(), {
+        action: 'secret.updated',
+        targetType: 'secret' as AuditTargetType,
+        targetId: 'x',
+        tenantId: h.sandbox.tenantId,
+      }),
     ).rejects.toThrow(/undeclared kind of record: secret/);
     expect(await h.rt.db.models.AuditEntry.count({ where: { targetType: 'secret' } })).toBe(0);
   });
@@ -167,27 +197,36 @@ describe(`audit entries are shown as the records they are about (${dialectName})
       for (const reader of AUDIT_TARGETS[kind].readBy) {
         const op = operations.find((o) => o.id === reader.operation);
         expect([kind, reader.operation, op?.method]).toEqual([kind, reader.operation, 'get']);
-        expect([kind, reader.operation, [...reader.levels].map((l) => CODE[l]).sort(), reader.permission]).toEqual([kind, reader.operation, [...op!.levels].sort(), op!.permission]);
+        expect([kind, reader.operation, [...reader.levels].map((l) => CODE[l]).sort(), reader.permission]).toEqual([
+          kind,
+          reader.operation,
+          [...op!.levels].sort(),
+          op!.permission,
+        ]);
       }
     }
   });
 
-  test.each(LEVELS)('a %s caller holding one view permission sees the kinds that permission reads at its level, and no other (every permission of the layer)', async (level) => {
-    const base = level === 'merchant'
-      ? tenantContext({ level: 'merchant', merchantId: mine.merchantId })
-      : level === 'platform'
-        ? tenantContext({ level: 'platform', tenantId: null })
-        : tenantContext();
-    const codes = [...layerPermissions(layerOf(level))].filter((c) => c.endsWith(':view') || c.endsWith(':review'));
-    for (const code of [...codes, 'none']) {
-      const permissions = new Set(['access:audit:view', code]);
-      const page = await listAuditEntries({ ...base, permissions }, { actorId: ACTOR }, { limit: 100, sortOrder: 'desc' });
-      const seen = page.data.map((e) => e.target.type).sort();
-      const expected = KINDS.filter((k) => mayRead(k, level, permissions)).sort();
-      expect([level, code, seen]).toEqual([level, code, expected]);
-      expect([level, code, page.pagination.totalCount]).toEqual([level, code, expected.length]);
-    }
-  });
+  test.each(LEVELS)(
+    'a %s caller holding one view permission sees the kinds that permission reads at its level, and no other (every permission of the layer)',
+    async (level) => {
+      const base =
+        level === 'merchant'
+          ? tenantContext({ level: 'merchant', merchantId: mine.merchantId })
+          : level === 'platform'
+            ? tenantContext({ level: 'platform', tenantId: null })
+            : tenantContext();
+      const codes = [...layerPermissions(layerOf(level))].filter((c) => c.endsWith(':view') || c.endsWith(':review'));
+      for (const code of [...codes, 'none']) {
+        const permissions = new Set(['access:audit:view', code]);
+        const page = await listAuditEntries({ ...base, permissions }, { actorId: ACTOR }, { limit: 100, sortOrder: 'desc' });
+        const seen = page.data.map((e) => e.target.type).sort();
+        const expected = KINDS.filter((k) => mayRead(k, level, permissions)).sort();
+        expect([level, code, seen]).toEqual([level, code, expected]);
+        expect([level, code, page.pagination.totalCount]).toEqual([level, code, expected.length]);
+      }
+    },
+  );
 
   test('merchant, tenant and platform: the entries of the kinds they may read, every page and totalCount agreeing, before/after at their level', async () => {
     const callers: Record<Level, string> = { merchant: mine.key, tenant: h.sandbox.tenantKey.secretKey, platform: h.sandbox.platformToken };
@@ -215,11 +254,21 @@ describe(`audit entries are shown as the records they are about (${dialectName})
       }
     }
     // the kinds of the issue: tenant and platform records, never a merchant's
-    for (const kind of ['partner_assignment', 'integration_profile', 'fee_schedule', 'fee_assignment', 'terminal', 'routing_rule', 'partner', 'provider_integration']) {
+    for (const kind of [
+      'partner_assignment',
+      'integration_profile',
+      'fee_schedule',
+      'fee_assignment',
+      'terminal',
+      'routing_rule',
+      'partner',
+      'provider_integration',
+    ]) {
       expect([kind, seenBy.merchant.includes(kind), seenBy.tenant.includes(kind)]).toEqual([kind, false, true]);
     }
     // and what a merchant does read, it sees the entries of
-    for (const kind of ['payment', 'refund', 'api_key', 'user', 'webhook_endpoint', 'merchant', 'withdrawal']) expect(seenBy.merchant).toContain(kind);
+    for (const kind of ['payment', 'refund', 'api_key', 'user', 'webhook_endpoint', 'merchant', 'withdrawal'])
+      expect(seenBy.merchant).toContain(kind);
   });
 
   test('another merchant of the tenant, and another tenant, see none of these entries', async () => {
@@ -231,10 +280,16 @@ describe(`audit entries are shown as the records they are about (${dialectName})
     const tenantKey = h.sandbox.tenantKey.secretKey;
     const partner = await h.as(tenantKey).post('/v1/admin/partners', { name: 'Referral Co' });
     expect(partner.status).toBe(201);
-    const assignment = await h.as(tenantKey).post('/v1/admin/partner-assignments', { partnerId: partner.body.data.id, merchantId: mine.merchantId, commissionRate: 15000 });
+    const assignment = await h
+      .as(tenantKey)
+      .post('/v1/admin/partner-assignments', { partnerId: partner.body.data.id, merchantId: mine.merchantId, commissionRate: 15000 });
     expect(assignment.status).toBe(201);
-    expect((await h.as(tenantKey).patch(`/v1/admin/partner-assignments/${assignment.body.data.id}`, { commissionRate: 20000 })).status).toBe(200);
-    const profile = await h.as(tenantKey).post('/v1/admin/integration-profiles', { merchantId: mine.merchantId, mode: 'checkout', sessionLifetime: 3600 });
+    expect(
+      (await h.as(tenantKey).patch(`/v1/admin/partner-assignments/${assignment.body.data.id}`, { commissionRate: 20000 })).status,
+    ).toBe(200);
+    const profile = await h
+      .as(tenantKey)
+      .post('/v1/admin/integration-profiles', { merchantId: mine.merchantId, mode: 'checkout', sessionLifetime: 3600 });
     expect(profile.status).toBe(201);
 
     const tenantView = await h.as(tenantKey).get(`/v1/audit-entries?targetId=${assignment.body.data.id}`);
@@ -253,19 +308,33 @@ describe(`audit entries are shown as the records they are about (${dialectName})
     }
   });
 
-  test('migration 0026: entries written about a limit as \'limit\' take their owner\'s kind, and are shown by it', async () => {
+  test("migration 0026: entries written about a limit as 'limit' take their owner's kind, and are shown by it", async () => {
     const { AuditEntry } = h.rt.db.models;
     const now = h.clock.now();
     const legacy = ['merchant', 'channel', 'terminal'].map((entityType) => ({
-      id: crypto.randomUUID(), tenantId: h.sandbox.tenantId, merchantId: entityType === 'merchant' ? mine.merchantId : null, livemode: false,
-      actorType: 'system', actorId: `${ACTOR}-legacy`, action: 'limit.created', targetType: 'limit', targetId: `legacy-${entityType}-limit`,
-      before: null, after: { entityType, status: 'active' }, requestId: null, createdAt: now, updatedAt: now, deletedAt: null,
+      id: crypto.randomUUID(),
+      tenantId: h.sandbox.tenantId,
+      merchantId: entityType === 'merchant' ? mine.merchantId : null,
+      livemode: false,
+      actorType: 'system',
+      actorId: `${ACTOR}-legacy`,
+      action: 'limit.created',
+      targetType: 'limit',
+      targetId: `legacy-${entityType}-limit`,
+      before: null,
+      after: { entityType, status: 'active' },
+      requestId: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
     }));
     await AuditEntry.bulkCreate(legacy);
     await retargetLimitEntries(h.rt.db.sequelize.getQueryInterface());
     const rows = (await AuditEntry.findAll({ where: { actorId: `${ACTOR}-legacy` } })).map((r) => r.get({ plain: true }));
     expect(Object.fromEntries(rows.map((r) => [r.targetId, r.targetType]))).toEqual({
-      'legacy-merchant-limit': 'merchant_limit', 'legacy-channel-limit': 'channel_limit', 'legacy-terminal-limit': 'terminal_limit',
+      'legacy-merchant-limit': 'merchant_limit',
+      'legacy-channel-limit': 'channel_limit',
+      'legacy-terminal-limit': 'terminal_limit',
     });
     const seen = (await h.as(mine.key).get(`/v1/audit-entries?actorId=${ACTOR}-legacy`)).body.data.map((e: Entry) => e.target.id);
     expect(seen).toEqual(['legacy-merchant-limit']);

@@ -28,7 +28,8 @@ let jwksMode: 'keys' | 'down' | 'error' | 'garbage' = 'down';
 let idpKey: CryptoKey;
 let addresses = 0;
 const freshAddress = () => `203.0.113.${++addresses}`;
-const base62 = (n: number) => Array.from(crypto.randomBytes(n), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('');
+const base62 = (n: number) =>
+  Array.from(crypto.randomBytes(n), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('');
 const unknownKey = () => `sk_test_${base62(56)}`;
 
 function call(credential: string, ip: string, path = '/v1/api-keys') {
@@ -46,8 +47,14 @@ async function burst(n: number, attempt: (i: number) => request.Test): Promise<R
 
 function idpToken(): Promise<string> {
   const now = Math.floor(h.clock.now().getTime() / 1000);
-  return new SignJWT({ mode: 'test' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience('payplane')
-    .setSubject('idp|nobody').setIssuedAt(now).setExpirationTime(now + 300).sign(idpKey);
+  return new SignJWT({ mode: 'test' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer(ISSUER)
+    .setAudience('payplane')
+    .setSubject('idp|nobody')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 300)
+    .sign(idpKey);
 }
 
 beforeAll(async () => {
@@ -65,8 +72,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
   h = await createApiHarness({
     config: {
-      authFailuresPerAddress: PER_ADDRESS, authFailuresPerKey: PER_KEY, authFailureWindowSeconds: WINDOW_SECONDS, metricsToken: METRICS_TOKEN,
-      oidcIssuer: ISSUER, oidcJwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`, oidcAudience: 'payplane',
+      authFailuresPerAddress: PER_ADDRESS,
+      authFailuresPerKey: PER_KEY,
+      authFailureWindowSeconds: WINDOW_SECONDS,
+      metricsToken: METRICS_TOKEN,
+      oidcIssuer: ISSUER,
+      oidcJwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`,
+      oidcAudience: 'payplane',
     },
   });
   server = http.createServer(createApp({ ...h.rt, config: { ...h.rt.config, trustProxy: 'loopback' } }));
@@ -116,7 +128,7 @@ describe(`failed-authentication throttle under a burst (${dialectName})`, () => 
     expect(await burst(3 * PER_ADDRESS, () => call(unknownKey(), address))).toEqual({ 401: PER_ADDRESS, 429: 2 * PER_ADDRESS });
   });
 
-  test('the identity provider\'s keys not fetched: 503, no point taken (the caller may still fail its limit afterwards)', async () => {
+  test("the identity provider's keys not fetched: 503, no point taken (the caller may still fail its limit afterwards)", async () => {
     const address = freshAddress();
     const token = await idpToken();
     for (const mode of ['down', 'error', 'garbage'] as const) {
@@ -137,7 +149,8 @@ describe(`failed-authentication throttle under a burst (${dialectName})`, () => 
   });
 
   test('the /metrics bearer: wrong tokens are throttled per address (a burst too); the right one keeps working', async () => {
-    const metrics = (token: string, ip: string) => request(server).get('/metrics').set('Authorization', `Bearer ${token}`).set('X-Forwarded-For', ip);
+    const metrics = (token: string, ip: string) =>
+      request(server).get('/metrics').set('Authorization', `Bearer ${token}`).set('X-Forwarded-For', ip);
     const scraper = freshAddress();
     expect((await metrics(METRICS_TOKEN, scraper)).status).toBe(200);
     const counts = await burst(3 * PER_ADDRESS, () => metrics(`guess-${base62(10)}`, scraper));
@@ -148,6 +161,7 @@ describe(`failed-authentication throttle under a burst (${dialectName})`, () => 
     const other = freshAddress();
     expectProblem(await metrics('wrong', other), 401, 'INVALID_CREDENTIALS');
     // the header's absence is no guess: 401, never 429
-    for (let i = 0; i < PER_ADDRESS + 2; i++) expectProblem(await request(server).get('/metrics').set('X-Forwarded-For', freshAddress()), 401, 'INVALID_CREDENTIALS');
+    for (let i = 0; i < PER_ADDRESS + 2; i++)
+      expectProblem(await request(server).get('/metrics').set('X-Forwarded-For', freshAddress()), 401, 'INVALID_CREDENTIALS');
   });
 });

@@ -39,7 +39,14 @@ function fieldDifferences(event: unknown, answer: unknown, path = ''): string[] 
 /** The single-record GET of the kind a caller of the level may call: its path with {id}. */
 function readPath(kind: ResourceKind, level: Level): string {
   const code = { merchant: 'M', tenant: 'T', platform: 'P' }[level];
-  const op = operations.find((o) => o.method === 'get' && o.kind === 'single' && o.response === RESOURCES[kind] && o.path.endsWith('/{id}') && o.levels.includes(code as never));
+  const op = operations.find(
+    (o) =>
+      o.method === 'get' &&
+      o.kind === 'single' &&
+      o.response === RESOURCES[kind] &&
+      o.path.endsWith('/{id}') &&
+      o.levels.includes(code as never),
+  );
   if (!op) throw new Error(`no GET of a ${kind} for ${level} callers`);
   return op.path;
 }
@@ -49,7 +56,9 @@ let tenantReceiver: Receiver;
 
 beforeAll(async () => {
   tenantReceiver = await new Receiver().start();
-  const created = await m.as(m.sandbox.tenantKey.secretKey).post('/v1/admin/webhook-endpoints', { url: tenantReceiver.url(), events: ['*'] });
+  const created = await m
+    .as(m.sandbox.tenantKey.secretKey)
+    .post('/v1/admin/webhook-endpoints', { url: tenantReceiver.url(), events: ['*'] });
   expect(created.status).toBe(201);
 });
 afterAll(async () => {
@@ -62,33 +71,56 @@ describe(`field visibility: event data as the API answer of its record (${dialec
       const answers = AUDIT_TARGETS[kind].readBy.map((reader) => operations.find((o) => o.id === reader.operation)?.response);
       expect([kind, answers.includes(RESOURCES[kind])]).toEqual([kind, true]);
     }
-    const carried = eventCatalog().map((e) => eventResource(e.type)).filter((k) => k !== null);
+    const carried = eventCatalog()
+      .map((e) => eventResource(e.type))
+      .filter((k) => k !== null);
     expect(carried.filter((k) => !(k in RESOURCES))).toEqual([]);
-    expect(new Set(carried)).toEqual(new Set(['payment', 'refund', 'checkout_session', 'withdrawal', 'merchant', 'dispute', 'settlement_statement', 'payout']));
+    expect(new Set(carried)).toEqual(
+      new Set(['payment', 'refund', 'checkout_session', 'withdrawal', 'merchant', 'dispute', 'settlement_statement', 'payout']),
+    );
   });
 
   test('the declaration is in /v1/openapi.json: x-payplane-visibility on each marked field, and its description says it', () => {
-    const schemas = buildOpenApiDocument(operations, 'test').components?.schemas as Record<string, { properties: Record<string, Record<string, unknown>> }>;
-    const marked = (name: string) => Object.entries(schemas[name].properties).filter(([, p]) => p['x-payplane-visibility']).map(([k, p]) => [k, p['x-payplane-visibility']]);
+    const schemas = buildOpenApiDocument(operations, 'test').components?.schemas as Record<
+      string,
+      { properties: Record<string, Record<string, unknown>> }
+    >;
+    const marked = (name: string) =>
+      Object.entries(schemas[name].properties)
+        .filter(([, p]) => p['x-payplane-visibility'])
+        .map(([k, p]) => [k, p['x-payplane-visibility']]);
     expect(Object.fromEntries(marked('Payment'))).toEqual({
-      providerReference: 'tenant', providerStatus: 'tenant', terminalId: 'tenant', providerIntegrationId: 'tenant', routingDecision: 'tenant', riskDecision: 'tenant', feeBreakdown: 'tenant',
+      providerReference: 'tenant',
+      providerStatus: 'tenant',
+      terminalId: 'tenant',
+      providerIntegrationId: 'tenant',
+      routingDecision: 'tenant',
+      riskDecision: 'tenant',
+      feeBreakdown: 'tenant',
     });
     expect(Object.fromEntries(marked('Withdrawal'))).toEqual({ feeBreakdown: 'tenant', providerReference: 'tenant' });
-    expect(schemas.Refund.properties.providerReference).toMatchObject({ 'x-payplane-visibility': 'tenant', description: expect.stringMatching(/Tenant and platform callers only\.$/) });
+    expect(schemas.Refund.properties.providerReference).toMatchObject({
+      'x-payplane-visibility': 'tenant',
+      description: expect.stringMatching(/Tenant and platform callers only\.$/),
+    });
   });
 
-  test('merchant and tenant endpoints receive exactly the fields of the merchant\'s and the tenant\'s API answer, for every event type that carries a record', async () => {
+  test("merchant and tenant endpoints receive exactly the fields of the merchant's and the tenant's API answer, for every event type that carries a record", async () => {
     const merchant = m.as(m.sandbox.merchantKey.secretKey);
     const tenant = m.as(m.sandbox.tenantKey.secretKey);
     // payments, checkout sessions and refunds
     const { paymentId } = await payWithCard(m, '4242424242424242');
-    const refund = await merchant.post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 1_000 } }).set('Idempotency-Key', 'visibility-refund');
+    const refund = await merchant
+      .post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 1_000 } })
+      .set('Idempotency-Key', 'visibility-refund');
     expect(refund.status).toBe(201);
     // withdrawals
     await withdrawalSettings(m, { withdrawalCoolingPeriodHours: 0, withdrawalMakerChecker: false });
     const method = await saveMethod(m);
     await fundMerchant(m, 50_000);
-    const withdrawal = await merchant.post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 5_000 }, withdrawalMethodId: method.id }).set('Idempotency-Key', 'visibility-withdrawal');
+    const withdrawal = await merchant
+      .post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 5_000 }, withdrawalMethodId: method.id })
+      .set('Idempotency-Key', 'visibility-withdrawal');
     expect(withdrawal.status).toBe(201);
     expect((await tenant.post(`/v1/withdrawals/${withdrawal.body.data.id}/approve`)).status).toBe(200);
     // a merchant (a tenant-level event)
@@ -116,15 +148,36 @@ describe(`field visibility: event data as the API answer of its record (${dialec
       }
     }
     // every event type of the flows was compared, at both levels (merchant.created is for tenant endpoints only)
-    const flows = ['checkout.session.created', 'checkout.session.completed', 'payment.created', 'payment.captured', 'refund.created', 'refund.succeeded', 'withdrawal.created', 'withdrawal.approved'];
+    const flows = [
+      'checkout.session.created',
+      'checkout.session.completed',
+      'payment.created',
+      'payment.captured',
+      'refund.created',
+      'refund.succeeded',
+      'withdrawal.created',
+      'withdrawal.approved',
+    ];
     expect([...compared.merchant].sort()).toEqual(expect.arrayContaining(flows));
     expect([...compared.merchant].filter((t) => t.startsWith('merchant.'))).toEqual([]);
     expect([...compared.tenant].sort()).toEqual(expect.arrayContaining([...flows, 'merchant.created']));
 
     // and the declaration does hide something: the tenantOnly fields of a payment reach tenant endpoints only
     const captured = (level: Level) => received[level].find((e) => e.type === 'payment.captured')!.data;
-    expect(captured('tenant')).toMatchObject({ feeBreakdown: expect.any(Object), routingDecision: expect.any(Object), providerReference: expect.any(String) });
-    for (const field of ['feeBreakdown', 'routingDecision', 'riskDecision', 'providerReference', 'providerStatus', 'terminalId', 'providerIntegrationId']) {
+    expect(captured('tenant')).toMatchObject({
+      feeBreakdown: expect.any(Object),
+      routingDecision: expect.any(Object),
+      providerReference: expect.any(String),
+    });
+    for (const field of [
+      'feeBreakdown',
+      'routingDecision',
+      'riskDecision',
+      'providerReference',
+      'providerStatus',
+      'terminalId',
+      'providerIntegrationId',
+    ]) {
       expect([field, field in captured('merchant')]).toEqual([field, false]);
     }
   });

@@ -177,21 +177,24 @@ const bogusAgent = new http.Agent({ keepAlive: true, maxSockets: 4, localAddress
 /** The request exactly as generated (bytes, path and headers untouched by a client library). */
 function rawRequest(method: string, path: string, headers: Record<string, string>, body?: Buffer, via = agent): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, agent: via, headers: { ...headers, 'Content-Length': String(body?.length ?? 0) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON: a file download
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path, agent: via, headers: { ...headers, 'Content-Length': String(body?.length ?? 0) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON: a file download
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -208,13 +211,19 @@ async function send(r: FuzzRequest): Promise<{ res: Answer; rawParams: Record<st
   else if (r.credential !== 'none') secret = world.secretOf(r.credential);
   const rawParams: Record<string, string> = {};
   for (const [name, v] of Object.entries(r.params)) {
-    rawParams[name] = v.session ? sessionId ?? world.pathIdsFor('checkoutSessionId')[0] ?? '6f1c5b2e-8f6b-4c8e-9a7e-2f3a4b5c6d7e' : v.raw;
+    rawParams[name] = v.session ? (sessionId ?? world.pathIdsFor('checkoutSessionId')[0] ?? '6f1c5b2e-8f6b-4c8e-9a7e-2f3a4b5c6d7e') : v.raw;
   }
   const path = r.op.path.replace(/\{([^}]+)\}/g, (_m, n: string) => rawParams[n]);
   const headers: Record<string, string> = { ...r.headers, ...r.body.headers };
   if (secret) headers.Authorization = `Bearer ${secret}`;
   if (r.body.bytes && r.body.contentType !== undefined) headers['Content-Type'] = r.body.contentType;
-  const res = await rawRequest(r.op.method.toUpperCase(), `${path}${r.query.raw ? `?${r.query.raw}` : ''}`, headers, r.body.bytes, r.credential === 'bogus' ? bogusAgent : agent);
+  const res = await rawRequest(
+    r.op.method.toUpperCase(),
+    `${path}${r.query.raw ? `?${r.query.raw}` : ''}`,
+    headers,
+    r.body.bytes,
+    r.credential === 'bogus' ? bogusAgent : agent,
+  );
   return { res, rawParams };
 }
 
@@ -227,7 +236,9 @@ function related(a: string, b: string): boolean {
 
 function fail(message: string, r: FuzzRequest, res: Answer): never {
   const err = lastError as { stack?: string } | undefined;
-  throw new Error(`${message}\n${r[fc.toStringMethod]()}\n  answer: ${res.status} ${JSON.stringify(res.body).slice(0, 800)}${res.status >= 500 && err?.stack ? `\n  server error: ${err.stack.split('\n').slice(0, 8).join('\n')}` : ''}`);
+  throw new Error(
+    `${message}\n${r[fc.toStringMethod]()}\n  answer: ${res.status} ${JSON.stringify(res.body).slice(0, 800)}${res.status >= 500 && err?.stack ? `\n  server error: ${err.stack.split('\n').slice(0, 8).join('\n')}` : ''}`,
+  );
 }
 
 function expectProblemShape(r: FuzzRequest, res: Answer): void {
@@ -235,9 +246,17 @@ function expectProblemShape(r: FuzzRequest, res: Answer): void {
   if (!type.startsWith('application/problem+json')) fail(`a ${res.status} must be application/problem+json (got ${type})`, r, res);
   const p = res.body as Record<string, unknown>;
   const ok =
-    typeof p === 'object' && p !== null && typeof p.type === 'string' && typeof p.title === 'string' && p.status === res.status &&
-    typeof p.detail === 'string' && typeof p.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(p.code as string) &&
-    (p.errors === undefined || (Array.isArray(p.errors) && p.errors.every((e: { path?: unknown; message?: unknown }) => typeof e?.path === 'string' && typeof e?.message === 'string')));
+    typeof p === 'object' &&
+    p !== null &&
+    typeof p.type === 'string' &&
+    typeof p.title === 'string' &&
+    p.status === res.status &&
+    typeof p.detail === 'string' &&
+    typeof p.code === 'string' &&
+    /^[A-Z][A-Z0-9_]*$/.test(p.code as string) &&
+    (p.errors === undefined ||
+      (Array.isArray(p.errors) &&
+        p.errors.every((e: { path?: unknown; message?: unknown }) => typeof e?.path === 'string' && typeof e?.message === 'string')));
   if (!ok) fail('the problem lacks type/title/status/detail/code or has malformed errors', r, res);
 }
 
@@ -274,7 +293,8 @@ async function check(r: FuzzRequest): Promise<void> {
   if (r.credential === 'none' || r.credential === 'bogus') {
     // once its address made too many failed attempts, a bogus credential is refused before it is looked at
     const throttled = r.credential === 'bogus' && res.status === 429 && (res.body as { code?: string }).code === 'AUTH_RATE_LIMITED';
-    if (res.status !== 401 && !throttled) fail('a request without valid credentials must be 401 (429 once its address is throttled)', r, res);
+    if (res.status !== 401 && !throttled)
+      fail('a request without valid credentials must be 401 (429 once its address is throttled)', r, res);
     return;
   }
   const authorized = allowedCredentials(r.op).includes(r.credential);
@@ -294,13 +314,21 @@ async function check(r: FuzzRequest): Promise<void> {
   if (r.body.kind === 'valid') {
     for (const issue of e.typeIssues ?? []) {
       const key = `${r.op.id} ${fieldPath('body', issue.path as Path)}`;
-      if (!findings.has(key)) findings.set(key, `the document accepts ${JSON.stringify(issue.input)?.slice(0, 40)}, the operation's schema expects ${issue.expected}`);
+      if (!findings.has(key))
+        findings.set(
+          key,
+          `the document accepts ${JSON.stringify(issue.input)?.slice(0, 40)}, the operation's schema expects ${issue.expected}`,
+        );
     }
   }
   const mutation = r.body.mutation;
   if (mutation && /^(extra-field|proto-key)/.test(mutation.kind) && res.status < 300) {
     const key = `${r.op.id} ${mutation.kind} ${fieldPath('body', mutation.path.slice(0, -1))}`;
-    if (!findings.has(key)) findings.set(key, `an unknown field ${JSON.stringify(mutation.path[mutation.path.length - 1])} was accepted silently (${res.status})`);
+    if (!findings.has(key))
+      findings.set(
+        key,
+        `an unknown field ${JSON.stringify(mutation.path[mutation.path.length - 1])} was accepted silently (${res.status})`,
+      );
   }
   if (mutation?.certain && !e.invalidLocations.includes('body') && r.body.certain === '4xx') {
     const key = `${r.op.id} ${mutation.kind} ${fieldPath('body', mutation.path)}`;
@@ -337,7 +365,10 @@ async function warmUp(): Promise<void> {
       const tuple = tuples[0] ?? {};
       if (names.some((n) => !(n in tuple))) break;
       const url = op.path.replace(/\{([^}]+)\}/g, (_x, n: string) => encodeURIComponent(tuple[n]));
-      const res = await request(m.app).post(url).set('Authorization', `Bearer ${world.secretOf(credential)}`).send(body as object);
+      const res = await request(m.app)
+        .post(url)
+        .set('Authorization', `Bearer ${world.secretOf(credential)}`)
+        .send(body as object);
       if (res.status === 201) {
         world.observe(res.body, op.path, tuple);
         break;
@@ -371,16 +402,22 @@ beforeAll(async () => {
   const kyb = await merchant.post('/v1/kyb-submissions', { data: { legalName: 'Fuzz GmbH' } });
   expect(kyb.status).toBe(201);
   kybSubmissionId = kyb.body.data.id;
-  const document = await merchant.post(`/v1/kyb-submissions/${kybSubmissionId}/documents?type=certificate_of_incorporation`)
-    .set('Content-Type', 'application/pdf').send(Buffer.from('%PDF-1.4\n%%EOF\n'));
+  const document = await merchant
+    .post(`/v1/kyb-submissions/${kybSubmissionId}/documents?type=certificate_of_incorporation`)
+    .set('Content-Type', 'application/pdf')
+    .send(Buffer.from('%PDF-1.4\n%%EOF\n'));
   expect(document.status).toBe(201);
   // withdrawals: funds, an active method (no cooling period) and two pending withdrawals
-  const tenantSettings = await m.as(m.sandbox.tenantKey.secretKey).patch(`/v1/admin/tenants/${m.sandbox.tenantId}`, { withdrawalCoolingPeriodHours: 0 });
+  const tenantSettings = await m
+    .as(m.sandbox.tenantKey.secretKey)
+    .patch(`/v1/admin/tenants/${m.sandbox.tenantId}`, { withdrawalCoolingPeriodHours: 0 });
   expect(tenantSettings.status).toBe(200);
   await fundMerchant(m, 1_000_000);
   const method = await saveMethod(m);
   for (const key of ['fixture-withdrawal-1', 'fixture-withdrawal-2']) {
-    const w = await merchant.post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 1_000 }, withdrawalMethodId: method.id }).set('Idempotency-Key', key);
+    const w = await merchant
+      .post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 1_000 }, withdrawalMethodId: method.id })
+      .set('Idempotency-Key', key);
     expect(w.status).toBe(201);
   }
   // payouts: a daily schedule to that method and a run of the payouts job (a payout of the funds), then funds again
@@ -397,7 +434,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (REPORT) {
-    const lines = [...stats].map(([id, c]) => `${id.padEnd(44)} ${Object.entries(c).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}:${v}`).join('  ')}`);
+    const lines = [...stats].map(
+      ([id, c]) =>
+        `${id.padEnd(44)} ${Object.entries(c)
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `${k}:${v}`)
+          .join('  ')}`,
+    );
     console.log(`fuzz answers per operation (${dialectName})\n${lines.join('\n')}\n\nlists with records: ${world?.listTemplates().length}`);
   }
   if (findings.size) console.log(`document vs schema (${dialectName}):\n${[...findings].map(([k, v]) => `${k}: ${v}`).join('\n')}`);
@@ -409,37 +452,60 @@ afterAll(async () => {
 
 describe(`fuzzing every operation of the registry (${dialectName}, ${RUNS} runs each, seed ${SEED})`, () => {
   const selected = operations.filter((op) => !ONLY || ONLY.test(op.id) || ONLY.test(op.path));
-  test.each(selected.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op] as const))('%s', async (_name, op) => {
-    const document = doc.paths[op.path]?.[op.method];
-    expect(document).toBeDefined();
-    await fc.assert(fc.asyncProperty(requestArb(schemas, world, op, document, operations), check), {
-      seed: process.env.FUZZ_OP_SEED ? Number(process.env.FUZZ_OP_SEED) : seedOf(op),
-      path: process.env.FUZZ_PATH,
-      numRuns: RUNS,
-      endOnFailure: process.env.FUZZ_SHRINK === '0',
-    });
-    await world.checkCredentials(op.id);
-  }, Math.max(60_000, RUNS * 3_000));
+  test.each(selected.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op] as const))(
+    '%s',
+    async (_name, op) => {
+      const document = doc.paths[op.path]?.[op.method];
+      expect(document).toBeDefined();
+      await fc.assert(fc.asyncProperty(requestArb(schemas, world, op, document, operations), check), {
+        seed: process.env.FUZZ_OP_SEED ? Number(process.env.FUZZ_OP_SEED) : seedOf(op),
+        path: process.env.FUZZ_PATH,
+        numRuns: RUNS,
+        endOnFailure: process.env.FUZZ_SHRINK === '0',
+      });
+      await world.checkCredentials(op.id);
+    },
+    Math.max(60_000, RUNS * 3_000),
+  );
 });
 
 /** Fixed examples of what the fuzzer found, kept whatever the generators draw. */
 describe(`fuzz findings, fixed (${dialectName})`, () => {
   const deep = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
-  const asTenant = (headers: Record<string, string> = {}) => ({ Authorization: `Bearer ${world.secretOf('tenant')}`, 'Content-Type': 'application/json', ...headers });
+  const asTenant = (headers: Record<string, string> = {}) => ({
+    Authorization: `Bearer ${world.secretOf('tenant')}`,
+    'Content-Type': 'application/json',
+    ...headers,
+  });
 
   test('a deeply nested body with an Idempotency-Key is 400 BODY_TOO_DEEP, not a stack overflow while fingerprinting it', async () => {
     // an operation without a body schema ignores the body, but the Idempotency-Key fingerprints it
-    const res = await rawRequest('POST', '/v1/admin/routing-rules/6f1c5b2e-8f6b-4c8e-9a7e-2f3a4b5c6d7e/activate', asTenant({ 'Idempotency-Key': 'deep-1' }), Buffer.from(deep(5_000)));
+    const res = await rawRequest(
+      'POST',
+      '/v1/admin/routing-rules/6f1c5b2e-8f6b-4c8e-9a7e-2f3a4b5c6d7e/activate',
+      asTenant({ 'Idempotency-Key': 'deep-1' }),
+      Buffer.from(deep(5_000)),
+    );
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'BODY_TOO_DEEP', errors: [{ path: 'body' }] });
     // 64 levels are still fingerprinted (and the body ignored)
-    const fine = await rawRequest('POST', '/v1/admin/routing-rules/6f1c5b2e-8f6b-4c8e-9a7e-2f3a4b5c6d7e/activate', asTenant({ 'Idempotency-Key': 'deep-2' }), Buffer.from(deep(60)));
+    const fine = await rawRequest(
+      'POST',
+      '/v1/admin/routing-rules/6f1c5b2e-8f6b-4c8e-9a7e-2f3a4b5c6d7e/activate',
+      asTenant({ 'Idempotency-Key': 'deep-2' }),
+      Buffer.from(deep(60)),
+    );
     expect(fine.status).toBe(404);
   });
 
   test('a checkout amount above 10^12 minor units is 400 naming it (sums of 2^53-sized payments broke the balances: a 500)', async () => {
     const session = (valueMinor: number) =>
-      rawRequest('POST', '/v1/checkout-sessions', asTenant(), Buffer.from(JSON.stringify({ merchantId: m.sandbox.merchantId, amount: { currency: 'EUR', valueMinor } })));
+      rawRequest(
+        'POST',
+        '/v1/checkout-sessions',
+        asTenant(),
+        Buffer.from(JSON.stringify({ merchantId: m.sandbox.merchantId, amount: { currency: 'EUR', valueMinor } })),
+      );
     for (const valueMinor of [1_000_000_000_001, 9_007_199_254_740_991]) {
       const res = await session(valueMinor);
       expect(res.status).toBe(400);
@@ -449,17 +515,29 @@ describe(`fuzz findings, fixed (${dialectName})`, () => {
   });
 
   test('an unterminated multipart upload is 400 INVALID_MULTIPART, not an unhandled error event (a crash of the process)', async () => {
-    const body = Buffer.from('--abc\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4');
-    const res = await rawRequest('POST', `/v1/kyb-submissions/${kybSubmissionId}/documents?type=other`, {
-      Authorization: `Bearer ${world.secretOf('merchant')}`, 'Content-Type': 'multipart/form-data; boundary=abc',
-    }, body);
+    const body = Buffer.from(
+      '--abc\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4',
+    );
+    const res = await rawRequest(
+      'POST',
+      `/v1/kyb-submissions/${kybSubmissionId}/documents?type=other`,
+      {
+        Authorization: `Bearer ${world.secretOf('merchant')}`,
+        'Content-Type': 'multipart/form-data; boundary=abc',
+      },
+      body,
+    );
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'INVALID_MULTIPART', errors: [{ path: 'body' }] });
-    expect((await rawRequest('GET', `/v1/kyb-submissions/${kybSubmissionId}`, { Authorization: `Bearer ${world.secretOf('merchant')}` })).status).toBe(200);
+    expect(
+      (await rawRequest('GET', `/v1/kyb-submissions/${kybSubmissionId}`, { Authorization: `Bearer ${world.secretOf('merchant')}` })).status,
+    ).toBe(200);
   });
 
   test('a cursor is checked even where the list is empty by its filters (listApiKeys with the other mode)', async () => {
-    const res = await rawRequest('GET', '/v1/api-keys?livemode=true&cursor=6f1c5b2e-8f6b-4c8e-9a7e-2f3a4b5c6d7e', { Authorization: `Bearer ${world.secretOf('merchant')}` });
+    const res = await rawRequest('GET', '/v1/api-keys?livemode=true&cursor=6f1c5b2e-8f6b-4c8e-9a7e-2f3a4b5c6d7e', {
+      Authorization: `Bearer ${world.secretOf('merchant')}`,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'INVALID_CURSOR', errors: [{ path: 'query.cursor' }] });
     const page = await rawRequest('GET', '/v1/api-keys?livemode=true', { Authorization: `Bearer ${world.secretOf('merchant')}` });
@@ -467,13 +545,17 @@ describe(`fuzz findings, fixed (${dialectName})`, () => {
   });
 
   test('a deeply nested cascadePolicy is 400 naming body.cascadePolicy, not a stack overflow in its size check', async () => {
-    const body = (depth: number) => `{"merchantId":"${m.sandbox.merchantId}","mode":"api","cascadePolicy":{"retryOn":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    const body = (depth: number) =>
+      `{"merchantId":"${m.sandbox.merchantId}","mode":"api","cascadePolicy":{"retryOn":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
     // 5,000 levels overflowed JSON.stringify in the size check (a 500); a limit of the whole body may refuse it first
     const deepest = await rawRequest('POST', '/v1/admin/integration-profiles', asTenant(), Buffer.from(body(5_000)));
     expect(deepest.status).toBe(400);
     expect((deepest.body as { errors: { path: string }[] }).errors.some((e) => related(e.path, 'body.cascadePolicy'))).toBe(true);
     const deep = await rawRequest('POST', '/v1/admin/integration-profiles', asTenant(), Buffer.from(body(40)));
     expect(deep.status).toBe(400);
-    expect((deep.body as { errors: { path: string; message: string }[] }).errors).toContainEqual({ path: 'body.cascadePolicy', message: 'must nest at most 32 levels deep' });
+    expect((deep.body as { errors: { path: string; message: string }[] }).errors).toContainEqual({
+      path: 'body.cascadePolicy',
+      message: 'must nest at most 32 levels deep',
+    });
   });
 });

@@ -9,8 +9,22 @@ import type { CallerContext } from '../../src/domain/context';
 import { authenticate } from '../../src/services/access/authenticate';
 import { allows } from '../../src/domain/permissions';
 import {
-  IBAN, KINDS, PATH_PARAMS, VALID_BODIES, VALID_QUERIES, buildWorld, call, distinctiveValues, fillPath, kybPdf, leaked, pathParams, snapshot,
-  type Kind, type TenantWorld, type World,
+  IBAN,
+  KINDS,
+  PATH_PARAMS,
+  VALID_BODIES,
+  VALID_QUERIES,
+  buildWorld,
+  call,
+  distinctiveValues,
+  fillPath,
+  kybPdf,
+  leaked,
+  pathParams,
+  snapshot,
+  type Kind,
+  type TenantWorld,
+  type World,
 } from './world';
 
 // The isolation matrix (issue 10, item 2), generated from the operation registry: for every operation that takes an
@@ -54,10 +68,38 @@ const ownA2 = (w: World): Own => ({ world: w.a, merchantId: w.a.m2 });
 const sessionOps = (op: Operation) => op.path.startsWith('/v1/checkout-sessions/{id}');
 
 const CALLERS: Caller[] = [
-  { name: 'tenant key of B', level: 'T', relation: 'other-tenant', credential: (w) => w.b.tenantKey.secret, own: ownB, positiveControl: true },
-  { name: 'operator user of B', level: 'T', relation: 'other-tenant', credential: (w) => w.b.operatorToken, own: ownB, positiveControl: true },
-  { name: 'merchant key of B1', level: 'M', relation: 'other-tenant', credential: (w) => w.b.m1Key.secret, own: ownB, positiveControl: true },
-  { name: 'merchant user of B1', level: 'M', relation: 'other-tenant', credential: (w) => w.b.m1UserToken, own: ownB, positiveControl: true },
+  {
+    name: 'tenant key of B',
+    level: 'T',
+    relation: 'other-tenant',
+    credential: (w) => w.b.tenantKey.secret,
+    own: ownB,
+    positiveControl: true,
+  },
+  {
+    name: 'operator user of B',
+    level: 'T',
+    relation: 'other-tenant',
+    credential: (w) => w.b.operatorToken,
+    own: ownB,
+    positiveControl: true,
+  },
+  {
+    name: 'merchant key of B1',
+    level: 'M',
+    relation: 'other-tenant',
+    credential: (w) => w.b.m1Key.secret,
+    own: ownB,
+    positiveControl: true,
+  },
+  {
+    name: 'merchant user of B1',
+    level: 'M',
+    relation: 'other-tenant',
+    credential: (w) => w.b.m1UserToken,
+    own: ownB,
+    positiveControl: true,
+  },
   { name: 'merchant key of A2', level: 'M', relation: 'other-merchant', credential: (w) => w.a.m2Key.secret, own: ownA2 },
   { name: 'merchant user of A2', level: 'M', relation: 'other-merchant', credential: (w) => w.a.m2UserToken, own: ownA2 },
   { name: 'operator of A limited to merchant A2', level: 'T', relation: 'other-merchant', credential: (w) => w.aOperatorOfA2, own: ownA2 },
@@ -66,8 +108,20 @@ const CALLERS: Caller[] = [
   { name: 'operator user of A with a live token', level: 'T', relation: 'other-mode', credential: (w) => w.aLive.operatorToken },
   { name: 'revoked tenant key of A', level: 'T', relation: 'revoked', credential: (w) => w.aRevoked.tenantKey },
   { name: 'revoked merchant key of A1', level: 'M', relation: 'revoked', credential: (w) => w.aRevoked.m1Key },
-  { name: 'clientSecret of a session of B1', level: 'M', relation: 'other-session', credential: (w) => w.b.otherSessionSecret, only: sessionOps },
-  { name: 'clientSecret of another session of A1', level: 'M', relation: 'other-session', credential: (w) => w.a.otherSessionSecret, only: sessionOps },
+  {
+    name: 'clientSecret of a session of B1',
+    level: 'M',
+    relation: 'other-session',
+    credential: (w) => w.b.otherSessionSecret,
+    only: sessionOps,
+  },
+  {
+    name: 'clientSecret of another session of A1',
+    level: 'M',
+    relation: 'other-session',
+    credential: (w) => w.a.otherSessionSecret,
+    only: sessionOps,
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -85,16 +139,22 @@ function bodyOf(op: Operation): Fixture<unknown> {
   if (op.upload || !op.body) return { value: undefined };
   if (op.id in VALID_BODIES) {
     const parsed = op.body.safeParse(VALID_BODIES[op.id]);
-    if (!parsed.success) return { missing: `the body fixture of ${op.id} in test/security/world.ts (VALID_BODIES) is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}` };
+    if (!parsed.success)
+      return {
+        missing: `the body fixture of ${op.id} in test/security/world.ts (VALID_BODIES) is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
+      };
     return { value: VALID_BODIES[op.id] };
   }
   if (op.body.safeParse({}).success) return { value: op.method === 'get' ? undefined : {} };
-  return { missing: `${op.id} (${op.method.toUpperCase()} ${op.path}) needs a body: add a valid one to VALID_BODIES in test/security/world.ts` };
+  return {
+    missing: `${op.id} (${op.method.toUpperCase()} ${op.path}) needs a body: add a valid one to VALID_BODIES in test/security/world.ts`,
+  };
 }
 
 function queryOf(op: Operation): Fixture<Record<string, string> | undefined> {
   if (op.id in VALID_QUERIES) return { value: VALID_QUERIES[op.id] };
-  if (op.query && !op.query.safeParse({}).success) return { missing: `${op.id} needs query parameters: add them to VALID_QUERIES in test/security/world.ts` };
+  if (op.query && !op.query.safeParse({}).success)
+    return { missing: `${op.id} needs query parameters: add them to VALID_QUERIES in test/security/world.ts` };
   return { value: undefined };
 }
 
@@ -131,7 +191,9 @@ const KIND_VALUES: Record<ReferenceKind, IdField | null> = {
   withdrawalMethod: { value: (w) => w.a.ids.withdrawalMethod, owner: 'merchant', kind: 'withdrawal method' },
   antifraudPlan: { value: (w) => w.a.ids.antifraudPlan, owner: 'merchant', kind: 'antifraud plan' },
   webhookEndpoint: {
-    value: (w, op) => (op.path.startsWith('/v1/admin/') ? w.a.ids.tenantEndpoint : w.a.ids.merchantEndpoint), owner: 'merchant', kind: 'webhook endpoint',
+    value: (w, op) => (op.path.startsWith('/v1/admin/') ? w.a.ids.tenantEndpoint : w.a.ids.merchantEndpoint),
+    owner: 'merchant',
+    kind: 'webhook endpoint',
   },
 };
 /**
@@ -172,9 +234,16 @@ function idFieldsOf(op: Operation, where: 'query' | 'body'): DeclaredId[] {
     if (f.refersTo === undefined) return override && f.notChecked !== undefined ? [{ field, path, spec: override, checked: false }] : [];
     if (typeof f.refersTo === 'string' && KIND_VALUES[f.refersTo] === null) return [];
     const spec = override ?? (typeof f.refersTo === 'string' ? KIND_VALUES[f.refersTo]! : undefined);
-    return [spec
-      ? { field, path, spec, checked: true }
-      : { field, path, checked: true, missing: `${op.id} takes ${where}.${field} (${JSON.stringify(f.refersTo)}): say which record of A it names in FIELD_VALUES of test/security/isolation.test.ts` }];
+    return [
+      spec
+        ? { field, path, spec, checked: true }
+        : {
+            field,
+            path,
+            checked: true,
+            missing: `${op.id} takes ${where}.${field} (${JSON.stringify(f.refersTo)}): say which record of A it names in FIELD_VALUES of test/security/isolation.test.ts`,
+          },
+    ];
   });
 }
 
@@ -220,15 +289,25 @@ const routingParts = (o: Own) => ({
 });
 const ownOf = (o: Own, m1: string, m2: string): string => (o.merchantId === o.world.m1 ? m1 : m2);
 const uniq = () => crypto.randomBytes(4).toString('hex');
-const BODY_ID_FIXTURES: Record<string, {
-  body(o: Own, level: 'M' | 'T'): Record<string, unknown>;
-  path?(o: Own): Record<string, string>;
-  /** a body of its own for a field the body above cannot carry (the other branch of a union), keyed by the field */
-  variants?: Record<string, (o: Own, level: 'M' | 'T') => Record<string, unknown>>;
-  /** removes what a positive control made when it stands in the way of the next caller's (one active of a kind) */
-  undo?(id: string): Promise<unknown>;
-}> = {
-  createApiKey: { body: (o, level) => ({ name: `k ${uniq()}`, ownerType: 'merchant', ...(level === 'T' ? { merchantId: o.merchantId } : {}), permissions: ['payments:payments:view'] }) },
+const BODY_ID_FIXTURES: Record<
+  string,
+  {
+    body(o: Own, level: 'M' | 'T'): Record<string, unknown>;
+    path?(o: Own): Record<string, string>;
+    /** a body of its own for a field the body above cannot carry (the other branch of a union), keyed by the field */
+    variants?: Record<string, (o: Own, level: 'M' | 'T') => Record<string, unknown>>;
+    /** removes what a positive control made when it stands in the way of the next caller's (one active of a kind) */
+    undo?(id: string): Promise<unknown>;
+  }
+> = {
+  createApiKey: {
+    body: (o, level) => ({
+      name: `k ${uniq()}`,
+      ownerType: 'merchant',
+      ...(level === 'T' ? { merchantId: o.merchantId } : {}),
+      permissions: ['payments:payments:view'],
+    }),
+  },
   createCompany: { body: (o) => ({ name: `c ${uniq()}`, country: 'DE', tenantId: o.world.tenantId }) },
   createMerchant: { body: (o) => ({ companyId: o.world.ids.company, name: `m ${uniq()}` }) },
   createPartner: { body: (o) => ({ name: `p ${uniq()}`, tenantId: o.world.tenantId }) },
@@ -239,21 +318,41 @@ const BODY_ID_FIXTURES: Record<string, {
   createChannel: { body: (o) => ({ name: `ch ${uniq()}`, direction: 'payin', currencies: ['EUR'], tenantId: o.world.tenantId }) },
   inviteUser: {
     body: (o, level) => ({
-      email: `u-${uniq()}@example.com`, layer: 'merchant', ...(level === 'T' ? { merchantId: o.merchantId } : {}),
+      email: `u-${uniq()}@example.com`,
+      layer: 'merchant',
+      ...(level === 'T' ? { merchantId: o.merchantId } : {}),
       roleIds: [ownOf(o, o.world.ids.role, o.world.refs.m2Role)],
     }),
   },
-  createRole: { body: (o, level) => ({ name: `r ${uniq()}`, permissions: ['payments:payments:view'], layer: 'merchant', ...(level === 'T' ? { merchantId: o.merchantId } : {}) }) },
+  createRole: {
+    body: (o, level) => ({
+      name: `r ${uniq()}`,
+      permissions: ['payments:payments:view'],
+      layer: 'merchant',
+      ...(level === 'T' ? { merchantId: o.merchantId } : {}),
+    }),
+  },
   createTerminal: {
     body: (o) => ({
-      providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01', name: `t ${uniq()}`, credentials: { merchantAccount: 'a', apiKey: 'b' }, supportedCurrencies: ['EUR'],
-      providerCostScheduleId: o.world.ids.feeSchedule, tenantId: o.world.tenantId,
+      providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01',
+      name: `t ${uniq()}`,
+      credentials: { merchantAccount: 'a', apiKey: 'b' },
+      supportedCurrencies: ['EUR'],
+      providerCostScheduleId: o.world.ids.feeSchedule,
+      tenantId: o.world.tenantId,
     }),
   },
   updateTerminal: { body: (o) => ({ providerCostScheduleId: o.world.ids.feeSchedule }), path: (o) => ({ id: o.world.ids.terminal }) },
   createFeeSchedule: { body: (o) => ({ name: `f ${uniq()}`, tenantId: o.world.tenantId }) },
   createFeeAssignment: {
-    body: (o) => ({ level: 'merchant', targetEntityId: o.merchantId, feeScheduleId: o.world.ids.feeSchedule, currency: 'EUR', paymentMethod: 'wallet', tenantId: o.world.tenantId }),
+    body: (o) => ({
+      level: 'merchant',
+      targetEntityId: o.merchantId,
+      feeScheduleId: o.world.ids.feeSchedule,
+      currency: 'EUR',
+      paymentMethod: 'wallet',
+      tenantId: o.world.tenantId,
+    }),
     undo: (id) => h.rt.db.models.FeeAssignment.destroy({ where: { id } }),
   },
   createIntegrationProfile: {
@@ -262,39 +361,79 @@ const BODY_ID_FIXTURES: Record<string, {
   },
   createRoutingRule: {
     body: (o) => ({ name: `rr ${uniq()}`, ...routingParts(o), tenantId: o.world.tenantId }),
-    variants: { 'outcome.splits[].terminalId': (o) => ({ name: `rr ${uniq()}`, outcome: { type: 'split', splits: [{ terminalId: o.world.ids.terminal, weight: 1 }] } }) },
+    variants: {
+      'outcome.splits[].terminalId': (o) => ({
+        name: `rr ${uniq()}`,
+        outcome: { type: 'split', splits: [{ terminalId: o.world.ids.terminal, weight: 1 }] },
+      }),
+    },
   },
   updateRoutingRule: {
     body: (o) => routingParts(o),
     path: (o) => ({ id: o.world.ids.routingRule }),
-    variants: { 'outcome.splits[].terminalId': (o) => ({ outcome: { type: 'split', splits: [{ terminalId: o.world.ids.terminal, weight: 1 }] } }) },
+    variants: {
+      'outcome.splits[].terminalId': (o) => ({ outcome: { type: 'split', splits: [{ terminalId: o.world.ids.terminal, weight: 1 }] } }),
+    },
   },
   createCheckoutSession: {
-    body: (o, level) => ({ amount: { currency: 'EUR', valueMinor: 1000 }, ...(level === 'T' ? { merchantId: o.merchantId } : {}), channelId: o.world.refs.payinChannel }),
+    body: (o, level) => ({
+      amount: { currency: 'EUR', valueMinor: 1000 },
+      ...(level === 'T' ? { merchantId: o.merchantId } : {}),
+      channelId: o.world.refs.payinChannel,
+    }),
   },
   createMerchantWithdrawalMethod: {
-    body: (o, level) => ({ methodType: 'bank_account', label: `w ${uniq()}`, details: { iban: IBAN, accountHolderName: 'Holder' }, ...(level === 'T' ? { merchantId: o.merchantId } : {}) }),
+    body: (o, level) => ({
+      methodType: 'bank_account',
+      label: `w ${uniq()}`,
+      details: { iban: IBAN, accountHolderName: 'Holder' },
+      ...(level === 'T' ? { merchantId: o.merchantId } : {}),
+    }),
   },
   createBalanceThreshold: {
-    body: (o, level) => ({ balanceType: 'available', direction: 'above', amount: { currency: 'EUR', valueMinor: 100 }, ...(level === 'T' ? { merchantId: o.merchantId } : {}) }),
+    body: (o, level) => ({
+      balanceType: 'available',
+      direction: 'above',
+      amount: { currency: 'EUR', valueMinor: 100 },
+      ...(level === 'T' ? { merchantId: o.merchantId } : {}),
+    }),
   },
   setPayoutSchedule: {
-    body: (o, level) => ({ interval: 'daily', withdrawalMethodId: ownOf(o, o.world.ids.withdrawalMethod, o.world.refs.m2WithdrawalMethod), ...(level === 'T' ? { merchantId: o.merchantId } : {}) }),
-  },
-  createWithdrawal: {
     body: (o, level) => ({
-      amount: { currency: 'EUR', valueMinor: 100 }, withdrawalChannelId: o.world.ids.channel,
+      interval: 'daily',
       withdrawalMethodId: ownOf(o, o.world.ids.withdrawalMethod, o.world.refs.m2WithdrawalMethod),
       ...(level === 'T' ? { merchantId: o.merchantId } : {}),
     }),
   },
-  createAntifraudPlan: { body: (o) => ({ name: `ap ${uniq()}`, merchantId: o.merchantId, ruleIds: [o.world.ids.scoringRule], tenantId: o.world.tenantId }) },
-  updateAntifraudPlan: { body: (o) => ({ merchantId: o.merchantId, ruleIds: [o.world.ids.scoringRule] }), path: (o) => ({ id: ownOf(o, o.world.ids.antifraudPlan, o.world.refs.m2Plan) }) },
+  createWithdrawal: {
+    body: (o, level) => ({
+      amount: { currency: 'EUR', valueMinor: 100 },
+      withdrawalChannelId: o.world.ids.channel,
+      withdrawalMethodId: ownOf(o, o.world.ids.withdrawalMethod, o.world.refs.m2WithdrawalMethod),
+      ...(level === 'T' ? { merchantId: o.merchantId } : {}),
+    }),
+  },
+  createAntifraudPlan: {
+    body: (o) => ({ name: `ap ${uniq()}`, merchantId: o.merchantId, ruleIds: [o.world.ids.scoringRule], tenantId: o.world.tenantId }),
+  },
+  updateAntifraudPlan: {
+    body: (o) => ({ merchantId: o.merchantId, ruleIds: [o.world.ids.scoringRule] }),
+    path: (o) => ({ id: ownOf(o, o.world.ids.antifraudPlan, o.world.refs.m2Plan) }),
+  },
   createScoringRule: {
-    body: (o) => ({ name: `sr ${uniq()}`, conditions: [{ field: 'amount', operator: 'gte', value: 1 }], scoreImpact: 1, priority: 1, tenantId: o.world.tenantId }),
+    body: (o) => ({
+      name: `sr ${uniq()}`,
+      conditions: [{ field: 'amount', operator: 'gte', value: 1 }],
+      scoreImpact: 1,
+      priority: 1,
+      tenantId: o.world.tenantId,
+    }),
   },
   createListGroup: { body: (o) => ({ name: `lg ${uniq()}`, entryType: 'email', tenantId: o.world.tenantId }) },
-  updateUser: { body: (o) => ({ roleIds: [ownOf(o, o.world.ids.role, o.world.refs.m2Role)] }), path: (o) => ({ id: ownOf(o, o.world.ids.user, o.world.refs.m2User) }) },
+  updateUser: {
+    body: (o) => ({ roleIds: [ownOf(o, o.world.ids.role, o.world.refs.m2Role)] }),
+    path: (o) => ({ id: ownOf(o, o.world.ids.user, o.world.refs.m2User) }),
+  },
 };
 
 /**
@@ -304,17 +443,35 @@ const BODY_ID_FIXTURES: Record<string, {
  * operators, whom only a tenant-level caller invites).
  */
 const NESTED_IDS: {
-  opId: string; field: string; path: string; kind: string; owner: 'merchant' | 'tenant'; levels?: ('M' | 'T')[];
+  opId: string;
+  field: string;
+  path: string;
+  kind: string;
+  owner: 'merchant' | 'tenant';
+  levels?: ('M' | 'T')[];
   /** puts the id(s) of tenant t (merchant m of t) in the body: A's (A1's) for the cases, the caller's own for the controls */
   set(body: Record<string, unknown>, t: TenantWorld, m: string): void;
 }[] = [
   {
-    opId: 'createScoringRule', field: 'conditions[0].value (in_list group)', path: 'conditions[0].value', kind: 'list group', owner: 'tenant',
-    set: (b, t) => { b.conditions = [{ field: 'email', operator: 'in_list', value: t.ids.listGroup }]; },
+    opId: 'createScoringRule',
+    field: 'conditions[0].value (in_list group)',
+    path: 'conditions[0].value',
+    kind: 'list group',
+    owner: 'tenant',
+    set: (b, t) => {
+      b.conditions = [{ field: 'email', operator: 'in_list', value: t.ids.listGroup }];
+    },
   },
   {
-    opId: 'inviteUser', field: 'entityScope.merchantIds', path: 'entityScope.merchantIds', kind: 'merchant', owner: 'merchant', levels: ['T'],
-    set: (b, _t, m) => { Object.assign(b, { layer: 'operator', merchantId: undefined, roleIds: [], entityScope: { type: 'merchants', merchantIds: [m] } }); },
+    opId: 'inviteUser',
+    field: 'entityScope.merchantIds',
+    path: 'entityScope.merchantIds',
+    kind: 'merchant',
+    owner: 'merchant',
+    levels: ['T'],
+    set: (b, _t, m) => {
+      Object.assign(b, { layer: 'operator', merchantId: undefined, roleIds: [], entityScope: { type: 'merchants', merchantIds: [m] } });
+    },
   },
 ];
 
@@ -344,7 +501,11 @@ const invisible = (caller: Caller, kinds: Kind[]): boolean => {
 };
 
 const idOps = ops.filter((op) => pathParams(op.path).length > 0);
-const unmapped = idOps.flatMap((op) => pathParams(op.path).filter((p) => !PATH_PARAMS[p.key]).map((p) => ({ op, key: p.key })));
+const unmapped = idOps.flatMap((op) =>
+  pathParams(op.path)
+    .filter((p) => !PATH_PARAMS[p.key])
+    .map((p) => ({ op, key: p.key })),
+);
 const kindsOf = (op: Operation): Kind[] => pathParams(op.path).map((p) => PATH_PARAMS[p.key]);
 /** the path parameters of `op` filled with `w`'s records */
 const paramsFor = (op: Operation, w: TenantWorld): Record<string, string> =>
@@ -410,7 +571,13 @@ function runtimeExpectation(op: Operation, caller: Caller, expected: IdCase['exp
   return expected;
 }
 
-async function send(op: Operation, path: string, credential: string, body: unknown, query?: Record<string, string>): Promise<request.Response> {
+async function send(
+  op: Operation,
+  path: string,
+  credential: string,
+  body: unknown,
+  query?: Record<string, string>,
+): Promise<request.Response> {
   const url = query ? `${path}?${new URLSearchParams(query)}` : path;
   let req = call(h, op.method, url, credential, { file: op.kind === 'file' });
   if (op.requireIdempotencyKey) req = req.set('Idempotency-Key', `isolation-${uniq()}`);
@@ -426,7 +593,10 @@ function describeAnswer(res: request.Response): string {
 function expectRefusal(res: request.Response, expected: IdCase['expect']): void {
   // a 404 without a code named: a *_NOT_FOUND one (not a 404 of an unknown route)
   const code = expected.code ?? (expected.status === 404 ? /_NOT_FOUND$/ : undefined);
-  if (res.status !== expected.status || (code && !(typeof code === 'string' ? res.body?.code === code : code.test(String(res.body?.code))))) {
+  if (
+    res.status !== expected.status ||
+    (code && !(typeof code === 'string' ? res.body?.code === code : code.test(String(res.body?.code))))
+  ) {
     throw new Error(`expected ${expected.status}${code ? ` ${code}` : ''}, got ${describeAnswer(res)}`);
   }
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -439,28 +609,43 @@ function expectNoLeak(res: request.Response, sent: Iterable<string>): void {
 
 describe(`tenant isolation, generated from the operation registry (${dialectName})`, () => {
   test('every path parameter of every operation has a record in the world', () => {
-    const missing = unmapped.map(({ op, key }) => `${op.id} (${op.method.toUpperCase()} ${op.path}): add '${key}' to PATH_PARAMS in test/security/world.ts`);
+    const missing = unmapped.map(
+      ({ op, key }) => `${op.id} (${op.method.toUpperCase()} ${op.path}): add '${key}' to PATH_PARAMS in test/security/world.ts`,
+    );
     expect(missing).toEqual([]);
     expect(idOps.length).toBeGreaterThan(100);
   });
 
   test('every operation with an id has a valid body and query fixture', () => {
-    const missing = idOps.flatMap((op) => [bodyOf(op), queryOf(op)]).filter((f): f is { missing: string } => 'missing' in f).map((f) => f.missing);
+    const missing = idOps
+      .flatMap((op) => [bodyOf(op), queryOf(op)])
+      .filter((f): f is { missing: string } => 'missing' in f)
+      .map((f) => f.missing);
     expect(missing).toEqual([]);
   });
 
-  test('positive control: the owner reads every record of A and of B, and A\'s records hold distinctive values', () => {
+  test("positive control: the owner reads every record of A and of B, and A's records hold distinctive values", () => {
     for (const kind of Object.keys(KINDS) as Kind[]) expect(before[kind].length).toBeGreaterThan(0);
     expect(distinct.strings).toEqual(expect.arrayContaining([world.a.ids.payment, world.a.tenantId, world.a.m1, world.a.mark]));
-    expect(distinct.numbers).toEqual(expect.arrayContaining([world.a.amounts.session, world.a.amounts.payment, world.a.amounts.refund, world.a.amounts.withdrawal]));
+    expect(distinct.numbers).toEqual(
+      expect.arrayContaining([world.a.amounts.session, world.a.amounts.payment, world.a.amounts.refund, world.a.amounts.withdrawal]),
+    );
     // nothing of B's is taken for A's: B's ids are not in the set
     expect(distinct.strings).not.toContain(world.b.ids.payment);
   });
 
-  test('the leak check finds A\'s values in the owner\'s own answers, and none in B\'s', async () => {
+  test("the leak check finds A's values in the owner's own answers, and none in B's", async () => {
     const own = await call(h, 'get', `/v1/payments/${world.a.ids.payment}`, world.a.tenantKey.secret);
-    expect(leaked(own, distinct, [world.a.ids.payment])).toEqual(expect.arrayContaining([world.a.m1, world.a.refs.paidSession, String(world.a.amounts.payment)]));
-    const doc = await call(h, 'get', `/v1/kyb-submissions/${world.a.ids.kybSubmission}/documents/${world.a.ids.kybDocument}/content`, world.a.m1Key.secret, { file: true });
+    expect(leaked(own, distinct, [world.a.ids.payment])).toEqual(
+      expect.arrayContaining([world.a.m1, world.a.refs.paidSession, String(world.a.amounts.payment)]),
+    );
+    const doc = await call(
+      h,
+      'get',
+      `/v1/kyb-submissions/${world.a.ids.kybSubmission}/documents/${world.a.ids.kybDocument}/content`,
+      world.a.m1Key.secret,
+      { file: true },
+    );
     expect(leaked(doc, distinct, [])).toContain(world.a.mark);
     const theirs = await call(h, 'get', `/v1/payments/${world.b.ids.payment}`, world.b.tenantKey.secret);
     expect(theirs.status).toBe(200);
@@ -470,15 +655,17 @@ describe(`tenant isolation, generated from the operation registry (${dialectName
   // platform operations without an id (creating a tenant): every tenant caller is refused for its level
   const platformOnly = ops.filter((op) => op.levels.length === 1 && op.levels[0] === 'P' && pathParams(op.path).length === 0);
   const tenantCallers = CALLERS.filter((c) => c.relation === 'other-tenant');
-  test.each(platformOnly.flatMap((op) => tenantCallers.map((caller) => [`${caller.name}: ${op.method.toUpperCase()} ${op.path}`, op, caller] as const)))(
-    'platform-only operation %s -> 403 LEVEL_NOT_ALLOWED',
-    async (_t, op, caller) => {
-      if (op.body && !(op.id in BODIES_OF_CREATES)) throw new Error(`add a valid body of ${op.id} to BODIES_OF_CREATES in test/security/isolation.test.ts`);
-      expect(op.body?.safeParse(BODIES_OF_CREATES[op.id]).success ?? true).toBe(true);
-      const res = await send(op, op.path, caller.credential(world), BODIES_OF_CREATES[op.id]);
-      expectRefusal(res, { status: 403, code: 'LEVEL_NOT_ALLOWED' });
-    },
-  );
+  test.each(
+    platformOnly.flatMap((op) =>
+      tenantCallers.map((caller) => [`${caller.name}: ${op.method.toUpperCase()} ${op.path}`, op, caller] as const),
+    ),
+  )('platform-only operation %s -> 403 LEVEL_NOT_ALLOWED', async (_t, op, caller) => {
+    if (op.body && !(op.id in BODIES_OF_CREATES))
+      throw new Error(`add a valid body of ${op.id} to BODIES_OF_CREATES in test/security/isolation.test.ts`);
+    expect(op.body?.safeParse(BODIES_OF_CREATES[op.id]).success ?? true).toBe(true);
+    const res = await send(op, op.path, caller.credential(world), BODIES_OF_CREATES[op.id]);
+    expectRefusal(res, { status: 403, code: 'LEVEL_NOT_ALLOWED' });
+  });
 
   for (const caller of CALLERS) {
     const cases = idCasesFor(caller);
@@ -498,7 +685,8 @@ describe(`tenant isolation, generated from the operation registry (${dialectName
         if (expected.status === 404 && caller.positiveControl && c.op.method === 'get') {
           const own = caller.own!(world).world;
           const control = await send(c.op, fillPath(c.op.path, paramsFor(c.op, own)), caller.credential(world), undefined, query.value);
-          if (control.status !== 200) throw new Error(`positive control: the ${caller.name} cannot read its own record: ${describeAnswer(control)}`);
+          if (control.status !== 200)
+            throw new Error(`positive control: the ${caller.name} cannot read its own record: ${describeAnswer(control)}`);
         }
       });
     });
@@ -509,13 +697,19 @@ describe(`tenant isolation, generated from the operation registry (${dialectName
     // other mode only records that belong to no mode (organization, processing set-up, access)
     const wrong = visibleByDesign.filter(({ caller, op }) => {
       const kinds = kindsOf(op);
-      if (caller.relation === 'other-tenant' || caller.relation === 'other-session') return !kinds.every((k) => KINDS[k].owner === 'global');
+      if (caller.relation === 'other-tenant' || caller.relation === 'other-session')
+        return !kinds.every((k) => KINDS[k].owner === 'global');
       if (caller.relation === 'other-merchant') return invisible(caller, kinds);
       if (caller.relation === 'other-mode') return kinds.some((k) => KINDS[k].modeScoped);
       return true;
     });
     expect(wrong.map(({ caller, op }) => `${caller.name}: ${op.method} ${op.path}`)).toEqual([]);
-    expect(visibleByDesign.filter(({ caller }) => caller.relation === 'other-tenant').map(({ op }) => op.path).every((p) => p.startsWith('/v1/admin/provider-integrations/'))).toBe(true);
+    expect(
+      visibleByDesign
+        .filter(({ caller }) => caller.relation === 'other-tenant')
+        .map(({ op }) => op.path)
+        .every((p) => p.startsWith('/v1/admin/provider-integrations/')),
+    ).toBe(true);
   });
 });
 // ---------------------------------------------------------------------------------------------------------------
@@ -549,7 +743,10 @@ function notTheRefusal(res: request.Response, r: IdRefusal): string | null {
   const text = [String(p.code ?? '').replace(/_/g, ' '), p.detail ?? '', ...errors.map((e) => e.message)].join(' | ').toLowerCase();
   const namesKind = text.includes(r.kind.toLowerCase());
   const allOnField = errors.length > 0 && errors.every((e) => namesField(e.path, base));
-  if (res.status === 403) return r.forbidden?.includes(p.code ?? '') ? null : `403 ${p.code} is not an answer to the id (expected ${r.forbidden?.join(' or ') || 'no 403'})`;
+  if (res.status === 403)
+    return r.forbidden?.includes(p.code ?? '')
+      ? null
+      : `403 ${p.code} is not an answer to the id (expected ${r.forbidden?.join(' or ') || 'no 403'})`;
   if (res.status === 404) {
     if (!/_NOT_FOUND$/.test(p.code ?? '')) return `404 with code ${p.code}, not a *_NOT_FOUND`;
     if (!namesKind) return `the 404 does not name a ${r.kind}`;
@@ -608,33 +805,53 @@ for (const op of ops.filter((o) => o.method === 'get')) {
 }
 
 describe(`ids of A in query filters (${dialectName})`, () => {
-  test.each(filterFields.map((c) => [`${c.op.method.toUpperCase()} ${c.op.path}?${c.field}=`, c] as const))('positive control: the owner finds A\'s records by %s', async (_t, c) => {
-    if (c.missing) throw new Error(c.missing);
-    const owner = c.op.levels.includes('T') ? world.a.tenantKey.secret : world.a.m1Key.secret;
-    const value = c.spec!.value(world, c.op);
-    const res = await send(c.op, fillPath(c.op.path, paramsFor(c.op, world.a)), owner, undefined, { [c.field]: String(value), ...pageOf(c.op) });
-    if (res.status !== 200) throw new Error(`the owner's filter answers ${describeAnswer(res)}`);
-    // a list finds A's records; a single record read by a query id (GET /v1/payout-schedule?merchantId=) is A's
-    if (Array.isArray(res.body.data) ? res.body.data.length === 0 : !res.body.data) throw new Error(`${c.op.id}?${c.field}=${value} finds nothing of A's: change its value in KIND_VALUES or FIELD_VALUES, the test would prove nothing`);
-  });
+  test.each(filterFields.map((c) => [`${c.op.method.toUpperCase()} ${c.op.path}?${c.field}=`, c] as const))(
+    "positive control: the owner finds A's records by %s",
+    async (_t, c) => {
+      if (c.missing) throw new Error(c.missing);
+      const owner = c.op.levels.includes('T') ? world.a.tenantKey.secret : world.a.m1Key.secret;
+      const value = c.spec!.value(world, c.op);
+      const res = await send(c.op, fillPath(c.op.path, paramsFor(c.op, world.a)), owner, undefined, {
+        [c.field]: String(value),
+        ...pageOf(c.op),
+      });
+      if (res.status !== 200) throw new Error(`the owner's filter answers ${describeAnswer(res)}`);
+      // a list finds A's records; a single record read by a query id (GET /v1/payout-schedule?merchantId=) is A's
+      if (Array.isArray(res.body.data) ? res.body.data.length === 0 : !res.body.data)
+        throw new Error(
+          `${c.op.id}?${c.field}=${value} finds nothing of A's: change its value in KIND_VALUES or FIELD_VALUES, the test would prove nothing`,
+        );
+    },
+  );
 
   // the refusal of that very filter (a filter declared refersTo is looked up: 404 naming it); a filter declared
   // notChecked may answer an empty page (and a count of 0) instead; a caller its credential does not allow the list at
   // all gets exactly that 403
-  test.each(filterCases.map((c) => [`${c.caller!.name}: ${c.op.method.toUpperCase()} ${c.op.path}?${c.field}=`, c] as const))('%s finds nothing of A\'s', async (_t, c) => {
-    const value = String(c.spec!.value(world, c.op));
-    const res = await send(c.op, fillPath(c.op.path, paramsFor(c.op, c.caller!.own!(world).world)), c.caller!.credential(world), undefined, { [c.field]: value, ...pageOf(c.op) });
-    const denied = deniedFor(c.op, c.caller!);
-    if (denied) {
-      expectRefusal(res, { status: 403, code: denied });
-    } else if (res.status === 200 && !c.checked) {
-      if (!Array.isArray(res.body.data) || res.body.data.length !== 0) throw new Error(`the filter on A's id answers records: ${describeAnswer(res)}`);
-      if (res.body.pagination && res.body.pagination.totalCount !== 0) throw new Error(`the filter on A's id counts A's records: ${describeAnswer(res)}`);
-    } else {
-      expectIdRefusal(res, { where: 'query', path: c.field, kind: c.spec!.kind, sent: [value] });
-    }
-    expectNoLeak(res, [value]);
-  });
+  test.each(filterCases.map((c) => [`${c.caller!.name}: ${c.op.method.toUpperCase()} ${c.op.path}?${c.field}=`, c] as const))(
+    "%s finds nothing of A's",
+    async (_t, c) => {
+      const value = String(c.spec!.value(world, c.op));
+      const res = await send(
+        c.op,
+        fillPath(c.op.path, paramsFor(c.op, c.caller!.own!(world).world)),
+        c.caller!.credential(world),
+        undefined,
+        { [c.field]: value, ...pageOf(c.op) },
+      );
+      const denied = deniedFor(c.op, c.caller!);
+      if (denied) {
+        expectRefusal(res, { status: 403, code: denied });
+      } else if (res.status === 200 && !c.checked) {
+        if (!Array.isArray(res.body.data) || res.body.data.length !== 0)
+          throw new Error(`the filter on A's id answers records: ${describeAnswer(res)}`);
+        if (res.body.pagination && res.body.pagination.totalCount !== 0)
+          throw new Error(`the filter on A's id counts A's records: ${describeAnswer(res)}`);
+      } else {
+        expectIdRefusal(res, { where: 'query', path: c.field, kind: c.spec!.kind, sent: [value] });
+      }
+      expectNoLeak(res, [value]);
+    },
+  );
 
   // found by this matrix, fixed by the scope spec's merchantOrTenantWide (src/db/scoped.ts)
   test('an operator limited to merchant A2 does not see the antifraud plan of merchant A1', async () => {
@@ -654,9 +871,10 @@ describe(`ids of A in query filters (${dialectName})`, () => {
  * the body a nested id field makes.
  */
 const OUT_OF_ENTITY_SCOPE: Record<string, string> = {
-  createRoutingRule: 'a routing rule is the tenant\'s as a whole (scoped.ts assertWritable)',
-  updateRoutingRule: 'a routing rule is the tenant\'s as a whole (scoped.ts assertWritable)',
-  'inviteUser.entityScope.merchantIds': 'an operator user belongs to no merchant: the scoped create of the user refuses it, even limited to A2',
+  createRoutingRule: "a routing rule is the tenant's as a whole (scoped.ts assertWritable)",
+  updateRoutingRule: "a routing rule is the tenant's as a whole (scoped.ts assertWritable)",
+  'inviteUser.entityScope.merchantIds':
+    'an operator user belongs to no merchant: the scoped create of the user refuses it, even limited to A2',
 };
 const SCOPED_OPERATOR = 'operator of A limited to merchant A2';
 const outOfScope = (caller: Caller, opId: string, field?: string): boolean =>
@@ -690,35 +908,62 @@ for (const op of ops.filter((o) => o.method !== 'get' && o.body)) {
   if (fields.length === 0 && nested.length === 0) continue;
   for (const f of fields) if (f.missing) bodyIdMissing.push(f.missing);
   if (!BODY_ID_FIXTURES[op.id]) {
-    bodyIdMissing.push(`${op.id} takes ids in its body (${fields.map((f) => f.field).join(', ')}): add a fixture to BODY_ID_FIXTURES in test/security/isolation.test.ts`);
+    bodyIdMissing.push(
+      `${op.id} takes ids in its body (${fields.map((f) => f.field).join(', ')}): add a fixture to BODY_ID_FIXTURES in test/security/isolation.test.ts`,
+    );
     continue;
   }
   bodyIdOps.add(op);
   const variants = BODY_ID_FIXTURES[op.id].variants ?? {};
   const all = [
-    ...fields.filter((f) => f.spec).map((f) => ({
-      field: f.field, path: f.path, kind: f.spec!.kind, owner: f.spec!.owner, levels: undefined as ('M' | 'T')[] | undefined, nested: undefined as (typeof NESTED_IDS)[number] | undefined,
-      variant: f.field in variants ? f.field : undefined,
-      set: (b: Record<string, unknown>) => {
-        // the fixture names the caller's own record there: it is replaced with A's
-        if (!setAt(b, f.field, f.spec!.value(world, op))) throw new Error(`BODY_ID_FIXTURES.${op.id} names no record at ${f.field}: add one there (or a variant for it)`);
-      },
-      sent: () => [f.spec!.value(world, op)],
-    })),
+    ...fields
+      .filter((f) => f.spec)
+      .map((f) => ({
+        field: f.field,
+        path: f.path,
+        kind: f.spec!.kind,
+        owner: f.spec!.owner,
+        levels: undefined as ('M' | 'T')[] | undefined,
+        nested: undefined as (typeof NESTED_IDS)[number] | undefined,
+        variant: f.field in variants ? f.field : undefined,
+        set: (b: Record<string, unknown>) => {
+          // the fixture names the caller's own record there: it is replaced with A's
+          if (!setAt(b, f.field, f.spec!.value(world, op)))
+            throw new Error(`BODY_ID_FIXTURES.${op.id} names no record at ${f.field}: add one there (or a variant for it)`);
+        },
+        sent: () => [f.spec!.value(world, op)],
+      })),
     ...nested.map((n) => ({
-      field: n.field, path: n.path, kind: n.kind, owner: n.owner, levels: n.levels, nested: n, variant: undefined as string | undefined,
-      set: (b: Record<string, unknown>) => n.set(b, world.a, world.a.m1), sent: () => leavesOf(n, world),
+      field: n.field,
+      path: n.path,
+      kind: n.kind,
+      owner: n.owner,
+      levels: n.levels,
+      nested: n,
+      variant: undefined as string | undefined,
+      set: (b: Record<string, unknown>) => n.set(b, world.a, world.a.m1),
+      sent: () => leavesOf(n, world),
     })),
   ];
   for (const caller of CALLERS) {
     if (caller.relation !== 'other-tenant' && caller.relation !== 'other-merchant') continue;
     if (!op.levels.includes(caller.level)) continue;
-    const mine = all.filter((f) => (caller.relation === 'other-tenant' || f.owner === 'merchant') && (!f.levels || f.levels.includes(caller.level)));
+    const mine = all.filter(
+      (f) => (caller.relation === 'other-tenant' || f.owner === 'merchant') && (!f.levels || f.levels.includes(caller.level)),
+    );
     if (mine.length === 0) continue;
     bodyControls.push({ op, caller });
     for (const f of mine) {
       const forbidden = outOfScope(caller, op.id, f.field) ? ['ENTITY_SCOPE_EXCEEDED'] : undefined;
-      bodyCases.push({ op, field: f.field, caller, variant: f.variant, refusal: { where: 'body', path: f.path, kind: f.kind, forbidden }, set: f.set, sent: f.sent });
+      bodyCases.push({
+        op,
+        field: f.field,
+        caller,
+        variant: f.variant,
+        refusal: { where: 'body', path: f.path, kind: f.kind, forbidden },
+        set: f.set,
+        sent: f.sent,
+      });
       if (f.nested) bodyControls.push({ op, caller, nested: f.nested });
       if (f.variant) bodyControls.push({ op, caller, variant: f.variant });
     }
@@ -746,23 +991,32 @@ describe(`ids of A in request bodies (${dialectName})`, () => {
     expect([...byA2].filter((id) => BODY_ID_FIXTURES[id].path).sort()).toEqual(['updateAntifraudPlan', 'updateRoutingRule', 'updateUser']);
     // every id field the schemas declare in a body is tried, nested ones and array items included
     const tried = new Set(bodyCases.map((c) => `${c.op.id} ${c.field}`));
-    expect([...tried]).toEqual(expect.arrayContaining([
-      'createTerminal providerCostScheduleId', 'updateTerminal providerCostScheduleId', 'createRoutingRule outcome.splits[].terminalId',
-      'updateRoutingRule conditions.channelIds[]', 'createAntifraudPlan ruleIds[]', 'inviteUser roleIds[]',
-    ]));
+    expect([...tried]).toEqual(
+      expect.arrayContaining([
+        'createTerminal providerCostScheduleId',
+        'updateTerminal providerCostScheduleId',
+        'createRoutingRule outcome.splits[].terminalId',
+        'updateRoutingRule conditions.channelIds[]',
+        'createAntifraudPlan ruleIds[]',
+        'inviteUser roleIds[]',
+      ]),
+    );
   });
 
-  test.each(bodyCases.map((c) => [`${c.caller.name}: ${c.op.method.toUpperCase()} ${c.op.path} with ${c.field} of A`, c] as const))('%s is refused', async (_t, c) => {
-    const own = c.caller.own!(world);
-    const { path, body } = bodyFor(c.op, own, c.caller.level, c.variant);
-    c.set(body);
-    const res = await send(c.op, path, c.caller.credential(world), body);
-    const denied = deniedFor(c.op, c.caller);
-    if (denied) expectRefusal(res, { status: 403, code: denied });
-    else expectIdRefusal(res, { ...c.refusal, sent: c.sent() });
-    // the caller's own record of the path (a tenant-wide one of A for an operator of A) may be named back
-    expectNoLeak(res, [...c.sent(), ...Object.values(BODY_ID_FIXTURES[c.op.id].path?.(own) ?? {})]);
-  });
+  test.each(bodyCases.map((c) => [`${c.caller.name}: ${c.op.method.toUpperCase()} ${c.op.path} with ${c.field} of A`, c] as const))(
+    '%s is refused',
+    async (_t, c) => {
+      const own = c.caller.own!(world);
+      const { path, body } = bodyFor(c.op, own, c.caller.level, c.variant);
+      c.set(body);
+      const res = await send(c.op, path, c.caller.credential(world), body);
+      const denied = deniedFor(c.op, c.caller);
+      if (denied) expectRefusal(res, { status: 403, code: denied });
+      else expectIdRefusal(res, { ...c.refusal, sent: c.sent() });
+      // the caller's own record of the path (a tenant-wide one of A for an operator of A) may be named back
+      expectNoLeak(res, [...c.sent(), ...Object.values(BODY_ID_FIXTURES[c.op.id].path?.(own) ?? {})]);
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -785,12 +1039,23 @@ describe(`afterwards (${dialectName})`, () => {
 // whatever it names (OUT_OF_ENTITY_SCOPE): 403 ENTITY_SCOPE_EXCEEDED.
 
 describe(`positive controls of the body cases: the caller's own ids are accepted (${dialectName})`, () => {
-  test.each(bodyControls.map((c) => [`${c.caller.name}: ${c.op.method.toUpperCase()} ${c.op.path}${c.nested ? ` with ${c.nested.field}` : ''}${c.variant ? ` with ${c.variant}` : ''}`, c] as const))('%s', async (_t, c) => {
+  test.each(
+    bodyControls.map(
+      (c) =>
+        [
+          `${c.caller.name}: ${c.op.method.toUpperCase()} ${c.op.path}${c.nested ? ` with ${c.nested.field}` : ''}${c.variant ? ` with ${c.variant}` : ''}`,
+          c,
+        ] as const,
+    ),
+  )('%s', async (_t, c) => {
     const own = c.caller.own!(world);
     const { path, body } = bodyFor(c.op, own, c.caller.level, c.variant);
     c.nested?.set(body, own.world, own.merchantId);
     const parsed = c.op.body!.safeParse(body);
-    if (!parsed.success) throw new Error(`BODY_ID_FIXTURES.${c.op.id} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `BODY_ID_FIXTURES.${c.op.id} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
+      );
     const res = await send(c.op, path, c.caller.credential(world), body);
     const denied = deniedFor(c.op, c.caller);
     if (denied) throw new Error(`the ${c.caller.name} may not ${c.op.id} at all (${denied}): its cases prove nothing, leave it out`);
@@ -811,15 +1076,17 @@ describe(`positive controls of the body cases: the caller's own ids are accepted
 describe(`antifraud plans and an operator limited to merchant A2 (${dialectName})`, () => {
   const PLANS = '/v1/admin/antifraud-plans';
   const as = (method: string, path: string) => call(h, method, path, world.aOperatorOfA2);
-  const read = async (id: string) => (await call(h, 'get', `${PLANS}/${id}`, world.a.tenantKey.secret)).body.data as Record<string, unknown>;
+  const read = async (id: string) =>
+    (await call(h, 'get', `${PLANS}/${id}`, world.a.tenantKey.secret)).body.data as Record<string, unknown>;
   const auditOf = (id: string) => h.rt.db.models.AuditEntry.count({ where: { targetId: id } });
-  const changes = (id: string) => [
-    ['patch', `${PLANS}/${id}`, { name: 'taken over' }],
-    ['patch', `${PLANS}/${id}`, { merchantId: world.a.m2 }],
-    ['post', `${PLANS}/${id}/enable`, undefined],
-    ['post', `${PLANS}/${id}/disable`, undefined],
-    ['delete', `${PLANS}/${id}`, undefined],
-  ] as const;
+  const changes = (id: string) =>
+    [
+      ['patch', `${PLANS}/${id}`, { name: 'taken over' }],
+      ['patch', `${PLANS}/${id}`, { merchantId: world.a.m2 }],
+      ['post', `${PLANS}/${id}/enable`, undefined],
+      ['post', `${PLANS}/${id}/disable`, undefined],
+      ['delete', `${PLANS}/${id}`, undefined],
+    ] as const;
   const label = (id: string, [method, path, body]: ReturnType<typeof changes>[number]) =>
     `${method.toUpperCase()} ${path.replace(id, '{id}')}${body ? ` ${JSON.stringify(body).replace(world.a.m2, 'A2')}` : ''}`;
   /** every change of plan `id` by the operator limited to A2: "<what> -> <status> <code>" */
@@ -834,7 +1101,7 @@ describe(`antifraud plans and an operator limited to merchant A2 (${dialectName}
     return out;
   };
 
-  test('A1\'s plan: 404 for every change, moving it to A2 included', async () => {
+  test("A1's plan: 404 for every change, moving it to A2 included", async () => {
     const id = world.a.ids.antifraudPlan;
     const [plan, audit] = [await read(id), await auditOf(id)];
     expect(await tryAll(id)).toEqual(changes(id).map((change) => `${label(id, change)} -> 404 RESOURCE_NOT_FOUND`));
@@ -853,7 +1120,7 @@ describe(`antifraud plans and an operator limited to merchant A2 (${dialectName}
     expect([await read(id), await auditOf(id)]).toEqual([plan, audit]);
   });
 
-  test('A2\'s plan: it cannot be moved to A1 nor made tenant-wide, and no plan is created for A1 or the whole tenant', async () => {
+  test("A2's plan: it cannot be moved to A1 nor made tenant-wide, and no plan is created for A1 or the whole tenant", async () => {
     const id = world.a.refs.m2Plan;
     const [plan, audit] = [await read(id), await auditOf(id)];
     const toA1 = await as('patch', `${PLANS}/${id}`).send({ merchantId: world.a.m1 });
@@ -865,14 +1132,21 @@ describe(`antifraud plans and an operator limited to merchant A2 (${dialectName}
     const forA1 = await as('post', PLANS).send({ name: 'for A1', merchantId: world.a.m1 });
     expectIdRefusal(forA1, { where: 'body', path: 'merchantId', kind: 'merchant', sent: [world.a.m1] });
     expectRefusal(await as('post', PLANS).send({ name: 'for the tenant' }), { status: 403, code: 'ENTITY_SCOPE_EXCEEDED' });
-    expectRefusal(await as('post', PLANS).send({ name: 'for the tenant', merchantId: null }), { status: 403, code: 'ENTITY_SCOPE_EXCEEDED' });
+    expectRefusal(await as('post', PLANS).send({ name: 'for the tenant', merchantId: null }), {
+      status: 403,
+      code: 'ENTITY_SCOPE_EXCEEDED',
+    });
     expect(await h.rt.db.models.AntifraudPlan.count({ where: { tenantId: world.a.tenantId } })).toBe(plans);
   });
 
-  test('A2\'s plan is the operator\'s to change, enable, disable and delete (the positive control)', async () => {
+  test("A2's plan is the operator's to change, enable, disable and delete (the positive control)", async () => {
     const id = world.a.refs.m2Plan;
     const renamed = await as('patch', `${PLANS}/${id}`).send({ name: 'renamed by the operator of A2', merchantId: world.a.m2 });
-    expect([renamed.status, renamed.body.data?.name, renamed.body.data?.merchantId]).toEqual([200, 'renamed by the operator of A2', world.a.m2]);
+    expect([renamed.status, renamed.body.data?.name, renamed.body.data?.merchantId]).toEqual([
+      200,
+      'renamed by the operator of A2',
+      world.a.m2,
+    ]);
     expect((await as('post', `${PLANS}/${id}/enable`)).body.data?.status).toBe('enabled');
     expect((await as('post', `${PLANS}/${id}/disable`)).body.data?.status).toBe('disabled');
     const created = await as('post', PLANS).send({ name: 'made by the operator of A2', merchantId: world.a.m2 });

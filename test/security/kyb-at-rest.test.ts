@@ -36,19 +36,28 @@ const canaryDocument = (label: string) => {
   const canary = `kyb-canary-${label}-${crypto.randomBytes(12).toString('hex')}`;
   // the CI secret scan (PAYPLANE_SECRET_SCAN_DIR) looks for it too, in this database's archive and in every log
   if (SECRET_SCAN_DIR) appendCanaries(SECRET_SCAN_DIR, { [`KYB document (${label})`]: canary });
-  return { canary, bytes: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from(`BT (${canary}) Tj ET\n`), crypto.randomBytes(3000), Buffer.from(canary)]) };
+  return {
+    canary,
+    bytes: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from(`BT (${canary}) Tj ET\n`), crypto.randomBytes(3000), Buffer.from(canary)]),
+  };
 };
 
 async function upload(bytes: Buffer): Promise<string> {
-  const res = await request(h.app).post(`/v1/kyb-submissions/${submissionId}/documents?type=bank_statement`)
-    .set('Authorization', `Bearer ${merchantKey}`).set('Content-Type', 'application/pdf').send(bytes);
+  const res = await request(h.app)
+    .post(`/v1/kyb-submissions/${submissionId}/documents?type=bank_statement`)
+    .set('Authorization', `Bearer ${merchantKey}`)
+    .set('Content-Type', 'application/pdf')
+    .send(bytes);
   expect(res.status).toBe(201);
   return (res.body.data.documents as { id: string }[]).at(-1)!.id;
 }
 
 async function download(id: string): Promise<request.Response> {
-  return request(h.app).get(`/v1/kyb-submissions/${submissionId}/documents/${id}/content`).set('Authorization', `Bearer ${merchantKey}`)
-    .buffer(true).parse((res, cb) => {
+  return request(h.app)
+    .get(`/v1/kyb-submissions/${submissionId}/documents/${id}/content`)
+    .set('Authorization', `Bearer ${merchantKey}`)
+    .buffer(true)
+    .parse((res, cb) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => cb(null, Buffer.concat(chunks)));
@@ -66,12 +75,16 @@ async function expectDownloads(id: string, bytes: Buffer): Promise<void> {
 async function foundInDatabase(canary: string): Promise<string[]> {
   const found: string[] = [];
   if (onPostgres) {
-    const [rows] = (await h.rt.db.sequelize.query('SELECT id, content FROM kyb_document_contents')) as [{ id: string; content: Buffer }[], unknown];
+    const [rows] = (await h.rt.db.sequelize.query('SELECT id, content FROM kyb_document_contents')) as [
+      { id: string; content: Buffer }[],
+      unknown,
+    ];
     for (const row of rows) if (Buffer.from(row.content).includes(canary)) found.push(`kyb_document_contents ${row.id}`);
     return found;
   }
   const file = h.db.url.replace(/^sqlite:/, '');
-  for (const part of [file, `${file}-wal`]) if (fs.existsSync(part) && fs.readFileSync(part).includes(canary)) found.push(path.basename(part));
+  for (const part of [file, `${file}-wal`])
+    if (fs.existsSync(part) && fs.readFileSync(part).includes(canary)) found.push(path.basename(part));
   return found;
 }
 
@@ -141,7 +154,10 @@ describe(`file modes of the home and the SQLite database (${dialectName})`, () =
 
   test('a runtime on a fresh home: .payplane 0700, the database, -wal and -shm 0600', async () => {
     const home = freshHome();
-    const config = loadConfig({ PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET }, { home, databaseUrl: `sqlite:${path.join(home, 'payplane.db')}` });
+    const config = loadConfig(
+      { PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET },
+      { home, databaseUrl: `sqlite:${path.join(home, 'payplane.db')}` },
+    );
     const rt = await openRuntime(config);
     try {
       const db = path.join(home, 'payplane.db');
@@ -173,7 +189,11 @@ describe(`file modes of the home and the SQLite database (${dialectName})`, () =
 
   test('`payplane sandbox init` in a fresh home (SQLite)', async () => {
     const home = freshHome();
-    const res = await runCli(['sandbox', 'init', '--json'], { PAYPLANE_HOME: home, DATABASE_URL: undefined, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET }, { cwd: path.dirname(home) });
+    const res = await runCli(
+      ['sandbox', 'init', '--json'],
+      { PAYPLANE_HOME: home, DATABASE_URL: undefined, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET },
+      { cwd: path.dirname(home) },
+    );
     expect(res.status).toBe(0);
     const db = path.join(home, 'payplane.db');
     expect(mode(home)).toBe(0o700);
@@ -181,4 +201,3 @@ describe(`file modes of the home and the SQLite database (${dialectName})`, () =
     expect(fs.existsSync(db)).toBe(true);
   });
 });
-

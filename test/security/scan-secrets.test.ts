@@ -33,16 +33,20 @@ async function sqliteFile(file: string, statements: [string, unknown[]][]): Prom
   const db = await new Promise<sqlite3.Database>((resolve, reject) => {
     const opened = new sqlite3.Database(file, (e) => (e ? reject(e) : resolve(opened)));
   });
-  const run = (sql: string, params: unknown[]) => new Promise<void>((resolve, reject) => db.run(sql, params, (e: Error | null) => (e ? reject(e) : resolve())));
+  const run = (sql: string, params: unknown[]) =>
+    new Promise<void>((resolve, reject) => db.run(sql, params, (e: Error | null) => (e ? reject(e) : resolve())));
   for (const [sql, params] of statements) await run(sql, params);
   await new Promise((resolve) => db.close(resolve));
 }
 
-
-const tokenService = new TokenService(loadConfig({ PAYPLANE_TOKEN_SECRET: 'scanner-test-token-secret-0123456789abcdef' } as NodeJS.ProcessEnv), systemClock);
+const tokenService = new TokenService(
+  loadConfig({ PAYPLANE_TOKEN_SECRET: 'scanner-test-token-secret-0123456789abcdef' } as NodeJS.ProcessEnv),
+  systemClock,
+);
 const sealer = new Sealer(() => crypto.randomBytes(32));
 
-const where = (findings: Finding[], value: string) => findings.filter((f) => f.value === value).map((f) => `${path.basename(f.file)} ${f.where} ${f.kind}`);
+const where = (findings: Finding[], value: string) =>
+  findings.filter((f) => f.value === value).map((f) => `${path.basename(f.file)} ${f.where} ${f.kind}`);
 
 describe('the secrets-at-rest scanner', () => {
   test('the sandbox card catalog is read from the connector: every card of SANDBOX_CARDS', () => {
@@ -66,13 +70,19 @@ describe('the secrets-at-rest scanner', () => {
     const credential = `credential-canary-${crypto.randomBytes(8).toString('hex')}`;
     const deleted = `deleted-canary-${crypto.randomBytes(8).toString('hex')}`;
     const inBlob = `blob-canary-${crypto.randomBytes(8).toString('hex')}`;
-    fs.writeFileSync(path.join(d, 'canaries.txt'), `terminal credential\t${credential}\ndeleted row\t${deleted}\nblob\t${inBlob}\nshort\tabc\n`);
+    fs.writeFileSync(
+      path.join(d, 'canaries.txt'),
+      `terminal credential\t${credential}\ndeleted row\t${deleted}\nblob\t${inBlob}\nshort\tabc\n`,
+    );
 
     await sqliteFile(path.join(d, 'databases', 'planted.db'), [
       ['CREATE TABLE api_keys (id TEXT, secretHash TEXT, note TEXT)', []],
       ['CREATE TABLE payments (id TEXT, card TEXT, raw BLOB)', []],
       ['INSERT INTO api_keys VALUES (?, ?, ?)', [crypto.randomUUID(), sha256Hex(key), `issued ${key}`]],
-      ['INSERT INTO payments VALUES (?, ?, ?)', [crypto.randomUUID(), JSON.stringify({ number: pan, last4: pan.slice(-4) }), Buffer.from(`xx${inBlob}yy`)]],
+      [
+        'INSERT INTO payments VALUES (?, ?, ?)',
+        [crypto.randomUUID(), JSON.stringify({ number: pan, last4: pan.slice(-4) }), Buffer.from(`xx${inBlob}yy`)],
+      ],
       ['INSERT INTO payments VALUES (?, ?, ?)', [crypto.randomUUID(), JSON.stringify({ credentials: { apiKey: credential } }), null]],
       ['INSERT INTO payments VALUES (?, ?, ?)', ['gone', deleted.repeat(50), null]],
       ['DELETE FROM payments WHERE id = ?', ['gone']],
@@ -99,7 +109,9 @@ describe('the secrets-at-rest scanner', () => {
     const f = result.findings;
     expect(result.canaries).toBe(3); // "abc" is too short to look for
     expect(result.files.map((x) => [path.basename(x.path), x.type])).toEqual([
-      ['planted.db', 'sqlite'], ['planted.sql', 'dump'], ['serve-1234.log', 'log'],
+      ['planted.db', 'sqlite'],
+      ['planted.sql', 'dump'],
+      ['serve-1234.log', 'log'],
     ]);
     expect(where(f, key)).toEqual(['planted.db table api_keys, column note, rowid 1 secret_key']);
     expect(where(f, pan)).toEqual(['planted.db table payments, column card, rowid 1 card_number']);
@@ -107,7 +119,9 @@ describe('the secrets-at-rest scanner', () => {
     expect(where(f, credential)).toEqual(['planted.db table payments, column card, rowid 2 canary']);
     // the deleted row's text is still in the file's free pages
     expect(where(f, deleted).length).toBeGreaterThan(0);
-    expect(where(f, deleted).every((w) => /^planted\.db byte \d+ \(in no row: a free page, an index or an older page version\) canary$/.test(w))).toBe(true);
+    expect(
+      where(f, deleted).every((w) => /^planted\.db byte \d+ \(in no row: a free page, an index or an older page version\) canary$/.test(w)),
+    ).toBe(true);
     const dumpLines = dump.split('\n');
     const logLines = log.split('\n');
     /** `line n, column c` of `value` in `lines` (1-based), as the scanner reports it */
@@ -119,9 +133,15 @@ describe('the secrets-at-rest scanner', () => {
     const spacedIban = iban.replace(/(.{4})/g, '$1 ').trim();
     const dashedAmex = `${amex.slice(0, 4)}-${amex.slice(4, 10)}-${amex.slice(10)}`;
     // in a dump: the line, and the table and column of its COPY block
-    expect(where(f, whsec)).toEqual([`planted.sql ${at(dumpLines, whsec)} (table public.webhook_endpoints, column secretSealed) webhook_secret`]);
-    expect(where(f, spacedIban)).toEqual([`planted.sql ${at(dumpLines, spacedIban)} (table public.withdrawal_methods, column detailsMasked) iban`]);
-    expect(where(f, dashedAmex)).toEqual([`planted.sql ${at(dumpLines, dashedAmex)} (table public.withdrawal_methods, column detailsMasked) card_number`]);
+    expect(where(f, whsec)).toEqual([
+      `planted.sql ${at(dumpLines, whsec)} (table public.webhook_endpoints, column secretSealed) webhook_secret`,
+    ]);
+    expect(where(f, spacedIban)).toEqual([
+      `planted.sql ${at(dumpLines, spacedIban)} (table public.withdrawal_methods, column detailsMasked) iban`,
+    ]);
+    expect(where(f, dashedAmex)).toEqual([
+      `planted.sql ${at(dumpLines, dashedAmex)} (table public.withdrawal_methods, column detailsMasked) card_number`,
+    ]);
     expect(where(f, outside)).toEqual([`planted.sql ${at(dumpLines, outside)} card_number`]);
     expect(where(f, jwt)).toEqual([`serve-1234.log ${at(logLines, jwt)} jwt`]);
     expect(where(f, client)).toEqual([`serve-1234.log ${at(logLines, client)} client_secret`]);
@@ -139,7 +159,9 @@ describe('the secrets-at-rest scanner', () => {
     }
     expect(maskValue('card_number', pan)).toBe(`${pan.slice(0, 6)}******${pan.slice(-4)}`);
     expect(maskValue('secret_key', key)).toBe(`${key.slice(0, 12)}…(64 chars)`);
-    expect(summary(result)).toMatch(/^secret scan: 3 files scanned \(1 SQLite databases, 1 Postgres dumps, 1 logs, 0 other\), 3 canaries, \d+ findings$/);
+    expect(summary(result)).toMatch(
+      /^secret scan: 3 files scanned \(1 SQLite databases, 1 Postgres dumps, 1 logs, 0 other\), 3 canaries, \d+ findings$/,
+    );
   });
 
   test('every sandbox catalog card is found as is, spaced and dashed, even run into other text', () => {
@@ -172,7 +194,14 @@ describe('the secrets-at-rest scanner', () => {
       prefix: `sk_test_${pair.prefix}`, // the lookup prefix alone authenticates nothing
       secretHash: pair.secretHash,
       clientSecretHash: sha256Hex(client),
-      card: { brand: 'visa', last4: pan.slice(-4), bin: pan.slice(0, 6), fingerprint: sealer.mac('card-fingerprint', pan), expMonth: 12, expYear: 2030 },
+      card: {
+        brand: 'visa',
+        last4: pan.slice(-4),
+        bin: pan.slice(0, 6),
+        fingerprint: sealer.mac('card-fingerprint', pan),
+        expMonth: 12,
+        expYear: 2030,
+      },
       sealed: sealer.seal(JSON.stringify({ apiKey: 'sealed-credential', number: pan, iban })),
       detailsMasked: { iban: `${'•'.repeat(18)}${iban.slice(-4)}` },
       masked: `${pan.slice(0, 6)}******${pan.slice(-4)}`,
@@ -190,7 +219,10 @@ describe('the secrets-at-rest scanner', () => {
       ['CREATE TABLE t (id TEXT, data TEXT, n INTEGER, b BLOB)', []],
       ['INSERT INTO t VALUES (?, ?, ?, ?)', [stored.id, JSON.stringify(stored), 1795251059614, crypto.randomBytes(4096)]],
     ]);
-    fs.writeFileSync(path.join(d, 'databases', 'clean.sql'), `COPY public.t (id, data) FROM stdin;\n${stored.id}\t${JSON.stringify(stored)}\n\\.\n`);
+    fs.writeFileSync(
+      path.join(d, 'databases', 'clean.sql'),
+      `COPY public.t (id, data) FROM stdin;\n${stored.id}\t${JSON.stringify(stored)}\n\\.\n`,
+    );
     fs.writeFileSync(
       path.join(d, 'logs', 'jest-1.log'),
       `${JSON.stringify({ level: 30, time: 1795251059614, pid: 4242, msg: 'request', path: `/v1/api-keys/${stored.id}`, ms: stored.ms, authorization: '[redacted]' })}\n`,

@@ -35,7 +35,8 @@ import path from 'node:path';
 import { luhnValid } from '../../src/services/payments/cards';
 import { IBAN_LENGTHS, ibanProblem } from '../../src/services/withdrawal-methods/types';
 
-export type FindingKind = 'secret_key' | 'webhook_secret' | 'client_secret' | 'invitation_token' | 'jwt' | 'card_number' | 'iban' | 'canary';
+export type FindingKind =
+  'secret_key' | 'webhook_secret' | 'client_secret' | 'invitation_token' | 'jwt' | 'card_number' | 'iban' | 'canary';
 
 export interface Finding {
   file: string;
@@ -114,7 +115,8 @@ function findIbans(text: string, hits: Hit[]): void {
       else if (!(ch === ' ' && /[A-Z0-9]/.test(text[i + 1] ?? ''))) break;
       i++;
     }
-    if (compact.length === length && !/[A-Za-z0-9]/.test(text[i] ?? '') && ibanValid(compact)) hits.push({ kind: 'iban', index: m.index!, value: text.slice(m.index!, i) });
+    if (compact.length === length && !/[A-Za-z0-9]/.test(text[i] ?? '') && ibanValid(compact))
+      hits.push({ kind: 'iban', index: m.index!, value: text.slice(m.index!, i) });
   }
 }
 
@@ -122,7 +124,15 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /** One regular expression for many literal strings (the longest first where one starts another). */
 function literals(values: string[]): RegExp | null {
-  return values.length ? new RegExp([...values].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g') : null;
+  return values.length
+    ? new RegExp(
+        [...values]
+          .sort((a, b) => b.length - a.length)
+          .map(escapeRegExp)
+          .join('|'),
+        'g',
+      )
+    : null;
 }
 
 /** Compiled detectors: the fixed patterns, the card catalog and the canaries. */
@@ -132,7 +142,9 @@ export class Detector {
   private readonly labels = new Map<string, string>();
 
   constructor(options: { catalog: string[]; canaries: Canary[] }) {
-    this.catalog = literals(options.catalog.flatMap((pan) => [pan, pan.replace(/(\d{4})(?=\d)/g, '$1 '), pan.replace(/(\d{4})(?=\d)/g, '$1-')]));
+    this.catalog = literals(
+      options.catalog.flatMap((pan) => [pan, pan.replace(/(\d{4})(?=\d)/g, '$1 '), pan.replace(/(\d{4})(?=\d)/g, '$1-')]),
+    );
     for (const c of options.canaries) if (c.value.length >= 8 && !this.labels.has(c.value)) this.labels.set(c.value, c.label);
     this.canaries = literals([...this.labels.keys()]);
   }
@@ -148,12 +160,15 @@ export class Detector {
     for (const re of [PAN_PLAIN, PAN_GROUPED]) {
       for (const m of text.matchAll(re)) {
         const digits = m[0].replace(/[ -]/g, '');
-        if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits) && !epochMilliseconds(digits)) hits.push({ kind: 'card_number', index: m.index!, value: m[0] });
+        if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits) && !epochMilliseconds(digits))
+          hits.push({ kind: 'card_number', index: m.index!, value: m[0] });
       }
     }
     if (this.catalog) for (const m of text.matchAll(this.catalog)) hits.push({ kind: 'card_number', index: m.index!, value: m[0] });
     findIbans(text, hits);
-    if (this.canaries) for (const m of text.matchAll(this.canaries)) hits.push({ kind: 'canary', index: m.index!, value: m[0], label: this.labels.get(m[0]) });
+    if (this.canaries)
+      for (const m of text.matchAll(this.canaries))
+        hits.push({ kind: 'canary', index: m.index!, value: m[0], label: this.labels.get(m[0]) });
     // one hit per place: a catalog card found by the generic rule too, a canary that is also a key, …
     const unique = new Map<string, Hit>();
     for (const hit of hits.sort((a, b) => a.index - b.index || b.value.length - a.value.length)) {
@@ -213,8 +228,10 @@ function copyBlocks(text: string, starts: number[]): { first: number; last: numb
   for (const m of text.matchAll(/^COPY ([^\s(]+) \(([^)]*)\) FROM stdin;$/gm)) {
     const end = text.indexOf('\n\\.', m.index!);
     blocks.push({
-      first: lineOf(starts, m.index!).line + 1, last: end < 0 ? Infinity : lineOf(starts, end).line,
-      table: m[1], columns: m[2].split(',').map((c) => c.trim().replace(/^"|"$/g, '')),
+      first: lineOf(starts, m.index!).line + 1,
+      last: end < 0 ? Infinity : lineOf(starts, end).line,
+      table: m[1],
+      columns: m[2].split(',').map((c) => c.trim().replace(/^"|"$/g, '')),
     });
   }
   return blocks;
@@ -262,10 +279,13 @@ async function scanSqliteRows(file: string, detector: Detector): Promise<Finding
   const db = await new Promise<import('sqlite3').Database>((resolve, reject) => {
     const opened = new sqlite3.Database(copy, (error) => (error ? reject(error) : resolve(opened)));
   });
-  const all = <T>(sql: string) => new Promise<T[]>((resolve, reject) => db.all(sql, (error: Error | null, rows: T[]) => (error ? reject(error) : resolve(rows))));
+  const all = <T>(sql: string) =>
+    new Promise<T[]>((resolve, reject) => db.all(sql, (error: Error | null, rows: T[]) => (error ? reject(error) : resolve(rows))));
   const findings: Finding[] = [];
   try {
-    const tables = await all<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+    const tables = await all<{ name: string; sql: string }>(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+    );
     for (const { name, sql } of tables) {
       const rowid = /WITHOUT\s+ROWID/i.test(sql ?? '') ? 'NULL' : 'rowid';
       const rows = await all<Record<string, unknown>>(`SELECT ${rowid} AS "__rowid", * FROM "${name.replace(/"/g, '""')}"`);
@@ -284,7 +304,12 @@ async function scanSqliteRows(file: string, detector: Detector): Promise<Finding
           const cell = [...columns].reverse().find((c) => c.start <= hit.index)!;
           const local = { ...hit, index: hit.index - cell.start };
           findings.push({
-            file, where: `table ${name}, column ${cell.column}, rowid ${row.__rowid}`, kind: hit.kind, label: hit.label, excerpt: excerptOf(cell.text, local), value: hit.value,
+            file,
+            where: `table ${name}, column ${cell.column}, rowid ${row.__rowid}`,
+            kind: hit.kind,
+            label: hit.label,
+            excerpt: excerptOf(cell.text, local),
+            value: hit.value,
           });
         }
       }
@@ -356,9 +381,16 @@ export async function scanDirectories(dirs: string[], options: { canaries?: Cana
       for (const part of [file, `${file}-wal`]) {
         if (!fs.existsSync(part)) continue;
         if (part !== file) result.files.push({ path: part, type: 'other' });
-        raw.push(...scanText(part, fs.readFileSync(part).toString('latin1'), detector, 'bytes').filter((f) => !seen.has(f.value.replace(/[ -]/g, ''))));
+        raw.push(
+          ...scanText(part, fs.readFileSync(part).toString('latin1'), detector, 'bytes').filter(
+            (f) => !seen.has(f.value.replace(/[ -]/g, '')),
+          ),
+        );
       }
-      result.findings.push(...rows, ...raw.map((f) => ({ ...f, where: `${f.where} (in no row: a free page, an index or an older page version)` })));
+      result.findings.push(
+        ...rows,
+        ...raw.map((f) => ({ ...f, where: `${f.where} (in no row: a free page, an index or an older page version)` })),
+      );
       continue;
     }
     const type = /\.sql$/.test(base) ? 'dump' : /\.(log|out|txt|json)$/.test(base) ? 'log' : 'other';
@@ -391,7 +423,8 @@ async function main(argv: string[]): Promise<number> {
   const roots = dirs.map((d) => path.resolve(d));
   const result = await scanDirectories(roots);
   const limit = Number(process.env.SCAN_LIMIT ?? 200);
-  for (const f of result.findings.slice(0, limit)) console.log(formatFinding(f, roots.find((r) => f.file.startsWith(`${r}${path.sep}`)) ?? process.cwd()));
+  for (const f of result.findings.slice(0, limit))
+    console.log(formatFinding(f, roots.find((r) => f.file.startsWith(`${r}${path.sep}`)) ?? process.cwd()));
   if (result.findings.length > limit) console.log(`… and ${result.findings.length - limit} more findings`);
   console.log(summary(result));
   if (!result.files.length) {

@@ -43,7 +43,6 @@ function canary<T extends string>(label: string, value: T): T {
 }
 const word = (label: string) => canary(label, `${label.replace(/[^a-z]+/gi, '-')}-${crypto.randomBytes(12).toString('base64url')}`);
 
-
 let m: MoneyHarness;
 let server: ServeProcess;
 let cliEnv: Record<string, string>;
@@ -58,8 +57,11 @@ beforeAll(async () => {
   canary('sandbox platform token', m.sandbox.platformToken);
   canary('money harness endpoint secret', m.endpoint.secret);
   cliEnv = {
-    DATABASE_URL: m.db.url, PAYPLANE_HOME: m.db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
-    PAYPLANE_LOG_LEVEL: 'debug', PAYPLANE_LOG_FILE: path.join(logs, 'cli-%p.log'),
+    DATABASE_URL: m.db.url,
+    PAYPLANE_HOME: m.db.home,
+    PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
+    PAYPLANE_LOG_LEVEL: 'debug',
+    PAYPLANE_LOG_FILE: path.join(logs, 'cli-%p.log'),
   };
 });
 afterAll(async () => {
@@ -68,16 +70,29 @@ afterAll(async () => {
   if (!SECRET_SCAN_DIR) fs.rmSync(own, { recursive: true, force: true });
 });
 
-const pay = (app: Parameters<typeof request>[0], id: string, form: Record<string, string>) => request(app).post(`/checkout/${id}/pay`).type('form').send(form);
-const cardForm = (key: string, number: string) => ({ key, number, expMonth: '12', expYear: '2030', cvc: '737', holderName: 'Ada Lovelace' });
+const pay = (app: Parameters<typeof request>[0], id: string, form: Record<string, string>) =>
+  request(app).post(`/checkout/${id}/pay`).type('form').send(form);
+const cardForm = (key: string, number: string) => ({
+  key,
+  number,
+  expMonth: '12',
+  expYear: '2030',
+  cvc: '737',
+  holderName: 'Ada Lovelace',
+});
 
 describe(`secrets at rest (${dialectName})`, () => {
   test('API keys: created and rotated over HTTP; the secret is answered once', async () => {
-    const created = await m.as(tenantKey()).post('/v1/api-keys', { name: 'Reporting', merchantId: m.sandbox.merchantId, permissions: ['payments:payments:view'] });
+    const created = await m
+      .as(tenantKey())
+      .post('/v1/api-keys', { name: 'Reporting', merchantId: m.sandbox.merchantId, permissions: ['payments:payments:view'] });
     expect(created.status).toBe(201);
     const secret = canary('API key created', created.body.data.secretKey as string);
     expect((await m.as(secret).get('/v1/payments')).status).toBe(200);
-    const rotated = await m.as(tenantKey()).post(`/v1/api-keys/${created.body.data.id}/rotate`, { graceHours: 1 }).set('Idempotency-Key', `rot-${crypto.randomUUID()}`);
+    const rotated = await m
+      .as(tenantKey())
+      .post(`/v1/api-keys/${created.body.data.id}/rotate`, { graceHours: 1 })
+      .set('Idempotency-Key', `rot-${crypto.randomUUID()}`);
     expect(rotated.status).toBe(201);
     canary('API key rotated', rotated.body.data.secretKey as string);
     const tenantOwned = await m.as(tenantKey()).post('/v1/api-keys', { name: 'Ops' }).set('Idempotency-Key', `key-${crypto.randomUUID()}`);
@@ -87,13 +102,19 @@ describe(`secrets at rest (${dialectName})`, () => {
 
   test('webhook endpoints: merchant and admin create, rotate-secret', async () => {
     const url = m.receiver.url();
-    const merchantEndpoint = await m.as(merchantKey()).post('/v1/webhooks/endpoints', { url, events: ['payment.*'] }).set('Idempotency-Key', `we-${crypto.randomUUID()}`);
+    const merchantEndpoint = await m
+      .as(merchantKey())
+      .post('/v1/webhooks/endpoints', { url, events: ['payment.*'] })
+      .set('Idempotency-Key', `we-${crypto.randomUUID()}`);
     expect(merchantEndpoint.status).toBe(201);
     canary('webhook secret (merchant endpoint)', merchantEndpoint.body.data.secret as string);
     const admin = await m.as(tenantKey()).post('/v1/admin/webhook-endpoints', { url, events: ['*'] });
     expect(admin.status).toBe(201);
     canary('webhook secret (admin endpoint)', admin.body.data.secret as string);
-    const rotated = await m.as(tenantKey()).post(`/v1/admin/webhook-endpoints/${admin.body.data.id}/rotate-secret`, {}).set('Idempotency-Key', `wr-${crypto.randomUUID()}`);
+    const rotated = await m
+      .as(tenantKey())
+      .post(`/v1/admin/webhook-endpoints/${admin.body.data.id}/rotate-secret`, {})
+      .set('Idempotency-Key', `wr-${crypto.randomUUID()}`);
     expect(rotated.status).toBe(200);
     expect(rotated.body.data.secret).toMatch(/^whsec_/);
     canary('webhook secret (rotated)', rotated.body.data.secret as string);
@@ -101,7 +122,11 @@ describe(`secrets at rest (${dialectName})`, () => {
 
   test('terminal credentials: created, rotated, and refused ones; sealed where they are kept', async () => {
     const body = {
-      providerIntegrationId: CARD_PROVIDER, name: 'Secrets EU', mcc: '5999', supportedCurrencies: ['EUR'], supportedBrands: ['visa', 'mastercard'],
+      providerIntegrationId: CARD_PROVIDER,
+      name: 'Secrets EU',
+      mcc: '5999',
+      supportedCurrencies: ['EUR'],
+      supportedBrands: ['visa', 'mastercard'],
       credentials: { merchantAccount: word('terminal merchantAccount'), apiKey: word('terminal apiKey') },
     };
     const created = await m.as(tenantKey()).post('/v1/admin/terminals', body).set('Idempotency-Key', `t-${crypto.randomUUID()}`);
@@ -113,11 +138,15 @@ describe(`secrets at rest (${dialectName})`, () => {
     });
     expect(rotated.status).toBe(200);
     // a refused request: an unknown credential field and a missing one (the values must not be echoed, logged or kept)
-    const refused = await m.as(tenantKey()).post('/v1/admin/terminals', { ...body, credentials: { apiKey: word('refused apiKey'), password: word('refused password') } });
+    const refused = await m
+      .as(tenantKey())
+      .post('/v1/admin/terminals', { ...body, credentials: { apiKey: word('refused apiKey'), password: word('refused password') } });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).not.toContain(canaries['refused apiKey']);
     expect(JSON.stringify(refused.body)).not.toContain(canaries['refused password']);
-    const bad = await m.as(tenantKey()).post(`/v1/admin/terminals/${created.body.data.id}/rotate-credentials`, { credentials: { merchantAccount: word('refused rotation') } });
+    const bad = await m.as(tenantKey()).post(`/v1/admin/terminals/${created.body.data.id}/rotate-credentials`, {
+      credentials: { merchantAccount: word('refused rotation') },
+    });
     expect(bad.status).toBe(400);
   });
 
@@ -133,7 +162,9 @@ describe(`secrets at rest (${dialectName})`, () => {
     expect(frictionless.payment.status).toBe('captured');
 
     // the customer's own caller: the session's clientSecret as bearer
-    const session = await m.as(merchantKey()).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 2_500 }, successUrl: 'https://shop.example/ok' });
+    const session = await m
+      .as(merchantKey())
+      .post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 2_500 }, successUrl: 'https://shop.example/ok' });
     expect(session.status).toBe(201);
     const clientSecret = canary('client secret (customer caller)', session.body.data.clientSecret as string);
     const mastercard = canary('card number (client secret caller)', randomPan('51'));
@@ -144,7 +175,9 @@ describe(`secrets at rest (${dialectName})`, () => {
     await m.settle();
 
     // the hosted page: the 3DS challenge card, the challenge answered on the sandbox page
-    const hosted = await m.as(merchantKey()).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 4_200 }, successUrl: 'https://shop.example/ok' });
+    const hosted = await m
+      .as(merchantKey())
+      .post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 4_200 }, successUrl: 'https://shop.example/ok' });
     const hostedSecret = canary('client secret (hosted page)', hosted.body.data.clientSecret as string);
     const paid = await pay(m.app, hosted.body.data.id, cardForm(hostedSecret, '4000 0027 6000 3184'));
     expect(paid.status).toBe(303);
@@ -157,7 +190,9 @@ describe(`secrets at rest (${dialectName})`, () => {
     const after = await m.as(merchantKey()).get(`/v1/checkout-sessions/${hosted.body.data.id}`);
     expect(after.body.data).toMatchObject({ status: 'complete', paymentStatus: 'captured' });
     // another hosted payment with a random card
-    const other = await m.as(merchantKey()).post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1_000 }, successUrl: 'https://shop.example/ok' });
+    const other = await m
+      .as(merchantKey())
+      .post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 1_000 }, successUrl: 'https://shop.example/ok' });
     canary('client secret (hosted page, declined)', other.body.data.clientSecret as string);
     const amex = canary('card number (hosted page)', randomPan('37', 15));
     expect((await pay(m.app, other.body.data.id, cardForm(other.body.data.clientSecret, amex))).status).toBe(303);
@@ -167,10 +202,15 @@ describe(`secrets at rest (${dialectName})`, () => {
   test('invitations and user access tokens (CLI)', async () => {
     const role = await m.as(tenantKey()).post('/v1/roles', { name: 'Secrets viewer', permissions: ['access:users:view'] });
     expect(role.status).toBe(201);
-    const invited = await m.as(tenantKey()).post('/v1/users/invite', { email: 'secrets@example.com', displayName: 'Secrets', roleIds: [role.body.data.id] });
+    const invited = await m
+      .as(tenantKey())
+      .post('/v1/users/invite', { email: 'secrets@example.com', displayName: 'Secrets', roleIds: [role.body.data.id] });
     expect(invited.status).toBe(201);
     canary('invitation token', invited.body.data.invitation.token as string);
-    const resent = await m.as(tenantKey()).post(`/v1/invitations/${invited.body.data.invitation.id}/resend`).set('Idempotency-Key', `inv-${crypto.randomUUID()}`);
+    const resent = await m
+      .as(tenantKey())
+      .post(`/v1/invitations/${invited.body.data.invitation.id}/resend`)
+      .set('Idempotency-Key', `inv-${crypto.randomUUID()}`);
     expect(resent.status).toBe(200);
     const token = canary('invitation token (resent)', resent.body.data.invitation?.token ?? resent.body.data.token);
     // accepted in process: the harness's clock issued it (the CLI's is the wall clock)
@@ -191,13 +231,32 @@ describe(`secrets at rest (${dialectName})`, () => {
     const rotated = await runCli(['keys', 'rotate', key.json().id, '--json'], cliEnv);
     expect(rotated.status).toBe(0);
     canary('API key rotated (CLI)', rotated.json().secretKey as string);
-    const endpoint = await runCli(['webhooks', 'endpoints', 'create', '--tenant', m.sandbox.tenantId, '--url', 'https://hooks.example/cli', '--event', '*', '--json'], cliEnv);
+    const endpoint = await runCli(
+      ['webhooks', 'endpoints', 'create', '--tenant', m.sandbox.tenantId, '--url', 'https://hooks.example/cli', '--event', '*', '--json'],
+      cliEnv,
+    );
     expect(endpoint.status).toBe(0);
     canary('webhook secret (CLI)', endpoint.json().secret as string);
-    const terminal = await runCli([
-      'terminals', 'create', '--tenant', m.sandbox.tenantId, '--provider', CARD_PROVIDER, '--name', 'CLI terminal', '--currency', 'EUR',
-      '--credential', `merchantAccount=${word('CLI merchantAccount')}`, '--credential', `apiKey=${word('CLI apiKey')}`, '--json',
-    ], cliEnv);
+    const terminal = await runCli(
+      [
+        'terminals',
+        'create',
+        '--tenant',
+        m.sandbox.tenantId,
+        '--provider',
+        CARD_PROVIDER,
+        '--name',
+        'CLI terminal',
+        '--currency',
+        'EUR',
+        '--credential',
+        `merchantAccount=${word('CLI merchantAccount')}`,
+        '--credential',
+        `apiKey=${word('CLI apiKey')}`,
+        '--json',
+      ],
+      cliEnv,
+    );
     expect(terminal.status).toBe(0);
     expect(terminal.stdout).not.toContain(canaries['CLI apiKey']);
   });
@@ -206,7 +265,9 @@ describe(`secrets at rest (${dialectName})`, () => {
     await withdrawalSettings(m, { withdrawalCoolingPeriodHours: 0 });
     const iban = canary('IBAN', randomIban());
     const method = await m.as(merchantKey()).post('/v1/merchant-withdrawal-methods', {
-      methodType: 'bank_account', label: 'Main', details: { iban, accountHolderName: 'Sandbox Merchant GmbH' },
+      methodType: 'bank_account',
+      label: 'Main',
+      details: { iban, accountHolderName: 'Sandbox Merchant GmbH' },
     });
     expect(method.status).toBe(201);
     expect(JSON.stringify(method.body)).not.toContain(iban);
@@ -215,12 +276,20 @@ describe(`secrets at rest (${dialectName})`, () => {
     });
     expect(changed.status).toBe(200);
     const us = await m.as(merchantKey()).post('/v1/merchant-withdrawal-methods', {
-      methodType: 'us_bank_account', label: 'US',
-      details: { routingNumber: '021000021', accountNumber: canary('US account number', `9${Array.from({ length: 16 }, () => crypto.randomInt(10)).join('')}`), accountHolderName: 'Sandbox Merchant Inc', accountType: 'checking' },
+      methodType: 'us_bank_account',
+      label: 'US',
+      details: {
+        routingNumber: '021000021',
+        accountNumber: canary('US account number', `9${Array.from({ length: 16 }, () => crypto.randomInt(10)).join('')}`),
+        accountHolderName: 'Sandbox Merchant Inc',
+        accountType: 'checking',
+      },
     });
     expect(us.status).toBe(201);
     await fundMerchant(m, 50_000);
-    const withdrawal = await m.as(merchantKey()).post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 10_000 }, withdrawalMethodId: method.body.data.id })
+    const withdrawal = await m
+      .as(merchantKey())
+      .post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 10_000 }, withdrawalMethodId: method.body.data.id })
       .set('Idempotency-Key', `wd-${crypto.randomUUID()}`);
     expect(withdrawal.status).toBe(201);
     expect((await m.as(tenantKey()).post(`/v1/withdrawals/${withdrawal.body.data.id}/approve`)).status).toBe(200);
@@ -232,8 +301,11 @@ describe(`secrets at rest (${dialectName})`, () => {
 
   test('a serve child process on the same database: keys, a terminal, webhook endpoints, checkout and the hosted page with card numbers, 3DS', async () => {
     server = await startServe(m.db, {
-      PAYPLANE_LOG_LEVEL: 'debug', PAYPLANE_LOG_FILE: path.join(logs, 'serve-%p.log'), PAYPLANE_SANDBOX_DELAY_MS: '0',
-      PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32', PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile,
+      PAYPLANE_LOG_LEVEL: 'debug',
+      PAYPLANE_LOG_FILE: path.join(logs, 'serve-%p.log'),
+      PAYPLANE_SANDBOX_DELAY_MS: '0',
+      PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32',
+      PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile,
     });
     const call = async (pathname: string, credential: string, body?: unknown, headers: Record<string, string> = {}) => {
       const res = await server.request(pathname, { credential, body, headers });
@@ -246,28 +318,42 @@ describe(`secrets at rest (${dialectName})`, () => {
     expect(endpoint.status).toBe(201);
     canary('webhook secret (serve)', endpoint.body.data.secret);
     const terminal = await call('/v1/admin/terminals', tenantKey(), {
-      providerIntegrationId: CARD_PROVIDER, name: 'Serve terminal', supportedCurrencies: ['USD'],
+      providerIntegrationId: CARD_PROVIDER,
+      name: 'Serve terminal',
+      supportedCurrencies: ['USD'],
       credentials: { merchantAccount: word('serve merchantAccount'), apiKey: word('serve apiKey') },
     });
     expect(terminal.status).toBe(201);
 
     const session = async (valueMinor: number) => {
-      const s = await call('/v1/checkout-sessions', merchantKey(), { amount: { currency: 'EUR', valueMinor }, successUrl: 'https://shop.example/ok' });
+      const s = await call('/v1/checkout-sessions', merchantKey(), {
+        amount: { currency: 'EUR', valueMinor },
+        successUrl: 'https://shop.example/ok',
+      });
       expect(s.status).toBe(201);
       return { id: s.body.data.id as string, key: canary(`client secret (serve ${valueMinor})`, s.body.data.clientSecret as string) };
     };
     const form = (fields: Record<string, string>) => ({
-      method: 'POST', redirect: 'manual' as const, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(),
+      method: 'POST',
+      redirect: 'manual' as const,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
     });
     // the API with a client-secret caller and a random card
     const a = await session(1_100);
     const completed = await call(`/v1/checkout-sessions/${a.id}/complete`, a.key, {
-      paymentMethod: { type: 'card', card: { number: canary('card number (serve API)', randomPan('4')), expMonth: 12, expYear: 2030, cvc: '321' } },
+      paymentMethod: {
+        type: 'card',
+        card: { number: canary('card number (serve API)', randomPan('4')), expMonth: 12, expYear: 2030, cvc: '321' },
+      },
     });
     expect(completed.status).toBe(200);
     // the hosted page: a random card, then the 3DS challenge card answered on the sandbox page
     const b = await session(1_200);
-    const paidB = await fetch(`${server.url}/checkout/${b.id}/pay`, form(cardForm(b.key, canary('card number (serve hosted page)', randomPan('55')))));
+    const paidB = await fetch(
+      `${server.url}/checkout/${b.id}/pay`,
+      form(cardForm(b.key, canary('card number (serve hosted page)', randomPan('55')))),
+    );
     expect(paidB.status).toBe(303);
     const c = await session(1_300);
     const paidC = await fetch(`${server.url}/checkout/${c.id}/pay`, form(cardForm(c.key, '4000002760003184')));

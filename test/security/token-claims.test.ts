@@ -32,14 +32,32 @@ const now = () => Math.floor(h.clock.now().getTime() / 1000);
 
 /** Our own token with the claims issue() writes, then `claims` over them (undefined removes one). */
 function ownToken(claims: Record<string, unknown> = {}): Promise<string> {
-  const payload: JWTPayload = { iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, sub: h.sandbox.platformUserId, iat: now(), exp: now() + 600, jti: crypto.randomUUID(), mode: 'test', ...claims };
+  const payload: JWTPayload = {
+    iss: TOKEN_ISSUER,
+    aud: TOKEN_AUDIENCE,
+    sub: h.sandbox.platformUserId,
+    iat: now(),
+    exp: now() + 600,
+    jti: crypto.randomUUID(),
+    mode: 'test',
+    ...claims,
+  };
   for (const [k, v] of Object.entries(payload)) if (v === undefined) delete payload[k];
   return new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(TEST_TOKEN_SECRET));
 }
 
 /** The identity provider's token, with claims of its own besides. */
 function idpToken(claims: Record<string, unknown> = {}): Promise<string> {
-  const payload: JWTPayload = { iss: ISSUER, aud: 'payplane', sub: 'idp|admin', iat: now(), exp: now() + 600, email: 'idp-admin@example.com', scope: 'openid', ...claims };
+  const payload: JWTPayload = {
+    iss: ISSUER,
+    aud: 'payplane',
+    sub: 'idp|admin',
+    iat: now(),
+    exp: now() + 600,
+    email: 'idp-admin@example.com',
+    scope: 'openid',
+    ...claims,
+  };
   for (const [k, v] of Object.entries(payload)) if (v === undefined) delete payload[k];
   return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).sign(idpKey);
 }
@@ -59,12 +77,15 @@ describe(`user token claims (${dialectName})`, () => {
     expect(await modeOf(await ownToken({ mode: 'live' }))).toBe('live');
     expect(await modeOf(await idpToken({ mode: 'test' }))).toBe('test');
     expect(await modeOf(await idpToken({ payplane_mode: 'live' }))).toBe('live');
-    const headerMode = await h.as(await ownToken({ mode: undefined })).get('/v1/admin/webhook-endpoints').set('Payplane-Mode', 'test');
+    const headerMode = await h
+      .as(await ownToken({ mode: undefined }))
+      .get('/v1/admin/webhook-endpoints')
+      .set('Payplane-Mode', 'test');
     expect(headerMode.status).toBe(200);
     expect(headerMode.body.data.every((e: { livemode: boolean }) => !e.livemode)).toBe(true);
   });
 
-  test('an unknown mode is 401 (never the live default), on our tokens and the identity provider\'s', async () => {
+  test("an unknown mode is 401 (never the live default), on our tokens and the identity provider's", async () => {
     for (const mode of BAD_MODES) {
       for (const [kind, token] of [
         ['own mode', await ownToken({ mode })],
@@ -72,12 +93,17 @@ describe(`user token claims (${dialectName})`, () => {
         ['idp payplane_mode', await idpToken({ payplane_mode: mode })],
       ] as const) {
         const res = await h.as(token).get('/v1/admin/webhook-endpoints');
-        if (res.status !== 401) throw new Error(`${kind} ${JSON.stringify(mode)} was answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+        if (res.status !== 401)
+          throw new Error(`${kind} ${JSON.stringify(mode)} was answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
         expectProblem(res, 401, 'INVALID_TOKEN_CLAIMS');
       }
     }
     // both spellings given, and different
-    expectProblem(await h.as(await idpToken({ mode: 'test', payplane_mode: 'live' })).get('/v1/admin/webhook-endpoints'), 401, 'INVALID_TOKEN_CLAIMS');
+    expectProblem(
+      await h.as(await idpToken({ mode: 'test', payplane_mode: 'live' })).get('/v1/admin/webhook-endpoints'),
+      401,
+      'INVALID_TOKEN_CLAIMS',
+    );
   });
 
   test('every other claim is checked too: its kind, and on our own tokens no claim we never issue', async () => {
@@ -107,11 +133,16 @@ describe(`user token claims (${dialectName})`, () => {
       ['jti an object', { jti: { a: 1 } }],
     ];
     for (const [title, claims] of idp) {
-      const res = await h.as(await idpToken(claims)).get('/v1/admin/webhook-endpoints').set('Payplane-Mode', 'test');
+      const res = await h
+        .as(await idpToken(claims))
+        .get('/v1/admin/webhook-endpoints')
+        .set('Payplane-Mode', 'test');
       if (res.status !== 401) throw new Error(`idp token, ${title}: answered ${res.status}`);
       expect([title, res.body.code]).toEqual([title, expect.stringMatching(/^INVALID_TOKEN(_CLAIMS)?$/)]);
     }
     // the identity provider's own claims (email, scope, …) are its own: not refused
-    expect((await h.as(await idpToken({ mode: 'test', groups: ['a'], email_verified: true })).get('/v1/admin/webhook-endpoints')).status).toBe(200);
+    expect(
+      (await h.as(await idpToken({ mode: 'test', groups: ['a'], email_verified: true })).get('/v1/admin/webhook-endpoints')).status,
+    ).toBe(200);
   });
 });

@@ -15,12 +15,16 @@ const AUTHORITY = 'src/domain/authority.ts';
 const SETTERS: Record<string, ReadonlySet<string>> = { 'src/domain/context.ts': new Set(['withTransaction', 'withRequest']) };
 
 function projectProgram(extraFiles: Record<string, string>): ts.Program {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(root, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!config) throw new Error('tsconfig.json could not be read');
   const host = ts.createCompilerHost(config.options);
   const extra = new Map(Object.entries(extraFiles).map(([file, text]) => [path.join(root, file), text]));
@@ -64,10 +68,18 @@ function contextConstructionSites(program: ts.Program): string[] {
       if (!setter && ts.isObjectLiteralExpression(node)) {
         const contextual = checker.getContextualType(node);
         const spreadsContext = node.properties.some((p) => ts.isSpreadAssignment(p) && isContext(checker.getTypeAtLocation(p.expression)));
-        if (spreadsContext || isContext(checker.getTypeAtLocation(node)) || (contextual && isContext(checker.getNonNullableType(contextual)))) report(node);
+        if (
+          spreadsContext ||
+          isContext(checker.getTypeAtLocation(node)) ||
+          (contextual && isContext(checker.getNonNullableType(contextual)))
+        )
+          report(node);
       }
       if (
-        !setter && ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.getText(source) === 'Object.assign' &&
+        !setter &&
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        node.expression.getText(source) === 'Object.assign' &&
         node.arguments.some((a) => isContext(checker.getTypeAtLocation(a)))
       ) {
         report(node);
@@ -110,12 +122,18 @@ describe('authority', () => {
   test('no caller context is built or copied outside src/domain/authority.ts', () => {
     expect(program.getSourceFile(path.join(root, AUTHORITY))).toBeDefined();
     // the whole project is read: every command file too
-    expect(program.getSourceFiles().filter((f) => path.relative(root, f.fileName).startsWith(`commands${path.sep}`)).length).toBeGreaterThan(50);
+    expect(
+      program.getSourceFiles().filter((f) => path.relative(root, f.fileName).startsWith(`commands${path.sep}`)).length,
+    ).toBeGreaterThan(50);
     expect(sites.filter((site) => !site.startsWith(`${PLANTED}:`))).toEqual([]);
   });
 
   test('a planted literal, a lifting spread and an Object.assign are each reported with file and line', () => {
-    expect(sites.filter((site) => site.startsWith(`${PLANTED}:`)).map((site) => site.split(': ')[0])).toEqual([`${PLANTED}:3`, `${PLANTED}:6`, `${PLANTED}:11`]);
+    expect(sites.filter((site) => site.startsWith(`${PLANTED}:`)).map((site) => site.split(': ')[0])).toEqual([
+      `${PLANTED}:3`,
+      `${PLANTED}:6`,
+      `${PLANTED}:11`,
+    ]);
   });
 });
 
@@ -129,7 +147,14 @@ describe('elevate', () => {
 
   test('lifts to the tenant: merchant and entity scope cleared, actor, permissions, transaction and request kept', () => {
     const lifted = elevate(merchant, 'tenant', 'a test lift');
-    expect(lifted).toMatchObject({ level: 'tenant', tenantId: 'tenant-a', merchantId: null, livemode: true, actor: merchant.actor, requestId: 'req-1' });
+    expect(lifted).toMatchObject({
+      level: 'tenant',
+      tenantId: 'tenant-a',
+      merchantId: null,
+      livemode: true,
+      actor: merchant.actor,
+      requestId: 'req-1',
+    });
     expect(lifted.merchantScope).toBeUndefined();
     expect(lifted.permissions).toBe(merchant.permissions);
     expect(lifted.transaction).toBe(merchant.transaction);
@@ -139,7 +164,11 @@ describe('elevate', () => {
   test('to the platform (no tenant), or pointed at another tenant and mode', () => {
     const platform = elevate(merchant, 'platform', 'a test lift');
     expect(platform).toMatchObject({ level: 'platform', tenantId: null, merchantId: null, livemode: true });
-    expect(elevate(platform, 'tenant', 'a test lift', { tenantId: 'tenant-b', livemode: false })).toMatchObject({ level: 'tenant', tenantId: 'tenant-b', livemode: false });
+    expect(elevate(platform, 'tenant', 'a test lift', { tenantId: 'tenant-b', livemode: false })).toMatchObject({
+      level: 'tenant',
+      tenantId: 'tenant-b',
+      livemode: false,
+    });
   });
 
   test('a tenant-level context without a tenant is refused', () => {

@@ -13,7 +13,8 @@ const root = path.resolve(__dirname, '../..');
 /** errors a caller never sees, or whose number is the point (an amount that is not an integer) */
 const NOT_SHOWN = new Set(['Error', 'TypeError', 'RangeError', 'InternalError', 'URIError']);
 /** an interpolated expression that holds an amount of money in minor units */
-const AMOUNT = /(Minor\b|\b(amount|fee|fees|available|remaining|authorized|captured|refunded|disputed|total|minimum|maximum|threshold|balance|net|gross|reserve)\b)/i;
+const AMOUNT =
+  /(Minor\b|\b(amount|fee|fees|available|remaining|authorized|captured|refunded|disputed|total|minimum|maximum|threshold|balance|net|gross|reserve)\b)/i;
 const FORMATTED = /\bformatMinor\(|\bmoney\(|\bformatAmount\(/;
 
 function files(dir: string): string[] {
@@ -67,17 +68,28 @@ export function bareAmountsInErrors(file: string, text: string): string[] {
 
 describe('money in error messages', () => {
   test('every error a caller sees names amounts formatted with their currency, never bare minor units', () => {
-    const sites = [...files('src'), ...files('commands')].flatMap((file) => bareAmountsInErrors(file, fs.readFileSync(path.join(root, file), 'utf8')));
+    const sites = [...files('src'), ...files('commands')].flatMap((file) =>
+      bareAmountsInErrors(file, fs.readFileSync(path.join(root, file), 'utf8')),
+    );
     expect(sites).toEqual([]);
   });
 
   test('the check finds a bare amount (the message of issue 32 as it was) and passes a formatted one', () => {
-    const bare = "throw new BusinessRuleError('REFUND_EXCEEDS_REFUNDABLE', `Refund of ${amount} exceeds what remains refundable (${Math.max(remaining, 0)}).`);";
+    const bare =
+      "throw new BusinessRuleError('REFUND_EXCEEDS_REFUNDABLE', `Refund of ${amount} exceeds what remains refundable (${Math.max(remaining, 0)}).`);";
     expect(bareAmountsInErrors('x.ts', bare)).toEqual(['x.ts:1: ${amount}', 'x.ts:1: ${Math.max(remaining, 0)}']);
-    expect(bareAmountsInErrors('x.ts', "throw ValidationError.field('amount', `at most ${payment.capturedMinor}`);")).toEqual(['x.ts:1: ${payment.capturedMinor}']);
-    const formatted = "throw new BusinessRuleError('X', `Refund of ${money(amount)} exceeds ${formatMinor({ currency, valueMinor: remaining })}.`);";
+    expect(bareAmountsInErrors('x.ts', "throw ValidationError.field('amount', `at most ${payment.capturedMinor}`);")).toEqual([
+      'x.ts:1: ${payment.capturedMinor}',
+    ]);
+    const formatted =
+      "throw new BusinessRuleError('X', `Refund of ${money(amount)} exceeds ${formatMinor({ currency, valueMinor: remaining })}.`);";
     expect(bareAmountsInErrors('x.ts', formatted)).toEqual([]);
-    expect(bareAmountsInErrors('x.ts', "throw new InternalError(`ledger amount ${line.amountMinor} is not an integer`);")).toEqual([]);
-    expect(bareAmountsInErrors('x.ts', "throw ValidationError.field('amount.valueMinor', `must be ${formatMinor(total)} (${totalMinor} minor units)`);")).toEqual([]);
+    expect(bareAmountsInErrors('x.ts', 'throw new InternalError(`ledger amount ${line.amountMinor} is not an integer`);')).toEqual([]);
+    expect(
+      bareAmountsInErrors(
+        'x.ts',
+        "throw ValidationError.field('amount.valueMinor', `must be ${formatMinor(total)} (${totalMinor} minor units)`);",
+      ),
+    ).toEqual([]);
   });
 });

@@ -45,11 +45,15 @@ describe('Money is declared once', () => {
   });
 
   test('no other interface or type alias of money (Money, FeeMoney, CheckoutMoney, ConnectorMoney, …)', () => {
-    expect(linesMatching(/^\s*(export\s+)?(declare\s+)?(interface\s+\w*Money\b|type\s+\w*Money\s*(<[^>]*>)?\s*=)/, [MONEY_FILE])).toEqual([]);
+    expect(linesMatching(/^\s*(export\s+)?(declare\s+)?(interface\s+\w*Money\b|type\s+\w*Money\s*(<[^>]*>)?\s*=)/, [MONEY_FILE])).toEqual(
+      [],
+    );
   });
 
   test('no inline copy of its shape', () => {
-    expect(linesMatching(/\{\s*(currency:\s*string;\s*valueMinor:\s*number|valueMinor:\s*number;\s*currency:\s*string);?\s*\}/, [MONEY_FILE])).toEqual([]);
+    expect(
+      linesMatching(/\{\s*(currency:\s*string;\s*valueMinor:\s*number|valueMinor:\s*number;\s*currency:\s*string);?\s*\}/, [MONEY_FILE]),
+    ).toEqual([]);
   });
 });
 
@@ -104,10 +108,15 @@ describe('one formatter of money, never through floating point', () => {
     // the removed checkout formatMoney: valueMinor / 10 ** digits handed to Intl as a double
     const viaFloat = (currency: string, valueMinor: number, locale: string) => {
       const digits = minorUnits(currency);
-      return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(valueMinor / 10 ** digits);
+      return new Intl.NumberFormat(locale, {
+        style: 'currency',
+        currency,
+        minimumFractionDigits: digits,
+        maximumFractionDigits: digits,
+      }).format(valueMinor / 10 ** digits);
     };
     let seed = 21;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (const currency of ['EUR', 'USD', 'JPY', 'BHD', 'KWD', 'CLF']) {
       for (const locale of ['en', 'de', 'fr', 'ja', 'ar']) {
         for (let i = 0; i < 40; i++) {

@@ -4,7 +4,11 @@ import { pollUntil } from '../../src/cli/poll';
 describe('pollUntil', () => {
   test('reads until done, waiting between reads when there is no work', async () => {
     let reads = 0;
-    const result = await pollUntil(async () => ++reads, (n) => n >= 3, { timeoutMs: 5_000, intervalMs: 1 });
+    const result = await pollUntil(
+      async () => ++reads,
+      (n) => n >= 3,
+      { timeoutMs: 5_000, intervalMs: 1 },
+    );
     expect(result).toEqual({ value: 3, reached: true });
   });
 
@@ -14,14 +18,22 @@ describe('pollUntil', () => {
       state += 1;
       return 1;
     });
-    const result = await pollUntil(async () => state, (s) => s === 2, { timeoutMs: 5_000, intervalMs: 60_000, work });
+    const result = await pollUntil(
+      async () => state,
+      (s) => s === 2,
+      { timeoutMs: 5_000, intervalMs: 60_000, work },
+    );
     expect(result).toEqual({ value: 2, reached: true });
     expect(work).toHaveBeenCalledTimes(2);
   });
 
   test('gives up at the deadline with the last value read', async () => {
     const started = Date.now();
-    const result = await pollUntil(async () => 'processing', (s) => s !== 'processing', { timeoutMs: 50, intervalMs: 10, work: async () => 0 });
+    const result = await pollUntil(
+      async () => 'processing',
+      (s) => s !== 'processing',
+      { timeoutMs: 50, intervalMs: 10, work: async () => 0 },
+    );
     expect(result).toEqual({ value: 'processing', reached: false });
     expect(Date.now() - started).toBeGreaterThanOrEqual(50);
   });

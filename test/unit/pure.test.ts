@@ -10,7 +10,13 @@ import { parseDuration } from '../../src/services/access/tokens';
 import { fingerprint } from '../../src/services/idempotency';
 import { apiKeyStatus, generateKeyPair, parseSecretKey, verifySecret } from '../../src/services/api-keys/secrets';
 import {
-  AuthenticationError, BusinessRuleError, ConflictError, NotFoundError, PermissionError, ValidationError, toProblem,
+  AuthenticationError,
+  BusinessRuleError,
+  ConflictError,
+  NotFoundError,
+  PermissionError,
+  ValidationError,
+  toProblem,
 } from '../../src/domain/errors';
 import { redact } from '../../src/util/secrets';
 import { isCountry, isCurrency, minorUnits } from '../../src/domain/money';
@@ -45,8 +51,11 @@ describe('permissions', () => {
     expect(allows(new Set(['payments:payments:view']), 'payments:payments:manage')).toBe(false);
     expect(allows(new Set(['payouts:withdrawals:create']), 'payouts:withdrawals:view')).toBe(false);
   });
-  test('grantable = owner layer intersected with the caller\'s own', () => {
-    expect(grantable('merchant', new Set(['payments:payments:manage', 'organization:tenants:manage']))).toEqual(['payments:payments:manage', 'payments:payments:view']);
+  test("grantable = owner layer intersected with the caller's own", () => {
+    expect(grantable('merchant', new Set(['payments:payments:manage', 'organization:tenants:manage']))).toEqual([
+      'payments:payments:manage',
+      'payments:payments:view',
+    ]);
     expect(layerPermissions('platform').has('processing:providers:manage')).toBe(true);
     expect(layerPermissions('merchant').has('processing:providers:manage')).toBe(false);
     expect(permissionCatalog().size).toBeGreaterThan(40);
@@ -54,7 +63,9 @@ describe('permissions', () => {
   test('the shipped fixtures/permissions.json matches its schema (the catalog reads it without zod)', () => {
     const parsed = permissionFixture(zod).safeParse(JSON.parse(fs.readFileSync(fixturePath('permissions.json'), 'utf8')));
     expect(parsed.error?.issues ?? []).toEqual([]);
-    expect(permissionFixture(zod).safeParse({ permissions: [{ code: 'payments', layers: ['merchant'], description: 'x' }] }).success).toBe(false);
+    expect(permissionFixture(zod).safeParse({ permissions: [{ code: 'payments', layers: ['merchant'], description: 'x' }] }).success).toBe(
+      false,
+    );
   });
 });
 
@@ -133,29 +144,43 @@ describe('errors', () => {
   test('problem details', () => {
     const p = toProblem(ValidationError.field('body.name', 'is required'), '/v1/x', 'req_1');
     expect(p).toEqual({
-      type: 'https://payplane.dev/problems/validation-failed', title: 'Invalid request', status: 400,
-      detail: 'body.name: is required', instance: '/v1/x', code: 'VALIDATION_FAILED',
-      errors: [{ path: 'body.name', message: 'is required' }], requestId: 'req_1',
+      type: 'https://payplane.dev/problems/validation-failed',
+      title: 'Invalid request',
+      status: 400,
+      detail: 'body.name: is required',
+      instance: '/v1/x',
+      code: 'VALIDATION_FAILED',
+      errors: [{ path: 'body.name', message: 'is required' }],
+      requestId: 'req_1',
     });
   });
   test('redaction removes secret-looking fields at any depth', () => {
     expect(redact({ a: 1, secretKey: 'sk', nested: [{ token: 't', ok: 'v' }], when: new Date(0) })).toEqual({
-      a: 1, secretKey: '[redacted]', nested: [{ token: '[redacted]', ok: 'v' }], when: '1970-01-01T00:00:00.000Z',
+      a: 1,
+      secretKey: '[redacted]',
+      nested: [{ token: '[redacted]', ok: 'v' }],
+      when: '1970-01-01T00:00:00.000Z',
     });
   });
 });
 
 describe('migrations', () => {
-  test('no migration drops a column with Sequelize\'s removeColumn (on SQLite it rebuilds the table and loses its other indexes): dropColumns', () => {
+  test("no migration drops a column with Sequelize's removeColumn (on SQLite it rebuilds the table and loses its other indexes): dropColumns", () => {
     const dir = path.join(__dirname, '..', '..', 'src', 'db', 'migrations');
     // 0005 rebuilds the indexes of 0001 itself after its removeColumn
-    const using = fs.readdirSync(dir).filter((f) => f !== '0005_access.ts' && /\bqi\.removeColumn\(/.test(fs.readFileSync(path.join(dir, f), 'utf8')));
+    const using = fs
+      .readdirSync(dir)
+      .filter((f) => f !== '0005_access.ts' && /\bqi\.removeColumn\(/.test(fs.readFileSync(path.join(dir, f), 'utf8')));
     expect(using).toEqual([]);
   });
 
   test('every migration file is listed once, in order, and loads with its up and down', () => {
     const dir = path.join(__dirname, '..', '..', 'src', 'db', 'migrations');
-    const files = fs.readdirSync(dir).filter((f) => /^\d{4}_\w+\.ts$/.test(f)).map((f) => f.replace(/\.ts$/, '')).sort();
+    const files = fs
+      .readdirSync(dir)
+      .filter((f) => /^\d{4}_\w+\.ts$/.test(f))
+      .map((f) => f.replace(/\.ts$/, ''))
+      .sort();
     expect([...MIGRATION_NAMES]).toEqual(files);
     expect(migrations.map((m) => m.name)).toEqual(files);
     for (const name of files) {

@@ -1,11 +1,25 @@
-import { conditionIssues, ipRange, matchesCondition, normalizeCondition, normalizeIp, type RiskSubject } from '../../src/services/risk/conditions';
+import {
+  conditionIssues,
+  ipRange,
+  matchesCondition,
+  normalizeCondition,
+  normalizeIp,
+  type RiskSubject,
+} from '../../src/services/risk/conditions';
 import { windowPeriod } from '../../src/services/risk/rules';
 import type { RiskCondition } from '../../src/db/models/risk';
 
 const subject: RiskSubject = {
-  tenantId: 't', livemode: false, merchantId: 'M-1', channelId: null, amount: { currency: 'EUR', valueMinor: 12_345 },
-  card: { fingerprint: 'fp_abc', bin: '424242', brand: 'visa', country: 'DE' }, email: 'ada@example.com', ip: '203.0.113.7',
-  customerReference: 'cust-42', threeDSResult: null,
+  tenantId: 't',
+  livemode: false,
+  merchantId: 'M-1',
+  channelId: null,
+  amount: { currency: 'EUR', valueMinor: 12_345 },
+  card: { fingerprint: 'fp_abc', bin: '424242', brand: 'visa', country: 'DE' },
+  email: 'ada@example.com',
+  ip: '203.0.113.7',
+  customerReference: 'cust-42',
+  threeDSResult: null,
 };
 
 const cond = (field: RiskCondition['field'], operator: RiskCondition['operator'], value: string): RiskCondition =>
@@ -55,13 +69,26 @@ describe('risk conditions (pure)', () => {
 
   test('operators are checked against the field; aggregations compare numbers; values parse', () => {
     const issues = (c: Partial<RiskCondition>) =>
-      conditionIssues({ field: 'amount', operator: 'eq', value: '1', aggregation: null, statisticWindow: null, ...c }, 'body.conditions[0]');
+      conditionIssues(
+        { field: 'amount', operator: 'eq', value: '1', aggregation: null, statisticWindow: null, ...c },
+        'body.conditions[0]',
+      );
     expect(issues({})).toEqual([]);
-    expect(issues({ field: 'email', operator: 'gt' })).toEqual([{ path: 'body.conditions[0].operator', message: expect.stringContaining('eq, neq, in, not_in, contains, in_list') }]);
+    expect(issues({ field: 'email', operator: 'gt' })).toEqual([
+      { path: 'body.conditions[0].operator', message: expect.stringContaining('eq, neq, in, not_in, contains, in_list') },
+    ]);
     expect(issues({ value: '12.5' })).toEqual([{ path: 'body.conditions[0].value', message: expect.stringContaining('integer') }]);
     expect(issues({ field: 'ip', value: '999.1.1.1' })[0].path).toBe('body.conditions[0].value');
-    const aggregation = { metric: 'sum' as const, period: { value: 1, unit: 'day' as const }, scope: ['tenant' as const], identifier: 'email' as const, currency: null };
-    expect(issues({ field: 'email', operator: 'gt', value: '3', aggregation })).toEqual([{ path: 'body.conditions[0].field', message: expect.stringContaining('must be amount') }]);
+    const aggregation = {
+      metric: 'sum' as const,
+      period: { value: 1, unit: 'day' as const },
+      scope: ['tenant' as const],
+      identifier: 'email' as const,
+      currency: null,
+    };
+    expect(issues({ field: 'email', operator: 'gt', value: '3', aggregation })).toEqual([
+      { path: 'body.conditions[0].field', message: expect.stringContaining('must be amount') },
+    ]);
     expect(issues({ operator: 'in', value: '3', aggregation })[0].path).toBe('body.conditions[0].operator');
   });
 

@@ -40,7 +40,7 @@ describe('the route table of the /v1 operations', () => {
     expect(idOf('GET', 'v1/payments')).toBeNull();
   });
 
-  test('parameters are decoded as URI components; a malformed one is the client\'s 400', () => {
+  test("parameters are decoded as URI components; a malformed one is the client's 400", () => {
     expect(table.find('GET', '/v1/payments/a%20b%2Fc')!.params).toEqual({ id: 'a b/c' });
     let error: unknown;
     try {

@@ -48,7 +48,7 @@ describe('settings', () => {
     for (const setting of numeric) expect([setting.key, setting.default]).toEqual([setting.key, String(defaults[setting.key])]);
   });
 
-  test('the README\'s Configuration table documents exactly the declared settings', () => {
+  test("the README's Configuration table documents exactly the declared settings", () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5));
     const rows = section.split('\n').filter((line) => line.startsWith('| `'));

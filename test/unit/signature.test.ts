@@ -38,7 +38,18 @@ describe('webhook rules', () => {
 
   test('addresses: public unicast only, unless allowed', () => {
     expect(addressAllowed('93.184.216.34', [])).toBe(true);
-    for (const ip of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fe80::1', 'fc00::1', '0.0.0.0', '100.64.0.1']) {
+    for (const ip of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '::1',
+      'fe80::1',
+      'fc00::1',
+      '0.0.0.0',
+      '100.64.0.1',
+    ]) {
       expect(addressAllowed(ip, [])).toBe(false);
     }
     expect(addressAllowed('127.0.0.1', ['127.0.0.1/32'])).toBe(true);
@@ -47,9 +58,31 @@ describe('webhook rules', () => {
   });
 
   test('event data per level: merchants never see fee decomposition or provider details', () => {
-    const data = { id: 'p', amount: { currency: 'EUR', valueMinor: 100 }, merchantFee: 3, providerFee: 1, tenantFee: 1, routing: { terminalId: 't' }, nested: { providerStatus: 'x', ok: 1 }, internal: { cost: 9 } };
-    expect(renderEventData(data, 'merchant')).toEqual({ id: 'p', amount: { currency: 'EUR', valueMinor: 100 }, merchantFee: 3, nested: { ok: 1 } });
-    expect(renderEventData(data, 'tenant')).toEqual({ id: 'p', amount: { currency: 'EUR', valueMinor: 100 }, merchantFee: 3, providerFee: 1, tenantFee: 1, routing: { terminalId: 't' }, nested: { providerStatus: 'x', ok: 1 } });
+    const data = {
+      id: 'p',
+      amount: { currency: 'EUR', valueMinor: 100 },
+      merchantFee: 3,
+      providerFee: 1,
+      tenantFee: 1,
+      routing: { terminalId: 't' },
+      nested: { providerStatus: 'x', ok: 1 },
+      internal: { cost: 9 },
+    };
+    expect(renderEventData(data, 'merchant')).toEqual({
+      id: 'p',
+      amount: { currency: 'EUR', valueMinor: 100 },
+      merchantFee: 3,
+      nested: { ok: 1 },
+    });
+    expect(renderEventData(data, 'tenant')).toEqual({
+      id: 'p',
+      amount: { currency: 'EUR', valueMinor: 100 },
+      merchantFee: 3,
+      providerFee: 1,
+      tenantFee: 1,
+      routing: { terminalId: 't' },
+      nested: { providerStatus: 'x', ok: 1 },
+    });
     expect(renderEventData(data, 'platform')).toEqual(data);
   });
 

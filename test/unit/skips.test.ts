@@ -22,12 +22,14 @@ test('every skip is a missing prerequisite (test/helpers/prerequisite.ts) or the
   for (const file of testFiles(ROOT)) {
     const rel = path.relative(ROOT, file);
     if (rel === path.join('helpers', 'prerequisite.ts') || rel === path.join('unit', 'skips.test.ts')) continue;
-    fs.readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-      if (!/\b(describe|test|it)\.(skip|only)\b|\bx(describe|test|it)\(/.test(line)) return;
-      // decided by the database of the run: `onPostgres ? describe : describe.skip` and the like
-      if (/\bonPostgres\b/.test(line) && /\.skip\b/.test(line)) return;
-      offenders.push(`${rel}:${i + 1}: ${line.trim()}`);
-    });
+    fs.readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (!/\b(describe|test|it)\.(skip|only)\b|\bx(describe|test|it)\(/.test(line)) return;
+        // decided by the database of the run: `onPostgres ? describe : describe.skip` and the like
+        if (/\bonPostgres\b/.test(line) && /\.skip\b/.test(line)) return;
+        offenders.push(`${rel}:${i + 1}: ${line.trim()}`);
+      });
   }
   expect(offenders).toEqual([]);
 });

@@ -24,7 +24,7 @@ test('a move gives the item with its new status and leaves the item it was given
   expect(moveWithin(MACHINE, { brand: 'visa', enabled: false }, 'enable')).toEqual({ brand: 'visa', enabled: true });
 });
 
-test('a move from a status it does not start from is refused with the machine\'s error', () => {
+test("a move from a status it does not start from is refused with the machine's error", () => {
   expect(() => moveWithin(MACHINE, { brand: 'visa', enabled: true }, 'enable')).toThrow('The visa item cannot be enabled.');
   expect(() => moveWithin(MACHINE, { brand: 'visa', enabled: false }, 'disable')).toThrow(ConflictError);
 });

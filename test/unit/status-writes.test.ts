@@ -14,27 +14,47 @@ import ts from 'typescript';
 
 const root = path.resolve(__dirname, '../..');
 
-
 /** The machinery itself: status.ts writes the moves, audit/changes.ts the audited updates it calls. */
 const MACHINERY = new Set(['src/services/status.ts', 'src/services/audit/changes.ts']);
 
 /** Updates: the index of an argument that is a compare-and-set's expectation (it names the status read, writes none). */
 const UPDATES: Record<string, number | null> = {
-  update: null, updateIf: 1, updateRows: 3, updateEach: null, auditedUpdate: null, auditedUpdateIf: 3, updateRecord: null,
+  update: null,
+  updateIf: 1,
+  updateRows: 3,
+  updateEach: null,
+  auditedUpdate: null,
+  auditedUpdateIf: 3,
+  updateRecord: null,
 };
 const CREATES = new Set([
-  'create', 'createLater', 'createMany', 'createManyLater', 'ensureLater', 'insertRows', 'insertLater', 'bulkCreate', 'upsert',
+  'create',
+  'createLater',
+  'createMany',
+  'createManyLater',
+  'ensureLater',
+  'insertRows',
+  'insertLater',
+  'bulkCreate',
+  'upsert',
 ]);
 
 function projectProgram(): ts.Program {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(root, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!config) throw new Error('tsconfig.json could not be read');
-  return ts.createProgram(config.fileNames.filter((f) => f.startsWith(path.join(root, 'src') + path.sep)), config.options);
+  return ts.createProgram(
+    config.fileNames.filter((f) => f.startsWith(path.join(root, 'src') + path.sep)),
+    config.options,
+  );
 }
 
 /** A program of one file's text (the scan's own check). */
@@ -132,8 +152,10 @@ function statusWrites(program: ts.Program): string[] {
       return [];
     };
     const statusKeys = (lit: ts.ObjectLiteralExpression) =>
-      lit.properties.filter((p): p is ts.PropertyAssignment | ts.ShorthandPropertyAssignment =>
-        (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && fields.has(nameOf(p.name)));
+      lit.properties.filter(
+        (p): p is ts.PropertyAssignment | ts.ShorthandPropertyAssignment =>
+          (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && fields.has(nameOf(p.name)),
+      );
     const visit = (node: ts.Node): void => {
       if (ts.isCallExpression(node)) {
         const callee = node.expression;
@@ -143,9 +165,10 @@ function statusWrites(program: ts.Program): string[] {
             if (index === UPDATES[name]) return;
             for (const lit of literals(arg)) {
               // updateEach's rows: each row's `set`
-              const sets = name === 'updateEach'
-                ? lit.properties.flatMap((p) => (ts.isPropertyAssignment(p) && nameOf(p.name) === 'set' ? literals(p.initializer) : []))
-                : [lit];
+              const sets =
+                name === 'updateEach'
+                  ? lit.properties.flatMap((p) => (ts.isPropertyAssignment(p) && nameOf(p.name) === 'set' ? literals(p.initializer) : []))
+                  : [lit];
               for (const set of sets) for (const key of statusKeys(set)) report(key, `${name} writes a status`);
             }
           });

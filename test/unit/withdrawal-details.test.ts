@@ -1,6 +1,13 @@
 import { ValidationError } from '../../src/domain/errors';
 import {
-  abaRoutingProblem, bicProblem, ibanProblem, maskDetails, methodTypeOf, validateDetails, withdrawalMethodTypes, type WithdrawalMethodType,
+  abaRoutingProblem,
+  bicProblem,
+  ibanProblem,
+  maskDetails,
+  methodTypeOf,
+  validateDetails,
+  withdrawalMethodTypes,
+  type WithdrawalMethodType,
 } from '../../src/services/withdrawal-methods/types';
 
 /** The catalog's validators: IBAN (country length + mod-97), BIC, ABA routing (3-7-1), digits, enum, text; masking. */
@@ -66,19 +73,24 @@ describe('IBAN', () => {
 
   test('validateDetails normalizes spaces and case before checking', () => {
     expect(validateDetails(bank, { iban: ' de89 3704 0044 0532 0130 00 ', accountHolderName: '  Jane Doe ' })).toEqual({
-      iban: 'DE89370400440532013000', accountHolderName: 'Jane Doe',
+      iban: 'DE89370400440532013000',
+      accountHolderName: 'Jane Doe',
     });
   });
 });
 
 describe('BIC', () => {
   test.each(['DEUTDEFF', 'DEUTDEFF500', 'NWBKGB2L', 'BNPAFRPPXXX'])('%s is valid', (bic) => expect(bicProblem(bic)).toBeNull());
-  test.each(['DEUTDEF', 'DEUTDEFF50', 'DEUT12FF', 'DEUTDEFF5000', '1EUTDEFF'])('%s is refused', (bic) => expect(bicProblem(bic)).toMatch(/8 or 11/));
+  test.each(['DEUTDEF', 'DEUTDEFF50', 'DEUT12FF', 'DEUTDEFF5000', '1EUTDEFF'])('%s is refused', (bic) =>
+    expect(bicProblem(bic)).toMatch(/8 or 11/),
+  );
   test('a BIC naming no country is refused', () => expect(bicProblem('DEUTZZFF')).toMatch(/no country/));
 });
 
 describe('ABA routing number', () => {
-  test.each(['021000021', '011000015', '121000358', '026009593', '122105155'])('%s is valid', (n) => expect(abaRoutingProblem(n)).toBeNull());
+  test.each(['021000021', '011000015', '121000358', '026009593', '122105155'])('%s is valid', (n) =>
+    expect(abaRoutingProblem(n)).toBeNull(),
+  );
   test('a wrong check digit is refused', () => {
     expect(abaRoutingProblem('021000022')).toMatch(/check digit/);
     expect(abaRoutingProblem('121000359')).toMatch(/check digit/);
@@ -104,29 +116,47 @@ describe('validateDetails', () => {
 
   test('an empty or blank required value is missing; an empty optional value is dropped', () => {
     expect(issues(bank, { iban: '   ', accountHolderName: 'Jane' })).toEqual({ 'body.details.iban': expect.stringMatching(/is required/) });
-    expect(validateDetails(bank, { iban: 'DE89370400440532013000', accountHolderName: 'Jane', bic: '' })).toEqual({ iban: 'DE89370400440532013000', accountHolderName: 'Jane' });
+    expect(validateDetails(bank, { iban: 'DE89370400440532013000', accountHolderName: 'Jane', bic: '' })).toEqual({
+      iban: 'DE89370400440532013000',
+      accountHolderName: 'Jane',
+    });
   });
 
   test('us_bank_account: routing check digit, digits with lengths, enum values, text length', () => {
     const good = { routingNumber: '021000021', accountNumber: '000123456789', accountHolderName: 'Jane Doe', accountType: 'checking' };
     expect(validateDetails(us, good)).toEqual(good);
-    expect(issues(us, { ...good, routingNumber: '021000022', accountNumber: '12-34', accountType: 'brokerage', accountHolderName: 'x'.repeat(141) })).toEqual({
+    expect(
+      issues(us, {
+        ...good,
+        routingNumber: '021000022',
+        accountNumber: '12-34',
+        accountType: 'brokerage',
+        accountHolderName: 'x'.repeat(141),
+      }),
+    ).toEqual({
       'body.details.routingNumber': expect.stringMatching(/check digit/),
       'body.details.accountNumber': 'must contain digits only',
       'body.details.accountType': 'must be one of "checking", "savings"',
       'body.details.accountHolderName': 'must be at most 140 characters long',
     });
     expect(issues(us, { ...good, accountNumber: '123' })).toEqual({ 'body.details.accountNumber': 'must be at least 4 digits long' });
-    expect(issues(us, { ...good, accountNumber: '1'.repeat(18) })).toEqual({ 'body.details.accountNumber': 'must be at most 17 digits long' });
+    expect(issues(us, { ...good, accountNumber: '1'.repeat(18) })).toEqual({
+      'body.details.accountNumber': 'must be at most 17 digits long',
+    });
   });
 });
 
 describe('maskDetails', () => {
   test('masked keys keep their last 4 characters behind bullets; others stay', () => {
     expect(maskDetails(bank, { iban: 'DE89370400440532013000', accountHolderName: 'Jane Doe', bic: 'DEUTDEFF' })).toEqual({
-      iban: `${'•'.repeat(18)}3000`, accountHolderName: 'Jane Doe', bic: 'DEUTDEFF',
+      iban: `${'•'.repeat(18)}3000`,
+      accountHolderName: 'Jane Doe',
+      bic: 'DEUTDEFF',
     });
-    expect(maskDetails(us, { routingNumber: '021000021', accountNumber: '000123456789' })).toEqual({ routingNumber: '021000021', accountNumber: '••••••••6789' });
+    expect(maskDetails(us, { routingNumber: '021000021', accountNumber: '000123456789' })).toEqual({
+      routingNumber: '021000021',
+      accountNumber: '••••••••6789',
+    });
   });
 
   test('short values get at least 4 bullets and never show more than half of themselves', () => {

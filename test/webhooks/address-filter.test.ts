@@ -16,9 +16,16 @@ import { ValidationError } from '../../src/domain/errors';
  * dispatcher connects (before any connection; a name is resolved by a stub resolver to each of the addresses).
  */
 
-const hex = (v4: string) => v4.split('.').map(Number).reduce<number[]>((acc, b, i) => (i % 2 ? [...acc.slice(0, -1), (acc[acc.length - 1] << 8) | b] : [...acc, b]), []);
+const hex = (v4: string) =>
+  v4
+    .split('.')
+    .map(Number)
+    .reduce<number[]>((acc, b, i) => (i % 2 ? [...acc.slice(0, -1), (acc[acc.length - 1] << 8) | b] : [...acc, b]), []);
 const h16 = (n: number) => n.toString(16);
-const inverted = (v4: string) => hex(v4).map((n) => h16(n ^ 0xffff)).join(':');
+const inverted = (v4: string) =>
+  hex(v4)
+    .map((n) => h16(n ^ 0xffff))
+    .join(':');
 const halves = (v4: string) => hex(v4).map(h16).join(':');
 const PUBLIC = '93.184.216.34';
 
@@ -38,7 +45,9 @@ const REFUSED_IPV4 = ['127.0.0.1', '127.1.2.3', '10.0.0.1', '172.16.5.4', '192.1
 
 /** Literal hosts as a URL may write them, each refused. */
 const REFUSED_HOSTS: Array<[string, string]> = [
-  ...Object.entries(EMBEDDINGS).flatMap(([form, embed]) => REFUSED_IPV4.map((v4): [string, string] => [`${form} of ${v4}`, `[${embed(v4)}]`])),
+  ...Object.entries(EMBEDDINGS).flatMap(([form, embed]) =>
+    REFUSED_IPV4.map((v4): [string, string] => [`${form} of ${v4}`, `[${embed(v4)}]`]),
+  ),
   ['NAT64 local-use 64:ff9b:1::/48, even of a public address', `[64:ff9b:1::${PUBLIC}]`],
   ...REFUSED_IPV4.map((v4): [string, string] => [`IPv4 ${v4}`, v4]),
   ['decimal IPv4', '2130706433'],
@@ -61,7 +70,14 @@ const REFUSED_HOSTS: Array<[string, string]> = [
 /** What a name may resolve to at connect time: every refused literal, as a resolver answers it. */
 const REFUSED_ADDRESSES = [
   ...Object.values(EMBEDDINGS).flatMap((embed) => REFUSED_IPV4.map(embed)),
-  `64:ff9b:1::${PUBLIC}`, ...REFUSED_IPV4, '::1', '::', 'fe80::1', 'fe80::1%eth0', 'fd00::1', 'ff02::1',
+  `64:ff9b:1::${PUBLIC}`,
+  ...REFUSED_IPV4,
+  '::1',
+  '::',
+  'fe80::1',
+  'fe80::1%eth0',
+  'fd00::1',
+  'ff02::1',
 ];
 
 let h: ApiHarness;
@@ -113,7 +129,9 @@ describe(`webhook address filter (${dialectName})`, () => {
       expectProblem(res, 400);
       expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.url']);
     }
-    const tenant = await h.as(h.sandbox.tenantKey.secretKey).post('/v1/admin/webhook-endpoints', { url: 'https://[::127.0.0.1]/', events: ['*'] });
+    const tenant = await h
+      .as(h.sandbox.tenantKey.secretKey)
+      .post('/v1/admin/webhook-endpoints', { url: 'https://[::127.0.0.1]/', events: ['*'] });
     expectProblem(tenant, 400, 'WEBHOOK_URL_NOT_ALLOWED');
     for (const [form, embed] of Object.entries(EMBEDDINGS)) {
       const res = await h.as(merchantKey()).post('/v1/webhooks/endpoints', { url: `https://[${embed(PUBLIC)}]/hook`, events: ['*'] });
@@ -124,13 +142,18 @@ describe(`webhook address filter (${dialectName})`, () => {
 
   test('at save: names of this machine (localhost in every spelling, names resolving to loopback) on every level, create and update', async () => {
     const names: Array<[string, string]> = [
-      ['localhost', 'localhost'], ['upper case', 'LOCALHOST'], ['fullwidth', '\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54'],
-      ['trailing dot', 'localhost.'], ['soft hyphen (IDNA maps it away)', 'loc\u00adalhost'], ['a subdomain (RFC 6761)', 'api.localhost'],
-      ['fullwidth digits of 127.0.0.1', '\uff11\uff12\uff17.0.0.1'], ['circled digits', '\u2460\u2461\u2466.0.0.1'],
+      ['localhost', 'localhost'],
+      ['upper case', 'LOCALHOST'],
+      ['fullwidth', '\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54'],
+      ['trailing dot', 'localhost.'],
+      ['soft hyphen (IDNA maps it away)', 'loc\u00adalhost'],
+      ['a subdomain (RFC 6761)', 'api.localhost'],
+      ['fullwidth digits of 127.0.0.1', '\uff11\uff12\uff17.0.0.1'],
+      ['circled digits', '\u2460\u2461\u2466.0.0.1'],
     ];
     // this machine's own name, when its resolver answers it with a refused address (as /etc/hosts often does)
     const own = await dns.promises.lookup(os.hostname(), { all: true }).catch(() => []);
-    if (own.length > 0 && own.some((a) => !addressAllowed(a.address, []))) names.push(['this machine\'s name', os.hostname()]);
+    if (own.length > 0 && own.some((a) => !addressAllowed(a.address, []))) names.push(["this machine's name", os.hostname()]);
     const levels = [
       { credential: () => merchantKey(), path: '/v1/webhooks/endpoints' },
       { credential: () => h.sandbox.tenantKey.secretKey, path: '/v1/admin/webhook-endpoints' },
@@ -145,9 +168,13 @@ describe(`webhook address filter (${dialectName})`, () => {
           await h.as(level.credential()).post(level.path, { url, events: ['*'] }),
           await h.as(level.credential()).patch(`${level.path}/${saved.body.data.id}`, { url }),
         ]) {
-          if (res.status !== 400) throw new Error(`${level.path}: ${form} (${host}) was answered ${res.status}: ${JSON.stringify(res.body)}`);
+          if (res.status !== 400)
+            throw new Error(`${level.path}: ${form} (${host}) was answered ${res.status}: ${JSON.stringify(res.body)}`);
           expectProblem(res, 400, 'WEBHOOK_URL_NOT_ALLOWED');
-          expect([form, res.body.errors]).toEqual([form, [{ path: 'body.url', message: expect.stringMatching(/private, loopback or reserved address$/) }]]);
+          expect([form, res.body.errors]).toEqual([
+            form,
+            [{ path: 'body.url', message: expect.stringMatching(/private, loopback or reserved address$/) }],
+          ]);
         }
       }
       const unchanged = await h.as(level.credential()).get(`${level.path}/${saved.body.data.id}`);
@@ -156,8 +183,12 @@ describe(`webhook address filter (${dialectName})`, () => {
     await h.rt.db.models.WebhookEndpoint.update({ status: 'disabled' }, { where: {} });
   });
 
-  test('at save, a name is checked by every address it resolves to now (the dispatcher\'s decision); unresolvable names are saved', async () => {
-    const answers: Record<string, string[]> = { 'public.hooks.example.com': [PUBLIC], 'mixed.hooks.example.com': [PUBLIC, '::ffff:10.0.0.1'], 'meta.hooks.example.com': ['169.254.169.254'] };
+  test("at save, a name is checked by every address it resolves to now (the dispatcher's decision); unresolvable names are saved", async () => {
+    const answers: Record<string, string[]> = {
+      'public.hooks.example.com': [PUBLIC],
+      'mixed.hooks.example.com': [PUBLIC, '::ffff:10.0.0.1'],
+      'meta.hooks.example.com': ['169.254.169.254'],
+    };
     const resolve: Resolver = async (name) => {
       if (!(name in answers)) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
       return answers[name].map((address) => ({ address, family: net.isIP(address) }));
@@ -166,7 +197,12 @@ describe(`webhook address filter (${dialectName})`, () => {
     await expect(check('https://public.hooks.example.com/')).resolves.toBeUndefined();
     await expect(check('https://gone.hooks.example.com/')).resolves.toBeUndefined();
     await expect(check('https://mixed.hooks.example.com/')).rejects.toThrow(ValidationError);
-    await expect(check('https://mixed.hooks.example.com/')).rejects.toMatchObject({ code: 'WEBHOOK_URL_NOT_ALLOWED', errors: [{ path: 'body.url', message: 'mixed.hooks.example.com resolves to ::ffff:10.0.0.1, a private, loopback or reserved address' }] });
+    await expect(check('https://mixed.hooks.example.com/')).rejects.toMatchObject({
+      code: 'WEBHOOK_URL_NOT_ALLOWED',
+      errors: [
+        { path: 'body.url', message: 'mixed.hooks.example.com resolves to ::ffff:10.0.0.1, a private, loopback or reserved address' },
+      ],
+    });
     await expect(check('https://META.hooks.example.com./')).rejects.toMatchObject({ code: 'WEBHOOK_URL_NOT_ALLOWED' });
     // an allowed CIDR allows at save what it allows at delivery, and nothing more
     await expect(check('https://mixed.hooks.example.com/', ['10.0.0.0/8'])).resolves.toBeUndefined();
@@ -174,12 +210,21 @@ describe(`webhook address filter (${dialectName})`, () => {
     await expect(check('https://localhost/', ['127.0.0.1/32'])).rejects.toMatchObject({ code: 'WEBHOOK_URL_NOT_ALLOWED' });
     // where the resolver knows localhost, its addresses are the ones the dispatcher connects to, and the ones checked
     const v4Only: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-    await expect(checkDestination('https://localhost/', 'body.url', { allowCidrs: ['127.0.0.1/32'], resolve: v4Only })).resolves.toBeUndefined();
-    await expect(checkDestination('https://localhost/', 'body.url', { allowCidrs: [], resolve: v4Only })).rejects.toMatchObject({ code: 'WEBHOOK_URL_NOT_ALLOWED' });
+    await expect(
+      checkDestination('https://localhost/', 'body.url', { allowCidrs: ['127.0.0.1/32'], resolve: v4Only }),
+    ).resolves.toBeUndefined();
+    await expect(checkDestination('https://localhost/', 'body.url', { allowCidrs: [], resolve: v4Only })).rejects.toMatchObject({
+      code: 'WEBHOOK_URL_NOT_ALLOWED',
+    });
   });
 
   test('the local listener registers its own localhost endpoint (no allowlist needed); the same URL is refused through the API', async () => {
-    const ctx = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId: h.sandbox.merchantId, livemode: false });
+    const ctx = operatorContext(h.rt, {
+      level: 'merchant',
+      tenantId: h.sandbox.tenantId,
+      merchantId: h.sandbox.merchantId,
+      livemode: false,
+    });
     const opened = await openListenerEndpoint(ctx, { port, events: ['*'] });
     expect(opened).toMatchObject({ created: true, endpoint: { url: `https://localhost:${port}/`, status: 'enabled' } });
     const res = await h.as(merchantKey()).post('/v1/webhooks/endpoints', { url: `https://localhost:${port}/`, events: ['*'] });
@@ -206,7 +251,11 @@ describe(`webhook address filter (${dialectName})`, () => {
       answers.set('dot.hooks.example.com.', ['::ffff:127.0.0.1']);
       for (const name of answers.keys()) {
         const result = await transport.post(`https://${name}:${port}/hook`, {}, '{}');
-        expect([name, result.ok, result.error]).toEqual([name, false, expect.stringMatching(/resolves to .*, a private, loopback or reserved address$/)]);
+        expect([name, result.ok, result.error]).toEqual([
+          name,
+          false,
+          expect.stringMatching(/resolves to .*, a private, loopback or reserved address$/),
+        ]);
       }
       expect(new Set(asked)).toEqual(new Set(answers.keys()));
     } finally {
@@ -216,18 +265,26 @@ describe(`webhook address filter (${dialectName})`, () => {
   });
 
   test('the dispatcher delivers through the same check: a saved name that resolves to ::127.0.0.1 is refused, retried, never connected to', async () => {
-    const endpoint = await h.as(merchantKey()).post('/v1/webhooks/endpoints', { url: `https://rebinding.hooks.example.com:${port}/hook`, events: ['payment.*'] });
+    const endpoint = await h
+      .as(merchantKey())
+      .post('/v1/webhooks/endpoints', { url: `https://rebinding.hooks.example.com:${port}/hook`, events: ['payment.*'] });
     expect(endpoint.status).toBe(201);
     const dispatcher = new Dispatcher(h.rt, { transport: { allowCidrs: [], resolve: async () => [{ address: '::7f00:1', family: 6 }] } });
     try {
       const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
-      await h.rt.db.transaction((transaction) => emitEvent({ ...ctx, transaction }, { type: 'payment.created', data: { id: 'pay_1' }, merchantId: h.sandbox.merchantId }));
+      await h.rt.db.transaction((transaction) =>
+        emitEvent({ ...ctx, transaction }, { type: 'payment.created', data: { id: 'pay_1' }, merchantId: h.sandbox.merchantId }),
+      );
       expect(await dispatcher.runOnce()).toBe(1);
     } finally {
       dispatcher['sender'].close();
     }
     const row = (await h.as(merchantKey()).get(`/v1/webhooks/deliveries?endpoint_id=${endpoint.body.data.id}`)).body.data[0];
-    expect(row).toMatchObject({ status: 'pending', attemptCount: 1, lastError: 'rebinding.hooks.example.com resolves to ::7f00:1, a private, loopback or reserved address' });
+    expect(row).toMatchObject({
+      status: 'pending',
+      attemptCount: 1,
+      lastError: 'rebinding.hooks.example.com resolves to ::7f00:1, a private, loopback or reserved address',
+    });
     expect(connections).toBe(0);
   });
 });

@@ -71,8 +71,13 @@ describe(`webhook delivery (${dialectName})`, () => {
     const verified = new Webhook(endpoint.secret).verify(got.raw, got.headers) as Received['body'];
     expect(verified.events).toHaveLength(1);
     expect(verified.events[0]).toEqual({
-      id: event.id, type: 'payment.succeeded', createdAt: h.clock.now().toISOString(), livemode: false,
-      data: { id: 'pay_1', amount: { currency: 'EUR', valueMinor: 1250 }, status: 'captured' }, attempt: 1, version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      id: event.id,
+      type: 'payment.succeeded',
+      createdAt: h.clock.now().toISOString(),
+      livemode: false,
+      data: { id: 'pay_1', amount: { currency: 'EUR', valueMinor: 1250 }, status: 'captured' },
+      attempt: 1,
+      version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
     });
     expect(got.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
     expect(got.headers['webhook-signature'].split(' ')).toHaveLength(1);
@@ -80,9 +85,16 @@ describe(`webhook delivery (${dialectName})`, () => {
 
     const deliveries = await h.as(merchantKey()).get(`/v1/webhooks/deliveries?endpoint_id=${endpoint.id}`);
     expect(deliveries.body.data).toHaveLength(1);
-    expect(deliveries.body.data[0]).toMatchObject({ status: 'succeeded', attemptCount: 1, eventType: 'payment.succeeded', eventId: event.id });
+    expect(deliveries.body.data[0]).toMatchObject({
+      status: 'succeeded',
+      attemptCount: 1,
+      eventType: 'payment.succeeded',
+      eventId: event.id,
+    });
     const detail = await h.as(tenantKey()).get(`/v1/admin/webhook-deliveries/${deliveries.body.data[0].id}`);
-    expect(detail.body.data.attempts).toEqual([expect.objectContaining({ attempt: 1, statusCode: 200, success: true, error: null, responseExcerpt: 'ok' })]);
+    expect(detail.body.data.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, statusCode: 200, success: true, error: null, responseExcerpt: 'ok' }),
+    ]);
   });
 
   test('a receiver that always fails gets exactly 10 attempts at the specified offsets, then webhook.delivery_failed reaches the tenant', async () => {
@@ -114,7 +126,12 @@ describe(`webhook delivery (${dialectName})`, () => {
     expect(detail.attempts[0].responseExcerpt).toHaveLength(2048);
 
     expect(ops.types()).toEqual(['webhook.delivery_failed']);
-    expect(ops.received[0].body.events[0].data).toMatchObject({ deliveryId: delivery.id, endpointId: endpoint.id, eventType: 'payment.failed', attempts: 10 });
+    expect(ops.received[0].body.events[0].data).toMatchObject({
+      deliveryId: delivery.id,
+      endpointId: endpoint.id,
+      eventType: 'payment.failed',
+      attempts: 10,
+    });
     const ep = (await h.as(merchantKey()).get(`/v1/webhooks/endpoints/${endpoint.id}`)).body.data;
     expect(ep.status).toBe('failing');
 
@@ -138,12 +155,18 @@ describe(`webhook delivery (${dialectName})`, () => {
     h.clock.set(new Date());
     const r = await receiver();
     const endpoint = await merchantEndpoint(r.url(), ['refund.*']);
-    const rotated = await h.as(merchantKey()).post(`/v1/webhooks/endpoints/${endpoint.id}/rotate-secret`, { graceHours: 1 }).set('Idempotency-Key', 'rot-wh-1');
+    const rotated = await h
+      .as(merchantKey())
+      .post(`/v1/webhooks/endpoints/${endpoint.id}/rotate-secret`, { graceHours: 1 })
+      .set('Idempotency-Key', 'rot-wh-1');
     expect(rotated.status).toBe(200);
     const newSecret = rotated.body.data.secret as string;
     expect(newSecret).not.toBe(endpoint.secret);
     expect(rotated.body.data.previousSecretExpiresAt).toBe(new Date(h.clock.now().getTime() + 3_600_000).toISOString());
-    const replay = await h.as(merchantKey()).post(`/v1/webhooks/endpoints/${endpoint.id}/rotate-secret`, { graceHours: 1 }).set('Idempotency-Key', 'rot-wh-1');
+    const replay = await h
+      .as(merchantKey())
+      .post(`/v1/webhooks/endpoints/${endpoint.id}/rotate-secret`, { graceHours: 1 })
+      .set('Idempotency-Key', 'rot-wh-1');
     expect(replay.body).toEqual(rotated.body);
     const stored = await h.rt.db.models.Idempotency.findAll();
     expect(JSON.stringify(stored.map((s) => s.get({ plain: true })))).not.toContain(newSecret.slice(6));
@@ -169,7 +192,7 @@ describe(`webhook delivery (${dialectName})`, () => {
     expect(after.headers['webhook-signature']).toBe(new Webhook(newSecret).sign(after.headers['webhook-id'], afterTs, after.raw));
   });
 
-  test('merchant endpoints get only their merchant\'s events, never tenant-only ones, and no fee decomposition', async () => {
+  test("merchant endpoints get only their merchant's events, never tenant-only ones, and no fee decomposition", async () => {
     h.clock.set(new Date());
     const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
     const other = await createMerchantRecord(ctx, { companyId: h.sandbox.companyId, name: 'Other' });
@@ -179,10 +202,30 @@ describe(`webhook delivery (${dialectName})`, () => {
     await merchantEndpoint(theirs.url(), ['*'], otherKey.secretKey);
     await tenantEndpoint(tenant.url(), ['*']);
     await merchantEndpoint(wildcard.url(), ['payment.*', 'checkout.session.*']);
-    expectProblem(await h.as(merchantKey()).post('/v1/webhooks/endpoints', { url: mine.url(), events: ['merchant.created'] }), 400, 'INVALID_EVENT_SUBSCRIPTION');
-    expectProblem(await h.as(merchantKey()).post('/v1/webhooks/endpoints', { url: mine.url(), events: ['webhook.*'] }), 400, 'INVALID_EVENT_SUBSCRIPTION');
+    expectProblem(
+      await h.as(merchantKey()).post('/v1/webhooks/endpoints', { url: mine.url(), events: ['merchant.created'] }),
+      400,
+      'INVALID_EVENT_SUBSCRIPTION',
+    );
+    expectProblem(
+      await h.as(merchantKey()).post('/v1/webhooks/endpoints', { url: mine.url(), events: ['webhook.*'] }),
+      400,
+      'INVALID_EVENT_SUBSCRIPTION',
+    );
 
-    const full = { id: 'pay_9', amount: { currency: 'EUR', valueMinor: 500 }, status: 'captured', merchantFee: 20, providerFee: 5, tenantFee: 10, platformFee: 5, partnerCommission: 0, providerReference: 'psp_1', providerStatus: 'AUTHORISED', routing: { terminalId: 't1' } };
+    const full = {
+      id: 'pay_9',
+      amount: { currency: 'EUR', valueMinor: 500 },
+      status: 'captured',
+      merchantFee: 20,
+      providerFee: 5,
+      tenantFee: 10,
+      platformFee: 5,
+      partnerCommission: 0,
+      providerReference: 'psp_1',
+      providerStatus: 'AUTHORISED',
+      routing: { terminalId: 't1' },
+    };
     await emit('payment.succeeded', full);
     await emit('merchant.created', { id: other.id });
     await emit('refund.created', { id: 're_9' });
@@ -204,7 +247,9 @@ describe(`webhook delivery (${dialectName})`, () => {
     const types = await h.as(merchantKey()).get('/v1/webhooks/event-types');
     expect(types.body.data.map((t: { type: string }) => t.type)).not.toContain('merchant.created');
     const tenantTypes = await h.as(tenantKey()).get('/v1/webhooks/event-types');
-    expect(tenantTypes.body.data.map((t: { type: string }) => t.type)).toEqual(expect.arrayContaining(['merchant.created', 'webhook.delivery_failed', 'payment.succeeded']));
+    expect(tenantTypes.body.data.map((t: { type: string }) => t.type)).toEqual(
+      expect.arrayContaining(['merchant.created', 'webhook.delivery_failed', 'payment.succeeded']),
+    );
   });
 
   test('a receiver that answers after 11 s, one that redirects and one on a refused private address each record a failed attempt and are retried', async () => {
@@ -225,7 +270,8 @@ describe(`webhook delivery (${dialectName})`, () => {
     const startedAt = Date.now();
     expect(await dispatcher.runOnce()).toBe(2);
     expect(Date.now() - startedAt).toBeLessThan(14_000);
-    const rows = async (endpointId: string) => (await h.as(merchantKey()).get(`/v1/webhooks/deliveries?endpoint_id=${endpointId}`)).body.data[0];
+    const rows = async (endpointId: string) =>
+      (await h.as(merchantKey()).get(`/v1/webhooks/deliveries?endpoint_id=${endpointId}`)).body.data[0];
     const [slowRow, redirectRow, privateRow] = await Promise.all([rows(a.id), rows(b.id), rows(c.id)]);
     expect(slowRow).toMatchObject({ status: 'pending', attemptCount: 1, lastError: 'no answer within 10 s' });
     expect(redirectRow).toMatchObject({ status: 'pending', attemptCount: 1, lastError: 'redirect (302) not followed' });

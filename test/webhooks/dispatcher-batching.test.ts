@@ -41,7 +41,8 @@ async function endpointFor(r: Receiver, type: string): Promise<string> {
 async function emitMany(type: string, count: number): Promise<void> {
   const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   await h.rt.db.transaction(async (transaction) => {
-    for (let i = 0; i < count; i++) await emitEvent({ ...ctx, transaction }, { type, data: { id: `${type}_${i}` }, merchantId: h.sandbox.merchantId });
+    for (let i = 0; i < count; i++)
+      await emitEvent({ ...ctx, transaction }, { type, data: { id: `${type}_${i}` }, merchantId: h.sandbox.merchantId });
   });
 }
 
@@ -50,7 +51,9 @@ async function deliveries(endpointId: string): Promise<WebhookDeliveryRow[]> {
 }
 
 async function attemptsOf(ids: string[]): Promise<WebhookAttemptRow[]> {
-  return (await h.rt.db.models.WebhookAttempt.findAll({ where: { deliveryId: ids } })).map((r) => r.get({ plain: true }) as WebhookAttemptRow);
+  return (await h.rt.db.models.WebhookAttempt.findAll({ where: { deliveryId: ids } })).map(
+    (r) => r.get({ plain: true }) as WebhookAttemptRow,
+  );
 }
 
 async function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {

@@ -13,9 +13,20 @@ const url = 'https://hooks.example.test/payplane';
 
 describe(`webhook endpoints (${dialectName})`, () => {
   test('each level manages its own endpoints; secrets only in create and rotate answers', async () => {
-    const m = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/webhooks/endpoints', { url, events: ['payment.*'], description: 'orders' });
+    const m = await h
+      .as(h.sandbox.merchantKey.secretKey)
+      .post('/v1/webhooks/endpoints', { url, events: ['payment.*'], description: 'orders' });
     expect(m.status).toBe(201);
-    expect(m.body.data).toMatchObject({ level: 'merchant', merchantId: h.sandbox.merchantId, tenantId: h.sandbox.tenantId, livemode: false, status: 'enabled', maxAttempts: 10, events: ['payment.*'], description: 'orders' });
+    expect(m.body.data).toMatchObject({
+      level: 'merchant',
+      merchantId: h.sandbox.merchantId,
+      tenantId: h.sandbox.tenantId,
+      livemode: false,
+      status: 'enabled',
+      maxAttempts: 10,
+      events: ['payment.*'],
+      description: 'orders',
+    });
     expect(m.body.data.secret).toMatch(/^whsec_/);
     const t = await h.as(h.sandbox.tenantKey.secretKey).post('/v1/admin/webhook-endpoints', { url, events: ['*'], maxAttempts: 5 });
     expect(t.body.data).toMatchObject({ level: 'tenant', merchantId: null, tenantId: h.sandbox.tenantId, maxAttempts: 5 });
@@ -49,7 +60,9 @@ describe(`webhook endpoints (${dialectName})`, () => {
     const e = (await h.as(key).post('/v1/admin/webhook-endpoints', { url, events: ['payment.*', 'refund.*'] })).body.data;
     const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
     await h.rt.db.transaction((transaction) => emitEvent({ ...ctx, transaction }, { type: 'payment.created', data: { id: 'p' } }));
-    const updated = await h.as(key).patch(`/v1/admin/webhook-endpoints/${e.id}`, { events: ['refund.created'], description: 'refunds only' });
+    const updated = await h
+      .as(key)
+      .patch(`/v1/admin/webhook-endpoints/${e.id}`, { events: ['refund.created'], description: 'refunds only' });
     expect(updated.body.data).toMatchObject({ events: ['refund.created'], description: 'refunds only', url });
     const disabled = await h.as(key).patch(`/v1/admin/webhook-endpoints/${e.id}`, { status: 'disabled' });
     expect(disabled.body.data).toMatchObject({ status: 'disabled', disabledReason: 'disabled by request' });
@@ -79,7 +92,10 @@ describe(`webhook endpoints (${dialectName})`, () => {
       expectProblem(res, 400, code);
       expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
     }
-    expectProblem(await h.as(key).post('/v1/webhooks/endpoints/00000000-0000-4000-8000-000000000000/rotate-secret', { graceHours: 1000 }), 400);
+    expectProblem(
+      await h.as(key).post('/v1/webhooks/endpoints/00000000-0000-4000-8000-000000000000/rotate-secret', { graceHours: 1000 }),
+      400,
+    );
     expectProblem(await h.as(h.sandbox.tenantKey.secretKey).get('/v1/admin/webhook-deliveries?endpoint_id=nope'), 400);
   });
 

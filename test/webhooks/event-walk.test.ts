@@ -97,7 +97,14 @@ let fingerprint = '';
 
 const STEPS: Step[] = [
   {
-    raises: ['checkout.session.created', 'checkout.session.completed', 'payment.created', 'payment.processing', 'payment.succeeded', 'payment.captured'],
+    raises: [
+      'checkout.session.created',
+      'checkout.session.completed',
+      'payment.created',
+      'payment.processing',
+      'payment.succeeded',
+      'payment.captured',
+    ],
     async run() {
       const paid = await payWithCard(m, VISA);
       expect(paid.payment.status).toBe('captured');
@@ -145,7 +152,10 @@ const STEPS: Step[] = [
   {
     raises: ['checkout.session.expired'],
     async run() {
-      const session = await ok(merchant().post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 900 }, successUrl: 'https://shop.example/ok' }), 201);
+      const session = await ok(
+        merchant().post('/v1/checkout-sessions', { amount: { currency: 'EUR', valueMinor: 900 }, successUrl: 'https://shop.example/ok' }),
+        201,
+      );
       await ok(merchant().post(`/v1/checkout-sessions/${session.body.data.id}/expire`, {}));
     },
   },
@@ -155,9 +165,14 @@ const STEPS: Step[] = [
     async run() {
       const balances = await ok(merchant().get('/v1/balances'));
       const eur = (balances.body.data as Array<{ currency: string; pending: { valueMinor: number } }>).find((b) => b.currency === 'EUR');
-      await ok(merchant().post('/v1/balance-thresholds', {
-        balanceType: 'pending', direction: 'above', amount: { currency: 'EUR', valueMinor: (eur?.pending.valueMinor ?? 0) + 1 },
-      }), 201);
+      await ok(
+        merchant().post('/v1/balance-thresholds', {
+          balanceType: 'pending',
+          direction: 'above',
+          amount: { currency: 'EUR', valueMinor: (eur?.pending.valueMinor ?? 0) + 1 },
+        }),
+        201,
+      );
       await payWithCard(m, VISA, { amount: 6_000 });
     },
   },
@@ -188,14 +203,28 @@ const STEPS: Step[] = [
     },
   },
   {
-    raises: ['withdrawal.created', 'withdrawal.approved', 'withdrawal.succeeded', 'withdrawal.failed', 'withdrawal.rejected', 'withdrawal.canceled'],
+    raises: [
+      'withdrawal.created',
+      'withdrawal.approved',
+      'withdrawal.succeeded',
+      'withdrawal.failed',
+      'withdrawal.rejected',
+      'withdrawal.canceled',
+    ],
     async run() {
       await withdrawalSettings(m, { withdrawalCoolingPeriodHours: 0, withdrawalMakerChecker: false });
       const method = await saveMethod(m, 'Walk account', TEST_IBAN);
       expect(method.status).toBe('active');
       let n = 0;
-      const request = async () => (await ok(merchant().post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 500 }, withdrawalMethodId: method.id })
-        .set('Idempotency-Key', `walk-withdrawal-${n++}`), 201)).body.data.id as string;
+      const request = async () =>
+        (
+          await ok(
+            merchant()
+              .post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 500 }, withdrawalMethodId: method.id })
+              .set('Idempotency-Key', `walk-withdrawal-${n++}`),
+            201,
+          )
+        ).body.data.id as string;
       const executed = async (id: string) => {
         await ok(tenant().post(`/v1/withdrawals/${id}/approve`, {}));
         await ok(tenant().post(`/v1/withdrawals/${id}/start-execution`, {}));
@@ -235,16 +264,29 @@ const STEPS: Step[] = [
   {
     raises: ['kyb.submitted'],
     async run() {
-      const draft = await ok(merchant().post('/v1/kyb-submissions', {
-        data: {
-          legalName: 'Walk Trading GmbH', registrationNumber: 'HRB 4242', country: 'DE', incorporationDate: '2019-04-01', website: 'https://walk.example',
-          registeredAddress: { line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
-          owners: [{ name: 'Ada Lovelace', ownershipPercent: 100, nationality: 'GB' }],
-        },
-      }), 201);
+      const draft = await ok(
+        merchant().post('/v1/kyb-submissions', {
+          data: {
+            legalName: 'Walk Trading GmbH',
+            registrationNumber: 'HRB 4242',
+            country: 'DE',
+            incorporationDate: '2019-04-01',
+            website: 'https://walk.example',
+            registeredAddress: { line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
+            owners: [{ name: 'Ada Lovelace', ownershipPercent: 100, nationality: 'GB' }],
+          },
+        }),
+        201,
+      );
       const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), crypto.randomBytes(1_000)]);
-      await ok(request(m.app).post(`/v1/kyb-submissions/${draft.body.data.id}/documents?type=certificate_of_incorporation`)
-        .set('Authorization', `Bearer ${merchantKey()}`).set('Content-Type', 'application/pdf').send(pdf), 201);
+      await ok(
+        request(m.app)
+          .post(`/v1/kyb-submissions/${draft.body.data.id}/documents?type=certificate_of_incorporation`)
+          .set('Authorization', `Bearer ${merchantKey()}`)
+          .set('Content-Type', 'application/pdf')
+          .send(pdf),
+        201,
+      );
       await ok(merchant().post(`/v1/kyb-submissions/${draft.body.data.id}/submit`, {}));
     },
   },
@@ -254,10 +296,20 @@ const STEPS: Step[] = [
     async run() {
       const group = await ok(tenant().post('/v1/admin/list-groups', { name: 'Walk blocked cards', entryType: 'card_fingerprint' }), 201);
       await ok(tenant().post(`/v1/admin/list-groups/${group.body.data.id}/entries`, { value: fingerprint, note: 'walk' }), 201);
-      const rule = await ok(tenant().post('/v1/admin/scoring-rules', {
-        name: 'Walk block', signal: 'block', priority: 100, scoreImpact: 100, conditions: [{ field: 'card_fingerprint', operator: 'in_list', value: group.body.data.id }],
-      }), 201);
-      const plan = await ok(tenant().post('/v1/admin/antifraud-plans', { name: 'Walk plan', ruleIds: [rule.body.data.id], enabled: true }), 201);
+      const rule = await ok(
+        tenant().post('/v1/admin/scoring-rules', {
+          name: 'Walk block',
+          signal: 'block',
+          priority: 100,
+          scoreImpact: 100,
+          conditions: [{ field: 'card_fingerprint', operator: 'in_list', value: group.body.data.id }],
+        }),
+        201,
+      );
+      const plan = await ok(
+        tenant().post('/v1/admin/antifraud-plans', { name: 'Walk plan', ruleIds: [rule.body.data.id], enabled: true }),
+        201,
+      );
       expect((await payWithCard(m, VISA)).payment.errorCode).toBe('RISK_DECLINED');
       await ok(tenant().post(`/v1/admin/antifraud-plans/${plan.body.data.id}/disable`, {}));
     },
@@ -266,7 +318,10 @@ const STEPS: Step[] = [
     // a currency none of the sandbox terminals takes: no eligible terminal
     raises: ['routing.alert'],
     async run() {
-      const session = await ok(merchant().post('/v1/checkout-sessions', { amount: { currency: 'GBP', valueMinor: 2_000 }, successUrl: 'https://shop.example/ok' }), 201);
+      const session = await ok(
+        merchant().post('/v1/checkout-sessions', { amount: { currency: 'GBP', valueMinor: 2_000 }, successUrl: 'https://shop.example/ok' }),
+        201,
+      );
       await merchant().post(`/v1/checkout-sessions/${session.body.data.id}/complete`, {
         paymentMethod: { type: 'card', card: { number: VISA, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada Lovelace' } },
       });
@@ -306,7 +361,11 @@ const STEPS: Step[] = [
       m.clock.set(new Date(new Date(dispute.evidenceDueBy).getTime() + 1_000));
       expect(await expireDueDisputes(m.rt)).toBe(1);
       await m.settle();
-      expect((await ok(tenant().get(`/v1/disputes/${dispute.id}`))).body.data).toMatchObject({ status: 'lost', closedReason: 'evidence_deadline', acquirerOutcome: 'lost' });
+      expect((await ok(tenant().get(`/v1/disputes/${dispute.id}`))).body.data).toMatchObject({
+        status: 'lost',
+        closedReason: 'evidence_deadline',
+        acquirerOutcome: 'lost',
+      });
     },
   },
 ];
@@ -327,7 +386,11 @@ describe(`every event type of the catalog, raised by real operations (${dialectN
   test('the steps cover the catalog exactly', () => {
     const raised = STEPS.flatMap((s) => s.raises);
     expect(new Set(raised).size).toBe(raised.length);
-    expect([...raised].sort()).toEqual(eventCatalog().map((e) => e.type).sort());
+    expect([...raised].sort()).toEqual(
+      eventCatalog()
+        .map((e) => e.type)
+        .sort(),
+    );
   });
 
   test('each step raises its types; every event is delivered, signed, to an endpoint of its level, and names a real record', async () => {
@@ -336,7 +399,9 @@ describe(`every event type of the catalog, raised by real operations (${dialectN
       const before = all().length;
       await step.run();
       await m.settle();
-      const got = all().slice(before).map((e) => e.type);
+      const got = all()
+        .slice(before)
+        .map((e) => e.type);
       // each type the step names reached an endpoint (other types may come along: a payment raises several)
       expect([step.raises, step.raises.filter((t) => !got.includes(t))]).toEqual([step.raises, []]);
     }

@@ -15,7 +15,13 @@ import { currentSigningSecrets, rotateEndpointSecret } from '../../src/services/
 import { transportOptionsFromEnv } from '../../src/services/webhooks/transport';
 import { announceListener, identityFile, runningListener, withdrawListener } from '../../src/listener/registry';
 import {
-  closeListenerEndpoint, ensureListenerCertificate, LISTENER_DESCRIPTION, LocalListener, openListenerEndpoint, type ListenerCertificate, type ReceivedDelivery,
+  closeListenerEndpoint,
+  ensureListenerCertificate,
+  LISTENER_DESCRIPTION,
+  LocalListener,
+  openListenerEndpoint,
+  type ListenerCertificate,
+  type ReceivedDelivery,
 } from '../../src/listener/listener';
 import { testTls } from '../helpers/receiver';
 
@@ -33,7 +39,8 @@ afterAll(async () => {
   await h.close();
 });
 
-const merchantCtx = () => operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId: h.sandbox.merchantId, livemode: false });
+const merchantCtx = () =>
+  operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId: h.sandbox.merchantId, livemode: false });
 
 /** A dispatcher as `serve` makes it: no private range allowed (unless `env` says so), this home's listeners. */
 function dispatcher(options: { home?: string; env?: NodeJS.ProcessEnv } = { home: h.rt.config.home }): Dispatcher {
@@ -43,7 +50,12 @@ function dispatcher(options: { home?: string; env?: NodeJS.ProcessEnv } = { home
 }
 
 /** A listener on `port` for the endpoint (its secrets read for each delivery), announced as running, as `listen` does. */
-async function startListener(port: number, endpointId: string | null, forwardTo?: string, secrets?: () => Promise<string[]>): Promise<{ listener: LocalListener; received: ReceivedDelivery[] }> {
+async function startListener(
+  port: number,
+  endpointId: string | null,
+  forwardTo?: string,
+  secrets?: () => Promise<string[]>,
+): Promise<{ listener: LocalListener; received: ReceivedDelivery[] }> {
   const received: ReceivedDelivery[] = [];
   const read = secrets ?? (async () => (endpointId ? currentSigningSecrets(merchantCtx(), endpointId) : []));
   const listener = await new LocalListener({ port, certificate, secrets: read, forwardTo, onDelivery: (d) => received.push(d) }).start();
@@ -61,7 +73,9 @@ async function emit(type: string, data: Record<string, unknown>) {
 }
 
 async function deliveriesOf(endpointId: string) {
-  return (await h.rt.db.models.WebhookDelivery.findAll({ where: { endpointId } })).map((r) => r.get({ plain: true }) as { status: string; lastError: string | null; attemptCount: number });
+  return (await h.rt.db.models.WebhookDelivery.findAll({ where: { endpointId } })).map(
+    (r) => r.get({ plain: true }) as { status: string; lastError: string | null; attemptCount: number },
+  );
 }
 
 /** A free port of 127.0.0.1 for a listener. */
@@ -84,7 +98,9 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
 
     const other = fs.mkdtempSync(path.join(h.rt.config.home, 'renew-'));
     const first = await ensureListenerCertificate(other, h.clock.now());
-    expect((await ensureListenerCertificate(other, new Date(first.validTo.getTime() - 8 * 86_400_000))).fingerprint256).toBe(first.fingerprint256);
+    expect((await ensureListenerCertificate(other, new Date(first.validTo.getTime() - 8 * 86_400_000))).fingerprint256).toBe(
+      first.fingerprint256,
+    );
     const renewed = await ensureListenerCertificate(other, new Date(first.validTo.getTime() - 6 * 86_400_000));
     expect(renewed.fingerprint256).not.toBe(first.fingerprint256);
     expect(fs.readFileSync(identityFile(other), 'utf8')).toContain(renewed.cert.trim());
@@ -93,32 +109,48 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
   test('the dispatcher reaches the listener on loopback (its certificate pinned), and every delivery verifies', async () => {
     const port = await freePort();
     const opened = await openListenerEndpoint(merchantCtx(), { port, events: ['*'] });
-    expect(opened).toMatchObject({ created: true, endpoint: { url: `https://localhost:${port}/`, description: LISTENER_DESCRIPTION, level: 'merchant', status: 'enabled' } });
+    expect(opened).toMatchObject({
+      created: true,
+      endpoint: { url: `https://localhost:${port}/`, description: LISTENER_DESCRIPTION, level: 'merchant', status: 'enabled' },
+    });
     const { received } = await startListener(port, opened.endpoint.id);
     const event = await emit('payment.captured', { id: 'pay_listen_1' });
     expect(await dispatcher().runOnce()).toBeGreaterThanOrEqual(1);
-    expect(received).toEqual([expect.objectContaining({ verified: true, status: 200, events: [{ id: event.id, type: 'payment.captured', livemode: false }] })]);
+    expect(received).toEqual([
+      expect.objectContaining({ verified: true, status: 200, events: [{ id: event.id, type: 'payment.captured', livemode: false }] }),
+    ]);
     expect(await deliveriesOf(opened.endpoint.id)).toEqual([expect.objectContaining({ status: 'succeeded', attemptCount: 1 })]);
 
     // a dispatcher that also allows loopback (PAYPLANE_WEBHOOK_ALLOW_CIDRS, its own CA file) still reaches the listener
     await emit('payment.captured', { id: 'pay_listen_1b' });
-    expect(await dispatcher({ home: h.rt.config.home, env: { PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128', PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile } }).runOnce()).toBe(1);
+    expect(
+      await dispatcher({
+        home: h.rt.config.home,
+        env: { PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128', PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile },
+      }).runOnce(),
+    ).toBe(1);
     expect(received.map((d) => d.verified)).toEqual([true, true]);
 
     // a secret rotated while listening (no grace period): the listener follows, deliveries still verify
     await rotateEndpointSecret(merchantCtx(), opened.endpoint.id, { graceHours: 0 });
     await emit('payment.captured', { id: 'pay_listen_1c' });
     expect(await dispatcher().runOnce()).toBe(1);
-    expect(received.map((d) => [d.verified, d.status])).toEqual([[true, 200], [true, 200], [true, 200]]);
+    expect(received.map((d) => [d.verified, d.status])).toEqual([
+      [true, 200],
+      [true, 200],
+      [true, 200],
+    ]);
     await closeListenerEndpoint(merchantCtx(), opened.endpoint.id);
   });
 
-  test('only the running listener\'s own endpoint is reached on loopback: another endpoint on its port, or a listener gone, is refused before any connection', async () => {
+  test("only the running listener's own endpoint is reached on loopback: another endpoint on its port, or a listener gone, is refused before any connection", async () => {
     const port = await freePort();
     const opened = await openListenerEndpoint(merchantCtx(), { port, events: ['dispute.*'] });
     const { received } = await startListener(port, opened.endpoint.id);
     // an endpoint anyone could create through the API at the same address
-    const res = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/webhooks/endpoints', { url: `https://localhost:${port}/`, events: ['dispute.created'] });
+    const res = await h
+      .as(h.sandbox.merchantKey.secretKey)
+      .post('/v1/webhooks/endpoints', { url: `https://localhost:${port}/`, events: ['dispute.created'] });
     expect(res.status).toBe(201);
     await emit('dispute.created', { id: 'dp_listen_0' });
     expect(await dispatcher().runOnce()).toBe(2);
@@ -146,7 +178,9 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
     // a receiver on localhost with a certificate of its own (the test CA), as any local service might be
     const other = await new Receiver().start();
     closers.push(() => other.close());
-    const res = await h.as(h.sandbox.merchantKey.secretKey).post('/v1/webhooks/endpoints', { url: other.url('/'), events: ['dispute.created'] });
+    const res = await h
+      .as(h.sandbox.merchantKey.secretKey)
+      .post('/v1/webhooks/endpoints', { url: other.url('/'), events: ['dispute.created'] });
     expect(res.status).toBe(201);
     // a running listener announced for that endpoint and port, whose certificate is not the one presented there
     announceListener(h.rt.config.home, { endpointId: res.body.data.id, port: other.port, pid: process.pid, cert: certificate.cert });
@@ -162,7 +196,9 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
     const bare = dispatcher({});
     expect(await bare.runOnce()).toBe(1);
     const rows = await deliveriesOf(res.body.data.id);
-    expect(rows.some((r) => /localhost resolves to (127\.0\.0\.1|::1), a private, loopback or reserved address/.test(r.lastError ?? ''))).toBe(true);
+    expect(
+      rows.some((r) => /localhost resolves to (127\.0\.0\.1|::1), a private, loopback or reserved address/.test(r.lastError ?? '')),
+    ).toBe(true);
     expect(other.received).toHaveLength(0);
     await h.rt.db.models.WebhookEndpoint.update({ status: 'disabled' }, { where: { id: res.body.data.id } });
   });
@@ -174,22 +210,39 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
     const body = JSON.stringify({ events: [{ id: 'evt_forged', type: 'payment.captured' }] });
     const forged = new Webhook(`whsec_${Buffer.alloc(32, 8).toString('base64')}`).sign('msg_1', new Date(), body);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = https.request(`https://localhost:${port}/`, {
-        method: 'POST', ca: certificate.cert,
-        headers: { 'content-type': 'application/json', 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': forged },
-      }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = https.request(
+        `https://localhost:${port}/`,
+        {
+          method: 'POST',
+          ca: certificate.cert,
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': 'msg_1',
+            'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+            'webhook-signature': forged,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
     expect(status).toBe(400);
-    expect(received).toEqual([expect.objectContaining({ verified: false, status: 400, webhookId: 'msg_1', events: [{ id: 'evt_forged', type: 'payment.captured', livemode: undefined }] })]);
+    expect(received).toEqual([
+      expect.objectContaining({
+        verified: false,
+        status: 400,
+        webhookId: 'msg_1',
+        events: [{ id: 'evt_forged', type: 'payment.captured', livemode: undefined }],
+      }),
+    ]);
     expect(received[0].error).toMatch(/signature/i);
   });
 
-  test('--forward-to posts each verified delivery as received to the app, whose answer is the listener\'s', async () => {
+  test("--forward-to posts each verified delivery as received to the app, whose answer is the listener's", async () => {
     const forwarded: Array<{ headers: http.IncomingHttpHeaders; raw: string }> = [];
     let appStatus = 503;
     const app = http.createServer((req, res) => {
@@ -213,7 +266,9 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
     expect(await deliveriesOf(opened.endpoint.id)).toEqual([expect.objectContaining({ status: 'pending', lastError: 'HTTP 503' })]);
     // what the app got verifies with the endpoint's secret, as the app itself will check it
     expect(forwarded).toHaveLength(1);
-    const verified = new Webhook(opened.secrets[0]).verify(forwarded[0].raw, forwarded[0].headers as Record<string, string>) as { events: Array<{ type: string }> };
+    const verified = new Webhook(opened.secrets[0]).verify(forwarded[0].raw, forwarded[0].headers as Record<string, string>) as {
+      events: Array<{ type: string }>;
+    };
     expect(verified.events[0].type).toBe('refund.succeeded');
 
     // the app recovers: the retry succeeds
@@ -237,7 +292,10 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
     expect(await deliveriesOf(first.endpoint.id)).toHaveLength(1);
 
     const again = await openListenerEndpoint(merchantCtx(), { port, events: ['payment.*', 'refund.*'] });
-    expect(again).toMatchObject({ created: false, endpoint: { id: first.endpoint.id, status: 'enabled', events: ['payment.*', 'refund.*'] } });
+    expect(again).toMatchObject({
+      created: false,
+      endpoint: { id: first.endpoint.id, status: 'enabled', events: ['payment.*', 'refund.*'] },
+    });
     expect(again.secrets).toEqual(first.secrets);
     // after a rotation, the listener knows both secrets of the grace period
     const rotated = await rotateEndpointSecret(merchantCtx(), first.endpoint.id, { graceHours: 1 });
@@ -253,6 +311,12 @@ describe(`payplane webhooks listen: the local listener (${dialectName})`, () => 
   test('a port in use is refused as an unavailable resource naming it (exit 8, as serve)', async () => {
     const port = await freePort();
     await startListener(port, null);
-    await expect(new LocalListener({ port, certificate, secrets: async () => [], onDelivery: () => undefined }).start()).rejects.toMatchObject({ code: 'PORT_IN_USE', exitCode: 8, message: expect.stringContaining(`port ${port} of 127.0.0.1: it is already in use`) });
+    await expect(
+      new LocalListener({ port, certificate, secrets: async () => [], onDelivery: () => undefined }).start(),
+    ).rejects.toMatchObject({
+      code: 'PORT_IN_USE',
+      exitCode: 8,
+      message: expect.stringContaining(`port ${port} of 127.0.0.1: it is already in use`),
+    });
   });
 });

@@ -41,9 +41,16 @@ async function emitMany(count: number, tag: string): Promise<void> {
 
 function dispatcher(extraEnv: Record<string, string> = {}): ChildProcess {
   const env = {
-    ...process.env, NO_COLOR: '1', DATABASE_URL: t.db.url, PAYPLANE_HOME: t.db.home, PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
-    PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128', PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile, PAYPLANE_DISPATCH_POLL_MS: '100',
-    PAYPLANE_DISPATCH_BATCH: '20', ...extraEnv,
+    ...process.env,
+    NO_COLOR: '1',
+    DATABASE_URL: t.db.url,
+    PAYPLANE_HOME: t.db.home,
+    PAYPLANE_TOKEN_SECRET: TEST_TOKEN_SECRET,
+    PAYPLANE_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32,::1/128',
+    PAYPLANE_WEBHOOK_CA_FILE: testTls().caFile,
+    PAYPLANE_DISPATCH_POLL_MS: '100',
+    PAYPLANE_DISPATCH_BATCH: '20',
+    ...extraEnv,
   } as NodeJS.ProcessEnv;
   delete env.NODE_ENV;
   const child = spawn(process.execPath, [BIN, 'webhooks', 'dispatch'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -51,7 +58,8 @@ function dispatcher(extraEnv: Record<string, string> = {}): ChildProcess {
   return child;
 }
 
-const ids = (tag: string) => new Set(receiver.received.filter((r) => r.body.events[0].data.id.startsWith(`${tag}_`)).map((r) => r.headers['webhook-id']));
+const ids = (tag: string) =>
+  new Set(receiver.received.filter((r) => r.body.events[0].data.id.startsWith(`${tag}_`)).map((r) => r.headers['webhook-id']));
 
 async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;

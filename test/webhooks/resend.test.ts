@@ -41,7 +41,8 @@ async function receiver(): Promise<Receiver> {
 const tenantKey = () => h.sandbox.tenantKey.secretKey;
 const merchantKey = () => h.sandbox.merchantKey.secretKey;
 const tenantCtx = () => operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
-const merchantCtx = (merchantId = h.sandbox.merchantId) => operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId, livemode: false });
+const merchantCtx = (merchantId = h.sandbox.merchantId) =>
+  operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId, livemode: false });
 
 async function merchantEndpoint(url: string, events: string[], merchantId?: string) {
   return createEndpoint(merchantCtx(merchantId), { url, events });
@@ -66,7 +67,8 @@ async function drain(): Promise<void> {
 }
 
 const retry = (id: string, key = tenantKey()) => h.as(key).post(`/v1/admin/webhook-deliveries/${id}/retry`);
-const attemptsOf = async (id: string) => (await h.as(tenantKey()).get(`/v1/admin/webhook-deliveries/${id}`)).body.data.attempts as { attempt: number; success: boolean }[];
+const attemptsOf = async (id: string) =>
+  (await h.as(tenantKey()).get(`/v1/admin/webhook-deliveries/${id}`)).body.data.attempts as { attempt: number; success: boolean }[];
 
 describe(`sending a delivery now (${dialectName})`, () => {
   test('a scheduled delivery (pending, next attempt later) is made due now and sent at once, once; its schedule goes on from there', async () => {
@@ -85,7 +87,13 @@ describe(`sending a delivery now (${dialectName})`, () => {
     h.clock.advance(5_000);
     const res = await retry(scheduled.id);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: scheduled.id, status: 'pending', attemptCount: 1, maxAttempts: 10, nextAttemptAt: h.clock.now().toISOString() });
+    expect(res.body.data).toMatchObject({
+      id: scheduled.id,
+      status: 'pending',
+      attemptCount: 1,
+      maxAttempts: 10,
+      nextAttemptAt: h.clock.now().toISOString(),
+    });
     // not a second delivery: the same record
     expect(await h.rt.db.models.WebhookDelivery.count({ where: { eventId: event.id } })).toBe(1);
     // due already: a second retry has nothing to do
@@ -97,7 +105,10 @@ describe(`sending a delivery now (${dialectName})`, () => {
     expect(r.received.map((x) => x.body.events[0].attempt)).toEqual([1, 2]);
     expect(new Set(r.received.map((x) => x.headers['webhook-id'])).size).toBe(1);
     expect(await row(scheduled.id)).toMatchObject({ status: 'succeeded', attemptCount: 2, maxAttempts: 10 });
-    expect((await attemptsOf(scheduled.id)).map((a) => [a.attempt, a.success])).toEqual([[1, false], [2, true]]);
+    expect((await attemptsOf(scheduled.id)).map((a) => [a.attempt, a.success])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
   });
 
   test('a scheduled delivery sent now that fails again keeps its retry schedule (the next delay after attempt 2)', async () => {
@@ -164,12 +175,20 @@ describe(`sending a delivery now (${dialectName})`, () => {
     r.reply = () => ({ status: 200, body: 'ok' });
     const res = await retry(d.id);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ status: 'pending', attemptCount: 1, maxAttempts: 10, nextAttemptAt: h.clock.now().toISOString() });
+    expect(res.body.data).toMatchObject({
+      status: 'pending',
+      attemptCount: 1,
+      maxAttempts: 10,
+      nextAttemptAt: h.clock.now().toISOString(),
+    });
     await drain();
     await drain();
     expect(r.received.map((x) => x.body.events[0].attempt)).toEqual([1, 2]);
     expect(await row(d.id)).toMatchObject({ status: 'succeeded', attemptCount: 2 });
-    expect((await attemptsOf(d.id)).map((a) => [a.attempt, a.success])).toEqual([[1, false], [2, true]]);
+    expect((await attemptsOf(d.id)).map((a) => [a.attempt, a.success])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
   });
 
   test('a succeeded delivery is sent again (the same message and event id), its maxAttempts kept: a failing receiver gets the rest of the schedule; a deleted endpoint is refused, naming why', async () => {
@@ -222,7 +241,10 @@ describe(`replay of canceled and scheduled deliveries (${dialectName})`, () => {
     const canceledEvent = await emit('refund.failed');
     await drain();
     const canceled = await deliveryOf(canceledEvent.id, endpoint.id);
-    await h.rt.db.models.WebhookDelivery.update({ status: 'canceled', nextAttemptAt: null, updatedAt: h.clock.now() }, { where: { id: canceled.id } });
+    await h.rt.db.models.WebhookDelivery.update(
+      { status: 'canceled', nextAttemptAt: null, updatedAt: h.clock.now() },
+      { where: { id: canceled.id } },
+    );
     const scheduled = await deliveryOf(scheduledEvent.id, endpoint.id);
     const dueEvent = await emit('payment.created'); // pending, due now: not a scheduled delivery
     const due = await deliveryOf(dueEvent.id, endpoint.id);
@@ -237,7 +259,13 @@ describe(`replay of canceled and scheduled deliveries (${dialectName})`, () => {
     expect((await ids(['canceled', 'pending'])).sort()).toEqual([canceled.id, scheduled.id].sort());
     expect(await ids(['pending'])).not.toContain(due.id);
     // a later window finds none of them
-    expect(await replayableDeliveries(platform, { since: new Date(h.clock.now().getTime() + 1), statuses: ['canceled', 'pending'], endpointId: endpoint.id })).toEqual([]);
+    expect(
+      await replayableDeliveries(platform, {
+        since: new Date(h.clock.now().getTime() + 1),
+        statuses: ['canceled', 'pending'],
+        endpointId: endpoint.id,
+      }),
+    ).toEqual([]);
 
     const rows = await replayableDeliveries(platform, { since, statuses: ['canceled', 'pending'], endpointId: endpoint.id });
     for (const x of rows) expect(await replayDelivery(systemContext(h.rt, x.livemode), x)).toBe('requeued');
@@ -260,7 +288,12 @@ describe(`resending an event (${dialectName})`, () => {
     const shopEndpoint = await merchantEndpoint(shop.url(), ['payment.*']);
     const opsEndpoint = await createEndpoint(tenantCtx(), { url: ops.url(), events: ['payment.succeeded'] });
     await merchantEndpoint(narrow.url(), ['refund.*']);
-    const event = await emit('payment.succeeded', { id: 'pay_r1', amount: { currency: 'EUR', valueMinor: 700 }, status: 'captured', providerFee: 3 });
+    const event = await emit('payment.succeeded', {
+      id: 'pay_r1',
+      amount: { currency: 'EUR', valueMinor: 700 },
+      status: 'captured',
+      providerFee: 3,
+    });
     await drain();
     expect(shop.received).toHaveLength(1);
     expect(ops.received).toHaveLength(1);
@@ -269,7 +302,9 @@ describe(`resending an event (${dialectName})`, () => {
     const resent = await resendEvent(tenantCtx(), event.id);
     expect(resent).toMatchObject({ eventId: event.id, type: 'payment.succeeded', livemode: false, deliveriesQueued: 2 });
     expect(resent.deliveries.map((d) => d.endpointId).sort()).toEqual([shopEndpoint.id, opsEndpoint.id].sort());
-    expect(resent.deliveries.every((d) => d.status === 'pending' && d.attemptCount === 0 && d.maxAttempts === 10 && d.id !== first.id)).toBe(true);
+    expect(
+      resent.deliveries.every((d) => d.status === 'pending' && d.attemptCount === 0 && d.maxAttempts === 10 && d.id !== first.id),
+    ).toBe(true);
     expect(await h.rt.db.models.AuditEntry.count({ where: { action: 'webhook_event.resent' } })).toBeGreaterThanOrEqual(2);
     await drain();
     expect(shop.received).toHaveLength(2);
@@ -297,7 +332,10 @@ describe(`resending an event (${dialectName})`, () => {
     const other = await createMerchantRecord(tenantCtx(), { companyId: h.sandbox.companyId, name: 'Resend other' });
     const othersEndpoint = await merchantEndpoint(b.url('/other'), ['payment.*'], other.id);
     const stranger = await createSandbox(h.rt, { name: 'Resend stranger' });
-    const strangersEndpoint = await createEndpoint(operatorContext(h.rt, { level: 'tenant', tenantId: stranger.tenantId, livemode: false }), { url: b.url('/stranger'), events: ['*'] });
+    const strangersEndpoint = await createEndpoint(
+      operatorContext(h.rt, { level: 'tenant', tenantId: stranger.tenantId, livemode: false }),
+      { url: b.url('/stranger'), events: ['*'] },
+    );
     const event = await emit('payment.requires_capture');
     await drain();
     const before = a.received.length;
@@ -308,10 +346,14 @@ describe(`resending an event (${dialectName})`, () => {
     expect(a.received.length).toBe(before + 1);
 
     await expect(resendEvent(tenantCtx(), event.id, { endpointId: notSubscribed.id })).rejects.toMatchObject({
-      status: 409, code: 'WEBHOOK_ENDPOINT_NOT_RECEIVING', detail: expect.stringContaining('does not subscribe to payment.requires_capture'),
+      status: 409,
+      code: 'WEBHOOK_ENDPOINT_NOT_RECEIVING',
+      detail: expect.stringContaining('does not subscribe to payment.requires_capture'),
     });
     await expect(resendEvent(tenantCtx(), event.id, { endpointId: othersEndpoint.id })).rejects.toMatchObject({
-      status: 409, code: 'WEBHOOK_ENDPOINT_NOT_RECEIVING', detail: expect.stringContaining(`merchant ${other.id}`),
+      status: 409,
+      code: 'WEBHOOK_ENDPOINT_NOT_RECEIVING',
+      detail: expect.stringContaining(`merchant ${other.id}`),
     });
     await expect(resendEvent(tenantCtx(), event.id, { endpointId: strangersEndpoint.id })).rejects.toMatchObject({ status: 404 });
     // a merchant names only its own endpoints, and sees only its own events
@@ -320,11 +362,17 @@ describe(`resending an event (${dialectName})`, () => {
     // disabled
     await updateEndpoint(merchantCtx(), target.id, { status: 'disabled' });
     await expect(resendEvent(tenantCtx(), event.id, { endpointId: target.id })).rejects.toMatchObject({
-      status: 409, code: 'WEBHOOK_ENDPOINT_NOT_RECEIVING', detail: expect.stringContaining('is disabled'),
+      status: 409,
+      code: 'WEBHOOK_ENDPOINT_NOT_RECEIVING',
+      detail: expect.stringContaining('is disabled'),
     });
     // an event of another tenant, or of the other mode, is not found
-    await expect(resendEvent(operatorContext(h.rt, { level: 'tenant', tenantId: stranger.tenantId, livemode: false }), event.id)).rejects.toMatchObject({ status: 404 });
-    await expect(resendEvent(operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: true }), event.id)).rejects.toMatchObject({ status: 404 });
+    await expect(
+      resendEvent(operatorContext(h.rt, { level: 'tenant', tenantId: stranger.tenantId, livemode: false }), event.id),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(
+      resendEvent(operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: true }), event.id),
+    ).rejects.toMatchObject({ status: 404 });
     // no refused resend wrote a delivery
     expect(await h.rt.db.models.WebhookDelivery.count({ where: { eventId: event.id } })).toBe(3);
   });

@@ -29,7 +29,8 @@ afterAll(async () => {
 test(`20 concurrent start-execution calls by different operators: exactly one succeeds (${onPostgres ? 'postgres' : 'sqlite'})`, async () => {
   await fundMerchant(h, 50_000);
   const tenant = h.as(h.sandbox.tenantKey.secretKey);
-  const created = await h.as(h.sandbox.merchantKey.secretKey)
+  const created = await h
+    .as(h.sandbox.merchantKey.secretKey)
     .post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 10_000 }, withdrawalMethodId: methodId })
     .set('Idempotency-Key', 'race-start');
   expect(created.status).toBe(201);
@@ -57,7 +58,9 @@ test('20 concurrent withdrawals exceeding the available balance: the accepted on
   const merchant = h.as(h.sandbox.merchantKey.secretKey);
   const answers = await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      merchant.post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 1_000 }, withdrawalMethodId: methodId }).set('Idempotency-Key', `race-${i}`),
+      merchant
+        .post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 1_000 }, withdrawalMethodId: methodId })
+        .set('Idempotency-Key', `race-${i}`),
     ),
   );
   const accepted = answers.filter((r) => r.status === 201);

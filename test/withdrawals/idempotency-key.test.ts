@@ -20,7 +20,7 @@ beforeAll(async () => {
   await fundMerchant(m, 100_000);
 });
 
-test('the same caller replays, another caller under the merchant\'s key is refused', async () => {
+test("the same caller replays, another caller under the merchant's key is refused", async () => {
   const merchant = m.as(m.sandbox.merchantKey.secretKey);
   const tenant = m.as(m.sandbox.tenantKey.secretKey);
   const body = { amount: { currency: 'EUR', valueMinor: 1_000 }, withdrawalMethodId: methodId };

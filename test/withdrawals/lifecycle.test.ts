@@ -28,7 +28,9 @@ beforeAll(async () => {
   await fundMerchant(m, 100_000);
 });
 const request = (valueMinor: number, extra: Record<string, unknown> = {}, key = `wd-${++seq}`) =>
-  merchant.post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor }, withdrawalMethodId: methodId, ...extra }).set('Idempotency-Key', key);
+  merchant
+    .post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor }, withdrawalMethodId: methodId, ...extra })
+    .set('Idempotency-Key', key);
 
 async function create(valueMinor: number): Promise<string> {
   const res = await request(valueMinor);
@@ -37,7 +39,13 @@ async function create(valueMinor: number): Promise<string> {
 }
 
 async function auditActions(id: string): Promise<string[]> {
-  const rows = await m.rt.db.models.AuditEntry.findAll({ where: { targetId: id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+  const rows = await m.rt.db.models.AuditEntry.findAll({
+    where: { targetId: id },
+    order: [
+      ['createdAt', 'ASC'],
+      ['id', 'ASC'],
+    ],
+  });
   return rows.map((r) => r.get('action') as string);
 }
 
@@ -47,9 +55,19 @@ test('request, approve, start, complete: balances to the minor unit and one even
   expect(created.status).toBe(201);
   const w = created.body.data;
   expect(w).toMatchObject({
-    status: 'pending', entityType: 'merchant', entityId: m.sandbox.merchantId, withdrawalMethodId: methodId, withdrawalChannelId: m.sandbox.payoutChannelId,
-    amount: { currency: 'EUR', valueMinor: 40_000 }, fee: { currency: 'EUR', valueMinor: FEE }, currency: 'EUR', idempotencyKey: `wd-${seq}`,
-    destination: { type: 'bank_account' }, createdBy: m.sandbox.merchantKey.id, approvedAt: null, executedBy: null,
+    status: 'pending',
+    entityType: 'merchant',
+    entityId: m.sandbox.merchantId,
+    withdrawalMethodId: methodId,
+    withdrawalChannelId: m.sandbox.payoutChannelId,
+    amount: { currency: 'EUR', valueMinor: 40_000 },
+    fee: { currency: 'EUR', valueMinor: FEE },
+    currency: 'EUR',
+    idempotencyKey: `wd-${seq}`,
+    destination: { type: 'bank_account' },
+    createdBy: m.sandbox.merchantKey.id,
+    approvedAt: null,
+    executedBy: null,
   });
   expect(w.fundingAccountId).toMatch(/^[0-9a-f-]{36}$/);
   expect(w.destination.details.iban).toMatch(/3000$/);
@@ -77,7 +95,9 @@ test('request, approve, start, complete: balances to the minor unit and one even
   expect(await merchantBalance(m)).toMatchObject({ available: before.available - 40_000 - FEE, payable: before.payable });
 
   // the payout left through the channel's clearing account; the fee is the tenant's revenue
-  const entries = (await m.rt.db.models.LedgerEntry.findAll({ where: { sourceType: 'withdrawal', sourceId: w.id } })).map((e) => e.get({ plain: true }));
+  const entries = (await m.rt.db.models.LedgerEntry.findAll({ where: { sourceType: 'withdrawal', sourceId: w.id } })).map((e) =>
+    e.get({ plain: true }),
+  );
   const sum = (account: string) => entries.filter((e) => e.account === account).reduce((s, e) => s + Number(e.amountMinor), 0);
   expect(sum('payout_clearing')).toBe(40_000);
   expect(sum('tenant_revenue')).toBe(FEE);
@@ -87,7 +107,12 @@ test('request, approve, start, complete: balances to the minor unit and one even
   const events = await m.eventsAbout(w.id);
   expect(events.map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.approved', 'withdrawal.succeeded']);
   expect(events[2].data).toMatchObject({ object: 'withdrawal', status: 'completed', amount: { currency: 'EUR', valueMinor: 40_000 } });
-  expect(await auditActions(w.id)).toEqual(['withdrawal.created', 'withdrawal.approved', 'withdrawal.execution_started', 'withdrawal.completed']);
+  expect(await auditActions(w.id)).toEqual([
+    'withdrawal.created',
+    'withdrawal.approved',
+    'withdrawal.execution_started',
+    'withdrawal.completed',
+  ]);
 
   const got = await merchant.get(`/v1/withdrawals/${w.id}`);
   expect(got.status).toBe(200);
@@ -103,7 +128,11 @@ test('reject needs a reason, releases the hold and carries the reason in its eve
   expect((await tenant.get(`/v1/withdrawals/${id}`)).body.data.status).toBe('pending');
   const rejected = await tenant.post(`/v1/withdrawals/${id}/reject`, { rejectionReason: 'Account holder does not match the merchant' });
   expect(rejected.status).toBe(200);
-  expect(rejected.body.data).toMatchObject({ status: 'rejected', rejectionReason: 'Account holder does not match the merchant', rejectedBy: m.sandbox.tenantKey.id });
+  expect(rejected.body.data).toMatchObject({
+    status: 'rejected',
+    rejectionReason: 'Account holder does not match the merchant',
+    rejectedBy: m.sandbox.tenantKey.id,
+  });
   expect(await merchantBalance(m)).toEqual(before);
   const events = await m.eventsAbout(id);
   expect(events.map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.rejected']);
@@ -121,7 +150,7 @@ test('the merchant cancels a pending withdrawal: the hold is released', async ()
   expectProblem(await merchant.post(`/v1/withdrawals/${id}/cancel`), 409, 'INVALID_STATE_TRANSITION');
 });
 
-test('fail needs a comment (400, nothing changes); a failed withdrawal\'s funds are available again', async () => {
+test("fail needs a comment (400, nothing changes); a failed withdrawal's funds are available again", async () => {
   const before = await merchantBalance(m);
   const id = await create(20_000);
   await tenant.post(`/v1/withdrawals/${id}/approve`).expect(200);
@@ -134,13 +163,21 @@ test('fail needs a comment (400, nothing changes); a failed withdrawal\'s funds 
     expectProblem(res, 400);
     expect(res.body.errors[0].path).toBe('body.comment');
   }
-  expect((await tenant.get(`/v1/withdrawals/${id}`)).body.data).toMatchObject({ status: 'executing', failedAt: null, executionComment: null });
+  expect((await tenant.get(`/v1/withdrawals/${id}`)).body.data).toMatchObject({
+    status: 'executing',
+    failedAt: null,
+    executionComment: null,
+  });
   expect(await merchantBalance(m)).toEqual(held);
   expect(await m.rt.db.models.LedgerEntry.count()).toBe(entriesBefore);
 
   const failed = await tenant.post(`/v1/withdrawals/${id}/fail`, { comment: 'Bank returned the transfer: account closed' });
   expect(failed.status).toBe(200);
-  expect(failed.body.data).toMatchObject({ status: 'failed', executionComment: 'Bank returned the transfer: account closed', failureReason: 'Bank returned the transfer: account closed' });
+  expect(failed.body.data).toMatchObject({
+    status: 'failed',
+    executionComment: 'Bank returned the transfer: account closed',
+    failureReason: 'Bank returned the transfer: account closed',
+  });
   expect(await merchantBalance(m)).toEqual(before);
   const events = await m.eventsAbout(id);
   expect(events.map((e) => e.type)).toEqual(['withdrawal.created', 'withdrawal.approved', 'withdrawal.failed']);
@@ -163,11 +200,19 @@ test('every illegal move answers 409 and changes nothing', async () => {
     pending: ['cancel', 'approve', 'reject'],
     approved: ['start'],
     executing: ['complete', 'fail'],
-    completed: [], rejected: [], canceled: [], failed: [],
+    completed: [],
+    rejected: [],
+    canceled: [],
+    failed: [],
   };
   const reach: Record<string, (keyof typeof moves)[]> = {
-    pending: [], approved: ['approve'], executing: ['approve', 'start'], completed: ['approve', 'start', 'complete'],
-    rejected: ['reject'], canceled: ['cancel'], failed: ['approve', 'start', 'fail'],
+    pending: [],
+    approved: ['approve'],
+    executing: ['approve', 'start'],
+    completed: ['approve', 'start', 'complete'],
+    rejected: ['reject'],
+    canceled: ['cancel'],
+    failed: ['approve', 'start', 'fail'],
   };
   for (const [state, path] of Object.entries(reach)) {
     const id = await create(1_000);
@@ -189,7 +234,8 @@ test('every illegal move answers 409 and changes nothing', async () => {
 
 test('levels: merchants request, view and cancel; only operators review and execute', async () => {
   const id = await create(1_000);
-  for (const path of ['approve', 'start-execution', 'complete']) expectProblem(await merchant.post(`/v1/withdrawals/${id}/${path}`, {}), 403);
+  for (const path of ['approve', 'start-execution', 'complete'])
+    expectProblem(await merchant.post(`/v1/withdrawals/${id}/${path}`, {}), 403);
   expectProblem(await merchant.post(`/v1/withdrawals/${id}/reject`, { rejectionReason: 'x' }), 403);
   expectProblem(await merchant.post(`/v1/withdrawals/${id}/fail`, { comment: 'x' }), 403);
   expectProblem(await merchant.get('/v1/withdrawals/0190a1b2-0000-7000-8000-000000000000'), 404);
@@ -200,7 +246,11 @@ test('levels: merchants request, view and cancel; only operators review and exec
   expectProblem(byTenant, 400);
   expect(byTenant.body.errors[0].path).toBe('body.merchantId');
   const named = await tenant
-    .post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 1_000 }, withdrawalMethodId: methodId, merchantId: m.sandbox.merchantId })
+    .post('/v1/withdrawals', {
+      amount: { currency: 'EUR', valueMinor: 1_000 },
+      withdrawalMethodId: methodId,
+      merchantId: m.sandbox.merchantId,
+    })
     .set('Idempotency-Key', 'tenant-with-merchant');
   expect(named.status).toBe(201);
   expect(named.body.data.createdBy).toBe(m.sandbox.tenantKey.id);
@@ -251,19 +301,29 @@ test('bad requests: 400 naming the field, and the Idempotency-Key is required an
     expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
   }
   // an unknown method or channel: 404 naming the field; a payin channel: 400
-  const unknown = await merchant.post('/v1/withdrawals', { ...body, withdrawalMethodId: '0190a1b2-0000-7000-8000-000000000000' }).set('Idempotency-Key', 'unknown-method');
+  const unknown = await merchant
+    .post('/v1/withdrawals', { ...body, withdrawalMethodId: '0190a1b2-0000-7000-8000-000000000000' })
+    .set('Idempotency-Key', 'unknown-method');
   expectProblem(unknown, 404);
   expect(unknown.body.errors[0].path).toBe('body.withdrawalMethodId');
   const payin = await tenant.post('/v1/admin/channels', { name: 'Card payins', direction: 'payin', currencies: ['EUR'] });
   expect(payin.status).toBe(201);
-  const wrongChannel = await merchant.post('/v1/withdrawals', { ...body, withdrawalChannelId: payin.body.data.id }).set('Idempotency-Key', 'payin-channel');
+  const wrongChannel = await merchant
+    .post('/v1/withdrawals', { ...body, withdrawalChannelId: payin.body.data.id })
+    .set('Idempotency-Key', 'payin-channel');
   expectProblem(wrongChannel, 400);
   expect(wrongChannel.body.errors[0]).toMatchObject({ path: 'body.withdrawalChannelId', message: 'must be a payout channel' });
-  const noChannel = await merchant.post('/v1/withdrawals', { ...body, withdrawalChannelId: '0190a1b2-0000-7000-8000-000000000001' }).set('Idempotency-Key', 'no-channel');
+  const noChannel = await merchant
+    .post('/v1/withdrawals', { ...body, withdrawalChannelId: '0190a1b2-0000-7000-8000-000000000001' })
+    .set('Idempotency-Key', 'no-channel');
   expectProblem(noChannel, 404);
   expect(noChannel.body.errors[0].path).toBe('body.withdrawalChannelId');
   // bank_account takes any currency, but the merchant has no USD funds
-  expectProblem(await merchant.post('/v1/withdrawals', { ...body, amount: { currency: 'USD', valueMinor: 100 } }).set('Idempotency-Key', 'usd'), 422, 'INSUFFICIENT_BALANCE');
+  expectProblem(
+    await merchant.post('/v1/withdrawals', { ...body, amount: { currency: 'USD', valueMinor: 100 } }).set('Idempotency-Key', 'usd'),
+    422,
+    'INSUFFICIENT_BALANCE',
+  );
 
   const first = await merchant.post('/v1/withdrawals', body).set('Idempotency-Key', 'replayed-key');
   expect(first.status).toBe(201);
@@ -271,7 +331,13 @@ test('bad requests: 400 naming the field, and the Idempotency-Key is required an
   expect(replay.status).toBe(201);
   expect(replay.headers['idempotent-replayed']).toBe('true');
   expect(replay.body.data.id).toBe(first.body.data.id);
-  expectProblem(await merchant.post('/v1/withdrawals', { ...body, amount: { currency: 'EUR', valueMinor: 2_000 } }).set('Idempotency-Key', 'replayed-key'), 409, 'IDEMPOTENCY_KEY_REUSED');
+  expectProblem(
+    await merchant
+      .post('/v1/withdrawals', { ...body, amount: { currency: 'EUR', valueMinor: 2_000 } })
+      .set('Idempotency-Key', 'replayed-key'),
+    409,
+    'IDEMPOTENCY_KEY_REUSED',
+  );
   expect(await m.rt.db.models.Withdrawal.count({ where: { idempotencyKey: 'replayed-key' } })).toBe(1);
   await merchant.post(`/v1/withdrawals/${first.body.data.id}/cancel`).expect(200);
 });
@@ -295,7 +361,11 @@ test('maker-checker: the creator cannot approve, the approver cannot execute', a
   const second = await anotherTenantKey(m);
   const other = m.as(second.secretKey);
   const created = await tenant
-    .post('/v1/withdrawals', { amount: { currency: 'EUR', valueMinor: 3_000 }, withdrawalMethodId: methodId, merchantId: m.sandbox.merchantId })
+    .post('/v1/withdrawals', {
+      amount: { currency: 'EUR', valueMinor: 3_000 },
+      withdrawalMethodId: methodId,
+      merchantId: m.sandbox.merchantId,
+    })
     .set('Idempotency-Key', 'maker-checker');
   expect(created.status).toBe(201);
   const id = created.body.data.id;
@@ -365,7 +435,11 @@ test('a suspended method stops its pending and approved withdrawals until reacti
 
 test('merchant withdrawal limits refuse with 422 LIMIT_EXCEEDED; refused withdrawals consume nothing', async () => {
   const limit = await tenant.post(`/v1/admin/merchants/${m.sandbox.merchantId}/limits`, {
-    period: { value: 1, unit: 'day' }, metric: 'volume', threshold: 5_000, currency: 'EUR', transactionType: 'withdrawal',
+    period: { value: 1, unit: 'day' },
+    metric: 'volume',
+    threshold: 5_000,
+    currency: 'EUR',
+    transactionType: 'withdrawal',
   });
   expect(limit.status).toBe(201);
   m.clock.advance(2 * 86_400_000); // earlier withdrawals fall out of the period

@@ -55,16 +55,39 @@ function as(key: string) {
 const paths = (res: { body: { errors?: { path: string }[] } }) => (res.body.errors ?? []).map((e) => e.path).sort();
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((r) => r.id);
 const auditOf = async (targetId: string) =>
-  (await h.rt.db.models.AuditEntry.findAll({ where: { targetId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] })).map(
-    (r) => r.get({ plain: true }) as { action: string; actorType: string; actorId: string; tenantId: string; merchantId: string; before: unknown; after: unknown },
+  (
+    await h.rt.db.models.AuditEntry.findAll({
+      where: { targetId },
+      order: [
+        ['createdAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    })
+  ).map(
+    (r) =>
+      r.get({ plain: true }) as {
+        action: string;
+        actorType: string;
+        actorId: string;
+        tenantId: string;
+        merchantId: string;
+        before: unknown;
+        after: unknown;
+      },
   );
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const bankBody = (extra: object = {}) => ({
-  methodType: 'bank_account', label: 'Main account', details: { iban: IBAN_SPACED, accountHolderName: 'Jane Doe', bic: 'DEUTDEFF' }, ...extra,
+  methodType: 'bank_account',
+  label: 'Main account',
+  details: { iban: IBAN_SPACED, accountHolderName: 'Jane Doe', bic: 'DEUTDEFF' },
+  ...extra,
 });
 const usBody = (extra: object = {}) => ({
-  methodType: 'us_bank_account', label: 'ACH', details: { routingNumber: '021000021', accountNumber: ACCOUNT, accountHolderName: 'Jane Doe', accountType: 'checking' }, ...extra,
+  methodType: 'us_bank_account',
+  label: 'ACH',
+  details: { routingNumber: '021000021', accountNumber: ACCOUNT, accountHolderName: 'Jane Doe', accountType: 'checking' },
+  ...extra,
 });
 
 async function create(key: string, body: object): Promise<Record<string, any>> {
@@ -79,7 +102,8 @@ async function setCooling(hours: number | null): Promise<void> {
   expect(res.body.data.withdrawalCoolingPeriodHours).toBe(hours);
 }
 
-const use = (methodId: string, currency = 'EUR', owner = merchantId) => inTransaction(operator, (tx) => usableMethod(tx, methodId, owner, currency));
+const use = (methodId: string, currency = 'EUR', owner = merchantId) =>
+  inTransaction(operator, (tx) => usableMethod(tx, methodId, owner, currency));
 
 beforeAll(async () => {
   h = await createApiHarness();
@@ -100,10 +124,25 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
       expect(res.status).toBe(200);
       expect(res.body.pagination).toEqual({ nextCursor: null, prevCursor: null, hasMore: false, totalCount: res.body.data.length });
       const byType = Object.fromEntries(res.body.data.map((t: { type: string }) => [t.type, t]));
-      expect(byType.bank_account).toMatchObject({ name: expect.any(String), description: expect.any(String), currencies: [], requiredDetails: ['iban', 'accountHolderName'] });
+      expect(byType.bank_account).toMatchObject({
+        name: expect.any(String),
+        description: expect.any(String),
+        currencies: [],
+        requiredDetails: ['iban', 'accountHolderName'],
+      });
       expect(byType.bank_account.details).toContainEqual({ key: 'iban', label: 'IBAN', required: true, format: 'iban', masked: true });
-      expect(byType.us_bank_account).toMatchObject({ currencies: ['USD'], requiredDetails: ['routingNumber', 'accountNumber', 'accountHolderName'] });
-      expect(byType.us_bank_account.details).toContainEqual({ key: 'accountType', label: 'Account type', required: false, format: 'enum', masked: false, values: ['checking', 'savings'] });
+      expect(byType.us_bank_account).toMatchObject({
+        currencies: ['USD'],
+        requiredDetails: ['routingNumber', 'accountNumber', 'accountHolderName'],
+      });
+      expect(byType.us_bank_account.details).toContainEqual({
+        key: 'accountType',
+        label: 'Account type',
+        required: false,
+        format: 'enum',
+        masked: false,
+        values: ['checking', 'savings'],
+      });
     }
   });
 
@@ -113,20 +152,38 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     const t0 = h.clock.now().getTime();
     main = await create(merchantKey, bankBody());
     expect(main).toEqual({
-      id: expect.any(String), tenantId: h.sandbox.tenantId, merchantId, livemode: false, methodType: 'bank_account', label: 'Main account',
+      id: expect.any(String),
+      tenantId: h.sandbox.tenantId,
+      merchantId,
+      livemode: false,
+      methodType: 'bank_account',
+      label: 'Main account',
       details: { iban: masked(IBAN), accountHolderName: 'Jane Doe', bic: 'DEUTDEFF' },
-      status: 'cooling', activatesAt: iso(t0 + 24 * HOUR_MS), createdAt: iso(t0), updatedAt: iso(t0), deletedAt: null,
+      status: 'cooling',
+      activatesAt: iso(t0 + 24 * HOUR_MS),
+      createdAt: iso(t0),
+      updatedAt: iso(t0),
+      deletedAt: null,
     });
     expect((await as(merchantKey).get(`${BASE}/${main.id}`)).body.data).toEqual(main);
     expect((await as(tenantKey).get(`${BASE}/${main.id}`)).body.data).toEqual(main);
     // the full details are sealed at rest: the row holds neither the IBAN nor anything but the masked form in clear
-    const row = (await h.rt.db.models.MerchantWithdrawalMethod.findByPk(main.id))!.get({ plain: true }) as { detailsSealed: string; createdBy: string };
+    const row = (await h.rt.db.models.MerchantWithdrawalMethod.findByPk(main.id))!.get({ plain: true }) as {
+      detailsSealed: string;
+      createdBy: string;
+    };
     expect(row.detailsSealed).not.toContain(IBAN);
     expect(JSON.parse(h.rt.sealer.open(row.detailsSealed))).toEqual({ iban: IBAN, accountHolderName: 'Jane Doe', bic: 'DEUTDEFF' });
     expect(row.createdBy).toBe(h.sandbox.merchantKey.id);
     const audit = await auditOf(main.id);
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ action: 'withdrawal_method.created', actorType: 'api_key', tenantId: h.sandbox.tenantId, merchantId, before: null });
+    expect(audit[0]).toMatchObject({
+      action: 'withdrawal_method.created',
+      actorType: 'api_key',
+      tenantId: h.sandbox.tenantId,
+      merchantId,
+      before: null,
+    });
     expect(audit[0].after).toEqual(main);
   });
 
@@ -142,7 +199,12 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     expectProblem(res, 404);
     const us = await create(tenantKey, usBody({ merchantId }));
     expect(us).toMatchObject({ merchantId, methodType: 'us_bank_account', status: 'cooling' });
-    expect(us.details).toEqual({ routingNumber: '021000021', accountNumber: masked(ACCOUNT), accountHolderName: 'Jane Doe', accountType: 'checking' });
+    expect(us.details).toEqual({
+      routingNumber: '021000021',
+      accountNumber: masked(ACCOUNT),
+      accountHolderName: 'Jane Doe',
+      accountType: 'checking',
+    });
   });
 
   test('bad input is 400 naming every bad field, and nothing is saved', async () => {
@@ -160,7 +222,10 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     expectProblem(res, 400, 'UNKNOWN_WITHDRAWAL_METHOD_TYPE');
     expect(paths(res)).toEqual(['body.methodType']);
     // a routing number whose check digit does not match
-    res = await as(merchantKey).post(BASE, usBody({ details: { routingNumber: '021000022', accountNumber: ACCOUNT, accountHolderName: 'Jane Doe' } }));
+    res = await as(merchantKey).post(
+      BASE,
+      usBody({ details: { routingNumber: '021000022', accountNumber: ACCOUNT, accountHolderName: 'Jane Doe' } }),
+    );
     expectProblem(res, 400);
     expect(res.body.errors).toEqual([{ path: 'body.details.routingNumber', message: expect.stringMatching(/check digit/) }]);
     // the body's own shape: required fields, strings only
@@ -175,7 +240,7 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
 
   let twoHours: Record<string, any>;
 
-  test('the tenant\'s cooling period applies; 0 hours makes a method active at once; null is the default again', async () => {
+  test("the tenant's cooling period applies; 0 hours makes a method active at once; null is the default again", async () => {
     const now = () => h.clock.now().getTime();
     await setCooling(2);
     twoHours = await create(merchantKey, bankBody({ label: 'Two hours', details: { iban: IBAN_2, accountHolderName: 'Jane Doe' } }));
@@ -185,10 +250,16 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     expect(instant).toMatchObject({ status: 'active', activatesAt: iso(now()) });
     expect((await use(instant.id)).method.status).toBe('active');
     await setCooling(null);
-    expect(await create(merchantKey, bankBody({ label: 'Default again' }))).toMatchObject({ status: 'cooling', activatesAt: iso(now() + 24 * HOUR_MS) });
+    expect(await create(merchantKey, bankBody({ label: 'Default again' }))).toMatchObject({
+      status: 'cooling',
+      activatesAt: iso(now() + 24 * HOUR_MS),
+    });
     // the tenant's setting through the model as well
     await h.rt.db.models.Tenant.update({ withdrawalCoolingPeriodHours: 72 }, { where: { id: h.sandbox.tenantId } });
-    expect(await create(merchantKey, bankBody({ label: 'Three days' }))).toMatchObject({ status: 'cooling', activatesAt: iso(now() + 72 * HOUR_MS) });
+    expect(await create(merchantKey, bankBody({ label: 'Three days' }))).toMatchObject({
+      status: 'cooling',
+      activatesAt: iso(now() + 72 * HOUR_MS),
+    });
     await h.rt.db.models.Tenant.update({ withdrawalCoolingPeriodHours: null }, { where: { id: h.sandbox.tenantId } });
   });
 
@@ -197,11 +268,20 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     h.clock.advance(2 * HOUR_MS);
     let job = withdrawalMethodCoolingJob.start(h.rt);
     await job.stop();
-    expect((await as(merchantKey).get(`${BASE}/${twoHours.id}`)).body.data).toMatchObject({ status: 'active', activatesAt: twoHours.activatesAt });
+    expect((await as(merchantKey).get(`${BASE}/${twoHours.id}`)).body.data).toMatchObject({
+      status: 'active',
+      activatesAt: twoHours.activatesAt,
+    });
     expect((await as(merchantKey).get(`${BASE}/${main.id}`)).body.data.status).toBe('cooling');
     const activated = (await auditOf(twoHours.id)).filter((a) => a.action === 'withdrawal_method.activated');
     expect(activated).toHaveLength(1);
-    expect(activated[0]).toMatchObject({ actorType: 'system', tenantId: h.sandbox.tenantId, merchantId, before: { status: 'cooling' }, after: { status: 'active' } });
+    expect(activated[0]).toMatchObject({
+      actorType: 'system',
+      tenantId: h.sandbox.tenantId,
+      merchantId,
+      before: { status: 'cooling' },
+      after: { status: 'active' },
+    });
     // nothing more is due: a second run moves nothing
     expect(await activateDueMethods(h.rt)).toBe(0);
 
@@ -215,7 +295,10 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
   test('usableMethod: activates a due cooling method itself, opens the details; refuses cooling, suspended, wrong currency, invisible', async () => {
     const cooling = await create(merchantKey, bankBody({ label: 'Lazy', details: { iban: IBAN_3, accountHolderName: 'Jean Dupont' } }));
     await expect(use(cooling.id)).rejects.toMatchObject({
-      status: 422, code: 'WITHDRAWAL_METHOD_NOT_ACTIVE', detail: expect.stringContaining(cooling.activatesAt), errors: [{ path: 'body.withdrawalMethodId' }],
+      status: 422,
+      code: 'WITHDRAWAL_METHOD_NOT_ACTIVE',
+      detail: expect.stringContaining(cooling.activatesAt),
+      errors: [{ path: 'body.withdrawalMethodId' }],
     });
     h.clock.advance(24 * HOUR_MS);
     // the job has not run: the withdrawal activates it on the spot
@@ -224,7 +307,10 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     expect(usable.type.type).toBe('bank_account');
     expect(usable.details).toEqual({ iban: IBAN_3, accountHolderName: 'Jean Dupont' });
     expect((await as(merchantKey).get(`${BASE}/${cooling.id}`)).body.data.status).toBe('active');
-    expect((await auditOf(cooling.id)).map((a) => [a.action, a.actorType])).toEqual([['withdrawal_method.created', 'api_key'], ['withdrawal_method.activated', 'user']]);
+    expect((await auditOf(cooling.id)).map((a) => [a.action, a.actorType])).toEqual([
+      ['withdrawal_method.created', 'api_key'],
+      ['withdrawal_method.activated', 'user'],
+    ]);
     // the job finds nothing left to do for it
     await activateDueMethods(h.rt);
     expect((await auditOf(cooling.id)).filter((a) => a.action === 'withdrawal_method.activated')).toHaveLength(1);
@@ -235,13 +321,23 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     expect((await use(us.id, 'USD')).details.accountNumber).toBe(ACCOUNT);
     // suspended
     expect((await as(tenantKey).post(`${BASE}/${us.id}/suspend`)).status).toBe(200);
-    await expect(use(us.id, 'USD')).rejects.toMatchObject({ status: 422, code: 'WITHDRAWAL_METHOD_NOT_ACTIVE', detail: expect.stringMatching(/suspended/) });
+    await expect(use(us.id, 'USD')).rejects.toMatchObject({
+      status: 422,
+      code: 'WITHDRAWAL_METHOD_NOT_ACTIVE',
+      detail: expect.stringMatching(/suspended/),
+    });
     expect((await as(tenantKey).post(`${BASE}/${us.id}/reactivate`)).status).toBe(200);
     // another merchant's, absent, or named in a field of the caller's choosing: 404 naming the field
-    await expect(use(us.id, 'USD', second.merchantId)).rejects.toMatchObject({ status: 404, errors: [{ path: 'body.withdrawalMethodId' }] });
-    await expect(inTransaction(operator, (tx) => usableMethod(tx, MISSING, merchantId, 'EUR', 'withdrawalMethodId'))).rejects.toMatchObject({
-      status: 404, errors: [{ path: 'withdrawalMethodId' }],
+    await expect(use(us.id, 'USD', second.merchantId)).rejects.toMatchObject({
+      status: 404,
+      errors: [{ path: 'body.withdrawalMethodId' }],
     });
+    await expect(inTransaction(operator, (tx) => usableMethod(tx, MISSING, merchantId, 'EUR', 'withdrawalMethodId'))).rejects.toMatchObject(
+      {
+        status: 404,
+        errors: [{ path: 'withdrawalMethodId' }],
+      },
+    );
   });
 
   test('PATCH: a label alone changes nothing else; the same details change nothing; new details restart cooling', async () => {
@@ -253,7 +349,9 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     main = res.body.data;
     // the same details written differently: nothing changes, nothing is audited
     const auditCount = (await auditOf(main.id)).length;
-    res = await as(merchantKey).patch(`${BASE}/${main.id}`, { details: { iban: IBAN_SPACED, accountHolderName: ' Jane Doe', bic: 'deutdeff' } });
+    res = await as(merchantKey).patch(`${BASE}/${main.id}`, {
+      details: { iban: IBAN_SPACED, accountHolderName: ' Jane Doe', bic: 'deutdeff' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(main);
     expect(await auditOf(main.id)).toHaveLength(auditCount);
@@ -265,11 +363,19 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     res = await as(merchantKey).patch(`${BASE}/${main.id}`, { label: 'Moved', details: { iban: IBAN_2, accountHolderName: 'Jane Doe' } });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
-      ...main, label: 'Moved', details: { iban: masked(IBAN_2), accountHolderName: 'Jane Doe' }, status: 'cooling', activatesAt: iso(t() + 24 * HOUR_MS), updatedAt: iso(t()),
+      ...main,
+      label: 'Moved',
+      details: { iban: masked(IBAN_2), accountHolderName: 'Jane Doe' },
+      status: 'cooling',
+      activatesAt: iso(t() + 24 * HOUR_MS),
+      updatedAt: iso(t()),
     });
     await expect(use(main.id)).rejects.toMatchObject({ code: 'WITHDRAWAL_METHOD_NOT_ACTIVE' });
     const updated = (await auditOf(main.id)).filter((a) => a.action === 'withdrawal_method.updated');
-    expect(updated.at(-1)).toMatchObject({ before: { status: 'active', label: 'Salary account' }, after: { status: 'cooling', label: 'Moved' } });
+    expect(updated.at(-1)).toMatchObject({
+      before: { status: 'active', label: 'Salary account' },
+      after: { status: 'cooling', label: 'Moved' },
+    });
     main = res.body.data;
     // an empty body, an unknown field
     expectProblem(await as(merchantKey).patch(`${BASE}/${main.id}`, {}), 400);
@@ -289,7 +395,11 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     expectProblem(await as(tenantKey).post(`${BASE}/${main.id}/suspend`), 409, 'INVALID_STATE_TRANSITION');
     // a suspended method keeps its label changeable, not its details
     expect((await as(merchantKey).patch(`${BASE}/${main.id}`, { label: 'Held' })).status).toBe(200);
-    expectProblem(await as(merchantKey).patch(`${BASE}/${main.id}`, { details: { iban: IBAN, accountHolderName: 'Jane Doe' } }), 409, 'WITHDRAWAL_METHOD_SUSPENDED');
+    expectProblem(
+      await as(merchantKey).patch(`${BASE}/${main.id}`, { details: { iban: IBAN, accountHolderName: 'Jane Doe' } }),
+      409,
+      'WITHDRAWAL_METHOD_SUSPENDED',
+    );
     res = await as(tenantKey).post(`${BASE}/${main.id}/reactivate`);
     expect(res.body.data).toMatchObject({ status: 'cooling', activatesAt: main.activatesAt });
     expectProblem(await as(tenantKey).post(`${BASE}/${main.id}/reactivate`), 409, 'INVALID_STATE_TRANSITION');
@@ -311,7 +421,7 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
     main = (await as(tenantKey).get(`${BASE}/${main.id}`)).body.data;
   });
 
-  test('merchant isolation: another merchant\'s key sees none of them (404), lists only its own', async () => {
+  test("merchant isolation: another merchant's key sees none of them (404), lists only its own", async () => {
     const mine = await create(second.key, bankBody({ label: 'Second merchant' }));
     expect(mine.merchantId).toBe(second.merchantId);
     const other = as(second.key);
@@ -343,7 +453,9 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
       expect(rows.map((m: { status: string }) => m.status)).toEqual(rows.map(() => status));
       expect(rows.length).toBe(all.data.filter((m: { status: string }) => m.status === status).length);
     }
-    expect((await as(tenantKey).get(`${BASE}?status=active&merchantId=${merchantId}&methodType=bank_account&limit=100`)).body.data.length).toBeGreaterThan(0);
+    expect(
+      (await as(tenantKey).get(`${BASE}?status=active&merchantId=${merchantId}&methodType=bank_account&limit=100`)).body.data.length,
+    ).toBeGreaterThan(0);
     // livemode is accepted; rows stay the caller's mode
     expect(ids(await as(tenantKey).get(`${BASE}?livemode=true&limit=100`))).toEqual(ids({ body: all }));
     const asc = ids(await as(tenantKey).get(`${BASE}?sortOrder=asc&limit=100`));
@@ -381,7 +493,9 @@ describe(`merchant withdrawal methods (${dialectName})`, () => {
   test('no response and no audit entry ever holds a full IBAN or account number', async () => {
     expect(responses.length).toBeGreaterThan(50);
     for (const text of responses) for (const secret of SECRETS) expect(text).not.toContain(secret);
-    const entries = (await h.rt.db.models.AuditEntry.findAll({ where: { targetType: 'withdrawal_method' } })).map((r) => JSON.stringify(r.get({ plain: true })));
+    const entries = (await h.rt.db.models.AuditEntry.findAll({ where: { targetType: 'withdrawal_method' } })).map((r) =>
+      JSON.stringify(r.get({ plain: true })),
+    );
     expect(entries.length).toBeGreaterThan(20);
     for (const entry of entries) for (const secret of SECRETS) expect(entry).not.toContain(secret);
     const rows = (await h.rt.db.models.MerchantWithdrawalMethod.findAll()).map((r) => JSON.stringify(r.get({ plain: true })));

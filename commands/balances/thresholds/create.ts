@@ -22,7 +22,7 @@ export default class BalancesThresholdsCreate extends BaseCommand<typeof Balance
   static override flags = {
     tenant: readAsTenantFlag('The tenant of the merchant (omit to act as the platform)'),
     merchant: Flags.string({ description: 'The merchant whose balance is watched' }),
-    currency: Flags.string({ description: 'The balance\'s currency (ISO 4217, e.g. EUR)' }),
+    currency: Flags.string({ description: "The balance's currency (ISO 4217, e.g. EUR)" }),
     'balance-type': balanceTypeFlag,
     direction: directionFlag,
     ...amountFlagPair('amount', 'The threshold', '--currency'),
@@ -36,7 +36,8 @@ export default class BalancesThresholdsCreate extends BaseCommand<typeof Balance
     const direction = await this.required(this.flags.direction, 'direction', 'Direction (above or below)');
     validateWith(z.object({ currency: Currency }), { currency });
     const valueMinor = minorOf(this.flags, 'amount', { currency, currencyFlag: '--currency' });
-    if (valueMinor === undefined) throw ValidationError.field('--amount', 'is required: the threshold in major units of --currency (or --amount-minor in minor units)');
+    if (valueMinor === undefined)
+      throw ValidationError.field('--amount', 'is required: the threshold in major units of --currency (or --amount-minor in minor units)');
     const ctx = await this.scope();
     const input = await validateInput(
       ctx,

@@ -12,7 +12,7 @@ import { balanceTypeFlag, directionFlag, renderThresholds } from '../../../src/c
 export default class BalancesThresholdsList extends BaseCommand<typeof BalancesThresholdsList> {
   static override summary = 'List balance thresholds, newest first.';
   static override description =
-    'The thresholds that raise balance.threshold_reached when a ledger posting brings a merchant\'s balance to them, as GET /v1/balance-thresholds lists them. Sandbox (test) thresholds unless --live. Amounts are shown in the currency\'s major unit; --json returns the records with integer minor units.';
+    "The thresholds that raise balance.threshold_reached when a ledger posting brings a merchant's balance to them, as GET /v1/balance-thresholds lists them. Sandbox (test) thresholds unless --live. Amounts are shown in the currency's major unit; --json returns the records with integer minor units.";
   static override examples = [
     '<%= config.bin %> balances thresholds list --tenant 6f1c…',
     '<%= config.bin %> balances thresholds list --tenant 6f1c… --merchant 0b9e… --currency EUR --json',
@@ -33,8 +33,12 @@ export default class BalancesThresholdsList extends BaseCommand<typeof BalancesT
       ctx,
       ListBalanceThresholdsQuery,
       {
-        merchantId: this.flags.merchant, currency: this.flags.currency, balanceType: this.flags['balance-type'], direction: this.flags.direction,
-        cursor: this.flags.cursor, limit: this.flags.limit,
+        merchantId: this.flags.merchant,
+        currency: this.flags.currency,
+        balanceType: this.flags['balance-type'],
+        direction: this.flags.direction,
+        cursor: this.flags.cursor,
+        limit: this.flags.limit,
       },
       { merchantId: 'merchant', balanceType: 'balance-type' },
     );

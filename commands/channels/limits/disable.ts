@@ -8,7 +8,10 @@ import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class ChannelLimitsDisable extends BaseCommand<typeof ChannelLimitsDisable> {
   static override summary = 'Disable a channel limit.';
-  static override examples = ['<%= config.bin %> channels limits disable 6f1c… 9d2e…', '<%= config.bin %> channels limits disable 6f1c… 9d2e… --yes --json'];
+  static override examples = [
+    '<%= config.bin %> channels limits disable 6f1c… 9d2e…',
+    '<%= config.bin %> channels limits disable 6f1c… 9d2e… --yes --json',
+  ];
   static override scopeOf = atPlatform();
   static override args = {
     channel: ownedArg('channel', { description: 'Channel id', required: true }),
@@ -21,7 +24,13 @@ export default class ChannelLimitsDisable extends BaseCommand<typeof ChannelLimi
       const ctx = await this.scope();
       const channel = await getChannel(ctx, this.args.channel);
       const limit = await getLimit(ctx, { entityType: 'channel', entityId: channel.id }, this.args.limit);
-      return { verb: 'Disable', noun: 'limit', name: limitLabel(limit), id: limit.id, of: { noun: 'channel', name: channel.name, id: channel.id } };
+      return {
+        verb: 'Disable',
+        noun: 'limit',
+        name: limitLabel(limit),
+        id: limit.id,
+        of: { noun: 'channel', name: channel.name, id: channel.id },
+      };
     });
     const ctx = await this.scope();
     const limit = await disableLimit(ctx, { entityType: 'channel', entityId: this.args.channel }, this.args.limit);

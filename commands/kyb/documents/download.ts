@@ -25,7 +25,8 @@ export default class KybDocumentsDownload extends BaseCommand<typeof KybDocument
     documentId: ownedArg('kybDocument', { description: 'Document id', required: true }),
   };
   static override flags = {
-    tenant: kybFlags.tenant, merchant: recordOwnerFlags.merchant,
+    tenant: kybFlags.tenant,
+    merchant: recordOwnerFlags.merchant,
     out: Flags.string({ description: 'File to write (mode 0600; an existing file is not overwritten without --force)', required: true }),
     force: Flags.boolean({ description: 'Overwrite --out if it exists', default: false }),
   };
@@ -33,13 +34,20 @@ export default class KybDocumentsDownload extends BaseCommand<typeof KybDocument
   async run(): Promise<Downloaded> {
     const out = path.resolve(this.flags.out);
     if (!this.flags.force && fs.existsSync(out)) {
-      throw new ValidationError(`${out} exists.`, [{ path: '--out', message: 'exists' }], 'FILE_EXISTS', { hint: 'Choose another --out or pass --force.' });
+      throw new ValidationError(`${out} exists.`, [{ path: '--out', message: 'exists' }], 'FILE_EXISTS', {
+        hint: 'Choose another --out or pass --force.',
+      });
     }
     const file = await downloadDocument(await this.scope(), this.args.submissionId, this.args.documentId);
     fs.writeFileSync(out, file.bytes, { mode: 0o600, flag: this.flags.force ? 'w' : 'wx' });
     const result = {
-      submissionId: this.args.submissionId, documentId: file.document.id, path: out, filename: file.filename,
-      contentType: file.contentType, size: file.bytes.length, sha256: file.document.sha256,
+      submissionId: this.args.submissionId,
+      documentId: file.document.id,
+      path: out,
+      filename: file.filename,
+      contentType: file.contentType,
+      size: file.bytes.length,
+      sha256: file.document.sha256,
     };
     this.log(`Saved ${file.filename} (${file.contentType}, ${file.bytes.length} bytes, sha256 ${file.document.sha256}) to ${out}.`);
     return result;

@@ -9,7 +9,11 @@ export default class KybReviewApprove extends BaseCommand<typeof KybReviewApprov
   static override summary = 'Approve a submitted KYB submission (every document judged, at least one accepted).';
   static override examples = ['<%= config.bin %> kyb review approve 6f1c… --comment "Register checked"'];
   static override args = { id: ownedArg('kybSubmission', { description: 'Submission id', required: true }) };
-  static override flags = { tenant: kybFlags.tenant, merchant: recordOwnerFlags.merchant, comment: Flags.string({ description: 'Reviewer comment' }) };
+  static override flags = {
+    tenant: kybFlags.tenant,
+    merchant: recordOwnerFlags.merchant,
+    comment: Flags.string({ description: 'Reviewer comment' }),
+  };
 
   async run(): Promise<KybSubmission> {
     const submission = await approveSubmission(await this.scope(), this.args.id, { comment: this.flags.comment });

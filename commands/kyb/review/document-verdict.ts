@@ -13,14 +13,16 @@ export default class KybReviewDocumentVerdict extends BaseCommand<typeof KybRevi
     documentId: ownedArg('kybDocument', { description: 'Document id', required: true }),
   };
   static override flags = {
-    tenant: kybFlags.tenant, merchant: recordOwnerFlags.merchant,
+    tenant: kybFlags.tenant,
+    merchant: recordOwnerFlags.merchant,
     verdict: Flags.string({ description: 'The verdict', options: ['accepted', 'rejected'], required: true }),
     comment: Flags.string({ description: 'Why' }),
   };
 
   async run(): Promise<KybSubmission> {
     const submission = await setDocumentVerdict(await this.scope(), this.args.submissionId, this.args.documentId, {
-      verdict: this.flags.verdict as 'accepted' | 'rejected', comment: this.flags.comment,
+      verdict: this.flags.verdict as 'accepted' | 'rejected',
+      comment: this.flags.comment,
     });
     this.log(`Document ${this.args.documentId} ${this.flags.verdict}; submission ${submission.id} is ${submission.status}.`);
     return submission;

@@ -19,7 +19,10 @@ export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
   ];
   static override flags = {
     tenant: kybFlags.tenant,
-    status: Flags.string({ description: 'Only submissions in this status', options: ['draft', 'submitted', 'in_review', 'information_requested', 'approved', 'rejected'] }),
+    status: Flags.string({
+      description: 'Only submissions in this status',
+      options: ['draft', 'submitted', 'in_review', 'information_requested', 'approved', 'rejected'],
+    }),
     company: Flags.string({ description: 'Only submissions of this company' }),
     merchant: Flags.string({ description: 'Only submissions made by this merchant' }),
     limit: sharedFlags.limit,
@@ -31,22 +34,33 @@ export default class KybReviewList extends BaseCommand<typeof KybReviewList> {
   async run(): Promise<Page<KybSubmission>> {
     const { status, company, merchant } = this.flags;
     const ctx = await this.scope();
-    const filters = await validateInput(ctx, ReviewerListQuery.pick({ companyId: true, merchantId: true }), { companyId: company, merchantId: merchant }, { companyId: 'company', merchantId: 'merchant' });
-    const page = await this.listAll((p) => listSubmissions(
+    const filters = await validateInput(
       ctx,
-      { status: status as KybStatus | undefined, companyId: filters.companyId, merchantId: filters.merchantId },
-      { ...p, sortOrder: 'desc' },
-    ));
+      ReviewerListQuery.pick({ companyId: true, merchantId: true }),
+      { companyId: company, merchantId: merchant },
+      { companyId: 'company', merchantId: 'merchant' },
+    );
+    const page = await this.listAll((p) =>
+      listSubmissions(
+        ctx,
+        { status: status as KybStatus | undefined, companyId: filters.companyId, merchantId: filters.merchantId },
+        { ...p, sortOrder: 'desc' },
+      ),
+    );
     this.log(
-      renderTable(page.data, [
-        { header: 'ID', get: (s) => s.id },
-        { header: 'Status', get: (s) => statusColour(s.status) },
-        { header: 'Company', get: (s) => s.companyId },
-        { header: 'Merchant', get: (s) => s.merchantId },
-        { header: 'Legal name', get: (s) => (s.data.legalName as string | undefined) ?? '' },
-        { header: 'Documents', get: (s) => s.documents.length },
-        { header: 'Submitted', get: (s) => s.submittedAt ?? '' },
-      ], this.flags),
+      renderTable(
+        page.data,
+        [
+          { header: 'ID', get: (s) => s.id },
+          { header: 'Status', get: (s) => statusColour(s.status) },
+          { header: 'Company', get: (s) => s.companyId },
+          { header: 'Merchant', get: (s) => s.merchantId },
+          { header: 'Legal name', get: (s) => (s.data.legalName as string | undefined) ?? '' },
+          { header: 'Documents', get: (s) => s.documents.length },
+          { header: 'Submitted', get: (s) => s.submittedAt ?? '' },
+        ],
+        this.flags,
+      ),
     );
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

@@ -9,7 +9,11 @@ export default class KybReviewRequestInformation extends BaseCommand<typeof KybR
   static override summary = 'Ask the merchant for more information (the submission returns to it for changes).';
   static override examples = ['<%= config.bin %> kyb review request-information 6f1c… --message "Please add a bank statement."'];
   static override args = { id: ownedArg('kybSubmission', { description: 'Submission id', required: true }) };
-  static override flags = { tenant: kybFlags.tenant, merchant: recordOwnerFlags.merchant, message: Flags.string({ description: 'What the merchant must provide' }) };
+  static override flags = {
+    tenant: kybFlags.tenant,
+    merchant: recordOwnerFlags.merchant,
+    message: Flags.string({ description: 'What the merchant must provide' }),
+  };
 
   async run(): Promise<KybSubmission> {
     const message = await this.required(this.flags.message, 'message', 'What information is needed?');

@@ -25,7 +25,9 @@ export default class PartnerAssignmentsCreate extends BaseCommand<typeof Partner
   async run(): Promise<PartnerAssignment> {
     const partnerId = await this.required(this.flags.partner, 'partner', 'Partner id');
     const merchantId = await this.required(this.flags.merchant, 'merchant', 'Merchant id');
-    const commissionRate = this.flags['commission-rate'] ?? Number(await this.required(undefined, 'commission-rate', 'Commission rate in millionths (10000 = 1%)'));
+    const commissionRate =
+      this.flags['commission-rate'] ??
+      Number(await this.required(undefined, 'commission-rate', 'Commission rate in millionths (10000 = 1%)'));
     const ctx = await this.scope();
     const input = await validateInput(
       ctx,

@@ -17,7 +17,13 @@ export default class PartnerAssignmentsSuspend extends BaseCommand<typeof Partne
       const ctx = await this.scope();
       const assignment = await getAssignment(ctx, this.args.id);
       const [partner, merchant] = [await getPartner(ctx, assignment.partnerId), await getMerchant(ctx, assignment.merchantId)];
-      return { verb: 'Suspend', noun: 'partner assignment', name: `${partner.name} on ${merchant.name}`, id: assignment.id, consequence: 'The partner stops earning on the merchant.' };
+      return {
+        verb: 'Suspend',
+        noun: 'partner assignment',
+        name: `${partner.name} on ${merchant.name}`,
+        id: assignment.id,
+        consequence: 'The partner stops earning on the merchant.',
+      };
     });
     const ctx = await this.scope();
     const assignment = await suspendAssignment(ctx, this.args.id);

@@ -7,7 +7,7 @@ import { commissionFlagNames, commissionFlags, commissionInput, renderAssignment
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class PartnerAssignmentsUpdate extends BaseCommand<typeof PartnerAssignmentsUpdate> {
-  static override summary = 'Change a partner assignment\'s commission or effective period.';
+  static override summary = "Change a partner assignment's commission or effective period.";
   static override examples = [
     '<%= config.bin %> partners assignments update 6f1c… --commission-rate 20000 --no-fixed',
     '<%= config.bin %> partners assignments update 6f1c… --effective-to 2027-01-01T00:00:00Z',

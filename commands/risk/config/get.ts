@@ -5,9 +5,12 @@ import { renderRiskConfiguration } from '../../../src/cli/risk/configuration';
 import { riskTenantFlags } from '../../../src/cli/risk/input';
 
 export default class RiskConfigGet extends BaseCommand<typeof RiskConfigGet> {
-  static override summary = 'Show a tenant\'s risk configuration (score thresholds and enforcement; the defaults when it set none).';
+  static override summary = "Show a tenant's risk configuration (score thresholds and enforcement; the defaults when it set none).";
   static override description = 'One configuration per tenant for both modes. Defaults: challenge 50, review none, decline 100, enforce.';
-  static override examples = ['<%= config.bin %> risk config get --tenant 6f1c…', '<%= config.bin %> risk config get --tenant 6f1c… --json'];
+  static override examples = [
+    '<%= config.bin %> risk config get --tenant 6f1c…',
+    '<%= config.bin %> risk config get --tenant 6f1c… --json',
+  ];
   static override flags = riskTenantFlags;
 
   async run(): Promise<RiskConfiguration> {

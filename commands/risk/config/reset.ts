@@ -6,8 +6,11 @@ import { renderRiskConfiguration, resetSubject } from '../../../src/cli/risk/con
 import { riskTenantFlags } from '../../../src/cli/risk/input';
 
 export default class RiskConfigReset extends BaseCommand<typeof RiskConfigReset> {
-  static override summary = 'Reset a tenant\'s risk configuration to the defaults (challenge 50, review none, decline 100, enforce).';
-  static override examples = ['<%= config.bin %> risk config reset --tenant 6f1c…', '<%= config.bin %> risk config reset --tenant 6f1c… --yes --json'];
+  static override summary = "Reset a tenant's risk configuration to the defaults (challenge 50, review none, decline 100, enforce).";
+  static override examples = [
+    '<%= config.bin %> risk config reset --tenant 6f1c…',
+    '<%= config.bin %> risk config reset --tenant 6f1c… --yes --json',
+  ];
   static override flags = { ...riskTenantFlags, yes: sharedFlags.yes };
 
   async run(): Promise<RiskConfiguration> {

@@ -8,7 +8,7 @@ import { namingFlags, riskTenantFlags, scoreFlag, validateRisk } from '../../../
 import { renderRiskConfiguration, riskConfigurationFields } from '../../../src/cli/risk/configuration';
 
 export default class RiskConfigSet extends BaseCommand<typeof RiskConfigSet> {
-  static override summary = 'Set a tenant\'s score thresholds and enforcement; the values not given keep their current ones.';
+  static override summary = "Set a tenant's score thresholds and enforcement; the values not given keep their current ones.";
   static override description =
     'A payment whose score reaches --challenge-score is challenged (3DS forced), --review-score held for review (none: no review step), --decline-score declined; challenge and review must not be above decline. --enforcement monitor records decisions without acting on them. Applies to both modes.';
   static override examples = [
@@ -21,7 +21,10 @@ export default class RiskConfigSet extends BaseCommand<typeof RiskConfigSet> {
     'challenge-score': Flags.string({ description: 'Score at or above which 3DS is forced' }),
     'review-score': Flags.string({ description: 'Score at or above which the payment is held for review ("none": no review step)' }),
     'decline-score': Flags.string({ description: 'Score at or above which the payment is declined' }),
-    enforcement: Flags.string({ description: 'enforce: decisions act; monitor: decisions are only recorded', options: ['enforce', 'monitor'] }),
+    enforcement: Flags.string({
+      description: 'enforce: decisions act; monitor: decisions are only recorded',
+      options: ['enforce', 'monitor'],
+    }),
   };
 
   async run(): Promise<RiskConfiguration> {
@@ -33,12 +36,20 @@ export default class RiskConfigSet extends BaseCommand<typeof RiskConfigSet> {
       enforcement: this.flags.enforcement,
     };
     if (Object.values(given).every((v) => v === undefined)) {
-      throw new ValidationError('Nothing to set.', [{ path: 'flags', message: 'give at least one of --challenge-score, --review-score, --decline-score, --enforcement' }]);
+      throw new ValidationError('Nothing to set.', [
+        { path: 'flags', message: 'give at least one of --challenge-score, --review-score, --decline-score, --enforcement' },
+      ]);
     }
     const ctx = await this.scope();
     // PUT replaces the whole configuration: start from the one in force
     const { challengeScore, reviewScore, declineScore, enforcement } = await getRiskConfiguration(ctx);
-    const merged = { challengeScore, reviewScore, declineScore, enforcement, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+    const merged = {
+      challengeScore,
+      reviewScore,
+      declineScore,
+      enforcement,
+      ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
+    };
     const input = validateRisk(PutRiskConfigurationBody, merged, riskConfigurationFields);
     const configuration = await namingFlags(riskConfigurationFields, () => putRiskConfiguration(ctx, input));
     await this.nameActors(configuration);

@@ -10,7 +10,7 @@ import { ownedArg } from '../../../src/cli/context';
 const FIELDS = { value: 'VALUE', note: '--note' };
 
 export default class RiskListsAddEntry extends BaseCommand<typeof RiskListsAddEntry> {
-  static override summary = 'Add an entry to a list group: a value of the group\'s entry type, normalized on the way in.';
+  static override summary = "Add an entry to a list group: a value of the group's entry type, normalized on the way in.";
   static override description =
     'card_fingerprint: the fingerprint a payment or `risk evaluate` shows; email; email_domain; ip: an address or CIDR range; bin: the 6 first digits of the card; country: ISO alpha-2; customer_reference. Each value once per group (exit 5, LIST_ENTRY_EXISTS).';
   static override examples = [
@@ -19,7 +19,7 @@ export default class RiskListsAddEntry extends BaseCommand<typeof RiskListsAddEn
   ];
   static override args = {
     group: ownedArg('listGroup', { description: 'List group id', required: true }),
-    value: Args.string({ description: 'The value (of the group\'s entry type)', required: true }),
+    value: Args.string({ description: "The value (of the group's entry type)", required: true }),
   };
   static override flags = { ...riskScopeFlags, note: Flags.string({ description: 'Why the value is listed' }) };
 

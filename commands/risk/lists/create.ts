@@ -26,7 +26,12 @@ export default class RiskListsCreate extends BaseCommand<typeof RiskListsCreate>
     const name = await this.required(this.flags.name, 'name', 'List name');
     const entryType = await this.required(this.flags['entry-type'], 'entry-type', `Entry type (${LIST_ENTRY_TYPE_OPTIONS.join(', ')})`);
     const ctx = await this.scope();
-    const input = await validateRiskInput(ctx, CreateListGroupBody, { name, description: nullable(this.flags.description), entryType }, FIELDS);
+    const input = await validateRiskInput(
+      ctx,
+      CreateListGroupBody,
+      { name, description: nullable(this.flags.description), entryType },
+      FIELDS,
+    );
     const group = await namingFlags(FIELDS, () => createListGroup(ctx, input));
     await this.nameActors(group);
     this.log(renderListGroup(group));

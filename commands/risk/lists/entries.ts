@@ -29,8 +29,11 @@ export default class RiskListsEntries extends BaseCommand<typeof RiskListsEntrie
   async run(): Promise<Page<ListEntry>> {
     await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await this.scope();
-    const page = await this.listAll((p) => namingFlags({ value: '--value' }, () =>
-      listListEntries(ctx, this.args.group, { value: this.flags.value }, { ...p, sortOrder: 'desc' })));
+    const page = await this.listAll((p) =>
+      namingFlags({ value: '--value' }, () =>
+        listListEntries(ctx, this.args.group, { value: this.flags.value }, { ...p, sortOrder: 'desc' }),
+      ),
+    );
     await this.nameActors(page.data);
     this.log(renderListEntries(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));

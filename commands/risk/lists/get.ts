@@ -7,7 +7,10 @@ import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsGet extends BaseCommand<typeof RiskListsGet> {
   static override summary = 'Show one list group with its entry type and entry count (its entries: risk lists entries).';
-  static override examples = ['<%= config.bin %> risk lists get 5e6f… --tenant 6f1c…', '<%= config.bin %> risk lists get 5e6f… --tenant 6f1c… --json'];
+  static override examples = [
+    '<%= config.bin %> risk lists get 5e6f… --tenant 6f1c…',
+    '<%= config.bin %> risk lists get 5e6f… --tenant 6f1c… --json',
+  ];
   static override args = { id: ownedArg('listGroup', { description: 'List group id', required: true }) };
   static override flags = riskScopeFlags;
 

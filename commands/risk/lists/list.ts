@@ -10,8 +10,12 @@ import { LIST_ENTRY_TYPE_OPTIONS, renderListGroups } from '../../../src/cli/risk
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
-  static override summary = 'List a tenant\'s list groups (sandbox, or live with --live) with their entry counts, newest first.';
-  static override examples = ['<%= config.bin %> risk lists list --tenant 6f1c…', '<%= config.bin %> risk lists list --tenant 6f1c… --entry-type card_fingerprint --json', '<%= config.bin %> risk lists list --tenant 6f1c… --all --json'];
+  static override summary = "List a tenant's list groups (sandbox, or live with --live) with their entry counts, newest first.";
+  static override examples = [
+    '<%= config.bin %> risk lists list --tenant 6f1c…',
+    '<%= config.bin %> risk lists list --tenant 6f1c… --entry-type card_fingerprint --json',
+    '<%= config.bin %> risk lists list --tenant 6f1c… --all --json',
+  ];
   static override flags = {
     ...riskScopeFlags,
     'entry-type': Flags.string({ description: 'Only groups of this entry type', options: LIST_ENTRY_TYPE_OPTIONS }),
@@ -24,11 +28,9 @@ export default class RiskListsList extends BaseCommand<typeof RiskListsList> {
   async run(): Promise<Page<ListGroup>> {
     await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await this.scope();
-    const page = await this.listAll((p) => listListGroups(
-      ctx,
-      { entryType: this.flags['entry-type'] as ListEntryType | undefined },
-      { ...p, sortOrder: 'desc' },
-    ));
+    const page = await this.listAll((p) =>
+      listListGroups(ctx, { entryType: this.flags['entry-type'] as ListEntryType | undefined }, { ...p, sortOrder: 'desc' }),
+    );
     this.log(renderListGroups(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

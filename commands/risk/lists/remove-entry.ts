@@ -23,7 +23,13 @@ export default class RiskListsRemoveEntry extends BaseCommand<typeof RiskListsRe
       const ctx = await this.scope();
       const group = await getListGroup(ctx, this.args.group);
       const entry = await getListEntry(ctx, group.id, this.args.entry);
-      return { verb: 'Remove', noun: 'entry', name: entry.value, id: entry.id, of: { noun: 'list group', name: group.name, id: group.id, preposition: 'from' } };
+      return {
+        verb: 'Remove',
+        noun: 'entry',
+        name: entry.value,
+        id: entry.id,
+        of: { noun: 'list group', name: group.name, id: group.id, preposition: 'from' },
+      };
     });
     const ctx = await this.scope();
     const entry = await deleteListEntry(ctx, this.args.group, this.args.entry);

@@ -9,7 +9,7 @@ import { namingFlags, riskScopeFlags, validateRiskInput } from '../../../src/cli
 export default class RiskPlansCreate extends BaseCommand<typeof RiskPlansCreate> {
   static override summary = 'Create an antifraud plan: scoring rules and optional thresholds, for the whole tenant or one merchant.';
   static override description =
-    'Created disabled unless --enable. The risk engine evaluates the rules of every enabled plan that applies to a payment\'s merchant; with several plans, the lowest of each threshold applies (else the tenant\'s risk configuration).';
+    "Created disabled unless --enable. The risk engine evaluates the rules of every enabled plan that applies to a payment's merchant; with several plans, the lowest of each threshold applies (else the tenant's risk configuration).";
   static override examples = [
     '<%= config.bin %> risk plans create --tenant 6f1c… --name Default --rules 0b9e…,3c4d… --enable',
     '<%= config.bin %> risk plans create --tenant 6f1c… --name "Shop X strict" --merchant 9f8e… --rules 0b9e… --challenge-score 30 --decline-score 80 --json',

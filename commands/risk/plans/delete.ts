@@ -9,7 +9,10 @@ export default class RiskPlansDelete extends BaseCommand<typeof RiskPlansDelete>
   static override summary = 'Delete an antifraud plan (soft delete).';
   static override description =
     'The terminal acts at the tenant level: a plan the platform created (ownerLevel platform) is refused (exit 3, ANTIFRAUD_PLAN_NOT_OWNED).';
-  static override examples = ['<%= config.bin %> risk plans delete 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans delete 7a2d… --tenant 6f1c… --yes --json'];
+  static override examples = [
+    '<%= config.bin %> risk plans delete 7a2d… --tenant 6f1c…',
+    '<%= config.bin %> risk plans delete 7a2d… --tenant 6f1c… --yes --json',
+  ];
   static override args = { id: ownedArg('riskPlan', { description: 'Antifraud plan id', required: true }) };
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 

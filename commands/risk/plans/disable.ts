@@ -8,7 +8,10 @@ import { riskScopeFlags } from '../../../src/cli/risk/input';
 export default class RiskPlansDisable extends BaseCommand<typeof RiskPlansDisable> {
   static override summary = 'Disable an antifraud plan (enabled -> disabled): its rules stop scoring payments.';
   static override description = 'Exit 5 (INVALID_STATE_TRANSITION) when the plan is already disabled.';
-  static override examples = ['<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c… --yes --json'];
+  static override examples = [
+    '<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c…',
+    '<%= config.bin %> risk plans disable 7a2d… --tenant 6f1c… --yes --json',
+  ];
   static override args = { id: ownedArg('riskPlan', { description: 'Antifraud plan id', required: true }) };
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 

@@ -7,7 +7,10 @@ import { riskScopeFlags } from '../../../src/cli/risk/input';
 export default class RiskPlansEnable extends BaseCommand<typeof RiskPlansEnable> {
   static override summary = 'Enable an antifraud plan (disabled -> enabled): its rules score the next payments.';
   static override description = 'Exit 5 (INVALID_STATE_TRANSITION) when the plan is already enabled.';
-  static override examples = ['<%= config.bin %> risk plans enable 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans enable 7a2d… --tenant 6f1c… --json'];
+  static override examples = [
+    '<%= config.bin %> risk plans enable 7a2d… --tenant 6f1c…',
+    '<%= config.bin %> risk plans enable 7a2d… --tenant 6f1c… --json',
+  ];
   static override args = { id: ownedArg('riskPlan', { description: 'Antifraud plan id', required: true }) };
   static override flags = riskScopeFlags;
 

@@ -7,7 +7,10 @@ import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskPlansGet extends BaseCommand<typeof RiskPlansGet> {
   static override summary = 'Show one antifraud plan: its rules, thresholds, merchant and status.';
-  static override examples = ['<%= config.bin %> risk plans get 7a2d… --tenant 6f1c…', '<%= config.bin %> risk plans get 7a2d… --tenant 6f1c… --json'];
+  static override examples = [
+    '<%= config.bin %> risk plans get 7a2d… --tenant 6f1c…',
+    '<%= config.bin %> risk plans get 7a2d… --tenant 6f1c… --json',
+  ];
   static override args = { id: ownedArg('riskPlan', { description: 'Antifraud plan id', required: true }) };
   static override flags = riskScopeFlags;
 

@@ -2,7 +2,13 @@ import { BaseCommand } from '../../../src/cli/base-command';
 import type { AntifraudPlan } from '../../../src/services/risk/plans';
 import { UpdateAntifraudPlanBody } from '../../../src/api/risk/schemas';
 import { getAntifraudPlan, updateAntifraudPlan } from '../../../src/services/risk/plans';
-import { antifraudPlanFields, antifraudPlanFlags, antifraudPlanInput, renderAntifraudPlan, thresholdsGiven } from '../../../src/cli/risk/plans';
+import {
+  antifraudPlanFields,
+  antifraudPlanFlags,
+  antifraudPlanInput,
+  renderAntifraudPlan,
+  thresholdsGiven,
+} from '../../../src/cli/risk/plans';
 import { namingFlags, riskScopeFlags, validateRiskInput } from '../../../src/cli/risk/input';
 import { ownedArg } from '../../../src/cli/context';
 
@@ -22,7 +28,10 @@ export default class RiskPlansUpdate extends BaseCommand<typeof RiskPlansUpdate>
     // the API replaces the thresholds as a whole: the ones not named keep their current value
     const current = thresholdsGiven(this.flags) ? (await getAntifraudPlan(ctx, this.args.id)).thresholds : undefined;
     const fields = { ...antifraudPlanFields, '': '--name, --description, --merchant, --rules or a score flag' };
-    const input = await validateRiskInput(ctx, UpdateAntifraudPlanBody, antifraudPlanInput(this.flags, current), fields, { kind: 'antifraudPlan', id: this.args.id });
+    const input = await validateRiskInput(ctx, UpdateAntifraudPlanBody, antifraudPlanInput(this.flags, current), fields, {
+      kind: 'antifraudPlan',
+      id: this.args.id,
+    });
     const plan = await namingFlags(fields, () => updateAntifraudPlan(ctx, this.args.id, input));
     await this.nameActors(plan);
     this.log(renderAntifraudPlan(plan));

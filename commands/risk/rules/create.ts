@@ -8,7 +8,7 @@ import { renderScoringRule, scoringRuleFields, scoringRuleFlags, scoringRuleInpu
 export default class RiskRulesCreate extends BaseCommand<typeof RiskRulesCreate> {
   static override summary = 'Create a scoring rule of a tenant (sandbox, or live with --live).';
   static override description =
-    'The rule matches when all its conditions hold (--conditions-json: the API\'s conditions, e.g. field/operator/value, with an optional aggregation counting the tenant\'s recent payments); a match adds --score-impact to the score and raises the decision to --signal. It takes effect through the enabled antifraud plans that list it (risk plans create --rules). Signal defaults to allow, priority to 100; the rule is active unless --inactive.';
+    "The rule matches when all its conditions hold (--conditions-json: the API's conditions, e.g. field/operator/value, with an optional aggregation counting the tenant's recent payments); a match adds --score-impact to the score and raises the decision to --signal. It takes effect through the enabled antifraud plans that list it (risk plans create --rules). Signal defaults to allow, priority to 100; the rule is active unless --inactive.";
   static override examples = [
     '<%= config.bin %> risk rules create --tenant 6f1c… --name "Blocked cards" --signal block --score-impact 100 --conditions-json \'[{"field":"card_fingerprint","operator":"in_list","value":"<list group id>"}]\'',
     '<%= config.bin %> risk rules create --tenant 6f1c… --name "Card velocity" --score-impact 30 --priority 10 --conditions-json \'[{"field":"card_fingerprint","operator":"gte","value":"3","aggregation":{"metric":"count","identifier":"card_fingerprint"},"statisticWindow":"10m"}]\' --json',
@@ -19,7 +19,11 @@ export default class RiskRulesCreate extends BaseCommand<typeof RiskRulesCreate>
   async run(): Promise<ScoringRule> {
     await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const name = await this.required(this.flags.name, 'name', 'Rule name');
-    const conditions = await this.required(this.flags['conditions-json'], 'conditions-json', 'Conditions (inline JSON array or a JSON file path)');
+    const conditions = await this.required(
+      this.flags['conditions-json'],
+      'conditions-json',
+      'Conditions (inline JSON array or a JSON file path)',
+    );
     const scoreImpact = this.flags['score-impact'] ?? Number(await this.required(undefined, 'score-impact', 'Score impact (an integer)'));
     const ctx = await this.scope();
     const input = await validateRiskInput(

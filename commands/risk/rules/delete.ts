@@ -7,7 +7,10 @@ import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskRulesDelete extends BaseCommand<typeof RiskRulesDelete> {
   static override summary = 'Delete a scoring rule (soft delete): the plans that list it no longer evaluate it.';
-  static override examples = ['<%= config.bin %> risk rules delete 0b9e… --tenant 6f1c…', '<%= config.bin %> risk rules delete 0b9e… --tenant 6f1c… --yes --json'];
+  static override examples = [
+    '<%= config.bin %> risk rules delete 0b9e… --tenant 6f1c…',
+    '<%= config.bin %> risk rules delete 0b9e… --tenant 6f1c… --yes --json',
+  ];
   static override args = { id: ownedArg('scoringRule', { description: 'Scoring rule id', required: true }) };
   static override flags = { ...riskScopeFlags, yes: sharedFlags.yes };
 
@@ -16,7 +19,13 @@ export default class RiskRulesDelete extends BaseCommand<typeof RiskRulesDelete>
     await this.confirmAction(this.flags.yes, async () => {
       const ctx = await this.scope();
       const rule = await getScoringRule(ctx, this.args.id);
-      return { verb: 'Delete', noun: 'scoring rule', name: rule.name, id: rule.id, consequence: 'The plans that list it no longer evaluate it.' };
+      return {
+        verb: 'Delete',
+        noun: 'scoring rule',
+        name: rule.name,
+        id: rule.id,
+        consequence: 'The plans that list it no longer evaluate it.',
+      };
     });
     const ctx = await this.scope();
     const rule = await deleteScoringRule(ctx, this.args.id);

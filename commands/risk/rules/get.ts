@@ -7,7 +7,10 @@ import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskRulesGet extends BaseCommand<typeof RiskRulesGet> {
   static override summary = 'Show one scoring rule with its conditions.';
-  static override examples = ['<%= config.bin %> risk rules get 0b9e… --tenant 6f1c…', '<%= config.bin %> risk rules get 0b9e… --tenant 6f1c… --json'];
+  static override examples = [
+    '<%= config.bin %> risk rules get 0b9e… --tenant 6f1c…',
+    '<%= config.bin %> risk rules get 0b9e… --tenant 6f1c… --json',
+  ];
   static override args = { id: ownedArg('scoringRule', { description: 'Scoring rule id', required: true }) };
   static override flags = riskScopeFlags;
 

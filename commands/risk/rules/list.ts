@@ -10,7 +10,7 @@ import { renderScoringRules } from '../../../src/cli/risk/rules';
 import { riskScopeFlags } from '../../../src/cli/risk/input';
 
 export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
-  static override summary = 'List a tenant\'s scoring rules (sandbox, or live with --live), newest first.';
+  static override summary = "List a tenant's scoring rules (sandbox, or live with --live), newest first.";
   static override examples = [
     '<%= config.bin %> risk rules list --tenant 6f1c…',
     '<%= config.bin %> risk rules list --tenant 6f1c… --signal block --active --json',
@@ -30,11 +30,16 @@ export default class RiskRulesList extends BaseCommand<typeof RiskRulesList> {
   async run(): Promise<Page<ScoringRule>> {
     await this.required(this.flags.tenant, 'tenant', 'Tenant id');
     const ctx = await this.scope();
-    const page = await this.listAll((p) => listScoringRules(
-      ctx,
-      { signal: this.flags.signal as RiskSignal | undefined, isActive: this.flags.active ? true : this.flags.inactive ? false : undefined },
-      { ...p, sortOrder: 'desc' },
-    ));
+    const page = await this.listAll((p) =>
+      listScoringRules(
+        ctx,
+        {
+          signal: this.flags.signal as RiskSignal | undefined,
+          isActive: this.flags.active ? true : this.flags.inactive ? false : undefined,
+        },
+        { ...p, sortOrder: 'desc' },
+      ),
+    );
     this.log(renderScoringRules(page.data, this.flags));
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

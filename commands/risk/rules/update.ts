@@ -18,7 +18,10 @@ export default class RiskRulesUpdate extends BaseCommand<typeof RiskRulesUpdate>
 
   async run(): Promise<ScoringRule> {
     await this.required(this.flags.tenant, 'tenant', 'Tenant id');
-    const fields = { ...scoringRuleFields, '': '--name, --description, --signal, --score-impact, --priority, --conditions-json, --active or --inactive' };
+    const fields = {
+      ...scoringRuleFields,
+      '': '--name, --description, --signal, --score-impact, --priority, --conditions-json, --active or --inactive',
+    };
     const input = validateRisk(UpdateScoringRuleBody, scoringRuleInput(this.flags), fields);
     const ctx = await this.scope();
     const rule = await namingFlags(fields, () => updateScoringRule(ctx, this.args.id, input));

@@ -8,7 +8,8 @@ import { getThreeDsConfig, putThreeDsConfig } from '../../../src/services/proces
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet> {
-  static override summary = 'Change a terminal\'s 3DS settings; what is not given stays, MPI accounts are kept (see terminals mpi-accounts).';
+  static override summary =
+    "Change a terminal's 3DS settings; what is not given stays, MPI accounts are kept (see terminals mpi-accounts).";
   static override examples = [
     '<%= config.bin %> terminals 3ds set 6f1c… --enabled --execution-model gateway_full',
     '<%= config.bin %> terminals 3ds set 6f1c… --process-only-3ds-cards --no-allow-merchant-disable --json',
@@ -38,7 +39,15 @@ export default class Terminals3dsSet extends BaseCommand<typeof Terminals3dsSet>
     });
     const terminal = await putThreeDsConfig(ctx, this.args.id, input, { keepMpiAccounts: true });
     const c = terminal.threeDsConfig;
-    this.log(renderRecord({ terminal: terminal.id, enabled: c.enabled, executionModel: c.executionModel, ...c.rules, mpiAccounts: c.mpiAccounts.map((a) => a.brand) }));
+    this.log(
+      renderRecord({
+        terminal: terminal.id,
+        enabled: c.enabled,
+        executionModel: c.executionModel,
+        ...c.rules,
+        mpiAccounts: c.mpiAccounts.map((a) => a.brand),
+      }),
+    );
     return terminal;
   }
 }

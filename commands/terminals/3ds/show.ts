@@ -6,7 +6,7 @@ import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { renderMpiAccounts } from '../../../src/cli/processing';
 
 export default class Terminals3dsShow extends BaseCommand<typeof Terminals3dsShow> {
-  static override summary = 'Show a terminal\'s 3DS configuration and MPI accounts.';
+  static override summary = "Show a terminal's 3DS configuration and MPI accounts.";
   static override examples = ['<%= config.bin %> terminals 3ds show 6f1c…', '<%= config.bin %> terminals 3ds show 6f1c… --json'];
   static override scopeOf = atPlatform();
   static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };

@@ -22,7 +22,13 @@ export default class TerminalLimitsDisable extends BaseCommand<typeof TerminalLi
       const ctx = await this.scope();
       const terminal = await getTerminal(ctx, this.args.id);
       const limit = await getLimit(ctx, { entityType: 'terminal', entityId: terminal.id }, this.args.limit);
-      return { verb: 'Disable', noun: 'limit', name: limitLabel(limit), id: limit.id, of: { noun: 'terminal', name: terminal.name, id: terminal.id } };
+      return {
+        verb: 'Disable',
+        noun: 'limit',
+        name: limitLabel(limit),
+        id: limit.id,
+        of: { noun: 'terminal', name: terminal.name, id: terminal.id },
+      };
     });
     const ctx = await this.scope();
     const limit = await disableTerminalLimit(ctx, this.args.id, this.args.limit);

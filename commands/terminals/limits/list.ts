@@ -8,8 +8,12 @@ import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 import { limitListFlags, limitListQuery, renderLimits } from '../../../src/cli/limits';
 
 export default class TerminalLimitsList extends BaseCommand<typeof TerminalLimitsList> {
-  static override summary = 'List a terminal\'s limits.';
-  static override examples = ['<%= config.bin %> terminals limits list 6f1c…', '<%= config.bin %> terminals limits list 6f1c… --status active --json', '<%= config.bin %> terminals limits list 6f1c… --all --json'];
+  static override summary = "List a terminal's limits.";
+  static override examples = [
+    '<%= config.bin %> terminals limits list 6f1c…',
+    '<%= config.bin %> terminals limits list 6f1c… --status active --json',
+    '<%= config.bin %> terminals limits list 6f1c… --all --json',
+  ];
   static override scopeOf = atPlatform();
   static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
   static override flags = { ...ownerFlags('terminal'), ...limitListFlags, all: sharedFlags.all, ...tableFlags };

@@ -8,8 +8,10 @@ import { mpiFlagNames, mpiFlags, mpiInput, renderMpiAccounts } from '../../../sr
 import { atPlatform, ownedArg, ownerFlags } from '../../../src/cli/context';
 
 export default class MpiAccountsAdd extends BaseCommand<typeof MpiAccountsAdd> {
-  static override summary = 'Add a terminal\'s MPI account for a brand (one per brand).';
-  static override examples = ['<%= config.bin %> terminals mpi-accounts add 6f1c… --brand visa --merchant-name Shop --mpi-merchant-id MPI-1 --acquirer-bin 412345'];
+  static override summary = "Add a terminal's MPI account for a brand (one per brand).";
+  static override examples = [
+    '<%= config.bin %> terminals mpi-accounts add 6f1c… --brand visa --merchant-name Shop --mpi-merchant-id MPI-1 --acquirer-bin 412345',
+  ];
   static override scopeOf = atPlatform();
   static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
   static override flags = { ...ownerFlags('terminal'), brand: Flags.string({ description: 'Card brand, e.g. visa' }), ...mpiFlags };

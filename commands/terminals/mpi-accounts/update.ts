@@ -10,7 +10,10 @@ import { nullable } from '../../../src/cli/flags';
 
 export default class MpiAccountsUpdate extends BaseCommand<typeof MpiAccountsUpdate> {
   static override summary = 'Update the MPI account of a brand ("null" clears a field).';
-  static override examples = ['<%= config.bin %> terminals mpi-accounts update 6f1c… visa --no-enabled', '<%= config.bin %> terminals mpi-accounts update 6f1c… visa --preferred-version 2.1.0 --json'];
+  static override examples = [
+    '<%= config.bin %> terminals mpi-accounts update 6f1c… visa --no-enabled',
+    '<%= config.bin %> terminals mpi-accounts update 6f1c… visa --preferred-version 2.1.0 --json',
+  ];
   static override scopeOf = atPlatform();
   static override args = {
     id: ownedArg('terminal', { description: 'Terminal id', required: true }),

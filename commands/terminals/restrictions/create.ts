@@ -9,10 +9,17 @@ import { renderRestrictions, restrictionFlags } from '../../../src/cli/processin
 
 export default class RestrictionsCreate extends BaseCommand<typeof RestrictionsCreate> {
   static override summary = 'Create a terminal restriction: allow or deny a payment method and/or brand.';
-  static override examples = ['<%= config.bin %> terminals restrictions create 6f1c… --action deny --brand amex', '<%= config.bin %> terminals restrictions create 6f1c… --action allow --payment-method card --json'];
+  static override examples = [
+    '<%= config.bin %> terminals restrictions create 6f1c… --action deny --brand amex',
+    '<%= config.bin %> terminals restrictions create 6f1c… --action allow --payment-method card --json',
+  ];
   static override scopeOf = atPlatform();
   static override args = { id: ownedArg('terminal', { description: 'Terminal id', required: true }) };
-  static override flags = { ...ownerFlags('terminal'), action: Flags.string({ description: 'allow or deny', options: ['allow', 'deny'] }), ...restrictionFlags };
+  static override flags = {
+    ...ownerFlags('terminal'),
+    action: Flags.string({ description: 'allow or deny', options: ['allow', 'deny'] }),
+    ...restrictionFlags,
+  };
 
   async run(): Promise<TerminalRestriction> {
     const action = await this.required(this.flags.action, 'action', 'Action (allow or deny)');

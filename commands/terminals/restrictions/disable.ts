@@ -21,7 +21,13 @@ export default class RestrictionsDisable extends BaseCommand<typeof Restrictions
       const ctx = await this.scope();
       const terminal = await getTerminal(ctx, this.args.id);
       const restriction = await getRestriction(ctx, terminal.id, this.args.restriction);
-      return { verb: 'Disable', noun: 'restriction', name: restrictionLabel(restriction), id: restriction.id, of: { noun: 'terminal', name: terminal.name, id: terminal.id } };
+      return {
+        verb: 'Disable',
+        noun: 'restriction',
+        name: restrictionLabel(restriction),
+        id: restriction.id,
+        of: { noun: 'terminal', name: terminal.name, id: terminal.id },
+      };
     });
     const ctx = await this.scope();
     const restriction = await disableRestriction(ctx, this.args.id, this.args.restriction);

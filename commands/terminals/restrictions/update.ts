@@ -16,12 +16,21 @@ export default class RestrictionsUpdate extends BaseCommand<typeof RestrictionsU
     id: ownedArg('terminal', { description: 'Terminal id', required: true }),
     restriction: ownedArg('restriction', { description: 'Restriction id', required: true }),
   };
-  static override flags = { ...ownerFlags('terminal'), action: Flags.string({ description: 'allow or deny', options: ['allow', 'deny'] }), ...restrictionFlags };
+  static override flags = {
+    ...ownerFlags('terminal'),
+    action: Flags.string({ description: 'allow or deny', options: ['allow', 'deny'] }),
+    ...restrictionFlags,
+  };
 
   async run(): Promise<TerminalRestriction> {
     const input = validateWith(
       UpdateRestrictionBody,
-      { action: this.flags.action, paymentMethod: nullable(this.flags['payment-method']), brand: nullable(this.flags.brand), transactionType: this.flags['transaction-type'] },
+      {
+        action: this.flags.action,
+        paymentMethod: nullable(this.flags['payment-method']),
+        brand: nullable(this.flags.brand),
+        transactionType: this.flags['transaction-type'],
+      },
       { paymentMethod: 'payment-method', transactionType: 'transaction-type' },
     );
     const ctx = await this.scope();

@@ -7,10 +7,16 @@ import { accessScopeFlags, recordArg, recordOwnerFlags } from '../../../src/cli/
 
 export default class InvitationsCancel extends BaseCommand<typeof InvitationsCancel> {
   static override summary = 'Cancel a pending invitation (exit 5 otherwise).';
-  static override examples = ['<%= config.bin %> users invitations cancel 5e6f…', '<%= config.bin %> users invitations cancel 5e6f… --yes --json'];
+  static override examples = [
+    '<%= config.bin %> users invitations cancel 5e6f…',
+    '<%= config.bin %> users invitations cancel 5e6f… --yes --json',
+  ];
   static override args = { id: recordArg('invitation', { description: 'Invitation id', required: true }) };
   static override flags = {
-    ...recordOwnerFlags, 'as-user': accessScopeFlags['as-user'], yes: sharedFlags.yes };
+    ...recordOwnerFlags,
+    'as-user': accessScopeFlags['as-user'],
+    yes: sharedFlags.yes,
+  };
 
   async run(): Promise<Invitation> {
     await this.confirmAction(this.flags.yes, async () => {

@@ -11,7 +11,10 @@ import { accessScopeFlags } from '../../../src/cli/context';
 
 export default class InvitationsList extends BaseCommand<typeof InvitationsList> {
   static override summary = 'List invitations (never their tokens).';
-  static override examples = ['<%= config.bin %> users invitations list --tenant 6f1c… --status pending', '<%= config.bin %> users invitations list --tenant 6f1c… --status pending --all --json'];
+  static override examples = [
+    '<%= config.bin %> users invitations list --tenant 6f1c… --status pending',
+    '<%= config.bin %> users invitations list --tenant 6f1c… --status pending --all --json',
+  ];
   static override flags = {
     ...accessScopeFlags,
     status: Flags.string({ description: 'Only invitations in this status', options: ['pending', 'accepted', 'canceled', 'expired'] }),
@@ -25,7 +28,12 @@ export default class InvitationsList extends BaseCommand<typeof InvitationsList>
 
   async run(): Promise<Page<Invitation>> {
     const ctx = await this.scope();
-    const { cursor: _cursor, limit: _limit, sortOrder, ...filters } = await validateInput(
+    const {
+      cursor: _cursor,
+      limit: _limit,
+      sortOrder,
+      ...filters
+    } = await validateInput(
       ctx,
       ListInvitationsQuery,
       { status: this.flags.status, userId: this.flags.user, email: this.flags.email, limit: this.flags.limit, cursor: this.flags.cursor },
@@ -33,13 +41,17 @@ export default class InvitationsList extends BaseCommand<typeof InvitationsList>
     );
     const page = await this.listAll((p) => listInvitations(ctx, filters, { ...p, sortOrder }));
     this.log(
-      renderTable(page.data, [
-        { header: 'ID', get: (i) => i.id },
-        { header: 'Email', get: (i) => i.email },
-        { header: 'User', get: (i) => i.userId },
-        { header: 'Status', get: (i) => statusColour(i.status) },
-        { header: 'Expires', get: (i) => i.expiresAt },
-      ], this.flags),
+      renderTable(
+        page.data,
+        [
+          { header: 'ID', get: (i) => i.id },
+          { header: 'Email', get: (i) => i.email },
+          { header: 'User', get: (i) => i.userId },
+          { header: 'Status', get: (i) => statusColour(i.status) },
+          { header: 'Expires', get: (i) => i.expiresAt },
+        ],
+        this.flags,
+      ),
     );
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

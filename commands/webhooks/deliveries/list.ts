@@ -13,7 +13,7 @@ import { ListDeliveriesQuery } from '../../../src/api/webhooks/schemas';
 export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksDeliveriesList> {
   static override summary = 'List webhook delivery records, newest first (one mode at a time).';
   static override description =
-    'Without --tenant: every tenant\'s deliveries (platform view). With --tenant: that tenant\'s; with --merchant too: the deliveries to that merchant\'s endpoints.';
+    "Without --tenant: every tenant's deliveries (platform view). With --tenant: that tenant's; with --merchant too: the deliveries to that merchant's endpoints.";
   static override examples = [
     '<%= config.bin %> webhooks deliveries list --status failed',
     '<%= config.bin %> webhooks deliveries list --tenant 6f1c… --endpoint 9a4e… --json',
@@ -24,7 +24,7 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
   ];
   static override flags = {
     tenant: withScope(Flags.string({ description: 'Tenant id (default: every tenant)' }), atDeliveryLevel),
-    merchant: Flags.string({ description: 'Merchant id: deliveries to this merchant\'s endpoints (needs --tenant)', dependsOn: ['tenant'] }),
+    merchant: Flags.string({ description: "Merchant id: deliveries to this merchant's endpoints (needs --tenant)", dependsOn: ['tenant'] }),
     live: sharedFlags.live,
     endpoint: Flags.string({ description: 'Only deliveries to this endpoint' }),
     status: Flags.string({ description: 'Only deliveries in this status', options: ['pending', 'succeeded', 'failed', 'canceled'] }),
@@ -39,23 +39,34 @@ export default class WebhooksDeliveriesList extends BaseCommand<typeof WebhooksD
     if (this.flags.endpoint) requireUuid(this.flags.endpoint, '--endpoint');
     if (this.flags.cursor) requireUuid(this.flags.cursor, '--cursor');
     const ctx = await this.scope();
-    const filters = await validateInput(ctx, ListDeliveriesQuery.pick({ endpoint_id: true }), { endpoint_id: this.flags.endpoint }, { endpoint_id: 'endpoint' });
-    const page = await this.listAll((p) => listDeliveries(
+    const filters = await validateInput(
       ctx,
-      { endpointId: filters.endpoint_id, status: this.flags.status as WebhookDelivery['status'] | undefined, eventType: this.flags.type },
-      { ...p, sortOrder: 'desc' },
-    ));
+      ListDeliveriesQuery.pick({ endpoint_id: true }),
+      { endpoint_id: this.flags.endpoint },
+      { endpoint_id: 'endpoint' },
+    );
+    const page = await this.listAll((p) =>
+      listDeliveries(
+        ctx,
+        { endpointId: filters.endpoint_id, status: this.flags.status as WebhookDelivery['status'] | undefined, eventType: this.flags.type },
+        { ...p, sortOrder: 'desc' },
+      ),
+    );
     this.log(
-      renderTable(page.data, [
-        { header: 'ID', get: (d) => d.id },
-        { header: 'Event type', get: (d) => d.eventType },
-        { header: 'Endpoint', get: (d) => d.endpointId },
-        { header: 'Status', get: (d) => d.status },
-        { header: 'Attempts', get: (d) => `${d.attemptCount}/${d.maxAttempts}` },
-        { header: 'Mode', get: (d) => modeName(d.livemode) },
-        { header: 'Last error', get: (d) => d.lastError ?? '' },
-        { header: 'Created', get: (d) => d.createdAt },
-      ], this.flags),
+      renderTable(
+        page.data,
+        [
+          { header: 'ID', get: (d) => d.id },
+          { header: 'Event type', get: (d) => d.eventType },
+          { header: 'Endpoint', get: (d) => d.endpointId },
+          { header: 'Status', get: (d) => d.status },
+          { header: 'Attempts', get: (d) => `${d.attemptCount}/${d.maxAttempts}` },
+          { header: 'Mode', get: (d) => modeName(d.livemode) },
+          { header: 'Last error', get: (d) => d.lastError ?? '' },
+          { header: 'Created', get: (d) => d.createdAt },
+        ],
+        this.flags,
+      ),
     );
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

@@ -6,7 +6,13 @@ import { NotFoundError } from '../../../src/domain/errors';
 import { parseDuration } from '../../../src/services/access/tokens';
 import { systemContext } from '../../../src/domain/authority';
 import { eventCatalog, matchesPattern } from '../../../src/services/webhooks/catalog';
-import { REPLAYABLE_STATUSES, type ReplayableStatus, replayDelivery, replayTime, replayableDeliveries } from '../../../src/services/webhooks/deliveries';
+import {
+  REPLAYABLE_STATUSES,
+  type ReplayableStatus,
+  replayDelivery,
+  replayTime,
+  replayableDeliveries,
+} from '../../../src/services/webhooks/deliveries';
 import { checkTypeFilter, modeName } from '../../../src/cli/webhooks';
 import { atPlatform, requireUuid } from '../../../src/cli/context';
 
@@ -51,13 +57,17 @@ export default class WebhooksDeliveriesReplay extends BaseCommand<typeof Webhook
   static override scopeOf = atPlatform(false);
   static override flags = {
     status: Flags.string({
-      description: 'Statuses to replay: failed, canceled, pending (scheduled for a later attempt); repeat the flag or separate them with commas',
+      description:
+        'Statuses to replay: failed, canceled, pending (scheduled for a later attempt); repeat the flag or separate them with commas',
       options: [...REPLAYABLE_STATUSES],
       multiple: true,
       delimiter: ',',
       default: ['failed'],
     }),
-    since: Flags.string({ description: 'Window: deliveries that failed, were canceled or (pending) last attempted within this long ago, e.g. 30m, 2h, 7d', required: true }),
+    since: Flags.string({
+      description: 'Window: deliveries that failed, were canceled or (pending) last attempted within this long ago, e.g. 30m, 2h, 7d',
+      required: true,
+    }),
     endpoint: Flags.string({ description: 'Only deliveries to this endpoint' }),
     type: Flags.string({ description: 'Only this event type, or a wildcard such as payment.*' }),
     'dry-run': Flags.boolean({ description: 'Show what would be replayed; change nothing', default: false }),
@@ -66,12 +76,20 @@ export default class WebhooksDeliveriesReplay extends BaseCommand<typeof Webhook
   async run(): Promise<ReplayResult> {
     const seconds = parseDuration(this.flags.since, '--since');
     const endpointId = this.flags.endpoint === undefined ? undefined : requireUuid(this.flags.endpoint, '--endpoint');
-    const type = this.flags.type === undefined ? undefined : checkTypeFilter(this.flags.type, eventCatalog().map((e) => e.type), matchesPattern);
+    const type =
+      this.flags.type === undefined
+        ? undefined
+        : checkTypeFilter(
+            this.flags.type,
+            eventCatalog().map((e) => e.type),
+            matchesPattern,
+          );
     const statuses = REPLAYABLE_STATUSES.filter((s) => (this.flags.status as string[]).includes(s));
     const dryRun = this.flags['dry-run'];
 
     const rt = await this.runtime();
-    if (endpointId && !(await rt.db.models.WebhookEndpoint.findOne({ where: { id: endpointId } }))) throw new NotFoundError('webhook endpoint', endpointId);
+    if (endpointId && !(await rt.db.models.WebhookEndpoint.findOne({ where: { id: endpointId } })))
+      throw new NotFoundError('webhook endpoint', endpointId);
     const since = new Date(rt.clock.now().getTime() - seconds * 1000);
     // replayableDeliveries reads across tenants and modes; each row is then requeued in its own mode.
     const selectCtx = await this.scope();
@@ -108,11 +126,14 @@ export default class WebhooksDeliveriesReplay extends BaseCommand<typeof Webhook
     }
 
     this.log(
-      renderTable([{ selected: rows.length, requeued, skipped }], [
-        { header: 'Selected', get: (r) => r.selected },
-        { header: 'Requeued', get: (r) => r.requeued },
-        { header: 'Skipped', get: (r) => r.skipped },
-      ]),
+      renderTable(
+        [{ selected: rows.length, requeued, skipped }],
+        [
+          { header: 'Selected', get: (r) => r.selected },
+          { header: 'Requeued', get: (r) => r.requeued },
+          { header: 'Skipped', get: (r) => r.skipped },
+        ],
+      ),
     );
     const window = `since ${since.toISOString()} (${this.flags.since})`;
     const words = statuses.map((s) => STATUS_WORDS[s]).join(' or ');

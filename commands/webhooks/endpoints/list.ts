@@ -26,14 +26,18 @@ export default class WebhooksEndpointsList extends BaseCommand<typeof WebhooksEn
     const ctx = await this.scope();
     const page = await this.listAll((p) => listEndpoints(ctx, { ...p, sortOrder: 'desc' }));
     this.log(
-      renderTable(page.data, [
-        { header: 'ID', get: (e) => e.id },
-        { header: 'URL', get: (e) => e.url },
-        { header: 'Events', get: (e) => e.events },
-        { header: 'Status', get: (e) => statusColour(e.status) },
-        { header: 'Level', get: (e) => (e.level === 'merchant' ? `merchant ${e.merchantId}` : e.level) },
-        { header: 'Created', get: (e) => e.createdAt },
-      ], this.flags),
+      renderTable(
+        page.data,
+        [
+          { header: 'ID', get: (e) => e.id },
+          { header: 'URL', get: (e) => e.url },
+          { header: 'Events', get: (e) => e.events },
+          { header: 'Status', get: (e) => statusColour(e.status) },
+          { header: 'Level', get: (e) => (e.level === 'merchant' ? `merchant ${e.merchantId}` : e.level) },
+          { header: 'Created', get: (e) => e.createdAt },
+        ],
+        this.flags,
+      ),
     );
     logBesideTable(this, this.flags, pageFooter(page));
     return page;

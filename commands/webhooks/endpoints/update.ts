@@ -12,7 +12,7 @@ import { recordArg, recordOwnerFlags } from '../../../src/cli/context';
 export default class WebhooksEndpointsUpdate extends BaseCommand<typeof WebhooksEndpointsUpdate> {
   static override summary = 'Change a webhook endpoint: URL, subscribed events, description, attempts, or enable/disable it.';
   static override description =
-    '--event replaces the whole subscription set. Disabling cancels the endpoint\'s pending deliveries; enabling clears its failing state.';
+    "--event replaces the whole subscription set. Disabling cancels the endpoint's pending deliveries; enabling clears its failing state.";
   static override examples = [
     '<%= config.bin %> webhooks endpoints update 9a4e… --url https://shop.example.com/hooks/v2',
     '<%= config.bin %> webhooks endpoints update 9a4e… --event payment.succeeded --event refund.*',
@@ -48,7 +48,16 @@ export default class WebhooksEndpointsUpdate extends BaseCommand<typeof Webhooks
     const ctx = await this.scope();
     if (input.events !== undefined) validateSubscription(ctx.level, input.events, '--event');
     const endpoint = await updateEndpoint(ctx, this.args.id, input, { field: '--url' });
-    this.log(renderRecord({ id: endpoint.id, url: endpoint.url, events: endpoint.events, description: endpoint.description, status: endpoint.status, maxAttempts: endpoint.maxAttempts }));
+    this.log(
+      renderRecord({
+        id: endpoint.id,
+        url: endpoint.url,
+        events: endpoint.events,
+        description: endpoint.description,
+        status: endpoint.status,
+        maxAttempts: endpoint.maxAttempts,
+      }),
+    );
     return endpoint;
   }
 }

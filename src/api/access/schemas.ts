@@ -17,7 +17,7 @@ export const EntityScopeSchema = z
     description:
       'What the user sees within its tenant or merchant: { "type": "all" } (default), or for operator users { "type": "merchants", "merchantIds": [...] }: ' +
       'the user then sees and changes only records of those merchants: records owned by no merchant (tenant keys and endpoints) are invisible, ' +
-      'tenant-wide records (the tenant, companies, partners, channels) cannot be changed, and companies are visible only as those merchants\' companies. ' +
+      "tenant-wide records (the tenant, companies, partners, channels) cannot be changed, and companies are visible only as those merchants' companies. " +
       'A caller limited itself grants only within its own merchants.',
   });
 
@@ -65,7 +65,9 @@ export const InvitationSchema = z
   .openapi('Invitation');
 
 export const IssuedInvitationSchema = InvitationSchema.extend({
-  token: z.string().openapi({ description: 'The single-use invitation token (inv_…), shown in this answer only; only its SHA-256 is stored.' }),
+  token: z
+    .string()
+    .openapi({ description: 'The single-use invitation token (inv_…), shown in this answer only; only its SHA-256 is stored.' }),
 })
   .strict()
   .openapi('IssuedInvitation');
@@ -110,17 +112,25 @@ export const InviteUserBody = z
     email: Email,
     displayName: z.string().trim().min(1).max(200).nullable().optional(),
     roleIds: RoleIds.optional(),
-    layer: Layer.optional().openapi({ description: 'Defaults to the caller\'s layer (merchant when a tenant caller gives merchantId). A tenant caller may invite operator or merchant users.' }),
-    merchantId: refersTo('merchant', z.string().uuid()).optional().openapi({ description: 'For merchant-layer users invited by a tenant caller.' }),
+    layer: Layer.optional().openapi({
+      description:
+        "Defaults to the caller's layer (merchant when a tenant caller gives merchantId). A tenant caller may invite operator or merchant users.",
+    }),
+    merchantId: refersTo('merchant', z.string().uuid())
+      .optional()
+      .openapi({ description: 'For merchant-layer users invited by a tenant caller.' }),
     entityScope: EntityScopeSchema.optional(),
-    owner: z.boolean().optional().openapi({ description: 'Invite an owner (every permission of the layer); only a caller holding the whole layer may.' }),
+    owner: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Invite an owner (every permission of the layer); only a caller holding the whole layer may.' }),
   })
   .openapi('InviteUserRequest');
 
 export const UpdateUserBody = z
   .strictObject({
     displayName: z.string().trim().min(1).max(200).nullable().optional(),
-    roleIds: RoleIds.optional().openapi({ description: 'Replaces the user\'s roles.' }),
+    roleIds: RoleIds.optional().openapi({ description: "Replaces the user's roles." }),
     entityScope: EntityScopeSchema.optional(),
     mfaEnabled: z.boolean().optional(),
   })
@@ -143,7 +153,9 @@ export const CreateRoleBody = z
     name: z.string().trim().min(1).max(100),
     description: z.string().max(1000).nullable().optional(),
     permissions: PermissionCodes,
-    layer: Layer.optional().openapi({ description: 'Defaults to the caller\'s layer; a tenant caller may create merchant roles (with merchantId).' }),
+    layer: Layer.optional().openapi({
+      description: "Defaults to the caller's layer; a tenant caller may create merchant roles (with merchantId).",
+    }),
     merchantId: refersTo('merchant', z.string().uuid()).optional(),
   })
   .openapi('CreateRoleRequest');
@@ -158,6 +170,5 @@ export const UpdateRoleBody = z
   .openapi('UpdateRoleRequest');
 
 export const PermissionsQuery = z.object({
-  layer: Layer.optional().openapi({ description: 'Defaults to the caller\'s layer; tenant callers may ask for merchant.' }),
+  layer: Layer.optional().openapi({ description: "Defaults to the caller's layer; tenant callers may ask for merchant." }),
 });
-

@@ -40,17 +40,25 @@ export const IssuedApiKeySchema = ApiKeySchema.extend({
 
 export const ListApiKeysQuery = listQuery({
   status: KeyStatus.optional(),
-  livemode: queryBoolean.optional().openapi({ description: 'A value other than the caller\'s mode yields an empty page.' }),
+  livemode: queryBoolean.optional().openapi({ description: "A value other than the caller's mode yields an empty page." }),
   merchantId: refersTo('merchant', z.string().uuid()).optional(),
-  createdBy: notChecked('the id of a user or key, or the name of an operator account (cli:…), of any time: a filter over history', z.string().min(1).max(255)).optional(),
+  createdBy: notChecked(
+    'the id of a user or key, or the name of an operator account (cli:…), of any time: a filter over history',
+    z.string().min(1).max(255),
+  ).optional(),
 });
 
 export const CreateApiKeyBody = z
   .strictObject({
     name: z.string().trim().min(1).max(200).optional(),
-    ownerType: OwnerType.optional().openapi({ description: 'Defaults to merchant for merchant callers or when merchantId is given, else tenant.' }),
+    ownerType: OwnerType.optional().openapi({
+      description: 'Defaults to merchant for merchant callers or when merchantId is given, else tenant.',
+    }),
     merchantId: refersTo('merchant', z.string().uuid()).optional(),
-    livemode: z.boolean().optional().openapi({ description: 'Defaults to the caller\'s mode; a secret-key caller can only issue keys in its own mode.' }),
+    livemode: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Defaults to the caller's mode; a secret-key caller can only issue keys in its own mode." }),
     permissions: PermissionCodes.optional().openapi({ description: 'Defaults to every grantable permission.' }),
     ipAllowlist: z.array(z.string().max(64)).max(100).optional(),
     expiresAt: FutureDateInput.nullable().optional(),

@@ -4,7 +4,9 @@ import { Currency, NullableTimestamp, RecordName as Name, Timestamp, Uuid, listQ
 
 // Channels: a tenant's processing channels (payin or payout).
 
-const TenantIdInput = refersTo('tenant', Uuid).optional().openapi({ description: 'The tenant of the new record: required for platform callers; a tenant caller may only name its own.' });
+const TenantIdInput = refersTo('tenant', Uuid)
+  .optional()
+  .openapi({ description: 'The tenant of the new record: required for platform callers; a tenant caller may only name its own.' });
 
 const Direction = z.enum(['payin', 'payout']);
 const ChannelStatus = z.enum(['active', 'disabled']);
@@ -26,9 +28,14 @@ export const ChannelSchema = z
     deletedAt: NullableTimestamp,
   })
   .strict()
-  .openapi('Channel', { description: 'A named processing route: pay-in or payout, in a set of currencies, through a provider integration.' });
+  .openapi('Channel', {
+    description: 'A named processing route: pay-in or payout, in a set of currencies, through a provider integration.',
+  });
 
-const ProviderIntegrationId = refersTo('providerIntegration', Uuid).nullable().openapi({ description: 'The provider integration this channel routes through: one of the catalog (GET /v1/admin/provider-integrations); an unknown id is 404 naming the field.' });
+const ProviderIntegrationId = refersTo('providerIntegration', Uuid).nullable().openapi({
+  description:
+    'The provider integration this channel routes through: one of the catalog (GET /v1/admin/provider-integrations); an unknown id is 404 naming the field.',
+});
 
 export const CreateChannelBody = z
   .strictObject({
@@ -54,6 +61,5 @@ export const UpdateChannelBody = z
 export const ListChannelsQuery = listQuery({
   direction: Direction.optional(),
   status: ChannelStatus.optional(),
-  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s channels.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: "Platform callers: only this tenant's channels." }),
 });
-

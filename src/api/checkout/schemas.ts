@@ -25,7 +25,11 @@ export const MAX_FULFILLMENT_OPTIONS = 20;
  */
 export const MAX_PAYMENT_MINOR = 1_000_000_000_000;
 const minorUnits = (min: number) =>
-  z.number().int('must be an integer amount in minor units').min(min, `must be at least ${min}`).max(MAX_PAYMENT_MINOR, `must be at most ${MAX_PAYMENT_MINOR}`);
+  z
+    .number()
+    .int('must be an integer amount in minor units')
+    .min(min, `must be at least ${min}`)
+    .max(MAX_PAYMENT_MINOR, `must be at most ${MAX_PAYMENT_MINOR}`);
 
 /** a positive amount in minor units */
 const PositiveMoney = z
@@ -36,7 +40,7 @@ const NonNegativeMoney = z.strictObject({ currency: Currency, valueMinor: minorU
 // ---- line items, totals, fulfillment -------------------------------------------------------------------------
 
 const LineItemFields = {
-  productId: notChecked('the merchant\'s own product reference (text)', Str()).optional(),
+  productId: notChecked("the merchant's own product reference (text)", Str()).optional(),
   label: Str(500),
   description: Str(2000).optional(),
   imageUrl: WebUrl.optional(),
@@ -92,7 +96,11 @@ export const FulfillmentOptionSchema = z
   .openapi('CheckoutFulfillmentOption');
 
 export const SelectedFulfillmentInput = z
-  .strictObject({ fulfillmentOptionId: notChecked('one of the session\'s own fulfillmentOptions (text)', Str(100).min(1)).openapi({ description: 'The id of one of the session\'s fulfillmentOptions.' }) })
+  .strictObject({
+    fulfillmentOptionId: notChecked("one of the session's own fulfillmentOptions (text)", Str(100).min(1)).openapi({
+      description: "The id of one of the session's fulfillmentOptions.",
+    }),
+  })
   .openapi('CheckoutSelectFulfillment');
 
 export const SelectedFulfillmentSchema = z
@@ -103,41 +111,82 @@ export const SelectedFulfillmentSchema = z
 // ---- customer info and agentic context -----------------------------------------------------------------------
 
 const AddressBase = {
-  streetName: Str().optional(), buildingNumber: Str(50).optional(), buildingName: Str().optional(), unit: Str(50).optional(),
-  floor: Str(50).optional(), addressLine1: Str().optional(), addressLine2: Str().optional(), city: Str().optional(),
-  region: Str().optional(), postalCode: Str(32).optional(), country: Country.optional(),
+  streetName: Str().optional(),
+  buildingNumber: Str(50).optional(),
+  buildingName: Str().optional(),
+  unit: Str(50).optional(),
+  floor: Str(50).optional(),
+  addressLine1: Str().optional(),
+  addressLine2: Str().optional(),
+  city: Str().optional(),
+  region: Str().optional(),
+  postalCode: Str(32).optional(),
+  country: Country.optional(),
 };
 const BillingAddress = z.strictObject({ ...AddressBase, department: Str().optional() });
 const ShippingAddress = z.strictObject({
-  ...AddressBase, dependentLocality: Str().optional(), sortingCode: Str(32).optional(), organization: Str().optional(),
-  recipient: Str().optional(), phone: Str(50).optional(), email: Str(254).optional(),
+  ...AddressBase,
+  dependentLocality: Str().optional(),
+  sortingCode: Str(32).optional(),
+  organization: Str().optional(),
+  recipient: Str().optional(),
+  phone: Str(50).optional(),
+  email: Str(254).optional(),
 });
 const BrowserInfo = z.strictObject({
-  userAgent: Str(1000).optional(), acceptHeader: Str(1000).optional(), language: Str(35).optional(),
-  colorDepth: z.number().int().optional(), screenHeight: z.number().int().optional(), screenWidth: z.number().int().optional(),
-  timezoneOffset: z.number().int().optional(), javaEnabled: z.boolean().optional(), javaScriptEnabled: z.boolean().optional(),
+  userAgent: Str(1000).optional(),
+  acceptHeader: Str(1000).optional(),
+  language: Str(35).optional(),
+  colorDepth: z.number().int().optional(),
+  screenHeight: z.number().int().optional(),
+  screenWidth: z.number().int().optional(),
+  timezoneOffset: z.number().int().optional(),
+  javaEnabled: z.boolean().optional(),
+  javaScriptEnabled: z.boolean().optional(),
 });
 
 export const CustomerInfoSchema = z
   .strictObject({
     email: z.email('must be an email address').max(254).optional(),
-    phone: Str(50).optional(), name: Str().optional(), firstName: Str().optional(), lastName: Str().optional(),
-    companyName: Str().optional(), dateOfBirth: Str(32).optional(), taxId: notChecked('a customer\'s tax or national id (text)', Str(64)).optional(), nationalId: notChecked('a customer\'s national id (text)', Str(64)).optional(),
-    locale: Str(35).optional(), language: Str(35).optional(), customerReference: Str().optional(), ipAddress: Str(64).optional(),
-    emailFingerprint: Str().optional(), phoneFingerprint: Str().optional(), emailDomain: Str().optional(),
-    taxIds: z.array(z.strictObject({ type: Str(50), country: Country.optional(), value: Str(64) })).max(10).optional(),
+    phone: Str(50).optional(),
+    name: Str().optional(),
+    firstName: Str().optional(),
+    lastName: Str().optional(),
+    companyName: Str().optional(),
+    dateOfBirth: Str(32).optional(),
+    taxId: notChecked("a customer's tax or national id (text)", Str(64)).optional(),
+    nationalId: notChecked("a customer's national id (text)", Str(64)).optional(),
+    locale: Str(35).optional(),
+    language: Str(35).optional(),
+    customerReference: Str().optional(),
+    ipAddress: Str(64).optional(),
+    emailFingerprint: Str().optional(),
+    phoneFingerprint: Str().optional(),
+    emailDomain: Str().optional(),
+    taxIds: z
+      .array(z.strictObject({ type: Str(50), country: Country.optional(), value: Str(64) }))
+      .max(10)
+      .optional(),
     billingAddress: BillingAddress.optional(),
     shippingAddress: ShippingAddress.optional(),
     browserInfo: BrowserInfo.optional(),
   })
-  .openapi('CheckoutCustomerInfo', { description: 'The customer, as the merchant or the customer states it. Updates merge field by field.' });
+  .openapi('CheckoutCustomerInfo', {
+    description: 'The customer, as the merchant or the customer states it. Updates merge field by field.',
+  });
 
 export const AgenticContextSchema = z
   .strictObject({
     channel: Str(50).optional().openapi({ example: 'acp' }),
     trustLayers: z.array(Str(100)).max(20).optional(),
     agentVerification: z
-      .strictObject({ status: Str(50).optional(), keyId: notChecked('an agent\'s key id (text of the agent\'s protocol)', Str()).optional(), tag: Str().optional(), provider: Str().optional(), verifiedAt: Str(64).optional() })
+      .strictObject({
+        status: Str(50).optional(),
+        keyId: notChecked("an agent's key id (text of the agent's protocol)", Str()).optional(),
+        tag: Str().optional(),
+        provider: Str().optional(),
+        verifiedAt: Str(64).optional(),
+      })
       .optional(),
     consumerRecognition: z
       .object({ recognized: z.boolean().optional(), hasSavedCards: z.boolean().optional() })
@@ -145,11 +194,18 @@ export const AgenticContextSchema = z
       .optional()
       .openapi({ description: 'recognized, <card_network>SubjectId, matchedCustomerId, hasSavedCards, maskedPhone, maskedEmail.' }),
     mandate: z
-      .strictObject({ cartMandateId: notChecked('a mandate id of the agent\'s protocol (text)', Str()).optional(), paymentMandateId: notChecked('a mandate id of the agent\'s protocol (text)', Str()).optional(), intentMandateId: notChecked('a mandate id of the agent\'s protocol (text)', Str()).optional(), modality: Str(50).optional() })
+      .strictObject({
+        cartMandateId: notChecked("a mandate id of the agent's protocol (text)", Str()).optional(),
+        paymentMandateId: notChecked("a mandate id of the agent's protocol (text)", Str()).optional(),
+        intentMandateId: notChecked("a mandate id of the agent's protocol (text)", Str()).optional(),
+        modality: Str(50).optional(),
+      })
       .optional(),
-    sptId: notChecked('a shared payment token of the agent\'s protocol (text)', Str()).optional(),
+    sptId: notChecked("a shared payment token of the agent's protocol (text)", Str()).optional(),
     riskSignals: z
-      .array(z.strictObject({ source: Str(50).optional(), type: Str(100).optional(), score: z.number().optional(), action: Str(50).optional() }))
+      .array(
+        z.strictObject({ source: Str(50).optional(), type: Str(100).optional(), score: z.number().optional(), action: Str(50).optional() }),
+      )
       .max(50)
       .optional(),
   })
@@ -173,10 +229,16 @@ export const CheckoutSessionSchema = z
     url: z.string().openapi({ description: 'The hosted checkout page. Only the create response carries its ?key= (the clientSecret).' }),
     successUrl: z.string().nullable().openapi({ description: 'As given at creation (a {CHECKOUT_SESSION_ID} placeholder stays in it).' }),
     cancelUrl: z.string().nullable().openapi({ description: 'As given at creation (a {CHECKOUT_SESSION_ID} placeholder stays in it).' }),
-    channelId: z.string().nullable().openapi({ description: 'The payin channel the payment goes through (routing conditions, channel limits, fees), or null.' }),
+    channelId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The payin channel the payment goes through (routing conditions, channel limits, fees), or null.' }),
     livemode: z.boolean(),
     status: z.enum(SESSION_STATUSES),
-    paymentStatus: z.string().nullable().openapi({ description: 'The status of the latest payment (processing, requires_action, captured, failed, …).' }),
+    paymentStatus: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The status of the latest payment (processing, requires_action, captured, failed, …).' }),
     amount: Money,
     captureMethod: z.enum(CAPTURE_METHODS),
     lineItems: z.array(LineItemSchema),
@@ -194,8 +256,7 @@ export const CheckoutSessionSchema = z
   })
   .strict()
   .openapi('CheckoutSession', {
-    description:
-      'What the customer is asked to pay, the hosted page and the state of the payment. status: open, complete (paid), expired.',
+    description: 'What the customer is asked to pay, the hosted page and the state of the payment. status: open, complete (paid), expired.',
   });
 
 // ---- requests ------------------------------------------------------------------------------------------------
@@ -203,16 +264,22 @@ export const CheckoutSessionSchema = z
 export const CreateCheckoutSessionBody = z
   .strictObject({
     amount: PositiveMoney.openapi({ description: 'Must equal the total of lineItems when they are given.' }),
-    merchantId: refersTo('merchant', Uuid).optional().openapi({ description: 'Tenant callers: the merchant the session is for (required).' }),
+    merchantId: refersTo('merchant', Uuid)
+      .optional()
+      .openapi({ description: 'Tenant callers: the merchant the session is for (required).' }),
     merchantReference: Str().optional(),
     lineItems: z.array(LineItemInput).max(MAX_LINE_ITEMS).optional(),
     fulfillmentOptions: z.array(FulfillmentOptionInput).max(MAX_FULFILLMENT_OPTIONS).optional(),
     successUrl: WebUrl.optional().openapi({
       description:
-        'Where the hosted page sends the customer once paid (also the return from a 3DS challenge). The placeholder {CHECKOUT_SESSION_ID} (or %7BCHECKOUT_SESSION_ID%7D) is replaced by the session\'s id when the customer is sent there; the session keeps the URL as given.',
+        "Where the hosted page sends the customer once paid (also the return from a 3DS challenge). The placeholder {CHECKOUT_SESSION_ID} (or %7BCHECKOUT_SESSION_ID%7D) is replaced by the session's id when the customer is sent there; the session keeps the URL as given.",
     }),
-    cancelUrl: WebUrl.optional().openapi({ description: 'The hosted page\'s "return to the shop" link; {CHECKOUT_SESSION_ID} is replaced as in successUrl.' }),
-    channelId: refersTo('channel', Uuid).optional().openapi({ description: 'A payin channel of the merchant\'s tenant for the session\'s currency: its routing rules, limits and fees apply.' }),
+    cancelUrl: WebUrl.optional().openapi({
+      description: 'The hosted page\'s "return to the shop" link; {CHECKOUT_SESSION_ID} is replaced as in successUrl.',
+    }),
+    channelId: refersTo('channel', Uuid).optional().openapi({
+      description: "A payin channel of the merchant's tenant for the session's currency: its routing rules, limits and fees apply.",
+    }),
     termsUrl: WebUrl.optional(),
     privacyUrl: WebUrl.optional(),
     locale: Locale.optional(),
@@ -227,11 +294,15 @@ export const UpdateCheckoutSessionBody = z
   .strictObject({
     customerInfo: CustomerInfoSchema.optional(),
     selectedFulfillment: SelectedFulfillmentInput.nullable().optional().openapi({ description: 'null removes the selection.' }),
-    lineItems: z.array(LineItemInput).max(MAX_LINE_ITEMS).optional().openapi({ description: 'Replaces the lines; the amount follows. [] (as a session without lines reads) removes the lines and keeps the amount.' }),
+    lineItems: z.array(LineItemInput).max(MAX_LINE_ITEMS).optional().openapi({
+      description: 'Replaces the lines; the amount follows. [] (as a session without lines reads) removes the lines and keeps the amount.',
+    }),
     metadata: Metadata.optional().openapi({ description: 'Replaces the whole object.' }),
     agenticContext: AgenticContextSchema.optional(),
   })
-  .refine((b) => Object.keys(b).length > 0, { message: 'provide at least one of customerInfo, selectedFulfillment, lineItems, metadata, agenticContext' })
+  .refine((b) => Object.keys(b).length > 0, {
+    message: 'provide at least one of customerInfo, selectedFulfillment, lineItems, metadata, agenticContext',
+  })
   .openapi('UpdateCheckoutSessionRequest');
 
 export const CardInputSchema = z.strictObject({
@@ -253,7 +324,7 @@ export const CompleteCheckoutSessionBody = z
 export const ListCheckoutSessionsQuery = listQuery({
   status: z.enum(SESSION_STATUSES).optional(),
   merchantId: refersTo('merchant', Uuid).optional(),
-  paymentId: notChecked('the payment a session made, as the session records it: a filter over the caller\'s own sessions', Uuid).optional(),
+  paymentId: notChecked("the payment a session made, as the session records it: a filter over the caller's own sessions", Uuid).optional(),
   createdFrom: FutureDateInput.optional().openapi({ description: 'Only sessions created at or after this instant.' }),
   createdTo: FutureDateInput.optional().openapi({ description: 'Only sessions created before this instant.' }),
 });

@@ -44,7 +44,7 @@ const dataFields = {
   incorporationDate: IsoDate,
   businessType: text(100),
   industry: text(200),
-  taxId: notChecked('the company\'s tax id (text)', text(100)),
+  taxId: notChecked("the company's tax id (text)", text(100)),
   vatNumber: text(100),
   website: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048),
   contactEmail: Email,
@@ -61,16 +61,20 @@ const dataFields = {
  * a name and ownershipPercent.
  */
 export const KybData = z
-  .strictObject(Object.fromEntries(Object.entries(dataFields).map(([k, v]) => [k, v.optional()])) as {
-    [K in keyof typeof dataFields]: z.ZodOptional<(typeof dataFields)[K]>;
-  })
+  .strictObject(
+    Object.fromEntries(Object.entries(dataFields).map(([k, v]) => [k, v.optional()])) as {
+      [K in keyof typeof dataFields]: z.ZodOptional<(typeof dataFields)[K]>;
+    },
+  )
   .openapi('KybData');
 
 /** PATCH data: the given top-level fields replace the stored ones; null removes a field. */
 export const KybDataPatch = z
-  .strictObject(Object.fromEntries(Object.entries(dataFields).map(([k, v]) => [k, v.nullable().optional()])) as {
-    [K in keyof typeof dataFields]: z.ZodOptional<z.ZodNullable<(typeof dataFields)[K]>>;
-  })
+  .strictObject(
+    Object.fromEntries(Object.entries(dataFields).map(([k, v]) => [k, v.nullable().optional()])) as {
+      [K in keyof typeof dataFields]: z.ZodOptional<z.ZodNullable<(typeof dataFields)[K]>>;
+    },
+  )
   .openapi('KybDataPatch');
 
 export const CreateKybBody = z.strictObject({ data: KybData.optional() });

@@ -38,7 +38,11 @@ export const CreateLimitBody = z
   .strictObject({
     period: z.strictObject({ value: z.number().int().min(1).max(1000), unit: PeriodUnit }),
     metric: Metric,
-    threshold: z.number().int('must be an integer (minor units for volume, transactions for count)').positive().max(Number.MAX_SAFE_INTEGER),
+    threshold: z
+      .number()
+      .int('must be an integer (minor units for volume, transactions for count)')
+      .positive()
+      .max(Number.MAX_SAFE_INTEGER),
     currency: Currency.nullable().optional().openapi({ description: 'Required for metric volume.' }),
     paymentMethod: Narrowing.nullable().optional(),
     brand: Narrowing.nullable().optional(),

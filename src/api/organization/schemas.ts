@@ -13,7 +13,7 @@ export const CompanySchema = z
   .object({
     id: z.string().uuid(),
     tenantId: z.string().uuid(),
-    livemode: z.boolean().openapi({ description: 'The mode the company was created in (the creating caller\'s mode).' }),
+    livemode: z.boolean().openapi({ description: "The mode the company was created in (the creating caller's mode)." }),
     name: z.string(),
     legalName: z.string().nullable(),
     legalAddress: z.string().nullable(),
@@ -39,7 +39,11 @@ const companyFields = {
   businessType: Text(100).nullable().optional(),
   contactPerson: Text(200).nullable().optional(),
   contactEmail: Email.nullable().optional(),
-  contactPhone: z.string().regex(/^\+?[0-9 ()./-]{3,32}$/, 'must be a phone number such as +49 30 1234567').nullable().optional(),
+  contactPhone: z
+    .string()
+    .regex(/^\+?[0-9 ()./-]{3,32}$/, 'must be a phone number such as +49 30 1234567')
+    .nullable()
+    .optional(),
   website: WebUrl.nullable().optional(),
 };
 
@@ -48,9 +52,11 @@ export const CreateCompanyBody = z
     name: Text(256),
     country: Country,
     ...companyFields,
-    tenantId: refersTo('tenant', z.string().uuid()).optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
+    tenantId: refersTo('tenant', z.string().uuid())
+      .optional()
+      .openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
   })
-  .openapi('CreateCompanyRequest', { description: 'The company is created in the caller\'s mode (livemode).' });
+  .openapi('CreateCompanyRequest', { description: "The company is created in the caller's mode (livemode)." });
 
 export const UpdateCompanyBody = z
   .strictObject({ name: Text(256).optional(), country: Country.optional(), ...companyFields })
@@ -58,16 +64,22 @@ export const UpdateCompanyBody = z
   .openapi('UpdateCompanyRequest');
 
 export const ListCompaniesQuery = listQuery({
-  search: z.string().min(1).max(256).optional()
+  search: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
     .openapi({ description: 'Case-insensitive substring of name or legalName (1 to 256 characters).' }),
   country: Country.optional(),
   livemode: queryBoolean.optional().openapi({
-    type: 'string', enum: ['true', 'false'],
-    description: 'A company belongs to the mode it was created in, and the caller works in exactly one mode: the list holds '
-      + 'the companies of the caller\'s mode; a value different from the caller\'s mode yields an empty page.',
+    type: 'string',
+    enum: ['true', 'false'],
+    description:
+      'A company belongs to the mode it was created in, and the caller works in exactly one mode: the list holds ' +
+      "the companies of the caller's mode; a value different from the caller's mode yields an empty page.",
   }),
   status: CompanyStatus.optional(),
-  tenantId: refersTo('tenant', z.string().uuid()).optional().openapi({ description: 'Platform callers: only this tenant\'s companies.' }),
+  tenantId: refersTo('tenant', z.string().uuid()).optional().openapi({ description: "Platform callers: only this tenant's companies." }),
 });
 
 // ---------------------------------------------------------------------------------------------- merchants
@@ -87,8 +99,9 @@ export const ThreeDsConfigSchema = z
   })
   .strict()
   .openapi('MerchantThreeDsConfig', {
-    description: 'The merchant\'s 3DS wishes: whether 3DS is requested, the challenge preference sent to the ACS, and the SCA '
-      + 'exemptions the merchant asks for. The terminal\'s 3DS configuration decides how 3DS is executed.',
+    description:
+      "The merchant's 3DS wishes: whether 3DS is requested, the challenge preference sent to the ACS, and the SCA " +
+      "exemptions the merchant asks for. The terminal's 3DS configuration decides how 3DS is executed.",
   });
 
 export const MerchantSchema = z
@@ -114,7 +127,10 @@ export const MerchantSchema = z
   .strict()
   .openapi('Merchant');
 
-const Mcc = z.string().regex(/^\d{4}$/, 'must be a 4-digit merchant category code').openapi({ example: '5734' });
+const Mcc = z
+  .string()
+  .regex(/^\d{4}$/, 'must be a 4-digit merchant category code')
+  .openapi({ example: '5734' });
 
 export const CreateMerchantBody = z
   .strictObject({

@@ -5,7 +5,9 @@ import { Email, FutureDateInput, Money, NullableTimestamp, Timestamp, listQuery,
 
 // Partners and partner assignments.
 
-const TenantIdInput = refersTo('tenant', Uuid).optional().openapi({ description: 'The tenant of the new record: required for platform callers; a tenant caller may only name its own.' });
+const TenantIdInput = refersTo('tenant', Uuid)
+  .optional()
+  .openapi({ description: 'The tenant of the new record: required for platform callers; a tenant caller may only name its own.' });
 const Metadata = z
   .record(z.string().min(1).max(40), z.string().max(500))
   .refine((m) => Object.keys(m).length <= 50, 'must have at most 50 keys')
@@ -28,7 +30,9 @@ export const PartnerSchema = z
     deletedAt: NullableTimestamp,
   })
   .strict()
-  .openapi('Partner', { description: 'A reseller or referrer of a tenant that earns a commission on the volume of the merchants assigned to it.' });
+  .openapi('Partner', {
+    description: 'A reseller or referrer of a tenant that earns a commission on the volume of the merchants assigned to it.',
+  });
 
 export const CreatePartnerBody = z
   .strictObject({ name: Name, contactEmail: Email.nullable().optional(), metadata: Metadata.optional(), tenantId: TenantIdInput })
@@ -45,7 +49,7 @@ export const UpdatePartnerBody = z
 
 export const ListPartnersQuery = listQuery({
   status: PartnerStatus.optional(),
-  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s partners.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: "Platform callers: only this tenant's partners." }),
 });
 
 // Partner assignments
@@ -55,8 +59,10 @@ const CommissionRate = z
   .int('must be an integer number of millionths')
   .min(0)
   .max(1_000_000)
-  .openapi({ description: 'Commission on the merchant\'s volume as a rate in millionths: 10000 is 1%, 1000000 is 100%.', example: 15000 });
-const CommissionFixed = Money.refine((m) => m.valueMinor >= 0, { message: 'must not be negative', path: ['valueMinor'] }).openapi('CommissionFixed');
+  .openapi({ description: "Commission on the merchant's volume as a rate in millionths: 10000 is 1%, 1000000 is 100%.", example: 15000 });
+const CommissionFixed = Money.refine((m) => m.valueMinor >= 0, { message: 'must not be negative', path: ['valueMinor'] }).openapi(
+  'CommissionFixed',
+);
 
 const AssignmentStatus = z.enum(['active', 'suspended']);
 const COMMISSION_DESCRIPTION =
@@ -69,7 +75,11 @@ export const PartnerAssignmentSchema = z
     partnerId: Uuid,
     merchantId: Uuid,
     commissionRate: tenantOnly(z.number().int(), 'Millionths of the volume: 10000 is 1%.'),
-    commissionFixed: z.object({ currency: z.string(), valueMinor: z.number().int() }).strict().nullable().openapi({ description: 'Fixed amount per transaction, in minor units.' }),
+    commissionFixed: z
+      .object({ currency: z.string(), valueMinor: z.number().int() })
+      .strict()
+      .nullable()
+      .openapi({ description: 'Fixed amount per transaction, in minor units.' }),
     status: AssignmentStatus,
     effectiveFrom: Timestamp,
     effectiveTo: NullableTimestamp,
@@ -81,7 +91,9 @@ export const PartnerAssignmentSchema = z
   .openapi('PartnerAssignment', { description: COMMISSION_DESCRIPTION });
 
 const EffectiveFrom = FutureDateInput.openapi({ description: 'Start of the commission; default now.' });
-const EffectiveTo = FutureDateInput.nullable().openapi({ description: 'End of the commission (after effectiveFrom); null for open-ended.' });
+const EffectiveTo = FutureDateInput.nullable().openapi({
+  description: 'End of the commission (after effectiveFrom); null for open-ended.',
+});
 
 export const CreateAssignmentBody = z
   .strictObject({
@@ -101,12 +113,14 @@ export const UpdateAssignmentBody = z
     effectiveFrom: EffectiveFrom.optional(),
     effectiveTo: EffectiveTo.optional(),
   })
-  .refine((b) => Object.keys(b).length > 0, { message: 'provide at least one of commissionRate, commissionFixed, effectiveFrom, effectiveTo' })
+  .refine((b) => Object.keys(b).length > 0, {
+    message: 'provide at least one of commissionRate, commissionFixed, effectiveFrom, effectiveTo',
+  })
   .openapi('UpdatePartnerAssignmentRequest');
 
 export const ListAssignmentsQuery = listQuery({
   partnerId: refersTo('partner', Uuid).optional(),
   merchantId: refersTo('merchant', Uuid).optional(),
   status: AssignmentStatus.optional(),
-  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s assignments.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: "Platform callers: only this tenant's assignments." }),
 });

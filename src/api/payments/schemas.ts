@@ -6,7 +6,16 @@ import { tenantOnly } from '../visibility';
 
 // Payments and refunds.
 
-export const PAYMENT_STATUSES = ['processing', 'requires_action', 'requires_capture', 'captured', 'failed', 'voided', 'refunded', 'partially_refunded'] as const;
+export const PAYMENT_STATUSES = [
+  'processing',
+  'requires_action',
+  'requires_capture',
+  'captured',
+  'failed',
+  'voided',
+  'refunded',
+  'partially_refunded',
+] as const;
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 const MoneyOut = z.object({ currency: z.string(), valueMinor: z.number().int() });
@@ -18,11 +27,22 @@ const Metadata = z
 
 export const ThreeDsResultSchema = z
   .object({
-    version: z.string(), status: z.string(), statusReason: z.string().nullable().optional(), eci: z.string().nullable().optional(),
-    cavv: z.string().nullable().optional(), xid: z.string().nullable().optional(), dsTransId: z.string().nullable().optional(),
-    messageVersion: z.string().nullable().optional(), serverTransId: z.string().nullable().optional(), acsTransId: z.string().nullable().optional(),
-    enrolled: z.string().nullable().optional(), liabilityShift: z.boolean().optional(), challengeFlow: z.string().nullable().optional(),
-    challenged: z.boolean().optional(), challengeCancelled: z.boolean().optional(), exemptionApplied: z.string().nullable().optional(),
+    version: z.string(),
+    status: z.string(),
+    statusReason: z.string().nullable().optional(),
+    eci: z.string().nullable().optional(),
+    cavv: z.string().nullable().optional(),
+    xid: z.string().nullable().optional(),
+    dsTransId: z.string().nullable().optional(),
+    messageVersion: z.string().nullable().optional(),
+    serverTransId: z.string().nullable().optional(),
+    acsTransId: z.string().nullable().optional(),
+    enrolled: z.string().nullable().optional(),
+    liabilityShift: z.boolean().optional(),
+    challengeFlow: z.string().nullable().optional(),
+    challenged: z.boolean().optional(),
+    challengeCancelled: z.boolean().optional(),
+    exemptionApplied: z.string().nullable().optional(),
   })
   .openapi('ThreeDSResult');
 
@@ -42,11 +62,20 @@ export const PaymentSchema = z
     merchantReference: z.string().nullable(),
     paymentMethodType: z.string(),
     card: z
-      .object({ brand: z.string(), last4: z.string(), expMonth: z.number().int(), expYear: z.number().int(), country: z.string().nullable(), fingerprint: z.string() })
+      .object({
+        brand: z.string(),
+        last4: z.string(),
+        expMonth: z.number().int(),
+        expYear: z.number().int(),
+        country: z.string().nullable(),
+        fingerprint: z.string(),
+      })
       .nullable()
-      .openapi({ description: 'The card as kept: never the number. fingerprint is the same for the same card number within this platform.' }),
-    providerReference: tenantOnly(z.string().nullable().optional(), 'The provider\'s reference of the current attempt.'),
-    providerStatus: tenantOnly(z.string().nullable().optional(), 'The provider\'s own status.'),
+      .openapi({
+        description: 'The card as kept: never the number. fingerprint is the same for the same card number within this platform.',
+      }),
+    providerReference: tenantOnly(z.string().nullable().optional(), "The provider's reference of the current attempt."),
+    providerStatus: tenantOnly(z.string().nullable().optional(), "The provider's own status."),
     action: z
       .object({ type: z.literal('redirect'), url: z.string(), data: z.record(z.string(), z.unknown()).optional() })
       .nullable()
@@ -59,15 +88,21 @@ export const PaymentSchema = z
     terminalId: tenantOnly(z.string().nullable().optional(), 'The terminal of the current attempt.'),
     providerIntegrationId: tenantOnly(z.string().nullable().optional(), 'The provider integration of the current attempt.'),
     channelId: z.string().nullable().optional(),
-    routingDecision: tenantOnly(z.record(z.string(), z.unknown()).nullable().optional(), 'The routing decision: rule, candidates and exclusion reasons.'),
-    riskDecision: tenantOnly(z.record(z.string(), z.unknown()).nullable().optional(), 'The risk engine\'s decision before routing: decision (allow, challenge, review, decline), score, matched rules, thresholds, plans.'),
+    routingDecision: tenantOnly(
+      z.record(z.string(), z.unknown()).nullable().optional(),
+      'The routing decision: rule, candidates and exclusion reasons.',
+    ),
+    riskDecision: tenantOnly(
+      z.record(z.string(), z.unknown()).nullable().optional(),
+      "The risk engine's decision before routing: decision (allow, challenge, review, decline), score, matched rules, thresholds, plans.",
+    ),
     feeBreakdown: tenantOnly(
       z
         .object({
           providerFee: tenantOnly(MoneyOut, 'What the provider earns.'),
           tenantFee: tenantOnly(MoneyOut, 'What the tenant earns.'),
           platformFee: tenantOnly(MoneyOut, 'What the platform earns.'),
-          partnerCommission: tenantOnly(MoneyOut, 'What the merchant\'s partner earns.'),
+          partnerCommission: tenantOnly(MoneyOut, "What the merchant's partner earns."),
         })
         .nullable()
         .optional(),
@@ -85,7 +120,11 @@ export const ListPaymentsQuery = listQuery({
 });
 
 export const CapturePaymentBody = z
-  .strictObject({ amount: Money.optional().openapi({ description: 'Default: the whole authorized amount. Less only where the provider supports partial capture.' }) })
+  .strictObject({
+    amount: Money.optional().openapi({
+      description: 'Default: the whole authorized amount. Less only where the provider supports partial capture.',
+    }),
+  })
   .openapi('CapturePaymentBody');
 
 export const RefundSchema = z
@@ -102,7 +141,7 @@ export const RefundSchema = z
     statusReason: z.string().nullable(),
     items: z.array(LineItemSchema),
     metadata: z.record(z.string(), z.string()),
-    providerReference: tenantOnly(z.string().nullable().optional(), 'The provider\'s reference of the refund.'),
+    providerReference: tenantOnly(z.string().nullable().optional(), "The provider's reference of the refund."),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -110,7 +149,9 @@ export const RefundSchema = z
 
 export const CreateRefundBody = z
   .strictObject({
-    amount: Money.optional().openapi({ description: 'Default: all that remains refundable. Partial amounts only where the provider supports partial refunds.' }),
+    amount: Money.optional().openapi({
+      description: 'Default: all that remains refundable. Partial amounts only where the provider supports partial refunds.',
+    }),
     reason: Text(500).optional(),
     merchantReference: Text(255).optional(),
     items: z.array(LineItemInput).max(100).optional(),

@@ -2,7 +2,9 @@ import { z } from '../zod';
 import { refersTo, notChecked } from '../references';
 import { Country, Currency, NullableTimestamp, Timestamp, listQuery, Uuid, RecordName as Name } from '../common';
 
-const Code = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lower-case identifier such as card or visa (letters, digits, _ and -; at most 50)');
+const Code = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lower-case identifier such as card or visa (letters, digits, _ and -; at most 50)');
 const Mcc = z.string().regex(/^\d{4}$/, 'must be a 4-digit merchant category code');
 const Descriptor = z.string().trim().min(1).max(22).openapi({ description: 'Statement descriptor (at most 22 characters).' });
 
@@ -15,21 +17,30 @@ const CutoffTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a UTC 
 
 const OverlaySchema = z
   .object({
-    paymentMethods: z.record(z.string(), z.object({
-      supported: z.boolean().optional(),
-      implemented: z.boolean().optional(),
-      brands: z.array(z.string()).optional(),
-      currencies: z.array(z.string()).optional(),
-      countries: z.array(z.string()).optional(),
-      operations: z.record(z.string(), z.object(FlagAdjust).strict()).optional(),
-    }).strict()).optional(),
+    paymentMethods: z
+      .record(
+        z.string(),
+        z
+          .object({
+            supported: z.boolean().optional(),
+            implemented: z.boolean().optional(),
+            brands: z.array(z.string()).optional(),
+            currencies: z.array(z.string()).optional(),
+            countries: z.array(z.string()).optional(),
+            operations: z.record(z.string(), z.object(FlagAdjust).strict()).optional(),
+          })
+          .strict(),
+      )
+      .optional(),
     features: z.record(z.string(), z.object(FlagAdjust).strict()).optional(),
     storedCredential: z.record(z.string(), z.object(FlagAdjust).strict()).optional(),
     testModeAvailable: z.boolean().optional(),
     cutoffTimeUtc: z.string().optional(),
   })
   .strict()
-  .openapi('ProviderCapabilityOverlay', { description: 'The platform\'s adjustments, keyed by payment method, operation, feature and stored-credential capability.' });
+  .openapi('ProviderCapabilityOverlay', {
+    description: "The platform's adjustments, keyed by payment method, operation, feature and stored-credential capability.",
+  });
 
 export const ProviderIntegrationSchema = z
   .object({
@@ -38,41 +49,61 @@ export const ProviderIntegrationSchema = z
     code: z.string(),
     protocol: z.string(),
     category: z.string(),
-    credentialSchema: z.record(z.string(), z.unknown()).openapi({ description: 'JSON-schema-like description of the credentials a terminal of this provider needs.' }),
+    credentialSchema: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'JSON-schema-like description of the credentials a terminal of this provider needs.' }),
     connectorBaseUrl: z.string(),
     connectorReleaseNonce: Uuid,
     testModeAvailable: z.boolean(),
     status: ProviderStatus,
     documentationUrl: z.string(),
-    supportedPaymentMethods: z.array(z.object({
-      method: z.string(),
-      brands: z.array(z.string()),
-      currencies: z.array(z.string()),
-      countries: z.array(z.string()),
-      supported: z.boolean(),
-      implemented: z.boolean(),
-      operations: z.array(z.object({ operation: z.string(), supported: z.boolean(), implemented: z.boolean() }).strict()),
-    }).strict()),
+    supportedPaymentMethods: z.array(
+      z
+        .object({
+          method: z.string(),
+          brands: z.array(z.string()),
+          currencies: z.array(z.string()),
+          countries: z.array(z.string()),
+          supported: z.boolean(),
+          implemented: z.boolean(),
+          operations: z.array(z.object({ operation: z.string(), supported: z.boolean(), implemented: z.boolean() }).strict()),
+        })
+        .strict(),
+    ),
     supportedFeatures: z.array(z.object({ feature: z.string(), supported: z.boolean(), implemented: z.boolean() }).strict()),
     supportedThreeDSVersions: z.array(z.string()),
-    threeDsCapabilities: z.object({
-      executionModels: z.array(z.object({ model: z.string(), supported: z.boolean(), implemented: z.boolean() }).strict()),
-      protocolVersions: z.array(z.object({ version: z.string(), supported: z.boolean(), implemented: z.boolean() }).strict()),
-      controls: z.object({
-        forceSkip: Flag, challengePreference: Flag, scaExemption: Flag, browserData: Flag, preAuthenticated: Flag, storedCredentialIndicator: Flag,
-        supportedExemptions: z.array(z.string()),
-      }).strict(),
-      challengeFlows: z.array(z.object({ flow: z.string(), supported: z.boolean(), implemented: z.boolean() }).strict()),
-    }).strict(),
-    storedCredentialCapabilities: z.object({ cardOnFile: Flag, recurringMit: Flag, installmentMit: Flag, oneClickCit: Flag, unscheduledMit: Flag }).strict(),
+    threeDsCapabilities: z
+      .object({
+        executionModels: z.array(z.object({ model: z.string(), supported: z.boolean(), implemented: z.boolean() }).strict()),
+        protocolVersions: z.array(z.object({ version: z.string(), supported: z.boolean(), implemented: z.boolean() }).strict()),
+        controls: z
+          .object({
+            forceSkip: Flag,
+            challengePreference: Flag,
+            scaExemption: Flag,
+            browserData: Flag,
+            preAuthenticated: Flag,
+            storedCredentialIndicator: Flag,
+            supportedExemptions: z.array(z.string()),
+          })
+          .strict(),
+        challengeFlows: z.array(z.object({ flow: z.string(), supported: z.boolean(), implemented: z.boolean() }).strict()),
+      })
+      .strict(),
+    storedCredentialCapabilities: z
+      .object({ cardOnFile: Flag, recurringMit: Flag, installmentMit: Flag, oneClickCit: Flag, unscheduledMit: Flag })
+      .strict(),
     cutoffTimeUtc: z.string(),
-    capabilityOverlay: OverlaySchema.nullable().openapi({ description: 'The platform\'s adjustments merged into this record; null when none.' }),
+    capabilityOverlay: OverlaySchema.nullable().openapi({
+      description: "The platform's adjustments merged into this record; null when none.",
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
   .strict()
   .openapi('ProviderIntegration', {
-    description: 'A connector of the platform catalog: its own declaration of what it supports, with the platform\'s status and capability adjustments applied. Platform-wide (no tenant).',
+    description:
+      "A connector of the platform catalog: its own declaration of what it supports, with the platform's status and capability adjustments applied. Platform-wide (no tenant).",
   });
 
 export const ListProvidersQuery = listQuery({
@@ -85,30 +116,37 @@ export const SetProviderStatusBody = z.strictObject({ status: ProviderStatus }).
 
 export const AdjustCapabilitiesBody = z
   .strictObject({
-    supportedPaymentMethods: z.array(z.strictObject({
-      method: Code,
-      ...FlagAdjust,
-      brands: z.array(Code).optional().openapi({ description: 'Narrows the declared brands.' }),
-      currencies: z.array(Currency).optional().openapi({ description: 'Narrows the declared currencies.' }),
-      countries: z.array(Country).optional(),
-      operations: z.array(z.strictObject({ operation: Code, ...FlagAdjust })).optional(),
-    })).optional(),
+    supportedPaymentMethods: z
+      .array(
+        z.strictObject({
+          method: Code,
+          ...FlagAdjust,
+          brands: z.array(Code).optional().openapi({ description: 'Narrows the declared brands.' }),
+          currencies: z.array(Currency).optional().openapi({ description: 'Narrows the declared currencies.' }),
+          countries: z.array(Country).optional(),
+          operations: z.array(z.strictObject({ operation: Code, ...FlagAdjust })).optional(),
+        }),
+      )
+      .optional(),
     supportedFeatures: z.array(z.strictObject({ feature: Code, ...FlagAdjust })).optional(),
-    storedCredentialCapabilities: z.strictObject({
-      cardOnFile: z.strictObject(FlagAdjust).optional(),
-      recurringMit: z.strictObject(FlagAdjust).optional(),
-      installmentMit: z.strictObject(FlagAdjust).optional(),
-      oneClickCit: z.strictObject(FlagAdjust).optional(),
-      unscheduledMit: z.strictObject(FlagAdjust).optional(),
-    }).optional(),
+    storedCredentialCapabilities: z
+      .strictObject({
+        cardOnFile: z.strictObject(FlagAdjust).optional(),
+        recurringMit: z.strictObject(FlagAdjust).optional(),
+        installmentMit: z.strictObject(FlagAdjust).optional(),
+        oneClickCit: z.strictObject(FlagAdjust).optional(),
+        unscheduledMit: z.strictObject(FlagAdjust).optional(),
+      })
+      .optional(),
     testModeAvailable: z.boolean().optional(),
     cutoffTimeUtc: CutoffTime.optional(),
     reset: z.boolean().optional().openapi({ description: 'Drop every earlier adjustment before applying these.' }),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'provide at least one adjustment' })
   .openapi('AdjustProviderCapabilitiesRequest', {
-    description: 'Overlays adjustments on the connector\'s declaration (merged with earlier ones). An adjustment may switch off, or back on, '
-      + 'what the connector declares, and narrow its brands, currencies and countries; it can never claim more than the connector declares.',
+    description:
+      "Overlays adjustments on the connector's declaration (merged with earlier ones). An adjustment may switch off, or back on, " +
+      'what the connector declares, and narrow its brands, currencies and countries; it can never claim more than the connector declares.',
   });
 
 // ---------------------------------------------------------------------------------------------- terminals
@@ -117,7 +155,7 @@ const Direction = z.enum(['payin', 'payout']);
 const TerminalStatus = z.enum(['active', 'disabled']);
 const Credentials = z
   .record(z.string().min(1).max(100), z.string().min(1).max(4096))
-  .openapi({ description: 'The provider\'s credentialSchema fields, string values. Stored encrypted and never returned.' });
+  .openapi({ description: "The provider's credentialSchema fields, string values. Stored encrypted and never returned." });
 
 const MpiAccountSchema = z
   .object({
@@ -127,13 +165,15 @@ const MpiAccountSchema = z
     merchantId: z.string().nullable(),
     merchantCountry: z.string().nullable(),
     acquirerBin: z.string().nullable(),
-    mcc: z.string().nullable().openapi({ description: 'The account\'s own, else the terminal\'s mcc.' }),
-    preferredVersion: z.string().nullable().openapi({ description: 'The account\'s own, else the provider\'s first supported 3DS version.' }),
+    mcc: z.string().nullable().openapi({ description: "The account's own, else the terminal's mcc." }),
+    preferredVersion: z.string().nullable().openapi({ description: "The account's own, else the provider's first supported 3DS version." }),
   })
   .strict()
   .openapi('MpiAccount');
 
-const RulesSchema = z.object({ processOnly3dsCards: z.boolean(), declineOnAttemptStatus: z.boolean(), allowMerchantDisable: z.boolean() }).strict();
+const RulesSchema = z
+  .object({ processOnly3dsCards: z.boolean(), declineOnAttemptStatus: z.boolean(), allowMerchantDisable: z.boolean() })
+  .strict();
 
 export const ThreeDsConfigSchema = z
   .object({ enabled: z.boolean(), executionModel: z.string(), mpiAccounts: z.array(MpiAccountSchema), rules: RulesSchema })
@@ -145,7 +185,7 @@ export const TerminalSchema = z
     id: Uuid,
     tenantId: Uuid,
     providerIntegrationId: Uuid,
-    credentialBindingId: Uuid.openapi({ description: 'The sealed credentials\' binding; the credentials themselves are never returned.' }),
+    credentialBindingId: Uuid.openapi({ description: "The sealed credentials' binding; the credentials themselves are never returned." }),
     providerCostScheduleId: Uuid.nullable(),
     name: z.string(),
     mcc: z.string().nullable(),
@@ -173,21 +213,35 @@ const MpiFields = {
   merchantName: Text(200).nullable().optional(),
   merchantId: notChecked('the merchant id a card scheme gave for 3DS (text)', Text(100)).nullable().optional(),
   merchantCountry: Country.nullable().optional(),
-  acquirerBin: z.string().regex(/^\d{6,11}$/, 'must be 6 to 11 digits').nullable().optional(),
-  mcc: Mcc.nullable().optional().openapi({ description: 'Default: the terminal\'s mcc.' }),
-  preferredVersion: z.string().min(1).max(20).nullable().optional().openapi({ description: 'Default: the provider\'s first supported 3DS version.' }),
+  acquirerBin: z
+    .string()
+    .regex(/^\d{6,11}$/, 'must be 6 to 11 digits')
+    .nullable()
+    .optional(),
+  mcc: Mcc.nullable().optional().openapi({ description: "Default: the terminal's mcc." }),
+  preferredVersion: z
+    .string()
+    .min(1)
+    .max(20)
+    .nullable()
+    .optional()
+    .openapi({ description: "Default: the provider's first supported 3DS version." }),
 };
 
 export const MpiAccountBody = z.strictObject({ brand: Code, ...MpiFields }).openapi('AddMpiAccountRequest');
 export const UpdateMpiAccountBody = z
   .strictObject(MpiFields)
   .refine((b) => Object.keys(b).length > 0, { message: 'provide at least one field to change' })
-  .openapi('UpdateMpiAccountRequest', { description: 'The brand is the path\'s.' });
+  .openapi('UpdateMpiAccountRequest', { description: "The brand is the path's." });
 
 export const PutThreeDsConfigBody = z
   .strictObject({
     enabled: z.boolean(),
-    executionModel: z.string().min(1).max(50).openapi({ description: 'One the provider supports (threeDsCapabilities.executionModels), e.g. gateway_full.' }),
+    executionModel: z
+      .string()
+      .min(1)
+      .max(50)
+      .openapi({ description: 'One the provider supports (threeDsCapabilities.executionModels), e.g. gateway_full.' }),
     mpiAccounts: z.array(MpiAccountBody).max(50).optional().openapi({ description: 'One per brand; replaces the list (default empty).' }),
     rules: z.strictObject({ processOnly3dsCards: z.boolean(), declineOnAttemptStatus: z.boolean(), allowMerchantDisable: z.boolean() }),
   })
@@ -200,13 +254,22 @@ export const CreateTerminalBody = z
     credentials: Credentials,
     mcc: Mcc.nullable().optional(),
     descriptor: Descriptor.nullable().optional(),
-    direction: Direction.optional().openapi({ description: 'Default: payout for a payout provider, payin otherwise (and it must be that).' }),
+    direction: Direction.optional().openapi({
+      description: 'Default: payout for a payout provider, payin otherwise (and it must be that).',
+    }),
     supportedCurrencies: Currencies,
     supportedBrands: Brands.optional().openapi({ description: 'Default: every brand the provider supports for the chosen methods.' }),
-    supportedPaymentMethodTypes: Methods.optional().openapi({ description: 'Default: every method the provider supports for the direction.' }),
-    providerCostScheduleId: refersTo('feeSchedule', Uuid).nullable().optional().openapi({ description: 'The fee schedule of the provider\'s costs: one of the terminal\'s tenant, or a platform schedule.' }),
+    supportedPaymentMethodTypes: Methods.optional().openapi({
+      description: 'Default: every method the provider supports for the direction.',
+    }),
+    providerCostScheduleId: refersTo('feeSchedule', Uuid)
+      .nullable()
+      .optional()
+      .openapi({ description: "The fee schedule of the provider's costs: one of the terminal's tenant, or a platform schedule." }),
     threeDsConfig: PutThreeDsConfigBody.optional(),
-    tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
+    tenantId: refersTo('tenant', Uuid)
+      .optional()
+      .openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
   })
   .openapi('CreateTerminalRequest', { description: 'currencies, brands and methods must be ones the provider integration supports.' });
 
@@ -222,7 +285,8 @@ export const UpdateTerminalBody = z
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'provide at least one field to change' })
   .openapi('UpdateTerminalRequest', {
-    description: 'Lists replace the old ones. The provider, direction and credentials are fixed (rotate-credentials replaces the credentials); status moves by disable; 3DS by its own operations.',
+    description:
+      'Lists replace the old ones. The provider, direction and credentials are fixed (rotate-credentials replaces the credentials); status moves by disable; 3DS by its own operations.',
   });
 
 export const RotateCredentialsBody = z.strictObject({ credentials: Credentials }).openapi('RotateTerminalCredentialsRequest');
@@ -231,7 +295,7 @@ export const ListTerminalsQuery = listQuery({
   status: TerminalStatus.optional(),
   direction: Direction.optional(),
   providerIntegrationId: refersTo('providerIntegration', Uuid).optional(),
-  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s terminals.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: "Platform callers: only this tenant's terminals." }),
 });
 
 // ---------------------------------------------------------------------------------------------- restrictions
@@ -253,11 +317,13 @@ export const RestrictionSchema = z
     updatedAt: Timestamp,
   })
   .strict()
-  .openapi('TerminalRestriction', { description: 'allow or deny the terminal for a payment method and/or brand of a transaction type (null matches any).' });
+  .openapi('TerminalRestriction', {
+    description: 'allow or deny the terminal for a payment method and/or brand of a transaction type (null matches any).',
+  });
 
 const restrictionFields = {
-  paymentMethod: Code.nullable().optional().openapi({ description: 'One of the terminal\'s supportedPaymentMethodTypes; null for any.' }),
-  brand: Code.nullable().optional().openapi({ description: 'One of the terminal\'s supportedBrands; null for any.' }),
+  paymentMethod: Code.nullable().optional().openapi({ description: "One of the terminal's supportedPaymentMethodTypes; null for any." }),
+  brand: Code.nullable().optional().openapi({ description: "One of the terminal's supportedBrands; null for any." }),
   transactionType: RestrictionTransactionType.optional(),
 };
 

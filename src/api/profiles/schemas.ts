@@ -4,7 +4,6 @@ import { HttpsUrl, jsonDepthWithin, listQuery, Locale, MAX_JSON_DEPTH, NullableT
 
 // Integration profiles.
 
-
 export const PROFILE_MODES = ['checkout', 'api', 'hosted_page'] as const;
 export const PROFILE_STATUSES = ['enabled', 'disabled'] as const;
 export const SESSION_LIFETIME = { min: 60, max: 86_400 } as const;
@@ -12,28 +11,37 @@ export const MAX_DECLINE_ATTEMPTS = { min: 1, max: 10, default: 3 } as const;
 /** the serialized cascadePolicy may take at most this many bytes */
 export const CASCADE_POLICY_MAX_BYTES = 8192;
 
-const Mode = z.enum(PROFILE_MODES).openapi({ description: 'checkout (sessions on the merchant\'s page), api (server to server) or hosted_page.' });
+const Mode = z
+  .enum(PROFILE_MODES)
+  .openapi({ description: "checkout (sessions on the merchant's page), api (server to server) or hosted_page." });
 const Status = z.enum(PROFILE_STATUSES);
-
 
 const SessionLifetime = z
   .number()
   .int('must be an integer number of seconds')
   .min(SESSION_LIFETIME.min, `must be between ${SESSION_LIFETIME.min} and ${SESSION_LIFETIME.max} seconds`)
   .max(SESSION_LIFETIME.max, `must be between ${SESSION_LIFETIME.min} and ${SESSION_LIFETIME.max} seconds`)
-  .openapi({ description: `Seconds, ${SESSION_LIFETIME.min} to ${SESSION_LIFETIME.max} (24 h): the longest a checkout session of this merchant may stay open.`, example: 3600 });
+  .openapi({
+    description: `Seconds, ${SESSION_LIFETIME.min} to ${SESSION_LIFETIME.max} (24 h): the longest a checkout session of this merchant may stay open.`,
+    example: 3600,
+  });
 
 const MaxDeclineAttempts = z
   .number()
   .int('must be an integer')
   .min(MAX_DECLINE_ATTEMPTS.min, `must be between ${MAX_DECLINE_ATTEMPTS.min} and ${MAX_DECLINE_ATTEMPTS.max}`)
   .max(MAX_DECLINE_ATTEMPTS.max, `must be between ${MAX_DECLINE_ATTEMPTS.min} and ${MAX_DECLINE_ATTEMPTS.max}`)
-  .openapi({ description: `Declines tolerated for one payment before it fails (cascading to the next terminal in between); ${MAX_DECLINE_ATTEMPTS.min} to ${MAX_DECLINE_ATTEMPTS.max}, default ${MAX_DECLINE_ATTEMPTS.default}.` });
+  .openapi({
+    description: `Declines tolerated for one payment before it fails (cascading to the next terminal in between); ${MAX_DECLINE_ATTEMPTS.min} to ${MAX_DECLINE_ATTEMPTS.max}, default ${MAX_DECLINE_ATTEMPTS.default}.`,
+  });
 
 const CascadePolicy = z
   .record(z.string().min(1).max(100), z.unknown())
   .refine((v) => jsonDepthWithin(v), { message: `must nest at most ${MAX_JSON_DEPTH} levels deep`, abort: true })
-  .refine((v) => Buffer.byteLength(JSON.stringify(v), 'utf8') <= CASCADE_POLICY_MAX_BYTES, `must serialize to at most ${CASCADE_POLICY_MAX_BYTES} bytes of JSON`)
+  .refine(
+    (v) => Buffer.byteLength(JSON.stringify(v), 'utf8') <= CASCADE_POLICY_MAX_BYTES,
+    `must serialize to at most ${CASCADE_POLICY_MAX_BYTES} bytes of JSON`,
+  )
   .openapi({
     description: `Free-form JSON object read by the payment path's cascading (at most ${CASCADE_POLICY_MAX_BYTES} bytes serialized); default {}. The payment path reads retryOn (decline codes that move the payment to the next terminal; default the soft declines card_declined, card_not_supported, do_not_honor, processing_error, provider_unavailable) and neverRetryOn (decline codes that never do).`,
   });
@@ -88,7 +96,8 @@ export const UpdateIntegrationProfileBody = z
     defaultLocale: Locale.nullable().optional(),
   })
   .refine((b) => Object.keys(b).length > 0, {
-    message: 'provide at least one of status, returnUrl, sessionLifetime, maxDeclineAttempts, cascadingEnabled, cascadePolicy, defaultLocale',
+    message:
+      'provide at least one of status, returnUrl, sessionLifetime, maxDeclineAttempts, cascadingEnabled, cascadePolicy, defaultLocale',
   })
   .openapi('UpdateIntegrationProfileRequest', { description: 'merchantId and mode are fixed at creation.' });
 
@@ -96,5 +105,5 @@ export const ListIntegrationProfilesQuery = listQuery({
   merchantId: refersTo('merchant', Uuid).optional(),
   mode: Mode.optional(),
   status: Status.optional(),
-  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s profiles.' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: "Platform callers: only this tenant's profiles." }),
 });

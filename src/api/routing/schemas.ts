@@ -6,13 +6,15 @@ import { PAYMENT_METHODS } from '../fees/schemas';
 // Routing rules: versioned (draft -> active -> archived), conditions on the payment, an outcome naming terminals.
 
 const Description = z.string().max(1000).nullable();
-const Code = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lower-case identifier such as visa (letters, digits, _ and -; at most 50)');
+const Code = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lower-case identifier such as visa (letters, digits, _ and -; at most 50)');
 const Priority = z
   .number()
   .int('must be an integer')
   .min(0)
   .max(1_000_000)
-  .openapi({ description: 'Lower is evaluated first across the tenant\'s active rules (ties: earlier activation first).', example: 100 });
+  .openapi({ description: "Lower is evaluated first across the tenant's active rules (ties: earlier activation first).", example: 100 });
 const MinorUnits = z.number().int('must be an integer amount in minor units').min(0, 'must not be negative').max(1_000_000_000_000_000);
 
 export const RULE_STATUSES = ['draft', 'active', 'archived'] as const;
@@ -34,7 +36,7 @@ function distinctList<T extends z.ZodType>(item: T, max = 100) {
 }
 
 const CONDITIONS_DESCRIPTION =
-  'Every condition given must match (absent or null: any). amount: the payment\'s currency must be amount.currency and its value in minor units within min..max (both inclusive, each optional). brands and cardCountries only match payments whose card brand or country is known. merchantIds and channelIds only match payments of those merchants or channels.';
+  "Every condition given must match (absent or null: any). amount: the payment's currency must be amount.currency and its value in minor units within min..max (both inclusive, each optional). brands and cardCountries only match payments whose card brand or country is known. merchantIds and channelIds only match payments of those merchants or channels.";
 
 const AmountCondition = z
   .strictObject({
@@ -43,7 +45,8 @@ const AmountCondition = z
     max: MinorUnits.nullable().optional(),
   })
   .superRefine((a, ctx) => {
-    if ((a.min ?? null) === null && (a.max ?? null) === null) ctx.addIssue({ code: 'custom', path: ['min'], message: 'give min, max or both' });
+    if ((a.min ?? null) === null && (a.max ?? null) === null)
+      ctx.addIssue({ code: 'custom', path: ['min'], message: 'give min, max or both' });
     if (a.min != null && a.max != null && a.min > a.max) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must be at least min' });
   });
 
@@ -54,8 +57,14 @@ export const RoutingConditionsInput = z
     paymentMethods: distinctList(z.enum(PAYMENT_METHODS)).nullable().optional(),
     brands: distinctList(Code).nullable().optional(),
     cardCountries: distinctList(Country, 250).nullable().optional(),
-    merchantIds: distinctList(refersTo('merchant', Uuid, 400), 1000).nullable().optional().openapi({ description: 'Merchants of the rule\'s tenant.' }),
-    channelIds: distinctList(refersTo('channel', Uuid, 400)).nullable().optional().openapi({ description: 'Channels of the rule\'s tenant.' }),
+    merchantIds: distinctList(refersTo('merchant', Uuid, 400), 1000)
+      .nullable()
+      .optional()
+      .openapi({ description: "Merchants of the rule's tenant." }),
+    channelIds: distinctList(refersTo('channel', Uuid, 400))
+      .nullable()
+      .optional()
+      .openapi({ description: "Channels of the rule's tenant." }),
   })
   .openapi('RoutingConditionsInput', { description: CONDITIONS_DESCRIPTION });
 
@@ -73,7 +82,7 @@ export const RoutingConditionsSchema = z
   .openapi('RoutingConditions', { description: CONDITIONS_DESCRIPTION });
 
 const OUTCOME_DESCRIPTION =
-  'priority: the terminals in this order (the first eligible one is tried first, the others are cascade fallbacks). split: one terminal picked at random in proportion to its weight (positive integers), then the other split terminals by weight, heaviest first, as fallbacks. Terminals must be payin terminals of the rule\'s tenant.';
+  "priority: the terminals in this order (the first eligible one is tried first, the others are cascade fallbacks). split: one terminal picked at random in proportion to its weight (positive integers), then the other split terminals by weight, heaviest first, as fallbacks. Terminals must be payin terminals of the rule's tenant.";
 
 const PriorityOutcomeInput = z.strictObject({
   type: z.literal('priority'),
@@ -82,7 +91,12 @@ const PriorityOutcomeInput = z.strictObject({
 const SplitOutcomeInput = z.strictObject({
   type: z.literal('split'),
   splits: z
-    .array(z.strictObject({ terminalId: refersTo('terminal', Uuid, 400), weight: z.number().int('must be an integer').min(1, 'must be a positive integer').max(1_000_000) }))
+    .array(
+      z.strictObject({
+        terminalId: refersTo('terminal', Uuid, 400),
+        weight: z.number().int('must be an integer').min(1, 'must be a positive integer').max(1_000_000),
+      }),
+    )
     .min(1)
     .max(50)
     .superRefine((splits, ctx) => {
@@ -107,7 +121,7 @@ export const RoutingOutcomeSchema = z
 
 export const RoutingRuleSchema = z
   .object({
-    id: Uuid.openapi({ description: 'This version\'s id.' }),
+    id: Uuid.openapi({ description: "This version's id." }),
     ruleId: Uuid.openapi({ description: 'The rule: the id of its first version, shared by all its versions.' }),
     version: z.number().int().openapi({ description: '1, 2, 3… within the rule.' }),
     tenantId: Uuid,
@@ -127,7 +141,7 @@ export const RoutingRuleSchema = z
   .strict()
   .openapi('RoutingRule', {
     description:
-      'One version of a routing rule. draft -> active -> archived: only drafts are updated or deleted; activating a version archives the rule\'s previously active version; clone makes a new draft version of the same rule from any version. The engine evaluates the tenant\'s active versions by priority; the first whose conditions match gives the terminals.',
+      "One version of a routing rule. draft -> active -> archived: only drafts are updated or deleted; activating a version archives the rule's previously active version; clone makes a new draft version of the same rule from any version. The engine evaluates the tenant's active versions by priority; the first whose conditions match gives the terminals.",
   });
 
 export const CreateRoutingRuleBody = z
@@ -137,7 +151,9 @@ export const CreateRoutingRuleBody = z
     priority: Priority.default(100).openapi({ description: 'Default 100; lower is evaluated first.' }),
     conditions: RoutingConditionsInput.default({}).openapi({ description: 'Default: no condition (matches every payment).' }),
     outcome: RoutingOutcomeInput,
-    tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
+    tenantId: refersTo('tenant', Uuid)
+      .optional()
+      .openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),
   })
   .openapi('CreateRoutingRuleRequest');
 
@@ -155,8 +171,14 @@ export const UpdateRoutingRuleBody = z
 export const ListRoutingRulesQuery = listQuery({
   status: RuleStatus.optional(),
   ruleId: refersTo('routingRule', Uuid).optional().openapi({ description: 'Only the versions of this rule.' }),
-  name: z.string().trim().min(1).max(200).optional().openapi({ description: 'Only rules whose name contains this text (case-insensitive).' }),
-  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: 'Platform callers: only this tenant\'s rules.' }),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'Only rules whose name contains this text (case-insensitive).' }),
+  tenantId: refersTo('tenant', Uuid).optional().openapi({ description: "Platform callers: only this tenant's rules." }),
 });
 
 export const ListRoutingRuleVersionsQuery = listQuery({});

@@ -3,7 +3,6 @@ import { Country, Currency, Email, Locale, NullableTimestamp, Timestamp, listQue
 
 const TenantStatus = z.enum(['active', 'suspended', 'disabled']);
 
-
 const WebUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
 
 export const TenantSchema = z
@@ -25,8 +24,14 @@ export const TenantSchema = z
     logoUrl: z.string().nullable(),
     termsUrl: z.string().nullable(),
     privacyPolicyUrl: z.string().nullable(),
-    withdrawalCoolingPeriodHours: z.number().int().nullable().openapi({ description: 'Hours a new withdrawal method, or a method with new details, stays in cooling before it can be used; null: the platform default (24 unless configured).' }),
-    withdrawalMakerChecker: z.boolean().openapi({ description: 'Four eyes on withdrawals: the actor who created a withdrawal cannot approve it, and its approver cannot start its execution.' }),
+    withdrawalCoolingPeriodHours: z.number().int().nullable().openapi({
+      description:
+        'Hours a new withdrawal method, or a method with new details, stays in cooling before it can be used; null: the platform default (24 unless configured).',
+    }),
+    withdrawalMakerChecker: z.boolean().openapi({
+      description:
+        'Four eyes on withdrawals: the actor who created a withdrawal cannot approve it, and its approver cannot start its execution.',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     deletedAt: NullableTimestamp,
@@ -46,7 +51,13 @@ const mutableFields = {
   logoUrl: WebUrl.nullable().optional(),
   termsUrl: WebUrl.nullable().optional(),
   privacyPolicyUrl: WebUrl.nullable().optional(),
-  withdrawalCoolingPeriodHours: z.number().int().min(0).max(24 * 90).nullable().optional(),
+  withdrawalCoolingPeriodHours: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 90)
+    .nullable()
+    .optional(),
   withdrawalMakerChecker: z.boolean().optional(),
 };
 

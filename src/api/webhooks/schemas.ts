@@ -14,7 +14,9 @@ export const WebhookEndpointSchema = z
     url: z.string(),
     events: z.array(z.string()),
     description: z.string().nullable(),
-    status: z.enum(['enabled', 'failing', 'disabled']).openapi({ description: 'failing: deliveries are being exhausted; still delivered until disabled.' }),
+    status: z
+      .enum(['enabled', 'failing', 'disabled'])
+      .openapi({ description: 'failing: deliveries are being exhausted; still delivered until disabled.' }),
     maxAttempts: z.number().int(),
     previousSecretExpiresAt: NullableTimestamp.openapi({ description: 'Grace deadline of the previous secret after a rotation.' }),
     failingSince: NullableTimestamp,
@@ -37,7 +39,11 @@ const Url = z
   .url({ protocol: /^https$/, error: 'must be an https URL' })
   .max(2048)
   .openapi({ example: 'https://example.com/webhooks' });
-const Events = z.array(z.string().min(1).max(100)).min(1).max(100).openapi({ description: 'Event names, category wildcards (payment.*) or *.' });
+const Events = z
+  .array(z.string().min(1).max(100))
+  .min(1)
+  .max(100)
+  .openapi({ description: 'Event names, category wildcards (payment.*) or *.' });
 const MaxAttempts = z.number().int().min(1).max(10);
 
 export const CreateEndpointBody = z
@@ -56,7 +62,15 @@ export const UpdateEndpointBody = z
   .openapi('UpdateWebhookEndpointRequest');
 
 export const RotateSecretBody = z
-  .strictObject({ graceHours: z.number().int().min(0).max(720).optional().openapi({ description: 'How long the previous secret stays valid; default 24.' }) })
+  .strictObject({
+    graceHours: z
+      .number()
+      .int()
+      .min(0)
+      .max(720)
+      .optional()
+      .openapi({ description: 'How long the previous secret stays valid; default 24.' }),
+  })
   .openapi('RotateWebhookSecretRequest');
 
 export const DeliverySchema = z

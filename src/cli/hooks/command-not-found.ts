@@ -14,9 +14,17 @@ const commandNotFound: Hook<'command_not_found'> = async function (options) {
   const suggestions = closest(typed, names);
   const bin = options.config.bin;
   const message = `"${bin} ${typed}" is not a command.${suggestions.length ? ` Did you mean \`${bin} ${suggestions[0]}\`?` : ''}`;
-  const hint = suggestions.length > 1 ? `Also close: ${suggestions.slice(1).map((s) => `\`${bin} ${s}\``).join(', ')}. \`${bin} help\` lists every command.` : `\`${bin} help\` lists every command.`;
+  const hint =
+    suggestions.length > 1
+      ? `Also close: ${suggestions
+          .slice(1)
+          .map((s) => `\`${bin} ${s}\``)
+          .join(', ')}. \`${bin} help\` lists every command.`
+      : `\`${bin} help\` lists every command.`;
   if (options.argv?.includes('--json')) {
-    process.stdout.write(`${JSON.stringify({ error: { code: 'COMMAND_NOT_FOUND', message, suggestions: suggestions.map((s) => `${bin} ${s}`), hint, exitCode: 2 } }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ error: { code: 'COMMAND_NOT_FOUND', message, suggestions: suggestions.map((s) => `${bin} ${s}`), hint, exitCode: 2 } }, null, 2)}\n`,
+    );
     throw new Errors.ExitError(2);
   }
   throw new Errors.CLIError(message, { exit: 2, code: 'COMMAND_NOT_FOUND', suggestions: [hint] });

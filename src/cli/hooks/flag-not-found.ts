@@ -99,7 +99,12 @@ export function shortParseError(error: unknown, bin: string, command: CommandSha
   } else {
     // oclif's message without its "See more help with --help" line: the usage says it
     const message = e.message.replace(/\nSee more help with --help$/, '');
-    const code = e.constructor.name === 'UnexpectedArgsError' ? 'UNEXPECTED_ARGUMENT' : e.constructor.name === 'RequiredArgsError' ? 'MISSING_ARGUMENT' : 'USAGE';
+    const code =
+      e.constructor.name === 'UnexpectedArgsError'
+        ? 'UNEXPECTED_ARGUMENT'
+        : e.constructor.name === 'RequiredArgsError'
+          ? 'MISSING_ARGUMENT'
+          : 'USAGE';
     cliError = new Errors.CLIError(message, { exit: 2, code, suggestions: [usage] });
   }
   return Object.assign(cliError, { exitCode: 2 });

@@ -19,7 +19,8 @@ export function paymentInput(value: string, merchant: string | undefined): RiskP
   } catch (error) {
     throw ValidationError.field('--payment-json', `is neither inline JSON nor a readable JSON file: ${(error as Error).message}`);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw ValidationError.field('--payment-json', 'must be a JSON object (a payment)');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw ValidationError.field('--payment-json', 'must be a JSON object (a payment)');
   const input = { ...(parsed as Record<string, unknown>), ...(merchant !== undefined ? { merchantId: merchant } : {}) };
   try {
     return validateRisk(RiskPaymentInput, input, paymentFields(merchant));
@@ -40,9 +41,13 @@ export function renderDryRun(run: RiskDryRun): string {
   const d = run.decision;
   const t = d.thresholds;
   const head = renderRecord({
-    decision: decisionColour(d.decision), evaluated: d.evaluatedDecision === d.decision ? d.evaluatedDecision : `${d.evaluatedDecision} (not enforced: monitor)`,
-    score: d.score, thresholds: `challenge ${t.challenge} / review ${t.review ?? '-'} / decline ${t.decline}`, plans: d.planIds.length ? d.planIds : '(none enabled)',
-    reason: d.reason ?? '(none)', card: run.subject.card ? `${run.subject.card.brand} ${run.subject.card.bin}… fingerprint ${run.subject.card.fingerprint}` : '(none)',
+    decision: decisionColour(d.decision),
+    evaluated: d.evaluatedDecision === d.decision ? d.evaluatedDecision : `${d.evaluatedDecision} (not enforced: monitor)`,
+    score: d.score,
+    thresholds: `challenge ${t.challenge} / review ${t.review ?? '-'} / decline ${t.decline}`,
+    plans: d.planIds.length ? d.planIds : '(none enabled)',
+    reason: d.reason ?? '(none)',
+    card: run.subject.card ? `${run.subject.card.brand} ${run.subject.card.bin}… fingerprint ${run.subject.card.fingerprint}` : '(none)',
   });
   if (!d.matchedRules.length) return `${head}\n(no rule matched)`;
   const table = renderTable(d.matchedRules, [

@@ -16,7 +16,8 @@ export const riskScopeFlags = {
   tenant: withScope(Flags.string({ description: 'Tenant id (asked on a terminal when missing)' }), asOperatorOfTenant),
   live: sharedFlags.live,
   operator: Flags.string({
-    description: 'Who acts (default: your OS user name): createdBy holds the id of that account\'s platform user (externalIdpId os:<name>, created on first use), the audit trail names the account',
+    description:
+      "Who acts (default: your OS user name): createdBy holds the id of that account's platform user (externalIdpId os:<name>, created on first use), the audit trail names the account",
     env: 'PAYPLANE_OPERATOR',
   }),
 };
@@ -68,7 +69,9 @@ function renamed(error: ValidationError, fields: Record<string, string>): Valida
  */
 export function validateRisk<S extends z.ZodType>(schema: S, value: Record<string, unknown>, fields: Record<string, string>): z.output<S> {
   if (declaresReferences(schema)) {
-    throw new Error('validateRisk: this schema declares references (refersTo); validate the input with validateRiskInput, which looks them up');
+    throw new Error(
+      'validateRisk: this schema declares references (refersTo); validate the input with validateRiskInput, which looks them up',
+    );
   }
   return parseRisk(schema, value, fields);
 }
@@ -112,6 +115,10 @@ export async function namingFlags<T>(fields: Record<string, string>, call: () =>
 export function conditionsFlag(value: string | undefined): unknown {
   if (value === undefined) return undefined;
   const parsed = readJsonFlag(value, 'conditions-json');
-  if (!Array.isArray(parsed)) throw ValidationError.field('--conditions-json', 'must be a JSON array of conditions ([{"field":"amount","operator":"gt","value":"10000"}])');
+  if (!Array.isArray(parsed))
+    throw ValidationError.field(
+      '--conditions-json',
+      'must be a JSON array of conditions ([{"field":"amount","operator":"gt","value":"10000"}])',
+    );
   return parsed;
 }

@@ -13,7 +13,9 @@ export const antifraudPlanFlags = {
   merchant: Flags.string({ description: 'The one merchant the plan applies to ("none": every merchant of the tenant, the default)' }),
   rules: Flags.string({ description: 'Scoring rule ids, comma-separated (replaces the list; "none" empties it)' }),
   'challenge-score': Flags.string({ description: 'Score at or above which 3DS is forced ("none": the risk configuration\'s)' }),
-  'review-score': Flags.string({ description: 'Score at or above which the payment is held for review ("none": the risk configuration\'s)' }),
+  'review-score': Flags.string({
+    description: 'Score at or above which the payment is held for review ("none": the risk configuration\'s)',
+  }),
   'decline-score': Flags.string({ description: 'Score at or above which the payment is declined ("none": the risk configuration\'s)' }),
 };
 
@@ -28,8 +30,14 @@ export interface AntifraudPlanFlagValues {
 }
 
 export const antifraudPlanFields = {
-  merchantId: '--merchant', ruleIds: '--rules', 'thresholds.challenge': '--challenge-score', 'thresholds.review': '--review-score',
-  'thresholds.decline': '--decline-score', thresholds: '--challenge-score', enabled: '--enable', tenantId: '--tenant',
+  merchantId: '--merchant',
+  ruleIds: '--rules',
+  'thresholds.challenge': '--challenge-score',
+  'thresholds.review': '--review-score',
+  'thresholds.decline': '--decline-score',
+  thresholds: '--challenge-score',
+  enabled: '--enable',
+  tenantId: '--tenant',
 };
 
 /**
@@ -43,7 +51,9 @@ export function antifraudPlanInput(flags: AntifraudPlanFlagValues, current?: Ant
     decline: scoreFlag(flags['decline-score'], 'decline-score'),
   };
   const given = Object.values(scores).some((v) => v !== undefined);
-  const thresholds = given ? { ...(current ?? {}), ...Object.fromEntries(Object.entries(scores).filter(([, v]) => v !== undefined)) } : undefined;
+  const thresholds = given
+    ? { ...(current ?? {}), ...Object.fromEntries(Object.entries(scores).filter(([, v]) => v !== undefined)) }
+    : undefined;
   const rules = flags.rules === undefined ? undefined : nullable(flags.rules) === null ? [] : csv(flags.rules);
   return { name: flags.name, description: nullable(flags.description), merchantId: nullable(flags.merchant), ruleIds: rules, thresholds };
 }
@@ -54,27 +64,42 @@ export const thresholdsGiven = (flags: AntifraudPlanFlagValues): boolean =>
 const score = (v: number | null) => (v === null ? '-' : String(v));
 
 export function describeThresholds(t: AntifraudPlan['thresholds']): string {
-  if (t.challenge === null && t.review === null && t.decline === null) return 'the risk configuration\'s';
+  if (t.challenge === null && t.review === null && t.decline === null) return "the risk configuration's";
   return `challenge ${score(t.challenge)} / review ${score(t.review)} / decline ${score(t.decline)}`;
 }
 
 export function renderAntifraudPlan(p: AntifraudPlan): string {
   return renderRecord({
-    id: p.id, tenant: p.tenantId, mode: p.livemode ? 'live' : 'sandbox', name: p.name, description: p.description, status: planStatus(p.status),
-    merchant: p.merchantId ?? '(every merchant of the tenant)', rules: p.ruleIds.length ? p.ruleIds : '(none)', thresholds: describeThresholds(p.thresholds),
-    owner: p.ownerLevel, createdBy: actorLabel(p.createdBy), createdAt: p.createdAt, updatedAt: p.updatedAt, deletedAt: p.deletedAt,
+    id: p.id,
+    tenant: p.tenantId,
+    mode: p.livemode ? 'live' : 'sandbox',
+    name: p.name,
+    description: p.description,
+    status: planStatus(p.status),
+    merchant: p.merchantId ?? '(every merchant of the tenant)',
+    rules: p.ruleIds.length ? p.ruleIds : '(none)',
+    thresholds: describeThresholds(p.thresholds),
+    owner: p.ownerLevel,
+    createdBy: actorLabel(p.createdBy),
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+    deletedAt: p.deletedAt,
   });
 }
 
 export function renderAntifraudPlans(plans: AntifraudPlan[], options: TableOptions = {}): string {
-  return renderTable(plans, [
-    { header: 'ID', get: (p) => p.id },
-    { header: 'Name', get: (p) => p.name },
-    { header: 'Status', get: (p) => planStatus(p.status) },
-    { header: 'Merchant', get: (p) => p.merchantId ?? 'all' },
-    { header: 'Rules', get: (p) => String(p.ruleIds.length) },
-    { header: 'Thresholds', get: (p) => describeThresholds(p.thresholds) },
-  ], options);
+  return renderTable(
+    plans,
+    [
+      { header: 'ID', get: (p) => p.id },
+      { header: 'Name', get: (p) => p.name },
+      { header: 'Status', get: (p) => planStatus(p.status) },
+      { header: 'Merchant', get: (p) => p.merchantId ?? 'all' },
+      { header: 'Rules', get: (p) => String(p.ruleIds.length) },
+      { header: 'Thresholds', get: (p) => describeThresholds(p.thresholds) },
+    ],
+    options,
+  );
 }
 
 function planStatus(status: string): string {

@@ -61,10 +61,15 @@ async function pastDay(rt: Runtime, merchantId: string, currency: string, daysBa
   const today = dayStart(rt.clock.now()).getTime();
   for (let back = daysBack; back <= daysBack + LOOK_BACK_DAYS; back++) {
     const candidate = new Date(today - back * DAY_MS);
-    const finalized = await rt.db.models.SettlementStatement.count({ where: { merchantId, currency, livemode: false, periodStart: candidate, status: 'finalized' } });
+    const finalized = await rt.db.models.SettlementStatement.count({
+      where: { merchantId, currency, livemode: false, periodStart: candidate, status: 'finalized' },
+    });
     if (finalized === 0) return candidate;
   }
-  throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Merchant ${merchantId} has a finalized ${currency} statement on each of ${LOOK_BACK_DAYS} past days: no past day is left to make a payment on.`);
+  throw new BusinessRuleError(
+    'EVENT_NOT_PRODUCED',
+    `Merchant ${merchantId} has a finalized ${currency} statement on each of ${LOOK_BACK_DAYS} past days: no past day is left to make a payment on.`,
+  );
 }
 
 /**
@@ -75,9 +80,20 @@ async function answerHere(then: Runtime, realNow: Date, attemptId: string): Prom
   const { db } = then;
   const model = db.models.SandboxOperation as never;
   const workerId = `events-trigger:${process.pid}:${newId().slice(-12)}`;
-  const claimed = await db.writeAlone((alone) => updateRows(db, model, {
-    lockedBy: workerId, lockedUntil: new Date(realNow.getTime() + 10 * 60_000), dueAt: then.clock.now(), updatedAt: then.clock.now(),
-  }, { reference: attemptId, kind: 'authorize', doneAt: null, lockedBy: null }, alone));
+  const claimed = await db.writeAlone((alone) =>
+    updateRows(
+      db,
+      model,
+      {
+        lockedBy: workerId,
+        lockedUntil: new Date(realNow.getTime() + 10 * 60_000),
+        dueAt: then.clock.now(),
+        updatedAt: then.clock.now(),
+      },
+      { reference: attemptId, kind: 'authorize', doneAt: null, lockedBy: null },
+      alone,
+    ),
+  );
   if (claimed !== 1) return; // answered already (a repeated run): the payment's status says
   const [op] = await selectRows<SandboxOperationRow>(db, model, { reference: attemptId, kind: 'authorize' }, { limit: 1 });
   if (op) await deliverClaimed(then, workerId, op);
@@ -93,37 +109,59 @@ interface PastPayment {
  * A real sandbox payment (4242…, captured) of the merchant made at noon UTC of `day`, through the runtime's clock set
  * back: its records, ledger entries and fee are of that day, whichever process runs the jobs.
  */
-async function paymentOnDay(rt: Runtime, tenantId: string, merchantId: string, currency: string, day: Date, type: string): Promise<PastPayment> {
+async function paymentOnDay(
+  rt: Runtime,
+  tenantId: string,
+  merchantId: string,
+  currency: string,
+  day: Date,
+  type: string,
+): Promise<PastPayment> {
   const realNow = rt.clock.now();
   const paidAt = new Date(day.getTime() + 12 * HOUR_MS);
   const then = runtimeAt(rt, paidAt);
   const ctx = await merchantContext(then, tenantId, merchantId, false);
   const session = await createSession(ctx, {
-    amount: { currency, valueMinor: PAST_AMOUNT_MINOR }, captureMethod: 'automatic', merchantReference: `events trigger ${type}`,
+    amount: { currency, valueMinor: PAST_AMOUNT_MINOR },
+    captureMethod: 'automatic',
+    merchantReference: `events trigger ${type}`,
     metadata: { triggeredBy: 'payplane events trigger', eventType: type },
   });
   await completeCheckoutSession(ctx, session.id, {
-    paymentMethod: { type: 'card', card: { number: SUCCESS_CARD, expMonth: 12, expYear: realNow.getUTCFullYear() + 3, cvc: '123', holderName: 'Sandbox Trigger' } },
+    paymentMethod: {
+      type: 'card',
+      card: { number: SUCCESS_CARD, expMonth: 12, expYear: realNow.getUTCFullYear() + 3, cvc: '123', holderName: 'Sandbox Trigger' },
+    },
   });
   const paymentId = (await getSession(ctx, session.id)).paymentId;
   if (!paymentId) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Checkout session ${session.id} has no payment.`);
-  const attemptId = (await rt.db.models.Payment.findOne({ where: { id: paymentId }, attributes: ['currentAttemptId'] }))?.get('currentAttemptId') as string | null;
+  const attemptId = (await rt.db.models.Payment.findOne({ where: { id: paymentId }, attributes: ['currentAttemptId'] }))?.get(
+    'currentAttemptId',
+  ) as string | null;
   if (attemptId) await answerHere(then, realNow, attemptId);
   const payment = await getPayment(ctx, paymentId);
   if (payment.status !== 'captured') {
-    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The sandbox payment ${paymentId} of ${day.toISOString().slice(0, 10)} ended ${payment.status}${payment.errorCode ? ` (${payment.errorCode})` : ''}, not captured.`, {
-      hint: 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).',
-    });
+    throw new BusinessRuleError(
+      'EVENT_NOT_PRODUCED',
+      `The sandbox payment ${paymentId} of ${day.toISOString().slice(0, 10)} ended ${payment.status}${payment.errorCode ? ` (${payment.errorCode})` : ''}, not captured.`,
+      {
+        hint: "Check that the tenant has an active sandbox card terminal for the merchant's currency (payplane terminals list --tenant …).",
+      },
+    );
   }
   return { paymentId, checkoutSessionId: session.id, paidAt: paidAt.toISOString() };
 }
 
 /** Runs `work` (the job's own code) and reads until `find` finds what it waits for, whoever did the work; null when the time is up. */
 async function workUntil<T>(work: () => Promise<unknown>, find: () => Promise<T | null | undefined>): Promise<T | null> {
-  const { value } = await pollUntil(async () => {
-    await work();
-    return (await find()) ?? null;
-  }, (found) => found !== null, { timeoutMs: EVENT_WAIT_MS, intervalMs: 250 });
+  const { value } = await pollUntil(
+    async () => {
+      await work();
+      return (await find()) ?? null;
+    },
+    (found) => found !== null,
+    { timeoutMs: EVENT_WAIT_MS, intervalMs: 250 },
+  );
   return value;
 }
 
@@ -152,11 +190,24 @@ export async function triggerBalanceAvailableEvent(rt: Runtime, tenantId: string
     async () => (released += await releaseDue(rt)),
     async () => (await eventsOf(rt, ctx, startedAt, [], payment.paymentId)).find((e) => e.type === 'balance.available'),
   );
-  if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The funds of sandbox payment ${payment.paymentId} (captured on ${payment.paidAt}) were not released within ${EVENT_WAIT_MS / 1000} s.`);
+  if (!wanted)
+    throw new BusinessRuleError(
+      'EVENT_NOT_PRODUCED',
+      `The funds of sandbox payment ${payment.paymentId} (captured on ${payment.paidAt}) were not released within ${EVENT_WAIT_MS / 1000} s.`,
+    );
   const deliveries = await deliveriesOf(rt, wanted.id);
   return {
-    eventId: wanted.id, type: 'balance.available', tenantId, merchantId, livemode: false, sample: false, paymentId: payment.paymentId,
-    paidAt: payment.paidAt, released, deliveriesQueued: deliveries.length, deliveries,
+    eventId: wanted.id,
+    type: 'balance.available',
+    tenantId,
+    merchantId,
+    livemode: false,
+    sample: false,
+    paymentId: payment.paymentId,
+    paidAt: payment.paidAt,
+    released,
+    deliveriesQueued: deliveries.length,
+    deliveries,
   };
 }
 
@@ -166,23 +217,43 @@ export async function triggerSettlementEvent(rt: Runtime, tenantId: string, merc
   const day = await pastDay(rt, merchantId, currency, 2);
   const startedAt = rt.clock.now();
   const payment = await paymentOnDay(rt, tenantId, merchantId, currency, day, 'settlement.finalized');
-  const statementOf = async () => rt.db.models.SettlementStatement.findOne({ where: { merchantId, currency, livemode: false, periodStart: day } });
+  const statementOf = async () =>
+    rt.db.models.SettlementStatement.findOne({ where: { merchantId, currency, livemode: false, periodStart: day } });
   // the settlements job's own code finalizes the statements of past days; a running serve's may finalize it first
-  const found = await workUntil(() => finalizeDue(ctx), async () => {
-    const statement = await statementOf();
-    if (!statement || statement.get('status') !== 'finalized') return null;
-    const rows = await rt.db.models.Event.findAll({ where: { type: 'settlement.finalized', merchantId, livemode: false, createdAt: { [Op.gte]: startedAt } }, order: [['createdAt', 'ASC']] });
-    const event = rows.map((r) => r.get({ plain: true }) as EventRow).find((e) => e.data?.id === statement.get('id'));
-    return event ? { statement, event } : null;
-  });
+  const found = await workUntil(
+    () => finalizeDue(ctx),
+    async () => {
+      const statement = await statementOf();
+      if (!statement || statement.get('status') !== 'finalized') return null;
+      const rows = await rt.db.models.Event.findAll({
+        where: { type: 'settlement.finalized', merchantId, livemode: false, createdAt: { [Op.gte]: startedAt } },
+        order: [['createdAt', 'ASC']],
+      });
+      const event = rows.map((r) => r.get({ plain: true }) as EventRow).find((e) => e.data?.id === statement.get('id'));
+      return event ? { statement, event } : null;
+    },
+  );
   if (!found) {
-    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The sandbox payment ${payment.paymentId} on ${day.toISOString().slice(0, 10)} did not lead to a finalized statement within ${EVENT_WAIT_MS / 1000} s.`);
+    throw new BusinessRuleError(
+      'EVENT_NOT_PRODUCED',
+      `The sandbox payment ${payment.paymentId} on ${day.toISOString().slice(0, 10)} did not lead to a finalized statement within ${EVENT_WAIT_MS / 1000} s.`,
+    );
   }
   const { statement, event } = found;
   const deliveries = await deliveriesOf(rt, event.id);
   return {
-    eventId: event.id, type: 'settlement.finalized', tenantId, merchantId, livemode: false, sample: false,
-    statementId: statement.get('id') as string, periodStart: day.toISOString(), currency, downloadUrl: String(event.data.downloadUrl),
-    paymentId: payment.paymentId, deliveriesQueued: deliveries.length, deliveries,
+    eventId: event.id,
+    type: 'settlement.finalized',
+    tenantId,
+    merchantId,
+    livemode: false,
+    sample: false,
+    statementId: statement.get('id') as string,
+    periodStart: day.toISOString(),
+    currency,
+    downloadUrl: String(event.data.downloadUrl),
+    paymentId: payment.paymentId,
+    deliveriesQueued: deliveries.length,
+    deliveries,
   };
 }

@@ -11,7 +11,13 @@ import { coolingHours, createWithdrawalMethod, deleteWithdrawalMethod, usableMet
 import type { Clock } from '../../domain/clock';
 import { runOneOffPayout } from '../../services/payouts/run';
 import {
-  approveWithdrawal, cancelWithdrawal, completeWithdrawal, createWithdrawal, failWithdrawal, rejectWithdrawal, startExecution,
+  approveWithdrawal,
+  cancelWithdrawal,
+  completeWithdrawal,
+  createWithdrawal,
+  failWithdrawal,
+  rejectWithdrawal,
+  startExecution,
 } from '../../services/withdrawals';
 import { merchantContext, tenantContext } from '../context';
 import { SANDBOX_FAILING_IBAN } from '../../connectors/sandbox-payout';
@@ -77,16 +83,26 @@ async function triggerMethod(rt: Runtime, ctx: CallerContext, which: keyof typeo
   if (!id) {
     const hours = await coolingHours(ctx, ctx.tenantId!);
     const savedBefore = await merchantContext(runtimeEarlier(rt, hours * HOUR_MS), ctx.tenantId!, ctx.merchantId!, false);
-    id = (await createWithdrawalMethod(savedBefore, { methodType: 'bank_account', label, details: { iban, accountHolderName: 'Sandbox Merchant' } })).id;
+    id = (
+      await createWithdrawalMethod(savedBefore, {
+        methodType: 'bank_account',
+        label,
+        details: { iban, accountHolderName: 'Sandbox Merchant' },
+      })
+    ).id;
   }
   const methodId = id;
   try {
     await inTransaction(ctx, (tx) => usableMethod(tx, methodId, ctx.merchantId!, currency, '--merchant'));
   } catch (error) {
     const method = await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).get(methodId);
-    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The merchant's withdrawal method "${label}" (${methodId}) is ${method.status}: withdrawals and payouts go to active methods only.`, {
-      hint: `Reactivate it (payplane withdrawal-methods reactivate ${methodId}), or delete it for the command to save a new one. (${(error as Error).message})`,
-    });
+    throw new BusinessRuleError(
+      'EVENT_NOT_PRODUCED',
+      `The merchant's withdrawal method "${label}" (${methodId}) is ${method.status}: withdrawals and payouts go to active methods only.`,
+      {
+        hint: `Reactivate it (payplane withdrawal-methods reactivate ${methodId}), or delete it for the command to save a new one. (${(error as Error).message})`,
+      },
+    );
   }
   return methodId;
 }
@@ -97,19 +113,40 @@ export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: 
   const currency = await payingCurrency(rt, ctx.tenantId!, ctx.merchantId!);
   const methodId = await triggerMethod(rt, ctx, type === 'payout.failed' ? 'fails' : 'pays', currency);
   const { paymentId, sessionId, funded } = await fundAtOnce(rt, ctx, type, currency, startedAt);
-  const { payout, skipped } = await runOneOffPayout(rt, { tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, withdrawalMethodId: methodId, currency, grossLimit: funded });
+  const { payout, skipped } = await runOneOffPayout(rt, {
+    tenantId: ctx.tenantId!,
+    merchantId: ctx.merchantId!,
+    withdrawalMethodId: methodId,
+    currency,
+    grossLimit: funded,
+  });
   if (!payout) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The payout run made no payout: ${skipped}.`);
   const events = await eventsOf(rt, ctx, startedAt, [paymentId, sessionId, payout.id], paymentId);
   const wanted = events.find((e) => e.type === type);
   if (!wanted) {
-    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Payout ${payout.id} ended ${payout.status}${payout.failureReason ? ` (${payout.failureReason})` : ''} and did not emit ${type}.`, {
-      hint: 'Check that the tenant has an active sandbox payout terminal (payplane terminals list --tenant …).',
-    });
+    throw new BusinessRuleError(
+      'EVENT_NOT_PRODUCED',
+      `Payout ${payout.id} ended ${payout.status}${payout.failureReason ? ` (${payout.failureReason})` : ''} and did not emit ${type}.`,
+      {
+        hint: 'Check that the tenant has an active sandbox payout terminal (payplane terminals list --tenant …).',
+      },
+    );
   }
   const deliveries = await deliveriesOf(rt, wanted.id);
   return {
-    eventId: wanted.id, type, tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, livemode: false, sample: false, paymentId, payoutId: payout.id,
-    payoutStatus: payout.status, withdrawalMethodId: methodId, deliveriesQueued: deliveries.length, deliveries, events,
+    eventId: wanted.id,
+    type,
+    tenantId: ctx.tenantId!,
+    merchantId: ctx.merchantId!,
+    livemode: false,
+    sample: false,
+    paymentId,
+    payoutId: payout.id,
+    payoutStatus: payout.status,
+    withdrawalMethodId: methodId,
+    deliveriesQueued: deliveries.length,
+    deliveries,
+    events,
   };
 }
 
@@ -118,26 +155,45 @@ export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: 
  * brings a negative available balance back to zero, makes 25.00 less its fee available (24.40 EUR with the sandbox's
  * fees). Read from the payment (its net), not from the balance, which a running serve's jobs may move meanwhile.
  */
-async function fundAtOnce(rt: Runtime, ctx: CallerContext, type: string, currency: string, startedAt: Date): Promise<{ paymentId: string; sessionId: string; funded: number }> {
+async function fundAtOnce(
+  rt: Runtime,
+  ctx: CallerContext,
+  type: string,
+  currency: string,
+  startedAt: Date,
+): Promise<{ paymentId: string; sessionId: string; funded: number }> {
   const available = (await balancesOf(ctx, { merchantId: ctx.merchantId!, currency }))[0]?.available.valueMinor ?? 0;
   const deficit = Math.max(0, -available);
   const session = await createSession(ctx, {
-    amount: { currency, valueMinor: AMOUNT_MINOR + deficit }, captureMethod: 'automatic', merchantReference: `events trigger ${type}`,
+    amount: { currency, valueMinor: AMOUNT_MINOR + deficit },
+    captureMethod: 'automatic',
+    merchantReference: `events trigger ${type}`,
     metadata: { triggeredBy: 'payplane events trigger', eventType: type, ...(deficit ? { coversNegativeBalance: String(deficit) } : {}) },
   });
   await completeCheckoutSession(ctx, session.id, {
-    paymentMethod: { type: 'card', card: { number: FUNDING_CARD, expMonth: 12, expYear: startedAt.getUTCFullYear() + 3, cvc: '123', holderName: 'Sandbox Trigger' } },
+    paymentMethod: {
+      type: 'card',
+      card: { number: FUNDING_CARD, expMonth: 12, expYear: startedAt.getUTCFullYear() + 3, cvc: '123', holderName: 'Sandbox Trigger' },
+    },
   });
   const paymentId = (await getSession(ctx, session.id)).paymentId;
   if (!paymentId) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Checkout session ${session.id} has no payment.`);
   const answered = await runSandboxUntil(rt, async () => (await getPayment(ctx, paymentId)).status !== 'processing');
-  if (!answered) throw new UnavailableError(`Payment ${paymentId} is still processing: the sandbox acquirer did not answer in time.`, 'SANDBOX_NO_ANSWER');
+  if (!answered)
+    throw new UnavailableError(
+      `Payment ${paymentId} is still processing: the sandbox acquirer did not answer in time.`,
+      'SANDBOX_NO_ANSWER',
+    );
   const payment = await getPayment(ctx, paymentId);
   const funded = payment.status === 'captured' ? payment.amountBreakdown.net.valueMinor - deficit : 0;
   if (funded <= 0) {
-    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The funding payment ${paymentId} ended ${payment.status} and made nothing available.`, {
-      hint: 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).',
-    });
+    throw new BusinessRuleError(
+      'EVENT_NOT_PRODUCED',
+      `The funding payment ${paymentId} ended ${payment.status} and made nothing available.`,
+      {
+        hint: "Check that the tenant has an active sandbox card terminal for the merchant's currency (payplane terminals list --tenant …).",
+      },
+    );
   }
   return { paymentId, sessionId: session.id, funded };
 }
@@ -145,7 +201,12 @@ async function fundAtOnce(rt: Runtime, ctx: CallerContext, type: string, currenc
 // --------------------------------------------------------------------------------------------------- withdrawals
 
 export const WITHDRAWAL_TRIGGER_TYPES = [
-  'withdrawal.created', 'withdrawal.approved', 'withdrawal.succeeded', 'withdrawal.failed', 'withdrawal.rejected', 'withdrawal.canceled',
+  'withdrawal.created',
+  'withdrawal.approved',
+  'withdrawal.succeeded',
+  'withdrawal.failed',
+  'withdrawal.rejected',
+  'withdrawal.canceled',
 ] as const;
 
 export function drivesRealWithdrawal(type: string): boolean {
@@ -173,20 +234,29 @@ export async function triggerWithdrawalEvent(rt: Runtime, ctx: CallerContext, ty
   const currency = await payingCurrency(rt, ctx.tenantId!, ctx.merchantId!);
   const methodId = await triggerMethod(rt, ctx, 'pays', currency);
   const { paymentId, sessionId, funded } = await fundAtOnce(rt, ctx, type, currency, startedAt);
-  const requested = await createWithdrawal(ctx, { amount: { currency, valueMinor: Math.floor(funded / 2) }, withdrawalMethodId: methodId }, `events-trigger-${paymentId}`);
+  const requested = await createWithdrawal(
+    ctx,
+    { amount: { currency, valueMinor: Math.floor(funded / 2) }, withdrawalMethodId: methodId },
+    `events-trigger-${paymentId}`,
+  );
   const approver = tenantContext(rt, ctx.tenantId!, false, 'events trigger (approver)');
   const executor = tenantContext(rt, ctx.tenantId!, false, 'events trigger (executor)');
   const id = requested.id;
   let final = requested;
   if (type === 'withdrawal.canceled') final = await cancelWithdrawal(ctx, id);
-  else if (type === 'withdrawal.rejected') final = await rejectWithdrawal(approver, id, { rejectionReason: 'events trigger withdrawal.rejected' });
+  else if (type === 'withdrawal.rejected')
+    final = await rejectWithdrawal(approver, id, { rejectionReason: 'events trigger withdrawal.rejected' });
   else if (type !== 'withdrawal.created') {
     final = await approveWithdrawal(approver, id);
     if (type === 'withdrawal.succeeded' || type === 'withdrawal.failed') {
       await startExecution(executor, id);
-      final = type === 'withdrawal.succeeded'
-        ? await completeWithdrawal(executor, id, { providerReference: `sandbox-${id.slice(0, 8)}`, comment: 'events trigger withdrawal.succeeded' })
-        : await failWithdrawal(executor, id, { comment: 'events trigger withdrawal.failed' });
+      final =
+        type === 'withdrawal.succeeded'
+          ? await completeWithdrawal(executor, id, {
+              providerReference: `sandbox-${id.slice(0, 8)}`,
+              comment: 'events trigger withdrawal.succeeded',
+            })
+          : await failWithdrawal(executor, id, { comment: 'events trigger withdrawal.failed' });
     }
   }
   const events = await eventsOf(rt, ctx, startedAt, [paymentId, sessionId, id], paymentId);
@@ -194,7 +264,18 @@ export async function triggerWithdrawalEvent(rt: Runtime, ctx: CallerContext, ty
   if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Withdrawal ${id} ended ${final.status} and did not emit ${type}.`);
   const deliveries = await deliveriesOf(rt, wanted.id);
   return {
-    eventId: wanted.id, type, tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, livemode: false, sample: false, paymentId, withdrawalId: id,
-    withdrawalStatus: final.status, withdrawalMethodId: methodId, deliveriesQueued: deliveries.length, deliveries, events,
+    eventId: wanted.id,
+    type,
+    tenantId: ctx.tenantId!,
+    merchantId: ctx.merchantId!,
+    livemode: false,
+    sample: false,
+    paymentId,
+    withdrawalId: id,
+    withdrawalStatus: final.status,
+    withdrawalMethodId: methodId,
+    deliveriesQueued: deliveries.length,
+    deliveries,
+    events,
   };
 }

@@ -78,7 +78,10 @@ const UNROUTED_CANDIDATES = ['GBP', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'J
 
 /** A currency none of the tenant's active payin terminals lists (null: they take every candidate). */
 async function unroutedCurrency(rt: Runtime, tenantId: string): Promise<string | null> {
-  const terminals = await rt.db.models.Terminal.findAll({ where: { tenantId, status: 'active', direction: 'payin' }, attributes: ['supportedCurrencies'] });
+  const terminals = await rt.db.models.Terminal.findAll({
+    where: { tenantId, status: 'active', direction: 'payin' },
+    attributes: ['supportedCurrencies'],
+  });
   const taken = new Set(terminals.flatMap((t) => (t.get('supportedCurrencies') as string[] | null) ?? []));
   return UNROUTED_CANDIDATES.find((c) => !taken.has(c)) ?? null;
 }
@@ -95,11 +98,18 @@ export async function merchantCurrency(rt: Runtime, merchantId: string): Promise
  */
 export async function payingCurrency(rt: Runtime, tenantId: string, merchantId: string): Promise<string> {
   const currency = await merchantCurrency(rt, merchantId);
-  const terminals = await rt.db.models.Terminal.findAll({ where: { tenantId, status: 'active', direction: 'payin' }, attributes: ['supportedCurrencies'] });
+  const terminals = await rt.db.models.Terminal.findAll({
+    where: { tenantId, status: 'active', direction: 'payin' },
+    attributes: ['supportedCurrencies'],
+  });
   if (!terminals.some((t) => ((t.get('supportedCurrencies') as string[] | null) ?? []).includes(currency))) {
-    throw new BusinessRuleError('EVENT_NOT_PRODUCED', `No active payin terminal of tenant ${tenantId} takes ${currency}, the merchant's currency: a sandbox payment would fail. Nothing was made.`, {
-      hint: `Check the tenant's terminals (payplane terminals list --tenant ${tenantId}).`,
-    });
+    throw new BusinessRuleError(
+      'EVENT_NOT_PRODUCED',
+      `No active payin terminal of tenant ${tenantId} takes ${currency}, the merchant's currency: a sandbox payment would fail. Nothing was made.`,
+      {
+        hint: `Check the tenant's terminals (payplane terminals list --tenant ${tenantId}).`,
+      },
+    );
   }
   return currency;
 }
@@ -158,16 +168,24 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
   if (!scenario) throw new Error(`no payment scenario for ${type}`);
   const startedAt = rt.clock.now();
   // a payment needs a terminal for the currency (checked first); a session alone, or a payment meant to find none, does not
-  let currency = scenario.session || scenario.unrouted ? await merchantCurrency(rt, ctx.merchantId!) : await payingCurrency(rt, ctx.tenantId!, ctx.merchantId!);
+  let currency =
+    scenario.session || scenario.unrouted
+      ? await merchantCurrency(rt, ctx.merchantId!)
+      : await payingCurrency(rt, ctx.tenantId!, ctx.merchantId!);
   if (scenario.unrouted) {
     const unrouted = await unroutedCurrency(rt, ctx.tenantId!);
     if (!unrouted) {
-      throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The tenant's terminals take every currency tried (${UNROUTED_CANDIDATES.join(', ')}): no payment of the sandbox would find no eligible terminal.`);
+      throw new BusinessRuleError(
+        'EVENT_NOT_PRODUCED',
+        `The tenant's terminals take every currency tried (${UNROUTED_CANDIDATES.join(', ')}): no payment of the sandbox would find no eligible terminal.`,
+      );
     }
     currency = unrouted;
   }
 
-  const available = scenario.aboveAvailable ? (await balancesOf(ctx, { merchantId: ctx.merchantId!, currency }))[0]?.available.valueMinor ?? 0 : 0;
+  const available = scenario.aboveAvailable
+    ? ((await balancesOf(ctx, { merchantId: ctx.merchantId!, currency }))[0]?.available.valueMinor ?? 0)
+    : 0;
   const session = await createSession(ctx, {
     amount: { currency, valueMinor: AMOUNT_MINOR + Math.max(0, available) },
     captureMethod: scenario.captureMethod,
@@ -176,15 +194,32 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
   });
   if (scenario.session) {
     if (scenario.session === 'expire') await expireSession(ctx, session.id);
-    return found(rt, ctx, type, await eventsOf(rt, ctx, startedAt, [session.id], null), {
-      checkoutSessionId: session.id, paymentId: null, paymentStatus: null, refundId: null, refundStatus: null, thresholdId: null, disputeId: null, disputeStatus: null, card: null,
-    }, `Checkout session ${session.id} did not emit ${type}.`);
+    return found(
+      rt,
+      ctx,
+      type,
+      await eventsOf(rt, ctx, startedAt, [session.id], null),
+      {
+        checkoutSessionId: session.id,
+        paymentId: null,
+        paymentStatus: null,
+        refundId: null,
+        refundStatus: null,
+        thresholdId: null,
+        disputeId: null,
+        disputeStatus: null,
+        card: null,
+      },
+      `Checkout session ${session.id} did not emit ${type}.`,
+    );
   }
   let thresholdId: string | null = null;
   if (scenario.threshold) {
     const [balance] = await balancesOf(ctx, { merchantId: ctx.merchantId!, currency });
     const pending = balance?.pending.valueMinor ?? 0;
-    thresholdId = (await createBalanceThreshold(ctx, { balanceType: 'pending', direction: 'above', amount: { currency, valueMinor: pending + 1 } })).id;
+    thresholdId = (
+      await createBalanceThreshold(ctx, { balanceType: 'pending', direction: 'above', amount: { currency, valueMinor: pending + 1 } })
+    ).id;
   }
   try {
     return await paid(rt, ctx, type, scenario, session.id, startedAt, currency, thresholdId);
@@ -194,12 +229,22 @@ export async function triggerPaymentEvent(rt: Runtime, ctx: CallerContext, type:
 }
 
 async function paid(
-  rt: Runtime, ctx: CallerContext, type: string, scenario: Scenario, sessionId: string, startedAt: Date, currency: string, thresholdId: string | null,
+  rt: Runtime,
+  ctx: CallerContext,
+  type: string,
+  scenario: Scenario,
+  sessionId: string,
+  startedAt: Date,
+  currency: string,
+  thresholdId: string | null,
 ): Promise<TriggeredPayment> {
   const session = { id: sessionId };
   const year = startedAt.getUTCFullYear() + 3;
   await completeCheckoutSession(ctx, session.id, {
-    paymentMethod: { type: 'card', card: { number: scenario.card, expMonth: 12, expYear: year, cvc: '123', holderName: 'Sandbox Trigger' } },
+    paymentMethod: {
+      type: 'card',
+      card: { number: scenario.card, expMonth: 12, expYear: year, cvc: '123', holderName: 'Sandbox Trigger' },
+    },
   });
   const paymentId = (await getSession(ctx, session.id)).paymentId;
   if (!paymentId) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Checkout session ${session.id} has no payment.`);
@@ -207,9 +252,13 @@ async function paid(
   const status = async () => (await getPayment(ctx, paymentId)).status;
   const answered = await runSandboxUntil(rt, async () => (await status()) !== 'processing', ANSWER_WAIT_MS);
   if (!answered) {
-    throw new UnavailableError(`Payment ${paymentId} is still processing: the sandbox acquirer did not answer in time.`, 'SANDBOX_NO_ANSWER', {
-      hint: `Check it later with: payplane payments get ${paymentId}`,
-    });
+    throw new UnavailableError(
+      `Payment ${paymentId} is still processing: the sandbox acquirer did not answer in time.`,
+      'SANDBOX_NO_ANSWER',
+      {
+        hint: `Check it later with: payplane payments get ${paymentId}`,
+      },
+    );
   }
 
   let refundId: string | null = null;
@@ -245,7 +294,13 @@ async function paid(
   }
 
   const payment = await getPayment(ctx, paymentId);
-  const events = await eventsOf(rt, ctx, startedAt, [paymentId, session.id, ...(refundId ? [refundId] : []), ...(disputeId ? [disputeId] : [])], paymentId);
+  const events = await eventsOf(
+    rt,
+    ctx,
+    startedAt,
+    [paymentId, session.id, ...(refundId ? [refundId] : []), ...(disputeId ? [disputeId] : [])],
+    paymentId,
+  );
   if (!events.some((e) => e.type === type)) {
     const why = payment.errorCode ? ` (${payment.errorCode}: ${payment.errorMessage ?? ''})` : '';
     if (scenario.unrouted && payment.errorCode === 'no_eligible_terminal') {
@@ -258,46 +313,106 @@ async function paid(
     throw new BusinessRuleError(
       'EVENT_NOT_PRODUCED',
       `The sandbox payment ${paymentId} ended ${payment.status}${refundStatus ? ` with a ${refundStatus} refund` : ''}${disputeStatus ? ` with a ${disputeStatus} dispute` : ''}${why} and did not emit ${type}.`,
-      { hint: type === 'balance.negative'
-        ? 'The merchant\'s available balance grew meanwhile and covered the refund (balance.negative is raised only when a debit leaves it below zero): try again.'
-        : 'Check that the tenant has an active sandbox card terminal for the merchant\'s currency (payplane terminals list --tenant …).' },
+      {
+        hint:
+          type === 'balance.negative'
+            ? "The merchant's available balance grew meanwhile and covered the refund (balance.negative is raised only when a debit leaves it below zero): try again."
+            : "Check that the tenant has an active sandbox card terminal for the merchant's currency (payplane terminals list --tenant …).",
+      },
     );
   }
-  return found(rt, ctx, type, events, {
-    checkoutSessionId: session.id, paymentId, paymentStatus: payment.status, refundId, refundStatus, thresholdId, disputeId, disputeStatus,
-    card: { brand: payment.card?.brand ?? null, last4: scenario.card.slice(-4) },
-  }, `The sandbox payment ${paymentId} did not emit ${type}.`);
+  return found(
+    rt,
+    ctx,
+    type,
+    events,
+    {
+      checkoutSessionId: session.id,
+      paymentId,
+      paymentStatus: payment.status,
+      refundId,
+      refundStatus,
+      thresholdId,
+      disputeId,
+      disputeStatus,
+      card: { brand: payment.card?.brand ?? null, last4: scenario.card.slice(-4) },
+    },
+    `The sandbox payment ${paymentId} did not emit ${type}.`,
+  );
 }
 
 /** The result around the first event of `type` among `events` (EVENT_NOT_PRODUCED with `missing` when there is none). */
 async function found(
-  rt: Runtime, ctx: CallerContext, type: string, events: EmittedEvent[],
-  records: Pick<TriggeredPayment, 'checkoutSessionId' | 'paymentId' | 'paymentStatus' | 'refundId' | 'refundStatus' | 'thresholdId' | 'disputeId' | 'disputeStatus' | 'card'>, missing: string,
+  rt: Runtime,
+  ctx: CallerContext,
+  type: string,
+  events: EmittedEvent[],
+  records: Pick<
+    TriggeredPayment,
+    | 'checkoutSessionId'
+    | 'paymentId'
+    | 'paymentStatus'
+    | 'refundId'
+    | 'refundStatus'
+    | 'thresholdId'
+    | 'disputeId'
+    | 'disputeStatus'
+    | 'card'
+  >,
+  missing: string,
 ): Promise<TriggeredPayment> {
   const wanted = events.find((e) => e.type === type);
   if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', missing);
   const deliveries = await deliveriesOf(rt, wanted.id);
   return {
-    eventId: wanted.id, type, tenantId: ctx.tenantId!, merchantId: ctx.merchantId!, livemode: false, sample: false,
-    ...records, deliveriesQueued: deliveries.length, deliveries, events,
+    eventId: wanted.id,
+    type,
+    tenantId: ctx.tenantId!,
+    merchantId: ctx.merchantId!,
+    livemode: false,
+    sample: false,
+    ...records,
+    deliveriesQueued: deliveries.length,
+    deliveries,
+    events,
   };
 }
 
 /** The events of the tenant since `since` whose object is one of `ids` (or belongs to the payment, or was caused by it), oldest first. */
-export async function eventsOf(rt: Runtime, ctx: CallerContext, since: Date, ids: string[], paymentId: string | null): Promise<EmittedEvent[]> {
+export async function eventsOf(
+  rt: Runtime,
+  ctx: CallerContext,
+  since: Date,
+  ids: string[],
+  paymentId: string | null,
+): Promise<EmittedEvent[]> {
   const rows = await rt.db.models.Event.findAll({
     where: { tenantId: ctx.tenantId, livemode: false, createdAt: { [Op.gte]: since } },
-    order: [['createdAt', 'ASC'], ['id', 'ASC']],
+    order: [
+      ['createdAt', 'ASC'],
+      ['id', 'ASC'],
+    ],
   });
   const mine = rows
     .map((r) => r.get({ plain: true }) as EventRow)
-    .filter((e) => ids.includes(e.data?.id as string) || (paymentId !== null && (e.data?.paymentId === paymentId || e.data?.sourceId === paymentId)));
+    .filter(
+      (e) =>
+        ids.includes(e.data?.id as string) || (paymentId !== null && (e.data?.paymentId === paymentId || e.data?.sourceId === paymentId)),
+    );
   const counts = new Map<string, number>();
   if (mine.length) {
-    const deliveries = await rt.db.models.WebhookDelivery.findAll({ where: { eventId: { [Op.in]: mine.map((e) => e.id) } }, attributes: ['eventId'] });
+    const deliveries = await rt.db.models.WebhookDelivery.findAll({
+      where: { eventId: { [Op.in]: mine.map((e) => e.id) } },
+      attributes: ['eventId'],
+    });
     for (const d of deliveries) counts.set(d.get('eventId') as string, (counts.get(d.get('eventId') as string) ?? 0) + 1);
   }
-  return mine.map((e) => ({ id: e.id, type: e.type, createdAt: new Date(e.createdAt).toISOString(), deliveriesQueued: counts.get(e.id) ?? 0 }));
+  return mine.map((e) => ({
+    id: e.id,
+    type: e.type,
+    createdAt: new Date(e.createdAt).toISOString(),
+    deliveriesQueued: counts.get(e.id) ?? 0,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------- organization
@@ -323,7 +438,11 @@ const SANDBOX_PDF = Buffer.from('%PDF-1.7\n% payplane events trigger: a sandbox 
  * merchant.created: a new sandbox merchant of a new sandbox company; kyb.submitted: the same, then its company's KYB
  * submitted (complete sample company data and a one-page PDF), waiting for an operator's review.
  */
-export async function triggerOrganizationEvent(rt: Runtime, tenantCtx: CallerContext, type: (typeof ORGANIZATION_TYPES)[number]): Promise<TriggeredOrganization> {
+export async function triggerOrganizationEvent(
+  rt: Runtime,
+  tenantCtx: CallerContext,
+  type: (typeof ORGANIZATION_TYPES)[number],
+): Promise<TriggeredOrganization> {
   const startedAt = rt.clock.now();
   const stamp = startedAt.toISOString().slice(0, 19).replace('T', ' ');
   // as the API makes them (POST /v1/admin/companies, POST /v1/admin/merchants)
@@ -334,12 +453,21 @@ export async function triggerOrganizationEvent(rt: Runtime, tenantCtx: CallerCon
     const ctx = operatorContext(rt, { level: 'merchant', tenantId: tenantCtx.tenantId!, merchantId: merchant.id, livemode: false });
     const draft = await createSubmission(ctx, {
       data: {
-        legalName: `Events Trigger ${stamp} GmbH`, registrationNumber: 'HRB 00000', country: 'DE', incorporationDate: '2020-01-01', website: 'https://sandbox.example',
+        legalName: `Events Trigger ${stamp} GmbH`,
+        registrationNumber: 'HRB 00000',
+        country: 'DE',
+        incorporationDate: '2020-01-01',
+        website: 'https://sandbox.example',
         registeredAddress: { line1: 'Sandboxstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
         owners: [{ name: 'Sandbox Owner', ownershipPercent: 100, nationality: 'DE' }],
       },
     });
-    await uploadDocument(ctx, draft.id, { contentType: 'application/pdf', filename: 'certificate.pdf', bytes: SANDBOX_PDF, documentType: 'certificate_of_incorporation' });
+    await uploadDocument(ctx, draft.id, {
+      contentType: 'application/pdf',
+      filename: 'certificate.pdf',
+      bytes: SANDBOX_PDF,
+      documentType: 'certificate_of_incorporation',
+    });
     kybSubmissionId = (await submitSubmission(ctx, draft.id)).id;
   }
   const events = await eventsOf(rt, tenantCtx, startedAt, [merchant.id, company.id, ...(kybSubmissionId ? [kybSubmissionId] : [])], null);
@@ -347,8 +475,17 @@ export async function triggerOrganizationEvent(rt: Runtime, tenantCtx: CallerCon
   if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Merchant ${merchant.id} was made, but ${type} was not emitted.`);
   const deliveries = await deliveriesOf(rt, wanted.id);
   return {
-    eventId: wanted.id, type, tenantId: tenantCtx.tenantId!, livemode: false, sample: false, companyId: company.id, merchantId: merchant.id, kybSubmissionId,
-    deliveriesQueued: deliveries.length, deliveries, events,
+    eventId: wanted.id,
+    type,
+    tenantId: tenantCtx.tenantId!,
+    livemode: false,
+    sample: false,
+    companyId: company.id,
+    merchantId: merchant.id,
+    kybSubmissionId,
+    deliveriesQueued: deliveries.length,
+    deliveries,
+    events,
   };
 }
 

@@ -41,8 +41,8 @@ export async function up(qi: QueryInterface, dialect: Dialect): Promise<void> {
 export async function down(qi: QueryInterface, dialect: Dialect): Promise<void> {
   if (dialect === 'postgres') {
     await qi.sequelize.query(
-      'ALTER TABLE "companies" ALTER COLUMN "name" TYPE VARCHAR(255) USING left("name", 255), '
-        + 'ALTER COLUMN "legalName" TYPE VARCHAR(255) USING left("legalName", 255)',
+      'ALTER TABLE "companies" ALTER COLUMN "name" TYPE VARCHAR(255) USING left("name", 255), ' +
+        'ALTER COLUMN "legalName" TYPE VARCHAR(255) USING left("legalName", 255)',
     );
   }
   await qi.removeIndex('companies', 'companies_tenant_mode_created');

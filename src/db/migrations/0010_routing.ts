@@ -23,9 +23,17 @@ export async function up(qi: QueryInterface): Promise<void> {
   await qi.addIndex('routing_rules', ['tenantId', 'createdAt', 'id']);
   await qi.addIndex('routing_rules', ['tenantId', 'status', 'priority']);
   // one live row per version number of a rule (clones are serialized per tenant; this is the backstop)
-  await qi.addIndex('routing_rules', ['ruleId', 'version'], { unique: true, name: 'routing_rules_rule_version', where: { deletedAt: null } });
+  await qi.addIndex('routing_rules', ['ruleId', 'version'], {
+    unique: true,
+    name: 'routing_rules_rule_version',
+    where: { deletedAt: null },
+  });
   // at most one active version per rule, whatever the race between two activations
-  await qi.addIndex('routing_rules', ['ruleId'], { unique: true, name: 'routing_rules_one_active', where: { status: 'active', deletedAt: null } });
+  await qi.addIndex('routing_rules', ['ruleId'], {
+    unique: true,
+    name: 'routing_rules_one_active',
+    where: { status: 'active', deletedAt: null },
+  });
 }
 
 export async function down(qi: QueryInterface): Promise<void> {

@@ -79,7 +79,10 @@ export async function up(qi: QueryInterface): Promise<void> {
   // channel limits' usage
   await qi.addIndex('withdrawals', ['withdrawalChannelId', 'createdAt'], { name: 'withdrawals_channel' });
   // one withdrawal per Idempotency-Key and merchant, beyond the idempotency records' lifetime
-  await qi.addIndex('withdrawals', ['tenantId', 'livemode', 'merchantId', 'idempotencyKey'], { unique: true, name: 'withdrawals_idempotency_key' });
+  await qi.addIndex('withdrawals', ['tenantId', 'livemode', 'merchantId', 'idempotencyKey'], {
+    unique: true,
+    name: 'withdrawals_idempotency_key',
+  });
 }
 
 export async function down(qi: QueryInterface): Promise<void> {

@@ -37,7 +37,11 @@ export async function up(qi: QueryInterface): Promise<void> {
   });
   await qi.addIndex('list_entries', ['listGroupId', 'createdAt', 'id'], { name: 'list_entries_group_created' });
   // membership: exact values, and ip ranges by their start
-  await qi.addIndex('list_entries', ['listGroupId', 'value'], { unique: true, name: 'list_entries_group_value', where: { deletedAt: null } });
+  await qi.addIndex('list_entries', ['listGroupId', 'value'], {
+    unique: true,
+    name: 'list_entries_group_value',
+    where: { deletedAt: null },
+  });
   await qi.addIndex('list_entries', ['listGroupId', 'rangeStart', 'rangeEnd'], { name: 'list_entries_group_range' });
 
   await qi.createTable('scoring_rules', {

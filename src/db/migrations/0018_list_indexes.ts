@@ -25,26 +25,67 @@ export const ADDED: IndexSpec[] = [
   { table: 'payments', name: 'payments_mode_created', fields: ['livemode', 'createdAt', 'id'] },
   // the stalled-call recovery job: pending attempts and refunds never sent to their provider, oldest first
   // (partial: only the few rows in that state are indexed)
-  { table: 'payment_attempts', name: 'payment_attempts_unsent', fields: ['updatedAt'], where: { status: 'pending', providerReference: null } },
+  {
+    table: 'payment_attempts',
+    name: 'payment_attempts_unsent',
+    fields: ['updatedAt'],
+    where: { status: 'pending', providerReference: null },
+  },
   { table: 'refunds', name: 'refunds_unsent', fields: ['updatedAt'], where: { status: 'pending', providerReference: null } },
   // checkout sessions (status, merchantId, paymentId, createdFrom/createdTo: a range of the same indexes)
   { table: 'checkout_sessions', name: 'checkout_sessions_tenant_mode_created', fields: ['tenantId', 'livemode', 'createdAt', 'id'] },
-  { table: 'checkout_sessions', name: 'checkout_sessions_tenant_status_created', fields: ['tenantId', 'livemode', 'status', 'createdAt', 'id'] },
+  {
+    table: 'checkout_sessions',
+    name: 'checkout_sessions_tenant_status_created',
+    fields: ['tenantId', 'livemode', 'status', 'createdAt', 'id'],
+  },
   { table: 'checkout_sessions', name: 'checkout_sessions_merchant_mode_created', fields: ['merchantId', 'livemode', 'createdAt', 'id'] },
-  { table: 'checkout_sessions', name: 'checkout_sessions_merchant_status_created', fields: ['merchantId', 'livemode', 'status', 'createdAt', 'id'] },
+  {
+    table: 'checkout_sessions',
+    name: 'checkout_sessions_merchant_status_created',
+    fields: ['merchantId', 'livemode', 'status', 'createdAt', 'id'],
+  },
   // webhook deliveries (endpoint_id, status, eventType)
   { table: 'webhook_deliveries', name: 'webhook_deliveries_merchant_created', fields: ['merchantId', 'livemode', 'createdAt', 'id'] },
-  { table: 'webhook_deliveries', name: 'webhook_deliveries_merchant_status_created', fields: ['merchantId', 'livemode', 'status', 'createdAt', 'id'] },
-  { table: 'webhook_deliveries', name: 'webhook_deliveries_merchant_type_created', fields: ['merchantId', 'livemode', 'eventType', 'createdAt', 'id'] },
-  { table: 'webhook_deliveries', name: 'webhook_deliveries_tenant_status_created', fields: ['tenantId', 'livemode', 'status', 'createdAt', 'id'] },
-  { table: 'webhook_deliveries', name: 'webhook_deliveries_tenant_type_created', fields: ['tenantId', 'livemode', 'eventType', 'createdAt', 'id'] },
+  {
+    table: 'webhook_deliveries',
+    name: 'webhook_deliveries_merchant_status_created',
+    fields: ['merchantId', 'livemode', 'status', 'createdAt', 'id'],
+  },
+  {
+    table: 'webhook_deliveries',
+    name: 'webhook_deliveries_merchant_type_created',
+    fields: ['merchantId', 'livemode', 'eventType', 'createdAt', 'id'],
+  },
+  {
+    table: 'webhook_deliveries',
+    name: 'webhook_deliveries_tenant_status_created',
+    fields: ['tenantId', 'livemode', 'status', 'createdAt', 'id'],
+  },
+  {
+    table: 'webhook_deliveries',
+    name: 'webhook_deliveries_tenant_type_created',
+    fields: ['tenantId', 'livemode', 'eventType', 'createdAt', 'id'],
+  },
   { table: 'webhook_deliveries', name: 'webhook_deliveries_endpoint_created', fields: ['endpointId', 'createdAt', 'id'] },
   { table: 'webhook_deliveries', name: 'webhook_deliveries_mode_created', fields: ['livemode', 'createdAt', 'id'] },
   // balance transactions: ledger entries of merchant accounts (merchantId, currency, type, balanceType, sourceId)
   { table: 'ledger_entries', name: 'ledger_entries_merchant_created', fields: ['tenantId', 'livemode', 'merchantId', 'createdAt', 'id'] },
-  { table: 'ledger_entries', name: 'ledger_entries_merchant_currency_created', fields: ['tenantId', 'livemode', 'merchantId', 'currency', 'createdAt', 'id'] },
-  { table: 'ledger_entries', name: 'ledger_entries_merchant_type_created', fields: ['tenantId', 'livemode', 'merchantId', 'sourceType', 'createdAt', 'id'] },
-  { table: 'ledger_entries', name: 'ledger_entries_merchant_account_created', fields: ['tenantId', 'livemode', 'merchantId', 'account', 'createdAt', 'id'] },
+  {
+    table: 'ledger_entries',
+    name: 'ledger_entries_merchant_currency_created',
+    fields: ['tenantId', 'livemode', 'merchantId', 'currency', 'createdAt', 'id'],
+  },
+  {
+    table: 'ledger_entries',
+    name: 'ledger_entries_merchant_type_created',
+    fields: ['tenantId', 'livemode', 'merchantId', 'sourceType', 'createdAt', 'id'],
+  },
+  {
+    table: 'ledger_entries',
+    name: 'ledger_entries_merchant_account_created',
+    fields: ['tenantId', 'livemode', 'merchantId', 'account', 'createdAt', 'id'],
+  },
   { table: 'ledger_entries', name: 'ledger_entries_currency_created', fields: ['tenantId', 'livemode', 'currency', 'createdAt', 'id'] },
   { table: 'ledger_entries', name: 'ledger_entries_type_created', fields: ['tenantId', 'livemode', 'sourceType', 'createdAt', 'id'] },
   { table: 'ledger_entries', name: 'ledger_entries_account_created', fields: ['tenantId', 'livemode', 'account', 'createdAt', 'id'] },
@@ -53,12 +94,28 @@ export const ADDED: IndexSpec[] = [
   { table: 'withdrawals', name: 'withdrawals_status_created', fields: ['tenantId', 'livemode', 'status', 'createdAt', 'id'] },
   { table: 'withdrawals', name: 'withdrawals_merchant_created', fields: ['tenantId', 'livemode', 'merchantId', 'createdAt', 'id'] },
   { table: 'withdrawals', name: 'withdrawals_currency_created', fields: ['tenantId', 'livemode', 'currency', 'createdAt', 'id'] },
-  { table: 'withdrawals', name: 'withdrawals_merchant_status_created', fields: ['tenantId', 'livemode', 'merchantId', 'status', 'createdAt', 'id'] },
-  { table: 'withdrawals', name: 'withdrawals_merchant_currency_created', fields: ['tenantId', 'livemode', 'merchantId', 'currency', 'createdAt', 'id'] },
+  {
+    table: 'withdrawals',
+    name: 'withdrawals_merchant_status_created',
+    fields: ['tenantId', 'livemode', 'merchantId', 'status', 'createdAt', 'id'],
+  },
+  {
+    table: 'withdrawals',
+    name: 'withdrawals_merchant_currency_created',
+    fields: ['tenantId', 'livemode', 'merchantId', 'currency', 'createdAt', 'id'],
+  },
   // audit entries (action, targetId, actorId)
   { table: 'audit_entries', name: 'audit_entries_merchant_created', fields: ['tenantId', 'livemode', 'merchantId', 'createdAt', 'id'] },
-  { table: 'audit_entries', name: 'audit_entries_merchant_action_created', fields: ['tenantId', 'livemode', 'merchantId', 'action', 'createdAt', 'id'] },
-  { table: 'audit_entries', name: 'audit_entries_merchant_actor_created', fields: ['tenantId', 'livemode', 'merchantId', 'actorId', 'createdAt', 'id'] },
+  {
+    table: 'audit_entries',
+    name: 'audit_entries_merchant_action_created',
+    fields: ['tenantId', 'livemode', 'merchantId', 'action', 'createdAt', 'id'],
+  },
+  {
+    table: 'audit_entries',
+    name: 'audit_entries_merchant_actor_created',
+    fields: ['tenantId', 'livemode', 'merchantId', 'actorId', 'createdAt', 'id'],
+  },
   { table: 'audit_entries', name: 'audit_entries_action_created', fields: ['tenantId', 'livemode', 'action', 'createdAt', 'id'] },
   { table: 'audit_entries', name: 'audit_entries_actor_created', fields: ['tenantId', 'livemode', 'actorId', 'createdAt', 'id'] },
   { table: 'audit_entries', name: 'audit_entries_target_created', fields: ['targetId', 'createdAt', 'id'] },
@@ -77,14 +134,49 @@ export const ADDED: IndexSpec[] = [
  */
 export const SUPERSEDED: (IndexSpec & { by: string })[] = [
   // without livemode, a page read the other mode's rows too
-  { table: 'checkout_sessions', name: 'checkout_sessions_tenant_id_created_at_id', fields: ['tenantId', 'createdAt', 'id'], by: 'checkout_sessions_tenant_mode_created' },
-  { table: 'checkout_sessions', name: 'checkout_sessions_merchant_id_created_at_id', fields: ['merchantId', 'createdAt', 'id'], by: 'checkout_sessions_merchant_mode_created' },
+  {
+    table: 'checkout_sessions',
+    name: 'checkout_sessions_tenant_id_created_at_id',
+    fields: ['tenantId', 'createdAt', 'id'],
+    by: 'checkout_sessions_tenant_mode_created',
+  },
+  {
+    table: 'checkout_sessions',
+    name: 'checkout_sessions_merchant_id_created_at_id',
+    fields: ['merchantId', 'createdAt', 'id'],
+    by: 'checkout_sessions_merchant_mode_created',
+  },
   // without id, rows sharing a createdAt were sorted
-  { table: 'webhook_deliveries', name: 'webhook_deliveries_endpoint_id_created_at', fields: ['endpointId', 'createdAt'], by: 'webhook_deliveries_endpoint_created' },
-  { table: 'withdrawals', name: 'withdrawals_status', fields: ['tenantId', 'livemode', 'status', 'createdAt'], by: 'withdrawals_status_created' },
-  { table: 'withdrawals', name: 'withdrawals_merchant', fields: ['tenantId', 'livemode', 'merchantId', 'createdAt'], by: 'withdrawals_merchant_created' },
-  { table: 'withdrawals', name: 'withdrawals_currency', fields: ['tenantId', 'livemode', 'currency', 'createdAt'], by: 'withdrawals_currency_created' },
-  { table: 'api_keys', name: 'api_keys_tenant_id_merchant_id_livemode_created_at', fields: ['tenantId', 'merchantId', 'livemode', 'createdAt'], by: 'api_keys_merchant_created' },
+  {
+    table: 'webhook_deliveries',
+    name: 'webhook_deliveries_endpoint_id_created_at',
+    fields: ['endpointId', 'createdAt'],
+    by: 'webhook_deliveries_endpoint_created',
+  },
+  {
+    table: 'withdrawals',
+    name: 'withdrawals_status',
+    fields: ['tenantId', 'livemode', 'status', 'createdAt'],
+    by: 'withdrawals_status_created',
+  },
+  {
+    table: 'withdrawals',
+    name: 'withdrawals_merchant',
+    fields: ['tenantId', 'livemode', 'merchantId', 'createdAt'],
+    by: 'withdrawals_merchant_created',
+  },
+  {
+    table: 'withdrawals',
+    name: 'withdrawals_currency',
+    fields: ['tenantId', 'livemode', 'currency', 'createdAt'],
+    by: 'withdrawals_currency_created',
+  },
+  {
+    table: 'api_keys',
+    name: 'api_keys_tenant_id_merchant_id_livemode_created_at',
+    fields: ['tenantId', 'merchantId', 'livemode', 'createdAt'],
+    by: 'api_keys_merchant_created',
+  },
   // a target's whole history was sorted
   { table: 'audit_entries', name: 'audit_entries_target_id', fields: ['targetId'], by: 'audit_entries_target_created' },
 ];

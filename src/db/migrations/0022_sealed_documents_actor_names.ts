@@ -31,7 +31,8 @@ async function rewriteContents(qi: QueryInterface, dialect: Dialect, env: Migrat
   if (dialect === 'sqlite') await qi.sequelize.query('PRAGMA secure_delete = ON');
   for (const { id } of ids) {
     const [row] = await qi.sequelize.query<{ content: Buffer | Uint8Array }>('SELECT content FROM kyb_document_contents WHERE id = :id', {
-      type: QueryTypes.SELECT, replacements: { id },
+      type: QueryTypes.SELECT,
+      replacements: { id },
     });
     if (!row) continue;
     const content = Buffer.isBuffer(row.content) ? row.content : Buffer.from(row.content);

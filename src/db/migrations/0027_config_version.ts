@@ -10,10 +10,27 @@ import type { Dialect } from '../dialect';
 
 /** The tables whose every change bumps config_version (and that src/db/config-cache.ts may keep answers of). */
 export const CONFIG_TABLES = [
-  'platforms', 'tenants', 'companies', 'merchants', 'partners', 'partner_assignments', 'channels', 'terminals',
-  'terminal_restrictions', 'terminal_credential_bindings', 'provider_integration_overlays', 'integration_profiles',
-  'routing_rules', 'limits', 'fee_schedules', 'fee_assignments', 'risk_configurations', 'antifraud_plans',
-  'scoring_rules', 'list_groups', 'list_entries',
+  'platforms',
+  'tenants',
+  'companies',
+  'merchants',
+  'partners',
+  'partner_assignments',
+  'channels',
+  'terminals',
+  'terminal_restrictions',
+  'terminal_credential_bindings',
+  'provider_integration_overlays',
+  'integration_profiles',
+  'routing_rules',
+  'limits',
+  'fee_schedules',
+  'fee_assignments',
+  'risk_configurations',
+  'antifraud_plans',
+  'scoring_rules',
+  'list_groups',
+  'list_entries',
 ] as const;
 
 const FUNCTION = 'payplane_config_changed';
@@ -27,11 +44,15 @@ export async function addConfigTriggers(qi: QueryInterface, dialect: Dialect, ta
   const q = (sql: string) => qi.sequelize.query(sql);
   for (const table of tables) {
     if (dialect === 'postgres') {
-      await q(`CREATE TRIGGER ${trigger(table)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${table}" FOR EACH STATEMENT EXECUTE FUNCTION ${FUNCTION}()`);
+      await q(
+        `CREATE TRIGGER ${trigger(table)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${table}" FOR EACH STATEMENT EXECUTE FUNCTION ${FUNCTION}()`,
+      );
       continue;
     }
     for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-      await q(`CREATE TRIGGER ${trigger(table, op.toLowerCase())} AFTER ${op} ON "${table}" BEGIN UPDATE config_version SET "version" = "version" + 1 WHERE "id" = 1; END`);
+      await q(
+        `CREATE TRIGGER ${trigger(table, op.toLowerCase())} AFTER ${op} ON "${table}" BEGIN UPDATE config_version SET "version" = "version" + 1 WHERE "id" = 1; END`,
+      );
     }
   }
 }

@@ -8,8 +8,6 @@ import { id, uuid, str, json, date, stamps, dropColumns } from './columns';
 // took, so that refunds never reach it (src/services/payments/records.ts refundableMinor). The sandbox acquirer keeps
 // the dispute it notifies (reason, due date) or decides (outcome) with its operation (notification).
 
-
-
 export async function up(qi: QueryInterface): Promise<void> {
   await qi.createTable('disputes', {
     id,
@@ -38,7 +36,9 @@ export async function up(qi: QueryInterface): Promise<void> {
     ...stamps,
   });
   await qi.addIndex('disputes', ['paymentId'], {
-    unique: true, name: 'disputes_one_open_per_payment', where: { status: ['needs_response', 'under_review'] },
+    unique: true,
+    name: 'disputes_one_open_per_payment',
+    where: { status: ['needs_response', 'under_review'] },
   });
   await qi.addIndex('disputes', ['providerIntegrationId', 'providerReference'], { unique: true, name: 'disputes_provider_reference' });
   // lists: a tenant's (or merchant's) disputes in a mode, newest first
@@ -47,7 +47,6 @@ export async function up(qi: QueryInterface): Promise<void> {
   await qi.addIndex('disputes', ['status', 'evidenceDueBy'], { name: 'disputes_due' });
   await qi.addColumn('payments', 'disputedMinor', { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 });
   await qi.addColumn('sandbox_acquirer_operations', 'notification', { type: DataTypes.JSON, allowNull: true });
-
 }
 
 export async function down(qi: QueryInterface): Promise<void> {

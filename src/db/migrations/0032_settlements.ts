@@ -25,9 +25,14 @@ export async function up(qi: QueryInterface): Promise<void> {
     updatedAt: date(false),
   });
   // one statement per merchant, currency, mode and day: the conflict target of the posting's insert
-  await qi.addIndex('settlement_statements', ['merchantId', 'currency', 'livemode', 'periodStart'], { name: 'settlement_statements_day', unique: true });
+  await qi.addIndex('settlement_statements', ['merchantId', 'currency', 'livemode', 'periodStart'], {
+    name: 'settlement_statements_day',
+    unique: true,
+  });
   // lists: a tenant's (or merchant's) statements in a mode, newest first; the job: open statements of past days
-  await qi.addIndex('settlement_statements', ['tenantId', 'livemode', 'createdAt', 'id'], { name: 'settlement_statements_tenant_mode_created' });
+  await qi.addIndex('settlement_statements', ['tenantId', 'livemode', 'createdAt', 'id'], {
+    name: 'settlement_statements_tenant_mode_created',
+  });
   await qi.addIndex('settlement_statements', ['status', 'periodEnd'], { name: 'settlement_statements_due' });
 }
 

@@ -12,7 +12,9 @@ export async function up(qi: QueryInterface): Promise<void> {
   await qi.addColumn('disputes', 'acquirerOutcome', str());
   await qi.addColumn('disputes', 'acquirerDecidedAt', date());
   // disputes accepted before acceptances were sent: not sent now, years later (the job would send every one of them)
-  await qi.sequelize.query(`UPDATE disputes SET "acceptanceSentAt" = "closedAt" WHERE "closedReason" = 'accepted' AND "acceptanceSentAt" IS NULL`);
+  await qi.sequelize.query(
+    `UPDATE disputes SET "acceptanceSentAt" = "closedAt" WHERE "closedReason" = 'accepted' AND "acceptanceSentAt" IS NULL`,
+  );
 }
 
 export async function down(qi: QueryInterface): Promise<void> {

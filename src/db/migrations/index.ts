@@ -27,8 +27,10 @@ const LOADERS: Record<string, () => MigrationModule> = {
   '0017_scale': () => require('./0017_scale') as typeof import('./0017_scale'),
   '0018_list_indexes': () => require('./0018_list_indexes') as typeof import('./0018_list_indexes'),
   '0019_refund_idempotency_keys': () => require('./0019_refund_idempotency_keys') as typeof import('./0019_refund_idempotency_keys'),
-  '0022_sealed_documents_actor_names': () => require('./0022_sealed_documents_actor_names') as typeof import('./0022_sealed_documents_actor_names'),
-  '0025_payment_pending_operations': () => require('./0025_payment_pending_operations') as typeof import('./0025_payment_pending_operations'),
+  '0022_sealed_documents_actor_names': () =>
+    require('./0022_sealed_documents_actor_names') as typeof import('./0022_sealed_documents_actor_names'),
+  '0025_payment_pending_operations': () =>
+    require('./0025_payment_pending_operations') as typeof import('./0025_payment_pending_operations'),
   '0026_audit_limit_targets': () => require('./0026_audit_limit_targets') as typeof import('./0026_audit_limit_targets'),
   '0027_config_version': () => require('./0027_config_version') as typeof import('./0027_config_version'),
   '0028_balance_thresholds': () => require('./0028_balance_thresholds') as typeof import('./0028_balance_thresholds'),

@@ -3,7 +3,14 @@ import { define, pk, stamps, UUID, STRING, JSONT, BOOLEAN, DATE, BIGINT, type Ro
 
 // Disputes (chargebacks) of captured payments, opened and decided by the acquirer (src/services/disputes).
 
-export const DISPUTE_REASONS = ['fraudulent', 'product_not_received', 'product_unacceptable', 'duplicate', 'credit_not_processed', 'general'] as const;
+export const DISPUTE_REASONS = [
+  'fraudulent',
+  'product_not_received',
+  'product_unacceptable',
+  'duplicate',
+  'credit_not_processed',
+  'general',
+] as const;
 export type DisputeReason = (typeof DISPUTE_REASONS)[number];
 
 export const DISPUTE_STATUSES = ['needs_response', 'under_review', 'won', 'lost'] as const;
@@ -12,7 +19,14 @@ export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 /** The open statuses: at most one open dispute per payment (a partial unique index). */
 export const OPEN_DISPUTE_STATUSES: readonly DisputeStatus[] = ['needs_response', 'under_review'];
 
-export const EVIDENCE_FIELDS = ['productDescription', 'customerName', 'customerEmail', 'shippingTrackingNumber', 'refundPolicy', 'uncategorizedText'] as const;
+export const EVIDENCE_FIELDS = [
+  'productDescription',
+  'customerName',
+  'customerEmail',
+  'shippingTrackingNumber',
+  'refundPolicy',
+  'uncategorizedText',
+] as const;
 export type DisputeEvidence = Partial<Record<(typeof EVIDENCE_FIELDS)[number], string>>;
 
 /** How a dispute closed: won or lost at the acquirer, conceded by the merchant, lost by the evidence deadline. */
@@ -61,10 +75,31 @@ export function defineDisputeModels(sequelize: Sequelize): DisputeModels {
       'Dispute',
       'disputes',
       {
-        id: pk, tenantId: UUID, merchantId: UUID, paymentId: UUID, livemode: BOOLEAN, providerIntegrationId: UUID, currency: STRING,
-        amountMinor: BIGINT, feeMinor: BIGINT, feeBreakdown: JSONT, reason: STRING, status: STRING, evidence: JSONT, evidenceDueBy: DATE,
-        submittedAt: DATE, evidenceSentAt: DATE, closedAt: DATE, providerReference: STRING, submittedBy: STRING, closedBy: STRING, closedReason: STRING,
-        acceptanceSentAt: DATE, acquirerOutcome: STRING, acquirerDecidedAt: DATE, ...stamps,
+        id: pk,
+        tenantId: UUID,
+        merchantId: UUID,
+        paymentId: UUID,
+        livemode: BOOLEAN,
+        providerIntegrationId: UUID,
+        currency: STRING,
+        amountMinor: BIGINT,
+        feeMinor: BIGINT,
+        feeBreakdown: JSONT,
+        reason: STRING,
+        status: STRING,
+        evidence: JSONT,
+        evidenceDueBy: DATE,
+        submittedAt: DATE,
+        evidenceSentAt: DATE,
+        closedAt: DATE,
+        providerReference: STRING,
+        submittedBy: STRING,
+        closedBy: STRING,
+        closedReason: STRING,
+        acceptanceSentAt: DATE,
+        acquirerOutcome: STRING,
+        acquirerDecidedAt: DATE,
+        ...stamps,
       },
       { resource: 'dispute', tenant: 'tenantId', merchant: 'merchantId', mode: 'livemode' },
     ),

@@ -49,7 +49,8 @@ export interface FeeScheduleRow extends Timestamps {
   archivedAt: Date | null;
 }
 
-export type FeePaymentMethod = 'card' | 'bank_transfer' | 'wallet' | 'bnpl' | 'cash' | 'qr' | 'local' | 'google_pay' | 'agent_token' | 'hosted_page';
+export type FeePaymentMethod =
+  'card' | 'bank_transfer' | 'wallet' | 'bnpl' | 'cash' | 'qr' | 'local' | 'google_pay' | 'agent_token' | 'hosted_page';
 
 export type FeeLevel = 'terminal' | 'platform' | 'merchant' | 'tenant' | 'channel' | 'partner';
 
@@ -81,8 +82,18 @@ export function defineFeeModels(sequelize: Sequelize): FeeModels {
       'FeeSchedule',
       'fee_schedules',
       {
-        id: pk, tenantId: UUID, createdBy: STRING, name: STRING, description: TEXT, status: STRING, rules: JSONT, rollingReserve: JSONT, reserveSpecified: BOOLEAN,
-        activatedAt: DATE, archivedAt: DATE, ...stamps,
+        id: pk,
+        tenantId: UUID,
+        createdBy: STRING,
+        name: STRING,
+        description: TEXT,
+        status: STRING,
+        rules: JSONT,
+        rollingReserve: JSONT,
+        reserveSpecified: BOOLEAN,
+        activatedAt: DATE,
+        archivedAt: DATE,
+        ...stamps,
       },
       // a platform schedule (tenantId null) is visible to platform callers only
       { resource: 'fee schedule', tenant: 'tenantId', merchant: null, mode: null, tenantNullable: true },
@@ -92,8 +103,18 @@ export function defineFeeModels(sequelize: Sequelize): FeeModels {
       'FeeAssignment',
       'fee_assignments',
       {
-        id: pk, tenantId: UUID, merchantId: UUID, targetEntityId: UUID, feeScheduleId: UUID, createdBy: STRING, level: STRING,
-        currency: STRING, paymentMethod: STRING, effectiveFrom: DATE, effectiveTo: DATE, ...stamps,
+        id: pk,
+        tenantId: UUID,
+        merchantId: UUID,
+        targetEntityId: UUID,
+        feeScheduleId: UUID,
+        createdBy: STRING,
+        level: STRING,
+        currency: STRING,
+        paymentMethod: STRING,
+        effectiveFrom: DATE,
+        effectiveTo: DATE,
+        ...stamps,
       },
       // merchantId is set for merchant-level assignments only: an operator limited to some merchants sees those
       { resource: 'fee assignment', tenant: 'tenantId', merchant: 'merchantId', mode: null, tenantNullable: true },

@@ -54,11 +54,33 @@ export type * from './webhooks';
 export type * from './audit';
 export type * from './idempotency';
 
-export interface Models extends
-  TenantModels, ApiKeyModels, AccessModels, OrganizationModels, PartnerModels, ChannelModels, LimitModels, KybModels,
-  ProcessingModels, FeeModels, ProfileModels, RoutingModels, RiskModels, CheckoutModels, PaymentModels, LedgerModels,
-  SandboxModels, WithdrawalMethodModels, SettlementModels, WithdrawalModels, DisputeModels, PayoutModels, WebhookModels, AuditModels,
-  IdempotencyModels {}
+export interface Models
+  extends
+    TenantModels,
+    ApiKeyModels,
+    AccessModels,
+    OrganizationModels,
+    PartnerModels,
+    ChannelModels,
+    LimitModels,
+    KybModels,
+    ProcessingModels,
+    FeeModels,
+    ProfileModels,
+    RoutingModels,
+    RiskModels,
+    CheckoutModels,
+    PaymentModels,
+    LedgerModels,
+    SandboxModels,
+    WithdrawalMethodModels,
+    SettlementModels,
+    WithdrawalModels,
+    DisputeModels,
+    PayoutModels,
+    WebhookModels,
+    AuditModels,
+    IdempotencyModels {}
 
 type DefineGroup = (sequelize: Sequelize) => object;
 

@@ -45,8 +45,16 @@ export function definePartnerModels(sequelize: Sequelize): PartnerModels {
       'PartnerAssignment',
       'partner_assignments',
       {
-        id: pk, tenantId: UUID, partnerId: UUID, merchantId: UUID, commissionRate: INTEGER, commissionFixed: JSONT,
-        status: STRING, effectiveFrom: DATE, effectiveTo: DATE, ...stamps,
+        id: pk,
+        tenantId: UUID,
+        partnerId: UUID,
+        merchantId: UUID,
+        commissionRate: INTEGER,
+        commissionFixed: JSONT,
+        status: STRING,
+        effectiveFrom: DATE,
+        effectiveTo: DATE,
+        ...stamps,
       },
       // an assignment belongs to its merchant: a merchant caller could only ever see its own
       { resource: 'partner assignment', tenant: 'tenantId', merchant: 'merchantId', mode: null },

@@ -1,19 +1,26 @@
 import type { Sequelize } from 'sequelize';
-import { define, pk, stamps, UUID, STRING, TEXT, JSONT, BOOLEAN, DATE, INTEGER, BIGINT, type RowModel, type Timestamps } from '../model-kit';
+import {
+  define,
+  pk,
+  stamps,
+  UUID,
+  STRING,
+  TEXT,
+  JSONT,
+  BOOLEAN,
+  DATE,
+  INTEGER,
+  BIGINT,
+  type RowModel,
+  type Timestamps,
+} from '../model-kit';
 import type { ThreeDsResult } from '../../connectors/results';
 import type { Money } from '../../domain/money';
 
 // Payments, their attempts at terminals, and refunds. Amounts are BIGINT minor units (read as numbers: model-kit).
 
 export type PaymentStatus =
-  | 'processing'
-  | 'requires_action'
-  | 'requires_capture'
-  | 'captured'
-  | 'failed'
-  | 'voided'
-  | 'refunded'
-  | 'partially_refunded';
+  'processing' | 'requires_action' | 'requires_capture' | 'captured' | 'failed' | 'voided' | 'refunded' | 'partially_refunded';
 
 export interface PaymentCard {
   brand: string;
@@ -173,14 +180,52 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
       'Payment',
       'payments',
       {
-        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, checkoutSessionId: UUID, status: STRING, currency: STRING,
-        amountMinor: BIG, authorizedMinor: BIG, capturedMinor: BIG, refundedMinor: BIG, refundPendingMinor: BIG, disputedMinor: BIG, feeMinor: BIG, netMinor: BIG,
-        captureMethod: STRING, merchantReference: STRING, paymentMethodType: STRING, card: JSONT, cardBrand: STRING, terminalId: UUID,
-        providerIntegrationId: UUID, channelId: UUID, partnerId: UUID, providerReference: STRING, providerStatus: STRING, action: JSONT,
-        errorCode: STRING, errorMessage: TEXT, approved: BOOLEAN, threeDSResult: JSONT, metadata: JSONT, routingDecision: JSONT,
-        feeBreakdown: JSONT, fundsAvailableImmediately: BOOLEAN, currentAttemptId: UUID, returnUrl: TEXT, cardVault: TEXT,
-        riskDecision: JSONT, cardFingerprint: STRING, customerEmail: STRING, customerIp: STRING, customerReference: STRING,
-        pendingOperation: JSONT, pendingOperationUntil: DATE, ...stamps,
+        id: pk,
+        tenantId: UUID,
+        merchantId: UUID,
+        livemode: BOOLEAN,
+        checkoutSessionId: UUID,
+        status: STRING,
+        currency: STRING,
+        amountMinor: BIG,
+        authorizedMinor: BIG,
+        capturedMinor: BIG,
+        refundedMinor: BIG,
+        refundPendingMinor: BIG,
+        disputedMinor: BIG,
+        feeMinor: BIG,
+        netMinor: BIG,
+        captureMethod: STRING,
+        merchantReference: STRING,
+        paymentMethodType: STRING,
+        card: JSONT,
+        cardBrand: STRING,
+        terminalId: UUID,
+        providerIntegrationId: UUID,
+        channelId: UUID,
+        partnerId: UUID,
+        providerReference: STRING,
+        providerStatus: STRING,
+        action: JSONT,
+        errorCode: STRING,
+        errorMessage: TEXT,
+        approved: BOOLEAN,
+        threeDSResult: JSONT,
+        metadata: JSONT,
+        routingDecision: JSONT,
+        feeBreakdown: JSONT,
+        fundsAvailableImmediately: BOOLEAN,
+        currentAttemptId: UUID,
+        returnUrl: TEXT,
+        cardVault: TEXT,
+        riskDecision: JSONT,
+        cardFingerprint: STRING,
+        customerEmail: STRING,
+        customerIp: STRING,
+        customerReference: STRING,
+        pendingOperation: JSONT,
+        pendingOperationUntil: DATE,
+        ...stamps,
       },
       { resource: 'payment', ...scope },
     ),
@@ -189,9 +234,20 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
       'PaymentAttempt',
       'payment_attempts',
       {
-        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, paymentId: UUID, sequence: INTEGER, terminalId: UUID,
-        providerIntegrationId: UUID, status: STRING, providerReference: STRING, declineCode: STRING, message: TEXT,
-        createdAt: DATE, updatedAt: DATE,
+        id: pk,
+        tenantId: UUID,
+        merchantId: UUID,
+        livemode: BOOLEAN,
+        paymentId: UUID,
+        sequence: INTEGER,
+        terminalId: UUID,
+        providerIntegrationId: UUID,
+        status: STRING,
+        providerReference: STRING,
+        declineCode: STRING,
+        message: TEXT,
+        createdAt: DATE,
+        updatedAt: DATE,
       },
       { resource: 'payment attempt', ...scope, softDelete: false },
     ),
@@ -200,9 +256,24 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
       'Refund',
       'refunds',
       {
-        id: pk, tenantId: UUID, merchantId: UUID, livemode: BOOLEAN, paymentId: UUID, status: STRING, currency: STRING, amountMinor: BIG,
-        reason: STRING, merchantReference: STRING, statusReason: TEXT, items: JSONT, metadata: JSONT, providerReference: STRING,
-        feeBreakdown: JSONT, idempotencyKey: STRING, idempotencyFingerprint: STRING, ...stamps,
+        id: pk,
+        tenantId: UUID,
+        merchantId: UUID,
+        livemode: BOOLEAN,
+        paymentId: UUID,
+        status: STRING,
+        currency: STRING,
+        amountMinor: BIG,
+        reason: STRING,
+        merchantReference: STRING,
+        statusReason: TEXT,
+        items: JSONT,
+        metadata: JSONT,
+        providerReference: STRING,
+        feeBreakdown: JSONT,
+        idempotencyKey: STRING,
+        idempotencyFingerprint: STRING,
+        ...stamps,
       },
       { resource: 'refund', ...scope },
     ),

@@ -19,8 +19,7 @@ export interface RoutingConditions {
 }
 
 export type RoutingOutcome =
-  | { type: 'priority'; terminals: string[] }
-  | { type: 'split'; splits: Array<{ terminalId: string; weight: number }> };
+  { type: 'priority'; terminals: string[] } | { type: 'split'; splits: Array<{ terminalId: string; weight: number }> };
 
 export interface RoutingRuleRow extends Timestamps {
   id: string;
@@ -65,8 +64,20 @@ export function defineRoutingModels(sequelize: Sequelize): RoutingModels {
       'RoutingRule',
       'routing_rules',
       {
-        id: pk, ruleId: UUID, version: INTEGER, tenantId: UUID, name: STRING, description: TEXT, status: STRING, priority: INTEGER,
-        conditions: JSONT, outcome: JSONT, createdBy: STRING, activatedAt: DATE, archivedAt: DATE, ...stamps,
+        id: pk,
+        ruleId: UUID,
+        version: INTEGER,
+        tenantId: UUID,
+        name: STRING,
+        description: TEXT,
+        status: STRING,
+        priority: INTEGER,
+        conditions: JSONT,
+        outcome: JSONT,
+        createdBy: STRING,
+        activatedAt: DATE,
+        archivedAt: DATE,
+        ...stamps,
       },
       { resource: 'routing rule', tenant: 'tenantId', merchant: null, mode: null },
     ),

@@ -7,10 +7,21 @@ import type { ConnectorResult, DisputeNotice } from '../../connectors/results';
 
 /** The behaviour a test card selects (src/connectors/sandbox-card.ts SCENARIOS). */
 export type SandboxScenario =
-  | 'success' | 'declined' | 'insufficient_funds' | 'lost_card' | 'expired_card' | 'incorrect_cvc' | 'processing_error'
-  | 'three_ds_challenge' | 'three_ds_frictionless' | 'funds_available_immediately' | 'refund_fails' | 'unsupported'
+  | 'success'
+  | 'declined'
+  | 'insufficient_funds'
+  | 'lost_card'
+  | 'expired_card'
+  | 'incorrect_cvc'
+  | 'processing_error'
+  | 'three_ds_challenge'
+  | 'three_ds_frictionless'
+  | 'funds_available_immediately'
+  | 'refund_fails'
+  | 'unsupported'
   /** captured, then disputed by the cardholder's bank */
-  | 'dispute_fraudulent' | 'dispute_product_not_received';
+  | 'dispute_fraudulent'
+  | 'dispute_product_not_received';
 
 /**
  * awaiting_challenge: a 3DS challenge page is open (dueAt is its expiry; outcome the expiry's answer);
@@ -69,10 +80,32 @@ export function defineSandboxModels(sequelize: Sequelize): SandboxModels {
       'SandboxOperation',
       'sandbox_acquirer_operations',
       {
-        id: pk, kind: STRING, reference: STRING, providerReference: STRING, paymentProviderReference: STRING, providerIntegrationId: UUID,
-        terminalId: UUID, tenantId: UUID, livemode: BOOLEAN, scenario: STRING, captureRequested: BOOLEAN, currency: STRING,
-        amountMinor: BIGINT, outcome: JSONT, returnUrl: TEXT, challengeTokenHash: STRING, status: STRING, dueAt: DATE,
-        lockedBy: STRING, lockedUntil: DATE, doneAt: DATE, attempts: INTEGER, lastError: TEXT, notification: JSONT, createdAt: DATE, updatedAt: DATE,
+        id: pk,
+        kind: STRING,
+        reference: STRING,
+        providerReference: STRING,
+        paymentProviderReference: STRING,
+        providerIntegrationId: UUID,
+        terminalId: UUID,
+        tenantId: UUID,
+        livemode: BOOLEAN,
+        scenario: STRING,
+        captureRequested: BOOLEAN,
+        currency: STRING,
+        amountMinor: BIGINT,
+        outcome: JSONT,
+        returnUrl: TEXT,
+        challengeTokenHash: STRING,
+        status: STRING,
+        dueAt: DATE,
+        lockedBy: STRING,
+        lockedUntil: DATE,
+        doneAt: DATE,
+        attempts: INTEGER,
+        lastError: TEXT,
+        notification: JSONT,
+        createdAt: DATE,
+        updatedAt: DATE,
       },
       // the acquirer's own records, read and written by the acquirer only (never through a caller's scope)
       { resource: 'sandbox operation', tenant: 'tenantId', merchant: null, mode: 'livemode', softDelete: false },

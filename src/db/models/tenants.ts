@@ -41,23 +41,52 @@ export interface TenantModels {
 
 export function defineTenantModels(sequelize: Sequelize): TenantModels {
   return {
-    Platform: define<PlatformRow>(sequelize, 'Platform', 'platforms', { id: pk, name: STRING, createdAt: DATE, updatedAt: DATE }, {
-      resource: 'platform', tenant: null, merchant: null, mode: null, softDelete: false,
-    }),
+    Platform: define<PlatformRow>(
+      sequelize,
+      'Platform',
+      'platforms',
+      { id: pk, name: STRING, createdAt: DATE, updatedAt: DATE },
+      {
+        resource: 'platform',
+        tenant: null,
+        merchant: null,
+        mode: null,
+        softDelete: false,
+      },
+    ),
     Tenant: define<TenantRow>(
       sequelize,
       'Tenant',
       'tenants',
       {
-        id: pk, tenantId: UUID, platformId: UUID, livemode: BOOLEAN, name: STRING, status: STRING,
-        defaultCurrency: STRING, defaultLocale: STRING, allowedCurrencies: JSONT, allowedCountries: JSONT,
-        featureFlags: JSONT, doorRateLimitPerMinute: INTEGER, contactEmail: STRING, supportUrl: TEXT,
-        logoUrl: TEXT, termsUrl: TEXT, privacyPolicyUrl: TEXT, withdrawalCoolingPeriodHours: INTEGER, withdrawalMakerChecker: BOOLEAN, ...stamps,
+        id: pk,
+        tenantId: UUID,
+        platformId: UUID,
+        livemode: BOOLEAN,
+        name: STRING,
+        status: STRING,
+        defaultCurrency: STRING,
+        defaultLocale: STRING,
+        allowedCurrencies: JSONT,
+        allowedCountries: JSONT,
+        featureFlags: JSONT,
+        doorRateLimitPerMinute: INTEGER,
+        contactEmail: STRING,
+        supportUrl: TEXT,
+        logoUrl: TEXT,
+        termsUrl: TEXT,
+        privacyPolicyUrl: TEXT,
+        withdrawalCoolingPeriodHours: INTEGER,
+        withdrawalMakerChecker: BOOLEAN,
+        ...stamps,
       },
       {
-        resource: 'tenant', tenant: 'tenantId', merchant: null,
-        modeExempt: 'a tenant spans both modes: its livemode says whether it may hold live keys (false: a sandbox-only tenant), '
-          + 'it is not the mode the record lives in; callers of either mode read their own tenant',
+        resource: 'tenant',
+        tenant: 'tenantId',
+        merchant: null,
+        modeExempt:
+          'a tenant spans both modes: its livemode says whether it may hold live keys (false: a sandbox-only tenant), ' +
+          'it is not the mode the record lives in; callers of either mode read their own tenant',
       },
     ),
   };

@@ -2,7 +2,15 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { parse as parseCookies } from 'cookie';
 import type { Runtime } from '../../runtime';
 import { withRequest, type CallerContext } from '../../domain/context';
-import { AuthenticationError, ConflictError, NotFoundError, PayplaneError, PermissionError, RateLimitError, ValidationError } from '../../domain/errors';
+import {
+  AuthenticationError,
+  ConflictError,
+  NotFoundError,
+  PayplaneError,
+  PermissionError,
+  RateLimitError,
+  ValidationError,
+} from '../../domain/errors';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/models';
 import { authenticateClientSecret } from '../../services/access/authenticate';
 import { hostedPageBase, hostedPageUrl, sessionRedirectUrl, sessionWithPayment } from '../../services/checkout/hosted-page';
@@ -92,7 +100,8 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
       if (!loaded || key === undefined) return send(res, 404, notFoundPage());
       const { session, payment } = loaded.session.paymentStatus === 'processing' ? await awaitOutcome(res, loaded) : loaded;
       const now = rt.clock.now();
-      const finished = session.status === 'complete' || session.status === 'expired' || new Date(session.expiresAt).getTime() <= now.getTime();
+      const finished =
+        session.status === 'complete' || session.status === 'expired' || new Date(session.expiresAt).getTime() <= now.getTime();
       // the key's cookie is needed only while the customer may still pay
       if (finished && keyFromCookie(req) !== undefined) res.clearCookie(KEY_COOKIE, { path: `/checkout/${session.id}` });
       if (session.status === 'complete') {
@@ -106,7 +115,15 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
         return send(res, 200, processingPage(session, payment), { refreshSeconds: refreshSeconds(Math.max(0, now.getTime() - since)) });
       }
       if (session.status === 'expired' || new Date(session.expiresAt).getTime() <= now.getTime()) {
-        return send(res, 410, layout(session, 'This checkout has expired', `<p data-testid="status">This checkout link is no longer valid.</p>${cancelLink(session, 'Return to the shop')}`));
+        return send(
+          res,
+          410,
+          layout(
+            session,
+            'This checkout has expired',
+            `<p data-testid="status">This checkout link is no longer valid.</p>${cancelLink(session, 'Return to the shop')}`,
+          ),
+        );
       }
       const decline = session.paymentStatus === 'failed' ? declineMessage(payment) : null;
       return send(res, 200, formPage(session, key, decline ? [{ message: decline }] : []));
@@ -131,7 +148,10 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
         const returnUrl = hostedPageUrl(hostedPageBase(ctx), id);
         res.cookie(KEY_COOKIE, key, {
           // Secure whenever customers reach us over https (behind a TLS-terminating proxy req.secure may not know)
-          httpOnly: true, sameSite: 'lax', secure: req.secure || /^https:/i.test(rt.config.publicBaseUrl ?? ''), path: `/checkout/${id}`,
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: req.secure || /^https:/i.test(rt.config.publicBaseUrl ?? ''),
+          path: `/checkout/${id}`,
           maxAge: Math.max(0, new Date(session.expiresAt).getTime() - rt.clock.now().getTime()),
         });
         const statusUrl = hostedPageUrl('', id, key);
@@ -141,7 +161,9 @@ export function mountCheckoutPages(app: express.Express, rt: Runtime): void {
           await completeCheckoutSession(ctx, id, { paymentMethod: { type: 'card', card: card.card }, returnUrl });
         } catch (error) {
           if (error instanceof ValidationError) {
-            const problems = (error.errors?.length ? error.errors : [{ path: '', message: error.detail }]).map((e) => cardProblem(e.path, e.message));
+            const problems = (error.errors?.length ? error.errors : [{ path: '', message: error.detail }]).map((e) =>
+              cardProblem(e.path, e.message),
+            );
             return send(res, 400, formPage(session, key, problems, form));
           }
           // paid, expired, or a payment already in flight (a second click): the page shows where things stand
@@ -172,7 +194,11 @@ function fail(rt: Runtime, res: Response, next: NextFunction, error: unknown): v
   }
   if (error instanceof RateLimitError && !res.headersSent) {
     res.set(error.headers ?? {});
-    return send(res, 429, simplePage('Too many attempts', 'Too many attempts with a wrong checkout link. Please wait a few minutes and try again.'));
+    return send(
+      res,
+      429,
+      simplePage('Too many attempts', 'Too many attempts with a wrong checkout link. Please wait a few minutes and try again.'),
+    );
   }
   if (res.headersSent) return next(error);
   rt.logger.error({ err: error, requestId: res.locals.requestId }, 'checkout page failed');
@@ -184,7 +210,13 @@ function fail(rt: Runtime, res: Response, next: NextFunction, error: unknown): v
 /** the card form's fields, in the order the form shows them (the first invalid one takes the focus) */
 const CARD_FIELDS = ['number', 'expMonth', 'expYear', 'cvc', 'holderName'] as const;
 type CardField = (typeof CARD_FIELDS)[number];
-const FIELD_NAMES: Record<CardField, string> = { number: 'Card number', expMonth: 'Expiry month', expYear: 'Expiry year', cvc: 'Security code', holderName: 'Cardholder name' };
+const FIELD_NAMES: Record<CardField, string> = {
+  number: 'Card number',
+  expMonth: 'Expiry month',
+  expYear: 'Expiry year',
+  cvc: 'Security code',
+  holderName: 'Cardholder name',
+};
 
 /** What the form says went wrong: about one field (marked on the field) or about the payment. */
 interface FormProblem {
@@ -192,15 +224,16 @@ interface FormProblem {
   message: string;
 }
 
-function readCard(form: Record<string, unknown>):
-  | { card: { number: string; expMonth: number; expYear: number; cvc?: string; holderName?: string } }
-  | { errors: FormProblem[] } {
+function readCard(
+  form: Record<string, unknown>,
+): { card: { number: string; expMonth: number; expYear: number; cvc?: string; holderName?: string } } | { errors: FormProblem[] } {
   const str = (name: string) => (typeof form[name] === 'string' ? (form[name] as string).trim() : '');
   const errors: FormProblem[] = [];
   const number = str('number').replace(/[\s-]/g, '');
   if (!/^\d{12,19}$/.test(number)) errors.push({ field: 'number', message: 'Enter the card number (12 to 19 digits).' });
   const month = str('expMonth');
-  if (!/^\d{1,2}$/.test(month) || Number(month) < 1 || Number(month) > 12) errors.push({ field: 'expMonth', message: 'Enter the expiry month (1 to 12).' });
+  if (!/^\d{1,2}$/.test(month) || Number(month) < 1 || Number(month) > 12)
+    errors.push({ field: 'expMonth', message: 'Enter the expiry month (1 to 12).' });
   const yearText = str('expYear');
   if (!/^(\d{2}|\d{4})$/.test(yearText)) errors.push({ field: 'expYear', message: 'Enter the expiry year (e.g. 2030).' });
   const cvc = str('cvc');
@@ -251,7 +284,10 @@ function summary(session: CheckoutSessionRow): string {
   const totals = (session.totals ?? [])
     .filter((t) => t.type !== 'total')
     // formatted as every amount of the pages (displayText follows the session's locale)
-    .map((t) => `<tr class="sub"><td>${escapeHtml(t.description ?? t.type)}</td><td class="num">${escapeHtml(money(session, t.amount.valueMinor, t.amount.currency))}</td></tr>`)
+    .map(
+      (t) =>
+        `<tr class="sub"><td>${escapeHtml(t.description ?? t.type)}</td><td class="num">${escapeHtml(money(session, t.amount.valueMinor, t.amount.currency))}</td></tr>`,
+    )
     .join('');
   const total = `<tr class="total"><td>Total</td><td class="num" data-testid="total">${escapeHtml(money(session, session.amountMinor))}</td></tr>`;
   return `<table class="summary">${lines}${totals}${total}</table>`;
@@ -336,7 +372,10 @@ function simplePage(title: string, text: string): string {
 }
 
 function layout(session: CheckoutSessionRow, title: string, body: string): string {
-  const terms = [safeUrl(session.termsUrl) && `<a href="${escapeHtml(safeUrl(session.termsUrl))}">Terms</a>`, safeUrl(session.privacyUrl) && `<a href="${escapeHtml(safeUrl(session.privacyUrl))}">Privacy</a>`]
+  const terms = [
+    safeUrl(session.termsUrl) && `<a href="${escapeHtml(safeUrl(session.termsUrl))}">Terms</a>`,
+    safeUrl(session.privacyUrl) && `<a href="${escapeHtml(safeUrl(session.privacyUrl))}">Privacy</a>`,
+  ]
     .filter(Boolean)
     .join(' · ');
   // the merchant's name once on the page (the heading does not repeat it); the window's title names it too
@@ -352,7 +391,9 @@ function layout(session: CheckoutSessionRow, title: string, body: string): strin
 
 function document(title: string, body: string, lang = 'en'): string {
   return htmlDocument({
-    title, body, lang,
+    title,
+    body,
+    lang,
     css: `
   body { padding: 2rem 1rem; }
   main { max-width: 28rem; }
@@ -410,7 +451,8 @@ function send(res: Response, status: number, html: string, options: { refreshSec
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
     // no script at all; the status view refreshes through the Refresh header
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; base-uri 'none'; frame-ancestors 'none'",
+    'Content-Security-Policy':
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; base-uri 'none'; frame-ancestors 'none'",
   });
   if (options.refreshSeconds !== undefined) res.set('Refresh', String(options.refreshSeconds));
   if (options.location) res.location(options.location);

@@ -23,26 +23,30 @@ export function mountSandboxPages(app: express.Express, rt: Runtime): void {
     }
   });
 
-  app.post('/sandbox/3ds/:token', express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }), async (req: Request, res: Response, next) => {
-    try {
-      const action = (req.body as Record<string, unknown> | undefined)?.action;
-      if (action !== 'complete' && action !== 'fail') {
-        return send(res, 400, page('Invalid answer', '<p>Answer the challenge with Complete or Fail.</p>'));
+  app.post(
+    '/sandbox/3ds/:token',
+    express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }),
+    async (req: Request, res: Response, next) => {
+      try {
+        const action = (req.body as Record<string, unknown> | undefined)?.action;
+        if (action !== 'complete' && action !== 'fail') {
+          return send(res, 400, page('Invalid answer', '<p>Answer the challenge with Complete or Fail.</p>'));
+        }
+        const view = await answerChallenge(env, String(req.params.token), action);
+        if (!view) return send(res, 404, page('Challenge not found', '<p>This 3D Secure challenge does not exist.</p>'));
+        if (view.status !== 'open') return refused(res, view);
+        const target = safeUrl(view.returnUrl);
+        if (target) {
+          res.set('Cache-Control', 'no-store');
+          return res.redirect(303, target);
+        }
+        const verdict = action === 'complete' ? 'Authentication completed.' : 'Authentication failed.';
+        return send(res, 200, page('Done', `<p>${verdict}</p><p>You may close this page.</p>`));
+      } catch (error) {
+        next(error);
       }
-      const view = await answerChallenge(env, String(req.params.token), action);
-      if (!view) return send(res, 404, page('Challenge not found', '<p>This 3D Secure challenge does not exist.</p>'));
-      if (view.status !== 'open') return refused(res, view);
-      const target = safeUrl(view.returnUrl);
-      if (target) {
-        res.set('Cache-Control', 'no-store');
-        return res.redirect(303, target);
-      }
-      const verdict = action === 'complete' ? 'Authentication completed.' : 'Authentication failed.';
-      return send(res, 200, page('Done', `<p>${verdict}</p><p>You may close this page.</p>`));
-    } catch (error) {
-      next(error);
-    }
-  });
+    },
+  );
 }
 
 function refused(res: Response, view: ChallengeView): void {

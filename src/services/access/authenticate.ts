@@ -27,7 +27,12 @@ export interface Credentials {
  * these; a genuine credential refused for its state (revoked, expired, an inactive user, a public key sent by mistake)
  * is not a guess and is not counted.
  */
-export const UNVERIFIED_CREDENTIAL_CODES: ReadonlySet<string> = new Set(['INVALID_CREDENTIALS', 'INVALID_API_KEY', 'INVALID_CLIENT_SECRET', 'INVALID_TOKEN']);
+export const UNVERIFIED_CREDENTIAL_CODES: ReadonlySet<string> = new Set([
+  'INVALID_CREDENTIALS',
+  'INVALID_API_KEY',
+  'INVALID_CLIENT_SECRET',
+  'INVALID_TOKEN',
+]);
 
 /** The bearer credential of an Authorization header ("Bearer <credential>"), or undefined when it has another form. */
 export function bearerOf(header: string): string | undefined {
@@ -78,11 +83,18 @@ async function authenticateKey(rt: Runtime, secret: string, credentials: Credent
  * A checkout session's clientSecret (cs_<mode>_<session>_secret_<random>): a merchant-level caller that reaches
  * that one session only (ctx.checkoutSessionId), holding payment-experience:checkout:manage. Unknown secrets are 401.
  */
-export async function authenticateClientSecret(rt: Runtime, secret: string, credentials: Pick<Credentials, 'requestId'>): Promise<CallerContext> {
+export async function authenticateClientSecret(
+  rt: Runtime,
+  secret: string,
+  credentials: Pick<Credentials, 'requestId'>,
+): Promise<CallerContext> {
   const parsed = parseClientSecret(secret);
   if (!parsed) throw new AuthenticationError('The checkout session client secret is not valid.', 'INVALID_CLIENT_SECRET');
   const [session] = await selectRows<{ id: string; tenantId: string; merchantId: string; livemode: boolean; clientSecretHash: string }>(
-    rt.db, rt.db.models.CheckoutSession as never, { id: parsed.sessionId, deletedAt: null }, { limit: 1 },
+    rt.db,
+    rt.db.models.CheckoutSession as never,
+    { id: parsed.sessionId, deletedAt: null },
+    { limit: 1 },
   );
   if (!session || session.livemode !== parsed.livemode || !verifyClientSecret(secret, session.clientSecretHash)) {
     throw new AuthenticationError('The checkout session client secret is not valid.', 'INVALID_CLIENT_SECRET');
@@ -116,7 +128,12 @@ async function authenticateUser(rt: Runtime, token: string, credentials: Credent
     }
     livemode = mode !== 'test';
   }
-  return userContext(rt, user, { livemode, permissions: await userPermissions(rt, user), credential: 'user_token', requestId: credentials.requestId });
+  return userContext(rt, user, {
+    livemode,
+    permissions: await userPermissions(rt, user),
+    credential: 'user_token',
+    requestId: credentials.requestId,
+  });
 }
 
 /**
@@ -132,7 +149,10 @@ export async function userPermissions(rt: Pick<Runtime, 'db'>, user: UserRow): P
     where: { id: links.map((l) => l.get('roleId') as string), tenantId: user.tenantId, deletedAt: null },
     attributes: ['layer', 'permissions'],
   });
-  return effectivePermissions(user, roles.map((r) => r.get({ plain: true }) as Pick<RoleRow, 'layer' | 'permissions'>));
+  return effectivePermissions(
+    user,
+    roles.map((r) => r.get({ plain: true }) as Pick<RoleRow, 'layer' | 'permissions'>),
+  );
 }
 
 /** What authentication needs of a tenant: its status (disabled when deleted) and its request rate limit. */
@@ -154,7 +174,10 @@ export async function tenantAccess(rt: Pick<Runtime, 'db'>, tenantId: string): P
 export async function assertOwnerActive(rt: Pick<Runtime, 'db'>, tenantId: string, merchantId: string | null): Promise<void> {
   const tenantStatus = (await tenantAccess(rt, tenantId)).status;
   if (tenantStatus !== 'active') {
-    throw new PermissionError(`The tenant is ${tenantStatus ?? 'unknown'}; its credentials cannot be used.`, `TENANT_${(tenantStatus ?? 'unknown').toUpperCase()}`);
+    throw new PermissionError(
+      `The tenant is ${tenantStatus ?? 'unknown'}; its credentials cannot be used.`,
+      `TENANT_${(tenantStatus ?? 'unknown').toUpperCase()}`,
+    );
   }
   if (merchantId) {
     const status = await rt.db.authCache.read(`merchant:${merchantId}`, async () => {
@@ -162,7 +185,10 @@ export async function assertOwnerActive(rt: Pick<Runtime, 'db'>, tenantId: strin
       return merchant?.deletedAt ? 'disabled' : (merchant?.status ?? null);
     });
     if (status !== 'active') {
-      throw new PermissionError(`The merchant is ${status ?? 'unknown'}; its credentials cannot be used.`, `MERCHANT_${(status ?? 'unknown').toUpperCase()}`);
+      throw new PermissionError(
+        `The merchant is ${status ?? 'unknown'}; its credentials cannot be used.`,
+        `MERCHANT_${(status ?? 'unknown').toUpperCase()}`,
+      );
     }
   }
 }

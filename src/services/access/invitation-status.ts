@@ -12,8 +12,19 @@ import { ofStatus, refusedMove, statusMachine } from '../status';
 export type InvitationStatus = 'pending' | 'accepted' | 'canceled' | 'expired';
 
 const INVITATION_FIELDS = [
-  'id', 'tenantId', 'merchantId', 'userId', 'email', 'layer', 'expiresAt', 'acceptedAt', 'canceledAt', 'sentCount', 'createdBy',
-  'createdAt', 'updatedAt',
+  'id',
+  'tenantId',
+  'merchantId',
+  'userId',
+  'email',
+  'layer',
+  'expiresAt',
+  'acceptedAt',
+  'canceledAt',
+  'sentCount',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
 ] as const satisfies readonly (keyof InvitationRow)[];
 
 export type Invitation = Presented<Pick<InvitationRow, (typeof INVITATION_FIELDS)[number]>> & { status: InvitationStatus };

@@ -49,18 +49,44 @@ export async function provisionOperator(platform: CallerContext, account: string
   if (!(await User.findByPk(id, { transaction }))) {
     const now = platform.clock.now();
     const row = {
-      id, tenantId: null, merchantId: null, layer: 'platform' as const, externalIdpId: operatorIdpId(account),
-      email: `${account.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').slice(0, MAX_EMAIL_LOCAL) || 'operator'}@operators.payplane.invalid`,
-      displayName: account, status: 'active' as const, entityScope: { type: 'all' }, mfaEnabled: false, isOwner: true, lastLoginAt: null,
-      createdBy: null, createdAt: now, updatedAt: now, deletedAt: null,
+      id,
+      tenantId: null,
+      merchantId: null,
+      layer: 'platform' as const,
+      externalIdpId: operatorIdpId(account),
+      email: `${
+        account
+          .toLowerCase()
+          .replace(/[^a-z0-9._-]+/g, '-')
+          .slice(0, MAX_EMAIL_LOCAL) || 'operator'
+      }@operators.payplane.invalid`,
+      displayName: account,
+      status: 'active' as const,
+      entityScope: { type: 'all' },
+      mfaEnabled: false,
+      isOwner: true,
+      lastLoginAt: null,
+      createdBy: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
     };
     // another process may create it at the same moment: the second insert does nothing
     await User.bulkCreate([row], { transaction, ignoreDuplicates: true });
     const created = await User.findByPk(id, { transaction });
     if (!created) {
-      throw new Error(`The user of the operator ${operatorIdpId(account)} cannot be created: another user already has externalIdpId ${operatorIdpId(account)}.`);
+      throw new Error(
+        `The user of the operator ${operatorIdpId(account)} cannot be created: another user already has externalIdpId ${operatorIdpId(account)}.`,
+      );
     }
-    await recordAudit(platform, { action: 'user.created', targetType: 'user', targetId: id, tenantId: null, merchantId: null, after: toUser(created.get({ plain: true }), []) });
+    await recordAudit(platform, {
+      action: 'user.created',
+      targetType: 'user',
+      targetId: id,
+      tenantId: null,
+      merchantId: null,
+      after: toUser(created.get({ plain: true }), []),
+    });
   }
   if (transaction) (transaction as unknown as { afterCommit(fn: () => void): void }).afterCommit(() => known.add(id));
   else known.add(id);

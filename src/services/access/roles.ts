@@ -18,7 +18,17 @@ import { filterWhere, mapPage, presentRow, type Presented } from '../present';
  */
 
 const ROLE_FIELDS = [
-  'id', 'tenantId', 'merchantId', 'layer', 'name', 'description', 'permissions', 'createdBy', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'merchantId',
+  'layer',
+  'name',
+  'description',
+  'permissions',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof RoleRow)[];
 
 export type Role = Presented<Pick<RoleRow, (typeof ROLE_FIELDS)[number]>>;
@@ -36,7 +46,10 @@ export function callerLayer(ctx: CallerContext): Layer {
  * What a user may do: an owner every code of its layer; anyone else the union of its roles' codes, each kept
  * only when it lies in the user's layer (a role can never widen a user beyond its layer).
  */
-export function effectivePermissions(user: Pick<UserRow, 'layer' | 'isOwner'>, roles: Pick<RoleRow, 'layer' | 'permissions'>[]): Set<string> {
+export function effectivePermissions(
+  user: Pick<UserRow, 'layer' | 'isOwner'>,
+  roles: Pick<RoleRow, 'layer' | 'permissions'>[],
+): Set<string> {
   const layer = layerPermissions(user.layer);
   if (user.isOwner) return new Set(layer);
   const held = new Set<string>();
@@ -58,15 +71,20 @@ export function checkRolePermissions(ctx: CallerContext, layer: Layer, requested
     if (!isKnownPermission(code)) invalid.push({ path: `${field}[${i}]`, message: `unknown permission code "${code}"` });
     else if (!layerSet.has(code)) invalid.push({ path: `${field}[${i}]`, message: `"${code}" is not a permission of the ${layer} layer` });
   });
-  if (invalid.length) throw new ValidationError(`Invalid permissions: ${invalid.map((i) => i.message).join('; ')}`, invalid, 'INVALID_PERMISSIONS');
+  if (invalid.length)
+    throw new ValidationError(`Invalid permissions: ${invalid.map((i) => i.message).join('; ')}`, invalid, 'INVALID_PERMISSIONS');
   const notHeld: FieldIssue[] = [];
   requested.forEach((code, i) => {
     if (!allows(ctx.permissions, code)) notHeld.push({ path: `${field}[${i}]`, message: `the caller does not hold "${code}"` });
   });
   if (notHeld.length) {
-    throw new PermissionError(`A role cannot hold permissions its grantor lacks: ${notHeld.map((i) => i.message).join('; ')}`, 'PERMISSION_NOT_GRANTABLE', {
-      errors: notHeld,
-    });
+    throw new PermissionError(
+      `A role cannot hold permissions its grantor lacks: ${notHeld.map((i) => i.message).join('; ')}`,
+      'PERMISSION_NOT_GRANTABLE',
+      {
+        errors: notHeld,
+      },
+    );
   }
   return [...new Set(requested)].sort();
 }
@@ -83,7 +101,12 @@ export function assertLayerAllowed(ctx: CallerContext, layer: Layer, field: stri
  * Resolves where a merchant-layer record goes: a merchant caller's own merchant, or a merchant of the tenant
  * caller named by merchantId (404 naming the field when invisible).
  */
-export async function resolveMerchant(ctx: CallerContext, layer: Layer, merchantId: string | undefined, field: string): Promise<string | null> {
+export async function resolveMerchant(
+  ctx: CallerContext,
+  layer: Layer,
+  merchantId: string | undefined,
+  field: string,
+): Promise<string | null> {
   if (layer !== 'merchant') {
     if (merchantId !== undefined) throw ValidationError.field(field, `is only allowed for the merchant layer`);
     return null;
@@ -101,7 +124,10 @@ export async function resolveMerchant(ctx: CallerContext, layer: Layer, merchant
 }
 
 const ROLE = auditedRecord<RoleRow>({
-  model: (ctx) => ctx.db.models.Role, targetType: 'role', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toRole,
+  model: (ctx) => ctx.db.models.Role,
+  targetType: 'role',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: toRole,
 });
 
 export interface RoleFilters {
@@ -126,10 +152,22 @@ export interface CreateRoleInput {
   merchantId?: string;
 }
 
-async function assertNameFree(ctx: CallerContext, scope: { tenantId: string | null; merchantId: string | null; layer: Layer }, name: string, exceptId?: string): Promise<void> {
-  const same = await scoped(ctx, ctx.db.models.Role).findAll({ tenantId: scope.tenantId, merchantId: scope.merchantId, layer: scope.layer, name });
+async function assertNameFree(
+  ctx: CallerContext,
+  scope: { tenantId: string | null; merchantId: string | null; layer: Layer },
+  name: string,
+  exceptId?: string,
+): Promise<void> {
+  const same = await scoped(ctx, ctx.db.models.Role).findAll({
+    tenantId: scope.tenantId,
+    merchantId: scope.merchantId,
+    layer: scope.layer,
+    name,
+  });
   if (same.some((r) => r.id !== exceptId)) {
-    throw new ConflictError('ROLE_NAME_TAKEN', `A role named "${name}" already exists here.`, { errors: [{ path: 'body.name', message: 'is already taken' }] });
+    throw new ConflictError('ROLE_NAME_TAKEN', `A role named "${name}" already exists here.`, {
+      errors: [{ path: 'body.name', message: 'is already taken' }],
+    });
   }
 }
 
@@ -143,7 +181,11 @@ export async function createRole(ctx: CallerContext, input: CreateRoleInput): Pr
     await assertNameFree(tx, { tenantId, merchantId, layer }, input.name);
     const row = await scoped(tx, tx.db.models.Role).create({
       tenantId: tx.level === 'platform' ? null : undefined,
-      merchantId, layer, name: input.name, description: input.description ?? null, permissions,
+      merchantId,
+      layer,
+      name: input.name,
+      description: input.description ?? null,
+      permissions,
       createdBy: tx.actor.id,
     });
     const role = toRole(row);
@@ -159,20 +201,28 @@ export interface UpdateRoleInput {
 }
 
 export async function updateRole(ctx: CallerContext, id: string, input: UpdateRoleInput): Promise<Role> {
-  return toRole(await updateRecord(ctx, ROLE, id, async (row, tx) => {
-    const changes: Partial<RoleRow> = {};
-    if (input.name !== undefined && input.name !== row.name) {
-      await assertNameFree(tx, row, input.name, row.id);
-      changes.name = input.name;
-    }
-    if (input.description !== undefined) changes.description = input.description;
-    if (input.permissions !== undefined) {
-      // Changing what a role grants is as strong as granting it: the caller must hold what it held and will hold.
-      checkRolePermissions(tx, row.layer, row.permissions, 'permissions');
-      changes.permissions = checkRolePermissions(tx, row.layer, input.permissions, 'body.permissions');
-    }
-    return changes;
-  }, { action: 'role.updated' }));
+  return toRole(
+    await updateRecord(
+      ctx,
+      ROLE,
+      id,
+      async (row, tx) => {
+        const changes: Partial<RoleRow> = {};
+        if (input.name !== undefined && input.name !== row.name) {
+          await assertNameFree(tx, row, input.name, row.id);
+          changes.name = input.name;
+        }
+        if (input.description !== undefined) changes.description = input.description;
+        if (input.permissions !== undefined) {
+          // Changing what a role grants is as strong as granting it: the caller must hold what it held and will hold.
+          checkRolePermissions(tx, row.layer, row.permissions, 'permissions');
+          changes.permissions = checkRolePermissions(tx, row.layer, input.permissions, 'body.permissions');
+        }
+        return changes;
+      },
+      { action: 'role.updated' },
+    ),
+  );
 }
 
 /** Soft delete; 409 ROLE_IN_USE while a user holds the role. */
@@ -181,9 +231,13 @@ export async function deleteRole(ctx: CallerContext, id: string): Promise<Role> 
     const row = await lockedRecord(tx, ROLE, id);
     const holders = await scoped(tx, tx.db.models.UserRole).count({ roleId: id });
     if (holders > 0) {
-      throw new ConflictError('ROLE_IN_USE', `The role is assigned to ${holders} user${holders === 1 ? '' : 's'}; remove it from them first.`, {
-        hint: 'PATCH /v1/users/{id} with roleIds without this role, then delete it.',
-      });
+      throw new ConflictError(
+        'ROLE_IN_USE',
+        `The role is assigned to ${holders} user${holders === 1 ? '' : 's'}; remove it from them first.`,
+        {
+          hint: 'PATCH /v1/users/{id} with roleIds without this role, then delete it.',
+        },
+      );
     }
     return toRole(await auditedDelete(tx, ROLE, row, { action: 'role.deleted' }));
   });

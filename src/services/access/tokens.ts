@@ -25,7 +25,12 @@ export interface VerifiedToken {
 const ISSUED_AT_SKEW_SECONDS = 60;
 
 /** What a key set answers for a token it has no single key of (the token's fault, not the key set's fetch). */
-const TOKEN_KEY_ERRORS: ReadonlySet<string> = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATCHING_KEYS', 'ERR_JOSE_NOT_SUPPORTED', 'ERR_JOSE_ALG_NOT_ALLOWED']);
+const TOKEN_KEY_ERRORS: ReadonlySet<string> = new Set([
+  'ERR_JWKS_NO_MATCHING_KEY',
+  'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
+  'ERR_JOSE_NOT_SUPPORTED',
+  'ERR_JOSE_ALG_NOT_ALLOWED',
+]);
 
 /** The shortest PAYPLANE_TOKEN_SECRET accepted. */
 export const TOKEN_SECRET_MIN_LENGTH = 32;
@@ -38,7 +43,8 @@ export function tokenSecretFile(config: AppConfig): string {
 /** Reads PAYPLANE_TOKEN_SECRET, or the key generated once into <home>/token-secret. */
 export function loadTokenSecret(config: AppConfig): Uint8Array {
   if (config.tokenSecret) {
-    if (config.tokenSecret.length < TOKEN_SECRET_MIN_LENGTH) throw new Error(`PAYPLANE_TOKEN_SECRET must be at least ${TOKEN_SECRET_MIN_LENGTH} characters`);
+    if (config.tokenSecret.length < TOKEN_SECRET_MIN_LENGTH)
+      throw new Error(`PAYPLANE_TOKEN_SECRET must be at least ${TOKEN_SECRET_MIN_LENGTH} characters`);
     return new TextEncoder().encode(config.tokenSecret);
   }
   const file = tokenSecretFile(config);
@@ -67,7 +73,9 @@ export class TokenService {
     private readonly clock: Clock,
   ) {
     if (config.oidcIssuer && (!config.oidcJwksUrl || !config.oidcAudience)) {
-      throw new Error('PAYPLANE_OIDC_ISSUER needs PAYPLANE_OIDC_JWKS_URL and PAYPLANE_OIDC_AUDIENCE (tokens issued to other clients must not pass)');
+      throw new Error(
+        'PAYPLANE_OIDC_ISSUER needs PAYPLANE_OIDC_JWKS_URL and PAYPLANE_OIDC_AUDIENCE (tokens issued to other clients must not pass)',
+      );
     }
   }
 
@@ -84,7 +92,11 @@ export class TokenService {
   /** A token of the user, in one mode, living ttlSeconds (at most maxLifetimeSeconds: a longer life is refused, naming `field`). */
   async issue(userId: string, ttlSeconds: number, livemode: boolean, field = 'ttl'): Promise<{ token: string; expiresAt: Date }> {
     if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0 || ttlSeconds > this.maxLifetimeSeconds) {
-      throw ValidationError.field(field, `must be between 1s and the maximum token lifetime, ${this.config.tokenMaxLifetimeHours}h (PAYPLANE_TOKEN_MAX_LIFETIME_HOURS)`, 'TOKEN_LIFETIME_TOO_LONG');
+      throw ValidationError.field(
+        field,
+        `must be between 1s and the maximum token lifetime, ${this.config.tokenMaxLifetimeHours}h (PAYPLANE_TOKEN_MAX_LIFETIME_HOURS)`,
+        'TOKEN_LIFETIME_TOO_LONG',
+      );
     }
     const now = Math.floor(this.clock.now().getTime() / 1000);
     const token = await new (jose().SignJWT)({ mode: livemode ? 'live' : 'test' })
@@ -120,7 +132,10 @@ export class TokenService {
             return await jwks(header, input);
           } catch (error) {
             if (TOKEN_KEY_ERRORS.has((error as { code?: string }).code ?? '')) throw error;
-            throw new UnavailableError('The identity provider\'s signing keys (PAYPLANE_OIDC_JWKS_URL) cannot be fetched now; retry later.', 'IDENTITY_PROVIDER_UNAVAILABLE');
+            throw new UnavailableError(
+              "The identity provider's signing keys (PAYPLANE_OIDC_JWKS_URL) cannot be fetched now; retry later.",
+              'IDENTITY_PROVIDER_UNAVAILABLE',
+            );
           }
         }) as typeof jwks;
         const { payload } = await jose().jwtVerify(token, keys, {
@@ -144,7 +159,8 @@ export class TokenService {
       return { kind: 'local', subject: claims.sub, livemode: modeOf(claims.mode) };
     } catch (error) {
       if (error instanceof AuthenticationError || error instanceof UnavailableError) throw error;
-      if ((error as { code?: string }).code === 'ERR_JWT_EXPIRED') throw new AuthenticationError('The bearer token has expired.', 'TOKEN_EXPIRED');
+      if ((error as { code?: string }).code === 'ERR_JWT_EXPIRED')
+        throw new AuthenticationError('The bearer token has expired.', 'TOKEN_EXPIRED');
       throw new AuthenticationError('The bearer token could not be verified.', 'INVALID_TOKEN');
     }
   }
@@ -218,19 +234,22 @@ export function tokenClaimSchemas(): { local: Zod.ZodType<LocalClaims>; oidc: Zo
       jti: z.string().min(1).max(255).optional(),
       mode: mode.optional(),
     });
-    const oidc = z.looseObject({
-      iss: z.string().min(1),
-      aud: audience,
-      sub: z.string().min(1).max(255),
-      iat: numericDate,
-      exp: numericDate,
-      nbf: numericDate.optional(),
-      jti: z.string().min(1).max(255).optional(),
-      mode: mode.optional(),
-      payplane_mode: mode.optional(),
-    }).refine((c) => c.mode === undefined || c.payplane_mode === undefined || c.mode === c.payplane_mode, {
-      message: 'mode and payplane_mode differ', path: ['payplane_mode'],
-    });
+    const oidc = z
+      .looseObject({
+        iss: z.string().min(1),
+        aud: audience,
+        sub: z.string().min(1).max(255),
+        iat: numericDate,
+        exp: numericDate,
+        nbf: numericDate.optional(),
+        jti: z.string().min(1).max(255).optional(),
+        mode: mode.optional(),
+        payplane_mode: mode.optional(),
+      })
+      .refine((c) => c.mode === undefined || c.payplane_mode === undefined || c.mode === c.payplane_mode, {
+        message: 'mode and payplane_mode differ',
+        path: ['payplane_mode'],
+      });
     claimSchemas = { local, oidc };
   }
   return claimSchemas;

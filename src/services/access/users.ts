@@ -17,8 +17,22 @@ import { filterWhere, presentRow, type Presented } from '../present';
  */
 
 const USER_FIELDS = [
-  'id', 'tenantId', 'merchantId', 'externalIdpId', 'email', 'displayName', 'status', 'layer', 'entityScope', 'mfaEnabled',
-  'isOwner', 'lastLoginAt', 'createdAt', 'updatedAt', 'deletedAt', 'createdBy',
+  'id',
+  'tenantId',
+  'merchantId',
+  'externalIdpId',
+  'email',
+  'displayName',
+  'status',
+  'layer',
+  'entityScope',
+  'mfaEnabled',
+  'isOwner',
+  'lastLoginAt',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
+  'createdBy',
 ] as const satisfies readonly (keyof UserRow)[];
 
 export interface EntityScope {
@@ -26,7 +40,10 @@ export interface EntityScope {
   [key: string]: unknown;
 }
 
-export type User = Omit<Presented<Pick<UserRow, (typeof USER_FIELDS)[number]>>, 'entityScope'> & { entityScope: EntityScope; roleIds: string[] };
+export type User = Omit<Presented<Pick<UserRow, (typeof USER_FIELDS)[number]>>, 'entityScope'> & {
+  entityScope: EntityScope;
+  roleIds: string[];
+};
 
 export function toUser(row: UserRow, roleIds: string[]): User {
   const presented = presentRow(row, USER_FIELDS);
@@ -48,13 +65,20 @@ export interface CreateUserInput {
 
 /** An active user, created without an invitation (the sandbox's users, a layer's first owner). */
 export async function createActiveUser(ctx: CallerContext, input: CreateUserInput): Promise<UserRow> {
-  if (input.layer === 'merchant' && !input.merchantId) throw new ValidationError('A merchant-layer user needs a merchant.', [{ path: 'merchantId', message: 'is required' }]);
+  if (input.layer === 'merchant' && !input.merchantId)
+    throw new ValidationError('A merchant-layer user needs a merchant.', [{ path: 'merchantId', message: 'is required' }]);
   return inTransaction(ctx, async (tx) => {
     const row = await scoped(tx, tx.db.models.User).create({
       tenantId: input.layer === 'platform' ? null : (input.tenantId ?? tx.tenantId),
       merchantId: input.layer === 'merchant' ? (input.merchantId ?? null) : null,
-      layer: input.layer, email: normalizeEmail(input.email), displayName: input.displayName ?? null, status: 'active',
-      externalIdpId: input.externalIdpId ?? null, entityScope: { type: 'all' }, mfaEnabled: false, lastLoginAt: null,
+      layer: input.layer,
+      email: normalizeEmail(input.email),
+      displayName: input.displayName ?? null,
+      status: 'active',
+      externalIdpId: input.externalIdpId ?? null,
+      entityScope: { type: 'all' },
+      mfaEnabled: false,
+      lastLoginAt: null,
       isOwner: input.owner ?? true,
       createdBy: tx.actor.type === 'user' ? tx.actor.id : null,
     });
@@ -82,7 +106,9 @@ async function present(ctx: CallerContext, row: UserRow): Promise<User> {
 
 /** A user's entries show it with its roles. */
 export const USER = auditedRecord<UserRow>({
-  model: (ctx) => ctx.db.models.User, targetType: 'user', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  model: (ctx) => ctx.db.models.User,
+  targetType: 'user',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
   render: (row, _now, ctx) => present(ctx, row),
 });
 
@@ -122,7 +148,10 @@ export async function listUsers(ctx: CallerContext, filters: UserFilters, page: 
     where.id = links.map((l) => l.userId);
   }
   const result = await scoped(ctx, ctx.db.models.User).list(where, page);
-  const roles = await roleIdsOf(ctx, result.data.map((u) => u.id));
+  const roles = await roleIdsOf(
+    ctx,
+    result.data.map((u) => u.id),
+  );
   return { data: result.data.map((row) => toUser(row, roles.get(row.id) ?? [])), pagination: result.pagination };
 }
 
@@ -149,19 +178,39 @@ export async function checkAssignableRoles(
     seen.add(id);
     const role = await scoped(ctx, ctx.db.models.Role).find(id);
     if (!role) throw new NotFoundError('role', id, { errors: [{ path: `${field}[${i}]`, message: 'no such role' }] });
-    if (role.layer !== target.layer || role.tenantId !== target.tenantId || (target.layer === 'merchant' && role.merchantId !== target.merchantId)) {
-      invalid.push({ path: `${field}[${i}]`, message: `is a ${role.layer} role${role.merchantId ? ` of merchant ${role.merchantId}` : ''}; the user is a ${target.layer} user${target.merchantId ? ` of merchant ${target.merchantId}` : ''}` });
+    if (
+      role.layer !== target.layer ||
+      role.tenantId !== target.tenantId ||
+      (target.layer === 'merchant' && role.merchantId !== target.merchantId)
+    ) {
+      invalid.push({
+        path: `${field}[${i}]`,
+        message: `is a ${role.layer} role${role.merchantId ? ` of merchant ${role.merchantId}` : ''}; the user is a ${target.layer} user${target.merchantId ? ` of merchant ${target.merchantId}` : ''}`,
+      });
       continue;
     }
     const lacking = role.permissions.filter((code) => !allows(ctx.permissions, code));
-    if (lacking.length) notHeld.push({ path: `${field}[${i}]`, message: `the role holds ${lacking.map((c) => `"${c}"`).join(', ')}, which the caller lacks` });
+    if (lacking.length)
+      notHeld.push({
+        path: `${field}[${i}]`,
+        message: `the role holds ${lacking.map((c) => `"${c}"`).join(', ')}, which the caller lacks`,
+      });
     roles.push(role);
   }
-  if (invalid.length) throw new ValidationError(`Roles of another layer or merchant: ${invalid.map((i) => i.message).join('; ')}`, invalid, 'ROLE_NOT_ASSIGNABLE');
+  if (invalid.length)
+    throw new ValidationError(
+      `Roles of another layer or merchant: ${invalid.map((i) => i.message).join('; ')}`,
+      invalid,
+      'ROLE_NOT_ASSIGNABLE',
+    );
   if (notHeld.length) {
-    throw new PermissionError(`A user cannot be given a role holding permissions its grantor lacks: ${notHeld.map((i) => i.message).join('; ')}`, 'PERMISSION_NOT_GRANTABLE', {
-      errors: notHeld,
-    });
+    throw new PermissionError(
+      `A user cannot be given a role holding permissions its grantor lacks: ${notHeld.map((i) => i.message).join('; ')}`,
+      'PERMISSION_NOT_GRANTABLE',
+      {
+        errors: notHeld,
+      },
+    );
   }
   return roles;
 }
@@ -173,9 +222,13 @@ export function checkOwnerGrant(ctx: CallerContext, layer: Layer, field: string)
   if (layer === 'merchant' && ctx.level === 'tenant' && allows(ctx.permissions, 'access:users:manage')) return;
   const lacking = [...layerPermissions(layer)].filter((code) => !allows(ctx.permissions, code));
   if (lacking.length) {
-    throw new PermissionError(`An owner holds every ${layer} permission; the caller lacks ${lacking.join(', ')}.`, 'PERMISSION_NOT_GRANTABLE', {
-      errors: [{ path: field, message: 'the caller does not hold every permission of the layer' }],
-    });
+    throw new PermissionError(
+      `An owner holds every ${layer} permission; the caller lacks ${lacking.join(', ')}.`,
+      'PERMISSION_NOT_GRANTABLE',
+      {
+        errors: [{ path: field, message: 'the caller does not hold every permission of the layer' }],
+      },
+    );
   }
 }
 
@@ -184,7 +237,12 @@ export async function setUserRoles(ctx: CallerContext, user: UserRow, roleIds: s
   const links = scoped(ctx, ctx.db.models.UserRole);
   await ctx.db.models.UserRole.destroy({ where: { ...links.scopeWhere(), userId: user.id }, transaction: ctx.transaction });
   for (const roleId of [...new Set(roleIds)]) {
-    await links.create({ tenantId: ctx.level === 'platform' ? user.tenantId : undefined, merchantId: user.merchantId, userId: user.id, roleId });
+    await links.create({
+      tenantId: ctx.level === 'platform' ? user.tenantId : undefined,
+      merchantId: user.merchantId,
+      userId: user.id,
+      roleId,
+    });
   }
 }
 
@@ -206,7 +264,10 @@ export async function assertMayManage(ctx: CallerContext, user: UserRow): Promis
   const held = await permissionsOfUser(ctx, user);
   const lacking = [...held].filter((code) => !allows(ctx.permissions, code));
   if (lacking.length) {
-    throw new PermissionError(`The user holds permissions the caller lacks (${lacking.join(', ')}); only a caller holding them may change it.`, 'USER_NOT_MANAGEABLE');
+    throw new PermissionError(
+      `The user holds permissions the caller lacks (${lacking.join(', ')}); only a caller holding them may change it.`,
+      'USER_NOT_MANAGEABLE',
+    );
   }
 }
 
@@ -216,17 +277,24 @@ export async function assertMayManage(ctx: CallerContext, user: UserRow): Promis
  * its own scope.
  */
 export async function checkEntityScope(
-  ctx: CallerContext, scope: Record<string, unknown> | undefined, layer: UserRow['layer'], field: string,
+  ctx: CallerContext,
+  scope: Record<string, unknown> | undefined,
+  layer: UserRow['layer'],
+  field: string,
 ): Promise<Record<string, unknown>> {
   if (scope === undefined || scope.type === 'all') {
     // for a merchant user "all" is its one merchant; only an operator's "all" is the whole tenant
-    if (ctx.merchantScope && layer === 'operator') throw new PermissionError('A caller limited to some merchants cannot grant the whole tenant.', 'ENTITY_SCOPE_EXCEEDED', { errors: [{ path: `${field}.type`, message: 'must be merchants for this caller' }] });
+    if (ctx.merchantScope && layer === 'operator')
+      throw new PermissionError('A caller limited to some merchants cannot grant the whole tenant.', 'ENTITY_SCOPE_EXCEEDED', {
+        errors: [{ path: `${field}.type`, message: 'must be merchants for this caller' }],
+      });
     return { type: 'all' };
   }
   if (scope.type !== 'merchants') throw ValidationError.field(`${field}.type`, 'must be "all" or "merchants"');
   if (layer !== 'operator') throw ValidationError.field(`${field}.type`, 'only operator users can be limited to merchants');
   const ids = scope.merchantIds;
-  if (!Array.isArray(ids) || ids.length === 0 || ids.length > 100) throw ValidationError.field(`${field}.merchantIds`, 'must list 1 to 100 merchant ids');
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > 100)
+    throw ValidationError.field(`${field}.merchantIds`, 'must list 1 to 100 merchant ids');
   const extra = Object.keys(scope).filter((k) => k !== 'type' && k !== 'merchantIds');
   if (extra.length) throw ValidationError.field(`${field}.${extra[0]}`, 'is not a known field');
   const unique = [...new Set(ids)];
@@ -317,7 +385,12 @@ export async function resolveInviteTarget(ctx: CallerContext, input: { layer?: L
 
 /** 409 when a user with this email already exists in the same place (tenant, merchant, layer). */
 export async function assertEmailFree(ctx: CallerContext, target: InviteTarget, email: string): Promise<void> {
-  const existing = await scoped(ctx, ctx.db.models.User).findOne({ tenantId: target.tenantId, merchantId: target.merchantId, layer: target.layer, email });
+  const existing = await scoped(ctx, ctx.db.models.User).findOne({
+    tenantId: target.tenantId,
+    merchantId: target.merchantId,
+    layer: target.layer,
+    email,
+  });
   if (existing) {
     throw new ConflictError('USER_ALREADY_EXISTS', `A ${target.layer} user with email ${email} already exists here (${existing.id}).`, {
       errors: [{ path: 'body.email', message: 'is already a user here' }],

@@ -134,23 +134,35 @@ function checkPermissions(ctx: CallerContext, ownerType: KeyOwnerLevel, requeste
   const invalid: FieldIssue[] = [];
   requested.forEach((code, i) => {
     if (!isKnownPermission(code)) invalid.push({ path: `${field}[${i}]`, message: `unknown permission code "${code}"` });
-    else if (!layer.has(code)) invalid.push({ path: `${field}[${i}]`, message: `"${code}" is not in the ${layerOf(ownerType)} layer a ${ownerType} key draws from` });
+    else if (!layer.has(code))
+      invalid.push({
+        path: `${field}[${i}]`,
+        message: `"${code}" is not in the ${layerOf(ownerType)} layer a ${ownerType} key draws from`,
+      });
   });
-  if (invalid.length) throw new ValidationError(`Invalid permissions: ${invalid.map((i) => i.message).join('; ')}`, invalid, 'INVALID_PERMISSIONS');
+  if (invalid.length)
+    throw new ValidationError(`Invalid permissions: ${invalid.map((i) => i.message).join('; ')}`, invalid, 'INVALID_PERMISSIONS');
   const notHeld: FieldIssue[] = [];
   requested.forEach((code, i) => {
-    if (!kept.includes(code) && !allows(ctx.permissions, code)) notHeld.push({ path: `${field}[${i}]`, message: `the caller does not hold "${code}"` });
+    if (!kept.includes(code) && !allows(ctx.permissions, code))
+      notHeld.push({ path: `${field}[${i}]`, message: `the caller does not hold "${code}"` });
   });
   if (notHeld.length) {
-    throw new PermissionError(`A key cannot carry permissions its issuer lacks: ${notHeld.map((i) => i.message).join('; ')}`, 'PERMISSION_NOT_GRANTABLE', {
-      errors: notHeld,
-    });
+    throw new PermissionError(
+      `A key cannot carry permissions its issuer lacks: ${notHeld.map((i) => i.message).join('; ')}`,
+      'PERMISSION_NOT_GRANTABLE',
+      {
+        errors: notHeld,
+      },
+    );
   }
   return [...new Set(requested)].sort();
 }
 
 function checkIpAllowlist(entries: string[], field: string): string[] {
-  const invalid = entries.flatMap((entry, i) => (isValidIpEntry(entry) ? [] : [{ path: `${field}[${i}]`, message: `"${entry}" is not an IP address or CIDR range` }]));
+  const invalid = entries.flatMap((entry, i) =>
+    isValidIpEntry(entry) ? [] : [{ path: `${field}[${i}]`, message: `"${entry}" is not an IP address or CIDR range` }],
+  );
   if (invalid.length) throw new ValidationError('Invalid ipAllowlist entries.', invalid, 'INVALID_IP_ALLOWLIST');
   return [...new Set(entries)];
 }
@@ -215,7 +227,8 @@ export async function createApiKey(ctx: CallerContext, input: CreateApiKeyInput)
   return inTransaction(ctx, async (tx) => {
     if (merchantId) {
       const merchant = await scoped(tx, tx.db.models.Merchant).find(merchantId);
-      if (!merchant) throw new NotFoundError('merchant', merchantId, { errors: [{ path: 'body.merchantId', message: 'no such merchant' }] });
+      if (!merchant)
+        throw new NotFoundError('merchant', merchantId, { errors: [{ path: 'body.merchantId', message: 'no such merchant' }] });
     }
     await assertModeAllowed(tx, livemode, merchantId);
     return issueKey(inMode(tx, livemode, 'a key of the mode asked for (a user or the terminal may issue one of the other mode)'), {
@@ -270,7 +283,9 @@ async function issueKey(ctx: CallerContext, spec: IssueSpec): Promise<IssuedApiK
 }
 
 const API_KEY = auditedRecord<ApiKeyRow>({
-  model: (ctx) => ctx.db.models.ApiKey, targetType: 'api_key', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  model: (ctx) => ctx.db.models.ApiKey,
+  targetType: 'api_key',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
   render: toApiKey,
 });
 
@@ -303,13 +318,21 @@ export async function updateApiKey(ctx: CallerContext, id: string, input: Update
     const row = await activeKeyForChange(tx, id, 'updated');
     const changes: Partial<ApiKeyRow> = {};
     if (input.name !== undefined) changes.name = input.name;
-    if (input.permissions !== undefined) changes.permissions = checkPermissions(tx, row.ownerType, input.permissions, 'body.permissions', row.permissions);
+    if (input.permissions !== undefined)
+      changes.permissions = checkPermissions(tx, row.ownerType, input.permissions, 'body.permissions', row.permissions);
     // the expiry sent back as read changes nothing
-    const sameExpiry = (input.expiresAt ?? null) === null ? row.expiresAt === null : row.expiresAt !== null && new Date(input.expiresAt!).getTime() === new Date(row.expiresAt).getTime();
+    const sameExpiry =
+      (input.expiresAt ?? null) === null
+        ? row.expiresAt === null
+        : row.expiresAt !== null && new Date(input.expiresAt!).getTime() === new Date(row.expiresAt).getTime();
     if (input.expiresAt !== undefined && !sameExpiry) {
       // Extending a key's life is as strong as issuing it: the caller must hold what the key carries.
       checkPermissions(tx, row.ownerType, row.permissions, 'permissions');
-      const successor = await tx.db.models.ApiKey.findOne({ where: { rotatedFromKeyId: row.id }, attributes: ['id'], transaction: tx.transaction });
+      const successor = await tx.db.models.ApiKey.findOne({
+        where: { rotatedFromKeyId: row.id },
+        attributes: ['id'],
+        transaction: tx.transaction,
+      });
       if (successor) {
         throw new ConflictError('API_KEY_ROTATED', 'The key was rotated; its grace period cannot be changed. Revoke it to end it now.');
       }
@@ -317,7 +340,9 @@ export async function updateApiKey(ctx: CallerContext, id: string, input: Update
     }
     const now = tx.clock.now();
     const updated = await auditedUpdate(tx, API_KEY, row, changes, {
-      action: 'api_key.updated', expect: { status: 'active' }, now,
+      action: 'api_key.updated',
+      expect: { status: 'active' },
+      now,
       refused: () => new ConflictError('API_KEY_REVOKED', 'The API key was revoked meanwhile; it cannot be updated.'),
     });
     return toApiKey(updated, now);
@@ -348,10 +373,18 @@ export async function rotateApiKey(ctx: CallerContext, id: string, input: { grac
     const now = tx.clock.now();
     const graceEnd = new Date(now.getTime() + graceHours * 3_600_000);
     const expiresAt = source.expiresAt && new Date(source.expiresAt) < graceEnd ? new Date(source.expiresAt) : graceEnd;
-    await auditedUpdate(tx, API_KEY, source, { expiresAt }, {
-      action: 'api_key.rotation_grace_started', expect: { status: 'active' }, now,
-      refused: () => new ConflictError('API_KEY_REVOKED', 'The API key was revoked meanwhile; it cannot be rotated.'),
-    });
+    await auditedUpdate(
+      tx,
+      API_KEY,
+      source,
+      { expiresAt },
+      {
+        action: 'api_key.rotation_grace_started',
+        expect: { status: 'active' },
+        now,
+        refused: () => new ConflictError('API_KEY_REVOKED', 'The API key was revoked meanwhile; it cannot be rotated.'),
+      },
+    );
     return issueKey(tx, {
       ownerType: source.ownerType,
       merchantId: source.merchantId,
@@ -365,4 +398,3 @@ export async function rotateApiKey(ctx: CallerContext, id: string, input: { grac
     });
   });
 }
-

@@ -42,7 +42,13 @@ export interface AuditValues {
 }
 
 /** Writes the entry about `row` of `record`: `action`, with the values given as they are. */
-export async function auditRecord<R extends Row>(ctx: CallerContext, record: AuditedRecord<R>, row: R, action: string, values: AuditValues): Promise<void> {
+export async function auditRecord<R extends Row>(
+  ctx: CallerContext,
+  record: AuditedRecord<R>,
+  row: R,
+  action: string,
+  values: AuditValues,
+): Promise<void> {
   const targetType = typeof record.targetType === 'function' ? record.targetType(row) : record.targetType;
   await recordAudit(ctx, { action, targetType, targetId: row.id, ...record.owner(row), ...values });
 }
@@ -61,7 +67,12 @@ export interface AuditedChange<R> {
  * with the record before and after, in the caller's transaction. Null (nothing written) when it no longer matched.
  */
 export async function auditedUpdateIf<R extends Row>(
-  ctx: CallerContext, record: AuditedRecord<R>, row: R, expect: Record<string, unknown>, changes: Partial<R>, change: AuditedChange<R>,
+  ctx: CallerContext,
+  record: AuditedRecord<R>,
+  row: R,
+  expect: Record<string, unknown>,
+  changes: Partial<R>,
+  change: AuditedChange<R>,
 ): Promise<R | null> {
   const updated = await scoped(ctx, record.model(ctx)).updateIf(row, expect, changes);
   if (!updated) return null;
@@ -82,14 +93,25 @@ export interface AuditedUpdate<R> extends AuditedChange<R> {
  * Updates the row and audits the change (before and after) in the caller's transaction. With `expect`, the row must
  * still match it: `refused` is thrown when it no longer does (404 without `expect`: the row is gone).
  */
-export async function auditedUpdate<R extends Row>(ctx: CallerContext, record: AuditedRecord<R>, row: R, changes: NoInfer<Partial<R>>, change: AuditedUpdate<R>): Promise<R> {
+export async function auditedUpdate<R extends Row>(
+  ctx: CallerContext,
+  record: AuditedRecord<R>,
+  row: R,
+  changes: NoInfer<Partial<R>>,
+  change: AuditedUpdate<R>,
+): Promise<R> {
   const updated = await auditedUpdateIf(ctx, record, row, change.expect ?? {}, changes, change);
   if (!updated) throw change.refused?.(row) ?? new NotFoundError(record.model(ctx).scopeSpec.resource, row.id);
   return updated;
 }
 
 /** Soft-deletes the row (deletedAt now) and audits it (before and after) in the caller's transaction. */
-export async function auditedDelete<R extends Row & { deletedAt: Date | null }>(ctx: CallerContext, record: AuditedRecord<R>, row: R, change: AuditedUpdate<R>): Promise<R> {
+export async function auditedDelete<R extends Row & { deletedAt: Date | null }>(
+  ctx: CallerContext,
+  record: AuditedRecord<R>,
+  row: R,
+  change: AuditedUpdate<R>,
+): Promise<R> {
   return auditedUpdate(ctx, record, row, { deletedAt: ctx.clock.now() } as Partial<R>, change);
 }
 

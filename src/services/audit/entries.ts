@@ -28,7 +28,10 @@ export interface AuditInput {
  */
 export async function recordAudit(ctx: CallerContext, input: AuditInput): Promise<void> {
   // an entry nobody's read rule covers would be shown to no one, or, worse, to everyone: refused
-  if (!isAuditTargetType(input.targetType)) throw new InternalError(`audit entry about an undeclared kind of record: ${String(input.targetType)} (declare it in src/services/audit/targets.ts)`);
+  if (!isAuditTargetType(input.targetType))
+    throw new InternalError(
+      `audit entry about an undeclared kind of record: ${String(input.targetType)} (declare it in src/services/audit/targets.ts)`,
+    );
   await scoped(ctx, ctx.db.models.AuditEntry).createLater({
     tenantId: ctx.level === 'platform' ? input.tenantId : undefined,
     merchantId: input.merchantId ?? ctx.merchantId ?? null,

@@ -14,7 +14,10 @@ export function parseClientSecret(secret: string): { livemode: boolean; sessionI
   const m = SECRET_RE.exec(secret);
   if (!m) return null;
   const h = m[2];
-  return { livemode: m[1] === 'live', sessionId: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}` };
+  return {
+    livemode: m[1] === 'live',
+    sessionId: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`,
+  };
 }
 
 /** constant-time comparison of the secret's hash with the stored one */

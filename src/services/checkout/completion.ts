@@ -29,7 +29,9 @@ export interface CompleteSessionInput {
 
 /** The complete operation: the customer's choices applied, the session paid, and the session as its payment left it. */
 export async function paySession(
-  ctx: CallerContext, id: string, input: Pick<CompleteSessionInput, 'paymentMethod'> & PaymentChoices,
+  ctx: CallerContext,
+  id: string,
+  input: Pick<CompleteSessionInput, 'paymentMethod'> & PaymentChoices,
 ): Promise<CheckoutSession> {
   await prepareCompletion(ctx, id, { customerInfo: input.customerInfo, selectedFulfillment: input.selectedFulfillment });
   await completeCheckoutSession(ctx, id, { paymentMethod: input.paymentMethod });
@@ -49,7 +51,9 @@ interface PaymentChoices {
 async function prepareCompletion(ctx: CallerContext, id: string, input: PaymentChoices): Promise<CheckoutSessionRow | null> {
   // nothing to apply: the payment's own transaction checks the session (completeCheckoutSession)
   if (input.customerInfo === undefined && input.selectedFulfillment === undefined) return null;
-  return inTransaction(ctx, (tx) => updateRow(tx, id, { customerInfo: input.customerInfo, selectedFulfillment: input.selectedFulfillment }, 'body'));
+  return inTransaction(ctx, (tx) =>
+    updateRow(tx, id, { customerInfo: input.customerInfo, selectedFulfillment: input.selectedFulfillment }, 'body'),
+  );
 }
 
 /**
@@ -97,15 +101,20 @@ async function loadAndLock(ctx: CallerContext, tx: CallerContext, sessionId: str
   if (session.status === 'expired' || (session.status === 'open' && new Date(session.expiresAt).getTime() <= now.getTime())) {
     throw new ConflictError('CHECKOUT_SESSION_EXPIRED', `Checkout session ${sessionId} has expired.`);
   }
-  if (session.status !== 'open') throw new ConflictError('CHECKOUT_SESSION_COMPLETE', `Checkout session ${sessionId} is ${session.status}: it was paid.`);
+  if (session.status !== 'open')
+    throw new ConflictError('CHECKOUT_SESSION_COMPLETE', `Checkout session ${sessionId} is ${session.status}: it was paid.`);
   if (session.paymentStatus === 'processing' || session.paymentStatus === 'requires_action') {
-    throw new ConflictError('CHECKOUT_PAYMENT_IN_FLIGHT', `A payment of checkout session ${sessionId} is ${session.paymentStatus}: wait for its outcome.`);
+    throw new ConflictError(
+      'CHECKOUT_PAYMENT_IN_FLIGHT',
+      `A payment of checkout session ${sessionId} is ${session.paymentStatus}: wait for its outcome.`,
+    );
   }
   // the payment commits with the mark of the request's Idempotency-Key: a retry after a crash answers with the session
   await keyedEffect(tx);
   const pctx = withTransaction(processingContext(tx, session.tenantId, session.livemode, ctx.actor), tx.transaction);
   const merchant = await scoped(pctx, pctx.db.models.Merchant).get(session.merchantId);
-  if (merchant.status !== 'active') throw new BusinessRuleError('MERCHANT_NOT_ACTIVE', `Merchant ${merchant.id} is ${merchant.status}: it takes no payments.`);
+  if (merchant.status !== 'active')
+    throw new BusinessRuleError('MERCHANT_NOT_ACTIVE', `Merchant ${merchant.id} is ${merchant.status}: it takes no payments.`);
   if (session.livemode && merchant.liveStatus !== 'approved') {
     throw new BusinessRuleError('MERCHANT_NOT_LIVE', `Merchant ${merchant.id} is not approved for live payments.`);
   }
@@ -127,7 +136,11 @@ interface Decision {
 
 /** Decide: refused over a merchant or channel limit; the terminals routing picks; the risk decision. Nothing is written or sent. */
 async function decide(
-  ctx: CallerContext, { session, merchant, pctx }: Locked, card: CardSummary, input: CompleteSessionInput, now: Date,
+  ctx: CallerContext,
+  { session, merchant, pctx }: Locked,
+  card: CardSummary,
+  input: CompleteSessionInput,
+  now: Date,
 ): Promise<Decision> {
   const amount = { currency: session.currency, valueMinor: session.amountMinor };
   const channelId = session.channelId ?? null;
@@ -139,7 +152,16 @@ async function decide(
   const routing = await loadRoutingSnapshot(pctx, merchant.id);
   const routed = await decideWithSnapshot(
     routing,
-    { merchantId: merchant.id, channelId, amount, paymentMethod: 'card', brand: card.brand, cardCountry: card.country, transactionType: 'payment', at: now },
+    {
+      merchantId: merchant.id,
+      channelId,
+      amount,
+      paymentMethod: 'card',
+      brand: card.brand,
+      cardCountry: card.country,
+      transactionType: 'payment',
+      at: now,
+    },
     { usage: (limit, at) => limitUsage(pctx, limit, at) },
   );
   // routed first: a rule may count the payments routed to the same terminal
@@ -147,8 +169,11 @@ async function decide(
   // no moment given: the engine reads it once the payment's identifiers are locked (see evaluateRisk)
   const risk = await evaluateRisk(pctx, riskSubject);
   const identifiers = {
-    riskDecision: risk as unknown as Record<string, unknown>, cardFingerprint: card.fingerprint, customerEmail: riskSubject.email,
-    customerIp: riskSubject.ip, customerReference: riskSubject.customerReference,
+    riskDecision: risk as unknown as Record<string, unknown>,
+    cardFingerprint: card.fingerprint,
+    customerEmail: riskSubject.email,
+    customerIp: riskSubject.ip,
+    customerReference: riskSubject.customerReference,
   };
   return { amount, channelId, profile, returnUrl, routing, routed, risk, identifiers };
 }
@@ -159,14 +184,23 @@ async function decide(
  * and sent nowhere (first: null).
  */
 async function recordIntent(
-  { session, pctx }: Locked, decision: Decision, card: CardSummary, given: CardInput,
+  { session, pctx }: Locked,
+  decision: Decision,
+  card: CardSummary,
+  given: CardInput,
 ): Promise<{ pctx: CallerContext; first: PendingAttempt | null }> {
   const { amount, channelId, profile, returnUrl, routing, routed, risk, identifiers } = decision;
   if (risk.decision === 'decline') {
     // refused before any provider call: sent to no terminal
     const declined = await scoped(pctx, pctx.db.models.Payment).create({
-      ...newPaymentFields(session, amount, card, channelId), ...identifiers, status: 'processing', terminalId: null, providerIntegrationId: null,
-      routingDecision: null, cardVault: null, returnUrl,
+      ...newPaymentFields(session, amount, card, channelId),
+      ...identifiers,
+      status: 'processing',
+      terminalId: null,
+      providerIntegrationId: null,
+      routingDecision: null,
+      cardVault: null,
+      returnUrl,
     });
     const failed = await failUnsent(pctx, declined, 'RISK_DECLINED', 'The payment was declined.');
     await emitFraudAlert(pctx, failed, risk);
@@ -181,22 +215,41 @@ async function recordIntent(
   // the first attempt's id is known before either row is written: the payment names it from its INSERT on
   const attemptId = terminal ? newId() : null;
   const row = await scoped(pctx, pctx.db.models.Payment).create({
-    ...newPaymentFields(session, amount, card, channelId), ...identifiers, status: 'processing', terminalId,
-    providerIntegrationId: terminal?.providerIntegrationId ?? null, routingDecision: routed as unknown as Record<string, unknown>,
+    ...newPaymentFields(session, amount, card, channelId),
+    ...identifiers,
+    status: 'processing',
+    terminalId,
+    providerIntegrationId: terminal?.providerIntegrationId ?? null,
+    routingDecision: routed as unknown as Record<string, unknown>,
     returnUrl,
     cardVault: mayCascade ? pctx.sealer.seal(JSON.stringify(vaulted)) : null,
     currentAttemptId: attemptId,
   });
   await emitFraudAlert(pctx, row, risk);
   if (!terminal) {
-    const failed = await failUnsent(pctx, row, 'no_eligible_terminal', 'No terminal of the tenant can take this payment (currency, brand, method, restrictions, limits or provider status).');
+    const failed = await failUnsent(
+      pctx,
+      row,
+      'no_eligible_terminal',
+      'No terminal of the tenant can take this payment (currency, brand, method, restrictions, limits or provider status).',
+    );
     // the tenant hears of it (once per merchant per 15 minutes), in the transaction that records the failed payment
     await alertNoEligibleTerminal(pctx, failed, routed);
     return { pctx, first: null };
   }
   const attempt = await scoped(pctx, pctx.db.models.PaymentAttempt).create({
-    id: attemptId!, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, paymentId: row.id, sequence: 1, terminalId: terminal.id,
-    providerIntegrationId: terminal.providerIntegrationId, status: 'pending', providerReference: null, declineCode: null, message: null,
+    id: attemptId!,
+    tenantId: row.tenantId,
+    merchantId: row.merchantId,
+    livemode: row.livemode,
+    paymentId: row.id,
+    sequence: 1,
+    terminalId: terminal.id,
+    providerIntegrationId: terminal.providerIntegrationId,
+    status: 'pending',
+    providerReference: null,
+    declineCode: null,
+    message: null,
   });
   await paymentChanged(pctx, row, ['payment.created', 'payment.processing']);
   // what the call needs of the terminal, read here (configuration: kept between transactions, db/statements)
@@ -215,12 +268,36 @@ async function failUnsent(pctx: CallerContext, row: PaymentRow, errorCode: strin
 /** The fields every new payment of a session starts with. */
 function newPaymentFields(session: CheckoutSessionRow, amount: Money, card: CardSummary, channelId: string | null) {
   return {
-    tenantId: session.tenantId, merchantId: session.merchantId, livemode: session.livemode, checkoutSessionId: session.id,
-    currency: amount.currency, amountMinor: amount.valueMinor, authorizedMinor: 0, capturedMinor: 0, refundedMinor: 0, refundPendingMinor: 0,
-    feeMinor: 0, netMinor: 0, captureMethod: session.captureMethod, merchantReference: session.merchantReference,
-    paymentMethodType: 'card', card, cardBrand: card.brand, channelId, partnerId: null, providerReference: null, providerStatus: null,
-    action: null, errorCode: null, errorMessage: null, approved: null, threeDSResult: null, metadata: session.metadata ?? {},
-    feeBreakdown: null, fundsAvailableImmediately: false, currentAttemptId: null,
+    tenantId: session.tenantId,
+    merchantId: session.merchantId,
+    livemode: session.livemode,
+    checkoutSessionId: session.id,
+    currency: amount.currency,
+    amountMinor: amount.valueMinor,
+    authorizedMinor: 0,
+    capturedMinor: 0,
+    refundedMinor: 0,
+    refundPendingMinor: 0,
+    feeMinor: 0,
+    netMinor: 0,
+    captureMethod: session.captureMethod,
+    merchantReference: session.merchantReference,
+    paymentMethodType: 'card',
+    card,
+    cardBrand: card.brand,
+    channelId,
+    partnerId: null,
+    providerReference: null,
+    providerStatus: null,
+    action: null,
+    errorCode: null,
+    errorMessage: null,
+    approved: null,
+    threeDSResult: null,
+    metadata: session.metadata ?? {},
+    feeBreakdown: null,
+    fundsAvailableImmediately: false,
+    currentAttemptId: null,
   };
 }
 
@@ -242,9 +319,15 @@ export function riskSubjectOf(ctx: CallerContext, session: CheckoutSessionRow, c
     ip = null;
   }
   return {
-    tenantId: session.tenantId, livemode: session.livemode, merchantId: session.merchantId, channelId,
+    tenantId: session.tenantId,
+    livemode: session.livemode,
+    merchantId: session.merchantId,
+    channelId,
     amount: { currency: session.currency, valueMinor: session.amountMinor },
     card: { fingerprint: card.fingerprint, bin: card.bin, brand: card.brand, country: card.country },
-    email: text(info.email)?.toLowerCase() ?? null, ip, customerReference: text(info.customerReference), threeDSResult: null,
+    email: text(info.email)?.toLowerCase() ?? null,
+    ip,
+    customerReference: text(info.customerReference),
+    threeDSResult: null,
   };
 }

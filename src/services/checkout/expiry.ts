@@ -53,7 +53,14 @@ export async function expireDueSessions(rt: Runtime, now: Date): Promise<number>
       ],
     };
     const rows = (
-      await rt.db.models.CheckoutSession.findAll({ where, order: [['expiresAt', 'ASC'], ['id', 'ASC']], limit: BATCH })
+      await rt.db.models.CheckoutSession.findAll({
+        where,
+        order: [
+          ['expiresAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+        limit: BATCH,
+      })
     ).map((r) => r.get({ plain: true }) as CheckoutSessionRow);
     for (const row of rows) {
       const done = await rt.db.transaction((transaction) => expireRow(withTransaction(systemContext(rt, row.livemode), transaction), row));

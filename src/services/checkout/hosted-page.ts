@@ -33,7 +33,8 @@ export function hostedPageUrl(base: string, sessionId: string, clientSecret?: st
 
 /** What the hosted page shows: the session (scoped; 404 when invisible) and its latest payment, if any. */
 export async function sessionWithPayment(
-  ctx: CallerContext, id: string,
+  ctx: CallerContext,
+  id: string,
 ): Promise<{ session: CheckoutSessionRow; payment: PaymentRow | null }> {
   const session = await loadRow(ctx, id);
   const payment = session.paymentId ? await scoped(ctx, ctx.db.models.Payment).find(session.paymentId) : null;

@@ -10,7 +10,9 @@ import { assertNewPayment, changeableWhere, loadRow, moveSession, PAYMENT_APPROV
  * both start one. Runs in the caller's transaction (the payment's).
  */
 export async function recordSessionPayment(
-  ctx: CallerContext, sessionId: string, p: { paymentId: string; paymentStatus: string },
+  ctx: CallerContext,
+  sessionId: string,
+  p: { paymentId: string; paymentStatus: string },
 ): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const row = await loadRow(tx, sessionId, true);
@@ -27,7 +29,9 @@ export async function recordSessionPayment(
       return;
     }
     await auditedUpdate(tx, SESSION, row, changes, {
-      action: 'checkout_session.payment_updated', expect: { ...expect, status: row.status }, refused: raced,
+      action: 'checkout_session.payment_updated',
+      expect: { ...expect, status: row.status },
+      refused: raced,
     });
   });
 }

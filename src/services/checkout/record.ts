@@ -22,7 +22,9 @@ export const PAYMENT_IN_FLIGHT = ['processing', 'requires_action'] as const;
 export const PAYMENT_APPROVED = ['requires_capture', 'captured'] as const;
 
 /** The specification's checkout session record: the row's fields (dates as ISO strings) with its amount as Money. */
-export type CheckoutSession = Presented<Omit<CheckoutSessionRow, 'currency' | 'amountMinor' | 'clientSecretHash' | 'completedAt' | 'expiredAt'>> & {
+export type CheckoutSession = Presented<
+  Omit<CheckoutSessionRow, 'currency' | 'amountMinor' | 'clientSecretHash' | 'completedAt' | 'expiredAt'>
+> & {
   amount: Money;
   /** shown once, when the session is created */
   clientSecret?: string;
@@ -72,8 +74,10 @@ export function sessionEvent(type: string, row: CheckoutSessionRow): EmitInput {
 
 /** How audit entries name and show a session. */
 export const SESSION = auditedRecord<CheckoutSessionRow>({
-  model: (ctx) => ctx.db.models.CheckoutSession, targetType: 'checkout_session',
-  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: (row) => toSession(row),
+  model: (ctx) => ctx.db.models.CheckoutSession,
+  targetType: 'checkout_session',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: (row) => toSession(row),
 });
 
 // ---- access --------------------------------------------------------------------------------------------------
@@ -133,7 +137,8 @@ export const changeableWhere = () => ({
 /** a compare-and-set that matched nothing: a concurrent change won */
 export function raced(): ConflictError {
   return new ConflictError(
-    'CHECKOUT_SESSION_CHANGED', 'The checkout session changed meanwhile (paid, expired or a payment started); read it again.',
+    'CHECKOUT_SESSION_CHANGED',
+    'The checkout session changed meanwhile (paid, expired or a payment started); read it again.',
   );
 }
 
@@ -142,7 +147,8 @@ export const isRaced = (error: unknown) => error instanceof ConflictError && err
 
 const notOpen = (row: CheckoutSessionRow) =>
   new ConflictError(
-    row.status === 'complete' ? 'CHECKOUT_SESSION_COMPLETE' : 'CHECKOUT_SESSION_EXPIRED', `The checkout session is ${row.status}.`,
+    row.status === 'complete' ? 'CHECKOUT_SESSION_COMPLETE' : 'CHECKOUT_SESSION_EXPIRED',
+    `The checkout session is ${row.status}.`,
   );
 
 // ---- status --------------------------------------------------------------------------------------------------
@@ -185,7 +191,10 @@ const MOVE_GUARDS: Record<SessionMove, () => Pick<TransitionOptions<CheckoutSess
  * and the caller's `expect` (else CHECKOUT_SESSION_CHANGED).
  */
 export async function moveSession(
-  tx: CallerContext, row: CheckoutSessionRow, move: SessionMove, options: Omit<TransitionOptions<CheckoutSessionRow>, 'event'> = {},
+  tx: CallerContext,
+  row: CheckoutSessionRow,
+  move: SessionMove,
+  options: Omit<TransitionOptions<CheckoutSessionRow>, 'event'> = {},
 ): Promise<CheckoutSessionRow> {
   const event = (moved: CheckoutSessionRow) => sessionEvent(MOVE_EVENTS[move], moved);
   return transition(tx, SESSION_STATUS, row, move, { ...MOVE_GUARDS[move](), ...options, event });

@@ -45,10 +45,11 @@ export interface CreateSessionInput {
 async function payinChannel(tx: CallerContext, tenantId: string, currency: string, channelId: string | undefined): Promise<string | null> {
   if (!channelId) return null;
   const channel = await scoped(tx, tx.db.models.Channel).findOne({ id: channelId, tenantId });
-  if (!channel) throw ValidationError.field('body.channelId', 'is not a channel of the merchant\'s tenant', 'CHANNEL_NOT_FOUND');
+  if (!channel) throw ValidationError.field('body.channelId', "is not a channel of the merchant's tenant", 'CHANNEL_NOT_FOUND');
   if (channel.direction !== 'payin') throw ValidationError.field('body.channelId', 'must be a payin channel');
   if (channel.status !== 'active') throw ValidationError.field('body.channelId', `is ${channel.status}`);
-  if (!channel.currencies.includes(currency)) throw ValidationError.field('body.channelId', `does not carry ${currency} (${channel.currencies.join(', ')})`);
+  if (!channel.currencies.includes(currency))
+    throw ValidationError.field('body.channelId', `does not carry ${currency} (${channel.currencies.join(', ')})`);
   return channel.id;
 }
 
@@ -67,7 +68,12 @@ export async function createSession(ctx: CallerContext, input: CreateSessionInpu
     if (tx.livemode && merchant.liveStatus !== 'approved') {
       throw new BusinessRuleError('MERCHANT_NOT_LIVE', 'The merchant is not approved for live payments; use a test key.');
     }
-    const [tenant] = await selectRows<TenantRow>(tx.db, tx.db.models.Tenant as never, { id: merchant.tenantId }, { transaction: tx.transaction, limit: 1 });
+    const [tenant] = await selectRows<TenantRow>(
+      tx.db,
+      tx.db.models.Tenant as never,
+      { id: merchant.tenantId },
+      { transaction: tx.transaction, limit: 1 },
+    );
     const currency = input.amount.currency;
     const lineItems = buildLineItems(input.lineItems ?? [], currency, 'body.lineItems');
     const fulfillmentOptions = buildFulfillmentOptions(input.fulfillmentOptions ?? [], currency, 'body.fulfillmentOptions');
@@ -194,11 +200,17 @@ export async function updateRow(tx: CallerContext, id: string, input: UpdateSess
     const refused: string[] = (['lineItems', 'metadata'] as const).filter((field) => input[field] !== undefined);
     // what the risk checks identify the customer by is the merchant's to state, never the customer's own
     const info = (input.customerInfo ?? {}) as Record<string, unknown>;
-    refused.push(...(['ipAddress', 'customerReference'] as const).filter((field) => info[field] !== undefined).map((field) => `customerInfo.${field}`));
+    refused.push(
+      ...(['ipAddress', 'customerReference'] as const).filter((field) => info[field] !== undefined).map((field) => `customerInfo.${field}`),
+    );
     if (refused.length) {
-      throw new PermissionError(`A session's clientSecret may change customerInfo, selectedFulfillment and agenticContext only; ${refused.join(' and ')} need the merchant's key.`, 'CLIENT_SECRET_FIELD_NOT_ALLOWED', {
-        errors: refused.map((field) => ({ path: `${path}.${field}`, message: 'needs the merchant\'s key' })),
-      });
+      throw new PermissionError(
+        `A session's clientSecret may change customerInfo, selectedFulfillment and agenticContext only; ${refused.join(' and ')} need the merchant's key.`,
+        'CLIENT_SECRET_FIELD_NOT_ALLOWED',
+        {
+          errors: refused.map((field) => ({ path: `${path}.${field}`, message: "needs the merchant's key" })),
+        },
+      );
     }
   }
   const changes = applyUpdate(row, input, path);

@@ -21,7 +21,10 @@ export function computeTotals(
 ): { amountMinor: number; totals: CheckoutTotal[] } {
   const money = (valueMinor: number) => ({ currency, valueMinor });
   const total = (type: CheckoutTotal['type'], valueMinor: number, description?: string): CheckoutTotal => ({
-    type, displayText: formatMinor(money(valueMinor), { locale: locale ?? 'en' }), amount: money(valueMinor), ...(description ? { description } : {}),
+    type,
+    displayText: formatMinor(money(valueMinor), { locale: locale ?? 'en' }),
+    amount: money(valueMinor),
+    ...(description ? { description } : {}),
   });
   const shipping = selected?.price.valueMinor ?? 0;
   const totals: CheckoutTotal[] = [];
@@ -46,7 +49,8 @@ export interface LineItemInput extends Omit<CheckoutLineItem, 'id'> {
 }
 
 function checkCurrency(m: Money | undefined, currency: string, path: string): void {
-  if (m && m.currency !== currency) throw ValidationError.field(`${path}.currency`, `must be ${currency}, the currency of the session`, 'CURRENCY_MISMATCH');
+  if (m && m.currency !== currency)
+    throw ValidationError.field(`${path}.currency`, `must be ${currency}, the currency of the session`, 'CURRENCY_MISMATCH');
 }
 
 export function buildLineItems(items: LineItemInput[], currency: string, path: string): CheckoutLineItem[] {
@@ -57,7 +61,8 @@ export function buildLineItems(items: LineItemInput[], currency: string, path: s
     const id = item.id ?? `li_${newId().replace(/-/g, '').slice(-16)}`;
     if (seen.has(id)) throw ValidationError.field(`${path}[${i}].id`, 'is used by another line item');
     seen.add(id);
-    if (!Number.isSafeInteger(lineTotal({ ...item, id }))) throw ValidationError.field(`${path}[${i}].quantity`, 'makes the line total too large');
+    if (!Number.isSafeInteger(lineTotal({ ...item, id })))
+      throw ValidationError.field(`${path}[${i}].quantity`, 'makes the line total too large');
     return { ...item, id };
   });
 }
@@ -74,7 +79,12 @@ export function buildFulfillmentOptions(options: CheckoutFulfillmentOption[], cu
 
 export function selectFulfillment(options: CheckoutFulfillmentOption[], optionId: string, path: string): CheckoutSelectedFulfillment {
   const option = options.find((o) => o.id === optionId);
-  if (!option) throw ValidationError.field(`${path}.fulfillmentOptionId`, 'is not one of the session\'s fulfillmentOptions', 'UNKNOWN_FULFILLMENT_OPTION');
+  if (!option)
+    throw ValidationError.field(
+      `${path}.fulfillmentOptionId`,
+      "is not one of the session's fulfillmentOptions",
+      'UNKNOWN_FULFILLMENT_OPTION',
+    );
   return { fulfillmentOptionId: option.id, type: option.type, title: option.title, price: option.price };
 }
 

@@ -69,13 +69,21 @@ export function disputeFor(level: Level, row: DisputeRow): Dispute {
 }
 
 const DISPUTE = auditedRecord<DisputeRow>({
-  model: (ctx) => ctx.db.models.Dispute, targetType: 'dispute',
-  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toDispute,
+  model: (ctx) => ctx.db.models.Dispute,
+  targetType: 'dispute',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: toDispute,
 });
 
 /** The dispute.* event announcing the record as it is now (rendered at each endpoint's level by DisputeSchema). */
 function disputeEvent(type: string, row: DisputeRow): EmitInput {
-  return { type, data: { object: 'dispute', ...toDispute(row) }, tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode };
+  return {
+    type,
+    data: { object: 'dispute', ...toDispute(row) },
+    tenantId: row.tenantId,
+    merchantId: row.merchantId,
+    livemode: row.livemode,
+  };
 }
 
 function feeOf(row: DisputeRow): FeeBreakdown | null {
@@ -84,8 +92,15 @@ function feeOf(row: DisputeRow): FeeBreakdown | null {
 
 function postingOf(row: DisputeRow, payment: Pick<PaymentRow, 'partnerId'>) {
   return {
-    tenantId: row.tenantId, livemode: row.livemode, merchantId: row.merchantId, paymentId: row.paymentId, disputeId: row.id,
-    providerIntegrationId: row.providerIntegrationId, partnerId: payment.partnerId, amount: { currency: row.currency, valueMinor: row.amountMinor }, fee: feeOf(row),
+    tenantId: row.tenantId,
+    livemode: row.livemode,
+    merchantId: row.merchantId,
+    paymentId: row.paymentId,
+    disputeId: row.id,
+    providerIntegrationId: row.providerIntegrationId,
+    partnerId: payment.partnerId,
+    amount: { currency: row.currency, valueMinor: row.amountMinor },
+    fee: feeOf(row),
   };
 }
 
@@ -125,7 +140,8 @@ const DISPUTE_MACHINE = statusMachine<DisputeRow, DisputeMove, DisputeStatus>({
   event: disputeEvent,
   refused: (row, name, spec) =>
     new ConflictError(
-      'INVALID_STATE_TRANSITION', `Dispute ${row.id} is ${row.status}: ${spec.name ?? name} needs a ${spec.from.join(' or ')} dispute.`,
+      'INVALID_STATE_TRANSITION',
+      `Dispute ${row.id} is ${row.status}: ${spec.name ?? name} needs a ${spec.from.join(' or ')} dispute.`,
     ),
 });
 
@@ -151,9 +167,16 @@ export async function updateDispute(ctx: CallerContext, id: string, input: { evi
   const row = await inTransaction(ctx, async (tx) => {
     const current = await lockedRecord(tx, DISPUTE, id);
     if (current.status !== 'needs_response') {
-      throw new ConflictError('DISPUTE_NOT_EDITABLE', `Dispute ${id} is ${current.status}: its evidence can change only while it is needs_response.`);
+      throw new ConflictError(
+        'DISPUTE_NOT_EDITABLE',
+        `Dispute ${id} is ${current.status}: its evidence can change only while it is needs_response.`,
+      );
     }
-    const updated = await scoped(tx, tx.db.models.Dispute).updateIf(current, { status: 'needs_response' }, { evidence: mergedEvidence(current.evidence, input.evidence) });
+    const updated = await scoped(tx, tx.db.models.Dispute).updateIf(
+      current,
+      { status: 'needs_response' },
+      { evidence: mergedEvidence(current.evidence, input.evidence) },
+    );
     if (!updated) throw new ConflictError('DISPUTE_NOT_EDITABLE', `Dispute ${id} changed meanwhile: try again.`);
     await auditRecord(tx, DISPUTE, current, 'dispute.updated', { before: toDispute(current), after: toDispute(updated) });
     await emitEvent(tx, disputeEvent('dispute.updated', updated));
@@ -170,10 +193,18 @@ export async function updateDispute(ctx: CallerContext, id: string, input: { evi
  * died with its process: sent again by the dispute-deadlines job (resendStalledAcceptances) until it answers.
  */
 export async function acceptDispute(ctx: CallerContext, id: string): Promise<Dispute> {
-  const row = await throughProvider(ctx, acceptanceOperation(async (tx) => {
-    const current = await lockedRecord(tx, DISPUTE, id);
-    return move(tx, current, 'accept', { closedAt: tx.clock.now(), closedBy: tx.actor.id, closedReason: 'accepted', acceptanceSentAt: null });
-  }));
+  const row = await throughProvider(
+    ctx,
+    acceptanceOperation(async (tx) => {
+      const current = await lockedRecord(tx, DISPUTE, id);
+      return move(tx, current, 'accept', {
+        closedAt: tx.clock.now(),
+        closedBy: tx.actor.id,
+        closedReason: 'accepted',
+        acceptanceSentAt: null,
+      });
+    }),
+  );
   return disputeFor(ctx.level, row);
 }
 
@@ -184,11 +215,16 @@ export async function acceptDispute(ctx: CallerContext, id: string): Promise<Dis
 async function atAcquirer(octx: CallerContext, dispute: DisputeRow) {
   const via = contextForPayment(octx, dispute);
   const payment = await scoped(via, via.db.models.Payment).get(dispute.paymentId);
-  if (!payment.terminalId || !payment.providerReference) throw new InternalError(`payment ${payment.id} of dispute ${dispute.id} has no terminal`, 'DISPUTE_WITHOUT_TERMINAL');
+  if (!payment.terminalId || !payment.providerReference)
+    throw new InternalError(`payment ${payment.id} of dispute ${dispute.id} has no terminal`, 'DISPUTE_WITHOUT_TERMINAL');
   return {
-    via, terminalId: payment.terminalId,
+    via,
+    terminalId: payment.terminalId,
     request: {
-      reference: dispute.id, tenantId: dispute.tenantId, livemode: dispute.livemode, providerReference: dispute.providerReference,
+      reference: dispute.id,
+      tenantId: dispute.tenantId,
+      livemode: dispute.livemode,
+      providerReference: dispute.providerReference,
       paymentProviderReference: payment.providerReference,
     },
   };
@@ -206,11 +242,21 @@ function acceptanceOperation(record: ProviderOperation<DisputeRow, DisputeRow>['
       if (current.closedReason !== 'accepted' || current.acceptanceSentAt) return current;
       // not reached: left for the dispute-deadlines job to send again
       if (answer.unreachable) return current;
-      const sent = await scoped(tx, tx.db.models.Dispute).updateIf(current, { closedReason: 'accepted', acceptanceSentAt: null }, { acceptanceSentAt: tx.clock.now() });
+      const sent = await scoped(tx, tx.db.models.Dispute).updateIf(
+        current,
+        { closedReason: 'accepted', acceptanceSentAt: null },
+        { acceptanceSentAt: tx.clock.now() },
+      );
       if (!sent) return current;
       if (answer.result.status === 'declined' || answer.result.status === 'failed') {
         const reason = answer.result.message ?? answer.result.declineCode ?? 'no reason given';
-        await auditRecord(tx, DISPUTE, sent, 'dispute.acceptance_refused', { before: toDispute(current), after: { ...toDispute(sent), acquirerAnswer: { status: answer.result.status, declineCode: answer.result.declineCode ?? null, message: reason } } });
+        await auditRecord(tx, DISPUTE, sent, 'dispute.acceptance_refused', {
+          before: toDispute(current),
+          after: {
+            ...toDispute(sent),
+            acquirerAnswer: { status: answer.result.status, declineCode: answer.result.declineCode ?? null, message: reason },
+          },
+        });
       }
       return sent;
     },
@@ -227,8 +273,16 @@ export function resendStalledAcceptances(source: Runtime | CallerContext, option
     source,
     {
       model: (ctx) => ctx.db.models.Dispute,
-      where: (now) => ({ status: 'lost', closedReason: 'accepted', acceptanceSentAt: null, closedAt: { [Op.lte]: new Date(now.getTime() - SUBMISSION_STALL_MS) } }),
-      order: [['closedAt', 'ASC'], ['id', 'ASC']],
+      where: (now) => ({
+        status: 'lost',
+        closedReason: 'accepted',
+        acceptanceSentAt: null,
+        closedAt: { [Op.lte]: new Date(now.getTime() - SUBMISSION_STALL_MS) },
+      }),
+      order: [
+        ['closedAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
     },
     async (ctx, row) => (await throughProvider(ctx, acceptanceOperation({ recorded: row }))).acceptanceSentAt !== null,
     options,
@@ -243,11 +297,18 @@ export function resendStalledAcceptances(source: Runtime | CallerContext, option
  * sending died with its process is sent again by resendStalledSubmissions.
  */
 export async function submitDispute(ctx: CallerContext, id: string, input: { evidence?: DisputeEvidence }): Promise<Dispute> {
-  const outcome = await throughProvider(ctx, evidenceOperation(async (tx) => {
-    const current = await lockedRecord(tx, DISPUTE, id);
-    const now = tx.clock.now();
-    return move(tx, current, 'submit', { evidence: mergedEvidence(current.evidence, input.evidence), submittedAt: now, submittedBy: tx.actor.id });
-  }, 'reopen'));
+  const outcome = await throughProvider(
+    ctx,
+    evidenceOperation(async (tx) => {
+      const current = await lockedRecord(tx, DISPUTE, id);
+      const now = tx.clock.now();
+      return move(tx, current, 'submit', {
+        evidence: mergedEvidence(current.evidence, input.evidence),
+        submittedAt: now,
+        submittedBy: tx.actor.id,
+      });
+    }, 'reopen'),
+  );
   if (outcome.refusal) throw outcome.refusal;
   return disputeFor(ctx.level, outcome.row);
 }
@@ -257,28 +318,46 @@ export async function submitDispute(ctx: CallerContext, id: string, input: { evi
  * open, the answer applied after. Taken: evidenceSentAt. Refused: back to needs_response. Unreachable: back to
  * needs_response (`reopen`, the caller is told) or left for a later try (`keep`, the resending job).
  */
-function evidenceOperation(record: ProviderOperation<DisputeRow, unknown>['record'], onUnreachable: 'reopen' | 'keep'): ProviderOperation<DisputeRow, { row: DisputeRow; refusal: Error | null }> {
+function evidenceOperation(
+  record: ProviderOperation<DisputeRow, unknown>['record'],
+  onUnreachable: 'reopen' | 'keep',
+): ProviderOperation<DisputeRow, { row: DisputeRow; refusal: Error | null }> {
   return {
     name: 'dispute evidence',
     record: record as ProviderOperation<DisputeRow, { row: DisputeRow; refusal: Error | null }>['record'],
     request: async (octx, submitted) => {
       const { via, terminalId, request } = await atAcquirer(octx, submitted);
-      return { via, terminalId, operation: 'dispute_evidence', request: { ...request, evidence: submitted.evidence as Record<string, string> } };
+      return {
+        via,
+        terminalId,
+        operation: 'dispute_evidence',
+        request: { ...request, evidence: submitted.evidence as Record<string, string> },
+      };
     },
     apply: async (tx, submitted, answer: ProviderAnswer) => {
       const current = await lockedRecord(tx, DISPUTE, submitted.id);
       // decided meanwhile (a fast acquirer), or moved by another: nothing to record
       if (current.status !== 'under_review') return { row: current, refusal: null };
       if (answer.unreachable) {
-        const refusal = new UnavailableError(`The acquirer could not be reached (${answer.unreachable.message}); dispute ${current.id} is needs_response again: submit it again.`, 'PROVIDER_UNAVAILABLE');
+        const refusal = new UnavailableError(
+          `The acquirer could not be reached (${answer.unreachable.message}); dispute ${current.id} is needs_response again: submit it again.`,
+          'PROVIDER_UNAVAILABLE',
+        );
         if (onUnreachable === 'keep') return { row: current, refusal };
         return { row: await move(tx, current, 'reopen', { submittedAt: null, submittedBy: null }), refusal };
       }
       if (answer.result.status === 'declined' || answer.result.status === 'failed') {
-        const refusal = new BusinessRuleError('DISPUTE_EVIDENCE_REFUSED', `The acquirer refused the evidence of dispute ${current.id}: ${answer.result.message ?? answer.result.declineCode ?? 'no reason given'}. It is needs_response again.`);
+        const refusal = new BusinessRuleError(
+          'DISPUTE_EVIDENCE_REFUSED',
+          `The acquirer refused the evidence of dispute ${current.id}: ${answer.result.message ?? answer.result.declineCode ?? 'no reason given'}. It is needs_response again.`,
+        );
         return { row: await move(tx, current, 'reopen', { submittedAt: null, submittedBy: null }), refusal };
       }
-      const sent = await scoped(tx, tx.db.models.Dispute).updateIf(current, { status: 'under_review', evidenceSentAt: null }, { evidenceSentAt: tx.clock.now() });
+      const sent = await scoped(tx, tx.db.models.Dispute).updateIf(
+        current,
+        { status: 'under_review', evidenceSentAt: null },
+        { evidenceSentAt: tx.clock.now() },
+      );
       return { row: sent ?? current, refusal: null };
     },
   };
@@ -297,8 +376,15 @@ export function resendStalledSubmissions(source: Runtime | CallerContext, option
     source,
     {
       model: (ctx) => ctx.db.models.Dispute,
-      where: (now) => ({ status: 'under_review', evidenceSentAt: null, submittedAt: { [Op.lte]: new Date(now.getTime() - SUBMISSION_STALL_MS) } }),
-      order: [['submittedAt', 'ASC'], ['id', 'ASC']],
+      where: (now) => ({
+        status: 'under_review',
+        evidenceSentAt: null,
+        submittedAt: { [Op.lte]: new Date(now.getTime() - SUBMISSION_STALL_MS) },
+      }),
+      order: [
+        ['submittedAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
     },
     async (ctx, row) => {
       const outcome = await throughProvider(ctx, evidenceOperation({ recorded: row }, 'keep'));
@@ -336,27 +422,61 @@ export async function openDispute(ctx: CallerContext, input: OpenDisputeInput): 
     const known = await disputes.findOne({ providerIntegrationId, providerReference: input.providerReference });
     if (known) return known;
     if (payment.status !== 'captured' && payment.status !== 'partially_refunded' && payment.status !== 'refunded') {
-      throw new ConflictError('PAYMENT_NOT_DISPUTABLE', `Payment ${payment.id} is ${payment.status}: only a captured payment can be disputed.`);
+      throw new ConflictError(
+        'PAYMENT_NOT_DISPUTABLE',
+        `Payment ${payment.id} is ${payment.status}: only a captured payment can be disputed.`,
+      );
     }
-    if (!DISPUTE_REASONS.includes(input.reason as DisputeReason)) throw ValidationError.field('reason', `must be one of ${DISPUTE_REASONS.join(', ')}`);
-    if (input.amount.currency !== payment.currency) throw ValidationError.field('amount.currency', `must be the payment's currency ${payment.currency}`);
+    if (!DISPUTE_REASONS.includes(input.reason as DisputeReason))
+      throw ValidationError.field('reason', `must be one of ${DISPUTE_REASONS.join(', ')}`);
+    if (input.amount.currency !== payment.currency)
+      throw ValidationError.field('amount.currency', `must be the payment's currency ${payment.currency}`);
     const amount = input.amount.valueMinor;
     if (!Number.isSafeInteger(amount) || amount <= 0 || amount > payment.capturedMinor) {
-      throw ValidationError.field('amount.valueMinor', `must be positive and at most the captured amount, ${formatMinor({ currency: payment.currency, valueMinor: payment.capturedMinor })} (${payment.capturedMinor} minor units)`);
+      throw ValidationError.field(
+        'amount.valueMinor',
+        `must be positive and at most the captured amount, ${formatMinor({ currency: payment.currency, valueMinor: payment.capturedMinor })} (${payment.capturedMinor} minor units)`,
+      );
     }
     const open = await disputes.findOne({ paymentId: payment.id, status: { [Op.in]: ['needs_response', 'under_review'] } });
     if (open) throw new ConflictError('DISPUTE_ALREADY_OPEN', `Payment ${payment.id} has an open dispute (${open.id}).`);
     const now = tx.clock.now();
     const breakdown = await resolveFees(tx, {
-      type: 'dispute', outcome: 'successful', amount: input.amount, method: payment.paymentMethodType, merchantId: payment.merchantId,
-      terminalId: payment.terminalId, channelId: payment.channelId, partnerId: payment.partnerId, at: now,
+      type: 'dispute',
+      outcome: 'successful',
+      amount: input.amount,
+      method: payment.paymentMethodType,
+      merchantId: payment.merchantId,
+      terminalId: payment.terminalId,
+      channelId: payment.channelId,
+      partnerId: payment.partnerId,
+      at: now,
     });
     const row = await disputes.create({
-      id: newId(), tenantId: payment.tenantId, merchantId: payment.merchantId, paymentId: payment.id, livemode: payment.livemode,
-      providerIntegrationId, currency: payment.currency, amountMinor: amount, feeMinor: breakdown.merchantFee,
-      feeBreakdown: breakdown as unknown as Record<string, unknown>, reason: input.reason as DisputeReason, status: 'needs_response', evidence: {},
-      evidenceDueBy: input.evidenceDueBy, submittedAt: null, evidenceSentAt: null, closedAt: null, providerReference: input.providerReference, submittedBy: null,
-      closedBy: null, closedReason: null, acceptanceSentAt: null, acquirerOutcome: null, acquirerDecidedAt: null,
+      id: newId(),
+      tenantId: payment.tenantId,
+      merchantId: payment.merchantId,
+      paymentId: payment.id,
+      livemode: payment.livemode,
+      providerIntegrationId,
+      currency: payment.currency,
+      amountMinor: amount,
+      feeMinor: breakdown.merchantFee,
+      feeBreakdown: breakdown as unknown as Record<string, unknown>,
+      reason: input.reason as DisputeReason,
+      status: 'needs_response',
+      evidence: {},
+      evidenceDueBy: input.evidenceDueBy,
+      submittedAt: null,
+      evidenceSentAt: null,
+      closedAt: null,
+      providerReference: input.providerReference,
+      submittedBy: null,
+      closedBy: null,
+      closedReason: null,
+      acceptanceSentAt: null,
+      acquirerOutcome: null,
+      acquirerDecidedAt: null,
     });
     await payments.update(payment, { disputedMinor: payment.disputedMinor + amount });
     await postDispute(tx, 'open', postingOf(row, payment));
@@ -382,7 +502,10 @@ function acquirerOutcomeOf(row: DisputeRow): 'won' | 'lost' | null {
  * audited (dispute.late_decision) and told to the tenant (dispute.late_decision, tenant level) to reconcile.
  * Idempotent: the decision the dispute holds, delivered again, changes nothing.
  */
-export async function decideDispute(ctx: CallerContext, input: { dispute: Pick<DisputeRow, 'id'>; outcome: 'won' | 'lost' }): Promise<DisputeRow> {
+export async function decideDispute(
+  ctx: CallerContext,
+  input: { dispute: Pick<DisputeRow, 'id'>; outcome: 'won' | 'lost' },
+): Promise<DisputeRow> {
   return inTransaction(ctx, async (tx) => {
     const found = await scoped(tx, tx.db.models.Dispute).get(input.dispute.id);
     // the payment first, then the dispute: the order openDispute and refunds take their locks in
@@ -394,7 +517,11 @@ export async function decideDispute(ctx: CallerContext, input: { dispute: Pick<D
       // this decision delivered before: nothing more
       if (acquirerOutcomeOf(current) === input.outcome) return current;
       // closed otherwise (acceptance, the deadline, or another decision): kept and told, the status and money as they are
-      const kept = await scoped(tx, tx.db.models.Dispute).updateIf(current, { status: current.status, acquirerOutcome: current.acquirerOutcome }, { acquirerOutcome: input.outcome, acquirerDecidedAt: now });
+      const kept = await scoped(tx, tx.db.models.Dispute).updateIf(
+        current,
+        { status: current.status, acquirerOutcome: current.acquirerOutcome },
+        { acquirerOutcome: input.outcome, acquirerDecidedAt: now },
+      );
       if (!kept) return scoped(tx, tx.db.models.Dispute).get(current.id);
       await auditRecord(tx, DISPUTE, current, 'dispute.late_decision', { before: toDispute(current), after: toDispute(kept) });
       await emitEvent(tx, disputeEvent('dispute.late_decision', kept));
@@ -402,7 +529,11 @@ export async function decideDispute(ctx: CallerContext, input: { dispute: Pick<D
     }
     const closedReason = input.outcome === 'won' ? 'acquirer_won' : 'acquirer_lost';
     const moved = await move(tx, current, input.outcome === 'won' ? 'win' : 'lose', {
-      closedAt: now, closedBy: tx.actor.id, closedReason, acquirerOutcome: input.outcome, acquirerDecidedAt: now,
+      closedAt: now,
+      closedBy: tx.actor.id,
+      closedReason,
+      acquirerOutcome: input.outcome,
+      acquirerDecidedAt: now,
     });
     if (input.outcome === 'won') {
       await payments.update(payment, { disputedMinor: Math.max(0, payment.disputedMinor - moved.amountMinor) });
@@ -425,7 +556,10 @@ export function expireDueDisputes(source: Runtime | CallerContext, options: DueO
     {
       model: (ctx) => ctx.db.models.Dispute,
       where: (now) => ({ status: 'needs_response', evidenceDueBy: { [Op.lte]: now } }),
-      order: [['evidenceDueBy', 'ASC'], ['id', 'ASC']],
+      order: [
+        ['evidenceDueBy', 'ASC'],
+        ['id', 'ASC'],
+      ],
     },
     async (ctx, row, now) =>
       inTransaction(ctx, async (tx) => {

@@ -17,32 +17,55 @@ import { decideDispute, openDispute } from './disputes';
  * caller to deliver it again later; one naming nothing known, or a payment never captured (failed, voided), is
  * ignored (logged).
  */
-export async function handleDisputeNotification(rt: Runtime, n: DisputeNotification, settle?: (transaction: Transaction) => Promise<void>): Promise<void> {
+export async function handleDisputeNotification(
+  rt: Runtime,
+  n: DisputeNotification,
+  settle?: (transaction: Transaction) => Promise<void>,
+): Promise<void> {
   const pctx = processingContext(rt, n.tenantId, n.livemode);
   const { notice } = n;
   if (notice.type === 'opened') {
-    const payment = await scoped(pctx, rt.db.models.Payment).findOne({ providerIntegrationId: n.providerIntegrationId, providerReference: notice.paymentProviderReference });
+    const payment = await scoped(pctx, rt.db.models.Payment).findOne({
+      providerIntegrationId: n.providerIntegrationId,
+      providerReference: notice.paymentProviderReference,
+    });
     if (!payment) {
-      rt.logger.warn({ providerReference: notice.providerReference, payment: notice.paymentProviderReference }, 'dispute notification for an unknown payment ignored');
+      rt.logger.warn(
+        { providerReference: notice.providerReference, payment: notice.paymentProviderReference },
+        'dispute notification for an unknown payment ignored',
+      );
       return;
     }
     if (payment.status === 'processing' || payment.status === 'requires_capture' || payment.status === 'requires_action') {
-      throw new UnavailableError(`Payment ${payment.id} is ${payment.status}: its dispute is applied once it is captured.`, 'PAYMENT_NOT_CAPTURED_YET');
+      throw new UnavailableError(
+        `Payment ${payment.id} is ${payment.status}: its dispute is applied once it is captured.`,
+        'PAYMENT_NOT_CAPTURED_YET',
+      );
     }
     if (payment.status === 'failed' || payment.status === 'voided') {
       // never captured: nothing the cardholder's bank could take back
-      rt.logger.warn({ providerReference: notice.providerReference, paymentId: payment.id, status: payment.status }, 'dispute notification for a payment never captured ignored');
+      rt.logger.warn(
+        { providerReference: notice.providerReference, paymentId: payment.id, status: payment.status },
+        'dispute notification for a payment never captured ignored',
+      );
       return;
     }
     await inTransaction(pctx, async (tx) => {
       await openDispute(tx, {
-        paymentId: payment.id, amount: notice.amount, reason: notice.reason, providerReference: notice.providerReference, evidenceDueBy: new Date(notice.evidenceDueBy),
+        paymentId: payment.id,
+        amount: notice.amount,
+        reason: notice.reason,
+        providerReference: notice.providerReference,
+        evidenceDueBy: new Date(notice.evidenceDueBy),
       });
       if (settle) await settle(tx.transaction!);
     });
     return;
   }
-  const dispute = await scoped(pctx, rt.db.models.Dispute).findOne({ providerIntegrationId: n.providerIntegrationId, providerReference: notice.providerReference });
+  const dispute = await scoped(pctx, rt.db.models.Dispute).findOne({
+    providerIntegrationId: n.providerIntegrationId,
+    providerReference: notice.providerReference,
+  });
   if (!dispute) {
     rt.logger.warn({ providerReference: notice.providerReference }, 'dispute decision for an unknown dispute ignored');
     return;

@@ -117,14 +117,16 @@ export function ruleApplies(rule: FeeRule, tx: FeeTransaction): boolean {
 export function ruleFee(rule: FeeRule, amountMinor: bigint, mode: RoundingMode): bigint {
   let fee = 0n;
   if ((rule.method === 'fixed' || rule.method === 'fixed_plus_percentage') && rule.fixedAmount) fee += BigInt(rule.fixedAmount.valueMinor);
-  if ((rule.method === 'percentage' || rule.method === 'fixed_plus_percentage') && rule.percentageRate) fee += percentageOf(amountMinor, rule.percentageRate, mode);
+  if ((rule.method === 'percentage' || rule.method === 'fixed_plus_percentage') && rule.percentageRate)
+    fee += percentageOf(amountMinor, rule.percentageRate, mode);
   if (rule.minAmount && fee < BigInt(rule.minAmount.valueMinor)) fee = BigInt(rule.minAmount.valueMinor);
   if (rule.maxAmount && fee > BigInt(rule.maxAmount.valueMinor)) fee = BigInt(rule.maxAmount.valueMinor);
   return fee;
 }
 
 function toSafe(value: bigint): number {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) throw new RangeError('fee amount outside the safe integer range');
+  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER))
+    throw new RangeError('fee amount outside the safe integer range');
   return Number(value);
 }
 
@@ -134,7 +136,8 @@ function rank(level: FeeLevel): number {
 
 /** The breakdown of one transaction given the schedules applicable to it (any order: sorted here by level). */
 export function computeFees(tx: FeeTransaction, schedules: ApplicableSchedule[]): FeeBreakdown {
-  if (!Number.isSafeInteger(tx.amount.valueMinor) || tx.amount.valueMinor < 0) throw new RangeError('amount must be a non-negative integer in minor units');
+  if (!Number.isSafeInteger(tx.amount.valueMinor) || tx.amount.valueMinor < 0)
+    throw new RangeError('amount must be a non-negative integer in minor units');
   const amount = BigInt(tx.amount.valueMinor);
   const ordered = [...schedules].sort((a, b) => rank(a.level) - rank(b.level));
   const totals: Record<FeeParty, bigint> = { provider: 0n, tenant: 0n, platform: 0n, partner: 0n };
@@ -143,14 +146,21 @@ export function computeFees(tx: FeeTransaction, schedules: ApplicableSchedule[])
     for (const schedule of ordered) {
       // a tenant's schedule can never set (or waive) the platform's own fee
       if (party === 'platform' && !schedule.platformOwned) continue;
-      const rules = schedule.rules.map((rule, index) => ({ rule, index })).filter(({ rule }) => (rule.party ?? 'tenant') === party && ruleApplies(rule, tx));
+      const rules = schedule.rules
+        .map((rule, index) => ({ rule, index }))
+        .filter(({ rule }) => (rule.party ?? 'tenant') === party && ruleApplies(rule, tx));
       if (rules.length === 0) continue;
       for (const { rule, index } of rules) {
         const fee = ruleFee(rule, amount, schedule.rollingReserve.roundingMode);
         totals[party] += fee;
         lines.push({
-          party, level: schedule.level, feeScheduleId: schedule.feeScheduleId, assignmentId: schedule.assignmentId ?? null, ruleIndex: index,
-          method: rule.method, amount: toSafe(fee),
+          party,
+          level: schedule.level,
+          feeScheduleId: schedule.feeScheduleId,
+          assignmentId: schedule.assignmentId ?? null,
+          ruleIndex: index,
+          method: rule.method,
+          amount: toSafe(fee),
         });
       }
       break; // the most specific level with rules for this party wins
@@ -166,7 +176,13 @@ export function computeFees(tx: FeeTransaction, schedules: ApplicableSchedule[])
     if (source && source.rollingReserve.rate > 0) {
       const rr = source.rollingReserve;
       reserve = net > 0n ? percentageOf(net, rr.rate, rr.roundingMode) : 0n;
-      reserveFrom = { level: source.level, feeScheduleId: source.feeScheduleId, rate: rr.rate, holdDays: rr.holdDays, autoRelease: rr.autoRelease };
+      reserveFrom = {
+        level: source.level,
+        feeScheduleId: source.feeScheduleId,
+        rate: rr.rate,
+        holdDays: rr.holdDays,
+        autoRelease: rr.autoRelease,
+      };
     }
   }
   return {

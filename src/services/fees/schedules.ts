@@ -19,19 +19,32 @@ import type { Money } from '../../domain/money';
 // Fee schedules
 
 const SCHEDULE_FIELDS = [
-  'id', 'tenantId', 'createdBy', 'name', 'description', 'status', 'rules', 'rollingReserve', 'createdAt', 'updatedAt', 'deletedAt',
-  'activatedAt', 'archivedAt',
+  'id',
+  'tenantId',
+  'createdBy',
+  'name',
+  'description',
+  'status',
+  'rules',
+  'rollingReserve',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
+  'activatedAt',
+  'archivedAt',
 ] as const satisfies readonly (keyof FeeScheduleRow)[];
 export type FeeSchedule = Presented<Pick<FeeScheduleRow, (typeof SCHEDULE_FIELDS)[number]>>;
 export type FeeScheduleStatus = FeeScheduleRow['status'];
-
 
 export function toFeeSchedule(row: FeeScheduleRow): FeeSchedule {
   return { ...presentRow(row, SCHEDULE_FIELDS), rules: parseJson(row.rules), rollingReserve: parseJson(row.rollingReserve) };
 }
 
 const SCHEDULE = auditedRecord<FeeScheduleRow>({
-  model: (ctx) => ctx.db.models.FeeSchedule, targetType: 'fee_schedule', owner: (row) => ({ tenantId: row.tenantId }), render: toFeeSchedule,
+  model: (ctx) => ctx.db.models.FeeSchedule,
+  targetType: 'fee_schedule',
+  owner: (row) => ({ tenantId: row.tenantId }),
+  render: toFeeSchedule,
 });
 
 export const DEFAULT_ROLLING_RESERVE: RollingReserve = { rate: 0, holdDays: 0, autoRelease: true, roundingMode: 'half_up' };
@@ -89,19 +102,33 @@ export async function getFeeSchedule(ctx: CallerContext, id: string): Promise<Fe
 
 /** Only the platform's own schedules may name the platform as the party earning a fee. */
 function refusePlatformParty(rules: Array<{ party?: string }>): void {
-  const issues = rules.flatMap((rule, i) => (rule.party === 'platform' ? [{ path: `body.rules[${i}].party`, message: 'platform fees come only from the platform\'s own schedules' }] : []));
-  if (issues.length) throw new ValidationError('A tenant\'s fee schedule cannot set platform fees.', issues, 'PLATFORM_FEE_NOT_ALLOWED');
+  const issues = rules.flatMap((rule, i) =>
+    rule.party === 'platform'
+      ? [{ path: `body.rules[${i}].party`, message: "platform fees come only from the platform's own schedules" }]
+      : [],
+  );
+  if (issues.length) throw new ValidationError("A tenant's fee schedule cannot set platform fees.", issues, 'PLATFORM_FEE_NOT_ALLOWED');
 }
 
-export async function createFeeSchedule(ctx: CallerContext, input: FeeScheduleFields & { name: string; tenantId?: string }): Promise<FeeSchedule> {
+export async function createFeeSchedule(
+  ctx: CallerContext,
+  input: FeeScheduleFields & { name: string; tenantId?: string },
+): Promise<FeeSchedule> {
   return inTransaction(ctx, async (tx) => {
     // a platform caller without tenantId makes a platform schedule (for platform-level assignments)
     const tenantId = tx.level === 'platform' && !input.tenantId ? null : await tenantForCreate(tx, input.tenantId);
     if (tenantId !== null) refusePlatformParty(input.rules ?? []);
     const row = await scoped(tx, tx.db.models.FeeSchedule).create({
-      tenantId, createdBy: tx.actor.id, name: input.name, description: input.description ?? null, status: 'draft',
-      rules: (input.rules ?? []).map(normalizeRule), rollingReserve: normalizeReserve(input.rollingReserve),
-      reserveSpecified: input.rollingReserve?.rate !== undefined, activatedAt: null, archivedAt: null,
+      tenantId,
+      createdBy: tx.actor.id,
+      name: input.name,
+      description: input.description ?? null,
+      status: 'draft',
+      rules: (input.rules ?? []).map(normalizeRule),
+      rollingReserve: normalizeReserve(input.rollingReserve),
+      reserveSpecified: input.rollingReserve?.rate !== undefined,
+      activatedAt: null,
+      archivedAt: null,
     });
     const schedule = toFeeSchedule(row);
     await auditRecord(tx, SCHEDULE, row, 'fee_schedule.created', { after: schedule });
@@ -115,19 +142,27 @@ export async function updateFeeSchedule(ctx: CallerContext, id: string, input: F
     new ConflictError('FEE_SCHEDULE_NOT_DRAFT', `A ${row.status} fee schedule cannot be updated.`, {
       hint: 'Only draft schedules change: create a new schedule, activate it and reassign.',
     });
-  return toFeeSchedule(await updateRecord(ctx, SCHEDULE, id, (row) => {
-    if (row.status !== 'draft') throw notDraft(row);
-    const changes: Partial<FeeScheduleRow> = givenFields(input, ['name', 'description']);
-    if (input.rules !== undefined) {
-      if (row.tenantId !== null) refusePlatformParty(input.rules);
-      changes.rules = input.rules.map(normalizeRule);
-    }
-    if (input.rollingReserve !== undefined) {
-      changes.rollingReserve = normalizeReserve(input.rollingReserve);
-      changes.reserveSpecified = input.rollingReserve.rate !== undefined;
-    }
-    return changes;
-  }, { action: 'fee_schedule.updated', expect: { status: 'draft' }, refused: notDraft }));
+  return toFeeSchedule(
+    await updateRecord(
+      ctx,
+      SCHEDULE,
+      id,
+      (row) => {
+        if (row.status !== 'draft') throw notDraft(row);
+        const changes: Partial<FeeScheduleRow> = givenFields(input, ['name', 'description']);
+        if (input.rules !== undefined) {
+          if (row.tenantId !== null) refusePlatformParty(input.rules);
+          changes.rules = input.rules.map(normalizeRule);
+        }
+        if (input.rollingReserve !== undefined) {
+          changes.rollingReserve = normalizeReserve(input.rollingReserve);
+          changes.reserveSpecified = input.rollingReserve.rate !== undefined;
+        }
+        return changes;
+      },
+      { action: 'fee_schedule.updated', expect: { status: 'draft' }, refused: notDraft },
+    ),
+  );
 }
 
 export type FeeScheduleMove = 'activate' | 'archive';
@@ -149,8 +184,19 @@ export async function changeFeeScheduleStatus(ctx: CallerContext, id: string, mo
 // Fee assignments
 
 const ASSIGNMENT_FIELDS = [
-  'id', 'tenantId', 'targetEntityId', 'feeScheduleId', 'createdBy', 'level', 'currency', 'paymentMethod', 'effectiveFrom', 'effectiveTo',
-  'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'targetEntityId',
+  'feeScheduleId',
+  'createdBy',
+  'level',
+  'currency',
+  'paymentMethod',
+  'effectiveFrom',
+  'effectiveTo',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof FeeAssignmentRow)[];
 export type FeeAssignment = Presented<Pick<FeeAssignmentRow, (typeof ASSIGNMENT_FIELDS)[number]>> & { status: 'open' | 'closed' };
 
@@ -168,7 +214,10 @@ export function toFeeAssignment(row: FeeAssignmentRow, now: Date): FeeAssignment
 }
 
 const FEE_ASSIGNMENT = auditedRecord<FeeAssignmentRow>({
-  model: (ctx) => ctx.db.models.FeeAssignment, targetType: 'fee_assignment', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toFeeAssignment,
+  model: (ctx) => ctx.db.models.FeeAssignment,
+  targetType: 'fee_assignment',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: toFeeAssignment,
 });
 
 export interface FeeAssignmentFilters {
@@ -182,7 +231,11 @@ export interface FeeAssignmentFilters {
   tenantId?: string;
 }
 
-export async function listFeeAssignments(ctx: CallerContext, filters: FeeAssignmentFilters, page: ListParams): Promise<Page<FeeAssignment>> {
+export async function listFeeAssignments(
+  ctx: CallerContext,
+  filters: FeeAssignmentFilters,
+  page: ListParams,
+): Promise<Page<FeeAssignment>> {
   const now = ctx.clock.now();
   const conditions: Record<string | symbol, unknown>[] = [];
   for (const key of ['level', 'targetEntityId', 'feeScheduleId', 'currency', 'paymentMethod', 'tenantId'] as const) {
@@ -218,7 +271,8 @@ interface Target {
 }
 
 const TARGET_PATH = 'body.targetEntityId';
-const targetMissing = (resource: string, id: string) => new NotFoundError(resource, id, { errors: [{ path: TARGET_PATH, message: `no such ${resource}` }] });
+const targetMissing = (resource: string, id: string) =>
+  new NotFoundError(resource, id, { errors: [{ path: TARGET_PATH, message: `no such ${resource}` }] });
 
 type AnyRow = { id: string; tenantId: string; createdAt: Date };
 
@@ -283,7 +337,8 @@ function overlaps(aFrom: number, aTo: number | null, bFrom: number, bTo: number 
 export async function createFeeAssignment(ctx: CallerContext, input: CreateFeeAssignmentInput): Promise<FeeAssignment> {
   const effectiveFrom = input.effectiveFrom ? new Date(input.effectiveFrom) : ctx.clock.now();
   const effectiveTo = input.effectiveTo ? new Date(input.effectiveTo) : null;
-  if (effectiveTo && effectiveTo.getTime() <= effectiveFrom.getTime()) throw ValidationError.field('body.effectiveTo', 'must be after effectiveFrom');
+  if (effectiveTo && effectiveTo.getTime() <= effectiveFrom.getTime())
+    throw ValidationError.field('body.effectiveTo', 'must be after effectiveFrom');
   return inTransaction(ctx, async (tx) => {
     const target = await resolveTarget(tx, input);
     // a tenantId names the target's tenant: a tenant the caller cannot see is 404 (as on every create), another one 400
@@ -295,28 +350,54 @@ export async function createFeeAssignment(ctx: CallerContext, input: CreateFeeAs
     if (target.tenantId) await scoped(tx, tx.db.models.Tenant).find(target.tenantId, { lock: true });
     else await scoped(tx, tx.db.models.Platform).find(PLATFORM_ID, { lock: true });
     const schedule = await scoped(tx, tx.db.models.FeeSchedule).find(input.feeScheduleId);
-    if (!schedule) throw new NotFoundError('fee schedule', input.feeScheduleId, { errors: [{ path: 'body.feeScheduleId', message: 'no such fee schedule' }] });
+    if (!schedule)
+      throw new NotFoundError('fee schedule', input.feeScheduleId, {
+        errors: [{ path: 'body.feeScheduleId', message: 'no such fee schedule' }],
+      });
     if (schedule.tenantId !== target.tenantId) {
       throw ValidationError.field(
         'body.feeScheduleId',
-        target.tenantId === null ? 'must be a platform schedule (created by the platform without tenantId) for level platform' : 'belongs to another tenant than the target',
+        target.tenantId === null
+          ? 'must be a platform schedule (created by the platform without tenantId) for level platform'
+          : 'belongs to another tenant than the target',
       );
     }
     if (schedule.status !== 'active') {
-      throw new ConflictError('FEE_SCHEDULE_NOT_ACTIVE', `A ${schedule.status} fee schedule cannot be assigned.`, { hint: 'Activate the schedule first.' });
-    }
-    const access = scoped(tx, tx.db.models.FeeAssignment);
-    const siblings = await access.findAll({ level: input.level, targetEntityId: target.targetEntityId, currency: input.currency, paymentMethod: input.paymentMethod });
-    const clash = siblings.find((s) => overlaps(time(s.effectiveFrom)!, time(s.effectiveTo), effectiveFrom.getTime(), effectiveTo?.getTime() ?? null));
-    if (clash) {
-      throw new ConflictError('FEE_ASSIGNMENT_OVERLAP', `Assignment ${clash.id} already covers this period for the same level, target, currency and payment method.`, {
-        hint: 'Close it first, or start the new assignment at its effectiveTo.',
-        instance: `/v1/admin/fee-assignments/${clash.id}`,
+      throw new ConflictError('FEE_SCHEDULE_NOT_ACTIVE', `A ${schedule.status} fee schedule cannot be assigned.`, {
+        hint: 'Activate the schedule first.',
       });
     }
+    const access = scoped(tx, tx.db.models.FeeAssignment);
+    const siblings = await access.findAll({
+      level: input.level,
+      targetEntityId: target.targetEntityId,
+      currency: input.currency,
+      paymentMethod: input.paymentMethod,
+    });
+    const clash = siblings.find((s) =>
+      overlaps(time(s.effectiveFrom)!, time(s.effectiveTo), effectiveFrom.getTime(), effectiveTo?.getTime() ?? null),
+    );
+    if (clash) {
+      throw new ConflictError(
+        'FEE_ASSIGNMENT_OVERLAP',
+        `Assignment ${clash.id} already covers this period for the same level, target, currency and payment method.`,
+        {
+          hint: 'Close it first, or start the new assignment at its effectiveTo.',
+          instance: `/v1/admin/fee-assignments/${clash.id}`,
+        },
+      );
+    }
     const row = await access.create({
-      tenantId: target.tenantId, merchantId: target.merchantId, targetEntityId: target.targetEntityId, feeScheduleId: schedule.id,
-      createdBy: tx.actor.id, level: input.level, currency: input.currency, paymentMethod: input.paymentMethod, effectiveFrom, effectiveTo,
+      tenantId: target.tenantId,
+      merchantId: target.merchantId,
+      targetEntityId: target.targetEntityId,
+      feeScheduleId: schedule.id,
+      createdBy: tx.actor.id,
+      level: input.level,
+      currency: input.currency,
+      paymentMethod: input.paymentMethod,
+      effectiveFrom,
+      effectiveTo,
     });
     const assignment = toFeeAssignment(row, tx.clock.now());
     await auditRecord(tx, FEE_ASSIGNMENT, row, 'fee_assignment.created', { after: assignment });
@@ -329,13 +410,25 @@ export async function closeFeeAssignment(ctx: CallerContext, id: string): Promis
   return inTransaction(ctx, async (tx) => {
     const row = await lockedRecord(tx, FEE_ASSIGNMENT, id);
     const now = tx.clock.now();
-    const conflict = () => new ConflictError('INVALID_STATE_TRANSITION', 'A closed fee assignment cannot be closed.', { hint: 'close applies to open assignments.' });
+    const conflict = () =>
+      new ConflictError('INVALID_STATE_TRANSITION', 'A closed fee assignment cannot be closed.', {
+        hint: 'close applies to open assignments.',
+      });
     if (assignmentStatus(row, now) === 'closed') throw conflict();
     const from = new Date(row.effectiveFrom);
     const end = from.getTime() > now.getTime() ? from : now; // a future assignment closes as an empty period
-    const updated = await auditedUpdate(tx, FEE_ASSIGNMENT, row, { effectiveTo: end }, {
-      action: 'fee_assignment.closed', expect: { effectiveTo: row.effectiveTo }, refused: conflict, now,
-    });
+    const updated = await auditedUpdate(
+      tx,
+      FEE_ASSIGNMENT,
+      row,
+      { effectiveTo: end },
+      {
+        action: 'fee_assignment.closed',
+        expect: { effectiveTo: row.effectiveTo },
+        refused: conflict,
+        now,
+      },
+    );
     return toFeeAssignment(updated, now);
   });
 }
@@ -358,7 +451,9 @@ export async function resolveApplicableSchedules(ctx: CallerContext, tx: FeeTran
   let partnerId = tx.partnerId ?? null;
   if (!partnerId) {
     const assignments = await scoped(ctx, ctx.db.models.PartnerAssignment).findAll({ merchantId: merchant.id, status: 'active' });
-    const current = assignments.find((a) => time(a.effectiveFrom)! <= tx.at.getTime() && (a.effectiveTo === null || time(a.effectiveTo)! > tx.at.getTime()));
+    const current = assignments.find(
+      (a) => time(a.effectiveFrom)! <= tx.at.getTime() && (a.effectiveTo === null || time(a.effectiveTo)! > tx.at.getTime()),
+    );
     partnerId = current?.partnerId ?? null;
   }
   const targets: { level: FeeLevel; id: string | null | undefined }[] = [
@@ -373,13 +468,15 @@ export async function resolveApplicableSchedules(ctx: CallerContext, tx: FeeTran
   // every assignment of the targets, the time filtered here: the same query for every transaction (db/statements
   // keeps its answer between transactions while no fee assignment changes)
   const at = tx.at.getTime();
-  const rows = (await scoped(reader, reader.db.models.FeeAssignment).findAll({
-    [Op.and]: [
-      { [Op.or]: [{ tenantId: merchant.tenantId }, { tenantId: null }] },
-      { [Op.or]: targets.filter((t) => t.id).map((t) => ({ level: t.level, targetEntityId: t.id })) },
-      { currency: tx.amount.currency, paymentMethod: tx.method },
-    ],
-  })).filter((r) => time(r.effectiveFrom)! <= at && (r.effectiveTo === null || time(r.effectiveTo)! > at));
+  const rows = (
+    await scoped(reader, reader.db.models.FeeAssignment).findAll({
+      [Op.and]: [
+        { [Op.or]: [{ tenantId: merchant.tenantId }, { tenantId: null }] },
+        { [Op.or]: targets.filter((t) => t.id).map((t) => ({ level: t.level, targetEntityId: t.id })) },
+        { currency: tx.amount.currency, paymentMethod: tx.method },
+      ],
+    })
+  ).filter((r) => time(r.effectiveFrom)! <= at && (r.effectiveTo === null || time(r.effectiveTo)! > at));
   const scheduleIds = [...new Set(rows.map((r) => r.feeScheduleId))];
   const schedules = scheduleIds.length
     ? await scoped(reader, reader.db.models.FeeSchedule).findAll({ id: { [Op.in]: scheduleIds }, status: 'active' })
@@ -394,7 +491,11 @@ export async function resolveApplicableSchedules(ctx: CallerContext, tx: FeeTran
     if (!chosen) continue;
     const schedule = byId.get(chosen.feeScheduleId)!;
     applicable.push({
-      level, feeScheduleId: schedule.id, assignmentId: chosen.id, rules: parseJson(schedule.rules), rollingReserve: parseJson(schedule.rollingReserve),
+      level,
+      feeScheduleId: schedule.id,
+      assignmentId: chosen.id,
+      rules: parseJson(schedule.rules),
+      rollingReserve: parseJson(schedule.rollingReserve),
       platformOwned: schedule.tenantId === null,
       reserveSpecified: Boolean(schedule.reserveSpecified),
     });

@@ -53,7 +53,12 @@ export function matchesMagic(contentType: string, bytes: Buffer): boolean {
 }
 
 function cleanFilename(name: string | null | undefined, type: string, contentType: string): string {
-  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\x00-\x1f\x7f"]/g, '_').trim().slice(0, 255);
+  const base = (name ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\x00-\x1f\x7f"]/g, '_')
+    .trim()
+    .slice(0, 255);
   return base || `${type}.${EXTENSIONS[contentType] ?? 'bin'}`;
 }
 
@@ -69,11 +74,20 @@ export interface UploadInput {
 /** Uploads one document to a draft or information_requested submission of the caller. */
 export async function uploadDocument(ctx: CallerContext, submissionId: string, input: UploadInput): Promise<KybSubmission> {
   if (!KYB_CONTENT_TYPES.includes(input.contentType)) {
-    throw new RequestRejectedError(415, 'UNSUPPORTED_MEDIA_TYPE', `${input.contentType} is not accepted; send ${KYB_CONTENT_TYPES.join(', ')}.`);
+    throw new RequestRejectedError(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `${input.contentType} is not accepted; send ${KYB_CONTENT_TYPES.join(', ')}.`,
+    );
   }
-  if (input.bytes.length > KYB_MAX_BYTES) throw new RequestRejectedError(413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${KYB_MAX_BYTES} bytes.`);
+  if (input.bytes.length > KYB_MAX_BYTES)
+    throw new RequestRejectedError(413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${KYB_MAX_BYTES} bytes.`);
   if (!matchesMagic(input.contentType, input.bytes)) {
-    throw new RequestRejectedError(415, 'UNSUPPORTED_MEDIA_TYPE', `The file's content is not ${input.contentType} (its leading bytes do not match the declared type).`);
+    throw new RequestRejectedError(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `The file's content is not ${input.contentType} (its leading bytes do not match the declared type).`,
+    );
   }
   return inTransaction(ctx, async (tx) => {
     const submission = await scoped(tx, tx.db.models.KybSubmission).get(submissionId, { lock: true });
@@ -93,13 +107,29 @@ export async function uploadDocument(ctx: CallerContext, submissionId: string, i
         fs.mkdirSync(path.dirname(written), { recursive: true, mode: 0o700 });
         fs.writeFileSync(written, sealed, { mode: 0o600, flag: 'wx' });
       } else {
-        await scoped(tx, tx.db.models.KybDocumentContent).create({ id, tenantId: submission.tenantId, merchantId: submission.merchantId, content: sealed });
+        await scoped(tx, tx.db.models.KybDocumentContent).create({
+          id,
+          tenantId: submission.tenantId,
+          merchantId: submission.merchantId,
+          content: sealed,
+        });
       }
       const doc = await scoped(tx, tx.db.models.KybDocument).create({
-        id, tenantId: submission.tenantId, merchantId: submission.merchantId, submissionId: submission.id,
-        documentType: input.documentType, filename: cleanFilename(input.filename ?? input.fallbackFilename, input.documentType, input.contentType),
-        contentType: input.contentType, size: input.bytes.length, sha256: digest, storage, verdict: 'pending',
-        verdictComment: null, verdictAt: null, verdictBy: null, uploadedBy: tx.actor.id,
+        id,
+        tenantId: submission.tenantId,
+        merchantId: submission.merchantId,
+        submissionId: submission.id,
+        documentType: input.documentType,
+        filename: cleanFilename(input.filename ?? input.fallbackFilename, input.documentType, input.contentType),
+        contentType: input.contentType,
+        size: input.bytes.length,
+        sha256: digest,
+        storage,
+        verdict: 'pending',
+        verdictComment: null,
+        verdictAt: null,
+        verdictBy: null,
+        uploadedBy: tx.actor.id,
       });
       await auditRecord(tx, KYB_DOCUMENT, doc, 'kyb_document.uploaded', { after: toKybDocument(doc) });
     } catch (error) {
@@ -111,9 +141,15 @@ export async function uploadDocument(ctx: CallerContext, submissionId: string, i
 }
 
 /** The bytes of one document of a submission the caller sees, checked against the stored size and digest. */
-export async function downloadDocument(ctx: CallerContext, submissionId: string, documentId: string): Promise<{ contentType: string; filename: string; bytes: Buffer; document: KybDocumentRow }> {
+export async function downloadDocument(
+  ctx: CallerContext,
+  submissionId: string,
+  documentId: string,
+): Promise<{ contentType: string; filename: string; bytes: Buffer; document: KybDocumentRow }> {
   const submission = await scoped(ctx, ctx.db.models.KybSubmission).get(submissionId);
-  const doc = isUuid(documentId) ? await scoped(ctx, ctx.db.models.KybDocument).findOne({ id: documentId, submissionId: submission.id }) : null;
+  const doc = isUuid(documentId)
+    ? await scoped(ctx, ctx.db.models.KybDocument).findOne({ id: documentId, submissionId: submission.id })
+    : null;
   if (!doc) throw new NotFoundError('KYB document', documentId);
   let stored: Buffer;
   if (doc.storage === 'filesystem') {

@@ -19,13 +19,38 @@ import { filterWhere, presentRow, type Presented } from '../present';
  */
 
 const SUBMISSION_FIELDS = [
-  'id', 'tenantId', 'companyId', 'merchantId', 'status', 'data', 'reviewerComment', 'rejectionReason', 'informationRequest',
-  'submittedAt', 'reviewedAt', 'reviewedBy', 'decidedAt', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'companyId',
+  'merchantId',
+  'status',
+  'data',
+  'reviewerComment',
+  'rejectionReason',
+  'informationRequest',
+  'submittedAt',
+  'reviewedAt',
+  'reviewedBy',
+  'decidedAt',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof KybSubmissionRow)[];
 
 const DOCUMENT_FIELDS = [
-  'id', 'submissionId', 'documentType', 'filename', 'contentType', 'size', 'sha256', 'verdict', 'verdictComment',
-  'verdictAt', 'verdictBy', 'createdAt', 'updatedAt',
+  'id',
+  'submissionId',
+  'documentType',
+  'filename',
+  'contentType',
+  'size',
+  'sha256',
+  'verdict',
+  'verdictComment',
+  'verdictAt',
+  'verdictBy',
+  'createdAt',
+  'updatedAt',
 ] as const satisfies readonly (keyof KybDocumentRow)[];
 
 export type KybDocument = Presented<Pick<KybDocumentRow, (typeof DOCUMENT_FIELDS)[number]>>;
@@ -41,7 +66,9 @@ function core(row: KybSubmissionRow): KybSubmissionCore {
 }
 
 function toSubmission(row: KybSubmissionRow, documents: KybDocumentRow[]): KybSubmission {
-  const own = documents.filter((d) => d.submissionId === row.id).sort((a, b) => +new Date(a.createdAt) - +new Date(b.createdAt) || a.id.localeCompare(b.id));
+  const own = documents
+    .filter((d) => d.submissionId === row.id)
+    .sort((a, b) => +new Date(a.createdAt) - +new Date(b.createdAt) || a.id.localeCompare(b.id));
   return { ...core(row), documents: own.map(toKybDocument) };
 }
 
@@ -59,7 +86,10 @@ async function present(ctx: CallerContext, row: KybSubmissionRow): Promise<KybSu
 }
 
 async function presentPage(ctx: CallerContext, page: Page<KybSubmissionRow>): Promise<Page<KybSubmission>> {
-  const docs = await documentsOf(ctx, page.data.map((r) => r.id));
+  const docs = await documentsOf(
+    ctx,
+    page.data.map((r) => r.id),
+  );
   return { data: page.data.map((r) => toSubmission(r, docs)), pagination: page.pagination };
 }
 
@@ -81,11 +111,17 @@ const FINAL: KybStatus[] = ['approved', 'rejected'];
 export const EDITABLE: KybStatus[] = ['draft', 'information_requested'];
 
 const SUBMISSION = auditedRecord<KybSubmissionRow>({
-  model: (ctx) => ctx.db.models.KybSubmission, targetType: 'kyb_submission', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: core,
+  model: (ctx) => ctx.db.models.KybSubmission,
+  targetType: 'kyb_submission',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: core,
 });
 
 export const KYB_DOCUMENT = auditedRecord<KybDocumentRow>({
-  model: (ctx) => ctx.db.models.KybDocument, targetType: 'kyb_document', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toKybDocument,
+  model: (ctx) => ctx.db.models.KybDocument,
+  targetType: 'kyb_document',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: toKybDocument,
 });
 
 function conflict(row: KybSubmissionRow, verb: string, from: readonly KybStatus[]): ConflictError {
@@ -99,7 +135,10 @@ const REVIEWABLE: KybStatus[] = ['submitted', 'in_review'];
 type KybMove = 'submit' | 'start_review' | 'approve' | 'reject' | 'request_information';
 
 const KYB_VERBS: Record<KybMove, string> = {
-  submit: 'be submitted', start_review: 'take document verdicts', approve: 'be approved', reject: 'be rejected',
+  submit: 'be submitted',
+  start_review: 'take document verdicts',
+  approve: 'be approved',
+  reject: 'be rejected',
   request_information: 'have information requested',
 };
 
@@ -130,15 +169,28 @@ export async function createSubmission(ctx: CallerContext, input: { data?: DataI
     const companyId = await callerCompanyId(tx);
     const open = await submissions(companyView(tx)).findOne({ openCompanyId: companyId });
     const alreadyOpen = () =>
-      new ConflictError('KYB_SUBMISSION_OPEN', `Company ${companyId} already has an open KYB submission${open ? ` (${open.id}, ${open.status})` : ''}.`, {
-        hint: 'Continue that submission; a new one can start once it is approved or rejected.',
-      });
+      new ConflictError(
+        'KYB_SUBMISSION_OPEN',
+        `Company ${companyId} already has an open KYB submission${open ? ` (${open.id}, ${open.status})` : ''}.`,
+        {
+          hint: 'Continue that submission; a new one can start once it is approved or rejected.',
+        },
+      );
     if (open) throw alreadyOpen();
     let row: KybSubmissionRow;
     try {
       row = await submissions(tx).create({
-        companyId, status: 'draft', data: cleanData(input.data ?? {}), reviewerComment: null, rejectionReason: null,
-        informationRequest: null, submittedAt: null, reviewedAt: null, reviewedBy: null, decidedAt: null, openCompanyId: companyId,
+        companyId,
+        status: 'draft',
+        data: cleanData(input.data ?? {}),
+        reviewerComment: null,
+        rejectionReason: null,
+        informationRequest: null,
+        submittedAt: null,
+        reviewedAt: null,
+        reviewedBy: null,
+        decidedAt: null,
+        openCompanyId: companyId,
       });
     } catch (error) {
       if (error instanceof UniqueConstraintError) throw alreadyOpen();
@@ -180,7 +232,13 @@ export async function updateSubmission(ctx: CallerContext, id: string, input: { 
       if (v === null) delete merged[k];
       else if (v !== undefined) merged[k] = v;
     }
-    const updated = await auditedUpdate(tx, SUBMISSION, row, { data: merged }, { action: 'kyb_submission.updated', expect: { status: row.status }, refused });
+    const updated = await auditedUpdate(
+      tx,
+      SUBMISSION,
+      row,
+      { data: merged },
+      { action: 'kyb_submission.updated', expect: { status: row.status }, refused },
+    );
     return present(tx, updated);
   });
 }
@@ -189,7 +247,8 @@ export async function updateSubmission(ctx: CallerContext, id: string, input: { 
 export function missingEssentials(data: Record<string, unknown>): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const need = (present: unknown, path: string) => {
-    if (present === undefined || present === null || present === '') issues.push({ path: `data.${path}`, message: 'is required to submit' });
+    if (present === undefined || present === null || present === '')
+      issues.push({ path: `data.${path}`, message: 'is required to submit' });
   };
   need(data.legalName, 'legalName');
   need(data.registrationNumber, 'registrationNumber');
@@ -199,10 +258,11 @@ export function missingEssentials(data: Record<string, unknown>): FieldIssue[] {
   else for (const f of ['line1', 'city', 'postalCode', 'country']) need(address[f], `registeredAddress.${f}`);
   const owners = data.owners as Record<string, unknown>[] | undefined;
   if (!owners || owners.length === 0) issues.push({ path: 'data.owners', message: 'must list at least one owner to submit' });
-  else owners.forEach((o, i) => {
-    need(o.name, `owners[${i}].name`);
-    need(o.ownershipPercent, `owners[${i}].ownershipPercent`);
-  });
+  else
+    owners.forEach((o, i) => {
+      need(o.name, `owners[${i}].name`);
+      need(o.ownershipPercent, `owners[${i}].ownershipPercent`);
+    });
   return issues;
 }
 
@@ -223,8 +283,13 @@ export async function submitSubmission(ctx: CallerContext, id: string): Promise<
       tenantId: moved.tenantId,
       merchantId: moved.merchantId,
       data: {
-        id: moved.id, object: 'kyb_submission', companyId: moved.companyId, merchantId: moved.merchantId,
-        status: moved.status, submittedAt: new Date(moved.submittedAt!).toISOString(), documentCount: docs.length,
+        id: moved.id,
+        object: 'kyb_submission',
+        companyId: moved.companyId,
+        merchantId: moved.merchantId,
+        status: moved.status,
+        submittedAt: new Date(moved.submittedAt!).toISOString(),
+        documentCount: docs.length,
       },
     }),
   });
@@ -245,7 +310,9 @@ async function decide(
   changes: (tx: CallerContext, row: KybSubmissionRow) => Promise<Partial<KybSubmissionRow>>,
 ): Promise<KybSubmission> {
   return inTransaction(ctx, async (tx) => {
-    const updated = await moveRecord(tx, KYB_STATUS, id, move, { changes: async (row) => ({ ...(await changes(tx, row)), ...reviewStamp(tx) }) });
+    const updated = await moveRecord(tx, KYB_STATUS, id, move, {
+      changes: async (row) => ({ ...(await changes(tx, row)), ...reviewStamp(tx) }),
+    });
     return present(tx, updated);
   });
 }
@@ -274,10 +341,16 @@ export async function approveSubmission(ctx: CallerContext, id: string, input: {
   });
 }
 
-export async function rejectSubmission(ctx: CallerContext, id: string, input: { rejectionReason: string; comment?: string }): Promise<KybSubmission> {
+export async function rejectSubmission(
+  ctx: CallerContext,
+  id: string,
+  input: { rejectionReason: string; comment?: string },
+): Promise<KybSubmission> {
   return decide(ctx, id, 'reject', async (tx, row) => ({
-    decidedAt: tx.clock.now(), rejectionReason: input.rejectionReason,
-    reviewerComment: input.comment ?? row.reviewerComment, openCompanyId: null,
+    decidedAt: tx.clock.now(),
+    rejectionReason: input.rejectionReason,
+    reviewerComment: input.comment ?? row.reviewerComment,
+    openCompanyId: null,
   }));
 }
 
@@ -306,9 +379,18 @@ export async function setDocumentVerdict(
       if (!stamped) throw conflict(row, 'take document verdicts', REVIEWABLE);
       row = stamped;
     }
-    await auditedUpdate(tx, KYB_DOCUMENT, doc, {
-      verdict: input.verdict, verdictComment: input.comment ?? null, verdictAt: tx.clock.now(), verdictBy: tx.actor.id,
-    }, { action: `kyb_document.${input.verdict}` });
+    await auditedUpdate(
+      tx,
+      KYB_DOCUMENT,
+      doc,
+      {
+        verdict: input.verdict,
+        verdictComment: input.comment ?? null,
+        verdictAt: tx.clock.now(),
+        verdictBy: tx.actor.id,
+      },
+      { action: `kyb_document.${input.verdict}` },
+    );
     return present(tx, row);
   });
 }

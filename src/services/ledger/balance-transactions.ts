@@ -44,7 +44,11 @@ export interface BalanceTransactionFilters {
 }
 
 /** The entries of merchant accounts the caller sees, newest first by default. */
-export async function listBalanceTransactions(ctx: CallerContext, filters: BalanceTransactionFilters, params: ListParams): Promise<Page<BalanceTransaction>> {
+export async function listBalanceTransactions(
+  ctx: CallerContext,
+  filters: BalanceTransactionFilters,
+  params: ListParams,
+): Promise<Page<BalanceTransaction>> {
   const where: Record<string | symbol, unknown> = {
     account: filters.balanceType ? ACCOUNT_OF[filters.balanceType] : { [Op.in]: [...MERCHANT_ACCOUNTS] },
   };

@@ -55,12 +55,21 @@ export async function balancesOf(ctx: CallerContext, filters: { merchantId?: str
     let balance = byKey.get(key);
     if (!balance) {
       const zero = () => ({ currency: row.currency, valueMinor: 0 });
-      balance = { merchantId: row.merchantId, currency: row.currency, pending: zero(), available: zero(), reserved: zero(), payable: zero() };
+      balance = {
+        merchantId: row.merchantId,
+        currency: row.currency,
+        pending: zero(),
+        available: zero(),
+        reserved: zero(),
+        payable: zero(),
+      };
       byKey.set(key, balance);
     }
     balance[BALANCE_TYPE[row.account]].valueMinor = sumNumber(row.total);
   }
-  return [...byKey.values()].sort((a, b) => (a.merchantId === b.merchantId ? cmp(a.currency, b.currency) : cmp(a.merchantId, b.merchantId)));
+  return [...byKey.values()].sort((a, b) =>
+    a.merchantId === b.merchantId ? cmp(a.currency, b.currency) : cmp(a.merchantId, b.merchantId),
+  );
 }
 
 function cmp(a: string, b: string): number {

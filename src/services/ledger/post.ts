@@ -57,7 +57,8 @@ export function assertBalanced(lines: PostingLine[]): void {
   if (lines.length < 2) throw new InternalError('a ledger posting needs at least two lines', 'LEDGER_POSTING_INVALID');
   const sums = new Map<string, bigint>();
   for (const line of lines) {
-    if (!Number.isSafeInteger(line.amountMinor)) throw new InternalError(`ledger amount ${line.amountMinor} is not an integer in minor units`, 'LEDGER_POSTING_INVALID');
+    if (!Number.isSafeInteger(line.amountMinor))
+      throw new InternalError(`ledger amount ${line.amountMinor} is not an integer in minor units`, 'LEDGER_POSTING_INVALID');
     if (!CURRENCY_RE.test(line.currency)) throw new InternalError(`ledger currency ${line.currency} is invalid`, 'LEDGER_POSTING_INVALID');
     if (!line.ownerId) throw new InternalError(`ledger line on ${line.account} without an owner`, 'LEDGER_POSTING_INVALID');
     sums.set(line.currency, (sums.get(line.currency) ?? 0n) + BigInt(line.amountMinor));

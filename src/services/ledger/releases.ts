@@ -36,8 +36,14 @@ export async function scheduleReleases(ctx: CallerContext, r: CaptureReleases): 
   const now = ctx.clock.now();
   const releases = scoped(ledgerWriter(ctx, r.livemode), ctx.db.models.LedgerRelease);
   const base = {
-    tenantId: r.tenantId, livemode: r.livemode, merchantId: r.merchantId, currency: r.currency, releasedAt: null, postingId: null,
-    sourceType: 'payment' as const, sourceId: r.paymentId,
+    tenantId: r.tenantId,
+    livemode: r.livemode,
+    merchantId: r.merchantId,
+    currency: r.currency,
+    releasedAt: null,
+    postingId: null,
+    sourceType: 'payment' as const,
+    sourceId: r.paymentId,
   };
   if (r.pendingMinor !== 0) {
     const releaseAt = new Date(now.getTime() + ctx.config.holdingPeriodHours * HOUR_MS);
@@ -63,7 +69,10 @@ export function releaseDue(source: Runtime | CallerContext, options: ReleaseOpti
     {
       model: (ctx) => ctx.db.models.LedgerRelease,
       where: (now) => ({ releasedAt: null, releaseAt: { [Op.lte]: now } }),
-      order: [['releaseAt', 'ASC'], ['id', 'ASC']],
+      order: [
+        ['releaseAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
     },
     releaseOne,
     options,
@@ -103,7 +112,10 @@ async function releaseOne(ctx: CallerContext, row: LedgerReleaseRow, now: Date):
       after: { releasedAt: now.toISOString(), amount: { currency: row.currency, valueMinor: amount }, kind: row.kind },
     });
     if (amount > 0) {
-      const [balance] = await balancesOf(elevate(w, 'tenant', 'the released merchant balance', { tenantId: row.tenantId }), { merchantId: row.merchantId, currency: row.currency });
+      const [balance] = await balancesOf(elevate(w, 'tenant', 'the released merchant balance', { tenantId: row.tenantId }), {
+        merchantId: row.merchantId,
+        currency: row.currency,
+      });
       await emitEvent(w, {
         type: 'balance.available',
         tenantId: row.tenantId,

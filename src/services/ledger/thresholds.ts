@@ -27,7 +27,18 @@ import { ACCOUNT_OF, balancesOf, type Balance } from './balances';
  */
 
 const FIELDS = [
-  'id', 'tenantId', 'merchantId', 'livemode', 'currency', 'balanceType', 'direction', 'crossed', 'crossedAt', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'merchantId',
+  'livemode',
+  'currency',
+  'balanceType',
+  'direction',
+  'crossed',
+  'crossedAt',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof BalanceThresholdRow)[];
 
 export type BalanceThreshold = Presented<Pick<BalanceThresholdRow, (typeof FIELDS)[number]>> & { amount: Money };
@@ -37,12 +48,16 @@ export function toBalanceThreshold(row: BalanceThresholdRow): BalanceThreshold {
 }
 
 const THRESHOLD = auditedRecord<BalanceThresholdRow>({
-  model: (ctx) => ctx.db.models.BalanceThreshold, targetType: 'balance_threshold',
-  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toBalanceThreshold,
+  model: (ctx) => ctx.db.models.BalanceThreshold,
+  targetType: 'balance_threshold',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: toBalanceThreshold,
 });
 
 /** The merchant accounts of the balance types a threshold may watch. */
-const WATCHED: ReadonlySet<LedgerAccount> = new Set((['available', 'pending'] as const satisfies readonly ThresholdBalanceType[]).map((type) => ACCOUNT_OF[type]));
+const WATCHED: ReadonlySet<LedgerAccount> = new Set(
+  (['available', 'pending'] as const satisfies readonly ThresholdBalanceType[]).map((type) => ACCOUNT_OF[type]),
+);
 
 /** Whether `balance` (minor units) is at or beyond the threshold in its direction. */
 export function isBeyond(threshold: Pick<BalanceThresholdRow, 'direction' | 'amountMinor'>, balance: number): boolean {
@@ -69,7 +84,10 @@ export async function createBalanceThreshold(ctx: CallerContext, input: CreateBa
     const merchant = await targetMerchant(tx, input.merchantId, 'body.merchantId');
     const currency = input.amount.currency;
     const balance = await balanceOf(tx, merchant, currency);
-    const crossed = isBeyond({ direction: input.direction, amountMinor: input.amount.valueMinor }, balance?.[input.balanceType].valueMinor ?? 0);
+    const crossed = isBeyond(
+      { direction: input.direction, amountMinor: input.amount.valueMinor },
+      balance?.[input.balanceType].valueMinor ?? 0,
+    );
     const row = await scoped(tx, tx.db.models.BalanceThreshold).create({
       tenantId: merchant.tenantId,
       merchantId: merchant.id,
@@ -94,7 +112,11 @@ export interface BalanceThresholdFilters {
   direction?: ThresholdDirection;
 }
 
-export async function listBalanceThresholds(ctx: CallerContext, filters: BalanceThresholdFilters, page: ListParams): Promise<Page<BalanceThreshold>> {
+export async function listBalanceThresholds(
+  ctx: CallerContext,
+  filters: BalanceThresholdFilters,
+  page: ListParams,
+): Promise<Page<BalanceThreshold>> {
   const where = filterWhere(filters, ['merchantId', 'currency', 'balanceType', 'direction']);
   return mapPage(await scoped(ctx, ctx.db.models.BalanceThreshold).list(where, page), toBalanceThreshold);
 }
@@ -107,7 +129,9 @@ export async function getBalanceThreshold(ctx: CallerContext, id: string): Promi
 export async function deleteBalanceThreshold(ctx: CallerContext, id: string): Promise<BalanceThreshold> {
   return inTransaction(ctx, async (tx) => {
     const row = await lockedRecord(tx, THRESHOLD, id);
-    return toBalanceThreshold(await auditedDelete(tx, THRESHOLD, row, { action: 'balance_threshold.deleted', expect: { deletedAt: null } }));
+    return toBalanceThreshold(
+      await auditedDelete(tx, THRESHOLD, row, { action: 'balance_threshold.deleted', expect: { deletedAt: null } }),
+    );
   });
 }
 
@@ -126,10 +150,15 @@ export interface PostedLine {
  * on `crossed`, so two postings never raise the same crossing twice) and audited; a crossing raises
  * balance.threshold_reached to the merchant's endpoints.
  */
-export async function checkThresholds(writer: CallerContext, posting: { tenantId: string; livemode: boolean; sourceType: string; sourceId: string }, lines: PostedLine[]): Promise<void> {
+export async function checkThresholds(
+  writer: CallerContext,
+  posting: { tenantId: string; livemode: boolean; sourceType: string; sourceId: string },
+  lines: PostedLine[],
+): Promise<void> {
   const moved = new Map<string, { merchantId: string; currency: string }>();
   for (const line of lines) {
-    if (line.amountMinor !== 0 && WATCHED.has(line.account)) moved.set(`${line.ownerId}.${line.currency}`, { merchantId: line.ownerId, currency: line.currency });
+    if (line.amountMinor !== 0 && WATCHED.has(line.account))
+      moved.set(`${line.ownerId}.${line.currency}`, { merchantId: line.ownerId, currency: line.currency });
   }
   if (moved.size === 0) return;
   const table = scoped(writer, writer.db.models.BalanceThreshold);
@@ -157,7 +186,8 @@ export async function checkThresholds(writer: CallerContext, posting: { tenantId
       const before = toBalanceThreshold(threshold);
       const after = toBalanceThreshold(updated);
       await auditRecord(writer, THRESHOLD, threshold, beyond ? 'balance_threshold.reached' : 'balance_threshold.rearmed', {
-        before, after: { ...after, balance: { currency, valueMinor: value }, sourceType: posting.sourceType, sourceId: posting.sourceId },
+        before,
+        after: { ...after, balance: { currency, valueMinor: value }, sourceType: posting.sourceType, sourceId: posting.sourceId },
       });
       if (!beyond) continue;
       const zero = { currency, valueMinor: 0 };

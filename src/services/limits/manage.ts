@@ -14,8 +14,19 @@ import { mapPage, presentRow, type Presented } from '../present';
  */
 
 const LIMIT_FIELDS = [
-  'id', 'tenantId', 'entityId', 'entityType', 'metric', 'currency', 'paymentMethod', 'brand', 'transactionType',
-  'status', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'entityId',
+  'entityType',
+  'metric',
+  'currency',
+  'paymentMethod',
+  'brand',
+  'transactionType',
+  'status',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof LimitRow)[];
 
 export type Limit = Presented<Pick<LimitRow, (typeof LIMIT_FIELDS)[number]>> & {
@@ -28,10 +39,16 @@ export function toLimit(row: LimitRow): Limit {
 }
 
 /** A limit's audit entries name its owner's kind: each is read through its owner, with its owner's permission. */
-const AUDIT_TARGET = { merchant: 'merchant_limit', channel: 'channel_limit', terminal: 'terminal_limit' } as const satisfies Record<LimitEntityType, AuditTargetType>;
+const AUDIT_TARGET = { merchant: 'merchant_limit', channel: 'channel_limit', terminal: 'terminal_limit' } as const satisfies Record<
+  LimitEntityType,
+  AuditTargetType
+>;
 
 const LIMIT = auditedRecord<LimitRow>({
-  model: (ctx) => ctx.db.models.Limit, targetType: (row) => AUDIT_TARGET[row.entityType], owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toLimit,
+  model: (ctx) => ctx.db.models.Limit,
+  targetType: (row) => AUDIT_TARGET[row.entityType],
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: toLimit,
 });
 
 const LIMIT_STATUS = disableOnly(LIMIT, 'limit.disabled', 'limit', 'limits');

@@ -17,7 +17,11 @@ import { scoped } from '../../db/scoped';
 
 /** The length of one period unit, for limits and risk aggregations alike. */
 export const UNIT_MS: Record<LimitPeriodUnit, number> = {
-  minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+  week: 7 * 86_400_000,
+  month: 30 * 86_400_000,
 };
 
 const CONSUMING: PaymentStatus[] = ['processing', 'requires_action', 'requires_capture', 'captured', 'partially_refunded', 'refunded'];
@@ -106,7 +110,12 @@ export async function enforceEntityLimits(
     for (const limit of limits) {
       if (await wouldExceed(ctx, limit, subject, at)) {
         const kind = subject.transactionType ?? 'payment';
-        const what = limit.metric === 'count' ? `${limit.threshold} ${kind}s` : limit.currency ? formatMinor({ currency: limit.currency, valueMinor: limit.threshold }) : `${limit.threshold} minor units`;
+        const what =
+          limit.metric === 'count'
+            ? `${limit.threshold} ${kind}s`
+            : limit.currency
+              ? formatMinor({ currency: limit.currency, valueMinor: limit.threshold })
+              : `${limit.threshold} minor units`;
         throw new BusinessRuleError(
           'LIMIT_EXCEEDED',
           `The ${owner.entityType}'s limit ${limit.id} (${what} per ${limit.periodValue} ${limit.periodUnit}) would be exceeded by this ${kind}.`,

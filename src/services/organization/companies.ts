@@ -10,8 +10,23 @@ import { mapPage, presentRow, type Presented } from '../present';
 
 /** The fields of the Company record (the specification's, plus status): listed, so no column leaks by accident. */
 const COMPANY_FIELDS = [
-  'id', 'tenantId', 'livemode', 'name', 'legalName', 'legalAddress', 'country', 'registrationNumber', 'businessType',
-  'contactPerson', 'contactEmail', 'contactPhone', 'website', 'status', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'livemode',
+  'name',
+  'legalName',
+  'legalAddress',
+  'country',
+  'registrationNumber',
+  'businessType',
+  'contactPerson',
+  'contactEmail',
+  'contactPhone',
+  'website',
+  'status',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof CompanyRow)[];
 
 export type Company = Presented<Pick<CompanyRow, (typeof COMPANY_FIELDS)[number]>>;
@@ -40,7 +55,10 @@ function access(ctx: CallerContext) {
 }
 
 const COMPANY = auditedRecord<CompanyRow>({
-  model: (ctx) => ctx.db.models.Company, targetType: 'company', owner: (row) => ({ tenantId: row.tenantId, merchantId: null }), render: toCompany,
+  model: (ctx) => ctx.db.models.Company,
+  targetType: 'company',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: null }),
+  render: toCompany,
 });
 
 const COMPANY_STATUS = disableOnly(COMPANY, 'company.disabled', 'company', 'companies');
@@ -53,7 +71,8 @@ export async function targetTenant(ctx: CallerContext, tenantId: string | undefi
     if (!tenant) throw new NotFoundError('tenant', tenantId, { errors: [{ path: field, message: 'no such tenant' }] });
     return tenant.id;
   }
-  if (tenantId && tenantId !== ctx.tenantId) throw new NotFoundError('tenant', tenantId, { errors: [{ path: field, message: 'no such tenant' }] });
+  if (tenantId && tenantId !== ctx.tenantId)
+    throw new NotFoundError('tenant', tenantId, { errors: [{ path: field, message: 'no such tenant' }] });
   return ctx.tenantId!;
 }
 
@@ -66,7 +85,11 @@ export async function createCompany(ctx: CallerContext, input: CreateCompanyInpu
   return toCompany(await createCompanyRow(ctx, input, options));
 }
 
-export async function createCompanyRow(ctx: CallerContext, input: CreateCompanyInput, options: { livemode?: boolean } = {}): Promise<CompanyRow> {
+export async function createCompanyRow(
+  ctx: CallerContext,
+  input: CreateCompanyInput,
+  options: { livemode?: boolean } = {},
+): Promise<CompanyRow> {
   return inTransaction(ctx, async (tx) => {
     const tenantId = await targetTenant(tx, input.tenantId);
     const legalName = input.legalName === undefined ? input.name : input.legalName;
@@ -122,14 +145,25 @@ export async function getCompany(ctx: CallerContext, id: string): Promise<Compan
 }
 
 export async function updateCompany(ctx: CallerContext, id: string, input: UpdateCompanyInput): Promise<Company> {
-  return toCompany(await updateRecord(ctx, COMPANY, id, (row) => {
-    const changes: Partial<CompanyRow> = {};
-    for (const [k, v] of Object.entries(input)) if (v !== undefined) (changes as Record<string, unknown>)[k] = v;
-    if (changes.name !== undefined || changes.legalName !== undefined) {
-      changes.searchText = companySearchText(changes.name ?? row.name, changes.legalName === undefined ? row.legalName : changes.legalName);
-    }
-    return changes;
-  }, { action: 'company.updated' }));
+  return toCompany(
+    await updateRecord(
+      ctx,
+      COMPANY,
+      id,
+      (row) => {
+        const changes: Partial<CompanyRow> = {};
+        for (const [k, v] of Object.entries(input)) if (v !== undefined) (changes as Record<string, unknown>)[k] = v;
+        if (changes.name !== undefined || changes.legalName !== undefined) {
+          changes.searchText = companySearchText(
+            changes.name ?? row.name,
+            changes.legalName === undefined ? row.legalName : changes.legalName,
+          );
+        }
+        return changes;
+      },
+      { action: 'company.updated' },
+    ),
+  );
 }
 
 /** active to disabled (409 otherwise). The company's merchants stay as they are; it takes no new merchants. */

@@ -10,8 +10,21 @@ import { emitEvent } from '../webhooks/events';
 import { companyHasApprovedKyb } from '../kyb/submissions';
 
 const MERCHANT_FIELDS = [
-  'id', 'tenantId', 'companyId', 'name', 'status', 'liveStatus', 'defaultCurrency', 'mcc', 'website', 'checkoutHosting',
-  'processingMode', 'threeDsConfig', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'companyId',
+  'name',
+  'status',
+  'liveStatus',
+  'defaultCurrency',
+  'mcc',
+  'website',
+  'checkoutHosting',
+  'processingMode',
+  'threeDsConfig',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof MerchantRow)[];
 
 export type MerchantStatus = MerchantRow['status'];
@@ -35,7 +48,10 @@ function access(ctx: CallerContext) {
 }
 
 const MERCHANT = auditedRecord<MerchantRow>({
-  model: (ctx) => ctx.db.models.Merchant, targetType: 'merchant', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.id }), render: toMerchant,
+  model: (ctx) => ctx.db.models.Merchant,
+  targetType: 'merchant',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.id }),
+  render: toMerchant,
 });
 
 export interface CreateMerchantInput {
@@ -87,7 +103,12 @@ export async function createMerchantRow(
     });
     await auditRecord(tx, MERCHANT, row, 'merchant.created', { after: toMerchant(row) });
     if (options.event) {
-      await emitEvent(tx, { type: 'merchant.created', data: toMerchant(row) as unknown as Record<string, unknown>, tenantId: row.tenantId, merchantId: row.id });
+      await emitEvent(tx, {
+        type: 'merchant.created',
+        data: toMerchant(row) as unknown as Record<string, unknown>,
+        tenantId: row.tenantId,
+        merchantId: row.id,
+      });
     }
     return row;
   });
@@ -110,7 +131,12 @@ export async function listMerchants(ctx: CallerContext, filters: MerchantFilters
 }
 
 /** The merchants of one company (404 when the company is not visible to the caller). */
-export async function listCompanyMerchants(ctx: CallerContext, companyId: string, filters: Omit<MerchantFilters, 'companyId'>, page: ListParams): Promise<Page<Merchant>> {
+export async function listCompanyMerchants(
+  ctx: CallerContext,
+  companyId: string,
+  filters: Omit<MerchantFilters, 'companyId'>,
+  page: ListParams,
+): Promise<Page<Merchant>> {
   await scoped(ctx, ctx.db.models.Company).get(companyId);
   return listMerchants(ctx, { ...filters, companyId }, page);
 }
@@ -126,7 +152,12 @@ export interface UpdateMerchantInput {
   website?: string | null;
 }
 
-async function change(ctx: CallerContext, id: string, action: string, compute: (row: MerchantRow, tx: CallerContext) => Promise<Partial<MerchantRow>> | Partial<MerchantRow>): Promise<Merchant> {
+async function change(
+  ctx: CallerContext,
+  id: string,
+  action: string,
+  compute: (row: MerchantRow, tx: CallerContext) => Promise<Partial<MerchantRow>> | Partial<MerchantRow>,
+): Promise<Merchant> {
   return toMerchant(await updateRecord(ctx, MERCHANT, id, compute, { action: `merchant.${action}` }));
 }
 
@@ -162,7 +193,11 @@ export async function putThreeDsConfig(ctx: CallerContext, id: string, input: Th
   return change(ctx, id, 'three_ds_config_updated', () => ({ threeDsConfig: config }));
 }
 
-export async function setCheckoutHosting(ctx: CallerContext, id: string, checkoutHosting: MerchantRow['checkoutHosting']): Promise<Merchant> {
+export async function setCheckoutHosting(
+  ctx: CallerContext,
+  id: string,
+  checkoutHosting: MerchantRow['checkoutHosting'],
+): Promise<Merchant> {
   return change(ctx, id, 'checkout_hosting_updated', () => ({ checkoutHosting }));
 }
 
@@ -183,7 +218,9 @@ export async function changeMerchantStatus(ctx: CallerContext, id: string, move:
 export type LiveMove = 'request' | 'approve' | 'reject';
 
 const LIVE_VERBS: Record<LiveMove, string> = {
-  request: 'request live approval', approve: 'be approved for live', reject: 'have its live approval rejected',
+  request: 'request live approval',
+  approve: 'be approved for live',
+  reject: 'have its live approval rejected',
 };
 
 const LIVE_STATUS = statusMachine({
@@ -206,14 +243,20 @@ const LIVE_STATUS = statusMachine({
  * back to sandbox). Any other start state is 409 INVALID_STATE_TRANSITION.
  */
 export async function changeLiveStatus(ctx: CallerContext, id: string, move: LiveMove): Promise<Merchant> {
-  return toMerchant(await moveRecord(ctx, LIVE_STATUS, id, move, {
-    check: async (row, tx) => {
-      if (row.status === 'disabled') throw new ConflictError('MERCHANT_DISABLED', 'The merchant is disabled; activate it first.');
-      if (move === 'approve' && !(await companyHasApprovedKyb(tx, row.companyId))) {
-        throw new ConflictError('KYB_NOT_APPROVED', `Company ${row.companyId} has no approved KYB submission; the merchant cannot go live yet.`, {
-          hint: 'The company submits KYB and a reviewer approves it first.',
-        });
-      }
-    },
-  }));
+  return toMerchant(
+    await moveRecord(ctx, LIVE_STATUS, id, move, {
+      check: async (row, tx) => {
+        if (row.status === 'disabled') throw new ConflictError('MERCHANT_DISABLED', 'The merchant is disabled; activate it first.');
+        if (move === 'approve' && !(await companyHasApprovedKyb(tx, row.companyId))) {
+          throw new ConflictError(
+            'KYB_NOT_APPROVED',
+            `Company ${row.companyId} has no approved KYB submission; the merchant cannot go live yet.`,
+            {
+              hint: 'The company submits KYB and a reviewer approves it first.',
+            },
+          );
+        }
+      },
+    }),
+  );
 }

@@ -108,7 +108,8 @@ function loadBins(): { prefix: string; country: string }[] {
   if (!bins) {
     const file = fixturePath('card-bins.json');
     const parsed = binsSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-    if (!parsed.success) throw new Error(`${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(`${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
     bins = [...parsed.data.bins].sort((a, b) => b.prefix.length - a.prefix.length);
   }
   return bins;

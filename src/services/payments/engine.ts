@@ -61,15 +61,31 @@ export async function paymentChanged(tx: CallerContext, row: PaymentRow, event: 
 export async function bookCapture(tx: CallerContext, row: PaymentRow, amount: number): Promise<Partial<PaymentRow>> {
   const partnerId = row.partnerId ?? (await activePartnerOf(tx, row.merchantId));
   const breakdown = await resolveFees(tx, {
-    type: 'payment', outcome: 'successful', amount: { currency: row.currency, valueMinor: amount }, method: row.paymentMethodType,
-    merchantId: row.merchantId, terminalId: row.terminalId, channelId: row.channelId, partnerId, at: tx.clock.now(),
+    type: 'payment',
+    outcome: 'successful',
+    amount: { currency: row.currency, valueMinor: amount },
+    method: row.paymentMethodType,
+    merchantId: row.merchantId,
+    terminalId: row.terminalId,
+    channelId: row.channelId,
+    partnerId,
+    at: tx.clock.now(),
   });
   await postCapture(tx, {
-    tenantId: row.tenantId, livemode: row.livemode, merchantId: row.merchantId, paymentId: row.id,
-    providerIntegrationId: row.providerIntegrationId!, partnerId, breakdown, availableImmediately: row.fundsAvailableImmediately,
+    tenantId: row.tenantId,
+    livemode: row.livemode,
+    merchantId: row.merchantId,
+    paymentId: row.id,
+    providerIntegrationId: row.providerIntegrationId!,
+    partnerId,
+    breakdown,
+    availableImmediately: row.fundsAvailableImmediately,
   });
   return {
-    capturedMinor: amount, feeMinor: breakdown.merchantFee, netMinor: breakdown.net, partnerId,
+    capturedMinor: amount,
+    feeMinor: breakdown.merchantFee,
+    netMinor: breakdown.net,
+    partnerId,
     feeBreakdown: breakdown as unknown as Record<string, unknown>,
   };
 }
@@ -103,13 +119,30 @@ async function attemptRequest(pctx: CallerContext, pending: PendingAttempt, card
   const payment = pending.written?.payment ?? (await scoped(pctx, pctx.db.models.Payment).get(pending.paymentId));
   const attempt = pending.written?.attempt ?? (await scoped(pctx, pctx.db.models.PaymentAttempt).get(pending.attemptId));
   const cardData = card ?? (payment.cardVault ? (JSON.parse(pctx.sealer.open(payment.cardVault)) as CardInput) : null);
-  if (!cardData) return { unsent: { status: 'failed', providerReference: null, declineCode: 'processing_error', message: 'The card is no longer available for another attempt.' } };
+  if (!cardData)
+    return {
+      unsent: {
+        status: 'failed',
+        providerReference: null,
+        declineCode: 'processing_error',
+        message: 'The card is no longer available for another attempt.',
+      },
+    };
   return {
-    via: pctx, terminalId: attempt.terminalId, route: pending.route, operation: 'authorize',
+    via: pctx,
+    terminalId: attempt.terminalId,
+    route: pending.route,
+    operation: 'authorize',
     request: {
-      reference: attempt.id, tenantId: payment.tenantId, livemode: payment.livemode, returnUrl: payment.returnUrl ?? undefined,
-      amount: { currency: payment.currency, valueMinor: payment.amountMinor }, capture: capturesAutomatically(payment), forceThreeDsChallenge: riskOf(payment) === 'challenge',
-      paymentMethod: { type: payment.paymentMethodType, card: cardData }, metadata: payment.metadata,
+      reference: attempt.id,
+      tenantId: payment.tenantId,
+      livemode: payment.livemode,
+      returnUrl: payment.returnUrl ?? undefined,
+      amount: { currency: payment.currency, valueMinor: payment.amountMinor },
+      capture: capturesAutomatically(payment),
+      forceThreeDsChallenge: riskOf(payment) === 'challenge',
+      paymentMethod: { type: payment.paymentMethodType, card: cardData },
+      metadata: payment.metadata,
     },
   };
 }
@@ -131,7 +164,10 @@ function cascadeAllowed(profile: IntegrationProfileRow | null, attempts: number,
  * applied again.
  */
 export async function applyAttemptResult(
-  pctx: CallerContext, pending: PendingAttempt, result: ConnectorResult, settle?: (transaction: Transaction) => Promise<void>,
+  pctx: CallerContext,
+  pending: PendingAttempt,
+  result: ConnectorResult,
+  settle?: (transaction: Transaction) => Promise<void>,
 ): Promise<PendingAttempt | null> {
   const applied = await inTransaction(pctx, async (tx) => {
     const answer = await applyAttemptAnswer(tx, pending, result);
@@ -174,16 +210,19 @@ async function applyAttemptAnswer(tx: CallerContext, pending: PendingAttempt, re
   const answered = await transition(tx, ATTEMPT_MACHINE, attempt, result.status, {
     unaudited: true,
     changes: {
-      providerReference: result.providerReference ?? attempt.providerReference, declineCode: result.declineCode ?? null, message: result.message ?? null,
+      providerReference: result.providerReference ?? attempt.providerReference,
+      declineCode: result.declineCode ?? null,
+      message: result.message ?? null,
     },
   });
   // a decline counts its terminal's recent attempts (one statement, on this path only): routing.alert past the threshold
   if (result.status === 'declined') await alertOnDecline(tx, answered);
   if (row.currentAttemptId !== attempt.id || !OPEN_STATUSES.includes(row.status)) {
     // an approval that arrives after the payment was canceled (or given up): the provider holds an authorization nobody wants
-    const late = result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && result.providerReference
-      ? { terminalId: attempt.terminalId, providerReference: result.providerReference }
-      : null;
+    const late =
+      result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && result.providerReference
+        ? { terminalId: attempt.terminalId, providerReference: result.providerReference }
+        : null;
     return { pending, next: null, late };
   }
   return { pending, next: await movePaymentByAnswer(tx, row, result), late: null };
@@ -202,14 +241,17 @@ async function recordPendingAnswer(tx: CallerContext, pending: PendingAttempt, r
     { providerReference, providerStatus: result.rawStatus ?? 'pending' },
   );
   await scoped(tx, tx.db.models.PaymentAttempt).updateIf(
-    { id: pending.attemptId } as PaymentAttemptRow, { status: { [Op.in]: OPEN_ATTEMPT_STATUSES } }, { providerReference },
+    { id: pending.attemptId } as PaymentAttemptRow,
+    { status: { [Op.in]: OPEN_ATTEMPT_STATUSES } },
+    { providerReference },
   );
 }
 
 /** The payment moved by its current attempt's final answer; the next attempt to send when a decline cascades. */
 async function movePaymentByAnswer(tx: CallerContext, row: PaymentRow, result: ConnectorResult): Promise<PendingAttempt | null> {
   const common: Partial<PaymentRow> = {
-    providerReference: result.providerReference ?? row.providerReference, providerStatus: result.rawStatus ?? result.status,
+    providerReference: result.providerReference ?? row.providerReference,
+    providerStatus: result.rawStatus ?? result.status,
     threeDSResult: result.threeDSResult ?? row.threeDSResult,
   };
   if (result.status === 'requires_action') {
@@ -224,14 +266,19 @@ async function movePaymentByAnswer(tx: CallerContext, row: PaymentRow, result: C
   const next = await cascade(tx, row, result, common);
   if (next) return next;
   await failPayment(tx, row, {
-    ...common, errorCode: result.declineCode ?? 'processing_error', errorMessage: result.message ?? declineMessage(result.declineCode),
+    ...common,
+    errorCode: result.declineCode ?? 'processing_error',
+    errorMessage: result.message ?? declineMessage(result.declineCode),
   });
   return null;
 }
 
 /** A decline sent on to the next terminal of the payment's routing decision, when its profile's cascade allows it. */
 async function cascade(
-  tx: CallerContext, row: PaymentRow, result: ConnectorResult, common: Partial<PaymentRow>,
+  tx: CallerContext,
+  row: PaymentRow,
+  result: ConnectorResult,
+  common: Partial<PaymentRow>,
 ): Promise<PendingAttempt | null> {
   const attempts = scoped(tx, tx.db.models.PaymentAttempt);
   const profile = await scoped(tx, tx.db.models.IntegrationProfile).findOne({ merchantId: row.merchantId, mode: 'checkout' });
@@ -242,42 +289,71 @@ async function cascade(
   if (!nextTerminal || !cascadeAllowed(profile, tried.length, result)) return null;
   const terminal = await scoped(tx, tx.db.models.Terminal).get(nextTerminal);
   const next = await attempts.create({
-    tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode, paymentId: row.id, sequence: tried.length + 1,
-    terminalId: terminal.id, providerIntegrationId: terminal.providerIntegrationId, status: 'pending',
-    providerReference: null, declineCode: null, message: null,
+    tenantId: row.tenantId,
+    merchantId: row.merchantId,
+    livemode: row.livemode,
+    paymentId: row.id,
+    sequence: tried.length + 1,
+    terminalId: terminal.id,
+    providerIntegrationId: terminal.providerIntegrationId,
+    status: 'pending',
+    providerReference: null,
+    declineCode: null,
+    message: null,
   });
   await movePayment(tx, row, 'cascade', {
-    ...common, action: null, currentAttemptId: next.id, terminalId: terminal.id, providerIntegrationId: terminal.providerIntegrationId,
+    ...common,
+    action: null,
+    currentAttemptId: next.id,
+    terminalId: terminal.id,
+    providerIntegrationId: terminal.providerIntegrationId,
     providerReference: null,
   });
   return { paymentId: row.id, attemptId: next.id };
 }
 
 /** Voids, best effort, an authorization the provider approved after the payment was canceled (logged when it cannot). */
-async function voidLateApproval(pctx: CallerContext, pending: PendingAttempt, late: { terminalId: string; providerReference: string }): Promise<void> {
+async function voidLateApproval(
+  pctx: CallerContext,
+  pending: PendingAttempt,
+  late: { terminalId: string; providerReference: string },
+): Promise<void> {
   await throughProvider(pctx, {
     name: 'void of a late approval',
     record: { recorded: late },
     request: async (ctx, approval) => ({
-      via: ctx, terminalId: approval.terminalId, operation: 'void', request: { reference: pending.attemptId, providerReference: approval.providerReference },
+      via: ctx,
+      terminalId: approval.terminalId,
+      operation: 'void',
+      request: { reference: pending.attemptId, providerReference: approval.providerReference },
     }),
     apply: async (_tx, _approval, answer) => {
-      if (answer.unreachable) throw new Error(`late approval of canceled payment ${pending.paymentId} could not be voided: ${answer.unreachable.message}`);
+      if (answer.unreachable)
+        throw new Error(`late approval of canceled payment ${pending.paymentId} could not be voided: ${answer.unreachable.message}`);
     },
   });
 }
 
 function declineMessage(code: string | undefined): string {
   switch (code) {
-    case 'insufficient_funds': return 'The card has insufficient funds.';
-    case 'lost_card': return 'The card was reported lost.';
-    case 'stolen_card': return 'The card was reported stolen.';
-    case 'expired_card': return 'The card has expired.';
-    case 'incorrect_cvc': return 'The card\'s security code is incorrect.';
-    case 'card_not_supported': return 'The card is not supported.';
-    case 'authentication_failed': return '3-D Secure authentication failed.';
-    case 'processing_error': return 'The provider could not process the card.';
-    default: return 'The card was declined.';
+    case 'insufficient_funds':
+      return 'The card has insufficient funds.';
+    case 'lost_card':
+      return 'The card was reported lost.';
+    case 'stolen_card':
+      return 'The card was reported stolen.';
+    case 'expired_card':
+      return 'The card has expired.';
+    case 'incorrect_cvc':
+      return "The card's security code is incorrect.";
+    case 'card_not_supported':
+      return 'The card is not supported.';
+    case 'authentication_failed':
+      return '3-D Secure authentication failed.';
+    case 'processing_error':
+      return 'The provider could not process the card.';
+    default:
+      return 'The card was declined.';
   }
 }
 

@@ -17,8 +17,10 @@ import { toPayment, toRefund } from './records';
  */
 
 export const PAYMENT = auditedRecord<PaymentRow>({
-  model: (ctx) => ctx.db.models.Payment, targetType: 'payment',
-  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toPayment,
+  model: (ctx) => ctx.db.models.Payment,
+  targetType: 'payment',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: toPayment,
 });
 
 /** Statuses in which the provider may still answer for the payment's current attempt. */
@@ -27,7 +29,7 @@ const CANCELABLE: readonly PaymentStatus[] = ['processing', 'requires_action', '
 const REFUNDABLE: readonly PaymentStatus[] = ['captured', 'partially_refunded'];
 
 type PaymentMove =
-  | 'require_action' | 'authorize' | 'authorize_and_capture' | 'cascade' | 'fail' | 'cancel' | 'capture' | 'refund_part' | 'refund_all';
+  'require_action' | 'authorize' | 'authorize_and_capture' | 'cascade' | 'fail' | 'cancel' | 'capture' | 'refund_part' | 'refund_all';
 
 const payingRefused = refusedMove<PaymentRow>('payment');
 
@@ -52,7 +54,8 @@ export const PAYMENT_MACHINE = statusMachine<PaymentRow, PaymentMove, PaymentSta
     switch (move) {
       case 'capture':
         return new ConflictError(
-          'PAYMENT_NOT_CAPTURABLE', `Payment ${row.id} is ${row.status}: only a requires_capture payment can be captured.`,
+          'PAYMENT_NOT_CAPTURABLE',
+          `Payment ${row.id} is ${row.status}: only a requires_capture payment can be captured.`,
         );
       case 'cancel':
         return new ConflictError(
@@ -93,11 +96,15 @@ const PAYMENT_EVENTS: Record<PaymentMove, readonly string[]> = {
  * by the moves its events tell (a cascade or a refund leaves the session's mirror as the last event told it).
  */
 export async function movePayment(
-  tx: CallerContext, row: PaymentRow, move: PaymentMove, changes: Partial<PaymentRow> = {},
+  tx: CallerContext,
+  row: PaymentRow,
+  move: PaymentMove,
+  changes: Partial<PaymentRow> = {},
 ): Promise<PaymentRow> {
   const events = PAYMENT_EVENTS[move];
   const moved = await transition(tx, PAYMENT_MACHINE, row, move, {
-    changes, events: (after) => events.map((type) => paymentEvent(type, after)),
+    changes,
+    events: (after) => events.map((type) => paymentEvent(type, after)),
   });
   if (moved.checkoutSessionId && events.length > 0) {
     await recordSessionPayment(tx, moved.checkoutSessionId, { paymentId: moved.id, paymentStatus: moved.status });
@@ -109,7 +116,8 @@ export async function movePayment(
 
 /** An attempt's table; its moves are unaudited (ATTEMPT_MACHINE): what an entry would show is its payment's. */
 const ATTEMPT = auditedRecord<PaymentAttemptRow>({
-  model: (ctx) => ctx.db.models.PaymentAttempt, targetType: 'payment',
+  model: (ctx) => ctx.db.models.PaymentAttempt,
+  targetType: 'payment',
   owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
   render: (row) => ({ status: row.status }),
 });
@@ -136,8 +144,10 @@ export const ATTEMPT_MACHINE = statusMachine<PaymentAttemptRow, Exclude<AttemptS
 // ---------------------------------------------------------------------------------------------- refunds
 
 export const REFUND = auditedRecord<RefundRow>({
-  model: (ctx) => ctx.db.models.Refund, targetType: 'refund',
-  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toRefund,
+  model: (ctx) => ctx.db.models.Refund,
+  targetType: 'refund',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: toRefund,
 });
 
 /** A refund.* event: the full record as data. */

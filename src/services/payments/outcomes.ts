@@ -13,7 +13,11 @@ import { applyRefundResult } from './refunds';
  * caller records of the delivery (the sandbox acquirer marks its operation done) commits with it; it is not called
  * when no transaction applies anything (an unknown reference).
  */
-export async function handleProviderOutcome(rt: Runtime, outcome: ProviderOutcome, settle?: (transaction: Transaction) => Promise<void>): Promise<void> {
+export async function handleProviderOutcome(
+  rt: Runtime,
+  outcome: ProviderOutcome,
+  settle?: (transaction: Transaction) => Promise<void>,
+): Promise<void> {
   const pctx = processingContext(rt, outcome.tenantId, outcome.livemode);
   if (outcome.operation === 'authorize') {
     const attempt = await scoped(pctx, rt.db.models.PaymentAttempt).find(outcome.reference);
@@ -30,5 +34,8 @@ export async function handleProviderOutcome(rt: Runtime, outcome: ProviderOutcom
     await applyRefundResult(pctx, outcome.reference, { ...outcome.result, providerReference: outcome.providerReference }, settle);
     return;
   }
-  rt.logger.warn({ reference: outcome.reference, operation: outcome.operation }, 'provider outcome of an operation answered synchronously ignored');
+  rt.logger.warn(
+    { reference: outcome.reference, operation: outcome.operation },
+    'provider outcome of an operation answered synchronously ignored',
+  );
 }

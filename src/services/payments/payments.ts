@@ -18,7 +18,11 @@ import { formatMinor, type Money } from '../../domain/money';
  * The payment path's tenant-level context for a payment, inside the caller's transaction and with the caller (or
  * `actor`) as actor.
  */
-export function contextForPayment(ctx: CallerContext, row: Pick<PaymentRow, 'tenantId' | 'livemode'>, actor: Actor = ctx.actor): CallerContext {
+export function contextForPayment(
+  ctx: CallerContext,
+  row: Pick<PaymentRow, 'tenantId' | 'livemode'>,
+  actor: Actor = ctx.actor,
+): CallerContext {
   return withTransaction(processingContext(ctx, row.tenantId, row.livemode, actor), ctx.transaction);
 }
 
@@ -47,10 +51,19 @@ interface PaymentIntent {
 }
 
 /** Records a capture or void on the locked payment: the claim that keeps a second one away (409), and what recovery finishes. */
-async function recordOperation(tx: CallerContext, row: PaymentRow, kind: PendingPaymentOperation['kind'], amountMinor?: number): Promise<PaymentIntent> {
+async function recordOperation(
+  tx: CallerContext,
+  row: PaymentRow,
+  kind: PendingPaymentOperation['kind'],
+  amountMinor?: number,
+): Promise<PaymentIntent> {
   refuseWhilePending(row);
   const operation: PendingPaymentOperation = {
-    id: newId(), kind, ...(amountMinor === undefined ? {} : { amountMinor }), actor: { type: tx.actor.type, id: tx.actor.id, ...(tx.actor.name ? { name: tx.actor.name } : {}) }, requestedAt: tx.clock.now().toISOString(),
+    id: newId(),
+    kind,
+    ...(amountMinor === undefined ? {} : { amountMinor }),
+    actor: { type: tx.actor.type, id: tx.actor.id, ...(tx.actor.name ? { name: tx.actor.name } : {}) },
+    requestedAt: tx.clock.now().toISOString(),
   };
   const claimed = await scoped(tx, tx.db.models.Payment).updateIf(
     row,
@@ -74,7 +87,8 @@ async function operationRequest(ctx: CallerContext, intent: PaymentIntent): Prom
   const row = await scoped(ctx, ctx.db.models.Payment).get(intent.paymentId);
   const via = contextForPayment(ctx, row);
   const providerReference = row.providerReference!;
-  if (intent.operation.kind === 'void') return { via, terminalId: row.terminalId!, operation: 'void', request: { reference: row.id, providerReference } };
+  if (intent.operation.kind === 'void')
+    return { via, terminalId: row.terminalId!, operation: 'void', request: { reference: row.id, providerReference } };
   const amount = { currency: row.currency, valueMinor: intent.operation.amountMinor ?? row.authorizedMinor };
   return { via, terminalId: row.terminalId!, operation: 'capture', request: { reference: row.id, providerReference, amount } };
 }
@@ -110,7 +124,9 @@ async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: 
   if (answer.unreachable) {
     // never sent (the connector refused before the provider was reached): nothing happened, the payment stays as it was
     await payments.update(row, clear);
-    return { refusal: new UnavailableError(`The provider could not be reached: ${answer.unreachable.message}. Try again.`, 'PROVIDER_UNAVAILABLE') };
+    return {
+      refusal: new UnavailableError(`The provider could not be reached: ${answer.unreachable.message}. Try again.`, 'PROVIDER_UNAVAILABLE'),
+    };
   }
   const { result } = answer;
   if (result.status !== 'succeeded') {
@@ -129,7 +145,9 @@ async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: 
 }
 
 /** A recorded capture or void through the provider: the call outside any transaction, the answer applied after. */
-function paymentOperation(record: ProviderOperation<PaymentIntent, OperationOutcome>['record']): ProviderOperation<PaymentIntent, OperationOutcome> {
+function paymentOperation(
+  record: ProviderOperation<PaymentIntent, OperationOutcome>['record'],
+): ProviderOperation<PaymentIntent, OperationOutcome> {
   return { name: 'payment operation', record, request: operationRequest, apply: applyOperation };
 }
 
@@ -151,11 +169,14 @@ function lockedPayment(tx: CallerContext, id: string): Promise<PaymentRow> {
  */
 export async function capturePayment(ctx: CallerContext, id: string, input: { amount?: Money }): Promise<Payment> {
   // in the intent's transaction: load and lock, decide (the input is validated against the payment), record the intent
-  const outcome = await throughProvider(ctx, paymentOperation(async (tx) => {
-    const row = await lockedPayment(tx, id);
-    const amount = await decideCapture(tx, row, input);
-    return recordOperation(tx, row, 'capture', amount);
-  }));
+  const outcome = await throughProvider(
+    ctx,
+    paymentOperation(async (tx) => {
+      const row = await lockedPayment(tx, id);
+      const amount = await decideCapture(tx, row, input);
+      return recordOperation(tx, row, 'capture', amount);
+    }),
+  );
   // the provider called with no transaction open, its answer applied (applyOperation)
   return answered(ctx, outcome);
 }
@@ -168,12 +189,20 @@ async function decideCapture(tx: CallerContext, row: PaymentRow, input: { amount
   }
   const authorized = row.authorizedMinor;
   const amount = input.amount?.valueMinor ?? authorized;
-  if (input.amount && input.amount.currency !== row.currency) throw ValidationError.field('body.amount.currency', `must be the payment's currency ${row.currency}`);
+  if (input.amount && input.amount.currency !== row.currency)
+    throw ValidationError.field('body.amount.currency', `must be the payment's currency ${row.currency}`);
   if (amount <= 0) throw ValidationError.field('body.amount.valueMinor', 'must be positive');
-  if (amount > authorized) throw new BusinessRuleError('CAPTURE_EXCEEDS_AUTHORIZED', `Capture of ${formatMinor({ currency: row.currency, valueMinor: amount })} exceeds the authorized ${formatMinor({ currency: row.currency, valueMinor: authorized })}.`);
+  if (amount > authorized)
+    throw new BusinessRuleError(
+      'CAPTURE_EXCEEDS_AUTHORIZED',
+      `Capture of ${formatMinor({ currency: row.currency, valueMinor: amount })} exceeds the authorized ${formatMinor({ currency: row.currency, valueMinor: authorized })}.`,
+    );
   const pctx = contextForPayment(tx, row);
   if (amount < authorized && !supportsFeature(await getProvider(pctx, row.providerIntegrationId!), 'partial_capture')) {
-    throw new BusinessRuleError('PARTIAL_CAPTURE_NOT_SUPPORTED', 'The payment\'s provider does not support partial capture: capture the whole authorized amount.');
+    throw new BusinessRuleError(
+      'PARTIAL_CAPTURE_NOT_SUPPORTED',
+      "The payment's provider does not support partial capture: capture the whole authorized amount.",
+    );
   }
   return amount;
 }
@@ -184,19 +213,22 @@ async function decideCapture(tx: CallerContext, row: PaymentRow, input: { amount
  * nothing is booked. 409 once captured or final, or while a capture or cancel is in progress.
  */
 export async function cancelPayment(ctx: CallerContext, id: string): Promise<Payment> {
-  const outcome = await throughProvider(ctx, paymentOperation(async (tx) => {
-    // load and lock, decide
-    const row = await lockedPayment(tx, id);
-    refuseUnless(PAYMENT_MACHINE, row, 'cancel');
-    refuseWhilePending(row);
-    // an authorization is voided at the provider: the intent recorded, the provider called, its answer applied
-    // (applyOperation); an attempt still waiting for its answer (or for a 3DS challenge) is left behind: an approval
-    // that arrives after the cancel is voided then (engine.applyAttemptResult)
-    if (row.status === 'requires_capture' && row.providerReference && row.terminalId) return recordOperation(tx, row, 'void');
-    // nothing authorized: canceled at once, no provider asked
-    const changes = { action: null, cardVault: null, providerStatus: 'voided' };
-    return settled({ row: await movePayment(contextForPayment(tx, row), row, 'cancel', changes) });
-  }));
+  const outcome = await throughProvider(
+    ctx,
+    paymentOperation(async (tx) => {
+      // load and lock, decide
+      const row = await lockedPayment(tx, id);
+      refuseUnless(PAYMENT_MACHINE, row, 'cancel');
+      refuseWhilePending(row);
+      // an authorization is voided at the provider: the intent recorded, the provider called, its answer applied
+      // (applyOperation); an attempt still waiting for its answer (or for a 3DS challenge) is left behind: an approval
+      // that arrives after the cancel is voided then (engine.applyAttemptResult)
+      if (row.status === 'requires_capture' && row.providerReference && row.terminalId) return recordOperation(tx, row, 'void');
+      // nothing authorized: canceled at once, no provider asked
+      const changes = { action: null, cardVault: null, providerStatus: 'voided' };
+      return settled({ row: await movePayment(contextForPayment(tx, row), row, 'cancel', changes) });
+    }),
+  );
   return answered(ctx, outcome);
 }
 
@@ -211,7 +243,11 @@ export async function finishStalledOperation(pctx: CallerContext, paymentId: str
     const payments = scoped(tx, tx.db.models.Payment);
     const row = await payments.find(paymentId, { lock: true });
     if (!row?.pendingOperation || !row.pendingOperationUntil || new Date(row.pendingOperationUntil).getTime() > now.getTime()) return null;
-    const taken = await payments.updateIf(row, { pendingOperationUntil: { [Op.lte]: now } }, { pendingOperationUntil: new Date(now.getTime() + PAYMENT_OPERATION_LEASE_MS) });
+    const taken = await payments.updateIf(
+      row,
+      { pendingOperationUntil: { [Op.lte]: now } },
+      { pendingOperationUntil: new Date(now.getTime() + PAYMENT_OPERATION_LEASE_MS) },
+    );
     return taken ? { paymentId, operation: row.pendingOperation } : null;
   });
   if (!intent) return false;

@@ -33,7 +33,12 @@ export function toPayment(row: PaymentRow) {
   const fee = row.feeMinor;
   const captured = row.capturedMinor;
   const refunded = row.refundedMinor;
-  const breakdown = row.feeBreakdown as { providerFee?: number; tenantFee?: number; platformFee?: number; partnerCommission?: number } | null;
+  const breakdown = row.feeBreakdown as {
+    providerFee?: number;
+    tenantFee?: number;
+    platformFee?: number;
+    partnerCommission?: number;
+  } | null;
   return {
     id: row.id,
     tenantId: row.tenantId,
@@ -53,7 +58,14 @@ export function toPayment(row: PaymentRow) {
     merchantReference: row.merchantReference,
     paymentMethodType: row.paymentMethodType,
     card: row.card
-      ? { brand: row.card.brand, last4: row.card.last4, expMonth: row.card.expMonth, expYear: row.card.expYear, country: row.card.country, fingerprint: row.card.fingerprint }
+      ? {
+          brand: row.card.brand,
+          last4: row.card.last4,
+          expMonth: row.card.expMonth,
+          expYear: row.card.expYear,
+          country: row.card.country,
+          fingerprint: row.card.fingerprint,
+        }
       : null,
     providerReference: row.providerReference,
     providerStatus: row.providerStatus,

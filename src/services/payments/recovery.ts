@@ -23,7 +23,12 @@ export async function recoverStalledCalls(rt: Runtime, options: { staleMs?: numb
   const limit = options.batchSize ?? 100;
   const stale = { status: 'pending', providerReference: null, updatedAt: { [Op.lte]: before } };
   let recovered = 0;
-  const attempts = (await rt.db.models.PaymentAttempt.findAll({ where: stale, order: [['updatedAt', 'ASC']], limit, raw: true })) as unknown as PaymentAttemptRow[];
+  const attempts = (await rt.db.models.PaymentAttempt.findAll({
+    where: stale,
+    order: [['updatedAt', 'ASC']],
+    limit,
+    raw: true,
+  })) as unknown as PaymentAttemptRow[];
   for (const attempt of attempts) {
     const pctx = processingContext(rt, attempt.tenantId, Boolean(attempt.livemode));
     try {
@@ -33,7 +38,12 @@ export async function recoverStalledCalls(rt: Runtime, options: { staleMs?: numb
       rt.logger.error({ err: error, attemptId: attempt.id, paymentId: attempt.paymentId }, 'stalled payment attempt not recovered');
     }
   }
-  const refunds = (await rt.db.models.Refund.findAll({ where: stale, order: [['updatedAt', 'ASC']], limit, raw: true })) as unknown as RefundRow[];
+  const refunds = (await rt.db.models.Refund.findAll({
+    where: stale,
+    order: [['updatedAt', 'ASC']],
+    limit,
+    raw: true,
+  })) as unknown as RefundRow[];
   for (const refund of refunds) {
     const pctx = processingContext(rt, refund.tenantId, Boolean(refund.livemode));
     try {
@@ -43,9 +53,12 @@ export async function recoverStalledCalls(rt: Runtime, options: { staleMs?: numb
       rt.logger.error({ err: error, refundId: refund.id }, 'stalled refund not recovered');
     }
   }
-  const leased = await rt.db.models.Payment.findAll({
-    where: { pendingOperationUntil: { [Op.lte]: rt.clock.now() } }, order: [['pendingOperationUntil', 'ASC']], limit, raw: true,
-  }) as unknown as PaymentRow[];
+  const leased = (await rt.db.models.Payment.findAll({
+    where: { pendingOperationUntil: { [Op.lte]: rt.clock.now() } },
+    order: [['pendingOperationUntil', 'ASC']],
+    limit,
+    raw: true,
+  })) as unknown as PaymentRow[];
   for (const payment of leased) {
     const pctx = processingContext(rt, payment.tenantId, Boolean(payment.livemode));
     try {

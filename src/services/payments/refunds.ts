@@ -41,10 +41,15 @@ export interface CreateRefundInput {
  * its answer was kept) is answered with that refund (resumeRefund), none is made again.
  */
 export function refundRequest(
-  paymentId: string, input: CreateRefundInput,
+  paymentId: string,
+  input: CreateRefundInput,
 ): IdempotentRequest & Pick<IdempotentCall<Refund, Refund>, 'resume'> {
   return {
-    operation: 'createRefund', target: { id: paymentId }, input, ownTransactions: true, resume: (ctx) => resumeRefund(ctx, paymentId),
+    operation: 'createRefund',
+    target: { id: paymentId },
+    input,
+    ownTransactions: true,
+    resume: (ctx) => resumeRefund(ctx, paymentId),
   };
 }
 
@@ -53,7 +58,12 @@ export function refundRequest(
  * and the CLI run it there themselves, with refundRequest): the same key and request answer the first refund again,
  * another request under the key is 409 IDEMPOTENCY_KEY_REUSED.
  */
-export async function createRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput, idempotencyKey?: string): Promise<Refund> {
+export async function createRefund(
+  ctx: CallerContext,
+  paymentId: string,
+  input: CreateRefundInput,
+  idempotencyKey?: string,
+): Promise<Refund> {
   const call = { key: idempotencyKey, keyField: 'idempotencyKey', ...refundRequest(paymentId, input) };
   const outcome = await runIdempotent(ctx, call, (c) => makeRefund(c, paymentId, input));
   return outcome.replayed ? outcome.replay : outcome.result;
@@ -65,11 +75,14 @@ export async function createRefund(ctx: CallerContext, paymentId: string, input:
  * with no transaction open, and the answer applied.
  */
 export async function makeRefund(ctx: CallerContext, paymentId: string, input: CreateRefundInput): Promise<Refund> {
-  const refundId = await throughProvider(ctx, refundOperation(async (tx) => {
-    const payment = await scoped(tx, tx.db.models.Payment).get(paymentId, { lock: true });
-    const amount = await decideRefund(tx, payment, input);
-    return (await recordRefund(tx, payment, input, amount)).id;
-  }));
+  const refundId = await throughProvider(
+    ctx,
+    refundOperation(async (tx) => {
+      const payment = await scoped(tx, tx.db.models.Payment).get(paymentId, { lock: true });
+      const amount = await decideRefund(tx, payment, input);
+      return (await recordRefund(tx, payment, input, amount)).id;
+    }),
+  );
   return refundFor(ctx.level, await scoped(ctx, ctx.db.models.Refund).get(refundId));
 }
 
@@ -77,7 +90,8 @@ export async function makeRefund(ctx: CallerContext, paymentId: string, input: C
 async function decideRefund(tx: CallerContext, payment: PaymentRow, input: CreateRefundInput): Promise<number> {
   const paymentId = payment.id;
   refuseUnless(PAYMENT_MACHINE, payment, 'refund_part');
-  if (input.amount && input.amount.currency !== payment.currency) throw ValidationError.field('body.amount.currency', `must be the payment's currency ${payment.currency}`);
+  if (input.amount && input.amount.currency !== payment.currency)
+    throw ValidationError.field('body.amount.currency', `must be the payment's currency ${payment.currency}`);
   const remaining = refundableMinor(payment);
   // amounts in messages as the flags and the API take them: 20.00 EUR, never bare minor units
   const money = (valueMinor: number) => formatMinor({ currency: payment.currency, valueMinor });
@@ -90,19 +104,28 @@ async function decideRefund(tx: CallerContext, payment: PaymentRow, input: Creat
     );
   }
   if (amount > remaining || remaining <= 0) {
-    throw new BusinessRuleError('REFUND_EXCEEDS_REFUNDABLE', `Refund of ${money(amount)} exceeds what remains refundable (${money(Math.max(remaining, 0))}, pending refunds included).`);
+    throw new BusinessRuleError(
+      'REFUND_EXCEEDS_REFUNDABLE',
+      `Refund of ${money(amount)} exceeds what remains refundable (${money(Math.max(remaining, 0))}, pending refunds included).`,
+    );
   }
   const provider = await getProvider(contextForPayment(tx, payment), payment.providerIntegrationId!);
   const earlier = await scoped(tx, tx.db.models.Refund).count({ paymentId, status: ['pending', 'succeeded'] });
   const captured = payment.capturedMinor;
   if (supportsFeature(provider, 'single_full_refund_only') && (earlier > 0 || amount !== captured)) {
-    throw new BusinessRuleError('SINGLE_FULL_REFUND_ONLY', 'The payment\'s provider allows one full refund per payment and no partial or later refunds.');
+    throw new BusinessRuleError(
+      'SINGLE_FULL_REFUND_ONLY',
+      "The payment's provider allows one full refund per payment and no partial or later refunds.",
+    );
   }
   if (amount < captured && !supportsFeature(provider, 'partial_refund')) {
-    throw new BusinessRuleError('PARTIAL_REFUND_NOT_SUPPORTED', 'The payment\'s provider does not support partial refunds: refund the whole amount.');
+    throw new BusinessRuleError(
+      'PARTIAL_REFUND_NOT_SUPPORTED',
+      "The payment's provider does not support partial refunds: refund the whole amount.",
+    );
   }
   if (earlier > 0 && !supportsFeature(provider, 'multiple_refunds')) {
-    throw new BusinessRuleError('MULTIPLE_REFUNDS_NOT_SUPPORTED', 'The payment\'s provider allows one refund per payment.');
+    throw new BusinessRuleError('MULTIPLE_REFUNDS_NOT_SUPPORTED', "The payment's provider allows one refund per payment.");
   }
   return amount;
 }
@@ -117,10 +140,22 @@ async function recordRefund(tx: CallerContext, payment: PaymentRow, input: Creat
   if (!held) throw new ConflictError('PAYMENT_CHANGED', `Payment ${payment.id} changed meanwhile: try again.`);
   const pctx = contextForPayment(tx, payment);
   const refund = await scoped(pctx, pctx.db.models.Refund).create({
-    tenantId: payment.tenantId, merchantId: payment.merchantId, livemode: payment.livemode, paymentId: payment.id, status: 'pending',
-    currency: payment.currency, amountMinor: amount, reason: input.reason ?? null, merchantReference: input.merchantReference ?? null,
-    statusReason: null, items: (input.items ?? []).map((item) => ({ ...item, id: item.id ?? newId() })), metadata: input.metadata ?? {}, providerReference: null, feeBreakdown: null,
-    idempotencyKey: null, idempotencyFingerprint: null,
+    tenantId: payment.tenantId,
+    merchantId: payment.merchantId,
+    livemode: payment.livemode,
+    paymentId: payment.id,
+    status: 'pending',
+    currency: payment.currency,
+    amountMinor: amount,
+    reason: input.reason ?? null,
+    merchantReference: input.merchantReference ?? null,
+    statusReason: null,
+    items: (input.items ?? []).map((item) => ({ ...item, id: item.id ?? newId() })),
+    metadata: input.metadata ?? {},
+    providerReference: null,
+    feeBreakdown: null,
+    idempotencyKey: null,
+    idempotencyFingerprint: null,
   });
   await emitEvent(pctx, refundEvent('refund.created', refund));
   await auditRecord(pctx, REFUND, refund, 'refund.created', { after: toRefund(refund) });
@@ -150,15 +185,24 @@ function refundOperation(record: ProviderOperation<string, string>['record']): P
       const via = contextForPayment(ctx, refund);
       const payment = await scoped(via, via.db.models.Payment).get(refund.paymentId);
       return {
-        via, terminalId: payment.terminalId!, operation: 'refund',
+        via,
+        terminalId: payment.terminalId!,
+        operation: 'refund',
         request: {
-          reference: refund.id, tenantId: refund.tenantId, livemode: refund.livemode, providerReference: payment.providerReference!,
+          reference: refund.id,
+          tenantId: refund.tenantId,
+          livemode: refund.livemode,
+          providerReference: payment.providerReference!,
           amount: { currency: refund.currency, valueMinor: refund.amountMinor },
         },
       };
     },
     apply: async (tx, refundId, answer) => {
-      await applyRefundAnswer(contextForPayment(tx, await scoped(tx, tx.db.models.Refund).get(refundId)), refundId, answerOrPending(answer));
+      await applyRefundAnswer(
+        contextForPayment(tx, await scoped(tx, tx.db.models.Refund).get(refundId)),
+        refundId,
+        answerOrPending(answer),
+      );
       return refundId;
     },
   };
@@ -170,7 +214,12 @@ export async function sendRefund(pctx: CallerContext, refundId: string): Promise
 }
 
 /** Applies the provider's answer to a pending refund (immediate or asynchronous); idempotent. */
-export async function applyRefundResult(pctx: CallerContext, refundId: string, result: ConnectorResult, settle?: (transaction: Transaction) => Promise<void>): Promise<void> {
+export async function applyRefundResult(
+  pctx: CallerContext,
+  refundId: string,
+  result: ConnectorResult,
+  settle?: (transaction: Transaction) => Promise<void>,
+): Promise<void> {
   await inTransaction(pctx, async (tx) => {
     await applyRefundAnswer(tx, refundId, result);
     // what the caller records of the answer's delivery commits with it (see handleProviderOutcome)
@@ -200,17 +249,33 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
     return;
   }
   const fee = await resolveFees(tx, {
-    type: 'refund', outcome: 'successful', amount: { currency: refund.currency, valueMinor: amount }, method: payment.paymentMethodType,
-    merchantId: payment.merchantId, terminalId: payment.terminalId, channelId: payment.channelId, partnerId: payment.partnerId, at: tx.clock.now(),
+    type: 'refund',
+    outcome: 'successful',
+    amount: { currency: refund.currency, valueMinor: amount },
+    method: payment.paymentMethodType,
+    merchantId: payment.merchantId,
+    terminalId: payment.terminalId,
+    channelId: payment.channelId,
+    partnerId: payment.partnerId,
+    at: tx.clock.now(),
   });
   const charged = fee.merchantFee > 0 ? fee : null;
   await postRefund(tx, {
-    tenantId: payment.tenantId, livemode: payment.livemode, merchantId: payment.merchantId, paymentId: payment.id, refundId: refund.id,
-    providerIntegrationId: payment.providerIntegrationId!, partnerId: payment.partnerId, amount: { currency: refund.currency, valueMinor: amount }, fee: charged,
+    tenantId: payment.tenantId,
+    livemode: payment.livemode,
+    merchantId: payment.merchantId,
+    paymentId: payment.id,
+    refundId: refund.id,
+    providerIntegrationId: payment.providerIntegrationId!,
+    partnerId: payment.partnerId,
+    amount: { currency: refund.currency, valueMinor: amount },
+    fee: charged,
   });
   const refunded = payment.refundedMinor + amount;
   await movePayment(tx, payment, refunded >= payment.capturedMinor ? 'refund_all' : 'refund_part', {
-    refundPendingMinor: pendingAfter, refundedMinor: refunded, feeMinor: payment.feeMinor + (charged?.merchantFee ?? 0),
+    refundPendingMinor: pendingAfter,
+    refundedMinor: refunded,
+    feeMinor: payment.feeMinor + (charged?.merchantFee ?? 0),
   });
   await moveRefund(tx, refund, 'succeed', { providerReference, feeBreakdown: charged as unknown as Record<string, unknown> | null });
 }

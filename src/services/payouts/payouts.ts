@@ -57,8 +57,10 @@ export function payoutFor(level: Level, row: PayoutRow): Payout {
 }
 
 export const PAYOUT = auditedRecord<PayoutRow>({
-  model: (ctx) => ctx.db.models.Payout, targetType: 'payout',
-  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toPayout,
+  model: (ctx) => ctx.db.models.Payout,
+  targetType: 'payout',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: toPayout,
 });
 
 /** The payout.* event announcing the record as it is now. */
@@ -70,8 +72,13 @@ export function payoutEvent(type: string, row: PayoutRow): EmitInput {
 export function payoutPosting(row: PayoutRow): PayoutPosting {
   const breakdown = row.feeMinor > 0 ? (row.feeBreakdown as unknown as FeeBreakdown & { partnerId?: string | null }) : null;
   return {
-    tenantId: row.tenantId, livemode: row.livemode, merchantId: row.merchantId, payoutId: row.id,
-    amount: { currency: row.currency, valueMinor: row.amountMinor }, fee: breakdown, channelId: row.payoutChannelId,
+    tenantId: row.tenantId,
+    livemode: row.livemode,
+    merchantId: row.merchantId,
+    payoutId: row.id,
+    amount: { currency: row.currency, valueMinor: row.amountMinor },
+    fee: breakdown,
+    channelId: row.payoutChannelId,
     partnerId: breakdown?.partnerId ?? null,
   };
 }
@@ -95,7 +102,12 @@ const PAYOUT_MACHINE = statusMachine<PayoutRow, PayoutMove, PayoutStatus>({
  * One move of a payout locked in the caller's transaction, with its ledger posting: fail and cancel reverse the hold
  * (payout_reversal), pay pays it out (payout_paid, with the channel's provider integration earning the provider fee).
  */
-export async function movePayout(tx: CallerContext, row: PayoutRow, move: PayoutMove, options: TransitionOptions<PayoutRow> = {}): Promise<PayoutRow> {
+export async function movePayout(
+  tx: CallerContext,
+  row: PayoutRow,
+  move: PayoutMove,
+  options: TransitionOptions<PayoutRow> = {},
+): Promise<PayoutRow> {
   const moved = await transition(tx, PAYOUT_MACHINE, row, move, options);
   if (move === 'fail' || move === 'cancel') await postPayout(tx, 'payout_reversal', payoutPosting(moved));
   if (move === 'pay') {
@@ -133,7 +145,10 @@ export async function cancelPayout(ctx: CallerContext, id: string): Promise<Payo
     return movePayout(tx, current, 'cancel', {
       check: (r) => {
         if (r.submittedAt) {
-          throw new ConflictError('PAYOUT_BEING_SENT', `Payout ${r.id} was handed to the payout provider at ${iso(r.submittedAt)}: it can no longer be canceled.`);
+          throw new ConflictError(
+            'PAYOUT_BEING_SENT',
+            `Payout ${r.id} was handed to the payout provider at ${iso(r.submittedAt)}: it can no longer be canceled.`,
+          );
         }
       },
       changes: (_r, c) => ({ canceledAt: c.clock.now(), canceledBy: c.actor.id }),

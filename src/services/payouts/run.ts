@@ -49,9 +49,11 @@ export interface SchedulePeriod {
   start: Date;
 }
 
-
 /** The schedule's period that `now` is in (null for manual), and whether it is due (it starts on or after effectiveFrom's day). */
-export function periodOf(schedule: Pick<PayoutScheduleRow, 'interval' | 'weeklyAnchor' | 'effectiveFrom'>, now: Date): (SchedulePeriod & { due: boolean }) | null {
+export function periodOf(
+  schedule: Pick<PayoutScheduleRow, 'interval' | 'weeklyAnchor' | 'effectiveFrom'>,
+  now: Date,
+): (SchedulePeriod & { due: boolean }) | null {
   const today = dayStart(now);
   let start: Date;
   if (schedule.interval === 'daily') start = today;
@@ -94,9 +96,21 @@ export interface PayoutRunOptions {
 }
 
 /** One run of the payouts job over every tenant (or one merchant): creates the due payouts, sends them, marks arrivals paid. */
-export async function runPayouts(rt: Pick<Runtime, 'db' | 'clock' | 'config' | 'sealer'>, options: PayoutRunOptions = {}): Promise<PayoutRunResult> {
+export async function runPayouts(
+  rt: Pick<Runtime, 'db' | 'clock' | 'config' | 'sealer'>,
+  options: PayoutRunOptions = {},
+): Promise<PayoutRunResult> {
   const now = options.now ?? rt.clock.now();
-  const result: PayoutRunResult = { at: now.toISOString(), schedulesDue: 0, created: [], skipped: [], inTransit: [], failed: [], unsent: [], paid: [] };
+  const result: PayoutRunResult = {
+    at: now.toISOString(),
+    schedulesDue: 0,
+    created: [],
+    skipped: [],
+    inTransit: [],
+    failed: [],
+    unsent: [],
+    paid: [],
+  };
   for (const livemode of options.modes ?? [false, true]) {
     const sys = systemContext(rt, livemode);
     const where: Record<string | symbol, unknown> = { interval: { [Op.in]: ['daily', 'weekly'] } };
@@ -107,10 +121,13 @@ export async function runPayouts(rt: Pick<Runtime, 'db' | 'clock' | 'config' | '
       const period = periodOf(schedule, now);
       if (!period?.due) continue;
       result.schedulesDue++;
-      const tctx = elevate(sys, 'tenant', 'a merchant\'s scheduled payouts', { tenantId: schedule.tenantId });
+      const tctx = elevate(sys, 'tenant', "a merchant's scheduled payouts", { tenantId: schedule.tenantId });
       await payOutSchedule(tctx, schedule, period, now, result);
     }
-    const scope = { ...(options.merchantId ? { merchantId: options.merchantId } : {}), ...(options.tenantId ? { tenantId: options.tenantId } : {}) };
+    const scope = {
+      ...(options.merchantId ? { merchantId: options.merchantId } : {}),
+      ...(options.tenantId ? { tenantId: options.tenantId } : {}),
+    };
     await sendPending(sys, now, scope, result);
     // what arrived by now (the sends above took some time of the clock: their arrival is then, not at the run's start)
     await markArrived(sys, new Date(Math.max(now.getTime(), sys.clock.now().getTime())), scope, result);
@@ -119,8 +136,15 @@ export async function runPayouts(rt: Pick<Runtime, 'db' | 'clock' | 'config' | '
 }
 
 /** Each currency of the merchant's available balance: a payout of the period unless made already, short or refused. */
-async function payOutSchedule(ctx: CallerContext, schedule: PayoutScheduleRow, period: SchedulePeriod, now: Date, result: PayoutRunResult): Promise<void> {
-  const skip = (currency: string | null, reason: string) => result.skipped.push({ merchantId: schedule.merchantId, livemode: schedule.livemode, currency, period: period.key, reason });
+async function payOutSchedule(
+  ctx: CallerContext,
+  schedule: PayoutScheduleRow,
+  period: SchedulePeriod,
+  now: Date,
+  result: PayoutRunResult,
+): Promise<void> {
+  const skip = (currency: string | null, reason: string) =>
+    result.skipped.push({ merchantId: schedule.merchantId, livemode: schedule.livemode, currency, period: period.key, reason });
   const balances = await balancesOf(ctx, { merchantId: schedule.merchantId });
   for (const balance of balances) {
     const currency = balance.currency;
@@ -140,7 +164,11 @@ async function payOutSchedule(ctx: CallerContext, schedule: PayoutScheduleRow, p
 
 /** The payout of one currency for the period, or why none was made. */
 async function createPayout(
-  ctx: CallerContext, schedule: PayoutScheduleRow, currency: string, period: SchedulePeriod, now: Date,
+  ctx: CallerContext,
+  schedule: PayoutScheduleRow,
+  currency: string,
+  period: SchedulePeriod,
+  now: Date,
   /** a one-off run (events trigger): the schedule as given (not the stored one), at most `grossLimit` of the balance */
   oneOff?: { grossLimit: number },
 ): Promise<Payout | string> {
@@ -156,15 +184,27 @@ async function createPayout(
     if (!oneOff && (!current || periodOf(current, now)?.key !== period.key || !periodOf(current, now)?.due)) return 'the schedule changed';
     if (!current) return 'the schedule changed';
     if (!current.withdrawalMethodId) return 'the schedule has no withdrawal method';
-    const { method, type, details } = await usableMethod(tx, current.withdrawalMethodId, merchant.id, currency, 'schedule.withdrawalMethodId');
+    const { method, type, details } = await usableMethod(
+      tx,
+      current.withdrawalMethodId,
+      merchant.id,
+      currency,
+      'schedule.withdrawalMethodId',
+    );
     const channel = await payoutChannel(tx, undefined, currency);
     const [balance] = await balancesOf(tx, { merchantId: merchant.id, currency });
     const available = Math.min(balance?.available.valueMinor ?? 0, oneOff?.grossLimit ?? Number.MAX_SAFE_INTEGER);
     if (available <= 0) return 'nothing available';
     const partnerId = await activePartnerOf(tx, merchant.id);
     const breakdown = await resolveFees(tx, {
-      type: 'payout', outcome: 'successful', amount: { currency, valueMinor: available }, method: type.paymentMethod, merchantId: merchant.id,
-      channelId: channel.id, partnerId, at: now,
+      type: 'payout',
+      outcome: 'successful',
+      amount: { currency, valueMinor: available },
+      method: type.paymentMethod,
+      merchantId: merchant.id,
+      channelId: channel.id,
+      partnerId,
+      at: now,
     });
     const amount = breakdown.net;
     const minimum = current.minimumAmounts?.find((m) => m.currency === currency)?.valueMinor ?? 0;
@@ -172,11 +212,28 @@ async function createPayout(
     if (amount <= 0) return `the fee (${money(breakdown.merchantFee)}) takes the whole available balance (${money(available)})`;
     if (amount < minimum) return `below the schedule's minimum (${money(amount)} < ${money(minimum)})`;
     const row = await payouts.create({
-      id: newId(), tenantId: merchant.tenantId, merchantId: merchant.id, currency, amountMinor: amount, feeMinor: breakdown.merchantFee,
-      feeBreakdown: { ...breakdown, reserve: 0, partnerId } as unknown as Record<string, unknown>, status: 'pending', withdrawalMethodId: method.id,
-      payoutChannelId: channel.id, destinationType: method.methodType, destinationSealed: tx.sealer.seal(JSON.stringify(details)),
-      destinationMasked: method.detailsMasked, periodKey: period.key, submittedAt: null, arrivalDate: null, failureReason: null, providerReference: null,
-      paidAt: null, failedAt: null, canceledAt: null, canceledBy: null,
+      id: newId(),
+      tenantId: merchant.tenantId,
+      merchantId: merchant.id,
+      currency,
+      amountMinor: amount,
+      feeMinor: breakdown.merchantFee,
+      feeBreakdown: { ...breakdown, reserve: 0, partnerId } as unknown as Record<string, unknown>,
+      status: 'pending',
+      withdrawalMethodId: method.id,
+      payoutChannelId: channel.id,
+      destinationType: method.methodType,
+      destinationSealed: tx.sealer.seal(JSON.stringify(details)),
+      destinationMasked: method.detailsMasked,
+      periodKey: period.key,
+      submittedAt: null,
+      arrivalDate: null,
+      failureReason: null,
+      providerReference: null,
+      paidAt: null,
+      failedAt: null,
+      canceledAt: null,
+      canceledBy: null,
     });
     await postPayout(tx, 'payout', payoutPosting(row));
     await emitEvent(tx, payoutEvent('payout.created', row));
@@ -194,7 +251,9 @@ interface Scope {
 async function sendPending(sys: CallerContext, now: Date, scope: Scope, result: PayoutRunResult): Promise<void> {
   const stale = new Date(now.getTime() - SEND_LEASE_MS);
   const rows = await scoped(sys, sys.db.models.Payout).findAll({
-    ...scope, status: 'pending', [Op.or]: [{ submittedAt: null }, { submittedAt: { [Op.lte]: stale } }],
+    ...scope,
+    status: 'pending',
+    [Op.or]: [{ submittedAt: null }, { submittedAt: { [Op.lte]: stale } }],
   } as never);
   for (const row of rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())) {
     const tctx = elevate(sys, 'tenant', 'a scheduled payout sent to the provider', { tenantId: row.tenantId });
@@ -226,13 +285,29 @@ export async function sendPayout(ctx: CallerContext, id: string, now: Date): Pro
         if (error instanceof PayplaneError) return settled(row);
         throw error;
       }
-      const claimed = await scoped(tx, tx.db.models.Payout).updateIf(row, { status: 'pending', submittedAt: row.submittedAt }, { submittedAt: now });
+      const claimed = await scoped(tx, tx.db.models.Payout).updateIf(
+        row,
+        { status: 'pending', submittedAt: row.submittedAt },
+        { submittedAt: now },
+      );
       if (!claimed) return settled(row);
-      return { row: claimed, terminalId, destination: { type: row.destinationType, details: JSON.parse(tx.sealer.open(row.destinationSealed)) as Record<string, string> } };
+      return {
+        row: claimed,
+        terminalId,
+        destination: { type: row.destinationType, details: JSON.parse(tx.sealer.open(row.destinationSealed)) as Record<string, string> },
+      };
     },
     request: async (octx, { row, terminalId, destination }) => ({
-      via: octx, terminalId, operation: 'payout',
-      request: { reference: row.id, tenantId: row.tenantId, livemode: row.livemode, amount: { currency: row.currency, valueMinor: row.amountMinor }, destination },
+      via: octx,
+      terminalId,
+      operation: 'payout',
+      request: {
+        reference: row.id,
+        tenantId: row.tenantId,
+        livemode: row.livemode,
+        amount: { currency: row.currency, valueMinor: row.amountMinor },
+        destination,
+      },
     }),
     apply: async (tx, intent, answer) => {
       const row = await lockedRecord(tx, PAYOUT, id);
@@ -249,7 +324,11 @@ export async function sendPayout(ctx: CallerContext, id: string, now: Date): Pro
       const reference = result.providerReference?.slice(0, 255) ?? null;
       if (result.status === 'declined' || result.status === 'failed') {
         return movePayout(tx, row, 'fail', {
-          changes: { failedAt: at, providerReference: reference, failureReason: `The payout provider refused the payout: ${result.message ?? result.declineCode ?? result.rawStatus ?? 'no reason given'}` },
+          changes: {
+            failedAt: at,
+            providerReference: reference,
+            failureReason: `The payout provider refused the payout: ${result.message ?? result.declineCode ?? result.rawStatus ?? 'no reason given'}`,
+          },
         });
       }
       return movePayout(tx, row, 'send', { changes: { providerReference: reference, arrivalDate: at } });
@@ -286,15 +365,36 @@ export async function runOneOffPayout(
   const sys = systemContext(rt, false);
   const tctx = elevate(sys, 'tenant', 'a one-off sandbox payout', { tenantId: target.tenantId });
   const schedule = {
-    id: newId(), tenantId: target.tenantId, merchantId: target.merchantId, livemode: false, interval: 'daily', weeklyAnchor: null,
-    withdrawalMethodId: target.withdrawalMethodId, minimumAmounts: [], effectiveFrom: now, updatedBy: null, createdAt: now, updatedAt: now, deletedAt: null,
+    id: newId(),
+    tenantId: target.tenantId,
+    merchantId: target.merchantId,
+    livemode: false,
+    interval: 'daily',
+    weeklyAnchor: null,
+    withdrawalMethodId: target.withdrawalMethodId,
+    minimumAmounts: [],
+    effectiveFrom: now,
+    updatedBy: null,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
   } satisfies PayoutScheduleRow;
-  const made = await createPayout(tctx, schedule, target.currency, { key: `trigger:${newId()}`, start: now }, now, { grossLimit: target.grossLimit });
+  const made = await createPayout(tctx, schedule, target.currency, { key: `trigger:${newId()}`, start: now }, now, {
+    grossLimit: target.grossLimit,
+  });
   if (typeof made === 'string') return { payout: null, skipped: made };
-  const result: PayoutRunResult = { at: now.toISOString(), schedulesDue: 0, created: [], skipped: [], inTransit: [], failed: [], unsent: [], paid: [] };
+  const result: PayoutRunResult = {
+    at: now.toISOString(),
+    schedulesDue: 0,
+    created: [],
+    skipped: [],
+    inTransit: [],
+    failed: [],
+    unsent: [],
+    paid: [],
+  };
   const scope = { merchantId: target.merchantId, tenantId: target.tenantId };
   await sendPending(sys, now, scope, result);
   await markArrived(sys, new Date(Math.max(now.getTime(), sys.clock.now().getTime())), scope, result);
   return { payout: await scoped(tctx, tctx.db.models.Payout).get(made.id), skipped: null };
 }
-

@@ -31,19 +31,36 @@ export interface PayoutSchedule {
 
 export function toPayoutSchedule(row: PayoutScheduleRow): PayoutSchedule {
   return {
-    merchantId: row.merchantId, livemode: row.livemode, interval: row.interval, weeklyAnchor: row.weeklyAnchor,
-    withdrawalMethodId: row.withdrawalMethodId, minimumAmounts: row.minimumAmounts ?? [], effectiveFrom: iso(row.effectiveFrom), updatedAt: iso(row.updatedAt),
+    merchantId: row.merchantId,
+    livemode: row.livemode,
+    interval: row.interval,
+    weeklyAnchor: row.weeklyAnchor,
+    withdrawalMethodId: row.withdrawalMethodId,
+    minimumAmounts: row.minimumAmounts ?? [],
+    effectiveFrom: iso(row.effectiveFrom),
+    updatedAt: iso(row.updatedAt),
   };
 }
 
 /** The schedule of a merchant that never set one: manual. */
 function defaultSchedule(merchantId: string, livemode: boolean): PayoutSchedule {
-  return { merchantId, livemode, interval: 'manual', weeklyAnchor: null, withdrawalMethodId: null, minimumAmounts: [], effectiveFrom: null, updatedAt: null };
+  return {
+    merchantId,
+    livemode,
+    interval: 'manual',
+    weeklyAnchor: null,
+    withdrawalMethodId: null,
+    minimumAmounts: [],
+    effectiveFrom: null,
+    updatedAt: null,
+  };
 }
 
 const SCHEDULE = auditedRecord<PayoutScheduleRow>({
-  model: (ctx) => ctx.db.models.PayoutSchedule, targetType: 'payout_schedule',
-  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toPayoutSchedule,
+  model: (ctx) => ctx.db.models.PayoutSchedule,
+  targetType: 'payout_schedule',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: toPayoutSchedule,
 });
 
 export async function getPayoutSchedule(ctx: CallerContext, merchantId: string | undefined): Promise<PayoutSchedule> {
@@ -65,7 +82,8 @@ async function scheduleMethod(tx: CallerContext, merchantId: string, methodId: s
   const field = 'body.withdrawalMethodId';
   const method = await scoped(tx, tx.db.models.MerchantWithdrawalMethod).find(methodId);
   if (!method) throw new NotFoundError('withdrawal method', methodId, { errors: [{ path: field, message: 'no such withdrawal method' }] });
-  if (method.merchantId !== merchantId) throw ValidationError.field(field, `is a withdrawal method of another merchant (${method.merchantId}), not of ${merchantId}`);
+  if (method.merchantId !== merchantId)
+    throw ValidationError.field(field, `is a withdrawal method of another merchant (${method.merchantId}), not of ${merchantId}`);
   const due = method.status === 'cooling' && method.activatesAt && new Date(method.activatesAt).getTime() <= tx.clock.now().getTime();
   if (method.status !== 'active' && !due) {
     const why = method.status === 'cooling' ? `is cooling until ${iso(method.activatesAt)}` : `is ${method.status}`;
@@ -83,12 +101,15 @@ async function scheduleMethod(tx: CallerContext, merchantId: string, methodId: s
  */
 export async function setPayoutSchedule(ctx: CallerContext, input: SetPayoutScheduleInput): Promise<PayoutSchedule> {
   const anchor = input.weeklyAnchor ?? null;
-  if (input.interval === 'weekly' && !anchor) throw ValidationError.field('body.weeklyAnchor', 'is required for a weekly schedule: the weekday (UTC) its payouts start');
-  if (input.interval !== 'weekly' && anchor) throw ValidationError.field('body.weeklyAnchor', `is for weekly schedules only (interval is ${input.interval})`);
+  if (input.interval === 'weekly' && !anchor)
+    throw ValidationError.field('body.weeklyAnchor', 'is required for a weekly schedule: the weekday (UTC) its payouts start');
+  if (input.interval !== 'weekly' && anchor)
+    throw ValidationError.field('body.weeklyAnchor', `is for weekly schedules only (interval is ${input.interval})`);
   const minimumAmounts = input.minimumAmounts ?? [];
   const seen = new Set<string>();
   minimumAmounts.forEach((m, i) => {
-    if (seen.has(m.currency)) throw ValidationError.field(`body.minimumAmounts[${i}].currency`, `${m.currency} is given twice: one minimum per currency`);
+    if (seen.has(m.currency))
+      throw ValidationError.field(`body.minimumAmounts[${i}].currency`, `${m.currency} is given twice: one minimum per currency`);
     seen.add(m.currency);
   });
   return inTransaction(ctx, async (tx) => {
@@ -96,7 +117,10 @@ export async function setPayoutSchedule(ctx: CallerContext, input: SetPayoutSche
     const merchant = await targetMerchant(tx, input.merchantId, 'body.merchantId', { lock: true });
     let methodId = input.withdrawalMethodId ?? null;
     if (input.interval !== 'manual' && !methodId) {
-      throw ValidationError.field('body.withdrawalMethodId', `is required for a ${input.interval} schedule: the active withdrawal method payouts go to`);
+      throw ValidationError.field(
+        'body.withdrawalMethodId',
+        `is required for a ${input.interval} schedule: the active withdrawal method payouts go to`,
+      );
     }
     const schedules = scoped(tx, tx.db.models.PayoutSchedule);
     const current = await schedules.findOne({ merchantId: merchant.id }, { lock: true });
@@ -104,7 +128,13 @@ export async function setPayoutSchedule(ctx: CallerContext, input: SetPayoutSche
     // sent back unchanged): its runs then make no payout until another is set
     if (methodId && methodId !== current?.withdrawalMethodId) methodId = await scheduleMethod(tx, merchant.id, methodId);
     const now = tx.clock.now();
-    const values = { interval: input.interval, weeklyAnchor: anchor, withdrawalMethodId: methodId, minimumAmounts: minimumAmounts.map((m) => ({ currency: m.currency, valueMinor: m.valueMinor })), updatedBy: tx.actor.id };
+    const values = {
+      interval: input.interval,
+      weeklyAnchor: anchor,
+      withdrawalMethodId: methodId,
+      minimumAmounts: minimumAmounts.map((m) => ({ currency: m.currency, valueMinor: m.valueMinor })),
+      updatedBy: tx.actor.id,
+    };
     if (!current) {
       const row = await schedules.create({ tenantId: merchant.tenantId, merchantId: merchant.id, ...values, effectiveFrom: now });
       await auditRecord(tx, SCHEDULE, row, 'payout_schedule.created', { after: toPayoutSchedule(row) });

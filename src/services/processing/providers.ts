@@ -28,12 +28,17 @@ export const SANDBOX_SINGLE_REFUND_PROVIDER_ID = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c
 export const PROVIDER_STATUSES = ['available', 'maintenance', 'deprecated'] as const;
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 
-const CredentialSchemaFile = z.object({
-  type: z.literal('object'),
-  properties: z.record(z.string(), z.object({ type: z.literal('string'), title: z.string().optional(), secret: z.boolean().optional() }).passthrough()),
-  required: z.array(z.string()),
-  additionalProperties: z.boolean().optional(),
-}).passthrough();
+const CredentialSchemaFile = z
+  .object({
+    type: z.literal('object'),
+    properties: z.record(
+      z.string(),
+      z.object({ type: z.literal('string'), title: z.string().optional(), secret: z.boolean().optional() }).passthrough(),
+    ),
+    required: z.array(z.string()),
+    additionalProperties: z.boolean().optional(),
+  })
+  .passthrough();
 
 const ProviderFile = z.strictObject({
   id: z.string().uuid(),
@@ -47,27 +52,48 @@ const ProviderFile = z.strictObject({
   testModeAvailable: z.boolean(),
   status: z.enum(PROVIDER_STATUSES),
   documentationUrl: z.url(),
-  supportedPaymentMethods: z.array(z.strictObject({
-    method: Code,
-    brands: z.array(Code),
-    currencies: z.array(Upper3),
-    countries: z.array(z.string().regex(/^[A-Z]{2}$/)),
-    supported: z.boolean(),
-    implemented: z.boolean(),
-    operations: z.array(z.strictObject({ operation: z.enum(['authorize', 'capture', 'void', 'refund', 'payout']), supported: z.boolean(), implemented: z.boolean() })),
-  })).min(1),
+  supportedPaymentMethods: z
+    .array(
+      z.strictObject({
+        method: Code,
+        brands: z.array(Code),
+        currencies: z.array(Upper3),
+        countries: z.array(z.string().regex(/^[A-Z]{2}$/)),
+        supported: z.boolean(),
+        implemented: z.boolean(),
+        operations: z.array(
+          z.strictObject({
+            operation: z.enum(['authorize', 'capture', 'void', 'refund', 'payout']),
+            supported: z.boolean(),
+            implemented: z.boolean(),
+          }),
+        ),
+      }),
+    )
+    .min(1),
   supportedFeatures: z.array(z.strictObject({ feature: Code, supported: z.boolean(), implemented: z.boolean() })),
   supportedThreeDSVersions: z.array(z.string()),
   threeDsCapabilities: z.strictObject({
     executionModels: z.array(z.strictObject({ model: z.string(), supported: z.boolean(), implemented: z.boolean() })),
     protocolVersions: z.array(z.strictObject({ version: z.string(), supported: z.boolean(), implemented: z.boolean() })),
     controls: z.strictObject({
-      forceSkip: Flag, challengePreference: Flag, scaExemption: Flag, browserData: Flag, preAuthenticated: Flag, storedCredentialIndicator: Flag,
+      forceSkip: Flag,
+      challengePreference: Flag,
+      scaExemption: Flag,
+      browserData: Flag,
+      preAuthenticated: Flag,
+      storedCredentialIndicator: Flag,
       supportedExemptions: z.array(z.string()),
     }),
     challengeFlows: z.array(z.strictObject({ flow: z.string(), supported: z.boolean(), implemented: z.boolean() })),
   }),
-  storedCredentialCapabilities: z.strictObject({ cardOnFile: Flag, recurringMit: Flag, installmentMit: Flag, oneClickCit: Flag, unscheduledMit: Flag }),
+  storedCredentialCapabilities: z.strictObject({
+    cardOnFile: Flag,
+    recurringMit: Flag,
+    installmentMit: Flag,
+    oneClickCit: Flag,
+    unscheduledMit: Flag,
+  }),
   cutoffTimeUtc: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/),
   createdAt: z.iso.datetime(),
 });
@@ -87,7 +113,8 @@ export function providerCatalog(): ProviderDeclaration[] {
   if (catalog) return catalog;
   const file = fixturePath('providers.json');
   const parsed = CatalogFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-  if (!parsed.success) throw new Error(`${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const ids = new Set<string>();
   const codes = new Set<string>();
   for (const p of parsed.data.providers) {
@@ -106,7 +133,15 @@ export function providerCatalog(): ProviderDeclaration[] {
 
 /** What the platform adjusted, keyed by name (the stored form of a capability overlay). */
 export interface CapabilityOverlay {
-  paymentMethods?: Record<string, Partial<SupportFlag> & { brands?: string[]; currencies?: string[]; countries?: string[]; operations?: Record<string, Partial<SupportFlag>> }>;
+  paymentMethods?: Record<
+    string,
+    Partial<SupportFlag> & {
+      brands?: string[];
+      currencies?: string[];
+      countries?: string[];
+      operations?: Record<string, Partial<SupportFlag>>;
+    }
+  >;
   features?: Record<string, Partial<SupportFlag>>;
   storedCredential?: Partial<Record<StoredCredentialKey, Partial<SupportFlag>>>;
   testModeAvailable?: boolean;
@@ -185,7 +220,12 @@ export async function listProviders(ctx: CallerContext, filters: ProviderFilters
   const overlays = new Map((await scoped(ctx, ctx.db.models.ProviderOverlay).findAll()).map((o) => [o.id, o]));
   const all = providerCatalog()
     .map((p) => toProvider(p, overlays.get(p.id) ?? null))
-    .filter((p) => (!filters.status || p.status === filters.status) && (!filters.category || p.category === filters.category) && (!filters.code || p.code === filters.code));
+    .filter(
+      (p) =>
+        (!filters.status || p.status === filters.status) &&
+        (!filters.category || p.category === filters.category) &&
+        (!filters.code || p.code === filters.code),
+    );
   const sign = page.sortOrder === 'asc' ? 1 : -1;
   all.sort((a, b) => sign * (a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)));
   let start = 0;
@@ -208,7 +248,9 @@ export async function listProviders(ctx: CallerContext, filters: ProviderFilters
 
 /** A provider integration is audited through its overlay (its id is the provider's), as the platform's. */
 const PROVIDER = auditedRecord<ProviderOverlayRow>({
-  model: (ctx) => ctx.db.models.ProviderOverlay, targetType: 'provider_integration', owner: () => ({ tenantId: null }),
+  model: (ctx) => ctx.db.models.ProviderOverlay,
+  targetType: 'provider_integration',
+  owner: () => ({ tenantId: null }),
   render: (row) => toProvider(declarationOf(row.id), row),
 });
 
@@ -242,7 +284,15 @@ export async function setProviderStatus(ctx: CallerContext, id: string, status: 
 }
 
 export interface CapabilityAdjustments {
-  supportedPaymentMethods?: Array<Partial<SupportFlag> & { method: string; brands?: string[]; currencies?: string[]; countries?: string[]; operations?: Array<Partial<SupportFlag> & { operation: string }> }>;
+  supportedPaymentMethods?: Array<
+    Partial<SupportFlag> & {
+      method: string;
+      brands?: string[];
+      currencies?: string[];
+      countries?: string[];
+      operations?: Array<Partial<SupportFlag> & { operation: string }>;
+    }
+  >;
   supportedFeatures?: Array<Partial<SupportFlag> & { feature: string }>;
   storedCredentialCapabilities?: Partial<Record<StoredCredentialKey, Partial<SupportFlag>>>;
   testModeAvailable?: boolean;
@@ -254,15 +304,22 @@ export interface CapabilityAdjustments {
 /** An adjustment may switch a declared capability off (or back on), never claim one the connector does not declare. */
 function checkFlag(issues: FieldIssue[], path: string, declared: SupportFlag, adjust: Partial<SupportFlag>): Partial<SupportFlag> {
   for (const key of ['supported', 'implemented'] as const) {
-    if (adjust[key] === true && !declared[key]) issues.push({ path: `${path}.${key}`, message: `cannot be true: the connector does not declare it ${key}` });
+    if (adjust[key] === true && !declared[key])
+      issues.push({ path: `${path}.${key}`, message: `cannot be true: the connector does not declare it ${key}` });
   }
-  return Object.fromEntries(Object.entries({ supported: adjust.supported, implemented: adjust.implemented }).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries({ supported: adjust.supported, implemented: adjust.implemented }).filter(([, v]) => v !== undefined),
+  );
 }
 
 function subset(issues: FieldIssue[], path: string, values: string[] | undefined, declared: string[], what: string): string[] | undefined {
   if (values === undefined) return undefined;
   values.forEach((v, i) => {
-    if (!declared.includes(v)) issues.push({ path: `${path}[${i}]`, message: `${v} is not among the connector's declared ${what} (${declared.join(', ') || 'none'})` });
+    if (!declared.includes(v))
+      issues.push({
+        path: `${path}[${i}]`,
+        message: `${v} is not among the connector's declared ${what} (${declared.join(', ') || 'none'})`,
+      });
   });
   return [...new Set(values)];
 }
@@ -288,24 +345,37 @@ export async function adjustCapabilities(ctx: CallerContext, id: string, input: 
     if (countries) entry.countries = countries;
     m.operations?.forEach((op, j) => {
       const d = declared.operations.find((x) => x.operation === op.operation);
-      if (!d) issues.push({ path: `${path}.operations[${j}].operation`, message: `${op.operation} is not an operation the connector declares for ${m.method}` });
+      if (!d)
+        issues.push({
+          path: `${path}.operations[${j}].operation`,
+          message: `${op.operation} is not an operation the connector declares for ${m.method}`,
+        });
       else (entry.operations ??= {})[op.operation] = checkFlag(issues, `${path}.operations[${j}]`, d, op);
     });
     (add.paymentMethods ??= {})[m.method] = entry;
   });
   input.supportedFeatures?.forEach((f, i) => {
     const declared = p.supportedFeatures.find((d) => d.feature === f.feature);
-    if (!declared) issues.push({ path: `body.supportedFeatures[${i}].feature`, message: `${f.feature} is not a feature the connector declares` });
+    if (!declared)
+      issues.push({ path: `body.supportedFeatures[${i}].feature`, message: `${f.feature} is not a feature the connector declares` });
     else (add.features ??= {})[f.feature] = checkFlag(issues, `body.supportedFeatures[${i}]`, declared, f);
   });
   for (const key of STORED_CREDENTIAL_KEYS) {
     const adj = input.storedCredentialCapabilities?.[key];
-    if (adj) (add.storedCredential ??= {})[key] = checkFlag(issues, `body.storedCredentialCapabilities.${key}`, p.storedCredentialCapabilities[key], adj);
+    if (adj)
+      (add.storedCredential ??= {})[key] = checkFlag(
+        issues,
+        `body.storedCredentialCapabilities.${key}`,
+        p.storedCredentialCapabilities[key],
+        adj,
+      );
   }
-  if (input.testModeAvailable === true && !p.testModeAvailable) issues.push({ path: 'body.testModeAvailable', message: 'cannot be true: the connector has no test mode' });
+  if (input.testModeAvailable === true && !p.testModeAvailable)
+    issues.push({ path: 'body.testModeAvailable', message: 'cannot be true: the connector has no test mode' });
   if (input.testModeAvailable !== undefined) add.testModeAvailable = input.testModeAvailable;
   if (input.cutoffTimeUtc !== undefined) add.cutoffTimeUtc = input.cutoffTimeUtc;
-  if (issues.length) throw new ValidationError(`Invalid capability adjustments: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  if (issues.length)
+    throw new ValidationError(`Invalid capability adjustments: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
 
   return inTransaction(ctx, async (tx) => {
     const existing = await scoped(tx, tx.db.models.ProviderOverlay).find(p.id, { lock: true });
@@ -314,7 +384,8 @@ export async function adjustCapabilities(ctx: CallerContext, id: string, input: 
     const overlay = await saveOverlay(tx, p.id, { capabilities: merged });
     const after = toProvider(p, overlay);
     await auditRecord(tx, PROVIDER, overlay, 'provider_integration.capabilities_adjusted', {
-      before: { capabilityOverlay: before.capabilityOverlay }, after: { capabilityOverlay: after.capabilityOverlay },
+      before: { capabilityOverlay: before.capabilityOverlay },
+      after: { capabilityOverlay: after.capabilityOverlay },
     });
     return after;
   });
@@ -330,7 +401,8 @@ function mergeOverlay(base: CapabilityOverlay, add: CapabilityOverlay): Capabili
     if (Object.keys(operations).length) next.operations = operations;
     (out.paymentMethods ??= {})[method] = next;
   }
-  for (const [feature, f] of Object.entries(add.features ?? {})) (out.features ??= {})[feature] = { ...(out.features?.[feature] ?? {}), ...f };
+  for (const [feature, f] of Object.entries(add.features ?? {}))
+    (out.features ??= {})[feature] = { ...(out.features?.[feature] ?? {}), ...f };
   for (const [key, f] of Object.entries(add.storedCredential ?? {})) {
     (out.storedCredential ??= {})[key as StoredCredentialKey] = { ...(out.storedCredential?.[key as StoredCredentialKey] ?? {}), ...f };
   }

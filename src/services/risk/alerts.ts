@@ -15,9 +15,17 @@ export async function emitFraudAlert(tx: CallerContext, payment: PaymentRow, ris
     merchantId: payment.merchantId,
     livemode: payment.livemode,
     data: {
-      object: 'alert', kind: 'fraud', severity: risk.evaluatedDecision === 'decline' ? 'high' : 'medium', merchantId: payment.merchantId,
-      paymentId: payment.id, riskScore: risk.score, decision: risk.evaluatedDecision, enforced: risk.enforced, reason: risk.reason,
-      matchedRules: risk.matchedRules, createdAt: tx.clock.now().toISOString(),
+      object: 'alert',
+      kind: 'fraud',
+      severity: risk.evaluatedDecision === 'decline' ? 'high' : 'medium',
+      merchantId: payment.merchantId,
+      paymentId: payment.id,
+      riskScore: risk.score,
+      decision: risk.evaluatedDecision,
+      enforced: risk.enforced,
+      reason: risk.reason,
+      matchedRules: risk.matchedRules,
+      createdAt: tx.clock.now().toISOString(),
     },
   });
 }

@@ -65,18 +65,30 @@ const AGGREGATE_OPERATORS = COMPARISON;
 export function subjectValue(subject: RiskSubject, field: ConditionField): string | null {
   const raw = ((): string | null => {
     switch (field) {
-      case 'amount': return String(subject.amount.valueMinor);
-      case 'currency': return subject.amount.currency;
-      case 'country': return subject.card?.country ?? null;
-      case 'bin': return subject.card?.bin ?? null;
-      case 'brand': return subject.card?.brand ?? null;
-      case 'card_fingerprint': return subject.card?.fingerprint ?? null;
-      case 'email': return subject.email;
-      case 'email_domain': return emailDomain(subject.email);
-      case 'ip': return subject.ip;
-      case 'customer_reference': return subject.customerReference;
-      case 'three_ds_result': return subject.threeDSResult;
-      case 'merchant_id': return subject.merchantId;
+      case 'amount':
+        return String(subject.amount.valueMinor);
+      case 'currency':
+        return subject.amount.currency;
+      case 'country':
+        return subject.card?.country ?? null;
+      case 'bin':
+        return subject.card?.bin ?? null;
+      case 'brand':
+        return subject.card?.brand ?? null;
+      case 'card_fingerprint':
+        return subject.card?.fingerprint ?? null;
+      case 'email':
+        return subject.email;
+      case 'email_domain':
+        return emailDomain(subject.email);
+      case 'ip':
+        return subject.ip;
+      case 'customer_reference':
+        return subject.customerReference;
+      case 'three_ds_result':
+        return subject.threeDSResult;
+      case 'merchant_id':
+        return subject.merchantId;
     }
   })();
   if (raw === null || raw === '') return null;
@@ -90,7 +102,12 @@ export function subjectValue(subject: RiskSubject, field: ConditionField): strin
 export function emailDomain(email: string | null): string | null {
   if (!email) return null;
   const at = email.lastIndexOf('@');
-  return at >= 0 && at < email.length - 1 ? email.slice(at + 1).trim().toLowerCase() : null;
+  return at >= 0 && at < email.length - 1
+    ? email
+        .slice(at + 1)
+        .trim()
+        .toLowerCase()
+    : null;
 }
 
 /** A canonical text of an IP address (IPv4-mapped IPv6 written as IPv4). Throws on anything else. */
@@ -103,7 +120,10 @@ export function normalizeIp(value: string): string {
 /** An address as 32 hex digits of its IPv6 form (IPv4 mapped), so that ranges compare as strings. */
 export function ipKey(address: ipaddr.IPv4 | ipaddr.IPv6): string {
   const v6 = address.kind() === 'ipv4' ? (address as ipaddr.IPv4).toIPv4MappedAddress() : (address as ipaddr.IPv6);
-  return v6.toByteArray().map((b) => b.toString(16).padStart(2, '0')).join('');
+  return v6
+    .toByteArray()
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
 }
 
 /** An ip list entry (an address or a CIDR range): its canonical text and first and last address keys. */
@@ -122,7 +142,10 @@ export function ipRange(value: string): { value: string; start: string; end: str
 
 /** The values of in and not_in: a comma-separated list. */
 export function listValues(value: string): string[] {
-  return value.split(',').map((v) => v.trim()).filter((v) => v.length > 0);
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
 }
 
 const INTEGER = /^-?\d{1,15}$/;
@@ -136,12 +159,16 @@ export function conditionIssues(condition: RiskCondition, path: string): FieldIs
   const spec = FIELDS[condition.field];
   if (condition.aggregation) {
     if (!(AGGREGATE_OPERATORS as readonly string[]).includes(condition.operator)) {
-      issues.push({ path: `${path}.operator`, message: `with an aggregation must be one of ${AGGREGATE_OPERATORS.join(', ')} (the count or sum is compared)` });
+      issues.push({
+        path: `${path}.operator`,
+        message: `with an aggregation must be one of ${AGGREGATE_OPERATORS.join(', ')} (the count or sum is compared)`,
+      });
     }
     if (condition.aggregation.metric === 'sum' && condition.field !== 'amount') {
       issues.push({ path: `${path}.field`, message: 'must be amount for a sum aggregation (the amounts are summed)' });
     }
-    if (!INTEGER.test(condition.value.trim())) issues.push({ path: `${path}.value`, message: 'must be an integer (a count, or a sum in minor units)' });
+    if (!INTEGER.test(condition.value.trim()))
+      issues.push({ path: `${path}.value`, message: 'must be an integer (a count, or a sum in minor units)' });
     return issues;
   }
   if (!spec.operators.includes(condition.operator)) {
@@ -172,9 +199,10 @@ export function conditionIssues(condition: RiskCondition, path: string): FieldIs
 export function normalizeCondition(condition: RiskCondition): RiskCondition {
   if (condition.aggregation || condition.operator === 'in_list') return { ...condition, value: condition.value.trim() };
   const normalize = FIELDS[condition.field].normalize;
-  const value = condition.operator === 'in' || condition.operator === 'not_in'
-    ? listValues(condition.value).map(normalize).join(',')
-    : normalize(condition.value);
+  const value =
+    condition.operator === 'in' || condition.operator === 'not_in'
+      ? listValues(condition.value).map(normalize).join(',')
+      : normalize(condition.value);
   return { ...condition, value };
 }
 
@@ -189,12 +217,18 @@ export function matchesCondition(condition: RiskCondition, subject: RiskSubject,
   if (op === 'in_list') return inList(condition.value);
   if (FIELDS[condition.field].kind === 'number') return compareNumbers(op, Number(actual), condition.value);
   switch (op) {
-    case 'eq': return actual === condition.value;
-    case 'neq': return actual !== condition.value;
-    case 'in': return listValues(condition.value).includes(actual);
-    case 'not_in': return !listValues(condition.value).includes(actual);
-    case 'contains': return actual.includes(condition.value);
-    default: return false;
+    case 'eq':
+      return actual === condition.value;
+    case 'neq':
+      return actual !== condition.value;
+    case 'in':
+      return listValues(condition.value).includes(actual);
+    case 'not_in':
+      return !listValues(condition.value).includes(actual);
+    case 'contains':
+      return actual.includes(condition.value);
+    default:
+      return false;
   }
 }
 
@@ -203,14 +237,23 @@ export function compareNumbers(op: ConditionOperator, actual: number, value: str
   const list = () => listValues(value).map(Number);
   const n = Number(value);
   switch (op) {
-    case 'eq': return actual === n;
-    case 'neq': return actual !== n;
-    case 'gt': return actual > n;
-    case 'gte': return actual >= n;
-    case 'lt': return actual < n;
-    case 'lte': return actual <= n;
-    case 'in': return list().includes(actual);
-    case 'not_in': return !list().includes(actual);
-    default: return false;
+    case 'eq':
+      return actual === n;
+    case 'neq':
+      return actual !== n;
+    case 'gt':
+      return actual > n;
+    case 'gte':
+      return actual >= n;
+    case 'lt':
+      return actual < n;
+    case 'lte':
+      return actual <= n;
+    case 'in':
+      return list().includes(actual);
+    case 'not_in':
+      return !list().includes(actual);
+    default:
+      return false;
   }
 }

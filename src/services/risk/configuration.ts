@@ -31,14 +31,24 @@ export type RiskSettings = Pick<RiskConfiguration, 'challengeScore' | 'reviewSco
 function toConfiguration(tenantId: string, row: RiskConfigurationRow | null): RiskConfiguration {
   if (!row) return { tenantId, ...RISK_DEFAULTS, isDefault: true, updatedBy: null, createdAt: null, updatedAt: null };
   return {
-    tenantId, challengeScore: Number(row.challengeScore), reviewScore: row.reviewScore === null ? null : Number(row.reviewScore),
-    declineScore: Number(row.declineScore), enforcement: row.enforcement, isDefault: false, updatedBy: row.updatedBy,
-    createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt),
+    tenantId,
+    challengeScore: Number(row.challengeScore),
+    reviewScore: row.reviewScore === null ? null : Number(row.reviewScore),
+    declineScore: Number(row.declineScore),
+    enforcement: row.enforcement,
+    isDefault: false,
+    updatedBy: row.updatedBy,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
   };
 }
 
 /** The tenant's own row (default: the caller's tenant). */
-async function currentRow(ctx: CallerContext, options: { lock?: boolean } = {}, tenantId = ctx.tenantId): Promise<RiskConfigurationRow | null> {
+async function currentRow(
+  ctx: CallerContext,
+  options: { lock?: boolean } = {},
+  tenantId = ctx.tenantId,
+): Promise<RiskConfigurationRow | null> {
   return scoped(ctx, ctx.db.models.RiskConfiguration).findOne({ tenantId }, options);
 }
 
@@ -61,9 +71,12 @@ export async function putRiskConfiguration(ctx: CallerContext, input: Partial<Ri
     enforcement: input.enforcement ?? RISK_DEFAULTS.enforcement,
   };
   const issues: FieldIssue[] = [];
-  if (settings.challengeScore > settings.declineScore) issues.push({ path: 'body.challengeScore', message: `must not be above declineScore (${settings.declineScore})` });
-  if (settings.reviewScore !== null && settings.reviewScore > settings.declineScore) issues.push({ path: 'body.reviewScore', message: `must not be above declineScore (${settings.declineScore})` });
-  if (issues.length) throw new ValidationError(`Invalid risk configuration: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  if (settings.challengeScore > settings.declineScore)
+    issues.push({ path: 'body.challengeScore', message: `must not be above declineScore (${settings.declineScore})` });
+  if (settings.reviewScore !== null && settings.reviewScore > settings.declineScore)
+    issues.push({ path: 'body.reviewScore', message: `must not be above declineScore (${settings.declineScore})` });
+  if (issues.length)
+    throw new ValidationError(`Invalid risk configuration: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   return inTransaction(ctx, async (tx) => {
     // the tenant row's lock serializes two first PUTs of one tenant
     await scoped(tx, tx.db.models.Tenant).find(tx.tenantId!, { lock: true });
@@ -74,7 +87,14 @@ export async function putRiskConfiguration(ctx: CallerContext, input: Partial<Ri
       : await access.create({ tenantId: tx.tenantId!, ...settings, updatedBy: tx.actor.id });
     const before = toConfiguration(tx.tenantId!, row);
     const after = toConfiguration(tx.tenantId!, saved);
-    await recordAudit(tx, { action: 'risk_configuration.updated', targetType: 'risk_configuration', targetId: saved.id, tenantId: tx.tenantId!, before, after });
+    await recordAudit(tx, {
+      action: 'risk_configuration.updated',
+      targetType: 'risk_configuration',
+      targetId: saved.id,
+      tenantId: tx.tenantId!,
+      before,
+      after,
+    });
     return after;
   });
 }
@@ -86,7 +106,11 @@ export async function resetRiskConfiguration(ctx: CallerContext): Promise<RiskCo
     if (row) {
       await scoped(tx, tx.db.models.RiskConfiguration).softDelete(row);
       await recordAudit(tx, {
-        action: 'risk_configuration.reset', targetType: 'risk_configuration', targetId: row.id, tenantId: tx.tenantId!, before: toConfiguration(tx.tenantId!, row),
+        action: 'risk_configuration.reset',
+        targetType: 'risk_configuration',
+        targetId: row.id,
+        tenantId: tx.tenantId!,
+        before: toConfiguration(tx.tenantId!, row),
         after: toConfiguration(tx.tenantId!, null),
       });
     }

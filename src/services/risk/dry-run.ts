@@ -17,18 +17,33 @@ const text = (max = 255) => z.string().trim().min(1).max(max);
 export const RiskPaymentInput = z
   .strictObject({
     merchantId: z.string().uuid(),
-    amount: z.strictObject({ currency: z.string().regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 currency code'), valueMinor: z.number().int().safe().min(0) }),
+    amount: z.strictObject({
+      currency: z.string().regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 currency code'),
+      valueMinor: z.number().int().safe().min(0),
+    }),
     channelId: z.string().uuid().nullable().optional(),
-    terminalId: z.string().uuid().nullable().optional().describe('the terminal the payment would be routed to (aggregations scoped to terminal)'),
+    terminalId: z
+      .string()
+      .uuid()
+      .nullable()
+      .optional()
+      .describe('the terminal the payment would be routed to (aggregations scoped to terminal)'),
     card: z
       .strictObject({
         number: z.string().optional(),
         expMonth: z.number().int().optional(),
         expYear: z.number().int().optional(),
         fingerprint: text().optional(),
-        bin: z.string().regex(/^\d{6}$/, 'must be the 6 first digits of the card').optional(),
+        bin: z
+          .string()
+          .regex(/^\d{6}$/, 'must be the 6 first digits of the card')
+          .optional(),
         brand: text(50).optional(),
-        country: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code').nullable().optional(),
+        country: z
+          .string()
+          .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
+          .nullable()
+          .optional(),
       })
       .optional(),
     customerInfo: z
@@ -42,7 +57,7 @@ export const RiskPaymentInput = z
 export type RiskPaymentInput = z.infer<typeof RiskPaymentInput>;
 
 export interface RiskDryRun {
-  subject: Omit<RiskSubject, 'card'> & { card: Omit<NonNullable<RiskSubject['card']>, 'fingerprint'> & { fingerprint: string } | null };
+  subject: Omit<RiskSubject, 'card'> & { card: (Omit<NonNullable<RiskSubject['card']>, 'fingerprint'> & { fingerprint: string }) | null };
   decision: RiskDecision;
 }
 
@@ -51,13 +66,22 @@ export async function riskSubjectFromInput(ctx: CallerContext, input: RiskPaymen
   const merchant = await scoped(ctx, ctx.db.models.Merchant).get(input.merchantId);
   let card: RiskSubject['card'] = null;
   if (input.card?.number !== undefined) {
-    const given = { number: input.card.number, expMonth: input.card.expMonth ?? 12, expYear: input.card.expYear ?? ctx.clock.now().getUTCFullYear() + 1 };
+    const given = {
+      number: input.card.number,
+      expMonth: input.card.expMonth ?? 12,
+      expYear: input.card.expYear ?? ctx.clock.now().getUTCFullYear() + 1,
+    };
     validateCard(given, ctx.clock.now(), 'card');
     const summary = summarizeCard(ctx, given);
     card = { fingerprint: summary.fingerprint, bin: summary.bin, brand: summary.brand, country: summary.country };
   } else if (input.card) {
     if (!input.card.fingerprint) throw ValidationError.field('card.fingerprint', 'is required when card.number is not given');
-    card = { fingerprint: input.card.fingerprint, bin: input.card.bin ?? '', brand: input.card.brand ?? 'unknown', country: input.card.country ?? null };
+    card = {
+      fingerprint: input.card.fingerprint,
+      bin: input.card.bin ?? '',
+      brand: input.card.brand ?? 'unknown',
+      country: input.card.country ?? null,
+    };
   }
   let ip: string | null = null;
   if (input.customerInfo?.ipAddress) {
@@ -68,9 +92,17 @@ export async function riskSubjectFromInput(ctx: CallerContext, input: RiskPaymen
     }
   }
   return {
-    tenantId: merchant.tenantId, livemode: ctx.livemode, merchantId: merchant.id, channelId: input.channelId ?? null, terminalId: input.terminalId ?? null,
-    amount: input.amount, card, email: input.customerInfo?.email?.toLowerCase() ?? null, ip,
-    customerReference: input.customerInfo?.customerReference ?? null, threeDSResult: input.threeDSResult ?? null,
+    tenantId: merchant.tenantId,
+    livemode: ctx.livemode,
+    merchantId: merchant.id,
+    channelId: input.channelId ?? null,
+    terminalId: input.terminalId ?? null,
+    amount: input.amount,
+    card,
+    email: input.customerInfo?.email?.toLowerCase() ?? null,
+    ip,
+    customerReference: input.customerInfo?.customerReference ?? null,
+    threeDSResult: input.threeDSResult ?? null,
   };
 }
 

@@ -54,7 +54,6 @@ const SEVERITY: Record<RiskOutcome, number> = { allow: 0, challenge: 1, review: 
 const SIGNAL_OUTCOME: Record<RiskSignal, RiskOutcome> = { allow: 'allow', challenge: 'challenge', review: 'review', block: 'decline' };
 const stronger = (a: RiskOutcome, b: RiskOutcome): RiskOutcome => (SEVERITY[b] > SEVERITY[a] ? b : a);
 
-
 /** The payment columns aggregations count by, and the subject's value for each. */
 const IDENTIFIER_COLUMN = {
   card_fingerprint: { column: 'cardFingerprint', field: 'card_fingerprint' },
@@ -96,7 +95,8 @@ export async function aggregateValue(ctx: CallerContext, aggregation: RiskAggreg
  * planner into the tenant's createdAt index instead of a payments_risk_* one.
  */
 function subjectScope(caller: CallerContext, subject: RiskSubject): CallerContext {
-  if (caller.level === 'tenant' && caller.tenantId === subject.tenantId && caller.livemode === subject.livemode && !caller.merchantScope) return caller;
+  if (caller.level === 'tenant' && caller.tenantId === subject.tenantId && caller.livemode === subject.livemode && !caller.merchantScope)
+    return caller;
   return elevate(caller, 'tenant', 'the risk subject tenant and mode', { tenantId: subject.tenantId, livemode: subject.livemode });
 }
 
@@ -116,7 +116,10 @@ async function lockIdentifiers(ctx: CallerContext, subject: RiskSubject, identif
     .filter((k): k is string => k !== null)
     .sort();
   for (const key of keys) {
-    await ctx.db.sequelize.query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', { replacements: { key }, transaction: ctx.transaction });
+    await ctx.db.sequelize.query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', {
+      replacements: { key },
+      transaction: ctx.transaction,
+    });
   }
 }
 
@@ -131,7 +134,9 @@ async function applicablePlans(ctx: CallerContext, subject: RiskSubject): Promis
 
 /** Priority, then creation, then id: a total order, so the evaluation is the same every time. */
 function byPriority(a: ScoringRuleRow, b: ScoringRuleRow): number {
-  return Number(a.priority) - Number(b.priority) || new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime() || a.id.localeCompare(b.id);
+  return (
+    Number(a.priority) - Number(b.priority) || new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime() || a.id.localeCompare(b.id)
+  );
 }
 
 /**
@@ -162,9 +167,20 @@ export async function evaluateRisk(caller: CallerContext, subject: RiskSubject, 
     : [];
 
   const conditionsOf = new Map(rules.map((r) => [r.id, ruleConditions(r)]));
-  await lockIdentifiers(ctx, subject, [...conditionsOf.values()].flat().flatMap((c) => (c.aggregation ? [c.aggregation.identifier] : [])));
+  await lockIdentifiers(
+    ctx,
+    subject,
+    [...conditionsOf.values()].flat().flatMap((c) => (c.aggregation ? [c.aggregation.identifier] : [])),
+  );
   const now = at ?? ctx.clock.now();
-  const listIds = [...new Set([...conditionsOf.values()].flat().filter((c) => c.operator === 'in_list' && !c.aggregation).map((c) => c.value))];
+  const listIds = [
+    ...new Set(
+      [...conditionsOf.values()]
+        .flat()
+        .filter((c) => c.operator === 'in_list' && !c.aggregation)
+        .map((c) => c.value),
+    ),
+  ];
   const holding = await groupsHolding(ctx, listIds, subject);
   const aggregates = new Map<string, Promise<number>>();
   const aggregate = (a: RiskAggregation) => {
@@ -185,7 +201,13 @@ export async function evaluateRisk(caller: CallerContext, subject: RiskSubject, 
       holds = compareNumbers(c.operator, await aggregate(c.aggregation!), c.value);
     }
     if (!holds) continue;
-    const matched: MatchedRule = { id: rule.id, name: rule.name, signal: rule.signal, scoreImpact: Number(rule.scoreImpact), priority: Number(rule.priority) };
+    const matched: MatchedRule = {
+      id: rule.id,
+      name: rule.name,
+      signal: rule.signal,
+      scoreImpact: Number(rule.scoreImpact),
+      priority: Number(rule.priority),
+    };
     matchedRules.push(matched);
     score += matched.scoreImpact;
     bySignal = stronger(bySignal, SIGNAL_OUTCOME[rule.signal]);
@@ -205,12 +227,19 @@ export async function evaluateRisk(caller: CallerContext, subject: RiskSubject, 
   let reason: string | null = null;
   if (blockedBy) reason = `blocked by rule "${blockedBy.name}"`;
   else if (evaluatedDecision !== 'allow') {
-    reason = SEVERITY[byScore] >= SEVERITY[bySignal]
-      ? `score ${score} reached the ${evaluatedDecision} threshold ${evaluatedDecision === 'decline' ? thresholds.decline : evaluatedDecision === 'review' ? thresholds.review : thresholds.challenge}`
-      : `rule "${matchedRules.find((r) => SIGNAL_OUTCOME[r.signal] === evaluatedDecision)!.name}" signals ${evaluatedDecision}`;
+    reason =
+      SEVERITY[byScore] >= SEVERITY[bySignal]
+        ? `score ${score} reached the ${evaluatedDecision} threshold ${evaluatedDecision === 'decline' ? thresholds.decline : evaluatedDecision === 'review' ? thresholds.review : thresholds.challenge}`
+        : `rule "${matchedRules.find((r) => SIGNAL_OUTCOME[r.signal] === evaluatedDecision)!.name}" signals ${evaluatedDecision}`;
   }
   return {
-    decision: enforced ? evaluatedDecision : 'allow', evaluatedDecision, enforced, score, matchedRules, thresholds,
-    planIds: plans.map((p) => p.id), reason,
+    decision: enforced ? evaluatedDecision : 'allow',
+    evaluatedDecision,
+    enforced,
+    score,
+    matchedRules,
+    thresholds,
+    planIds: plans.map((p) => p.id),
+    reason,
   };
 }

@@ -17,8 +17,31 @@ import { ipKey, ipRange, subjectValue, type RiskSubject } from './conditions';
  * soft-deletes its entries in the same transaction.
  */
 
-const GROUP_FIELDS = ['id', 'tenantId', 'livemode', 'name', 'description', 'entryType', 'createdBy', 'createdAt', 'updatedAt', 'deletedAt'] as const;
-const ENTRY_FIELDS = ['id', 'listGroupId', 'tenantId', 'livemode', 'entryType', 'value', 'note', 'createdBy', 'createdAt', 'updatedAt', 'deletedAt'] as const;
+const GROUP_FIELDS = [
+  'id',
+  'tenantId',
+  'livemode',
+  'name',
+  'description',
+  'entryType',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
+] as const;
+const ENTRY_FIELDS = [
+  'id',
+  'listGroupId',
+  'tenantId',
+  'livemode',
+  'entryType',
+  'value',
+  'note',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
+] as const;
 
 export type ListGroup = Presented<Pick<ListGroupRow, (typeof GROUP_FIELDS)[number]>> & { entryCount: number };
 export type ListEntry = Presented<Pick<ListEntryRow, (typeof ENTRY_FIELDS)[number]>>;
@@ -26,18 +49,25 @@ export type ListEntry = Presented<Pick<ListEntryRow, (typeof ENTRY_FIELDS)[numbe
 export const toListEntry = (row: ListEntryRow): ListEntry => presentRow(row, ENTRY_FIELDS);
 
 const GROUP = auditedRecord<ListGroupRow>({
-  model: (ctx) => ctx.db.models.ListGroup, targetType: 'list_group', owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }),
+  model: (ctx) => ctx.db.models.ListGroup,
+  targetType: 'list_group',
+  owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }),
   render: (row, _now, ctx) => toListGroup(ctx, row),
 });
 
 const ENTRY = auditedRecord<ListEntryRow>({
-  model: (ctx) => ctx.db.models.ListEntry, targetType: 'list_entry', owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }), render: toListEntry,
+  model: (ctx) => ctx.db.models.ListEntry,
+  targetType: 'list_entry',
+  owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }),
+  render: toListEntry,
 });
 
 /** Groups as records with their live entry counts: one query for any number of groups. */
 async function toListGroups(ctx: CallerContext, rows: ListGroupRow[]): Promise<ListGroup[]> {
   const live = rows.filter((r) => !r.deletedAt).map((r) => r.id);
-  const counts = live.length ? await scoped(ctx, ctx.db.models.ListEntry).countBy('listGroupId', { listGroupId: { [Op.in]: live } }) : new Map<string, number>();
+  const counts = live.length
+    ? await scoped(ctx, ctx.db.models.ListEntry).countBy('listGroupId', { listGroupId: { [Op.in]: live } })
+    : new Map<string, number>();
   return rows.map((row) => ({ ...presentRow(row, GROUP_FIELDS), entryCount: row.deletedAt ? 0 : (counts.get(row.id) ?? 0) }));
 }
 
@@ -108,7 +138,11 @@ export async function createListGroup(ctx: CallerContext, input: ListGroupInput)
   return inTransaction(ctx, async (tx) => {
     const tenantId = await tenantForCreate(tx, input.tenantId);
     const row = await scoped(tx, tx.db.models.ListGroup).create({
-      tenantId, name: input.name, description: input.description ?? null, entryType: input.entryType, createdBy: tx.actor.id,
+      tenantId,
+      name: input.name,
+      description: input.description ?? null,
+      entryType: input.entryType,
+      createdBy: tx.actor.id,
     });
     const group = await toListGroup(tx, row);
     await auditRecord(tx, GROUP, row, 'list_group.created', { after: group });
@@ -117,7 +151,11 @@ export async function createListGroup(ctx: CallerContext, input: ListGroupInput)
 }
 
 /** name and description change; the entry type does not (its entries were normalized for it). */
-export async function updateListGroup(ctx: CallerContext, id: string, input: { name?: string; description?: string | null }): Promise<ListGroup> {
+export async function updateListGroup(
+  ctx: CallerContext,
+  id: string,
+  input: { name?: string; description?: string | null },
+): Promise<ListGroup> {
   return inTransaction(ctx, async (tx) => {
     const access = scoped(tx, tx.db.models.ListGroup);
     const row = await access.get(id, { lock: true });
@@ -140,12 +178,19 @@ export async function deleteListGroup(ctx: CallerContext, id: string): Promise<L
       { deletedAt: now, updatedAt: now },
       { where: { listGroupId: row.id, deletedAt: null }, transaction: tx.transaction },
     );
-    await auditRecord(tx, GROUP, row, 'list_group.deleted', { before, after: { ...presentRow(deleted, GROUP_FIELDS), entriesDeleted: removed } });
+    await auditRecord(tx, GROUP, row, 'list_group.deleted', {
+      before,
+      after: { ...presentRow(deleted, GROUP_FIELDS), entriesDeleted: removed },
+    });
     return { ...presentRow(deleted, GROUP_FIELDS), entryCount: 0 };
   });
 }
 
-export async function addListEntry(ctx: CallerContext, groupId: string, input: { value: string; note?: string | null }): Promise<ListEntry> {
+export async function addListEntry(
+  ctx: CallerContext,
+  groupId: string,
+  input: { value: string; note?: string | null },
+): Promise<ListEntry> {
   try {
     return await inTransaction(ctx, async (tx) => {
       const group = await scoped(tx, tx.db.models.ListGroup).get(groupId, { lock: true });
@@ -153,8 +198,13 @@ export async function addListEntry(ctx: CallerContext, groupId: string, input: {
       const entries = scoped(tx, tx.db.models.ListEntry);
       if (await entries.findOne({ listGroupId: group.id, value: normalized.value })) throw entryExists(normalized.value);
       const row = await entries.create({
-        tenantId: group.tenantId, livemode: group.livemode, listGroupId: group.id, entryType: group.entryType, ...normalized,
-        note: input.note ?? null, createdBy: tx.actor.id,
+        tenantId: group.tenantId,
+        livemode: group.livemode,
+        listGroupId: group.id,
+        entryType: group.entryType,
+        ...normalized,
+        note: input.note ?? null,
+        createdBy: tx.actor.id,
       });
       const entry = toListEntry(row);
       await auditRecord(tx, ENTRY, row, 'list_entry.created', { after: entry });
@@ -168,9 +218,16 @@ export async function addListEntry(ctx: CallerContext, groupId: string, input: {
 }
 
 const entryExists = (value: string) =>
-  new ConflictError('LIST_ENTRY_EXISTS', `The list group already holds ${value}.`, { hint: 'Each value is listed once; delete the entry first to change its note.' });
+  new ConflictError('LIST_ENTRY_EXISTS', `The list group already holds ${value}.`, {
+    hint: 'Each value is listed once; delete the entry first to change its note.',
+  });
 
-export async function listListEntries(ctx: CallerContext, groupId: string, filters: { value?: string }, page: ListParams): Promise<Page<ListEntry>> {
+export async function listListEntries(
+  ctx: CallerContext,
+  groupId: string,
+  filters: { value?: string },
+  page: ListParams,
+): Promise<Page<ListEntry>> {
   const group = await scoped(ctx, ctx.db.models.ListGroup).get(groupId);
   const where: Record<string, unknown> = { listGroupId: group.id };
   if (filters.value !== undefined) {
@@ -204,7 +261,12 @@ export async function deleteListEntry(ctx: CallerContext, groupId: string, entry
 
 /** The value of the subject an entry type is compared with. */
 const ENTRY_FIELD = {
-  card_fingerprint: 'card_fingerprint', email: 'email', email_domain: 'email_domain', ip: 'ip', bin: 'bin', country: 'country',
+  card_fingerprint: 'card_fingerprint',
+  email: 'email',
+  email_domain: 'email_domain',
+  ip: 'ip',
+  bin: 'bin',
+  country: 'country',
   customer_reference: 'customer_reference',
 } as const;
 
@@ -217,9 +279,14 @@ export async function groupsHolding(ctx: CallerContext, groupIds: string[], subj
   const holding = new Set<string>();
   if (!groupIds.length) return holding;
   const entries = scoped(ctx, ctx.db.models.ListEntry);
-  const values = [...new Set(
-    (Object.keys(ENTRY_FIELD) as ListEntryType[]).filter((t) => t !== 'ip').map((t) => subjectValue(subject, ENTRY_FIELD[t])).filter((v): v is string => v !== null),
-  )];
+  const values = [
+    ...new Set(
+      (Object.keys(ENTRY_FIELD) as ListEntryType[])
+        .filter((t) => t !== 'ip')
+        .map((t) => subjectValue(subject, ENTRY_FIELD[t]))
+        .filter((v): v is string => v !== null),
+    ),
+  ];
   const exact = values.length
     ? entries.findAll({ listGroupId: { [Op.in]: groupIds }, entryType: { [Op.ne]: 'ip' }, value: { [Op.in]: values } })
     : Promise.resolve([]);

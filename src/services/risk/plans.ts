@@ -16,17 +16,30 @@ import { parseJson } from '../../util/json';
  */
 
 const PLAN_FIELDS = [
-  'id', 'tenantId', 'livemode', 'merchantId', 'name', 'description', 'status', 'ownerLevel', 'createdBy', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'livemode',
+  'merchantId',
+  'name',
+  'description',
+  'status',
+  'ownerLevel',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const;
 
-export type AntifraudPlan = Presented<Pick<AntifraudPlanRow, (typeof PLAN_FIELDS)[number]>> & { ruleIds: string[]; thresholds: PlanThresholds };
+export type AntifraudPlan = Presented<Pick<AntifraudPlanRow, (typeof PLAN_FIELDS)[number]>> & {
+  ruleIds: string[];
+  thresholds: PlanThresholds;
+};
 
 export interface PlanThresholds {
   challenge: number | null;
   review: number | null;
   decline: number | null;
 }
-
 
 export const planRuleIds = (row: Pick<AntifraudPlanRow, 'ruleIds'>): string[] => parseJson(row.ruleIds) ?? [];
 export const planThresholds = (row: Pick<AntifraudPlanRow, 'thresholds'>): PlanThresholds => {
@@ -39,7 +52,10 @@ export function toAntifraudPlan(row: AntifraudPlanRow): AntifraudPlan {
 }
 
 const PLAN = auditedRecord<AntifraudPlanRow>({
-  model: (ctx) => ctx.db.models.AntifraudPlan, targetType: 'antifraud_plan', owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }), render: toAntifraudPlan,
+  model: (ctx) => ctx.db.models.AntifraudPlan,
+  targetType: 'antifraud_plan',
+  owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }),
+  render: toAntifraudPlan,
 });
 
 /** enabled <-> disabled; the entries show the status only. */
@@ -66,24 +82,35 @@ export interface AntifraudPlanInput {
  * A rule the plan already lists (`stored`) that is gone meanwhile is dropped, not refused: a client sends back the
  * list it read, and a rule deleted since then leaves it. Returns the rule ids to store.
  */
-async function checkReferences(ctx: CallerContext, tenantId: string, livemode: boolean, input: AntifraudPlanInput, stored: string[] = []): Promise<string[] | undefined> {
+async function checkReferences(
+  ctx: CallerContext,
+  tenantId: string,
+  livemode: boolean,
+  input: AntifraudPlanInput,
+  stored: string[] = [],
+): Promise<string[] | undefined> {
   let ruleIds = input.ruleIds;
   const issues: FieldIssue[] = [];
   if (input.merchantId) {
     const merchant = await scoped(ctx, ctx.db.models.Merchant).findOne({ tenantId, id: input.merchantId });
-    if (!merchant) issues.push({ path: 'body.merchantId', message: 'is not a merchant of the plan\'s tenant' });
+    if (!merchant) issues.push({ path: 'body.merchantId', message: "is not a merchant of the plan's tenant" });
   }
   if (input.ruleIds?.length) {
-    const found = new Set((await scoped(ctx, ctx.db.models.ScoringRule).findAll({ tenantId, livemode, id: { [Op.in]: input.ruleIds } })).map((r) => r.id));
+    const found = new Set(
+      (await scoped(ctx, ctx.db.models.ScoringRule).findAll({ tenantId, livemode, id: { [Op.in]: input.ruleIds } })).map((r) => r.id),
+    );
     const listed = new Set(stored);
     input.ruleIds.forEach((id, i) => {
-      if (!found.has(id) && !listed.has(id)) issues.push({ path: `body.ruleIds[${i}]`, message: 'is not a scoring rule of the plan\'s tenant and mode' });
+      if (!found.has(id) && !listed.has(id))
+        issues.push({ path: `body.ruleIds[${i}]`, message: "is not a scoring rule of the plan's tenant and mode" });
     });
     ruleIds = input.ruleIds.filter((id) => found.has(id));
   }
   const t = input.thresholds;
-  if (t?.challenge != null && t.decline != null && t.challenge > t.decline) issues.push({ path: 'body.thresholds.challenge', message: 'must not be above thresholds.decline' });
-  if (t?.review != null && t.decline != null && t.review > t.decline) issues.push({ path: 'body.thresholds.review', message: 'must not be above thresholds.decline' });
+  if (t?.challenge != null && t.decline != null && t.challenge > t.decline)
+    issues.push({ path: 'body.thresholds.challenge', message: 'must not be above thresholds.decline' });
+  if (t?.review != null && t.decline != null && t.review > t.decline)
+    issues.push({ path: 'body.thresholds.review', message: 'must not be above thresholds.decline' });
   if (issues.length) throw new ValidationError(`Invalid antifraud plan: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   return ruleIds;
 }
@@ -97,7 +124,11 @@ export interface AntifraudPlanFilters {
   tenantId?: string;
 }
 
-export async function listAntifraudPlans(ctx: CallerContext, filters: AntifraudPlanFilters, page: ListParams): Promise<Page<AntifraudPlan>> {
+export async function listAntifraudPlans(
+  ctx: CallerContext,
+  filters: AntifraudPlanFilters,
+  page: ListParams,
+): Promise<Page<AntifraudPlan>> {
   const where: Record<string, unknown> = filterWhere(filters, ['status', 'merchantId', 'tenantId']);
   return mapPage(await scoped(ctx, ctx.db.models.AntifraudPlan).list(where, page), toAntifraudPlan);
 }
@@ -107,14 +138,23 @@ export async function getAntifraudPlan(ctx: CallerContext, id: string): Promise<
 }
 
 /** Starts disabled unless `enabled` is true: a plan takes effect when enabled. */
-export async function createAntifraudPlan(ctx: CallerContext, input: AntifraudPlanInput & { name: string; tenantId?: string; enabled?: boolean }): Promise<AntifraudPlan> {
+export async function createAntifraudPlan(
+  ctx: CallerContext,
+  input: AntifraudPlanInput & { name: string; tenantId?: string; enabled?: boolean },
+): Promise<AntifraudPlan> {
   return inTransaction(ctx, async (tx) => {
     const tenantId = await tenantForCreate(tx, input.tenantId);
     await checkReferences(tx, tenantId, tx.livemode, input);
     const row = await scoped(tx, tx.db.models.AntifraudPlan).create({
-      tenantId, merchantId: input.merchantId ?? null, name: input.name, description: input.description ?? null,
-      status: input.enabled ? 'enabled' : 'disabled', ruleIds: [...new Set(input.ruleIds ?? [])], thresholds: cleanThresholds(input.thresholds),
-      ownerLevel: tx.level === 'platform' ? 'platform' : 'tenant', createdBy: tx.actor.id,
+      tenantId,
+      merchantId: input.merchantId ?? null,
+      name: input.name,
+      description: input.description ?? null,
+      status: input.enabled ? 'enabled' : 'disabled',
+      ruleIds: [...new Set(input.ruleIds ?? [])],
+      thresholds: cleanThresholds(input.thresholds),
+      ownerLevel: tx.level === 'platform' ? 'platform' : 'tenant',
+      createdBy: tx.actor.id,
     });
     const plan = toAntifraudPlan(row);
     await auditRecord(tx, PLAN, row, 'antifraud_plan.created', { after: plan });
@@ -129,7 +169,13 @@ export async function updateAntifraudPlan(ctx: CallerContext, id: string, input:
     assertOwner(tx, row, 'change');
     scoped(tx, tx.db.models.AntifraudPlan).assertWritable(row); // a caller limited to some merchants: 403 on a tenant-wide plan (a new merchantId is checked as it is written)
     const current = planThresholds(row);
-    const ruleIds = await checkReferences(tx, row.tenantId, row.livemode, { ...input, thresholds: input.thresholds === undefined ? current : input.thresholds }, planRuleIds(row));
+    const ruleIds = await checkReferences(
+      tx,
+      row.tenantId,
+      row.livemode,
+      { ...input, thresholds: input.thresholds === undefined ? current : input.thresholds },
+      planRuleIds(row),
+    );
     const changes: Partial<AntifraudPlanRow> = givenFields(input, ['name', 'description', 'merchantId']);
     if (ruleIds !== undefined) changes.ruleIds = [...new Set(ruleIds)];
     if (input.thresholds !== undefined) changes.thresholds = cleanThresholds(input.thresholds);
@@ -178,6 +224,12 @@ export async function removeRuleFromPlans(tx: CallerContext, rule: { id: string;
   const access = scoped(tx, tx.db.models.AntifraudPlan);
   const plans = await access.findAll({ tenantId: rule.tenantId, livemode: rule.livemode });
   for (const plan of plans.filter((p) => planRuleIds(p).includes(rule.id)).sort((a, b) => a.id.localeCompare(b.id))) {
-    await auditedUpdate(tx, PLAN, plan, { ruleIds: planRuleIds(plan).filter((id) => id !== rule.id) }, { action: 'antifraud_plan.updated' });
+    await auditedUpdate(
+      tx,
+      PLAN,
+      plan,
+      { ruleIds: planRuleIds(plan).filter((id) => id !== rule.id) },
+      { action: 'antifraud_plan.updated' },
+    );
   }
 }

@@ -18,20 +18,39 @@ import { removeRuleFromPlans } from './plans';
  */
 
 const RULE_FIELDS = [
-  'id', 'tenantId', 'livemode', 'name', 'description', 'isActive', 'signal', 'scoreImpact', 'priority', 'createdBy', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'livemode',
+  'name',
+  'description',
+  'isActive',
+  'signal',
+  'scoreImpact',
+  'priority',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const;
 
 export type ScoringRule = Presented<Pick<ScoringRuleRow, (typeof RULE_FIELDS)[number]>> & { conditions: RiskCondition[] };
 
-
 export const ruleConditions = (row: Pick<ScoringRuleRow, 'conditions'>): RiskCondition[] => parseJson(row.conditions);
 
 export function toScoringRule(row: ScoringRuleRow): ScoringRule {
-  return { ...presentRow(row, RULE_FIELDS), scoreImpact: Number(row.scoreImpact), priority: Number(row.priority), conditions: ruleConditions(row) };
+  return {
+    ...presentRow(row, RULE_FIELDS),
+    scoreImpact: Number(row.scoreImpact),
+    priority: Number(row.priority),
+    conditions: ruleConditions(row),
+  };
 }
 
 const RULE = auditedRecord<ScoringRuleRow>({
-  model: (ctx) => ctx.db.models.ScoringRule, targetType: 'scoring_rule', owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }), render: toScoringRule,
+  model: (ctx) => ctx.db.models.ScoringRule,
+  targetType: 'scoring_rule',
+  owner: (row) => ({ tenantId: row.tenantId, livemode: row.livemode }),
+  render: toScoringRule,
 });
 
 /** A condition as clients write it: aggregation and statisticWindow optional. */
@@ -39,11 +58,13 @@ export interface RiskConditionInput {
   field: RiskCondition['field'];
   operator: RiskCondition['operator'];
   value: string;
-  aggregation?: (Omit<RiskAggregation, 'period' | 'scope' | 'currency'> & {
-    period?: RiskAggregation['period'];
-    scope?: RiskAggregation['scope'];
-    currency?: string | null;
-  }) | null;
+  aggregation?:
+    | (Omit<RiskAggregation, 'period' | 'scope' | 'currency'> & {
+        period?: RiskAggregation['period'];
+        scope?: RiskAggregation['scope'];
+        currency?: string | null;
+      })
+    | null;
   statisticWindow?: string | null;
 }
 
@@ -65,21 +86,30 @@ function completeCondition(input: RiskConditionInput, path: string, issues: Fiel
     if (!period) {
       issues.push({
         path: `${path}.aggregation.period`,
-        message: input.statisticWindow ? 'is missing and statisticWindow is not a window such as 10m, 1h, 1d or 7d' : 'is required (or give statisticWindow such as 10m, 1h, 1d)',
+        message: input.statisticWindow
+          ? 'is missing and statisticWindow is not a window such as 10m, 1h, 1d or 7d'
+          : 'is required (or give statisticWindow such as 10m, 1h, 1d)',
       });
     }
     if (period && period.value * UNIT_MS[period.unit] > MAX_PERIOD_MS) {
       issues.push({ path: `${path}.aggregation.period`, message: 'must be at most 90 days (risk looks at recent payments)' });
     }
     aggregation = {
-      metric: input.aggregation.metric, period: period ?? { value: 1, unit: 'day' }, scope: input.aggregation.scope?.length ? [...new Set(input.aggregation.scope)] : ['tenant'],
-      identifier: input.aggregation.identifier, currency: input.aggregation.currency ?? null,
+      metric: input.aggregation.metric,
+      period: period ?? { value: 1, unit: 'day' },
+      scope: input.aggregation.scope?.length ? [...new Set(input.aggregation.scope)] : ['tenant'],
+      identifier: input.aggregation.identifier,
+      currency: input.aggregation.currency ?? null,
     };
   } else if (input.statisticWindow && !windowPeriod(input.statisticWindow)) {
     issues.push({ path: `${path}.statisticWindow`, message: 'must be a window such as 10m, 1h, 1d or 7d' });
   }
   const condition: RiskCondition = {
-    field: input.field, operator: input.operator, value: String(input.value), aggregation, statisticWindow: input.statisticWindow ?? null,
+    field: input.field,
+    operator: input.operator,
+    value: String(input.value),
+    aggregation,
+    statisticWindow: input.statisticWindow ?? null,
   };
   const found = conditionIssues(condition, path);
   issues.push(...found);
@@ -91,7 +121,11 @@ function completeCondition(input: RiskConditionInput, path: string, issues: Fiel
  * the rule's tenant and mode whose entry type is the field's. 400 naming every offending path.
  */
 async function checkConditions(
-  ctx: CallerContext, tenantId: string, livemode: boolean, inputs: RiskConditionInput[], stored: RiskCondition[] = [],
+  ctx: CallerContext,
+  tenantId: string,
+  livemode: boolean,
+  inputs: RiskConditionInput[],
+  stored: RiskCondition[] = [],
 ): Promise<RiskCondition[]> {
   // a list group the rule already looks into and that was deleted since: the condition sent back as read is kept (it
   // matches nothing: the group holds no entry any more), not refused
@@ -109,20 +143,28 @@ async function checkConditions(
   const looksIntoList = (c: RiskCondition, i: number) => valid.has(i) && c.operator === 'in_list' && !c.aggregation;
   const listIds = conditions.filter(looksIntoList).map((c) => c.value);
   const groups = listIds.length
-    ? new Map((await scoped(ctx, ctx.db.models.ListGroup).findAll({ tenantId, livemode, id: { [Op.in]: listIds.filter(isUuid) } })).map((g) => [g.id, g]))
+    ? new Map(
+        (await scoped(ctx, ctx.db.models.ListGroup).findAll({ tenantId, livemode, id: { [Op.in]: listIds.filter(isUuid) } })).map((g) => [
+          g.id,
+          g,
+        ]),
+      )
     : new Map();
   conditions.forEach((c, i) => {
     if (!looksIntoList(c, i)) return;
     const group = groups.get(c.value);
     const expected = FIELDS[c.field].listType;
     if (!group && storedGroups.has(`${c.field}:${c.value}`)) return;
-    if (!group) issues.push({ path: `body.conditions[${i}].value`, message: 'is not a list group of the rule\'s tenant and mode' });
-    else if (group.entryType !== expected) issues.push({ path: `body.conditions[${i}].value`, message: `is a list group of ${group.entryType} entries; field ${c.field} needs one of ${expected} entries` });
+    if (!group) issues.push({ path: `body.conditions[${i}].value`, message: "is not a list group of the rule's tenant and mode" });
+    else if (group.entryType !== expected)
+      issues.push({
+        path: `body.conditions[${i}].value`,
+        message: `is a list group of ${group.entryType} entries; field ${c.field} needs one of ${expected} entries`,
+      });
   });
   if (issues.length) throw new ValidationError(`Invalid scoring rule: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   return conditions;
 }
-
 
 export interface ScoringRuleFilters {
   isActive?: boolean;
@@ -160,8 +202,15 @@ export async function createScoringRule(
     const tenantId = await tenantForCreate(tx, input.tenantId);
     const conditions = await checkConditions(tx, tenantId, tx.livemode, input.conditions);
     const row = await scoped(tx, tx.db.models.ScoringRule).create({
-      tenantId, name: input.name, description: input.description ?? null, isActive: input.isActive ?? true, conditions,
-      signal: input.signal ?? 'allow', scoreImpact: input.scoreImpact, priority: input.priority, createdBy: tx.actor.id,
+      tenantId,
+      name: input.name,
+      description: input.description ?? null,
+      isActive: input.isActive ?? true,
+      conditions,
+      signal: input.signal ?? 'allow',
+      scoreImpact: input.scoreImpact,
+      priority: input.priority,
+      createdBy: tx.actor.id,
     });
     const rule = toScoringRule(row);
     await auditRecord(tx, RULE, row, 'scoring_rule.created', { after: rule });
@@ -171,11 +220,27 @@ export async function createScoringRule(
 
 /** Fields given replace the stored ones (conditions as a whole). */
 export async function updateScoringRule(ctx: CallerContext, id: string, input: ScoringRuleInput): Promise<ScoringRule> {
-  return toScoringRule(await updateRecord(ctx, RULE, id, async (row, tx) => {
-    const changes: Partial<ScoringRuleRow> = givenFields(input, ['name', 'description', 'isActive', 'signal', 'scoreImpact', 'priority']);
-    if (input.conditions !== undefined) changes.conditions = await checkConditions(tx, row.tenantId, row.livemode, input.conditions, ruleConditions(row));
-    return changes;
-  }, { action: 'scoring_rule.updated' }));
+  return toScoringRule(
+    await updateRecord(
+      ctx,
+      RULE,
+      id,
+      async (row, tx) => {
+        const changes: Partial<ScoringRuleRow> = givenFields(input, [
+          'name',
+          'description',
+          'isActive',
+          'signal',
+          'scoreImpact',
+          'priority',
+        ]);
+        if (input.conditions !== undefined)
+          changes.conditions = await checkConditions(tx, row.tenantId, row.livemode, input.conditions, ruleConditions(row));
+        return changes;
+      },
+      { action: 'scoring_rule.updated' },
+    ),
+  );
 }
 
 /** Soft delete; the rule leaves the plans that list it. */

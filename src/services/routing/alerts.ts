@@ -48,7 +48,16 @@ export async function claimCause(tx: CallerContext, tenantId: string, livemode: 
      ON CONFLICT ("tenantId", livemode, cause) DO UPDATE SET "lastRaisedAt" = excluded."lastRaisedAt", "updatedAt" = excluded."updatedAt"
      WHERE routing_alerts."lastRaisedAt" <= ?
      RETURNING id`,
-    [newId(), tenantId, bindFor(db, model, 'livemode', livemode), cause, at(now), at(now), at(now), at(new Date(now.getTime() - ROUTING_ALERT_WINDOW_MS))],
+    [
+      newId(),
+      tenantId,
+      bindFor(db, model, 'livemode', livemode),
+      cause,
+      at(now),
+      at(now),
+      at(now),
+      at(new Date(now.getTime() - ROUTING_ALERT_WINDOW_MS)),
+    ],
     { transaction: tx.transaction },
   );
   return rows.length > 0;
@@ -74,13 +83,23 @@ export async function alertNoEligibleTerminal(tx: CallerContext, payment: Paymen
     merchantId: payment.merchantId,
     livemode: payment.livemode,
     data: {
-      object: 'alert', kind: 'routing', severity: 'high', reason: 'no_eligible_terminal', terminalId: null,
-      merchantId: payment.merchantId, paymentId: payment.id, currency: payment.currency,
-      amount: { currency: payment.currency, valueMinor: payment.amountMinor }, paymentMethod: payment.paymentMethodType, brand: payment.cardBrand,
+      object: 'alert',
+      kind: 'routing',
+      severity: 'high',
+      reason: 'no_eligible_terminal',
+      terminalId: null,
+      merchantId: payment.merchantId,
+      paymentId: payment.id,
+      currency: payment.currency,
+      amount: { currency: payment.currency, valueMinor: payment.amountMinor },
+      paymentMethod: payment.paymentMethodType,
+      brand: payment.cardBrand,
       counts: { candidates: decision.candidates.length, excluded },
       candidates: decision.candidates.map((c) => ({ terminalId: c.terminalId, reasons: c.reasons })),
-      ruleId: decision.ruleId, strategy: decision.strategy,
-      windowMinutes: ROUTING_ALERT_WINDOW_MS / 60_000, createdAt: tx.clock.now().toISOString(),
+      ruleId: decision.ruleId,
+      strategy: decision.strategy,
+      windowMinutes: ROUTING_ALERT_WINDOW_MS / 60_000,
+      createdAt: tx.clock.now().toISOString(),
     },
   });
   return true;
@@ -91,7 +110,10 @@ export async function alertNoEligibleTerminal(tx: CallerContext, payment: Paymen
  * answered attempts and declines of the window in the attempt's mode (index payment_attempts_terminal_recent); over
  * the threshold, routing.alert unless the terminal's cause was raised within the window. Returns whether it was raised.
  */
-export async function alertOnDecline(tx: CallerContext, attempt: Pick<PaymentAttemptRow, 'tenantId' | 'livemode' | 'terminalId'>): Promise<boolean> {
+export async function alertOnDecline(
+  tx: CallerContext,
+  attempt: Pick<PaymentAttemptRow, 'tenantId' | 'livemode' | 'terminalId'>,
+): Promise<boolean> {
   const { db } = tx;
   const model = db.models.PaymentAttempt as never;
   const since = new Date(tx.clock.now().getTime() - ROUTING_ALERT_WINDOW_MS);
@@ -110,9 +132,17 @@ export async function alertOnDecline(tx: CallerContext, attempt: Pick<PaymentAtt
     merchantId: null,
     livemode: attempt.livemode,
     data: {
-      object: 'alert', kind: 'routing', severity: 'warning', reason: 'terminal_declines', terminalId: attempt.terminalId,
-      attempts, declines, counts: { attempts, declines }, declineRate: Math.round((declines / attempts) * 1000) / 1000,
-      windowMinutes: ROUTING_ALERT_WINDOW_MS / 60_000, createdAt: tx.clock.now().toISOString(),
+      object: 'alert',
+      kind: 'routing',
+      severity: 'warning',
+      reason: 'terminal_declines',
+      terminalId: attempt.terminalId,
+      attempts,
+      declines,
+      counts: { attempts, declines },
+      declineRate: Math.round((declines / attempts) * 1000) / 1000,
+      windowMinutes: ROUTING_ALERT_WINDOW_MS / 60_000,
+      createdAt: tx.clock.now().toISOString(),
     },
   });
   return true;

@@ -63,13 +63,13 @@ export const EXCLUSION_REASONS = {
   terminal_deleted: 'the terminal named by the rule no longer exists',
   terminal_disabled: 'the terminal is not active',
   terminal_not_payin: 'the terminal is a payout terminal',
-  currency_not_supported: 'the payment currency is not among the terminal\'s supportedCurrencies',
-  brand_not_supported: 'the card brand is not among the terminal\'s supportedBrands',
-  payment_method_not_supported: 'the payment method is not among the terminal\'s supportedPaymentMethodTypes',
+  currency_not_supported: "the payment currency is not among the terminal's supportedCurrencies",
+  brand_not_supported: "the card brand is not among the terminal's supportedBrands",
+  payment_method_not_supported: "the payment method is not among the terminal's supportedPaymentMethodTypes",
   restriction_denied: 'an active deny restriction of the terminal matches the payment',
   restriction_not_allowed: 'the terminal has active allow restrictions and none matches the payment',
   limit_exhausted: 'a terminal limit would be exceeded (limit_exhausted:<limitId>)',
-  provider_unknown: 'the terminal\'s provider integration is not in the catalog',
+  provider_unknown: "the terminal's provider integration is not in the catalog",
   provider_maintenance: 'the provider integration is in maintenance',
   provider_deprecated: 'the provider integration is deprecated',
   provider_payment_method_not_supported: 'the provider integration does not support authorizing this payment method',
@@ -118,7 +118,9 @@ function limitApplies(l: LimitRow, input: RoutingInput, brand: string | null): b
 const byTime = (a: Date | string | null, b: Date | string | null): number => new Date(a ?? 0).getTime() - new Date(b ?? 0).getTime();
 
 function sortRules(rows: RoutingRuleRow[]): RoutingRuleRow[] {
-  return [...rows].sort((a, b) => Number(a.priority) - Number(b.priority) || byTime(a.activatedAt, b.activatedAt) || a.id.localeCompare(b.id));
+  return [...rows].sort(
+    (a, b) => Number(a.priority) - Number(b.priority) || byTime(a.activatedAt, b.activatedAt) || a.id.localeCompare(b.id),
+  );
 }
 
 /**
@@ -143,7 +145,11 @@ export interface RoutingSnapshot {
  * rules, terminals, restrictions and limits are read tenant-wide (a merchant's payment is routed by its tenant's
  * configuration, and terminal limits belong to no merchant), in the caller's transaction when one is open.
  */
-export async function loadRoutingSnapshot(ctx: CallerContext, merchantId: string, transactionType: 'payment' = 'payment'): Promise<RoutingSnapshot> {
+export async function loadRoutingSnapshot(
+  ctx: CallerContext,
+  merchantId: string,
+  transactionType: 'payment' = 'payment',
+): Promise<RoutingSnapshot> {
   const merchant = await scoped(ctx, ctx.db.models.Merchant).get(merchantId);
   const reader = elevate(ctx, 'tenant', 'a payment is routed by its tenant configuration', { tenantId: merchant.tenantId });
   const { models } = reader.db;
@@ -156,14 +162,24 @@ export async function loadRoutingSnapshot(ctx: CallerContext, merchantId: string
   const overlayOf = new Map(overlays.map((o) => [o.id, o]));
   // the providers of the tenant's terminals only (each one a copy of its declaration with the overlay applied)
   const used = new Set(terminalRows.map((t) => t.providerIntegrationId));
-  const providers = new Map(providerCatalog().filter((p) => used.has(p.id)).map((p) => [p.id, toProvider(p, overlayOf.get(p.id) ?? null)]));
+  const providers = new Map(
+    providerCatalog()
+      .filter((p) => used.has(p.id))
+      .map((p) => [p.id, toProvider(p, overlayOf.get(p.id) ?? null)]),
+  );
   const defaultOrder = terminalRows
     .filter((t) => t.status === 'active' && t.direction === 'payin')
     .sort((x, y) => byTime(x.createdAt, y.createdAt) || x.id.localeCompare(y.id))
     .map((t) => t.id);
   return {
-    tenantId: merchant.tenantId, livemode: ctx.livemode, rules: sortRules(rules), terminals: new Map(terminalRows.map((t) => [t.id, t])),
-    defaultOrder, restrictions, limits, providers,
+    tenantId: merchant.tenantId,
+    livemode: ctx.livemode,
+    rules: sortRules(rules),
+    terminals: new Map(terminalRows.map((t) => [t.id, t])),
+    defaultOrder,
+    restrictions,
+    limits,
+    providers,
   };
 }
 
@@ -176,7 +192,11 @@ export async function decideRoute(ctx: CallerContext, input: RoutingInput, optio
 }
 
 /** decideRoute on a loaded snapshot (no reads but the caller's usage function). */
-export async function decideWithSnapshot(snapshot: RoutingSnapshot, input: RoutingInput, options: RoutingOptions = {}): Promise<RoutingDecision> {
+export async function decideWithSnapshot(
+  snapshot: RoutingSnapshot,
+  input: RoutingInput,
+  options: RoutingOptions = {},
+): Promise<RoutingDecision> {
   const random = options.random ?? Math.random;
   const usage = options.usage ?? (async () => 0);
   const brand = knownBrand(input.brand);
@@ -209,7 +229,9 @@ export async function decideWithSnapshot(snapshot: RoutingSnapshot, input: Routi
     else {
       if (p.status === 'maintenance') reasons.push('provider_maintenance');
       if (p.status === 'deprecated') reasons.push('provider_deprecated');
-      const method = supportedMethods(p).find((m) => m.method === input.paymentMethod && m.operations.some((o) => o.operation === 'authorize' && o.supported));
+      const method = supportedMethods(p).find(
+        (m) => m.method === input.paymentMethod && m.operations.some((o) => o.operation === 'authorize' && o.supported),
+      );
       if (!method) reasons.push('provider_payment_method_not_supported');
       else if (!method.currencies.includes(input.amount.currency)) reasons.push('provider_currency_not_supported');
       if (snapshot.livemode && p.code.startsWith('sandbox-')) reasons.push('provider_sandbox_only');

@@ -19,12 +19,26 @@ import { parseJson } from '../../util/json';
  */
 
 const RULE_FIELDS = [
-  'id', 'ruleId', 'version', 'tenantId', 'name', 'description', 'status', 'priority', 'createdBy', 'createdAt', 'updatedAt',
-  'activatedAt', 'archivedAt', 'deletedAt',
+  'id',
+  'ruleId',
+  'version',
+  'tenantId',
+  'name',
+  'description',
+  'status',
+  'priority',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
+  'activatedAt',
+  'archivedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof RoutingRuleRow)[];
 
-export type RoutingRule = Presented<Pick<RoutingRuleRow, (typeof RULE_FIELDS)[number]>> & { conditions: RoutingConditions; outcome: RoutingOutcome };
-
+export type RoutingRule = Presented<Pick<RoutingRuleRow, (typeof RULE_FIELDS)[number]>> & {
+  conditions: RoutingConditions;
+  outcome: RoutingOutcome;
+};
 
 export function ruleConditions(row: Pick<RoutingRuleRow, 'conditions'>): RoutingConditions {
   return normalizeConditions(parseJson(row.conditions) as RoutingConditionsInput);
@@ -35,11 +49,20 @@ export function ruleOutcome(row: Pick<RoutingRuleRow, 'outcome'>): RoutingOutcom
 }
 
 export function toRoutingRule(row: RoutingRuleRow): RoutingRule {
-  return { ...presentRow(row, RULE_FIELDS), version: Number(row.version), priority: Number(row.priority), conditions: ruleConditions(row), outcome: ruleOutcome(row) };
+  return {
+    ...presentRow(row, RULE_FIELDS),
+    version: Number(row.version),
+    priority: Number(row.priority),
+    conditions: ruleConditions(row),
+    outcome: ruleOutcome(row),
+  };
 }
 
 const ROUTING_RULE = auditedRecord<RoutingRuleRow>({
-  model: (ctx) => ctx.db.models.RoutingRule, targetType: 'routing_rule', owner: (row) => ({ tenantId: row.tenantId }), render: toRoutingRule,
+  model: (ctx) => ctx.db.models.RoutingRule,
+  targetType: 'routing_rule',
+  owner: (row) => ({ tenantId: row.tenantId }),
+  render: toRoutingRule,
 });
 
 export interface RoutingConditionsInput {
@@ -82,19 +105,28 @@ export function outcomeTerminals(outcome: RoutingOutcome): string[] {
  * The merchants, channels and terminals a rule names must be the tenant's (terminals: payin ones); 400 naming each
  * offending field otherwise. Looked up in the caller's scope, narrowed to the rule's tenant.
  */
-async function checkReferences(ctx: CallerContext, tenantId: string, conditions: RoutingConditions | undefined, outcome: RoutingOutcome | undefined): Promise<void> {
+async function checkReferences(
+  ctx: CallerContext,
+  tenantId: string,
+  conditions: RoutingConditions | undefined,
+  outcome: RoutingOutcome | undefined,
+): Promise<void> {
   const issues: FieldIssue[] = [];
   const { models } = ctx.db;
   if (conditions?.merchantIds) {
-    const found = new Set((await scoped(ctx, models.Merchant).findAll({ tenantId, id: { [Op.in]: conditions.merchantIds } })).map((m) => m.id));
+    const found = new Set(
+      (await scoped(ctx, models.Merchant).findAll({ tenantId, id: { [Op.in]: conditions.merchantIds } })).map((m) => m.id),
+    );
     conditions.merchantIds.forEach((id, i) => {
-      if (!found.has(id)) issues.push({ path: `body.conditions.merchantIds[${i}]`, message: 'is not a merchant of the rule\'s tenant' });
+      if (!found.has(id)) issues.push({ path: `body.conditions.merchantIds[${i}]`, message: "is not a merchant of the rule's tenant" });
     });
   }
   if (conditions?.channelIds) {
-    const found = new Set((await scoped(ctx, models.Channel).findAll({ tenantId, id: { [Op.in]: conditions.channelIds } })).map((c) => c.id));
+    const found = new Set(
+      (await scoped(ctx, models.Channel).findAll({ tenantId, id: { [Op.in]: conditions.channelIds } })).map((c) => c.id),
+    );
     conditions.channelIds.forEach((id, i) => {
-      if (!found.has(id)) issues.push({ path: `body.conditions.channelIds[${i}]`, message: 'is not a channel of the rule\'s tenant' });
+      if (!found.has(id)) issues.push({ path: `body.conditions.channelIds[${i}]`, message: "is not a channel of the rule's tenant" });
     });
   }
   if (outcome) {
@@ -103,8 +135,9 @@ async function checkReferences(ctx: CallerContext, tenantId: string, conditions:
     ids.forEach((id, i) => {
       const path = outcome.type === 'priority' ? `body.outcome.terminals[${i}]` : `body.outcome.splits[${i}].terminalId`;
       const terminal = terminals.get(id);
-      if (!terminal) issues.push({ path, message: 'is not a terminal of the rule\'s tenant' });
-      else if (terminal.direction !== 'payin') issues.push({ path, message: 'is a payout terminal: routing rules route payments to payin terminals' });
+      if (!terminal) issues.push({ path, message: "is not a terminal of the rule's tenant" });
+      else if (terminal.direction !== 'payin')
+        issues.push({ path, message: 'is a payout terminal: routing rules route payments to payin terminals' });
     });
   }
   if (issues.length) throw new ValidationError(`Invalid routing rule: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
@@ -141,7 +174,10 @@ export async function listRoutingRuleVersions(ctx: CallerContext, id: string, pa
   return mapPage(await access.list({ ruleId: row.ruleId }, page), toRoutingRule);
 }
 
-export async function createRoutingRule(ctx: CallerContext, input: RoutingRuleFields & { name: string; outcome: RoutingOutcome; tenantId?: string }): Promise<RoutingRule> {
+export async function createRoutingRule(
+  ctx: CallerContext,
+  input: RoutingRuleFields & { name: string; outcome: RoutingOutcome; tenantId?: string },
+): Promise<RoutingRule> {
   return inTransaction(ctx, async (tx) => {
     const tenantId = await tenantForCreate(tx, input.tenantId);
     const conditions = normalizeConditions(input.conditions);
@@ -149,8 +185,19 @@ export async function createRoutingRule(ctx: CallerContext, input: RoutingRuleFi
     const access = scoped(tx, tx.db.models.RoutingRule);
     const id = newId();
     const row = await access.create({
-      id, ruleId: id, version: 1, tenantId, name: input.name, description: input.description ?? null, status: 'draft',
-      priority: input.priority ?? 100, conditions, outcome: input.outcome, createdBy: tx.actor.id, activatedAt: null, archivedAt: null,
+      id,
+      ruleId: id,
+      version: 1,
+      tenantId,
+      name: input.name,
+      description: input.description ?? null,
+      status: 'draft',
+      priority: input.priority ?? 100,
+      conditions,
+      outcome: input.outcome,
+      createdBy: tx.actor.id,
+      activatedAt: null,
+      archivedAt: null,
     });
     const rule = toRoutingRule(row);
     await auditRecord(tx, ROUTING_RULE, row, 'routing_rule.created', { after: rule });
@@ -166,32 +213,57 @@ const notDraft = (row: RoutingRuleRow, what: 'updated' | 'deleted') =>
 /** Only a draft changes (409 ROUTING_RULE_NOT_DRAFT otherwise); conditions and outcome replace the whole value. */
 export async function updateRoutingRule(ctx: CallerContext, id: string, input: RoutingRuleFields): Promise<RoutingRule> {
   const refused = (row: RoutingRuleRow) => notDraft(row, 'updated');
-  return toRoutingRule(await updateRecord(ctx, ROUTING_RULE, id, async (row, tx) => {
-    if (row.status !== 'draft') throw refused(row);
-    const changes: Partial<RoutingRuleRow> = givenFields(input, ['name', 'description', 'priority']);
-    if (input.conditions !== undefined) changes.conditions = normalizeConditions(input.conditions);
-    if (input.outcome !== undefined) changes.outcome = input.outcome;
-    await checkReferences(tx, row.tenantId, input.conditions !== undefined ? changes.conditions : undefined, input.outcome);
-    return changes;
-  }, { action: 'routing_rule.updated', expect: { status: 'draft' }, refused }));
+  return toRoutingRule(
+    await updateRecord(
+      ctx,
+      ROUTING_RULE,
+      id,
+      async (row, tx) => {
+        if (row.status !== 'draft') throw refused(row);
+        const changes: Partial<RoutingRuleRow> = givenFields(input, ['name', 'description', 'priority']);
+        if (input.conditions !== undefined) changes.conditions = normalizeConditions(input.conditions);
+        if (input.outcome !== undefined) changes.outcome = input.outcome;
+        await checkReferences(tx, row.tenantId, input.conditions !== undefined ? changes.conditions : undefined, input.outcome);
+        return changes;
+      },
+      { action: 'routing_rule.updated', expect: { status: 'draft' }, refused },
+    ),
+  );
 }
 
 /** Soft-deletes a draft version (409 ROUTING_RULE_NOT_DRAFT otherwise); the rule's other versions stay. */
 export async function deleteRoutingRule(ctx: CallerContext, id: string): Promise<RoutingRule> {
   const refused = (row: RoutingRuleRow) => notDraft(row, 'deleted');
-  return toRoutingRule(await updateRecord(ctx, ROUTING_RULE, id, (row, tx) => {
-    if (row.status !== 'draft') throw refused(row);
-    return { deletedAt: tx.clock.now() };
-  }, { action: 'routing_rule.deleted', expect: { status: 'draft' }, refused }));
+  return toRoutingRule(
+    await updateRecord(
+      ctx,
+      ROUTING_RULE,
+      id,
+      (row, tx) => {
+        if (row.status !== 'draft') throw refused(row);
+        return { deletedAt: tx.clock.now() };
+      },
+      { action: 'routing_rule.deleted', expect: { status: 'draft' }, refused },
+    ),
+  );
 }
 
 /** draft -> active (the rule's active version archived with it), active -> archived: the rule no longer routes. */
 const VERSION_STATUS = statusMachine({
   record: ROUTING_RULE,
   moves: {
-    activate: { from: ['draft'], to: 'active', action: 'routing_rule.activated', hint: 'activate applies to drafts: clone this version into a new draft first.' },
+    activate: {
+      from: ['draft'],
+      to: 'active',
+      action: 'routing_rule.activated',
+      hint: 'activate applies to drafts: clone this version into a new draft first.',
+    },
     archive: {
-      from: ['active'], to: 'archived', action: 'routing_rule.archived', hint: 'archive applies to the active version.', also: (ctx) => ({ archivedAt: ctx.clock.now() }),
+      from: ['active'],
+      to: 'archived',
+      action: 'routing_rule.archived',
+      hint: 'archive applies to the active version.',
+      also: (ctx) => ({ archivedAt: ctx.clock.now() }),
     },
   },
   refused: refusedMove('routing rule version'),
@@ -199,7 +271,7 @@ const VERSION_STATUS = statusMachine({
 
 const concurrentActivation = () =>
   new ConflictError('ROUTING_RULE_CONCURRENT_ACTIVATION', 'Another version of this routing rule was activated at the same time.', {
-    hint: 'Read the rule\'s versions and retry.',
+    hint: "Read the rule's versions and retry.",
   });
 
 /** Serializes version moves of one tenant's rules (activation and clone read the rule's other versions). */
@@ -216,16 +288,18 @@ export async function activateRoutingRule(ctx: CallerContext, id: string): Promi
       await lockTenant(tx, found.tenantId);
       const row = await access.get(id, { lock: true });
       const now = tx.clock.now();
-      return toRoutingRule(await transition(tx, VERSION_STATUS, row, 'activate', {
-        changes: { activatedAt: now },
-        check: async () => {
-          const previous = await access.findOne({ ruleId: row.ruleId, status: 'active' }, { lock: true });
-          if (previous) {
-            const archived = await transitionIf(tx, VERSION_STATUS, previous, 'archive', { changes: { archivedAt: now } });
-            if (!archived) throw concurrentActivation();
-          }
-        },
-      }));
+      return toRoutingRule(
+        await transition(tx, VERSION_STATUS, row, 'activate', {
+          changes: { activatedAt: now },
+          check: async () => {
+            const previous = await access.findOne({ ruleId: row.ruleId, status: 'active' }, { lock: true });
+            if (previous) {
+              const archived = await transitionIf(tx, VERSION_STATUS, previous, 'archive', { changes: { archivedAt: now } });
+              if (!archived) throw concurrentActivation();
+            }
+          },
+        }),
+      );
     });
   } catch (error) {
     // two activations of versions of one rule racing: the partial unique index lets one win
@@ -250,8 +324,18 @@ export async function cloneRoutingRule(ctx: CallerContext, id: string): Promise<
       const versions = await access.findAll({ ruleId: source.ruleId });
       const version = Math.max(...versions.map((v) => Number(v.version))) + 1;
       const row = await access.create({
-        ruleId: source.ruleId, version, tenantId: source.tenantId, name: source.name, description: source.description, status: 'draft',
-        priority: source.priority, conditions: ruleConditions(source), outcome: ruleOutcome(source), createdBy: tx.actor.id, activatedAt: null, archivedAt: null,
+        ruleId: source.ruleId,
+        version,
+        tenantId: source.tenantId,
+        name: source.name,
+        description: source.description,
+        status: 'draft',
+        priority: source.priority,
+        conditions: ruleConditions(source),
+        outcome: ruleOutcome(source),
+        createdBy: tx.actor.id,
+        activatedAt: null,
+        archivedAt: null,
       });
       const rule = toRoutingRule(row);
       await auditRecord(tx, ROUTING_RULE, row, 'routing_rule.cloned', { before: toRoutingRule(source), after: rule });
@@ -259,7 +343,9 @@ export async function cloneRoutingRule(ctx: CallerContext, id: string): Promise<
     });
   } catch (error) {
     if (error instanceof UniqueConstraintError) {
-      throw new ConflictError('ROUTING_RULE_CONCURRENT_CLONE', 'Another version of this routing rule was created at the same time.', { hint: 'Retry.' });
+      throw new ConflictError('ROUTING_RULE_CONCURRENT_CLONE', 'Another version of this routing rule was created at the same time.', {
+        hint: 'Retry.',
+      });
     }
     throw error;
   }

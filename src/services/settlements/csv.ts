@@ -14,7 +14,10 @@ import { TOTAL_NAMES, statementWithLines, type Balances, type FeeParts } from '.
 
 const FEE_PARTS: (keyof FeeParts)[] = ['providerFee', 'tenantFee', 'platformFee', 'partnerCommission'];
 const PART_COLUMNS: Record<keyof FeeParts, string> = {
-  providerFee: 'provider_fee', tenantFee: 'tenant_fee', platformFee: 'platform_fee', partnerCommission: 'partner_commission',
+  providerFee: 'provider_fee',
+  tenantFee: 'tenant_fee',
+  platformFee: 'platform_fee',
+  partnerCommission: 'partner_commission',
 };
 const BALANCES: (keyof Balances)[] = ['pending', 'available', 'reserved', 'payable'];
 
@@ -25,25 +28,62 @@ export async function statementCsv(ctx: CallerContext, id: string): Promise<{ fi
   // as the schemas' tenantOnly fee breakdown: tenant and platform callers
   const parts = ctx.level !== 'merchant';
   const header = [
-    'record', 'occurred_at', 'type', 'source_type', 'source_id', 'balance_type', 'description', 'currency', 'amount', 'fee', 'net',
-    ...(parts ? FEE_PARTS.map((p) => PART_COLUMNS[p]) : []), 'line_id',
+    'record',
+    'occurred_at',
+    'type',
+    'source_type',
+    'source_id',
+    'balance_type',
+    'description',
+    'currency',
+    'amount',
+    'fee',
+    'net',
+    ...(parts ? FEE_PARTS.map((p) => PART_COLUMNS[p]) : []),
+    'line_id',
   ];
   const row = (values: Partial<Record<string, string | number | null>>) => header.map((column) => values[column] ?? '');
   const records: Array<Array<string | number | null>> = [header];
   for (const line of lines) {
-    records.push(row({
-      record: 'line', occurred_at: line.occurredAt, type: line.type, source_type: line.sourceType, source_id: line.sourceId, balance_type: line.balanceType,
-      description: line.description, currency: line.net.currency, amount: amount(line.amount), fee: amount(line.fee), net: amount(line.net), line_id: line.id,
-      ...(parts ? Object.fromEntries(FEE_PARTS.map((p) => [PART_COLUMNS[p], line.feeBreakdown ? amount(line.feeBreakdown[p]) : ''])) : {}),
-    }));
+    records.push(
+      row({
+        record: 'line',
+        occurred_at: line.occurredAt,
+        type: line.type,
+        source_type: line.sourceType,
+        source_id: line.sourceId,
+        balance_type: line.balanceType,
+        description: line.description,
+        currency: line.net.currency,
+        amount: amount(line.amount),
+        fee: amount(line.fee),
+        net: amount(line.net),
+        line_id: line.id,
+        ...(parts
+          ? Object.fromEntries(FEE_PARTS.map((p) => [PART_COLUMNS[p], line.feeBreakdown ? amount(line.feeBreakdown[p]) : '']))
+          : {}),
+      }),
+    );
   }
-  for (const [record, balances, at] of [['opening_balance', st.openingBalance, st.periodStart], ['closing_balance', st.closingBalance, st.periodEnd]] as const) {
-    for (const b of BALANCES) records.push(row({ record, occurred_at: at, balance_type: b, currency: st.currency, net: amount(balances[b]) }));
+  for (const [record, balances, at] of [
+    ['opening_balance', st.openingBalance, st.periodStart],
+    ['closing_balance', st.closingBalance, st.periodEnd],
+  ] as const) {
+    for (const b of BALANCES)
+      records.push(row({ record, occurred_at: at, balance_type: b, currency: st.currency, net: amount(balances[b]) }));
   }
   for (const name of TOTAL_NAMES) {
     const value = st.totals[name];
-    records.push(row({ record: 'total', occurred_at: st.periodEnd, type: name, currency: st.currency, net: amount(value),
-      ...(parts && name === 'fees' ? Object.fromEntries(FEE_PARTS.map((p) => [PART_COLUMNS[p], amount(st.totals.feeBreakdown[p])])) : {}) }));
+    records.push(
+      row({
+        record: 'total',
+        occurred_at: st.periodEnd,
+        type: name,
+        currency: st.currency,
+        net: amount(value),
+        ...(parts && name === 'fees' ? Object.fromEntries(FEE_PARTS.map((p) => [PART_COLUMNS[p], amount(st.totals.feeBreakdown[p])])) : {}),
+      }),
+    );
   }
   const day = st.periodStart.slice(0, 10);
   return {

@@ -35,7 +35,13 @@ export async function openStatements(
   const periodEnd = dayEnd(at);
   await scoped(writer, writer.db.models.SettlementStatement).ensureLater(
     [...keys.values()].map(({ merchantId, currency }) => ({
-      tenantId: posting.tenantId, livemode: posting.livemode, merchantId, currency, periodStart, periodEnd, status: 'open' as const,
+      tenantId: posting.tenantId,
+      livemode: posting.livemode,
+      merchantId,
+      currency,
+      periodStart,
+      periodEnd,
+      status: 'open' as const,
     })),
   );
 }

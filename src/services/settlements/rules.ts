@@ -4,8 +4,19 @@ import type { LedgerSourceType } from '../../db/models/ledger';
 // statements (./statements.ts) and the API's schemas (src/api/settlements/schemas.ts).
 
 export const LINE_TYPES = [
-  'payment', 'fee', 'refund', 'dispute', 'dispute_fee', 'dispute_reversal', 'reserve_hold', 'reserve_release',
-  'withdrawal', 'withdrawal_fee', 'payout', 'payout_reversal', 'adjustment',
+  'payment',
+  'fee',
+  'refund',
+  'dispute',
+  'dispute_fee',
+  'dispute_reversal',
+  'reserve_hold',
+  'reserve_release',
+  'withdrawal',
+  'withdrawal_fee',
+  'payout',
+  'payout_reversal',
+  'adjustment',
 ] as const;
 export type LineType = (typeof LINE_TYPES)[number];
 
@@ -45,5 +56,16 @@ export const LINE_RULES: Record<LedgerSourceType, LineRule> = {
   adjustment: { source: 'adjustment', line: 'adjustment', fee: 'fee', total: 'adjustments' },
 };
 
-export const TOTAL_NAMES = ['gross', 'fees', 'refunds', 'disputes', 'withdrawals', 'payouts', 'adjustments', 'reserveHeld', 'reserveReleased', 'net'] as const;
+export const TOTAL_NAMES = [
+  'gross',
+  'fees',
+  'refunds',
+  'disputes',
+  'withdrawals',
+  'payouts',
+  'adjustments',
+  'reserveHeld',
+  'reserveReleased',
+  'net',
+] as const;
 export type TotalName = (typeof TOTAL_NAMES)[number];

@@ -99,13 +99,18 @@ export interface SettlementStatement {
   updatedAt: string;
 }
 
-const ACCOUNT_RANK = new Map<LedgerAccount, number>(['merchant_pending', 'merchant_available', 'merchant_reserve', 'merchant_payable'].map((a, i) => [a as LedgerAccount, i]));
+const ACCOUNT_RANK = new Map<LedgerAccount, number>(
+  ['merchant_pending', 'merchant_available', 'merchant_reserve', 'merchant_payable'].map((a, i) => [a as LedgerAccount, i]),
+);
 
 const money = (currency: string, valueMinor: number): Money => ({ currency, valueMinor });
 
 /** The context statements' entries are read with: the statement's own tenant and mode (fee entries carry no merchant). */
 function reader(ctx: CallerContext, st: SettlementStatementRow): CallerContext {
-  return elevate(ctx, 'tenant', 'the ledger entries of a settlement statement the caller sees', { tenantId: st.tenantId, livemode: st.livemode });
+  return elevate(ctx, 'tenant', 'the ledger entries of a settlement statement the caller sees', {
+    tenantId: st.tenantId,
+    livemode: st.livemode,
+  });
 }
 
 function sortKey(a: string, b: string): number {
@@ -126,16 +131,21 @@ export async function linesOf(ctx: CallerContext, st: SettlementStatementRow): P
   const postingIds = [...new Set(entries.map((e) => e.postingId))];
   const feeEntries: LedgerEntryRow[] = [];
   for (let i = 0; i < postingIds.length; i += 500) {
-    feeEntries.push(...(await scoped(r, LedgerEntry).findAll({
-      postingId: { [Op.in]: postingIds.slice(i, i + 500) },
-      currency: st.currency,
-      account: { [Op.in]: [...Object.keys(FEE_PART), 'payout_clearing'] },
-    })));
+    feeEntries.push(
+      ...(await scoped(r, LedgerEntry).findAll({
+        postingId: { [Op.in]: postingIds.slice(i, i + 500) },
+        currency: st.currency,
+        account: { [Op.in]: [...Object.keys(FEE_PART), 'payout_clearing'] },
+      })),
+    );
   }
-  const releaseIds = [...new Set(entries.filter((e) => e.sourceType === 'release' || e.sourceType === 'reserve_release').map((e) => e.sourceId))];
+  const releaseIds = [
+    ...new Set(entries.filter((e) => e.sourceType === 'release' || e.sourceType === 'reserve_release').map((e) => e.sourceId)),
+  ];
   const releasedPayment = new Map<string, string>();
   for (let i = 0; i < releaseIds.length; i += 500) {
-    for (const row of await scoped(r, LedgerRelease).findAll({ id: { [Op.in]: releaseIds.slice(i, i + 500) } })) releasedPayment.set(row.id, row.sourceId);
+    for (const row of await scoped(r, LedgerRelease).findAll({ id: { [Op.in]: releaseIds.slice(i, i + 500) } }))
+      releasedPayment.set(row.id, row.sourceId);
   }
   const feesByPosting = new Map<string, LedgerEntryRow[]>();
   for (const e of feeEntries) {
@@ -150,7 +160,9 @@ export async function linesOf(ctx: CallerContext, st: SettlementStatementRow): P
     list.push(e);
     byPosting.set(e.postingId, list);
   }
-  const postings = [...byPosting.values()].sort((a, b) => new Date(a[0].createdAt).getTime() - new Date(b[0].createdAt).getTime() || sortKey(a[0].postingId, b[0].postingId));
+  const postings = [...byPosting.values()].sort(
+    (a, b) => new Date(a[0].createdAt).getTime() - new Date(b[0].createdAt).getTime() || sortKey(a[0].postingId, b[0].postingId),
+  );
   const c = st.currency;
   const lines: SettlementLine[] = [];
   for (const posted of postings) {
@@ -162,21 +174,43 @@ export async function linesOf(ctx: CallerContext, st: SettlementStatementRow): P
     const feeFrom = FEE_FROM.map((account) => posted.find((e) => e.account === account)).find(Boolean);
     for (const e of posted) {
       const rule = LINE_RULES[e.sourceType] ?? LINE_RULES.adjustment;
-      const sourceId = e.sourceType === 'release' || e.sourceType === 'reserve_release' ? releasedPayment.get(e.sourceId) ?? e.sourceId : e.sourceId;
+      const sourceId =
+        e.sourceType === 'release' || e.sourceType === 'reserve_release' ? (releasedPayment.get(e.sourceId) ?? e.sourceId) : e.sourceId;
       const balanceType = BALANCE_TYPE[e.account];
       const occurredAt = new Date(e.createdAt).toISOString();
       const withFee = e === feeFrom && feeTotal !== 0;
       const principal = withFee ? e.amountMinor + feeTotal : e.amountMinor;
       lines.push({
-        id: e.id, statementId: st.id, type: e.account === 'merchant_reserve' && rule.onReserve ? rule.onReserve : rule.line,
-        sourceType: rule.source, sourceId, amount: money(c, principal), fee: money(c, 0), net: money(c, principal), feeBreakdown: null,
-        balanceType, postingType: e.sourceType, description: e.description, occurredAt,
+        id: e.id,
+        statementId: st.id,
+        type: e.account === 'merchant_reserve' && rule.onReserve ? rule.onReserve : rule.line,
+        sourceType: rule.source,
+        sourceId,
+        amount: money(c, principal),
+        fee: money(c, 0),
+        net: money(c, principal),
+        feeBreakdown: null,
+        balanceType,
+        postingType: e.sourceType,
+        description: e.description,
+        occurredAt,
       });
       if (withFee) {
         lines.push({
           // the fee's line is named by the first of its entries on a revenue account
-          id: fees[0].id, statementId: st.id, type: rule.fee, sourceType: rule.source, sourceId, amount: money(c, 0), fee: money(c, feeTotal),
-          net: money(c, -feeTotal), feeBreakdown: parts, balanceType, postingType: e.sourceType, description: `fee of ${e.description ?? `${rule.source} ${sourceId}`}`, occurredAt,
+          id: fees[0].id,
+          statementId: st.id,
+          type: rule.fee,
+          sourceType: rule.source,
+          sourceId,
+          amount: money(c, 0),
+          fee: money(c, feeTotal),
+          net: money(c, -feeTotal),
+          feeBreakdown: parts,
+          balanceType,
+          postingType: e.sourceType,
+          description: `fee of ${e.description ?? `${rule.source} ${sourceId}`}`,
+          occurredAt,
         });
       }
     }
@@ -219,9 +253,17 @@ interface Computed {
 /** Totals and closing balance from the opening balance and the lines. */
 export function summarize(currency: string, opening: Balances, lines: SettlementLine[]): Omit<Computed, 'openingBalance'> {
   const t = Object.fromEntries(TOTAL_NAMES.map((name) => [name, money(currency, 0)])) as Record<TotalName, Money>;
-  const feeBreakdown: FeeParts = { providerFee: money(currency, 0), tenantFee: money(currency, 0), platformFee: money(currency, 0), partnerCommission: money(currency, 0) };
+  const feeBreakdown: FeeParts = {
+    providerFee: money(currency, 0),
+    tenantFee: money(currency, 0),
+    platformFee: money(currency, 0),
+    partnerCommission: money(currency, 0),
+  };
   const closing: Balances = {
-    pending: { ...opening.pending }, available: { ...opening.available }, reserved: { ...opening.reserved }, payable: { ...opening.payable },
+    pending: { ...opening.pending },
+    available: { ...opening.available },
+    reserved: { ...opening.reserved },
+    payable: { ...opening.payable },
   };
   for (const line of lines) {
     closing[line.balanceType].valueMinor += line.net.valueMinor;
@@ -247,11 +289,21 @@ async function compute(ctx: CallerContext, st: SettlementStatementRow): Promise<
 }
 
 function toStored(b: Balances): StoredBalances {
-  return { pending: b.pending.valueMinor, available: b.available.valueMinor, reserved: b.reserved.valueMinor, payable: b.payable.valueMinor };
+  return {
+    pending: b.pending.valueMinor,
+    available: b.available.valueMinor,
+    reserved: b.reserved.valueMinor,
+    payable: b.payable.valueMinor,
+  };
 }
 
 function fromStored(currency: string, b: StoredBalances): Balances {
-  return { pending: money(currency, b.pending), available: money(currency, b.available), reserved: money(currency, b.reserved), payable: money(currency, b.payable) };
+  return {
+    pending: money(currency, b.pending),
+    available: money(currency, b.available),
+    reserved: money(currency, b.reserved),
+    payable: money(currency, b.payable),
+  };
 }
 
 function storedTotals(t: Totals): Record<string, number> {
@@ -264,7 +316,15 @@ function storedTotals(t: Totals): Record<string, number> {
 function totalsFromStored(currency: string, stored: Record<string, number>): Totals {
   const t = Object.fromEntries(TOTAL_NAMES.map((name) => [name, money(currency, stored[name] ?? 0)])) as Record<TotalName, Money>;
   const part = (k: keyof FeeParts) => money(currency, stored[`fee.${k}`] ?? 0);
-  return { ...t, feeBreakdown: { providerFee: part('providerFee'), tenantFee: part('tenantFee'), platformFee: part('platformFee'), partnerCommission: part('partnerCommission') } };
+  return {
+    ...t,
+    feeBreakdown: {
+      providerFee: part('providerFee'),
+      tenantFee: part('tenantFee'),
+      platformFee: part('platformFee'),
+      partnerCommission: part('partnerCommission'),
+    },
+  };
 }
 
 /** The path of a statement's CSV (absolute URLs are made of it with publicUrl). */
@@ -316,7 +376,11 @@ export interface SettlementFilters {
   periodTo?: Date;
 }
 
-export async function listSettlements(ctx: CallerContext, filters: SettlementFilters, params: ListParams): Promise<Page<SettlementStatement>> {
+export async function listSettlements(
+  ctx: CallerContext,
+  filters: SettlementFilters,
+  params: ListParams,
+): Promise<Page<SettlementStatement>> {
   const where: Record<string, unknown> = filterWhere(filters, ['merchantId', 'currency', 'status']);
   if (filters.periodFrom || filters.periodTo) {
     const range: Record<symbol, Date> = {};
@@ -353,7 +417,10 @@ export async function listSettlementLines(ctx: CallerContext, id: string, params
 }
 
 /** A statement with all its lines (the CSV download). */
-export async function statementWithLines(ctx: CallerContext, id: string): Promise<{ statement: SettlementStatement; lines: SettlementLine[] }> {
+export async function statementWithLines(
+  ctx: CallerContext,
+  id: string,
+): Promise<{ statement: SettlementStatement; lines: SettlementLine[] }> {
   const st = await scoped(ctx, ctx.db.models.SettlementStatement).get(id);
   const computed = await compute(ctx, st);
   const statement = st.status === 'finalized' ? await toStatement(ctx, st) : present(ctx, st, computed);
@@ -385,7 +452,10 @@ export function finalizeDue(source: Runtime | CallerContext, options: DueOptions
     {
       model: (ctx) => ctx.db.models.SettlementStatement,
       where: (now) => ({ status: 'open', periodEnd: { [Op.lte]: new Date(now.getTime() - FINALIZE_GRACE_MS) } }),
-      order: [['periodEnd', 'ASC'], ['id', 'ASC']],
+      order: [
+        ['periodEnd', 'ASC'],
+        ['id', 'ASC'],
+      ],
     },
     finalizeOne,
     options,
@@ -432,7 +502,10 @@ async function finalizeOne(ctx: CallerContext, row: SettlementStatementRow, now:
       },
       render: (r) => auditView(r, computed),
       event: (moved) => ({
-        type: 'settlement.finalized', tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode,
+        type: 'settlement.finalized',
+        tenantId: row.tenantId,
+        merchantId: row.merchantId,
+        livemode: row.livemode,
         data: finalizedEventData(present(w, moved, computed)),
       }),
     });

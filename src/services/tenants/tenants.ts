@@ -12,9 +12,28 @@ export type TenantStatus = TenantRow['status'];
 
 /** The fields of the Tenant record: listed, so a column added later is not published by accident. */
 const TENANT_FIELDS = [
-  'id', 'tenantId', 'platformId', 'livemode', 'name', 'status', 'defaultCurrency', 'defaultLocale', 'allowedCurrencies',
-  'allowedCountries', 'featureFlags', 'doorRateLimitPerMinute', 'contactEmail', 'supportUrl', 'logoUrl', 'termsUrl',
-  'privacyPolicyUrl', 'withdrawalCoolingPeriodHours', 'withdrawalMakerChecker', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'platformId',
+  'livemode',
+  'name',
+  'status',
+  'defaultCurrency',
+  'defaultLocale',
+  'allowedCurrencies',
+  'allowedCountries',
+  'featureFlags',
+  'doorRateLimitPerMinute',
+  'contactEmail',
+  'supportUrl',
+  'logoUrl',
+  'termsUrl',
+  'privacyPolicyUrl',
+  'withdrawalCoolingPeriodHours',
+  'withdrawalMakerChecker',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof TenantRow)[];
 
 export type Tenant = Presented<Pick<TenantRow, (typeof TENANT_FIELDS)[number]>>;
@@ -24,7 +43,12 @@ export function toTenant(row: TenantRow): Tenant {
 }
 
 /** A tenant's audit entries are filed under the tenant itself. */
-const TENANT = auditedRecord<TenantRow>({ model: (ctx) => ctx.db.models.Tenant, targetType: 'tenant', owner: (row) => ({ tenantId: row.id }), render: toTenant });
+const TENANT = auditedRecord<TenantRow>({
+  model: (ctx) => ctx.db.models.Tenant,
+  targetType: 'tenant',
+  owner: (row) => ({ tenantId: row.id }),
+  render: toTenant,
+});
 
 export const DEFAULT_DOOR_RATE_LIMIT = 600;
 
@@ -106,11 +130,16 @@ export async function updateTenant(ctx: CallerContext, id: string, input: Tenant
     if (ctx.level !== 'platform') {
       // a platform-only field sent back as read (the tenant's own value) changes nothing: only a change is refused
       const current = toTenant(row) as unknown as Record<string, unknown>;
-      const refused: FieldIssue[] = PLATFORM_ONLY_FIELDS.filter((f) => input[f] !== undefined && !sameValue(input[f], current[f])).map((f) => ({
-        path: `body.${f}`,
-        message: 'can only be changed by the platform',
-      }));
-      if (refused.length) throw new PermissionError(`Only the platform may change ${refused.map((r) => r.path).join(', ')}.`, 'PLATFORM_ONLY_FIELD', { errors: refused });
+      const refused: FieldIssue[] = PLATFORM_ONLY_FIELDS.filter((f) => input[f] !== undefined && !sameValue(input[f], current[f])).map(
+        (f) => ({
+          path: `body.${f}`,
+          message: 'can only be changed by the platform',
+        }),
+      );
+      if (refused.length)
+        throw new PermissionError(`Only the platform may change ${refused.map((r) => r.path).join(', ')}.`, 'PLATFORM_ONLY_FIELD', {
+          errors: refused,
+        });
     }
     checkDefaultCurrency(input, row);
     const changes: Partial<TenantRow> = { ...input } as Partial<TenantRow>;
@@ -123,7 +152,15 @@ export async function updateTenant(ctx: CallerContext, id: string, input: Tenant
 /** Equal as JSON values (object keys in any order). */
 function sameValue(a: unknown, b: unknown): boolean {
   const canonical = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => x.localeCompare(y)).map(([k, w]) => [k, canonical(w)])) : v;
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .sort(([x], [y]) => x.localeCompare(y))
+              .map(([k, w]) => [k, canonical(w)]),
+          )
+        : v;
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 

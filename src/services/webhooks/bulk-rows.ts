@@ -57,10 +57,13 @@ export async function updateEach(
   const constantColumns = Object.keys(constants);
   const columns = [...matchColumns, ...setColumns];
   for (const row of rows) {
-    for (const column of matchColumns) if (!bindable(table, column, row.match[column])) throw new InternalError(`${model.name}.${column}: not a value to bind`);
-    for (const column of setColumns) if (!bindable(table, column, row.set[column])) throw new InternalError(`${model.name}.${column}: not a value to bind`);
+    for (const column of matchColumns)
+      if (!bindable(table, column, row.match[column])) throw new InternalError(`${model.name}.${column}: not a value to bind`);
+    for (const column of setColumns)
+      if (!bindable(table, column, row.set[column])) throw new InternalError(`${model.name}.${column}: not a value to bind`);
   }
-  for (const column of constantColumns) if (!bindable(table, column, constants[column])) throw new InternalError(`${model.name}.${column}: not a value to bind`);
+  for (const column of constantColumns)
+    if (!bindable(table, column, constants[column])) throw new InternalError(`${model.name}.${column}: not a value to bind`);
   const pg = db.dialect === 'postgres';
   const slot = (column: string) => (pg ? `CAST(? AS ${pgTypeOf(model, column)})` : '?');
   const tuple = `(${columns.map(slot).join(', ')})`;

@@ -6,18 +6,19 @@ import { fixturePath } from '../../util/paths';
 import { EVENT_GROUP_KINDS, type RecordKindName } from '../../domain/record-kinds';
 
 /** The catalog file's schema, made when the catalog is first read (zod is not loaded by a command that never reads it). */
-const catalogFile = ({ z }: { z: typeof Zod }) => z.object({
-  events: z
-    .array(
-      z.strictObject({
-        type: z.string().regex(/^[a-z_]+(\.[a-z_]+)+$/, 'must look like entity.action'),
-        group: z.string().min(1),
-        /** merchant: any endpoint may subscribe; tenant: tenant and platform endpoints only */
-        level: z.enum(['merchant', 'tenant']),
-      }),
-    )
-    .min(1),
-});
+const catalogFile = ({ z }: { z: typeof Zod }) =>
+  z.object({
+    events: z
+      .array(
+        z.strictObject({
+          type: z.string().regex(/^[a-z_]+(\.[a-z_]+)+$/, 'must look like entity.action'),
+          group: z.string().min(1),
+          /** merchant: any endpoint may subscribe; tenant: tenant and platform endpoints only */
+          level: z.enum(['merchant', 'tenant']),
+        }),
+      )
+      .min(1),
+  });
 
 export type EventType = Zod.infer<ReturnType<typeof catalogFile>>['events'][number];
 
@@ -42,11 +43,13 @@ export function eventCatalog(): EventType[] {
   if (catalog) return catalog;
   const file = fixturePath('events.json');
   const parsed = catalogFile(require('zod') as typeof import('zod')).safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-  if (!parsed.success) throw new Error(`${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const seen = new Set<string>();
   for (const e of parsed.data.events) {
     if (seen.has(e.type)) throw new Error(`${file}: duplicate event type ${e.type}`);
-    if (!Object.prototype.hasOwnProperty.call(GROUP_RESOURCE, e.group)) throw new Error(`${file}: group ${e.group} of ${e.type} names no record (declare it in GROUP_RESOURCE)`);
+    if (!Object.prototype.hasOwnProperty.call(GROUP_RESOURCE, e.group))
+      throw new Error(`${file}: group ${e.group} of ${e.type} names no record (declare it in GROUP_RESOURCE)`);
     seen.add(e.type);
   }
   catalog = parsed.data.events;
@@ -94,6 +97,7 @@ export function validateSubscription(level: Level, patterns: string[], field = '
       });
     }
   });
-  if (issues.length) throw new ValidationError(`Invalid events: ${issues.map((i) => i.message).join('; ')}`, issues, 'INVALID_EVENT_SUBSCRIPTION');
+  if (issues.length)
+    throw new ValidationError(`Invalid events: ${issues.map((i) => i.message).join('; ')}`, issues, 'INVALID_EVENT_SUBSCRIPTION');
   return [...new Set(patterns)];
 }

@@ -10,10 +10,33 @@ import { filterWhere, mapPage, presentRow, type Presented } from '../present';
 import { matchesPattern } from './catalog';
 import { newDeliveryRow, receivingEndpoints, whyNotReceiving } from './events';
 
-const ATTEMPT_FIELDS = ['attempt', 'startedAt', 'durationMs', 'statusCode', 'success', 'error', 'responseExcerpt'] as const satisfies readonly (keyof WebhookAttemptRow)[];
+const ATTEMPT_FIELDS = [
+  'attempt',
+  'startedAt',
+  'durationMs',
+  'statusCode',
+  'success',
+  'error',
+  'responseExcerpt',
+] as const satisfies readonly (keyof WebhookAttemptRow)[];
 const DELIVERY_FIELDS = [
-  'id', 'eventId', 'eventType', 'endpointId', 'tenantId', 'merchantId', 'livemode', 'status', 'attemptCount', 'maxAttempts',
-  'nextAttemptAt', 'lastAttemptAt', 'lastError', 'succeededAt', 'failedAt', 'createdAt', 'updatedAt',
+  'id',
+  'eventId',
+  'eventType',
+  'endpointId',
+  'tenantId',
+  'merchantId',
+  'livemode',
+  'status',
+  'attemptCount',
+  'maxAttempts',
+  'nextAttemptAt',
+  'lastAttemptAt',
+  'lastError',
+  'succeededAt',
+  'failedAt',
+  'createdAt',
+  'updatedAt',
 ] as const satisfies readonly (keyof WebhookDeliveryRow)[];
 
 export type DeliveryAttempt = Presented<Pick<WebhookAttemptRow, (typeof ATTEMPT_FIELDS)[number]>>;
@@ -40,7 +63,12 @@ export async function listDeliveries(ctx: CallerContext, filters: DeliveryFilter
 
 export async function getDelivery(ctx: CallerContext, id: string): Promise<WebhookDelivery> {
   const row = await scoped(ctx, ctx.db.models.WebhookDelivery).get(id);
-  const attempts = await selectRows<WebhookAttemptRow>(ctx.db, ctx.db.models.WebhookAttempt as never, { deliveryId: id }, { transaction: ctx.transaction, orderBy: '"attempt" ASC' });
+  const attempts = await selectRows<WebhookAttemptRow>(
+    ctx.db,
+    ctx.db.models.WebhookAttempt as never,
+    { deliveryId: id },
+    { transaction: ctx.transaction, orderBy: '"attempt" ASC' },
+  );
   return toDelivery(row, attempts);
 }
 
@@ -62,7 +90,9 @@ export async function retryDelivery(ctx: CallerContext, id: string): Promise<Web
 }
 
 const DELIVERY = auditedRecord<WebhookDeliveryRow>({
-  model: (ctx) => ctx.db.models.WebhookDelivery, targetType: 'webhook_delivery', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  model: (ctx) => ctx.db.models.WebhookDelivery,
+  targetType: 'webhook_delivery',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
   render: (row) => toDelivery(row),
 });
 
@@ -101,16 +131,32 @@ async function sendNow(ctx: CallerContext, row: WebhookDeliveryRow): Promise<Web
       );
     }
     // the rest of the schedule stays: the next attempt is simply now; no lease is touched (a scheduled delivery holds none)
-    updated = await auditedUpdateIf(ctx, DELIVERY, row, { status: 'pending', attemptCount: row.attemptCount }, { nextAttemptAt: now }, { action: 'webhook_delivery.retried' });
+    updated = await auditedUpdateIf(
+      ctx,
+      DELIVERY,
+      row,
+      { status: 'pending', attemptCount: row.attemptCount },
+      { nextAttemptAt: now },
+      { action: 'webhook_delivery.retried' },
+    );
   } else {
     updated = await transitionIf(ctx, DELIVERY_STATUS, row, 'reopen', {
       changes: {
-        maxAttempts: reopenedMaxAttempts(row), nextAttemptAt: now, failedAt: null, succeededAt: null, lockedUntil: null, lockedBy: null,
+        maxAttempts: reopenedMaxAttempts(row),
+        nextAttemptAt: now,
+        failedAt: null,
+        succeededAt: null,
+        lockedUntil: null,
+        lockedBy: null,
       },
       expect: { attemptCount: row.attemptCount },
     });
   }
-  if (!updated) throw new ConflictError('DELIVERY_CHANGED', 'The delivery changed while it was being requeued (an attempt was recorded meanwhile); read it again.');
+  if (!updated)
+    throw new ConflictError(
+      'DELIVERY_CHANGED',
+      'The delivery changed while it was being requeued (an attempt was recorded meanwhile); read it again.',
+    );
   return updated;
 }
 
@@ -124,11 +170,20 @@ export function reopenedMaxAttempts(row: Pick<WebhookDeliveryRow, 'attemptCount'
 
 /** The delivery's endpoint, able to receive: 409 naming why not (deleted, or disabled and why). */
 async function requireReceivingEndpoint(ctx: CallerContext, endpointId: string): Promise<WebhookEndpointRow> {
-  const [endpoint] = await selectRows<WebhookEndpointRow>(ctx.db, ctx.db.models.WebhookEndpoint as never, { id: endpointId }, { transaction: ctx.transaction });
+  const [endpoint] = await selectRows<WebhookEndpointRow>(
+    ctx.db,
+    ctx.db.models.WebhookEndpoint as never,
+    { id: endpointId },
+    { transaction: ctx.transaction },
+  );
   if (!endpoint || endpoint.deletedAt) {
-    throw new ConflictError('WEBHOOK_ENDPOINT_DELETED', `The delivery's endpoint ${endpointId} was deleted; a deleted endpoint receives nothing.`, {
-      hint: 'Resend the event to another endpoint instead (payplane events resend <eventId> --endpoint <id>).',
-    });
+    throw new ConflictError(
+      'WEBHOOK_ENDPOINT_DELETED',
+      `The delivery's endpoint ${endpointId} was deleted; a deleted endpoint receives nothing.`,
+      {
+        hint: 'Resend the event to another endpoint instead (payplane events resend <eventId> --endpoint <id>).',
+      },
+    );
   }
   if (endpoint.status === 'disabled') {
     const why = endpoint.disabledReason ? ` (${endpoint.disabledReason})` : '';
@@ -157,7 +212,14 @@ export interface ReplaySelection {
  * canceled when it was canceled (its last change), pending (scheduled) when its last attempt failed.
  */
 export function replayTime(row: WebhookDeliveryRow): Date | null {
-  const at = row.status === 'failed' ? row.failedAt : row.status === 'canceled' ? row.updatedAt : row.status === 'pending' ? row.lastAttemptAt : null;
+  const at =
+    row.status === 'failed'
+      ? row.failedAt
+      : row.status === 'canceled'
+        ? row.updatedAt
+        : row.status === 'pending'
+          ? row.lastAttemptAt
+          : null;
   return at ? new Date(at) : null;
 }
 
@@ -175,7 +237,10 @@ export async function replayableDeliveries(ctx: CallerContext, selection: Replay
   // Operator replay spans tenants and both modes: each row is requeued later in its own mode.
   const where: Record<string | symbol, unknown> = { deletedAt: null, [Op.or]: states };
   if (selection.endpointId) where.endpointId = selection.endpointId;
-  const rows = await selectRows<WebhookDeliveryRow>(ctx.db, ctx.db.models.WebhookDelivery as never, where, { transaction: ctx.transaction, orderBy: '"createdAt" ASC, "id" ASC' });
+  const rows = await selectRows<WebhookDeliveryRow>(ctx.db, ctx.db.models.WebhookDelivery as never, where, {
+    transaction: ctx.transaction,
+    orderBy: '"createdAt" ASC, "id" ASC',
+  });
   const time = (row: WebhookDeliveryRow) => replayTime(row)?.getTime() ?? 0;
   return rows
     .filter((r) => !selection.type || matchesPattern(selection.type, r.eventType))
@@ -229,7 +294,12 @@ export async function resendEvent(ctx: CallerContext, eventId: string, options: 
     if (options.endpointId !== undefined) {
       // read as it is (deleted, disabled, the other mode): the refusal says which; another owner's endpoint is not found
       const [named] = isUuid(options.endpointId)
-        ? await selectRows<WebhookEndpointRow>(tx.db, tx.db.models.WebhookEndpoint as never, { id: options.endpointId }, { transaction: tx.transaction })
+        ? await selectRows<WebhookEndpointRow>(
+            tx.db,
+            tx.db.models.WebhookEndpoint as never,
+            { id: options.endpointId },
+            { transaction: tx.transaction },
+          )
         : [];
       if (!named || !ownedBy(tx, named)) throw new NotFoundError('webhook endpoint', options.endpointId);
       endpoints = receiving.filter((endpoint) => endpoint.id === named.id);
@@ -243,7 +313,15 @@ export async function resendEvent(ctx: CallerContext, eventId: string, options: 
     await insertRows(tx.db, tx.db.models.WebhookDelivery as never, rows, tx.transaction);
     for (const row of rows) await auditRecord(tx, DELIVERY, row, 'webhook_event.resent', { after: toDelivery(row) });
     const deliveries = rows.map((row) => toDelivery(row));
-    return { eventId: event.id, type: event.type, tenantId: event.tenantId, merchantId: event.merchantId, livemode: event.livemode, deliveriesQueued: deliveries.length, deliveries };
+    return {
+      eventId: event.id,
+      type: event.type,
+      tenantId: event.tenantId,
+      merchantId: event.merchantId,
+      livemode: event.livemode,
+      deliveriesQueued: deliveries.length,
+      deliveries,
+    };
   });
 }
 

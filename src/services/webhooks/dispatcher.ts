@@ -298,9 +298,16 @@ export class Dispatcher {
     const { db } = this.rt;
     try {
       await db.writeAlone((alone) =>
-        updateRows(db, db.models.WebhookDelivery as never, { lockedUntil: null, lockedBy: null }, {
-          id: { [Op.in]: deliveries.map((d) => d.id) }, lockedBy: this.workerId,
-        }, alone),
+        updateRows(
+          db,
+          db.models.WebhookDelivery as never,
+          { lockedUntil: null, lockedBy: null },
+          {
+            id: { [Op.in]: deliveries.map((d) => d.id) },
+            lockedBy: this.workerId,
+          },
+          alone,
+        ),
       );
     } catch (error) {
       // their leases run out instead
@@ -361,11 +368,21 @@ export class Dispatcher {
     if (!endpoint || endpoint.deletedAt || endpoint.status === 'disabled' || (disabledHere !== undefined && entry.readAt <= disabledHere)) {
       const now = clock.now();
       return {
-        kind: 'canceled', delivery, endpoint, event, finishedAt: now, done: () => undefined,
+        kind: 'canceled',
+        delivery,
+        endpoint,
+        event,
+        finishedAt: now,
+        done: () => undefined,
         changes: {
           ...moveChanges(this.system, DELIVERY_STATUS, delivery, OUTCOME_MOVE.canceled),
-          attemptCount: delivery.attemptCount, nextAttemptAt: null, lastAttemptAt: delivery.lastAttemptAt,
-          lastError: 'endpoint disabled or deleted', succeededAt: delivery.succeededAt, failedAt: delivery.failedAt, updatedAt: now,
+          attemptCount: delivery.attemptCount,
+          nextAttemptAt: null,
+          lastAttemptAt: delivery.lastAttemptAt,
+          lastError: 'endpoint disabled or deleted',
+          succeededAt: delivery.succeededAt,
+          failedAt: delivery.failedAt,
+          updatedAt: now,
         },
       };
     }
@@ -389,7 +406,13 @@ export class Dispatcher {
     const gone = result.statusCode === 410;
     const kind: OutcomeKind = result.ok ? 'succeeded' : !gone && attempt < delivery.maxAttempts ? 'retry' : 'failed';
     return {
-      kind, delivery, endpoint, event, result, finishedAt, done: () => undefined,
+      kind,
+      delivery,
+      endpoint,
+      event,
+      result,
+      finishedAt,
+      done: () => undefined,
       changes: {
         ...moveChanges(this.system, DELIVERY_STATUS, delivery, OUTCOME_MOVE[kind]),
         attemptCount: attempt,
@@ -401,8 +424,17 @@ export class Dispatcher {
         updatedAt: finishedAt,
       },
       attempt: {
-        id: newId(), deliveryId: delivery.id, attempt, workerId: this.workerId, startedAt, durationMs: result.durationMs,
-        statusCode: result.statusCode, success: result.ok, error: result.error, responseExcerpt: result.excerpt || null, createdAt: finishedAt,
+        id: newId(),
+        deliveryId: delivery.id,
+        attempt,
+        workerId: this.workerId,
+        startedAt,
+        durationMs: result.durationMs,
+        statusCode: result.statusCode,
+        success: result.ok,
+        error: result.error,
+        responseExcerpt: result.excerpt || null,
+        createdAt: finishedAt,
       },
     };
   }
@@ -441,7 +473,11 @@ export class Dispatcher {
       for (const apply of afterCommit) apply();
       for (const outcome of outcomes) {
         if (held.has(outcome)) this.counted(outcome);
-        else this.rt.logger.warn({ deliveryId: outcome.delivery.id }, `delivery ${outcome.delivery.id}: claim lost to another worker; outcome not recorded`);
+        else
+          this.rt.logger.warn(
+            { deliveryId: outcome.delivery.id },
+            `delivery ${outcome.delivery.id}: claim lost to another worker; outcome not recorded`,
+          );
       }
     } catch (error) {
       if (outcomes.length > 1) {
@@ -459,7 +495,9 @@ export class Dispatcher {
   private counted(outcome: Outcome): void {
     this.rt.metrics.webhookAttempts.inc({ outcome: outcome.kind });
     if (outcome.kind === 'succeeded' && outcome.event) {
-      this.rt.metrics.webhookDeliveryLag.observe(Math.max(0, outcome.finishedAt.getTime() - new Date(outcome.event.createdAt).getTime()) / 1000);
+      this.rt.metrics.webhookDeliveryLag.observe(
+        Math.max(0, outcome.finishedAt.getTime() - new Date(outcome.event.createdAt).getTime()) / 1000,
+      );
     }
   }
 
@@ -503,7 +541,8 @@ export class Dispatcher {
       if (outcome.kind === 'succeeded') {
         const lastSuccess = endpoint.lastSuccessAt ? new Date(endpoint.lastSuccessAt).getTime() : 0;
         const recent = outcome.finishedAt.getTime() - lastSuccess < MINUTE;
-        if (successes.has(endpoint.id) || endpoint.status === 'failing' || endpoint.failingSince || !recent) successes.set(endpoint.id, outcome);
+        if (successes.has(endpoint.id) || endpoint.status === 'failing' || endpoint.failingSince || !recent)
+          successes.set(endpoint.id, outcome);
       } else if (outcome.kind === 'failed') {
         const success = successes.get(endpoint.id);
         if (success) {
@@ -534,13 +573,24 @@ export class Dispatcher {
         merchantId: endpoint.merchantId,
         livemode: delivery.livemode,
         data: {
-          deliveryId: delivery.id, endpointId: endpoint.id, endpointLevel: endpoint.level, eventId: delivery.eventId,
-          eventType: delivery.eventType, attempts: attempt, lastError: result?.error ?? null, lastStatusCode: result?.statusCode ?? null,
+          deliveryId: delivery.id,
+          endpointId: endpoint.id,
+          endpointLevel: endpoint.level,
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          attempts: attempt,
+          lastError: result?.error ?? null,
+          lastStatusCode: result?.statusCode ?? null,
         },
       });
     }
     // read again, locked: a success of another delivery since the batch was read may have ended the failing streak
-    const [current] = await selectRows<WebhookEndpointRow>(db, db.models.WebhookEndpoint as never, { id: endpoint.id }, { transaction, lock: true });
+    const [current] = await selectRows<WebhookEndpointRow>(
+      db,
+      db.models.WebhookEndpoint as never,
+      { id: endpoint.id },
+      { transaction, lock: true },
+    );
     const since = (current ?? endpoint).failingSince;
     const failingSince = since ? new Date(since) : finishedAt;
     const gone = result?.statusCode === 410;
@@ -558,7 +608,10 @@ export class Dispatcher {
       await cancelPendingDeliveries(ctx, endpoint.id);
       if (endpoint.tenantId) {
         await emitEvent(ctx, {
-          type: 'webhook.endpoint_disabled', tenantId: endpoint.tenantId, merchantId: endpoint.merchantId, livemode: delivery.livemode,
+          type: 'webhook.endpoint_disabled',
+          tenantId: endpoint.tenantId,
+          merchantId: endpoint.merchantId,
+          livemode: delivery.livemode,
           data: { endpointId: endpoint.id, endpointLevel: endpoint.level, url: endpoint.url, reason },
         });
       }

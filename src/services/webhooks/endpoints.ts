@@ -15,8 +15,23 @@ export const DEFAULT_SECRET_GRACE_HOURS = 24;
 
 /** The fields of the webhook endpoint record: never the sealed secrets (create and rotate add `secret` once). */
 const ENDPOINT_FIELDS = [
-  'id', 'tenantId', 'merchantId', 'level', 'livemode', 'url', 'events', 'description', 'status', 'maxAttempts',
-  'previousSecretExpiresAt', 'failingSince', 'lastSuccessAt', 'disabledReason', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'merchantId',
+  'level',
+  'livemode',
+  'url',
+  'events',
+  'description',
+  'status',
+  'maxAttempts',
+  'previousSecretExpiresAt',
+  'failingSince',
+  'lastSuccessAt',
+  'disabledReason',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof WebhookEndpointRow)[];
 
 export type WebhookEndpoint = Presented<Pick<WebhookEndpointRow, (typeof ENDPOINT_FIELDS)[number]>>;
@@ -32,7 +47,10 @@ function access(ctx: CallerContext) {
 }
 
 const ENDPOINT = auditedRecord<WebhookEndpointRow>({
-  model: (ctx) => ctx.db.models.WebhookEndpoint, targetType: 'webhook_endpoint', owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }), render: toEndpoint,
+  model: (ctx) => ctx.db.models.WebhookEndpoint,
+  targetType: 'webhook_endpoint',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId }),
+  render: toEndpoint,
 });
 
 /**
@@ -74,7 +92,10 @@ export interface SaveOptions {
 }
 
 function checkUrl(ctx: CallerContext, url: string, options: SaveOptions): Promise<void> {
-  return checkDestination(url, options.field ?? 'body.url', { allowCidrs: ctx.config.webhookAllowCidrs, localListener: options.localListener });
+  return checkDestination(url, options.field ?? 'body.url', {
+    allowCidrs: ctx.config.webhookAllowCidrs,
+    localListener: options.localListener,
+  });
 }
 
 export async function createEndpoint(ctx: CallerContext, input: EndpointInput, options: SaveOptions = {}): Promise<EndpointWithSecret> {
@@ -121,7 +142,12 @@ export interface EndpointUpdate {
 }
 
 /** Changes the supplied fields; `events` replaces the whole subscription set; enabling clears failing state. */
-export async function updateEndpoint(ctx: CallerContext, id: string, input: EndpointUpdate, options: SaveOptions = {}): Promise<WebhookEndpoint> {
+export async function updateEndpoint(
+  ctx: CallerContext,
+  id: string,
+  input: EndpointUpdate,
+  options: SaveOptions = {},
+): Promise<WebhookEndpoint> {
   if (input.url !== undefined) await checkUrl(ctx, input.url, options);
   const events = input.events === undefined ? undefined : validateSubscription(ctx.level, input.events);
   return inTransaction(ctx, async (tx) => {
@@ -167,11 +193,17 @@ export async function rotateEndpointSecret(ctx: CallerContext, id: string, input
     }
     const secret = generateWebhookSecret();
     const now = tx.clock.now();
-    const updated = await auditedUpdate(tx, ENDPOINT, row, {
-      secretSealed: tx.sealer.seal(secret),
-      previousSecretSealed: graceHours > 0 ? row.secretSealed : null,
-      previousSecretExpiresAt: graceHours > 0 ? new Date(now.getTime() + graceHours * 3_600_000) : null,
-    }, { action: 'webhook_endpoint.secret_rotated' });
+    const updated = await auditedUpdate(
+      tx,
+      ENDPOINT,
+      row,
+      {
+        secretSealed: tx.sealer.seal(secret),
+        previousSecretSealed: graceHours > 0 ? row.secretSealed : null,
+        previousSecretExpiresAt: graceHours > 0 ? new Date(now.getTime() + graceHours * 3_600_000) : null,
+      },
+      { action: 'webhook_endpoint.secret_rotated' },
+    );
     return { ...toEndpoint(updated), secret };
   });
 }

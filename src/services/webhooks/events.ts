@@ -56,7 +56,13 @@ export async function emitEvent(ctx: CallerContext, input: EmitInput): Promise<E
   };
   await insertLater(ctx.db, Event as never, [event], ctx.transaction);
   const endpoints = await receivingEndpoints(ctx, event);
-  if (endpoints.length) await insertLater(ctx.db, WebhookDelivery as never, endpoints.map((endpoint) => newDeliveryRow(event, endpoint, now)), ctx.transaction);
+  if (endpoints.length)
+    await insertLater(
+      ctx.db,
+      WebhookDelivery as never,
+      endpoints.map((endpoint) => newDeliveryRow(event, endpoint, now)),
+      ctx.transaction,
+    );
   return event;
 }
 
@@ -69,9 +75,17 @@ export async function endpointsForEvent(
   if (event.tenantId) levels.push({ level: 'tenant', tenantId: event.tenantId });
   if (event.tenantId && event.merchantId) levels.push({ level: 'merchant', tenantId: event.tenantId, merchantId: event.merchantId });
   // The outbox fans out across scopes by design: this reads every level's endpoints for the event's owner.
-  return selectRows<WebhookEndpointRow>(ctx.db, ctx.db.models.WebhookEndpoint as never, {
-    livemode: event.livemode, deletedAt: null, status: { [Op.ne]: 'disabled' }, [Op.or]: levels,
-  }, { transaction: ctx.transaction, orderBy: '"createdAt", "id"' });
+  return selectRows<WebhookEndpointRow>(
+    ctx.db,
+    ctx.db.models.WebhookEndpoint as never,
+    {
+      livemode: event.livemode,
+      deletedAt: null,
+      status: { [Op.ne]: 'disabled' },
+      [Op.or]: levels,
+    },
+    { transaction: ctx.transaction, orderBy: '"createdAt", "id"' },
+  );
 }
 
 /**
@@ -79,7 +93,10 @@ export async function endpointsForEvent(
  * endpoint only its own merchant's events of merchant types), subscribed to its type. The one rule of the outbox, used
  * again when an event is resent.
  */
-export async function receivingEndpoints(ctx: CallerContext, event: Pick<EventRow, 'type' | 'tenantId' | 'merchantId' | 'livemode'>): Promise<WebhookEndpointRow[]> {
+export async function receivingEndpoints(
+  ctx: CallerContext,
+  event: Pick<EventRow, 'type' | 'tenantId' | 'merchantId' | 'livemode'>,
+): Promise<WebhookEndpointRow[]> {
   const merchantVisible = eventCatalog().find((e) => e.type === event.type)?.level === 'merchant';
   return (await endpointsForEvent(ctx, event)).filter((endpoint) => receives(endpoint, event.type, merchantVisible));
 }
@@ -93,22 +110,37 @@ function receives(endpoint: WebhookEndpointRow, type: string, merchantVisible: b
  * Why an endpoint does not receive an event (null when it does, as receivingEndpoints decides): a deleted or disabled
  * endpoint, another mode, an owner that does not see the event, a level or a subscription without its type.
  */
-export function whyNotReceiving(endpoint: WebhookEndpointRow, event: Pick<EventRow, 'type' | 'tenantId' | 'merchantId' | 'livemode'>): string | null {
+export function whyNotReceiving(
+  endpoint: WebhookEndpointRow,
+  event: Pick<EventRow, 'type' | 'tenantId' | 'merchantId' | 'livemode'>,
+): string | null {
   if (endpoint.deletedAt) return `endpoint ${endpoint.id} is deleted`;
-  if (endpoint.status === 'disabled') return `endpoint ${endpoint.id} is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}`;
-  if (endpoint.livemode !== event.livemode) return `endpoint ${endpoint.id} is a ${endpoint.livemode ? 'live' : 'test'}-mode endpoint and the event a ${event.livemode ? 'live' : 'test'}-mode event`;
-  const sees = endpoint.level === 'platform'
-    || (endpoint.level === 'tenant' && event.tenantId !== null && endpoint.tenantId === event.tenantId)
-    || (endpoint.level === 'merchant' && event.merchantId !== null && endpoint.tenantId === event.tenantId && endpoint.merchantId === event.merchantId);
-  if (!sees) return `endpoint ${endpoint.id} belongs to ${endpoint.level === 'merchant' ? `merchant ${endpoint.merchantId}` : `tenant ${endpoint.tenantId}`}, which does not see this event`;
+  if (endpoint.status === 'disabled')
+    return `endpoint ${endpoint.id} is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}`;
+  if (endpoint.livemode !== event.livemode)
+    return `endpoint ${endpoint.id} is a ${endpoint.livemode ? 'live' : 'test'}-mode endpoint and the event a ${event.livemode ? 'live' : 'test'}-mode event`;
+  const sees =
+    endpoint.level === 'platform' ||
+    (endpoint.level === 'tenant' && event.tenantId !== null && endpoint.tenantId === event.tenantId) ||
+    (endpoint.level === 'merchant' &&
+      event.merchantId !== null &&
+      endpoint.tenantId === event.tenantId &&
+      endpoint.merchantId === event.merchantId);
+  if (!sees)
+    return `endpoint ${endpoint.id} belongs to ${endpoint.level === 'merchant' ? `merchant ${endpoint.merchantId}` : `tenant ${endpoint.tenantId}`}, which does not see this event`;
   const merchantVisible = eventCatalog().find((e) => e.type === event.type)?.level === 'merchant';
   if (endpoint.level === 'merchant' && !merchantVisible) return `${event.type} is not delivered to merchant endpoints`;
-  if (!subscribes(endpoint.events, event.type)) return `endpoint ${endpoint.id} does not subscribe to ${event.type} (its events: ${endpoint.events.join(', ')})`;
+  if (!subscribes(endpoint.events, event.type))
+    return `endpoint ${endpoint.id} does not subscribe to ${event.type} (its events: ${endpoint.events.join(', ')})`;
   return null;
 }
 
 /** A new delivery of the event to the endpoint, due now: what the outbox writes, and what a resend writes again. */
-export function newDeliveryRow(event: Pick<EventRow, 'id' | 'type' | 'livemode'>, endpoint: WebhookEndpointRow, now: Date): WebhookDeliveryRow {
+export function newDeliveryRow(
+  event: Pick<EventRow, 'id' | 'type' | 'livemode'>,
+  endpoint: WebhookEndpointRow,
+  now: Date,
+): WebhookDeliveryRow {
   return {
     id: newId(),
     eventId: event.id,

@@ -114,7 +114,9 @@ function dispute(type: string, s: SampleScope): Data {
   // as services/disputes/disputes.ts raises it: the dispute record (DisputeSchema renders it at the endpoint's level)
   // late_decision: the acquirer's decision (won) after the merchant accepted the dispute (lost)
   const late = action(type) === 'late_decision';
-  const status = ({ created: 'needs_response', updated: 'under_review', won: 'won', lost: 'lost', late_decision: 'lost' } as const)[action(type)] ?? 'needs_response';
+  const status =
+    ({ created: 'needs_response', updated: 'under_review', won: 'won', lost: 'lost', late_decision: 'lost' } as const)[action(type)] ??
+    'needs_response';
   const submitted = status !== 'needs_response' && !late;
   const closed = status === 'won' || status === 'lost';
   const fee = 1500;
@@ -127,7 +129,17 @@ function dispute(type: string, s: SampleScope): Data {
     livemode: false,
     amount: money(2500),
     fee: money(fee),
-    feeBreakdown: { currency: CURRENCY, amount: 2500, providerFee: 0, tenantFee: fee, platformFee: 0, partnerCommission: 0, merchantFee: fee, net: 2500 - fee, reserve: 0 },
+    feeBreakdown: {
+      currency: CURRENCY,
+      amount: 2500,
+      providerFee: 0,
+      tenantFee: fee,
+      platformFee: 0,
+      partnerCommission: 0,
+      merchantFee: fee,
+      net: 2500 - fee,
+      reserve: 0,
+    },
     reason: 'fraudulent',
     status,
     evidence: submitted ? { productDescription: 'Sample order #1001', uncategorizedText: 'Delivered and signed for.' } : {},
@@ -145,17 +157,45 @@ function dispute(type: string, s: SampleScope): Data {
 
 /** A sample payout in the shape of the real events (the real presenter over a made-up row, as the payouts job makes it). */
 function payout(type: string, s: SampleScope): Data {
-  const status: PayoutStatus = ({ created: 'pending', succeeded: 'paid', failed: 'failed' } as const)[action(type) as 'created' | 'succeeded' | 'failed'] ?? 'pending';
+  const status: PayoutStatus =
+    ({ created: 'pending', succeeded: 'paid', failed: 'failed' } as const)[action(type) as 'created' | 'succeeded' | 'failed'] ?? 'pending';
   const at = (hours: number) => new Date(s.now.getTime() - hours * 3_600_000);
   const row: PayoutRow = {
-    id: newId(), tenantId: s.tenantId, merchantId: s.merchantId ?? newId(), livemode: false, currency: CURRENCY, amountMinor: 124_975, feeMinor: 25,
-    feeBreakdown: { currency: CURRENCY, amount: 125_000, merchantFee: 25, tenantFee: 25, providerFee: 0, platformFee: 0, partnerCommission: 0, net: 124_975 },
-    status, withdrawalMethodId: newId(), payoutChannelId: newId(), destinationType: 'bank_account', destinationSealed: '',
-    destinationMasked: { iban: '••••••••••••••••••3000', accountHolderName: 'Sample Merchant GmbH' }, periodKey: `daily:${s.now.toISOString().slice(0, 10)}`,
-    submittedAt: status === 'pending' ? null : at(0), arrivalDate: status === 'paid' ? at(0) : null,
+    id: newId(),
+    tenantId: s.tenantId,
+    merchantId: s.merchantId ?? newId(),
+    livemode: false,
+    currency: CURRENCY,
+    amountMinor: 124_975,
+    feeMinor: 25,
+    feeBreakdown: {
+      currency: CURRENCY,
+      amount: 125_000,
+      merchantFee: 25,
+      tenantFee: 25,
+      providerFee: 0,
+      platformFee: 0,
+      partnerCommission: 0,
+      net: 124_975,
+    },
+    status,
+    withdrawalMethodId: newId(),
+    payoutChannelId: newId(),
+    destinationType: 'bank_account',
+    destinationSealed: '',
+    destinationMasked: { iban: '••••••••••••••••••3000', accountHolderName: 'Sample Merchant GmbH' },
+    periodKey: `daily:${s.now.toISOString().slice(0, 10)}`,
+    submittedAt: status === 'pending' ? null : at(0),
+    arrivalDate: status === 'paid' ? at(0) : null,
     failureReason: status === 'failed' ? 'The payout provider refused the payout: The destination account is closed.' : null,
-    providerReference: status === 'paid' ? 'sbpo_sample000000000000000' : null, paidAt: status === 'paid' ? at(0) : null, failedAt: status === 'failed' ? at(0) : null,
-    canceledAt: null, canceledBy: null, createdAt: at(0.01), updatedAt: at(0), deletedAt: null,
+    providerReference: status === 'paid' ? 'sbpo_sample000000000000000' : null,
+    paidAt: status === 'paid' ? at(0) : null,
+    failedAt: status === 'failed' ? at(0) : null,
+    canceledAt: null,
+    canceledBy: null,
+    createdAt: at(0.01),
+    updatedAt: at(0),
+    deletedAt: null,
   };
   return { object: 'payout', ...toPayout(row) };
 }
@@ -166,17 +206,38 @@ function settlement(_type: string, s: SampleScope): Data {
   const start = new Date(day - 86_400_000).toISOString();
   const end = new Date(day).toISOString();
   const id = newId();
-  const balances = (pending: number, available: number) => ({ pending: money(pending), available: money(available), reserved: money(0), payable: money(0) });
+  const balances = (pending: number, available: number) => ({
+    pending: money(pending),
+    available: money(available),
+    reserved: money(0),
+    payable: money(0),
+  });
   const totals: Record<string, unknown> = Object.fromEntries(TOTAL_NAMES.map((name) => [name, money(0)]));
   Object.assign(totals, {
-    gross: money(250_000), fees: money(4_250), net: money(245_750),
+    gross: money(250_000),
+    fees: money(4_250),
+    net: money(245_750),
     feeBreakdown: { providerFee: money(3_000), tenantFee: money(1_000), platformFee: money(250), partnerCommission: money(0) },
   });
   return {
-    object: 'settlement', id, tenantId: s.tenantId, merchantId: s.merchantId, livemode: false, currency: CURRENCY, periodStart: start, periodEnd: end,
-    status: 'finalized', openingBalance: balances(0, 0), closingBalance: balances(245_750, 0), totals, lineCount: 6, finalizedAt: s.now.toISOString(),
+    object: 'settlement',
+    id,
+    tenantId: s.tenantId,
+    merchantId: s.merchantId,
+    livemode: false,
+    currency: CURRENCY,
+    periodStart: start,
+    periodEnd: end,
+    status: 'finalized',
+    openingBalance: balances(0, 0),
+    closingBalance: balances(245_750, 0),
+    totals,
+    lineCount: 6,
+    finalizedAt: s.now.toISOString(),
     // a sample has no statement behind it: the path of where a real one is downloaded
-    downloadUrl: `https://payplane.example/v1/settlements/${id}/download`, createdAt: start, updatedAt: s.now.toISOString(),
+    downloadUrl: `https://payplane.example/v1/settlements/${id}/download`,
+    createdAt: start,
+    updatedAt: s.now.toISOString(),
   };
 }
 
@@ -187,18 +248,51 @@ function withdrawal(type: string, s: SampleScope): Data {
   const at = (hours: number) => new Date(s.now.getTime() - hours * 3_600_000);
   const merchantId = s.merchantId ?? newId();
   const row: WithdrawalRow = {
-    id: newId(), tenantId: s.tenantId, merchantId, livemode: false, entityType: 'merchant', fundingAccountId: fundingAccountId(merchantId, CURRENCY),
-    withdrawalChannelId: newId(), withdrawalMethodId: newId(), currency: CURRENCY, amountMinor: 50_000, feeMinor: 50,
-    feeBreakdown: { currency: CURRENCY, amount: 50_000, merchantFee: 50, tenantFee: 50, providerFee: 0, platformFee: 0, partnerCommission: 0 },
-    destinationType: 'bank_account', destinationSealed: '', destinationMasked: { iban: '••••••••••••••••••3000', accountHolderName: 'Sample Merchant GmbH' },
-    status, failureReason: status === 'failed' ? 'Sample failure: the bank returned the transfer' : null,
-    rejectionReason: status === 'rejected' ? 'Sample rejection' : null, executionComment: null,
-    providerReference: status === 'completed' ? 'SAMPLE-REF-0001' : null, idempotencyKey: 'sample',
-    approvedAt: ['approved', 'completed', 'failed'].includes(status) ? at(1) : null, rejectedAt: status === 'rejected' ? at(0) : null,
-    canceledAt: status === 'canceled' ? at(0) : null, executedAt: ['completed', 'failed'].includes(status) ? at(0.5) : null,
-    completedAt: status === 'completed' ? at(0) : null, failedAt: status === 'failed' ? at(0) : null,
-    createdBy: 'sample', approvedBy: null, rejectedBy: null, canceledBy: null, executedBy: null, completedBy: null, failedBy: null,
-    createdAt: at(2), updatedAt: at(0), deletedAt: null,
+    id: newId(),
+    tenantId: s.tenantId,
+    merchantId,
+    livemode: false,
+    entityType: 'merchant',
+    fundingAccountId: fundingAccountId(merchantId, CURRENCY),
+    withdrawalChannelId: newId(),
+    withdrawalMethodId: newId(),
+    currency: CURRENCY,
+    amountMinor: 50_000,
+    feeMinor: 50,
+    feeBreakdown: {
+      currency: CURRENCY,
+      amount: 50_000,
+      merchantFee: 50,
+      tenantFee: 50,
+      providerFee: 0,
+      platformFee: 0,
+      partnerCommission: 0,
+    },
+    destinationType: 'bank_account',
+    destinationSealed: '',
+    destinationMasked: { iban: '••••••••••••••••••3000', accountHolderName: 'Sample Merchant GmbH' },
+    status,
+    failureReason: status === 'failed' ? 'Sample failure: the bank returned the transfer' : null,
+    rejectionReason: status === 'rejected' ? 'Sample rejection' : null,
+    executionComment: null,
+    providerReference: status === 'completed' ? 'SAMPLE-REF-0001' : null,
+    idempotencyKey: 'sample',
+    approvedAt: ['approved', 'completed', 'failed'].includes(status) ? at(1) : null,
+    rejectedAt: status === 'rejected' ? at(0) : null,
+    canceledAt: status === 'canceled' ? at(0) : null,
+    executedAt: ['completed', 'failed'].includes(status) ? at(0.5) : null,
+    completedAt: status === 'completed' ? at(0) : null,
+    failedAt: status === 'failed' ? at(0) : null,
+    createdBy: 'sample',
+    approvedBy: null,
+    rejectedBy: null,
+    canceledBy: null,
+    executedBy: null,
+    completedBy: null,
+    failedBy: null,
+    createdAt: at(2),
+    updatedAt: at(0),
+    deletedAt: null,
   };
   return { object: 'withdrawal', ...toWithdrawal(row) };
 }
@@ -209,16 +303,35 @@ function balance(type: string, s: SampleScope): Data {
     // as services/ledger/thresholds.ts raises it: the threshold record, the balance it watches, both balances
     const now = s.now.toISOString();
     const threshold = {
-      id: newId(), tenantId: s.tenantId, merchantId: s.merchantId, livemode: false, currency: CURRENCY, balanceType: 'available', direction: 'above',
-      amount: money(100_000), crossed: true, crossedAt: now, createdAt: now, updatedAt: now, deletedAt: null,
+      id: newId(),
+      tenantId: s.tenantId,
+      merchantId: s.merchantId,
+      livemode: false,
+      currency: CURRENCY,
+      balanceType: 'available',
+      direction: 'above',
+      amount: money(100_000),
+      crossed: true,
+      crossedAt: now,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
     };
     return {
-      ...base, balanceType: 'available', direction: 'above', threshold, balance: money(104_200), available: money(104_200), pending: money(0),
-      sourceType: 'release', sourceId: newId(),
+      ...base,
+      balanceType: 'available',
+      direction: 'above',
+      threshold,
+      balance: money(104_200),
+      available: money(104_200),
+      pending: money(0),
+      sourceType: 'release',
+      sourceId: newId(),
     };
   }
   // as services/ledger/postings/shared.ts raises it after a dispute (or a refund: reason refund, refundId) left the balance below zero
-  if (action(type) === 'negative') return { ...base, available: money(-3_200), pending: money(0), reason: 'dispute', disputeId: newId(), paymentId: newId() };
+  if (action(type) === 'negative')
+    return { ...base, available: money(-3_200), pending: money(0), reason: 'dispute', disputeId: newId(), paymentId: newId() };
   return { ...base, available: money(245_750), pending: money(12_000) };
 }
 
@@ -249,8 +362,15 @@ function kyb(_type: string, s: SampleScope): Data {
 function alert(type: string, s: SampleScope): Data {
   if (type.startsWith('fraud.')) {
     return {
-      id: newId(), object: 'alert', kind: 'fraud', severity: 'high', merchantId: s.merchantId, paymentId: newId(),
-      riskScore: 87, reason: 'velocity: 6 cards from one device within 10 minutes', createdAt: s.now.toISOString(),
+      id: newId(),
+      object: 'alert',
+      kind: 'fraud',
+      severity: 'high',
+      merchantId: s.merchantId,
+      paymentId: newId(),
+      riskScore: 87,
+      reason: 'velocity: 6 cards from one device within 10 minutes',
+      createdAt: s.now.toISOString(),
     };
   }
   // routing.alert as src/services/routing/alerts.ts raises it: the terminal_declines shape (the other reason,
@@ -258,20 +378,41 @@ function alert(type: string, s: SampleScope): Data {
   const attempts = 24;
   const declines = 15;
   return {
-    object: 'alert', kind: 'routing', severity: 'warning', reason: 'terminal_declines', terminalId: newId(),
-    attempts, declines, counts: { attempts, declines }, declineRate: Math.round((declines / attempts) * 1000) / 1000,
-    windowMinutes: 15, createdAt: s.now.toISOString(),
+    object: 'alert',
+    kind: 'routing',
+    severity: 'warning',
+    reason: 'terminal_declines',
+    terminalId: newId(),
+    attempts,
+    declines,
+    counts: { attempts, declines },
+    declineRate: Math.round((declines / attempts) * 1000) / 1000,
+    windowMinutes: 15,
+    createdAt: s.now.toISOString(),
   };
 }
 
 function webhook(type: string, s: SampleScope): Data {
   const endpointId = newId();
   if (action(type) === 'endpoint_disabled') {
-    return { object: 'webhook_endpoint', endpointId, url: 'https://receiver.example.test/hook', status: 'disabled', disabledReason: 'deliveries failed for 3 days' };
+    return {
+      object: 'webhook_endpoint',
+      endpointId,
+      url: 'https://receiver.example.test/hook',
+      status: 'disabled',
+      disabledReason: 'deliveries failed for 3 days',
+    };
   }
   return {
-    object: 'webhook_delivery', deliveryId: newId(), endpointId, eventId: newId(), eventType: 'payment.succeeded',
-    attemptCount: 10, lastError: 'HTTP 500', failedAt: s.now.toISOString(), merchantId: s.merchantId,
+    object: 'webhook_delivery',
+    deliveryId: newId(),
+    endpointId,
+    eventId: newId(),
+    eventType: 'payment.succeeded',
+    attemptCount: 10,
+    lastError: 'HTTP 500',
+    failedAt: s.now.toISOString(),
+    merchantId: s.merchantId,
   };
 }
 
@@ -344,7 +485,10 @@ export async function triggerSampleEvent(ctx: CallerContext, input: TriggerInput
   const tenantId = ctx.tenantId;
   return inTransaction(ctx, async (tx) => {
     await scoped(tx, tx.db.models.Tenant).get(tenantId);
-    if (merchantId) await scoped(tx.level === 'merchant' ? elevate(tx, 'tenant', 'a merchant of the sample tenant') : tx, tx.db.models.Merchant).get(merchantId);
+    if (merchantId)
+      await scoped(tx.level === 'merchant' ? elevate(tx, 'tenant', 'a merchant of the sample tenant') : tx, tx.db.models.Merchant).get(
+        merchantId,
+      );
     const data = sampleEventData(input.type, { tenantId, merchantId, now: tx.clock.now() });
     const event = await emitEvent(tx, { type: input.type, data, tenantId, merchantId, livemode: false });
     const rows = await tx.db.models.WebhookDelivery.findAll({

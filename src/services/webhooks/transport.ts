@@ -177,7 +177,7 @@ export async function checkDestination(url: string, field: string, options: Dest
   if (parsed.username || parsed.password) throw ValidationError.field(field, 'must not contain credentials');
   const host = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (options.localListener) {
-    if (!isLoopbackHost(host)) throw ValidationError.field(field, 'must be a loopback URL (the local listener\'s own)');
+    if (!isLoopbackHost(host)) throw ValidationError.field(field, "must be a loopback URL (the local listener's own)");
     return;
   }
   const addresses = net.isIP(host) ? [] : await addressesAtSave(host, options.resolve ?? systemResolver);
@@ -217,7 +217,15 @@ export class WebhookTransport {
 
   private resolve: Resolver = (hostname, family) => (this.options.resolve ?? systemResolver)(hostname, family);
 
-  private lookup = checkedLookup(this.resolve, (hostname, list) => hostRefusal(hostname, list.map((a) => a.address), this.options.allowCidrs) ?? list);
+  private lookup = checkedLookup(
+    this.resolve,
+    (hostname, list) =>
+      hostRefusal(
+        hostname,
+        list.map((a) => a.address),
+        this.options.allowCidrs,
+      ) ?? list,
+  );
 
   /** For the local listener: loopback addresses only, whatever a name resolves to; IPv4 first (it binds 127.0.0.1). */
   private loopbackOnlyLookup = checkedLookup(this.resolve, (hostname, addresses) => {
@@ -256,7 +264,13 @@ export class WebhookTransport {
   async post(url: string, headers: Record<string, string>, body: string, to?: SendTarget): Promise<SendResult> {
     const started = process.hrtime.bigint();
     const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
-    const fail = (error: string, statusCode: number | null = null, excerpt = ''): SendResult => ({ ok: false, statusCode, error, excerpt, durationMs: elapsed() });
+    const fail = (error: string, statusCode: number | null = null, excerpt = ''): SendResult => ({
+      ok: false,
+      statusCode,
+      error,
+      excerpt,
+      durationMs: elapsed(),
+    });
     const target = this.destination(url);
     if (!target.request) return fail(target.refused!);
     // the endpoint of a running `payplane webhooks listen` of this home, on its port: that listener alone (pinned);
@@ -302,7 +316,9 @@ export class WebhookTransport {
         finish(fail(`no answer within ${this.timeoutMs / 1000} s`));
         request.destroy();
       }, this.timeoutMs);
-      request.on('error', (e: NodeJS.ErrnoException) => finish(fail(e.code === 'EADDRNOTALLOWED' ? e.message : `${e.code ?? 'error'}: ${e.message}`)));
+      request.on('error', (e: NodeJS.ErrnoException) =>
+        finish(fail(e.code === 'EADDRNOTALLOWED' ? e.message : `${e.code ?? 'error'}: ${e.message}`)),
+      );
       request.end(body);
     });
   }
@@ -316,7 +332,10 @@ export class WebhookTransport {
     const home = this.options.listenerHome;
     if (home === undefined) return undefined;
     // most loopback deliveries have no listener of their own: one stat (no read, no exception thrown and caught) says so
-    if (!fs.statSync(path.join(listenerDir(home), 'running', `${endpointId.replace(/[^0-9a-zA-Z-]/g, '')}.json`), { throwIfNoEntry: false })) return undefined;
+    if (
+      !fs.statSync(path.join(listenerDir(home), 'running', `${endpointId.replace(/[^0-9a-zA-Z-]/g, '')}.json`), { throwIfNoEntry: false })
+    )
+      return undefined;
     const running = runningListener(home, endpointId);
     if (!running || running.port !== port) return undefined;
     let agent = this.listenerAgents.get(running.cert);
@@ -331,7 +350,10 @@ export class WebhookTransport {
         keepAlive: true,
         maxSockets: 16,
         secureContext: tls.createSecureContext({ ca: [running.cert] }),
-        checkServerIdentity: (_host, cert) => (cert.fingerprint256 === fingerprint ? undefined : new Error('the receiver is not the `payplane webhooks listen` of this endpoint (certificate differs)')),
+        checkServerIdentity: (_host, cert) =>
+          cert.fingerprint256 === fingerprint
+            ? undefined
+            : new Error('the receiver is not the `payplane webhooks listen` of this endpoint (certificate differs)'),
       });
       this.listenerAgents.set(running.cert, agent);
     }
@@ -351,7 +373,10 @@ export class WebhookTransport {
  * A lookup that resolves every address of a name and lets `choose` keep some of them (an array) or refuse the name
  * (a message: the connection fails with EADDRNOTALLOWED before it is made).
  */
-function checkedLookup(resolve: Resolver, choose: (hostname: string, addresses: dns.LookupAddress[]) => dns.LookupAddress[] | string): net.LookupFunction {
+function checkedLookup(
+  resolve: Resolver,
+  choose: (hostname: string, addresses: dns.LookupAddress[]) => dns.LookupAddress[] | string,
+): net.LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, (options as dns.LookupOptions).family as number | undefined).then(
       (addresses) => {

@@ -10,7 +10,14 @@ import { auditRecord, auditedRecord, auditedUpdate, lockedRecord } from '../audi
 import { refusedMove, statusMachine, transition, transitionIf } from '../status';
 import { targetMerchant } from '../organization/merchant-target';
 import { filterWhere, mapPage, presentRow, type Presented } from '../present';
-import { maskDetails, methodTypeOf, validateDetails, withdrawalMethodTypes, type WithdrawalDetailSpec, type WithdrawalMethodType } from './types';
+import {
+  maskDetails,
+  methodTypeOf,
+  validateDetails,
+  withdrawalMethodTypes,
+  type WithdrawalDetailSpec,
+  type WithdrawalMethodType,
+} from './types';
 
 /**
  * Merchants' saved withdrawal methods. A new method, or a method given new details, cools: status `cooling` until
@@ -22,10 +29,22 @@ import { maskDetails, methodTypeOf, validateDetails, withdrawalMethodTypes, type
  */
 
 const METHOD_FIELDS = [
-  'id', 'tenantId', 'merchantId', 'livemode', 'methodType', 'label', 'status', 'activatesAt', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'merchantId',
+  'livemode',
+  'methodType',
+  'label',
+  'status',
+  'activatesAt',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof MerchantWithdrawalMethodRow)[];
 
-export type WithdrawalMethod = Presented<Pick<MerchantWithdrawalMethodRow, (typeof METHOD_FIELDS)[number]>> & { details: Record<string, string> };
+export type WithdrawalMethod = Presented<Pick<MerchantWithdrawalMethodRow, (typeof METHOD_FIELDS)[number]>> & {
+  details: Record<string, string>;
+};
 
 /** The record of the specification: details masked. */
 export function toWithdrawalMethod(row: MerchantWithdrawalMethodRow): WithdrawalMethod {
@@ -35,8 +54,10 @@ export function toWithdrawalMethod(row: MerchantWithdrawalMethodRow): Withdrawal
 const RESOURCE = 'withdrawal method';
 /** A method's entries show it masked, in its mode. */
 const METHOD = auditedRecord<MerchantWithdrawalMethodRow>({
-  model: (ctx) => ctx.db.models.MerchantWithdrawalMethod, targetType: 'withdrawal_method',
-  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }), render: toWithdrawalMethod,
+  model: (ctx) => ctx.db.models.MerchantWithdrawalMethod,
+  targetType: 'withdrawal_method',
+  owner: (row) => ({ tenantId: row.tenantId, merchantId: row.merchantId, livemode: row.livemode }),
+  render: toWithdrawalMethod,
 });
 
 // ------------------------------------------------------------------------------------------------ the catalog
@@ -66,7 +87,13 @@ export function listWithdrawalMethodTypes(): Page<WithdrawalMethodTypeRecord> {
 function typeForInput(key: string, field: string): WithdrawalMethodType {
   const type = methodTypeOf(key);
   if (!type) {
-    throw ValidationError.field(field, `is not a withdrawal method type (known: ${withdrawalMethodTypes().map((t) => t.type).join(', ')})`, 'UNKNOWN_WITHDRAWAL_METHOD_TYPE');
+    throw ValidationError.field(
+      field,
+      `is not a withdrawal method type (known: ${withdrawalMethodTypes()
+        .map((t) => t.type)
+        .join(', ')})`,
+      'UNKNOWN_WITHDRAWAL_METHOD_TYPE',
+    );
   }
   return type;
 }
@@ -90,7 +117,11 @@ export interface WithdrawalMethodFilters {
   status?: WithdrawalMethodStatus;
 }
 
-export async function listWithdrawalMethods(ctx: CallerContext, filters: WithdrawalMethodFilters, page: ListParams): Promise<Page<WithdrawalMethod>> {
+export async function listWithdrawalMethods(
+  ctx: CallerContext,
+  filters: WithdrawalMethodFilters,
+  page: ListParams,
+): Promise<Page<WithdrawalMethod>> {
   const where: Record<string, unknown> = filterWhere(filters, ['merchantId', 'methodType', 'status']);
   return mapPage(await scoped(ctx, ctx.db.models.MerchantWithdrawalMethod).list(where, page), toWithdrawalMethod);
 }
@@ -137,7 +168,9 @@ function sameDetails(a: Record<string, string>, b: Record<string, string>): bool
 }
 
 const changedMeanwhile = () =>
-  new ConflictError('WITHDRAWAL_METHOD_CHANGED', 'The withdrawal method changed while this request was processed.', { hint: 'Read it again and retry.' });
+  new ConflictError('WITHDRAWAL_METHOD_CHANGED', 'The withdrawal method changed while this request was processed.', {
+    hint: 'Read it again and retry.',
+  });
 
 type MethodMove = 'cool' | 'renew' | 'suspend' | 'reactivate' | 'resume_cooling' | 'activate';
 
@@ -187,9 +220,13 @@ async function changeMethod(
     const change = await decide(tx, row);
     if (!change) return toWithdrawalMethod(row);
     if (change.move) return toWithdrawalMethod(await transition(tx, METHOD_STATUS, row, change.move, { changes: change.changes }));
-    return toWithdrawalMethod(await auditedUpdate(tx, METHOD, row, change.changes, {
-      action: `withdrawal_method.${action}`, expect: { status: row.status }, refused: changedMeanwhile,
-    }));
+    return toWithdrawalMethod(
+      await auditedUpdate(tx, METHOD, row, change.changes, {
+        action: `withdrawal_method.${action}`,
+        expect: { status: row.status },
+        refused: changedMeanwhile,
+      }),
+    );
   });
 }
 
@@ -245,7 +282,12 @@ export function updateWithdrawalMethod(ctx: CallerContext, id: string, input: Up
       // a detail sent back as read (its masked form) keeps the stored value: what a client reads it can send back
       const stored = openDetails(tx, row);
       const masked: Record<string, string> = { ...row.detailsMasked };
-      const given = Object.fromEntries(Object.entries(input.details).map(([k, v]) => [k, masked[k] !== undefined && v === masked[k] && masked[k] !== stored[k] ? stored[k] : v]));
+      const given = Object.fromEntries(
+        Object.entries(input.details).map(([k, v]) => [
+          k,
+          masked[k] !== undefined && v === masked[k] && masked[k] !== stored[k] ? stored[k] : v,
+        ]),
+      );
       const details = validateDetails(type, given, 'body.details');
       if (!sameDetails(details, stored)) {
         if (row.status === 'suspended') {
@@ -267,7 +309,10 @@ export function deleteWithdrawalMethod(ctx: CallerContext, id: string): Promise<
   return changeMethod(ctx, id, 'deleted', (tx, row) => {
     // a merchant cannot shed an operator's suspension by deleting the method and saving the same account again
     if (row.status === 'suspended' && tx.level === 'merchant') {
-      throw new ConflictError('WITHDRAWAL_METHOD_SUSPENDED', `Withdrawal method ${id} is suspended by an operator: only an operator may delete it.`);
+      throw new ConflictError(
+        'WITHDRAWAL_METHOD_SUSPENDED',
+        `Withdrawal method ${id} is suspended by an operator: only an operator may delete it.`,
+      );
     }
     return { changes: { deletedAt: tx.clock.now() } };
   });
@@ -327,7 +372,10 @@ export function activateDueMethods(source: Runtime | CallerContext, options: Due
     {
       model: (ctx) => ctx.db.models.MerchantWithdrawalMethod,
       where: (now) => ({ status: 'cooling', activatesAt: { [Op.lte]: now } }),
-      order: [['activatesAt', 'ASC'], ['id', 'ASC']],
+      order: [
+        ['activatesAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
     },
     async (ctx, row, now) => (await activateOne(ctx, row, now)) !== null,
     options,
@@ -351,7 +399,8 @@ export async function usableMethod(
   field = 'body.withdrawalMethodId',
 ): Promise<{ method: MerchantWithdrawalMethodRow; type: WithdrawalMethodType; details: Record<string, string> }> {
   const access = scoped(tx, tx.db.models.MerchantWithdrawalMethod);
-  const notFound = () => new NotFoundError(RESOURCE, methodId, { errors: [{ path: field, message: 'no such withdrawal method of this merchant' }] });
+  const notFound = () =>
+    new NotFoundError(RESOURCE, methodId, { errors: [{ path: field, message: 'no such withdrawal method of this merchant' }] });
   // locked: an operator's suspension cannot commit between this check and the withdrawal that relies on it
   let method = await access.find(methodId, { lock: true });
   if (!method || method.merchantId !== merchantId) throw notFound();
@@ -363,9 +412,13 @@ export async function usableMethod(
   }
   if (method.status === 'cooling') {
     const until = method.activatesAt ? new Date(method.activatesAt).toISOString() : 'its cooling period ends';
-    throw new BusinessRuleError('WITHDRAWAL_METHOD_NOT_ACTIVE', `The withdrawal method is cooling until ${until}: new or changed details cannot be paid to before then.`, {
-      errors: [{ path: field, message: `is cooling until ${until}` }],
-    });
+    throw new BusinessRuleError(
+      'WITHDRAWAL_METHOD_NOT_ACTIVE',
+      `The withdrawal method is cooling until ${until}: new or changed details cannot be paid to before then.`,
+      {
+        errors: [{ path: field, message: `is cooling until ${until}` }],
+      },
+    );
   }
   if (method.status === 'suspended') {
     throw new BusinessRuleError('WITHDRAWAL_METHOD_NOT_ACTIVE', 'The withdrawal method is suspended by an operator.', {
@@ -375,9 +428,13 @@ export async function usableMethod(
   }
   const type = typeOfRow(method);
   if (type.currencies.length > 0 && !type.currencies.includes(currency)) {
-    throw new BusinessRuleError('WITHDRAWAL_METHOD_CURRENCY', `A ${type.type} method takes withdrawals in ${type.currencies.join(', ')} only, not ${currency}.`, {
-      errors: [{ path: field, message: `does not take ${currency}` }],
-    });
+    throw new BusinessRuleError(
+      'WITHDRAWAL_METHOD_CURRENCY',
+      `A ${type.type} method takes withdrawals in ${type.currencies.join(', ')} only, not ${currency}.`,
+      {
+        errors: [{ path: field, message: `does not take ${currency}` }],
+      },
+    );
   }
   return { method, type, details: openDetails(tx, method) };
 }

@@ -54,8 +54,10 @@ const DetailSpecFile = z
     values: z.array(z.string().min(1)).min(1).optional(),
   })
   .superRefine((d, ctx) => {
-    if ((d.format === 'enum') !== (d.values !== undefined)) ctx.addIssue({ code: 'custom', path: ['values'], message: 'enum details (and only they) list their values' });
-    if (d.minLength !== undefined && d.maxLength !== undefined && d.minLength > d.maxLength) ctx.addIssue({ code: 'custom', path: ['minLength'], message: 'exceeds maxLength' });
+    if ((d.format === 'enum') !== (d.values !== undefined))
+      ctx.addIssue({ code: 'custom', path: ['values'], message: 'enum details (and only they) list their values' });
+    if (d.minLength !== undefined && d.maxLength !== undefined && d.minLength > d.maxLength)
+      ctx.addIssue({ code: 'custom', path: ['minLength'], message: 'exceeds maxLength' });
   });
 
 const MethodTypeFile = z
@@ -82,7 +84,8 @@ export function withdrawalMethodTypes(): WithdrawalMethodType[] {
   if (catalog) return catalog;
   const file = fixturePath('withdrawal-method-types.json');
   const parsed = CatalogFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-  if (!parsed.success) throw new Error(`${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`${file} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const types = parsed.data.types.map((t) => t.type);
   if (new Set(types).size !== types.length) throw new Error(`${file}: a type is listed twice`);
   catalog = parsed.data.types;
@@ -97,12 +100,83 @@ export function methodTypeOf(key: string): WithdrawalMethodType | undefined {
 
 /** IBAN length per country (ISO 13616 registry: SEPA and the other common countries). */
 export const IBAN_LENGTHS: Record<string, number> = {
-  AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BR: 29, BY: 28, CH: 21, CR: 22, CY: 28, CZ: 24,
-  DE: 22, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FO: 18, FR: 27, GB: 22, GE: 22, GI: 23, GL: 18, GR: 27, GT: 28,
-  HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20,
-  LV: 21, MC: 27, MD: 24, ME: 22, MK: 19, MR: 27, MT: 31, MU: 30, NL: 18, NO: 15, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29,
-  RO: 24, RS: 22, SA: 24, SC: 31, SE: 24, SI: 19, SK: 24, SM: 27, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29, VA: 22,
-  VG: 24, XK: 20,
+  AD: 24,
+  AE: 23,
+  AL: 28,
+  AT: 20,
+  AZ: 28,
+  BA: 20,
+  BE: 16,
+  BG: 22,
+  BH: 22,
+  BR: 29,
+  BY: 28,
+  CH: 21,
+  CR: 22,
+  CY: 28,
+  CZ: 24,
+  DE: 22,
+  DK: 18,
+  DO: 28,
+  EE: 20,
+  EG: 29,
+  ES: 24,
+  FI: 18,
+  FO: 18,
+  FR: 27,
+  GB: 22,
+  GE: 22,
+  GI: 23,
+  GL: 18,
+  GR: 27,
+  GT: 28,
+  HR: 21,
+  HU: 28,
+  IE: 22,
+  IL: 23,
+  IQ: 23,
+  IS: 26,
+  IT: 27,
+  JO: 30,
+  KW: 30,
+  KZ: 20,
+  LB: 28,
+  LC: 32,
+  LI: 21,
+  LT: 20,
+  LU: 20,
+  LV: 21,
+  MC: 27,
+  MD: 24,
+  ME: 22,
+  MK: 19,
+  MR: 27,
+  MT: 31,
+  MU: 30,
+  NL: 18,
+  NO: 15,
+  PK: 24,
+  PL: 28,
+  PS: 29,
+  PT: 25,
+  QA: 29,
+  RO: 24,
+  RS: 22,
+  SA: 24,
+  SC: 31,
+  SE: 24,
+  SI: 19,
+  SK: 24,
+  SM: 27,
+  ST: 25,
+  SV: 28,
+  TL: 23,
+  TN: 24,
+  TR: 26,
+  UA: 29,
+  VA: 22,
+  VG: 24,
+  XK: 20,
 };
 
 /** ISO 7064 MOD 97-10 of an IBAN (already upper-case, no spaces): 1 when the check digits are right. */
@@ -118,7 +192,8 @@ function ibanRemainder(iban: string): number {
 
 /** Why an IBAN (normalized) is invalid, or null when it is valid. */
 export function ibanProblem(iban: string): string | null {
-  if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]+$/.test(iban)) return 'must be an IBAN: a country code, 2 check digits and the account (letters and digits)';
+  if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]+$/.test(iban))
+    return 'must be an IBAN: a country code, 2 check digits and the account (letters and digits)';
   const country = iban.slice(0, 2);
   const length = IBAN_LENGTHS[country];
   if (length === undefined) return `is not an IBAN of a supported country (${country})`;
@@ -180,11 +255,16 @@ function problemOf(spec: WithdrawalDetailSpec, value: string): string | null {
  * dropped), or a ValidationError listing every bad key as `${path}.${key}`: required keys missing or empty,
  * keys the type does not know, values failing their format.
  */
-export function validateDetails(type: WithdrawalMethodType, details: Record<string, string>, path = 'body.details'): Record<string, string> {
+export function validateDetails(
+  type: WithdrawalMethodType,
+  details: Record<string, string>,
+  path = 'body.details',
+): Record<string, string> {
   const issues: FieldIssue[] = [];
   const known = new Set(type.details.map((d) => d.key));
   for (const key of Object.keys(details)) {
-    if (!known.has(key)) issues.push({ path: `${path}.${key}`, message: `is not a detail of ${type.type} (its details: ${[...known].join(', ')})` });
+    if (!known.has(key))
+      issues.push({ path: `${path}.${key}`, message: `is not a detail of ${type.type} (its details: ${[...known].join(', ')})` });
   }
   const out: Record<string, string> = {};
   for (const spec of type.details) {
@@ -198,7 +278,8 @@ export function validateDetails(type: WithdrawalMethodType, details: Record<stri
     if (problem) issues.push({ path: `${path}.${spec.key}`, message: problem });
     else out[spec.key] = value;
   }
-  if (issues.length) throw new ValidationError(`Invalid ${type.type} details: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  if (issues.length)
+    throw new ValidationError(`Invalid ${type.type} details: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   return out;
 }
 

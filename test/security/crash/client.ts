@@ -98,7 +98,12 @@ export class Watchdog {
 
   constructor(private readonly what: () => string) {
     this.timer = setInterval(() => {
-      if (this.expired()) this.stop(new Error(`${this.what()}: nothing moved for ${Math.round((Date.now() - this.last) / 1000)} s (the idle allowance is ${this.idleMs / 1000} s)`));
+      if (this.expired())
+        this.stop(
+          new Error(
+            `${this.what()}: nothing moved for ${Math.round((Date.now() - this.last) / 1000)} s (the idle allowance is ${this.idleMs / 1000} s)`,
+          ),
+        );
     }, 250);
     this.timer.unref();
   }
@@ -189,12 +194,33 @@ export class CrashClient {
       this.budget.progress();
     } catch (error) {
       // refused (the process is down), cut (it died with the request), or timed out: the same request again
-      const failure: Failure = { client, method, path: pathname, key, sentAt, at: Date.now(), status: 'network', body: String((error as Error)?.cause ?? error), retried: true };
+      const failure: Failure = {
+        client,
+        method,
+        path: pathname,
+        key,
+        sentAt,
+        at: Date.now(),
+        status: 'network',
+        body: String((error as Error)?.cause ?? error),
+        retried: true,
+      };
       this.failures.push(failure);
       return { outcome: 'network' as const };
     }
     if (res.status >= 500) {
-      const failure: Failure = { client, method, path: pathname, key, sentAt, at: Date.now(), status: res.status, code: parsed?.code, body: parsed, retried: true };
+      const failure: Failure = {
+        client,
+        method,
+        path: pathname,
+        key,
+        sentAt,
+        at: Date.now(),
+        status: res.status,
+        code: parsed?.code,
+        body: parsed,
+        retried: true,
+      };
       // a 500 is a defect unless the process died under the request: it is the answer then, not retried
       failure.retried = res.status !== 500 || crashWindowOf(failure, this.target.windows()) !== undefined;
       this.failures.push(failure);
@@ -220,8 +246,27 @@ export class CrashClient {
    * POST with an Idempotency-Key: the same key and body again until a definite answer. `op` says what it is for the
    * record; the answer is also returned.
    */
-  async post(client: string, kind: string, pathname: string, credential: string, body: unknown, key: string, ref?: string): Promise<Answer & { op: OpRecord }> {
-    const op: OpRecord = { client, kind, key, path: pathname, ref, sentAt: Date.now(), sends: 0, networkErrors: 0, serverErrors: 0, inUse: 0 };
+  async post(
+    client: string,
+    kind: string,
+    pathname: string,
+    credential: string,
+    body: unknown,
+    key: string,
+    ref?: string,
+  ): Promise<Answer & { op: OpRecord }> {
+    const op: OpRecord = {
+      client,
+      kind,
+      key,
+      path: pathname,
+      ref,
+      sentAt: Date.now(),
+      sends: 0,
+      networkErrors: 0,
+      serverErrors: 0,
+      inUse: 0,
+    };
     this.log.push(op);
     for (;;) {
       this.checkDeadline(`${kind} ${key}`);
@@ -259,7 +304,8 @@ export class CrashClient {
   }
 
   private checkDeadline(what: string): void {
-    if (this.budget.expired()) throw new Error(`the client gave up on ${what}: no definite answer before the run stalled (${this.budget.reason.message})`);
+    if (this.budget.expired())
+      throw new Error(`the client gave up on ${what}: no definite answer before the run stalled (${this.budget.reason.message})`);
   }
 }
 

@@ -78,7 +78,12 @@ export class SchemaSet {
           nullable = true;
           continue;
         }
-        out = { ...out, ...n, properties: { ...out.properties, ...n.properties }, required: [...(out.required ?? []), ...(n.required ?? [])] };
+        out = {
+          ...out,
+          ...n,
+          properties: { ...out.properties, ...n.properties },
+          required: [...(out.required ?? []), ...(n.required ?? [])],
+        };
         if (!n.properties && !out.properties) delete out.properties;
       }
       out = { ...out, ...rest };
@@ -117,7 +122,13 @@ export function typeAllowed(types: JsonType[] | null, t: JsonType): boolean {
 }
 
 const SAMPLE_OF_TYPE: Record<Exclude<JsonType, 'integer'>, unknown> & { integer: unknown } = {
-  string: 'fuzz', number: 12.5, integer: 7, boolean: true, object: {}, array: [], null: null,
+  string: 'fuzz',
+  number: 12.5,
+  integer: 7,
+  boolean: true,
+  object: {},
+  array: [],
+  null: null,
 };
 
 function uuidArb(ctx: GenContext, name: string | undefined): fc.Arbitrary<string> {
@@ -143,17 +154,24 @@ function stringArb(s: Schema, ctx: GenContext, name: string | undefined): fc.Arb
     );
   }
   if (s.format === 'date-time') {
-    return fc.date({ min: new Date('2026-03-02T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+    return fc
+      .date({ min: new Date('2026-03-02T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString());
   }
   if (s.format === 'date') {
-    return fc.date({ min: new Date('1950-01-01T00:00:00Z'), max: new Date('2025-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+    return fc
+      .date({ min: new Date('1950-01-01T00:00:00Z'), max: new Date('2025-12-31T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10));
   }
   // the document's example first: refinements it cannot express (an ISO currency, a BCP 47 tag) hold for it
   const options: fc.WeightedArbitrary<string>[] = [];
   if (typeof s.example === 'string') options.push({ arbitrary: fc.constant(s.example), weight: 12 });
   if (typeof s.pattern === 'string') {
     const re = new RegExp(s.pattern);
-    options.push({ arbitrary: fc.stringMatching(re).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity)), weight: 2 });
+    options.push({
+      arbitrary: fc.stringMatching(re).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity)),
+      weight: 2,
+    });
     return fc.oneof(...options);
   }
   const min = s.minLength ?? 0;
@@ -164,8 +182,18 @@ function stringArb(s: Schema, ctx: GenContext, name: string | undefined): fc.Arb
 }
 
 function numberArb(s: Schema, integer: boolean): fc.Arbitrary<number> {
-  let min = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + (integer ? 1 : 1e-6) : -1_000_000;
-  let max = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - (integer ? 1 : 1e-6) : 1_000_000_000;
+  let min =
+    typeof s.minimum === 'number'
+      ? s.minimum
+      : typeof s.exclusiveMinimum === 'number'
+        ? s.exclusiveMinimum + (integer ? 1 : 1e-6)
+        : -1_000_000;
+  let max =
+    typeof s.maximum === 'number'
+      ? s.maximum
+      : typeof s.exclusiveMaximum === 'number'
+        ? s.exclusiveMaximum - (integer ? 1 : 1e-6)
+        : 1_000_000_000;
   min = Math.max(min, Number.MIN_SAFE_INTEGER);
   max = Math.min(max, Number.MAX_SAFE_INTEGER);
   const options: fc.Arbitrary<number>[] = [];
@@ -197,7 +225,15 @@ export function validArb(set: SchemaSet, raw: Schema, ctx: GenContext, name?: st
   return fc.oneof(...arbs.map((arbitrary, i) => ({ arbitrary, weight: nonNull[i] ? 4 : 1 })));
 }
 
-function typedArb(set: SchemaSet, s: Schema, t: JsonType, ctx: GenContext, name: string | undefined, depth: number, minimal: boolean): fc.Arbitrary<unknown> {
+function typedArb(
+  set: SchemaSet,
+  s: Schema,
+  t: JsonType,
+  ctx: GenContext,
+  name: string | undefined,
+  depth: number,
+  minimal: boolean,
+): fc.Arbitrary<unknown> {
   switch (t) {
     case 'string':
       return stringArb(s, ctx, name);
@@ -211,14 +247,19 @@ function typedArb(set: SchemaSet, s: Schema, t: JsonType, ctx: GenContext, name:
       const minLength = s.minItems ?? 0;
       const maxLength = Math.min(s.maxItems ?? minLength + 3, minLength + 3);
       // items distinct: many lists refuse duplicates (the document cannot say so without uniqueItems)
-      return fc.uniqueArray(validArb(set, s.items ?? {}, ctx, singular(name), depth + 1, minimal), { minLength, maxLength: minimal ? Math.max(minLength, 1) : maxLength, selector: (v) => JSON.stringify(v) });
+      return fc.uniqueArray(validArb(set, s.items ?? {}, ctx, singular(name), depth + 1, minimal), {
+        minLength,
+        maxLength: minimal ? Math.max(minLength, 1) : maxLength,
+        selector: (v) => JSON.stringify(v),
+      });
     }
     case 'object': {
       const props = (s.properties ?? {}) as Record<string, Schema>;
       const required = new Set<string>(s.required ?? []);
       const model: Record<string, fc.Arbitrary<unknown>> = {};
       // minimal: the required properties only (what a create needs to succeed most often)
-      for (const [key, child] of Object.entries(props)) if (!minimal || required.has(key)) model[key] = validArb(set, child, ctx, key, depth + 1, minimal);
+      for (const [key, child] of Object.entries(props))
+        if (!minimal || required.has(key)) model[key] = validArb(set, child, ctx, key, depth + 1, minimal);
       const record = fc.record(model, { requiredKeys: Object.keys(model).filter((k) => required.has(k)) });
       if (s.additionalProperties && typeof s.additionalProperties === 'object' && !s.properties) {
         const valueSchema = s.additionalProperties as Schema;
@@ -263,7 +304,8 @@ export function collectSites(set: SchemaSet, raw: Schema, value: unknown, path: 
       sites.push(...collectSites(set, child, (value as Record<string, unknown>)[key], [...path, key], req.has(key), depth + 1));
     }
     if (!s.properties && s.additionalProperties && typeof s.additionalProperties === 'object') {
-      for (const [key, v] of Object.entries(value as Record<string, unknown>)) sites.push(...collectSites(set, s.additionalProperties, v, [...path, key], false, depth + 1));
+      for (const [key, v] of Object.entries(value as Record<string, unknown>))
+        sites.push(...collectSites(set, s.additionalProperties, v, [...path, key], false, depth + 1));
     }
   }
   return sites;
@@ -282,8 +324,13 @@ export function setAt(root: unknown, path: Path, replacement: unknown): unknown 
   }
   const base: Record<string, unknown> = {};
   // own properties even for keys like __proto__ (a plain assignment would set the prototype instead)
-  if (root && typeof root === 'object') for (const [k, v] of Object.entries(root)) Object.defineProperty(base, k, { value: v, enumerable: true, writable: true, configurable: true });
-  const next = rest.length === 0 ? replacement : setAt(Object.prototype.hasOwnProperty.call(base, head) ? base[head as string] : undefined, rest, replacement);
+  if (root && typeof root === 'object')
+    for (const [k, v] of Object.entries(root))
+      Object.defineProperty(base, k, { value: v, enumerable: true, writable: true, configurable: true });
+  const next =
+    rest.length === 0
+      ? replacement
+      : setAt(Object.prototype.hasOwnProperty.call(base, head) ? base[head as string] : undefined, rest, replacement);
   if (next === DELETE) delete base[head as string];
   else Object.defineProperty(base, head as string, { value: next, enumerable: true, writable: true, configurable: true });
   return base;
@@ -307,15 +354,48 @@ function deepObject(depth: number): RawJson {
 
 /** Strings that break naive code: encodings, separators, injections, normalization. NUL is refused everywhere. */
 const ODD_STRINGS: { value: unknown; nul?: true }[] = [
-  { value: '' }, { value: ' ' }, { value: '  padded  ' }, { value: '\u0000', nul: true }, { value: 'a\u0000b', nul: true },
-  { value: '\u0001\u0007\u001b[31m' }, { value: '\u202e\u0645\u0631\u062d\u0628\u0627' }, { value: '\ud83d\udca9\ud83d\udc68\u200d\ud83d\udc69\u200d\ud83d\udc67' },
-  { value: new RawJson('"\\ud800"') }, { value: new RawJson('"x\\udfff\\ud800y"') }, { value: '\u2028\u2029' }, { value: 'e\u0301\u0301\u0301' },
-  { value: "'; DROP TABLE payments; --" }, { value: '" OR 1=1 --' }, { value: '%s%n%x' }, { value: '{{7*7}}${7*7}' },
-  { value: '../../../../etc/passwd' }, { value: '<script>alert(1)</script>' }, { value: '\uffff\ufffe' }, { value: '\\' },
-  { value: 'null' }, { value: 'undefined' }, { value: 'NaN' }, { value: '1e309' }, { value: '-0' }, { value: '__proto__' },
+  { value: '' },
+  { value: ' ' },
+  { value: '  padded  ' },
+  { value: '\u0000', nul: true },
+  { value: 'a\u0000b', nul: true },
+  { value: '\u0001\u0007\u001b[31m' },
+  { value: '\u202e\u0645\u0631\u062d\u0628\u0627' },
+  { value: '\ud83d\udca9\ud83d\udc68\u200d\ud83d\udc69\u200d\ud83d\udc67' },
+  { value: new RawJson('"\\ud800"') },
+  { value: new RawJson('"x\\udfff\\ud800y"') },
+  { value: '\u2028\u2029' },
+  { value: 'e\u0301\u0301\u0301' },
+  { value: "'; DROP TABLE payments; --" },
+  { value: '" OR 1=1 --' },
+  { value: '%s%n%x' },
+  { value: '{{7*7}}${7*7}' },
+  { value: '../../../../etc/passwd' },
+  { value: '<script>alert(1)</script>' },
+  { value: '\uffff\ufffe' },
+  { value: '\\' },
+  { value: 'null' },
+  { value: 'undefined' },
+  { value: 'NaN' },
+  { value: '1e309' },
+  { value: '-0' },
+  { value: '__proto__' },
 ];
 
-const HUGE_NUMBERS = ['1e400', '-1e400', '1e308', '-1e308', '1e-400', '5e-324', '9007199254740993', '-9007199254740993', '123456789012345678901234567890', '-0', '0.1e1', '1E2'];
+const HUGE_NUMBERS = [
+  '1e400',
+  '-1e400',
+  '1e308',
+  '-1e308',
+  '1e-400',
+  '5e-324',
+  '9007199254740993',
+  '-9007199254740993',
+  '123456789012345678901234567890',
+  '-0',
+  '0.1e1',
+  '1E2',
+];
 
 /** Every mutation of one site, as arbitraries (each may draw a replacement value). */
 export function mutationsOf(set: SchemaSet, site: Site, ctx: GenContext): fc.Arbitrary<Mutation>[] {
@@ -326,32 +406,66 @@ export function mutationsOf(set: SchemaSet, site: Site, ctx: GenContext): fc.Arb
 
   if (site.path.length > 0) {
     // wrong type: a value of each JSON type the schema does not accept
-    const wrong = (Object.keys(SAMPLE_OF_TYPE) as JsonType[]).filter((t) => !typeAllowed(types, t) && !(t === 'integer' && typeAllowed(types, 'number')));
+    const wrong = (Object.keys(SAMPLE_OF_TYPE) as JsonType[]).filter(
+      (t) => !typeAllowed(types, t) && !(t === 'integer' && typeAllowed(types, 'number')),
+    );
     if (types && wrong.length) out.push(fc.constantFrom(...wrong).map((t) => m(`wrong-type:${t}`, true, SAMPLE_OF_TYPE[t])));
     if (site.present && site.required) out.push(fc.constant(m('missing-required', true, DELETE)));
   }
   if (Array.isArray(s.enum) && s.enum.every((v: unknown) => typeof v === 'string')) {
-    out.push(fc.oneof(fc.constant(`not_${s.enum[0]}`), fc.string({ minLength: 1, maxLength: 12 }), fc.constant(String(s.enum[0]).toUpperCase()), fc.constant(` ${s.enum[0]}`))
-      .filter((v) => !s.enum.includes(v))
-      .map((v) => m('unknown-enum', true, v)));
+    out.push(
+      fc
+        .oneof(
+          fc.constant(`not_${s.enum[0]}`),
+          fc.string({ minLength: 1, maxLength: 12 }),
+          fc.constant(String(s.enum[0]).toUpperCase()),
+          fc.constant(` ${s.enum[0]}`),
+        )
+        .filter((v) => !s.enum.includes(v))
+        .map((v) => m('unknown-enum', true, v)),
+    );
   }
   if (typeAllowed(types, 'string') && types) {
     if (typeof s.maxLength === 'number') {
       out.push(fc.constantFrom('x', '\u00e9', '\ud83d\udca9').map((c) => m('string-at-max-length', false, c.repeat(s.maxLength))));
       out.push(fc.constant(m('string-over-max-length', true, 'x'.repeat(s.maxLength + 1))));
     }
-    if (typeof s.minLength === 'number' && s.minLength > 0) out.push(fc.constant(m('string-under-min-length', !(s.enum || s.anyOf), 'x'.repeat(s.minLength - 1))));
-    out.push(fc.constantFrom(100_000, 300_000).map((n) => m('very-long-string', typeof s.maxLength === 'number' && s.maxLength < n, 'y'.repeat(n))));
+    if (typeof s.minLength === 'number' && s.minLength > 0)
+      out.push(fc.constant(m('string-under-min-length', !(s.enum || s.anyOf), 'x'.repeat(s.minLength - 1))));
+    out.push(
+      fc
+        .constantFrom(100_000, 300_000)
+        .map((n) => m('very-long-string', typeof s.maxLength === 'number' && s.maxLength < n, 'y'.repeat(n))),
+    );
     out.push(fc.constantFrom(...ODD_STRINGS).map((o) => m(o.nul ? 'nul-string' : 'odd-string', o.nul === true, o.value)));
     if (typeof s.pattern === 'string') {
       const re = new RegExp(s.pattern);
-      out.push(fc.string({ maxLength: 12 }).filter((v) => !re.test(v)).map((v) => m('pattern-mismatch', true, v)));
+      out.push(
+        fc
+          .string({ maxLength: 12 })
+          .filter((v) => !re.test(v))
+          .map((v) => m('pattern-mismatch', true, v)),
+      );
     }
     if (s.format === 'uuid') {
-      out.push(fc.oneof(
-        fc.constantFrom('not-a-uuid', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '{6f1c5b2e-8f6b-4c8e-9a7e-2f3a4b5c6d7e}', '6F1C5B2E-8F6B-4C8E-9A7E-2F3A4B5C6D7E', '6f1c5b2e8f6b4c8e9a7e2f3a4b5c6d7e'),
-        fc.nat().map((i) => { const all = ctx.allIds(); return all.length ? all[i % all.length] : 'none'; }),
-      ).map((v) => m('odd-uuid', false, v)));
+      out.push(
+        fc
+          .oneof(
+            fc.constantFrom(
+              'not-a-uuid',
+              '00000000-0000-0000-0000-000000000000',
+              'ffffffff-ffff-ffff-ffff-ffffffffffff',
+              '{6f1c5b2e-8f6b-4c8e-9a7e-2f3a4b5c6d7e}',
+              '6F1C5B2E-8F6B-4C8E-9A7E-2F3A4B5C6D7E',
+              '6f1c5b2e8f6b4c8e9a7e2f3a4b5c6d7e',
+            ),
+            fc.nat().map((i) => {
+              const all = ctx.allIds();
+              return all.length ? all[i % all.length] : 'none';
+            }),
+          )
+          .map((v) => m('odd-uuid', false, v)),
+      );
     }
   }
   if (types && (typeAllowed(types, 'integer') || typeAllowed(types, 'number'))) {
@@ -376,22 +490,46 @@ export function mutationsOf(set: SchemaSet, site: Site, ctx: GenContext): fc.Arb
       out.push(fc.array(item, { minLength: s.maxItems + 1, maxLength: s.maxItems + 1 }).map((v) => m('array-over-max-items', true, v)));
     }
     if (typeof s.minItems === 'number' && s.minItems > 0) out.push(fc.constant(m('array-under-min-items', true, [])));
-    out.push(fc.constant(m('huge-array', typeof s.maxItems === 'number' && s.maxItems < 20_000, new RawJson(`[${Array(20_000).fill('0').join(',')}]`))));
+    out.push(
+      fc.constant(
+        m('huge-array', typeof s.maxItems === 'number' && s.maxItems < 20_000, new RawJson(`[${Array(20_000).fill('0').join(',')}]`)),
+      ),
+    );
   }
   // unknown fields of objects with declared properties (a record's keys are all allowed)
   if (types && typeAllowed(types, 'object') && (s.properties || s.additionalProperties === false)) {
     const strict = s.additionalProperties === false;
     const known = new Set(Object.keys(s.properties ?? {}));
-    out.push(fc.oneof(fc.constantFrom('unexpectedField', 'id', 'tenantId', 'livemode', 'createdAt', 'status'), fc.string({ minLength: 1, maxLength: 10 }))
-      .filter((k) => !known.has(k))
-      .map((k) => m('extra-field', strict, setAt(site.value ?? {}, [k], 'surprise'), [...site.path, k])));
-    out.push(fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString').map((k) => {
-      const base = (site.value && typeof site.value === 'object' && !Array.isArray(site.value) ? site.value : {}) as Record<string, unknown>;
-      return m(`proto-key:${k}`, strict && !known.has(k), new Entries([...Object.entries(base), [k, { polluted: true, isAdmin: true }]]), [...site.path, k]);
-    }));
+    out.push(
+      fc
+        .oneof(
+          fc.constantFrom('unexpectedField', 'id', 'tenantId', 'livemode', 'createdAt', 'status'),
+          fc.string({ minLength: 1, maxLength: 10 }),
+        )
+        .filter((k) => !known.has(k))
+        .map((k) => m('extra-field', strict, setAt(site.value ?? {}, [k], 'surprise'), [...site.path, k])),
+    );
+    out.push(
+      fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString').map((k) => {
+        const base = (site.value && typeof site.value === 'object' && !Array.isArray(site.value) ? site.value : {}) as Record<
+          string,
+          unknown
+        >;
+        return m(
+          `proto-key:${k}`,
+          strict && !known.has(k),
+          new Entries([...Object.entries(base), [k, { polluted: true, isAdmin: true }]]),
+          [...site.path, k],
+        );
+      }),
+    );
     if (site.present) out.push(fc.constant(m('empty-object', false, {})));
   }
   // deep nesting where the schema accepts it (unknown values) or not
-  out.push(fc.constantFrom('array', 'object').map((k) => m(`deep-${k}`, types !== null && !typeAllowed(types, k as JsonType), k === 'array' ? deepArray(DEEP) : deepObject(DEEP))));
+  out.push(
+    fc
+      .constantFrom('array', 'object')
+      .map((k) => m(`deep-${k}`, types !== null && !typeAllowed(types, k as JsonType), k === 'array' ? deepArray(DEEP) : deepObject(DEEP))),
+  );
   return out;
 }

@@ -44,7 +44,10 @@ export class FuzzWorld implements GenContext {
   private readonly allSet = new Set<string>();
   private sessions: { id: string; secret: string; uses: number }[] = [];
 
-  constructor(readonly h: MoneyHarness, readonly operations: Operation[]) {
+  constructor(
+    readonly h: MoneyHarness,
+    readonly operations: Operation[],
+  ) {
     const s = h.sandbox;
     this.protectedIds = new Set([s.tenantId, s.companyId, s.merchantId, s.tenantKey.id, s.merchantKey.id, s.platformUserId]);
   }
@@ -59,7 +62,9 @@ export class FuzzWorld implements GenContext {
     let session = this.sessions.find((x) => x.uses < 40);
     if (!session) {
       const res = await this.h.as(this.secretOf('merchant')).post('/v1/checkout-sessions', {
-        amount: { currency: 'EUR', valueMinor: 1234 }, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cancel',
+        amount: { currency: 'EUR', valueMinor: 1234 },
+        successUrl: 'https://shop.example/ok',
+        cancelUrl: 'https://shop.example/cancel',
       });
       if (res.status !== 201) throw new Error(`checkout session for a clientSecret: ${res.status} ${JSON.stringify(res.body)}`);
       session = { id: res.body.data.id, secret: res.body.data.clientSecret, uses: 0 };
@@ -103,7 +108,8 @@ export class FuzzWorld implements GenContext {
     if (depth > 6 || value === null || value === undefined) return;
     if (Array.isArray(value)) {
       for (const item of value.slice(0, 50)) {
-        if (key && item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string') this.addName(key, (item as { id: string }).id);
+        if (key && item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string')
+          this.addName(key, (item as { id: string }).id);
         this.walk(item, key, depth + 1);
       }
       return;
@@ -154,9 +160,7 @@ export class FuzzWorld implements GenContext {
       if (!m) continue;
       const list = this.lists.get(segments.slice(0, i).join('/'));
       if (!list?.length) continue;
-      return list
-        .map((r) => ({ ...r.params, [m[1]]: r.id }))
-        .filter((t) => Object.values(t).every((v) => !this.protectedIds.has(v)));
+      return list.map((r) => ({ ...r.params, [m[1]]: r.id })).filter((t) => Object.values(t).every((v) => !this.protectedIds.has(v)));
     }
     return [];
   }
@@ -178,7 +182,9 @@ export class FuzzWorld implements GenContext {
           const url = op.path.replace(/\{([^}]+)\}/g, (_m, n: string) => encodeURIComponent((tuple as Record<string, string>)[n]));
           for (const level of op.levels) {
             const credential = level === 'M' ? 'merchant' : level === 'T' ? 'tenant' : 'platform';
-            const res = await request(this.h.app).get(`${url}?limit=100`).set('Authorization', `Bearer ${this.secretOf(credential)}`);
+            const res = await request(this.h.app)
+              .get(`${url}?limit=100`)
+              .set('Authorization', `Bearer ${this.secretOf(credential)}`);
             if (res.status === 200) this.observe(res.body, op.path, tuple);
           }
         }
@@ -189,7 +195,9 @@ export class FuzzWorld implements GenContext {
           if (names.some((n) => !(n in tuple))) continue;
           const url = op.path.replace(/\{([^}]+)\}/g, (_m, n: string) => encodeURIComponent(tuple[n]));
           const credential = op.levels.includes('T') ? 'tenant' : op.levels.includes('M') ? 'merchant' : 'platform';
-          const res = await request(this.h.app).get(url).set('Authorization', `Bearer ${this.secretOf(credential)}`);
+          const res = await request(this.h.app)
+            .get(url)
+            .set('Authorization', `Bearer ${this.secretOf(credential)}`);
           if (res.status === 200) this.observe(res.body);
         }
       }
@@ -199,11 +207,16 @@ export class FuzzWorld implements GenContext {
   /** Throws when one of the fuzzer's own credentials stopped working (an operation reached them after all). */
   async checkCredentials(after: string): Promise<void> {
     const checks: [Exclude<CredentialName, 'clientSecret'>, string][] = [
-      ['merchant', '/v1/api-keys?limit=1'], ['tenant', '/v1/api-keys?limit=1'], ['platform', '/v1/admin/tenants?limit=1'],
+      ['merchant', '/v1/api-keys?limit=1'],
+      ['tenant', '/v1/api-keys?limit=1'],
+      ['platform', '/v1/admin/tenants?limit=1'],
     ];
     for (const [credential, url] of checks) {
-      const res = await request(this.h.app).get(url).set('Authorization', `Bearer ${this.secretOf(credential)}`);
-      if (res.status !== 200) throw new Error(`after ${after}, the ${credential} credential answers ${res.status} ${JSON.stringify(res.body)}`);
+      const res = await request(this.h.app)
+        .get(url)
+        .set('Authorization', `Bearer ${this.secretOf(credential)}`);
+      if (res.status !== 200)
+        throw new Error(`after ${after}, the ${credential} credential answers ${res.status} ${JSON.stringify(res.body)}`);
     }
   }
 }

@@ -39,14 +39,24 @@ export async function postCapture(ctx: CallerContext, p: CapturePosting): Promis
       sourceType: 'payment',
       sourceId: p.paymentId,
       lines: [
-        { account: 'provider_clearing', ownerId: p.providerIntegrationId, currency, amountMinor: -b.amount, description: `capture of ${what}` },
+        {
+          account: 'provider_clearing',
+          ownerId: p.providerIntegrationId,
+          currency,
+          amountMinor: -b.amount,
+          description: `capture of ${what}`,
+        },
         { account: merchantAccount, ownerId: p.merchantId, currency, amountMinor: toMerchant, description: `net of ${what}` },
         { account: 'merchant_reserve', ownerId: p.merchantId, currency, amountMinor: b.reserve, description: `rolling reserve of ${what}` },
         ...feeLines(b, p, what),
       ],
     });
     await scheduleReleases(tctx, {
-      tenantId: p.tenantId, livemode: p.livemode, merchantId: p.merchantId, paymentId: p.paymentId, currency,
+      tenantId: p.tenantId,
+      livemode: p.livemode,
+      merchantId: p.merchantId,
+      paymentId: p.paymentId,
+      currency,
       pendingMinor: p.availableImmediately ? 0 : toMerchant,
       reserve: b.reserve > 0 && b.reserveFrom?.autoRelease ? { amountMinor: b.reserve, holdDays: b.reserveFrom.holdDays } : null,
     });

@@ -43,8 +43,20 @@ export async function postDispute(ctx: CallerContext, move: 'open' | 'won', p: D
       sourceType,
       sourceId: p.disputeId,
       lines: [
-        { account: 'merchant_available', ownerId: p.merchantId, currency, amountMinor: -sign * p.amount.valueMinor - feeTotal, description: move === 'open' ? what : `won ${what}` },
-        { account: 'provider_clearing', ownerId: p.providerIntegrationId, currency, amountMinor: sign * p.amount.valueMinor, description: move === 'open' ? what : `won ${what}` },
+        {
+          account: 'merchant_available',
+          ownerId: p.merchantId,
+          currency,
+          amountMinor: -sign * p.amount.valueMinor - feeTotal,
+          description: move === 'open' ? what : `won ${what}`,
+        },
+        {
+          account: 'provider_clearing',
+          ownerId: p.providerIntegrationId,
+          currency,
+          amountMinor: sign * p.amount.valueMinor,
+          description: move === 'open' ? what : `won ${what}`,
+        },
         ...(fee ? feeLines(fee, p, `the fee of ${what}`) : []),
       ],
     });

@@ -26,7 +26,11 @@ export interface PayoutPosting {
  * −(amount + fee), payable +(amount + fee). `payout_paid`: payable −(amount + fee), payout_clearing of the channel
  * +amount, each fee to its owner's revenue account. `payout_reversal` (failed or canceled): payable → available.
  */
-export async function postPayout(ctx: CallerContext, sourceType: 'payout' | 'payout_paid' | 'payout_reversal', p: PayoutPosting): Promise<void> {
+export async function postPayout(
+  ctx: CallerContext,
+  sourceType: 'payout' | 'payout_paid' | 'payout_reversal',
+  p: PayoutPosting,
+): Promise<void> {
   const currency = p.amount.currency;
   assertFeeOf(p.fee, currency, 'payout');
   const total = withdrawalTotal(p);
@@ -46,10 +50,16 @@ export async function postPayout(ctx: CallerContext, sourceType: 'payout' | 'pay
       { account: 'merchant_payable', ownerId: p.merchantId, currency, amountMinor: -total, description: `${what} paid` },
       { account: 'payout_clearing', ownerId: p.channelId, currency, amountMinor: p.amount.valueMinor, description: `${what} paid` },
       ...(p.fee
-        ? feeLines(p.fee, {
-            tenantId: p.tenantId, providerIntegrationId: p.providerIntegrationId ?? p.channelId, partnerId: p.partnerId ?? null,
-            provider: p.providerIntegrationId ? undefined : { account: 'payout_clearing', ownerId: p.channelId },
-          }, what)
+        ? feeLines(
+            p.fee,
+            {
+              tenantId: p.tenantId,
+              providerIntegrationId: p.providerIntegrationId ?? p.channelId,
+              partnerId: p.partnerId ?? null,
+              provider: p.providerIntegrationId ? undefined : { account: 'payout_clearing', ownerId: p.channelId },
+            },
+            what,
+          )
         : []),
     ];
   }

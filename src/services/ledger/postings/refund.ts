@@ -37,7 +37,13 @@ export async function postRefund(ctx: CallerContext, p: RefundPosting): Promise<
       sourceType: 'refund',
       sourceId: p.refundId,
       lines: [
-        { account: 'merchant_available', ownerId: p.merchantId, currency, amountMinor: -(p.amount.valueMinor + feeTotal), description: what },
+        {
+          account: 'merchant_available',
+          ownerId: p.merchantId,
+          currency,
+          amountMinor: -(p.amount.valueMinor + feeTotal),
+          description: what,
+        },
         { account: 'provider_clearing', ownerId: p.providerIntegrationId, currency, amountMinor: p.amount.valueMinor, description: what },
         ...(fee ? feeLines(fee, p, what) : []),
       ],

@@ -12,7 +12,12 @@ import { balancesOf } from '../balances';
 // What the postings of movements share: posting once per source, a fee breakdown's lines, balance.negative.
 
 /** Whether a source (a payment's capture, a refund) was already booked: postCapture and postRefund post once. */
-export async function alreadyPosted(ctx: CallerContext, livemode: boolean, sourceType: LedgerSourceType, sourceId: string): Promise<boolean> {
+export async function alreadyPosted(
+  ctx: CallerContext,
+  livemode: boolean,
+  sourceType: LedgerSourceType,
+  sourceId: string,
+): Promise<boolean> {
   const found = await scoped(ledgerWriter(ctx, livemode), ctx.db.models.LedgerEntry).findOne({ sourceType, sourceId });
   return found !== null;
 }
@@ -21,7 +26,12 @@ export async function alreadyPosted(ctx: CallerContext, livemode: boolean, sourc
 export function feeLines(
   fee: Pick<FeeBreakdown, 'currency' | 'providerFee' | 'tenantFee' | 'platformFee' | 'partnerCommission'>,
   /** the provider's share goes to `provider` (default: provider_fees of the provider integration) */
-  owners: { tenantId: string; providerIntegrationId: string; partnerId: string | null; provider?: { account: LedgerAccount; ownerId: string } },
+  owners: {
+    tenantId: string;
+    providerIntegrationId: string;
+    partnerId: string | null;
+    provider?: { account: LedgerAccount; ownerId: string };
+  },
   what: string,
 ): PostingLine[] {
   const currency = fee.currency;
@@ -31,8 +41,20 @@ export function feeLines(
     { account: 'tenant_revenue', ownerId: owners.tenantId, currency, amountMinor: fee.tenantFee, description: `tenant fee of ${what}` },
     { account: 'platform_revenue', ownerId: PLATFORM_ID, currency, amountMinor: fee.platformFee, description: `platform fee of ${what}` },
     owners.partnerId
-      ? { account: 'partner_revenue', ownerId: owners.partnerId, currency, amountMinor: fee.partnerCommission, description: `partner commission of ${what}` }
-      : { account: 'tenant_revenue', ownerId: owners.tenantId, currency, amountMinor: fee.partnerCommission, description: `partner commission of ${what} (no partner)` },
+      ? {
+          account: 'partner_revenue',
+          ownerId: owners.partnerId,
+          currency,
+          amountMinor: fee.partnerCommission,
+          description: `partner commission of ${what}`,
+        }
+      : {
+          account: 'tenant_revenue',
+          ownerId: owners.tenantId,
+          currency,
+          amountMinor: fee.partnerCommission,
+          description: `partner commission of ${what} (no partner)`,
+        },
   ];
 }
 
@@ -55,10 +77,16 @@ export function assertFeeOf(fee: FeeBreakdown | null, currency: string, what: st
  * balance is left below zero, with what debited it.
  */
 export async function raiseIfNegative(
-  ctx: CallerContext, p: { tenantId: string; livemode: boolean; merchantId: string }, currency: string, source: Record<string, unknown>,
+  ctx: CallerContext,
+  p: { tenantId: string; livemode: boolean; merchantId: string },
+  currency: string,
+  source: Record<string, unknown>,
 ): Promise<void> {
   const w = ledgerWriter(ctx, p.livemode);
-  const [balance] = await balancesOf(elevate(w, 'tenant', 'the debited merchant balance', { tenantId: p.tenantId }), { merchantId: p.merchantId, currency });
+  const [balance] = await balancesOf(elevate(w, 'tenant', 'the debited merchant balance', { tenantId: p.tenantId }), {
+    merchantId: p.merchantId,
+    currency,
+  });
   if (!balance || balance.available.valueMinor >= 0) return;
   await emitEvent(w, {
     type: 'balance.negative',

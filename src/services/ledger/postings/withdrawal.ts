@@ -55,10 +55,16 @@ export async function postWithdrawal(
       { account: 'payout_clearing', ownerId: p.channelId, currency, amountMinor: p.amount.valueMinor, description: `payout of ${what}` },
       // without a provider integration (paid out by hand) the provider's share leaves with the payout, to the bank
       ...(p.fee
-        ? feeLines(p.fee, {
-            tenantId: p.tenantId, providerIntegrationId: p.providerIntegrationId ?? p.channelId, partnerId: p.partnerId ?? null,
-            provider: p.providerIntegrationId ? undefined : { account: 'payout_clearing', ownerId: p.channelId },
-          }, what)
+        ? feeLines(
+            p.fee,
+            {
+              tenantId: p.tenantId,
+              providerIntegrationId: p.providerIntegrationId ?? p.channelId,
+              partnerId: p.partnerId ?? null,
+              provider: p.providerIntegrationId ? undefined : { account: 'payout_clearing', ownerId: p.channelId },
+            },
+            what,
+          )
         : []),
     ];
   }

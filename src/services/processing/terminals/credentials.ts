@@ -14,19 +14,29 @@ import { TERMINAL, terminalProvider, toTerminal, writable, type Terminal } from 
  */
 
 /** Required keys present, no key the schema does not describe, every value a non-empty string. Never echoes a value. */
-export function checkCredentials(schema: CredentialSchema, credentials: Record<string, unknown>, path = 'body.credentials'): Record<string, string> {
+export function checkCredentials(
+  schema: CredentialSchema,
+  credentials: Record<string, unknown>,
+  path = 'body.credentials',
+): Record<string, string> {
   const issues: FieldIssue[] = [];
   for (const key of schema.required) {
-    if (credentials[key] === undefined) issues.push({ path: `${path}.${key}`, message: 'is required by the provider\'s credentialSchema' });
+    if (credentials[key] === undefined) issues.push({ path: `${path}.${key}`, message: "is required by the provider's credentialSchema" });
   }
   for (const [key, value] of Object.entries(credentials)) {
     if (!Object.hasOwn(schema.properties, key)) {
-      if (schema.additionalProperties !== true) issues.push({ path: `${path}.${key}`, message: 'is not a credential field of this provider' });
+      if (schema.additionalProperties !== true)
+        issues.push({ path: `${path}.${key}`, message: 'is not a credential field of this provider' });
     } else if (typeof value !== 'string' || value.length === 0) {
       issues.push({ path: `${path}.${key}`, message: 'must be a non-empty string' });
     }
   }
-  if (issues.length) throw new ValidationError(`Invalid credentials: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues, 'INVALID_CREDENTIALS');
+  if (issues.length)
+    throw new ValidationError(
+      `Invalid credentials: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
+      issues,
+      'INVALID_CREDENTIALS',
+    );
   return credentials as Record<string, string>;
 }
 
@@ -35,7 +45,9 @@ const BINDING_STATUS = partMachine({
   model: (ctx) => ctx.db.models.CredentialBinding,
   moves: {
     replace: {
-      from: ['active'], to: 'replaced', action: 'terminal.credentials_rotated',
+      from: ['active'],
+      to: 'replaced',
+      action: 'terminal.credentials_rotated',
       also: (ctx: CallerContext): Partial<CredentialBindingRow> => ({ replacedAt: ctx.clock.now() }),
     },
   },
@@ -43,10 +55,18 @@ const BINDING_STATUS = partMachine({
     new ConflictError('INVALID_STATE_TRANSITION', `Credential binding ${row.id} is ${row.status}: it cannot be replaced.`),
 });
 
-export async function seal(ctx: CallerContext, terminal: { id: string; tenantId: string; providerIntegrationId: string }, credentials: Record<string, string>) {
+export async function seal(
+  ctx: CallerContext,
+  terminal: { id: string; tenantId: string; providerIntegrationId: string },
+  credentials: Record<string, string>,
+) {
   return scoped(ctx, ctx.db.models.CredentialBinding).create({
-    tenantId: terminal.tenantId, terminalId: terminal.id, providerIntegrationId: terminal.providerIntegrationId,
-    credentialsSealed: ctx.sealer.seal(JSON.stringify(credentials)), status: 'active', replacedAt: null,
+    tenantId: terminal.tenantId,
+    terminalId: terminal.id,
+    providerIntegrationId: terminal.providerIntegrationId,
+    credentialsSealed: ctx.sealer.seal(JSON.stringify(credentials)),
+    status: 'active',
+    replacedAt: null,
   });
 }
 
@@ -74,10 +94,16 @@ export async function rotateCredentials(ctx: CallerContext, id: string, credenti
     if (old) await transitionPart(tx, BINDING_STATUS, old, 'replace');
     const binding = await seal(tx, row, checked);
     // the binding ids under names the audit redaction leaves readable; never a credential value
-    const updated = await auditedUpdate(tx, TERMINAL, row, { credentialBindingId: binding.id }, {
-      action: 'terminal.credentials_rotated', render: (r) => ({ bindingId: r.credentialBindingId }),
-    });
+    const updated = await auditedUpdate(
+      tx,
+      TERMINAL,
+      row,
+      { credentialBindingId: binding.id },
+      {
+        action: 'terminal.credentials_rotated',
+        render: (r) => ({ bindingId: r.credentialBindingId }),
+      },
+    );
     return toTerminal(updated);
   });
 }
-

@@ -12,13 +12,21 @@ export async function createTerminalLimit(ctx: CallerContext, terminalId: string
     const terminal = await scoped(tx, tx.db.models.Terminal).get(terminalId, { lock: true });
     writable(terminal);
     if (input.currency && !terminal.supportedCurrencies.includes(input.currency)) {
-      throw ValidationError.field('body.currency', `must be one of the terminal's supportedCurrencies (${terminal.supportedCurrencies.join(', ')})`);
+      throw ValidationError.field(
+        'body.currency',
+        `must be one of the terminal's supportedCurrencies (${terminal.supportedCurrencies.join(', ')})`,
+      );
     }
     return createLimit(tx, { ...input, entityType: 'terminal', entityId: terminalId });
   });
 }
 
-export async function listTerminalLimits(ctx: CallerContext, terminalId: string, filters: LimitFilters, page: ListParams): Promise<Page<Limit>> {
+export async function listTerminalLimits(
+  ctx: CallerContext,
+  terminalId: string,
+  filters: LimitFilters,
+  page: ListParams,
+): Promise<Page<Limit>> {
   return listLimits(ctx, { entityType: 'terminal', entityId: terminalId }, filters, page);
 }
 

@@ -31,14 +31,24 @@ export async function addMpiAccount(ctx: CallerContext, id: string, input: MpiAc
     checkMpi(p, r.supportedBrands, input, 'body.', issues);
     if (issues.length) throw new ValidationError(`Invalid MPI account: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
     if (r.threeDsConfig.mpiAccounts.some((a) => a.brand === input.brand)) {
-      throw new ConflictError('MPI_ACCOUNT_EXISTS', `Terminal ${id} already has an MPI account for ${input.brand}.`, { hint: 'Update it with PATCH …/mpi-accounts/{brand}.' });
+      throw new ConflictError('MPI_ACCOUNT_EXISTS', `Terminal ${id} already has an MPI account for ${input.brand}.`, {
+        hint: 'Update it with PATCH …/mpi-accounts/{brand}.',
+      });
     }
     return { ...r.threeDsConfig, mpiAccounts: [...r.threeDsConfig.mpiAccounts, mpiRow(input)] };
   });
-  return toMpiAccount(row, row.threeDsConfig.mpiAccounts.find((a) => a.brand === input.brand)!);
+  return toMpiAccount(
+    row,
+    row.threeDsConfig.mpiAccounts.find((a) => a.brand === input.brand)!,
+  );
 }
 
-export async function updateMpiAccount(ctx: CallerContext, id: string, brand: string, input: Omit<MpiAccountInput, 'brand'>): Promise<MpiAccount> {
+export async function updateMpiAccount(
+  ctx: CallerContext,
+  id: string,
+  brand: string,
+  input: Omit<MpiAccountInput, 'brand'>,
+): Promise<MpiAccount> {
   const row = await changeThreeDs(ctx, id, 'terminal.mpi_account_updated', (r, p) => {
     const current = r.threeDsConfig.mpiAccounts.find((a) => a.brand === brand);
     if (!current) throw mpiNotFound(id, brand);
@@ -54,7 +64,10 @@ export async function updateMpiAccount(ctx: CallerContext, id: string, brand: st
     }
     return { ...r.threeDsConfig, mpiAccounts: r.threeDsConfig.mpiAccounts.map((a) => (a.brand === brand ? next : a)) };
   });
-  return toMpiAccount(row, row.threeDsConfig.mpiAccounts.find((a) => a.brand === brand)!);
+  return toMpiAccount(
+    row,
+    row.threeDsConfig.mpiAccounts.find((a) => a.brand === brand)!,
+  );
 }
 
 /** Removes the brand's MPI account; answers with the terminal. */
@@ -65,4 +78,3 @@ export async function deleteMpiAccount(ctx: CallerContext, id: string, brand: st
   });
   return toTerminal(row);
 }
-

@@ -14,8 +14,22 @@ import { providerCatalog, providerForField, type ProviderIntegration } from '../
  */
 
 const TERMINAL_FIELDS = [
-  'id', 'tenantId', 'providerIntegrationId', 'credentialBindingId', 'providerCostScheduleId', 'name', 'mcc', 'descriptor', 'direction',
-  'status', 'supportedCurrencies', 'supportedBrands', 'supportedPaymentMethodTypes', 'createdAt', 'updatedAt', 'deletedAt',
+  'id',
+  'tenantId',
+  'providerIntegrationId',
+  'credentialBindingId',
+  'providerCostScheduleId',
+  'name',
+  'mcc',
+  'descriptor',
+  'direction',
+  'status',
+  'supportedCurrencies',
+  'supportedBrands',
+  'supportedPaymentMethodTypes',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
 ] as const satisfies readonly (keyof TerminalRow)[];
 
 export interface MpiAccount extends Omit<MpiAccountRow, 'mcc' | 'preferredVersion'> {
@@ -35,28 +49,45 @@ function defaultVersion(providerId: string): string | null {
 
 export function toMpiAccount(row: TerminalRow, a: MpiAccountRow): MpiAccount {
   return {
-    brand: a.brand, enabled: a.enabled, merchantName: a.merchantName ?? null, merchantId: a.merchantId ?? null,
-    merchantCountry: a.merchantCountry ?? null, acquirerBin: a.acquirerBin ?? null,
-    mcc: a.mcc ?? row.mcc ?? null, preferredVersion: a.preferredVersion ?? defaultVersion(row.providerIntegrationId),
+    brand: a.brand,
+    enabled: a.enabled,
+    merchantName: a.merchantName ?? null,
+    merchantId: a.merchantId ?? null,
+    merchantCountry: a.merchantCountry ?? null,
+    acquirerBin: a.acquirerBin ?? null,
+    mcc: a.mcc ?? row.mcc ?? null,
+    preferredVersion: a.preferredVersion ?? defaultVersion(row.providerIntegrationId),
   };
 }
 
 export function toThreeDsConfig(row: TerminalRow): ThreeDsConfig {
   const c = row.threeDsConfig;
-  return { enabled: c.enabled, executionModel: c.executionModel, mpiAccounts: c.mpiAccounts.map((a) => toMpiAccount(row, a)), rules: { ...c.rules } };
+  return {
+    enabled: c.enabled,
+    executionModel: c.executionModel,
+    mpiAccounts: c.mpiAccounts.map((a) => toMpiAccount(row, a)),
+    rules: { ...c.rules },
+  };
 }
 
 export function toTerminal(row: TerminalRow): Terminal {
   return { ...presentRow(row, TERMINAL_FIELDS), threeDsConfig: toThreeDsConfig(row) };
 }
 
-export const TERMINAL = auditedRecord<TerminalRow>({ model: (ctx) => ctx.db.models.Terminal, targetType: 'terminal', owner: (row) => ({ tenantId: row.tenantId }), render: toTerminal });
+export const TERMINAL = auditedRecord<TerminalRow>({
+  model: (ctx) => ctx.db.models.Terminal,
+  targetType: 'terminal',
+  owner: (row) => ({ tenantId: row.tenantId }),
+  render: toTerminal,
+});
 
 export const TERMINAL_STATUS = disableOnly(TERMINAL, 'terminal.disabled', 'terminal', 'terminals');
 
 export function writable(row: TerminalRow): void {
   if (row.status !== 'active') {
-    throw new ConflictError('TERMINAL_DISABLED', `Terminal ${row.id} is disabled: it cannot be changed.`, { hint: 'A disabled terminal is kept for the record; create a new one.' });
+    throw new ConflictError('TERMINAL_DISABLED', `Terminal ${row.id} is disabled: it cannot be changed.`, {
+      hint: 'A disabled terminal is kept for the record; create a new one.',
+    });
   }
 }
 

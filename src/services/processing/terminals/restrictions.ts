@@ -10,7 +10,15 @@ import { writable } from './record';
 /** A terminal's restrictions: an action (block, …) on a payment method, brand or transaction type. */
 
 const RESTRICTION_FIELDS = [
-  'id', 'terminalId', 'action', 'paymentMethod', 'brand', 'transactionType', 'status', 'createdAt', 'updatedAt',
+  'id',
+  'terminalId',
+  'action',
+  'paymentMethod',
+  'brand',
+  'transactionType',
+  'status',
+  'createdAt',
+  'updatedAt',
 ] as const satisfies readonly (keyof TerminalRestrictionRow)[];
 export type TerminalRestriction = Presented<Pick<TerminalRestrictionRow, (typeof RESTRICTION_FIELDS)[number]>>;
 
@@ -19,7 +27,10 @@ export function toRestriction(row: TerminalRestrictionRow): TerminalRestriction 
 }
 
 const RESTRICTION = auditedRecord<TerminalRestrictionRow>({
-  model: (ctx) => ctx.db.models.TerminalRestriction, targetType: 'terminal_restriction', owner: (row) => ({ tenantId: row.tenantId }), render: toRestriction,
+  model: (ctx) => ctx.db.models.TerminalRestriction,
+  targetType: 'terminal_restriction',
+  owner: (row) => ({ tenantId: row.tenantId }),
+  render: toRestriction,
 });
 
 const RESTRICTION_STATUS = disableOnly(RESTRICTION, 'terminal_restriction.disabled', 'restriction', 'restrictions');
@@ -34,22 +45,37 @@ export interface RestrictionInput {
 function checkRestriction(row: TerminalRow, input: RestrictionInput): void {
   const issues: FieldIssue[] = [];
   if (input.paymentMethod && !row.supportedPaymentMethodTypes.includes(input.paymentMethod)) {
-    issues.push({ path: 'body.paymentMethod', message: `must be one of the terminal's supportedPaymentMethodTypes (${row.supportedPaymentMethodTypes.join(', ')})` });
+    issues.push({
+      path: 'body.paymentMethod',
+      message: `must be one of the terminal's supportedPaymentMethodTypes (${row.supportedPaymentMethodTypes.join(', ')})`,
+    });
   }
   if (input.brand && !row.supportedBrands.includes(input.brand)) {
-    issues.push({ path: 'body.brand', message: `must be one of the terminal's supportedBrands (${row.supportedBrands.join(', ') || 'none'})` });
+    issues.push({
+      path: 'body.brand',
+      message: `must be one of the terminal's supportedBrands (${row.supportedBrands.join(', ') || 'none'})`,
+    });
   }
   if (issues.length) throw new ValidationError(`Invalid restriction: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
 }
 
-export async function createRestriction(ctx: CallerContext, terminalId: string, input: RestrictionInput & { action: TerminalRestrictionRow['action'] }): Promise<TerminalRestriction> {
+export async function createRestriction(
+  ctx: CallerContext,
+  terminalId: string,
+  input: RestrictionInput & { action: TerminalRestrictionRow['action'] },
+): Promise<TerminalRestriction> {
   return inTransaction(ctx, async (tx) => {
     const terminal = await scoped(tx, tx.db.models.Terminal).get(terminalId, { lock: true });
     writable(terminal);
     checkRestriction(terminal, input);
     const row = await scoped(tx, tx.db.models.TerminalRestriction).create({
-      tenantId: terminal.tenantId, terminalId, action: input.action, paymentMethod: input.paymentMethod ?? null, brand: input.brand ?? null,
-      transactionType: input.transactionType ?? (terminal.direction === 'payout' ? 'payout' : 'payment'), status: 'active',
+      tenantId: terminal.tenantId,
+      terminalId,
+      action: input.action,
+      paymentMethod: input.paymentMethod ?? null,
+      brand: input.brand ?? null,
+      transactionType: input.transactionType ?? (terminal.direction === 'payout' ? 'payout' : 'payment'),
+      status: 'active',
     });
     const restriction = toRestriction(row);
     await auditRecord(tx, RESTRICTION, row, 'terminal_restriction.created', { after: restriction });
@@ -57,7 +83,12 @@ export async function createRestriction(ctx: CallerContext, terminalId: string, 
   });
 }
 
-export async function listRestrictions(ctx: CallerContext, terminalId: string, filters: { status?: TerminalRestrictionRow['status'] }, page: ListParams): Promise<Page<TerminalRestriction>> {
+export async function listRestrictions(
+  ctx: CallerContext,
+  terminalId: string,
+  filters: { status?: TerminalRestrictionRow['status'] },
+  page: ListParams,
+): Promise<Page<TerminalRestriction>> {
   await scoped(ctx, ctx.db.models.Terminal).get(terminalId);
   const where: Record<string, unknown> = { terminalId };
   if (filters.status) where.status = filters.status;
@@ -72,7 +103,11 @@ export async function getRestriction(ctx: CallerContext, terminalId: string, res
   return toRestriction(row);
 }
 
-async function restrictionOf(ctx: CallerContext, terminalId: string, restrictionId: string): Promise<{ terminal: TerminalRow; row: TerminalRestrictionRow }> {
+async function restrictionOf(
+  ctx: CallerContext,
+  terminalId: string,
+  restrictionId: string,
+): Promise<{ terminal: TerminalRow; row: TerminalRestrictionRow }> {
   const terminal = await scoped(ctx, ctx.db.models.Terminal).get(terminalId, { lock: true });
   const row = await scoped(ctx, ctx.db.models.TerminalRestriction).find(restrictionId, { lock: true });
   if (!row || row.terminalId !== terminalId) throw new NotFoundError('restriction', restrictionId);
@@ -80,15 +115,25 @@ async function restrictionOf(ctx: CallerContext, terminalId: string, restriction
 }
 
 /** Changes the given fields of an active restriction (409 when disabled). */
-export async function updateRestriction(ctx: CallerContext, terminalId: string, restrictionId: string, input: RestrictionInput): Promise<TerminalRestriction> {
+export async function updateRestriction(
+  ctx: CallerContext,
+  terminalId: string,
+  restrictionId: string,
+  input: RestrictionInput,
+): Promise<TerminalRestriction> {
   return inTransaction(ctx, async (tx) => {
     const { terminal, row } = await restrictionOf(tx, terminalId, restrictionId);
     writable(terminal);
-    if (row.status !== 'active') throw new ConflictError('INVALID_STATE_TRANSITION', 'A disabled restriction cannot be changed.', { hint: 'Create a new restriction.' });
+    if (row.status !== 'active')
+      throw new ConflictError('INVALID_STATE_TRANSITION', 'A disabled restriction cannot be changed.', {
+        hint: 'Create a new restriction.',
+      });
     checkRestriction(terminal, input);
     const changes = givenFields(input, ['action', 'paymentMethod', 'brand', 'transactionType']);
     const refused = () => new ConflictError('INVALID_STATE_TRANSITION', 'A disabled restriction cannot be changed.');
-    return toRestriction(await auditedUpdate(tx, RESTRICTION, row, changes, { action: 'terminal_restriction.updated', expect: { status: 'active' }, refused }));
+    return toRestriction(
+      await auditedUpdate(tx, RESTRICTION, row, changes, { action: 'terminal_restriction.updated', expect: { status: 'active' }, refused }),
+    );
   });
 }
 
@@ -99,4 +144,3 @@ export async function disableRestriction(ctx: CallerContext, terminalId: string,
     return toRestriction(await transition(tx, RESTRICTION_STATUS, row, 'disable'));
   });
 }
-

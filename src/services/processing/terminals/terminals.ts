@@ -44,21 +44,39 @@ function checkCapabilities(p: ProviderIntegration, c: Capabilities, fields: Part
     }
   });
   // currencies and brands are judged against valid methods only: a wrong method is the one error to report
-  if (issues.length) throw new ValidationError(`Unsupported by the provider: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues, 'UNSUPPORTED_BY_PROVIDER');
+  if (issues.length)
+    throw new ValidationError(
+      `Unsupported by the provider: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
+      issues,
+      'UNSUPPORTED_BY_PROVIDER',
+    );
   const chosen = offered.filter((m) => c.supportedPaymentMethodTypes.includes(m.method));
   const currencies = new Set(chosen.flatMap((m) => m.currencies));
   const brands = new Set(chosen.flatMap((m) => m.brands));
   if (fields.supportedCurrencies || fields.supportedPaymentMethodTypes) {
     c.supportedCurrencies.forEach((cur, i) => {
-      if (!currencies.has(cur)) issues.push({ path: `body.supportedCurrencies[${i}]`, message: `${cur} is not a currency ${p.code} supports for these payment methods (${[...currencies].join(', ')})` });
+      if (!currencies.has(cur))
+        issues.push({
+          path: `body.supportedCurrencies[${i}]`,
+          message: `${cur} is not a currency ${p.code} supports for these payment methods (${[...currencies].join(', ')})`,
+        });
     });
   }
   if (fields.supportedBrands || fields.supportedPaymentMethodTypes) {
     c.supportedBrands.forEach((b, i) => {
-      if (!brands.has(b)) issues.push({ path: `body.supportedBrands[${i}]`, message: `${b} is not a brand ${p.code} supports for these payment methods (${[...brands].join(', ') || 'none'})` });
+      if (!brands.has(b))
+        issues.push({
+          path: `body.supportedBrands[${i}]`,
+          message: `${b} is not a brand ${p.code} supports for these payment methods (${[...brands].join(', ') || 'none'})`,
+        });
     });
   }
-  if (issues.length) throw new ValidationError(`Unsupported by the provider: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues, 'UNSUPPORTED_BY_PROVIDER');
+  if (issues.length)
+    throw new ValidationError(
+      `Unsupported by the provider: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
+      issues,
+      'UNSUPPORTED_BY_PROVIDER',
+    );
 }
 
 export interface CreateTerminalInput {
@@ -105,7 +123,8 @@ async function costSchedule(ctx: CallerContext, tenantId: string, id: string | n
   const field = 'body.providerCostScheduleId';
   const schedule = await scoped(ctx, ctx.db.models.FeeSchedule).find(id);
   if (!schedule) throw new NotFoundError('fee schedule', id, { errors: [{ path: field, message: 'no such fee schedule' }] });
-  if (schedule.tenantId !== null && schedule.tenantId !== tenantId) throw ValidationError.field(field, 'is a fee schedule of another tenant than the terminal\'s');
+  if (schedule.tenantId !== null && schedule.tenantId !== tenantId)
+    throw ValidationError.field(field, "is a fee schedule of another tenant than the terminal's");
   return schedule.id;
 }
 
@@ -120,10 +139,17 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
     const natural: TerminalRow['direction'] = p.category === 'payout' ? 'payout' : 'payin';
     const direction = input.direction ?? natural;
     if (direction !== natural) throw ValidationError.field('body.direction', `must be ${natural} for a ${p.category} provider integration`);
-    const offered = supportedMethods(p).filter((m) => m.operations.some((o) => o.operation === DIRECTION_OPERATION[direction] && o.supported));
+    const offered = supportedMethods(p).filter((m) =>
+      m.operations.some((o) => o.operation === DIRECTION_OPERATION[direction] && o.supported),
+    );
     const methods = uniq(input.supportedPaymentMethodTypes ?? offered.map((m) => m.method));
     const brands = uniq(input.supportedBrands ?? offered.filter((m) => methods.includes(m.method)).flatMap((m) => m.brands));
-    const caps = { direction, supportedCurrencies: uniq(input.supportedCurrencies), supportedBrands: brands, supportedPaymentMethodTypes: methods };
+    const caps = {
+      direction,
+      supportedCurrencies: uniq(input.supportedCurrencies),
+      supportedBrands: brands,
+      supportedPaymentMethodTypes: methods,
+    };
     checkCapabilities(p, caps, { supportedCurrencies: true, supportedBrands: true, supportedPaymentMethodTypes: true });
     const threeDs = input.threeDsConfig ?? null;
     if (threeDs) checkThreeDs(p, caps, threeDs, 'body.threeDsConfig.');
@@ -131,10 +157,23 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
     const id = newId();
     const binding = await seal(tx, { id, tenantId, providerIntegrationId: p.id }, credentials);
     const row = await scoped(tx, tx.db.models.Terminal).create({
-      id, tenantId, providerIntegrationId: p.id, credentialBindingId: binding.id, providerCostScheduleId: providerCostScheduleId ?? null,
-      name: input.name, mcc: input.mcc ?? null, descriptor: input.descriptor ?? null, status: 'active', ...caps,
+      id,
+      tenantId,
+      providerIntegrationId: p.id,
+      credentialBindingId: binding.id,
+      providerCostScheduleId: providerCostScheduleId ?? null,
+      name: input.name,
+      mcc: input.mcc ?? null,
+      descriptor: input.descriptor ?? null,
+      status: 'active',
+      ...caps,
       threeDsConfig: threeDs
-        ? { enabled: threeDs.enabled, executionModel: threeDs.executionModel, mpiAccounts: (threeDs.mpiAccounts ?? []).map(mpiRow), rules: { ...threeDs.rules } }
+        ? {
+            enabled: threeDs.enabled,
+            executionModel: threeDs.executionModel,
+            mpiAccounts: (threeDs.mpiAccounts ?? []).map(mpiRow),
+            rules: { ...threeDs.rules },
+          }
         : defaultThreeDs(p),
     });
     const terminal = toTerminal(row);
@@ -154,27 +193,43 @@ export async function getTerminal(ctx: CallerContext, id: string): Promise<Termi
 
 /** Changes the given fields; the lists replace the old ones and are checked against the provider again. */
 export async function updateTerminal(ctx: CallerContext, id: string, input: UpdateTerminalInput): Promise<Terminal> {
-  return toTerminal(await updateRecord(ctx, TERMINAL, id, async (row, tx) => {
-    writable(row);
-    const changes: Partial<TerminalRow> = givenFields(input, ['name', 'mcc', 'descriptor']);
-    if (input.providerCostScheduleId !== undefined) changes.providerCostScheduleId = (await costSchedule(tx, row.tenantId, input.providerCostScheduleId)) ?? null;
-    if (input.supportedCurrencies !== undefined) changes.supportedCurrencies = uniq(input.supportedCurrencies);
-    if (input.supportedBrands !== undefined) changes.supportedBrands = uniq(input.supportedBrands);
-    if (input.supportedPaymentMethodTypes !== undefined) changes.supportedPaymentMethodTypes = uniq(input.supportedPaymentMethodTypes);
-    if (input.supportedCurrencies || input.supportedBrands || input.supportedPaymentMethodTypes) {
-      checkCapabilities(await terminalProvider(tx, row), {
-        direction: row.direction,
-        supportedCurrencies: changes.supportedCurrencies ?? row.supportedCurrencies,
-        supportedBrands: changes.supportedBrands ?? row.supportedBrands,
-        supportedPaymentMethodTypes: changes.supportedPaymentMethodTypes ?? row.supportedPaymentMethodTypes,
-      }, { supportedCurrencies: !!input.supportedCurrencies, supportedBrands: !!input.supportedBrands, supportedPaymentMethodTypes: !!input.supportedPaymentMethodTypes });
-    }
-    return changes;
-  }, { action: 'terminal.updated' }));
+  return toTerminal(
+    await updateRecord(
+      ctx,
+      TERMINAL,
+      id,
+      async (row, tx) => {
+        writable(row);
+        const changes: Partial<TerminalRow> = givenFields(input, ['name', 'mcc', 'descriptor']);
+        if (input.providerCostScheduleId !== undefined)
+          changes.providerCostScheduleId = (await costSchedule(tx, row.tenantId, input.providerCostScheduleId)) ?? null;
+        if (input.supportedCurrencies !== undefined) changes.supportedCurrencies = uniq(input.supportedCurrencies);
+        if (input.supportedBrands !== undefined) changes.supportedBrands = uniq(input.supportedBrands);
+        if (input.supportedPaymentMethodTypes !== undefined) changes.supportedPaymentMethodTypes = uniq(input.supportedPaymentMethodTypes);
+        if (input.supportedCurrencies || input.supportedBrands || input.supportedPaymentMethodTypes) {
+          checkCapabilities(
+            await terminalProvider(tx, row),
+            {
+              direction: row.direction,
+              supportedCurrencies: changes.supportedCurrencies ?? row.supportedCurrencies,
+              supportedBrands: changes.supportedBrands ?? row.supportedBrands,
+              supportedPaymentMethodTypes: changes.supportedPaymentMethodTypes ?? row.supportedPaymentMethodTypes,
+            },
+            {
+              supportedCurrencies: !!input.supportedCurrencies,
+              supportedBrands: !!input.supportedBrands,
+              supportedPaymentMethodTypes: !!input.supportedPaymentMethodTypes,
+            },
+          );
+        }
+        return changes;
+      },
+      { action: 'terminal.updated' },
+    ),
+  );
 }
 
 /** active -> disabled; 409 when already disabled. */
 export async function disableTerminal(ctx: CallerContext, id: string): Promise<Terminal> {
   return toTerminal(await moveRecord(ctx, TERMINAL_STATUS, id, 'disable'));
 }
-

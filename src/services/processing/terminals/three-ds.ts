@@ -35,35 +35,58 @@ export function defaultThreeDs(p: ProviderIntegration): ThreeDsConfigRow {
 
 export function mpiRow(input: MpiAccountInput): MpiAccountRow {
   return {
-    brand: input.brand, enabled: input.enabled ?? true, merchantName: input.merchantName ?? null, merchantId: input.merchantId ?? null,
-    merchantCountry: input.merchantCountry ?? null, acquirerBin: input.acquirerBin ?? null, mcc: input.mcc ?? null, preferredVersion: input.preferredVersion ?? null,
+    brand: input.brand,
+    enabled: input.enabled ?? true,
+    merchantName: input.merchantName ?? null,
+    merchantId: input.merchantId ?? null,
+    merchantCountry: input.merchantCountry ?? null,
+    acquirerBin: input.acquirerBin ?? null,
+    mcc: input.mcc ?? null,
+    preferredVersion: input.preferredVersion ?? null,
   };
 }
 
 export function checkMpi(p: ProviderIntegration, brands: string[], a: Partial<MpiAccountInput>, path: string, issues: FieldIssue[]): void {
   if (a.brand !== undefined && !brands.includes(a.brand)) {
-    issues.push({ path: `${path}brand`, message: `${a.brand} is not one of the terminal's supportedBrands (${brands.join(', ') || 'none'})` });
+    issues.push({
+      path: `${path}brand`,
+      message: `${a.brand} is not one of the terminal's supportedBrands (${brands.join(', ') || 'none'})`,
+    });
   }
   const versions = threeDsVersions(p);
   if (a.preferredVersion != null && !versions.includes(a.preferredVersion)) {
-    issues.push({ path: `${path}preferredVersion`, message: `must be a 3DS version ${p.code} supports (${versions.join(', ') || 'none'})` });
+    issues.push({
+      path: `${path}preferredVersion`,
+      message: `must be a 3DS version ${p.code} supports (${versions.join(', ') || 'none'})`,
+    });
   }
 }
 
-export function checkThreeDs(p: ProviderIntegration, row: Pick<TerminalRow, 'supportedBrands'>, input: ThreeDsConfigInput, base = 'body.'): void {
+export function checkThreeDs(
+  p: ProviderIntegration,
+  row: Pick<TerminalRow, 'supportedBrands'>,
+  input: ThreeDsConfigInput,
+  base = 'body.',
+): void {
   const issues: FieldIssue[] = [];
   const models = p.threeDsCapabilities.executionModels.filter((m) => m.supported).map((m) => m.model);
   if (!models.includes(input.executionModel)) {
-    issues.push({ path: `${base}executionModel`, message: `must be a 3DS execution model ${p.code} supports (${models.join(', ') || 'none'})` });
+    issues.push({
+      path: `${base}executionModel`,
+      message: `must be a 3DS execution model ${p.code} supports (${models.join(', ') || 'none'})`,
+    });
   }
-  if (input.enabled && threeDsVersions(p).length === 0) issues.push({ path: `${base}enabled`, message: `cannot be true: ${p.code} supports no 3DS version` });
+  if (input.enabled && threeDsVersions(p).length === 0)
+    issues.push({ path: `${base}enabled`, message: `cannot be true: ${p.code} supports no 3DS version` });
   const seen = new Set<string>();
   (input.mpiAccounts ?? []).forEach((a, i) => {
-    if (seen.has(a.brand)) issues.push({ path: `${base}mpiAccounts[${i}].brand`, message: `${a.brand} appears twice: one MPI account per brand` });
+    if (seen.has(a.brand))
+      issues.push({ path: `${base}mpiAccounts[${i}].brand`, message: `${a.brand} appears twice: one MPI account per brand` });
     seen.add(a.brand);
     checkMpi(p, row.supportedBrands, a, `${base}mpiAccounts[${i}].`, issues);
   });
-  if (issues.length) throw new ValidationError(`Invalid 3DS configuration: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  if (issues.length)
+    throw new ValidationError(`Invalid 3DS configuration: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
 }
 
 export async function getThreeDsConfig(ctx: CallerContext, id: string): Promise<ThreeDsConfig> {
@@ -76,14 +99,25 @@ export async function changeThreeDs(
   action: string,
   change: (row: TerminalRow, p: ProviderIntegration) => ThreeDsConfigRow,
 ): Promise<TerminalRow> {
-  return updateRecord(ctx, TERMINAL, id, async (row, tx) => {
-    writable(row);
-    return { threeDsConfig: change(row, await terminalProvider(tx, row)) };
-  }, { action, render: (r) => ({ threeDsConfig: toThreeDsConfig(r) }) });
+  return updateRecord(
+    ctx,
+    TERMINAL,
+    id,
+    async (row, tx) => {
+      writable(row);
+      return { threeDsConfig: change(row, await terminalProvider(tx, row)) };
+    },
+    { action, render: (r) => ({ threeDsConfig: toThreeDsConfig(r) }) },
+  );
 }
 
 /** Replaces the whole 3DS configuration (MPI accounts included). */
-export async function putThreeDsConfig(ctx: CallerContext, id: string, input: ThreeDsConfigInput, options: { keepMpiAccounts?: boolean } = {}): Promise<Terminal> {
+export async function putThreeDsConfig(
+  ctx: CallerContext,
+  id: string,
+  input: ThreeDsConfigInput,
+  options: { keepMpiAccounts?: boolean } = {},
+): Promise<Terminal> {
   const row = await changeThreeDs(ctx, id, 'terminal.3ds_config_replaced', (r, p) => {
     checkThreeDs(p, r, input);
     const mpiAccounts = options.keepMpiAccounts ? r.threeDsConfig.mpiAccounts : (input.mpiAccounts ?? []).map(mpiRow);
@@ -91,4 +125,3 @@ export async function putThreeDsConfig(ctx: CallerContext, id: string, input: Th
   });
   return toTerminal(row);
 }
-
