@@ -1,7 +1,6 @@
 import { Op } from 'sequelize';
 import { inTransaction, type CallerContext } from '../domain/context';
 import { ConflictError, InternalError } from '../domain/errors';
-import type { RowModel } from '../db/model-kit';
 import { scoped } from '../db/scoped';
 import { updateRows } from '../db/rows';
 import { tableOf } from '../db/table';
@@ -250,51 +249,6 @@ export function disableOnly<R extends Row>(record: AuditedRecord<R>, action: str
     moves: { disable: { from: ['active'], to: 'disabled', action } },
     refused: refusedMove(noun, ofStatus(plural)),
   });
-}
-
-/**
- * The status machine of a record audited only as part of another record's change: a terminal's credential binding,
- * which nothing shows, is replaced as its terminal's credentials rotate, and the terminal's entry records it. Its
- * moves are declared as any machine's (the action names the owner's entry that records the move) and made by
- * `transitionPart`.
- */
-export interface PartMachine<R extends Row, M extends string, S extends string> {
-  /** the record's table */
-  model: (ctx: CallerContext) => RowModel<R>;
-  /** the field holding the status (default: status) */
-  field?: keyof R & string;
-  moves: Record<M, Move<R, S>>;
-  /** the error of a move refused from the record's status */
-  refused: (row: R, move: M, spec: Move<R, S>) => Error;
-}
-
-/** Declares the status machine of a record audited as part of another's change. */
-export function partMachine<R extends Row, M extends string, S extends string>(machine: PartMachine<R, M, S>): PartMachine<R, M, S> {
-  return machine;
-}
-
-/**
- * One move of a record of a part machine, read (locked) in the caller's transaction, whose owner's audited change
- * follows in the same transaction: refused from any other status, written by compare-and-set on the status it was
- * read in (the same refusal when a concurrent move won). Returns the moved record.
- */
-export async function transitionPart<R extends Row, M extends string, S extends string>(
-  ctx: CallerContext,
-  machine: PartMachine<R, M, S>,
-  row: R,
-  move: M,
-  options: Pick<TransitionOptions<R>, 'check' | 'changes'> = {},
-): Promise<R> {
-  const spec = machine.moves[move];
-  const field = machine.field ?? ('status' as keyof R & string);
-  const current = row[field] as unknown as S;
-  if (!spec.from.includes(current)) throw machine.refused(row, move, spec);
-  await options.check?.(row, ctx);
-  const own = typeof options.changes === 'function' ? await options.changes(row, ctx) : options.changes;
-  const changes = { ...spec.also?.(ctx, row), ...own, [field]: spec.to } as Partial<R>;
-  const moved = await scoped(ctx, machine.model(ctx)).updateIf(row, { [field]: current }, changes);
-  if (!moved) throw machine.refused(row, move, spec);
-  return moved;
 }
 
 /**

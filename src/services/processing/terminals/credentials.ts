@@ -2,8 +2,8 @@ import { inTransaction, type CallerContext } from '../../../domain/context';
 import { ConflictError, ValidationError, type FieldIssue } from '../../../domain/errors';
 import { scoped } from '../../../db/scoped';
 import type { CredentialBindingRow, TerminalRow } from '../../../db/models';
-import { auditedUpdate, lockedRecord } from '../../audit/changes';
-import { partMachine, transitionPart } from '../../status';
+import { auditedRecord, auditedUpdate, lockedRecord } from '../../audit/changes';
+import { statusMachine, transition } from '../../status';
 import type { CredentialSchema } from '../providers';
 import { TERMINAL, terminalProvider, toTerminal, writable, type Terminal } from './record';
 
@@ -40,9 +40,17 @@ export function checkCredentials(
   return credentials as Record<string, string>;
 }
 
-/** A binding is active until a rotation replaces it (kept sealed); the terminal's entry records the rotation. */
-const BINDING_STATUS = partMachine({
+/** A binding's table. Its moves are unaudited: what an entry would show is its terminal's (the rotation), never it. */
+const BINDING = auditedRecord<CredentialBindingRow>({
   model: (ctx) => ctx.db.models.CredentialBinding,
+  targetType: 'terminal',
+  owner: (row) => ({ tenantId: row.tenantId }),
+  render: (row) => ({ status: row.status }),
+});
+
+/** A binding is active until a rotation replaces it (kept sealed); the terminal's entry records the rotation. */
+const BINDING_STATUS = statusMachine({
+  record: BINDING,
   moves: {
     replace: {
       from: ['active'],
@@ -91,7 +99,7 @@ export async function rotateCredentials(ctx: CallerContext, id: string, credenti
     const checked = checkCredentials(p.credentialSchema, credentials);
     const bindings = scoped(tx, tx.db.models.CredentialBinding);
     const old = await bindings.find(row.credentialBindingId, { lock: true });
-    if (old) await transitionPart(tx, BINDING_STATUS, old, 'replace');
+    if (old) await transition(tx, BINDING_STATUS, old, 'replace', { unaudited: true });
     const binding = await seal(tx, row, checked);
     // the binding ids under names the audit redaction leaves readable; never a credential value
     const updated = await auditedUpdate(
