@@ -9,7 +9,8 @@ import { emitEvent } from '../../webhooks/events';
 import { ledgerWriter, type PostingLine } from '../post';
 import { balancesOf } from '../balances';
 
-// What the postings of movements share: posting once per source, a fee breakdown's lines, balance.negative.
+// What the postings of movements share: posting once per source, a fee breakdown's lines, money held and paid out,
+// balance.negative.
 
 /** Whether a source (a payment's capture, a refund) was already booked: postCapture and postRefund post once. */
 export async function alreadyPosted(
@@ -20,6 +21,47 @@ export async function alreadyPosted(
 ): Promise<boolean> {
   const found = await scoped(ledgerWriter(ctx, livemode), ctx.db.models.LedgerEntry).findOne({ sourceType, sourceId });
   return found !== null;
+}
+
+/** What a payout or a withdrawal takes from a merchant, and the channel it leaves through when paid. */
+export interface MoneyOut {
+  tenantId: string;
+  merchantId: string;
+  amount: { currency: string; valueMinor: number };
+  fee: FeeBreakdown | null;
+  /** paid: the channel the money left through; its provider integration earns the provider's share (else the channel) */
+  channelId?: string;
+  providerIntegrationId?: string | null;
+  partnerId?: string | null;
+}
+
+/** Money held (sign 1: available -> payable) or given back (sign -1: payable -> available), `total` with its fee. */
+export function heldLines(p: MoneyOut, total: number, sign: 1 | -1, description: string): PostingLine[] {
+  const { currency } = p.amount;
+  return [
+    { account: 'merchant_available', ownerId: p.merchantId, currency, amountMinor: -sign * total, description },
+    { account: 'merchant_payable', ownerId: p.merchantId, currency, amountMinor: sign * total, description },
+  ];
+}
+
+/**
+ * Held money paid out: payable -total, the channel's payout_clearing +amount, each fee to its owner's revenue account
+ * (without a provider integration, paid out by hand, the provider's share leaves with the payout, to the bank).
+ */
+export function paidOutLines(p: MoneyOut, total: number, what: string, description: string, noChannel: string): PostingLine[] {
+  if (!p.channelId) throw new InternalError(noChannel, 'LEDGER_POSTING_INVALID');
+  const { currency } = p.amount;
+  const owners = {
+    tenantId: p.tenantId,
+    providerIntegrationId: p.providerIntegrationId ?? p.channelId,
+    partnerId: p.partnerId ?? null,
+    provider: p.providerIntegrationId ? undefined : { account: 'payout_clearing' as const, ownerId: p.channelId },
+  };
+  return [
+    { account: 'merchant_payable', ownerId: p.merchantId, currency, amountMinor: -total, description },
+    { account: 'payout_clearing', ownerId: p.channelId, currency, amountMinor: p.amount.valueMinor, description },
+    ...(p.fee ? feeLines(p.fee, owners, what) : []),
+  ];
 }
 
 /** The lines booking each fee of a breakdown to its owner (partner commission without a partner goes to the tenant). */

@@ -1,9 +1,8 @@
 import type { CallerContext } from '../../../domain/context';
-import { InternalError } from '../../../domain/errors';
 import type { Money } from '../../../domain/money';
 import type { FeeBreakdown } from '../../fees/engine';
-import { post, type PostingLine } from '../post';
-import { assertFeeOf, feeLines } from './shared';
+import { post } from '../post';
+import { assertFeeOf, heldLines, paidOutLines } from './shared';
 
 export interface WithdrawalPosting {
   tenantId: string;
@@ -37,37 +36,13 @@ export async function postWithdrawal(
     partnerId?: string | null;
   },
 ): Promise<void> {
-  const currency = p.amount.currency;
-  assertFeeOf(p.fee, currency, 'withdrawal');
+  assertFeeOf(p.fee, p.amount.currency, 'withdrawal');
   const total = withdrawalTotal(p);
   const what = `withdrawal ${p.withdrawalId}`;
-  let lines: PostingLine[];
-  if (move === 'hold' || move === 'release') {
-    const sign = move === 'hold' ? 1 : -1;
-    lines = [
-      { account: 'merchant_available', ownerId: p.merchantId, currency, amountMinor: -sign * total, description: `${move} of ${what}` },
-      { account: 'merchant_payable', ownerId: p.merchantId, currency, amountMinor: sign * total, description: `${move} of ${what}` },
-    ];
-  } else {
-    if (!p.channelId) throw new InternalError('a completed withdrawal needs its channel', 'LEDGER_POSTING_INVALID');
-    lines = [
-      { account: 'merchant_payable', ownerId: p.merchantId, currency, amountMinor: -total, description: `payout of ${what}` },
-      { account: 'payout_clearing', ownerId: p.channelId, currency, amountMinor: p.amount.valueMinor, description: `payout of ${what}` },
-      // without a provider integration (paid out by hand) the provider's share leaves with the payout, to the bank
-      ...(p.fee
-        ? feeLines(
-            p.fee,
-            {
-              tenantId: p.tenantId,
-              providerIntegrationId: p.providerIntegrationId ?? p.channelId,
-              partnerId: p.partnerId ?? null,
-              provider: p.providerIntegrationId ? undefined : { account: 'payout_clearing', ownerId: p.channelId },
-            },
-            what,
-          )
-        : []),
-    ];
-  }
+  const lines =
+    move === 'complete'
+      ? paidOutLines(p, total, what, `payout of ${what}`, 'a completed withdrawal needs its channel')
+      : heldLines(p, total, move === 'hold' ? 1 : -1, `${move} of ${what}`);
   if (total === 0) return;
   await post(ctx, { tenantId: p.tenantId, livemode: p.livemode, sourceType: 'withdrawal', sourceId: p.withdrawalId, lines });
 }
