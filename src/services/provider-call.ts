@@ -69,6 +69,30 @@ export type ProviderRequest = { via: CallerContext; terminalId: string; route?: 
   | { operation: 'dispute_accept'; request: DisputeAcceptRequest }
 );
 
+/** A payout's request (a scheduled payout's or a withdrawal's): our record's id as its reference, its amount, where to. */
+export function payoutRequest(
+  via: CallerContext,
+  intent: {
+    row: { id: string; tenantId: string; livemode: boolean; currency: string; amountMinor: number };
+    terminalId: string;
+    destination: PayoutRequest['destination'];
+  },
+): ProviderRequest {
+  const { row, terminalId, destination } = intent;
+  return {
+    via,
+    terminalId,
+    operation: 'payout',
+    request: {
+      reference: row.id,
+      tenantId: row.tenantId,
+      livemode: row.livemode,
+      amount: { currency: row.currency, valueMinor: row.amountMinor },
+      destination,
+    },
+  };
+}
+
 /** What `request` returns when the provider need not be asked: the answer is known without it (a card no longer kept). */
 export interface Unsent {
   unsent: ConnectorResult;

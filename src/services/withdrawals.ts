@@ -7,7 +7,7 @@ import type { TenantRow } from '../db/models';
 import type { WithdrawalRow, WithdrawalStatus } from '../db/models/withdrawals';
 import { scoped, type ListParams, type Page } from '../db/scoped';
 import { isUniqueViolation } from '../db/database';
-import { throughProvider } from './provider-call';
+import { payoutRequest, throughProvider } from './provider-call';
 import { recordAudit } from './audit/entries';
 import { auditRecord, auditedRecord, lockedRecord } from './audit/changes';
 import { statusMachine, transition } from './status';
@@ -536,18 +536,7 @@ export async function executeViaProvider(ctx: CallerContext, id: string): Promis
       const row = await scoped(tx, tx.db.models.Withdrawal).get(id);
       return { row, terminalId: await payoutTerminalId(tx, row), destination: await revealDestination(tx, id, { toProvider: true }) };
     },
-    request: async (octx, { row, terminalId, destination }) => ({
-      via: octx,
-      terminalId,
-      operation: 'payout',
-      request: {
-        reference: row.id,
-        tenantId: row.tenantId,
-        livemode: row.livemode,
-        amount: { currency: row.currency, valueMinor: row.amountMinor },
-        destination,
-      },
-    }),
+    request: async (octx, intent) => payoutRequest(octx, intent),
     apply: async (tx, _intent, answer) => {
       if (answer.unreachable) {
         throw new UnavailableError(

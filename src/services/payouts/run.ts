@@ -13,7 +13,7 @@ import { resolveFees } from '../fees/schedules';
 import { activePartnerOf } from '../partners';
 import { usableMethod } from '../withdrawal-methods/methods';
 import { payoutChannel, payoutTerminalOf } from '../withdrawals';
-import { settled, throughProvider } from '../provider-call';
+import { payoutRequest, settled, throughProvider } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { auditRecord, lockedRecord } from '../audit/changes';
 import { PAYOUT, movePayout, payoutEvent, payoutPosting, toPayout, type Payout } from './payouts';
@@ -297,18 +297,7 @@ export async function sendPayout(ctx: CallerContext, id: string, now: Date): Pro
         destination: { type: row.destinationType, details: JSON.parse(tx.sealer.open(row.destinationSealed)) as Record<string, string> },
       };
     },
-    request: async (octx, { row, terminalId, destination }) => ({
-      via: octx,
-      terminalId,
-      operation: 'payout',
-      request: {
-        reference: row.id,
-        tenantId: row.tenantId,
-        livemode: row.livemode,
-        amount: { currency: row.currency, valueMinor: row.amountMinor },
-        destination,
-      },
-    }),
+    request: async (octx, intent) => payoutRequest(octx, intent),
     apply: async (tx, intent, answer) => {
       const row = await lockedRecord(tx, PAYOUT, id);
       // an answer to a send that is no longer the current one changes nothing
