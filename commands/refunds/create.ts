@@ -6,7 +6,8 @@ import { ValidationError } from '../../src/domain/errors';
 import type { Refund } from '../../src/services/payments/records';
 import { getPayment } from '../../src/services/payments/payments';
 import { recordArg, ownerFlags } from '../../src/cli/context';
-import { amountFlags, amountFrom, isSandboxProvider, renderRefund, runSandboxUntil } from '../../src/cli/payments';
+import { amountFlags, amountFrom, isSandboxProvider, renderRefund } from '../../src/cli/payments';
+import { runSandboxUntil } from '../../src/services/sandbox/answers';
 
 export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
   static override summary = 'Refund a captured payment, in whole (default) or in part.';

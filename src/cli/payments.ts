@@ -1,12 +1,10 @@
 import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from './output';
-import { pollUntil } from './poll';
+import { pollUntil } from '../util/poll';
 import { formatMinor, isCurrency, type Money } from '../domain/money';
 import { amountFlagPair, minorOf } from './amounts';
 import { UnavailableError, ValidationError } from '../domain/errors';
-import type { Runtime } from '../runtime';
 import type { CallerContext } from '../domain/context';
 import type { Payment, Refund } from '../services/payments/records';
-import { runDueSandboxOperations } from '../jobs/sandbox-acquirer';
 import { getProvider } from '../services/processing/providers';
 
 // The payments and refunds commands' pieces: amounts, waiting for the provider's answer, tables.
@@ -45,16 +43,6 @@ export async function requiredAmount(
 export function amountFrom(flags: { amount?: string; 'amount-minor'?: number }, currency: string): Money | undefined {
   const valueMinor = minorOf(flags, 'amount', { currency, currencyFlag: '--currency' });
   return valueMinor === undefined ? undefined : { currency, valueMinor };
-}
-
-/**
- * In a CLI process nobody else answers for the in-process sandbox acquirer: runs its due answers until `done`
- * says the awaited state is reached, or the time is up (a running `serve` may deliver them too: claims keep
- * each answer to one worker). Returns whether `done` was reached.
- */
-export async function runSandboxUntil(rt: Runtime, done: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
-  const { reached } = await pollUntil(done, (reached) => reached, { timeoutMs, intervalMs: 50, work: () => runDueSandboxOperations(rt) });
-  return reached;
 }
 
 const PROCESSING_POLL_MS = 200;
