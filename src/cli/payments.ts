@@ -3,9 +3,7 @@ import { pollUntil } from '../util/poll';
 import { formatMinor, isCurrency, type Money } from '../domain/money';
 import { amountFlagPair, minorOf } from './amounts';
 import { UnavailableError, ValidationError } from '../domain/errors';
-import type { CallerContext } from '../domain/context';
 import type { Payment, Refund } from '../services/payments/records';
-import { getProvider } from '../services/processing/providers';
 
 // The payments and refunds commands' pieces: amounts, waiting for the provider's answer, tables.
 
@@ -57,13 +55,6 @@ export async function waitWhileProcessing(read: () => Promise<Payment>, timeoutM
   throw new UnavailableError(`Payment ${payment.id} is still processing after ${timeoutMs / 1000} s.`, 'PAYMENT_STILL_PROCESSING', {
     hint: 'The provider has not answered yet. For the sandbox acquirer, is `payplane serve` (with its jobs) running on this database?',
   });
-}
-
-/** Whether a payment's provider is one of the in-process sandbox connectors (whose answers the CLI runs). */
-export async function isSandboxProvider(ctx: CallerContext, providerIntegrationId: string | null | undefined): Promise<boolean> {
-  if (!providerIntegrationId) return false;
-  const provider = await getProvider(ctx, providerIntegrationId);
-  return provider.code.startsWith('sandbox-');
 }
 
 const card = (p: Payment) => (p.card ? `${p.card.brand} •••• ${p.card.last4}` : '');

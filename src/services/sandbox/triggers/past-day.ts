@@ -37,7 +37,7 @@ export interface TriggeredStatement extends TriggeredReal {
 }
 
 const HOUR_MS = 3_600_000;
-/** How long the command waits for the event, whoever's work (its own, or a running serve's jobs) raises it. */
+/** How long the trigger waits for the event, whoever's work (its own, or a running serve's jobs) raises it. */
 const EVENT_WAIT_MS = 20_000;
 const PAST_AMOUNT_MINOR = 2500;
 const SUCCESS_CARD = '4242424242424242';

@@ -70,7 +70,8 @@ function runtimeEarlier(rt: Runtime, ms: number): Runtime {
 /**
  * The merchant's method the trigger pays to, active. Saved on first use as if one cooling period ago (the trigger's
  * own sandbox IBAN, in test mode): a fresh sandbox pays out at once; one of these still cooling (saved before) is
- * deleted and saved so again. A method an operator suspended stays so: the command says so before paying anything.
+ * deleted and saved so again. A method an operator suspended stays so: the trigger refuses (EVENT_NOT_PRODUCED)
+ * before paying anything.
  */
 async function triggerMethod(rt: Runtime, ctx: CallerContext, which: keyof typeof METHODS, currency: string): Promise<string> {
   const { label, iban } = METHODS[which];
