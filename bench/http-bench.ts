@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config';
 import type { EventRow, WebhookDeliveryRow } from '../src/db/models';
 import { closeRuntime, openRuntime, type Runtime } from '../src/runtime';
 import { operatorContext } from '../src/services/access/operators';
-import { createSandbox, type SandboxCredentials } from '../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../src/services/sandbox/provision';
 import { createEndpoint } from '../src/services/webhooks/endpoints';
 import { emitEvent } from '../src/services/webhooks/events';
 import { sampleEventData } from '../src/services/webhooks/samples';

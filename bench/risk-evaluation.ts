@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config';
 import type { PaymentRow } from '../src/db/models/payments';
 import { closeRuntime, openRuntime, type Runtime } from '../src/runtime';
 import { evaluateRisk, type RiskDecision } from '../src/services/risk/engine';
-import { createSandbox } from '../src/services/sandbox';
+import { createSandbox } from '../src/services/sandbox/provision';
 import { mulberry32 } from '../src/util/random';
 import {
   createRiskFixture,

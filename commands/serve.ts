@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../src/cli/base-command';
 import { chalk } from '../src/cli/output';
-import { ensureServeSandbox, keepSandboxTokenFresh, sandboxFile } from '../src/services/sandbox';
+import { ensureServeSandbox, keepSandboxTokenFresh, sandboxFile } from '../src/services/sandbox/provision';
 import { startServer } from '../src/http/server';
 import { Dispatcher } from '../src/services/webhooks/dispatcher';
 import { transportOptionsFromEnv } from '../src/services/webhooks/transport';

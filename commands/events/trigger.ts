@@ -7,20 +7,18 @@ import type { TriggeredEvent } from '../../src/services/webhooks/samples';
 import { eventCatalog } from '../../src/services/webhooks/catalog';
 import { triggerSampleEvent } from '../../src/services/webhooks/samples';
 import { atSandboxTenant, ofMerchant, requireUuid, sandboxDefaults, withScope } from '../../src/cli/context';
+import { type TriggeredPayment, drivesRealPayment, triggerPaymentEvent } from '../../src/services/sandbox/triggers/payments';
 import {
   type TriggeredOrganization,
-  type TriggeredPayment,
   drivesRealOrganization,
-  drivesRealPayment,
   triggerOrganizationEvent,
-  triggerPaymentEvent,
-} from '../../src/cli/sandbox/trigger';
+} from '../../src/services/sandbox/triggers/organization';
 import {
   type TriggeredRelease,
   type TriggeredStatement,
   triggerBalanceAvailableEvent,
   triggerSettlementEvent,
-} from '../../src/cli/sandbox/settlement-trigger';
+} from '../../src/services/sandbox/triggers/past-day';
 import {
   type TriggeredPayout,
   type TriggeredWithdrawal,
@@ -28,7 +26,7 @@ import {
   drivesRealWithdrawal,
   triggerPayoutEvent,
   triggerWithdrawalEvent,
-} from '../../src/cli/sandbox/trigger-payout';
+} from '../../src/services/sandbox/triggers/payouts';
 import { SANDBOX_FAILING_IBAN } from '../../src/connectors/sandbox-payout';
 
 export default class EventsTrigger extends BaseCommand<typeof EventsTrigger> {
@@ -116,7 +114,7 @@ Either way the events are written in test mode with one delivery per subscribed 
     if (drivesRealPayment(entry.type)) return this.realPayment(rt, tenantId, merchantId!, entry.type);
     if (entry.type === 'settlement.finalized') return this.realStatement(rt, tenantId, merchantId!);
     if (entry.type === 'balance.available') {
-      const result = await triggerBalanceAvailableEvent(rt, tenantId, merchantId!);
+      const result = await triggerBalanceAvailableEvent(rt, await ofMerchant(rt, await this.scope(), merchantId!));
       return this.report(result, { payment: `${result.paymentId} (paid ${result.paidAt})`, releasesMoved: result.released });
     }
     if (drivesRealPayout(entry.type)) return this.realPayout(rt, tenantId, merchantId!, entry.type);
@@ -184,7 +182,7 @@ Either way the events are written in test mode with one delivery per subscribed 
   }
 
   private async realStatement(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
-    const result = await triggerSettlementEvent(rt, tenantId, merchantId);
+    const result = await triggerSettlementEvent(rt, await ofMerchant(rt, await this.scope(), merchantId));
     return this.report(
       result,
       {

@@ -6,7 +6,8 @@ import { ValidationError } from '../../src/domain/errors';
 import type { Refund } from '../../src/services/payments/records';
 import { getPayment } from '../../src/services/payments/payments';
 import { recordArg, ownerFlags } from '../../src/cli/context';
-import { amountFlags, amountFrom, isSandboxProvider, renderRefund, runSandboxUntil } from '../../src/cli/payments';
+import { amountFlags, amountFrom, renderRefund } from '../../src/cli/payments';
+import { awaitSandboxRefund } from '../../src/services/sandbox/answers';
 
 export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
   static override summary = 'Refund a captured payment, in whole (default) or in part.';
@@ -48,10 +49,8 @@ export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
     const { replayed } = outcome;
     // a replay shows the refund as it is now
     let refund = outcome.replayed ? await getRefund(ctx, outcome.replay.id) : outcome.result;
-    if (refund.status === 'pending' && this.flags['wait-seconds'] > 0 && (await isSandboxProvider(ctx, payment.providerIntegrationId))) {
-      await runSandboxUntil(rt, async () => (await getRefund(ctx, refund.id)).status !== 'pending', this.flags['wait-seconds'] * 1000);
-      refund = await getRefund(ctx, refund.id);
-    }
+    if (this.flags['wait-seconds'] > 0)
+      refund = await awaitSandboxRefund(rt, ctx, refund, payment.providerIntegrationId, this.flags['wait-seconds'] * 1000);
     if (replayed) this.log(`Idempotency key already used: the refund it created is shown.\n`);
     this.log(renderRefund(refund));
     if (refund.status === 'pending')

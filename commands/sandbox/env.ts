@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../src/cli/base-command';
 import { NotFoundError } from '../../src/domain/errors';
-import { sandboxFile, savedSandbox } from '../../src/services/sandbox';
+import { sandboxFile, savedSandbox } from '../../src/services/sandbox/provision';
 import { runningServeUrl } from '../../src/cli/sandbox/serve-address';
 
 export type SandboxEnv = Record<string, string>;

@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../src/cli/base-command';
 import { renderRecord } from '../../src/cli/output';
-import type { SandboxCredentials } from '../../src/services/sandbox';
-import { createSandbox, keysStillWork, sandboxFile, saveSandbox, savedSandbox } from '../../src/services/sandbox';
+import type { SandboxCredentials } from '../../src/services/sandbox/provision';
+import { createSandbox, keysStillWork, sandboxFile, saveSandbox, savedSandbox } from '../../src/services/sandbox/provision';
 
 export default class SandboxInit extends BaseCommand<typeof SandboxInit> {
   static override summary = 'Create a fresh sandbox tenant with keys and a platform token.';

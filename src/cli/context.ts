@@ -293,7 +293,7 @@ export async function sandboxDefaults(
 ): Promise<{ tenant: string; merchant?: string; fromSandbox: boolean }> {
   if (flags.tenant !== undefined) return { tenant: flags.tenant, merchant: flags.merchant, fromSandbox: false };
   // loaded on use: the sandbox service pulls in the provisioning code no other command needs
-  const { savedSandbox, sandboxFile } = require('../services/sandbox') as typeof import('../services/sandbox');
+  const { savedSandbox, sandboxFile } = require('../services/sandbox/provision') as typeof import('../services/sandbox/provision');
   const sandbox = savedSandbox(rt.config);
   if (!sandbox) {
     throw new ValidationError(

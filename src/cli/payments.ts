@@ -1,13 +1,9 @@
 import { chalk, colourEnabled, renderRecord, renderTable, type TableOptions } from './output';
-import { pollUntil } from './poll';
+import { pollUntil } from '../util/poll';
 import { formatMinor, isCurrency, type Money } from '../domain/money';
 import { amountFlagPair, minorOf } from './amounts';
 import { UnavailableError, ValidationError } from '../domain/errors';
-import type { Runtime } from '../runtime';
-import type { CallerContext } from '../domain/context';
 import type { Payment, Refund } from '../services/payments/records';
-import { runDueSandboxOperations } from '../jobs/sandbox-acquirer';
-import { getProvider } from '../services/processing/providers';
 
 // The payments and refunds commands' pieces: amounts, waiting for the provider's answer, tables.
 
@@ -47,16 +43,6 @@ export function amountFrom(flags: { amount?: string; 'amount-minor'?: number }, 
   return valueMinor === undefined ? undefined : { currency, valueMinor };
 }
 
-/**
- * In a CLI process nobody else answers for the in-process sandbox acquirer: runs its due answers until `done`
- * says the awaited state is reached, or the time is up (a running `serve` may deliver them too: claims keep
- * each answer to one worker). Returns whether `done` was reached.
- */
-export async function runSandboxUntil(rt: Runtime, done: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
-  const { reached } = await pollUntil(done, (reached) => reached, { timeoutMs, intervalMs: 50, work: () => runDueSandboxOperations(rt) });
-  return reached;
-}
-
 const PROCESSING_POLL_MS = 200;
 
 /** Reads the payment until it leaves `processing` (the provider's answer is asynchronous); 503 when the time is up. */
@@ -69,13 +55,6 @@ export async function waitWhileProcessing(read: () => Promise<Payment>, timeoutM
   throw new UnavailableError(`Payment ${payment.id} is still processing after ${timeoutMs / 1000} s.`, 'PAYMENT_STILL_PROCESSING', {
     hint: 'The provider has not answered yet. For the sandbox acquirer, is `payplane serve` (with its jobs) running on this database?',
   });
-}
-
-/** Whether a payment's provider is one of the in-process sandbox connectors (whose answers the CLI runs). */
-export async function isSandboxProvider(ctx: CallerContext, providerIntegrationId: string | null | undefined): Promise<boolean> {
-  if (!providerIntegrationId) return false;
-  const provider = await getProvider(ctx, providerIntegrationId);
-  return provider.code.startsWith('sandbox-');
 }
 
 const card = (p: Payment) => (p.card ? `${p.card.brand} •••• ${p.card.last4}` : '');

@@ -5,7 +5,7 @@ import { buildOpenApiDocument } from '../../src/http/openapi';
 import { defineOperation } from '../../src/api/registry';
 import { z } from '../../src/api/zod';
 import { operations } from '../../src/api';
-import { createSandbox } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox/provision';
 import { createTestRuntime, type TestRuntime } from '../helpers/db';
 
 // Every answer the HTTP tests receive is checked against /v1/openapi.json (test/setup-env.ts turns the check on).

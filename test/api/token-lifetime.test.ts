@@ -8,7 +8,7 @@ import { createApp } from '../../src/http/app';
 import { operatorContext } from '../../src/services/access/operators';
 import { createActiveUser } from '../../src/services/access/users';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER, TokenService } from '../../src/services/access/tokens';
-import { createSandbox, ensureServeSandbox, renewPlatformToken, sandboxFile, savedSandbox } from '../../src/services/sandbox';
+import { createSandbox, ensureServeSandbox, renewPlatformToken, sandboxFile, savedSandbox } from '../../src/services/sandbox/provision';
 import { writePrivateFile } from '../../src/util/paths';
 
 // Issue 20, item 10: every user token, ours or an identity provider's, carries exp and iat at most

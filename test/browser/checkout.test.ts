@@ -7,7 +7,7 @@ import { createTestRuntime, dialectName, type TestRuntime } from '../helpers/db'
 import { describeWhenPresent } from '../helpers/prerequisite';
 import { Receiver, testTls } from '../helpers/receiver';
 import { eur } from '../helpers/amounts';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { startServer, type RunningServer } from '../../src/http/server';
 import { startJobs } from '../../src/jobs';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';

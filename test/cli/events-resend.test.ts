@@ -7,7 +7,7 @@ import { useCliSandbox } from '../helpers/cli';
 import { operatorContext } from '../../src/services/access/operators';
 import { systemContext } from '../../src/domain/authority';
 import { withTransaction } from '../../src/domain/context';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { createEndpoint, updateEndpoint } from '../../src/services/webhooks/endpoints';
 import { emitEvent } from '../../src/services/webhooks/events';
 import type { WebhookDeliveryRow } from '../../src/db/models';

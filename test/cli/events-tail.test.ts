@@ -3,7 +3,7 @@ import { BIN, ROOT, useCliSandbox, cliProcessEnv } from '../helpers/cli';
 import { dialectName, onPostgres } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import type { Transaction } from 'sequelize';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { EventTail, type TailedEvent } from '../../src/services/event-tail';
 import { EVENT_API_VERSION, emitEvent } from '../../src/services/webhooks/events';
 import { withTransaction } from '../../src/domain/context';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createTestDatabase, dialectName, testConfig, TEST_TOKEN_SECRET, type TestDatabase } from '../helpers/db';
 import { ROOT, runCli } from '../helpers/cli';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { operatorContext } from '../../src/services/access/operators';
 import { changeFeeScheduleStatus, createFeeSchedule } from '../../src/services/fees/schedules';
 import { createPartner } from '../../src/services/partners';

@@ -5,7 +5,7 @@ import { dialectName } from '../helpers/db';
 import { TEST_IBAN } from '../helpers/withdrawals';
 import { fundByAdjustment } from '../helpers/funding';
 import { operatorContext } from '../../src/services/access/operators';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createAssignment, createPartner } from '../../src/services/partners';
 import { createRestriction } from '../../src/services/processing/terminals/restrictions';
@@ -20,7 +20,7 @@ import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/me
 import { createWithdrawal } from '../../src/services/withdrawals';
 import { createSubmission, submitSubmission } from '../../src/services/kyb/submissions';
 import { uploadDocument } from '../../src/services/kyb/documents';
-import { triggerPaymentEvent } from '../../src/cli/sandbox/trigger';
+import { triggerPaymentEvent } from '../../src/services/sandbox/triggers/payments';
 
 // Issue 24, item 9: --tenant and --merchant work on every command about one record as everywhere: they name whose the
 // record must be; another tenant's or merchant's record is not found (exit 4), as over the API; a malformed one is a

@@ -9,7 +9,7 @@ import { Receiver, testTls } from '../helpers/receiver';
 import { openRuntime, closeRuntime } from '../../src/runtime';
 import { operatorContext } from '../../src/services/access/operators';
 import { emitEvent } from '../../src/services/webhooks/events';
-import { createSandbox } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox/provision';
 
 interface Started {
   child: ChildProcess;

@@ -7,7 +7,7 @@ import { testWhenPresent } from '../helpers/prerequisite';
 import { systemContext } from '../../src/domain/authority';
 import { operatorContext } from '../../src/services/access/operators';
 import { withTransaction } from '../../src/domain/context';
-import { createSandbox } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox/provision';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { emitEvent } from '../../src/services/webhooks/events';
 import { fitWidths, kindOf, layoutColumns, renderTable, COLUMN_KINDS } from '../../src/cli/output';

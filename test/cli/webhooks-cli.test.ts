@@ -6,7 +6,7 @@ import { BIN, useCliSandbox } from '../helpers/cli';
 import { operatorContext } from '../../src/services/access/operators';
 import { systemContext } from '../../src/domain/authority';
 import { withTransaction } from '../../src/domain/context';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { createEndpoint, deleteEndpoint, updateEndpoint } from '../../src/services/webhooks/endpoints';
 import { emitEvent, renderEventData } from '../../src/services/webhooks/events';
 import { eventCatalog } from '../../src/services/webhooks/catalog';

@@ -5,7 +5,7 @@ import { storedEvents } from '../helpers/events';
 import { operatorContext } from '../../src/services/access/operators';
 import { processingContext } from '../../src/domain/authority';
 import { balancesOf } from '../../src/services/ledger/balances';
-import { createSandbox } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox/provision';
 import {
   SUBMISSION_STALL_MS,
   acceptDispute,

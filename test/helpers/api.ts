@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../../src/http/app';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { ManualClock } from '../../src/domain/clock';
 import { createTestRuntime, type TestRuntime } from './db';
 import type { AppConfig } from '../../src/config';

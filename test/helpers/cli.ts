@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createTestDatabase, scanLogEnv, testConfig, TEST_TOKEN_SECRET, withRuntimeOf, type TestDatabase } from './db';
 import { takeChildConnectionViolations } from './guard';
 import { closeRuntime, openRuntime, type Runtime } from '../../src/runtime';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const BIN = path.join(ROOT, 'bin', 'run.js');

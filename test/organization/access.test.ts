@@ -1,6 +1,6 @@
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { acceptInvitation } from '../../src/services/access/invitations';
 
 let h: ApiHarness;

@@ -1,5 +1,5 @@
 import { createTestRuntime, dialectName, type TestRuntime } from '../helpers/db';
-import { createSandbox } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox/provision';
 
 let t: TestRuntime;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '../helpers/db';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { Receiver, testTls } from '../helpers/receiver';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { startServer, type RunningServer } from '../../src/http/server';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';
 import { startJobs } from '../../src/jobs';

@@ -4,7 +4,7 @@ import { runCli } from '../helpers/cli';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { fundByAdjustment } from '../helpers/funding';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { operatorContext } from '../../src/services/access/operators';
 import { updateTenant } from '../../src/services/tenants/tenants';
 import { createWithdrawalMethod } from '../../src/services/withdrawal-methods/methods';

@@ -1,7 +1,7 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '../helpers/db';
 import { closeRuntime, openRuntime, type Runtime } from '../../src/runtime';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { selectRows } from '../../src/db/rows';
 import { CONFIG_TABLES } from '../../src/db/config-tables';
 

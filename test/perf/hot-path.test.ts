@@ -7,7 +7,7 @@ import { newId } from '../../src/util/ids';
 import { withTransaction } from '../../src/domain/context';
 import { operatorContext } from '../../src/services/access/operators';
 import { scoped } from '../../src/db/scoped';
-import { createSandbox } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox/provision';
 
 // Issue 22: the hot operations run on prepared statements (src/db/statements.ts: plain rows, no model instances),
 // with fewer round trips than before. Each operation is run three times (authentication may find its key cached or

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { recordQueries } from '../../bench/risk-fixture';
 import { dialectName } from '../helpers/db';
 import { copyRows, createListHarness, type ListHarness, type ModelName } from './list-fixture';

@@ -8,7 +8,7 @@ import { createApp } from '../../src/http/app';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
 import { operatorContext } from '../../src/services/access/operators';
 import { ManualClock } from '../../src/domain/clock';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createApiKey } from '../../src/services/api-keys/keys';
 

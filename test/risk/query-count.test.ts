@@ -6,7 +6,7 @@ import type { RiskAggregation } from '../../src/db/models/risk';
 import { operatorContext } from '../../src/services/access/operators';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { aggregateValue, evaluateRisk } from '../../src/services/risk/engine';
-import { createSandbox } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox/provision';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '../helpers/db';
 import {

@@ -6,7 +6,7 @@ import { Receiver, testTls } from '../helpers/receiver';
 import { parsePrometheus, startServe, stopAllServes, sumOf, type Sample, type ServeProcess } from '../helpers/serve';
 import { operations } from '../../src/api';
 import { ledgerReleaseJob } from '../../src/jobs/ledger-release';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { operatorContext } from '../../src/services/access/operators';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 

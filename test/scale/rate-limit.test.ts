@@ -2,7 +2,7 @@ import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '..
 import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
 import { SESSION_RATE_LIMIT_PER_MINUTE } from '../../src/http/rate-limit';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 
 // The per-tenant request rate limit (doorRateLimitPerMinute, a fixed window of 60 s): 429 problem+json with
 // Retry-After and the RateLimit headers once a tenant used its limit; other tenants keep theirs. On Postgres the

@@ -3,7 +3,7 @@ import { createTestRuntime, onPostgres, type TestRuntime } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
 import { startServe, stopAllServes, sumOf, type Sample, type ServeProcess } from '../helpers/serve';
 import { expectLedgerInvariant } from '../helpers/ledger';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { operatorContext } from '../../src/services/access/operators';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 

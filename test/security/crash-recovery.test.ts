@@ -7,7 +7,7 @@ import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { TEST_IBAN } from '../helpers/withdrawals';
 import { fundByAdjustment } from '../helpers/funding';
-import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox';
+import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { operatorContext } from '../../src/services/access/operators';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';

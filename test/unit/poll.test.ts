@@ -1,4 +1,4 @@
-import { pollUntil } from '../../src/cli/poll';
+import { pollUntil } from '../../src/util/poll';
 
 // The CLI's one polling loop (payments get --wait, refunds create's and events trigger's sandbox answers).
 describe('pollUntil', () => {

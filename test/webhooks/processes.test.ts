@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { BIN, ROOT } from '../helpers/cli';
 import { createTestRuntime, dialectName, TEST_TOKEN_SECRET, type TestRuntime } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
-import { createSandbox } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox/provision';
 import { operatorContext } from '../../src/services/access/operators';
 import { createEndpoint } from '../../src/services/webhooks/endpoints';
 import { emitEvent } from '../../src/services/webhooks/events';

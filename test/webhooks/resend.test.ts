@@ -8,7 +8,7 @@ import { Dispatcher, RETRY_DELAYS_MS } from '../../src/services/webhooks/dispatc
 import { createEndpoint, updateEndpoint } from '../../src/services/webhooks/endpoints';
 import { replayDelivery, replayableDeliveries, resendEvent, retryDelivery } from '../../src/services/webhooks/deliveries';
 import { createMerchantRecord } from '../../src/services/organization/records';
-import { createSandbox } from '../../src/services/sandbox';
+import { createSandbox } from '../../src/services/sandbox/provision';
 import type { WebhookDeliveryRow } from '../../src/db/models';
 
 // Issue 24 item 6: any delivery can be sent now (failed, canceled, succeeded, or waiting for a later attempt), a replay

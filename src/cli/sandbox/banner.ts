@@ -1,5 +1,5 @@
 import { chalk } from '../output';
-import type { SandboxCredentials } from '../../services/sandbox';
+import type { SandboxCredentials } from '../../services/sandbox/provision';
 
 /** what `payplane serve` shows of a sandbox it provisioned or found */
 export interface BannerInput {

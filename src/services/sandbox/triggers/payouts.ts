@@ -1,15 +1,15 @@
-import { BusinessRuleError, UnavailableError } from '../../domain/errors';
-import { inTransaction, type CallerContext } from '../../domain/context';
-import type { Runtime } from '../../runtime';
-import { scoped } from '../../db/scoped';
-import { runSandboxUntil } from '../payments';
-import { createSession, getSession } from '../../services/checkout/sessions';
-import { completeCheckoutSession } from '../../services/checkout/completion';
-import { getPayment } from '../../services/payments/payments';
-import { balancesOf } from '../../services/ledger/balances';
-import { coolingHours, createWithdrawalMethod, deleteWithdrawalMethod, usableMethod } from '../../services/withdrawal-methods/methods';
-import type { Clock } from '../../domain/clock';
-import { runOneOffPayout } from '../../services/payouts/run';
+import { BusinessRuleError, UnavailableError } from '../../../domain/errors';
+import { inTransaction, type CallerContext } from '../../../domain/context';
+import type { Runtime } from '../../../runtime';
+import { scoped } from '../../../db/scoped';
+import { runSandboxUntil } from '../answers';
+import { createSession, getSession } from '../../checkout/sessions';
+import { completeCheckoutSession } from '../../checkout/completion';
+import { getPayment } from '../../payments/payments';
+import { balancesOf } from '../../ledger/balances';
+import { coolingHours, createWithdrawalMethod, deleteWithdrawalMethod, usableMethod } from '../../withdrawal-methods/methods';
+import type { Clock } from '../../../domain/clock';
+import { runOneOffPayout } from '../../payouts/run';
 import {
   approveWithdrawal,
   cancelWithdrawal,
@@ -18,17 +18,17 @@ import {
   failWithdrawal,
   rejectWithdrawal,
   startExecution,
-} from '../../services/withdrawals';
-import { merchantContext, tenantContext } from '../context';
-import { SANDBOX_FAILING_IBAN } from '../../connectors/sandbox-payout';
-import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal, payingCurrency } from './trigger';
+} from '../../withdrawals';
+import { operatorContext } from '../../access/operators';
+import { SANDBOX_FAILING_IBAN } from '../../../connectors/sandbox-payout';
+import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal, payingCurrency } from './events';
 
 /**
  * `events trigger payout.*`: real sandbox records, as a scheduled run makes them. A sandbox card payment whose funds
  * are available at once (4000 0000 0000 0077) of 25.00 (plus what brings a negative available balance back to zero)
  * makes 25.00 less its fee available; a one-off schedule run of the payouts job then pays that much out (no more of
  * the balance) to a bank_account method of the merchant the
- * command keeps for it: for payout.created and payout.succeeded the sandbox IBAN DE89 3704 0044 0532 0130 00, which
+ * trigger keeps for it: for payout.created and payout.succeeded the sandbox IBAN DE89 3704 0044 0532 0130 00, which
  * the sandbox payout provider pays (payout.created, then payout.succeeded), for payout.failed the sandbox's failing
  * IBAN (SANDBOX_FAILING_IBAN), which it refuses (payout.created, then payout.failed). The methods are saved on first
  * use as if one cooling period ago: active at once.
@@ -70,7 +70,8 @@ function runtimeEarlier(rt: Runtime, ms: number): Runtime {
 /**
  * The merchant's method the trigger pays to, active. Saved on first use as if one cooling period ago (the trigger's
  * own sandbox IBAN, in test mode): a fresh sandbox pays out at once; one of these still cooling (saved before) is
- * deleted and saved so again. A method an operator suspended stays so: the command says so before paying anything.
+ * deleted and saved so again. A method an operator suspended stays so: the trigger refuses (EVENT_NOT_PRODUCED)
+ * before paying anything.
  */
 async function triggerMethod(rt: Runtime, ctx: CallerContext, which: keyof typeof METHODS, currency: string): Promise<string> {
   const { label, iban } = METHODS[which];
@@ -82,7 +83,12 @@ async function triggerMethod(rt: Runtime, ctx: CallerContext, which: keyof typeo
   let id = existing?.id;
   if (!id) {
     const hours = await coolingHours(ctx, ctx.tenantId!);
-    const savedBefore = await merchantContext(runtimeEarlier(rt, hours * HOUR_MS), ctx.tenantId!, ctx.merchantId!, false);
+    const savedBefore = operatorContext(runtimeEarlier(rt, hours * HOUR_MS), {
+      level: 'merchant',
+      tenantId: ctx.tenantId!,
+      merchantId: ctx.merchantId!,
+      livemode: false,
+    });
     id = (
       await createWithdrawalMethod(savedBefore, {
         methodType: 'bank_account',
@@ -239,8 +245,18 @@ export async function triggerWithdrawalEvent(rt: Runtime, ctx: CallerContext, ty
     { amount: { currency, valueMinor: Math.floor(funded / 2) }, withdrawalMethodId: methodId },
     `events-trigger-${paymentId}`,
   );
-  const approver = tenantContext(rt, ctx.tenantId!, false, 'events trigger (approver)');
-  const executor = tenantContext(rt, ctx.tenantId!, false, 'events trigger (executor)');
+  const approver = operatorContext(rt, {
+    level: 'tenant',
+    tenantId: ctx.tenantId!,
+    livemode: false,
+    operator: 'events trigger (approver)',
+  });
+  const executor = operatorContext(rt, {
+    level: 'tenant',
+    tenantId: ctx.tenantId!,
+    livemode: false,
+    operator: 'events trigger (executor)',
+  });
   const id = requested.id;
   let final = requested;
   if (type === 'withdrawal.canceled') final = await cancelWithdrawal(ctx, id);

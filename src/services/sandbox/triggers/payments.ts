@@ -1,29 +1,23 @@
-import { Op } from 'sequelize';
-import { BusinessRuleError, UnavailableError } from '../../domain/errors';
-import type { CallerContext } from '../../domain/context';
-import type { Runtime } from '../../runtime';
-import type { EventRow } from '../../db/models';
-import { runSandboxUntil } from '../payments';
-import { createSession, getSession } from '../../services/checkout/sessions';
-import { expireSession } from '../../services/checkout/expiry';
-import { createBalanceThreshold, deleteBalanceThreshold } from '../../services/ledger/thresholds';
-import { balancesOf } from '../../services/ledger/balances';
-import { createCompany } from '../../services/organization/companies';
-import { createMerchant } from '../../services/organization/merchants';
-import { createSubmission, submitSubmission } from '../../services/kyb/submissions';
-import { uploadDocument } from '../../services/kyb/documents';
-import { operatorContext } from '../../services/access/operators';
-import { completeCheckoutSession } from '../../services/checkout/completion';
-import { cancelPayment, getPayment } from '../../services/payments/payments';
-import { createRefund, getRefund } from '../../services/payments/refunds';
-import { acceptDispute, getDispute, listDisputes, submitDispute, updateDispute } from '../../services/disputes/disputes';
+import { BusinessRuleError, UnavailableError } from '../../../domain/errors';
+import type { CallerContext } from '../../../domain/context';
+import type { Runtime } from '../../../runtime';
+import { runSandboxUntil } from '../answers';
+import { createSession, getSession } from '../../checkout/sessions';
+import { expireSession } from '../../checkout/expiry';
+import { createBalanceThreshold, deleteBalanceThreshold } from '../../ledger/thresholds';
+import { balancesOf } from '../../ledger/balances';
+import { completeCheckoutSession } from '../../checkout/completion';
+import { cancelPayment, getPayment } from '../../payments/payments';
+import { createRefund, getRefund } from '../../payments/refunds';
+import { acceptDispute, getDispute, listDisputes, submitDispute, updateDispute } from '../../disputes/disputes';
+import { deliveriesOf, eventsOf, merchantCurrency, payingCurrency, type EmittedEvent, type TriggeredReal } from './events';
 
 /**
  * `events trigger` for the money path: instead of a sample, a real sandbox payment (and, for refund events, a real
  * refund; for dispute events, the dispute the acquirer opens on the dispute card's payment, then updated, won or
  * accepted) made through the services, so the event is the one production emits: checkout session → complete with a
  * sandbox test card → the acquirer's answers run in this process → capture, cancel or refund as the type needs.
- * Free of oclif: the command prints the result.
+ * The command prints the result.
  */
 
 interface Scenario {
@@ -86,56 +80,9 @@ async function unroutedCurrency(rt: Runtime, tenantId: string): Promise<string |
   return UNROUTED_CANDIDATES.find((c) => !taken.has(c)) ?? null;
 }
 
-/** The currency the trigger pays in for a merchant: its default currency, else EUR. */
-export async function merchantCurrency(rt: Runtime, merchantId: string): Promise<string> {
-  const merchant = await rt.db.models.Merchant.findOne({ where: { id: merchantId }, attributes: ['defaultCurrency'] });
-  return (merchant?.get('defaultCurrency') as string | null) ?? 'EUR';
-}
-
-/**
- * The currency the trigger pays in for the merchant, checked before anything is made: an active payin terminal of
- * the tenant takes it. Else EVENT_NOT_PRODUCED, and no payment is left behind.
- */
-export async function payingCurrency(rt: Runtime, tenantId: string, merchantId: string): Promise<string> {
-  const currency = await merchantCurrency(rt, merchantId);
-  const terminals = await rt.db.models.Terminal.findAll({
-    where: { tenantId, status: 'active', direction: 'payin' },
-    attributes: ['supportedCurrencies'],
-  });
-  if (!terminals.some((t) => ((t.get('supportedCurrencies') as string[] | null) ?? []).includes(currency))) {
-    throw new BusinessRuleError(
-      'EVENT_NOT_PRODUCED',
-      `No active payin terminal of tenant ${tenantId} takes ${currency}, the merchant's currency: a sandbox payment would fail. Nothing was made.`,
-      {
-        hint: `Check the tenant's terminals (payplane terminals list --tenant ${tenantId}).`,
-      },
-    );
-  }
-  return currency;
-}
-
 /** Whether `events trigger` drives a real sandbox payment for this type (else it emits a sample). */
 export function drivesRealPayment(type: string): boolean {
   return type in SCENARIOS;
-}
-
-export interface EmittedEvent {
-  id: string;
-  type: string;
-  createdAt: string;
-  deliveriesQueued: number;
-}
-
-/** What every real `events trigger` reports: the event of the requested type and the deliveries queued for it. */
-export interface TriggeredReal {
-  /** the event of the requested type (the first one, when several were emitted) */
-  eventId: string;
-  type: string;
-  tenantId: string;
-  livemode: false;
-  sample: false;
-  deliveriesQueued: number;
-  deliveries: { id: string; endpointId: string }[];
 }
 
 export interface TriggeredPayment extends TriggeredReal {
@@ -376,121 +323,4 @@ async function found(
     deliveries,
     events,
   };
-}
-
-/** The events of the tenant since `since` whose object is one of `ids` (or belongs to the payment, or was caused by it), oldest first. */
-export async function eventsOf(
-  rt: Runtime,
-  ctx: CallerContext,
-  since: Date,
-  ids: string[],
-  paymentId: string | null,
-): Promise<EmittedEvent[]> {
-  const rows = await rt.db.models.Event.findAll({
-    where: { tenantId: ctx.tenantId, livemode: false, createdAt: { [Op.gte]: since } },
-    order: [
-      ['createdAt', 'ASC'],
-      ['id', 'ASC'],
-    ],
-  });
-  const mine = rows
-    .map((r) => r.get({ plain: true }) as EventRow)
-    .filter(
-      (e) =>
-        ids.includes(e.data?.id as string) || (paymentId !== null && (e.data?.paymentId === paymentId || e.data?.sourceId === paymentId)),
-    );
-  const counts = new Map<string, number>();
-  if (mine.length) {
-    const deliveries = await rt.db.models.WebhookDelivery.findAll({
-      where: { eventId: { [Op.in]: mine.map((e) => e.id) } },
-      attributes: ['eventId'],
-    });
-    for (const d of deliveries) counts.set(d.get('eventId') as string, (counts.get(d.get('eventId') as string) ?? 0) + 1);
-  }
-  return mine.map((e) => ({
-    id: e.id,
-    type: e.type,
-    createdAt: new Date(e.createdAt).toISOString(),
-    deliveriesQueued: counts.get(e.id) ?? 0,
-  }));
-}
-
-// ---------------------------------------------------------------------------------------------- organization
-
-/** The types `events trigger` makes with real organization records (a tenant event each). */
-const ORGANIZATION_TYPES = ['merchant.created', 'kyb.submitted'] as const;
-
-export function drivesRealOrganization(type: string): type is (typeof ORGANIZATION_TYPES)[number] {
-  return (ORGANIZATION_TYPES as readonly string[]).includes(type);
-}
-
-export interface TriggeredOrganization extends TriggeredReal {
-  companyId: string;
-  merchantId: string;
-  kybSubmissionId: string | null;
-  events: EmittedEvent[];
-}
-
-/** The smallest PDF the KYB upload accepts (its magic number and a line). */
-const SANDBOX_PDF = Buffer.from('%PDF-1.7\n% payplane events trigger: a sandbox certificate of incorporation\n');
-
-/**
- * merchant.created: a new sandbox merchant of a new sandbox company; kyb.submitted: the same, then its company's KYB
- * submitted (complete sample company data and a one-page PDF), waiting for an operator's review.
- */
-export async function triggerOrganizationEvent(
-  rt: Runtime,
-  tenantCtx: CallerContext,
-  type: (typeof ORGANIZATION_TYPES)[number],
-): Promise<TriggeredOrganization> {
-  const startedAt = rt.clock.now();
-  const stamp = startedAt.toISOString().slice(0, 19).replace('T', ' ');
-  // as the API makes them (POST /v1/admin/companies, POST /v1/admin/merchants)
-  const company = await createCompany(tenantCtx, { name: `Events trigger company ${stamp}`, country: 'DE' });
-  const merchant = await createMerchant(tenantCtx, { companyId: company.id, name: `Events trigger merchant ${stamp}` });
-  let kybSubmissionId: string | null = null;
-  if (type === 'kyb.submitted') {
-    const ctx = operatorContext(rt, { level: 'merchant', tenantId: tenantCtx.tenantId!, merchantId: merchant.id, livemode: false });
-    const draft = await createSubmission(ctx, {
-      data: {
-        legalName: `Events Trigger ${stamp} GmbH`,
-        registrationNumber: 'HRB 00000',
-        country: 'DE',
-        incorporationDate: '2020-01-01',
-        website: 'https://sandbox.example',
-        registeredAddress: { line1: 'Sandboxstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
-        owners: [{ name: 'Sandbox Owner', ownershipPercent: 100, nationality: 'DE' }],
-      },
-    });
-    await uploadDocument(ctx, draft.id, {
-      contentType: 'application/pdf',
-      filename: 'certificate.pdf',
-      bytes: SANDBOX_PDF,
-      documentType: 'certificate_of_incorporation',
-    });
-    kybSubmissionId = (await submitSubmission(ctx, draft.id)).id;
-  }
-  const events = await eventsOf(rt, tenantCtx, startedAt, [merchant.id, company.id, ...(kybSubmissionId ? [kybSubmissionId] : [])], null);
-  const wanted = events.find((e) => e.type === type);
-  if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Merchant ${merchant.id} was made, but ${type} was not emitted.`);
-  const deliveries = await deliveriesOf(rt, wanted.id);
-  return {
-    eventId: wanted.id,
-    type,
-    tenantId: tenantCtx.tenantId!,
-    livemode: false,
-    sample: false,
-    companyId: company.id,
-    merchantId: merchant.id,
-    kybSubmissionId,
-    deliveriesQueued: deliveries.length,
-    deliveries,
-    events,
-  };
-}
-
-/** The deliveries queued for an event, one per subscribed endpoint. */
-export async function deliveriesOf(rt: Runtime, eventId: string): Promise<{ id: string; endpointId: string }[]> {
-  const rows = await rt.db.models.WebhookDelivery.findAll({ where: { eventId }, attributes: ['id', 'endpointId'], order: [['id', 'ASC']] });
-  return rows.map((r) => ({ id: r.get('id') as string, endpointId: r.get('endpointId') as string }));
 }

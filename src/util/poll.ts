@@ -1,5 +1,5 @@
 /**
- * The one polling loop of the terminal: reads until `done` says the awaited state is reached or the time is up; between
+ * The one polling loop (the terminal's waits, the sandbox triggers'): reads until `done` says the awaited state is reached or the time is up; between
  * two reads it runs `work` (e.g. the in-process sandbox acquirer's due answers) and waits `intervalMs` when that did
  * nothing. Returns the last value read and whether it is the awaited one.
  */

@@ -2,21 +2,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { decodeJwt } from 'jose';
-import type { Runtime } from '../runtime';
-import type { AppConfig } from '../config';
-import { operatorContext } from './access/operators';
-import { createTenant } from './tenants/tenants';
-import { createApiKey } from './api-keys/keys';
-import { createProfile } from './profiles';
-import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from './fees/schedules';
-import { createCompanyRecord, createMerchantRecord } from './organization/records';
-import { createActiveUser } from './access/users';
-import { createTerminal } from './processing/terminals/terminals';
-import { createChannel } from './channels';
-import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from './processing/providers';
+import type { Runtime } from '../../runtime';
+import type { AppConfig } from '../../config';
+import { operatorContext } from '../access/operators';
+import { createTenant } from '../tenants/tenants';
+import { createApiKey } from '../api-keys/keys';
+import { createProfile } from '../profiles';
+import { changeFeeScheduleStatus, createFeeAssignment, createFeeSchedule } from '../fees/schedules';
+import { createCompanyRecord, createMerchantRecord } from '../organization/records';
+import { createActiveUser } from '../access/users';
+import { createTerminal } from '../processing/terminals/terminals';
+import { createChannel } from '../channels';
+import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from '../processing/providers';
 import { randomBytes } from 'node:crypto';
-import { writePrivateFile } from '../util/paths';
-import { apiKeyStatus, parseSecretKey } from './api-keys/secrets';
+import { writePrivateFile } from '../../util/paths';
+import { apiKeyStatus, parseSecretKey } from '../api-keys/secrets';
 
 export const SandboxCredentials = z.object({
   databaseUrl: z.string(),

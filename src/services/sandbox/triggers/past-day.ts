@@ -1,20 +1,21 @@
 import { Op } from 'sequelize';
-import { BusinessRuleError } from '../../domain/errors';
-import { merchantContext } from '../context';
-import type { Clock } from '../../domain/clock';
-import type { Runtime } from '../../runtime';
-import type { EventRow } from '../../db/models';
-import { dayStart, finalizeDue } from '../../services/settlements/statements';
-import { deliveriesOf, eventsOf, type TriggeredReal, payingCurrency } from './trigger';
-import { pollUntil } from '../poll';
-import { newId } from '../../util/ids';
-import { selectRows, updateRows } from '../../db/rows';
-import type { SandboxOperationRow } from '../../db/models/sandbox';
-import { deliverClaimed } from '../../jobs/sandbox-acquirer';
-import { createSession, getSession } from '../../services/checkout/sessions';
-import { completeCheckoutSession } from '../../services/checkout/completion';
-import { getPayment } from '../../services/payments/payments';
-import { releaseDue } from '../../services/ledger/releases';
+import { BusinessRuleError } from '../../../domain/errors';
+import type { CallerContext } from '../../../domain/context';
+import { operatorContext } from '../../access/operators';
+import type { Clock } from '../../../domain/clock';
+import type { Runtime } from '../../../runtime';
+import type { EventRow } from '../../../db/models';
+import { dayStart, finalizeDue } from '../../settlements/statements';
+import { deliveriesOf, eventsOf, type TriggeredReal, payingCurrency } from './events';
+import { pollUntil } from '../../../util/poll';
+import { newId } from '../../../util/ids';
+import { selectRows, updateRows } from '../../../db/rows';
+import type { SandboxOperationRow } from '../../../db/models/sandbox';
+import { deliverClaimed } from '../../../jobs/sandbox-acquirer';
+import { createSession, getSession } from '../../checkout/sessions';
+import { completeCheckoutSession } from '../../checkout/completion';
+import { getPayment } from '../../payments/payments';
+import { releaseDue } from '../../ledger/releases';
 
 // `events trigger settlement.finalized`: a REAL statement finalized for a past day. A real sandbox payment of the
 // merchant is made through the payment path on a past UTC day (the runtime's injected clock set back, as the tests move
@@ -36,7 +37,7 @@ export interface TriggeredStatement extends TriggeredReal {
 }
 
 const HOUR_MS = 3_600_000;
-/** How long the command waits for the event, whoever's work (its own, or a running serve's jobs) raises it. */
+/** How long the trigger waits for the event, whoever's work (its own, or a running serve's jobs) raises it. */
 const EVENT_WAIT_MS = 20_000;
 const PAST_AMOUNT_MINOR = 2500;
 const SUCCESS_CARD = '4242424242424242';
@@ -120,7 +121,7 @@ async function paymentOnDay(
   const realNow = rt.clock.now();
   const paidAt = new Date(day.getTime() + 12 * HOUR_MS);
   const then = runtimeAt(rt, paidAt);
-  const ctx = await merchantContext(then, tenantId, merchantId, false);
+  const ctx = operatorContext(then, { level: 'merchant', tenantId, merchantId, livemode: false });
   const session = await createSession(ctx, {
     amount: { currency, valueMinor: PAST_AMOUNT_MINOR },
     captureMethod: 'automatic',
@@ -174,12 +175,13 @@ export interface TriggeredRelease extends TriggeredReal {
 }
 
 /**
- * balance.available: a sandbox payment made on a past day (the clock set back beyond the holding period, on a day
+ * balance.available for the merchant of `ctx` (merchant level, test mode): a sandbox payment made on a past day (the clock set back beyond the holding period, on a day
  * whose statement is still open), then the release job's own code moves what is due (this payment's funds, and any
  * other release already due) to available.
  */
-export async function triggerBalanceAvailableEvent(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredRelease> {
-  const ctx = await merchantContext(rt, tenantId, merchantId, false);
+export async function triggerBalanceAvailableEvent(rt: Runtime, ctx: CallerContext): Promise<TriggeredRelease> {
+  const tenantId = ctx.tenantId!;
+  const merchantId = ctx.merchantId!;
   const currency = await payingCurrency(rt, tenantId, merchantId);
   const day = await pastDay(rt, merchantId, currency, Math.max(2, Math.ceil(rt.config.holdingPeriodHours / 24) + 1));
   const startedAt = rt.clock.now();
@@ -211,8 +213,13 @@ export async function triggerBalanceAvailableEvent(rt: Runtime, tenantId: string
   };
 }
 
-export async function triggerSettlementEvent(rt: Runtime, tenantId: string, merchantId: string): Promise<TriggeredStatement> {
-  const ctx = await merchantContext(rt, tenantId, merchantId, false);
+/**
+ * settlement.finalized for the merchant of `ctx` (merchant level, test mode): a sandbox payment on a past day, then
+ * the settlements job's own code finalizes the merchant's statements of past days.
+ */
+export async function triggerSettlementEvent(rt: Runtime, ctx: CallerContext): Promise<TriggeredStatement> {
+  const tenantId = ctx.tenantId!;
+  const merchantId = ctx.merchantId!;
   const currency = await payingCurrency(rt, tenantId, merchantId);
   const day = await pastDay(rt, merchantId, currency, 2);
   const startedAt = rt.clock.now();
