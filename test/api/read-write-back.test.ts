@@ -3,7 +3,7 @@ import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
 import { saveMethod } from '../helpers/withdrawals';
-import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
+import { runDueSandboxOperations } from '../../src/services/sandbox/acquirer';
 
 // Issue 20 item 6: what a client reads it can send back unchanged. For every PATCH and PUT of the registry, the record
 // read by the matching GET is sent back with its writable fields (the keys of the operation's body) unchanged, after

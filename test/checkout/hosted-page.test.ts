@@ -6,7 +6,7 @@ import { dialectName } from '../helpers/db';
 import { eur } from '../helpers/amounts';
 import { createApp } from '../../src/http/app';
 import { refreshSeconds } from '../../src/http/pages/checkout';
-import { startSandboxWorker } from '../../src/jobs/sandbox-acquirer';
+import { startSandboxWorker } from '../../src/services/sandbox/acquirer';
 
 const m = useMoneyHarness();
 let merchantKey: string;

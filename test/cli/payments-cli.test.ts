@@ -4,7 +4,7 @@ import { useCliSandbox } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { about, storedEvents } from '../helpers/events';
 import { createApp } from '../../src/http/app';
-import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
+import { runDueSandboxOperations } from '../../src/services/sandbox/acquirer';
 
 /**
  * The payments and refunds CLI on real sandbox payments made by `events trigger` (checkout session → complete →

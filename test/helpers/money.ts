@@ -5,7 +5,7 @@ import { about } from './events';
 import { money } from './amounts';
 import { expectLedgerInvariant } from './ledger';
 import { Dispatcher } from '../../src/services/webhooks/dispatcher';
-import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
+import { runDueSandboxOperations } from '../../src/services/sandbox/acquirer';
 import type { AppConfig } from '../../src/config';
 
 /** A harness for the money path: sandbox acquirer answering at once, a merchant endpoint on a local HTTPS receiver. */

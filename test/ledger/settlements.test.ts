@@ -11,7 +11,7 @@ import { postRefund } from '../../src/services/ledger/postings/refund';
 import { postWithdrawal } from '../../src/services/ledger/postings/withdrawal';
 import { releaseDue } from '../../src/services/ledger/releases';
 import { finalizeDue, LINE_RULES } from '../../src/services/settlements/statements';
-import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
+import { runDueSandboxOperations } from '../../src/services/sandbox/acquirer';
 import { backgroundJobs } from '../../src/jobs';
 import { settlementsJob } from '../../src/jobs/settlements';
 import { createApiKey } from '../../src/services/api-keys/keys';

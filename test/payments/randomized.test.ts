@@ -11,7 +11,7 @@ import { createRefund } from '../../src/services/payments/refunds';
 import { bigintNumber as minor } from '../../src/db/model-kit';
 import { balancesOf } from '../../src/services/ledger/balances';
 import { releaseDue } from '../../src/services/ledger/releases';
-import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
+import { runDueSandboxOperations } from '../../src/services/sandbox/acquirer';
 import { PayplaneError } from '../../src/domain/errors';
 import { mulberry32 } from '../../src/util/random';
 

@@ -1,5 +1,5 @@
 import { createApiHarness, type ApiHarness } from '../helpers/api';
-import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
+import { runDueSandboxOperations } from '../../src/services/sandbox/acquirer';
 import { dialectName } from '../helpers/db';
 import { UniqueConstraintError } from 'sequelize';
 import { insertLater } from '../../src/db/rows';

@@ -11,7 +11,7 @@ import {
   type ConnectorTerminal,
   type ProviderOutcome,
 } from '../../src/connectors';
-import { runDueSandboxOperations, startSandboxWorker } from '../../src/jobs/sandbox-acquirer';
+import { runDueSandboxOperations, startSandboxWorker } from '../../src/services/sandbox/acquirer';
 import { handleProviderOutcome } from '../../src/services/payments/outcomes';
 import type { SandboxOperationRow } from '../../src/db/models';
 

@@ -5,7 +5,7 @@ import { createTestRuntime, dialectName, type TestRuntime } from '../helpers/db'
 import { ManualClock } from '../../src/domain/clock';
 import { createApp } from '../../src/http/app';
 import { connectorFor, type ConnectorEnv, type ConnectorTerminal } from '../../src/connectors';
-import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
+import { runDueSandboxOperations } from '../../src/services/sandbox/acquirer';
 import { handleProviderOutcome } from '../../src/services/payments/outcomes';
 import { formatAmount } from '../../src/http/pages/sandbox-3ds';
 

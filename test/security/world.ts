@@ -12,7 +12,7 @@ import { createChannel } from '../../src/services/channels';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createActiveUser } from '../../src/services/access/users';
 import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from '../../src/services/processing/providers';
-import { runDueSandboxOperations } from '../../src/jobs/sandbox-acquirer';
+import { runDueSandboxOperations } from '../../src/services/sandbox/acquirer';
 import { runPayouts } from '../../src/services/payouts/run';
 
 // The isolation world: tenant A (a live-capable tenant: merchants A1 and A2, A1 owning every merchant record, all of

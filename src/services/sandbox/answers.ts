@@ -4,7 +4,7 @@ import type { Refund } from '../payments/records';
 import { getRefund } from '../payments/refunds';
 import { getProvider } from '../processing/providers';
 import { pollUntil } from '../../util/poll';
-import { runDueSandboxOperations } from '../../jobs/sandbox-acquirer';
+import { runDueSandboxOperations } from './acquirer';
 
 /**
  * Outside `serve` nobody else answers for the in-process sandbox acquirer: runs its due answers until `done` says the

@@ -11,7 +11,7 @@ import { pollUntil } from '../../../util/poll';
 import { newId } from '../../../util/ids';
 import { selectRows, updateRows } from '../../../db/rows';
 import type { SandboxOperationRow } from '../../../db/models/sandbox';
-import { deliverClaimed } from '../../../jobs/sandbox-acquirer';
+import { deliverClaimed } from '../acquirer';
 import { createSession, getSession } from '../../checkout/sessions';
 import { completeCheckoutSession } from '../../checkout/completion';
 import { getPayment } from '../../payments/payments';
