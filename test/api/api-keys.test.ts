@@ -1,20 +1,18 @@
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { operatorContext } from '../../src/services/access/operators';
 import { createMerchantRecord } from '../../src/services/organization/records';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { HOUR_MS } from '../../src/domain/clock';
 import { dialectName } from '../helpers/db';
 
-let h: ApiHarness;
 let tenantKey: string;
 let merchantKey: string;
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   tenantKey = h.sandbox.tenantKey.secretKey;
   merchantKey = h.sandbox.merchantKey.secretKey;
 });
-afterAll(() => h.close());
 
 const merchantPerms = ['payments:payments:view', 'payments:refunds:view'];
 

@@ -1,4 +1,4 @@
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { closeRuntime, openRuntime, type Runtime } from '../../src/runtime';
 import { operatorContext } from '../../src/services/access/operators';
 import { revokeApiKey } from '../../src/services/api-keys/keys';
@@ -9,16 +9,12 @@ import { dialectName } from '../helpers/db';
 // Authentication keeps API keys and tenant/merchant status for a moment (src/db/read-cache.ts): a change made by this
 // process applies at once, one made by another process (here: a second runtime on the same database) within the TTL.
 
-let h: ApiHarness;
 let other: Runtime;
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   other = await openRuntime(h.rt.config, { clock: h.clock, migrate: false, logger: h.rt.logger });
 });
-afterAll(async () => {
-  await closeRuntime(other);
-  await h.close();
-});
+h.beforeClose(() => closeRuntime(other));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
 import { SignJWT } from 'jose';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName, onPostgres, testConfig } from '../helpers/db';
 import { createApp } from '../../src/http/app';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
@@ -19,7 +19,6 @@ const PER_KEY = 5;
 const WINDOW_SECONDS = 300;
 const LIMITS = { authFailuresPerAddress: PER_ADDRESS, authFailuresPerKey: PER_KEY, authFailureWindowSeconds: WINDOW_SECONDS };
 
-let h: ApiHarness;
 let proxied: ReturnType<typeof createApp>;
 let addresses = 0;
 /** a client address of its own for each use (TEST-NET-3, then 198.18/15) */
@@ -47,11 +46,10 @@ function expectThrottled(res: request.Response, retryAfter?: number) {
   if (retryAfter !== undefined) expect(seconds).toBe(retryAfter);
 }
 
+const h = useApiHarness({ config: LIMITS });
 beforeAll(async () => {
-  h = await createApiHarness({ config: LIMITS });
   proxied = createApp({ ...h.rt, config: { ...h.rt.config, trustProxy: 'loopback' } });
 });
-afterAll(() => h.close());
 /** each test in a window of its own, from its start */
 beforeEach(() => {
   const windowMs = WINDOW_SECONDS * 1000;

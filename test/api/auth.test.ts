@@ -1,6 +1,6 @@
 import { SignJWT, generateKeyPair } from 'jose';
 import { IDP_ISSUER, localIdentityProvider, type LocalIdentityProvider } from '../helpers/identity-provider';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createActiveUser } from '../../src/services/access/users';
@@ -10,7 +10,6 @@ import request from 'supertest';
 import { TokenService } from '../../src/services/access/tokens';
 
 const ISSUER = IDP_ISSUER;
-let h: ApiHarness;
 let idp: LocalIdentityProvider;
 let signingKey: CryptoKey;
 let strangerKey: CryptoKey;
@@ -19,14 +18,9 @@ beforeAll(async () => {
   idp = await localIdentityProvider();
   signingKey = idp.key;
   strangerKey = (await generateKeyPair('RS256')).privateKey;
-  h = await createApiHarness({
-    config: idp.config,
-  });
 });
-afterAll(async () => {
-  await h.close();
-  await idp.close();
-});
+const h = useApiHarness(() => ({ config: idp.config }));
+afterAll(() => idp.close());
 
 async function idpToken(sub: string, key: CryptoKey = signingKey, claims: Record<string, unknown> = {}) {
   const now = Math.floor(h.clock.now().getTime() / 1000);

@@ -3,15 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import request from 'supertest';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
 
-let h: ApiHarness;
-beforeAll(async () => {
-  h = await createApiHarness();
-});
-afterAll(() => h.close());
+const h = useApiHarness();
 
 describe(`HTTP conventions (${dialectName})`, () => {
   test('every response carries Request-Id, errors included', async () => {

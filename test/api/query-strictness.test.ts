@@ -1,4 +1,4 @@
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
 import type { Operation } from '../../src/api/registry';
@@ -10,14 +10,11 @@ import type { Operation } from '../../src/api/registry';
  * answers 400 naming it, GETs without a query schema included. A new operation or a new parameter is covered.
  */
 
-let h: ApiHarness;
-
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   // some 2,000 requests of one tenant: its per-minute door limit is not what is tested here
   await h.rt.db.models.Tenant.update({ doorRateLimitPerMinute: 0 }, { where: { id: h.sandbox.tenantId } });
 });
-afterAll(() => h.close());
 
 const ID = '3f1e6c3a-3b8f-4d0e-9a53-1b2f4a5e6d7c';
 

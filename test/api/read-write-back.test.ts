@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness, type ApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
 import { SANDBOX_CARD_PROVIDER_ID } from '../../src/services/processing/providers';
@@ -10,7 +10,6 @@ import { runDueSandboxOperations } from '../../src/services/sandbox/acquirer';
 // the things its id lists point to were deleted or disabled: the answer is 2xx. A new PATCH/PUT is covered as it is
 // added; one whose record the fixture cannot reach must be named below with the reason.
 
-let h: ApiHarness;
 let tenant: ReturnType<ApiHarness['as']>;
 let platform: ReturnType<ApiHarness['as']>;
 
@@ -25,8 +24,8 @@ const ok = (res: { status: number; body: Body }, what: string, status?: number) 
 const own = new Map<string, string>();
 let linedSession: string;
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   tenant = h.as(h.sandbox.tenantKey.secretKey);
   platform = h.as(h.sandbox.platformToken);
   const merchantId = h.sandbox.merchantId;
@@ -220,9 +219,6 @@ beforeAll(async () => {
       'endpoint',
     ).id,
   );
-});
-afterAll(async () => {
-  await h.close();
 });
 
 /** The keys of an operation's body schema (what a client may write). */

@@ -1,16 +1,14 @@
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 
-let h: ApiHarness;
 let platform: string;
 let tenantKey: string;
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   platform = h.sandbox.platformToken;
   tenantKey = h.sandbox.tenantKey.secretKey;
 });
-afterAll(() => h.close());
 
 describe(`tenants (${dialectName})`, () => {
   test("the platform creates a tenant with the specification's record", async () => {

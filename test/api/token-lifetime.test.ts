@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import request from 'supertest';
 import { SignJWT, decodeJwt } from 'jose';
 import { IDP_ISSUER, localIdentityProvider, type LocalIdentityProvider } from '../helpers/identity-provider';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { TEST_TOKEN_SECRET, dialectName } from '../helpers/db';
 import { createApp } from '../../src/http/app';
 import { operatorContext } from '../../src/services/access/operators';
@@ -17,23 +17,19 @@ import { writePrivateFile } from '../../src/util/paths';
 
 const ISSUER = IDP_ISSUER;
 const HOUR = 3600;
-let h: ApiHarness;
 let idp: LocalIdentityProvider;
 let idpKey: CryptoKey;
 
 beforeAll(async () => {
   idp = await localIdentityProvider();
   idpKey = idp.key;
-  h = await createApiHarness({
-    config: idp.config,
-  });
+});
+const h = useApiHarness(() => ({ config: idp.config }));
+beforeAll(async () => {
   const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   await createActiveUser(ctx, { layer: 'operator', email: 'alice@example.com', externalIdpId: 'idp|alice' });
 });
-afterAll(async () => {
-  await h.close();
-  await idp.close();
-});
+afterAll(() => idp.close());
 
 const nowSeconds = () => Math.floor(h.clock.now().getTime() / 1000);
 

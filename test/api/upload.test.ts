@@ -3,7 +3,7 @@ import request from 'supertest';
 import { z } from '../../src/api/zod';
 import { createApp } from '../../src/http/app';
 import { defineOperation, type UploadedFile } from '../../src/api/registry';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { NotFoundError } from '../../src/domain/errors';
 
@@ -47,13 +47,11 @@ const downloadOp = defineOperation({
   },
 });
 
-let h: ApiHarness;
 let app: ReturnType<typeof createApp>;
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   app = createApp(h.rt, { operations: [uploadOp, downloadOp] });
 });
-afterAll(() => h.close());
 
 const auth = () => `Bearer ${h.sandbox.merchantKey.secretKey}`;
 const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), crypto.randomBytes(500)]);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { systemContext } from '../../src/domain/authority';
 import { withTransaction, type CallerContext } from '../../src/domain/context';
@@ -13,17 +13,15 @@ import { getSessionForPayment } from '../../src/services/checkout/sessions';
 // A checkout session's status moves only through its declared machine (SESSION_STATUS and transition()): a move the
 // machine refuses is its 409 and writes nothing; every move is audited by the record's helper and announces its event.
 
-let h: ApiHarness;
 let merchantKey: string;
 
 const BASE = '/v1/checkout-sessions';
 const PAYMENT = '55555555-5555-4555-8555-555555555555';
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   merchantKey = h.sandbox.merchantKey.secretKey;
 });
-afterAll(() => h.close());
 
 const sys = () => systemContext(h.rt, false);
 /** runs `work` in a transaction of the system context, as the payment path and the expiry job do */

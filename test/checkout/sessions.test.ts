@@ -1,4 +1,4 @@
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { eur } from '../helpers/amounts';
 import { about, storedEvents } from '../helpers/events';
@@ -13,7 +13,6 @@ import { recordSessionPayment } from '../../src/services/checkout/payment-report
 import { expireDueSessions } from '../../src/services/checkout/expiry';
 import { updateProfile } from '../../src/services/profiles';
 
-let h: ApiHarness;
 let tenantKey: string;
 let merchantKey: string;
 let merchantId: string;
@@ -27,8 +26,8 @@ const BASE = '/v1/checkout-sessions';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const T0 = '2026-03-01T12:00:00.000Z';
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   tenantKey = h.sandbox.tenantKey.secretKey;
   merchantKey = h.sandbox.merchantKey.secretKey;
   merchantId = h.sandbox.merchantId;
@@ -44,7 +43,6 @@ beforeAll(async () => {
   const user = await createActiveUser(op, { layer: 'operator', email: 'checkout-op@example.com' });
   operatorToken = (await h.rt.tokens.issue(user.id, 3600, false)).token;
 });
-afterAll(() => h.close());
 
 const auditOf = async (targetId: string) =>
   (

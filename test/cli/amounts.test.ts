@@ -1,5 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { BIN, ROOT, useCliSandbox, type CliResult } from '../helpers/cli';
+import { hasScript, runOnTerminal, useCliSandbox, type CliResult } from '../helpers/cli';
 import { testWhenPresent } from '../helpers/prerequisite';
 import { dialectName } from '../helpers/db';
 
@@ -323,26 +322,15 @@ describe(`one unit for every amount (${dialectName})`, () => {
     });
   }, 120_000);
 
-  const hasScript = spawnSync('script', ['--version']).status === 0;
-  const onTerminal = testWhenPresent('the terminal test', hasScript ? null : 'no `script` command (bsdutils)');
+  const onTerminal = testWhenPresent('the terminal test', hasScript() ? null : 'no `script` command (bsdutils)');
 
   /** Runs the binary on a pseudo-terminal (`script`), answers `answer` to the prompt that contains `question`. */
   async function answered(command: string, question: string, answer: string): Promise<{ status: number | null; out: string }> {
-    const child = spawn('script', ['-qec', `${process.execPath} ${BIN} ${command}`, '/dev/null'], {
-      cwd: ROOT,
-      env: { ...process.env, ...t.env, NO_COLOR: '1', COLUMNS: '120' },
+    const run = await runOnTerminal(command.split(' '), {
+      env: { ...t.env, COLUMNS: '120' },
+      steps: [{ waitFor: question, keys: `${answer}\r` }],
     });
-    let out = '';
-    let done = false;
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (!done && out.includes(question)) {
-        done = true;
-        child.stdin.write(`${answer}\r`);
-      }
-    });
-    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    return { status, out };
+    return { status: run.status, out: run.output };
   }
 
   onTerminal(

@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { dialectName } from '../helpers/db';
-import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
+import { hasScript, runOnTerminal, useCliSandbox } from '../helpers/cli';
 import { operatorContext } from '../../src/services/access/operators';
 import { createTenant } from '../../src/services/tenants/tenants';
 import { createApiKey } from '../../src/services/api-keys/keys';
@@ -104,26 +103,20 @@ describe(`list commands --all (${dialectName})`, () => {
   });
 
   // a real terminal through script(1): the bar is drawn on it, and not under --json
-  const hasScript = spawnSync('script', ['--version']).status === 0;
-  testWhenPresent('the terminal test', hasScript ? null : 'no `script` command (bsdutils)')(
+  testWhenPresent('the terminal test', hasScript() ? null : 'no `script` command (bsdutils)')(
     'on a terminal the bar is drawn while the pages load; under --json it is not',
-    () => {
-      const run = (args: string) =>
-        spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args}`, '/dev/null'], {
-          cwd: ROOT,
-          env: { ...process.env, ...t.env, NO_COLOR: '1', COLUMNS: '100' },
-          encoding: 'utf8',
-          timeout: 60_000,
-        });
-      const table = run('tenants list --all --limit 100');
+    async () => {
+      const run = (args: string) => runOnTerminal(args.split(' '), { env: { ...t.env, COLUMNS: '100' } });
+      const table = await run('tenants list --all --limit 100');
       expect(table.status).toBe(0);
-      expect(table.stdout).toMatch(/\rtenants list \[#+-*\] 100\/230 43%/);
-      expect(table.stdout).toMatch(/\rtenants list \[#+\] 230\/230 100%/);
-      const json = run('tenants list --all --json');
+      expect(table.output).toMatch(/\rtenants list \[#+-*\] 100\/230 43%/);
+      expect(table.output).toMatch(/\rtenants list \[#+\] 230\/230 100%/);
+      const json = await run('tenants list --all --json');
       expect(json.status).toBe(0);
-      expect(json.stdout).not.toContain('tenants list [');
-      expect(json.stdout).toContain('"totalCount": 230');
+      expect(json.output).not.toContain('tenants list [');
+      expect(json.output).toContain('"totalCount": 230');
     },
+    120_000,
   );
 });
 

@@ -1,8 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { dialectName } from '../helpers/db';
-import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
+import { ROOT, hasScript, runOnTerminal, useCliSandbox } from '../helpers/cli';
 import { describeWhenPresent } from '../helpers/prerequisite';
 import { confirmQuestion, limitLabel, restrictionLabel, userLabel } from '../../src/cli/prompts';
 import { CancelledError } from '../../src/domain/errors';
@@ -10,8 +9,6 @@ import { CancelledError } from '../../src/domain/errors';
 // Issue 24 item 13, prompts: a confirmation names the record (what a person knows it by, and its id); "no" exits 9
 // (CANCELLED: nothing changed), the same for every command; Ctrl-C at any prompt exits 130 with one quiet line.
 // The built binary runs in a pseudo-terminal (script(1)) and is answered keystroke by keystroke, as an operator would.
-
-const hasScript = spawnSync('script', ['--version']).status === 0;
 
 const t = useCliSandbox();
 const cli = t.cli;
@@ -29,32 +26,9 @@ const plain = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').re
  * Runs `payplane <args>` on a terminal 250 columns wide (no prompt wraps mid-id), typing `keys` once `prompt`
  * shows on the screen.
  */
-function onTerminal(args: string[], prompt: string, keys: string): Promise<TerminalRun> {
-  const command = `stty cols 250 rows 50; ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args.map((a) => JSON.stringify(a)).join(' ')}`;
-  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...t.env, NO_COLOR: '1' } });
-  return new Promise((resolve, reject) => {
-    let raw = '';
-    let typed = false;
-    const timer = setTimeout(() => {
-      child.kill();
-      reject(new Error(`no end after 45 s; the screen:\n${plain(raw)}`));
-    }, 45_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      raw += chunk.toString('utf8');
-      if (!typed && plain(raw).includes(prompt)) {
-        typed = true;
-        // the prompt is drawn before it listens: a moment for it to take keystrokes
-        setTimeout(() => child.stdin.write(keys), 150);
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      if (!typed) reject(new Error(`the prompt "${prompt}" never showed (exit ${status}); the screen:\n${plain(raw)}`));
-      else resolve({ status, screen: plain(raw) });
-    });
-  });
+async function onTerminal(args: string[], prompt: string, keys: string): Promise<TerminalRun> {
+  const run = await runOnTerminal(args, { cols: 250, env: t.env, steps: [{ waitFor: prompt, keys }], timeoutMs: 45_000 });
+  return { status: run.status, screen: plain(run.output) };
 }
 
 /** a terminal test runs the binary up to six times, on 2 shared cores */
@@ -186,7 +160,7 @@ describe('the one wording of a confirmation (src/cli/prompts.ts)', () => {
   });
 });
 
-describeWhenPresent('the terminal tests', hasScript ? null : 'no `script` command (bsdutils)')(
+describeWhenPresent('the terminal tests', hasScript() ? null : 'no `script` command (bsdutils)')(
   `prompts on a terminal (${dialectName})`,
   () => {
     test(
@@ -301,18 +275,9 @@ describeWhenPresent('the terminal tests', hasScript ? null : 'no `script` comman
       'a missing record is 404 before any question (the record is loaded to name it)',
       async () => {
         const missing = '00000000-0000-4000-8000-000000000000';
-        const child = spawnSync(
-          'script',
-          ['-qec', `stty cols 250; ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} terminals disable ${missing}`, '/dev/null'],
-          {
-            cwd: ROOT,
-            env: { ...process.env, ...t.env, NO_COLOR: '1' },
-            encoding: 'utf8',
-            timeout: 45_000,
-          },
-        );
+        const child = await runOnTerminal(['terminals', 'disable', missing], { cols: 250, env: t.env, timeoutMs: 45_000 });
         expect(child.status).toBe(4);
-        expect(plain(child.stdout)).not.toContain('Disable terminal');
+        expect(plain(child.output)).not.toContain('Disable terminal');
       },
       TERMINAL_TEST_TIMEOUT,
     );

@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import { dialectName } from '../helpers/db';
-import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
+import { ROOT, hasScript, runOnTerminal, useCliSandbox } from '../helpers/cli';
 import { testWhenPresent } from '../helpers/prerequisite';
 import { systemContext } from '../../src/domain/authority';
 import { operatorContext } from '../../src/services/access/operators';
@@ -87,23 +86,12 @@ const rowsOf = (table: string[]) =>
     .filter((r) => r[0] !== '');
 
 // a real terminal through script(1) (util-linux): the table is drawn for a terminal of the width asked
-const hasScript = spawnSync('script', ['--version']).status === 0;
-const onTerminal = testWhenPresent('the terminal tests', hasScript ? null : 'no `script` command (util-linux)');
+const onTerminal = testWhenPresent('the terminal tests', hasScript() ? null : 'no `script` command (util-linux)');
 
 /** The CLI on a pseudo-terminal: `stty cols` sets its width (or COLUMNS when given); stdout and stderr both land in stdout. */
-function terminal(args: string[], options: { cols?: number; columns?: string } = {}) {
-  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args.map((a) => JSON.stringify(a)).join(' ')}`;
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...t.env, NO_COLOR: '1' };
-  delete fullEnv.NODE_ENV;
-  delete fullEnv.COLUMNS;
-  if (options.columns !== undefined) fullEnv.COLUMNS = options.columns;
-  const res = spawnSync('script', ['-qec', options.cols ? `stty cols ${options.cols} rows 50; ${command}` : command, '/dev/null'], {
-    cwd: ROOT,
-    env: fullEnv,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { status: res.status, stdout: res.stdout.replace(/\r\n/g, '\n') };
+async function terminal(args: string[], options: { cols?: number; columns?: string } = {}) {
+  const res = await runOnTerminal(args, { cols: options.cols, env: { ...t.env, NODE_ENV: undefined, COLUMNS: options.columns } });
+  return { status: res.status, stdout: res.output.replace(/\r\n/g, '\n') };
 }
 
 const LIST = ['webhooks', 'deliveries', 'list', '--tenant', '<tenant>'];
@@ -114,8 +102,8 @@ describe(`tables fit the terminal (${dialectName})`, () => {
   // of less value are narrowed or hidden first, and the table says what it hid and how to see it
   onTerminal(
     'at 80 columns (stty) no line exceeds 80 characters; ids, event types and statuses are whole; the hidden columns are named with the flags that show them',
-    () => {
-      const res = terminal(list(), { cols: 80 });
+    async () => {
+      const res = await terminal(list(), { cols: 80 });
       expectOk(res);
       const lines = res.stdout.split('\n');
       expect(lines.filter((l) => [...stripVTControlCharacters(l)].length > 80)).toEqual([]);
@@ -145,8 +133,8 @@ describe(`tables fit the terminal (${dialectName})`, () => {
 
   onTerminal(
     'the hint shows them: --columns picked at 100 columns shows every picked column (only text is cut), and says what it cut',
-    () => {
-      const res = terminal(list('--columns', 'id,endpoint,last-error'), { cols: 100 });
+    async () => {
+      const res = await terminal(list('--columns', 'id,endpoint,last-error'), { cols: 100 });
       expectOk(res);
       const table = tableLines(res.stdout);
       expect(cells(table[1])).toEqual(['ID', 'Endpoint', 'Last error']);
@@ -162,64 +150,75 @@ describe(`tables fit the terminal (${dialectName})`, () => {
     },
   );
 
-  onTerminal('a terminal too narrow for the ids and labels alone keeps them whole (the table is then wider than the terminal)', () => {
-    const res = terminal(list(), { cols: 40 });
-    expectOk(res);
-    const rows = rowsOf(tableLines(res.stdout));
-    expect(rows.map((r) => r[0])).toEqual(deliveryIds);
-    expect(rows.map((r) => r[2]).sort()).toEqual(['failed', 'pending', 'pending']);
-    expect(res.stdout.replace(/\s+/g, ' ')).toContain('Hidden to fit 40 columns: endpoint, attempts, mode, last-error, created.');
-  });
+  onTerminal(
+    'a terminal too narrow for the ids and labels alone keeps them whole (the table is then wider than the terminal)',
+    async () => {
+      const res = await terminal(list(), { cols: 40 });
+      expectOk(res);
+      const rows = rowsOf(tableLines(res.stdout));
+      expect(rows.map((r) => r[0])).toEqual(deliveryIds);
+      expect(rows.map((r) => r[2]).sort()).toEqual(['failed', 'pending', 'pending']);
+      expect(res.stdout.replace(/\s+/g, ' ')).toContain('Hidden to fit 40 columns: endpoint, attempts, mode, last-error, created.');
+    },
+  );
 
-  onTerminal("amounts and another record's id are never cut either: payments list and keys list at 80 columns", async () => {
-    // a tenant of its own: its payments' events reach no endpoint of the deliveries listed above
-    const other = await createSandbox(t.rt, { name: 'Tables payments tenant' });
-    expectOk(await cli(['events', 'trigger', 'payment.succeeded', '--tenant', other.tenantId, '--merchant', other.merchantId, '--json']));
-    const payments = terminal(['payments', 'list', '--tenant', other.tenantId], { cols: 80 });
-    expectOk(payments);
-    const ids = await cli(['payments', 'list', '--tenant', other.tenantId, '--csv', '--columns', 'id,amount']);
-    const table = tableLines(payments.stdout);
-    const header = cells(table[1]);
-    expect(header.slice(0, 3)).toEqual(['ID', 'Status', 'Amount']);
-    const rows = rowsOf(table);
-    expect(rows.length).toBeGreaterThan(0);
-    const expected = parseCsv(ids.stdout, { anyLineEnd: true }).slice(1);
-    expect(rows.map((r) => [r[0], r[2]])).toEqual(expected);
-    expect(payments.stdout).not.toMatch(/[0-9a-f]…|EU…|\d…/);
-    // "merchant <id>" is another record's id: hidden at 80 columns rather than cut, whole when asked for
-    const hidden = terminal(['keys', 'list', '--tenant', t.sandbox.tenantId], { cols: 80 });
-    expectOk(hidden);
-    expect(hidden.stdout).toMatch(/Hidden to fit 80 columns: owner/);
-    expect(hidden.stdout).not.toMatch(/merchant [0-9a-f-]*…/);
-    const keys = terminal(['keys', 'list', '--tenant', t.sandbox.tenantId, '--columns', 'id,owner,status'], { cols: 80 });
-    expectOk(keys);
-    const owners = rowsOf(tableLines(keys.stdout)).map((r) => r[cells(tableLines(keys.stdout)[1]).indexOf('Owner')]);
-    expect(owners).toContain(`merchant ${t.sandbox.merchantId}`);
-  });
+  onTerminal(
+    "amounts and another record's id are never cut either: payments list and keys list at 80 columns",
+    async () => {
+      // a tenant of its own: its payments' events reach no endpoint of the deliveries listed above
+      const other = await createSandbox(t.rt, { name: 'Tables payments tenant' });
+      expectOk(await cli(['events', 'trigger', 'payment.succeeded', '--tenant', other.tenantId, '--merchant', other.merchantId, '--json']));
+      const payments = await terminal(['payments', 'list', '--tenant', other.tenantId], { cols: 80 });
+      expectOk(payments);
+      const ids = await cli(['payments', 'list', '--tenant', other.tenantId, '--csv', '--columns', 'id,amount']);
+      const table = tableLines(payments.stdout);
+      const header = cells(table[1]);
+      expect(header.slice(0, 3)).toEqual(['ID', 'Status', 'Amount']);
+      const rows = rowsOf(table);
+      expect(rows.length).toBeGreaterThan(0);
+      const expected = parseCsv(ids.stdout, { anyLineEnd: true }).slice(1);
+      expect(rows.map((r) => [r[0], r[2]])).toEqual(expected);
+      expect(payments.stdout).not.toMatch(/[0-9a-f]…|EU…|\d…/);
+      // "merchant <id>" is another record's id: hidden at 80 columns rather than cut, whole when asked for
+      const hidden = await terminal(['keys', 'list', '--tenant', t.sandbox.tenantId], { cols: 80 });
+      expectOk(hidden);
+      expect(hidden.stdout).toMatch(/Hidden to fit 80 columns: owner/);
+      expect(hidden.stdout).not.toMatch(/merchant [0-9a-f-]*…/);
+      const keys = await terminal(['keys', 'list', '--tenant', t.sandbox.tenantId, '--columns', 'id,owner,status'], { cols: 80 });
+      expectOk(keys);
+      const owners = rowsOf(tableLines(keys.stdout)).map((r) => r[cells(tableLines(keys.stdout)[1]).indexOf('Owner')]);
+      expect(owners).toContain(`merchant ${t.sandbox.merchantId}`);
+    },
+    120_000,
+  );
 
-  onTerminal('COLUMNS sets the width on a terminal (here without a stty size), and a wider terminal cuts less', () => {
-    const narrow = terminal(list(), { columns: '80' });
-    expectOk(narrow);
-    expect(tableLines(narrow.stdout).every((l) => [...l].length <= 80)).toBe(true);
-    expect(narrow.stdout).toContain('Hidden to fit 80 columns:');
-    const wider = terminal(list(), { columns: '160' });
-    expect(cells(tableLines(wider.stdout)[1])).toEqual(expect.arrayContaining(['Endpoint', 'Attempts', 'Created']));
-    expect(tableLines(wider.stdout).every((l) => [...l].length <= 160)).toBe(true);
-    const wide = terminal(list('--columns', 'id,status,last-error'), { columns: '120' });
-    expectOk(wide);
-    const table = tableLines(wide.stdout);
-    expect(table.every((l) => [...l].length <= 120)).toBe(true);
-    // three columns at 120: the ids and statuses whole, the long error cut (each of its lines)
-    const rows = rowsOf(table);
-    expect(rows.map((r) => r[0])).toEqual(deliveryIds);
-    const failed = rows.find((r) => r[0] === failedId)!;
-    expect(failed[1]).toBe('failed');
-    expect(failed[2]).toMatch(/^HTTP 503 from https:\/\/receiver.example.test\/hook: .*…$/);
-    expect(wide.stdout).toContain('retry-after 120 END-OF-ERROR');
-  });
+  onTerminal(
+    'COLUMNS sets the width on a terminal (here without a stty size), and a wider terminal cuts less',
+    async () => {
+      const narrow = await terminal(list(), { columns: '80' });
+      expectOk(narrow);
+      expect(tableLines(narrow.stdout).every((l) => [...l].length <= 80)).toBe(true);
+      expect(narrow.stdout).toContain('Hidden to fit 80 columns:');
+      const wider = await terminal(list(), { columns: '160' });
+      expect(cells(tableLines(wider.stdout)[1])).toEqual(expect.arrayContaining(['Endpoint', 'Attempts', 'Created']));
+      expect(tableLines(wider.stdout).every((l) => [...l].length <= 160)).toBe(true);
+      const wide = await terminal(list('--columns', 'id,status,last-error'), { columns: '120' });
+      expectOk(wide);
+      const table = tableLines(wide.stdout);
+      expect(table.every((l) => [...l].length <= 120)).toBe(true);
+      // three columns at 120: the ids and statuses whole, the long error cut (each of its lines)
+      const rows = rowsOf(table);
+      expect(rows.map((r) => r[0])).toEqual(deliveryIds);
+      const failed = rows.find((r) => r[0] === failedId)!;
+      expect(failed[1]).toBe('failed');
+      expect(failed[2]).toMatch(/^HTTP 503 from https:\/\/receiver.example.test\/hook: .*…$/);
+      expect(wide.stdout).toContain('retry-after 120 END-OF-ERROR');
+    },
+    120_000,
+  );
 
-  onTerminal('--no-truncate keeps every cell whole on a terminal', () => {
-    const res = terminal(list('--no-truncate'), { cols: 80 });
+  onTerminal('--no-truncate keeps every cell whole on a terminal', async () => {
+    const res = await terminal(list('--no-truncate'), { cols: 80 });
     expectOk(res);
     for (const id of deliveryIds) expect(res.stdout).toContain(id);
     expect(res.stdout).toContain('retry-after 120 END-OF-ERROR');
@@ -313,8 +312,8 @@ describe(`tables fit the terminal (${dialectName})`, () => {
     expect((await cli(['payments', 'list', '--tenant', t.sandbox.tenantId])).stdout).toContain('No payments.');
   });
 
-  onTerminal('--csv on a terminal is not cut to its width either', () => {
-    const res = terminal(list('--csv'), { cols: 40 });
+  onTerminal('--csv on a terminal is not cut to its width either', async () => {
+    const res = await terminal(list('--csv'), { cols: 40 });
     expectOk(res);
     for (const id of deliveryIds) expect(res.stdout).toContain(id);
     expect(res.stdout).toContain('retry-after 120 END-OF-ERROR');

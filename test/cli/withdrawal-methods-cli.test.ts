@@ -1,6 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { dialectName } from '../helpers/db';
-import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
+import { hasScript, runOnTerminal, useCliSandbox } from '../helpers/cli';
 import { testWhenPresent } from '../helpers/prerequisite';
 
 /**
@@ -259,13 +258,10 @@ describe(`payplane withdrawal-methods (${dialectName})`, () => {
     expect((await cli('withdrawal-methods', 'list', '--tenant', '00000000-0000-4000-8000-000000000000', '--json')).status).toBe(4);
   });
 
-  const hasScript = spawnSync('script', ['--version']).status === 0;
-  testWhenPresent('the prompt test', hasScript ? null : 'no `script` command (bsdutils)')(
+  testWhenPresent('the prompt test', hasScript() ? null : 'no `script` command (bsdutils)')(
     'on a terminal, create asks for the missing required details; the IBAN is typed without echo',
     async () => {
-      const command = [
-        process.execPath,
-        BIN,
+      const args = [
         'withdrawal-methods',
         'create',
         '--tenant',
@@ -276,26 +272,16 @@ describe(`payplane withdrawal-methods (${dialectName})`, () => {
         'bank_account',
         '--label',
         'Typed',
-      ]
-        .map((a) => `'${a}'`)
-        .join(' ');
-      const answers: [RegExp, string][] = [
-        [/IBAN \(iban\)/, `${IBAN}\r`],
-        [/Account holder name \(accountHolderName\)/, 'Jane Typed\r'],
       ];
-      const output = await new Promise<{ code: number | null; text: string }>((resolve) => {
-        const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...s.env, NO_COLOR: '1' } });
-        let text = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          text += chunk.toString();
-          if (answers.length && answers[0][0].test(text)) child.stdin.write(answers.shift()![1]);
-        });
-        const timer = setTimeout(() => child.kill(), 60_000);
-        child.on('exit', (code) => {
-          clearTimeout(timer);
-          resolve({ code, text });
-        });
+      // each answer is typed once its prompt shows; the run fails if one never does
+      const run = await runOnTerminal(args, {
+        env: s.env,
+        steps: [
+          { waitFor: 'IBAN (iban)', keys: `${IBAN}\r` },
+          { waitFor: 'Account holder name (accountHolderName)', keys: 'Jane Typed\r' },
+        ],
       });
+      const output = { code: run.status, text: run.output };
       s.outputs.push({
         status: output.code ?? 1,
         stdout: output.text,
@@ -305,7 +291,6 @@ describe(`payplane withdrawal-methods (${dialectName})`, () => {
         },
       });
       expect(output.code).toBe(0);
-      expect(answers).toEqual([]);
       expect(output.text).toMatch(/label +Typed/);
       expect(output.text).toContain(`iban ${'•'.repeat(14)}4300, accountHolderName Jane Typed`);
       expect(output.text).toMatch(/status +cooling/);

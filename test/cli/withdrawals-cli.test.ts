@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { withRuntimeOf, dialectName } from '../helpers/db';
-import { BIN, ROOT, useCliSandbox } from '../helpers/cli';
+import { runOnTerminal, useCliSandbox, type TerminalStep } from '../helpers/cli';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { TEST_IBAN } from '../helpers/withdrawals';
 import { fundByAdjustment } from '../helpers/funding';
@@ -27,7 +26,6 @@ const cli = s.cli;
 const FUNDS = 100_000; // 1000.00 EUR
 const FEE = 50; // the sandbox fee schedule's withdrawal fee: 0.50 EUR
 const NO_ESCAPES = /\u001b\[/;
-const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
 const tenantOperator = (rt: Runtime, operator?: string) =>
   operatorContext(rt, { level: 'tenant', tenantId: s.sandbox.tenantId, livemode: false, operator });
@@ -77,64 +75,8 @@ async function auditActors(id: string): Promise<[string, string][]> {
   });
 }
 
-const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
-
-/**
- * Runs payplane on a pseudo-terminal (script -qfec gives the command a pty) and answers its prompts: each step waits
- * for its text to appear in the output written since the previous step, then types its keys.
- */
-function onTerminal(
-  args: string[],
-  steps: { waitFor: string; keys: string[] }[],
-): Promise<{ status: number; output: string; text: string }> {
-  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...s.env, NO_COLOR: '1' };
-  delete fullEnv.NODE_ENV;
-  const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: fullEnv });
-  let output = '';
-  let seen = 0;
-  const waiters: (() => void)[] = [];
-  const onData = (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-    for (const wake of waiters.splice(0)) wake();
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const waitFor = async (text: string) => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const at = output.replace(ANSI, '').indexOf(text, seen);
-      if (at >= 0) {
-        seen = at + text.length;
-        return;
-      }
-      if (Date.now() > deadline || child.exitCode !== null)
-        throw new Error(`no "${text}" on the terminal; it shows:\n${output.replace(ANSI, '')}`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 200);
-      });
-    }
-  };
-  return (async () => {
-    try {
-      for (const step of steps) {
-        await waitFor(step.waitFor);
-        for (const key of step.keys) {
-          await sleep(150);
-          child.stdin.write(key);
-        }
-      }
-    } catch (error) {
-      child.kill();
-      throw error;
-    }
-    const status = await exited;
-    return { status, output, text: output.replace(ANSI, '') };
-  })();
-}
+/** Runs payplane on a pseudo-terminal and answers its prompts (each step waits for its text, then types its keys). */
+const onTerminal = (args: string[], steps: TerminalStep[]) => runOnTerminal(args, { env: { ...s.env, NODE_ENV: undefined }, steps });
 
 const DOWN = '\u001b[B';
 const ENTER = '\r';

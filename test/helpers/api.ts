@@ -27,7 +27,13 @@ export interface Caller {
   delete(path: string): request.Test;
 }
 
-export async function createApiHarness(options: { config?: Partial<AppConfig>; start?: string } = {}): Promise<ApiHarness> {
+export interface ApiHarnessOptions {
+  config?: Partial<AppConfig>;
+  /** where the harness's clock starts */
+  start?: string;
+}
+
+export async function createApiHarness(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
   const clock = new ManualClock(options.start ?? '2026-03-01T12:00:00.000Z');
   const base = await createTestRuntime({ clock, config: options.config });
   const app = createApp(base.rt);
@@ -43,6 +49,38 @@ export async function createApiHarness(options: { config?: Partial<AppConfig>; s
     };
   };
   return { ...base, app, clock, sandbox, as };
+}
+
+/** The API harness a test file shares, with a place for what must end before it closes. */
+export interface SharedApiHarness extends ApiHarness {
+  /**
+   * Runs fn after all the file's tests, before the harness closes (jest runs after-all hooks in the order they are
+   * declared, so a file's own afterAll would find the harness closed).
+   */
+  beforeClose(fn: () => Promise<unknown> | unknown): void;
+}
+
+/**
+ * Registers the API harness a test file shares: made before all (the returned object is filled then), closed after
+ * all. `options` may be a function, called in that before-all hook, when they depend on an earlier hook (such as an
+ * identity provider's address).
+ */
+export function useApiHarness(options: ApiHarnessOptions | (() => ApiHarnessOptions) = {}): SharedApiHarness {
+  const h = {} as SharedApiHarness;
+  const lastSteps: (() => Promise<unknown> | unknown)[] = [];
+  const beforeClose = (fn: () => Promise<unknown> | unknown) => void lastSteps.push(fn);
+  h.beforeClose = beforeClose;
+  beforeAll(async () => {
+    Object.assign(h, await createApiHarness(typeof options === 'function' ? options() : options), { beforeClose });
+  });
+  afterAll(async () => {
+    try {
+      for (const fn of lastSteps) await fn();
+    } finally {
+      await h.close?.();
+    }
+  });
+  return h;
 }
 
 /** A live-mode tenant key for the sandbox tenant cannot exist (sandbox tenants hold no live keys); this makes a live tenant. */

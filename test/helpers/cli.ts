@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase, scanLogEnv, testConfig, TEST_TOKEN_SECRET, withRuntimeOf, type TestDatabase } from './db';
@@ -156,3 +156,92 @@ async function closeAndDrop(state: CliSandbox): Promise<void> {
 function withRuntime<T>(state: CliSandbox, fn: (rt: Runtime) => Promise<T>): Promise<T> {
   return state.rt ? fn(state.rt) : withRuntimeOf(state.db, fn);
 }
+
+/** One answer on a terminal: once `waitFor` shows (after what the previous step waited for), `keys` are typed. */
+export interface TerminalStep {
+  waitFor: string;
+  /** one write, or several, each a moment after the previous one */
+  keys: string | string[];
+}
+
+export interface TerminalOptions {
+  /** environment over the test process's and NO_COLOR=1 (an undefined value removes a variable) */
+  env?: Record<string, string | undefined>;
+  /** the terminal's width in columns (stty), 50 rows high; without it the pseudo-terminal's own */
+  cols?: number;
+  /** the prompts to answer, in order; the run fails if one never shows */
+  steps?: TerminalStep[];
+  /** the run is killed, and fails, after this long (60 s unless told) */
+  timeoutMs?: number;
+}
+
+export interface TerminalRun {
+  status: number | null;
+  /** everything the terminal showed (stdout and stderr share it), as written */
+  output: string;
+  /** output without colour or cursor escapes */
+  text: string;
+}
+
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Runs `payplane <args>` on a pseudo-terminal (script(1) gives it one, flushing each write) and answers its prompts:
+ * each step waits for its text on the screen, escapes and carriage returns removed, then types its keys.
+ */
+export function runOnTerminal(args: string[], options: TerminalOptions = {}): Promise<TerminalRun> {
+  const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+  const env = { ...process.env, NO_COLOR: '1', ...options.env } as NodeJS.ProcessEnv;
+  for (const [k, v] of Object.entries(options.env ?? {})) if (v === undefined) delete env[k];
+  const shell = options.cols ? `stty cols ${options.cols} rows 50; ${command}` : command;
+  const child = spawn('script', ['-qfec', shell, '/dev/null'], { cwd: ROOT, env });
+  const steps = [...(options.steps ?? [])];
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  return new Promise((resolve, reject) => {
+    let output = '';
+    let seen = 0;
+    let typing = false;
+    const screen = () => output.replace(ANSI, '').replace(/\r/g, '');
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`payplane ${args.join(' ')}: no end after ${timeoutMs / 1000} s; the terminal shows:\n${screen()}`));
+    }, timeoutMs);
+    const answer = async () => {
+      if (typing) return;
+      typing = true;
+      for (;;) {
+        const at = steps.length ? screen().indexOf(steps[0].waitFor, seen) : -1;
+        if (at < 0) break;
+        seen = at + steps[0].waitFor.length;
+        const { keys } = steps.shift()!;
+        for (const key of typeof keys === 'string' ? [keys] : keys) {
+          // a prompt is drawn before it listens: a moment for it to take keystrokes
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          child.stdin.write(key);
+        }
+      }
+      typing = false;
+    };
+    const onData = (chunk: string) => {
+      output += chunk;
+      void answer();
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.stderr.setEncoding('utf8').on('data', onData);
+    // keys typed as the command ends find the pipe closed: the run's result says what happened
+    child.stdin.on('error', () => undefined);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      if (steps.length > 0) reject(new Error(`"${steps[0].waitFor}" never showed (exit ${status}); the terminal shows:\n${screen()}`));
+      else resolve({ status, output, text: output.replace(ANSI, '') });
+    });
+  });
+}
+
+/** Whether script(1) is there to give a command a pseudo-terminal. */
+export const hasScript = (): boolean => spawnSync('script', ['--version']).status === 0;

@@ -2,6 +2,12 @@ import type { Runtime } from '../../src/runtime';
 import { operatorContext } from '../../src/services/access/operators';
 import type { LedgerEntryRow } from '../../src/db/models';
 import { balancesOf, type Balance } from '../../src/services/ledger/balances';
+import { inTransaction, type CallerContext } from '../../src/domain/context';
+import type { Money } from '../../src/domain/money';
+import type { FeeBreakdown } from '../../src/services/fees/engine';
+import { resolveFees } from '../../src/services/fees/schedules';
+import { postCapture } from '../../src/services/ledger/postings/capture';
+import { newId } from '../../src/util/ids';
 
 const BALANCE_FIELD: Record<string, keyof Pick<Balance, 'pending' | 'available' | 'reserved' | 'payable'>> = {
   merchant_pending: 'pending',
@@ -66,4 +72,42 @@ export async function expectLedgerInvariant(rt: Runtime): Promise<LedgerSummary>
   for (const [key, sum] of expected) expect([key, reported.get(key)]).toEqual([key, sum]);
   for (const [key, value] of reported) expect([key, value]).toEqual([key, expected.get(key) ?? 0n]);
   return { entries: rows.length, postings: new Set(rows.map((r) => r.postingId)).size, balances: compared };
+}
+
+/** A capture booked straight on the ledger, with no payment record behind it. */
+export interface DirectCapture {
+  tenantId: string;
+  /** test mode unless told */
+  livemode?: boolean;
+  merchantId: string;
+  providerIntegrationId: string;
+  partnerId?: string | null;
+  /** a new id unless told */
+  paymentId?: string;
+  breakdown: FeeBreakdown;
+  /** to available at once instead of pending */
+  immediate?: boolean;
+}
+
+/** Books `capture` (postCapture) in a transaction of `ctx`; returns its payment id. */
+export async function postDirectCapture(ctx: CallerContext, capture: DirectCapture): Promise<string> {
+  const paymentId = capture.paymentId ?? newId();
+  await inTransaction(ctx, (t) =>
+    postCapture(t, {
+      tenantId: capture.tenantId,
+      livemode: capture.livemode ?? false,
+      merchantId: capture.merchantId,
+      paymentId,
+      providerIntegrationId: capture.providerIntegrationId,
+      partnerId: capture.partnerId ?? null,
+      breakdown: capture.breakdown,
+      availableImmediately: capture.immediate ?? false,
+    }),
+  );
+  return paymentId;
+}
+
+/** The fees a successful card payment of `amount` by `merchantId` pays at `at`, as the schedules `ctx` sees say. */
+export function cardPaymentFees(ctx: CallerContext, merchantId: string, amount: Money, at: Date): Promise<FeeBreakdown> {
+  return resolveFees(ctx, { type: 'payment', outcome: 'successful', amount, method: 'card', merchantId, at });
 }

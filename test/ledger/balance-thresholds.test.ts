@@ -1,4 +1,4 @@
-import { createApiHarness, createSecondMerchant, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createSecondMerchant, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { money } from '../helpers/amounts';
 import { operatorContext } from '../../src/services/access/operators';
@@ -12,7 +12,6 @@ import { newId } from '../../src/util/ids';
 // Issue 23, part 4: balance thresholds (GET/POST /v1/balance-thresholds, DELETE /v1/balance-thresholds/{id}) and
 // balance.threshold_reached, raised by the posting that crosses a threshold, once per crossing, in its transaction.
 
-let h: ApiHarness;
 let tenant: CallerContext;
 let m1: string;
 let m2: string;
@@ -65,8 +64,8 @@ function create(key: string, body: object) {
   return h.as(key).post(BASE, body);
 }
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   tenant = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   m1 = h.sandbox.merchantId;
   ({ merchantId: m2, secretKey: m2Key } = await createSecondMerchant(h));
@@ -79,7 +78,6 @@ beforeAll(async () => {
     })
   ).secretKey;
 }, 60_000);
-afterAll(() => h.close());
 
 describe(`balance thresholds: the operations (${dialectName})`, () => {
   let merchantThreshold: string;

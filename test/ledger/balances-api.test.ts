@@ -1,10 +1,8 @@
-import { createApiHarness, createSecondMerchant, expectProblem, type ApiHarness } from '../helpers/api';
-import { expectLedgerInvariant } from '../helpers/ledger';
+import { useApiHarness, createSecondMerchant, expectProblem } from '../helpers/api';
+import { cardPaymentFees, expectLedgerInvariant, postDirectCapture } from '../helpers/ledger';
 import { money } from '../helpers/amounts';
 import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
-import { resolveFees } from '../../src/services/fees/schedules';
-import { postCapture } from '../../src/services/ledger/postings/capture';
 import { postRefund } from '../../src/services/ledger/postings/refund';
 import { releaseDue } from '../../src/services/ledger/releases';
 import { createApiKey } from '../../src/services/api-keys/keys';
@@ -12,7 +10,6 @@ import { newId } from '../../src/util/ids';
 
 const HOUR = 3_600_000;
 
-let h: ApiHarness;
 let tenant: CallerContext;
 let m1: string;
 let m2: string;
@@ -38,31 +35,21 @@ async function capture(
 ) {
   const livemode = options.livemode ?? false;
   const ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode });
-  const breakdown = await resolveFees(tenant, {
-    type: 'payment',
-    outcome: 'successful',
-    amount: money(currency, amount),
-    method: 'card',
-    merchantId: m1,
-    at: h.clock.now(),
+  const breakdown = await cardPaymentFees(tenant, m1, money(currency, amount), h.clock.now());
+  await postDirectCapture(ctx, {
+    tenantId: h.sandbox.tenantId,
+    livemode,
+    merchantId,
+    paymentId: options.paymentId,
+    providerIntegrationId,
+    breakdown,
+    immediate: options.immediate,
   });
-  await inTransaction(ctx, (t) =>
-    postCapture(t, {
-      tenantId: h.sandbox.tenantId,
-      livemode,
-      merchantId,
-      paymentId: options.paymentId ?? newId(),
-      providerIntegrationId,
-      partnerId: null,
-      breakdown,
-      availableImmediately: options.immediate ?? false,
-    }),
-  );
   return breakdown;
 }
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   tenant = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   m1 = h.sandbox.merchantId;
   ({ merchantId: m2, secretKey: m2Key } = await createSecondMerchant(h));
@@ -93,7 +80,6 @@ beforeAll(async () => {
   // live mode: invisible to sandbox keys
   await capture(m1, 'EUR', 7777, { livemode: true });
 });
-afterAll(async () => h.close());
 afterEach(async () => {
   await expectLedgerInvariant(h.rt);
 });

@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
@@ -44,15 +44,13 @@ const int = (min: number, max: number) => min + Math.floor(random() * (max - min
 const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)];
 const chance = (p: number) => random() < p;
 
-let h: ApiHarness;
 let ctx: CallerContext;
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   for (let i = 0; i < 4; i++)
     merchants.push((await createMerchantRecord(ctx, { companyId: h.sandbox.companyId, name: `Property merchant ${i}` })).id);
 });
-afterAll(async () => h.close());
 
 type Field = 'pending' | 'available' | 'reserved' | 'payable';
 const model = new Map<string, number>();

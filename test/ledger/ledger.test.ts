@@ -1,5 +1,5 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
-import { expectLedgerInvariant } from '../helpers/ledger';
+import { useApiHarness } from '../helpers/api';
+import { expectLedgerInvariant, postDirectCapture } from '../helpers/ledger';
 import { openRuntime, closeRuntime, type Runtime } from '../../src/runtime';
 import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext } from '../../src/domain/context';
@@ -8,7 +8,6 @@ import { computeFees, type ApplicableSchedule, type FeeBreakdown } from '../../s
 import { resolveFees } from '../../src/services/fees/schedules';
 import { balancesOf } from '../../src/services/ledger/balances';
 import { post } from '../../src/services/ledger/post';
-import { postCapture } from '../../src/services/ledger/postings/capture';
 import { postRefund } from '../../src/services/ledger/postings/refund';
 import { releaseDue } from '../../src/services/ledger/releases';
 import { PLATFORM_ID } from '../../src/services/tenants/platform';
@@ -19,16 +18,14 @@ import type { LedgerEntryRow } from '../../src/db/models';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-let h: ApiHarness;
 let ctx: CallerContext;
 const providerIntegrationId = newId();
 const partnerId = newId();
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   ctx = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
 });
-afterAll(async () => h.close());
 afterEach(async () => {
   await expectLedgerInvariant(h.rt);
 });
@@ -84,20 +81,15 @@ async function capture(
   breakdown: FeeBreakdown,
   options: { merchantId?: string; immediate?: boolean; partner?: string | null; paymentId?: string } = {},
 ) {
-  const paymentId = options.paymentId ?? newId();
-  await inTransaction(ctx, (tctx) =>
-    postCapture(tctx, {
-      tenantId: h.sandbox.tenantId,
-      livemode: false,
-      merchantId: options.merchantId ?? h.sandbox.merchantId,
-      paymentId,
-      providerIntegrationId,
-      partnerId: options.partner === undefined ? partnerId : options.partner,
-      breakdown,
-      availableImmediately: options.immediate ?? false,
-    }),
-  );
-  return paymentId;
+  return postDirectCapture(ctx, {
+    tenantId: h.sandbox.tenantId,
+    merchantId: options.merchantId ?? h.sandbox.merchantId,
+    paymentId: options.paymentId,
+    providerIntegrationId,
+    partnerId: options.partner === undefined ? partnerId : options.partner,
+    breakdown,
+    immediate: options.immediate,
+  });
 }
 
 async function refund(paymentId: string, amount: number, fee: FeeBreakdown | null = null, merchantId = h.sandbox.merchantId) {

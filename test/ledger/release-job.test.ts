@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction } from '../../src/domain/context';
@@ -9,11 +9,7 @@ import { ledgerReleaseJob } from '../../src/jobs/ledger-release';
 import { backgroundJobs } from '../../src/jobs';
 import { newId } from '../../src/util/ids';
 
-let h: ApiHarness;
-beforeAll(async () => {
-  h = await createApiHarness();
-});
-afterAll(async () => h.close());
+const h = useApiHarness();
 
 test('the ledger-release job of serve moves due pending funds when it starts and stops cleanly', async () => {
   expect(backgroundJobs).toContain(ledgerReleaseJob);

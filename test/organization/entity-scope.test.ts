@@ -1,4 +1,4 @@
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createMerchantRecord } from '../../src/services/organization/records';
@@ -6,11 +6,7 @@ import { createApiKey } from '../../src/services/api-keys/keys';
 import { createActiveUser } from '../../src/services/access/users';
 import { acceptInvitation } from '../../src/services/access/invitations';
 
-let h: ApiHarness;
-beforeAll(async () => {
-  h = await createApiHarness();
-});
-afterAll(() => h.close());
+const h = useApiHarness();
 
 describe(`an operator's entityScope (${dialectName})`, () => {
   test('an operator limited to some merchants sees and changes only their records, and grants no more', async () => {

@@ -3,14 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 import { companyHasApprovedKyb } from '../../src/services/kyb/submissions';
 
-let h: ApiHarness;
 let tenantKey: string;
 let merchantKey: string;
 let platform: string;
@@ -42,8 +41,8 @@ async function newMerchant(
   return { id: m.id, companyId: cId, key: await merchantKeyFor(tenantId, m.id, livemode) };
 }
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   tenantKey = h.sandbox.tenantKey.secretKey;
   merchantKey = h.sandbox.merchantKey.secretKey;
   platform = h.sandbox.platformToken;
@@ -52,7 +51,6 @@ beforeAll(async () => {
   stranger = await newMerchant(h.sandbox.tenantId);
   foreign = await newMerchant(other.tenantId, undefined, true);
 });
-afterAll(() => h.close());
 
 const pdf = (n = 2000) => Buffer.concat([Buffer.from('%PDF-1.7\n'), crypto.randomBytes(n)]);
 const png = (n = 500) => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), crypto.randomBytes(n)]);

@@ -1,4 +1,4 @@
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createApiKey } from '../../src/services/api-keys/keys';
@@ -10,14 +10,12 @@ jest.mock('../../src/services/kyb/submissions', () => ({
   companyHasApprovedKyb: jest.fn(async (_ctx: unknown, companyId: string) => kyb.approved.has(companyId)),
 }));
 
-let h: ApiHarness;
 let live: { tenantId: string; secretKey: string };
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   live = await createLiveTenantKey(h);
 });
-afterAll(() => h.close());
 
 describe(`live approval with the company's KYB (${dialectName})`, () => {
   test("approve-live needs the company's approved KYB; then the merchant holds live keys; suspend stops them", async () => {

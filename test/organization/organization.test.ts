@@ -1,23 +1,21 @@
 import request from 'supertest';
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createApiKey } from '../../src/services/api-keys/keys';
 
-let h: ApiHarness;
 let platform: string;
 let tenantKey: string;
 let merchantKey: string;
 let other: { tenantId: string; secretKey: string };
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   platform = h.sandbox.platformToken;
   tenantKey = h.sandbox.tenantKey.secretKey;
   merchantKey = h.sandbox.merchantKey.secretKey;
   other = await createLiveTenantKey(h);
 });
-afterAll(() => h.close());
 
 let seq = 0;
 async function company(body: Record<string, unknown> = {}, key = tenantKey): Promise<any> {

@@ -1,10 +1,9 @@
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createApiKey } from '../../src/services/api-keys/keys';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 
-let h: ApiHarness;
 let platform: string;
 let tenantKey: string;
 let merchantKey: string;
@@ -14,8 +13,8 @@ let second: { merchantId: string; secretKey: string };
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   platform = h.sandbox.platformToken;
   tenantKey = h.sandbox.tenantKey.secretKey;
   merchantKey = h.sandbox.merchantKey.secretKey;
@@ -29,7 +28,6 @@ beforeAll(async () => {
   const key = await createApiKey(op, { ownerType: 'merchant', merchantId: m2.id, livemode: false });
   second = { merchantId: m2.id, secretKey: key.secretKey };
 });
-afterAll(() => h.close());
 
 const paths = (res: { body: { errors?: { path: string }[] } }) => (res.body.errors ?? []).map((e) => e.path).sort();
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((r) => r.id);

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createApiKey } from '../../src/services/api-keys/keys';
@@ -9,11 +9,7 @@ import { createApiKey } from '../../src/services/api-keys/keys';
 // Only key issuing for a merchant's own sandbox key goes through the service (as the merchant itself, like the
 // sandbox does): a tenant cannot grant merchant-only codes such as compliance:kyb:manage.
 
-let h: ApiHarness;
-beforeAll(async () => {
-  h = await createApiHarness();
-});
-afterAll(() => h.close());
+const h = useApiHarness();
 
 function ok(res: request.Response, status = 200): any {
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);

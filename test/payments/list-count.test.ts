@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { insertPayments, paymentRow } from '../../bench/risk-fixture';
 import { COUNT_EXACT_UP_TO } from '../../src/db/scoped';
@@ -6,13 +6,7 @@ import { COUNT_EXACT_UP_TO } from '../../src/db/scoped';
 // totalCount stays cheap at large row counts (issue 9): exact and current up to COUNT_EXACT_UP_TO records (a count
 // that stops there), beyond that an exact count this process refreshes at most every 30 s.
 
-let h: ApiHarness;
-beforeAll(async () => {
-  h = await createApiHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useApiHarness();
 
 const page = async (query: string) => {
   const res = await h.as(h.sandbox.merchantKey.secretKey).get(`/v1/payments?${query}`);

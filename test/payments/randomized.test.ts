@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
@@ -35,13 +35,11 @@ const CARDS = [
   '4000000000005126',
 ];
 
-let h: ApiHarness;
 let ctx: CallerContext;
+const h = useApiHarness({ config: { sandboxDelayMs: 0 } });
 beforeAll(async () => {
-  h = await createApiHarness({ config: { sandboxDelayMs: 0 } });
   ctx = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId: h.sandbox.merchantId, livemode: false });
 });
-afterAll(async () => h.close());
 
 test(`${OPERATIONS} random payments, captures, cancels and refunds keep the ledger invariant (${dialectName}, seed ${SEED})`, async () => {
   const random = mulberry32(SEED);

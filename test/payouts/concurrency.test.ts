@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { dialectName, onPostgres } from '../helpers/db';
 import { merchantBalance, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
@@ -17,11 +17,10 @@ import type { PayoutRunResult } from '../../src/services/payouts/run';
 
 jest.setTimeout(120_000);
 
-let h: ApiHarness;
 let others: Runtime[];
 
+const h = useApiHarness({ start: '2026-03-02T08:00:00.000Z' });
 beforeAll(async () => {
-  h = await createApiHarness({ start: '2026-03-02T08:00:00.000Z' });
   others = await Promise.all(
     (onPostgres ? [1, 2, 3] : [1, 2]).map(() => openRuntime(h.rt.config, { migrate: false, clock: h.clock, logger: h.rt.logger })),
   );
@@ -29,10 +28,9 @@ beforeAll(async () => {
   const method = await saveMethod(h);
   await h.as(h.sandbox.merchantKey.secretKey).put('/v1/payout-schedule', { interval: 'daily', withdrawalMethodId: method.id }).expect(200);
 });
-afterAll(async () => {
+h.beforeClose(async () => {
   await expectLedgerInvariant(h.rt);
   for (const rt of others) await closeRuntime(rt);
-  await h.close();
 });
 
 test(`${onPostgres ? 'four' : 'three'} processes running the job at once make one payout per period (${dialectName})`, async () => {

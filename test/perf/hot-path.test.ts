@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { runDueSandboxOperations } from '../../src/services/sandbox/acquirer';
 import { dialectName } from '../helpers/db';
 import { UniqueConstraintError } from 'sequelize';
@@ -15,11 +15,8 @@ import { createSandbox } from '../../src/services/sandbox/provision';
 // statement it sent must be a prepared one. Counts before issue 22 (SQLite): session 9, complete 47, the sandbox
 // acquirer's answer 34, GET 1.
 
-let h: ApiHarness;
-beforeAll(async () => {
-  h = await createApiHarness({ config: { sandboxDelayMs: 0 } });
-}, 60_000);
-afterAll(() => h.close());
+const h = useApiHarness({ config: { sandboxDelayMs: 0 } });
+beforeAll(async () => {}, 60_000);
 
 interface Sent {
   count: number;

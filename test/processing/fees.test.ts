@@ -1,4 +1,4 @@
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { eur, usd } from '../helpers/amounts';
 import { operatorContext } from '../../src/services/access/operators';
@@ -6,7 +6,6 @@ import { createCompanyRecord, createMerchantRecord } from '../../src/services/or
 import { resolveFees } from '../../src/services/fees/schedules';
 import { PLATFORM_ID } from '../../src/services/tenants/platform';
 
-let h: ApiHarness;
 let platform: string;
 let tenantKey: string;
 let merchantKey: string;
@@ -18,8 +17,8 @@ const terminalsBuilt = () => 'Terminal' in h.rt.db.models;
 const paths = (res: { body: { errors?: { path: string }[] } }) => (res.body.errors ?? []).map((e) => e.path).sort();
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((r) => r.id);
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   // the sandbox comes with an active tenant-level schedule; this file counts records from an empty slate
   await h.rt.db.models.FeeAssignment.destroy({ where: {} });
   await h.rt.db.models.FeeSchedule.destroy({ where: {} });
@@ -32,7 +31,6 @@ beforeAll(async () => {
   const merchant = await createMerchantRecord(otherOp, { companyId: company.id, name: 'Other merchant' });
   other = { tenantId: live.tenantId, secretKey: live.secretKey, merchantId: merchant.id };
 });
-afterAll(() => h.close());
 
 const PERCENT_RULE = { transactionType: 'payment', method: 'percentage', currency: 'EUR', percentageRate: 15000 };
 

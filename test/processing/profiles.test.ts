@@ -1,10 +1,9 @@
 import { UniqueConstraintError } from 'sequelize';
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
 
-let h: ApiHarness;
 let platform: string;
 let tenantKey: string;
 let merchantKey: string;
@@ -17,8 +16,8 @@ const BASE = '/v1/admin/integration-profiles';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const T0 = '2026-03-01T12:00:00.000Z';
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   platform = h.sandbox.platformToken;
   tenantKey = h.sandbox.tenantKey.secretKey;
   merchantKey = h.sandbox.merchantKey.secretKey;
@@ -31,7 +30,6 @@ beforeAll(async () => {
   const merchant = await createMerchantRecord(otherOp, { companyId: company.id, name: 'Other merchant' });
   other = { tenantId: live.tenantId, secretKey: live.secretKey, merchantId: merchant.id };
 });
-afterAll(() => h.close());
 
 const paths = (res: { body: { errors?: { path: string }[] } }) => (res.body.errors ?? []).map((e) => e.path).sort();
 const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((r) => r.id);

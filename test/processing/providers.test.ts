@@ -1,9 +1,8 @@
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { providerCatalog, supportsFeature } from '../../src/services/processing/providers';
 import { connectorFor, HttpConnector, ConnectorError, SandboxCardConnector, SandboxPayoutConnector } from '../../src/connectors';
 
-let h: ApiHarness;
 let platform: string;
 let tenantKey: string;
 let merchantKey: string;
@@ -14,14 +13,13 @@ const PAYOUT = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e02';
 const SINGLE = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e03';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   platform = h.sandbox.platformToken;
   tenantKey = h.sandbox.tenantKey.secretKey;
   merchantKey = h.sandbox.merchantKey.secretKey;
   liveKey = (await createLiveTenantKey(h)).secretKey;
 });
-afterAll(() => h.close());
 
 const paths = (res: { body: { errors?: { path: string }[] } }) => (res.body.errors ?? []).map((e) => e.path).sort();
 

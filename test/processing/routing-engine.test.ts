@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import type { CallerContext } from '../../src/domain/context';
@@ -24,7 +24,6 @@ const PAYOUT = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e02';
 const RULES = '/v1/admin/routing-rules';
 const AT = new Date('2026-03-01T12:00:00.000Z');
 
-let h: ApiHarness;
 let tenantKey: string;
 let platform: string;
 let ctx: CallerContext;
@@ -81,8 +80,8 @@ const payment = (extra: Partial<RoutingInput> = {}): RoutingInput => ({
 const reasonsOf = (decision: { candidates: { terminalId: string; reasons: string[] }[] }) =>
   Object.fromEntries(decision.candidates.map((x) => [x.terminalId, x.reasons]));
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   tenantKey = h.sandbox.tenantKey.secretKey;
   platform = h.sandbox.platformToken;
   merchantId = h.sandbox.merchantId;
@@ -110,7 +109,6 @@ beforeAll(async () => {
     }),
   );
 });
-afterAll(() => h.close());
 
 describe(`routing engine (${dialectName})`, () => {
   test("no rule: the default is the tenant's active payin terminals in creation order, each checked", async () => {

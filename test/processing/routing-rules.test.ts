@@ -1,5 +1,5 @@
 import { UniqueConstraintError } from 'sequelize';
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createCompanyRecord, createMerchantRecord } from '../../src/services/organization/records';
@@ -12,7 +12,6 @@ const PAYOUT = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e02';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const BASE = '/v1/admin/routing-rules';
 
-let h: ApiHarness;
 let platform: string;
 let tenantKey: string;
 let merchantKey: string;
@@ -38,8 +37,8 @@ const terminalBody = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   platform = h.sandbox.platformToken;
   tenantKey = h.sandbox.tenantKey.secretKey;
   merchantKey = h.sandbox.merchantKey.secretKey;
@@ -61,7 +60,6 @@ beforeAll(async () => {
   const otherTerminal = await created(await h.as(live.secretKey).post('/v1/admin/terminals', terminalBody('Other T')));
   other = { tenantId: live.tenantId, secretKey: live.secretKey, merchantId: merchant.id, terminalId: otherTerminal };
 });
-afterAll(() => h.close());
 
 const NO_CONDITIONS = {
   amount: null,

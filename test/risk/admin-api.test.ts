@@ -1,4 +1,4 @@
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createTenant } from '../../src/services/tenants/tenants';
@@ -17,7 +17,6 @@ const CONFIG = '/v1/admin/risk-configuration';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const T0 = '2026-03-01T12:00:00.000Z';
 
-let h: ApiHarness;
 let platform: string;
 let platformLive: string;
 let tenantKey: string;
@@ -84,8 +83,8 @@ const rule = (name: string, extra: Record<string, unknown> = {}, credential = te
     .then(created);
 };
 
+const h = useApiHarness({ start: T0 });
 beforeAll(async () => {
-  h = await createApiHarness({ start: T0 });
   platform = h.sandbox.platformToken;
   platformLive = (await h.rt.tokens.issue(h.sandbox.platformUserId, 3600, true)).token;
   tenantKey = h.sandbox.tenantKey.secretKey;
@@ -103,7 +102,6 @@ beforeAll(async () => {
   other = { tenantId: tenant.id, secretKey: key.secretKey, merchantId: merchant.id, groupId, ruleId, planId };
   live = await createLiveTenantKey(h);
 });
-afterAll(() => h.close());
 
 // ------------------------------------------------------------------------------------------------ list groups
 

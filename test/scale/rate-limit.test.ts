@@ -1,5 +1,5 @@
 import { createTestRuntime, dialectName, onPostgres, type TestRuntime } from '../helpers/db';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { SESSION_RATE_LIMIT_PER_MINUTE } from '../../src/http/rate-limit';
 import { startServe, stopAllServes, type ServeProcess } from '../helpers/serve';
 import { createSandbox, type SandboxCredentials } from '../../src/services/sandbox/provision';
@@ -105,14 +105,12 @@ describePostgres('the rate limit across two serve processes (postgres)', () => {
 });
 
 describe(`the rate limit in one process (${dialectName})`, () => {
-  let h: ApiHarness;
   let other: SandboxCredentials;
 
+  const h = useApiHarness();
   beforeAll(async () => {
-    h = await createApiHarness();
     other = await createSandbox(h.rt, { name: 'Other tenant' });
   });
-  afterAll(() => h.close());
 
   const setLimit = async (tenantId: string, doorRateLimitPerMinute: number) => {
     const res = await h.as(h.sandbox.platformToken).patch(`/v1/admin/tenants/${tenantId}`, { doorRateLimitPerMinute });

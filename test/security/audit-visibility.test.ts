@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createApiHarness, createLiveTenantKey, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api';
 import { operatorContext } from '../../src/services/access/operators';
@@ -111,7 +111,6 @@ function writtenTargetTypes(): { types: Map<string, string[]>; unresolved: strin
   return { types, unresolved };
 }
 
-let h: ApiHarness;
 /** a merchant of its own, so that the records made here are the only ones of their kind for it */
 let mine: { merchantId: string; key: string };
 let second: { merchantId: string; key: string };
@@ -126,8 +125,8 @@ function tenantContext(overrides: Partial<CallerContext> = {}): CallerContext {
   };
 }
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   const op = tenantContext({ actor: { type: 'system', id: 'audit-visibility-setup' } });
   const merchant = async (name: string) => {
     const m = await createMerchantRecord(op, { companyId: h.sandbox.companyId, name });
@@ -151,7 +150,6 @@ beforeAll(async () => {
     });
   }
 });
-afterAll(() => h.close());
 
 type Entry = { action: string; target: { type: string; id: string }; before: unknown; after: unknown };
 

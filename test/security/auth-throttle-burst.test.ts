@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { createApp } from '../../src/http/app';
 import { operatorContext } from '../../src/services/access/operators';
@@ -21,7 +21,6 @@ const WINDOW_SECONDS = 300;
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 const ISSUER = 'https://idp.example.test';
 
-let h: ApiHarness;
 let server: http.Server;
 let jwks: http.Server;
 let jwksMode: 'keys' | 'down' | 'error' | 'garbage' = 'down';
@@ -70,24 +69,25 @@ beforeAll(async () => {
     res.end(jwksMode === 'garbage' ? '{"keys": [' : JSON.stringify({ keys: [jwk] }));
   });
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
-  h = await createApiHarness({
-    config: {
-      authFailuresPerAddress: PER_ADDRESS,
-      authFailuresPerKey: PER_KEY,
-      authFailureWindowSeconds: WINDOW_SECONDS,
-      metricsToken: METRICS_TOKEN,
-      oidcIssuer: ISSUER,
-      oidcJwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`,
-      oidcAudience: 'payplane',
-    },
-  });
+});
+const h = useApiHarness(() => ({
+  config: {
+    authFailuresPerAddress: PER_ADDRESS,
+    authFailuresPerKey: PER_KEY,
+    authFailureWindowSeconds: WINDOW_SECONDS,
+    metricsToken: METRICS_TOKEN,
+    oidcIssuer: ISSUER,
+    oidcJwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`,
+    oidcAudience: 'payplane',
+  },
+}));
+beforeAll(async () => {
   server = http.createServer(createApp({ ...h.rt, config: { ...h.rt.config, trustProxy: 'loopback' } }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 });
-afterAll(async () => {
+h.beforeClose(async () => {
   await new Promise((resolve) => server.close(resolve));
   await new Promise((resolve) => jwks.close(resolve));
-  await h.close();
 });
 beforeEach(() => {
   const windowMs = WINDOW_SECONDS * 1000;

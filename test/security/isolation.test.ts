@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type request from 'supertest';
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api/index';
 import type { Operation } from '../../src/api/registry';
@@ -535,7 +535,6 @@ function idCasesFor(caller: Caller): IdCase[] {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-let h: ApiHarness;
 let world: World;
 let before: Record<Kind, unknown[]>;
 let distinct: { strings: string[]; numbers: number[] };
@@ -547,8 +546,8 @@ async function countsOfA(): Promise<{ audit: number; events: number }> {
   return { audit: await h.rt.db.models.AuditEntry.count(where), events: await h.rt.db.models.Event.count(where) };
 }
 
+const h = useApiHarness({ config: { sandboxDelayMs: 0 } });
 beforeAll(async () => {
-  h = await createApiHarness({ config: { sandboxDelayMs: 0 } });
   world = await buildWorld(h);
   // a minute on: any write from here on shows in updatedAt
   h.clock.advance(60_000);
@@ -560,7 +559,6 @@ beforeAll(async () => {
     contexts.set(caller.name, await authenticate(h.rt, { authorization: `Bearer ${caller.credential(world)}`, ip: '127.0.0.1' }));
   }
 }, 120_000);
-afterAll(() => h?.close());
 
 /** 403 instead of 404 when the caller's permissions (or credential kind) do not allow the operation. */
 function runtimeExpectation(op: Operation, caller: Caller, expected: IdCase['expect']): IdCase['expect'] {

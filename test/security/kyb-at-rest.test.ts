@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { appendCanaries, dialectName, onPostgres, SECRET_SCAN_DIR, TEST_TOKEN_SECRET } from '../helpers/db';
 import { runCli } from '../helpers/cli';
 import { closeRuntime, openRuntime } from '../../src/runtime';
@@ -20,17 +20,15 @@ import { runDoctor } from '../../src/services/doctor';
 
 jest.setTimeout(120_000);
 
-let h: ApiHarness;
 let merchantKey: string;
 let submissionId: string;
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   merchantKey = h.sandbox.merchantKey.secretKey;
   const created = await h.as(merchantKey).post('/v1/kyb-submissions', {});
   submissionId = created.status === 201 ? created.body.data.id : (await h.as(merchantKey).get('/v1/kyb-submissions/latest')).body.data.id;
 });
-afterAll(() => h.close());
 
 const canaryDocument = (label: string) => {
   const canary = `kyb-canary-${label}-${crypto.randomBytes(12).toString('hex')}`;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Sequelize } from 'sequelize';
 import type request from 'supertest';
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operations } from '../../src/api/index';
 import type { Operation } from '../../src/api/registry';
@@ -173,7 +173,6 @@ interface ModeCaller {
   credential(): string;
 }
 
-let h: ApiHarness;
 let world: World;
 /** the live records of tenant A (kinds without one here are tried in one direction only: live callers on test records) */
 const live: Partial<Record<Kind, string>> = {};
@@ -317,8 +316,8 @@ async function buildLive(): Promise<void> {
   if (deliveries[0]) live.delivery = deliveries[0].id;
 }
 
+const h = useApiHarness({ config: { sandboxDelayMs: 0 } });
 beforeAll(async () => {
-  h = await createApiHarness({ config: { sandboxDelayMs: 0 } });
   world = await buildWorld(h);
   platformTokens.test = (await h.rt.tokens.issue(h.sandbox.platformUserId, 86_400, false)).token;
   platformTokens.live = (await h.rt.tokens.issue(h.sandbox.platformUserId, 86_400, true)).token;
@@ -331,7 +330,6 @@ beforeAll(async () => {
   for (const caller of CALLERS)
     contexts.set(caller.name, await authenticate(h.rt, { authorization: `Bearer ${caller.credential()}`, ip: '127.0.0.1' }));
 }, 180_000);
-afterAll(() => h?.close());
 
 function describeAnswer(res: request.Response): string {
   const body = Buffer.isBuffer(res.body) ? `<${res.body.length} bytes>` : JSON.stringify(res.body);

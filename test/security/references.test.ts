@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createTenant } from '../../src/services/tenants/tenants';
@@ -18,7 +18,6 @@ import { SANDBOX_CARD_PROVIDER_ID, SANDBOX_PAYOUT_PROVIDER_ID } from '../../src/
 // test/security/isolation.test.ts tries every declared id field of every operation the same way.
 
 const CARD = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01';
-let h: ApiHarness;
 let a: { key: string; schedule: string; terminal: string };
 let b: { tenantId: string; key: string; schedule: string; terminal: string };
 
@@ -31,8 +30,8 @@ const terminalBody = (extra: Record<string, unknown> = {}) => ({
 });
 const paths = (res: { body: { errors?: { path: string }[] } }) => (res.body.errors ?? []).map((e) => e.path);
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   const key = h.sandbox.tenantKey.secretKey;
   const schedule = (await h.as(key).post('/v1/admin/fee-schedules', { name: 'A costs' }).expect(201)).body.data.id as string;
   const terminal = (
@@ -53,7 +52,6 @@ beforeAll(async () => {
   const bTerminal = (await h.as(bKey).post('/v1/admin/terminals', terminalBody()).expect(201)).body.data.id as string;
   b = { tenantId: tenant.id, key: bKey, schedule: bSchedule, terminal: bTerminal };
 }, 60_000);
-afterAll(() => h?.close());
 
 describe(`ids of another tenant in bodies and queries (${dialectName})`, () => {
   test("tenant B cannot create a terminal with tenant A's fee schedule: 404 naming body.providerCostScheduleId", async () => {

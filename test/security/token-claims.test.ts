@@ -1,6 +1,6 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import { IDP_ISSUER, localIdentityProvider, type LocalIdentityProvider } from '../helpers/identity-provider';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName, TEST_TOKEN_SECRET } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { createActiveUser } from '../../src/services/access/users';
@@ -12,21 +12,19 @@ import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/services/access/tokens';
  * kind, or (for our own tokens) a claim we never issue is 401 INVALID_TOKEN_CLAIMS, never read as a default (live).
  */
 const ISSUER = IDP_ISSUER;
-let h: ApiHarness;
 let idp: LocalIdentityProvider;
 let idpKey: CryptoKey;
 
 beforeAll(async () => {
   idp = await localIdentityProvider();
   idpKey = idp.key;
-  h = await createApiHarness({ config: idp.config });
+});
+const h = useApiHarness(() => ({ config: idp.config }));
+beforeAll(async () => {
   const ctx = operatorContext(h.rt, { level: 'platform', tenantId: null, livemode: false });
   await createActiveUser(ctx, { layer: 'platform', email: 'idp-admin@example.com', externalIdpId: 'idp|admin' });
 });
-afterAll(async () => {
-  await h.close();
-  await idp.close();
-});
+afterAll(() => idp.close());
 
 const now = () => Math.floor(h.clock.now().getTime() / 1000);
 

@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import os from 'node:os';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { emitEvent } from '../../src/services/webhooks/events';
@@ -80,14 +80,13 @@ const REFUSED_ADDRESSES = [
   'ff02::1',
 ];
 
-let h: ApiHarness;
 let counter: net.Server;
 let port: number;
 let connections = 0;
 
+// no private range allowed (PAYPLANE_WEBHOOK_ALLOW_CIDRS unset): every refused address is refused at save too
+const h = useApiHarness(() => ({ start: new Date().toISOString(), config: { webhookAllowCidrs: [] } }));
 beforeAll(async () => {
-  // no private range allowed (PAYPLANE_WEBHOOK_ALLOW_CIDRS unset): every refused address is refused at save too
-  h = await createApiHarness({ start: new Date().toISOString(), config: { webhookAllowCidrs: [] } });
   // a listener on 127.0.0.1 of the port every refused URL names: nothing may ever connect to it
   counter = net.createServer((socket) => {
     connections++;
@@ -96,10 +95,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
   port = (counter.address() as net.AddressInfo).port;
 });
-afterAll(async () => {
-  await new Promise((resolve) => counter.close(resolve));
-  await h.close();
-});
+h.beforeClose(() => new Promise((resolve) => counter.close(resolve)));
 
 const merchantKey = () => h.sandbox.merchantKey.secretKey;
 const refusal = /private, loopback or reserved address|^invalid URL$/;

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
 import { operatorContext } from '../../src/services/access/operators';
@@ -8,19 +8,15 @@ import { Dispatcher, RETRY_DELAYS_MS } from '../../src/services/webhooks/dispatc
 import { createMerchantRecord } from '../../src/services/organization/records';
 import { createApiKey } from '../../src/services/api-keys/keys';
 
-let h: ApiHarness;
 let dispatcher: Dispatcher;
 const receivers: Receiver[] = [];
 
+// the clock starts at the real time, so the standardwebhooks library's 5-minute tolerance holds
+const h = useApiHarness(() => ({ start: new Date().toISOString() }));
 beforeAll(async () => {
-  // the clock starts at the real time, so the standardwebhooks library's 5-minute tolerance holds
-  h = await createApiHarness({ start: new Date().toISOString() });
   dispatcher = new Dispatcher(h.rt, { transport: { allowCidrs: ['127.0.0.1/32', '::1/128'], caFile: testTls().caFile } });
 });
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  await h.close();
-});
+h.beforeClose(() => Promise.all(receivers.map((r) => r.close())));
 
 async function receiver(): Promise<Receiver> {
   const r = await new Receiver().start();

@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
 import { operatorContext } from '../../src/services/access/operators';
@@ -10,17 +10,13 @@ import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../src/db/models'
 // while one is on the wire, and never sends an attempt twice: not for a claim lost to another worker, not for a
 // delivery of its own still in flight whose lease ran out, not for the claims it gives back when it stops.
 
-let h: ApiHarness;
 const receivers: Receiver[] = [];
 const dispatchers: Dispatcher[] = [];
 
-beforeAll(async () => {
-  h = await createApiHarness({ start: new Date().toISOString() });
-});
-afterAll(async () => {
+const h = useApiHarness(() => ({ start: new Date().toISOString() }));
+h.beforeClose(async () => {
   for (const d of dispatchers) d['sender'].close();
   await Promise.all(receivers.map((r) => r.close()));
-  await h.close();
 });
 afterEach(async () => {
   await h.rt.db.models.WebhookEndpoint.update({ status: 'disabled' }, { where: {} });

@@ -1,13 +1,9 @@
-import { createApiHarness, createLiveTenantKey, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { emitEvent } from '../../src/services/webhooks/events';
 
-let h: ApiHarness;
-beforeAll(async () => {
-  h = await createApiHarness();
-});
-afterAll(() => h.close());
+const h = useApiHarness();
 
 const url = 'https://hooks.example.test/payplane';
 

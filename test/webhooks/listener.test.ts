@@ -5,7 +5,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { Receiver } from '../helpers/receiver';
 import { operatorContext } from '../../src/services/access/operators';
@@ -25,18 +25,16 @@ import {
 } from '../../src/listener/listener';
 import { testTls } from '../helpers/receiver';
 
-let h: ApiHarness;
 let certificate: ListenerCertificate;
 const closers: Array<() => Promise<void> | void> = [];
 
+// the real time: the standardwebhooks library checks the timestamp against it
+const h = useApiHarness(() => ({ start: new Date().toISOString() }));
 beforeAll(async () => {
-  // the real time: the standardwebhooks library checks the timestamp against it
-  h = await createApiHarness({ start: new Date().toISOString() });
   certificate = await ensureListenerCertificate(h.rt.config.home, h.clock.now());
 });
-afterAll(async () => {
+h.beforeClose(async () => {
   for (const close of closers.reverse()) await close();
-  await h.close();
 });
 
 const merchantCtx = () =>

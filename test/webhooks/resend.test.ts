@@ -1,4 +1,4 @@
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { Receiver, testTls } from '../helpers/receiver';
 import { systemContext } from '../../src/domain/authority';
@@ -14,19 +14,15 @@ import type { WebhookDeliveryRow } from '../../src/db/models';
 // Issue 24 item 6: any delivery can be sent now (failed, canceled, succeeded, or waiting for a later attempt), a replay
 // takes canceled and scheduled deliveries too, and an event can be resent as fresh deliveries.
 
-let h: ApiHarness;
 let dispatcher: Dispatcher;
 const receivers: Receiver[] = [];
 
+// the clock starts at the real time: the receivers' TLS and the timestamps stay plausible
+const h = useApiHarness(() => ({ start: new Date().toISOString() }));
 beforeAll(async () => {
-  // the clock starts at the real time: the receivers' TLS and the timestamps stay plausible
-  h = await createApiHarness({ start: new Date().toISOString() });
   dispatcher = new Dispatcher(h.rt, { transport: { allowCidrs: ['127.0.0.1/32', '::1/128'], caFile: testTls().caFile } });
 });
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  await h.close();
-});
+h.beforeClose(() => Promise.all(receivers.map((r) => r.close())));
 afterEach(async () => {
   // no endpoint of one test receives another test's events
   await h.rt.db.models.WebhookEndpoint.update({ status: 'disabled' }, { where: {} });

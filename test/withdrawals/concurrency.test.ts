@@ -1,4 +1,4 @@
-import { createApiHarness, type ApiHarness } from '../helpers/api';
+import { useApiHarness } from '../helpers/api';
 import { expectLedgerInvariant } from '../helpers/ledger';
 import { onPostgres } from '../helpers/db';
 import { anotherTenantKey, merchantBalance, saveMethod, withdrawalSettings } from '../helpers/withdrawals';
@@ -13,18 +13,14 @@ import { fundMerchant } from '../helpers/funding';
 jest.setTimeout(120_000);
 
 const FEE = 50;
-let h: ApiHarness;
 let methodId: string;
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   await withdrawalSettings(h, { withdrawalCoolingPeriodHours: 0 });
   methodId = (await saveMethod(h)).id;
 });
-afterAll(async () => {
-  await expectLedgerInvariant(h.rt);
-  await h.close();
-});
+h.beforeClose(() => expectLedgerInvariant(h.rt));
 
 test(`20 concurrent start-execution calls by different operators: exactly one succeeds (${onPostgres ? 'postgres' : 'sqlite'})`, async () => {
   await fundMerchant(h, 50_000);

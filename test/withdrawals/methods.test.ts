@@ -1,5 +1,5 @@
 import type request from 'supertest';
-import { createApiHarness, expectProblem, type ApiHarness } from '../helpers/api';
+import { useApiHarness, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { operatorContext } from '../../src/services/access/operators';
 import { inTransaction, type CallerContext } from '../../src/domain/context';
@@ -17,7 +17,6 @@ import { backgroundJobs } from '../../src/jobs';
  * account number in any response or audit entry.
  */
 
-let h: ApiHarness;
 let tenantKey: string;
 let merchantKey: string;
 let merchantId: string;
@@ -105,8 +104,8 @@ async function setCooling(hours: number | null): Promise<void> {
 const use = (methodId: string, currency = 'EUR', owner = merchantId) =>
   inTransaction(operator, (tx) => usableMethod(tx, methodId, owner, currency));
 
+const h = useApiHarness();
 beforeAll(async () => {
-  h = await createApiHarness();
   tenantKey = h.sandbox.tenantKey.secretKey;
   merchantKey = h.sandbox.merchantKey.secretKey;
   merchantId = h.sandbox.merchantId;
@@ -115,7 +114,6 @@ beforeAll(async () => {
   const asOther = operatorContext(h.rt, { level: 'merchant', tenantId: h.sandbox.tenantId, merchantId: other.id, livemode: false });
   second = { merchantId: other.id, key: (await createApiKey(asOther, { ownerType: 'merchant', livemode: false })).secretKey };
 });
-afterAll(() => h.close());
 
 describe(`merchant withdrawal methods (${dialectName})`, () => {
   test('the catalog lists each type with its required detail keys, for merchants and tenants', async () => {
