@@ -23,7 +23,6 @@ const NO_ESCAPES = /\u001b\[/;
 afterAll(async () => {
   // no command ever prints a card number
   for (const out of s.outputs) for (const number of CARD_NUMBERS) expect(out.stdout + out.stderr).not.toContain(number);
-  await s.db.drop();
 });
 
 const apiGet = (p: string) =>

@@ -20,7 +20,6 @@ const SECRETS = [IBAN, IBAN_2, ACCOUNT, 'ABNA 0417 1643', '0417164300'];
 
 afterAll(async () => {
   for (const out of s.outputs) for (const secret of SECRETS) expect(out.stdout + out.stderr).not.toContain(secret);
-  await s.db.drop();
 });
 
 describe(`payplane withdrawal-methods (${dialectName})`, () => {

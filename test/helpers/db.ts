@@ -25,13 +25,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const db: TestDatabase = {
       url: `sqlite:${path.join(home, 'test.db')}`,
       home,
-      drop: async () => {
+      drop: once(async () => {
         try {
           if (SECRET_SCAN_DIR) await archiveForScan(db);
         } finally {
           fs.rmSync(home, { recursive: true, force: true });
         }
-      },
+      }),
     };
     return db;
   }
@@ -46,7 +46,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const db: TestDatabase = {
     url: url.toString(),
     home,
-    drop: async () => {
+    drop: once(async () => {
       // the database and its home (which holds the master key) go whether or not the archive could be made
       try {
         if (SECRET_SCAN_DIR) await archiveForScan(db);
@@ -57,9 +57,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         await client.end();
         fs.rmSync(home, { recursive: true, force: true });
       }
-    },
+    }),
   };
   return db;
+}
+
+/** A drop made once: a second call (a file's own hook after a shared helper's) answers the first's promise. */
+function once(drop: () => Promise<void>): () => Promise<void> {
+  let dropped: Promise<void> | undefined;
+  return () => (dropped ??= drop());
 }
 
 // ---- secrets at rest (test/security/scan-secrets.ts) ----------------------------------------------------------------

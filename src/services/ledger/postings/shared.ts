@@ -3,6 +3,7 @@ import { elevate } from '../../../domain/authority';
 import { InternalError } from '../../../domain/errors';
 import { scoped } from '../../../db/scoped';
 import type { LedgerAccount, LedgerSourceType } from '../../../db/models/ledger';
+import type { Money } from '../../../domain/money';
 import type { FeeBreakdown } from '../../fees/engine';
 import { PLATFORM_ID } from '../../tenants/platform';
 import { emitEvent } from '../../webhooks/events';
@@ -27,7 +28,7 @@ export async function alreadyPosted(
 export interface MoneyOut {
   tenantId: string;
   merchantId: string;
-  amount: { currency: string; valueMinor: number };
+  amount: Money;
   fee: FeeBreakdown | null;
   /** paid: the channel the money left through; its provider integration earns the provider's share (else the channel) */
   channelId?: string;
