@@ -46,6 +46,12 @@ export interface AppConfig {
   tokenMaxLifetimeHours: number;
   /** PAYPLANE_WEBHOOK_ALLOW_CIDRS: private CIDRs a webhook endpoint may be saved at (the dispatcher reads the same variable) */
   webhookAllowCidrs: string[];
+  /** PAYPLANE_CONNECTOR_ALLOW_CIDRS: private CIDRs a provider integration's connectorBaseUrl may point at (a local fake, an on-premises proxy) */
+  connectorAllowCidrs: string[];
+  /** PAYPLANE_CONNECTOR_TIMEOUT_MS: how long a real acquirer's connector waits for an answer before it counts as lost (then settled from the acquirer's record) */
+  connectorTimeoutMs: number;
+  /** PAYPLANE_CONNECTOR_CA_FILE: PEM file of extra CA certificates trusted for acquirers' hosts (NODE_EXTRA_CA_CERTS works as well) */
+  connectorCaFile?: string;
   /** PAYPLANE_SANDBOX_POLL_MS: how often serve looks for due sandbox acquirer answers (it is also woken by its own) */
   sandboxPollMs: number;
   /** PAYPLANE_CHECKOUT_EXPIRY_MS: how often the checkout-expiry job runs */
@@ -146,6 +152,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sandboxPollMs: positiveInt('PAYPLANE_SANDBOX_POLL_MS', env.PAYPLANE_SANDBOX_POLL_MS, 200),
     ...jobIntervals(env),
     webhookAllowCidrs: cidrList(env.PAYPLANE_WEBHOOK_ALLOW_CIDRS),
+    connectorAllowCidrs: cidrList(env.PAYPLANE_CONNECTOR_ALLOW_CIDRS),
+    connectorTimeoutMs: positiveInt('PAYPLANE_CONNECTOR_TIMEOUT_MS', env.PAYPLANE_CONNECTOR_TIMEOUT_MS, 30_000),
+    connectorCaFile: env.PAYPLANE_CONNECTOR_CA_FILE || undefined,
     ...stripUndefined(overrides),
   };
 }

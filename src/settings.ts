@@ -121,6 +121,17 @@ export const SETTINGS: Setting[] = [
     'string',
     { default: 'none' },
   ),
+  s(
+    'connectorAllowCidrs',
+    'PAYPLANE_CONNECTOR_ALLOW_CIDRS',
+    "comma-separated private CIDRs a provider integration's connectorBaseUrl may point at (a local fake, a proxy)",
+    'string',
+    { default: 'none' },
+  ),
+  s('connectorCaFile', 'PAYPLANE_CONNECTOR_CA_FILE', "PEM file of extra CA certificates trusted for acquirers' hosts", 'string', {
+    default: 'none',
+  }),
+  s('connectorTimeoutMs', 'PAYPLANE_CONNECTOR_TIMEOUT_MS', 'how long a real acquirer has to answer a call', 'int', { default: '30000' }),
   s('webhookCaFile', 'PAYPLANE_WEBHOOK_CA_FILE', 'PEM file of extra CA certificates trusted for webhook receivers', 'string', {
     default: 'none',
   }),

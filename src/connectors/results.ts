@@ -9,7 +9,10 @@ export interface ConnectorResult {
   providerReference: string | null;
   /** the provider's own status and codes, kept for the record (not shown to merchants) */
   rawStatus?: string;
+  /** our code of a decline or error (card_declined, insufficient_funds, processing_error …): the acquirer's mapped to ours */
   declineCode?: string;
+  /** the acquirer's own decline or error code (Stripe's decline_code or code, Adyen's refusalReasonCode), kept for tenants */
+  rawCode?: string;
   message?: string;
   action?: { type: 'redirect'; url: string };
   /** the 3DS outcome when 3DS ran (payment record's threeDSResult) */

@@ -5,10 +5,14 @@ import {
   ConnectorError,
   connectorFor,
   type AuthorizeRequest,
+  type Connector,
+  type ConnectorTerminal,
   type CaptureRequest,
   type ConnectorResult,
+  type ActionReturnRequest,
   type DisputeAcceptRequest,
   type DisputeEvidenceRequest,
+  type LookupRequest,
   type PayoutRequest,
   type RefundRequest,
   type VoidRequest,
@@ -67,7 +71,16 @@ export type ProviderRequest = { via: CallerContext; terminalId: string; route?: 
   | { operation: 'payout'; request: PayoutRequest }
   | { operation: 'dispute_evidence'; request: DisputeEvidenceRequest }
   | { operation: 'dispute_accept'; request: DisputeAcceptRequest }
+  /** the acquirer's record of an operation whose answer was lost; `{ status: 'pending' }` with rawStatus `unknown` when it offers no look-up or knows none */
+  | { operation: 'lookup'; request: LookupRequest }
+  /** the outcome of an authorization once the customer is back from the acquirer's 3DS page */
+  | { operation: 'complete_action'; request: ActionReturnRequest }
 );
+
+/** A look-up's answer when the acquirer knows no such operation (the call never reached it). */
+export const UNKNOWN_AT_PROVIDER = 'unknown_at_provider';
+/** A look-up's answer when the acquirer offers none (its notification is the one source). */
+export const NO_LOOKUP = 'no_lookup';
 
 /** A payout's request (a scheduled payout's or a withdrawal's): our record's id as its reference, its amount, where to. */
 export function payoutRequest(
@@ -155,21 +168,34 @@ export async function throughProvider<I, R>(ctx: CallerContext, op: ProviderOper
   return inTransaction(ctx, (tx) => op.apply(tx, recorded, answer));
 }
 
-/** The call itself: the terminal's connector, with its credentials opened for this call only (never kept or logged). */
-async function send(asked: ProviderRequest): Promise<ConnectorResult> {
-  const { via } = asked;
-  const route = asked.route?.terminal.id === asked.terminalId ? asked.route : undefined;
-  const row = route?.terminal ?? (await scoped(via, via.db.models.Terminal).get(asked.terminalId));
-  const provider = route?.provider ?? (await getProvider(via, row.providerIntegrationId));
-  const connector = connectorFor(provider.code);
-  const terminal = {
+/**
+ * A terminal's connector, with the terminal as the connector sees it (its credentials opened for this use only, never
+ * kept or logged): for a call, and for checking an acquirer's notification with the terminal's credentials.
+ */
+export async function openTerminal(
+  via: CallerContext,
+  terminalId: string,
+  route?: TerminalRoute,
+): Promise<{ connector: Connector; terminal: ConnectorTerminal; provider: ProviderIntegration }> {
+  const known = route?.terminal.id === terminalId ? route : undefined;
+  const row = known?.terminal ?? (await scoped(via, via.db.models.Terminal).get(terminalId));
+  const provider = known?.provider ?? (await getProvider(via, row.providerIntegrationId));
+  const terminal: ConnectorTerminal = {
     terminalId: row.id,
     providerIntegrationId: provider.id,
     connectorBaseUrl: provider.connectorBaseUrl,
-    credentials: route ? openBinding(via, route.binding) : await openCredentials(via, row.id, row),
+    credentials: known ? openBinding(via, known.binding) : await openCredentials(via, row.id, row),
     mcc: row.mcc,
     descriptor: row.descriptor,
+    livemode: Boolean(row.livemode),
   };
+  return { connector: connectorFor(provider.code), terminal, provider };
+}
+
+/** The call itself: the terminal's connector, with its credentials opened for this call only (never kept or logged). */
+async function send(asked: ProviderRequest): Promise<ConnectorResult> {
+  const { via } = asked;
+  const { connector, terminal, provider } = await openTerminal(via, asked.terminalId, asked.route);
   // the connection guard (tests): no transaction of this request or job is open while the provider is waited on
   via.db.assertNoOpenTransaction(`the provider call (${provider.code} ${asked.operation})`);
   switch (asked.operation) {
@@ -187,5 +213,15 @@ async function send(asked: ProviderRequest): Promise<ConnectorResult> {
       return connector.disputeEvidence(via, terminal, asked.request);
     case 'dispute_accept':
       return connector.disputeAccept(via, terminal, asked.request);
+    case 'lookup': {
+      // no look-up offered, or nothing known at the acquirer: still pending, said which (the caller decides how long to wait)
+      if (!connector.lookup) return { status: 'pending', providerReference: null, rawStatus: NO_LOOKUP };
+      const found = await connector.lookup(via, terminal, asked.request);
+      return found ?? { status: 'pending', providerReference: null, rawStatus: UNKNOWN_AT_PROVIDER };
+    }
+    case 'complete_action':
+      if (!connector.completeAction)
+        throw new ConnectorError(`the ${provider.code} connector has no return from a 3DS page to complete`, false);
+      return connector.completeAction(via, terminal, asked.request);
   }
 }

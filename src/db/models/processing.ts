@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { define, pk, stamps, UUID, STRING, TEXT, JSONT, DATE, type RowModel, type Timestamps } from '../model-kit';
+import { define, pk, stamps, UUID, STRING, TEXT, JSONT, DATE, BOOLEAN, type RowModel, type Timestamps } from '../model-kit';
 
 // Provider integrations (the connector catalog with overlays) and terminals (credentials, 3DS config, MPI accounts, restrictions).
 
@@ -40,6 +40,8 @@ export interface TerminalRow extends Timestamps {
   name: string;
   mcc: string | null;
   descriptor: string | null;
+  /** live (the acquirer's live environment and credentials) or sandbox (its test environment) */
+  livemode: boolean;
   direction: 'payin' | 'payout';
   status: 'active' | 'disabled';
   supportedCurrencies: string[];
@@ -102,6 +104,7 @@ export function defineProcessingModels(sequelize: Sequelize): ProcessingModels {
         name: STRING,
         mcc: STRING,
         descriptor: STRING,
+        livemode: BOOLEAN,
         direction: STRING,
         status: STRING,
         supportedCurrencies: JSONT,

@@ -32,7 +32,7 @@ export interface TransportOptions {
 /** Every address of a host name, as dns.lookup with `all: true` gives them. */
 export type Resolver = (hostname: string, family?: number) => Promise<dns.LookupAddress[]>;
 
-const systemResolver: Resolver = (hostname, family) => dns.promises.lookup(hostname, { all: true, family: family ?? 0 });
+export const systemResolver: Resolver = (hostname, family) => dns.promises.lookup(hostname, { all: true, family: family ?? 0 });
 
 /** A URL as the transport uses it: refused (why), or the request's options and what decides where it may go. */
 interface Destination {
@@ -373,7 +373,7 @@ export class WebhookTransport {
  * A lookup that resolves every address of a name and lets `choose` keep some of them (an array) or refuse the name
  * (a message: the connection fails with EADDRNOTALLOWED before it is made).
  */
-function checkedLookup(
+export function checkedLookup(
   resolve: Resolver,
   choose: (hostname: string, addresses: dns.LookupAddress[]) => dns.LookupAddress[] | string,
 ): net.LookupFunction {
