@@ -113,7 +113,14 @@ export function defineProcessingModels(sequelize: Sequelize): ProcessingModels {
         threeDsConfig: JSONT,
         ...stamps,
       },
-      { resource: 'terminal', tenant: 'tenantId', merchant: null, mode: null },
+      {
+        resource: 'terminal',
+        tenant: 'tenantId',
+        merchant: null,
+        modeExempt:
+          "a terminal is administered from either mode's keys (the tenant's catalog of routes); its livemode says which " +
+          "environment of its acquirer it talks to, with which credentials, and the payment path matches a payment's mode to it",
+      },
     ),
     CredentialBinding: define<CredentialBindingRow>(
       sequelize,
