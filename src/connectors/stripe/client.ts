@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import type { AppConfig } from '../../config';
 import { baseUrlRefusal, connectorAgent } from '../transport';
 import { ConnectorError, type ConnectorTerminal } from '../types';
+import { keyMode } from './credentials';
 
 export const DEFAULT_BASE_URL = 'https://api.stripe.com';
 
@@ -18,12 +19,6 @@ export function secretKeyOf(terminal: ConnectorTerminal): string {
   const key = terminal.credentials.secretKey;
   if (!key) throw new ConnectorError(`terminal ${terminal.terminalId} has no Stripe secretKey`, false);
   return key;
-}
-
-/** The mode a Stripe key belongs to (sk_/rk_ test or live), or null when it is no Stripe secret key. */
-export function keyMode(key: string): 'test' | 'live' | null {
-  const match = /^(?:sk|rk)_(test|live)_/.exec(key);
-  return match ? (match[1] as 'test' | 'live') : null;
 }
 
 export function stripeClient(

@@ -19,7 +19,8 @@ import {
   type RefundRequest,
   type VoidRequest,
 } from '../types';
-import { keyMode, stripeClient } from './client';
+import { stripeClient } from './client';
+import { checkStripeCredentials } from './credentials';
 import { EVIDENCE_TO_STRIPE, toStripe } from './codes';
 import { parseStripeNotification } from './notifications';
 import { fromCancel, fromCapture, fromPaymentIntent, fromRefund, fromStripeError, isMissing } from './results';
@@ -211,36 +212,6 @@ export class StripeConnector implements Connector {
   checkCredentials(credentials: Record<string, string>, livemode: boolean): CredentialProblem | null {
     return checkStripeCredentials(credentials, livemode);
   }
-}
-
-/** A terminal's credentials: a secret (or restricted) key of the terminal's mode and a webhook signing secret. */
-export function checkStripeCredentials(credentials: Record<string, string>, livemode: boolean): CredentialProblem | null {
-  const key = credentials.secretKey ?? '';
-  const mode = keyMode(key);
-  const wanted = livemode ? 'live' : 'test';
-  if (mode === null) {
-    return {
-      code: 'INVALID_CREDENTIALS',
-      field: 'secretKey',
-      message: `secretKey must be a Stripe secret key (sk_${wanted}_… or a restricted key rk_${wanted}_…).`,
-    };
-  }
-  if (mode !== wanted) {
-    return {
-      code: 'CREDENTIALS_MODE_MISMATCH',
-      field: 'secretKey',
-      message: `secretKey is a ${mode} key; a ${livemode ? 'live' : 'sandbox'} terminal takes sk_${wanted}_… (or rk_${wanted}_…).`,
-    };
-  }
-  const secret = credentials.webhookSigningSecret ?? '';
-  if (!/^whsec_\S+$/.test(secret)) {
-    return {
-      code: 'INVALID_CREDENTIALS',
-      field: 'webhookSigningSecret',
-      message: 'webhookSigningSecret must be a Stripe webhook signing secret (whsec_…).',
-    };
-  }
-  return null;
 }
 
 /** A live payment never goes through a sandbox terminal (its key is a test key: nothing would be charged). */

@@ -1,4 +1,5 @@
-export { StripeConnector, checkStripeCredentials } from './connector';
+export { StripeConnector } from './connector';
+export { checkStripeCredentials, keyMode } from './credentials';
 export { parseStripeNotification } from './notifications';
 
 import { StripeConnector } from './connector';

@@ -1,4 +1,5 @@
 import type { Connector } from '../types';
+import { checkStripeCredentials } from './credentials';
 
 /**
  * The Stripe connector as the registry holds it: the `stripe` library (and this connector) is loaded on the first call,
@@ -21,5 +22,5 @@ export const lazyStripeConnector: Connector = {
   lookup: (env, terminal, request) => load().lookup!(env, terminal, request),
   completeAction: (env, terminal, request) => load().completeAction!(env, terminal, request),
   parseNotification: (env, terminal, request) => load().parseNotification!(env, terminal, request),
-  checkCredentials: (credentials, livemode) => load().checkCredentials!(credentials, livemode),
+  checkCredentials: checkStripeCredentials,
 };
