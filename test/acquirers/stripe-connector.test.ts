@@ -30,8 +30,7 @@ const ref = (what: string) => `${what}-${process.pid}-${++seq}`;
 beforeAll(async () => {
   await fake.start();
   config = loadConfig(process.env, { connectorAllowCidrs: ['127.0.0.0/8'], connectorCaFile: testTls().caFile, connectorTimeoutMs: 5_000 });
-  // the connector reads the configuration only (no database, no clock)
-  env = { config } as ConnectorEnv;
+  env = envWith({});
   terminal = {
     terminalId: 'term-stripe-1',
     providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e10',
@@ -43,6 +42,11 @@ beforeAll(async () => {
   };
 });
 afterAll(() => fake.stop());
+
+/** The connector reads the configuration only (no database, no clock). */
+function envWith(overrides: Partial<AppConfig>): ConnectorEnv {
+  return { config: { ...config, ...overrides } } as ConnectorEnv;
+}
 
 function authorizeRequest(number: string, overrides: Partial<AuthorizeRequest> = {}): AuthorizeRequest {
   return {
@@ -490,7 +494,7 @@ describe('notifications', () => {
 
 describe('answers never lost', () => {
   test('a timeout is a retryable ConnectorError; the look-up finds the authorization; the same reference sent again gets the first answer', async () => {
-    const short = { config: { ...config, connectorTimeoutMs: 300 } } as ConnectorEnv;
+    const short = envWith({ connectorTimeoutMs: 300 });
     const request = authorizeRequest('4242424242424242', { capture: false });
     fake.dropNextAnswer();
     const lost = await connector.authorize(short, terminal, request).catch((e: unknown) => e);
@@ -548,7 +552,7 @@ describe('answers never lost', () => {
     const refundRef = ref('ref');
     expect(await lookup('refund', refundRef)).toBeNull();
     fake.dropNextAnswer();
-    const short = { config: { ...config, connectorTimeoutMs: 300 } } as ConnectorEnv;
+    const short = envWith({ connectorTimeoutMs: 300 });
     await expect(
       connector.refund(short, terminal, {
         ...base,
@@ -645,7 +649,7 @@ describe('credentials, modes and transport', () => {
   });
 
   test('a base URL on a loopback address not allowed is refused before any connection', async () => {
-    const closed = { config: { ...config, connectorAllowCidrs: [] } } as ConnectorEnv;
+    const closed = envWith({ connectorAllowCidrs: [] });
     const before = fake.requests.length;
     await expect(connector.authorize(closed, terminal, authorizeRequest('4242424242424242'))).rejects.toMatchObject({
       name: 'ConnectorError',
