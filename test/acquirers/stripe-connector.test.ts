@@ -648,13 +648,17 @@ describe('credentials, modes and transport', () => {
     expect(fake.requests.at(-1)!.status).toBe(401);
   });
 
-  test('a base URL on a loopback address not allowed is refused before any connection', async () => {
+  test('a base URL on a loopback address not allowed, or with a path, is refused before any connection', async () => {
     const closed = envWith({ connectorAllowCidrs: [] });
     const before = fake.requests.length;
     await expect(connector.authorize(closed, terminal, authorizeRequest('4242424242424242'))).rejects.toMatchObject({
       name: 'ConnectorError',
       retryable: false,
     });
+    // a path of its own would be dropped by the library (it calls <origin>/v1/…): refused rather than ignored
+    await expect(
+      connector.authorize(env, { ...terminal, connectorBaseUrl: `${fake.baseUrl}/proxy` }, authorizeRequest('4242424242424242')),
+    ).rejects.toMatchObject({ name: 'ConnectorError', retryable: false });
     expect(fake.requests.length).toBe(before);
   });
 

@@ -38,6 +38,13 @@ export function stripeClient(
   const refusal = baseUrlRefusal(base, config.connectorAllowCidrs);
   if (refusal) throw new ConnectorError(`the Stripe base URL of terminal ${terminal.terminalId} ${refusal}`, false);
   const url = new URL(base);
+  // the library calls <origin>/v1/…: a base URL with a path of its own (a proxy's prefix) would be silently dropped
+  if (url.pathname !== '/' && url.pathname !== '') {
+    throw new ConnectorError(
+      `the Stripe base URL of terminal ${terminal.terminalId} has a path (${url.pathname}): Stripe is called at its origin only`,
+      false,
+    );
+  }
   const cacheKey = crypto
     .createHash('sha256')
     .update([key, url.origin, config.connectorTimeoutMs, config.connectorCaFile ?? '', config.connectorAllowCidrs.join(',')].join('\n'))
