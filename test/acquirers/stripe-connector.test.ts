@@ -525,6 +525,32 @@ describe('answers never lost', () => {
     ).toEqual([false, true]);
   });
 
+  test("Stripe's search lagging behind: the look-up finds the authorization among the PaymentIntents listed since an hour", async () => {
+    const request = authorizeRequest('4242424242424242');
+    fake.dropNextAnswer();
+    await expect(connector.authorize(envWith({ connectorTimeoutMs: 300 }), terminal, request)).rejects.toMatchObject({ retryable: true });
+    // more PaymentIntents after it (the list answers newest first)
+    for (let i = 0; i < 3; i++) await connector.authorize(env, terminal, authorizeRequest('4242424242424242'));
+    fake.searchLagging = true;
+    try {
+      const lookup = {
+        operation: 'authorize' as const,
+        reference: request.reference,
+        providerReference: null,
+        tenantId: 'tenant-1',
+        livemode: false,
+      };
+      const found = await connector.lookup(env, terminal, lookup);
+      expect(found).toMatchObject({ status: 'succeeded', providerReference: expect.stringMatching(/^pi_/) });
+      expect(fake.paymentIntents.get(found!.providerReference!)!.metadata.payplane_reference).toBe(request.reference);
+      const listed = fake.requestsTo('GET', '/v1/payment_intents').at(-1)!;
+      expect(Number(listed.params.created.gte)).toBeGreaterThan(Date.now() / 1000 - 3700);
+      expect(await connector.lookup(env, terminal, { ...lookup, reference: ref('never-sent') })).toBeNull();
+    } finally {
+      fake.searchLagging = false;
+    }
+  });
+
   test('look-ups: not found is null; capture, void and refund read from the PaymentIntent and its refunds', async () => {
     const base = { tenantId: 'tenant-1', livemode: false };
     expect(

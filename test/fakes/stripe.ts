@@ -92,6 +92,8 @@ export class FakeStripe {
   readonly charges = new Map<string, Obj>();
   readonly refunds = new Map<string, Obj>();
   readonly disputes = new Map<string, Obj>();
+  /** Stripe's search lags behind writes (up to a minute, more during an incident): true, and it finds nothing yet */
+  searchLagging = false;
   /** refunds are created with this status (then settleRefund decides them) */
   refundStatus: 'succeeded' | 'pending' = 'succeeded';
   port = 0;
@@ -321,6 +323,7 @@ export class FakeStripe {
       if (resource === 'payment_intents') {
         if (method === 'POST' && !id) return ok(this.createPaymentIntent(params, expand, idempotencyKey));
         if (method === 'GET' && id === 'search') return ok(this.searchPaymentIntents(params));
+        if (method === 'GET' && !id) return ok(this.listPaymentIntents(params));
         if (method === 'GET' && id && !action) return ok(this.render(this.pi(id), expand));
         if (method === 'POST' && action === 'capture') return ok(this.render(this.capture(this.pi(id), params), expand));
         if (method === 'POST' && action === 'cancel') return ok(this.render(this.cancel(this.pi(id), params), expand));
@@ -595,8 +598,23 @@ export class FakeStripe {
     if (!match) throw invalid(`This fake searches by metadata['key']:'value' only, not: ${query}`, { param: 'query' });
     const [, , key, , quotedValue] = match;
     const value = quotedValue.replace(/\\(.)/g, '$1');
-    const data = [...this.paymentIntents.values()].filter((pi) => pi.metadata?.[key] === value).map((pi) => this.render(pi));
+    const data = this.searchLagging
+      ? []
+      : [...this.paymentIntents.values()].filter((pi) => pi.metadata?.[key] === value).map((pi) => this.render(pi));
     return { object: 'search_result', url: '/v1/payment_intents/search', has_more: false, next_page: null, data };
+  }
+
+  /** GET /v1/payment_intents: newest first, `created[gte]`, `limit`, `starting_after` */
+  private listPaymentIntents(params: Obj): Obj {
+    const gte = integer(params.created?.gte) ?? 0;
+    const limit = Math.min(integer(params.limit) ?? 10, 100);
+    let all = [...this.paymentIntents.values()].filter((pi) => pi.created >= gte).reverse();
+    if (params.starting_after) {
+      const at = all.findIndex((pi) => pi.id === params.starting_after);
+      all = at >= 0 ? all.slice(at + 1) : all;
+    }
+    const data = all.slice(0, limit).map((pi) => this.render(pi));
+    return { object: 'list', url: '/v1/payment_intents', has_more: all.length > limit, data };
   }
 
   private createRefund(params: Obj): Obj {

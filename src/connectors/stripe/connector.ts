@@ -155,11 +155,7 @@ export class StripeConnector implements Connector {
     try {
       switch (request.operation) {
         case 'authorize': {
-          const found = await stripe.paymentIntents.search({
-            query: `metadata['payplane_reference']:'${quoted(request.reference)}'`,
-            limit: 10,
-          });
-          const pi = found.data.find((p) => p.metadata?.payplane_reference === request.reference);
+          const pi = (await searched(stripe, request.reference)) ?? (await recentlyCreated(stripe, request.reference));
           return pi ? fromPaymentIntent(pi) : null;
         }
         case 'capture': {
@@ -223,6 +219,32 @@ function refuseMode(terminal: ConnectorTerminal, livemode: boolean): void {
 
 function idempotencyKey(operation: string, reference: string): string {
   return `payplane-${operation}-${reference}`;
+}
+
+/** How far back, and how many, of the latest PaymentIntents a look-up reads when Stripe's search has not found one. */
+const RECENT_SECONDS = 3600;
+const RECENT_MAX = 500;
+
+/** The attempt's PaymentIntent by Stripe's search of our reference in its metadata. */
+async function searched(stripe: Stripe, reference: string): Promise<Stripe.PaymentIntent | undefined> {
+  const found = await stripe.paymentIntents.search({ query: `metadata['payplane_reference']:'${quoted(reference)}'`, limit: 10 });
+  return found.data.find((p) => p.metadata?.payplane_reference === reference);
+}
+
+/**
+ * Stripe's search is not read-after-write (a PaymentIntent is searchable within about a minute, later during an
+ * incident): the look-up of a lost answer, minutes after the call, also reads the PaymentIntents created in the last
+ * hour through the list API, which is (at most RECENT_MAX of them, the latest first).
+ */
+async function recentlyCreated(stripe: Stripe, reference: string): Promise<Stripe.PaymentIntent | undefined> {
+  // Stripe's clock, not the platform's (an injected clock in tests): the window is about Stripe's `created`
+  const since = Math.floor(Date.now() / 1000) - RECENT_SECONDS;
+  let read = 0;
+  for await (const pi of stripe.paymentIntents.list({ created: { gte: since }, limit: 100 })) {
+    if (pi.metadata?.payplane_reference === reference) return pi;
+    if (++read >= RECENT_MAX) break;
+  }
+  return undefined;
 }
 
 /** A value inside a single-quoted Stripe search string. */
