@@ -11,6 +11,7 @@ import {
   type ConnectorTerminal,
   type NotificationItem,
 } from '../../src/connectors/types';
+import { fromStripe, ourDeclineCode, toStripe } from '../../src/connectors/stripe/codes';
 import { FakeStripe } from '../fakes/stripe';
 import { testTls } from '../helpers/receiver';
 
@@ -696,5 +697,25 @@ describe('credentials, modes and transport', () => {
       code: 'CREDENTIALS_MODE_MISMATCH',
     });
     expect(await registered.authorize(env, terminal, authorizeRequest('4242424242424242'))).toMatchObject({ status: 'succeeded' });
+  });
+});
+
+describe("Stripe's amounts and codes", () => {
+  test("amounts in Stripe's unit: two decimals for ISK, HUF and UGX (Stripe's special cases), the currency's own otherwise", () => {
+    expect(toStripe({ currency: 'EUR', valueMinor: 1050 })).toEqual({ amount: 1050, currency: 'eur' });
+    expect(toStripe({ currency: 'JPY', valueMinor: 500 })).toEqual({ amount: 500, currency: 'jpy' });
+    expect(toStripe({ currency: 'KWD', valueMinor: 1250 })).toEqual({ amount: 1250, currency: 'kwd' });
+    expect(toStripe({ currency: 'ISK', valueMinor: 500 })).toEqual({ amount: 50000, currency: 'isk' });
+    expect(fromStripe(50000, 'isk')).toEqual({ currency: 'ISK', valueMinor: 500 });
+    expect(fromStripe(1050, 'eur')).toEqual({ currency: 'EUR', valueMinor: 1050 });
+  });
+
+  test("decline codes: Stripe's decline_code first, then its code, card_declined when neither is known", () => {
+    expect(ourDeclineCode('insufficient_funds', 'card_declined')).toBe('insufficient_funds');
+    expect(ourDeclineCode('generic_decline', 'card_declined')).toBe('card_declined');
+    expect(ourDeclineCode(undefined, 'expired_card')).toBe('expired_card');
+    expect(ourDeclineCode('do_not_honor', 'card_declined')).toBe('do_not_honor');
+    expect(ourDeclineCode('merchant_blacklist', 'card_declined')).toBe('fraudulent');
+    expect(ourDeclineCode('something_new', 'also_new')).toBe('card_declined');
   });
 });
