@@ -391,7 +391,7 @@ export class FakeStripe {
       amount_received: 0,
       currency: params.currency,
       capture_method: captureMethod,
-      client_secret: `${randomId('pi')}_secret_${crypto.randomBytes(8).toString('hex')}`,
+      client_secret: '',
       confirmation_method: 'automatic',
       created: now(),
       livemode: this.livemode,
@@ -409,6 +409,7 @@ export class FakeStripe {
       cancellation_reason: null,
       canceled_at: null,
     };
+    pi.client_secret = `${pi.id}_secret_${crypto.randomBytes(8).toString('hex')}`;
     // Stripe's metadata holds strings only
     pi.metadata = Object.fromEntries(Object.entries(pi.metadata as Obj).map(([k, v]) => [k, String(v)]));
     Object.defineProperty(pi, '_card', { value: { number: String(card.number), pm, idempotencyKey }, enumerable: false });
