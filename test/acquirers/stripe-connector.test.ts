@@ -604,6 +604,21 @@ describe('answers never lost', () => {
     });
   });
 
+  test('an answer held past the timeout: retryable; the capture sent again with its reference is answered as the first (captured once)', async () => {
+    const auth = await connector.authorize(env, terminal, authorizeRequest('4242424242424242', { capture: false }));
+    const request = { reference: ref('cap'), providerReference: auth.providerReference!, amount: { currency: 'EUR', valueMinor: 700 } };
+    const held = fake.holdNextAnswer();
+    await expect(connector.capture(envWith({ connectorTimeoutMs: 300 }), terminal, request)).rejects.toMatchObject({ retryable: true });
+    held.release();
+    expect(await connector.capture(env, terminal, request)).toMatchObject({
+      status: 'succeeded',
+      providerReference: auth.providerReference,
+    });
+    const sent = fake.requestsTo('POST', `/v1/payment_intents/${auth.providerReference}/capture`);
+    expect(sent.map((r) => r.replayed)).toEqual([false, true]);
+    expect(fake.eventsOf('charge.captured').filter((e) => e.data.object.payment_intent === auth.providerReference)).toHaveLength(1);
+  });
+
   test('a 5xx before Stripe acted, or a rate limit, is retryable; sent again it is carried out once', async () => {
     const request = authorizeRequest('4242424242424242');
     fake.failNext(500);
