@@ -15,6 +15,7 @@ const connectors = new Map<string, Connector>([
   // the same acquirer, declared in the catalog as allowing one lifetime full refund per payment
   ['sandbox-card-single-refund', new SandboxCardConnector()],
   ['sandbox-payout', new SandboxPayoutConnector()],
+  ['adyen', (require('./adyen/lazy') as typeof import('./adyen/lazy')).lazyAdyen],
 ]);
 
 export function registerConnector(code: string, connector: Connector): void {
