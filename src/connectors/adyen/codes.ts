@@ -110,7 +110,8 @@ export function paymentResult(answer: AdyenPaymentAnswer, fallbackReference: str
         rawStatus,
         declineCode: answer.resultCode === 'Error' ? 'processing_error' : (refusal?.declineCode ?? 'processing_error'),
         ...(refusal?.rawCode ? { rawCode: refusal.rawCode } : {}),
-        message: answer.refusalReason ?? (answer.resultCode === 'Error' ? 'Adyen could not process the payment.' : 'The payment was cancelled.'),
+        message:
+          answer.refusalReason ?? (answer.resultCode === 'Error' ? 'Adyen could not process the payment.' : 'The payment was cancelled.'),
       };
     }
     default:

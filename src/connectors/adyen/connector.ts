@@ -142,7 +142,11 @@ export class AdyenConnector implements Connector {
     let answer: { pspReference?: string; status?: string };
     try {
       if (kind === 'capture') {
-        answer = await modifications.captureAuthorisedPayment(paymentPsp, { amount: amountOf(amount!), merchantAccount, reference }, options);
+        answer = await modifications.captureAuthorisedPayment(
+          paymentPsp,
+          { amount: amountOf(amount!), merchantAccount, reference },
+          options,
+        );
       } else if (kind === 'refund') {
         answer = await modifications.refundCapturedPayment(paymentPsp, { amount: amountOf(amount!), merchantAccount, reference }, options);
       } else {
@@ -183,7 +187,9 @@ export class AdyenConnector implements Connector {
     const digest = crypto.createHash('sha256').update(JSON.stringify(details)).digest('hex').slice(0, 32);
     let answer: AdyenPaymentAnswer;
     try {
-      answer = (await payments.paymentsDetails({ details } as never, { idempotencyKey: `details-${request.reference}-${digest}` })) as AdyenPaymentAnswer;
+      answer = (await payments.paymentsDetails({ details } as never, {
+        idempotencyKey: `details-${request.reference}-${digest}`,
+      })) as AdyenPaymentAnswer;
     } catch (error) {
       return refusedResult(readFailure(error, 'payments/details'), request.providerReference);
     }
@@ -202,7 +208,11 @@ export class AdyenConnector implements Connector {
         const supplied = await disputes.supplyDefenseDocument({
           ...base,
           defenseDocuments: [
-            { content: Buffer.from(text, 'utf8').toString('base64'), contentType: 'text/plain', defenseDocumentTypeCode: DEFENSE_DOCUMENT_TYPE },
+            {
+              content: Buffer.from(text, 'utf8').toString('base64'),
+              contentType: 'text/plain',
+              defenseDocumentTypeCode: DEFENSE_DOCUMENT_TYPE,
+            },
           ],
         });
         const refused = disputeRefusal(supplied?.disputeServiceResult, request.providerReference, 'supplyDefenseDocument');
@@ -221,7 +231,10 @@ export class AdyenConnector implements Connector {
   async disputeAccept(env: ConnectorEnv, terminal: ConnectorTerminal, request: DisputeAcceptRequest): Promise<ConnectorResult> {
     const { disputes, merchantAccount } = adyenServices(env.config, terminal);
     try {
-      const accepted = await disputes.acceptDispute({ disputePspReference: request.providerReference, merchantAccountCode: merchantAccount });
+      const accepted = await disputes.acceptDispute({
+        disputePspReference: request.providerReference,
+        merchantAccountCode: merchantAccount,
+      });
       const refused = disputeRefusal(accepted?.disputeServiceResult, request.providerReference, 'acceptDispute');
       if (refused) return refused;
     } catch (error) {
@@ -297,7 +310,11 @@ export function checkAdyenCredentials(credentials: Record<string, string>, livem
     };
   }
   if (hasPrefix && !PREFIX.test(prefix)) {
-    return { code: 'INVALID_CREDENTIALS', field: 'liveEndpointUrlPrefix', message: 'liveEndpointUrlPrefix must be letters, digits and hyphens.' };
+    return {
+      code: 'INVALID_CREDENTIALS',
+      field: 'liveEndpointUrlPrefix',
+      message: 'liveEndpointUrlPrefix must be letters, digits and hyphens.',
+    };
   }
   return null;
 }

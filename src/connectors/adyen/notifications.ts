@@ -1,7 +1,13 @@
 import { hmacValidator } from '@adyen/api-library';
 import type { Clock } from '../../domain/clock';
 import type { ConnectorResult } from '../results';
-import { NotificationRejected, type ConnectorTerminal, type NotificationItem, type NotificationRequest, type ParsedNotification } from '../types';
+import {
+  NotificationRejected,
+  type ConnectorTerminal,
+  type NotificationItem,
+  type NotificationRequest,
+  type ParsedNotification,
+} from '../types';
 import { disputeReasonOf, refusalOf } from './codes';
 
 /**
@@ -78,7 +84,7 @@ export function parseAdyenNotification(clock: Clock, terminal: ConnectorTerminal
   for (const wrapper of wrappers) {
     const item = (wrapper as { NotificationRequestItem?: unknown })?.NotificationRequestItem;
     if (!wellFormed(item)) throw new NotificationRejected('a notification item is malformed');
-    let valid = false;
+    let valid: boolean;
     try {
       valid = validator.validateHMAC(item as never, hmacKey);
     } catch {
