@@ -551,7 +551,7 @@ describe('checkCredentials and the registry', () => {
     [{ ...good, hmacKey: 'ABC' }, false, { code: 'INVALID_CREDENTIALS', field: 'hmacKey' }],
     [{ ...good, apiKey: '' }, false, { code: 'INVALID_CREDENTIALS', field: 'apiKey' }],
     [
-      { merchantAccount: 'M', hmacKey: 'AB', apiKey: 'k', ...{ merchantAccount: ' ' } },
+      { merchantAccount: ' ', hmacKey: 'AB', apiKey: 'k' },
       false,
       { code: 'INVALID_CREDENTIALS', field: 'merchantAccount' },
     ],
