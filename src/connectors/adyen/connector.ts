@@ -99,7 +99,7 @@ export class AdyenConnector implements Connector {
         : {}),
       shopperInteraction: 'Ecommerce',
       channel: 'Web',
-      ...(terminal.descriptor ? { shopperStatement: terminal.descriptor } : {}),
+      ...(terminal.descriptor ? { shopperStatement: terminal.descriptor.slice(0, 22) } : {}),
       ...(request.metadata && Object.keys(request.metadata).length ? { metadata: request.metadata } : {}),
     };
     let answer: AdyenPaymentAnswer;
