@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { AdyenConnector } from '../../src/connectors/adyen';
+import { adyenServices } from '../../src/connectors/adyen/client';
 import { connectorFor } from '../../src/connectors/registry';
 import { ConnectorError, NotificationRejected, type AuthorizeRequest, type NotificationItem } from '../../src/connectors/types';
 import type { FakeNotification } from '../fakes/adyen';
@@ -550,11 +551,7 @@ describe('checkCredentials and the registry', () => {
     [{ ...good, hmacKey: 'not-hex' }, false, { code: 'INVALID_CREDENTIALS', field: 'hmacKey' }],
     [{ ...good, hmacKey: 'ABC' }, false, { code: 'INVALID_CREDENTIALS', field: 'hmacKey' }],
     [{ ...good, apiKey: '' }, false, { code: 'INVALID_CREDENTIALS', field: 'apiKey' }],
-    [
-      { merchantAccount: ' ', hmacKey: 'AB', apiKey: 'k' },
-      false,
-      { code: 'INVALID_CREDENTIALS', field: 'merchantAccount' },
-    ],
+    [{ merchantAccount: ' ', hmacKey: 'AB', apiKey: 'k' }, false, { code: 'INVALID_CREDENTIALS', field: 'merchantAccount' }],
   ])('%j on livemode %s: %j', (credentials, livemode, expected) => {
     const problem = adyen.checkCredentials(credentials as Record<string, string>, livemode);
     if (expected === null) expect(problem).toBeNull();
@@ -576,5 +573,35 @@ describe('checkCredentials and the registry', () => {
       name: 'ConnectorError',
       retryable: false,
     });
+  });
+
+  it("a live terminal on Adyen's default URL talks to the live endpoints of its prefix; another URL keeps the library's versions", () => {
+    const live = {
+      ...w.terminal,
+      livemode: true,
+      connectorBaseUrl: 'https://checkout-test.adyen.com',
+      credentials: { ...w.terminal.credentials, liveEndpointUrlPrefix: '1797a841fbb37ca7-AdyenDemo' },
+    };
+    const base = (service: object) => (service as { baseUrl: string }).baseUrl;
+    const onLive = adyenServices(w.config, live);
+    expect(base(onLive.payments)).toBe('https://1797a841fbb37ca7-AdyenDemo-checkout-live.adyenpayments.com/checkout/v72');
+    expect(base(onLive.disputes)).toBe('https://ca-live.adyen.com/ca/services/DisputeService/v30');
+    const onTest = adyenServices(w.config, { ...w.terminal, connectorBaseUrl: 'https://checkout-test.adyen.com' });
+    expect(base(onTest.modifications)).toBe('https://checkout-test.adyen.com/v72');
+    const onFake = adyenServices(w.config, { ...live, connectorBaseUrl: `${w.fake.baseUrl}/` });
+    expect(base(onFake.payments)).toBe(`${w.fake.baseUrl}/v72`);
+    expect(base(onFake.disputes)).toBe(`${w.fake.baseUrl}/ca/services/DisputeService/v30`);
+  });
+
+  it('a live terminal reads live notifications only', async () => {
+    const { psp } = await authorized(false);
+    const live = { ...w.terminal, livemode: true };
+    const n = w.fake.notification(w.fake.authorisation(psp, true));
+    await expect(adyen.parseNotification(w.env, live, { headers: n.headers, rawBody: Buffer.from(n.body) })).rejects.toBeInstanceOf(
+      NotificationRejected,
+    );
+    const liveBody = JSON.stringify({ ...n.json, live: 'true' });
+    const parsed = await adyen.parseNotification(w.env, live, { headers: n.headers, rawBody: Buffer.from(liveBody) });
+    expect(parsed.items[0]).toMatchObject({ kind: 'outcome', operation: 'authorize', providerReference: psp });
   });
 });
