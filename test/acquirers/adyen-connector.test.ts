@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { AdyenConnector } from '../../src/connectors/adyen';
 import { adyenServices } from '../../src/connectors/adyen/client';
+import { textPdf } from '../../src/connectors/adyen/evidence-pdf';
 import { connectorFor } from '../../src/connectors/registry';
 import { ConnectorError, NotificationRejected, type AuthorizeRequest, type NotificationItem } from '../../src/connectors/types';
 import type { FakeNotification } from '../fakes/adyen';
@@ -496,6 +497,23 @@ describe('notifications', () => {
 });
 
 describe('disputes', () => {
+  it('the evidence document is a well-formed PDF: every cross-reference points at its object, text escaped and wrapped', () => {
+    const pdf = textPdf(['a (b) \\ c é', 'x '.repeat(200), ...Array.from({ length: 80 }, (_, i) => `line ${i}`)]).toString('latin1');
+    const startxref = Number(/startxref\n(\d+)\n%%EOF\n$/.exec(pdf)![1]);
+    expect(pdf.slice(startxref, startxref + 4)).toBe('xref');
+    const entries = pdf
+      .slice(startxref)
+      .split('\n')
+      .filter((l) => / 00000 n $/.test(l));
+    expect(entries.length).toBeGreaterThan(4);
+    entries.forEach((entry, i) => expect(pdf.slice(Number(entry.slice(0, 10))).startsWith(`${i + 1} 0 obj`)).toBe(true));
+    expect(pdf).toContain('(a \\(b\\) \\\\ c ?) Tj');
+    expect(pdf).toContain('/Count 2');
+    for (const [, length, stream] of pdf.matchAll(/<< \/Length (\d+) >>\nstream\n([\s\S]*?)\nendstream/g)) {
+      expect(Buffer.byteLength(stream!, 'latin1')).toBe(Number(length));
+    }
+  });
+
   const base = { tenantId: 't', livemode: false, reference: 'dispute-1' };
 
   it('defends with the evidence as a document, then defendDispute: pending until the decision', async () => {
@@ -513,7 +531,12 @@ describe('disputes', () => {
       .requestsTo(/\/ca\/services\/DisputeService\/v30\/supplyDefenseDocument$/)
       .filter((r) => r.body.disputePspReference === disputePspReference);
     const doc = (supplied!.body.defenseDocuments as Array<Record<string, string>>)[0]!;
-    expect(Buffer.from(doc.content!, 'base64').toString('utf8')).toBe('productDescription: A book\nuncategorizedText: Delivered on time');
+    expect(doc.contentType).toBe('application/pdf');
+    const pdf = Buffer.from(doc.content!, 'base64').toString('latin1');
+    expect(pdf.startsWith('%PDF-1.4')).toBe(true);
+    expect(pdf).toContain('(productDescription: A book) Tj');
+    expect(pdf).toContain('(uncategorizedText: Delivered on time) Tj');
+    expect(doc.defenseDocumentTypeCode).toBe('DefenseMaterial');
     expect(supplied!.body.merchantAccountCode).toBe(w.fake.merchantAccount);
   });
 

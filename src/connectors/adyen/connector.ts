@@ -19,6 +19,7 @@ import {
 } from '../types';
 import { adyenServices, readFailure } from './client';
 import { paymentResult, type AdyenPaymentAnswer } from './codes';
+import { textPdf } from './evidence-pdf';
 import { parseAdyenNotification } from './notifications';
 
 /**
@@ -209,8 +210,8 @@ export class AdyenConnector implements Connector {
           ...base,
           defenseDocuments: [
             {
-              content: Buffer.from(text, 'utf8').toString('base64'),
-              contentType: 'text/plain',
+              content: textPdf(text.split('\n')).toString('base64'),
+              contentType: 'application/pdf',
               defenseDocumentTypeCode: DEFENSE_DOCUMENT_TYPE,
             },
           ],
