@@ -1,0 +1,118 @@
+import request from 'supertest';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
+import { dialectName } from '../helpers/db';
+import { connectorFor, registerConnector, type ConnectorResult } from '../../src/connectors';
+import type { PaymentRow } from '../../src/db/models';
+import { newId } from '../../src/util/ids';
+import { authorizationOutcome, notify, testAcquirer } from './test-acquirer';
+
+/**
+ * The return from a real acquirer's 3DS page (GET or POST /provider-returns/{attemptId}): the outcome read from the
+ * acquirer (the test acquirer's completeAction, given what the return carried) and applied, then 303 to the merchant's
+ * page; a repeated return asks the acquirer nothing again.
+ */
+
+const CARD = '4242424242424242';
+const m = useMoneyHarness({ ledger: 'afterAll' });
+const sandboxCard = connectorFor('sandbox-card');
+const acquirer = testAcquirer(sandboxCard);
+
+beforeAll(() => {
+  acquirer.authorize = (r) => ({
+    status: 'requires_action',
+    providerReference: `pi_${r.reference}`,
+    action: { type: 'redirect', url: `https://acquirer.example/3ds/${r.reference}` },
+  });
+  registerConnector('sandbox-card', acquirer.connector);
+});
+afterAll(() => registerConnector('sandbox-card', sandboxCard));
+
+async function paymentRow(id: string): Promise<PaymentRow> {
+  return (await m.rt.db.models.Payment.findByPk(id))!.get({ plain: true }) as PaymentRow;
+}
+
+/** A payment waiting for the customer on the acquirer's 3DS page. */
+async function challenged(captureMethod: 'automatic' | 'manual' = 'automatic') {
+  const { paymentId } = await payWithCard(m, CARD, { amount: 2_500, captureMethod, settle: false });
+  const row = await paymentRow(paymentId);
+  expect(row.status).toBe('requires_action');
+  expect(row.returnUrl).toMatch(/^https:\/\/shop\.example\/ok/);
+  return { paymentId, attemptId: row.currentAttemptId!, returnUrl: row.returnUrl!, providerReference: `pi_${row.currentAttemptId}` };
+}
+
+function answering(result: Omit<ConnectorResult, 'providerReference'>) {
+  acquirer.completeAction = (r) => ({ providerReference: r.providerReference, ...result });
+}
+
+describe(`the return from an acquirer's 3DS page (${dialectName})`, () => {
+  test('passed: the payment is captured and the customer sent on (303) to the merchant; a second return asks nothing again', async () => {
+    answering({ status: 'succeeded' });
+    const p = await challenged();
+    const calls = acquirer.returns.length;
+    const res = await request(m.app).get(`/provider-returns/${p.attemptId}?redirectResult=abc123&other=x`);
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe(p.returnUrl);
+    expect(acquirer.returns.slice(calls)).toEqual([
+      {
+        reference: p.attemptId,
+        providerReference: p.providerReference,
+        tenantId: m.sandbox.tenantId,
+        livemode: false,
+        params: { redirectResult: 'abc123', other: 'x' },
+      },
+    ]);
+    expect(await paymentRow(p.paymentId)).toMatchObject({ status: 'captured', providerReference: p.providerReference });
+
+    const again = await request(m.app).get(`/provider-returns/${p.attemptId}?redirectResult=abc123`);
+    expect([again.status, again.headers.location]).toEqual([303, p.returnUrl]);
+    expect(acquirer.returns.length).toBe(calls + 1);
+  });
+
+  test('passed on a manual-capture payment (a POSTed form): authorized, waiting for its capture', async () => {
+    answering({ status: 'succeeded' });
+    const p = await challenged('manual');
+    const res = await request(m.app).post(`/provider-returns/${p.attemptId}`).type('form').send({ MD: 'md-value', PaRes: 'pares-value' });
+    expect(res.status).toBe(303);
+    expect(acquirer.returns.at(-1)!.params).toEqual({ MD: 'md-value', PaRes: 'pares-value' });
+    expect((await paymentRow(p.paymentId)).status).toBe('requires_capture');
+  });
+
+  test('failed: the payment fails (no other terminal to cascade to), and the customer still goes back to the merchant', async () => {
+    answering({ status: 'declined', declineCode: 'authentication_failed', message: '3DS authentication failed.' });
+    const p = await challenged();
+    const res = await request(m.app).get(`/provider-returns/${p.attemptId}`);
+    expect([res.status, res.headers.location]).toEqual([303, p.returnUrl]);
+    expect(await paymentRow(p.paymentId)).toMatchObject({ status: 'failed', errorCode: 'authentication_failed' });
+  });
+
+  test('still pending at the acquirer: left for its notification, which settles it; then a return asks nothing', async () => {
+    answering({ status: 'pending' });
+    const p = await challenged();
+    const calls = acquirer.returns.length;
+    expect((await request(m.app).get(`/provider-returns/${p.attemptId}`)).status).toBe(303);
+    expect((await paymentRow(p.paymentId)).status).toBe('requires_action');
+    expect(acquirer.returns.length).toBe(calls + 1);
+    const approved = await notify(m.app, m.sandbox.terminalId, [authorizationOutcome(`evt_${newId()}`, p.providerReference, p.attemptId)]);
+    expect(approved.status).toBe(200);
+    expect((await paymentRow(p.paymentId)).status).toBe('captured');
+    expect((await request(m.app).get(`/provider-returns/${p.attemptId}`)).status).toBe(303);
+    expect(acquirer.returns.length).toBe(calls + 1);
+  });
+
+  test('without a returnUrl: a small page of ours; an unknown attempt: a 404 page', async () => {
+    answering({ status: 'succeeded' });
+    const p = await challenged();
+    await m.rt.db.models.Payment.update({ returnUrl: null }, { where: { id: p.paymentId } });
+    const res = await request(m.app).get(`/provider-returns/${p.attemptId}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('The payment was processed.');
+    expect((await paymentRow(p.paymentId)).status).toBe('captured');
+
+    for (const id of [newId(), 'not-an-attempt']) {
+      const missing = await request(m.app).get(`/provider-returns/${id}`);
+      expect(missing.status).toBe(404);
+      expect(missing.text).toContain('Payment not found');
+    }
+  });
+});
