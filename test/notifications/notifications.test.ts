@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
@@ -8,7 +9,7 @@ import { providerNotificationsJob } from '../../src/jobs/provider-notifications'
 import { backgroundJobs } from '../../src/jobs';
 import { NOTIFICATION_GIVE_UP_MS, notificationRetryDelayMs } from '../../src/services/notifications/inbox';
 import { newId } from '../../src/util/ids';
-import { ACCEPTED, authorizationOutcome, notify, testAcquirer } from './test-acquirer';
+import { ACCEPTED, authorizationOutcome, notify, sign, testAcquirer } from './test-acquirer';
 
 /**
  * POST /v1/provider-notifications/{terminalId}: an acquirer's notifications checked by the terminal's connector (a test
@@ -288,6 +289,41 @@ describe(`acquirer notifications (${dialectName})`, () => {
     expect((await inbox({ eventId: item.eventId }))[0]).toMatchObject({ status: 'failed', lockedBy: null });
     m.clock.advance(NOTIFICATION_GIVE_UP_MS);
     expect((await runJob()).failed).toBe(0);
+  });
+
+  test('a terminal shows its notificationUrl (absolute, read-only) when its connector takes notifications; null otherwise', async () => {
+    const id = terminalId();
+    const got = await tenant().get(`/v1/admin/terminals/${id}`);
+    expect(got.status).toBe(200);
+    const url = got.body.data.notificationUrl as string;
+    expect(url).toMatch(new RegExp(`^https?://[^/]+/v1/provider-notifications/${id}$`));
+    // the URL it shows is the one that takes the notifications
+    const p = await pendingPayment();
+    const body = JSON.stringify({ items: [authorizationOutcome(`evt_${newId()}`, p.providerReference, null)] });
+    const posted = await request(m.app)
+      .post(new URL(url).pathname)
+      .set('Content-Type', 'application/json')
+      .set('X-Test-Signature', sign(id, body))
+      .send(body);
+    expect(posted.status).toBe(200);
+    expect((await paymentRow(p.paymentId)).status).toBe('captured');
+
+    const listed = await tenant().get('/v1/admin/terminals?limit=100');
+    // (each supertest request comes to a port of its own: the origin differs, the path not)
+    expect(new URL(listed.body.data.find((t: { id: string }) => t.id === id).notificationUrl).pathname).toBe(
+      `/v1/provider-notifications/${id}`,
+    );
+    // a connector without notifications: none
+    expect(listed.body.data.find((t: { id: string }) => t.id === m.sandbox.payoutTerminalId).notificationUrl).toBeNull();
+    registerConnector('sandbox-card', sandboxCard);
+    try {
+      expect((await tenant().get(`/v1/admin/terminals/${id}`)).body.data.notificationUrl).toBeNull();
+    } finally {
+      registerConnector('sandbox-card', acquirer.connector);
+    }
+    // read-only: not a field of an update
+    expectProblem(await tenant().patch(`/v1/admin/terminals/${id}`, { notificationUrl: 'https://evil.example/' }), 400);
+    expect((await tenant().get(`/v1/admin/terminals/${id}`)).body.data.notificationUrl).toMatch(/^http/);
   });
 
   test('failed checks count in the failed-authentication throttle of the address (429 past its limit)', async () => {
