@@ -6,6 +6,7 @@ import { storedEvents } from '../helpers/events';
 import { connectorFor, registerConnector, type NotificationItem } from '../../src/connectors';
 import type { PaymentRow, ProviderNotificationRow } from '../../src/db/models';
 import { providerNotificationsJob } from '../../src/jobs/provider-notifications';
+import { runDueNotifications } from '../../src/services/notifications/redelivery';
 import { backgroundJobs } from '../../src/jobs';
 import { NOTIFICATION_GIVE_UP_MS, notificationRetryDelayMs } from '../../src/services/notifications/inbox';
 import { newId } from '../../src/util/ids';
@@ -248,6 +249,34 @@ describe(`acquirer notifications (${dialectName})`, () => {
       expect((await runJob()).applied).toBe(1);
       expect((await merchant().get(`/v1/refunds/${created.body.data.id}`)).body.data.status).toBe('succeeded');
       expect((await paymentRow(p.paymentId)).status).toBe('partially_refunded');
+    } finally {
+      acquirer.refund = (r) => ({ status: 'pending', providerReference: `re_${r.reference}` });
+    }
+  });
+
+  test('two workers running the job together apply each due item once (a claim per item)', async () => {
+    const p = await capturedPayment(4_000);
+    const refs = [`re_a_${newId()}`, `re_b_${newId()}`];
+    const items = refs.map((ref) => refundOutcome(`evt_${newId()}`, null, ref, p.providerReference));
+    expect((await notify(m.app, terminalId(), items)).status).toBe(200);
+    const queue = [...refs];
+    acquirer.refund = () => ({ status: 'pending', providerReference: queue.shift()! });
+    try {
+      const refundIds: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const created = await merchant().post(`/v1/payments/${p.paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 1_000 } });
+        expect(created.status).toBe(201);
+        refundIds.push(created.body.data.id);
+      }
+      m.clock.advance(notificationRetryDelayMs(1));
+      const runs = await Promise.all([
+        runDueNotifications(m.rt, { workerId: 'worker-1' }),
+        runDueNotifications(m.rt, { workerId: 'worker-2' }),
+      ]);
+      expect(runs[0].applied + runs[1].applied).toBe(2);
+      for (const item of items) expect((await inbox({ eventId: item.eventId }))[0]).toMatchObject({ status: 'applied', attempts: 2 });
+      for (const id of refundIds) expect((await merchant().get(`/v1/refunds/${id}`)).body.data.status).toBe('succeeded');
+      expect((await paymentRow(p.paymentId)).refundedMinor).toBe(2_000);
     } finally {
       acquirer.refund = (r) => ({ status: 'pending', providerReference: `re_${r.reference}` });
     }

@@ -140,7 +140,14 @@ export async function storeNotification(rt: Runtime, opened: OpenedNotification)
     for (const row of rows) if (await insertOnce(tx, row)) fresh.push(row);
     return fresh;
   });
-  for (const row of stored) await applyNotification(rt, row, workerId);
+  for (const row of stored) {
+    try {
+      await applyNotification(rt, row, workerId);
+    } catch (error) {
+      // stored: its claim runs out and the job tries it again; the acquirer is answered as for any stored item
+      rt.logger.error({ err: error, notificationId: row.id, eventId: row.eventId }, 'acquirer notification stored but not tried');
+    }
+  }
   return parsed.reply;
 }
 
