@@ -85,6 +85,51 @@ describe(`the return from an acquirer's 3DS page (${dialectName})`, () => {
     expect(await paymentRow(p.paymentId)).toMatchObject({ status: 'failed', errorCode: 'authentication_failed' });
   });
 
+  test('failed with a soft decline and cascading on: the next terminal is tried (its own 3DS page), the customer back to the merchant', async () => {
+    const tenant = () => m.as(m.sandbox.tenantKey.secretKey);
+    const second = await tenant().post('/v1/admin/terminals', {
+      providerIntegrationId: '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01',
+      name: 'Second EU cards',
+      credentials: { merchantAccount: 'SecondAccount', apiKey: 'apikey-second-terminal-0001' },
+      supportedCurrencies: ['EUR', 'USD'],
+      supportedBrands: ['visa', 'mastercard'],
+    });
+    expect(second.status).toBe(201);
+    const profileId = (await tenant().get(`/v1/admin/integration-profiles?merchantId=${m.sandbox.merchantId}`)).body.data[0].id;
+    expect(
+      (await tenant().patch(`/v1/admin/integration-profiles/${profileId}`, { cascadingEnabled: true, maxDeclineAttempts: 2 })).status,
+    ).toBe(200);
+    try {
+      answering({ status: 'declined', declineCode: 'do_not_honor' });
+      const p = await challenged();
+      const sent = acquirer.authorizations.length;
+      const res = await request(m.app).get(`/provider-returns/${p.attemptId}`);
+      expect([res.status, res.headers.location]).toEqual([303, p.returnUrl]);
+      // the next attempt was sent, and waits on its own 3DS page
+      expect(acquirer.authorizations.length).toBe(sent + 1);
+      const payment = await paymentRow(p.paymentId);
+      expect(payment.status).toBe('requires_action');
+      expect(payment.currentAttemptId).not.toBe(p.attemptId);
+      const attempts = await m.rt.db.models.PaymentAttempt.findAll({
+        where: { paymentId: p.paymentId },
+        order: [['sequence', 'ASC']],
+        raw: true,
+      });
+      expect(attempts.map((a) => (a as unknown as { status: string }).status)).toEqual(['declined', 'requires_action']);
+      // the next attempt's return completes it
+      answering({ status: 'succeeded' });
+      expect((await request(m.app).get(`/provider-returns/${payment.currentAttemptId}`)).status).toBe(303);
+      expect((await paymentRow(p.paymentId)).status).toBe('captured');
+      // the declined attempt's own return asks nothing
+      const calls = acquirer.returns.length;
+      expect((await request(m.app).get(`/provider-returns/${p.attemptId}`)).status).toBe(303);
+      expect(acquirer.returns.length).toBe(calls);
+    } finally {
+      await tenant().patch(`/v1/admin/integration-profiles/${profileId}`, { cascadingEnabled: false });
+      await tenant().post(`/v1/admin/terminals/${second.body.data.id}/disable`);
+    }
+  });
+
   test('still pending at the acquirer: left for its notification, which settles it; then a return asks nothing', async () => {
     answering({ status: 'pending' });
     const p = await challenged();
