@@ -10,6 +10,10 @@ import { runDueNotifications } from '../../src/services/notifications/redelivery
 import { backgroundJobs } from '../../src/jobs';
 import { NOTIFICATION_GIVE_UP_MS, notificationRetryDelayMs } from '../../src/services/notifications/inbox';
 import { newId } from '../../src/util/ids';
+import { publicUrl } from '../../src/util/public-url';
+import { operatorContext } from '../../src/services/access/operators';
+import { getTerminal } from '../../src/services/processing/terminals/terminals';
+import { renderTerminal } from '../../src/cli/processing';
 import { ACCEPTED, authorizationOutcome, notify, sign, testAcquirer } from './test-acquirer';
 
 /**
@@ -353,6 +357,16 @@ describe(`acquirer notifications (${dialectName})`, () => {
     // read-only: not a field of an update
     expectProblem(await tenant().patch(`/v1/admin/terminals/${id}`, { notificationUrl: 'https://evil.example/' }), 400);
     expect((await tenant().get(`/v1/admin/terminals/${id}`)).body.data.notificationUrl).toMatch(/^http/);
+  });
+
+  test('the CLI shows it too (no request: the public base of the configuration)', async () => {
+    const id = terminalId();
+    const ctx = operatorContext(m.rt, { level: 'tenant', tenantId: m.sandbox.tenantId, livemode: false });
+    const terminal = await getTerminal(ctx, id);
+    expect(terminal.notificationUrl).toBe(publicUrl(m.rt, `/v1/provider-notifications/${id}`));
+    expect(renderTerminal(terminal)).toMatch(new RegExp(`notificationUrl\\s+${terminal.notificationUrl!.replace(/[.]/g, '\\.')}`));
+    const withBase = { ...ctx, config: { ...ctx.config, publicBaseUrl: 'https://pay.example.com' } };
+    expect((await getTerminal(withBase, id)).notificationUrl).toBe(`https://pay.example.com/v1/provider-notifications/${id}`);
   });
 
   test('failed checks count in the failed-authentication throttle of the address (429 past its limit)', async () => {

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { dialectName } from '../helpers/db';
-import { connectorFor, registerConnector, type ConnectorResult } from '../../src/connectors';
+import { ConnectorError, connectorFor, registerConnector, type ConnectorResult } from '../../src/connectors';
 import type { PaymentRow } from '../../src/db/models';
 import { newId } from '../../src/util/ids';
 import { authorizationOutcome, notify, testAcquirer } from './test-acquirer';
@@ -142,6 +142,16 @@ describe(`the return from an acquirer's 3DS page (${dialectName})`, () => {
     expect((await paymentRow(p.paymentId)).status).toBe('captured');
     expect((await request(m.app).get(`/provider-returns/${p.attemptId}`)).status).toBe(303);
     expect(acquirer.returns.length).toBe(calls + 1);
+  });
+
+  test('an acquirer out of reach: the payment is left as it is (for its notification), the customer still sent on', async () => {
+    acquirer.completeAction = () => {
+      throw new ConnectorError('timed out', true);
+    };
+    const p = await challenged();
+    const res = await request(m.app).get(`/provider-returns/${p.attemptId}`);
+    expect([res.status, res.headers.location]).toEqual([303, p.returnUrl]);
+    expect(await paymentRow(p.paymentId)).toMatchObject({ status: 'requires_action', currentAttemptId: p.attemptId });
   });
 
   test('without a returnUrl: a small page of ours; an unknown attempt: a 404 page', async () => {

@@ -46,7 +46,14 @@ export async function returnFromAction(
   const payment = await payments.get(attempt.paymentId);
   const open =
     OPEN_ATTEMPT_STATUSES.includes(attempt.status) && payment.status === 'requires_action' && payment.currentAttemptId === attempt.id;
-  if (open) await completeAction(pctx, attempt, payment.providerReference, params);
+  if (open) {
+    const unreachable = await completeAction(pctx, attempt, payment.providerReference, params);
+    if (unreachable)
+      rt.logger.warn(
+        { attemptId: attempt.id, err: unreachable },
+        'the acquirer could not be asked for the outcome of a 3DS return; left for its notification',
+      );
+  }
   const after = await payments.get(attempt.paymentId);
   return { paymentId: after.id, status: after.status, returnUrl: after.returnUrl ?? null };
 }
@@ -56,7 +63,7 @@ async function completeAction(
   attempt: PaymentAttemptRow,
   paymentProviderReference: string | null,
   params: Record<string, string>,
-): Promise<void> {
+): Promise<Error | undefined> {
   const answer = await throughProvider<PaymentAttemptRow, ProviderAnswer>(pctx, {
     name: 'complete_action',
     // nothing to record first: the attempt is the intent (a return that dies here is the notification's to settle)
@@ -76,7 +83,9 @@ async function completeAction(
     apply: async (_tx, _intent, given) => given,
   });
   // an acquirer out of reach, or still deciding: the attempt stays as it is, for the notification (or recovery)
-  if (!answer.result || answer.result.status === 'pending') return;
+  if (!answer.result) return answer.unreachable;
+  if (answer.result.status === 'pending') return undefined;
   const next = await applyAttemptResult(pctx, { paymentId: attempt.paymentId, attemptId: attempt.id }, answer.result);
   if (next) await runAttempts(pctx, next);
+  return undefined;
 }
