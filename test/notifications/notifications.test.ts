@@ -8,7 +8,12 @@ import type { PaymentRow, ProviderNotificationRow } from '../../src/db/models';
 import { providerNotificationsJob } from '../../src/jobs/provider-notifications';
 import { runDueNotifications } from '../../src/services/notifications/redelivery';
 import { backgroundJobs } from '../../src/jobs';
-import { NOTIFICATION_GIVE_UP_MS, notificationRetryDelayMs } from '../../src/services/notifications/inbox';
+import {
+  NOTIFICATION_GIVE_UP_MS,
+  NOTIFICATION_LEASE_MS,
+  applyNotification,
+  notificationRetryDelayMs,
+} from '../../src/services/notifications/inbox';
 import { newId } from '../../src/util/ids';
 import { publicUrl } from '../../src/util/public-url';
 import { operatorContext } from '../../src/services/access/operators';
@@ -284,6 +289,41 @@ describe(`acquirer notifications (${dialectName})`, () => {
     } finally {
       acquirer.refund = (r) => ({ status: 'pending', providerReference: `re_${r.reference}` });
     }
+  });
+
+  test("a worker whose claim was taken over applies nothing (the change rolled back); the claim's holder applies it", async () => {
+    const p = await pendingPayment();
+    const now = m.clock.now();
+    const item = authorizationOutcome(`evt_${newId()}`, p.providerReference, p.attemptId);
+    const row = (
+      await m.rt.db.models.ProviderNotification.create({
+        id: newId(),
+        providerIntegrationId: (await paymentRow(p.paymentId)).providerIntegrationId,
+        terminalId: terminalId(),
+        tenantId: m.sandbox.tenantId,
+        livemode: false,
+        eventId: item.eventId,
+        type: item.type,
+        kind: item.kind,
+        item,
+        status: 'received',
+        attempts: 0,
+        nextAttemptAt: now,
+        lockedBy: 'another-worker',
+        lockedUntil: new Date(now.getTime() + NOTIFICATION_LEASE_MS),
+        createdAt: now,
+        updatedAt: now,
+      } as never)
+    ).get({ plain: true }) as ProviderNotificationRow;
+    // this worker's stale view: it believes it holds the item
+    expect(await applyNotification(m.rt, { ...row, lockedBy: 'stale-worker' }, 'stale-worker')).toBe('deferred');
+    expect((await paymentRow(p.paymentId)).status).toBe('processing');
+    expect((await inbox({ eventId: item.eventId }))[0]).toMatchObject({ status: 'received', lockedBy: 'another-worker' });
+    // the lease runs out: the job claims and applies it
+    m.clock.advance(NOTIFICATION_LEASE_MS);
+    expect((await runJob()).applied).toBeGreaterThanOrEqual(1);
+    expect((await inbox({ eventId: item.eventId }))[0]).toMatchObject({ status: 'applied', lockedBy: null });
+    expect((await paymentRow(p.paymentId)).status).toBe('captured');
   });
 
   test('a dispute of a payment not captured yet waits for its capture (PAYMENT_NOT_CAPTURED_YET)', async () => {

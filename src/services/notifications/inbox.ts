@@ -162,6 +162,13 @@ async function insertOnce(tx: CallerContext, row: ProviderNotificationRow): Prom
 /** What became of one try of an item. */
 export type NotificationApplied = 'applied' | 'ignored' | 'deferred' | 'failed';
 
+/** The item's claim was taken over by another process before this one applied it. */
+class ClaimLost extends Error {
+  constructor() {
+    super('the claim of the notification item was lost');
+  }
+}
+
 /** Why an item waits: nothing it names is known yet (a reordered notification). */
 class NotKnownYet extends UnavailableError {
   constructor(what: string) {
@@ -186,8 +193,9 @@ export async function applyNotification(rt: Runtime, row: ProviderNotificationRo
       expect: held,
       changes: release,
     });
-    settled = moved !== null;
-    if (!moved) rt.logger.warn({ notificationId: row.id, eventId: row.eventId }, 'acquirer notification claim lost before it was applied');
+    // another process took the item over (this one's lease ran out): the change is rolled back, that process applies it
+    if (!moved) throw new ClaimLost();
+    settled = true;
   };
   const item = row.item as unknown as NotificationItem;
   try {
@@ -209,6 +217,10 @@ export async function applyNotification(rt: Runtime, row: ProviderNotificationRo
       );
     }
   } catch (error) {
+    if (error instanceof ClaimLost) {
+      rt.logger.warn({ notificationId: row.id, eventId: row.eventId }, 'acquirer notification claim lost before it was applied');
+      return 'deferred';
+    }
     if (settled) {
       // the change committed with the item; what followed it (a cascade to the next terminal) failed
       rt.logger.error(
