@@ -59,7 +59,8 @@ export interface IncomingNotification {
 /** A notification checked and read, with the terminal it came for. */
 export interface OpenedNotification {
   pctx: CallerContext;
-  terminal: ConnectorTerminal;
+  /** the terminal and its provider (its credentials are not kept past the check) */
+  terminal: Pick<ConnectorTerminal, 'terminalId' | 'providerIntegrationId'>;
   parsed: ParsedNotification;
 }
 
@@ -99,7 +100,7 @@ export async function openNotification(rt: Runtime, incoming: IncomingNotificati
     rt.logger.warn({ err: error, terminalId }, 'acquirer notification unreadable');
     throw signatureInvalid('The notification could not be read.');
   }
-  return { pctx, terminal, parsed };
+  return { pctx, terminal: { terminalId: terminal.terminalId, providerIntegrationId: terminal.providerIntegrationId }, parsed };
 }
 
 function receivesNotifications(connector: Connector): connector is Connector & Required<Pick<Connector, 'parseNotification'>> {
