@@ -11,13 +11,13 @@ import { writableTableFor } from '../../db/rows';
 import type { ProviderNotificationRow } from '../../db/models';
 import {
   NotificationRejected,
-  type Connector,
+
   type ConnectorTerminal,
   type NotificationItem,
   type ParsedNotification,
   type ProviderOutcome,
 } from '../../connectors';
-import { openTerminal } from '../provider-call';
+import { readNotification } from '../provider-call';
 import { handleProviderOutcome } from '../payments/outcomes';
 import { handleDisputeNotification } from '../disputes/notifications';
 import { transitionIf } from '../status';
@@ -88,11 +88,9 @@ export async function openNotification(rt: Runtime, incoming: IncomingNotificati
   const row = await scoped(systemContext(rt, false), rt.db.models.Terminal).find(terminalId);
   if (!row) throw unknown();
   const pctx = processingContext({ ...rt, origin: incoming.origin }, row.tenantId, Boolean(row.livemode));
-  const { connector, terminal } = await openTerminal(pctx, terminalId);
-  if (!receivesNotifications(connector)) throw unknown();
-  let parsed: ParsedNotification;
+  let read: Awaited<ReturnType<typeof readNotification>>;
   try {
-    parsed = await connector.parseNotification(pctx, terminal, { headers: incoming.headers, rawBody: incoming.rawBody });
+    read = await readNotification(pctx, terminalId, { headers: incoming.headers, rawBody: incoming.rawBody });
   } catch (error) {
     if (error instanceof NotificationRejected) throw signatureInvalid(`The notification failed its check: ${error.message}`);
     if (error instanceof PayplaneError) throw error;
@@ -100,11 +98,9 @@ export async function openNotification(rt: Runtime, incoming: IncomingNotificati
     rt.logger.warn({ err: error, terminalId }, 'acquirer notification unreadable');
     throw signatureInvalid('The notification could not be read.');
   }
+  if (!read) throw unknown();
+  const { terminal, parsed } = read;
   return { pctx, terminal: { terminalId: terminal.terminalId, providerIntegrationId: terminal.providerIntegrationId }, parsed };
-}
-
-function receivesNotifications(connector: Connector): connector is Connector & Required<Pick<Connector, 'parseNotification'>> {
-  return typeof connector.parseNotification === 'function';
 }
 
 /**
