@@ -68,6 +68,7 @@ export function renderTerminal(t: Terminal): string {
     descriptor: t.descriptor,
     credentialBinding: t.credentialBindingId,
     '3ds': t.threeDsConfig.enabled ? `enabled (${t.threeDsConfig.executionModel})` : 'disabled',
+    notificationUrl: t.notificationUrl,
   });
 }
 

@@ -196,6 +196,14 @@ export const TerminalSchema = z
     supportedBrands: z.array(z.string()),
     supportedPaymentMethodTypes: z.array(z.string()),
     threeDsConfig: ThreeDsConfigSchema,
+    notificationUrl: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "Where the terminal's acquirer sends its notifications (absolute; register it at the acquirer): " +
+          '`{public base}/v1/provider-notifications/{id}` for a real acquirer, null for one that does not notify. Read-only.',
+      }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     deletedAt: NullableTimestamp,

@@ -176,7 +176,7 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
           }
         : defaultThreeDs(p),
     });
-    const terminal = toTerminal(row);
+    const terminal = toTerminal(row, tx);
     await auditRecord(tx, TERMINAL, row, 'terminal.created', { after: terminal });
     return terminal;
   });
@@ -184,11 +184,11 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
 
 export async function listTerminals(ctx: CallerContext, filters: TerminalFilters, page: ListParams): Promise<Page<Terminal>> {
   const where: Record<string, unknown> = filterWhere(filters, ['tenantId', 'status', 'direction', 'providerIntegrationId']);
-  return mapPage(await scoped(ctx, ctx.db.models.Terminal).list(where, page), toTerminal);
+  return mapPage(await scoped(ctx, ctx.db.models.Terminal).list(where, page), (row) => toTerminal(row, ctx));
 }
 
 export async function getTerminal(ctx: CallerContext, id: string): Promise<Terminal> {
-  return toTerminal(await scoped(ctx, ctx.db.models.Terminal).get(id));
+  return toTerminal(await scoped(ctx, ctx.db.models.Terminal).get(id), ctx);
 }
 
 /** Changes the given fields; the lists replace the old ones and are checked against the provider again. */
@@ -226,10 +226,11 @@ export async function updateTerminal(ctx: CallerContext, id: string, input: Upda
       },
       { action: 'terminal.updated' },
     ),
+    ctx,
   );
 }
 
 /** active -> disabled; 409 when already disabled. */
 export async function disableTerminal(ctx: CallerContext, id: string): Promise<Terminal> {
-  return toTerminal(await moveRecord(ctx, TERMINAL_STATUS, id, 'disable'));
+  return toTerminal(await moveRecord(ctx, TERMINAL_STATUS, id, 'disable'), ctx);
 }
