@@ -27,6 +27,7 @@ import {
   RestrictionSchema,
   RotateCredentialsBody,
   SetProviderStatusBody,
+  UpdateProviderBody,
   TerminalSchema,
   ThreeDsConfigSchema,
   UpdateMpiAccountBody,
@@ -71,6 +72,24 @@ const providerOps = [
     params: idParams,
     response: ProviderIntegrationSchema,
     handler: (ctx, { params }) => providers.getProvider(ctx, params.id),
+  }),
+  defineOperation({
+    id: 'updateProviderIntegration',
+    method: 'patch',
+    path: '/v1/admin/provider-integrations/{id}',
+    levels: ['P'],
+    permission: 'processing:providers:manage',
+    tag: 'Provider integrations',
+    summary: "Update a provider integration's connectorBaseUrl (audited)",
+    description:
+      'The base URL its connector calls: https only, no credentials in it; a literal loopback or private address, localhost, or a name ' +
+      'that resolves to such an address is 400 CONNECTOR_BASE_URL_NOT_ALLOWED unless PAYPLANE_CONNECTOR_ALLOW_CIDRS lists its range. ' +
+      'Every connection checks the addresses again.',
+    kind: 'single',
+    params: idParams,
+    body: UpdateProviderBody,
+    response: ProviderIntegrationSchema,
+    handler: (ctx, { params, body }) => providers.updateProvider(ctx, params.id, body),
   }),
   defineOperation({
     id: 'setProviderIntegrationStatus',

@@ -24,6 +24,7 @@ const TERMINAL_FIELDS = [
   'descriptor',
   'direction',
   'status',
+  'livemode',
   'supportedCurrencies',
   'supportedBrands',
   'supportedPaymentMethodTypes',

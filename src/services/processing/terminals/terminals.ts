@@ -92,6 +92,8 @@ export interface CreateTerminalInput {
   supportedPaymentMethodTypes?: string[];
   providerCostScheduleId?: string | null;
   threeDsConfig?: ThreeDsConfigInput;
+  /** which environment of its acquirer the terminal talks to (default: the caller's mode) */
+  livemode?: boolean;
 }
 
 export interface UpdateTerminalInput {
@@ -135,7 +137,8 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
     if (p.status === 'deprecated') {
       throw new ConflictError('PROVIDER_DEPRECATED', `Provider integration ${p.code} is deprecated: it takes no new terminals.`);
     }
-    const credentials = checkCredentials(p.credentialSchema, input.credentials);
+    const livemode = input.livemode ?? ctx.livemode;
+    const credentials = checkCredentials(p, input.credentials, livemode);
     const natural: TerminalRow['direction'] = p.category === 'payout' ? 'payout' : 'payin';
     const direction = input.direction ?? natural;
     if (direction !== natural) throw ValidationError.field('body.direction', `must be ${natural} for a ${p.category} provider integration`);
@@ -166,6 +169,7 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
       mcc: input.mcc ?? null,
       descriptor: input.descriptor ?? null,
       status: 'active',
+      livemode,
       ...caps,
       threeDsConfig: threeDs
         ? {
