@@ -125,6 +125,7 @@ export function renderProvider(p: ProviderIntegration): string {
     category: p.category,
     status: p.status,
     testMode: p.testModeAvailable,
+    connectorBaseUrl: p.connectorBaseUrl,
     cutoffTimeUtc: p.cutoffTimeUtc,
     methods: p.supportedPaymentMethods.map(
       (m) =>
@@ -140,6 +141,20 @@ export function renderProvider(p: ProviderIntegration): string {
     credentials: Object.keys(p.credentialSchema.properties),
     adjusted: p.capabilityOverlay ? 'yes (capabilityOverlay)' : 'no',
   });
+}
+
+/**
+ * What a provider's connector does (implemented, and not switched off): its operations across payment methods, then
+ * its features, e.g. `authorize capture void refund; partial_capture partial_refund three_ds`.
+ */
+export function implementedSummary(p: ProviderIntegration): string {
+  const operations = new Set(
+    p.supportedPaymentMethods
+      .filter((m) => m.supported && m.implemented)
+      .flatMap((m) => m.operations.filter((o) => o.supported && o.implemented).map((o) => o.operation)),
+  );
+  const features = p.supportedFeatures.filter((f) => f.supported && f.implemented).map((f) => f.feature);
+  return [[...operations].join(' '), features.join(' ')].filter(Boolean).join('; ');
 }
 
 export const mpiFlags = {

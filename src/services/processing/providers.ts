@@ -452,9 +452,15 @@ export interface ProviderUpdate {
 }
 
 /** Sets the base URL the provider's connector calls (platform only, audited with the URL before and after). */
-export async function updateProvider(ctx: CallerContext, id: string, input: ProviderUpdate): Promise<ProviderIntegration> {
+export async function updateProvider(
+  ctx: CallerContext,
+  id: string,
+  input: ProviderUpdate,
+  options: { field?: string } = {},
+): Promise<ProviderIntegration> {
   const p = declarationOf(id);
-  const url = input.connectorBaseUrl === null ? null : await checkBaseUrl(ctx, input.connectorBaseUrl, 'body.connectorBaseUrl');
+  const field = options.field ?? 'body.connectorBaseUrl';
+  const url = input.connectorBaseUrl === null ? null : await checkBaseUrl(ctx, input.connectorBaseUrl, field);
   return inTransaction(ctx, async (tx) => {
     const existing = await scoped(tx, tx.db.models.ProviderOverlay).find(p.id, { lock: true });
     const before = toProvider(p, existing);
