@@ -202,6 +202,7 @@ describe(`provider integrations (${dialectName})`, () => {
       credentials: { apiKey: 'k' },
       mcc: null,
       descriptor: null,
+      livemode: false,
     };
     await expect(
       connector.capture(env, terminal, { reference: 'r', providerReference: 'p', amount: { currency: 'EUR', valueMinor: 100 } }),
@@ -240,7 +241,7 @@ describe(`provider integrations (${dialectName})`, () => {
       const p = (await h.as(tenantKey).get(`/v1/admin/provider-integrations/${id}`)).body.data;
       expect(p).toMatchObject({ id, code, category: 'card_acquirer', status: 'available', testModeAvailable: true });
       expect(Object.keys(p.credentialSchema.properties)).toEqual(credentials);
-      const on = <T extends { implemented: boolean }>(list: T[], key: keyof T) =>
+      const on = (list: Record<string, unknown>[], key: string) =>
         list
           .filter((x) => x.implemented)
           .map((x) => String(x[key]))
@@ -285,7 +286,9 @@ describe(`provider integrations (${dialectName})`, () => {
     await refused(42);
     await refused('');
     expect(paths(await h.as(platform).patch(url, {}))).toEqual(['body.connectorBaseUrl']);
-    expect(paths(await h.as(platform).patch(url, { connectorBaseUrl: 'https://a.example', status: 'maintenance' }))).toEqual(['body.status']);
+    expect(paths(await h.as(platform).patch(url, { connectorBaseUrl: 'https://a.example', status: 'maintenance' }))).toEqual([
+      'body.status',
+    ]);
 
     // a name is resolved once at save: every address must be public or allowed
     const lookup = jest.spyOn(dns.promises, 'lookup');
