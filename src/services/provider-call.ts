@@ -9,6 +9,7 @@ import {
   type ConnectorTerminal,
   type CaptureRequest,
   type ConnectorResult,
+  type CredentialProblem,
   type ActionReturnRequest,
   type DisputeAcceptRequest,
   type DisputeEvidenceRequest,
@@ -190,6 +191,15 @@ export async function openTerminal(
     livemode: Boolean(row.livemode),
   };
   return { connector: connectorFor(provider.code), terminal, provider };
+}
+
+/**
+ * The provider's connector's own check of credentials for a terminal of this mode, before they are sealed (a Stripe
+ * test key on a live terminal …): the problem, or null (also when the connector makes no such check). No call leaves
+ * the process: the connector reads the credentials only.
+ */
+export function credentialProblem(providerCode: string, credentials: Record<string, string>, livemode: boolean): CredentialProblem | null {
+  return connectorFor(providerCode).checkCredentials?.(credentials, livemode) ?? null;
 }
 
 /** The call itself: the terminal's connector, with its credentials opened for this call only (never kept or logged). */

@@ -4,8 +4,7 @@ import { scoped } from '../../../db/scoped';
 import type { CredentialBindingRow, TerminalRow } from '../../../db/models';
 import { auditedRecord, auditedUpdate, lockedRecord } from '../../audit/changes';
 import { statusMachine, transition } from '../../status';
-import { connectorFor } from '../../../connectors/registry';
-import type { ProviderIntegration } from '../providers';
+import type { CredentialSchema } from '../providers';
 import { TERMINAL, terminalProvider, toTerminal, writable, type Terminal } from './record';
 
 /**
@@ -14,18 +13,12 @@ import { TERMINAL, terminalProvider, toTerminal, writable, type Terminal } from 
  * connector call only. Rotating them replaces the binding with a new one.
  */
 
-/**
- * Required keys present, no key the schema does not describe, every value a non-empty string; then the provider's
- * connector's own check for a terminal of this mode, when it has one (a Stripe test key on a live terminal is 400
- * CREDENTIALS_MODE_MISMATCH naming the field). Never echoes a value.
- */
+/** Required keys present, no key the schema does not describe, every value a non-empty string. Never echoes a value. */
 export function checkCredentials(
-  provider: Pick<ProviderIntegration, 'code' | 'credentialSchema'>,
+  schema: CredentialSchema,
   credentials: Record<string, unknown>,
-  livemode: boolean,
   path = 'body.credentials',
 ): Record<string, string> {
-  const schema = provider.credentialSchema;
   const issues: FieldIssue[] = [];
   for (const key of schema.required) {
     if (credentials[key] === undefined) issues.push({ path: `${path}.${key}`, message: "is required by the provider's credentialSchema" });
@@ -44,17 +37,7 @@ export function checkCredentials(
       issues,
       'INVALID_CREDENTIALS',
     );
-  const checked = credentials as Record<string, string>;
-  const problem = connectorFor(provider.code).checkCredentials?.(checked, livemode);
-  if (problem) {
-    const field = `${path}.${problem.field}`;
-    throw new ValidationError(
-      `Invalid credentials: ${field} ${problem.message}`,
-      [{ path: field, message: problem.message }],
-      problem.code,
-    );
-  }
-  return checked;
+  return credentials as Record<string, string>;
 }
 
 /** A binding's table. Its moves are unaudited: what an entry would show is its terminal's (the rotation), never it. */
@@ -113,7 +96,7 @@ export async function rotateCredentials(ctx: CallerContext, id: string, credenti
     const row = await lockedRecord(tx, TERMINAL, id);
     writable(row);
     const p = await terminalProvider(tx, row);
-    const checked = checkCredentials(p, credentials, Boolean(row.livemode));
+    const checked = checkCredentials(p.credentialSchema, credentials);
     const bindings = scoped(tx, tx.db.models.CredentialBinding);
     const old = await bindings.find(row.credentialBindingId, { lock: true });
     if (old) await transition(tx, BINDING_STATUS, old, 'replace', { unaudited: true });
