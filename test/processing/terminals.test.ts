@@ -126,6 +126,7 @@ describe(`terminals (${dialectName})`, () => {
       descriptor: 'PAYPLANE*SHOP',
       direction: 'payin',
       status: 'active',
+      livemode: false,
       supportedCurrencies: ['EUR', 'USD'],
       supportedBrands: ['visa', 'mastercard'],
       supportedPaymentMethodTypes: ['card'],

@@ -26,6 +26,7 @@ const TERMINAL_FIELDS = [
   'descriptor',
   'direction',
   'status',
+  'livemode',
   'supportedCurrencies',
   'supportedBrands',
   'supportedPaymentMethodTypes',
