@@ -3,7 +3,7 @@ import { useMoneyHarness, payWithCard } from '../helpers/money';
 import { testTls } from '../helpers/receiver';
 import { dialectName } from '../helpers/db';
 import { AdyenFake, type FakeNotification } from '../fakes/adyen';
-import { providerCatalog } from '../../src/services/processing/providers';
+import { expectProblem } from '../helpers/api';
 import { runDueNotifications } from '../../src/services/notifications/redelivery';
 
 /**
@@ -55,10 +55,7 @@ async function returnFromChallenge(paymentId: string, url: string, outcome: 'pas
 beforeAll(async () => {
   fake = await new AdyenFake().start();
   const patched = await m.as(m.sandbox.platformToken).patch(`/v1/admin/provider-integrations/${ADYEN}`, { connectorBaseUrl: fake.baseUrl });
-  if (patched.status !== 200) {
-    // no PATCH of the base URL on this branch: the catalog's record in memory points at the fake
-    providerCatalog().find((p) => p.id === ADYEN)!.connectorBaseUrl = fake.baseUrl;
-  }
+  if (patched.status !== 200) throw new Error(`provider: ${patched.status} ${JSON.stringify(patched.body)}`);
   const created = await tenant().post('/v1/admin/terminals', {
     providerIntegrationId: ADYEN,
     name: 'Adyen EU',
@@ -170,6 +167,24 @@ describe(`Adyen through the API (${dialectName})`, () => {
     await m.settle();
     const [dispute] = (await tenant().get(`/v1/disputes?paymentId=${paid.paymentId}`)).body.data;
     expect(dispute).toMatchObject({ status: 'lost' });
+  });
+
+  test("the connector checks an Adyen terminal's credentials before they are sealed (400 naming the field)", async () => {
+    const body = (credentials: Record<string, string>) => ({
+      providerIntegrationId: ADYEN,
+      name: 'Adyen bad',
+      credentials,
+      supportedCurrencies: ['EUR'],
+    });
+    const notHex = await tenant().post('/v1/admin/terminals', body({ ...fake.credentials(), hmacKey: 'not-a-hex-key' }));
+    expectProblem(notHex, 400, 'INVALID_CREDENTIALS');
+    expect(notHex.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.credentials.hmacKey']);
+    expect(JSON.stringify(notHex.body)).not.toContain(fake.apiKey);
+    const prefixOnSandbox = await tenant().post(
+      '/v1/admin/terminals',
+      body({ ...fake.credentials(), liveEndpointUrlPrefix: 'abc-Company' }),
+    );
+    expectProblem(prefixOnSandbox, 400, 'CREDENTIALS_MODE_MISMATCH');
   });
 
   test('a forged item is 401 problem+json and changes nothing', async () => {
