@@ -68,6 +68,8 @@ export interface AppConfig {
   settlementsMs: number;
   /** PAYPLANE_PAYOUTS_MS: how often the payouts job runs */
   payoutsMs: number;
+  /** PAYPLANE_PROVIDER_NOTIFICATIONS_MS: how often the provider-notifications job runs */
+  providerNotificationsMs: number;
 }
 
 /**
@@ -83,6 +85,7 @@ export const JOB_INTERVALS = {
   'dispute-deadlines': { key: 'disputeDeadlinesMs', env: 'PAYPLANE_DISPUTE_DEADLINES_MS', defaultMs: 60_000 },
   settlements: { key: 'settlementsMs', env: 'PAYPLANE_SETTLEMENTS_MS', defaultMs: 60_000 },
   payouts: { key: 'payoutsMs', env: 'PAYPLANE_PAYOUTS_MS', defaultMs: 60_000 },
+  'provider-notifications': { key: 'providerNotificationsMs', env: 'PAYPLANE_PROVIDER_NOTIFICATIONS_MS', defaultMs: 60_000 },
 } as const satisfies Record<string, { key: keyof AppConfig; env: string; defaultMs: number }>;
 
 export type PeriodicJobName = keyof typeof JOB_INTERVALS;

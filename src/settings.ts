@@ -167,6 +167,13 @@ export const SETTINGS: Setting[] = [
     { default: '60000' },
   ),
   s('payoutsMs', 'PAYPLANE_PAYOUTS_MS', 'how often the payouts job (scheduled payouts) runs (at least 100)', 'int', { default: '60000' }),
+  s(
+    'providerNotificationsMs',
+    'PAYPLANE_PROVIDER_NOTIFICATIONS_MS',
+    'how often the provider-notifications job (acquirer notifications not applied yet) runs (at least 100)',
+    'int',
+    { default: '60000' },
+  ),
   s('withdrawalCoolingHours', 'PAYPLANE_WITHDRAWAL_COOLING_HOURS', 'how long a new withdrawal method cools', 'int', { default: '24' }),
   s('withdrawalCoolingMs', 'PAYPLANE_WITHDRAWAL_COOLING_MS', 'how often the withdrawal-method-cooling job runs (at least 100)', 'int', {
     default: '60000',

@@ -6,9 +6,12 @@ import type { Page } from '../../src/db/scoped';
 import type { ProviderIntegration, ProviderStatus } from '../../src/services/processing/providers';
 import { listProviders } from '../../src/services/processing/providers';
 import { atPlatform } from '../../src/cli/context';
+import { implementedSummary } from '../../src/cli/processing';
 
 export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
   static override summary = 'List the provider integrations of the connector catalog.';
+  static override description =
+    'The Implemented column: the operations and features its connector does (--json: the whole records, with every flag).';
   static override examples = [
     '<%= config.bin %> providers list',
     '<%= config.bin %> providers list --status maintenance --json',
@@ -42,6 +45,7 @@ export default class ProvidersList extends BaseCommand<typeof ProvidersList> {
           { header: 'Name', get: (p) => p.name },
           { header: 'Category', get: (p) => p.category },
           { header: 'Status', get: (p) => statusColour(p.status) },
+          { header: 'Implemented', get: (p) => implementedSummary(p) },
         ],
         this.flags,
       ),

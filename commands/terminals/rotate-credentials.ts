@@ -2,7 +2,7 @@ import { BaseCommand } from '../../src/cli/base-command';
 import { validateWith } from '../../src/cli/validate';
 import { RotateCredentialsBody } from '../../src/api/processing/schemas';
 import type { Terminal } from '../../src/services/processing/terminals/record';
-import { rotateCredentials } from '../../src/services/processing/terminals/credentials';
+import { rotateTerminalCredentials } from '../../src/services/processing/terminals/terminals';
 import { credentialFlags, credentialsFrom } from '../../src/cli/processing';
 import { atPlatform, ownedArg, ownerFlags } from '../../src/cli/context';
 
@@ -19,7 +19,7 @@ export default class TerminalsRotateCredentials extends BaseCommand<typeof Termi
   async run(): Promise<Terminal> {
     const { credentials } = validateWith(RotateCredentialsBody, { credentials: credentialsFrom(this.flags) });
     const ctx = await this.scope();
-    const terminal = await rotateCredentials(ctx, this.args.id, credentials);
+    const terminal = await rotateTerminalCredentials(ctx, this.args.id, credentials);
     this.log(`Terminal ${terminal.name} (${terminal.id}) now uses credential binding ${terminal.credentialBindingId}.`);
     return terminal;
   }

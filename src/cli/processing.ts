@@ -4,7 +4,8 @@ import { ValidationError } from '../domain/errors';
 import { renderRecord, renderTable, type TableOptions, statusColour } from './output';
 import type { MpiAccount, Terminal } from '../services/processing/terminals/record';
 import type { TerminalRestriction } from '../services/processing/terminals/restrictions';
-import type { ProviderIntegration } from '../services/processing/providers';
+import type { CredentialSchema, ProviderIntegration } from '../services/processing/providers';
+import { inquirer } from './inquirer';
 
 // The terminals and providers commands' pieces. The terminal acts with the platform's authority (as `tenants` and
 // `channels` do).
@@ -17,6 +18,52 @@ export const credentialFlags = {
 
 /** The credentials from --credentials-file or --credential KEY=VALUE. Error messages never echo a value. */
 export function credentialsFrom(flags: { 'credentials-file'?: string; credential?: string[] }): Record<string, string> {
+  const given = credentialsGiven(flags);
+  if (given) return given;
+  throw missingCredentials();
+}
+
+function missingCredentials(): ValidationError {
+  return new ValidationError(
+    'Missing credentials.',
+    [{ path: '--credentials-file', message: 'or --credential KEY=VALUE is required' }],
+    'MISSING_FLAG',
+    {
+      hint: "Pass --credentials-file creds.json or --credential KEY=VALUE for each field of the provider's credentialSchema (payplane providers get ID).",
+    },
+  );
+}
+
+/**
+ * The credentials of a terminal being created: those given, and on a terminal each field of the provider's
+ * credentialSchema not given, asked for (a field marked secret without echo; an optional one may be left empty). In a
+ * script nothing is asked: no credentials at all is MISSING_FLAG, a missing field is named by the service's check.
+ */
+export async function askMissingCredentials(
+  schema: CredentialSchema,
+  given: Record<string, string> | undefined,
+  options: { interactive: boolean },
+): Promise<Record<string, string>> {
+  if (!options.interactive) {
+    if (!given) throw missingCredentials();
+    return given;
+  }
+  const out: Record<string, string> = { ...given };
+  const { input, password } = await inquirer();
+  for (const [key, property] of Object.entries(schema.properties)) {
+    if (out[key] !== undefined) continue;
+    const required = schema.required.includes(key);
+    const message = `${property.title ?? key}${required ? '' : ' (optional: Enter to skip)'}`;
+    const answer = property.secret
+      ? await password({ message, validate: (v: string) => !required || v.length > 0 || 'is required' })
+      : await input({ message, required });
+    if (answer !== '') out[key] = answer;
+  }
+  return out;
+}
+
+/** The credentials given by --credentials-file or --credential KEY=VALUE, or undefined when neither is. */
+export function credentialsGiven(flags: { 'credentials-file'?: string; credential?: string[] }): Record<string, string> | undefined {
   if (flags['credentials-file'] && flags.credential?.length) {
     throw ValidationError.field('--credential', 'give either --credentials-file or --credential, not both');
   }
@@ -43,14 +90,7 @@ export function credentialsFrom(flags: { 'credentials-file'?: string; credential
     });
     return out;
   }
-  throw new ValidationError(
-    'Missing credentials.',
-    [{ path: '--credentials-file', message: 'or --credential KEY=VALUE is required' }],
-    'MISSING_FLAG',
-    {
-      hint: "Pass --credentials-file creds.json or --credential KEY=VALUE for each field of the provider's credentialSchema (payplane providers get ID).",
-    },
-  );
+  return undefined;
 }
 
 export function renderTerminal(t: Terminal): string {
@@ -61,6 +101,7 @@ export function renderTerminal(t: Terminal): string {
     name: t.name,
     direction: t.direction,
     status: t.status,
+    livemode: t.livemode,
     currencies: t.supportedCurrencies,
     brands: t.supportedBrands,
     methods: t.supportedPaymentMethodTypes,
@@ -68,6 +109,7 @@ export function renderTerminal(t: Terminal): string {
     descriptor: t.descriptor,
     credentialBinding: t.credentialBindingId,
     '3ds': t.threeDsConfig.enabled ? `enabled (${t.threeDsConfig.executionModel})` : 'disabled',
+    notificationUrl: t.notificationUrl,
   });
 }
 
@@ -125,6 +167,7 @@ export function renderProvider(p: ProviderIntegration): string {
     category: p.category,
     status: p.status,
     testMode: p.testModeAvailable,
+    connectorBaseUrl: p.connectorBaseUrl,
     cutoffTimeUtc: p.cutoffTimeUtc,
     methods: p.supportedPaymentMethods.map(
       (m) =>
@@ -140,6 +183,20 @@ export function renderProvider(p: ProviderIntegration): string {
     credentials: Object.keys(p.credentialSchema.properties),
     adjusted: p.capabilityOverlay ? 'yes (capabilityOverlay)' : 'no',
   });
+}
+
+/**
+ * What a provider's connector does (implemented, and not switched off): its operations across payment methods, then
+ * its features, e.g. `authorize capture void refund; partial_capture partial_refund three_ds`.
+ */
+export function implementedSummary(p: ProviderIntegration): string {
+  const operations = new Set(
+    p.supportedPaymentMethods
+      .filter((m) => m.supported && m.implemented)
+      .flatMap((m) => m.operations.filter((o) => o.supported && o.implemented).map((o) => o.operation)),
+  );
+  const features = p.supportedFeatures.filter((f) => f.supported && f.implemented).map((f) => f.feature);
+  return [[...operations].join(' '), features.join(' ')].filter(Boolean).join('; ');
 }
 
 export const mpiFlags = {

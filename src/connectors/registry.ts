@@ -16,6 +16,7 @@ const connectors = new Map<string, Connector>([
   ['sandbox-card-single-refund', new SandboxCardConnector()],
   ['sandbox-payout', new SandboxPayoutConnector()],
   ['stripe', (require('./stripe/lazy') as typeof import('./stripe/lazy')).lazyStripeConnector], // loads the stripe library on its first call
+  ['adyen', (require('./adyen/lazy') as typeof import('./adyen/lazy')).lazyAdyen],
 ]);
 
 export function registerConnector(code: string, connector: Connector): void {

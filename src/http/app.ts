@@ -20,6 +20,7 @@ import { buildOpenApiDocument } from './openapi';
 import type { Operation } from '../api/registry';
 import { VERSION } from '../version';
 import { mountPages } from './pages';
+import { mountProviderNotifications } from './provider-notifications';
 import { tenantRateLimiter } from './rate-limit';
 import { safeEqual } from '../util/secrets';
 import type { createContractCheck } from './contract';
@@ -184,6 +185,9 @@ export function createApp(rt: Runtime, options: AppOptions = {}): express.Expres
   });
 
   mountPages(app, rt);
+  // an acquirer's notifications: outside the registry (no API key: the acquirer's signature over the raw body, read
+  // before the /v1 JSON parser), and outside the contract check of registry operations (the acquirer's own answer)
+  mountProviderNotifications(app, rt);
 
   if (process.env.PAYPLANE_VALIDATE_RESPONSES === '1') app.use(contractEnforcer(rt, operations, document));
 

@@ -8,6 +8,7 @@ import { withdrawalMethodCoolingJob } from './withdrawal-method-cooling';
 import { disputeDeadlinesJob } from './dispute-deadlines';
 import { settlementsJob } from './settlements';
 import { payoutsJob } from './payouts';
+import { providerNotificationsJob } from './provider-notifications';
 
 export type { BackgroundJob } from './types';
 
@@ -21,6 +22,7 @@ export const backgroundJobs: BackgroundJob[] = [
   disputeDeadlinesJob,
   settlementsJob,
   payoutsJob,
+  providerNotificationsJob,
 ];
 
 /** The job of that name (`payplane jobs run <name>`), or undefined. */

@@ -9,10 +9,13 @@ import {
   type ConnectorTerminal,
   type CaptureRequest,
   type ConnectorResult,
+  type CredentialProblem,
   type ActionReturnRequest,
   type DisputeAcceptRequest,
   type DisputeEvidenceRequest,
   type LookupRequest,
+  type NotificationRequest,
+  type ParsedNotification,
   type PayoutRequest,
   type RefundRequest,
   type VoidRequest,
@@ -190,6 +193,29 @@ export async function openTerminal(
     livemode: Boolean(row.livemode),
   };
   return { connector: connectorFor(provider.code), terminal, provider };
+}
+
+/**
+ * An acquirer's notification to a terminal, checked with the terminal's credentials and read by its connector (no
+ * call is made: the check is local): its items and the answer the acquirer expects, or null when the terminal's
+ * connector takes no notifications. Throws NotificationRejected when the check fails.
+ */
+export async function readNotification(
+  via: CallerContext,
+  terminalId: string,
+  request: NotificationRequest,
+): Promise<{ terminal: ConnectorTerminal; parsed: ParsedNotification } | null> {
+  const { connector, terminal } = await openTerminal(via, terminalId);
+  if (!connector.parseNotification) return null;
+  return { terminal, parsed: await connector.parseNotification(via, terminal, request) };
+}
+
+/**
+ * Why credentials do not fit a terminal of this provider and mode, as its connector checks them before they are
+ * sealed (a test key on a live terminal …), or null. Local: nothing is sent.
+ */
+export function credentialProblem(providerCode: string, credentials: Record<string, string>, livemode: boolean): CredentialProblem | null {
+  return connectorFor(providerCode).checkCredentials?.(credentials, livemode) ?? null;
 }
 
 /** The call itself: the terminal's connector, with its credentials opened for this call only (never kept or logged). */

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { dialectName, testConfig } from '../helpers/db';
-import { useCliSandbox } from '../helpers/cli';
+import { hasScript, runOnTerminal, useCliSandbox } from '../helpers/cli';
+import { describeWhenPresent } from '../helpers/prerequisite';
 import { openRuntime, closeRuntime } from '../../src/runtime';
 import { createApp } from '../../src/http/app';
 
@@ -10,6 +11,13 @@ const CARD = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01';
 const SECRET_KEY = 'cli-apikey-Pq8Wn3Zr-SECRETVALUE';
 const SECRET_ACCOUNT = 'cli-account-Lk2Jh7Gf-SECRETVALUE';
 const ROTATED = 'cli-rotated-Vb6Nm1Xc-SECRETVALUE';
+const STRIPE = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e10';
+const ADYEN = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e11';
+const STRIPE_TEST_KEY = 'sk_test_cliPq8Wn3ZrSECRETVALUE';
+const STRIPE_LIVE_KEY = 'sk_live_cliLk2Jh7GfSECRETVALUE';
+const WHSEC = 'whsec_Y2xpLXNpZ25pbmctc2VjcmV0';
+const ADYEN_API_KEY = 'AQE-cli-Vb6Nm1Xc-SECRETVALUE';
+const ADYEN_HMAC = 'ABCDEF0123456789ABCDEF0123456789';
 
 const s = useCliSandbox();
 const cli = s.cli;
@@ -27,7 +35,13 @@ describe(`payplane terminals and providers (${dialectName})`, () => {
   test('providers list, get and set-status', async () => {
     const list = await cli('providers', 'list', '--json');
     expect(list.status).toBe(0);
-    expect(list.json().data.map((p: { code: string }) => p.code)).toEqual(['sandbox-card', 'sandbox-card-single-refund', 'sandbox-payout']);
+    expect(list.json().data.map((p: { code: string }) => p.code)).toEqual([
+      'sandbox-card',
+      'sandbox-card-single-refund',
+      'stripe',
+      'adyen',
+      'sandbox-payout',
+    ]);
     const table = await cli('providers', 'get', CARD);
     expect(table.status).toBe(0);
     expect(table.stdout).toContain('sandbox-card');
@@ -204,4 +218,125 @@ describe(`payplane terminals and providers (${dialectName})`, () => {
       }
     }
   });
+
+  test('providers: the real acquirers listed with what their connectors do; update --base-url by code, audited, --reset', async () => {
+    const table = await cli('providers', 'list');
+    expect(table.status).toBe(0);
+    expect(table.stdout).toContain('Implemented');
+    const stripeRow = table.stdout.split('\n').find((line) => line.includes(' stripe '));
+    expect(stripeRow).toContain('authorize capture void refund; partial_capture partial_refund multiple_refunds manual_capture three_ds');
+    expect(table.stdout).toContain('adyen');
+    const records = (await cli('providers', 'list', '--json')).json().data;
+    expect(records.find((p: { code: string }) => p.code === 'adyen')).toMatchObject({
+      id: ADYEN,
+      connectorBaseUrl: 'https://checkout-test.adyen.com',
+    });
+
+    const updated = await cli('providers', 'update', 'adyen', '--base-url', 'https://checkout-test.adyen.com/checkout/', '--json');
+    expect(updated.status).toBe(0);
+    expect(updated.json()).toMatchObject({ id: ADYEN, code: 'adyen', connectorBaseUrl: 'https://checkout-test.adyen.com/checkout' });
+    expect((await apiGet(`/v1/admin/provider-integrations/${ADYEN}`, s.sandbox.tenantKey.secretKey)).body.data.connectorBaseUrl).toBe(
+      'https://checkout-test.adyen.com/checkout',
+    );
+    expect((await cli('providers', 'get', 'adyen')).stdout).toContain('https://checkout-test.adyen.com/checkout');
+
+    for (const url of ['http://checkout-test.adyen.com', 'https://127.0.0.1:8443', 'https://localhost']) {
+      const refused = await cli('providers', 'update', 'adyen', '--base-url', url, '--json');
+      expect(refused.status).toBe(2);
+      expect(refused.json().error).toMatchObject({ code: 'CONNECTOR_BASE_URL_NOT_ALLOWED', errors: [{ path: '--base-url' }] });
+    }
+    const unknown = await cli('providers', 'update', 'no-such-acquirer', '--base-url', 'https://a.example', '--json');
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.json().error.code).toBe('RESOURCE_NOT_FOUND');
+    const nothing = await cli('providers', 'update', 'adyen', '--json');
+    expect(nothing.json().error.errors).toEqual([{ path: '--base-url', message: 'is required' }]);
+
+    const reset = await cli('providers', 'update', 'adyen', '--reset', '--json');
+    expect(reset.json().connectorBaseUrl).toBe('https://checkout-test.adyen.com');
+    // the CLI acts as the platform in live mode: its entries are live ones
+    const rt = await openRuntime(testConfig(s.db));
+    try {
+      const entries = await rt.db.models.AuditEntry.findAll({
+        where: { action: 'provider_integration.updated' },
+        order: [['createdAt', 'ASC']],
+      });
+      expect(entries.map((e) => [e.get('targetId'), (e.get('after') as { connectorBaseUrl: string }).connectorBaseUrl])).toEqual([
+        [ADYEN, 'https://checkout-test.adyen.com/checkout'],
+        [ADYEN, 'https://checkout-test.adyen.com'],
+      ]);
+    } finally {
+      await closeRuntime(rt);
+    }
+  });
+
+  test('terminals create --provider stripe: --livemode, and in a script every credential must be given', async () => {
+    const base = ['terminals', 'create', '--tenant', s.sandbox.tenantId, '--provider', 'stripe', '--currency', 'EUR'];
+    const sandboxOne = await cli(
+      ...base,
+      '--name',
+      'Stripe test',
+      '--credential',
+      `secretKey=${STRIPE_TEST_KEY}`,
+      '--credential',
+      `webhookSigningSecret=${WHSEC}`,
+      '--json',
+    );
+    expect(sandboxOne.status).toBe(0);
+    expect(sandboxOne.json()).toMatchObject({ providerIntegrationId: STRIPE, livemode: false });
+    const liveOne = await cli(
+      ...base,
+      '--name',
+      'Stripe live',
+      '--livemode',
+      '--credential',
+      `secretKey=${STRIPE_LIVE_KEY}`,
+      '--credential',
+      `webhookSigningSecret=${WHSEC}`,
+      '--json',
+    );
+    expect(liveOne.status).toBe(0);
+    expect(liveOne.json().livemode).toBe(true);
+    expect(liveOne.stdout).not.toContain(STRIPE_LIVE_KEY);
+    expect((await cli('terminals', 'get', liveOne.json().id)).stdout).toMatch(/livemode\s+true/i);
+
+    const missing = await cli(...base, '--name', 'Half', '--credential', `secretKey=${STRIPE_TEST_KEY}`, '--json');
+    expect(missing.status).toBe(2);
+    expect(missing.json().error.errors).toEqual([{ path: 'body.credentials.webhookSigningSecret', message: expect.any(String) }]);
+    expect(missing.stdout + missing.stderr).not.toContain(STRIPE_TEST_KEY);
+    const none = await cli(...base, '--name', 'None', '--json');
+    expect(none.status).toBe(2);
+    expect(none.json().error.code).toBe('MISSING_FLAG');
+  });
 });
+
+describeWhenPresent('the terminal tests', hasScript() ? null : 'no `script` command (bsdutils)')(
+  `terminals create on a terminal (${dialectName})`,
+  () => {
+    test("asks for each credential of the provider's credentialSchema not given, the secret ones without echo", async () => {
+      const run = await runOnTerminal(
+        ['terminals', 'create', '--tenant', s.sandbox.tenantId, '--provider', 'adyen', '--name', 'Adyen prompted', '--currency', 'EUR'],
+        {
+          cols: 250,
+          env: s.env,
+          timeoutMs: 45_000,
+          steps: [
+            { waitFor: 'API key of the web service user', keys: `${ADYEN_API_KEY}\r` },
+            { waitFor: 'Merchant account', keys: 'PayplaneECOM\r' },
+            { waitFor: 'HMAC key', keys: `${ADYEN_HMAC}\r` },
+            { waitFor: 'Live endpoint URL prefix', keys: '\r' },
+          ],
+        },
+      );
+      const screen = run.text.replace(/\r/g, '');
+      expect(run.status).toBe(0);
+      expect(screen).toContain('Adyen prompted');
+      // the merchant account is typed in the open; the API key and the HMAC key are never shown
+      expect(screen).toContain('PayplaneECOM');
+      expect(screen).not.toContain(ADYEN_API_KEY);
+      expect(screen).not.toContain(ADYEN_HMAC);
+      const list = (await cli('terminals', 'list', '--tenant', s.sandbox.tenantId, '--json')).json().data;
+      const created = list.find((t: { name: string }) => t.name === 'Adyen prompted');
+      expect(created).toMatchObject({ providerIntegrationId: ADYEN, livemode: false });
+    }, 120_000);
+  },
+);

@@ -103,13 +103,26 @@ function connectorSites(): { methods: Site[]; lookups: Site[]; methodNames: stri
 }
 
 describe('provider calls in one place (the source)', () => {
-  test("only provider-call.ts reaches a connector's methods, once each, and only it picks a connector", () => {
+  test("only provider-call.ts reaches a connector's methods, each of them, and only it picks a connector", () => {
     const { methods, lookups, methodNames } = connectorSites();
-    expect(methodNames.sort()).toEqual(['authorize', 'capture', 'disputeAccept', 'disputeEvidence', 'payout', 'refund', 'void']);
+    expect(methodNames.sort()).toEqual([
+      'authorize',
+      'capture',
+      'checkCredentials',
+      'completeAction',
+      'disputeAccept',
+      'disputeEvidence',
+      'lookup',
+      'parseNotification',
+      'payout',
+      'refund',
+      'void',
+    ]);
     const elsewhere = [...methods, ...lookups].filter((s) => s.file !== HOME);
     expect(elsewhere).toEqual([]);
     // the scan sees the calls it guards (a scan that found nothing would pass for the wrong reason)
-    expect(methods.map((s) => s.text.replace(/^.*\./, '')).sort()).toEqual(methodNames);
+    // (an optional method is also read to know whether the connector has it: each name counted once)
+    expect([...new Set(methods.map((s) => s.text.replace(/^.*\./, '')))].sort()).toEqual(methodNames);
     expect(lookups.length).toBeGreaterThanOrEqual(1);
   }, 180_000); // type-checks src and commands: tens of seconds on a loaded machine
 });

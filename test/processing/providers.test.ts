@@ -1,3 +1,4 @@
+import dns from 'node:dns';
 import { useApiHarness, createLiveTenantKey, expectProblem } from '../helpers/api';
 import { dialectName } from '../helpers/db';
 import { providerCatalog, supportsFeature } from '../../src/services/processing/providers';
@@ -11,9 +12,12 @@ let liveKey: string;
 const CARD = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e01';
 const PAYOUT = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e02';
 const SINGLE = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e03';
+const STRIPE = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e10';
+const ADYEN = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e11';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-const h = useApiHarness();
+// a local fake of an acquirer may be reached in this range only
+const h = useApiHarness({ config: { connectorAllowCidrs: ['10.20.0.0/16'] } });
 beforeAll(async () => {
   platform = h.sandbox.platformToken;
   tenantKey = h.sandbox.tenantKey.secretKey;
@@ -28,11 +32,13 @@ describe(`provider integrations (${dialectName})`, () => {
     const res = await h.as(tenantKey).get('/v1/admin/provider-integrations');
     expect(res.status).toBe(200);
     expect(res.body.data.map((p: { code: string }) => p.code).sort()).toEqual([
+      'adyen',
       'sandbox-card',
       'sandbox-card-single-refund',
       'sandbox-payout',
+      'stripe',
     ]);
-    expect(res.body.pagination).toMatchObject({ totalCount: 3, hasMore: false });
+    expect(res.body.pagination).toMatchObject({ totalCount: 5, hasMore: false });
     const card = (await h.as(tenantKey).get(`/v1/admin/provider-integrations/${CARD}`)).body.data;
     expect(card).toMatchObject({
       id: CARD,
@@ -60,7 +66,7 @@ describe(`provider integrations (${dialectName})`, () => {
     expect(payout).toMatchObject({ code: 'sandbox-payout', category: 'payout' });
     expect(payout.supportedPaymentMethods[0].operations).toEqual([{ operation: 'payout', supported: true, implemented: true }]);
     // the fixture loads through the catalog validation
-    expect(providerCatalog()).toHaveLength(3);
+    expect(providerCatalog()).toHaveLength(5);
     const single = res.body.data.find((p: { code: string }) => p.code === 'sandbox-card-single-refund');
     const features = Object.fromEntries(
       single.supportedFeatures.map((f: { feature: string; supported: boolean }) => [f.feature, f.supported]),
@@ -74,10 +80,14 @@ describe(`provider integrations (${dialectName})`, () => {
     expect(first.body.pagination).toMatchObject({ hasMore: true, nextCursor: SINGLE, prevCursor: null });
     const second = await h.as(tenantKey).get(`/v1/admin/provider-integrations?limit=1&sortOrder=asc&cursor=${SINGLE}`);
     expect(second.body.data.map((p: { id: string }) => p.id)).toEqual([SINGLE]);
-    expect(second.body.pagination).toMatchObject({ hasMore: true, nextCursor: PAYOUT, prevCursor: CARD });
-    const third = await h.as(tenantKey).get(`/v1/admin/provider-integrations?limit=1&sortOrder=asc&cursor=${PAYOUT}`);
-    expect(third.body.data.map((p: { id: string }) => p.id)).toEqual([PAYOUT]);
-    expect(third.body.pagination).toMatchObject({ hasMore: false, prevCursor: SINGLE });
+    expect(second.body.pagination).toMatchObject({ hasMore: true, nextCursor: STRIPE, prevCursor: CARD });
+    // same createdAt: by id (…9e10 and …9e11 after …9e03); the payout provider's createdAt is a second later
+    const third = await h.as(tenantKey).get(`/v1/admin/provider-integrations?limit=2&sortOrder=asc&cursor=${STRIPE}`);
+    expect(third.body.data.map((p: { id: string }) => p.id)).toEqual([STRIPE, ADYEN]);
+    expect(third.body.pagination).toMatchObject({ hasMore: true, nextCursor: PAYOUT });
+    const last = await h.as(tenantKey).get(`/v1/admin/provider-integrations?limit=1&sortOrder=asc&cursor=${PAYOUT}`);
+    expect(last.body.data.map((p: { id: string }) => p.id)).toEqual([PAYOUT]);
+    expect(last.body.pagination).toMatchObject({ hasMore: false, prevCursor: ADYEN });
     expect((await h.as(liveKey).get('/v1/admin/provider-integrations?category=payout')).body.data.map((p: { id: string }) => p.id)).toEqual(
       [PAYOUT],
     );
@@ -192,6 +202,7 @@ describe(`provider integrations (${dialectName})`, () => {
       credentials: { apiKey: 'k' },
       mcc: null,
       descriptor: null,
+      livemode: false,
     };
     await expect(
       connector.capture(env, terminal, { reference: 'r', providerReference: 'p', amount: { currency: 'EUR', valueMinor: 100 } }),
@@ -220,5 +231,109 @@ describe(`provider integrations (${dialectName})`, () => {
         },
       ),
     ).rejects.toBeInstanceOf(ConnectorError);
+  });
+
+  test('stripe and adyen claim implemented only what their connectors do: card authorize, capture, void, refund; partial and manual captures, partial and multiple refunds, 3DS by redirect', async () => {
+    for (const [id, code, credentials] of [
+      [STRIPE, 'stripe', ['secretKey', 'webhookSigningSecret']],
+      [ADYEN, 'adyen', ['apiKey', 'merchantAccount', 'hmacKey', 'liveEndpointUrlPrefix']],
+    ] as const) {
+      const p = (await h.as(tenantKey).get(`/v1/admin/provider-integrations/${id}`)).body.data;
+      expect(p).toMatchObject({ id, code, category: 'card_acquirer', status: 'available', testModeAvailable: true });
+      expect(Object.keys(p.credentialSchema.properties)).toEqual(credentials);
+      const on = (list: Record<string, unknown>[], key: string) =>
+        list
+          .filter((x) => x.implemented)
+          .map((x) => String(x[key]))
+          .sort();
+      expect(on(p.supportedPaymentMethods, 'method')).toEqual(['card']);
+      expect(on(p.supportedPaymentMethods[0].operations, 'operation')).toEqual(['authorize', 'capture', 'refund', 'void']);
+      expect(on(p.supportedFeatures, 'feature')).toEqual([
+        'manual_capture',
+        'multiple_refunds',
+        'partial_capture',
+        'partial_refund',
+        'three_ds',
+      ]);
+      expect(on(p.threeDsCapabilities.executionModels, 'model')).toEqual(['gateway_full']);
+      expect(on(p.threeDsCapabilities.challengeFlows, 'flow')).toEqual(['challenge', 'frictionless']);
+      const controls = Object.entries(p.threeDsCapabilities.controls).filter(
+        ([, v]) => typeof v === 'object' && !Array.isArray(v) && (v as { implemented: boolean }).implemented,
+      );
+      expect(controls).toEqual([]);
+      expect(Object.values(p.storedCredentialCapabilities).filter((f) => (f as { implemented: boolean }).implemented)).toEqual([]);
+    }
+  });
+
+  test("PATCH connectorBaseUrl: platform only, https to a public or allowed host, audited, read back as the connector's", async () => {
+    const url = `/v1/admin/provider-integrations/${ADYEN}`;
+    expectProblem(await h.as(tenantKey).patch(url, { connectorBaseUrl: 'https://adyen.proxy.example' }), 403, 'LEVEL_NOT_ALLOWED');
+    expectProblem(await h.as(merchantKey).patch(url, { connectorBaseUrl: 'https://adyen.proxy.example' }), 403);
+    expectProblem(await h.as(liveKey).patch(url, { connectorBaseUrl: 'https://adyen.proxy.example' }), 403);
+    expectProblem(await h.as(platform).patch(`/v1/admin/provider-integrations/${MISSING}`, { connectorBaseUrl: 'https://a.example' }), 404);
+
+    const refused = async (connectorBaseUrl: unknown, code?: string) => {
+      const res = await h.as(platform).patch(url, { connectorBaseUrl });
+      expectProblem(res, 400, code);
+      expect(paths(res)).toEqual(['body.connectorBaseUrl']);
+      return res;
+    };
+    await refused('http://checkout-test.adyen.com', 'CONNECTOR_BASE_URL_NOT_ALLOWED');
+    await refused('not a url', 'CONNECTOR_BASE_URL_NOT_ALLOWED');
+    await refused('https://user:pass@checkout-test.adyen.com', 'CONNECTOR_BASE_URL_NOT_ALLOWED');
+    for (const host of ['127.0.0.1', 'localhost', '10.0.0.5', '[::1]', '169.254.169.254', '192.168.1.10:8443'])
+      expect((await refused(`https://${host}/v71`, 'CONNECTOR_BASE_URL_NOT_ALLOWED')).body.detail).toMatch(/private|loopback|reserved/);
+    await refused(42);
+    await refused('');
+    expect(paths(await h.as(platform).patch(url, {}))).toEqual(['body.connectorBaseUrl']);
+    expect(paths(await h.as(platform).patch(url, { connectorBaseUrl: 'https://a.example', status: 'maintenance' }))).toEqual([
+      'body.status',
+    ]);
+
+    // a name is resolved once at save: every address must be public or allowed
+    const lookup = jest.spyOn(dns.promises, 'lookup');
+    try {
+      lookup.mockResolvedValueOnce([
+        { address: '203.0.114.7', family: 4 },
+        { address: '172.16.0.9', family: 4 },
+      ] as never);
+      expect((await refused('https://rebinding.example', 'CONNECTOR_BASE_URL_NOT_ALLOWED')).body.detail).toContain('172.16.0.9');
+      lookup.mockResolvedValueOnce([{ address: '10.20.0.8', family: 4 }] as never);
+      const allowedName = await h.as(platform).patch(url, { connectorBaseUrl: 'https://fake-adyen.internal/' });
+      expect(allowedName.status).toBe(200);
+      expect(allowedName.body.data.connectorBaseUrl).toBe('https://fake-adyen.internal');
+    } finally {
+      lookup.mockRestore();
+    }
+
+    // a literal address in PAYPLANE_CONNECTOR_ALLOW_CIDRS (a local fake of the acquirer)
+    h.clock.advance(1000);
+    const saved = await h.as(platform).patch(url, { connectorBaseUrl: 'https://10.20.1.2:8443/checkout' });
+    expect(saved.status).toBe(200);
+    expect(saved.body.data).toMatchObject({ id: ADYEN, connectorBaseUrl: 'https://10.20.1.2:8443/checkout', capabilityOverlay: null });
+    expect((await h.as(tenantKey).get(url)).body.data.connectorBaseUrl).toBe('https://10.20.1.2:8443/checkout');
+    const listed = (await h.as(tenantKey).get('/v1/admin/provider-integrations?code=adyen')).body.data[0];
+    expect(listed.connectorBaseUrl).toBe('https://10.20.1.2:8443/checkout');
+    // the other providers keep the catalog's
+    expect((await h.as(tenantKey).get(`/v1/admin/provider-integrations/${STRIPE}`)).body.data.connectorBaseUrl).toBe(
+      'https://api.stripe.com',
+    );
+
+    // null: back to the catalog's
+    const reset = await h.as(platform).patch(url, { connectorBaseUrl: null });
+    expect(reset.body.data.connectorBaseUrl).toBe('https://checkout-test.adyen.com');
+
+    const audit = await h.as(platform).get(`/v1/audit-entries?action=provider_integration.updated&targetId=${ADYEN}&sortOrder=asc`);
+    expect(
+      audit.body.data.map((e: { before: { connectorBaseUrl: string }; after: { connectorBaseUrl: string } }) => [
+        e.before.connectorBaseUrl,
+        e.after.connectorBaseUrl,
+      ]),
+    ).toEqual([
+      ['https://checkout-test.adyen.com', 'https://fake-adyen.internal'],
+      ['https://fake-adyen.internal', 'https://10.20.1.2:8443/checkout'],
+      ['https://10.20.1.2:8443/checkout', 'https://checkout-test.adyen.com'],
+    ]);
+    expect(audit.body.data[0]).toMatchObject({ target: { type: 'provider_integration', id: ADYEN }, tenantId: null });
   });
 });

@@ -375,11 +375,11 @@ describe(`routing engine (${dialectName})`, () => {
     expect((await decideRoute(ctx, payment())).terminals).toEqual([a, b, c]);
   });
 
-  test('a live payment never goes to a sandbox provider; the merchant must be visible', async () => {
+  test('a live payment never goes to a sandbox terminal or provider; the merchant must be visible', async () => {
     const live = { ...ctx, livemode: true };
     const decision = await decideRoute(live, payment());
     expect(decision.terminals).toEqual([]);
-    expect(reasonsOf(decision)[a]).toEqual(['provider_sandbox_only']);
+    expect(reasonsOf(decision)[a]).toEqual(['terminal_mode_mismatch', 'provider_sandbox_only']);
     await expect(decideRoute(ctx, payment({ merchantId: '00000000-0000-4000-8000-000000000000' }))).rejects.toMatchObject({ status: 404 });
     expect(payout).toBeDefined();
   });

@@ -126,6 +126,7 @@ describe(`terminals (${dialectName})`, () => {
       descriptor: 'PAYPLANE*SHOP',
       direction: 'payin',
       status: 'active',
+      livemode: false,
       supportedCurrencies: ['EUR', 'USD'],
       supportedBrands: ['visa', 'mastercard'],
       supportedPaymentMethodTypes: ['card'],
@@ -135,6 +136,8 @@ describe(`terminals (${dialectName})`, () => {
         mpiAccounts: [],
         rules: { processOnly3dsCards: false, declineOnAttemptStatus: false, allowMerchantDisable: true },
       },
+      // the sandbox acquirer takes no notifications
+      notificationUrl: null,
       createdAt: '2026-03-01T12:00:00.000Z',
       updatedAt: '2026-03-01T12:00:00.000Z',
       deletedAt: null,

@@ -28,6 +28,7 @@ const terminal: ConnectorTerminal = {
   terminalId: crypto.randomUUID(),
   providerIntegrationId: CARD,
   connectorBaseUrl: 'https://connectors.payplane.local/sandbox-card',
+  livemode: false,
   credentials: { merchantAccount: 'm', apiKey: 'k' },
   mcc: '5999',
   descriptor: null,

@@ -26,6 +26,7 @@ const terminal: ConnectorTerminal = {
   terminalId: crypto.randomUUID(),
   providerIntegrationId: CARD,
   connectorBaseUrl: 'https://connectors.payplane.local/sandbox-card',
+  livemode: false,
   credentials: {},
   mcc: null,
   descriptor: null,

@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import querystring from 'node:querystring';
 import fc from 'fast-check';
@@ -16,6 +18,8 @@ import { SchemaSet, validArb, type Path, type Schema } from './fuzz/schema';
 import { allowedCredentials, fieldPath, requestArb, type FuzzRequest, type OperationDocument } from './fuzz/requests';
 import { FuzzWorld } from './fuzz/world';
 import { payoutsJob } from '../../src/jobs/payouts';
+import { describeWhenPresent } from '../helpers/prerequisite';
+import { connectorFor } from '../../src/connectors/registry';
 
 /**
  * Fuzzing of every operation of the registry (issue 10): requests generated from the OpenAPI document with wrong
@@ -557,5 +561,157 @@ describe(`fuzz findings, fixed (${dialectName})`, () => {
       path: 'body.cascadePolicy',
       message: 'must nest at most 32 levels deep',
     });
+  });
+});
+
+/**
+ * The acquirers' notification endpoint (issue 34): POST /v1/provider-notifications/{terminalId}, a raw body checked with
+ * the terminal's credentials (Stripe-Signature, Adyen's HMAC per item). Not an operation of the registry: its requests
+ * are drawn here. Whatever arrives, nothing is 5xx: an unknown terminal (or an id that is none) is 404, a body that
+ * fails its check is 401, both problem+json (429 only if the sender's failures are throttled). Needs the notification
+ * endpoint of the "real acquirers" work (another branch) to pass.
+ */
+/** Whether the app serves the notification endpoint: a route of src/http or src/api names its path. */
+function notificationRouteBuilt(): boolean {
+  const files = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+      const full = path.join(dir, e.name);
+      return e.isDirectory() ? files(full) : e.name.endsWith('.ts') ? [full] : [];
+    });
+  const src = path.join(__dirname, '../../src');
+  return [...files(path.join(src, 'http')), ...files(path.join(src, 'api'))].some((f) =>
+    fs.readFileSync(f, 'utf8').includes('/provider-notifications'),
+  );
+}
+
+describeWhenPresent(
+  "the acquirers' notification endpoint fuzzing",
+  notificationRouteBuilt()
+    ? null
+    : 'POST /v1/provider-notifications/{terminalId} is not built on this branch yet (issue 34: it comes with the notifications work)',
+)(`fuzzing the acquirers' notification endpoint (${dialectName}, ${RUNS} runs, seed ${SEED})`, () => {
+  const terminals: Record<'stripe' | 'adyen' | 'sandbox', string> = { stripe: '', adyen: '', sandbox: '' };
+  const seen = new Set<number>();
+  /**
+   * An address of its own (127.0.0.3): failed checks count in the failed-authentication throttle of their address, and
+   * the fuzzing above has used up the bogus credentials' one (127.0.0.2), where every answer would be 429.
+   */
+  const notifier = new http.Agent({ keepAlive: true, maxSockets: 2, localAddress: '127.0.0.3' });
+  afterAll(() => notifier.destroy());
+  const CODES = { stripe: 'stripe', adyen: 'adyen', sandbox: 'sandbox-card' } as Record<string, string>;
+  /** whether the terminal's connector reads notifications (the Stripe and Adyen connectors do, once merged) */
+  const receives = (known: string) => typeof connectorFor(CODES[known]).parseNotification === 'function';
+
+  beforeAll(async () => {
+    const tenant = m.as(m.sandbox.tenantKey.secretKey);
+    const create = async (providerIntegrationId: string, credentials: Record<string, string>) => {
+      // the fuzzing above may have left the provider deprecated (it takes no new terminals then)
+      const available = await m
+        .as(m.sandbox.platformToken)
+        .patch(`/v1/admin/provider-integrations/${providerIntegrationId}/status`, { status: 'available' });
+      expect(available.status).toBe(200);
+      const res = await tenant.post('/v1/admin/terminals', {
+        providerIntegrationId,
+        name: 'Notified',
+        credentials,
+        supportedCurrencies: ['EUR'],
+      });
+      if (res.status !== 201) throw new Error(`a terminal for the notification fuzzing: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.data.id as string;
+    };
+    terminals.stripe = await create('7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e10', {
+      secretKey: 'sk_test_fuzzNotificationKey000000',
+      webhookSigningSecret: 'whsec_ZnV6ei1ub3RpZmljYXRpb24tc2VjcmV0',
+    });
+    terminals.adyen = await create('7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e11', {
+      apiKey: 'AQE-fuzz-notification',
+      merchantAccount: 'PayplaneECOM',
+      hmacKey: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056',
+    });
+    terminals.sandbox = m.sandbox.terminalId;
+  });
+
+  const stripeEvent = fc.record({
+    id: fc.oneof(fc.constant('evt_1'), fc.string()),
+    type: fc.constantFrom(
+      'payment_intent.succeeded',
+      'payment_intent.payment_failed',
+      'charge.refund.updated',
+      'charge.dispute.created',
+      'x',
+    ),
+    data: fc.record({ object: fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 })) }),
+  });
+  const adyenItem = fc.record({
+    NotificationRequestItem: fc.record({
+      eventCode: fc.constantFrom('AUTHORISATION', 'CAPTURE', 'CANCELLATION', 'REFUND', 'CHARGEBACK', 'CHARGEBACK_REVERSED', 'NOPE'),
+      success: fc.constantFrom('true', 'false', 'maybe'),
+      pspReference: fc.string({ maxLength: 20 }),
+      merchantReference: fc.oneof(fc.uuid(), fc.string({ maxLength: 40 })),
+      merchantAccountCode: fc.constantFrom('PayplaneECOM', 'Other'),
+      amount: fc.record({ currency: fc.constantFrom('EUR', 'usd', ''), value: fc.oneof(fc.integer(), fc.double(), fc.string()) }),
+      additionalData: fc.option(fc.record({ hmacSignature: fc.base64String({ maxLength: 64 }) }), { nil: undefined }),
+    }),
+  });
+  const bodyArb = fc.oneof(
+    stripeEvent.map((e) => Buffer.from(JSON.stringify(e))),
+    fc.array(adyenItem, { maxLength: 3 }).map((items) => Buffer.from(JSON.stringify({ live: 'false', notificationItems: items }))),
+    fc.jsonValue({ maxDepth: 6 }).map((v) => Buffer.from(JSON.stringify(v))),
+    fc.uint8Array({ maxLength: 2048 }).map((a) => Buffer.from(a)),
+    fc.constant(Buffer.from('{"a":'.repeat(200) + '1' + '}'.repeat(200))),
+    fc.constant(Buffer.alloc(0)),
+  );
+  const headersArb = fc.record(
+    {
+      'Content-Type': fc.constantFrom(
+        'application/json',
+        'application/json; charset=utf-8',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        '',
+      ),
+      'Stripe-Signature': fc.oneof(
+        fc.string({ maxLength: 200 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
+        fc.integer({ min: 0, max: 2_000_000_000 }).map((t) => `t=${t},v1=${'0'.repeat(64)}`),
+      ),
+      Authorization: fc.constantFrom('Basic dXNlcjpwYXNz', 'Bearer sk_test_nonsense'),
+    },
+    { requiredKeys: [] },
+  );
+  const targetArb = fc.oneof(
+    fc
+      .constantFrom<'stripe' | 'adyen' | 'sandbox'>('stripe', 'adyen', 'sandbox')
+      .map((k) => ({ known: k as string, id: () => terminals[k] })),
+    fc.uuid().map((id) => ({ known: '', id: () => id })),
+    fc.stringMatching(/^[A-Za-z0-9._~-]{1,60}$/).map((id) => ({ known: '', id: () => id })),
+  );
+
+  test('POST /v1/provider-notifications/{terminalId}: never 5xx; 404 for no such terminal, 401 for a body that fails its check', async () => {
+    const payments = async () => {
+      const res = await m.as(m.sandbox.tenantKey.secretKey).get('/v1/payments?limit=100');
+      expect(res.status).toBe(200);
+      return (res.body.data as { id: string; status: string }[]).map((p) => `${p.id}:${p.status}`).sort();
+    };
+    const before = await payments();
+    expect(before.length).toBeGreaterThan(0);
+    await fc.assert(
+      fc.asyncProperty(targetArb, headersArb, bodyArb, async (target, headers, body) => {
+        const sent = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== ''));
+        const res = await rawRequest('POST', `/v1/provider-notifications/${encodeURIComponent(target.id())}`, sent, body, notifier);
+        seen.add(res.status);
+        expect(res.status).toBeLessThan(500);
+        expect([401, 404, 429]).toContain(res.status);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        // a terminal whose connector reads notifications (the real acquirers'): the check fails, no valid signature can be
+        // drawn; any other terminal, and no terminal, is not found there
+        if (target.known && receives(target.known)) expect([401, 429]).toContain(res.status);
+        else expect([404, 429]).toContain(res.status);
+      }),
+      { seed: SEED, numRuns: Math.max(RUNS, 40) },
+    );
+    expect(seen.has(404)).toBe(true);
+    if (receives('stripe') || receives('adyen')) expect(seen.has(401)).toBe(true);
+    // nothing changed: the payments are as they were (a forged notification settles nothing)
+    expect(await payments()).toEqual(before);
   });
 });

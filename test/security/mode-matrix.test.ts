@@ -43,6 +43,9 @@ const ops = operations as Operation[];
 /** Tables with a livemode column that are not scoped by it, each with the reason (must match the model's modeExempt). */
 const MODE_EXCEPTIONS: Record<string, string> = {
   Tenant: 'a tenant spans both modes: its livemode says whether it may hold live keys, not the mode the record lives in',
+  Terminal:
+    "a terminal is administered from either mode's keys (the tenant's catalog of routes); its livemode says which environment of " +
+    'its acquirer it talks to (live or test credentials), not the mode the record lives in',
 };
 
 /** The model each kind of record of the world is stored in (a new kind must say which). */
@@ -159,6 +162,7 @@ describe("every table with a livemode column is scoped by the caller's mode", ()
 /** Lists of a table in MODE_EXCEPTIONS: their rows' livemode is an attribute, not the mode they live in. */
 const LISTS_OF_EXCEPTIONS: Record<string, string> = {
   listTenants: 'Tenant',
+  listTerminals: 'Terminal',
 };
 /** List operations whose livemode filter the specification makes a no-op: rows always belong to the caller's mode. */
 const LIVEMODE_FILTER_IGNORED: Record<string, string> = {

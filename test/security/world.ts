@@ -994,6 +994,7 @@ export const VALID_BODIES: Record<string, unknown> = {
   requestKybInformation: { message: 'taken over' },
   setKybDocumentVerdict: { verdict: 'rejected' },
   setProviderIntegrationStatus: { status: 'maintenance' },
+  updateProviderIntegration: { connectorBaseUrl: 'https://taken-over.example' },
   adjustProviderIntegrationCapabilities: { testModeAvailable: false },
   updateTerminal: { name: 'taken over' },
   rotateTerminalCredentials: { credentials: { merchantAccount: 'taken', apiKey: 'over' } },

@@ -2,7 +2,6 @@ import { pathRecord } from '../references';
 import { defineOperation, type Operation } from '../registry';
 import { idParams } from '../common';
 import * as providers from '../../services/processing/providers';
-import { rotateCredentials } from '../../services/processing/terminals/credentials';
 import { createTerminalLimit, disableTerminalLimit, listTerminalLimits } from '../../services/processing/terminals/limits';
 import { addMpiAccount, deleteMpiAccount, updateMpiAccount } from '../../services/processing/terminals/mpi-accounts';
 import {
@@ -11,7 +10,14 @@ import {
   listRestrictions,
   updateRestriction,
 } from '../../services/processing/terminals/restrictions';
-import { createTerminal, disableTerminal, getTerminal, listTerminals, updateTerminal } from '../../services/processing/terminals/terminals';
+import {
+  createTerminal,
+  disableTerminal,
+  getTerminal,
+  listTerminals,
+  rotateTerminalCredentials,
+  updateTerminal,
+} from '../../services/processing/terminals/terminals';
 import { getThreeDsConfig, putThreeDsConfig } from '../../services/processing/terminals/three-ds';
 import { CreateLimitBody, LimitSchema, ListLimitsQuery, limitParams } from '../limits/schemas';
 import {
@@ -27,6 +33,7 @@ import {
   RestrictionSchema,
   RotateCredentialsBody,
   SetProviderStatusBody,
+  UpdateProviderBody,
   TerminalSchema,
   ThreeDsConfigSchema,
   UpdateMpiAccountBody,
@@ -73,6 +80,24 @@ const providerOps = [
     handler: (ctx, { params }) => providers.getProvider(ctx, params.id),
   }),
   defineOperation({
+    id: 'updateProviderIntegration',
+    method: 'patch',
+    path: '/v1/admin/provider-integrations/{id}',
+    levels: ['P'],
+    permission: 'processing:providers:manage',
+    tag: 'Provider integrations',
+    summary: "Update a provider integration's connectorBaseUrl (audited)",
+    description:
+      'The base URL its connector calls: https only, no credentials in it; a literal loopback or private address, localhost, or a name ' +
+      'that resolves to such an address is 400 CONNECTOR_BASE_URL_NOT_ALLOWED unless PAYPLANE_CONNECTOR_ALLOW_CIDRS lists its range. ' +
+      'Every connection checks the addresses again.',
+    kind: 'single',
+    params: idParams,
+    body: UpdateProviderBody,
+    response: ProviderIntegrationSchema,
+    handler: (ctx, { params, body }) => providers.updateProvider(ctx, params.id, body),
+  }),
+  defineOperation({
     id: 'setProviderIntegrationStatus',
     method: 'patch',
     path: '/v1/admin/provider-integrations/{id}/status',
@@ -113,7 +138,7 @@ const terminalOps = [
     permission: MANAGE,
     tag: 'Terminals',
     summary: 'Create a terminal (credentials stored encrypted, never returned)',
-    description: `Starts active. Platform callers name the tenant (tenantId). credentials are checked against the provider's credentialSchema (400 naming the field) and sealed. ${NEVER} 409 PROVIDER_DEPRECATED for a deprecated provider.`,
+    description: `Starts active. Platform callers name the tenant (tenantId). credentials are checked against the provider's credentialSchema (400 naming the field), then by the provider's connector for the terminal's livemode (default: the caller's mode), e.g. 400 CREDENTIALS_MODE_MISMATCH for a Stripe sk_test_ key on a live terminal, and sealed. ${NEVER} 409 PROVIDER_DEPRECATED for a deprecated provider.`,
     kind: 'single',
     status: 201,
     body: CreateTerminalBody,
@@ -184,12 +209,12 @@ const terminalOps = [
     permission: MANAGE,
     tag: 'Terminals',
     summary: 'Replace the credential binding',
-    description: `A new binding (new credentialBindingId) with the given credentials, checked against the provider's credentialSchema. ${NEVER}`,
+    description: `A new binding (new credentialBindingId) with the given credentials, checked against the provider's credentialSchema and by its connector for the terminal's own livemode (400 CREDENTIALS_MODE_MISMATCH naming the field). ${NEVER}`,
     kind: 'single',
     params: idParams,
     body: RotateCredentialsBody,
     response: TerminalSchema,
-    handler: (ctx, { params, body }) => rotateCredentials(ctx, params.id, body.credentials),
+    handler: (ctx, { params, body }) => rotateTerminalCredentials(ctx, params.id, body.credentials),
   }),
   defineOperation({
     id: 'getTerminalThreeDsConfig',

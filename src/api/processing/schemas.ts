@@ -52,7 +52,7 @@ export const ProviderIntegrationSchema = z
     credentialSchema: z
       .record(z.string(), z.unknown())
       .openapi({ description: 'JSON-schema-like description of the credentials a terminal of this provider needs.' }),
-    connectorBaseUrl: z.string(),
+    connectorBaseUrl: z.string().openapi({ description: "The base URL its connector calls: the platform's (PATCH), else the catalog's." }),
     connectorReleaseNonce: Uuid,
     testModeAvailable: z.boolean(),
     status: ProviderStatus,
@@ -113,6 +113,22 @@ export const ListProvidersQuery = listQuery({
 });
 
 export const SetProviderStatusBody = z.strictObject({ status: ProviderStatus }).openapi('SetProviderStatusRequest');
+
+export const UpdateProviderBody = z
+  .strictObject({
+    connectorBaseUrl: z
+      .string()
+      .min(1)
+      .max(2048)
+      .nullable()
+      .openapi({
+        description:
+          "The base URL the provider's connector calls (a regional host, a proxy, the acquirer's test host): https only; a loopback or " +
+          "private address only when PAYPLANE_CONNECTOR_ALLOW_CIDRS lists its range. null: back to the catalog's.",
+        example: 'https://checkout-test.adyen.com',
+      }),
+  })
+  .openapi('UpdateProviderIntegrationRequest');
 
 export const AdjustCapabilitiesBody = z
   .strictObject({
@@ -192,10 +208,21 @@ export const TerminalSchema = z
     descriptor: z.string().nullable(),
     direction: Direction,
     status: TerminalStatus,
+    livemode: z.boolean().openapi({
+      description: 'Which environment of its acquirer the terminal talks to (live or test credentials); payments of that mode only.',
+    }),
     supportedCurrencies: z.array(z.string()),
     supportedBrands: z.array(z.string()),
     supportedPaymentMethodTypes: z.array(z.string()),
     threeDsConfig: ThreeDsConfigSchema,
+    notificationUrl: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "Where the terminal's acquirer sends its notifications (absolute; register it at the acquirer): " +
+          '`{public base}/v1/provider-notifications/{id}` for a real acquirer, null for one that does not notify. Read-only.',
+      }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     deletedAt: NullableTimestamp,
@@ -267,6 +294,10 @@ export const CreateTerminalBody = z
       .optional()
       .openapi({ description: "The fee schedule of the provider's costs: one of the terminal's tenant, or a platform schedule." }),
     threeDsConfig: PutThreeDsConfigBody.optional(),
+    livemode: z.boolean().optional().openapi({
+      description:
+        "Which environment of its acquirer the terminal talks to, with which credentials (a Stripe sk_live_ key on a live terminal). Default: the caller's mode.",
+    }),
     tenantId: refersTo('tenant', Uuid)
       .optional()
       .openapi({ description: 'Required for platform callers; a tenant caller creates in its own tenant.' }),

@@ -41,6 +41,8 @@ const LOADERS: Record<string, () => MigrationModule> = {
   '0033_dispute_acquirer': () => require('./0033_dispute_acquirer') as typeof import('./0033_dispute_acquirer'),
   '0034_idempotency_owners': () => require('./0034_idempotency_owners') as typeof import('./0034_idempotency_owners'),
   '0035_terminal_mode': () => require('./0035_terminal_mode') as typeof import('./0035_terminal_mode'),
+  '0036_provider_notifications': () => require('./0036_provider_notifications') as typeof import('./0036_provider_notifications'),
+  '0038_provider_base_url': () => require('./0038_provider_base_url') as typeof import('./0038_provider_base_url'),
 };
 
 /** Every migration's name, in order. */

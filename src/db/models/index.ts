@@ -24,6 +24,7 @@ import type { PayoutModels } from './payouts';
 import type { WebhookModels } from './webhooks';
 import type { AuditModels } from './audit';
 import type { IdempotencyModels } from './idempotency';
+import type { ProviderNotificationModels } from './provider-notifications';
 
 // Every table's model, one file an area (the same area names as src/api, src/services and src/cli).
 
@@ -53,6 +54,7 @@ export type * from './payouts';
 export type * from './webhooks';
 export type * from './audit';
 export type * from './idempotency';
+export type * from './provider-notifications';
 
 export interface Models
   extends
@@ -80,7 +82,8 @@ export interface Models
     PayoutModels,
     WebhookModels,
     AuditModels,
-    IdempotencyModels {}
+    IdempotencyModels,
+    ProviderNotificationModels {}
 
 type DefineGroup = (sequelize: Sequelize) => object;
 
@@ -111,6 +114,7 @@ const GROUPS: Array<() => DefineGroup> = [
   () => (require('./webhooks') as typeof import('./webhooks')).defineWebhookModels,
   () => (require('./audit') as typeof import('./audit')).defineAuditModels,
   () => (require('./idempotency') as typeof import('./idempotency')).defineIdempotencyModels,
+  () => (require('./provider-notifications') as typeof import('./provider-notifications')).defineProviderNotificationModels,
 ];
 
 /**

@@ -9,6 +9,8 @@ export interface ProviderOverlayRow {
   id: string;
   status: 'available' | 'maintenance' | 'deprecated' | null;
   capabilities: Record<string, unknown>;
+  /** the platform's base URL of the connector; null: the catalog's */
+  connectorBaseUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -87,7 +89,7 @@ export function defineProcessingModels(sequelize: Sequelize): ProcessingModels {
       sequelize,
       'ProviderOverlay',
       'provider_integration_overlays',
-      { id: pk, status: STRING, capabilities: JSONT, createdAt: DATE, updatedAt: DATE },
+      { id: pk, status: STRING, capabilities: JSONT, connectorBaseUrl: TEXT, createdAt: DATE, updatedAt: DATE },
       // platform-wide: provider integrations belong to no tenant and span both modes
       { resource: 'provider integration', tenant: null, merchant: null, mode: null, softDelete: false },
     ),

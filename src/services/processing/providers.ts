@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import { z } from 'zod';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { NotFoundError, ValidationError, type FieldIssue } from '../../domain/errors';
@@ -8,11 +9,13 @@ import { fixturePath } from '../../util/paths';
 import { auditRecord, auditedRecord } from '../audit/changes';
 import { refusedMove, statusMachine, transition } from '../status';
 import { iso } from '../present';
+import { baseUrlRefusal } from '../../connectors/transport';
+import { hostRefusal, systemResolver } from '../webhooks/transport';
 
 /**
  * Provider integrations: the connector catalog of fixtures/providers.json (each connector's own declaration of
- * what it supports), validated once at load, with the platform's adjustments (status, capability overlays) kept in
- * provider_integration_overlays and merged on read. Platform-wide: they belong to no tenant and no mode.
+ * what it supports), validated once at load, with the platform's adjustments (status, capability overlays, the
+ * connector's base URL) kept in provider_integration_overlays and merged on read. Platform-wide: they belong to no tenant and no mode.
  */
 
 const Flag = z.strictObject({ supported: z.boolean(), implemented: z.boolean() });
@@ -167,6 +170,7 @@ export function toProvider(p: ProviderDeclaration, overlay: ProviderOverlayRow |
   return {
     ...structuredClone(p),
     status: overlay?.status ?? p.status,
+    connectorBaseUrl: overlay?.connectorBaseUrl ?? p.connectorBaseUrl,
     testModeAvailable: o.testModeAvailable ?? p.testModeAvailable,
     cutoffTimeUtc: o.cutoffTimeUtc ?? p.cutoffTimeUtc,
     supportedPaymentMethods: p.supportedPaymentMethods.map((m) => {
@@ -265,11 +269,20 @@ const PROVIDER_STATUS = statusMachine({
   refused: refusedMove('provider integration'),
 });
 
-async function saveOverlay(ctx: CallerContext, id: string, changes: { capabilities?: CapabilityOverlay }): Promise<ProviderOverlayRow> {
+async function saveOverlay(
+  ctx: CallerContext,
+  id: string,
+  changes: { capabilities?: CapabilityOverlay; connectorBaseUrl?: string | null },
+): Promise<ProviderOverlayRow> {
   const access = scoped(ctx, ctx.db.models.ProviderOverlay);
   const existing = await access.find(id, { lock: true });
   if (existing) return access.update(existing, changes as Partial<ProviderOverlayRow>);
-  return access.create({ id, status: null, capabilities: (changes.capabilities ?? {}) as Record<string, unknown> });
+  return access.create({
+    id,
+    status: null,
+    capabilities: (changes.capabilities ?? {}) as Record<string, unknown>,
+    connectorBaseUrl: changes.connectorBaseUrl ?? null,
+  });
 }
 
 /** available, maintenance or deprecated, any to any (the specification's table); platform only, audited. */
@@ -277,7 +290,9 @@ export async function setProviderStatus(ctx: CallerContext, id: string, status: 
   return inTransaction(ctx, async (tx) => {
     const p = declarationOf(id);
     const access = scoped(tx, tx.db.models.ProviderOverlay);
-    const overlay = (await access.find(p.id, { lock: true })) ?? (await access.create({ id: p.id, status: null, capabilities: {} }));
+    const overlay =
+      (await access.find(p.id, { lock: true })) ??
+      (await access.create({ id: p.id, status: null, capabilities: {}, connectorBaseUrl: null }));
     const moved = await transition(tx, PROVIDER_STATUS, overlay, status, { render: (row) => ({ status: toProvider(p, row).status }) });
     return toProvider(p, moved);
   });
@@ -386,6 +401,74 @@ export async function adjustCapabilities(ctx: CallerContext, id: string, input: 
     await auditRecord(tx, PROVIDER, overlay, 'provider_integration.capabilities_adjusted', {
       before: { capabilityOverlay: before.capabilityOverlay },
       after: { capabilityOverlay: after.capabilityOverlay },
+    });
+    return after;
+  });
+}
+
+// ------------------------------------------------------------------------------------------------ base URL
+
+/** How long the save waits for a name's addresses: a name not resolved by then is saved (each connection checks it). */
+const BASE_URL_RESOLVE_TIMEOUT_MS = 3_000;
+
+/** A provider integration by its id or by its code (the CLI names providers by code): 404 when the catalog has neither. */
+export function providerIdOf(idOrCode: string): string {
+  const p = providerCatalog().find((c) => c.id === idOrCode || c.code === idOrCode);
+  if (!p) throw new NotFoundError('provider integration', idOrCode);
+  return p.id;
+}
+
+/**
+ * Refuses a connector base URL that may not be called: not https, credentials in it, a literal address or localhost
+ * outside PAYPLANE_CONNECTOR_ALLOW_CIDRS (baseUrlRefusal), or a name that now resolves to such an address (the check
+ * the connectors' agent makes again at every connection). A name that does not resolve now is saved.
+ */
+async function checkBaseUrl(ctx: CallerContext, value: string, field: string): Promise<string> {
+  const allow = ctx.config.connectorAllowCidrs;
+  const refused = baseUrlRefusal(value, allow);
+  if (refused) throw ValidationError.field(field, refused, 'CONNECTOR_BASE_URL_NOT_ALLOWED');
+  const url = new URL(value);
+  if (url.search || url.hash) throw ValidationError.field(field, 'must not carry a query or a fragment', 'CONNECTOR_BASE_URL_NOT_ALLOWED');
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (!net.isIP(host)) {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((done) => {
+      timer = setTimeout(() => done(undefined), BASE_URL_RESOLVE_TIMEOUT_MS);
+    });
+    const resolved = await Promise.race([systemResolver(host).catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
+    const addressRefused = hostRefusal(
+      host,
+      (resolved ?? []).map((a) => a.address),
+      allow,
+    );
+    if (addressRefused) throw ValidationError.field(field, addressRefused, 'CONNECTOR_BASE_URL_NOT_ALLOWED');
+  }
+  return url.toString().replace(/\/$/, '');
+}
+
+export interface ProviderUpdate {
+  /** the base URL the provider's connector calls (https); null: back to the catalog's */
+  connectorBaseUrl: string | null;
+}
+
+/** Sets the base URL the provider's connector calls (platform only, audited with the URL before and after). */
+export async function updateProvider(
+  ctx: CallerContext,
+  id: string,
+  input: ProviderUpdate,
+  options: { field?: string } = {},
+): Promise<ProviderIntegration> {
+  const p = declarationOf(id);
+  const field = options.field ?? 'body.connectorBaseUrl';
+  const url = input.connectorBaseUrl === null ? null : await checkBaseUrl(ctx, input.connectorBaseUrl, field);
+  return inTransaction(ctx, async (tx) => {
+    const existing = await scoped(tx, tx.db.models.ProviderOverlay).find(p.id, { lock: true });
+    const before = toProvider(p, existing);
+    const overlay = await saveOverlay(tx, p.id, { connectorBaseUrl: url });
+    const after = toProvider(p, overlay);
+    await auditRecord(tx, PROVIDER, overlay, 'provider_integration.updated', {
+      before: { connectorBaseUrl: before.connectorBaseUrl },
+      after: { connectorBaseUrl: after.connectorBaseUrl },
     });
     return after;
   });

@@ -214,6 +214,8 @@ export async function decideWithSnapshot(
     const reasons: string[] = [];
     if (t.status !== 'active') reasons.push('terminal_disabled');
     if (t.direction !== 'payin') reasons.push('terminal_not_payin');
+    // a live terminal talks to its acquirer's live environment, a sandbox one to its test environment
+    if (Boolean(t.livemode) !== snapshot.livemode) reasons.push('terminal_mode_mismatch');
     if (!t.supportedCurrencies.includes(input.amount.currency)) reasons.push('currency_not_supported');
     if (brand && !t.supportedBrands.includes(brand)) reasons.push('brand_not_supported');
     if (!t.supportedPaymentMethodTypes.includes(input.paymentMethod)) reasons.push('payment_method_not_supported');

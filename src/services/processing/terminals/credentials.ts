@@ -112,6 +112,6 @@ export async function rotateCredentials(ctx: CallerContext, id: string, credenti
         render: (r) => ({ bindingId: r.credentialBindingId }),
       },
     );
-    return toTerminal(updated);
+    return toTerminal(updated, ctx);
   });
 }

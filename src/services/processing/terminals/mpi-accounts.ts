@@ -76,5 +76,5 @@ export async function deleteMpiAccount(ctx: CallerContext, id: string, brand: st
     if (!r.threeDsConfig.mpiAccounts.some((a) => a.brand === brand)) throw mpiNotFound(id, brand);
     return { ...r.threeDsConfig, mpiAccounts: r.threeDsConfig.mpiAccounts.filter((a) => a.brand !== brand) };
   });
-  return toTerminal(row);
+  return toTerminal(row, ctx);
 }

@@ -7,6 +7,8 @@ import { disableOnly } from '../../status';
 import { presentRow, type Presented } from '../../present';
 import { registerLimitEntity } from '../../limits/manage';
 import { providerCatalog, providerForField, type ProviderIntegration } from '../providers';
+import { takesNotifications } from '../../../connectors/notifications';
+import { publicUrl, type PublicUrlSource } from '../../../util/public-url';
 
 /**
  * The terminal as its sub-resources share it: its rendering (with its 3DS configuration and MPI accounts), its audited
@@ -24,6 +26,7 @@ const TERMINAL_FIELDS = [
   'descriptor',
   'direction',
   'status',
+  'livemode',
   'supportedCurrencies',
   'supportedBrands',
   'supportedPaymentMethodTypes',
@@ -41,7 +44,11 @@ export interface MpiAccount extends Omit<MpiAccountRow, 'mcc' | 'preferredVersio
 
 export type ThreeDsConfig = Omit<ThreeDsConfigRow, 'mpiAccounts'> & { mpiAccounts: MpiAccount[] };
 
-export type Terminal = Presented<Pick<TerminalRow, (typeof TERMINAL_FIELDS)[number]>> & { threeDsConfig: ThreeDsConfig };
+export type Terminal = Presented<Pick<TerminalRow, (typeof TERMINAL_FIELDS)[number]>> & {
+  threeDsConfig: ThreeDsConfig;
+  /** where its acquirer sends notifications (absolute), when its connector takes them; else null */
+  notificationUrl: string | null;
+};
 
 function defaultVersion(providerId: string): string | null {
   return providerCatalog().find((p) => p.id === providerId)?.supportedThreeDSVersions[0] ?? null;
@@ -70,15 +77,25 @@ export function toThreeDsConfig(row: TerminalRow): ThreeDsConfig {
   };
 }
 
-export function toTerminal(row: TerminalRow): Terminal {
-  return { ...presentRow(row, TERMINAL_FIELDS), threeDsConfig: toThreeDsConfig(row) };
+/**
+ * The address its acquirer's notifications are registered with (`{public base}/v1/provider-notifications/{id}`,
+ * src/util/public-url.ts), for a terminal whose connector takes notifications (a real acquirer's); null otherwise.
+ */
+export function notificationUrlOf(row: Pick<TerminalRow, 'id' | 'providerIntegrationId'>, source: PublicUrlSource): string | null {
+  const code = providerCatalog().find((p) => p.id === row.providerIntegrationId)?.code;
+  return code && takesNotifications(code) ? publicUrl(source, `/v1/provider-notifications/${row.id}`) : null;
+}
+
+/** The terminal as the API and the CLI show it; `source` gives the base of its notificationUrl (a caller's context). */
+export function toTerminal(row: TerminalRow, source: PublicUrlSource): Terminal {
+  return { ...presentRow(row, TERMINAL_FIELDS), threeDsConfig: toThreeDsConfig(row), notificationUrl: notificationUrlOf(row, source) };
 }
 
 export const TERMINAL = auditedRecord<TerminalRow>({
   model: (ctx) => ctx.db.models.Terminal,
   targetType: 'terminal',
   owner: (row) => ({ tenantId: row.tenantId }),
-  render: toTerminal,
+  render: (row, _now, ctx) => toTerminal(row, ctx),
 });
 
 export const TERMINAL_STATUS = disableOnly(TERMINAL, 'terminal.disabled', 'terminal', 'terminals');

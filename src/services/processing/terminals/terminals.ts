@@ -9,7 +9,8 @@ import { filterWhere, mapPage } from '../../present';
 import { tenantForCreate } from '../../partners';
 import { providerForField, supportedMethods, type ProviderIntegration } from '../providers';
 import { TERMINAL, TERMINAL_STATUS, terminalProvider, toTerminal, writable, type Terminal } from './record';
-import { checkCredentials, seal } from './credentials';
+import { checkCredentials, rotateCredentials, seal } from './credentials';
+import { credentialProblem } from '../../provider-call';
 import { checkThreeDs, defaultThreeDs, mpiRow, type ThreeDsConfigInput } from './three-ds';
 
 /**
@@ -92,6 +93,8 @@ export interface CreateTerminalInput {
   supportedPaymentMethodTypes?: string[];
   providerCostScheduleId?: string | null;
   threeDsConfig?: ThreeDsConfigInput;
+  /** which environment of its acquirer the terminal talks to (default: the caller's mode) */
+  livemode?: boolean;
 }
 
 export interface UpdateTerminalInput {
@@ -128,6 +131,28 @@ async function costSchedule(ctx: CallerContext, tenantId: string, id: string | n
   return schedule.id;
 }
 
+/**
+ * Credentials the provider's connector refuses for a terminal of this mode (a Stripe sk_test_ key on a live terminal):
+ * 400 with the connector's code (CREDENTIALS_MODE_MISMATCH …) naming the field, never echoing a value.
+ */
+function checkForMode(p: ProviderIntegration, credentials: Record<string, string>, livemode: boolean): Record<string, string> {
+  const problem = credentialProblem(p.code, credentials, livemode);
+  if (!problem) return credentials;
+  const path = `body.credentials.${problem.field}`;
+  throw new ValidationError(`Invalid credentials: ${path} ${problem.message}`, [{ path, message: problem.message }], problem.code);
+}
+
+/**
+ * A new credential binding for the terminal (credentials.ts rotateCredentials), once the credentials fit its
+ * provider's credentialSchema and its connector's check for the terminal's own mode (both fixed for a terminal).
+ */
+export async function rotateTerminalCredentials(ctx: CallerContext, id: string, credentials: Record<string, string>): Promise<Terminal> {
+  const row = await scoped(ctx, ctx.db.models.Terminal).get(id);
+  const p = await terminalProvider(ctx, row);
+  checkForMode(p, checkCredentials(p.credentialSchema, credentials), Boolean(row.livemode));
+  return rotateCredentials(ctx, id, credentials);
+}
+
 export async function createTerminal(ctx: CallerContext, input: CreateTerminalInput): Promise<Terminal> {
   return inTransaction(ctx, async (tx) => {
     const tenantId = await tenantForCreate(tx, input.tenantId);
@@ -135,7 +160,8 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
     if (p.status === 'deprecated') {
       throw new ConflictError('PROVIDER_DEPRECATED', `Provider integration ${p.code} is deprecated: it takes no new terminals.`);
     }
-    const credentials = checkCredentials(p.credentialSchema, input.credentials);
+    const livemode = input.livemode ?? ctx.livemode;
+    const credentials = checkForMode(p, checkCredentials(p.credentialSchema, input.credentials), livemode);
     const natural: TerminalRow['direction'] = p.category === 'payout' ? 'payout' : 'payin';
     const direction = input.direction ?? natural;
     if (direction !== natural) throw ValidationError.field('body.direction', `must be ${natural} for a ${p.category} provider integration`);
@@ -166,6 +192,7 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
       mcc: input.mcc ?? null,
       descriptor: input.descriptor ?? null,
       status: 'active',
+      livemode,
       ...caps,
       threeDsConfig: threeDs
         ? {
@@ -176,7 +203,7 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
           }
         : defaultThreeDs(p),
     });
-    const terminal = toTerminal(row);
+    const terminal = toTerminal(row, tx);
     await auditRecord(tx, TERMINAL, row, 'terminal.created', { after: terminal });
     return terminal;
   });
@@ -184,11 +211,11 @@ export async function createTerminal(ctx: CallerContext, input: CreateTerminalIn
 
 export async function listTerminals(ctx: CallerContext, filters: TerminalFilters, page: ListParams): Promise<Page<Terminal>> {
   const where: Record<string, unknown> = filterWhere(filters, ['tenantId', 'status', 'direction', 'providerIntegrationId']);
-  return mapPage(await scoped(ctx, ctx.db.models.Terminal).list(where, page), toTerminal);
+  return mapPage(await scoped(ctx, ctx.db.models.Terminal).list(where, page), (row) => toTerminal(row, ctx));
 }
 
 export async function getTerminal(ctx: CallerContext, id: string): Promise<Terminal> {
-  return toTerminal(await scoped(ctx, ctx.db.models.Terminal).get(id));
+  return toTerminal(await scoped(ctx, ctx.db.models.Terminal).get(id), ctx);
 }
 
 /** Changes the given fields; the lists replace the old ones and are checked against the provider again. */
@@ -226,10 +253,11 @@ export async function updateTerminal(ctx: CallerContext, id: string, input: Upda
       },
       { action: 'terminal.updated' },
     ),
+    ctx,
   );
 }
 
 /** active -> disabled; 409 when already disabled. */
 export async function disableTerminal(ctx: CallerContext, id: string): Promise<Terminal> {
-  return toTerminal(await moveRecord(ctx, TERMINAL_STATUS, id, 'disable'));
+  return toTerminal(await moveRecord(ctx, TERMINAL_STATUS, id, 'disable'), ctx);
 }

@@ -123,5 +123,5 @@ export async function putThreeDsConfig(
     const mpiAccounts = options.keepMpiAccounts ? r.threeDsConfig.mpiAccounts : (input.mpiAccounts ?? []).map(mpiRow);
     return { enabled: input.enabled, executionModel: input.executionModel, mpiAccounts, rules: { ...input.rules } };
   });
-  return toTerminal(row);
+  return toTerminal(row, ctx);
 }

@@ -1,0 +1,200 @@
+import request from 'supertest';
+import { useMoneyHarness, payWithCard } from '../helpers/money';
+import { testTls } from '../helpers/receiver';
+import { dialectName } from '../helpers/db';
+import { AdyenFake, type FakeNotification } from '../fakes/adyen';
+import { expectProblem } from '../helpers/api';
+import { runDueNotifications } from '../../src/services/notifications/redelivery';
+
+/**
+ * Adyen end to end through the API: a terminal of provider `adyen` on the sandbox merchant (the sandbox card
+ * terminal disabled, so routing picks it), its integration's connectorBaseUrl on the fake, payments answered by the
+ * fake and settled by its HMAC-signed notifications at POST /v1/provider-notifications/{terminalId}.
+ */
+
+const ADYEN = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e11';
+const m = useMoneyHarness({
+  ledger: 'afterAll',
+  config: { connectorAllowCidrs: ['127.0.0.0/8'], connectorCaFile: testTls().caFile, connectorTimeoutMs: 2000 },
+});
+let fake: AdyenFake;
+let terminalId: string;
+
+const tenant = () => m.as(m.sandbox.tenantKey.secretKey);
+const merchant = () => m.as(m.sandbox.merchantKey.secretKey);
+const payment = async (id: string) => (await tenant().get(`/v1/payments/${id}`)).body.data;
+
+/** Delivers a notification as Adyen does (no bearer credential: its items' HMAC is the check). */
+async function notify(n: FakeNotification) {
+  const res = await request(m.app).post(`/v1/provider-notifications/${terminalId}`).set(n.headers).send(n.body);
+  await m.settle();
+  return res;
+}
+
+function expectAccepted(res: request.Response) {
+  expect(res.status).toBe(200);
+  expect(res.text).toBe('[accepted]');
+}
+
+/**
+ * The customer passes or fails the fake's 3DS page and comes back to our return page (/provider-returns/{attemptId})
+ * with Adyen's redirectResult. The payment engine does not send an actionReturnUrl yet (main), so the fake sends the
+ * customer to the merchant's returnUrl: the test takes the redirectResult from there to our return page.
+ */
+async function returnFromChallenge(paymentId: string, url: string, outcome: 'pass' | 'fail') {
+  const back = new URL(await fake.completeChallenge(url, outcome));
+  const redirectResult = back.searchParams.get('redirectResult');
+  expect(redirectResult).toBeTruthy();
+  const row = (await m.rt.db.models.Payment.findByPk(paymentId))!.get({ plain: true }) as { currentAttemptId: string };
+  const target = back.pathname.startsWith('/provider-returns/')
+    ? back.pathname + back.search
+    : `/provider-returns/${row.currentAttemptId}?redirectResult=${encodeURIComponent(redirectResult!)}`;
+  return request(m.app).get(target);
+}
+
+beforeAll(async () => {
+  fake = await new AdyenFake().start();
+  const patched = await m.as(m.sandbox.platformToken).patch(`/v1/admin/provider-integrations/${ADYEN}`, { connectorBaseUrl: fake.baseUrl });
+  if (patched.status !== 200) throw new Error(`provider: ${patched.status} ${JSON.stringify(patched.body)}`);
+  const created = await tenant().post('/v1/admin/terminals', {
+    providerIntegrationId: ADYEN,
+    name: 'Adyen EU',
+    credentials: fake.credentials(),
+    mcc: '5734',
+    descriptor: 'PAYPLANE TEST',
+    supportedCurrencies: ['EUR'],
+    supportedBrands: ['visa', 'mastercard'],
+    supportedPaymentMethodTypes: ['card'],
+  });
+  if (created.status !== 201) throw new Error(`terminal: ${created.status} ${JSON.stringify(created.body)}`);
+  terminalId = created.body.data.id;
+  const disabled = await tenant().post(`/v1/admin/terminals/${m.sandbox.terminalId}/disable`);
+  if (disabled.status !== 200) throw new Error(`disable: ${disabled.status} ${JSON.stringify(disabled.body)}`);
+});
+afterAll(async () => {
+  await fake?.stop();
+});
+
+describe(`Adyen through the API (${dialectName})`, () => {
+  test('checkout complete answered Received is processing; the AUTHORISATION notification captures it; a repeat changes nothing', async () => {
+    const paid = await payWithCard(m, '4000000000000036');
+    expect(paid.payment).toMatchObject({ status: 'processing', providerIntegrationId: ADYEN, terminalId });
+    const psp = paid.payment.providerReference as string;
+    expect(psp).toMatch(/^[0-9A-F]{16}$/);
+    const n = fake.notification(fake.authorisation(psp, true));
+    expectAccepted(await notify(n));
+    const after = await payment(paid.paymentId);
+    expect(after).toMatchObject({ status: 'captured', amountBreakdown: { captured: { valueMinor: 10_000 } } });
+    expectAccepted(await notify(n));
+    expect(await payment(paid.paymentId)).toEqual(after);
+    expect(await m.eventTypesAbout(paid.paymentId)).toEqual(expect.arrayContaining(['payment.captured']));
+  });
+
+  test('a refused AUTHORISATION notification fails the payment with its decline code', async () => {
+    const paid = await payWithCard(m, '4000000000000036');
+    const psp = paid.payment.providerReference as string;
+    expectAccepted(await notify(fake.notification(fake.authorisation(psp, false, 'Not enough balance'))));
+    expect(await payment(paid.paymentId)).toMatchObject({ status: 'failed', errorCode: 'insufficient_funds' });
+  });
+
+  // The platform applies a capture or a cancel synchronously (src/services/payments/payments.ts applyOperation: any
+  // answer but succeeded is a refusal; handleProviderOutcome ignores capture and void outcomes). Adyen answers a capture
+  // `received` (pending) and confirms it by its CAPTURE notification: the platform must keep such an operation
+  // recorded until the notification settles it. Until it does, this flow cannot pass; see the report of the adyen branch.
+  test.todo(
+    'a manual capture is answered pending, and the CAPTURE notification captures the payment (needs the platform to accept a pending capture)',
+  );
+
+  test('3DS by redirect: the fake page returns the customer to our return page, /payments/details captures the payment', async () => {
+    const paid = await payWithCard(m, '4212345678901245', { settle: false });
+    expect(paid.payment).toMatchObject({ status: 'requires_action', action: { type: 'redirect' } });
+    const res = await returnFromChallenge(paid.paymentId, paid.payment.action.url, 'pass');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toMatch(/^https:\/\/shop\.example\/ok/);
+    await m.settle();
+    const after = await payment(paid.paymentId);
+    expect(after).toMatchObject({ status: 'captured' });
+    expect(after.providerReference).toMatch(/^[0-9A-F]{16}$/);
+    // Adyen's AUTHORISATION notification of it afterwards changes nothing
+    expectAccepted(await notify(fake.notification(fake.authorisation(after.providerReference, true))));
+    expect(await payment(paid.paymentId)).toEqual(after);
+  });
+
+  test('3DS failed at the fake page: the payment fails authentication_failed', async () => {
+    const paid = await payWithCard(m, '4212345678901245', { settle: false });
+    expect((await returnFromChallenge(paid.paymentId, paid.payment.action.url, 'fail')).status).toBe(303);
+    await m.settle();
+    expect(await payment(paid.paymentId)).toMatchObject({ status: 'failed', errorCode: 'authentication_failed' });
+  });
+
+  test('partial refunds are pending until their REFUND notifications, delivered in reverse order', async () => {
+    const paid = await payWithCard(m, '5555555555554444');
+    expect(paid.payment.status).toBe('captured');
+    const psp = paid.payment.providerReference as string;
+    const first = await merchant().post(`/v1/payments/${paid.paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 3000 } });
+    const second = await merchant().post(`/v1/payments/${paid.paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 2000 } });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(first.body.data.status).toBe('pending');
+    expect(second.body.data.status).toBe('pending');
+    const [firstPsp, secondPsp] = fake.modificationsOf(psp, 'refunds');
+    expectAccepted(await notify(fake.notification(fake.modificationOutcome(secondPsp!))));
+    expectAccepted(await notify(fake.notification(fake.modificationOutcome(firstPsp!))));
+    expect((await tenant().get(`/v1/refunds/${first.body.data.id}`)).body.data.status).toBe('succeeded');
+    expect((await tenant().get(`/v1/refunds/${second.body.data.id}`)).body.data.status).toBe('succeeded');
+    expect(await payment(paid.paymentId)).toMatchObject({ amountBreakdown: { refunded: { valueMinor: 5000 } } });
+  });
+
+  test('a CHARGEBACK opens a dispute, CHARGEBACK_REVERSED decides it won', async () => {
+    const paid = await payWithCard(m, '4111111111111111');
+    const psp = paid.payment.providerReference as string;
+    const chargeback = fake.chargeback(psp, { defensePeriodEndsAt: '2026-03-20T12:00:00+00:00' });
+    expectAccepted(await notify(fake.notification(chargeback.item)));
+    const [dispute] = (await tenant().get(`/v1/disputes?paymentId=${paid.paymentId}`)).body.data;
+    expect(dispute).toMatchObject({ status: 'needs_response', reason: 'fraudulent', amount: { currency: 'EUR', valueMinor: 10_000 } });
+    expectAccepted(await notify(fake.notification(fake.disputeDecision(chargeback.disputePspReference, 'won'))));
+    expect((await tenant().get(`/v1/disputes/${dispute.id}`)).body.data.status).toBe('won');
+  });
+
+  test('a dispute decided before it was opened (reordered) waits, and is applied once the CHARGEBACK arrived', async () => {
+    const paid = await payWithCard(m, '5555555555554444');
+    const psp = paid.payment.providerReference as string;
+    const chargeback = fake.chargeback(psp);
+    expectAccepted(await notify(fake.notification(fake.disputeDecision(chargeback.disputePspReference, 'lost'))));
+    expect((await tenant().get(`/v1/disputes?paymentId=${paid.paymentId}`)).body.data).toEqual([]);
+    expectAccepted(await notify(fake.notification(chargeback.item)));
+    m.clock.advance(60_000);
+    await runDueNotifications(m.rt);
+    await m.settle();
+    const [dispute] = (await tenant().get(`/v1/disputes?paymentId=${paid.paymentId}`)).body.data;
+    expect(dispute).toMatchObject({ status: 'lost' });
+  });
+
+  test("the connector checks an Adyen terminal's credentials before they are sealed (400 naming the field)", async () => {
+    const body = (credentials: Record<string, string>) => ({
+      providerIntegrationId: ADYEN,
+      name: 'Adyen bad',
+      credentials,
+      supportedCurrencies: ['EUR'],
+    });
+    const notHex = await tenant().post('/v1/admin/terminals', body({ ...fake.credentials(), hmacKey: 'not-a-hex-key' }));
+    expectProblem(notHex, 400, 'INVALID_CREDENTIALS');
+    expect(notHex.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.credentials.hmacKey']);
+    expect(JSON.stringify(notHex.body)).not.toContain(fake.apiKey);
+    const prefixOnSandbox = await tenant().post(
+      '/v1/admin/terminals',
+      body({ ...fake.credentials(), liveEndpointUrlPrefix: 'abc-Company' }),
+    );
+    expectProblem(prefixOnSandbox, 400, 'CREDENTIALS_MODE_MISMATCH');
+  });
+
+  test('a forged item is 401 problem+json and changes nothing', async () => {
+    const paid = await payWithCard(m, '4000000000000036');
+    const psp = paid.payment.providerReference as string;
+    const n = fake.notification(fake.authorisation(psp, true));
+    n.json.notificationItems[0]!.NotificationRequestItem.success = 'false';
+    const res = await notify({ ...n, body: JSON.stringify(n.json) });
+    expect(res.status).toBe(401);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(await payment(paid.paymentId)).toMatchObject({ status: 'processing' });
+  });
+});
