@@ -1,0 +1,169 @@
+import request from 'supertest';
+import { useMoneyHarness, openSession, payWithCard } from '../helpers/money';
+import { dialectName } from '../helpers/db';
+import { eur } from '../helpers/amounts';
+import { testTls } from '../helpers/receiver';
+import { FakeStripe } from '../fakes/stripe';
+
+/**
+ * Stripe end to end through the API: a terminal of provider `stripe` on the sandbox tenant with the fake's keys, the
+ * provider integration's connectorBaseUrl pointed at the local fake of Stripe (test/fakes/stripe.ts), the sandbox card
+ * terminal disabled so that payments route to Stripe. A checkout paid with a card, a 3DS challenge passed on Stripe's
+ * page and back through our return page, a dispute opened and won by Stripe's signed notifications; a forged
+ * notification refused, a repeated one answered and changing nothing.
+ */
+
+const STRIPE = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e10';
+const fake = new FakeStripe();
+const m = useMoneyHarness({
+  config: { connectorAllowCidrs: ['127.0.0.0/8'], connectorCaFile: testTls().caFile, connectorTimeoutMs: 1_500 },
+});
+let terminalId: string;
+const merchant = () => m.as(m.sandbox.merchantKey.secretKey);
+const tenant = () => m.as(m.sandbox.tenantKey.secretKey);
+
+beforeAll(async () => {
+  await fake.start();
+  const pointed = await m
+    .as(m.sandbox.platformToken)
+    .patch(`/v1/admin/provider-integrations/${STRIPE}`, { connectorBaseUrl: fake.baseUrl });
+  if (pointed.status !== 200) throw new Error(`connectorBaseUrl: ${pointed.status} ${JSON.stringify(pointed.body)}`);
+  const created = await tenant().post('/v1/admin/terminals', {
+    providerIntegrationId: STRIPE,
+    name: 'Stripe (fake)',
+    credentials: fake.credentials,
+    supportedCurrencies: ['EUR', 'USD'],
+    supportedBrands: ['visa', 'mastercard'],
+    supportedPaymentMethodTypes: ['card'],
+  });
+  if (created.status !== 201) throw new Error(`terminal: ${created.status} ${JSON.stringify(created.body)}`);
+  terminalId = created.body.data.id;
+  const disabled = await tenant().post(`/v1/admin/terminals/${m.sandbox.terminalId}/disable`);
+  if (disabled.status !== 200) throw new Error(`disable: ${disabled.status} ${JSON.stringify(disabled.body)}`);
+});
+afterAll(() => fake.stop());
+
+const card = (number: string) => ({
+  paymentMethod: { type: 'card', card: { number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ada' } },
+});
+
+async function checkoutWith(number: string, body: object = {}) {
+  const s = await openSession(m, { amount: eur(2000), successUrl: 'https://shop.example/ok', ...body });
+  const res = await m.as(s.clientSecret).post(`/v1/checkout-sessions/${s.id}/complete`, card(number));
+  expect(res.status).toBe(200);
+  const paymentId = res.body.data.paymentId as string;
+  return { session: s, paymentId };
+}
+
+const payment = async (id: string) => (await merchant().get(`/v1/payments/${id}`)).body.data;
+
+/** The PaymentIntents the fake holds for a payment's attempts (by our reference in their metadata). */
+const intentsOf = async (paymentId: string) => {
+  const row = (await m.rt.db.models.Payment.findByPk(paymentId))!.get({ plain: true }) as { currentAttemptId: string };
+  return [...fake.paymentIntents.values()].filter((pi) => pi.metadata.payplane_reference === row.currentAttemptId);
+};
+
+/** The payment's attempts (records: their codes are internal). */
+async function attemptsOf(paymentId: string) {
+  const rows = await m.rt.db.models.PaymentAttempt.findAll({ where: { paymentId } as never });
+  return rows.map((r) => r.get({ plain: true }) as Record<string, any>);
+}
+
+function notify(event: Record<string, unknown>, options: { secret?: string } = {}) {
+  const signed = fake.signed(event, options);
+  return request(m.app).post(`/v1/provider-notifications/${terminalId}`).set(signed.headers).send(signed.body);
+}
+
+describe(`Stripe through the API (${dialectName})`, () => {
+  test('a checkout paid with a card: Stripe approves and captures, once, the payment names the PaymentIntent', async () => {
+    const { session, paymentId } = await checkoutWith('4242424242424242');
+    await m.settle();
+    const paid = await payment(paymentId);
+    expect(paid).toMatchObject({ status: 'captured', amount: eur(2000) });
+    const intents = await intentsOf(paymentId);
+    expect(intents).toHaveLength(1);
+    expect(intents[0]).toMatchObject({ status: 'succeeded', amount: 2000, currency: 'eur', amount_received: 2000 });
+    expect((await merchant().get(`/v1/checkout-sessions/${session.id}`)).body.data).toMatchObject({
+      status: 'complete',
+      paymentStatus: 'captured',
+    });
+    const row = (await m.rt.db.models.Payment.findByPk(paymentId))!.get({ plain: true }) as { providerReference: string };
+    expect(row.providerReference).toBe(intents[0].id);
+  });
+
+  test('a declined card: the payment fails with our decline code, the attempt names the PaymentIntent', async () => {
+    const { paymentId } = await checkoutWith('4000000000009995');
+    await m.settle();
+    expect(await payment(paymentId)).toMatchObject({ status: 'failed', errorCode: 'insufficient_funds', approved: false });
+    const [attempt] = await attemptsOf(paymentId);
+    expect(attempt).toMatchObject({ declineCode: 'insufficient_funds' });
+    expect(attempt.providerReference).toMatch(/^pi_/);
+  });
+
+  test('manual capture: a partial capture, two partial refunds at Stripe; a cancel voids another authorization', async () => {
+    const { paymentId } = await payWithCard(m, '4242424242424242', { amount: 2000, captureMethod: 'manual' });
+    expect(await payment(paymentId)).toMatchObject({ status: 'requires_capture' });
+    const [pi] = await intentsOf(paymentId);
+    expect(pi).toMatchObject({ status: 'requires_capture', capture_method: 'manual', amount_capturable: 2000 });
+
+    const captured = await merchant().post(`/v1/payments/${paymentId}/capture`, { amount: eur(1200) });
+    expect(captured.status).toBe(200);
+    await m.settle();
+    expect(await payment(paymentId)).toMatchObject({ status: 'captured' });
+    expect(fake.paymentIntents.get(pi.id)).toMatchObject({ status: 'succeeded', amount_received: 1200 });
+
+    for (const valueMinor of [500, 300]) {
+      const refund = await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: eur(valueMinor) });
+      expect(refund.status).toBeLessThan(300);
+      await m.settle();
+      expect((await merchant().get(`/v1/refunds/${refund.body.data.id}`)).body.data).toMatchObject({ status: 'succeeded' });
+    }
+    const refunds = [...fake.refunds.values()].filter((r) => r.payment_intent === pi.id);
+    expect(refunds.map((r) => r.amount).sort()).toEqual([300, 500]);
+
+    const other = await payWithCard(m, '4242424242424242', { amount: 2000, captureMethod: 'manual' });
+    const canceled = await merchant().post(`/v1/payments/${other.paymentId}/cancel`);
+    expect(canceled.status).toBe(200);
+    await m.settle();
+    expect(await payment(other.paymentId)).toMatchObject({ status: 'voided' });
+    const [otherPi] = await intentsOf(other.paymentId);
+    expect(otherPi.status).toBe('canceled');
+  });
+
+  test("a dispute opened and won by Stripe's signed notifications; a forged one is 401 and changes nothing; a repeat changes nothing", async () => {
+    const { paymentId } = await checkoutWith('4000000000000259');
+    await m.settle();
+    expect(await payment(paymentId)).toMatchObject({ status: 'captured' });
+    const [pi] = await intentsOf(paymentId);
+    const opened = fake.eventsOf('charge.dispute.created').find((e) => e.data.object.payment_intent === pi.id)!;
+    const dp = opened.data.object.id as string;
+
+    // forged: signed with another secret
+    const inbox = () => m.rt.db.models.ProviderNotification.count();
+    const stored = await inbox();
+    const forged = await notify(opened, { secret: 'whsec_forged' });
+    expect(forged.status).toBe(401);
+    expect(forged.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const disputes = async () => (await tenant().get(`/v1/disputes?paymentId=${paymentId}`)).body.data as Array<Record<string, any>>;
+    expect(await disputes()).toEqual([]);
+    expect(await inbox()).toBe(stored);
+
+    const first = await notify(opened);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ received: true });
+    const [dispute] = await disputes();
+    expect(dispute).toMatchObject({ status: 'needs_response', providerReference: dp, amount: eur(2000), reason: 'fraudulent' });
+
+    const repeat = await notify(opened);
+    expect(repeat.status).toBe(200);
+    expect(await disputes()).toHaveLength(1);
+    expect(await inbox()).toBe(stored + 1);
+
+    const closed = fake.decideDispute(dp, 'won');
+    expect((await notify(closed)).status).toBe(200);
+    await m.settle();
+    expect((await disputes())[0]).toMatchObject({ id: dispute.id, status: 'won' });
+    expect((await notify(closed)).status).toBe(200);
+    expect((await disputes())[0]).toMatchObject({ id: dispute.id, status: 'won' });
+  });
+});
