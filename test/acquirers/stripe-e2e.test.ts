@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import https from 'node:https';
 import request from 'supertest';
 import { useMoneyHarness, openSession, payWithCard } from '../helpers/money';
 import { dialectName } from '../helpers/db';
@@ -69,6 +71,18 @@ async function attemptsOf(paymentId: string) {
   return rows.map((r) => r.get({ plain: true }) as Record<string, any>);
 }
 
+/** GET over the fake's TLS: the status and Location. */
+function get(url: string): Promise<{ status: number; location?: string }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { ca: fs.readFileSync(testTls().caFile) }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location }));
+      })
+      .on('error', reject);
+  });
+}
+
 function notify(event: Record<string, unknown>, options: { secret?: string } = {}) {
   const signed = fake.signed(event, options);
   return request(m.app).post(`/v1/provider-notifications/${terminalId}`).set(signed.headers).send(signed.body);
@@ -98,6 +112,22 @@ describe(`Stripe through the API (${dialectName})`, () => {
     const [attempt] = await attemptsOf(paymentId);
     expect(attempt).toMatchObject({ declineCode: 'insufficient_funds' });
     expect(attempt.providerReference).toMatch(/^pi_/);
+  });
+
+  test("a 3DS challenge passed on Stripe's page, the customer never back: Stripe's payment_intent.succeeded captures the payment", async () => {
+    const { paymentId } = await checkoutWith('4000002760003184');
+    const waiting = await payment(paymentId);
+    expect(waiting.status).toBe('requires_action');
+    expect(waiting.action.url.startsWith(`${fake.baseUrl}/3ds/`)).toBe(true);
+    expect((await get(`${waiting.action.url}?outcome=pass`)).status).toBe(302);
+    const [pi] = await intentsOf(paymentId);
+    expect(pi.status).toBe('succeeded');
+    expect(await payment(paymentId)).toMatchObject({ status: 'requires_action' });
+
+    const delivered = await notify(fake.lastEvent('payment_intent.succeeded', pi.id));
+    expect(delivered.status).toBe(200);
+    await m.settle();
+    expect(await payment(paymentId)).toMatchObject({ status: 'captured' });
   });
 
   test('manual capture: a partial capture, two partial refunds at Stripe; a cancel voids another authorization', async () => {
