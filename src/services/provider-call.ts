@@ -82,6 +82,39 @@ export const UNKNOWN_AT_PROVIDER = 'unknown_at_provider';
 /** A look-up's answer when the acquirer offers none (its notification is the one source). */
 export const NO_LOOKUP = 'no_lookup';
 
+/**
+ * How long an operation whose answer was lost (an attempt, a refund) waits for its acquirer's notification when the
+ * acquirer offers no look-up: past it (counted from the operation's creation), it is taken as never received.
+ */
+export const LOST_ANSWER_DEADLINE_MS = 24 * 60 * 60_000;
+
+/**
+ * What a look-up makes of an operation whose answer was lost (an attempt, a refund: recorded pending, no provider
+ * reference): the acquirer's record when it has one (final, or still pending there with its reference); a failure
+ * (`provider_unavailable`: nothing happened at the acquirer, nothing to undo) when it knows none, or offers no look-up
+ * and the deadline since `since` has passed; null while to wait (no look-up offered and the deadline not reached, or
+ * the look-up itself unanswered: asked again later). Never sends the operation again.
+ */
+export function lostAnswer(answer: ProviderAnswer, since: Date, now: Date): ConnectorResult | null {
+  if (!answer.result) return null;
+  const { result } = answer;
+  if (result.status !== 'pending' || result.providerReference) return result;
+  const overdue = now.getTime() - new Date(since).getTime() >= LOST_ANSWER_DEADLINE_MS;
+  if (result.rawStatus === UNKNOWN_AT_PROVIDER || (result.rawStatus === NO_LOOKUP && overdue)) {
+    return {
+      status: 'failed',
+      providerReference: null,
+      rawStatus: result.rawStatus,
+      declineCode: 'provider_unavailable',
+      message:
+        result.rawStatus === UNKNOWN_AT_PROVIDER
+          ? 'The provider never received the request.'
+          : 'The provider gave no answer in time (it offers no look-up and sent no notification).',
+    };
+  }
+  return null;
+}
+
 /** A payout's request (a scheduled payout's or a withdrawal's): our record's id as its reference, its amount, where to. */
 export function payoutRequest(
   via: CallerContext,

@@ -41,6 +41,7 @@ const LOADERS: Record<string, () => MigrationModule> = {
   '0033_dispute_acquirer': () => require('./0033_dispute_acquirer') as typeof import('./0033_dispute_acquirer'),
   '0034_idempotency_owners': () => require('./0034_idempotency_owners') as typeof import('./0034_idempotency_owners'),
   '0035_terminal_mode': () => require('./0035_terminal_mode') as typeof import('./0035_terminal_mode'),
+  '0037_answers_never_lost': () => require('./0037_answers_never_lost') as typeof import('./0037_answers_never_lost'),
 };
 
 /** Every migration's name, in order. */
