@@ -85,7 +85,7 @@ export const PaymentSchema = z
     ),
     lastOperationError: tenantOnly(
       z.string().nullable().optional(),
-      'Why the last capture or cancel did not happen when no caller could be answered: refused in the provider\'s notification, or abandoned after its tries.',
+      "Why the last capture or cancel did not happen when no caller could be answered: refused in the provider's notification, or abandoned after its tries.",
     ),
     action: z
       .object({ type: z.literal('redirect'), url: z.string(), data: z.record(z.string(), z.unknown()).optional() })

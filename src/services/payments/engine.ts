@@ -235,7 +235,8 @@ async function applyAttemptAnswer(tx: CallerContext, pending: PendingAttempt, re
   if (row.currentAttemptId !== attempt.id || !OPEN_STATUSES.includes(row.status)) {
     // an approval that arrives after the payment was canceled (or given up): the provider holds an authorization nobody
     // wants. Its void is recorded with the answer (durable: sent after commit, retried by the recovery job until confirmed)
-    const late = result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && Boolean(answered.providerReference);
+    const late =
+      result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && Boolean(answered.providerReference);
     if (late) {
       await transition(tx, LATE_VOID_MACHINE, answered, 'need', { unaudited: true, changes: { lateVoidNextAt: tx.clock.now() } });
     }
@@ -361,7 +362,11 @@ export async function voidLateApproval(pctx: CallerContext, attemptId: string): 
     if (attempt.lateVoidNextAt && new Date(attempt.lateVoidNextAt).getTime() > now.getTime()) return null;
     const tries = (attempt.lateVoidTries ?? 0) + 1;
     const lateVoidNextAt = new Date(now.getTime() + LATE_VOID_BACKOFF_MS * 2 ** (tries - 1));
-    return attempts.updateIf(attempt, { lateVoidStatus: 'pending', lateVoidTries: attempt.lateVoidTries ?? 0 }, { lateVoidTries: tries, lateVoidNextAt });
+    return attempts.updateIf(
+      attempt,
+      { lateVoidStatus: 'pending', lateVoidTries: attempt.lateVoidTries ?? 0 },
+      { lateVoidTries: tries, lateVoidNextAt },
+    );
   });
   if (!claimed) return null;
   try {
@@ -408,7 +413,10 @@ export async function recordLateVoid(tx: CallerContext, attemptId: string, answe
   const attempt = await attempts.find(attemptId, { lock: true });
   if (!attempt || attempt.lateVoidStatus !== 'pending') return null;
   if (answer.status === 'succeeded') {
-    await transition(tx, LATE_VOID_MACHINE, attempt, 'confirm', { unaudited: true, changes: { lateVoidNextAt: null, lateVoidError: null } });
+    await transition(tx, LATE_VOID_MACHINE, attempt, 'confirm', {
+      unaudited: true,
+      changes: { lateVoidNextAt: null, lateVoidError: null },
+    });
     return { status: 'done' };
   }
   if (answer.status === 'pending') {

@@ -41,7 +41,9 @@ export async function handleProviderOutcome(
     const result = { ...outcome.result, providerReference: outcome.providerReference };
     // a late approval's void is sent with its attempt's id as reference
     const lateVoid =
-      outcome.operation === 'void' && isUuid(outcome.reference) ? await scoped(pctx, rt.db.models.PaymentAttempt).find(outcome.reference) : null;
+      outcome.operation === 'void' && isUuid(outcome.reference)
+        ? await scoped(pctx, rt.db.models.PaymentAttempt).find(outcome.reference)
+        : null;
     if (lateVoid && lateVoid.lateVoidStatus !== 'none') {
       await inTransaction(pctx, async (tx) => {
         await recordLateVoid(tx, lateVoid.id, lateVoidResult(result));
@@ -63,7 +65,10 @@ export async function handleProviderOutcome(
     if (applied === null)
       rt.logger.warn({ reference: outcome.reference, operation: outcome.operation }, 'provider outcome for an unknown payment ignored');
     if (applied === 'refused')
-      rt.logger.warn({ reference: outcome.reference, operation: outcome.operation }, 'provider refused a capture or cancel it had accepted');
+      rt.logger.warn(
+        { reference: outcome.reference, operation: outcome.operation },
+        'provider refused a capture or cancel it had accepted',
+      );
     return;
   }
   rt.logger.warn({ reference: outcome.reference, operation: outcome.operation }, 'provider outcome of a payout ignored');

@@ -2,14 +2,7 @@ import { Op } from 'sequelize';
 import { inTransaction, withTransaction, type Actor, type CallerContext } from '../../domain/context';
 import { processingContext } from '../../domain/authority';
 import { newId } from '../../util/ids';
-import {
-  NO_LOOKUP,
-  settled,
-  throughProvider,
-  type ProviderAnswer,
-  type ProviderOperation,
-  type ProviderRequest,
-} from '../provider-call';
+import { NO_LOOKUP, settled, throughProvider, type ProviderAnswer, type ProviderOperation, type ProviderRequest } from '../provider-call';
 import type { ConnectorResult } from '../../connectors';
 import { auditRecord } from '../audit/changes';
 import { BusinessRuleError, ConflictError, PermissionError, UnavailableError, ValidationError } from '../../domain/errors';
@@ -18,7 +11,7 @@ import { isUuid, scoped, type ListParams, type Page } from '../../db/scoped';
 import { getProvider, supportsFeature } from '../processing/providers';
 import { mapPage } from '../present';
 import { bookCapture } from './engine';
-import { paymentFor, riskOf, toPayment, type Payment } from './records';
+import { paymentFor, riskOf, type Payment } from './records';
 import { movePayment, PAYMENT, PAYMENT_MACHINE } from './machines';
 import { refuseUnless } from '../status';
 import { formatMinor, type Money } from '../../domain/money';
@@ -122,7 +115,8 @@ async function operationRequest(ctx: CallerContext, intent: PaymentIntent): Prom
   const via = contextForPayment(ctx, row);
   const providerReference = row.providerReference!;
   const reference = operationReference(row, intent.operation);
-  if (intent.operation.kind === 'void') return { via, terminalId: row.terminalId!, operation: 'void', request: { reference, providerReference } };
+  if (intent.operation.kind === 'void')
+    return { via, terminalId: row.terminalId!, operation: 'void', request: { reference, providerReference } };
   const amount = { currency: row.currency, valueMinor: intent.operation.amountMinor ?? row.authorizedMinor };
   return { via, terminalId: row.terminalId!, operation: 'capture', request: { reference, providerReference, amount } };
 }
@@ -165,7 +159,10 @@ async function applyOperation(tx: CallerContext, intent: PaymentIntent, answer: 
     };
   }
   if (answer.unreachable) {
-    const refusal = new UnavailableError(`The provider could not be reached: ${answer.unreachable.message}. Try again.`, 'PROVIDER_UNAVAILABLE');
+    const refusal = new UnavailableError(
+      `The provider could not be reached: ${answer.unreachable.message}. Try again.`,
+      'PROVIDER_UNAVAILABLE',
+    );
     // the recovery job's try that could not start: counted (abandoned after the last one)
     if (intent.recovering) return { ...(await operationNotStarted(tx, row, answer.unreachable.message)), refusal };
     // never sent (the connector refused before the provider was reached): nothing happened, the payment stays as it was
@@ -227,7 +224,11 @@ async function operationEnded(
   reason: string,
 ): Promise<PaymentRow> {
   const lastOperationError = `The ${operation.kind === 'void' ? 'cancel' : 'capture'} requested at ${operation.requestedAt} ${reason}`;
-  const ended = await scoped(tx, tx.db.models.Payment).update(row, { pendingOperation: null, pendingOperationUntil: null, lastOperationError });
+  const ended = await scoped(tx, tx.db.models.Payment).update(row, {
+    pendingOperation: null,
+    pendingOperationUntil: null,
+    lastOperationError,
+  });
   await auditRecord(contextForPayment(tx, row, operation.actor), PAYMENT, ended, action, {
     before: { pendingOperation: { id: operation.id, kind: operation.kind, amountMinor: operation.amountMinor ?? null } },
     after: { status: ended.status, lastOperationError },
@@ -243,7 +244,10 @@ async function operationNotStarted(tx: CallerContext, row: PaymentRow, reason: s
   const operation = row.pendingOperation!;
   const tries = (operation.tries ?? 0) + 1;
   if (tries >= OPERATION_MAX_TRIES) {
-    return { row: await operationEnded(tx, row, operation, 'payment.operation_abandoned', `was abandoned after ${tries} tries: ${reason}`), abandoned: true };
+    return {
+      row: await operationEnded(tx, row, operation, 'payment.operation_abandoned', `was abandoned after ${tries} tries: ${reason}`),
+      abandoned: true,
+    };
   }
   const updated = await scoped(tx, tx.db.models.Payment).update(row, { pendingOperation: { ...operation, tries, lastError: reason } });
   return { row: updated, abandoned: false };
@@ -293,7 +297,13 @@ export async function applyOperationOutcome(
         done = 'applied';
       } else {
         const why = [notice.result.declineCode, notice.result.rawCode].filter(Boolean).join(' / ');
-        await operationEnded(tx, row, operation, 'payment.operation_refused', `was refused by the provider${why ? ` (${why})` : ''}${notice.result.message ? `: ${notice.result.message}` : ''}`);
+        await operationEnded(
+          tx,
+          row,
+          operation,
+          'payment.operation_refused',
+          `was refused by the provider${why ? ` (${why})` : ''}${notice.result.message ? `: ${notice.result.message}` : ''}`,
+        );
         done = 'refused';
       }
     }
@@ -471,13 +481,25 @@ async function lookUpAcceptedOperation(pctx: CallerContext, intent: PaymentInten
         return 'finished';
       }
       if (result && (result.status === 'declined' || result.status === 'failed')) {
-        await operationEnded(tx, row, row.pendingOperation, 'payment.operation_refused', `was refused by the provider (found by a look-up)${result.message ? `: ${result.message}` : ''}`);
+        await operationEnded(
+          tx,
+          row,
+          row.pendingOperation,
+          'payment.operation_refused',
+          `was refused by the provider (found by a look-up)${result.message ? `: ${result.message}` : ''}`,
+        );
         return 'finished';
       }
       // no look-up offered (NO_LOOKUP), nothing final there yet, or the look-up unanswered: its notification awaited again
       await scoped(tx, tx.db.models.Payment).update(row, {
         pendingOperationUntil: new Date(tx.clock.now().getTime() + ACCEPTED_OPERATION_WAIT_MS),
-        pendingOperation: { ...row.pendingOperation, lastError: result?.rawStatus === NO_LOOKUP ? 'awaiting the provider notification' : (answer.unreachable?.message ?? `still ${result?.rawStatus ?? 'pending'} at the provider`) },
+        pendingOperation: {
+          ...row.pendingOperation,
+          lastError:
+            result?.rawStatus === NO_LOOKUP
+              ? 'awaiting the provider notification'
+              : (answer.unreachable?.message ?? `still ${result?.rawStatus ?? 'pending'} at the provider`),
+        },
       });
       return 'waiting';
     },

@@ -72,7 +72,10 @@ export async function recoverStalledCalls(rt: Runtime, options: { staleMs?: numb
       if (outcome?.status === 'done') recovered++;
       if (outcome?.status === 'failed') {
         recovered++;
-        rt.logger.error({ ...where, reason: outcome.error }, 'void of a late approval given up: the authorization stays open at the provider');
+        rt.logger.error(
+          { ...where, reason: outcome.error },
+          'void of a late approval given up: the authorization stays open at the provider',
+        );
       } else if (outcome?.error) rt.logger.warn({ ...where, reason: outcome.error }, 'void of a late approval failed: tried again later');
     } catch (error) {
       rt.logger.error({ err: error, ...where }, 'void of a late approval not recovered');
@@ -92,7 +95,8 @@ export async function recoverStalledCalls(rt: Runtime, options: { staleMs?: numb
       if (done === 'finished' || done === 'abandoned') recovered++;
       if (done === 'abandoned') rt.logger.error({ paymentId: payment.id, operation }, 'payment operation abandoned after its tries');
       // its lease is a day: logged once a day while the provider's notification is missing
-      if (done === 'waiting') rt.logger.warn({ paymentId: payment.id, operation }, 'payment operation accepted by the provider still awaits its notification');
+      if (done === 'waiting')
+        rt.logger.warn({ paymentId: payment.id, operation }, 'payment operation accepted by the provider still awaits its notification');
     } catch (error) {
       rt.logger.error({ err: error, paymentId: payment.id }, 'stalled payment operation not recovered');
     }
