@@ -160,9 +160,9 @@ export interface ProviderOperation<I, R> {
 /**
  * The answer of an operation that leaves its record pending until the provider answers (an attempt, a refund). When
  * the provider gave none, a timeout or a 5xx (retryable): the provider may have done it, so the outcome is unknown and
- * the record stays pending with no provider reference, for recovery to send again with the same reference (never a
- * failure the caller would retry under a new reference, nor a cascade to another terminal: two authorizations). Not
- * retryable (never sent): a failure.
+ * the record stays pending with no provider reference, for recovery to look up at the acquirer by its reference (never
+ * sent again; see lostAnswer), and never a failure the caller would retry under a new reference, nor a cascade to
+ * another terminal: two authorizations. Not retryable (never sent): a failure.
  */
 export function answerOrPending(answer: ProviderAnswer): ConnectorResult {
   if (answer.result) return answer.result;

@@ -33,23 +33,23 @@ const attemptsOf = async (paymentId: string) =>
     (a) => a.get({ plain: true }) as PaymentAttemptRow,
   );
 
-type Calls = { authorize: string[]; capture: string[]; void: string[]; lookup: LookupRequest[] };
+type Operation = 'authorize' | 'capture' | 'void' | 'refund';
+type Calls = Record<Operation, string[]> & { lookup: LookupRequest[] };
+type Replacement = (request: { reference: string }, original: () => Promise<ConnectorResult>) => Promise<ConnectorResult>;
 
 /** The sandbox acquirer with some operations replaced (`lookup: null`: it offers no look-up); every call counted. */
 function acquirer(
-  replaced: Partial<Record<'authorize' | 'capture' | 'void', (request: { reference: string }) => Promise<ConnectorResult>>> & {
-    lookup?: ((request: LookupRequest) => Promise<ConnectorResult | null>) | null;
-  },
+  replaced: Partial<Record<Operation, Replacement>> & { lookup?: ((request: LookupRequest) => Promise<ConnectorResult | null>) | null },
 ): Calls {
-  const calls: Calls = { authorize: [], capture: [], void: [], lookup: [] };
+  const calls: Calls = { authorize: [], capture: [], void: [], refund: [], lookup: [] };
   const connector = Object.create(sandboxCard) as Connector;
-  for (const operation of ['authorize', 'capture', 'void'] as const) {
+  for (const operation of ['authorize', 'capture', 'void', 'refund'] as const) {
     connector[operation] = async (env: never, terminal: never, request: { reference: string }) => {
       calls[operation].push(request.reference);
+      const original = () =>
+        (sandboxCard[operation] as (...args: unknown[]) => Promise<ConnectorResult>).call(sandboxCard, env, terminal, request);
       const own = replaced[operation];
-      return own
-        ? own(request)
-        : (sandboxCard[operation] as (...args: unknown[]) => Promise<ConnectorResult>).call(sandboxCard, env, terminal, request);
+      return own ? own(request, original) : original();
     };
   }
   if (replaced.lookup === null) Object.defineProperty(connector, 'lookup', { value: undefined });
@@ -146,6 +146,45 @@ describe(`answers never lost (${dialectName})`, () => {
     expect(seenByMerchant).toMatchObject({ status: 'failed', errorCode: 'insufficient_funds' });
     expect(seenByMerchant).not.toHaveProperty('providerDeclineCode');
     expect(seenByMerchant).not.toHaveProperty('lastOperationError');
+  });
+
+  test("the sandbox acquirer's own look-up finds an authorization it got before the process died: settled by its delivery", async () => {
+    const calls = acquirer({
+      authorize: async (_request, original) => {
+        await original();
+        throw new Error('process died after the provider was called');
+      },
+    });
+    const { paymentId, attempt } = await lostAuthorization('automatic', true);
+    m.clock.advance(STALE_MS);
+    expect(await recoverStalledCalls(m.rt)).toBe(1);
+    expect(calls.lookup).toEqual([expect.objectContaining({ operation: 'authorize', reference: attempt.id })]);
+    // found still scheduled at the acquirer: its reference recorded, its answer delivered as usual
+    expect((await attemptsOf(paymentId))[0]).toMatchObject({ status: 'pending', providerReference: expect.stringMatching(/^sbx/) });
+    await m.settle();
+    expect((await payment(paymentId)).status).toBe('captured');
+    expect(calls.authorize).toEqual([attempt.id]);
+  });
+
+  test('a refund lost to a timeout is settled by the look-up, never sent again', async () => {
+    const { paymentId } = await payWithCard(m, '4242424242424242');
+    const calls = acquirer({
+      refund: async () => {
+        throw new ConnectorError('connector refund call failed: TimeoutError', true);
+      },
+      lookup: async (request) => ({ status: 'succeeded', providerReference: `re-${request.reference}`, rawStatus: 'succeeded' }),
+    });
+    const created = await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: { currency: 'EUR', valueMinor: 2_500 } });
+    expect([created.status, created.body.data.status]).toEqual([201, 'pending']);
+    m.clock.advance(STALE_MS);
+    expect(await recoverStalledCalls(m.rt)).toBe(1);
+    expect(calls.refund).toEqual([created.body.data.id]);
+    expect(calls.lookup).toEqual([
+      expect.objectContaining({ operation: 'refund', reference: created.body.data.id, providerReference: expect.any(String) }),
+    ]);
+    expect((await merchant().get(`/v1/refunds/${created.body.data.id}`)).body.data.status).toBe('succeeded');
+    const row = await payment(paymentId);
+    expect([row.status, Number(row.refundedMinor), Number(row.refundPendingMinor)]).toEqual(['partially_refunded', 2_500, 0]);
   });
 
   test('unknown at the provider: the attempt fails as provider_unavailable and cascades to the next terminal', async () => {
