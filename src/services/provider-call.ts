@@ -77,6 +77,18 @@ export type ProviderRequest = { via: CallerContext; terminalId: string; route?: 
   | { operation: 'complete_action'; request: ActionReturnRequest }
 );
 
+/**
+ * A call that could not even start: the terminal, its provider or its credentials could not be read or opened, so
+ * nothing was sent (the recovery job counts such tries, and abandons the operation after its last). Its message is the
+ * cause's (never a credential).
+ */
+export class CallNotStarted extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the provider call could not start: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'CallNotStarted';
+  }
+}
+
 /** A look-up's answer when the acquirer knows no such operation (the call never reached it). */
 export const UNKNOWN_AT_PROVIDER = 'unknown_at_provider';
 /** A look-up's answer when the acquirer offers none (its notification is the one source). */
@@ -228,7 +240,10 @@ export async function openTerminal(
 /** The call itself: the terminal's connector, with its credentials opened for this call only (never kept or logged). */
 async function send(asked: ProviderRequest): Promise<ConnectorResult> {
   const { via } = asked;
-  const { connector, terminal, provider } = await openTerminal(via, asked.terminalId, asked.route);
+  const { connector, terminal, provider } = await openTerminal(via, asked.terminalId, asked.route).catch((error: unknown) => {
+    // a connector's own refusal stays what it is; anything else here means nothing was sent
+    throw error instanceof ConnectorError ? error : new CallNotStarted(error);
+  });
   // the connection guard (tests): no transaction of this request or job is open while the provider is waited on
   via.db.assertNoOpenTransaction(`the provider call (${provider.code} ${asked.operation})`);
   switch (asked.operation) {

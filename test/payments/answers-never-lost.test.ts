@@ -348,10 +348,12 @@ describe(`answers never lost (${dialectName})`, () => {
     expect(await payment(paymentId)).toMatchObject({ status: 'requires_capture', pendingOperation: null, pendingOperationUntil: null });
     const seen = (await tenant().get(`/v1/payments/${paymentId}`)).body.data;
     expect(seen.lastOperationError).toMatch(/cancel .* was refused by the provider \(NOT_CANCELLABLE\): Already settled/);
+    expect(seen.providerStatus).toBe('void_refused');
     expect(await m.rt.db.models.AuditEntry.count({ where: { targetId: paymentId, action: 'payment.operation_refused' } })).toBe(1);
-    // it may be canceled again
+    // it may be canceled again, and the earlier failure is no longer shown
     registerConnector('sandbox-card', sandboxCard);
     expect((await merchant().post(`/v1/payments/${paymentId}/cancel`)).body.data.status).toBe('voided');
+    expect((await payment(paymentId)).lastOperationError).toBeNull();
   });
 
   test('a capture whose credentials cannot be opened stops after 5 tries, the reason visible to tenants', async () => {

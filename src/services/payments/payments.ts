@@ -2,7 +2,15 @@ import { Op } from 'sequelize';
 import { inTransaction, withTransaction, type Actor, type CallerContext } from '../../domain/context';
 import { processingContext } from '../../domain/authority';
 import { newId } from '../../util/ids';
-import { NO_LOOKUP, settled, throughProvider, type ProviderAnswer, type ProviderOperation, type ProviderRequest } from '../provider-call';
+import {
+  CallNotStarted,
+  NO_LOOKUP,
+  settled,
+  throughProvider,
+  type ProviderAnswer,
+  type ProviderOperation,
+  type ProviderRequest,
+} from '../provider-call';
 import type { ConnectorResult } from '../../connectors';
 import { auditRecord } from '../audit/changes';
 import { BusinessRuleError, ConflictError, PermissionError, UnavailableError, ValidationError } from '../../domain/errors';
@@ -202,14 +210,16 @@ async function settleOperation(
     const refusal = new BusinessRuleError(code, `The provider refused to ${what}${result.message ? `: ${result.message}` : ''}.`);
     return { row: cleared, refusal };
   }
-  // the outcome is recorded in the name of whoever asked for it (also when recovery or a notification applies it)
+  // the outcome is recorded in the name of whoever asked for it (also when recovery or a notification applies it); an
+  // earlier operation's failure is no longer the payment's story
   const pctx = contextForPayment(tx, row, operation.actor);
+  const done = { ...clear, lastOperationError: null };
   if (operation.kind === 'void') {
-    const changes = { ...clear, action: null, cardVault: null, providerStatus: result.rawStatus ?? 'voided' };
+    const changes = { ...done, action: null, cardVault: null, providerStatus: result.rawStatus ?? 'voided' };
     return { row: await movePayment(pctx, row, 'cancel', changes) };
   }
   const booked = await bookCapture(pctx, row, operation.amountMinor ?? row.authorizedMinor);
-  return { row: await movePayment(pctx, row, 'capture', { ...booked, ...clear, providerStatus: result.rawStatus ?? 'captured' }) };
+  return { row: await movePayment(pctx, row, 'capture', { ...booked, ...done, providerStatus: result.rawStatus ?? 'captured' }) };
 }
 
 /**
@@ -224,10 +234,13 @@ async function operationEnded(
   reason: string,
 ): Promise<PaymentRow> {
   const lastOperationError = `The ${operation.kind === 'void' ? 'cancel' : 'capture'} requested at ${operation.requestedAt} ${reason}`;
+  // an operation the provider had accepted for later no longer shows as pending there
+  const providerStatus = operation.acceptedAt ? `${operation.kind}_refused` : row.providerStatus;
   const ended = await scoped(tx, tx.db.models.Payment).update(row, {
     pendingOperation: null,
     pendingOperationUntil: null,
     lastOperationError,
+    providerStatus,
   });
   await auditRecord(contextForPayment(tx, row, operation.actor), PAYMENT, ended, action, {
     before: { pendingOperation: { id: operation.id, kind: operation.kind, amountMinor: operation.amountMinor ?? null } },
@@ -432,8 +445,10 @@ export async function finishStalledOperation(pctx: CallerContext, paymentId: str
   try {
     outcome = await throughProvider(pctx, paymentOperation({ recorded: intent }));
   } catch (error) {
-    // the call could not even start (the terminal's credentials unreadable …) or its answer not applied: a try counted
-    const reason = error instanceof Error ? error.message : String(error);
+    // anything else (the answer not applied …): the outcome is unknown, sent again with the same reference later
+    if (!(error instanceof CallNotStarted)) throw error;
+    // the call could not even start (the terminal's credentials unreadable …): a try counted
+    const reason = error.message;
     const counted = await inTransaction(pctx, async (tx) => {
       const row = await scoped(tx, tx.db.models.Payment).get(paymentId, { lock: true });
       return row.pendingOperation?.id === intent.operation.id ? operationNotStarted(tx, row, reason) : null;
