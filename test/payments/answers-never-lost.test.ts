@@ -242,6 +242,79 @@ describe(`answers never lost (${dialectName})`, () => {
     expect(calls.authorize).toEqual([waited.attempt.id, overdue.attempt.id]);
   });
 
+  /** A payment canceled while its authorization was pending, then approved by the acquirer after all (a late approval). */
+  async function lateApproval(): Promise<{ paymentId: string; attemptId: string }> {
+    const paid = await payWithCard(m, '4242424242424242', { captureMethod: 'manual', settle: false });
+    const [attempt] = await attemptsOf(paid.paymentId);
+    expect((await merchant().post(`/v1/payments/${paid.paymentId}/cancel`)).body.data.status).toBe('voided');
+    await handleProviderOutcome(m.rt, {
+      providerIntegrationId: SANDBOX_PROVIDER,
+      operation: 'authorize',
+      reference: attempt.id,
+      providerReference: `late-${attempt.id}`,
+      tenantId: m.sandbox.tenantId,
+      livemode: false,
+      result: approval(`late-${attempt.id}`),
+    });
+    return { paymentId: paid.paymentId, attemptId: attempt.id };
+  }
+  const pendingAuthorization = async (request: { reference: string }): Promise<ConnectorResult> => ({
+    status: 'pending',
+    providerReference: `late-${request.reference}`,
+    rawStatus: 'RECEIVED',
+  });
+
+  test("a late approval's void accepted for later is done by its notification", async () => {
+    const calls = acquirer({
+      authorize: pendingAuthorization,
+      void: async () => ({ status: 'pending', providerReference: null, rawStatus: 'received' }),
+    });
+    const { paymentId, attemptId } = await lateApproval();
+    expect(calls.void).toEqual([attemptId]);
+    expect((await attemptsOf(paymentId))[0]).toMatchObject({ lateVoidStatus: 'pending', lateVoidTries: 1, lateVoidError: null });
+    // its notification awaited: nothing sent meanwhile
+    m.clock.advance(60 * 60_000);
+    await recoverStalledCalls(m.rt);
+    expect(calls.void).toEqual([attemptId]);
+    await handleProviderOutcome(m.rt, {
+      providerIntegrationId: SANDBOX_PROVIDER,
+      operation: 'void',
+      reference: attemptId,
+      providerReference: `late-${attemptId}`,
+      tenantId: m.sandbox.tenantId,
+      livemode: false,
+      result: { status: 'succeeded', providerReference: `late-${attemptId}`, rawStatus: 'CANCELLATION' },
+    });
+    expect((await attemptsOf(paymentId))[0]).toMatchObject({ lateVoidStatus: 'done', lateVoidNextAt: null });
+  });
+
+  test("a late approval's void that keeps failing is given up after its tries, the reason kept", async () => {
+    const calls = acquirer({
+      authorize: pendingAuthorization,
+      void: async () => ({
+        status: 'failed',
+        providerReference: null,
+        declineCode: 'processing_error',
+        rawCode: '905',
+        message: 'Unavailable',
+      }),
+    });
+    const { paymentId, attemptId } = await lateApproval();
+    for (let i = 0; i < 10; i++) {
+      m.clock.advance(60 * 60_000);
+      await recoverStalledCalls(m.rt);
+    }
+    expect(calls.void).toEqual(Array.from({ length: 5 }, () => attemptId));
+    expect((await attemptsOf(paymentId))[0]).toMatchObject({
+      lateVoidStatus: 'failed',
+      lateVoidTries: 5,
+      lateVoidNextAt: null,
+      lateVoidError: expect.stringMatching(
+        /given up after 5 tries: the provider refused the void \(processing_error \/ 905\): Unavailable/,
+      ),
+    });
+  });
+
   test('a late approval after a cancel is voided: retried after the void fails once, done once', async () => {
     let voids = 0;
     const calls = acquirer({
@@ -325,6 +398,33 @@ describe(`answers never lost (${dialectName})`, () => {
     // the notification applied again booked nothing more
     await handleProviderOutcome(m.rt, notification);
     expect(await m.rt.db.models.LedgerEntry.count({ where: { sourceId: paymentId } })).toBe(postings);
+  });
+
+  test('an accepted capture whose notification is overdue is looked up and captured', async () => {
+    const { paymentId } = await payWithCard(m, '4242424242424242', { captureMethod: 'manual' });
+    const calls = acquirer({
+      capture: async () => ({ status: 'pending', providerReference: null, rawStatus: 'received' }),
+      lookup: async (request) =>
+        request.operation === 'capture'
+          ? { status: 'succeeded', providerReference: request.providerReference, rawStatus: 'CAPTURED' }
+          : null,
+    });
+    expect((await merchant().post(`/v1/payments/${paymentId}/capture`, {})).body.data.status).toBe('requires_capture');
+    const accepted = await payment(paymentId);
+    m.clock.advance(PAYMENT_OPERATION_LEASE_MS + 1_000);
+    expect(await recoverStalledCalls(m.rt)).toBe(0); // its notification's wait still holds
+    m.clock.advance(24 * 60 * 60_000);
+    expect(await recoverStalledCalls(m.rt)).toBe(1);
+    expect(calls.capture).toHaveLength(1);
+    expect(calls.lookup).toEqual([
+      expect.objectContaining({
+        operation: 'capture',
+        reference: accepted.pendingOperation!.id,
+        providerReference: accepted.providerReference,
+      }),
+    ]);
+    const captured = await payment(paymentId);
+    expect([captured.status, Number(captured.capturedMinor), captured.pendingOperation]).toEqual(['captured', 10_000, null]);
   });
 
   test('a cancel answered pending and then refused in its notification: the payment unchanged, the reason kept and audited', async () => {
