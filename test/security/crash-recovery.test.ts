@@ -650,9 +650,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
         const completeOf = new Map(completeOps.map((o) => [o.path.split('/')[3], o]));
         expect(
           repaid.filter(
-            (p) =>
-              p.errorMessage !== 'The provider never received the request.' ||
-              !(completeOf.get(p.checkoutSessionId)!.sends > 1),
+            (p) => p.errorMessage !== 'The provider never received the request.' || !(completeOf.get(p.checkoutSessionId)!.sends > 1),
           ),
         ).toEqual([]);
         expect(ops('repay').filter((o) => o.status !== 200)).toEqual([]);
