@@ -176,6 +176,8 @@ export function paymentRow(p: PastPayment): PaymentRow {
     partnerId: null,
     pendingOperation: null,
     pendingOperationUntil: null,
+    providerDeclineCode: null,
+    lastOperationError: null,
     providerReference: null,
     providerStatus: null,
     action: null,

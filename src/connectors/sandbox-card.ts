@@ -18,6 +18,7 @@ import {
   type ConnectorTerminal,
   type DisputeAcceptRequest,
   type DisputeEvidenceRequest,
+  type LookupRequest,
   type RefundRequest,
   type ThreeDsResult,
   type VoidRequest,
@@ -280,6 +281,20 @@ export class SandboxCardConnector implements Connector {
           action: { type: 'redirect', url: challengeUrl(env, token) },
         };
     }
+    return { status: 'pending', providerReference: op.providerReference, rawStatus: 'RECEIVED' };
+  }
+
+  /**
+   * The sandbox acquirer's record of an authorization or refund by our reference (its answer was lost): its answer
+   * once delivered, pending with its reference while it is still scheduled (a challenge still open: a fresh page
+   * link), null when it never got the request. Captures and voids are answered at once, never for later: none to find.
+   */
+  async lookup(env: ConnectorEnv, _terminal: ConnectorTerminal, request: LookupRequest): Promise<ConnectorResult | null> {
+    if (request.operation !== 'authorize' && request.operation !== 'refund') return null;
+    const op = await findOperation(env.db, { kind: request.operation, reference: request.reference });
+    if (!op || op.tenantId !== request.tenantId) return null;
+    if (op.status === 'awaiting_challenge') return this.answerAgain(env, op);
+    if (op.status === 'done' && op.outcome) return op.outcome;
     return { status: 'pending', providerReference: op.providerReference, rawStatus: 'RECEIVED' };
   }
 

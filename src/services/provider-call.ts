@@ -80,10 +80,55 @@ export type ProviderRequest = { via: CallerContext; terminalId: string; route?: 
   | { operation: 'complete_action'; request: ActionReturnRequest }
 );
 
+/**
+ * A call that could not even start: the terminal, its provider or its credentials could not be read or opened, so
+ * nothing was sent (the recovery job counts such tries, and abandons the operation after its last). Its message is the
+ * cause's (never a credential).
+ */
+export class CallNotStarted extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the provider call could not start: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'CallNotStarted';
+  }
+}
+
 /** A look-up's answer when the acquirer knows no such operation (the call never reached it). */
 export const UNKNOWN_AT_PROVIDER = 'unknown_at_provider';
 /** A look-up's answer when the acquirer offers none (its notification is the one source). */
 export const NO_LOOKUP = 'no_lookup';
+
+/**
+ * How long an operation whose answer was lost (an attempt, a refund) waits for its acquirer's notification when the
+ * acquirer offers no look-up: past it (counted from the operation's creation), it is taken as never received.
+ */
+export const LOST_ANSWER_DEADLINE_MS = 24 * 60 * 60_000;
+
+/**
+ * What a look-up makes of an operation whose answer was lost (an attempt, a refund: recorded pending, no provider
+ * reference): the acquirer's record when it has one (final, or still pending there with its reference); a failure
+ * (`provider_unavailable`: nothing happened at the acquirer, nothing to undo) when it knows none, or offers no look-up
+ * and the deadline since `since` has passed; null while to wait (no look-up offered and the deadline not reached, or
+ * the look-up itself unanswered: asked again later). Never sends the operation again.
+ */
+export function lostAnswer(answer: ProviderAnswer, since: Date, now: Date): ConnectorResult | null {
+  if (!answer.result) return null;
+  const { result } = answer;
+  if (result.status !== 'pending' || result.providerReference) return result;
+  const overdue = now.getTime() - new Date(since).getTime() >= LOST_ANSWER_DEADLINE_MS;
+  if (result.rawStatus === UNKNOWN_AT_PROVIDER || (result.rawStatus === NO_LOOKUP && overdue)) {
+    return {
+      status: 'failed',
+      providerReference: null,
+      rawStatus: result.rawStatus,
+      declineCode: 'provider_unavailable',
+      message:
+        result.rawStatus === UNKNOWN_AT_PROVIDER
+          ? 'The provider never received the request.'
+          : 'The provider gave no answer in time (it offers no look-up and sent no notification).',
+    };
+  }
+  return null;
+}
 
 /** A payout's request (a scheduled payout's or a withdrawal's): our record's id as its reference, its amount, where to. */
 export function payoutRequest(
@@ -130,9 +175,9 @@ export interface ProviderOperation<I, R> {
 /**
  * The answer of an operation that leaves its record pending until the provider answers (an attempt, a refund). When
  * the provider gave none, a timeout or a 5xx (retryable): the provider may have done it, so the outcome is unknown and
- * the record stays pending with no provider reference, for recovery to send again with the same reference (never a
- * failure the caller would retry under a new reference, nor a cascade to another terminal: two authorizations). Not
- * retryable (never sent): a failure.
+ * the record stays pending with no provider reference, for recovery to look up at the acquirer by its reference (never
+ * sent again; see lostAnswer), and never a failure the caller would retry under a new reference, nor a cascade to
+ * another terminal: two authorizations. Not retryable (never sent): a failure.
  */
 export function answerOrPending(answer: ProviderAnswer): ConnectorResult {
   if (answer.result) return answer.result;
@@ -221,7 +266,10 @@ export function credentialProblem(providerCode: string, credentials: Record<stri
 /** The call itself: the terminal's connector, with its credentials opened for this call only (never kept or logged). */
 async function send(asked: ProviderRequest): Promise<ConnectorResult> {
   const { via } = asked;
-  const { connector, terminal, provider } = await openTerminal(via, asked.terminalId, asked.route);
+  const { connector, terminal, provider } = await openTerminal(via, asked.terminalId, asked.route).catch((error: unknown) => {
+    // a connector's own refusal stays what it is; anything else here means nothing was sent
+    throw error instanceof ConnectorError ? error : new CallNotStarted(error);
+  });
   // the connection guard (tests): no transaction of this request or job is open while the provider is waited on
   via.db.assertNoOpenTransaction(`the provider call (${provider.code} ${asked.operation})`);
   switch (asked.operation) {

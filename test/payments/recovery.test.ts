@@ -6,10 +6,12 @@ import { connectorFor, registerConnector, type Connector } from '../../src/conne
 import { completeCheckoutSession } from '../../src/services/checkout/completion';
 import { createRefund } from '../../src/services/payments/refunds';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';
+import type { PaymentRow } from '../../src/db/models';
 
 /**
  * A process that dies between committing an attempt (or a refund) and calling the provider leaves it pending with no
- * provider reference; the recovery job makes the call later and the payment or refund moves on.
+ * provider reference; the recovery job looks it up at the acquirer later (never sends it again): unknown there, the
+ * attempt fails (and may cascade) and the refund fails (its amount released).
  */
 
 const m = useMoneyHarness({ ledger: 'afterEach' });
@@ -32,7 +34,7 @@ const ctx = () =>
 const card = { type: 'card' as const, card: { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123' } };
 
 describe(`recovery of provider calls that never happened (${dialectName})`, () => {
-  test('an attempt whose card is no longer kept fails after the stale period; its session takes another card', async () => {
+  test('an attempt the acquirer never got fails after the stale period (not sent again); its session takes another card', async () => {
     const { id: sessionId } = await openSession(m, { amount: eur(4_000) });
     registerConnector('sandbox-card', dyingOn('authorize'));
     await expect(completeCheckoutSession(ctx(), sessionId, { paymentMethod: card })).rejects.toThrow('process died');
@@ -42,17 +44,26 @@ describe(`recovery of provider calls that never happened (${dialectName})`, () =
 
     expect(await recoverStalledCalls(m.rt)).toBe(0); // not stale yet
     m.clock.advance(3 * 60_000);
+    const authorizations: string[] = [];
+    const counting = Object.create(sandboxCard) as Connector;
+    counting.authorize = async (...args) => {
+      authorizations.push(args[2].reference);
+      return sandboxCard.authorize(...args);
+    };
+    registerConnector('sandbox-card', counting);
     expect(await recoverStalledCalls(m.rt)).toBe(1);
     await m.settle();
+    expect(authorizations).toEqual([]); // looked up, never sent again
+    registerConnector('sandbox-card', sandboxCard);
     const payment = (await m.as(m.sandbox.tenantKey.secretKey).get(`/v1/payments/${session.paymentId}`)).body.data;
-    expect(payment).toMatchObject({ status: 'failed', errorCode: 'processing_error' });
+    expect(payment).toMatchObject({ status: 'failed', errorCode: 'provider_unavailable' });
     const again = await m.as(m.sandbox.merchantKey.secretKey).post(`/v1/checkout-sessions/${sessionId}/complete`, { paymentMethod: card });
     expect(again.status).toBe(200);
     await m.settle();
     expect((await m.as(m.sandbox.merchantKey.secretKey).get(`/v1/checkout-sessions/${sessionId}`)).body.data.status).toBe('complete');
   });
 
-  test('with cascading on, the sealed card lets the stalled attempt be sent again and the payment succeeds', async () => {
+  test('with cascading on, the attempt the acquirer never got cascades to the next terminal (the sealed card) and the payment succeeds', async () => {
     const profiles = await m.as(m.sandbox.tenantKey.secretKey).get(`/v1/admin/integration-profiles?merchantId=${m.sandbox.merchantId}`);
     await m
       .as(m.sandbox.tenantKey.secretKey)
@@ -76,7 +87,7 @@ describe(`recovery of provider calls that never happened (${dialectName})`, () =
     expect(row).toMatchObject({ status: 'captured', cardVault: null });
   });
 
-  test('a refund whose provider call never happened is sent again and succeeds', async () => {
+  test('a refund whose provider call never happened fails once looked up (nothing refunded, its amount released), and may be asked again', async () => {
     const { id: sessionId } = await openSession(m, { amount: eur(4_000) });
     await m.as(m.sandbox.merchantKey.secretKey).post(`/v1/checkout-sessions/${sessionId}/complete`, { paymentMethod: card });
     await m.settle();
@@ -88,7 +99,12 @@ describe(`recovery of provider calls that never happened (${dialectName})`, () =
     expect(await recoverStalledCalls(m.rt)).toBe(1);
     await m.settle();
     const refunds = (await m.as(m.sandbox.merchantKey.secretKey).get(`/v1/payments/${paymentId}/refunds`)).body.data;
-    expect(refunds).toEqual([expect.objectContaining({ status: 'succeeded', amount: { currency: 'EUR', valueMinor: 4_000 } })]);
+    expect(refunds).toEqual([expect.objectContaining({ status: 'failed', amount: { currency: 'EUR', valueMinor: 4_000 } })]);
+    const row = (await m.rt.db.models.Payment.findByPk(paymentId, { raw: true })) as unknown as PaymentRow;
+    expect([row.status, Number(row.refundPendingMinor), Number(row.refundedMinor)]).toEqual(['captured', 0, 0]);
+    // nothing was refunded: the whole amount may be refunded again
+    expect((await createRefund(ctx(), paymentId, {})).status).toBe('pending');
+    await m.settle();
     expect((await m.as(m.sandbox.merchantKey.secretKey).get(`/v1/payments/${paymentId}`)).body.data.status).toBe('refunded');
   });
 });

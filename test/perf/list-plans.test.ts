@@ -352,15 +352,15 @@ describe(`list pages are index ranges in (createdAt, id) order (${dialectName})`
     expect(report.filter((r) => r.problems.length)).toEqual([]);
   });
 
-  test('the stalled-call recovery finds unsent attempts and refunds through partial indexes, oldest first', async () => {
+  test('the stalled-call recovery finds unsent attempts and refunds, and late voids due, through partial indexes, oldest first', async () => {
     const { sql } = await recordQueries(h.m.rt.db, () => recoverStalledCalls(h.m.rt, { staleMs: 10 * 365 * 86_400_000 }), {
       capture: true,
     });
     const scans = sql.filter((s) => /FROM [`"](payment_attempts|refunds)[`"]/.test(s));
-    expect(scans).toHaveLength(2);
+    expect(scans).toHaveLength(3);
     for (const statement of scans) {
       const plan = (await explain(statement.replace(/;\s*$/, ''), false)).join('\n');
-      expect(plan).toMatch(/(payment_attempts|refunds)_unsent/);
+      expect(plan).toMatch(/(payment_attempts|refunds)_unsent|payment_attempts_late_void/);
       expect(plan).not.toMatch(/Seq Scan|\bSort\b|TEMP B-TREE|^SCAN /m);
     }
   });

@@ -573,8 +573,8 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
         phase = 'drain';
         resent = await recoverStalledCalls(t.rt, { staleMs: 0 });
         await drain();
-        // A payment whose process died before it reached the acquirer cannot be sent again: the card number died with
-        // the process (it is never stored), so the recovery fails it and its session is open again. Its customer pays again.
+        // A payment whose process died before it reached the acquirer is never sent again: the recovery looks it up at the
+        // acquirer, which never got it, so it fails (provider_unavailable) and its session is open again. Its customer pays again.
         phase = 'repay';
         repaid = await rows<{ id: string; checkoutSessionId: string; errorCode: string; errorMessage: string }>(
           `SELECT id, "checkoutSessionId", "errorCode", "errorMessage" FROM payments WHERE "tenantId" = :tenant AND status = 'failed'`,
@@ -650,9 +650,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
         const completeOf = new Map(completeOps.map((o) => [o.path.split('/')[3], o]));
         expect(
           repaid.filter(
-            (p) =>
-              p.errorMessage !== 'The card is no longer available for another attempt.' ||
-              !(completeOf.get(p.checkoutSessionId)!.sends > 1),
+            (p) => p.errorMessage !== 'The provider never received the request.' || !(completeOf.get(p.checkoutSessionId)!.sends > 1),
           ),
         ).toEqual([]);
         expect(ops('repay').filter((o) => o.status !== 200)).toEqual([]);
@@ -1326,7 +1324,7 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
           'answer kept',
         ]);
 
-        // what the dead processes left unsent is sent (or failed: a card dies with its process) and everything settles;
+        // what the dead processes left unsent is looked up (found, or failed: the acquirer never got it) and everything settles;
         // a capture a dead process recorded is finished once its lease (PAYMENT_OPERATION_LEASE_MS) runs out: now
         await t.rt.db.models.Payment.update(
           { pendingOperationUntil: new Date(Date.now() - 1_000) },
@@ -1349,13 +1347,13 @@ describe(`crash recovery: serve killed with SIGKILL and restarted (${dialectName
             `SELECT id, status, "errorMessage" FROM payments WHERE "checkoutSessionId" = :session`,
             { session: sessionRow!.id },
           );
-          // one payment, never doubled; failed only when a kill left its attempt unsent (the card died with the process)
+          // one payment, never doubled; failed only when a kill left its attempt unsent (the acquirer never got it)
           expect(payments).toHaveLength(1);
           const [p] = payments;
           expect([
             i,
             p.status === 'captured' ||
-              (p.status === 'failed' && unsent.has(p.id) && p.errorMessage === 'The card is no longer available for another attempt.'),
+              (p.status === 'failed' && unsent.has(p.id) && p.errorMessage === 'The provider never received the request.'),
           ]).toEqual([i, true]);
         }
         const refundRows = await rows<{ merchantReference: string; status: string }>(

@@ -92,6 +92,9 @@ describe(`field visibility: event data as the API answer of its record (${dialec
     expect(Object.fromEntries(marked('Payment'))).toEqual({
       providerReference: 'tenant',
       providerStatus: 'tenant',
+      // the acquirer's own decline code, and why a capture or cancel did not happen (issue 34)
+      providerDeclineCode: 'tenant',
+      lastOperationError: 'tenant',
       terminalId: 'tenant',
       providerIntegrationId: 'tenant',
       routingDecision: 'tenant',
@@ -103,6 +106,7 @@ describe(`field visibility: event data as the API answer of its record (${dialec
       'x-payplane-visibility': 'tenant',
       description: expect.stringMatching(/Tenant and platform callers only\.$/),
     });
+    expect(schemas.Refund.properties.providerDeclineCode).toMatchObject({ 'x-payplane-visibility': 'tenant' });
   });
 
   test("merchant and tenant endpoints receive exactly the fields of the merchant's and the tenant's API answer, for every event type that carries a record", async () => {

@@ -48,7 +48,7 @@ export const paymentOperations: Operation[] = [
     tag,
     summary: 'Capture a requires_capture payment',
     description:
-      'Captures the whole authorized amount, or less where the provider supports partial capture (422 PARTIAL_CAPTURE_NOT_SUPPORTED otherwise). 409 PAYMENT_NOT_CAPTURABLE unless the payment is requires_capture. Emits payment.captured and payment.succeeded; the capture is booked to the ledger net of fees.',
+      'Captures the whole authorized amount, or less where the provider supports partial capture (422 PARTIAL_CAPTURE_NOT_SUPPORTED otherwise). 409 PAYMENT_NOT_CAPTURABLE unless the payment is requires_capture. Emits payment.captured and payment.succeeded; the capture is booked to the ledger net of fees. An acquirer that confirms captures by notification (it accepted it for later) is answered 200 with the payment unchanged (still requires_capture, providerStatus capture_pending for tenants): the capture is booked and announced when its notification arrives, and a second capture or cancel meanwhile is 409 PAYMENT_OPERATION_IN_PROGRESS.',
     kind: 'single',
     params: idParams,
     body: CapturePaymentBody,
@@ -66,7 +66,7 @@ export const paymentOperations: Operation[] = [
     tag,
     summary: 'Cancel (void) a payment',
     description:
-      'Valid for processing, requires_action and requires_capture payments: the authorization is voided, no refund is created, payment.canceled is emitted and the status becomes voided. 409 PAYMENT_NOT_CANCELABLE when captured or in a final state.',
+      'Valid for processing, requires_action and requires_capture payments: the authorization is voided, no refund is created, payment.canceled is emitted and the status becomes voided. 409 PAYMENT_NOT_CANCELABLE when captured or in a final state. An acquirer that confirms cancels by notification is answered 200 with the payment unchanged (providerStatus void_pending for tenants) until its notification arrives.',
     kind: 'single',
     params: idParams,
     response: PaymentSchema,

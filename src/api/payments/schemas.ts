@@ -75,7 +75,18 @@ export const PaymentSchema = z
         description: 'The card as kept: never the number. fingerprint is the same for the same card number within this platform.',
       }),
     providerReference: tenantOnly(z.string().nullable().optional(), "The provider's reference of the current attempt."),
-    providerStatus: tenantOnly(z.string().nullable().optional(), "The provider's own status."),
+    providerStatus: tenantOnly(
+      z.string().nullable().optional(),
+      "The provider's own status. capture_pending / void_pending: the provider accepted a capture or cancel for later; the payment keeps its status until the provider's notification settles it.",
+    ),
+    providerDeclineCode: tenantOnly(
+      z.string().nullable().optional(),
+      "The acquirer's own decline or error code of the current attempt (errorCode is the platform's code it maps to).",
+    ),
+    lastOperationError: tenantOnly(
+      z.string().nullable().optional(),
+      "Why the last capture or cancel did not happen when no caller could be answered: refused in the provider's notification, or abandoned after its tries.",
+    ),
     action: z
       .object({ type: z.literal('redirect'), url: z.string(), data: z.record(z.string(), z.unknown()).optional() })
       .nullable()
@@ -142,6 +153,7 @@ export const RefundSchema = z
     items: z.array(LineItemSchema),
     metadata: z.record(z.string(), z.string()),
     providerReference: tenantOnly(z.string().nullable().optional(), "The provider's reference of the refund."),
+    providerDeclineCode: tenantOnly(z.string().nullable().optional(), "The acquirer's own code of a refused refund."),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })

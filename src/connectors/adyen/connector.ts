@@ -1,3 +1,4 @@
+import type { Money } from '../../domain/money';
 import crypto from 'node:crypto';
 import type { ConnectorResult } from '../results';
 import {
@@ -41,7 +42,7 @@ export const DEFENSE_DOCUMENT_TYPE = 'DefenseMaterial';
 
 type Modification = 'capture' | 'cancel' | 'refund';
 
-function amountOf(money: { currency: string; valueMinor: number }): { currency: string; value: number } {
+function amountOf(money: Money): { currency: string; value: number } {
   return { currency: money.currency, value: money.valueMinor };
 }
 
@@ -135,7 +136,7 @@ export class AdyenConnector implements Connector {
     kind: Modification,
     reference: string,
     paymentPsp: string,
-    amount?: { currency: string; valueMinor: number },
+    amount?: Money,
   ): Promise<ConnectorResult> {
     if (!paymentPsp) throw new ConnectorError(`an Adyen ${kind} needs the payment's pspReference`, false);
     const { modifications, merchantAccount } = adyenServices(env.config, terminal);

@@ -42,6 +42,7 @@ const LOADERS: Record<string, () => MigrationModule> = {
   '0034_idempotency_owners': () => require('./0034_idempotency_owners') as typeof import('./0034_idempotency_owners'),
   '0035_terminal_mode': () => require('./0035_terminal_mode') as typeof import('./0035_terminal_mode'),
   '0036_provider_notifications': () => require('./0036_provider_notifications') as typeof import('./0036_provider_notifications'),
+  '0037_answers_never_lost': () => require('./0037_answers_never_lost') as typeof import('./0037_answers_never_lost'),
   '0038_provider_base_url': () => require('./0038_provider_base_url') as typeof import('./0038_provider_base_url'),
 };
 

@@ -96,6 +96,10 @@ export interface PaymentRow extends Timestamps {
   pendingOperation: PendingPaymentOperation | null;
   /** the lease of pendingOperation: past it, the recovery job finishes the operation */
   pendingOperationUntil: Date | null;
+  /** the acquirer's own decline or error code of the current attempt (ConnectorResult.rawCode; errorCode is ours) */
+  providerDeclineCode: string | null;
+  /** why the last capture or cancel did not happen when nobody was answered (abandoned after its tries, refused in a notification) */
+  lastOperationError: string | null;
 }
 
 export interface PendingPaymentOperation {
@@ -106,7 +110,17 @@ export interface PendingPaymentOperation {
   /** who asked (the audit entry of the outcome names them, also when recovery applies it) */
   actor: { type: 'api_key' | 'user' | 'system' | 'checkout_session'; id: string; name?: string };
   requestedAt: string;
+  /** the reference the operation is sent with (its id; absent on operations recorded before: the payment id) */
+  reference?: string;
+  /** when the provider accepted it for later (an asynchronous capture or cancel): its notification settles it */
+  acceptedAt?: string;
+  /** the recovery job's tries of an operation whose call could not even start, and the last reason */
+  tries?: number;
+  lastError?: string;
 }
+
+/** A late approval's void: none needed, pending (to send, or sent and awaiting the provider's notification), done, failed (given up). */
+export type LateVoidStatus = 'none' | 'pending' | 'done' | 'failed';
 
 export interface PaymentAttemptRow {
   id: string;
@@ -120,7 +134,14 @@ export interface PaymentAttemptRow {
   status: 'pending' | 'requires_action' | 'succeeded' | 'declined' | 'failed';
   providerReference: string | null;
   declineCode: string | null;
+  /** the acquirer's own decline or error code (ConnectorResult.rawCode) */
+  providerDeclineCode: string | null;
   message: string | null;
+  /** the void of an approval that came after its payment was canceled or given up (src/services/payments/engine.ts) */
+  lateVoidStatus: LateVoidStatus;
+  lateVoidTries: number;
+  lateVoidNextAt: Date | null;
+  lateVoidError: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -153,6 +174,8 @@ export interface RefundRow extends Timestamps {
   items: LineItem[];
   metadata: Record<string, string>;
   providerReference: string | null;
+  /** the acquirer's own code of a refused refund (ConnectorResult.rawCode) */
+  providerDeclineCode: string | null;
   /** the fee charged for the refund, when a schedule has refund rules */
   feeBreakdown: Record<string, unknown> | null;
   /**
@@ -225,6 +248,8 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
         customerReference: STRING,
         pendingOperation: JSONT,
         pendingOperationUntil: DATE,
+        providerDeclineCode: STRING,
+        lastOperationError: TEXT,
         ...stamps,
       },
       { resource: 'payment', ...scope },
@@ -245,7 +270,12 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
         status: STRING,
         providerReference: STRING,
         declineCode: STRING,
+        providerDeclineCode: STRING,
         message: TEXT,
+        lateVoidStatus: STRING,
+        lateVoidTries: INTEGER,
+        lateVoidNextAt: DATE,
+        lateVoidError: TEXT,
         createdAt: DATE,
         updatedAt: DATE,
       },
@@ -270,6 +300,7 @@ export function definePaymentModels(sequelize: Sequelize): PaymentModels {
         items: JSONT,
         metadata: JSONT,
         providerReference: STRING,
+        providerDeclineCode: STRING,
         feeBreakdown: JSONT,
         idempotencyKey: STRING,
         idempotencyFingerprint: STRING,

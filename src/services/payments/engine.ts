@@ -1,10 +1,19 @@
 import { Op, type Transaction } from 'sequelize';
 import { inTransaction, type CallerContext } from '../../domain/context';
 import { activePartnerOf } from '../partners';
-import type { IntegrationProfileRow, PaymentAttemptRow, PaymentRow } from '../../db/models';
+import type { IntegrationProfileRow, LateVoidStatus, PaymentAttemptRow, PaymentRow } from '../../db/models';
 import { scoped } from '../../db/scoped';
 import type { ConnectorResult } from '../../connectors';
-import { answerOrPending, throughProvider, type ProviderRequest, type TerminalRoute, type Unsent } from '../provider-call';
+import {
+  answerOrPending,
+  lostAnswer,
+  throughProvider,
+  type ProviderAnswer,
+  type ProviderRequest,
+  type TerminalRoute,
+  type Unsent,
+} from '../provider-call';
+import { publicUrl } from '../../util/public-url';
 import { emitEvent } from '../webhooks/events';
 import { auditRecord } from '../audit/changes';
 import { allows, transition } from '../status';
@@ -15,7 +24,7 @@ import { recordSessionPayment } from '../checkout/payment-report';
 import { DEFAULT_MAX_DECLINE_ATTEMPTS } from '../profiles';
 import type { CardInput } from './cards';
 import { capturesAutomatically, riskOf, toPayment } from './records';
-import { ATTEMPT_MACHINE, movePayment, OPEN_ATTEMPT_STATUSES, OPEN_STATUSES, PAYMENT, paymentEvent } from './machines';
+import { ATTEMPT_MACHINE, LATE_VOID_MACHINE, movePayment, OPEN_ATTEMPT_STATUSES, OPEN_STATUSES, PAYMENT, paymentEvent } from './machines';
 
 /**
  * A payment's attempts at its provider, shared by the checkout, the provider's asynchronous answers and recovery: each
@@ -138,6 +147,8 @@ async function attemptRequest(pctx: CallerContext, pending: PendingAttempt, card
       tenantId: payment.tenantId,
       livemode: payment.livemode,
       returnUrl: payment.returnUrl ?? undefined,
+      // a real acquirer's 3DS page sends the customer back to our page, which reads the outcome and sends them on to returnUrl
+      actionReturnUrl: publicUrl(pctx, `/provider-returns/${attempt.id}`),
       amount: { currency: payment.currency, valueMinor: payment.amountMinor },
       capture: capturesAutomatically(payment),
       forceThreeDsChallenge: riskOf(payment) === 'challenge',
@@ -182,13 +193,16 @@ interface AppliedAttempt {
   pending: PendingAttempt;
   /** the attempt to send next (a cascading decline) */
   next: PendingAttempt | null;
-  /** an approval that arrived after the payment was canceled (or given up): to void at the provider */
-  late: { terminalId: string; providerReference: string } | null;
+  /** an approval that arrived after the payment was canceled (or given up): its void recorded on the attempt, to send now */
+  late: boolean;
 }
 
-/** After the answer's transaction committed: a late approval is voided at its provider; the next attempt is returned. */
+/**
+ * After the answer's transaction committed: a late approval's void (recorded with the answer) is sent at once, and
+ * retried by the recovery job when it fails; the next attempt is returned.
+ */
 async function afterAttemptApplied(pctx: CallerContext, pending: PendingAttempt, applied: AppliedAttempt): Promise<PendingAttempt | null> {
-  if (applied.late) await voidLateApproval(pctx, pending, applied.late);
+  if (applied.late) await voidLateApproval(pctx, pending.attemptId);
   return applied.next;
 }
 
@@ -200,32 +214,35 @@ async function afterAttemptApplied(pctx: CallerContext, pending: PendingAttempt,
 async function applyAttemptAnswer(tx: CallerContext, pending: PendingAttempt, result: ConnectorResult): Promise<AppliedAttempt> {
   if (result.status === 'pending') {
     await recordPendingAnswer(tx, pending, result);
-    return { pending, next: null, late: null };
+    return { pending, next: null, late: false };
   }
   // load and lock: the payment first, as every answer locks it before its attempt (two transactions never wait for each other)
   const row = await scoped(tx, tx.db.models.Payment).get(pending.paymentId, { lock: true });
   const attempt = await scoped(tx, tx.db.models.PaymentAttempt).get(pending.attemptId);
   // an attempt answered for good is not moved again
-  if (!allows(ATTEMPT_MACHINE, attempt, result.status)) return { pending, next: null, late: null };
+  if (!allows(ATTEMPT_MACHINE, attempt, result.status)) return { pending, next: null, late: false };
   const answered = await transition(tx, ATTEMPT_MACHINE, attempt, result.status, {
     unaudited: true,
     changes: {
       providerReference: result.providerReference ?? attempt.providerReference,
       declineCode: result.declineCode ?? null,
+      providerDeclineCode: result.rawCode ?? null,
       message: result.message ?? null,
     },
   });
   // a decline counts its terminal's recent attempts (one statement, on this path only): routing.alert past the threshold
   if (result.status === 'declined') await alertOnDecline(tx, answered);
   if (row.currentAttemptId !== attempt.id || !OPEN_STATUSES.includes(row.status)) {
-    // an approval that arrives after the payment was canceled (or given up): the provider holds an authorization nobody wants
+    // an approval that arrives after the payment was canceled (or given up): the provider holds an authorization nobody
+    // wants. Its void is recorded with the answer (durable: sent after commit, retried by the recovery job until confirmed)
     const late =
-      result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && result.providerReference
-        ? { terminalId: attempt.terminalId, providerReference: result.providerReference }
-        : null;
+      result.status === 'succeeded' && (row.status === 'voided' || row.status === 'failed') && Boolean(answered.providerReference);
+    if (late) {
+      await transition(tx, LATE_VOID_MACHINE, answered, 'need', { unaudited: true, changes: { lateVoidNextAt: tx.clock.now() } });
+    }
     return { pending, next: null, late };
   }
-  return { pending, next: await movePaymentByAnswer(tx, row, result), late: null };
+  return { pending, next: await movePaymentByAnswer(tx, row, result), late: false };
 }
 
 /**
@@ -252,6 +269,8 @@ async function movePaymentByAnswer(tx: CallerContext, row: PaymentRow, result: C
   const common: Partial<PaymentRow> = {
     providerReference: result.providerReference ?? row.providerReference,
     providerStatus: result.rawStatus ?? result.status,
+    // the acquirer's own code beside ours (errorCode): tenants see it, merchants never (records.ts)
+    providerDeclineCode: result.rawCode ?? null,
     threeDSResult: result.threeDSResult ?? row.threeDSResult,
   };
   if (result.status === 'requires_action') {
@@ -312,26 +331,155 @@ async function cascade(
   return { paymentId: row.id, attemptId: next.id };
 }
 
-/** Voids, best effort, an authorization the provider approved after the payment was canceled (logged when it cannot). */
-async function voidLateApproval(
-  pctx: CallerContext,
-  pending: PendingAttempt,
-  late: { terminalId: string; providerReference: string },
-): Promise<void> {
-  await throughProvider(pctx, {
-    name: 'void of a late approval',
-    record: { recorded: late },
-    request: async (ctx, approval) => ({
-      via: ctx,
-      terminalId: approval.terminalId,
-      operation: 'void',
-      request: { reference: pending.attemptId, providerReference: approval.providerReference },
-    }),
-    apply: async (_tx, _approval, answer) => {
-      if (answer.unreachable)
-        throw new Error(`late approval of canceled payment ${pending.paymentId} could not be voided: ${answer.unreachable.message}`);
+// ---------------------------------------------------------------------------------------------- late voids
+
+/** How many times a late approval's void is sent before it is given up (the reason kept, the recovery job logs it). */
+export const LATE_VOID_MAX_TRIES = 5;
+/** The wait before a late void's next try: one minute, doubled after each try. */
+const LATE_VOID_BACKOFF_MS = 60_000;
+/** How long a void the provider accepted for later waits for its notification before it is asked again. */
+const LATE_VOID_NOTIFICATION_WAIT_MS = 24 * 60 * 60_000;
+
+/** A late void after one try: done, pending (still to confirm: sent again when due), failed (given up), and why not done. */
+export interface LateVoidOutcome {
+  status: LateVoidStatus;
+  error?: string;
+}
+
+/**
+ * Sends the void of a late approval recorded on `attemptId` (lateVoidStatus pending), when due: the try is claimed
+ * first (its count, and the next try's time as its lease: one process sends it), the void sent with the attempt's id as
+ * its reference (the acquirer answers a repeat with its first answer), and its answer recorded. Never throws: a failure
+ * is recorded on the attempt, retried by the recovery job with backoff, given up after LATE_VOID_MAX_TRIES. Returns
+ * null when there was nothing (due) to send.
+ */
+export async function voidLateApproval(pctx: CallerContext, attemptId: string): Promise<LateVoidOutcome | null> {
+  const now = pctx.clock.now();
+  const claimed = await inTransaction(pctx, async (tx) => {
+    const attempts = scoped(tx, tx.db.models.PaymentAttempt);
+    const attempt = await attempts.find(attemptId, { lock: true });
+    if (!attempt || attempt.lateVoidStatus !== 'pending' || !attempt.providerReference) return null;
+    if (attempt.lateVoidNextAt && new Date(attempt.lateVoidNextAt).getTime() > now.getTime()) return null;
+    const tries = (attempt.lateVoidTries ?? 0) + 1;
+    const lateVoidNextAt = new Date(now.getTime() + LATE_VOID_BACKOFF_MS * 2 ** (tries - 1));
+    return attempts.updateIf(
+      attempt,
+      { lateVoidStatus: 'pending', lateVoidTries: attempt.lateVoidTries ?? 0 },
+      { lateVoidTries: tries, lateVoidNextAt },
+    );
+  });
+  if (!claimed) return null;
+  try {
+    return await throughProvider(pctx, {
+      name: 'void of a late approval',
+      record: { recorded: claimed },
+      request: async (ctx, attempt) => ({
+        via: ctx,
+        terminalId: attempt.terminalId,
+        operation: 'void',
+        request: { reference: attempt.id, providerReference: attempt.providerReference! },
+      }),
+      apply: (tx, attempt, answer) => recordLateVoid(tx, attempt.id, lateVoidAnswer(answer)),
+    });
+  } catch (error) {
+    // the call could not even start (the terminal's credentials unreadable …): a failed try like any other
+    const message = error instanceof Error ? error.message : String(error);
+    return inTransaction(pctx, (tx) => recordLateVoid(tx, attemptId, { error: `the void could not be sent: ${message}` }));
+  }
+}
+
+/** A late void's answer: confirmed, accepted for later (its notification confirms it), or why it did not happen. */
+export type LateVoidAnswer = { status: 'succeeded' | 'pending' } | { status?: undefined; error: string };
+
+function lateVoidAnswer(answer: ProviderAnswer): LateVoidAnswer {
+  if (answer.unreachable) return { error: `the provider could not be reached: ${answer.unreachable.message}` };
+  return lateVoidResult(answer.result);
+}
+
+/** A void's answer (or its notification's result) as a late void takes it. */
+export function lateVoidResult(result: ConnectorResult): LateVoidAnswer {
+  if (result.status === 'succeeded' || result.status === 'pending') return { status: result.status };
+  const code = [result.declineCode, result.rawCode].filter(Boolean).join(' / ');
+  return { error: `the provider refused the void${code ? ` (${code})` : ''}${result.message ? `: ${result.message}` : ''}` };
+}
+
+/**
+ * Records a late void's answer on its attempt (locked), while its void is pending: done when confirmed; a void
+ * accepted for later waits for its notification (asked again after a day); a failure is kept, and after the last try
+ * the void is given up (failed, with its reason). Also applies a void notification (handleProviderOutcome).
+ */
+export async function recordLateVoid(tx: CallerContext, attemptId: string, answer: LateVoidAnswer): Promise<LateVoidOutcome | null> {
+  const attempts = scoped(tx, tx.db.models.PaymentAttempt);
+  const attempt = await attempts.find(attemptId, { lock: true });
+  if (!attempt || attempt.lateVoidStatus !== 'pending') return null;
+  if (answer.status === 'succeeded') {
+    await transition(tx, LATE_VOID_MACHINE, attempt, 'confirm', {
+      unaudited: true,
+      changes: { lateVoidNextAt: null, lateVoidError: null },
+    });
+    return { status: 'done' };
+  }
+  if (answer.status === 'pending') {
+    const lateVoidNextAt = new Date(tx.clock.now().getTime() + LATE_VOID_NOTIFICATION_WAIT_MS);
+    await attempts.update(attempt, { lateVoidNextAt, lateVoidError: null });
+    return { status: 'pending' };
+  }
+  const { error } = answer as { error: string };
+  if ((attempt.lateVoidTries ?? 0) >= LATE_VOID_MAX_TRIES) {
+    const lateVoidError = `given up after ${attempt.lateVoidTries} tries: ${error}`;
+    await transition(tx, LATE_VOID_MACHINE, attempt, 'give_up', { unaudited: true, changes: { lateVoidNextAt: null, lateVoidError } });
+    return { status: 'failed', error: lateVoidError };
+  }
+  await attempts.update(attempt, { lateVoidError: error });
+  return { status: 'pending', error };
+}
+
+// ---------------------------------------------------------------------------------------------- lost answers
+
+/**
+ * Settles an attempt whose answer was lost (pending with no provider reference past the stale period: a timeout, a 5xx,
+ * a process that died between the call and its record) by a look-up at its acquirer by our reference, never by
+ * sending the card again: found, its answer is applied as the attempt's (an approval, a decline that may cascade, a
+ * reference still pending there); unknown at the acquirer (it never got it), it fails as provider_unavailable (a soft
+ * decline: the cascade may send the payment to another terminal, not a second authorization at the same acquirer);
+ * no look-up offered, it waits for the acquirer's notification up to LOST_ANSWER_DEADLINE_MS after the attempt, then
+ * fails the same way (a late approval is then voided). Returns whether the attempt was settled (false: still waiting).
+ */
+export async function lookUpStalledAttempt(pctx: CallerContext, attempt: Pick<PaymentAttemptRow, 'id' | 'paymentId'>): Promise<boolean> {
+  const pending: PendingAttempt = { paymentId: attempt.paymentId, attemptId: attempt.id };
+  const applied = await throughProvider<PendingAttempt, AppliedAttempt | null>(pctx, {
+    name: 'look-up of a payment attempt',
+    record: { recorded: pending },
+    request: async (ctx) => {
+      const payment = await scoped(ctx, ctx.db.models.Payment).get(attempt.paymentId);
+      const row = await scoped(ctx, ctx.db.models.PaymentAttempt).get(attempt.id);
+      return {
+        via: ctx,
+        terminalId: row.terminalId,
+        operation: 'lookup',
+        request: {
+          operation: 'authorize',
+          reference: row.id,
+          providerReference: null,
+          tenantId: payment.tenantId,
+          livemode: payment.livemode,
+          amount: { currency: payment.currency, valueMinor: payment.amountMinor },
+        },
+      };
+    },
+    apply: async (tx, p, answer) => {
+      const row = await scoped(tx, tx.db.models.PaymentAttempt).get(p.attemptId);
+      const result = lostAnswer(answer, row.createdAt, tx.clock.now());
+      if (result) return applyAttemptAnswer(tx, p, result);
+      // still waiting: to the back of the recovery job's queue (its updatedAt), while it is still the same stalled attempt
+      await scoped(tx, tx.db.models.PaymentAttempt).updateIf(row, { status: 'pending', providerReference: null }, {});
+      return null;
     },
   });
+  if (!applied) return false;
+  const next = await afterAttemptApplied(pctx, pending, applied);
+  if (next) await runAttempts(pctx, next);
+  return true;
 }
 
 function declineMessage(code: string | undefined): string {

@@ -1,6 +1,6 @@
 import type { CallerContext } from '../../domain/context';
 import { ConflictError } from '../../domain/errors';
-import type { PaymentAttemptRow, PaymentRow, PaymentStatus, RefundRow } from '../../db/models';
+import type { LateVoidStatus, PaymentAttemptRow, PaymentRow, PaymentStatus, RefundRow } from '../../db/models';
 import { auditedRecord } from '../audit/changes';
 import { refusedMove, statusMachine, transition } from '../status';
 import type { EmitInput } from '../webhooks/events';
@@ -170,3 +170,22 @@ export const REFUND_MACHINE = statusMachine<RefundRow, 'succeed' | 'fail', Refun
 export function moveRefund(tx: CallerContext, row: RefundRow, move: 'succeed' | 'fail', changes: Partial<RefundRow>): Promise<RefundRow> {
   return transition(tx, REFUND_MACHINE, row, move, { changes, event: (moved) => refundEvent(REFUND_MACHINE.moves[move].action, moved) });
 }
+
+// ---------------------------------------------------------------------------------------------- late voids
+
+/**
+ * The void of an approval that arrived after its payment was canceled or given up (the acquirer holds an authorization
+ * nobody wants): none → pending, recorded in the transaction that applies the late approval; pending → done once the
+ * provider confirms the void (its answer, or its notification of a void it accepted for later); pending → failed once
+ * the tries are spent (the reason kept in lateVoidError). Unaudited, as the attempt's own moves.
+ */
+export const LATE_VOID_MACHINE = statusMachine<PaymentAttemptRow, 'need' | 'confirm' | 'give_up', LateVoidStatus>({
+  record: ATTEMPT,
+  field: 'lateVoidStatus',
+  moves: {
+    need: { from: ['none'], to: 'pending', action: 'payment_attempt.late_void_needed' },
+    confirm: { from: ['pending'], to: 'done', action: 'payment_attempt.late_void_done' },
+    give_up: { from: ['pending'], to: 'failed', action: 'payment_attempt.late_void_failed' },
+  },
+  refused: refusedMove('late void'),
+});

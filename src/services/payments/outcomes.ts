@@ -1,14 +1,17 @@
 import type { Transaction } from 'sequelize';
 import type { Runtime } from '../../runtime';
 import type { ProviderOutcome } from '../../connectors/types';
-import { scoped } from '../../db/scoped';
-import { applyAttemptResult, runAttempts } from './engine';
+import { inTransaction } from '../../domain/context';
+import { isUuid, scoped } from '../../db/scoped';
+import { applyAttemptResult, lateVoidResult, recordLateVoid, runAttempts } from './engine';
+import { applyOperationOutcome } from './payments';
 import { processingContext } from '../../domain/authority';
 import { applyRefundResult } from './refunds';
 
 /**
- * Applies a provider's asynchronous answer (the sandbox acquirer's callback) to the payment attempt or refund it
- * names. Idempotent: an outcome applied twice changes nothing the second time; an outcome for an unknown reference
+ * Applies a provider's asynchronous answer (the sandbox acquirer's callback, a real acquirer's notification) to the
+ * payment attempt, refund, capture or void it names (a void's may also confirm a late approval's void, named by the
+ * attempt's id). Idempotent: an outcome applied twice changes nothing the second time; an outcome for an unknown reference
  * is ignored (logged). `settle`, when given, runs in the transaction that applies the answer, so that what the
  * caller records of the delivery (the sandbox acquirer marks its operation done) commits with it; it is not called
  * when no transaction applies anything (an unknown reference).
@@ -34,8 +37,39 @@ export async function handleProviderOutcome(
     await applyRefundResult(pctx, outcome.reference, { ...outcome.result, providerReference: outcome.providerReference }, settle);
     return;
   }
-  rt.logger.warn(
-    { reference: outcome.reference, operation: outcome.operation },
-    'provider outcome of an operation answered synchronously ignored',
-  );
+  if (outcome.operation === 'capture' || outcome.operation === 'void') {
+    const result = { ...outcome.result, providerReference: outcome.providerReference };
+    // a late approval's void is sent with its attempt's id as reference
+    const lateVoid =
+      outcome.operation === 'void' && isUuid(outcome.reference)
+        ? await scoped(pctx, rt.db.models.PaymentAttempt).find(outcome.reference)
+        : null;
+    if (lateVoid && lateVoid.lateVoidStatus !== 'none') {
+      await inTransaction(pctx, async (tx) => {
+        await recordLateVoid(tx, lateVoid.id, lateVoidResult(result));
+        if (settle) await settle(tx.transaction!);
+      });
+      return;
+    }
+    const applied = await applyOperationOutcome(
+      pctx,
+      {
+        operation: outcome.operation,
+        reference: outcome.reference,
+        providerReference: outcome.providerReference,
+        providerIntegrationId: outcome.providerIntegrationId,
+        result,
+      },
+      settle ? (tx) => settle(tx.transaction!) : undefined,
+    );
+    if (applied === null)
+      rt.logger.warn({ reference: outcome.reference, operation: outcome.operation }, 'provider outcome for an unknown payment ignored');
+    if (applied === 'refused')
+      rt.logger.warn(
+        { reference: outcome.reference, operation: outcome.operation },
+        'provider refused a capture or cancel it had accepted',
+      );
+    return;
+  }
+  rt.logger.warn({ reference: outcome.reference, operation: outcome.operation }, 'provider outcome of a payout ignored');
 }

@@ -69,6 +69,8 @@ export function toPayment(row: PaymentRow) {
       : null,
     providerReference: row.providerReference,
     providerStatus: row.providerStatus,
+    providerDeclineCode: row.providerDeclineCode ?? null,
+    lastOperationError: row.lastOperationError ?? null,
     action: row.action,
     errorCode: row.errorCode,
     errorMessage: row.errorMessage,
@@ -114,6 +116,7 @@ export function toRefund(row: RefundRow) {
     items: (row.items ?? []) as (LineItem & { id: string })[],
     metadata: row.metadata ?? {},
     providerReference: row.providerReference,
+    providerDeclineCode: row.providerDeclineCode ?? null,
     createdAt: iso(row.createdAt)!,
     updatedAt: iso(row.updatedAt)!,
   };

@@ -1,25 +1,32 @@
 import { Op } from 'sequelize';
 import type { Runtime } from '../../runtime';
 import type { PaymentAttemptRow, PaymentRow, RefundRow } from '../../db/models';
-import { runAttempts } from './engine';
+import { lookUpStalledAttempt, voidLateApproval } from './engine';
 import { processingContext } from '../../domain/authority';
-import { sendRefund } from './refunds';
+import { lookUpStalledRefund } from './refunds';
 import { finishStalledOperation } from './payments';
 
 /**
- * Picks up provider calls that never happened: an attempt or a refund is committed before its provider is called, so
- * a process that dies (or a call that fails in an unexpected way) in between leaves it pending without a provider
- * reference, and nothing else would ever move it. Those older than `staleMs` are sent again — providers take our
- * reference once (the sandbox acquirer answers a repeated reference with its first answer) — and the answer is
- * applied as usual; an attempt whose card is no longer kept fails (and may cascade). Safe to run in several
- * processes at once: every answer is applied idempotently.
+ * Settles provider calls whose answer was lost, and finishes what an answer left to do. Safe to run in several
+ * processes at once: every answer is applied idempotently, and every retry is claimed first.
  *
- * Also finishes captures and voids whose lease ran out (recorded on the payment, the process gone before the answer
- * was applied): the lease is taken over by one process, the provider called again with the same reference, the
- * answer applied (payments.finishStalledOperation).
+ * - Attempts and refunds: one is committed before its provider is called, so a timeout, a 5xx, or a process that dies
+ *   in between leaves it pending without a provider reference. Those older than `staleMs` are looked up at their
+ *   acquirer by our reference, never sent again (a card is never sent twice): found, the acquirer's answer is applied;
+ *   unknown there, they fail (provider_unavailable: an attempt may cascade to another terminal, a refund releases its
+ *   amount); an acquirer with no look-up is waited for (its notification) up to a day after the operation, then the
+ *   same (engine.lookUpStalledAttempt, refunds.lookUpStalledRefund).
+ * - Late voids: an approval that arrived after its payment was canceled or given up is voided; a void that failed is
+ *   tried again with backoff until the provider confirms it, and given up after its tries (logged).
+ * - Captures and voids whose lease ran out: finished (payments.finishStalledOperation): sent again with the same
+ *   reference, a call that cannot start abandoned after its tries (logged), one accepted for later looked up or waited
+ *   for (logged once a day).
+ *
+ * Returns how many were settled.
  */
 export async function recoverStalledCalls(rt: Runtime, options: { staleMs?: number; batchSize?: number } = {}): Promise<number> {
-  const before = new Date(rt.clock.now().getTime() - (options.staleMs ?? 120_000));
+  const now = rt.clock.now();
+  const before = new Date(now.getTime() - (options.staleMs ?? 120_000));
   const limit = options.batchSize ?? 100;
   const stale = { status: 'pending', providerReference: null, updatedAt: { [Op.lte]: before } };
   let recovered = 0;
@@ -32,8 +39,7 @@ export async function recoverStalledCalls(rt: Runtime, options: { staleMs?: numb
   for (const attempt of attempts) {
     const pctx = processingContext(rt, attempt.tenantId, Boolean(attempt.livemode));
     try {
-      await runAttempts(pctx, { paymentId: attempt.paymentId, attemptId: attempt.id });
-      recovered++;
+      if (await lookUpStalledAttempt(pctx, attempt)) recovered++;
     } catch (error) {
       rt.logger.error({ err: error, attemptId: attempt.id, paymentId: attempt.paymentId }, 'stalled payment attempt not recovered');
     }
@@ -47,22 +53,50 @@ export async function recoverStalledCalls(rt: Runtime, options: { staleMs?: numb
   for (const refund of refunds) {
     const pctx = processingContext(rt, refund.tenantId, Boolean(refund.livemode));
     try {
-      await sendRefund(pctx, refund.id);
-      recovered++;
+      if (await lookUpStalledRefund(pctx, refund.id)) recovered++;
     } catch (error) {
       rt.logger.error({ err: error, refundId: refund.id }, 'stalled refund not recovered');
     }
   }
+  const lateVoids = (await rt.db.models.PaymentAttempt.findAll({
+    where: { lateVoidStatus: 'pending', lateVoidNextAt: { [Op.lte]: now } },
+    order: [['lateVoidNextAt', 'ASC']],
+    limit,
+    raw: true,
+  })) as unknown as PaymentAttemptRow[];
+  for (const attempt of lateVoids) {
+    const pctx = processingContext(rt, attempt.tenantId, Boolean(attempt.livemode));
+    const where = { attemptId: attempt.id, paymentId: attempt.paymentId };
+    try {
+      const outcome = await voidLateApproval(pctx, attempt.id);
+      if (outcome?.status === 'done') recovered++;
+      if (outcome?.status === 'failed') {
+        recovered++;
+        rt.logger.error(
+          { ...where, reason: outcome.error },
+          'void of a late approval given up: the authorization stays open at the provider',
+        );
+      } else if (outcome?.error) rt.logger.warn({ ...where, reason: outcome.error }, 'void of a late approval failed: tried again later');
+    } catch (error) {
+      rt.logger.error({ err: error, ...where }, 'void of a late approval not recovered');
+    }
+  }
   const leased = (await rt.db.models.Payment.findAll({
-    where: { pendingOperationUntil: { [Op.lte]: rt.clock.now() } },
+    where: { pendingOperationUntil: { [Op.lte]: now } },
     order: [['pendingOperationUntil', 'ASC']],
     limit,
     raw: true,
   })) as unknown as PaymentRow[];
   for (const payment of leased) {
     const pctx = processingContext(rt, payment.tenantId, Boolean(payment.livemode));
+    const operation = payment.pendingOperation ? { id: payment.pendingOperation.id, kind: payment.pendingOperation.kind } : null;
     try {
-      if (await finishStalledOperation(pctx, payment.id)) recovered++;
+      const done = await finishStalledOperation(pctx, payment.id);
+      if (done === 'finished' || done === 'abandoned') recovered++;
+      if (done === 'abandoned') rt.logger.error({ paymentId: payment.id, operation }, 'payment operation abandoned after its tries');
+      // its lease is a day: logged once a day while the provider's notification is missing
+      if (done === 'waiting')
+        rt.logger.warn({ paymentId: payment.id, operation }, 'payment operation accepted by the provider still awaits its notification');
     } catch (error) {
       rt.logger.error({ err: error, paymentId: payment.id }, 'stalled payment operation not recovered');
     }

@@ -4,7 +4,7 @@ import { BusinessRuleError, ConflictError, InternalError, ValidationError } from
 import type { LineItem, PaymentRow, RefundRow } from '../../db/models';
 import { scoped, type ListParams, type Page } from '../../db/scoped';
 import type { ConnectorResult } from '../../connectors';
-import { answerOrPending, throughProvider, type ProviderOperation } from '../provider-call';
+import { answerOrPending, lostAnswer, throughProvider, type ProviderOperation } from '../provider-call';
 import { emitEvent } from '../webhooks/events';
 import { auditRecord } from '../audit/changes';
 import { resolveFees } from '../fees/schedules';
@@ -213,6 +213,49 @@ export async function sendRefund(pctx: CallerContext, refundId: string): Promise
   await throughProvider(pctx, refundOperation({ recorded: refundId }));
 }
 
+/**
+ * Settles a refund whose answer was lost (pending with no provider reference past the stale period) by a look-up at
+ * its acquirer by our reference (the refund id), never by sending it again: found, its answer is applied; unknown at
+ * the acquirer, it fails (nothing refunded: the amount held on the payment is released, as for a refused refund); no
+ * look-up offered, it waits for the acquirer's notification up to LOST_ANSWER_DEADLINE_MS after the refund, then fails
+ * the same way. Returns whether the refund was settled (false: still waiting).
+ */
+export async function lookUpStalledRefund(pctx: CallerContext, refundId: string): Promise<boolean> {
+  return throughProvider(pctx, {
+    name: 'look-up of a refund',
+    record: { recorded: refundId },
+    request: async (ctx, id) => {
+      const refund = await scoped(ctx, ctx.db.models.Refund).get(id);
+      const via = contextForPayment(ctx, refund);
+      const payment = await scoped(via, via.db.models.Payment).get(refund.paymentId);
+      return {
+        via,
+        terminalId: payment.terminalId!,
+        operation: 'lookup',
+        request: {
+          operation: 'refund',
+          reference: refund.id,
+          providerReference: payment.providerReference,
+          tenantId: refund.tenantId,
+          livemode: refund.livemode,
+          amount: { currency: refund.currency, valueMinor: refund.amountMinor },
+        },
+      };
+    },
+    apply: async (tx, id, answer) => {
+      const refund = await scoped(tx, tx.db.models.Refund).get(id);
+      const result = lostAnswer(answer, refund.createdAt, tx.clock.now());
+      if (result) {
+        await applyRefundAnswer(contextForPayment(tx, refund), id, result);
+        return true;
+      }
+      // still waiting: to the back of the recovery job's queue (its updatedAt), while it is still the same stalled refund
+      await scoped(tx, tx.db.models.Refund).updateIf(refund, { status: 'pending', providerReference: null }, {});
+      return false;
+    },
+  });
+}
+
 /** Applies the provider's answer to a pending refund (immediate or asynchronous); idempotent. */
 export async function applyRefundResult(
   pctx: CallerContext,
@@ -244,7 +287,7 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
   const pendingAfter = payment.refundPendingMinor - amount;
   if (result.status !== 'succeeded') {
     const statusReason = result.message ?? result.declineCode ?? 'The provider refused the refund.';
-    await moveRefund(tx, refund, 'fail', { providerReference, statusReason });
+    await moveRefund(tx, refund, 'fail', { providerReference, statusReason, providerDeclineCode: result.rawCode ?? null });
     await payments.update(payment, { refundPendingMinor: pendingAfter });
     return;
   }
