@@ -6,6 +6,7 @@ import { dialectName } from '../helpers/db';
 import { eur } from '../helpers/amounts';
 import { testTls } from '../helpers/receiver';
 import { FakeStripe } from '../fakes/stripe';
+import { recoverStalledCalls } from '../../src/services/payments/recovery';
 
 /**
  * Stripe end to end through the API: a terminal of provider `stripe` on the sandbox tenant with the fake's keys, the
@@ -105,13 +106,52 @@ describe(`Stripe through the API (${dialectName})`, () => {
     expect(row.providerReference).toBe(intents[0].id);
   });
 
-  test('a declined card: the payment fails with our decline code, the attempt names the PaymentIntent', async () => {
+  test("a declined card: the payment fails with our decline code, the attempt keeps Stripe's and names the PaymentIntent", async () => {
     const { paymentId } = await checkoutWith('4000000000009995');
     await m.settle();
     expect(await payment(paymentId)).toMatchObject({ status: 'failed', errorCode: 'insufficient_funds', approved: false });
     const [attempt] = await attemptsOf(paymentId);
-    expect(attempt).toMatchObject({ declineCode: 'insufficient_funds' });
+    expect(attempt).toMatchObject({ declineCode: 'insufficient_funds', providerDeclineCode: 'insufficient_funds' });
     expect(attempt.providerReference).toMatch(/^pi_/);
+  });
+
+  test("a 3DS challenge: Stripe's page, back through our return page to the merchant, the payment captured", async () => {
+    const { paymentId } = await checkoutWith('4000002760003184');
+    const waiting = await payment(paymentId);
+    expect(waiting.status).toBe('requires_action');
+    expect(waiting.action.url.startsWith(`${fake.baseUrl}/3ds/`)).toBe(true);
+
+    const page = await get(`${waiting.action.url}?outcome=pass`);
+    expect(page.status).toBe(302);
+    const back = new URL(page.location!);
+    expect(back.searchParams.get('payment_intent')).toMatch(/^pi_/);
+    const [attempt] = await attemptsOf(paymentId);
+    expect(back.pathname).toBe(`/provider-returns/${attempt.id}`);
+    const returned = await request(m.app).get(`${back.pathname}${back.search}`);
+    expect(returned.status).toBe(303);
+    expect(returned.headers.location).toContain('https://shop.example/ok');
+    await m.settle();
+    expect(await payment(paymentId)).toMatchObject({
+      status: 'captured',
+      threeDSResult: { status: 'authenticated', challenged: true, liabilityShift: true },
+    });
+    // one authorization at Stripe: the return read it, nothing was sent again
+    expect(fake.requestsTo('POST', '/v1/payment_intents').filter((r) => r.params.metadata.payplane_reference === attempt.id)).toHaveLength(
+      1,
+    );
+  });
+
+  test("a 3DS challenge failed on Stripe's page: back through our return page, the payment failed authentication_failed", async () => {
+    const { paymentId } = await checkoutWith('4000002760003184');
+    const waiting = await payment(paymentId);
+    const page = await get(`${waiting.action.url}?outcome=fail`);
+    const back = new URL(page.location!);
+    const returned = await request(m.app).get(`${back.pathname}${back.search}`);
+    expect(returned.status).toBe(303);
+    await m.settle();
+    expect(await payment(paymentId)).toMatchObject({ status: 'failed', errorCode: 'authentication_failed' });
+    const [attempt] = await attemptsOf(paymentId);
+    expect(attempt).toMatchObject({ declineCode: 'authentication_failed', providerDeclineCode: 'payment_intent_authentication_failure' });
   });
 
   test("a 3DS challenge passed on Stripe's page, the customer never back: Stripe's payment_intent.succeeded captures the payment", async () => {
@@ -158,6 +198,41 @@ describe(`Stripe through the API (${dialectName})`, () => {
     expect(await payment(other.paymentId)).toMatchObject({ status: 'voided' });
     const [otherPi] = await intentsOf(other.paymentId);
     expect(otherPi.status).toBe('canceled');
+  });
+
+  test('lost answers: an authorization and a refund Stripe took but whose answers timed out are settled by the look-up, never sent twice', async () => {
+    fake.dropNextAnswer();
+    const { paymentId } = await checkoutWith('4242424242424242');
+    expect(await payment(paymentId)).toMatchObject({ status: 'processing' });
+    const [attempt] = await attemptsOf(paymentId);
+    expect(attempt).toMatchObject({ status: 'pending', providerReference: null });
+
+    // Stripe's search not caught up yet (it is not read-after-write): the look-up lists the last hour's PaymentIntents
+    fake.searchLagging = true;
+    m.clock.advance(3 * 60_000);
+    try {
+      await recoverStalledCalls(m.rt);
+    } finally {
+      fake.searchLagging = false;
+    }
+    await m.settle();
+    const [pi] = await intentsOf(paymentId);
+    expect(await payment(paymentId)).toMatchObject({ status: 'captured' });
+    expect((await attemptsOf(paymentId))[0]).toMatchObject({ status: 'succeeded', providerReference: pi.id });
+    const created = fake.requestsTo('POST', '/v1/payment_intents').filter((r) => r.params.metadata.payplane_reference === attempt.id);
+    expect(created).toHaveLength(1);
+
+    fake.dropNextAnswer();
+    const refund = await merchant().post(`/v1/payments/${paymentId}/refunds`, { amount: eur(500) });
+    expect([200, 201, 202]).toContain(refund.status);
+    const refundId = refund.body.data.id as string;
+    m.clock.advance(3 * 60_000);
+    await recoverStalledCalls(m.rt);
+    await m.settle();
+    expect((await merchant().get(`/v1/refunds/${refundId}`)).body.data).toMatchObject({ status: 'succeeded', amount: eur(500) });
+    const sent = fake.requestsTo('POST', '/v1/refunds').filter((r) => r.params.metadata.payplane_reference === refundId);
+    expect(sent).toHaveLength(1);
+    expect([...fake.refunds.values()].filter((r) => r.metadata.payplane_reference === refundId)).toHaveLength(1);
   });
 
   test("a dispute opened and won by Stripe's signed notifications; a forged one is 401 and changes nothing; a repeat changes nothing", async () => {
