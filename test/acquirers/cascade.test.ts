@@ -35,6 +35,7 @@ let stripeTerminal: string;
 let adyenTerminal: string;
 let liveTerminal: string;
 let ruleId: string;
+let profileId: string;
 
 const SOFT_AT_STRIPE_APPROVED_AT_ADYEN = '4111111111111111';
 const STOLEN = '4000000000009979';
@@ -56,7 +57,8 @@ beforeAll(async () => {
 
   const profiles = await tenant().get(`/v1/admin/integration-profiles?merchantId=${m.sandbox.merchantId}`);
   const profile = profiles.body.data.find((p: { mode: string }) => p.mode === 'checkout') ?? profiles.body.data[0];
-  const patched = await tenant().patch(`/v1/admin/integration-profiles/${profile.id}`, {
+  profileId = profile.id;
+  const patched = await tenant().patch(`/v1/admin/integration-profiles/${profileId}`, {
     cascadingEnabled: true,
     maxDeclineAttempts: 3,
     cascadePolicy: { neverRetryOn: ['stolen_card', 'lost_card'] },
@@ -171,7 +173,7 @@ describe(`cascading from Stripe to Adyen (${dialectName})`, () => {
     expect(await bookedFor(atSandbox.paymentId)).toEqual(booked);
   });
 
-  test('a hard decline at Stripe (stolen_card, never retried) is not sent to Adyen', async () => {
+  test('a hard decline at Stripe (stolen_card), or a soft one the policy names in neverRetryOn, is not sent to Adyen', async () => {
     const adyenCalls = adyen.requestsTo(/\/payments$/).length;
     const paid = await payWithCard(m, STOLEN);
     expect(paid.payment).toMatchObject({ status: 'failed', errorCode: 'stolen_card', terminalId: stripeTerminal });
@@ -179,6 +181,18 @@ describe(`cascading from Stripe to Adyen (${dialectName})`, () => {
     expect(attempts).toHaveLength(1);
     expect(attempts[0]).toMatchObject({ terminalId: stripeTerminal, declineCode: 'stolen_card', providerDeclineCode: 'stolen_card' });
     expect(adyen.requestsTo(/\/payments$/)).toHaveLength(adyenCalls);
+
+    // a soft code the policy names in neverRetryOn stays at Stripe too
+    const policy = (cascadePolicy: object) => tenant().patch(`/v1/admin/integration-profiles/${profileId}`, { cascadePolicy });
+    expect((await policy({ neverRetryOn: ['stolen_card', 'lost_card', 'card_declined'] })).status).toBe(200);
+    try {
+      const kept = await payWithCard(m, SOFT_AT_STRIPE_APPROVED_AT_ADYEN);
+      expect(kept.payment).toMatchObject({ status: 'failed', errorCode: 'card_declined', terminalId: stripeTerminal });
+      expect(await attemptsOf(m, kept.paymentId)).toHaveLength(1);
+      expect(adyen.requestsTo(/\/payments$/)).toHaveLength(adyenCalls);
+    } finally {
+      expect((await policy({ neverRetryOn: ['stolen_card', 'lost_card'] })).status).toBe(200);
+    }
   });
 
   test('a soft decline at both acquirers fails after two attempts, the live terminal never tried', async () => {
