@@ -17,7 +17,7 @@ import { hostedPageBase, hostedPageUrl, sessionRedirectUrl, sessionWithPayment }
 import { completeCheckoutSession } from '../../services/checkout/completion';
 import { requestOrigin } from '../pipeline';
 import { authThrottle } from '../auth-throttle';
-import { escapeHtml, htmlDocument, pageMoney, safeUrl } from './html';
+import { escapeHtml, htmlDocument, pageMoney, safeUrl, sendPage } from './html';
 
 /**
  * The hosted checkout page. GET /checkout/{id}?key=<clientSecret> shows merchant, line items, totals and a card
@@ -442,21 +442,9 @@ async function awaitOutcome(res: Response, loaded: Loaded): Promise<Loaded> {
   return current;
 }
 
+/** A checkout page (its URL holds the session's key: never sent onwards); images of the merchant's line items may load. */
 function send(res: Response, status: number, html: string, options: { refreshSeconds?: number; location?: string } = {}): void {
-  res.status(status).set({
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    // the key is in the URL: never sent onwards
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
-    // no script at all; the status view refreshes through the Refresh header
-    'Content-Security-Policy':
-      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; base-uri 'none'; frame-ancestors 'none'",
-  });
-  if (options.refreshSeconds !== undefined) res.set('Refresh', String(options.refreshSeconds));
-  if (options.location) res.location(options.location);
-  res.send(html);
+  sendPage(res, status, html, { ...options, imgSrc: "'self' https: data:" });
 }
 
 function redirect(res: Response, url: string): void {

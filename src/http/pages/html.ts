@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import { formatMinor, type Money } from '../../domain/money';
 
 /** The HTML pages' shared pieces: escaping, money, and the document shell (no script anywhere; styles inline). */
@@ -51,4 +52,33 @@ ${page.css}
 ${page.body}
 </main></body>
 </html>`;
+}
+
+/** How a page may be shown: framed by this server's pages only (the sandbox's 3DS page) or never; what images it may load. */
+export interface PageOptions {
+  frameAncestors?: "'none'" | "'self'";
+  /** the img-src source list (default: the inline favicon only) */
+  imgSrc?: string;
+  /** a Refresh header (the checkout's status view refreshes itself: no script anywhere) */
+  refreshSeconds?: number;
+  location?: string;
+}
+
+/**
+ * Sends a page with the headers every page carries: never cached, no referrer sent onwards (a page's URL may hold a
+ * key or a token), no script at all, inline styles only, and not framed elsewhere.
+ */
+export function sendPage(res: Response, status: number, html: string, options: PageOptions = {}): void {
+  const frameAncestors = options.frameAncestors ?? "'none'";
+  res.status(status).set({
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': frameAncestors === "'none'" ? 'DENY' : 'SAMEORIGIN',
+    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; img-src ${options.imgSrc ?? 'data:'}; base-uri 'none'; frame-ancestors ${frameAncestors}`,
+  });
+  if (options.refreshSeconds !== undefined) res.set('Refresh', String(options.refreshSeconds));
+  if (options.location) res.location(options.location);
+  res.send(html);
 }

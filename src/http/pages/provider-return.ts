@@ -3,7 +3,7 @@ import type { Runtime } from '../../runtime';
 import { NotFoundError } from '../../domain/errors';
 import { returnFromAction } from '../../services/payments/action-return';
 import { requestOrigin } from '../pipeline';
-import { escapeHtml, htmlDocument, safeUrl } from './html';
+import { escapeHtml, htmlDocument, safeUrl, sendPage } from './html';
 
 /**
  * Where a real acquirer's 3DS page sends the customer back (the authorization's actionReturnUrl): GET or POST
@@ -47,16 +47,7 @@ function stringsOf(source: unknown): Record<string, string> {
 }
 
 function send(res: Response, status: number, html: string): void {
-  res
-    .status(status)
-    .set({
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Referrer-Policy': 'no-referrer',
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'",
-    })
-    .send(html);
+  sendPage(res, status, html);
 }
 
 function page(title: string, body: string): string {

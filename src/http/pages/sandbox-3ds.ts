@@ -1,7 +1,7 @@
 import express, { type Request, type Response } from 'express';
 import type { Runtime } from '../../runtime';
 import { answerChallenge, findChallenge, type ChallengeView } from '../../connectors/sandbox-card';
-import { escapeHtml, htmlDocument, pageMoney, safeUrl } from './html';
+import { escapeHtml, htmlDocument, pageMoney, safeUrl, sendPage } from './html';
 
 /**
  * The sandbox acquirer's 3DS challenge page: GET /sandbox/3ds/{token} shows the amount with Complete and Fail
@@ -55,18 +55,7 @@ function refused(res: Response, view: ChallengeView): void {
 }
 
 function send(res: Response, status: number, html: string): void {
-  res
-    .status(status)
-    .set({
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      // the token is in the URL: never sent onwards
-      'Referrer-Policy': 'no-referrer',
-      'X-Content-Type-Options': 'nosniff',
-      // img-src data: for the empty inline favicon
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'self'",
-    })
-    .send(html);
+  sendPage(res, status, html, { frameAncestors: "'self'" });
 }
 
 /** Integer minor units as the checkout page shows them (`€12.34`, the currency's own decimals; no floating point). */

@@ -1,6 +1,6 @@
-import os from 'node:os';
 import type { Transaction } from 'sequelize';
-import { bindFor, columnsOf, decodeRows, updateRows } from '../../db/rows';
+import { updateRows } from '../../db/rows';
+import { claimDue, workerName } from '../../db/claims';
 import type { Runtime } from '../../runtime';
 import type { SandboxOperationRow } from '../../db/models/sandbox';
 import type { ProviderOutcome } from '../../connectors/types';
@@ -8,7 +8,6 @@ import { onSandboxOperationDue } from '../../connectors/sandbox-kick';
 import { handleProviderOutcome } from '../payments/outcomes';
 import { handleDisputeNotification } from '../disputes/notifications';
 import { scheduleSandboxDispute } from '../../connectors/sandbox-card';
-import { newId } from '../../util/ids';
 
 /**
  * The sandbox acquirer's callback side: delivers its due operations (authorization and refund answers) to the
@@ -35,7 +34,7 @@ export function retryDelayMs(attempts: number): number {
 
 /** Claims the due operations, delivers each, and returns how many were delivered successfully. */
 export async function runDueSandboxOperations(rt: Runtime, options: SandboxWorkerOptions = {}): Promise<number> {
-  const workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${newId().slice(-12)}`;
+  const workerId = options.workerId ?? workerName();
   const claimed = await claim(rt, workerId, options.batchSize ?? DEFAULT_BATCH, options.leaseMs ?? DEFAULT_LEASE_MS);
   let delivered = 0;
   for (const op of claimed) {
@@ -44,22 +43,16 @@ export async function runDueSandboxOperations(rt: Runtime, options: SandboxWorke
   return delivered;
 }
 
-async function claim(rt: Runtime, workerId: string, limit: number, leaseMs: number): Promise<SandboxOperationRow[]> {
-  const { db, clock } = rt;
-  const now = clock.now();
-  const model = db.models.SandboxOperation as never;
-  const at = (date: Date) => bindFor(db, model, 'dueAt', date);
-  const lock = db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
-  const sql = `UPDATE sandbox_acquirer_operations SET "lockedUntil" = ?, "lockedBy" = ?
-    WHERE id IN (SELECT id FROM sandbox_acquirer_operations
-      WHERE "doneAt" IS NULL AND "dueAt" <= ? AND ("lockedUntil" IS NULL OR "lockedUntil" <= ?)
-      ORDER BY "dueAt" LIMIT ${Math.trunc(limit)} ${lock})
-    RETURNING ${columnsOf(db, model)}`;
-  // One statement claims the batch and returns it: Postgres skips rows another worker is claiming; SQLite serializes writers.
-  const rows = await db.writeAlone((alone) =>
-    db.sql.all<Record<string, unknown>>(sql, [at(new Date(now.getTime() + leaseMs)), workerId, at(now), at(now)], alone),
-  );
-  return decodeRows<SandboxOperationRow>(db, model, rows).sort((a, b) => +new Date(a.dueAt!) - +new Date(b.dueAt!));
+function claim(rt: Runtime, workerId: string, limit: number, leaseMs: number): Promise<SandboxOperationRow[]> {
+  return claimDue<SandboxOperationRow>(rt.db, rt.clock.now(), {
+    table: 'sandbox_acquirer_operations',
+    model: rt.db.models.SandboxOperation as never,
+    dueColumn: 'dueAt',
+    open: '"doneAt" IS NULL',
+    limit,
+    leaseMs,
+    workerId,
+  });
 }
 
 function outcomeOf(op: SandboxOperationRow): ProviderOutcome {
@@ -160,7 +153,7 @@ export function deliverClaimed(rt: Runtime, workerId: string, op: SandboxOperati
 /** Delivers due operations: polls every pollMs, and at once when the connector of this process records one. */
 export function startSandboxWorker(rt: Runtime, options: SandboxWorkerOptions & { pollMs?: number } = {}): { stop(): Promise<void> } {
   const pollMs = options.pollMs ?? rt.config.sandboxPollMs;
-  const workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${newId().slice(-12)}`;
+  const workerId = options.workerId ?? workerName();
   let running = true;
   let wake: (() => void) | undefined;
   let kicked = false;
