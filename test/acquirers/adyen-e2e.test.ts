@@ -5,6 +5,8 @@ import { dialectName } from '../helpers/db';
 import { AdyenFake, type FakeNotification } from '../fakes/adyen';
 import { expectProblem } from '../helpers/api';
 import { runDueNotifications } from '../../src/services/notifications/redelivery';
+import { eur } from '../helpers/amounts';
+import type { LedgerEntryRow } from '../../src/db/models';
 
 /**
  * Adyen end to end through the API: a terminal of provider `adyen` on the sandbox merchant (the sandbox card
@@ -23,6 +25,12 @@ let terminalId: string;
 const tenant = () => m.as(m.sandbox.tenantKey.secretKey);
 const merchant = () => m.as(m.sandbox.merchantKey.secretKey);
 const payment = async (id: string) => (await tenant().get(`/v1/payments/${id}`)).body.data;
+
+/** The ledger entries booked for a payment (its capture), in order. */
+async function ledgerEntriesOf(paymentId: string): Promise<LedgerEntryRow[]> {
+  const rows = await m.rt.db.models.LedgerEntry.findAll({ where: { sourceId: paymentId } as never, order: [['id', 'ASC']], raw: true });
+  return rows as unknown as LedgerEntryRow[];
+}
 
 /** Delivers a notification as Adyen does (no bearer credential: its items' HMAC is the check). */
 async function notify(n: FakeNotification) {
@@ -97,13 +105,61 @@ describe(`Adyen through the API (${dialectName})`, () => {
     expect(await payment(paid.paymentId)).toMatchObject({ status: 'failed', errorCode: 'insufficient_funds' });
   });
 
-  // The platform applies a capture or a cancel synchronously (src/services/payments/payments.ts applyOperation: any
-  // answer but succeeded is a refusal; handleProviderOutcome ignores capture and void outcomes). Adyen answers a capture
-  // `received` (pending) and confirms it by its CAPTURE notification: the platform must keep such an operation
-  // recorded until the notification settles it. Until it does, this flow cannot pass; see the report of the adyen branch.
-  test.todo(
-    'a manual capture is answered pending, and the CAPTURE notification captures the payment (needs the platform to accept a pending capture)',
-  );
+  test('a manual capture is answered pending; its CAPTURE notification captures it, booked once; a refused CAPTURE clears it; a cancel is voided by its CANCELLATION', async () => {
+    const paid = await payWithCard(m, '4111111111111111', { captureMethod: 'manual' });
+    expect(paid.payment).toMatchObject({ status: 'requires_capture', terminalId });
+    const psp = paid.payment.providerReference as string;
+
+    const captured = await merchant().post(`/v1/payments/${paid.paymentId}/capture`, { amount: eur(6000) });
+    expect(captured.status).toBe(200);
+    expect(await payment(paid.paymentId)).toMatchObject({ status: 'requires_capture', providerStatus: 'capture_pending' });
+    const [capturePsp] = fake.modificationsOf(psp, 'captures');
+    expect(fake.modifications.get(capturePsp!)).toMatchObject({ amount: { currency: 'EUR', value: 6000 } });
+    // a second capture meanwhile is refused: one capture at a time
+    expectProblem(
+      await merchant().post(`/v1/payments/${paid.paymentId}/capture`, { amount: eur(1000) }),
+      409,
+      'PAYMENT_OPERATION_IN_PROGRESS',
+    );
+    expect(await ledgerEntriesOf(paid.paymentId)).toEqual([]);
+
+    const n = fake.notification(fake.modificationOutcome(capturePsp!));
+    expectAccepted(await notify(n));
+    const after = await payment(paid.paymentId);
+    expect(after).toMatchObject({ status: 'captured', amountBreakdown: { captured: eur(6000) } });
+    expect(after.amountBreakdown.fee.valueMinor).toBeGreaterThan(0);
+    expect(after.amountBreakdown.net.valueMinor).toBe(6000 - after.amountBreakdown.fee.valueMinor);
+    const booked = await ledgerEntriesOf(paid.paymentId);
+    expect(booked.length).toBeGreaterThan(0);
+    expect(new Set(booked.map((e) => e.postingId)).size).toBe(1);
+    const events = await m.eventTypesAbout(paid.paymentId);
+    expect(events.filter((t) => t === 'payment.captured')).toHaveLength(1);
+
+    expectAccepted(await notify(n));
+    expect(await payment(paid.paymentId)).toEqual(after);
+    expect(await ledgerEntriesOf(paid.paymentId)).toEqual(booked);
+    expect(await m.eventTypesAbout(paid.paymentId)).toEqual(events);
+
+    // a capture Adyen refuses afterwards (CAPTURE success=false): the operation cleared, the reason kept
+    const refused = await payWithCard(m, '4111111111111111', { captureMethod: 'manual' });
+    const refusedPsp = refused.payment.providerReference as string;
+    expect((await merchant().post(`/v1/payments/${refused.paymentId}/capture`)).status).toBe(200);
+    const [refusedCapture] = fake.modificationsOf(refusedPsp, 'captures');
+    expectAccepted(await notify(fake.notification(fake.modificationOutcome(refusedCapture!, false))));
+    const cleared = await payment(refused.paymentId);
+    expect(cleared).toMatchObject({ status: 'requires_capture', providerStatus: 'capture_refused' });
+    expect(cleared.lastOperationError).toMatch(/capture .*refused by the provider.*Modification refused by the acquirer/);
+    expect(await ledgerEntriesOf(refused.paymentId)).toEqual([]);
+
+    // and then canceled: the cancel is accepted for later, its CANCELLATION voids the payment
+    const canceled = await merchant().post(`/v1/payments/${refused.paymentId}/cancel`);
+    expect(canceled.status).toBe(200);
+    expect(await payment(refused.paymentId)).toMatchObject({ status: 'requires_capture', providerStatus: 'void_pending' });
+    const [cancelPsp] = fake.modificationsOf(refusedPsp, 'cancels');
+    expectAccepted(await notify(fake.notification(fake.modificationOutcome(cancelPsp!))));
+    expect(await payment(refused.paymentId)).toMatchObject({ status: 'voided', lastOperationError: null });
+    expect(await m.eventTypesAbout(refused.paymentId)).toEqual(expect.arrayContaining(['payment.canceled']));
+  });
 
   test('3DS by redirect: the fake page returns the customer to our return page, /payments/details captures the payment', async () => {
     const paid = await payWithCard(m, '4212345678901245', { settle: false });
