@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { useMoneyHarness, payWithCard } from '../helpers/money';
+import { useMoneyHarness, payWithCard, openSession, testCard } from '../helpers/money';
 import { testTls } from '../helpers/receiver';
 import { dialectName } from '../helpers/db';
 import { AdyenFake, type FakeNotification } from '../fakes/adyen';
@@ -7,6 +7,8 @@ import { expectProblem } from '../helpers/api';
 import { runDueNotifications } from '../../src/services/notifications/redelivery';
 import { eur } from '../helpers/amounts';
 import type { LedgerEntryRow } from '../../src/db/models';
+import { connectorFor, registerConnector } from '../../src/connectors';
+import { recoverStalledCalls } from '../../src/services/payments/recovery';
 
 /**
  * Adyen end to end through the API: a terminal of provider `adyen` on the sandbox merchant (the sandbox card
@@ -30,6 +32,20 @@ const payment = async (id: string) => (await tenant().get(`/v1/payments/${id}`))
 async function ledgerEntriesOf(paymentId: string): Promise<LedgerEntryRow[]> {
   const rows = await m.rt.db.models.LedgerEntry.findAll({ where: { sourceId: paymentId } as never, order: [['id', 'ASC']], raw: true });
   return rows as unknown as LedgerEntryRow[];
+}
+
+/** The payment's attempts (records: their codes are internal). */
+async function attemptsOf(paymentId: string) {
+  const rows = await m.rt.db.models.PaymentAttempt.findAll({ where: { paymentId } as never, order: [['createdAt', 'ASC']] });
+  return rows.map((r) => r.get({ plain: true }) as Record<string, any>);
+}
+
+/** The pspReference the fake gave the payment's current attempt (our reference), whether or not its answer arrived. */
+async function pspOfAttempt(paymentId: string): Promise<string> {
+  const row = (await m.rt.db.models.Payment.findByPk(paymentId))!.get({ plain: true }) as { currentAttemptId: string };
+  const found = [...fake.payments.values()].filter((p) => p.reference === row.currentAttemptId);
+  expect(found).toHaveLength(1);
+  return found[0]!.pspReference;
 }
 
 /** Delivers a notification as Adyen does (no bearer credential: its items' HMAC is the check). */
@@ -159,6 +175,70 @@ describe(`Adyen through the API (${dialectName})`, () => {
     expectAccepted(await notify(fake.notification(fake.modificationOutcome(cancelPsp!))));
     expect(await payment(refused.paymentId)).toMatchObject({ status: 'voided', lastOperationError: null });
     expect(await m.eventTypesAbout(refused.paymentId)).toEqual(expect.arrayContaining(['payment.canceled']));
+  });
+
+  test('an authorization whose answer timed out waits for its AUTHORISATION notification: never sent again, even after a crash', async () => {
+    const authorizations = () => fake.requestsTo(/^\/v72\/payments$/).length;
+    const timeout = m.rt.config.connectorTimeoutMs;
+    m.rt.config.connectorTimeoutMs = 300;
+    fake.loseAnswer(/^\/v72\/payments$/);
+    const before = authorizations();
+    let lost: Awaited<ReturnType<typeof payWithCard>>;
+    try {
+      lost = await payWithCard(m, '4111111111111111');
+    } finally {
+      m.rt.config.connectorTimeoutMs = timeout;
+    }
+    expect(lost.payment).toMatchObject({ status: 'processing' });
+    expect(await attemptsOf(lost.paymentId)).toEqual([expect.objectContaining({ status: 'pending', providerReference: null })]);
+    const psp = pspOfAttempt(lost.paymentId);
+
+    // Adyen offers no look-up: the recovery job waits for the notification, it never sends the card again
+    m.clock.advance(3 * 60_000);
+    expect(await recoverStalledCalls(m.rt, { staleMs: 60_000 })).toBe(0);
+    await m.settle();
+    expect(await payment(lost.paymentId)).toMatchObject({ status: 'processing' });
+    const [waiting] = await attemptsOf(lost.paymentId);
+    expect(waiting).toMatchObject({ status: 'pending', providerReference: null });
+    // it was looked at (to the back of the recovery queue), not left alone as too recent
+    expect(new Date(waiting!.updatedAt).getTime()).toBe(m.clock.now().getTime());
+    expect(authorizations()).toBe(before + 1);
+
+    expectAccepted(await notify(fake.notification(fake.authorisation(await psp, true))));
+    expect(await payment(lost.paymentId)).toMatchObject({ status: 'captured', providerReference: await psp });
+    expect(await attemptsOf(lost.paymentId)).toEqual([expect.objectContaining({ status: 'succeeded', providerReference: await psp })]);
+    expect(authorizations()).toBe(before + 1);
+
+    // the process dies between Adyen's answer and its record (the connector's call done, then a plain Error)
+    const adyen = connectorFor('adyen');
+    registerConnector('adyen', {
+      ...adyen,
+      authorize: async (env, terminal, req) => {
+        await adyen.authorize(env, terminal, req);
+        throw new Error('the process died before recording the answer');
+      },
+    });
+    let crashed: { sessionId: string; status: number };
+    try {
+      const session = await openSession(m, { amount: eur(4200), successUrl: 'https://shop.example/ok' });
+      const res = await merchant().post(`/v1/checkout-sessions/${session.id}/complete`, {
+        paymentMethod: { type: 'card', card: testCard('5555555555554444') },
+      });
+      crashed = { sessionId: session.id, status: res.status };
+    } finally {
+      registerConnector('adyen', adyen);
+    }
+    expect(crashed.status).toBe(500);
+    const [row] = (await m.rt.db.models.Payment.findAll({ where: { checkoutSessionId: crashed.sessionId } as never, raw: true })) as any[];
+    expect(row).toMatchObject({ status: 'processing' });
+    expect(await attemptsOf(row.id)).toEqual([expect.objectContaining({ status: 'pending', providerReference: null })]);
+    const crashedPsp = await pspOfAttempt(row.id);
+    m.clock.advance(3 * 60_000);
+    await recoverStalledCalls(m.rt, { staleMs: 60_000 });
+    expect(await payment(row.id)).toMatchObject({ status: 'processing' });
+    expectAccepted(await notify(fake.notification(fake.authorisation(crashedPsp, true))));
+    expect(await payment(row.id)).toMatchObject({ status: 'captured', amountBreakdown: { captured: eur(4200) } });
+    expect(authorizations()).toBe(before + 2);
   });
 
   test('3DS by redirect: the fake page returns the customer to our return page, /payments/details captures the payment', async () => {
