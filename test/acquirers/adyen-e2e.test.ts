@@ -241,6 +241,47 @@ describe(`Adyen through the API (${dialectName})`, () => {
     expect(authorizations()).toBe(before + 2);
   });
 
+  test('an approval that arrives after the payment was canceled is voided at Adyen, durably (a failed cancel tried again), confirmed by CANCELLATION', async () => {
+    const paid = await payWithCard(m, '4000000000000036');
+    expect(paid.payment).toMatchObject({ status: 'processing' });
+    const psp = paid.payment.providerReference as string;
+    const canceled = await merchant().post(`/v1/payments/${paid.paymentId}/cancel`);
+    expect(canceled.status).toBe(200);
+    expect(await payment(paid.paymentId)).toMatchObject({ status: 'voided' });
+    expect(fake.modificationsOf(psp, 'cancels')).toEqual([]);
+
+    // Adyen approves it after all; its first cancel fails (a 5xx)
+    const cancels = () => fake.requestsTo(new RegExp(`^/v72/payments/${psp}/cancels$`));
+    fake.failOnce(/\/cancels$/, 500);
+    expectAccepted(await notify(fake.notification(fake.authorisation(psp, true))));
+    expect(cancels()).toHaveLength(1);
+    expect(fake.modificationsOf(psp, 'cancels')).toEqual([]);
+    const [attempt] = await attemptsOf(paid.paymentId);
+    expect(attempt).toMatchObject({ status: 'succeeded', providerReference: psp, lateVoidStatus: 'pending' });
+    expect(attempt!.lateVoidError).toMatch(/.+/);
+    const after = await payment(paid.paymentId);
+    expect(after).toMatchObject({ status: 'voided' });
+
+    // recovery tries it again (same reference): Adyen receives it, and its CANCELLATION confirms it
+    m.clock.advance(2 * 60_000);
+    await recoverStalledCalls(m.rt);
+    expect(cancels()).toHaveLength(2);
+    const [cancelPsp] = fake.modificationsOf(psp, 'cancels');
+    expect(fake.modifications.get(cancelPsp!)).toMatchObject({ reference: cancels()[0]!.body.reference });
+    expect((await attemptsOf(paid.paymentId))[0]).toMatchObject({ lateVoidStatus: 'pending', lateVoidError: null });
+    // not sent again while Adyen's notification is awaited
+    m.clock.advance(10 * 60_000);
+    await recoverStalledCalls(m.rt);
+    expect(cancels()).toHaveLength(2);
+
+    expectAccepted(await notify(fake.notification(fake.modificationOutcome(cancelPsp!))));
+    expect((await attemptsOf(paid.paymentId))[0]).toMatchObject({ lateVoidStatus: 'done' });
+    expect(await payment(paid.paymentId)).toEqual(after);
+    m.clock.advance(2 * 24 * 60 * 60_000);
+    await recoverStalledCalls(m.rt);
+    expect(cancels()).toHaveLength(2);
+  });
+
   test('3DS by redirect: the fake page returns the customer to our return page, /payments/details captures the payment', async () => {
     const paid = await payWithCard(m, '4212345678901245', { settle: false });
     expect(paid.payment).toMatchObject({ status: 'requires_action', action: { type: 'redirect' } });
