@@ -48,6 +48,13 @@ async function pspOfAttempt(paymentId: string): Promise<string> {
   return found[0]!.pspReference;
 }
 
+/** The sandbox merchant's EUR balance as the API reports it. */
+async function balance() {
+  const res = await tenant().get(`/v1/balances?merchantId=${m.sandbox.merchantId}&currency=EUR`);
+  expect(res.status).toBe(200);
+  return res.body.data[0];
+}
+
 /** Delivers a notification as Adyen does (no bearer credential: its items' HMAC is the check). */
 async function notify(n: FakeNotification) {
   const res = await request(m.app).post(`/v1/provider-notifications/${terminalId}`).set(n.headers).send(n.body);
@@ -321,6 +328,36 @@ describe(`Adyen through the API (${dialectName})`, () => {
     expect(await payment(paid.paymentId)).toMatchObject({ amountBreakdown: { refunded: { valueMinor: 5000 } } });
   });
 
+  test("a refund settled by REFUND_FAILED fails: nothing booked, the merchant's balance and the refundable amount as before", async () => {
+    const paid = await payWithCard(m, '4111111111111111');
+    expect(paid.payment.status).toBe('captured');
+    const psp = paid.payment.providerReference as string;
+    const before = await balance();
+    const refund = await merchant().post(`/v1/payments/${paid.paymentId}/refunds`, { amount: eur(7000) });
+    expect(refund.status).toBe(201);
+    expect(refund.body.data.status).toBe('pending');
+    const during = await balance();
+    const [refundPsp] = fake.modificationsOf(psp, 'refunds');
+    const failed = fake.notification(fake.modificationOutcome(refundPsp!, true, 'REFUND_FAILED'));
+    expectAccepted(await notify(failed));
+    const settled = (await tenant().get(`/v1/refunds/${refund.body.data.id}`)).body.data;
+    expect(settled).toMatchObject({ status: 'failed' });
+    expect(await ledgerEntriesOf(refund.body.data.id)).toEqual([]);
+    expect(await balance()).toEqual(before);
+    expect(await payment(paid.paymentId)).toMatchObject({ status: 'captured', amountBreakdown: { refunded: eur(0) } });
+    expect(await m.eventTypesAbout(refund.body.data.id)).toEqual(expect.arrayContaining(['refund.failed']));
+    // repeated: nothing more
+    expectAccepted(await notify(failed));
+    expect((await tenant().get(`/v1/refunds/${refund.body.data.id}`)).body.data).toEqual(settled);
+    expect(await balance()).toEqual(before);
+    // the whole amount is refundable again
+    const again = await merchant().post(`/v1/payments/${paid.paymentId}/refunds`, { amount: eur(10_000) });
+    expect(again.status).toBe(201);
+    expectAccepted(await notify(fake.notification(fake.modificationOutcome(fake.modificationsOf(psp, 'refunds')[1]!))));
+    expect(await payment(paid.paymentId)).toMatchObject({ amountBreakdown: { refunded: eur(10_000) } });
+    expect(during).toEqual(before);
+  });
+
   test('a CHARGEBACK opens a dispute, CHARGEBACK_REVERSED decides it won', async () => {
     const paid = await payWithCard(m, '4111111111111111');
     const psp = paid.payment.providerReference as string;
@@ -344,6 +381,52 @@ describe(`Adyen through the API (${dialectName})`, () => {
     await m.settle();
     const [dispute] = (await tenant().get(`/v1/disputes?paymentId=${paid.paymentId}`)).body.data;
     expect(dispute).toMatchObject({ status: 'lost' });
+  });
+
+  test('SECOND_CHARGEBACK after CHARGEBACK loses the dispute; a repeated and a reordered notification change nothing more', async () => {
+    const paid = await payWithCard(m, '4111111111111111');
+    const psp = paid.payment.providerReference as string;
+    const chargeback = fake.chargeback(psp);
+    expectAccepted(await notify(fake.notification(chargeback.item)));
+    const [opened] = (await tenant().get(`/v1/disputes?paymentId=${paid.paymentId}`)).body.data;
+    expect(opened).toMatchObject({ status: 'needs_response', amount: eur(10_000) });
+    const afterOpen = await balance();
+
+    const lost = fake.notification(fake.disputeDecision(chargeback.disputePspReference, 'lost'));
+    expectAccepted(await notify(lost));
+    const decided = (await tenant().get(`/v1/disputes/${opened.id}`)).body.data;
+    expect(decided).toMatchObject({ status: 'lost' });
+    const settled = { balance: await balance(), entries: await ledgerEntriesOf(opened.id), events: await m.eventTypesAbout(opened.id) };
+    expect(settled.events.filter((t) => t === 'dispute.lost')).toHaveLength(1);
+    // a lost dispute keeps the money the CHARGEBACK took: nothing more moved
+    expect(settled.balance).toEqual(afterOpen);
+
+    // repeated (the same item again), then reordered: the CHARGEBACK delivered again after the decision, and Adyen's
+    // NOTIFICATION_OF_CHARGEBACK (which comes before a CHARGEBACK) arriving last: nothing more changes
+    const notice = fake.notificationItem('NOTIFICATION_OF_CHARGEBACK', {
+      pspReference: chargeback.disputePspReference,
+      originalReference: psp,
+      merchantReference: fake.payments.get(psp)!.reference,
+      amount: { currency: 'EUR', value: 10_000 },
+      additionalData: { disputeStatus: 'Undefended', chargebackReasonCode: '10.4' },
+    });
+    expectAccepted(await notify(lost));
+    expectAccepted(await notify(fake.notification(chargeback.item)));
+    expectAccepted(await notify(fake.notification(notice)));
+    m.clock.advance(60_000);
+    await runDueNotifications(m.rt);
+    await m.settle();
+    expect((await tenant().get(`/v1/disputes?paymentId=${paid.paymentId}`)).body.data).toEqual([decided]);
+    expect(await balance()).toEqual(settled.balance);
+    expect(await ledgerEntriesOf(opened.id)).toEqual(settled.entries);
+    expect(await m.eventTypesAbout(opened.id)).toEqual(settled.events);
+
+    // a CHARGEBACK_REVERSED arriving after the SECOND_CHARGEBACK (an earlier stage, delivered late): the dispute stays
+    // lost, no money moves; Adyen's word is kept for the tenant to reconcile
+    expectAccepted(await notify(fake.notification(fake.disputeDecision(chargeback.disputePspReference, 'won'))));
+    expect((await tenant().get(`/v1/disputes/${opened.id}`)).body.data).toMatchObject({ status: 'lost', acquirerOutcome: 'won' });
+    expect(await balance()).toEqual(settled.balance);
+    expect(await ledgerEntriesOf(opened.id)).toEqual(settled.entries);
   });
 
   test("the connector checks an Adyen terminal's credentials before they are sealed (400 naming the field)", async () => {
