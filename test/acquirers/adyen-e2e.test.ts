@@ -358,6 +358,48 @@ describe(`Adyen through the API (${dialectName})`, () => {
     expect(during).toEqual(before);
   });
 
+  test("a refund Adyen confirmed (REFUND) then failed (REFUND_FAILED): failed, the money and its fee back in the merchant's balance", async () => {
+    const paid = await payWithCard(m, '4111111111111111');
+    const psp = paid.payment.providerReference as string;
+    const before = { balance: await balance(), payment: await payment(paid.paymentId) };
+    const other = await merchant().post(`/v1/payments/${paid.paymentId}/refunds`, { amount: eur(1000) });
+    const refund = await merchant().post(`/v1/payments/${paid.paymentId}/refunds`, { amount: eur(4000) });
+    expect([other.status, refund.status]).toEqual([201, 201]);
+    const [otherPsp, refundPsp] = fake.modificationsOf(psp, 'refunds');
+    expectAccepted(await notify(fake.notification(fake.modificationOutcome(otherPsp!))));
+    const afterOther = { balance: await balance(), payment: await payment(paid.paymentId) };
+    expectAccepted(await notify(fake.notification(fake.modificationOutcome(refundPsp!))));
+    const refundId = refund.body.data.id as string;
+    expect((await tenant().get(`/v1/refunds/${refundId}`)).body.data).toMatchObject({ status: 'succeeded' });
+    const refunded = await balance();
+    expect(refunded.available.valueMinor).toBeLessThanOrEqual(afterOther.balance.available.valueMinor - 4000);
+    expect(await payment(paid.paymentId)).toMatchObject({ status: 'partially_refunded', amountBreakdown: { refunded: eur(5000) } });
+
+    const failed = fake.notification(fake.modificationOutcome(refundPsp!, true, 'REFUND_FAILED'));
+    expectAccepted(await notify(failed));
+    const reversed = (await tenant().get(`/v1/refunds/${refundId}`)).body.data;
+    expect(reversed).toMatchObject({ status: 'failed', amount: eur(4000) });
+    expect(await balance()).toEqual(afterOther.balance);
+    const after = await payment(paid.paymentId);
+    expect(after).toEqual({ ...afterOther.payment, updatedAt: after.updatedAt });
+    expect(await m.eventTypesAbout(refundId)).toEqual(['refund.created', 'refund.succeeded', 'refund.failed']);
+    const reversal = await ledgerEntriesOf(refundId);
+    expect(reversal.filter((e) => e.sourceType === 'refund_reversal')).toHaveLength(
+      reversal.filter((e) => e.sourceType === 'refund').length,
+    );
+    // repeated: nothing more
+    expectAccepted(await notify(failed));
+    expect((await tenant().get(`/v1/refunds/${refundId}`)).body.data).toEqual(reversed);
+    expect(await ledgerEntriesOf(refundId)).toEqual(reversal);
+
+    // the other refund failed too: the payment captured again, the balance as before any refund
+    expectAccepted(await notify(fake.notification(fake.modificationOutcome(otherPsp!, true, 'REFUND_FAILED'))));
+    const whole = await payment(paid.paymentId);
+    expect(whole).toEqual({ ...before.payment, updatedAt: whole.updatedAt });
+    expect(whole).toMatchObject({ status: 'captured', amountBreakdown: { refunded: eur(0) } });
+    expect(await balance()).toEqual(before.balance);
+  });
+
   test('a CHARGEBACK opens a dispute, CHARGEBACK_REVERSED decides it won', async () => {
     const paid = await payWithCard(m, '4111111111111111');
     const psp = paid.payment.providerReference as string;
