@@ -387,6 +387,9 @@ describe(`Adyen through the API (${dialectName})`, () => {
     expect(reversal.filter((e) => e.sourceType === 'refund_reversal')).toHaveLength(
       reversal.filter((e) => e.sourceType === 'refund').length,
     );
+    const transactions = await tenant().get(`/v1/balance-transactions?merchantId=${m.sandbox.merchantId}&type=refund_reversal`);
+    expect(transactions.status).toBe(200);
+    expect(transactions.body.data).toEqual([expect.objectContaining({ type: 'refund_reversal', sourceId: refundId })]);
     // repeated: nothing more
     expectAccepted(await notify(failed));
     expect((await tenant().get(`/v1/refunds/${refundId}`)).body.data).toEqual(reversed);
