@@ -113,6 +113,7 @@ export class AdyenFake {
   private readonly idempotent = new Map<string, Reply>();
   private readonly redirectResults = new Map<string, { pspReference: string; passed: boolean }>();
   private holds: Array<{ path: RegExp; count: number }> = [];
+  private lost: Array<{ path: RegExp; count: number }> = [];
   private failures: Array<{ path: RegExp; status: number }> = [];
   private held: Array<import('node:http').ServerResponse> = [];
   private server?: https.Server;
@@ -153,6 +154,14 @@ export class AdyenFake {
   /** The next `count` requests whose path matches are never answered (the caller times out). */
   hold(path: RegExp, count = 1): void {
     this.holds.push({ path, count });
+  }
+
+  /**
+   * The next `count` requests whose path matches are done (a payment made, a modification received) but their answers
+   * never sent: the caller times out, as when Adyen took a call whose answer was lost.
+   */
+  loseAnswer(path: RegExp, count = 1): void {
+    this.lost.push({ path, count });
   }
 
   /** The next request whose path matches is answered `status` (500 by default) with Adyen's error body, once. */
@@ -215,6 +224,13 @@ export class AdyenFake {
     }
     const reply = this.route(req.method ?? 'GET', url.pathname, body);
     if (idemKey && reply.status < 500) this.idempotent.set(idemKey, reply);
+    const lost = this.lost.find((l) => l.path.test(url.pathname) && l.count > 0);
+    if (lost) {
+      lost.count -= 1;
+      this.lost = this.lost.filter((l) => l.count > 0);
+      this.held.push(res);
+      return;
+    }
     this.send(res, reply);
   }
 

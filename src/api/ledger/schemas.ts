@@ -8,6 +8,7 @@ export const BALANCE_TYPES = ['pending', 'available', 'reserved', 'payable'] as 
 export const BALANCE_TRANSACTION_TYPES = [
   'payment',
   'refund',
+  'refund_reversal',
   'release',
   'reserve_release',
   'withdrawal',
@@ -54,7 +55,7 @@ export const BalanceTransactionSchema = z
     amount: Money.openapi({ description: 'Signed: positive credits the balance, negative debits it.' }),
     type: z.enum(BALANCE_TRANSACTION_TYPES).openapi({
       description:
-        'payment (a capture), refund, release (pending to available after the holding period), reserve_release, withdrawal, adjustment, dispute (opened: amount and fee), dispute_reversal (won: the amount back), payout (available to payable), payout_paid (paid out), payout_reversal (failed or canceled: back to available).',
+        'payment (a capture), refund, refund_reversal (a succeeded refund the acquirer failed afterwards: the refund undone), release (pending to available after the holding period), reserve_release, withdrawal, adjustment, dispute (opened: amount and fee), dispute_reversal (won: the amount back), payout (available to payable), payout_paid (paid out), payout_reversal (failed or canceled: back to available).',
     }),
     sourceId: z.string().openapi({ description: 'The payment, refund, release or withdrawal the entry comes from.' }),
     postingId: Uuid.openapi({ description: 'The entries of one posting sum to zero across all accounts.' }),

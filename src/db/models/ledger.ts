@@ -28,6 +28,8 @@ export const MERCHANT_ACCOUNTS: readonly LedgerAccount[] = [
 export type LedgerSourceType =
   | 'payment'
   | 'refund'
+  /** a succeeded refund the acquirer failed afterwards (Adyen's REFUND_FAILED): the refund's posting reversed */
+  | 'refund_reversal'
   | 'release'
   | 'reserve_release'
   | 'withdrawal'

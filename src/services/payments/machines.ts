@@ -27,9 +27,20 @@ export const PAYMENT = auditedRecord<PaymentRow>({
 export const OPEN_STATUSES: readonly PaymentStatus[] = ['processing', 'requires_action'];
 const CANCELABLE: readonly PaymentStatus[] = ['processing', 'requires_action', 'requires_capture'];
 const REFUNDABLE: readonly PaymentStatus[] = ['captured', 'partially_refunded'];
+const REFUNDED: readonly PaymentStatus[] = ['partially_refunded', 'refunded'];
 
 type PaymentMove =
-  'require_action' | 'authorize' | 'authorize_and_capture' | 'cascade' | 'fail' | 'cancel' | 'capture' | 'refund_part' | 'refund_all';
+  | 'require_action'
+  | 'authorize'
+  | 'authorize_and_capture'
+  | 'cascade'
+  | 'fail'
+  | 'cancel'
+  | 'capture'
+  | 'refund_part'
+  | 'refund_all'
+  | 'unrefund_part'
+  | 'unrefund_all';
 
 const payingRefused = refusedMove<PaymentRow>('payment');
 
@@ -49,6 +60,9 @@ export const PAYMENT_MACHINE = statusMachine<PaymentRow, PaymentMove, PaymentSta
     // a refund's success
     refund_part: { from: REFUNDABLE, to: 'partially_refunded', action: 'payment.partially_refunded' },
     refund_all: { from: REFUNDABLE, to: 'refunded', action: 'payment.refunded' },
+    // a succeeded refund the acquirer failed afterwards (Adyen's REFUND_FAILED): other refunds left, or none
+    unrefund_part: { from: REFUNDED, to: 'partially_refunded', action: 'payment.refund_reversed' },
+    unrefund_all: { from: REFUNDED, to: 'captured', action: 'payment.refund_reversed' },
   },
   refused: (row, move, spec) => {
     switch (move) {
@@ -89,6 +103,8 @@ const PAYMENT_EVENTS: Record<PaymentMove, readonly string[]> = {
   capture: ['payment.captured', 'payment.succeeded'],
   refund_part: [],
   refund_all: [],
+  unrefund_part: [],
+  unrefund_all: [],
 };
 
 /**
@@ -157,17 +173,24 @@ export function refundEvent(type: string, row: RefundRow): EmitInput {
 }
 
 /** Refunds: pending (created, sent to the provider) → succeeded or failed with its answer. */
-export const REFUND_MACHINE = statusMachine<RefundRow, 'succeed' | 'fail', RefundRow['status']>({
+export const REFUND_MACHINE = statusMachine<RefundRow, 'succeed' | 'fail' | 'reverse', RefundRow['status']>({
   record: REFUND,
   moves: {
     succeed: { from: ['pending'], to: 'succeeded', action: 'refund.succeeded' },
     fail: { from: ['pending'], to: 'failed', action: 'refund.failed' },
+    // a succeeded refund the acquirer failed afterwards (Adyen's REFUND_FAILED after its REFUND): announced as failed
+    reverse: { from: ['succeeded'], to: 'failed', action: 'refund.failed' },
   },
   refused: refusedMove('refund'),
 });
 
 /** One move of a refund (its payment locked in the caller's transaction), announced by refund.succeeded or refund.failed. */
-export function moveRefund(tx: CallerContext, row: RefundRow, move: 'succeed' | 'fail', changes: Partial<RefundRow>): Promise<RefundRow> {
+export function moveRefund(
+  tx: CallerContext,
+  row: RefundRow,
+  move: 'succeed' | 'fail' | 'reverse',
+  changes: Partial<RefundRow>,
+): Promise<RefundRow> {
   return transition(tx, REFUND_MACHINE, row, move, { changes, event: (moved) => refundEvent(REFUND_MACHINE.moves[move].action, moved) });
 }
 

@@ -9,7 +9,7 @@ import { emitEvent } from '../webhooks/events';
 import { auditRecord } from '../audit/changes';
 import { resolveFees } from '../fees/schedules';
 import { getProvider, supportsFeature } from '../processing/providers';
-import { postRefund } from '../ledger/postings/refund';
+import { postRefund, postRefundReversal } from '../ledger/postings/refund';
 import { mapPage } from '../present';
 import { newId } from '../../util/ids';
 import { contextForPayment } from './payments';
@@ -277,6 +277,7 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
   const found = await refunds.get(refundId);
   const payment = await payments.get(found.paymentId, { lock: true });
   const refund = await refunds.get(refundId);
+  if (refund.status === 'succeeded' && result.status === 'failed') return reverseRefund(tx, payment, refund, result);
   if (!allows(REFUND_MACHINE, refund, 'succeed')) return;
   const providerReference = result.providerReference ?? refund.providerReference;
   if (result.status === 'pending' || result.status === 'requires_action') {
@@ -330,4 +331,21 @@ export async function listRefunds(ctx: CallerContext, paymentId: string, page: L
 
 export async function getRefund(ctx: CallerContext, id: string): Promise<Refund> {
   return refundFor(ctx.level, await scoped(ctx, ctx.db.models.Refund).get(id));
+}
+
+/**
+ * A succeeded refund the acquirer failed afterwards (Adyen's REFUND_FAILED after its REFUND: the scheme sent the money
+ * back): the refund failed (refund.failed), its posting reversed (the amount and its fee back to the merchant's available
+ * balance), the payment's refunded amount and fee reduced, its status back to partially_refunded or captured.
+ */
+async function reverseRefund(tx: CallerContext, payment: PaymentRow, refund: RefundRow, result: ConnectorResult): Promise<void> {
+  const fee = (refund.feeBreakdown as { merchantFee?: number } | null)?.merchantFee ?? 0;
+  const refunded = Math.max(0, payment.refundedMinor - refund.amountMinor);
+  await postRefundReversal(tx, { livemode: payment.livemode, refundId: refund.id, paymentId: payment.id });
+  await movePayment(tx, payment, refunded > 0 ? 'unrefund_part' : 'unrefund_all', {
+    refundedMinor: refunded,
+    feeMinor: Math.max(0, payment.feeMinor - fee),
+  });
+  const statusReason = result.message ?? result.declineCode ?? 'The provider failed the refund after it succeeded.';
+  await moveRefund(tx, refund, 'reverse', { statusReason, providerDeclineCode: result.rawCode ?? null });
 }

@@ -47,6 +47,8 @@ export const LINE_RULES: Record<LedgerSourceType, LineRule> = {
   release: { source: 'payment', line: 'payment', fee: 'fee', total: null },
   reserve_release: { source: 'payment', line: 'reserve_release', fee: 'fee', total: null },
   refund: { source: 'refund', line: 'refund', fee: 'fee', total: 'refunds' },
+  // the refund undone: the refund's lines, the other way
+  refund_reversal: { source: 'refund', line: 'refund', fee: 'fee', total: 'refunds' },
   dispute: { source: 'dispute', line: 'dispute', fee: 'dispute_fee', total: 'disputes' },
   dispute_reversal: { source: 'dispute', line: 'dispute_reversal', fee: 'dispute_fee', total: 'disputes' },
   withdrawal: { source: 'withdrawal', line: 'withdrawal', fee: 'withdrawal_fee', total: 'withdrawals' },

@@ -1,7 +1,9 @@
 import { inTransaction, type CallerContext } from '../../../domain/context';
+import { scoped } from '../../../db/scoped';
+import type { LedgerEntryRow } from '../../../db/models';
 import type { Money } from '../../../domain/money';
 import type { FeeBreakdown } from '../../fees/engine';
-import { post } from '../post';
+import { post, ledgerWriter } from '../post';
 import { alreadyPosted, assertFeeOf, feeLines, raiseIfNegative } from './shared';
 
 export interface RefundPosting {
@@ -49,5 +51,35 @@ export async function postRefund(ctx: CallerContext, p: RefundPosting): Promise<
       ],
     });
     await raiseIfNegative(tctx, p, currency, { reason: 'refund', refundId: p.refundId, paymentId: p.paymentId });
+  });
+}
+
+/**
+ * Reverses a succeeded refund the acquirer failed afterwards (Adyen's REFUND_FAILED after its REFUND): every line of
+ * the refund's posting the other way (refund_reversal: the amount and the refund fee back to the merchant's available
+ * balance). Posts once per refund, and nothing when the refund was never booked.
+ */
+export async function postRefundReversal(ctx: CallerContext, p: { livemode: boolean; refundId: string; paymentId: string }): Promise<void> {
+  await inTransaction(ctx, async (tctx) => {
+    if (await alreadyPosted(tctx, p.livemode, 'refund_reversal', p.refundId)) return;
+    const booked = (await scoped(ledgerWriter(tctx, p.livemode), tctx.db.models.LedgerEntry).findAll({
+      sourceType: 'refund',
+      sourceId: p.refundId,
+    })) as unknown as LedgerEntryRow[];
+    if (booked.length === 0) return;
+    const what = `refund ${p.refundId} of payment ${p.paymentId} failed at the provider`;
+    await post(tctx, {
+      tenantId: booked[0]!.tenantId,
+      livemode: p.livemode,
+      sourceType: 'refund_reversal',
+      sourceId: p.refundId,
+      lines: booked.map((e) => ({
+        account: e.account,
+        ownerId: e.ownerId,
+        currency: e.currency,
+        amountMinor: -Number(e.amountMinor),
+        description: what,
+      })),
+    });
   });
 }
