@@ -11,7 +11,6 @@ import { writableTableFor } from '../../db/rows';
 import type { ProviderNotificationRow } from '../../db/models';
 import {
   NotificationRejected,
-
   type ConnectorTerminal,
   type NotificationItem,
   type ParsedNotification,

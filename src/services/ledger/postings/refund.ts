@@ -77,7 +77,7 @@ export async function postRefundReversal(ctx: CallerContext, p: { livemode: bool
         account: e.account,
         ownerId: e.ownerId,
         currency: e.currency,
-        amountMinor: -Number(e.amountMinor),
+        amountMinor: -e.amountMinor,
         description: what,
       })),
     });
