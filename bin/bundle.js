@@ -10,8 +10,10 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 
 // Left to node's own require: oclif (bin/run.js and the bundle must share one copy of it), the database drivers
-// (native code; Sequelize requires them by a computed name), and the logger (its transports run files in workers).
-const EXTERNAL = ['@oclif/core', 'sqlite3', 'pg', 'pg-native', 'pg-hstore', 'pino'];
+// (native code; Sequelize requires them by a computed name), the logger (its transports run files in workers), and the
+// acquirers' libraries (loaded on a real acquirer's first call only, src/connectors/lazy.ts: in the bundle they would
+// be read and compiled by every command and every serve start, 6 MB that most never use).
+const EXTERNAL = ['@oclif/core', 'sqlite3', 'pg', 'pg-native', 'pg-hstore', 'pino', 'stripe', '@adyen/api-library'];
 
 /** Each command's id (as oclif names it: the path under commands/ with `:` for `/`, an index file names its folder) and file. */
 function commandFiles(dir, prefix = []) {
