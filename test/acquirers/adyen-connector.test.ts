@@ -221,6 +221,22 @@ describe('3DS by redirect', () => {
     });
   });
 
+  it("a return carrying another payment's redirectResult is refused: never this attempt's answer", async () => {
+    const mine = authorizeRequest('4212345678901245');
+    const theirs = authorizeRequest('4212345678901245');
+    await adyen.authorize(w.env, w.terminal, mine);
+    const other = await adyen.authorize(w.env, w.terminal, theirs);
+    const back = new URL(await w.fake.completeChallenge(other.action!.url, 'pass'));
+    const borrowed = adyen.completeAction(w.env, w.terminal, {
+      reference: mine.reference,
+      providerReference: null,
+      tenantId: mine.tenantId,
+      livemode: false,
+      params: Object.fromEntries(back.searchParams),
+    });
+    await expect(borrowed).rejects.toMatchObject({ name: 'ConnectorError', retryable: false });
+  });
+
   it('a return without redirectResult is refused before any call; an unknown one is failed with its errorCode', async () => {
     const base = { reference: crypto.randomUUID(), providerReference: null, tenantId: 't', livemode: false };
     await expect(adyen.completeAction(w.env, w.terminal, { ...base, params: {} })).rejects.toMatchObject({ retryable: false });

@@ -154,6 +154,14 @@ describe(`the return from an acquirer's 3DS page (${dialectName})`, () => {
     expect(await paymentRow(p.paymentId)).toMatchObject({ status: 'requires_action', currentAttemptId: p.attemptId });
   });
 
+  test("an answer about another authorization (the return's fields are the customer's) is not applied", async () => {
+    acquirer.completeAction = () => ({ status: 'succeeded', providerReference: 'pi_someone_else' });
+    const p = await challenged();
+    const res = await request(m.app).get(`/provider-returns/${p.attemptId}?redirectResult=borrowed`);
+    expect([res.status, res.headers.location]).toEqual([303, p.returnUrl]);
+    expect(await paymentRow(p.paymentId)).toMatchObject({ status: 'requires_action', providerReference: p.providerReference });
+  });
+
   test('without a returnUrl: a small page of ours; an unknown attempt: a 404 page', async () => {
     answering({ status: 'succeeded' });
     const p = await challenged();

@@ -64,6 +64,8 @@ export function refusalOf(code: string | undefined, reason: string | undefined):
 export interface AdyenPaymentAnswer {
   resultCode?: string;
   pspReference?: string;
+  /** our reference, as the payment was made with it */
+  merchantReference?: string;
   refusalReason?: string;
   refusalReasonCode?: string;
   action?: { type?: string; url?: string; method?: string; data?: Record<string, string> } & Record<string, unknown>;

@@ -195,6 +195,11 @@ export class AdyenConnector implements Connector {
     } catch (error) {
       return refusedResult(readFailure(error, 'payments/details'), request.providerReference);
     }
+    // the return's fields are the customer's: the details must be this attempt's payment, not another one's
+    const other =
+      (answer.merchantReference && answer.merchantReference !== request.reference) ||
+      (request.providerReference && answer.pspReference && answer.pspReference !== request.providerReference);
+    if (other) throw new ConnectorError("the return from Adyen's 3DS page names another payment than this attempt's", false);
     return readAnswer(answer, request.providerReference, 'payments/details');
   }
 

@@ -85,6 +85,11 @@ async function completeAction(
   // an acquirer out of reach, or still deciding: the attempt stays as it is, for the notification (or recovery)
   if (!answer.result) return answer.unreachable;
   if (answer.result.status === 'pending') return undefined;
+  // the return's fields are the customer's: an answer about another authorization than this attempt's is not its answer
+  const known = attempt.providerReference ?? paymentProviderReference;
+  if (known && answer.result.providerReference && answer.result.providerReference !== known) {
+    return new Error(`the return named the authorization ${answer.result.providerReference}, not this attempt's: not applied`);
+  }
   const next = await applyAttemptResult(pctx, { paymentId: attempt.paymentId, attemptId: attempt.id }, answer.result);
   if (next) await runAttempts(pctx, next);
   return undefined;
