@@ -7,6 +7,7 @@ import { eur } from '../helpers/amounts';
 import { testTls } from '../helpers/receiver';
 import { FakeStripe } from '../fakes/stripe';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';
+import { runDueNotifications } from '../../src/services/notifications/redelivery';
 
 /**
  * Stripe end to end through the API: a terminal of provider `stripe` on the sandbox tenant with the fake's keys, the
@@ -270,5 +271,36 @@ describe(`Stripe through the API (${dialectName})`, () => {
     expect((await disputes())[0]).toMatchObject({ id: dispute.id, status: 'won' });
     expect((await notify(closed)).status).toBe(200);
     expect((await disputes())[0]).toMatchObject({ id: dispute.id, status: 'won' });
+  });
+
+  test("a dispute lost, Stripe's closing event delivered before its opening: kept, then applied once the dispute is known", async () => {
+    const { paymentId } = await checkoutWith('4000000000000259');
+    await m.settle();
+    const [pi] = await intentsOf(paymentId);
+    const opened = fake.eventsOf('charge.dispute.created').find((e) => e.data.object.payment_intent === pi.id)!;
+    const dp = opened.data.object.id as string;
+    const closed = fake.decideDispute(dp, 'lost');
+    const disputes = async () => (await tenant().get(`/v1/disputes?paymentId=${paymentId}`)).body.data as Array<Record<string, any>>;
+
+    // reordered: the decision first, answered as received and kept for its dispute
+    expect((await notify(closed)).status).toBe(200);
+    expect(await disputes()).toEqual([]);
+    expect((await notify(opened)).status).toBe(200);
+    const [dispute] = await disputes();
+    expect(dispute).toMatchObject({ status: 'needs_response', providerReference: dp });
+
+    m.clock.advance(60_000);
+    await runDueNotifications(m.rt);
+    await m.settle();
+    expect((await disputes())[0]).toMatchObject({ id: dispute.id, status: 'lost' });
+    const lostOnce = async () => (await m.eventTypesAbout(dispute.id)).filter((t) => t === 'dispute.lost');
+    expect(await lostOnce()).toHaveLength(1);
+
+    // delivered again by Stripe: nothing more
+    expect((await notify(closed)).status).toBe(200);
+    m.clock.advance(60_000);
+    await runDueNotifications(m.rt);
+    expect((await disputes())[0]).toMatchObject({ id: dispute.id, status: 'lost' });
+    expect(await lostOnce()).toHaveLength(1);
   });
 });
