@@ -358,6 +358,45 @@ describe(`Adyen through the API (${dialectName})`, () => {
     expect(during).toEqual(before);
   });
 
+  test('a refund whose answer was lost fails after a day without news; a late REFUND from Adyen books it after all, once', async () => {
+    const paid = await payWithCard(m, '4111111111111111');
+    const psp = paid.payment.providerReference as string;
+    const before = await balance();
+    const timeout = m.rt.config.connectorTimeoutMs;
+    m.rt.config.connectorTimeoutMs = 300;
+    fake.loseAnswer(/^\/v72\/payments\/[^/]+\/refunds$/);
+    let created: request.Response;
+    try {
+      created = await merchant().post(`/v1/payments/${paid.paymentId}/refunds`, { amount: eur(2500) });
+    } finally {
+      m.rt.config.connectorTimeoutMs = timeout;
+    }
+    expect(created.status).toBe(201);
+    const refundId = created.body.data.id as string;
+    const refund = async () => (await tenant().get(`/v1/refunds/${refundId}`)).body.data;
+    expect(await refund()).toMatchObject({ status: 'pending' });
+
+    // Adyen offers no look-up: a day without its notification, the refund fails (nothing refunded as far as we know)
+    m.clock.advance(25 * 60 * 60_000);
+    await recoverStalledCalls(m.rt, { staleMs: 60_000 });
+    await m.settle();
+    expect(await refund()).toMatchObject({ status: 'failed' });
+    expect(await payment(paid.paymentId)).toMatchObject({ status: 'captured', amountBreakdown: { refunded: eur(0) } });
+    expect(await balance()).toEqual(before);
+
+    // Adyen did refund the cardholder: its REFUND arrives late and the refund is booked after all, once
+    const [refundPsp] = fake.modificationsOf(psp, 'refunds');
+    const late = fake.notification(fake.modificationOutcome(refundPsp!));
+    expectAccepted(await notify(late));
+    expect(await refund()).toMatchObject({ status: 'succeeded' });
+    expect(await payment(paid.paymentId)).toMatchObject({ status: 'partially_refunded', amountBreakdown: { refunded: eur(2500) } });
+    const booked = await ledgerEntriesOf(refundId);
+    expect(booked.length).toBeGreaterThan(0);
+    expectAccepted(await notify(late));
+    expect(await ledgerEntriesOf(refundId)).toEqual(booked);
+    expect((await m.eventTypesAbout(refundId)).filter((t) => t === 'refund.succeeded')).toHaveLength(1);
+  });
+
   test("a refund Adyen confirmed (REFUND) then failed (REFUND_FAILED): failed, the money and its fee back in the merchant's balance", async () => {
     const paid = await payWithCard(m, '4111111111111111');
     const psp = paid.payment.providerReference as string;

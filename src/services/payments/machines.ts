@@ -173,24 +173,24 @@ export function refundEvent(type: string, row: RefundRow): EmitInput {
 }
 
 /** Refunds: pending (created, sent to the provider) → succeeded or failed with its answer. */
-export const REFUND_MACHINE = statusMachine<RefundRow, 'succeed' | 'fail' | 'reverse', RefundRow['status']>({
+type RefundMove = 'succeed' | 'fail' | 'reverse' | 'succeed_late';
+
+export const REFUND_MACHINE = statusMachine<RefundRow, RefundMove, RefundRow['status']>({
   record: REFUND,
   moves: {
     succeed: { from: ['pending'], to: 'succeeded', action: 'refund.succeeded' },
     fail: { from: ['pending'], to: 'failed', action: 'refund.failed' },
     // a succeeded refund the acquirer failed afterwards (Adyen's REFUND_FAILED after its REFUND): announced as failed
     reverse: { from: ['succeeded'], to: 'failed', action: 'refund.failed' },
+    // a refund failed here for want of any answer (an acquirer without look-up, past the deadline) that the acquirer
+    // then confirms: it did refund the cardholder, so the refund is booked after all
+    succeed_late: { from: ['failed'], to: 'succeeded', action: 'refund.succeeded' },
   },
   refused: refusedMove('refund'),
 });
 
 /** One move of a refund (its payment locked in the caller's transaction), announced by refund.succeeded or refund.failed. */
-export function moveRefund(
-  tx: CallerContext,
-  row: RefundRow,
-  move: 'succeed' | 'fail' | 'reverse',
-  changes: Partial<RefundRow>,
-): Promise<RefundRow> {
+export function moveRefund(tx: CallerContext, row: RefundRow, move: RefundMove, changes: Partial<RefundRow>): Promise<RefundRow> {
   return transition(tx, REFUND_MACHINE, row, move, { changes, event: (moved) => refundEvent(REFUND_MACHINE.moves[move].action, moved) });
 }
 

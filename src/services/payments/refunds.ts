@@ -278,6 +278,8 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
   const payment = await payments.get(found.paymentId, { lock: true });
   const refund = await refunds.get(refundId);
   if (refund.status === 'succeeded' && result.status === 'failed') return reverseRefund(tx, payment, refund, result);
+  if (refund.status === 'failed' && !refund.providerReference && result.status === 'succeeded')
+    return lateRefundSuccess(tx, payment, refund, result);
   if (!allows(REFUND_MACHINE, refund, 'succeed')) return;
   const providerReference = result.providerReference ?? refund.providerReference;
   if (result.status === 'pending' || result.status === 'requires_action') {
@@ -292,6 +294,21 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
     await payments.update(payment, { refundPendingMinor: pendingAfter });
     return;
   }
+  await bookRefund(tx, payment, refund, { providerReference, refundPendingMinor: pendingAfter }, 'succeed');
+}
+
+/**
+ * Books a refund the acquirer made: its fee, its posting, the payment's refunded amount and move, the refund's move
+ * (`succeed`, or `succeed_late` for a refund failed here for want of an answer and confirmed afterwards).
+ */
+async function bookRefund(
+  tx: CallerContext,
+  payment: PaymentRow,
+  refund: RefundRow,
+  changes: { providerReference: string | null; refundPendingMinor: number },
+  move: 'succeed' | 'succeed_late',
+): Promise<void> {
+  const amount = refund.amountMinor;
   const fee = await resolveFees(tx, {
     type: 'refund',
     outcome: 'successful',
@@ -317,11 +334,37 @@ async function applyRefundAnswer(tx: CallerContext, refundId: string, result: Co
   });
   const refunded = payment.refundedMinor + amount;
   await movePayment(tx, payment, refunded >= payment.capturedMinor ? 'refund_all' : 'refund_part', {
-    refundPendingMinor: pendingAfter,
+    refundPendingMinor: changes.refundPendingMinor,
     refundedMinor: refunded,
     feeMinor: payment.feeMinor + (charged?.merchantFee ?? 0),
   });
-  await moveRefund(tx, refund, 'succeed', { providerReference, feeBreakdown: charged as unknown as Record<string, unknown> | null });
+  await moveRefund(tx, refund, move, {
+    providerReference: changes.providerReference,
+    feeBreakdown: charged as unknown as Record<string, unknown> | null,
+    ...(move === 'succeed_late' ? { statusReason: null } : {}),
+  });
+}
+
+/**
+ * The acquirer's confirmation of a refund failed here for want of any answer (no look-up offered, the deadline
+ * passed; never one the acquirer itself answered, which keeps its provider reference): it refunded the cardholder, so
+ * the refund is booked after all, unless the payment has no captured amount left to take it (then logged for an
+ * operator, on the refund's statusReason: the acquirer refunded more than this platform holds as refundable).
+ */
+async function lateRefundSuccess(tx: CallerContext, payment: PaymentRow, refund: RefundRow, result: ConnectorResult): Promise<void> {
+  if (
+    payment.refundedMinor + payment.refundPendingMinor + refund.amountMinor > payment.capturedMinor ||
+    !allows(PAYMENT_MACHINE, payment, 'refund_part')
+  ) {
+    await scoped(tx, tx.db.models.Refund).update(refund, {
+      providerReference: result.providerReference ?? refund.providerReference,
+      statusReason:
+        'The acquirer confirmed this refund after it was failed for want of an answer, but the payment has nothing left to refund: an operator must settle it with the acquirer.',
+    });
+    return;
+  }
+  const providerReference = result.providerReference ?? refund.providerReference;
+  await bookRefund(tx, payment, refund, { providerReference, refundPendingMinor: payment.refundPendingMinor }, 'succeed_late');
 }
 
 export async function listRefunds(ctx: CallerContext, paymentId: string, page: ListParams): Promise<Page<Refund>> {
