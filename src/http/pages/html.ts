@@ -82,3 +82,15 @@ export function sendPage(res: Response, status: number, html: string, options: P
   if (options.location) res.location(options.location);
   res.send(html);
 }
+
+/** A small page of one message (the 3DS pages): its title as heading, its body, a narrow column; `css` adds to it. */
+export function messagePage(title: string, body: string, css = ''): string {
+  return htmlDocument({
+    title,
+    body: `<h1>${escapeHtml(title)}</h1>\n${body}`,
+    css: `
+  body { padding: 3rem 1rem; }
+  main { max-width: 24rem; }
+  h1 { margin-top: 0; }${css}`,
+  });
+}

@@ -3,7 +3,7 @@ import type { Runtime } from '../../runtime';
 import { NotFoundError } from '../../domain/errors';
 import { returnFromAction } from '../../services/payments/action-return';
 import { requestOrigin } from '../pipeline';
-import { escapeHtml, htmlDocument, safeUrl, sendPage } from './html';
+import { escapeHtml, messagePage, safeUrl, sendPage } from './html';
 
 /**
  * Where a real acquirer's 3DS page sends the customer back (the authorization's actionReturnUrl): GET or POST
@@ -51,12 +51,5 @@ function send(res: Response, status: number, html: string): void {
 }
 
 function page(title: string, body: string): string {
-  return htmlDocument({
-    title,
-    body: `<h1>${escapeHtml(title)}</h1>\n${body}`,
-    css: `
-  body { padding: 3rem 1rem; }
-  main { max-width: 24rem; }
-  h1 { margin-top: 0; }`,
-  });
+  return messagePage(title, body);
 }

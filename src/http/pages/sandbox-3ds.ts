@@ -1,7 +1,7 @@
 import express, { type Request, type Response } from 'express';
 import type { Runtime } from '../../runtime';
 import { answerChallenge, findChallenge, type ChallengeView } from '../../connectors/sandbox-card';
-import { escapeHtml, htmlDocument, pageMoney, safeUrl, sendPage } from './html';
+import { escapeHtml, messagePage, pageMoney, safeUrl, sendPage } from './html';
 
 /**
  * The sandbox acquirer's 3DS challenge page: GET /sandbox/3ds/{token} shows the amount with Complete and Fail
@@ -77,16 +77,13 @@ function challengePage(view: ChallengeView): string {
 }
 
 function page(title: string, body: string): string {
-  return htmlDocument({
+  return messagePage(
     title,
-    body: `<h1>${escapeHtml(title)}</h1>\n${body}`,
-    css: `
-  body { padding: 3rem 1rem; }
-  main { max-width: 24rem; }
-  h1 { margin-top: 0; }
+    body,
+    `
   .amount { font-size: 1.75rem; font-weight: 600; margin: .5rem 0 1.5rem; }
   form { display: flex; gap: .75rem; }
   button { flex: 1; padding: .75rem; }
   button.secondary { background: #e5e7eb; color: #1f2430; }`,
-  });
+  );
 }
