@@ -155,6 +155,30 @@ describe(`acquirer notifications (${dialectName})`, () => {
     expect(await storedEvents(m.rt, { type: 'payment.captured' }, (d) => d.id === p.paymentId)).toHaveLength(1);
   });
 
+  test("an item about another terminal's payment (same tenant and acquirer) is left alone: a terminal's credentials settle its own payments only", async () => {
+    const other = await tenant().post('/v1/admin/terminals', {
+      providerIntegrationId: (await paymentRow((await pendingPayment()).paymentId)).providerIntegrationId,
+      name: 'Second account',
+      credentials: { merchantAccount: 'second', apiKey: 'k2' },
+      supportedCurrencies: ['EUR'],
+      supportedBrands: ['visa'],
+      supportedPaymentMethodTypes: ['card'],
+    });
+    expect(other.status).toBe(201);
+    const p = await pendingPayment();
+    const res = await notify(m.app, other.body.data.id, [authorizationOutcome(`evt_${newId()}`, p.providerReference, p.attemptId)]);
+    expect(res.status).toBe(200);
+    expect(await paymentRow(p.paymentId)).toMatchObject({ status: 'processing' });
+    const [stored] = await inbox({ terminalId: other.body.data.id });
+    expect(stored).toMatchObject({ status: 'ignored' });
+    // its own terminal's URL settles it
+    expect((await notify(m.app, terminalId(), [authorizationOutcome(`evt_${newId()}`, p.providerReference, p.attemptId)])).status).toBe(
+      200,
+    );
+    expect(await paymentRow(p.paymentId)).toMatchObject({ status: 'captured' });
+    expect((await tenant().post(`/v1/admin/terminals/${other.body.data.id}/disable`)).status).toBe(200);
+  });
+
   test('a decline by our reference fails the payment; an item the platform does not act on is stored as ignored', async () => {
     const p = await pendingPayment();
     const declined = authorizationOutcome(`evt_${newId()}`, p.providerReference, p.attemptId, {

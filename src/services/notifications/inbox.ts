@@ -173,6 +173,16 @@ class NotKnownYet extends UnavailableError {
 }
 
 /**
+ * An item about a payment of another terminal (of the same tenant and acquirer: another account's, whose own URL
+ * receives it): checked with this terminal's credentials, it may settle only this terminal's payments. Left alone.
+ */
+class OtherTerminal extends Error {}
+
+function ownTerminal(row: ProviderNotificationRow, terminalId: string | null | undefined, what: string): void {
+  if (terminalId && terminalId !== row.terminalId) throw new OtherTerminal(`${what} belongs to another terminal`);
+}
+
+/**
  * One try of a stored item held by `workerId`: applied (marked in the transaction that applies it), ignored (an event
  * the platform does not act on, or one the payment path left), deferred (not applicable yet: tried again after
  * notificationRetryDelayMs) or failed (given up after NOTIFICATION_GIVE_UP_MS).
@@ -213,6 +223,16 @@ export async function applyNotification(rt: Runtime, row: ProviderNotificationRo
       );
     }
   } catch (error) {
+    if (error instanceof OtherTerminal) {
+      await inTransaction(pctx, (tx) =>
+        transitionIf(tx, PROVIDER_NOTIFICATION_MACHINE, row, 'ignore', { unaudited: true, expect: held, changes: release }),
+      );
+      rt.logger.warn(
+        { notificationId: row.id, eventId: row.eventId, reason: error.message },
+        'acquirer notification about another terminal ignored',
+      );
+      return 'ignored';
+    }
     if (error instanceof ClaimLost) {
       rt.logger.warn({ notificationId: row.id, eventId: row.eventId }, 'acquirer notification claim lost before it was applied');
       return 'deferred';
@@ -291,7 +311,7 @@ type OutcomeItem = Extract<NotificationItem, { kind: 'outcome' }>;
  * refund whose acquirer's reference it names (within the terminal's provider). NotKnownYet when none is known yet.
  */
 async function outcomeOf(pctx: CallerContext, row: ProviderNotificationRow, item: OutcomeItem): Promise<ProviderOutcome> {
-  const reference = await referenceOf(pctx, row.providerIntegrationId, item);
+  const reference = await referenceOf(pctx, row, item);
   return {
     providerIntegrationId: row.providerIntegrationId,
     operation: item.operation,
@@ -303,8 +323,9 @@ async function outcomeOf(pctx: CallerContext, row: ProviderNotificationRow, item
   };
 }
 
-async function referenceOf(pctx: CallerContext, providerIntegrationId: string, item: OutcomeItem): Promise<string> {
+async function referenceOf(pctx: CallerContext, row: ProviderNotificationRow, item: OutcomeItem): Promise<string> {
   const { models } = pctx.db;
+  const { providerIntegrationId } = row;
   switch (item.operation) {
     case 'authorize': {
       const attempts = scoped(pctx, models.PaymentAttempt);
@@ -313,6 +334,7 @@ async function referenceOf(pctx: CallerContext, providerIntegrationId: string, i
         : await attempts.findOne({ providerIntegrationId, providerReference: item.providerReference });
       if (!attempt || attempt.providerIntegrationId !== providerIntegrationId)
         throw new NotKnownYet(`The payment attempt ${item.reference ?? item.providerReference}`);
+      ownTerminal(row, attempt.terminalId, `The payment attempt ${attempt.id}`);
       return attempt.id;
     }
     case 'refund': {
@@ -323,6 +345,7 @@ async function referenceOf(pctx: CallerContext, providerIntegrationId: string, i
       const payment = refund && (await scoped(pctx, models.Payment).find(refund.paymentId));
       if (!refund || payment?.providerIntegrationId !== providerIntegrationId)
         throw new NotKnownYet(`The refund ${item.reference ?? item.providerReference}`);
+      ownTerminal(row, payment.terminalId, `The refund ${refund.id}`);
       return refund.id;
     }
     case 'capture':
@@ -330,6 +353,7 @@ async function referenceOf(pctx: CallerContext, providerIntegrationId: string, i
       // our reference is the payment's pending operation or the payment; the item names the payment's authorization
       const authorization = item.paymentProviderReference ?? item.providerReference;
       const payment = await scoped(pctx, models.Payment).findOne({ providerIntegrationId, providerReference: authorization });
+      if (payment) ownTerminal(row, payment.terminalId, `The payment ${payment.id}`);
       if (item.reference) return item.reference;
       if (!payment) throw new NotKnownYet(`The payment of the authorization ${authorization}`);
       return payment.id;
@@ -351,6 +375,7 @@ async function knownDisputeTarget(
       providerReference: notice.paymentProviderReference,
     });
     if (!payment) throw new NotKnownYet(`The payment of the authorization ${notice.paymentProviderReference}`);
+    ownTerminal(row, payment.terminalId, `The payment ${payment.id}`);
     return;
   }
   const dispute = await scoped(pctx, pctx.db.models.Dispute).findOne({
@@ -358,6 +383,8 @@ async function knownDisputeTarget(
     providerReference: notice.providerReference,
   });
   if (!dispute) throw new NotKnownYet(`The dispute ${notice.providerReference}`);
+  const payment = await scoped(pctx, pctx.db.models.Payment).find(dispute.paymentId);
+  ownTerminal(row, payment?.terminalId, `The dispute ${dispute.id}`);
 }
 
 /** The credential the failed-authentication throttle counts a notification's check by: this request's bytes (a replay is the same). */
