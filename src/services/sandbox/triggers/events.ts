@@ -54,6 +54,35 @@ export interface TriggeredReal {
   deliveries: { id: string; endpointId: string }[];
 }
 
+/**
+ * What a trigger answers: the first event of `type` among `events`, the deliveries queued for it and the trigger's own
+ * records; EVENT_NOT_PRODUCED (`missing`'s error) when its records did not emit one.
+ */
+export async function triggered<R extends object>(
+  rt: Runtime,
+  ctx: CallerContext,
+  type: string,
+  events: EmittedEvent[],
+  records: R,
+  missing: () => BusinessRuleError,
+): Promise<TriggeredReal & { merchantId: string; events: EmittedEvent[] } & R> {
+  const wanted = events.find((e) => e.type === type);
+  if (!wanted) throw missing();
+  const deliveries = await deliveriesOf(rt, wanted.id);
+  return {
+    eventId: wanted.id,
+    type,
+    tenantId: ctx.tenantId!,
+    merchantId: ctx.merchantId!,
+    livemode: false,
+    sample: false,
+    ...records,
+    deliveriesQueued: deliveries.length,
+    deliveries,
+    events,
+  };
+}
+
 /** The events of the tenant since `since` whose object is one of `ids` (or belongs to the payment, or was caused by it), oldest first. */
 export async function eventsOf(
   rt: Runtime,

@@ -10,7 +10,7 @@ import { completeCheckoutSession } from '../../checkout/completion';
 import { cancelPayment, getPayment } from '../../payments/payments';
 import { createRefund, getRefund } from '../../payments/refunds';
 import { acceptDispute, getDispute, listDisputes, submitDispute, updateDispute } from '../../disputes/disputes';
-import { deliveriesOf, eventsOf, merchantCurrency, payingCurrency, type EmittedEvent, type TriggeredReal } from './events';
+import { eventsOf, triggered, merchantCurrency, payingCurrency, type EmittedEvent, type TriggeredReal } from './events';
 
 /**
  * `events trigger` for the money path: instead of a sample, a real sandbox payment (and, for refund events, a real
@@ -308,19 +308,5 @@ async function found(
   >,
   missing: string,
 ): Promise<TriggeredPayment> {
-  const wanted = events.find((e) => e.type === type);
-  if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', missing);
-  const deliveries = await deliveriesOf(rt, wanted.id);
-  return {
-    eventId: wanted.id,
-    type,
-    tenantId: ctx.tenantId!,
-    merchantId: ctx.merchantId!,
-    livemode: false,
-    sample: false,
-    ...records,
-    deliveriesQueued: deliveries.length,
-    deliveries,
-    events,
-  };
+  return triggered(rt, ctx, type, events, records, () => new BusinessRuleError('EVENT_NOT_PRODUCED', missing));
 }

@@ -21,7 +21,7 @@ import {
 } from '../../withdrawals';
 import { operatorContext } from '../../access/operators';
 import { SANDBOX_FAILING_IBAN } from '../../../connectors/sandbox-payout';
-import { deliveriesOf, eventsOf, type EmittedEvent, type TriggeredReal, payingCurrency } from './events';
+import { eventsOf, triggered, type EmittedEvent, type TriggeredReal, payingCurrency } from './events';
 
 /**
  * `events trigger payout.*`: real sandbox records, as a scheduled run makes them. A sandbox card payment whose funds
@@ -128,32 +128,13 @@ export async function triggerPayoutEvent(rt: Runtime, ctx: CallerContext, type: 
   });
   if (!payout) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `The payout run made no payout: ${skipped}.`);
   const events = await eventsOf(rt, ctx, startedAt, [paymentId, sessionId, payout.id], paymentId);
-  const wanted = events.find((e) => e.type === type);
-  if (!wanted) {
-    throw new BusinessRuleError(
-      'EVENT_NOT_PRODUCED',
-      `Payout ${payout.id} ended ${payout.status}${payout.failureReason ? ` (${payout.failureReason})` : ''} and did not emit ${type}.`,
-      {
-        hint: 'Check that the tenant has an active sandbox payout terminal (payplane terminals list --tenant …).',
-      },
-    );
-  }
-  const deliveries = await deliveriesOf(rt, wanted.id);
-  return {
-    eventId: wanted.id,
-    type,
-    tenantId: ctx.tenantId!,
-    merchantId: ctx.merchantId!,
-    livemode: false,
-    sample: false,
-    paymentId,
-    payoutId: payout.id,
-    payoutStatus: payout.status,
-    withdrawalMethodId: methodId,
-    deliveriesQueued: deliveries.length,
-    deliveries,
-    events,
-  };
+  const records = { paymentId, payoutId: payout.id, payoutStatus: payout.status, withdrawalMethodId: methodId };
+  return triggered(rt, ctx, type, events, records, () => {
+    const why = payout.failureReason ? ` (${payout.failureReason})` : '';
+    return new BusinessRuleError('EVENT_NOT_PRODUCED', `Payout ${payout.id} ended ${payout.status}${why} and did not emit ${type}.`, {
+      hint: 'Check that the tenant has an active sandbox payout terminal (payplane terminals list --tenant …).',
+    });
+  });
 }
 
 /**
@@ -276,22 +257,13 @@ export async function triggerWithdrawalEvent(rt: Runtime, ctx: CallerContext, ty
     }
   }
   const events = await eventsOf(rt, ctx, startedAt, [paymentId, sessionId, id], paymentId);
-  const wanted = events.find((e) => e.type === type);
-  if (!wanted) throw new BusinessRuleError('EVENT_NOT_PRODUCED', `Withdrawal ${id} ended ${final.status} and did not emit ${type}.`);
-  const deliveries = await deliveriesOf(rt, wanted.id);
-  return {
-    eventId: wanted.id,
+  const records = { paymentId, withdrawalId: id, withdrawalStatus: final.status, withdrawalMethodId: methodId };
+  return triggered(
+    rt,
+    ctx,
     type,
-    tenantId: ctx.tenantId!,
-    merchantId: ctx.merchantId!,
-    livemode: false,
-    sample: false,
-    paymentId,
-    withdrawalId: id,
-    withdrawalStatus: final.status,
-    withdrawalMethodId: methodId,
-    deliveriesQueued: deliveries.length,
-    deliveries,
     events,
-  };
+    records,
+    () => new BusinessRuleError('EVENT_NOT_PRODUCED', `Withdrawal ${id} ended ${final.status} and did not emit ${type}.`),
+  );
 }
