@@ -1,8 +1,14 @@
 import request from 'supertest';
 import { useMoneyHarness, payWithCard, openSession, testCard } from '../helpers/money';
-import { testTls } from '../helpers/receiver';
 import { dialectName } from '../helpers/db';
 import { AdyenFake, type FakeNotification } from '../fakes/adyen';
+import {
+  acquirerConfig,
+  ADYEN_PROVIDER as ADYEN,
+  createAcquirerTerminal,
+  disableSandboxTerminal,
+  pointProvider,
+} from '../helpers/acquirers';
 import { expectProblem } from '../helpers/api';
 import { runDueNotifications } from '../../src/services/notifications/redelivery';
 import { eur } from '../helpers/amounts';
@@ -16,10 +22,9 @@ import { recoverStalledCalls } from '../../src/services/payments/recovery';
  * fake and settled by its HMAC-signed notifications at POST /v1/provider-notifications/{terminalId}.
  */
 
-const ADYEN = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e11';
 const m = useMoneyHarness({
   ledger: 'afterAll',
-  config: { connectorAllowCidrs: ['127.0.0.0/8'], connectorCaFile: testTls().caFile, connectorTimeoutMs: 2000 },
+  config: acquirerConfig(2000),
 });
 let fake: AdyenFake;
 let terminalId: string;
@@ -85,22 +90,14 @@ async function returnFromChallenge(paymentId: string, url: string, outcome: 'pas
 
 beforeAll(async () => {
   fake = await new AdyenFake().start();
-  const patched = await m.as(m.sandbox.platformToken).patch(`/v1/admin/provider-integrations/${ADYEN}`, { connectorBaseUrl: fake.baseUrl });
-  if (patched.status !== 200) throw new Error(`provider: ${patched.status} ${JSON.stringify(patched.body)}`);
-  const created = await tenant().post('/v1/admin/terminals', {
-    providerIntegrationId: ADYEN,
+  await pointProvider(m, ADYEN, fake.baseUrl);
+  terminalId = await createAcquirerTerminal(m, ADYEN, fake.credentials(), {
     name: 'Adyen EU',
-    credentials: fake.credentials(),
     mcc: '5734',
     descriptor: 'PAYPLANE TEST',
     supportedCurrencies: ['EUR'],
-    supportedBrands: ['visa', 'mastercard'],
-    supportedPaymentMethodTypes: ['card'],
   });
-  if (created.status !== 201) throw new Error(`terminal: ${created.status} ${JSON.stringify(created.body)}`);
-  terminalId = created.body.data.id;
-  const disabled = await tenant().post(`/v1/admin/terminals/${m.sandbox.terminalId}/disable`);
-  if (disabled.status !== 200) throw new Error(`disable: ${disabled.status} ${JSON.stringify(disabled.body)}`);
+  await disableSandboxTerminal(m);
 });
 afterAll(async () => {
   await fake?.stop();

@@ -6,6 +6,13 @@ import { dialectName } from '../helpers/db';
 import { eur } from '../helpers/amounts';
 import { testTls } from '../helpers/receiver';
 import { FakeStripe } from '../fakes/stripe';
+import {
+  acquirerConfig,
+  createAcquirerTerminal,
+  disableSandboxTerminal,
+  pointProvider,
+  STRIPE_PROVIDER as STRIPE,
+} from '../helpers/acquirers';
 import { recoverStalledCalls } from '../../src/services/payments/recovery';
 import { runDueNotifications } from '../../src/services/notifications/redelivery';
 
@@ -17,33 +24,17 @@ import { runDueNotifications } from '../../src/services/notifications/redelivery
  * notification refused, a repeated one answered and changing nothing.
  */
 
-const STRIPE = '7d3f6a52-1c4e-4b8a-9e2f-5a6b7c8d9e10';
 const fake = new FakeStripe();
-const m = useMoneyHarness({
-  config: { connectorAllowCidrs: ['127.0.0.0/8'], connectorCaFile: testTls().caFile, connectorTimeoutMs: 1_500 },
-});
+const m = useMoneyHarness({ config: acquirerConfig() });
 let terminalId: string;
 const merchant = () => m.as(m.sandbox.merchantKey.secretKey);
 const tenant = () => m.as(m.sandbox.tenantKey.secretKey);
 
 beforeAll(async () => {
   await fake.start();
-  const pointed = await m
-    .as(m.sandbox.platformToken)
-    .patch(`/v1/admin/provider-integrations/${STRIPE}`, { connectorBaseUrl: fake.baseUrl });
-  if (pointed.status !== 200) throw new Error(`connectorBaseUrl: ${pointed.status} ${JSON.stringify(pointed.body)}`);
-  const created = await tenant().post('/v1/admin/terminals', {
-    providerIntegrationId: STRIPE,
-    name: 'Stripe (fake)',
-    credentials: fake.credentials,
-    supportedCurrencies: ['EUR', 'USD'],
-    supportedBrands: ['visa', 'mastercard'],
-    supportedPaymentMethodTypes: ['card'],
-  });
-  if (created.status !== 201) throw new Error(`terminal: ${created.status} ${JSON.stringify(created.body)}`);
-  terminalId = created.body.data.id;
-  const disabled = await tenant().post(`/v1/admin/terminals/${m.sandbox.terminalId}/disable`);
-  if (disabled.status !== 200) throw new Error(`disable: ${disabled.status} ${JSON.stringify(disabled.body)}`);
+  await pointProvider(m, STRIPE, fake.baseUrl);
+  terminalId = await createAcquirerTerminal(m, STRIPE, fake.credentials, { name: 'Stripe (fake)' });
+  await disableSandboxTerminal(m);
 });
 afterAll(() => fake.stop());
 
